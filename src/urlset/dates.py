@@ -1,0 +1,139 @@
+"""W3C Datetime (https://www.w3.org/TR/NOTE-datetime), the format of <lastmod>.
+
+Allowed: YYYY, YYYY-MM, YYYY-MM-DD, and with a time: YYYY-MM-DDThh:mmTZD,
+YYYY-MM-DDThh:mm:ssTZD, YYYY-MM-DDThh:mm:ss.sTZD, where TZD is Z, +hh:mm or -hh:mm.
+A time always carries its zone. YYYY and YYYY-MM become the first day of that period.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+from .errors import InvalidValue
+
+Lastmod = date | datetime  # datetime is a subclass of date; a datetime here is always aware
+
+_W3C = re.compile(
+    r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})"
+    r"(?:T(?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d+))?)?"
+    r"(?P<tz>Z|[+-]\d{2}:\d{2}))?)?)?"
+)
+# What real sites write instead: a space for T, unpadded parts, no zone, +hhmm zones.
+_LENIENT = re.compile(
+    r"\s*(?P<y>\d{4})(?:-(?P<m>\d{1,2})(?:-(?P<d>\d{1,2})"
+    r"(?:[T ](?P<H>\d{1,2}):(?P<M>\d{1,2})(?::(?P<S>\d{1,2})(?:[.,](?P<f>\d+))?)?"
+    r"\s*(?P<tz>Z|z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?)?)?)?\s*"
+)
+
+
+def _zone(text: str) -> tzinfo:
+    if text in ("Z", "z", "UTC", "GMT"):
+        return timezone.utc
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    hours, minutes = (int(digits), 0) if len(digits) <= 2 else (int(digits[:-2]), int(digits[-2:]))
+    if hours > 23 or minutes > 59:
+        raise ValueError("zone offset out of range")
+    offset = timedelta(hours=hours, minutes=minutes)
+    return timezone.utc if not offset else timezone(sign * offset)
+
+
+def _build(m: re.Match[str], default_tz: tzinfo | None) -> Lastmod:
+    y = int(m["y"])
+    if m["m"] is None:
+        return date(y, 1, 1)
+    if m["d"] is None:
+        return date(y, int(m["m"]), 1)
+    if m["H"] is None:
+        return date(y, int(m["m"]), int(m["d"]))
+    frac = m["f"] or ""
+    micro = int((frac + "000000")[:6]) if frac else 0
+    tz = _zone(m["tz"]) if m["tz"] else default_tz
+    return datetime(
+        y, int(m["m"]), int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"] or 0), micro, tzinfo=tz
+    )
+
+
+def parse_w3c(text: str, *, default_tz: tzinfo | None = None) -> Lastmod:
+    """Parse a W3C Datetime strictly; ``default_tz`` is applied to a time without a zone
+    (the only leniency, and only when the caller names a zone)."""
+    m = _W3C.fullmatch(text)
+    if m is None and default_tz is not None:
+        m = _W3C_NOZONE.fullmatch(text)
+    if m is None:
+        raise InvalidValue(
+            "lastmod", text, "not a W3C Datetime (YYYY-MM-DD, or YYYY-MM-DDThh:mm:ss+hh:mm)"
+        )
+    try:
+        return _build(m, default_tz)
+    except ValueError as exc:
+        raise InvalidValue("lastmod", text, f"not a real date or time ({exc})") from None
+
+
+_W3C_NOZONE = re.compile(_W3C.pattern.replace(r"(?P<tz>Z|[+-]\d{2}:\d{2})", r"(?P<tz>Z|[+-]\d{2}:\d{2})?"))
+
+
+def parse_lenient(text: str) -> tuple[Lastmod | None, str | None]:
+    """Read a lastmod the way a tolerant crawler does.
+
+    Returns (value, problem): problem is None for a valid W3C Datetime, a short reason when
+    the value was read despite a deviation (a time without zone is taken as UTC), and
+    value is None when nothing sensible could be read.
+    """
+    m = _W3C.fullmatch(text)
+    if m is not None:
+        try:
+            return _build(m, None), None
+        except ValueError as exc:
+            return None, f"not a real date or time ({exc})"
+    m = _LENIENT.fullmatch(text)
+    if m is None:
+        return None, "not a W3C Datetime"
+    try:
+        value = _build(m, timezone.utc)
+    except ValueError as exc:
+        return None, f"not a real date or time ({exc})"
+    if m["H"] is not None and not m["tz"]:
+        return value, "time without a time zone (read as UTC)"
+    return value, "not in W3C form (unpadded, space for T, or +hhmm zone)"
+
+
+def check_lastmod(value: object, default_tz: tzinfo | None = None) -> Lastmod:
+    """Turn a user value (date, aware datetime, W3C string) into a lastmod, or explain why not."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            if default_tz is None:
+                raise InvalidValue(
+                    "lastmod", value, "naive datetime; give it a time zone or name a default one"
+                )
+            return value.replace(tzinfo=default_tz)
+        return value
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        return parse_w3c(value.strip(), default_tz=default_tz)
+    raise InvalidValue("lastmod", value, "must be a date, a datetime or a W3C Datetime string")
+
+
+def format_w3c(value: Lastmod) -> str:
+    """Write a lastmod in W3C form: a date as YYYY-MM-DD, a datetime with seconds and zone."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    return value.isoformat()
+
+
+def newest(a: Lastmod | None, b: Lastmod | None) -> Lastmod | None:
+    """The later of two lastmods; a date counts as the start of that day in UTC."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if _instant(a) >= _instant(b) else b
+
+
+def _instant(value: Lastmod) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)

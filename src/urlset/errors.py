@@ -1,0 +1,52 @@
+"""The one exception tree of urlset.
+
+    UrlsetError
+    ├── InvalidValue (ValueError)       a value breaks a protocol rule; names the field and why
+    ├── LimitExceeded (ValueError)      a configured or protocol limit was hit
+    ├── ReadError (ValueError)          a document could not be read at all (reader, fatal)
+    ├── InputError (ValueError)         a build source line could not be used
+    └── PublishError (OSError)          files could not be written or moved into place
+
+Every error carries a message that says what is wrong, where, and what to do.
+"""
+
+from __future__ import annotations
+
+
+class UrlsetError(Exception):
+    """Base of every error urlset raises on purpose."""
+
+
+class InvalidValue(UrlsetError, ValueError):
+    """A value (loc, lastmod, changefreq, priority, ...) breaks a protocol rule."""
+
+    def __init__(self, field: str, value: object, reason: str) -> None:
+        self.field = field
+        self.value = value
+        self.reason = reason
+        shown = repr(value)
+        if len(shown) > 120:
+            shown = shown[:117] + "..."
+        super().__init__(f"{field} {shown}: {reason}")
+
+
+class LimitExceeded(UrlsetError, ValueError):
+    """A limit (protocol or configured) was reached."""
+
+
+class ReadError(UrlsetError, ValueError):
+    """A document could not be read at all."""
+
+
+class InputError(UrlsetError, ValueError):
+    """A build input line could not be turned into an entry."""
+
+    def __init__(self, source: str, line: int, reason: str) -> None:
+        self.source = source
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{source}:{line}: {reason}")
+
+
+class PublishError(UrlsetError, OSError):
+    """Output could not be written or published."""

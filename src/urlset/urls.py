@@ -1,0 +1,119 @@
+"""URL rules of the protocol: IRI -> URI, the loc length limit, and location scope.
+
+"loc: URL of the page. This URL must begin with the protocol (such as http) ... and must be
+less than 2,048 characters" and "All data values in a Sitemap must be entity-escaped"
+(sitemaps.org 0.9). Escaping for XML is the writer's job; this module makes the URL itself
+an RFC 3986 URI: non-ASCII percent-encoded as UTF-8, host names in IDNA, fragments dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import ada_url
+
+from .errors import InvalidValue
+from .limits import MAX_LOC_LENGTH
+
+# The hot path: an ASCII http(s) URL with a lowercase host, no port, a path with no dot
+# segments, only characters RFC 3986 allows and valid %XX escapes, and no fragment is
+# already the URI the full WHATWG parse below would produce, so it is taken as it is.
+_PLAIN = re.compile(
+    r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?"
+    r"/(?!.*/\.\.?(?:[/?]|$))(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-F]{2})*)?"
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# After the WHATWG parse: a '%' that starts no escape, and characters RFC 3986 never allows.
+_NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> ]")
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") -> str:
+    """Make ``loc`` an absolute http(s) URI, or raise InvalidValue saying why it can't be.
+
+    Existing %XX escapes are kept, a stray '%' becomes %25, spaces and non-ASCII are
+    percent-encoded (UTF-8), an internationalised host becomes punycode, a default port
+    and the fragment are dropped. The length limit applies to the result.
+    """
+    if not isinstance(loc, str):
+        raise InvalidValue(field, loc, "must be a string")
+    if len(loc) <= max_length and _PLAIN.fullmatch(loc):
+        return loc
+    if _CONTROL.search(loc):
+        raise InvalidValue(field, loc, "contains a control character or line break")
+    text = loc.strip()
+    if not text:
+        raise InvalidValue(field, loc, "is empty")
+    scheme = text.split(":", 1)[0].lower() if ":" in text else ""
+    if scheme not in ("http", "https"):
+        if "://" in text or scheme in ("ftp", "mailto", "javascript", "file", "data"):
+            raise InvalidValue(field, loc, "only http and https URLs are allowed")
+        raise InvalidValue(field, loc, "not an absolute URL; it must begin with http:// or https://")
+    try:
+        parsed = ada_url.URL(text)
+    except ValueError:
+        raise InvalidValue(field, loc, "not a valid URL (bad host, port or syntax)") from None
+    if not parsed.hostname:
+        raise InvalidValue(field, loc, "has no host")
+    parsed.hash = ""
+    uri = _NOT_URI.sub(_escape_match, parsed.href)
+    if len(uri) > max_length:
+        raise InvalidValue(
+            field, loc, f"is {len(uri)} characters once encoded; the limit is {max_length}"
+        )
+    return uri
+
+
+def _escape_match(m: re.Match[str]) -> str:
+    return "%" + format(ord(m.group()), "02X")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where URLs listed by a sitemap may lie: the sitemap's scheme, host, port and directory.
+
+    "A Sitemap file located at http://example.com/catalog/sitemap.xml can include any URLs
+    starting with http://example.com/catalog/ but can not include URLs starting with
+    http://example.com/images/" (sitemaps.org 0.9, "Sitemap file location").
+    """
+
+    scheme: str
+    host: str
+    port: int
+    directory: str
+
+    @classmethod
+    def of(cls, base_url: str) -> Scope:
+        """The scope of a sitemap served at ``base_url`` (a file URL, or a directory ending in /)."""
+        uri = to_uri(base_url, field="base URL")
+        parsed = ada_url.URL(uri)
+        path = parsed.pathname
+        directory = path[: path.rfind("/") + 1] or "/"
+        scheme = parsed.protocol.rstrip(":")
+        port = int(parsed.port) if parsed.port else _DEFAULT_PORT[scheme]
+        return cls(scheme, parsed.hostname, port, directory)
+
+    @property
+    def prefix(self) -> str:
+        port = "" if self.port == _DEFAULT_PORT[self.scheme] else f":{self.port}"
+        return f"{self.scheme}://{self.host}{port}{self.directory}"
+
+    def violation(self, uri: str) -> str | None:
+        """Why ``uri`` (already a URI from to_uri) lies outside this scope, or None."""
+        if uri.startswith(self.prefix):
+            return None
+        parsed = ada_url.URL(uri)
+        scheme = parsed.protocol.rstrip(":")
+        if scheme != self.scheme:
+            return f"scheme {scheme} differs from the sitemap's {self.scheme}"
+        if parsed.hostname != self.host:
+            a, b = parsed.hostname, self.host
+            if a.removeprefix("www.") == b.removeprefix("www."):
+                return f"host {a} differs from the sitemap's {b} (the www. variant)"
+            return f"host {a} differs from the sitemap's {b}"
+        port = int(parsed.port) if parsed.port else _DEFAULT_PORT[scheme]
+        if port != self.port:
+            return f"port {port} differs from the sitemap's {self.port}"
+        return f"path lies outside the sitemap's directory {self.directory}"
