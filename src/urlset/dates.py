@@ -8,7 +8,7 @@ A time always carries its zone. YYYY and YYYY-MM become the first day of that pe
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .errors import InvalidValue
 
@@ -18,6 +18,10 @@ _W3C = re.compile(
     r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})"
     r"(?:T(?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d+))?)?"
     r"(?P<tz>Z|[+-]\d{2}:\d{2}))?)?)?"
+)
+# The same, with the zone optional: used only when the caller names a default zone.
+_W3C_NOZONE = re.compile(
+    _W3C.pattern.replace(r"(?P<tz>Z|[+-]\d{2}:\d{2})", r"(?P<tz>Z|[+-]\d{2}:\d{2})?")
 )
 # What real sites write instead: a space for T, unpadded parts, no zone, +hhmm zones.
 _LENIENT = re.compile(
@@ -29,14 +33,14 @@ _LENIENT = re.compile(
 
 def _zone(text: str) -> tzinfo:
     if text in ("Z", "z", "UTC", "GMT"):
-        return timezone.utc
+        return UTC
     sign = -1 if text[0] == "-" else 1
     digits = text[1:].replace(":", "")
     hours, minutes = (int(digits), 0) if len(digits) <= 2 else (int(digits[:-2]), int(digits[-2:]))
     if hours > 23 or minutes > 59:
         raise ValueError("zone offset out of range")
     offset = timedelta(hours=hours, minutes=minutes)
-    return timezone.utc if not offset else timezone(sign * offset)
+    return UTC if not offset else timezone(sign * offset)
 
 
 def _build(m: re.Match[str], default_tz: tzinfo | None) -> Lastmod:
@@ -71,9 +75,6 @@ def parse_w3c(text: str, *, default_tz: tzinfo | None = None) -> Lastmod:
         raise InvalidValue("lastmod", text, f"not a real date or time ({exc})") from None
 
 
-_W3C_NOZONE = re.compile(_W3C.pattern.replace(r"(?P<tz>Z|[+-]\d{2}:\d{2})", r"(?P<tz>Z|[+-]\d{2}:\d{2})?"))
-
-
 def parse_lenient(text: str) -> tuple[Lastmod | None, str | None]:
     """Read a lastmod the way a tolerant crawler does.
 
@@ -91,7 +92,7 @@ def parse_lenient(text: str) -> tuple[Lastmod | None, str | None]:
     if m is None:
         return None, "not a W3C Datetime"
     try:
-        value = _build(m, timezone.utc)
+        value = _build(m, UTC)
     except ValueError as exc:
         return None, f"not a real date or time ({exc})"
     if m["H"] is not None and not m["tz"]:
@@ -130,10 +131,11 @@ def newest(a: Lastmod | None, b: Lastmod | None) -> Lastmod | None:
         return b
     if b is None:
         return a
-    return a if _instant(a) >= _instant(b) else b
+    return a if instant(a) >= instant(b) else b
 
 
-def _instant(value: Lastmod) -> datetime:
+def instant(value: Lastmod) -> datetime:
+    """A lastmod as an aware datetime, for ordering: a date counts as its start in UTC."""
     if isinstance(value, datetime):
         return value
-    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    return datetime(value.year, value.month, value.day, tzinfo=UTC)

@@ -41,10 +41,11 @@ class ReadError(UrlsetError, ValueError):
 class InputError(UrlsetError, ValueError):
     """A build input line could not be turned into an entry."""
 
-    def __init__(self, source: str, line: int, reason: str) -> None:
+    def __init__(self, source: str, line: int, reason: str, field: str = "line") -> None:
         self.source = source
         self.line = line
         self.reason = reason
+        self.field = field  # the entry field at fault, or "line" when the line is unreadable
         super().__init__(f"{source}:{line}: {reason}")
 
 

@@ -64,7 +64,9 @@ def profile(name: str) -> Limits:
     except KeyError:
         from .errors import InvalidValue
 
-        raise InvalidValue("profile", name, f"unknown; choose one of {', '.join(PROFILES)}") from None
+        raise InvalidValue(
+            "profile", name, f"unknown; choose one of {', '.join(PROFILES)}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from datetime import tzinfo
-from enum import Enum
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from .dates import Lastmod, check_lastmod
@@ -19,7 +19,7 @@ from .errors import InvalidValue
 from .urls import to_uri
 
 
-class ChangeFreq(str, Enum):
+class ChangeFreq(StrEnum):
     """The seven <changefreq> values of the protocol."""
 
     ALWAYS = "always"
@@ -29,9 +29,6 @@ class ChangeFreq(str, Enum):
     MONTHLY = "monthly"
     YEARLY = "yearly"
     NEVER = "never"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _CHANGEFREQS = {c.value: c for c in ChangeFreq}
@@ -141,7 +138,7 @@ class Url(_UrlFields):
         )
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return type(other) is type(self) and tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         return not self == other
@@ -181,7 +178,7 @@ class SitemapRef(_RefFields):
         return tuple.__new__(cls, (loc, lastmod))
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return type(other) is type(self) and tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         return not self == other
@@ -193,13 +190,10 @@ class SitemapRef(_RefFields):
         return f"SitemapRef({self.loc!r}{extra})"
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Issue(NamedTuple):

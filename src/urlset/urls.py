@@ -50,7 +50,9 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
     if scheme not in ("http", "https"):
         if "://" in text or scheme in ("ftp", "mailto", "javascript", "file", "data"):
             raise InvalidValue(field, loc, "only http and https URLs are allowed")
-        raise InvalidValue(field, loc, "not an absolute URL; it must begin with http:// or https://")
+        raise InvalidValue(
+            field, loc, "not an absolute URL; it must begin with http:// or https://"
+        )
     try:
         parsed = ada_url.URL(text)
     except ValueError:

@@ -1,0 +1,346 @@
+"""Building a sitemap set: entries in, split documents plus index out, published atomically.
+
+``write_sitemaps`` is the whole job: it checks and de-duplicates entries, fills documents up
+to the URL and byte limits (counted exactly by ``SitemapDocument``), writes an index when
+there is more than one document, and publishes through ``files.Publisher``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from itertools import islice
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .dates import Lastmod, instant
+from .errors import InputError, InvalidValue, LimitExceeded, UrlsetError
+from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
+from .limits import CURRENT, Limits
+from .model import SitemapRef, Url
+from .urls import Scope, to_uri
+from .xmlwrite import EntryTooLarge, SitemapDocument, index_document, urlset_header
+
+_BATCH = 8192
+_EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
+
+
+class FileReport(NamedTuple):
+    """One published file: its name, public URL, entries, uncompressed and on-disk bytes."""
+
+    name: str
+    url: str
+    entries: int
+    bytes: int
+    written: int
+    lastmod: Lastmod | None
+
+
+@dataclass
+class BuildReport:
+    """What a build wrote and what it left out, and why."""
+
+    files: list[FileReport] = field(default_factory=list)
+    indexes: list[FileReport] = field(default_factory=list)
+    urls: int = 0
+    duplicates: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def entry_points(self) -> list[str]:
+        """The URLs to list in robots.txt (``Sitemap:`` lines) and to submit."""
+        return [f.url for f in (self.indexes or self.files)]
+
+    def reject(self, kind: str, message: str) -> None:
+        self.rejected[kind] += 1
+        if len(self.examples) < _EXAMPLES:
+            self.examples.append(message)
+
+
+class SeenLocs:
+    """The locs written so far, as 64-bit hashes in sorted numpy runs: 8 bytes per URL.
+
+    Runs are merged when a newer one grows to half the size of the one before it, so a
+    lookup touches at most log2(n / batch) runs. Two distinct locs share a 64-bit hash with
+    probability about n**2 / 2**65 (3e-6 for ten million URLs); such a loc would be counted
+    as a duplicate.
+    """
+
+    def __init__(self) -> None:
+        self._runs: list[np.ndarray[Any, np.dtype[np.int64]]] = []
+
+    def first_seen(self, locs: list[str]) -> list[bool]:
+        """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
+        hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs))
+        keep = np.zeros(len(locs), dtype=bool)
+        keep[np.unique(hashes, return_index=True)[1]] = True
+        for run in self._runs:
+            at = np.searchsorted(run, hashes)
+            at[at == len(run)] = 0
+            keep &= run[at] != hashes
+        fresh = np.sort(hashes[keep])
+        if len(fresh):
+            runs = self._runs
+            runs.append(fresh)
+            while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]):
+                newer = runs.pop()
+                runs[-1] = np.sort(np.concatenate((runs[-1], newer)), kind="stable")
+        return keep.tolist()
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How a set is written. ``base_url`` is the directory URL the files will be served from."""
+
+    base_url: str
+    limits: Limits = CURRENT
+    gzip: bool = True
+    text: bool = False
+    prefix: str = "sitemap"
+    xsl: str | None = None
+    schema_location: bool = False
+    skip_out_of_scope: bool = False
+    strict: bool = False
+    default_tz: tzinfo | None = None
+    gzip_level: int = DEFAULT_GZIP_LEVEL
+
+    def base_directory(self) -> str:
+        uri = to_uri(self.base_url, field="base URL")
+        last = uri.rsplit("/", 1)[1]
+        if "?" in uri:
+            raise InvalidValue("base URL", self.base_url, "must not have a query")
+        if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
+            raise InvalidValue(
+                "base URL",
+                self.base_url,
+                "names a file; give the directory the sitemaps are served from, "
+                "e.g. https://example.com/",
+            )
+        return uri if uri.endswith("/") else uri + "/"
+
+
+Entry = Url | Mapping[str, Any] | InputError
+
+
+def write_sitemaps(
+    entries: Iterable[Entry],
+    out_dir: str | Path,
+    base_url: str,
+    *,
+    progress: Callable[[int], object] | None = None,
+    **options: Any,
+) -> BuildReport:
+    """Write ``entries`` as a published sitemap set in ``out_dir``; see BuildOptions for options.
+
+    Entries are ``Url`` values, mappings with loc/lastmod/changefreq/priority, or
+    ``InputError`` values a source produced for a line it could not read. Bad entries are
+    left out and reported; with ``strict=True`` the first one raises and nothing is published.
+    A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``.
+    """
+    opts = BuildOptions(base_url, **options)
+    directory = opts.base_directory()
+    scope = Scope.of(directory)
+    report = BuildReport()
+    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    with Publisher(Path(out_dir), names.stale) as publisher:
+        parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
+        if not parts:
+            raise LimitExceeded("no URLs to write: every entry was rejected or the input is empty")
+        children, indexes = _finish(parts, opts, directory, report, publisher.staging, names)
+        report.removed = publisher.publish(children, indexes)
+    return report
+
+
+class _Names:
+    def __init__(self, prefix: str, *, gzip: bool, text: bool) -> None:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", prefix):
+            raise InvalidValue("prefix", prefix, "use letters, digits, '.', '_' and '-' only")
+        self.prefix = prefix
+        self.gz = ".gz" if gzip else ""
+        self.ext = ".txt" if text else ".xml"
+        self.stale = re.compile(rf"{re.escape(prefix)}(?:-index)?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
+
+    def part(self, number: int) -> str:
+        return f"{self.prefix}-{number}{self.ext}{self.gz}"
+
+    def single(self) -> str:
+        return f"{self.prefix}{self.ext}{self.gz}"
+
+    def index(self, number: int, count: int) -> str:
+        if count == 1:
+            return f"{self.prefix}.xml{self.gz}"
+        return f"{self.prefix}-index-{number}.xml{self.gz}"
+
+
+class _Part(NamedTuple):
+    name: str
+    entries: int
+    bytes: int
+    written: int
+    lastmod: Lastmod | None
+
+
+def _checked(
+    entries: Iterable[Entry], opts: BuildOptions, scope: Scope, report: BuildReport
+) -> Iterator[list[Url]]:
+    """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report."""
+    seen = SeenLocs()
+    prefix = scope.prefix
+    iterator = iter(entries)
+    while batch := list(islice(iterator, _BATCH)):
+        good: list[Url] = []
+        for entry in batch:
+            if type(entry) is not Url:
+                converted = _convert(entry, opts, report)
+                if converted is None:
+                    continue
+                entry = converted
+            if not entry.loc.startswith(prefix):
+                reason = scope.violation(entry.loc) or "outside the sitemap's scope"
+                message = f"{entry.loc}: not allowed in a sitemap served from {prefix}: {reason}"
+                if not opts.skip_out_of_scope or opts.strict:
+                    raise InvalidValue("loc", entry.loc, f"{reason}; sitemap served from {prefix}")
+                report.reject("out of scope", message)
+                continue
+            good.append(entry)
+        new = seen.first_seen([url.loc for url in good])
+        if not all(new):
+            report.duplicates += new.count(False)
+            good = [url for url, fresh in zip(good, new, strict=True) if fresh]
+        if good:
+            yield good
+
+
+def _convert(entry: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+    try:
+        if isinstance(entry, InputError):
+            raise entry
+        if isinstance(entry, Url):
+            return entry
+        if isinstance(entry, Mapping):
+            return Url.from_dict(dict(entry), default_tz=opts.default_tz)
+        raise InvalidValue("entry", entry, "must be a Url or a mapping with a loc")
+    except (InvalidValue, InputError) as exc:
+        if opts.strict:
+            raise
+        kind = "unreadable line" if exc.field == "line" else f"invalid {exc.field}"
+        report.reject(kind, str(exc))
+        return None
+
+
+def _write_parts(
+    entries: Iterable[Entry],
+    opts: BuildOptions,
+    scope: Scope,
+    report: BuildReport,
+    staging: Path,
+    names: _Names,
+    progress: Callable[[int], object] | None,
+) -> list[_Part]:
+    limits = opts.limits
+    header = "" if opts.text else urlset_header(xsl=opts.xsl, schema_location=opts.schema_location)
+    parts: list[_Part] = []
+    sink: FileSink | None = None
+    document: SitemapDocument | None = None
+
+    def close_current() -> None:
+        assert sink is not None and document is not None
+        stats = document.close()
+        sink.close()
+        parts.append(
+            _Part(sink.path.name, stats.urls, stats.bytes, sink.written, stats.newest_lastmod)
+        )
+
+    try:
+        for batch in _checked(entries, opts, scope, report):
+            start = 0
+            while start < len(batch):
+                if document is None:
+                    sink = FileSink(
+                        staging / names.part(len(parts) + 1), gzip=opts.gzip, level=opts.gzip_level
+                    )
+                    document = SitemapDocument(
+                        sink,
+                        max_urls=limits.max_urls,
+                        max_bytes=limits.max_bytes,
+                        text=opts.text,
+                        header=header,
+                    )
+                start = document.add(batch, start)
+                if start < len(batch):
+                    close_current()
+                    document = None
+            report.urls += len(batch)
+            if progress is not None:
+                progress(report.urls)
+        if document is not None:
+            close_current()
+            document = None
+    except EntryTooLarge as exc:
+        raise LimitExceeded(
+            f"{exc.url.loc[:100]}: this entry alone is {exc.size} bytes and cannot fit in a "
+            f"sitemap of at most {limits.max_bytes} bytes; raise the byte limit"
+        ) from None
+    finally:
+        if document is not None and sink is not None:
+            sink.discard()
+    return parts
+
+
+def _finish(
+    parts: list[_Part],
+    opts: BuildOptions,
+    directory: str,
+    report: BuildReport,
+    staging: Path,
+    names: _Names,
+) -> tuple[list[str], list[str]]:
+    """Name the parts, write the index or indexes; return (children, indexes) to publish."""
+    if len(parts) == 1:
+        part = parts[0]
+        (staging / part.name).rename(staging / names.single())
+        parts = [part._replace(name=names.single())]
+    for part in parts:
+        report.files.append(FileReport(part.name, directory + part.name, *part[1:]))
+    if len(parts) == 1:
+        return [parts[0].name], []
+    per_index = opts.limits.max_sitemaps_per_index
+    groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
+    if len(groups) > opts.limits.max_sitemaps_per_index:
+        raise LimitExceeded(
+            f"{len(report.files)} sitemaps need more than {per_index} indexes; "
+            "that many URLs cannot be listed under this profile"
+        )
+    indexes = []
+    for number, group in enumerate(groups, 1):
+        name = names.index(number, len(groups))
+        refs = [SitemapRef._trusted(f.url, f.lastmod) for f in group]
+        data = index_document(refs, xsl=opts.xsl, schema_location=opts.schema_location).encode()
+        if len(data) > opts.limits.max_bytes:
+            raise LimitExceeded(
+                f"index {name} would be {len(data)} bytes, over the limit of {opts.limits.max_bytes}"
+            )
+        written = gzip_bytes(data, opts.gzip_level) if opts.gzip else data
+        _write_file(staging / name, written)
+        newest = max((f.lastmod for f in group if f.lastmod is not None), default=None, key=instant)
+        report.indexes.append(
+            FileReport(name, directory + name, len(group), len(data), len(written), newest)
+        )
+        indexes.append(name)
+    return [f.name for f in report.files], indexes
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    sink = FileSink(path, gzip=False)
+    sink(data)
+    sink.close()
+
+
+__all__ = ["BuildOptions", "BuildReport", "FileReport", "SeenLocs", "UrlsetError", "write_sitemaps"]

@@ -1,0 +1,234 @@
+"""``urlset build``: URL lists in, a published sitemap set out."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, timedelta, timezone, tzinfo
+from itertools import chain
+from typing import Any
+
+import click
+
+from .build import BuildReport, write_sitemaps
+from .errors import InputError, InvalidValue, LimitExceeded, PublishError
+from .limits import PROFILES, profile
+from .model import Url
+from .sources import FORMATS, detect_format, iter_entries, open_source
+
+
+def _timezone(value: str | None) -> tzinfo | None:
+    if value is None:
+        return None
+    if value.upper() in ("UTC", "Z"):
+        return UTC
+    if value[:1] in "+-" and len(value) == 6 and value[3] == ":":
+        sign = -1 if value[0] == "-" else 1
+        return timezone(sign * timedelta(hours=int(value[1:3]), minutes=int(value[4:6])))
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise click.BadParameter(
+            f"{value!r} is not a time zone; use UTC, +hh:mm or a name like Europe/Paris"
+        ) from None
+
+
+@click.command()
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option(
+    "--base-url", required=True, help="Directory URL the sitemap files will be served from."
+)
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory."
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(FORMATS),
+    help="Format of the sources (default: from the file name).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["xml", "text"]),
+    default="xml",
+    show_default=True,
+    help="Write XML sitemaps or plain-text ones.",
+)
+@click.option("--gzip/--no-gzip", default=True, show_default=True, help="Write .gz files.")
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(list(PROFILES)),
+    default="current",
+    show_default=True,
+    help="Protocol limits to split by.",
+)
+@click.option("--max-urls", type=int, help="A lower URL limit per file.")
+@click.option("--max-bytes", type=int, help="A lower byte limit per (uncompressed) file.")
+@click.option("--prefix", default="sitemap", show_default=True, help="File name prefix.")
+@click.option("--xsl", help="URL of an XSL stylesheet to reference.")
+@click.option("--schema-location", is_flag=True, help="Write the xsi:schemaLocation header.")
+@click.option(
+    "--skip-out-of-scope",
+    is_flag=True,
+    help="Skip URLs outside the base URL's scope instead of failing.",
+)
+@click.option(
+    "--strict", is_flag=True, help="Fail on the first bad input line and publish nothing."
+)
+@click.option(
+    "--timezone",
+    "tz_name",
+    help="Zone for lastmod times written without one (UTC, +02:00, Europe/Paris).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def build(
+    sources: tuple[str, ...],
+    base_url: str,
+    out_dir: str,
+    input_format: str | None,
+    output_format: str,
+    gzip: bool,
+    profile_name: str,
+    max_urls: int | None,
+    max_bytes: int | None,
+    prefix: str,
+    xsl: str | None,
+    schema_location: bool,
+    skip_out_of_scope: bool,
+    strict: bool,
+    tz_name: str | None,
+    quiet: bool,
+) -> None:
+    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
+
+    Splits at 50,000 URLs and at the byte limit, writes an index when there is more than one
+    file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
+    reported), 1 rejected input under --strict or a limit that cannot be met, 2 usage or I/O.
+    """
+    default_tz = _timezone(tz_name)
+    try:
+        limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
+        formats = [input_format or detect_format(name) for name in sources]
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    if sources.count("-") > 1:
+        raise click.UsageError("standard input ('-') can be read only once")
+
+    def entries() -> Iterator[Url | InputError]:
+        for name, fmt in zip(sources, formats, strict=True):
+            label = "<stdin>" if name == "-" else name
+            try:
+                with open_source(name) as stream:
+                    yield from iter_entries(stream, fmt, label, default_tz=default_tz)
+            except OSError as exc:
+                raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
+
+    progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    try:
+        with progress:
+            report = write_sitemaps(
+                chain(entries()),
+                out_dir,
+                base_url,
+                progress=progress.update,
+                limits=limits,
+                gzip=gzip,
+                text=output_format == "text",
+                prefix=prefix,
+                xsl=xsl,
+                schema_location=schema_location,
+                skip_out_of_scope=skip_out_of_scope,
+                strict=strict,
+                default_tz=default_tz,
+            )
+    except _SourceUnreadable as exc:
+        _fail(2, f"{exc}; nothing was published")
+    except (PublishError, OSError) as exc:
+        _fail(2, f"{exc}; nothing was published")
+    except InputError as exc:
+        _fail(1, f"{exc} (--strict: nothing was published)")
+    except InvalidValue as exc:
+        if exc.field == "base URL" or exc.field == "prefix":
+            _fail(2, str(exc))
+        _fail(
+            1,
+            f"{exc}; nothing was published (use --skip-out-of-scope to leave such URLs out)"
+            if exc.field == "loc"
+            else f"{exc}; nothing was published",
+        )
+    except LimitExceeded as exc:
+        _fail(1, f"{exc}; nothing was published")
+    if not quiet:
+        _summary(report, out_dir)
+
+
+class _SourceUnreadable(Exception):
+    pass
+
+
+def _fail(status: int, message: str) -> None:
+    click.echo(f"urlset build: error: {message}", err=True)
+    sys.exit(status)
+
+
+def _summary(report: BuildReport, out_dir: str) -> None:
+    files = report.files + report.indexes
+    raw = sum(f.bytes for f in files)
+    written = sum(f.written for f in files)
+    echo = click.echo
+    echo(
+        f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
+        f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
+        f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
+    )
+    if report.duplicates:
+        echo(f"dropped {report.duplicates:,} duplicate URLs")
+    if report.rejected:
+        total = sum(report.rejected.values())
+        reasons = ", ".join(f"{kind}: {count:,}" for kind, count in report.rejected.most_common())
+        echo(f"skipped {total:,} entries ({reasons})", err=True)
+        for example in report.examples:
+            echo(f"  {example}", err=True)
+        if total > len(report.examples):
+            echo(f"  ... and {total - len(report.examples):,} more", err=True)
+    if report.removed:
+        echo(
+            f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"
+        )
+    echo("add to robots.txt:")
+    for url in report.entry_points:
+        echo(f"Sitemap: {url}")
+
+
+class _Progress:
+    """A rich progress line on a terminal; nothing otherwise (rich is imported only then)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self._enabled = enabled
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self._enabled:
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.completed:,} URLs written"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task("build", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def update(self, urls: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=urls)
