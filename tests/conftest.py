@@ -13,5 +13,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 def shared() -> Path:
     """The project's shared material (spec, schemas, corpus); skips when it is not beside the repo."""
     if not (SHARED / "corpus").is_dir():
-        pytest.skip("../shared is absent (a fresh clone): corpus and official schemas not available")
+        pytest.skip(
+            "../shared is absent (a fresh clone): corpus and official schemas not available"
+        )
     return SHARED

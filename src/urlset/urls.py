@@ -24,6 +24,7 @@ _PLAIN = re.compile(
     r"/(?!.*/\.\.?(?:[/?]|$))(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
     r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-F]{2})*)?"
 )
+_AUTHORITY = re.compile(r"https?://[^/\\?#]", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # After the WHATWG parse: a '%' that starts no escape, and characters RFC 3986 never allows.
 _NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> ]")
@@ -53,6 +54,9 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
         raise InvalidValue(
             field, loc, "not an absolute URL; it must begin with http:// or https://"
         )
+    if not _AUTHORITY.match(text):
+        # WHATWG parsers quietly repair "http:/x" and "http:///x"; a sitemap must not rely on that
+        raise InvalidValue(field, loc, "not a valid URL: expected scheme://host/...")
     try:
         parsed = ada_url.URL(text)
     except ValueError:

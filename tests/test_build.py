@@ -1,0 +1,600 @@
+"""Building sitemap sets: limits, escaping, indexes, gzip, publishing, and the command."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from helpers import NS, entries, load, locs, parse
+from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
+from urlset.build import SeenLocs, write_sitemaps
+from urlset.cli import main
+from urlset.xmlwrite import SitemapDocument, url_element, urlset_header
+
+BASE = "https://www.example.com/"
+
+
+@pytest.fixture(scope="module")
+def schemas(shared: Path) -> dict[str, etree.XMLSchema]:
+    return {
+        "urlset": etree.XMLSchema(etree.parse(str(shared / "xsd" / "sitemap.xsd"))),
+        "sitemapindex": etree.XMLSchema(etree.parse(str(shared / "xsd" / "siteindex.xsd"))),
+    }
+
+
+def assert_valid(out: Path, schemas: dict[str, etree.XMLSchema]) -> None:
+    """Every XML file in ``out`` validates against the official schema for its root."""
+    checked = 0
+    for path in out.iterdir():
+        if ".xml" not in path.name:
+            continue
+        doc = parse(path)
+        schema = schemas[etree.QName(doc).localname]
+        assert schema.validate(etree.ElementTree(doc)), f"{path.name}: {schema.error_log}"
+        checked += 1
+    assert checked
+
+
+def numbered(n: int, **fields: object) -> list[Url]:
+    return [Url(f"{BASE}item/{i}", **fields) for i in range(n)]  # type: ignore[arg-type]
+
+
+def test_50000_urls_make_one_file_and_50001_make_an_index(tmp_path: Path) -> None:
+    report = write_sitemaps(numbered(50_000), tmp_path / "a", BASE, gzip=False)
+    assert [f.name for f in report.files] == ["sitemap.xml"] and not report.indexes
+    assert len(locs(tmp_path / "a" / "sitemap.xml")) == 50_000
+
+    report = write_sitemaps(numbered(50_001), tmp_path / "b", BASE, gzip=False)
+    assert [(f.name, f.entries) for f in report.files] == [
+        ("sitemap-1.xml", 50_000),
+        ("sitemap-2.xml", 1),
+    ]
+    assert [f.name for f in report.indexes] == ["sitemap.xml"]
+    assert locs(tmp_path / "b" / "sitemap.xml") == [BASE + "sitemap-1.xml", BASE + "sitemap-2.xml"]
+    assert report.entry_points == [BASE + "sitemap.xml"]
+
+
+def test_byte_limit_is_exact(tmp_path: Path) -> None:
+    urls = numbered(10)
+    size = (
+        len(urlset_header().encode()) + sum(len(url_element(u)) for u in urls) + len("</urlset>\n")
+    )
+    report = write_sitemaps(
+        urls, tmp_path / "exact", BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_bytes=size)
+    )
+    assert len(report.files) == 1
+    assert (tmp_path / "exact" / "sitemap.xml").stat().st_size == size == report.files[0].bytes
+
+    report = write_sitemaps(
+        urls, tmp_path / "over", BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_bytes=size - 1)
+    )
+    assert [f.entries for f in report.files] == [9, 1]
+    for f in report.files:
+        assert (tmp_path / "over" / f.name).stat().st_size == f.bytes <= size - 1
+
+
+def test_byte_limit_counts_multibyte_characters(tmp_path: Path) -> None:
+    """Bytes, not characters: a raw extension with non-ASCII text counts its UTF-8 length."""
+    from urlset import RawElement
+
+    ext = RawElement("urn:x", "note", '<x:note xmlns:x="urn:x">' + "é" * 100 + "</x:note>")
+    urls = [Url(f"{BASE}{i}", extensions=(ext,)) for i in range(20)]
+    limit = 1500
+    report = write_sitemaps(
+        urls, tmp_path, BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_bytes=limit)
+    )
+    assert len(report.files) > 1
+    for f in report.files:
+        assert (tmp_path / f.name).stat().st_size == f.bytes <= limit
+
+
+def test_an_entry_that_can_never_fit_is_a_limit_error(tmp_path: Path) -> None:
+    with pytest.raises(LimitExceeded, match="cannot fit"):
+        write_sitemaps(
+            [Url(BASE + "x" * 600)], tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_bytes=600)
+        )
+    assert not any(p.name.startswith("sitemap") for p in tmp_path.iterdir())
+
+
+def test_2008_profile_lists_1000_sitemaps_per_index(tmp_path: Path) -> None:
+    report = write_sitemaps(
+        numbered(1001), tmp_path, BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_urls=1)
+    )
+    assert len(report.files) == 1001
+    assert [(i.name, i.entries) for i in report.indexes] == [
+        ("sitemap-index-1.xml", 1000),
+        ("sitemap-index-2.xml", 1),
+    ]
+    assert report.entry_points == [BASE + "sitemap-index-1.xml", BASE + "sitemap-index-2.xml"]
+    assert len(locs(tmp_path / "sitemap-index-1.xml")) == 1000
+
+
+def test_lower_limits_are_allowed_but_not_higher() -> None:
+    assert SITEMAPS_2008.lowered(max_urls=10).max_urls == 10
+    with pytest.raises(InvalidValue):
+        SITEMAPS_2008.lowered(max_urls=50_001)
+    with pytest.raises(InvalidValue):
+        SITEMAPS_2008.lowered(max_bytes=SITEMAPS_2008.max_bytes + 1)
+
+
+HOSTILE = [
+    "https://www.example.com/search?q=a&b=<c>&d=\"e\"&f='g'",
+    "https://www.example.com/tom&jerry's",
+    "https://www.example.com/ünïcödé/päth?q=ß",
+    "https://www.example.com/already%20escaped%2Fpath",
+    "https://www.example.com/100%-off",
+]
+
+
+def test_hostile_values_are_escaped_and_valid(
+    tmp_path: Path, schemas: dict[str, etree.XMLSchema]
+) -> None:
+    urls = [Url(u) for u in HOSTILE]
+    write_sitemaps(urls, tmp_path, BASE, gzip=False)
+    text = (tmp_path / "sitemap.xml").read_text("utf-8")
+    assert "&amp;b=%3Cc%3E&amp;d=%22e%22&amp;f=%27g%27" in text
+    assert "tom&amp;jerry&apos;s" in text
+    assert "/%C3%BCn%C3%AFc%C3%B6d%C3%A9/p%C3%A4th?q=%C3%9F" in text
+    assert "already%20escaped%2Fpath" in text and "100%25-off" in text
+    assert locs(tmp_path / "sitemap.xml") == [u.loc for u in urls]
+    assert_valid(tmp_path, schemas)
+
+
+def test_idn_host_is_written_as_punycode(
+    tmp_path: Path, schemas: dict[str, etree.XMLSchema]
+) -> None:
+    base = "https://bücher.example/"
+    write_sitemaps([Url("https://bücher.example/straße")], tmp_path, base)
+    assert locs(tmp_path / "sitemap.xml.gz") == ["https://xn--bcher-kva.example/stra%C3%9Fe"]
+    assert_valid(tmp_path, schemas)
+
+
+def test_written_sets_validate_against_the_official_schemas(
+    tmp_path: Path, schemas: dict[str, etree.XMLSchema]
+) -> None:
+    urls = [
+        Url(
+            f"{BASE}p/{i}",
+            date(2024, 1, 1 + i % 28),
+            ["daily", "weekly", None][i % 3],
+            [0.0, 0.85, 1, None][i % 4],
+        )
+        for i in range(250)
+    ]
+    write_sitemaps(
+        urls,
+        tmp_path,
+        BASE,
+        limits=SITEMAPS_2008.lowered(max_urls=100),
+        xsl="/style.xsl?a=1&b=2",
+        schema_location=True,
+    )
+    assert_valid(tmp_path, schemas)
+    text = load(tmp_path / "sitemap.xml.gz").decode()
+    assert '<?xml-stylesheet type="text/xsl" href="/style.xsl?a=1&amp;b=2"?>' in text
+    assert "xsi:schemaLocation" in text
+
+
+def test_index_lastmod_is_the_newest_of_each_file_never_the_build_time(tmp_path: Path) -> None:
+    utc = timezone.utc
+    urls = [
+        Url(BASE + "a", datetime(2023, 1, 1, 12, tzinfo=utc)),
+        Url(BASE + "b", datetime(2023, 6, 1, 8, tzinfo=timezone(timedelta(hours=2)))),
+        Url(BASE + "c", date(2022, 1, 1)),
+        Url(BASE + "d"),
+        Url(BASE + "e"),
+        Url(BASE + "f", date(2021, 3, 4)),
+    ]
+    report = write_sitemaps(
+        urls, tmp_path, BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_urls=2)
+    )
+    index = parse(tmp_path / "sitemap.xml")
+    found = [
+        (s.findtext(f"{NS}loc"), s.findtext(f"{NS}lastmod")) for s in index.iter(f"{NS}sitemap")
+    ]
+    assert found == [
+        (BASE + "sitemap-1.xml", "2023-06-01T08:00:00+02:00"),
+        (BASE + "sitemap-2.xml", "2022-01-01"),
+        (BASE + "sitemap-3.xml", "2021-03-04"),
+    ]
+    report = write_sitemaps(
+        urls[3:5], tmp_path / "none", BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_urls=1)
+    )
+    assert "lastmod" not in (tmp_path / "none" / "sitemap.xml").read_text()
+    assert all(f.lastmod is None for f in report.files)
+
+
+def test_gzip_is_standard_and_deterministic(tmp_path: Path) -> None:
+    urls = numbered(3000, lastmod="2024-02-03", changefreq="daily", priority=0.5)
+    write_sitemaps(urls, tmp_path / "one", BASE, limits=SITEMAPS_2008.lowered(max_urls=1000))
+    time.sleep(1.1)  # a gzip mtime or index build time would now differ
+    write_sitemaps(urls, tmp_path / "two", BASE, limits=SITEMAPS_2008.lowered(max_urls=1000))
+    names = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert names == ["sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap-3.xml.gz", "sitemap.xml.gz"]
+    for name in names:
+        first = (tmp_path / "one" / name).read_bytes()
+        assert first == (tmp_path / "two" / name).read_bytes()
+        assert gzip.decompress(first).startswith(
+            b"<?xml"
+        )  # the stdlib reads it, CRC and size checked
+    result = subprocess.run(
+        ["gzip", "-t", str(tmp_path / "one" / "sitemap-1.xml.gz")], capture_output=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_duplicates_are_dropped_and_counted(tmp_path: Path) -> None:
+    urls = [
+        Url(BASE + "a"),
+        Url(BASE + "b"),
+        Url("https://WWW.example.com/a"),
+        Url(BASE + "a#frag"),
+        Url(BASE + "c"),
+    ]
+    report = write_sitemaps(urls * 2, tmp_path, BASE, gzip=False)
+    assert report.duplicates == 7 and report.urls == 3
+    assert locs(tmp_path / "sitemap.xml") == [BASE + "a", BASE + "b", BASE + "c"]
+
+
+def test_seen_locs_is_exact_across_many_batches() -> None:
+    seen = SeenLocs()
+    for start in range(0, 100_000, 5_000):
+        batch = [f"u{i}" for i in range(start, start + 5_000)] + [f"u{start}", f"u{start // 2}"]
+        flags = seen.first_seen(batch)
+        assert flags[:5_000] == [True] * 5_000
+        assert flags[5_000:] == [False, False]
+
+
+def test_out_of_scope_urls_fail_by_default_or_are_skipped(tmp_path: Path) -> None:
+    base = "https://www.example.com/blog/"
+    urls = [
+        Url(base + "ok"),
+        Url("https://example.com/blog/x"),
+        Url("https://www.example.com/shop/y"),
+    ]
+    with pytest.raises(InvalidValue, match="www. variant"):
+        write_sitemaps(urls, tmp_path, base)
+    assert not (tmp_path / "sitemap.xml.gz").exists()
+    report = write_sitemaps(urls, tmp_path, base, skip_out_of_scope=True)
+    assert report.urls == 1 and report.rejected == {"out of scope": 2}
+    assert any("directory /blog/" in e for e in report.examples)
+
+
+def test_base_url_must_be_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(InvalidValue, match="names a file"):
+        write_sitemaps([Url(BASE)], tmp_path, BASE + "sitemap.xml")
+
+
+def test_bad_mappings_are_skipped_and_reported_or_fail_under_strict(tmp_path: Path) -> None:
+    rows = [
+        {"loc": BASE + "a"},
+        {"loc": "nope"},
+        {"loc": BASE + "b", "priority": 7},
+        {"loc": BASE + "c", "lastmod": "2024-01-01"},
+    ]
+    report = write_sitemaps(rows, tmp_path, BASE)
+    assert report.urls == 2 and report.rejected == {"invalid loc": 1, "invalid priority": 1}
+    with pytest.raises(InvalidValue):
+        write_sitemaps(rows, tmp_path / "strict", BASE, strict=True)
+    assert not (tmp_path / "strict" / "sitemap.xml.gz").exists()
+
+
+def test_text_sitemaps(tmp_path: Path) -> None:
+    report = write_sitemaps(
+        numbered(5) + [Url(BASE + "q?a=1&b=2")], tmp_path, BASE, text=True, gzip=False
+    )
+    assert report.files[0].name == "sitemap.txt"
+    lines = (tmp_path / "sitemap.txt").read_text().splitlines()
+    assert lines == [f"{BASE}item/{i}" for i in range(5)] + [
+        BASE + "q?a=1&b=2"
+    ]  # text is not XML-escaped
+    report = write_sitemaps(
+        numbered(5), tmp_path / "split", BASE, text=True, limits=SITEMAPS_2008.lowered(max_urls=2)
+    )
+    assert [f.name for f in report.files] == [
+        "sitemap-1.txt.gz",
+        "sitemap-2.txt.gz",
+        "sitemap-3.txt.gz",
+    ]
+    assert locs(tmp_path / "split" / "sitemap.xml.gz")[0] == BASE + "sitemap-1.txt.gz"
+
+
+def test_rebuild_removes_only_stale_files_of_our_own(tmp_path: Path) -> None:
+    write_sitemaps(numbered(5), tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_urls=1))
+    (tmp_path / "robots.txt").write_text("User-agent: *\n")
+    (tmp_path / "sitemap-news.xml").write_text("<not ours/>")
+    report = write_sitemaps(numbered(2), tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_urls=1))
+    assert report.removed == ["sitemap-3.xml.gz", "sitemap-4.xml.gz", "sitemap-5.xml.gz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "robots.txt",
+        "sitemap-1.xml.gz",
+        "sitemap-2.xml.gz",
+        "sitemap-news.xml",
+        "sitemap.xml.gz",
+    ]
+
+
+def test_a_failing_source_publishes_nothing_and_keeps_the_old_set(tmp_path: Path) -> None:
+    write_sitemaps(numbered(3), tmp_path, BASE)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken():  # type: ignore[no-untyped-def]
+        yield Url(BASE + "new")
+        raise OSError("disk went away")
+
+    with pytest.raises(OSError, match="disk went away"):
+        write_sitemaps(broken(), tmp_path, BASE)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+KILL_SCRIPT = """
+import sys
+from urlset import Url
+from urlset.build import write_sitemaps
+from urlset.limits import CURRENT
+n, out, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+urls = (Url(f"https://www.example.com/{tag}/{i}", "2024-01-01") for i in range(n))
+write_sitemaps(urls, out, "https://www.example.com/", limits=CURRENT.lowered(max_urls=2000))
+print("done", flush=True)
+"""
+
+
+def _assert_complete_set(out: Path) -> set[str]:
+    """The published set is whole: the entry point parses, every listed child exists and parses."""
+    entry = out / "sitemap.xml.gz"
+    root = parse(entry)
+    children = (
+        [loc.rsplit("/", 1)[1] for loc in locs(entry)] if root.tag == f"{NS}sitemapindex" else []
+    )
+    tags = set()
+    for name in children:
+        child_locs = locs(out / name)
+        assert child_locs, name
+        tags.update(loc.split("/")[3] for loc in child_locs)
+    return tags
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5])
+def test_a_killed_build_leaves_the_previous_set_complete(tmp_path: Path, delay: float) -> None:
+    script = tmp_path / "kill_me.py"
+    script.write_text(KILL_SCRIPT)
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, str(script), "20000", str(out), "old"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "done", done.stderr
+    assert _assert_complete_set(out) == {"old"}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "400000", str(out), "new"], stdout=subprocess.DEVNULL
+    )
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    # whatever moment it died at, the set served is complete (old, or old children being replaced)
+    assert _assert_complete_set(out) <= {"old", "new"}
+    # and the next build cleans up the killed build's staging directory
+    again = subprocess.run(
+        [sys.executable, str(script), "3000", str(out), "next"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
+    assert _assert_complete_set(out) == {"next"}
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert len(list(out.iterdir())) == 3
+
+
+# --- the property: whatever valid entries go in, the files give them back ---------------------
+
+_segment = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=0, max_size=12
+)
+_lastmods = st.one_of(
+    st.none(),
+    st.dates(min_value=date(1995, 1, 1), max_value=date(2099, 12, 31)),
+    st.datetimes(
+        min_value=datetime(1995, 1, 1),
+        max_value=datetime(2099, 12, 31),
+        timezones=st.sampled_from(
+            [timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]
+        ),
+    ),
+)
+_urls = st.builds(
+    lambda path, query, lastmod, cf, pr: Url(
+        f"{BASE}{path}" + (f"?q={query}" if query else ""), lastmod, cf, pr
+    ),
+    _segment,
+    _segment,
+    _lastmods,
+    st.one_of(
+        st.none(),
+        st.sampled_from(["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]),
+    ),
+    st.one_of(st.none(), st.integers(0, 10).map(lambda i: i / 10), st.sampled_from([0.25, 0.85])),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_urls, max_size=40), st.integers(1, 7))
+def test_written_files_give_back_what_went_in(
+    tmp_path_factory: pytest.TempPathFactory, urls: list[Url], per_file: int
+) -> None:
+    out = tmp_path_factory.mktemp("prop")
+    seen: dict[str, Url] = {}  # the first entry of each loc is written, later ones are duplicates
+    for u in urls:
+        seen.setdefault(u.loc, u)
+    expected = list(seen.values())
+    if not expected:
+        with pytest.raises(LimitExceeded):
+            write_sitemaps(urls, out, BASE, gzip=False)
+        return
+    report = write_sitemaps(
+        urls, out, BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_urls=per_file)
+    )
+    got: list[Url] = []
+    for f in report.files:
+        for e in entries(out / f.name):
+            got.append(Url(e["loc"], e.get("lastmod"), e.get("changefreq"), e.get("priority")))
+    assert got == expected
+
+
+def test_document_writer_to_a_custom_sink() -> None:
+    chunks: list[bytes] = []
+    doc = SitemapDocument(chunks.append, max_urls=2, max_bytes=10_000)
+    assert doc.add(numbered(3)) == 2
+    stats = doc.close()
+    assert stats.urls == 2 and stats.bytes == len(b"".join(chunks))
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+
+def test_cli_build_reports_and_skips_bad_lines(tmp_path: Path) -> None:
+    src = tmp_path / "urls.csv"
+    src.write_text(
+        "loc,lastmod,changefreq,priority\n"
+        f"{BASE},2024-05-01,daily,1.0\n"
+        "not a url,,,\n"
+        f"{BASE}about,2024-13-01,,\n"
+        f"{BASE}team,,often,\n"
+        f"{BASE},,,\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main, ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 URLs" in result.output and "dropped 1 duplicate" in result.output
+    assert f"{src}:3: loc 'not a url'" in result.output
+    assert f"{src}:4: lastmod '2024-13-01'" in result.output
+    assert f"{src}:5: changefreq 'often'" in result.output
+    assert f"Sitemap: {BASE}sitemap.xml.gz" in result.output
+
+    strict = CliRunner().invoke(
+        main, ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "strict"), "--strict"]
+    )
+    assert strict.exit_code == 1 and "nothing was published" in strict.output
+    assert not (tmp_path / "strict" / "sitemap.xml.gz").exists()
+
+
+def test_cli_build_inputs_text_tsv_jsonl_stdin(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(f"# comment\n{BASE}t1\n\n{BASE}t2\n")
+    (tmp_path / "b.tsv").write_text(f"loc\tpriority\n{BASE}s1\t0.3\n")
+    (tmp_path / "c.jsonl").write_text(
+        json.dumps({"loc": BASE + "j1", "lastmod": "2024-01-01T00:00:00Z"}) + "\n{broken\n"
+    )
+    with gzip.open(tmp_path / "d.txt.gz", "wt") as fh:
+        fh.write(f"{BASE}g1\n")
+    args = [
+        "build",
+        *(str(tmp_path / n) for n in ("a.txt", "b.tsv", "c.jsonl", "d.txt.gz")),
+        "-",
+        "--base-url",
+        BASE,
+        "--out",
+        str(tmp_path / "o"),
+        "--no-gzip",
+    ]
+    result = CliRunner().invoke(main, args, input="")
+    assert result.exit_code == 2 and "input format" in result.output  # '-' needs --input-format
+    args[args.index("-")] = str(tmp_path / "a.txt")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "c.jsonl:2: not JSON" in result.output
+    assert locs(tmp_path / "o" / "sitemap.xml") == [
+        BASE + p for p in ("t1", "t2", "s1", "j1", "g1")
+    ]
+    piped = CliRunner().invoke(
+        main,
+        ["build", "-", "--input-format", "text", "--base-url", BASE, "--out", str(tmp_path / "p")],
+        input=f"{BASE}x\n",
+    )
+    assert piped.exit_code == 0 and locs(tmp_path / "p" / "sitemap.xml.gz") == [BASE + "x"]
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "message"),
+    [
+        (["missing.txt"], 2, "cannot read"),
+        (["urls.txt", "--base-url", "https://www.example.com/sitemap.xml"], 2, "names a file"),
+        (["urls.txt", "--base-url", "https://other.example/"], 1, "--skip-out-of-scope"),
+        (["urls.txt", "--max-urls", "60000"], 2, "max_urls"),
+        (["urls.dat"], 2, "--input-format"),
+        (["urls.txt", "--timezone", "Mars/Olympus"], 2, "not a time zone"),
+        (["urls.txt", "--max-bytes", "600", "--profile", "sitemaps-0.9-2008"], 1, "cannot fit"),
+    ],
+)
+def test_cli_build_errors_have_messages_and_statuses(
+    tmp_path: Path, args: list[str], status: int, message: str
+) -> None:
+    (tmp_path / "urls.txt").write_text(BASE + "x" * 700 + "\n")
+    (tmp_path / "urls.dat").write_text(BASE + "\n")
+    full = [
+        "build",
+        *[str(tmp_path / a) if a.startswith("urls") or a == "missing.txt" else a for a in args],
+    ]
+    if "--base-url" not in full:
+        full += ["--base-url", BASE]
+    full += ["--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, full)
+    assert result.exit_code == status, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_build_timezone_for_naive_times(tmp_path: Path) -> None:
+    (tmp_path / "u.csv").write_text(f"loc,lastmod\n{BASE},2024-01-02T03:04:05\n")
+    bad = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(tmp_path / "u.csv"),
+            "--base-url",
+            BASE,
+            "--out",
+            str(tmp_path / "a"),
+            "--strict",
+        ],
+    )
+    assert bad.exit_code == 1
+    good = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(tmp_path / "u.csv"),
+            "--base-url",
+            BASE,
+            "--out",
+            str(tmp_path / "b"),
+            "--timezone",
+            "+02:00",
+            "--no-gzip",
+        ],
+    )
+    assert good.exit_code == 0, good.output
+    assert entries(tmp_path / "b" / "sitemap.xml")[0]["lastmod"] == "2024-01-02T03:04:05+02:00"
+
+
+def test_no_staging_leftovers_after_success(tmp_path: Path) -> None:
+    write_sitemaps(numbered(3), tmp_path, BASE)
+    assert sorted(os.listdir(tmp_path)) == ["sitemap.xml.gz"]

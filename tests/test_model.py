@@ -1,0 +1,169 @@
+"""The data model checks itself: each bad field named, with the reason."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from urlset import ChangeFreq, InvalidValue, SitemapRef, Url
+from urlset.dates import format_w3c, parse_lenient, parse_w3c
+from urlset.urls import Scope, to_uri
+
+
+@pytest.mark.parametrize(
+    ("given_loc", "expected"),
+    [
+        ("https://example.com/", "https://example.com/"),
+        ("https://EXAMPLE.com", "https://example.com/"),
+        (
+            "https://bücher.example/straße?q=ä b",
+            "https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%A4%20b",
+        ),
+        ("http://example.com/100%-off", "http://example.com/100%25-off"),
+        ("http://example.com/a%20b", "http://example.com/a%20b"),
+        ("http://example.com/a b", "http://example.com/a%20b"),
+        ("http://example.com/x#section", "http://example.com/x"),
+        ("http://example.com:80/x", "http://example.com/x"),
+        ("https://example.com/a|b^{c}", "https://example.com/a%7Cb%5E%7Bc%7D"),
+        ("https://[::1]:8443/p", "https://[::1]:8443/p"),
+        ("https://example.com/it's?a=1&b='2'", "https://example.com/it's?a=1&b=%272%27"),
+        ("https://例え.jp/パス", "https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9"),
+    ],
+)
+def test_loc_becomes_a_uri(given_loc: str, expected: str) -> None:
+    assert Url(given_loc).loc == expected
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ("", "is empty"),
+        ("/relative/path", "not an absolute URL"),
+        ("example.com/page", "not an absolute URL"),
+        ("ftp://example.com/file", "only http and https"),
+        ("https://exa mple.com/", "not a valid URL"),
+        ("https://example.com/a\nb", "control character"),
+        ("https://example.com/\x00", "control character"),
+        ("http:///nohost", "not a valid URL"),
+    ],
+)
+def test_bad_loc_is_refused_with_reason(bad: str, reason: str) -> None:
+    with pytest.raises(InvalidValue, match=reason) as info:
+        Url(bad)
+    assert info.value.field == "loc"
+
+
+def test_loc_length_limit_applies_after_encoding() -> None:
+    base = "https://example.com/"
+    assert len(Url(base + "a" * (2048 - len(base))).loc) == 2048
+    with pytest.raises(InvalidValue, match="2049 characters"):
+        Url(base + "a" * (2049 - len(base)))
+    # 683 non-ASCII characters are short as text but 3 bytes each once percent-encoded (x3)
+    with pytest.raises(InvalidValue, match="once encoded"):
+        Url(base + "é" * 400)
+
+
+def test_lastmod_forms() -> None:
+    assert Url("https://a.com/", "2024").lastmod == date(2024, 1, 1)
+    assert Url("https://a.com/", "2024-05").lastmod == date(2024, 5, 1)
+    assert Url("https://a.com/", "2024-05-06").lastmod == date(2024, 5, 6)
+    value = Url("https://a.com/", "2024-05-06T07:08+02:00").lastmod
+    assert value == datetime(2024, 5, 6, 7, 8, tzinfo=timezone(timedelta(hours=2)))
+    value = Url("https://a.com/", "2024-05-06T07:08:09.123Z").lastmod
+    assert value == datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["2024-5-6", "2024-05-06T07:08", "2024-05-06 07:08Z", "06/05/2024", "2024-02-30", "yesterday"],
+)
+def test_bad_lastmod_strings(bad: str) -> None:
+    with pytest.raises(InvalidValue) as info:
+        Url("https://a.com/", bad)
+    assert info.value.field == "lastmod"
+
+
+def test_naive_datetime_needs_a_zone() -> None:
+    naive = datetime(2024, 1, 2, 3, 4, 5)
+    with pytest.raises(InvalidValue, match="naive datetime"):
+        Url("https://a.com/", naive)
+    assert Url("https://a.com/", naive, default_tz=timezone.utc).lastmod == naive.replace(
+        tzinfo=timezone.utc
+    )
+    assert Url(
+        "https://a.com/", "2024-01-02T03:04:05", default_tz=timezone.utc
+    ).lastmod == naive.replace(tzinfo=timezone.utc)
+
+
+def test_changefreq_and_priority() -> None:
+    url = Url("https://a.com/", changefreq=" Weekly ", priority="0.85")
+    assert url.changefreq is ChangeFreq.WEEKLY and url.priority == 0.85
+    for bad_cf in ("sometimes", "", 3):
+        with pytest.raises(InvalidValue, match="changefreq"):
+            Url("https://a.com/", changefreq=bad_cf)  # type: ignore[arg-type]
+    for bad_p in (1.01, -0.1, "high", float("nan"), True):
+        with pytest.raises(InvalidValue, match="priority"):
+            Url("https://a.com/", priority=bad_p)  # type: ignore[arg-type]
+    assert Url("https://a.com/", priority=0).priority == 0.0
+    assert Url("https://a.com/", priority=1).priority == 1.0
+
+
+def test_values_are_immutable_and_compare_by_type() -> None:
+    url = Url("https://a.com/x", "2024-01-01")
+    with pytest.raises(AttributeError):
+        url.loc = "https://b.com/"  # type: ignore[misc]
+    assert url == Url("https://a.com/x", date(2024, 1, 1))
+    assert url != ("https://a.com/x", date(2024, 1, 1), None, None, ())
+    assert SitemapRef("https://a.com/x") != Url("https://a.com/x")
+    assert len({url, Url("https://a.com/x", "2024-01-01")}) == 1
+
+
+def test_from_dict_names_unknown_fields() -> None:
+    with pytest.raises(InvalidValue, match="unknown fields"):
+        Url.from_dict({"loc": "https://a.com/", "prio": 1})
+    with pytest.raises(InvalidValue, match="missing"):
+        Url.from_dict({"lastmod": "2024"})
+
+
+def test_w3c_format_round_trip() -> None:
+    for text in (
+        "2024-05-06",
+        "2024-05-06T07:08:09Z",
+        "2024-05-06T07:08:09+05:30",
+        "2024-05-06T07:08:09.5-03:00",
+    ):
+        value = parse_w3c(text)
+        assert parse_w3c(format_w3c(value)) == value
+
+
+def test_lenient_dates_are_read_and_reported() -> None:
+    assert parse_lenient("2024-05-06") == (date(2024, 5, 6), None)
+    value, problem = parse_lenient("2024-5-6")
+    assert value == date(2024, 5, 6) and problem is not None
+    value, problem = parse_lenient("2024-05-06 10:00:00")
+    assert value == datetime(2024, 5, 6, 10, tzinfo=timezone.utc) and "zone" in (problem or "")
+    assert parse_lenient("last tuesday")[0] is None
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(1990, 1, 1),
+        max_value=datetime(2100, 1, 1),
+        timezones=st.just(timezone.utc),
+    )
+)
+def test_any_aware_datetime_round_trips_through_w3c(value: datetime) -> None:
+    assert parse_w3c(format_w3c(value)) == value
+
+
+def test_scope_rules_name_the_problem() -> None:
+    scope = Scope.of("https://www.example.com/blog/")
+    assert scope.violation(to_uri("https://www.example.com/blog/post")) is None
+    assert "www. variant" in (scope.violation(to_uri("https://example.com/blog/post")) or "")
+    assert "scheme" in (scope.violation(to_uri("http://www.example.com/blog/post")) or "")
+    assert "port" in (scope.violation(to_uri("https://www.example.com:8443/blog/post")) or "")
+    assert "directory" in (scope.violation(to_uri("https://www.example.com/shop/")) or "")
+    assert "host" in (scope.violation(to_uri("https://cdn.example.com/blog/")) or "")
