@@ -1,0 +1,187 @@
+"""The ``--cache DIR`` of ``urlset fetch``: validators and parsed results of earlier runs.
+
+Per sitemap URL, two files named by a hash of the URL:
+    <key>.json        the validators (ETag, Last-Modified), the index lastmod at that fetch,
+                      the final URL and the format
+    <key>.jsonl.gz    the reader's events, one compact JSON array per line, gzipped
+Both are written to a temporary name and moved into place, so a run that dies leaves
+either the old pair or the new one. Extension values of entries (images, video, ...) are
+not stored: a result reused from the cache has loc, lastmod, changefreq and priority.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .dates import Lastmod, format_w3c, parse_w3c
+from .discovery import CacheRecord
+from .errors import InvalidValue
+from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
+
+Item = Url | SitemapRef | Issue
+_CHANGEFREQ = {c.value: c for c in ChangeFreq}
+_SEVERITY = {s.value: s for s in Severity}
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A result read back from the cache."""
+
+    url: str
+    final_url: str
+    format: str | None
+    items: list[Item]
+
+
+def _key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
+
+
+def _lastmod(text: str | None) -> Lastmod | None:
+    if not text:
+        return None
+    try:
+        return parse_w3c(text)
+    except InvalidValue:
+        return None
+
+
+def _encode(item: Item) -> list[Any]:
+    if type(item) is Url:
+        url: Url = item
+        return [
+            "u",
+            url.loc,
+            None if url.lastmod is None else format_w3c(url.lastmod),
+            None if url.changefreq is None else url.changefreq.value,
+            url.priority,
+        ]
+    if type(item) is SitemapRef:
+        ref: SitemapRef = item
+        return ["s", ref.loc, None if ref.lastmod is None else format_w3c(ref.lastmod)]
+    issue: Issue = item  # type: ignore[assignment]
+    return [
+        "i",
+        issue.code,
+        str(issue.severity),
+        issue.message,
+        issue.line,
+        issue.column,
+        issue.source,
+        issue.hint,
+    ]
+
+
+def _decode(row: list[Any]) -> Item:
+    tag = row[0]
+    if tag == "u":
+        return Url._trusted(
+            row[1],
+            _lastmod(row[2]),
+            None if row[3] is None else _CHANGEFREQ.get(row[3]),
+            row[4],
+        )
+    if tag == "s":
+        return SitemapRef._trusted(row[1], _lastmod(row[2]))
+    return Issue(row[1], _SEVERITY.get(row[2], Severity.WARNING), *row[3:8])
+
+
+class FetchCache:
+    """A directory of stored sitemap results; created on first use."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+
+    def records(self) -> dict[str, CacheRecord]:
+        """Every stored sitemap's validators, by URL (what discovery needs to decide)."""
+        found: dict[str, CacheRecord] = {}
+        if not self.directory.is_dir():
+            return found
+        for meta_path in self.directory.glob("*.json"):
+            try:
+                meta = json.loads(meta_path.read_text("utf-8"))
+                url = meta["url"]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            data = meta_path.with_suffix(".jsonl.gz")
+            found[url] = CacheRecord(
+                url=url,
+                etag=meta.get("etag"),
+                last_modified=meta.get("last_modified"),
+                index_lastmod=_lastmod(meta.get("index_lastmod")),
+                has_result=data.is_file(),
+            )
+        return found
+
+    def load(self, url: str) -> Stored | None:
+        """The stored result for ``url``, or None when it is missing or unreadable."""
+        key = _key(url)
+        try:
+            meta = json.loads((self.directory / f"{key}.json").read_text("utf-8"))
+            with gzip.open(self.directory / f"{key}.jsonl.gz", "rt", encoding="utf-8") as fh:
+                items = [_decode(json.loads(line)) for line in fh]
+        except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
+            return None
+        if meta.get("url") != url:
+            return None
+        return Stored(url, meta.get("final_url") or url, meta.get("format"), items)
+
+    def store(
+        self,
+        url: str,
+        *,
+        final_url: str,
+        headers: Mapping[str, str],
+        index_lastmod: Lastmod | None,
+        format: str | None,
+        items: Iterable[Item],
+    ) -> None:
+        """Keep a result and its validators; errors writing the cache are not fatal."""
+        key = _key(url)
+        meta = {
+            "url": url,
+            "final_url": final_url,
+            "etag": headers.get("ETag") or headers.get("etag"),
+            "last_modified": headers.get("Last-Modified") or headers.get("last-modified"),
+            "index_lastmod": None if index_lastmod is None else format_w3c(index_lastmod),
+            "format": format,
+        }
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._write(
+                f"{key}.jsonl.gz",
+                lambda fh: _write_items(fh, items),
+            )
+            self._write(
+                f"{key}.json",
+                lambda fh: fh.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")),
+            )
+        except OSError:
+            return
+
+    def _write(self, name: str, fill: Any) -> None:
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fill(fh)
+            os.replace(tmp, self.directory / name)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _write_items(fh: Any, items: Iterable[Item]) -> None:
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    with gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=3, mtime=0) as gz:
+        lines = [dumps(_encode(item)) for item in items]
+        gz.write(("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
