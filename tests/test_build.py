@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -189,7 +189,7 @@ def test_written_sets_validate_against_the_official_schemas(
 
 
 def test_index_lastmod_is_the_newest_of_each_file_never_the_build_time(tmp_path: Path) -> None:
-    utc = timezone.utc
+    utc = UTC
     urls = [
         Url(BASE + "a", datetime(2023, 1, 1, 12, tzinfo=utc)),
         Url(BASE + "b", datetime(2023, 6, 1, 8, tzinfo=timezone(timedelta(hours=2)))),
@@ -413,7 +413,7 @@ _lastmods = st.one_of(
         min_value=datetime(1995, 1, 1),
         max_value=datetime(2099, 12, 31),
         timezones=st.sampled_from(
-            [timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]
+            [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]
         ),
     ),
 )

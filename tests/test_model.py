@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -73,7 +73,7 @@ def test_lastmod_forms() -> None:
     value = Url("https://a.com/", "2024-05-06T07:08+02:00").lastmod
     assert value == datetime(2024, 5, 6, 7, 8, tzinfo=timezone(timedelta(hours=2)))
     value = Url("https://a.com/", "2024-05-06T07:08:09.123Z").lastmod
-    assert value == datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=timezone.utc)
+    assert value == datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -90,12 +90,10 @@ def test_naive_datetime_needs_a_zone() -> None:
     naive = datetime(2024, 1, 2, 3, 4, 5)
     with pytest.raises(InvalidValue, match="naive datetime"):
         Url("https://a.com/", naive)
-    assert Url("https://a.com/", naive, default_tz=timezone.utc).lastmod == naive.replace(
-        tzinfo=timezone.utc
+    assert Url("https://a.com/", naive, default_tz=UTC).lastmod == naive.replace(tzinfo=UTC)
+    assert Url("https://a.com/", "2024-01-02T03:04:05", default_tz=UTC).lastmod == naive.replace(
+        tzinfo=UTC
     )
-    assert Url(
-        "https://a.com/", "2024-01-02T03:04:05", default_tz=timezone.utc
-    ).lastmod == naive.replace(tzinfo=timezone.utc)
 
 
 def test_changefreq_and_priority() -> None:
@@ -144,7 +142,7 @@ def test_lenient_dates_are_read_and_reported() -> None:
     value, problem = parse_lenient("2024-5-6")
     assert value == date(2024, 5, 6) and problem is not None
     value, problem = parse_lenient("2024-05-06 10:00:00")
-    assert value == datetime(2024, 5, 6, 10, tzinfo=timezone.utc) and "zone" in (problem or "")
+    assert value == datetime(2024, 5, 6, 10, tzinfo=UTC) and "zone" in (problem or "")
     assert parse_lenient("last tuesday")[0] is None
 
 
@@ -152,7 +150,7 @@ def test_lenient_dates_are_read_and_reported() -> None:
     st.datetimes(
         min_value=datetime(1990, 1, 1),
         max_value=datetime(2100, 1, 1),
-        timezones=st.just(timezone.utc),
+        timezones=st.just(UTC),
     )
 )
 def test_any_aware_datetime_round_trips_through_w3c(value: datetime) -> None:
