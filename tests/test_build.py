@@ -265,7 +265,7 @@ def test_out_of_scope_urls_fail_by_default_or_are_skipped(tmp_path: Path) -> Non
         Url("https://example.com/blog/x"),
         Url("https://www.example.com/shop/y"),
     ]
-    with pytest.raises(InvalidValue, match="www. variant"):
+    with pytest.raises(InvalidValue, match=r"www\. variant"):
         write_sitemaps(urls, tmp_path, base)
     assert not (tmp_path / "sitemap.xml.gz").exists()
     report = write_sitemaps(urls, tmp_path, base, skip_out_of_scope=True)
@@ -294,7 +294,7 @@ def test_bad_mappings_are_skipped_and_reported_or_fail_under_strict(tmp_path: Pa
 
 def test_text_sitemaps(tmp_path: Path) -> None:
     report = write_sitemaps(
-        numbered(5) + [Url(BASE + "q?a=1&b=2")], tmp_path, BASE, text=True, gzip=False
+        [*numbered(5), Url(BASE + "q?a=1&b=2")], tmp_path, BASE, text=True, gzip=False
     )
     assert report.files[0].name == "sitemap.txt"
     lines = (tmp_path / "sitemap.txt").read_text().splitlines()
