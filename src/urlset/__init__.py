@@ -1,5 +1,6 @@
 """urlset: the Sitemaps protocol (sitemaps.org 0.9), complete, correct and fast."""
 
+from .build import BuildReport, write_sitemaps
 from .errors import (
     InputError,
     InvalidValue,
@@ -14,6 +15,7 @@ from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 __all__ = [
     "CURRENT",
     "SITEMAPS_2008",
+    "BuildReport",
     "ChangeFreq",
     "InputError",
     "InvalidValue",
@@ -28,4 +30,5 @@ __all__ = [
     "SitemapRef",
     "Url",
     "UrlsetError",
+    "write_sitemaps",
 ]
