@@ -270,8 +270,8 @@ def test_depth_limit() -> None:
     site = Site(docs)
     result, _ = run(f"{S}/l0.xml", site, DiscoveryOptions(max_depth=2))
     assert site.urls_of() == [f"{S}/l0.xml", f"{S}/l1.xml", f"{S}/l2.xml"]
-    assert result.limits_hit == ["depth-limit"] and result.partial
-    assert any(i.code == "depth-limit" for i in result.issues)
+    assert result.limits_hit == ["index-depth-limit"] and result.partial
+    assert any(i.code == "index-depth-limit" for i in result.issues)
 
 
 def test_sitemap_cap() -> None:

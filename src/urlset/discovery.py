@@ -53,7 +53,7 @@ NOT_A_SITEMAP = "not-a-sitemap"  # a 200 answer that is an HTML page or unreadab
 INDEX_LOOP = "index-loop"  # an index lists itself or an ancestor, or redirects to one
 DUPLICATE_SITEMAP = "duplicate-sitemap"
 CROSS_HOST_SITEMAP = "cross-host-sitemap"
-DEPTH_LIMIT = "depth-limit"
+DEPTH_LIMIT = "index-depth-limit"  # (the reader's "depth-limit" is XML nesting)
 SITEMAP_LIMIT = "sitemap-limit"
 URL_LIMIT = "url-limit"
 UNCHANGED = "unchanged"  # skipped: the index's lastmod says it did not change since the cache
@@ -107,6 +107,20 @@ WELL_KNOWN: tuple[str, ...] = (
     "/sitemap.xml.gz",
     "/wp-sitemap.xml",
     "/sitemap.txt",
+)
+
+# Reader codes that mean a document was read only in part: its entries are kept, and the
+# result is labelled partial.
+INCOMPLETE_CODES = frozenset(
+    {
+        "truncated",
+        "truncated-entry",
+        "gzip-truncated",
+        "gzip-corrupt",
+        "decompressed-size-limit",
+        "entry-limit",
+        "too-many-errors",
+    }
 )
 
 # Formats the reader reports that hold entries; "html" and "unknown" do not.
@@ -180,6 +194,7 @@ class NodeState(StrEnum):
     OK = "ok"
     NOT_MODIFIED = "not-modified"  # 304, stored result reused
     UNCHANGED = "unchanged"  # not fetched: index lastmod unchanged, stored result reused
+    PARTIAL = "partial"  # read only in part (truncated, a size limit): what was read is kept
     FAILED = "failed"
     ABSENT = "absent"  # a well-known location that does not exist
     SKIPPED = "skipped"  # not fetched: loop, cap, depth, host rule
@@ -189,7 +204,7 @@ class NodeState(StrEnum):
         return self.value
 
 
-_DONE_OK = (NodeState.OK, NodeState.NOT_MODIFIED, NodeState.UNCHANGED)
+_DONE_OK = (NodeState.OK, NodeState.NOT_MODIFIED, NodeState.UNCHANGED, NodeState.PARTIAL)
 
 
 @dataclass(slots=True, eq=False)
@@ -256,12 +271,13 @@ class DiscoveryResult:
     url_count: int
     sitemaps_read: int
     failed: list[SitemapNode]
+    incomplete: list[SitemapNode]  # read only in part
     limits_hit: list[str]  # issue codes of the caps that cut the result short
 
     @property
     def partial(self) -> bool:
-        """Some sitemap failed or a cap cut the result short."""
-        return bool(self.failed or self.limits_hit)
+        """Some sitemap failed or was read only in part, or a cap cut the result short."""
+        return bool(self.failed or self.incomplete or self.limits_hit)
 
     @property
     def nothing(self) -> bool:
@@ -679,16 +695,12 @@ class Discovery:
                 node.state = NodeState.ABSENT
                 return
             node.state = NodeState.FAILED
-            what = {"html": "an HTML page", None: "empty"}.get(response.format, "not a sitemap")
-            node.issues.append(
-                fetch_issue(
-                    NOT_A_SITEMAP,
-                    Severity.ERROR,
-                    f"HTTP {status} but the body is {what} (format {response.format}); "
-                    "no entries read",
-                    node.url,
-                )
-            )
+            if response.format in _USABLE_FORMATS:
+                message = f"the {response.format} document could not be read; no entries kept"
+            else:
+                what = {"html": "an HTML page", None: "empty"}.get(response.format, "not a sitemap")
+                message = f"HTTP {status} but the body is {what}; no entries read"
+            node.issues.append(fetch_issue(NOT_A_SITEMAP, Severity.ERROR, message, node.url))
             node.issues.extend(i for i in response.items if isinstance(i, Issue))
             return
         if request.cached_only:
@@ -726,6 +738,8 @@ class Discovery:
                 refs.append(item)  # type: ignore[arg-type]
             else:
                 node.issues.append(item)  # type: ignore[arg-type]
+                if item.code in INCOMPLETE_CODES:  # type: ignore[union-attr]
+                    node.state = NodeState.PARTIAL
         node.url_count = len(urls)
         node.ref_count = len(refs)
         self.url_count += len(urls)
@@ -750,6 +764,7 @@ class Discovery:
         nodes = [n for root in self.roots for n in root.walk()]
         read = [n for n in nodes if n.kind == "sitemap" and n.ok]
         failed = [n for n in nodes if n.kind == "sitemap" and n.failed]
+        incomplete = [n for n in nodes if n.state is NodeState.PARTIAL]
         issues = list(self.issues)
         if SITEMAP_LIMIT in self.limits_hit or (
             URL_LIMIT in self.limits_hit and self._skipped_by_cap
@@ -797,6 +812,7 @@ class Discovery:
             url_count=self.url_count,
             sitemaps_read=len(read),
             failed=failed,
+            incomplete=incomplete,
             limits_hit=list(self.limits_hit),
         )
 

@@ -1,0 +1,508 @@
+"""``urlset fetch``: discover a site's sitemaps, download and read them, write the URLs.
+
+The command only wires options to the driver (http.py) and writes what it gets; the rules
+live in discovery.py. Exit status: 0 every sitemap fetched and read, 1 some failed or a cap
+cut the result short (what was read is still written, and the result is labelled partial
+on stderr), 2 nothing could be read, or a usage or output error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import re
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+import click
+
+from .dates import Lastmod, format_w3c
+from .discovery import WELL_KNOWN, DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
+from .errors import InvalidValue
+from .http import DEFAULT_USER_AGENT, HttpOptions, Progress, RetryPolicy, fetch_sitemaps
+from .model import Issue, Severity
+from .urls import to_uri
+
+FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
+_FIELDS = ("loc", "lastmod", "changefreq", "priority", "sitemap")
+# a loc that JSON must escape (URIs from to_uri never need it; this is the safety net)
+_JSON_UNSAFE = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
+
+
+# ----------------------------------------------------------------------------- writers
+class _Writer:
+    """Writes the URLs of each sitemap as it is read."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.count = 0
+
+    def write(self, event: SitemapRead) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class _LastmodText:
+    """format_w3c with a small memo: a sitemap's entries share few distinct lastmods."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Lastmod, str] = {}
+
+    def __call__(self, value: Lastmod) -> str:
+        text = self.memo.get(value)
+        if text is None:
+            if len(self.memo) > 100_000:
+                self.memo.clear()
+            text = self.memo[value] = format_w3c(value)
+        return text
+
+
+class _JsonLines(_Writer):
+    def __init__(self, out: IO[str]) -> None:
+        super().__init__(out)
+        self.lastmod = _LastmodText()
+
+    def write(self, event: SitemapRead) -> None:
+        tail = ',"sitemap":' + json.dumps(event.node.url) + "}\n"
+        lastmod = self.lastmod
+        lines = []
+        for url in event.urls:
+            loc = url.loc
+            line = (
+                '{"loc":' + json.dumps(loc) if _JSON_UNSAFE.search(loc) else '{"loc":"' + loc + '"'
+            )
+            if url.lastmod is not None:
+                line += ',"lastmod":"' + lastmod(url.lastmod) + '"'
+            if url.changefreq is not None:
+                line += ',"changefreq":"' + url.changefreq.value + '"'
+            if url.priority is not None:
+                line += ',"priority":' + repr(url.priority)
+            lines.append(line + tail)
+        self.out.write("".join(lines))
+        self.count += len(lines)
+
+
+class _Delimited(_Writer):
+    def __init__(self, out: IO[str], delimiter: str) -> None:
+        super().__init__(out)
+        self.writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+        self.writer.writerow(_FIELDS)
+        self.lastmod = _LastmodText()
+
+    def write(self, event: SitemapRead) -> None:
+        sitemap = event.node.url
+        lastmod = self.lastmod
+        self.writer.writerows(
+            (
+                url.loc,
+                "" if url.lastmod is None else lastmod(url.lastmod),
+                "" if url.changefreq is None else url.changefreq.value,
+                "" if url.priority is None else url.priority,
+                sitemap,
+            )
+            for url in event.urls
+        )
+        self.count += len(event.urls)
+
+
+class _Locs(_Writer):
+    def write(self, event: SitemapRead) -> None:
+        self.out.write("".join(url.loc + "\n" for url in event.urls))
+        self.count += len(event.urls)
+
+
+class _Parquet(_Writer):
+    """Parquet through pyarrow, in row groups, so memory stays bounded."""
+
+    BATCH = 200_000
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.rows: dict[str, list[Any]] = {name: [] for name in _FIELDS}
+        self.writer: Any = None
+        self.count = 0
+        self.lastmod = _LastmodText()
+
+    def write(self, event: SitemapRead) -> None:
+        rows = self.rows
+        for url in event.urls:
+            rows["loc"].append(url.loc)
+            rows["lastmod"].append(None if url.lastmod is None else self.lastmod(url.lastmod))
+            rows["changefreq"].append(None if url.changefreq is None else url.changefreq.value)
+            rows["priority"].append(url.priority)
+            rows["sitemap"].append(event.node.url)
+        self.count += len(event.urls)
+        if len(rows["loc"]) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        import importlib
+
+        pa: Any = importlib.import_module("pyarrow")
+        pq: Any = importlib.import_module("pyarrow.parquet")
+
+        schema = pa.schema(
+            [
+                ("loc", pa.string()),
+                ("lastmod", pa.string()),
+                ("changefreq", pa.string()),
+                ("priority", pa.float64()),
+                ("sitemap", pa.string()),
+            ]
+        )
+        table = pa.table(self.rows, schema=schema)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, schema)
+        self.writer.write_table(table)
+        self.rows = {name: [] for name in _FIELDS}
+
+    def close(self) -> None:
+        if self.rows["loc"] or self.writer is None:
+            self._flush()
+        self.writer.close()
+
+
+def _parquet_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+# ----------------------------------------------------------------------------- tree
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def _describe(node: SitemapNode) -> str:
+    parts = [node.url]
+    if node.final_url and node.final_url != node.url:
+        parts.append(f"-> {node.final_url}")
+    parts.append(f"[{node.state}]")
+    if node.kind == "robots":
+        parts.append("robots.txt")
+        if node.ok:
+            parts.append(f"{node.ref_count} sitemaps named")
+    elif node.format:
+        parts.append(node.format)
+        if node.format == "sitemapindex":
+            parts.append(f"{node.ref_count:,} sitemaps")
+        else:
+            parts.append(f"{node.url_count:,} URLs")
+    if node.status is not None:
+        parts.append(f"HTTP {node.status}")
+    if node.from_cache:
+        parts.append("from cache")
+    if node.bytes:
+        parts.append(_size(node.bytes))
+    if node.seconds:
+        parts.append(f"{node.seconds:.2f} s")
+    return "  ".join(parts)
+
+
+def _issue_lines(issues: list[Issue], limit: int = 6) -> list[str]:
+    groups: dict[tuple[str, str], list[Issue]] = {}
+    for issue in issues:
+        groups.setdefault((str(issue.severity), issue.code), []).append(issue)
+    order = {"error": 0, "warning": 1, "info": 2}
+    lines = []
+    for (severity, code), members in sorted(groups.items(), key=lambda kv: order[kv[0][0]]):
+        first = members[0]
+        where = f" (line {first.line})" if first.line else ""
+        more = f" [x{len(members)}]" if len(members) > 1 else ""
+        lines.append(f"{severity} {code}{more}: {first.message}{where}")
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"... and {len(lines) - limit} more kinds of issue"]
+    return lines
+
+
+def render_tree(result: DiscoveryResult) -> str:
+    lines: list[str] = []
+
+    def visit(node: SitemapNode, prefix: str, last: bool, top: bool) -> None:
+        branch = "" if top else ("└── " if last else "├── ")
+        lines.append(prefix + branch + _describe(node))
+        inner = prefix + ("" if top else ("    " if last else "│   "))
+        for text in _issue_lines(node.issues):
+            lines.append(inner + ("│ " if node.children else "  ") + "  " + text)
+        for i, child in enumerate(node.children):
+            visit(child, inner, i == len(node.children) - 1, False)
+
+    for root in result.roots:
+        visit(root, "", True, True)
+    for text in _issue_lines(result.issues):
+        lines.append(text)
+    lines.append(_summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def _summary(result: DiscoveryResult) -> str:
+    label = "PARTIAL result" if result.partial else "complete"
+    if result.nothing:
+        label = "nothing read"
+    text = f"{result.sitemaps_read:,} sitemaps read, {result.url_count:,} URLs"
+    if result.failed:
+        text += f", {len(result.failed)} failed"
+    if result.limits_hit:
+        text += f", stopped by {', '.join(result.limits_hit)}"
+    return f"{text}: {label}"
+
+
+# ----------------------------------------------------------------------------- progress
+class _Bar:
+    """A rich progress line on a terminal (rich is imported only here)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import Progress as RichProgress
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.progress: RichProgress = RichProgress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.progress.add_task("starting", total=None)
+
+    def __enter__(self) -> _Bar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def update(self, p: Progress) -> None:
+        self.progress.update(
+            self.task,
+            description=f"sitemaps {p.done:,} done, {p.queued:,} queued  "
+            f"URLs {p.urls:,}  {_size(p.bytes)}",
+        )
+
+
+# ----------------------------------------------------------------------------- command
+def _target(value: str) -> str:
+    text = value.strip()
+    if "://" not in text:
+        text = "https://" + text
+    try:
+        return to_uri(text, field="URL")
+    except InvalidValue as exc:
+        raise click.BadParameter(str(exc), param_hint="SITE_OR_SITEMAP_URL") from None
+
+
+@click.command("fetch")
+@click.argument("site_or_sitemap_url", metavar="SITE_OR_SITEMAP_URL")
+@click.option("--tree", is_flag=True, help="Show the sitemap tree instead of the URLs.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="jsonl",
+    show_default=True,
+    help="Output format for the URLs (parquet needs pyarrow).",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False),
+    help="Keep ETag/Last-Modified and results here; a re-run downloads only what changed.",
+)
+@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=False)
+@click.option("--concurrency", type=click.IntRange(1, 512), default=16, show_default=True)
+@click.option("--per-host", type=click.IntRange(1, 128), default=6, show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=300.0,
+    show_default=True,
+    help="Seconds for one whole download; connecting and each read are bounded too.",
+)
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for the next bytes.",
+)
+@click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True)
+@click.option("--max-depth", type=click.IntRange(0, 100), default=5, show_default=True)
+@click.option("--max-sitemaps", type=click.IntRange(1), default=10_000, show_default=True)
+@click.option("--max-urls", type=click.IntRange(1), default=50_000_000, show_default=True)
+@click.option(
+    "--well-known",
+    multiple=True,
+    help="A path to try when robots.txt names no sitemap (repeat; replaces the default list).",
+)
+@click.option("--follow-cross-host", is_flag=True, help="Follow index children on other hosts too.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
+def fetch(
+    site_or_sitemap_url: str,
+    tree: bool,
+    fmt: str,
+    output: str | None,
+    cache_dir: str | None,
+    user_agent: str,
+    concurrency: int,
+    per_host: int,
+    timeout: float,
+    read_timeout: float,
+    retries: int,
+    max_depth: int,
+    max_sitemaps: int,
+    max_urls: int,
+    well_known: tuple[str, ...],
+    follow_cross_host: bool,
+    quiet: bool,
+) -> None:
+    """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
+
+    Give a site (https://example.com: robots.txt, then well-known places) or a sitemap or
+    index URL. Exit status: 0 all read, 1 some sitemaps failed or a cap was reached (the
+    rest is written; the result is labelled partial), 2 nothing read or a usage error.
+    """
+    start = _target(site_or_sitemap_url)
+    if fmt == "parquet" and not tree:
+        if not _parquet_available():
+            raise click.UsageError(
+                "--format parquet needs pyarrow, which is not installed "
+                "(pip install pyarrow); use jsonl, csv, tsv or locs"
+            )
+        if output is None:
+            raise click.UsageError("--format parquet writes a file: give -o FILE")
+    discovery = DiscoveryOptions(
+        max_depth=max_depth,
+        max_sitemaps=max_sitemaps,
+        max_urls=max_urls,
+        well_known=tuple(well_known) or WELL_KNOWN,
+        follow_cross_host=follow_cross_host,
+    )
+    http = HttpOptions(
+        user_agent=user_agent,
+        concurrency=concurrency,
+        per_host=per_host,
+        connect_timeout=min(10.0, timeout),
+        read_timeout=min(read_timeout, timeout),
+        total_timeout=timeout,
+        retry=RetryPolicy(attempts=retries + 1),
+    )
+    try:
+        status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet)
+    except click.ClickException:
+        raise
+    except KeyboardInterrupt:
+        click.echo("urlset fetch: interrupted", err=True)
+        sys.exit(130)
+    except OSError as exc:
+        click.echo(f"urlset fetch: cannot write output: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # never a traceback
+        click.echo(f"urlset fetch: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
+    sys.exit(status)
+
+
+def _open_writer(fmt: str, output: str | None) -> tuple[_Writer, Callable[[], None]]:
+    if fmt == "parquet":
+        assert output is not None
+        return _Parquet(output), lambda: None
+    if output is None:
+        out: IO[str] = sys.stdout
+        close: Callable[[], None] = lambda: None  # noqa: E731
+    else:
+        out = open(output, "w", encoding="utf-8", newline="", buffering=1 << 20)  # noqa: SIM115
+        close = out.close
+    if fmt == "jsonl":
+        return _JsonLines(out), close
+    if fmt == "csv":
+        return _Delimited(out, ","), close
+    if fmt == "tsv":
+        return _Delimited(out, "\t"), close
+    return _Locs(out), close
+
+
+def _run(
+    start: str,
+    discovery: DiscoveryOptions,
+    http: HttpOptions,
+    cache_dir: str | None,
+    tree: bool,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> int:
+    writer: _Writer | None = None
+    close_output: Callable[[], None] = lambda: None  # noqa: E731
+    if not tree:
+        writer, close_output = _open_writer(fmt, output)
+    bar: _Bar | None = None
+    if not quiet and sys.stderr.isatty():
+        bar = _Bar()
+    try:
+        if bar is not None:
+            with bar:
+                result = _fetch(start, discovery, http, cache_dir, writer, bar.update)
+        else:
+            result = _fetch(start, discovery, http, cache_dir, writer, None)
+        if writer is not None:
+            writer.close()
+    finally:
+        close_output()
+    if tree:
+        text = render_tree(result)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    if not quiet:
+        _report(result, tree)
+    if result.nothing:
+        return 2
+    return 1 if result.partial else 0
+
+
+def _fetch(
+    start: str,
+    discovery: DiscoveryOptions,
+    http: HttpOptions,
+    cache_dir: str | None,
+    writer: _Writer | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> DiscoveryResult:
+    return asyncio.run(
+        fetch_sitemaps(
+            start,
+            discovery=discovery,
+            http=http,
+            cache_dir=cache_dir,
+            on_read=writer.write if writer is not None else None,
+            on_progress=on_progress,
+        )
+    )
+
+
+def _report(result: DiscoveryResult, tree: bool) -> None:
+    """The summary on stderr: what failed, which caps were hit, partial or complete."""
+    echo: Callable[[str], None] = lambda text: click.echo(text, err=True)  # noqa: E731
+    if not tree:
+        for node in result.failed:
+            errors = [i for i in node.issues if i.severity is Severity.ERROR] or node.issues
+            reason = f"{errors[0].code}: {errors[0].message}" if errors else str(node.state)
+            echo(f"failed: {node.url}: {reason}")
+        for issue in result.issues:
+            echo(f"{issue.severity} {issue.code}: {issue.message}")
+    echo("urlset fetch: " + _summary(result))
+
+
+__all__ = ["fetch", "render_tree"]
