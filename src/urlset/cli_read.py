@@ -1,0 +1,230 @@
+"""``urlset read SOURCE``: print the entries of any sitemap (JSON Lines, CSV, TSV or locs).
+
+Issues go to standard error (or as JSON to ``--issues-json FILE``). Exit status: 0 read
+completely (warnings allowed), 1 errors found (what could be read is still written), 2 the
+source could not be read at all, or a usage error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+
+from .dates import format_w3c
+from .errors import InvalidValue
+from .limits import ReadLimits
+from .model import Issue, SitemapRef, Url
+
+FORMATS = ("jsonl", "csv", "tsv", "locs")
+STDIN_CHUNK = 262_144
+
+
+def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
+    """The JSON form of one entry: loc, then only the fields that are present."""
+    data: dict[str, Any] = {"loc": entry.loc}
+    if type(entry) is SitemapRef:
+        data["type"] = "sitemap"
+        if entry.lastmod is not None:
+            data["lastmod"] = format_w3c(entry.lastmod)
+        return data
+    assert isinstance(entry, Url)
+    if entry.lastmod is not None:
+        data["lastmod"] = format_w3c(entry.lastmod)
+    if entry.changefreq is not None:
+        data["changefreq"] = entry.changefreq.value
+    if entry.priority is not None:
+        data["priority"] = entry.priority
+    if entry.extensions:
+        data["extensions"] = [
+            {"namespace": x.namespace, "name": x.name, "xml": x.xml} for x in entry.extensions
+        ]
+    return data
+
+
+def issue_dict(issue: Issue) -> dict[str, Any]:
+    return {
+        "code": issue.code,
+        "severity": issue.severity.value,
+        "message": issue.message,
+        "line": issue.line,
+        "column": issue.column,
+        "source": issue.source,
+        "hint": issue.hint,
+    }
+
+
+def _stdin_chunks() -> Iterator[bytes]:
+    stream = sys.stdin.buffer
+    while True:
+        chunk = stream.read1(STDIN_CHUNK) if hasattr(stream, "read1") else stream.read(STDIN_CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+class _Writer:
+    def __init__(self, out: IO[str], fmt: str) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.header = False
+        self.csv: Any = None
+        if fmt in ("csv", "tsv"):
+            self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+
+    def entry(self, entry: Url | SitemapRef) -> None:
+        fmt = self.fmt
+        if fmt == "jsonl":
+            self.out.write(json.dumps(entry_dict(entry), ensure_ascii=False) + "\n")
+        elif fmt == "locs":
+            self.out.write(entry.loc + "\n")
+        else:
+            index = type(entry) is SitemapRef
+            if not self.header:
+                self._header(index)
+            lastmod = "" if entry.lastmod is None else format_w3c(entry.lastmod)
+            if index:
+                self.csv.writerow((entry.loc, lastmod))
+            else:
+                assert isinstance(entry, Url)
+                self.csv.writerow(
+                    (
+                        entry.loc,
+                        lastmod,
+                        "" if entry.changefreq is None else entry.changefreq.value,
+                        "" if entry.priority is None else repr(entry.priority),
+                    )
+                )
+
+    def _header(self, index: bool) -> None:
+        self.header = True
+        if index:
+            self.csv.writerow(("loc", "lastmod"))
+        else:
+            self.csv.writerow(("loc", "lastmod", "changefreq", "priority"))
+
+    def finish(self) -> None:
+        if self.csv is not None and not self.header:
+            self._header(False)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"urlset read: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command(name="read")
+@click.argument("source")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="jsonl",
+    show_default=True,
+    help="Output format: JSON Lines, CSV, TSV, or bare locs.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write entries to FILE.")
+@click.option(
+    "--issues-json",
+    type=click.Path(dir_okay=False),
+    help="Write the issues as a JSON array to FILE instead of standard error.",
+)
+@click.option("--base-url", help="The URL the document came from: resolves relative locs.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not print issues to standard error.")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many decompressed bytes (default 200 MiB).",
+)
+def read(
+    source: str,
+    fmt: str,
+    output: str | None,
+    issues_json: str | None,
+    base_url: str | None,
+    quiet: bool,
+    max_bytes: int | None,
+) -> None:
+    """Read SOURCE (a file path, or - for standard input) and print its entries.
+
+    Every format is recognised by content: gzip, urlset, sitemapindex, RSS, Atom, text.
+    """
+    from .reader import ReadResult, SitemapReader, read_chunks, read_file
+
+    if source.lower().startswith(("http://", "https://")):
+        _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
+    limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
+    try:
+        if base_url is not None:
+            SitemapReader("", base_url=base_url)
+        result: ReadResult
+        if source == "-":
+            result = read_chunks(
+                _stdin_chunks(),
+                source="<stdin>",
+                base_url=base_url,
+                limits=limits,
+                with_issues=True,
+            )
+        else:
+            result = read_file(source, base_url=base_url, limits=limits, with_issues=True)
+    except InvalidValue as exc:
+        _fail(f"--base-url: {exc}")
+        return
+    out: IO[str]
+    try:
+        out = (
+            open(output, "w", encoding="utf-8", newline="")  # noqa: SIM115
+            if output
+            else io.TextIOWrapper(
+                sys.stdout.buffer, encoding="utf-8", newline="", write_through=False
+            )
+        )
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+        return
+    writer = _Writer(out, fmt)
+    issues: list[Issue] = []
+    try:
+        try:
+            for event in result:
+                if type(event) is Issue:
+                    issues.append(event)
+                    if not quiet and issues_json is None:
+                        click.echo(str(event), err=True)
+                else:
+                    writer.entry(event)  # type: ignore[arg-type]
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            _fail(f"cannot read {source}: {exc.strerror or exc}")
+        writer.finish()
+        out.flush()
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    finally:
+        if output:
+            out.close()
+        else:
+            with contextlib.suppress(ValueError, OSError):
+                out.detach()
+    if issues_json is not None:
+        try:
+            with open(issues_json, "w", encoding="utf-8") as f:
+                json.dump([issue_dict(i) for i in result.issues], f, ensure_ascii=False, indent=1)
+                f.write("\n")
+        except OSError as exc:
+            _fail(f"cannot write {issues_json}: {exc.strerror or exc}")
+    if result.fatal:
+        sys.exit(2)
+    if any(i.severity == "error" for i in issues):
+        sys.exit(1)

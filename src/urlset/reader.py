@@ -1,0 +1,402 @@
+"""Read any sitemap: a sans-I/O push reader and thin functions around it.
+
+``SitemapReader`` takes bytes in chunks of any size (a file, a socket, a queue) and returns
+``Url``, ``SitemapRef`` and ``Issue`` values as soon as each is complete. Feeding a document
+whole, in 64 KiB chunks or byte by byte gives the same entries and the same issues.
+
+The stages, all driven from ``feed``::
+
+    bytes -> [gzip by magic bytes, bounded pieces] -> size limit -> [sniff: xml | text | ...]
+          -> XmlBody (xmlread: fast lane + lxml) or TextBody (textread) -> Sink -> events
+
+``read_file``, ``read_bytes`` and ``read_chunks`` run the reader and return a ``ReadResult``:
+iterate it for the entries; ``.issues`` is complete once the iteration has ended.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .errors import InvalidValue
+from .limits import ReadLimits
+from .model import Issue, SitemapRef, Url
+from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
+from .textread import TextBody
+from .urls import to_uri
+from .xmlread import Event, Sink, XmlBody
+
+__all__ = [
+    "ReadResult",
+    "SitemapReader",
+    "read",
+    "read_bytes",
+    "read_chunks",
+    "read_file",
+]
+
+FILE_CHUNK = 262_144
+
+
+class SitemapReader:
+    """Push parser for every sitemap format: ``feed(bytes)`` as data arrives, then ``close()``.
+
+    Each call returns the events completed by that data, in document order. Nothing is
+    raised for bad input: every problem is an ``Issue`` (see ``urlset.codes.CODES``).
+    ``base_url`` (the URL the document came from) resolves relative locs; without it they
+    are reported and skipped. ``limits`` bounds size, entries, depth and value length.
+    """
+
+    def __init__(
+        self,
+        source: str = "",
+        *,
+        base_url: str | None = None,
+        limits: ReadLimits = ReadLimits(),  # noqa: B008 (frozen value)
+        _fast: bool = True,
+    ) -> None:
+        if base_url is not None:
+            try:
+                base_url = to_uri(base_url, field="base URL")
+            except InvalidValue:
+                raise
+        self.source = source
+        self.limits = limits
+        self._sink = Sink(source, limits, base_url)
+        self._fast = _fast
+        self._gzip: Gunzip | None = None
+        self._decided_gzip = False
+        self._head = b""  # bytes held until gzip / format are decided
+        self._size = 0
+        self._body: XmlBody | TextBody | None = None
+        self._utf16: Utf16ToUtf8 | None = None
+        self._format: str | None = None
+        self._done = False
+        self._closed = False
+
+    # -- public state --
+    @property
+    def format(self) -> str | None:
+        """ "urlset", "sitemapindex", "rss", "atom", "text", "html" or "unknown"; None until known."""
+        body = self._body
+        if isinstance(body, XmlBody) and body.format is not None:
+            return body.format
+        return self._format
+
+    @property
+    def fatal(self) -> bool:
+        """True when the document could not be read at all."""
+        return self._sink.fatal
+
+    @property
+    def entries(self) -> int:
+        """Entries passed on so far."""
+        return self._sink.count
+
+    # -- feeding --
+    def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]:
+        if self._closed:
+            raise ValueError("feed() after close()")
+        if data and not self._done:
+            try:
+                self._feed(bytes(data))
+            except GzipError as exc:
+                self._gzip_error(exc)
+        return self._take()
+
+    def close(self) -> list[Url | SitemapRef | Issue]:
+        if self._closed:
+            return []
+        self._closed = True
+        if not self._done:
+            try:
+                self._close()
+            except GzipError as exc:
+                self._gzip_error(exc)
+        self._finish_body()
+        self._sink.finish()
+        return self._take()
+
+    def _take(self) -> list[Event]:
+        out = self._sink.out
+        if not out:
+            return []
+        self._sink.out = []
+        return out
+
+    def _feed(self, data: bytes) -> None:
+        if not self._decided_gzip:
+            self._head += data
+            if len(self._head) < 2:
+                return
+            data, self._head = self._head, b""
+            self._decided_gzip = True
+            if data[:2] == GZIP_MAGIC:
+                self._gzip = Gunzip()
+        if self._gzip is not None:
+            for piece in self._gzip.feed(data):
+                self._plain(piece)
+                if self._done:
+                    return
+        else:
+            self._plain(data)
+
+    def _close(self) -> None:
+        if not self._decided_gzip:
+            data, self._head = self._head, b""
+            self._decided_gzip = True
+            if data:
+                self._plain(data)
+        if self._gzip is not None and not self._done and not self._gzip.complete:
+            self._sink.issue(
+                "gzip-truncated",
+                f"the gzip stream ends early after {self._size:,} decompressed bytes",
+            )
+        if self._done:
+            return
+        self._plain(b"", final=True)
+        body = self._body
+        if body is not None:
+            body.close()
+
+    def _gzip_error(self, exc: GzipError) -> None:
+        self._sink.issue(exc.code, str(exc))
+        if self._sink.count == 0 and self.format is None:
+            self._sink.fatal = True
+        self._stop()
+
+    def _stop(self) -> None:
+        self._done = True
+        self._finish_body()
+
+    def _finish_body(self) -> None:
+        body = self._body
+        if body is not None:
+            body.stop()
+
+    def _plain(self, data: bytes, final: bool = False) -> None:
+        """Decompressed bytes: enforce the size limit, then sniff or pass to the body."""
+        if data:
+            self._size += len(data)
+            limit = self.limits.max_decompressed_bytes
+            if self._size > limit:
+                keep = len(data) - (self._size - limit)
+                data = data[: max(keep, 0)]
+                if data:
+                    self._plain(data)
+                self._sink.issue(
+                    "decompressed-size-limit",
+                    f"stopped at {limit:,} bytes (ReadLimits.max_decompressed_bytes)",
+                )
+                if self._sink.count == 0 and self.format is None:
+                    self._sink.fatal = True
+                self._stop()
+                return
+        if self._utf16 is not None:
+            data = self._utf16.feed(data, final)
+        body = self._body
+        if body is None:
+            if self._done:
+                return
+            self._head += data
+            found = sniff(self._head, final)
+            if found is None:
+                return
+            data, self._head = self._head, b""
+            self._start(found, data, final)
+        elif data:
+            body.feed(data)
+        body = self._body
+        if body is not None and body.dead:
+            self._done = True
+
+    def _start(self, found: Sniffed, data: bytes, final: bool) -> None:
+        sink = self._sink
+        kind = found.kind
+        if kind == "utf16":
+            self._utf16 = Utf16ToUtf8()
+            sink.issue("non-utf8-encoding", "the document is UTF-16; the protocol requires UTF-8")
+            converted = self._utf16.feed(data, final)
+            self._head = b""
+            found = sniff(converted, final) or Sniffed("xml")
+            if found.kind == "utf16":
+                found = Sniffed("unknown", reason="neither XML nor text")
+            data = converted
+            kind = found.kind
+            if kind != "xml" and kind != "text":
+                self._head = b""
+        if kind == "xml":
+            body = XmlBody(sink, fast=self._fast)
+            if found.skip:
+                junk = data[: found.skip]
+                sink.issue(
+                    "junk-before-root",
+                    f"{found.skip:,} bytes of text before the XML were skipped",
+                    1,
+                    1,
+                )
+                sink.line_shift = junk.count(b"\n")
+                sink.col_shift = len(junk) - junk.rfind(b"\n") - 1
+                data = data[found.skip :]
+            self._body = body
+            body.feed(data)
+            return
+        if kind == "text":
+            self._format = "text"
+            text_body = TextBody(sink)
+            self._body = text_body
+            text_body.feed(data)
+            return
+        sink.fatal = True
+        if kind == "html":
+            self._format = "html"
+            sink.issue("html-page", "the document is an HTML page, not a sitemap", 1, 1)
+        elif kind == "empty":
+            self._format = "unknown"
+            sink.issue("empty-document", "the document is empty" + _why(found.reason))
+        else:
+            self._format = "unknown"
+            sink.issue("unknown-format", "not a sitemap" + _why(found.reason), 1, 1)
+        self._done = True
+
+
+def _why(reason: str) -> str:
+    return f" ({reason})" if reason else ""
+
+
+class ReadResult:
+    """Entries of one document, read lazily; issues and format complete after iteration.
+
+    Iterate once. With ``with_issues=True`` the iteration yields the issues too, in stream
+    order. ``issues`` lists them sorted by position (line, column), whatever the chunking.
+    """
+
+    def __init__(
+        self, reader: SitemapReader, chunks: Iterable[bytes], *, with_issues: bool = False
+    ) -> None:
+        self.reader = reader
+        self.source = reader.source
+        self._chunks = chunks
+        self._with_issues = with_issues
+        self._issues: list[Issue] = []
+        self._iter: Iterator[Url | SitemapRef | Issue] | None = None
+        self.done = False
+
+    @property
+    def issues(self) -> list[Issue]:
+        return sorted(self._issues, key=_position)
+
+    @property
+    def format(self) -> str | None:
+        return self.reader.format
+
+    @property
+    def fatal(self) -> bool:
+        return self.reader.fatal
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for i in self._issues if i.severity == "error")
+
+    def __iter__(self) -> Iterator[Url | SitemapRef | Issue]:
+        if self._iter is None:
+            self._iter = self._run()
+        return self._iter
+
+    def _run(self) -> Iterator[Url | SitemapRef | Issue]:
+        reader = self.reader
+        keep = self._issues.append
+        with_issues = self._with_issues
+        try:
+            for chunk in self._chunks:
+                for event in reader.feed(chunk):
+                    if type(event) is Issue:
+                        keep(event)
+                        if with_issues:
+                            yield event
+                    else:
+                        yield event
+            for event in reader.close():
+                if type(event) is Issue:
+                    keep(event)
+                    if with_issues:
+                        yield event
+                else:
+                    yield event
+        finally:
+            self.done = True
+            close = getattr(self._chunks, "close", None)
+            if close is not None:
+                close()
+
+    def read_all(self) -> list[Url | SitemapRef]:
+        """Every entry as a list (issues in ``.issues``)."""
+        return [e for e in self if type(e) is not Issue]  # type: ignore[misc]
+
+
+def _position(issue: Issue) -> tuple[int, int]:
+    return (issue.line, issue.column)
+
+
+def _file_chunks(path: Path, size: int) -> Iterator[bytes]:
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(size)
+            if not chunk:
+                return
+            yield chunk
+
+
+def read_file(
+    path: str | os.PathLike[str],
+    *,
+    base_url: str | None = None,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+    with_issues: bool = False,
+    source: str | None = None,
+) -> ReadResult:
+    """Read a sitemap file of any format (gzip detected by content, not by name).
+
+    The file is opened when iteration starts; an OSError then propagates.
+    """
+    p = Path(path)
+    reader = SitemapReader(str(p) if source is None else source, base_url=base_url, limits=limits)
+    return ReadResult(reader, _file_chunks(p, FILE_CHUNK), with_issues=with_issues)
+
+
+def read(
+    path: str | os.PathLike[str],
+    *,
+    base_url: str | None = None,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+    with_issues: bool = False,
+) -> ReadResult:
+    """``urlset.read(path)``: the same as ``read_file``."""
+    return read_file(path, base_url=base_url, limits=limits, with_issues=with_issues)
+
+
+def read_bytes(
+    data: bytes,
+    *,
+    source: str = "<bytes>",
+    base_url: str | None = None,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+    with_issues: bool = False,
+) -> ReadResult:
+    """Read a whole document held in memory."""
+    reader = SitemapReader(source, base_url=base_url, limits=limits)
+    return ReadResult(reader, (data,), with_issues=with_issues)
+
+
+def read_chunks(
+    chunks: Iterable[bytes],
+    *,
+    source: str = "<stream>",
+    base_url: str | None = None,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+    with_issues: bool = False,
+) -> ReadResult:
+    """Read a document arriving as an iterable of byte chunks (a socket, a pipe)."""
+    reader = SitemapReader(source, base_url=base_url, limits=limits)
+    return ReadResult(reader, chunks, with_issues=with_issues)

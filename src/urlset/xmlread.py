@@ -1,0 +1,983 @@
+"""The XML side of the reader: bytes of one XML document in, entries and issues out.
+
+Two lanes read the same document and must give the same result:
+
+* the **full lane** is lxml's ``XMLPullParser`` in recover mode (entities never resolved, no
+  network, no DTD). It handles everything: urlset, sitemapindex, RSS 2.0 / 1.0, Atom 0.3 /
+  1.0, any namespace, extensions, broken markup. Errors come from libxml2 with line and column.
+* the **fast lane** handles only the common case, a UTF-8 ``<urlset>`` in the sitemaps.org
+  namespace whose ``<url>`` records hold nothing but loc, lastmod, changefreq and priority in
+  protocol order with values that need no correction. It matches such records with one
+  regular expression and builds ``Url`` values directly. At the first record it cannot vouch
+  for, it hands the rest of the document to the full lane, first feeding libxml2 whitespace
+  that puts it at the same line and column, so positions in later issues are exact.
+  The lane only ever consumes whole records that are well-formed by construction, so the
+  full lane still sees the prolog, the root element and the end of every document.
+
+``tests/test_read_fast.py`` proves the lanes equal on the corpus and on generated documents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from .codes import CODES
+from .dates import Lastmod, parse_lenient
+from .errors import InvalidValue
+from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
+from .model import ChangeFreq, Issue, RawElement, SitemapRef, Url
+from .urls import to_uri
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+ATOM10_NS = "http://www.w3.org/2005/Atom"
+ATOM03_NS = "http://purl.org/atom/ns#"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+Event = Url | SitemapRef | Issue
+
+# At most this many issues of one code are listed; the rest are counted in a summary.
+MAX_ISSUES_PER_CODE = 1000
+
+# --- values: one place that decides what a value means, for every lane and format --------
+
+# A URL this matches is already what urls.to_uri returns for it (a strict subset of its
+# plain-URL pattern: no '%', no quote, no dot segment); anything else goes through to_uri.
+_FAST_URI = re.compile(
+    r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?/[A-Za-z0-9\-._~!$&()*+,;=:@/?]*"
+).fullmatch
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
+_FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
+_FAST_DATETIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):\d{2}:\d{2}(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
+).fullmatch
+_FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
+_CHANGEFREQ = {c.value: c for c in ChangeFreq}
+
+
+def fast_uri(text: str) -> bool:
+    """True when ``text`` is a URI that ``to_uri`` would return unchanged (cheap check)."""
+    return len(text) <= MAX_LOC_LENGTH and "/." not in text and _FAST_URI(text) is not None
+
+
+def fast_lastmod(text: str) -> Lastmod | None:
+    """The lastmod of a plain W3C date or second-precision datetime, else None.
+
+    Gives exactly what ``dates.parse_lenient`` gives for these forms, only faster.
+    """
+    try:
+        if len(text) == 10 and _FAST_DATE(text):
+            return date.fromisoformat(text)
+        if _FAST_DATETIME(text):
+            return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return None
+
+
+def fast_priority(text: str) -> float | None:
+    return float(text) if _FAST_PRIORITY(text) else None
+
+
+class Sink:
+    """Collects what the lanes produce: entry bookkeeping (count, duplicates, limits) and issues.
+
+    ``out`` is the list the reader hands back from ``feed``/``close``.
+    """
+
+    def __init__(self, source: str, limits: ReadLimits, base_url: str | None) -> None:
+        self.source = source
+        self.limits = limits
+        self.base_url = base_url
+        self.out: list[Event] = []
+        self.count = 0
+        self.seen: set[int] = set()
+        # the entry count at which the slow bookkeeping in ``counted`` must run
+        self.next_check = MAX_URLS_PER_SITEMAP
+        self.stopped = False
+        self.per_code: dict[str, int] = {}
+        # a shift applied to positions when text before the XML was skipped
+        self.line_shift = 0
+        self.col_shift = 0
+        self.fatal = False
+
+    # -- issues --
+    def issue(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
+        n = self.per_code.get(code, 0) + 1
+        self.per_code[code] = n
+        if n > MAX_ISSUES_PER_CODE:
+            return
+        if line == 1 and column:
+            column += self.col_shift
+        if line:
+            line += self.line_shift
+        row = CODES[code]
+        self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
+
+    def finish(self) -> None:
+        for code, n in self.per_code.items():
+            if n > MAX_ISSUES_PER_CODE:
+                more = n - MAX_ISSUES_PER_CODE
+                row = CODES["too-many-errors"]
+                self.out.append(
+                    Issue(
+                        "too-many-errors",
+                        row.severity,
+                        f"{more} more {code} issues not listed ({n} in all)",
+                        0,
+                        0,
+                        self.source,
+                        row.hint,
+                    )
+                )
+
+    # -- entries --
+    def counted(self, index: bool) -> bool:
+        """Slow bookkeeping when ``count`` reaches ``next_check``; False when reading must stop."""
+        limit = self.limits.max_entries
+        if self.count >= limit:
+            self.issue("entry-limit", f"stopped after {limit:,} entries (ReadLimits.max_entries)")
+            self.stopped = True
+            return False
+        protocol = MAX_SITEMAPS_PER_INDEX if index else MAX_URLS_PER_SITEMAP
+        if self.count == protocol:
+            what = "sitemaps" if index else "URLs"
+            self.issue(
+                "too-many-entries",
+                f"more than {protocol:,} {what}; the protocol allows {protocol:,} per file",
+            )
+        self.next_check = limit if self.count < limit else self.count + 1
+        return True
+
+    def add(self, entry: Url | SitemapRef, line: int) -> bool:
+        """Pass on one entry; False when reading must stop (entry limit)."""
+        if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
+            return False
+        self.count += 1
+        h = hash(entry[0])
+        if h in self.seen:
+            self.duplicate(entry[0], line)
+        else:
+            self.seen.add(h)
+        self.out.append(entry)
+        return True
+
+    def duplicate(self, loc: str, line: int) -> None:
+        shown = loc if len(loc) <= 200 else loc[:197] + "..."
+        self.issue("duplicate-loc", f"{shown} is listed more than once", line)
+
+    def loc(self, text: str, line: int, column: int = 0) -> str | None:
+        """The URI of a loc (already stripped), or None with an issue saying why."""
+        if fast_uri(text):
+            return text
+        if not text:
+            self.issue("missing-loc", "empty <loc>", line, column)
+            return None
+        try:
+            uri = to_uri(text)
+        except InvalidValue as exc:
+            reason = exc.reason
+        else:
+            if uri != text:
+                shown = text if len(text) <= 200 else text[:197] + "..."
+                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
+            return uri
+        shown = text if len(text) <= 200 else text[:197] + "..."
+        if not _SCHEME(text) or text.startswith("//"):
+            if self.base_url is None:
+                self.issue(
+                    "relative-url", f"{shown!r} is not absolute (no base URL given)", line, column
+                )
+                return None
+            try:
+                uri = to_uri(urljoin(self.base_url, text))
+            except (InvalidValue, ValueError) as exc2:
+                self.issue(
+                    "invalid-url", f"{shown!r} resolves to no valid URL: {exc2}", line, column
+                )
+                return None
+            self.issue("resolved-url", f"{shown!r} resolved to {uri}", line, column)
+            return uri
+        self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
+        return None
+
+    def lastmod(self, text: str, line: int) -> Lastmod | None:
+        value = fast_lastmod(text)
+        if value is not None:
+            return value
+        if not text:
+            self.issue("invalid-lastmod", "empty <lastmod>", line)
+            return None
+        value, problem = parse_lenient(text)
+        if value is None:
+            self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
+        elif problem is not None:
+            self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
+        return value
+
+    def changefreq(self, text: str, line: int) -> ChangeFreq | None:
+        found = _CHANGEFREQ.get(text)
+        if found is not None:
+            return found
+        found = _CHANGEFREQ.get(text.lower())
+        if found is not None:
+            self.issue("changefreq-case", f"{text!r} read as {found.value!r}", line)
+            return found
+        self.issue("invalid-changefreq", f"{text[:100]!r} is not a changefreq value", line)
+        return None
+
+    def priority(self, text: str, line: int) -> float | None:
+        value = fast_priority(text)
+        if value is not None:
+            return value
+        try:
+            number = float(text)
+        except ValueError:
+            number = float("nan")
+        if 0.0 <= number <= 1.0:
+            return number
+        self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
+        return None
+
+
+# --- the full lane: lxml -------------------------------------------------------------------
+
+_ERROR_CODES = {
+    "ERR_UNDECLARED_ENTITY": "undefined-entity",
+    "WAR_UNDECLARED_ENTITY": "undefined-entity",
+    "ERR_INVALID_CHAR": "invalid-character",
+    "ERR_INVALID_DEC_CHARREF": "invalid-character",
+    "ERR_INVALID_HEX_CHARREF": "invalid-character",
+    "ERR_INVALID_CHARREF": "invalid-character",
+    "ERR_INVALID_ENCODING": "invalid-encoding",
+    "ERR_UNSUPPORTED_ENCODING": "invalid-encoding",
+    "ERR_UNKNOWN_ENCODING": "invalid-encoding",
+    "ERR_TAG_NOT_FINISHED": "truncated",
+    "ERR_DOCUMENT_EMPTY": "empty-document",
+}
+_PREMATURE = re.compile(r"Premature end of data in tag (\S+) line")
+
+
+def _split(tag: str) -> tuple[str, str]:
+    if tag[0] == "{":
+        ns, _, local = tag[1:].partition("}")
+        return ns, local
+    return "", tag
+
+
+def _parser() -> etree.XMLPullParser:
+    return etree.XMLPullParser(
+        events=("start", "end"),
+        recover=True,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        collect_ids=False,
+    )
+
+
+# prolog scanning on raw bytes, before anything reaches libxml2
+_WS = re.compile(rb"[ \t\r\n]+")
+_START_TAG = re.compile(
+    rb"<([A-Za-z_][^\s/>]*)((?:[ \t\r\n]+[^\s=/>]+[ \t\r\n]*=[ \t\r\n]*"
+    rb"(?:\"[^\"<]*\"|'[^'<]*'))*)[ \t\r\n]*(/?)>"
+)
+_DEFAULT_NS = re.compile(rb"""(?:^|[ \t\r\n])xmlns[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
+_ENCODING = re.compile(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)["']""")
+PROLOG_CAP = 65_536
+FAST_WAIT_CAP = 1_048_576
+
+# the fast lane's record: protocol order, no attributes, values free of markup and of any
+# character XML forbids; ']' is excluded so that ']]>' cannot occur
+_V = r"[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*"
+_S = r"[ \t\r\n]*"
+_RECORD = re.compile(
+    rf"{_S}<url>{_S}<loc>({_V}(?:&(?:amp|lt|gt|quot|apos);{_V})*)</loc>{_S}"
+    rf"(?:<lastmod>({_V})</lastmod>{_S})?"
+    rf"(?:<changefreq>({_V})</changefreq>{_S})?"
+    rf"(?:<priority>({_V})</priority>{_S})?</url>"
+)
+
+_PROLOG, _FAST, _SLOW, _DONE = range(4)
+
+_FORMATS = {
+    "urlset": ("urlset", "url", 2),
+    "sitemapindex": ("sitemapindex", "sitemap", 2),
+    "rss": ("rss", "item", 3),
+    "RDF": ("rss", "item", 2),
+    "feed": ("atom", "entry", 2),
+}
+
+
+class XmlBody:
+    """Reads one XML document pushed in chunks; entries and issues go to ``sink``."""
+
+    def __init__(self, sink: Sink, *, fast: bool = True) -> None:
+        self.sink = sink
+        limits = sink.limits
+        self.max_depth = limits.max_depth
+        self.max_value = limits.max_value_length
+        self.fast_allowed = fast and limits.max_depth >= 3 and limits.max_value_length >= 2048
+        self.state = _PROLOG
+        self.buf = bytearray()
+        self.parser = _parser()
+        self.nerr = 0
+        self.depth = 0
+        self.format: str | None = None
+        self.entry_local = ""
+        self.entry_depth = 2
+        self.core_ns: frozenset[str] = frozenset()
+        self.container = ""
+        self.root_ended = False
+        self.encoding_utf8 = True
+        self.root_local = ""
+        # fast lane state
+        self.fline = 1
+        self.fcol = 1
+        self.line0 = 1
+        self.col0 = 1
+        self.dates: dict[str, Lastmod | None] = {}
+        self.prios: dict[str, float | None] = {}
+
+    @property
+    def dead(self) -> bool:
+        return self.state == _DONE
+
+    # -- driving --
+    def feed(self, data: bytes) -> None:
+        state = self.state
+        if state == _FAST:
+            self.buf += data
+            self._fast()
+        elif state == _SLOW:
+            self._slow(data)
+        elif state == _PROLOG:
+            self.buf += data
+            self._prolog(final=False)
+
+    def close(self) -> None:
+        if self.state == _PROLOG:
+            self._prolog(final=True)
+        if self.state == _FAST:
+            self._handoff()
+        if self.state == _SLOW:
+            self._close_parser()
+        self.state = _DONE
+
+    def stop(self) -> None:
+        self.state = _DONE
+
+    # -- prolog: find the root start tag on raw bytes, refuse DOCTYPEs --
+    def _prolog(self, final: bool) -> None:
+        buf = self.buf
+        pos = 3 if buf[:3] == b"\xef\xbb\xbf" else 0
+        n = len(buf)
+        while pos < n:
+            c = buf[pos]
+            if c in b" \t\r\n":
+                m = _WS.match(buf, pos)
+                assert m is not None
+                pos = m.end()
+                continue
+            if c != 0x3C:  # '<'
+                return self._to_slow()
+            if buf.startswith(b"<?", pos):
+                end = buf.find(b"?>", pos)
+                if end < 0:
+                    return self._prolog_wait(final)
+                if buf.startswith(b"<?xml", pos):
+                    enc = _ENCODING.search(buf, pos, end)
+                    if enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8"):
+                        self.encoding_utf8 = False
+                        self.sink.issue(
+                            "non-utf8-encoding",
+                            f"declared encoding {enc.group(1).decode('ascii')}; "
+                            "the protocol requires UTF-8",
+                            *self._position(pos),
+                        )
+                pos = end + 2
+                continue
+            if buf.startswith(b"<!--", pos):
+                end = buf.find(b"-->", pos)
+                if end < 0:
+                    return self._prolog_wait(final)
+                pos = end + 3
+                continue
+            if buf.startswith(b"<!", pos):
+                if n - pos < 15 and not final:
+                    return self._prolog_wait(final)
+                head = bytes(buf[pos : pos + 15]).lower()
+                line, column = self._position(pos)
+                if head.startswith(b"<!doctype html"):
+                    self.format = "html"
+                    self.sink.fatal = True
+                    self.sink.issue("html-page", "the document is an HTML page", line, column)
+                else:
+                    self.sink.fatal = True
+                    self.sink.issue(
+                        "doctype-refused",
+                        "the document has a DOCTYPE; refused (no entity is ever expanded)",
+                        line,
+                        column,
+                    )
+                self.state = _DONE
+                return None
+            m = _START_TAG.match(buf, pos)
+            if m is None:
+                if buf.find(b">", pos) < 0 and not final:
+                    return self._prolog_wait(final)
+                return self._to_slow()
+            end = m.end()
+            fast = (
+                self.fast_allowed
+                and self.encoding_utf8
+                and m.group(1) == b"urlset"
+                and not m.group(3)
+            )
+            if fast:
+                ns = _DEFAULT_NS.search(m.group(2))
+                fast = ns is not None and ns.group(2) == SITEMAP_NS.encode()
+            head_bytes = bytes(buf[:end])
+            rest = bytes(buf[end:])
+            self.buf = bytearray()
+            self.state = _SLOW
+            self._slow(head_bytes)
+            if self.state != _SLOW:
+                return None
+            if fast and self.format == "urlset":
+                nl = head_bytes.count(b"\n")
+                last = head_bytes.rfind(b"\n")
+                self.fline = self.line0 = 1 + nl
+                self.fcol = self.col0 = len(head_bytes) - last
+                self.state = _FAST
+                self.buf = bytearray(rest)
+                self._fast()
+            elif rest:
+                self._slow(rest)
+            return None
+        if final:
+            self._to_slow()
+        return None
+
+    def _prolog_wait(self, final: bool) -> None:
+        if final or len(self.buf) > PROLOG_CAP:
+            self._to_slow()
+
+    def _to_slow(self) -> None:
+        data = bytes(self.buf)
+        self.buf = bytearray()
+        self.state = _SLOW
+        if data:
+            self._slow(data)
+
+    def _position(self, pos: int) -> tuple[int, int]:
+        head = bytes(self.buf[:pos])
+        return head.count(b"\n") + 1, pos - head.rfind(b"\n")
+
+    # -- the fast lane --
+    def _fast(self) -> None:
+        buf = self.buf
+        cut = buf.rfind(b">") + 1
+        if cut == 0:
+            if len(buf) > FAST_WAIT_CAP:
+                self._handoff()
+            return
+        try:
+            text = buf[:cut].decode("utf-8")
+        except UnicodeDecodeError:
+            self._handoff()
+            return
+        sink = self.sink
+        out = sink.out
+        seen = sink.seen
+        dates = self.dates
+        prios = self.prios
+        trusted = Url._trusted
+        match = _RECORD.match
+        changefreqs = _CHANGEFREQ
+        pos = 0
+        clean = True
+        while True:
+            m = match(text, pos)
+            if m is None:
+                break
+            loc, lastmod, changefreq, priority = m.groups()
+            if "&" in loc:
+                if "&l" in loc or "&g" in loc or "&q" in loc or "&ap" in loc:
+                    clean = False
+                    break
+                loc = loc.replace("&amp;", "&")
+            if not (len(loc) <= MAX_LOC_LENGTH and "/." not in loc and _FAST_URI(loc)):
+                clean = False
+                break
+            if lastmod is not None:
+                if lastmod in dates:
+                    lm = dates[lastmod]
+                else:
+                    lm = fast_lastmod(lastmod)
+                    if len(dates) < 4096:
+                        dates[lastmod] = lm
+                if lm is None:
+                    clean = False
+                    break
+            else:
+                lm = None
+            if changefreq is not None:
+                cf = changefreqs.get(changefreq)
+                if cf is None:
+                    clean = False
+                    break
+            else:
+                cf = None
+            if priority is not None:
+                if priority in prios:
+                    pr = prios[priority]
+                else:
+                    pr = fast_priority(priority)
+                    if len(prios) < 4096:
+                        prios[priority] = pr
+                if pr is None:
+                    clean = False
+                    break
+            else:
+                pr = None
+            if sink.count >= sink.next_check and not sink.counted(False):
+                self._fast_consumed(text, pos)
+                self.state = _DONE
+                return
+            sink.count += 1
+            h = hash(loc)
+            if h in seen:
+                start = text.find("<url>", m.start())
+                sink.duplicate(loc, self.fline + text.count("\n", 0, start))
+            else:
+                seen.add(h)
+            out.append(trusted(loc, lm, cf, pr, ()))
+            pos = m.end()
+        self._fast_consumed(text, pos)
+        if not clean or text.find("</url>", pos) >= 0 or len(self.buf) > FAST_WAIT_CAP:
+            self._handoff()
+
+    def _fast_consumed(self, text: str, pos: int) -> None:
+        """Drop the first ``pos`` characters of ``text`` (the start of ``buf``) as read."""
+        if not pos:
+            return
+        lines = text.count("\n", 0, pos)
+        if lines:
+            self.fline += lines
+            self.fcol = pos - text.rfind("\n", 0, pos)
+        else:
+            self.fcol += pos
+        nbytes = pos if text.isascii() else len(text[:pos].encode("utf-8"))
+        del self.buf[:nbytes]
+
+    def _handoff(self) -> None:
+        """Give the rest to the full lane, at the same line and column."""
+        self.state = _SLOW
+        if self.fline > self.line0:
+            pad = "\n" * (self.fline - self.line0) + " " * (self.fcol - 1)
+        else:
+            pad = " " * (self.fcol - self.col0)
+        raw = pad.encode("ascii")
+        for i in range(0, len(raw), FAST_WAIT_CAP):
+            self._slow(raw[i : i + FAST_WAIT_CAP])
+        data = bytes(self.buf)
+        self.buf = bytearray()
+        if data and self.state == _SLOW:
+            self._slow(data)
+
+    # -- the full lane --
+    def _slow(self, data: bytes) -> None:
+        try:
+            self.parser.feed(data)
+        except etree.XMLSyntaxError as exc:
+            self._errors()
+            self._fatal_syntax(exc)
+            return
+        self._events(list(self.parser.read_events()), truncated=False)
+        self._errors()
+
+    def _fatal_syntax(self, exc: etree.XMLSyntaxError) -> None:
+        line, column = exc.position if exc.position else (0, 0)
+        self.sink.issue("not-well-formed", str(exc.msg or exc), line, column)
+        if self.format is None:
+            self.sink.fatal = True
+        self.state = _DONE
+
+    def _close_parser(self) -> None:
+        before = self.nerr
+        try:
+            self.parser.close()
+        except etree.XMLSyntaxError as exc:
+            events = list(self.parser.read_events())
+            self._errors()
+            if self.format is None and not events:
+                if self.nerr == before:
+                    self._fatal_syntax(exc)
+                else:
+                    self.sink.fatal = True
+                return
+            self._events(events, truncated=False)
+            return
+        events = list(self.parser.read_events())
+        log = self.parser.feed_error_log
+        cut_inside = False
+        containers = {self.root_local, "channel"} if self.format else set()
+        for i in range(self.nerr, len(log)):
+            found = _PREMATURE.match(log[i].message)
+            if found is not None and found.group(1).rpartition(":")[2] not in containers:
+                cut_inside = True
+        self._errors()
+        if self.format is None:
+            if self.nerr == before:
+                self.sink.issue("not-well-formed", "no root element found")
+            self.sink.fatal = True
+            return
+        self._events(events, truncated=cut_inside)
+
+    def _errors(self) -> None:
+        log = self.parser.feed_error_log
+        n = len(log)
+        issue = self.sink.issue
+        for i in range(self.nerr, n):
+            e = log[i]
+            if e.level < 2:  # libxml2 warnings (e.g. a relative namespace URI) are not ours
+                continue
+            message = e.message.strip()
+            code = _ERROR_CODES.get(e.type_name, "not-well-formed")
+            if e.type_name == "ERR_RESERVED_XML_NAME" and "only at the start" in message:
+                code = "leading-whitespace"
+            elif "not proper UTF-8" in message or "Invalid bytes in character" in message:
+                code = "invalid-encoding"
+            issue(code, message, e.line, e.column)
+        self.nerr = n
+
+    def _events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
+        last = -1
+        if truncated:
+            depth = self.depth
+            for i, (action, _el) in enumerate(events):
+                if action == "start":
+                    depth += 1
+                else:
+                    if depth == self.entry_depth:
+                        last = i
+                    depth -= 1
+        for i, (action, el) in enumerate(events):
+            if action == "start":
+                self.depth += 1
+                if self.depth == 1:
+                    self._root(el)
+                    if self.state == _DONE:
+                        return
+                elif self.depth > self.max_depth:
+                    self.sink.issue(
+                        "depth-limit",
+                        f"elements nest deeper than {self.max_depth} levels (ReadLimits.max_depth)",
+                        el.sourceline or 0,
+                    )
+                    self.sink.fatal = self.sink.fatal or self.sink.count == 0
+                    self.state = _DONE
+                    return
+                continue
+            depth = self.depth
+            self.depth -= 1
+            if depth == self.entry_depth:
+                if i == last:
+                    self._cut(el)
+                else:
+                    self._entry(el)
+                self._drop(el)
+                if self.sink.stopped:
+                    self.state = _DONE
+                    return
+            elif depth == 2:
+                if self.entry_depth == 3 and _split(el.tag)[1] == "channel":
+                    continue
+                self._unknown(el)
+                self._drop(el)
+            elif depth == 1:
+                self.root_ended = True
+
+    @staticmethod
+    def _drop(el: Any) -> None:
+        el.clear()
+        parent = el.getparent()
+        if parent is not None:
+            while el.getprevious() is not None:
+                del parent[0]
+
+    def _root(self, el: Any) -> None:
+        tag = el.tag
+        ns, local = _split(tag)
+        sink = self.sink
+        line = el.sourceline or 0
+        self.root_local = local
+        if local.lower() == "html":
+            self.format = "html"
+            sink.fatal = True
+            sink.issue("html-page", "the document is an HTML page", line)
+            self.state = _DONE
+            return
+        spec = _FORMATS.get(local)
+        if spec is None:
+            self.format = "unknown"
+            sink.fatal = True
+            sink.issue("unknown-root", f"root element <{local}> is not a sitemap or feed", line)
+            self.state = _DONE
+            return
+        self.format, self.entry_local, self.entry_depth = spec
+        if self.format in ("urlset", "sitemapindex"):
+            if ns == "":
+                sink.issue("missing-namespace", f"<{local}> has no namespace", line)
+            elif ns != SITEMAP_NS:
+                sink.issue("wrong-namespace", f"<{local}> is in namespace {ns!r}", line)
+            if el.prefix is not None:
+                sink.issue(
+                    "prefixed-elements",
+                    f"sitemap elements are written with the prefix {el.prefix}:",
+                    line,
+                )
+            self.core_ns = frozenset((ns, SITEMAP_NS, ""))
+        else:
+            self.core_ns = frozenset((ns, ""))
+
+    def _unknown(self, el: Any) -> None:
+        tag = el.tag
+        if not isinstance(tag, str) or self.format in ("rss", "atom"):
+            return
+        ns, local = _split(tag)
+        shown = f"{{{ns}}}{local}" if ns else local
+        self.sink.issue("unknown-element", f"<{shown}> is not expected here", el.sourceline or 0)
+
+    def _text(self, el: Any, line: int) -> str | None:
+        text: str | None = el.text
+        if len(el):
+            text = "".join(t for t in el.itertext() if isinstance(t, str))
+            self.sink.issue(
+                "unexpected-child",
+                f"<{_split(el.tag)[1]}> holds markup; its text was used",
+                el.sourceline or line,
+            )
+        if text is None:
+            return ""
+        if len(text) > self.max_value:
+            self.sink.issue(
+                "value-too-long",
+                f"<{_split(el.tag)[1]}> holds {len(text):,} characters "
+                f"(ReadLimits.max_value_length is {self.max_value:,})",
+                el.sourceline or line,
+            )
+            return None
+        stripped = text.strip()
+        if len(stripped) != len(text):
+            self.sink.issue(
+                "whitespace-in-value",
+                f"<{_split(el.tag)[1]}> {stripped[:100]!r} has whitespace around it",
+                el.sourceline or line,
+            )
+        return stripped
+
+    def _cut(self, el: Any) -> None:
+        loc = ""
+        for child in el:
+            if isinstance(child.tag, str) and _split(child.tag)[1] in ("loc", "link"):
+                loc = (child.text or child.get("href") or "").strip()
+                break
+        what = f" ({loc[:200]})" if loc else ""
+        self.sink.issue(
+            "truncated-entry",
+            f"the document ends inside this <{self.entry_local}>{what}; it was not passed on",
+            el.sourceline or 0,
+        )
+
+    def _entry(self, el: Any) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return
+        ns, local = _split(tag)
+        if local != self.entry_local or ns not in self.core_ns:
+            self._unknown(el)
+            return
+        line = el.sourceline or 0
+        fmt = self.format
+        if fmt == "urlset" or fmt == "sitemapindex":
+            self._sitemap_entry(el, line, fmt == "sitemapindex")
+        elif fmt == "rss":
+            self._rss_entry(el, line)
+        else:
+            self._atom_entry(el, line)
+
+    def _sitemap_entry(self, el: Any, line: int, index: bool) -> None:
+        sink = self.sink
+        core = self.core_ns
+        loc: str | None = None
+        have_loc = False
+        lastmod: Lastmod | None = None
+        changefreq: ChangeFreq | None = None
+        priority: float | None = None
+        extensions: list[RawElement] = []
+        seen: set[str] = set()
+
+        def flush() -> bool:
+            if loc is None:
+                return True
+            if index:
+                return sink.add(SitemapRef._trusted(loc, lastmod), line)
+            return sink.add(
+                Url._trusted(loc, lastmod, changefreq, priority, tuple(extensions)), line
+            )
+
+        for child in el:
+            ctag = child.tag
+            if not isinstance(ctag, str):
+                continue
+            cns, clocal = _split(ctag)
+            if cns in core:
+                if clocal == "loc":
+                    if have_loc:
+                        sink.issue(
+                            "repeated-element",
+                            "a second <loc> in one entry starts a new entry",
+                            child.sourceline or line,
+                        )
+                        if not flush():
+                            return
+                        loc, lastmod, changefreq, priority = None, None, None, None
+                        extensions = []
+                        seen = set()
+                    have_loc = True
+                    text = self._text(child, line)
+                    if text is not None:
+                        loc = sink.loc(text, child.sourceline or line)
+                    continue
+                if clocal in seen and clocal in ("lastmod", "changefreq", "priority"):
+                    sink.issue(
+                        "repeated-element",
+                        f"<{clocal}> given twice; the first value was used",
+                        child.sourceline or line,
+                    )
+                    continue
+                if clocal == "lastmod":
+                    seen.add(clocal)
+                    text = self._text(child, line)
+                    if text is not None:
+                        lastmod = sink.lastmod(text, child.sourceline or line)
+                    continue
+                if not index and clocal == "changefreq":
+                    seen.add(clocal)
+                    text = self._text(child, line)
+                    if text is not None:
+                        changefreq = sink.changefreq(text, child.sourceline or line)
+                    continue
+                if not index and clocal == "priority":
+                    seen.add(clocal)
+                    text = self._text(child, line)
+                    if text is not None:
+                        priority = sink.priority(text, child.sourceline or line)
+                    continue
+                self._unknown(child)
+                if index:
+                    continue
+            elif index:
+                self._unknown(child)
+                continue
+            extensions.append(
+                RawElement(
+                    cns,
+                    clocal,
+                    etree.tostring(child, encoding="unicode", with_tail=False),
+                )
+            )
+        if not have_loc:
+            text = (el.text or "").strip()
+            if text:
+                sink.issue("loc-as-text", f"{text[:200]!r} is not inside <loc>", line)
+                loc = sink.loc(text, line)
+            else:
+                sink.issue("missing-loc", f"<{self.entry_local}> without <loc>", line)
+                return
+        flush()
+
+    def _rss_entry(self, el: Any, line: int) -> None:
+        sink = self.sink
+        link = guid = None
+        lastmod: Lastmod | None = None
+        for child in el:
+            ctag = child.tag
+            if not isinstance(ctag, str):
+                continue
+            cns, clocal = _split(ctag)
+            if clocal == "link" and cns in self.core_ns and link is None:
+                link = self._text(child, line)
+            elif clocal == "guid" and guid is None:
+                if child.get("isPermaLink", "true").strip().lower() != "false":
+                    guid = self._text(child, line)
+            elif clocal == "pubDate" and lastmod is None:
+                text = self._text(child, line)
+                if text is not None:
+                    lastmod = self._rfc822(text, child.sourceline or line)
+            elif clocal == "date" and lastmod is None:  # dc:date in RSS 1.0
+                text = self._text(child, line)
+                if text is not None:
+                    lastmod = sink.lastmod(text, child.sourceline or line)
+        text = link or guid
+        if not text:
+            sink.issue("missing-link", "<item> has no <link>", line)
+            return
+        loc = sink.loc(text, line)
+        if loc is not None:
+            sink.add(Url._trusted(loc, lastmod), line)
+
+    def _rfc822(self, text: str, line: int) -> Lastmod | None:
+        try:
+            value = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            value = None
+        if value is None or value.tzinfo is None:
+            shown = text[:100]
+            self.sink.issue("invalid-pubdate", f"{shown!r} is not an RFC 822 date with zone", line)
+            return None
+        return value
+
+    def _atom_entry(self, el: Any, line: int) -> None:
+        sink = self.sink
+        plain = alternate = None
+        lastmod_text: str | None = None
+        fallback_date: str | None = None
+        for child in el:
+            ctag = child.tag
+            if not isinstance(ctag, str):
+                continue
+            clocal = _split(ctag)[1]
+            if clocal == "link":
+                href = (child.get("href") or "").strip()
+                rel = child.get("rel")
+                if href:
+                    if rel is None and plain is None:
+                        plain = href
+                    elif rel == "alternate" and alternate is None:
+                        alternate = href
+            elif clocal in ("updated", "modified") and lastmod_text is None:
+                lastmod_text = self._text(child, line)
+            elif clocal in ("published", "issued") and fallback_date is None:
+                fallback_date = self._text(child, line)
+        href = plain or alternate
+        if not href:
+            sink.issue("missing-link", "<entry> has no <link href>", line)
+            return
+        loc = sink.loc(href, line)
+        text = lastmod_text if lastmod_text is not None else fallback_date
+        lastmod = sink.lastmod(text, line) if text else None
+        if loc is not None:
+            sink.add(Url._trusted(loc, lastmod), line)
