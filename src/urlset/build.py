@@ -26,7 +26,7 @@ from .model import SitemapRef, Url
 from .urls import Scope, to_uri
 from .xmlwrite import EntryTooLarge, SitemapDocument, index_document, urlset_header
 
-_BATCH = 8192
+_BATCH = 16384
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -79,16 +79,18 @@ class SeenLocs:
     def first_seen(self, locs: list[str]) -> list[bool]:
         """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
         hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs))
-        keep = np.zeros(len(locs), dtype=bool)
-        keep[np.unique(hashes, return_index=True)[1]] = True
+        # look up each distinct hash once, in sorted order (cache-friendly), then map back
+        unique, first = np.unique(hashes, return_index=True)
+        fresh = np.ones(len(unique), dtype=bool)
         for run in self._runs:
-            at = np.searchsorted(run, hashes)
+            at = np.searchsorted(run, unique)
             at[at == len(run)] = 0
-            keep &= run[at] != hashes
-        fresh = np.sort(hashes[keep])
-        if len(fresh):
+            fresh &= run[at] != unique
+        keep = np.zeros(len(locs), dtype=bool)
+        keep[first[fresh]] = True
+        if fresh.any():
             runs = self._runs
-            runs.append(fresh)
+            runs.append(unique[fresh])
             while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]):
                 newer = runs.pop()
                 runs[-1] = np.sort(np.concatenate((runs[-1], newer)), kind="stable")

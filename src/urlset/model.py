@@ -10,13 +10,16 @@ checks.
 from __future__ import annotations
 
 import math
-from datetime import tzinfo
+from datetime import date, datetime, tzinfo
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from .dates import Lastmod, check_lastmod
 from .errors import InvalidValue
-from .urls import to_uri
+from .limits import MAX_LOC_LENGTH
+from .urls import PLAIN_URI, to_uri
+
+_plain_uri = PLAIN_URI.fullmatch
 
 
 class ChangeFreq(StrEnum):
@@ -97,16 +100,22 @@ class Url(_UrlFields):
         *,
         default_tz: tzinfo | None = None,
     ) -> Url:
-        return tuple.__new__(
-            cls,
-            (
-                to_uri(loc),
-                None if lastmod is None else check_lastmod(lastmod, default_tz),
-                _changefreq(changefreq),
-                _priority(priority),
-                tuple(extensions),
-            ),
-        )
+        # Fast paths for the values builds pass millions of times; anything else goes
+        # through the full check, which normalises or explains.
+        if not (type(loc) is str and len(loc) <= MAX_LOC_LENGTH and _plain_uri(loc)):
+            loc = to_uri(loc)
+        if lastmod is not None and not (
+            type(lastmod) is date or (type(lastmod) is datetime and lastmod.tzinfo is not None)
+        ):
+            lastmod = check_lastmod(lastmod, default_tz)
+        if changefreq is not None and type(changefreq) is not ChangeFreq:
+            exact = _CHANGEFREQS.get(changefreq) if type(changefreq) is str else None
+            changefreq = exact or _changefreq(changefreq)
+        if priority is not None and not (type(priority) is float and 0.0 <= priority <= 1.0):
+            priority = _priority(priority)
+        if type(extensions) is not tuple:
+            extensions = tuple(extensions)
+        return tuple.__new__(cls, (loc, lastmod, changefreq, priority, extensions))
 
     @classmethod
     def _trusted(

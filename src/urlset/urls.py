@@ -19,7 +19,7 @@ from .limits import MAX_LOC_LENGTH
 # The hot path: an ASCII http(s) URL with a lowercase host, no port, a path with no dot
 # segments, only characters RFC 3986 allows and valid %XX escapes, and no fragment is
 # already the URI the full WHATWG parse below would produce, so it is taken as it is.
-_PLAIN = re.compile(
+PLAIN_URI = re.compile(
     r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?"
     r"/(?!.*/\.\.?(?:[/?]|$))(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
     r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-F]{2})*)?"
@@ -40,7 +40,7 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
     """
     if not isinstance(loc, str):
         raise InvalidValue(field, loc, "must be a string")
-    if len(loc) <= max_length and _PLAIN.fullmatch(loc):
+    if len(loc) <= max_length and PLAIN_URI.fullmatch(loc):
         return loc
     if _CONTROL.search(loc):
         raise InvalidValue(field, loc, "contains a control character or line break")

@@ -8,12 +8,13 @@ The per-URL loop is written out inline because it is the hot path of every build
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from datetime import date, datetime
+from itertools import accumulate
 from typing import NamedTuple
 
-from .dates import Lastmod, format_w3c, newest
-from .model import SitemapRef, Url
+from .dates import Lastmod, format_w3c, instant
+from .model import ChangeFreq, SitemapRef, Url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -106,7 +107,8 @@ class SitemapDocument:
 
     ``add`` writes entries until the next one would pass ``max_urls`` or ``max_bytes``
     (the closing tag included in the count) and returns where it stopped; the caller then
-    closes this document and starts the next.
+    closes this document and starts the next. Entries are formatted a batch at a time and
+    the cut is found on cumulative byte counts, which keeps the per-URL work in C.
     """
 
     def __init__(
@@ -126,11 +128,9 @@ class SitemapDocument:
         self._pending = len(header.encode())
         self._size = self._pending
         self._budget = max_bytes - len(self._footer)
-        self._room = max_urls
+        self._max_urls = max_urls
         self._urls = 0
         self._newest: Lastmod | None = None
-        self._lastmod_text: dict[Lastmod, str] = {}
-        self._priority_text: dict[float, str] = {}
 
     @property
     def urls(self) -> int:
@@ -138,72 +138,42 @@ class SitemapDocument:
 
     def add(self, urls: Sequence[Url], start: int = 0) -> int:
         """Write ``urls[start:]`` until this document is full; return the index reached."""
-        parts = self._parts
-        append = parts.append
-        size, pending, budget = self._size, self._pending, self._budget
-        room = self._room - self._urls
-        newest_lastmod = self._newest
-        lastmod_text = self._lastmod_text
-        priority_text = self._priority_text
-        text = self._text
-        stop = len(urls)
-        if room < stop - start:
-            stop = start + room
-        index = start
-        while index < stop:
-            url = urls[index]
-            loc, lastmod, changefreq, priority, extensions = url
-            if "&" in loc or "'" in loc or "<" in loc or ">" in loc or '"' in loc:
-                loc = escape(loc)
-            if text:
-                entry = url[0] + "\n"
-            else:
-                entry = f"<url><loc>{loc}</loc>"
-                if lastmod is not None:
-                    formatted = lastmod_text.get(lastmod)
-                    if formatted is None:
-                        if len(lastmod_text) > 4096:
-                            lastmod_text.clear()
-                        formatted = lastmod_text[lastmod] = (
-                            f"<lastmod>{format_w3c(lastmod)}</lastmod>"
-                        )
-                    entry += formatted
-                if changefreq is not None:
-                    entry += f"<changefreq>{changefreq.value}</changefreq>"
-                if priority is not None:
-                    formatted = priority_text.get(priority)
-                    if formatted is None:
-                        formatted = priority_text[priority] = (
-                            f"<priority>{format_priority(priority)}</priority>"
-                        )
-                    entry += formatted
-                if extensions:
-                    entry += "".join(extension.xml for extension in extensions)
-                entry += "</url>\n"
-            length = len(entry) if entry.isascii() else len(entry.encode())
-            if size + length > budget:
-                if self._urls == 0 and index == start:
-                    raise EntryTooLarge(url, length)
-                break
-            append(entry)
-            size += length
-            pending += length
-            if lastmod is not None and lastmod is not newest_lastmod:
-                same_kind = type(lastmod) is type(newest_lastmod)
-                if same_kind and type(lastmod) in (datetime, date):
-                    if lastmod > newest_lastmod:  # type: ignore[operator]
-                        newest_lastmod = lastmod
-                else:
-                    newest_lastmod = newest(newest_lastmod, lastmod)
-            index += 1
-            if pending >= _FLUSH_BYTES:
+        batch = urls[start : start + self._max_urls - self._urls]
+        if not batch:
+            return start
+        entries = _text_entries(batch) if self._text else _xml_entries(batch)
+        joined = "".join(entries)
+        if joined.isascii():
+            sizes: Iterable[int] = map(len, entries)
+        else:
+            sizes = [len(entry.encode()) for entry in entries]
+        # ends[i]: the document's size once entries[:i + 1] are in; the first end past the
+        # budget is where this document stops
+        ends = list(accumulate(sizes, initial=self._size))
+        fits = bisect_right(ends, self._budget) - 1
+        if fits == 0 and self._urls == 0:
+            raise EntryTooLarge(batch[0], ends[1] - ends[0])
+        if fits < len(entries):
+            joined = "".join(entries[:fits])
+        if joined:
+            self._parts.append(joined)
+            self._pending += ends[fits] - self._size
+            self._size = ends[fits]
+            self._urls += fits
+            self._track_newest(batch[:fits])
+            if self._pending >= _FLUSH_BYTES:
                 self._flush()
-                parts = self._parts
-                append = parts.append
-                pending = 0
-        self._urls += index - start
-        self._size, self._pending, self._newest = size, pending, newest_lastmod
-        return index
+        return start + fits
+
+    def _track_newest(self, written: Sequence[Url]) -> None:
+        lastmods = [url[1] for url in written if url[1] is not None]
+        if self._newest is not None:
+            lastmods.append(self._newest)
+        if lastmods:
+            try:  # one kind (all dates, or all aware datetimes) compares directly, in C
+                self._newest = max(lastmods)
+            except TypeError:
+                self._newest = max(lastmods, key=instant)
 
     def _flush(self) -> None:
         if self._parts:
@@ -217,3 +187,48 @@ class SitemapDocument:
         self._size += len(self._footer)
         self._flush()
         return DocumentStats(self._urls, self._size, self._newest)
+
+
+def _text_entries(batch: Sequence[Url]) -> list[str]:
+    return [url[0] + "\n" for url in batch]
+
+
+# element text for values that repeat across a sitemap; None maps to no element at all
+_CHANGEFREQ_XML: dict[ChangeFreq | None, str] = {
+    None: "",
+    **{c: f"<changefreq>{c.value}</changefreq>" for c in ChangeFreq},
+}
+_PRIORITY_XML: dict[float | None, str] = {None: ""}
+_LASTMOD_XML: dict[Lastmod | None, str] = {None: ""}
+_LASTMOD_CACHE = 8192
+
+
+def _lastmod_xml(lastmod: Lastmod) -> str:
+    if len(_LASTMOD_XML) > _LASTMOD_CACHE:
+        _LASTMOD_XML.clear()
+        _LASTMOD_XML[None] = ""
+    text = _LASTMOD_XML[lastmod] = f"<lastmod>{format_w3c(lastmod)}</lastmod>"
+    return text
+
+
+def _priority_xml(priority: float) -> str:
+    text = _PRIORITY_XML[priority] = f"<priority>{format_priority(priority)}</priority>"
+    return text
+
+
+def _xml_entries(batch: Sequence[Url]) -> list[str]:
+    # A loc is a URI (model.Url guarantees it): of the five XML specials only & and ' occur.
+    lastmod_get = _LASTMOD_XML.get
+    priority_get = _PRIORITY_XML.get
+    changefreq_xml = _CHANGEFREQ_XML
+    return [
+        "<url><loc>"
+        + (escape(loc) if "&" in loc or "'" in loc else loc)
+        + "</loc>"
+        + (lastmod_get(lastmod) or _lastmod_xml(lastmod) if lastmod is not None else "")
+        + changefreq_xml[changefreq]
+        + (priority_get(priority) or _priority_xml(priority) if priority is not None else "")
+        + ("".join(extension.xml for extension in extensions) if extensions else "")
+        + "</url>\n"
+        for loc, lastmod, changefreq, priority, extensions in batch
+    ]
