@@ -77,6 +77,12 @@ def _priority(value: object) -> float | None:
     return number
 
 
+# lastmod strings already parsed: a site's dates repeat (many pages share a day)
+_LASTMOD_TEXT: dict[str, Lastmod] = {}
+_LASTMOD_TEXT_MAX = 65_536
+_PRIORITY_TEXT: dict[str, float | None] = {}
+
+
 class _UrlFields(NamedTuple):
     loc: str
     lastmod: Lastmod | None
@@ -107,12 +113,26 @@ class Url(_UrlFields):
         if lastmod is not None and not (
             type(lastmod) is date or (type(lastmod) is datetime and lastmod.tzinfo is not None)
         ):
-            lastmod = check_lastmod(lastmod, default_tz)
+            if type(lastmod) is str and default_tz is None:
+                parsed = _LASTMOD_TEXT.get(lastmod)
+                if parsed is None:
+                    parsed = check_lastmod(lastmod)
+                    if len(_LASTMOD_TEXT) >= _LASTMOD_TEXT_MAX:
+                        _LASTMOD_TEXT.clear()
+                    _LASTMOD_TEXT[lastmod] = parsed
+                lastmod = parsed
+            else:
+                lastmod = check_lastmod(lastmod, default_tz)
         if changefreq is not None and type(changefreq) is not ChangeFreq:
             exact = _CHANGEFREQS.get(changefreq) if type(changefreq) is str else None
             changefreq = exact or _changefreq(changefreq)
         if priority is not None and not (type(priority) is float and 0.0 <= priority <= 1.0):
-            priority = _priority(priority)
+            known = _PRIORITY_TEXT.get(priority) if type(priority) is str else None
+            if known is None:
+                known = _priority(priority)
+                if type(priority) is str and len(_PRIORITY_TEXT) < _LASTMOD_TEXT_MAX:
+                    _PRIORITY_TEXT[priority] = known
+            priority = known
         if type(extensions) is not tuple:
             extensions = tuple(extensions)
         return tuple.__new__(cls, (loc, lastmod, changefreq, priority, extensions))

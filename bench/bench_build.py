@@ -1,0 +1,185 @@
+"""Build benchmark: N URLs with lastmod, changefreq and priority to gzipped sitemaps plus index.
+
+    .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000] [--no-peers]
+
+Each measurement runs in a fresh subprocess so that peak RSS is its own. urlset is measured
+two ways: from prepared (loc, lastmod, changefreq, priority) strings, which is the build's own
+cost (checking and normalising every value, de-duplication, splitting, XML, gzip, index,
+atomic publishing), and generating each URL inside the timed loop as the peers do. The size
+check decompresses urlset's output and compresses the same XML with `gzip -6`. Peers
+(sitemap.js both ways, xml-sitemap-writer) run through bench/peers/run.py in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "build"
+PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
+sys.path.insert(0, str(HERE / "peers"))
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {peers!r})
+from run import item
+from urlset import Url, write_sitemaps
+n, out, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+if mode == "prepared":
+    rows = [item(i) for i in range(n)]
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    report = write_sitemaps((Url(*row) for row in rows), out, "https://www.example.com/")
+else:
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    report = write_sitemaps((Url(*item(i)) for i in range(n)), out, "https://www.example.com/")
+seconds = time.perf_counter() - start
+print(json.dumps({{"seconds": seconds, "urls": report.urls, "files": len(report.files),
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "rss_before_mb": rss_before / 1024,
+    "uncompressed": sum(f.bytes for f in report.files), "written": sum(f.written for f in report.files)}}))
+"""
+
+
+def run_urlset(n: int, mode: str) -> dict[str, float]:
+    out = OUT / f"urlset-{mode}-{n}"
+    code = CHILD.format(peers=str(HERE / "peers"))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(n), str(out), mode],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise SystemExit(f"urlset run failed: {done.stderr}")
+    result: dict[str, float] = json.loads(done.stdout)
+    result["out"] = str(out)  # type: ignore[assignment]
+    return result
+
+
+def gzip6_size(out: Path) -> tuple[int, int]:
+    """(urlset's compressed bytes, gzip -6 bytes) over the same child sitemaps."""
+    ours = ref = 0
+    for path in sorted(out.glob("sitemap-*.xml.gz")):
+        data = path.read_bytes()
+        ours += len(data)
+        ref += len(
+            subprocess.run(
+                ["gzip", "-6", "-n", "-c"],
+                input=gzip.decompress(data),
+                capture_output=True,
+                check=True,
+            ).stdout
+        )
+    return ours, ref
+
+
+def run_peers(n: int) -> list[dict[str, object]]:
+    if not PEERS_PYTHON.exists():
+        print(
+            "peers not set up (bash bench/setup_peers.sh); measuring urlset alone", file=sys.stderr
+        )
+        return []
+    done = subprocess.run(
+        [
+            str(PEERS_PYTHON),
+            str(HERE / "peers" / "run.py"),
+            "--timeout",
+            "1200",
+            "all",
+            "build",
+            str(n),
+            str(OUT / "peers"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--urls", type=int, default=1_000_000)
+    parser.add_argument(
+        "--memory-urls",
+        type=int,
+        default=10_000_000,
+        help="a second, larger run for peak memory (0: skip)",
+    )
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args()
+    n = args.urls
+    print(
+        f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
+    )
+    rows = []
+    prepared = run_urlset(n, "prepared")
+    rows.append(
+        (
+            "urlset (prepared values)",
+            prepared["seconds"],
+            prepared["peak_rss_mb"] - prepared["rss_before_mb"],
+            prepared["urls"],
+        )
+    )
+    generated = run_urlset(n, "generated")
+    rows.append(
+        (
+            "urlset (generated in loop)",
+            generated["seconds"],
+            generated["peak_rss_mb"],
+            generated["urls"],
+        )
+    )
+    ours, ref = gzip6_size(Path(str(prepared["out"])))
+    peers = [] if args.no_peers else run_peers(n)
+    for peer in peers:
+        rows.append(
+            (
+                str(peer["peer"]),
+                float(peer["seconds"] or 0),
+                float(peer["peak_rss_mb"] or 0),
+                int(peer.get("count") or 0),
+            )
+        )  # type: ignore[call-overload]
+        if peer.get("error"):
+            print(f"  {peer['peer']}: error {peer['error']}")
+    fastest_peer = min((r[1] for r in rows[2:] if r[1] > 0), default=None)
+    print(
+        f"\n| tool | seconds | URLs/s | peak RSS MB | URLs | vs urlset (generated) |\n|---|---|---|---|---|---|"
+    )
+    for name, seconds, rss, count in rows:
+        ratio = seconds / generated["seconds"] if seconds else float("nan")
+        print(
+            f"| {name} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {count:,} | {ratio:.1f}x |"
+        )
+    print(
+        f"\ncompressed size: urlset {ours:,} bytes, gzip -6 on the same XML {ref:,} bytes: {ours / ref:.3f}x"
+    )
+    if fastest_peer:
+        print(
+            f"urlset (generated) vs fastest peer: {fastest_peer / generated['seconds']:.1f}x faster"
+        )
+    if args.memory_urls:
+        big = run_urlset(args.memory_urls, "generated")
+        print(
+            f"memory: {args.memory_urls:,} URLs generated in the loop: peak RSS {big['peak_rss_mb']:.0f} MB "
+            f"(1M: {generated['peak_rss_mb']:.0f} MB), {big['seconds']:.1f} s, {big['urls'] / big['seconds']:,.0f} URLs/s"
+        )
+
+
+if __name__ == "__main__":
+    main()
