@@ -17,7 +17,6 @@ import gzip
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -159,7 +158,7 @@ def main() -> None:
             print(f"  {peer['peer']}: error {peer['error']}")
     fastest_peer = min((r[1] for r in rows[2:] if r[1] > 0), default=None)
     print(
-        f"\n| tool | seconds | URLs/s | peak RSS MB | URLs | vs urlset (generated) |\n|---|---|---|---|---|---|"
+        "\n| tool | seconds | URLs/s | peak RSS MB | URLs | vs urlset (generated) |\n|---|---|---|---|---|---|"
     )
     for name, seconds, rss, count in rows:
         ratio = seconds / generated["seconds"] if seconds else float("nan")
