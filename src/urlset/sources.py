@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import InputError, InvalidValue
-from .model import RawElement, Url
+from .model import RawElement, Url, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
@@ -73,18 +73,38 @@ def _not_utf8(text: str) -> bool:
     return False
 
 
+_ROWS_PER_CHECK = 4096
+
+
+def _checked_rows(
+    numbered: list[tuple[int, tuple[Any, ...]]], source: str, default_tz: tzinfo | None
+) -> Iterator[Url | InputError]:
+    """Check a batch of (line number, row) column by column; failures keep their line."""
+    results = urls_from_rows([row for _, row in numbered], default_tz=default_tz)
+    for (number, _), result in zip(numbered, results, strict=True):
+        if type(result) is Url:
+            yield result
+        else:
+            assert isinstance(result, InvalidValue)
+            yield InputError(source, number, str(result), result.field)
+
+
 def _text(stream: IO[str], source: str) -> Iterator[Url | InputError]:
+    batch: list[tuple[int, tuple[Any, ...]]] = []
     for number, line in enumerate(stream, 1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if _not_utf8(text):
+            yield from _checked_rows(batch, source, None)
+            batch.clear()
             yield InputError(source, number, "not valid UTF-8")
             continue
-        try:
-            yield Url(text)
-        except InvalidValue as exc:
-            yield InputError(source, number, str(exc), exc.field)
+        batch.append((number, (text, None, None, None)))
+        if len(batch) == _ROWS_PER_CHECK:
+            yield from _checked_rows(batch, source, None)
+            batch.clear()
+    yield from _checked_rows(batch, source, None)
 
 
 def _table(
@@ -100,36 +120,43 @@ def _table(
         return
     unknown = [name for name in header if name not in COLUMNS]
     if "loc" not in header or unknown:
-        problem = f"unknown columns {unknown}" if unknown else "no 'loc' column"
+        wrong = f"unknown columns {unknown}" if unknown else "no 'loc' column"
         raise InvalidValue(
             "header",
             f"{source}:1",
-            f"{problem}; the columns are {', '.join(COLUMNS)} (loc required)",
+            f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required)",
         )
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
     width = len(header)
+    batch: list[tuple[int, tuple[Any, ...]]] = []
     while True:
         try:
             row = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
             yield InputError(source, reader.line_num, f"unreadable row ({exc})")
             continue
         number = reader.line_num
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
+        problem: str | None = None
         if len(row) != width:
-            yield InputError(source, number, f"has {len(row)} fields; the header has {width}")
+            problem = f"has {len(row)} fields; the header has {width}"
+        else:
+            values = tuple(row[i].strip() or None if i >= 0 else None for i in positions)
+            if any(v is not None and _not_utf8(v) for v in values):
+                problem = "not valid UTF-8"
+        if problem is not None:
+            yield from _checked_rows(batch, source, default_tz)
+            batch.clear()
+            yield InputError(source, number, problem)
             continue
-        values = [row[i].strip() or None if i >= 0 else None for i in positions]
-        if any(v is not None and _not_utf8(v) for v in values):
-            yield InputError(source, number, "not valid UTF-8")
-            continue
-        try:
-            yield Url(values[0] or "", values[1], values[2], values[3], default_tz=default_tz)
-        except InvalidValue as exc:
-            yield InputError(source, number, str(exc), exc.field)
+        batch.append((number, (values[0] or "", *values[1:])))
+        if len(batch) == _ROWS_PER_CHECK:
+            yield from _checked_rows(batch, source, default_tz)
+            batch.clear()
+    yield from _checked_rows(batch, source, default_tz)
 
 
 def _jsonl(stream: IO[str], source: str, default_tz: tzinfo | None) -> Iterator[Url | InputError]:
