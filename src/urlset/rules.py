@@ -1,0 +1,533 @@
+"""The checker's rules: one function each, with a stable kebab-case code.
+
+A rule function looks at one thing (a value, a count, a host, a piece of raw text) and
+returns the message of its finding, or None. It never reads files or the clock: the
+checker (``check.py``) runs the reader, feeds the rules and turns findings into ``Issue``
+values with the severity, hint and Google Search Console wording of the code table below.
+
+The reader reports what it finds while reading (its table is ``urlset.codes.CODES``); this
+module adds the rules only a checker applies, and sets the severity some reader codes have
+when a document is checked (a reader forgives and reads on; a checker reports strictly).
+``lookup(code)`` answers for both tables.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from datetime import date, datetime, timedelta
+from typing import NamedTuple
+
+from .codes import CODES
+from .dates import Lastmod
+from .limits import Limits
+from .model import Issue, Severity
+from .urls import Scope
+
+
+class RuleCode(NamedTuple):
+    """A row of the code table: ``codes.Code`` plus the wording Search Console uses, if any."""
+
+    severity: Severity
+    title: str
+    hint: str
+    gsc: str = ""
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+CHECK_CODES: dict[str, RuleCode] = {
+    # --- the document ---
+    "cannot-read": RuleCode(
+        E, "file cannot be read", "check the path and its permissions", "Couldn't fetch"
+    ),
+    "byte-order-mark": RuleCode(
+        W,
+        "byte-order mark at the start",
+        "save the file as UTF-8 without a BOM; some consumers reject it",
+    ),
+    "empty-sitemap": RuleCode(
+        E,
+        "sitemap lists no URLs",
+        "a sitemap holds at least one <url> (an index one <sitemap>); remove the file or fill it",
+        "Missing XML tag",
+    ),
+    "element-order": RuleCode(
+        E,
+        "elements out of order",
+        "write <loc>, <lastmod>, <changefreq>, <priority> in this order, extensions after them",
+        "Invalid XML tag",
+    ),
+    "misplaced-element": RuleCode(
+        E,
+        "sitemap element in the wrong place",
+        "this protocol element is not allowed here (e.g. <url> in an index, <loc> outside an entry)",
+        "Invalid XML tag",
+    ),
+    "unknown-sitemap-element": RuleCode(
+        E,
+        "unknown element in the sitemap namespace",
+        "the sitemaps.org namespace has only urlset, url, sitemapindex, sitemap, loc, lastmod, "
+        "changefreq and priority; put extensions in their own namespace",
+        "Invalid XML tag",
+    ),
+    "schema-error": RuleCode(
+        E,
+        "not valid under the protocol's XML schema",
+        "fix the element or value named; the schema is sitemaps.org 0.9 as urlset ships it",
+        "Invalid XML tag value",
+    ),
+    # --- one entry ---
+    "url-not-escaped": RuleCode(
+        E,
+        "URL not escaped",
+        "percent-encode spaces and control characters in URLs (a space is %20)",
+        "Invalid URL",
+    ),
+    "unescaped-ampersand": RuleCode(
+        E,
+        "raw & in the XML",
+        "write & as &amp; inside XML values (a URL's query string too)",
+        "Parsing error",
+    ),
+    "url-not-ascii": RuleCode(
+        W,
+        "URL has non-ASCII characters",
+        "percent-encode non-ASCII characters as UTF-8 (ü is %C3%BC); IRIs are read, URIs are safer",
+    ),
+    "url-too-long": RuleCode(
+        E, "URL over 2,048 characters", "shorten the URL to at most 2,048 characters", "Invalid URL"
+    ),
+    "future-lastmod": RuleCode(
+        W,
+        "lastmod in the future",
+        "write the date the page last changed; a date in the future is ignored",
+        "Invalid date",
+    ),
+    # --- limits of the chosen profile ---
+    "too-many-urls": RuleCode(
+        E,
+        "too many URLs",
+        "split the sitemap into files of at most the profile's URL limit, listed in an index",
+        "Too many URLs",
+    ),
+    "file-too-large": RuleCode(
+        E,
+        "sitemap too large (uncompressed)",
+        "split the sitemap: the limit applies to the uncompressed size, gzip does not help",
+        "Sitemap file size error",
+    ),
+    "too-many-sitemaps": RuleCode(
+        E,
+        "too many sitemaps in the index",
+        "split the index into several indexes, each submitted on its own",
+        "Too many Sitemaps",
+    ),
+    # --- location ---
+    "url-not-allowed": RuleCode(
+        E,
+        "URL outside the sitemap's scope",
+        "list only URLs on the sitemap's scheme, host and port, in its directory or below; "
+        "or move the sitemap up (usually to the site's root)",
+        "URL not allowed",
+    ),
+    "www-variant": RuleCode(
+        E,
+        "www. variant of the sitemap's host",
+        "use one host name everywhere: the sitemap's URLs and the sitemap itself on the same "
+        "www. or bare host",
+        "URL not allowed",
+    ),
+    "dev-host": RuleCode(
+        E,
+        "development or local host",
+        "the URL names a host only the build machine knows (localhost, .local, .test, no dot); "
+        "set the site's public URL in the generator",
+        "URL not allowed",
+    ),
+    "placeholder-host": RuleCode(
+        W,
+        "placeholder host",
+        "example.com/.org/.net are reserved for documentation; set the site's public URL",
+    ),
+    "mixed-hosts": RuleCode(
+        W,
+        "URLs on several hosts",
+        "a sitemap lists URLs of its own host; give each host its own sitemap "
+        "(pass --base-url to check the scope exactly)",
+        "URL not allowed",
+    ),
+    # --- indexes ---
+    "nested-index": RuleCode(
+        E,
+        "index lists another index",
+        "an index lists sitemaps only; list the inner index's sitemaps directly",
+        "Nested indexes",
+    ),
+    "index-other-site": RuleCode(
+        E,
+        "index entry on another site",
+        "an index lists sitemaps of its own scheme, host and port only",
+        "URL not allowed",
+    ),
+    "missing-child": RuleCode(
+        E,
+        "listed sitemap not found",
+        "the index names a file that is not in the directory; publish it or remove the entry",
+        "Couldn't fetch",
+    ),
+    "stale-index-lastmod": RuleCode(
+        W,
+        "index lastmod older than its sitemap's entries",
+        "set the index entry's lastmod to the time the child sitemap last changed",
+    ),
+    # --- text sitemaps ---
+    "text-not-url": RuleCode(
+        E,
+        "line is not a URL",
+        "a text sitemap holds one absolute URL per line and nothing else",
+        "Invalid URL",
+    ),
+    "text-header-line": RuleCode(
+        E,
+        "header or footer line",
+        "a text sitemap has no title, header or footer lines; remove them",
+        "Parsing error",
+    ),
+    "too-many-lines": RuleCode(
+        E,
+        "more than 50,000 lines",
+        "a text sitemap holds at most 50,000 URLs; split it into several files",
+        "Too many URLs",
+    ),
+}
+
+# Reader codes reported with another severity when a document is checked: each breaks a
+# "must" of the protocol or its schema, which the reader forgives so that it can read on.
+CHECK_SEVERITY: dict[str, Severity] = {
+    "wrong-namespace": E,
+    "missing-namespace": E,
+    "non-utf8-encoding": E,
+    "lenient-lastmod": E,
+    "invalid-changefreq": E,
+    "changefreq-case": E,
+    "invalid-priority": E,
+    "too-many-entries": E,
+}
+
+# Search Console's wording for the problems the reader reports.
+GSC_WORDING: dict[str, str] = {
+    "empty-document": "Sitemap is empty",
+    "unknown-format": "Unsupported file format",
+    "html-page": "Sitemap is HTML",
+    "unknown-root": "Unsupported file format",
+    "doctype-refused": "Parsing error",
+    "not-well-formed": "Parsing error",
+    "undefined-entity": "Parsing error",
+    "invalid-character": "Parsing error",
+    "invalid-encoding": "Unsupported file format",
+    "leading-whitespace": "Parsing error",
+    "junk-before-root": "Parsing error",
+    "truncated": "Parsing error",
+    "truncated-entry": "Parsing error",
+    "gzip-truncated": "Compression error",
+    "gzip-corrupt": "Compression error",
+    "decompressed-size-limit": "Sitemap file size error",
+    "non-utf8-encoding": "Unsupported file format",
+    "wrong-namespace": "Incorrect namespace",
+    "missing-namespace": "Incorrect namespace",
+    "too-many-entries": "Too many URLs",
+    "missing-loc": "Missing XML tag",
+    "loc-as-text": "Missing XML tag",
+    "relative-url": "Invalid URL",
+    "invalid-url": "Invalid URL",
+    "invalid-lastmod": "Invalid date",
+    "lenient-lastmod": "Invalid date",
+    "invalid-changefreq": "Invalid XML tag value",
+    "changefreq-case": "Invalid XML tag value",
+    "invalid-priority": "Invalid XML tag value",
+    "unknown-element": "Invalid XML tag",
+}
+
+
+def lookup(code: str) -> RuleCode:
+    """The table row of any code urlset reports, with the severity a check gives it."""
+    row = CHECK_CODES.get(code)
+    if row is not None:
+        return row
+    base = CODES[code]
+    return RuleCode(
+        CHECK_SEVERITY.get(code, base.severity), base.title, base.hint, GSC_WORDING.get(code, "")
+    )
+
+
+def all_codes() -> dict[str, RuleCode]:
+    """Every code the checker can report, reader codes included (for docs and SARIF)."""
+    table = {name: lookup(name) for name in CODES}
+    table.update(CHECK_CODES)
+    return table
+
+
+def make_issue(code: str, message: str, line: int = 0, column: int = 0, source: str = "") -> Issue:
+    row = lookup(code)
+    return Issue(code, row.severity, message, line, column, source, row.hint)
+
+
+def shown(text: str, width: int = 120) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# --- the document ------------------------------------------------------------------------
+
+
+def byte_order_mark(plain: bytes) -> str | None:
+    """The protocol asks for UTF-8; a BOM is allowed by XML but trips naive consumers."""
+    if plain.startswith(b"\xef\xbb\xbf"):
+        return "the document starts with a UTF-8 byte-order mark"
+    return None
+
+
+def empty_sitemap(fmt: str | None, entries: int, fatal: bool) -> str | None:
+    """sitemap.xsd: <urlset> holds one or more <url>, <sitemapindex> one or more <sitemap>."""
+    if fatal or entries or fmt not in ("urlset", "sitemapindex", "text"):
+        return None
+    what = {"urlset": "<url>", "sitemapindex": "<sitemap>", "text": "URL line"}[fmt]
+    return f"the sitemap has no {what}"
+
+
+# --- one entry -----------------------------------------------------------------------------
+
+_INNER_SPACE = re.compile(r"\S\s+\S")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_BARE_AMP = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
+
+
+def url_not_escaped(raw: str) -> str | None:
+    """ "all URLs ... must be URL-escaped" (Entity escaping): no spaces or control characters.
+
+    ``raw`` is the loc text as written in the file, not the URI the reader made of it.
+    """
+    text = raw.strip()
+    if _INNER_SPACE.search(text) or _CONTROL.search(text):
+        return f"{shown(text)!r} contains spaces or control characters"
+    return None
+
+
+def url_not_ascii(raw: str) -> str | None:
+    """An IRI is accepted by the protocol (RFC 3987) but not percent-encoded as advised."""
+    if not raw.isascii():
+        return f"{shown(raw.strip())!r} contains non-ASCII characters"
+    return None
+
+
+def unescaped_ampersand(raw: str) -> str | None:
+    """ "any data values (including URLs) must use entity escape codes": & is written &amp;."""
+    if "&" in raw and _BARE_AMP.search(raw):
+        return f"{shown(raw.strip())!r} has a raw & (write &amp;)"
+    return None
+
+
+def url_too_long(uri_text: str, limits: Limits) -> str | None:
+    """sitemap.xsd tLoc maxLength 2048; the protocol page says "less than 2,048 characters"."""
+    if len(uri_text) > limits.max_loc_length:
+        return f"the URL is {len(uri_text):,} characters; the limit is {limits.max_loc_length:,}"
+    return None
+
+
+# A date without a time is the whole day somewhere on Earth: at most UTC+14 runs ahead.
+_AHEAD = timedelta(hours=14)
+
+
+def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
+    """A lastmod later than ``now`` (an aware datetime the caller chose) cannot be true."""
+    if type(lastmod) is date:
+        if lastmod > (now + _AHEAD).date():
+            return f"lastmod {lastmod.isoformat()} is after {now.date().isoformat()}"
+        return None
+    assert isinstance(lastmod, datetime)
+    if lastmod > now:
+        return f"lastmod {lastmod.isoformat()} is after {now.isoformat(timespec='seconds')}"
+    return None
+
+
+# --- limits ----------------------------------------------------------------------------------
+
+
+def too_many_urls(count: int, limits: Limits) -> str | None:
+    """ "no more than 50,000 URLs" per sitemap file."""
+    if count > limits.max_urls:
+        return f"{count:,} URLs; profile {limits.name} allows {limits.max_urls:,} per sitemap"
+    return None
+
+
+def file_too_large(size: int, limits: Limits) -> str | None:
+    """ "no larger than 50MB (52,428,800 bytes)" uncompressed (10 MB in the 2008 text)."""
+    if size > limits.max_bytes:
+        return f"{size:,} bytes uncompressed; profile {limits.name} allows {limits.max_bytes:,}"
+    return None
+
+
+def too_many_sitemaps(count: int, limits: Limits) -> str | None:
+    """An index lists at most 50,000 sitemaps (1,000 in the 2008 text)."""
+    if count > limits.max_sitemaps_per_index:
+        return (
+            f"{count:,} sitemaps; profile {limits.name} allows "
+            f"{limits.max_sitemaps_per_index:,} per index"
+        )
+    return None
+
+
+# --- location ------------------------------------------------------------------------------
+
+
+def host_of(uri: str) -> str:
+    """The host of an http(s) URI, lower case, without port or brackets."""
+    rest = uri.split("://", 1)[-1]
+    authority = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+    if authority.startswith("["):
+        return authority[1 : authority.find("]")].lower()
+    return authority.split(":", 1)[0].lower()
+
+
+def _bare(host: str) -> str:
+    return host[4:] if host.startswith("www.") else host
+
+
+def www_variant(uri: str, scope: Scope) -> str | None:
+    """The URL is on the www. (or bare) twin of the sitemap's host: a frequent, named mistake."""
+    host = host_of(uri)
+    if host != scope.host and _bare(host) == _bare(scope.host):
+        return f"{shown(uri)} is on {host}, the sitemap on {scope.host}"
+    return None
+
+
+def url_not_allowed(uri: str, scope: Scope) -> str | None:
+    """ "A Sitemap file located at http://example.com/catalog/sitemap.xml can include any URLs
+    starting with http://example.com/catalog/ but can not include URLs starting with
+    http://example.com/images/" (Sitemap file location). The www. case is ``www_variant``."""
+    if uri.startswith(scope.prefix):
+        return None
+    if www_variant(uri, scope) is not None:
+        return None
+    why = scope.violation(uri)
+    return None if why is None else f"{shown(uri)}: {why}"
+
+
+_DEV_SUFFIXES = (".localhost", ".local", ".test", ".invalid", ".internal", ".lan", ".home.arpa")
+_PLACEHOLDERS = ("example.com", "example.org", "example.net")
+
+
+def dev_host(host: str) -> str | None:
+    """A host the public cannot reach: localhost, RFC 6761/6762 names, a name without a dot,
+    a loopback or private address."""
+    if not host:
+        return None
+    if host == "localhost" or host.endswith(_DEV_SUFFIXES):
+        return f"host {host} is a local or development name"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        if address.is_private or address.is_loopback or address.is_link_local:
+            return f"host {host} is a private or loopback address"
+        return None
+    if "." not in host:
+        return f"host {host} has no dot: not a public domain name"
+    return None
+
+
+def placeholder_host(host: str) -> str | None:
+    """example.com/.org/.net and .example are reserved for documentation (RFC 2606)."""
+    if host.endswith(".example") or any(
+        host == name or host.endswith("." + name) for name in _PLACEHOLDERS
+    ):
+        return f"host {host} is a documentation placeholder"
+    return None
+
+
+def mixed_hosts(host: str, first_host: str) -> str | None:
+    """Without the sitemap's own URL the scope is unknown; a second host still stands out."""
+    if host != first_host:
+        return f"host {host} differs from {first_host}, the host of the first URL"
+    return None
+
+
+# --- indexes -------------------------------------------------------------------------------
+
+
+def nested_index(child_format: str | None) -> str | None:
+    """ "Sitemap index files may not list other Sitemap index files" (Google); the protocol's
+    index lists Sitemaps."""
+    if child_format == "sitemapindex":
+        return "the listed file is itself a sitemap index"
+    return None
+
+
+def index_other_site(uri: str, index_scope: Scope) -> str | None:
+    """ "A Sitemap index file can only specify Sitemaps that are found on the same site"."""
+    site = Scope(index_scope.scheme, index_scope.host, index_scope.port, "/")
+    if uri.startswith(site.prefix):
+        return None
+    why = site.violation(uri)
+    return None if why is None else f"{shown(uri)}: {why}"
+
+
+def missing_child(uri: str, local: str) -> str | None:
+    return f"{shown(uri)} should be at {local}, which does not exist"
+
+
+def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
+    """The index entry's lastmod should be the time its sitemap changed: no child entry is newer."""
+    if _as_datetime(newest) > _as_datetime(ref_lastmod):
+        return (
+            f"the index says {ref_lastmod.isoformat()} but the sitemap lists a lastmod of "
+            f"{newest.isoformat()}"
+        )
+    return None
+
+
+def _as_datetime(value: Lastmod) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    from datetime import UTC
+
+    # a day is compared by its end, so that a time on the same day is not "newer"
+    return datetime(value.year, value.month, value.day, 23, 59, 59, tzinfo=UTC) + _AHEAD
+
+
+def newest(values: list[Lastmod]) -> Lastmod | None:
+    if not values:
+        return None
+    return max(values, key=_as_datetime)
+
+
+# --- text sitemaps -------------------------------------------------------------------------
+
+_URLISH = re.compile(r"[^\s<>\"{}|\\^`]+")
+_PATHISH = re.compile(r"(?:[a-z][a-z0-9+.\-]*:)?/?[^\s/]*[./][^\s]*", re.IGNORECASE)
+
+
+def text_not_url(line: str) -> str | None:
+    """ "The text file must have one URL per line": spaces, markup or prose are not URLs."""
+    text = line.strip()
+    if not text:
+        return None
+    if _URLISH.fullmatch(text) and _PATHISH.fullmatch(text):
+        return None
+    return f"{shown(text)!r} is not a URL"
+
+
+def text_header_line(line: str) -> str | None:
+    """ "The text file should contain no header or footer information": a first or last line
+    that is not a URL (the caller passes only those lines)."""
+    if text_not_url(line) is None:
+        return None
+    return f"{shown(line.strip())!r} looks like a header or footer, not a URL"
+
+
+def too_many_lines(count: int, limits: Limits) -> str | None:
+    """ "Each text file can contain a maximum of 50,000 URLs"."""
+    if count > limits.max_urls:
+        return f"{count:,} lines; a text sitemap holds at most {limits.max_urls:,} URLs"
+    return None
