@@ -1,0 +1,174 @@
+"""``urlset check PATH...``: validate sitemaps the way a search engine does.
+
+Files, directories (every sitemap in them; an index's children are resolved inside the
+directory through ``--base-url``) and ``-`` for standard input. Output: text grouped by
+file with a summary line, or ``--format json`` / ``--format sarif``. Exit status: 0 clean,
+1 issues at or above ``--fail-on``, 2 a usage error or a file that could not be read.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, date, datetime
+from typing import IO, TYPE_CHECKING
+
+import click
+
+from .limits import PROFILES
+
+if TYPE_CHECKING:
+    from .check import CheckReport
+
+FORMATS = ("text", "json", "sarif")
+
+
+def _parse_now(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now(UTC)
+    value = text.strip()
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            return datetime(day.year, day.month, day.day, tzinfo=UTC)
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a date (YYYY-MM-DD) or a datetime with zone", param_hint="--now"
+        ) from None
+    if parsed.tzinfo is None:
+        raise click.BadParameter("give the zone, e.g. 2026-01-01T00:00:00Z", param_hint="--now")
+    return parsed
+
+
+@click.command(
+    "check", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
+@click.argument("paths", nargs=-1, required=True, metavar="PATH_OR_URL...")
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="URL the directory (or the single file) is served at: sets the scope of URLs and "
+    "resolves an index's children inside the directory.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(sorted(PROFILES)),
+    default="current",
+    show_default=True,
+    help="Protocol limits to check against.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--fail-on",
+    type=click.Choice(("error", "warning")),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the exit status 1.",
+)
+@click.option("--schema", is_flag=True, help="Also validate against the protocol's XML schema.")
+@click.option(
+    "--now",
+    metavar="DATETIME",
+    help="The time a lastmod may not be after (default: the clock); for reproducible checks.",
+)
+def check(
+    paths: tuple[str, ...],
+    base_url: str | None,
+    profile: str,
+    fmt: str,
+    fail_on: str,
+    schema: bool,
+    now: str | None,
+) -> None:
+    """Validate sitemaps (files, directories, - for standard input)."""
+    moment = _parse_now(now)
+    urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
+    if urls:
+        click.echo(
+            f"urlset check: {urls[0]} is a URL; URLs are not checked here (use urlset fetch to read a site's sitemaps). "
+            "Download the files, then run `urlset check DIR "
+            "--base-url URL`.",
+            err=True,
+        )
+        sys.exit(2)
+    try:
+        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment)
+    except click.ClickException:
+        raise
+    except BrokenPipeError:
+        code = 2
+    except Exception as exc:  # never a traceback: report and exit 2
+        click.echo(f"urlset check: {type(exc).__name__}: {exc}", err=True)
+        code = 2
+    sys.exit(code)
+
+
+def _run(
+    paths: tuple[str, ...],
+    base_url: str | None,
+    profile: str,
+    fmt: str,
+    fail_on: str,
+    schema: bool,
+    now: datetime,
+) -> int:
+    from .check import CheckOptions, check_paths
+    from .errors import InvalidValue
+    from .limits import profile as get_profile
+    from .urls import to_uri
+
+    if base_url is not None:
+        try:
+            to_uri(base_url, field="base URL")
+        except InvalidValue as exc:
+            raise click.BadParameter(str(exc), param_hint="--base-url") from None
+    options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
+    stdin = sys.stdin.buffer.read() if "-" in paths else None
+    report = check_paths(paths, options, stdin=stdin)
+    out = sys.stdout
+    if fmt == "json":
+        json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif fmt == "sarif":
+        json.dump(report.to_sarif(version=_version()), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        _text(report, out)
+    if any(i.code == "cannot-read" for i in report.issues):
+        return 2
+    return 1 if report.failed(fail_on) else 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("urlset")
+    except PackageNotFoundError:
+        return ""
+
+
+def _text(report: CheckReport, out: IO[str]) -> None:
+    from .rules import lookup
+
+    for f in report.files:
+        what = f.format or "unreadable"
+        noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
+        head = f"{f.source} ({what}, {f.entries:,} {noun})"
+        if not f.issues:
+            out.write(f"{head}: ok\n")
+            continue
+        out.write(f"{head}: {f.errors} errors, {f.warnings} warnings\n")
+        for i in f.issues:
+            where = f"{i.line}:{i.column}" if i.line and i.column else str(i.line or "-")
+            gsc = lookup(i.code).gsc
+            tail = f'  [Search Console: "{gsc}"]' if gsc else ""
+            out.write(f"  {where:>9}  {i.severity.value:<7}  {i.code}: {i.message}{tail}\n")
+            if i.hint:
+                out.write(f"  {'':>9}  {'':<7}  hint: {i.hint}\n")
+    s = report.summary()
+    out.write(
+        f"checked {s['files']} files, {s['entries']:,} entries: "
+        f"{s['errors']} errors, {s['warnings']} warnings\n"
+    )
