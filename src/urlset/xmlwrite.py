@@ -9,12 +9,14 @@ The per-URL loop is written out inline because it is the hot path of every build
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import accumulate
+from operator import itemgetter
 from typing import NamedTuple
 
 from .dates import Lastmod, format_w3c, instant
-from .model import ChangeFreq, SitemapRef, Url
+from .extensions import PREFIXES, TYPED, namespaces_of
+from .model import ChangeFreq, RawElement, SitemapRef, Url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -58,18 +60,62 @@ def format_priority(priority: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def url_element(url: Url) -> str:
-    """One <url> element and its newline, as the document writer emits it."""
-    parts = [f"<url><loc>{escape(url.loc)}</loc>"]
+def url_element(url: Url, declared: Collection[str] = ()) -> str:
+    """One <url> element and its newline, as the document writer emits it.
+
+    ``declared``: the extension namespaces the root element already declares.
+    """
+    parts = [f"<url{_url_declarations(url.extensions, declared)}><loc>{escape(url.loc)}</loc>"]
     if url.lastmod is not None:
         parts.append(f"<lastmod>{format_w3c(url.lastmod)}</lastmod>")
     if url.changefreq is not None:
         parts.append(f"<changefreq>{url.changefreq.value}</changefreq>")
     if url.priority is not None:
         parts.append(f"<priority>{format_priority(url.priority)}</priority>")
-    parts.extend(extension.xml for extension in url.extensions)
+    parts.append(extension_markup(url.extensions))
     parts.append("</url>\n")
     return "".join(parts)
+
+
+# Namespaces of typed extensions (image, video, news, xhtml). A streaming writer has sent the
+# <urlset> start tag before it sees later URLs, so a declaration goes where it is known in
+# time: on the root when the document's first batch shows the namespace in use (the usual
+# layout, and what naive consumers expect), otherwise on the <url> element that uses it.
+# Both are namespace-well-formed XML and valid against sitemap.xsd (xmlns attributes are not
+# schema attributes). Raw elements carry their own declarations and need nothing here.
+
+
+def declarations(namespaces: Iterable[str]) -> str:
+    """The xmlns attributes for typed extension namespaces: ` xmlns:image="..."`."""
+    return "".join(f' xmlns:{PREFIXES[ns]}="{ns}"' for ns in namespaces)
+
+
+def _url_declarations(extensions: Sequence[object], declared: Collection[str]) -> str:
+    if not extensions:
+        return ""
+    return declarations(ns for ns in namespaces_of(extensions) if ns not in declared)
+
+
+def extension_markup(extensions: Iterable[object]) -> str:
+    """The children a <url> gets for its extensions: typed values without their declarations
+    (the root or the <url> declares them), raw elements exactly as read."""
+    out = []
+    for extension in extensions:
+        if type(extension) is RawElement:
+            out.append(extension.xml)
+        elif type(extension) in TYPED:
+            out.append(extension.body())  # type: ignore[attr-defined]
+        else:  # anything else that carries its own serialisation
+            out.append(extension.xml)  # type: ignore[attr-defined]
+    return "".join(out)
+
+
+def declare_on_root(header: str, namespaces: Iterable[str]) -> str:
+    """``header`` (ending in the <urlset ...> start tag and a newline) with declarations added."""
+    attrs = declarations(namespaces)
+    if not attrs:
+        return header
+    return header[:-2] + attrs + header[-2:]
 
 
 def index_document(
@@ -124,6 +170,9 @@ class SitemapDocument:
         self._text = text
         self._footer = "" if text else URLSET_FOOTER
         header = "" if text else (header or urlset_header())
+        self._header = header
+        # extension namespaces declared on the root; decided with the first batch written
+        self._declared: tuple[str, ...] = ()
         self._parts: list[str] = [header]
         self._pending = len(header.encode())
         self._size = self._pending
@@ -141,16 +190,15 @@ class SitemapDocument:
         batch = urls[start : start + self._max_urls - self._urls]
         if not batch:
             return start
-        entries = _text_entries(batch) if self._text else _xml_entries(batch)
-        joined = "".join(entries)
-        if joined.isascii():
-            sizes: Iterable[int] = map(len, entries)
+        if self._text:
+            entries = _text_entries(batch)
+        elif not any(map(_EXTENSIONS, batch)):
+            entries = _xml_entries(batch)  # the hot path: no extension work at all
+        elif self._urls == 0 and self._header.endswith(">\n"):
+            entries = self._first_with_extensions(batch)
         else:
-            sizes = [len(entry.encode()) for entry in entries]
-        # ends[i]: the document's size once entries[:i + 1] are in; the first end past the
-        # budget is where this document stops
-        ends = list(accumulate(sizes, initial=self._size))
-        fits = bisect_right(ends, self._budget) - 1
+            entries = _xml_entries_ext(batch, self._declared)
+        joined, ends, fits = self._measure(entries)
         if fits == 0 and self._urls == 0:
             raise EntryTooLarge(batch[0], ends[1] - ends[0])
         if fits < len(entries):
@@ -164,6 +212,36 @@ class SitemapDocument:
             if self._pending >= _FLUSH_BYTES:
                 self._flush()
         return start + fits
+
+    def _measure(self, entries: list[str]) -> tuple[str, list[int], int]:
+        """The joined entries, the document size after each, and how many fit the budget."""
+        joined = "".join(entries)
+        if joined.isascii():
+            sizes: Iterable[int] = map(len, entries)
+        else:
+            sizes = [len(entry.encode()) for entry in entries]
+        # ends[i]: the document's size once entries[:i + 1] are in; the first end past the
+        # budget is where this document stops
+        ends = list(accumulate(sizes, initial=self._size))
+        return joined, ends, bisect_right(ends, self._budget) - 1
+
+    def _first_with_extensions(self, batch: Sequence[Url]) -> list[str]:
+        """Entries of the document's first batch, declaring on the root the typed namespaces
+        that the written part of the batch uses (only those: a namespace is declared where
+        it is used). The root grows, so the cut is found again until it is stable; the set
+        only shrinks, so this ends within as many rounds as there are namespaces."""
+        namespaces = tuple(namespaces_of(_all_extensions(batch)))
+        while True:
+            header = declare_on_root(self._header, namespaces)
+            self._parts[0] = header
+            self._size = self._pending = len(header.encode())
+            entries = _xml_entries_ext(batch, namespaces)
+            _, _, fits = self._measure(entries)
+            used = tuple(namespaces_of(_all_extensions(batch[: max(fits, 0)])))
+            if used == namespaces:
+                self._declared = namespaces
+                return entries
+            namespaces = used
 
     def _track_newest(self, written: Sequence[Url]) -> None:
         lastmods = [url[1] for url in written if url[1] is not None]
@@ -216,7 +294,15 @@ def _priority_xml(priority: float) -> str:
     return text
 
 
+_EXTENSIONS = itemgetter(4)
+
+
+def _all_extensions(batch: Sequence[Url]) -> Iterable[object]:
+    return (extension for url in batch for extension in url[4])
+
+
 def _xml_entries(batch: Sequence[Url]) -> list[str]:
+    """Entries of a batch in which no URL has extensions."""
     # A loc is a URI (model.Url guarantees it): of the five XML specials only & and ' occur.
     lastmod_get = _LASTMOD_XML.get
     priority_get = _PRIORITY_XML.get
@@ -228,7 +314,26 @@ def _xml_entries(batch: Sequence[Url]) -> list[str]:
         + (lastmod_get(lastmod) or _lastmod_xml(lastmod) if lastmod is not None else "")
         + changefreq_xml[changefreq]
         + (priority_get(priority) or _priority_xml(priority) if priority is not None else "")
-        + ("".join(extension.xml for extension in extensions) if extensions else "")
+        + "</url>\n"
+        for loc, lastmod, changefreq, priority, _ in batch
+    ]
+
+
+def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:
+    """Entries of a batch with extensions; ``declared``: namespaces the root declares."""
+    lastmod_get = _LASTMOD_XML.get
+    priority_get = _PRIORITY_XML.get
+    changefreq_xml = _CHANGEFREQ_XML
+    return [
+        "<url"
+        + (_url_declarations(extensions, declared) if extensions else "")
+        + "><loc>"
+        + (escape(loc) if "&" in loc or "'" in loc else loc)
+        + "</loc>"
+        + (lastmod_get(lastmod) or _lastmod_xml(lastmod) if lastmod is not None else "")
+        + changefreq_xml[changefreq]
+        + (priority_get(priority) or _priority_xml(priority) if priority is not None else "")
+        + (extension_markup(extensions) if extensions else "")
         + "</url>\n"
         for loc, lastmod, changefreq, priority, extensions in batch
     ]
