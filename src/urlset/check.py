@@ -412,6 +412,16 @@ def check_document(
     if message is not None and not _dropped_entries(reader_issues):
         found.add("empty-sitemap", message, 1, 1)
 
+    if fmt in ("urlset", "sitemapindex"):
+        message = rules.no_xml_declaration(plain)
+        if message is not None:
+            found.add("no-xml-declaration", message, 1, 1)
+    if fmt == "sitemapindex":
+        without = sum(1 for ref in refs if ref.lastmod is None)
+        message = rules.missing_index_lastmod(without, len(refs))
+        if message is not None:
+            found.add("missing-index-lastmod", message)
+
     # limits of the profile
     if fmt == "sitemapindex":
         message = rules.too_many_sitemaps(entries, limits)

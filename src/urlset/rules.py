@@ -46,6 +46,11 @@ CHECK_CODES: dict[str, RuleCode] = {
         "byte-order mark at the start",
         "save the file as UTF-8 without a BOM; some consumers reject it",
     ),
+    "no-xml-declaration": RuleCode(
+        W,
+        "no XML declaration",
+        'start the file with <?xml version="1.0" encoding="UTF-8"?>; it states the encoding',
+    ),
     "empty-sitemap": RuleCode(
         E,
         "sitemap lists no URLs",
@@ -176,6 +181,11 @@ CHECK_CODES: dict[str, RuleCode] = {
         "the index names a file that is not in the directory; publish it or remove the entry",
         "Couldn't fetch",
     ),
+    "missing-index-lastmod": RuleCode(
+        W,
+        "index entries without lastmod",
+        "give each <sitemap> a <lastmod> so that crawlers fetch only the sitemaps that changed",
+    ),
     "stale-index-lastmod": RuleCode(
         W,
         "index lastmod older than its sitemap's entries",
@@ -285,6 +295,17 @@ def byte_order_mark(plain: bytes) -> str | None:
     if plain.startswith(b"\xef\xbb\xbf"):
         return "the document starts with a UTF-8 byte-order mark"
     return None
+
+
+_DECLARATION = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*<\?xml[ \t\r\n]")
+
+
+def no_xml_declaration(plain: bytes) -> str | None:
+    """The protocol's examples and "must be UTF-8 encoded" rely on the declaration; XML
+    itself makes it optional, so this is a warning."""
+    if _DECLARATION.match(plain):
+        return None
+    return "the document does not start with an XML declaration"
 
 
 def empty_sitemap(fmt: str | None, entries: int, fatal: bool) -> str | None:
@@ -475,6 +496,14 @@ def index_other_site(uri: str, index_scope: Scope) -> str | None:
 
 def missing_child(uri: str, local: str) -> str | None:
     return f"{shown(uri)} should be at {local}, which does not exist"
+
+
+def missing_index_lastmod(without: int, entries: int) -> str | None:
+    """ "lastmod (optional): Identifies the time that the corresponding Sitemap file was
+    modified" - without it a crawler must fetch every child to see what changed."""
+    if without:
+        return f"{without:,} of {entries:,} index entries have no <lastmod>"
+    return None
 
 
 def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
