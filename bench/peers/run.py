@@ -385,6 +385,12 @@ def run_one(peer: str, task: str, args: list[str], timeout: float) -> dict:
                 server = stack.enter_context(Server(root))
                 host = TRAFILATURA_HOST if peer == "trafilatura" else "127.0.0.1"
                 target = server.origin(host) + "/"
+            elif peer == "trafilatura":
+                # courlan drops IP hosts: name the same loopback server by a *.localhost host
+                # (the site's URLs follow only if its server writes them from Host, as `serve` does)
+                target = re.sub(
+                    r"^(https?://)(127\.0\.0\.1|localhost)\b", rf"\1{TRAFILATURA_HOST}", target
+                )
             child_args = [target]
         if peer.startswith("sitemapjs"):
             node = shutil.which("node")
@@ -430,6 +436,8 @@ def run_one(peer: str, task: str, args: list[str], timeout: float) -> dict:
             result["seconds"] = round(child["seconds"], 4)
         result["count"] = child.get("count")
         result["error"] = child.get("error")
+        if task != BUILD and result["count"] == 0 and not result["error"]:
+            result["error"] = "found no URLs (count 0)"
         if rc != 0 and not result["error"]:
             result["error"] = f"exit {rc}: {tail(log)}"
         if outdir is not None:
@@ -517,20 +525,27 @@ def child_scrapy(task: str, target: str) -> dict:
     class DropPages:
         """Spider middleware: count the page requests SitemapSpider yields, drop them."""
 
-        def _keep(self, r: object, spider: SitemapSpider) -> bool:
-            if isinstance(r, Request) and r.callback != spider._parse_sitemap:
+        def __init__(self, crawler) -> None:
+            self.crawler = crawler
+
+        @classmethod
+        def from_crawler(cls, crawler):
+            return cls(crawler)
+
+        def _keep(self, r: object) -> bool:
+            if isinstance(r, Request) and r.callback != self.crawler.spider._parse_sitemap:
                 state["pages"] += 1
                 return False
             return True
 
-        def process_spider_output(self, response, result, spider):
+        def process_spider_output(self, response, result):
             state["sitemaps"] += 1
-            return (r for r in result if self._keep(r, spider))
+            return (r for r in result if self._keep(r))
 
-        async def process_spider_output_async(self, response, result, spider):
+        async def process_spider_output_async(self, response, result):
             state["sitemaps"] += 1
             async for r in result:
-                if self._keep(r, spider):
+                if self._keep(r):
                     yield r
 
     class PeerSitemapSpider(SitemapSpider):
@@ -628,7 +643,10 @@ CHILDREN = {
 def child_main(peer: str, task: str, result_path: str, args: list[str]) -> int:
     import logging
 
-    logging.basicConfig(level=logging.ERROR)
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)
+    logging.root.addHandler(handler)
+    logging.root.setLevel(logging.WARNING)
     try:
         out = CHILDREN[peer](task, *args)
     except BaseException as exc:  # reported, not hidden
