@@ -449,6 +449,8 @@ def check_document(
                 _schema(plain, fmt, found)
     elif fmt == "text":
         _text_lines(plain, found)
+    elif fmt == "unknown" and plain.strip():
+        _text_with_header(plain, found)
 
     found.finish()
     issues = _merge(reader_issues, found)
@@ -514,8 +516,8 @@ def _merge(reader_issues: list[Issue], found: _Findings) -> list[Issue]:
             issue = issue._replace(severity=row.severity)
         out.append(issue)
     # a raw & in a loc is found by both; keep one per line
-    have = {(i.code, i.line) for i in out}
-    out.extend(i for i in found.placed if (i.code, i.line) not in have)
+    have = {i.line for i in out if i.code == "unescaped-ampersand"}
+    out.extend(i for i in found.placed if not (i.code == "unescaped-ampersand" and i.line in have))
     return out
 
 
@@ -611,6 +613,31 @@ def _text_lines(plain: bytes, found: _Findings) -> None:
         message = rules.url_not_ascii(line)
         if message is not None:
             found.add("url-not-ascii", message, n, 1)
+
+
+def _text_with_header(plain: bytes, found: _Findings) -> None:
+    """The reader takes a text sitemap only when its first line is a URL: name the header
+    lines of a file whose other lines are URLs."""
+    try:
+        text = plain.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if len(numbered) < 2:
+        return
+    first_url = next((k for k, (_, line) in enumerate(numbered) if _absolute(line)), None)
+    if first_url is None or first_url == 0 or first_url > 5:
+        return
+    if not all(_absolute(line) for _, line in numbered[first_url:]):
+        return
+    for n, line in numbered[:first_url]:
+        message = rules.text_header_line(line)
+        if message is not None:
+            found.add("text-header-line", message, n, 1)
+
+
+def _absolute(line: str) -> bool:
+    return line.strip().lower().startswith(("http://", "https://"))
 
 
 def _plausible(line: str) -> bool:
