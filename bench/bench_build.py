@@ -3,9 +3,10 @@
     .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000] [--no-peers]
 
 Each measurement runs in a fresh subprocess so that peak RSS is its own. urlset is measured
-two ways: from prepared (loc, lastmod, changefreq, priority) strings, which is the build's own
-cost (checking and normalising every value, de-duplication, splitting, XML, gzip, index,
-atomic publishing), and generating each URL inside the timed loop as the peers do. The size
+three ways: from prepared (loc, lastmod, changefreq, priority) rows of strings passed as they
+are, and through one ``Url()`` call per row, which are the build's own cost (checking and
+normalising every value, de-duplication, splitting, XML, gzip, index, atomic publishing);
+and generating each URL inside the timed loop as the peers do. The size
 check decompresses urlset's output and compresses the same XML with `gzip -6`. Peers
 (sitemap.js both ways, xml-sitemap-writer) run through bench/peers/run.py in the same run.
 """
@@ -33,15 +34,16 @@ sys.path.insert(0, {peers!r})
 from run import item
 from urlset import Url, write_sitemaps
 n, out, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-if mode == "prepared":
+if mode in ("prepared", "rows"):
     rows = [item(i) for i in range(n)]
+    entries = rows if mode == "rows" else (Url(*row) for row in rows)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    report = write_sitemaps((Url(*row) for row in rows), out, "https://www.example.com/")
+    report = write_sitemaps(entries, out, "https://www.example.com/")
 else:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    report = write_sitemaps((Url(*item(i)) for i in range(n)), out, "https://www.example.com/")
+    report = write_sitemaps((item(i) for i in range(n)), out, "https://www.example.com/")
 seconds = time.perf_counter() - start
 print(json.dumps({{"seconds": seconds, "urls": report.urls, "files": len(report.files),
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -125,24 +127,16 @@ def main() -> None:
         f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
     )
     rows = []
-    prepared = run_urlset(n, "prepared")
-    rows.append(
-        (
-            "urlset (prepared values)",
-            prepared["seconds"],
-            prepared["peak_rss_mb"] - prepared["rss_before_mb"],
-            prepared["urls"],
-        )
-    )
-    generated = run_urlset(n, "generated")
-    rows.append(
-        (
-            "urlset (generated in loop)",
-            generated["seconds"],
-            generated["peak_rss_mb"],
-            generated["urls"],
-        )
-    )
+    runs = {}
+    for mode, label in (
+        ("rows", "urlset (prepared rows)"),
+        ("prepared", "urlset (Url() per row)"),
+        ("generated", "urlset (generated in loop)"),
+    ):
+        result = runs[mode] = run_urlset(n, mode)
+        grown = result["peak_rss_mb"] - (result["rss_before_mb"] if mode != "generated" else 0)
+        rows.append((label, result["seconds"], grown, result["urls"]))
+    prepared, generated = runs["rows"], runs["generated"]
     ours, ref = gzip6_size(Path(str(prepared["out"])))
     peers = [] if args.no_peers else run_peers(n)
     for peer in peers:
@@ -156,7 +150,7 @@ def main() -> None:
         )  # type: ignore[call-overload]
         if peer.get("error"):
             print(f"  {peer['peer']}: error {peer['error']}")
-    fastest_peer = min((r[1] for r in rows[2:] if r[1] > 0), default=None)
+    fastest_peer = min((r[1] for r in rows[3:] if r[1] > 0), default=None)
     print(
         "\n| tool | seconds | URLs/s | peak RSS MB | URLs | vs urlset (generated) |\n|---|---|---|---|---|---|"
     )

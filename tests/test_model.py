@@ -214,3 +214,36 @@ def test_rows_checked_by_column_match_the_constructor(rows: list[tuple[object, .
             ("error", r.field) if isinstance(r, InvalidValue) else r for r in urls_from_rows(rows)
         ]
         assert got == [_one(row) for row in rows]
+
+
+_loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE", max_size=20)
+
+
+@given(
+    st.lists(_loc_tails, min_size=1, max_size=20),
+    st.sampled_from(
+        ["https://a.com/", "http://A.com/", "https://a.com:443/", "https://xn--bcher-kva.example/"]
+    ),
+)
+def test_fast_paths_never_keep_what_the_full_parse_would_change(
+    tails: list[str], prefix: str
+) -> None:
+    from urlset.urls import full_uri, is_plain_uri, plain_uri_flags
+
+    locs = [prefix + tail for tail in tails]
+    for loc, flag in zip(locs, plain_uri_flags(locs), strict=True):
+        for fast in (flag, is_plain_uri(loc)):
+            if fast:
+                assert full_uri(loc) == loc
+
+
+def test_fast_path_cases() -> None:
+    from urlset.urls import is_plain_uri, plain_uri_flags
+
+    assert to_uri("http://a.com/a/%2e%2e/b") == "http://a.com/b"
+    assert to_uri("http://a.com/[x]") == "http://a.com/%5Bx%5D"
+    assert to_uri("http://[::1]/[x]") == "http://[::1]/%5Bx%5D"
+    assert not is_plain_uri("http://a.com/a/%2e%2e/b")
+    assert plain_uri_flags(
+        ["https://a.com/x", "https://a.com/./y", "https://b.com/z", "https://a.com/q?x='1'"]
+    ) == [True, False, False, False]

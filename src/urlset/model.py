@@ -20,9 +20,7 @@ from typing import Any, NamedTuple
 from .dates import Lastmod, check_lastmod
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
-from .urls import PLAIN_URI, to_uri
-
-_plain_uri = PLAIN_URI.fullmatch
+from .urls import is_plain_uri, plain_uri_flags, to_uri
 
 
 class ChangeFreq(StrEnum):
@@ -123,7 +121,7 @@ class Url(_UrlFields):
     ) -> Url:
         # Fast paths for the values builds pass millions of times; anything else goes
         # through the full check, which normalises or explains.
-        if not (type(loc) is str and len(loc) <= MAX_LOC_LENGTH and _plain_uri(loc)):
+        if not (type(loc) is str and len(loc) <= MAX_LOC_LENGTH and is_plain_uri(loc)):
             loc = to_uri(loc)
         known = _KNOWN_LASTMOD.get(lastmod, _MISSING) if type(lastmod) is str else _MISSING
         if known is _MISSING:
@@ -219,10 +217,13 @@ def urls_from_rows(
     try:
         if set(map(len, rows)) != {4} or default_tz is not None:
             raise TypeError("not the fast shape")
-        locs, lastmods, changefreqs, priorities = zip(*rows, strict=True)
-        if not set(map(type, locs)) == {str} or max(map(len, locs)) > MAX_LOC_LENGTH:
+        locs = [row[0] for row in rows]
+        lastmods = [row[1] for row in rows]
+        changefreqs = [row[2] for row in rows]
+        priorities = [row[3] for row in rows]
+        if set(map(type, locs)) != {str}:
             raise TypeError("not the fast shape")
-        loc_ok = list(map(_plain_uri, locs))
+        loc_ok = plain_uri_flags(locs)
         lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
         cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
         if not set(map(type, priorities)) <= _ROW_TYPES:
@@ -231,9 +232,9 @@ def urls_from_rows(
     except TypeError:  # ragged rows, unhashable or unusual values: check each row on its own
         return [_url_or_error(row, default_tz) for row in rows]
     out: list[Url | InvalidValue] = list(map(_new_url, zip(locs, lm, cf, pr, repeat(()))))
-    if None in loc_ok or _MISSING in lm or _MISSING in cf or _MISSING in pr:
+    if False in loc_ok or _MISSING in lm or _MISSING in cf or _MISSING in pr:
         for i, (a, b, c, d) in enumerate(zip(loc_ok, lm, cf, pr, strict=True)):
-            if a is None or b is _MISSING or c is _MISSING or d is _MISSING:
+            if not a or b is _MISSING or c is _MISSING or d is _MISSING:
                 out[i] = _url_or_error(rows[i], default_tz)
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
 import ada_url
 
@@ -17,17 +18,25 @@ from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 
 # The hot path: an ASCII http(s) URL with a lowercase host, no port, a path with no dot
-# segments, only characters RFC 3986 allows and valid %XX escapes, and no fragment is
-# already the URI the full WHATWG parse below would produce, so it is taken as it is.
+# segments (nor %2e, which WHATWG reads as a dot), only characters RFC 3986 allows and valid
+# %XX escapes, and no fragment is already the URI the full WHATWG parse below would produce,
+# so it is taken as it is.
 PLAIN_URI = re.compile(
     r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?"
-    r"/(?!.*/\.\.?(?:[/?]|$))(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
-    r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-F]{2})*)?"
+    r"/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%(?!2[eE])[0-9A-Fa-f]{2})*"
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
 )
+
+
+def is_plain_uri(loc: str) -> bool:
+    """True when ``loc`` is certainly the URI ``to_uri`` would return (the per-URL fast path)."""
+    return PLAIN_URI.fullmatch(loc) is not None and "/." not in loc
+
+
 _AUTHORITY = re.compile(r"https?://[^/\\?#]", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # After the WHATWG parse: a '%' that starts no escape, and characters RFC 3986 never allows.
-_NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> ]")
+_NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> \[\]]")
 _DEFAULT_PORT = {"http": 80, "https": 443}
 
 
@@ -40,8 +49,13 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
     """
     if not isinstance(loc, str):
         raise InvalidValue(field, loc, "must be a string")
-    if len(loc) <= max_length and PLAIN_URI.fullmatch(loc):
+    if len(loc) <= max_length and is_plain_uri(loc):
         return loc
+    return full_uri(loc, max_length=max_length, field=field)
+
+
+def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") -> str:
+    """``to_uri`` without its fast path: every URL through the WHATWG parse."""
     if _CONTROL.search(loc):
         raise InvalidValue(field, loc, "contains a control character or line break")
     text = loc.strip()
@@ -64,12 +78,60 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
     if not parsed.hostname:
         raise InvalidValue(field, loc, "has no host")
     parsed.hash = ""
-    uri = _NOT_URI.sub(_escape_match, parsed.href)
+    href = parsed.href
+    path_at = href.find("/", href.find("//") + 2)  # brackets stay legal in an IPv6 host only
+    uri = href[:path_at] + _NOT_URI.sub(_escape_match, href[path_at:]) if path_at > 0 else href
     if len(uri) > max_length:
         raise InvalidValue(
             field, loc, f"is {len(uri)} characters once encoded; the limit is {max_length}"
         )
     return uri
+
+
+# Characters a URI path or query may hold as they are (RFC 3986), newline as the separator of
+# a joined batch; '%' (escapes must be valid), "'" (WHATWG escapes it in queries) and "/."
+# (dot segments) are left to the per-URL check.
+_BATCH_ALLOWED = (
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?\n"
+)
+
+
+def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[bool]:
+    """For each loc, True when it is certainly the URI ``to_uri`` would return, unchanged.
+
+    A batch check for the build's hot path: the scheme://host/ prefix of the first loc is
+    validated once, every loc must start with it, and the rest of all locs is checked in one
+    ``bytes.translate`` pass. A False only means "check this one on its own".
+    """
+    if not locs:
+        return []
+    first = locs[0]
+    cut = first.find("/", first.find("://") + 3) + 1 if "://" in first else 0
+    prefix = first[:cut]
+    try:
+        if not cut or to_uri(prefix) != prefix or "%" in prefix:
+            return [False] * len(locs)
+    except InvalidValue:
+        return [False] * len(locs)
+    flags = list(map(str.startswith, locs, repeat(prefix)))
+    joined = "\n".join(locs)
+    if (
+        not joined.isascii()
+        or joined.encode().translate(None, _BATCH_ALLOWED)
+        or "/." in joined
+        or max(map(len, locs)) > max_length
+    ):
+        flags = [ok and _plain_alone(loc, max_length) for ok, loc in zip(flags, locs, strict=True)]
+    return flags
+
+
+def _plain_alone(loc: str, max_length: int) -> bool:
+    return (
+        len(loc) <= max_length
+        and loc.isascii()
+        and not loc.encode().translate(None, _BATCH_ALLOWED)
+        and "/." not in loc
+    )
 
 
 def _escape_match(m: re.Match[str]) -> str:
