@@ -598,3 +598,16 @@ def test_cli_build_timezone_for_naive_times(tmp_path: Path) -> None:
 def test_no_staging_leftovers_after_success(tmp_path: Path) -> None:
     write_sitemaps(numbered(3), tmp_path, BASE)
     assert sorted(os.listdir(tmp_path)) == ["sitemap.xml.gz"]
+
+
+def test_equal_instants_in_other_zones_keep_their_own_zone(tmp_path: Path) -> None:
+    utc, plus2 = timezone.utc, timezone(timedelta(hours=2))
+    urls = [
+        Url(BASE + "a", datetime(2024, 1, 2, 1, 4, 5, tzinfo=utc)),
+        Url(BASE + "b", datetime(2024, 1, 2, 3, 4, 5, tzinfo=plus2)),
+    ]
+    write_sitemaps(urls, tmp_path, BASE, gzip=False)
+    assert [e["lastmod"] for e in entries(tmp_path / "sitemap.xml")] == [
+        "2024-01-02T01:04:05Z",
+        "2024-01-02T03:04:05+02:00",
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
+from datetime import date
 from itertools import accumulate
 from operator import itemgetter
 from typing import NamedTuple
@@ -285,7 +286,11 @@ def _lastmod_xml(lastmod: Lastmod) -> str:
     if len(_LASTMOD_XML) > _LASTMOD_CACHE:
         _LASTMOD_XML.clear()
         _LASTMOD_XML[None] = ""
-    text = _LASTMOD_XML[lastmod] = f"<lastmod>{format_w3c(lastmod)}</lastmod>"
+    text = f"<lastmod>{format_w3c(lastmod)}</lastmod>"
+    # only dates: aware datetimes in different zones compare equal at the same instant,
+    # and a cached text would then carry another entry's zone
+    if type(lastmod) is date:
+        _LASTMOD_XML[lastmod] = text
     return text
 
 
