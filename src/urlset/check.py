@@ -1090,6 +1090,8 @@ def _children(
         return
     added: list[Issue] = []
     lines = index.ref_lines or [0] * len(index.refs)
+    # an entry without lastmod whose sitemap has no lastmod either loses nothing
+    excused = 0
     for ref, line in zip(index.refs, lines, strict=False):
         local = _local_child(ref.loc, path, root, root_url)
         if local is None:
@@ -1106,6 +1108,8 @@ def _children(
             child = check_file(local, options, url=ref.loc)
             done[key] = child
             report.files.append(child)
+        if ref.lastmod is None and child.newest_lastmod is None and child.format != "sitemapindex":
+            excused += 1
         message = rules.nested_index(child.format)
         if message is not None:
             added.append(rules.make_issue("nested-index", message, line, 0, index.source))
@@ -1115,6 +1119,17 @@ def _children(
                 added.append(
                     rules.make_issue("stale-index-lastmod", message, line, 0, index.source)
                 )
+    if excused:
+        kept = []
+        for issue in index.issues:
+            if issue.code == "missing-index-lastmod":
+                without = sum(1 for ref in index.refs if ref.lastmod is None) - excused
+                message = rules.missing_index_lastmod(without, len(index.refs))
+                if message is None:
+                    continue
+                issue = issue._replace(message=message)
+            kept.append(issue)
+        index.issues = kept
     if added:
         index.issues = sorted(index.issues + added, key=_position)
 
