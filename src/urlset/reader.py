@@ -182,9 +182,9 @@ class SitemapReader:
             limit = self.limits.max_decompressed_bytes
             if self._size > limit:
                 keep = len(data) - (self._size - limit)
-                data = data[: max(keep, 0)]
-                if data:
-                    self._plain(data)
+                self._size -= len(data)
+                if keep > 0:
+                    self._plain(data[:keep])
                 self._sink.issue(
                     "decompressed-size-limit",
                     f"stopped at {limit:,} bytes (ReadLimits.max_decompressed_bytes)",

@@ -19,10 +19,13 @@ Two lanes read the same document and must give the same result:
 
 from __future__ import annotations
 
+import copy
+import gc
 import re
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
+from itertools import repeat
 from typing import Any
 from urllib.parse import urljoin
 
@@ -59,6 +62,34 @@ _FAST_DATETIME = re.compile(
 ).fullmatch
 _FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
 _CHANGEFREQ = {c.value: c for c in ChangeFreq}
+_CHANGEFREQ_OR_NONE: dict[str | None, ChangeFreq | None] = {None: None}
+_CHANGEFREQ_OR_NONE.update(_CHANGEFREQ)
+_MISSING: Any = object()
+_BAD: Any = object()
+
+
+class _Dates(dict[str | None, Any]):
+    """lastmod text -> value for the fast lane (bounded cache); _BAD when not plain W3C."""
+
+    def __missing__(self, key: str | None) -> Any:
+        if key is None:
+            return None
+        value = fast_lastmod(key)
+        if value is None:
+            value = _BAD
+        if len(self) < 4096:
+            self[key] = value
+        return value
+
+
+class _Priorities(dict[str | None, Any]):
+    """priority text (already matched as 0..1) -> float, for the fast lane."""
+
+    def __missing__(self, key: str | None) -> Any:
+        value = None if key is None else float(key)
+        if len(self) < 4096:
+            self[key] = value
+        return value
 
 
 def fast_uri(text: str) -> bool:
@@ -261,7 +292,6 @@ _ERROR_CODES = {
     "ERR_TAG_NOT_FINISHED": "truncated",
     "ERR_DOCUMENT_EMPTY": "empty-document",
 }
-_PREMATURE = re.compile(r"Premature end of data in tag (\S+) line")
 
 
 def _split(tag: str) -> tuple[str, str]:
@@ -269,6 +299,14 @@ def _split(tag: str) -> tuple[str, str]:
         ns, _, local = tag[1:].partition("}")
         return ns, local
     return "", tag
+
+
+def _serialise(el: Any) -> str:
+    """``el`` on its own: declarations of the namespaces it uses, and no others."""
+    alone = copy.deepcopy(el)
+    alone.tail = None
+    etree.cleanup_namespaces(alone)
+    return etree.tostring(alone, encoding="unicode")
 
 
 def _parser() -> etree.XMLPullParser:
@@ -297,16 +335,21 @@ _ENCODING = re.compile(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)[
 PROLOG_CAP = 65_536
 FAST_WAIT_CAP = 1_048_576
 
-# the fast lane's record: protocol order, no attributes, values free of markup and of any
-# character XML forbids; ']' is excluded so that ']]>' cannot occur
-_V = r"[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*"
+# The fast lane's record: protocol order, no attributes, no comments, and values the regex
+# itself vouches for: a loc that is a plain http(s) URI (the character set of urls._PLAIN
+# without '%' and quotes, '&' only as '&amp;'), a lastmod of W3C digits, an exact changefreq,
+# a priority from 0 to 1. Such a record is well-formed XML; anything else is not matched and
+# goes to the full lane. Whitespace between records is checked by the caller.
 _S = r"[ \t\r\n]*"
+_URI_CHARS = r"[A-Za-z0-9\-._~!$()*+,;=:@/?]*"
 _RECORD = re.compile(
-    rf"{_S}<url>{_S}<loc>({_V}(?:&(?:amp|lt|gt|quot|apos);{_V})*)</loc>{_S}"
-    rf"(?:<lastmod>({_V})</lastmod>{_S})?"
-    rf"(?:<changefreq>({_V})</changefreq>{_S})?"
-    rf"(?:<priority>({_V})</priority>{_S})?</url>"
+    rf"<url>{_S}<loc>(https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?/{_URI_CHARS}"
+    rf"(?:&amp;{_URI_CHARS})*)</loc>{_S}"
+    rf"(?:<lastmod>(\d{{4}}-\d\d-\d\d(?:T[0-9:]{{8}}(?:Z|[+-]\d\d:\d\d))?)</lastmod>{_S})?"
+    rf"(?:<changefreq>(always|hourly|daily|weekly|monthly|yearly|never)</changefreq>{_S})?"
+    rf"(?:<priority>(0(?:\.\d{{1,4}})?|1(?:\.0{{1,4}})?)</priority>{_S})?</url>"
 )
+_XML_SPACE = " \t\r\n"
 
 _PROLOG, _FAST, _SLOW, _DONE = range(4)
 
@@ -337,17 +380,28 @@ class XmlBody:
         self.entry_local = ""
         self.entry_depth = 2
         self.core_ns: frozenset[str] = frozenset()
+        self.rss_ns = frozenset(("", "http://purl.org/rss/1.0/"))
         self.container = ""
         self.root_ended = False
         self.encoding_utf8 = True
         self.root_local = ""
+        self.prolog_checked = False
+        # raw-stream positions of entry tags, for telling a cut final entry (see _track_tags)
+        self.fed = 0
+        self.tag_carry = b""
+        self.tag_start: re.Pattern[bytes] | None = None
+        self.tag_end: re.Pattern[bytes] | None = None
+        self.root_end: re.Pattern[bytes] | None = None
+        self.root_end_raw = False
+        self.last_start = -1
+        self.last_end = -1
         # fast lane state
         self.fline = 1
         self.fcol = 1
         self.line0 = 1
         self.col0 = 1
-        self.dates: dict[str, Lastmod | None] = {}
-        self.prios: dict[str, float | None] = {}
+        self.dates = _Dates()
+        self.prios = _Priorities()
 
     @property
     def dead(self) -> bool:
@@ -381,6 +435,27 @@ class XmlBody:
     def _prolog(self, final: bool) -> None:
         buf = self.buf
         pos = 3 if buf[:3] == b"\xef\xbb\xbf" else 0
+        if not self.prolog_checked:
+            # whitespace before <?xml: libxml2 recovers from it but then drops entity
+            # references such as &amp; from the text, so it is removed here and reported
+            space = _WS.match(buf, pos)
+            if space is not None:
+                end = space.end()
+                if len(buf) < end + 5 and not final:
+                    return self._prolog_wait(final)
+                if buf.startswith(b"<?xml", end):
+                    line, column = self._position(end)
+                    self.sink.issue(
+                        "leading-whitespace",
+                        "whitespace before the XML declaration (removed)",
+                        line,
+                        column,
+                    )
+                    junk = bytes(buf[pos:end])
+                    self.sink.line_shift += junk.count(b"\n")
+                    self.sink.col_shift += len(junk) - junk.rfind(b"\n") - 1
+                    del buf[pos:end]
+            self.prolog_checked = True
         n = len(buf)
         while pos < n:
             c = buf[pos]
@@ -487,86 +562,131 @@ class XmlBody:
     # -- the fast lane --
     def _fast(self) -> None:
         buf = self.buf
-        cut = buf.rfind(b">") + 1
-        if cut == 0:
+        end = buf.rfind(b"</url>")
+        if end < 0:
             if len(buf) > FAST_WAIT_CAP:
                 self._handoff()
             return
+        end += 6
         try:
-            text = buf[:cut].decode("utf-8")
+            text = buf[:end].decode("utf-8")
         except UnicodeDecodeError:
             self._handoff()
             return
+        parts = _RECORD.split(text)
+        total = len(parts) // 5
+        gaps = parts[0::5]
+        tail = gaps.pop()
+        limit = total
+        if "".join(gaps).strip(_XML_SPACE):
+            limit = next(i for i, gap in enumerate(gaps) if gap.strip(_XML_SPACE))
+        enabled = gc.isenabled()
+        if enabled:  # building many small tuples in a tight loop: collections would only cost
+            gc.disable()
+        try:
+            done = self._fast_block(parts, limit, text)
+        finally:
+            if enabled:
+                gc.enable()
+        if done == total and not tail:
+            self._fast_consumed(text, len(text))
+            return
+        pos = 0
+        if done:
+            for i, m in enumerate(_RECORD.finditer(text)):
+                if i == done - 1:
+                    pos = m.end()
+                    break
+        self._fast_consumed(text, pos)
+        if self.state == _FAST:
+            self._handoff()
+
+    def _fast_block(self, parts: list[str | None], limit: int, text: str) -> int:
+        """``_fast_records`` for a block without anything unusual, done with C-level maps;
+        any doubt (a duplicate, a limit, an odd value) and the record loop decides."""
+        sink = self.sink
+        if limit == 0 or sink.count + limit > sink.next_check:
+            return self._fast_records(parts, limit, text)
+        stop = 5 * limit
+        locs = parts[1:stop:5]
+        joined = "\x00".join(locs)  # type: ignore[arg-type]
+        if "&" in joined:
+            locs = list(map(str.replace, locs, repeat("&amp;"), repeat("&")))  # type: ignore[arg-type]
+        if "/." in joined or max(map(len, locs)) > MAX_LOC_LENGTH:  # type: ignore[arg-type]
+            return self._fast_records(parts, limit, text)
+        lastmods = list(map(self.dates.__getitem__, parts[2:stop:5]))
+        if _BAD in lastmods:
+            return self._fast_records(parts, limit, text)
+        hashes = list(map(hash, locs))
+        seen = sink.seen
+        if not seen.isdisjoint(hashes) or len(set(hashes)) != limit:
+            return self._fast_records(parts, limit, text)
+        seen.update(hashes)
+        sink.count += limit
+        sink.out.extend(
+            map(
+                tuple.__new__,
+                repeat(Url, limit),
+                zip(
+                    locs,
+                    lastmods,
+                    map(_CHANGEFREQ_OR_NONE.__getitem__, parts[3:stop:5]),
+                    map(self.prios.__getitem__, parts[4:stop:5]),
+                    repeat((), limit),
+                    strict=False,
+                ),
+            )
+        )
+        return limit
+
+    def _fast_records(self, parts: list[str | None], limit: int, text: str) -> int:
+        """Pass on the first ``limit`` records in ``parts`` (from _RECORD.split) while each is
+        clean; returns how many were passed on."""
         sink = self.sink
         out = sink.out
         seen = sink.seen
         dates = self.dates
         prios = self.prios
-        trusted = Url._trusted
-        match = _RECORD.match
         changefreqs = _CHANGEFREQ
-        pos = 0
-        clean = True
-        while True:
-            m = match(text, pos)
-            if m is None:
-                break
-            loc, lastmod, changefreq, priority = m.groups()
+        new = tuple.__new__
+        url = Url
+        no_extensions = ()
+        stop = 5 * limit
+        done = 0
+        starts: list[int] | None = None
+        count = sink.count
+        check = sink.next_check
+        for loc, lastmod, changefreq, priority in zip(
+            parts[1:stop:5], parts[2:stop:5], parts[3:stop:5], parts[4:stop:5], strict=True
+        ):
+            assert loc is not None
             if "&" in loc:
-                if "&l" in loc or "&g" in loc or "&q" in loc or "&ap" in loc:
-                    clean = False
-                    break
                 loc = loc.replace("&amp;", "&")
-            if not (len(loc) <= MAX_LOC_LENGTH and "/." not in loc and _FAST_URI(loc)):
-                clean = False
+            if "/." in loc or len(loc) > MAX_LOC_LENGTH:
                 break
-            if lastmod is not None:
-                if lastmod in dates:
-                    lm = dates[lastmod]
-                else:
-                    lm = fast_lastmod(lastmod)
-                    if len(dates) < 4096:
-                        dates[lastmod] = lm
-                if lm is None:
-                    clean = False
+            lm = dates[lastmod]
+            if lm is _BAD:
+                break
+            cf = None if changefreq is None else changefreqs[changefreq]
+            pr = prios[priority]
+            if count >= check:
+                sink.count = count
+                if not sink.counted(False):
+                    self.state = _DONE
                     break
-            else:
-                lm = None
-            if changefreq is not None:
-                cf = changefreqs.get(changefreq)
-                if cf is None:
-                    clean = False
-                    break
-            else:
-                cf = None
-            if priority is not None:
-                if priority in prios:
-                    pr = prios[priority]
-                else:
-                    pr = fast_priority(priority)
-                    if len(prios) < 4096:
-                        prios[priority] = pr
-                if pr is None:
-                    clean = False
-                    break
-            else:
-                pr = None
-            if sink.count >= sink.next_check and not sink.counted(False):
-                self._fast_consumed(text, pos)
-                self.state = _DONE
-                return
-            sink.count += 1
+                check = sink.next_check
+            count += 1
             h = hash(loc)
             if h in seen:
-                start = text.find("<url>", m.start())
-                sink.duplicate(loc, self.fline + text.count("\n", 0, start))
+                if starts is None:
+                    starts = [m.start() for m in _RECORD.finditer(text)]
+                sink.duplicate(loc, self.fline + text.count("\n", 0, starts[done]))
             else:
                 seen.add(h)
-            out.append(trusted(loc, lm, cf, pr, ()))
-            pos = m.end()
-        self._fast_consumed(text, pos)
-        if not clean or text.find("</url>", pos) >= 0 or len(self.buf) > FAST_WAIT_CAP:
-            self._handoff()
+            out.append(new(url, (loc, lm, cf, pr, no_extensions)))
+            done += 1
+        sink.count = count
+        return done
 
     def _fast_consumed(self, text: str, pos: int) -> None:
         """Drop the first ``pos`` characters of ``text`` (the start of ``buf``) as read."""
@@ -606,6 +726,30 @@ class XmlBody:
             return
         self._events(list(self.parser.read_events()), truncated=False)
         self._errors()
+        self._track_tags(data)
+
+    def _track_tags(self, data: bytes) -> None:
+        """Remember where the last entry start tag and the last entry end tag lie in the raw
+        stream, so that close() can tell a cut final entry from one libxml2 merely held back."""
+        window = self.tag_carry + data
+        base = self.fed - len(self.tag_carry)
+        self.fed += len(data)
+        self.tag_carry = window[-64:]
+        if self.tag_start is None:
+            if not self.entry_local:
+                return
+            name = re.escape(self.entry_local.encode())
+            self.tag_start = re.compile(rb"<(?:[\w.\-]+:)?" + name + rb"[ \t\r\n>]")
+            self.tag_end = re.compile(rb"</(?:[\w.\-]+:)?" + name + rb"[ \t\r\n]*>")
+            root = re.escape(self.root_local.encode())
+            self.root_end = re.compile(rb"</(?:[\w.\-]+:)?" + root + rb"[ \t\r\n]*>")
+        assert self.tag_end is not None and self.root_end is not None
+        if self.root_end.search(window):
+            self.root_end_raw = True
+        for m in self.tag_start.finditer(window):
+            self.last_start = max(self.last_start, base + m.start())
+        for m in self.tag_end.finditer(window):
+            self.last_end = max(self.last_end, base + m.start())
 
     def _fatal_syntax(self, exc: etree.XMLSyntaxError) -> None:
         line, column = exc.position if exc.position else (0, 0)
@@ -616,6 +760,7 @@ class XmlBody:
 
     def _close_parser(self) -> None:
         before = self.nerr
+        ended = self.root_ended
         try:
             self.parser.close()
         except etree.XMLSyntaxError as exc:
@@ -627,23 +772,21 @@ class XmlBody:
                 else:
                     self.sink.fatal = True
                 return
-            self._events(events, truncated=False)
+            self._events(events, truncated=self.last_start > self.last_end)
             return
         events = list(self.parser.read_events())
-        log = self.parser.feed_error_log
-        cut_inside = False
-        containers = {self.root_local, "channel"} if self.format else set()
-        for i in range(self.nerr, len(log)):
-            found = _PREMATURE.match(log[i].message)
-            if found is not None and found.group(1).rpartition(":")[2] not in containers:
-                cut_inside = True
         self._errors()
         if self.format is None:
             if self.nerr == before:
                 self.sink.issue("not-well-formed", "no root element found")
             self.sink.fatal = True
             return
-        self._events(events, truncated=cut_inside)
+        self._events(events, truncated=self.last_start > self.last_end)
+        stopped = any(
+            self.sink.per_code.get(c) for c in ("truncated", "value-too-long", "depth-limit")
+        )
+        if not ended and not self.root_end_raw and not stopped and self.state != _DONE:
+            self.sink.issue("truncated", f"the document ends before the end of <{self.root_local}>")
 
     def _errors(self) -> None:
         log = self.parser.feed_error_log
@@ -659,6 +802,10 @@ class XmlBody:
                 code = "leading-whitespace"
             elif "not proper UTF-8" in message or "Invalid bytes in character" in message:
                 code = "invalid-encoding"
+            elif "Resource limit exceeded" in message or "huge text node" in message:
+                code = "value-too-long"
+            elif "Excessive depth" in message:
+                code = "depth-limit"
             issue(code, message, e.line, e.column)
         self.nerr = n
 
@@ -806,7 +953,7 @@ class XmlBody:
         if not isinstance(tag, str):
             return
         ns, local = _split(tag)
-        if local != self.entry_local or ns not in self.core_ns:
+        if local != self.entry_local or (ns not in self.core_ns and self.format != "rss"):
             self._unknown(el)
             return
         line = el.sourceline or 0
@@ -892,13 +1039,7 @@ class XmlBody:
             elif index:
                 self._unknown(child)
                 continue
-            extensions.append(
-                RawElement(
-                    cns,
-                    clocal,
-                    etree.tostring(child, encoding="unicode", with_tail=False),
-                )
-            )
+            extensions.append(RawElement(cns, clocal, _serialise(child)))
         if not have_loc:
             text = (el.text or "").strip()
             if text:
@@ -918,11 +1059,13 @@ class XmlBody:
             if not isinstance(ctag, str):
                 continue
             cns, clocal = _split(ctag)
-            if clocal == "link" and cns in self.core_ns and link is None:
+            if clocal == "link" and cns in self.rss_ns and link is None:
                 link = self._text(child, line)
             elif clocal == "guid" and guid is None:
-                if child.get("isPermaLink", "true").strip().lower() != "false":
-                    guid = self._text(child, line)
+                text = self._text(child, line)
+                permalink = child.get("isPermaLink", "true").strip().lower() != "false"
+                if text and (permalink or _SCHEME(text)):
+                    guid = text
             elif clocal == "pubDate" and lastmod is None:
                 text = self._text(child, line)
                 if text is not None:
@@ -944,6 +1087,8 @@ class XmlBody:
             value = parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
             value = None
+        if value is not None and value.tzinfo is None and text.rstrip().endswith("-0000"):
+            value = value.replace(tzinfo=UTC)  # RFC 5322: -0000 is UTC, source zone unknown
         if value is None or value.tzinfo is None:
             shown = text[:100]
             self.sink.issue("invalid-pubdate", f"{shown!r} is not an RFC 822 date with zone", line)
