@@ -854,7 +854,8 @@ def _children(
     every child in ``ns`` and named in ``order``, no markup inside values, only the
     attributes ``attrs`` allows; out-of-order children are read and noted in ``warnings``.
     """
-    outer = el.tag.partition("}")[2]
+    prefix = PREFIXES.get(ns, "")
+    outer = f"{prefix}:{el.tag.partition('}')[2]}"
     if el.attrib:
         raise _Bad(f"<{outer}> has attributes {sorted(el.attrib)} that urlset does not model")
     if (el.text or "").strip():
@@ -868,7 +869,7 @@ def _children(
             continue
         cns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
         if cns != ns or local not in order or local in unmodelled:
-            shown = local if cns == ns else f"{{{cns}}}{local}"
+            shown = f"{prefix}:{local}" if cns == ns else f"{{{cns}}}{local}"
             raise _Bad(f"<{outer}> holds <{shown}>, which urlset does not model")
         if (child.tail or "").strip():
             raise _Bad(f"<{outer}> holds text outside its child elements")
@@ -876,26 +877,31 @@ def _children(
         if position < last and not out_of_order:
             out_of_order = True
             warnings.append(
-                f"<{local}> comes after <{order[last]}>; the schema's order is {', '.join(order)}"
+                f"<{prefix}:{local}> comes after <{prefix}:{order[last]}>; "
+                f"the schema's order is {', '.join(order)}"
             )
         last = max(last, position)
         allowed = attrs.get(local, frozenset())
         extra = set(child.attrib) - allowed
         if extra:
-            raise _Bad(f"<{local}> has attributes {sorted(extra)} that urlset does not model")
+            raise _Bad(
+                f"<{prefix}:{local}> has attributes {sorted(extra)} that urlset does not model"
+            )
         if len(child) and local != "publication":
-            raise _Bad(f"<{local}> holds markup; a value was expected")
+            raise _Bad(f"<{prefix}:{local}> holds markup; a value was expected")
         out.append((local, (child.text or "").strip(), dict(child.attrib), child))
     return out
 
 
 def _single(
-    items: list[tuple[str, str, dict[str, str], Any]], repeatable: frozenset[str] = frozenset()
+    items: list[tuple[str, str, dict[str, str], Any]],
+    prefix: str,
+    repeatable: frozenset[str] = frozenset(),
 ) -> None:
     seen: set[str] = set()
     for local, *_ in items:
         if local in seen and local not in repeatable:
-            raise _Bad(f"<{local}> given twice")
+            raise _Bad(f"<{prefix}:{local}> given twice")
         seen.add(local)
 
 
@@ -904,7 +910,7 @@ _IMAGE_ORDER = ("loc", "caption", "geo_location", "title", "license")
 
 def _read_image(el: Any, warnings: list[str]) -> Image:
     items = _children(el, IMAGE_NS, _IMAGE_ORDER, {}, warnings)
-    _single(items)
+    _single(items, "image")
     values = {local: text for local, text, _, _ in items}
     if "loc" not in values:
         raise _Bad("<image:image> without <image:loc>")
@@ -937,7 +943,7 @@ _VIDEO_ATTRS = {
 
 def _read_video(el: Any, warnings: list[str]) -> Video:
     items = _children(el, VIDEO_NS, _VIDEO_ORDER, _VIDEO_ATTRS, warnings, _VIDEO_UNMODELLED)
-    _single(items, frozenset({"tag", "price"}))
+    _single(items, "video", frozenset({"tag", "price"}))
     v: dict[str, Any] = {}
     tags: list[str] = []
     prices: list[Price] = []
@@ -981,13 +987,13 @@ _NEWS_ORDER = (
 
 def _read_news(el: Any, warnings: list[str]) -> News:
     items = _children(el, NEWS_NS, _NEWS_ORDER, {}, warnings)
-    _single(items)
+    _single(items, "news")
     values = {local: text for local, text, _, _ in items}
     publication = next((child for local, _, _, child in items if local == "publication"), None)
     if publication is None:
         raise _Bad("<news:news> without <news:publication>")
     pub = _children(publication, NEWS_NS, ("name", "language"), {}, warnings)
-    _single(pub)
+    _single(pub, "news")
     names = {local: text for local, text, _, _ in pub}
     for required in ("name", "language"):
         if required not in names:

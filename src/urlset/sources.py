@@ -3,6 +3,41 @@
 Each source yields ``Url`` values, and ``InputError`` values for lines it could not use
 (source name, line number, reason), so the builder can skip and report them or, under
 --strict, stop. Gzipped inputs (``.gz``) are read transparently.
+
+Extensions (images, videos, news, hreflang alternates; see ``urlset.extensions``):
+
+JSON Lines: an object per URL with loc, lastmod, changefreq, priority and
+
+- ``"images"``: a list of ``{"loc", "caption", "geo_location", "title", "license"}``
+- ``"videos"``: a list of objects with the fields of ``extensions.Video`` (``thumbnail_loc``,
+  ``title``, ``description``, ``content_loc``, ``player_loc``, ``duration``, ``tags`` as a
+  list, ``restriction``/``platform`` as ``{"relationship": "allow", "values": ["US"]}``,
+  ``prices`` as ``[{"amount": "1.99", "currency": "EUR"}]``, ...)
+- ``"news"``: one object (or a list) with ``publication_name``, ``language``,
+  ``publication_date``, ``title`` and optionally ``access``, ``genres``, ``keywords``,
+  ``stock_tickers`` (lists or comma-separated strings)
+- ``"alternates"``: a list of ``{"hreflang": "en-GB", "href": "https://..."}``
+- ``"extensions"``: raw elements ``{"namespace", "name", "xml"}``, as ``urlset read`` writes
+  them for namespaces urlset does not type; written back exactly as given.
+
+CSV and TSV: columns beside loc, lastmod, changefreq, priority (empty cells mean "none"):
+
+- images: ``image_loc`` and optionally ``image_caption``, ``image_title``,
+  ``image_geo_location``, ``image_license``; several images are ``|``-separated, the n-th
+  part of each column belonging to the n-th image (``a.jpg|b.jpg`` with ``|Title B``).
+- alternates: one ``alternate_<hreflang>`` column per language holding the href
+  (``alternate_en-gb``, ``alternate_x-default``), and/or an ``alternates`` column of
+  ``hreflang=href`` pairs separated by ``|`` (``en=https://e.com/en/|de=https://e.com/de/``).
+- news (one article per row): ``news_name``, ``news_language``, ``news_publication_date``,
+  ``news_title``, and optionally ``news_access``, ``news_genres``, ``news_keywords``,
+  ``news_stock_tickers`` (comma-separated, as in the XML).
+- video (one per row): ``video_<field>`` for the fields of ``extensions.Video``
+  (``video_thumbnail_loc``, ``video_title``, ``video_description``, ``video_content_loc``,
+  ``video_player_loc``, ``video_duration``, ...), with ``video_tags`` ``|``-separated and
+  ``video_restriction`` / ``video_platform`` as the relationship then the values
+  (``allow US CA``, ``deny tv``). Prices need JSON Lines.
+
+A literal ``|`` cannot appear inside a ``|``-separated cell; use JSON Lines for such values.
 """
 
 from __future__ import annotations
@@ -18,10 +53,24 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import InputError, InvalidValue
+from .extensions import Alternate, Extension, Image, News, Relationship, Video, from_json_fields
 from .model import RawElement, Url, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
+IMAGE_COLUMNS = ("image_loc", "image_caption", "image_geo_location", "image_title", "image_license")
+NEWS_COLUMNS = (
+    "news_name",
+    "news_language",
+    "news_publication_date",
+    "news_title",
+    "news_access",
+    "news_genres",
+    "news_keywords",
+    "news_stock_tickers",
+)
+VIDEO_COLUMNS = tuple(f"video_{name}" for name in Video.__dataclass_fields__ if name != "prices")
+EXTENSION_COLUMNS = (*IMAGE_COLUMNS, *NEWS_COLUMNS, *VIDEO_COLUMNS, "alternates")
 _SUFFIXES = {".txt": "text", ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -118,15 +167,18 @@ def _table(
     except csv.Error as exc:
         yield InputError(source, 1, f"unreadable header ({exc})")
         return
-    unknown = [name for name in header if name not in COLUMNS]
+    unknown = [name for name in header if not _known_column(name)]
     if "loc" not in header or unknown:
         wrong = f"unknown columns {unknown}" if unknown else "no 'loc' column"
         raise InvalidValue(
             "header",
             f"{source}:1",
-            f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required)",
+            f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required), and for "
+            "extensions image_*, video_*, news_*, alternates and alternate_<hreflang> "
+            "(see the urlset.sources documentation)",
         )
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
+    extra = [(i, name) for i, name in enumerate(header) if name not in COLUMNS]
     width = len(header)
     batch: list[tuple[int, tuple[Any, ...]]] = []
     while True:
@@ -141,22 +193,108 @@ def _table(
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
         problem: str | None = None
+        field = "line"
+        extensions: tuple[Extension, ...] = ()
         if len(row) != width:
             problem = f"has {len(row)} fields; the header has {width}"
         else:
             values = tuple(row[i].strip() or None if i >= 0 else None for i in positions)
             if any(v is not None and _not_utf8(v) for v in values):
                 problem = "not valid UTF-8"
+            elif extra:
+                cells = {name: row[i].strip() for i, name in extra if row[i].strip()}
+                if any(_not_utf8(v) for v in cells.values()):
+                    problem = "not valid UTF-8"
+                elif cells:
+                    try:
+                        extensions = table_extensions(cells)
+                    except InvalidValue as exc:
+                        problem, field = str(exc), exc.field
         if problem is not None:
             yield from _checked_rows(batch, source, default_tz)
             batch.clear()
-            yield InputError(source, number, problem)
+            yield InputError(source, number, problem, field)
             continue
-        batch.append((number, (values[0] or "", *values[1:])))
+        if extensions:  # a 5-field row: urls_from_rows checks it with Url(*row)
+            batch.append((number, (values[0] or "", *values[1:], extensions)))
+        else:
+            batch.append((number, (values[0] or "", *values[1:])))
         if len(batch) == _ROWS_PER_CHECK:
             yield from _checked_rows(batch, source, default_tz)
             batch.clear()
     yield from _checked_rows(batch, source, default_tz)
+
+
+def _known_column(name: str) -> bool:
+    return name in COLUMNS or name in EXTENSION_COLUMNS or name.startswith("alternate_")
+
+
+def _parts(cells: dict[str, str], column: str, count: int) -> list[str | None]:
+    """The ``|``-separated parts of an optional per-image column, one per image."""
+    text = cells.get(column)
+    if text is None:
+        return [None] * count
+    parts = [p.strip() or None for p in text.split("|")]
+    if len(parts) != count:
+        raise InvalidValue(column, text, f"has {len(parts)} parts for {count} images in image_loc")
+    return parts
+
+
+def table_extensions(cells: dict[str, str]) -> tuple[Extension, ...]:
+    """The extensions of one CSV/TSV row, from its non-empty extension cells (name -> text)."""
+    out: list[Extension] = []
+    if "image_loc" in cells:
+        locs = [p.strip() for p in cells["image_loc"].split("|")]
+        n = len(locs)
+        captions, geos, titles, licenses = (_parts(cells, c, n) for c in IMAGE_COLUMNS[1:])
+        out.extend(
+            Image(loc, captions[i], geos[i], titles[i], licenses[i]) for i, loc in enumerate(locs)
+        )
+    elif any(c in cells for c in IMAGE_COLUMNS):
+        raise InvalidValue("image_loc", None, "is empty but other image columns are not")
+    video: dict[str, Any] = {k[6:]: v for k, v in cells.items() if k.startswith("video_")}
+    if video:
+        if "tags" in video:
+            video["tags"] = tuple(t.strip() for t in video["tags"].split("|") if t.strip())
+        for name in ("restriction", "platform"):
+            if name in video:
+                relationship, _, rest = video[name].partition(" ")
+                video[name] = Relationship(relationship, tuple(rest.split()))
+        for name in ("thumbnail_loc", "title", "description"):
+            if name not in video:
+                raise InvalidValue(
+                    f"video_{name}", None, "is empty but other video columns are not"
+                )
+        out.append(Video(**video))
+    if any(c in cells for c in NEWS_COLUMNS):
+        for name in NEWS_COLUMNS[:4]:
+            if name not in cells:
+                raise InvalidValue(name, None, "is empty but other news columns are not")
+        news: dict[str, Any] = cells
+        out.append(
+            News(
+                news["news_name"],
+                news["news_language"],
+                news["news_publication_date"],
+                news["news_title"],
+                news.get("news_access"),
+                news.get("news_genres", ()),
+                news.get("news_keywords", ()),
+                news.get("news_stock_tickers", ()),
+            )
+        )
+    for name, text in cells.items():
+        if name.startswith("alternate_"):
+            out.append(Alternate(name[len("alternate_") :], text))
+    if "alternates" in cells:
+        for pair in cells["alternates"].split("|"):
+            if not pair.strip():
+                continue
+            code, sep, href = pair.partition("=")
+            if not sep:
+                raise InvalidValue("alternates", pair, "write hreflang=href pairs separated by |")
+            out.append(Alternate(code, href))
+    return tuple(out)
 
 
 def _jsonl(stream: IO[str], source: str, default_tz: tzinfo | None) -> Iterator[Url | InputError]:
@@ -181,12 +319,11 @@ def _jsonl(stream: IO[str], source: str, default_tz: tzinfo | None) -> Iterator[
             k: v for k, v in data.items() if k in ("loc", "lastmod", "changefreq", "priority")
         }
         try:
-            extensions = tuple(
-                RawElement(str(e["namespace"]), str(e["name"]), str(e["xml"]))
-                for e in data.get("extensions") or ()
-            )
+            extensions: tuple[Extension | RawElement, ...] = ()
+            if len(data) > len(fields):
+                extensions = from_json_fields(data)
             yield Url.from_dict({**fields, "extensions": extensions}, default_tz=default_tz)
         except InvalidValue as exc:
             yield InputError(source, number, str(exc), exc.field)
-        except (KeyError, TypeError):
-            yield InputError(source, number, "extensions must be objects with namespace, name, xml")
+        except (KeyError, TypeError) as exc:
+            yield InputError(source, number, f"extensions: {exc}")

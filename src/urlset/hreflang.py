@@ -1,0 +1,126 @@
+"""hreflang reciprocity across a sitemap set.
+
+Search engines use ``<xhtml:link rel="alternate" hreflang="..." href="...">`` annotations
+only when they are confirmed from both sides: every variant of a page lists every other
+variant and itself ("return links"). One page's alternates and the page itself form a
+group; each page of the group must link to every member of the group.
+
+``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
+keeps only what the rule needs: the alternates of pages that have some, and a 64-bit hash
+of every other loc (to tell "in the set but lists no alternates" from "not in this set").
+``missing()`` then names each page that lacks a link, the link it lacks, and the page whose
+annotations require it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from .extensions import Alternate
+from .model import Url
+
+
+class MissingLink(NamedTuple):
+    """``page`` does not link to ``target``; ``named_by`` lists both as variants of one page.
+
+    ``hreflang`` is the code ``named_by`` gives ``target`` ("" when ``named_by`` does not
+    list ``target`` itself, i.e. a page missing its self-link).
+    """
+
+    page: str
+    target: str
+    hreflang: str
+    named_by: str
+
+
+class Unlisted(NamedTuple):
+    """``variant`` is named as hreflang ``hreflang`` by ``named_by`` but lists no alternates.
+
+    ``in_set``: the variant is a URL of this set (a certain failure); otherwise it is not in
+    the set and cannot be verified here.
+    """
+
+    variant: str
+    hreflang: str
+    named_by: str
+    in_set: bool
+
+
+class Reciprocity:
+    """Collect the alternates of a set; then ``missing()`` and ``unlisted()`` say what is wrong."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
+        self._plain: set[int] = set()  # hashes of locs without alternates
+
+    def add(self, url: Url) -> None:
+        """Record one URL of the set (its typed alternates; others are ignored)."""
+        links = [e for e in url.extensions if type(e) is Alternate]
+        self.add_links(url.loc, links)
+
+    def add_links(self, loc: str, alternates: Iterable[Alternate]) -> None:
+        """Record a page's alternates directly (a URL listed twice gets the union)."""
+        found = {a.href: a.hreflang for a in alternates}
+        if not found:
+            self._plain.add(hash(loc))
+            return
+        known = self._links.get(loc)
+        if known is None:
+            self._links[loc] = found
+        else:
+            for href, code in found.items():
+                known.setdefault(href, code)
+
+    @property
+    def pages(self) -> int:
+        """Pages seen that have alternates."""
+        return len(self._links)
+
+    def missing(self, *, include_self: bool = True) -> Iterator[MissingLink]:
+        """Each (page, missing target) once, in the order pages were added.
+
+        ``include_self=False`` leaves out pages that lack only their self-link (a per-URL
+        rule can report those without the set).
+        """
+        links = self._links
+        reported: set[tuple[str, str]] = set()
+        for loc, own in links.items():
+            group = [*own, loc] if loc not in own else list(own)
+            for page in group:
+                theirs = links.get(page)
+                if theirs is None:
+                    continue
+                for target in group:
+                    if target in theirs or (page, target) in reported:
+                        continue
+                    if page == target and not include_self:
+                        continue
+                    reported.add((page, target))
+                    yield MissingLink(page, target, own.get(target, ""), loc)
+
+    def unlisted(self) -> Iterator[Unlisted]:
+        """Variants named by some page that list no alternates themselves (each once)."""
+        links = self._links
+        reported: set[str] = set()
+        for loc, own in links.items():
+            for href, code in own.items():
+                if href in links or href in reported:
+                    continue
+                reported.add(href)
+                yield Unlisted(href, code, loc, hash(href) in self._plain)
+
+
+def describe(link: MissingLink) -> str:
+    """One sentence naming the page, the link it lacks, and why it needs it."""
+    if link.page == link.target:
+        return (
+            f"{link.page} lacks a link to itself"
+            + (f" (hreflang {link.hreflang!r})" if link.hreflang else "")
+            + f"; {link.named_by} lists it as a variant"
+        )
+    code = f"hreflang={link.hreflang!r} " if link.hreflang else ""
+    return (
+        f"{link.page} lacks <xhtml:link {code}href={link.target!r}>: "
+        f"{link.named_by} lists both as variants of one page"
+    )
