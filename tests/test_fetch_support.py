@@ -128,11 +128,12 @@ class LoopbackServer:
         if served is None:
             return web.Response(status=404, text="not found", content_type="text/plain")
         etag = '"' + hashlib.sha1(served.body).hexdigest()[:16] + '"'
-        if served.conditional and (
-            request.headers.get("If-None-Match") == etag
-            or request.headers.get("If-Modified-Since") == LAST_MODIFIED
-        ):
-            return web.Response(status=304, headers={"ETag": etag})
+        if served.conditional:
+            # RFC 9110 13.2.2: If-None-Match, when present, decides; If-Modified-Since only without it
+            inm = request.headers.get("If-None-Match")
+            ims = request.headers.get("If-Modified-Since")
+            if (inm == etag) if inm is not None else (ims == LAST_MODIFIED):
+                return web.Response(status=304, headers={"ETag": etag})
         self.bodies[path] += 1
         headers = {"Content-Type": served.content_type, **served.headers}
         if served.conditional:

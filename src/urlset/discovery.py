@@ -119,7 +119,8 @@ INCOMPLETE_CODES = frozenset(
         "gzip-corrupt",
         "decompressed-size-limit",
         "entry-limit",
-        "too-many-errors",
+        "depth-limit",  # the reader's: XML nested too deeply
+        "not-well-formed",  # the parser recovered; entries at the break may be lost
     }
 )
 
@@ -187,6 +188,8 @@ class FetchResponse:
     bytes_received: int = 0
     seconds: float = 0.0
     from_cache: bool = False
+    # the Urls, when a driver delivers them apart from ``items`` (a parse worker's batch)
+    urls: Sequence[Url] | None = None
 
 
 class NodeState(StrEnum):
@@ -574,6 +577,16 @@ class Discovery:
         base = response.url or node.url
         found = 0
         for value in robots_sitemaps(response.body):
+            if "{{" in value or "{%" in value:
+                node.issues.append(
+                    fetch_issue(
+                        ROBOTS_BAD_SITEMAP,
+                        Severity.WARNING,
+                        f"Sitemap: {value!r} is an unrendered template placeholder; skipped",
+                        node.url,
+                    )
+                )
+                continue
             absolute = urljoin(base, value)
             try:
                 loc = to_uri(absolute, field="Sitemap")
@@ -720,26 +733,36 @@ class Discovery:
             )
         else:
             node.state = NodeState.OK
-        self._take_items(node, response.items)
+        self._take_items(node, response.items, response.urls)
 
-    def _take_items(self, node: SitemapNode, items: Sequence[Url | SitemapRef | Issue]) -> None:
-        urls: list[Url] = []
+    def _take_items(
+        self,
+        node: SitemapNode,
+        items: Sequence[Url | SitemapRef | Issue],
+        given: Sequence[Url] | None = None,
+    ) -> None:
+        # the reader's events are nearly all Urls: split them off in two C-speed passes
+        others = [item for item in items if type(item) is not Url]
+        urls: Sequence[Url]
+        if given is not None and len(others) == len(items):
+            urls = given
+        elif not others:
+            urls = items if isinstance(items, list) else list(items)  # type: ignore[arg-type]
+        else:
+            urls = [item for item in items if type(item) is Url]
         refs: list[SitemapRef] = []
-        room = self.options.max_urls - self.url_count
-        dropped = 0
-        for item in items:
-            kind = type(item)
-            if kind is Url:
-                if len(urls) < room:
-                    urls.append(item)  # type: ignore[arg-type]
-                else:
-                    dropped += 1
-            elif kind is SitemapRef:
-                refs.append(item)  # type: ignore[arg-type]
+        for item in others:
+            if type(item) is SitemapRef:
+                refs.append(item)
             else:
                 node.issues.append(item)  # type: ignore[arg-type]
                 if item.code in INCOMPLETE_CODES:  # type: ignore[union-attr]
                     node.state = NodeState.PARTIAL
+        room = max(0, self.options.max_urls - self.url_count)
+        dropped = 0
+        if len(urls) > room:
+            dropped = len(urls) - room
+            urls = urls[:room]
         node.url_count = len(urls)
         node.ref_count = len(refs)
         self.url_count += len(urls)

@@ -17,14 +17,27 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import os
 import random
+import re
+import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any, Protocol, overload
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
@@ -74,7 +87,7 @@ _SITEMAP_TYPES = frozenset(
     }
 )
 # Reader codes after which it reads no more of the document.
-_STOP_CODES = frozenset({"decompressed-size-limit", "entry-limit", "too-many-errors"})
+_STOP_CODES = frozenset({"decompressed-size-limit", "entry-limit"})
 _KEPT_HEADERS = ("ETag", "Last-Modified", "Content-Type", "Content-Encoding", "Retry-After")
 
 
@@ -205,8 +218,10 @@ class Fetcher:
         cache: FetchCache | None = None,
         reader_factory: ReaderFactory = _sitemap_reader,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        pool: ParsePool | None = None,
     ) -> None:
         self.session = session
+        self.pool = pool
         self.options = options
         self.cache = cache
         self.reader_factory = reader_factory
@@ -479,43 +494,45 @@ class Fetcher:
         issues: list[Issue],
     ) -> FetchResponse:
         limits = self.options.read_limits
-        reader = self.reader_factory(request.url, url, limits)
-        items: list[Url | SitemapRef | Issue] = []
         received = 0
+
+        def count(size: int) -> bool:
+            nonlocal received
+            received += size
+            return received <= limits.max_decompressed_bytes
+
+        urls: Sequence[Url] | None = None
+        items: list[Url | SitemapRef | Issue]
         try:
-            async for chunk in resp.content.iter_any():
-                received += len(chunk)
-                if received > limits.max_decompressed_bytes:
-                    reason = (
-                        f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
-                        "(after Content-Encoding); cut off"
-                    )
-                    return FetchResponse(
-                        request,
-                        url,
-                        resp.status,
-                        headers,
-                        error=reason,
-                        issues=[*issues, fetch_issue(BODY_TOO_LARGE, Severity.ERROR, reason, url)],
-                        bytes_received=received,
-                    )
-                new = reader.feed(chunk)
-                if new:
-                    items.extend(new)
-                    # the reader stops consuming at a limit; stop downloading too
-                    if any(type(i) is Issue and i.code in _STOP_CODES for i in new[-4:]):
-                        break
-                if reader.fatal:
-                    break
+            if self.pool is not None:
+                fmt, fatal, others, urls = await self.pool.parse(
+                    request.url, url, limits, resp.content.iter_any(), count
+                )
+                items = list(others)
+            else:
+                fmt, fatal, items = await self._read_here(request, url, resp, count)
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise _retry_for(exc) from None
-        items.extend(reader.close())
+        if received > limits.max_decompressed_bytes:
+            reason = (
+                f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
+                "(after Content-Encoding); cut off"
+            )
+            return FetchResponse(
+                request,
+                url,
+                resp.status,
+                headers,
+                error=reason,
+                issues=[*issues, fetch_issue(BODY_TOO_LARGE, Severity.ERROR, reason, url)],
+                bytes_received=received,
+            )
         media = _media_type(headers)
         if (
             media
             and media not in _SITEMAP_TYPES
             and not media.endswith("+xml")
-            and reader.format not in ("html", "unknown", None)
+            and fmt not in ("html", "unknown", None)
         ):
             issues = [
                 *issues,
@@ -532,21 +549,49 @@ class Fetcher:
             resp.status,
             headers,
             items=items,
-            format=reader.format,
-            fatal=reader.fatal,
+            format=fmt,
+            fatal=fatal,
             issues=issues,
             bytes_received=received,
+            urls=urls,
         )
-        if self.cache is not None and not reader.fatal and reader.format not in ("html", "unknown"):
+        if self.cache is not None and not fatal and fmt not in ("html", "unknown"):
             self.cache.store(
                 request.url,
                 final_url=url,
                 headers=headers,
                 index_lastmod=request.index_lastmod,
-                format=reader.format,
-                items=items,
+                format=fmt,
+                items=[*items, *urls] if urls is not None else items,
             )
         return response
+
+    async def _read_here(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        count: Callable[[int], bool],
+    ) -> tuple[str | None, bool, list[Url | SitemapRef | Issue]]:
+        """Feed the body to a reader in this process, chunk by chunk as it arrives."""
+        reader = self.reader_factory(request.url, url, self.options.read_limits)
+        items: list[Url | SitemapRef | Issue] = []
+        async for chunk in resp.content.iter_any():
+            if not count(len(chunk)):
+                break
+            new = reader.feed(chunk)
+            if new:
+                items.extend(new)
+                # the reader stops consuming at a limit; stop downloading too
+                if any(type(i) is Issue and i.code in _STOP_CODES for i in new[-4:]):
+                    break
+            if reader.fatal:
+                break
+        items.extend(reader.close())
+        return reader.format, reader.fatal, items
+
+
+_RECEIVED = re.compile(r"received (\d+) of (\d+) bytes")
 
 
 def _retry_for(exc: BaseException) -> _Retry:
@@ -559,12 +604,256 @@ def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
     if isinstance(exc, aiohttp.ClientPayloadError):
-        return f"the body ended early ({text or name}): connection reset or truncated"
+        counts = _RECEIVED.search(text)
+        detail = f" after {counts.group(1)} of {counts.group(2)} bytes" if counts else ""
+        if "ConnectionResetError" in text or "reset" in text.lower():
+            return f"the connection was reset in the middle of the body{detail}"
+        return f"the body ended early{detail} ({type(exc).__name__})"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
     if isinstance(exc, aiohttp.ClientConnectorError):
         return f"could not connect ({exc.os_error.strerror or text or name})"
     return f"{name}: {text}" if text else name
+
+
+# ----------------------------------------------------------------------------- parse workers
+# Parsing is the CPU cost of a fetch (the download is cheap on a fast link), and the reader
+# is Python: one core reads ~150k URLs/s. A ParsePool runs readers in worker processes, so a
+# fetch uses every core. The event loop still does all the I/O; each body's chunks are sent
+# to one worker as they arrive (coalesced, acknowledged: constant memory, and the download
+# stops when the worker's reader stops at a limit). The Urls come back as columns, which
+# pickle at C speed, and, when the caller names a renderer, already rendered as output text,
+# so the main process does no per-URL work at all unless someone looks at the Urls.
+
+Render = Callable[[Sequence[Url], str], str]  # (urls, sitemap URL) -> output text, a line each
+_COALESCE = 256 * 1024
+
+
+class UrlBatch(Sequence[Url]):
+    """Urls from a parse worker: columns, made into Url values only when looked at.
+
+    ``rendered`` is the output text of these Urls (one line per Url) when the pool was given
+    a renderer, and ``render`` its name; slicing from the start keeps it in step.
+    """
+
+    __slots__ = ("_columns", "_urls", "render", "rendered")
+
+    def __init__(
+        self,
+        columns: tuple[list[Any], ...],
+        render: str | None = None,
+        rendered: str | None = None,
+    ) -> None:
+        self._columns = columns
+        self._urls: list[Url] | None = None
+        self.render = render
+        self.rendered = rendered
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    def _all(self) -> list[Url]:
+        if self._urls is None:
+            locs, lastmods, changefreqs, priorities, extensions = self._columns
+            if extensions is None:
+                extensions = [()] * len(locs)
+            self._urls = list(
+                map(Url._trusted, locs, lastmods, changefreqs, priorities, extensions)
+            )
+        return self._urls
+
+    @overload
+    def __getitem__(self, index: int) -> Url: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Url]: ...
+
+    def __getitem__(self, index: int | slice) -> Url | Sequence[Url]:
+        if isinstance(index, slice):
+            if index.start in (None, 0) and index.step in (None, 1):
+                stop = len(self) if index.stop is None else max(0, index.stop)
+                columns = tuple(None if c is None else c[:stop] for c in self._columns)
+                rendered = None
+                if self.rendered is not None:
+                    end = 0
+                    for _ in range(min(stop, len(self))):
+                        end = self.rendered.index("\n", end) + 1
+                    rendered = self.rendered[:end]
+                return UrlBatch(columns, self.render, rendered)
+            return self._all()[index]
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Url]:
+        return iter(self._all())
+
+
+def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
+    """A parse worker: ("o", source, base, limits, sitemap) opens a reader, ("d", bytes) feeds
+    it (answered True while it reads on), ("c",) closes it (answered with the result)."""
+    from .reader import SitemapReader
+
+    reader: SitemapReader | None = None
+    events: list[Url | SitemapRef | Issue] = []
+    sitemap = ""
+    conn.send("ready")
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        kind = message[0]
+        if kind == "d" and reader is not None:
+            new = reader.feed(message[1])
+            events.extend(new)
+            stopped = reader.fatal or any(
+                type(i) is Issue and i.code in _STOP_CODES for i in new[-4:]
+            )
+            conn.send(not stopped)
+        elif kind == "o":
+            reader = SitemapReader(message[1], base_url=message[2], limits=message[3])
+            events = []
+            sitemap = message[4]
+        elif kind == "c" and reader is not None:
+            events.extend(reader.close())
+            urls = [e for e in events if type(e) is Url]
+            others = [e for e in events if type(e) is not Url]
+            refs = [(r[0], r[1]) for r in others if type(r) is SitemapRef]
+            issues = [i for i in others if type(i) is Issue]
+            extensions = [u[4] for u in urls]
+            columns = (
+                [u[0] for u in urls],
+                [u[1] for u in urls],
+                [u[2] for u in urls],
+                [u[3] for u in urls],
+                extensions if any(extensions) else None,
+            )
+            rendered = render[1](urls, sitemap) if render is not None and urls else None
+            conn.send((reader.format, reader.fatal, columns, refs, issues, rendered))
+            reader, events = None, []
+        else:
+            return
+
+
+def fork_is_safe() -> bool:
+    """Forking is cheap (workers share the modules already imported) but safe only while
+    this process has a single thread."""
+    return os.name == "posix" and threading.active_count() == 1
+
+
+class _Worker:
+    __slots__ = ("conn", "lock", "process")
+
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.lock = threading.Lock()  # one exchange at a time, from whichever thread
+
+    def exchange(self, message: tuple[Any, ...]) -> Any:
+        with self.lock:
+            self.conn.send(message)
+            return self.conn.recv()
+
+    def reset(self) -> None:
+        """Close whatever document the worker holds (after a failed download)."""
+        with contextlib.suppress(OSError, EOFError), self.lock:
+            self.conn.send(("c",))
+            self.conn.recv()
+
+
+class ParsePool:
+    """Worker processes running SitemapReaders; see the section comment above."""
+
+    def __init__(self, workers: int, render: tuple[str, Render] | None = None) -> None:
+        import multiprocessing
+
+        from . import reader as _reader  # imported before forking, so workers have it
+
+        del _reader
+        method = "fork" if fork_is_safe() else "spawn"
+        context: Any = multiprocessing.get_context(method)
+        self.render = render
+        self._workers: list[_Worker] = []
+        for _ in range(workers):
+            parent, child = context.Pipe()
+            process = context.Process(target=_pool_worker, args=(child, render), daemon=True)
+            process.start()
+            child.close()
+            self._workers.append(_Worker(process, parent))
+        self._free: asyncio.Queue[_Worker] | None = None
+
+    async def start(self) -> None:
+        """Wait until every worker is ready (a spawned one imports urlset first), so that
+        no download's timeout runs while a worker starts."""
+        loop = asyncio.get_running_loop()
+        for worker in self._workers:
+            await loop.run_in_executor(None, worker.conn.recv)
+
+    async def _acquire(self) -> _Worker:
+        if self._free is None:
+            self._free = asyncio.Queue()
+            for worker in self._workers:
+                self._free.put_nowait(worker)
+        return await self._free.get()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            with contextlib.suppress(OSError):
+                worker.conn.send(("q",))
+        for worker in self._workers:
+            worker.process.join(2)
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.conn.close()
+        self._workers = []
+
+    async def parse(
+        self,
+        source: str,
+        base_url: str,
+        limits: ReadLimits,
+        chunks: AsyncIterator[bytes],
+        count: Callable[[int], bool],
+    ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch]:
+        """Stream ``chunks`` to a worker; ``count(n)`` is told each chunk's size and returns
+        False to stop. Returns (format, fatal, refs and issues, Urls)."""
+        worker = await self._acquire()
+        free = self._free
+        assert free is not None
+        loop = asyncio.get_running_loop()
+        healthy = False
+        try:
+            with worker.lock:
+                worker.conn.send(("o", source, base_url, limits, source))
+            pending: list[bytes] = []
+            size = 0
+            going = True
+            async for chunk in chunks:
+                if not count(len(chunk)):
+                    break
+                pending.append(chunk)
+                size += len(chunk)
+                if size >= _COALESCE:
+                    message = ("d", b"".join(pending))
+                    pending, size = [], 0
+                    going = await loop.run_in_executor(None, worker.exchange, message)
+                    if not going:
+                        break
+            if pending and going:
+                await loop.run_in_executor(None, worker.exchange, ("d", b"".join(pending)))
+            result = await loop.run_in_executor(None, worker.exchange, ("c",))
+            healthy = True
+        finally:
+            if healthy:
+                free.put_nowait(worker)
+            else:
+                # a download that failed halfway leaves the worker inside a document
+                done = loop.run_in_executor(None, worker.reset)
+                done.add_done_callback(lambda _: free.put_nowait(worker))
+        fmt, fatal, columns, refs, issues, rendered = result
+        others: list[SitemapRef | Issue] = [SitemapRef._trusted(loc, lm) for loc, lm in refs]
+        others.extend(issues)
+        name = self.render[0] if self.render is not None else None
+        return fmt, fatal, others, UrlBatch(columns, name, rendered)
 
 
 async def run_flow(
@@ -621,8 +910,15 @@ async def fetch_sitemaps(
     on_read: Callable[[SitemapRead], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     reader_factory: ReaderFactory = _sitemap_reader,
+    workers: int = 0,
+    render: tuple[str, Render] | None = None,
 ) -> DiscoveryResult:
-    """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL)."""
+    """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
+
+    ``workers`` > 0 parses in that many worker processes (``reader_factory`` is then not
+    used); ``render`` (a name and a top-level function) has them render the URLs as output
+    text too, handed on as ``UrlBatch.rendered``.
+    """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
     cache = None
@@ -633,6 +929,25 @@ async def fetch_sitemaps(
         cache = FetchCache(cache_dir)
         known = cache.records()
     flow = discover(start, discovery, known)
+    pool = ParsePool(workers, render) if workers > 0 else None
+    try:
+        if pool is not None:
+            await pool.start()
+        return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+async def _run_session(
+    flow: Generator[Event, FetchResponse | None, DiscoveryResult],
+    http: HttpOptions,
+    cache: FetchCache | None,
+    reader_factory: ReaderFactory,
+    pool: ParsePool | None,
+    on_read: Callable[[SitemapRead], None] | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> DiscoveryResult:
     connector = aiohttp.TCPConnector(
         limit=http.concurrency, limit_per_host=http.per_host, ttl_dns_cache=300
     )
@@ -648,7 +963,7 @@ async def fetch_sitemaps(
         headers={"User-Agent": http.user_agent},
         auto_decompress=True,
     ) as session:
-        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory)
+        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
         return await run_flow(
             flow,
             fetcher.fetch,
@@ -665,10 +980,18 @@ def fetch_sitemaps_sync(
     http: HttpOptions | None = None,
     cache_dir: str | None = None,
     on_read: Callable[[SitemapRead], None] | None = None,
+    workers: int = 0,
 ) -> DiscoveryResult:
     """``fetch_sitemaps`` for code without an event loop."""
     return asyncio.run(
-        fetch_sitemaps(start, discovery=discovery, http=http, cache_dir=cache_dir, on_read=on_read)
+        fetch_sitemaps(
+            start,
+            discovery=discovery,
+            http=http,
+            cache_dir=cache_dir,
+            on_read=on_read,
+            workers=workers,
+        )
     )
 
 
@@ -677,11 +1000,14 @@ __all__ = [
     "DEFAULT_USER_AGENT",
     "Fetcher",
     "HttpOptions",
+    "ParsePool",
     "Progress",
     "ReaderLike",
     "RetryPolicy",
+    "UrlBatch",
     "fetch_sitemaps",
     "fetch_sitemaps_sync",
+    "fork_is_safe",
     "parse_retry_after",
     "run_flow",
 ]

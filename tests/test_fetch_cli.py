@@ -1,0 +1,175 @@
+"""``urlset fetch`` end to end: output formats, tree, exit status, no tracebacks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from test_fetch_support import LoopbackServer, gz, sitemapindex
+from urlset.cli import main
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+FAST = ["--timeout", "3", "--read-timeout", "1", "--retries", "1"]
+
+
+def detailed(server: LoopbackServer, n: int, prefix: str) -> bytes:
+    rows = "".join(
+        f"<url><loc>{server.url(f'/{prefix}/{i}')}</loc><lastmod>2024-03-0{1 + i % 9}</lastmod>"
+        f"<changefreq>weekly</changefreq><priority>0.{i % 10}</priority></url>\n"
+        for i in range(n)
+    )
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{rows}</urlset>\n'.encode()
+
+
+@pytest.fixture
+def site() -> Iterator[LoopbackServer]:
+    with LoopbackServer() as server:
+        server.add("/robots.txt", b"User-agent: *\nSitemap: /index.xml\n", "text/plain")
+        server.add("/index.xml", sitemapindex([server.url("/one.xml"), server.url("/two.xml.gz")]))
+        server.add("/one.xml", detailed(server, 5, "one"))
+        server.add("/two.xml.gz", gz(detailed(server, 3, "two")), "application/gzip")
+        yield server
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, ["fetch", *args], catch_exceptions=False)
+
+
+def test_jsonl_to_stdout(site: LoopbackServer) -> None:
+    result = invoke(site.base, *FAST)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 8
+    first = next(r for r in rows if r["loc"] == site.url("/one/0"))
+    assert first == {
+        "loc": site.url("/one/0"),
+        "lastmod": "2024-03-01",
+        "changefreq": "weekly",
+        "priority": 0.0,
+        "sitemap": site.url("/one.xml"),
+    }
+    assert {r["sitemap"] for r in rows} == {site.url("/one.xml"), site.url("/two.xml.gz")}
+    assert "complete" in result.stderr and "PARTIAL" not in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "locs"])
+def test_other_formats_to_a_file(site: LoopbackServer, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"urls.{fmt}"
+    result = invoke(site.url("/index.xml"), "--format", fmt, "-o", str(out), *FAST)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    text = out.read_text("utf-8")
+    if fmt == "locs":
+        assert sorted(text.split()) == sorted(
+            [site.url(f"/one/{i}") for i in range(5)] + [site.url(f"/two/{i}") for i in range(3)]
+        )
+        return
+    rows = list(csv.reader(io.StringIO(text), delimiter="," if fmt == "csv" else "\t"))
+    assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap"]
+    assert len(rows) == 9
+    assert [site.url("/two/2"), "2024-03-03", "weekly", "0.2", site.url("/two.xml.gz")] in rows
+
+
+def test_tree(site: LoopbackServer) -> None:
+    result = invoke(site.base, "--tree", *FAST)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(site.url("/robots.txt"))
+    assert any(
+        site.url("/index.xml") in ln and "sitemapindex" in ln and "2 sitemaps" in ln for ln in lines
+    )
+    assert any(
+        site.url("/one.xml") in ln and "urlset" in ln and "5 URLs" in ln and "HTTP 200" in ln
+        for ln in lines
+    )
+    assert lines[-1].endswith(": complete")
+
+
+def test_some_sitemaps_failed_exit_1(site: LoopbackServer) -> None:
+    site.add("/index.xml", sitemapindex([site.url("/one.xml"), site.url("/gone.xml")]))
+    result = invoke(site.base, *FAST)
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 5  # what was read is still written
+    assert f"failed: {site.url('/gone.xml')}: http-status: HTTP 404" in result.stderr
+    assert "PARTIAL" in result.stderr
+    tree = invoke(site.base, "--tree", *FAST)
+    assert tree.exit_code == 1 and "PARTIAL" in tree.stdout and "[failed]" in tree.stdout
+
+
+def test_cap_reached_is_partial(site: LoopbackServer) -> None:
+    result = invoke(site.base, "--max-urls", "6", *FAST)
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 6
+    assert "url-limit" in result.stderr and "PARTIAL" in result.stderr
+
+
+def test_nothing_fetched_exit_2() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        result = invoke(f"http://127.0.0.1:{port}/sitemap.xml", *FAST)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert "could not connect" in result.stderr and "nothing read" in result.stderr
+
+
+def test_no_sitemap_anywhere_exit_2() -> None:
+    with LoopbackServer() as server:
+        server.add("/robots.txt", b"User-agent: *\nDisallow:\n", "text/plain")
+        result = invoke(server.base, *FAST)
+    assert result.exit_code == 2
+    assert "no-sitemaps" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ftp://example.com/sitemap.xml"],
+        ["http://"],
+        ["https://example.com", "--concurrency", "0"],
+        ["https://example.com", "--format", "xml"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_parquet_without_pyarrow_is_a_clear_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("click")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        result = invoke("https://example.com", "--format", "parquet", "-o", str(tmp_path / "x"))
+        assert result.exit_code == 2
+        assert "pyarrow" in result.output
+    else:
+        pytest.skip("pyarrow is installed")
+
+
+def test_unwritable_output_exit_2(site: LoopbackServer, tmp_path: Path) -> None:
+    result = invoke(site.base, "-o", str(tmp_path / "missing-dir" / "out.jsonl"), *FAST)
+    assert result.exit_code == 2
+    assert "cannot write output" in result.stderr and "Traceback" not in result.output
+
+
+def test_user_agent_is_sent(site: LoopbackServer) -> None:
+    result = invoke(site.url("/one.xml"), "--user-agent", "test-bot/1.0", *FAST)
+    assert result.exit_code == 0
+    assert site.request_headers["/one.xml"][0]["User-Agent"] == "test-bot/1.0"
+
+
+def test_custom_well_known(site: LoopbackServer) -> None:
+    site.add("/robots.txt", b"User-agent: *\n", "text/plain")
+    result = invoke(site.base, "--well-known", "/one.xml", *FAST)
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 5
+    assert site.hits["/sitemap.xml"] == 0
