@@ -1,0 +1,265 @@
+"""Extension check rules: each has a triggering case and a near miss; hreflang reciprocity."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from urlset import RawElement, Severity, Url
+from urlset.codes import CODES
+from urlset.ext_rules import EXT_CODES, RULES, SetChecks, check_raw, check_url
+from urlset.extensions import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS, Alternate, Image, News, Video
+from urlset.hreflang import MissingLink, Reciprocity, describe
+
+PAGE = "https://www.example.com/page"
+NOW = datetime(2024, 5, 10, 12, tzinfo=UTC)
+
+
+def codes(url: Url, now: datetime | None = NOW) -> list[str]:
+    return [i.code for i in check_url(url, now=now)]
+
+
+def video(**fields: object) -> Video:
+    base: dict[str, object] = {
+        "thumbnail_loc": "https://www.example.com/t.jpg",
+        "title": "T",
+        "description": "D",
+        "content_loc": "https://www.example.com/v.mp4",
+    }
+    base.update(fields)
+    return Video(**base)  # type: ignore[arg-type]
+
+
+def article(published: date | datetime, title: str = "T") -> News:
+    return News("Times", "en", published, title)
+
+
+def test_codes_are_new_well_formed_and_documented() -> None:
+    assert not set(EXT_CODES) & set(CODES)
+    for code, row in EXT_CODES.items():
+        assert code == code.lower() and " " not in code
+        assert row.title and row.hint
+    assert len(RULES) == 7
+
+
+def test_plain_urls_have_no_extension_issues() -> None:
+    assert check_url(Url(PAGE), now=NOW) == []
+
+
+# ---------------------------------------------------------------- per URL
+
+
+def test_too_many_images() -> None:
+    images = tuple(Image(f"https://www.example.com/{i}.jpg") for i in range(1001))
+    assert codes(Url(PAGE, extensions=images)) == ["too-many-images"]
+    assert codes(Url(PAGE, extensions=images[:1000])) == []
+
+
+def test_image_deprecated_fields() -> None:
+    issues = check_url(
+        Url(PAGE, extensions=(Image(PAGE + ".jpg", caption="c", license=PAGE),)), now=NOW
+    )
+    assert [i.code for i in issues] == ["image-deprecated-field"]
+    assert issues[0].severity is Severity.INFO and "caption (1), license (1)" in issues[0].message
+    assert codes(Url(PAGE, extensions=(Image(PAGE + ".jpg"),))) == []
+
+
+def test_video_loc_is_page() -> None:
+    assert codes(Url(PAGE, extensions=(video(content_loc=PAGE),))) == ["video-loc-is-page"]
+    assert codes(Url(PAGE, extensions=(video(player_loc=PAGE),))) == ["video-loc-is-page"]
+    assert codes(Url(PAGE, extensions=(video(content_loc=PAGE + "/v.mp4"),))) == []
+
+
+def test_news_too_old() -> None:
+    old = NOW - timedelta(days=2, seconds=1)
+    issues = check_url(Url(PAGE, extensions=(article(old),)), now=NOW)
+    assert [i.code for i in issues] == ["news-too-old"] and "2 days" in issues[0].message
+    assert codes(Url(PAGE, extensions=(article(NOW - timedelta(days=2)),))) == []
+    assert codes(Url(PAGE, extensions=(article(date(2024, 5, 9)),))) == []
+    assert codes(Url(PAGE, extensions=(article(date(2024, 5, 8)),))) == ["news-too-old"]
+    # without a time the rule cannot run: nothing here reads the clock
+    assert codes(Url(PAGE, extensions=(article(old),)), now=None) == []
+
+
+def test_news_repeated() -> None:
+    two = (article(NOW), article(NOW, "Other"))
+    assert codes(Url(PAGE, extensions=two)) == ["news-repeated"]
+    assert codes(Url(PAGE, extensions=two[:1])) == []
+
+
+def test_hreflang_missing_self() -> None:
+    other = Alternate("de", "https://www.example.com/de/page")
+    issues = check_url(Url(PAGE, extensions=(other,)), now=NOW)
+    assert [i.code for i in issues] == ["hreflang-missing-self"] and "(de)" in issues[0].message
+    assert codes(Url(PAGE, extensions=(other, Alternate("en", PAGE)))) == []
+
+
+def test_hreflang_duplicate() -> None:
+    a = Alternate("en", PAGE)
+    b = Alternate("EN", "https://www.example.com/en-2")
+    issues = check_url(Url(PAGE, extensions=(a, b)), now=NOW)
+    assert [i.code for i in issues] == ["hreflang-duplicate"]
+    assert PAGE in issues[0].message and "en-2" in issues[0].message
+    assert codes(Url(PAGE, extensions=(a, Alternate("en", PAGE)))) == []  # same link twice
+
+
+def test_line_and_source_are_copied() -> None:
+    url = Url(PAGE, extensions=(video(content_loc=PAGE),))
+    (issue,) = check_url(url, now=NOW, line=7, source="s.xml")
+    assert (issue.line, issue.source) == (7, "s.xml")
+    assert str(issue).startswith("s.xml:7: error video-loc-is-page")
+
+
+# ---------------------------------------------------------------- raw elements
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name", "xml", "code"),
+    [
+        (IMAGE_NS, "image", f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>/rel.jpg</i:loc></i:image>', "invalid-image"),
+        (VIDEO_NS, "video", f'<v:video xmlns:v="{VIDEO_NS}"><v:title>t</v:title></v:video>', "invalid-video"),
+        (NEWS_NS, "news", f'<n:news xmlns:n="{NEWS_NS}"><n:title>t</n:title></n:news>', "invalid-news"),
+        (XHTML_NS, "link", f'<x:link xmlns:x="{XHTML_NS}" rel="alternate" hreflang="en-UK" href="{PAGE}"/>', "invalid-alternate"),
+    ],
+)  # fmt: skip
+def test_untypable_raw_elements_are_reported(
+    namespace: str, name: str, xml: str, code: str
+) -> None:
+    raw = RawElement(namespace, name, xml)
+    issues = check_url(Url(PAGE, extensions=(raw,)), now=NOW, line=3)
+    assert [i.code for i in issues] == [code]
+    assert issues[0].severity is Severity.ERROR and issues[0].line == 3
+    assert issues[0].message.startswith(PAGE + ": ")
+
+
+def test_raw_near_misses_are_quiet() -> None:
+    good = Image(PAGE + ".jpg")
+    assert check_raw(RawElement(IMAGE_NS, "image", good.xml)) == []
+    other = RawElement("urn:other", "x", '<o:x xmlns:o="urn:other">anything</o:x>')
+    assert check_raw(other) == []
+
+
+def test_extension_order() -> None:
+    xml = f'<i:image xmlns:i="{IMAGE_NS}"><i:title>t</i:title><i:loc>{PAGE}.jpg</i:loc></i:image>'
+    issues = check_raw(RawElement(IMAGE_NS, "image", xml))
+    assert [i.code for i in issues] == ["extension-order"]
+    assert "<image:loc> comes after <image:title>" in issues[0].message
+    in_order = (
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>{PAGE}.jpg</i:loc><i:title>t</i:title></i:image>'
+    )
+    assert check_raw(RawElement(IMAGE_NS, "image", in_order)) == []
+
+
+# ---------------------------------------------------------------- across a set
+
+
+def test_too_many_news_per_sitemap() -> None:
+    checks = SetChecks()
+    for i in range(1001):
+        checks.add(Url(f"{PAGE}/{i}", extensions=(article(NOW),)), source="a.xml")
+    checks.add(Url(PAGE + "/b", extensions=(article(NOW),)), source="b.xml")
+    issues = checks.finish()
+    assert [(i.code, i.source) for i in issues] == [("too-many-news", "a.xml")]
+
+    near = SetChecks()
+    near.add_all((Url(f"{PAGE}/{i}", extensions=(article(NOW),)) for i in range(1000)), source="a")
+    assert near.finish() == []
+
+
+def hreflang_set(links: dict[str, list[str]]) -> list[Url]:
+    """Pages (by language) with the languages each one links to."""
+    url = "https://www.example.com/{}/".format
+    return [
+        Url(url(lang), extensions=tuple(Alternate(o, url(o)) for o in others))
+        for lang, others in links.items()
+    ]
+
+
+def test_reciprocal_set_is_clean() -> None:
+    checks = SetChecks()
+    checks.add_all(
+        hreflang_set({"en": ["en", "de", "fr"], "de": ["en", "de", "fr"], "fr": ["fr", "de", "en"]})
+    )
+    assert checks.finish() == []
+
+
+def test_missing_return_links_are_named() -> None:
+    urls = hreflang_set({"en": ["en", "de", "fr"], "de": ["en", "de"], "fr": ["en", "de", "fr"]})
+    rec = Reciprocity()
+    for url in urls:
+        rec.add(url)
+    assert list(rec.missing()) == [
+        MissingLink(
+            "https://www.example.com/de/",
+            "https://www.example.com/fr/",
+            "fr",
+            "https://www.example.com/en/",
+        )
+    ]
+    checks = SetChecks()
+    checks.add_all(urls)
+    (issue,) = checks.finish()
+    assert issue.code == "hreflang-not-reciprocal"
+    assert issue.message == (
+        "https://www.example.com/de/ lacks <xhtml:link hreflang='fr' "
+        "href='https://www.example.com/fr/'>: https://www.example.com/en/ lists both as "
+        "variants of one page"
+    )
+
+
+def test_missing_self_links_in_the_set_rule() -> None:
+    urls = hreflang_set({"en": ["de"], "de": ["en", "de"]})
+    rec = Reciprocity()
+    for url in urls:
+        rec.add(url)
+    pairs = {(m.page, m.target) for m in rec.missing()}
+    en, de = "https://www.example.com/en/", "https://www.example.com/de/"
+    assert pairs == {(en, en)}
+    (link,) = rec.missing()
+    assert describe(link).startswith(f"{en} lacks a link to itself")
+    # SetChecks leaves self-links to the per-URL rule, which reports them once
+    checks = SetChecks()
+    checks.add_all(urls)
+    assert checks.finish() == []
+    assert codes(urls[0]) == ["hreflang-missing-self"]
+
+
+def test_variants_without_links_in_or_out_of_the_set() -> None:
+    en, de, fr = (f"https://www.example.com/{x}/" for x in ("en", "de", "fr"))
+    checks = SetChecks()
+    checks.add(Url(en, extensions=(Alternate("en", en), Alternate("de", de), Alternate("fr", fr))))
+    checks.add(Url(de))  # in the set, no alternates: a certain failure
+    issues = checks.finish()
+    assert [(i.code, i.severity) for i in issues] == [
+        ("hreflang-unlisted", Severity.WARNING),
+        ("hreflang-unverified", Severity.INFO),
+    ]
+    assert issues[0].message.startswith(de) and issues[1].message.startswith(fr)
+
+
+def test_a_url_listed_twice_gets_the_union_of_its_links() -> None:
+    en, de = "https://www.example.com/en/", "https://www.example.com/de/"
+    rec = Reciprocity()
+    rec.add(Url(en, extensions=(Alternate("en", en),)))
+    rec.add(Url(en, extensions=(Alternate("de", de),)))
+    rec.add(Url(de, extensions=(Alternate("en", en), Alternate("de", de))))
+    assert list(rec.missing()) == [] and rec.pages == 2
+
+
+def test_reported_examples_are_capped() -> None:
+    pages = {str(i): [str(i), "x"] for i in range(5)}
+    urls = [
+        Url(f"https://www.example.com/{p}/", extensions=tuple(Alternate("en" if o == p else "de", f"https://www.example.com/{o}/") for o in others))
+        for p, others in pages.items()
+    ]  # fmt: skip
+    urls.append(
+        Url(
+            "https://www.example.com/x/",
+            extensions=(Alternate("de", "https://www.example.com/x/"),),
+        )
+    )
+    checks = SetChecks(max_examples=2)
+    checks.add_all(urls)
+    issues = [i for i in checks.finish() if i.code == "hreflang-not-reciprocal"]
+    assert len(issues) == 3 and "3 more missing return links" in issues[-1].message
