@@ -611,3 +611,26 @@ def test_equal_instants_in_other_zones_keep_their_own_zone(tmp_path: Path) -> No
         "2024-01-02T01:04:05Z",
         "2024-01-02T03:04:05+02:00",
     ]
+
+
+def test_dedupe_can_be_turned_off_for_inputs_known_unique(tmp_path: Path) -> None:
+    report = write_sitemaps(
+        [Url(BASE + "a"), Url(BASE + "a")], tmp_path, BASE, gzip=False, dedupe=False
+    )
+    assert report.urls == 2 and report.duplicates == 0
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            "-",
+            "--input-format",
+            "text",
+            "--no-dedupe",
+            "--base-url",
+            BASE,
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        input=f"{BASE}x\n{BASE}x\n",
+    )
+    assert result.exit_code == 0 and "2 URLs" in result.output

@@ -27,6 +27,7 @@ from .urls import Scope, to_uri
 from .xmlwrite import EntryTooLarge, SitemapDocument, index_document, urlset_header
 
 _BATCH = 16384
+_MAX_RUN = 1 << 20
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -67,8 +68,9 @@ class BuildReport:
 class SeenLocs:
     """The locs written so far, as 64-bit hashes in sorted numpy runs: 8 bytes per URL.
 
-    Runs are merged when a newer one grows to half the size of the one before it, so a
-    lookup touches at most log2(n / batch) runs. Two distinct locs share a 64-bit hash with
+    Runs are merged when a newer one grows to half the size of the one before it, up to
+    ``_MAX_RUN`` hashes (8 MiB), so a lookup touches about log2(n / batch) + n / _MAX_RUN
+    runs and no merge ever copies more than 16 MiB at once. Two distinct locs share a 64-bit hash with
     probability about n**2 / 2**65 (3e-6 for ten million URLs); such a loc would be counted
     as a duplicate.
     """
@@ -91,9 +93,11 @@ class SeenLocs:
         if fresh.any():
             runs = self._runs
             runs.append(unique[fresh])
-            while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]):
+            while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]) and len(runs[-2]) < _MAX_RUN:
                 newer = runs.pop()
-                runs[-1] = np.sort(np.concatenate((runs[-1], newer)), kind="stable")
+                merged = np.concatenate((runs[-1], newer))
+                merged.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
+                runs[-1] = merged
         return keep.tolist()
 
 
@@ -110,6 +114,7 @@ class BuildOptions:
     schema_location: bool = False
     skip_out_of_scope: bool = False
     strict: bool = False
+    dedupe: bool = True
     default_tz: tzinfo | None = None
     gzip_level: int = DEFAULT_GZIP_LEVEL
 
@@ -209,7 +214,7 @@ def _checked(
         if not all(map(str.startswith, locs, repeat(prefix))):
             good = [url for url in good if _in_scope(url, scope, opts, report)]
             locs = [url[0] for url in good]
-        new = seen.first_seen(locs)
+        new = seen.first_seen(locs) if opts.dedupe else [True]
         if not all(new):
             report.duplicates += new.count(False)
             good = [url for url, fresh in zip(good, new, strict=True) if fresh]
