@@ -178,6 +178,7 @@ def run_fetch(
     http: HttpOptions | None = None,
     discovery: DiscoveryOptions | None = None,
     cache_dir: str | None = None,
+    workers: int = 0,
 ) -> Run:
     rows: list[tuple[str, str]] = []
 
@@ -190,5 +191,6 @@ def run_fetch(
         http=http or fast_http(),
         cache_dir=cache_dir,
         on_read=collect,
+        workers=workers,
     )
     return Run(result, rows)

@@ -1,0 +1,135 @@
+"""Parse workers: the same entries, issues and output as parsing in the main process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from test_fetch_faults import locs
+from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
+from urlset.cli_fetch import render_jsonl
+from urlset.discovery import DiscoveryOptions
+from urlset.http import UrlBatch
+from urlset.limits import ReadLimits
+from urlset.model import ChangeFreq, Url
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def detailed(server: LoopbackServer, name: str, n: int) -> bytes:
+    rows = "".join(
+        f"<url><loc>{loc}</loc><lastmod>2024-02-{1 + i % 28:02d}</lastmod>"
+        f"<changefreq>daily</changefreq><priority>0.{i % 10}</priority></url>\n"
+        for i, loc in enumerate(locs(server, name, n))
+    )
+    return f'<?xml version="1.0"?>\n<urlset {NS}>\n{rows}</urlset>\n'.encode()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[LoopbackServer]:
+    with LoopbackServer() as server:
+        server.add("/robots.txt", b"Sitemap: /index.xml\n", "text/plain")
+        names = {"/big.xml.gz": 4_000, "/plain.xml": 500, "/double.xml.gz": 40}
+        server.add("/big.xml.gz", gz(detailed(server, "/big.xml.gz", 4_000)), "application/gzip")
+        server.add("/plain.xml", detailed(server, "/plain.xml", 500))
+        server.add(
+            "/double.xml.gz",
+            gz(gz(detailed(server, "/double.xml.gz", 40))),
+            "application/gzip",
+            headers={"Content-Encoding": "gzip"},
+        )
+        truncated = gz(urlset(locs(server, "/cut.xml.gz", 3000)))
+        server.add("/cut.xml.gz", truncated[: len(truncated) // 2], "application/gzip")
+        server.add("/page.xml", b"<html><body>oops</body></html>", "text/html")
+        bomb = gz(b"<?xml version='1.0'?><urlset " + NS.encode() + b">" + b" " * 8_000_000)
+        server.add("/bomb.xml.gz", bomb, "application/gzip")
+        server.add("/nested.xml", sitemapindex([server.url("/plain.xml"), server.url("/leaf.xml")]))
+        server.add("/leaf.xml", urlset(locs(server, "/leaf.xml", 7)))
+        listed = [*names, "/cut.xml.gz", "/page.xml", "/bomb.xml.gz", "/missing.xml", "/nested.xml"]
+        server.add("/index.xml", sitemapindex([server.url(p) for p in listed]))
+        yield server
+
+
+def summary(run_rows: list[tuple[str, str]], result: object) -> tuple[object, ...]:
+    nodes = sorted(
+        (n.url, str(n.state), n.format, n.url_count, n.ref_count, sorted(i.code for i in n.issues))
+        for n in result.nodes()  # type: ignore[attr-defined]
+    )
+    return sorted(run_rows), nodes
+
+
+def test_workers_read_what_the_main_process_reads(site: LoopbackServer) -> None:
+    http = fast_http(
+        total_timeout=30.0,
+        read_timeout=20.0,
+        read_limits=ReadLimits(max_decompressed_bytes=6_000_000),
+    )
+    here = run_fetch(site.base, http=http)
+    pooled = run_fetch(site.base, http=http, workers=2)
+    assert summary(pooled.rows, pooled.result) == summary(here.rows, here.result)
+    assert len(here.rows) == 4_000 + 500 + 40 + 7 + len(here.locs_from(site.url("/cut.xml.gz")))
+    assert "decompressed-size-limit" in pooled.codes(site.url("/bomb.xml.gz"))
+
+
+def test_a_url_cap_cuts_a_worker_batch(site: LoopbackServer) -> None:
+    run = run_fetch(
+        site.url("/big.xml.gz"),
+        http=fast_http(total_timeout=30.0, read_timeout=20.0),
+        discovery=DiscoveryOptions(max_urls=1234),
+        workers=1,
+    )
+    assert len(run.rows) == 1234 and run.result.limits_hit == ["url-limit"]
+
+
+def cli(args: list[str]) -> subprocess.CompletedProcess[str]:
+    """The command in a fresh process: single-threaded, so its workers are forked."""
+    return subprocess.run(
+        [sys.executable, "-c", "from urlset.cli import main; main()", "fetch", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_cli_output_is_the_same_with_and_without_workers(
+    site: LoopbackServer, tmp_path: Path, fmt: str
+) -> None:
+    outputs = []
+    for workers in ("0", "2"):
+        out = tmp_path / f"{workers}.{fmt}"
+        done = cli([site.base, "--format", fmt, "-o", str(out), "--workers", workers])
+        assert done.returncode == 1, done.stderr  # some sitemaps fail on purpose
+        assert "Traceback" not in done.stderr
+        outputs.append(sorted(out.read_text("utf-8").splitlines()))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0]) > 4_000
+
+
+def test_cli_cap_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
+    out = tmp_path / "capped.jsonl"
+    done = cli([site.url("/big.xml.gz"), "-o", str(out), "--workers", "2", "--max-urls", "777"])
+    assert done.returncode == 1 and "url-limit" in done.stderr
+    assert len(out.read_text("utf-8").splitlines()) == 777
+
+
+def test_url_batch_slices_keep_rendered_text_in_step() -> None:
+    urls = [
+        Url._trusted(f"https://example.com/{i}", date(2024, 1, 1 + i), ChangeFreq.DAILY, 0.5)
+        for i in range(5)
+    ]
+    columns = (*([u[k] for u in urls] for k in range(4)), None)
+    batch = UrlBatch(columns, "jsonl", render_jsonl(urls, "https://example.com/s.xml"))
+    assert len(batch) == 5 and list(batch) == urls and batch[2] == urls[2]
+    head = batch[:3]
+    assert isinstance(head, UrlBatch)
+    assert list(head) == urls[:3]
+    assert head.rendered == render_jsonl(urls[:3], "https://example.com/s.xml")
+    assert batch[:0].rendered == "" and list(batch[:10]) == urls
+    assert batch[1:3] == urls[1:3]
