@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
@@ -311,7 +312,8 @@ def _summary(result: DiscoveryResult) -> str:
 
 # ----------------------------------------------------------------------------- progress
 class _Bar:
-    """A rich progress line on a terminal (rich is imported only here)."""
+    """A rich progress line on a terminal (rich is imported only here). It refreshes from
+    the event loop, not from a thread of its own, so parse workers can still be forked."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -324,8 +326,10 @@ class _Bar:
             TimeElapsedColumn(),
             console=Console(stderr=True),
             transient=True,
+            auto_refresh=False,
         )
         self.task = self.progress.add_task("starting", total=None)
+        self.shown = 0.0
 
     def __enter__(self) -> _Bar:
         self.progress.start()
@@ -340,6 +344,10 @@ class _Bar:
             description=f"sitemaps {p.done:,} done, {p.queued:,} queued  "
             f"URLs {p.urls:,}  {_size(p.bytes)}",
         )
+        now = time.monotonic()
+        if now - self.shown >= 0.1:
+            self.shown = now
+            self.progress.refresh()
 
 
 # ----------------------------------------------------------------------------- command

@@ -878,6 +878,8 @@ async def run_flow(
                 urls += len(event.urls)
                 if on_read is not None:
                     on_read(event)
+                if on_progress is not None:
+                    on_progress(Progress(done, len(waiting) + len(running), urls, received))
                 event = flow.send(None)
             else:
                 while waiting and len(running) < concurrency:
