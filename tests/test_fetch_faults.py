@@ -427,3 +427,18 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after("Sun, 31 Dec 2023 00:00:00 GMT", now) == 0.0
     assert parse_retry_after("soon", now) is None
     assert parse_retry_after(None, now) is None
+
+
+def test_robots_txt_may_move_to_another_host() -> None:
+    with LoopbackServer() as server:
+        other = f"http://localhost:{server.port}"
+        server.handle("/robots.txt", redirect(f"{other}/real-robots.txt"))
+        server.add("/real-robots.txt", b"Sitemap: /s.xml\n", "text/plain")
+        server.add("/s.xml", urlset(locs(server, "s", 2)))
+        run = run_fetch(server.base)
+    robots = run.result.roots[0]
+    assert robots.final_url == f"{other}/real-robots.txt"
+    assert [i.code for i in robots.issues] == ["robots-relative-sitemap"]
+    # the relative Sitemap: value is resolved against where robots.txt was found
+    assert [c.url for c in robots.children] == [f"{other}/s.xml"]
+    assert len(run.rows) == 2 and not run.result.partial

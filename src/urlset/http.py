@@ -382,8 +382,11 @@ class Fetcher:
                             "redirect loop: " + " -> ".join([*visited, target]),
                             redirect_issues,
                         )
-                    if _host(target) != origin and not any(
-                        i.code == CROSS_HOST_REDIRECT for i in redirect_issues
+                    # a sitemap's host matters (its URLs must be on it); robots.txt may move
+                    if (
+                        request.kind == "sitemap"
+                        and _host(target) != origin
+                        and not any(i.code == CROSS_HOST_REDIRECT for i in redirect_issues)
                     ):
                         redirect_issues.append(
                             fetch_issue(
