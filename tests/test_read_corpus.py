@@ -98,8 +98,8 @@ def test_malformed_positions(shared: Path) -> None:
     entries = list(unescaped)
     assert len(entries) == 1511  # every entry around the bad '&' is recovered
     first = next(i for i in unescaped.issues if i.severity is Severity.ERROR)
-    assert first.code == "not-well-formed"
-    assert first.line == 4319 and abs(first.column - 54) <= 2
+    assert first.code == "unescaped-ampersand"
+    assert (first.line, first.column) == (4319, 54)
 
     template = read_file(base / "010_jekyll-news-unrendered-template.xml")
     list(template)
@@ -145,7 +145,9 @@ def test_text_file_relative_lines(shared: Path) -> None:
 def test_chunking_and_lanes_agree(shared: Path, name: str) -> None:
     data = (shared / "corpus/realworld" / name).read_bytes()
     expected = feed_all(data, [len(data) or 1], fast=False)
-    sizes = [[len(data) or 1], [65536], [997]]
+    sizes = (
+        [[len(data) or 1], [997]] if len(data) > 1_000_000 else [[len(data) or 1], [65536], [997]]
+    )
     if len(data) < 60_000:
         sizes.append([1])
     for fast in (True, False):

@@ -569,7 +569,7 @@ def test_scrapy_undefined_entity_node() -> None:
 
 
 def test_scrapy_bodies() -> None:
-    entries, result = read(b"")
+    _, result = read(b"")
     assert result.fatal and codes(result) == ["empty-document"]
     _entries, result = read(b"<some><thing/></some>")
     assert result.fatal and codes(result) == ["unknown-root"]

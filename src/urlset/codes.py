@@ -54,6 +54,11 @@ CODES: dict[str, Code] = {
         "only &amp; &lt; &gt; &quot; &apos; and character references exist in a sitemap; "
         "write & as &amp;",
     ),
+    "unescaped-ampersand": Code(
+        E,
+        "unescaped &",
+        "write & as &amp; in URLs and text; it was read as a literal &",
+    ),
     "invalid-character": Code(
         E, "character not allowed in XML", "remove control characters and NUL bytes"
     ),

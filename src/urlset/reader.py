@@ -90,6 +90,11 @@ class SitemapReader:
         return self._sink.fatal
 
     @property
+    def done(self) -> bool:
+        """True once reading has stopped early (fatal input, a limit): feed no more data."""
+        return self._done
+
+    @property
     def entries(self) -> int:
         """Entries passed on so far."""
         return self._sink.count
@@ -100,7 +105,7 @@ class SitemapReader:
             raise ValueError("feed() after close()")
         if data and not self._done:
             try:
-                self._feed(bytes(data))
+                self._feed(data if type(data) is bytes else bytes(data))
             except GzipError as exc:
                 self._gzip_error(exc)
         return self._take()
@@ -310,6 +315,8 @@ class ReadResult:
         with_issues = self._with_issues
         try:
             for chunk in self._chunks:
+                if reader.done:
+                    break
                 for event in reader.feed(chunk):
                     if type(event) is Issue:
                         keep(event)

@@ -353,6 +353,10 @@ _XML_SPACE = " \t\r\n"
 
 _PROLOG, _FAST, _SLOW, _DONE = range(4)
 
+_OPENERS = {b"<!--": b"-->", b"<![CDATA[": b"]]>", b"<?": b"?>"}
+_GUARD_TOKEN = re.compile(rb"&|<!--|<!\[CDATA\[|<\?")
+_REFERENCE = re.compile(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
+
 _FORMATS = {
     "urlset": ("urlset", "url", 2),
     "sitemapindex": ("sitemapindex", "sitemap", 2),
@@ -386,6 +390,17 @@ class XmlBody:
         self.encoding_utf8 = True
         self.root_local = ""
         self.prolog_checked = False
+        # the guard in front of libxml2 (see _guard)
+        self.g_hold = b""
+        self.g_ctx: bytes | None = None
+        self.g_ctx_start = 0
+        self.g_ctx_line = 0
+        self.g_ctx_col = 0
+        self.g_base = 0
+        self.g_lines = 0
+        self.g_col0 = 0
+        self.g_last_gt = 0
+        self.g_cap = limits.max_value_length + 65_536
         # raw-stream positions of entry tags, for telling a cut final entry (see _track_tags)
         self.fed = 0
         self.tag_carry = b""
@@ -656,6 +671,8 @@ class XmlBody:
         starts: list[int] | None = None
         count = sink.count
         check = sink.next_check
+        line = self.fline
+        line_pos = 0
         for loc, lastmod, changefreq, priority in zip(
             parts[1:stop:5], parts[2:stop:5], parts[3:stop:5], parts[4:stop:5], strict=True
         ):
@@ -678,9 +695,16 @@ class XmlBody:
             count += 1
             h = hash(loc)
             if h in seen:
-                if starts is None:
-                    starts = [m.start() for m in _RECORD.finditer(text)]
-                sink.duplicate(loc, self.fline + text.count("\n", 0, starts[done]))
+                per_code = sink.per_code
+                if per_code.get("duplicate-loc", 0) < MAX_ISSUES_PER_CODE:
+                    if starts is None:
+                        starts = [m.start() for m in _RECORD.finditer(text)]
+                    start = starts[done]
+                    line += text.count("\n", line_pos, start)
+                    line_pos = start
+                    sink.duplicate(loc, line)
+                else:
+                    per_code["duplicate-loc"] += 1
             else:
                 seen.add(h)
             out.append(new(url, (loc, lm, cf, pr, no_extensions)))
@@ -717,7 +741,10 @@ class XmlBody:
             self._slow(data)
 
     # -- the full lane --
-    def _slow(self, data: bytes) -> None:
+    def _slow(self, data: bytes, final: bool = False) -> None:
+        data = self._guard(data, final)
+        if self.state == _DONE or not data:
+            return
         try:
             self.parser.feed(data)
         except etree.XMLSyntaxError as exc:
@@ -727,6 +754,116 @@ class XmlBody:
         self._events(list(self.parser.read_events()), truncated=False)
         self._errors()
         self._track_tags(data)
+
+    def _guard(self, data: bytes, final: bool) -> bytes:
+        """What libxml2 must not see, handled before it does.
+
+        * A bare '&' (not starting an entity or character reference): libxml2's push parser
+          then waits for a ';' that may never come, holding the rest of the document in
+          memory. It is reported here with its position and passed on as '&amp;'.
+        * A comment, CDATA section or processing instruction left open, or a stretch without
+          any '>' longer than the value limit: libxml2 would buffer it all. Reading stops.
+        """
+        if self.g_hold:
+            data = self.g_hold + data
+            self.g_hold = b""
+        n = len(data)
+        out: list[bytes] = []
+        i = 0
+        hold = 0
+        while i < n:
+            closer = self.g_ctx
+            if closer is not None:
+                j = data.find(closer, i)
+                if j < 0:
+                    hold = 0 if final else min(len(closer) - 1, n - i)
+                    if self.g_base + n - self.g_ctx_start > self.g_cap:
+                        self._guard_stop(
+                            "not-well-formed",
+                            f"a comment, CDATA section or processing instruction is not closed "
+                            f"within {self.g_cap:,} bytes",
+                            self.g_ctx_line,
+                            self.g_ctx_col,
+                        )
+                        return b""
+                    break
+                i = j + len(closer)
+                self.g_ctx = None
+                continue
+            m = _GUARD_TOKEN.search(data, i)
+            if m is None:
+                if not final:
+                    lt = data.rfind(b"<", max(i, n - 9))
+                    if lt >= 0 and any(t.startswith(data[lt:]) for t in _OPENERS):
+                        hold = n - lt
+                break
+            k = m.start()
+            token = m.group()
+            if token == b"&":
+                ref = _REFERENCE.match(data, k)
+                if ref is not None:
+                    i = ref.end()
+                    continue
+                if n - k < 64 and not final:
+                    hold = n - k
+                    break
+                line, column = self._guard_position(data, k)
+                self.sink.issue(
+                    "unescaped-ampersand",
+                    "'&' not followed by an entity name and ';' (read as '&amp;')",
+                    line,
+                    column,
+                )
+                out.append(data[i:k])
+                out.append(b"&amp;")
+                i = k + 1
+                continue
+            self.g_ctx = _OPENERS[token]
+            self.g_ctx_start = self.g_base + k
+            self.g_ctx_line, self.g_ctx_col = self._guard_position(data, k)
+            i = m.end()
+        end = n - hold
+        if hold:
+            self.g_hold = data[end:]
+        if out:
+            out.append(data[i:end] if i < end else b"")
+            done = b"".join(out)
+        else:
+            done = data[:end]
+        consumed = data[:end]
+        lines = consumed.count(b"\n")
+        last_nl = consumed.rfind(b"\n")
+        if lines:
+            self.g_lines += lines
+            self.g_col0 = end - last_nl - 1
+        else:
+            self.g_col0 += end
+        gt = consumed.rfind(b">")
+        if gt >= 0:
+            self.g_last_gt = self.g_base + gt
+        self.g_base += end
+        if self.g_base - self.g_last_gt > self.g_cap and self.g_ctx is None:
+            self._guard_stop(
+                "value-too-long",
+                f"no markup for {self.g_cap:,} bytes: a value or tag longer than "
+                "ReadLimits.max_value_length",
+                self.g_lines + 1,
+                self.g_col0,
+            )
+            return b""
+        return done
+
+    def _guard_position(self, data: bytes, k: int) -> tuple[int, int]:
+        nl = data.rfind(b"\n", 0, k)
+        line = self.g_lines + data.count(b"\n", 0, k) + 1
+        column = k - nl if nl >= 0 else self.g_col0 + k + 1
+        return line, column
+
+    def _guard_stop(self, code: str, message: str, line: int, column: int) -> None:
+        self.sink.issue(code, message, line, column)
+        if self.format is None:
+            self.sink.fatal = True
+        self.state = _DONE
 
     def _track_tags(self, data: bytes) -> None:
         """Remember where the last entry start tag and the last entry end tag lie in the raw
@@ -761,6 +898,10 @@ class XmlBody:
     def _close_parser(self) -> None:
         before = self.nerr
         ended = self.root_ended
+        if self.g_hold:
+            self._slow(b"", final=True)
+            if self.state == _DONE:
+                return
         try:
             self.parser.close()
         except etree.XMLSyntaxError as exc:
