@@ -27,7 +27,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -36,7 +36,7 @@ from .dates import Lastmod
 from .errors import InvalidValue
 from .limits import CURRENT, Limits, ReadLimits
 from .model import Issue, Severity, SitemapRef
-from .reader import read_bytes
+from .reader import FILE_CHUNK, read_chunks
 from .urls import Scope, to_uri
 
 __all__ = [
@@ -238,7 +238,8 @@ class _Findings:
     def __init__(self, source: str) -> None:
         self.source = source
         self.placed: list[Issue] = []
-        self.pending: list[tuple[str, str, str]] = []  # code, message, loc
+        # code, message, loc, and whether it came in document order
+        self.pending: list[tuple[str, str, str, bool]] = []
         self.per_code: dict[str, int] = {}
         # (code, host) -> [message, loc of the first URL, number of URLs]
         self.by_host: dict[tuple[str, str], list[Any]] = {}
@@ -252,9 +253,9 @@ class _Findings:
         if self._room(code):
             self.placed.append(rules.make_issue(code, message, line, column, self.source))
 
-    def at_entry(self, code: str, message: str, loc: str) -> None:
+    def at_entry(self, code: str, message: str, loc: str, ordered: bool = True) -> None:
         if self._room(code):
-            self.pending.append((code, message, loc))
+            self.pending.append((code, message, loc, ordered))
 
     def per_host(self, code: str, host: str, message: str, loc: str) -> None:
         key = (code, host)
@@ -267,7 +268,7 @@ class _Findings:
     def finish(self) -> None:
         for (code, _host), (message, loc, n) in self.by_host.items():
             more = f" ({n:,} URLs)" if n > 1 else ""
-            self.at_entry(code, message + more, loc)
+            self.at_entry(code, message + more, loc, ordered=False)
         self.by_host = {}
         for code, n in self.per_code.items():
             if n > MAX_PER_CODE:
@@ -289,6 +290,7 @@ class _Hosts:
         self.index = index
         self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
         self.first_host: str | None = None
+        self.prefix = "" if scope is None else scope.prefix
 
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
@@ -304,7 +306,7 @@ class _Hosts:
         if (
             scope is not None
             and not self.index
-            and not loc.startswith(scope.prefix)
+            and not loc.startswith(self.prefix)
             and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
         ):
             why = rules.url_not_allowed(loc, scope)
@@ -361,8 +363,9 @@ def check_document(
         except (InvalidValue, ValueError):
             scope = None
 
-    read = read_bytes(
-        data,
+    # fed in the pieces a file read gives: the reader is fastest with chunks of this size
+    read = read_chunks(
+        (data[i : i + FILE_CHUNK] for i in range(0, len(data), FILE_CHUNK)),
         source=source,
         base_url=options.base_url,
         limits=options.read_limits,
@@ -370,34 +373,45 @@ def check_document(
     )
     reader_issues: list[Issue] = []
     now = options.now
-    hosts: _Hosts | None = None
+    day_limit = rules.latest_day(now) if now is not None else date.max
     newest_date: date | None = None
     newest_time: datetime | None = None
     entries = 0
     refs = result.refs
+    hosts = _Hosts(found, scope, False)
+    seen_hosts = hosts.seen
+    prefix = None if scope is None else scope.prefix
     for event in read:
         kind = type(event)
         if kind is Issue:
             reader_issues.append(event)  # type: ignore[arg-type]
             continue
-        entries += 1
-        loc: str = event.loc  # type: ignore[union-attr]
-        lastmod: Lastmod | None = event.lastmod  # type: ignore[union-attr]
-        if hosts is None:
-            hosts = _Hosts(found, scope, kind is SitemapRef)
-        hosts.check(loc)
         if kind is SitemapRef:
+            hosts.index = True
             refs.append(event)  # type: ignore[arg-type]
+        entries += 1
+        loc: str = event[0]
+        lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
+        # fast path: a known host without findings, inside the scope
+        end = loc.find("/", 8)
+        verdicts = seen_hosts.get(loc[:end] if end >= 0 else loc)
+        if verdicts is None or verdicts or (prefix is not None and not loc.startswith(prefix)):
+            hosts.check(loc)
         if lastmod is not None:
             if type(lastmod) is date:
                 if newest_date is None or lastmod > newest_date:
                     newest_date = lastmod
-            elif newest_time is None or lastmod > newest_time:
-                newest_time = lastmod  # type: ignore[assignment]
-            if now is not None:
-                message = rules.future_lastmod(lastmod, now)
-                if message is not None:
-                    found.at_entry("future-lastmod", message, loc)
+                if lastmod > day_limit and now is not None:
+                    message = rules.future_lastmod(lastmod, now)
+                    if message is not None:
+                        found.at_entry("future-lastmod", message, loc)
+            else:
+                if newest_time is None or lastmod > newest_time:
+                    newest_time = lastmod  # type: ignore[assignment]
+                if now is not None and lastmod > now:
+                    message = rules.future_lastmod(lastmod, now)
+                    if message is not None:
+                        found.at_entry("future-lastmod", message, loc)
     result.entries = entries
     result.format = fmt = read.format
     fatal = read.fatal
@@ -444,7 +458,8 @@ def check_document(
     if fmt in ("urlset", "sitemapindex"):
         _raw_locs(plain, limits, found)
         if not fatal:
-            _structure(plain, fmt, found)
+            unexpected = any(i.code in _UNEXPECTED for i in reader_issues)
+            _structure(plain, fmt, found, unexpected)
             if options.schema:
                 _schema(plain, fmt, found)
     elif fmt == "text":
@@ -526,6 +541,7 @@ def _merge(reader_issues: list[Issue], found: _Findings) -> list[Issue]:
 # any element named loc, prefixed or not (image:loc, video:content_loc too): its text
 _LOC_TEXT = re.compile(rb"loc>([^<]*)</")
 _SUSPECT = re.compile(rb"[\x00-\x20\x7f-\xff&`^{}|\\\"]")
+_URI_BYTES = bytes(b for b in range(256) if not _SUSPECT.match(bytes([b])))
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
 _ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
 
@@ -535,9 +551,11 @@ def _raw_locs(plain: bytes, limits: Limits, found: _Findings) -> None:
     if not texts:
         return
     longest = max(map(len, texts))
-    joined = b"".join(texts)
-    if longest <= limits.max_loc_length and not _SUSPECT.search(joined.replace(b"&amp;", b"")):
-        return
+    if longest <= limits.max_loc_length:
+        joined = b"".join(texts)
+        odd = joined.translate(None, _URI_BYTES)  # what is left is worth a closer look
+        if not odd or (odd.strip(b"&") == b"" and len(odd) == joined.count(b"&amp;")):
+            return
     # something may be wrong: walk the locs again with positions
     line = 1
     last = 0
@@ -646,38 +664,60 @@ def _plausible(line: str) -> bool:
 
 # --- order and place of the protocol's elements ---------------------------------------------
 
-_DEFAULT_XMLNS = re.compile(rb"\sxmlns\s*=")
-_SITEMAP_PREFIX = re.compile(rb"xmlns:[^\s=]+\s*=\s*[\"']" + re.escape(SITEMAP_NS.encode()))
+# every namespace declaration: the prefix (empty for the default namespace) and the URI
+_XMLNS = re.compile(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
 _ROOT = re.compile(rb"<(urlset|sitemapindex)[\s>/]")
 _X = rb"[A-Za-z_][\w.\-]*:"  # a prefixed (extension) element
-# each pattern finds a place where the protocol's order or vocabulary is broken
-_URLSET_BAD = [
-    re.compile(rb"<url>\s*<(?!loc>)"),
-    re.compile(rb"</loc>\s*<(?!lastmod>|changefreq>|priority>|/url>|" + _X + rb")"),
-    re.compile(rb"</lastmod>\s*<(?!changefreq>|priority>|/url>|" + _X + rb")"),
-    re.compile(rb"</changefreq>\s*<(?!priority>|/url>|" + _X + rb")"),
-    re.compile(rb"</priority>\s*<(?!/url>|" + _X + rb")"),
-    re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod|changefreq|priority)>"),
-    re.compile(rb"<(?![/!?]|" + _X + rb"|(?:url|loc|lastmod|changefreq|priority)>|urlset[\s>])"),
-]
-_INDEX_BAD = [
-    re.compile(rb"<sitemap>\s*<(?!loc>)"),
-    re.compile(rb"</loc>\s*<(?!lastmod>|/sitemap>|" + _X + rb")"),
-    re.compile(rb"</lastmod>\s*<(?!/sitemap>|" + _X + rb")"),
-    re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod)>"),
-    re.compile(rb"<(?![/!?]|" + _X + rb"|(?:sitemap|loc|lastmod)>|sitemapindex[\s>])"),
-]
 
 
-def _structure(plain: bytes, fmt: str, found: _Findings) -> None:
-    if _structure_plain(plain, fmt):
+class _Shape(NamedTuple):
+    """Byte patterns that find a break of the protocol's order, fast.
+
+    ``after`` looks at what follows each closing tag of the protocol (one pattern, so one
+    pass), ``entry`` at what opens an entry, ``after_extension`` for a protocol element
+    after an extension element. Unknown and misplaced elements need no pattern: the reader
+    reports every element it does not expect (unknown-element, unexpected-child), and then
+    the lxml walk names them.
+    """
+
+    after: re.Pattern[bytes]
+    entry: re.Pattern[bytes]
+    after_extension: re.Pattern[bytes]
+
+
+_SHAPES = {
+    "urlset": _Shape(
+        re.compile(
+            rb"</(?:loc>\s*<(?!lastmod>|changefreq>|priority>|/url>|" + _X + rb")"
+            rb"|lastmod>\s*<(?!changefreq>|priority>|/url>|" + _X + rb")"
+            rb"|changefreq>\s*<(?!priority>|/url>|" + _X + rb")"
+            rb"|priority>\s*<(?!/url>|" + _X + rb"))"
+        ),
+        re.compile(rb"<url>\s*<(?!loc>)"),
+        re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod|changefreq|priority)>"),
+    ),
+    "sitemapindex": _Shape(
+        re.compile(
+            rb"</(?:loc>\s*<(?!lastmod>|/sitemap>|" + _X + rb")"
+            rb"|lastmod>\s*<(?!/sitemap>|" + _X + rb"))"
+        ),
+        re.compile(rb"<sitemap>\s*<(?!loc>)"),
+        re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod)>"),
+    ),
+}
+# reader codes that mean an element stands where the protocol does not expect it
+_UNEXPECTED = frozenset(("unknown-element", "unexpected-child", "loc-as-text"))
+
+
+def _structure(plain: bytes, fmt: str, found: _Findings, unexpected: bool) -> None:
+    if not unexpected and _structure_plain(plain, fmt):
         return
     for code, message, line in _structure_walk(plain, fmt):
         found.add(code, message, line)
 
 
 def _structure_plain(plain: bytes, fmt: str) -> bool:
-    """True when the bytes show a document in protocol order with no foreign sitemap element.
+    """True when the bytes show the protocol's elements in the protocol's order.
 
     Only for the plain shape (the default namespace is the protocol's, declared once, no
     comments or CDATA after the root); anything else goes to ``_structure_walk``.
@@ -685,17 +725,24 @@ def _structure_plain(plain: bytes, fmt: str) -> bool:
     root = _ROOT.search(plain)
     if root is None or root.group(1).decode() != fmt:
         return False
+    # comments, CDATA or text after a closing tag make a pattern below match, and the lxml
+    # walk then decides: a false alarm costs time, never a missed finding
     after = root.start()
-    if plain.find(b"<!", after) >= 0:
-        return False
     end = plain.find(b">", after)
     head = plain[after:end]
-    if SITEMAP_NS.encode() not in head or len(_DEFAULT_XMLNS.findall(plain)) != 1:
+    if SITEMAP_NS.encode() not in head:
         return False
-    if _SITEMAP_PREFIX.search(plain):
+    declared = _XMLNS.findall(plain)
+    if sum(1 for prefix, _ in declared if not prefix) != 1:
+        return False  # a second default namespace could put protocol names elsewhere
+    if any(prefix and uri == SITEMAP_NS.encode() for prefix, uri in declared):
+        return False  # protocol elements written with a prefix
+    shape = _SHAPES[fmt]
+    if shape.after.search(plain, end) or shape.entry.search(plain, end):
         return False
-    body = plain[end + 1 :]
-    return not any(p.search(body) for p in (_URLSET_BAD if fmt == "urlset" else _INDEX_BAD))
+    # prefixed (extension) elements exist only where a prefix is declared
+    has_prefixes = any(prefix for prefix, _ in declared)
+    return not has_prefixes or not shape.after_extension.search(plain, end)
 
 
 _ORDER = {
@@ -955,18 +1002,60 @@ class _Locator:
         return 0
 
 
+def _find_loc(plain: bytes, loc: str, start: int, fmt: str | None) -> int:
+    """Offset of the text of the entry whose loc is ``loc``, written as is, or -1."""
+    raw = loc.encode("utf-8")
+    if fmt == "text":
+        at = plain.find(raw, start)
+        while at >= 0:
+            end = at + len(raw)
+            if (at == 0 or plain[at - 1] in b"\n \t") and plain[end : end + 1] in (
+                b"",
+                b"\n",
+                b"\r",
+                b" ",
+                b"\t",
+            ):
+                return at
+            at = plain.find(raw, at + 1)
+        return -1
+    for needle in (raw, raw.replace(b"&", b"&amp;")):
+        at = plain.find(b">" + needle + b"<", start)
+        if at >= 0:
+            return at + 1
+    return -1
+
+
 def _place(
     plain: bytes,
     fmt: str | None,
-    pending: list[tuple[str, str, str]],
+    pending: list[tuple[str, str, str, bool]],
     source: str,
     base_url: str | None,
 ) -> list[Issue]:
-    locator = _Locator(plain, fmt, base_url)
+    """Issues for entry findings: the loc's text is looked up in the bytes (in document
+    order, so each search starts where the last one ended); a loc not written as its URI is
+    found by the lxml locator."""
     out = []
-    for code, message, loc in pending:
-        line = locator.line_of(loc)
-        out.append(rules.make_issue(code, message, line, locator.column_of(line, loc), source))
+    locator: _Locator | None = None
+    pos = 0
+    line = 1
+    for code, message, loc, ordered in pending:
+        at = _find_loc(plain, loc, pos if ordered else 0, fmt)
+        if at < 0:
+            if locator is None:
+                locator = _Locator(plain, fmt, base_url)
+            where = locator.line_of(loc)
+            column = locator.column_of(where, loc)
+        else:
+            if ordered:
+                line += plain.count(b"\n", pos, at)
+                pos = at
+                where = line
+            else:
+                where = plain.count(b"\n", 0, at) + 1
+            column = at - plain.rfind(b"\n", 0, at)
+        out.append(rules.make_issue(code, message, where, column, source))
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 
 from .codes import CODES
@@ -359,10 +359,15 @@ def url_too_long(uri_text: str, limits: Limits) -> str | None:
 _AHEAD = timedelta(hours=14)
 
 
+def latest_day(now: datetime) -> date:
+    """The latest date-only lastmod that is not in the future at ``now``."""
+    return (now.astimezone(UTC) + _AHEAD).date()
+
+
 def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
     """A lastmod later than ``now`` (an aware datetime the caller chose) cannot be true."""
     if type(lastmod) is date:
-        if lastmod > (now + _AHEAD).date():
+        if lastmod > latest_day(now):
             return f"lastmod {lastmod.isoformat()} is after {now.date().isoformat()}"
         return None
     assert isinstance(lastmod, datetime)
@@ -519,8 +524,6 @@ def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
 def _as_datetime(value: Lastmod) -> datetime:
     if isinstance(value, datetime):
         return value
-    from datetime import UTC
-
     # a day is compared by its end, so that a time on the same day is not "newer"
     return datetime(value.year, value.month, value.day, 23, 59, 59, tzinfo=UTC) + _AHEAD
 
