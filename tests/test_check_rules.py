@@ -379,3 +379,38 @@ def test_gzip_child_and_scope_of_child(tmp_path: Path) -> None:
     report = check_paths([site], CheckOptions(base_url=A))
     codes = _codes(report, "s.xml.gz")
     assert codes == {"url-not-allowed": [4]}  # /shop/ is above the child's directory
+
+
+def test_directory_leaves_out_xml_that_is_no_sitemap(tmp_path: Path) -> None:
+    site = _site(
+        tmp_path,
+        {
+            "browserconfig.xml": b"<browserconfig><msapplication/></browserconfig>",
+            "sitemap-bad.xml": b"<browserconfig/>",
+            "s.xml": urlset(loc(A)),
+        },
+    )
+    report = check_paths([site])
+    assert sorted(Path(f.source).name for f in report.files) == ["s.xml", "sitemap-bad.xml"]
+
+
+# --- the Python API ---------------------------------------------------------------------------
+
+
+def test_api_on_bytes_and_paths(tmp_path: Path) -> None:
+    from urlset.check import check, check_bytes, is_valid
+
+    good, bad = urlset(loc(A)), urlset(loc(A + "a b"))
+    assert check(good) == [] and is_valid(good)
+    assert [i.code for i in check(bad)] == ["url-not-escaped"] and not is_valid(bad)
+    path = tmp_path / "s.xml"
+    path.write_bytes(bad)
+    assert [i.code for i in check(path)] == ["url-not-escaped"]
+    assert [i.code for i in check(str(tmp_path))] == ["url-not-escaped"]
+    assert not is_valid(str(path))
+    # limits by profile name, and warnings do not make a document invalid
+    many = index(*(loc(f"{A}s{n}.xml", "<lastmod>2024-01-01</lastmod>") for n in range(1001)))
+    assert is_valid(many) and not is_valid(many, limits="sitemaps-0.9-2008")
+    assert is_valid(urlset(loc("https://www.example.com/")))
+    result = check_bytes(good, source="x.xml", base_url=A + "sitemap.xml")
+    assert result.format == "urlset" and result.entries == 1 and result.url == A + "sitemap.xml"

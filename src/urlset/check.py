@@ -46,6 +46,7 @@ __all__ = [
     "check",
     "check_bytes",
     "check_document",
+    "check_file",
     "check_paths",
     "is_valid",
 ]
@@ -216,7 +217,8 @@ def _sarif_level(severity: Severity) -> str:
 def _artifact_uri(source: str) -> str:
     if source.startswith("<"):
         return source.strip("<>")
-    return Path(source).as_posix()
+    path = Path(source)
+    return path.as_uri() if path.is_absolute() else path.as_posix()
 
 
 # --- the core: one document --------------------------------------------------------------
@@ -1075,7 +1077,17 @@ def _is_sitemap_name(path: Path) -> bool:
         return False
     if name.endswith(".txt"):
         return "sitemap" in name or "urls" in name
+    if name.endswith((".tar.gz", ".tgz")):
+        return False
     return name.endswith((".xml", ".gz"))
+
+
+def _not_a_sitemap(result: FileResult, path: Path) -> bool:
+    """An XML file found in a directory that is no sitemap or feed (browserconfig.xml, an
+    RSS-less config): left out, unless its name says it should be a sitemap."""
+    if "sitemap" in path.name.lower():
+        return False
+    return any(i.code == "unknown-root" for i in result.issues)
 
 
 def sitemap_files(directory: Path) -> list[Path]:
@@ -1143,15 +1155,18 @@ def check_paths(
         p = Path(given)
         if p.is_dir():
             files = sitemap_files(p)
+            kept = []
             for f in files:
                 if f.resolve() in done:
                     continue
                 result = check_file(f, options, url=_file_url(base, p, f))
+                if _not_a_sitemap(result, f):
+                    continue
                 done[f.resolve()] = result
                 report.files.append(result)
-            root = p
-            for f in files:
-                _children(done[f.resolve()], f, root, base, options, done, report)
+                kept.append(f)
+            for f in kept:
+                _children(done[f.resolve()], f, p, base, options, done, report)
         else:
             key = p.resolve()
             if key in done:
