@@ -1,0 +1,158 @@
+"""Extension benchmark: sitemaps with 10 images per URL against plain ones, per byte.
+
+    .venv/bin/python bench/bench_ext.py [--urls 20000] [--images 10] [--repeat 3]
+
+Writes (``SitemapDocument`` to memory, uncompressed; and ``write_sitemaps`` with gzip to
+disk) and reads (the project's reader alone, then the reader plus ``extensions.typed`` on
+every extension element) the same number of URLs with and without images, and prints MB/s
+for each. The issue's target: the image sitemap's per-byte speed within 3x of the plain
+one's (ratio >= 0.33). Best of ``--repeat`` runs; the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from urlset import Url, write_sitemaps
+from urlset.extensions import Image, typed
+from urlset.reader import read_bytes
+from urlset.xmlwrite import SitemapDocument
+
+BASE = "https://www.example.com/"
+
+
+def make_urls(n: int, images: int) -> list[Url]:
+    day = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    return [
+        Url(
+            f"{BASE}products/item-{i}",
+            day,
+            "weekly",
+            0.8,
+            tuple(
+                Image(f"https://cdn.example.com/img/{i}/{k}.jpg", title=f"Product {i} view {k}")
+                for k in range(images)
+            ),
+        )
+        for i in range(n)
+    ]
+
+
+def write_memory(urls: list[Url]) -> bytes:
+    out: list[bytes] = []
+    start = 0
+    while start < len(urls):
+        doc = SitemapDocument(out.append, max_urls=50_000, max_bytes=52_428_800)
+        start = doc.add(urls, start)
+        doc.close()
+    return b"".join(out)
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def read_only(data: bytes) -> int:
+    return sum(1 for e in read_bytes(data) if type(e) is Url)
+
+
+def read_typed(data: bytes) -> int:
+    count = 0
+    for entry in read_bytes(data):
+        if type(entry) is Url:
+            for raw in entry.extensions:
+                typed(raw)
+            count += 1
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--urls", type=int, default=20_000)
+    parser.add_argument("--images", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    n, k, repeat = args.urls, args.images, args.repeat
+    print(
+        f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}; "
+        f"{n:,} URLs, {k} images per URL, best of {repeat}"
+    )
+    start = time.perf_counter()
+    plain = make_urls(n, 0)
+    plain_make = time.perf_counter() - start
+    start = time.perf_counter()
+    rich = make_urls(n, k)
+    rich_make = time.perf_counter() - start
+    plain_xml, rich_xml = write_memory(plain), write_memory(rich)
+    sizes = {"plain": len(plain_xml), "images": len(rich_xml)}
+    assert read_only(plain_xml) == n and read_typed(rich_xml) == n
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-ext-"))
+
+    def build(urls: list[Url]) -> None:
+        out = tmp / "out"
+        write_sitemaps(urls, out, BASE)
+        shutil.rmtree(out)
+
+    rows = []
+    try:
+        for label, fn_plain, fn_rich in (
+            (
+                "write (SitemapDocument, uncompressed)",
+                lambda: write_memory(plain),
+                lambda: write_memory(rich),
+            ),
+            ("build (write_sitemaps, gzip, publish)", lambda: build(plain), lambda: build(rich)),
+            (
+                "read (reader, raw elements)",
+                lambda: read_only(plain_xml),
+                lambda: read_only(rich_xml),
+            ),
+            (
+                "read + typed() per element",
+                lambda: read_only(plain_xml),
+                lambda: read_typed(rich_xml),
+            ),
+        ):
+            t_plain = best(fn_plain, repeat)
+            t_rich = best(fn_rich, repeat)
+            mbs_plain = sizes["plain"] / t_plain / 1e6
+            mbs_rich = sizes["images"] / t_rich / 1e6
+            rows.append((label, t_plain, mbs_plain, t_rich, mbs_rich, mbs_rich / mbs_plain))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print(
+        f"\nXML size: plain {sizes['plain'] / 1e6:.1f} MB ({sizes['plain'] / n:.0f} B/URL), "
+        f"{k} images {sizes['images'] / 1e6:.1f} MB ({sizes['images'] / n:.0f} B/URL)\n"
+    )
+    print("| operation | plain s | plain MB/s | images s | images MB/s | per-byte ratio |")
+    print("|---|---|---|---|---|---|")
+    for label, t_p, m_p, t_r, m_r, ratio in rows:
+        print(f"| {label} | {t_p:.2f} | {m_p:.1f} | {t_r:.2f} | {m_r:.1f} | {ratio:.2f} |")
+    print(
+        f"\nbuilding the values (not timed above): plain {plain_make:.2f} s, "
+        f"with images {rich_make:.2f} s ({n * k / max(rich_make - plain_make, 1e-9):,.0f} Image() per s)"
+    )
+    worst = min(row[5] for row in rows)
+    print(f"worst per-byte ratio {worst:.2f} (target >= 0.33: within 3x)")
+
+
+if __name__ == "__main__":
+    main()
