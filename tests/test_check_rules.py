@@ -229,6 +229,7 @@ def test_rule_near_miss(case: Case) -> None:
 def test_every_check_code_has_a_case_or_a_file_test() -> None:
     covered = {c.code for c in CASES} | {
         "cannot-read",
+        "no-sitemaps",
         "nested-index",
         "missing-child",
         "stale-index-lastmod",
@@ -360,6 +361,14 @@ def test_index_children_without_base_url_are_found_by_name(tmp_path: Path) -> No
     report = check_paths([site / "sitemap.xml"], CheckOptions(now=NOW))
     assert [Path(f.source).name for f in report.files] == ["sitemap.xml", "a.xml"]
     assert report.issues == []  # gone.xml: without the site's URL, absence proves nothing
+
+
+def test_empty_directory_is_no_sitemaps(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("hi")
+    report = check_paths([tmp_path])
+    assert [i.code for i in report.issues] == ["no-sitemaps"]
+    _site(tmp_path, {"s.xml": urlset(loc(A))})
+    assert check_paths([tmp_path]).issues == []
 
 
 def test_missing_file_is_cannot_read(tmp_path: Path) -> None:

@@ -1167,6 +1167,9 @@ def check_paths(
                 kept.append(f)
             for f in kept:
                 _children(done[f.resolve()], f, p, base, options, done, report)
+            if not files:
+                issue = rules.make_issue("no-sitemaps", f"no sitemap files in {p}", source=str(p))
+                report.files.append(FileResult(str(p), [issue]))
         else:
             key = p.resolve()
             if key in done:

@@ -41,6 +41,12 @@ CHECK_CODES: dict[str, RuleCode] = {
     "cannot-read": RuleCode(
         E, "file cannot be read", "check the path and its permissions", "Couldn't fetch"
     ),
+    "no-sitemaps": RuleCode(
+        E,
+        "no sitemap in the directory",
+        "the directory holds no *.xml, *.gz or *sitemap*.txt file; check the build's output path",
+        "Couldn't fetch",
+    ),
     "byte-order-mark": RuleCode(
         W,
         "byte-order mark at the start",
