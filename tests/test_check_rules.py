@@ -150,6 +150,11 @@ CASES = [
     ),
     Case(
         "text-not-url",
+        b"https://a.org/\nsee our shop\nhttps://a.org/d\n",
+        b"https://a.org/\nshop/page.html\nhttps://a.org/d\n",
+    ),
+    Case(
+        "url-not-escaped",
         b"https://a.org/\nhttps://a.org/b c\nhttps://a.org/d\n",
         b"https://a.org/\nhttps://a.org/b%20c\nhttps://a.org/d\n",
     ),
@@ -423,3 +428,22 @@ def test_api_on_bytes_and_paths(tmp_path: Path) -> None:
     assert is_valid(urlset(loc("https://www.example.com/")))
     result = check_bytes(good, source="x.xml", base_url=A + "sitemap.xml")
     assert result.format == "urlset" and result.entries == 1 and result.url == A + "sitemap.xml"
+
+
+# --- fixture files that state their expected result -------------------------------------------
+
+DATA = Path(__file__).parent / "data" / "check"
+
+
+def _expected() -> list[dict[str, str]]:
+    import csv
+
+    with (DATA / "EXPECTED.tsv").open(encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+@pytest.mark.parametrize("row", _expected(), ids=lambda r: r["file"])
+def test_fixture_files(row: dict[str, str]) -> None:
+    options = CheckOptions(base_url=row["base_url"] or None, now=NOW)
+    report = check_paths([DATA / row["file"]], options)
+    assert {i.code for i in report.issues} == set(row["codes"].split()), row["why"]

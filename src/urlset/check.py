@@ -613,26 +613,23 @@ def _text_lines(plain: bytes, found: _Findings) -> None:
         return
     edges = {numbered[0][0], numbered[-1][0]} if len(numbered) > 2 else set()
     for n, line in numbered:
+        if _absolute(line):
+            # a URL as written: spaces and characters a URI never holds
+            message = rules.url_not_escaped(line) or _uri_forbidden(line.strip())
+            if message is not None:
+                found.add("url-not-escaped", message, n, 1)
+            message = rules.url_not_ascii(line)
+            if message is not None:
+                found.add("url-not-ascii", message, n, 1)
+            continue
         if n in edges:
             message = rules.text_header_line(line)
             if message is not None:
                 found.add("text-header-line", message, n, 1)
                 continue
-        if " " in line.strip() or "<" in line or not line.isprintable():
-            message = rules.text_not_url(line)
-            if message is not None:
-                found.add("text-not-url", message, n, 1)
-                continue
-        elif _plausible(line):
-            continue
-        else:
-            message = rules.text_not_url(line)
-            if message is not None:
-                found.add("text-not-url", message, n, 1)
-                continue
-        message = rules.url_not_ascii(line)
+        message = rules.text_not_url(line)
         if message is not None:
-            found.add("url-not-ascii", message, n, 1)
+            found.add("text-not-url", message, n, 1)
 
 
 def _text_with_header(plain: bytes, found: _Findings) -> None:
@@ -658,10 +655,6 @@ def _text_with_header(plain: bytes, found: _Findings) -> None:
 
 def _absolute(line: str) -> bool:
     return line.strip().lower().startswith(("http://", "https://"))
-
-
-def _plausible(line: str) -> bool:
-    return line.isascii() and rules.text_not_url(line) is None
 
 
 # --- order and place of the protocol's elements ---------------------------------------------
