@@ -9,6 +9,9 @@ The reader reports what it finds while reading (its table is ``urlset.codes.CODE
 module adds the rules only a checker applies, and sets the severity some reader codes have
 when a document is checked (a reader forgives and reads on; a checker reports strictly).
 ``lookup(code)`` answers for both tables.
+
+``gsc`` is the name Google Search Console's Sitemaps report gives the same problem, where
+it has one ("Empty sitemap", "Path mismatch: Includes www" ...); empty where it has none.
 """
 
 from __future__ import annotations
@@ -61,32 +64,28 @@ CHECK_CODES: dict[str, RuleCode] = {
         E,
         "sitemap lists no URLs",
         "a sitemap holds at least one <url> (an index one <sitemap>); remove the file or fill it",
-        "Missing XML tag",
+        "Empty sitemap",
     ),
     "element-order": RuleCode(
         E,
         "elements out of order",
         "write <loc>, <lastmod>, <changefreq>, <priority> in this order, extensions after them",
-        "Invalid XML tag",
     ),
     "misplaced-element": RuleCode(
         E,
         "sitemap element in the wrong place",
         "this protocol element is not allowed here (e.g. <url> in an index, <loc> outside an entry)",
-        "Invalid XML tag",
     ),
     "unknown-sitemap-element": RuleCode(
         E,
         "unknown element in the sitemap namespace",
         "the sitemaps.org namespace has only urlset, url, sitemapindex, sitemap, loc, lastmod, "
         "changefreq and priority; put extensions in their own namespace",
-        "Invalid XML tag",
     ),
     "schema-error": RuleCode(
         E,
         "not valid under the protocol's XML schema",
         "fix the element or value named; the schema is sitemaps.org 0.9 as urlset ships it",
-        "Invalid XML tag value",
     ),
     # --- one entry ---
     "url-not-escaped": RuleCode(
@@ -132,7 +131,7 @@ CHECK_CODES: dict[str, RuleCode] = {
         E,
         "too many sitemaps in the index",
         "split the index into several indexes, each submitted on its own",
-        "Too many Sitemaps",
+        "Too many sitemaps",
     ),
     # --- location ---
     "url-not-allowed": RuleCode(
@@ -147,7 +146,7 @@ CHECK_CODES: dict[str, RuleCode] = {
         "www. variant of the sitemap's host",
         "use one host name everywhere: the sitemap's URLs and the sitemap itself on the same "
         "www. or bare host",
-        "URL not allowed",
+        "Path mismatch: Missing www / Includes www",
     ),
     "dev-host": RuleCode(
         E,
@@ -208,7 +207,6 @@ CHECK_CODES: dict[str, RuleCode] = {
         E,
         "header or footer line",
         "a text sitemap has no title, header or footer lines; remove them",
-        "Parsing error",
     ),
     "too-many-lines": RuleCode(
         E,
@@ -233,7 +231,7 @@ CHECK_SEVERITY: dict[str, Severity] = {
 
 # Search Console's wording for the problems the reader reports.
 GSC_WORDING: dict[str, str] = {
-    "empty-document": "Sitemap is empty",
+    "empty-document": "Empty sitemap",
     "unknown-format": "Unsupported file format",
     "html-page": "Sitemap is HTML",
     "unknown-root": "Unsupported file format",
@@ -242,7 +240,7 @@ GSC_WORDING: dict[str, str] = {
     "undefined-entity": "Parsing error",
     "invalid-character": "Parsing error",
     "invalid-encoding": "Unsupported file format",
-    "leading-whitespace": "Parsing error",
+    "leading-whitespace": "Leading whitespace",
     "junk-before-root": "Parsing error",
     "truncated": "Parsing error",
     "truncated-entry": "Parsing error",
@@ -262,7 +260,6 @@ GSC_WORDING: dict[str, str] = {
     "invalid-changefreq": "Invalid XML tag value",
     "changefreq-case": "Invalid XML tag value",
     "invalid-priority": "Invalid XML tag value",
-    "unknown-element": "Invalid XML tag",
 }
 
 
