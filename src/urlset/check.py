@@ -344,9 +344,17 @@ class _Hosts:
 
 
 def check_document(
-    data: bytes, options: CheckOptions = CheckOptions(), source: str = "<bytes>"
+    data: bytes,
+    options: CheckOptions = CheckOptions(),
+    source: str = "<bytes>",
+    *,
+    full_size: int | None = None,
 ) -> FileResult:
-    """Check one document held in memory (any format the reader knows, gzip included)."""
+    """Check one document held in memory (any format the reader knows, gzip included).
+
+    ``full_size`` is the size of the whole document when ``data`` is only its beginning
+    (a file far beyond the reader's size limit is not read whole).
+    """
     result = FileResult(source, size=len(data), url=options.base_url)
     found = _Findings(source)
     cap = options.read_limits.max_decompressed_bytes
@@ -452,7 +460,7 @@ def check_document(
         message = rules.too_many_urls(entries, limits)
         if message is not None:
             found.add("too-many-urls", message)
-    message = rules.file_too_large(len(plain), limits)
+    message = rules.file_too_large(max(len(plain), full_size or 0), limits)
     if message is not None:
         found.add("file-too-large", message)
 
@@ -1118,11 +1126,17 @@ def check_file(
 ) -> FileResult:
     """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``."""
     p = Path(path)
+    cap = options.read_limits.max_decompressed_bytes
     try:
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(cap + 1)  # beyond this the reader stops anyway
+            size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         return _cannot_read(str(p), exc)
-    return check_document(data, replace(options, base_url=url or options.base_url), str(p))
+    plain_size = size if data[:2] != GZIP_MAGIC else None
+    return check_document(
+        data, replace(options, base_url=url or options.base_url), str(p), full_size=plain_size
+    )
 
 
 def check_paths(
