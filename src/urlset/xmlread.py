@@ -416,6 +416,21 @@ class XmlBody:
         self.line0 = 1
         self.col0 = 1
         self.dates = _Dates()
+        self.lpos = 0
+        self.lline = 1
+        self.mini_head = b""
+        self.mini_tail = b""
+        self.mini_line = 1
+        self.mini_parser = etree.XMLParser(
+            recover=False,
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            huge_tree=False,
+            remove_comments=True,
+            remove_pis=True,
+            collect_ids=False,
+        )
         self.prios = _Priorities()
 
     @property
@@ -544,7 +559,11 @@ class XmlBody:
             self._slow(head_bytes)
             if self.state != _SLOW:
                 return None
-            if fast and self.format == "urlset":
+            if fast and self.format == "urlset" and not self.g_hold:
+                root_tag = m.group(0)
+                self.mini_head = root_tag
+                self.mini_tail = b"</" + m.group(1) + b">"
+                self.mini_line = 1 + root_tag.count(b"\n")
                 nl = head_bytes.count(b"\n")
                 last = head_bytes.rfind(b"\n")
                 self.fline = self.line0 = 1 + nl
@@ -588,54 +607,122 @@ class XmlBody:
         except UnicodeDecodeError:
             self._handoff()
             return
+        enabled = gc.isenabled()
+        if enabled:  # many small tuples built in a tight loop: collections would only cost
+            gc.disable()
+        try:
+            pos = self._fast_text(text)
+        finally:
+            if enabled:
+                gc.enable()
+        self._fast_consumed(text, pos)
+        if pos < len(text) and self.state == _FAST:
+            self._handoff()
+
+    def _fast_text(self, text: str) -> int:
+        """Read the records of ``text`` (which ends with '</url>'); returns how far it got.
+
+        Runs of canonical records are read directly; anything between them (a record with
+        extensions, a comment, an unusual value) is parsed on its own by lxml, in the root
+        element's namespace context, and handled by the full lane's code. Only if that
+        stretch is not well-formed by itself does the full lane take over the document.
+        """
         parts = _RECORD.split(text)
         total = len(parts) // 5
         gaps = parts[0::5]
         tail = gaps.pop()
-        limit = total
-        if "".join(gaps).strip(_XML_SPACE):
-            limit = next(i for i, gap in enumerate(gaps) if gap.strip(_XML_SPACE))
-        enabled = gc.isenabled()
-        if enabled:  # building many small tuples in a tight loop: collections would only cost
-            gc.disable()
-        try:
-            done = self._fast_block(parts, limit, text)
-        finally:
-            if enabled:
-                gc.enable()
-        if done == total and not tail:
-            self._fast_consumed(text, len(text))
-            return
-        pos = 0
-        if done:
-            for i, m in enumerate(_RECORD.finditer(text)):
-                if i == done - 1:
-                    pos = m.end()
-                    break
-        self._fast_consumed(text, pos)
-        if self.state == _FAST:
-            self._handoff()
+        if not tail and not "".join(gaps).strip(_XML_SPACE):
+            done = self._fast_run(parts, 0, total, text, None)
+            if done == total or self.state != _FAST:
+                return len(text) if done == total else 0
+        spans = [m.span() for m in _RECORD.finditer(text)]
+        self.lpos = 0
+        self.lline = self.fline
+        cur = 0
+        r = 0
+        while True:
+            gap_end = spans[r][0] if r < total else len(text)
+            if cur < gap_end and text[cur:gap_end].strip(_XML_SPACE):
+                if not self._fast_gap(text, cur, gap_end):
+                    return cur
+                if self.state != _FAST:
+                    return gap_end
+            cur = gap_end
+            if r == total:
+                return cur
+            s = r + 1
+            while s < total and not text[spans[s - 1][1] : spans[s][0]].strip(_XML_SPACE):
+                s += 1
+            done = self._fast_run(parts, r, s, text, spans)
+            if self.state != _FAST:
+                return cur
+            if done < s - r:  # this record's values need the full lane's judgement
+                x = r + done
+                start, stop = spans[x]
+                if not self._fast_gap(text, start, stop):
+                    return start
+                cur = stop
+                r = x + 1
+            else:
+                cur = spans[s - 1][1]
+                r = s
 
-    def _fast_block(self, parts: list[str | None], limit: int, text: str) -> int:
-        """``_fast_records`` for a block without anything unusual, done with C-level maps;
-        any doubt (a duplicate, a limit, an odd value) and the record loop decides."""
+    def _line_of(self, text: str, offset: int) -> int:
+        """Line of ``offset`` in ``text`` (offsets asked in increasing order per text)."""
+        self.lline += text.count("\n", self.lpos, offset)
+        self.lpos = offset
+        return self.lline
+
+    def _fast_gap(self, text: str, start: int, stop: int) -> bool:
+        """Parse ``text[start:stop]`` (complete elements between records) on its own."""
+        line = self._line_of(text, start)
+        mini = self.mini_head + text[start:stop].encode("utf-8") + self.mini_tail
+        parser = self.mini_parser
+        try:
+            root = etree.fromstring(mini, parser)
+        except etree.XMLSyntaxError:
+            return False
+        if any(e.level >= 2 for e in parser.error_log):
+            return False
+        events = list(etree.iterwalk(root, events=("start", "end")))[1:-1]
         sink = self.sink
+        delta = line - self.mini_line
+        sink.line_shift += delta
+        try:
+            self._events(events, truncated=False)
+        finally:
+            sink.line_shift -= delta
+        return True
+
+    def _fast_run(
+        self,
+        parts: list[str | None],
+        a: int,
+        b: int,
+        text: str,
+        spans: list[tuple[int, int]] | None,
+    ) -> int:
+        """Records a..b-1 of ``parts``, with C-level maps when nothing is unusual; any doubt
+        (a duplicate, a limit, an odd value) and the record loop decides."""
+        sink = self.sink
+        limit = b - a
         if limit == 0 or sink.count + limit > sink.next_check:
-            return self._fast_records(parts, limit, text)
-        stop = 5 * limit
-        locs = parts[1:stop:5]
+            return self._fast_records(parts, a, b, text, spans)
+        first = 5 * a
+        stop = 5 * b
+        locs = parts[first + 1 : stop : 5]
         joined = "\x00".join(locs)  # type: ignore[arg-type]
         if "&" in joined:
             locs = list(map(str.replace, locs, repeat("&amp;"), repeat("&")))  # type: ignore[arg-type]
         if "/." in joined or max(map(len, locs)) > MAX_LOC_LENGTH:  # type: ignore[arg-type]
-            return self._fast_records(parts, limit, text)
-        lastmods = list(map(self.dates.__getitem__, parts[2:stop:5]))
+            return self._fast_records(parts, a, b, text, spans)
+        lastmods = list(map(self.dates.__getitem__, parts[first + 2 : stop : 5]))
         if _BAD in lastmods:
-            return self._fast_records(parts, limit, text)
+            return self._fast_records(parts, a, b, text, spans)
         hashes = list(map(hash, locs))
         seen = sink.seen
         if not seen.isdisjoint(hashes) or len(set(hashes)) != limit:
-            return self._fast_records(parts, limit, text)
+            return self._fast_records(parts, a, b, text, spans)
         seen.update(hashes)
         sink.count += limit
         sink.out.extend(
@@ -645,8 +732,8 @@ class XmlBody:
                 zip(
                     locs,
                     lastmods,
-                    map(_CHANGEFREQ_OR_NONE.__getitem__, parts[3:stop:5]),
-                    map(self.prios.__getitem__, parts[4:stop:5]),
+                    map(_CHANGEFREQ_OR_NONE.__getitem__, parts[first + 3 : stop : 5]),
+                    map(self.prios.__getitem__, parts[first + 4 : stop : 5]),
                     repeat((), limit),
                     strict=False,
                 ),
@@ -654,9 +741,16 @@ class XmlBody:
         )
         return limit
 
-    def _fast_records(self, parts: list[str | None], limit: int, text: str) -> int:
-        """Pass on the first ``limit`` records in ``parts`` (from _RECORD.split) while each is
-        clean; returns how many were passed on."""
+    def _fast_records(
+        self,
+        parts: list[str | None],
+        a: int,
+        b: int,
+        text: str,
+        spans: list[tuple[int, int]] | None,
+    ) -> int:
+        """Pass on records a..b-1 of ``parts`` (from _RECORD.split) while each is clean;
+        returns how many were passed on."""
         sink = self.sink
         out = sink.out
         seen = sink.seen
@@ -666,15 +760,17 @@ class XmlBody:
         new = tuple.__new__
         url = Url
         no_extensions = ()
-        stop = 5 * limit
+        first = 5 * a
+        stop = 5 * b
         done = 0
-        starts: list[int] | None = None
         count = sink.count
         check = sink.next_check
-        line = self.fline
-        line_pos = 0
         for loc, lastmod, changefreq, priority in zip(
-            parts[1:stop:5], parts[2:stop:5], parts[3:stop:5], parts[4:stop:5], strict=True
+            parts[first + 1 : stop : 5],
+            parts[first + 2 : stop : 5],
+            parts[first + 3 : stop : 5],
+            parts[first + 4 : stop : 5],
+            strict=True,
         ):
             assert loc is not None
             if "&" in loc:
@@ -697,12 +793,11 @@ class XmlBody:
             if h in seen:
                 per_code = sink.per_code
                 if per_code.get("duplicate-loc", 0) < MAX_ISSUES_PER_CODE:
-                    if starts is None:
-                        starts = [m.start() for m in _RECORD.finditer(text)]
-                    start = starts[done]
-                    line += text.count("\n", line_pos, start)
-                    line_pos = start
-                    sink.duplicate(loc, line)
+                    if spans is None:
+                        spans = [m.span() for m in _RECORD.finditer(text)]
+                        self.lpos = 0
+                        self.lline = self.fline
+                    sink.duplicate(loc, self._line_of(text, spans[a + done][0]))
                 else:
                     per_code["duplicate-loc"] += 1
             else:
@@ -734,11 +829,33 @@ class XmlBody:
             pad = " " * (self.fcol - self.col0)
         raw = pad.encode("ascii")
         for i in range(0, len(raw), FAST_WAIT_CAP):
-            self._slow(raw[i : i + FAST_WAIT_CAP])
+            self._pad(raw[i : i + FAST_WAIT_CAP])
         data = bytes(self.buf)
         self.buf = bytearray()
         if data and self.state == _SLOW:
             self._slow(data)
+
+    def _pad(self, pad: bytes) -> None:
+        """Feed whitespace standing for what the fast lane read: libxml2 counts its lines and
+        columns; the guard and the tag tracking only account for it."""
+        if self.state != _SLOW:
+            return
+        try:
+            self.parser.feed(pad)
+        except etree.XMLSyntaxError as exc:
+            self._errors()
+            self._fatal_syntax(exc)
+            return
+        lines = pad.count(b"\n")
+        if lines:
+            self.g_lines += lines
+            self.g_col0 = len(pad) - pad.rfind(b"\n") - 1
+        else:
+            self.g_col0 += len(pad)
+        self.g_base += len(pad)
+        self.g_last_gt = self.g_base
+        self.fed += len(pad)
+        self.tag_carry = b""
 
     # -- the full lane --
     def _slow(self, data: bytes, final: bool = False) -> None:
