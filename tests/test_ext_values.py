@@ -436,3 +436,54 @@ def test_json_errors() -> None:
         from_json_fields({"images": {"loc": "https://e.com/a.jpg"}})
     with pytest.raises(InvalidValue, match="namespace, name, xml"):
         from_json_fields({"extensions": [{"xml": "<a/>"}]})
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        f'<image:image xmlns:image="{IMAGE_NS}"><image:loc>https://e.com/a.jpg</image:loc></image:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}">\n  <i:loc> https://e.com/a.jpg?x=1&amp;y=2 </i:loc>\n'
+        "  <i:caption>A &lt;b&gt; &quot;c&quot; &apos;d&apos;</i:caption>\n"
+        "  <i:title></i:title>\n</i:image>",
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>https://e.com/&#233;.jpg</i:loc></i:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>https://e.com/a.jpg</i:loc><i:title>a&#13;b</i:title></i:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>  </i:loc></i:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>/relative.jpg</i:loc></i:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}"><i:title>t</i:title><i:loc>https://e.com/a.jpg</i:loc></i:image>',
+        f'<i:image xmlns:i="{IMAGE_NS}"><j:loc xmlns:j="{IMAGE_NS}">https://e.com/a.jpg</j:loc></i:image>',
+    ],
+)
+def test_image_fast_lane_agrees_with_the_full_reading(xml: str) -> None:
+    from lxml import etree
+
+    element = RawElement(IMAGE_NS, "image", xml)
+    full = parse_element(etree.fromstring(xml))
+    fast = parse(element)
+    if isinstance(full.value, RawElement):
+        assert isinstance(fast.value, RawElement) and fast.error == full.error
+    else:
+        assert fast.value == full.value and fast.warnings == full.warnings
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        f'rel="alternate" hreflang="en-gb" href="{PAGE}?a=1&amp;b=2"',
+        f'href="{PAGE}" hreflang="de" rel="alternate"',
+        f'rel="alternate" hreflang="de" href="{PAGE}&#9;x"',
+        f'rel="alternate" hreflang="en" href="{PAGE}" media="print"',
+        f'rel="Alternate" hreflang="x-default" href="{PAGE}"',
+        f'rel="canonical" hreflang="en" href="{PAGE}"',
+        'rel="alternate" hreflang="en-UK" href="https://e.com/"',
+    ],
+)
+def test_link_fast_lane_agrees_with_the_full_reading(attrs: str) -> None:
+    from lxml import etree
+
+    xml = f'<xhtml:link xmlns:xhtml="{XHTML_NS}" {attrs}/>'
+    full = parse_element(etree.fromstring(xml))
+    fast = parse(RawElement(XHTML_NS, "link", xml))
+    if isinstance(full.value, RawElement):
+        assert isinstance(fast.value, RawElement) and fast.error == full.error
+    else:
+        assert fast.value == full.value
