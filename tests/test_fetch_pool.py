@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from test_fetch_faults import locs
 from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
 from urlset.cli_fetch import render_jsonl
 from urlset.discovery import DiscoveryOptions
-from urlset.http import UrlBatch
+from urlset.http import UrlBatch, UrlColumns
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, Url
 
@@ -67,7 +68,7 @@ def test_workers_read_what_the_main_process_reads(site: LoopbackServer) -> None:
     http = fast_http(
         total_timeout=30.0,
         read_timeout=20.0,
-        read_limits=ReadLimits(max_decompressed_bytes=6_000_000),
+        read_limits=ReadLimits(max_decompressed_bytes=6_000_000, max_value_length=50_000_000),
     )
     here = run_fetch(site.base, http=http)
     pooled = run_fetch(site.base, http=http, workers=2)
@@ -124,12 +125,27 @@ def test_url_batch_slices_keep_rendered_text_in_step() -> None:
         Url._trusted(f"https://example.com/{i}", date(2024, 1, 1 + i), ChangeFreq.DAILY, 0.5)
         for i in range(5)
     ]
-    columns = (*([u[k] for u in urls] for k in range(4)), None)
-    batch = UrlBatch(columns, "jsonl", render_jsonl(urls, "https://example.com/s.xml"))
+    site = "https://example.com/s.xml"
+    batch = UrlBatch(
+        UrlColumns.from_urls(urls), "jsonl", render_jsonl(UrlColumns.from_urls(urls), site)
+    )
     assert len(batch) == 5 and list(batch) == urls and batch[2] == urls[2]
     head = batch[:3]
     assert isinstance(head, UrlBatch)
     assert list(head) == urls[:3]
-    assert head.rendered == render_jsonl(urls[:3], "https://example.com/s.xml")
+    assert head.rendered == render_jsonl(UrlColumns.from_urls(urls[:3]), site)
     assert batch[:0].rendered == "" and list(batch[:10]) == urls
     assert batch[1:3] == urls[1:3]
+
+
+def test_url_columns_round_trip_through_pickle() -> None:
+    urls = [
+        Url("https://example.com/a", "2024-01-02T03:04:05+02:00", "daily", 0.5),
+        Url("https://example.com/b"),
+        Url("https://example.com/c", "2023-12-31T23:59:59.250Z", None, 0.0),
+        Url("https://example.com/d", "2024-03-01", "never", 1.0),
+        Url("https://example.com/e", extensions=(("x", 1),)),
+    ]
+    columns = pickle.loads(pickle.dumps(UrlColumns.from_urls(urls)))
+    assert columns.count == 5 and columns.urls() == urls
+    assert pickle.loads(pickle.dumps(UrlColumns.from_urls([]))).urls() == []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from test_fetch_support import LoopbackServer, Run, gz, run_fetch, sitemapindex
+from test_fetch_support import LoopbackServer, Run, fast_http, gz, run_fetch, sitemapindex
 from urlset.discovery import NodeState, robots_sitemaps
 
 
@@ -71,7 +71,9 @@ def corpus_site(
                 server.add(path, data, "application/xml; charset=utf-8")
             by_url[server.url(path)] = entry
         server.add("/sitemap.xml", sitemapindex(list(by_url)))
-        run = run_fetch(server.base + "/")
+        # a well-behaved server: timeouts only as a safety net (parsing 100,000 relative
+        # URLs takes seconds on a loaded machine, and counts against a download's time)
+        run = run_fetch(server.base + "/", http=fast_http(total_timeout=120.0, read_timeout=60.0))
         yield server, sitemaps, by_url, run
 
 

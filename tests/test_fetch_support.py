@@ -148,7 +148,8 @@ def fast_http(**overrides: Any) -> HttpOptions:
         "read_timeout": 1.0,
         "total_timeout": 3.0,
         "retry": RetryPolicy(attempts=3, backoff=0.05, max_backoff=0.2, max_retry_after=2.0),
-        "read_limits": ReadLimits(max_decompressed_bytes=4_000_000),
+        # a large value limit, so that a bomb of blanks meets the size limit first
+        "read_limits": ReadLimits(max_decompressed_bytes=4_000_000, max_value_length=50_000_000),
     }
     values.update(overrides)
     return HttpOptions(**values)

@@ -24,6 +24,7 @@ import random
 import re
 import threading
 import time
+from array import array
 from collections import deque
 from collections.abc import (
     AsyncIterator,
@@ -35,13 +36,14 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Protocol, overload
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from .dates import Lastmod, format_w3c
 from .discovery import (
     CONTENT_TYPE,
     CROSS_HOST_REDIRECT,
@@ -63,7 +65,7 @@ from .discovery import (
 )
 from .errors import InvalidValue
 from .limits import ReadLimits
-from .model import Issue, Severity, SitemapRef, Url
+from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from .urls import to_uri
 
 if TYPE_CHECKING:
@@ -628,41 +630,145 @@ def _describe(exc: BaseException) -> str:
 # pickle at C speed, and, when the caller names a renderer, already rendered as output text,
 # so the main process does no per-URL work at all unless someone looks at the Urls.
 
-Render = Callable[[Sequence[Url], str], str]  # (urls, sitemap URL) -> output text, a line each
 _COALESCE = 256 * 1024
+_FREQS: tuple[ChangeFreq | None, ...] = (None, *ChangeFreq)
+_FREQ_CODE: dict[ChangeFreq | None, int] = {f: i for i, f in enumerate(_FREQS)}
+NO_PRIORITY = -1.0  # in UrlColumns.priorities: no <priority>
+
+
+class _TextMemo(dict[Any, str]):
+    """format_w3c memoised; None -> "" (few distinct lastmods recur across many URLs)."""
+
+    def __missing__(self, key: Any) -> str:
+        if len(self) > 200_000:
+            self.clear()
+        text = self[key] = "" if key is None else format_w3c(key)
+        return text
+
+
+_LASTMOD_TEXT = _TextMemo()
+
+
+class UrlColumns:
+    """Urls as a few compact columns: what a parse worker sends back (a handful of large
+    objects pickle in microseconds; 50,000 small ones take tens of milliseconds) and what
+    the output renderers read. ``lastmods`` are W3C text ("" for none), ``changefreqs``
+    one code per URL (0 none, then ChangeFreq in order), ``priorities`` floats
+    (NO_PRIORITY for none), ``extensions`` None when no URL has any."""
+
+    __slots__ = ("_lastmods", "_locs", "changefreqs", "count", "extensions", "priorities")
+
+    def __init__(
+        self,
+        locs: list[str],
+        lastmods: list[str],
+        changefreqs: bytes,
+        priorities: array[float],
+        extensions: list[tuple[Any, ...]] | None,
+    ) -> None:
+        self.count = len(locs)
+        self._locs: list[str] | str = locs
+        self._lastmods: list[str] | str = lastmods
+        self.changefreqs = changefreqs
+        self.priorities = priorities
+        self.extensions = extensions
+
+    @classmethod
+    def from_urls(cls, urls: Sequence[Url]) -> UrlColumns:
+        extensions = [u[4] for u in urls]
+        return cls(
+            [u[0] for u in urls],
+            list(map(_LASTMOD_TEXT.__getitem__, [u[1] for u in urls])),
+            bytes(map(_FREQ_CODE.__getitem__, [u[2] for u in urls])),
+            array("d", [NO_PRIORITY if p is None else p for p in [u[3] for u in urls]]),
+            extensions if any(extensions) else None,
+        )
+
+    @property
+    def locs(self) -> list[str]:
+        if isinstance(self._locs, str):
+            self._locs = self._locs.split("\n") if self.count else []
+        return self._locs
+
+    @property
+    def lastmods(self) -> list[str]:
+        if isinstance(self._lastmods, str):
+            self._lastmods = self._lastmods.split("\n") if self.count else []
+        return self._lastmods
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # locs hold no line breaks (they are URIs), nor does W3C text
+        locs = self._locs if isinstance(self._locs, str) else "\n".join(self._locs)
+        lastmods = self._lastmods if isinstance(self._lastmods, str) else "\n".join(self._lastmods)
+        state = (locs, lastmods, self.changefreqs, self.priorities.tobytes(), self.extensions)
+        return (_columns_from_state, (self.count, *state))
+
+    def head(self, n: int) -> UrlColumns:
+        return UrlColumns(
+            self.locs[:n],
+            self.lastmods[:n],
+            self.changefreqs[:n],
+            self.priorities[:n],
+            None if self.extensions is None else self.extensions[:n],
+        )
+
+    def urls(self) -> list[Url]:
+        """The Url values (W3C text parsed back: datetime.fromisoformat reads what
+        format_w3c writes)."""
+        lastmods = [None if not t else _parse_w3c(t) for t in self.lastmods]
+        freqs = [_FREQS[c] for c in self.changefreqs]
+        priorities = [None if p == NO_PRIORITY else p for p in self.priorities]
+        extensions = self.extensions if self.extensions is not None else [()] * self.count
+        return list(map(Url._trusted, self.locs, lastmods, freqs, priorities, extensions))
+
+
+def _columns_from_state(
+    count: int,
+    locs: str,
+    lastmods: str,
+    changefreqs: bytes,
+    priorities: bytes,
+    extensions: list[tuple[Any, ...]] | None,
+) -> UrlColumns:
+    columns = UrlColumns([], [], changefreqs, array("d", priorities), extensions)
+    columns.count = count
+    columns._locs = locs
+    columns._lastmods = lastmods
+    return columns
+
+
+def _parse_w3c(text: str) -> Lastmod:
+    if len(text) == 10:
+        return date.fromisoformat(text)
+    return datetime.fromisoformat(text)
+
+
+Render = Callable[[UrlColumns, str], str]  # (urls, sitemap URL) -> output text, a line each
 
 
 class UrlBatch(Sequence[Url]):
-    """Urls from a parse worker: columns, made into Url values only when looked at.
+    """Urls from a parse worker: compact columns, made into Url values only when looked at.
 
     ``rendered`` is the output text of these Urls (one line per Url) when the pool was given
     a renderer, and ``render`` its name; slicing from the start keeps it in step.
     """
 
-    __slots__ = ("_columns", "_urls", "render", "rendered")
+    __slots__ = ("_urls", "columns", "render", "rendered")
 
     def __init__(
-        self,
-        columns: tuple[list[Any], ...],
-        render: str | None = None,
-        rendered: str | None = None,
+        self, columns: UrlColumns, render: str | None = None, rendered: str | None = None
     ) -> None:
-        self._columns = columns
+        self.columns = columns
         self._urls: list[Url] | None = None
         self.render = render
         self.rendered = rendered
 
     def __len__(self) -> int:
-        return len(self._columns[0])
+        return self.columns.count
 
     def _all(self) -> list[Url]:
         if self._urls is None:
-            locs, lastmods, changefreqs, priorities, extensions = self._columns
-            if extensions is None:
-                extensions = [()] * len(locs)
-            self._urls = list(
-                map(Url._trusted, locs, lastmods, changefreqs, priorities, extensions)
-            )
+            self._urls = self.columns.urls()
         return self._urls
 
     @overload
@@ -672,18 +778,15 @@ class UrlBatch(Sequence[Url]):
     def __getitem__(self, index: slice) -> Sequence[Url]: ...
 
     def __getitem__(self, index: int | slice) -> Url | Sequence[Url]:
-        if isinstance(index, slice):
-            if index.start in (None, 0) and index.step in (None, 1):
-                stop = len(self) if index.stop is None else max(0, index.stop)
-                columns = tuple(None if c is None else c[:stop] for c in self._columns)
-                rendered = None
-                if self.rendered is not None:
-                    end = 0
-                    for _ in range(min(stop, len(self))):
-                        end = self.rendered.index("\n", end) + 1
-                    rendered = self.rendered[:end]
-                return UrlBatch(columns, self.render, rendered)
-            return self._all()[index]
+        if isinstance(index, slice) and index.start in (None, 0) and index.step in (None, 1):
+            stop = len(self) if index.stop is None else max(0, min(index.stop, len(self)))
+            rendered = None
+            if self.rendered is not None:
+                end = 0
+                for _ in range(stop):
+                    end = self.rendered.index("\n", end) + 1
+                rendered = self.rendered[:end]
+            return UrlBatch(self.columns.head(stop), self.render, rendered)
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Url]:
@@ -691,13 +794,26 @@ class UrlBatch(Sequence[Url]):
 
 
 def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
-    """A parse worker: ("o", source, base, limits, sitemap) opens a reader, ("d", bytes) feeds
-    it (answered True while it reads on), ("c",) closes it (answered with the result)."""
+    """A parse worker: ("o", source, base, limits) opens a reader, ("d", bytes) feeds it
+    (answered True while it reads on), ("c",) closes it (answered with the result).
+
+    Urls become columns as each chunk is read, so the worker holds no Url objects."""
     from .reader import SitemapReader
 
     reader: SitemapReader | None = None
-    events: list[Url | SitemapRef | Issue] = []
+    parts: list[UrlColumns] = []
+    others: list[SitemapRef | Issue] = []
     sitemap = ""
+
+    def take(events: list[Url | SitemapRef | Issue]) -> bool:
+        rest = [e for e in events if type(e) is not Url]
+        if rest:
+            others.extend(rest)  # type: ignore[arg-type]
+            events = [e for e in events if type(e) is Url]
+        if events:
+            parts.append(UrlColumns.from_urls(events))  # type: ignore[arg-type]
+        return any(type(i) is Issue and i.code in _STOP_CODES for i in rest)
+
     conn.send("ready")
     while True:
         try:
@@ -706,35 +822,41 @@ def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
             return
         kind = message[0]
         if kind == "d" and reader is not None:
-            new = reader.feed(message[1])
-            events.extend(new)
-            stopped = reader.fatal or any(
-                type(i) is Issue and i.code in _STOP_CODES for i in new[-4:]
-            )
-            conn.send(not stopped)
+            stopped = take(reader.feed(message[1]))
+            conn.send(not (stopped or reader.fatal))
         elif kind == "o":
             reader = SitemapReader(message[1], base_url=message[2], limits=message[3])
-            events = []
-            sitemap = message[4]
+            parts, others, sitemap = [], [], message[1]
         elif kind == "c" and reader is not None:
-            events.extend(reader.close())
-            urls = [e for e in events if type(e) is Url]
-            others = [e for e in events if type(e) is not Url]
+            take(reader.close())
+            columns = _concat(parts)
             refs = [(r[0], r[1]) for r in others if type(r) is SitemapRef]
             issues = [i for i in others if type(i) is Issue]
-            extensions = [u[4] for u in urls]
-            columns = (
-                [u[0] for u in urls],
-                [u[1] for u in urls],
-                [u[2] for u in urls],
-                [u[3] for u in urls],
-                extensions if any(extensions) else None,
-            )
-            rendered = render[1](urls, sitemap) if render is not None and urls else None
+            rendered = render[1](columns, sitemap) if render is not None and columns.count else None
             conn.send((reader.format, reader.fatal, columns, refs, issues, rendered))
-            reader, events = None, []
+            reader, parts, others = None, [], []
         else:
             return
+
+
+def _concat(parts: list[UrlColumns]) -> UrlColumns:
+    if len(parts) == 1:
+        return parts[0]
+    extensions: list[tuple[Any, ...]] | None = None
+    if any(p.extensions is not None for p in parts):
+        extensions = []
+        for p in parts:
+            extensions.extend(p.extensions if p.extensions is not None else [()] * p.count)
+    priorities: array[float] = array("d")
+    for p in parts:
+        priorities.extend(p.priorities)
+    return UrlColumns(
+        [loc for p in parts for loc in p.locs],
+        [t for p in parts for t in p.lastmods],
+        b"".join(p.changefreqs for p in parts),
+        priorities,
+        extensions,
+    )
 
 
 def fork_is_safe() -> bool:
@@ -937,7 +1059,11 @@ async def fetch_sitemaps(
     pool = ParsePool(workers, render) if workers > 0 else None
     try:
         if pool is not None:
-            await pool.start()
+            try:
+                await pool.start()
+            except (EOFError, OSError):  # a worker could not start: parse here instead
+                pool.close()
+                pool = None
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:
         if pool is not None:
@@ -1010,6 +1136,7 @@ __all__ = [
     "ReaderLike",
     "RetryPolicy",
     "UrlBatch",
+    "UrlColumns",
     "fetch_sitemaps",
     "fetch_sitemaps_sync",
     "fork_is_safe",
