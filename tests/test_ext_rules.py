@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -263,3 +264,17 @@ def test_reported_examples_are_capped() -> None:
     checks.add_all(urls)
     issues = [i for i in checks.finish() if i.code == "hreflang-not-reciprocal"]
     assert len(issues) == 3 and "3 more missing return links" in issues[-1].message
+
+
+def test_reciprocity_taps_a_build(tmp_path: Path) -> None:
+    from urlset.build import write_sitemaps
+
+    urls = hreflang_set({"en": ["en", "de"], "de": ["de"]})
+    rec = Reciprocity()
+    report = write_sitemaps(rec.tap(urls), tmp_path, "https://www.example.com/", gzip=False)
+    assert report.urls == 2
+    (link,) = rec.missing()
+    assert (link.page, link.target) == (
+        "https://www.example.com/de/",
+        "https://www.example.com/en/",
+    )

@@ -15,10 +15,12 @@ annotations require it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .extensions import Alternate
 from .model import Url
+
+T = TypeVar("T")
 
 
 class MissingLink(NamedTuple):
@@ -71,6 +73,16 @@ class Reciprocity:
         else:
             for href, code in found.items():
                 known.setdefault(href, code)
+
+    def tap(self, entries: Iterable[T]) -> Iterator[T]:
+        """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
+        set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,
+        then ``rec.missing()``). Entries the build later rejects are recorded too."""
+        add = self.add
+        for entry in entries:
+            if isinstance(entry, Url):
+                add(entry)
+            yield entry
 
     @property
     def pages(self) -> int:
