@@ -154,8 +154,9 @@ def wait_for(port: int, seconds: float = 30.0) -> None:
 
 
 # ----------------------------------------------------------------------------- measuring
-def measure(argv: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit status) of a fresh subprocess."""
+def measure(argv: list[str]) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS MiB, exit status) of a fresh subprocess; CPU
+    and peak RSS include its parse workers (reaped children count in wait4's rusage)."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -166,17 +167,19 @@ def measure(argv: list[str]) -> tuple[float, float, int]:
         if err:
             print(err, file=sys.stderr)
         proc.stderr.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
 def run_urlset(url: str, out: Path, repeat: int) -> list[dict[str, float]]:
     runs = []
     for _ in range(repeat):
         out.unlink(missing_ok=True)
-        wall, rss, code = measure([str(URLSET), "fetch", url, "-o", str(out), "-q"])
+        wall, cpu, rss, code = measure([str(URLSET), "fetch", url, "-o", str(out), "-q"])
         with out.open("rb") as fh:
             count = sum(1 for _ in fh)
-        runs.append({"seconds": wall, "peak_rss_mb": rss, "count": count, "exit": code})
+        runs.append(
+            {"seconds": wall, "cpu_seconds": cpu, "peak_rss_mb": rss, "count": count, "exit": code}
+        )
     return runs
 
 
@@ -240,12 +243,16 @@ def main() -> None:
         "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}",
         "site": f"{args.sitemaps} gzipped sitemaps x {args.urls:,} URLs = {total:,} URLs",
+        "load_average": os.getloadavg(),
         "urlset": {"runs": ours, "best": best},
         "peers": peers,
     }
     times = ", ".join(f"{r['seconds']:.2f}" for r in ours)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the end: {load}")
     print(
         f"urlset fetch: best {best['seconds']:.2f} s of {args.repeat} ({times}), "
+        f"CPU {best['cpu_seconds']:.2f} s, "
         f"peak RSS {max(r['peak_rss_mb'] for r in ours):.0f} MiB, {best['count']:,} URLs"
     )
     if best["count"] != total:
@@ -256,7 +263,8 @@ def main() -> None:
         ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"  # type: ignore[arg-type]
         print(
             f"  {p.get('peer')}: {secs if secs is None else f'{float(secs):.2f}'} s "  # type: ignore[arg-type]
-            f"(wall {p.get('wall_seconds')}), peak RSS {p.get('peak_rss_mb')} MiB, "
+            f"(wall {p.get('wall_seconds')}, CPU {p.get('cpu_seconds')}), "
+            f"peak RSS {p.get('peak_rss_mb')} MiB, "
             f"count {p.get('count')}, urlset faster by {ratio}"
             + (f"  error: {p.get('error')}" if p.get("error") else "")
         )
