@@ -257,18 +257,30 @@ class Image:
             _set(self, "license", _opt_uri("image license", self.license))
 
     def body(self) -> str:
-        loc = self.loc
-        out = "<image:image><image:loc>" + (_esc(loc) if "&" in loc or "'" in loc else loc)
-        out += "</image:loc>"
-        if self.caption is not None:
-            out += f"<image:caption>{_esc(self.caption)}</image:caption>"
-        if self.geo_location is not None:
-            out += f"<image:geo_location>{_esc(self.geo_location)}</image:geo_location>"
-        if self.title is not None:
-            out += f"<image:title>{_esc(self.title)}</image:title>"
-        if self.license is not None:
-            out += f"<image:license>{_esc(self.license)}</image:license>"
-        return out + "</image:image>"
+        loc, caption, geo, title, license_ = (
+            self.loc,
+            self.caption,
+            self.geo_location,
+            self.title,
+            self.license,
+        )
+        if "&" in loc or "'" in loc:  # a URI: of the XML specials only these two occur
+            loc = _esc(loc)
+        if caption is None and geo is None and license_ is None:  # the usual shapes
+            if title is None:
+                return f"<image:image><image:loc>{loc}</image:loc></image:image>"
+            return (
+                f"<image:image><image:loc>{loc}</image:loc>"
+                f"<image:title>{_esc(title)}</image:title></image:image>"
+            )
+        return (
+            f"<image:image><image:loc>{loc}</image:loc>"
+            + ("" if caption is None else f"<image:caption>{_esc(caption)}</image:caption>")
+            + ("" if geo is None else f"<image:geo_location>{_esc(geo)}</image:geo_location>")
+            + ("" if title is None else f"<image:title>{_esc(title)}</image:title>")
+            + ("" if license_ is None else f"<image:license>{_esc(license_)}</image:license>")
+            + "</image:image>"
+        )
 
     @property
     def xml(self) -> str:
@@ -757,10 +769,19 @@ def _declared(body: str, namespace: str, name: str) -> str:
     return f'{body[:end]} xmlns:{prefix}="{namespace}"{body[end:]}'
 
 
+# (class, namespace) in the order the writer declares namespaces
+DECLARED_BY: tuple[tuple[type, str], ...] = (
+    (Image, IMAGE_NS),
+    (Video, VIDEO_NS),
+    (News, NEWS_NS),
+    (Alternate, XHTML_NS),
+)
+
+
 def namespaces_of(extensions: Iterable[object]) -> list[str]:
     """The typed namespaces these extensions need declared, in PREFIXES order."""
-    found = {type(e).namespace for e in extensions if type(e) in TYPED}  # type: ignore[attr-defined]
-    return [ns for ns in PREFIXES if ns in found]
+    kinds = set(map(type, extensions))
+    return [ns for cls, ns in DECLARED_BY if cls in kinds]
 
 
 # ---------------------------------------------------------------- reading

@@ -13,11 +13,11 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import date
 from itertools import accumulate
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .dates import Lastmod, format_w3c, instant
-from .extensions import PREFIXES, TYPED, namespaces_of
-from .model import ChangeFreq, RawElement, SitemapRef, Url
+from .extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
+from .model import ChangeFreq, SitemapRef, Url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -94,21 +94,27 @@ def declarations(namespaces: Iterable[str]) -> str:
 def _url_declarations(extensions: Sequence[object], declared: Collection[str]) -> str:
     if not extensions:
         return ""
-    return declarations(ns for ns in namespaces_of(extensions) if ns not in declared)
+    kinds = set(map(type, extensions))
+    return "".join(
+        _DECLARATION[ns] for cls, ns in DECLARED_BY if cls in kinds and ns not in declared
+    )
+
+
+_DECLARATION = {ns: f' xmlns:{prefix}="{ns}"' for ns, prefix in PREFIXES.items()}
+_BODY: dict[type, Callable[[Any], str]] = {cls: cls.body for cls in TYPED}
+
+
+def _xml_of(extension: Any) -> str:
+    xml: str = extension.xml
+    return xml
 
 
 def extension_markup(extensions: Iterable[object]) -> str:
     """The children a <url> gets for its extensions: typed values without their declarations
-    (the root or the <url> declares them), raw elements exactly as read."""
-    out = []
-    for extension in extensions:
-        if type(extension) is RawElement:
-            out.append(extension.xml)
-        elif type(extension) in TYPED:
-            out.append(extension.body())  # type: ignore[attr-defined]
-        else:  # anything else that carries its own serialisation
-            out.append(extension.xml)  # type: ignore[attr-defined]
-    return "".join(out)
+    (the root or the <url> declares them), raw elements (and anything else that carries its
+    own serialisation in ``xml``) exactly as they are."""
+    body = _BODY.get
+    return "".join([body(type(e), _xml_of)(e) for e in extensions])
 
 
 def declare_on_root(header: str, namespaces: Iterable[str]) -> str:
@@ -228,9 +234,11 @@ class SitemapDocument:
 
     def _first_with_extensions(self, batch: Sequence[Url]) -> list[str]:
         """Entries of the document's first batch, declaring on the root the typed namespaces
-        that the written part of the batch uses (only those: a namespace is declared where
-        it is used). The root grows, so the cut is found again until it is stable; the set
-        only shrinks, so this ends within as many rounds as there are namespaces."""
+        that the written part of the batch uses, and only those (a namespace is declared
+        where it is used). When the byte limit cuts the batch before some namespace's first
+        use, the root is written again without it: the root shrinks and the entries that fit
+        before are unchanged, so they still fit and use every namespace left on the root.
+        At most two rounds."""
         namespaces = tuple(namespaces_of(_all_extensions(batch)))
         while True:
             header = declare_on_root(self._header, namespaces)
@@ -238,11 +246,11 @@ class SitemapDocument:
             self._size = self._pending = len(header.encode())
             entries = _xml_entries_ext(batch, namespaces)
             _, _, fits = self._measure(entries)
-            used = tuple(namespaces_of(_all_extensions(batch[: max(fits, 0)])))
-            if used == namespaces:
+            used = namespaces_of(_all_extensions(batch[: max(fits, 0)]))
+            if set(namespaces) <= set(used):
                 self._declared = namespaces
                 return entries
-            namespaces = used
+            namespaces = tuple(ns for ns in namespaces if ns in used)
 
     def _track_newest(self, written: Sequence[Url]) -> None:
         lastmods = [url[1] for url in written if url[1] is not None]
