@@ -301,6 +301,11 @@ def _split(tag: str) -> tuple[str, str]:
     return "", tag
 
 
+def _entity_delta(text: str) -> int:
+    """How much longer the guard makes ``text`` (see _PREDEFINED)."""
+    return text.count("&lt;") + text.count("&gt;") - text.count("&quot;") - text.count("&apos;")
+
+
 def _serialise(el: Any) -> str:
     """``el`` on its own: declarations of the namespaces it uses, and no others."""
     alone = copy.deepcopy(el)
@@ -333,6 +338,9 @@ _START_TAG = re.compile(
 _DEFAULT_NS = re.compile(rb"""(?:^|[ \t\r\n])xmlns[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
 _ENCODING = re.compile(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)["']""")
 PROLOG_CAP = 65_536
+LX_BLOCK = 65_536
+_PAD_COMMENT_SIZE = 4096
+_PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 FAST_WAIT_CAP = 1_048_576
 
 # The fast lane's record: protocol order, no attributes, no comments, and values the regex
@@ -354,6 +362,16 @@ _XML_SPACE = " \t\r\n"
 _PROLOG, _FAST, _SLOW, _DONE = range(4)
 
 _OPENERS = {b"<!--": b"-->", b"<![CDATA[": b"]]>", b"<?": b"?>"}
+# libxml2 (2.14) in recover mode drops predefined entity references from text once it has
+# seen any error ("a&amp;b" becomes "ab"); character references survive, so these are
+# handed over as character references ('&amp;' keeps its length, the others change by one)
+_PREDEFINED = {
+    b"&amp;": b"&#38;",
+    b"&lt;": b"&#60;",
+    b"&gt;": b"&#62;",
+    b"&quot;": b"&#34;",
+    b"&apos;": b"&#39;",
+}
 _GUARD_TOKEN = re.compile(rb"&|<!--|<!\[CDATA\[|<\?")
 _REFERENCE = re.compile(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
 
@@ -401,6 +419,8 @@ class XmlBody:
         self.g_col0 = 0
         self.g_last_gt = 0
         self.g_cap = limits.max_value_length + 65_536
+        self.lx_pending = bytearray()
+        self.fbytes = 0
         # raw-stream positions of entry tags, for telling a cut final entry (see _track_tags)
         self.fed = 0
         self.tag_carry = b""
@@ -556,7 +576,7 @@ class XmlBody:
             rest = bytes(buf[end:])
             self.buf = bytearray()
             self.state = _SLOW
-            self._slow(head_bytes)
+            self._slow(head_bytes, now=True)
             if self.state != _SLOW:
                 return None
             if fast and self.format == "urlset" and not self.g_hold:
@@ -602,11 +622,17 @@ class XmlBody:
                 self._handoff()
             return
         end += 6
+        bad = False
         try:
             text = buf[:end].decode("utf-8")
-        except UnicodeDecodeError:
-            self._handoff()
-            return
+        except UnicodeDecodeError as exc:
+            # read the records before the first invalid byte, then let libxml2 report it
+            bad = True
+            end = buf.rfind(b"</url>", 0, exc.start)
+            if end < 0:
+                self._handoff()
+                return
+            text = buf[: end + 6].decode("utf-8")
         enabled = gc.isenabled()
         if enabled:  # many small tuples built in a tight loop: collections would only cost
             gc.disable()
@@ -616,7 +642,7 @@ class XmlBody:
             if enabled:
                 gc.enable()
         self._fast_consumed(text, pos)
-        if pos < len(text) and self.state == _FAST:
+        if (bad or pos < len(text)) and self.state == _FAST:
             self._handoff()
 
     def _fast_text(self, text: str) -> int:
@@ -643,10 +669,9 @@ class XmlBody:
         while True:
             gap_end = spans[r][0] if r < total else len(text)
             if cur < gap_end and text[cur:gap_end].strip(_XML_SPACE):
-                if not self._fast_gap(text, cur, gap_end):
-                    return cur
-                if self.state != _FAST:
-                    return gap_end
+                reached = self._fast_gap(text, cur, gap_end)
+                if reached < gap_end or self.state != _FAST:
+                    return reached
             cur = gap_end
             if r == total:
                 return cur
@@ -659,8 +684,9 @@ class XmlBody:
             if done < s - r:  # this record's values need the full lane's judgement
                 x = r + done
                 start, stop = spans[x]
-                if not self._fast_gap(text, start, stop):
-                    return start
+                reached = self._fast_gap(text, start, stop)
+                if reached < stop or self.state != _FAST:
+                    return reached
                 cur = stop
                 r = x + 1
             else:
@@ -673,8 +699,21 @@ class XmlBody:
         self.lpos = offset
         return self.lline
 
-    def _fast_gap(self, text: str, start: int, stop: int) -> bool:
-        """Parse ``text[start:stop]`` (complete elements between records) on its own."""
+    def _fast_gap(self, text: str, start: int, stop: int) -> int:
+        """Parse ``text[start:stop]`` (what lies between canonical records) on its own, one
+        piece up to each '</url>' at a time, so that where a piece starts never depends on
+        how the input was chunked; returns how far it got."""
+        while start < stop:
+            end = text.find("</url>", start, stop)
+            end = stop if end < 0 else end + 6
+            if text[start:end].strip(_XML_SPACE) and not self._fast_piece(text, start, end):
+                return start
+            if self.state != _FAST:
+                return end
+            start = end
+        return stop
+
+    def _fast_piece(self, text: str, start: int, stop: int) -> bool:
         line = self._line_of(text, start)
         mini = self.mini_head + text[start:stop].encode("utf-8") + self.mini_tail
         parser = self.mini_parser
@@ -818,18 +857,44 @@ class XmlBody:
         else:
             self.fcol += pos
         nbytes = pos if text.isascii() else len(text[:pos].encode("utf-8"))
+        self.fbytes += nbytes
+        if "&" in text:
+            # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
+            done = text[:pos]
+            self.fbytes += _entity_delta(done)
+            if lines:
+                self.fcol += _entity_delta(done[done.rfind("\n") :])
+            else:
+                self.fcol += _entity_delta(done)
         del self.buf[:nbytes]
 
     def _handoff(self) -> None:
         """Give the rest to the full lane, at the same line and column."""
         self.state = _SLOW
+        # The pad has the byte length of what was read, so libxml2 sees the rest at the
+        # same stream offsets as in the full lane (see _lx_feed), and ends at the same line
+        # and column: spaces, then the newlines, then the last line's columns.
         if self.fline > self.line0:
-            pad = "\n" * (self.fline - self.line0) + " " * (self.fcol - 1)
+            tail = b"\n" * (self.fline - self.line0) + b" " * (self.fcol - 1)
         else:
-            pad = " " * (self.fcol - self.col0)
-        raw = pad.encode("ascii")
-        for i in range(0, len(raw), FAST_WAIT_CAP):
-            self._pad(raw[i : i + FAST_WAIT_CAP])
+            tail = b" " * (self.fcol - self.col0)
+        filler = max(self.fbytes - len(tail), 0)
+        # the filler is comments, not spaces: one text node of megabytes of whitespace would
+        # hit libxml2's text-node limit
+        if filler % _PAD_COMMENT_SIZE < 7:
+            self._pad(b" " * (filler % _PAD_COMMENT_SIZE))
+            filler -= filler % _PAD_COMMENT_SIZE
+        else:
+            size = filler % _PAD_COMMENT_SIZE
+            self._pad(b"<!--" + b" " * (size - 7) + b"-->")
+            filler -= size
+        block = _PAD_COMMENT * (FAST_WAIT_CAP // _PAD_COMMENT_SIZE)
+        while filler > 0:
+            step = min(filler, len(block))
+            self._pad(block[:step])
+            filler -= step
+        for i in range(0, len(tail), FAST_WAIT_CAP):
+            self._pad(tail[i : i + FAST_WAIT_CAP])
         data = bytes(self.buf)
         self.buf = bytearray()
         if data and self.state == _SLOW:
@@ -840,12 +905,6 @@ class XmlBody:
         columns; the guard and the tag tracking only account for it."""
         if self.state != _SLOW:
             return
-        try:
-            self.parser.feed(pad)
-        except etree.XMLSyntaxError as exc:
-            self._errors()
-            self._fatal_syntax(exc)
-            return
         lines = pad.count(b"\n")
         if lines:
             self.g_lines += lines
@@ -854,13 +913,39 @@ class XmlBody:
             self.g_col0 += len(pad)
         self.g_base += len(pad)
         self.g_last_gt = self.g_base
-        self.fed += len(pad)
-        self.tag_carry = b""
+        self._lx_feed(pad, track=False)
 
     # -- the full lane --
-    def _slow(self, data: bytes, final: bool = False) -> None:
+    def _slow(self, data: bytes, final: bool = False, now: bool = False) -> None:
         data = self._guard(data, final)
         if self.state == _DONE or not data:
+            return
+        self._lx_feed(data, now=now)
+
+    def _lx_feed(self, data: bytes, *, now: bool = False, track: bool = True) -> None:
+        """Feed libxml2 in blocks that start at fixed offsets of its input (after the root
+        start tag, which goes alone), whatever the caller's chunks: libxml2's recovery from
+        broken markup depends on where its input chunks end, and this keeps it identical."""
+        if now:
+            self._lx_block(data, track)
+            return
+        pending = self.lx_pending
+        pending += data
+        if len(pending) < LX_BLOCK:
+            return
+        cut = len(pending) - len(pending) % LX_BLOCK
+        block = bytes(pending[:cut])
+        del pending[:cut]
+        self._lx_block(block, track)
+
+    def _lx_flush(self) -> None:
+        if self.lx_pending and self.state != _DONE:
+            block = bytes(self.lx_pending)
+            self.lx_pending = bytearray()
+            self._lx_block(block, True)
+
+    def _lx_block(self, data: bytes, track: bool) -> None:
+        if self.state == _DONE:
             return
         try:
             self.parser.feed(data)
@@ -870,7 +955,11 @@ class XmlBody:
             return
         self._events(list(self.parser.read_events()), truncated=False)
         self._errors()
-        self._track_tags(data)
+        if track:
+            self._track_tags(data)
+        else:
+            self.fed += len(data)
+            self.tag_carry = b""
 
     def _guard(self, data: bytes, final: bool) -> bytes:
         """What libxml2 must not see, handled before it does.
@@ -886,7 +975,7 @@ class XmlBody:
             self.g_hold = b""
         n = len(data)
         out: list[bytes] = []
-        i = 0
+        i = emit = 0
         hold = 0
         while i < n:
             closer = self.g_ctx
@@ -920,6 +1009,11 @@ class XmlBody:
                 ref = _REFERENCE.match(data, k)
                 if ref is not None:
                     i = ref.end()
+                    replacement = _PREDEFINED.get(ref.group())
+                    if replacement is not None:
+                        out.append(data[emit:k])
+                        out.append(replacement)
+                        emit = i
                     continue
                 if n - k < 64 and not final:
                     hold = n - k
@@ -931,9 +1025,9 @@ class XmlBody:
                     line,
                     column,
                 )
-                out.append(data[i:k])
+                out.append(data[emit:k])
                 out.append(b"&amp;")
-                i = k + 1
+                emit = i = k + 1
                 continue
             self.g_ctx = _OPENERS[token]
             self.g_ctx_start = self.g_base + k
@@ -943,7 +1037,7 @@ class XmlBody:
         if hold:
             self.g_hold = data[end:]
         if out:
-            out.append(data[i:end] if i < end else b"")
+            out.append(data[emit:end])
             done = b"".join(out)
         else:
             done = data[:end]
@@ -1017,8 +1111,9 @@ class XmlBody:
         ended = self.root_ended
         if self.g_hold:
             self._slow(b"", final=True)
-            if self.state == _DONE:
-                return
+        self._lx_flush()
+        if self.state == _DONE:
+            return
         try:
             self.parser.close()
         except etree.XMLSyntaxError as exc:

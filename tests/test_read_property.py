@@ -1,0 +1,331 @@
+"""Property tests of the reader (hypothesis).
+
+* Feeding in random chunk sizes never changes the result.
+* The fast lane and the full lane give the same result on generated documents, including
+  mutated (broken) ones: the fast lane is only an optimisation.
+* A document cut anywhere yields exactly the entries whose end tag lies before the cut.
+* read(write(entries)) == entries, with the project's writer (urlset.xmlwrite).
+* Fuzz: mutated sitemaps never make the reader raise; every issue code is documented.
+* The fast checks agree with the model's own rules (to_uri, parse_lenient).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from test_read_support import NS, feed_all
+from urlset.codes import CODES
+from urlset.dates import parse_lenient
+from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
+from urlset.reader import SitemapReader, read_bytes
+from urlset.urls import to_uri
+from urlset.xmlread import fast_lastmod, fast_uri
+from urlset.xmlwrite import SitemapDocument, index_document
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --- generated documents: canonical records mixed with everything the fast lane hands over
+
+hosts = st.sampled_from(
+    ["example.com", "www.example.org", "a.b.example", "Example.com", "xn--bcher-kva.de"]
+)
+paths = st.lists(
+    st.sampled_from(["a", "b", "p%20q", "c d", "ü", "x.html", ".", "..", "q?x=1&y=2", "z'", ""]),
+    max_size=4,
+).map("/".join)
+locs_text = st.builds(
+    lambda s, h, p: f"{s}://{h}/{p}", st.sampled_from(["http", "https", "HTTP"]), hosts, paths
+) | st.sampled_from(
+    [
+        "/relative",
+        "",
+        "  https://example.com/pad  ",
+        "ftp://example.com/x",
+        "https://example.com/a#frag",
+    ]
+)
+lastmods_text = st.sampled_from(
+    [
+        "2024-01-02",
+        "2024-01-02T03:04:05+00:00",
+        "2024-01-02T03:04:05Z",
+        "2024-01-02T03:04:05-07:30",
+        "2024-1-2",
+        "2024-01-02 03:04:05",
+        "2024-02-30",
+        "yesterday",
+        "",
+        "2024-01-02T03:04:05.123+01:00",
+    ]
+)
+freqs_text = st.sampled_from(["daily", "weekly", "Daily", "sometimes", "never"])
+prios_text = st.sampled_from(["0.5", "1.0", "0", "1", "0.25", "1.5", "-1", "high", " 0.3 "])
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+@st.composite
+def records(draw: st.DrawFn) -> str:
+    loc = draw(locs_text)
+    parts = [f"<loc>{_escape(loc)}</loc>"]
+    if draw(st.booleans()):
+        parts.append(f"<lastmod>{draw(lastmods_text)}</lastmod>")
+    if draw(st.booleans()):
+        parts.append(f"<changefreq>{draw(freqs_text)}</changefreq>")
+    if draw(st.booleans()):
+        parts.append(f"<priority>{draw(prios_text)}</priority>")
+    extra = draw(
+        st.sampled_from(
+            [
+                "",
+                "",
+                "",
+                "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>",
+                "<!-- note -->",
+                "<lastmod>2020-01-01</lastmod>",
+                "<unknown>x</unknown>",
+                "<loc>https://example.com/second</loc>",
+            ]
+        )
+    )
+    if draw(st.booleans()):
+        parts.reverse()
+    sep = draw(st.sampled_from(["", "\n  ", " ", "\r\n"]))
+    return "<url>" + sep + sep.join([*parts, extra]) + sep + "</url>"
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> bytes:
+    body = draw(st.lists(records(), max_size=12))
+    between = draw(st.sampled_from(["\n", "", "\n<!-- c -->\n", "  \n"]))
+    head = draw(
+        st.sampled_from(
+            [
+                f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" '
+                'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">',
+                f'<urlset xmlns="{NS}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">',
+                f'\ufeff<?xml version="1.0"?>\n\n<urlset\n  xmlns="{NS}"\n'
+                '  xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">',
+            ]
+        )
+    )
+    return (head + "\n" + between.join(body) + "\n</urlset>\n").encode()
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    data = bytearray(draw(documents()))
+    for _ in range(draw(st.integers(1, 4))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        kind = draw(st.sampled_from(["delete", "insert", "replace", "cut", "repeat"]))
+        piece = draw(
+            st.sampled_from(
+                [
+                    b"<",
+                    b">",
+                    b"&",
+                    b"\x00",
+                    b"\xff",
+                    b"]]>",
+                    b"<!--",
+                    b"</url>",
+                    b"<url>",
+                    b"\n",
+                    b"&amp;",
+                    b"\xc3",
+                ]
+            )
+        )
+        if kind == "delete":
+            del data[at : at + draw(st.integers(1, 20))]
+        elif kind == "insert":
+            data[at:at] = piece
+        elif kind == "replace":
+            data[at : at + len(piece)] = piece
+        elif kind == "cut":
+            del data[at:]
+        else:
+            data[at:at] = data[at : at + draw(st.integers(1, 200))]
+    return bytes(data)
+
+
+chunkings = st.lists(st.integers(1, 300), min_size=1, max_size=8)
+
+
+@SETTINGS
+@given(documents(), chunkings)
+def test_random_chunking_changes_nothing(doc: bytes, sizes: list[int]) -> None:
+    assert feed_all(doc, sizes) == feed_all(doc, [len(doc)])
+
+
+@SETTINGS
+@given(documents(), chunkings)
+def test_fast_lane_equals_full_lane(doc: bytes, sizes: list[int]) -> None:
+    assert feed_all(doc, sizes, fast=True) == feed_all(doc, [len(doc)], fast=False)
+
+
+@SETTINGS
+@given(mutated(), chunkings)
+def test_fuzz_mutated_documents(doc: bytes, sizes: list[int]) -> None:
+    """Nothing escapes but issues; every code is in the table; lanes and chunkings agree."""
+    full = feed_all(doc, [len(doc) or 1], fast=False)
+    entries, issues, _, _ = full
+    assert all(i.code in CODES for i in issues)
+    assert all(isinstance(e, (Url, SitemapRef)) for e in entries)
+    assert feed_all(doc, sizes, fast=True) == full
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 10**6), min_size=1, max_size=30, unique=True), st.data())
+def test_cut_anywhere_keeps_only_whole_entries(ids: list[int], data: st.DataObject) -> None:
+    body = "".join(
+        f"<url>\n <loc>https://example.com/{i}</loc>\n <lastmod>2024-01-01</lastmod>\n</url>\n"
+        for i in ids
+    )
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{body}</urlset>\n'.encode()
+    )
+    cut = data.draw(st.integers(0, len(doc)))
+    fast = data.draw(st.booleans())
+    entries, issues, _, _ = feed_all(doc[:cut], [data.draw(st.integers(1, 500))], fast=fast)
+    whole = doc[:cut].count(b"</url>")
+    assert [e.loc for e in entries] == [f"https://example.com/{i}" for i in ids[:whole]]
+    if cut < len(doc) - 1 and cut > doc.index(b"<urlset"):
+        assert any(i.severity == "error" for i in issues)
+
+
+# --- round trip through the project's writer -------------------------------------------
+
+uris = st.builds(
+    lambda s, h, p, q: f"{s}://{h}/{p}{q}",
+    st.sampled_from(["http", "https"]),
+    st.sampled_from(["example.com", "www.example.org", "xn--bcher-kva.de", "a-b.example"]),
+    st.lists(st.text("abcXYZ019-._~!$&()*+,;=:@%", min_size=1, max_size=8), max_size=3).map(
+        "/".join
+    ),
+    st.sampled_from(["", "?a=1", "?a=1&b=2", "?q=x'y"]),
+).map(to_uri)
+zones = st.integers(-14 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
+lastmods = (
+    st.none()
+    | st.dates(date(1990, 1, 1), date(2100, 1, 1))
+    | st.builds(
+        lambda d, z: d.replace(tzinfo=z),
+        st.datetimes(datetime(1990, 1, 1), datetime(2100, 1, 1)),
+        zones,
+    )
+)
+priorities = st.none() | st.integers(0, 10000).map(lambda i: i / 10000)
+raw_elements = st.builds(
+    lambda ns, name, text: _raw(ns, name, text),
+    st.sampled_from(["http://www.google.com/schemas/sitemap-image/1.1", "urn:x-test:ext"]),
+    st.sampled_from(["image", "thing"]),
+    st.text("abc <&>xyz", max_size=10),
+)
+
+
+def _raw(ns: str, name: str, text: str) -> RawElement:
+    el = etree.Element(f"{{{ns}}}{name}", nsmap={"p": ns})
+    el.text = text or None
+    return RawElement(ns, name, etree.tostring(el, encoding="unicode"))
+
+
+urls = st.builds(
+    Url,
+    uris,
+    lastmods,
+    st.none() | st.sampled_from(list(ChangeFreq)),
+    priorities,
+    st.lists(raw_elements, max_size=2).map(tuple),
+)
+
+
+def _write(entries: list[Url], *, text: bool = False) -> bytes:
+    out: list[bytes] = []
+    doc = SitemapDocument(out.append, max_urls=100_000, max_bytes=1 << 30, text=text)
+    assert doc.add(entries) == len(entries)
+    doc.close()
+    return b"".join(out)
+
+
+@SETTINGS
+@given(st.lists(urls, max_size=20))
+def test_read_write_round_trip(entries: list[Url]) -> None:
+    data = _write(entries)
+    result = read_bytes(data)
+    assert list(result) == entries
+    assert [i for i in result.issues if i.code != "duplicate-loc"] == []
+
+
+@SETTINGS
+@given(st.lists(urls, max_size=20))
+def test_read_write_round_trip_text(entries: list[Url]) -> None:
+    plain = [Url(u.loc) for u in entries]
+    result = read_bytes(_write(plain, text=True))
+    assert list(result) == plain
+    assert result.format == ("text" if plain else "unknown")
+
+
+@SETTINGS
+@given(st.lists(st.builds(SitemapRef, uris, lastmods), max_size=20))
+def test_read_write_round_trip_index(refs: list[SitemapRef]) -> None:
+    result = read_bytes(index_document(refs).encode())
+    assert list(result) == refs
+    assert result.format == "sitemapindex"
+
+
+# --- the fast checks agree with the model's rules ------------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text("htps:/wexamplcom.-_~!$&'()*+,;=@?%AZ09#[] ", max_size=40).map(
+        lambda t: "https://example.com/" + t
+    )
+    | st.text(max_size=30)
+)
+def test_fast_uri_implies_to_uri_identity(text: str) -> None:
+    if fast_uri(text):
+        assert to_uri(text) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.from_regex(r"\A\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d))?\Z", fullmatch=True)
+    | st.text("0123456789-T:Z+ ", max_size=26)
+)
+def test_fast_lastmod_agrees_with_parse_lenient(text: str) -> None:
+    fast = fast_lastmod(text)
+    if fast is None:
+        return
+    value, problem = parse_lenient(text)
+    assert problem is None
+    assert value == fast and type(value) is type(fast)
+    if isinstance(value, datetime):
+        assert value.utcoffset() == fast.utcoffset()  # type: ignore[union-attr]
+
+
+def test_reader_refuses_feed_after_close_and_bad_base() -> None:
+    """The only exceptions the reader raises: misuse, never bad input."""
+    reader = SitemapReader()
+    reader.close()
+    try:
+        reader.feed(b"x")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("feed after close must raise")
+    try:
+        SitemapReader(base_url="mailto:x@example.com")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a bad base URL must raise")
