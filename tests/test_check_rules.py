@@ -447,3 +447,10 @@ def test_fixture_files(row: dict[str, str]) -> None:
     options = CheckOptions(base_url=row["base_url"] or None, now=NOW)
     report = check_paths([DATA / row["file"]], options)
     assert {i.code for i in report.issues} == set(row["codes"].split()), row["why"]
+
+
+def test_same_finding_on_a_repeated_loc_points_at_each_occurrence() -> None:
+    entry = loc(A + "x", "<lastmod>2099-01-01</lastmod>")
+    doc = urlset(entry, loc(A + "y"), entry)
+    result = _run(doc, now=NOW)
+    assert [i.line for i in result.issues if i.code == "future-lastmod"] == [3, 5]

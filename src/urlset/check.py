@@ -1043,8 +1043,16 @@ def _place(
     locator: _Locator | None = None
     pos = 0
     line = 1
+    # the same finding on the same loc again is that loc's next occurrence
+    last_at: dict[tuple[str, str], int] = {}
     for code, message, loc, ordered in pending:
-        at = _find_loc(plain, loc, pos if ordered else 0, fmt)
+        start = pos if ordered else 0
+        before = last_at.get((code, loc))
+        if before is not None:
+            start = max(start, before + 1)
+        at = _find_loc(plain, loc, start, fmt)
+        if at >= 0:
+            last_at[(code, loc)] = at
         if at < 0:
             if locator is None:
                 locator = _Locator(plain, fmt, base_url)
