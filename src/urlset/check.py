@@ -2,14 +2,16 @@
 
 The core, ``check_document``, takes the bytes of one document and returns a ``FileResult``;
 it reads no file and no clock (``now`` is passed in). It runs the reader
-(``reader.read_bytes``) and applies ``rules`` to what the reader emits. What the reader
+(``reader.read_chunks``) and applies ``rules`` to what the reader emits. What the reader
 cannot tell is taken from the bytes directly:
 
 * the loc text as written (escaping is judged on it, not on the URI the reader made);
 * the order and place of the protocol's elements: a few regular expressions over the
   bytes prove the common case right; when they cannot, an lxml pass names each problem;
 * the line of an entry: the reader gives entries no position, so the entries a rule
-  flagged are located afterwards by one lxml pass over the document (only when needed).
+  flagged are located afterwards, by finding their loc text in the bytes (in document
+  order), or by one lxml pass when a loc is not written as its URI. Clean entries cost
+  nothing here.
 
 ``check_paths`` is the thin file layer: files, directories (every sitemap in them) and an
 index's children resolved inside the directory through the base URL.
@@ -1076,8 +1078,6 @@ def _ref_lines(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> li
 
 
 # --- the file layer -------------------------------------------------------------------------
-
-SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".gz", ".txt")
 
 
 def _is_sitemap_name(path: Path) -> bool:
