@@ -416,3 +416,23 @@ def test_read_then_build_round_trip_from_the_command_line(tmp_path: Path, shared
         ]
 
     assert values(out / "sitemap.xml") == values(source)
+
+
+def test_typed_values_fit_the_raw_json_shape_urlset_read_writes(tmp_path: Path) -> None:
+    """Typed values carry namespace, name and xml like RawElement, so today's `urlset read`
+    output works with them; `json_fields` gives the typed shape; both feed `urlset build`."""
+    from urlset.cli_read import entry_dict
+    from urlset.extensions import json_fields
+
+    urls = rich_urls()
+    raw_lines = [json.dumps(entry_dict(u)) for u in urls]
+    typed_lines = [
+        json.dumps({**entry_dict(u._replace(extensions=())), **json_fields(u.extensions)})
+        for u in urls
+    ]
+    for lines in (raw_lines, typed_lines):
+        path = tmp_path / "in.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        with path.open() as f:
+            got = [u for u in iter_entries(f, "jsonl", "in.jsonl") if isinstance(u, Url)]
+        assert [u._replace(extensions=tuple(map(typed, u.extensions))) for u in got] == urls
