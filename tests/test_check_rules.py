@@ -195,6 +195,23 @@ CASES = [
         urlset(loc(A, "<lastmod>2025-8-10</lastmod>")),
         urlset(loc(A, "<lastmod>2025-08-10</lastmod>")),
     ),
+    Case(
+        "non-utf8-encoding",
+        urlset(loc(A)).replace(b"UTF-8", b"ISO-8859-1"),
+        urlset(loc(A)),
+    ),
+    Case(
+        "invalid-encoding",
+        urlset(loc(A + "caf\xe9")).replace("caf\xe9".encode(), b"caf\xe9"),
+        urlset(loc(A + "caf%C3%A9")),
+    ),
+    Case("leading-whitespace", b"\n  " + urlset(loc(A)), urlset(loc(A))),
+    Case(
+        "junk-before-root", b"This XML file does not appear ...\n" + urlset(loc(A)), urlset(loc(A))
+    ),
+    Case("unknown-root", b'<?xml version="1.0"?><catalog><item/></catalog>', urlset(loc(A))),
+    Case("empty-document", b"", urlset(loc(A))),
+    Case("not-well-formed", urlset(loc(A)).replace(b"</url>", b"</ur>"), urlset(loc(A))),
     Case("duplicate-loc", urlset(loc(A), loc(A)), urlset(loc(A), loc(A + "?a"))),
     Case("relative-url", urlset(loc("/a/")), urlset(loc(A + "a/"))),
     Case("missing-loc", urlset("<lastmod>2024-01-01</lastmod>"), urlset(loc(A))),
