@@ -81,7 +81,14 @@ def check(
     schema: bool,
     now: str | None,
 ) -> None:
-    """Validate sitemaps (files, directories, - for standard input)."""
+    """Validate sitemaps (files, directories, - for standard input).
+
+    A directory is checked whole: every *.xml, *.gz and *sitemap*.txt in it; with
+    --base-url, each index's children are looked up in it and compared with the index.
+
+    Exit status: 0 clean, 1 issues at or above --fail-on, 2 usage error or unreadable
+    input. URLs are not fetched by this command.
+    """
     moment = _parse_now(now)
     urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
     if urls:
