@@ -127,14 +127,14 @@ def test_url_batch_slices_keep_rendered_text_in_step() -> None:
     ]
     site = "https://example.com/s.xml"
     batch = UrlBatch(
-        UrlColumns.from_urls(urls), "jsonl", render_jsonl(UrlColumns.from_urls(urls), site)
+        UrlColumns.from_urls(urls), "jsonl", render_jsonl(UrlColumns.from_urls(urls), site).encode()
     )
     assert len(batch) == 5 and list(batch) == urls and batch[2] == urls[2]
     head = batch[:3]
     assert isinstance(head, UrlBatch)
     assert list(head) == urls[:3]
-    assert head.rendered == render_jsonl(UrlColumns.from_urls(urls[:3]), site)
-    assert batch[:0].rendered == "" and list(batch[:10]) == urls
+    assert head.rendered == render_jsonl(UrlColumns.from_urls(urls[:3]), site).encode()
+    assert batch[:0].rendered == b"" and list(batch[:10]) == urls
     assert batch[1:3] == urls[1:3]
 
 

@@ -140,25 +140,25 @@ RENDERERS: dict[str, Render] = {
 
 
 class _Writer:
-    """Writes the URLs of each sitemap as it is read (text formats)."""
+    """Writes the URLs of each sitemap as it is read (text formats, UTF-8)."""
 
-    def __init__(self, out: IO[str], fmt: str) -> None:
+    def __init__(self, out: IO[bytes], fmt: str) -> None:
         self.out = out
         self.fmt = fmt
         self.render = RENDERERS[fmt]
         self.count = 0
         if fmt in ("csv", "tsv"):
-            out.write(("," if fmt == "csv" else "\t").join(_FIELDS) + "\n")
+            out.write((("," if fmt == "csv" else "\t").join(_FIELDS) + "\n").encode())
 
     def write(self, event: SitemapRead) -> None:
         urls = event.urls
         if isinstance(urls, UrlBatch):
-            text = urls.rendered
-            if text is None or urls.render != self.fmt:
-                text = self.render(urls.columns, event.node.url)
+            data = urls.rendered
+            if data is None or urls.render != self.fmt:
+                data = self.render(urls.columns, event.node.url).encode("utf-8")
         else:
-            text = self.render(UrlColumns.from_urls(urls), event.node.url)
-        self.out.write(text)
+            data = self.render(UrlColumns.from_urls(urls), event.node.url).encode("utf-8")
+        self.out.write(data)
         self.count += len(urls)
 
     def close(self) -> None:
@@ -468,6 +468,7 @@ def fetch(
             # saves on all but the largest fetches)
             cores = os.cpu_count() or 1
             workers = cores if cores > 1 and fork_is_safe() else 0
+        _return_large_buffers()
         status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet, workers)
     except click.ClickException:
         raise
@@ -483,15 +484,33 @@ def fetch(
     sys.exit(status)
 
 
+def _return_large_buffers() -> None:
+    """Have glibc give multi-megabyte buffers (a sitemap's rendered output, a worker's
+    batch) back to the OS when freed. By default glibc raises its mmap threshold after the
+    first such free and then keeps later ones in its heaps: measured on the 500,000-URL
+    bench, peak RSS 135-175 MiB without this, 105-110 MiB with it (for ~0.2 s more system
+    time)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        # M_MMAP_THRESHOLD: fixed at 4 MiB, which also stops glibc raising it
+        libc.mallopt(-3, 4 * 1024 * 1024)
+    except (OSError, AttributeError):
+        return
+
+
 def _open_writer(fmt: str, output: str | None) -> tuple[_Writer, Callable[[], None]]:
     if fmt == "parquet":
         assert output is not None
         return _Parquet(output), lambda: None
     if output is None:
-        out: IO[str] = sys.stdout
+        out: IO[bytes] = sys.stdout.buffer
         close: Callable[[], None] = lambda: None  # noqa: E731
     else:
-        out = open(output, "w", encoding="utf-8", newline="", buffering=1 << 20)  # noqa: SIM115
+        out = open(output, "wb", buffering=1 << 20)  # noqa: SIM115
         close = out.close
     return _Writer(out, fmt), close
 

@@ -749,14 +749,14 @@ Render = Callable[[UrlColumns, str], str]  # (urls, sitemap URL) -> output text,
 class UrlBatch(Sequence[Url]):
     """Urls from a parse worker: compact columns, made into Url values only when looked at.
 
-    ``rendered`` is the output text of these Urls (one line per Url) when the pool was given
+    ``rendered`` is the output of these Urls (UTF-8, one line per Url) when the pool was given
     a renderer, and ``render`` its name; slicing from the start keeps it in step.
     """
 
     __slots__ = ("_urls", "columns", "render", "rendered")
 
     def __init__(
-        self, columns: UrlColumns, render: str | None = None, rendered: str | None = None
+        self, columns: UrlColumns, render: str | None = None, rendered: bytes | None = None
     ) -> None:
         self.columns = columns
         self._urls: list[Url] | None = None
@@ -784,7 +784,7 @@ class UrlBatch(Sequence[Url]):
             if self.rendered is not None:
                 end = 0
                 for _ in range(stop):
-                    end = self.rendered.index("\n", end) + 1
+                    end = self.rendered.index(b"\n", end) + 1
                 rendered = self.rendered[:end]
             return UrlBatch(self.columns.head(stop), self.render, rendered)
         return self._all()[index]
@@ -832,7 +832,9 @@ def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
             columns = _concat(parts)
             refs = [(r[0], r[1]) for r in others if type(r) is SitemapRef]
             issues = [i for i in others if type(i) is Issue]
-            rendered = render[1](columns, sitemap) if render is not None and columns.count else None
+            rendered = None
+            if render is not None and columns.count:
+                rendered = render[1](columns, sitemap).encode("utf-8")
             conn.send((reader.format, reader.fatal, columns, refs, issues, rendered))
             reader, parts, others = None, [], []
         else:
