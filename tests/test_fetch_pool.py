@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 import subprocess
 import sys
@@ -9,13 +10,14 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from test_fetch_faults import locs
 from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
 from urlset.cli_fetch import render_jsonl
-from urlset.discovery import DiscoveryOptions
-from urlset.http import UrlBatch, UrlColumns
+from urlset.discovery import DiscoveryOptions, FetchRequest, FetchResponse
+from urlset.http import Fetcher, ParsePool, UrlBatch, UrlColumns
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, Url
 
@@ -149,3 +151,25 @@ def test_url_columns_round_trip_through_pickle() -> None:
     columns = pickle.loads(pickle.dumps(UrlColumns.from_urls(urls)))
     assert columns.count == 5 and columns.urls() == urls
     assert pickle.loads(pickle.dumps(UrlColumns.from_urls([]))).urls() == []
+
+
+def test_a_dead_worker_is_reported_and_the_rest_is_parsed_here(site: LoopbackServer) -> None:
+    async def go() -> tuple[FetchResponse, FetchResponse]:
+        pool = ParsePool(1)
+        try:
+            await pool.start()
+            pool._workers[0].process.kill()
+            pool._workers[0].process.join(10)
+            async with aiohttp.ClientSession() as session:
+                fetcher = Fetcher(session, fast_http(total_timeout=20.0), pool=pool)
+                first = await fetcher.fetch(FetchRequest(site.url("/plain.xml"), "sitemap"))
+                second = await fetcher.fetch(FetchRequest(site.url("/leaf.xml"), "sitemap"))
+        finally:
+            pool.close()
+        return first, second
+
+    first, second = asyncio.run(go())
+    assert first.error is not None and "parse worker ended" in first.error
+    assert [i.code for i in first.issues] == ["fetch-failed"]
+    assert second.error is None and second.format == "urlset"
+    assert [u.loc for u in second.items] == locs(site, "/leaf.xml", 7)

@@ -509,15 +509,29 @@ class Fetcher:
         urls: Sequence[Url] | None = None
         items: list[Url | SitemapRef | Issue]
         try:
+            parsed = None
             if self.pool is not None:
-                fmt, fatal, others, urls = await self.pool.parse(
+                parsed = await self.pool.parse(
                     request.url, url, limits, resp.content.iter_any(), count
                 )
+            if parsed is not None:
+                fmt, fatal, others, urls = parsed
                 items = list(others)
             else:
                 fmt, fatal, items = await self._read_here(request, url, resp, count)
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise _retry_for(exc) from None
+        except WorkerLost as exc:
+            reason = f"{exc}; this sitemap was not read"
+            return FetchResponse(
+                request,
+                url,
+                resp.status,
+                headers,
+                error=reason,
+                issues=[*issues, fetch_issue(FETCH_FAILED, Severity.ERROR, reason, url)],
+                bytes_received=received,
+            )
         if received > limits.max_decompressed_bytes:
             reason = (
                 f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
@@ -880,11 +894,20 @@ class _Worker:
             self.conn.send(message)
             return self.conn.recv()
 
-    def reset(self) -> None:
-        """Close whatever document the worker holds (after a failed download)."""
-        with contextlib.suppress(OSError, EOFError), self.lock:
-            self.conn.send(("c",))
-            self.conn.recv()
+    def reset(self) -> bool:
+        """Close whatever document the worker holds (after a failed download); False when
+        the worker is gone."""
+        with self.lock:
+            try:
+                self.conn.send(("c",))
+                self.conn.recv()
+            except (OSError, EOFError):
+                return False
+        return True
+
+
+class WorkerLost(Exception):
+    """A parse worker process ended while it read a document."""
 
 
 class ParsePool:
@@ -906,7 +929,8 @@ class ParsePool:
             process.start()
             child.close()
             self._workers.append(_Worker(process, parent))
-        self._free: asyncio.Queue[_Worker] | None = None
+        self._free: asyncio.Queue[_Worker | None] | None = None
+        self._alive = len(self._workers)
 
     async def start(self) -> None:
         """Wait until every worker is ready (a spawned one imports urlset first), so that
@@ -915,12 +939,28 @@ class ParsePool:
         for worker in self._workers:
             await loop.run_in_executor(None, worker.conn.recv)
 
-    async def _acquire(self) -> _Worker:
+    async def _acquire(self) -> _Worker | None:
+        """A free worker, or None once every worker has died."""
         if self._free is None:
             self._free = asyncio.Queue()
-            for worker in self._workers:
-                self._free.put_nowait(worker)
-        return await self._free.get()
+            for each in self._workers:
+                self._free.put_nowait(each)
+            self._alive = len(self._workers)
+        if self._alive == 0:
+            return None
+        worker = await self._free.get()
+        if worker is None:
+            self._free.put_nowait(None)  # wake the next waiter too
+        return worker
+
+    def _release(self, worker: _Worker, alive: bool) -> None:
+        assert self._free is not None
+        if alive:
+            self._free.put_nowait(worker)
+            return
+        self._alive -= 1
+        if self._alive == 0:
+            self._free.put_nowait(None)
 
     def close(self) -> None:
         for worker in self._workers:
@@ -940,14 +980,15 @@ class ParsePool:
         limits: ReadLimits,
         chunks: AsyncIterator[bytes],
         count: Callable[[int], bool],
-    ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch]:
+    ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch] | None:
         """Stream ``chunks`` to a worker; ``count(n)`` is told each chunk's size and returns
-        False to stop. Returns (format, fatal, refs and issues, Urls)."""
+        False to stop. Returns (format, fatal, refs and issues, Urls), or None without
+        touching ``chunks`` when no worker is left. Raises WorkerLost if the worker dies."""
         worker = await self._acquire()
-        free = self._free
-        assert free is not None
+        if worker is None:
+            return None
         loop = asyncio.get_running_loop()
-        healthy = False
+        healthy: bool | None = False
         try:
             with worker.lock:
                 worker.conn.send(("o", source, base_url, limits, source))
@@ -969,13 +1010,17 @@ class ParsePool:
                 await loop.run_in_executor(None, worker.exchange, ("d", b"".join(pending)))
             result = await loop.run_in_executor(None, worker.exchange, ("c",))
             healthy = True
+        except (OSError, EOFError) as exc:
+            self._release(worker, False)
+            healthy = None
+            raise WorkerLost(f"the parse worker ended ({type(exc).__name__})") from None
         finally:
             if healthy:
-                free.put_nowait(worker)
-            else:
+                self._release(worker, True)
+            elif healthy is False:
                 # a download that failed halfway leaves the worker inside a document
                 done = loop.run_in_executor(None, worker.reset)
-                done.add_done_callback(lambda _: free.put_nowait(worker))
+                done.add_done_callback(lambda f: self._release(worker, f.result()))
         fmt, fatal, columns, refs, issues, rendered = result
         others: list[SitemapRef | Issue] = [SitemapRef._trusted(loc, lm) for loc, lm in refs]
         others.extend(issues)
