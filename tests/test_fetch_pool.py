@@ -173,3 +173,15 @@ def test_a_dead_worker_is_reported_and_the_rest_is_parsed_here(site: LoopbackSer
     assert [i.code for i in first.issues] == ["fetch-failed"]
     assert second.error is None and second.format == "urlset"
     assert [u.loc for u in second.items] == locs(site, "/leaf.xml", 7)
+
+
+def test_cli_cache_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
+    cache = str(tmp_path / "cache")
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    target = site.url("/nested.xml")
+    assert cli([target, "-o", str(first), "--cache", cache, "--workers", "2"]).returncode == 0
+    bodies = dict(site.bodies)
+    assert cli([target, "-o", str(second), "--cache", cache, "--workers", "2"]).returncode == 0
+    assert dict(site.bodies) == bodies  # nothing sent again: every answer was 304
+    assert sorted(second.read_text().splitlines()) == sorted(first.read_text().splitlines())
+    assert len(first.read_text().splitlines()) == 507
