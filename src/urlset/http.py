@@ -12,6 +12,12 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
   A body that aiohttp decoded from Content-Encoding is counted here against the reader's
   decompressed-size limit; a gzip file inside that encoding is the reader's to unpack.
+- Cores: with ``workers`` > 0 the readers run in a ParsePool of worker processes (see the
+  section "parse workers" below); the event loop keeps all the I/O.
+
+    fetch_sitemaps(start, ...)      the whole run: discovery flow + Fetcher (+ ParsePool)
+    run_flow(flow, fetch, ...)      any flow, any async fetch function, N in flight
+    Fetcher.fetch(request)          one FetchRequest -> FetchResponse; never raises
 """
 
 from __future__ import annotations
@@ -641,8 +647,10 @@ def _describe(exc: BaseException) -> str:
 # fetch uses every core. The event loop still does all the I/O; each body's chunks are sent
 # to one worker as they arrive (coalesced, acknowledged: constant memory, and the download
 # stops when the worker's reader stops at a limit). The Urls come back as columns, which
-# pickle at C speed, and, when the caller names a renderer, already rendered as output text,
-# so the main process does no per-URL work at all unless someone looks at the Urls.
+# pickle at C speed, and, when the caller names a renderer, already rendered as output bytes,
+# so the main process does no per-URL work at all unless someone looks at the Urls. A worker
+# that dies costs the sitemap it was reading (reported); with none left, parsing moves back
+# into the main process.
 
 _COALESCE = 256 * 1024
 _FREQS: tuple[ChangeFreq | None, ...] = (None, *ChangeFreq)
