@@ -107,6 +107,7 @@ def test_start_kinds() -> None:
     assert start_kind("https://example.com/") == "site"
     assert start_kind("https://example.com/robots.txt") == "robots"
     assert start_kind("https://example.com/sitemap.xml") == "sitemap"
+    assert start_kind("https://example.com/?sitemap=1") == "sitemap"
     assert robots_url("https://example.com:8080/a/b?c") == "https://example.com:8080/robots.txt"
 
 

@@ -305,8 +305,9 @@ def robots_url(url: str) -> str:
 
 def start_kind(url: str) -> Literal["site", "robots", "sitemap"]:
     """How a start URL is read: a site root, a robots.txt, or a sitemap."""
-    path = urlsplit(url).path
-    if path in ("", "/"):
+    parts = urlsplit(url)
+    path = parts.path
+    if path in ("", "/") and not parts.query:  # "/?sitemap=1" names a (CMS) sitemap
         return "site"
     if path == "/robots.txt":
         return "robots"
