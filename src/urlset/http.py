@@ -25,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
-import os
 import random
 import re
+import sys
 import threading
 import time
 from array import array
@@ -885,8 +885,9 @@ def _concat(parts: list[UrlColumns]) -> UrlColumns:
 
 def fork_is_safe() -> bool:
     """Forking is cheap (workers share the modules already imported) but safe only while
-    this process has a single thread."""
-    return os.name == "posix" and threading.active_count() == 1
+    this process has a single thread, and only on Linux (macOS system libraries are not
+    fork-safe; Python itself spawns there)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 class _Worker:
