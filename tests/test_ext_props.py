@@ -235,3 +235,30 @@ def test_both_reading_lanes_agree_on_any_layout(
     raw = RawElement(value.namespace, value.name, xml)
     assert typed(raw) == value
     assert parse_element(etree.fromstring(xml)).value == value
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.one_of(images(), alternates()), max_size=6), min_size=1, max_size=5))
+def test_fast_extensions_reads_what_the_writer_writes(
+    groups: list[list[Image | Alternate]],
+) -> None:
+    """``fast_extensions`` (for a reader's regex lane) gives, from the text between a
+    <url>'s </loc> and </url>, exactly the values written; other content is refused."""
+    import re
+
+    from urlset.extensions import fast_extensions
+
+    entries = [Url(f"{BASE}p/{i}", extensions=tuple(g)) for i, g in enumerate(groups)]
+    out: list[bytes] = []
+    doc = SitemapDocument(out.append, max_urls=100, max_bytes=10**8)
+    doc.add(entries)
+    doc.close()
+    text = b"".join(out).decode()
+    prefixes = {k or "": v for k, v in etree.fromstring(text.encode()).nsmap.items()}
+    records = re.findall(r"<url(?: [^>]*)?><loc>[^<]*</loc>(.*?)</url>", text, re.S)
+    assert len(records) == len(entries)
+    for fragment, url in zip(records, entries, strict=True):
+        if "<url xmlns" in text:  # declared on this <url>, not the root: not for this lane
+            continue
+        assert fast_extensions(fragment, prefixes) == url.extensions
+    assert fast_extensions(records[0] + "<x:other/>", prefixes) is None

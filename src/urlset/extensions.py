@@ -926,6 +926,87 @@ def _fast_link(xml: str) -> Alternate | None:
 _FAST: dict[str, Callable[[str], Extension | None]] = {"image": _fast_image, "link": _fast_link}
 
 
+# Inside a document: runs of plain image and hreflang elements, as a reader's regex lane
+# sees them between a <url>'s core children and its end tag (prefixes bound on the root).
+_RUN_IMAGE = (
+    r"<{p}:image>\s*<{p}:loc>([^<]*)</{p}:loc>\s*"
+    r"(?:<{p}:caption>([^<]*)</{p}:caption>\s*)?"
+    r"(?:<{p}:geo_location>([^<]*)</{p}:geo_location>\s*)?"
+    r"(?:<{p}:title>([^<]*)</{p}:title>\s*)?"
+    r"(?:<{p}:license>([^<]*)</{p}:license>\s*)?</{p}:image>"
+)
+_RUN_LINK = r'<{q}:link((?:\s+[A-Za-z_][\w.:-]*="[^"<]*")*)\s*/>'
+_RUNS: dict[tuple[str | None, str | None], re.Pattern[str]] = {}
+
+
+def _run_pattern(image: str | None, link: str | None) -> re.Pattern[str]:
+    found = _RUNS.get((image, link))
+    if found is None:
+        parts = []
+        if image is not None:
+            parts.append(_RUN_IMAGE.format(p=re.escape(image)))
+        if link is not None:
+            parts.append(_RUN_LINK.format(q=re.escape(link)))
+        found = _RUNS[(image, link)] = re.compile(
+            r"\s*(?:" + "|".join(f"({p})" for p in parts) + r")"
+        )
+    return found
+
+
+def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extension, ...] | None:
+    """The typed values of ``fragment``, a run of ``<image:image>`` and ``<xhtml:link>``
+    elements inside a ``<url>`` (whitespace between them allowed), when it is in the plain
+    form writers produce; ``prefixes`` maps each prefix declared on the root to its
+    namespace. None when anything else is there (another element, attributes on images,
+    character references, a value a typed value rejects): read those with the full lane.
+
+    For a reader's regex lane, so that the commonest extension sitemaps need no XML parser.
+    """
+    image = link = None
+    for prefix, namespace in prefixes.items():
+        if namespace == IMAGE_NS:
+            image = prefix
+        elif namespace == XHTML_NS:
+            link = prefix
+    if image is None and link is None:
+        return None if fragment.strip() else ()
+    pattern = _run_pattern(image, link)
+    out: list[Extension] = []
+    pos = 0
+    end = len(fragment.rstrip())
+    match = pattern.match
+    try:
+        while pos < end:
+            m = match(fragment, pos)
+            if m is None:
+                return None
+            pos = m.end()
+            groups = m.groups()
+            if image is not None and groups[0] is not None:
+                values: list[str | None] = []
+                for text in groups[1:6]:
+                    if text is not None:
+                        text = _plain_text(text)
+                        if text is None:
+                            return None
+                        text = text.strip() or None
+                    values.append(text)
+                if values[0] is None:
+                    return None
+                out.append(Image(*values))  # type: ignore[arg-type]
+            else:
+                attrs = dict(_ATTR.findall(groups[-1]))
+                if len(attrs) != 3 or attrs.get("rel", "").strip().lower() != "alternate":
+                    return None
+                hreflang, href = attrs.get("hreflang"), _plain_text(attrs.get("href"))
+                if hreflang is None or href is None or "\t" in href or "\n" in href:
+                    return None
+                out.append(Alternate(hreflang, href))
+    except InvalidValue:
+        return None
+    return tuple(out)
+
+
 def parse_element(el: Any) -> Parsed:
     """Type an lxml element directly (a reader holding the parsed tree skips re-parsing).
 
