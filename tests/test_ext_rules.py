@@ -278,3 +278,12 @@ def test_reciprocity_taps_a_build(tmp_path: Path) -> None:
         "https://www.example.com/de/",
         "https://www.example.com/en/",
     )
+
+
+def test_check_url_can_leave_raw_elements_to_the_reader() -> None:
+    bad = RawElement(
+        IMAGE_NS, "image", f'<i:image xmlns:i="{IMAGE_NS}"><i:loc>/a.jpg</i:loc></i:image>'
+    )
+    url = Url(PAGE, extensions=(bad,))
+    assert codes(url) == ["invalid-image"]
+    assert check_url(url, now=NOW, raw=False) == []

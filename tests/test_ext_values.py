@@ -487,3 +487,18 @@ def test_link_fast_lane_agrees_with_the_full_reading(attrs: str) -> None:
         assert isinstance(fast.value, RawElement) and fast.error == full.error
     else:
         assert fast.value == full.value
+
+
+def test_parse_element_uses_the_callers_serialiser_for_raw_elements() -> None:
+    from lxml import etree
+
+    def serialise(el: object) -> str:
+        return "<serialised/>"
+
+    bad = etree.fromstring(f'<i:image xmlns:i="{IMAGE_NS}"/>')
+    parsed = parse_element(bad, serialise)
+    assert parsed.value == RawElement(IMAGE_NS, "image", "<serialised/>") and parsed.error
+    other = etree.fromstring('<o:x xmlns:o="urn:o"/>')
+    assert parse_element(other, serialise) == (RawElement("urn:o", "x", "<serialised/>"), None, ())
+    good = etree.fromstring(Image("https://e.com/a.jpg").xml)
+    assert parse_element(good, serialise).value == Image("https://e.com/a.jpg")

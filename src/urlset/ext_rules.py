@@ -122,7 +122,8 @@ EXT_CODES: dict[str, Code] = {
 }
 
 NEWS_MAX_AGE = timedelta(days=2)  # Google: "articles published in the last two days"
-_INVALID = {
+# the code for an element of a typed namespace that could not be typed
+INVALID_CODES = {
     IMAGE_NS: "invalid-image",
     VIDEO_NS: "invalid-video",
     NEWS_NS: "invalid-news",
@@ -141,13 +142,15 @@ def issue(code: str, message: str, *, line: int = 0, source: str = "") -> Issue:
 
 def check_raw(raw: RawElement, *, loc: str = "", line: int = 0, source: str = "") -> list[Issue]:
     """Why a raw element in a typed namespace could not be typed, and order problems."""
-    if raw.namespace not in _INVALID:
+    if raw.namespace not in INVALID_CODES:
         return []
     parsed = parse(raw)
     where = f"{loc}: " if loc else ""
     out = []
     if parsed.error is not None:
-        out.append(issue(_INVALID[raw.namespace], where + parsed.error, line=line, source=source))
+        out.append(
+            issue(INVALID_CODES[raw.namespace], where + parsed.error, line=line, source=source)
+        )
     out.extend(
         issue("extension-order", where + warning, line=line, source=source)
         for warning in parsed.warnings
@@ -261,17 +264,24 @@ RULES: tuple[Rule, ...] = (
 
 
 def check_url(
-    url: Url, *, now: datetime | None = None, line: int = 0, source: str = ""
+    url: Url,
+    *,
+    now: datetime | None = None,
+    line: int = 0,
+    source: str = "",
+    raw: bool = True,
 ) -> list[Issue]:
-    """Every extension rule for one URL, raw elements included; ``line``/``source`` are
-    copied into the issues. Plain URLs return at once."""
+    """Every extension rule for one URL; ``line``/``source`` are copied into the issues.
+    Plain URLs return at once. ``raw=False`` skips ``check_raw`` on raw elements (for a
+    reader that already reported why they stayed raw)."""
     extensions = url.extensions
     if not extensions:
         return []
     out: list[Issue] = []
-    for ext in extensions:
-        if type(ext) is RawElement:
-            out.extend(check_raw(ext, loc=url.loc, line=line, source=source))
+    if raw:
+        for ext in extensions:
+            if type(ext) is RawElement:
+                out.extend(check_raw(ext, loc=url.loc, line=line, source=source))
     for rule in RULES:
         out.extend(rule(url, now))
     if line or source:

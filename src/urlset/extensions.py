@@ -1007,30 +1007,36 @@ def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extensi
     return tuple(out)
 
 
-def parse_element(el: Any) -> Parsed:
+def _tostring(el: Any) -> str:
+    text: str = etree.tostring(el, encoding="unicode", with_tail=False)
+    return text
+
+
+def parse_element(el: Any, serialise: Callable[[Any], str] = _tostring) -> Parsed:
     """Type an lxml element directly (a reader holding the parsed tree skips re-parsing).
 
-    When it cannot be typed, the raw element is built from ``el`` as the reader would.
+    When it cannot be typed (or its namespace is not one urlset types), the raw element's
+    ``xml`` is ``serialise(el)``: a reader passes its own serialiser so that raw elements
+    look the same whichever way they were read.
     """
     tag = el.tag
     ns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
     reader = _READERS.get((ns, local))
     if reader is None:
-        return Parsed(
-            RawElement(ns, local, etree.tostring(el, encoding="unicode", with_tail=False))
-        )
-    return _parse_element(el, None, reader)
-
-
-def _parse_element(el: Any, raw: RawElement | None, reader: _Reader) -> Parsed:
+        return Parsed(RawElement(ns, local, serialise(el)))
     warnings: list[str] = []
     try:
         value = reader(el, warnings)
     except (_Bad, InvalidValue) as exc:
-        if raw is None:
-            tag = el.tag
-            ns, _, local = tag[1:].partition("}")
-            raw = RawElement(ns, local, etree.tostring(el, encoding="unicode", with_tail=False))
+        return Parsed(RawElement(ns, local, serialise(el)), str(exc))
+    return Parsed(value, None, tuple(warnings))
+
+
+def _parse_element(el: Any, raw: RawElement, reader: _Reader) -> Parsed:
+    warnings: list[str] = []
+    try:
+        value = reader(el, warnings)
+    except (_Bad, InvalidValue) as exc:
         return Parsed(raw, str(exc))
     return Parsed(value, None, tuple(warnings))
 
