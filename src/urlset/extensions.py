@@ -21,8 +21,12 @@ Children are written in the order the official schemas require.
 Reading: ``parse(raw)`` turns a ``RawElement`` into a typed value and says why when it
 cannot; ``typed(raw)`` returns just the value. Both are tolerant: an element in an unknown
 namespace, or one holding something the typed value does not model (an unknown child, an
-attribute, a bad value), comes back as the same ``RawElement``, so reading and writing again
-loses nothing. Nothing here raises for bad input while reading.
+attribute, a bad value), comes back as the same ``RawElement`` with the reason in
+``Parsed.error`` (nothing is raised), so reading and writing again loses nothing. Children
+out of the schema's order are read and noted in ``Parsed.warnings``. For readers:
+``parse_element(el)`` types an lxml element in place (no serialising and re-parsing), and
+``fast_extensions(fragment, prefixes)`` types a run of plain image and hreflang elements
+with regular expressions, for a regex fast lane.
 
 JSON: ``to_json(value)`` / ``from_json(kind, data)`` use the field names of the classes;
 ``json_fields(extensions)`` and ``from_json_fields(data)`` give a ``<url>``'s extensions as
