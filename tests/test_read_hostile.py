@@ -112,7 +112,7 @@ def nul_text():
 
 def many_errors():
     yield HEAD
-    for _ in range(30):
+    for _ in range(15):
         yield b"<url><loc>https://example.com/a&b</loc></url>\n" * 2000
     yield b"</urlset>\n"
 
@@ -252,13 +252,8 @@ def test_nul_byte() -> None:
 
 def test_a_flood_of_errors_is_capped() -> None:
     out = run("many_errors")
-    # 60,000 bare '&': read as '&amp;', 1,000 listed, the rest counted; memory stays flat
-    assert out["entries"] == 60_000 and out["first"] == "https://example.com/a&b"
+    # 30,000 bare '&': read as '&amp;', 1,000 listed, the rest counted; memory stays flat
+    assert out["entries"] == 30_000 and out["first"] == "https://example.com/a&b"
     assert out["codes"].count("unescaped-ampersand") == 1000
     assert out["codes"].count("duplicate-loc") == 1000
-    assert sorted(set(out["codes"])) == [
-        "duplicate-loc",
-        "too-many-entries",
-        "too-many-errors",
-        "unescaped-ampersand",
-    ]
+    assert sorted(set(out["codes"])) == ["duplicate-loc", "too-many-errors", "unescaped-ampersand"]
