@@ -189,9 +189,14 @@ def test_declarations_on_url_elements_are_valid_too(schema: etree.XMLSchema) -> 
     assert b'<url xmlns:image="' + IMAGE_NS.encode() + b'" xmlns:xhtml="' in data
 
 
-def test_built_sets_validate(tmp_path: Path, schema: etree.XMLSchema) -> None:
-    report = write_sitemaps(rich_urls() * 1, tmp_path, BASE, gzip=False)
-    assert_valid(load(tmp_path / report.files[0].name), schema)
+@pytest.mark.parametrize("header", [{}, {"schema_location": True, "xsl": BASE + "s.xsl"}])
+def test_built_sets_validate(
+    tmp_path: Path, schema: etree.XMLSchema, header: dict[str, object]
+) -> None:
+    report = write_sitemaps(rich_urls(), tmp_path, BASE, gzip=True, **header)
+    data = load(tmp_path / report.files[0].name)
+    assert_valid(data, schema)
+    assert etree.fromstring(data).nsmap["image"] == IMAGE_NS
 
 
 # ---------------------------------------------------------------- namespaces
