@@ -222,7 +222,17 @@ _loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE", max_size=20
 @given(
     st.lists(_loc_tails, min_size=1, max_size=20),
     st.sampled_from(
-        ["https://a.com/", "http://A.com/", "https://a.com:443/", "https://xn--bcher-kva.example/"]
+        [
+            "https://a.com/",
+            "http://A.com/",
+            "https://a.com:443/",
+            "https://a.com:80/",
+            "http://a.com:08080/",
+            "http://a.com:8080/",
+            "http://127.1/",
+            "http://0x7f.0.0.1/",
+            "https://xn--bcher-kva.example/",
+        ]
     ),
 )
 def test_fast_paths_never_keep_what_the_full_parse_would_change(
@@ -244,6 +254,9 @@ def test_fast_path_cases() -> None:
     assert to_uri("http://a.com/[x]") == "http://a.com/%5Bx%5D"
     assert to_uri("http://[::1]/[x]") == "http://[::1]/%5Bx%5D"
     assert not is_plain_uri("http://a.com/a/%2e%2e/b")
+    assert is_plain_uri("http://a.com:8080/x") and is_plain_uri("https://a.com:80/x")
+    assert not is_plain_uri("http://a.com:80/x") and not is_plain_uri("http://a.com:99999/x")
+    assert not is_plain_uri("http://127.1/") and to_uri("http://127.1/") == "http://127.0.0.1/"
     assert plain_uri_flags(
         ["https://a.com/x", "https://a.com/./y", "https://b.com/z", "https://a.com/q?x='1'"]
     ) == [True, False, False, False]

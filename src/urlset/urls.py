@@ -17,12 +17,14 @@ import ada_url
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 
-# The hot path: an ASCII http(s) URL with a lowercase host, no port, a path with no dot
-# segments (nor %2e, which WHATWG reads as a dot), only characters RFC 3986 allows and valid
-# %XX escapes, and no fragment is already the URI the full WHATWG parse below would produce,
-# so it is taken as it is.
+# The hot path: an ASCII http(s) URL with a lowercase host name (its last label starting
+# with a letter, so no IPv4 form WHATWG would rewrite), no default or zero-padded port, a path
+# with no dot segments (nor %2e, which WHATWG reads as a dot), only characters RFC 3986 allows
+# and valid %XX escapes, and no fragment is already the URI the full WHATWG parse below would
+# produce, so it is taken as it is.
 PLAIN_URI = re.compile(
-    r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?"
+    r"(https?)://(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
+    r"(?::([1-9][0-9]{0,4}))?"
     r"/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%(?!2[eE])[0-9A-Fa-f]{2})*"
     r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
 )
@@ -30,7 +32,11 @@ PLAIN_URI = re.compile(
 
 def is_plain_uri(loc: str) -> bool:
     """True when ``loc`` is certainly the URI ``to_uri`` would return (the per-URL fast path)."""
-    return PLAIN_URI.fullmatch(loc) is not None and "/." not in loc
+    m = PLAIN_URI.fullmatch(loc)
+    if m is None or "/." in loc:
+        return False
+    port = m[2]
+    return port is None or (int(port) <= 65_535 and int(port) != _DEFAULT_PORT[m[1]])
 
 
 _AUTHORITY = re.compile(r"https?://[^/\\?#]", re.IGNORECASE)
