@@ -4,17 +4,22 @@ Two lanes read the same document and must give the same result:
 
 * the **full lane** is lxml's ``XMLPullParser`` in recover mode (entities never resolved, no
   network, no DTD). It handles everything: urlset, sitemapindex, RSS 2.0 / 1.0, Atom 0.3 /
-  1.0, any namespace, extensions, broken markup. Errors come from libxml2 with line and column.
-* the **fast lane** handles only the common case, a UTF-8 ``<urlset>`` in the sitemaps.org
-  namespace whose ``<url>`` records hold nothing but loc, lastmod, changefreq and priority in
-  protocol order with values that need no correction. It matches such records with one
-  regular expression and builds ``Url`` values directly. At the first record it cannot vouch
-  for, it hands the rest of the document to the full lane, first feeding libxml2 whitespace
-  that puts it at the same line and column, so positions in later issues are exact.
-  The lane only ever consumes whole records that are well-formed by construction, so the
-  full lane still sees the prolog, the root element and the end of every document.
+  1.0, any namespace, extensions, broken markup. Errors come from libxml2 with line and
+  column. A guard in front of it (``XmlBody._guard``) handles what libxml2 handles badly: a
+  bare '&' (reported, passed on escaped), sections left open and markup-free floods (reading
+  stops), predefined entities (passed on as character references). libxml2 is fed in blocks
+  at fixed offsets of its input, so that its recovery never depends on the caller's chunks.
+* the **fast lane** handles the common case, a UTF-8 ``<urlset>`` in the sitemaps.org
+  namespace. Records holding only loc, lastmod, changefreq and priority in protocol order,
+  with values that need no correction, are matched by one regular expression and become
+  ``Url`` values in bulk. Anything between them (extensions, comments, odd values) is parsed
+  on its own by lxml in the root element's namespace context and handled by the full lane's
+  code. Only a stretch that is not well-formed by itself hands the rest of the document to
+  the full lane, after whitespace and comments that put libxml2 at the same line, column and
+  block offset.
 
-``tests/test_read_fast.py`` proves the lanes equal on the corpus and on generated documents.
+``tests/test_read_corpus.py`` and ``tests/test_read_property.py`` prove the lanes equal on the
+corpus and on generated and mutated documents, fed in any chunk sizes.
 """
 
 from __future__ import annotations
@@ -62,7 +67,6 @@ _FAST_DATETIME = re.compile(
 ).fullmatch
 _FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
 _CHANGEFREQ = {c.value: c for c in ChangeFreq}
-_MISSING: Any = object()
 _BAD: Any = object()
 
 
