@@ -79,6 +79,11 @@ CLEAN_WARNINGS: dict[str, dict[str, str]] = {
     "014_index-handwritten-blogspot.xml": {"missing-index-lastmod": "index without lastmod"},
     "026_astro-sitemap-index.xml": {"missing-index-lastmod": "Astro writes no index lastmod"},
     "037_shopify-index.xml": {"missing-index-lastmod": "Shopify writes no index lastmod"},
+    # The official sitemap-image.xsd makes loc, caption, geo_location, title, license a
+    # sequence; these generators write <image:title> before <image:caption>, and the official
+    # schema rejects every such element (test_image_order_warnings_match_the_official_schema).
+    "004_rankmath-woocommerce-products-images.xml": {"extension-order": "title before caption"},
+    "038_shopify-products-images.xml": {"extension-order": "title before caption"},
     "101_hexo-atom-feed.xml": {
         "placeholder-host": "the feed's links are on example.com (site url left at the default)",
     },
@@ -179,3 +184,16 @@ def test_foreign_host_needs_the_sites_url(shared: Path) -> None:
     placed = _check(shared, "023_sphinx-sitemap-foreign-host.xml")
     hits = [i for i in placed.issues if i.code == "url-not-allowed"]
     assert hits and "bashtage.github.io" in hits[0].message and hits[0].line == 1
+
+
+def test_image_order_warnings_match_the_official_schema(shared: Path) -> None:
+    """The extension-order warnings on two 'clean' corpus files are the official schema's verdict."""
+    from lxml import etree
+
+    schema = etree.XMLSchema(etree.parse(str(shared / "xsd" / "sitemap-image.xsd")))
+    for name in ("004_rankmath-woocommerce-products-images.xml", "038_shopify-products-images.xml"):
+        doc = etree.parse(str(shared / "corpus" / "realworld" / name))
+        images = list(doc.iter("{http://www.google.com/schemas/sitemap-image/1.1}image"))
+        rejected = sum(not schema.validate(etree.ElementTree(image)) for image in images)
+        warned = sum(i.code == "extension-order" for i in _check(shared, name).issues)
+        assert rejected > 0 and warned == rejected, name

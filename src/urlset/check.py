@@ -29,15 +29,15 @@ from datetime import date, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from lxml import etree
 
-from . import rules
+from . import ext_rules, rules
 from .dates import Lastmod
 from .errors import InvalidValue
 from .limits import CURRENT, Limits, ReadLimits
-from .model import Issue, Severity, SitemapRef
+from .model import Issue, Severity, SitemapRef, Url
 from .reader import FILE_CHUNK, read_chunks
 from .urls import Scope, to_uri
 
@@ -393,6 +393,8 @@ def check_document(
     hosts = _Hosts(found, scope, False)
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
+    set_checks = ext_rules.SetChecks()
+    add_plain = set_checks.reciprocity.add_plain
     for event in read:
         kind = type(event)
         if kind is Issue:
@@ -403,6 +405,14 @@ def check_document(
             refs.append(event)  # type: ignore[arg-type]
         entries += 1
         loc: str = event[0]
+        if kind is Url:
+            url = cast(Url, event)
+            if url.extensions:  # their own rules, and the set-wide ones (hreflang, news)
+                for problem in ext_rules.check_url(url, now=now):
+                    found.at_entry(problem.code, problem.message, loc)
+                set_checks.add(url, source=source)
+            else:
+                add_plain(loc)
         lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
         # fast path: a known host without findings, inside the scope
         end = loc.find("/", 8)
@@ -424,6 +434,8 @@ def check_document(
                     message = rules.future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
+    for problem in set_checks.finish():
+        found.add(problem.code, problem.message)
     result.entries = entries
     result.format = fmt = read.format
     fatal = read.fatal

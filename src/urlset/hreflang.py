@@ -74,6 +74,10 @@ class Reciprocity:
             for href, code in found.items():
                 known.setdefault(href, code)
 
+    def add_plain(self, loc: str) -> None:
+        """Record a page of the set known to have no extensions at all (the checker's fast path)."""
+        self._plain.add(hash(loc))
+
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
         """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
         set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from .codes import CODES
 from .dates import Lastmod
+from .ext_rules import EXT_CODES
 from .limits import Limits
 from .model import Issue, Severity
 from .urls import Scope
@@ -268,7 +269,7 @@ def lookup(code: str) -> RuleCode:
     row = CHECK_CODES.get(code)
     if row is not None:
         return row
-    base = CODES[code]
+    base = CODES.get(code) or EXT_CODES[code]
     return RuleCode(
         CHECK_SEVERITY.get(code, base.severity), base.title, base.hint, GSC_WORDING.get(code, "")
     )
@@ -276,7 +277,7 @@ def lookup(code: str) -> RuleCode:
 
 def all_codes() -> dict[str, RuleCode]:
     """Every code the checker can report, reader codes included (for docs and SARIF)."""
-    table = {name: lookup(name) for name in CODES}
+    table = {name: lookup(name) for name in [*CODES, *EXT_CODES]}
     table.update(CHECK_CODES)
     return table
 
