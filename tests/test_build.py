@@ -634,3 +634,62 @@ def test_dedupe_can_be_turned_off_for_inputs_known_unique(tmp_path: Path) -> Non
         input=f"{BASE}x\n{BASE}x\n",
     )
     assert result.exit_code == 0 and "2 URLs" in result.output
+
+
+def test_cli_build_extensions_from_jsonl_and_hreflang_report(tmp_path: Path) -> None:
+    rows = [
+        {
+            "loc": BASE + "en/",
+            "alternates": [
+                {"hreflang": "en", "href": BASE + "en/"},
+                {"hreflang": "de", "href": BASE + "de/"},
+            ],
+            "images": [{"loc": BASE + "a.jpg", "title": "A & B"}],
+        },
+        {"loc": BASE + "de/", "alternates": [{"hreflang": "de", "href": BASE + "de/"}]},
+    ]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(tmp_path / "in.jsonl"),
+            "--base-url",
+            BASE,
+            "--out",
+            str(tmp_path / "o"),
+            "--no-gzip",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{BASE}de/ lacks <xhtml:link hreflang='en' href='{BASE}en/'>" in result.output
+    text = (tmp_path / "o" / "sitemap.xml").read_text()
+    assert "<image:title>A &amp; B</image:title>" in text and 'hreflang="de"' in text
+    rows[1]["alternates"].append({"hreflang": "en", "href": BASE + "en/"})  # type: ignore[attr-defined]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(tmp_path / "in.jsonl"),
+            "--base-url",
+            BASE,
+            "--out",
+            str(tmp_path / "o"),
+            "--no-gzip",
+        ],
+    )
+    assert "2 pages with alternates, all reciprocal" in result.output
+
+
+def test_mappings_with_extension_fields(tmp_path: Path) -> None:
+    rows = [
+        {"loc": BASE + "p", "images": [{"loc": BASE + "i.png"}]},
+        {"loc": BASE + "q", "images": [{"title": "no loc"}]},
+    ]
+    report = write_sitemaps(rows, tmp_path, BASE, gzip=False)
+    assert report.urls == 1 and sum(report.rejected.values()) == 1
+    assert (
+        "<image:loc>https://www.example.com/i.png</image:loc>"
+        in (tmp_path / "sitemap.xml").read_text()
+    )

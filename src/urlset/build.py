@@ -20,6 +20,7 @@ import numpy as np
 
 from .dates import Lastmod, instant
 from .errors import InputError, InvalidValue, LimitExceeded, UrlsetError
+from .extensions import from_json_fields
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .limits import CURRENT, Limits
 from .model import SitemapRef, Url, urls_from_rows
@@ -28,6 +29,7 @@ from .xmlwrite import EntryTooLarge, SitemapDocument, index_document, urlset_hea
 
 _BATCH = 16384
 _MAX_RUN = 1 << 20
+_EXTENSION_KEYS = frozenset({"images", "videos", "news", "alternates", "extensions"})
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -251,7 +253,10 @@ def _convert(entry: object, opts: BuildOptions, report: BuildReport) -> Url | No
         if isinstance(entry, tuple):
             return Url(*entry, default_tz=opts.default_tz)
         if isinstance(entry, Mapping):
-            return Url.from_dict(dict(entry), default_tz=opts.default_tz)
+            fields = {k: v for k, v in entry.items() if k not in _EXTENSION_KEYS}
+            if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
+                fields["extensions"] = from_json_fields(entry)
+            return Url.from_dict(fields, default_tz=opts.default_tz)
         raise InvalidValue(
             "entry", entry, "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping"
         )

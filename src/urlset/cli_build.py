@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from datetime import UTC, timedelta, timezone, tzinfo
-from itertools import chain
+from itertools import islice
 from typing import Any
 
 import click
 
 from .build import BuildReport, write_sitemaps
 from .errors import InputError, InvalidValue, LimitExceeded, PublishError
+from .hreflang import Reciprocity, describe
 from .limits import PROFILES, profile
 from .model import Url
 from .sources import FORMATS, detect_format, iter_entries, open_source
@@ -133,10 +134,11 @@ def build(
                 raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    reciprocity = Reciprocity()
     try:
         with progress:
             report = write_sitemaps(
-                chain(entries()),
+                reciprocity.tap(entries()),
                 out_dir,
                 base_url,
                 progress=progress.update,
@@ -170,6 +172,25 @@ def build(
         _fail(1, f"{exc}; nothing was published")
     if not quiet:
         _summary(report, out_dir)
+    _hreflang_report(reciprocity)
+
+
+def _hreflang_report(reciprocity: Reciprocity, shown: int = 20) -> None:
+    """hreflang alternates must be reciprocal across the set: name the missing links."""
+    if not reciprocity.pages:
+        return
+    missing = list(islice(reciprocity.missing(), shown + 1))
+    if not missing:
+        click.echo(f"hreflang: {reciprocity.pages:,} pages with alternates, all reciprocal")
+        return
+    click.echo(
+        "hreflang: alternates that are not reciprocal (each variant must list all the others and itself):",
+        err=True,
+    )
+    for link in missing[:shown]:
+        click.echo(f"  {describe(link)}", err=True)
+    if len(missing) > shown:
+        click.echo("  ... and more", err=True)
 
 
 class _SourceUnreadable(Exception):
