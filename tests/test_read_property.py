@@ -23,7 +23,7 @@ from urlset.dates import parse_lenient
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reader import SitemapReader, read_bytes
 from urlset.urls import to_uri
-from urlset.xmlread import fast_lastmod, fast_uri
+from urlset.xmlread import _LOC, fast_lastmod, fast_uri
 from urlset.xmlwrite import SitemapDocument, index_document
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -290,11 +290,28 @@ def test_read_write_round_trip_index(refs: list[SitemapRef]) -> None:
     st.text("htps:/wexamplcom.-_~!$&'()*+,;=@?%AZ09#[] ", max_size=40).map(
         lambda t: "https://example.com/" + t
     )
+    | st.from_regex(r"\Ahttps?://[a-z0-9.\-]{1,15}/[a-z./]{0,8}\Z", fullmatch=True)
     | st.text(max_size=30)
 )
 def test_fast_uri_implies_to_uri_identity(text: str) -> None:
     if fast_uri(text):
         assert to_uri(text) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.builds(
+        lambda scheme, host, path: f"{scheme}://{host}/{path}",
+        st.sampled_from(["http", "https"]),
+        st.from_regex(r"\A[a-z0-9.\-]{1,20}\Z", fullmatch=True),
+        st.text("ab09-._~!$()*+,;=:@/?&amp;", max_size=20),
+    )
+)
+def test_fast_lane_loc_pattern_implies_to_uri_identity(text: str) -> None:
+    """The loose lane's bulk loc check (_LOC) passes only URIs to_uri keeps as they are."""
+    if _LOC(text) and "/." not in text:
+        loc = text.replace("&amp;", "&")
+        assert to_uri(loc) == loc
 
 
 @settings(max_examples=300, deadline=None)

@@ -55,11 +55,11 @@ MAX_ISSUES_PER_CODE = 1000
 
 # --- values: one place that decides what a value means, for every lane and format --------
 
-# A URL this matches is already what urls.to_uri returns for it (a strict subset of its
-# plain-URL pattern: no '%', no quote, no dot segment); anything else goes through to_uri.
-_FAST_URI = re.compile(
-    r"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?/[A-Za-z0-9\-._~!$&()*+,;=:@/?]*"
-).fullmatch
+# A URL this matches is already what urls.to_uri returns for it: a strict subset of
+# urls.PLAIN_URI (the same host rule; no port, no '%', no quote, no dot segment). Anything
+# else goes through to_uri. tests/test_read_property.py checks the inclusion.
+_HOST = r"(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
+_FAST_URI = re.compile(rf"https?://{_HOST}/[A-Za-z0-9\-._~!$&()*+,;=:@/?]*").fullmatch
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
 _FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
 _FAST_DATETIME = re.compile(
@@ -369,7 +369,7 @@ FAST_WAIT_CAP = 1_048_576
 # the caller; whatever does not pass goes to the full lane's code.
 _S = r"[ \t\r\n]*"
 _URI_CHARS = r"[A-Za-z0-9\-._~!$()*+,;=:@/?]*"
-_URI = rf"https?://[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?/{_URI_CHARS}(?:&amp;{_URI_CHARS})*"
+_URI = rf"https?://{_HOST}/{_URI_CHARS}(?:&amp;{_URI_CHARS})*"
 _RECORD = re.compile(
     rf"<url>{_S}<loc>({_URI})</loc>{_S}"
     rf"(?:<lastmod>(\d{{4}}-\d\d-\d\d(?:T[0-9:]{{8}}(?:Z|[+-]\d\d:\d\d))?)</lastmod>{_S})?"
