@@ -51,7 +51,7 @@ from .dates import Lastmod, check_lastmod, format_w3c
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 from .model import RawElement
-from .urls import PLAIN_URI, to_uri
+from .urls import is_plain_uri, to_uri
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
@@ -101,7 +101,7 @@ _ISO_3166_1 = (
 ISO_3166_1 = frozenset(_ISO_3166_1.split())
 _REGION_HINTS = {"UK": "GB", "EL": "GR", "EN": "GB or US"}
 
-_plain_uri = PLAIN_URI.fullmatch
+_plain_uri = is_plain_uri
 # characters XML 1.0 cannot carry at all (not even as references)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _NEWLINES = re.compile(r"\r\n?")
