@@ -19,7 +19,6 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import InvalidValue
 from .limits import ReadLimits
 from .model import Issue, SitemapRef, Url
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
@@ -57,10 +56,7 @@ class SitemapReader:
         _fast: bool = True,
     ) -> None:
         if base_url is not None:
-            try:
-                base_url = to_uri(base_url, field="base URL")
-            except InvalidValue:
-                raise
+            base_url = to_uri(base_url, field="base URL")  # InvalidValue (a ValueError) if not
         self.source = source
         self.limits = limits
         self._sink = Sink(source, limits, base_url)
