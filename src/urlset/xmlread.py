@@ -50,6 +50,10 @@ RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 Event = Url | SitemapRef | Issue
 
+# Duplicate detection keeps one 60-bit hash per entry (an int of 32 bytes; 64 bits would
+# take 40): a false duplicate among a million URLs has a chance of about 1 in 2 million.
+HASH_MASK = (1 << 60) - 1
+
 # At most this many issues of one code are listed; the rest are counted in a summary.
 MAX_ISSUES_PER_CODE = 1000
 
@@ -206,7 +210,7 @@ class Sink:
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
-        h = hash(entry[0])
+        h = hash(entry[0]) & HASH_MASK
         if h in self.seen:
             self.duplicate(entry[0], line)
         else:
@@ -800,7 +804,7 @@ class XmlBody:
         priorities = list(map(self.prios.__getitem__, parts[first + 4 : stop : 5]))
         if _BAD in changefreqs or _BAD in priorities:
             return self._fast_records(parts, a, b, text, spans)
-        hashes = list(map(hash, locs))
+        hashes = list(map(HASH_MASK.__and__, map(hash, locs)))
         seen = sink.seen
         if not seen.isdisjoint(hashes) or len(set(hashes)) != limit:
             return self._fast_records(parts, a, b, text, spans)
@@ -875,7 +879,7 @@ class XmlBody:
                     break
                 check = sink.next_check
             count += 1
-            h = hash(loc)
+            h = hash(loc) & HASH_MASK
             if h in seen:
                 per_code = sink.per_code
                 if per_code.get("duplicate-loc", 0) < MAX_ISSUES_PER_CODE:
