@@ -239,7 +239,7 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
 
 def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport) -> list[Url]:
     converted = urls_from_rows(rows, default_tz=opts.default_tz)
-    if not any(type(item) is InvalidValue for item in converted):
+    if InvalidValue not in set(map(type, converted)):
         return converted  # type: ignore[return-value]
     return [url for url in map(_convert, converted, repeat(opts), repeat(report)) if url]
 
