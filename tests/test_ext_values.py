@@ -296,13 +296,13 @@ def test_typed_reads_what_it_writes() -> None:
     ]
     for value in values:
         parsed = parse(raw(value))
-        assert parsed == (value, None, ())
+        assert parsed == (value, None, (), False)
 
 
 def test_unknown_namespaces_stay_raw_silently() -> None:
     element = RawElement("urn:other", "thing", '<o:thing xmlns:o="urn:other">1</o:thing>')
     assert typed(element) is element
-    assert parse(element) == (element, None, ())
+    assert parse(element) == (element, None, (), False)
 
 
 def test_untypable_elements_stay_raw_with_a_reason() -> None:
@@ -499,6 +499,11 @@ def test_parse_element_uses_the_callers_serialiser_for_raw_elements() -> None:
     parsed = parse_element(bad, serialise)
     assert parsed.value == RawElement(IMAGE_NS, "image", "<serialised/>") and parsed.error
     other = etree.fromstring('<o:x xmlns:o="urn:o"/>')
-    assert parse_element(other, serialise) == (RawElement("urn:o", "x", "<serialised/>"), None, ())
+    assert parse_element(other, serialise) == (
+        RawElement("urn:o", "x", "<serialised/>"),
+        None,
+        (),
+        False,
+    )
     good = etree.fromstring(Image("https://e.com/a.jpg").xml)
     assert parse_element(good, serialise).value == Image("https://e.com/a.jpg")

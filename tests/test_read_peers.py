@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 from urlset.limits import ReadLimits
-from urlset.model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
+from urlset.model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from urlset.reader import ReadResult, read_bytes, read_file
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -454,10 +454,14 @@ def test_cc_extension_files_keep_their_extensions(shared: Path) -> None:
         result = read_file(base / name)
         entries = list(result)
         assert len(entries) == count, name
-        assert not [i for i in result.issues if i.severity is Severity.ERROR], name
+        errors = [i for i in result.issues if i.severity is Severity.ERROR]
+        # DIFFERS: crawler-commons reads the video price "1,99" and a news entry with an empty
+        # publication name; urlset reports both (a price is a decimal number, a publication has
+        # a name) and keeps those elements raw, losing nothing
+        stricter = {"sitemap-videos.xml": {"invalid-video"}, "sitemap-news.xml": {"invalid-news"}}
+        assert {i.code for i in errors} == stricter.get(name, set()), name
         raws = [x for e in entries if isinstance(e, Url) for x in e.extensions]
-        assert all(isinstance(x, RawElement) for x in raws)
-        for raw in raws:  # each serialisation stands alone: it parses with its declarations
+        for raw in raws:  # typed or raw, each serialisation stands alone with its declarations
             el = etree.fromstring(raw.xml.encode())
             assert el.tag == f"{{{raw.namespace}}}{raw.name}"
         if ns:
@@ -473,9 +477,9 @@ def test_cc_unknown_news_access_is_kept_raw() -> None:
 <url><loc>http://www.example.org/a</loc><news:news><news:access>Free</news:access></news:news></url>
 </urlset>"""
     entries, result = read(doc)
-    # DIFFERS: crawler-commons throws IllegalArgumentException on "Free"; urlset's reader keeps
-    # the element raw (typed extensions and their checks come with the extensions issue)
-    assert len(entries) == 1 and result.issues == []
+    # DIFFERS: crawler-commons throws IllegalArgumentException on "Free"; urlset reports the
+    # news element (it also lacks the required <news:publication>), keeps it raw, and goes on
+    assert len(entries) == 1 and [i.code for i in result.issues] == ["invalid-news"]
     raw = entries[0].extensions[0]  # type: ignore[union-attr]
     assert raw.name == "news" and "<news:access>Free</news:access>" in raw.xml
 
@@ -546,7 +550,7 @@ def test_scrapy_alternates_kept_in_order() -> None:
     entries, _result = read(doc)
     raws = entries[0].extensions  # type: ignore[union-attr]
     assert [r.name for r in raws] == ["link", "link", "link"]
-    assert 'hreflang="de-ch"' in raws[1].xml
+    assert 'hreflang="de-ch"' in raws[1].xml.lower()  # typed: written in canonical case, de-CH
     assert raws[0].xml.startswith("<xhtml:link xmlns:xhtml=")
     assert f'xmlns="{NS}"' not in raws[0].xml  # only the declarations it needs
 

@@ -20,6 +20,7 @@ from lxml import etree
 from test_read_support import NS, feed_all
 from urlset.codes import CODES
 from urlset.dates import parse_lenient
+from urlset.ext_rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reader import SitemapReader, read_bytes
 from urlset.urls import to_uri
@@ -178,7 +179,7 @@ def test_fuzz_mutated_documents(doc: bytes, sizes: list[int]) -> None:
     """Nothing escapes but issues; every code is in the table; lanes and chunkings agree."""
     full = feed_all(doc, [len(doc) or 1], fast=False)
     entries, issues, _, _ = full
-    assert all(i.code in CODES for i in issues)
+    assert all(i.code in CODES or i.code in EXT_CODES for i in issues)
     assert all(isinstance(e, (Url, SitemapRef)) for e in entries)
     assert feed_all(doc, sizes, fast=True) == full
 
@@ -262,7 +263,16 @@ def test_read_write_round_trip(entries: list[Url]) -> None:
     data = _write(entries)
     result = read_bytes(data)
     assert list(result) == entries
-    assert [i for i in result.issues if i.code != "duplicate-loc"] == []
+    # raw elements drawn in a typed namespace (an empty <image:image>) are not valid
+    # extensions: the reader keeps them raw, as written, and says why
+    expected = {
+        "duplicate-loc",
+        "invalid-image",
+        "invalid-video",
+        "invalid-news",
+        "invalid-alternate",
+    }
+    assert [i for i in result.issues if i.code not in expected] == []
 
 
 @SETTINGS

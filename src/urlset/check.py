@@ -276,11 +276,16 @@ class _Findings:
         self.by_host = {}
         for code, n in self.per_code.items():
             if n > MAX_PER_CODE:
+                summary = rules.make_issue(
+                    "too-many-errors",
+                    f"{n - MAX_PER_CODE} more {code} issues not listed ({n} in all)",
+                    source=self.source,
+                )
+                # as severe as what it counts: unlisted notes do not make a warning
+                severity = rules.lookup(code).severity
                 self.placed.append(
-                    rules.make_issue(
-                        "too-many-errors",
-                        f"{n - MAX_PER_CODE} more {code} issues not listed ({n} in all)",
-                        source=self.source,
+                    summary._replace(
+                        severity=min(severity, summary.severity, key=_RANK.__getitem__)
                     )
                 )
 
@@ -408,7 +413,8 @@ def check_document(
         if kind is Url:
             url = cast(Url, event)
             if url.extensions:  # their own rules, and the set-wide ones (hreflang, news)
-                for problem in ext_rules.check_url(url, now=now):
+                # the reader has already reported elements it could not type (raw=False)
+                for problem in ext_rules.check_url(url, now=now, raw=False):
                     found.at_entry(problem.code, problem.message, loc)
                 set_checks.add(url, source=source)
             else:

@@ -19,6 +19,7 @@ import click
 
 from .dates import format_w3c
 from .errors import InvalidValue
+from .extensions import json_fields
 from .limits import ReadLimits
 from .model import Issue, SitemapRef, Url
 
@@ -42,9 +43,9 @@ def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
     if entry.priority is not None:
         data["priority"] = entry.priority
     if entry.extensions:
-        data["extensions"] = [
-            {"namespace": x.namespace, "name": x.name, "xml": x.xml} for x in entry.extensions
-        ]
+        # typed values as images / videos / news / alternates, anything else raw: the shape
+        # `urlset build` reads back
+        data.update(json_fields(entry.extensions))
     return data
 
 

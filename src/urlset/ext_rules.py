@@ -147,7 +147,7 @@ def check_raw(raw: RawElement, *, loc: str = "", line: int = 0, source: str = ""
     parsed = parse(raw)
     where = f"{loc}: " if loc else ""
     out = []
-    if parsed.error is not None:
+    if parsed.error is not None and not parsed.unmodelled:
         out.append(
             issue(INVALID_CODES[raw.namespace], where + parsed.error, line=line, source=source)
         )

@@ -811,6 +811,9 @@ class Parsed(NamedTuple):
     value: Extension | RawElement
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    # True when the element is kept raw only because it holds something urlset does not
+    # model (a video <tvshow>, an unknown attribute): not a fault of the sitemap
+    unmodelled: bool = False
 
 
 _PARSER = etree.XMLParser(
@@ -829,6 +832,10 @@ _Reader = Callable[[Any, list[str]], "Extension"]
 
 class _Bad(Exception):
     """An element that cannot be typed without losing something; the message says why."""
+
+
+class _Unmodelled(_Bad):
+    """Valid, but holding something the typed value does not model: kept raw, not a fault."""
 
 
 def typed(raw: RawElement) -> Extension | RawElement:
@@ -1032,7 +1039,9 @@ def parse_element(el: Any, serialise: Callable[[Any], str] = _tostring) -> Parse
     try:
         value = reader(el, warnings)
     except (_Bad, InvalidValue) as exc:
-        return Parsed(RawElement(ns, local, serialise(el)), str(exc))
+        return Parsed(
+            RawElement(ns, local, serialise(el)), str(exc), unmodelled=isinstance(exc, _Unmodelled)
+        )
     return Parsed(value, None, tuple(warnings))
 
 
@@ -1041,7 +1050,7 @@ def _parse_element(el: Any, raw: RawElement, reader: _Reader) -> Parsed:
     try:
         value = reader(el, warnings)
     except (_Bad, InvalidValue) as exc:
-        return Parsed(raw, str(exc))
+        return Parsed(raw, str(exc), unmodelled=isinstance(exc, _Unmodelled))
     return Parsed(value, None, tuple(warnings))
 
 
@@ -1070,7 +1079,7 @@ def _children(
     """
     prefix = PREFIXES.get(ns, "")
     if el.keys():
-        raise _Bad(
+        raise _Unmodelled(
             f"<{_shown(el, prefix)}> has attributes {sorted(el.keys())} that urlset does not model"
         )
     text = el.text
@@ -1087,7 +1096,9 @@ def _children(
                 continue  # a comment or processing instruction kept by a caller's parser
             cns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
             shown = f"{prefix}:{local}" if cns == ns else f"{{{cns}}}{local}"
-            raise _Bad(f"<{_shown(el, prefix)}> holds <{shown}>, which urlset does not model")
+            raise _Unmodelled(
+                f"<{_shown(el, prefix)}> holds <{shown}>, which urlset does not model"
+            )
         local, position = found
         tail = child.tail
         if tail and not tail.isspace():
@@ -1106,7 +1117,7 @@ def _children(
         if keys:
             extra = set(keys) - attrs.get(local, frozenset())
             if extra:
-                raise _Bad(
+                raise _Unmodelled(
                     f"<{prefix}:{local}> has attributes {sorted(extra)} that urlset does not model"
                 )
             values = dict(child.items())
@@ -1285,7 +1296,7 @@ def _read_link(el: Any, warnings: list[str]) -> Alternate:
         raise _Bad(f'<xhtml:link rel={attrs.get("rel")!r}>: only rel="alternate" is typed')
     extra = set(attrs) - {"rel", "hreflang", "href"}
     if extra:
-        raise _Bad(f"<xhtml:link> has attributes {sorted(extra)} that urlset does not model")
+        raise _Unmodelled(f"<xhtml:link> has attributes {sorted(extra)} that urlset does not model")
     if "hreflang" not in attrs or "href" not in attrs:
         raise _Bad('<xhtml:link rel="alternate"> needs both hreflang and href')
     return Alternate(attrs["hreflang"], attrs["href"])

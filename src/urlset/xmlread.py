@@ -39,8 +39,10 @@ from lxml import etree
 from .codes import CODES
 from .dates import Lastmod, parse_lenient
 from .errors import InvalidValue
+from .ext_rules import EXT_CODES, INVALID_CODES
+from .extensions import parse_element
 from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
-from .model import ChangeFreq, Issue, RawElement, SitemapRef, Url
+from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from .urls import to_uri
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -167,7 +169,7 @@ class Sink:
             column += self.col_shift
         if line:
             line += self.line_shift
-        row = CODES[code]
+        row = CODES.get(code) or EXT_CODES[code]
         self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
 
     def finish(self) -> None:
@@ -175,10 +177,11 @@ class Sink:
             if n > MAX_ISSUES_PER_CODE:
                 more = n - MAX_ISSUES_PER_CODE
                 row = CODES["too-many-errors"]
+                counted = (CODES.get(code) or EXT_CODES[code]).severity
                 self.out.append(
                     Issue(
                         "too-many-errors",
-                        row.severity,
+                        counted if counted == Severity.INFO else row.severity,
                         f"{more} more {code} issues not listed ({n} in all)",
                         0,
                         0,
@@ -1378,7 +1381,7 @@ class XmlBody:
         lastmod: Lastmod | None = None
         changefreq: ChangeFreq | None = None
         priority: float | None = None
-        extensions: list[RawElement] = []
+        extensions: list[Any] = []
         seen: set[str] = set()
 
         def flush() -> bool:
@@ -1444,7 +1447,14 @@ class XmlBody:
             elif index:
                 self._unknown(child)
                 continue
-            extensions.append(RawElement(cns, clocal, _serialise(child)))
+            # typed (Image, Video, News, Alternate) where urlset models the element; else
+            # raw, with the reason reported, so that nothing is lost on a round trip
+            parsed = parse_element(child, _serialise)
+            extensions.append(parsed.value)
+            if parsed.error and not parsed.unmodelled and cns in INVALID_CODES:
+                sink.issue(INVALID_CODES[cns], parsed.error, child.sourceline or line)
+            for warning in parsed.warnings:
+                sink.issue("extension-order", warning, child.sourceline or line)
         if not have_loc:
             text = (el.text or "").strip()
             if text:
