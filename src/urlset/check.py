@@ -1228,19 +1228,13 @@ def _children(
     """Resolve an index's children in ``root`` and check the index against them."""
     if index.format != "sitemapindex" or not index.refs:
         return
-    added: list[Issue] = []
-    lines = index.ref_lines or [0] * len(index.refs)
-    # an entry without lastmod whose sitemap has no lastmod either loses nothing
-    excused = 0
-    for ref, line in zip(index.refs, lines, strict=False):
+    found: list[FileResult | None] = []
+    missing: list[str] = []
+    for ref in index.refs:
         local = _local_child(ref.loc, path, root, root_url)
-        if local is None:
-            continue
-        if not local.is_file():
-            if root_url is not None:
-                message = rules.missing_child(ref.loc, str(local))
-                if message is not None:
-                    added.append(rules.make_issue("missing-child", message, line, 0, index.source))
+        if local is None or not local.is_file():
+            found.append(None)
+            missing.append("" if local is None or root_url is None else str(local))
             continue
         key = local.resolve()
         child = done.get(key)
@@ -1248,6 +1242,28 @@ def _children(
             child = check_file(local, options, url=ref.loc)
             done[key] = child
             report.files.append(child)
+        found.append(child)
+        missing.append("")
+    compare_with_children(index, found, missing)
+
+
+def compare_with_children(
+    index: FileResult, children: list[FileResult | None], missing: list[str]
+) -> None:
+    """Check an index against its children's results, one per ``index.refs`` entry: a child
+    that is an index itself, a lastmod older than the child's newest, a child that is not
+    there (``missing[i]`` names where it was looked for; empty when it was not looked for)."""
+    added: list[Issue] = []
+    lines = index.ref_lines or [0] * len(index.refs)
+    # an entry without lastmod whose sitemap has no lastmod either loses nothing
+    excused = 0
+    for ref, line, child, where in zip(index.refs, lines, children, missing, strict=False):
+        if child is None:
+            if where:
+                message = rules.missing_child(ref.loc, where)
+                if message is not None:
+                    added.append(rules.make_issue("missing-child", message, line, 0, index.source))
+            continue
         if ref.lastmod is None and child.newest_lastmod is None and child.format != "sitemapindex":
             excused += 1
         message = rules.nested_index(child.format)

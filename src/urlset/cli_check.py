@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import IO, TYPE_CHECKING
 
@@ -86,19 +87,13 @@ def check(
     A directory is checked whole: every *.xml, *.gz and *sitemap*.txt in it; with
     --base-url, each index's children are looked up in it and compared with the index.
 
+    An http(s) URL is downloaded and checked the same way; for an index, its children on
+    the same host are fetched and checked too.
+
     Exit status: 0 clean, 1 issues at or above --fail-on, 2 usage error or unreadable
-    input. URLs are not fetched by this command.
+    input.
     """
     moment = _parse_now(now)
-    urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
-    if urls:
-        click.echo(
-            f"urlset check: {urls[0]} is a URL; URLs are not checked here (use urlset fetch to read a site's sitemaps). "
-            "Download the files, then run `urlset check DIR "
-            "--base-url URL`.",
-            err=True,
-        )
-        sys.exit(2)
     try:
         code = _run(paths, base_url, profile, fmt, fail_on, schema, moment)
     except click.ClickException:
@@ -131,8 +126,14 @@ def _run(
         except InvalidValue as exc:
             raise click.BadParameter(str(exc), param_hint="--base-url") from None
     options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    report = check_paths(paths, options, stdin=stdin)
+    urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
+    local = [p for p in paths if p not in urls]
+    stdin = sys.stdin.buffer.read() if "-" in local else None
+    report = check_paths(local, options, stdin=stdin)
+    if urls:
+        from .check_http import check_urls
+
+        report.files.extend(check_urls(urls, replace(options, base_url=None)).files)
     out = sys.stdout
     if fmt == "json":
         json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)

@@ -43,7 +43,10 @@ E, W = Severity.ERROR, Severity.WARNING
 CHECK_CODES: dict[str, RuleCode] = {
     # --- the document ---
     "cannot-read": RuleCode(
-        E, "file cannot be read", "check the path and its permissions", "Couldn't fetch"
+        E,
+        "file cannot be read",
+        "check the path or URL: that it exists, is readable, and answers 200",
+        "Couldn't fetch",
     ),
     "no-sitemaps": RuleCode(
         E,

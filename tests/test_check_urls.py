@@ -1,0 +1,69 @@
+"""`urlset check URL`: real HTTP on a loopback server the test starts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from test_fetch_support import LoopbackServer, gz, sitemapindex
+from urlset.check import CheckOptions
+from urlset.check_http import check_urls
+from urlset.cli import main
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def urlset_doc(server: LoopbackServer, name: str, lastmod: str) -> bytes:
+    entries = "".join(
+        f"<url><loc>{server.url(f'/{name}/{i}')}</loc><lastmod>{lastmod}</lastmod></url>\n"
+        for i in range(3)
+    )
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{entries}</urlset>\n'.encode()
+
+
+@pytest.fixture
+def site() -> Iterator[LoopbackServer]:
+    with LoopbackServer() as server:
+        server.add(
+            "/index.xml",
+            sitemapindex(
+                [
+                    (server.url("/fresh.xml.gz"), "2024-05-01"),
+                    (server.url("/stale.xml"), "2024-01-01"),
+                    (server.url("/gone.xml"), "2024-01-01"),
+                ]
+            ),
+        )
+        server.add(
+            "/fresh.xml.gz", gz(urlset_doc(server, "fresh", "2024-04-01")), "application/gzip"
+        )
+        server.add("/stale.xml", urlset_doc(server, "stale", "2024-03-01"))
+        server.add("/html", b"<!doctype html><html><body>Not here</body></html>", "text/html")
+        yield server
+
+
+def test_an_index_and_its_children_are_fetched_and_compared(site: LoopbackServer) -> None:
+    report = check_urls([site.url("/index.xml")], CheckOptions())
+    by_source = {f.source: f for f in report.files}
+    assert set(by_source) == {
+        site.url(p) for p in ("/index.xml", "/fresh.xml.gz", "/stale.xml", "/gone.xml")
+    }
+    index_codes = [i.code for i in by_source[site.url("/index.xml")].issues]
+    assert index_codes.count("stale-index-lastmod") == 1  # stale.xml: index says 01-01, child 03-01
+    gone = by_source[site.url("/gone.xml")].issues
+    assert [i.code for i in gone] == ["cannot-read"] and "HTTP 404" in gone[0].message
+    assert by_source[site.url("/fresh.xml.gz")].entries == 3  # gzip read by content
+
+
+def test_cli_urls_and_exit_status(site: LoopbackServer) -> None:
+    result = CliRunner().invoke(main, ["check", site.url("/stale.xml"), "--format", "json"])
+    assert result.exit_code in (0, 1), result.output  # loopback host warnings only, no errors
+    assert '"entries": 3' in result.output or '"entries":3' in result.output
+    html = CliRunner().invoke(main, ["check", site.url("/html")])
+    assert html.exit_code == 1 and "html-page" in html.output
+    refused = CliRunner().invoke(main, ["check", "http://127.0.0.1:9/nothing.xml"])
+    # like an unreadable file: exit 2, the reason named, no traceback
+    assert refused.exit_code == 2 and "cannot-read" in refused.output
+    assert "Traceback" not in refused.output
