@@ -13,7 +13,5 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 def shared() -> Path:
     """The project's shared material (spec, schemas, corpus); skips when it is not beside the repo."""
     if not (SHARED / "corpus").is_dir():
-        pytest.skip(
-            "../shared is absent (a fresh clone): corpus and official schemas not available"
-        )
+        pytest.skip(reason="../shared is absent (a fresh clone): no corpus or official schemas")
     return SHARED
