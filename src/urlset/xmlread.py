@@ -40,7 +40,7 @@ from .codes import CODES
 from .dates import Lastmod, parse_lenient
 from .errors import InvalidValue
 from .ext_rules import EXT_CODES, INVALID_CODES
-from .extensions import parse_element
+from .extensions import fast_extensions, parse_element
 from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from .urls import to_uri
@@ -383,6 +383,17 @@ _RECORD = re.compile(
     rf"(?:<changefreq>(always|hourly|daily|weekly|monthly|yearly|never)</changefreq>{_S})?"
     rf"(?:<priority>(0(?:\.\d{{1,4}})?|1(?:\.0{{1,4}})?)</priority>{_S})?</url>"
 )
+# a canonical record whose core values are followed by extension elements (group 5); the
+# run is typed by extensions.fast_extensions when it is in the plain form writers produce
+_EXT_RECORD = re.compile(
+    rf"{_S}<url>{_S}<loc>({_URI})</loc>{_S}"
+    rf"(?:<lastmod>(\d{{4}}-\d\d-\d\d(?:T[0-9:]{{8}}(?:Z|[+-]\d\d:\d\d))?)</lastmod>{_S})?"
+    rf"(?:<changefreq>(always|hourly|daily|weekly|monthly|yearly|never)</changefreq>{_S})?"
+    rf"(?:<priority>(0(?:\.\d{{1,4}})?|1(?:\.0{{1,4}})?)</priority>{_S})?"
+    r"(<[A-Za-z_][^<>]*?:[^\x00]*?)</url>",
+    re.DOTALL,
+)
+_ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _RECORD_LOOSE = re.compile(
     r"<url>\s*<loc>([^<]*)</loc>\s*(?:<lastmod>([^<]*)</lastmod>\s*)?"
     r"(?:<changefreq>([^<]*)</changefreq>\s*)?(?:<priority>([^<]*)</priority>\s*)?</url>"
@@ -477,6 +488,7 @@ class XmlBody:
         self.pattern = _RECORD
         self.mini_head = b""
         self.mini_tail = b""
+        self.root_prefixes: dict[str, str] = {}
         self.mini_line = 1
         self.mini_parser = etree.XMLParser(
             recover=False,
@@ -620,6 +632,9 @@ class XmlBody:
                 root_tag = m.group(0)
                 self.mini_head = root_tag
                 self.mini_tail = b"</" + m.group(1) + b">"
+                self.root_prefixes = {
+                    k.decode(): v.decode() for k, v in _ROOT_PREFIX.findall(root_tag)
+                }
                 self.mini_line = 1 + root_tag.count(b"\n")
                 nl = head_bytes.count(b"\n")
                 last = head_bytes.rfind(b"\n")
@@ -758,6 +773,8 @@ class XmlBody:
 
     def _fast_piece(self, text: str, start: int, stop: int) -> bool:
         line = self._line_of(text, start)
+        if self.root_prefixes and self._fast_extension_record(text, start, stop, line):
+            return True
         mini = self.mini_head + text[start:stop].encode("utf-8") + self.mini_tail
         parser = self.mini_parser
         try:
@@ -774,6 +791,28 @@ class XmlBody:
             self._events(events, truncated=False)
         finally:
             sink.line_shift -= delta
+        return True
+
+    def _fast_extension_record(self, text: str, start: int, stop: int, line: int) -> bool:
+        """A canonical record with image or hreflang extensions in their plain form, read
+        without an XML parser; False leaves the record to lxml (nothing is emitted then)."""
+        m = _EXT_RECORD.fullmatch(text, start, stop)
+        if m is None:
+            return False
+        extensions = fast_extensions(m[5], self.root_prefixes)
+        if extensions is None:
+            return False
+        sink = self.sink
+        at = line + text.count(
+            "\n", start, text.index("<url>", start)
+        )  # the line of <url>, as lxml gives it
+        loc = sink.loc(m[1].replace("&amp;", "&"), at)
+        if loc is None:
+            return False
+        lastmod = None if m[2] is None else sink.lastmod(m[2], at)
+        changefreq = None if m[3] is None else sink.changefreq(m[3], at)
+        priority = None if m[4] is None else sink.priority(m[4], at)
+        sink.add(Url._trusted(loc, lastmod, changefreq, priority, extensions), at)
         return True
 
     def _fast_run(
