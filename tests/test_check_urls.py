@@ -1,14 +1,16 @@
-"""`urlset check URL`: real HTTP on a loopback server the test starts."""
+"""`urlset check` beyond single local files: URLs (real HTTP on a loopback server the test
+starts) and the rules across a set of files."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from test_fetch_support import LoopbackServer, gz, sitemapindex
-from urlset.check import CheckOptions
+from urlset.check import CheckOptions, check_paths
 from urlset.check_http import check_urls
 from urlset.cli import main
 
@@ -67,3 +69,34 @@ def test_cli_urls_and_exit_status(site: LoopbackServer) -> None:
     # like an unreadable file: exit 2, the reason named, no traceback
     assert refused.exit_code == 2 and "cannot-read" in refused.output
     assert "Traceback" not in refused.output
+
+
+HREFLANG = """<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+<url><loc>https://shop.test.org/{lang}/</loc>{links}</url>
+</urlset>
+"""
+
+
+def _link(lang: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{lang}" href="https://shop.test.org/{lang}/"/>'
+
+
+def test_hreflang_is_checked_across_the_files_of_a_directory(tmp_path: Path) -> None:
+    """Variants split over several sitemaps are one set: reciprocal across files is clean."""
+    (tmp_path / "en.xml").write_text(HREFLANG.format(lang="en", links=_link("en") + _link("de")))
+    (tmp_path / "de.xml").write_text(HREFLANG.format(lang="de", links=_link("de") + _link("en")))
+    report = check_paths([tmp_path])
+    assert not [i for f in report.files for i in f.issues if i.code.startswith("hreflang")]
+    alone = check_paths([tmp_path / "en.xml"])  # one file: the German page cannot be verified
+    assert [i.code for f in alone.files for i in f.issues] == ["hreflang-unverified"]
+
+    (tmp_path / "de.xml").write_text(HREFLANG.format(lang="de", links=_link("de")))
+    report = check_paths([tmp_path])
+    found = [
+        (f.source, i) for f in report.files for i in f.issues if i.code == "hreflang-not-reciprocal"
+    ]
+    assert len(found) == 1
+    source, issue = found[0]
+    assert "the 2 files checked" in source
+    assert "https://shop.test.org/de/ lacks" in issue.message and "hreflang='en'" in issue.message

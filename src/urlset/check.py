@@ -76,6 +76,10 @@ class CheckOptions:
     read_limits: ReadLimits = field(default_factory=ReadLimits)
 
 
+# the format of the entry that holds findings across the files of a set, not one document
+SET_FORMAT = "set"
+
+
 @dataclass
 class FileResult:
     """The outcome for one document."""
@@ -143,7 +147,7 @@ class CheckReport:
     def summary(self) -> dict[str, int]:
         issues = self.issues
         return {
-            "files": len(self.files),
+            "files": sum(1 for f in self.files if f.format != SET_FORMAT),
             "entries": sum(f.entries for f in self.files),
             "errors": sum(1 for i in issues if i.severity == Severity.ERROR),
             "warnings": sum(1 for i in issues if i.severity == Severity.WARNING),
@@ -182,22 +186,22 @@ class CheckReport:
         for f in self.files:
             for i in f.issues:
                 region = {"startLine": max(i.line, 1), "startColumn": max(i.column, 1)}
-                results.append(
-                    {
-                        "ruleId": i.code,
-                        "ruleIndex": index[i.code],
-                        "level": _sarif_level(i.severity),
-                        "message": {"text": i.message},
-                        "locations": [
-                            {
-                                "physicalLocation": {
-                                    "artifactLocation": {"uri": _artifact_uri(f.source)},
-                                    "region": region,
-                                }
+                result: dict[str, Any] = {
+                    "ruleId": i.code,
+                    "ruleIndex": index[i.code],
+                    "level": _sarif_level(i.severity),
+                    "message": {"text": i.message},
+                }
+                if f.format != SET_FORMAT:  # findings across files have no single place
+                    result["locations"] = [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": _artifact_uri(f.source)},
+                                "region": region,
                             }
-                        ],
-                    }
-                )
+                        }
+                    ]
+                results.append(result)
         driver: dict[str, Any] = {
             "name": "urlset",
             "informationUri": "https://www.sitemaps.org/protocol.html",
@@ -356,6 +360,7 @@ def check_document(
     source: str = "<bytes>",
     *,
     full_size: int | None = None,
+    set_checks: ext_rules.SetChecks | None = None,
 ) -> FileResult:
     """Check one document held in memory (any format the reader knows, gzip included).
 
@@ -398,7 +403,11 @@ def check_document(
     hosts = _Hosts(found, scope, False)
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
-    set_checks = ext_rules.SetChecks()
+    # the rules across URLs (hreflang reciprocity, news per sitemap): this document alone,
+    # or the whole set a caller checks (check_paths pools a directory's files)
+    pooled = set_checks is not None
+    if set_checks is None:
+        set_checks = ext_rules.SetChecks()
     add_plain = set_checks.reciprocity.add_plain
     for event in read:
         kind = type(event)
@@ -440,8 +449,9 @@ def check_document(
                     message = rules.future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
-    for problem in set_checks.finish():
-        found.add(problem.code, problem.message)
+    if not pooled:
+        for problem in set_checks.finish():
+            found.add(problem.code, problem.message)
     result.entries = entries
     result.format = fmt = read.format
     fatal = read.fatal
@@ -1149,6 +1159,7 @@ def check_file(
     options: CheckOptions = CheckOptions(),
     *,
     url: str | None = None,
+    set_checks: ext_rules.SetChecks | None = None,
 ) -> FileResult:
     """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``."""
     p = Path(path)
@@ -1161,7 +1172,11 @@ def check_file(
         return _cannot_read(str(p), exc)
     plain_size = size if data[:2] != GZIP_MAGIC else None
     return check_document(
-        data, replace(options, base_url=url or options.base_url), str(p), full_size=plain_size
+        data,
+        replace(options, base_url=url or options.base_url),
+        str(p),
+        full_size=plain_size,
+        set_checks=set_checks,
     )
 
 
@@ -1179,10 +1194,11 @@ def check_paths(
     """
     report = CheckReport()
     done: dict[Path, FileResult] = {}
+    pool = ext_rules.SetChecks()  # the files given form one set: hreflang across them
     base = options.base_url
     for given in paths:
         if str(given) == "-":
-            result = check_document(stdin or b"", options, "<stdin>")
+            result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
             report.files.append(result)
             continue
         p = Path(given)
@@ -1192,14 +1208,14 @@ def check_paths(
             for f in files:
                 if f.resolve() in done:
                     continue
-                result = check_file(f, options, url=_file_url(base, p, f))
+                result = check_file(f, options, url=_file_url(base, p, f), set_checks=pool)
                 if _not_a_sitemap(result, f):
                     continue
                 done[f.resolve()] = result
                 report.files.append(result)
                 kept.append(f)
             for f in kept:
-                _children(done[f.resolve()], f, p, base, options, done, report)
+                _children(done[f.resolve()], f, p, base, options, done, report, pool)
             if not files:
                 issue = rules.make_issue("no-sitemaps", f"no sitemap files in {p}", source=str(p))
                 report.files.append(FileResult(str(p), [issue]))
@@ -1208,12 +1224,35 @@ def check_paths(
             if key in done:
                 continue
             url = _file_url(base, None, p) if base is not None else None
-            result = check_file(p, options, url=url)
+            result = check_file(p, options, url=url, set_checks=pool)
             done[key] = result
             report.files.append(result)
             root_url = None if url is None else url[: url.rfind("/") + 1]
-            _children(result, p, p.parent, root_url, options, done, report)
+            _children(result, p, p.parent, root_url, options, done, report, pool)
+    _attach_set_findings(pool, report)
     return report
+
+
+def _attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
+    """The findings across the checked files: news counts go to their sitemap; hreflang
+    findings to the one file checked, or to an entry of their own for a set of files."""
+    findings = pool.finish()
+    if not findings:
+        return
+    by_source = {f.source: f for f in report.files}
+    whole_set: FileResult | None = None
+    for finding in findings:
+        target = by_source.get(finding.source)
+        if target is None and len(report.files) == 1:
+            target = report.files[0]
+        if target is None:
+            if whole_set is None:
+                whole_set = FileResult(
+                    f"(the {len(report.files)} files checked, as one set)", format=SET_FORMAT
+                )
+                report.files.append(whole_set)
+            target = whole_set
+        target.issues.append(rules.make_issue(finding.code, finding.message, source=target.source))
 
 
 def _children(
@@ -1224,6 +1263,7 @@ def _children(
     options: CheckOptions,
     done: dict[Path, FileResult],
     report: CheckReport,
+    pool: ext_rules.SetChecks | None = None,
 ) -> None:
     """Resolve an index's children in ``root`` and check the index against them."""
     if index.format != "sitemapindex" or not index.refs:
@@ -1239,7 +1279,7 @@ def _children(
         key = local.resolve()
         child = done.get(key)
         if child is None:
-            child = check_file(local, options, url=ref.loc)
+            child = check_file(local, options, url=ref.loc, set_checks=pool)
             done[key] = child
             report.files.append(child)
         found.append(child)

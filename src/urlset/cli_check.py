@@ -163,7 +163,7 @@ def _text(report: CheckReport, out: IO[str]) -> None:
     for f in report.files:
         what = f.format or "unreadable"
         noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
-        head = f"{f.source} ({what}, {f.entries:,} {noun})"
+        head = f.source if f.format == "set" else f"{f.source} ({what}, {f.entries:,} {noun})"
         if not f.issues:
             out.write(f"{head}: ok\n")
             continue

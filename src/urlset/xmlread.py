@@ -633,7 +633,8 @@ class XmlBody:
                 self.mini_head = root_tag
                 self.mini_tail = b"</" + m.group(1) + b">"
                 self.root_prefixes = {
-                    k.decode(): v.decode() for k, v in _ROOT_PREFIX.findall(root_tag)
+                    k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+                    for k, v in _ROOT_PREFIX.findall(root_tag)
                 }
                 self.mini_line = 1 + root_tag.count(b"\n")
                 nl = head_bytes.count(b"\n")
