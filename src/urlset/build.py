@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .dates import Lastmod, instant
-from .errors import InputError, InvalidValue, LimitExceeded, UrlsetError
+from .errors import InputError, InvalidValue, LimitExceeded
 from .extensions import from_json_fields
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .limits import CURRENT, Limits
@@ -381,5 +381,3 @@ def _write_file(path: Path, data: bytes) -> None:
     sink(data)
     sink.close()
 
-
-__all__ = ["BuildOptions", "BuildReport", "FileReport", "SeenLocs", "UrlsetError", "write_sitemaps"]

@@ -143,15 +143,6 @@ def format_w3c(value: Lastmod) -> str:
     return value.isoformat()
 
 
-def newest(a: Lastmod | None, b: Lastmod | None) -> Lastmod | None:
-    """The later of two lastmods; a date counts as the start of that day in UTC."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if instant(a) >= instant(b) else b
-
-
 def instant(value: Lastmod) -> datetime:
     """A lastmod as an aware datetime, for ordering: a date counts as its start in UTC."""
     if isinstance(value, datetime):
