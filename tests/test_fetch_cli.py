@@ -191,3 +191,22 @@ def test_custom_well_known(site: LoopbackServer) -> None:
     assert result.exit_code == 0
     assert len(result.stdout.splitlines()) == 5
     assert site.hits["/sitemap.xml"] == 0
+
+
+def test_extensions_are_in_the_jsonl_output(tmp_path: Path) -> None:
+    image_ns = "http://www.google.com/schemas/sitemap-image/1.1"
+    with LoopbackServer() as server:
+        doc = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="{image_ns}">\n'
+            f"<url><loc>{server.url('/p')}</loc><image:image><image:loc>{server.url('/i.png')}</image:loc>"
+            "<image:title>A &amp; B</image:title></image:image></url>\n"
+            f"<url><loc>{server.url('/q')}</loc></url>\n</urlset>\n"
+        ).encode()
+        server.add("/images.xml", doc)
+        for workers in ("0", "1"):
+            result = invoke(server.url("/images.xml"), "--workers", workers, *FAST)
+            assert result.exit_code == 0, result.output
+            rows = [json.loads(line) for line in result.stdout.splitlines()]
+            assert rows[0]["images"] == [{"loc": server.url("/i.png"), "title": "A & B"}]
+            assert "images" not in rows[1] and rows[1]["sitemap"] == server.url("/images.xml")

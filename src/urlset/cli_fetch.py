@@ -17,12 +17,14 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from itertools import repeat
 from typing import IO, Any
 
 import click
 
 from .discovery import WELL_KNOWN, DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
 from .errors import InvalidValue
+from .extensions import json_fields
 from .http import (
     DEFAULT_USER_AGENT,
     NO_PRIORITY,
@@ -83,14 +85,31 @@ def render_jsonl(columns: UrlColumns, sitemap: str) -> str:
     lastmods = map(_LASTMOD_JSON.__getitem__, columns.lastmods)
     changefreqs = map(_CHANGEFREQ_JSON.__getitem__, columns.changefreqs)
     priorities = map(_PRIORITY_JSON.__getitem__, columns.priorities)
+    # extensions (images, videos, news, alternates, raw) in the shape `urlset read` writes
+    extras: Any = (
+        repeat("")
+        if columns.extensions is None
+        else [_extension_json(ext) for ext in columns.extensions]
+    )
     return "".join(
         [
-            f'{{"loc":"{loc}"{lastmod}{changefreq}{priority}{tail}'
-            for loc, lastmod, changefreq, priority in zip(
-                locs, lastmods, changefreqs, priorities, strict=True
+            f'{{"loc":"{loc}"{lastmod}{changefreq}{priority}{extra}{tail}'
+            for loc, lastmod, changefreq, priority, extra in zip(
+                locs,
+                lastmods,
+                changefreqs,
+                priorities,
+                extras,
+                strict=False,  # extras may be repeat("")
             )
         ]
     )
+
+
+def _extension_json(extensions: tuple[Any, ...]) -> str:
+    if not extensions:
+        return ""
+    return "," + json.dumps(json_fields(extensions), ensure_ascii=False)[1:-1]
 
 
 def _render_delimited(columns: UrlColumns, sitemap: str, delimiter: str) -> str:
