@@ -393,6 +393,7 @@ _EXT_RECORD = re.compile(
     r"(<[A-Za-z_][^<>]*?:[^\x00]*?)</url>",
     re.DOTALL,
 )
+_RETRY_WINDOW = 16  # records tried at once after one the fast checks refused
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _RECORD_LOOSE = re.compile(
     r"<url>\s*<loc>([^<]*)</loc>\s*(?:<lastmod>([^<]*)</lastmod>\s*)?"
@@ -725,6 +726,15 @@ class XmlBody:
         # records before ``done`` were passed on above; go on with the one that was not
         cur = spans[done - 1][1] if done else 0
         r = done
+        # run_end[i]: where the run of records from i that only whitespace separates ends
+        # (one backward pass: rescanning from each record would be quadratic)
+        run_end = [total] * (total + 1)
+        for i in range(total - 2, r - 1, -1):
+            between = text[spans[i][1] : spans[i + 1][0]]
+            run_end[i] = i + 1 if between.strip(_XML_SPACE) else run_end[i + 1]
+        # after a record the fast checks refuse, try a short stretch first and double it
+        # while records pass, so a document of refused records costs linear time
+        window = total
         while True:
             gap_end = spans[r][0] if r < total else len(text)
             if cur < gap_end and text[cur:gap_end].strip(_XML_SPACE):
@@ -734,9 +744,7 @@ class XmlBody:
             cur = gap_end
             if r == total:
                 return cur
-            s = r + 1
-            while s < total and not text[spans[s - 1][1] : spans[s][0]].strip(_XML_SPACE):
-                s += 1
+            s = min(run_end[r], r + window)
             done = self._fast_run(parts, r, s, text, spans)
             if self.state != _FAST:
                 return cur
@@ -748,9 +756,11 @@ class XmlBody:
                     return reached
                 cur = stop
                 r = x + 1
+                window = _RETRY_WINDOW
             else:
                 cur = spans[s - 1][1]
                 r = s
+                window = min(total, window * 2)
 
     def _line_of(self, text: str, offset: int) -> int:
         """Line of ``offset`` in ``text`` (offsets asked in increasing order per text)."""
