@@ -231,6 +231,10 @@ _loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE", max_size=20
             "http://a.com:8080/",
             "http://127.1/",
             "http://0x7f.0.0.1/",
+            "http://127.0.0.1/",
+            "http://1.2.3.4:8080/",
+            "http://10.0.0.1:80/",
+            "http://01.2.3.4/",
             "https://xn--bcher-kva.example/",
         ]
     ),

@@ -356,3 +356,20 @@ def test_reader_refuses_feed_after_close_and_bad_base() -> None:
         pass
     else:
         raise AssertionError("a bad base URL must raise")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["http", "https"]),
+    st.sampled_from(["a.com", "127.0.0.1", "127.1", "01.2.3.4", "256.0.0.1", "1.2.3.4", "x.y9"]),
+    st.sampled_from(["", ":80", ":443", ":8080", ":08080", ":0", ":99999", ":65535"]),
+    st.text("ab/.%2e?&=", max_size=12),
+)
+def test_fast_uri_with_ports_and_addresses_is_what_the_full_parse_gives(
+    scheme: str, host: str, port: str, tail: str
+) -> None:
+    from urlset.urls import full_uri
+
+    text = f"{scheme}://{host}{port}/{tail}"
+    if fast_uri(text):
+        assert full_uri(text) == text

@@ -22,8 +22,15 @@ from .limits import MAX_LOC_LENGTH
 # with no dot segments (nor %2e, which WHATWG reads as a dot), only characters RFC 3986 allows
 # and valid %XX escapes, and no fragment is already the URI the full WHATWG parse below would
 # produce, so it is taken as it is.
+# a host name whose last label starts with a letter, or a canonical dotted-quad IPv4 address
+# (no leading zeros, each part 0-255: the forms WHATWG keeps as they are)
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+PLAIN_HOST = (
+    r"(?:(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
+    rf"|{_OCTET}(?:\.{_OCTET}){{3}})"
+)
 PLAIN_URI = re.compile(
-    r"(https?)://(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
+    rf"(https?)://{PLAIN_HOST}"
     r"(?::([1-9][0-9]{0,4}))?"
     r"/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%(?!2[eE])[0-9A-Fa-f]{2})*"
     r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"

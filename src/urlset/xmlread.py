@@ -43,7 +43,7 @@ from .ext_rules import EXT_CODES, INVALID_CODES
 from .extensions import fast_extensions, parse_element
 from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from .urls import to_uri
+from .urls import PLAIN_HOST, to_uri
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM10_NS = "http://www.w3.org/2005/Atom"
@@ -64,7 +64,8 @@ MAX_ISSUES_PER_CODE = 1000
 # A URL this matches is already what urls.to_uri returns for it: a strict subset of
 # urls.PLAIN_URI (the same host rule; no port, no '%', no quote, no dot segment). Anything
 # else goes through to_uri. tests/test_read_property.py checks the inclusion.
-_HOST = r"(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
+# urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
+_HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
 _FAST_URI = re.compile(rf"https?://{_HOST}/[A-Za-z0-9\-._~!$&()*+,;=:@/?]*").fullmatch
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
 _FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
