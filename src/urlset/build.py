@@ -380,4 +380,3 @@ def _write_file(path: Path, data: bytes) -> None:
     sink = FileSink(path, gzip=False)
     sink(data)
     sink.close()
-
