@@ -66,16 +66,7 @@ def url_element(url: Url, declared: Collection[str] = ()) -> str:
 
     ``declared``: the extension namespaces the root element already declares.
     """
-    parts = [f"<url{_url_declarations(url.extensions, declared)}><loc>{escape(url.loc)}</loc>"]
-    if url.lastmod is not None:
-        parts.append(f"<lastmod>{format_w3c(url.lastmod)}</lastmod>")
-    if url.changefreq is not None:
-        parts.append(f"<changefreq>{url.changefreq.value}</changefreq>")
-    if url.priority is not None:
-        parts.append(f"<priority>{format_priority(url.priority)}</priority>")
-    parts.append(extension_markup(url.extensions))
-    parts.append("</url>\n")
-    return "".join(parts)
+    return _xml_entries_ext([url], declared)[0]  # the writer's own formatting, not a copy
 
 
 # Namespaces of typed extensions (image, video, news, xhtml). A streaming writer has sent the
