@@ -39,37 +39,3 @@ def test_error_line_after_lt_entity_is_exact() -> None:
     assert len(list(result)) == 2
     ours = [i for i in result.issues if i.code == "not-well-formed"]
     assert ours and ours[0].line == 3
-
-
-def test_records_the_fast_checks_refuse_cost_linear_time() -> None:
-    """Every loc has a port, which the fast lane's pattern leaves to the full checks: each
-    record is then read on its own. Twice the records must cost about twice the work, not
-    four times (the reader once rescanned the rest of the document after each such record).
-    Counted in calls to the per-record path, not in seconds."""
-    from urlset import reader as reader_module
-    from urlset.xmlread import XmlBody
-
-    calls = {"n": 0}
-    original = XmlBody._fast_run
-
-    def counting(self, parts, a, b, text, spans):  # type: ignore[no-untyped-def]
-        calls["n"] += b - a  # records handed to the run checks
-        return original(self, parts, a, b, text, spans)
-
-    def work(n: int) -> int:
-        doc = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            + "".join(f"<url><loc>http://h.test:8080/p{i}</loc></url>\n" for i in range(n))
-            + "</urlset>\n"
-        ).encode()
-        calls["n"] = 0
-        XmlBody._fast_run = counting  # type: ignore[method-assign]
-        try:
-            assert sum(1 for _ in reader_module.read_bytes(doc)) == n
-        finally:
-            XmlBody._fast_run = original  # type: ignore[method-assign]
-        return calls["n"]
-
-    small, large = work(2_000), work(4_000)
-    assert large < 2.5 * small

@@ -24,7 +24,7 @@ from urlset.ext_rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reader import SitemapReader, read_bytes
 from urlset.urls import to_uri
-from urlset.xmlread import _LOC, fast_lastmod, fast_uri
+from urlset.xmlread import _LOC, _plain_locs, fast_lastmod, fast_uri
 from urlset.xmlwrite import SitemapDocument, index_document
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,10 +32,23 @@ SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[Healt
 # --- generated documents: canonical records mixed with everything the fast lane hands over
 
 hosts = st.sampled_from(
-    ["example.com", "www.example.org", "a.b.example", "Example.com", "xn--bcher-kva.de"]
+    [
+        "example.com",
+        "www.example.org",
+        "a.b.example",
+        "Example.com",
+        "xn--bcher-kva.de",
+        "127.0.0.1:8080",
+        "example.com:18080",
+    ]
 )
 paths = st.lists(
-    st.sampled_from(["a", "b", "p%20q", "c d", "ü", "x.html", ".", "..", "q?x=1&y=2", "z'", ""]),
+    st.sampled_from(
+        [
+            *["a", "b", "p%20q", "c d", "ü", "x.html", ".", "..", "q?x=1&y=2", "z'", ""],
+            *["caf%C3%A9", "%e2%82%ac", "%2e", "%2E%2e", "100%", "%zz", "%2F", "?q=%41"],
+        ]
+    ),
     max_size=4,
 ).map("/".join)
 locs_text = st.builds(
@@ -97,7 +110,7 @@ def records(draw: st.DrawFn) -> str:
     )
     if draw(st.booleans()):
         parts.reverse()
-    sep = draw(st.sampled_from(["", "\n  ", " ", "\r\n"]))
+    sep = draw(st.sampled_from(["", "\n  ", " ", "\r\n", "\t", "\u00a0", "\x0c"]))
     return "<url>" + sep + sep.join([*parts, extra]) + sep + "</url>"
 
 
@@ -314,7 +327,7 @@ def test_fast_uri_implies_to_uri_identity(text: str) -> None:
         lambda scheme, host, path: f"{scheme}://{host}/{path}",
         st.sampled_from(["http", "https"]),
         st.from_regex(r"\A[a-z0-9.\-]{1,20}\Z", fullmatch=True),
-        st.text("ab09-._~!$()*+,;=:@/?&amp;", max_size=20),
+        st.text("ab09-._~!$()*+,;=:@/?&amp;%2eEfF", max_size=20),
     )
 )
 def test_fast_lane_loc_pattern_implies_to_uri_identity(text: str) -> None:
@@ -322,6 +335,24 @@ def test_fast_lane_loc_pattern_implies_to_uri_identity(text: str) -> None:
     if _LOC(text) and "/." not in text:
         loc = text.replace("&amp;", "&")
         assert to_uri(loc) == loc
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            lambda scheme, host, path: f"{scheme}://{host}/{path}",
+            st.sampled_from(["http", "https", "HTTP", "ftp"]),
+            st.sampled_from(["example.com", "a.example", "127.0.0.1:8080", "Example.com", "x:80"]),
+            st.text("ab09-._~!$()*+,;=:@/?&amp;%2eEfF\n é'", max_size=12),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_bulk_loc_check_agrees_with_the_pattern(locs: list[str]) -> None:
+    """_plain_locs (counts and a byte translation) says what _LOC says of every loc."""
+    assert _plain_locs(locs, "\n".join(locs)) == all(_LOC(loc) for loc in locs)
 
 
 @settings(max_examples=300, deadline=None)

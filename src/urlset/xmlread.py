@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import gc
 import re
+import string
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
@@ -62,11 +63,12 @@ MAX_ISSUES_PER_CODE = 1000
 # --- values: one place that decides what a value means, for every lane and format --------
 
 # A URL this matches is already what urls.to_uri returns for it: a strict subset of
-# urls.PLAIN_URI (the same host rule; no port, no '%', no quote, no dot segment). Anything
-# else goes through to_uri. tests/test_read_property.py checks the inclusion.
-# urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
+# urls.PLAIN_URI (the same host rule; no quote, no dot segment, '%' only in an escape other
+# than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
+# inclusion. urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
 _HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
-_FAST_URI = re.compile(rf"https?://{_HOST}/[A-Za-z0-9\-._~!$&()*+,;=:@/?]*").fullmatch
+_ESCAPE = r"%(?!2[eE])[0-9A-Fa-f]{2}"
+_FAST_URI = re.compile(rf"https?://{_HOST}/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|{_ESCAPE})*").fullmatch
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
 _FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
 _FAST_DATETIME = re.compile(
@@ -366,23 +368,18 @@ _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 FAST_WAIT_CAP = 1_048_576
 
-# The fast lane's record: protocol order, no attributes, no comments. The strict pattern
-# vouches for every value itself: a loc that is a plain http(s) URI (the character set of
-# urls._PLAIN without '%' and quotes, '&' only as '&amp;'), a lastmod of W3C digits, an
-# exact changefreq, a priority from 0 to 1; such a record is well-formed XML. The loose
-# pattern (about a third faster) takes values up to the next '<' and whitespace as \s; it is
-# used only on text without any of the characters \s matches beyond XML's four, and its
-# values are then checked in bulk against the same rules (_LOCS, _Dates, _Changefreqs,
-# _Priorities), so both find the same records. Whitespace between records is checked by
-# the caller; whatever does not pass goes to the full lane's code.
+# The fast lane's record: protocol order, no attributes, no comments, XML whitespace between
+# elements. Values are taken up to the next '<' and checked in bulk afterwards (_plain_locs,
+# _Dates, _Changefreqs, _Priorities): a loc that is a plain http(s) URI as written (the
+# characters of urls.PLAIN_URI but quotes, '&' only as '&amp;', '%' only in an escape), a
+# lastmod of W3C digits, an exact changefreq, a priority from 0 to 1; such a record is
+# well-formed XML. Whatever does not pass goes to the full lane's code.
 _S = r"[ \t\r\n]*"
-_URI_CHARS = r"[A-Za-z0-9\-._~!$()*+,;=:@/?]*"
+_URI_CHARS = rf"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|{_ESCAPE})*"
 _URI = rf"https?://{_HOST}/{_URI_CHARS}(?:&amp;{_URI_CHARS})*"
 _RECORD = re.compile(
-    rf"<url>{_S}<loc>({_URI})</loc>{_S}"
-    rf"(?:<lastmod>(\d{{4}}-\d\d-\d\d(?:T[0-9:]{{8}}(?:Z|[+-]\d\d:\d\d))?)</lastmod>{_S})?"
-    rf"(?:<changefreq>(always|hourly|daily|weekly|monthly|yearly|never)</changefreq>{_S})?"
-    rf"(?:<priority>(0(?:\.\d{{1,4}})?|1(?:\.0{{1,4}})?)</priority>{_S})?</url>"
+    rf"<url>{_S}<loc>([^<]*)</loc>{_S}(?:<lastmod>([^<]*)</lastmod>{_S})?"
+    rf"(?:<changefreq>([^<]*)</changefreq>{_S})?(?:<priority>([^<]*)</priority>{_S})?</url>"
 )
 # a canonical record whose core values are followed by extension elements (group 5); the
 # run is typed by extensions.fast_extensions when it is in the plain form writers produce
@@ -396,16 +393,38 @@ _EXT_RECORD = re.compile(
 )
 _RETRY_WINDOW = 16  # records tried at once after one the fast checks refused
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
-_RECORD_LOOSE = re.compile(
-    r"<url>\s*<loc>([^<]*)</loc>\s*(?:<lastmod>([^<]*)</lastmod>\s*)?"
-    r"(?:<changefreq>([^<]*)</changefreq>\s*)?(?:<priority>([^<]*)</priority>\s*)?</url>"
-)
-# what \s matches in a str pattern besides space, tab, CR and LF
-_ODD_SPACE = re.compile(
-    "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-)
 _LOCS = re.compile(rf"(?:{_URI}\n)*{_URI}").fullmatch
 _LOC = re.compile(_URI).fullmatch
+_ORIGIN = re.compile(rf"https?://{_HOST}/").match
+# what a run of _LOC texts joined by line breaks may contain, and the '%' that starts no
+# escape (or one of a dot, which WHATWG reads as a dot segment)
+_LOC_BYTES = (string.ascii_letters + string.digits + "-._~!$()*+,;=:@/?&%\n").encode()
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
+
+
+def _plain_locs(locs: list[str], joined: str) -> bool:
+    """True when every loc text in ``locs`` (``joined`` by line breaks) matches _LOC.
+
+    Cheap when the locs share one origin, as in nearly every sitemap: the origin is matched
+    once, then string counts and one byte translation stand for the pattern.
+    """
+    n = len(locs)
+    if joined.count("\n") != n - 1 or not joined.isascii():
+        return False
+    if joined.encode().translate(None, _LOC_BYTES):
+        return False
+    if "&" in joined and joined.count("&") != joined.count("&amp;"):
+        return False
+    if "%" in joined and _BAD_ESCAPE(joined):
+        return False
+    origin = _ORIGIN(joined)
+    if origin is None:
+        return False
+    if joined.count("\n" + origin[0]) == n - 1:
+        return True
+    return _LOCS(joined) is not None
+
+
 _XML_SPACE = " \t\r\n"
 
 _PROLOG, _FAST, _SLOW, _DONE = range(4)
@@ -487,7 +506,6 @@ class XmlBody:
         self.dates = _Dates()
         self.lpos = 0
         self.lline = 1
-        self.pattern = _RECORD
         self.mini_head = b""
         self.mini_tail = b""
         self.root_prefixes: dict[str, str] = {}
@@ -708,9 +726,7 @@ class XmlBody:
         element's namespace context, and handled by the full lane's code. Only if that
         stretch is not well-formed by itself does the full lane take over the document.
         """
-        pattern = _RECORD if _ODD_SPACE.search(text) else _RECORD_LOOSE
-        self.pattern = pattern
-        parts = pattern.split(text)
+        parts = _RECORD.split(text)
         total = len(parts) // 5
         gaps = parts[0::5]
         tail = gaps.pop()
@@ -719,7 +735,7 @@ class XmlBody:
             done = self._fast_run(parts, 0, total, text, None)
             if done == total:
                 return len(text)
-        spans = [m.span() for m in pattern.finditer(text)]
+        spans = [m.span() for m in _RECORD.finditer(text)]
         if self.state != _FAST:
             return spans[done - 1][1] if done else 0
         self.lpos = 0
@@ -845,7 +861,7 @@ class XmlBody:
         stop = 5 * b
         locs = parts[first + 1 : stop : 5]
         joined = "\n".join(locs)  # type: ignore[arg-type]
-        if self.pattern is _RECORD_LOOSE and _LOCS(joined) is None:
+        if not _plain_locs(locs, joined):  # type: ignore[arg-type]
             return self._fast_records(parts, a, b, text, spans)
         if "&" in joined:
             locs = list(map(str.replace, locs, repeat("&amp;"), repeat("&")))  # type: ignore[arg-type]
@@ -896,7 +912,6 @@ class XmlBody:
         dates = self.dates
         prios = self.prios
         changefreqs = _FAST_CHANGEFREQ
-        loose = self.pattern is _RECORD_LOOSE
         new = tuple.__new__
         url = Url
         no_extensions = ()
@@ -913,7 +928,7 @@ class XmlBody:
             strict=True,
         ):
             assert loc is not None
-            if loose and _LOC(loc) is None:
+            if _LOC(loc) is None:
                 break
             if "&" in loc:
                 loc = loc.replace("&amp;", "&")
@@ -938,7 +953,7 @@ class XmlBody:
                 per_code = sink.per_code
                 if per_code.get("duplicate-loc", 0) < MAX_ISSUES_PER_CODE:
                     if spans is None:
-                        spans = [m.span() for m in self.pattern.finditer(text)]
+                        spans = [m.span() for m in _RECORD.finditer(text)]
                         self.lpos = 0
                         self.lline = self.fline
                     sink.duplicate(loc, self._line_of(text, spans[a + done][0]))

@@ -1,0 +1,97 @@
+"""The reader's fast lane: what it takes on itself, what it leaves to the full lane, and at
+what cost (counted in calls, not seconds)."""
+
+from __future__ import annotations
+
+from test_read_support import feed_all
+from urlset.model import Url
+from urlset.reader import read_bytes
+from urlset.xmlread import XmlBody
+
+
+def test_records_the_fast_checks_refuse_cost_linear_time() -> None:
+    """Every loc has a port over 9999, which the fast lane leaves to the full checks: each
+    record is then read on its own. Twice the records must cost about twice the work, not
+    four times (the reader once rescanned the rest of the document after each such record).
+    Counted in calls to the per-record path, not in seconds."""
+    calls = {"n": 0, "pieces": 0}
+    original = XmlBody._fast_run
+    original_piece = XmlBody._fast_piece
+
+    def counting(self, parts, a, b, text, spans):  # type: ignore[no-untyped-def]
+        calls["n"] += b - a  # records handed to the run checks
+        return original(self, parts, a, b, text, spans)
+
+    def counting_piece(self, text, start, stop):  # type: ignore[no-untyped-def]
+        calls["pieces"] += 1  # records read on their own
+        return original_piece(self, text, start, stop)
+
+    def work(n: int) -> int:
+        doc = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            + "".join(f"<url><loc>http://h.test:18080/p{i}</loc></url>\n" for i in range(n))
+            + "</urlset>\n"
+        ).encode()
+        calls["n"] = calls["pieces"] = 0
+        XmlBody._fast_run = counting  # type: ignore[method-assign]
+        XmlBody._fast_piece = counting_piece  # type: ignore[method-assign]
+        try:
+            assert sum(1 for _ in read_bytes(doc)) == n
+        finally:
+            XmlBody._fast_run = original  # type: ignore[method-assign]
+            XmlBody._fast_piece = original_piece  # type: ignore[method-assign]
+        assert calls["pieces"] == n  # every record was refused by the fast checks
+        return calls["n"]
+
+    small, large = work(2_000), work(4_000)
+    assert large < 2.5 * small
+
+
+def test_escaped_and_mixed_host_locs_stay_in_the_fast_lane() -> None:
+    """Percent-escaped paths (non-ASCII pages) and several hosts in one file are common in
+    real sitemaps; they are read without handing any record to the XML parser, and give
+    what the full lane gives."""
+    locs = [
+        "https://example.com/caf%C3%A9?q=%e2%82%ac",
+        "https://www.example.com/a%20b/&amp;c",
+        "http://127.0.0.1:8080/x",
+        "https://example.com/%2Fslash",
+    ]
+    doc = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "".join(
+            f"  <url>\n    <loc>{loc}{i}</loc>\n  </url>\n" for i in range(50) for loc in locs
+        )
+        + "</urlset>\n"
+    ).encode()
+    pieces = {"n": 0}
+    original = XmlBody._fast_piece
+
+    def counting(self, text, start, stop):  # type: ignore[no-untyped-def]
+        pieces["n"] += 1
+        return original(self, text, start, stop)
+
+    XmlBody._fast_piece = counting  # type: ignore[method-assign]
+    try:
+        fast = feed_all(doc, [len(doc)])
+    finally:
+        XmlBody._fast_piece = original  # type: ignore[method-assign]
+    assert pieces["n"] == 0
+    assert fast == feed_all(doc, [len(doc)], fast=False)
+    assert len(fast[0]) == 200 and not fast[1]
+    assert fast[0][0] == Url("https://example.com/caf%C3%A9?q=%e2%82%ac0")
+
+
+def test_stray_or_dot_escapes_leave_the_fast_lane() -> None:
+    """'%' that starts no escape, and %2E (a dot segment to WHATWG), are not taken as they
+    are: the full lane's rules normalise and report them."""
+    for loc in ["https://example.com/100%", "https://example.com/a/%2e%2E/b"]:
+        doc = (
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"<url><loc>{loc}</loc></url></urlset>"
+        ).encode()
+        assert feed_all(doc, [len(doc)]) == feed_all(doc, [len(doc)], fast=False)
+        (url,), issues, _, _ = feed_all(doc, [len(doc)])
+        assert url.loc != loc and [i.code for i in issues] == ["normalized-url"]
