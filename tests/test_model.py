@@ -216,7 +216,7 @@ def test_rows_checked_by_column_match_the_constructor(rows: list[tuple[object, .
         assert got == [_one(row) for row in rows]
 
 
-_loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE", max_size=20)
+_loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE\n", max_size=20)
 
 
 @given(
@@ -264,3 +264,10 @@ def test_fast_path_cases() -> None:
     assert plain_uri_flags(
         ["https://a.com/x", "https://a.com/./y", "https://b.com/z", "https://a.com/q?x='1'"]
     ) == [True, False, False, False]
+    # a line break inside a loc once passed when another loc sent the batch to the per-loc check
+    assert plain_uri_flags(["https://a.com/x\ny", "https://a.com/a b"]) == [False, False]
+    assert plain_uri_flags(["https://a.com/caf%C3%A9", "https://a.com/%2e", "https://a.com/%"]) == [
+        True,
+        False,
+        False,
+    ]

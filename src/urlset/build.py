@@ -8,7 +8,7 @@ there is more than one document, and publishes through ``files.Publisher``.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -23,11 +23,20 @@ from .errors import InputError, InvalidValue, LimitExceeded
 from .extensions import from_json_fields
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .limits import CURRENT, Limits
-from .model import SitemapRef, Url, urls_from_rows
+from .model import SitemapRef, Url, row_columns, urls_from_rows
 from .urls import Scope, to_uri
-from .xmlwrite import EntryTooLarge, SitemapDocument, index_document, urlset_header
+from .xmlwrite import (
+    DocumentStats,
+    EntryTooLarge,
+    Rendered,
+    SitemapDocument,
+    index_document,
+    render_rows,
+    urlset_header,
+)
 
 _BATCH = 16384
+_FINISHING = 2  # files compressing beside the one being written (each holds at most ~8 MiB)
 _MAX_RUN = 1 << 20
 _EXTENSION_KEYS = frozenset({"images", "videos", "news", "alternates", "extensions"})
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
@@ -199,13 +208,27 @@ class _Part(NamedTuple):
 
 def _checked(
     entries: Iterable[Entry], opts: BuildOptions, scope: Scope, report: BuildReport
-) -> Iterator[list[Url]]:
-    """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report."""
+) -> Iterator[list[Url] | Rendered]:
+    """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
+
+    A batch of rows whose values all pass the column checks, inside the scope, is rendered
+    at once and never becomes ``Url`` values (the fast path); any other batch goes entry by
+    entry."""
     seen = SeenLocs()
     prefix = scope.prefix
     iterator = iter(entries)
     while batch := list(islice(iterator, _BATCH)):
         kinds = set(map(type, batch))
+        columns = row_columns(batch, default_tz=opts.default_tz) if kinds == {tuple} else None  # type: ignore[arg-type]
+        if columns is not None and all(map(str.startswith, columns.locs, repeat(prefix))):
+            rendered = render_rows(columns, text=opts.text)
+            new = seen.first_seen(columns.locs) if opts.dedupe else [True]
+            if not all(new):
+                report.duplicates += new.count(False)
+                rendered = rendered.select(new)
+            if rendered:
+                yield rendered
+            continue
         if kinds == {Url}:
             good: list[Url] = batch  # type: ignore[assignment]
         elif kinds == {tuple}:
@@ -288,14 +311,22 @@ def _write_parts(
     parts: list[_Part] = []
     sink: FileSink | None = None
     document: SitemapDocument | None = None
+    # closed documents whose files still compress and fsync on their own threads, oldest first
+    finishing: deque[tuple[FileSink, DocumentStats]] = deque()
+
+    def settle() -> None:
+        done, stats = finishing.popleft()
+        done.wait()
+        parts.append(
+            _Part(done.path.name, stats.urls, stats.bytes, done.written, stats.newest_lastmod)
+        )
 
     def close_current() -> None:
         assert sink is not None and document is not None
-        stats = document.close()
-        sink.close()
-        parts.append(
-            _Part(sink.path.name, stats.urls, stats.bytes, sink.written, stats.newest_lastmod)
-        )
+        finishing.append((sink, document.close()))
+        sink.finish()
+        if len(finishing) > _FINISHING:
+            settle()
 
     try:
         for batch in _checked(entries, opts, scope, report):
@@ -303,7 +334,9 @@ def _write_parts(
             while start < len(batch):
                 if document is None:
                     sink = FileSink(
-                        staging / names.part(len(parts) + 1), gzip=opts.gzip, level=opts.gzip_level
+                        staging / names.part(len(parts) + len(finishing) + 1),
+                        gzip=opts.gzip,
+                        level=opts.gzip_level,
                     )
                     document = SitemapDocument(
                         sink,
@@ -322,6 +355,8 @@ def _write_parts(
         if document is not None:
             close_current()
             document = None
+        while finishing:
+            settle()
     except EntryTooLarge as exc:
         raise LimitExceeded(
             f"{exc.url.loc[:100]}: this entry alone is {exc.size} bytes and cannot fit in a "
@@ -330,6 +365,8 @@ def _write_parts(
     finally:
         if document is not None and sink is not None:
             sink.discard()
+        for unsettled, _ in finishing:
+            unsettled.discard()
     return parts
 
 

@@ -74,7 +74,7 @@ class FileSink:
         while True:
             data = self._queue.get()
             if data is None:
-                return
+                break
             if self._error is not None:
                 continue
             try:
@@ -85,25 +85,42 @@ class FileSink:
                 self.written += len(out)
             except BaseException as exc:  # handed to the writing thread on its next call
                 self._error = exc
-
-    def close(self) -> None:
-        """Finish the stream and fsync, so a published file is whole on disk."""
-        try:
-            if self._gzip:
-                self._queue.put(None)
-                self._thread.join()
-                if self._error is not None:
-                    raise PublishError(f"{self.path}: {self._error}") from self._error
+        if self._error is None:
+            try:  # the trailer and fsync here too, so that the next file starts meanwhile
                 tail = self._compressor.flush()
                 tail += struct.pack("<II", self._crc & 0xFFFFFFFF, self._size & 0xFFFFFFFF)
                 self._file.write(tail)
                 self.written += len(tail)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except BaseException as exc:
+                self._error = exc
+
+    def finish(self) -> None:
+        """Start finishing the file: compressing what is queued, the gzip trailer and the
+        fsync go on in the background (``wait`` for them). Nothing may be written after."""
+        if self._gzip:
+            self._queue.put(None)
+
+    def wait(self) -> None:
+        """Wait until the file is whole on disk (fsynced), or raise PublishError."""
+        try:
+            if self._gzip:
+                self._thread.join()
+                if self._error is not None:
+                    raise PublishError(f"{self.path}: {self._error}") from self._error
+            else:
+                self._file.flush()
+                os.fsync(self._file.fileno())
         except OSError as exc:
             raise PublishError(f"{self.path}: could not write ({exc.strerror or exc})") from exc
         finally:
             self._file.close()
+
+    def close(self) -> None:
+        """Finish the stream and fsync, so a published file is whole on disk."""
+        self.finish()
+        self.wait()
 
     def discard(self) -> None:
         """Stop without finishing (the staging directory is removed by the publisher)."""

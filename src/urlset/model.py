@@ -15,6 +15,7 @@ from datetime import date, datetime, tzinfo
 from enum import StrEnum
 from functools import partial
 from itertools import repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .dates import Lastmod, check_lastmod
@@ -199,6 +200,72 @@ class Url(_UrlFields):
 
 _new_url = partial(tuple.__new__, Url)
 _ROW_TYPES = {str, float, type(None)}
+_ROW_LASTMOD_TYPES = {str, date, type(None)}  # not datetime: equal instants in other zones
+_FIELD_GETTERS = tuple(map(itemgetter, range(4)))
+
+
+class RowColumns(NamedTuple):
+    """(loc, lastmod, changefreq, priority) rows as columns: the raw lastmods as given, and
+    the values a ``Url`` would hold for each field."""
+
+    locs: list[str]
+    lastmod_raws: list[Any]
+    lastmods: list[Lastmod | None]
+    changefreqs: list[ChangeFreq | None]
+    priorities: list[float | None]
+
+
+def _learn(table: dict[object, Any], raws: list[Any], found: list[Any], check: Any) -> list[Any]:
+    """``found`` (table lookups of ``raws``) with each distinct missing raw value checked once
+    and remembered; raws that fail the check stay _MISSING."""
+    for raw in {raw for raw, value in zip(raws, found, strict=True) if value is _MISSING}:
+        try:
+            _remember(table, raw, check(raw))
+        except InvalidValue:
+            continue
+    return list(map(table.get, raws, repeat(_MISSING)))
+
+
+def _row_columns(rows: Sequence[Sequence[Any]]) -> tuple[RowColumns, list[bool]]:
+    """Columns of ``rows`` and, per row, whether its loc is a plain URI; values that fail the
+    checks are _MISSING. TypeError: not the shape the column checks take (ragged rows,
+    other types, unhashable values)."""
+    if set(map(len, rows)) != {4}:
+        raise TypeError("not the fast shape")
+    locs, lastmods, changefreqs, priorities = (list(map(get, rows)) for get in _FIELD_GETTERS)
+    if set(map(type, locs)) != {str} or not set(map(type, lastmods)) <= _ROW_LASTMOD_TYPES:
+        raise TypeError("not the fast shape")
+    if not set(map(type, priorities)) <= _ROW_TYPES:
+        raise TypeError("not the fast shape")  # a bool or int must not match 1.0 or 0.0
+    lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
+    if _MISSING in lm:
+        lm = _learn(_KNOWN_LASTMOD, lastmods, lm, check_lastmod)
+    cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
+    if _MISSING in cf:
+        cf = _learn(_KNOWN_CHANGEFREQ, changefreqs, cf, _changefreq)
+    pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
+    if _MISSING in pr:
+        pr = _learn(_KNOWN_PRIORITY, priorities, pr, _priority)
+    return RowColumns(locs, lastmods, lm, cf, pr), plain_uri_flags(locs)
+
+
+def row_columns(
+    rows: Sequence[Sequence[Any]], *, default_tz: tzinfo | None = None
+) -> RowColumns | None:
+    """The columns of (loc, lastmod, changefreq, priority) rows when every value is one a
+    ``Url`` keeps as it is (a plain URI, known-good values), checked a column at a time;
+    None when any row needs ``Url()``'s own checks (``urls_from_rows`` does that per row)."""
+    if not rows or default_tz is not None:
+        return None
+    try:
+        columns, loc_ok = _row_columns(rows)
+    except TypeError:
+        return None
+    if False in loc_ok or _MISSING in columns.lastmods:
+        return None
+    if _MISSING in columns.changefreqs or _MISSING in columns.priorities:
+        return None
+    return columns
 
 
 def urls_from_rows(
@@ -208,29 +275,18 @@ def urls_from_rows(
     raised, in order.
 
     The checks are the constructor's. Rows whose loc is already a plain URI and whose other
-    values were seen before are checked a column at a time in C-level loops (a regex and
-    three dict lookups per row, no Python call); only the others go through ``Url()`` one by
-    one. This is what makes a build from rows several times faster than from ``Url`` calls.
+    values pass are checked a column at a time in C-level loops (each distinct value checked
+    once); only the others go through ``Url()`` one by one.
     """
     if not rows:
         return []
     try:
-        if set(map(len, rows)) != {4} or default_tz is not None:
-            raise TypeError("not the fast shape")
-        locs = [row[0] for row in rows]
-        lastmods = [row[1] for row in rows]
-        changefreqs = [row[2] for row in rows]
-        priorities = [row[3] for row in rows]
-        if set(map(type, locs)) != {str}:
-            raise TypeError("not the fast shape")
-        loc_ok = plain_uri_flags(locs)
-        lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
-        cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
-        if not set(map(type, priorities)) <= _ROW_TYPES:
-            raise TypeError("not the fast shape")  # a bool or int must not match 1.0 or 0.0
-        pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
+        if default_tz is not None:
+            raise TypeError("a zone to apply: every row on its own")
+        columns, loc_ok = _row_columns(rows)
     except TypeError:  # ragged rows, unhashable or unusual values: check each row on its own
         return [_url_or_error(row, default_tz) for row in rows]
+    locs, _, lm, cf, pr = columns
     out: list[Url | InvalidValue] = list(map(_new_url, zip(locs, lm, cf, pr, repeat(()))))
     if False in loc_ok or _MISSING in lm or _MISSING in cf or _MISSING in pr:
         for i, (a, b, c, d) in enumerate(zip(loc_ok, lm, cf, pr, strict=True)):

@@ -101,20 +101,21 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
     return uri
 
 
-# Characters a URI path or query may hold as they are (RFC 3986), newline as the separator of
-# a joined batch; '%' (escapes must be valid), "'" (WHATWG escapes it in queries) and "/."
-# (dot segments) are left to the per-URL check.
-_BATCH_ALLOWED = (
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?\n"
-)
+# Characters a URI path or query may hold as they are (RFC 3986); "'" (WHATWG escapes it in
+# queries) and "/." (dot segments) are left to the per-URL check, and so is a '%' that starts
+# no escape or one of a dot (WHATWG reads %2E as '.').
+_LOC_ALLOWED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?%"
+_BATCH_ALLOWED = _LOC_ALLOWED + b"\n"  # the separator of a joined batch
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
 
 
 def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[bool]:
     """For each loc, True when it is certainly the URI ``to_uri`` would return, unchanged.
 
     A batch check for the build's hot path: the scheme://host/ prefix of the first loc is
-    validated once, every loc must start with it, and the rest of all locs is checked in one
-    ``bytes.translate`` pass. A False only means "check this one on its own".
+    validated once, every loc must start with it (counted in the joined batch), and the rest
+    of all locs is checked in one ``bytes.translate`` pass. A False only means "check this
+    one on its own".
     """
     if not locs:
         return []
@@ -126,13 +127,20 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
             return [False] * len(locs)
     except InvalidValue:
         return [False] * len(locs)
-    flags = list(map(str.startswith, locs, repeat(prefix)))
     joined = "\n".join(locs)
+    separators = len(locs) - 1
+    # no loc holds a line break, and each one after the first starts a line with the prefix
+    if joined.count("\n") == separators and joined.count("\n" + prefix) == separators:
+        flags = [True] * len(locs)
+    else:
+        flags = list(map(str.startswith, locs, repeat(prefix)))
     if (
         not joined.isascii()
         or joined.encode().translate(None, _BATCH_ALLOWED)
         or "/." in joined
+        or ("%" in joined and _BAD_ESCAPE(joined))
         or max(map(len, locs)) > max_length
+        or "\n" in first
     ):
         flags = [ok and _plain_alone(loc, max_length) for ok, loc in zip(flags, locs, strict=True)]
     return flags
@@ -142,8 +150,9 @@ def _plain_alone(loc: str, max_length: int) -> bool:
     return (
         len(loc) <= max_length
         and loc.isascii()
-        and not loc.encode().translate(None, _BATCH_ALLOWED)
+        and not loc.encode().translate(None, _LOC_ALLOWED)
         and "/." not in loc
+        and not ("%" in loc and _BAD_ESCAPE(loc))
     )
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import date
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .dates import Lastmod, format_w3c, instant
 from .extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
-from .model import ChangeFreq, SitemapRef, Url
+from .model import ChangeFreq, RowColumns, SitemapRef, Url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -183,8 +183,10 @@ class SitemapDocument:
     def urls(self) -> int:
         return self._urls
 
-    def add(self, urls: Sequence[Url], start: int = 0) -> int:
+    def add(self, urls: Sequence[Url] | Rendered, start: int = 0) -> int:
         """Write ``urls[start:]`` until this document is full; return the index reached."""
+        if isinstance(urls, Rendered):
+            return self._add_rendered(urls, start)
         batch = urls[start : start + self._max_urls - self._urls]
         if not batch:
             return start
@@ -196,6 +198,20 @@ class SitemapDocument:
             entries = self._first_with_extensions(batch)
         else:
             entries = _xml_entries_ext(batch, self._declared)
+        return start + self._append(entries, batch, [url[1] for url in batch])
+
+    def _add_rendered(self, rendered: Rendered, start: int) -> int:
+        stop = start + self._max_urls - self._urls
+        entries = rendered.entries[start:stop]
+        if not entries:
+            return start
+        batch = [Url._trusted(loc) for loc in rendered.locs[start : start + 1]]
+        return start + self._append(entries, batch, rendered.lastmods[start:stop])
+
+    def _append(
+        self, entries: list[str], batch: Sequence[Url], lastmods: Sequence[Lastmod | None]
+    ) -> int:
+        """Write as many of ``entries`` as fit; return how many."""
         joined, ends, fits = self._measure(entries)
         if fits == 0 and self._urls == 0:
             raise EntryTooLarge(batch[0], ends[1] - ends[0])
@@ -206,10 +222,10 @@ class SitemapDocument:
             self._pending += ends[fits] - self._size
             self._size = ends[fits]
             self._urls += fits
-            self._track_newest(batch[:fits])
+            self._track_newest(lastmods[:fits])
             if self._pending >= _FLUSH_BYTES:
                 self._flush()
-        return start + fits
+        return fits
 
     def _measure(self, entries: list[str]) -> tuple[str, list[int], int]:
         """The joined entries, the document size after each, and how many fit the budget."""
@@ -243,10 +259,11 @@ class SitemapDocument:
                 return entries
             namespaces = tuple(ns for ns in namespaces if ns in used)
 
-    def _track_newest(self, written: Sequence[Url]) -> None:
-        lastmods = [url[1] for url in written if url[1] is not None]
+    def _track_newest(self, written: Sequence[Lastmod | None]) -> None:
+        lastmods: set[Lastmod] = set(written)  # type: ignore[arg-type]
+        lastmods.discard(None)
         if self._newest is not None:
-            lastmods.append(self._newest)
+            lastmods.add(self._newest)
         if lastmods:
             try:  # one kind (all dates, or all aware datetimes) compares directly, in C
                 self._newest = max(lastmods)
@@ -294,6 +311,9 @@ def _lastmod_xml(lastmod: Lastmod) -> str:
 
 
 def _priority_xml(priority: float) -> str:
+    if len(_PRIORITY_XML) > _LASTMOD_CACHE:
+        _PRIORITY_XML.clear()
+        _PRIORITY_XML[None] = ""
     text = _PRIORITY_XML[priority] = f"<priority>{format_priority(priority)}</priority>"
     return text
 
@@ -321,6 +341,81 @@ def _xml_entries(batch: Sequence[Url]) -> list[str]:
         "</url>\n"
         for loc, lastmod, changefreq, priority, _ in batch
     ]
+
+
+class Rendered:
+    """Entries rendered a column at a time (the build's path for rows of plain values): the
+    entry texts in order, with each entry's loc and lastmod value."""
+
+    __slots__ = ("entries", "lastmods", "locs")
+
+    def __init__(self, entries: list[str], locs: list[str], lastmods: list[Lastmod | None]) -> None:
+        self.entries = entries
+        self.locs = locs
+        self.lastmods = lastmods
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def select(self, keep: list[bool]) -> Rendered:
+        """The entries whose flag in ``keep`` is true."""
+        return Rendered(
+            list(compress(self.entries, keep)),
+            list(compress(self.locs, keep)),
+            list(compress(self.lastmods, keep)),
+        )
+
+
+# <lastmod> text by the raw value a row gave (a W3C string or a date): the same instant can
+# be written in several zones, so the text is kept per spelling, not per value
+_ROW_LASTMOD_XML: dict[object, str] = {None: ""}
+_MISSING: Any = object()
+
+
+def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered:
+    """Entries for rows already checked by ``model.row_columns`` (plain URIs, no extensions),
+    built column by column: a dict lookup per value and one C-level join per entry."""
+    locs = columns.locs
+    if text:
+        return Rendered(list(map(str.__add__, locs, repeat("\n"))), locs, columns.lastmods)
+    joined = "\n".join(locs)
+    escaped = [escape(loc) for loc in locs] if "&" in joined or _QUOTE in joined else locs
+    raws = columns.lastmod_raws
+    lastmods = list(map(_ROW_LASTMOD_XML.get, raws, repeat(_MISSING)))
+    if _MISSING in lastmods:
+        new = {
+            raw: f"<lastmod>{format_w3c(value)}</lastmod>"  # type: ignore[arg-type]
+            for raw, value, known in zip(raws, columns.lastmods, lastmods, strict=True)
+            if known is _MISSING
+        }
+        if len(_ROW_LASTMOD_XML) + len(new) > _LASTMOD_CACHE:
+            _ROW_LASTMOD_XML.clear()
+            _ROW_LASTMOD_XML[None] = ""
+        _ROW_LASTMOD_XML.update(new)
+        lastmods = list(map(new.get, raws, lastmods))  # the found text where none is new
+    changefreqs = map(_CHANGEFREQ_XML.__getitem__, columns.changefreqs)
+    priorities = list(map(_PRIORITY_XML.get, columns.priorities, repeat(_MISSING)))
+    if _MISSING in priorities:
+        missing = {
+            p for p, known in zip(columns.priorities, priorities, strict=True) if known is _MISSING
+        }
+        texts = {p: _priority_xml(p) for p in missing}  # type: ignore[arg-type]
+        priorities = list(map(texts.get, columns.priorities, priorities))
+    entries = list(
+        map(
+            "".join,
+            zip(
+                repeat("<url><loc>"),
+                escaped,
+                repeat("</loc>"),
+                lastmods,
+                changefreqs,
+                priorities,
+                repeat("</url>\n"),
+            ),
+        )
+    )
+    return Rendered(entries, locs, columns.lastmods)
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:
