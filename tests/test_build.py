@@ -458,6 +458,77 @@ def test_written_files_give_back_what_went_in(
     assert got == expected
 
 
+# rows as users pass them: strings from files, date objects, the same instant spelt in two
+# zones, values that need normalising or are invalid, duplicates (clean values are drawn
+# more often, so that many batches take the column path)
+def _mostly(clean: list[object], odd: list[object]) -> st.SearchStrategy[object]:
+    return st.one_of(st.sampled_from(clean), st.sampled_from(clean), st.sampled_from(odd))
+
+
+_row_locs = _mostly(
+    [BASE + path for path in ["a", "b", "a&b", "it's", "caf%C3%A9", "caf%c3%a9", "c?x=1&y=2"]],
+    [BASE + "%2e/x", BASE + "sp ace", BASE + "ü", "https://other.example/x", "relative"],
+)
+_row_lastmods = _mostly(
+    [
+        None,
+        "2024-01-02",
+        "2024-01-02T03:04:05Z",
+        "2024-01-02T03:04:05+00:00",
+        "2024-01-02T05:04:05+02:00",
+        "2023-12-31T23:59:59-08:00",
+        date(2024, 1, 3),
+    ],
+    [datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), "2024-13-01", "soon", "2024-01-02T03:04"],
+)
+_row_changefreqs = _mostly([None, "daily", "never"], ["Daily", " weekly ", "sometimes"])
+_row_priorities = _mostly([None, "0.5", 0.5, 1.0, "1"], [" 0.25 ", "high", 1.5, True, 1])
+_rows = st.tuples(_row_locs, _row_lastmods, _row_changefreqs, _row_priorities)
+
+
+def _url_or_none(row: tuple[object, ...]) -> Url | None:
+    try:
+        return Url(*row)  # type: ignore[arg-type]
+    except InvalidValue:
+        return None
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_rows, max_size=30), st.integers(1, 8), st.booleans())
+def test_rows_are_written_exactly_as_their_urls(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple[object, ...]],
+    batch: int,
+    text: bool,
+) -> None:
+    """Rows take the column-at-a-time path (checked and rendered without Url values) when a
+    batch is clean, the per-entry path otherwise; both must write the same bytes as the
+    Url values of those rows, with the same report."""
+    import urlset.build
+
+    urls = [u for u in map(_url_or_none, rows) if u is not None]
+    in_scope = [u for u in urls if u.loc.startswith(BASE)]
+    if not in_scope:
+        return
+    out_rows, out_urls = tmp_path_factory.mktemp("rows"), tmp_path_factory.mktemp("urls")
+    options = {"gzip": False, "text": text, "skip_out_of_scope": True}
+    options["limits"] = SITEMAPS_2008.lowered(max_urls=3)
+    saved = urlset.build._BATCH
+    urlset.build._BATCH = batch  # several batches, some clean and some not
+    try:
+        from_rows = write_sitemaps(rows, out_rows, BASE, **options)  # type: ignore[arg-type]
+        from_urls = write_sitemaps(urls, out_urls, BASE, **options)  # type: ignore[arg-type]
+    finally:
+        urlset.build._BATCH = saved
+    assert from_rows.urls == from_urls.urls and from_rows.duplicates == from_urls.duplicates
+    assert sum(from_rows.rejected.values()) == len(rows) - len(in_scope)
+    assert [f[1:] for f in from_rows.files] == [f[1:] for f in from_urls.files]
+    for f in [*from_rows.files, *from_rows.indexes]:
+        assert (out_rows / f.name).read_bytes() == (out_urls / f.name).read_bytes()
+
+
 def test_document_writer_to_a_custom_sink() -> None:
     chunks: list[bytes] = []
     doc = SitemapDocument(chunks.append, max_urls=2, max_bytes=10_000)

@@ -260,15 +260,18 @@ class SitemapDocument:
             namespaces = tuple(ns for ns in namespaces if ns in used)
 
     def _track_newest(self, written: Sequence[Lastmod | None]) -> None:
-        lastmods: set[Lastmod] = set(written)  # type: ignore[arg-type]
-        lastmods.discard(None)
-        if self._newest is not None:
-            lastmods.add(self._newest)
-        if lastmods:
-            try:  # one kind (all dates, or all aware datetimes) compares directly, in C
-                self._newest = max(lastmods)
-            except TypeError:
-                self._newest = max(lastmods, key=instant)
+        """Keep the newest lastmod; of equal instants spelt in other zones, the first written
+        (a set keeps the first of equal values), so the index never depends on batching."""
+        distinct: set[Lastmod] = set(written)  # type: ignore[arg-type]
+        distinct.discard(None)
+        if not distinct:
+            return
+        try:  # one kind (all dates, or all aware datetimes) compares directly, in C
+            newest = max(distinct)
+        except TypeError:
+            newest = max((v for v in written if v is not None), key=instant)
+        if self._newest is None or instant(newest) > instant(self._newest):
+            self._newest = newest
 
     def _flush(self) -> None:
         if self._parts:
