@@ -258,6 +258,20 @@ def test_seen_locs_is_exact_across_many_batches() -> None:
         assert flags[5_000:] == [False, False]
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 60), max_size=40), max_size=12))
+def test_seen_locs_agrees_with_a_set(batches: list[list[int]]) -> None:
+    """Batches with and without repeats inside them, locs new and seen before."""
+    seen, reference = SeenLocs(), set()
+    for batch in batches:
+        locs = [f"https://a.example/{i}" for i in batch]
+        expected = []
+        for loc in locs:
+            expected.append(loc not in reference)
+            reference.add(loc)
+        assert seen.first_seen(locs) == expected
+
+
 def test_out_of_scope_urls_fail_by_default_or_are_skipped(tmp_path: Path) -> None:
     base = "https://www.example.com/blog/"
     urls = [

@@ -95,3 +95,18 @@ def test_stray_or_dot_escapes_leave_the_fast_lane() -> None:
         assert feed_all(doc, [len(doc)]) == feed_all(doc, [len(doc)], fast=False)
         (url,), issues, _, _ = feed_all(doc, [len(doc)])
         assert url.loc != loc and [i.code for i in issues] == ["normalized-url"]
+
+
+def test_columns_count_characters_in_both_lanes() -> None:
+    """libxml2 counts columns in characters; the guard's own issues (an unescaped '&') did
+    in bytes, so after non-ASCII text on the same line the two lanes disagreed."""
+    line = "<url>\u00a0<loc>http://example.com/a</loc>\u00a0\u00a0</url>&"
+    doc = (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<url><loc>http://example.com/b</loc></url>\n" + line + "\n</urlset>\n"
+    ).encode()
+    for fast in (True, False):
+        for sizes in ([len(doc)], [1], [7]):
+            _, issues, _, _ = feed_all(doc, sizes, fast=fast)
+            amp = [i for i in issues if i.code == "unescaped-ampersand"]
+            assert [(i.line, i.column) for i in amp] == [(3, line.index("&") + 1)]

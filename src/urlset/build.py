@@ -93,14 +93,24 @@ class SeenLocs:
         """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
         hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs))
         # look up each distinct hash once, in sorted order (cache-friendly), then map back
-        unique, first = np.unique(hashes, return_index=True)
+        ordered = np.sort(hashes)
+        repeats = bool((ordered[1:] == ordered[:-1]).any())
+        if repeats:  # a loc twice in the batch: the first one counts (argsort, 10x a sort)
+            unique, first = np.unique(hashes, return_index=True)
+        else:
+            unique = ordered
         fresh = np.ones(len(unique), dtype=bool)
         for run in self._runs:
             at = np.searchsorted(run, unique)
             at[at == len(run)] = 0
             fresh &= run[at] != unique
-        keep = np.zeros(len(locs), dtype=bool)
-        keep[first[fresh]] = True
+        if repeats:
+            keep = np.zeros(len(locs), dtype=bool)
+            keep[first[fresh]] = True
+        elif fresh.all():
+            keep = np.ones(len(locs), dtype=bool)
+        else:
+            keep = np.isin(hashes, unique[fresh])
         if fresh.any():
             runs = self._runs
             runs.append(unique[fresh])
@@ -219,10 +229,12 @@ def _checked(
     iterator = iter(entries)
     while batch := list(islice(iterator, _BATCH)):
         kinds = set(map(type, batch))
-        columns = row_columns(batch, default_tz=opts.default_tz) if kinds == {tuple} else None  # type: ignore[arg-type]
-        if columns is not None and all(map(str.startswith, columns.locs, repeat(prefix))):
-            rendered = render_rows(columns, text=opts.text)
-            new = seen.first_seen(columns.locs) if opts.dedupe else [True]
+        columns = None
+        if kinds == {tuple}:
+            columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
+        rendered = None if columns is None else render_rows(columns, text=opts.text)
+        if rendered is not None:
+            new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
             if not all(new):
                 report.duplicates += new.count(False)
                 rendered = rendered.select(new)

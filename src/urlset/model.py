@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from .dates import Lastmod, check_lastmod
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
-from .urls import is_plain_uri, plain_uri_flags, to_uri
+from .urls import is_plain_uri, plain_uri_flags, plain_uris_under, to_uri
 
 
 class ChangeFreq(StrEnum):
@@ -50,7 +50,8 @@ class RawElement(NamedTuple):
     xml: str
 
 
-def _changefreq(value: object) -> ChangeFreq | None:
+def check_changefreq(value: object) -> ChangeFreq | None:
+    """A ChangeFreq, or one of the seven names in any case with spaces around; else InvalidValue."""
     if value is None or isinstance(value, ChangeFreq):
         return value
     if isinstance(value, str):
@@ -60,7 +61,8 @@ def _changefreq(value: object) -> ChangeFreq | None:
     raise InvalidValue("changefreq", value, f"must be one of {', '.join(_CHANGEFREQS)}")
 
 
-def _priority(value: object) -> float | None:
+def check_priority(value: object) -> float | None:
+    """A number, or its text, from 0.0 to 1.0 as a float (not a bool); else InvalidValue."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -136,11 +138,11 @@ class Url(_UrlFields):
         lastmod = known
         if changefreq is not None and type(changefreq) is not ChangeFreq:
             exact = _KNOWN_CHANGEFREQ.get(changefreq) if type(changefreq) is str else None
-            changefreq = exact or _changefreq(changefreq)
+            changefreq = exact or check_changefreq(changefreq)
         if priority is not None and not (type(priority) is float and 0.0 <= priority <= 1.0):
             known = _KNOWN_PRIORITY.get(priority, _MISSING) if type(priority) is str else _MISSING
             if known is _MISSING:
-                known = _priority(priority)
+                known = check_priority(priority)
                 if type(priority) is str:
                     _remember(_KNOWN_PRIORITY, priority, known)
             priority = known
@@ -205,14 +207,12 @@ _FIELD_GETTERS = tuple(map(itemgetter, range(4)))
 
 
 class RowColumns(NamedTuple):
-    """(loc, lastmod, changefreq, priority) rows as columns: the raw lastmods as given, and
-    the values a ``Url`` would hold for each field."""
+    """(loc, lastmod, changefreq, priority) rows as columns, values as the rows gave them."""
 
     locs: list[str]
-    lastmod_raws: list[Any]
-    lastmods: list[Lastmod | None]
-    changefreqs: list[ChangeFreq | None]
-    priorities: list[float | None]
+    lastmods: list[Any]
+    changefreqs: list[Any]
+    priorities: list[Any]
 
 
 def _learn(table: dict[object, Any], raws: list[Any], found: list[Any], check: Any) -> list[Any]:
@@ -227,43 +227,36 @@ def _learn(table: dict[object, Any], raws: list[Any], found: list[Any], check: A
 
 
 def _row_columns(rows: Sequence[Sequence[Any]]) -> tuple[RowColumns, list[bool]]:
-    """Columns of ``rows`` and, per row, whether its loc is a plain URI; values that fail the
-    checks are _MISSING. TypeError: not the shape the column checks take (ragged rows,
-    other types, unhashable values)."""
+    """Columns of ``rows`` and, per row, whether its loc is a plain URI. TypeError: not the
+    shape the column checks take (ragged rows, other types)."""
     if set(map(len, rows)) != {4}:
         raise TypeError("not the fast shape")
-    locs, lastmods, changefreqs, priorities = (list(map(get, rows)) for get in _FIELD_GETTERS)
-    if set(map(type, locs)) != {str} or not set(map(type, lastmods)) <= _ROW_LASTMOD_TYPES:
+    columns = RowColumns(*(list(map(get, rows)) for get in _FIELD_GETTERS))
+    if set(map(type, columns.locs)) != {str}:
         raise TypeError("not the fast shape")
-    if not set(map(type, priorities)) <= _ROW_TYPES:
+    if not set(map(type, columns.lastmods)) <= _ROW_LASTMOD_TYPES:
+        raise TypeError("not the fast shape")
+    if not set(map(type, columns.priorities)) <= _ROW_TYPES:
         raise TypeError("not the fast shape")  # a bool or int must not match 1.0 or 0.0
-    lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
-    if _MISSING in lm:
-        lm = _learn(_KNOWN_LASTMOD, lastmods, lm, check_lastmod)
-    cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
-    if _MISSING in cf:
-        cf = _learn(_KNOWN_CHANGEFREQ, changefreqs, cf, _changefreq)
-    pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
-    if _MISSING in pr:
-        pr = _learn(_KNOWN_PRIORITY, priorities, pr, _priority)
-    return RowColumns(locs, lastmods, lm, cf, pr), plain_uri_flags(locs)
+    return columns, plain_uri_flags(columns.locs)
 
 
 def row_columns(
-    rows: Sequence[Sequence[Any]], *, default_tz: tzinfo | None = None
+    rows: Sequence[Sequence[Any]], prefix: str, *, default_tz: tzinfo | None = None
 ) -> RowColumns | None:
-    """The columns of (loc, lastmod, changefreq, priority) rows when every value is one a
-    ``Url`` keeps as it is (a plain URI, known-good values), checked a column at a time;
-    None when any row needs ``Url()``'s own checks (``urls_from_rows`` does that per row)."""
-    if not rows or default_tz is not None:
+    """The columns of (loc, lastmod, changefreq, priority) rows whose locs are all plain
+    URIs under ``prefix``; None when any row needs ``Url()``'s own checks (``urls_from_rows``
+    does that per row). The other values are checked by whoever maps them
+    (``xmlwrite.render_rows``, a table lookup per value)."""
+    if not rows or default_tz is not None or set(map(len, rows)) != {4}:
         return None
+    columns = RowColumns(*(list(map(get, rows)) for get in _FIELD_GETTERS))
     try:
-        columns, loc_ok = _row_columns(rows)
+        plain = plain_uris_under(columns.locs, prefix)
     except TypeError:
         return None
-    if False in loc_ok or _MISSING in columns.lastmods:
-        return None
-    if _MISSING in columns.changefreqs or _MISSING in columns.priorities:
+    # a bool or int priority must not find the entry of 1.0 or 0.0 in a table
+    if not plain or not set(map(type, columns.priorities)) <= _ROW_TYPES:
         return None
     return columns
 
@@ -283,10 +276,18 @@ def urls_from_rows(
     try:
         if default_tz is not None:
             raise TypeError("a zone to apply: every row on its own")
-        columns, loc_ok = _row_columns(rows)
+        (locs, lastmods, changefreqs, priorities), loc_ok = _row_columns(rows)
+        lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
+        if _MISSING in lm:
+            lm = _learn(_KNOWN_LASTMOD, lastmods, lm, check_lastmod)
+        cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
+        if _MISSING in cf:
+            cf = _learn(_KNOWN_CHANGEFREQ, changefreqs, cf, check_changefreq)
+        pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
+        if _MISSING in pr:
+            pr = _learn(_KNOWN_PRIORITY, priorities, pr, check_priority)
     except TypeError:  # ragged rows, unhashable or unusual values: check each row on its own
         return [_url_or_error(row, default_tz) for row in rows]
-    locs, _, lm, cf, pr = columns
     out: list[Url | InvalidValue] = list(map(_new_url, zip(locs, lm, cf, pr, repeat(()))))
     if False in loc_ok or _MISSING in lm or _MISSING in cf or _MISSING in pr:
         for i, (a, b, c, d) in enumerate(zip(loc_ok, lm, cf, pr, strict=True)):

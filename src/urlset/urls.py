@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 
 import ada_url
@@ -107,6 +108,7 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
 _LOC_ALLOWED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?%"
 _BATCH_ALLOWED = _LOC_ALLOWED + b"\n"  # the separator of a joined batch
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
+_DOT_SEGMENT = re.compile(r"/\.").search  # a regex finds it twice as fast as `in` here
 
 
 def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[bool]:
@@ -129,21 +131,55 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
         return [False] * len(locs)
     joined = "\n".join(locs)
     separators = len(locs) - 1
-    # no loc holds a line break, and each one after the first starts a line with the prefix
-    if joined.count("\n") == separators and joined.count("\n" + prefix) == separators:
-        flags = [True] * len(locs)
+    no_breaks = joined.count("\n") == separators  # no loc holds a line break
+    if no_breaks and joined.count("\n" + prefix) == separators:
+        flags = [True] * len(locs)  # each loc after the first starts a line with the prefix
     else:
         flags = list(map(str.startswith, locs, repeat(prefix)))
     if (
-        not joined.isascii()
+        not no_breaks
+        or not joined.isascii()
         or joined.encode().translate(None, _BATCH_ALLOWED)
-        or "/." in joined
+        or _DOT_SEGMENT(joined)
         or ("%" in joined and _BAD_ESCAPE(joined))
         or max(map(len, locs)) > max_length
-        or "\n" in first
     ):
         flags = [ok and _plain_alone(loc, max_length) for ok, loc in zip(flags, locs, strict=True)]
     return flags
+
+
+@lru_cache(maxsize=64)
+def _plain_directory(prefix: str) -> bool:
+    origin = prefix[: prefix.find("/", prefix.find("://") + 3) + 1] if "://" in prefix else ""
+    try:
+        return bool(origin) and "%" not in origin and to_uri(origin) == origin
+    except InvalidValue:
+        return False
+
+
+def plain_uris_under(locs: list[str], prefix: str, max_length: int = MAX_LOC_LENGTH) -> bool:
+    """True when every loc is certainly the URI ``to_uri`` would return, unchanged, and
+    starts with ``prefix`` (a directory URI such as https://example.com/blog/).
+
+    All in C-level passes over the joined batch: two counts prove that each loc starts a
+    line with the prefix and holds no line break, one ``bytes.translate`` that every
+    character may stand as it is. TypeError when a loc is not a string.
+    """
+    if not locs:
+        return True
+    joined = "\n".join(locs)
+    lines = len(locs) - 1
+    return (
+        _plain_directory(prefix)
+        and locs[0].startswith(prefix)
+        and joined.count("\n") == lines
+        and joined.count("\n" + prefix) == lines
+        and joined.isascii()
+        and not joined.encode().translate(None, _BATCH_ALLOWED)
+        and not _DOT_SEGMENT(joined)
+        and not ("%" in joined and _BAD_ESCAPE(joined))
+        and max(map(len, locs)) <= max_length
+    )
 
 
 def _plain_alone(loc: str, max_length: int) -> bool:

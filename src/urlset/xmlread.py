@@ -443,6 +443,14 @@ _PREDEFINED = {
 _GUARD_TOKEN = re.compile(rb"&|<!--|<!\[CDATA\[|<\?")
 _REFERENCE = re.compile(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
 
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _chars(data: bytes) -> int:
+    """Characters in UTF-8 ``data``: columns count characters, as libxml2's do."""
+    return len(data) if data.isascii() else len(data.translate(None, _CONTINUATION))
+
+
 _FORMATS = {
     "urlset": ("urlset", "url", 2),
     "sitemapindex": ("sitemapindex", "sitemap", 2),
@@ -1167,9 +1175,9 @@ class XmlBody:
         last_nl = consumed.rfind(b"\n")
         if lines:
             self.g_lines += lines
-            self.g_col0 = end - last_nl - 1
+            self.g_col0 = _chars(consumed[last_nl + 1 :])
         else:
-            self.g_col0 += end
+            self.g_col0 += _chars(consumed)
         gt = consumed.rfind(b">")
         if gt >= 0:
             self.g_last_gt = self.g_base + gt
@@ -1188,7 +1196,7 @@ class XmlBody:
     def _guard_position(self, data: bytes, k: int) -> tuple[int, int]:
         nl = data.rfind(b"\n", 0, k)
         line = self.g_lines + data.count(b"\n", 0, k) + 1
-        column = k - nl if nl >= 0 else self.g_col0 + k + 1
+        column = _chars(data[nl + 1 : k]) + 1 if nl >= 0 else self.g_col0 + _chars(data[:k]) + 1
         return line, column
 
     def _guard_stop(self, code: str, message: str, line: int, column: int) -> None:

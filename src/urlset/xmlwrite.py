@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
-from datetime import date
+from datetime import date, datetime
 from itertools import accumulate, compress, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .dates import Lastmod, format_w3c, instant
+from .dates import Lastmod, check_lastmod, format_w3c, instant
+from .errors import InvalidValue
 from .extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
-from .model import ChangeFreq, RowColumns, SitemapRef, Url
+from .model import ChangeFreq, RowColumns, SitemapRef, Url, check_changefreq, check_priority
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -369,41 +370,77 @@ class Rendered:
         )
 
 
-# <lastmod> text by the raw value a row gave (a W3C string or a date): the same instant can
-# be written in several zones, so the text is kept per spelling, not per value
+# Element text by the value a row gave (a W3C string or a date; a changefreq name; a priority
+# string or float), for values that passed the model's checks; absent: check it first. A
+# lastmod is kept per spelling, not per value: the same instant can be written in other zones.
 _ROW_LASTMOD_XML: dict[object, str] = {None: ""}
+_ROW_LASTMOD: dict[object, Lastmod | None] = {None: None}  # and its value, for the index
+_ROW_CHANGEFREQ_XML: dict[object, str] = {key: text for key, text in _CHANGEFREQ_XML.items()}
+_ROW_PRIORITY_XML: dict[object, str] = {None: ""}
+_ROW_TABLE_SIZE = 65_536
 _MISSING: Any = object()
 
 
-def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered:
-    """Entries for rows already checked by ``model.row_columns`` (plain URIs, no extensions),
-    built column by column: a dict lookup per value and one C-level join per entry."""
+def _row_lastmod_xml(raw: object) -> str:
+    if isinstance(raw, datetime):  # equal instants in other zones would share an entry
+        raise TypeError("a datetime is not kept by spelling")
+    value = _ROW_LASTMOD[raw] = check_lastmod(raw)
+    return f"<lastmod>{format_w3c(value)}</lastmod>"
+
+
+def _row_changefreq_xml(raw: object) -> str:
+    return _CHANGEFREQ_XML[check_changefreq(raw)]
+
+
+def _row_priority_xml(raw: object) -> str:
+    value = check_priority(raw)
+    return "" if value is None else f"<priority>{format_priority(value)}</priority>"
+
+
+def _row_texts(
+    table: dict[object, str], raws: list[Any], render: Callable[[object], str]
+) -> list[str]:
+    """The text of each raw value; each distinct value not in ``table`` is checked and
+    rendered once (InvalidValue when one fails)."""
+    texts: list[Any] = list(map(table.get, raws, repeat(_MISSING)))
+    if _MISSING in texts:
+        missing = {raw for raw, text in zip(raws, texts, strict=True) if text is _MISSING}
+        new = {raw: render(raw) for raw in missing}
+        table.update(new)
+        texts = list(map(new.get, raws, texts))
+    return texts
+
+
+def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered | None:
+    """Entries for rows whose locs ``model.row_columns`` found plain, with their other values
+    checked (a dict lookup per value, the model's checks once per distinct value) and the
+    entries built column by column, one C-level join each; None when a value is invalid, so
+    that the rows go the per-entry way and are reported one by one."""
+    # the tables are bounded, and cleared between batches only: the two lastmod tables must
+    # agree while a batch is rendered
+    if len(_ROW_LASTMOD) > _ROW_TABLE_SIZE:
+        _ROW_LASTMOD.clear()
+        _ROW_LASTMOD[None] = None
+        _ROW_LASTMOD_XML.clear()
+        _ROW_LASTMOD_XML[None] = ""
+    if len(_ROW_CHANGEFREQ_XML) > _ROW_TABLE_SIZE:
+        _ROW_CHANGEFREQ_XML.clear()
+        _ROW_CHANGEFREQ_XML.update(_CHANGEFREQ_XML.items())
+    if len(_ROW_PRIORITY_XML) > _ROW_TABLE_SIZE:
+        _ROW_PRIORITY_XML.clear()
+        _ROW_PRIORITY_XML[None] = ""
     locs = columns.locs
+    try:
+        lastmods = _row_texts(_ROW_LASTMOD_XML, columns.lastmods, _row_lastmod_xml)
+        changefreqs = _row_texts(_ROW_CHANGEFREQ_XML, columns.changefreqs, _row_changefreq_xml)
+        priorities = _row_texts(_ROW_PRIORITY_XML, columns.priorities, _row_priority_xml)
+    except (InvalidValue, TypeError):  # TypeError: a value no table can hold
+        return None
+    values = list(map(_ROW_LASTMOD.__getitem__, columns.lastmods))
     if text:
-        return Rendered(list(map(str.__add__, locs, repeat("\n"))), locs, columns.lastmods)
+        return Rendered(list(map(str.__add__, locs, repeat("\n"))), locs, values)
     joined = "\n".join(locs)
     escaped = [escape(loc) for loc in locs] if "&" in joined or _QUOTE in joined else locs
-    raws = columns.lastmod_raws
-    lastmods = list(map(_ROW_LASTMOD_XML.get, raws, repeat(_MISSING)))
-    if _MISSING in lastmods:
-        new = {
-            raw: f"<lastmod>{format_w3c(value)}</lastmod>"  # type: ignore[arg-type]
-            for raw, value, known in zip(raws, columns.lastmods, lastmods, strict=True)
-            if known is _MISSING
-        }
-        if len(_ROW_LASTMOD_XML) + len(new) > _LASTMOD_CACHE:
-            _ROW_LASTMOD_XML.clear()
-            _ROW_LASTMOD_XML[None] = ""
-        _ROW_LASTMOD_XML.update(new)
-        lastmods = list(map(new.get, raws, lastmods))  # the found text where none is new
-    changefreqs = map(_CHANGEFREQ_XML.__getitem__, columns.changefreqs)
-    priorities = list(map(_PRIORITY_XML.get, columns.priorities, repeat(_MISSING)))
-    if _MISSING in priorities:
-        missing = {
-            p for p, known in zip(columns.priorities, priorities, strict=True) if known is _MISSING
-        }
-        texts = {p: _priority_xml(p) for p in missing}  # type: ignore[arg-type]
-        priorities = list(map(texts.get, columns.priorities, priorities))
     entries = list(
         map(
             "".join,
@@ -418,7 +455,7 @@ def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered:
             ),
         )
     )
-    return Rendered(entries, locs, columns.lastmods)
+    return Rendered(entries, locs, values)
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:
