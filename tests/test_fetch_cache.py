@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+import tempfile
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+
+from test_ext_props import urls as url_lists
 from test_fetch_support import LoopbackServer, run_fetch, sitemapindex, urlset
+from urlset.cli import main
 from urlset.discovery import NodeState
 from urlset.fetchcache import FetchCache
 from urlset.model import SitemapRef, Url
@@ -112,3 +121,166 @@ def test_cache_round_trip(tmp_path: Path) -> None:
     (record,) = cache.records().values()
     assert record.etag == '"x"' and record.has_result
     assert cache.load("https://example.com/other.xml") is None
+
+
+# ----------------------------------------------------------------------------- extensions
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+OTHER_NS = "urn:example:rating"
+
+
+def with_extensions(server: LoopbackServer) -> bytes:
+    """Two URLs with an image, hreflang alternates and an element urlset does not model
+    (kept raw), in a different order each, and one plain URL."""
+    page, other = server.url("/en/page"), server.url("/de/seite")
+    image = (
+        f"<image:image><image:loc>{server.url('/i.png')}</image:loc>"
+        "<image:caption>Caf\u00e9, &quot;quoted&quot;\tand\nbroken</image:caption></image:image>"
+    )
+    links = (
+        f'<xhtml:link rel="alternate" hreflang="en" href="{page}"/>'
+        f'<xhtml:link rel="alternate" hreflang="de" href="{other}"/>'
+    )
+    rating = '<r:rating stars="4">good &amp; <r:b>bold</r:b></r:rating>'
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="{IMAGE_NS}" '
+        f'xmlns:xhtml="{XHTML_NS}" xmlns:r="{OTHER_NS}">\n'
+        f"<url><loc>{page}</loc><lastmod>2024-05-01</lastmod>{image}{links}{rating}</url>\n"
+        f"<url><loc>{other}</loc>{rating}{links}{image}</url>\n"
+        f"<url><loc>{server.url('/plain')}</loc><priority>0.3</priority></url>\n"
+        "</urlset>\n"
+    ).encode()
+
+
+def cli_fetch(*args: str) -> str:
+    result = CliRunner().invoke(main, ["fetch", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("workers", ["0", "1"])
+def test_a_304_rerun_outputs_the_extensions_too(tmp_path: Path, workers: str) -> None:
+    cache = str(tmp_path / "cache")
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", with_extensions(server))
+        args = [server.url("/sitemap.xml"), "--cache", cache, "--workers", workers, "-q"]
+        first = cli_fetch(*args)
+        assert server.bodies["/sitemap.xml"] == 1
+        second = cli_fetch(*args)
+        assert server.hits["/sitemap.xml"] == 2
+        assert server.bodies["/sitemap.xml"] == 1  # answered 304: no body the second time
+        tree = CliRunner().invoke(main, ["fetch", *args, "--tree"], catch_exceptions=False)
+    assert "[not-modified]" in tree.stdout and "from cache" in tree.stdout
+    assert second == first
+    rows = [json.loads(line) for line in first.splitlines()]
+    assert len(rows) == 3
+    for row in rows[:2]:
+        assert row["images"] == [
+            {"loc": server.url("/i.png"), "caption": 'Caf\u00e9, "quoted"\tand\nbroken'}
+        ]
+        assert [a["hreflang"] for a in row["alternates"]] == ["en", "de"]
+        (raw,) = row["extensions"]
+        assert raw["namespace"] == OTHER_NS and raw["name"] == "rating"
+        assert "good &amp; " in raw["xml"] and "bold" in raw["xml"]
+    assert set(rows[2]) == {"loc", "priority", "sitemap"}
+
+
+def test_stored_extensions_keep_their_order(tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", with_extensions(server))
+        first = run_fetch(server.url("/sitemap.xml"), cache_dir=str(tmp_path))
+        stored = FetchCache(tmp_path).load(server.url("/sitemap.xml"))
+    assert stored is not None
+    read = [i for i in stored.items if isinstance(i, Url)]
+    assert [u.loc for u in read] == [loc for loc, _ in first.rows]
+    kinds = [[type(e).__name__ for e in u.extensions] for u in read]
+    assert kinds == [
+        ["Image", "Alternate", "Alternate", "RawElement"],
+        ["RawElement", "Alternate", "Alternate", "Image"],
+        [],
+    ]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entries=url_lists())
+def test_any_extensions_round_trip_through_the_cache(entries: list[Url]) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        cache = FetchCache(directory)
+        cache.store(
+            "https://www.example.com/s.xml",
+            final_url="https://www.example.com/s.xml",
+            headers={},
+            index_lastmod=None,
+            format="urlset",
+            items=entries,
+        )
+        stored = cache.load("https://www.example.com/s.xml")
+    assert stored is not None
+    assert stored.items == entries
+    assert [u.extensions for u in stored.items] == [u.extensions for u in entries]  # type: ignore[union-attr]
+
+
+def make_v1(cache: Path) -> None:
+    """Turn every entry into what urlset wrote before format 2: no version, no extensions."""
+    for meta_path in cache.glob("*.json"):
+        meta = json.loads(meta_path.read_text("utf-8"))
+        del meta["version"]
+        meta_path.write_text(json.dumps(meta), "utf-8")
+        data = meta_path.with_suffix(".jsonl.gz")
+        rows = [json.loads(line) for line in gzip.decompress(data.read_bytes()).splitlines()]
+        data.write_bytes(gzip.compress(b"".join(json.dumps(r[:5]).encode() + b"\n" for r in rows)))
+
+
+def test_an_older_cache_format_is_downloaded_again_and_said_so(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", with_extensions(server))
+        args = [server.url("/sitemap.xml"), "--cache", str(cache), "-q"]
+        first = cli_fetch(*args)
+        make_v1(cache)
+        (record,) = FetchCache(cache).records().values()
+        assert not record.has_result and "older cache format" in (record.outdated or "")
+        assert FetchCache(cache).load(server.url("/sitemap.xml")) is None
+        again = run_fetch(server.url("/sitemap.xml"), cache_dir=str(cache))
+        assert server.bodies["/sitemap.xml"] == 2
+        # no validators were sent for a result that is not reused
+        assert "If-None-Match" not in server.request_headers["/sitemap.xml"][1]
+        node = again.result.roots[0]
+        assert node.state is NodeState.OK and "cache-outdated" in again.codes(node.url)
+        third = cli_fetch(*args)  # the entry was rewritten in the current format
+        assert server.bodies["/sitemap.xml"] == 2
+    assert third == first and not again.result.partial
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"version": 99},
+        {"version": "two"},
+    ],
+)
+def test_an_unknown_cache_format_is_ignored(tmp_path: Path, meta: dict[str, object]) -> None:
+    url = "https://example.com/s.xml"
+    cache = FetchCache(tmp_path)
+    cache.store(url, final_url=url, headers={}, index_lastmod=None, format="urlset", items=[])
+    (meta_path,) = tmp_path.glob("*.json")
+    meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), **meta}))
+    (record,) = cache.records().values()
+    assert not record.has_result and "does not read" in (record.outdated or "")
+    assert cache.load(url) is None
+
+
+def test_a_corrupt_extension_line_is_a_missing_result(tmp_path: Path) -> None:
+    url = "https://example.com/s.xml"
+    cache = FetchCache(tmp_path)
+    cache.store(url, final_url=url, headers={}, index_lastmod=None, format="urlset", items=[])
+    (data,) = tmp_path.glob("*.jsonl.gz")
+    for bad in (
+        [["u", url, None, None, None, [["audio", {}]]]],
+        [["u", url, None, None, None, [["images", {"loc": "not a url"}]]]],
+        [["u", url, None, None, None, [["extensions", {"xml": "<a/>"}]]]],
+        [["u", url, None, None, None, [["images"]]]],
+    ):
+        data.write_bytes(gzip.compress(json.dumps(bad[0]).encode() + b"\n"))
+        assert cache.load(url) is None

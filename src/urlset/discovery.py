@@ -58,6 +58,7 @@ SITEMAP_LIMIT = "sitemap-limit"
 URL_LIMIT = "url-limit"
 UNCHANGED = "unchanged"  # skipped: the index's lastmod says it did not change since the cache
 NOT_MODIFIED = "not-modified"  # 304: the stored result was reused
+CACHE_OUTDATED = "cache-outdated"  # a stored result in a format this version does not reuse
 ROBOTS_UNAVAILABLE = "robots-unavailable"
 ROBOTS_TOO_LARGE = "robots-too-large"
 ROBOTS_RELATIVE_SITEMAP = "robots-relative-sitemap"
@@ -83,6 +84,7 @@ FETCH_CODES = (
     URL_LIMIT,
     UNCHANGED,
     NOT_MODIFIED,
+    CACHE_OUTDATED,
     ROBOTS_UNAVAILABLE,
     ROBOTS_TOO_LARGE,
     ROBOTS_RELATIVE_SITEMAP,
@@ -149,6 +151,7 @@ class CacheRecord:
     last_modified: str | None = None  # the HTTP header, as sent by the server
     index_lastmod: Lastmod | None = None  # the parent index's <lastmod> at that fetch
     has_result: bool = True  # parsed entries are stored and can be reused
+    outdated: str | None = None  # why a stored result is not reused (an older cache format)
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,6 +400,10 @@ class Discovery:
         record = self.known.get(node.url)
         headers: list[tuple[str, str]] = []
         cached_only = False
+        if record is not None and record.outdated:
+            node.issues.append(
+                fetch_issue(CACHE_OUTDATED, Severity.INFO, record.outdated, node.url)
+            )
         if record is not None and record.has_result:
             if (
                 index_lastmod is not None

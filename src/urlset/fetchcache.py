@@ -1,12 +1,21 @@
 """The ``--cache DIR`` of ``urlset fetch``: validators and parsed results of earlier runs.
 
 Per sitemap URL, two files named by a hash of the URL:
-    <key>.json        the validators (ETag, Last-Modified), the index lastmod at that fetch,
-                      the final URL and the format
+    <key>.json        the format version, the validators (ETag, Last-Modified), the index
+                      lastmod at that fetch, the final URL and the format
     <key>.jsonl.gz    the reader's events, one compact JSON array per line, gzipped
 Both are written to a temporary name and moved into place, so a run that dies leaves
-either the old pair or the new one. Extension values of entries (images, video, ...) are
-not stored: a result reused from the cache has loc, lastmod, changefreq and priority.
+either the old pair or the new one.
+
+A URL's line is ``["u", loc, lastmod, changefreq, priority]``, followed, when it has
+extensions, by a list of ``[kind, object]`` pairs in the order they were read: ``kind`` is
+one of the entry-level JSON keys of ``urlset read`` (images, videos, news, alternates: the
+object is ``extensions.to_json`` of the value; extensions: a raw element's namespace, name
+and xml). A result read back is equal to the one stored, extensions included.
+
+Format versions: 2 stores extensions. Entries of an older version (no ``version`` key: they
+were stored without extensions) are not reused: ``records`` reports them without a result
+and says why, so discovery downloads them again in full and the new result replaces them.
 """
 
 from __future__ import annotations
@@ -25,9 +34,12 @@ from typing import Any
 from .dates import Lastmod, format_w3c, parse_w3c
 from .discovery import CacheRecord
 from .errors import InvalidValue
-from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
+from .extensions import TYPED, from_json, to_json
+from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 
 Item = Url | SitemapRef | Issue
+VERSION = 2  # the format written; see the module docstring
+_RAW = "extensions"  # the kind of a raw element, as in `urlset read`'s JSON
 _CHANGEFREQ = {c.value: c for c in ChangeFreq}
 _SEVERITY = {s.value: s for s in Severity}
 
@@ -58,13 +70,16 @@ def _lastmod(text: str | None) -> Lastmod | None:
 def _encode(item: Item) -> list[Any]:
     if type(item) is Url:
         url: Url = item
-        return [
+        row: list[Any] = [
             "u",
             url.loc,
             None if url.lastmod is None else format_w3c(url.lastmod),
             None if url.changefreq is None else url.changefreq.value,
             url.priority,
         ]
+        if url.extensions:
+            row.append([_encode_extension(ext) for ext in url.extensions])
+        return row
     if type(item) is SitemapRef:
         ref: SitemapRef = item
         return ["s", ref.loc, None if ref.lastmod is None else format_w3c(ref.lastmod)]
@@ -81,6 +96,19 @@ def _encode(item: Item) -> list[Any]:
     ]
 
 
+def _encode_extension(ext: Any) -> list[Any]:
+    if type(ext) in TYPED:
+        return [ext.kind, to_json(ext)]
+    return [_RAW, {"namespace": ext.namespace, "name": ext.name, "xml": ext.xml}]
+
+
+def _decode_extension(pair: list[Any]) -> object:
+    kind, data = pair
+    if kind == _RAW:
+        return RawElement(data["namespace"], data["name"], data["xml"])
+    return from_json(kind, data)  # stored values passed these checks once: they pass again
+
+
 def _decode(row: list[Any]) -> Item:
     tag = row[0]
     if tag == "u":
@@ -89,6 +117,7 @@ def _decode(row: list[Any]) -> Item:
             _lastmod(row[2]),
             None if row[3] is None else _CHANGEFREQ.get(row[3]),
             row[4],
+            tuple(map(_decode_extension, row[5])) if len(row) > 5 else (),
         )
     if tag == "s":
         return SitemapRef._trusted(row[1], _lastmod(row[2]))
@@ -113,12 +142,25 @@ class FetchCache:
             except (OSError, ValueError, KeyError, TypeError):
                 continue
             data = meta_path.with_suffix(".jsonl.gz")
+            version = meta.get("version", 1)
+            outdated = None
+            if version == 1:
+                outdated = (
+                    "the cached copy is in an older cache format (1: without extensions); "
+                    "downloaded again"
+                )
+            elif version != VERSION:
+                outdated = (
+                    f"the cached copy is in cache format {version!r}, which this urlset "
+                    f"does not read (it reads {VERSION}); downloaded again"
+                )
             found[url] = CacheRecord(
                 url=url,
                 etag=meta.get("etag"),
                 last_modified=meta.get("last_modified"),
                 index_lastmod=_lastmod(meta.get("index_lastmod")),
-                has_result=data.is_file(),
+                has_result=outdated is None and data.is_file(),
+                outdated=outdated,
             )
         return found
 
@@ -127,6 +169,8 @@ class FetchCache:
         key = _key(url)
         try:
             meta = json.loads((self.directory / f"{key}.json").read_text("utf-8"))
+            if meta.get("version") != VERSION:
+                return None
             with gzip.open(self.directory / f"{key}.jsonl.gz", "rt", encoding="utf-8") as fh:
                 items = [_decode(json.loads(line)) for line in fh]
         except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
@@ -148,6 +192,7 @@ class FetchCache:
         """Keep a result and its validators; errors writing the cache are not fatal."""
         key = _key(url)
         meta = {
+            "version": VERSION,
             "url": url,
             "final_url": final_url,
             "etag": headers.get("ETag") or headers.get("etag"),
