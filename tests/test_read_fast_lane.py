@@ -110,3 +110,18 @@ def test_columns_count_characters_in_both_lanes() -> None:
             _, issues, _, _ = feed_all(doc, sizes, fast=fast)
             amp = [i for i in issues if i.code == "unescaped-ampersand"]
             assert [(i.line, i.column) for i in amp] == [(3, line.index("&") + 1)]
+
+
+def test_value_issues_of_an_extension_record_name_the_value_line() -> None:
+    """A record with an image goes through the fast lane's extension path; an invalid
+    lastmod there is reported at the <lastmod> line, as the full lane reports it."""
+    doc = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+        b"<url>\n  <loc>http://example.com/</loc>\n  <lastmod>2024-02-30</lastmod>\n"
+        b"  <image:image><image:loc>https://example.com/i.png</image:loc></image:image>\n"
+        b"</url>\n</urlset>\n"
+    )
+    for fast in (True, False):
+        _, issues, _, _ = feed_all(doc, [len(doc)], fast=fast)
+        assert [(i.code, i.line) for i in issues] == [("invalid-lastmod", 4)]

@@ -839,15 +839,18 @@ class XmlBody:
         if extensions is None:
             return False
         sink = self.sink
-        at = line + text.count(
-            "\n", start, text.index("<url>", start)
-        )  # the line of <url>, as lxml gives it
-        loc = sink.loc(m[1].replace("&amp;", "&"), at)
+        url_at = text.index("<url>", start)
+        at = line + text.count("\n", start, url_at)  # the line of <url>, as lxml gives it
+
+        def line_of(group: int) -> int:  # a value's issues name its element's line
+            return at + text.count("\n", url_at, m.start(group))
+
+        loc = sink.loc(m[1].replace("&amp;", "&"), line_of(1))
         if loc is None:
             return False
-        lastmod = None if m[2] is None else sink.lastmod(m[2], at)
-        changefreq = None if m[3] is None else sink.changefreq(m[3], at)
-        priority = None if m[4] is None else sink.priority(m[4], at)
+        lastmod = None if m[2] is None else sink.lastmod(m[2], line_of(2))
+        changefreq = None if m[3] is None else sink.changefreq(m[3], line_of(3))
+        priority = None if m[4] is None else sink.priority(m[4], line_of(4))
         sink.add(Url._trusted(loc, lastmod, changefreq, priority, extensions), at)
         return True
 
