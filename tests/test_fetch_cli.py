@@ -72,9 +72,9 @@ def test_other_formats_to_a_file(site: LoopbackServer, tmp_path: Path, fmt: str)
         )
         return
     rows = list(csv.reader(io.StringIO(text), delimiter="," if fmt == "csv" else "\t"))
-    assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "sitemap"]
+    assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "extensions", "sitemap"]
     assert len(rows) == 9
-    assert [site.url("/two/2"), "2024-03-03", "weekly", "0.2", site.url("/two.xml.gz")] in rows
+    assert [site.url("/two/2"), "2024-03-03", "weekly", "0.2", "", site.url("/two.xml.gz")] in rows
 
 
 def test_parquet_output(site: LoopbackServer, tmp_path: Path) -> None:
@@ -210,3 +210,96 @@ def test_extensions_are_in_the_jsonl_output(tmp_path: Path) -> None:
             rows = [json.loads(line) for line in result.stdout.splitlines()]
             assert rows[0]["images"] == [{"loc": server.url("/i.png"), "title": "A & B"}]
             assert "images" not in rows[1] and rows[1]["sitemap"] == server.url("/images.xml")
+
+
+# ----------------------------------------------------------------------------- extensions in CSV/TSV
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+CAPTION = 'Caf\u00e9, "the best"\tin town\nsince 1901'
+
+
+def tricky(server: LoopbackServer) -> bytes:
+    """An image whose caption holds a comma, quotes, a tab and a line break; hreflang links;
+    an element in an unknown namespace; plain URLs; a loc with a comma (which CSV quotes)."""
+    page = server.url("/en/page")
+    caption = CAPTION.replace("&", "&amp;").replace('"', "&quot;")
+    image = (
+        f"<image:image><image:loc>{server.url('/i.png')}</image:loc>"
+        f"<image:caption>{caption}</image:caption></image:image>"
+    )
+    links = (
+        f'<xhtml:link rel="alternate" hreflang="en" href="{page}"/>'
+        f'<xhtml:link rel="alternate" hreflang="fr" href="{server.url("/fr/page")}"/>'
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset {NS} xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}">\n'
+        f"<url><loc>{page}</loc><lastmod>2024-05-01</lastmod>{image}{links}</url>\n"
+        f"<url><loc>{server.url('/plain')}</loc><priority>0.5</priority></url>\n"
+        f'<url><loc>{server.url("/a,b")}</loc><x:y xmlns:x="urn:x" k="v">t</x:y></url>\n'
+        f"<url><loc>{server.url('/last')}</loc></url>\n"
+        "</urlset>\n"
+    ).encode()
+
+
+EXTENSION_KEYS = ("images", "videos", "news", "alternates", "extensions")
+
+
+def extension_fields(row: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in row.items() if k in EXTENSION_KEYS}
+
+
+@pytest.mark.parametrize("workers", ["0", "1"])
+@pytest.mark.parametrize(("fmt", "sep"), [("csv", ","), ("tsv", "\t")])
+def test_csv_and_tsv_have_an_extensions_column(
+    tmp_path: Path, fmt: str, sep: str, workers: str
+) -> None:
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", tricky(server))
+        url = server.url("/sitemap.xml")
+        jsonl = invoke(url, "--workers", workers, *FAST)
+        table = invoke(url, "--format", fmt, "--workers", workers, *FAST)
+    assert jsonl.exit_code == 0 and table.exit_code == 0, table.output
+    expected = [extension_fields(json.loads(line)) for line in jsonl.stdout.splitlines()]
+    assert expected[0]["images"] == [{"loc": server.url("/i.png"), "caption": CAPTION}]
+    rows = list(csv.reader(io.StringIO(table.stdout, newline=""), delimiter=sep))
+    assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "extensions", "sitemap"]
+    assert len(rows) == 5 and {len(row) for row in rows} == {6}
+    assert [row[0] for row in rows[1:]] == [
+        server.url(p) for p in ("/en/page", "/plain", "/a,b", "/last")
+    ]
+    assert [json.loads(row[4]) if row[4] else {} for row in rows[1:]] == expected
+    assert rows[2][4] == "" and rows[4][4] == ""  # no extensions: an empty cell
+    assert {row[5] for row in rows[1:]} == {url}
+    # the same cells as `urlset read`, in the same columns
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(tricky(server))
+    read = CliRunner().invoke(main, ["read", str(path), "-f", fmt], catch_exceptions=False)
+    assert read.exit_code == 0, read.output
+    read_rows = list(csv.reader(io.StringIO(read.stdout, newline=""), delimiter=sep))
+    assert read_rows == [row[:5] for row in rows]
+    # byte for byte: the fast renderer quotes the JSON cell as csv.writer does
+    assert read.stdout.splitlines() == [
+        line.rsplit(sep, 1)[0] for line in table.stdout.splitlines()
+    ]
+
+
+def test_parquet_has_the_extensions_column(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'parquet' extra")
+    out = tmp_path / "urls.parquet"
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", tricky(server))
+        result = invoke(server.url("/sitemap.xml"), "--format", "parquet", "-o", str(out), *FAST)
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    assert table.column_names == [
+        "loc",
+        "lastmod",
+        "changefreq",
+        "priority",
+        "extensions",
+        "sitemap",
+    ]
+    cells = table.column("extensions").to_pylist()
+    assert json.loads(cells[0])["images"][0]["caption"] == CAPTION
+    assert cells[1] is None and json.loads(cells[2])["extensions"][0]["namespace"] == "urn:x"

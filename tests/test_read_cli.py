@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -57,9 +59,19 @@ def test_csv_and_tsv(sitemap: Path, fmt: str, sep: str) -> None:
     code, out, _ = invoke(str(sitemap), "--format", fmt)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == sep.join(["loc", "lastmod", "changefreq", "priority"])
-    assert lines[1] == sep.join(["https://example.com/a", "2024-05-01T10:00:00Z", "daily", "0.8"])
-    assert lines[2].startswith("https://example.com/b?x=1&y=2")
+    assert lines[0] == sep.join(["loc", "lastmod", "changefreq", "priority", "extensions"])
+    assert lines[1] == sep.join(
+        ["https://example.com/a", "2024-05-01T10:00:00Z", "daily", "0.8", ""]
+    )
+    assert lines[2] == sep.join(
+        [
+            "https://example.com/b?x=1&y=2",
+            "",
+            "",
+            "",
+            '"{""images"": [{""loc"": ""https://example.com/b.png""}]}"',
+        ]
+    )
 
 
 def test_locs_and_output_file(sitemap: Path, tmp_path: Path) -> None:
@@ -141,3 +153,46 @@ def test_quiet_and_size_limit(tmp_path: Path) -> None:
     code, out, err = invoke(str(path), "--max-bytes", "100", "-q")
     assert code == 1 and err == ""
     assert 0 < len(out.splitlines()) < 10
+
+
+CAPTION = 'Caf\u00e9, "the best"\tin town\nsince 1901'
+TRICKY = f"""<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="{NS}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+        xmlns:xhtml="http://www.w3.org/1999/xhtml">
+<url><loc>https://example.com/a</loc><priority>0.5</priority>
+<image:image><image:loc>https://example.com/a.png</image:loc>
+<image:caption>Caf\u00e9, &quot;the best&quot;\tin town
+since 1901</image:caption></image:image>
+<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de/a"/>
+<o:thing xmlns:o="urn:other">kept, "as is"</o:thing></url>
+<url><loc>https://example.com/b</loc></url>
+</urlset>
+"""
+
+
+@pytest.mark.parametrize(("fmt", "sep"), [("csv", ","), ("tsv", "\t")])
+def test_csv_and_tsv_extensions_column(tmp_path: Path, fmt: str, sep: str) -> None:
+    path = tmp_path / "tricky.xml"
+    path.write_text(TRICKY, encoding="utf-8")
+    _, jsonl, _ = invoke(str(path))
+    code, out, _ = invoke(str(path), "-f", fmt)
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out, newline=""), delimiter=sep))
+    assert rows[0] == ["loc", "lastmod", "changefreq", "priority", "extensions"]
+    assert len(rows) == 3 and len(out.splitlines()) == 3  # one line per entry
+    cell = json.loads(rows[1][4])
+    assert cell["images"] == [{"loc": "https://example.com/a.png", "caption": CAPTION}]
+    assert cell["alternates"] == [{"hreflang": "de", "href": "https://example.com/de/a"}]
+    assert cell["extensions"][0]["xml"] == '<o:thing xmlns:o="urn:other">kept, "as is"</o:thing>'
+    # the same object as the JSON Lines output's extension fields
+    first = json.loads(jsonl.splitlines()[0])
+    assert cell == {k: v for k, v in first.items() if k not in ("loc", "priority")}
+    assert rows[1][:4] == ["https://example.com/a", "", "", "0.5"]
+    assert rows[2] == ["https://example.com/b", "", "", "", ""]
+
+
+def test_empty_csv_still_has_the_columns(tmp_path: Path) -> None:
+    path = tmp_path / "empty.xml"
+    path.write_text(f'<urlset xmlns="{NS}"></urlset>')
+    code, out, _ = invoke(str(path), "-f", "csv")
+    assert code == 0 and out == "loc,lastmod,changefreq,priority,extensions\n"

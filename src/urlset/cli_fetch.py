@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import click
 
+from .cli_read import URL_COLUMNS
 from .discovery import WELL_KNOWN, DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
 from .errors import InvalidValue
 from .extensions import json_fields
@@ -41,7 +42,8 @@ from .model import ChangeFreq, Issue, Severity
 from .urls import to_uri
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
-_FIELDS = ("loc", "lastmod", "changefreq", "priority", "sitemap")
+# the columns of CSV, TSV and Parquet: `urlset read`'s, then the sitemap the URL came from
+_FIELDS = (*URL_COLUMNS, "sitemap")
 # a loc that JSON must escape (URIs from to_uri never need it; this is the safety net)
 _JSON_UNSAFE = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
 
@@ -112,27 +114,62 @@ def _extension_json(extensions: tuple[Any, ...]) -> str:
     return "," + json.dumps(json_fields(extensions), ensure_ascii=False)[1:-1]
 
 
+def _extension_cell(extensions: tuple[Any, ...]) -> str:
+    """The ``extensions`` cell: the JSON object of the JSON Lines output, quoted the way
+    csv.writer quotes it (JSON text escapes tabs and line breaks, so a quoted cell with its
+    quotes doubled is right for CSV and TSV alike); "" when there are none."""
+    if not extensions:
+        return ""
+    text = json.dumps(json_fields(extensions), ensure_ascii=False)
+    return '"' + text.replace('"', '""') + '"'
+
+
 def _render_delimited(columns: UrlColumns, sitemap: str, delimiter: str) -> str:
     locs = columns.locs
     lastmods = columns.lastmods
     changefreqs = map(_CHANGEFREQ_CELL.__getitem__, columns.changefreqs)
     priorities = map(_PRIORITY_CELL.__getitem__, columns.priorities)
+    extensions = columns.extensions
     if _NEEDS_QUOTES[delimiter].search("".join(locs) + sitemap) is not None:
+        cells: Any = (
+            repeat("")
+            if extensions is None
+            else [
+                json.dumps(json_fields(ext), ensure_ascii=False) if ext else ""
+                for ext in extensions
+            ]
+        )
         out = io.StringIO()
         csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(
-            (loc, lastmod, changefreq, priority, sitemap)
-            for loc, lastmod, changefreq, priority in zip(
-                locs, lastmods, changefreqs, priorities, strict=True
+            (loc, lastmod, changefreq, priority, cell, sitemap)
+            for loc, lastmod, changefreq, priority, cell in zip(
+                locs, lastmods, changefreqs, priorities, cells, strict=False
             )
         )
         return out.getvalue()
     d = delimiter
     tail = d + sitemap + "\n"
+    if extensions is None:
+        # no URL has extensions: an empty cell in the constant tail, no per-URL work added
+        tail = d + tail
+        return "".join(
+            [
+                f"{loc}{d}{lastmod}{d}{changefreq}{d}{priority}{tail}"
+                for loc, lastmod, changefreq, priority in zip(
+                    locs, lastmods, changefreqs, priorities, strict=True
+                )
+            ]
+        )
     return "".join(
         [
-            f"{loc}{d}{lastmod}{d}{changefreq}{d}{priority}{tail}"
-            for loc, lastmod, changefreq, priority in zip(
-                locs, lastmods, changefreqs, priorities, strict=True
+            f"{loc}{d}{lastmod}{d}{changefreq}{d}{priority}{d}{cell}{tail}"
+            for loc, lastmod, changefreq, priority, cell in zip(
+                locs,
+                lastmods,
+                changefreqs,
+                priorities,
+                map(_extension_cell, extensions),
+                strict=True,
             )
         ]
     )
@@ -204,6 +241,15 @@ class _Parquet(_Writer):
         rows["lastmod"].extend([t or None for t in columns.lastmods])
         rows["changefreq"].extend([_CHANGEFREQ_CELL[c] or None for c in columns.changefreqs])
         rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
+        extensions = columns.extensions
+        rows["extensions"].extend(
+            [None] * columns.count
+            if extensions is None
+            else [
+                json.dumps(json_fields(ext), ensure_ascii=False) if ext else None
+                for ext in extensions
+            ]
+        )
         rows["sitemap"].extend([event.node.url] * columns.count)
         self.count += columns.count
         if len(rows["loc"]) >= self.BATCH:
@@ -221,6 +267,7 @@ class _Parquet(_Writer):
                 ("lastmod", pa.string()),
                 ("changefreq", pa.string()),
                 ("priority", pa.float64()),
+                ("extensions", pa.string()),
                 ("sitemap", pa.string()),
             ]
         )

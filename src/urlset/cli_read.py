@@ -25,6 +25,10 @@ from .model import Issue, SitemapRef, Url
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 STDIN_CHUNK = 262_144
+# CSV/TSV columns of URL entries (`urlset fetch` writes these, then the sitemap's URL);
+# extensions: the entry's extension fields as one JSON object (the JSON Lines shape), or ""
+URL_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions")
+INDEX_COLUMNS = ("loc", "lastmod")
 
 
 def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
@@ -100,15 +104,15 @@ class _Writer:
                         lastmod,
                         "" if entry.changefreq is None else entry.changefreq.value,
                         "" if entry.priority is None else repr(entry.priority),
+                        json.dumps(json_fields(entry.extensions), ensure_ascii=False)
+                        if entry.extensions
+                        else "",
                     )
                 )
 
     def _header(self, index: bool) -> None:
         self.header = True
-        if index:
-            self.csv.writerow(("loc", "lastmod"))
-        else:
-            self.csv.writerow(("loc", "lastmod", "changefreq", "priority"))
+        self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
 
     def finish(self) -> None:
         if self.csv is not None and not self.header:
