@@ -414,12 +414,15 @@ class _Bar:
 
 
 # ----------------------------------------------------------------------------- command
-def _target(value: str) -> str:
+def _target(value: str) -> tuple[str, bool]:
+    """The start URL, and whether it was given without a scheme: then it is https, with a
+    fallback to http when https cannot be connected to."""
     text = value.strip()
-    if "://" not in text:
+    bare = "://" not in text
+    if bare:
         text = "https://" + text
     try:
-        return to_uri(text, field="URL")
+        return to_uri(text, field="URL"), bare
     except InvalidValue as exc:
         raise click.BadParameter(str(exc), param_hint="SITE_OR_SITEMAP_URL") from None
 
@@ -500,10 +503,11 @@ def fetch(
     """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
 
     Give a site (https://example.com: robots.txt, then well-known places) or a sitemap or
-    index URL. Exit status: 0 all read, 1 some sitemaps failed or a cap was reached (the
+    index URL. Without a scheme (example.com) https is tried first, then http if https
+    cannot be connected to (reported). Exit status: 0 all read, 1 some sitemaps failed or a cap was reached (the
     rest is written; the result is labelled partial), 2 nothing read or a usage error.
     """
-    start = _target(site_or_sitemap_url)
+    start, bare = _target(site_or_sitemap_url)
     if fmt == "parquet" and not tree:
         if not _parquet_available():
             raise click.UsageError(
@@ -518,6 +522,7 @@ def fetch(
         max_urls=max_urls,
         well_known=tuple(well_known) or WELL_KNOWN,
         follow_cross_host=follow_cross_host,
+        http_fallback=bare,
     )
     http = HttpOptions(
         user_agent=user_agent,

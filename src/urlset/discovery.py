@@ -22,6 +22,12 @@ Rules enforced here, with the protocol sentence they come from:
   Sitemap index file": a child on another host is reported and, unless allowed, not fetched.
 - "If a Sitemap index lists a Sitemap index, ..." nesting is not part of the protocol, but
   real sites do it; it is followed up to ``max_depth``, with loops and repeats refused.
+
+A start given without a scheme (``example.com``) is tried over https; with
+``DiscoveryOptions.http_fallback`` (the CLI sets it for such a start) a start that cannot
+be connected to over https at all (refused, TLS handshake failed, connect timeout; not an
+HTTP error status) is tried once more over http, and the run reports that it fell back. A
+start URL given with its scheme is never changed.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ SITEMAP_LIMIT = "sitemap-limit"
 URL_LIMIT = "url-limit"
 UNCHANGED = "unchanged"  # skipped: the index's lastmod says it did not change since the cache
 NOT_MODIFIED = "not-modified"  # 304: the stored result was reused
+HTTP_FALLBACK = "http-fallback"  # https could not be connected to: the start was read over http
 CACHE_OUTDATED = "cache-outdated"  # a stored result in a format this version does not reuse
 ROBOTS_UNAVAILABLE = "robots-unavailable"
 ROBOTS_TOO_LARGE = "robots-too-large"
@@ -84,6 +91,7 @@ FETCH_CODES = (
     URL_LIMIT,
     UNCHANGED,
     NOT_MODIFIED,
+    HTTP_FALLBACK,
     CACHE_OUTDATED,
     ROBOTS_UNAVAILABLE,
     ROBOTS_TOO_LARGE,
@@ -140,6 +148,9 @@ class DiscoveryOptions:
     max_urls: int = 50_000_000
     well_known: tuple[str, ...] = WELL_KNOWN
     follow_cross_host: bool = False  # follow index children on another host
+    # an https start that cannot be connected to is tried over http (a start the user gave
+    # without a scheme); the run reports it
+    http_fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +176,8 @@ class FetchRequest:
     probe: bool = False  # a well-known location: absence is normal, not a failure
     index_lastmod: Lastmod | None = None  # to store with the result
     cached_only: bool = False
+    # False: when no connection can be made, give up at once (another way will be tried)
+    retry_unreachable: bool = True
 
 
 @dataclass(slots=True)
@@ -193,6 +206,9 @@ class FetchResponse:
     from_cache: bool = False
     # the Urls, when a driver delivers them apart from ``items`` (a parse worker's batch)
     urls: Sequence[Url] | None = None
+    # no connection could be made at all (refused, TLS handshake, connect timeout), so no
+    # HTTP exchange took place; a failed DNS lookup is not counted (no scheme would help)
+    unreachable: bool = False
 
 
 class NodeState(StrEnum):
@@ -205,6 +221,7 @@ class NodeState(StrEnum):
     ABSENT = "absent"  # a well-known location that does not exist
     SKIPPED = "skipped"  # not fetched: loop, cap, depth, host rule
     DUPLICATE = "duplicate"  # redirected to a sitemap already read
+    UNREACHABLE = "unreachable"  # an https start that could not be connected to; read over http
 
     def __str__(self) -> str:
         return self.value
@@ -354,6 +371,7 @@ class Discovery:
         self._probes_open = 0
         self._found_by_probe = 0
         self._retried_uncached: set[str] = set()
+        self._fell_back = False
 
     # -- generator protocol
     def run(self) -> Generator[Event, FetchResponse | None, DiscoveryResult]:
@@ -376,23 +394,33 @@ class Discovery:
 
     # -- starting
     def _begin(self) -> None:
-        kind = start_kind(self.start)
+        self._start(self.start)
+
+    def _start(self, start: str) -> None:
+        kind = start_kind(start)
+        # with a fallback ahead, an unreachable https start is not retried: http is the retry
+        retry = not (self.options.http_fallback and start.startswith("https://"))
         if kind == "sitemap":
-            node = SitemapNode(self.start, "sitemap", "start", 0)
+            node = SitemapNode(start, "sitemap", "start", 0)
             self.roots.append(node)
-            self._request(node)
+            self._request(node, retry_unreachable=retry)
             return
-        url = self.start if kind == "robots" else robots_url(self.start)
+        url = start if kind == "robots" else robots_url(start)
         node = SitemapNode(url, "robots", "start", 0)
         self.roots.append(node)
-        self._send(FetchRequest(url, "robots"), node)
+        self._send(FetchRequest(url, "robots", retry_unreachable=retry), node)
 
     def _send(self, request: FetchRequest, node: SitemapNode) -> None:
         self._in_flight[request] = node
         self._outbox.append(request)
 
     def _request(
-        self, node: SitemapNode, *, probe: bool = False, index_lastmod: Lastmod | None = None
+        self,
+        node: SitemapNode,
+        *,
+        probe: bool = False,
+        index_lastmod: Lastmod | None = None,
+        retry_unreachable: bool = True,
     ) -> None:
         self._seen[node.url] = node
         if not probe:
@@ -424,6 +452,7 @@ class Discovery:
                 probe=probe,
                 index_lastmod=index_lastmod,
                 cached_only=cached_only,
+                retry_unreachable=retry_unreachable,
             ),
             node,
         )
@@ -539,6 +568,15 @@ class Discovery:
         node.seconds += response.seconds
         node.from_cache = response.from_cache
         node.issues.extend(response.issues)
+        if (
+            response.unreachable
+            and node.parent is None
+            and self.options.http_fallback
+            and not self._fell_back
+            and node.url.startswith("https://")
+        ):
+            self._fall_back(node, response)
+            return
         if node.kind == "robots":
             self._handle_robots(node, response)
         else:
@@ -551,6 +589,28 @@ class Discovery:
                     self._found_by_probe += 1
                 if self._probes_open == 0 and self._found_by_probe == 0:
                     self._nothing_found(node.parent)
+
+    def _fall_back(self, node: SitemapNode, response: FetchResponse) -> None:
+        """The https start could not be connected to: start again over http, and say so."""
+        self._fell_back = True
+        node.state = NodeState.UNREACHABLE
+        node.issues = [_quiet(i) for i in node.issues]  # expected now: kept, as information
+        if node.kind == "sitemap":
+            self.sitemaps_requested -= 1
+        start = "http://" + self.start.removeprefix("https://")
+        origin = urlsplit(self.start)
+        self.issues.append(
+            fetch_issue(
+                HTTP_FALLBACK,
+                Severity.WARNING,
+                f"no connection to https://{origin.netloc} "
+                f"({response.error or 'no answer'}); fell back to http://{origin.netloc}",
+                self.start,
+                "the site is read over plain HTTP; give the URL with its scheme "
+                "(https:// or http://) to try only that",
+            )
+        )
+        self._start(start)
 
     def _handle_robots(self, node: SitemapNode, response: FetchResponse) -> None:
         status = response.status

@@ -292,9 +292,11 @@ class Fetcher:
         while True:
             attempt += 1
             deadline = asyncio.timeout(self.options.total_timeout)
+            hops: list[str] = []  # the URLs this attempt asked for (redirects followed)
+            unreachable = False  # no connection to request.url could be made at all
             try:
                 async with deadline:
-                    response = await self._once(request, headers, issues)
+                    response = await self._once(request, headers, issues, hops)
             except _Unconditional:
                 headers = {}
                 attempt -= 1
@@ -305,7 +307,7 @@ class Fetcher:
                     retry.code,
                     retry.retry_after,
                 )
-            except TimeoutError:
+            except TimeoutError as exc:
                 if deadline.expired():
                     return self._failed(
                         request,
@@ -315,14 +317,18 @@ class Fetcher:
                         issues,
                         attempt,
                     )
-                failure = (
-                    f"no data for {self.options.read_timeout:g} s or could not connect in "
-                    f"{self.options.connect_timeout:g} s",
-                    FETCH_TIMEOUT,
-                    None,
-                )
+                if isinstance(exc, aiohttp.ConnectionTimeoutError):
+                    reason = f"could not connect in {self.options.connect_timeout:g} s"
+                    unreachable = len(hops) == 1
+                else:
+                    reason = (
+                        f"no data for {self.options.read_timeout:g} s or could not connect in "
+                        f"{self.options.connect_timeout:g} s"
+                    )
+                failure = (reason, FETCH_TIMEOUT, None)
             except (aiohttp.ClientError, OSError) as exc:
                 failure = (_describe(exc), FETCH_FAILED, None)
+                unreachable = _cannot_connect(exc) and len(hops) == 1
             else:
                 if attempt > 1:
                     response.issues = [
@@ -336,8 +342,10 @@ class Fetcher:
                     ]
                 return response
             reason, code, retry_after = failure
-            if attempt >= policy.attempts:
-                return self._failed(request, code, reason, issues, attempt)
+            if attempt >= policy.attempts or (unreachable and not request.retry_unreachable):
+                failed = self._failed(request, code, reason, issues, attempt)
+                failed.unreachable = unreachable
+                return failed
             await self._sleep(policy.delay(attempt, retry_after))
 
     def _failed(
@@ -357,14 +365,20 @@ class Fetcher:
         )
 
     async def _once(
-        self, request: FetchRequest, conditional: Mapping[str, str], issues: list[Issue]
+        self,
+        request: FetchRequest,
+        conditional: Mapping[str, str],
+        issues: list[Issue],
+        hops: list[str],
     ) -> FetchResponse:
-        """One attempt: follow redirects, then read the answer."""
+        """One attempt: follow redirects, then read the answer. ``hops`` is told each URL
+        asked for."""
         current = request.url
         visited = [current]
         origin = _host(request.url)
         redirect_issues: list[Issue] = []
         for _ in range(self.options.max_redirects + 1):
+            hops.append(current)
             async with self.session.get(
                 current, headers=conditional, allow_redirects=False
             ) as resp:
@@ -623,6 +637,14 @@ def _retry_for(exc: BaseException) -> _Retry:
     if isinstance(exc, TimeoutError):
         return _Retry(f"no data for a while during the body ({_describe(exc)})", FETCH_TIMEOUT)
     return _Retry(_describe(exc), FETCH_FAILED)
+
+
+def _cannot_connect(exc: BaseException) -> bool:
+    """No connection could be made: refused, unreachable, the TLS handshake failed. A DNS
+    failure is not counted: the name fails whatever the scheme."""
+    return isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
+        exc, aiohttp.ClientConnectorDNSError
+    )
 
 
 def _describe(exc: BaseException) -> str:
