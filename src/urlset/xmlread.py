@@ -381,15 +381,15 @@ _RECORD = re.compile(
     rf"<url>{_S}<loc>([^<]*)</loc>{_S}(?:<lastmod>([^<]*)</lastmod>{_S})?"
     rf"(?:<changefreq>([^<]*)</changefreq>{_S})?(?:<priority>([^<]*)</priority>{_S})?</url>"
 )
-# a canonical record whose core values are followed by extension elements (group 5); the
-# run is typed by extensions.fast_extensions when it is in the plain form writers produce
-_EXT_RECORD = re.compile(
+# the head of a canonical record whose core values are followed by extension elements (up
+# to its '</url>'); they are typed by extensions.fast_extensions when they are in the plain
+# form writers produce
+_EXT_HEAD = re.compile(
     rf"{_S}<url>{_S}<loc>({_URI})</loc>{_S}"
     rf"(?:<lastmod>(\d{{4}}-\d\d-\d\d(?:T[0-9:]{{8}}(?:Z|[+-]\d\d:\d\d))?)</lastmod>{_S})?"
     rf"(?:<changefreq>(always|hourly|daily|weekly|monthly|yearly|never)</changefreq>{_S})?"
     rf"(?:<priority>(0(?:\.\d{{1,4}})?|1(?:\.0{{1,4}})?)</priority>{_S})?"
-    r"(<[A-Za-z_][^<>]*?:[^\x00]*?)</url>",
-    re.DOTALL,
+    r"(?=<[A-Za-z_][^<>]*?:)"
 )
 _RETRY_WINDOW = 16  # records tried at once after one the fast checks refused
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
@@ -832,10 +832,14 @@ class XmlBody:
     def _fast_extension_record(self, text: str, start: int, stop: int, line: int) -> bool:
         """A canonical record with image or hreflang extensions in their plain form, read
         without an XML parser; False leaves the record to lxml (nothing is emitted then)."""
-        m = _EXT_RECORD.fullmatch(text, start, stop)
-        if m is None:
+        m = _EXT_HEAD.match(text, start, stop)
+        # a piece ends at its first '</url>' (_fast_gap)
+        if m is None or not text.endswith("</url>", start, stop):
             return False
-        extensions = fast_extensions(m[5], self.root_prefixes)
+        body = text[m.end() : stop - 6]
+        if "\x00" in body:
+            return False
+        extensions = fast_extensions(body, self.root_prefixes)
         if extensions is None:
             return False
         sink = self.sink
