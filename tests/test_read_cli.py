@@ -191,6 +191,50 @@ def test_csv_and_tsv_extensions_column(tmp_path: Path, fmt: str, sep: str) -> No
     assert rows[2] == ["https://example.com/b", "", "", "", ""]
 
 
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_read_csv_and_tsv_build_again(tmp_path: Path, fmt: str) -> None:
+    """`urlset read -f csv` output is a build input: the extensions column is read back,
+    and the built sitemap reads as the original did."""
+    path = tmp_path / "tricky.xml"
+    path.write_text(TRICKY, encoding="utf-8")
+    _, original, _ = invoke(str(path))
+    code, table, _ = invoke(str(path), "-f", fmt)
+    assert code == 0
+    source = tmp_path / f"urls.{fmt}"
+    source.write_text(table, encoding="utf-8")
+    out = tmp_path / "out"
+    built = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(source),
+            "--base-url",
+            "https://example.com/",
+            "--out",
+            str(out),
+            "--no-gzip",
+        ],
+        catch_exceptions=False,
+    )
+    assert built.exit_code == 0, built.output
+    _, again, _ = invoke(str(out / "sitemap.xml"))
+    assert [json.loads(line) for line in again.splitlines()] == [
+        json.loads(line) for line in original.splitlines()
+    ]
+
+
+def test_a_bad_extensions_cell_is_a_reported_line(tmp_path: Path) -> None:
+    source = tmp_path / "urls.csv"
+    source.write_text('loc,extensions\nhttps://example.com/a,"[1, 2]"\nhttps://example.com/b,\n')
+    built = CliRunner().invoke(
+        main,
+        ["build", str(source), "--base-url", "https://example.com/", "--out", str(tmp_path / "o")],
+        catch_exceptions=False,
+    )
+    assert built.exit_code == 0
+    assert "urls.csv:2" in built.output and "extensions" in built.output
+
+
 def test_empty_csv_still_has_the_columns(tmp_path: Path) -> None:
     path = tmp_path / "empty.xml"
     path.write_text(f'<urlset xmlns="{NS}"></urlset>')

@@ -25,6 +25,9 @@ CSV and TSV: columns beside loc, lastmod, changefreq, priority (empty cells mean
 - images: ``image_loc`` and optionally ``image_caption``, ``image_title``,
   ``image_geo_location``, ``image_license``; several images are ``|``-separated, the n-th
   part of each column belonging to the n-th image (``a.jpg|b.jpg`` with ``|Title B``).
+- any kind: an ``extensions`` column holding one JSON object with the JSON Lines fields
+  above (``{"images": [...], "alternates": [...]}``), the cell ``urlset read`` writes, so
+  its CSV and TSV output builds again.
 - alternates: one ``alternate_<hreflang>`` column per language holding the href
   (``alternate_en-gb``, ``alternate_x-default``), and/or an ``alternates`` column of
   ``hreflang=href`` pairs separated by ``|`` (``en=https://e.com/en/|de=https://e.com/de/``).
@@ -70,7 +73,9 @@ NEWS_COLUMNS = (
     "news_stock_tickers",
 )
 VIDEO_COLUMNS = tuple(f"video_{name}" for name in Video.__dataclass_fields__ if name != "prices")
-EXTENSION_COLUMNS = (*IMAGE_COLUMNS, *NEWS_COLUMNS, *VIDEO_COLUMNS, "alternates")
+# "extensions": one JSON object with the JSON Lines extension fields, the cell `urlset read`
+# writes in CSV and TSV, so that its output builds again
+EXTENSION_COLUMNS = (*IMAGE_COLUMNS, *NEWS_COLUMNS, *VIDEO_COLUMNS, "alternates", "extensions")
 _SUFFIXES = {".txt": "text", ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -194,7 +199,7 @@ def _table(
             continue
         problem: str | None = None
         field = "line"
-        extensions: tuple[Extension, ...] = ()
+        extensions: tuple[Extension | RawElement, ...] = ()
         if len(row) != width:
             problem = f"has {len(row)} fields; the header has {width}"
         else:
@@ -240,9 +245,23 @@ def _parts(cells: dict[str, str], column: str, count: int) -> list[str | None]:
     return parts
 
 
-def table_extensions(cells: dict[str, str]) -> tuple[Extension, ...]:
+def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...]:
     """The extensions of one CSV/TSV row, from its non-empty extension cells (name -> text)."""
-    out: list[Extension] = []
+    out: list[Extension | RawElement] = []
+    if "extensions" in cells:
+        try:
+            data = json.loads(cells["extensions"])
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+            out.extend(from_json_fields(data))
+        except InvalidValue:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidValue(
+                "extensions",
+                cells["extensions"][:80],
+                f"is not a JSON object of extension fields, as `urlset read` writes ({exc})",
+            ) from None
     if "image_loc" in cells:
         locs = [p.strip() for p in cells["image_loc"].split("|")]
         n = len(locs)
