@@ -212,6 +212,20 @@ def test_nothing_found_anywhere() -> None:
     assert any(i.code == "no-sitemaps" and i.severity is Severity.ERROR for i in result.issues)
 
 
+def test_nothing_found_says_why_robots_txt_gave_nothing() -> None:
+    """A site without robots.txt, one whose robots.txt could not be read, and one whose
+    robots.txt names no sitemap are told apart in the final error."""
+    cases = {
+        "there is no robots.txt": {},
+        "robots.txt could not be read": {f"{S}/robots.txt": Doc(error="could not connect")},
+        "robots.txt names none": {f"{S}/robots.txt": robots("User-agent: *\n")},
+    }
+    for why, docs in cases.items():
+        result, _ = run(S, Site(docs))
+        (issue,) = [i for i in result.issues if i.code == "no-sitemaps"]
+        assert issue.message == f"no sitemap found: {why} and no well-known location has one"
+
+
 def test_start_at_a_sitemap_url() -> None:
     site = Site({f"{S}/map.xml": Doc(items=urls("m", 4))})
     result, _reads = run(f"{S}/map.xml", site)

@@ -705,11 +705,21 @@ class Discovery:
             self._nothing_found(robots)
 
     def _nothing_found(self, robots: SitemapNode | None) -> None:
+        # say why robots.txt gave nothing: a site without one differs from one unreachable
+        unread = (
+            [] if robots is None else [i for i in robots.issues if i.code == ROBOTS_UNAVAILABLE]
+        )
+        if not unread:
+            why = "robots.txt names none"
+        elif unread[0].severity is Severity.INFO:
+            why = "there is no robots.txt"
+        else:
+            why = "robots.txt could not be read"
         self.issues.append(
             fetch_issue(
                 NO_SITEMAPS,
                 Severity.ERROR,
-                "no sitemap found: robots.txt names none and no well-known location has one",
+                f"no sitemap found: {why} and no well-known location has one",
                 robots.url if robots is not None else self.start,
                 "give the sitemap URL directly",
             )
