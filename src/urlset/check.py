@@ -36,7 +36,7 @@ from lxml import etree
 from . import ext_rules, rules
 from .dates import Lastmod
 from .errors import InvalidValue
-from .limits import CURRENT, Limits, ReadLimits
+from .limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from .model import Issue, Severity, SitemapRef, Url
 from .reader import FILE_CHUNK, read_chunks
 from .urls import Scope, to_uri
@@ -494,12 +494,16 @@ def check_document(
     if message is not None:
         found.add("file-too-large", message)
 
-    # raw text and structure
+    # raw text and structure, unless the reader's fast lane proved them already (a urlset
+    # of canonical records, every loc plain as written)
     if fmt in ("urlset", "sitemapindex"):
-        _raw_locs(plain, limits, found)
+        proven = read.reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
+        if not proven:
+            _raw_locs(plain, limits, found)
         if not fatal:
             unexpected = any(i.code in _UNEXPECTED for i in reader_issues)
-            _structure(plain, fmt, found, unexpected)
+            if unexpected or not proven:
+                _structure(plain, fmt, found, unexpected)
             if options.schema:
                 _schema(plain, fmt, found)
     elif fmt == "text":

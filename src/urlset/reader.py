@@ -86,6 +86,15 @@ class SitemapReader:
         return self._sink.fatal
 
     @property
+    def plain_records(self) -> bool:
+        """True once closed when the document was a urlset of canonical records only: the
+        protocol's elements in its order, without attributes, comments or other elements,
+        every loc a plain URI as written (ASCII, '&' only as '&amp;', no character that
+        needs escaping, at most 2,048 characters). A checker need not prove these again."""
+        body = self._body
+        return self._closed and isinstance(body, XmlBody) and body.plain_records
+
+    @property
     def done(self) -> bool:
         """True once reading has stopped early (fatal input, a limit): feed no more data."""
         return self._done

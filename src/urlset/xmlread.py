@@ -529,10 +529,19 @@ class XmlBody:
             collect_ids=False,
         )
         self.prios = _Priorities()
+        self.fast_throughout = False  # entered the fast lane and left it only at close
+        self.fast_records_only = True  # no stretch between records needed a parser
 
     @property
     def dead(self) -> bool:
         return self.state == _DONE
+
+    @property
+    def plain_records(self) -> bool:
+        """True when every entry was a canonical record of the fast lane's pattern (protocol
+        order, no attributes, locs proven plain as written) and the body held nothing else
+        but whitespace; only what followed the last record went to libxml2 at close."""
+        return self.fast_throughout and self.fast_records_only
 
     # -- driving --
     def feed(self, data: bytes) -> None:
@@ -550,6 +559,7 @@ class XmlBody:
         if self.state == _PROLOG:
             self._prolog(final=True)
         if self.state == _FAST:
+            self.fast_throughout = True
             self._handoff()
         if self.state == _SLOW:
             self._close_parser()
@@ -808,6 +818,7 @@ class XmlBody:
         return stop
 
     def _fast_piece(self, text: str, start: int, stop: int) -> bool:
+        self.fast_records_only = False
         line = self._line_of(text, start)
         if self.root_prefixes and self._fast_extension_record(text, start, stop, line):
             return True
