@@ -404,3 +404,14 @@ def test_fast_uri_with_ports_and_addresses_is_what_the_full_parse_gives(
     text = f"{scheme}://{host}{port}/{tail}"
     if fast_uri(text):
         assert full_uri(text) == text
+
+
+def test_a_declared_encoding_is_reported_once_however_the_bytes_arrive() -> None:
+    """The prolog is scanned again as bytes arrive; its findings must not repeat."""
+    doc = (
+        b'<?xml version="1.0" encoding="TF-8"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n</urlset>\n'
+    )
+    for sizes in ([1], [5], [len(doc)]):
+        _, issues, _, _ = feed_all(doc, sizes)
+        assert [i.code for i in issues].count("non-utf8-encoding") == 1

@@ -609,11 +609,12 @@ class XmlBody:
                     return self._prolog_wait(final)
                 if buf.startswith(b"<?xml", pos):
                     enc = _ENCODING.search(buf, pos, end)
-                    if enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8"):
+                    odd = enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8")
+                    if odd and self.encoding_utf8:  # the prolog is rescanned as bytes arrive
                         self.encoding_utf8 = False
                         self.sink.issue(
                             "non-utf8-encoding",
-                            f"declared encoding {enc.group(1).decode('ascii')}; "
+                            f"declared encoding {enc.group(1).decode('ascii')}; "  # type: ignore[union-attr]
                             "the protocol requires UTF-8",
                             *self._position(pos),
                         )
