@@ -51,7 +51,7 @@ from .dates import Lastmod, check_lastmod, format_w3c
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 from .model import RawElement
-from .urls import is_plain_uri, to_uri
+from .urls import is_plain_uri, plain_uri_flags, to_uri
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
@@ -268,6 +268,19 @@ class Image:
         )
         _set(self, "title", None if title is None else _opt_text("image title", title))
         _set(self, "license", None if license is None else _opt_uri("image license", license))
+
+    @classmethod
+    def _trusted(
+        cls, loc: str, caption: str | None, geo_location: str | None, title: str | None
+    ) -> Image:
+        """An Image of values already checked (a plain URI, stripped printable texts)."""
+        image = object.__new__(cls)
+        _set(image, "loc", loc)
+        _set(image, "caption", caption)
+        _set(image, "geo_location", geo_location)
+        _set(image, "title", title)
+        _set(image, "license", None)
+        return image
 
     def body(self) -> str:
         loc, caption, geo, title, license_ = (
@@ -964,6 +977,47 @@ def _run_pattern(image: str | None, link: str | None) -> re.Pattern[str]:
     return found
 
 
+_IMAGE_SPLITS: dict[str, re.Pattern[str]] = {}
+
+
+def _image_split(prefix: str) -> re.Pattern[str]:
+    found = _IMAGE_SPLITS.get(prefix)
+    if found is None:
+        found = _IMAGE_SPLITS[prefix] = re.compile(_RUN_IMAGE.format(p=re.escape(prefix)))
+    return found
+
+
+def _fast_images(fragment: str, prefix: str) -> tuple[Image, ...] | None:
+    """A run of plain ``<image:image>`` elements (loc, and caption, geo_location or title as
+    printable text) typed a column at a time: one split, the locs proven plain URIs in one
+    pass, the texts in another, and the values built without checking them again. None when
+    anything in the run needs the one-by-one path."""
+    parts = _image_split(prefix).split(fragment)
+    if len(parts) < 7 or "".join(parts[0::6]).strip():
+        return None  # nothing but whitespace may lie between the images
+    if any(parts[5::6]):
+        return None  # a license is a URI of its own: the one-by-one path checks it
+    locs: list[str] = parts[1::6]
+    joined = "\n".join(locs)
+    if "&" in joined:
+        if joined.count("&") != joined.count("&amp;"):
+            return None
+        locs = [loc.replace("&amp;", "&") for loc in locs]
+    if False in plain_uri_flags(locs):
+        return None
+    columns = []
+    for column in (parts[2::6], parts[3::6], parts[4::6]):
+        texts = [text for text in column if text is not None]
+        if not texts:
+            columns.append(column)
+            continue
+        joined = "".join(texts)
+        if "&" in joined or not joined.isprintable():
+            return None  # entities, tabs, line breaks: the one-by-one path
+        columns.append([None if text is None else text.strip() or None for text in column])
+    return tuple(map(Image._trusted, locs, *columns))
+
+
 def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extension, ...] | None:
     """The typed values of ``fragment``, a run of ``<image:image>`` and ``<xhtml:link>``
     elements inside a ``<url>`` (whitespace between them allowed), when it is in the plain
@@ -981,6 +1035,10 @@ def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extensi
             link = prefix
     if image is None and link is None:
         return None if fragment.strip() else ()
+    if image is not None and (link is None or f"<{link}:" not in fragment):
+        images = _fast_images(fragment, image)
+        if images is not None:
+            return images
     pattern = _run_pattern(image, link)
     out: list[Extension] = []
     pos = 0

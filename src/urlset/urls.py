@@ -124,10 +124,7 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
     first = locs[0]
     cut = first.find("/", first.find("://") + 3) + 1 if "://" in first else 0
     prefix = first[:cut]
-    try:
-        if not cut or to_uri(prefix) != prefix or "%" in prefix:
-            return [False] * len(locs)
-    except InvalidValue:
+    if not cut or not _plain_directory(prefix):
         return [False] * len(locs)
     joined = "\n".join(locs)
     separators = len(locs) - 1
