@@ -236,6 +236,11 @@ _loc_tails = st.text(alphabet="aZ09-._~!$&'()*+,;=:@/?%#[]\\ é2eE\n", max_size=
             "http://10.0.0.1:80/",
             "http://01.2.3.4/",
             "https://xn--bcher-kva.example/",
+            "ftp://a.com/",
+            "HTTPS://a.com/",
+            "https://user@a.com/",
+            "https://a.com./",
+            "https:/a.com/",
         ]
     ),
 )

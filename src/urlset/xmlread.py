@@ -63,7 +63,7 @@ MAX_ISSUES_PER_CODE = 1000
 # --- values: one place that decides what a value means, for every lane and format --------
 
 # A URL this matches is already what urls.to_uri returns for it: a strict subset of
-# urls.PLAIN_URI (the same host rule; no quote, no dot segment, '%' only in an escape other
+# urls.is_plain_uri (the same host rule; no quote, no dot segment, '%' only in an escape other
 # than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
 # inclusion. urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
 _HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
@@ -371,7 +371,7 @@ FAST_WAIT_CAP = 1_048_576
 # The fast lane's record: protocol order, no attributes, no comments, XML whitespace between
 # elements. Values are taken up to the next '<' and checked in bulk afterwards (_plain_locs,
 # _Dates, _Changefreqs, _Priorities): a loc that is a plain http(s) URI as written (the
-# characters of urls.PLAIN_URI but quotes, '&' only as '&amp;', '%' only in an escape), a
+# characters of urls.is_plain_uri but quotes, '&' only as '&amp;', '%' only in an escape), a
 # lastmod of W3C digits, an exact changefreq, a priority from 0 to 1; such a record is
 # well-formed XML. Whatever does not pass goes to the full lane's code.
 _S = r"[ \t\r\n]*"
