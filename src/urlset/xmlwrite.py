@@ -213,32 +213,35 @@ class SitemapDocument:
         self, entries: list[str], batch: Sequence[Url], lastmods: Sequence[Lastmod | None]
     ) -> int:
         """Write as many of ``entries`` as fit; return how many."""
-        joined, ends, fits = self._measure(entries)
+        joined, fits, size = self._measure(entries)
         if fits == 0 and self._urls == 0:
-            raise EntryTooLarge(batch[0], ends[1] - ends[0])
+            raise EntryTooLarge(batch[0], len(entries[0].encode()))
         if fits < len(entries):
             joined = "".join(entries[:fits])
         if joined:
             self._parts.append(joined)
-            self._pending += ends[fits] - self._size
-            self._size = ends[fits]
+            self._pending += size - self._size
+            self._size = size
             self._urls += fits
             self._track_newest(lastmods[:fits])
             if self._pending >= _FLUSH_BYTES:
                 self._flush()
         return fits
 
-    def _measure(self, entries: list[str]) -> tuple[str, list[int], int]:
-        """The joined entries, the document size after each, and how many fit the budget."""
+    def _measure(self, entries: list[str]) -> tuple[str, int, int]:
+        """The joined entries, how many of them fit the budget, and the document's size with
+        those in."""
         joined = "".join(entries)
-        if joined.isascii():
-            sizes: Iterable[int] = map(len, entries)
-        else:
-            sizes = [len(entry.encode()) for entry in entries]
+        ascii = joined.isascii()
+        total = len(joined) if ascii else len(joined.encode())
+        if self._size + total <= self._budget:  # the usual case: no cut in this batch
+            return joined, len(entries), self._size + total
+        sizes: Iterable[int] = map(len, entries) if ascii else [len(e.encode()) for e in entries]
         # ends[i]: the document's size once entries[:i + 1] are in; the first end past the
         # budget is where this document stops
         ends = list(accumulate(sizes, initial=self._size))
-        return joined, ends, bisect_right(ends, self._budget) - 1
+        fits = bisect_right(ends, self._budget) - 1
+        return joined, fits, ends[fits]
 
     def _first_with_extensions(self, batch: Sequence[Url]) -> list[str]:
         """Entries of the document's first batch, declaring on the root the typed namespaces
@@ -253,7 +256,7 @@ class SitemapDocument:
             self._parts[0] = header
             self._size = self._pending = len(header.encode())
             entries = _xml_entries_ext(batch, namespaces)
-            _, _, fits = self._measure(entries)
+            _, fits, _ = self._measure(entries)
             used = namespaces_of(_all_extensions(batch[: max(fits, 0)]))
             if set(namespaces) <= set(used):
                 self._declared = namespaces
