@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from test_read_property import documents
+from test_read_property import documents, mutated
 from urlset.check import CheckOptions, check_document
 from urlset.reader import SitemapReader
 
@@ -26,7 +26,7 @@ def _without_the_proof(doc: bytes, monkeypatch: pytest.MonkeyPatch) -> list[obje
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(documents())
+@given(documents() | mutated())
 def test_the_proof_changes_no_finding(monkeypatch: pytest.MonkeyPatch, doc: bytes) -> None:
     assert check_document(doc, OPTIONS).issues == _without_the_proof(doc, monkeypatch)
 
@@ -41,9 +41,12 @@ def test_canonical_urlsets_are_proven_and_others_not() -> None:
         "<!-- c -->" + canonical: False,
         '<url id="1"><loc>https://example.com/a</loc></url>\n': False,
     }
+    cases[canonical + "<url><loc>https://example.com/b</loc></url"] = False  # cut short
+    cases[canonical + "</urlset>\n<url><loc>https://example.com/b</loc></url>"] = False
     for body, proven in cases.items():
         reader = SitemapReader("doc")
-        reader.feed((head + body + "</urlset>\n").encode())
+        tail = "" if body.endswith(("</url", "</url>")) else "</urlset>\n"
+        reader.feed((head + body + tail).encode())
         assert not reader.plain_records  # only once closed
         reader.close()
         assert reader.plain_records is proven, body

@@ -539,8 +539,8 @@ class XmlBody:
     @property
     def plain_records(self) -> bool:
         """True when every entry was a canonical record of the fast lane's pattern (protocol
-        order, no attributes, locs proven plain as written) and the body held nothing else
-        but whitespace; only what followed the last record went to libxml2 at close."""
+        order, no attributes, locs proven plain as written), the body held nothing else but
+        whitespace, and after the last record came only the root's end tag."""
         return self.fast_throughout and self.fast_records_only
 
     # -- driving --
@@ -559,7 +559,8 @@ class XmlBody:
         if self.state == _PROLOG:
             self._prolog(final=True)
         if self.state == _FAST:
-            self.fast_throughout = True
+            # proven only when what is left after the last record is the root's end tag
+            self.fast_throughout = bytes(self.buf).strip(b" \t\r\n") == b"</urlset>"
             self._handoff()
         if self.state == _SLOW:
             self._close_parser()
