@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from collections.abc import Iterator
 
 import aiohttp
@@ -264,3 +265,24 @@ def test_explicit_scheme_is_never_changed(http_only: LoopbackServer) -> None:
     assert sum(http_only.hits.values()) == 0  # nothing was asked over http
     plain = invoke(f"http://127.0.0.1:{http_only.port}")
     assert plain.exit_code == 0 and "http-fallback" not in plain.stderr
+
+
+def test_a_rejected_certificate_is_not_retried() -> None:
+    """A server whose certificate the client does not trust (a CA of its own, as a
+    misconfigured site has) fails at once with the reason: trying again cannot help."""
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server_context)
+    options = fast_http(retry=RetryPolicy(attempts=4, backoff=5.0))
+    with LoopbackServer(ssl_context=server_context) as server:
+        server.add("/robots.txt", b"User-agent: *\n", "text/plain")
+        started = time.monotonic()
+        response = asyncio.run(fetch_once(server.url("/robots.txt"), options, True))
+        elapsed = time.monotonic() - started
+    assert response.status is None and server.hits["/robots.txt"] == 0
+    assert "certificate was rejected" in (response.error or "")
+    assert "attempts" not in (response.error or "") and elapsed < 5.0  # no backoff waited

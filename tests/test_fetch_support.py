@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import hashlib
+import ssl
 import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
@@ -59,7 +60,8 @@ class Served:
 class LoopbackServer:
     """Serves registered files and handlers; unknown paths are 404."""
 
-    def __init__(self) -> None:
+    def __init__(self, ssl_context: ssl.SSLContext | None = None) -> None:
+        self.ssl_context = ssl_context  # serve https with it
         self.files: dict[str, Served] = {}
         self.handlers: dict[str, Handler] = {}
         self.hits: Counter[str] = Counter()  # requests per path
@@ -87,7 +89,7 @@ class LoopbackServer:
         app.router.add_route("GET", "/{tail:.*}", self._dispatch)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.ssl_context)
         await site.start()
         server: Any = site._server
         self.port = server.sockets[0].getsockname()[1]
@@ -98,7 +100,8 @@ class LoopbackServer:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "http" if self.ssl_context is None else "https"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     def url(self, path: str) -> str:
         return self.base + path

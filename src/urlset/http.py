@@ -294,6 +294,7 @@ class Fetcher:
             deadline = asyncio.timeout(self.options.total_timeout)
             hops: list[str] = []  # the URLs this attempt asked for (redirects followed)
             unreachable = False  # no connection to request.url could be made at all
+            final = False  # a failure that trying again cannot change
             try:
                 async with deadline:
                     response = await self._once(request, headers, issues, hops)
@@ -329,6 +330,8 @@ class Fetcher:
             except (aiohttp.ClientError, OSError) as exc:
                 failure = (_describe(exc), FETCH_FAILED, None)
                 unreachable = _cannot_connect(exc) and len(hops) == 1
+                # a certificate the client rejects is rejected again: no retry
+                final = isinstance(exc, aiohttp.ClientConnectorCertificateError)
             else:
                 if attempt > 1:
                     response.issues = [
@@ -342,7 +345,11 @@ class Fetcher:
                     ]
                 return response
             reason, code, retry_after = failure
-            if attempt >= policy.attempts or (unreachable and not request.retry_unreachable):
+            if (
+                final
+                or attempt >= policy.attempts
+                or (unreachable and not request.retry_unreachable)
+            ):
                 failed = self._failed(request, code, reason, issues, attempt)
                 failed.unreachable = unreachable
                 return failed
@@ -658,6 +665,9 @@ def _describe(exc: BaseException) -> str:
         return f"the body ended early{detail} ({type(exc).__name__})"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        reason = getattr(exc.certificate_error, "verify_message", None) or exc.certificate_error
+        return f"could not connect: the server's TLS certificate was rejected ({reason})"
     if isinstance(exc, aiohttp.ClientConnectorError):
         return f"could not connect ({exc.os_error.strerror or text or name})"
     return f"{name}: {text}" if text else name
