@@ -317,3 +317,63 @@ def test_fast_image_runs_type_what_lxml_types(
         f'<url xmlns="{NS}" xmlns:image="{_IMAGE_NS}">{fragment}</url>'.encode()
     )
     assert got == tuple(parse_element(el).value for el in root)
+
+
+_XHTML_NS = "http://www.w3.org/1999/xhtml"
+_odd_hreflangs = st.sampled_from(
+    [
+        "en",
+        "EN-gb",
+        "en_GB",
+        "x-default",
+        "X-Default",
+        "xx",
+        " de ",
+        "zh-Hant-TW",
+        "en-ZZ",
+        "a&amp;b",
+    ]
+)
+_odd_hrefs = st.sampled_from(
+    [
+        "https://e.com/en/",
+        "https://e.com/p?a=1&amp;b=2",
+        "https://e.com/a b",
+        "https://e.com/caf%C3%A9",
+        "/relative",
+        "https://E.com/up",
+        "https://e.com/it's",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(_odd_hreflangs, _odd_hrefs, st.sampled_from(["canonical", "href first", "Rel"])),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(["", "\n  ", " "]),
+)
+def test_fast_link_runs_type_what_lxml_types(links: list[tuple[str, str, str]], space: str) -> None:
+    """A run of hreflang links typed by the regex lane (a column at a time when it can, one
+    by one otherwise) gives what lxml and parse_element give, or declines."""
+    from urlset.extensions import fast_extensions, parse_element
+
+    elements = []
+    for hreflang, href, shape in links:
+        if shape == "canonical":
+            elements.append(f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{href}"/>')
+        elif shape == "href first":
+            elements.append(f'<xhtml:link href="{href}" rel="alternate" hreflang="{hreflang}"/>')
+        else:
+            elements.append(f'<xhtml:link rel="Alternate" hreflang="{hreflang}" href="{href}" />')
+    fragment = space + space.join(elements) + space
+    got = fast_extensions(fragment, {"": NS, "xhtml": _XHTML_NS})
+    if got is None:
+        return
+    root = etree.fromstring(
+        f'<url xmlns="{NS}" xmlns:xhtml="{_XHTML_NS}">{fragment}</url>'.encode()
+    )
+    assert got == tuple(parse_element(el).value for el in root)

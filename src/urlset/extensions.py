@@ -771,6 +771,14 @@ class Alternate:
         _set(self, "hreflang", hreflang_code(self.hreflang))
         _set(self, "href", _uri("alternate href", self.href))
 
+    @classmethod
+    def _trusted(cls, hreflang: str, href: str) -> Alternate:
+        """An Alternate of values already checked (a canonical code, a plain URI)."""
+        alternate = object.__new__(cls)
+        _set(alternate, "hreflang", hreflang)
+        _set(alternate, "href", href)
+        return alternate
+
     def body(self) -> str:
         return f'<xhtml:link rel="alternate" hreflang="{self.hreflang}" href="{_esc(self.href)}"/>'
 
@@ -1018,6 +1026,48 @@ def _fast_images(fragment: str, prefix: str) -> tuple[Image, ...] | None:
     return tuple(map(Image._trusted, locs, *columns))
 
 
+_LINK_SPLITS: dict[str, re.Pattern[str]] = {}
+_HREFLANG_CODES: dict[str, str] = {}  # hreflang as written -> canonical, for valid ones
+_HREFLANG_WRITTEN = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+def _fast_links(fragment: str, prefix: str) -> tuple[Alternate, ...] | None:
+    """A run of ``<xhtml:link rel="alternate" hreflang=".." href=".."/>`` elements in that
+    attribute order (as writers produce them) typed a column at a time: the hreflang codes
+    through a table of codes already checked, the hrefs proven plain URIs in one pass. None
+    when anything in the run needs the one-by-one path."""
+    pattern = _LINK_SPLITS.get(prefix)
+    if pattern is None:
+        pattern = _LINK_SPLITS[prefix] = re.compile(
+            rf'<{re.escape(prefix)}:link\s+rel="alternate"\s+hreflang="([^"<]*)"'
+            r'\s+href="([^"<]*)"\s*/>'
+        )
+    parts = pattern.split(fragment)
+    if len(parts) < 4 or "".join(parts[0::3]).strip():
+        return None
+    written: list[str] = parts[1::3]
+    hrefs: list[str] = parts[2::3]
+    joined = "\n".join(hrefs)
+    if "&" in joined:
+        if joined.count("&") != joined.count("&amp;"):
+            return None
+        hrefs = [href.replace("&amp;", "&") for href in hrefs]
+    if False in plain_uri_flags(hrefs):
+        return None
+    codes = _HREFLANG_CODES
+    for code in set(written) - codes.keys():
+        if not _HREFLANG_WRITTEN.fullmatch(code):
+            return None
+        try:
+            canonical = hreflang_code(code)
+        except InvalidValue:
+            return None  # the one-by-one path reports it
+        if len(codes) > 4096:
+            codes.clear()
+        codes[code] = canonical
+    return tuple(map(Alternate._trusted, map(codes.__getitem__, written), hrefs))
+
+
 def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extension, ...] | None:
     """The typed values of ``fragment``, a run of ``<image:image>`` and ``<xhtml:link>``
     elements inside a ``<url>`` (whitespace between them allowed), when it is in the plain
@@ -1039,6 +1089,10 @@ def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extensi
         images = _fast_images(fragment, image)
         if images is not None:
             return images
+    elif link is not None and (image is None or f"<{image}:" not in fragment):
+        links = _fast_links(fragment, link)
+        if links is not None:
+            return links
     pattern = _run_pattern(image, link)
     out: list[Extension] = []
     pos = 0
