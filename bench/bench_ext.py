@@ -1,6 +1,6 @@
-"""Extension benchmark: sitemaps with 10 images per URL against plain ones, per byte.
+"""Extension benchmark: sitemaps with 10 images (or hreflang links) per URL against plain ones, per byte.
 
-    .venv/bin/python bench/bench_ext.py [--urls 20000] [--images 10] [--repeat 3]
+    .venv/bin/python bench/bench_ext.py [--urls 20000] [--images 10] [--kind images|hreflang] [--repeat 3]
 
 Writes (``SitemapDocument`` to memory, uncompressed; and ``write_sitemaps`` with gzip to
 disk) and reads (the project's reader alone, then the reader plus ``extensions.typed`` on
@@ -26,7 +26,7 @@ from pathlib import Path
 from lxml import etree
 
 from urlset import Url, write_sitemaps
-from urlset.extensions import IMAGE_NS, Image, fast_extensions, parse_element
+from urlset.extensions import IMAGE_NS, XHTML_NS, Alternate, Image, fast_extensions, parse_element
 from urlset.reader import read_bytes
 from urlset.xmlwrite import SitemapDocument
 
@@ -34,21 +34,24 @@ BASE = "https://www.example.com/"
 URL_TAG = "{http://www.sitemaps.org/schemas/sitemap/0.9}url"
 
 
-def make_urls(n: int, images: int) -> list[Url]:
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "ja", "zh", "x-default", "pl", "sv")
+
+
+def make_urls(n: int, per_url: int, kind: str = "images") -> list[Url]:
+    """n URLs with ``per_url`` extensions each: images (loc + title) or hreflang links."""
     day = datetime(2024, 5, 1, 12, tzinfo=UTC)
-    return [
-        Url(
-            f"{BASE}products/item-{i}",
-            day,
-            "weekly",
-            0.8,
-            tuple(
-                Image(f"https://cdn.example.com/img/{i}/{k}.jpg", title=f"Product {i} view {k}")
-                for k in range(images)
-            ),
+
+    def extensions(i: int) -> tuple[Image | Alternate, ...]:
+        if kind == "hreflang":
+            return tuple(
+                Alternate(code, f"{BASE}{code}/products/item-{i}") for code in LANGUAGES[:per_url]
+            )
+        return tuple(
+            Image(f"https://cdn.example.com/img/{i}/{k}.jpg", title=f"Product {i} view {k}")
+            for k in range(per_url)
         )
-        for i in range(n)
-    ]
+
+    return [Url(f"{BASE}products/item-{i}", day, "weekly", 0.8, extensions(i)) for i in range(n)]
 
 
 def write_memory(urls: list[Url]) -> bytes:
@@ -97,7 +100,7 @@ _RECORD = re.compile(
 def regex_lane(data: bytes) -> int:
     """A regex record scan with ``extensions.fast_extensions`` on each record's extension
     part: what a reader's fast lane would add for image sitemaps (reference only)."""
-    prefixes = {"image": IMAGE_NS}
+    prefixes = {"image": IMAGE_NS, "xhtml": XHTML_NS}
     count = 0
     for m in _RECORD.finditer(data.decode()):
         fragment = m.group(2)
@@ -112,20 +115,23 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--urls", type=int, default=20_000)
-    parser.add_argument("--images", type=int, default=10)
+    parser.add_argument("--images", type=int, default=10, help="extensions per URL")
+    parser.add_argument("--kind", choices=("images", "hreflang"), default="images")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    n, k, repeat = args.urls, args.images, args.repeat
+    n, k, repeat = args.urls, min(args.images, len(LANGUAGES)), args.repeat
+    if args.kind == "images":
+        k = args.images
     print(
         f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}; "
-        f"{n:,} URLs, {k} images per URL, best of {repeat}"
+        f"{n:,} URLs, {k} {args.kind} per URL, best of {repeat}"
     )
     start = time.perf_counter()
     plain = make_urls(n, 0)
     plain_make = time.perf_counter() - start
     start = time.perf_counter()
-    rich = make_urls(n, k)
+    rich = make_urls(n, k, args.kind)
     rich_make = time.perf_counter() - start
     plain_xml, rich_xml = write_memory(plain), write_memory(rich)
     sizes = {"plain": len(plain_xml), "images": len(rich_xml)}
@@ -175,13 +181,15 @@ def main() -> None:
         f"\nXML size: plain {sizes['plain'] / 1e6:.1f} MB ({sizes['plain'] / n:.0f} B/URL), "
         f"{k} images {sizes['images'] / 1e6:.1f} MB ({sizes['images'] / n:.0f} B/URL)\n"
     )
-    print("| operation | plain s | plain MB/s | images s | images MB/s | per-byte ratio |")
+    print(
+        f"| operation | plain s | plain MB/s | {args.kind} s | {args.kind} MB/s | per-byte ratio |"
+    )
     print("|---|---|---|---|---|---|")
     for label, t_p, m_p, t_r, m_r, ratio in rows:
         print(f"| {label} | {t_p:.2f} | {m_p:.1f} | {t_r:.2f} | {m_r:.1f} | {ratio:.2f} |")
     print(
         f"\nbuilding the values (not timed above): plain {plain_make:.2f} s, "
-        f"with images {rich_make:.2f} s ({n * k / max(rich_make - plain_make, 1e-9):,.0f} Image() per s)"
+        f"with {args.kind} {rich_make:.2f} s ({n * k / max(rich_make - plain_make, 1e-9):,.0f} values per s)"
     )
     for label, *_, ratio in rows:
         verdict = "within 3x" if ratio >= 1 / 3 else "NOT within 3x"
