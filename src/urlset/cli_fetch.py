@@ -9,15 +9,11 @@ on stderr), 2 nothing could be read, or a usage or output error.
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable
-from itertools import repeat
 from typing import IO, Any
 
 import click
@@ -28,171 +24,23 @@ from .errors import InvalidValue
 from .extensions import json_fields
 from .http import (
     DEFAULT_USER_AGENT,
-    NO_PRIORITY,
     HttpOptions,
     Progress,
-    Render,
     RetryPolicy,
     UrlBatch,
-    UrlColumns,
     fetch_sitemaps,
     fork_is_safe,
 )
-from .model import ChangeFreq, Issue, Severity
+from .model import Issue, Severity
+from .output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from .urls import to_uri
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
 # the columns of CSV, TSV and Parquet: `urlset read`'s, then the sitemap the URL came from
 _FIELDS = (*URL_COLUMNS, "sitemap")
-# a loc that JSON must escape (URIs from to_uri never need it; this is the safety net)
-_JSON_UNSAFE = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
 
 
 # ----------------------------------------------------------------------------- writers
-class _Memo(dict[Any, str]):
-    """A dict that renders a missing key once: few distinct values recur across millions
-    of URLs, and a lookup is far cheaper than formatting."""
-
-    def __init__(self, render: Callable[[Any], str], empty: Any) -> None:
-        super().__init__()
-        self.render = render
-        self.empty = empty
-        self[empty] = ""
-
-    def __missing__(self, key: Any) -> str:
-        if len(self) > 200_000:
-            self.clear()
-            self[self.empty] = ""
-        text = self[key] = self.render(key)
-        return text
-
-
-# pieces by column value: lastmod W3C text ("" none), changefreq code (0 none), priority
-_LASTMOD_JSON = _Memo(lambda text: ',"lastmod":"' + text + '"', "")
-_CHANGEFREQ_JSON = ("", *(',"changefreq":"' + c.value + '"' for c in ChangeFreq))
-_PRIORITY_JSON = _Memo(lambda value: ',"priority":' + repr(value), NO_PRIORITY)
-_CHANGEFREQ_CELL = ("", *(c.value for c in ChangeFreq))
-_PRIORITY_CELL = _Memo(repr, NO_PRIORITY)
-_NEEDS_QUOTES = {",": re.compile(r'[",\r\n]'), "\t": re.compile(r'["\t\r\n]')}
-
-
-def render_jsonl(columns: UrlColumns, sitemap: str) -> str:
-    """One JSON object per URL. The hot path of a large fetch, so it works column by column
-    with memoised pieces (~0.5 us per URL; json.dumps per object takes ~5 us)."""
-    tail = ',"sitemap":' + json.dumps(sitemap) + "}\n"
-    locs = columns.locs
-    # URIs from to_uri never need JSON escaping; one scan of all of them checks it
-    if _JSON_UNSAFE.search("".join(locs)) is not None:
-        locs = [json.dumps(loc)[1:-1] for loc in locs]
-    lastmods = map(_LASTMOD_JSON.__getitem__, columns.lastmods)
-    changefreqs = map(_CHANGEFREQ_JSON.__getitem__, columns.changefreqs)
-    priorities = map(_PRIORITY_JSON.__getitem__, columns.priorities)
-    # extensions (images, videos, news, alternates, raw) in the shape `urlset read` writes
-    extras: Any = (
-        repeat("")
-        if columns.extensions is None
-        else [_extension_json(ext) for ext in columns.extensions]
-    )
-    return "".join(
-        [
-            f'{{"loc":"{loc}"{lastmod}{changefreq}{priority}{extra}{tail}'
-            for loc, lastmod, changefreq, priority, extra in zip(
-                locs,
-                lastmods,
-                changefreqs,
-                priorities,
-                extras,
-                strict=False,  # extras may be repeat("")
-            )
-        ]
-    )
-
-
-def _extension_json(extensions: tuple[Any, ...]) -> str:
-    if not extensions:
-        return ""
-    return "," + json.dumps(json_fields(extensions), ensure_ascii=False)[1:-1]
-
-
-def _extension_cell(extensions: tuple[Any, ...]) -> str:
-    """The ``extensions`` cell: the JSON object of the JSON Lines output, quoted the way
-    csv.writer quotes it (JSON text escapes tabs and line breaks, so a quoted cell with its
-    quotes doubled is right for CSV and TSV alike); "" when there are none."""
-    if not extensions:
-        return ""
-    text = json.dumps(json_fields(extensions), ensure_ascii=False)
-    return '"' + text.replace('"', '""') + '"'
-
-
-def _render_delimited(columns: UrlColumns, sitemap: str, delimiter: str) -> str:
-    locs = columns.locs
-    lastmods = columns.lastmods
-    changefreqs = map(_CHANGEFREQ_CELL.__getitem__, columns.changefreqs)
-    priorities = map(_PRIORITY_CELL.__getitem__, columns.priorities)
-    extensions = columns.extensions
-    if _NEEDS_QUOTES[delimiter].search("".join(locs) + sitemap) is not None:
-        cells: Any = (
-            repeat("")
-            if extensions is None
-            else [
-                json.dumps(json_fields(ext), ensure_ascii=False) if ext else ""
-                for ext in extensions
-            ]
-        )
-        out = io.StringIO()
-        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(
-            (loc, lastmod, changefreq, priority, cell, sitemap)
-            for loc, lastmod, changefreq, priority, cell in zip(
-                locs, lastmods, changefreqs, priorities, cells, strict=False
-            )
-        )
-        return out.getvalue()
-    d = delimiter
-    tail = d + sitemap + "\n"
-    if extensions is None:
-        # no URL has extensions: an empty cell in the constant tail, no per-URL work added
-        tail = d + tail
-        return "".join(
-            [
-                f"{loc}{d}{lastmod}{d}{changefreq}{d}{priority}{tail}"
-                for loc, lastmod, changefreq, priority in zip(
-                    locs, lastmods, changefreqs, priorities, strict=True
-                )
-            ]
-        )
-    return "".join(
-        [
-            f"{loc}{d}{lastmod}{d}{changefreq}{d}{priority}{d}{cell}{tail}"
-            for loc, lastmod, changefreq, priority, cell in zip(
-                locs,
-                lastmods,
-                changefreqs,
-                priorities,
-                map(_extension_cell, extensions),
-                strict=True,
-            )
-        ]
-    )
-
-
-def render_csv(columns: UrlColumns, sitemap: str) -> str:
-    return _render_delimited(columns, sitemap, ",")
-
-
-def render_tsv(columns: UrlColumns, sitemap: str) -> str:
-    return _render_delimited(columns, sitemap, "\t")
-
-
-def render_locs(columns: UrlColumns, sitemap: str) -> str:
-    return "".join([loc + "\n" for loc in columns.locs])
-
-
-RENDERERS: dict[str, Render] = {
-    "jsonl": render_jsonl,
-    "csv": render_csv,
-    "tsv": render_tsv,
-    "locs": render_locs,
-}
 
 
 class _Writer:
@@ -239,7 +87,7 @@ class _Parquet(_Writer):
         rows = self.rows
         rows["loc"].extend(columns.locs)
         rows["lastmod"].extend([t or None for t in columns.lastmods])
-        rows["changefreq"].extend([_CHANGEFREQ_CELL[c] or None for c in columns.changefreqs])
+        rows["changefreq"].extend([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs])
         rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
         extensions = columns.extensions
         rows["extensions"].extend(

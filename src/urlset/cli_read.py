@@ -22,6 +22,7 @@ from .errors import InvalidValue
 from .extensions import json_fields
 from .limits import ReadLimits
 from .model import Issue, SitemapRef, Url
+from .output import RENDERERS, UrlColumns
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 STDIN_CHUNK = 262_144
@@ -29,6 +30,7 @@ STDIN_CHUNK = 262_144
 # extensions: the entry's extension fields as one JSON object (the JSON Lines shape), or ""
 URL_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions")
 INDEX_COLUMNS = ("loc", "lastmod")
+_URL_BATCH = 8192  # URLs rendered at once (a few MB of text at most)
 
 
 def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
@@ -75,46 +77,54 @@ def _stdin_chunks() -> Iterator[bytes]:
 
 
 class _Writer:
+    """Writes entries as they come; URLs a batch at a time through the column renderers of
+    ``urlset.output`` (the ones `urlset fetch` uses), index entries one by one."""
+
     def __init__(self, out: IO[str], fmt: str) -> None:
         self.out = out
         self.fmt = fmt
         self.header = False
+        self.urls: list[Url] = []
         self.csv: Any = None
         if fmt in ("csv", "tsv"):
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
     def entry(self, entry: Url | SitemapRef) -> None:
+        if type(entry) is Url:
+            self.urls.append(entry)
+            if len(self.urls) >= _URL_BATCH:
+                self.flush()
+            return
+        self.flush()  # keep the order of the entries
         fmt = self.fmt
         if fmt == "jsonl":
             self.out.write(json.dumps(entry_dict(entry), ensure_ascii=False) + "\n")
         elif fmt == "locs":
             self.out.write(entry.loc + "\n")
         else:
-            index = type(entry) is SitemapRef
             if not self.header:
-                self._header(index)
+                self._header(index=True)
             lastmod = "" if entry.lastmod is None else format_w3c(entry.lastmod)
-            if index:
-                self.csv.writerow((entry.loc, lastmod))
-            else:
-                assert isinstance(entry, Url)
-                self.csv.writerow(
-                    (
-                        entry.loc,
-                        lastmod,
-                        "" if entry.changefreq is None else entry.changefreq.value,
-                        "" if entry.priority is None else repr(entry.priority),
-                        json.dumps(json_fields(entry.extensions), ensure_ascii=False)
-                        if entry.extensions
-                        else "",
-                    )
-                )
+            self.csv.writerow((entry.loc, lastmod))
+
+    def flush(self) -> None:
+        """Write the URLs held back."""
+        if not self.urls:
+            return
+        if self.csv is not None and not self.header:
+            self._header(index=False)
+        if self.fmt == "locs":
+            self.out.write("".join([url[0] + "\n" for url in self.urls]))
+        else:
+            self.out.write(RENDERERS[self.fmt](UrlColumns.from_urls(self.urls), None))
+        self.urls = []
 
     def _header(self, index: bool) -> None:
         self.header = True
         self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
 
     def finish(self) -> None:
+        self.flush()
         if self.csv is not None and not self.header:
             self._header(False)
 
@@ -210,6 +220,9 @@ def read(
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
+            with contextlib.suppress(OSError):  # what was read is still written
+                writer.finish()
+                out.flush()
             _fail(f"cannot read {source}: {exc.strerror or exc}")
         writer.finish()
         out.flush()

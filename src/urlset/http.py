@@ -42,14 +42,13 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Protocol, overload
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
-from .dates import Lastmod, format_w3c
 from .discovery import (
     CONTENT_TYPE,
     CROSS_HOST_REDIRECT,
@@ -71,7 +70,8 @@ from .discovery import (
 )
 from .errors import InvalidValue
 from .limits import ReadLimits
-from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
+from .model import Issue, Severity, SitemapRef, Url
+from .output import Render, UrlColumns
 from .urls import to_uri
 
 if TYPE_CHECKING:
@@ -685,119 +685,6 @@ def _describe(exc: BaseException) -> str:
 # into the main process.
 
 _COALESCE = 256 * 1024
-_FREQS: tuple[ChangeFreq | None, ...] = (None, *ChangeFreq)
-_FREQ_CODE: dict[ChangeFreq | None, int] = {f: i for i, f in enumerate(_FREQS)}
-NO_PRIORITY = -1.0  # in UrlColumns.priorities: no <priority>
-
-
-class _TextMemo(dict[Any, str]):
-    """format_w3c memoised; None -> "" (few distinct lastmods recur across many URLs)."""
-
-    def __missing__(self, key: Any) -> str:
-        if len(self) > 200_000:
-            self.clear()
-        text = self[key] = "" if key is None else format_w3c(key)
-        return text
-
-
-_LASTMOD_TEXT = _TextMemo()
-
-
-class UrlColumns:
-    """Urls as a few compact columns: what a parse worker sends back (a handful of large
-    objects pickle in microseconds; 50,000 small ones take tens of milliseconds) and what
-    the output renderers read. ``lastmods`` are W3C text ("" for none), ``changefreqs``
-    one code per URL (0 none, then ChangeFreq in order), ``priorities`` floats
-    (NO_PRIORITY for none), ``extensions`` None when no URL has any."""
-
-    __slots__ = ("_lastmods", "_locs", "changefreqs", "count", "extensions", "priorities")
-
-    def __init__(
-        self,
-        locs: list[str],
-        lastmods: list[str],
-        changefreqs: bytes,
-        priorities: array[float],
-        extensions: list[tuple[Any, ...]] | None,
-    ) -> None:
-        self.count = len(locs)
-        self._locs: list[str] | str = locs
-        self._lastmods: list[str] | str = lastmods
-        self.changefreqs = changefreqs
-        self.priorities = priorities
-        self.extensions = extensions
-
-    @classmethod
-    def from_urls(cls, urls: Sequence[Url]) -> UrlColumns:
-        extensions = [u[4] for u in urls]
-        return cls(
-            [u[0] for u in urls],
-            list(map(_LASTMOD_TEXT.__getitem__, [u[1] for u in urls])),
-            bytes(map(_FREQ_CODE.__getitem__, [u[2] for u in urls])),
-            array("d", [NO_PRIORITY if p is None else p for p in [u[3] for u in urls]]),
-            extensions if any(extensions) else None,
-        )
-
-    @property
-    def locs(self) -> list[str]:
-        if isinstance(self._locs, str):
-            self._locs = self._locs.split("\n") if self.count else []
-        return self._locs
-
-    @property
-    def lastmods(self) -> list[str]:
-        if isinstance(self._lastmods, str):
-            self._lastmods = self._lastmods.split("\n") if self.count else []
-        return self._lastmods
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # locs hold no line breaks (they are URIs), nor does W3C text
-        locs = self._locs if isinstance(self._locs, str) else "\n".join(self._locs)
-        lastmods = self._lastmods if isinstance(self._lastmods, str) else "\n".join(self._lastmods)
-        state = (locs, lastmods, self.changefreqs, self.priorities.tobytes(), self.extensions)
-        return (_columns_from_state, (self.count, *state))
-
-    def head(self, n: int) -> UrlColumns:
-        return UrlColumns(
-            self.locs[:n],
-            self.lastmods[:n],
-            self.changefreqs[:n],
-            self.priorities[:n],
-            None if self.extensions is None else self.extensions[:n],
-        )
-
-    def urls(self) -> list[Url]:
-        """The Url values (W3C text parsed back: datetime.fromisoformat reads what
-        format_w3c writes)."""
-        lastmods = [None if not t else _parse_w3c(t) for t in self.lastmods]
-        freqs = [_FREQS[c] for c in self.changefreqs]
-        priorities = [None if p == NO_PRIORITY else p for p in self.priorities]
-        extensions = self.extensions if self.extensions is not None else [()] * self.count
-        return list(map(Url._trusted, self.locs, lastmods, freqs, priorities, extensions))
-
-
-def _columns_from_state(
-    count: int,
-    locs: str,
-    lastmods: str,
-    changefreqs: bytes,
-    priorities: bytes,
-    extensions: list[tuple[Any, ...]] | None,
-) -> UrlColumns:
-    columns = UrlColumns([], [], changefreqs, array("d", priorities), extensions)
-    columns.count = count
-    columns._locs = locs
-    columns._lastmods = lastmods
-    return columns
-
-
-def _parse_w3c(text: str) -> Lastmod:
-    if len(text) == 10:
-        return date.fromisoformat(text)
-    return datetime.fromisoformat(text)
-
-
-Render = Callable[[UrlColumns, str], str]  # (urls, sitemap URL) -> output text, a line each
 
 
 class UrlBatch(Sequence[Url]):
@@ -1224,7 +1111,6 @@ __all__ = [
     "ReaderLike",
     "RetryPolicy",
     "UrlBatch",
-    "UrlColumns",
     "fetch_sitemaps",
     "fetch_sitemaps_sync",
     "fork_is_safe",
