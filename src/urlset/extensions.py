@@ -985,6 +985,17 @@ def _run_pattern(image: str | None, link: str | None) -> re.Pattern[str]:
     return found
 
 
+def _plain_written_uris(texts: list[str]) -> list[str] | None:
+    """URIs as written in XML ('&' only as '&amp;'), unescaped, when every one of them is a
+    plain URI (``urls.plain_uri_flags``); None otherwise."""
+    joined = "\n".join(texts)
+    if "&" in joined:
+        if joined.count("&") != joined.count("&amp;"):
+            return None
+        texts = [text.replace("&amp;", "&") for text in texts]
+    return None if False in plain_uri_flags(texts) else texts
+
+
 _IMAGE_SPLITS: dict[str, re.Pattern[str]] = {}
 
 
@@ -1005,13 +1016,8 @@ def _fast_images(fragment: str, prefix: str) -> tuple[Image, ...] | None:
         return None  # nothing but whitespace may lie between the images
     if any(parts[5::6]):
         return None  # a license is a URI of its own: the one-by-one path checks it
-    locs: list[str] = parts[1::6]
-    joined = "\n".join(locs)
-    if "&" in joined:
-        if joined.count("&") != joined.count("&amp;"):
-            return None
-        locs = [loc.replace("&amp;", "&") for loc in locs]
-    if False in plain_uri_flags(locs):
+    locs = _plain_written_uris(parts[1::6])
+    if locs is None:
         return None
     columns = []
     for column in (parts[2::6], parts[3::6], parts[4::6]):
@@ -1046,13 +1052,8 @@ def _fast_links(fragment: str, prefix: str) -> tuple[Alternate, ...] | None:
     if len(parts) < 4 or "".join(parts[0::3]).strip():
         return None
     written: list[str] = parts[1::3]
-    hrefs: list[str] = parts[2::3]
-    joined = "\n".join(hrefs)
-    if "&" in joined:
-        if joined.count("&") != joined.count("&amp;"):
-            return None
-        hrefs = [href.replace("&amp;", "&") for href in hrefs]
-    if False in plain_uri_flags(hrefs):
+    hrefs = _plain_written_uris(parts[2::3])
+    if hrefs is None:
         return None
     codes = _HREFLANG_CODES
     for code in set(written) - codes.keys():
