@@ -778,3 +778,45 @@ def test_mappings_with_extension_fields(tmp_path: Path) -> None:
         "<image:loc>https://www.example.com/i.png</image:loc>"
         in (tmp_path / "sitemap.xml").read_text()
     )
+
+
+@pytest.mark.parametrize("per_check", [2, 4096])
+def test_table_sources_keep_every_line_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, per_check: int
+) -> None:
+    """A table of the core columns is read a batch of rows at a time; whatever the batch
+    size, good rows come out in order and each bad one as an InputError with its line."""
+    import urlset.sources
+    from urlset.errors import InputError
+    from urlset.sources import iter_entries, open_source
+
+    monkeypatch.setattr(urlset.sources, "_ROWS_PER_CHECK", per_check)
+    src = tmp_path / "t.csv"
+    src.write_bytes(
+        b"priority,LOC,lastmod\n"  # columns in any order, changefreq absent
+        + f"0.5,{BASE}a,2024-01-02\n".encode()
+        + b"\n"  # blank: skipped
+        + f"1.0,{BASE}b\n".encode()  # too few fields
+        + f' ,"{BASE}c" , \n'.encode()  # blank cells are no value
+        + f"0.3,{BASE}d".encode()
+        + b"\xff,\n"  # invalid UTF-8
+        + f'0.1,"{BASE}e",2024-01-03\n'.encode()
+        + f"high,{BASE}f,\n".encode()  # invalid priority
+        + f'0.2,"{BASE}g\nh",\n'.encode()  # a quoted line break: two lines, then rejected
+        + f"0.9,{BASE}i,\n".encode()
+    )
+    with open_source(str(src)) as stream:
+        got = [
+            (e.line, e.field) if isinstance(e, InputError) else e.loc
+            for e in iter_entries(stream, "csv", "t.csv")
+        ]
+    assert got == [
+        BASE + "a",
+        (4, "line"),
+        BASE + "c",
+        (6, "line"),
+        BASE + "e",
+        (8, "priority"),
+        (10, "loc"),
+        BASE + "i",
+    ]

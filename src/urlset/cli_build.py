@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from datetime import UTC, timedelta, timezone, tzinfo
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 import click
@@ -15,7 +15,7 @@ from .errors import InputError, InvalidValue, LimitExceeded, PublishError
 from .hreflang import Reciprocity, describe
 from .limits import PROFILES, profile
 from .model import Url
-from .sources import FORMATS, detect_format, iter_entries, open_source
+from .sources import FORMATS, detect_format, iter_batches, open_source
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -124,21 +124,22 @@ def build(
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
 
-    def entries() -> Iterator[Url | InputError]:
+    def batches() -> Iterator[list[Url | InputError]]:
         for name, fmt in zip(sources, formats, strict=True):
             label = "<stdin>" if name == "-" else name
             try:
                 with open_source(name) as stream:
-                    yield from iter_entries(stream, fmt, label, default_tz=default_tz)
+                    yield from iter_batches(stream, fmt, label, default_tz=default_tz)
             except OSError as exc:
                 raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity()
+    entries: Iterator[Url | InputError] = chain.from_iterable(reciprocity.tap_batches(batches()))
     try:
         with progress:
             report = write_sitemaps(
-                reciprocity.tap(entries()),
+                entries,
                 out_dir,
                 base_url,
                 progress=progress.update,

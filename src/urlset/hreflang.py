@@ -7,15 +7,19 @@ group; each page of the group must link to every member of the group.
 
 ``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
 keeps only what the rule needs: the alternates of pages that have some, and a 64-bit hash
-of every other loc (to tell "in the set but lists no alternates" from "not in this set").
+of every other loc in an array, 8 bytes a URL (to tell "in the set but lists no alternates"
+from "not in this set").
 ``missing()`` then names each page that lacks a link, the link it lacks, and the page whose
 annotations require it.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple, TypeVar
+
+import numpy as np
 
 from .extensions import Alternate
 from .model import Url
@@ -54,7 +58,8 @@ class Reciprocity:
 
     def __init__(self) -> None:
         self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
-        self._plain: set[int] = set()  # hashes of locs without alternates
+        # hashes of locs without alternates: 8 bytes a URL (a set of ints takes ~70)
+        self._plain = array("q")
 
     def add(self, url: Url) -> None:
         """Record one URL of the set (its typed alternates; others are ignored)."""
@@ -65,7 +70,7 @@ class Reciprocity:
         """Record a page's alternates directly (a URL listed twice gets the union)."""
         found = {a.href: a.hreflang for a in alternates}
         if not found:
-            self._plain.add(hash(loc))
+            self._plain.append(hash(loc))
             return
         known = self._links.get(loc)
         if known is None:
@@ -76,17 +81,33 @@ class Reciprocity:
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
-        self._plain.add(hash(loc))
+        self._plain.append(hash(loc))
 
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
         """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
         set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,
         then ``rec.missing()``). Entries the build later rejects are recorded too."""
         add = self.add
+        plain = self._plain.append
         for entry in entries:
             if isinstance(entry, Url):
-                add(entry)
+                if entry[4]:
+                    add(entry)
+                else:
+                    plain(hash(entry[0]))
             yield entry
+
+    def tap_batches(self, batches: Iterable[list[T]]) -> Iterator[list[T]]:
+        """``tap`` for entries that come a list at a time (``sources.iter_batches``)."""
+        add = self.add
+        plain = self._plain
+        for batch in batches:
+            urls: list[Url] = [entry for entry in batch if type(entry) is Url]  # type: ignore[misc]
+            plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
+            for url in urls:
+                if url[4]:
+                    add(url)
+            yield batch
 
     @property
     def pages(self) -> int:
@@ -118,13 +139,21 @@ class Reciprocity:
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
         links = self._links
+        found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
         for loc, own in links.items():
             for href, code in own.items():
                 if href in links or href in reported:
                     continue
                 reported.add(href)
-                yield Unlisted(href, code, loc, hash(href) in self._plain)
+                found.append((href, code, loc))
+        if not found:
+            return
+        plain = np.frombuffer(self._plain.tobytes(), dtype=np.int64)  # a copy: adds go on
+        wanted = np.fromiter((hash(href) for href, _, _ in found), dtype=np.int64, count=len(found))
+        in_set = np.isin(wanted, plain).tolist()
+        for (href, code, loc), listed in zip(found, in_set, strict=True):
+            yield Unlisted(href, code, loc, listed)
 
 
 def describe(link: MissingLink) -> str:

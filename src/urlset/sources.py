@@ -52,6 +52,8 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import tzinfo
+from itertools import chain, islice, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -107,14 +109,28 @@ def iter_entries(
     stream: IO[str], fmt: str, source: str, *, default_tz: tzinfo | None = None
 ) -> Iterator[Url | InputError]:
     """Entries of one input stream; bad lines come as InputError values, in order."""
+    for batch in iter_batches(stream, fmt, source, default_tz=default_tz):
+        yield from batch
+
+
+def iter_batches(
+    stream: IO[str], fmt: str, source: str, *, default_tz: tzinfo | None = None
+) -> Iterator[list[Url | InputError]]:
+    """``iter_entries`` a list at a time: a build takes them so, without a generator step
+    per line (a table of the core columns is read a batch of rows at a time)."""
     if fmt == "text":
-        yield from _text(stream, source)
+        yield from _batched(_text(stream, source))
     elif fmt in ("csv", "tsv"):
         yield from _table(stream, source, "\t" if fmt == "tsv" else ",", default_tz)
     elif fmt == "jsonl":
-        yield from _jsonl(stream, source, default_tz)
+        yield from _batched(_jsonl(stream, source, default_tz))
     else:
         raise InvalidValue("input format", fmt, f"choose one of {', '.join(FORMATS)}")
+
+
+def _batched(entries: Iterator[Url | InputError]) -> Iterator[list[Url | InputError]]:
+    while batch := list(islice(entries, _ROWS_PER_CHECK)):
+        yield batch
 
 
 def _not_utf8(text: str) -> bool:
@@ -132,15 +148,15 @@ _ROWS_PER_CHECK = 4096
 
 def _checked_rows(
     numbered: list[tuple[int, tuple[Any, ...]]], source: str, default_tz: tzinfo | None
-) -> Iterator[Url | InputError]:
+) -> list[Url | InputError]:
     """Check a batch of (line number, row) column by column; failures keep their line."""
     results = urls_from_rows([row for _, row in numbered], default_tz=default_tz)
-    for (number, _), result in zip(numbered, results, strict=True):
-        if type(result) is Url:
-            yield result
-        else:
-            assert isinstance(result, InvalidValue)
-            yield InputError(source, number, str(result), result.field)
+    if InvalidValue not in set(map(type, results)):
+        return results  # type: ignore[return-value]  # all Urls
+    return [
+        result if type(result) is Url else InputError(source, number, str(result), result.field)  # type: ignore[union-attr]
+        for (number, _), result in zip(numbered, results, strict=True)
+    ]
 
 
 def _text(stream: IO[str], source: str) -> Iterator[Url | InputError]:
@@ -163,14 +179,14 @@ def _text(stream: IO[str], source: str) -> Iterator[Url | InputError]:
 
 def _table(
     stream: IO[str], source: str, delimiter: str, default_tz: tzinfo | None
-) -> Iterator[Url | InputError]:
+) -> Iterator[list[Url | InputError]]:
     reader = csv.reader(stream, delimiter=delimiter)
     try:
         header = [name.strip().lower() for name in next(reader)]
     except StopIteration:
         return
     except csv.Error as exc:
-        yield InputError(source, 1, f"unreadable header ({exc})")
+        yield [InputError(source, 1, f"unreadable header ({exc})")]
         return
     unknown = [name for name in header if not _known_column(name)]
     if "loc" not in header or unknown:
@@ -185,6 +201,21 @@ def _table(
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
     extra = [(i, name) for i, name in enumerate(header) if name not in COLUMNS]
     width = len(header)
+    if not extra:
+        yield from _core_table(reader, source, positions, width, default_tz)
+    else:
+        yield from _batched(_extension_table(reader, source, positions, extra, width, default_tz))
+
+
+def _extension_table(
+    reader: Any,
+    source: str,
+    positions: list[int],
+    extra: list[tuple[int, str]],
+    width: int,
+    default_tz: tzinfo | None,
+) -> Iterator[Url | InputError]:
+    """The rows of a table with extension columns, one at a time."""
     batch: list[tuple[int, tuple[Any, ...]]] = []
     while True:
         try:
@@ -228,6 +259,68 @@ def _table(
             yield from _checked_rows(batch, source, default_tz)
             batch.clear()
     yield from _checked_rows(batch, source, default_tz)
+
+
+def _core_table(
+    reader: Any, source: str, positions: list[int], width: int, default_tz: tzinfo | None
+) -> Iterator[list[Url | InputError]]:
+    """The rows of a table with no extension columns, a list at a time: held raw, then
+    stripped and checked column by column (no per-row Python beyond the CSV reader's)."""
+    pending: list[tuple[int, list[str]]] = []
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            error = InputError(source, reader.line_num, f"unreadable row ({exc})")
+            yield [*_core_rows(pending, positions, source, default_tz), error]
+            pending.clear()
+            continue
+        if len(row) <= 1 and (not row or not row[0].strip()):
+            continue  # a blank line
+        if len(row) != width:
+            problem = f"has {len(row)} fields; the header has {width}"
+            error = InputError(source, reader.line_num, problem)
+            yield [*_core_rows(pending, positions, source, default_tz), error]
+            pending.clear()
+            continue
+        pending.append((reader.line_num, row))
+        if len(pending) == _ROWS_PER_CHECK:
+            yield _core_rows(pending, positions, source, default_tz)
+            pending.clear()
+    if pending:
+        yield _core_rows(pending, positions, source, default_tz)
+
+
+def _core_rows(
+    pending: list[tuple[int, list[str]]],
+    positions: list[int],
+    source: str,
+    default_tz: tzinfo | None,
+) -> list[Url | InputError]:
+    if not pending:
+        return []
+    rows = [row for _, row in pending]
+    if _not_utf8("".join(chain.from_iterable(rows))):  # rare: find the rows, keep the order
+        out: list[Url | InputError] = []
+        good: list[tuple[int, list[str]]] = []
+        for number, row in pending:
+            if _not_utf8("".join(row)):
+                out += _core_rows(good, positions, source, default_tz)
+                good = []
+                out.append(InputError(source, number, "not valid UTF-8"))
+            else:
+                good.append((number, row))
+        return out + _core_rows(good, positions, source, default_tz)
+    columns: list[Any] = [
+        [cell.strip() or None for cell in map(itemgetter(i), rows)] if i >= 0 else repeat(None)
+        for i in positions
+    ]
+    columns[0] = [loc or "" for loc in columns[0]]
+    numbers = [number for number, _ in pending]
+    rows_out = list(zip(numbers, zip(*columns, strict=False), strict=True))  # repeat(None) ends
+    return _checked_rows(rows_out, source, default_tz)
 
 
 def _known_column(name: str) -> bool:
