@@ -820,3 +820,23 @@ def test_table_sources_keep_every_line_number(
         (10, "loc"),
         BASE + "i",
     ]
+
+
+def test_cli_build_from_csv_writes_what_the_url_path_writes(tmp_path: Path) -> None:
+    """Clean CSV rows reach the build as rows (rendered without Url values); the files must
+    be byte for byte those the same entries give as Url values, bad lines still reported."""
+    good = [
+        (f"{BASE}p/{i}?a=1&b={i}", f"2024-01-{1 + i % 28:02d}", "weekly", f"0.{i % 10}")
+        for i in range(300)
+    ]
+    lines = ["loc,lastmod,changefreq,priority", *(",".join(row) for row in good)]
+    lines.insert(100, f"{BASE}bad,2024-13-01,,")
+    (tmp_path / "u.csv").write_text("\n".join(lines) + "\n")
+    args = ["build", str(tmp_path / "u.csv"), "--base-url", BASE, "--out", str(tmp_path / "cli")]
+    result = CliRunner().invoke(main, [*args, "--no-gzip"])
+    assert result.exit_code == 0, result.output
+    assert f"{tmp_path / 'u.csv'}:101: lastmod" in result.output
+    write_sitemaps([Url(*row) for row in good], tmp_path / "api", BASE, gzip=False)
+    cli, api = sorted((tmp_path / "cli").iterdir()), sorted((tmp_path / "api").iterdir())
+    assert [p.name for p in cli] == [p.name for p in api]
+    assert [p.read_bytes() for p in cli] == [p.read_bytes() for p in api]

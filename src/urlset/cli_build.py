@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
 from typing import Any
@@ -15,7 +17,7 @@ from .errors import InputError, InvalidValue, LimitExceeded, PublishError
 from .hreflang import Reciprocity, describe
 from .limits import PROFILES, profile
 from .model import Url
-from .sources import FORMATS, detect_format, iter_batches, open_source
+from .sources import FORMATS, Row, detect_format, iter_batches, open_source
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -124,20 +126,23 @@ def build(
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
 
-    def batches() -> Iterator[list[Url | InputError]]:
+    def batches() -> Iterator[Sequence[Url | InputError | Row]]:
         for name, fmt in zip(sources, formats, strict=True):
             label = "<stdin>" if name == "-" else name
             try:
                 with open_source(name) as stream:
-                    yield from iter_batches(stream, fmt, label, default_tz=default_tz)
+                    # clean rows pass as tuples: the build renders them without Url values
+                    yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
             except OSError as exc:
                 raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity()
-    entries: Iterator[Url | InputError] = chain.from_iterable(reciprocity.tap_batches(batches()))
+    entries: Iterator[Url | InputError | Row] = chain.from_iterable(
+        reciprocity.tap_batches(batches())
+    )
     try:
-        with progress:
+        with progress, _fewer_collections():
             report = write_sitemaps(
                 entries,
                 out_dir,
@@ -174,6 +179,19 @@ def build(
     if not quiet:
         _summary(report, out_dir)
     _hreflang_report(reciprocity)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """A build allocates millions of short-lived containers (CSV rows, tuples); collecting
+    the young ones every 700 allocations costs about a fifth of a build from CSV. This
+    process is ours: every 100,000 keeps the time and still bounds what cycles could hold."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(100_000, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
 
 
 def _hreflang_report(reciprocity: Reciprocity, shown: int = 20) -> None:

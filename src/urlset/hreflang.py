@@ -16,7 +16,7 @@ annotations require it.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -97,16 +97,21 @@ class Reciprocity:
                     plain(hash(entry[0]))
             yield entry
 
-    def tap_batches(self, batches: Iterable[list[T]]) -> Iterator[list[T]]:
-        """``tap`` for entries that come a list at a time (``sources.iter_batches``)."""
+    def tap_batches(self, batches: Iterable[Sequence[T]]) -> Iterator[Sequence[T]]:
+        """``tap`` for entries that come a list at a time (``sources.iter_batches``): Urls,
+        and (loc, lastmod, changefreq, priority) rows, which have no alternates."""
         add = self.add
         plain = self._plain
         for batch in batches:
-            urls: list[Url] = [entry for entry in batch if type(entry) is Url]  # type: ignore[misc]
-            plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
-            for url in urls:
-                if url[4]:
-                    add(url)
+            kinds = set(map(type, batch))
+            if kinds == {tuple}:
+                plain.extend(map(hash, [row[0] for row in batch]))  # type: ignore[index]
+            elif Url in kinds:
+                urls: list[Url] = [entry for entry in batch if type(entry) is Url]  # type: ignore[misc]
+                plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
+                for url in urls:
+                    if url[4]:
+                        add(url)
             yield batch
 
     @property

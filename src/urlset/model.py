@@ -261,6 +261,36 @@ def row_columns(
     return columns
 
 
+def _row_values(
+    rows: Sequence[Sequence[Any]],
+) -> tuple[list[str], list[Any], list[Any], list[Any], list[bool]]:
+    """The locs, the lastmod, changefreq and priority values (_MISSING where a check fails)
+    and whether each loc is a plain URI, a column at a time, each distinct value checked
+    once. TypeError: not the shape the column checks take."""
+    (locs, lastmods, changefreqs, priorities), loc_ok = _row_columns(rows)
+    lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
+    if _MISSING in lm:
+        lm = _learn(_KNOWN_LASTMOD, lastmods, lm, check_lastmod)
+    cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
+    if _MISSING in cf:
+        cf = _learn(_KNOWN_CHANGEFREQ, changefreqs, cf, check_changefreq)
+    pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
+    if _MISSING in pr:
+        pr = _learn(_KNOWN_PRIORITY, priorities, pr, check_priority)
+    return locs, lm, cf, pr, loc_ok
+
+
+def rows_are_plain(rows: Sequence[Sequence[Any]]) -> bool:
+    """True when ``Url(*row)`` succeeds for every (loc, lastmod, changefreq, priority) row
+    and keeps its loc as it is: the checks of ``urls_from_rows`` without building the Urls
+    (a source that passes such rows on as they are lets the build render them directly)."""
+    try:
+        _, lm, cf, pr, loc_ok = _row_values(rows)
+    except TypeError:
+        return False
+    return not (False in loc_ok or _MISSING in lm or _MISSING in cf or _MISSING in pr)
+
+
 def urls_from_rows(
     rows: Sequence[Sequence[Any]], *, default_tz: tzinfo | None = None
 ) -> list[Url | InvalidValue]:
@@ -276,16 +306,7 @@ def urls_from_rows(
     try:
         if default_tz is not None:
             raise TypeError("a zone to apply: every row on its own")
-        (locs, lastmods, changefreqs, priorities), loc_ok = _row_columns(rows)
-        lm = list(map(_KNOWN_LASTMOD.get, lastmods, repeat(_MISSING)))
-        if _MISSING in lm:
-            lm = _learn(_KNOWN_LASTMOD, lastmods, lm, check_lastmod)
-        cf = list(map(_KNOWN_CHANGEFREQ.get, changefreqs, repeat(_MISSING)))
-        if _MISSING in cf:
-            cf = _learn(_KNOWN_CHANGEFREQ, changefreqs, cf, check_changefreq)
-        pr = list(map(_KNOWN_PRIORITY.get, priorities, repeat(_MISSING)))
-        if _MISSING in pr:
-            pr = _learn(_KNOWN_PRIORITY, priorities, pr, check_priority)
+        locs, lm, cf, pr, loc_ok = _row_values(rows)
     except TypeError:  # ragged rows, unhashable or unusual values: check each row on its own
         return [_url_or_error(row, default_tz) for row in rows]
     out: list[Url | InvalidValue] = list(map(_new_url, zip(locs, lm, cf, pr, repeat(()))))

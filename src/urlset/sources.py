@@ -50,7 +50,7 @@ import gzip
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import tzinfo
 from itertools import chain, islice, repeat
 from operator import itemgetter
@@ -59,7 +59,7 @@ from typing import IO, Any
 
 from .errors import InputError, InvalidValue
 from .extensions import Alternate, Extension, Image, News, Relationship, Video, from_json_fields
-from .model import RawElement, Url, urls_from_rows
+from .model import RawElement, Url, rows_are_plain, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
@@ -110,18 +110,26 @@ def iter_entries(
 ) -> Iterator[Url | InputError]:
     """Entries of one input stream; bad lines come as InputError values, in order."""
     for batch in iter_batches(stream, fmt, source, default_tz=default_tz):
-        yield from batch
+        yield from batch  # type: ignore[misc]  # without rows=True: Urls and InputErrors only
 
 
 def iter_batches(
-    stream: IO[str], fmt: str, source: str, *, default_tz: tzinfo | None = None
-) -> Iterator[list[Url | InputError]]:
+    stream: IO[str],
+    fmt: str,
+    source: str,
+    *,
+    default_tz: tzinfo | None = None,
+    rows: bool = False,
+) -> Iterator[Sequence[Url | InputError | Row]]:
     """``iter_entries`` a list at a time: a build takes them so, without a generator step
-    per line (a table of the core columns is read a batch of rows at a time)."""
+    per line (a table of the core columns is read a batch of rows at a time). With
+    ``rows``, a batch of such rows that all pass the checks comes as (loc, lastmod,
+    changefreq, priority) tuples, which ``write_sitemaps`` renders without making Urls."""
     if fmt == "text":
         yield from _batched(_text(stream, source))
     elif fmt in ("csv", "tsv"):
-        yield from _table(stream, source, "\t" if fmt == "tsv" else ",", default_tz)
+        delimiter = "\t" if fmt == "tsv" else ","
+        yield from _table(stream, source, delimiter, default_tz, rows)
     elif fmt == "jsonl":
         yield from _batched(_jsonl(stream, source, default_tz))
     else:
@@ -144,6 +152,7 @@ def _not_utf8(text: str) -> bool:
 
 
 _ROWS_PER_CHECK = 4096
+Row = tuple[str, str | None, str | None, str | None]  # loc, lastmod, changefreq, priority
 
 
 def _checked_rows(
@@ -178,8 +187,8 @@ def _text(stream: IO[str], source: str) -> Iterator[Url | InputError]:
 
 
 def _table(
-    stream: IO[str], source: str, delimiter: str, default_tz: tzinfo | None
-) -> Iterator[list[Url | InputError]]:
+    stream: IO[str], source: str, delimiter: str, default_tz: tzinfo | None, rows: bool = False
+) -> Iterator[Sequence[Url | InputError | Row]]:
     reader = csv.reader(stream, delimiter=delimiter)
     try:
         header = [name.strip().lower() for name in next(reader)]
@@ -202,7 +211,7 @@ def _table(
     extra = [(i, name) for i, name in enumerate(header) if name not in COLUMNS]
     width = len(header)
     if not extra:
-        yield from _core_table(reader, source, positions, width, default_tz)
+        yield from _core_table(reader, source, positions, width, default_tz, rows)
     else:
         yield from _batched(_extension_table(reader, source, positions, extra, width, default_tz))
 
@@ -262,8 +271,13 @@ def _extension_table(
 
 
 def _core_table(
-    reader: Any, source: str, positions: list[int], width: int, default_tz: tzinfo | None
-) -> Iterator[list[Url | InputError]]:
+    reader: Any,
+    source: str,
+    positions: list[int],
+    width: int,
+    default_tz: tzinfo | None,
+    as_rows: bool,
+) -> Iterator[Sequence[Url | InputError | Row]]:
     """The rows of a table with no extension columns, a list at a time: held raw, then
     stripped and checked column by column (no per-row Python beyond the CSV reader's)."""
     pending: list[tuple[int, list[str]]] = []
@@ -274,7 +288,7 @@ def _core_table(
             break
         except csv.Error as exc:
             error = InputError(source, reader.line_num, f"unreadable row ({exc})")
-            yield [*_core_rows(pending, positions, source, default_tz), error]
+            yield [*_core_rows(pending, positions, source, default_tz, as_rows), error]
             pending.clear()
             continue
         if len(row) <= 1 and (not row or not row[0].strip()):
@@ -282,15 +296,15 @@ def _core_table(
         if len(row) != width:
             problem = f"has {len(row)} fields; the header has {width}"
             error = InputError(source, reader.line_num, problem)
-            yield [*_core_rows(pending, positions, source, default_tz), error]
+            yield [*_core_rows(pending, positions, source, default_tz, as_rows), error]
             pending.clear()
             continue
         pending.append((reader.line_num, row))
         if len(pending) == _ROWS_PER_CHECK:
-            yield _core_rows(pending, positions, source, default_tz)
+            yield _core_rows(pending, positions, source, default_tz, as_rows)
             pending.clear()
     if pending:
-        yield _core_rows(pending, positions, source, default_tz)
+        yield _core_rows(pending, positions, source, default_tz, as_rows)
 
 
 def _core_rows(
@@ -298,29 +312,32 @@ def _core_rows(
     positions: list[int],
     source: str,
     default_tz: tzinfo | None,
-) -> list[Url | InputError]:
+    as_rows: bool,
+) -> list[Url | InputError | Row]:
     if not pending:
         return []
     rows = [row for _, row in pending]
     if _not_utf8("".join(chain.from_iterable(rows))):  # rare: find the rows, keep the order
-        out: list[Url | InputError] = []
+        out: list[Url | InputError | Row] = []
         good: list[tuple[int, list[str]]] = []
         for number, row in pending:
             if _not_utf8("".join(row)):
-                out += _core_rows(good, positions, source, default_tz)
+                out += _core_rows(good, positions, source, default_tz, as_rows)
                 good = []
                 out.append(InputError(source, number, "not valid UTF-8"))
             else:
                 good.append((number, row))
-        return out + _core_rows(good, positions, source, default_tz)
+        return out + _core_rows(good, positions, source, default_tz, as_rows)
     columns: list[Any] = [
         [cell.strip() or None for cell in map(itemgetter(i), rows)] if i >= 0 else repeat(None)
         for i in positions
     ]
     columns[0] = [loc or "" for loc in columns[0]]
+    checked: list[Row] = list(zip(*columns, strict=False))  # repeat(None) ends with the locs
+    if as_rows and rows_are_plain(checked):
+        return checked  # type: ignore[return-value]
     numbers = [number for number, _ in pending]
-    rows_out = list(zip(numbers, zip(*columns, strict=False), strict=True))  # repeat(None) ends
-    return _checked_rows(rows_out, source, default_tz)
+    return _checked_rows(list(zip(numbers, checked, strict=True)), source, default_tz)  # type: ignore[return-value]
 
 
 def _known_column(name: str) -> bool:
