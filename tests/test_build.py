@@ -840,3 +840,62 @@ def test_cli_build_from_csv_writes_what_the_url_path_writes(tmp_path: Path) -> N
     cli, api = sorted((tmp_path / "cli").iterdir()), sorted((tmp_path / "api").iterdir())
     assert [p.name for p in cli] == [p.name for p in api]
     assert [p.read_bytes() for p in cli] == [p.read_bytes() for p in api]
+
+
+_json_values = st.sampled_from(
+    [None, "", "2024-01-02", "2024-13-01", "daily", "Daily", "sometimes", "0.5", 0.5, 1, 0, True]
+)
+_json_lines = st.one_of(
+    st.builds(
+        lambda loc, lastmod, freq, prio: json.dumps(
+            {"loc": loc, "lastmod": lastmod, "changefreq": freq, "priority": prio}
+        ),
+        st.sampled_from([BASE + "a", BASE + "b&c", BASE + "ü", "relative", ""]),
+        _json_values,
+        _json_values,
+        _json_values,
+    ),
+    st.sampled_from(
+        [
+            json.dumps({"loc": BASE + "x"}),
+            json.dumps({"lastmod": "2024-01-02"}),
+            json.dumps({"loc": BASE + "y", "type": "url"}),
+            json.dumps({"loc": BASE + "z", "other": 1}),
+            "[1, 2]",
+            "{broken",
+            "",
+        ]
+    ),
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_json_lines, max_size=12), st.integers(1, 5))
+def test_json_lines_in_batches_read_as_line_by_line(
+    monkeypatch: pytest.MonkeyPatch, lines: list[str], per_check: int
+) -> None:
+    """JSON Lines are parsed a batch at a time (objects of the core keys checked column by
+    column, passed on as rows for the build); the result must be what reading each line on
+    its own gives: the same Urls (or rows making them), the same errors on the same lines."""
+    import io
+
+    import urlset.sources
+    from urlset.errors import InputError
+    from urlset.sources import _json_lines, iter_batches, iter_entries
+
+    monkeypatch.setattr(urlset.sources, "_ROWS_PER_CHECK", per_check)
+    text = "".join(line + "\n" for line in lines)
+
+    def shown(entries: list[object]) -> list[object]:
+        return [(e.line, e.field, e.reason) if isinstance(e, InputError) else e for e in entries]
+
+    expected = shown(list(_json_lines(enumerate(io.StringIO(text), 1), "s", None)))
+    assert shown(list(iter_entries(io.StringIO(text), "jsonl", "s"))) == expected
+    as_rows = [
+        Url(*e) if type(e) is tuple else e  # type: ignore[arg-type]
+        for batch in iter_batches(io.StringIO(text), "jsonl", "s", rows=True)
+        for e in batch
+    ]
+    assert shown(as_rows) == expected

@@ -50,7 +50,7 @@ import gzip
 import io
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import chain, islice, repeat
 from operator import itemgetter
@@ -131,7 +131,7 @@ def iter_batches(
         delimiter = "\t" if fmt == "tsv" else ","
         yield from _table(stream, source, delimiter, default_tz, rows)
     elif fmt == "jsonl":
-        yield from _batched(_jsonl(stream, source, default_tz))
+        yield from _jsonl(stream, source, default_tz, rows)
     else:
         raise InvalidValue("input format", fmt, f"choose one of {', '.join(FORMATS)}")
 
@@ -426,8 +426,51 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
     return tuple(out)
 
 
-def _jsonl(stream: IO[str], source: str, default_tz: tzinfo | None) -> Iterator[Url | InputError]:
-    for number, line in enumerate(stream, 1):
+_CORE_KEYS = frozenset(COLUMNS)
+
+
+def _jsonl(
+    stream: IO[str], source: str, default_tz: tzinfo | None, as_rows: bool
+) -> Iterator[Sequence[Url | InputError | Row]]:
+    """JSON Lines a batch of lines at a time: a batch of objects with the core keys only is
+    checked column by column (and, with ``as_rows``, passed on as rows when clean); any
+    other batch goes line by line."""
+    numbered = enumerate(stream, 1)
+    while chunk := list(islice(numbered, _ROWS_PER_CHECK)):
+        lines = [line for _, line in chunk]
+        try:
+            if _not_utf8("".join(lines)):
+                raise ValueError("not UTF-8")
+            objects: list[Any] = list(map(json.loads, lines))  # a blank line fails too
+        except ValueError:
+            yield list(_json_lines(chunk, source, default_tz))
+            continue
+        if (
+            set(map(type, objects)) != {dict}
+            or not set(chain.from_iterable(objects)) <= _CORE_KEYS
+            or not all(map(dict.__contains__, objects, repeat("loc")))
+        ):
+            yield list(_json_lines(chunk, source, default_tz))
+            continue
+        # empty values mean "none", as Url.from_dict reads them
+        lastmods = [value or None for value in map(dict.get, objects, repeat("lastmod"))]
+        freqs = [value or None for value in map(dict.get, objects, repeat("changefreq"))]
+        prios = [
+            None if value == "" else value for value in map(dict.get, objects, repeat("priority"))
+        ]
+        locs = map(dict.__getitem__, objects, repeat("loc"))
+        rows: list[Row] = list(zip(locs, lastmods, freqs, prios, strict=True))
+        if as_rows and rows_are_plain(rows):
+            yield rows
+        else:
+            numbers = [number for number, _ in chunk]
+            yield _checked_rows(list(zip(numbers, rows, strict=True)), source, default_tz)
+
+
+def _json_lines(
+    numbered: Iterable[tuple[int, str]], source: str, default_tz: tzinfo | None
+) -> Iterator[Url | InputError]:
+    for number, line in numbered:
         if not line.strip():
             continue
         if _not_utf8(line):
