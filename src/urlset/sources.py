@@ -126,7 +126,7 @@ def iter_batches(
     ``rows``, a batch of such rows that all pass the checks comes as (loc, lastmod,
     changefreq, priority) tuples, which ``write_sitemaps`` renders without making Urls."""
     if fmt == "text":
-        yield from _batched(_text(stream, source))
+        yield from _text(stream, source, rows)
     elif fmt in ("csv", "tsv"):
         delimiter = "\t" if fmt == "tsv" else ","
         yield from _table(stream, source, delimiter, default_tz, rows)
@@ -168,22 +168,37 @@ def _checked_rows(
     ]
 
 
-def _text(stream: IO[str], source: str) -> Iterator[Url | InputError]:
+def _text(
+    stream: IO[str], source: str, as_rows: bool
+) -> Iterator[Sequence[Url | InputError | Row]]:
+    """One URL a line, a batch of lines at a time ('#' comments and blank lines skipped)."""
     batch: list[tuple[int, tuple[Any, ...]]] = []
     for number, line in enumerate(stream, 1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if _not_utf8(text):
-            yield from _checked_rows(batch, source, None)
+            yield [
+                *_text_rows(batch, source, as_rows),
+                InputError(source, number, "not valid UTF-8"),
+            ]
             batch.clear()
-            yield InputError(source, number, "not valid UTF-8")
             continue
         batch.append((number, (text, None, None, None)))
         if len(batch) == _ROWS_PER_CHECK:
-            yield from _checked_rows(batch, source, None)
+            yield _text_rows(batch, source, as_rows)
             batch.clear()
-    yield from _checked_rows(batch, source, None)
+    if batch:
+        yield _text_rows(batch, source, as_rows)
+
+
+def _text_rows(
+    batch: list[tuple[int, tuple[Any, ...]]], source: str, as_rows: bool
+) -> Sequence[Url | InputError | Row]:
+    rows = [row for _, row in batch]
+    if as_rows and rows_are_plain(rows):
+        return rows
+    return _checked_rows(batch, source, None)
 
 
 def _table(
