@@ -287,3 +287,18 @@ def test_check_url_can_leave_raw_elements_to_the_reader() -> None:
     url = Url(PAGE, extensions=(bad,))
     assert codes(url) == ["invalid-image"]
     assert check_url(url, now=NOW, raw=False) == []
+
+
+def test_reciprocity_without_plain_pages_finds_the_same_missing_links() -> None:
+    """The build's report asks only for missing links, so it keeps no hash of the pages
+    without alternates (8 bytes a URL); without them an unlisted variant cannot be placed
+    in the set."""
+    urls = hreflang_set({"en": ["en", "de", "fr"], "de": ["de"]})
+    urls.append(Url("https://www.example.com/fr/"))  # in the set, lists no alternates
+    full, lean = Reciprocity(), Reciprocity(track_plain=False)
+    for rec in (full, lean):
+        for batch in rec.tap_batches([urls[:1], urls[1:]]):
+            assert batch
+    assert list(lean.missing()) == list(full.missing()) != []
+    assert [u.in_set for u in full.unlisted()] == [True]
+    assert [u.in_set for u in lean.unlisted()] == [False]

@@ -137,7 +137,7 @@ def build(
                 raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    reciprocity = Reciprocity()
+    reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
         reciprocity.tap_batches(batches())
     )

@@ -56,8 +56,12 @@ class Unlisted(NamedTuple):
 class Reciprocity:
     """Collect the alternates of a set; then ``missing()`` and ``unlisted()`` say what is wrong."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, track_plain: bool = True) -> None:
+        """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
+        URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
+        variant for one outside the set."""
         self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
+        self._track_plain = track_plain
         # hashes of locs without alternates: 8 bytes a URL (a set of ints takes ~70)
         self._plain = array("q")
 
@@ -70,7 +74,8 @@ class Reciprocity:
         """Record a page's alternates directly (a URL listed twice gets the union)."""
         found = {a.href: a.hreflang for a in alternates}
         if not found:
-            self._plain.append(hash(loc))
+            if self._track_plain:
+                self._plain.append(hash(loc))
             return
         known = self._links.get(loc)
         if known is None:
@@ -81,19 +86,20 @@ class Reciprocity:
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
-        self._plain.append(hash(loc))
+        if self._track_plain:
+            self._plain.append(hash(loc))
 
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
         """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
         set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,
         then ``rec.missing()``). Entries the build later rejects are recorded too."""
         add = self.add
-        plain = self._plain.append
+        plain = self._plain.append if self._track_plain else None
         for entry in entries:
             if isinstance(entry, Url):
                 if entry[4]:
                     add(entry)
-                else:
+                elif plain is not None:
                     plain(hash(entry[0]))
             yield entry
 
@@ -102,13 +108,16 @@ class Reciprocity:
         and (loc, lastmod, changefreq, priority) rows, which have no alternates."""
         add = self.add
         plain = self._plain
+        track = self._track_plain
         for batch in batches:
             kinds = set(map(type, batch))
             if kinds == {tuple}:
-                plain.extend(map(hash, [row[0] for row in batch]))  # type: ignore[index]
+                if track:
+                    plain.extend(map(hash, [row[0] for row in batch]))  # type: ignore[index]
             elif Url in kinds:
                 urls: list[Url] = [entry for entry in batch if type(entry) is Url]  # type: ignore[misc]
-                plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
+                if track:
+                    plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
                 for url in urls:
                     if url[4]:
                         add(url)
