@@ -69,7 +69,7 @@ def test_csv_and_tsv(sitemap: Path, fmt: str, sep: str) -> None:
             "",
             "",
             "",
-            '"{""images"": [{""loc"": ""https://example.com/b.png""}]}"',
+            '"{""images"":[{""loc"":""https://example.com/b.png""}]}"',
         ]
     )
 

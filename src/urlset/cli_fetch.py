@@ -94,7 +94,9 @@ class _Parquet(_Writer):
             [None] * columns.count
             if extensions is None
             else [
-                json.dumps(json_fields(ext), ensure_ascii=False) if ext else None
+                json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":"))
+                if ext
+                else None
                 for ext in extensions
             ]
         )

@@ -98,7 +98,9 @@ class _Writer:
         self.flush()  # keep the order of the entries
         fmt = self.fmt
         if fmt == "jsonl":
-            self.out.write(json.dumps(entry_dict(entry), ensure_ascii=False) + "\n")
+            self.out.write(
+                json.dumps(entry_dict(entry), ensure_ascii=False, separators=(",", ":")) + "\n"
+            )
         elif fmt == "locs":
             self.out.write(entry.loc + "\n")
         else:

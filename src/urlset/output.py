@@ -138,6 +138,7 @@ Render = Callable[[UrlColumns, str | None], str]  # (urls, sitemap URL) -> text,
 
 
 # a loc that JSON must escape (URIs from to_uri never need it; this is the safety net)
+_COMPACT = (",", ":")  # JSON without spaces, as every line is written
 _JSON_UNSAFE = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
 
 
@@ -203,7 +204,7 @@ def render_jsonl(columns: UrlColumns, sitemap: str | None) -> str:
 def _extension_json(extensions: tuple[Any, ...]) -> str:
     if not extensions:
         return ""
-    return "," + json.dumps(json_fields(extensions), ensure_ascii=False)[1:-1]
+    return "," + json.dumps(json_fields(extensions), ensure_ascii=False, separators=_COMPACT)[1:-1]
 
 
 def _extension_cell(extensions: tuple[Any, ...]) -> str:
@@ -212,7 +213,7 @@ def _extension_cell(extensions: tuple[Any, ...]) -> str:
     quotes doubled is right for CSV and TSV alike); "" when there are none."""
     if not extensions:
         return ""
-    text = json.dumps(json_fields(extensions), ensure_ascii=False)
+    text = json.dumps(json_fields(extensions), ensure_ascii=False, separators=_COMPACT)
     return '"' + text.replace('"', '""') + '"'
 
 
@@ -228,7 +229,7 @@ def _render_delimited(columns: UrlColumns, sitemap: str | None, delimiter: str) 
             repeat("")
             if extensions is None
             else [
-                json.dumps(json_fields(ext), ensure_ascii=False) if ext else ""
+                json.dumps(json_fields(ext), ensure_ascii=False, separators=_COMPACT) if ext else ""
                 for ext in extensions
             ]
         )
