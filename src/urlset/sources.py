@@ -2,7 +2,10 @@
 
 Each source yields ``Url`` values, and ``InputError`` values for lines it could not use
 (source name, line number, reason), so the builder can skip and report them or, under
---strict, stop. Gzipped inputs (``.gz``) are read transparently.
+--strict, stop. Gzipped inputs (``.gz``) are read transparently. Lines are read and
+checked a batch at a time (``iter_batches``); for the build command, a batch whose rows all
+pass comes as (loc, lastmod, changefreq, priority) tuples, which the build renders without
+making ``Url`` values, while a bad line is still an ``InputError`` with its line number.
 
 Extensions (images, videos, news, hreflang alternates; see ``urlset.extensions``):
 
