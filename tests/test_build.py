@@ -8,10 +8,12 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -356,6 +358,7 @@ def test_a_failing_source_publishes_nothing_and_keeps_the_old_set(tmp_path: Path
 
 KILL_SCRIPT = """
 import sys
+import tempfile
 from urlset import Url
 from urlset.build import write_sitemaps
 from urlset.limits import CURRENT
@@ -899,3 +902,35 @@ def test_json_lines_in_batches_read_as_line_by_line(
         for e in batch
     ]
     assert shown(as_rows) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 400), max_size=90), max_size=30))
+def test_seen_locs_sealed_to_disk_agrees_with_a_set(batches: list[list[int]]) -> None:
+    """With runs sealed to files after a few dozen hashes, the answers stay those of a set."""
+    with tempfile.TemporaryDirectory() as spill:
+        seen, reference = SeenLocs(Path(spill), seal_at=32), set()
+        for batch in batches:
+            locs = [f"https://a.example/{i}" for i in batch]
+            expected = []
+            for loc in locs:
+                expected.append(loc not in reference)
+                reference.add(loc)
+            assert seen.first_seen(locs) == expected
+        seen.close()
+
+
+def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(tmp_path: Path) -> None:
+    """Hashes equal in their top 40 bits (bucket and tag) but not below are different locs:
+    the sealed run reads the file to tell; equal hashes are duplicates, however many ask."""
+    rng = np.random.default_rng(7)
+    old = np.unique(rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64))
+    seen = SeenLocs(tmp_path, seal_at=1_000)
+    assert seen.first_seen_hashes(old).all()
+    assert list(tmp_path.glob(".seen-*")), "runs were sealed to disk"
+    twins = old ^ np.uint64(1)  # same bucket and tag, another hash
+    assert seen.first_seen_hashes(twins[:300]).all()
+    assert not seen.first_seen_hashes(old[:300]).any()  # read one by one
+    assert not seen.first_seen_hashes(old).any()  # many at once: the run is read whole
+    assert seen.first_seen_hashes(twins[300:]).all()
+    seen.close()

@@ -7,6 +7,7 @@ there is more than one document, and publishes through ``files.Publisher``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -37,7 +38,9 @@ from .xmlwrite import (
 
 _BATCH = 16384
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~8 MiB)
-_MAX_RUN = 1 << 20
+_SEAL_AT = 1 << 19  # hashes in a run that goes to disk (4 MiB)
+_READ_WHOLE_RUN = 512  # probes of one batch above which a sealed run is read whole
+_CHUNK = 1 << 18  # hashes read from a sealed run at a time (2 MiB)
 _EXTENSION_KEYS = frozenset({"images", "videos", "news", "alternates", "extensions"})
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
@@ -76,22 +79,131 @@ class BuildReport:
             self.examples.append(message)
 
 
-class SeenLocs:
-    """The locs written so far, as 64-bit hashes in sorted numpy runs: 8 bytes per URL.
+def _file_chunks(path: Path) -> Iterator[np.ndarray[Any, np.dtype[np.uint64]]]:
+    with open(path, "rb") as file:
+        while len(chunk := np.fromfile(file, dtype=np.uint64, count=_CHUNK)):
+            yield chunk
 
-    Runs are merged when a newer one grows to half the size of the one before it, up to
-    ``_MAX_RUN`` hashes (8 MiB), so a lookup touches about log2(n / batch) + n / _MAX_RUN
-    runs and no merge ever copies more than 16 MiB at once. Two distinct locs share a 64-bit hash with
-    probability about n**2 / 2**65 (3e-6 for ten million URLs); such a loc would be counted
-    as a duplicate.
+
+def _merged(
+    first: Iterator[np.ndarray[Any, np.dtype[np.uint64]]],
+    second: Iterator[np.ndarray[Any, np.dtype[np.uint64]]],
+) -> Iterator[np.ndarray[Any, np.dtype[np.uint64]]]:
+    """Two streams of ascending chunks of hashes as one ascending stream (no hash in both)."""
+    empty = np.empty(0, dtype=np.uint64)
+    a, b = next(first, empty), next(second, empty)
+    while len(a) and len(b):
+        cut = min(a[-1], b[-1])  # everything up to it is in hand on both sides
+        at_a, at_b = int(np.searchsorted(a, cut, "right")), int(np.searchsorted(b, cut, "right"))
+        out = np.concatenate((a[:at_a], b[:at_b]))
+        out.sort()
+        yield out
+        a, b = a[at_a:], b[at_b:]
+        if not len(a):
+            a = next(first, empty)
+        if not len(b):
+            b = next(second, empty)
+    for rest, stream in ((a, first), (b, second)):
+        if len(rest):
+            yield rest
+        yield from stream
+
+
+class _SealedRun:
+    """A sorted run of 64-bit hashes kept in a file, with 18 bits a hash in memory.
+
+    The run is cut into about len/16 buckets by the hashes' top bits; memory holds where each
+    bucket starts and, for every hash, the 16 bits after its bucket's (its tag). A probe whose
+    bucket holds its tag (1 in ~4,096 for a loc never seen, every loc seen before) is read
+    back from the file, so the answer stays exact. Built from ascending chunks of hashes,
+    so that merging two runs never holds more than a few chunks of full hashes.
     """
 
-    def __init__(self) -> None:
-        self._runs: list[np.ndarray[Any, np.dtype[np.int64]]] = []
+    def __init__(
+        self, path: Path, chunks: Iterable[np.ndarray[Any, np.dtype[np.uint64]]], count: int
+    ) -> None:
+        self.path, self.count = path, count
+        bits = max(1, count.bit_length() - 5)
+        self._shift = shift = 64 - bits
+        self._starts = np.empty((1 << bits) + 1, dtype=np.uint32)
+        self._tags = np.empty(count, dtype=np.uint16)
+        done, bucket = 0, 0  # hashes written; buckets whose start is known
+        with open(path, "wb") as file:
+            for chunk in chunks:
+                chunk.tofile(file)
+                ids = chunk >> shift
+                last = int(ids[-1]) + 1
+                # buckets up to the chunk's last start in it: earlier chunks hold only lower ones
+                self._starts[bucket:last] = done + np.searchsorted(ids, np.arange(bucket, last))
+                self._tags[done : done + len(chunk)] = (chunk >> (shift - 16)) & 0xFFFF
+                done, bucket = done + len(chunk), last
+        self._starts[bucket:] = done
+        self._depth = int(np.diff(self._starts).max()).bit_length()  # binary-search steps
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def close(self) -> Path:
+        """Close the file and give back its path (the trace goes with this object)."""
+        os.close(self._fd)
+        return self.path
+
+    def holds(self, probes: np.ndarray[Any, np.dtype[np.uint64]]) -> np.ndarray[Any, Any]:
+        """For each probe, whether it is in the run."""
+        buckets = (probes >> self._shift).astype(np.intp)
+        low = self._starts[buckets].astype(np.intp)
+        end = self._starts[buckets + 1].astype(np.intp)
+        tags = ((probes >> (self._shift - 16)) & 0xFFFF).astype(np.uint16)
+        high, last = end.copy(), self.count - 1
+        for _ in range(self._depth):  # the first tag >= the probe's, in its bucket
+            middle = (low + high) >> 1
+            open_ = low < high
+            less = self._tags[np.minimum(middle, last)] < tags
+            low = np.where(open_ & less, middle + 1, low)
+            high = np.where(open_ & ~less, middle, high)
+        maybe = np.flatnonzero((low < end) & (self._tags[np.minimum(low, last)] == tags))
+        found = np.zeros(len(probes), dtype=bool)
+        if len(maybe) > _READ_WHOLE_RUN:  # cheaper than that many reads
+            for chunk in _file_chunks(self.path):
+                at = np.minimum(np.searchsorted(chunk, probes[maybe]), len(chunk) - 1)
+                found[maybe] |= chunk[at] == probes[maybe]
+            return found
+        for i in maybe.tolist():
+            first = stop = int(low[i])
+            while stop < end[i] and self._tags[stop] == tags[i]:
+                stop += 1
+            window = os.pread(self._fd, 8 * (stop - first), 8 * first)
+            found[i] = probes[i] in np.frombuffer(window, dtype=np.uint64)
+        return found
+
+
+class SeenLocs:
+    """The locs written so far, as 64-bit hashes: exact, and 18 bits a loc in memory at scale.
+
+    New hashes go into sorted runs in memory, merged when a newer run grows to half the size
+    of the one before it. A run that reaches ``seal_at`` hashes (4 MiB) is sealed: written to
+    a file in ``spill_dir`` and kept in memory as a ``_SealedRun`` trace (2.3 bytes a loc),
+    so ten million URLs take ~25 MB, not 80; sealed runs merge the same way, file to file, so
+    a lookup visits a few of them. Without a ``spill_dir`` every run stays whole in memory.
+    Two distinct locs share a 64-bit hash with probability about n**2 / 2**65 (3e-6 for ten
+    million URLs); such a loc would be counted as a duplicate.
+    """
+
+    def __init__(self, spill_dir: Path | None = None, *, seal_at: int = _SEAL_AT) -> None:
+        self._runs: list[np.ndarray[Any, np.dtype[np.uint64]]] = []
+        self._sealed: list[_SealedRun] = []
+        self._spill_dir = spill_dir
+        self._seal_at = seal_at
+        self._files = 0
 
     def first_seen(self, locs: list[str]) -> list[bool]:
         """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
-        hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs))
+        hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs)).view(np.uint64)
+        keep: list[bool] = self.first_seen_hashes(hashes).tolist()
+        return keep
+
+    def first_seen_hashes(
+        self, hashes: np.ndarray[Any, np.dtype[np.uint64]]
+    ) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """``first_seen`` for the locs' hashes: a boolean array."""
         # look up each distinct hash once, in sorted order (cache-friendly), then map back
         ordered = np.sort(hashes)
         repeats = bool((ordered[1:] == ordered[:-1]).any())
@@ -101,25 +213,54 @@ class SeenLocs:
             unique = ordered
         fresh = np.ones(len(unique), dtype=bool)
         for run in self._runs:
-            at = np.searchsorted(run, unique)
-            at[at == len(run)] = 0
+            at = np.minimum(np.searchsorted(run, unique), len(run) - 1)
             fresh &= run[at] != unique
+        if self._sealed and fresh.any():
+            unsure = np.flatnonzero(fresh)
+            for sealed in self._sealed:
+                unsure = unsure[~sealed.holds(unique[unsure])]
+            fresh[:] = False
+            fresh[unsure] = True
         if repeats:
-            keep = np.zeros(len(locs), dtype=bool)
+            keep = np.zeros(len(hashes), dtype=bool)
             keep[first[fresh]] = True
         elif fresh.all():
-            keep = np.ones(len(locs), dtype=bool)
+            keep = np.ones(len(hashes), dtype=bool)
         else:
             keep = np.isin(hashes, unique[fresh])
         if fresh.any():
-            runs = self._runs
-            runs.append(unique[fresh])
-            while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]) and len(runs[-2]) < _MAX_RUN:
-                newer = runs.pop()
-                merged = np.concatenate((runs[-1], newer))
-                merged.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
-                runs[-1] = merged
-        return keep.tolist()
+            self._record(unique[fresh])
+        return keep
+
+    def _record(self, new: np.ndarray[Any, np.dtype[np.uint64]]) -> None:
+        runs, seal_at = self._runs, self._seal_at
+        runs.append(new)
+        while len(runs) > 1 and 2 * len(runs[-1]) >= len(runs[-2]) and len(runs[-2]) < seal_at:
+            newer = runs.pop()
+            merged = np.concatenate((runs[-1], newer))
+            merged.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
+            runs[-1] = merged
+        while self._spill_dir is not None and runs and len(runs[0]) >= seal_at:
+            hashes = runs.pop(0)
+            self._seal([hashes], len(hashes))
+
+    def _seal(self, chunks: Iterable[np.ndarray[Any, np.dtype[np.uint64]]], count: int) -> None:
+        assert self._spill_dir is not None
+        self._files += 1
+        sealed = self._sealed
+        sealed.append(_SealedRun(self._spill_dir / f".seen-{self._files}", chunks, count))
+        if len(sealed) > 1 and 2 * sealed[-1].count >= sealed[-2].count:
+            count = sealed[-1].count + sealed[-2].count
+            newer, older = sealed.pop().close(), sealed.pop().close()  # traces freed first
+            self._seal(_merged(_file_chunks(older), _file_chunks(newer)), count)
+            older.unlink()
+            newer.unlink()
+
+    def close(self) -> None:
+        """Close and remove the files of sealed runs."""
+        for sealed in self._sealed:
+            sealed.close().unlink()
+        self._sealed.clear()
 
 
 @dataclass(frozen=True)
@@ -217,46 +358,53 @@ class _Part(NamedTuple):
 
 
 def _checked(
-    entries: Iterable[Entry], opts: BuildOptions, scope: Scope, report: BuildReport
+    entries: Iterable[Entry],
+    opts: BuildOptions,
+    scope: Scope,
+    report: BuildReport,
+    spill_dir: Path,
 ) -> Iterator[list[Url] | Rendered]:
     """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
 
     A batch of rows whose values all pass the column checks, inside the scope, is rendered
     at once and never becomes ``Url`` values (the fast path); any other batch goes entry by
     entry."""
-    seen = SeenLocs()
-    prefix = scope.prefix
-    iterator = iter(entries)
-    while batch := list(islice(iterator, _BATCH)):
-        kinds = set(map(type, batch))
-        columns = None
-        if kinds == {tuple}:
-            columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
-        rendered = None if columns is None else render_rows(columns, text=opts.text)
-        if rendered is not None:
-            new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
+    seen = SeenLocs(spill_dir)
+    try:
+        prefix = scope.prefix
+        iterator = iter(entries)
+        while batch := list(islice(iterator, _BATCH)):
+            kinds = set(map(type, batch))
+            columns = None
+            if kinds == {tuple}:
+                columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
+            rendered = None if columns is None else render_rows(columns, text=opts.text)
+            if rendered is not None:
+                new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
+                if not all(new):
+                    report.duplicates += new.count(False)
+                    rendered = rendered.select(new)
+                if rendered:
+                    yield rendered
+                continue
+            if kinds == {Url}:
+                good: list[Url] = batch  # type: ignore[assignment]
+            elif kinds == {tuple}:
+                good = _from_rows(batch, opts, report)  # type: ignore[arg-type]
+            else:
+                good = [url for url in map(_convert, batch, repeat(opts), repeat(report)) if url]
+            locs = [url[0] for url in good]
+            if not all(map(str.startswith, locs, repeat(prefix))):
+                good = [url for url in good if _in_scope(url, scope, opts, report)]
+                locs = [url[0] for url in good]
+            new = seen.first_seen(locs) if opts.dedupe else [True]
             if not all(new):
                 report.duplicates += new.count(False)
-                rendered = rendered.select(new)
-            if rendered:
-                yield rendered
-            continue
-        if kinds == {Url}:
-            good: list[Url] = batch  # type: ignore[assignment]
-        elif kinds == {tuple}:
-            good = _from_rows(batch, opts, report)  # type: ignore[arg-type]
-        else:
-            good = [url for url in map(_convert, batch, repeat(opts), repeat(report)) if url]
-        locs = [url[0] for url in good]
-        if not all(map(str.startswith, locs, repeat(prefix))):
-            good = [url for url in good if _in_scope(url, scope, opts, report)]
-            locs = [url[0] for url in good]
-        new = seen.first_seen(locs) if opts.dedupe else [True]
-        if not all(new):
-            report.duplicates += new.count(False)
-            good = [url for url, fresh in zip(good, new, strict=True) if fresh]
-        if good:
-            yield good
+                good = [url for url, fresh in zip(good, new, strict=True) if fresh]
+            if good:
+                yield good
+    finally:
+        seen.close()
 
 
 def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:
@@ -341,7 +489,7 @@ def _write_parts(
             settle()
 
     try:
-        for batch in _checked(entries, opts, scope, report):
+        for batch in _checked(entries, opts, scope, report, staging):
             start = 0
             while start < len(batch):
                 if document is None:
