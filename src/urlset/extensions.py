@@ -37,6 +37,7 @@ the entry-level keys ``images``, ``videos``, ``news``, ``alternates`` (typed) an
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import re
@@ -44,8 +45,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, NamedTuple
-
-from lxml import etree
 
 from .dates import Lastmod, check_lastmod, format_w3c
 from .errors import InvalidValue
@@ -837,15 +836,20 @@ class Parsed(NamedTuple):
     unmodelled: bool = False
 
 
-_PARSER = etree.XMLParser(
-    resolve_entities=False,
-    no_network=True,
-    load_dtd=False,
-    huge_tree=False,
-    remove_comments=True,
-    remove_pis=True,
-    collect_ids=False,
-)
+@functools.cache
+def _parser() -> Any:
+    # lxml is imported on first use: a build that writes no raw extension XML never loads it
+    from lxml import etree
+
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        collect_ids=False,
+    )
 
 
 _Reader = Callable[[Any, list[str]], "Extension"]
@@ -880,8 +884,10 @@ def parse(raw: RawElement) -> Parsed:
             value = None  # the full reading below explains it
         if value is not None:
             return Parsed(value)
+    from lxml import etree
+
     try:
-        el = etree.fromstring(raw.xml.encode("utf-8"), _PARSER)
+        el = etree.fromstring(raw.xml.encode("utf-8"), _parser())
     except etree.XMLSyntaxError as exc:
         return Parsed(raw, f"<{raw.name}> is not well-formed XML ({exc})")
     return _parse_element(el, raw, reader)
@@ -1132,6 +1138,8 @@ def fast_extensions(fragment: str, prefixes: Mapping[str, str]) -> tuple[Extensi
 
 
 def _tostring(el: Any) -> str:
+    from lxml import etree
+
     text: str = etree.tostring(el, encoding="unicode", with_tail=False)
     return text
 
