@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE / "peers"))
 CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {peers!r})
-from run import item
+from items import item
 from urlset import Url, write_sitemaps
 n, out, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 if mode in ("prepared", "rows"):

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as dt
 import gzip
 import json
 import os
@@ -55,6 +54,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import pathname2url
+
+from items import item
 
 HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent
@@ -86,16 +87,6 @@ ALIASES = {"usp": "ultimate-sitemap-parser", "sitemap.js": "sitemapjs", "xsw": "
 
 # ----------------------------------------------------------------------------------------
 # Deterministic data
-
-
-CHANGEFREQ = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
-EPOCH = dt.date(2020, 1, 1)
-
-
-def item(i: int, host: str = "https://www.example.com") -> tuple[str, str, str, str]:
-    """(loc, lastmod, changefreq, priority) of URL number i; bench/node/build.mjs matches."""
-    lastmod = (EPOCH + dt.timedelta(days=i % 1461)).isoformat()
-    return f"{host}/products/item-{i}", lastmod, CHANGEFREQ[i % 7], f"{(i % 11) / 10:.1f}"
 
 
 def urlset_xml(start: int, stop: int, host: str, pretty: bool = False) -> bytes:
