@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+import urlset.build
 from helpers import NS, entries, load, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.build import SeenLocs, write_sitemaps
@@ -523,8 +524,6 @@ def test_rows_are_written_exactly_as_their_urls(
     """Rows take the column-at-a-time path (checked and rendered without Url values) when a
     batch is clean, the per-entry path otherwise; both must write the same bytes as the
     Url values of those rows, with the same report."""
-    import urlset.build
-
     urls = [u for u in map(_url_or_none, rows) if u is not None]
     in_scope = [u for u in urls if u.loc.startswith(BASE)]
     if not in_scope:
@@ -920,9 +919,14 @@ def test_seen_locs_sealed_to_disk_agrees_with_a_set(batches: list[list[int]]) ->
         seen.close()
 
 
-def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [urlset.build._CHUNK, 7])
+def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     """Hashes equal in their top 40 bits (bucket and tag) but not below are different locs:
-    the sealed run reads the file to tell; equal hashes are duplicates, however many ask."""
+    the sealed run reads the file to tell; equal hashes are duplicates, however many ask.
+    Small chunks: runs are sealed, merged and read back a few hashes at a time."""
+    monkeypatch.setattr(urlset.build, "_CHUNK", chunk)
     rng = np.random.default_rng(7)
     old = np.unique(rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64))
     seen = SeenLocs(tmp_path, seal_at=1_000)

@@ -36,11 +36,11 @@ from .xmlwrite import (
     urlset_header,
 )
 
-_BATCH = 16384
-_FINISHING = 2  # files compressing beside the one being written (each holds at most ~8 MiB)
+_BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
+_FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
 _SEAL_AT = 1 << 19  # hashes in a run that goes to disk (4 MiB)
 _READ_WHOLE_RUN = 512  # probes of one batch above which a sealed run is read whole
-_CHUNK = 1 << 18  # hashes read from a sealed run at a time (2 MiB)
+_CHUNK = 1 << 16  # hashes read from a sealed run at a time (512 KiB)
 _EXTENSION_KEYS = frozenset({"images", "videos", "news", "alternates", "extensions"})
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
@@ -135,7 +135,8 @@ class _SealedRun:
                 last = int(ids[-1]) + 1
                 # buckets up to the chunk's last start in it: earlier chunks hold only lower ones
                 self._starts[bucket:last] = done + np.searchsorted(ids, np.arange(bucket, last))
-                self._tags[done : done + len(chunk)] = (chunk >> (shift - 16)) & 0xFFFF
+                # storing into uint16 keeps the low 16 bits: the tag
+                self._tags[done : done + len(chunk)] = chunk >> (shift - 16)
                 done, bucket = done + len(chunk), last
         self._starts[bucket:] = done
         self._depth = int(np.diff(self._starts).max()).bit_length()  # binary-search steps
@@ -216,11 +217,7 @@ class SeenLocs:
             at = np.minimum(np.searchsorted(run, unique), len(run) - 1)
             fresh &= run[at] != unique
         if self._sealed and fresh.any():
-            unsure = np.flatnonzero(fresh)
-            for sealed in self._sealed:
-                unsure = unsure[~sealed.holds(unique[unsure])]
-            fresh[:] = False
-            fresh[unsure] = True
+            fresh = self._not_sealed(unique, fresh)
         if repeats:
             keep = np.zeros(len(hashes), dtype=bool)
             keep[first[fresh]] = True
@@ -232,6 +229,17 @@ class SeenLocs:
             self._record(unique[fresh])
         return keep
 
+    def _not_sealed(
+        self, unique: np.ndarray[Any, np.dtype[np.uint64]], fresh: np.ndarray[Any, Any]
+    ) -> np.ndarray[Any, Any]:
+        """``fresh`` less the hashes some sealed run holds."""
+        unsure = np.flatnonzero(fresh)
+        for sealed in self._sealed:
+            unsure = unsure[~sealed.holds(unique[unsure])]
+        fresh = np.zeros(len(unique), dtype=bool)
+        fresh[unsure] = True
+        return fresh
+
     def _record(self, new: np.ndarray[Any, np.dtype[np.uint64]]) -> None:
         runs, seal_at = self._runs, self._seal_at
         runs.append(new)
@@ -241,8 +249,8 @@ class SeenLocs:
             merged.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
             runs[-1] = merged
         while self._spill_dir is not None and runs and len(runs[0]) >= seal_at:
-            hashes = runs.pop(0)
-            self._seal([hashes], len(hashes))
+            hashes = runs.pop(0)  # in chunks: the trace's temporaries stay a few MiB
+            self._seal((hashes[i : i + _CHUNK] for i in range(0, len(hashes), _CHUNK)), len(hashes))
 
     def _seal(self, chunks: Iterable[np.ndarray[Any, np.dtype[np.uint64]]], count: int) -> None:
         assert self._spill_dir is not None
