@@ -619,6 +619,31 @@ def test_cli_build_inputs_text_tsv_jsonl_stdin(tmp_path: Path) -> None:
     assert piped.exit_code == 0 and locs(tmp_path / "p" / "sitemap.xml.gz") == [BASE + "x"]
 
 
+def test_cli_build_rejects_unknown_json_keys_and_says_why_nothing_was_written(
+    tmp_path: Path,
+) -> None:
+    """A misspelt key would lose its value without a word: the line is rejected, and when
+    every line is, the error gives the reasons and the lines."""
+    src = tmp_path / "in.jsonl"
+    lines = [{"loc": BASE + "a", "lastmdo": "2024-01-01"}, {"loc": BASE + "b", "lastmod": "2024"}]
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    args = ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"{src}:1: unknown keys ['lastmdo']" in result.output
+    assert "invalid keys: 1" in result.output
+    assert locs(tmp_path / "o" / "sitemap.xml.gz") == [BASE + "b"]
+
+    src.write_text(json.dumps(lines[0]) + "\nnot json\n")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    first, *rest = result.output.splitlines()
+    assert "every entry was left out (" in first and first.endswith("nothing was published")
+    assert "invalid keys: 1" in first and "unreadable line: 1" in first
+    assert [line.split(": ", 1)[0].strip() for line in rest] == [f"{src}:1", f"{src}:2"]
+    assert locs(tmp_path / "o" / "sitemap.xml.gz") == [BASE + "b"]  # the earlier set stays
+
+
 @pytest.mark.parametrize(
     ("args", "status", "message"),
     [

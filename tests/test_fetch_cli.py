@@ -77,6 +77,28 @@ def test_other_formats_to_a_file(site: LoopbackServer, tmp_path: Path, fmt: str)
     assert [site.url("/two/2"), "2024-03-03", "weekly", "0.2", "", site.url("/two.xml.gz")] in rows
 
 
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl"])
+def test_fetched_urls_build_again(site: LoopbackServer, tmp_path: Path, fmt: str) -> None:
+    """What fetch writes, its ``sitemap`` column included, is a build input as it is."""
+    fetched = tmp_path / f"urls.{fmt}"
+    result = invoke(site.base, "--format", fmt, "-o", str(fetched), *FAST)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    build = ["build", str(fetched), "--base-url", site.url("/"), "--out", str(out), "--no-gzip"]
+    built = CliRunner().invoke(main, build, catch_exceptions=False)
+    assert built.exit_code == 0, built.output
+    assert "skipped" not in built.output
+    again = CliRunner().invoke(main, ["read", str(out / "sitemap.xml")], catch_exceptions=False)
+    rows = [json.loads(line) for line in again.stdout.splitlines()]
+    assert len(rows) == 8
+    assert {
+        "loc": site.url("/two/2"),
+        "lastmod": "2024-03-03",
+        "changefreq": "weekly",
+        "priority": 0.2,
+    } in rows
+
+
 def test_parquet_output(site: LoopbackServer, tmp_path: Path) -> None:
     pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'parquet' extra")
     out = tmp_path / "urls.parquet"

@@ -73,6 +73,16 @@ class BuildReport:
         """The URLs to list in robots.txt (``Sitemap:`` lines) and to submit."""
         return [f.url for f in (self.indexes or self.files)]
 
+    def nothing_written(self) -> str:
+        """Why a build wrote no URL, with the first rejected entries."""
+        if not self.rejected and not self.duplicates:
+            return "no URLs to write: the input is empty"
+        counts = [f"{kind}: {count:,}" for kind, count in self.rejected.most_common()]
+        if self.duplicates:
+            counts.append(f"duplicate: {self.duplicates:,}")
+        first = "".join(f"\n  {example}" for example in self.examples[:5])
+        return f"no URLs to write: every entry was left out ({', '.join(counts)}){first}"
+
     def reject(self, kind: str, message: str) -> None:
         self.rejected[kind] += 1
         if len(self.examples) < _EXAMPLES:
@@ -330,7 +340,7 @@ def write_sitemaps(
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
         if not parts:
-            raise LimitExceeded("no URLs to write: every entry was rejected or the input is empty")
+            raise LimitExceeded(report.nothing_written())
         children, indexes = _finish(parts, opts, directory, report, publisher.staging, names)
         report.removed = publisher.publish(children, indexes)
     return report

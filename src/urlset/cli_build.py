@@ -175,7 +175,8 @@ def build(
             else f"{exc}; nothing was published",
         )
     except LimitExceeded as exc:
-        _fail(1, f"{exc}; nothing was published")
+        reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
+        _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
     if not quiet:
         _summary(report, out_dir)
     _hreflang_report(reciprocity)

@@ -44,6 +44,10 @@ CSV and TSV: columns beside loc, lastmod, changefreq, priority (empty cells mean
   (``allow US CA``, ``deny tv``). Prices need JSON Lines.
 
 A literal ``|`` cannot appear inside a ``|``-separated cell; use JSON Lines for such values.
+
+Both: a ``sitemap`` column or key (the sitemap a URL was found in, as ``urlset fetch`` writes
+it) is ignored, so fetched URLs build again. Any other unknown column fails the build and an
+unknown key rejects its line: a misspelt ``lastmod`` would otherwise be lost without a word.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from .extensions import Alternate, Extension, Image, News, Relationship, Video, 
 from .model import RawElement, Url, rows_are_plain, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
+IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 IMAGE_COLUMNS = ("image_loc", "image_caption", "image_geo_location", "image_title", "image_license")
 NEWS_COLUMNS = (
@@ -226,7 +231,11 @@ def _table(
             "(see the urlset.sources documentation)",
         )
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
-    extra = [(i, name) for i, name in enumerate(header) if name not in COLUMNS]
+    extra = [
+        (i, name)
+        for i, name in enumerate(header)
+        if name not in COLUMNS and name not in IGNORED_FIELDS
+    ]
     width = len(header)
     if not extra:
         yield from _core_table(reader, source, positions, width, default_tz, rows)
@@ -359,7 +368,12 @@ def _core_rows(
 
 
 def _known_column(name: str) -> bool:
-    return name in COLUMNS or name in EXTENSION_COLUMNS or name.startswith("alternate_")
+    return (
+        name in COLUMNS
+        or name in EXTENSION_COLUMNS
+        or name in IGNORED_FIELDS
+        or name.startswith("alternate_")
+    )
 
 
 def _parts(cells: dict[str, str], column: str, count: int) -> list[str | None]:
@@ -445,6 +459,8 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
 
 
 _CORE_KEYS = frozenset(COLUMNS)
+_FAST_KEYS = _CORE_KEYS | IGNORED_FIELDS  # lines checked column by column
+_JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | {"images", "videos", "news", "alternates", "extensions"}
 
 
 def _jsonl(
@@ -465,7 +481,7 @@ def _jsonl(
             continue
         if (
             set(map(type, objects)) != {dict}
-            or not set(chain.from_iterable(objects)) <= _CORE_KEYS
+            or not set(chain.from_iterable(objects)) <= _FAST_KEYS
             or not all(map(dict.__contains__, objects, repeat("loc")))
         ):
             yield list(_json_lines(chunk, source, default_tz))
@@ -504,6 +520,12 @@ def _json_lines(
             continue
         if data.get("type", "url") != "url":
             yield InputError(source, number, f"a {data['type']!r} entry, not a URL")
+            continue
+        unknown = sorted(set(data) - _JSON_KEYS - {"type"})
+        if unknown:
+            known = ", ".join(sorted(_JSON_KEYS))
+            message = f"unknown keys {unknown}; the keys are {known}"
+            yield InputError(source, number, message, "keys")
             continue
         fields = {
             k: v for k, v in data.items() if k in ("loc", "lastmod", "changefreq", "priority")
