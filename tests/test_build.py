@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -265,14 +266,21 @@ def test_seen_locs_is_exact_across_many_batches() -> None:
 @given(st.lists(st.lists(st.integers(0, 60), max_size=40), max_size=12))
 def test_seen_locs_agrees_with_a_set(batches: list[list[int]]) -> None:
     """Batches with and without repeats inside them, locs new and seen before."""
-    seen, reference = SeenLocs(), set()
+    seen = SeenLocs()
+    for batch, expected in first_seen_by_a_set(batches):
+        assert seen.first_seen(batch) == expected
+
+
+def first_seen_by_a_set(batches: list[list[int]]) -> Iterator[tuple[list[str], list[bool]]]:
+    """Each batch's locs and, for each, whether a set has not seen it before."""
+    reference: set[str] = set()
     for batch in batches:
-        locs = [f"https://a.example/{i}" for i in batch]
+        names = [f"https://a.example/{i}" for i in batch]
         expected = []
-        for loc in locs:
-            expected.append(loc not in reference)
-            reference.add(loc)
-        assert seen.first_seen(locs) == expected
+        for name in names:
+            expected.append(name not in reference)
+            reference.add(name)
+        yield names, expected
 
 
 def test_out_of_scope_urls_fail_by_default_or_are_skipped(tmp_path: Path) -> None:
@@ -933,14 +941,9 @@ def test_json_lines_in_batches_read_as_line_by_line(
 def test_seen_locs_sealed_to_disk_agrees_with_a_set(batches: list[list[int]]) -> None:
     """With runs sealed to files after a few dozen hashes, the answers stay those of a set."""
     with tempfile.TemporaryDirectory() as spill:
-        seen, reference = SeenLocs(Path(spill), seal_at=32), set()
-        for batch in batches:
-            locs = [f"https://a.example/{i}" for i in batch]
-            expected = []
-            for loc in locs:
-                expected.append(loc not in reference)
-                reference.add(loc)
-            assert seen.first_seen(locs) == expected
+        seen = SeenLocs(Path(spill), seal_at=32)
+        for batch, expected in first_seen_by_a_set(batches):
+            assert seen.first_seen(batch) == expected
         seen.close()
 
 
