@@ -1,6 +1,7 @@
 """Build benchmark: N URLs with lastmod, changefreq and priority to gzipped sitemaps plus index.
 
-    .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000] [--no-peers]
+    .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000]
+        [--command-urls 10000000] [--no-peers]
 
 Each measurement runs in a fresh subprocess so that peak RSS is its own. urlset is measured
 three ways: from prepared (loc, lastmod, changefreq, priority) rows of strings passed as they
@@ -9,6 +10,8 @@ normalising every value, de-duplication, splitting, XML, gzip, index, atomic pub
 and generating each URL inside the timed loop as the peers do. The size
 check decompresses urlset's output and compresses the same XML with `gzip -6`. Peers
 (sitemap.js both ways, xml-sitemap-writer) run through bench/peers/run.py in the same run.
+``--command-urls`` also times the ``urlset build`` command end to end on the same URLs as a
+CSV file (written once to bench/out/build/), with its peak RSS.
 """
 
 from __future__ import annotations
@@ -68,10 +71,52 @@ def run_urlset(n: int, mode: str) -> dict[str, float]:
     return result
 
 
+def write_csv(path: Path, n: int) -> None:
+    """The benchmark URLs as a CSV file with a header (kept between runs)."""
+    if path.exists():
+        return
+    from items import item
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with open(partial, "w", encoding="utf-8") as out:
+        out.write("loc,lastmod,changefreq,priority\n")
+        for start in range(0, n, 100_000):
+            out.write(
+                "".join(",".join(item(i)) + "\n" for i in range(start, min(n, start + 100_000)))
+            )
+    partial.rename(path)
+
+
+# runs a command and prints its peak RSS in KiB (the only child this process waits for)
+MEASURE = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)"
+)
+
+
+def run_command(csv_path: Path, out: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of the `urlset build` command on the CSV file."""
+    urlset = Path(sys.executable).parent / "urlset"
+    command = [str(urlset), "build", str(csv_path), "--base-url", "https://www.example.com/"]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, *command, "--out", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"urlset build failed: {done.stderr}")
+    return seconds, int(done.stdout.split()[-1]) / 1024
+
+
 def gzip6_size(out: Path) -> tuple[int, int]:
     """(urlset's compressed bytes, gzip -6 bytes) over the same child sitemaps."""
     ours = ref = 0
-    for path in sorted(out.glob("sitemap-*.xml.gz")):
+    children = sorted(out.glob("sitemap-*.xml.gz")) or [out / "sitemap.xml.gz"]  # no index
+    for path in children:
         data = path.read_bytes()
         ours += len(data)
         ref += len(
@@ -120,6 +165,12 @@ def main() -> None:
         default=10_000_000,
         help="a second, larger run for peak memory (0: skip)",
     )
+    parser.add_argument(
+        "--command-urls",
+        type=int,
+        default=0,
+        help="also time `urlset build` on a CSV file of this many rows (0: skip)",
+    )
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args()
     n = args.urls
@@ -152,25 +203,30 @@ def main() -> None:
             print(f"  {peer['peer']}: error {peer['error']}")
     fastest_peer = min((r[1] for r in rows[3:] if r[1] > 0), default=None)
     print(
-        "\n| tool | seconds | URLs/s | peak RSS MB | URLs | vs urlset (generated) |\n|---|---|---|---|---|---|"
+        "\n| tool | seconds | URLs/s | peak RSS MB | URLs | fastest peer / this |\n|---|---|---|---|---|---|"
     )
     for name, seconds, rss, count in rows:
-        ratio = seconds / generated["seconds"] if seconds else float("nan")
+        ratio = f"{fastest_peer / seconds:.1f}x" if fastest_peer and seconds else ""
         print(
-            f"| {name} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {count:,} | {ratio:.1f}x |"
+            f"| {name} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {count:,} | {ratio} |"
         )
     print(
         f"\ncompressed size: urlset {ours:,} bytes, gzip -6 on the same XML {ref:,} bytes: {ours / ref:.3f}x"
     )
-    if fastest_peer:
-        print(
-            f"urlset (generated) vs fastest peer: {fastest_peer / generated['seconds']:.1f}x faster"
-        )
     if args.memory_urls:
         big = run_urlset(args.memory_urls, "generated")
         print(
             f"memory: {args.memory_urls:,} URLs generated in the loop: peak RSS {big['peak_rss_mb']:.0f} MB "
             f"(1M: {generated['peak_rss_mb']:.0f} MB), {big['seconds']:.1f} s, {big['urls'] / big['seconds']:,.0f} URLs/s"
+        )
+    if args.command_urls:
+        csv_path = OUT / f"urls-{args.command_urls}.csv"
+        write_csv(csv_path, args.command_urls)
+        seconds, peak = run_command(csv_path, OUT / f"urlset-command-{args.command_urls}")
+        print(
+            f"command: urlset build of {args.command_urls:,} CSV rows "
+            f"({csv_path.stat().st_size / 2**20:,.0f} MiB): {seconds:.1f} s, "
+            f"{args.command_urls / seconds:,.0f} URLs/s, peak RSS {peak:.0f} MB"
         )
 
 
