@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -195,6 +196,22 @@ def test_fuzz_mutated_documents(doc: bytes, sizes: list[int]) -> None:
     assert all(i.code in CODES or i.code in EXT_CODES for i in issues)
     assert all(isinstance(e, (Url, SitemapRef)) for e in entries)
     assert feed_all(doc, sizes, fast=True) == full
+
+
+@pytest.mark.parametrize("sizes", [[1], [2], [10_000]])
+def test_a_document_whose_root_never_starts_gets_the_same_issues_however_fed(
+    sizes: list[int],
+) -> None:
+    """Found by the fuzz test: fed at once, libxml2 reported its errors while feeding and the
+    reader added "no root element found" at 0:0 on closing; fed in small chunks, the same
+    errors came on closing and it did not."""
+    doc = b'<?&xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n</urlset>\n'
+    _, issues, fmt, fatal = feed_all(doc, sizes, fast=False)
+    assert fmt is None and fatal
+    assert [(i.code, i.line, i.column) for i in issues] == [
+        ("empty-document", 1, 3),
+        ("not-well-formed", 1, 3),
+    ]
 
 
 @SETTINGS

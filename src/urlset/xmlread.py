@@ -472,7 +472,8 @@ class XmlBody:
         self.state = _PROLOG
         self.buf = bytearray()
         self.parser = _parser()
-        self.nerr = 0
+        self.nerr = 0  # entries of libxml2's error log read so far
+        self.syntax_errors = 0  # issues reported from it
         self.depth = 0
         self.format: str | None = None
         self.entry_local = ""
@@ -1256,7 +1257,6 @@ class XmlBody:
         self.state = _DONE
 
     def _close_parser(self) -> None:
-        before = self.nerr
         ended = self.root_ended
         if self.g_hold:
             self._slow(b"", final=True)
@@ -1268,8 +1268,10 @@ class XmlBody:
         except etree.XMLSyntaxError as exc:
             events = list(self.parser.read_events())
             self._errors()
+            # a document without a root gets its own issue unless an error explains it
+            # already, whenever that error came (feeding at once or in chunks alike)
             if self.format is None and not events:
-                if self.nerr == before:
+                if not self.syntax_errors:
                     self._fatal_syntax(exc)
                 else:
                     self.sink.fatal = True
@@ -1279,7 +1281,7 @@ class XmlBody:
         events = list(self.parser.read_events())
         self._errors()
         if self.format is None:
-            if self.nerr == before:
+            if not self.syntax_errors:
                 self.sink.issue("not-well-formed", "no root element found")
             self.sink.fatal = True
             return
@@ -1309,6 +1311,7 @@ class XmlBody:
             elif "Excessive depth" in message:
                 code = "depth-limit"
             issue(code, message, e.line, e.column)
+            self.syntax_errors += 1
         self.nerr = n
 
     def _events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
