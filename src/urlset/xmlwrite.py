@@ -381,7 +381,6 @@ _ROW_LASTMOD: dict[object, Lastmod | None] = {None: None}  # and its value, for 
 _ROW_CHANGEFREQ_XML: dict[object, str] = {key: text for key, text in _CHANGEFREQ_XML.items()}
 _ROW_PRIORITY_XML: dict[object, str] = {None: ""}
 _ROW_TABLE_SIZE = 65_536
-_MISSING: Any = object()
 
 
 def _row_lastmod_xml(raw: object) -> str:
@@ -404,14 +403,13 @@ def _row_texts(
     table: dict[object, str], raws: list[Any], render: Callable[[object], str]
 ) -> list[str]:
     """The text of each raw value; each distinct value not in ``table`` is checked and
-    rendered once (InvalidValue when one fails)."""
-    texts: list[Any] = list(map(table.get, raws, repeat(_MISSING)))
-    if _MISSING in texts:
-        missing = {raw for raw, text in zip(raws, texts, strict=True) if text is _MISSING}
-        new = {raw: render(raw) for raw in missing}
-        table.update(new)
-        texts = list(map(new.get, raws, texts))
-    return texts
+    rendered once (InvalidValue when one fails). A miss stops ``__getitem__``: no sentinel
+    to scan the batch for (see ``model._looked_up``)."""
+    try:
+        return list(map(table.__getitem__, raws))
+    except KeyError:
+        table.update({raw: render(raw) for raw in {raw for raw in raws if raw not in table}})
+        return list(map(table.__getitem__, raws))
 
 
 def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered | None:
