@@ -26,6 +26,7 @@ from helpers import NS, entries, load, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.build import SeenLocs, write_sitemaps
 from urlset.cli import main
+from urlset.errors import PublishError
 from urlset.xmlwrite import SitemapDocument, url_element, urlset_header
 
 BASE = "https://www.example.com/"
@@ -945,6 +946,18 @@ def test_seen_locs_sealed_to_disk_agrees_with_a_set(batches: list[list[int]]) ->
         for batch, expected in first_seen_by_a_set(batches):
             assert seen.first_seen(batch) == expected
         seen.close()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_seen_locs_that_cannot_spill_say_where_and_what_to_do(tmp_path: Path) -> None:
+    """A full disk (/dev/full in place of the first spill file) is a PublishError that names
+    the file and the way out, not numpy's "65536 requested and 64000 written"."""
+    (tmp_path / ".seen-1").symlink_to("/dev/full")
+    seen = SeenLocs(tmp_path, seal_at=1_000)
+    hashes = np.arange(1, 5_001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    with pytest.raises(PublishError, match=r"\.seen-1: .*No space left on device.*--no-dedupe"):
+        seen.first_seen_hashes(hashes)
+    seen.close()
 
 
 @pytest.mark.parametrize("chunk", [urlset.build._CHUNK, 7])

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .dates import Lastmod, instant
-from .errors import InputError, InvalidValue, LimitExceeded
+from .errors import InputError, InvalidValue, LimitExceeded, PublishError
 from .extensions import from_json_fields
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .limits import CURRENT, Limits
@@ -146,16 +146,23 @@ class _SealedRun:
         self._starts = _own_pages((1 << bits) + 1, np.uint32)
         self._tags = _own_pages(count, np.uint16)
         done, bucket = 0, 0  # hashes written; buckets whose start is known
-        with open(path, "wb") as file:
-            for chunk in chunks:
-                chunk.tofile(file)
-                ids = chunk >> shift
-                last = int(ids[-1]) + 1
-                # buckets up to the chunk's last start in it: earlier chunks hold only lower ones
-                self._starts[bucket:last] = done + np.searchsorted(ids, np.arange(bucket, last))
-                # storing into uint16 keeps the low 16 bits: the tag
-                self._tags[done : done + len(chunk)] = chunk >> (shift - 16)
-                done, bucket = done + len(chunk), last
+        try:
+            with open(path, "wb") as file:
+                for chunk in chunks:
+                    file.write(np.ascontiguousarray(chunk).data)  # tofile loses the errno
+                    ids = chunk >> shift
+                    last = int(ids[-1]) + 1
+                    # buckets up to the chunk's last start in it: earlier chunks hold only lower ones
+                    self._starts[bucket:last] = done + np.searchsorted(ids, np.arange(bucket, last))
+                    # storing into uint16 keeps the low 16 bits: the tag
+                    self._tags[done : done + len(chunk)] = chunk >> (shift - 16)
+                    done, bucket = done + len(chunk), last
+        except OSError as exc:
+            raise PublishError(
+                f"{path}: the duplicate check could not keep its hashes on disk "
+                f"({exc.strerror or exc}); free space there, or turn de-duplication off "
+                "(--no-dedupe, dedupe=False) for input known to be unique"
+            ) from exc
         self._starts[bucket:] = done
         self._depth = int(np.diff(self._starts).max()).bit_length()  # binary-search steps
         self._fd = os.open(path, os.O_RDONLY)
