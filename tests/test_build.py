@@ -27,6 +27,7 @@ from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.build import SeenLocs, write_sitemaps
 from urlset.cli import main
 from urlset.errors import PublishError
+from urlset.files import FileSink
 from urlset.xmlwrite import SitemapDocument, url_element, urlset_header
 
 BASE = "https://www.example.com/"
@@ -958,6 +959,23 @@ def test_seen_locs_that_cannot_spill_say_where_and_what_to_do(tmp_path: Path) ->
     with pytest.raises(PublishError, match=r"\.seen-1: .*No space left on device.*--no-dedupe"):
         seen.first_seen_hashes(hashes)
     seen.close()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("gzip", [False, True])
+def test_a_full_disk_is_a_publish_error_naming_the_file(gzip: bool) -> None:
+    """Every write error, from the writing thread or the compressor's, and whether it shows
+    while writing, finishing or discarding, is one PublishError with the path and reason;
+    discarding never raises (it had replaced the error with a bare "[Errno 28]")."""
+    data = os.urandom(1 << 20)  # incompressible: the compressor writes as it goes
+    for finish in (True, False):
+        sink = FileSink(Path("/dev/full"), gzip=gzip)
+        with pytest.raises(PublishError, match=r"^/dev/full: could not write \(No space left"):
+            for _ in range(8 if finish else 500):  # the compressor's error shows on a later write
+                sink(data)
+                time.sleep(0 if finish else 0.01)
+            sink.close()
+        sink.discard()
 
 
 @pytest.mark.parametrize("chunk", [urlset.build._CHUNK, 7])

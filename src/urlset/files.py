@@ -63,12 +63,21 @@ class FileSink:
 
     def __call__(self, data: bytes) -> None:
         if self._error is not None:
-            raise PublishError(f"{self.path}: {self._error}") from self._error
+            raise self._failed(self._error)
         if self._gzip:
             self._queue.put(data)
-        else:
+            return
+        try:
             self._file.write(data)
-            self.written += len(data)
+        except OSError as exc:
+            raise self._failed(exc) from exc
+        self.written += len(data)
+
+    def _failed(self, exc: BaseException) -> PublishError:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        error = PublishError(f"{self.path}: could not write ({reason})")
+        error.__cause__ = exc
+        return error
 
     def _compress_loop(self) -> None:
         while True:
@@ -104,18 +113,22 @@ class FileSink:
 
     def wait(self) -> None:
         """Wait until the file is whole on disk (fsynced), or raise PublishError."""
+        error: BaseException | None = None
         try:
             if self._gzip:
                 self._thread.join()
-                if self._error is not None:
-                    raise PublishError(f"{self.path}: {self._error}") from self._error
+                error = self._error
             else:
                 self._file.flush()
                 os.fsync(self._file.fileno())
         except OSError as exc:
-            raise PublishError(f"{self.path}: could not write ({exc.strerror or exc})") from exc
-        finally:
+            error = exc
+        try:
             self._file.close()
+        except OSError as exc:
+            error = error or exc
+        if error is not None:
+            raise self._failed(error)
 
     def close(self) -> None:
         """Finish the stream and fsync, so a published file is whole on disk."""
@@ -128,7 +141,8 @@ class FileSink:
             self._error = self._error or RuntimeError("discarded")
             self._queue.put(None)
             self._thread.join()
-        self._file.close()
+        with contextlib.suppress(OSError):  # what it could not flush is thrown away anyway
+            self._file.close()
 
 
 def gzip_bytes(data: bytes, level: int = DEFAULT_GZIP_LEVEL) -> bytes:
