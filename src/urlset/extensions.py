@@ -836,20 +836,25 @@ class Parsed(NamedTuple):
     unmodelled: bool = False
 
 
+# lxml parser options for untrusted XML, for every parser urlset makes: no entities, no
+# network, no DTD, bounded text; comments and processing instructions dropped
+SAFE_PARSER_OPTIONS: dict[str, Any] = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "huge_tree": False,
+    "remove_comments": True,
+    "remove_pis": True,
+    "collect_ids": False,
+}
+
+
 @functools.cache
 def _parser() -> Any:
     # lxml is imported on first use: a build that writes no raw extension XML never loads it
     from lxml import etree
 
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        collect_ids=False,
-    )
+    return etree.XMLParser(**SAFE_PARSER_OPTIONS)
 
 
 _Reader = Callable[[Any, list[str]], "Extension"]

@@ -41,7 +41,7 @@ from .codes import CODES
 from .dates import Lastmod, parse_lenient
 from .errors import InvalidValue
 from .ext_rules import EXT_CODES, INVALID_CODES
-from .extensions import fast_extensions, parse_element
+from .extensions import SAFE_PARSER_OPTIONS, fast_extensions, parse_element
 from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from .urls import PLAIN_HOST, to_uri
@@ -341,16 +341,7 @@ def _serialise(el: Any) -> str:
 
 def _parser() -> etree.XMLPullParser:
     return etree.XMLPullParser(
-        events=("start", "end"),
-        recover=True,
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        collect_ids=False,
+        events=("start", "end"), recover=True, dtd_validation=False, **SAFE_PARSER_OPTIONS
     )
 
 
@@ -519,16 +510,7 @@ class XmlBody:
         self.mini_tail = b""
         self.root_prefixes: dict[str, str] = {}
         self.mini_line = 1
-        self.mini_parser = etree.XMLParser(
-            recover=False,
-            resolve_entities=False,
-            no_network=True,
-            load_dtd=False,
-            huge_tree=False,
-            remove_comments=True,
-            remove_pis=True,
-            collect_ids=False,
-        )
+        self.mini_parser = etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
         self.prios = _Priorities()
         self.fast_throughout = False  # entered the fast lane and left it only at close
         self.fast_records_only = True  # no stretch between records needed a parser
