@@ -274,7 +274,7 @@ class SeenLocs:
             merged.sort(kind="stable")  # two sorted runs: timsort merges them in one pass
             runs[-1] = merged
         while self._spill_dir is not None and runs and len(runs[0]) >= seal_at:
-            hashes = runs.pop(0)  # in chunks: the trace's temporaries stay a few MiB
+            hashes = runs.pop(0)  # in chunks: the trace's temporaries stay about a MiB
             self._seal((hashes[i : i + _CHUNK] for i in range(0, len(hashes), _CHUNK)), len(hashes))
 
     def _seal(self, chunks: Iterable[np.ndarray[Any, np.dtype[np.uint64]]], count: int) -> None:
