@@ -4,7 +4,7 @@ what cost (counted in calls, not seconds)."""
 from __future__ import annotations
 
 from test_read_support import feed_all
-from urlset.model import Url
+from urlset.model import ChangeFreq, Url
 from urlset.reader import read_bytes
 from urlset.xmlread import XmlBody
 
@@ -125,3 +125,33 @@ def test_value_issues_of_an_extension_record_name_the_value_line() -> None:
     for fast in (True, False):
         _, issues, _, _ = feed_all(doc, [len(doc)], fast=fast)
         assert [(i.code, i.line) for i in issues] == [("invalid-lastmod", 4)]
+
+
+def test_a_refused_value_seen_again_still_sends_its_block_to_the_full_checks() -> None:
+    """The fast lane judges a block's values by a flag its lookup tables set on refusing a
+    text; a text refused before (kept apart, not cached as a value) must set it again, or
+    the sentinel itself would come out as a lastmod, changefreq or priority."""
+    records = "".join(
+        f"<url><loc>https://h.test/p{i}</loc><lastmod>{lastmod}</lastmod>"
+        f"<changefreq>{changefreq}</changefreq><priority>{priority}</priority></url>\n"
+        for i in range(3_000)
+        for lastmod, changefreq, priority in [
+            (
+                "2024-05-01" if i % 500 else "2024-05-01T10:00",
+                "daily" if i % 700 else "Daily",
+                "0.5" if i % 900 else "0.50000",
+            )
+        ]
+    )
+    doc = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{records}</urlset>\n'
+    ).encode()
+    for sizes in ([len(doc)], [4096], [300]):
+        fast = feed_all(doc, sizes, fast=True)
+        assert fast == feed_all(doc, [len(doc)], fast=False)
+        entries = fast[0]
+        assert len(entries) == 3_000
+        assert {type(e.lastmod).__name__ for e in entries} <= {"date", "datetime", "NoneType"}
+        assert {type(e.priority) for e in entries} <= {float, type(None)}
+        assert {e.changefreq for e in entries if isinstance(e, Url)} <= {None, *ChangeFreq}
