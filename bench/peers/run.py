@@ -55,7 +55,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import pathname2url
 
-from items import item
+try:  # as part of the `peers` package (bench scripts' client) or as a script
+    from .items import item
+except ImportError:
+    from items import item
 
 HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent
