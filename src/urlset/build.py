@@ -22,7 +22,7 @@ import numpy as np
 
 from .dates import Lastmod, instant
 from .errors import InputError, InvalidValue, LimitExceeded, PublishError
-from .extensions import from_json_fields
+from .extensions import JSON_KEYS, from_json_fields
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .limits import CURRENT, Limits
 from .model import SitemapRef, Url, row_columns, urls_from_rows
@@ -42,7 +42,6 @@ _FINISHING = 2  # files compressing beside the one being written (each holds at 
 _SEAL_AT = 1 << 19  # hashes in a run that goes to disk (4 MiB)
 _READ_WHOLE_RUN = 512  # probes of one batch above which a sealed run is read whole
 _CHUNK = 1 << 16  # hashes read from a sealed run at a time (512 KiB)
-_EXTENSION_KEYS = frozenset({"images", "videos", "news", "alternates", "extensions"})
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -469,7 +468,7 @@ def _convert(entry: object, opts: BuildOptions, report: BuildReport) -> Url | No
         if isinstance(entry, tuple):
             return Url(*entry, default_tz=opts.default_tz)
         if isinstance(entry, Mapping):
-            fields = {k: v for k, v in entry.items() if k not in _EXTENSION_KEYS}
+            fields = {k: v for k, v in entry.items() if k not in JSON_KEYS}
             if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
                 fields["extensions"] = from_json_fields(entry)
             return Url.from_dict(fields, default_tz=opts.default_tz)

@@ -65,7 +65,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import InputError, InvalidValue
-from .extensions import Alternate, Extension, Image, News, Relationship, Video, from_json_fields
+from .extensions import (
+    JSON_KEYS,
+    Alternate,
+    Extension,
+    Image,
+    News,
+    Relationship,
+    Video,
+    from_json_fields,
+)
 from .model import RawElement, Url, rows_are_plain, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
@@ -460,7 +469,7 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
 
 _CORE_KEYS = frozenset(COLUMNS)
 _FAST_KEYS = _CORE_KEYS | IGNORED_FIELDS  # lines checked column by column
-_JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | {"images", "videos", "news", "alternates", "extensions"}
+_JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | set(JSON_KEYS)
 
 
 def _jsonl(
