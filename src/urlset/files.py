@@ -63,7 +63,7 @@ class FileSink:
 
     def __call__(self, data: bytes) -> None:
         if self._error is not None:
-            raise self._failed(self._error)
+            raise self._failed(self._error) from self._error
         if self._gzip:
             self._queue.put(data)
             return
@@ -75,9 +75,7 @@ class FileSink:
 
     def _failed(self, exc: BaseException) -> PublishError:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        error = PublishError(f"{self.path}: could not write ({reason})")
-        error.__cause__ = exc
-        return error
+        return PublishError(f"{self.path}: could not write ({reason})")
 
     def _compress_loop(self) -> None:
         while True:
@@ -128,7 +126,7 @@ class FileSink:
         except OSError as exc:
             error = error or exc
         if error is not None:
-            raise self._failed(error)
+            raise self._failed(error) from error
 
     def close(self) -> None:
         """Finish the stream and fsync, so a published file is whole on disk."""
