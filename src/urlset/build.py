@@ -187,9 +187,12 @@ class _SealedRun:
         maybe = np.flatnonzero((low < end) & (self._tags[np.minimum(low, last)] == tags))
         found = np.zeros(len(probes), dtype=bool)
         if len(maybe) > _READ_WHOLE_RUN:  # cheaper than that many reads
+            wanted = probes[maybe]
+            hit = np.zeros(len(maybe), dtype=bool)
             for chunk in _file_chunks(self.path):
-                at = np.minimum(np.searchsorted(chunk, probes[maybe]), len(chunk) - 1)
-                found[maybe] |= chunk[at] == probes[maybe]
+                at = np.minimum(np.searchsorted(chunk, wanted), len(chunk) - 1)
+                hit |= chunk[at] == wanted
+            found[maybe] = hit
             return found
         for i in maybe.tolist():
             first = stop = int(low[i])
