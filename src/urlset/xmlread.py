@@ -93,7 +93,7 @@ class _Table(dict[str | None, Any]):
         self.bad: set[str] = set()
 
     def __missing__(self, key: str | None) -> Any:
-        if key is None:  # no element: None in every table, unless cleared by a caller
+        if key is None:  # no element (every table is made with None: None; for the typing)
             return None
         value = None if key in self.bad else self.parse(key)
         if value is None:
@@ -104,18 +104,6 @@ class _Table(dict[str | None, Any]):
         if len(self) < 4096:
             self[key] = value
         return value
-
-
-def _dates() -> _Table:
-    return _Table(fast_lastmod, {None: None})
-
-
-def _priorities() -> _Table:
-    return _Table(fast_priority, {None: None})
-
-
-def _changefreqs() -> _Table:
-    return _Table(lambda _text: None, {None: None, **_CHANGEFREQ})  # exact spellings only
 
 
 def fast_uri(text: str) -> bool:
@@ -505,7 +493,7 @@ class XmlBody:
         self.fcol = 1
         self.line0 = 1
         self.col0 = 1
-        self.dates = _dates()
+        self.dates = _Table(fast_lastmod, {None: None})
         self.lpos = 0
         self.lline = 1
         self.mini_head = b""
@@ -513,8 +501,9 @@ class XmlBody:
         self.root_prefixes: dict[str, str] = {}
         self.mini_line = 1
         self.mini_parser = etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
-        self.prios = _priorities()
-        self.changefreqs = _changefreqs()
+        self.prios = _Table(fast_priority, {None: None})
+        # exact spellings only: any other text is refused
+        self.changefreqs = _Table(lambda _text: None, {None: None, **_CHANGEFREQ})
         self.fast_throughout = False  # entered the fast lane and left it only at close
         self.fast_records_only = True  # no stretch between records needed a parser
 
