@@ -27,9 +27,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from urlset.check import CheckOptions, check_file
+from urlset.checking.checker import CheckOptions, check_file
 from urlset.limits import MAX_SITEMAP_BYTES
-from urlset.reader import read_file
+from urlset.reading.reader import read_file
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "check"

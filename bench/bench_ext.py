@@ -27,8 +27,8 @@ from lxml import etree
 
 from urlset import Url, write_sitemaps
 from urlset.extensions import IMAGE_NS, XHTML_NS, Alternate, Image, fast_extensions, parse_element
-from urlset.reader import read_bytes
-from urlset.xmlwrite import SitemapDocument
+from urlset.reading.reader import read_bytes
+from urlset.writing.document import SitemapDocument
 
 BASE = "https://www.example.com/"
 URL_TAG = "{http://www.sitemaps.org/schemas/sitemap/0.9}url"

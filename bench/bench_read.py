@@ -5,7 +5,7 @@
 Files (deterministic, from bench/peers/run.py's ``make_file``: indented urlset, all four
 fields, W3C datetimes) go to bench/out/read/: 50,000 URLs (9.5 MB), the same gzipped, and
 275,000 URLs (about 50 MiB). Each urlset measurement runs in a fresh subprocess that iterates
-``urlset.reader.read_file`` without keeping the entries, and reports seconds (wall and CPU),
+``urlset.reading.reader.read_file`` without keeping the entries, and reports seconds (wall and CPU),
 URLs/s, MB/s and the growth of its peak RSS (VmHWM) while reading (the entries are handed
 back a chunk at a time and dropped, except in the "kept-in-list" row). The full lane alone
 (lxml for every record) is measured too. Peers read the same files through
@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 
 CHILD = r"""
 import json, os, sys, time
-from urlset.reader import SitemapReader
+from urlset.reading.reader import SitemapReader
 def peak_kib():
     # this process's own high-water mark: ru_maxrss would carry the parent's over fork + exec
     with open("/proc/self/status") as status:

@@ -21,14 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-import urlset.build
+import urlset.writing.build
 from helpers import NS, entries, load, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
-from urlset.build import SeenLocs, write_sitemaps
 from urlset.cli import main
 from urlset.errors import PublishError
-from urlset.files import FileSink
-from urlset.xmlwrite import SitemapDocument, url_element, urlset_header
+from urlset.writing.build import SeenLocs, write_sitemaps
+from urlset.writing.document import SitemapDocument, url_element, urlset_header
+from urlset.writing.files import FileSink
 
 BASE = "https://www.example.com/"
 
@@ -371,7 +371,7 @@ KILL_SCRIPT = """
 import sys
 import tempfile
 from urlset import Url
-from urlset.build import write_sitemaps
+from urlset.writing.build import write_sitemaps
 from urlset.limits import CURRENT
 n, out, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 urls = (Url(f"https://www.example.com/{tag}/{i}", "2024-01-01") for i in range(n))
@@ -541,13 +541,13 @@ def test_rows_are_written_exactly_as_their_urls(
     out_rows, out_urls = tmp_path_factory.mktemp("rows"), tmp_path_factory.mktemp("urls")
     options = {"gzip": False, "text": text, "skip_out_of_scope": True}
     options["limits"] = SITEMAPS_2008.lowered(max_urls=3)
-    saved = urlset.build._BATCH
-    urlset.build._BATCH = batch  # several batches, some clean and some not
+    saved = urlset.writing.build._BATCH
+    urlset.writing.build._BATCH = batch  # several batches, some clean and some not
     try:
         from_rows = write_sitemaps(rows, out_rows, BASE, **options)  # type: ignore[arg-type]
         from_urls = write_sitemaps(urls, out_urls, BASE, **options)  # type: ignore[arg-type]
     finally:
-        urlset.build._BATCH = saved
+        urlset.writing.build._BATCH = saved
     assert from_rows.urls == from_urls.urls and from_rows.duplicates == from_urls.duplicates
     assert sum(from_rows.rejected.values()) == len(rows) - len(in_scope)
     assert [f[1:] for f in from_rows.files] == [f[1:] for f in from_urls.files]
@@ -823,11 +823,11 @@ def test_table_sources_keep_every_line_number(
 ) -> None:
     """A table of the core columns is read a batch of rows at a time; whatever the batch
     size, good rows come out in order and each bad one as an InputError with its line."""
-    import urlset.sources
+    import urlset.writing.sources
     from urlset.errors import InputError
-    from urlset.sources import iter_entries, open_source
+    from urlset.writing.sources import iter_entries, open_source
 
-    monkeypatch.setattr(urlset.sources, "_ROWS_PER_CHECK", per_check)
+    monkeypatch.setattr(urlset.writing.sources, "_ROWS_PER_CHECK", per_check)
     src = tmp_path / "t.csv"
     src.write_bytes(
         b"priority,LOC,lastmod\n"  # columns in any order, changefreq absent
@@ -918,11 +918,11 @@ def test_json_lines_in_batches_read_as_line_by_line(
     its own gives: the same Urls (or rows making them), the same errors on the same lines."""
     import io
 
-    import urlset.sources
+    import urlset.writing.sources
     from urlset.errors import InputError
-    from urlset.sources import _json_lines, iter_batches, iter_entries
+    from urlset.writing.sources import _json_lines, iter_batches, iter_entries
 
-    monkeypatch.setattr(urlset.sources, "_ROWS_PER_CHECK", per_check)
+    monkeypatch.setattr(urlset.writing.sources, "_ROWS_PER_CHECK", per_check)
     text = "".join(line + "\n" for line in lines)
 
     def shown(entries: list[object]) -> list[object]:
@@ -978,14 +978,14 @@ def test_a_full_disk_is_a_publish_error_naming_the_file(gzip: bool) -> None:
         sink.discard()
 
 
-@pytest.mark.parametrize("chunk", [urlset.build._CHUNK, 7])
+@pytest.mark.parametrize("chunk", [urlset.writing.build._CHUNK, 7])
 def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
     """Hashes equal in their top 40 bits (bucket and tag) but not below are different locs:
     the sealed run reads the file to tell; equal hashes are duplicates, however many ask.
     Small chunks: runs are sealed, merged and read back a few hashes at a time."""
-    monkeypatch.setattr(urlset.build, "_CHUNK", chunk)
+    monkeypatch.setattr(urlset.writing.build, "_CHUNK", chunk)
     rng = np.random.default_rng(7)
     old = np.unique(rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64))
     seen = SeenLocs(tmp_path, seal_at=1_000)

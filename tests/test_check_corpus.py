@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from urlset.check import CheckOptions, check_paths
+from urlset.checking.checker import CheckOptions, check_paths
 from urlset.model import Severity
 
 # A time after every lastmod in the corpus, so that only real flaws show.

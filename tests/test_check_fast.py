@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from test_read_property import documents, mutated
-from urlset.check import CheckOptions, check_document
-from urlset.reader import SitemapReader
+from urlset.checking.checker import CheckOptions, check_document
+from urlset.reading.reader import SitemapReader
 
 OPTIONS = CheckOptions(base_url="https://example.com/", now=datetime(2026, 11, 22, tzinfo=UTC))
 

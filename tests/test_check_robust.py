@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from urlset.check import CheckOptions, check_document
+from urlset.checking.checker import CheckOptions, check_document
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SEEDS = [

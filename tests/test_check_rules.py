@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from urlset.check import CheckOptions, check_document, check_paths
+from urlset.checking.checker import CheckOptions, check_document, check_paths
+from urlset.checking.rules import CHECK_CODES, all_codes, lookup
 from urlset.limits import CURRENT, SITEMAPS_2008
 from urlset.model import Severity
-from urlset.rules import CHECK_CODES, all_codes, lookup
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 DECL = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -429,7 +429,7 @@ def test_directory_leaves_out_xml_that_is_no_sitemap(tmp_path: Path) -> None:
 
 
 def test_api_on_bytes_and_paths(tmp_path: Path) -> None:
-    from urlset.check import check, check_bytes, is_valid
+    from urlset.checking.checker import check, check_bytes, is_valid
 
     good, bad = urlset(loc(A)), urlset(loc(A + "a b"))
     assert check(good) == [] and is_valid(good)

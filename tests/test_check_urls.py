@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from test_fetch_support import LoopbackServer, gz, sitemapindex
-from urlset.check import CheckOptions, check_paths
-from urlset.check_http import check_urls
+from urlset.checking.checker import CheckOptions, check_paths
+from urlset.checking.http import check_urls
 from urlset.cli import main
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from urlset import CURRENT, Url, write_sitemaps
-from urlset.check import CheckOptions, check_document, check_paths
+from urlset.checking.checker import CheckOptions, check_document, check_paths
 from urlset.model import ChangeFreq
-from urlset.xmlwrite import URLSET_FOOTER, url_element, urlset_header
+from urlset.writing.document import URLSET_FOOTER, url_element, urlset_header
 
 BASE = "https://www.urlset-test.org/shop/"
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from urlset import RawElement, Url
-from urlset.ext_rules import SetChecks, check_raw
 from urlset.extensions import (
     IMAGE_NS,
     NEWS_NS,
@@ -29,7 +28,8 @@ from urlset.extensions import (
     parse,
     typed,
 )
-from urlset.reader import read_file
+from urlset.extensions.rules import SetChecks, check_raw
+from urlset.reading.reader import read_file
 
 EXTENSION = "corpus/peers/crawler-commons/sitemaps/extension"
 REALWORLD = "corpus/realworld"
@@ -254,8 +254,8 @@ def test_realworld_order_problems_are_reported(shared: Path) -> None:
 
 def test_typed_values_write_back_what_was_read(shared: Path) -> None:
     """Typing a real file's elements, writing them and reading again gives the same values."""
-    from urlset.reader import read_bytes
-    from urlset.xmlwrite import SitemapDocument
+    from urlset.reading.reader import read_bytes
+    from urlset.writing.document import SitemapDocument
 
     urls = read_typed(shared / REALWORLD / "041_shopify-collections-hreflang.xml")
     urls += read_typed(shared / EXTENSION / "hebdenbridgetimes-articles-sitemap.xml")

@@ -24,8 +24,8 @@ from urlset.extensions import (
     Video,
     typed,
 )
-from urlset.reader import read_bytes
-from urlset.xmlwrite import URLSET_FOOTER, EntryTooLarge, SitemapDocument, urlset_header
+from urlset.reading.reader import read_bytes
+from urlset.writing.document import URLSET_FOOTER, EntryTooLarge, SitemapDocument, urlset_header
 
 BASE = "https://www.example.com/"
 

@@ -9,9 +9,9 @@ import pytest
 
 from urlset import RawElement, Severity, Url
 from urlset.codes import CODES
-from urlset.ext_rules import EXT_CODES, RULES, SetChecks, check_raw, check_url
 from urlset.extensions import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS, Alternate, Image, News, Video
-from urlset.hreflang import MissingLink, Reciprocity, describe
+from urlset.extensions.reciprocity import MissingLink, Reciprocity, describe
+from urlset.extensions.rules import EXT_CODES, RULES, SetChecks, check_raw, check_url
 
 PAGE = "https://www.example.com/page"
 NOW = datetime(2024, 5, 10, 12, tzinfo=UTC)
@@ -267,7 +267,7 @@ def test_reported_examples_are_capped() -> None:
 
 
 def test_reciprocity_taps_a_build(tmp_path: Path) -> None:
-    from urlset.build import write_sitemaps
+    from urlset.writing.build import write_sitemaps
 
     urls = hreflang_set({"en": ["en", "de"], "de": ["de"]})
     rec = Reciprocity()

@@ -12,7 +12,6 @@ from lxml import etree
 
 from helpers import NS, load, parse
 from urlset import SITEMAPS_2008, RawElement, Url
-from urlset.build import write_sitemaps
 from urlset.cli import main
 from urlset.extensions import (
     IMAGE_NS,
@@ -25,9 +24,10 @@ from urlset.extensions import (
     Video,
     typed,
 )
-from urlset.reader import read_bytes, read_file
-from urlset.sources import iter_entries
-from urlset.xmlwrite import SitemapDocument, url_element, urlset_header
+from urlset.reading.reader import read_bytes, read_file
+from urlset.writing.build import write_sitemaps
+from urlset.writing.document import SitemapDocument, url_element, urlset_header
+from urlset.writing.sources import iter_entries
 
 BASE = "https://www.example.com/"
 
@@ -426,7 +426,7 @@ def test_read_then_build_round_trip_from_the_command_line(tmp_path: Path, shared
 def test_typed_values_fit_the_raw_json_shape_urlset_read_writes(tmp_path: Path) -> None:
     """Typed values carry namespace, name and xml like RawElement, so today's `urlset read`
     output works with them; `json_fields` gives the typed shape; both feed `urlset build`."""
-    from urlset.cli_read import entry_dict
+    from urlset.cli.read import entry_dict
     from urlset.extensions import json_fields
 
     urls = rich_urls()

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from test_ext_props import urls as url_lists
 from test_fetch_support import LoopbackServer, run_fetch, sitemapindex, urlset
 from urlset.cli import main
-from urlset.discovery import NodeState
-from urlset.fetchcache import FetchCache
+from urlset.fetching.cache import FetchCache
+from urlset.fetching.discovery import NodeState
 from urlset.model import SitemapRef, Url
 
 CHILDREN = {"/a.xml": 40, "/b.xml": 30, "/c.xml": 20}

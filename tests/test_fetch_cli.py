@@ -187,9 +187,9 @@ def test_parquet_without_pyarrow_is_a_clear_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # pyarrow is an optional extra; the test extra installs it, so its absence is simulated
-    import urlset.cli_fetch
+    import urlset.cli.fetch
 
-    monkeypatch.setattr(urlset.cli_fetch, "_parquet_available", lambda: False)
+    monkeypatch.setattr(urlset.cli.fetch, "_parquet_available", lambda: False)
     result = invoke("https://example.com", "--format", "parquet", "-o", str(tmp_path / "x"))
     assert result.exit_code == 2
     assert "pyarrow" in result.output

@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from urlset.discovery import (
+from urlset.fetching.discovery import (
     NEED_RESPONSE,
     CacheRecord,
     DiscoveryOptions,

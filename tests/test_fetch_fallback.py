@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from test_fetch_support import LoopbackServer, fast_http, urlset
 from urlset.cli import main
-from urlset.discovery import (
+from urlset.fetching.discovery import (
     DiscoveryOptions,
     FetchRequest,
     FetchResponse,
@@ -27,7 +27,7 @@ from urlset.discovery import (
     discover,
     drive,
 )
-from urlset.http import Fetcher, HttpOptions, RetryPolicy
+from urlset.fetching.http import Fetcher, HttpOptions, RetryPolicy
 from urlset.model import Url
 
 H = "example.com"

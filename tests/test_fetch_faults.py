@@ -27,8 +27,8 @@ from test_fetch_support import (
     sitemapindex,
     urlset,
 )
-from urlset.discovery import FetchRequest, NodeState
-from urlset.http import Fetcher, RetryPolicy, parse_retry_after
+from urlset.fetching.discovery import FetchRequest, NodeState
+from urlset.fetching.http import Fetcher, RetryPolicy, parse_retry_after
 from urlset.model import Severity
 
 GOOD = {

@@ -15,11 +15,11 @@ import pytest
 
 from test_fetch_faults import locs
 from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
-from urlset.discovery import DiscoveryOptions, FetchRequest, FetchResponse
-from urlset.http import Fetcher, ParsePool, UrlBatch
+from urlset.fetching.discovery import DiscoveryOptions, FetchRequest, FetchResponse
+from urlset.fetching.http import Fetcher, ParsePool, UrlBatch
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, Severity, Url
-from urlset.output import UrlColumns, render_jsonl
+from urlset.reading.output import UrlColumns, render_jsonl
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from test_fetch_support import LoopbackServer, Run, fast_http, gz, run_fetch, sitemapindex
-from urlset.discovery import NodeState, robots_sitemaps
+from urlset.fetching.discovery import NodeState, robots_sitemaps
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
-from urlset.discovery import DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
-from urlset.http import HttpOptions, RetryPolicy, fetch_sitemaps_sync
+from urlset.fetching.discovery import DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
+from urlset.fetching.http import HttpOptions, RetryPolicy, fetch_sitemaps_sync
 from urlset.limits import ReadLimits
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

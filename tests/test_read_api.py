@@ -10,7 +10,7 @@ import pytest
 
 from urlset.codes import CODES
 from urlset.model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from urlset.reader import SitemapReader, read, read_bytes, read_chunks, read_file
+from urlset.reading.reader import SitemapReader, read, read_bytes, read_chunks, read_file
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 DOC = (

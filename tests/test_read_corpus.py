@@ -17,7 +17,7 @@ import pytest
 
 from test_read_support import feed_all
 from urlset.model import Issue, Severity
-from urlset.reader import SitemapReader, read_file
+from urlset.reading.reader import SitemapReader, read_file
 
 
 class Row(NamedTuple):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from urlset.reader import read_bytes
+from urlset.reading.reader import read_bytes
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

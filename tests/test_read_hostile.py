@@ -19,7 +19,7 @@ import pytest
 
 SCRIPT = r"""
 import json, os, resource, sys, zlib
-from urlset.reader import read_chunks
+from urlset.reading.reader import read_chunks
 from urlset.limits import ReadLimits
 
 NS = b"http://www.sitemaps.org/schemas/sitemap/0.9"

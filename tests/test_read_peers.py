@@ -20,7 +20,7 @@ from pathlib import Path
 
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from urlset.reader import ReadResult, read_bytes, read_file
+from urlset.reading.reader import ReadResult, read_bytes, read_file
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -4,7 +4,7 @@
 * The fast lane and the full lane give the same result on generated documents, including
   mutated (broken) ones: the fast lane is only an optimisation.
 * A document cut anywhere yields exactly the entries whose end tag lies before the cut.
-* read(write(entries)) == entries, with the project's writer (urlset.xmlwrite).
+* read(write(entries)) == entries, with the project's writer (urlset.writing.document).
 * Fuzz: mutated sitemaps never make the reader raise; every issue code is documented.
 * The fast checks agree with the model's own rules (to_uri, parse_lenient).
 """
@@ -21,12 +21,12 @@ from lxml import etree
 from test_read_support import NS, feed_all
 from urlset.codes import CODES
 from urlset.dates import parse_lenient
-from urlset.ext_rules import EXT_CODES
+from urlset.extensions.rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
-from urlset.reader import SitemapReader, read_bytes
+from urlset.reading.reader import SitemapReader, read_bytes
+from urlset.reading.xmlbody import _LOC, _plain_locs, fast_lastmod, fast_uri
 from urlset.urls import to_uri
-from urlset.xmlread import _LOC, _plain_locs, fast_lastmod, fast_uri
-from urlset.xmlwrite import SitemapDocument, index_document
+from urlset.writing.document import SitemapDocument, index_document
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from itertools import cycle
 
 from urlset.model import Issue, SitemapRef, Url
-from urlset.reader import SitemapReader
+from urlset.reading.reader import SitemapReader
 
 Result = tuple[list[Url | SitemapRef], list[Issue], str | None, bool]
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -22,30 +22,30 @@ from .limits import CURRENT, SITEMAPS_2008, Limits, ReadLimits
 from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 
 if TYPE_CHECKING:
-    from .build import BuildReport, write_sitemaps
-    from .check import CheckReport, check, is_valid
-    from .discovery import DiscoveryOptions, DiscoveryResult
-    from .http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
-    from .reader import ReadResult, SitemapReader, read, read_bytes, read_chunks, read_file
+    from .checking.checker import CheckReport, check, is_valid
+    from .fetching.discovery import DiscoveryOptions, DiscoveryResult
+    from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
+    from .reading.reader import ReadResult, SitemapReader, read, read_bytes, read_chunks, read_file
+    from .writing.build import BuildReport, write_sitemaps
 
 # public name -> the module that defines it, imported when the name is first used
 _LAZY = {
-    "BuildReport": "build",
-    "write_sitemaps": "build",
-    "CheckReport": "check",
-    "check": "check",
-    "is_valid": "check",
-    "DiscoveryOptions": "discovery",
-    "DiscoveryResult": "discovery",
-    "HttpOptions": "http",
-    "fetch_sitemaps": "http",
-    "fetch_sitemaps_sync": "http",
-    "ReadResult": "reader",
-    "SitemapReader": "reader",
-    "read": "reader",
-    "read_bytes": "reader",
-    "read_chunks": "reader",
-    "read_file": "reader",
+    "BuildReport": "writing.build",
+    "write_sitemaps": "writing.build",
+    "CheckReport": "checking.checker",
+    "check": "checking.checker",
+    "is_valid": "checking.checker",
+    "DiscoveryOptions": "fetching.discovery",
+    "DiscoveryResult": "fetching.discovery",
+    "HttpOptions": "fetching.http",
+    "fetch_sitemaps": "fetching.http",
+    "fetch_sitemaps_sync": "fetching.http",
+    "ReadResult": "reading.reader",
+    "SitemapReader": "reading.reader",
+    "read": "reading.reader",
+    "read_bytes": "reading.reader",
+    "read_chunks": "reading.reader",
+    "read_file": "reading.reader",
 }
 
 

@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 from zlib_ng import zlib_ng
 
-from .errors import PublishError
+from ..errors import PublishError
 
 STAGING_PREFIX = ".urlset-staging-"
 # zlib-ng level 6: the size `gzip -6` gives (0.998x) at 2.3x stdlib's speed, on the thread

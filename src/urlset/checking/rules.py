@@ -21,12 +21,12 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 
-from .codes import CODES
-from .dates import Lastmod
-from .ext_rules import EXT_CODES
-from .limits import Limits
-from .model import Issue, Severity
-from .urls import Scope
+from ..codes import CODES
+from ..dates import Lastmod
+from ..extensions.rules import EXT_CODES
+from ..limits import Limits
+from ..model import Issue, Severity
+from ..urls import Scope
 
 
 class RuleCode(NamedTuple):

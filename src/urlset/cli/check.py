@@ -16,10 +16,10 @@ from typing import IO, TYPE_CHECKING
 
 import click
 
-from .limits import PROFILES
+from ..limits import PROFILES
 
 if TYPE_CHECKING:
-    from .check import CheckReport
+    from ..checking.checker import CheckReport
 
 FORMATS = ("text", "json", "sarif")
 
@@ -115,10 +115,10 @@ def _run(
     schema: bool,
     now: datetime,
 ) -> int:
-    from .check import CheckOptions, check_paths
-    from .errors import InvalidValue
-    from .limits import profile as get_profile
-    from .urls import to_uri
+    from ..checking.checker import CheckOptions, check_paths
+    from ..errors import InvalidValue
+    from ..limits import profile as get_profile
+    from ..urls import to_uri
 
     if base_url is not None:
         try:
@@ -131,7 +131,7 @@ def _run(
     stdin = sys.stdin.buffer.read() if "-" in local else None
     report = check_paths(local, options, stdin=stdin)
     if urls:
-        from .check_http import check_urls
+        from ..checking.http import check_urls
 
         report.files.extend(check_urls(urls, replace(options, base_url=None)).files)
     out = sys.stdout
@@ -158,7 +158,7 @@ def _version() -> str:
 
 
 def _text(report: CheckReport, out: IO[str]) -> None:
-    from .rules import lookup
+    from ..checking.rules import lookup
 
     for f in report.files:
         what = f.format or "unreadable"

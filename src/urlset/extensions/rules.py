@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
-from .codes import Code
-from .dates import instant
-from .extensions import (
+from ..codes import Code
+from ..dates import instant
+from ..extensions import (
     IMAGE_NS,
     MAX_IMAGES_PER_URL,
     MAX_NEWS_PER_SITEMAP,
@@ -31,8 +31,8 @@ from .extensions import (
     Video,
     parse,
 )
-from .hreflang import Reciprocity, describe
-from .model import Issue, RawElement, Severity, Url
+from ..model import Issue, RawElement, Severity, Url
+from .reciprocity import Reciprocity, describe
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import click
 
-from .build import BuildReport, write_sitemaps
-from .errors import InputError, InvalidValue, LimitExceeded, PublishError
-from .hreflang import Reciprocity, describe
-from .limits import PROFILES, profile
-from .model import Url
-from .sources import FORMATS, Row, detect_format, iter_batches, open_source
+from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
+from ..extensions.reciprocity import Reciprocity, describe
+from ..limits import PROFILES, profile
+from ..model import Url
+from ..writing.build import BuildReport, write_sitemaps
+from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 
 
 def _timezone(value: str | None) -> tzinfo | None:

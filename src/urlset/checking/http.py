@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from . import rules
-from .check import CheckOptions, CheckReport, FileResult, check_document, compare_with_children
+from .checker import CheckOptions, CheckReport, FileResult, check_document, compare_with_children
 
 USER_AGENT = "urlset-check (+https://www.sitemaps.org/protocol.html)"
 _CHUNK = 1 << 16

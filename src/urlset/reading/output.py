@@ -18,9 +18,9 @@ from datetime import date, datetime
 from itertools import repeat
 from typing import Any
 
-from .dates import Lastmod, format_w3c
-from .extensions import json_fields
-from .model import ChangeFreq, Url
+from ..dates import Lastmod, format_w3c
+from ..extensions import json_fields
+from ..model import ChangeFreq, Url
 
 _FREQS: tuple[ChangeFreq | None, ...] = (None, *ChangeFreq)
 _FREQ_CODE: dict[ChangeFreq | None, int] = {f: i for i, f in enumerate(_FREQS)}

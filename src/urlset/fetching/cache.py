@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .dates import Lastmod, format_w3c, parse_w3c
+from ..dates import Lastmod, format_w3c, parse_w3c
+from ..errors import InvalidValue
+from ..extensions import TYPED, from_json, to_json
+from ..model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 from .discovery import CacheRecord
-from .errors import InvalidValue
-from .extensions import TYPED, from_json, to_json
-from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 
 Item = Url | SitemapRef | Issue
 VERSION = 2  # the format written; see the module docstring

@@ -49,6 +49,11 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from ..errors import InvalidValue
+from ..limits import ReadLimits
+from ..model import Issue, Severity, SitemapRef, Url
+from ..reading.output import Render, UrlColumns
+from ..urls import to_uri
 from .discovery import (
     CONTENT_TYPE,
     CROSS_HOST_REDIRECT,
@@ -68,14 +73,9 @@ from .discovery import (
     discover,
     fetch_issue,
 )
-from .errors import InvalidValue
-from .limits import ReadLimits
-from .model import Issue, Severity, SitemapRef, Url
-from .output import Render, UrlColumns
-from .urls import to_uri
 
 if TYPE_CHECKING:
-    from .fetchcache import FetchCache
+    from .cache import FetchCache
 
 BODY_TOO_LARGE = "body-too-large"
 
@@ -100,7 +100,7 @@ _KEPT_HEADERS = ("ETag", "Last-Modified", "Content-Type", "Content-Encoding", "R
 
 
 class ReaderLike(Protocol):
-    """What the driver needs of the reader (urlset.reader.SitemapReader)."""
+    """What the driver needs of the reader (urlset.reading.reader.SitemapReader)."""
 
     def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]: ...
 
@@ -118,7 +118,7 @@ ReaderFactory = Callable[[str, str, ReadLimits], ReaderLike]
 
 
 def _sitemap_reader(source: str, base_url: str, limits: ReadLimits) -> ReaderLike:
-    from .reader import SitemapReader
+    from ..reading.reader import SitemapReader
 
     reader: ReaderLike = SitemapReader(source, base_url=base_url, limits=limits)
     return reader
@@ -739,7 +739,7 @@ def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
     (answered True while it reads on), ("c",) closes it (answered with the result).
 
     Urls become columns as each chunk is read, so the worker holds no Url objects."""
-    from .reader import SitemapReader
+    from ..reading.reader import SitemapReader
 
     reader: SitemapReader | None = None
     parts: list[UrlColumns] = []
@@ -844,7 +844,7 @@ class ParsePool:
     def __init__(self, workers: int, render: tuple[str, Render] | None = None) -> None:
         import multiprocessing
 
-        from . import reader as _reader  # imported before forking, so workers have it
+        from ..reading import reader as _reader  # imported before forking, so workers have it
 
         del _reader
         method = "fork" if fork_is_safe() else "spawn"
@@ -1026,7 +1026,7 @@ async def fetch_sitemaps(
     cache = None
     known: dict[str, CacheRecord] | None = None
     if cache_dir is not None:
-        from .fetchcache import FetchCache
+        from .cache import FetchCache
 
         cache = FetchCache(cache_dir)
         known = cache.records()

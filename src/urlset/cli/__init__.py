@@ -14,13 +14,13 @@ import click
 # command name -> (module, attribute, one-line help shown by `urlset --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "build": (
-        "urlset.cli_build",
+        "urlset.cli.build",
         "build",
         "Write a sitemap set (split, indexed, gzipped) from URL lists.",
     ),
-    "read": ("urlset.cli_read", "read", "Read any sitemap format and print its entries."),
-    "check": ("urlset.cli_check", "check", "Validate sitemaps the way a search engine does."),
-    "fetch": ("urlset.cli_fetch", "fetch", "Discover and download a site's sitemaps."),
+    "read": ("urlset.cli.read", "read", "Read any sitemap format and print its entries."),
+    "check": ("urlset.cli.check", "check", "Validate sitemaps the way a search engine does."),
+    "fetch": ("urlset.cli.fetch", "fetch", "Discover and download a site's sitemaps."),
 }
 
 

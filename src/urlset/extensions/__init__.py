@@ -46,11 +46,11 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, NamedTuple
 
-from .dates import Lastmod, check_lastmod, format_w3c
-from .errors import InvalidValue
-from .limits import MAX_LOC_LENGTH
-from .model import RawElement
-from .urls import is_plain_uri, plain_uri_flags, to_uri
+from ..dates import Lastmod, check_lastmod, format_w3c
+from ..errors import InvalidValue
+from ..limits import MAX_LOC_LENGTH
+from ..model import RawElement
+from ..urls import is_plain_uri, plain_uri_flags, to_uri
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"

@@ -18,11 +18,16 @@ from typing import IO, Any
 
 import click
 
-from .cli_read import URL_COLUMNS
-from .discovery import WELL_KNOWN, DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
-from .errors import InvalidValue
-from .extensions import json_fields
-from .http import (
+from ..errors import InvalidValue
+from ..extensions import json_fields
+from ..fetching.discovery import (
+    WELL_KNOWN,
+    DiscoveryOptions,
+    DiscoveryResult,
+    SitemapNode,
+    SitemapRead,
+)
+from ..fetching.http import (
     DEFAULT_USER_AGENT,
     HttpOptions,
     Progress,
@@ -31,9 +36,10 @@ from .http import (
     fetch_sitemaps,
     fork_is_safe,
 )
-from .model import Issue, Severity
-from .output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
-from .urls import to_uri
+from ..model import Issue, Severity
+from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
+from ..urls import to_uri
+from .read import URL_COLUMNS
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
 # the columns of CSV, TSV and Parquet: `urlset read`'s, then the sitemap the URL came from

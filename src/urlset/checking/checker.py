@@ -33,13 +33,14 @@ from typing import Any, NamedTuple, cast
 
 from lxml import etree
 
-from . import ext_rules, rules
-from .dates import Lastmod
-from .errors import InvalidValue
-from .limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
-from .model import Issue, Severity, SitemapRef, Url
-from .reader import FILE_CHUNK, read_chunks
-from .urls import Scope, to_uri
+from ..dates import Lastmod
+from ..errors import InvalidValue
+from ..extensions import rules as ext_rules
+from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
+from ..model import Issue, Severity, SitemapRef, Url
+from ..reading.reader import FILE_CHUNK, read_chunks
+from ..urls import Scope, to_uri
+from . import rules
 
 __all__ = [
     "CheckOptions",
@@ -919,7 +920,7 @@ def _unknown(local: str, line: int) -> tuple[str, str, int]:
 
 @lru_cache(maxsize=2)
 def _xml_schema(name: str) -> etree.XMLSchema:
-    text = resources.files("urlset").joinpath("schemas", name).read_bytes()
+    text = resources.files("urlset.checking").joinpath("schemas", name).read_bytes()
     return etree.XMLSchema(etree.fromstring(text))
 
 
@@ -1358,7 +1359,7 @@ def _local_child(loc: str, index_path: Path, root: Path, root_url: str | None) -
 def _options(
     limits: Limits | str, base_url: str | None, now: datetime | None, schema: bool
 ) -> CheckOptions:
-    from .limits import profile
+    from ..limits import profile
 
     chosen = profile(limits) if isinstance(limits, str) else limits
     return CheckOptions(limits=chosen, base_url=base_url, now=now, schema=schema)

@@ -17,12 +17,12 @@ from typing import IO, Any
 
 import click
 
-from .dates import format_w3c
-from .errors import InvalidValue
-from .extensions import json_fields
-from .limits import ReadLimits
-from .model import Issue, SitemapRef, Url
-from .output import RENDERERS, UrlColumns
+from ..dates import format_w3c
+from ..errors import InvalidValue
+from ..extensions import json_fields
+from ..limits import ReadLimits
+from ..model import Issue, SitemapRef, Url
+from ..reading.output import RENDERERS, UrlColumns
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 STDIN_CHUNK = 262_144
@@ -78,7 +78,7 @@ def _stdin_chunks() -> Iterator[bytes]:
 
 class _Writer:
     """Writes entries as they come; URLs a batch at a time through the column renderers of
-    ``urlset.output`` (the ones `urlset fetch` uses), index entries one by one."""
+    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one."""
 
     def __init__(self, out: IO[str], fmt: str) -> None:
         self.out = out
@@ -174,7 +174,7 @@ def read(
 
     Every format is recognised by content: gzip, urlset, sitemapindex, RSS, Atom, text.
     """
-    from .reader import ReadResult, SitemapReader, read_chunks, read_file
+    from ..reading.reader import ReadResult, SitemapReader, read_chunks, read_file
 
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")

@@ -37,14 +37,14 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from .codes import CODES
-from .dates import Lastmod, parse_lenient
-from .errors import InvalidValue
-from .ext_rules import EXT_CODES, INVALID_CODES
-from .extensions import SAFE_PARSER_OPTIONS, fast_extensions, parse_element
-from .limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
-from .model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from .urls import PLAIN_HOST, to_uri
+from ..codes import CODES
+from ..dates import Lastmod, parse_lenient
+from ..errors import InvalidValue
+from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions, parse_element
+from ..extensions.rules import EXT_CODES, INVALID_CODES
+from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
+from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
+from ..urls import PLAIN_HOST, to_uri
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM10_NS = "http://www.w3.org/2005/Atom"

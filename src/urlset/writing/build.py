@@ -20,14 +20,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .dates import Lastmod, instant
-from .errors import InputError, InvalidValue, LimitExceeded, PublishError
-from .extensions import JSON_KEYS, from_json_fields
-from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
-from .limits import CURRENT, Limits
-from .model import SitemapRef, Url, row_columns, urls_from_rows
-from .urls import Scope, to_uri
-from .xmlwrite import (
+from ..dates import Lastmod, instant
+from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
+from ..extensions import JSON_KEYS, from_json_fields
+from ..limits import CURRENT, Limits
+from ..model import SitemapRef, Url, row_columns, urls_from_rows
+from ..urls import Scope, to_uri
+from .document import (
     DocumentStats,
     EntryTooLarge,
     Rendered,
@@ -36,6 +35,7 @@ from .xmlwrite import (
     render_rows,
     urlset_header,
 )
+from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)

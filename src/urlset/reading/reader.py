@@ -19,12 +19,12 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .limits import ReadLimits
-from .model import Issue, SitemapRef, Url
+from ..limits import ReadLimits
+from ..model import Issue, SitemapRef, Url
+from ..urls import to_uri
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
-from .textread import TextBody
-from .urls import to_uri
-from .xmlread import Event, Sink, XmlBody
+from .text import TextBody
+from .xmlbody import Event, Sink, XmlBody
 
 __all__ = [
     "ReadResult",

@@ -64,8 +64,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InputError, InvalidValue
-from .extensions import (
+from ..errors import InputError, InvalidValue
+from ..extensions import (
     JSON_KEYS,
     Alternate,
     Extension,
@@ -75,7 +75,7 @@ from .extensions import (
     Video,
     from_json_fields,
 )
-from .model import RawElement, Url, rows_are_plain, urls_from_rows
+from ..model import RawElement, Url, rows_are_plain, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
@@ -237,7 +237,7 @@ def _table(
             f"{source}:1",
             f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required), and for "
             "extensions image_*, video_*, news_*, alternates and alternate_<hreflang> "
-            "(see the urlset.sources documentation)",
+            "(see the urlset.writing.sources documentation)",
         )
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
     extra = [

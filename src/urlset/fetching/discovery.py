@@ -40,10 +40,10 @@ from enum import StrEnum
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
-from .dates import Lastmod
-from .errors import InvalidValue
-from .model import Issue, Severity, SitemapRef, Url
-from .urls import to_uri
+from ..dates import Lastmod
+from ..errors import InvalidValue
+from ..model import Issue, Severity, SitemapRef, Url
+from ..urls import to_uri
 
 # ----------------------------------------------------------------------------- issue codes
 # Fetch-specific codes; the reader's own codes (codes.py) pass through unchanged.
