@@ -21,7 +21,7 @@ CHILD = r"""
 import json, resource, sys, tempfile, time
 from pathlib import Path
 import numpy as np
-from urlset.writing.build import SeenLocs
+from urlset.writing.dedupe import SeenLocs
 n, batch, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = np.random.default_rng(1)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -22,11 +22,13 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import urlset.writing.build
+import urlset.writing.dedupe
 from helpers import NS, entries, load, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.cli import main
 from urlset.errors import PublishError
-from urlset.writing.build import SeenLocs, write_sitemaps
+from urlset.writing.build import write_sitemaps
+from urlset.writing.dedupe import SeenLocs
 from urlset.writing.document import SitemapDocument, url_element, urlset_header
 from urlset.writing.files import FileSink
 
@@ -978,14 +980,14 @@ def test_a_full_disk_is_a_publish_error_naming_the_file(gzip: bool) -> None:
         sink.discard()
 
 
-@pytest.mark.parametrize("chunk", [urlset.writing.build._CHUNK, 7])
+@pytest.mark.parametrize("chunk", [urlset.writing.dedupe._CHUNK, 7])
 def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
     """Hashes equal in their top 40 bits (bucket and tag) but not below are different locs:
     the sealed run reads the file to tell; equal hashes are duplicates, however many ask.
     Small chunks: runs are sealed, merged and read back a few hashes at a time."""
-    monkeypatch.setattr(urlset.writing.build, "_CHUNK", chunk)
+    monkeypatch.setattr(urlset.writing.dedupe, "_CHUNK", chunk)
     rng = np.random.default_rng(7)
     old = np.unique(rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64))
     seen = SeenLocs(tmp_path, seal_at=1_000)

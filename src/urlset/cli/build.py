@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -126,20 +126,10 @@ def build(
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
 
-    def batches() -> Iterator[Sequence[Url | InputError | Row]]:
-        for name, fmt in zip(sources, formats, strict=True):
-            label = "<stdin>" if name == "-" else name
-            try:
-                with open_source(name) as stream:
-                    # clean rows pass as tuples: the build renders them without Url values
-                    yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
-            except OSError as exc:
-                raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
-
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        reciprocity.tap_batches(batches())
+        reciprocity.tap_batches(_batches(sources, formats, default_tz))
     )
     try:
         with progress, _fewer_collections():
@@ -159,13 +149,40 @@ def build(
                 dedupe=not no_dedupe,
                 default_tz=default_tz,
             )
-    except _SourceUnreadable as exc:
+    except (
+        _SourceUnreadable,
+        PublishError,
+        OSError,
+        InputError,
+        InvalidValue,
+        LimitExceeded,
+    ) as exc:
+        _fail_build(exc)
+    if not quiet:
+        _summary(report, out_dir)
+    _hreflang_report(reciprocity)
+
+
+def _batches(
+    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None
+) -> Iterator[Sequence[Url | InputError | Row]]:
+    for name, fmt in zip(sources, formats, strict=True):
+        label = "<stdin>" if name == "-" else name
+        try:
+            with open_source(name) as stream:
+                # clean rows pass as tuples: the build renders them without Url values
+                yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
+        except OSError as exc:
+            raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _fail_build(exc: Exception) -> NoReturn:
+    """Exit with the status and message a failed build gets: nothing was published."""
+    if isinstance(exc, _SourceUnreadable | PublishError | OSError):
         _fail(2, f"{exc}; nothing was published")
-    except (PublishError, OSError) as exc:
-        _fail(2, f"{exc}; nothing was published")
-    except InputError as exc:
+    if isinstance(exc, InputError):
         _fail(1, f"{exc} (--strict: nothing was published)")
-    except InvalidValue as exc:
+    if isinstance(exc, InvalidValue):
         if exc.field == "base URL" or exc.field == "prefix":
             _fail(2, str(exc))
         _fail(
@@ -174,12 +191,8 @@ def build(
             if exc.field == "loc"
             else f"{exc}; nothing was published",
         )
-    except LimitExceeded as exc:
-        reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
-        _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
-    if not quiet:
-        _summary(report, out_dir)
-    _hreflang_report(reciprocity)
+    reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
+    _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
 
 
 @contextlib.contextmanager
@@ -217,7 +230,7 @@ class _SourceUnreadable(Exception):
     pass
 
 
-def _fail(status: int, message: str) -> None:
+def _fail(status: int, message: str) -> NoReturn:
     click.echo(f"urlset build: error: {message}", err=True)
     sys.exit(status)
 

@@ -13,7 +13,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -23,6 +23,9 @@ from ..extensions import json_fields
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..reading.output import RENDERERS, UrlColumns
+
+if TYPE_CHECKING:
+    from ..reading.reader import ReadResult
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 STDIN_CHUNK = 262_144
@@ -131,7 +134,7 @@ class _Writer:
             self._header(False)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"urlset read: {message}", err=True)
     sys.exit(2)
 
@@ -174,28 +177,9 @@ def read(
 
     Every format is recognised by content: gzip, urlset, sitemapindex, RSS, Atom, text.
     """
-    from ..reading.reader import ReadResult, SitemapReader, read_chunks, read_file
-
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
-    limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
-    try:
-        if base_url is not None:
-            SitemapReader("", base_url=base_url)
-        result: ReadResult
-        if source == "-":
-            result = read_chunks(
-                _stdin_chunks(),
-                source="<stdin>",
-                base_url=base_url,
-                limits=limits,
-                with_issues=True,
-            )
-        else:
-            result = read_file(source, base_url=base_url, limits=limits, with_issues=True)
-    except InvalidValue as exc:
-        _fail(f"--base-url: {exc}")
-        return
+    result = _start(source, base_url, max_bytes)
     out: IO[str]
     try:
         out = (
@@ -207,7 +191,6 @@ def read(
         )
     except OSError as exc:
         _fail(f"cannot write {output}: {exc.strerror or exc}")
-        return
     writer = _Writer(out, fmt)
     issues: list[Issue] = []
     try:
@@ -238,13 +221,38 @@ def read(
             with contextlib.suppress(ValueError, OSError):
                 out.detach()
     if issues_json is not None:
-        try:
-            with open(issues_json, "w", encoding="utf-8") as f:
-                json.dump([issue_dict(i) for i in result.issues], f, ensure_ascii=False, indent=1)
-                f.write("\n")
-        except OSError as exc:
-            _fail(f"cannot write {issues_json}: {exc.strerror or exc}")
+        _write_issues(issues_json, result.issues)
     if result.fatal:
         sys.exit(2)
     if any(i.severity == "error" for i in issues):
         sys.exit(1)
+
+
+def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResult:
+    """The lazy read of SOURCE (a path, or - for stdin); a bad --base-url is a usage error."""
+    from ..reading.reader import SitemapReader, read_chunks, read_file
+
+    limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
+    try:
+        if base_url is not None:
+            SitemapReader("", base_url=base_url)
+        if source == "-":
+            return read_chunks(
+                _stdin_chunks(),
+                source="<stdin>",
+                base_url=base_url,
+                limits=limits,
+                with_issues=True,
+            )
+        return read_file(source, base_url=base_url, limits=limits, with_issues=True)
+    except InvalidValue as exc:
+        _fail(f"--base-url: {exc}")
+
+
+def _write_issues(path: str, issues: list[Issue]) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump([issue_dict(i) for i in issues], f, ensure_ascii=False, indent=1)
+            f.write("\n")
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}")

@@ -1,0 +1,234 @@
+"""The package's shape: its public API, imports pointing down the stages, rooms of a readable size.
+
+These read the source tree (``ast``), not a running import, so every import counts: those
+inside functions and under ``TYPE_CHECKING`` too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import urlset
+
+PACKAGE = Path(urlset.__file__).parent
+
+# stage -> rank; a module may import its own stage or a lower rank, never a higher one or a
+# sibling of its own rank (reading and writing, checking and fetching stay apart)
+CORE = ("model", "urls", "dates", "limits", "codes", "errors")
+STAGES = {
+    **{name: 0 for name in CORE},
+    "extensions": 1,
+    "reading": 2,
+    "writing": 2,
+    "checking": 3,
+    "fetching": 3,
+    "cli": 4,
+}
+
+MAX_MODULE_LINES = 600
+MAX_CLASS_LINES = 300
+MAX_FUNCTION_LINES = 80
+ONE_PIECE = "One piece because"  # a docstring with this sentence says why a room is larger
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _stage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _package_of(module: str, path: Path) -> str:
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _targets(module: str, node: ast.ImportFrom | ast.Import, path: Path) -> Iterator[str]:
+    """The urlset modules one import statement loads (a name imported from a package that is
+    a submodule of it counts as that submodule)."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name.split(".")[0] == "urlset":
+                yield alias.name
+        return
+    if node.level:
+        base = _package_of(module, path).split(".")
+        base = base[: len(base) - node.level + 1]
+        origin = ".".join([*base, node.module] if node.module else base)
+    elif node.module and node.module.split(".")[0] == "urlset":
+        origin = node.module
+    else:
+        return
+    for alias in node.names:
+        sub = f"{origin}.{alias.name}"
+        yield sub if sub in MODULES else origin
+
+
+def _imports(module: str, *, load_time_only: bool) -> set[str]:
+    """urlset modules that ``module`` imports; with ``load_time_only``, only those run when it
+    is imported (not inside functions, not under ``TYPE_CHECKING``)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                found.update(_targets(module, node, path))
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                if not load_time_only:
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if not load_time_only or isinstance(node, ast.ClassDef):
+                    visit(node.body)
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    for child in getattr(node, field, []):
+                        visit(child.body if isinstance(child, ast.ExceptHandler) else [child])
+
+    visit(tree.body)
+    found.discard(module)
+    # importing a submodule runs its packages' __init__ first (the top package is the façade)
+    for target in list(found):
+        parts = target.split(".")
+        found.update(".".join(parts[:n]) for n in range(2, len(parts)))
+    found.discard(module)
+    return found
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(urlset.__all__) == [
+        "BuildReport",
+        "CURRENT",
+        "ChangeFreq",
+        "CheckReport",
+        "DiscoveryOptions",
+        "DiscoveryResult",
+        "HttpOptions",
+        "InputError",
+        "InvalidValue",
+        "Issue",
+        "LimitExceeded",
+        "Limits",
+        "PublishError",
+        "RawElement",
+        "ReadError",
+        "ReadLimits",
+        "ReadResult",
+        "SITEMAPS_2008",
+        "Severity",
+        "SitemapReader",
+        "SitemapRef",
+        "Url",
+        "UrlsetError",
+        "check",
+        "fetch_sitemaps",
+        "fetch_sitemaps_sync",
+        "is_valid",
+        "read",
+        "read_bytes",
+        "read_chunks",
+        "read_file",
+        "write_sitemaps",
+    ]
+    for name in urlset.__all__:
+        assert getattr(urlset, name) is not None, name
+    # the lazy names are the functions and classes, not the stage packages of similar names
+    assert callable(urlset.read) and callable(urlset.check)
+
+
+def test_every_module_belongs_to_a_stage() -> None:
+    homeless = [m for m in MODULES if m != "urlset" and _stage(m) not in STAGES]
+    assert homeless == []
+
+
+def test_imports_point_down_the_stages() -> None:
+    wrong = []
+    for module in MODULES:
+        stage = _stage(module)
+        if stage is None:
+            continue  # the package façade may name anything
+        for target in _imports(module, load_time_only=False):
+            other = _stage(target)
+            if other is None:
+                wrong.append(f"{module} -> {target} (the façade)")
+            elif not (other == stage or STAGES[other] < STAGES[stage] or STAGES[other] == 0):
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[str]:
+    cycles = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in state:
+                walk(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node, [node])
+    return cycles
+
+
+def test_no_circular_imports_at_load_time() -> None:
+    assert _cycles({m: _imports(m, load_time_only=True) for m in MODULES}) == []
+
+
+def test_the_cycle_search_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == ["a -> b -> c -> a"]
+
+
+def _oversized() -> Iterator[str]:
+    for module, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        lines = len(text.splitlines())
+        if lines > MAX_MODULE_LINES and ONE_PIECE not in (ast.get_docstring(tree) or ""):
+            yield f"{module}: {lines} lines"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                limit = MAX_CLASS_LINES
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                limit = MAX_FUNCTION_LINES
+            else:
+                continue
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            if size > limit and ONE_PIECE not in (ast.get_docstring(node) or ""):
+                yield f"{module}.{node.name}: {size} lines"
+
+
+def test_rooms_are_a_readable_size() -> None:
+    assert list(_oversized()) == []
+
+
+@pytest.mark.parametrize("bad", ["import urlset.cli", "from ..cli import main"])
+def test_the_import_walk_sees_an_upward_import(bad: str) -> None:
+    """The walk above is itself tested: an upward import written into a module is found."""
+    module = "urlset.reading.sniff"
+    tree = ast.parse(bad)
+    node = tree.body[0]
+    assert isinstance(node, ast.Import | ast.ImportFrom)
+    targets = set(_targets(module, node, MODULES[module]))
+    assert "urlset.cli" in targets
