@@ -27,6 +27,7 @@ from helpers import NS, entries, load, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.cli import main
 from urlset.errors import PublishError
+from urlset.model import url_keeping_loc
 from urlset.writing.build import write_sitemaps
 from urlset.writing.dedupe import SeenLocs
 from urlset.writing.document import SitemapDocument, url_element, urlset_header
@@ -298,7 +299,7 @@ def test_out_of_scope_urls_fail_by_default_or_are_skipped(tmp_path: Path) -> Non
         write_sitemaps(urls, tmp_path, base)
     assert not (tmp_path / "sitemap.xml.gz").exists()
     report = write_sitemaps(urls, tmp_path, base, skip_out_of_scope=True)
-    assert report.urls == 1 and report.rejected == {"out of scope": 2}
+    assert report.urls == 1 and report.rejected == {"out-of-scope": 2}
     assert any("directory /blog/" in e for e in report.examples)
 
 
@@ -315,7 +316,8 @@ def test_bad_mappings_are_skipped_and_reported_or_fail_under_strict(tmp_path: Pa
         {"loc": BASE + "c", "lastmod": "2024-01-01"},
     ]
     report = write_sitemaps(rows, tmp_path, BASE)
-    assert report.urls == 2 and report.rejected == {"invalid loc": 1, "invalid priority": 1}
+    assert report.urls == 3 and report.rejected == {"invalid-loc": 1}
+    assert report.kept_without == {"invalid-priority": 1}
     with pytest.raises(InvalidValue):
         write_sitemaps(rows, tmp_path / "strict", BASE, strict=True)
     assert not (tmp_path / "strict" / "sitemap.xml.gz").exists()
@@ -517,8 +519,9 @@ _rows = st.tuples(_row_locs, _row_lastmods, _row_changefreqs, _row_priorities)
 
 
 def _url_or_none(row: tuple[object, ...]) -> Url | None:
+    """The Url a build writes for a row: without a bad optional value, none for a bad loc."""
     try:
-        return Url(*row)  # type: ignore[arg-type]
+        return url_keeping_loc(row)[0]
     except InvalidValue:
         return None
 
@@ -583,7 +586,7 @@ def test_cli_build_reports_and_skips_bad_lines(tmp_path: Path) -> None:
         main, ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "out")]
     )
     assert result.exit_code == 0, result.output
-    assert "1 URLs" in result.output and "dropped 1 duplicate" in result.output
+    assert "3 URLs" in result.output and "dropped 1 duplicate" in result.output
     assert f"{src}:3: loc 'not a url'" in result.output
     assert f"{src}:4: lastmod '2024-13-01'" in result.output
     assert f"{src}:5: changefreq 'often'" in result.output
@@ -643,7 +646,7 @@ def test_cli_build_rejects_unknown_json_keys_and_says_why_nothing_was_written(
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert f"{src}:1: unknown keys ['lastmdo']" in result.output
-    assert "invalid keys: 1" in result.output
+    assert "invalid-keys: 1" in result.output
     assert locs(tmp_path / "o" / "sitemap.xml.gz") == [BASE + "b"]
 
     src.write_text(json.dumps(lines[0]) + "\nnot json\n")
@@ -651,7 +654,7 @@ def test_cli_build_rejects_unknown_json_keys_and_says_why_nothing_was_written(
     assert result.exit_code == 1
     first, *rest = result.output.splitlines()
     assert "every entry was left out (" in first and first.endswith("nothing was published")
-    assert "invalid keys: 1" in first and "unreadable line: 1" in first
+    assert "invalid-keys: 1" in first and "unreadable-line: 1" in first
     assert [line.split(": ", 1)[0].strip() for line in rest] == [f"{src}:1", f"{src}:2"]
     assert locs(tmp_path / "o" / "sitemap.xml.gz") == [BASE + "b"]  # the earlier set stays
 
@@ -875,7 +878,8 @@ def test_cli_build_from_csv_writes_what_the_url_path_writes(tmp_path: Path) -> N
     result = CliRunner().invoke(main, [*args, "--no-gzip"])
     assert result.exit_code == 0, result.output
     assert f"{tmp_path / 'u.csv'}:101: lastmod" in result.output
-    write_sitemaps([Url(*row) for row in good], tmp_path / "api", BASE, gzip=False)
+    kept = [*good[:99], (f"{BASE}bad", None, None, None), *good[99:]]  # written without lastmod
+    write_sitemaps([Url(*row) for row in kept], tmp_path / "api", BASE, gzip=False)
     cli, api = sorted((tmp_path / "cli").iterdir()), sorted((tmp_path / "api").iterdir())
     assert [p.name for p in cli] == [p.name for p in api]
     assert [p.read_bytes() for p in cli] == [p.read_bytes() for p in api]

@@ -12,6 +12,8 @@ Every error carries a message that says what is wrong, where, and what to do.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class UrlsetError(Exception):
     """Base of every error urlset raises on purpose."""
@@ -39,13 +41,20 @@ class ReadError(UrlsetError, ValueError):
 
 
 class InputError(UrlsetError, ValueError):
-    """A build input line could not be turned into an entry."""
+    """A build input line could not be used as it was written.
 
-    def __init__(self, source: str, line: int, reason: str, field: str = "line") -> None:
+    ``kept`` is the entry the line still gives when only optional fields were at fault (it is
+    written without them, and the line reported as a warning); None when the line is left out.
+    """
+
+    def __init__(
+        self, source: str, line: int, reason: str, field: str = "line", kept: Any = None
+    ) -> None:
         self.source = source
         self.line = line
         self.reason = reason
         self.field = field  # the entry field at fault, or "line" when the line is unreadable
+        self.kept = kept
         super().__init__(f"{source}:{line}: {reason}")
 
 

@@ -10,7 +10,7 @@ checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, tzinfo
 from enum import StrEnum
 from functools import partial
@@ -131,6 +131,8 @@ class Url(_UrlFields):
             aware = type(lastmod) is datetime and lastmod.tzinfo is not None
             if lastmod is None or type(lastmod) is date or aware:
                 known = lastmod
+            elif _absent(lastmod):
+                known = None
             else:
                 known = check_lastmod(lastmod, default_tz)
                 if default_tz is None and type(lastmod) is str:
@@ -138,11 +140,11 @@ class Url(_UrlFields):
         lastmod = known
         if changefreq is not None and type(changefreq) is not ChangeFreq:
             exact = _KNOWN_CHANGEFREQ.get(changefreq) if type(changefreq) is str else None
-            changefreq = exact or check_changefreq(changefreq)
+            changefreq = exact or (None if _absent(changefreq) else check_changefreq(changefreq))
         if priority is not None and not (type(priority) is float and 0.0 <= priority <= 1.0):
             known = _KNOWN_PRIORITY.get(priority, _MISSING) if type(priority) is str else _MISSING
             if known is _MISSING:
-                known = check_priority(priority)
+                known = None if _absent(priority) else check_priority(priority)
                 if type(priority) is str:
                     _remember(_KNOWN_PRIORITY, priority, known)
             priority = known
@@ -166,20 +168,9 @@ class Url(_UrlFields):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, default_tz: tzinfo | None = None) -> Url:
-        """Build from a mapping with the keys loc, lastmod, changefreq, priority."""
-        if "loc" not in data:
-            raise InvalidValue("loc", None, "is missing")
-        unknown = set(data) - {"loc", "lastmod", "changefreq", "priority", "extensions"}
-        if unknown:
-            raise InvalidValue("entry", sorted(unknown), "unknown fields")
-        return cls(
-            data["loc"],
-            data.get("lastmod") or None,
-            data.get("changefreq") or None,
-            data.get("priority") if data.get("priority") not in ("", None) else None,
-            tuple(data.get("extensions") or ()),
-            default_tz=default_tz,
-        )
+        """A Url from a mapping with the keys ``loc`` (required), ``lastmod``, ``changefreq``,
+        ``priority`` and ``extensions``; an empty value is an absent one."""
+        return cls(*row_from_dict(data), default_tz=default_tz)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and tuple.__eq__(self, other)
@@ -198,6 +189,53 @@ class Url(_UrlFields):
         if self.extensions:
             parts.append(f"extensions={self.extensions!r}")
         return f"Url({', '.join(parts)})"
+
+
+def _absent(value: object) -> bool:
+    """An optional value that stands for "none": an empty or blank string, or a NaN or NaT
+    (what a DataFrame holds in an empty cell; the only values not equal to themselves)."""
+    if type(value) is str:
+        return not value.strip()
+    return value != value
+
+
+def row_from_dict(data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The (loc, lastmod, changefreq, priority, extensions) row of an entry mapping."""
+    if "loc" not in data:
+        raise InvalidValue("loc", None, "is missing")
+    unknown = set(data) - {"loc", "lastmod", "changefreq", "priority", "extensions"}
+    if unknown:
+        raise InvalidValue("entry", sorted(unknown), "unknown fields")
+    priority = data.get("priority")
+    return (
+        data["loc"],
+        data.get("lastmod") or None,
+        data.get("changefreq") or None,
+        None if priority == "" else priority,
+        tuple(data.get("extensions") or ()),
+    )
+
+
+OPTIONAL_FIELDS = {"lastmod": 1, "changefreq": 2, "priority": 3}  # name -> place in a row
+
+
+def url_keeping_loc(
+    row: Sequence[Any], *, default_tz: tzinfo | None = None
+) -> tuple[Url, list[InvalidValue]]:
+    """``Url(*row)`` without each optional field whose value fails its check, and those
+    failures: a bad lastmod, changefreq or priority must not cost a page its place in the
+    sitemap. A bad loc (or a malformed row) still raises."""
+    fields = list(row)
+    dropped: list[InvalidValue] = []
+    while True:
+        try:
+            return Url(*fields, default_tz=default_tz), dropped
+        except InvalidValue as exc:
+            place = OPTIONAL_FIELDS.get(exc.field)
+            if place is None or place >= len(fields) or fields[place] is None:
+                raise
+            dropped.append(exc)
+            fields[place] = None
 
 
 _new_url = partial(tuple.__new__, Url)

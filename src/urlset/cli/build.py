@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
 from typing import Any, NoReturn
@@ -16,7 +17,7 @@ from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity, describe
 from ..limits import PROFILES, profile
 from ..model import Url
-from ..writing.build import BuildReport, write_sitemaps
+from ..writing.build import BuildProblem, BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 
 
@@ -91,6 +92,13 @@ def _timezone(value: str | None) -> tzinfo | None:
     "tz_name",
     help="Zone for lastmod times written without one (UTC, +02:00, Europe/Paris).",
 )
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write every left-out or changed input line here as JSON Lines "
+    "(source, line, code, severity, message).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def build(
     sources: tuple[str, ...],
@@ -109,6 +117,7 @@ def build(
     no_dedupe: bool,
     strict: bool,
     tz_name: str | None,
+    report_path: str | None,
     quiet: bool,
 ) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
@@ -132,12 +141,13 @@ def build(
         reciprocity.tap_batches(_batches(sources, formats, default_tz))
     )
     try:
-        with progress, _fewer_collections():
+        with progress, _fewer_collections(), _problem_log(report_path) as on_problem:
             report = write_sitemaps(
                 entries,
                 out_dir,
                 base_url,
                 progress=progress.update,
+                on_problem=on_problem,
                 limits=limits,
                 gzip=gzip,
                 text=output_format == "text",
@@ -193,6 +203,24 @@ def _fail_build(exc: Exception) -> NoReturn:
         )
     reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
     _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
+
+
+@contextlib.contextmanager
+def _problem_log(path: str | None) -> Iterator[Callable[[BuildProblem], None] | None]:
+    """A listener writing each problem to ``path`` as a JSON line (None: no file asked for)."""
+    if path is None:
+        yield None
+        return
+    try:
+        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise PublishError(f"--report {path}: cannot write ({exc.strerror or exc})") from exc
+    with log:
+
+        def write(problem: BuildProblem) -> None:
+            log.write(json.dumps(problem.as_dict(), ensure_ascii=False) + "\n")
+
+        yield write
 
 
 @contextlib.contextmanager
@@ -254,7 +282,21 @@ def _summary(report: BuildReport, out_dir: str) -> None:
         for example in report.examples:
             echo(f"  {example}", err=True)
         if total > len(report.examples):
-            echo(f"  ... and {total - len(report.examples):,} more", err=True)
+            echo(
+                f"  ... and {total - len(report.examples):,} more (--report FILE lists all)",
+                err=True,
+            )
+    if report.kept_without:
+        total = sum(report.kept_without.values())
+        reasons = ", ".join(f"{c}: {n:,}" for c, n in report.kept_without.most_common())
+        echo(f"wrote {total:,} entries without a bad value ({reasons})", err=True)
+        for warning in report.warnings:
+            echo(f"  {warning}", err=True)
+        if total > len(report.warnings):
+            echo(
+                f"  ... and {total - len(report.warnings):,} more (--report FILE lists all)",
+                err=True,
+            )
     if report.removed:
         echo(
             f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"

@@ -20,7 +20,7 @@ from ..dates import Lastmod, instant
 from ..errors import InputError, InvalidValue, LimitExceeded
 from ..extensions import JSON_KEYS, from_json_fields
 from ..limits import CURRENT, Limits
-from ..model import SitemapRef, Url, row_columns, urls_from_rows
+from ..model import SitemapRef, Url, row_columns, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, to_uri
 from .dedupe import SeenLocs
 from .document import (
@@ -50,9 +50,26 @@ class FileReport(NamedTuple):
     lastmod: Lastmod | None
 
 
+class BuildProblem(NamedTuple):
+    """One input entry a build could not use as written. ``severity`` "error": the entry was
+    left out; "warning": it was written without the value named in ``message``."""
+
+    source: str | None  # the input file, or None for entries passed from Python
+    line: int | None
+    code: str  # stable: invalid-loc, invalid-lastmod, unreadable-line, out-of-scope, ...
+    severity: str
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+
 @dataclass
 class BuildReport:
-    """What a build wrote and what it left out, and why."""
+    """What a build wrote and what it left out or changed, and why.
+
+    ``rejected`` and ``kept_without`` count problems by code, ``examples`` and ``warnings``
+    hold the first ones as text; ``listener``, when set, receives every ``BuildProblem``."""
 
     files: list[FileReport] = field(default_factory=list)
     indexes: list[FileReport] = field(default_factory=list)
@@ -60,7 +77,10 @@ class BuildReport:
     duplicates: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
+    kept_without: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
 
     @property
     def entry_points(self) -> list[str]:
@@ -77,10 +97,25 @@ class BuildReport:
         first = "".join(f"\n  {example}" for example in self.examples[:5])
         return f"no URLs to write: every entry was left out ({', '.join(counts)}){first}"
 
-    def reject(self, kind: str, message: str) -> None:
-        self.rejected[kind] += 1
+    def reject(
+        self, code: str, message: str, source: str | None = None, line: int | None = None
+    ) -> None:
+        """An entry left out."""
+        self.rejected[code] += 1
         if len(self.examples) < _EXAMPLES:
             self.examples.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(source, line, code, "error", message))
+
+    def warn(
+        self, code: str, message: str, source: str | None = None, line: int | None = None
+    ) -> None:
+        """An entry written without a value it had."""
+        self.kept_without[code] += 1
+        if len(self.warnings) < _EXAMPLES:
+            self.warnings.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(source, line, code, "warning", message))
 
 
 @dataclass(frozen=True)
@@ -124,20 +159,24 @@ def write_sitemaps(
     base_url: str,
     *,
     progress: Callable[[int], object] | None = None,
+    on_problem: Callable[[BuildProblem], None] | None = None,
     **options: Any,
 ) -> BuildReport:
     """Write ``entries`` as a published sitemap set in ``out_dir``; see BuildOptions for options.
 
     Entries are ``Url`` values, (loc, lastmod, changefreq, priority) rows (the fastest:
     checked a column at a time), mappings with those keys, or ``InputError`` values a source
-    produced for a line it could not read. Bad entries are
-    left out and reported; with ``strict=True`` the first one raises and nothing is published.
+    produced for a line it could not use. An entry whose loc is bad is left out; one with a bad
+    lastmod, changefreq or priority is written without that value (an empty string, None or
+    NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
+    to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
+    nothing is published.
     A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``.
     """
     opts = BuildOptions(base_url, **options)
     directory = opts.base_directory()
     scope = Scope.of(directory)
-    report = BuildReport()
+    report = BuildReport(listener=on_problem)
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
@@ -212,7 +251,11 @@ def _checked(
             elif kinds == {tuple}:
                 good = _from_rows(batch, opts, report)  # type: ignore[arg-type]
             else:
-                good = [url for url in map(_convert, batch, repeat(opts), repeat(report)) if url]
+                good = [
+                    url
+                    for url in map(_convert, batch, batch, repeat(opts), repeat(report))
+                    if url is not None
+                ]
             locs = [url[0] for url in good]
             if not all(map(str.startswith, locs, repeat(prefix))):
                 good = [url for url in good if _in_scope(url, scope, opts, report)]
@@ -235,7 +278,7 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
     if not opts.skip_out_of_scope or opts.strict:
         raise InvalidValue("loc", url.loc, f"{reason}; sitemap served from {prefix}")
     report.reject(
-        "out of scope", f"{url.loc}: not allowed in a sitemap served from {prefix}: {reason}"
+        "out-of-scope", f"{url.loc}: not allowed in a sitemap served from {prefix}: {reason}"
     )
     return False
 
@@ -244,37 +287,63 @@ def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildRep
     converted = urls_from_rows(rows, default_tz=opts.default_tz)
     if InvalidValue not in set(map(type, converted)):
         return converted  # type: ignore[return-value]
-    return [url for url in map(_convert, converted, repeat(opts), repeat(report)) if url]
+    return [
+        url
+        for url in map(_convert, converted, rows, repeat(opts), repeat(report))
+        if url is not None
+    ]
 
 
-def _convert(entry: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+    """The Url an entry gives (``row``: what it was made from, when it is already a Url or an
+    error), or None when it is left out; every problem goes to the report."""
+    if isinstance(entry, Url):
+        return entry
+    if isinstance(entry, InputError):
+        return _from_input_error(entry, opts, report)
+    if isinstance(entry, InvalidValue):
+        entry = row
     try:
-        if isinstance(entry, (InputError, InvalidValue)):
-            raise entry
-        if isinstance(entry, Url):
-            return entry
-        if isinstance(entry, tuple):
-            return Url(*entry, default_tz=opts.default_tz)
         if isinstance(entry, Mapping):
             fields = {k: v for k, v in entry.items() if k not in JSON_KEYS}
             if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
                 fields["extensions"] = from_json_fields(entry)
-            return Url.from_dict(fields, default_tz=opts.default_tz)
-        raise InvalidValue(
-            "entry", entry, "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping"
-        )
-    except (InvalidValue, InputError) as exc:
+            entry = row_from_dict(fields)
+        if not isinstance(entry, tuple):
+            raise InvalidValue(
+                "entry",
+                entry,
+                "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping",
+            )
+        url, dropped = url_keeping_loc(entry, default_tz=opts.default_tz)
+    except InvalidValue as exc:
         if opts.strict:
             raise
-        kind = "unreadable line" if exc.field == "line" else f"invalid {exc.field}"
-        report.reject(kind, str(exc))
+        report.reject(f"invalid-{exc.field}", str(exc))
         return None
     except TypeError:
         error = InvalidValue("entry", entry, "a row is (loc, lastmod, changefreq, priority)")
         if opts.strict:
             raise error from None
-        report.reject("invalid entry", str(error))
+        report.reject("invalid-entry", str(error))
         return None
+    if dropped and opts.strict:
+        raise dropped[0]
+    for bad in dropped:
+        report.warn(f"invalid-{bad.field}", f"{bad} (written without its {bad.field})")
+    return url
+
+
+def _from_input_error(error: InputError, opts: BuildOptions, report: BuildReport) -> Url | None:
+    if opts.strict:
+        raise error
+    code = "unreadable-line" if error.field == "line" else f"invalid-{error.field}"
+    if error.kept is None:
+        report.reject(code, str(error), error.source, error.line)
+        return None
+    report.warn(code, str(error), error.source, error.line)
+    kept: Url = error.kept
+    return kept
 
 
 def _write_parts(

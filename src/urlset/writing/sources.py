@@ -75,7 +75,7 @@ from ..extensions import (
     Video,
     from_json_fields,
 )
-from ..model import RawElement, Url, rows_are_plain, urls_from_rows
+from ..model import RawElement, Url, row_from_dict, rows_are_plain, url_keeping_loc, urls_from_rows
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
@@ -180,9 +180,39 @@ def _checked_rows(
     if InvalidValue not in set(map(type, results)):
         return results  # type: ignore[return-value]  # all Urls
     return [
-        result if type(result) is Url else InputError(source, number, str(result), result.field)  # type: ignore[union-attr]
-        for (number, _), result in zip(numbered, results, strict=True)
+        result if type(result) is Url else _kept_or_error(source, number, row, default_tz)
+        for (number, row), result in zip(numbered, results, strict=True)
     ]
+
+
+def _without_extensions(
+    source: str, number: int, row: Sequence[Any], exc: InvalidValue, default_tz: tzinfo | None
+) -> InputError:
+    """A line whose extension values are bad still gives its page, without them."""
+    try:
+        kept, dropped = url_keeping_loc(row[:4], default_tz=default_tz)
+    except (InvalidValue, TypeError):
+        return _kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
+    reasons = [f"{exc} (written without its extensions)", *map(_written_without, dropped)]
+    return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
+
+
+def _written_without(exc: InvalidValue) -> str:
+    return f"{exc} (written without its {exc.field})"
+
+
+def _kept_or_error(
+    source: str, number: int, row: Sequence[Any], default_tz: tzinfo | None
+) -> InputError:
+    """Why a row failed; with the Url it still gives when only optional fields were bad."""
+    try:
+        kept, dropped = url_keeping_loc(row, default_tz=default_tz)
+    except InvalidValue as exc:
+        return InputError(source, number, str(exc), exc.field)
+    except TypeError:
+        return InputError(source, number, "a row is (loc, lastmod, changefreq, priority)")
+    reason = "; ".join(map(_written_without, dropped))
+    return InputError(source, number, reason, dropped[0].field, kept=kept)
 
 
 def _text(
@@ -290,7 +320,10 @@ def _extension_table(
                     try:
                         extensions = table_extensions(cells)
                     except InvalidValue as exc:
-                        problem, field = str(exc), exc.field
+                        yield from _checked_rows(batch, source, default_tz)
+                        batch.clear()
+                        yield _without_extensions(source, number, values, exc, default_tz)
+                        continue
         if problem is not None:
             yield from _checked_rows(batch, source, default_tz)
             batch.clear()
@@ -540,11 +573,20 @@ def _json_lines(
             k: v for k, v in data.items() if k in ("loc", "lastmod", "changefreq", "priority")
         }
         try:
-            extensions: tuple[Extension | RawElement, ...] = ()
-            if len(data) > len(fields):
-                extensions = from_json_fields(data)
-            yield Url.from_dict({**fields, "extensions": extensions}, default_tz=default_tz)
+            row = row_from_dict(fields)
         except InvalidValue as exc:
             yield InputError(source, number, str(exc), exc.field)
-        except (KeyError, TypeError) as exc:
-            yield InputError(source, number, f"extensions: {exc}")
+            continue
+        if len(data) > len(fields):
+            try:
+                row = (*row[:4], from_json_fields(data))
+            except InvalidValue as exc:
+                yield _without_extensions(source, number, row, exc, default_tz)
+                continue
+            except (KeyError, TypeError) as exc:
+                yield InputError(source, number, f"extensions: {exc}")
+                continue
+        try:
+            yield Url(*row, default_tz=default_tz)
+        except InvalidValue:
+            yield _kept_or_error(source, number, row, default_tz)
