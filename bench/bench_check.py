@@ -28,9 +28,8 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
+from urlset import CURRENT, read_file
 from urlset.checking.checker import CheckOptions, check_file
-from urlset.limits import MAX_SITEMAP_BYTES
-from urlset.reading.reader import read_file
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "check"
@@ -74,7 +73,7 @@ def make_large(path: Path) -> None:
         )
 
     fixed = len(head) + len(tail) + sum(len(record(i, 0)) for i in range(N))
-    pad = (MAX_SITEMAP_BYTES - 4096 - fixed) // N
+    pad = (CURRENT.max_bytes - 4096 - fixed) // N
     with path.open("w", encoding="utf-8") as f:
         f.write(head)
         for i in range(N):
