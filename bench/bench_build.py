@@ -25,11 +25,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from peers.run import Row
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "build"
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
-sys.path.insert(0, str(HERE / "peers"))
+sys.path.insert(0, str(HERE))
 
 CHILD = r"""
 import json, resource, sys, time
@@ -55,7 +59,20 @@ print(json.dumps({{"seconds": seconds, "urls": report.urls, "files": len(report.
 """
 
 
-def run_urlset(n: int, mode: str) -> dict[str, float]:
+class UrlsetRun(TypedDict):
+    """What CHILD prints, and the directory it wrote."""
+
+    seconds: float
+    urls: int
+    files: int
+    peak_rss_mb: float
+    rss_before_mb: float
+    uncompressed: int
+    written: int
+    out: str
+
+
+def run_urlset(n: int, mode: str) -> UrlsetRun:
     out = OUT / f"urlset-{mode}-{n}"
     code = CHILD.format(peers=str(HERE / "peers"))
     done = subprocess.run(
@@ -66,8 +83,8 @@ def run_urlset(n: int, mode: str) -> dict[str, float]:
     )
     if done.returncode:
         raise SystemExit(f"urlset run failed: {done.stderr}")
-    result: dict[str, float] = json.loads(done.stdout)
-    result["out"] = str(out)  # type: ignore[assignment]
+    result: UrlsetRun = json.loads(done.stdout)
+    result["out"] = str(out)
     return result
 
 
@@ -75,7 +92,7 @@ def write_csv(path: Path, n: int) -> None:
     """The benchmark URLs as a CSV file with a header (kept between runs)."""
     if path.exists():
         return
-    from items import item
+    from peers.items import item
 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
@@ -130,7 +147,7 @@ def gzip6_size(out: Path) -> tuple[int, int]:
     return ours, ref
 
 
-def run_peers(n: int) -> list[dict[str, object]]:
+def run_peers(n: int) -> list[Row]:
     if not PEERS_PYTHON.exists():
         print(
             "peers not set up (bash bench/setup_peers.sh); measuring urlset alone", file=sys.stderr
@@ -177,8 +194,8 @@ def main() -> None:
     print(
         f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
     )
-    rows = []
-    runs = {}
+    rows: list[tuple[str, float, float, int]] = []
+    runs: dict[str, UrlsetRun] = {}
     for mode, label in (
         ("rows", "urlset (prepared rows)"),
         ("prepared", "urlset (Url() per row)"),
@@ -188,7 +205,7 @@ def main() -> None:
         grown = result["peak_rss_mb"] - (result["rss_before_mb"] if mode != "generated" else 0)
         rows.append((label, result["seconds"], grown, result["urls"]))
     prepared, generated = runs["rows"], runs["generated"]
-    ours, ref = gzip6_size(Path(str(prepared["out"])))
+    ours, ref = gzip6_size(Path(prepared["out"]))
     peers = [] if args.no_peers else run_peers(n)
     for peer in peers:
         rows.append(
@@ -198,7 +215,7 @@ def main() -> None:
                 float(peer["peak_rss_mb"] or 0),
                 int(peer.get("count") or 0),
             )
-        )  # type: ignore[call-overload]
+        )
         if peer.get("error"):
             print(f"  {peer['peer']}: error {peer['error']}")
     fastest_peer = min((r[1] for r in rows[3:] if r[1] > 0), default=None)

@@ -25,9 +25,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from urlset import Url, write_sitemaps
+from urlset import Url, read_bytes, write_sitemaps
 from urlset.extensions import IMAGE_NS, XHTML_NS, Alternate, Image, fast_extensions, parse_element
-from urlset.reading.reader import read_bytes
 from urlset.writing.document import SitemapDocument
 
 BASE = "https://www.example.com/"

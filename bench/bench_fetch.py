@@ -30,6 +30,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from peers.run import Row
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -183,7 +187,7 @@ def run_urlset(url: str, out: Path, repeat: int) -> list[dict[str, float]]:
     return runs
 
 
-def run_peers(site: Path, timeout: float) -> list[dict[str, object]]:
+def run_peers(site: Path, timeout: float) -> list[Row]:
     if not (PEERS.is_file() and PEERS_PY.is_file()):
         return []
     proc = subprocess.run(
@@ -192,7 +196,7 @@ def run_peers(site: Path, timeout: float) -> list[dict[str, object]]:
         text=True,
         check=False,
     )
-    found = []
+    found: list[Row] = []
     for line in proc.stdout.splitlines():
         line = line.strip()
         if line.startswith("{"):
@@ -257,22 +261,22 @@ def main() -> None:
     )
     if best["count"] != total:
         print(f"WARNING: expected {total:,} URLs", file=sys.stderr)
-    ok = [p for p in peers if not p.get("error") and p.get("seconds")]
+    timed = [(seconds, p) for p in peers if not p.get("error") and (seconds := p.get("seconds"))]
     for p in peers:
         secs = p.get("seconds")
-        ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"  # type: ignore[arg-type]
+        ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"
         print(
-            f"  {p.get('peer')}: {secs if secs is None else f'{float(secs):.2f}'} s "  # type: ignore[arg-type]
+            f"  {p.get('peer')}: {secs if secs is None else f'{float(secs):.2f}'} s "
             f"(wall {p.get('wall_seconds')}, CPU {p.get('cpu_seconds')}), "
             f"peak RSS {p.get('peak_rss_mb')} MiB, "
             f"count {p.get('count')}, urlset faster by {ratio}"
             + (f"  error: {p.get('error')}" if p.get("error") else "")
         )
-    if ok:
-        fastest = min(ok, key=lambda p: float(p["seconds"]))  # type: ignore[arg-type]
+    if timed:
+        seconds, fastest = min(timed, key=lambda t: float(t[0]))
         print(
-            f"fastest peer: {fastest['peer']} {float(fastest['seconds']):.2f} s; "  # type: ignore[arg-type]
-            f"urlset {float(fastest['seconds']) / best['seconds']:.1f}x faster"  # type: ignore[arg-type]
+            f"fastest peer: {fastest['peer']} {float(seconds):.2f} s; "
+            f"urlset {float(seconds) / best['seconds']:.1f}x faster"
         )
     if args.json:
         print(json.dumps(report))

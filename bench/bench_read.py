@@ -22,7 +22,7 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "read"
@@ -57,10 +57,23 @@ print(json.dumps({"seconds": wall, "cpu_seconds": cpu, "count": reader.entries,
 """
 
 
-def measure(
-    path: Path, *, fast: bool = True, keep: bool = False, repeat: int = 3
-) -> dict[str, Any]:
-    runs = []
+class Measured(TypedDict, total=False):
+    """One measurement: what CHILD prints (the required keys), and the figures ``measure`` adds."""
+
+    seconds: Required[float]
+    cpu_seconds: Required[float]
+    count: Required[int]
+    issues: Required[int]
+    bytes: Required[int]
+    rss_growth_mb: Required[float]
+    runs_seconds: list[float]
+    urls_per_s: float
+    urls_per_cpu_s: float
+    mb_per_s: float
+
+
+def measure(path: Path, *, fast: bool = True, keep: bool = False, repeat: int = 3) -> Measured:
+    runs: list[Measured] = []
     for _ in range(repeat):
         done = subprocess.run(
             [

@@ -17,6 +17,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from . import items as _items
 from . import run as _run
 
 HERE = Path(__file__).resolve().parent
@@ -24,9 +25,10 @@ PEERS_PYTHON = HERE.parent / ".venv-peers" / "bin" / "python"
 
 make_site = _run.make_site
 make_file = _run.make_file
-item = _run.item
+item = _items.item
 Server = _run.Server
 PEERS = _run.PEERS
+Row = _run.Row
 
 
 def available() -> bool:
@@ -39,13 +41,13 @@ def run_peers(
     peers: tuple[str, ...] = ("all",),
     timeout: float = 300.0,
     repeat: int = 1,
-) -> list[dict]:
+) -> list[Row]:
     """Run TASK ARGS for each peer (or "all" of TASK's peers); return their result rows."""
     names = [p for p, (tasks, _) in PEERS.items() if task in tasks] if peers == ("all",) else peers
     if not available():
         msg = f"{PEERS_PYTHON} missing: run bench/setup_peers.sh"
         return [{"peer": p, "task": task, "error": msg} for p in names]
-    rows: list[dict] = []
+    rows: list[Row] = []
     for peer in names:
         cmd = [str(PEERS_PYTHON), str(HERE / "run.py"), "--timeout", str(timeout)]
         cmd += ["--repeat", str(repeat), peer, task, *map(str, args)]

@@ -50,15 +50,20 @@ import tempfile
 import threading
 import time
 import zlib
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 from urllib.parse import urlsplit
 from urllib.request import pathname2url
 
-try:  # as part of the `peers` package (bench scripts' client) or as a script
+if TYPE_CHECKING or __package__:  # part of the `peers` package (the bench scripts' client)
     from .items import item
-except ImportError:
+else:  # run as a script: this directory is sys.path[0]
     from items import item
+
+if TYPE_CHECKING:
+    from resource import struct_rusage
 
 HERE = Path(__file__).resolve().parent
 BENCH = HERE.parent
@@ -87,6 +92,39 @@ PEERS: dict[str, tuple[tuple[str, ...], str]] = {
     "xml-sitemap-writer": ((BUILD,), "xml-sitemap-writer"),
 }
 ALIASES = {"usp": "ultimate-sitemap-parser", "sitemap.js": "sitemapjs", "xsw": "xml-sitemap-writer"}
+
+
+class Row(TypedDict, total=False):
+    """One result line: the figures are null until measured, and stay null on an error."""
+
+    peer: Required[str]
+    task: Required[str]
+    seconds: float | None
+    peak_rss_mb: float | None
+    count: int | None
+    error: str | None
+    wall_seconds: float | None
+    cpu_seconds: float | None
+    version: str | None
+    target: str
+    files: int
+    bytes: int
+    xml_bytes: int
+    sitemaps_parsed: int
+    note: str
+    http_requests: int
+    runs_seconds: list[float]
+
+
+class ChildResult(TypedDict, total=False):
+    """What a peer's child process reports in its result file."""
+
+    seconds: float | None
+    count: int
+    error: str
+    sitemaps_parsed: int
+    note: str
+
 
 # ----------------------------------------------------------------------------------------
 # Deterministic data
@@ -188,12 +226,13 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "bench-peers"
     sys_version = ""
+    server: SiteServer
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
     def _body(self) -> tuple[int, str, bytes]:
-        site: Site = self.server.site  # type: ignore[attr-defined]
+        site = self.server.site
         path = urlsplit(self.path).path
         if path.endswith("/"):
             path += "index.html"
@@ -205,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
         return 200, ctype, data
 
     def _send(self, head_only: bool) -> None:
-        self.server.requests += 1  # type: ignore[attr-defined]
+        self.server.requests += 1
         status, ctype, data = self._body()
         self.send_response(status)
         self.send_header("Content-Type", ctype)
@@ -222,15 +261,22 @@ class Handler(BaseHTTPRequestHandler):
         self._send(True)
 
 
+class SiteServer(ThreadingHTTPServer):
+    """The HTTP server of one Site on 127.0.0.1, a free port; counts the requests it answers."""
+
+    def __init__(self, site: Site) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.daemon_threads = True
+        self.site = site
+        self.requests = 0
+
+
 class Server:
-    """ThreadingHTTPServer on 127.0.0.1, a free port, in a daemon thread."""
+    """A SiteServer in a daemon thread."""
 
     def __init__(self, root: Path) -> None:
         self.site = Site(root)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.site = self.site  # type: ignore[attr-defined]
-        self.httpd.requests = 0  # type: ignore[attr-defined]
+        self.httpd = SiteServer(self.site)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -241,7 +287,7 @@ class Server:
 
     @property
     def requests(self) -> int:
-        return self.httpd.requests  # type: ignore[attr-defined]
+        return self.httpd.requests
 
     def __enter__(self) -> Server:
         self.thread.start()
@@ -268,7 +314,8 @@ def peer_version(peer: str) -> str | None:
     if dist.startswith("npm:"):
         pkg = NODE_DIR / "node_modules" / dist[4:] / "package.json"
         try:
-            return json.loads(pkg.read_text())["version"]
+            found: str = json.loads(pkg.read_text())["version"]
+            return found
         except (OSError, ValueError, KeyError):
             return None
     from importlib.metadata import PackageNotFoundError, version
@@ -279,7 +326,7 @@ def peer_version(peer: str) -> str | None:
         return None
 
 
-def wait_child(proc: subprocess.Popen, timeout: float) -> tuple[int | None, object]:
+def wait_child(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, struct_rusage]:
     """Wait for proc with os.wait4 (its own rusage); kill its process group on timeout."""
     deadline = time.monotonic() + timeout
     delay = 0.005
@@ -306,7 +353,7 @@ def tail(path: Path, n: int = 600) -> str:
     return text[-n:]
 
 
-def count_output(outdir: Path) -> tuple[int, int, int]:
+def count_output(outdir: Path) -> tuple[int, int, int, int]:
     """(<url> elements in urlset files, files, bytes, bytes uncompressed) under outdir."""
     urls = files = size = plain = 0
     for p in sorted(outdir.rglob("*")):
@@ -323,9 +370,9 @@ def count_output(outdir: Path) -> tuple[int, int, int]:
     return urls, files, size, plain
 
 
-def run_one(peer: str, task: str, args: list[str], timeout: float) -> dict:
+def run_one(peer: str, task: str, args: list[str], timeout: float) -> Row:
     peer = resolve_peer(peer)
-    result: dict = {
+    result: Row = {
         "peer": peer,
         "task": task,
         "seconds": None,
@@ -423,11 +470,12 @@ def run_one(peer: str, task: str, args: list[str], timeout: float) -> dict:
         if rc is None:
             result["error"] = f"timeout after {timeout:g} s"
             return result
-        child: dict = {}
+        child: ChildResult = {}
         with contextlib.suppress(OSError, ValueError):
             child = json.loads(res.read_text().strip().splitlines()[-1])
-        if child.get("seconds") is not None:
-            result["seconds"] = round(child["seconds"], 4)
+        seconds = child.get("seconds")
+        if seconds is not None:
+            result["seconds"] = round(seconds, 4)
         result["count"] = child.get("count")
         result["error"] = child.get("error")
         if task != BUILD and result["count"] == 0 and not result["error"]:
@@ -442,9 +490,10 @@ def run_one(peer: str, task: str, args: list[str], timeout: float) -> dict:
             result["xml_bytes"] = plain
             if child.get("count") not in (None, urls) and not result["error"]:
                 result["error"] = f"peer says it wrote {child.get('count')} URLs, files hold {urls}"
-        for extra in ("sitemaps_parsed", "note"):
-            if extra in child:
-                result[extra] = child[extra]
+        if "sitemaps_parsed" in child:
+            result["sitemaps_parsed"] = child["sitemaps_parsed"]
+        if "note" in child:
+            result["note"] = child["note"]
         if server is not None:
             result["http_requests"] = server.requests
     return result
@@ -466,11 +515,12 @@ def _read_bytes(target: str) -> bytes:
         from urllib.request import urlopen
 
         with urlopen(target, timeout=60) as resp:  # loopback, or the caller's URL
-            return resp.read()
+            data: bytes = resp.read()
+            return data
     return Path(target).read_bytes()
 
 
-def child_usp(task: str, target: str) -> dict:
+def child_usp(task: str, target: str) -> ChildResult:
     from usp.fetch_parse import SitemapFetcher
     from usp.tree import sitemap_tree_for_homepage
 
@@ -483,7 +533,7 @@ def child_usp(task: str, target: str) -> dict:
     return {"seconds": time.perf_counter() - t0, "count": count}
 
 
-def child_advertools(task: str, target: str) -> dict:
+def child_advertools(task: str, target: str) -> ChildResult:
     import advertools as adv
 
     if task == FETCH:
@@ -492,13 +542,13 @@ def child_advertools(task: str, target: str) -> dict:
     df = adv.sitemap_to_df(target)
     seconds = time.perf_counter() - t0
     count = int(df["loc"].notna().sum()) if "loc" in df else 0
-    out: dict = {"seconds": seconds, "count": count}
+    out: ChildResult = {"seconds": seconds, "count": count}
     if "errors" in df and df["errors"].notna().any():
         out["error"] = "; ".join(sorted({str(e) for e in df["errors"].dropna()}))[:500]
     return out
 
 
-def child_scrapy(task: str, target: str) -> dict:
+def child_scrapy(task: str, target: str) -> ChildResult:
     if task == READ:
         from scrapy.utils.gz import gunzip
         from scrapy.utils.sitemap import Sitemap
@@ -511,7 +561,8 @@ def child_scrapy(task: str, target: str) -> dict:
         return {"seconds": time.perf_counter() - t0, "count": count}
 
     from scrapy import Request
-    from scrapy.crawler import CrawlerProcess
+    from scrapy.crawler import Crawler, CrawlerProcess
+    from scrapy.http import Response
     from scrapy.spiders import SitemapSpider
 
     state = {"pages": 0, "sitemaps": 0}
@@ -519,11 +570,11 @@ def child_scrapy(task: str, target: str) -> dict:
     class DropPages:
         """Spider middleware: count the page requests SitemapSpider yields, drop them."""
 
-        def __init__(self, crawler) -> None:
+        def __init__(self, crawler: Crawler) -> None:
             self.crawler = crawler
 
         @classmethod
-        def from_crawler(cls, crawler):
+        def from_crawler(cls, crawler: Crawler) -> DropPages:
             return cls(crawler)
 
         def _keep(self, r: object) -> bool:
@@ -532,24 +583,28 @@ def child_scrapy(task: str, target: str) -> dict:
                 return False
             return True
 
-        def process_spider_output(self, response, result):
+        def process_spider_output(
+            self, response: Response, result: Iterable[object]
+        ) -> Iterator[object]:
             state["sitemaps"] += 1
             return (r for r in result if self._keep(r))
 
-        async def process_spider_output_async(self, response, result):
+        async def process_spider_output_async(
+            self, response: Response, result: AsyncIterator[object]
+        ) -> AsyncIterator[object]:
             state["sitemaps"] += 1
             async for r in result:
                 if self._keep(r):
                     yield r
 
-    class PeerSitemapSpider(SitemapSpider):
+    class PeerSitemapSpider(SitemapSpider):  # type: ignore[misc]  # Any: scrapy is not in .venv
         name = "peers"
         sitemap_urls = (target.rstrip("/") + "/robots.txt",)
 
-        def parse(self, response):  # never reached: pages are dropped
+        def parse(self, response: Response) -> None:  # never reached: pages are dropped
             return None
 
-    sys.modules[__name__].DropPages = DropPages  # type: ignore[attr-defined]
+    globals()["DropPages"] = DropPages  # SPIDER_MIDDLEWARES names it by its dotted path
     settings = {
         "LOG_LEVEL": "WARNING",
         "TELNETCONSOLE_ENABLED": False,
@@ -570,7 +625,7 @@ def child_scrapy(task: str, target: str) -> dict:
     }
 
 
-def child_trafilatura(task: str, target: str) -> dict:
+def child_trafilatura(task: str, target: str) -> ChildResult:
     from trafilatura.settings import use_config
 
     config = use_config()
@@ -594,10 +649,17 @@ def child_trafilatura(task: str, target: str) -> dict:
     # *.localhost to loopback as RFC 6761 (and curl, browsers) do.
     real = socket.getaddrinfo
 
-    def getaddrinfo(host, *a, **kw):
+    def getaddrinfo(
+        host: bytes | str | None,
+        port: bytes | str | int | None,
+        family: int = 0,
+        type: int = 0,
+        proto: int = 0,
+        flags: int = 0,
+    ) -> list[Any]:  # socket.getaddrinfo's list; typeshed keeps its item type private
         if isinstance(host, str) and host.endswith(".localhost"):
             host = "127.0.0.1"
-        return real(host, *a, **kw)
+        return real(host, port, family, type, proto, flags)
 
     socket.getaddrinfo = getaddrinfo
     from trafilatura.sitemaps import sitemap_search
@@ -607,7 +669,7 @@ def child_trafilatura(task: str, target: str) -> dict:
     return {"seconds": time.perf_counter() - t0, "count": len(urls)}
 
 
-def child_xml_sitemap_writer(task: str, n: str, outdir: str) -> dict:
+def child_xml_sitemap_writer(task: str, n: str, outdir: str) -> ChildResult:
     from xml_sitemap_writer import XMLSitemap
 
     t0 = time.perf_counter()
@@ -625,7 +687,7 @@ def child_xml_sitemap_writer(task: str, n: str, outdir: str) -> dict:
     return {"seconds": time.perf_counter() - t0, "count": count}
 
 
-CHILDREN = {
+CHILDREN: dict[str, Callable[..., ChildResult]] = {
     "ultimate-sitemap-parser": child_usp,
     "advertools": child_advertools,
     "scrapy": child_scrapy,
@@ -641,11 +703,13 @@ def child_main(peer: str, task: str, result_path: str, args: list[str]) -> int:
     handler.setLevel(logging.WARNING)
     logging.root.addHandler(handler)
     logging.root.setLevel(logging.WARNING)
+    out: ChildResult
     try:
         out = CHILDREN[peer](task, *args)
     except BaseException as exc:  # reported, not hidden
         out = {"error": f"{type(exc).__name__}: {exc}"[:1000]}
-    out["seconds"] = round(out["seconds"], 4) if out.get("seconds") is not None else None
+    seconds = out.get("seconds")
+    out["seconds"] = round(seconds, 4) if seconds is not None else None
     Path(result_path).write_text(json.dumps(out) + "\n")
     return 0
 
@@ -654,7 +718,7 @@ def child_main(peer: str, task: str, result_path: str, args: list[str]) -> int:
 # CLI
 
 
-def emit(result: dict) -> None:
+def emit(result: Row) -> None:
     print(json.dumps(result), flush=True)
 
 
@@ -662,7 +726,13 @@ def peers_for(task: str) -> list[str]:
     return [p for p, (tasks, _) in PEERS.items() if task in tasks]
 
 
-def run_repeated(peer: str, task: str, args: list[str], timeout: float, repeat: int) -> dict:
+def measured(figure: float | None) -> float:
+    """A figure (seconds, peak RSS) of a run that reported no error."""
+    assert figure is not None, "a run without an error lacks its figures"
+    return figure
+
+
+def run_repeated(peer: str, task: str, args: list[str], timeout: float, repeat: int) -> Row:
     """run_one `repeat` times (each a fresh child): the median run's figures, all runs' seconds."""
     runs = [run_one(peer, task, args, timeout) for _ in range(max(1, repeat))]
     if len(runs) == 1:
@@ -670,18 +740,18 @@ def run_repeated(peer: str, task: str, args: list[str], timeout: float, repeat: 
     failed = [r for r in runs if r["error"]]
     if failed:
         return failed[0]
-    runs.sort(key=lambda r: r["seconds"])
-    r = dict(runs[len(runs) // 2])
-    r["runs_seconds"] = [x["seconds"] for x in runs]
-    r["peak_rss_mb"] = max(x["peak_rss_mb"] for x in runs)
+    runs.sort(key=lambda r: measured(r["seconds"]))
+    r = runs[len(runs) // 2].copy()
+    r["runs_seconds"] = [measured(x["seconds"]) for x in runs]
+    r["peak_rss_mb"] = max(measured(x["peak_rss_mb"]) for x in runs)
     return r
 
 
-def smoke(workdir: Path, timeout: float) -> list[dict]:
+def smoke(workdir: Path, timeout: float) -> list[Row]:
     workdir.mkdir(parents=True, exist_ok=True)
     site = make_site(workdir / "site", sitemaps=3, urls=1000)
     small = make_file(workdir / "read-1000.xml.gz", 1000, gz=True)
-    results = []
+    results: list[Row] = []
     for task, args in (
         (READ, [str(small)]),
         (FETCH, [str(site)]),
