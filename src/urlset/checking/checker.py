@@ -871,10 +871,8 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
             if in_core:
                 if local == entry_name:
                     rank, foreign_seen = -1, False
-                elif local in _VOCABULARY:
-                    out.append(_misplaced(local, f"<{fmt}>", line))
                 else:
-                    out.append(_unknown(local, line))
+                    out.append(_stray(local, f"<{fmt}>", line))
             continue
         assert parent is not None
         parent_core = parent[0] in core
@@ -894,24 +892,19 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
                         )
                     )
                 rank = max(rank, position)
-            elif local in _VOCABULARY:
-                out.append(_misplaced(local, f"<{entry_name}>", line))
             else:
-                out.append(_unknown(local, line))
+                out.append(_stray(local, f"<{entry_name}>", line))
             continue
         if in_core and parent_core and depth == 3:
-            if local in _VOCABULARY:
-                out.append(_misplaced(local, f"<{parent[1]}>", line))
-            else:
-                out.append(_unknown(local, line))
+            out.append(_stray(local, f"<{parent[1]}>", line))
     return out
 
 
-def _misplaced(local: str, where: str, line: int) -> tuple[str, str, int]:
-    return ("misplaced-element", f"<{local}> is not allowed in {where}", line)
-
-
-def _unknown(local: str, line: int) -> tuple[str, str, int]:
+def _stray(local: str, where: str, line: int) -> tuple[str, str, int]:
+    """A protocol-namespace element that does not belong ``where``: misplaced when the
+    protocol has it elsewhere, unknown when the protocol has no such element."""
+    if local in _VOCABULARY:
+        return ("misplaced-element", f"<{local}> is not allowed in {where}", line)
     return ("unknown-sitemap-element", f"<{local}> is not an element of the protocol", line)
 
 
