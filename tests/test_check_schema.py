@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from urlset.checking.checker import CheckOptions, check_document, for_lxml, schema_errors
+from urlset.checking.checker import CheckOptions, check_document
+from urlset.checking.schema import schema_errors
+from urlset.checking.xmlevents import for_lxml
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)

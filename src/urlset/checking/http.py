@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from . import rules
-from .checker import CheckOptions, CheckReport, FileResult, check_document, compare_with_children
+from .children import compare_with_children
+from .document import CheckOptions, check_document
+from .report import CheckReport, FileResult
 
 USER_AGENT = "urlset-check (+https://www.sitemaps.org/protocol.html)"
 _CHUNK = 1 << 16

@@ -2,7 +2,7 @@
 
 A rule function looks at one thing (a value, a count, a host, a piece of raw text) and
 returns the message of its finding, or None. It never reads files or the clock: the
-checker (``check.py``) runs the reader, feeds the rules and turns findings into ``Issue``
+checker (``document.py``) runs the reader, feeds the rules and turns findings into ``Issue``
 values with the severity, hint and Google Search Console wording of the code table below.
 
 The reader reports what it finds while reading (its table is ``urlset.codes.CODES``); this

@@ -1,0 +1,343 @@
+"""Check one document held in memory: its bytes in, a ``FileResult`` out.
+
+``check_document`` reads no file and no clock (``now`` is passed in). It runs the reader
+(``reader.read_chunks``) and applies ``rules`` to what the reader emits: each entry's
+extensions, host and scope, lastmod; then the document's own rules and the limits of the
+profile. What the reader cannot tell is taken from the bytes directly: the loc text as
+written (``raw_text``), the order and place of the protocol's elements (``structure``), the
+XML schema when asked (``schema``), and the line of each entry a rule flagged
+(``positions``; clean entries cost nothing there).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import cast
+
+from ..dates import Lastmod
+from ..errors import InvalidValue
+from ..extensions import rules as ext_rules
+from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
+from ..model import Issue, Severity, SitemapRef, Url
+from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
+from ..urls import Scope
+from . import rules
+from .findings import Findings, merge_issues
+from .positions import lines_of_refs, place_entries
+from .raw_text import raw_locs, text_lines, text_with_header
+from .report import FileResult, by_position
+from .schema import check_schema
+from .structure import UNEXPECTED, check_structure
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How documents are checked.
+
+    ``base_url`` is the URL a single document is served at (its scope and the base of
+    relative locs); for ``check_paths`` it is the URL of the directory given, or of the file
+    given. ``now`` (an aware datetime) enables the future-date rule. ``schema`` also
+    validates against the protocol's XML schema.
+    """
+
+    limits: Limits = CURRENT
+    base_url: str | None = None
+    now: datetime | None = None
+    schema: bool = False
+    read_limits: ReadLimits = field(default_factory=ReadLimits)
+
+
+def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
+    """The decompressed bytes (at most ``cap`` + 1) and whether the stream was whole and valid."""
+    d = zlib.decompressobj(wbits=31)
+    try:
+        out = d.decompress(data, cap + 1)
+    except zlib.error:
+        return b"", False
+    return out, d.eof and not d.unconsumed_tail
+
+
+class _Hosts:
+    """Host rules, computed once per scheme://authority and applied to every URL on it."""
+
+    def __init__(self, found: Findings, scope: Scope | None, index: bool) -> None:
+        self.found = found
+        self.scope = scope
+        self.index = index
+        self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.first_host: str | None = None
+        self.prefix = "" if scope is None else scope.prefix
+
+    def check(self, loc: str) -> None:
+        end = loc.find("/", 8)
+        authority = loc if end < 0 else loc[:end]
+        verdicts = self.seen.get(authority)
+        if verdicts is None:
+            verdicts = self._judge(loc)
+            self.seen[authority] = verdicts
+        found = self.found
+        for code, message in verdicts:
+            found.per_host(code, authority, message, loc)
+        scope = self.scope
+        if (
+            scope is not None
+            and not self.index
+            and not loc.startswith(self.prefix)
+            and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
+        ):
+            why = rules.url_not_allowed(loc, scope)
+            if why is not None:
+                found.at_entry("url-not-allowed", why, loc)
+
+    def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
+        host = rules.host_of(loc)
+        out: list[tuple[str, str]] = []
+        message = rules.dev_host(host)
+        if message is not None:
+            out.append(("dev-host", message))
+        message = rules.placeholder_host(host)
+        if message is not None:
+            out.append(("placeholder-host", message))
+        scope = self.scope
+        if scope is None:
+            if self.first_host is None:
+                self.first_host = host
+            message = rules.mixed_hosts(host, self.first_host)
+            if message is not None:
+                out.append(("mixed-hosts", message))
+            return tuple(out)
+        message = rules.www_variant(loc, scope)
+        if message is not None:
+            out.append(("www-variant", message))
+            return tuple(out)
+        site = Scope(scope.scheme, scope.host, scope.port, "/")
+        message = rules.index_other_site(loc, scope) if not loc.startswith(site.prefix) else None
+        if message is not None:
+            out.append(("index-other-site" if self.index else "url-not-allowed", message))
+        return tuple(out)
+
+
+def check_document(
+    data: bytes,
+    options: CheckOptions = CheckOptions(),
+    source: str = "<bytes>",
+    *,
+    full_size: int | None = None,
+    set_checks: ext_rules.SetChecks | None = None,
+) -> FileResult:
+    """Check one document held in memory (any format the reader knows, gzip included).
+
+    ``full_size`` is the size of the whole document when ``data`` is only its beginning
+    (a file far beyond the reader's size limit is not read whole).
+    """
+    result = FileResult(source, size=len(data), url=options.base_url)
+    found = Findings(source)
+    cap = options.read_limits.max_decompressed_bytes
+    plain = data
+    if data[:2] == GZIP_MAGIC:
+        unpacked, whole = _gunzip(data, cap)
+        plain = unpacked
+        if whole:
+            data = unpacked
+    result.size = len(plain)
+
+    # fed in the pieces a file read gives: the reader is fastest with chunks of this size
+    read = read_chunks(
+        (data[i : i + FILE_CHUNK] for i in range(0, len(data), FILE_CHUNK)),
+        source=source,
+        base_url=options.base_url,
+        limits=options.read_limits,
+        with_issues=True,
+    )
+    reader_issues: list[Issue] = []
+    # the rules across URLs (hreflang reciprocity, news per sitemap): this document alone,
+    # or the whole set a caller checks (check_paths pools a directory's files)
+    pooled = set_checks is not None
+    if set_checks is None:
+        set_checks = ext_rules.SetChecks()
+    result.entries, result.newest_lastmod = _check_entries(
+        read, options, found, set_checks, result.refs, reader_issues
+    )
+    if not pooled:
+        for problem in set_checks.finish():
+            found.add(problem.code, problem.message)
+    result.format = fmt = read.format
+    _document_rules(result, plain, read.fatal, reader_issues, options.limits, full_size, found)
+    _scan_bytes(plain, read, reader_issues, options, found)
+
+    found.finish()
+    issues = merge_issues(reader_issues, found)
+    if found.pending:
+        issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
+    if fmt == "sitemapindex" and result.refs:
+        result.ref_lines = lines_of_refs(plain, result.refs, options.base_url)
+    issues.sort(key=by_position)
+    result.issues = issues
+    return result
+
+
+def _scope(base_url: str | None) -> Scope | None:
+    if base_url is None:
+        return None
+    try:
+        return Scope.of(base_url)
+    except (InvalidValue, ValueError):
+        return None
+
+
+def _check_entries(
+    read: ReadResult,
+    options: CheckOptions,
+    found: Findings,
+    set_checks: ext_rules.SetChecks,
+    refs: list[SitemapRef],
+    reader_issues: list[Issue],
+) -> tuple[int, Lastmod | None]:
+    """Run the reader and the rules on each entry it gives: extensions, host and scope,
+    future lastmod. The reader's issues go to ``reader_issues``, an index's entries to
+    ``refs``; gives the number of entries and the newest lastmod. The per-entry hot loop:
+    what it uses is bound to locals first."""
+    source = read.source
+    scope = _scope(options.base_url)
+    now = options.now
+    day_limit = rules.latest_day(now) if now is not None else date.max
+    newest_date: date | None = None
+    newest_time: datetime | None = None
+    entries = 0
+    hosts = _Hosts(found, scope, False)
+    seen_hosts = hosts.seen
+    prefix = None if scope is None else scope.prefix
+    add_plain = set_checks.reciprocity.add_plain
+    for event in read:
+        kind = type(event)
+        if kind is Issue:
+            reader_issues.append(event)  # type: ignore[arg-type]
+            continue
+        if kind is SitemapRef:
+            hosts.index = True
+            refs.append(event)  # type: ignore[arg-type]
+        entries += 1
+        loc: str = event[0]
+        if kind is Url:
+            url = cast(Url, event)
+            if url.extensions:  # their own rules, and the set-wide ones (hreflang, news)
+                # the reader has already reported elements it could not type (raw=False)
+                for problem in ext_rules.check_url(url, now=now, raw=False):
+                    found.at_entry(problem.code, problem.message, loc)
+                set_checks.add(url, source=source)
+            else:
+                add_plain(loc)
+        lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
+        # fast path: a known host without findings, inside the scope
+        end = loc.find("/", 8)
+        verdicts = seen_hosts.get(loc[:end] if end >= 0 else loc)
+        if verdicts is None or verdicts or (prefix is not None and not loc.startswith(prefix)):
+            hosts.check(loc)
+        if lastmod is not None:
+            if type(lastmod) is date:
+                if newest_date is None or lastmod > newest_date:
+                    newest_date = lastmod
+                if lastmod > day_limit and now is not None:
+                    message = rules.future_lastmod(lastmod, now)
+                    if message is not None:
+                        found.at_entry("future-lastmod", message, loc)
+            else:
+                if newest_time is None or lastmod > newest_time:
+                    newest_time = lastmod  # type: ignore[assignment]
+                if now is not None and lastmod > now:
+                    message = rules.future_lastmod(lastmod, now)
+                    if message is not None:
+                        found.at_entry("future-lastmod", message, loc)
+    known = [v for v in (newest_date, newest_time) if v is not None]
+    return entries, rules.newest(known)
+
+
+def _document_rules(
+    result: FileResult,
+    plain: bytes,
+    fatal: bool,
+    reader_issues: list[Issue],
+    limits: Limits,
+    full_size: int | None,
+    found: Findings,
+) -> None:
+    """The rules on the document as a whole (byte order mark, empty, declaration, an
+    index's lastmods) and the limits of the profile."""
+    fmt = result.format
+    entries = result.entries
+    refs = result.refs
+    message = rules.byte_order_mark(plain)
+    if message is not None:
+        found.add("byte-order-mark", message, 1, 1)
+    message = rules.empty_sitemap(fmt, entries, fatal)
+    if message is not None and not _dropped_entries(reader_issues):
+        found.add("empty-sitemap", message, 1, 1)
+
+    if fmt in ("urlset", "sitemapindex"):
+        message = rules.no_xml_declaration(plain)
+        if message is not None:
+            found.add("no-xml-declaration", message, 1, 1)
+    if fmt == "sitemapindex":
+        without = sum(1 for ref in refs if ref.lastmod is None)
+        message = rules.missing_index_lastmod(without, len(refs))
+        if message is not None:
+            found.add("missing-index-lastmod", message)
+
+    # limits of the profile
+    if fmt == "sitemapindex":
+        message = rules.too_many_sitemaps(entries, limits)
+        if message is not None:
+            found.add("too-many-sitemaps", message)
+    elif fmt == "text":
+        lines = plain.count(b"\n") + (0 if plain.endswith(b"\n") else 1)
+        message = rules.too_many_lines(lines, limits)
+        if message is not None:
+            found.add("too-many-lines", message)
+    elif fmt is not None:
+        message = rules.too_many_urls(entries, limits)
+        if message is not None:
+            found.add("too-many-urls", message)
+    message = rules.file_too_large(max(len(plain), full_size or 0), limits)
+    if message is not None:
+        found.add("file-too-large", message)
+
+
+def _scan_bytes(
+    plain: bytes,
+    read: ReadResult,
+    reader_issues: list[Issue],
+    options: CheckOptions,
+    found: Findings,
+) -> None:
+    """The rules on the bytes as written: loc text and structure, unless the reader's fast
+    lane proved them already (a urlset of canonical records, every loc plain as written),
+    the schema when asked, the lines of a text sitemap."""
+    fmt = read.format
+    limits = options.limits
+    if fmt in ("urlset", "sitemapindex"):
+        proven = read.reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
+        if not proven:
+            raw_locs(plain, limits, found)
+        if not read.fatal:
+            unexpected = any(i.code in UNEXPECTED for i in reader_issues)
+            if unexpected or not proven:
+                check_structure(plain, fmt, found, unexpected)
+            if options.schema:
+                check_schema(plain, fmt, found)
+    elif fmt == "text":
+        text_lines(plain, found)
+    elif fmt == "unknown" and plain.strip():
+        text_with_header(plain, found)
+
+
+def _dropped_entries(issues: list[Issue]) -> bool:
+    """True when the reader skipped entries it could not use (then "empty" is not the news)."""
+    return any(
+        i.code in ("relative-url", "invalid-url", "missing-loc", "truncated-entry")
+        or i.severity == Severity.ERROR
+        for i in issues
+    )

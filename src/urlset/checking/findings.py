@@ -1,0 +1,116 @@
+"""The issues a check collects while it runs, and the list it gives at the end.
+
+``Findings`` takes the rules' findings (placed at a line, or pending until the entry with
+that loc is found in the bytes, or grouped per host), caps each code at ``MAX_PER_CODE``;
+``merge_issues`` joins them with the reader's issues, at the check's severities.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Issue
+from . import rules
+from .report import SEVERITY_RANK
+
+# At most this many issues of one code per file are listed; the rest are counted.
+MAX_PER_CODE = 1000
+
+
+class Findings:
+    """Issues found by the checker's rules, capped per code, some awaiting a position."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.placed: list[Issue] = []
+        # code, message, loc, and whether it came in document order
+        self.pending: list[tuple[str, str, str, bool]] = []
+        self.per_code: dict[str, int] = {}
+        # (code, host) -> [message, loc of the first URL, number of URLs]
+        self.by_host: dict[tuple[str, str], list[Any]] = {}
+
+    def _room(self, code: str) -> bool:
+        n = self.per_code.get(code, 0) + 1
+        self.per_code[code] = n
+        return n <= MAX_PER_CODE
+
+    def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
+        if self._room(code):
+            self.placed.append(rules.make_issue(code, message, line, column, self.source))
+
+    def at_entry(self, code: str, message: str, loc: str, ordered: bool = True) -> None:
+        if self._room(code):
+            self.pending.append((code, message, loc, ordered))
+
+    def per_host(self, code: str, host: str, message: str, loc: str) -> None:
+        key = (code, host)
+        found = self.by_host.get(key)
+        if found is None:
+            self.by_host[key] = [message, loc, 1]
+        else:
+            found[2] += 1
+
+    def finish(self) -> None:
+        for (code, _host), (message, loc, n) in self.by_host.items():
+            more = f" ({n:,} URLs)" if n > 1 else ""
+            self.at_entry(code, message + more, loc, ordered=False)
+        self.by_host = {}
+        for code, n in self.per_code.items():
+            if n > MAX_PER_CODE:
+                summary = rules.make_issue(
+                    "too-many-errors",
+                    f"{n - MAX_PER_CODE} more {code} issues not listed ({n} in all)",
+                    source=self.source,
+                )
+                # as severe as what it counts: unlisted notes do not make a warning
+                severity = rules.lookup(code).severity
+                self.placed.append(
+                    summary._replace(
+                        severity=min(severity, summary.severity, key=SEVERITY_RANK.__getitem__)
+                    )
+                )
+
+
+# reader codes that the checker reports more precisely at the same line
+_SUPERSEDED = {
+    "normalized-url": ("url-not-escaped", "url-not-ascii"),
+    "invalid-url": ("url-too-long",),
+    "not-well-formed": ("unescaped-ampersand",),
+    "unknown-element": ("unknown-sitemap-element", "misplaced-element", "element-order"),
+    "relative-url": ("text-not-url", "text-header-line"),
+}
+# reader codes the profile-aware limit rules replace
+_REPLACED = {"too-many-entries"}
+_ENTITY_REF = ("xmlParseEntityRef", "EntityRef: expecting")
+
+
+def merge_issues(reader_issues: list[Issue], found: Findings) -> list[Issue]:
+    """The reader's issues with the check's severities, minus those a rule said better."""
+    mine: dict[int, set[str]] = {}
+    for issue in found.placed:
+        mine.setdefault(issue.line, set()).add(issue.code)
+    out: list[Issue] = []
+    for issue in reader_issues:
+        code = issue.code
+        if code in _REPLACED:
+            continue
+        if code == "not-well-formed" and issue.message.startswith(_ENTITY_REF):
+            issue = rules.make_issue(
+                "unescaped-ampersand",
+                f"a raw & ({issue.message.strip()}); write &amp;",
+                issue.line,
+                issue.column,
+                issue.source,
+            )
+            code = issue.code
+        better = _SUPERSEDED.get(code)
+        if better is not None and issue.line and mine.get(issue.line, set()) & set(better):
+            continue
+        row = rules.lookup(code)
+        if row.severity != issue.severity:
+            issue = issue._replace(severity=row.severity)
+        out.append(issue)
+    # a raw & in a loc is found by both; keep one per line
+    have = {i.line for i in out if i.code == "unescaped-ampersand"}
+    out.extend(i for i in found.placed if not (i.code == "unescaped-ampersand" and i.line in have))
+    return out

@@ -1,0 +1,132 @@
+"""The text as written, scanned in the bytes: what the reader's parsed values no longer show.
+
+``raw_locs`` takes an XML document's bytes and judges each loc's text (escaping, ASCII,
+length) as written; ``text_lines`` and ``text_with_header`` judge the lines of a text
+sitemap. They give their findings to a ``Findings``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..limits import Limits
+from . import rules
+from .findings import Findings
+
+# --- loc text as written ----------------------------------------------------------------------
+
+# any element named loc, prefixed or not (image:loc, video:content_loc too): its text
+_LOC_TEXT = re.compile(rb"loc>([^<]*)</")
+_SUSPECT = re.compile(rb"[\x00-\x20\x7f-\xff&`^{}|\\\"]")
+_URI_BYTES = bytes(b for b in range(256) if not _SUSPECT.match(bytes([b])))
+_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+_ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
+
+
+def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
+    texts = _LOC_TEXT.findall(plain)
+    if not texts:
+        return
+    longest = max(map(len, texts))
+    if longest <= limits.max_loc_length:
+        joined = b"".join(texts)
+        odd = joined.translate(None, _URI_BYTES)  # what is left is worth a closer look
+        if not odd or (odd.strip(b"&") == b"" and len(odd) == joined.count(b"&amp;")):
+            return
+    # something may be wrong: walk the locs again with positions
+    line = 1
+    last = 0
+    for m in _LOC_TEXT.finditer(plain):
+        raw = m.group(1)
+        if len(raw) <= limits.max_loc_length and not _SUSPECT.search(raw.replace(b"&amp;", b"")):
+            continue
+        start = m.start(1)
+        line += plain.count(b"\n", last, start)
+        last = start
+        column = start - plain.rfind(b"\n", 0, start)
+        text = raw.decode("utf-8", "replace")
+        stripped = text.strip()
+        if not stripped:
+            continue
+        message = rules.unescaped_ampersand(text)
+        if message is not None:
+            found.add("unescaped-ampersand", message, line, column)
+        message = rules.url_not_escaped(_ENTITY.sub(lambda e: _ENTITIES[e.group()], text))
+        if message is None:
+            message = _uri_forbidden(stripped)
+        if message is not None:
+            found.add("url-not-escaped", message, line, column)
+        message = rules.url_not_ascii(text)
+        if message is not None:
+            found.add("url-not-ascii", message, line, column)
+        message = rules.url_too_long(_ENTITY.sub(lambda e: _ENTITIES[e.group()], stripped), limits)
+        if message is not None:
+            found.add("url-too-long", message, line, column)
+
+
+_FORBIDDEN = re.compile(r"[`^{}|\\\"]")
+
+
+def _uri_forbidden(text: str) -> str | None:
+    """Characters RFC 3986 never allows in a URI, written raw."""
+    m = _FORBIDDEN.search(text)
+    if m is None:
+        return None
+    return f"{rules.shown(text)!r} contains {m.group()!r}, which must be percent-encoded"
+
+
+# --- text sitemaps ---------------------------------------------------------------------------
+
+
+def text_lines(plain: bytes, found: Findings) -> None:
+    text = plain.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    if not numbered:
+        return
+    edges = {numbered[0][0], numbered[-1][0]} if len(numbered) > 2 else set()
+    for n, line in numbered:
+        if _absolute(line):
+            # a URL as written: spaces and characters a URI never holds
+            message = rules.url_not_escaped(line) or _uri_forbidden(line.strip())
+            if message is not None:
+                found.add("url-not-escaped", message, n, 1)
+            message = rules.url_not_ascii(line)
+            if message is not None:
+                found.add("url-not-ascii", message, n, 1)
+            continue
+        if n in edges:
+            message = rules.text_header_line(line)
+            if message is not None:
+                found.add("text-header-line", message, n, 1)
+                continue
+        message = rules.text_not_url(line)
+        if message is not None:
+            found.add("text-not-url", message, n, 1)
+
+
+def text_with_header(plain: bytes, found: Findings) -> None:
+    """The reader takes a text sitemap only when its first line is a URL: name the header
+    lines of a file whose other lines are URLs."""
+    try:
+        text = plain.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if len(numbered) < 2:
+        return
+    first_url = next((k for k, (_, line) in enumerate(numbered) if _absolute(line)), None)
+    if first_url is None or first_url == 0 or first_url > 5:
+        return
+    if not all(_absolute(line) for _, line in numbered[first_url:]):
+        return
+    for n, line in numbered[:first_url]:
+        message = rules.text_header_line(line)
+        if message is not None:
+            found.add("text-header-line", message, n, 1)
+
+
+def _absolute(line: str) -> bool:
+    return line.strip().lower().startswith(("http://", "https://"))

@@ -1,0 +1,171 @@
+"""The results of a check: ``FileResult`` per document, ``CheckReport`` for a run.
+
+They take the issues the checker found and give them out as plain data (``to_dict``, the
+shape of the JSON output) or as a SARIF 2.1.0 log (``to_sarif``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..dates import Lastmod
+from ..model import Issue, Severity, SitemapRef
+from . import rules
+
+# the format of the entry that holds findings across the files of a set, not one document
+SET_FORMAT = "set"
+
+
+@dataclass
+class FileResult:
+    """The outcome for one document."""
+
+    source: str
+    issues: list[Issue] = field(default_factory=list)
+    format: str | None = None
+    entries: int = 0
+    size: int = 0
+    url: str | None = None
+    refs: list[SitemapRef] = field(default_factory=list)
+    ref_lines: list[int] = field(default_factory=list)
+    newest_lastmod: Lastmod | None = None
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for i in self.issues if i.severity == severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count(Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(Severity.WARNING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "url": self.url,
+            "format": self.format,
+            "entries": self.entries,
+            "bytes": self.size,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "issues": [_issue_dict(i) for i in self.issues],
+        }
+
+
+def _issue_dict(issue: Issue) -> dict[str, Any]:
+    row = rules.lookup(issue.code)
+    return {
+        "code": issue.code,
+        "severity": str(issue.severity),
+        "message": issue.message,
+        "line": issue.line,
+        "column": issue.column,
+        "hint": issue.hint,
+        "gsc": row.gsc or None,
+    }
+
+
+# how severe, for comparing: a report fails at or above a floor
+SEVERITY_RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
+
+
+@dataclass
+class CheckReport:
+    """Per-file results and a summary."""
+
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def issues(self) -> list[Issue]:
+        return [i for f in self.files for i in f.issues]
+
+    def summary(self) -> dict[str, int]:
+        issues = self.issues
+        return {
+            "files": sum(1 for f in self.files if f.format != SET_FORMAT),
+            "entries": sum(f.entries for f in self.files),
+            "errors": sum(1 for i in issues if i.severity == Severity.ERROR),
+            "warnings": sum(1 for i in issues if i.severity == Severity.WARNING),
+            "infos": sum(1 for i in issues if i.severity == Severity.INFO),
+        }
+
+    def failed(self, fail_on: Severity | str = Severity.ERROR) -> bool:
+        """True when an issue at or above ``fail_on`` was found."""
+        floor = SEVERITY_RANK[Severity(fail_on)]
+        return any(SEVERITY_RANK[i.severity] >= floor for i in self.issues)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": [f.to_dict() for f in self.files],
+            "summary": self.summary(),
+        }
+
+    def to_sarif(self, *, version: str = "") -> dict[str, Any]:
+        """The report as a SARIF 2.1.0 log (one run, one rule per code used)."""
+        used = sorted({i.code for i in self.issues})
+        index = {code: n for n, code in enumerate(used)}
+        driver_rules = []
+        for code in used:
+            row = rules.lookup(code)
+            rule: dict[str, Any] = {
+                "id": code,
+                "name": code,
+                "shortDescription": {"text": row.title},
+                "help": {"text": row.hint},
+                "defaultConfiguration": {"level": _sarif_level(row.severity)},
+            }
+            if row.gsc:
+                rule["properties"] = {"searchConsole": row.gsc}
+            driver_rules.append(rule)
+        results = []
+        for f in self.files:
+            for i in f.issues:
+                region = {"startLine": max(i.line, 1), "startColumn": max(i.column, 1)}
+                result: dict[str, Any] = {
+                    "ruleId": i.code,
+                    "ruleIndex": index[i.code],
+                    "level": _sarif_level(i.severity),
+                    "message": {"text": i.message},
+                }
+                if f.format != SET_FORMAT:  # findings across files have no single place
+                    result["locations"] = [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": _artifact_uri(f.source)},
+                                "region": region,
+                            }
+                        }
+                    ]
+                results.append(result)
+        driver: dict[str, Any] = {
+            "name": "urlset",
+            "informationUri": "https://www.sitemaps.org/protocol.html",
+            "rules": driver_rules,
+        }
+        if version:
+            driver["version"] = version
+        return {
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver}, "results": results}],
+        }
+
+
+def _sarif_level(severity: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(severity, "note")
+
+
+def _artifact_uri(source: str) -> str:
+    if source.startswith("<"):
+        return source.strip("<>")
+    path = Path(source)
+    return path.as_uri() if path.is_absolute() else path.as_posix()
+
+
+def by_position(issue: Issue) -> tuple[int, int]:
+    """The order issues are listed in: by line, then column."""
+    return (issue.line, issue.column)

@@ -1,0 +1,49 @@
+"""Validation against the protocol's XML schemas (``--schema``).
+
+``schema_errors`` takes a document's bytes and its format (urlset or sitemapindex) and gives
+the schema's errors with their positions. The schemas are urlset's own copies, in
+``schemas/`` of this package, loaded once each.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lxml import etree
+
+from .findings import Findings
+from .xmlevents import for_lxml
+
+
+@lru_cache(maxsize=2)
+def _xml_schema(name: str) -> etree.XMLSchema:
+    text = resources.files("urlset.checking").joinpath("schemas", name).read_bytes()
+    return etree.XMLSchema(etree.fromstring(text))
+
+
+def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
+    """Errors of the document against urlset's own schema for ``fmt``: (message, line, column)."""
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
+    )
+    try:
+        doc = etree.fromstring(for_lxml(plain), parser)
+    except etree.XMLSyntaxError:
+        return []
+    schema = _xml_schema("sitemap.xsd" if fmt == "urlset" else "siteindex.xsd")
+    if schema.validate(doc):
+        return []
+    seen: set[tuple[str, int, int]] = set()
+    out = []
+    for e in list(schema.error_log):  # type: ignore[call-overload]
+        key = (e.message, e.line, e.column)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+def check_schema(plain: bytes, fmt: str, found: Findings) -> None:
+    for message, line, column in schema_errors(plain, fmt):
+        found.add("schema-error", message, line, column + 1 if column >= 0 else 0)

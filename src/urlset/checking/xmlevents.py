@@ -1,0 +1,63 @@
+"""A document's bytes as libxml2 reads them, for the checks that need positions of elements.
+
+``for_lxml`` takes the bytes and gives them with any junk before the first markup blanked
+(lines kept); ``parse_events`` gives the (start/end, element) events of a recovering pull
+parse of them; ``split_tag`` splits an element's tag into namespace and local name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from lxml import etree
+
+
+def split_tag(tag: str) -> tuple[str, str]:
+    if tag[:1] == "{":
+        ns, _, local = tag[1:].partition("}")
+        return ns, local
+    return "", tag
+
+
+def for_lxml(plain: bytes) -> bytes:
+    """The document with anything before its first markup blanked out (lines kept), and a
+    misplaced XML declaration with it, so that libxml2 reads on at the same positions."""
+    body = plain[3:] if plain.startswith(b"\xef\xbb\xbf") else plain
+    start = body.find(b"<")
+    if start <= 0:
+        return body
+    if body.startswith(b"<?xml", start):
+        end = body.find(b"?>", start)
+        if end > 0:
+            start = end + 2
+    return _BLANK.sub(b" ", body[:start]) + body[start:]
+
+
+_BLANK = re.compile(rb"[^\n]")
+
+
+def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:
+    parser = etree.XMLPullParser(
+        events=("start", "end"),
+        recover=True,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=True,
+        remove_comments=True,
+        remove_pis=True,
+    )
+    body = for_lxml(plain)
+    step = 1 << 20
+    for i in range(0, len(body), step):
+        try:
+            parser.feed(body[i : i + step])
+        except etree.XMLSyntaxError:
+            return
+        yield from parser.read_events()
+    with contextlib.suppress(etree.XMLSyntaxError):
+        parser.close()
+    yield from parser.read_events()
