@@ -12,11 +12,12 @@ import json
 import sys
 from dataclasses import replace
 from datetime import UTC, date, datetime
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import click
 
 from ..limits import PROFILES
+from .streams import Output, output_errors, target_name
 
 if TYPE_CHECKING:
     from ..checking.checker import CheckReport
@@ -98,8 +99,6 @@ def check(
         code = _run(paths, base_url, profile, fmt, fail_on, schema, moment)
     except click.ClickException:
         raise
-    except BrokenPipeError:
-        code = 2
     except Exception as exc:  # never a traceback: report and exit 2
         click.echo(f"urlset check: {type(exc).__name__}: {exc}", err=True)
         code = 2
@@ -134,18 +133,22 @@ def _run(
         from ..checking.http import check_urls
 
         report.files.extend(check_urls(urls, replace(options, base_url=None)).files)
-    out = sys.stdout
-    if fmt == "json":
-        json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    elif fmt == "sarif":
-        json.dump(report.to_sarif(version=_version()), out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    else:
-        _text(report, out)
+    status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):
-        return 2
-    return 1 if report.failed(fail_on) else 0
+        status = 2
+    out = Output(sys.stdout, target_name(None))
+    # a closed pipe still ends with the findings' status: the report was made
+    with output_errors("check", closed_pipe_status=status):
+        if fmt == "json":
+            json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        elif fmt == "sarif":
+            json.dump(report.to_sarif(version=_version()), out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        else:
+            _text(report, out)
+        out.flush()
+    return status
 
 
 def _version() -> str:
@@ -157,7 +160,7 @@ def _version() -> str:
         return ""
 
 
-def _text(report: CheckReport, out: IO[str]) -> None:
+def _text(report: CheckReport, out: Output) -> None:
     from ..checking.rules import lookup
 
     for f in report.files:

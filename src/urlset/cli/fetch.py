@@ -40,6 +40,7 @@ from ..model import Issue, Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from ..urls import to_uri
 from .read import URL_COLUMNS
+from .streams import quiet_stdout
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
 # the columns of CSV, TSV and Parquet: `urlset read`'s, then the sitemap the URL came from
@@ -402,6 +403,9 @@ def fetch(
     except KeyboardInterrupt:
         click.echo("urlset fetch: interrupted", err=True)
         sys.exit(130)
+    except BrokenPipeError:  # the reader of standard output has gone: not an error
+        quiet_stdout()
+        sys.exit(0)
     except OSError as exc:
         click.echo(f"urlset fetch: cannot write output: {exc}", err=True)
         sys.exit(2)

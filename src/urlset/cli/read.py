@@ -13,7 +13,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -23,6 +23,7 @@ from ..extensions import json_fields
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..reading.output import RENDERERS, UrlColumns
+from .streams import Output, output_errors, target_name
 
 if TYPE_CHECKING:
     from ..reading.reader import ReadResult
@@ -83,7 +84,7 @@ class _Writer:
     """Writes entries as they come; URLs a batch at a time through the column renderers of
     ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one."""
 
-    def __init__(self, out: IO[str], fmt: str) -> None:
+    def __init__(self, out: Output, fmt: str) -> None:
         self.out = out
         self.fmt = fmt
         self.header = False
@@ -180,9 +181,8 @@ def read(
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
     result = _start(source, base_url, max_bytes)
-    out: IO[str]
     try:
-        out = (
+        stream = (
             open(output, "w", encoding="utf-8", newline="")  # noqa: SIM115
             if output
             else io.TextIOWrapper(
@@ -191,41 +191,41 @@ def read(
         )
     except OSError as exc:
         _fail(f"cannot write {output}: {exc.strerror or exc}")
-    writer = _Writer(out, fmt)
+    out = Output(stream, target_name(output))
     issues: list[Issue] = []
-    try:
+    with output_errors("read"):
         try:
-            for event in result:
-                if type(event) is Issue:
-                    issues.append(event)
-                    if not quiet and issues_json is None:
-                        click.echo(str(event), err=True)
-                else:
-                    writer.entry(event)  # type: ignore[arg-type]
-        except OSError as exc:
-            if isinstance(exc, BrokenPipeError):
-                raise
-            with contextlib.suppress(OSError):  # what was read is still written
-                writer.finish()
-                out.flush()
+            _copy(result, _Writer(out, fmt), issues, print_issues=not quiet and not issues_json)
+        except OSError as exc:  # reading failed: what was read is written, then the error
             _fail(f"cannot read {source}: {exc.strerror or exc}")
-        writer.finish()
-        out.flush()
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(1)
-    finally:
-        if output:
-            out.close()
-        else:
-            with contextlib.suppress(ValueError, OSError):
-                out.detach()
+        finally:
+            if output:
+                out.close()
+            else:
+                with contextlib.suppress(ValueError, OSError):
+                    stream.detach()
     if issues_json is not None:
         _write_issues(issues_json, result.issues)
     if result.fatal:
         sys.exit(2)
     if any(i.severity == "error" for i in issues):
         sys.exit(1)
+
+
+def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, print_issues: bool) -> None:
+    """Entries to ``writer``, issues to ``issues`` (and stderr); on a read error, what was
+    read is still written before the error is raised."""
+    try:
+        for event in result:
+            if type(event) is Issue:
+                issues.append(event)
+                if print_issues:
+                    click.echo(str(event), err=True)
+            else:
+                writer.entry(event)  # type: ignore[arg-type]
+    finally:
+        writer.finish()
+        writer.out.flush()
 
 
 def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResult:

@@ -1,0 +1,89 @@
+"""Command output that fails the way Unix tools do.
+
+A write error on the output (a full disk, ``/dev/full``, a read-only target) is told apart
+from a read error on the input: ``Output`` raises ``OutputError`` naming the target.
+``output_errors`` turns it into a message and exit status 2, and a closed pipe
+(``urlset read ... | head``) into a quiet end with the status the command chose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import IO
+
+import click
+
+
+class OutputError(Exception):
+    """Writing the command's output failed."""
+
+    def __init__(self, target: str, error: OSError) -> None:
+        self.target = target
+        self.error = error
+        super().__init__(f"cannot write {target}: {error.strerror or error}")
+
+
+class Output:
+    """A text stream whose write errors are OutputErrors naming ``target``."""
+
+    def __init__(self, stream: IO[str], target: str) -> None:
+        self._stream = stream
+        self.target = target
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise OutputError(self.target, exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputError(self.target, exc) from exc
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        except OSError as exc:
+            raise OutputError(self.target, exc) from exc
+
+
+def target_name(path: str | None) -> str:
+    """How a message names an output: its path, or standard output and where it leads."""
+    if path not in (None, "-"):
+        return str(path)
+    try:
+        return f"standard output ({os.readlink(f'/proc/self/fd/{sys.stdout.fileno()}')})"
+    except (OSError, ValueError, AttributeError):
+        return "standard output"
+
+
+@contextlib.contextmanager
+def output_errors(command: str, *, closed_pipe_status: int = 0) -> Iterator[None]:
+    """Exit 2 with ``urlset COMMAND: cannot write TARGET: reason`` when output fails; exit
+    with ``closed_pipe_status`` and no message when the reader of standard output has gone."""
+    try:
+        yield
+    except OutputError as exc:
+        if isinstance(exc.error, BrokenPipeError):
+            quiet_stdout()
+            sys.exit(closed_pipe_status)
+        click.echo(f"urlset {command}: {exc}", err=True)
+        quiet_stdout()
+        sys.exit(2)
+    except BrokenPipeError:
+        quiet_stdout()
+        sys.exit(closed_pipe_status)
+
+
+def quiet_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's flush at exit neither fails
+    again nor prints 'Exception ignored'."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
