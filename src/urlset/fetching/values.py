@@ -43,7 +43,7 @@ class DiscoveryOptions:
 
 @dataclass(frozen=True, slots=True)
 class CacheRecord:
-    """What a previous run stored about one sitemap (see fetchcache.py)."""
+    """What a previous run stored about one sitemap (see cache.py)."""
 
     url: str
     etag: str | None = None
