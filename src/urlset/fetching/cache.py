@@ -35,7 +35,7 @@ from ..dates import Lastmod, format_w3c, parse_w3c
 from ..errors import InvalidValue
 from ..extensions import TYPED, from_json, to_json
 from ..model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
-from .discovery import CacheRecord
+from .values import CacheRecord
 
 Item = Url | SitemapRef | Issue
 VERSION = 2  # the format written; see the module docstring

@@ -1,0 +1,295 @@
+"""Reading an HTTP answer: a robots.txt's bytes, or a sitemap streamed into a reader.
+
+In: the aiohttp response the Fetcher settled on (redirects followed). Out: a FetchResponse
+with the reader's events (parsed here, or in the ParsePool) and the driver's findings (too
+large, content type); a 304 answered from the cache, which also stores each sitemap read.
+Raises Retry for a 429/5xx or a body cut short, Unconditional when a 304's stored result is
+gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+import aiohttp
+
+from ..limits import ReadLimits
+from ..model import Issue, Severity, SitemapRef, Url
+from .failures import Retry, Unconditional, retry_for
+from .http_options import HttpOptions, parse_retry_after
+from .issues import CONTENT_TYPE, FETCH_FAILED, HTTP_STATUS, STOP_CODES, fetch_issue
+from .parse_pool import ParsePool, WorkerLost
+from .values import FetchRequest, FetchResponse
+
+if TYPE_CHECKING:
+    from .cache import FetchCache
+
+BODY_TOO_LARGE = "body-too-large"
+
+# Types a sitemap may come with: XML (any +xml), plain text, gzip or an unnamed binary.
+_SITEMAP_TYPES = frozenset(
+    {
+        "application/xml",
+        "text/xml",
+        "text/plain",
+        "application/gzip",
+        "application/x-gzip",
+        "application/gzip-compressed",
+        "application/octet-stream",
+        "binary/octet-stream",
+    }
+)
+_KEPT_HEADERS = ("ETag", "Last-Modified", "Content-Type", "Content-Encoding", "Retry-After")
+
+
+class ReaderLike(Protocol):
+    """What the driver needs of the reader (urlset.reading.reader.SitemapReader)."""
+
+    def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]: ...
+
+    def close(self) -> list[Url | SitemapRef | Issue]: ...
+
+    @property
+    def format(self) -> str | None: ...
+
+    @property
+    def fatal(self) -> bool: ...
+
+
+# (source URL, base URL for relative locs, limits) -> a fresh reader
+ReaderFactory = Callable[[str, str, ReadLimits], ReaderLike]
+
+
+def sitemap_reader(source: str, base_url: str, limits: ReadLimits) -> ReaderLike:
+    from ..reading.reader import SitemapReader
+
+    reader: ReaderLike = SitemapReader(source, base_url=base_url, limits=limits)
+    return reader
+
+
+def _kept(headers: Mapping[str, str]) -> dict[str, str]:
+    return {name: headers[name] for name in _KEPT_HEADERS if name in headers}
+
+
+def _content_type_issue(headers: Mapping[str, str], fmt: str | None, url: str) -> Issue | None:
+    """A warning when a readable sitemap came with a type a sitemap is not served as."""
+    media = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    if (
+        media
+        and media not in _SITEMAP_TYPES
+        and not media.endswith("+xml")
+        and fmt not in ("html", "unknown", None)
+    ):
+        return fetch_issue(
+            CONTENT_TYPE,
+            Severity.WARNING,
+            f"served as {media}; a sitemap should be served as XML, text or gzip",
+            url,
+        )
+    return None
+
+
+class BodyReading:
+    """The Fetcher's reading of an answer (a mixin: the Fetcher sets these attributes)."""
+
+    options: HttpOptions
+    cache: FetchCache | None
+    pool: ParsePool | None
+    reader_factory: ReaderFactory
+
+    def _from_cache(
+        self, request: FetchRequest, url: str, status: int, headers: Mapping[str, str]
+    ) -> FetchResponse:
+        stored = self.cache.load(request.url) if self.cache is not None else None
+        if stored is None:
+            return FetchResponse(request, url, None, error="no stored result in the cache")
+        return FetchResponse(
+            request,
+            stored.final_url,
+            status,
+            headers,
+            items=stored.items,
+            format=stored.format,
+            from_cache=True,
+        )
+
+    async def _answer(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        issues: list[Issue],
+        conditional: Mapping[str, str],
+    ) -> FetchResponse:
+        status = resp.status
+        headers = _kept(resp.headers)
+        if status == 429 or status >= 500:
+            raise Retry(
+                f"HTTP {status}",
+                HTTP_STATUS,
+                parse_retry_after(resp.headers.get("Retry-After")),
+            )
+        if status == 304 and request.kind == "sitemap" and conditional:
+            cached = self._from_cache(request, url, 304, headers)
+            if cached.error is not None:
+                raise Unconditional
+            cached.issues = issues
+            return cached
+        if not 200 <= status < 300:
+            return FetchResponse(request, url, status, headers, issues=issues)
+        if request.kind == "robots":
+            return await self._robots(request, url, resp, headers, issues)
+        return await self._sitemap(request, url, resp, headers, issues)
+
+    async def _robots(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        headers: dict[str, str],
+        issues: list[Issue],
+    ) -> FetchResponse:
+        limit = self.options.max_robots_bytes
+        parts: list[bytes] = []
+        size = 0
+        truncated = False
+        try:
+            async for chunk in resp.content.iter_any():
+                parts.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    truncated = True
+                    break
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+            raise retry_for(exc) from None
+        body = b"".join(parts)[:limit]
+        return FetchResponse(
+            request,
+            url,
+            resp.status,
+            headers,
+            body=body,
+            truncated=truncated,
+            issues=issues,
+            bytes_received=len(body),
+        )
+
+    async def _sitemap(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        headers: dict[str, str],
+        issues: list[Issue],
+    ) -> FetchResponse:
+        limits = self.options.read_limits
+        received = 0
+
+        def count(size: int) -> bool:
+            nonlocal received
+            received += size
+            return received <= limits.max_decompressed_bytes
+
+        urls: Sequence[Url] | None = None
+        items: list[Url | SitemapRef | Issue]
+        try:
+            parsed = None
+            if self.pool is not None:
+                parsed = await self.pool.parse(
+                    request.url, url, limits, resp.content.iter_any(), count
+                )
+            if parsed is not None:
+                fmt, fatal, others, urls = parsed
+                items = list(others)
+            else:
+                fmt, fatal, items = await self._read_here(request, url, resp, count)
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+            raise retry_for(exc) from None
+        except WorkerLost as exc:
+            reason = f"{exc}; this sitemap was not read"
+            return FetchResponse(
+                request,
+                url,
+                resp.status,
+                headers,
+                error=reason,
+                issues=[*issues, fetch_issue(FETCH_FAILED, Severity.ERROR, reason, url)],
+                bytes_received=received,
+            )
+        if received > limits.max_decompressed_bytes:
+            reason = (
+                f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
+                "(after Content-Encoding); cut off"
+            )
+            return FetchResponse(
+                request,
+                url,
+                resp.status,
+                headers,
+                error=reason,
+                issues=[*issues, fetch_issue(BODY_TOO_LARGE, Severity.ERROR, reason, url)],
+                bytes_received=received,
+            )
+        wrong_type = _content_type_issue(headers, fmt, url)
+        if wrong_type is not None:
+            issues = [*issues, wrong_type]
+        response = FetchResponse(
+            request,
+            url,
+            resp.status,
+            headers,
+            items=items,
+            format=fmt,
+            fatal=fatal,
+            issues=issues,
+            bytes_received=received,
+            urls=urls,
+        )
+        if self.cache is not None and not fatal and fmt not in ("html", "unknown"):
+            _store(self.cache, request, url, headers, fmt, items, urls)
+        return response
+
+    async def _read_here(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        count: Callable[[int], bool],
+    ) -> tuple[str | None, bool, list[Url | SitemapRef | Issue]]:
+        """Feed the body to a reader in this process, chunk by chunk as it arrives."""
+        reader = self.reader_factory(request.url, url, self.options.read_limits)
+        items: list[Url | SitemapRef | Issue] = []
+        async for chunk in resp.content.iter_any():
+            if not count(len(chunk)):
+                break
+            new = reader.feed(chunk)
+            if new:
+                items.extend(new)
+                # the reader stops consuming at a limit; stop downloading too
+                if any(type(i) is Issue and i.code in STOP_CODES for i in new[-4:]):
+                    break
+            if reader.fatal:
+                break
+        items.extend(reader.close())
+        return reader.format, reader.fatal, items
+
+
+def _store(
+    cache: FetchCache,
+    request: FetchRequest,
+    url: str,
+    headers: dict[str, str],
+    fmt: str | None,
+    items: list[Url | SitemapRef | Issue],
+    urls: Sequence[Url] | None,
+) -> None:
+    """Keep a sitemap's validators and entries for the next run's conditional fetch."""
+    cache.store(
+        request.url,
+        final_url=url,
+        headers=headers,
+        index_lastmod=request.index_lastmod,
+        format=fmt,
+        items=[*items, *urls] if urls is not None else items,
+    )
