@@ -144,7 +144,8 @@ def format_w3c(value: Lastmod) -> str:
 
 
 def instant(value: Lastmod) -> datetime:
-    """A lastmod as an aware datetime, for ordering: a date counts as its start in UTC."""
+    """A lastmod as an aware datetime, for ordering: a date counts as its start in UTC, and
+    so does a time without a zone."""
     if isinstance(value, datetime):
-        return value
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     return datetime(value.year, value.month, value.day, tzinfo=UTC)

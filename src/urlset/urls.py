@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
+from urllib.parse import urlsplit
 
 import ada_url
 
@@ -252,3 +253,8 @@ class Scope:
         if port != self.port:
             return f"port {port} differs from the sitemap's {self.port}"
         return f"path lies outside the sitemap's directory {self.directory}"
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name of a URL ('' when it has none)."""
+    return (urlsplit(url).hostname or "").lower()

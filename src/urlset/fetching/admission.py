@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
 from typing import Literal
-from urllib.parse import urlsplit
 
-from ..dates import Lastmod
+from ..dates import Lastmod, instant
 from ..model import Issue, Severity
-from ..urls import to_uri
+from ..urls import host_of, to_uri
 from .issues import (
     CACHE_OUTDATED,
     CROSS_HOST_SITEMAP,
@@ -38,19 +36,8 @@ from .values import (
 )
 
 
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
-
-
-def _instant(value: Lastmod) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    assert isinstance(value, date)
-    return datetime(value.year, value.month, value.day, tzinfo=UTC)
-
-
 def _not_newer(lastmod: Lastmod, than: Lastmod) -> bool:
-    return _instant(lastmod) <= _instant(than)
+    return instant(lastmod) <= instant(than)
 
 
 class Admission:
@@ -168,15 +155,15 @@ class Admission:
         if (
             via == "index"
             and not self.options.follow_cross_host
-            and _host(loc) != _host(parent.final_url or parent.url)
+            and host_of(loc) != host_of(parent.final_url or parent.url)
         ):
             node.state = NodeState.SKIPPED
             node.issues.append(
                 fetch_issue(
                     CROSS_HOST_SITEMAP,
                     Severity.WARNING,
-                    f"the index on {_host(parent.final_url or parent.url)} lists a sitemap on "
-                    f"{_host(loc)}; an index may only list sitemaps of its own site",
+                    f"the index on {host_of(parent.final_url or parent.url)} lists a sitemap on "
+                    f"{host_of(loc)}; an index may only list sitemaps of its own site",
                     loc,
                     "use --follow-cross-host to fetch it anyway",
                 )

@@ -12,13 +12,13 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import aiohttp
 
 from ..errors import InvalidValue
 from ..model import Issue, Severity
-from ..urls import to_uri
+from ..urls import host_of, to_uri
 from .body import BodyReading, ReaderFactory, sitemap_reader
 from .failures import Retry, Unconditional, cannot_connect, describe_failure
 from .http_options import HttpOptions
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
     from .cache import FetchCache
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
 
 
 class Fetcher(BodyReading):
@@ -71,7 +67,7 @@ class Fetcher(BodyReading):
             if request.cached_only:
                 response = self._from_cache(request, request.url, 200, {})
             else:
-                host = _host(request.url)
+                host = host_of(request.url)
                 gate = self._hosts.get(host)
                 if gate is None:
                     gate = self._hosts[host] = asyncio.Semaphore(self.options.per_host)
@@ -195,7 +191,7 @@ class Fetcher(BodyReading):
         asked for."""
         current = request.url
         visited = [current]
-        origin = _host(request.url)
+        origin = host_of(request.url)
         redirect_issues: list[Issue] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
@@ -227,7 +223,7 @@ class Fetcher(BodyReading):
                     # a sitemap's host matters (its URLs must be on it); robots.txt may move
                     if (
                         request.kind == "sitemap"
-                        and _host(target) != origin
+                        and host_of(target) != origin
                         and not any(i.code == CROSS_HOST_REDIRECT for i in redirect_issues)
                     ):
                         redirect_issues.append(
