@@ -2,7 +2,8 @@
 
 Allowed: YYYY, YYYY-MM, YYYY-MM-DD, and with a time: YYYY-MM-DDThh:mmTZD,
 YYYY-MM-DDThh:mm:ssTZD, YYYY-MM-DDThh:mm:ss.sTZD, where TZD is Z, +hh:mm or -hh:mm.
-A time always carries its zone. YYYY and YYYY-MM become the first day of that period.
+A time always carries its zone. YYYY and YYYY-MM keep their precision: they are ``Year`` and
+``YearMonth`` values, dates of the period's first day (for ordering) written as they were read.
 """
 
 from __future__ import annotations
@@ -13,6 +14,72 @@ from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from .errors import InvalidValue
 
 Lastmod = date | datetime  # datetime is a subclass of date; a datetime here is always aware
+
+
+class Year(date):
+    """A lastmod given to the year ("2014"): ordered as its first day, written as read.
+
+    Equal only to the same Year, never to ``date(2014, 1, 1)``, so that a table keyed by
+    lastmod values keeps the two spellings apart."""
+
+    __slots__ = ()
+
+    def __new__(cls, year: int, month: int = 1, day: int = 1) -> Year:
+        if (month, day) != (1, 1):  # date arithmetic and replace() land on other days
+            return date(year, month, day)  # type: ignore[return-value]
+        return super().__new__(cls, year, 1, 1)
+
+    def isoformat(self) -> str:
+        return f"{self.year:04d}"
+
+    __str__ = isoformat
+
+    def __repr__(self) -> str:
+        return f"Year({self.year})"
+
+    def __reduce__(self) -> tuple[type[Year], tuple[int]]:
+        return (Year, (self.year,))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Year and date.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((Year, self.year))
+
+
+class YearMonth(date):
+    """A lastmod given to the month ("2014-06"): ordered as its first day, written as read;
+    equal only to the same YearMonth."""
+
+    __slots__ = ()
+
+    def __new__(cls, year: int, month: int, day: int = 1) -> YearMonth:
+        if day != 1:
+            return date(year, month, day)  # type: ignore[return-value]
+        return super().__new__(cls, year, month, 1)
+
+    def isoformat(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}"
+
+    __str__ = isoformat
+
+    def __repr__(self) -> str:
+        return f"YearMonth({self.year}, {self.month})"
+
+    def __reduce__(self) -> tuple[type[YearMonth], tuple[int, int]]:
+        return (YearMonth, (self.year, self.month))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is YearMonth and date.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((YearMonth, self.year, self.month))
 
 _W3C = re.compile(
     r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})"
@@ -46,9 +113,9 @@ def _zone(text: str) -> tzinfo:
 def _build(m: re.Match[str], default_tz: tzinfo | None) -> Lastmod:
     y = int(m["y"])
     if m["m"] is None:
-        return date(y, 1, 1)
+        return Year(y)
     if m["d"] is None:
-        return date(y, int(m["m"]), 1)
+        return YearMonth(y, int(m["m"]))
     if m["H"] is None:
         return date(y, int(m["m"]), int(m["d"]))
     frac = m["f"] or ""
@@ -141,6 +208,17 @@ def format_w3c(value: Lastmod) -> str:
         text = value.isoformat()
         return text[:-6] + "Z" if text.endswith("+00:00") else text
     return value.isoformat()
+
+
+def from_formatted(text: str) -> Lastmod:
+    """The lastmod ``format_w3c`` wrote as ``text``."""
+    if len(text) == 10:
+        return date.fromisoformat(text)
+    if len(text) == 4:
+        return Year(int(text))
+    if len(text) == 7:
+        return YearMonth(int(text[:4]), int(text[5:]))
+    return datetime.fromisoformat(text)
 
 
 def instant(value: Lastmod) -> datetime:

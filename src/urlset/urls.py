@@ -48,19 +48,17 @@ def is_plain_uri(loc: str) -> bool:
     """True when ``loc`` is certainly the URI ``to_uri`` would return (the per-URL fast path).
 
     The origin is looked up in a cache; the rest is checked with a byte translation: only
-    characters RFC 3986 allows as they are ("'" not in the query, where WHATWG escapes it),
-    '%' only in a valid escape other than %2E, no dot segment.
+    characters RFC 3986 allows as they are, '%' only in a valid escape other than %2E, no dot
+    segment.
     """
     start = loc.find("://")
     cut = loc.find("/", start + 3) if 4 <= start <= 5 else -1
     if cut < 0 or not _plain_origin(loc[: cut + 1]):
         return False
     rest = loc[cut + 1 :]
-    if not rest.isascii() or rest.encode().translate(None, _PATH_ALLOWED) or "/." in loc:
+    if not rest.isascii() or rest.encode().translate(None, _LOC_ALLOWED) or "/." in loc:
         return False
-    if "%" in rest and _BAD_ESCAPE(rest):
-        return False
-    return "'" not in rest or "'" not in rest.partition("?")[2]
+    return not ("%" in rest and _BAD_ESCAPE(rest))
 
 
 _AUTHORITY = re.compile(r"https?://[^/\\?#]", re.IGNORECASE)
@@ -101,6 +99,12 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
     if not _AUTHORITY.match(text):
         # WHATWG parsers quietly repair "http:/x" and "http:///x"; a sitemap must not rely on that
         raise InvalidValue(field, loc, "not a valid URL: expected scheme://host/...")
+    # WHATWG escapes "'" in the query of http(s) URLs; RFC 3986 allows it there and the
+    # protocol's own table entity-escapes it, so it is kept: it travels through the parse as a
+    # character the input does not hold and that the query keeps as it is
+    apostrophe = _apostrophe_stand_in(text)
+    if apostrophe:
+        text = text.replace("'", apostrophe)
     try:
         parsed = ada_url.URL(text)
     except ValueError:
@@ -109,6 +113,8 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
         raise InvalidValue(field, loc, "has no host")
     parsed.hash = ""
     href = parsed.href
+    if apostrophe:
+        href = _restore_apostrophes(href, apostrophe)
     path_at = href.find("/", href.find("//") + 2)  # brackets stay legal in an IPv6 host only
     uri = href[:path_at] + _NOT_URI.sub(_escape_match, href[path_at:]) if path_at > 0 else href
     if len(uri) > max_length:
@@ -118,12 +124,35 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
     return uri
 
 
-# Characters a URI path or query may hold as they are (RFC 3986); "'" (WHATWG escapes it in
-# queries) and "/." (dot segments) are left to the per-URL check, and so is a '%' that starts
-# no escape or one of a dot (WHATWG reads %2E as '.').
-_LOC_ALLOWED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?%"
+# Characters a URI path or query may hold as they are (RFC 3986); "/." (dot segments) is left
+# to the per-URL check, and so is a '%' that starts no escape or one of a dot (WHATWG reads
+# %2E as '.').
+_LOC_ALLOWED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
 _BATCH_ALLOWED = _LOC_ALLOWED + b"\n"  # the separator of a joined batch
-_PATH_ALLOWED = _LOC_ALLOWED + b"'"
+# Characters WHATWG leaves as they are everywhere after the host, then a private-use one that
+# it writes as %EE%80%80 (for a URL holding all of those)
+_STAND_INS = ("!", "$", "(", ")", "*", ",", ";", "~", "+", "@", "\ue000")
+_STAND_IN_WRITTEN = {"\ue000": "%EE%80%80"}
+
+
+def _apostrophe_stand_in(text: str) -> str:
+    """A character to carry "'" through the WHATWG parse, one the URL does not hold in any
+    form ('' when it holds no "'", or every candidate: then WHATWG's %27 stays)."""
+    if "'" not in text:
+        return ""
+    upper = text.upper()
+    return next(
+        (c for c in _STAND_INS if c not in text and _STAND_IN_WRITTEN.get(c, c) not in upper), ""
+    )
+
+
+def _restore_apostrophes(href: str, stand_in: str) -> str:
+    path_at = href.find("/", href.find("//") + 2)
+    if path_at < 0:
+        return href
+    return href[:path_at] + href[path_at:].replace(_STAND_IN_WRITTEN.get(stand_in, stand_in), "'")
+
+
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
 _DOT_SEGMENT = re.compile(r"/\.").search  # a regex finds it twice as fast as `in` here
 

@@ -14,11 +14,10 @@ import json
 import re
 from array import array
 from collections.abc import Callable, Sequence
-from datetime import date, datetime
 from itertools import repeat
 from typing import Any
 
-from ..dates import Lastmod, format_w3c
+from ..dates import format_w3c, from_formatted
 from ..extensions import json_fields
 from ..model import ChangeFreq, Url
 
@@ -106,7 +105,7 @@ class UrlColumns:
     def urls(self) -> list[Url]:
         """The Url values (W3C text parsed back: datetime.fromisoformat reads what
         format_w3c writes)."""
-        lastmods = [None if not t else _parse_w3c(t) for t in self.lastmods]
+        lastmods = [None if not t else from_formatted(t) for t in self.lastmods]
         freqs = [_FREQS[c] for c in self.changefreqs]
         priorities = [None if p == NO_PRIORITY else p for p in self.priorities]
         extensions = self.extensions if self.extensions is not None else [()] * self.count
@@ -126,12 +125,6 @@ def _columns_from_state(
     columns._locs = locs
     columns._lastmods = lastmods
     return columns
-
-
-def _parse_w3c(text: str) -> Lastmod:
-    if len(text) == 10:
-        return date.fromisoformat(text)
-    return datetime.fromisoformat(text)
 
 
 Render = Callable[[UrlColumns, str | None], str]  # (urls, sitemap URL) -> text, a line each
