@@ -188,3 +188,28 @@ def test_bad_extension_values_keep_the_page(tmp_path: Path) -> None:
     assert [e.loc for e in entries] == [BASE + "a", BASE + "b", BASE + "c"]
     assert entries[0].extensions == () and entries[2].extensions == ()
     assert len(entries[1].extensions) == 1 and entries[1].priority is None
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "http://localhost:4000/",
+        "https://blog.test/",
+        "http://10.0.0.7/",
+        "https://deploy-preview-9--site.netlify.app/",
+        "https://site-git-main-team.vercel.app/",
+    ],
+)
+def test_a_build_for_a_host_that_is_not_production_says_so(tmp_path: Path, base: str) -> None:
+    src = tmp_path / "urls.txt"
+    src.write_text(base + "a\n")
+    result = CliRunner().invoke(
+        main, ["build", str(src), "--base-url", base, "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning: host " in result.output and "search engines will not crawl" in result.output
+    src.write_text(BASE + "a\n")
+    public = CliRunner().invoke(
+        main, ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "q")]
+    )
+    assert public.exit_code == 0 and "warning:" not in public.output

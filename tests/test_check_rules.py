@@ -128,6 +128,31 @@ CASES = [
     Case("dev-host", urlset(loc("https://intranet/a")), urlset(loc("https://intranet.org/a"))),
     Case("dev-host", urlset(loc("http://192.168.1.4/a")), urlset(loc("http://8.8.8.8/a"))),
     Case(
+        "dev-host",
+        urlset(loc("https://deploy-preview-42--shop.netlify.app/a")),
+        urlset(loc("https://shop.netlify.app/a")),
+    ),
+    Case(
+        "dev-host",
+        urlset(loc("https://shop-git-feature-x-acme.vercel.app/a")),
+        urlset(loc("https://shop.vercel.app/a")),
+    ),
+    Case(
+        "dev-host",
+        urlset(loc("https://3f2a91c.shop.pages.dev/a")),
+        urlset(loc("https://shop.pages.dev/a")),
+    ),
+    Case(
+        "dev-host",
+        urlset(loc("https://api-pr-17.onrender.com/a")),
+        urlset(loc("https://api.onrender.com/")),
+    ),
+    Case(
+        "dev-host",
+        urlset(loc("https://shop--pr5-abc.web.app/a")),
+        urlset(loc("https://shop.web.app/a")),
+    ),
+    Case(
         "placeholder-host",
         urlset(loc("https://www.example.com/a")),
         urlset(loc("https://www.example-shop.com/a")),

@@ -8,6 +8,7 @@ an RFC 3986 URI: non-ASCII percent-encoded as UTF-8, host names in IDNA, fragmen
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -287,3 +288,39 @@ class Scope:
 def host_of(url: str) -> str:
     """The lower-case host name of a URL ('' when it has none)."""
     return (urlsplit(url).hostname or "").lower()
+
+
+# RFC 6761/6762 special-use names and common private ones
+_LOCAL_SUFFIXES = (".localhost", ".local", ".test", ".invalid", ".internal", ".lan", ".home.arpa")
+# deploy previews and branch deploys of static hosting: Netlify and Firebase Hosting write
+# "<preview>--<site>", Vercel "<project>-git-<branch>-<team>", Cloudflare Pages
+# "<hash or branch>.<project>.pages.dev", Render "<service>-pr-<n>.onrender.com"
+_PREVIEW_HOSTS = re.compile(
+    r"[^.]+--[^.]+\.(?:netlify\.app|web\.app|firebaseapp\.com)"
+    r"|[^.]+-git-[^.]+\.vercel\.app"
+    r"|[^.]+\.[^.]+\.pages\.dev"
+    r"|[^.]+-pr-\d+\.onrender\.com"
+)
+
+
+def non_production_host(host: str) -> str | None:
+    """Why ``host`` is clearly not a public production site (a local or reserved name, a
+    name without a dot, a loopback or private address, a deploy preview), or None."""
+    if not host:
+        return None
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
+        return f"host {host} is a local or development name"
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        pass
+    else:
+        if address.is_private or address.is_loopback or address.is_link_local:
+            return f"host {host} is a private or loopback address"
+        return None
+    if "." not in host:
+        return f"host {host} has no dot: not a public domain name"
+    if _PREVIEW_HOSTS.fullmatch(host):
+        return f"host {host} is a deploy preview or branch deploy, not the production site"
+    return None

@@ -22,7 +22,7 @@ from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
-from ..urls import Scope
+from ..urls import Scope, non_production_host
 from . import rules
 from .findings import Findings, merge_issues
 from .positions import lines_of_refs, place_entries
@@ -96,7 +96,7 @@ class _Hosts:
     def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
         host = rules.host_of(loc)
         out: list[tuple[str, str]] = []
-        message = rules.dev_host(host)
+        message = non_production_host(host)
         if message is not None:
             out.append(("dev-host", message))
         message = rules.placeholder_host(host)

@@ -16,7 +16,6 @@ it has one ("Empty sitemap", "Path mismatch: Includes www" ...); empty where it 
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
@@ -153,10 +152,10 @@ CHECK_CODES: dict[str, RuleCode] = {
         "Path mismatch: Missing www / Includes www",
     ),
     "dev-host": RuleCode(
-        E,
-        "development or local host",
-        "the URL names a host only the build machine knows (localhost, .local, .test, no dot); "
-        "set the site's public URL in the generator",
+        W,
+        "development, local or preview host",
+        "the URL names a host that is not the public site (localhost, .local, .test, a private "
+        "address, a deploy preview); set the site's public URL in the generator",
         "URL not allowed",
     ),
     "placeholder-host": RuleCode(
@@ -446,28 +445,7 @@ def url_not_allowed(uri: str, scope: Scope) -> str | None:
     return None if why is None else f"{shown(uri)}: {why}"
 
 
-_DEV_SUFFIXES = (".localhost", ".local", ".test", ".invalid", ".internal", ".lan", ".home.arpa")
 _PLACEHOLDERS = ("example.com", "example.org", "example.net")
-
-
-def dev_host(host: str) -> str | None:
-    """A host the public cannot reach: localhost, RFC 6761/6762 names, a name without a dot,
-    a loopback or private address."""
-    if not host:
-        return None
-    if host == "localhost" or host.endswith(_DEV_SUFFIXES):
-        return f"host {host} is a local or development name"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    else:
-        if address.is_private or address.is_loopback or address.is_link_local:
-            return f"host {host} is a private or loopback address"
-        return None
-    if "." not in host:
-        return f"host {host} has no dot: not a public domain name"
-    return None
 
 
 def placeholder_host(host: str) -> str | None:

@@ -297,6 +297,8 @@ def _summary(report: BuildReport, out_dir: str) -> None:
                 f"  ... and {total - len(report.warnings):,} more (--report FILE lists all)",
                 err=True,
             )
+    for note in report.notes:
+        echo(f"warning: {note}", err=True)
     if report.removed:
         echo(
             f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"

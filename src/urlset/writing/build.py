@@ -21,7 +21,7 @@ from ..errors import InputError, InvalidValue, LimitExceeded
 from ..extensions import JSON_KEYS, from_json_fields
 from ..limits import CURRENT, Limits
 from ..model import SitemapRef, Url, row_columns, row_from_dict, url_keeping_loc, urls_from_rows
-from ..urls import Scope, to_uri
+from ..urls import Scope, non_production_host, to_uri
 from .dedupe import SeenLocs
 from .document import (
     DocumentStats,
@@ -79,6 +79,7 @@ class BuildReport:
     examples: list[str] = field(default_factory=list)
     kept_without: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # about the set as a whole
     removed: list[str] = field(default_factory=list)
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
 
@@ -177,6 +178,9 @@ def write_sitemaps(
     directory = opts.base_directory()
     scope = Scope.of(directory)
     report = BuildReport(listener=on_problem)
+    not_public = non_production_host(scope.host)
+    if not_public is not None:
+        report.notes.append(f"{not_public}: search engines will not crawl these URLs")
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
