@@ -22,7 +22,7 @@ from .limits import CURRENT, SITEMAPS_2008, Limits, ReadLimits
 from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 
 if TYPE_CHECKING:
-    from .checking.checker import CheckReport, check, is_valid
+    from .checking.checker import CheckReport, check, check_paths, is_valid
     from .fetching.discovery import DiscoveryOptions, DiscoveryResult
     from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
     from .reading.reader import ReadResult, SitemapReader, read, read_bytes, read_chunks, read_file
@@ -34,6 +34,7 @@ _LAZY = {
     "write_sitemaps": "writing.build",
     "CheckReport": "checking.checker",
     "check": "checking.checker",
+    "check_paths": "checking.checker",
     "is_valid": "checking.checker",
     "DiscoveryOptions": "fetching.discovery",
     "DiscoveryResult": "fetching.discovery",
@@ -83,6 +84,7 @@ __all__ = [
     "Url",
     "UrlsetError",
     "check",
+    "check_paths",
     "fetch_sitemaps",
     "fetch_sitemaps_sync",
     "is_valid",
