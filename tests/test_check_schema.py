@@ -83,6 +83,20 @@ def test_schema_errors_carry_line_and_column() -> None:
     assert not [i for i in check_document(doc, CheckOptions()).issues if i.code == "schema-error"]
 
 
+def test_child_order_is_a_warning_and_an_error_only_under_schema() -> None:
+    """Search engines read <url> children in any order; the XSD's sequence does not. The fault
+    is one finding either way, never an order warning beside a schema error."""
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        "<url><loc>https://a.org/</loc>\n  <priority>0.5</priority>\n"
+        "  <lastmod>2024-01-01</lastmod></url>\n</urlset>\n"
+    ).encode()
+    plain = [(i.code, i.severity.value, i.line) for i in check_document(doc, CheckOptions()).issues]
+    assert plain == [("element-order", "warning", 5)]
+    strict = check_document(doc, CheckOptions(schema=True)).issues
+    assert [(i.code, i.severity.value, i.line) for i in strict] == [("element-order", "error", 5)]
+
+
 def test_extensions_pass_the_own_schema() -> None:
     doc = (
         f'<urlset xmlns="{NS}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'

@@ -70,7 +70,7 @@ CHECK_CODES: dict[str, RuleCode] = {
         "Empty sitemap",
     ),
     "element-order": RuleCode(
-        E,
+        W,  # search engines read any order; an error under --schema, which follows the XSD
         "elements out of order",
         "write <loc>, <lastmod>, <changefreq>, <priority> in this order, extensions after them",
     ),

@@ -12,6 +12,7 @@ from importlib import resources
 
 from lxml import etree
 
+from ..model import Severity
 from .findings import Findings
 from .xmlevents import for_lxml
 
@@ -45,5 +46,14 @@ def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
 
 
 def check_schema(plain: bytes, fmt: str, found: Findings) -> None:
+    """Schema errors as findings. Child order, a warning otherwise (search engines accept any
+    order), is an error here, where the XSD's sequence is the rule; the schema's own message
+    for the same element is left out, so the fault is counted once."""
+    ordered = set()
+    for n, issue in enumerate(found.placed):
+        if issue.code == "element-order":
+            found.placed[n] = issue._replace(severity=Severity.ERROR)
+            ordered.add(issue.line)
     for message, line, column in schema_errors(plain, fmt):
-        found.add("schema-error", message, line, column + 1 if column >= 0 else 0)
+        if line not in ordered:
+            found.add("schema-error", message, line, column + 1 if column >= 0 else 0)
