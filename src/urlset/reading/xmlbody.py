@@ -29,53 +29,35 @@ import gc
 import re
 import string
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from itertools import repeat
 from typing import Any
-from urllib.parse import urljoin
 
 from lxml import etree
 
-from ..codes import CODES
-from ..dates import Lastmod, parse_lenient
-from ..errors import InvalidValue
+from ..dates import Lastmod
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions, parse_element
-from ..extensions.rules import EXT_CODES, INVALID_CODES
-from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
-from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from ..urls import PLAIN_HOST, to_uri
+from ..extensions.rules import INVALID_CODES
+from ..limits import MAX_LOC_LENGTH
+from ..model import ChangeFreq, SitemapRef, Url
+from .sink import (
+    CHANGEFREQ,
+    ESCAPE,
+    HASH_MASK,
+    HOST,
+    MAX_ISSUES_PER_CODE,
+    SCHEME,
+    Sink,
+    fast_lastmod,
+    fast_priority,
+)
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM10_NS = "http://www.w3.org/2005/Atom"
 ATOM03_NS = "http://purl.org/atom/ns#"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
-Event = Url | SitemapRef | Issue
-
-# Duplicate detection keeps one 60-bit hash per entry (an int of 32 bytes; 64 bits would
-# take 40): a false duplicate among a million URLs has a chance of about 1 in 2 million.
-HASH_MASK = (1 << 60) - 1
-
-# At most this many issues of one code are listed; the rest are counted in a summary.
-MAX_ISSUES_PER_CODE = 1000
-
-# --- values: one place that decides what a value means, for every lane and format --------
-
-# A URL this matches is already what urls.to_uri returns for it: a strict subset of
-# urls.is_plain_uri (the same host rule; no quote, no dot segment, '%' only in an escape other
-# than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
-# inclusion. urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
-_HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
-_ESCAPE = r"%(?!2[eE])[0-9A-Fa-f]{2}"
-_FAST_URI = re.compile(rf"https?://{_HOST}/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|{_ESCAPE})*").fullmatch
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
-_FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
-_FAST_DATETIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):\d{2}:\d{2}(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
-).fullmatch
-_FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
-_CHANGEFREQ: dict[str | None, ChangeFreq | None] = {c.value: c for c in ChangeFreq}
 _BAD: Any = object()
 
 
@@ -104,192 +86,6 @@ class _Table(dict[str | None, Any]):
         if len(self) < 4096:
             self[key] = value
         return value
-
-
-def fast_uri(text: str) -> bool:
-    """True when ``text`` is a URI that ``to_uri`` would return unchanged (cheap check)."""
-    return len(text) <= MAX_LOC_LENGTH and "/." not in text and _FAST_URI(text) is not None
-
-
-def fast_lastmod(text: str) -> Lastmod | None:
-    """The lastmod of a plain W3C date or second-precision datetime, else None.
-
-    Gives exactly what ``dates.parse_lenient`` gives for these forms, only faster.
-    """
-    try:
-        if len(text) == 10 and _FAST_DATE(text):
-            return date.fromisoformat(text)
-        if _FAST_DATETIME(text):
-            return datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return None
-
-
-def fast_priority(text: str) -> float | None:
-    return float(text) if _FAST_PRIORITY(text) else None
-
-
-class Sink:
-    """Collects what the lanes produce: entry bookkeeping (count, duplicates, limits) and issues.
-
-    ``out`` is the list the reader hands back from ``feed``/``close``.
-    """
-
-    def __init__(self, source: str, limits: ReadLimits, base_url: str | None) -> None:
-        self.source = source
-        self.limits = limits
-        self.base_url = base_url
-        self.out: list[Event] = []
-        self.count = 0
-        self.seen: set[int] = set()
-        # the entry count at which the slow bookkeeping in ``counted`` must run
-        self.next_check = MAX_URLS_PER_SITEMAP
-        self.stopped = False
-        self.per_code: dict[str, int] = {}
-        # a shift applied to positions when text before the XML was skipped
-        self.line_shift = 0
-        self.col_shift = 0
-        self.fatal = False
-
-    # -- issues --
-    def issue(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
-        n = self.per_code.get(code, 0) + 1
-        self.per_code[code] = n
-        if n > MAX_ISSUES_PER_CODE:
-            return
-        if line == 1 and column:
-            column += self.col_shift
-        if line:
-            line += self.line_shift
-        row = CODES.get(code) or EXT_CODES[code]
-        self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
-
-    def finish(self) -> None:
-        for code, n in self.per_code.items():
-            if n > MAX_ISSUES_PER_CODE:
-                more = n - MAX_ISSUES_PER_CODE
-                row = CODES["too-many-errors"]
-                counted = (CODES.get(code) or EXT_CODES[code]).severity
-                self.out.append(
-                    Issue(
-                        "too-many-errors",
-                        counted if counted == Severity.INFO else row.severity,
-                        f"{more} more {code} issues not listed ({n} in all)",
-                        0,
-                        0,
-                        self.source,
-                        row.hint,
-                    )
-                )
-
-    # -- entries --
-    def counted(self, index: bool) -> bool:
-        """Slow bookkeeping when ``count`` reaches ``next_check``; False when reading must stop."""
-        limit = self.limits.max_entries
-        if self.count >= limit:
-            self.issue("entry-limit", f"stopped after {limit:,} entries (ReadLimits.max_entries)")
-            self.stopped = True
-            return False
-        protocol = MAX_SITEMAPS_PER_INDEX if index else MAX_URLS_PER_SITEMAP
-        if self.count == protocol:
-            what = "sitemaps" if index else "URLs"
-            self.issue(
-                "too-many-entries",
-                f"more than {protocol:,} {what}; the protocol allows {protocol:,} per file",
-            )
-        self.next_check = limit if self.count < limit else self.count + 1
-        return True
-
-    def add(self, entry: Url | SitemapRef, line: int) -> bool:
-        """Pass on one entry; False when reading must stop (entry limit)."""
-        if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
-            return False
-        self.count += 1
-        h = hash(entry[0]) & HASH_MASK
-        if h in self.seen:
-            self.duplicate(entry[0], line)
-        else:
-            self.seen.add(h)
-        self.out.append(entry)
-        return True
-
-    def duplicate(self, loc: str, line: int) -> None:
-        shown = loc if len(loc) <= 200 else loc[:197] + "..."
-        self.issue("duplicate-loc", f"{shown} is listed more than once", line)
-
-    def loc(self, text: str, line: int, column: int = 0) -> str | None:
-        """The URI of a loc (already stripped), or None with an issue saying why."""
-        if fast_uri(text):
-            return text
-        if not text:
-            self.issue("missing-loc", "empty <loc>", line, column)
-            return None
-        try:
-            uri = to_uri(text)
-        except InvalidValue as exc:
-            reason = exc.reason
-        else:
-            if uri != text:
-                shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
-            return uri
-        shown = text if len(text) <= 200 else text[:197] + "..."
-        if not _SCHEME(text) or text.startswith("//"):
-            if self.base_url is None:
-                self.issue(
-                    "relative-url", f"{shown!r} is not absolute (no base URL given)", line, column
-                )
-                return None
-            try:
-                uri = to_uri(urljoin(self.base_url, text))
-            except (InvalidValue, ValueError) as exc2:
-                self.issue(
-                    "invalid-url", f"{shown!r} resolves to no valid URL: {exc2}", line, column
-                )
-                return None
-            self.issue("resolved-url", f"{shown!r} resolved to {uri}", line, column)
-            return uri
-        self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
-        return None
-
-    def lastmod(self, text: str, line: int) -> Lastmod | None:
-        value = fast_lastmod(text)
-        if value is not None:
-            return value
-        if not text:
-            self.issue("invalid-lastmod", "empty <lastmod>", line)
-            return None
-        value, problem = parse_lenient(text)
-        if value is None:
-            self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
-        elif problem is not None:
-            self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
-        return value
-
-    def changefreq(self, text: str, line: int) -> ChangeFreq | None:
-        found = _CHANGEFREQ.get(text)
-        if found is not None:
-            return found
-        found = _CHANGEFREQ.get(text.lower())
-        if found is not None:
-            self.issue("changefreq-case", f"{text!r} read as {found.value!r}", line)
-            return found
-        self.issue("invalid-changefreq", f"{text[:100]!r} is not a changefreq value", line)
-        return None
-
-    def priority(self, text: str, line: int) -> float | None:
-        value = fast_priority(text)
-        if value is not None:
-            return value
-        try:
-            number = float(text)
-        except ValueError:
-            number = float("nan")
-        if 0.0 <= number <= 1.0:
-            return number
-        self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
-        return None
 
 
 # --- the full lane: lxml -------------------------------------------------------------------
@@ -356,8 +152,8 @@ FAST_WAIT_CAP = 1_048_576
 # lastmod of W3C digits, an exact changefreq, a priority from 0 to 1; such a record is
 # well-formed XML. Whatever does not pass goes to the full lane's code.
 _S = r"[ \t\r\n]*"
-_URI_CHARS = rf"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|{_ESCAPE})*"
-_URI = rf"https?://{_HOST}/{_URI_CHARS}(?:&amp;{_URI_CHARS})*"
+_URI_CHARS = rf"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|{ESCAPE})*"
+_URI = rf"https?://{HOST}/{_URI_CHARS}(?:&amp;{_URI_CHARS})*"
 _RECORD = re.compile(
     rf"<url>{_S}<loc>([^<]*)</loc>{_S}(?:<lastmod>([^<]*)</lastmod>{_S})?"
     rf"(?:<changefreq>([^<]*)</changefreq>{_S})?(?:<priority>([^<]*)</priority>{_S})?</url>"
@@ -376,7 +172,7 @@ _RETRY_WINDOW = 16  # records tried at once after one the fast checks refused
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _LOCS = re.compile(rf"(?:{_URI}\n)*{_URI}").fullmatch
 _LOC = re.compile(_URI).fullmatch
-_ORIGIN = re.compile(rf"https?://{_HOST}/").match
+_ORIGIN = re.compile(rf"https?://{HOST}/").match
 # what a run of _LOC texts joined by line breaks may contain, and the '%' that starts no
 # escape (or one of a dot, which WHATWG reads as a dot segment)
 _LOC_BYTES = (string.ascii_letters + string.digits + "-._~!$()*+,;=:@/?&%\n").encode()
@@ -503,7 +299,7 @@ class XmlBody:
         self.mini_parser = etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
         self.prios = _Table(fast_priority, {None: None})
         # exact spellings only: any other text is refused
-        self.changefreqs = _Table(lambda _text: None, {None: None, **_CHANGEFREQ})
+        self.changefreqs = _Table(lambda _text: None, {None: None, **CHANGEFREQ})
         self.fast_throughout = False  # entered the fast lane and left it only at close
         self.fast_records_only = True  # no stretch between records needed a parser
 
@@ -1551,7 +1347,7 @@ class XmlBody:
             elif clocal == "guid" and guid is None:
                 text = self._text(child, line)
                 permalink = child.get("isPermaLink", "true").strip().lower() != "false"
-                if text and (permalink or _SCHEME(text)):
+                if text and (permalink or SCHEME(text)):
                     guid = text
             elif clocal == "pubDate" and lastmod is None:
                 text = self._text(child, line)
