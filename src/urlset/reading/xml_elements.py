@@ -25,6 +25,7 @@ from .xml_feeds import atom_entry, rss_entry
 
 _V = TypeVar("_V")
 
+# root element -> (format, entry element, depth of the entries)
 _FORMATS = {
     "urlset": ("urlset", "url", 2),
     "sitemapindex": ("sitemapindex", "sitemap", 2),
