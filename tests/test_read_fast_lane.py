@@ -6,7 +6,7 @@ from __future__ import annotations
 from test_read_support import feed_all
 from urlset.model import ChangeFreq, Url
 from urlset.reading.reader import read_bytes
-from urlset.reading.xmlbody import XmlBody
+from urlset.reading.xml_records import RecordReader as XmlBody
 
 
 def test_records_the_fast_checks_refuse_cost_linear_time() -> None:

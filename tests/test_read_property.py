@@ -24,7 +24,8 @@ from urlset.dates import parse_lenient
 from urlset.extensions.rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reading.reader import SitemapReader, read_bytes
-from urlset.reading.xmlbody import _LOC, _plain_locs, fast_lastmod, fast_uri
+from urlset.reading.sink import fast_lastmod, fast_uri
+from urlset.reading.xml_records import _LOC, _plain_locs
 from urlset.urls import to_uri
 from urlset.writing.document import SitemapDocument, index_document
 

@@ -22,9 +22,10 @@ from pathlib import Path
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..urls import to_uri
+from .sink import Event, Sink
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
 from .text import TextBody
-from .xmlbody import Event, Sink, XmlBody
+from .xmlbody import XmlBody
 
 __all__ = [
     "ReadResult",

@@ -8,7 +8,7 @@ relative lines are resolved (and still reported).
 from __future__ import annotations
 
 from ..model import Url
-from .xmlbody import Sink
+from .sink import Sink
 
 
 class TextBody:

@@ -1,0 +1,235 @@
+"""Where the reader's entries and issues go, and what a value means.
+
+A ``Sink`` takes entries (``Url`` or ``SitemapRef``) and issues from whichever part read them
+(the XML lanes, the text reader) and gives out the list the reader hands back from
+``feed``/``close``: it counts entries, finds duplicates, applies the entry limits, caps the
+issues of one code, and decides what a loc, lastmod, changefreq or priority text means for
+every lane and format. The ``fast_*`` checks say cheaply when a text is already in the form
+those decisions would give.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from urllib.parse import urljoin
+
+from ..codes import CODES
+from ..dates import Lastmod, parse_lenient
+from ..errors import InvalidValue
+from ..extensions.rules import EXT_CODES
+from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
+from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
+from ..urls import PLAIN_HOST, to_uri
+
+Event = Url | SitemapRef | Issue
+
+# Duplicate detection keeps one 60-bit hash per entry (an int of 32 bytes; 64 bits would
+# take 40): a false duplicate among a million URLs has a chance of about 1 in 2 million.
+HASH_MASK = (1 << 60) - 1
+
+# At most this many issues of one code are listed; the rest are counted in a summary.
+MAX_ISSUES_PER_CODE = 1000
+
+# --- values: one place that decides what a value means, for every lane and format --------
+
+# A URL this matches is already what urls.to_uri returns for it: a strict subset of
+# urls.is_plain_uri (the same host rule; no quote, no dot segment, '%' only in an escape other
+# than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
+# inclusion. urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
+HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
+ESCAPE = r"%(?!2[eE])[0-9A-Fa-f]{2}"
+_FAST_URI = re.compile(rf"https?://{HOST}/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|{ESCAPE})*").fullmatch
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
+_FAST_DATE = re.compile(r"\d{4}-\d{2}-\d{2}").fullmatch
+_FAST_DATETIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):\d{2}:\d{2}(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
+).fullmatch
+_FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
+CHANGEFREQ: dict[str | None, ChangeFreq | None] = {c.value: c for c in ChangeFreq}
+
+
+def fast_uri(text: str) -> bool:
+    """True when ``text`` is a URI that ``to_uri`` would return unchanged (cheap check)."""
+    return len(text) <= MAX_LOC_LENGTH and "/." not in text and _FAST_URI(text) is not None
+
+
+def fast_lastmod(text: str) -> Lastmod | None:
+    """The lastmod of a plain W3C date or second-precision datetime, else None.
+
+    Gives exactly what ``dates.parse_lenient`` gives for these forms, only faster.
+    """
+    try:
+        if len(text) == 10 and _FAST_DATE(text):
+            return date.fromisoformat(text)
+        if _FAST_DATETIME(text):
+            return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return None
+
+
+def fast_priority(text: str) -> float | None:
+    return float(text) if _FAST_PRIORITY(text) else None
+
+
+class Sink:
+    """Collects what the lanes produce: entry bookkeeping (count, duplicates, limits) and issues.
+
+    ``out`` is the list the reader hands back from ``feed``/``close``.
+    """
+
+    def __init__(self, source: str, limits: ReadLimits, base_url: str | None) -> None:
+        self.source = source
+        self.limits = limits
+        self.base_url = base_url
+        self.out: list[Event] = []
+        self.count = 0
+        self.seen: set[int] = set()
+        # the entry count at which the slow bookkeeping in ``counted`` must run
+        self.next_check = MAX_URLS_PER_SITEMAP
+        self.stopped = False
+        self.per_code: dict[str, int] = {}
+        # a shift applied to positions when text before the XML was skipped
+        self.line_shift = 0
+        self.col_shift = 0
+        self.fatal = False
+
+    # -- issues --
+    def issue(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
+        n = self.per_code.get(code, 0) + 1
+        self.per_code[code] = n
+        if n > MAX_ISSUES_PER_CODE:
+            return
+        if line == 1 and column:
+            column += self.col_shift
+        if line:
+            line += self.line_shift
+        row = CODES.get(code) or EXT_CODES[code]
+        self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
+
+    def finish(self) -> None:
+        for code, n in self.per_code.items():
+            if n > MAX_ISSUES_PER_CODE:
+                more = n - MAX_ISSUES_PER_CODE
+                row = CODES["too-many-errors"]
+                counted = (CODES.get(code) or EXT_CODES[code]).severity
+                self.out.append(
+                    Issue(
+                        "too-many-errors",
+                        counted if counted == Severity.INFO else row.severity,
+                        f"{more} more {code} issues not listed ({n} in all)",
+                        0,
+                        0,
+                        self.source,
+                        row.hint,
+                    )
+                )
+
+    # -- entries --
+    def counted(self, index: bool) -> bool:
+        """Slow bookkeeping when ``count`` reaches ``next_check``; False when reading must stop."""
+        limit = self.limits.max_entries
+        if self.count >= limit:
+            self.issue("entry-limit", f"stopped after {limit:,} entries (ReadLimits.max_entries)")
+            self.stopped = True
+            return False
+        protocol = MAX_SITEMAPS_PER_INDEX if index else MAX_URLS_PER_SITEMAP
+        if self.count == protocol:
+            what = "sitemaps" if index else "URLs"
+            self.issue(
+                "too-many-entries",
+                f"more than {protocol:,} {what}; the protocol allows {protocol:,} per file",
+            )
+        self.next_check = limit if self.count < limit else self.count + 1
+        return True
+
+    def add(self, entry: Url | SitemapRef, line: int) -> bool:
+        """Pass on one entry; False when reading must stop (entry limit)."""
+        if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
+            return False
+        self.count += 1
+        h = hash(entry[0]) & HASH_MASK
+        if h in self.seen:
+            self.duplicate(entry[0], line)
+        else:
+            self.seen.add(h)
+        self.out.append(entry)
+        return True
+
+    def duplicate(self, loc: str, line: int) -> None:
+        shown = loc if len(loc) <= 200 else loc[:197] + "..."
+        self.issue("duplicate-loc", f"{shown} is listed more than once", line)
+
+    def loc(self, text: str, line: int, column: int = 0) -> str | None:
+        """The URI of a loc (already stripped), or None with an issue saying why."""
+        if fast_uri(text):
+            return text
+        if not text:
+            self.issue("missing-loc", "empty <loc>", line, column)
+            return None
+        try:
+            uri = to_uri(text)
+        except InvalidValue as exc:
+            reason = exc.reason
+        else:
+            if uri != text:
+                shown = text if len(text) <= 200 else text[:197] + "..."
+                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
+            return uri
+        shown = text if len(text) <= 200 else text[:197] + "..."
+        if not SCHEME(text) or text.startswith("//"):
+            if self.base_url is None:
+                self.issue(
+                    "relative-url", f"{shown!r} is not absolute (no base URL given)", line, column
+                )
+                return None
+            try:
+                uri = to_uri(urljoin(self.base_url, text))
+            except (InvalidValue, ValueError) as exc2:
+                self.issue(
+                    "invalid-url", f"{shown!r} resolves to no valid URL: {exc2}", line, column
+                )
+                return None
+            self.issue("resolved-url", f"{shown!r} resolved to {uri}", line, column)
+            return uri
+        self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
+        return None
+
+    def lastmod(self, text: str, line: int) -> Lastmod | None:
+        value = fast_lastmod(text)
+        if value is not None:
+            return value
+        if not text:
+            self.issue("invalid-lastmod", "empty <lastmod>", line)
+            return None
+        value, problem = parse_lenient(text)
+        if value is None:
+            self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
+        elif problem is not None:
+            self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
+        return value
+
+    def changefreq(self, text: str, line: int) -> ChangeFreq | None:
+        found = CHANGEFREQ.get(text)
+        if found is not None:
+            return found
+        found = CHANGEFREQ.get(text.lower())
+        if found is not None:
+            self.issue("changefreq-case", f"{text!r} read as {found.value!r}", line)
+            return found
+        self.issue("invalid-changefreq", f"{text[:100]!r} is not a changefreq value", line)
+        return None
+
+    def priority(self, text: str, line: int) -> float | None:
+        value = fast_priority(text)
+        if value is not None:
+            return value
+        try:
+            number = float(text)
+        except ValueError:
+            number = float("nan")
+        if 0.0 <= number <= 1.0:
+            return number
+        self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
+        return None

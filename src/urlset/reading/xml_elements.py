@@ -1,0 +1,310 @@
+"""The full lane's second half: lxml's start and end events in, entries and issues out.
+
+``ElementReader.events`` takes the (action, element) pairs of lxml's pull parser, or of a
+stretch the fast lane parsed on its own, tracks the depth, reads the root element (the
+format, its namespace), and turns each entry element into a ``Url`` or ``SitemapRef`` for the
+sink (sitemap entries here, feed entries in xml_feeds), dropping elements once read so that
+memory stays flat.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from lxml import etree
+
+from ..dates import Lastmod
+from ..extensions import parse_element
+from ..extensions.rules import INVALID_CODES
+from ..model import ChangeFreq, SitemapRef, Url
+from .sink import Sink
+from .xml_common import DONE, SITEMAP_NS, Status, split_tag
+from .xml_feeds import atom_entry, rss_entry
+
+_V = TypeVar("_V")
+
+# root element -> (format, entry element, depth of the entries)
+_FORMATS = {
+    "urlset": ("urlset", "url", 2),
+    "sitemapindex": ("sitemapindex", "sitemap", 2),
+    "rss": ("rss", "item", 3),
+    "RDF": ("rss", "item", 2),
+    "feed": ("atom", "entry", 2),
+}
+
+
+def _serialise(el: Any) -> str:
+    """``el`` on its own: declarations of the namespaces it uses, and no others."""
+    alone = copy.deepcopy(el)
+    alone.tail = None
+    etree.cleanup_namespaces(alone)
+    return etree.tostring(alone, encoding="unicode")
+
+
+class ElementReader:
+    """Entries from parsed elements; ``status.format`` and the entry element's name and depth
+    are set when the root is read."""
+
+    def __init__(self, sink: Sink, status: Status) -> None:
+        self.sink = sink
+        self.status = status
+        self.max_depth = sink.limits.max_depth
+        self.max_value = sink.limits.max_value_length
+        self.depth = 0
+        self.entry_local = ""
+        self.entry_depth = 2
+        self.core_ns: frozenset[str] = frozenset()
+        self.root_ended = False
+        self.root_local = ""
+
+    def events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
+        last = -1
+        if truncated:
+            depth = self.depth
+            for i, (action, _el) in enumerate(events):
+                if action == "start":
+                    depth += 1
+                else:
+                    if depth == self.entry_depth:
+                        last = i
+                    depth -= 1
+        for i, (action, el) in enumerate(events):
+            if action == "start":
+                self.depth += 1
+                if self.depth == 1:
+                    self._root(el)
+                    if self.status.state == DONE:
+                        return
+                elif self.depth > self.max_depth:
+                    self.sink.issue(
+                        "depth-limit",
+                        f"elements nest deeper than {self.max_depth} levels (ReadLimits.max_depth)",
+                        el.sourceline or 0,
+                    )
+                    self.sink.fatal = self.sink.fatal or self.sink.count == 0
+                    self.status.state = DONE
+                    return
+                continue
+            depth = self.depth
+            self.depth -= 1
+            if depth == self.entry_depth:
+                if i == last:
+                    self._cut(el)
+                else:
+                    self._entry(el)
+                self._drop(el)
+                if self.sink.stopped:
+                    self.status.state = DONE
+                    return
+            elif depth == 2:
+                if self.entry_depth == 3 and split_tag(el.tag)[1] == "channel":
+                    continue
+                self.unknown(el)
+                self._drop(el)
+            elif depth == 1:
+                self.root_ended = True
+
+    @staticmethod
+    def _drop(el: Any) -> None:
+        el.clear()
+        parent = el.getparent()
+        if parent is not None:
+            while el.getprevious() is not None:
+                del parent[0]
+
+    def _root(self, el: Any) -> None:
+        tag = el.tag
+        ns, local = split_tag(tag)
+        sink = self.sink
+        status = self.status
+        line = el.sourceline or 0
+        self.root_local = local
+        if local.lower() == "html":
+            status.format = "html"
+            sink.fatal = True
+            sink.issue("html-page", "the document is an HTML page", line)
+            status.state = DONE
+            return
+        spec = _FORMATS.get(local)
+        if spec is None:
+            status.format = "unknown"
+            sink.fatal = True
+            sink.issue("unknown-root", f"root element <{local}> is not a sitemap or feed", line)
+            status.state = DONE
+            return
+        status.format, self.entry_local, self.entry_depth = spec
+        if status.format in ("urlset", "sitemapindex"):
+            if ns == "":
+                sink.issue("missing-namespace", f"<{local}> has no namespace", line)
+            elif ns != SITEMAP_NS:
+                sink.issue("wrong-namespace", f"<{local}> is in namespace {ns!r}", line)
+            if el.prefix is not None:
+                sink.issue(
+                    "prefixed-elements",
+                    f"sitemap elements are written with the prefix {el.prefix}:",
+                    line,
+                )
+            self.core_ns = frozenset((ns, SITEMAP_NS, ""))
+        else:
+            self.core_ns = frozenset((ns, ""))
+
+    def unknown(self, el: Any) -> None:
+        tag = el.tag
+        if not isinstance(tag, str) or self.status.format in ("rss", "atom"):
+            return
+        ns, local = split_tag(tag)
+        shown = f"{{{ns}}}{local}" if ns else local
+        self.sink.issue("unknown-element", f"<{shown}> is not expected here", el.sourceline or 0)
+
+    def text(self, el: Any, line: int) -> str | None:
+        text: str | None = el.text
+        if len(el):
+            text = "".join(t for t in el.itertext() if isinstance(t, str))
+            self.sink.issue(
+                "unexpected-child",
+                f"<{split_tag(el.tag)[1]}> holds markup; its text was used",
+                el.sourceline or line,
+            )
+        if text is None:
+            return ""
+        if len(text) > self.max_value:
+            self.sink.issue(
+                "value-too-long",
+                f"<{split_tag(el.tag)[1]}> holds {len(text):,} characters "
+                f"(ReadLimits.max_value_length is {self.max_value:,})",
+                el.sourceline or line,
+            )
+            return None
+        stripped = text.strip()
+        if len(stripped) != len(text):
+            self.sink.issue(
+                "whitespace-in-value",
+                f"<{split_tag(el.tag)[1]}> {stripped[:100]!r} has whitespace around it",
+                el.sourceline or line,
+            )
+        return stripped
+
+    def _cut(self, el: Any) -> None:
+        loc = ""
+        for child in el:
+            if isinstance(child.tag, str) and split_tag(child.tag)[1] in ("loc", "link"):
+                loc = (child.text or child.get("href") or "").strip()
+                break
+        what = f" ({loc[:200]})" if loc else ""
+        self.sink.issue(
+            "truncated-entry",
+            f"the document ends inside this <{self.entry_local}>{what}; it was not passed on",
+            el.sourceline or 0,
+        )
+
+    def _entry(self, el: Any) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return
+        ns, local = split_tag(tag)
+        fmt = self.status.format
+        if local != self.entry_local or (ns not in self.core_ns and fmt != "rss"):
+            self.unknown(el)
+            return
+        line = el.sourceline or 0
+        if fmt == "urlset" or fmt == "sitemapindex":
+            self._sitemap_entry(el, line, fmt == "sitemapindex")
+        elif fmt == "rss":
+            rss_entry(el, line, self.sink, self.text)
+        else:
+            atom_entry(el, line, self.sink, self.text)
+
+    def _sitemap_entry(self, el: Any, line: int, index: bool) -> None:
+        sink = self.sink
+        core = self.core_ns
+        loc: str | None = None
+        have_loc = False
+        lastmod: Lastmod | None = None
+        changefreq: ChangeFreq | None = None
+        priority: float | None = None
+        extensions: list[Any] = []
+        seen: set[str] = set()
+
+        def flush() -> bool:
+            if loc is None:
+                return True
+            if index:
+                return sink.add(SitemapRef._trusted(loc, lastmod), line)
+            return sink.add(
+                Url._trusted(loc, lastmod, changefreq, priority, tuple(extensions)), line
+            )
+
+        for child in el:
+            ctag = child.tag
+            if not isinstance(ctag, str):
+                continue
+            cns, clocal = split_tag(ctag)
+            if cns in core:
+                if clocal == "loc":
+                    if have_loc:
+                        sink.issue(
+                            "repeated-element",
+                            "a second <loc> in one entry starts a new entry",
+                            child.sourceline or line,
+                        )
+                        if not flush():
+                            return
+                        loc, lastmod, changefreq, priority = None, None, None, None
+                        extensions = []
+                        seen = set()
+                    have_loc = True
+                    loc = self._value(child, line, sink.loc)
+                    continue
+                if clocal in seen and clocal in ("lastmod", "changefreq", "priority"):
+                    sink.issue(
+                        "repeated-element",
+                        f"<{clocal}> given twice; the first value was used",
+                        child.sourceline or line,
+                    )
+                    continue
+                if clocal == "lastmod":
+                    seen.add(clocal)
+                    lastmod = self._value(child, line, sink.lastmod)
+                    continue
+                if not index and clocal == "changefreq":
+                    seen.add(clocal)
+                    changefreq = self._value(child, line, sink.changefreq)
+                    continue
+                if not index and clocal == "priority":
+                    seen.add(clocal)
+                    priority = self._value(child, line, sink.priority)
+                    continue
+                self.unknown(child)
+                if index:
+                    continue
+            elif index:
+                self.unknown(child)
+                continue
+            extensions.append(self._extension(child, cns, line))
+        if not have_loc:
+            text = (el.text or "").strip()
+            if text:
+                sink.issue("loc-as-text", f"{text[:200]!r} is not inside <loc>", line)
+                loc = sink.loc(text, line)
+            else:
+                sink.issue("missing-loc", f"<{self.entry_local}> without <loc>", line)
+                return
+        flush()
+
+    def _value(self, el: Any, line: int, parse: Callable[[str, int], _V | None]) -> _V | None:
+        """The value of a core element (loc, lastmod, changefreq, priority) by ``parse``, a
+        Sink method; None, with the issue reported, when there is none."""
+        text = self.text(el, line)
+        return None if text is None else parse(text, el.sourceline or line)
+
+    def _extension(self, el: Any, ns: str, line: int) -> Any:
+        """Typed (Image, Video, News, Alternate) where urlset models the element; else raw,
+        with the reason reported, so that nothing is lost on a round trip."""
+        parsed = parse_element(el, _serialise)
+        if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
+            self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
+        for warning in parsed.warnings:
+            self.sink.issue("extension-order", warning, el.sourceline or line)
+        return parsed.value

@@ -1,0 +1,210 @@
+"""The full lane's first half: bytes in, lxml's start and end events out, with libxml2's
+errors as issues.
+
+``FullLane`` feeds lxml's ``XMLPullParser`` (recover mode; entities never resolved, no
+network, no DTD) through the ``Guard``, in blocks that start at fixed offsets of its input,
+so that libxml2's recovery never depends on the caller's chunks. Its events go to the
+``ElementReader``; its error log becomes issues with line and column. At close it tells a
+document cut inside an entry or before the root's end from one libxml2 merely held back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..extensions import SAFE_PARSER_OPTIONS
+from .sink import Sink
+from .xml_common import DONE, FULL, Status
+from .xml_elements import ElementReader
+from .xml_guard import Guard
+
+LX_BLOCK = 65_536
+
+_ERROR_CODES = {
+    "ERR_UNDECLARED_ENTITY": "undefined-entity",
+    "WAR_UNDECLARED_ENTITY": "undefined-entity",
+    "ERR_INVALID_CHAR": "invalid-character",
+    "ERR_INVALID_DEC_CHARREF": "invalid-character",
+    "ERR_INVALID_HEX_CHARREF": "invalid-character",
+    "ERR_INVALID_CHARREF": "invalid-character",
+    "ERR_INVALID_ENCODING": "invalid-encoding",
+    "ERR_UNSUPPORTED_ENCODING": "invalid-encoding",
+    "ERR_UNKNOWN_ENCODING": "invalid-encoding",
+    "ERR_TAG_NOT_FINISHED": "truncated",
+    "ERR_DOCUMENT_EMPTY": "empty-document",
+}
+
+
+def _parser() -> etree.XMLPullParser:
+    return etree.XMLPullParser(
+        events=("start", "end"), recover=True, dtd_validation=False, **SAFE_PARSER_OPTIONS
+    )
+
+
+class FullLane:
+    """Reads a document (or its rest, after the fast lane) with libxml2."""
+
+    def __init__(self, sink: Sink, status: Status, guard: Guard, elements: ElementReader) -> None:
+        self.sink = sink
+        self.status = status
+        self.guard = guard
+        self.elements = elements
+        self.parser = _parser()
+        self.nerr = 0  # entries of libxml2's error log read so far
+        self.syntax_errors = 0  # issues reported from it
+        self.lx_pending = bytearray()
+        # raw-stream positions of entry tags, for telling a cut final entry (see _track_tags)
+        self.fed = 0
+        self.tag_carry = b""
+        self.tag_start: re.Pattern[bytes] | None = None
+        self.tag_end: re.Pattern[bytes] | None = None
+        self.root_end: re.Pattern[bytes] | None = None
+        self.root_end_raw = False
+        self.last_start = -1
+        self.last_end = -1
+
+    def feed(self, data: bytes, final: bool = False, now: bool = False) -> None:
+        """Pass ``data`` through the guard to libxml2 (``now``: at once, not in blocks)."""
+        data = self.guard.filter(data, final)
+        if self.status.state == DONE or not data:
+            return
+        self._feed_blocks(data, now=now)
+
+    def _feed_blocks(self, data: bytes, *, now: bool = False, track: bool = True) -> None:
+        """Feed libxml2 in blocks that start at fixed offsets of its input (after the root
+        start tag, which goes alone), whatever the caller's chunks: libxml2's recovery from
+        broken markup depends on where its input chunks end, and this keeps it identical."""
+        if now:
+            self._block(data, track)
+            return
+        pending = self.lx_pending
+        pending += data
+        if len(pending) < LX_BLOCK:
+            return
+        cut = len(pending) - len(pending) % LX_BLOCK
+        block = bytes(pending[:cut])
+        del pending[:cut]
+        self._block(block, track)
+
+    def _flush(self) -> None:
+        if self.lx_pending and self.status.state != DONE:
+            block = bytes(self.lx_pending)
+            self.lx_pending = bytearray()
+            self._block(block, True)
+
+    def _block(self, data: bytes, track: bool) -> None:
+        if self.status.state == DONE:
+            return
+        try:
+            self.parser.feed(data)
+        except etree.XMLSyntaxError as exc:
+            self._errors()
+            self._fatal_syntax(exc)
+            return
+        self.elements.events(list(self.parser.read_events()), truncated=False)
+        self._errors()
+        if track:
+            self._track_tags(data)
+        else:
+            self.fed += len(data)
+            self.tag_carry = b""
+
+    def pad(self, pad: bytes) -> None:
+        """Feed whitespace standing for what the fast lane read: libxml2 counts its lines and
+        columns; the guard and the tag tracking only account for it."""
+        if self.status.state != FULL:
+            return
+        self.guard.skip(pad)
+        self._feed_blocks(pad, track=False)
+
+    def _track_tags(self, data: bytes) -> None:
+        """Remember where the last entry start tag and the last entry end tag lie in the raw
+        stream, so that close() can tell a cut final entry from one libxml2 merely held back."""
+        window = self.tag_carry + data
+        base = self.fed - len(self.tag_carry)
+        self.fed += len(data)
+        self.tag_carry = window[-64:]
+        if self.tag_start is None:
+            if not self.elements.entry_local:
+                return
+            name = re.escape(self.elements.entry_local.encode())
+            self.tag_start = re.compile(rb"<(?:[\w.\-]+:)?" + name + rb"[ \t\r\n>]")
+            self.tag_end = re.compile(rb"</(?:[\w.\-]+:)?" + name + rb"[ \t\r\n]*>")
+            root = re.escape(self.elements.root_local.encode())
+            self.root_end = re.compile(rb"</(?:[\w.\-]+:)?" + root + rb"[ \t\r\n]*>")
+        assert self.tag_end is not None and self.root_end is not None
+        if self.root_end.search(window):
+            self.root_end_raw = True
+        for m in self.tag_start.finditer(window):
+            self.last_start = max(self.last_start, base + m.start())
+        for m in self.tag_end.finditer(window):
+            self.last_end = max(self.last_end, base + m.start())
+
+    def _fatal_syntax(self, exc: etree.XMLSyntaxError) -> None:
+        line, column = exc.position if exc.position else (0, 0)
+        self.sink.issue("not-well-formed", str(exc.msg or exc), line, column)
+        if self.status.format is None:
+            self.sink.fatal = True
+        self.status.state = DONE
+
+    def close(self) -> None:
+        ended = self.elements.root_ended
+        if self.guard.hold:
+            self.feed(b"", final=True)
+        self._flush()
+        if self.status.state == DONE:
+            return
+        try:
+            self.parser.close()
+        except etree.XMLSyntaxError as exc:
+            events = list(self.parser.read_events())
+            self._errors()
+            # a document without a root gets its own issue unless an error explains it
+            # already, whenever that error came (feeding at once or in chunks alike)
+            if self.status.format is None and not events:
+                if not self.syntax_errors:
+                    self._fatal_syntax(exc)
+                else:
+                    self.sink.fatal = True
+                return
+            self.elements.events(events, truncated=self.last_start > self.last_end)
+            return
+        events = list(self.parser.read_events())
+        self._errors()
+        if self.status.format is None:
+            if not self.syntax_errors:
+                self.sink.issue("not-well-formed", "no root element found")
+            self.sink.fatal = True
+            return
+        self.elements.events(events, truncated=self.last_start > self.last_end)
+        stopped = any(
+            self.sink.per_code.get(c) for c in ("truncated", "value-too-long", "depth-limit")
+        )
+        if not ended and not self.root_end_raw and not stopped and self.status.state != DONE:
+            self.sink.issue(
+                "truncated", f"the document ends before the end of <{self.elements.root_local}>"
+            )
+
+    def _errors(self) -> None:
+        log = self.parser.feed_error_log
+        n = len(log)
+        issue = self.sink.issue
+        for i in range(self.nerr, n):
+            e = log[i]
+            if e.level < 2:  # libxml2 warnings (e.g. a relative namespace URI) are not ours
+                continue
+            message = e.message.strip()
+            code = _ERROR_CODES.get(e.type_name, "not-well-formed")
+            if e.type_name == "ERR_RESERVED_XML_NAME" and "only at the start" in message:
+                code = "leading-whitespace"
+            elif "not proper UTF-8" in message or "Invalid bytes in character" in message:
+                code = "invalid-encoding"
+            elif "Resource limit exceeded" in message or "huge text node" in message:
+                code = "value-too-long"
+            elif "Excessive depth" in message:
+                code = "depth-limit"
+            issue(code, message, e.line, e.column)
+            self.syntax_errors += 1
+        self.nerr = n

@@ -1,0 +1,156 @@
+"""The prolog: the raw bytes before the root element in, the root start tag out.
+
+``Prolog.scan`` reads what comes before the root start tag on raw bytes, before anything
+reaches libxml2: a byte order mark, whitespace before the XML declaration (removed and
+reported, since libxml2 recovers from it but then drops entity references), the declared
+encoding (reported unless UTF-8), comments and processing instructions. A DOCTYPE is refused
+(an HTML one names the document an HTML page) and reading stops. It gives the root start
+tag's match, or says to wait for more bytes or to leave the document to the full lane.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .sink import Sink
+from .xml_common import DONE, SITEMAP_NS, Status
+
+# what scan gives instead of the root start tag
+WAIT = "wait"  # more bytes are needed to tell
+TO_FULL = "full"  # the full lane reads the document from where it stands
+STOPPED = "stopped"  # a DOCTYPE: reading stops (the issue is reported)
+
+PROLOG_CAP = 65_536
+_WS = re.compile(rb"[ \t\r\n]+")
+_START_TAG = re.compile(
+    rb"<([A-Za-z_][^\s/>]*)((?:[ \t\r\n]+[^\s=/>]+[ \t\r\n]*=[ \t\r\n]*"
+    rb"(?:\"[^\"<]*\"|'[^'<]*'))*)[ \t\r\n]*(/?)>"
+)
+_DEFAULT_NS = re.compile(rb"""(?:^|[ \t\r\n])xmlns[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
+_ENCODING = re.compile(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)["']""")
+
+
+def _position(buf: bytearray, pos: int) -> tuple[int, int]:
+    head = bytes(buf[:pos])
+    return head.count(b"\n") + 1, pos - head.rfind(b"\n")
+
+
+class Prolog:
+    """Scans the start of a document, rescanning it whole as bytes arrive (``scan``);
+    ``utf8`` stays True unless another encoding is declared."""
+
+    def __init__(self, sink: Sink, status: Status) -> None:
+        self.sink = sink
+        self.status = status
+        self.checked = False  # whitespace before the XML declaration was looked for
+        self.utf8 = True
+
+    def scan(self, buf: bytearray, final: bool) -> re.Match[bytes] | str:
+        """The root start tag's match in ``buf`` (the document so far), else WAIT, TO_FULL
+        or STOPPED; ``final`` when no more bytes will come."""
+        pos = 3 if buf[:3] == b"\xef\xbb\xbf" else 0
+        if not self.checked:
+            if not self._leading_space(buf, pos, final):
+                return self._wait(buf, final)
+            self.checked = True
+        n = len(buf)
+        while pos < n:
+            c = buf[pos]
+            if c in b" \t\r\n":
+                m = _WS.match(buf, pos)
+                assert m is not None
+                pos = m.end()
+                continue
+            if c != 0x3C:  # '<'
+                return TO_FULL
+            if buf.startswith(b"<?", pos):
+                end = buf.find(b"?>", pos)
+                if end < 0:
+                    return self._wait(buf, final)
+                if buf.startswith(b"<?xml", pos):
+                    self._declaration(buf, pos, end)
+                pos = end + 2
+                continue
+            if buf.startswith(b"<!--", pos):
+                end = buf.find(b"-->", pos)
+                if end < 0:
+                    return self._wait(buf, final)
+                pos = end + 3
+                continue
+            if buf.startswith(b"<!", pos):
+                if n - pos < 15 and not final:
+                    return self._wait(buf, final)
+                self._doctype(buf, pos)
+                return STOPPED
+            m = _START_TAG.match(buf, pos)
+            if m is None:
+                if buf.find(b">", pos) < 0 and not final:
+                    return self._wait(buf, final)
+                return TO_FULL
+            return m
+        return TO_FULL if final else WAIT
+
+    def plain_urlset(self, root_tag: re.Match[bytes]) -> bool:
+        """True when ``root_tag`` opens a non-empty ``<urlset>`` in the sitemaps.org
+        namespace, in a document declared (if at all) UTF-8: the fast lane's case."""
+        if not (self.utf8 and root_tag.group(1) == b"urlset" and not root_tag.group(3)):
+            return False
+        ns = _DEFAULT_NS.search(root_tag.group(2))
+        return ns is not None and ns.group(2) == SITEMAP_NS.encode()
+
+    @staticmethod
+    def _wait(buf: bytearray, final: bool) -> str:
+        return TO_FULL if final or len(buf) > PROLOG_CAP else WAIT
+
+    def _leading_space(self, buf: bytearray, pos: int, final: bool) -> bool:
+        """Whitespace before <?xml: libxml2 recovers from it but then drops entity
+        references such as &amp; from the text, so it is removed here and reported. False
+        when more bytes are needed to tell."""
+        space = _WS.match(buf, pos)
+        if space is None:
+            return True
+        end = space.end()
+        if len(buf) < end + 5 and not final:
+            return False
+        if buf.startswith(b"<?xml", end):
+            line, column = _position(buf, end)
+            self.sink.issue(
+                "leading-whitespace",
+                "whitespace before the XML declaration (removed)",
+                line,
+                column,
+            )
+            junk = bytes(buf[pos:end])
+            self.sink.line_shift += junk.count(b"\n")
+            self.sink.col_shift += len(junk) - junk.rfind(b"\n") - 1
+            del buf[pos:end]
+        return True
+
+    def _declaration(self, buf: bytearray, pos: int, end: int) -> None:
+        enc = _ENCODING.search(buf, pos, end)
+        odd = enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8")
+        if odd and self.utf8:  # the prolog is rescanned as bytes arrive
+            self.utf8 = False
+            self.sink.issue(
+                "non-utf8-encoding",
+                f"declared encoding {enc.group(1).decode('ascii')}; "  # type: ignore[union-attr]
+                "the protocol requires UTF-8",
+                *_position(buf, pos),
+            )
+
+    def _doctype(self, buf: bytearray, pos: int) -> None:
+        head = bytes(buf[pos : pos + 15]).lower()
+        line, column = _position(buf, pos)
+        if head.startswith(b"<!doctype html"):
+            self.status.format = "html"
+            self.sink.fatal = True
+            self.sink.issue("html-page", "the document is an HTML page", line, column)
+        else:
+            self.sink.fatal = True
+            self.sink.issue(
+                "doctype-refused",
+                "the document has a DOCTYPE; refused (no entity is ever expanded)",
+                line,
+                column,
+            )
+        self.status.state = DONE
