@@ -182,22 +182,41 @@ def write_sitemaps(
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
         if not parts:
             raise LimitExceeded(report.nothing_written())
-        children, indexes = _finish(parts, opts, directory, report, publisher.staging, names)
-        report.removed = publisher.publish(children, indexes)
+        sets = _finish(parts, opts, directory, report, publisher.staging, names)
+        report.removed = publisher.publish(sets)
     return report
 
 
 class _Names:
+    """The file names of a set. A child of an index is named by its number and the first
+    ``DIGITS`` hex digits of the SHA-256 of its bytes (``sitemap-1-3fa9c2d1e5b60a47.xml.gz``):
+    a rebuild gives an unchanged child its name and bytes again, and a changed one a new name,
+    so publishing a child never alters a file a published index lists. 16 digits (64 bits):
+    the publisher takes a file already in place under a child's name (and size) for that
+    child, so a changed child must never take its old name: with 64 bits, the chance is
+    2**-64 for each changed child (8 digits would make it 1 in 4 billion, which a site
+    rebuilding hundreds of children a day for years could meet). The index and a set's only file keep fixed names (robots.txt names them);
+    the unhashed child names of earlier versions still count as ours when stale."""
+
+    DIGITS = 16
+
     def __init__(self, prefix: str, *, gzip: bool, text: bool) -> None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", prefix):
             raise InvalidValue("prefix", prefix, "use letters, digits, '.', '_' and '-' only")
         self.prefix = prefix
         self.gz = ".gz" if gzip else ""
         self.ext = ".txt" if text else ".xml"
-        self.stale = re.compile(rf"{re.escape(prefix)}(?:-index)?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
+        self.stale = re.compile(
+            rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-[0-9a-f]{{{self.DIGITS}}})?)?"
+            r"\.(?:xml|txt)(?:\.gz)?"
+        )
 
-    def part(self, number: int) -> str:
+    def staged(self, number: int) -> str:
+        """The name a part is written under in the staging directory, before its hash is known."""
         return f"{self.prefix}-{number}{self.ext}{self.gz}"
+
+    def child(self, number: int, digest: str) -> str:
+        return f"{self.prefix}-{number}-{digest[: self.DIGITS]}{self.ext}{self.gz}"
 
     def single(self) -> str:
         return f"{self.prefix}{self.ext}{self.gz}"
@@ -214,6 +233,7 @@ class _Part(NamedTuple):
     bytes: int
     written: int
     lastmod: Lastmod | None
+    digest: str
 
 
 def _checked(
@@ -367,7 +387,14 @@ def _write_parts(
         done, stats = finishing.popleft()
         done.wait()
         parts.append(
-            _Part(done.path.name, stats.urls, stats.bytes, done.written, stats.newest_lastmod)
+            _Part(
+                done.path.name,
+                stats.urls,
+                stats.bytes,
+                done.written,
+                stats.newest_lastmod,
+                done.hexdigest(),
+            )
         )
 
     def close_current() -> None:
@@ -383,7 +410,7 @@ def _write_parts(
             while start < len(batch):
                 if document is None:
                     sink = FileSink(
-                        staging / names.part(len(parts) + len(finishing) + 1),
+                        staging / names.staged(len(parts) + len(finishing) + 1),
                         gzip=opts.gzip,
                         level=opts.gzip_level,
                     )
@@ -426,16 +453,18 @@ def _finish(
     report: BuildReport,
     staging: Path,
     names: _Names,
-) -> tuple[list[str], list[str]]:
-    """Name the parts, write the index or indexes; return (children, indexes) to publish."""
+) -> list[list[str]]:
+    """Name the parts, write the index or indexes; return the sets to publish, each an
+    index's children and then the index (or a set's only file)."""
+    final = [names.single()] if len(parts) == 1 else []
+    final = final or [names.child(n, part.digest) for n, part in enumerate(parts, 1)]
+    for part, name in zip(parts, final, strict=True):
+        (staging / part.name).rename(staging / name)
+        report.files.append(
+            FileReport(name, directory + name, part.entries, part.bytes, part.written, part.lastmod)
+        )
     if len(parts) == 1:
-        part = parts[0]
-        (staging / part.name).rename(staging / names.single())
-        parts = [part._replace(name=names.single())]
-    for part in parts:
-        report.files.append(FileReport(part.name, directory + part.name, *part[1:]))
-    if len(parts) == 1:
-        return [parts[0].name], []
+        return [final]
     per_index = opts.limits.max_sitemaps_per_index
     groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
     if len(groups) > opts.limits.max_sitemaps_per_index:
@@ -443,7 +472,7 @@ def _finish(
             f"{len(report.files)} sitemaps need more than {per_index} indexes; "
             "that many URLs cannot be listed under this profile"
         )
-    indexes = []
+    sets = []
     for number, group in enumerate(groups, 1):
         name = names.index(number, len(groups))
         refs = [SitemapRef._trusted(f.url, f.lastmod) for f in group]
@@ -458,8 +487,8 @@ def _finish(
         report.indexes.append(
             FileReport(name, directory + name, len(group), len(data), len(written), newest)
         )
-        indexes.append(name)
-    return [f.name for f in report.files], indexes
+        sets.append([*(f.name for f in group), name])
+    return sets
 
 
 def _write_file(path: Path, data: bytes) -> None:

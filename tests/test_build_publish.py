@@ -1,0 +1,184 @@
+"""Publishing a set: atomic for every index with its children, at every rename."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from helpers import NS, parse
+from urlset import SITEMAPS_2008, Url
+from urlset.writing.build import write_sitemaps
+
+BASE = "https://www.example.com/"
+
+# A build of "old" or "new" URLs into OUT, 1,000 URLs a file and PER_INDEX files an index,
+# that dies (os._exit, as a SIGKILL would: no cleanup, no finally) right after its K-th
+# os.replace, the call that moves a staged file into place; K = 0 runs to the end.
+# old: /a/0-4999, lastmod 2024-01-01 + one day a file (5 files).
+# new: /a/0-999 as in old (the same first file, byte for byte), then /b/1000-6999 with 2025
+#      lastmods (7 files).
+KILL_AFTER = """
+import os
+import sys
+from dataclasses import replace
+from datetime import date, timedelta
+
+from urlset import Url
+from urlset.limits import CURRENT
+from urlset.writing.build import write_sitemaps
+
+out, build, per_index, kill_after = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+real_replace = os.replace
+renames = 0
+
+
+def replace_then_die(*args, **kwargs):
+    global renames
+    real_replace(*args, **kwargs)
+    renames += 1
+    if renames == kill_after:
+        os._exit(137)
+
+
+os.replace = replace_then_die
+
+
+def urls():
+    for i in range(5_000 if build == "old" else 7_000):
+        if build == "old" or i < 1_000:
+            yield Url(f"https://www.example.com/a/{i}", date(2024, 1, 1) + timedelta(days=i // 1_000))
+        else:
+            yield Url(f"https://www.example.com/b/{i}", date(2025, 1, 1) + timedelta(days=i // 1_000))
+
+
+limits = replace(CURRENT.lowered(max_urls=1_000), max_sitemaps_per_index=per_index)
+write_sitemaps(urls(), out, "https://www.example.com/", gzip=False, limits=limits)
+"""
+
+
+def _published(out: Path) -> dict[str, frozenset[str]]:
+    """Each index published in ``out`` -> the URLs of its children, once it is checked that
+    every child it lists exists and that the lastmod it gives each child is the newest
+    lastmod inside that child."""
+    found = {}
+    for entry in sorted([*out.glob("sitemap.xml"), *out.glob("sitemap-index-*.xml")]):
+        index = parse(entry)
+        assert index.tag == f"{NS}sitemapindex", entry.name
+        urls: set[str] = set()
+        for ref in index.iter(f"{NS}sitemap"):
+            loc, lastmod = ref.findtext(f"{NS}loc"), ref.findtext(f"{NS}lastmod")
+            assert loc is not None and loc.startswith(BASE) and lastmod is not None
+            child = out / loc.removeprefix(BASE)
+            assert child.is_file(), f"{entry.name} lists {child.name}, which is missing"
+            root = parse(child)
+            newest = max(date.fromisoformat(el.text or "") for el in root.iter(f"{NS}lastmod"))
+            assert newest == date.fromisoformat(lastmod), f"{entry.name} on {child.name}"
+            urls.update(el.text or "" for el in root.iter(f"{NS}loc"))
+        found[entry.name] = frozenset(urls)
+    return found
+
+
+@pytest.mark.parametrize("per_index", [50_000, 3], ids=["one index", "several indexes"])
+def test_a_build_killed_after_any_rename_leaves_every_index_whole(
+    tmp_path: Path, per_index: int
+) -> None:
+    """Over a published set, a new build dies right after its first, second, ... rename,
+    until one runs to the end. After each death every published index lists children that
+    exist, whose lastmods it gives right, and whose URLs are all those of the same index of
+    one build, the old or the new: never a mix."""
+    script = tmp_path / "kill_after.py"
+    script.write_text(KILL_AFTER)
+
+    def run(out: Path, build: str, kill_after: int) -> subprocess.CompletedProcess[str]:
+        args = [sys.executable, str(script), str(out), build, str(per_index), str(kill_after)]
+        return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+    for build in ("old", "new"):  # the reference sets, each built whole
+        assert run(tmp_path / build, build, 0).returncode == 0
+    old, new = _published(tmp_path / "old"), _published(tmp_path / "new")
+    assert len(old) == (1 if per_index > 7 else 2) and len(new) == (1 if per_index > 7 else 3)
+    kills = []
+    for k in itertools.count(1):
+        out = tmp_path / f"killed-after-{k}"
+        shutil.copytree(tmp_path / "old", out)
+        result = run(out, "new", k)
+        if result.returncode == 0:
+            break
+        assert result.returncode == 137, result.stderr
+        kills.append(k)
+        published = _published(out)
+        assert set(published) <= set(old) | set(new), k
+        for name, urls in published.items():
+            assert urls in (old.get(name), new.get(name)), f"after rename {k}: {name} is a mix"
+        if len(new) == 1:  # the old set until the index moves, the new one from then on
+            assert published == (new if k == 7 else old), k
+    # six changed children (the unchanged first stays in place) and the indexes
+    assert kills == list(range(1, 6 + len(new) + 1))
+    assert _published(out) == new
+    # and the old children are gone: the directory holds the new set only
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        p.name for p in (tmp_path / "new").iterdir()
+    )
+
+
+def test_a_rebuild_of_the_same_input_gives_the_same_files_and_leaves_children_in_place(
+    tmp_path: Path,
+) -> None:
+    urls = [Url(f"{BASE}p/{i}", f"2024-03-{1 + i % 28:02d}") for i in range(50)]
+    limits = SITEMAPS_2008.lowered(max_urls=10)
+    first = write_sitemaps(urls, tmp_path, BASE, limits=limits)
+    before = {p.name: (p.read_bytes(), p.stat()) for p in tmp_path.iterdir()}
+    assert len(before) == 6
+    again = write_sitemaps(urls, tmp_path, BASE, limits=limits)
+    after = {p.name: (p.read_bytes(), p.stat()) for p in tmp_path.iterdir()}
+    assert [f.name for f in again.files] == [f.name for f in first.files]
+    assert {name: data for name, (data, _) in after.items()} == {
+        name: data for name, (data, _) in before.items()
+    }
+    assert not again.removed
+    for f in first.files:  # an identical child is not written again: same inode, same mtime
+        old, new = before[f.name][1], after[f.name][1]
+        assert (new.st_ino, new.st_mtime_ns) == (old.st_ino, old.st_mtime_ns), f.name
+
+
+def test_stale_children_of_this_and_earlier_versions_go_and_other_files_stay(
+    tmp_path: Path,
+) -> None:
+    """The stale-file cleanup knows the hashed child names and the unhashed ones of sets
+    written by earlier versions, and nothing else."""
+    earlier = [
+        "sitemap-1.xml.gz",
+        "sitemap-2.xml.gz",
+        "sitemap-index-1.xml.gz",
+        "sitemap-index-2.xml.gz",
+        "sitemap-7-0123456789abcdef.xml.gz",
+        "sitemap-3-fedcba9876543210.txt",
+    ]
+    foreign = [
+        "robots.txt",
+        "sitemap-news.xml",
+        "sitemap-1-abc.xml.gz",  # not 16 hex digits
+        "sitemap-1-0123456789ABCDEF.xml.gz",  # we write lower case only
+        "sitemap-1-0123456789abcdef0.xml.gz",
+        "sitemap-x-0123456789abcdef.xml.gz",
+        "sitemap-1-0123456789abcdef.xml.gz.bak",
+        "sitemaps-1-0123456789abcdef.xml.gz",
+        "other-1-0123456789abcdef.xml.gz",
+    ]
+    for name in earlier + foreign:
+        (tmp_path / name).write_text("x")
+    report = write_sitemaps(
+        [Url(f"{BASE}{i}") for i in range(3)],
+        tmp_path,
+        BASE,
+        limits=SITEMAPS_2008.lowered(max_urls=2),
+    )
+    assert report.removed == sorted(earlier)
+    ours = ["sitemap.xml.gz", *(f.name for f in report.files)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(foreign + ours)
