@@ -1,4 +1,5 @@
-"""Publishing a set: atomic for every index with its children, at every rename."""
+"""Publishing a set: atomic for every index with its children at every rename, served from
+another host or path, and into a target that cannot be written."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from helpers import NS, parse
-from urlset import SITEMAPS_2008, Url
+from helpers import NS, locs, parse
+from urlset import SITEMAPS_2008, InvalidValue, Url
+from urlset.cli import main
 from urlset.writing.build import write_sitemaps
 
 BASE = "https://www.example.com/"
@@ -182,3 +185,59 @@ def test_stale_children_of_this_and_earlier_versions_go_and_other_files_stay(
     assert report.removed == sorted(earlier)
     ours = ["sitemap.xml.gz", *(f.name for f in report.files)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(foreign + ours)
+
+
+@pytest.mark.parametrize(
+    "sitemap_url",
+    ["https://cdn.example.net/maps/", "https://www.example.com/sitemaps"],
+    ids=["another host", "another path"],
+)
+def test_sitemaps_served_from_elsewhere_are_named_there_and_urls_keep_the_base_scope(
+    tmp_path: Path, sitemap_url: str
+) -> None:
+    served = sitemap_url.rstrip("/") + "/"
+    base = BASE + "shop/"
+    urls = [Url(f"{base}{i}", "2024-05-06") for i in range(5)]
+    two = SITEMAPS_2008.lowered(max_urls=2)
+    report = write_sitemaps(urls, tmp_path / "set", base, sitemap_url=sitemap_url, limits=two)
+    assert len(report.files) == 3
+    assert locs(tmp_path / "set" / "sitemap.xml.gz") == [served + f.name for f in report.files]
+    assert [f.url for f in report.files] == [served + f.name for f in report.files]
+    assert report.entry_points == [served + "sitemap.xml.gz"]
+    assert report.robots_txt == "https://www.example.com/robots.txt"
+    written = [loc for f in report.files for loc in locs(tmp_path / "set" / f.name)]
+    assert written == [u.loc for u in urls]  # every URL kept, as it was
+
+    one = write_sitemaps(urls[:1], tmp_path / "one", base, sitemap_url=sitemap_url)
+    assert one.entry_points == [served + "sitemap.xml.gz"] and not one.indexes
+
+    # the scope is still the base URL's, even for a URL where the sitemaps are served
+    outside = [Url(served + "x"), Url(BASE + "blog/1")]
+    for url in outside:
+        with pytest.raises(InvalidValue, match=r"outside|differs"):
+            write_sitemaps([*urls, url], tmp_path / "bad", base, sitemap_url=sitemap_url)
+    assert not (tmp_path / "bad" / "sitemap.xml.gz").exists()
+    skipped = write_sitemaps(
+        [*urls, *outside], tmp_path / "skip", base, sitemap_url=sitemap_url, skip_out_of_scope=True
+    )
+    assert skipped.rejected == {"out-of-scope": 2} and skipped.urls == 5
+    with pytest.raises(InvalidValue, match=r"sitemap URL .* names a file"):
+        write_sitemaps(urls, tmp_path / "file", base, sitemap_url=served + "sitemap.xml")
+
+
+def test_cli_build_prints_where_sitemaps_served_elsewhere_must_be_listed(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("".join(f"{BASE}p/{i}\n" for i in range(3)))
+    out = tmp_path / "out"
+    args = ["build", str(source), "--base-url", BASE, "--out", str(out), "--max-urls", "2"]
+    result = CliRunner().invoke(main, [*args, "--sitemap-url", "https://cdn.example.net/maps/"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-2].startswith("add to https://www.example.com/robots.txt ")
+    assert lines[-1] == "Sitemap: https://cdn.example.net/maps/sitemap.xml.gz"
+    assert all(
+        loc.startswith("https://cdn.example.net/maps/sitemap-")
+        for loc in locs(out / "sitemap.xml.gz")
+    )
+    bad = CliRunner().invoke(main, [*args, "--sitemap-url", "https://cdn.example.net/s.xml"])
+    assert bad.exit_code == 2 and "sitemap URL" in bad.output and "names a file" in bad.output

@@ -80,6 +80,7 @@ class BuildReport:
     kept_without: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
 
     @property
@@ -120,7 +121,11 @@ class BuildReport:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How a set is written. ``base_url`` is the directory URL the files will be served from."""
+    """How a set is written. ``base_url`` is the scope every URL must lie under and, unless
+    ``sitemap_url`` names another, the directory URL the files will be served from.
+    ``sitemap_url``: the directory URL the files will be served from, on another host or
+    path; the index's child locs and the entry points name it, and the protocol then needs
+    the robots.txt of the base URL's host to list the entry points (a cross-submit)."""
 
     base_url: str
     limits: Limits = CURRENT
@@ -134,20 +139,31 @@ class BuildOptions:
     dedupe: bool = True
     default_tz: tzinfo | None = None
     gzip_level: int = DEFAULT_GZIP_LEVEL
+    sitemap_url: str | None = None
 
     def base_directory(self) -> str:
-        uri = to_uri(self.base_url, field="base URL")
-        last = uri.rsplit("/", 1)[1]
-        if "?" in uri:
-            raise InvalidValue("base URL", self.base_url, "must not have a query")
-        if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
-            raise InvalidValue(
-                "base URL",
-                self.base_url,
-                "names a file; give the directory the sitemaps are served from, "
-                "e.g. https://example.com/",
-            )
-        return uri if uri.endswith("/") else uri + "/"
+        return _directory(self.base_url, "base URL")
+
+    def sitemap_directory(self) -> str:
+        """The directory URL the files will be served from."""
+        if self.sitemap_url is None:
+            return self.base_directory()
+        return _directory(self.sitemap_url, "sitemap URL")
+
+
+def _directory(url: str, name: str) -> str:
+    uri = to_uri(url, field=name)
+    last = uri.rsplit("/", 1)[1]
+    if "?" in uri:
+        raise InvalidValue(name, url, "must not have a query")
+    if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
+        raise InvalidValue(
+            name,
+            url,
+            "names a file; give the directory the sitemaps are served from, "
+            "e.g. https://example.com/",
+        )
+    return uri if uri.endswith("/") else uri + "/"
 
 
 Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError
@@ -171,12 +187,14 @@ def write_sitemaps(
     NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
     to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
     nothing is published.
-    A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``.
+    A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
+    also when ``sitemap_url`` says the files will be served from elsewhere.
     """
     opts = BuildOptions(base_url, **options)
-    directory = opts.base_directory()
-    scope = Scope.of(directory)
+    scope = Scope.of(opts.base_directory())
+    directory = opts.sitemap_directory()
     report = BuildReport(listener=on_problem)
+    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
@@ -295,11 +313,14 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
     if reason is None:
         return True
     prefix = scope.prefix
-    if not opts.skip_out_of_scope or opts.strict:
-        raise InvalidValue("loc", url.loc, f"{reason}; sitemap served from {prefix}")
-    report.reject(
-        "out-of-scope", f"{url.loc}: not allowed in a sitemap served from {prefix}: {reason}"
+    where = (
+        f"sitemap served from {prefix}"
+        if opts.sitemap_url is None
+        else f"sitemap set for URLs under {prefix}"
     )
+    if not opts.skip_out_of_scope or opts.strict:
+        raise InvalidValue("loc", url.loc, f"{reason}; {where}")
+    report.reject("out-of-scope", f"{url.loc}: not allowed in a {where}: {reason}")
     return False
 
 
