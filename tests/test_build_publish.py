@@ -3,7 +3,9 @@ another host or path, and into a target that cannot be written."""
 
 from __future__ import annotations
 
+import ctypes
 import itertools
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from click.testing import CliRunner
 from helpers import NS, locs, parse
 from urlset import SITEMAPS_2008, InvalidValue, Url
 from urlset.cli import main
+from urlset.errors import PublishError
 from urlset.writing.build import write_sitemaps
 
 BASE = "https://www.example.com/"
@@ -241,3 +244,93 @@ def test_cli_build_prints_where_sitemaps_served_elsewhere_must_be_listed(tmp_pat
     )
     bad = CliRunner().invoke(main, [*args, "--sitemap-url", "https://cdn.example.net/s.xml"])
     assert bad.exit_code == 2 and "sitemap URL" in bad.output and "names a file" in bad.output
+
+
+# --- targets that cannot be written: the message names the path and the reason ---------------
+
+
+def _without_dac_override() -> None:
+    """In the child, before it runs the command: drop CAP_DAC_OVERRIDE from the capability
+    bounding set (prctl PR_CAPBSET_DROP), so that root executing it keeps every other power
+    but is held to the file modes, as any user is."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(24, 1, 0, 0, 0) != 0:  # PR_CAPBSET_DROP, CAP_DAC_OVERRIDE
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")
+
+
+def test_a_read_only_output_directory_is_named_and_said_read_only(tmp_path: Path) -> None:
+    """A directory without write permission (chmod 555), given as --out or as the parent of a
+    new --out. Root writes there anyway, so under root the command runs without the one
+    capability that lets it (CAP_DAC_OVERRIDE)."""
+    source = tmp_path / "urls.txt"
+    source.write_text(f"{BASE}a\n")
+    read_only = tmp_path / "site"
+    write_sitemaps([Url(BASE + "old")], read_only, BASE)
+    before = {p.name: p.read_bytes() for p in read_only.iterdir()}
+    command = [sys.executable, "-c", "from urlset.cli import main; main()", "build", str(source)]
+    read_only.chmod(0o555)
+    try:
+        for out in (read_only, read_only / "new"):
+            try:
+                result = subprocess.run(
+                    [*command, "--base-url", BASE, "--out", str(out)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    preexec_fn=_without_dac_override if os.geteuid() == 0 else None,
+                )
+            except subprocess.TimeoutExpired:
+                raise
+            except subprocess.SubprocessError as exc:  # the child failed before running it
+                pytest.skip(f"running as root, and cannot give up CAP_DAC_OVERRIDE: {exc}")
+            below = "" if out == read_only else f", so {out} cannot be created"
+            assert result.returncode == 2, result.stderr
+            assert result.stderr == (
+                f"urlset build: error: {read_only}: the directory is read-only for this user "
+                f"(Permission denied){below}; nothing was published\n"
+            )
+            assert {p.name: p.read_bytes() for p in read_only.iterdir()} == before
+    finally:
+        read_only.chmod(0o755)
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's sysfs at /sys")
+def test_a_directory_no_one_may_write_in_is_said_read_only(tmp_path: Path) -> None:
+    """/sys takes no new file or directory, from root either."""
+    source = tmp_path / "urls.txt"
+    source.write_text(f"{BASE}a\n")
+    for out in ("/sys", "/sys/urlset-test/out"):
+        result = CliRunner().invoke(main, ["build", str(source), "--base-url", BASE, "--out", out])
+        assert result.exit_code == 2
+        assert result.output.startswith("urlset build: error: /sys: the directory is ")
+        assert "read-only" in result.output and "nothing was published" in result.output
+    assert not Path("/sys/urlset-test").exists()
+
+
+def test_an_output_that_is_not_a_directory_is_named_and_said_so(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text(f"{BASE}a\n")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("mine")
+    targets = [
+        (
+            str(a_file / "out"),
+            f"{a_file}: exists and is not a directory (a file), so {a_file / 'out'} cannot be created",
+        )
+    ]
+    if Path("/dev/full").exists():
+        targets.append(
+            ("/dev/full", "/dev/full: exists and is not a directory (a character device)")
+        )
+    for out, message in targets:
+        result = CliRunner().invoke(main, ["build", str(source), "--base-url", BASE, "--out", out])
+        assert result.exit_code == 2
+        assert result.output == f"urlset build: error: {message}; nothing was published\n"
+    with pytest.raises(
+        PublishError, match=f"^{a_file}: exists and is not a directory \\(a file\\)$"
+    ):
+        write_sitemaps([Url(BASE + "a")], a_file, BASE)
+    assert a_file.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "urls.txt"]
+    if Path("/dev/full").exists():
+        assert Path("/dev/full").is_char_device()

@@ -12,6 +12,7 @@ hold what it says (the previous set, or the new one).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -187,9 +188,7 @@ class Publisher:
             self._unlock()
             if isinstance(exc, PublishError):
                 raise
-            raise PublishError(
-                f"{self.out_dir}: cannot prepare the output directory ({exc.strerror or exc})"
-            ) from exc
+            raise PublishError(_unusable(self.out_dir, exc)) from exc
         return self
 
     def __exit__(
@@ -248,6 +247,36 @@ class Publisher:
             or there.st_size != staged.stat().st_size
         ):
             os.replace(staged, target)
+
+
+_KINDS = {
+    stat.S_IFREG: "a file",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _unusable(out_dir: Path, exc: OSError) -> str:
+    """Why ``out_dir`` cannot take a build, naming the path at fault: the output directory
+    or, when it is to be created, the nearest path above it that exists."""
+    at = out_dir
+    while not os.path.lexists(at) and at.parent != at:
+        at = at.parent
+    try:
+        mode: int | None = at.stat().st_mode
+    except OSError:
+        mode = None  # a symbolic link to nothing, or not ours to look at
+    below = "" if at == out_dir else f", so {out_dir} cannot be created"
+    if mode is not None and not stat.S_ISDIR(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a directory")
+        return f"{at}: exists and is not a directory ({kind}){below}"
+    if exc.errno == errno.EROFS:
+        return f"{at}: the directory is on a read-only file system{below}"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"{at}: the directory is read-only for this user ({exc.strerror}){below}"
+    return f"{out_dir}: cannot prepare the output directory ({exc.strerror or exc})"
 
 
 def _fsync_dir(path: Path) -> None:
