@@ -57,10 +57,11 @@ os.replace = replace_then_die
 
 def urls():
     for i in range(5_000 if build == "old" else 7_000):
+        day = timedelta(days=i // 1_000)
         if build == "old" or i < 1_000:
-            yield Url(f"https://www.example.com/a/{i}", date(2024, 1, 1) + timedelta(days=i // 1_000))
+            yield Url(f"https://www.example.com/a/{i}", date(2024, 1, 1) + day)
         else:
-            yield Url(f"https://www.example.com/b/{i}", date(2025, 1, 1) + timedelta(days=i // 1_000))
+            yield Url(f"https://www.example.com/b/{i}", date(2025, 1, 1) + day)
 
 
 limits = replace(CURRENT.lowered(max_urls=1_000), max_sitemaps_per_index=per_index)

@@ -213,8 +213,9 @@ class _Names:
     the publisher takes a file already in place under a child's name (and size) for that
     child, so a changed child must never take its old name: with 64 bits, the chance is
     2**-64 for each changed child (8 digits would make it 1 in 4 billion, which a site
-    rebuilding hundreds of children a day for years could meet). The index and a set's only file keep fixed names (robots.txt names them);
-    the unhashed child names of earlier versions still count as ours when stale."""
+    rebuilding hundreds of children a day for years could meet). The index and a set's only
+    file keep fixed names (robots.txt names them); the unhashed child names of earlier
+    versions still count as ours when stale."""
 
     DIGITS = 16
 

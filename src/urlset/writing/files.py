@@ -40,7 +40,7 @@ STAGING_PREFIX = ".urlset-staging-"
 DEFAULT_GZIP_LEVEL = 6
 # gzip member header: magic, deflate, no flags, mtime 0 (deterministic), no extra flags, OS unknown
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
-_QUEUE_CHUNKS = 4  # at most ~4 MiB waiting for the compressor
+_QUEUE_CHUNKS = 4  # at most ~4 MiB waiting for the writing thread
 
 
 class FileSink:
