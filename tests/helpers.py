@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
+import re
 from pathlib import Path
 
 from lxml import etree
@@ -35,3 +37,17 @@ def entries(path: Path) -> list[dict[str, str]]:
             }
         )
     return out
+
+
+_HASHED = re.compile(r"(.+-\d+)-([0-9a-f]{16})(\.(?:xml|txt)(?:\.gz)?)")
+
+
+def unhashed(out: Path, name: str) -> str:
+    """A child's published name without its content hash (``sitemap-1-<16 hex>.xml.gz`` ->
+    ``sitemap-1.xml.gz``), once the hash is checked to be the file's own: the first 16 hex
+    digits of the SHA-256 of its bytes in ``out``. Other names come back as they are."""
+    match = _HASHED.fullmatch(name)
+    if match is None:
+        return name
+    assert hashlib.sha256((out / name).read_bytes()).hexdigest()[:16] == match[2], name
+    return match[1] + match[3]

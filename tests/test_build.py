@@ -23,7 +23,7 @@ from lxml import etree
 
 import urlset.writing.build
 import urlset.writing.dedupe
-from helpers import NS, entries, load, locs, parse
+from helpers import NS, entries, load, locs, parse, unhashed
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
 from urlset.cli import main
 from urlset.errors import PublishError
@@ -67,12 +67,12 @@ def test_50000_urls_make_one_file_and_50001_make_an_index(tmp_path: Path) -> Non
     assert len(locs(tmp_path / "a" / "sitemap.xml")) == 50_000
 
     report = write_sitemaps(numbered(50_001), tmp_path / "b", BASE, gzip=False)
-    assert [(f.name, f.entries) for f in report.files] == [
+    assert [(unhashed(tmp_path / "b", f.name), f.entries) for f in report.files] == [
         ("sitemap-1.xml", 50_000),
         ("sitemap-2.xml", 1),
     ]
     assert [f.name for f in report.indexes] == ["sitemap.xml"]
-    assert locs(tmp_path / "b" / "sitemap.xml") == [BASE + "sitemap-1.xml", BASE + "sitemap-2.xml"]
+    assert locs(tmp_path / "b" / "sitemap.xml") == [BASE + f.name for f in report.files]
     assert report.entry_points == [BASE + "sitemap.xml"]
 
 
@@ -214,10 +214,11 @@ def test_index_lastmod_is_the_newest_of_each_file_never_the_build_time(tmp_path:
     found = [
         (s.findtext(f"{NS}loc"), s.findtext(f"{NS}lastmod")) for s in index.iter(f"{NS}sitemap")
     ]
-    assert found == [
-        (BASE + "sitemap-1.xml", "2023-06-01T08:00:00+02:00"),
-        (BASE + "sitemap-2.xml", "2022-01-01"),
-        (BASE + "sitemap-3.xml", "2021-03-04"),
+    assert [loc for loc, _ in found] == [BASE + f.name for f in report.files]
+    assert [(unhashed(tmp_path, loc.removeprefix(BASE)), lastmod) for loc, lastmod in found] == [
+        ("sitemap-1.xml", "2023-06-01T08:00:00+02:00"),
+        ("sitemap-2.xml", "2022-01-01"),
+        ("sitemap-3.xml", "2021-03-04"),
     ]
     report = write_sitemaps(
         urls[3:5], tmp_path / "none", BASE, gzip=False, limits=SITEMAPS_2008.lowered(max_urls=1)
@@ -232,16 +233,20 @@ def test_gzip_is_standard_and_deterministic(tmp_path: Path) -> None:
     time.sleep(1.1)  # a gzip mtime or index build time would now differ
     write_sitemaps(urls, tmp_path / "two", BASE, limits=SITEMAPS_2008.lowered(max_urls=1000))
     names = sorted(p.name for p in (tmp_path / "one").iterdir())
-    assert names == ["sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap-3.xml.gz", "sitemap.xml.gz"]
+    assert [unhashed(tmp_path / "one", name) for name in names] == [
+        "sitemap-1.xml.gz",
+        "sitemap-2.xml.gz",
+        "sitemap-3.xml.gz",
+        "sitemap.xml.gz",
+    ]
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == names  # the same names
     for name in names:
         first = (tmp_path / "one" / name).read_bytes()
         assert first == (tmp_path / "two" / name).read_bytes()
         assert gzip.decompress(first).startswith(
             b"<?xml"
         )  # the stdlib reads it, CRC and size checked
-    result = subprocess.run(
-        ["gzip", "-t", str(tmp_path / "one" / "sitemap-1.xml.gz")], capture_output=True
-    )
+    result = subprocess.run(["gzip", "-t", str(tmp_path / "one" / names[0])], capture_output=True)
     assert result.returncode == 0, result.stderr
 
 
@@ -335,24 +340,27 @@ def test_text_sitemaps(tmp_path: Path) -> None:
     report = write_sitemaps(
         numbered(5), tmp_path / "split", BASE, text=True, limits=SITEMAPS_2008.lowered(max_urls=2)
     )
-    assert [f.name for f in report.files] == [
+    assert [unhashed(tmp_path / "split", f.name) for f in report.files] == [
         "sitemap-1.txt.gz",
         "sitemap-2.txt.gz",
         "sitemap-3.txt.gz",
     ]
-    assert locs(tmp_path / "split" / "sitemap.xml.gz")[0] == BASE + "sitemap-1.txt.gz"
+    assert locs(tmp_path / "split" / "sitemap.xml.gz")[0] == BASE + report.files[0].name
 
 
 def test_rebuild_removes_only_stale_files_of_our_own(tmp_path: Path) -> None:
-    write_sitemaps(numbered(5), tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_urls=1))
+    first = write_sitemaps(numbered(5), tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_urls=1))
+    old = [f.name for f in first.files]
+    assert [unhashed(tmp_path, name) for name in old] == [
+        f"sitemap-{i}.xml.gz" for i in range(1, 6)
+    ]
     (tmp_path / "robots.txt").write_text("User-agent: *\n")
     (tmp_path / "sitemap-news.xml").write_text("<not ours/>")
     report = write_sitemaps(numbered(2), tmp_path, BASE, limits=SITEMAPS_2008.lowered(max_urls=1))
-    assert report.removed == ["sitemap-3.xml.gz", "sitemap-4.xml.gz", "sitemap-5.xml.gz"]
+    assert report.removed == old[2:]  # sitemap-3, -4 and -5
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "robots.txt",
-        "sitemap-1.xml.gz",
-        "sitemap-2.xml.gz",
+        *old[:2],  # sitemap-1 and -2: the same content, so the same names
         "sitemap-news.xml",
         "sitemap.xml.gz",
     ]

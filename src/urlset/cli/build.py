@@ -42,7 +42,16 @@ def _timezone(value: str | None) -> tzinfo | None:
 @click.command()
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
 @click.option(
-    "--base-url", required=True, help="Directory URL the sitemap files will be served from."
+    "--base-url",
+    required=True,
+    help="Directory URL every URL must lie under, and the one the sitemap files will be "
+    "served from unless --sitemap-url names another.",
+)
+@click.option(
+    "--sitemap-url",
+    help="Directory URL the sitemap files will be served from, on another host or path than "
+    "--base-url: the index and the printed Sitemap: lines name it, and the robots.txt of "
+    "--base-url's host must list those lines.",
 )
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory."
@@ -103,6 +112,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 def build(
     sources: tuple[str, ...],
     base_url: str,
+    sitemap_url: str | None,
     out_dir: str,
     input_format: str | None,
     output_format: str,
@@ -158,6 +168,7 @@ def build(
                 strict=strict,
                 dedupe=not no_dedupe,
                 default_tz=default_tz,
+                sitemap_url=sitemap_url,
             )
     except (
         _SourceUnreadable,
@@ -169,7 +180,7 @@ def build(
     ) as exc:
         _fail_build(exc)
     if not quiet:
-        _summary(report, out_dir)
+        _summary(report, out_dir, cross_submit=sitemap_url is not None)
     _hreflang_report(reciprocity)
 
 
@@ -193,7 +204,7 @@ def _fail_build(exc: Exception) -> NoReturn:
     if isinstance(exc, InputError):
         _fail(1, f"{exc} (--strict: nothing was published)")
     if isinstance(exc, InvalidValue):
-        if exc.field == "base URL" or exc.field == "prefix":
+        if exc.field in ("base URL", "sitemap URL", "prefix"):
             _fail(2, str(exc))
         _fail(
             1,
@@ -263,7 +274,7 @@ def _fail(status: int, message: str) -> NoReturn:
     sys.exit(status)
 
 
-def _summary(report: BuildReport, out_dir: str) -> None:
+def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -> None:
     files = report.files + report.indexes
     raw = sum(f.bytes for f in files)
     written = sum(f.written for f in files)
@@ -303,7 +314,10 @@ def _summary(report: BuildReport, out_dir: str) -> None:
         echo(
             f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"
         )
-    echo("add to robots.txt:")
+    if cross_submit:  # the URLs' host vouches for sitemaps served elsewhere (sitemaps.org)
+        echo(f"add to {report.robots_txt} (it lets the sitemaps served elsewhere list its URLs):")
+    else:
+        echo("add to robots.txt:")
     for url in report.entry_points:
         echo(f"Sitemap: {url}")
 

@@ -81,6 +81,7 @@ class BuildReport:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about the set as a whole
     removed: list[str] = field(default_factory=list)
+    robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
 
     @property
@@ -121,7 +122,11 @@ class BuildReport:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How a set is written. ``base_url`` is the directory URL the files will be served from."""
+    """How a set is written. ``base_url`` is the scope every URL must lie under and, unless
+    ``sitemap_url`` names another, the directory URL the files will be served from.
+    ``sitemap_url``: the directory URL the files will be served from, on another host or
+    path; the index's child locs and the entry points name it, and the protocol then needs
+    the robots.txt of the base URL's host to list the entry points (a cross-submit)."""
 
     base_url: str
     limits: Limits = CURRENT
@@ -135,20 +140,31 @@ class BuildOptions:
     dedupe: bool = True
     default_tz: tzinfo | None = None
     gzip_level: int = DEFAULT_GZIP_LEVEL
+    sitemap_url: str | None = None
 
     def base_directory(self) -> str:
-        uri = to_uri(self.base_url, field="base URL")
-        last = uri.rsplit("/", 1)[1]
-        if "?" in uri:
-            raise InvalidValue("base URL", self.base_url, "must not have a query")
-        if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
-            raise InvalidValue(
-                "base URL",
-                self.base_url,
-                "names a file; give the directory the sitemaps are served from, "
-                "e.g. https://example.com/",
-            )
-        return uri if uri.endswith("/") else uri + "/"
+        return _directory(self.base_url, "base URL")
+
+    def sitemap_directory(self) -> str:
+        """The directory URL the files will be served from."""
+        if self.sitemap_url is None:
+            return self.base_directory()
+        return _directory(self.sitemap_url, "sitemap URL")
+
+
+def _directory(url: str, name: str) -> str:
+    uri = to_uri(url, field=name)
+    last = uri.rsplit("/", 1)[1]
+    if "?" in uri:
+        raise InvalidValue(name, url, "must not have a query")
+    if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
+        raise InvalidValue(
+            name,
+            url,
+            "names a file; give the directory the sitemaps are served from, "
+            "e.g. https://example.com/",
+        )
+    return uri if uri.endswith("/") else uri + "/"
 
 
 Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError
@@ -172,36 +188,58 @@ def write_sitemaps(
     NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
     to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
     nothing is published.
-    A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``.
+    A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
+    also when ``sitemap_url`` says the files will be served from elsewhere.
     """
     opts = BuildOptions(base_url, **options)
-    directory = opts.base_directory()
-    scope = Scope.of(directory)
+    scope = Scope.of(opts.base_directory())
+    directory = opts.sitemap_directory()
     report = BuildReport(listener=on_problem)
     not_public = non_production_host(scope.host)
     if not_public is not None:
         report.notes.append(f"{not_public}: search engines will not crawl these URLs")
+    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
         if not parts:
             raise LimitExceeded(report.nothing_written())
-        children, indexes = _finish(parts, opts, directory, report, publisher.staging, names)
-        report.removed = publisher.publish(children, indexes)
+        sets = _finish(parts, opts, directory, report, publisher.staging, names)
+        report.removed = publisher.publish(sets)
     return report
 
 
 class _Names:
+    """The file names of a set. A child of an index is named by its number and the first
+    ``DIGITS`` hex digits of the SHA-256 of its bytes (``sitemap-1-3fa9c2d1e5b60a47.xml.gz``):
+    a rebuild gives an unchanged child its name and bytes again, and a changed one a new name,
+    so publishing a child never alters a file a published index lists. 16 digits (64 bits):
+    the publisher takes a file already in place under a child's name (and size) for that
+    child, so a changed child must never take its old name: with 64 bits, the chance is
+    2**-64 for each changed child (8 digits would make it 1 in 4 billion, which a site
+    rebuilding hundreds of children a day for years could meet). The index and a set's only
+    file keep fixed names (robots.txt names them); the unhashed child names of earlier
+    versions still count as ours when stale."""
+
+    DIGITS = 16
+
     def __init__(self, prefix: str, *, gzip: bool, text: bool) -> None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", prefix):
             raise InvalidValue("prefix", prefix, "use letters, digits, '.', '_' and '-' only")
         self.prefix = prefix
         self.gz = ".gz" if gzip else ""
         self.ext = ".txt" if text else ".xml"
-        self.stale = re.compile(rf"{re.escape(prefix)}(?:-index)?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
+        self.stale = re.compile(
+            rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-[0-9a-f]{{{self.DIGITS}}})?)?"
+            r"\.(?:xml|txt)(?:\.gz)?"
+        )
 
-    def part(self, number: int) -> str:
+    def staged(self, number: int) -> str:
+        """The name a part is written under in the staging directory, before its hash is known."""
         return f"{self.prefix}-{number}{self.ext}{self.gz}"
+
+    def child(self, number: int, digest: str) -> str:
+        return f"{self.prefix}-{number}-{digest[: self.DIGITS]}{self.ext}{self.gz}"
 
     def single(self) -> str:
         return f"{self.prefix}{self.ext}{self.gz}"
@@ -218,6 +256,7 @@ class _Part(NamedTuple):
     bytes: int
     written: int
     lastmod: Lastmod | None
+    digest: str
 
 
 def _checked(
@@ -279,11 +318,14 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
     if reason is None:
         return True
     prefix = scope.prefix
-    if not opts.skip_out_of_scope or opts.strict:
-        raise InvalidValue("loc", url.loc, f"{reason}; sitemap served from {prefix}")
-    report.reject(
-        "out-of-scope", f"{url.loc}: not allowed in a sitemap served from {prefix}: {reason}"
+    where = (
+        f"sitemap served from {prefix}"
+        if opts.sitemap_url is None
+        else f"sitemap set for URLs under {prefix}"
     )
+    if not opts.skip_out_of_scope or opts.strict:
+        raise InvalidValue("loc", url.loc, f"{reason}; {where}")
+    report.reject("out-of-scope", f"{url.loc}: not allowed in a {where}: {reason}")
     return False
 
 
@@ -371,7 +413,14 @@ def _write_parts(
         done, stats = finishing.popleft()
         done.wait()
         parts.append(
-            _Part(done.path.name, stats.urls, stats.bytes, done.written, stats.newest_lastmod)
+            _Part(
+                done.path.name,
+                stats.urls,
+                stats.bytes,
+                done.written,
+                stats.newest_lastmod,
+                done.hexdigest(),
+            )
         )
 
     def close_current() -> None:
@@ -387,7 +436,7 @@ def _write_parts(
             while start < len(batch):
                 if document is None:
                     sink = FileSink(
-                        staging / names.part(len(parts) + len(finishing) + 1),
+                        staging / names.staged(len(parts) + len(finishing) + 1),
                         gzip=opts.gzip,
                         level=opts.gzip_level,
                     )
@@ -430,16 +479,18 @@ def _finish(
     report: BuildReport,
     staging: Path,
     names: _Names,
-) -> tuple[list[str], list[str]]:
-    """Name the parts, write the index or indexes; return (children, indexes) to publish."""
+) -> list[list[str]]:
+    """Name the parts, write the index or indexes; return the sets to publish, each an
+    index's children and then the index (or a set's only file)."""
+    final = [names.single()] if len(parts) == 1 else []
+    final = final or [names.child(n, part.digest) for n, part in enumerate(parts, 1)]
+    for part, name in zip(parts, final, strict=True):
+        (staging / part.name).rename(staging / name)
+        report.files.append(
+            FileReport(name, directory + name, part.entries, part.bytes, part.written, part.lastmod)
+        )
     if len(parts) == 1:
-        part = parts[0]
-        (staging / part.name).rename(staging / names.single())
-        parts = [part._replace(name=names.single())]
-    for part in parts:
-        report.files.append(FileReport(part.name, directory + part.name, *part[1:]))
-    if len(parts) == 1:
-        return [parts[0].name], []
+        return [final]
     per_index = opts.limits.max_sitemaps_per_index
     groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
     if len(groups) > opts.limits.max_sitemaps_per_index:
@@ -447,7 +498,7 @@ def _finish(
             f"{len(report.files)} sitemaps need more than {per_index} indexes; "
             "that many URLs cannot be listed under this profile"
         )
-    indexes = []
+    sets = []
     for number, group in enumerate(groups, 1):
         name = names.index(number, len(groups))
         refs = [SitemapRef._trusted(f.url, f.lastmod) for f in group]
@@ -462,8 +513,8 @@ def _finish(
         report.indexes.append(
             FileReport(name, directory + name, len(group), len(data), len(written), newest)
         )
-        indexes.append(name)
-    return [f.name for f in report.files], indexes
+        sets.append([*(f.name for f in group), name])
+    return sets
 
 
 def _write_file(path: Path, data: bytes) -> None:
