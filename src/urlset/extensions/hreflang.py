@@ -144,7 +144,9 @@ def alternate_from_attrs(written: str) -> Alternate | None:
     attrs = dict(_ATTR.findall(written))
     if len(attrs) != 3 or attrs.get("rel", "").strip().lower() != "alternate":
         return None
-    hreflang, href = attrs.get("hreflang"), plain_text(attrs.get("href"))
+    hreflang, href = attrs.get("hreflang"), attrs.get("href")
+    if href is not None and "&" in href:  # else plain_text would give it back as it is
+        href = plain_text(href)
     if hreflang is None or href is None or "\t" in href or "\n" in href:
         return None
     return Alternate(hreflang, href)

@@ -201,9 +201,10 @@ def image_from_texts(texts: Sequence[str | None]) -> Image | None:
     values: list[str | None] = []
     for text in texts:
         if text is not None:
-            text = plain_text(text)
-            if text is None:
-                return None
+            if "&" in text:  # else plain_text would give it back as it is
+                text = plain_text(text)
+                if text is None:
+                    return None
             text = text.strip() or None
         values.append(text)
     if values[0] is None:
