@@ -21,8 +21,8 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from ..extensions import Alternate
 from ..model import Url
+from .hreflang import Alternate
 
 T = TypeVar("T")
 

@@ -1,0 +1,224 @@
+"""What every extension module uses and what it hands to the registry.
+
+``ExtensionSpec`` is what one extension module (image, video, news, hreflang) registers in
+``extensions.REGISTRY``: its value class, prefix, readers, codes and per-URL rules. The rest
+is shared by their readers and writers: the safe lxml parser options, the checked walk over
+an element's children (lxml element in; (name, text, attributes, child) rows out, or
+``Untypable`` saying why not), decoding of the plain text a regex lane captures, the
+self-declared form of an element, and Issues from a table of codes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from ..codes import Code
+from ..model import Issue, Url
+from ..urls import plain_uri_flags
+
+Rule = Callable[[Url, "datetime | None"], list[Issue]]
+
+
+class ExtensionSpec(NamedTuple):
+    """One typed extension, as its module registers it (``SPEC``) in ``extensions.REGISTRY``.
+
+    ``value`` is the value class: it has the class attributes ``namespace``, ``name`` (the
+    element's local name) and ``kind`` (its key in JSON), a ``body()`` (the element without
+    its namespace declaration) and ``xml`` (with it).
+    """
+
+    value: type[Any]
+    prefix: str  # the namespace prefix the writer declares
+    # (lxml element, warnings) -> value; raises Untypable or InvalidValue
+    read: Callable[[Any, list[str]], Any]
+    # the element's xml in the plain form writers produce -> value; None: use ``read``
+    fast: Callable[[str], Any] | None
+    invalid: str  # the code of an element in this namespace that could not be typed
+    codes: Mapping[str, Code]  # every code of the extension, ``invalid`` first
+    rules: tuple[Rule, ...]  # per-URL rules, in the order they report
+    nested: tuple[type[Any], ...] = ()  # field value types that give their own ``to_json()``
+
+
+def coded_issue(
+    codes: Mapping[str, Code], code: str, message: str, *, line: int = 0, source: str = ""
+) -> Issue:
+    """An Issue with the severity and hint ``codes`` gives ``code``."""
+    row = codes[code]
+    return Issue(code, row.severity, message, line, 0, source, row.hint)
+
+
+def declared(body: str, prefix: str, namespace: str, name: str) -> str:
+    """``body`` with its namespace declared on its own start tag: a self-contained element."""
+    end = len(prefix) + len(name) + 2  # after "<prefix:name"
+    return f'{body[:end]} xmlns:{prefix}="{namespace}"{body[end:]}'
+
+
+# ---------------------------------------------------------------- reading with lxml
+
+# lxml parser options for untrusted XML, for every parser urlset makes: no entities, no
+# network, no DTD, bounded text; comments and processing instructions dropped
+SAFE_PARSER_OPTIONS: dict[str, Any] = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "huge_tree": False,
+    "remove_comments": True,
+    "remove_pis": True,
+    "collect_ids": False,
+}
+
+
+@functools.cache
+def safe_parser() -> Any:
+    # lxml is imported on first use: a build that writes no raw extension XML never loads it
+    from lxml import etree
+
+    return etree.XMLParser(**SAFE_PARSER_OPTIONS)
+
+
+def tostring(el: Any) -> str:
+    from lxml import etree
+
+    text: str = etree.tostring(el, encoding="unicode", with_tail=False)
+    return text
+
+
+class Untypable(Exception):
+    """An element that cannot be typed without losing something; the message says why."""
+
+
+class Unmodelled(Untypable):
+    """Valid, but holding something the typed value does not model: kept raw, not a fault."""
+
+
+Child = tuple[str, str, dict[str, str], Any]
+
+
+def schema_tags(ns: str, order: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """Clark-notation tag -> (local name, position in the schema's order)."""
+    return {f"{{{ns}}}{local}": (local, i) for i, local in enumerate(order)}
+
+
+def checked_children(
+    el: Any,
+    ns: str,
+    prefix: str,
+    tags: Mapping[str, tuple[str, int]],
+    attrs: Mapping[str, frozenset[str]],
+    warnings: list[str],
+    unmodelled: frozenset[str] = frozenset(),
+    holders: frozenset[str] = frozenset(),
+) -> list[Child]:
+    """(local name, stripped text, attributes, element) of each child, checked:
+
+    every child in ``ns`` and named in ``tags`` (and not in ``unmodelled``), no markup
+    inside values (``holders`` name the children that hold elements), only the attributes
+    ``attrs`` allows; out-of-order children are read and noted in ``warnings``.
+    Written for speed (one dict lookup per child, few lxml property reads): a sitemap can
+    hold a thousand images per URL.
+    """
+    if el.keys():
+        raise Unmodelled(
+            f"<{_shown(el, prefix)}> has attributes {sorted(el.keys())} that urlset does not model"
+        )
+    text = el.text
+    if text and not text.isspace():
+        raise Untypable(f"<{_shown(el, prefix)}> holds text outside its child elements")
+    out = []
+    last = -1
+    warned = False
+    for child in el:
+        tag = child.tag
+        found = tags.get(tag)
+        if found is None or found[0] in unmodelled:
+            if not isinstance(tag, str):
+                continue  # a comment or processing instruction kept by a caller's parser
+            cns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
+            shown = f"{prefix}:{local}" if cns == ns else f"{{{cns}}}{local}"
+            raise Unmodelled(f"<{_shown(el, prefix)}> holds <{shown}>, which urlset does not model")
+        local, position = found
+        tail = child.tail
+        if tail and not tail.isspace():
+            raise Untypable(f"<{_shown(el, prefix)}> holds text outside its child elements")
+        if position < last:
+            if not warned:
+                warned = True
+                order = sorted(tags.values(), key=lambda item: item[1])
+                warnings.append(
+                    f"<{prefix}:{local}> comes after <{prefix}:{order[last][0]}>; "
+                    f"the schema's order is {', '.join(name for name, _ in order)}"
+                )
+        else:
+            last = position
+        keys = child.keys()
+        if keys:
+            extra = set(keys) - attrs.get(local, frozenset())
+            if extra:
+                raise Unmodelled(
+                    f"<{prefix}:{local}> has attributes {sorted(extra)} that urlset does not model"
+                )
+            values = dict(child.items())
+        else:
+            values = {}
+        if len(child) and local not in holders:
+            raise Untypable(f"<{prefix}:{local}> holds markup; a value was expected")
+        value = child.text
+        out.append((local, value.strip() if value else "", values, child))
+    return out
+
+
+def _shown(el: Any, prefix: str) -> str:
+    return f"{prefix}:{el.tag.partition('}')[2]}"
+
+
+def no_repeats(
+    items: list[Child],
+    prefix: str,
+    repeatable: frozenset[str] = frozenset(),
+) -> None:
+    """Raise Untypable when a child not in ``repeatable`` is given twice."""
+    names = [item[0] for item in items]
+    if len(set(names)) == len(names):
+        return
+    seen: set[str] = set()
+    for local in names:
+        if local in seen and local not in repeatable:
+            raise Untypable(f"<{prefix}:{local}> given twice")
+        seen.add(local)
+
+
+# ---------------------------------------------------------------- reading with regexes
+
+_STANDARD_ENTITY = re.compile(r"&(?!(?:amp|lt|gt|quot|apos);)")
+
+
+def plain_text(text: str | None) -> str | None:
+    """Element text or attribute value with the five standard entities decoded; None when
+    it holds anything the fast lane does not decode (character references, tabs, line ends
+    in attributes...)."""
+    if text is None or "&" not in text:
+        return text
+    if _STANDARD_ENTITY.search(text):
+        return None
+    return (
+        text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+    )
+
+
+def plain_written_uris(texts: list[str]) -> list[str] | None:
+    """URIs as written in XML ('&' only as '&amp;'), unescaped, when every one of them is a
+    plain URI (``urls.plain_uri_flags``); None otherwise."""
+    joined = "\n".join(texts)
+    if "&" in joined:
+        if joined.count("&") != joined.count("&amp;"):
+            return None
+        texts = [text.replace("&amp;", "&") for text in texts]
+    return None if False in plain_uri_flags(texts) else texts

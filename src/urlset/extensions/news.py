@@ -1,0 +1,253 @@
+"""The news extension: ``<news:news>`` as the value ``News``.
+
+Here: the value (checked on construction; ``body()`` writes it in the schema's order), the
+reader from an lxml element, the news codes and the per-URL rules. The count per sitemap
+(at most ``MAX_NEWS_PER_SITEMAP``) needs the whole sitemap: ``rules.SetChecks`` does it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
+
+from ..codes import Code
+from ..dates import Lastmod, format_w3c, instant
+from ..errors import InvalidValue
+from ..model import Issue, Severity, Url
+from .common import (
+    ExtensionSpec,
+    Untypable,
+    checked_children,
+    coded_issue,
+    declared,
+    no_repeats,
+    schema_tags,
+)
+from .field_checks import ISO_639_1, escape, optional_date, required_text, set_field, text_list
+
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+PREFIX = "news"
+MAX_NEWS_PER_SITEMAP = 1_000  # news sitemaps: at most 1,000 <news:news> per sitemap
+MAX_STOCK_TICKERS = 5  # sitemap-news.xsd: up to 5 tickers
+NEWS_MAX_AGE = timedelta(days=2)  # Google: "articles published in the last two days"
+
+_TICKER = re.compile(r"\w+:\w+")
+_NEWS_LANGUAGE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
+
+GENRES = ("PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated")
+ACCESS = ("Subscription", "Registration")
+_GENRES = {g.lower(): g for g in GENRES}
+_ACCESS = {a.lower(): a for a in ACCESS}
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """``<news:news>``: an article. publication name and language, publication_date and title
+    are required; access, genres, keywords and stock_tickers are optional."""
+
+    publication_name: str
+    language: str
+    publication_date: Lastmod
+    title: str
+    access: str | None = None
+    genres: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    stock_tickers: tuple[str, ...] = ()
+
+    namespace: ClassVar[str] = NEWS_NS
+    name: ClassVar[str] = "news"
+    kind: ClassVar[str] = "news"
+
+    def __post_init__(self) -> None:
+        set_field(
+            self, "publication_name", required_text("news publication name", self.publication_name)
+        )
+        set_field(self, "language", news_language(self.language))
+        published = optional_date("news publication_date", self.publication_date)
+        if published is None:
+            raise InvalidValue("news publication_date", None, "is missing")
+        set_field(self, "publication_date", published)
+        set_field(self, "title", required_text("news title", self.title))
+        if self.access is not None:
+            found = _ACCESS.get(str(self.access).strip().lower())
+            if found is None:
+                raise InvalidValue(
+                    "news access",
+                    self.access,
+                    "must be Subscription or Registration (omit it for free articles)",
+                )
+            set_field(self, "access", found)
+        genres = []
+        for genre in text_list("news genres", self.genres):
+            known = _GENRES.get(genre.lower())
+            if known is None:
+                raise InvalidValue("news genres", genre, f"must be one of {', '.join(GENRES)}")
+            genres.append(known)
+        set_field(self, "genres", tuple(genres))
+        keywords = text_list("news keywords", self.keywords)
+        for word in keywords:
+            if "," in word:
+                raise InvalidValue("news keywords", word, "a keyword cannot hold a comma")
+        set_field(self, "keywords", keywords)
+        tickers = text_list("news stock_tickers", self.stock_tickers)
+        for ticker in tickers:
+            if not _TICKER.fullmatch(ticker):
+                raise InvalidValue(
+                    "news stock_tickers", ticker, "must be EXCHANGE:SYMBOL, e.g. NASDAQ:AMAT"
+                )
+        if len(tickers) > MAX_STOCK_TICKERS:
+            raise InvalidValue(
+                "news stock_tickers", len(tickers), f"at most {MAX_STOCK_TICKERS} tickers"
+            )
+        set_field(self, "stock_tickers", tickers)
+
+    def body(self) -> str:
+        p = [
+            "<news:news><news:publication><news:name>",
+            escape(self.publication_name),
+            f"</news:name><news:language>{self.language}</news:language></news:publication>",
+        ]
+        if self.access is not None:
+            p.append(f"<news:access>{self.access}</news:access>")
+        if self.genres:
+            p.append(f"<news:genres>{', '.join(self.genres)}</news:genres>")
+        p.append(
+            f"<news:publication_date>{format_w3c(self.publication_date)}</news:publication_date>"
+        )
+        p += ["<news:title>", escape(self.title), "</news:title>"]
+        if self.keywords:
+            p += ["<news:keywords>", escape(", ".join(self.keywords)), "</news:keywords>"]
+        if self.stock_tickers:
+            p.append(f"<news:stock_tickers>{', '.join(self.stock_tickers)}</news:stock_tickers>")
+        p.append("</news:news>")
+        return "".join(p)
+
+    @property
+    def xml(self) -> str:
+        return declared(self.body(), PREFIX, self.namespace, self.name)
+
+
+def news_language(value: object) -> str:
+    """A news language: an ISO 639 code (two letters from ISO 639-1, or three), zh-cn or zh-tw."""
+    if not isinstance(value, str):
+        raise InvalidValue("news language", value, "must be a string")
+    code = value.strip().lower()
+    if not _NEWS_LANGUAGE.fullmatch(code):
+        hint = "; Chinese is zh-cn or zh-tw" if code.startswith("zh") else ""
+        raise InvalidValue(
+            "news language", value, f"must be an ISO 639 code such as en or fr{hint}"
+        )
+    if len(code) == 2 and code not in ISO_639_1:
+        raise InvalidValue("news language", value, "is not an ISO 639-1 language code")
+    return code
+
+
+# ---------------------------------------------------------------- reading an lxml element
+
+_NEWS_ORDER = (
+    "publication",
+    "access",
+    "genres",
+    "publication_date",
+    "title",
+    "keywords",
+    "stock_tickers",
+)
+_NEWS_TAGS = schema_tags(NEWS_NS, _NEWS_ORDER)
+_PUBLICATION_TAGS = schema_tags(NEWS_NS, ("name", "language"))
+_HOLDERS = frozenset({"publication"})  # holds name and language, not a value
+
+
+def _read_news(el: Any, warnings: list[str]) -> News:
+    items = checked_children(el, NEWS_NS, PREFIX, _NEWS_TAGS, {}, warnings, holders=_HOLDERS)
+    no_repeats(items, PREFIX)
+    values = {local: text for local, text, _, _ in items}
+    publication = next((child for local, _, _, child in items if local == "publication"), None)
+    if publication is None:
+        raise Untypable("<news:news> without <news:publication>")
+    pub = checked_children(publication, NEWS_NS, PREFIX, _PUBLICATION_TAGS, {}, warnings)
+    no_repeats(pub, PREFIX)
+    names = {local: text for local, text, _, _ in pub}
+    for required in ("name", "language"):
+        if required not in names:
+            raise Untypable(f"<news:publication> without <news:{required}>")
+    for required in ("publication_date", "title"):
+        if required not in values:
+            raise Untypable(f"<news:news> without <news:{required}>")
+    return News(
+        names["name"],
+        names["language"],
+        values["publication_date"],  # type: ignore[arg-type]  # checked by News
+        values["title"],
+        values.get("access") or None,
+        values.get("genres") or (),  # type: ignore[arg-type]
+        values.get("keywords") or (),  # type: ignore[arg-type]
+        values.get("stock_tickers") or (),  # type: ignore[arg-type]
+    )
+
+
+# ---------------------------------------------------------------- codes and per-URL rules
+
+CODES: dict[str, Code] = {
+    "invalid-news": Code(
+        Severity.ERROR,
+        "news extension not valid",
+        "news needs publication name and language (ISO 639, zh-cn, zh-tw), publication_date "
+        "(W3C Datetime) and title",
+    ),
+    "news-too-old": Code(
+        Severity.WARNING,
+        "news article older than two days",
+        "news sitemaps list articles published in the last two days; move older ones "
+        "to a regular sitemap",
+    ),
+    "news-repeated": Code(
+        Severity.WARNING,
+        "more than one news entry in a URL",
+        "give each article URL one <news:news>",
+    ),
+    "too-many-news": Code(
+        Severity.ERROR,
+        "more than 1,000 news entries",
+        "a news sitemap holds at most 1,000 <news:news>; split it",
+    ),
+}
+
+
+def news_too_old(url: Url, now: datetime | None = None) -> list[Issue]:
+    """Articles published more than two days before ``now`` (skipped when ``now`` is None)."""
+    if now is None:
+        return []
+    out = []
+    for e in url.extensions:
+        if type(e) is News:
+            age = now - instant(e.publication_date)
+            if age > NEWS_MAX_AGE:
+                out.append(
+                    coded_issue(
+                        CODES,
+                        "news-too-old",
+                        f"{url.loc}: {e.title!r} was published {age.days} days before {now:%Y-%m-%d}",
+                    )
+                )
+    return out
+
+
+def news_repeated(url: Url, now: datetime | None = None) -> list[Issue]:
+    count = sum(1 for e in url.extensions if type(e) is News)
+    if count <= 1:
+        return []
+    return [coded_issue(CODES, "news-repeated", f"{url.loc}: {count} <news:news> elements")]
+
+
+SPEC = ExtensionSpec(
+    News,
+    PREFIX,
+    _read_news,
+    None,
+    "invalid-news",
+    CODES,
+    (news_too_old, news_repeated),
+)
