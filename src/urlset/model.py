@@ -23,6 +23,8 @@ from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 from .urls import is_plain_uri, plain_uri_flags, plain_uris_under, to_uri
 
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"  # of urlset and sitemapindex
+
 
 class ChangeFreq(StrEnum):
     """The seven <changefreq> values of the protocol."""

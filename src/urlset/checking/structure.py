@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..model import SITEMAP_NS
 from .findings import Findings
 from .xmlevents import parse_events, split_tag
-
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
 _XMLNS = re.compile(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")

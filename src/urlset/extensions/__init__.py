@@ -55,7 +55,15 @@ from ..dates import format_w3c
 from ..errors import InvalidValue
 from ..model import RawElement
 from . import hreflang, image, news, video
-from .common import SAFE_PARSER_OPTIONS, ExtensionSpec, Unmodelled, Untypable, safe_parser, tostring
+from .common import (
+    SAFE_PARSER_OPTIONS,
+    ExtensionSpec,
+    Unmodelled,
+    Untypable,
+    checked_raw,
+    safe_parser,
+    tostring,
+)
 from .fastlane import fast_extensions
 from .field_checks import ISO_639_1, ISO_3166_1, format_decimal
 from .hreflang import XHTML_NS, Alternate, hreflang_code
@@ -335,7 +343,8 @@ def json_fields(extensions: Iterable[object]) -> dict[str, Any]:
 def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, ...]:
     """The extensions named by the entry-level keys of ``json_fields`` (others are ignored).
 
-    Raw ``extensions`` items stay raw: they are written back exactly as given.
+    Raw ``extensions`` items stay raw, checked to be one well-formed element in the namespace
+    they declare and serialised again (``common.checked_raw``).
     """
     out: list[Extension | RawElement] = []
     for kind in _KINDS:
@@ -356,5 +365,5 @@ def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, .
                 raise InvalidValue(
                     "extensions", item, "each must be an object with namespace, name, xml"
                 )
-            out.append(RawElement(str(item["namespace"]), str(item["name"]), str(item["xml"])))
+            out.append(checked_raw(str(item["namespace"]), str(item["name"]), str(item["xml"])))
     return tuple(out)

@@ -17,7 +17,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..codes import Code
-from ..model import Issue, Url
+from ..errors import InvalidValue
+from ..model import SITEMAP_NS, Issue, RawElement, Url
 from ..urls import plain_uri_flags
 
 Rule = Callable[[Url, "datetime | None"], list[Issue]]
@@ -85,6 +86,45 @@ def tostring(el: Any) -> str:
 
     text: str = etree.tostring(el, encoding="unicode", with_tail=False)
     return text
+
+
+def checked_raw(namespace: str, name: str, xml: str) -> RawElement:
+    """Raw extension XML a user gave (namespace, local name, text), parsed with the safe
+    options and serialised again; InvalidValue unless it is one well-formed element named
+    ``name`` in ``namespace``, with nothing of it in the sitemaps namespace or in none (inside
+    ``<url>`` an element without a namespace would be read as the protocol's)."""
+    from lxml import etree
+
+    if not namespace or namespace == SITEMAP_NS:
+        raise InvalidValue("extensions", namespace, "an extension needs its own namespace")
+    try:
+        root = etree.fromstring(xml.encode("utf-8"), safe_parser())
+    except (etree.XMLSyntaxError, ValueError) as exc:
+        raise InvalidValue("extensions", xml, f"not one well-formed XML element ({exc})") from None
+    if root is None:
+        raise InvalidValue("extensions", xml, "not an XML element")
+    if root.getroottree().docinfo.doctype or any(
+        isinstance(node, etree._Entity) for node in root.iter()
+    ):
+        raise InvalidValue("extensions", xml, "holds a DOCTYPE or an entity; write the text itself")
+    qname = etree.QName(root)
+    if (qname.namespace, qname.localname) != (namespace, name):
+        raise InvalidValue(
+            "extensions",
+            xml,
+            f"is <{qname.localname}> in {qname.namespace or 'no namespace'}, "
+            f"not <{name}> in {namespace} as declared",
+        )
+    for el in root.iter(etree.Element):
+        inner = etree.QName(el).namespace
+        if inner in (None, SITEMAP_NS):
+            raise InvalidValue(
+                "extensions",
+                xml,
+                f"<{etree.QName(el).localname}> inside it has "
+                f"{'no namespace' if inner is None else 'the sitemaps namespace'}",
+            )
+    return RawElement(namespace, name, tostring(root))
 
 
 class Untypable(Exception):

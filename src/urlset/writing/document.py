@@ -18,9 +18,16 @@ from typing import Any, NamedTuple
 from ..dates import Lastmod, check_lastmod, format_w3c, instant
 from ..errors import InvalidValue
 from ..extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
-from ..model import ChangeFreq, RowColumns, SitemapRef, Url, check_changefreq, check_priority
+from ..model import (
+    SITEMAP_NS,
+    ChangeFreq,
+    RowColumns,
+    SitemapRef,
+    Url,
+    check_changefreq,
+    check_priority,
+)
 
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 URLSET_SCHEMA = f"{SITEMAP_NS} {SITEMAP_NS}/sitemap.xsd"
 INDEX_SCHEMA = f"{SITEMAP_NS} {SITEMAP_NS}/siteindex.xsd"
