@@ -73,3 +73,19 @@ def test_index_lastmod_is_the_newest_by_instant_in_its_own_spelling(tmp_path: Pa
     assert [f.lastmod for f in report.files] == [Year(2014), YearMonth(2014, 6)]
     index = (tmp_path / "sitemap.xml").read_text("utf-8")
     assert "<lastmod>2014</lastmod>" in index and "<lastmod>2014-06</lastmod>" in index
+
+
+def test_check_orders_reduced_precision_by_instant() -> None:
+    """A Year or YearMonth lastmod is a date to the checker: in the past it passes, in the
+    future it draws future-lastmod (it once failed an assertion that a non-date is a datetime)."""
+    from datetime import UTC, datetime
+
+    from urlset.checking.checker import CheckOptions, check_document
+
+    doc = DOC.replace(b"<lastmod>2014</lastmod>", b"<lastmod>2099</lastmod>")
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    issues = [
+        i for i in check_document(doc, CheckOptions(now=now)).issues if i.code != "placeholder-host"
+    ]
+    assert [(i.code, i.line) for i in issues] == [("future-lastmod", 4)]
+    assert "lastmod 2099 is after" in issues[0].message

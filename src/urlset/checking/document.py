@@ -238,7 +238,7 @@ def _check_entries(
         if verdicts is None or verdicts or (prefix is not None and not loc.startswith(prefix)):
             hosts.check(loc)
         if lastmod is not None:
-            if type(lastmod) is date:
+            if not isinstance(lastmod, datetime):
                 if newest_date is None or lastmod > newest_date:
                     newest_date = lastmod
                 if lastmod > day_limit and now is not None:
@@ -247,7 +247,7 @@ def _check_entries(
                         found.at_entry("future-lastmod", message, loc)
             else:
                 if newest_time is None or lastmod > newest_time:
-                    newest_time = lastmod  # type: ignore[assignment]
+                    newest_time = lastmod
                 if now is not None and lastmod > now:
                     message = rules.future_lastmod(lastmod, now)
                     if message is not None:

@@ -372,7 +372,7 @@ def latest_day(now: datetime) -> date:
 
 def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
     """A lastmod later than ``now`` (an aware datetime the caller chose) cannot be true."""
-    if type(lastmod) is date:
+    if not isinstance(lastmod, datetime):
         if lastmod > latest_day(now):
             return f"lastmod {lastmod.isoformat()} is after {now.date().isoformat()}"
         return None
