@@ -208,8 +208,9 @@ def test_a_build_for_a_host_that_is_not_production_says_so(tmp_path: Path, base:
     )
     assert result.exit_code == 0, result.output
     assert "warning: host " in result.output and "search engines will not crawl" in result.output
-    src.write_text(BASE + "a\n")
+    src.write_text("https://www.shop.org/a\n")
     public = CliRunner().invoke(
-        main, ["build", str(src), "--base-url", BASE, "--out", str(tmp_path / "q")]
+        main,
+        ["build", str(src), "--base-url", "https://www.shop.org/", "--out", str(tmp_path / "q")],
     )
     assert public.exit_code == 0 and "warning:" not in public.output

@@ -104,10 +104,14 @@ def _imports(module: str, *, load_time_only: bool) -> set[str]:
 
     visit(tree.body)
     found.discard(module)
-    # importing a submodule runs its packages' __init__ first (the top package is the façade)
+    # importing a submodule runs its packages' __init__ first (the top package is the façade),
+    # except the importer's own packages: they are already being imported when it runs
+    own = {".".join(module.split(".")[:n]) for n in range(1, module.count(".") + 1)}
     for target in list(found):
         parts = target.split(".")
-        found.update(".".join(parts[:n]) for n in range(2, len(parts)))
+        found.update(
+            ".".join(parts[:n]) for n in range(2, len(parts)) if ".".join(parts[:n]) not in own
+        )
     found.discard(module)
     return found
 

@@ -228,3 +228,32 @@ def instant(value: Lastmod) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     return datetime(value.year, value.month, value.day, tzinfo=UTC)
+
+
+# A date without a time is the whole day somewhere on Earth: at most UTC+14 runs ahead.
+DATE_AHEAD = timedelta(hours=14)
+
+
+def latest_day(now: datetime) -> date:
+    """The latest date-only lastmod that is not in the future at ``now``."""
+    return (now.astimezone(UTC) + DATE_AHEAD).date()
+
+
+def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
+    """A lastmod later than ``now`` (an aware datetime the caller chose) cannot be true."""
+    if not isinstance(lastmod, datetime):
+        if lastmod > latest_day(now):
+            return f"lastmod {lastmod.isoformat()} is after {now.date().isoformat()}"
+        return None
+    if lastmod > now:
+        return f"lastmod {lastmod.isoformat()} is after {now.isoformat(timespec='seconds')}"
+    return None
+
+
+def latest_moment(value: Lastmod) -> datetime:
+    """The latest instant a lastmod may stand for, to order lastmods of mixed precision the
+    way ``check`` does: a datetime is itself; a date is the end of that day anywhere on Earth,
+    so that a time on the same day is not newer than it."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return datetime(value.year, value.month, value.day, 23, 59, 59, tzinfo=UTC) + DATE_AHEAD

@@ -324,3 +324,15 @@ def non_production_host(host: str) -> str | None:
     if _PREVIEW_HOSTS.fullmatch(host):
         return f"host {host} is a deploy preview or branch deploy, not the production site"
     return None
+
+
+_PLACEHOLDERS = ("example.com", "example.org", "example.net")
+
+
+def placeholder_host(host: str) -> str | None:
+    """example.com/.org/.net and .example are reserved for documentation (RFC 2606)."""
+    if host.endswith(".example") or any(
+        host == name or host.endswith("." + name) for name in _PLACEHOLDERS
+    ):
+        return f"host {host} is a documentation placeholder"
+    return None

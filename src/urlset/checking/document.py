@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
 
-from ..dates import Lastmod
+from ..dates import Lastmod, future_lastmod, latest_day
 from ..errors import InvalidValue
 from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
-from ..urls import Scope, non_production_host
+from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues
 from .positions import lines_of_refs, place_entries
@@ -99,7 +99,7 @@ class _Hosts:
         message = non_production_host(host)
         if message is not None:
             out.append(("dev-host", message))
-        message = rules.placeholder_host(host)
+        message = placeholder_host(host)
         if message is not None:
             out.append(("placeholder-host", message))
         scope = self.scope
@@ -204,7 +204,7 @@ def _check_entries(
     source = read.source
     scope = _scope(options.base_url)
     now = options.now
-    day_limit = rules.latest_day(now) if now is not None else date.max
+    day_limit = latest_day(now) if now is not None else date.max
     newest_date: date | None = None
     newest_time: datetime | None = None
     entries = 0
@@ -242,14 +242,14 @@ def _check_entries(
                 if newest_date is None or lastmod > newest_date:
                     newest_date = lastmod
                 if lastmod > day_limit and now is not None:
-                    message = rules.future_lastmod(lastmod, now)
+                    message = future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
             else:
                 if newest_time is None or lastmod > newest_time:
                     newest_time = lastmod
                 if now is not None and lastmod > now:
-                    message = rules.future_lastmod(lastmod, now)
+                    message = future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
     known = [v for v in (newest_date, newest_time) if v is not None]

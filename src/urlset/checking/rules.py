@@ -17,11 +17,10 @@ it has one ("Empty sitemap", "Path mismatch: Includes www" ...); empty where it 
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 
 from ..codes import CODES
-from ..dates import Lastmod
+from ..dates import Lastmod, latest_moment
 from ..extensions.rules import EXT_CODES
 from ..limits import Limits
 from ..model import Issue, Severity
@@ -361,27 +360,6 @@ def url_too_long(uri_text: str, limits: Limits) -> str | None:
     return None
 
 
-# A date without a time is the whole day somewhere on Earth: at most UTC+14 runs ahead.
-_AHEAD = timedelta(hours=14)
-
-
-def latest_day(now: datetime) -> date:
-    """The latest date-only lastmod that is not in the future at ``now``."""
-    return (now.astimezone(UTC) + _AHEAD).date()
-
-
-def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
-    """A lastmod later than ``now`` (an aware datetime the caller chose) cannot be true."""
-    if not isinstance(lastmod, datetime):
-        if lastmod > latest_day(now):
-            return f"lastmod {lastmod.isoformat()} is after {now.date().isoformat()}"
-        return None
-    assert isinstance(lastmod, datetime)
-    if lastmod > now:
-        return f"lastmod {lastmod.isoformat()} is after {now.isoformat(timespec='seconds')}"
-    return None
-
-
 # --- limits ----------------------------------------------------------------------------------
 
 
@@ -445,18 +423,6 @@ def url_not_allowed(uri: str, scope: Scope) -> str | None:
     return None if why is None else f"{shown(uri)}: {why}"
 
 
-_PLACEHOLDERS = ("example.com", "example.org", "example.net")
-
-
-def placeholder_host(host: str) -> str | None:
-    """example.com/.org/.net and .example are reserved for documentation (RFC 2606)."""
-    if host.endswith(".example") or any(
-        host == name or host.endswith("." + name) for name in _PLACEHOLDERS
-    ):
-        return f"host {host} is a documentation placeholder"
-    return None
-
-
 def mixed_hosts(host: str, first_host: str) -> str | None:
     """Without the sitemap's own URL the scope is unknown; a second host still stands out."""
     if host != first_host:
@@ -498,7 +464,7 @@ def missing_index_lastmod(without: int, entries: int) -> str | None:
 
 def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
     """The index entry's lastmod should be the time its sitemap changed: no child entry is newer."""
-    if _as_datetime(newest) > _as_datetime(ref_lastmod):
+    if latest_moment(newest) > latest_moment(ref_lastmod):
         return (
             f"the index says {ref_lastmod.isoformat()} but the sitemap lists a lastmod of "
             f"{newest.isoformat()}"
@@ -506,17 +472,10 @@ def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
     return None
 
 
-def _as_datetime(value: Lastmod) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    # a day is compared by its end, so that a time on the same day is not "newer"
-    return datetime(value.year, value.month, value.day, 23, 59, 59, tzinfo=UTC) + _AHEAD
-
-
 def newest(values: list[Lastmod]) -> Lastmod | None:
     if not values:
         return None
-    return max(values, key=_as_datetime)
+    return max(values, key=latest_moment)
 
 
 # --- text sitemaps -------------------------------------------------------------------------

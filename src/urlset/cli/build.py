@@ -308,8 +308,19 @@ def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -
                 f"  ... and {total - len(report.warnings):,} more (--report FILE lists all)",
                 err=True,
             )
-    for note in report.notes:
-        echo(f"warning: {note}", err=True)
+    if report.flagged:
+        total = sum(report.flagged.values())
+        codes = ", ".join(f"{c}: {n:,}" for c, n in report.flagged.most_common())
+        echo(f"wrote {total:,} entries that check warns about ({codes})", err=True)
+        for example in report.flag_examples:
+            echo(f"  {example}", err=True)
+        if total > len(report.flag_examples):
+            echo(
+                f"  ... and {total - len(report.flag_examples):,} more (--report FILE lists all)",
+                err=True,
+            )
+    for code, note in report.notes.items():
+        echo(f"warning: {note} ({code})", err=True)
     if report.removed:
         echo(
             f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"

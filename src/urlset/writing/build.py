@@ -11,7 +11,7 @@ import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import UTC, datetime, tzinfo
 from itertools import islice, repeat
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,7 +21,7 @@ from ..errors import InputError, InvalidValue, LimitExceeded
 from ..extensions import JSON_KEYS, from_json_fields
 from ..limits import CURRENT, Limits
 from ..model import SitemapRef, Url, row_columns, row_from_dict, url_keeping_loc, urls_from_rows
-from ..urls import Scope, non_production_host, to_uri
+from ..urls import Scope, non_production_host, placeholder_host, to_uri
 from .dedupe import SeenLocs
 from .document import (
     DocumentStats,
@@ -32,6 +32,7 @@ from .document import (
     render_rows,
     urlset_header,
 )
+from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -79,7 +80,9 @@ class BuildReport:
     examples: list[str] = field(default_factory=list)
     kept_without: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # about the set as a whole
+    flagged: Counter[str] = field(default_factory=Counter)  # written as given, with a warning
+    flag_examples: list[str] = field(default_factory=list)
+    notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
     removed: list[str] = field(default_factory=list)
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
@@ -108,6 +111,14 @@ class BuildReport:
             self.examples.append(message)
         if self.listener is not None:
             self.listener(BuildProblem(source, line, code, "error", message))
+
+    def flag(self, code: str, message: str) -> None:
+        """An entry written as given that ``urlset check`` would warn about, with its code."""
+        self.flagged[code] += 1
+        if len(self.flag_examples) < _EXAMPLES:
+            self.flag_examples.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(None, None, code, "warning", message))
 
     def warn(
         self, code: str, message: str, source: str | None = None, line: int | None = None
@@ -141,6 +152,9 @@ class BuildOptions:
     default_tz: tzinfo | None = None
     gzip_level: int = DEFAULT_GZIP_LEVEL
     sitemap_url: str | None = None
+    now: datetime | None = (
+        None  # for the rules check shares (future lastmod, news age); None: the clock
+    )
 
     def base_directory(self) -> str:
         return _directory(self.base_url, "base URL")
@@ -197,7 +211,10 @@ def write_sitemaps(
     report = BuildReport(listener=on_problem)
     not_public = non_production_host(scope.host)
     if not_public is not None:
-        report.notes.append(f"{not_public}: search engines will not crawl these URLs")
+        report.notes["dev-host"] = f"{not_public}: search engines will not crawl these URLs"
+    placeholder = placeholder_host(scope.host)
+    if placeholder is not None:
+        report.notes["placeholder-host"] = f"{placeholder}: set the site's public URL as --base-url"
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     with Publisher(Path(out_dir), names.stale) as publisher:
@@ -272,6 +289,7 @@ def _checked(
     at once and never becomes ``Url`` values (the fast path); any other batch goes entry by
     entry."""
     seen = SeenLocs(spill_dir)
+    rules = EntryRules(opts.now or datetime.now(UTC), report, strict=opts.strict)
     try:
         prefix = scope.prefix
         iterator = iter(entries)
@@ -281,6 +299,8 @@ def _checked(
             if kinds == {tuple}:
                 columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
             rendered = None if columns is None else render_rows(columns, text=opts.text)
+            if rendered is not None and not rules.all_current(rendered.lastmods):
+                rendered = None  # the entries with a future lastmod are written without it
             if rendered is not None:
                 new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
                 if not all(new):
@@ -308,7 +328,7 @@ def _checked(
                 report.duplicates += new.count(False)
                 good = [url for url, fresh in zip(good, new, strict=True) if fresh]
             if good:
-                yield good
+                yield rules.apply(good)
     finally:
         seen.close()
 

@@ -15,7 +15,7 @@ from itertools import accumulate, compress, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ..dates import Lastmod, check_lastmod, format_w3c, instant
+from ..dates import Lastmod, check_lastmod, format_w3c, latest_moment
 from ..errors import InvalidValue
 from ..extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
 from ..model import (
@@ -277,11 +277,12 @@ class SitemapDocument:
         distinct.discard(None)
         if not distinct:
             return
-        try:  # one kind (all dates, or all aware datetimes) compares directly, in C
+        kinds = set(map(type, distinct))
+        if kinds == {date} or kinds == {datetime}:  # one kind compares directly, in C
             newest = max(distinct)
-        except TypeError:
-            newest = max((v for v in written if v is not None), key=instant)
-        if self._newest is None or instant(newest) > instant(self._newest):
+        else:  # ordered as check orders them: a date by the end of its day
+            newest = max((v for v in written if v is not None), key=latest_moment)
+        if self._newest is None or latest_moment(newest) > latest_moment(self._newest):
             self._newest = newest
 
     def _flush(self) -> None:

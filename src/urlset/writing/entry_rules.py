@@ -1,0 +1,75 @@
+"""The rules a build shares with ``urlset check``, so that a set built without a word also
+passes the check without a warning.
+
+Batches of entries in, the same entries out, each problem in the report: a lastmod later
+than the build's ``now`` is left out (a search engine ignores it; check's ``future-lastmod``,
+same threshold), and each extension rule of ``extensions.rules.check_url`` (news older than
+two days, more than 1,000 images, deprecated image fields, hreflang self-links, ...) is
+reported with check's code and severity, the entry written as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..dates import Lastmod, future_lastmod
+from ..errors import InvalidValue
+from ..extensions.rules import check_url
+from ..model import Url
+
+if TYPE_CHECKING:
+    from .build import BuildReport
+
+_KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
+
+
+class EntryRules:
+    """Applies the shared rules at ``now`` (an aware datetime) and reports to ``report``."""
+
+    def __init__(self, now: datetime, report: BuildReport, *, strict: bool) -> None:
+        self.now = now
+        self.report = report
+        self.strict = strict
+        self._future: dict[Lastmod, str | None] = {}  # lastmod -> why it is in the future
+
+    def _why_future(self, lastmod: Lastmod) -> str | None:
+        known = self._future
+        if lastmod in known:
+            return known[lastmod]
+        if len(known) >= _KNOWN_MAX:
+            known.clear()
+        why = known[lastmod] = future_lastmod(lastmod, self.now)
+        return why
+
+    def all_current(self, lastmods: Sequence[Lastmod | None]) -> bool:
+        """True when no lastmod of a batch is in the future (distinct values checked once)."""
+        why = self._why_future
+        return not any(why(value) for value in set(lastmods) if value is not None)
+
+    def apply(self, urls: list[Url]) -> list[Url]:
+        """``urls`` with future lastmods left out; every problem reported."""
+        out = urls
+        for n, url in enumerate(urls):
+            lastmod = url[1]
+            if lastmod is not None and (why := self._why_future(lastmod)) is not None:
+                self._problem("future-lastmod", f"{url[0]}: {why} (written without it)", left=True)
+                if out is urls:
+                    out = list(urls)
+                out[n] = url = url._replace(lastmod=None)
+            if url[4]:
+                for issue in check_url(url, now=self.now, raw=False):
+                    message = issue.message
+                    if url[0] not in message:
+                        message = f"{url[0]}: {message}"
+                    self._problem(issue.code, message, left=False, notice=issue.severity == "info")
+        return out
+
+    def _problem(self, code: str, message: str, *, left: bool, notice: bool = False) -> None:
+        if self.strict and not notice:
+            raise InvalidValue("entry", message, f"{code} (--strict)")
+        if left:
+            self.report.warn(code, message)
+        else:
+            self.report.flag(code, message)
