@@ -42,3 +42,27 @@ def test_ports_beyond_the_range_or_with_leading_zeros_are_left_to_the_full_check
     result = read_bytes(urlset("<url><loc>https://example.com:65536/</loc></url>"))
     assert list(result) == []
     assert [i.code for i in result.issues] == ["invalid-url"]
+
+
+# --- invalid UTF-8 in a loc ------------------------------------------------------------------
+
+
+def test_invalid_utf8_in_a_loc_is_reported_and_skipped_not_invented() -> None:
+    """libxml2 reads bytes that are not UTF-8 as U+FFFD; the loc once became
+    https://example.com/b%EF%BF%BD%EF%BF%BD( , a URL no one published."""
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc></url>",
+        "<url><loc>https://example.com/b@@(</loc></url>",
+        "<url><loc>https://example.com/c</loc></url>",
+    ).replace(b"@@", b"\xff\xfe")
+    assert b"\xff\xfe(" in doc
+    for sizes in ([len(doc)], [7], [1]):
+        for fast in (True, False):
+            entries, issues, fmt, fatal = feed_all(doc, sizes, fast=fast)
+            assert [e.loc for e in entries] == ["https://example.com/a", "https://example.com/c"]
+            assert sorted((i.code, i.line) for i in issues) == [
+                ("invalid-encoding", 4),
+                ("invalid-url", 4),
+            ]
+            assert any("not UTF-8" in i.message for i in issues if i.code == "invalid-url")
+            assert fmt == "urlset" and not fatal

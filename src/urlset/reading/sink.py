@@ -170,6 +170,17 @@ class Sink:
         if not text:
             self.issue("missing-loc", "empty <loc>", line, column)
             return None
+        if "\ufffd" in text:
+            # what the parser made of bytes that are not UTF-8: a URL made of it would be
+            # invented (%EF%BF%BD), so the entry is skipped
+            shown = text if len(text) <= 200 else text[:197] + "..."
+            self.issue(
+                "invalid-url",
+                f"{shown!r} holds bytes that are not UTF-8 (shown as U+FFFD); skipped",
+                line,
+                column,
+            )
+            return None
         try:
             uri = to_uri(text)
         except InvalidValue as exc:
