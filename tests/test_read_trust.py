@@ -13,10 +13,16 @@ The damaged-gzip property is in test_read_gzip_damage.py.
 
 from __future__ import annotations
 
-from test_read_support import feed_all, urlset
+from datetime import date
+
+from lxml import etree
+
+from test_read_support import NS, feed_all, urlset
+from urlset.model import SitemapRef
 from urlset.reading.reader import SitemapReader, read_bytes
 from urlset.reading.sink import fast_uri
 from urlset.reading.xml_records import _plain_locs
+from urlset.writing.document import SitemapDocument
 
 # --- the fast lane takes ports of any length -----------------------------------------------
 
@@ -66,3 +72,97 @@ def test_invalid_utf8_in_a_loc_is_reported_and_skipped_not_invented() -> None:
             ]
             assert any("not UTF-8" in i.message for i in issues if i.code == "invalid-url")
             assert fmt == "urlset" and not fatal
+
+
+# --- an entry left open ------------------------------------------------------------------------
+
+
+def _all_ways(doc: bytes, **kw: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """Entries and (code, line) of the issues, the same fed whole, in small chunks, byte by
+    byte, by either lane."""
+    whole = feed_all(doc, [len(doc)], fast=False, **kw)
+    for sizes in ([len(doc)], [7], [1], [4096]):
+        for fast in (True, False):
+            assert feed_all(doc, sizes, fast=fast, **kw) == whole
+    return [e.loc for e in whole[0]], [(i.code, i.line) for i in whole[1]]
+
+
+def test_an_unclosed_url_ends_where_the_next_url_starts() -> None:
+    """The URLs after an unclosed <url> were once swallowed as raw extensions of it (and a
+    build from the result published <url> inside <url>)."""
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc><lastmod>2024-01-01</lastmod>",
+        "<url><loc>https://example.com/b</loc></url>",
+        "<url><loc>https://example.com/c</loc></url>",
+    )
+    locs, issues = _all_ways(doc)
+    assert locs == ["https://example.com/a", "https://example.com/b", "https://example.com/c"]
+    assert ("nested-entry", 4) in issues
+    assert "unknown-element" not in {code for code, _ in issues}
+    entries = list(read_bytes(doc))
+    assert all(not e.extensions for e in entries)  # type: ignore[union-attr]
+    assert entries[0].lastmod == date(2024, 1, 1)
+    # and the round trip publishes three flat <url> records
+    out: list[bytes] = []
+    writer = SitemapDocument(out.append, max_urls=100, max_bytes=1 << 20)
+    writer.add(entries)  # type: ignore[arg-type]
+    writer.close()
+    root = etree.fromstring(b"".join(out))
+    assert [len(u.findall(f"{{{NS}}}url")) for u in root] == [0, 0, 0]
+
+
+def test_an_unclosed_sitemap_in_an_index_ends_where_the_next_starts() -> None:
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n'
+        "<sitemap><loc>https://example.com/s1.xml</loc>\n"
+        "<sitemap><loc>https://example.com/s2.xml</loc><lastmod>2024-01-01</lastmod></sitemap>\n"
+        "<sitemap><loc>https://example.com/s3.xml</loc></sitemap>\n"
+        "</sitemapindex>\n"
+    ).encode()
+    locs, issues = _all_ways(doc)
+    assert locs == [f"https://example.com/s{i}.xml" for i in (1, 2, 3)]
+    assert ("nested-entry", 4) in issues
+    assert all(type(e) is SitemapRef for e in read_bytes(doc))
+
+
+def test_nested_urls_each_unclosed_one_reported_once() -> None:
+    """<url> inside <url> inside <url>: each open one ends where the next starts; what
+    follows a nested entry inside the outer one is reported, not lost silently."""
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc>",
+        "<url><loc>https://example.com/b</loc>",
+        "<url><loc>https://example.com/c</loc></url>",
+        "<priority>0.5</priority></url>",
+        "<url><loc>https://example.com/d</loc></url></url>",
+    )
+    locs, issues = _all_ways(doc)
+    assert locs == [f"https://example.com/{x}" for x in "abcd"]
+    assert [line for code, line in issues if code == "nested-entry"] == [4, 5]
+    assert ("unknown-element", 6) in issues
+
+
+def test_an_unclosed_url_at_the_end_of_a_cut_document() -> None:
+    """Cut inside the nested entry: the outer one was ended by it and is kept; the nested
+    one is cut and reported as such."""
+    doc = urlset("<url><loc>https://example.com/a</loc>", "<url><loc>https://example.com/b</loc>")
+    doc = doc[: doc.rindex(b"</urlset>")]
+    locs, issues = _all_ways(doc)
+    assert locs == ["https://example.com/a"]
+    codes = [code for code, _ in issues]
+    assert "nested-entry" in codes and "truncated-entry" in codes
+
+
+def test_an_unclosed_url_with_extensions_before_the_next() -> None:
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc>"
+        "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>",
+        "<url><loc>https://example.com/b</loc></url>",
+        head="",
+    ).replace(
+        b"<urlset ", b'<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    )
+    locs, issues = _all_ways(doc)
+    assert locs == ["https://example.com/a", "https://example.com/b"]
+    first = next(iter(read_bytes(doc)))
+    assert len(first.extensions) == 1  # type: ignore[union-attr]
+    assert ("nested-entry", 4) in issues

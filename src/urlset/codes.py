@@ -86,6 +86,12 @@ CODES: dict[str, Code] = {
         "last entry cut off",
         "the document ends inside this entry, so it was not passed on as if whole",
     ),
+    "nested-entry": Code(
+        E,
+        "entry inside an entry",
+        "close each <url> (or <sitemap>) before the next one starts; the open entry was "
+        "ended where the next one starts, and both were read",
+    ),
     "gzip-truncated": Code(
         E, "gzip stream cut off", "the compressed file is incomplete; entries read so far were kept"
     ),

@@ -58,26 +58,21 @@ class ElementReader:
         self.core_ns: frozenset[str] = frozenset()
         self.root_ended = False
         self.root_local = ""
+        # the entries open now: [depth, ended by a nested entry, is an entry element]
+        self.open: list[list[Any]] = []
 
     def events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
-        last = -1
-        if truncated:
-            depth = self.depth
-            for i, (action, _el) in enumerate(events):
-                if action == "start":
-                    depth += 1
-                else:
-                    if depth == self.entry_depth:
-                        last = i
-                    depth -= 1
+        last = self._last_cut(events) if truncated else -1
+        open_entries = self.open
         for i, (action, el) in enumerate(events):
             if action == "start":
                 self.depth += 1
-                if self.depth == 1:
+                depth = self.depth
+                if depth == 1:
                     self._root(el)
                     if self.status.state == DONE:
                         return
-                elif self.depth > self.max_depth:
+                elif depth > self.max_depth:
                     self.sink.issue(
                         "depth-limit",
                         f"elements nest deeper than {self.max_depth} levels (ReadLimits.max_depth)",
@@ -86,11 +81,21 @@ class ElementReader:
                     self.sink.fatal = self.sink.fatal or self.sink.count == 0
                     self.status.state = DONE
                     return
+                elif depth == self.entry_depth:
+                    open_entries.append([depth, False, self._is_entry(el)])
+                elif self._nested(open_entries, depth, el):
+                    self._unclosed(el, open_entries[-1])
+                    open_entries.append([depth, False, True])
+                    if self.sink.stopped:
+                        self.status.state = DONE
+                        return
                 continue
             depth = self.depth
             self.depth -= 1
-            if depth == self.entry_depth:
-                if i == last:
+            if open_entries and open_entries[-1][0] == depth:
+                if open_entries.pop()[1]:
+                    self._rest(el)
+                elif i == last:
                     self._cut(el)
                 else:
                     self._entry(el)
@@ -105,6 +110,68 @@ class ElementReader:
                 self._drop(el)
             elif depth == 1:
                 self.root_ended = True
+
+    # -- an entry left open: the next entry's start ends it --
+    def _is_entry(self, el: Any) -> bool:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return False
+        ns, local = split_tag(tag)
+        return local == self.entry_local and ns in self.core_ns
+
+    def _nested(self, open_entries: list[list[Any]], depth: int, el: Any) -> bool:
+        """True when ``el`` (at ``depth``) is an entry element that starts right inside an
+        open entry of a urlset or an index: ``<url><loc>a</loc> <url>...``."""
+        return (
+            bool(open_entries)
+            and depth == open_entries[-1][0] + 1
+            and open_entries[-1][2]
+            and self.status.format in ("urlset", "sitemapindex")
+            and self._is_entry(el)
+        )
+
+    def _last_cut(self, events: Sequence[tuple[str, Any]]) -> int:
+        """Index of the end event of the entry the document's end cut off (the last entry
+        end in ``events`` of an entry not already ended by a nested one), or -1."""
+        last = -1
+        depth = self.depth
+        stack = [list(row) for row in self.open]
+        for i, (action, el) in enumerate(events):
+            if action == "start":
+                depth += 1
+                if depth == self.entry_depth:
+                    stack.append([depth, False, self._is_entry(el)])
+                elif self._nested(stack, depth, el):
+                    stack[-1][1] = True
+                    stack.append([depth, False, True])
+                continue
+            if stack and stack[-1][0] == depth and not stack.pop()[1]:
+                last = i
+            depth -= 1
+        return last
+
+    def _unclosed(self, el: Any, parent_row: list[Any]) -> None:
+        """``el`` starts inside the open entry ``el.getparent()``: that entry ends here, with
+        the children before ``el`` (once: later siblings of ``el`` are entries of their own)."""
+        if parent_row[1]:
+            return
+        parent_row[1] = True
+        parent = el.getparent()
+        line = el.sourceline or 0
+        name = self.entry_local
+        self.sink.issue(
+            "nested-entry",
+            f"<{name}> starts inside the <{name}> of line {parent.sourceline or 0}, "
+            "which was not closed before it; that one ends here",
+            line,
+        )
+        self._entry(parent, stop=el)
+
+    def _rest(self, el: Any) -> None:
+        """The end of an entry a nested one ended: what follows its nested entries."""
+        for child in el:
+            if isinstance(child.tag, str) and not self._is_entry(child):
+                self.unknown(child)
 
     @staticmethod
     def _drop(el: Any) -> None:
@@ -199,7 +266,8 @@ class ElementReader:
             el.sourceline or 0,
         )
 
-    def _entry(self, el: Any) -> None:
+    def _entry(self, el: Any, stop: Any = None) -> None:
+        """Pass on the entry ``el`` (its children before ``stop``, if given)."""
         tag = el.tag
         if not isinstance(tag, str):
             return
@@ -210,13 +278,13 @@ class ElementReader:
             return
         line = el.sourceline or 0
         if fmt == "urlset" or fmt == "sitemapindex":
-            self._sitemap_entry(el, line, fmt == "sitemapindex")
+            self._sitemap_entry(el, line, fmt == "sitemapindex", stop)
         elif fmt == "rss":
             rss_entry(el, line, self.sink, self.text)
         else:
             atom_entry(el, line, self.sink, self.text)
 
-    def _sitemap_entry(self, el: Any, line: int, index: bool) -> None:
+    def _sitemap_entry(self, el: Any, line: int, index: bool, stop: Any = None) -> None:
         sink = self.sink
         core = self.core_ns
         loc: str | None = None
@@ -237,6 +305,8 @@ class ElementReader:
             )
 
         for child in el:
+            if child is stop:
+                break
             ctag = child.tag
             if not isinstance(ctag, str):
                 continue
@@ -308,3 +378,4 @@ class ElementReader:
         for warning in parsed.warnings:
             self.sink.issue("extension-order", warning, el.sourceline or line)
         return parsed.value
+
