@@ -13,11 +13,14 @@ The damaged-gzip property is in test_read_gzip_damage.py.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
 
+import pytest
 from lxml import etree
 
 from test_read_support import NS, feed_all, urlset
+from urlset.extensions import Alternate
 from urlset.model import SitemapRef
 from urlset.reading.reader import SitemapReader, read_bytes
 from urlset.reading.sink import fast_uri
@@ -166,3 +169,113 @@ def test_an_unclosed_url_with_extensions_before_the_next() -> None:
     first = next(iter(read_bytes(doc)))
     assert len(first.extensions) == 1  # type: ignore[union-attr]
     assert ("nested-entry", 4) in issues
+
+
+# --- lenient where search engines are lenient ------------------------------------------------
+
+
+def test_lower_case_t_and_z_in_a_datetime_are_read_with_a_warning() -> None:
+    """'2024-01-02t03:04:05z' was an invalid-lastmod error and the value was dropped."""
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc><lastmod>2024-01-02t03:04:05z</lastmod></url>",
+        "<url><loc>https://example.com/b</loc><lastmod>2024-01-02t03:04:05+01:00</lastmod></url>",
+        "<url><loc>https://example.com/c</loc><lastmod>2024-01-02x03:04:05Z</lastmod></url>",
+    )
+    _, issues = _all_ways(doc)
+    entries = list(read_bytes(doc))
+    assert entries[0].lastmod == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert entries[1].lastmod == datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=1)))
+    assert entries[2].lastmod is None  # any other letter is still unreadable
+    assert issues == [("lenient-lastmod", 3), ("lenient-lastmod", 4), ("invalid-lastmod", 5)]
+    result = read_bytes(doc)
+    list(result)
+    assert {i.severity for i in result.issues if i.line in (3, 4)} == {"warning"}
+
+
+@pytest.mark.parametrize("before", ["\n", "\ufeff\n  ", " \n\ufeff", "\ufeff\ufeff", "\n\ufeff \n"])
+def test_a_bom_and_whitespace_before_the_declaration_are_a_warning(before: str) -> None:
+    """Whitespace before <?xml was an error, and a byte order mark inside it made the whole
+    start junk-before-root (an error): search engines read both."""
+    doc = (
+        before + urlset("<url><loc>https://example.com/a?x=1&amp;y=2</loc></url>").decode()
+    ).encode()
+    locs, issues = _all_ways(doc)
+    assert locs == ["https://example.com/a?x=1&y=2"]
+    assert [code for code, _ in issues] == ["leading-whitespace"]
+    result = read_bytes(doc)
+    list(result)
+    assert [i.severity for i in result.issues] == ["warning"]
+    assert result.issues[0].line == 1 + before.count("\n")
+
+
+def test_a_bom_inside_leading_whitespace_before_the_root() -> None:
+    doc = (
+        b"\n\xef\xbb\xbf<urlset xmlns='"
+        + NS.encode()
+        + b"'><url><loc>https://example.com/a</loc></url></urlset>"
+    )
+    locs, issues = _all_ways(doc)
+    assert locs == ["https://example.com/a"]
+    assert [code for code, _ in issues] == ["leading-whitespace"]
+
+
+def test_relative_locs_resolve_against_the_documents_url() -> None:
+    """With the document's URL (base_url: the sitemap's URL when fetched, --base-url for a
+    file) a relative loc is resolved, reported as a warning, and counted as an entry."""
+    doc = urlset(
+        "<url><loc>/a</loc></url>",
+        "<url><loc>b.html</loc></url>",
+        "<url><loc>//cdn.example.org/c</loc></url>",
+        "<url><loc>https://example.com/d</loc></url>",
+    )
+    base = "https://example.com/dir/sitemap.xml"
+    locs, issues = _all_ways(doc, base_url=base)
+    assert locs == [
+        "https://example.com/a",
+        "https://example.com/dir/b.html",
+        "https://cdn.example.org/c",
+        "https://example.com/d",
+    ]
+    assert issues == [("resolved-url", 3), ("resolved-url", 4), ("resolved-url", 5)]
+    result = read_bytes(doc, base_url=base)
+    assert len(list(result)) == 4 and {i.severity for i in result.issues} == {"warning"}
+    # without the document's URL they cannot be resolved: errors, no entries
+    assert [e.loc for e in read_bytes(doc)] == ["https://example.com/d"]
+
+
+def test_relative_hreflang_hrefs_resolve_against_the_documents_url() -> None:
+    """A relative href of <xhtml:link> was kept raw with an invalid-alternate error even
+    when the document's URL was known."""
+    doc = urlset(
+        '<url><loc>https://example.com/a</loc>\n<xhtml:link rel="alternate" hreflang="de" '
+        'href="/de/a"/>\n<xhtml:link rel="alternate" hreflang="en" href="https://example.com/a"/>'
+        "</url>",
+    ).replace(b"<urlset ", b'<urlset xmlns:xhtml="http://www.w3.org/1999/xhtml" ')
+    base = "https://example.com/sitemap.xml"
+    _, issues = _all_ways(doc, base_url=base)
+    assert issues == [("resolved-url", 4)]
+    (entry,) = list(read_bytes(doc, base_url=base))
+    assert entry.extensions == (  # type: ignore[union-attr]
+        Alternate("de", "https://example.com/de/a"),
+        Alternate("en", "https://example.com/a"),
+    )
+    # unknown base: reported as before, kept raw (nothing is invented)
+    _, issues = _all_ways(doc)
+    assert issues == [("invalid-alternate", 4)]
+
+
+def test_cli_read_base_url_resolves_relative_locs(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from urlset.cli import main
+
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(urlset("<url><loc>/a</loc></url>", "<url><loc>/b</loc></url>"))
+    runner = CliRunner()
+    done = runner.invoke(
+        main, ["read", str(path), "--format", "locs", "--base-url", "https://example.com/"]
+    )
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == ["https://example.com/a", "https://example.com/b"]
+    bare = runner.invoke(main, ["read", str(path), "--format", "locs"])
+    assert bare.exit_code == 1 and bare.stdout == ""

@@ -68,9 +68,10 @@ CODES: dict[str, Code] = {
         "save the file as UTF-8 (or declare the encoding it really uses)",
     ),
     "leading-whitespace": Code(
-        E,
+        W,
         "XML declaration not at the start",
-        "remove whatever precedes <?xml (blank lines, spaces); strict XML parsers reject it",
+        "remove whatever precedes <?xml (blank lines, spaces, a second byte order mark); "
+        "strict XML parsers reject it, search engines read it",
     ),
     "junk-before-root": Code(
         E,

@@ -49,6 +49,14 @@ _FAST_DATETIME = re.compile(
 ).fullmatch
 _FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
 CHANGEFREQ: dict[str | None, ChangeFreq | None] = {c.value: c for c in ChangeFreq}
+# a datetime whose only letters are a lower-case 't' or 'z' (read as upper case, reported)
+_LOWER_TZ = re.compile(r"[0-9\-]+[tT][0-9:.]+(?:[zZ]|[+\-][0-9:]+)?").fullmatch
+
+
+def relative(text: str) -> bool:
+    """True when ``text`` (a URL as written, stripped) names no scheme, or no host
+    (``//host/path``): a relative reference, resolved against the document's URL."""
+    return not SCHEME(text) or text.startswith("//")
 
 
 def fast_uri(text: str) -> bool:
@@ -191,23 +199,30 @@ class Sink:
                 self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
             return uri
         shown = text if len(text) <= 200 else text[:197] + "..."
-        if not SCHEME(text) or text.startswith("//"):
+        if relative(text):
             if self.base_url is None:
                 self.issue(
                     "relative-url", f"{shown!r} is not absolute (no base URL given)", line, column
                 )
                 return None
-            try:
-                uri = to_uri(urljoin(self.base_url, text))
-            except (InvalidValue, ValueError) as exc2:
-                self.issue(
-                    "invalid-url", f"{shown!r} resolves to no valid URL: {exc2}", line, column
-                )
-                return None
-            self.issue("resolved-url", f"{shown!r} resolved to {uri}", line, column)
-            return uri
+            return self.resolve(text, line, column)
         self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
         return None
+
+    def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
+        """``text``, a relative URL, resolved against ``base_url`` (reported), or None with
+        the reason reported; ``what`` names the value when it is not a loc."""
+        assert self.base_url is not None
+        shown = text if len(text) <= 200 else text[:197] + "..."
+        try:
+            uri = to_uri(urljoin(self.base_url, text))
+        except (InvalidValue, ValueError) as exc:
+            self.issue(
+                "invalid-url", f"{what}{shown!r} resolves to no valid URL: {exc}", line, column
+            )
+            return None
+        self.issue("resolved-url", f"{what}{shown!r} resolved to {uri}", line, column)
+        return uri
 
     def lastmod(self, text: str, line: int) -> Lastmod | None:
         value = fast_lastmod(text)
@@ -217,6 +232,11 @@ class Sink:
             self.issue("invalid-lastmod", "empty <lastmod>", line)
             return None
         value, problem = parse_lenient(text)
+        if value is None and _LOWER_TZ(text):
+            # '2024-01-02t03:04:05z': search engines read it as written in upper case
+            value, upper = parse_lenient(text.upper())
+            if value is not None:
+                problem = "lower-case 't' or 'z'" + ("" if upper is None else f"; {upper}")
         if value is None:
             self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
         elif problem is not None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
 # decompressed output is produced in pieces of at most this size, so that a gzip bomb is
 # stopped by the size limit after one piece, never after inflating everything
 GZIP_PIECE = 262_144
@@ -87,10 +88,15 @@ def sniff(head: bytes, final: bool) -> Sniffed | None:
         b"\x00<\x00?",
     ):
         return Sniffed("utf16")
-    pos = 3 if head[:3] == b"\xef\xbb\xbf" else 0
     n = len(head)
-    while pos < n and head[pos] in b" \t\r\n":
-        pos += 1
+    pos = 0
+    while pos < n:  # whitespace, and byte order marks in it (the prolog reports them)
+        if head[pos] in b" \t\r\n":
+            pos += 1
+        elif head.startswith(BOM, pos):
+            pos += 3
+        else:
+            break
     if pos >= n:
         if final or n > SNIFF_WINDOW:
             return Sniffed("empty" if final else "unknown", reason="only whitespace")

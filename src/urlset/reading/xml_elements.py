@@ -19,11 +19,13 @@ from ..dates import Lastmod
 from ..extensions import parse_element
 from ..extensions.rules import INVALID_CODES
 from ..model import ChangeFreq, SitemapRef, Url
-from .sink import Sink
+from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
 
 _V = TypeVar("_V")
+
+XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 # root element -> (format, entry element, depth of the entries)
 _FORMATS = {
@@ -372,6 +374,8 @@ class ElementReader:
     def _extension(self, el: Any, ns: str, line: int) -> Any:
         """Typed (Image, Video, News, Alternate) where urlset models the element; else raw,
         with the reason reported, so that nothing is lost on a round trip."""
+        if ns == XHTML_NS and self.sink.base_url is not None:
+            self._resolve_href(el, line)
         parsed = parse_element(el, _serialise)
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
@@ -379,3 +383,15 @@ class ElementReader:
             self.sink.issue("extension-order", warning, el.sourceline or line)
         return parsed.value
 
+    def _resolve_href(self, el: Any, line: int) -> None:
+        """A relative href of ``<xhtml:link>`` resolved against the document's URL, as a
+        loc is (reported): search engines and other readers take such alternates."""
+        href = el.get("href")
+        if href is None:
+            return
+        text = href.strip()
+        if not text or not relative(text):
+            return
+        uri = self.sink.resolve(text, el.sourceline or line, what="hreflang href ")
+        if uri is not None:
+            el.set("href", uri)
