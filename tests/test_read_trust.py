@@ -279,3 +279,81 @@ def test_cli_read_base_url_resolves_relative_locs(tmp_path: Path) -> None:
     assert done.stdout.splitlines() == ["https://example.com/a", "https://example.com/b"]
     bare = runner.invoke(main, ["read", str(path), "--format", "locs"])
     assert bare.exit_code == 1 and bare.stdout == ""
+
+
+# --- a host that is clearly not production ---------------------------------------------------
+
+
+def test_a_dev_host_is_reported_once_per_host_at_its_first_entry() -> None:
+    doc = urlset(
+        "<url><loc>https://example.com/a</loc></url>",
+        *(f"<url><loc>http://localhost:4000/{i}</loc></url>" for i in range(5)),
+        "<url><loc>http://192.168.1.4/x</loc><lastmod>2024-01-01</lastmod></url>",
+        "<url><loc>http://localhost:3000/other-port</loc></url>",
+        "<url><loc>https://intranet/a</loc><priority>0.5</priority></url>",
+        "<url><loc>http://192.168.1.4/y</loc></url>",
+    )
+    locs, issues = _all_ways(doc)
+    assert len(locs) == 10
+    assert issues == [("dev-host", 4), ("dev-host", 9), ("dev-host", 11)]
+    result = read_bytes(doc)
+    list(result)
+    assert [i.severity for i in result.issues] == ["warning"] * 3
+    assert "localhost" in result.issues[0].message
+
+
+def test_dev_hosts_in_an_index_and_a_text_sitemap() -> None:
+    index = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n'
+        "<sitemap><loc>http://localhost:1313/en/sitemap.xml</loc></sitemap>\n"
+        "<sitemap><loc>http://localhost:1313/fr/sitemap.xml</loc></sitemap>\n"
+        "</sitemapindex>\n"
+    ).encode()
+    assert _all_ways(index)[1] == [("dev-host", 3)]
+    text = b"https://example.com/a\nhttp://my-app.test/b\nhttp://my-app.test/c\n"
+    assert _all_ways(text)[1] == [("dev-host", 2)]
+
+
+def test_the_fast_lane_judges_a_host_once_per_origin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """50,000 URLs on one host cost one call of non_production_host, not 50,000."""
+    from urlset.reading import sink as sink_module
+
+    calls: list[str] = []
+    original = sink_module.non_production_host
+
+    def counting(host: str) -> str | None:
+        calls.append(host)
+        return original(host)
+
+    monkeypatch.setattr(sink_module, "non_production_host", counting)
+    doc = urlset(*(f"<url><loc>https://www.example.org/p{i}</loc></url>" for i in range(50_000)))
+    reader = SitemapReader()
+    count = sum(1 for _ in reader.feed(doc) + reader.close())
+    assert count == 50_000 and reader.plain_records
+    assert calls == ["www.example.org"]
+    # several origins in a block: one call each
+    calls.clear()
+    mixed = urlset(*(f"<url><loc>https://h{i % 3}.example.org/p{i}</loc></url>" for i in range(99)))
+    assert sum(1 for _ in read_bytes(mixed)) == 99
+    assert sorted(calls) == ["h0.example.org", "h1.example.org", "h2.example.org"]
+
+
+def test_the_checker_takes_dev_host_from_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One finding per host (the reader's, with the checker's count of URLs and position),
+    never the reader's and the checker's both."""
+    from urlset.checking.checker import check_bytes
+    from urlset.reading import sink as sink_module
+
+    doc = urlset(*(f"<url><loc>http://localhost:3000/{n}</loc></url>" for n in range(3)))
+    hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
+    assert len(hits) == 1 and "3 URLs" in hits[0].message
+    assert (hits[0].line, hits[0].column) == (3, 11)
+    # the reader decides: a host it calls not production is what the checker reports
+    monkeypatch.setattr(
+        sink_module,
+        "non_production_host",
+        lambda host: "staging" if host == "staging.example.org" else None,
+    )
+    doc = urlset("<url><loc>https://staging.example.org/a</loc></url>")
+    hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
+    assert [(i.message, i.line) for i in hits] == [("staging", 3)]

@@ -196,6 +196,12 @@ CODES: dict[str, Code] = {
         W, "priority out of range", "use a number from 0.0 to 1.0; the value was dropped"
     ),
     "duplicate-loc": Code(W, "duplicate URL", "list each URL once per sitemap"),
+    "dev-host": Code(
+        W,
+        "development, local or preview host",
+        "the URL names a host that is not the public site (localhost, .local, .test, a private "
+        "address, a deploy preview); set the site's public URL in the generator",
+    ),
     "unknown-element": Code(
         W,
         "unknown element",

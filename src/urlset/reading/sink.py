@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from ..codes import CODES
 from ..dates import Lastmod, parse_lenient
@@ -20,7 +20,7 @@ from ..errors import InvalidValue
 from ..extensions.rules import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from ..urls import PLAIN_HOST, to_uri
+from ..urls import PLAIN_HOST, non_production_host, to_uri
 
 Event = Url | SitemapRef | Issue
 
@@ -99,6 +99,10 @@ class Sink:
         # the entry count at which the slow bookkeeping in ``counted`` must run
         self.next_check = MAX_URLS_PER_SITEMAP
         self.stopped = False
+        # origins (scheme://authority/) whose host was judged, hosts reported as not
+        # production (each once per document)
+        self.origins: set[str] = set()
+        self.dev_hosts: set[str] = set()
         self.per_code: dict[str, int] = {}
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
@@ -159,13 +163,37 @@ class Sink:
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
-        h = hash(entry[0]) & HASH_MASK
+        loc = entry[0]
+        h = hash(loc) & HASH_MASK
         if h in self.seen:
-            self.duplicate(entry[0], line)
+            self.duplicate(loc, line)
         else:
             self.seen.add(h)
+        end = loc.find("/", 8)
+        if loc[: end + 1] not in self.origins:
+            self.origin(loc[: end + 1], line)
         self.out.append(entry)
         return True
+
+    # -- hosts: a development or preview host is reported once, at its first entry --
+    def dev_host(self, origin: str) -> str | None:
+        """The finding due for ``origin`` (``scheme://authority/`` of a loc) if its host is
+        clearly not production and not yet reported, else None (and the origin is known
+        clean from then on, unless the small cache is full)."""
+        host = urlsplit(origin).hostname or ""
+        message = None if host in self.dev_hosts else non_production_host(host)
+        if message is None and len(self.origins) < 4096:
+            self.origins.add(origin)
+        return message
+
+    def origin(self, origin: str, line: int) -> None:
+        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
+        message = self.dev_host(origin)
+        if message is not None:
+            self.dev_hosts.add(urlsplit(origin).hostname or "")
+            if len(self.origins) < 4096:
+                self.origins.add(origin)
+            self.issue("dev-host", message, line)
 
     def duplicate(self, loc: str, line: int) -> None:
         shown = loc if len(loc) <= 200 else loc[:197] + "..."
