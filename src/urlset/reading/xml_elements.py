@@ -64,7 +64,7 @@ class ElementReader:
         self.open: list[list[Any]] = []
 
     def events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
-        last = self._last_cut(events) if truncated else -1
+        last = _last_cut(self, events) if truncated else -1
         open_entries = self.open
         for i, (action, el) in enumerate(events):
             if action == "start":
@@ -84,8 +84,8 @@ class ElementReader:
                     self.status.state = DONE
                     return
                 elif depth == self.entry_depth:
-                    open_entries.append([depth, False, self._is_entry(el)])
-                elif self._nested(open_entries, depth, el):
+                    open_entries.append([depth, False, self.is_entry(el)])
+                elif _nested(self, open_entries, depth, el):
                     self._unclosed(el, open_entries[-1])
                     open_entries.append([depth, False, True])
                     if self.sink.stopped:
@@ -101,7 +101,7 @@ class ElementReader:
                     self._cut(el)
                 else:
                     self._entry(el)
-                self._drop(el)
+                _drop(el)
                 if self.sink.stopped:
                     self.status.state = DONE
                     return
@@ -109,48 +109,17 @@ class ElementReader:
                 if self.entry_depth == 3 and split_tag(el.tag)[1] == "channel":
                     continue
                 self.unknown(el)
-                self._drop(el)
+                _drop(el)
             elif depth == 1:
                 self.root_ended = True
 
     # -- an entry left open: the next entry's start ends it --
-    def _is_entry(self, el: Any) -> bool:
+    def is_entry(self, el: Any) -> bool:
         tag = el.tag
         if not isinstance(tag, str):
             return False
         ns, local = split_tag(tag)
         return local == self.entry_local and ns in self.core_ns
-
-    def _nested(self, open_entries: list[list[Any]], depth: int, el: Any) -> bool:
-        """True when ``el`` (at ``depth``) is an entry element that starts right inside an
-        open entry of a urlset or an index: ``<url><loc>a</loc> <url>...``."""
-        return (
-            bool(open_entries)
-            and depth == open_entries[-1][0] + 1
-            and open_entries[-1][2]
-            and self.status.format in ("urlset", "sitemapindex")
-            and self._is_entry(el)
-        )
-
-    def _last_cut(self, events: Sequence[tuple[str, Any]]) -> int:
-        """Index of the end event of the entry the document's end cut off (the last entry
-        end in ``events`` of an entry not already ended by a nested one), or -1."""
-        last = -1
-        depth = self.depth
-        stack = [list(row) for row in self.open]
-        for i, (action, el) in enumerate(events):
-            if action == "start":
-                depth += 1
-                if depth == self.entry_depth:
-                    stack.append([depth, False, self._is_entry(el)])
-                elif self._nested(stack, depth, el):
-                    stack[-1][1] = True
-                    stack.append([depth, False, True])
-                continue
-            if stack and stack[-1][0] == depth and not stack.pop()[1]:
-                last = i
-            depth -= 1
-        return last
 
     def _unclosed(self, el: Any, parent_row: list[Any]) -> None:
         """``el`` starts inside the open entry ``el.getparent()``: that entry ends here, with
@@ -172,16 +141,8 @@ class ElementReader:
     def _rest(self, el: Any) -> None:
         """The end of an entry a nested one ended: what follows its nested entries."""
         for child in el:
-            if isinstance(child.tag, str) and not self._is_entry(child):
+            if isinstance(child.tag, str) and not self.is_entry(child):
                 self.unknown(child)
-
-    @staticmethod
-    def _drop(el: Any) -> None:
-        el.clear()
-        parent = el.getparent()
-        if parent is not None:
-            while el.getprevious() is not None:
-                del parent[0]
 
     def _root(self, el: Any) -> None:
         tag = el.tag
@@ -375,7 +336,7 @@ class ElementReader:
         """Typed (Image, Video, News, Alternate) where urlset models the element; else raw,
         with the reason reported, so that nothing is lost on a round trip."""
         if ns == XHTML_NS and self.sink.base_url is not None:
-            self._resolve_href(el, line)
+            _resolve_href(self.sink, el, line)
         parsed = parse_element(el, _serialise)
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
@@ -383,15 +344,60 @@ class ElementReader:
             self.sink.issue("extension-order", warning, el.sourceline or line)
         return parsed.value
 
-    def _resolve_href(self, el: Any, line: int) -> None:
-        """A relative href of ``<xhtml:link>`` resolved against the document's URL, as a
-        loc is (reported): search engines and other readers take such alternates."""
-        href = el.get("href")
-        if href is None:
-            return
-        text = href.strip()
-        if not text or not relative(text):
-            return
-        uri = self.sink.resolve(text, el.sourceline or line, what="hreflang href ")
-        if uri is not None:
-            el.set("href", uri)
+
+# -- helpers of ElementReader --
+
+
+def _drop(el: Any) -> None:
+    el.clear()
+    parent = el.getparent()
+    if parent is not None:
+        while el.getprevious() is not None:
+            del parent[0]
+
+
+def _nested(reader: ElementReader, open_entries: list[list[Any]], depth: int, el: Any) -> bool:
+    """True when ``el`` (at ``depth``) is an entry element that starts right inside an
+    open entry of a urlset or an index: ``<url><loc>a</loc> <url>...``."""
+    return (
+        bool(open_entries)
+        and depth == open_entries[-1][0] + 1
+        and open_entries[-1][2]
+        and reader.status.format in ("urlset", "sitemapindex")
+        and reader.is_entry(el)
+    )
+
+
+def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
+    """Index of the end event of the entry the document's end cut off (the last entry
+    end in ``events`` of an entry not already ended by a nested one), or -1."""
+    last = -1
+    depth = reader.depth
+    stack = [list(row) for row in reader.open]
+    for i, (action, el) in enumerate(events):
+        if action == "start":
+            depth += 1
+            if depth == reader.entry_depth:
+                stack.append([depth, False, reader.is_entry(el)])
+            elif _nested(reader, stack, depth, el):
+                stack[-1][1] = True
+                stack.append([depth, False, True])
+            continue
+        if stack and stack[-1][0] == depth and not stack.pop()[1]:
+            last = i
+        depth -= 1
+    return last
+
+
+def _resolve_href(sink: Sink, el: Any, line: int) -> None:
+    """A relative href of ``<xhtml:link>`` resolved against the document's URL, as a
+    loc is (reported): search engines and other readers take such alternates."""
+    href = el.get("href")
+    if href is None:
+        return
+    text = href.strip()
+    if not text or not relative(text):
+        return
+    uri = sink.resolve(text, el.sourceline or line, what="hreflang href ")
+    if uri is not None:
+        el.set("href", uri)
