@@ -357,3 +357,12 @@ def test_the_checker_takes_dev_host_from_the_reader(monkeypatch: pytest.MonkeyPa
     doc = urlset("<url><loc>https://staging.example.org/a</loc></url>")
     hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
     assert [(i.message, i.line) for i in hits] == [("staging", 3)]
+
+
+def test_dev_hosts_behind_a_bracket_or_user_info() -> None:
+    doc = urlset(
+        "<url><loc>http://[::1]:8080/a</loc></url>",
+        "<url><loc>http://user@localhost/b</loc></url>",
+        "<url><loc>https://www.example.org/c</loc></url>",
+    )
+    assert _all_ways(doc)[1] == [("dev-host", 3), ("dev-host", 4)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from ..codes import CODES
 from ..dates import Lastmod, parse_lenient
@@ -57,6 +57,14 @@ def relative(text: str) -> bool:
     """True when ``text`` (a URL as written, stripped) names no scheme, or no host
     (``//host/path``): a relative reference, resolved against the document's URL."""
     return not SCHEME(text) or text.startswith("//")
+
+
+def _host_of(origin: str) -> str:
+    """The host of ``scheme://authority/`` (lower case already: a loc as read)."""
+    authority = origin[origin.find("//") + 2 : -1].rpartition("@")[2]
+    if authority[:1] == "[":
+        return authority[: authority.find("]") + 1]
+    return authority.partition(":")[0]
 
 
 def fast_uri(text: str) -> bool:
@@ -179,21 +187,26 @@ class Sink:
     def dev_host(self, origin: str) -> str | None:
         """The finding due for ``origin`` (``scheme://authority/`` of a loc) if its host is
         clearly not production and not yet reported, else None (and the origin is known
-        clean from then on, unless the small cache is full)."""
-        host = urlsplit(origin).hostname or ""
+        clean from then on, until the small cache is next cleared)."""
+        host = _host_of(origin)
         message = None if host in self.dev_hosts else non_production_host(host)
-        if message is None and len(self.origins) < 4096:
-            self.origins.add(origin)
+        if message is None:
+            self._known(origin)
         return message
 
     def origin(self, origin: str, line: int) -> None:
         """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
         message = self.dev_host(origin)
         if message is not None:
-            self.dev_hosts.add(urlsplit(origin).hostname or "")
-            if len(self.origins) < 4096:
-                self.origins.add(origin)
+            self.dev_hosts.add(_host_of(origin))
+            self._known(origin)
             self.issue("dev-host", message, line)
+
+    def _known(self, origin: str) -> None:
+        origins = self.origins
+        if len(origins) >= 4096:  # a file of many hosts: judged again, once per 4,096
+            origins.clear()
+        origins.add(origin)
 
     def duplicate(self, loc: str, line: int) -> None:
         shown = loc if len(loc) <= 200 else loc[:197] + "..."
