@@ -79,6 +79,10 @@ def test_corpus_file(shared: Path, manifest: dict[str, Row], name: str) -> None:
     assert result.format == expected_format
     if BAD_XML in row.flaws:
         errors = [i for i in issues if i.severity is Severity.ERROR]
+        if "leading whitespace before XML declaration" in row.flaws:
+            # the only fault: whitespace before <?xml, which search engines read; the reader
+            # removes it and warns (issue 12; it was an error)
+            errors = [i for i in issues if i.code == "leading-whitespace"]
         assert errors, "a file that is not well-formed must report an error"
         assert all(e.line >= 1 for e in errors if e.code != "too-many-errors")
         assert any(e.column >= 1 for e in errors)

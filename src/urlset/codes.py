@@ -68,9 +68,10 @@ CODES: dict[str, Code] = {
         "save the file as UTF-8 (or declare the encoding it really uses)",
     ),
     "leading-whitespace": Code(
-        E,
+        W,
         "XML declaration not at the start",
-        "remove whatever precedes <?xml (blank lines, spaces); strict XML parsers reject it",
+        "remove whatever precedes <?xml (blank lines, spaces, a second byte order mark); "
+        "strict XML parsers reject it, search engines read it",
     ),
     "junk-before-root": Code(
         E,
@@ -85,6 +86,12 @@ CODES: dict[str, Code] = {
         E,
         "last entry cut off",
         "the document ends inside this entry, so it was not passed on as if whole",
+    ),
+    "nested-entry": Code(
+        E,
+        "entry inside an entry",
+        "close each <url> (or <sitemap>) before the next one starts; the open entry was "
+        "ended where the next one starts, and both were read",
     ),
     "gzip-truncated": Code(
         E, "gzip stream cut off", "the compressed file is incomplete; entries read so far were kept"
@@ -189,6 +196,12 @@ CODES: dict[str, Code] = {
         W, "priority out of range", "use a number from 0.0 to 1.0; the value was dropped"
     ),
     "duplicate-loc": Code(W, "duplicate URL", "list each URL once per sitemap"),
+    "dev-host": Code(
+        W,
+        "development, local or preview host",
+        "the URL names a host that is not the public site (localhost, .local, .test, a private "
+        "address, a deploy preview); set the site's public URL in the generator",
+    ),
     "unknown-element": Code(
         W,
         "unknown element",

@@ -22,7 +22,7 @@ from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
-from ..urls import Scope, non_production_host, placeholder_host
+from ..urls import Scope, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues
 from .positions import lines_of_refs, place_entries
@@ -71,6 +71,9 @@ class _Hosts:
         self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
         self.first_host: str | None = None
         self.prefix = "" if scope is None else scope.prefix
+        # the reader's dev-host finding, which comes right before the first entry on
+        # that host: the checker counts the host's URLs under it instead of judging again
+        self.dev_host: str | None = None
 
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
@@ -96,7 +99,7 @@ class _Hosts:
     def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
         host = rules.host_of(loc)
         out: list[tuple[str, str]] = []
-        message = non_production_host(host)
+        message, self.dev_host = self.dev_host, None
         if message is not None:
             out.append(("dev-host", message))
         message = placeholder_host(host)
@@ -215,7 +218,11 @@ def _check_entries(
     for event in read:
         kind = type(event)
         if kind is Issue:
-            reader_issues.append(event)  # type: ignore[arg-type]
+            issue = cast(Issue, event)
+            if issue.code == "dev-host":  # the checker reports it per host, URLs counted
+                hosts.dev_host = issue.message
+            else:
+                reader_issues.append(issue)
             continue
         if kind is SitemapRef:
             hosts.index = True

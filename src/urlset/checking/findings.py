@@ -77,6 +77,7 @@ _SUPERSEDED = {
     "invalid-url": ("url-too-long",),
     "not-well-formed": ("unescaped-ampersand",),
     "unknown-element": ("unknown-sitemap-element", "misplaced-element", "element-order"),
+    "nested-entry": ("misplaced-element",),
     "relative-url": ("text-not-url", "text-header-line"),
 }
 # reader codes the profile-aware limit rules replace

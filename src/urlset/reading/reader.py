@@ -172,7 +172,14 @@ class SitemapReader:
             body.close()
 
     def _gzip_error(self, exc: GzipError) -> None:
+        """Damaged gzip data: what came before the damage is read as the whole document
+        (closed as if it ended there), with the error."""
         self._sink.issue(exc.code, str(exc))
+        if self._body is not None or self._head:
+            self._plain(b"", final=True)
+        body = self._body
+        if body is not None and not self._done:
+            body.close()
         if self._sink.count == 0 and self.format is None:
             self._sink.fatal = True
         self._stop()

@@ -20,7 +20,7 @@ from ..errors import InvalidValue
 from ..extensions.rules import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
-from ..urls import PLAIN_HOST, to_uri
+from ..urls import PLAIN_HOST, non_production_host, to_uri
 
 Event = Url | SitemapRef | Issue
 
@@ -36,8 +36,10 @@ MAX_ISSUES_PER_CODE = 1000
 # A URL this matches is already what urls.to_uri returns for it: a strict subset of
 # urls.is_plain_uri (the same host rule; no quote, no dot segment, '%' only in an escape other
 # than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
-# inclusion. urls.PLAIN_HOST, and a port of 1-9999 other than the defaults (which WHATWG drops)
-HOST = PLAIN_HOST + r"(?::(?!80/|443/)[1-9][0-9]{0,3})?"
+# inclusion. urls.PLAIN_HOST, and a port of 1-65535 without leading zeros, other than the
+# defaults (which WHATWG drops). Every pattern using HOST has a '/' right after it.
+PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+HOST = PLAIN_HOST + rf"(?::(?!80/|443/){PORT})?"
 ESCAPE = r"%(?!2[eE])[0-9A-Fa-f]{2}"
 _FAST_URI = re.compile(rf"https?://{HOST}/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|{ESCAPE})*").fullmatch
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
@@ -47,6 +49,22 @@ _FAST_DATETIME = re.compile(
 ).fullmatch
 _FAST_PRIORITY = re.compile(r"0(?:\.\d{1,4})?|1(?:\.0{1,4})?").fullmatch
 CHANGEFREQ: dict[str | None, ChangeFreq | None] = {c.value: c for c in ChangeFreq}
+# a datetime whose only letters are a lower-case 't' or 'z' (read as upper case, reported)
+_LOWER_TZ = re.compile(r"[0-9\-]+[tT][0-9:.]+(?:[zZ]|[+\-][0-9:]+)?").fullmatch
+
+
+def relative(text: str) -> bool:
+    """True when ``text`` (a URL as written, stripped) names no scheme, or no host
+    (``//host/path``): a relative reference, resolved against the document's URL."""
+    return not SCHEME(text) or text.startswith("//")
+
+
+def _host_of(origin: str) -> str:
+    """The host of ``scheme://authority/`` (lower case already: a loc as read)."""
+    authority = origin[origin.find("//") + 2 : -1].rpartition("@")[2]
+    if authority[:1] == "[":
+        return authority[: authority.find("]") + 1]
+    return authority.partition(":")[0]
 
 
 def fast_uri(text: str) -> bool:
@@ -89,6 +107,10 @@ class Sink:
         # the entry count at which the slow bookkeeping in ``counted`` must run
         self.next_check = MAX_URLS_PER_SITEMAP
         self.stopped = False
+        # origins (scheme://authority/) whose host was judged, hosts reported as not
+        # production (each once per document)
+        self.origins: set[str] = set()
+        self.dev_hosts: set[str] = set()
         self.per_code: dict[str, int] = {}
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
@@ -149,13 +171,42 @@ class Sink:
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
-        h = hash(entry[0]) & HASH_MASK
+        loc = entry[0]
+        h = hash(loc) & HASH_MASK
         if h in self.seen:
-            self.duplicate(entry[0], line)
+            self.duplicate(loc, line)
         else:
             self.seen.add(h)
+        end = loc.find("/", 8)
+        if loc[: end + 1] not in self.origins:
+            self.origin(loc[: end + 1], line)
         self.out.append(entry)
         return True
+
+    # -- hosts: a development or preview host is reported once, at its first entry --
+    def dev_host(self, origin: str) -> str | None:
+        """The finding due for ``origin`` (``scheme://authority/`` of a loc) if its host is
+        clearly not production and not yet reported, else None (and the origin is known
+        clean from then on, until the small cache is next cleared)."""
+        host = _host_of(origin)
+        message = None if host in self.dev_hosts else non_production_host(host)
+        if message is None:
+            self._known(origin)
+        return message
+
+    def origin(self, origin: str, line: int) -> None:
+        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
+        message = self.dev_host(origin)
+        if message is not None:
+            self.dev_hosts.add(_host_of(origin))
+            self._known(origin)
+            self.issue("dev-host", message, line)
+
+    def _known(self, origin: str) -> None:
+        origins = self.origins
+        if len(origins) >= 4096:  # a file of many hosts: judged again, once per 4,096
+            origins.clear()
+        origins.add(origin)
 
     def duplicate(self, loc: str, line: int) -> None:
         shown = loc if len(loc) <= 200 else loc[:197] + "..."
@@ -168,6 +219,17 @@ class Sink:
         if not text:
             self.issue("missing-loc", "empty <loc>", line, column)
             return None
+        if "\ufffd" in text:
+            # what the parser made of bytes that are not UTF-8: a URL made of it would be
+            # invented (%EF%BF%BD), so the entry is skipped
+            shown = text if len(text) <= 200 else text[:197] + "..."
+            self.issue(
+                "invalid-url",
+                f"{shown!r} holds bytes that are not UTF-8 (shown as U+FFFD); skipped",
+                line,
+                column,
+            )
+            return None
         try:
             uri = to_uri(text)
         except InvalidValue as exc:
@@ -178,23 +240,30 @@ class Sink:
                 self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
             return uri
         shown = text if len(text) <= 200 else text[:197] + "..."
-        if not SCHEME(text) or text.startswith("//"):
+        if relative(text):
             if self.base_url is None:
                 self.issue(
                     "relative-url", f"{shown!r} is not absolute (no base URL given)", line, column
                 )
                 return None
-            try:
-                uri = to_uri(urljoin(self.base_url, text))
-            except (InvalidValue, ValueError) as exc2:
-                self.issue(
-                    "invalid-url", f"{shown!r} resolves to no valid URL: {exc2}", line, column
-                )
-                return None
-            self.issue("resolved-url", f"{shown!r} resolved to {uri}", line, column)
-            return uri
+            return self.resolve(text, line, column)
         self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
         return None
+
+    def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
+        """``text``, a relative URL, resolved against ``base_url`` (reported), or None with
+        the reason reported; ``what`` names the value when it is not a loc."""
+        assert self.base_url is not None
+        shown = text if len(text) <= 200 else text[:197] + "..."
+        try:
+            uri = to_uri(urljoin(self.base_url, text))
+        except (InvalidValue, ValueError) as exc:
+            self.issue(
+                "invalid-url", f"{what}{shown!r} resolves to no valid URL: {exc}", line, column
+            )
+            return None
+        self.issue("resolved-url", f"{what}{shown!r} resolved to {uri}", line, column)
+        return uri
 
     def lastmod(self, text: str, line: int) -> Lastmod | None:
         value = fast_lastmod(text)
@@ -204,6 +273,11 @@ class Sink:
             self.issue("invalid-lastmod", "empty <lastmod>", line)
             return None
         value, problem = parse_lenient(text)
+        if value is None and _LOWER_TZ(text):
+            # '2024-01-02t03:04:05z': search engines read it as written in upper case
+            value, upper = parse_lenient(text.upper())
+            if value is not None:
+                problem = "lower-case 't' or 'z'" + ("" if upper is None else f"; {upper}")
         if value is None:
             self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
         elif problem is not None:

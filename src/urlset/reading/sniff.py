@@ -14,10 +14,13 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
 # decompressed output is produced in pieces of at most this size, so that a gzip bomb is
 # stopped by the size limit after one piece, never after inflating everything
 GZIP_PIECE = 262_144
 SNIFF_WINDOW = 65_536
+# compressed bytes between two copies of the gzip decoder's state (see Gunzip)
+CHECKPOINT = 65_536
 
 
 class GzipError(Exception):
@@ -29,13 +32,26 @@ class GzipError(Exception):
 
 
 class Gunzip:
-    """Incremental gzip decoder (multi-member streams too) with bounded output pieces."""
+    """Incremental gzip decoder (multi-member streams too) with bounded output pieces.
+
+    Damage gives the same output however the stream is chunked: zlib drops the output of
+    the call that finds it, so the decoder keeps a copy of its state every CHECKPOINT
+    compressed bytes and, on an error, decodes again from there up to the damaged byte
+    (``_salvage``): the output before the damage, then GzipError.
+    """
 
     def __init__(self) -> None:
         self._d = zlib.decompressobj(31)
         self._tail = b""
         self._started = False
         self.trailing = False
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        # the decoder as it is now, the compressed bytes it consumed since, the output since
+        self._mark = self._d.copy()
+        self._since = bytearray()
+        self._given = 0
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         if self._tail:
@@ -53,14 +69,51 @@ class Gunzip:
                         self.trailing = True
                     return
                 self._d = d = zlib.decompressobj(31)
+                self._checkpoint()
             self._started = True
             try:
                 piece = d.decompress(data, GZIP_PIECE)
             except zlib.error as exc:
+                piece = self._salvage(data)
+                if piece:
+                    yield piece
                 raise GzipError("gzip-corrupt", f"gzip data is corrupt: {exc}") from None
+            rest = d.unused_data if d.eof else d.unconsumed_tail
+            self._since += data[: len(data) - len(rest)]
+            self._given += len(piece)
+            if len(self._since) >= CHECKPOINT:
+                self._checkpoint()
             if piece:
                 yield piece
-            data = d.unused_data if d.eof else d.unconsumed_tail
+            data = rest
+
+    def _salvage(self, data: bytes) -> bytes:
+        """The output before the damage that made the decoder fail on ``data``, past what
+        was given already: the bytes since the checkpoint decoded again, a block and then a
+        byte at a time, up to the byte zlib refuses."""
+        d = self._mark.copy()
+        todo = bytes(self._since) + data
+        skip = self._given
+        out = bytearray()
+        pos = 0
+        step = 4096
+        while pos < len(todo) and len(out) <= GZIP_PIECE and not d.eof:
+            trial = d.copy()
+            try:
+                got = trial.decompress(todo[pos : pos + step])
+            except zlib.error:
+                if step == 1:
+                    break
+                step = 1  # the damage is in this block: go on a byte at a time
+                continue
+            d = trial
+            pos += step
+            if skip:
+                cut = min(skip, len(got))
+                skip -= cut
+                got = got[cut:]
+            out += got
+        return bytes(out[:GZIP_PIECE])
 
     @property
     def complete(self) -> bool:
@@ -87,10 +140,15 @@ def sniff(head: bytes, final: bool) -> Sniffed | None:
         b"\x00<\x00?",
     ):
         return Sniffed("utf16")
-    pos = 3 if head[:3] == b"\xef\xbb\xbf" else 0
     n = len(head)
-    while pos < n and head[pos] in b" \t\r\n":
-        pos += 1
+    pos = 0
+    while pos < n:  # whitespace, and byte order marks in it (the prolog reports them)
+        if head[pos] in b" \t\r\n":
+            pos += 1
+        elif head.startswith(BOM, pos):
+            pos += 3
+        else:
+            break
     if pos >= n:
         if final or n > SNIFF_WINDOW:
             return Sniffed("empty" if final else "unknown", reason="only whitespace")

@@ -19,11 +19,13 @@ from ..dates import Lastmod
 from ..extensions import parse_element
 from ..extensions.rules import INVALID_CODES
 from ..model import ChangeFreq, SitemapRef, Url
-from .sink import Sink
+from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
 
 _V = TypeVar("_V")
+
+XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 # root element -> (format, entry element, depth of the entries)
 _FORMATS = {
@@ -58,26 +60,21 @@ class ElementReader:
         self.core_ns: frozenset[str] = frozenset()
         self.root_ended = False
         self.root_local = ""
+        # the entries open now: [depth, ended by a nested entry, is an entry element]
+        self.open: list[list[Any]] = []
 
     def events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
-        last = -1
-        if truncated:
-            depth = self.depth
-            for i, (action, _el) in enumerate(events):
-                if action == "start":
-                    depth += 1
-                else:
-                    if depth == self.entry_depth:
-                        last = i
-                    depth -= 1
+        last = _last_cut(self, events) if truncated else -1
+        open_entries = self.open
         for i, (action, el) in enumerate(events):
             if action == "start":
                 self.depth += 1
-                if self.depth == 1:
+                depth = self.depth
+                if depth == 1:
                     self._root(el)
                     if self.status.state == DONE:
                         return
-                elif self.depth > self.max_depth:
+                elif depth > self.max_depth:
                     self.sink.issue(
                         "depth-limit",
                         f"elements nest deeper than {self.max_depth} levels (ReadLimits.max_depth)",
@@ -86,15 +83,25 @@ class ElementReader:
                     self.sink.fatal = self.sink.fatal or self.sink.count == 0
                     self.status.state = DONE
                     return
+                elif depth == self.entry_depth:
+                    open_entries.append([depth, False, self.is_entry(el)])
+                elif _nested(self, open_entries, depth, el):
+                    self._unclosed(el, open_entries[-1])
+                    open_entries.append([depth, False, True])
+                    if self.sink.stopped:
+                        self.status.state = DONE
+                        return
                 continue
             depth = self.depth
             self.depth -= 1
-            if depth == self.entry_depth:
-                if i == last:
+            if open_entries and open_entries[-1][0] == depth:
+                if open_entries.pop()[1]:
+                    self._rest(el)
+                elif i == last:
                     self._cut(el)
                 else:
                     self._entry(el)
-                self._drop(el)
+                _drop(el)
                 if self.sink.stopped:
                     self.status.state = DONE
                     return
@@ -102,17 +109,40 @@ class ElementReader:
                 if self.entry_depth == 3 and split_tag(el.tag)[1] == "channel":
                     continue
                 self.unknown(el)
-                self._drop(el)
+                _drop(el)
             elif depth == 1:
                 self.root_ended = True
 
-    @staticmethod
-    def _drop(el: Any) -> None:
-        el.clear()
+    # -- an entry left open: the next entry's start ends it --
+    def is_entry(self, el: Any) -> bool:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return False
+        ns, local = split_tag(tag)
+        return local == self.entry_local and ns in self.core_ns
+
+    def _unclosed(self, el: Any, parent_row: list[Any]) -> None:
+        """``el`` starts inside the open entry ``el.getparent()``: that entry ends here, with
+        the children before ``el`` (once: later siblings of ``el`` are entries of their own)."""
+        if parent_row[1]:
+            return
+        parent_row[1] = True
         parent = el.getparent()
-        if parent is not None:
-            while el.getprevious() is not None:
-                del parent[0]
+        line = el.sourceline or 0
+        name = self.entry_local
+        self.sink.issue(
+            "nested-entry",
+            f"<{name}> starts inside the <{name}> of line {parent.sourceline or 0}, "
+            "which was not closed before it; that one ends here",
+            line,
+        )
+        self._entry(parent, stop=el)
+
+    def _rest(self, el: Any) -> None:
+        """The end of an entry a nested one ended: what follows its nested entries."""
+        for child in el:
+            if isinstance(child.tag, str) and not self.is_entry(child):
+                self.unknown(child)
 
     def _root(self, el: Any) -> None:
         tag = el.tag
@@ -199,7 +229,8 @@ class ElementReader:
             el.sourceline or 0,
         )
 
-    def _entry(self, el: Any) -> None:
+    def _entry(self, el: Any, stop: Any = None) -> None:
+        """Pass on the entry ``el`` (its children before ``stop``, if given)."""
         tag = el.tag
         if not isinstance(tag, str):
             return
@@ -210,13 +241,13 @@ class ElementReader:
             return
         line = el.sourceline or 0
         if fmt == "urlset" or fmt == "sitemapindex":
-            self._sitemap_entry(el, line, fmt == "sitemapindex")
+            self._sitemap_entry(el, line, fmt == "sitemapindex", stop)
         elif fmt == "rss":
             rss_entry(el, line, self.sink, self.text)
         else:
             atom_entry(el, line, self.sink, self.text)
 
-    def _sitemap_entry(self, el: Any, line: int, index: bool) -> None:
+    def _sitemap_entry(self, el: Any, line: int, index: bool, stop: Any = None) -> None:
         sink = self.sink
         core = self.core_ns
         loc: str | None = None
@@ -237,6 +268,8 @@ class ElementReader:
             )
 
         for child in el:
+            if child is stop:
+                break
             ctag = child.tag
             if not isinstance(ctag, str):
                 continue
@@ -302,9 +335,69 @@ class ElementReader:
     def _extension(self, el: Any, ns: str, line: int) -> Any:
         """Typed (Image, Video, News, Alternate) where urlset models the element; else raw,
         with the reason reported, so that nothing is lost on a round trip."""
+        if ns == XHTML_NS and self.sink.base_url is not None:
+            _resolve_href(self.sink, el, line)
         parsed = parse_element(el, _serialise)
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
         for warning in parsed.warnings:
             self.sink.issue("extension-order", warning, el.sourceline or line)
         return parsed.value
+
+
+# -- helpers of ElementReader --
+
+
+def _drop(el: Any) -> None:
+    el.clear()
+    parent = el.getparent()
+    if parent is not None:
+        while el.getprevious() is not None:
+            del parent[0]
+
+
+def _nested(reader: ElementReader, open_entries: list[list[Any]], depth: int, el: Any) -> bool:
+    """True when ``el`` (at ``depth``) is an entry element that starts right inside an
+    open entry of a urlset or an index: ``<url><loc>a</loc> <url>...``."""
+    return (
+        bool(open_entries)
+        and depth == open_entries[-1][0] + 1
+        and open_entries[-1][2]
+        and reader.status.format in ("urlset", "sitemapindex")
+        and reader.is_entry(el)
+    )
+
+
+def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
+    """Index of the end event of the entry the document's end cut off (the last entry
+    end in ``events`` of an entry not already ended by a nested one), or -1."""
+    last = -1
+    depth = reader.depth
+    stack = [list(row) for row in reader.open]
+    for i, (action, el) in enumerate(events):
+        if action == "start":
+            depth += 1
+            if depth == reader.entry_depth:
+                stack.append([depth, False, reader.is_entry(el)])
+            elif _nested(reader, stack, depth, el):
+                stack[-1][1] = True
+                stack.append([depth, False, True])
+            continue
+        if stack and stack[-1][0] == depth and not stack.pop()[1]:
+            last = i
+        depth -= 1
+    return last
+
+
+def _resolve_href(sink: Sink, el: Any, line: int) -> None:
+    """A relative href of ``<xhtml:link>`` resolved against the document's URL, as a
+    loc is (reported): search engines and other readers take such alternates."""
+    href = el.get("href")
+    if href is None:
+        return
+    text = href.strip()
+    if not text or not relative(text):
+        return
+    uri = sink.resolve(text, el.sourceline or line, what="hreflang href ")
+    if uri is not None:
+        el.set("href", uri)

@@ -22,6 +22,8 @@ STOPPED = "stopped"  # a DOCTYPE: reading stops (the issue is reported)
 
 PROLOG_CAP = 65_536
 _WS = re.compile(rb"[ \t\r\n]+")
+_BOM = b"\xef\xbb\xbf"
+_WS_BOM = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)+")
 _START_TAG = re.compile(
     rb"<([A-Za-z_][^\s/>]*)((?:[ \t\r\n]+[^\s=/>]+[ \t\r\n]*=[ \t\r\n]*"
     rb"(?:\"[^\"<]*\"|'[^'<]*'))*)[ \t\r\n]*(/?)>"
@@ -104,19 +106,24 @@ class Prolog:
 
     def _leading_space(self, buf: bytearray, pos: int, final: bool) -> bool:
         """Whitespace before <?xml: libxml2 recovers from it but then drops entity
-        references such as &amp; from the text, so it is removed here and reported. False
-        when more bytes are needed to tell."""
-        space = _WS.match(buf, pos)
+        references such as &amp; from the text, so it is removed here and reported (a
+        warning: search engines read such files). So is a byte order mark after the first
+        byte, before the root, which libxml2 would take for text. False when more bytes are
+        needed to tell."""
+        space = _WS_BOM.match(buf, pos)
         if space is None:
             return True
         end = space.end()
         if len(buf) < end + 5 and not final:
             return False
-        if buf.startswith(b"<?xml", end):
+        bom = _BOM in buf[pos:end]
+        if buf.startswith(b"<?xml", end) or bom:
             line, column = _position(buf, end)
+            what = "whitespace and a byte order mark" if bom else "whitespace"
+            where = "the XML declaration" if buf.startswith(b"<?xml", end) else "the root"
             self.sink.issue(
                 "leading-whitespace",
-                "whitespace before the XML declaration (removed)",
+                f"{what} before {where} (removed)",
                 line,
                 column,
             )

@@ -65,6 +65,7 @@ _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\'
 _LOCS = re.compile(rf"(?:{_URI}\n)*{_URI}").fullmatch
 _LOC = re.compile(_URI).fullmatch
 _ORIGIN = re.compile(rf"https?://{HOST}/").match
+_ORIGINS = re.compile(r"^https?://[^/\n]*/", re.M).findall  # of locs _LOCS matched
 # what a run of _LOC texts joined by line breaks may contain, and the '%' that starts no
 # escape (or one of a dot, which WHATWG reads as a dot segment)
 _LOC_BYTES = (string.ascii_letters + string.digits + "-._~!$()*+,;=:@/?&%\n").encode()
@@ -72,26 +73,33 @@ _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
 
 
 def _plain_locs(locs: list[str], joined: str) -> bool:
-    """True when every loc text in ``locs`` (``joined`` by line breaks) matches _LOC.
+    """True when every loc text in ``locs`` (``joined`` by line breaks) matches _LOC."""
+    return _loc_origin(locs, joined) is not None
+
+
+def _loc_origin(locs: list[str], joined: str) -> str | None:
+    """The origin (``scheme://authority/``) every loc text in ``locs`` (``joined`` by line
+    breaks) starts with when each matches _LOC, "" when they match on several origins,
+    None when one does not match.
 
     Cheap when the locs share one origin, as in nearly every sitemap: the origin is matched
     once, then string counts and one byte translation stand for the pattern.
     """
     n = len(locs)
     if joined.count("\n") != n - 1 or not joined.isascii():
-        return False
+        return None
     if joined.encode().translate(None, _LOC_BYTES):
-        return False
+        return None
     if "&" in joined and joined.count("&") != joined.count("&amp;"):
-        return False
+        return None
     if "%" in joined and _BAD_ESCAPE(joined):
-        return False
+        return None
     origin = _ORIGIN(joined)
     if origin is None:
-        return False
+        return None
     if joined.count("\n" + origin[0]) == n - 1:
-        return True
-    return _LOCS(joined) is not None
+        return origin[0]
+    return "" if _LOCS(joined) is not None else None
 
 
 class _Table(dict[str | None, Any]):
@@ -250,6 +258,13 @@ class RecordReader:
                 r = s
                 window = min(total, window * 2)
 
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the records of ``text`` lie, for the line of one (``_line_of`` from its
+        start): the bulk path does not need them, a finding does."""
+        self.lpos = 0
+        self.lline = self.line
+        return [m.span() for m in _RECORD.finditer(text)]
+
     def _line_of(self, text: str, offset: int) -> int:
         """Line of ``offset`` in ``text`` (offsets asked in increasing order per text)."""
         self.lline += text.count("\n", self.lpos, offset)
@@ -313,8 +328,16 @@ class RecordReader:
         stop = 5 * b
         locs = parts[first + 1 : stop : 5]
         joined = "\n".join(locs)  # type: ignore[arg-type]
-        if not _plain_locs(locs, joined):  # type: ignore[arg-type]
+        origin = _loc_origin(locs, joined)  # type: ignore[arg-type]
+        if origin is None:
             return self._fast_records(parts, a, b, text, spans)
+        # the hosts of the block, judged once per origin; a finding due sends the block to
+        # the record loop, which reports it at its first entry
+        known = sink.origins
+        if origin not in known:
+            for new in [origin] if origin else set(_ORIGINS(joined)) - known:
+                if sink.dev_host(new) is not None:
+                    return self._fast_records(parts, a, b, text, spans)
         if "&" in joined:
             locs = list(map(str.replace, locs, repeat("&amp;"), repeat("&")))  # type: ignore[arg-type]
         if "/." in joined or max(map(len, locs)) > MAX_LOC_LENGTH:  # type: ignore[arg-type]
@@ -373,6 +396,8 @@ class RecordReader:
         done = 0
         count = sink.count
         check = sink.next_check
+        origins = sink.origins
+        origin = "\n"  # no loc starts with it
         for loc, lastmod, changefreq, priority in zip(
             parts[first + 1 : stop : 5],
             parts[first + 2 : stop : 5],
@@ -406,14 +431,18 @@ class RecordReader:
                 per_code = sink.per_code
                 if per_code.get("duplicate-loc", 0) < MAX_ISSUES_PER_CODE:
                     if spans is None:
-                        spans = [m.span() for m in _RECORD.finditer(text)]
-                        self.lpos = 0
-                        self.lline = self.line
+                        spans = self._spans(text)
                     sink.duplicate(loc, self._line_of(text, spans[a + done][0]))
                 else:
                     per_code["duplicate-loc"] += 1
             else:
                 seen.add(h)
+            if not loc.startswith(origin):
+                origin = loc[: loc.find("/", 8) + 1]
+                if origin not in origins:
+                    if spans is None:
+                        spans = self._spans(text)
+                    sink.origin(origin, self._line_of(text, spans[a + done][0]))
             out.append(new(url, (loc, lm, cf, pr, no_extensions)))
             done += 1
         sink.count = count
