@@ -77,7 +77,10 @@ def test_without_sitemap_lines_the_line_is_appended_and_no_final_newline_stays_s
     data = b"User-agent: *\nDisallow: /private"
     out = edit_sitemaps(data, ["https://a.example/sitemap.xml"]).data
     assert out == b"User-agent: *\nDisallow: /private\nSitemap: https://a.example/sitemap.xml"
-    assert edit_sitemaps(b"", ["https://a.example/s.xml"]).data == b"Sitemap: https://a.example/s.xml\n"
+    assert (
+        edit_sitemaps(b"", ["https://a.example/s.xml"]).data
+        == b"Sitemap: https://a.example/s.xml\n"
+    )
     assert edit_sitemaps(b"\xef\xbb\xbf", ["https://a.example/s.xml"]).data == (
         b"\xef\xbb\xbfSitemap: https://a.example/s.xml\n"
     )
@@ -184,7 +187,9 @@ def test_the_file_is_replaced_atomically_keeping_its_mode(tmp_path: Path) -> Non
     os.chmod(path, 0o640)
     edit = update_robots_file(path, ["https://a.example/sitemap.xml"])
     assert edit.changed
-    assert path.read_bytes() == b"User-agent: *\nDisallow:\nSitemap: https://a.example/sitemap.xml\n"
+    assert (
+        path.read_bytes() == b"User-agent: *\nDisallow:\nSitemap: https://a.example/sitemap.xml\n"
+    )
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["robots.txt"]  # no temporary left
     inode = path.stat().st_ino
@@ -223,7 +228,15 @@ def test_cli_adds_removes_and_reports(tmp_path: Path) -> None:
     path.write_bytes(b"User-agent: *\r\nDisallow: /tmp/\r\n")
     runner = CliRunner()
     result = runner.invoke(
-        main, ["robots", str(path), "--sitemap", "https://a.example/s1.xml", "--sitemap", "https://a.example/s2.xml"]
+        main,
+        [
+            "robots",
+            str(path),
+            "--sitemap",
+            "https://a.example/s1.xml",
+            "--sitemap",
+            "https://a.example/s2.xml",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "added    Sitemap: https://a.example/s1.xml" in result.output
@@ -243,4 +256,7 @@ def test_cli_usage_errors_exit_2(tmp_path: Path) -> None:
     path = str(tmp_path / "robots.txt")
     assert runner.invoke(main, ["robots", path]).exit_code == 2
     assert runner.invoke(main, ["robots", path, "--check", "--sitemap", NEW]).exit_code == 2
-    assert runner.invoke(main, ["robots", "https://a.example/robots.txt", "--sitemap", NEW]).exit_code == 2
+    assert (
+        runner.invoke(main, ["robots", "https://a.example/robots.txt", "--sitemap", NEW]).exit_code
+        == 2
+    )

@@ -173,5 +173,9 @@ def edit_sitemaps(
 
 
 def _common_ending(lines: Sequence[Line]) -> bytes:
+    """The file's usual line ending; a lone CR only in a file with no LF at all, since a CR
+    written before a blank LF line would read as one CRLF and swallow that line."""
     counts = Counter(line.ending for line in lines if line.ending)
-    return counts.most_common(1)[0][0] if counts else b"\n"
+    if counts[b"\r\n"] or counts[b"\n"]:
+        return b"\r\n" if counts[b"\r\n"] > counts[b"\n"] else b"\n"
+    return b"\r" if counts[b"\r"] else b"\n"
