@@ -6,9 +6,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from announce_support import Endpoints, Reply
 from click.testing import CliRunner
 
+from announce_support import Endpoints, Reply
 from urlset.announce import ping_request, ping_sitemap_sync
 from urlset.announce.http import announce_options
 from urlset.cli import main
