@@ -80,10 +80,11 @@ class RobotsCheck:
         self.user_agent = user_agent
         self.issues: list[Issue] = []
         self.tallies: dict[str, Tally] = {}
-        self.rules: dict[str, Any] = {}  # host -> protego rules (None: no robots.txt there)
+        # origin (scheme://host:port/) -> protego rules (None: no robots.txt there)
+        self.rules: dict[str, Any] = {}
         self.site = None if robots_url is None else _site(robots_url)
         if self.site is not None:
-            self.rules[self.site.host] = parse_rules(body)
+            self.rules[self.site.prefix] = parse_rules(body)
 
     def _issue(
         self, code: str, severity: Severity, message: str, line: int = 0, hint: str = ""
@@ -151,26 +152,26 @@ class RobotsCheck:
             return None
 
     def hosts_to_read(self) -> list[str]:
-        """robots.txt URLs of the other hosts the listed sitemaps are on."""
-        seen = {self.site.host} if self.site is not None else set()
+        """robots.txt URLs of the other origins the listed sitemaps are on."""
+        seen = {self.site.prefix} if self.site is not None else set()
         out = []
         for url in self.tallies:
-            site = _site(url)
-            if site.host not in seen:
-                seen.add(site.host)
-                out.append(site.prefix + "robots.txt")
+            origin = _site(url).prefix
+            if origin not in seen:
+                seen.add(origin)
+                out.append(origin + "robots.txt")
         return out
 
     def add_rules(self, robots_url: str, body: bytes | None) -> None:
-        """The robots.txt of another host (None: it has none, or it could not be read)."""
-        self.rules[_site(robots_url).host] = None if body is None else parse_rules(body)
+        """The robots.txt of another origin (None: it has none, or it could not be read)."""
+        self.rules[_site(robots_url).prefix] = None if body is None else parse_rules(body)
 
     def allowed(self, url: str) -> bool | None:
         """Whether the user agent may fetch ``url`` (None: that host's rules are unknown)."""
-        host = _site(url).host
-        if host not in self.rules:
+        origin = _site(url).prefix
+        if origin not in self.rules:
             return None
-        rules = self.rules[host]
+        rules = self.rules[origin]
         return True if rules is None else bool(rules.can_fetch(url, self.user_agent))
 
     # -- what the fetcher read
