@@ -39,7 +39,9 @@ def _robots(a: str, b: str) -> bytes:
 def _serve(site: LoopbackServer, other: LoopbackServer) -> None:
     a, b = site.base, other.base
     site.add("/robots.txt", _robots(a, b), "text/plain")
-    site.add("/sitemap.xml", sitemapindex([f"{a}/s1.xml", f"{a}/sitemaps/hidden.xml"]))
+    # an index may not list a sitemap of another site (localhost is another host name)
+    elsewhere = f"http://localhost:{site.port}/child.xml"
+    site.add("/sitemap.xml", sitemapindex([f"{a}/s1.xml", f"{a}/sitemaps/hidden.xml", elsewhere]))
     site.add("/s1.xml", urlset([f"{a}/ok/1", f"{a}/private/1", f"{a}/private/2", f"{a}/ok/2"]))
     site.add("/sitemaps/hidden.xml", urlset([f"{a}/ok/3"]))
     # on the other site (another port: another origin), URLs of the first: cross-submission
@@ -57,6 +59,7 @@ def test_every_rule_over_http(two_sites: tuple[LoopbackServer, LoopbackServer]) 
     assert report.robots_url == site.url("/robots.txt")
     assert _codes(report) == [
         ("cross-submission", 7),
+        ("index-other-site", 5),
         ("robots-duplicate-sitemap", 9),
         ("robots-sitemap-relative", 6),
         ("sitemap-disallowed", 5),

@@ -16,6 +16,8 @@ and a summary per ``Sitemap:`` line. The rules:
   owns the host); such a sitemap on another host is noted as ``cross-submission``.
 - ``url-blocked``: URLs a sitemap lists that robots.txt disallows for the user agent, counted
   with the first examples (Search Console: "Submitted URL blocked by robots.txt").
+- ``index-other-site``: "A Sitemap index file can only specify Sitemaps that are found on the
+  same site as the Sitemap index file" (such children are not read).
 - ``robots-duplicate-sitemap``: the same sitemap named twice.
 """
 
@@ -198,9 +200,23 @@ class RobotsCheck:
                 if len(tally.blocked_examples) < EXAMPLES:
                     tally.blocked_examples.append(loc)
 
-    def sitemap_done(self, listed: str, files: Iterable[tuple[str, bool, str | None]]) -> None:
-        """The files read for a listed sitemap: (URL, read, why not) each, the index first."""
+    def sitemap_done(
+        self,
+        listed: str,
+        files: Iterable[tuple[str, bool, str | None]],
+        elsewhere: Iterable[str] = (),
+    ) -> None:
+        """The files read for a listed sitemap: (URL, read, why not) each, the index first;
+        ``elsewhere``: why each index child on another site was not read."""
         tally = self.tallies[listed]
+        for reason in elsewhere:
+            self._issue(
+                "index-other-site",
+                Severity.ERROR,
+                f"{reason}; not read",
+                tally.line,
+                "move the sitemap to the index's site, or name it in robots.txt itself",
+            )
         for url, ok, why in files:
             if ok:
                 tally.sitemaps_read += 1

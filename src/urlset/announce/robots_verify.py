@@ -18,6 +18,7 @@ import aiohttp
 
 from ..errors import InvalidValue
 from ..fetching.discovery import (
+    CROSS_HOST_SITEMAP,
     DiscoveryOptions,
     FetchRequest,
     FetchResponse,
@@ -173,7 +174,10 @@ async def _read_sitemap(
             continue
         errors = [i.message for i in node.issues if i.severity is Severity.ERROR]
         files.append((node.url, node.ok, errors[0] if errors else None))
-    check.sitemap_done(url, files)
+    elsewhere = [
+        i.message for node in result.nodes() for i in node.issues if i.code == CROSS_HOST_SITEMAP
+    ]
+    check.sitemap_done(url, files, elsewhere)
 
 
 def check_robots_sync(
