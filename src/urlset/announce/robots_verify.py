@@ -113,6 +113,15 @@ async def check_robots(
                 )
                 return report
             body = answer.body
+            if answer.truncated:
+                notes.append(
+                    Issue(
+                        "robots-too-large",
+                        Severity.WARNING,
+                        f"larger than the {len(body):,} bytes read; the rest was not checked "
+                        "(Google reads the first 500 KiB)",
+                    )
+                )
         else:
             body = Path(target).read_bytes()
             served = robots_url(to_uri(site, field="site URL")) if site else _guess(body, notes)
