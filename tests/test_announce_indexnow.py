@@ -366,3 +366,16 @@ def test_cli_usage_errors_exit_2() -> None:
         main, ["announce", "indexnow", "-", "--site", "https://a.example/", "--key", "x"]
     )
     assert bad_key.exit_code == 2 and "8 to 128" in bad_key.output
+
+
+def test_cli_input_that_cannot_be_read_exits_2(tmp_path: Path) -> None:
+    binary = tmp_path / "urls.bin"
+    binary.write_bytes(b"\xff\xfe\x00https://www.example.com/\n")
+    args = ["announce", "indexnow", "--site", "https://www.example.com/", "--key", KEY]
+    for source, words in (
+        (str(binary), "not UTF-8"),
+        (str(tmp_path / "missing.txt"), "cannot read"),
+    ):
+        result = CliRunner().invoke(main, [*args, source, "--no-state"])
+        assert result.exit_code == 2 and words in result.output
+        assert "Traceback" not in result.output

@@ -57,9 +57,7 @@ def split_lines(data: bytes) -> list[Line]:
     for number, m in enumerate(_LINE.finditer(body), 1):
         text, ending = m.group(1), m.group(2)
         if not text and not ending:
-            if m.start() == len(body):
-                break  # the empty match at the end
-            continue
+            break  # the empty match at the end (every other match holds a byte)
         lines.append(Line(number, text, ending, _sitemap_value(text)))
     return lines
 

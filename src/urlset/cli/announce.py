@@ -67,6 +67,9 @@ def ping(sitemap_url: str, endpoints: tuple[str, ...], deadline: float, fmt: str
         results = ping_sitemap_sync(sitemap_url, endpoints, deadline=deadline)
     except InvalidValue as exc:
         raise click.UsageError(f"{exc}; give absolute http(s) URLs") from None
+    except Exception as exc:  # never a traceback
+        click.echo(f"urlset announce ping: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
     status = 0 if all(r.received for r in results) else 1
     out = Output(sys.stdout, target_name(None))
     with output_errors("announce ping", closed_pipe_status=status):
@@ -183,10 +186,20 @@ def indexnow(
             f"urlset announce indexnow: cannot read {source}: {exc.strerror or exc}", err=True
         )
         sys.exit(2)
+    except UnicodeDecodeError:
+        click.echo(
+            f"urlset announce indexnow: cannot read {source}: not UTF-8 text; give one URL a "
+            "line, or JSON Lines",
+            err=True,
+        )
+        sys.exit(2)
     try:
         report = _submit(where, entries, urls, None if no_state else state, deadline, batch_size)
     except PublishError as exc:
         click.echo(f"urlset announce indexnow: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # never a traceback
+        click.echo(f"urlset announce indexnow: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     status = 0 if report.ok else 1
     out = Output(sys.stdout, target_name(None))

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -79,14 +80,25 @@ def robots(
     if check:
         if sitemaps or remove or replace_prefix:
             raise click.UsageError("--check reads a robots.txt; it cannot be combined with edits")
-        sys.exit(_check(target, site, user_agent, fmt))
+        sys.exit(_safely(_check, target, site, user_agent, fmt))
     if site is not None:
         raise click.UsageError("--site is for --check")
     if not (sitemaps or remove or replace_prefix):
         raise click.UsageError("give --sitemap URL (or --remove URL), or --check")
     if target.lower().startswith(("http://", "https://")):
         raise click.UsageError("edit a file: give the robots.txt path, not a URL")
-    sys.exit(_edit(target, sitemaps, remove, replace_prefix, fmt))
+    sys.exit(_safely(_edit, target, sitemaps, remove, replace_prefix, fmt))
+
+
+def _safely(run: Callable[..., int], *args: Any) -> int:
+    """Never a traceback: an unforeseen error is reported in one line, exit status 2."""
+    try:
+        return run(*args)
+    except (click.ClickException, SystemExit):
+        raise
+    except Exception as exc:
+        click.echo(f"urlset robots: {type(exc).__name__}: {exc}", err=True)
+        return 2
 
 
 def _edit(
