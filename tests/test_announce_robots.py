@@ -246,6 +246,36 @@ def test_cli_adds_removes_and_reports(tmp_path: Path) -> None:
     result = runner.invoke(main, ["robots", str(path), "--remove", "https://a.example/s1.xml"])
     assert result.exit_code == 0 and "removed  Sitemap: https://a.example/s1.xml" in result.output
     assert b"s1.xml" not in path.read_bytes()
+    result = runner.invoke(
+        main,
+        [
+            "robots",
+            str(path),
+            "--sitemap",
+            "https://a.example/sitemap-new.xml",
+            "--replace-prefix",
+            "https://A.example/sitemap",
+        ],
+    )
+    assert (
+        result.exit_code == 0 and "removed  Sitemap: https://a.example/s2.xml" not in result.output
+    )
+    assert path.read_bytes().endswith(
+        b"Sitemap: https://a.example/s2.xml\r\nSitemap: https://a.example/sitemap-new.xml\r\n"
+    )
+    result = runner.invoke(
+        main,
+        [
+            "robots",
+            str(path),
+            "--sitemap",
+            "https://a.example/s3.xml",
+            "--replace-prefix",
+            "https://a.example/s",
+        ],
+    )
+    assert result.exit_code == 0 and result.output.count("removed") == 2
+    assert path.read_bytes().endswith(b"Disallow: /tmp/\r\nSitemap: https://a.example/s3.xml\r\n")
     result = runner.invoke(main, ["robots", str(path), "--sitemap", "sitemap.xml"])
     assert result.exit_code == 2 and "absolute" in result.output
     assert "Traceback" not in result.output

@@ -242,7 +242,11 @@ class RobotsCheck:
 
     def _summarise(self, tally: Tally) -> None:
         if tally.out_of_scope:
-            where = f" or {self.site.prefix}" if self.site is not None else ""
+            where = (
+                f" and outside {self.site.prefix}, the site of this robots.txt"
+                if self.site is not None
+                else ""
+            )
             self._issue(
                 "url-out-of-scope",
                 Severity.ERROR,

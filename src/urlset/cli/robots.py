@@ -106,9 +106,11 @@ def _edit(
 ) -> int:
     from ..announce.robots_file import update_robots_file
     from ..errors import InvalidValue, PublishError
+    from ..urls import to_uri
 
-    owns = None if prefix is None else (lambda url: url.startswith(prefix))
     try:
+        start = None if prefix is None else to_uri(prefix, field="--replace-prefix")
+        owns = None if start is None else (lambda url: url.startswith(start))
         edit = update_robots_file(path, sitemaps, remove, replace=owns)
     except InvalidValue as exc:
         click.echo(f"urlset robots: {exc}; give absolute http(s) URLs", err=True)
