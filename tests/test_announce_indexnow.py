@@ -140,7 +140,7 @@ def test_accepted_batches_are_remembered_and_never_sent_twice(
         "keyLocation": SITE.key_location,
         "urlList": pages(2),
     }
-    assert posts[0].headers["Content-Type"].startswith("application/json")
+    assert posts[0].headers["Content-Type"] == "application/json; charset=utf-8"
     get = next(s for s in server.requests("/indexnow") if s.method == "GET")
     assert get.query == {"url": pages(5)[4], "key": KEY}
     again = submit_indexnow_sync(

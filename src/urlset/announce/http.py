@@ -12,6 +12,7 @@ wait that would end after it gives up at once and says so.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from ..fetching.http_options import HttpOptions, RetryPolicy, parse_retry_after
 
 USER_AGENT = "urlset/0.1 (sitemap announcer; +https://www.sitemaps.org/protocol.html)"
 BODY_SHOWN = 4096  # bytes of an answer's body kept for the report
+JSON_TYPE = "application/json; charset=utf-8"
 
 
 def announce_options(**changes: Any) -> HttpOptions:
@@ -87,6 +89,9 @@ async def send(
     run out, or ``deadline`` (a ``clock`` reading) comes."""
     policy = options.retry
     started = clock()
+    # as the IndexNow documentation writes it: "Content-Type: application/json; charset=utf-8"
+    data = None if json_body is None else json.dumps(json_body).encode("utf-8")
+    headers_out = {} if data is None else {"Content-Type": JSON_TYPE}
     attempt = 0
     while True:
         attempt += 1
@@ -101,7 +106,7 @@ async def send(
         error = None
         try:
             async with asyncio.timeout(left):
-                async with session.request(method, url, json=json_body) as resp:
+                async with session.request(method, url, data=data, headers=headers_out) as resp:
                     status, headers = resp.status, dict(resp.headers)
                     body = await resp.content.read(BODY_SHOWN)
         except TimeoutError:
