@@ -125,8 +125,8 @@ class RobotsCheck:
                 self._issue(
                     "cross-submission",
                     Severity.INFO,
-                    f"Sitemap: {uri} is on another host than this robots.txt; its URLs on "
-                    f"{self.site.host} are accepted by cross-submission",
+                    f"Sitemap: {uri} is on another site than this robots.txt; its URLs under "
+                    f"{self.site.prefix} are accepted by cross-submission",
                     line.number,
                 )
         return out
