@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,7 +140,12 @@ def test_cli_check_exit_status_and_json(two_sites: tuple[LoopbackServer, Loopbac
     text = runner.invoke(main, ["robots", site.url("/robots.txt"), "--check"])
     assert text.exit_code == 1 and "url-blocked" in text.output and "errors" in text.output
     missing = runner.invoke(main, ["robots", other.url("/robots.txt"), "--check"])
-    assert missing.exit_code == 2 and "robots-unreadable" in missing.output
+    assert missing.exit_code == 1 and "robots-missing" in missing.output
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/robots.txt"
+    refused = runner.invoke(main, ["robots", closed, "--check"])
+    assert refused.exit_code == 2 and "robots-unreadable" in refused.output
     nofile = runner.invoke(main, ["robots", "/nonexistent/robots.txt", "--check"])
     assert (
         nofile.exit_code == 2

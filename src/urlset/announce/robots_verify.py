@@ -99,17 +99,18 @@ async def check_robots(
             where = where if urlsplit(where).path == "/robots.txt" else robots_url(where)
             answer = await fetcher.fetch(FetchRequest(where, "robots"))
             report = RobotsCheckReport(target, answer.url or where, user_agent)
+            if answer.status in (404, 410):
+                message = f"there is no robots.txt at {where} (HTTP {answer.status})"
+                hint = "publish one that names the sitemaps: urlset robots FILE --sitemap URL"
+                report.issues.append(
+                    Issue("robots-missing", Severity.ERROR, message, 0, 0, target, hint)
+                )
+                return report
             if not _robots_ok(answer):
                 why = answer.error or f"HTTP {answer.status}"
+                message = f"cannot read {where}: {why}"
                 report.issues.append(
-                    Issue(
-                        "robots-unreadable",
-                        Severity.ERROR,
-                        f"cannot read {where}: {why}",
-                        0,
-                        0,
-                        target,
-                    )
+                    Issue("robots-unreadable", Severity.ERROR, message, 0, 0, target)
                 )
                 return report
             body = answer.body
