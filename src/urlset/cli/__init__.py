@@ -21,6 +21,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "read": ("urlset.cli.read", "read", "Read any sitemap format and print its entries."),
     "check": ("urlset.cli.check", "check", "Validate sitemaps the way a search engine does."),
     "fetch": ("urlset.cli.fetch", "fetch", "Discover and download a site's sitemaps."),
+    "robots": (
+        "urlset.cli.robots",
+        "robots",
+        "Add or update Sitemap: lines in robots.txt, or --check one.",
+    ),
+    "announce": (
+        "urlset.cli.announce",
+        "announce",
+        "Tell search engines: ping endpoints, IndexNow.",
+    ),
 }
 
 

@@ -1,0 +1,137 @@
+"""One announcement request over aiohttp, tried again within a deadline (the driver ping and
+IndexNow share).
+
+In: a method, a URL, an optional JSON body, the HttpOptions (user agent, connect and read
+timeouts, the RetryPolicy) and a deadline. Out: an ``Answer`` (status, headers, the first
+bytes of the body, attempts, seconds, or why no answer came); it never raises for network
+trouble. Connection failures, timeouts, 5xx and 429 are tried again with the fetcher's
+RetryPolicy, honouring Retry-After (``parse_retry_after``), but never past the deadline: a
+wait that would end after it gives up at once and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import aiohttp
+
+from ..fetching.failures import describe_failure
+from ..fetching.http_options import HttpOptions, RetryPolicy, parse_retry_after
+
+USER_AGENT = "urlset/0.1 (sitemap announcer; +https://www.sitemaps.org/protocol.html)"
+BODY_SHOWN = 4096  # bytes of an answer's body kept for the report
+JSON_TYPE = "application/json; charset=utf-8"
+
+
+def announce_options(**changes: Any) -> HttpOptions:
+    """HttpOptions for announcing: urlset's announcer user agent, short timeouts."""
+    values: dict[str, Any] = {
+        "user_agent": USER_AGENT,
+        "connect_timeout": 10.0,
+        "read_timeout": 20.0,
+        "retry": RetryPolicy(attempts=4, backoff=1.0, max_backoff=20.0, max_retry_after=120.0),
+    }
+    values.update(changes)
+    return HttpOptions(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What came back for one request, after the retries."""
+
+    url: str
+    status: int | None  # None: no HTTP answer (``error`` says why)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""  # the first BODY_SHOWN bytes
+    attempts: int = 1
+    seconds: float = 0.0
+    error: str | None = None
+    note: str | None = None  # why it stopped trying again (the deadline, a long Retry-After)
+
+    def describe(self) -> str:
+        if self.status is None:
+            return self.error or "no answer"
+        text = self.body.decode("utf-8", errors="replace").strip().replace("\n", " ")
+        return f"HTTP {self.status}" + (f": {text[:200]}" if text else "")
+
+
+def retryable(status: int) -> bool:
+    return status == 429 or status >= 500
+
+
+def open_session(options: HttpOptions) -> aiohttp.ClientSession:
+    timeout = aiohttp.ClientTimeout(
+        total=None,
+        connect=options.connect_timeout,
+        sock_connect=options.connect_timeout,
+        sock_read=options.read_timeout,
+    )
+    return aiohttp.ClientSession(timeout=timeout, headers={"User-Agent": options.user_agent})
+
+
+async def send(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    *,
+    json_body: Any = None,
+    options: HttpOptions,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> Answer:
+    """Send one request until it is answered with a status not worth retrying, the attempts
+    run out, or ``deadline`` (a ``clock`` reading) comes."""
+    policy = options.retry
+    started = clock()
+    # as the IndexNow documentation writes it: "Content-Type: application/json; charset=utf-8"
+    data = None if json_body is None else json.dumps(json_body).encode("utf-8")
+    headers_out = {} if data is None else {"Content-Type": JSON_TYPE}
+    attempt = 0
+    while True:
+        attempt += 1
+        left = deadline - clock()
+        if left <= 0:
+            return Answer(
+                url, None, attempts=attempt - 1, seconds=clock() - started, error="deadline passed"
+            )
+        status: int | None = None
+        headers: dict[str, str] = {}
+        body = b""
+        error = None
+        try:
+            async with asyncio.timeout(left):
+                async with session.request(method, url, data=data, headers=headers_out) as resp:
+                    status, headers = resp.status, dict(resp.headers)
+                    body = await resp.content.read(BODY_SHOWN)
+        except TimeoutError:
+            error = (
+                f"no answer before the deadline ({left:.1f} s left)"
+                if clock() >= deadline - 0.01
+                else f"no data for {options.read_timeout:g} s or no connection in "
+                f"{options.connect_timeout:g} s"
+            )
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            error = describe_failure(exc)
+        answer = Answer(url, status, headers, body, attempt, clock() - started, error)
+        if status is not None and not retryable(status):
+            return answer
+        if attempt >= policy.attempts:
+            return replace(answer, note=f"gave up after {attempt} attempts")
+        retry_after = parse_retry_after(headers.get("Retry-After")) if status else None
+        if retry_after is not None and retry_after > policy.max_retry_after:
+            return replace(
+                answer, note=f"the server asks to wait {retry_after:g} s; try again later"
+            )
+        wait = policy.delay(attempt, retry_after)
+        if clock() + wait >= deadline:
+            return replace(
+                answer,
+                note=f"the next try (in {wait:.1f} s) would pass the deadline; try again later",
+            )
+        await sleep(wait)
