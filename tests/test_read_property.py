@@ -215,6 +215,20 @@ def test_a_document_whose_root_never_starts_gets_the_same_issues_however_fed(
     ]
 
 
+@pytest.mark.parametrize("sizes", [[1], [2], [7], [10_000]])
+def test_a_quoted_gt_in_the_root_tag_reads_the_same_however_fed(sizes: list[int]) -> None:
+    """Found by the fuzz test: fed in small chunks, a '>' inside a quoted attribute of the
+    root start tag was taken for its end, and the document went to libxml2 whole (one more
+    error reported) instead of the root tag alone, as when fed at once."""
+    doc = (
+        b'<rlset xmlns=">http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n\n</urlset>\n'
+    )
+    whole = feed_all(doc, [len(doc)], fast=False)
+    assert [i.code for i in whole[1]] == ["unknown-root", "not-well-formed"]
+    assert feed_all(doc, sizes, fast=True) == whole == feed_all(doc, sizes, fast=False)
+
+
 @SETTINGS
 @given(st.lists(st.integers(0, 10**6), min_size=1, max_size=30, unique=True), st.data())
 def test_cut_anywhere_keeps_only_whole_entries(ids: list[int], data: st.DataObject) -> None:

@@ -86,7 +86,7 @@ class Prolog:
                 return STOPPED
             m = _START_TAG.match(buf, pos)
             if m is None:
-                if buf.find(b">", pos) < 0 and not final:
+                if not final and not _tag_closed(buf, pos):
                     return self._wait(buf, final)
                 return TO_FULL
             return m
@@ -161,3 +161,14 @@ class Prolog:
                 column,
             )
         self.status.state = DONE
+
+
+# a tag up to its closing '>': one outside quoted attribute values
+_TAG_TO_CLOSE = re.compile(rb"""<(?:[^"'>]|"[^"]*"|'[^']*')*>""")
+
+
+def _tag_closed(buf: bytearray, pos: int) -> bool:
+    """True when the tag starting at ``pos`` has its closing '>' in ``buf``: a '>' inside a
+    quoted attribute value does not end it, so more bytes may still make it a well-formed
+    start tag, as they would fed at once."""
+    return _TAG_TO_CLOSE.match(buf, pos) is not None
