@@ -214,3 +214,47 @@ def test_a_build_for_a_host_that_is_not_production_says_so(tmp_path: Path, base:
         ["build", str(src), "--base-url", "https://www.shop.org/", "--out", str(tmp_path / "q")],
     )
     assert public.exit_code == 0 and "warning:" not in public.output
+
+
+def test_build_robots_lists_every_entry_point_and_keeps_the_rest(tmp_path: Path) -> None:
+    """`build --robots FILE`: the last step of a publish names every index (several past the
+    files one index may list); a later, smaller build replaces those lines; other bytes stay."""
+    base = "https://www.shop.org/"
+    robots = tmp_path / "robots.txt"
+    original = b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /cart\r\n\r\nSitemap: https://www.shop.org/news.xml\r\n"
+    robots.write_bytes(original)
+    src = tmp_path / "urls.txt"
+    src.write_text("".join(f"{base}p/{i}\n" for i in range(7)))
+    out = tmp_path / "o"
+    args = ["build", str(src), "--base-url", base, "--out", str(out), "--robots", str(robots)]
+    result = CliRunner().invoke(main, [*args, "--max-urls", "1", "--profile", "sitemaps-0.9-2008"])
+    assert result.exit_code == 0, result.output
+    assert f"{robots}: Sitemap lines added 1" in result.output
+    text = robots.read_bytes()
+    assert text.startswith(original) and text.endswith(
+        b"Sitemap: https://www.shop.org/sitemap.xml.gz\r\n"
+    )
+    src.write_text(f"{base}p/0\n")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert robots.read_bytes() == original + b"Sitemap: https://www.shop.org/sitemap.xml.gz\r\n"
+    assert "unchanged" in result.output
+
+
+def test_build_robots_replaces_several_indexes_with_one(tmp_path: Path) -> None:
+    from urlset import Limits
+
+    base = "https://www.shop.org/"
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow:\n")
+    tiny = Limits("tiny", max_urls=1, max_sitemaps_per_index=3)
+    big = write_sitemaps([Url(f"{base}p/{i}") for i in range(7)], tmp_path / "o", base, limits=tiny)
+    assert len(big.entry_points) == 3
+    from urlset.announce import update_robots_file
+
+    update_robots_file(robots, big.entry_points, replace=big.owns)
+    assert robots.read_text().count("Sitemap: ") == 3
+    small = write_sitemaps([Url(f"{base}p/0")], tmp_path / "o", base, limits=tiny)
+    edit = update_robots_file(robots, small.entry_points, replace=small.owns)
+    assert len(edit.removed) == 3
+    assert robots.read_text() == "User-agent: *\nDisallow:\n" + f"Sitemap: {base}sitemap.xml.gz\n"

@@ -108,6 +108,13 @@ def _timezone(value: str | None) -> tzinfo | None:
     help="Write every left-out or changed input line here as JSON Lines "
     "(source, line, code, severity, message).",
 )
+@click.option(
+    "--robots",
+    "robots_path",
+    type=click.Path(dir_okay=False),
+    help="Once published, list the set's entry points in this robots.txt (its Sitemap: lines "
+    "for an earlier build of the set are replaced; every other byte is kept).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def build(
     sources: tuple[str, ...],
@@ -128,6 +135,7 @@ def build(
     strict: bool,
     tz_name: str | None,
     report_path: str | None,
+    robots_path: str | None,
     quiet: bool,
 ) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
@@ -182,6 +190,23 @@ def build(
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None)
     _hreflang_report(reciprocity)
+    if robots_path is not None:
+        _update_robots(robots_path, report, quiet)
+
+
+def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
+    """The last step of a publish: the set's entry points in robots.txt."""
+    from ..announce import update_robots_file
+
+    try:
+        edit = update_robots_file(path, report.entry_points, replace=report.owns)
+    except (PublishError, InvalidValue) as exc:
+        _fail(2, f"{exc} (the sitemaps were published; robots.txt was left as it was)")
+    if not quiet:
+        what = (
+            f"added {len(edit.added)}, removed {len(edit.removed)}" if edit.changed else "unchanged"
+        )
+        click.echo(f"{path}: Sitemap lines {what}")
 
 
 def _batches(

@@ -83,9 +83,15 @@ class BuildReport:
     flagged: Counter[str] = field(default_factory=Counter)  # written as given, with a warning
     flag_examples: list[str] = field(default_factory=list)
     notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
+    entry_point_names: re.Pattern[str] | None = field(default=None, repr=False)
     removed: list[str] = field(default_factory=list)
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
+
+    def owns(self, url: str) -> bool:
+        """True for a URL that could be an entry point of this set or of an earlier build of it
+        (the same directory and prefix): a robots.txt line to replace, not to keep beside."""
+        return self.entry_point_names is not None and bool(self.entry_point_names.fullmatch(url))
 
     @property
     def entry_points(self) -> list[str]:
@@ -217,6 +223,7 @@ def write_sitemaps(
         report.notes["placeholder-host"] = f"{placeholder}: set the site's public URL as --base-url"
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    report.entry_point_names = re.compile(re.escape(directory) + names.stale.pattern)
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
         if not parts:
