@@ -6,6 +6,7 @@ import contextlib
 import gc
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
@@ -311,39 +312,9 @@ def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -
     )
     if report.duplicates:
         echo(f"dropped {report.duplicates:,} duplicate URLs")
-    if report.rejected:
-        total = sum(report.rejected.values())
-        reasons = ", ".join(f"{kind}: {count:,}" for kind, count in report.rejected.most_common())
-        echo(f"skipped {total:,} entries ({reasons})", err=True)
-        for example in report.examples:
-            echo(f"  {example}", err=True)
-        if total > len(report.examples):
-            echo(
-                f"  ... and {total - len(report.examples):,} more (--report FILE lists all)",
-                err=True,
-            )
-    if report.kept_without:
-        total = sum(report.kept_without.values())
-        reasons = ", ".join(f"{c}: {n:,}" for c, n in report.kept_without.most_common())
-        echo(f"wrote {total:,} entries without a bad value ({reasons})", err=True)
-        for warning in report.warnings:
-            echo(f"  {warning}", err=True)
-        if total > len(report.warnings):
-            echo(
-                f"  ... and {total - len(report.warnings):,} more (--report FILE lists all)",
-                err=True,
-            )
-    if report.flagged:
-        total = sum(report.flagged.values())
-        codes = ", ".join(f"{c}: {n:,}" for c, n in report.flagged.most_common())
-        echo(f"wrote {total:,} entries that check warns about ({codes})", err=True)
-        for example in report.flag_examples:
-            echo(f"  {example}", err=True)
-        if total > len(report.flag_examples):
-            echo(
-                f"  ... and {total - len(report.flag_examples):,} more (--report FILE lists all)",
-                err=True,
-            )
+    _problems("skipped {} entries", report.rejected, report.examples)
+    _problems("wrote {} entries without a bad value", report.kept_without, report.warnings)
+    _problems("wrote {} entries that check warns about", report.flagged, report.flag_examples)
     for code, note in report.notes.items():
         echo(f"warning: {note} ({code})", err=True)
     if report.removed:
@@ -356,6 +327,19 @@ def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -
         echo("add to robots.txt:")
     for url in report.entry_points:
         echo(f"Sitemap: {url}")
+
+
+def _problems(heading: str, counts: Counter[str], examples: list[str]) -> None:
+    """One kind of problem on stderr: the total by code, then the first examples."""
+    if not counts:
+        return
+    total = sum(counts.values())
+    by_code = ", ".join(f"{code}: {n:,}" for code, n in counts.most_common())
+    click.echo(f"{heading.format(f'{total:,}')} ({by_code})", err=True)
+    for example in examples:
+        click.echo(f"  {example}", err=True)
+    if total > len(examples):
+        click.echo(f"  ... and {total - len(examples):,} more (--report FILE lists all)", err=True)
 
 
 class _Progress:
