@@ -81,6 +81,7 @@ class YearMonth(date):
     def __hash__(self) -> int:
         return hash((YearMonth, self.year, self.month))
 
+
 _W3C = re.compile(
     r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})"
     r"(?:T(?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d+))?)?"

@@ -48,10 +48,12 @@ from .issues import (
     CONTENT_TYPE,
     CROSS_HOST_REDIRECT,
     CROSS_HOST_SITEMAP,
+    DEADLINE,
     DEPTH_LIMIT,
     DUPLICATE_SITEMAP,
     FETCH_CODES,
     FETCH_FAILED,
+    FETCH_PARTIAL,
     FETCH_RETRIED,
     FETCH_TIMEOUT,
     HTTP_FALLBACK,
@@ -120,6 +122,7 @@ class Discovery(RobotsStage, SitemapStage):
                     pending.append(got)
             if pending:
                 self._handle(pending.popleft())
+                self._release()
                 continue
             if not self._in_flight:
                 return self._result()
@@ -127,6 +130,30 @@ class Discovery(RobotsStage, SitemapStage):
             if got is None:
                 raise RuntimeError("discovery is waiting for the response to a request it made")
             self._handle(got)
+            self._release()
+
+    def _release(self) -> None:
+        """Pass on the URLs read in document order, whatever order the answers came in: a
+        sitemap's once every document before it in the tree is settled, so that every run
+        writes the same output in the same order (a stored result comes back at once)."""
+        stack = self._cursor
+        while True:
+            frame = stack[-1]
+            siblings, at = frame
+            if at >= len(siblings):
+                if len(stack) == 1:
+                    return  # the roots: a fallback may add one later
+                stack.pop()
+                continue
+            node = siblings[at]
+            if node.state is NodeState.PENDING:
+                return
+            frame[1] = at + 1
+            read = self._held.pop(node, None)
+            if read is not None:
+                self._outbox.append(read)
+            if node.children:  # all there: a node's children are added when it is settled
+                stack.append([node.children, 0])
 
     # -- starting
     def _begin(self) -> None:
@@ -144,7 +171,9 @@ class Discovery(RobotsStage, SitemapStage):
         url = start if kind == "robots" else robots_url(start)
         node = SitemapNode(url, "robots", "start", 0)
         self.roots.append(node)
-        self._send(FetchRequest(url, "robots", retry_unreachable=retry), node)
+        self._send(
+            FetchRequest(url, "robots", self._validators(url), retry_unreachable=retry), node
+        )
 
     # -- responses
     def _handle(self, response: FetchResponse) -> None:
@@ -159,6 +188,8 @@ class Discovery(RobotsStage, SitemapStage):
         node.seconds += response.seconds
         node.from_cache = response.from_cache
         node.issues.extend(response.issues)
+        if any(i.code == DEADLINE for i in response.issues):
+            self._hit(DEADLINE)
         if (
             response.unreachable
             and node.parent is None
@@ -238,6 +269,18 @@ class Discovery(RobotsStage, SitemapStage):
                     "raise --max-urls",
                 )
             )
+        if DEADLINE in self.limits_hit:
+            cut = [n for n in nodes if any(i.code == DEADLINE for i in n.issues)]
+            issues.append(
+                fetch_issue(
+                    DEADLINE,
+                    Severity.WARNING,
+                    f"the run's deadline was reached: {len(cut):,} documents were cut off or "
+                    "not requested; what was read by then is kept",
+                    self.start,
+                    "raise --deadline",
+                )
+            )
         if DEPTH_LIMIT in self.limits_hit:
             issues.append(
                 fetch_issue(
@@ -299,10 +342,12 @@ __all__ = [
     "CONTENT_TYPE",
     "CROSS_HOST_REDIRECT",
     "CROSS_HOST_SITEMAP",
+    "DEADLINE",
     "DEPTH_LIMIT",
     "DUPLICATE_SITEMAP",
     "FETCH_CODES",
     "FETCH_FAILED",
+    "FETCH_PARTIAL",
     "FETCH_RETRIED",
     "FETCH_TIMEOUT",
     "HTTP_FALLBACK",

@@ -255,19 +255,24 @@ class ParsePool:
         limits: ReadLimits,
         chunks: AsyncIterator[bytes],
         count: Callable[[int], bool],
+        keep: Callable[[str | None, list[Url | SitemapRef | Issue], Sequence[Url]], None]
+        | None = None,
     ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch] | None:
         """Stream ``chunks`` to a worker; ``count(n)`` is told each chunk's size and returns
         False to stop. Returns (format, fatal, refs and issues, Urls), or None without
-        touching ``chunks`` when no worker is left. Raises WorkerLost if the worker dies."""
+        touching ``chunks`` when no worker is left. Raises WorkerLost if the worker dies.
+        When the chunks stop with an error (a reset, a timeout), ``keep`` is given what the
+        worker read of them."""
         worker = await self._acquire()
         if worker is None:
             return None
         loop = asyncio.get_running_loop()
         healthy: bool | None = False
+        pending: list[bytes] = []
         try:
             with worker.lock:
                 worker.conn.send(("o", source, base_url, limits, source))
-            pending: list[bytes] = []
+            pending = []
             size = 0
             going = True
             async for chunk in chunks:
@@ -292,12 +297,37 @@ class ParsePool:
         finally:
             if healthy:
                 self._release(worker, True)
+            elif healthy is False and keep is not None:
+                # cut off halfway: what the worker read is kept (it has at most one chunk
+                # left to read, so this short wait holds up the event loop only briefly)
+                salvaged = _salvage(worker, pending)
+                self._release(worker, salvaged is not None)
+                if salvaged is not None:
+                    fmt, _, others, urls = self._result(salvaged)
+                    keep(fmt, list(others), urls)
             elif healthy is False:
                 # a download that failed halfway leaves the worker inside a document
                 done = loop.run_in_executor(None, worker.reset)
                 done.add_done_callback(lambda f: self._release(worker, f.result()))
+        return self._result(result)
+
+    def _result(
+        self, result: tuple[Any, ...]
+    ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch]:
         fmt, fatal, columns, refs, issues, rendered = result
         others: list[SitemapRef | Issue] = [SitemapRef._trusted(loc, lm) for loc, lm in refs]
         others.extend(issues)
         name = self.render[0] if self.render is not None else None
         return fmt, fatal, others, UrlBatch(columns, name, rendered)
+
+
+def _salvage(worker: _Worker, pending: list[bytes]) -> tuple[Any, ...] | None:
+    """Close the document a worker holds after its body was cut off: what it read, or None
+    when the worker is gone."""
+    try:
+        if pending:
+            worker.exchange(("d", b"".join(pending)))
+        result: tuple[Any, ...] = worker.exchange(("c",))
+    except (OSError, EOFError):
+        return None
+    return result

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Literal
 
 from ..dates import Lastmod
-from ..model import Issue, SitemapRef, Url
+from ..model import Issue, Severity, SitemapRef, Url
 
 # Places sites put sitemaps when robots.txt names none (configurable).
 WELL_KNOWN: tuple[str, ...] = (
@@ -39,6 +39,9 @@ class DiscoveryOptions:
     # an https start that cannot be connected to is tried over http (a start the user gave
     # without a scheme); the run reports it
     http_fallback: bool = False
+    # with a cache: ask for every child conditionally, even when its index's lastmod says it
+    # did not change (for publishers whose index lastmod is not kept up to date)
+    revalidate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,9 +189,19 @@ class DiscoveryResult:
     limits_hit: list[str]  # issue codes of the caps that cut the result short
 
     @property
+    def errors(self) -> list[Issue]:
+        """Every error found, on any document or about the run (an index loop, an entry the
+        reader could not keep, a sitemap that failed)."""
+        found = [i for i in self.issues if i.severity is Severity.ERROR]
+        for node in self.nodes():
+            found.extend(i for i in node.issues if i.severity is Severity.ERROR)
+        return found
+
+    @property
     def partial(self) -> bool:
-        """Some sitemap failed or was read only in part, or a cap cut the result short."""
-        return bool(self.failed or self.incomplete or self.limits_hit)
+        """Some sitemap failed or was read only in part, a cap cut the result short, or
+        something was found in error: the result is not the whole of what was asked for."""
+        return bool(self.failed or self.incomplete or self.limits_hit or self.errors)
 
     @property
     def nothing(self) -> bool:
