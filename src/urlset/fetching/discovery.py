@@ -187,6 +187,7 @@ class Discovery(RobotsStage, SitemapStage):
         node.bytes += response.bytes_received
         node.seconds += response.seconds
         node.from_cache = response.from_cache
+        node.requested = node.requested or (response.requested and not response.request.cached_only)
         node.issues.extend(response.issues)
         if any(i.code == DEADLINE for i in response.issues):
             self._hit(DEADLINE)

@@ -129,6 +129,7 @@ class Fetcher(BodyReading):
             None,
             error=reason,
             issues=[fetch_issue(DEADLINE, Severity.ERROR, reason, request.url)],
+            requested=False,
         )
 
     async def _with_retries(self, request: FetchRequest) -> FetchResponse:

@@ -100,6 +100,9 @@ class FetchResponse:
     # no connection could be made at all (refused, TLS handshake, connect timeout), so no
     # HTTP exchange took place; a failed DNS lookup is not counted (no scheme would help)
     unreachable: bool = False
+    # False: no request went out (answered from the cache alone, or the run's deadline had
+    # passed)
+    requested: bool = True
 
 
 class NodeState(StrEnum):
@@ -139,6 +142,7 @@ class SitemapNode:
     bytes: int = 0
     seconds: float = 0.0
     from_cache: bool = False
+    requested: bool = False  # a request for it went out (not: unchanged, skipped, too late)
     issues: list[Issue] = field(default_factory=list)
     children: list[SitemapNode] = field(default_factory=list)
 
