@@ -294,20 +294,12 @@ def fetch(
 
     Give a site (https://example.com: robots.txt, then well-known places) or a sitemap or
     index URL. Without a scheme (example.com) https is tried first, then http if https
-    cannot be connected to (reported). Exit status: 0 all read, 1 some sitemaps failed or a cap was reached (the
-    rest is written; the result is labelled partial), 2 nothing read or a usage error.
+    cannot be connected to (reported). Exit status: 0 all read, 1 some sitemaps failed or
+    were read in part, an error was found, a cap or the deadline was reached (the rest is
+    written; the result is labelled partial), 2 nothing read or a usage error.
     """
     start, bare = _target(site_or_sitemap_url)
-    if fmt in TREE_FORMATS and not tree:
-        raise click.UsageError(f"--format {fmt} is a format of --tree; for URLs use jsonl")
-    if fmt == "parquet" and not tree:
-        if not _parquet_available():
-            raise click.UsageError(
-                "--format parquet needs pyarrow, which is not installed "
-                "(pip install pyarrow); use jsonl, csv, tsv or locs"
-            )
-        if output is None:
-            raise click.UsageError("--format parquet writes a file: give -o FILE")
+    _check_format(fmt, tree, output)
     discovery = DiscoveryOptions(
         max_depth=max_depth,
         max_sitemaps=max_sitemaps,
@@ -350,6 +342,19 @@ def fetch(
         click.echo(f"urlset fetch: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     sys.exit(status)
+
+
+def _check_format(fmt: str, tree: bool, output: str | None) -> None:
+    if fmt in TREE_FORMATS and not tree:
+        raise click.UsageError(f"--format {fmt} is a format of --tree; for URLs use jsonl")
+    if fmt == "parquet" and not tree:
+        if not _parquet_available():
+            raise click.UsageError(
+                "--format parquet needs pyarrow, which is not installed "
+                "(pip install pyarrow); use jsonl, csv, tsv or locs"
+            )
+        if output is None:
+            raise click.UsageError("--format parquet writes a file: give -o FILE")
 
 
 def _return_large_buffers() -> None:
