@@ -400,9 +400,7 @@ def test_retry_after_is_honoured_and_capped() -> None:
         async with aiohttp.ClientSession() as session:
             fetcher = Fetcher(
                 session,
-                fast_http(
-                    total_timeout=10.0, retry=RetryPolicy(attempts=3, max_retry_after=5.0)
-                ),
+                fast_http(total_timeout=10.0, retry=RetryPolicy(attempts=3, max_retry_after=5.0)),
                 sleep=sleep,
             )
             a = await fetcher.fetch(FetchRequest(url_a, "sitemap"))

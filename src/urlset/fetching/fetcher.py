@@ -147,6 +147,8 @@ class Fetcher(BodyReading):
         while True:
             attempt += 1
             left = ends - time.monotonic()
+            if left <= 0 and attempt == 1 and ends == self.run_ends:
+                return self._past_deadline(request)  # waited for a connection till too late
             if left <= 0:
                 return self._out_of_time(request, issues, attempt - 1, ends, best)
             hops: list[str] = []  # the URLs this attempt asked for (redirects followed)
@@ -348,10 +350,12 @@ def _given_up(
             f"{failure.reason}{tries}; the {kept:,} entries read from the first "
             f"{best.bytes_received:,} bytes are kept"
         )
+        # labelled partial: cut off by the run's deadline, or by a reset or a timeout
+        code = DEADLINE if failure.code == DEADLINE else FETCH_PARTIAL
         best.issues = [
             *issues,
             *best.issues,
-            fetch_issue(FETCH_PARTIAL, Severity.ERROR, message, request.url),
+            fetch_issue(code, Severity.ERROR, message, request.url),
         ]
         return best
     status = None

@@ -89,6 +89,7 @@ INCOMPLETE_CODES = frozenset(
         "depth-limit",  # the reader's: XML nested too deeply
         "not-well-formed",  # the parser recovered; entries at the break may be lost
         FETCH_PARTIAL,
+        DEADLINE,  # on a document with entries: cut off by the run's deadline
     }
 )
 
