@@ -260,7 +260,17 @@ def test_the_deadline_ends_the_run_with_what_was_read(
     dripping: LoopbackServer, workers: str
 ) -> None:
     server = dripping
-    result = invoke(server.base, "--deadline", "1.5", "--timeout", "60", "--workers", workers)
+    result = invoke(
+        server.base,
+        "--deadline",
+        "1.5",
+        "--timeout",
+        "60",
+        "--workers",
+        workers,
+        "--pool-after",
+        "0",
+    )
     assert result.exit_code == 1, result.output
     locs = [json.loads(line)["loc"] for line in result.stdout.splitlines()]
     assert locs == pages(server, "/good.xml", 5) + [server.url(f"/dripped/{i}") for i in range(3)]

@@ -29,6 +29,7 @@ from ..fetching.discovery import (
 )
 from ..fetching.http import (
     DEFAULT_USER_AGENT,
+    POOL_AFTER,
     HttpOptions,
     Progress,
     RetryPolicy,
@@ -267,6 +268,12 @@ def _target(value: str) -> tuple[str, bool]:
     help="Processes that parse (default: one per core when there are several; 0: parse "
     "in the main process).",
 )
+@click.option(
+    "--pool-after",
+    type=click.IntRange(0),
+    default=POOL_AFTER,
+    hidden=True,  # for tests and benchmarks: bytes to parse before workers start
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def fetch(
     site_or_sitemap_url: str,
@@ -288,6 +295,7 @@ def fetch(
     well_known: tuple[str, ...],
     follow_cross_host: bool,
     workers: int | None,
+    pool_after: int,
     quiet: bool,
 ) -> None:
     """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
@@ -326,7 +334,9 @@ def fetch(
             cores = os.cpu_count() or 1
             workers = cores if cores > 1 and fork_is_safe() else 0
         _return_large_buffers()
-        status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet, workers)
+        status = _run(
+            start, discovery, http, cache_dir, tree, fmt, output, quiet, (workers, pool_after)
+        )
     except click.ClickException:
         raise
     except KeyboardInterrupt:
@@ -397,7 +407,7 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: int,
+    workers: tuple[int, int],
 ) -> int:
     writer: _Writer | None = None
     close_output: Callable[[], None] = lambda: None  # noqa: E731
@@ -437,7 +447,7 @@ def _fetch(
     cache_dir: str | None,
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
-    workers: int,
+    workers: tuple[int, int],
 ) -> DiscoveryResult:
     render = None
     if writer is not None and writer.fmt in RENDERERS:
@@ -450,7 +460,8 @@ def _fetch(
             cache_dir=cache_dir,
             on_read=writer.write if writer is not None else None,
             on_progress=on_progress,
-            workers=workers,
+            workers=workers[0],
+            pool_after=workers[1],
             render=render,
         )
     )

@@ -40,7 +40,7 @@ from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
-from .parse_pool import ParsePool, UrlBatch, fork_is_safe
+from .parse_pool import POOL_AFTER, LazyPool, ParsePool, UrlBatch, fork_is_safe
 from .values import (
     CacheRecord,
     DiscoveryOptions,
@@ -121,12 +121,15 @@ async def fetch_sitemaps(
     reader_factory: ReaderFactory = sitemap_reader,
     workers: int = 0,
     render: tuple[str, Render] | None = None,
+    pool_after: int = POOL_AFTER,
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
 
     ``workers`` > 0 parses in that many worker processes (``reader_factory`` is then not
-    used); ``render`` (a name and a top-level function) has them render the URLs as output
-    text too, handed on as ``UrlBatch.rendered``.
+    used) once there is enough to parse (``pool_after`` bytes: one body that large, or that
+    much parsed here; 0 starts them for the first body); ``render`` (a name and a top-level
+    function) has them render the URLs as output text too, handed on as
+    ``UrlBatch.rendered``.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -138,14 +141,8 @@ async def fetch_sitemaps(
         cache = FetchCache(cache_dir)
         known = cache.records()
     flow = discover(start, discovery, known)
-    pool = ParsePool(workers, render) if workers > 0 else None
+    pool = LazyPool(workers, render, pool_after) if workers > 0 else None
     try:
-        if pool is not None:
-            try:
-                await pool.start()
-            except (EOFError, OSError):  # a worker could not start: parse here instead
-                pool.close()
-                pool = None
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:
         if pool is not None:
@@ -157,7 +154,7 @@ async def _run_session(
     http: HttpOptions,
     cache: FetchCache | None,
     reader_factory: ReaderFactory,
-    pool: ParsePool | None,
+    pool: LazyPool | None,
     on_read: Callable[[SitemapRead], None] | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
@@ -176,7 +173,7 @@ async def _run_session(
         headers={"User-Agent": http.user_agent},
         auto_decompress=True,
     ) as session:
-        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
+        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, lazy_pool=pool)
         return await run_flow(
             flow,
             fetcher.fetch,
@@ -194,6 +191,7 @@ def fetch_sitemaps_sync(
     cache_dir: str | None = None,
     on_read: Callable[[SitemapRead], None] | None = None,
     workers: int = 0,
+    pool_after: int = POOL_AFTER,
 ) -> DiscoveryResult:
     """``fetch_sitemaps`` for code without an event loop."""
     return asyncio.run(
@@ -204,6 +202,7 @@ def fetch_sitemaps_sync(
             cache_dir=cache_dir,
             on_read=on_read,
             workers=workers,
+            pool_after=pool_after,
         )
     )
 
@@ -211,6 +210,7 @@ def fetch_sitemaps_sync(
 __all__ = [
     "BODY_TOO_LARGE",
     "DEFAULT_USER_AGENT",
+    "POOL_AFTER",
     "Fetcher",
     "HttpOptions",
     "ParsePool",

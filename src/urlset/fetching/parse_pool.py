@@ -331,3 +331,59 @@ def _salvage(worker: _Worker, pending: list[bytes]) -> tuple[Any, ...] | None:
     except (OSError, EOFError):
         return None
     return result
+
+
+# A pool is started only when there is enough to parse: a body of this many bytes (a gzip
+# file counted at GZIP_RATIO times its size), or this many bytes parsed in the main process
+# so far. Below it, forking and feeding workers costs more than parsing here (a small
+# site's three sitemaps parse in a few milliseconds; starting workers takes longer).
+POOL_AFTER = 1 << 20
+GZIP_RATIO = 8
+
+
+class LazyPool:
+    """A ParsePool of ``workers`` processes, started the first time ``get`` is awaited."""
+
+    def __init__(
+        self, workers: int, render: tuple[str, Render] | None = None, after: int = POOL_AFTER
+    ) -> None:
+        self.workers = workers
+        self.render = render
+        self.after = after  # bytes that make parsing worth a pool (see POOL_AFTER)
+        self.pool: ParsePool | None = None
+        self._starting: asyncio.Future[ParsePool | None] | None = None
+
+    @property
+    def ready(self) -> ParsePool | None:
+        """The pool once it has started, else None."""
+        starting = self._starting
+        if starting is None or not starting.done() or starting.cancelled():
+            return None
+        return starting.result()
+
+    async def get(self) -> ParsePool | None:
+        """The pool, started now if need be; None when it could not start (parse here)."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
+        return await asyncio.shield(self._starting)
+
+    async def _start(self) -> ParsePool | None:
+        try:
+            pool = ParsePool(self.workers, self.render)
+        except OSError:
+            return None
+        self.pool = pool
+        try:
+            await pool.start()
+        except (EOFError, OSError):  # a worker could not start: parse here instead
+            pool.close()
+            self.pool = None
+            return None
+        return pool
+
+    def close(self) -> None:
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
