@@ -28,8 +28,18 @@ from test_fetch_support import (
     urlset,
 )
 from urlset.cli import main
-from urlset.fetching.discovery import FetchRequest, NodeState
-from urlset.fetching.http import Fetcher, RetryPolicy
+from urlset.fetching.discovery import (
+    NEED_RESPONSE,
+    DiscoveryOptions,
+    DiscoveryResult,
+    FetchRequest,
+    FetchResponse,
+    NodeState,
+    SitemapRead,
+    discover,
+)
+from urlset.fetching.http import Fetcher, RetryPolicy, UrlBatch, fetch_sitemaps_sync
+from urlset.model import SitemapRef, Url
 
 FAST = ["--timeout", "3", "--read-timeout", "1", "--retries", "1"]
 CHILDREN = {"/a.xml": 4, "/b.xml": 3, "/c.xml": 2}
@@ -354,3 +364,63 @@ def test_an_index_loop_makes_the_run_partial() -> None:
     assert len(result.stdout.splitlines()) == 2
     assert "error index-loop:" in result.stderr
     assert result.stderr.rstrip().endswith("1 error: PARTIAL result")
+
+
+# ----------------------------------------------------------------------------- order, memory
+def test_reads_come_in_document_order_and_what_is_held_is_bounded() -> None:
+    """The driver answers newest first: the URLs still come out in document order, and the
+    URLs held back for it stay bounded: no request is passed on while ``hold_urls`` are
+    held (but the one awaited), and at most ``ahead`` requests are out at once."""
+    site = "https://example.com"
+    children = [f"{site}/c{i}.xml" for i in range(12)]
+    docs = {f"{site}/i.xml": [SitemapRef(c) for c in children]}
+    docs |= {c: [Url(f"{c}/{j}") for j in range(3)] for c in children}
+    flow = discover(f"{site}/i.xml", DiscoveryOptions(hold_urls=5, ahead=3))
+    outstanding: list[FetchRequest] = []
+    out: list[str] = []
+    answered = most_held = 0
+    try:
+        event = next(flow)
+        while True:
+            if isinstance(event, FetchRequest):
+                outstanding.append(event)
+                event = flow.send(None)
+            elif isinstance(event, SitemapRead):
+                out.extend(u.loc for u in event.urls)
+                event = flow.send(None)
+            else:
+                assert event is NEED_RESPONSE and outstanding  # never waits on nothing
+                assert len(outstanding) <= 3
+                request = outstanding.pop()  # newest first
+                items = docs[request.url]
+                fmt = "sitemapindex" if request.url.endswith("/i.xml") else "urlset"
+                answered += sum(1 for i in items if isinstance(i, Url))
+                most_held = max(most_held, answered - len(out))
+                event = flow.send(FetchResponse(request, request.url, 200, items=items, format=fmt))
+    except StopIteration as stop:
+        result: DiscoveryResult = stop.value
+    assert out == [f"{c}/{j}" for c in children for j in range(3)]
+    assert result.url_count == 36 and not result.partial
+    assert most_held <= 5 + 3 * 3
+
+
+# ----------------------------------------------------------------------------- workers
+@pytest.mark.parametrize(("pool_after", "in_workers"), [(None, False), (0, True)])
+def test_parse_workers_start_only_when_there_is_enough_to_parse(
+    pool_after: int | None, in_workers: bool
+) -> None:
+    """A small site is parsed in the main process (no worker is started: that costs more
+    than the parsing); asked to start them at once, the workers read every sitemap."""
+    batches: list[bool] = []
+    with LoopbackServer() as server:
+        build(server)
+        more = {} if pool_after is None else {"pool_after": pool_after}
+        result = fetch_sitemaps_sync(
+            server.base,
+            http=fast_http(),
+            workers=1,
+            on_read=lambda read: batches.append(isinstance(read.urls, UrlBatch)),
+            **more,  # type: ignore[arg-type]
+        )
+    assert result.url_count == sum(CHILDREN.values()) and not result.partial
+    assert batches == [in_workers] * len(CHILDREN)

@@ -316,6 +316,7 @@ def fetch(
         follow_cross_host=follow_cross_host,
         http_fallback=bare,
         revalidate=revalidate,
+        ahead=max(64, 2 * concurrency),  # enough requests out to keep every slot busy
     )
     http = HttpOptions(
         user_agent=user_agent,

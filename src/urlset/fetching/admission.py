@@ -71,11 +71,14 @@ class Admission:
         self._fell_back = False
         # URLs read but not yet passed on (see Discovery._release), and where it has got to
         self._held: dict[SitemapNode, SitemapRead] = {}
+        self._held_urls = 0
+        self._deferred: dict[SitemapNode, FetchRequest] = {}  # requests not yet passed on
+        self._passed = 0  # requests passed on and not yet answered
         self._cursor: list[list[Any]] = [[self.roots, 0]]
 
     def _send(self, request: FetchRequest, node: SitemapNode) -> None:
         self._in_flight[request] = node
-        self._outbox.append(request)
+        self._deferred[node] = request  # passed on by Discovery._release, in order
 
     def _request(
         self,

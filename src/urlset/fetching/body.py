@@ -20,7 +20,7 @@ from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, FETCH_FAILED, HTTP_STATUS, STOP_CODES, fetch_issue
-from .parse_pool import ParsePool, WorkerLost
+from .parse_pool import GZIP_RATIO, LazyPool, ParsePool, WorkerLost
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -148,7 +148,26 @@ class BodyReading:
     options: HttpOptions
     cache: FetchCache | None
     pool: ParsePool | None
+    lazy_pool: LazyPool | None
+    parsed_here: int  # bytes parsed in this process
     reader_factory: ReaderFactory
+
+    async def _pool_for(
+        self, resp: aiohttp.ClientResponse, headers: Mapping[str, str]
+    ) -> ParsePool | None:
+        """The parse pool for this body: once started, every body goes to it; it is started
+        for a large body, or once enough was parsed here (a small site never starts it)."""
+        lazy = self.lazy_pool
+        if lazy is None:
+            return None
+        ready = lazy.ready
+        if ready is not None:
+            return ready
+        gzipped = "gzip" in headers.get("Content-Type", "") or resp.url.path.endswith(".gz")
+        weight = (resp.content_length or 0) * (GZIP_RATIO if gzipped else 1)
+        if weight >= lazy.after or self.parsed_here >= lazy.after:
+            return await lazy.get()
+        return None
 
     def _from_cache(
         self, request: FetchRequest, url: str, status: int | None, headers: Mapping[str, str]
@@ -256,10 +275,11 @@ class BodyReading:
         body = _Body(request, url, resp.status, headers, issues, cut, limits)
         urls: Sequence[Url] | None = None
         items: list[Url | SitemapRef | Issue]
+        pool = self.pool or await self._pool_for(resp, headers)
         try:
             parsed = None
-            if self.pool is not None:
-                parsed = await self.pool.parse(
+            if pool is not None:
+                parsed = await pool.parse(
                     request.url, url, limits, resp.content.iter_any(), body.count, body.keep
                 )
             if parsed is not None:
@@ -267,6 +287,7 @@ class BodyReading:
                 items = list(others)
             else:
                 fmt, fatal, items = await self._read_here(request, url, resp, body.count, body.keep)
+                self.parsed_here += body.received
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise retry_for(exc) from None
         except WorkerLost as exc:

@@ -114,6 +114,7 @@ class Discovery(RobotsStage, SitemapStage):
     # -- generator protocol
     def run(self) -> Generator[Event, FetchResponse | None, DiscoveryResult]:
         self._begin()
+        self._release()
         pending: deque[FetchResponse] = deque()
         while True:
             while self._outbox:
@@ -137,23 +138,41 @@ class Discovery(RobotsStage, SitemapStage):
         sitemap's once every document before it in the tree is settled, so that every run
         writes the same output in the same order (a stored result comes back at once)."""
         stack = self._cursor
+        waiting_for: SitemapNode | None = None
         while True:
             frame = stack[-1]
             siblings, at = frame
             if at >= len(siblings):
                 if len(stack) == 1:
-                    return  # the roots: a fallback may add one later
+                    break  # the roots: a fallback may add one later
                 stack.pop()
                 continue
             node = siblings[at]
             if node.state is NodeState.PENDING:
-                return
+                waiting_for = node
+                break
             frame[1] = at + 1
             read = self._held.pop(node, None)
             if read is not None:
+                self._held_urls -= len(read.urls)
                 self._outbox.append(read)
             if node.children:  # all there: a node's children are added when it is settled
                 stack.append([node.children, 0])
+        # requests go out in the order they were made, up to ``ahead`` at once and while
+        # little is held; the one everything waits for goes out whatever is held
+        first = self._deferred.pop(waiting_for, None) if waiting_for is not None else None
+        if first is not None:
+            self._outbox.append(first)
+            self._passed += 1
+        options = self.options
+        while (
+            self._deferred
+            and self._held_urls < options.hold_urls
+            and self._passed < max(1, options.ahead)
+        ):
+            later = next(iter(self._deferred))
+            self._outbox.append(self._deferred.pop(later))
+            self._passed += 1
 
     # -- starting
     def _begin(self) -> None:
@@ -178,10 +197,11 @@ class Discovery(RobotsStage, SitemapStage):
     # -- responses
     def _handle(self, response: FetchResponse) -> None:
         node = self._in_flight.pop(response.request, None)
-        if node is None:
+        if node is None or self._deferred.get(node) is response.request:
             raise RuntimeError(
                 f"a response for a request discovery did not make: {response.request}"
             )
+        self._passed -= 1
         node.final_url = response.url
         node.status = response.status
         node.bytes += response.bytes_received

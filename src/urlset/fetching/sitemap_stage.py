@@ -186,5 +186,6 @@ class SitemapStage(Admission):
             )
         if urls:
             self._held[node] = SitemapRead(node, urls)  # passed on in document order
+            self._held_urls += len(urls)
         for ref in refs:
             self._add_sitemap(node, ref.loc, "index", ref.lastmod)

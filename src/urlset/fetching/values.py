@@ -42,6 +42,11 @@ class DiscoveryOptions:
     # with a cache: ask for every child conditionally, even when its index's lastmod says it
     # did not change (for publishers whose index lastmod is not kept up to date)
     revalidate: bool = False
+    # URLs are passed on in document order; those read ahead of a document still awaited are
+    # held, and above this many no further request is made until it comes; with at most
+    # ``ahead`` requests out at once, what is held stays bounded
+    hold_urls: int = 100_000
+    ahead: int = 64
 
 
 @dataclass(frozen=True, slots=True)
