@@ -478,7 +478,7 @@ def _report(result: DiscoveryResult, tree: bool) -> None:
         shown = 0
         for node in result.nodes():
             errors = [i for i in node.issues if i.severity is Severity.ERROR]
-            if node.failed or node.state is NodeState.PARTIAL:
+            if node.kind == "sitemap" and (node.failed or node.state is NodeState.PARTIAL):
                 said = errors or node.issues
                 reason = f"{said[0].code}: {said[0].message}" if said else str(node.state)
                 label = "failed" if node.failed else "partial"

@@ -191,10 +191,12 @@ class Fetcher(BodyReading):
                 return _given_up(request, failure, issues, attempt, best)
             wait = policy.delay(attempt, failure.retry_after)
             if time.monotonic() + wait >= ends:
-                what = "the server's Retry-After" if failure.retry_after is not None else "backoff"
-                failure.reason += (
-                    f"; not tried again: the wait of {wait:g} s ({what}) would pass the "
-                    + self._limit(ends)
+                if failure.retry_after is not None:
+                    what = f"the {failure.retry_after:g} s the server asked for (Retry-After)"
+                else:
+                    what = f"a backoff of {wait:.2g} s"
+                failure.reason += f"; not tried again: waiting {what} would pass the " + (
+                    self._limit(ends)
                 )
                 return _given_up(request, failure, issues, attempt, best)
             await self._sleep(wait)

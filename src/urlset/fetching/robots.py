@@ -23,6 +23,7 @@ from .issues import (
     ROBOTS_TOO_LARGE,
     ROBOTS_UNAVAILABLE,
     fetch_issue,
+    quiet,
 )
 from .values import FetchResponse, NodeState, SitemapNode
 
@@ -126,8 +127,10 @@ class RobotsStage(Admission):
             self._probe_well_known(node)
 
     def _robots_unreachable(self, node: SitemapNode, response: FetchResponse) -> None:
-        """No connection at all: the well-known locations on that host would fail alike."""
+        """No connection at all: the well-known locations on that host would fail alike. The
+        run says so (once: the node keeps the details as information)."""
         node.state = NodeState.FAILED
+        node.issues = [quiet(i) for i in node.issues]
         self.issues.append(
             fetch_issue(
                 FETCH_FAILED,
