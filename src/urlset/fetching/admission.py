@@ -73,12 +73,14 @@ class Admission:
         self._held: dict[SitemapNode, SitemapRead] = {}
         self._held_urls = 0
         self._deferred: dict[SitemapNode, FetchRequest] = {}  # requests not yet passed on
+        self._deferred_order: deque[SitemapNode] = deque()  # their order (may hold passed ones)
         self._passed = 0  # requests passed on and not yet answered
         self._cursor: list[list[Any]] = [[self.roots, 0]]
 
     def _send(self, request: FetchRequest, node: SitemapNode) -> None:
         self._in_flight[request] = node
         self._deferred[node] = request  # passed on by Discovery._release, in order
+        self._deferred_order.append(node)
 
     def _request(
         self,

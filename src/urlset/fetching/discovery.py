@@ -170,9 +170,10 @@ class Discovery(RobotsStage, SitemapStage):
             and self._held_urls < options.hold_urls
             and self._passed < max(1, options.ahead)
         ):
-            later = next(iter(self._deferred))
-            self._outbox.append(self._deferred.pop(later))
-            self._passed += 1
+            request = self._deferred.pop(self._deferred_order.popleft(), None)
+            if request is not None:  # (None: passed on already, as the one awaited)
+                self._outbox.append(request)
+                self._passed += 1
 
     # -- starting
     def _begin(self) -> None:
