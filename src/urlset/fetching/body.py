@@ -20,7 +20,7 @@ from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, FETCH_FAILED, HTTP_STATUS, STOP_CODES, fetch_issue
-from .parse_pool import GZIP_RATIO, LazyPool, ParsePool, WorkerLost
+from .parse_pool import GZIP_RATIO, LazyPool, ParsePool, WorkerLost, fork_is_safe
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -166,7 +166,10 @@ class BodyReading:
         gzipped = "gzip" in headers.get("Content-Type", "") or resp.url.path.endswith(".gz")
         weight = (resp.content_length or 0) * (GZIP_RATIO if gzipped else 1)
         if weight >= lazy.after or self.parsed_here >= lazy.after:
-            return await lazy.get()
+            if fork_is_safe():
+                return await lazy.get()  # forked workers are ready in milliseconds
+            # spawned ones import urlset first: not within this download's time
+            lazy.start_soon()
         return None
 
     def _from_cache(

@@ -127,9 +127,10 @@ async def fetch_sitemaps(
 
     ``workers`` > 0 parses in that many worker processes (``reader_factory`` is then not
     used) once there is enough to parse (``pool_after`` bytes: one body that large, or that
-    much parsed here; 0 starts them for the first body); ``render`` (a name and a top-level
-    function) has them render the URLs as output text too, handed on as
-    ``UrlBatch.rendered``.
+    much parsed here; 0 starts them before the first download; workers that must be spawned
+    rather than forked start in the background, and bodies go to them once they are ready);
+    ``render`` (a name and a top-level function) has them render the URLs as output text
+    too, handed on as ``UrlBatch.rendered``.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -143,6 +144,8 @@ async def fetch_sitemaps(
     flow = discover(start, discovery, known)
     pool = LazyPool(workers, render, pool_after) if workers > 0 else None
     try:
+        if pool is not None and pool_after == 0:
+            await pool.get()  # wanted from the first body: started before any download
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:
         if pool is not None:

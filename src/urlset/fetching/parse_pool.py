@@ -361,10 +361,15 @@ class LazyPool:
             return None
         return starting.result()
 
-    async def get(self) -> ParsePool | None:
-        """The pool, started now if need be; None when it could not start (parse here)."""
+    def start_soon(self) -> None:
+        """Start the pool in the background (``ready`` says when it has)."""
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._start())
+
+    async def get(self) -> ParsePool | None:
+        """The pool, started now if need be; None when it could not start (parse here)."""
+        self.start_soon()
+        assert self._starting is not None
         return await asyncio.shield(self._starting)
 
     async def _start(self) -> ParsePool | None:
