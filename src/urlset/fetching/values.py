@@ -45,7 +45,7 @@ class DiscoveryOptions:
     # URLs are passed on in document order; those read ahead of a document still awaited are
     # held, and above this many no further request is made until it comes; with at most
     # ``ahead`` requests out at once, what is held stays bounded
-    hold_urls: int = 100_000
+    hold_urls: int = 50_000
     ahead: int = 64
 
 
