@@ -12,7 +12,11 @@ flows). A driver runs it:
     StopIteration.value is the DiscoveryResult: the sitemap tree, counts and issues.
 
 Requests may be answered in any order, so a driver can keep many in flight (``http.py``)
-or answer them one by one (``drive`` below, which tests use with a plain function).
+or answer them one by one (``drive`` below, which tests use with a plain function). The
+SitemapReads still come in document order (robots.txt's sitemaps, each index's children as
+listed): URLs read ahead of a document still awaited are held, and while
+``DiscoveryOptions.hold_urls`` are held no request but the awaited one is passed on (and
+never more than ``ahead`` at once), so what is held stays bounded.
 
 Rules enforced here, with the protocol sentence they come from:
 - robots.txt ``Sitemap:`` lines name sitemaps on any host ("Specifying the Sitemap

@@ -1,9 +1,10 @@
 """The Fetcher: one FetchRequest in, one FetchResponse out, over an aiohttp session.
 
 It keeps to a per-host limit, follows redirects by hand (loops, host changes, too many),
-retries what is worth retrying (failures.py, with the RetryPolicy's waits) within the
-whole-download timeout, and answers ``cached_only`` requests from the cache; the answer's
-body is read by BodyReading (body.py). It never raises.
+retries what is worth retrying (failures.py, with the RetryPolicy's waits), every attempt
+and wait within the whole-download timeout and the run's deadline, keeps what was read of
+a body cut off, and answers ``cached_only`` requests from the cache; the answer's body is
+read by BodyReading (body.py). It never raises.
 """
 
 from __future__ import annotations

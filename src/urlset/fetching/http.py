@@ -5,15 +5,21 @@ stream the body chunk by chunk into a SitemapReader, hand the reader's events ba
 flow. What the core cannot know lives here: timeouts, retries, concurrency, the cache.
 
 - Timeouts: ``connect_timeout`` bounds connecting, ``read_timeout`` each wait for data, and
-  ``total_timeout`` the whole download including redirects (a server that drips bytes
-  forever is cut off). A whole-download timeout is not retried; the others are.
+  ``total_timeout`` the whole download including redirects and the waits between attempts
+  (a server that drips bytes forever is cut off). A whole-download timeout is not retried;
+  the others are. ``deadline`` bounds the whole run: downloads under way are cut off, and
+  requests not yet sent are answered at once as not requested.
 - Retries: connection errors, read/connect timeouts, 5xx and 429, with exponential backoff
-  and jitter, or the server's Retry-After (capped). Never other 4xx.
+  and jitter, or the server's Retry-After (capped); a wait that would pass the timeout is
+  not begun. Never other 4xx, a rejected certificate, or a connection refused.
+- Cut off: the entries read of a body before a reset or a timeout are kept (the most an
+  attempt read), labelled partial.
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
   A body that aiohttp decoded from Content-Encoding is counted here against the reader's
   decompressed-size limit; a gzip file inside that encoding is the reader's to unpack.
 - Cores: with ``workers`` > 0 the readers run in a ParsePool of worker processes
-  (parse_pool.py); the event loop keeps all the I/O.
+  (parse_pool.py), started when there is enough to parse (LazyPool); the event loop keeps
+  all the I/O.
 
     fetch_sitemaps(start, ...)      the whole run: discovery flow + Fetcher (+ ParsePool)
     run_flow(flow, fetch, ...)      any flow, any async fetch function, N in flight
