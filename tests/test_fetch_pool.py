@@ -123,7 +123,9 @@ def test_cli_output_is_the_same_with_and_without_workers(
     outputs = []
     for workers in ("0", "2"):
         out = tmp_path / f"{workers}.{fmt}"
-        done = cli([site.base, "--format", fmt, "-o", str(out), "--workers", workers])
+        done = cli(
+            [site.base, "--format", fmt, "-o", str(out), "--workers", workers, "--pool-after", "0"]
+        )
         assert done.returncode == 1, done.stderr  # some sitemaps fail on purpose
         assert "Traceback" not in done.stderr
         outputs.append(sorted(out.read_text("utf-8").splitlines()))
@@ -133,7 +135,19 @@ def test_cli_output_is_the_same_with_and_without_workers(
 
 def test_cli_cap_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
     out = tmp_path / "capped.jsonl"
-    done = cli([site.url("/big.xml.gz"), "-o", str(out), "--workers", "2", "--max-urls", "777"])
+    done = cli(
+        [
+            site.url("/big.xml.gz"),
+            "-o",
+            str(out),
+            "--workers",
+            "2",
+            "--pool-after",
+            "0",
+            "--max-urls",
+            "777",
+        ]
+    )
     assert done.returncode == 1 and "url-limit" in done.stderr
     assert len(out.read_text("utf-8").splitlines()) == 777
 
@@ -196,9 +210,19 @@ def test_cli_cache_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
     cache = str(tmp_path / "cache")
     first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
     target = site.url("/nested.xml")
-    assert cli([target, "-o", str(first), "--cache", cache, "--workers", "2"]).returncode == 0
+    assert (
+        cli(
+            [target, "-o", str(first), "--cache", cache, "--workers", "2", "--pool-after", "0"]
+        ).returncode
+        == 0
+    )
     bodies = dict(site.bodies)
-    assert cli([target, "-o", str(second), "--cache", cache, "--workers", "2"]).returncode == 0
+    assert (
+        cli(
+            [target, "-o", str(second), "--cache", cache, "--workers", "2", "--pool-after", "0"]
+        ).returncode
+        == 0
+    )
     assert dict(site.bodies) == bodies  # nothing sent again: every answer was 304
     assert sorted(second.read_text().splitlines()) == sorted(first.read_text().splitlines())
     assert len(first.read_text().splitlines()) == 507

@@ -24,11 +24,12 @@ from ..fetching.discovery import (
     WELL_KNOWN,
     DiscoveryOptions,
     DiscoveryResult,
-    SitemapNode,
+    NodeState,
     SitemapRead,
 )
 from ..fetching.http import (
     DEFAULT_USER_AGENT,
+    POOL_AFTER,
     HttpOptions,
     Progress,
     RetryPolicy,
@@ -36,13 +37,15 @@ from ..fetching.http import (
     fetch_sitemaps,
     fork_is_safe,
 )
-from ..model import Issue, Severity
+from ..fetching.report import render_tree, size_text, summary, tree_json
+from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from ..urls import to_uri
 from .read import URL_COLUMNS
 from .streams import quiet_stdout
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
+TREE_FORMATS = ("json",)  # --tree --format json: the tree as one JSON object
 # the columns of CSV, TSV and Parquet: `urlset read`'s, then the sitemap the URL came from
 _FIELDS = (*URL_COLUMNS, "sitemap")
 
@@ -146,90 +149,6 @@ def _parquet_available() -> bool:
     return importlib.util.find_spec("pyarrow") is not None
 
 
-# ----------------------------------------------------------------------------- tree
-def _size(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
-
-
-def _describe(node: SitemapNode) -> str:
-    parts = [node.url]
-    if node.final_url and node.final_url != node.url:
-        parts.append(f"-> {node.final_url}")
-    parts.append(f"[{node.state}]")
-    if node.kind == "robots":
-        parts.append("robots.txt")
-        if node.ok:
-            parts.append(f"{node.ref_count} sitemaps named")
-    elif node.format:
-        parts.append(node.format)
-        if node.format == "sitemapindex":
-            parts.append(f"{node.ref_count:,} sitemaps")
-        else:
-            parts.append(f"{node.url_count:,} URLs")
-    if node.status is not None:
-        parts.append(f"HTTP {node.status}")
-    if node.from_cache:
-        parts.append("from cache")
-    if node.bytes:
-        parts.append(_size(node.bytes))
-    if node.seconds:
-        parts.append(f"{node.seconds:.2f} s")
-    return "  ".join(parts)
-
-
-def _issue_lines(issues: list[Issue], limit: int = 6) -> list[str]:
-    groups: dict[tuple[str, str], list[Issue]] = {}
-    for issue in issues:
-        groups.setdefault((str(issue.severity), issue.code), []).append(issue)
-    order = {"error": 0, "warning": 1, "info": 2}
-    lines = []
-    for (severity, code), members in sorted(groups.items(), key=lambda kv: order[kv[0][0]]):
-        first = members[0]
-        where = f" (line {first.line})" if first.line else ""
-        more = f" [x{len(members)}]" if len(members) > 1 else ""
-        lines.append(f"{severity} {code}{more}: {first.message}{where}")
-    if len(lines) > limit:
-        lines = [*lines[:limit], f"... and {len(lines) - limit} more kinds of issue"]
-    return lines
-
-
-def render_tree(result: DiscoveryResult) -> str:
-    lines: list[str] = []
-
-    def visit(node: SitemapNode, prefix: str, last: bool, top: bool) -> None:
-        branch = "" if top else ("└── " if last else "├── ")
-        lines.append(prefix + branch + _describe(node))
-        inner = prefix + ("" if top else ("    " if last else "│   "))
-        for text in _issue_lines(node.issues):
-            lines.append(inner + ("│ " if node.children else "  ") + "  " + text)
-        for i, child in enumerate(node.children):
-            visit(child, inner, i == len(node.children) - 1, False)
-
-    for root in result.roots:
-        visit(root, "", True, True)
-    for text in _issue_lines(result.issues):
-        lines.append(text)
-    lines.append(_summary(result))
-    return "\n".join(lines) + "\n"
-
-
-def _summary(result: DiscoveryResult) -> str:
-    label = "PARTIAL result" if result.partial else "complete"
-    if result.nothing:
-        label = "nothing read"
-    text = f"{result.sitemaps_read:,} sitemaps read, {result.url_count:,} URLs"
-    if result.failed:
-        text += f", {len(result.failed)} failed"
-    if result.limits_hit:
-        text += f", stopped by {', '.join(result.limits_hit)}"
-    return f"{text}: {label}"
-
-
 # ----------------------------------------------------------------------------- progress
 class _Bar:
     """A rich progress line on a terminal (rich is imported only here). It refreshes from
@@ -262,7 +181,7 @@ class _Bar:
         self.progress.update(
             self.task,
             description=f"sitemaps {p.done:,} done, {p.queued:,} queued  "
-            f"URLs {p.urls:,}  {_size(p.bytes)}",
+            f"URLs {p.urls:,}  {size_text(p.bytes)}",
         )
         now = time.monotonic()
         if now - self.shown >= 0.1:
@@ -290,10 +209,11 @@ def _target(value: str) -> tuple[str, bool]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(FORMATS + TREE_FORMATS),
     default="jsonl",
     show_default=True,
-    help="Output format for the URLs (parquet needs pyarrow).",
+    help="Output format for the URLs (parquet needs pyarrow); with --tree, json writes the "
+    "tree as JSON.",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
 @click.option(
@@ -301,6 +221,18 @@ def _target(value: str) -> tuple[str, bool]:
     "cache_dir",
     type=click.Path(file_okay=False),
     help="Keep ETag/Last-Modified and results here; a re-run downloads only what changed.",
+)
+@click.option(
+    "--revalidate",
+    is_flag=True,
+    help="With --cache: ask the server about every sitemap (conditionally), even one whose "
+    "index lastmod says it did not change.",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds for the whole run; what is read by then is written, labelled partial.",
 )
 @click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=False)
 @click.option("--concurrency", type=click.IntRange(1, 512), default=16, show_default=True)
@@ -336,6 +268,12 @@ def _target(value: str) -> tuple[str, bool]:
     help="Processes that parse (default: one per core when there are several; 0: parse "
     "in the main process).",
 )
+@click.option(
+    "--pool-after",
+    type=click.IntRange(0),
+    default=POOL_AFTER,
+    hidden=True,  # for tests and benchmarks: bytes to parse before workers start
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def fetch(
     site_or_sitemap_url: str,
@@ -343,6 +281,8 @@ def fetch(
     fmt: str,
     output: str | None,
     cache_dir: str | None,
+    revalidate: bool,
+    deadline: float | None,
     user_agent: str,
     concurrency: int,
     per_host: int,
@@ -355,24 +295,19 @@ def fetch(
     well_known: tuple[str, ...],
     follow_cross_host: bool,
     workers: int | None,
+    pool_after: int,
     quiet: bool,
 ) -> None:
     """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
 
     Give a site (https://example.com: robots.txt, then well-known places) or a sitemap or
     index URL. Without a scheme (example.com) https is tried first, then http if https
-    cannot be connected to (reported). Exit status: 0 all read, 1 some sitemaps failed or a cap was reached (the
-    rest is written; the result is labelled partial), 2 nothing read or a usage error.
+    cannot be connected to (reported). Exit status: 0 all read, 1 some sitemaps failed or
+    were read in part, an error was found, a cap or the deadline was reached (the rest is
+    written; the result is labelled partial), 2 nothing read or a usage error.
     """
     start, bare = _target(site_or_sitemap_url)
-    if fmt == "parquet" and not tree:
-        if not _parquet_available():
-            raise click.UsageError(
-                "--format parquet needs pyarrow, which is not installed "
-                "(pip install pyarrow); use jsonl, csv, tsv or locs"
-            )
-        if output is None:
-            raise click.UsageError("--format parquet writes a file: give -o FILE")
+    _check_format(fmt, tree, output)
     discovery = DiscoveryOptions(
         max_depth=max_depth,
         max_sitemaps=max_sitemaps,
@@ -380,6 +315,8 @@ def fetch(
         well_known=tuple(well_known) or WELL_KNOWN,
         follow_cross_host=follow_cross_host,
         http_fallback=bare,
+        revalidate=revalidate,
+        ahead=max(64, 2 * concurrency),  # enough requests out to keep every slot busy
     )
     http = HttpOptions(
         user_agent=user_agent,
@@ -389,6 +326,7 @@ def fetch(
         read_timeout=min(read_timeout, timeout),
         total_timeout=timeout,
         retry=RetryPolicy(attempts=retries + 1),
+        deadline=deadline,
     )
     try:
         if workers is None:
@@ -397,7 +335,9 @@ def fetch(
             cores = os.cpu_count() or 1
             workers = cores if cores > 1 and fork_is_safe() else 0
         _return_large_buffers()
-        status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet, workers)
+        status = _run(
+            start, discovery, http, cache_dir, tree, fmt, output, quiet, (workers, pool_after)
+        )
     except click.ClickException:
         raise
     except KeyboardInterrupt:
@@ -413,6 +353,19 @@ def fetch(
         click.echo(f"urlset fetch: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     sys.exit(status)
+
+
+def _check_format(fmt: str, tree: bool, output: str | None) -> None:
+    if fmt in TREE_FORMATS and not tree:
+        raise click.UsageError(f"--format {fmt} is a format of --tree; for URLs use jsonl")
+    if fmt == "parquet" and not tree:
+        if not _parquet_available():
+            raise click.UsageError(
+                "--format parquet needs pyarrow, which is not installed "
+                "(pip install pyarrow); use jsonl, csv, tsv or locs"
+            )
+        if output is None:
+            raise click.UsageError("--format parquet writes a file: give -o FILE")
 
 
 def _return_large_buffers() -> None:
@@ -455,7 +408,7 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: int,
+    workers: tuple[int, int],
 ) -> int:
     writer: _Writer | None = None
     close_output: Callable[[], None] = lambda: None  # noqa: E731
@@ -475,7 +428,7 @@ def _run(
     finally:
         close_output()
     if tree:
-        text = render_tree(result)
+        text = render_tree(result) if fmt != "json" else tree_json(result)
         if output is None:
             click.echo(text, nl=False)
         else:
@@ -495,7 +448,7 @@ def _fetch(
     cache_dir: str | None,
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
-    workers: int,
+    workers: tuple[int, int],
 ) -> DiscoveryResult:
     render = None
     if writer is not None and writer.fmt in RENDERERS:
@@ -508,23 +461,38 @@ def _fetch(
             cache_dir=cache_dir,
             on_read=writer.write if writer is not None else None,
             on_progress=on_progress,
-            workers=workers,
+            workers=workers[0],
+            pool_after=workers[1],
             render=render,
         )
     )
+
+
+_ERRORS_SHOWN = 10  # on stderr, beyond the failed and partial sitemaps
 
 
 def _report(result: DiscoveryResult, tree: bool) -> None:
     """The summary on stderr: what failed, which caps were hit, partial or complete."""
     echo: Callable[[str], None] = lambda text: click.echo(text, err=True)  # noqa: E731
     if not tree:
-        for node in result.failed:
-            errors = [i for i in node.issues if i.severity is Severity.ERROR] or node.issues
-            reason = f"{errors[0].code}: {errors[0].message}" if errors else str(node.state)
-            echo(f"failed: {node.url}: {reason}")
+        shown = 0
+        for node in result.nodes():
+            errors = [i for i in node.issues if i.severity is Severity.ERROR]
+            if node.kind == "sitemap" and (node.failed or node.state is NodeState.PARTIAL):
+                said = errors or node.issues
+                reason = f"{said[0].code}: {said[0].message}" if said else str(node.state)
+                label = "failed" if node.failed else "partial"
+                echo(f"{label}: {node.url}: {reason}")
+                errors = errors[1:]
+            for issue in errors:
+                shown += 1
+                if shown <= _ERRORS_SHOWN:
+                    echo(f"error {issue.code}: {node.url}: {issue.message}")
+        if shown > _ERRORS_SHOWN:
+            echo(f"... and {shown - _ERRORS_SHOWN} more errors (--tree shows them all)")
         for issue in result.issues:
             echo(f"{issue.severity} {issue.code}: {issue.message}")
-    echo("urlset fetch: " + _summary(result))
+    echo("urlset fetch: " + summary(result))
 
 
-__all__ = ["fetch", "render_tree"]
+__all__ = ["fetch", "render_tree", "tree_json"]

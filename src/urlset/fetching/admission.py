@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from ..dates import Lastmod, instant
 from ..model import Issue, Severity
@@ -33,6 +33,7 @@ from .values import (
     FetchRequest,
     NodeState,
     SitemapNode,
+    SitemapRead,
 )
 
 
@@ -68,10 +69,18 @@ class Admission:
         self._found_by_probe = 0
         self._retried_uncached: set[str] = set()
         self._fell_back = False
+        # URLs read but not yet passed on (see Discovery._release), and where it has got to
+        self._held: dict[SitemapNode, SitemapRead] = {}
+        self._held_urls = 0
+        self._deferred: dict[SitemapNode, FetchRequest] = {}  # requests not yet passed on
+        self._deferred_order: deque[SitemapNode] = deque()  # their order (may hold passed ones)
+        self._passed = 0  # requests passed on and not yet answered
+        self._cursor: list[list[Any]] = [[self.roots, 0]]
 
     def _send(self, request: FetchRequest, node: SitemapNode) -> None:
         self._in_flight[request] = node
-        self._outbox.append(request)
+        self._deferred[node] = request  # passed on by Discovery._release, in order
+        self._deferred_order.append(node)
 
     def _request(
         self,
@@ -85,29 +94,26 @@ class Admission:
         if not probe:
             self.sitemaps_requested += 1
         record = self.known.get(node.url)
-        headers: list[tuple[str, str]] = []
         cached_only = False
         if record is not None and record.outdated:
             node.issues.append(
                 fetch_issue(CACHE_OUTDATED, Severity.INFO, record.outdated, node.url)
             )
-        if record is not None and record.has_result:
-            if (
-                index_lastmod is not None
-                and record.index_lastmod is not None
-                and _not_newer(index_lastmod, record.index_lastmod)
-                and node.url not in self._retried_uncached
-            ):
-                cached_only = True
-            if record.etag:
-                headers.append(("If-None-Match", record.etag))
-            if record.last_modified:
-                headers.append(("If-Modified-Since", record.last_modified))
+        if (
+            record is not None
+            and record.has_result
+            and not self.options.revalidate
+            and index_lastmod is not None
+            and record.index_lastmod is not None
+            and _not_newer(index_lastmod, record.index_lastmod)
+            and node.url not in self._retried_uncached
+        ):
+            cached_only = True
         self._send(
             FetchRequest(
                 node.url,
                 "sitemap",
-                tuple(headers),
+                self._validators(node.url),
                 probe=probe,
                 index_lastmod=index_lastmod,
                 cached_only=cached_only,
@@ -115,6 +121,17 @@ class Admission:
             ),
             node,
         )
+
+    def _validators(self, url: str) -> tuple[tuple[str, str], ...]:
+        """The headers that make a request conditional on the stored copy, if there is one."""
+        record = self.known.get(url)
+        headers: list[tuple[str, str]] = []
+        if record is not None and record.has_result:
+            if record.etag:
+                headers.append(("If-None-Match", record.etag))
+            if record.last_modified:
+                headers.append(("If-Modified-Since", record.last_modified))
+        return tuple(headers)
 
     def _add_sitemap(
         self,

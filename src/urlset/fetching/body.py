@@ -10,6 +10,7 @@ gone.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import aiohttp
@@ -19,7 +20,7 @@ from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, FETCH_FAILED, HTTP_STATUS, STOP_CODES, fetch_issue
-from .parse_pool import ParsePool, WorkerLost
+from .parse_pool import GZIP_RATIO, LazyPool, ParsePool, WorkerLost, fork_is_safe
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -90,17 +91,91 @@ def _content_type_issue(headers: Mapping[str, str], fmt: str | None, url: str) -
     return None
 
 
+@dataclass(slots=True)
+class _Body:
+    """One sitemap body being read: its size so far, and the answers made of it."""
+
+    request: FetchRequest
+    url: str
+    status: int
+    headers: dict[str, str]
+    issues: list[Issue]
+    cut: list[FetchResponse]  # told what was read when the body is cut off
+    limits: ReadLimits
+    received: int = 0
+
+    def count(self, size: int) -> bool:
+        """Count a chunk; False once the body is over the size limit."""
+        self.received += size
+        return self.received <= self.limits.max_decompressed_bytes
+
+    def keep(
+        self,
+        fmt: str | None,
+        items: list[Url | SitemapRef | Issue],
+        urls: Sequence[Url] | None = None,
+    ) -> None:
+        """What was read before the body was cut off (a reset, a timeout)."""
+        self.cut.append(
+            FetchResponse(
+                self.request,
+                self.url,
+                self.status,
+                self.headers,
+                items=items,
+                format=fmt,
+                issues=list(self.issues),
+                bytes_received=self.received,
+                urls=urls,
+            )
+        )
+
+    def failed(self, code: str, reason: str) -> FetchResponse:
+        return FetchResponse(
+            self.request,
+            self.url,
+            self.status,
+            self.headers,
+            error=reason,
+            issues=[*self.issues, fetch_issue(code, Severity.ERROR, reason, self.url)],
+            bytes_received=self.received,
+        )
+
+
 class BodyReading:
     """The Fetcher's reading of an answer (a mixin: the Fetcher sets these attributes)."""
 
     options: HttpOptions
     cache: FetchCache | None
     pool: ParsePool | None
+    lazy_pool: LazyPool | None
+    parsed_here: int  # bytes parsed in this process
     reader_factory: ReaderFactory
 
+    async def _pool_for(
+        self, resp: aiohttp.ClientResponse, headers: Mapping[str, str]
+    ) -> ParsePool | None:
+        """The parse pool for this body: once started, every body goes to it; it is started
+        for a large body, or once enough was parsed here (a small site never starts it)."""
+        lazy = self.lazy_pool
+        if lazy is None:
+            return None
+        ready = lazy.ready
+        if ready is not None:
+            return ready
+        gzipped = "gzip" in headers.get("Content-Type", "") or resp.url.path.endswith(".gz")
+        weight = (resp.content_length or 0) * (GZIP_RATIO if gzipped else 1)
+        if weight >= lazy.after or self.parsed_here >= lazy.after:
+            if fork_is_safe():
+                return await lazy.get()  # forked workers are ready in milliseconds
+            # spawned ones import urlset first: not within this download's time
+            lazy.start_soon()
+        return None
+
     def _from_cache(
-        self, request: FetchRequest, url: str, status: int, headers: Mapping[str, str]
+        self, request: FetchRequest, url: str, status: int | None, headers: Mapping[str, str]
     ) -> FetchResponse:
+        """The stored result; ``status`` is the answer's (304), None when nothing was asked."""
         stored = self.cache.load(request.url) if self.cache is not None else None
         if stored is None:
             return FetchResponse(request, url, None, error="no stored result in the cache")
@@ -121,7 +196,9 @@ class BodyReading:
         resp: aiohttp.ClientResponse,
         issues: list[Issue],
         conditional: Mapping[str, str],
+        cut: list[FetchResponse],
     ) -> FetchResponse:
+        """The answer read; a body cut off midway leaves what was read of it in ``cut``."""
         status = resp.status
         headers = _kept(resp.headers)
         if status == 429 or status >= 500:
@@ -130,8 +207,11 @@ class BodyReading:
                 HTTP_STATUS,
                 parse_retry_after(resp.headers.get("Retry-After")),
             )
-        if status == 304 and request.kind == "sitemap" and conditional:
-            cached = self._from_cache(request, url, 304, headers)
+        if status == 304 and conditional:
+            if request.kind == "robots":
+                cached = self._robots_from_cache(request, url, headers)
+            else:
+                cached = self._from_cache(request, url, 304, headers)
             if cached.error is not None:
                 raise Unconditional
             cached.issues = issues
@@ -140,7 +220,15 @@ class BodyReading:
             return FetchResponse(request, url, status, headers, issues=issues)
         if request.kind == "robots":
             return await self._robots(request, url, resp, headers, issues)
-        return await self._sitemap(request, url, resp, headers, issues)
+        return await self._sitemap(request, url, resp, headers, issues, cut)
+
+    def _robots_from_cache(
+        self, request: FetchRequest, url: str, headers: Mapping[str, str]
+    ) -> FetchResponse:
+        body = self.cache.load_robots(request.url) if self.cache is not None else None
+        if body is None:
+            return FetchResponse(request, url, None, error="no stored robots.txt in the cache")
+        return FetchResponse(request, url, 304, headers, body=body, from_cache=True)
 
     async def _robots(
         self,
@@ -164,6 +252,8 @@ class BodyReading:
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise retry_for(exc) from None
         body = b"".join(parts)[:limit]
+        if self.cache is not None and not truncated:
+            self.cache.store_robots(request.url, headers=headers, body=body)
         return FetchResponse(
             request,
             url,
@@ -182,55 +272,35 @@ class BodyReading:
         resp: aiohttp.ClientResponse,
         headers: dict[str, str],
         issues: list[Issue],
+        cut: list[FetchResponse],
     ) -> FetchResponse:
         limits = self.options.read_limits
-        received = 0
-
-        def count(size: int) -> bool:
-            nonlocal received
-            received += size
-            return received <= limits.max_decompressed_bytes
-
+        body = _Body(request, url, resp.status, headers, issues, cut, limits)
         urls: Sequence[Url] | None = None
         items: list[Url | SitemapRef | Issue]
+        pool = self.pool or await self._pool_for(resp, headers)
         try:
             parsed = None
-            if self.pool is not None:
-                parsed = await self.pool.parse(
-                    request.url, url, limits, resp.content.iter_any(), count
+            if pool is not None:
+                parsed = await pool.parse(
+                    request.url, url, limits, resp.content.iter_any(), body.count, body.keep
                 )
             if parsed is not None:
                 fmt, fatal, others, urls = parsed
                 items = list(others)
             else:
-                fmt, fatal, items = await self._read_here(request, url, resp, count)
+                fmt, fatal, items = await self._read_here(request, url, resp, body.count, body.keep)
+                self.parsed_here += body.received
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise retry_for(exc) from None
         except WorkerLost as exc:
-            reason = f"{exc}; this sitemap was not read"
-            return FetchResponse(
-                request,
-                url,
-                resp.status,
-                headers,
-                error=reason,
-                issues=[*issues, fetch_issue(FETCH_FAILED, Severity.ERROR, reason, url)],
-                bytes_received=received,
-            )
-        if received > limits.max_decompressed_bytes:
+            return body.failed(FETCH_FAILED, f"{exc}; this sitemap was not read")
+        if body.received > limits.max_decompressed_bytes:
             reason = (
                 f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
                 "(after Content-Encoding); cut off"
             )
-            return FetchResponse(
-                request,
-                url,
-                resp.status,
-                headers,
-                error=reason,
-                issues=[*issues, fetch_issue(BODY_TOO_LARGE, Severity.ERROR, reason, url)],
-                bytes_received=received,
-            )
+            return body.failed(BODY_TOO_LARGE, reason)
         wrong_type = _content_type_issue(headers, fmt, url)
         if wrong_type is not None:
             issues = [*issues, wrong_type]
@@ -243,7 +313,7 @@ class BodyReading:
             format=fmt,
             fatal=fatal,
             issues=issues,
-            bytes_received=received,
+            bytes_received=body.received,
             urls=urls,
         )
         if self.cache is not None and not fatal and fmt not in ("html", "unknown"):
@@ -256,21 +326,29 @@ class BodyReading:
         url: str,
         resp: aiohttp.ClientResponse,
         count: Callable[[int], bool],
+        keep: Callable[[str | None, list[Url | SitemapRef | Issue]], None],
     ) -> tuple[str | None, bool, list[Url | SitemapRef | Issue]]:
-        """Feed the body to a reader in this process, chunk by chunk as it arrives."""
+        """Feed the body to a reader in this process, chunk by chunk as it arrives; when the
+        body is cut off, ``keep`` is given what was read."""
         reader = self.reader_factory(request.url, url, self.options.read_limits)
         items: list[Url | SitemapRef | Issue] = []
-        async for chunk in resp.content.iter_any():
-            if not count(len(chunk)):
-                break
-            new = reader.feed(chunk)
-            if new:
-                items.extend(new)
-                # the reader stops consuming at a limit; stop downloading too
-                if any(type(i) is Issue and i.code in STOP_CODES for i in new[-4:]):
+        try:
+            async for chunk in resp.content.iter_any():
+                if not count(len(chunk)):
                     break
-            if reader.fatal:
-                break
+                new = reader.feed(chunk)
+                if new:
+                    items.extend(new)
+                    # the reader stops consuming at a limit; stop downloading too
+                    if any(type(i) is Issue and i.code in STOP_CODES for i in new[-4:]):
+                        break
+                if reader.fatal:
+                    break
+        except BaseException:  # a reset, a timeout, the run's deadline: keep what was read
+            if not reader.fatal:
+                items.extend(reader.close())
+                keep(reader.format, items)
+            raise
         items.extend(reader.close())
         return reader.format, reader.fatal, items
 

@@ -4,6 +4,8 @@ Per sitemap URL, two files named by a hash of the URL:
     <key>.json        the format version, the validators (ETag, Last-Modified), the index
                       lastmod at that fetch, the final URL and the format
     <key>.jsonl.gz    the reader's events, one compact JSON array per line, gzipped
+Per robots.txt (when it came with a validator): ``<key>.json`` (``"kind": "robots"``, the
+validators) and ``<key>.robots``, the bytes read.
 Both are written to a temporary name and moved into place, so a run that dies leaves
 either the old pair or the new one.
 
@@ -141,7 +143,7 @@ class FetchCache:
                 url = meta["url"]
             except (OSError, ValueError, KeyError, TypeError):
                 continue
-            data = meta_path.with_suffix(".jsonl.gz")
+            data = meta_path.with_suffix(".robots" if meta.get("kind") == "robots" else ".jsonl.gz")
             version = meta.get("version", 1)
             outdated = None
             if version == 1:
@@ -212,6 +214,39 @@ class FetchCache:
             )
         except OSError:
             return
+
+    def store_robots(self, url: str, *, headers: Mapping[str, str], body: bytes) -> None:
+        """Keep a robots.txt and its validators, for the next run's conditional request."""
+        key = _key(url)
+        meta = {
+            "version": VERSION,
+            "kind": "robots",
+            "url": url,
+            "etag": headers.get("ETag"),
+            "last_modified": headers.get("Last-Modified"),
+        }
+        if meta["etag"] is None and meta["last_modified"] is None:
+            return  # nothing to ask conditionally with
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._write(f"{key}.robots", lambda fh: fh.write(body))
+            self._write(
+                f"{key}.json",
+                lambda fh: fh.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")),
+            )
+        except OSError:
+            return
+
+    def load_robots(self, url: str) -> bytes | None:
+        """The stored robots.txt for ``url``, or None."""
+        key = _key(url)
+        try:
+            meta = json.loads((self.directory / f"{key}.json").read_text("utf-8"))
+            if meta.get("url") != url or meta.get("kind") != "robots":
+                return None
+            return (self.directory / f"{key}.robots").read_bytes()
+        except (OSError, ValueError, AttributeError):
+            return None
 
     def _write(self, name: str, fill: Any) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")

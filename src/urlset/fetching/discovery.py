@@ -12,7 +12,11 @@ flows). A driver runs it:
     StopIteration.value is the DiscoveryResult: the sitemap tree, counts and issues.
 
 Requests may be answered in any order, so a driver can keep many in flight (``http.py``)
-or answer them one by one (``drive`` below, which tests use with a plain function).
+or answer them one by one (``drive`` below, which tests use with a plain function). The
+SitemapReads still come in document order (robots.txt's sitemaps, each index's children as
+listed): URLs read ahead of a document still awaited are held, and while
+``DiscoveryOptions.hold_urls`` are held no request but the awaited one is passed on (and
+never more than ``ahead`` at once), so what is held stays bounded.
 
 Rules enforced here, with the protocol sentence they come from:
 - robots.txt ``Sitemap:`` lines name sitemaps on any host ("Specifying the Sitemap
@@ -48,10 +52,12 @@ from .issues import (
     CONTENT_TYPE,
     CROSS_HOST_REDIRECT,
     CROSS_HOST_SITEMAP,
+    DEADLINE,
     DEPTH_LIMIT,
     DUPLICATE_SITEMAP,
     FETCH_CODES,
     FETCH_FAILED,
+    FETCH_PARTIAL,
     FETCH_RETRIED,
     FETCH_TIMEOUT,
     HTTP_FALLBACK,
@@ -112,6 +118,7 @@ class Discovery(RobotsStage, SitemapStage):
     # -- generator protocol
     def run(self) -> Generator[Event, FetchResponse | None, DiscoveryResult]:
         self._begin()
+        self._release()
         pending: deque[FetchResponse] = deque()
         while True:
             while self._outbox:
@@ -120,6 +127,7 @@ class Discovery(RobotsStage, SitemapStage):
                     pending.append(got)
             if pending:
                 self._handle(pending.popleft())
+                self._release()
                 continue
             if not self._in_flight:
                 return self._result()
@@ -127,6 +135,49 @@ class Discovery(RobotsStage, SitemapStage):
             if got is None:
                 raise RuntimeError("discovery is waiting for the response to a request it made")
             self._handle(got)
+            self._release()
+
+    def _release(self) -> None:
+        """Pass on the URLs read in document order, whatever order the answers came in: a
+        sitemap's once every document before it in the tree is settled, so that every run
+        writes the same output in the same order (a stored result comes back at once)."""
+        stack = self._cursor
+        waiting_for: SitemapNode | None = None
+        while True:
+            frame = stack[-1]
+            siblings, at = frame
+            if at >= len(siblings):
+                if len(stack) == 1:
+                    break  # the roots: a fallback may add one later
+                stack.pop()
+                continue
+            node = siblings[at]
+            if node.state is NodeState.PENDING:
+                waiting_for = node
+                break
+            frame[1] = at + 1
+            read = self._held.pop(node, None)
+            if read is not None:
+                self._held_urls -= len(read.urls)
+                self._outbox.append(read)
+            if node.children:  # all there: a node's children are added when it is settled
+                stack.append([node.children, 0])
+        # requests go out in the order they were made, up to ``ahead`` at once and while
+        # little is held; the one everything waits for goes out whatever is held
+        first = self._deferred.pop(waiting_for, None) if waiting_for is not None else None
+        if first is not None:
+            self._outbox.append(first)
+            self._passed += 1
+        options = self.options
+        while (
+            self._deferred
+            and self._held_urls < options.hold_urls
+            and self._passed < max(1, options.ahead)
+        ):
+            request = self._deferred.pop(self._deferred_order.popleft(), None)
+            if request is not None:  # (None: passed on already, as the one awaited)
+                self._outbox.append(request)
+                self._passed += 1
 
     # -- starting
     def _begin(self) -> None:
@@ -144,21 +195,27 @@ class Discovery(RobotsStage, SitemapStage):
         url = start if kind == "robots" else robots_url(start)
         node = SitemapNode(url, "robots", "start", 0)
         self.roots.append(node)
-        self._send(FetchRequest(url, "robots", retry_unreachable=retry), node)
+        self._send(
+            FetchRequest(url, "robots", self._validators(url), retry_unreachable=retry), node
+        )
 
     # -- responses
     def _handle(self, response: FetchResponse) -> None:
         node = self._in_flight.pop(response.request, None)
-        if node is None:
+        if node is None or self._deferred.get(node) is response.request:
             raise RuntimeError(
                 f"a response for a request discovery did not make: {response.request}"
             )
+        self._passed -= 1
         node.final_url = response.url
         node.status = response.status
         node.bytes += response.bytes_received
         node.seconds += response.seconds
         node.from_cache = response.from_cache
+        node.requested = node.requested or (response.requested and not response.request.cached_only)
         node.issues.extend(response.issues)
+        if any(i.code == DEADLINE for i in response.issues):
+            self._hit(DEADLINE)
         if (
             response.unreachable
             and node.parent is None
@@ -238,6 +295,18 @@ class Discovery(RobotsStage, SitemapStage):
                     "raise --max-urls",
                 )
             )
+        if DEADLINE in self.limits_hit:
+            cut = [n for n in nodes if any(i.code == DEADLINE for i in n.issues)]
+            issues.append(
+                fetch_issue(
+                    DEADLINE,
+                    Severity.WARNING,
+                    f"the run's deadline was reached: {len(cut):,} documents were cut off or "
+                    "not requested; what was read by then is kept",
+                    self.start,
+                    "raise --deadline",
+                )
+            )
         if DEPTH_LIMIT in self.limits_hit:
             issues.append(
                 fetch_issue(
@@ -299,10 +368,12 @@ __all__ = [
     "CONTENT_TYPE",
     "CROSS_HOST_REDIRECT",
     "CROSS_HOST_SITEMAP",
+    "DEADLINE",
     "DEPTH_LIMIT",
     "DUPLICATE_SITEMAP",
     "FETCH_CODES",
     "FETCH_FAILED",
+    "FETCH_PARTIAL",
     "FETCH_RETRIED",
     "FETCH_TIMEOUT",
     "HTTP_FALLBACK",

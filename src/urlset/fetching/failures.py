@@ -6,6 +6,8 @@ In: an aiohttp or OS error (or a retryable answer found by the body reader). Out
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 
 import aiohttp
@@ -46,6 +48,31 @@ def cannot_connect(exc: BaseException) -> bool:
     )
 
 
+def refused(exc: BaseException) -> bool:
+    """Nothing listens there: every address tried refused the connection. Trying again at
+    once would be refused again, so it is not retried."""
+    if not isinstance(exc, aiohttp.ClientConnectorError) or isinstance(
+        exc, aiohttp.ClientConnectorDNSError
+    ):
+        return False
+    error = exc.os_error
+    if error.errno == errno.ECONNREFUSED:
+        return True
+    # several addresses (::1 and 127.0.0.1): asyncio joins their errors into one message
+    text = str(error)
+    parts = re.findall(r"\[Errno (\d+)\]", text)
+    return bool(parts) and all(int(p) == errno.ECONNREFUSED for p in parts)
+
+
+def _connect_reason(exc: aiohttp.ClientConnectorError) -> str:
+    if refused(exc):
+        return "connection refused"
+    error = exc.os_error
+    if error.errno:
+        return os.strerror(error.errno).lower()
+    return error.strerror or str(error) or type(error).__name__
+
+
 def describe_failure(exc: BaseException) -> str:
     text = str(exc).strip()
     name = type(exc).__name__
@@ -61,5 +88,5 @@ def describe_failure(exc: BaseException) -> str:
         reason = getattr(exc.certificate_error, "verify_message", None) or exc.certificate_error
         return f"could not connect: the server's TLS certificate was rejected ({reason})"
     if isinstance(exc, aiohttp.ClientConnectorError):
-        return f"could not connect ({exc.os_error.strerror or text or name})"
+        return f"could not connect to {exc.host}:{exc.port} ({_connect_reason(exc)})"
     return f"{name}: {text}" if text else name

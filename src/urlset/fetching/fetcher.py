@@ -1,9 +1,10 @@
 """The Fetcher: one FetchRequest in, one FetchResponse out, over an aiohttp session.
 
 It keeps to a per-host limit, follows redirects by hand (loops, host changes, too many),
-retries what is worth retrying (failures.py, with the RetryPolicy's waits) within the
-whole-download timeout, and answers ``cached_only`` requests from the cache; the answer's
-body is read by BodyReading (body.py). It never raises.
+retries what is worth retrying (failures.py, with the RetryPolicy's waits), every attempt
+and wait within the whole-download timeout and the run's deadline, keeps what was read of
+a body cut off, and answers ``cached_only`` requests from the cache; the answer's body is
+read by BodyReading (body.py). It never raises.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
@@ -20,24 +22,47 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity
 from ..urls import host_of, to_uri
 from .body import BodyReading, ReaderFactory, sitemap_reader
-from .failures import Retry, Unconditional, cannot_connect, describe_failure
+from .failures import Retry, Unconditional, cannot_connect, describe_failure, refused
 from .http_options import HttpOptions
 from .issues import (
     CROSS_HOST_REDIRECT,
+    DEADLINE,
     FETCH_FAILED,
+    FETCH_PARTIAL,
     FETCH_RETRIED,
     FETCH_TIMEOUT,
     REDIRECT_LOOP,
     TOO_MANY_REDIRECTS,
     fetch_issue,
 )
-from .parse_pool import ParsePool
+from .parse_pool import LazyPool, ParsePool
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
     from .cache import FetchCache
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+@dataclass(slots=True)
+class _Failure:
+    """How an attempt failed: the words, the issue code, and what that allows next."""
+
+    reason: str
+    code: str
+    retry_after: float | None = None
+    unreachable: bool = False  # no connection to the request's URL could be made at all
+    final: bool = False  # trying again cannot change it
+
+
+def _most(best: FetchResponse | None, cut: list[FetchResponse]) -> FetchResponse | None:
+    """The partial read holding the most entries (a read with none is no use)."""
+    for each in cut:
+        size = len(each.items) + len(each.urls or ())
+        useful = bool(each.urls) or any(type(i) is not Issue for i in each.items)
+        if useful and (best is None or size > len(best.items) + len(best.urls or ())):
+            best = each
+    return best
 
 
 class Fetcher(BodyReading):
@@ -52,20 +77,27 @@ class Fetcher(BodyReading):
         reader_factory: ReaderFactory = sitemap_reader,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         pool: ParsePool | None = None,
+        lazy_pool: LazyPool | None = None,
     ) -> None:
         self.session = session
         self.pool = pool
+        self.lazy_pool = lazy_pool  # started when there is enough to parse (body.py)
+        self.parsed_here = 0
         self.options = options
         self.cache = cache
         self.reader_factory = reader_factory
         self._sleep = sleep
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        # the run's deadline, on the monotonic clock (the run starts with its Fetcher)
+        self.run_ends = None if options.deadline is None else time.monotonic() + options.deadline
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
         try:
             if request.cached_only:
-                response = self._from_cache(request, request.url, 200, {})
+                response = self._from_cache(request, request.url, None, {})
+            elif self.run_ends is not None and time.monotonic() >= self.run_ends:
+                response = self._past_deadline(request)
             else:
                 host = host_of(request.url)
                 gate = self._hosts.get(host)
@@ -93,92 +125,133 @@ class Fetcher(BodyReading):
         response.seconds = time.monotonic() - started
         return response
 
+    def _past_deadline(self, request: FetchRequest) -> FetchResponse:
+        reason = f"not requested: the run's deadline ({self.options.deadline:g} s) had passed"
+        return FetchResponse(
+            request,
+            request.url,
+            None,
+            error=reason,
+            issues=[fetch_issue(DEADLINE, Severity.ERROR, reason, request.url)],
+            requested=False,
+        )
+
     async def _with_retries(self, request: FetchRequest) -> FetchResponse:
+        """Attempts until one answers, a failure is final, the attempts are used up, or the
+        time is: every wait (a download, a backoff, a Retry-After) ends within the request's
+        whole-download timeout and the run's deadline."""
         policy = self.options.retry
         issues: list[Issue] = []
         headers = dict(request.headers)
+        ends = time.monotonic() + self.options.total_timeout
+        if self.run_ends is not None and self.run_ends < ends:
+            ends = self.run_ends
+        best: FetchResponse | None = None  # the most read of a body cut off
         attempt = 0
         while True:
             attempt += 1
-            deadline = asyncio.timeout(self.options.total_timeout)
+            left = ends - time.monotonic()
+            if left <= 0 and attempt == 1 and ends == self.run_ends:
+                return self._past_deadline(request)  # waited for a connection till too late
+            if left <= 0:
+                return self._out_of_time(request, issues, attempt - 1, ends, best)
             hops: list[str] = []  # the URLs this attempt asked for (redirects followed)
-            unreachable = False  # no connection to request.url could be made at all
-            final = False  # a failure that trying again cannot change
+            cut: list[FetchResponse] = []  # what was read of a body before it was cut off
+            deadline = asyncio.timeout(left)
             try:
                 async with deadline:
-                    response = await self._once(request, headers, issues, hops)
+                    response = await self._once(request, headers, issues, hops, cut)
             except Unconditional:
                 headers = {}
                 attempt -= 1
                 continue
             except Retry as retry:
-                failure: tuple[str, str, float | None] = (
-                    retry.reason,
-                    retry.code,
-                    retry.retry_after,
-                )
+                failure = _Failure(retry.reason, retry.code, retry.retry_after)
             except TimeoutError as exc:
+                best = _most(best, cut)
                 if deadline.expired():
-                    return self._failed(
-                        request,
-                        FETCH_TIMEOUT,
-                        f"the download took longer than {self.options.total_timeout:g} s "
-                        "(whole-download timeout); cut off",
-                        issues,
-                        attempt,
-                    )
-                if isinstance(exc, aiohttp.ConnectionTimeoutError):
-                    reason = f"could not connect in {self.options.connect_timeout:g} s"
-                    unreachable = len(hops) == 1
-                else:
-                    reason = (
-                        f"no data for {self.options.read_timeout:g} s or could not connect in "
-                        f"{self.options.connect_timeout:g} s"
-                    )
-                failure = (reason, FETCH_TIMEOUT, None)
+                    return self._out_of_time(request, issues, attempt, ends, best)
+                failure = self._timed_out(exc, hops)
             except (aiohttp.ClientError, OSError) as exc:
-                failure = (describe_failure(exc), FETCH_FAILED, None)
-                unreachable = cannot_connect(exc) and len(hops) == 1
-                # a certificate the client rejects is rejected again: no retry
-                final = isinstance(exc, aiohttp.ClientConnectorCertificateError)
+                failure = _Failure(
+                    describe_failure(exc),
+                    FETCH_FAILED,
+                    unreachable=cannot_connect(exc) and len(hops) == 1,
+                    # a certificate the client rejects is rejected again, and a port nothing
+                    # listens on refuses again: no retry
+                    final=isinstance(exc, aiohttp.ClientConnectorCertificateError) or refused(exc),
+                )
             else:
-                if attempt > 1:
-                    response.issues = [
-                        *response.issues,
-                        fetch_issue(
-                            FETCH_RETRIED,
-                            Severity.INFO,
-                            f"read on attempt {attempt} of {policy.attempts}",
-                            request.url,
-                        ),
-                    ]
-                return response
-            reason, code, retry_after = failure
+                return self._answered(request, response, attempt)
+            best = _most(best, cut)
             if (
-                final
+                failure.final
                 or attempt >= policy.attempts
-                or (unreachable and not request.retry_unreachable)
+                or (failure.unreachable and not request.retry_unreachable)
             ):
-                failed = self._failed(request, code, reason, issues, attempt)
-                failed.unreachable = unreachable
-                return failed
-            await self._sleep(policy.delay(attempt, retry_after))
+                return _given_up(request, failure, issues, attempt, best)
+            wait = policy.delay(attempt, failure.retry_after)
+            if time.monotonic() + wait >= ends:
+                if failure.retry_after is not None:
+                    what = f"the {failure.retry_after:g} s the server asked for (Retry-After)"
+                else:
+                    what = f"a backoff of {wait:.2g} s"
+                failure.reason += f"; not tried again: waiting {what} would pass the " + (
+                    self._limit(ends)
+                )
+                return _given_up(request, failure, issues, attempt, best)
+            await self._sleep(wait)
 
-    def _failed(
-        self, request: FetchRequest, code: str, reason: str, issues: list[Issue], attempts: int
-    ) -> FetchResponse:
-        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
-        status = None
-        if reason.startswith("HTTP "):
-            status = int(reason.split()[1])
-        issue = fetch_issue(code, Severity.ERROR, reason + tries, request.url)
-        return FetchResponse(
-            request,
-            request.url,
-            status,
-            error=reason + tries,
-            issues=[*issues, issue],
+    def _limit(self, ends: float) -> str:
+        if self.run_ends is not None and ends == self.run_ends:
+            return f"run's deadline ({self.options.deadline:g} s)"
+        return f"whole-download timeout ({self.options.total_timeout:g} s)"
+
+    def _timed_out(self, exc: TimeoutError, hops: list[str]) -> _Failure:
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+            reason = f"could not connect in {self.options.connect_timeout:g} s"
+            return _Failure(reason, FETCH_TIMEOUT, unreachable=len(hops) == 1)
+        reason = (
+            f"no data for {self.options.read_timeout:g} s or could not connect in "
+            f"{self.options.connect_timeout:g} s"
         )
+        return _Failure(reason, FETCH_TIMEOUT)
+
+    def _answered(
+        self, request: FetchRequest, response: FetchResponse, attempt: int
+    ) -> FetchResponse:
+        if attempt > 1:
+            response.issues = [
+                *response.issues,
+                fetch_issue(
+                    FETCH_RETRIED,
+                    Severity.INFO,
+                    f"read on attempt {attempt} of {self.options.retry.attempts}",
+                    request.url,
+                ),
+            ]
+        return response
+
+    def _out_of_time(
+        self,
+        request: FetchRequest,
+        issues: list[Issue],
+        attempts: int,
+        ends: float,
+        best: FetchResponse | None,
+    ) -> FetchResponse:
+        if self.run_ends is not None and ends == self.run_ends:
+            failure = _Failure(
+                f"the run's deadline ({self.options.deadline:g} s) was reached; cut off",
+                DEADLINE,
+            )
+        else:
+            failure = _Failure(
+                f"the download took longer than {self.options.total_timeout:g} s "
+                "(whole-download timeout); cut off",
+                FETCH_TIMEOUT,
+            )
+        return _given_up(request, failure, issues, max(attempts, 1), best)
 
     async def _once(
         self,
@@ -186,9 +259,10 @@ class Fetcher(BodyReading):
         conditional: Mapping[str, str],
         issues: list[Issue],
         hops: list[str],
+        cut: list[FetchResponse],
     ) -> FetchResponse:
         """One attempt: follow redirects, then read the answer. ``hops`` is told each URL
-        asked for."""
+        asked for, ``cut`` what was read of a body cut off."""
         current = request.url
         visited = [current]
         origin = host_of(request.url)
@@ -238,7 +312,7 @@ class Fetcher(BodyReading):
                     visited.append(target)
                     current = target
                     continue
-                return await self._answer(request, current, resp, redirect_issues, conditional)
+                return await self._answer(request, current, resp, redirect_issues, conditional, cut)
         return self._error(
             request,
             current,
@@ -264,3 +338,42 @@ class Fetcher(BodyReading):
             error=reason,
             issues=[*issues, fetch_issue(code, Severity.ERROR, reason, request.url)],
         )
+
+
+def _given_up(
+    request: FetchRequest,
+    failure: _Failure,
+    issues: list[Issue],
+    attempts: int,
+    best: FetchResponse | None,
+) -> FetchResponse:
+    """The answer after the last attempt: what was read of a body cut off, labelled
+    partial, or the failure."""
+    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+    if best is not None:
+        kept = sum(1 for i in best.items if type(i) is not Issue) + len(best.urls or ())
+        message = (
+            f"{failure.reason}{tries}; the {kept:,} entries read from the first "
+            f"{best.bytes_received:,} bytes are kept"
+        )
+        # labelled partial: cut off by the run's deadline, or by a reset or a timeout
+        code = DEADLINE if failure.code == DEADLINE else FETCH_PARTIAL
+        best.issues = [
+            *issues,
+            *best.issues,
+            fetch_issue(code, Severity.ERROR, message, request.url),
+        ]
+        return best
+    status = None
+    if failure.reason.startswith("HTTP "):
+        status = int(failure.reason.split()[1].rstrip(";"))
+    issue = fetch_issue(failure.code, Severity.ERROR, failure.reason + tries, request.url)
+    response = FetchResponse(
+        request,
+        request.url,
+        status,
+        error=failure.reason + tries,
+        issues=[*issues, issue],
+    )
+    response.unreachable = failure.unreachable
+    return response

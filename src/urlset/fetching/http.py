@@ -5,15 +5,21 @@ stream the body chunk by chunk into a SitemapReader, hand the reader's events ba
 flow. What the core cannot know lives here: timeouts, retries, concurrency, the cache.
 
 - Timeouts: ``connect_timeout`` bounds connecting, ``read_timeout`` each wait for data, and
-  ``total_timeout`` the whole download including redirects (a server that drips bytes
-  forever is cut off). A whole-download timeout is not retried; the others are.
+  ``total_timeout`` the whole download including redirects and the waits between attempts
+  (a server that drips bytes forever is cut off). A whole-download timeout is not retried;
+  the others are. ``deadline`` bounds the whole run: downloads under way are cut off, and
+  requests not yet sent are answered at once as not requested.
 - Retries: connection errors, read/connect timeouts, 5xx and 429, with exponential backoff
-  and jitter, or the server's Retry-After (capped). Never other 4xx.
+  and jitter, or the server's Retry-After (capped); a wait that would pass the timeout is
+  not begun. Never other 4xx, a rejected certificate, or a connection refused.
+- Cut off: the entries read of a body before a reset or a timeout are kept (the most an
+  attempt read), labelled partial.
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
   A body that aiohttp decoded from Content-Encoding is counted here against the reader's
   decompressed-size limit; a gzip file inside that encoding is the reader's to unpack.
 - Cores: with ``workers`` > 0 the readers run in a ParsePool of worker processes
-  (parse_pool.py); the event loop keeps all the I/O.
+  (parse_pool.py), started when there is enough to parse (LazyPool); the event loop keeps
+  all the I/O.
 
     fetch_sitemaps(start, ...)      the whole run: discovery flow + Fetcher (+ ParsePool)
     run_flow(flow, fetch, ...)      any flow, any async fetch function, N in flight
@@ -40,7 +46,7 @@ from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
-from .parse_pool import ParsePool, UrlBatch, fork_is_safe
+from .parse_pool import POOL_AFTER, LazyPool, ParsePool, UrlBatch, fork_is_safe
 from .values import (
     CacheRecord,
     DiscoveryOptions,
@@ -121,12 +127,16 @@ async def fetch_sitemaps(
     reader_factory: ReaderFactory = sitemap_reader,
     workers: int = 0,
     render: tuple[str, Render] | None = None,
+    pool_after: int = POOL_AFTER,
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
 
     ``workers`` > 0 parses in that many worker processes (``reader_factory`` is then not
-    used); ``render`` (a name and a top-level function) has them render the URLs as output
-    text too, handed on as ``UrlBatch.rendered``.
+    used) once there is enough to parse (``pool_after`` bytes: one body that large, or that
+    much parsed here; 0 starts them before the first download; workers that must be spawned
+    rather than forked start in the background, and bodies go to them once they are ready);
+    ``render`` (a name and a top-level function) has them render the URLs as output text
+    too, handed on as ``UrlBatch.rendered``.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -138,14 +148,10 @@ async def fetch_sitemaps(
         cache = FetchCache(cache_dir)
         known = cache.records()
     flow = discover(start, discovery, known)
-    pool = ParsePool(workers, render) if workers > 0 else None
+    pool = LazyPool(workers, render, pool_after) if workers > 0 else None
     try:
-        if pool is not None:
-            try:
-                await pool.start()
-            except (EOFError, OSError):  # a worker could not start: parse here instead
-                pool.close()
-                pool = None
+        if pool is not None and pool_after == 0:
+            await pool.get()  # wanted from the first body: started before any download
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:
         if pool is not None:
@@ -157,7 +163,7 @@ async def _run_session(
     http: HttpOptions,
     cache: FetchCache | None,
     reader_factory: ReaderFactory,
-    pool: ParsePool | None,
+    pool: LazyPool | None,
     on_read: Callable[[SitemapRead], None] | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
@@ -176,7 +182,7 @@ async def _run_session(
         headers={"User-Agent": http.user_agent},
         auto_decompress=True,
     ) as session:
-        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
+        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, lazy_pool=pool)
         return await run_flow(
             flow,
             fetcher.fetch,
@@ -194,6 +200,7 @@ def fetch_sitemaps_sync(
     cache_dir: str | None = None,
     on_read: Callable[[SitemapRead], None] | None = None,
     workers: int = 0,
+    pool_after: int = POOL_AFTER,
 ) -> DiscoveryResult:
     """``fetch_sitemaps`` for code without an event loop."""
     return asyncio.run(
@@ -204,6 +211,7 @@ def fetch_sitemaps_sync(
             cache_dir=cache_dir,
             on_read=on_read,
             workers=workers,
+            pool_after=pool_after,
         )
     )
 
@@ -211,6 +219,7 @@ def fetch_sitemaps_sync(
 __all__ = [
     "BODY_TOO_LARGE",
     "DEFAULT_USER_AGENT",
+    "POOL_AFTER",
     "Fetcher",
     "HttpOptions",
     "ParsePool",

@@ -14,6 +14,8 @@ HTTP_STATUS = "http-status"  # the server answered with an error status
 FETCH_FAILED = "fetch-failed"  # connection refused, reset, DNS, ... after the retries
 FETCH_TIMEOUT = "fetch-timeout"  # connect, a read, or the whole download took too long
 FETCH_RETRIED = "fetch-retried"  # succeeded or failed only after retrying
+FETCH_PARTIAL = "fetch-partial"  # a body cut off (reset, timeout): the entries read are kept
+DEADLINE = "deadline"  # the run's --deadline passed: cut off or not requested
 REDIRECT_LOOP = "redirect-loop"
 TOO_MANY_REDIRECTS = "too-many-redirects"
 CROSS_HOST_REDIRECT = "cross-host-redirect"
@@ -41,6 +43,8 @@ FETCH_CODES = (
     FETCH_FAILED,
     FETCH_TIMEOUT,
     FETCH_RETRIED,
+    FETCH_PARTIAL,
+    DEADLINE,
     REDIRECT_LOOP,
     TOO_MANY_REDIRECTS,
     CROSS_HOST_REDIRECT,
@@ -84,6 +88,8 @@ INCOMPLETE_CODES = frozenset(
         "entry-limit",
         "depth-limit",  # the reader's: XML nested too deeply
         "not-well-formed",  # the parser recovered; entries at the break may be lost
+        FETCH_PARTIAL,
+        DEADLINE,  # on a document with entries: cut off by the run's deadline
     }
 )
 

@@ -255,19 +255,24 @@ class ParsePool:
         limits: ReadLimits,
         chunks: AsyncIterator[bytes],
         count: Callable[[int], bool],
+        keep: Callable[[str | None, list[Url | SitemapRef | Issue], Sequence[Url]], None]
+        | None = None,
     ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch] | None:
         """Stream ``chunks`` to a worker; ``count(n)`` is told each chunk's size and returns
         False to stop. Returns (format, fatal, refs and issues, Urls), or None without
-        touching ``chunks`` when no worker is left. Raises WorkerLost if the worker dies."""
+        touching ``chunks`` when no worker is left. Raises WorkerLost if the worker dies.
+        When the chunks stop with an error (a reset, a timeout), ``keep`` is given what the
+        worker read of them."""
         worker = await self._acquire()
         if worker is None:
             return None
         loop = asyncio.get_running_loop()
         healthy: bool | None = False
+        pending: list[bytes] = []
         try:
             with worker.lock:
                 worker.conn.send(("o", source, base_url, limits, source))
-            pending: list[bytes] = []
+            pending = []
             size = 0
             going = True
             async for chunk in chunks:
@@ -292,12 +297,98 @@ class ParsePool:
         finally:
             if healthy:
                 self._release(worker, True)
+            elif healthy is False and keep is not None:
+                # cut off halfway: what the worker read is kept (it has at most one chunk
+                # left to read, so this short wait holds up the event loop only briefly)
+                salvaged = _salvage(worker, pending)
+                self._release(worker, salvaged is not None)
+                if salvaged is not None:
+                    fmt, _, others, urls = self._result(salvaged)
+                    keep(fmt, list(others), urls)
             elif healthy is False:
                 # a download that failed halfway leaves the worker inside a document
                 done = loop.run_in_executor(None, worker.reset)
                 done.add_done_callback(lambda f: self._release(worker, f.result()))
+        return self._result(result)
+
+    def _result(
+        self, result: tuple[Any, ...]
+    ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch]:
         fmt, fatal, columns, refs, issues, rendered = result
         others: list[SitemapRef | Issue] = [SitemapRef._trusted(loc, lm) for loc, lm in refs]
         others.extend(issues)
         name = self.render[0] if self.render is not None else None
         return fmt, fatal, others, UrlBatch(columns, name, rendered)
+
+
+def _salvage(worker: _Worker, pending: list[bytes]) -> tuple[Any, ...] | None:
+    """Close the document a worker holds after its body was cut off: what it read, or None
+    when the worker is gone."""
+    try:
+        if pending:
+            worker.exchange(("d", b"".join(pending)))
+        result: tuple[Any, ...] = worker.exchange(("c",))
+    except (OSError, EOFError):
+        return None
+    return result
+
+
+# A pool is started only when there is enough to parse: a body of this many bytes (a gzip
+# file counted at GZIP_RATIO times its size), or this many bytes parsed in the main process
+# so far. Below it, forking and feeding workers costs more than parsing here (a small
+# site's three sitemaps parse in a few milliseconds; starting workers takes longer).
+POOL_AFTER = 1 << 20
+GZIP_RATIO = 8
+
+
+class LazyPool:
+    """A ParsePool of ``workers`` processes, started the first time ``get`` is awaited."""
+
+    def __init__(
+        self, workers: int, render: tuple[str, Render] | None = None, after: int = POOL_AFTER
+    ) -> None:
+        self.workers = workers
+        self.render = render
+        self.after = after  # bytes that make parsing worth a pool (see POOL_AFTER)
+        self.pool: ParsePool | None = None
+        self._starting: asyncio.Future[ParsePool | None] | None = None
+
+    @property
+    def ready(self) -> ParsePool | None:
+        """The pool once it has started, else None."""
+        starting = self._starting
+        if starting is None or not starting.done() or starting.cancelled():
+            return None
+        return starting.result()
+
+    def start_soon(self) -> None:
+        """Start the pool in the background (``ready`` says when it has)."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
+
+    async def get(self) -> ParsePool | None:
+        """The pool, started now if need be; None when it could not start (parse here)."""
+        self.start_soon()
+        assert self._starting is not None
+        return await asyncio.shield(self._starting)
+
+    async def _start(self) -> ParsePool | None:
+        try:
+            pool = ParsePool(self.workers, self.render)
+        except OSError:
+            return None
+        self.pool = pool
+        try:
+            await pool.start()
+        except (EOFError, OSError):  # a worker could not start: parse here instead
+            pool.close()
+            self.pool = None
+            return None
+        return pool
+
+    def close(self) -> None:
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None

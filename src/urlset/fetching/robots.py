@@ -14,6 +14,8 @@ from ..model import Severity
 from ..urls import to_uri
 from .admission import Admission
 from .issues import (
+    DEADLINE,
+    FETCH_FAILED,
     NO_SITEMAPS,
     ROBOTS_BAD_SITEMAP,
     ROBOTS_NO_SITEMAPS,
@@ -21,6 +23,7 @@ from .issues import (
     ROBOTS_TOO_LARGE,
     ROBOTS_UNAVAILABLE,
     fetch_issue,
+    quiet,
 )
 from .values import FetchResponse, NodeState, SitemapNode
 
@@ -53,22 +56,14 @@ class RobotsStage(Admission):
 
     def _handle_robots(self, node: SitemapNode, response: FetchResponse) -> None:
         status = response.status
-        if response.error is not None or status is None or not 200 <= status < 300:
-            node.state = NodeState.ABSENT if status in (404, 410) else NodeState.FAILED
-            reason = response.error or f"HTTP {status}"
-            severity = Severity.INFO if node.state is NodeState.ABSENT else Severity.WARNING
-            node.issues.append(
-                fetch_issue(
-                    ROBOTS_UNAVAILABLE,
-                    severity,
-                    f"robots.txt could not be read ({reason}); trying well-known locations",
-                    node.url,
-                )
-            )
-            # a missing robots.txt is normal; trying the usual places is the best effort
-            if node.state is NodeState.FAILED:
-                node.state = NodeState.ABSENT
-            self._probe_well_known(node)
+        if response.unreachable:
+            self._robots_unreachable(node, response)
+            return
+        answered = status is not None and (
+            200 <= status < 300 or (status == 304 and response.from_cache)
+        )
+        if response.error is not None or not answered:
+            self._robots_unavailable(node, response)
             return
         node.state = NodeState.OK
         if response.truncated:
@@ -131,6 +126,40 @@ class RobotsStage(Admission):
             )
             self._probe_well_known(node)
 
+    def _robots_unreachable(self, node: SitemapNode, response: FetchResponse) -> None:
+        """No connection at all: the well-known locations on that host would fail alike. The
+        run says so (once: the node keeps the details as information)."""
+        node.state = NodeState.FAILED
+        node.issues = [quiet(i) for i in node.issues]
+        self.issues.append(
+            fetch_issue(
+                FETCH_FAILED,
+                Severity.ERROR,
+                response.error or "could not connect",
+                node.url,
+                "check the address and that the server is running",
+            )
+        )
+
+    def _robots_unavailable(self, node: SitemapNode, response: FetchResponse) -> None:
+        """No robots.txt (normal) or none readable: try the well-known locations."""
+        status = response.status
+        node.state = NodeState.ABSENT if status in (404, 410) else NodeState.FAILED
+        reason = response.error or f"HTTP {status}"
+        severity = Severity.INFO if node.state is NodeState.ABSENT else Severity.WARNING
+        node.issues.append(
+            fetch_issue(
+                ROBOTS_UNAVAILABLE,
+                severity,
+                f"robots.txt could not be read ({reason}); trying well-known locations",
+                node.url,
+            )
+        )
+        # a missing robots.txt is normal; trying the usual places is the best effort
+        if node.state is NodeState.FAILED:
+            node.state = NodeState.ABSENT
+        self._probe_well_known(node)
+
     def _probe_well_known(self, robots: SitemapNode) -> None:
         base = robots.final_url or robots.url
         paths = self.options.well_known
@@ -144,6 +173,8 @@ class RobotsStage(Admission):
             self._nothing_found(robots)
 
     def _nothing_found(self, robots: SitemapNode | None) -> None:
+        if DEADLINE in self.limits_hit:
+            return  # not "none found": the time ran out (reported as such)
         # say why robots.txt gave nothing: a site without one differs from one unreachable
         unread = (
             [] if robots is None else [i for i in robots.issues if i.code == ROBOTS_UNAVAILABLE]

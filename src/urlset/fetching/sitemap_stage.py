@@ -44,6 +44,10 @@ class SitemapStage(Admission):
                 self.sitemaps_requested -= 1
             self._request(node, probe=request.probe, index_lastmod=request.index_lastmod)
             return
+        if request.cached_only:
+            if response.url == node.url or self._redirect_admitted(node, response.url):
+                self._unchanged(node, response)
+            return
         if response.error is not None or status is None:
             node.state = NodeState.ABSENT if request.probe else NodeState.FAILED
             if not any(i.severity is Severity.ERROR for i in response.issues):
@@ -79,23 +83,33 @@ class SitemapStage(Admission):
             node.issues.append(fetch_issue(NOT_A_SITEMAP, Severity.ERROR, message, node.url))
             node.issues.extend(i for i in response.items if isinstance(i, Issue))
             return
-        if request.cached_only:
-            node.state = NodeState.UNCHANGED
-            node.issues.append(
-                fetch_issue(
-                    UNCHANGED,
-                    Severity.INFO,
-                    "not fetched: the index's lastmod is unchanged since the cached copy",
-                    node.url,
-                )
-            )
-        elif status == 304:
+        if status == 304:
             node.state = NodeState.NOT_MODIFIED
             node.issues.append(
                 fetch_issue(NOT_MODIFIED, Severity.INFO, "304: the cached copy is reused", node.url)
             )
         else:
             node.state = NodeState.OK
+        if any(i.code in INCOMPLETE_CODES for i in response.issues):
+            node.state = NodeState.PARTIAL  # cut off: what was read is kept
+        self._take_items(node, response.items, response.urls)
+
+    def _unchanged(self, node: SitemapNode, response: FetchResponse) -> None:
+        """Not requested: the index's lastmod says it did not change; the stored result is
+        reused as it is (the protocol's incremental fetching)."""
+        node.state = NodeState.UNCHANGED
+        node.format = response.format
+        node.status = None
+        node.issues.append(
+            fetch_issue(
+                UNCHANGED,
+                Severity.INFO,
+                "not requested: the index's lastmod is unchanged since the cached copy, "
+                "which is reused",
+                node.url,
+                "use --revalidate to ask the server anyway",
+            )
+        )
         self._take_items(node, response.items, response.urls)
 
     def _redirect_admitted(self, node: SitemapNode, final: str) -> bool:
@@ -171,6 +185,7 @@ class SitemapStage(Admission):
                 )
             )
         if urls:
-            self._outbox.append(SitemapRead(node, urls))
+            self._held[node] = SitemapRead(node, urls)  # passed on in document order
+            self._held_urls += len(urls)
         for ref in refs:
             self._add_sitemap(node, ref.loc, "index", ref.lastmod)

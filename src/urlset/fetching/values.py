@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Literal
 
 from ..dates import Lastmod
-from ..model import Issue, SitemapRef, Url
+from ..model import Issue, Severity, SitemapRef, Url
 
 # Places sites put sitemaps when robots.txt names none (configurable).
 WELL_KNOWN: tuple[str, ...] = (
@@ -39,6 +39,14 @@ class DiscoveryOptions:
     # an https start that cannot be connected to is tried over http (a start the user gave
     # without a scheme); the run reports it
     http_fallback: bool = False
+    # with a cache: ask for every child conditionally, even when its index's lastmod says it
+    # did not change (for publishers whose index lastmod is not kept up to date)
+    revalidate: bool = False
+    # URLs are passed on in document order; those read ahead of a document still awaited are
+    # held, and above this many no further request is made until it comes; with at most
+    # ``ahead`` requests out at once, what is held stays bounded
+    hold_urls: int = 50_000
+    ahead: int = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +105,9 @@ class FetchResponse:
     # no connection could be made at all (refused, TLS handshake, connect timeout), so no
     # HTTP exchange took place; a failed DNS lookup is not counted (no scheme would help)
     unreachable: bool = False
+    # False: no request went out (answered from the cache alone, or the run's deadline had
+    # passed)
+    requested: bool = True
 
 
 class NodeState(StrEnum):
@@ -136,6 +147,7 @@ class SitemapNode:
     bytes: int = 0
     seconds: float = 0.0
     from_cache: bool = False
+    requested: bool = False  # a request for it went out (not: unchanged, skipped, too late)
     issues: list[Issue] = field(default_factory=list)
     children: list[SitemapNode] = field(default_factory=list)
 
@@ -186,9 +198,19 @@ class DiscoveryResult:
     limits_hit: list[str]  # issue codes of the caps that cut the result short
 
     @property
+    def errors(self) -> list[Issue]:
+        """Every error found, on any document or about the run (an index loop, an entry the
+        reader could not keep, a sitemap that failed)."""
+        found = [i for i in self.issues if i.severity is Severity.ERROR]
+        for node in self.nodes():
+            found.extend(i for i in node.issues if i.severity is Severity.ERROR)
+        return found
+
+    @property
     def partial(self) -> bool:
-        """Some sitemap failed or was read only in part, or a cap cut the result short."""
-        return bool(self.failed or self.incomplete or self.limits_hit)
+        """Some sitemap failed or was read only in part, a cap cut the result short, or
+        something was found in error: the result is not the whole of what was asked for."""
+        return bool(self.failed or self.incomplete or self.limits_hit or self.errors)
 
     @property
     def nothing(self) -> bool:
