@@ -19,8 +19,6 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, TypeVar
 
-import numpy as np
-
 from ..model import Url
 from .hreflang import Alternate
 
@@ -163,6 +161,8 @@ class Reciprocity:
                 found.append((href, code, loc))
         if not found:
             return
+        import numpy as np  # here: reading and checking import this module, few use it
+
         plain = np.frombuffer(self._plain.tobytes(), dtype=np.int64)  # a copy: adds go on
         wanted = np.fromiter((hash(href) for href, _, _ in found), dtype=np.int64, count=len(found))
         in_set = np.isin(wanted, plain).tolist()
