@@ -18,12 +18,15 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
 from .common import (
     ExtensionSpec,
+    Note,
     Untypable,
     checked_children,
     coded_issue,
     declared,
     no_repeats,
     schema_tags,
+    shown,
+    without_faults,
 )
 from .field_checks import ISO_639_1, escape, optional_date, required_text, set_field, text_list
 
@@ -64,7 +67,11 @@ class News:
         set_field(
             self, "publication_name", required_text("news publication name", self.publication_name)
         )
-        set_field(self, "language", news_language(self.language))
+        language = self.language
+        if type(language) is AsWritten:
+            set_field(self, "language", str(language))
+        else:
+            set_field(self, "language", news_language(language))
         published = optional_date("news publication_date", self.publication_date)
         if published is None:
             raise InvalidValue("news publication_date", None, "is missing")
@@ -176,16 +183,51 @@ def _read_news(el: Any, warnings: list[str]) -> News:
     for required in ("publication_date", "title"):
         if required not in values:
             raise Untypable(f"<news:news> without <news:{required}>")
-    return News(
-        names["name"],
-        names["language"],
-        values["publication_date"],  # type: ignore[arg-type]  # checked by News
-        values["title"],
-        values.get("access") or None,
-        values.get("genres") or (),  # type: ignore[arg-type]
-        values.get("keywords") or (),  # type: ignore[arg-type]
-        values.get("stock_tickers") or (),  # type: ignore[arg-type]
-    )
+    language = names["language"]
+    try:
+        news_language(language)
+    except InvalidValue as exc:
+        if not _XSD_LANGUAGE.fullmatch(language):
+            raise
+        # sitemap-news.xsd types it xsd:language: valid there, kept as written
+        warnings.append(
+            Note(
+                "news-language",
+                f"<news:language> {shown(language)}: {exc.reason}; kept as written",
+            )
+        )
+        language = AsWritten(language)
+    args = {
+        "publication_name": names["name"],
+        "language": language,
+        "publication_date": values["publication_date"],
+        "title": values["title"],
+        "access": values.get("access") or None,
+        "genres": values.get("genres") or (),
+        "keywords": values.get("keywords") or (),
+        "stock_tickers": values.get("stock_tickers") or (),
+    }
+    return without_faults(_news, args, _OPTIONAL, warnings, "news-field-dropped", "news entry")
+
+
+def _news(values: dict[str, Any]) -> News:
+    return News(**values)
+
+
+# InvalidValue's field -> (the child as written, the keys it gives): what news is read
+# without when its value is at fault (sitemap-news.xsd: minOccurs=0)
+_OPTIONAL = {
+    f"news {name}": (f"news:{name}", (name,))
+    for name in ("access", "genres", "keywords", "stock_tickers")
+}
+# xsd:language (sitemap-news.xsd's type of <news:language>)
+_XSD_LANGUAGE = re.compile(r"[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*")
+
+
+class AsWritten(str):
+    """A news language read from a sitemap that is a valid xsd:language (the schema's type)
+    but not one Google asks for (``en-US``): ``News`` keeps it as written. Only the reader
+    makes these; a language given in code or JSON is checked by ``news_language``."""
 
 
 # ---------------------------------------------------------------- codes and per-URL rules
@@ -196,6 +238,18 @@ CODES: dict[str, Code] = {
         "news extension not valid",
         "news needs publication name and language (ISO 639, zh-cn, zh-tw), publication_date "
         "(W3C Datetime) and title",
+    ),
+    "news-language": Code(
+        Severity.WARNING,
+        "news language not an ISO 639 code",
+        "Google reads ISO 639 codes (en, fr; Chinese zh-cn or zh-tw); the value is a valid "
+        "xsd:language and was kept as written",
+    ),
+    "news-field-dropped": Code(
+        Severity.WARNING,
+        "news field not valid; the entry is read without it",
+        "the message names the field and its value; fix it or leave it out (access, genres, "
+        "keywords and stock_tickers are optional)",
     ),
     "news-too-old": Code(
         Severity.WARNING,
