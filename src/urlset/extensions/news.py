@@ -67,11 +67,7 @@ class News:
         set_field(
             self, "publication_name", required_text("news publication name", self.publication_name)
         )
-        language = self.language
-        if type(language) is AsWritten:
-            set_field(self, "language", str(language))
-        else:
-            set_field(self, "language", news_language(language))
+        set_field(self, "language", news_language(self.language))
         published = optional_date("news publication_date", self.publication_date)
         if published is None:
             raise InvalidValue("news publication_date", None, "is missing")
@@ -183,20 +179,7 @@ def _read_news(el: Any, warnings: list[str]) -> News:
     for required in ("publication_date", "title"):
         if required not in values:
             raise Untypable(f"<news:news> without <news:{required}>")
-    language = names["language"]
-    try:
-        news_language(language)
-    except InvalidValue as exc:
-        if not _XSD_LANGUAGE.fullmatch(language):
-            raise
-        # sitemap-news.xsd types it xsd:language: valid there, kept as written
-        warnings.append(
-            Note(
-                "news-language",
-                f"<news:language> {shown(language)}: {exc.reason}; kept as written",
-            )
-        )
-        language = AsWritten(language)
+    language = _language(names["language"], warnings)
     args = {
         "publication_name": names["name"],
         "language": language,
@@ -220,14 +203,32 @@ _OPTIONAL = {
     f"news {name}": (f"news:{name}", (name,))
     for name in ("access", "genres", "keywords", "stock_tickers")
 }
-# xsd:language (sitemap-news.xsd's type of <news:language>)
-_XSD_LANGUAGE = re.compile(r"[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*")
+# a language tag with more than the language (en-US, pt_BR)
+_TAGGED = re.compile(r"([A-Za-z]{2,3})[-_][A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
 
 
-class AsWritten(str):
-    """A news language read from a sitemap that is a valid xsd:language (the schema's type)
-    but not one Google asks for (``en-US``): ``News`` keeps it as written. Only the reader
-    makes these; a language given in code or JSON is checked by ``news_language``."""
+def _language(written: str, warnings: list[str]) -> str:
+    """The news language as read: a tag with a region or script whose language is a valid
+    news language (``en-US``) is read as that language, noted in ``warnings``: the
+    publication's language is required, and sitemap-news.xsd allows only
+    ``zh-cn|zh-tw|([a-z]{2,3})``. Anything else raises (the entry stays raw)."""
+    try:
+        return news_language(written)
+    except InvalidValue as exc:
+        tagged = _TAGGED.fullmatch(written.strip())
+        if tagged is None:
+            raise
+        try:
+            code = news_language(tagged.group(1))
+        except InvalidValue:
+            raise exc from None
+        warnings.append(
+            Note(
+                "news-language",
+                f"<news:language> {shown(written)}: {exc.reason}; read as {code!r}",
+            )
+        )
+        return code
 
 
 # ---------------------------------------------------------------- codes and per-URL rules
@@ -241,9 +242,9 @@ CODES: dict[str, Code] = {
     ),
     "news-language": Code(
         Severity.WARNING,
-        "news language not an ISO 639 code",
-        "Google reads ISO 639 codes (en, fr; Chinese zh-cn or zh-tw); the value is a valid "
-        "xsd:language and was kept as written",
+        "news language with a region or script",
+        "the publication language is an ISO 639 code (en, fr; Chinese zh-cn or zh-tw), as "
+        "sitemap-news.xsd requires; the language part of the tag was read",
     ),
     "news-field-dropped": Code(
         Severity.WARNING,
