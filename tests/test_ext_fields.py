@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from test_ext_write import assert_valid, document, schema  # noqa: F401  (schema: a fixture)
@@ -27,10 +29,12 @@ from urlset.extensions import (
     News,
     Price,
     Video,
+    fast_extensions,
     parse,
     parse_element,
 )
 from urlset.extensions.rules import check_raw
+from urlset.model import SITEMAP_NS
 
 PAGE = "https://www.example.com/page"
 HEAD = (
@@ -380,3 +384,44 @@ def test_read_then_build_from_the_command_line(tmp_path: Path, schema: etree.XML
     urls, _ = read(built)
     kinds = sorted(type(e).__name__ for u in urls for e in u.extensions)
     assert kinds == ["Image", "News", "Video"]
+
+
+_licenses = st.sampled_from(
+    [None, "https://e.com/l", "CC BY 4.0", "", "  ", "/relative", "a &amp; b"]
+)
+_texts = st.sampled_from([None, "Plain", "", "a &amp; b", "tab\there"])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a.jpg", "b.jpg"]), _texts, _licenses), min_size=1, max_size=5
+    ),
+    st.sampled_from(["", "\n  "]),
+)
+def test_both_lanes_agree_on_images_with_faulty_optional_fields(
+    images: list[tuple[str, str | None, str | None]], space: str
+) -> None:
+    """The regex lane (``fast_extensions``, and the reader's record lane) declines or types
+    what ``parse_element`` types; the reader gives those values and reports each warning."""
+    elements = []
+    for loc, title, license_ in images:
+        parts = [f"<image:loc>https://www.example.com/{loc}</image:loc>"]
+        if title is not None:
+            parts.append(f"<image:title>{title}</image:title>")
+        if license_ is not None:
+            parts.append(f"<image:license>{license_}</image:license>")
+        elements.append(f"<image:image>{space}{space.join(parts)}{space}</image:image>")
+    fragment = space + space.join(elements) + space
+    data = sitemap(fragment)
+    (url,) = etree.fromstring(data)
+    parsed = [parse_element(el) for el in list(url)[1:]]
+    got = fast_extensions(fragment, {"": SITEMAP_NS, "image": IMAGE_NS})
+    if got is not None:
+        assert got == tuple(p.value for p in parsed)
+    urls, issues = read(data)
+    (read_url,) = urls
+    assert read_url.extensions == tuple(p.value for p in parsed)
+    assert all(isinstance(p.value, Image) for p in parsed)  # a license is never required
+    said = sorted(w for p in parsed for w in p.warnings)
+    assert sorted(i.message for i in issues if i.code == "image-field-dropped") == said
