@@ -170,6 +170,16 @@ OPTIONAL_FAULTS = [
         "'perhaps'",
     ),
     (
+        video('<video:restriction relationship="allow">IE gb</video:restriction>'),
+        "video:restriction",
+        "'gb'",
+    ),
+    (
+        video('<video:platform relationship="deny">web radio</video:platform>'),
+        "video:platform",
+        "'radio'",
+    ),
+    (
         video('<video:gallery_loc title="G">not a url</video:gallery_loc>'),
         "video:gallery_loc",
         "'not a url'",

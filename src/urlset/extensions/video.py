@@ -396,7 +396,8 @@ _OPTIONAL: dict[str, tuple[str, tuple[str, ...]]] = {
         f"video {name}": (f"video:{name}", (name,))
         for name in (
             "duration", "expiration_date", "rating", "view_count", "publication_date",
-            "category", "family_friendly", "requires_subscription", "live",
+            "category", "family_friendly", "restriction", "requires_subscription", "platform",
+            "live",
         )
     },
     "video gallery_loc": ("video:gallery_loc", ("gallery_loc", "gallery_title")),
