@@ -21,9 +21,11 @@ Children are written in the order the official schemas require.
 Reading: ``parse(raw)`` turns a ``RawElement`` into a typed value and says why when it
 cannot; ``typed(raw)`` returns just the value. Both are tolerant: an element in an unknown
 namespace, or one holding something the typed value does not model (an unknown child, an
-attribute, a bad value), comes back as the same ``RawElement`` with the reason in
-``Parsed.error`` (nothing is raised), so reading and writing again loses nothing. Children
-out of the schema's order are read and noted in ``Parsed.warnings``. For readers:
+attribute, a bad value of a required field), comes back as the same ``RawElement`` with the
+reason in ``Parsed.error`` (nothing is raised), so reading and writing again loses nothing.
+An optional field (minOccurs=0 in the official schema) whose value is at fault is left out
+and the element typed without it; that, children out of the schema's order and a news
+language read from a longer tag (en-US) are noted in ``Parsed.warnings``. For readers:
 ``parse_element(el)`` types an lxml element in place (no serialising and re-parsing), and
 ``fast_extensions(fragment, prefixes)`` types a run of plain image and hreflang elements
 with regular expressions, for a regex fast lane.
