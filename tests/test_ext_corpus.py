@@ -3,7 +3,8 @@ reader (raw elements) and ``extensions.typed`` to the expected values.
 
 The crawler-commons cases are described in ../shared/corpus/peers/crawler-commons/CASES.md
 (E1-E9); where urlset is stricter than that lenient parser (a price written "1,99", an
-empty publication name), the element stays raw and the reason is checked instead.
+empty publication name), the optional field is left out (or, for a required one, the element
+stays raw) and the reason is checked instead.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from urlset import RawElement, Url
 from urlset.extensions import (
     IMAGE_NS,
     NEWS_NS,
-    VIDEO_NS,
     Alternate,
     Image,
     News,
@@ -81,12 +81,17 @@ def test_e1_videos(shared: Path) -> None:
     # crawler-commons collapses the description's inner whitespace; urlset keeps the text
     assert " ".join(first.description.split()).endswith("perfectly done steaks every time")
     # "1,99" and an empty rent price: crawler-commons keeps a price without a value; urlset
-    # keeps the whole element raw (written back unchanged) and says why
-    for url, reason in ((urls[1], "'1,99'"), (urls[2], "video price ''")):
-        (raw,) = url.extensions
-        assert isinstance(raw, RawElement) and raw.namespace == VIDEO_NS
-        (issue,) = check_raw(raw)
-        assert issue.code == "invalid-video" and reason in issue.message
+    # keeps the video typed without that price and says why (the price is optional)
+    for url in urls[1:]:
+        (value,) = url.extensions
+        assert isinstance(value, Video) and value.prices == ()
+    result = read_file(path)
+    list(result)
+    issues = [i for i in result.issues if i.code == "video-field-dropped"]
+    assert [i.message.partition(": ")[0] for i in issues] == [
+        "<video:price> '1,99'",
+        "<video:price> ''",
+    ]
 
 
 def test_e2_tv_show_video_stays_raw_but_attached(shared: Path) -> None:
@@ -95,6 +100,7 @@ def test_e2_tv_show_video_stays_raw_but_attached(shared: Path) -> None:
     assert isinstance(raw, RawElement)
     parsed = parse(raw)
     assert parsed.error is not None and "content_segment_loc" in parsed.error
+    assert parsed.unmodelled and parsed.warnings == (parsed.error,)  # the reader says why
     assert "tvshow" in raw.xml  # kept whole, to be written back unchanged
 
 

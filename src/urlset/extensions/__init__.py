@@ -21,9 +21,11 @@ Children are written in the order the official schemas require.
 Reading: ``parse(raw)`` turns a ``RawElement`` into a typed value and says why when it
 cannot; ``typed(raw)`` returns just the value. Both are tolerant: an element in an unknown
 namespace, or one holding something the typed value does not model (an unknown child, an
-attribute, a bad value), comes back as the same ``RawElement`` with the reason in
-``Parsed.error`` (nothing is raised), so reading and writing again loses nothing. Children
-out of the schema's order are read and noted in ``Parsed.warnings``. For readers:
+attribute, a bad value of a required field), comes back as the same ``RawElement`` with the
+reason in ``Parsed.error`` (nothing is raised), so reading and writing again loses nothing.
+An optional field (minOccurs=0 in the official schema) whose value is at fault is left out
+and the element typed without it; that, children out of the schema's order and a news
+language read from a longer tag (en-US) are noted in ``Parsed.warnings``. For readers:
 ``parse_element(el)`` types an lxml element in place (no serialising and re-parsing), and
 ``fast_extensions(fragment, prefixes)`` types a run of plain image and hreflang elements
 with regular expressions, for a regex fast lane.
@@ -58,11 +60,13 @@ from . import hreflang, image, news, video
 from .common import (
     SAFE_PARSER_OPTIONS,
     ExtensionSpec,
+    Note,
     Unmodelled,
     Untypable,
     checked_raw,
     safe_parser,
     tostring,
+    warning_code,
 )
 from .fastlane import fast_extensions
 from .field_checks import ISO_639_1, ISO_3166_1, format_decimal
@@ -120,6 +124,7 @@ __all__ = [
     "ExtensionSpec",
     "Image",
     "News",
+    "Note",
     "Parsed",
     "Price",
     "Relation",
@@ -137,6 +142,7 @@ __all__ = [
     "parse_element",
     "to_json",
     "typed",
+    "warning_code",
 ]
 
 # The typed extensions, in the order the writer declares their namespaces: the one table an
@@ -165,7 +171,10 @@ class Parsed(NamedTuple):
 
     ``value`` is the typed value, or the raw element itself when it could not be typed;
     ``error`` says why not (None when typed, or when the namespace is not one urlset types);
-    ``warnings`` lists what was wrong but still read (children out of schema order).
+    ``warnings`` lists what was wrong but still read: children out of schema order (plain
+    ``str``, code ``extension-order``) and ``Note`` values with their own code (an optional field
+    left out or kept as written; why an element stays as written); ``warning_code`` gives
+    the code of each.
     """
 
     value: Extension | RawElement
@@ -230,22 +239,27 @@ def parse_element(el: Any, serialise: Callable[[Any], str] = tostring) -> Parsed
     reader = _READERS.get((ns, local))
     if reader is None:
         return Parsed(RawElement(ns, local, serialise(el)))
+    return _parse_element(el, None, reader, serialise)
+
+
+def _parse_element(
+    el: Any, raw: RawElement | None, reader: _Reader, serialise: Callable[[Any], str] = tostring
+) -> Parsed:
+    """``reader(el)`` as a Parsed: the value and the warnings, or ``raw`` (else ``el``
+    serialised) and why. An optional field the reader left out is one of the warnings."""
     warnings: list[str] = []
     try:
         value = reader(el, warnings)
     except (Untypable, InvalidValue) as exc:
-        return Parsed(
-            RawElement(ns, local, serialise(el)), str(exc), unmodelled=isinstance(exc, Unmodelled)
-        )
-    return Parsed(value, None, tuple(warnings))
-
-
-def _parse_element(el: Any, raw: RawElement, reader: _Reader) -> Parsed:
-    warnings: list[str] = []
-    try:
-        value = reader(el, warnings)
-    except (Untypable, InvalidValue) as exc:
-        return Parsed(raw, str(exc), unmodelled=isinstance(exc, Unmodelled))
+        if raw is None:
+            tag = el.tag
+            ns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
+            raw = RawElement(ns, local, serialise(el))
+        if isinstance(exc, Unmodelled):
+            # said as a warning when the reader gives it a code (a child the schema has)
+            said = (Note(exc.code, str(exc)),) if exc.code else ()
+            return Parsed(raw, str(exc), said, unmodelled=True)
+        return Parsed(raw, str(exc))
     return Parsed(value, None, tuple(warnings))
 
 

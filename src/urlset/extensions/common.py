@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ..codes import Code
 from ..errors import InvalidValue
@@ -132,7 +132,74 @@ class Untypable(Exception):
 
 
 class Unmodelled(Untypable):
-    """Valid, but holding something the typed value does not model: kept raw, not a fault."""
+    """Valid, but holding something the typed value does not model: kept raw, not a fault.
+
+    With a ``code``, the reason is also given in ``Parsed.warnings`` (as a ``Note`` of that
+    code) so that a reader reports why the element stays as written.
+    """
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Note(str):
+    """A warning of a reading with its own issue code (``Parsed.warnings``); a plain ``str``
+    warning there is an order warning (``extension-order``)."""
+
+    code: str
+
+    def __new__(cls, code: str, message: str) -> Note:
+        note = super().__new__(cls, message)
+        note.code = code
+        return note
+
+
+def warning_code(warning: str) -> str:
+    """The issue code of one of ``Parsed.warnings``."""
+    return getattr(warning, "code", "extension-order")
+
+
+_V = TypeVar("_V")
+
+
+def shown(value: object) -> str:
+    """A value as an issue message quotes it (repr, at most 120 characters)."""
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def without_faults(
+    build: Callable[[dict[str, Any]], _V],
+    values: dict[str, Any],
+    optional: Mapping[str, tuple[str, tuple[str, ...]]],
+    warnings: list[str],
+    code: str,
+    item: str,
+) -> _V:
+    """``build(values)``, leaving out each optional field the value rejects.
+
+    ``optional`` maps the field an ``InvalidValue`` names (``"image license"``) to the child
+    as written (``"image:license"``) and the keys of ``values`` it gives (an element and its
+    attributes go together). Each field left out is reported in ``warnings`` as a ``Note``
+    of ``code``, naming the child and the value; a fault of a required field (one not in
+    ``optional``) is raised as it is, and the element stays raw.
+    """
+    while True:
+        try:
+            return build(values)
+        except InvalidValue as exc:
+            found = optional.get(exc.field)
+            if found is None or all(values.get(key) is None for key in found[1]):
+                raise
+            child, keys = found
+            warnings.append(
+                Note(
+                    code,
+                    f"<{child}> {shown(exc.value)}: {exc.reason}; the {item} is read without it",
+                )
+            )
+            values = {**values, **dict.fromkeys(keys)}
 
 
 Child = tuple[str, str, dict[str, str], Any]
@@ -152,10 +219,12 @@ def checked_children(
     warnings: list[str],
     unmodelled: frozenset[str] = frozenset(),
     holders: frozenset[str] = frozenset(),
+    unmodelled_code: str | None = None,
 ) -> list[Child]:
     """(local name, stripped text, attributes, element) of each child, checked:
 
-    every child in ``ns`` and named in ``tags`` (and not in ``unmodelled``), no markup
+    every child in ``ns`` and named in ``tags`` (and not in ``unmodelled``: those raise an
+    ``Unmodelled`` of ``unmodelled_code`` saying the element is kept as written), no markup
     inside values (``holders`` name the children that hold elements), only the attributes
     ``attrs`` allows; out-of-order children are read and noted in ``warnings``.
     Written for speed (one dict lookup per child, few lxml property reads): a sitemap can
@@ -175,6 +244,12 @@ def checked_children(
         tag = child.tag
         found = tags.get(tag)
         if found is None or found[0] in unmodelled:
+            if found is not None:
+                raise Unmodelled(
+                    f"<{prefix}:{found[0]}> is in the official schema but urlset does not "
+                    f"model it: the <{_shown(el, prefix)}> is kept as written",
+                    unmodelled_code,
+                )
             if not isinstance(tag, str):
                 continue  # a comment or processing instruction kept by a caller's parser
             cns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)

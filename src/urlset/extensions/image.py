@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from ..codes import Code
+from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Issue, Severity, Url
 from ..urls import is_plain_uri
@@ -29,6 +30,7 @@ from .common import (
     plain_text,
     plain_written_uris,
     schema_tags,
+    without_faults,
 )
 from .field_checks import escape, optional_text, optional_uri, required_uri, set_field
 
@@ -148,25 +150,35 @@ def _read_image(el: Any, warnings: list[str]) -> Image:
             else:
                 loc = values.get("loc")
                 if loc:
-                    return Image(
-                        loc,
-                        values.get("caption") or None,
-                        values.get("geo_location") or None,
-                        values.get("title") or None,
-                        values.get("license") or None,
-                    )
+                    try:
+                        return Image(
+                            loc,
+                            values.get("caption") or None,
+                            values.get("geo_location") or None,
+                            values.get("title") or None,
+                            values.get("license") or None,
+                        )
+                    except InvalidValue:
+                        pass  # the reading below leaves out an optional field at fault
     items = checked_children(el, IMAGE_NS, PREFIX, _IMAGE_TAGS, {}, warnings)
     no_repeats(items, PREFIX)
-    values = {local: text for local, text, _, _ in items}
-    if "loc" not in values:
+    read: dict[str, str | None] = {local: text or None for local, text, _, _ in items}
+    if "loc" not in read:
         raise Untypable("<image:image> without <image:loc>")
-    return Image(
-        values["loc"],
-        values.get("caption") or None,
-        values.get("geo_location") or None,
-        values.get("title") or None,
-        values.get("license") or None,
-    )
+    read["loc"] = read["loc"] or ""  # an empty loc is reported as such
+    return without_faults(_image, read, _OPTIONAL, warnings, "image-field-dropped", "image")
+
+
+def _image(values: dict[str, Any]) -> Image:
+    return Image(**values)
+
+
+# InvalidValue's field -> (the child as written, the keys it gives): what an image is read
+# without when its value is at fault (sitemap-image.xsd: all but loc are minOccurs=0)
+_OPTIONAL = {
+    f"image {name}": (f"image:{name}", (name,))
+    for name in ("caption", "geo_location", "title", "license")
+}
 
 
 # ---------------------------------------------------------------- reading by regex
@@ -265,6 +277,12 @@ CODES: dict[str, Code] = {
     ),
     "too-many-images": Code(
         Severity.ERROR, "more than 1,000 images", "list at most 1,000 <image:image> per <url>"
+    ),
+    "image-field-dropped": Code(
+        Severity.WARNING,
+        "image field not valid; the image is read without it",
+        "the message names the field and its value; fix it or leave it out (only "
+        "<image:loc> is required, and Google no longer uses the other fields)",
     ),
     "image-deprecated-field": Code(
         Severity.INFO,

@@ -18,12 +18,15 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
 from .common import (
     ExtensionSpec,
+    Note,
     Untypable,
     checked_children,
     coded_issue,
     declared,
     no_repeats,
     schema_tags,
+    shown,
+    without_faults,
 )
 from .field_checks import ISO_639_1, escape, optional_date, required_text, set_field, text_list
 
@@ -176,16 +179,56 @@ def _read_news(el: Any, warnings: list[str]) -> News:
     for required in ("publication_date", "title"):
         if required not in values:
             raise Untypable(f"<news:news> without <news:{required}>")
-    return News(
-        names["name"],
-        names["language"],
-        values["publication_date"],  # type: ignore[arg-type]  # checked by News
-        values["title"],
-        values.get("access") or None,
-        values.get("genres") or (),  # type: ignore[arg-type]
-        values.get("keywords") or (),  # type: ignore[arg-type]
-        values.get("stock_tickers") or (),  # type: ignore[arg-type]
-    )
+    language = _language(names["language"], warnings)
+    args = {
+        "publication_name": names["name"],
+        "language": language,
+        "publication_date": values["publication_date"],
+        "title": values["title"],
+        "access": values.get("access") or None,
+        "genres": values.get("genres") or (),
+        "keywords": values.get("keywords") or (),
+        "stock_tickers": values.get("stock_tickers") or (),
+    }
+    return without_faults(_news, args, _OPTIONAL, warnings, "news-field-dropped", "news entry")
+
+
+def _news(values: dict[str, Any]) -> News:
+    return News(**values)
+
+
+# InvalidValue's field -> (the child as written, the keys it gives): what news is read
+# without when its value is at fault (sitemap-news.xsd: minOccurs=0)
+_OPTIONAL = {
+    f"news {name}": (f"news:{name}", (name,))
+    for name in ("access", "genres", "keywords", "stock_tickers")
+}
+# a language tag with more than the language (en-US, pt_BR)
+_TAGGED = re.compile(r"([A-Za-z]{2,3})[-_][A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+
+
+def _language(written: str, warnings: list[str]) -> str:
+    """The news language as read: a tag with a region or script whose language is a valid
+    news language (``en-US``) is read as that language, noted in ``warnings``: the
+    publication's language is required, and sitemap-news.xsd allows only
+    ``zh-cn|zh-tw|([a-z]{2,3})``. Anything else raises (the entry stays raw)."""
+    try:
+        return news_language(written)
+    except InvalidValue as exc:
+        tagged = _TAGGED.fullmatch(written.strip())
+        if tagged is None:
+            raise
+        try:
+            code = news_language(tagged.group(1))
+        except InvalidValue:
+            raise exc from None
+        warnings.append(
+            Note(
+                "news-language",
+                f"<news:language> {shown(written)}: {exc.reason}; read as {code!r}",
+            )
+        )
+        return code
 
 
 # ---------------------------------------------------------------- codes and per-URL rules
@@ -196,6 +239,18 @@ CODES: dict[str, Code] = {
         "news extension not valid",
         "news needs publication name and language (ISO 639, zh-cn, zh-tw), publication_date "
         "(W3C Datetime) and title",
+    ),
+    "news-language": Code(
+        Severity.WARNING,
+        "news language with a region or script",
+        "the publication language is an ISO 639 code (en, fr; Chinese zh-cn or zh-tw), as "
+        "sitemap-news.xsd requires; the language part of the tag was read",
+    ),
+    "news-field-dropped": Code(
+        Severity.WARNING,
+        "news field not valid; the entry is read without it",
+        "the message names the field and its value; fix it or leave it out (access, genres, "
+        "keywords and stock_tickers are optional)",
     ),
     "news-too-old": Code(
         Severity.WARNING,

@@ -21,7 +21,7 @@ from datetime import datetime
 from ..codes import Code
 from ..model import Issue, RawElement, Severity, Url
 from . import REGISTRY, parse
-from .common import Rule, coded_issue
+from .common import Rule, coded_issue, warning_code
 from .news import MAX_NEWS_PER_SITEMAP, News
 from .reciprocity import Reciprocity, describe
 
@@ -60,7 +60,7 @@ def check_raw(raw: RawElement, *, loc: str = "", line: int = 0, source: str = ""
             issue(INVALID_CODES[raw.namespace], where + parsed.error, line=line, source=source)
         )
     out.extend(
-        issue("extension-order", where + warning, line=line, source=source)
+        issue(warning_code(warning), where + warning, line=line, source=source)
         for warning in parsed.warnings
     )
     return out

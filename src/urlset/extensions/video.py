@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from ..codes import Code
 from ..dates import Lastmod, format_w3c
@@ -21,12 +21,15 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
 from .common import (
     ExtensionSpec,
+    Note,
     Untypable,
     checked_children,
     coded_issue,
     declared,
     no_repeats,
     schema_tags,
+    shown,
+    without_faults,
 )
 from .field_checks import (
     escape,
@@ -367,7 +370,8 @@ _VIDEO_ORDER = (
     "uploader", "tvshow", "platform", "live", "id",
 )  # fmt: skip
 _VIDEO_TAGS = schema_tags(VIDEO_NS, _VIDEO_ORDER)
-# in the schema, not (yet) typed: a video holding them stays raw
+# in the schema but not typed: a video holding them stays as written (nothing is lost on a
+# round trip), and the reader says so
 _VIDEO_UNMODELLED = frozenset({"content_segment_loc", "tvshow", "id"})
 _VIDEO_ATTRS = {
     "player_loc": frozenset({"allow_embed", "autoplay"}),
@@ -377,11 +381,43 @@ _VIDEO_ATTRS = {
     "price": frozenset({"currency", "type", "resolution"}),
     "uploader": frozenset({"info"}),
 }
+# InvalidValue's field -> (the child as written, the keys it gives): what a video is read
+# without when its value is at fault (sitemap-video.xsd: minOccurs=0). content_loc and
+# player_loc are optional each; a video left with neither is not typed.
+_OPTIONAL: dict[str, tuple[str, tuple[str, ...]]] = {
+    "video content_loc": ("video:content_loc", ("content_loc",)),
+    "video player_loc": (
+        "video:player_loc",
+        ("player_loc", "player_allow_embed", "player_autoplay"),
+    ),
+    "video player_loc allow_embed": ("video:player_loc allow_embed", ("player_allow_embed",)),
+    "video player_loc autoplay": ("video:player_loc autoplay", ("player_autoplay",)),
+    **{
+        f"video {name}": (f"video:{name}", (name,))
+        for name in (
+            "duration", "expiration_date", "rating", "view_count", "publication_date",
+            "category", "family_friendly", "restriction", "requires_subscription", "platform",
+            "live",
+        )
+    },
+    "video gallery_loc": ("video:gallery_loc", ("gallery_loc", "gallery_title")),
+    "video gallery_loc title": ("video:gallery_loc title", ("gallery_title",)),
+    "video uploader": ("video:uploader", ("uploader", "uploader_info")),
+    "video uploader info": ("video:uploader info", ("uploader_info",)),
+}  # fmt: skip
+_DROPPED = "video-field-dropped"
 
 
 def _read_video(el: Any, warnings: list[str]) -> Video:
     items = checked_children(
-        el, VIDEO_NS, PREFIX, _VIDEO_TAGS, _VIDEO_ATTRS, warnings, _VIDEO_UNMODELLED
+        el,
+        VIDEO_NS,
+        PREFIX,
+        _VIDEO_TAGS,
+        _VIDEO_ATTRS,
+        warnings,
+        _VIDEO_UNMODELLED,
+        unmodelled_code="video-kept-as-written",
     )
     no_repeats(items, PREFIX, frozenset({"tag", "price"}))
     v: dict[str, Any] = {}
@@ -389,17 +425,36 @@ def _read_video(el: Any, warnings: list[str]) -> Video:
     prices: list[Price] = []
     for local, text, attrs, _ in items:
         if local == "tag":
-            tags.append(text)
+            tag = _kept(warnings, "video:tag", text, required_text, "video tag", text)
+            if tag is not None:
+                tags.append(tag)
         elif local == "price":
-            prices.append(
-                Price(text, attrs.get("currency", ""), attrs.get("type"), attrs.get("resolution"))
+            price = _kept(
+                warnings,
+                "video:price",
+                text,
+                Price,
+                text,
+                attrs.get("currency", ""),
+                attrs.get("type"),
+                attrs.get("resolution"),
             )
+            if price is not None:
+                prices.append(price)
         elif local == "player_loc":
             v["player_loc"] = text
             v["player_allow_embed"] = attrs.get("allow_embed")
             v["player_autoplay"] = attrs.get("autoplay")
         elif local in ("restriction", "platform"):
-            v[local] = Relationship(attrs.get("relationship", ""), tuple(text.split()))  # type: ignore[arg-type]
+            relationship = attrs.get("relationship", "")
+            v[local] = _kept(
+                warnings,
+                f"video:{local} relationship",
+                relationship,
+                Relationship,
+                relationship,
+                tuple(text.split()),
+            )
         elif local == "gallery_loc":
             v["gallery_loc"] = text
             v["gallery_title"] = attrs.get("title")
@@ -411,7 +466,40 @@ def _read_video(el: Any, warnings: list[str]) -> Video:
     for required in ("thumbnail_loc", "title", "description"):
         if required not in v:
             raise Untypable(f"<video:video> without <video:{required}>")
-    return Video(tags=tuple(tags), prices=tuple(prices), **v)
+    if len(tags) > MAX_VIDEO_TAGS:
+        warnings.append(
+            Note(
+                _DROPPED,
+                f"<video:tag> {len(tags)} tags; the schema allows {MAX_VIDEO_TAGS}: "
+                f"the video is read with the first {MAX_VIDEO_TAGS}",
+            )
+        )
+        tags = tags[:MAX_VIDEO_TAGS]
+    v["tags"], v["prices"] = tuple(tags), tuple(prices)
+    return without_faults(_video, v, _OPTIONAL, warnings, _DROPPED, "video")
+
+
+def _video(values: dict[str, Any]) -> Video:
+    return Video(**values)
+
+
+_T = TypeVar("_T")
+
+
+def _kept(
+    warnings: list[str], child: str, written: str, make: Callable[..., _T], *args: Any
+) -> _T | None:
+    """``make(*args)``: one of a video's repeated or structured children (a tag, a price, a
+    restriction or platform); None, noted in ``warnings``, when its value is at fault."""
+    try:
+        return make(*args)
+    except InvalidValue as exc:
+        warnings.append(
+            Note(
+                _DROPPED, f"<{child}> {shown(written)}: {exc.reason}; the video is read without it"
+            )
+        )
+        return None
 
 
 # ---------------------------------------------------------------- codes and per-URL rules
@@ -422,6 +510,18 @@ CODES: dict[str, Code] = {
         "video extension not valid",
         "a video needs thumbnail_loc, title (<= 100 chars), description (<= 2,048 chars) and "
         "content_loc or player_loc; duration 1-28,800 s, rating 0.0-5.0, yes/no flags",
+    ),
+    "video-field-dropped": Code(
+        Severity.WARNING,
+        "video field not valid; the video is read without it",
+        "the message names the field and its value; fix it or leave it out (thumbnail_loc, "
+        "title, description and content_loc or player_loc are required, the rest optional)",
+    ),
+    "video-kept-as-written": Code(
+        Severity.INFO,
+        "video kept as written",
+        "the video holds a child of the official schema that urlset does not type "
+        "(content_segment_loc, tvshow, id); it is kept and written back unchanged",
     ),
     "video-loc-is-page": Code(
         Severity.ERROR,

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from lxml import etree
 
 from ..dates import Lastmod
-from ..extensions import parse_element
+from ..extensions import parse_element, warning_code
 from ..extensions.rules import INVALID_CODES
 from ..model import ChangeFreq, SitemapRef, Url
 from .sink import Sink, relative
@@ -341,7 +341,7 @@ class ElementReader:
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
         for warning in parsed.warnings:
-            self.sink.issue("extension-order", warning, el.sourceline or line)
+            self.sink.issue(warning_code(warning), warning, el.sourceline or line)
         return parsed.value
 
 
