@@ -27,7 +27,8 @@ STAGES = {
     "writing": 2,
     "checking": 3,
     "fetching": 3,
-    "cli": 4,
+    "store": 4,
+    "cli": 5,
 }
 
 MAX_MODULE_LINES = 600
