@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "read": ("urlset.cli.read", "read", "Read any sitemap format and print its entries."),
     "check": ("urlset.cli.check", "check", "Validate sitemaps the way a search engine does."),
     "fetch": ("urlset.cli.fetch", "fetch", "Discover and download a site's sitemaps."),
+    "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
+    "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
 }
 
 
