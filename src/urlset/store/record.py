@@ -18,10 +18,12 @@ from .snapshot import RunWriter, SnapshotStore
 
 
 class FetchRecorder:
-    """One fetch run being stored in the snapshot store at ``db``."""
+    """One fetch run being stored: in an open SnapshotStore, or in the store at a path
+    (opened here and closed by ``finish`` or ``abort``)."""
 
-    def __init__(self, db: str | os.PathLike[str], site: str) -> None:
-        self.store = SnapshotStore(db)
+    def __init__(self, store: SnapshotStore | str | os.PathLike[str], site: str) -> None:
+        self.owns_store = not isinstance(store, SnapshotStore)
+        self.store = store if isinstance(store, SnapshotStore) else SnapshotStore(store)
         self.writer: RunWriter = self.store.begin(site, "fetch")
 
     def on_read(self, event: SitemapRead) -> None:
@@ -38,13 +40,13 @@ class FetchRecorder:
             self.writer.add_issues(result.issues)
             return self.writer.finish(partial=result.partial)
         finally:
-            self.writer.abort()
-            self.store.close()
+            self.abort()
 
     def abort(self) -> None:
-        """Store nothing (an interrupted fetch) and close."""
+        """Store nothing (an interrupted fetch; after ``finish``, nothing to undo)."""
         self.writer.abort()
-        self.store.close()
+        if self.owns_store:
+            self.store.close()
 
 
 def store_fetch(
