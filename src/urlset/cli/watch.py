@@ -102,6 +102,7 @@ def watch(
     from ..fetching.http import HttpOptions
     from ..store.db import StoreError
     from ..store.watch import Watcher, WatchOptions
+
     interval = parse_duration(every)
     start, bare = _target(site)
     if webhook is not None and not webhook.lower().startswith(("http://", "https://")):

@@ -43,3 +43,9 @@ def connect(
 
 def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def arrow_table(relation: Any) -> Any:
+    """A relation's rows as an Arrow table (``to_arrow_table`` in newer DuckDB)."""
+    method = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return method()

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .db import arrow_table
 from .sources import Side
 
 KINDS = ("added", "removed", "changed", "moved")
@@ -78,10 +79,10 @@ class Diff:
         return self.con.sql(f"SELECT * FROM {self.table} ORDER BY change, loc")
 
     def frame(self) -> Any:
-        return self.relation().df()
+        return arrow_table(self.relation()).to_pandas()
 
     def arrow(self) -> Any:
-        return self.relation().fetch_arrow_table()
+        return arrow_table(self.relation())
 
 
 def _collapsed(side: Side) -> str:

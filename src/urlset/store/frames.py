@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .db import connect
+from .db import arrow_table, connect
 from .entries import COLUMNS
 from .sources import load
 
@@ -30,16 +30,16 @@ def read_frame(source: str | os.PathLike[str]) -> Any:
     """``source`` (a sitemap file or directory, a JSON Lines/CSV/Parquet file of entries, or
     a stored run ``DB@latest``) as a pandas DataFrame, one row per entry. Fetch a site with
     ``read_frame_url``."""
-    return read_relation(source).df()
+    return arrow_table(read_relation(source)).to_pandas()
 
 
 def read_frame_url(url: str) -> Any:
     """A site's or sitemap's entries, fetched, as a pandas DataFrame."""
     if not url.lower().startswith(("http://", "https://")):
         raise ValueError(f"not an http(s) URL: {url!r} (read_frame reads paths)")
-    return read_relation(url).df()
+    return arrow_table(read_relation(url)).to_pandas()
 
 
 def read_arrow(source: str | os.PathLike[str]) -> Any:
     """``read_frame`` as an Arrow table."""
-    return read_relation(source).fetch_arrow_table()
+    return arrow_table(read_relation(source))

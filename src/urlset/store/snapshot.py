@@ -21,7 +21,7 @@ from typing import Any
 
 from ..model import Issue
 from ..reading.output import UrlColumns
-from .db import StoreError, connect
+from .db import StoreError, arrow_table, connect
 from .entries import COLUMNS, TABLE_DDL, Batches, keyed
 
 SCHEMA = f"""
@@ -129,10 +129,10 @@ class SnapshotStore:
 
     def frame(self, run: RunInfo | int | str = "latest") -> Any:
         """A run's entries as a pandas DataFrame (``k``, ``fp``, ``sh`` left out)."""
-        return self.relation(run).select(*COLUMNS[:7]).df()
+        return self.arrow(run).to_pandas()
 
     def arrow(self, run: RunInfo | int | str = "latest") -> Any:
-        return self.relation(run).select(*COLUMNS[:7]).fetch_arrow_table()
+        return arrow_table(self.relation(run).select(*COLUMNS[:7]))
 
     def issues(self, run: RunInfo | int | str = "latest") -> list[dict[str, Any]]:
         info = run if isinstance(run, RunInfo) else self.resolve(run)
