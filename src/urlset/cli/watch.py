@@ -127,7 +127,7 @@ def watch(
         examples=examples,
     )
     stop = threading.Event()
-    _on_signals(stop)
+    previous = _on_signals(stop)
     hand_on = _HandOn(command, webhook, quiet)
     try:
         Watcher(options, hand_on).loop(stop.wait)
@@ -137,13 +137,16 @@ def watch(
     except StoreError as exc:
         _fail(str(exc))
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         if temp is not None:
             temp.cleanup()
     if not quiet:
         click.echo("urlset watch: stopped", err=True)
 
 
-def _on_signals(stop: threading.Event) -> None:
+def _on_signals(stop: threading.Event) -> dict[int, Any]:
+    """SIGTERM and SIGINT set ``stop`` (a second one aborts); returns the handlers replaced."""
     def handler(signum: int, frame: FrameType | None) -> None:
         if stop.is_set():
             raise KeyboardInterrupt
@@ -153,8 +156,10 @@ def _on_signals(stop: threading.Event) -> None:
             err=True,
         )
 
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous[signum] = signal.signal(signum, handler)
+    return previous
 
 
 class _HandOn:
