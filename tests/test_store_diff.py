@@ -17,7 +17,8 @@ from click.testing import CliRunner
 
 from urlset.cli import main
 from urlset.dates import from_formatted, instant
-from urlset.store import compare, read_frame
+from urlset.store.diff import compare
+from urlset.store.frames import read_frame
 
 pytest.importorskip("duckdb")
 

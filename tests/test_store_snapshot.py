@@ -13,8 +13,11 @@ from test_fetch_support import LoopbackServer, sitemapindex
 from urlset.cli import main
 from urlset.fetching.discovery import SitemapRead
 from urlset.fetching.http import fetch_sitemaps_sync
-from urlset.store import SnapshotStore, StoreError, compare, read_frame
+from urlset.store.db import StoreError
+from urlset.store.diff import compare
+from urlset.store.frames import read_frame
 from urlset.store.record import FetchRecorder, store_fetch
+from urlset.store.snapshot import SnapshotStore
 
 pytest.importorskip("duckdb")
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 import pytest
@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from test_fetch_support import LoopbackServer
 from urlset.cli import main
 from urlset.cli.watch import parse_duration
-from urlset.store import SnapshotStore
+from urlset.store.snapshot import SnapshotStore
 from urlset.store.watch import site_lock
 
 pytest.importorskip("duckdb")
@@ -90,7 +90,7 @@ def test_two_runs_store_diff_and_exec(changing: LoopbackServer, tmp_path: Path) 
 
 
 class _Hook(BaseHTTPRequestHandler):
-    received: list[dict[str, Any]] = []
+    received: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         length = int(self.headers["Content-Length"])

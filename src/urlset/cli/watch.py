@@ -147,6 +147,7 @@ def watch(
 
 def _on_signals(stop: threading.Event) -> dict[int, Any]:
     """SIGTERM and SIGINT set ``stop`` (a second one aborts); returns the handlers replaced."""
+
     def handler(signum: int, frame: FrameType | None) -> None:
         if stop.is_set():
             raise KeyboardInterrupt
@@ -156,7 +157,7 @@ def _on_signals(stop: threading.Event) -> dict[int, Any]:
             err=True,
         )
 
-    previous = {}
+    previous: dict[int, Any] = {}
     for signum in (signal.SIGTERM, signal.SIGINT):
         previous[signum] = signal.signal(signum, handler)
     return previous

@@ -1,5 +1,9 @@
 """Snapshots and diffs: what a site's sitemaps held at each run, and what changed between two.
 
+Import from the modules (``urlset.store.diff.compare``, ``urlset.store.snapshot.SnapshotStore``,
+``urlset.store.frames.read_frame``); this package imports nothing, so loading one module does
+not load the others.
+
 entries    the columns every source becomes (W3C lastmod text + instant, MD5 keys)
 db         DuckDB opened in UTC with a memory limit; StoreError
 snapshot   SnapshotStore: runs in one DuckDB file, Parquet export and import
@@ -9,22 +13,3 @@ diff       diff_sides: added, removed, changed (lastmod forward / back, other fi
 frames     read_frame, read_arrow, read_relation
 watch      the watch loop: fetch, store, diff with the previous run, hand the diff on
 """
-
-from __future__ import annotations
-
-from .db import StoreError
-from .diff import Diff, compare, diff_sides
-from .frames import read_arrow, read_frame, read_relation
-from .snapshot import RunInfo, SnapshotStore
-
-__all__ = [
-    "Diff",
-    "RunInfo",
-    "SnapshotStore",
-    "StoreError",
-    "compare",
-    "diff_sides",
-    "read_arrow",
-    "read_frame",
-    "read_relation",
-]
