@@ -149,3 +149,17 @@ def test_read_snapshot_then_diff_the_runs(tmp_path: Path) -> None:
         '"https://e.com/b"',
     ]
     assert '"lastmod_change":"forward"' in result.output.splitlines()[1]
+
+
+def test_a_url_side_is_fetched(site: LoopbackServer, tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    recorder = FetchRecorder(db, site.base)
+    recorder.finish(fetch_sitemaps_sync(site.base, on_read=recorder.on_read))
+    same = compare(f"{db}@latest", site.base)
+    assert not same.changed and same.compared_sitemaps and same.counts["new_urls"] == 4
+    site.add("/b.xml", urlset_body([(site.url("/p/3"), "2024-06")]))
+    result = CliRunner().invoke(main, ["diff", f"{db}@latest", site.base])
+    assert (
+        result.exit_code == 1
+        and "removed (first 1 of 1 by loc):\n  " + site.url("/rel") in result.output
+    )
