@@ -102,7 +102,7 @@ def measure(mode: str, db: str) -> dict[str, object]:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, mode, db], capture_output=True, text=True, check=True
     ).stdout
-    result: dict[str, object] = json.loads(out)
+    result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
     return result
 
 
@@ -112,17 +112,19 @@ def main() -> None:
     parser.add_argument("--out", default="bench/out/diff")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the snapshot store")
+    parser.add_argument("--reuse", action="store_true", help="diff a store --keep left")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     db = os.path.join(args.out, f"snapshots-{args.urls}.duckdb")
-    if os.path.exists(db):
+    if os.path.exists(db) and not args.reuse:
         os.remove(db)
     info: dict[str, object] = {
         "urls": args.urls,
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
         "load_before": os.getloadavg(),
     }
-    info.update(generate(db, args.urls))
+    if not args.reuse:
+        info.update(generate(db, args.urls))
     info["store_mb_per_snapshot"] = os.path.getsize(db) / 2 / 1e6
     for mode in ("urlset", "bare-keys", "bare-strings"):
         info[mode] = [measure(mode, db) for _ in range(args.repeat)]

@@ -37,7 +37,8 @@ def connect(
     except db.Error as exc:
         raise StoreError(f"cannot open the snapshot store {path}: {_first_line(exc)}") from None
     con.execute(f"SET TimeZone = 'UTC'; SET memory_limit = '{memory_limit}'")
-    con.execute("SET preserve_insertion_order = false")
+    # no progress bar: DuckDB would draw it on standard output, among a command's output
+    con.execute("SET preserve_insertion_order = false; SET enable_progress_bar = false")
     return con
 
 
