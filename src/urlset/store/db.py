@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-MEMORY_LIMIT = "1GB"  # DuckDB spills joins and sorts to disk beyond it
+MEMORY_LIMIT = "768MB"  # DuckDB spills joins and sorts to disk beyond it; peak RSS stays < 1 GB
 
 
 class StoreError(Exception):

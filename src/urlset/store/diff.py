@@ -113,26 +113,24 @@ def diff_sides(
     con: Any, old: Side, new: Side, *, examples: int = 5, name: str = "urlset_diff"
 ) -> Diff:
     """Compare two loaded sides in ``con``; the result's rows are in temp table ``name``."""
-    o, n = _collapsed(old), _collapsed(new)
-    if old.duplicates:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_old AS SELECT * FROM {o}")
-        o = f"{name}_old"
-    if new.duplicates:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_new AS SELECT * FROM {n}")
-        n = f"{name}_new"
+    o_src, o_where = _base(con, old, f"{name}_old")
+    n_src, n_where = _base(con, new, f"{name}_new")
+    o, n = f"(SELECT * FROM {o_src} WHERE {o_where})", f"(SELECT * FROM {n_src} WHERE {n_where})"
     compare = old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
     moved = "OR o.sh <> n.sh" if compare else ""
+    # pass 1 carries row ids, so that pass 2 reads back only the rows that differ
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name}_keys AS
-        SELECT o.k AS ok, n.k AS nk FROM (SELECT k, fp, sh FROM {o}) o
-        FULL JOIN (SELECT k, fp, sh FROM {n}) n ON o.k = n.k
+        SELECT o.r AS orow, n.r AS nrow
+        FROM (SELECT k, fp, sh, rowid AS r FROM {o_src} WHERE {o_where}) o
+        FULL JOIN (SELECT k, fp, sh, rowid AS r FROM {n_src} WHERE {n_where}) n ON o.k = n.k
         WHERE o.k IS NULL OR n.k IS NULL OR o.fp <> n.fp {moved}"""
     )
     sitemap_differs = "o.sitemap IS DISTINCT FROM n.sitemap" if compare else "false"
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name} AS
-        WITH o AS (SELECT * FROM {o} WHERE k IN (SELECT ok FROM {name}_keys)),
-             n AS (SELECT * FROM {n} WHERE k IN (SELECT nk FROM {name}_keys)),
+        WITH o AS (SELECT * FROM {o_src} WHERE rowid IN (SELECT orow FROM {name}_keys)),
+             n AS (SELECT * FROM {n_src} WHERE rowid IN (SELECT nrow FROM {name}_keys)),
              pairs AS (
                 SELECT coalesce(n.loc, o.loc) AS loc, o.loc IS NULL AS is_new,
                     n.loc IS NULL AS is_gone,
@@ -166,6 +164,15 @@ def diff_sides(
     if examples:
         result.examples = _examples(con, name, examples)
     return result
+
+
+def _base(con: Any, side: Side, table: str) -> tuple[str, str]:
+    """The table and filter to read a side from: its own, or, when it repeats locs, a temp
+    table of its collapsed rows."""
+    if not side.duplicates:
+        return side.source, side.where
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM {_collapsed(side)}")
+    return table, "true"
 
 
 def _share_sitemaps(con: Any, o: str, n: str) -> bool:

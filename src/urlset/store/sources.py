@@ -37,13 +37,19 @@ _NOT_EXTENSIONS = '{"loc":null,"lastmod":null,"changefreq":null,"priority":null,
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """One side of a diff, loaded: ``table`` is a table expression of keyed rows."""
+    """One side of a diff, loaded: the rows of ``source`` (a table) that match ``where``."""
 
     label: str
-    table: str
+    source: str
+    where: str
     count: int
     duplicates: int
     named_sitemaps: bool  # entries carry the sitemap they came from
+
+    @property
+    def table(self) -> str:
+        """The side's keyed rows as a table expression."""
+        return f"(SELECT {', '.join(COLUMNS)} FROM {self.source} WHERE {self.where})"
 
 
 def load(
@@ -84,12 +90,12 @@ def _snapshot(con: Any, db: str, run: str, name: str, site: str | None) -> Side:
     with SnapshotStore(db, read_only=True) as store:
         info = store.resolve(run, site)
     alias = _attach(con, db)
-    table = f"(SELECT {', '.join(COLUMNS)} FROM {alias}.entries WHERE run_id = {info.run_id})"
+    where = f"run_id = {info.run_id}"
     named = con.execute(
-        f"SELECT count(sitemap) > 0 FROM (SELECT sitemap FROM {table} LIMIT 1)"
+        f"SELECT count(sitemap) > 0 FROM (SELECT sitemap FROM {alias}.entries WHERE {where} LIMIT 1)"
     ).fetchall()[0][0]
     label = f"{db}@{info.run_id} ({info.site}, {info.started})"
-    return Side(label, table, info.url_count, info.duplicates, bool(named))
+    return Side(label, f"{alias}.entries", where, info.url_count, info.duplicates, bool(named))
 
 
 def _attach(con: Any, db: str) -> str:
@@ -147,7 +153,7 @@ def _counted(con: Any, name: str, label: str) -> Side:
     count, distinct, named = con.execute(
         f"SELECT count(*), count(DISTINCT k), count(sitemap) > 0 FROM {name}"
     ).fetchall()[0]
-    return Side(label, name, count, count - distinct, bool(named))
+    return Side(label, name, "true", count, count - distinct, bool(named))
 
 
 Put = Callable[[Any], None]

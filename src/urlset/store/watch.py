@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.values import DiscoveryOptions, DiscoveryResult
 from .diff import Diff, diff_sides
-from .entries import COLUMNS
 from .record import FetchRecorder
 from .snapshot import RunInfo, SnapshotStore
 from .sources import Side
@@ -83,8 +82,8 @@ def site_lock(site: str) -> Iterator[bool]:
 
 
 def run_side(store: SnapshotStore, run: RunInfo) -> Side:
-    table = f"(SELECT {', '.join(COLUMNS)} FROM entries WHERE run_id = {run.run_id})"
-    return Side(f"run {run.run_id} ({run.started})", table, run.url_count, run.duplicates, True)
+    label = f"run {run.run_id} ({run.started})"
+    return Side(label, "entries", f"run_id = {run.run_id}", run.url_count, run.duplicates, True)
 
 
 class Watcher:
