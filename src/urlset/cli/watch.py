@@ -103,7 +103,11 @@ def watch(
     from ..store.db import StoreError
     from ..store.watch import Watcher, WatchOptions
 
-    interval = parse_duration(every)
+    try:
+        interval = parse_duration(every)
+    except click.BadParameter as exc:
+        exc.param_hint = "--every"
+        raise
     start, bare = _target(site)
     if webhook is not None and not webhook.lower().startswith(("http://", "https://")):
         raise click.BadParameter("must be an http(s) URL", param_hint="--webhook")

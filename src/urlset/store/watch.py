@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 
 from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.values import DiscoveryOptions, DiscoveryResult
+from .db import StoreError
 from .diff import Diff, diff_sides
 from .record import FetchRecorder
 from .snapshot import RunInfo, SnapshotStore
@@ -117,7 +118,14 @@ class Watcher:
                 outcome.skipped = "another fetch of this site is still running"
                 self.on_run(outcome)
                 return
-            store = self.memory or SnapshotStore(self.options.db)
+            try:
+                store = self.memory or SnapshotStore(self.options.db)
+            except StoreError as exc:
+                if number == 1:  # a store that cannot be used at all
+                    raise
+                outcome.skipped = str(exc)  # locked by a reader right now: next round
+                self.on_run(outcome)
+                return
             try:
                 self._fetch_and_store(store, outcome)
                 self.on_run(outcome)
