@@ -28,6 +28,7 @@ STAGES = {
     "checking": 3,
     "fetching": 3,
     "announce": 4,
+    "store": 4,
     "cli": 5,
 }
 

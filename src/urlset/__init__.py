@@ -1,7 +1,7 @@
 """urlset: the Sitemaps protocol (sitemaps.org 0.9), complete, correct and fast.
 
 The values and errors load with the package; the parts that need heavy libraries (numpy for
-building, lxml for reading and checking, aiohttp for fetching) load on first use, so the
+building, lxml for reading and checking, aiohttp for fetching, DuckDB for snapshots and diffs) load on first use, so the
 command line and ``import urlset`` stay quick.
 """
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .fetching.discovery import DiscoveryOptions, DiscoveryResult
     from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
     from .reading.reader import ReadResult, SitemapReader, read, read_bytes, read_chunks, read_file
+    from .store.frames import read_frame
     from .writing.build import BuildReport, write_sitemaps
 
 # public name -> the module that defines it, imported when the name is first used
@@ -47,6 +48,7 @@ _LAZY = {
     "read_bytes": "reading.reader",
     "read_chunks": "reading.reader",
     "read_file": "reading.reader",
+    "read_frame": "store.frames",
 }
 
 
@@ -92,5 +94,6 @@ __all__ = [
     "read_bytes",
     "read_chunks",
     "read_file",
+    "read_frame",
     "write_sitemaps",
 ]

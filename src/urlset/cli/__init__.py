@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "announce",
         "Tell search engines: ping endpoints, IndexNow.",
     ),
+    "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
+    "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
 }
 
 

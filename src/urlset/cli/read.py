@@ -90,6 +90,7 @@ class _Writer:
         self.header = False
         self.urls: list[Url] = []
         self.csv: Any = None
+        self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
         if fmt in ("csv", "tsv"):
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
@@ -119,10 +120,16 @@ class _Writer:
             return
         if self.csv is not None and not self.header:
             self._header(index=False)
+        columns = (
+            UrlColumns.from_urls(self.urls) if self.fmt != "locs" or self.kept is not None else None
+        )
+        if self.kept is not None and columns is not None:
+            self.kept.append(columns)
         if self.fmt == "locs":
             self.out.write("".join([url[0] + "\n" for url in self.urls]))
         else:
-            self.out.write(RENDERERS[self.fmt](UrlColumns.from_urls(self.urls), None))
+            assert columns is not None
+            self.out.write(RENDERERS[self.fmt](columns, None))
         self.urls = []
 
     def _header(self, index: bool) -> None:
@@ -165,6 +172,11 @@ def _fail(message: str) -> NoReturn:
     default=None,
     help="Stop after this many decompressed bytes (default 200 MiB).",
 )
+@click.option(
+    "--snapshot",
+    type=click.Path(dir_okay=False),
+    help="Also store the entries and issues as a run in this snapshot store (DuckDB file).",
+)
 def read(
     source: str,
     fmt: str,
@@ -173,6 +185,7 @@ def read(
     base_url: str | None,
     quiet: bool,
     max_bytes: int | None,
+    snapshot: str | None = None,
 ) -> None:
     """Read SOURCE (a file path, or - for standard input) and print its entries.
 
@@ -193,9 +206,12 @@ def read(
         _fail(f"cannot write {output}: {exc.strerror or exc}")
     out = Output(stream, target_name(output))
     issues: list[Issue] = []
+    writer = _Writer(out, fmt)
+    if snapshot is not None:
+        writer.kept = []
     with output_errors("read"):
         try:
-            _copy(result, _Writer(out, fmt), issues, print_issues=not quiet and not issues_json)
+            _copy(result, writer, issues, print_issues=not quiet and not issues_json)
         except OSError as exc:  # reading failed: what was read is written, then the error
             _fail(f"cannot read {source}: {exc.strerror or exc}")
         finally:
@@ -206,6 +222,8 @@ def read(
                     stream.detach()
     if issues_json is not None:
         _write_issues(issues_json, result.issues)
+    if snapshot is not None and writer.kept is not None:
+        _store(snapshot, source, writer.kept, issues)
     if result.fatal:
         sys.exit(2)
     if any(i.severity == "error" for i in issues):
@@ -247,6 +265,19 @@ def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResu
         return read_file(source, base_url=base_url, limits=limits, with_issues=True)
     except InvalidValue as exc:
         _fail(f"--base-url: {exc}")
+
+
+def _store(db: str, source: str, kept: list[UrlColumns], issues: list[Issue]) -> None:
+    from ..store.db import StoreError
+    from ..store.record import store_read
+
+    try:
+        run = store_read(db, "<stdin>" if source == "-" else source, kept, issues)
+    except StoreError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # a DuckDB error: never a traceback
+        _fail(f"cannot store the run in {db}: {type(exc).__name__}: {exc}")
+    click.echo(f"urlset read: stored as run {run} in {db}", err=True)
 
 
 def _write_issues(path: str, issues: list[Issue]) -> None:

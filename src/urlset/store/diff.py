@@ -1,0 +1,231 @@
+"""The diff of two sides (``sources.Side``): added, removed, changed, moved between sitemaps.
+
+Two passes, so that 10 million entries a side join as integers, not strings:
+
+1. keys: a full outer join of (k, fp, sh) on k keeps only locs that are new, gone, or whose
+   fields (fp) or sitemap (sh) differ;
+2. details: the strings of just those entries are read back and classified.
+
+Rules:
+- a loc listed more than once on one side is compared through one entry: the one with the
+  newest lastmod instant (no lastmod counts as oldest), ties broken by the smallest sitemap,
+  then lastmod text, changefreq, priority and extensions; its sitemaps are all the sitemaps
+  listing it (sorted, space-separated), and the extra listings are counted as duplicates;
+- changed: lastmod (text), changefreq, priority or extensions differ. ``lastmod_change`` is
+  ``forward`` or ``back`` when both lastmods are instants and they differ, ``other`` when the
+  text differs at the same instant (a precision change: "2014" and "2014-01-01") or a lastmod
+  appeared or went;
+- moved: the sitemaps listing a loc differ, compared only when both sides name the sitemaps
+  of their entries and share at least one sitemap name (a fetch of a site and a directory of
+  its files name them differently). A moved loc whose fields also changed is ``changed``
+  (with ``sitemap`` among its fields) and counted in both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .db import arrow_table
+from .sources import Side
+
+KINDS = ("added", "removed", "changed", "moved")
+DIFF_COLUMNS = (
+    "change",
+    "loc",
+    "fields",
+    "lastmod_change",
+    "old_lastmod",
+    "new_lastmod",
+    "old_changefreq",
+    "new_changefreq",
+    "old_priority",
+    "new_priority",
+    "old_extensions",
+    "new_extensions",
+    "old_sitemap",
+    "new_sitemap",
+)
+COUNTS = (
+    "added",
+    "removed",
+    "changed",
+    "lastmod_forward",
+    "lastmod_back",
+    "other_fields",
+    "moved",
+)
+
+
+@dataclass(slots=True)
+class Diff:
+    """A finished diff: ``counts`` (``COUNTS`` plus old/new sizes and duplicates),
+    ``examples`` (the first rows of each kind, by loc), and the whole diff in the
+    connection's temp table ``table`` (``relation()``, ``frame()``, ``arrow()``)."""
+
+    con: Any
+    table: str
+    old: Side
+    new: Side
+    counts: dict[str, int]
+    compared_sitemaps: bool
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return any(self.counts[k] for k in ("added", "removed", "changed", "moved"))
+
+    def relation(self) -> Any:
+        return self.con.sql(f"SELECT * FROM {self.table} ORDER BY change, loc")
+
+    def frame(self) -> Any:
+        return arrow_table(self.relation()).to_pandas()
+
+    def arrow(self) -> Any:
+        return arrow_table(self.relation())
+
+
+def _collapsed(side: Side) -> str:
+    """The side with one row per loc (see the module doc): the table itself when it has no
+    duplicates, else its unique rows plus one chosen row for each repeated loc."""
+    t = side.table
+    if not side.duplicates:
+        return t
+    return f"""(
+    WITH rows AS (SELECT * FROM {t}),
+    repeated AS (SELECT k FROM rows GROUP BY k HAVING count(*) > 1),
+    maps AS (
+        SELECT k, nullif(array_to_string(list_sort(list(DISTINCT sitemap)), ' '), '') AS maps
+        FROM rows SEMI JOIN repeated USING (k) GROUP BY k),
+    ranked AS (
+        SELECT r.*, row_number() OVER (PARTITION BY r.k ORDER BY r.lastmod_at DESC NULLS LAST,
+            r.sitemap NULLS LAST, r.lastmod, r.changefreq, r.priority, r.extensions) AS n
+        FROM rows r SEMI JOIN repeated USING (k)),
+    chosen AS (
+        SELECT ranked.* EXCLUDE (sitemap, sh, n), maps.maps AS sitemap,
+            md5_number_lower(coalesce(maps.maps, chr(0))) AS sh
+        FROM ranked JOIN maps USING (k) WHERE n = 1)
+    SELECT * FROM rows ANTI JOIN repeated USING (k)
+    UNION ALL BY NAME SELECT * FROM chosen)"""
+
+
+def diff_sides(
+    con: Any, old: Side, new: Side, *, examples: int = 5, name: str = "urlset_diff"
+) -> Diff:
+    """Compare two loaded sides in ``con``; the result's rows are in temp table ``name``."""
+    o_src, o_where = _base(con, old, f"{name}_old")
+    n_src, n_where = _base(con, new, f"{name}_new")
+    o, n = f"(SELECT * FROM {o_src} WHERE {o_where})", f"(SELECT * FROM {n_src} WHERE {n_where})"
+    compare = old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
+    moved = "OR o.sh <> n.sh" if compare else ""
+    # pass 1 carries row ids, so that pass 2 reads back only the rows that differ
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE {name}_keys AS
+        SELECT o.r AS orow, n.r AS nrow
+        FROM (SELECT k, fp, sh, rowid AS r FROM {o_src} WHERE {o_where}) o
+        FULL JOIN (SELECT k, fp, sh, rowid AS r FROM {n_src} WHERE {n_where}) n ON o.k = n.k
+        WHERE o.k IS NULL OR n.k IS NULL OR o.fp <> n.fp {moved}"""
+    )
+    sitemap_differs = "o.sitemap IS DISTINCT FROM n.sitemap" if compare else "false"
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE {name} AS
+        WITH o AS (SELECT * FROM {o_src} WHERE rowid IN (SELECT orow FROM {name}_keys)),
+             n AS (SELECT * FROM {n_src} WHERE rowid IN (SELECT nrow FROM {name}_keys)),
+             pairs AS (
+                SELECT coalesce(n.loc, o.loc) AS loc, o.loc IS NULL AS is_new,
+                    n.loc IS NULL AS is_gone,
+                    concat_ws(',',
+                        CASE WHEN o.lastmod IS DISTINCT FROM n.lastmod THEN 'lastmod' END,
+                        CASE WHEN o.changefreq IS DISTINCT FROM n.changefreq THEN 'changefreq' END,
+                        CASE WHEN o.priority IS DISTINCT FROM n.priority THEN 'priority' END,
+                        CASE WHEN o.extensions IS DISTINCT FROM n.extensions THEN 'extensions' END,
+                        CASE WHEN {sitemap_differs} THEN 'sitemap' END) AS field_list,
+                    CASE WHEN o.lastmod IS NOT DISTINCT FROM n.lastmod THEN NULL
+                        WHEN o.lastmod_at < n.lastmod_at THEN 'forward'
+                        WHEN o.lastmod_at > n.lastmod_at THEN 'back'
+                        ELSE 'other' END AS lastmod_change,
+                    o.lastmod AS old_lastmod, n.lastmod AS new_lastmod,
+                    o.changefreq AS old_changefreq, n.changefreq AS new_changefreq,
+                    o.priority AS old_priority, n.priority AS new_priority,
+                    o.extensions AS old_extensions, n.extensions AS new_extensions,
+                    o.sitemap AS old_sitemap, n.sitemap AS new_sitemap
+                FROM o FULL JOIN n ON o.k = n.k)
+        SELECT CASE WHEN is_new THEN 'added' WHEN is_gone THEN 'removed'
+                WHEN field_list = 'sitemap' THEN 'moved' ELSE 'changed' END AS change,
+            loc,
+            CASE WHEN is_new OR is_gone THEN NULL ELSE field_list END
+                AS fields,
+            CASE WHEN is_new OR is_gone THEN NULL ELSE lastmod_change END AS lastmod_change,
+            * EXCLUDE (loc, is_new, is_gone, field_list, lastmod_change)
+        FROM pairs WHERE is_new OR is_gone OR field_list <> ''"""
+    )
+    counts = _counts(con, name, old, new)
+    result = Diff(con, name, old, new, counts, bool(compare))
+    if examples:
+        result.examples = _examples(con, name, examples)
+    return result
+
+
+def _base(con: Any, side: Side, table: str) -> tuple[str, str]:
+    """The table and filter to read a side from: its own, or, when it repeats locs, a temp
+    table of its collapsed rows."""
+    if not side.duplicates:
+        return side.source, side.where
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM {_collapsed(side)}")
+    return table, "true"
+
+
+def _share_sitemaps(con: Any, o: str, n: str) -> bool:
+    shared = con.execute(
+        f"SELECT count(*) FROM (SELECT DISTINCT sh FROM {o}) SEMI JOIN"
+        f" (SELECT DISTINCT sh FROM {n}) USING (sh)"
+    ).fetchall()[0][0]
+    return bool(shared)
+
+
+def _counts(con: Any, name: str, old: Side, new: Side) -> dict[str, int]:
+    row = con.execute(
+        f"""SELECT count(*) FILTER (change = 'added'), count(*) FILTER (change = 'removed'),
+            count(*) FILTER (change = 'changed'),
+            count(*) FILTER (lastmod_change = 'forward'), count(*) FILTER (lastmod_change = 'back'),
+            count(*) FILTER (change = 'changed' AND (lastmod_change = 'other'
+                OR list_has_any(string_split(fields, ','), ['changefreq', 'priority', 'extensions']))),
+            count(*) FILTER (contains(coalesce(fields, ''), 'sitemap'))
+        FROM {name}"""
+    ).fetchall()[0]
+    counts = dict(zip(COUNTS, (int(v or 0) for v in row), strict=True))
+    counts.update(
+        old_urls=old.count,
+        new_urls=new.count,
+        old_duplicates=old.duplicates,
+        new_duplicates=new.duplicates,
+    )
+    return counts
+
+
+def _examples(con: Any, name: str, limit: int) -> dict[str, list[dict[str, Any]]]:
+    cursor = con.execute(
+        f"""SELECT * EXCLUDE (r) FROM (
+            SELECT *, row_number() OVER (PARTITION BY change ORDER BY loc) AS r FROM {name})
+        WHERE r <= {int(limit)} ORDER BY change, loc"""
+    )
+    names = [d[0] for d in cursor.description]
+    found: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+    for row in cursor.fetchall():
+        record = dict(zip(names, row, strict=True))
+        found[record["change"]].append(record)
+    return found
+
+
+def compare(
+    old: str, new: str, *, examples: int = 5, site: str | None = None, con: Any = None
+) -> Diff:
+    """Load two sides (``sources.load`` specs: ``DB@latest``, a URL, a directory, a sitemap
+    or an entries file) and diff them, on ``con`` or a new in-memory connection."""
+    from .db import connect
+    from .sources import load
+
+    con = con if con is not None else connect()
+    old_side = load(con, old, "urlset_old", site=site)
+    new_side = load(con, new, "urlset_new", site=site)
+    return diff_sides(con, old_side, new_side, examples=examples)

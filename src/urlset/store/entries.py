@@ -1,0 +1,136 @@
+"""Entries as tables: the columns a snapshot, a diff side and ``read_frame`` share.
+
+Every source (a sitemap read here, a fetch, a JSON Lines, CSV or Parquet file of entries, a
+stored run) becomes rows of ``TEXT_COLUMNS``; ``KEYED`` then adds what comparing needs, once:
+
+- ``lastmod_at``: the lastmod as an instant (TIMESTAMPTZ, UTC), for "moved forward / back";
+  ``lastmod`` keeps the W3C text as read, so a reduced precision ("2014", "2014-06") survives.
+  A year or month counts as its first day, a date as its start in UTC (``dates.instant``).
+- ``k``: the loc's 128-bit MD5 number, the join key (a diff joins integers, not strings;
+  strings are read back only for the entries that differ).
+- ``fp``: 64 bits of MD5 over lastmod, changefreq, priority and extensions: equal
+  fingerprints mean equal fields.
+- ``sh``: 64 bits of MD5 over the sitemap the entry came from ("moved between sitemaps").
+
+MD5 rather than DuckDB's ``hash()``: stored keys must mean the same under the next DuckDB.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..extensions import json_fields
+from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
+
+TEXT_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions", "sitemap")
+# what a stored run, a loaded side and a frame hold, in this order
+COLUMNS = (
+    "loc",
+    "lastmod",
+    "lastmod_at",
+    "changefreq",
+    "priority",
+    "extensions",
+    "sitemap",
+    "k",
+    "fp",
+    "sh",
+)
+TABLE_DDL = """
+    loc VARCHAR NOT NULL,
+    lastmod VARCHAR,
+    lastmod_at TIMESTAMPTZ,
+    changefreq VARCHAR,
+    priority DOUBLE,
+    extensions VARCHAR,
+    sitemap VARCHAR,
+    k UHUGEINT NOT NULL,
+    fp UBIGINT NOT NULL,
+    sh UBIGINT NOT NULL
+"""
+
+_SEP = "chr(31)"  # a unit separator: no W3C date, changefreq, number or JSON text holds one
+_NULL = "chr(0)"
+# W3C text -> instant; a time without a zone (never written by urlset) reads as UTC
+INSTANT_SQL = """CASE length(lastmod)
+    WHEN 4 THEN try_cast(lastmod || '-01-01' AS TIMESTAMPTZ)
+    WHEN 7 THEN try_cast(lastmod || '-01' AS TIMESTAMPTZ)
+    ELSE try_cast(lastmod AS TIMESTAMPTZ) END"""
+KEYED = f"""SELECT loc, lastmod, {INSTANT_SQL} AS lastmod_at, changefreq, priority, extensions,
+    sitemap,
+    md5_number(loc) AS k,
+    md5_number_lower(concat_ws({_SEP}, coalesce(lastmod, {_NULL}), coalesce(changefreq, {_NULL}),
+        coalesce(CAST(priority AS VARCHAR), {_NULL}), coalesce(extensions, {_NULL}))) AS fp,
+    md5_number_lower(coalesce(sitemap, {_NULL})) AS sh
+FROM (SELECT CAST(loc AS VARCHAR) AS loc, nullif(CAST(lastmod AS VARCHAR), '') AS lastmod,
+        nullif(lower(CAST(changefreq AS VARCHAR)), '') AS changefreq,
+        try_cast(nullif(CAST(priority AS VARCHAR), '') AS DOUBLE) AS priority,
+        coalesce(CAST(try(json(nullif(nullif(CAST(extensions AS VARCHAR), ''), '{{}}'))) AS VARCHAR),
+            nullif(nullif(CAST(extensions AS VARCHAR), ''), '{{}}')) AS extensions,
+        nullif(CAST(sitemap AS VARCHAR), '') AS sitemap
+      FROM {{source}} WHERE loc IS NOT NULL AND CAST(loc AS VARCHAR) <> '')"""
+
+
+def keyed(source: str) -> str:
+    """The SELECT that turns ``source`` (a table, view or table function with the text
+    columns) into keyed rows (``COLUMNS``)."""
+    return KEYED.replace("{source}", source)
+
+
+def extensions_text(extensions: tuple[Any, ...]) -> str | None:
+    """One entry's extension fields as the JSON object `urlset read` writes, or None."""
+    if not extensions:
+        return None
+    return json.dumps(json_fields(extensions), ensure_ascii=False, separators=(",", ":"))
+
+
+class Batches:
+    """Collects entries a column at a time (``UrlColumns`` and the sitemap they came from)
+    and hands them on as Arrow tables of ``TEXT_COLUMNS``, ``size`` rows at most, so a large
+    fetch never holds more than one batch of Python values."""
+
+    def __init__(self, size: int = 200_000) -> None:
+        self.size = size
+        self.count = 0
+        self._rows: dict[str, list[Any]] = {name: [] for name in TEXT_COLUMNS}
+
+    def add(self, columns: UrlColumns, sitemap: str | None) -> Any | None:
+        """Add entries; returns a full table to hand on, or None."""
+        rows = self._rows
+        rows["loc"].extend(columns.locs)
+        rows["lastmod"].extend([t or None for t in columns.lastmods])
+        rows["changefreq"].extend([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs])
+        rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
+        extensions = columns.extensions
+        rows["extensions"].extend(
+            [None] * columns.count if extensions is None else map(extensions_text, extensions)
+        )
+        rows["sitemap"].extend([sitemap] * columns.count)
+        self.count += columns.count
+        return self.take() if len(rows["loc"]) >= self.size else None
+
+    def take(self) -> Any | None:
+        """What is held, as an Arrow table (None when nothing is)."""
+        if not self._rows["loc"]:
+            return None
+        import pyarrow as pa
+
+        table = pa.table(self._rows, schema=arrow_schema())
+        self._rows = {name: [] for name in TEXT_COLUMNS}
+        return table
+
+
+def arrow_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("loc", pa.string()),
+            ("lastmod", pa.string()),
+            ("changefreq", pa.string()),
+            ("priority", pa.float64()),
+            ("extensions", pa.string()),
+            ("sitemap", pa.string()),
+        ]
+    )

@@ -1,0 +1,253 @@
+"""Diff sides and frames: any source of entries, loaded into a DuckDB connection as keyed rows.
+
+    DB@latest, DB@-1, DB@<run id>    a stored run (the file is attached read-only)
+    https://... or http://...         fetched (robots.txt, indexes, every sitemap)
+    a directory                       every sitemap file in it (.xml, .gz, .txt, .rss, .atom),
+                                      each entry's sitemap its path inside the directory
+    *.jsonl / *.ndjson, *.csv, *.tsv, *.parquet (optionally .gz)
+                                      entries as `urlset read`, `fetch` or `export` write them
+    any other file                    a sitemap (urlset, index, text, RSS, Atom; gzipped or not)
+
+Entries from sitemaps go through the reader a column at a time (``UrlColumns``) into Arrow
+batches; entries files are read by DuckDB itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import Url
+from ..reading.output import UrlColumns
+from .db import StoreError
+from .entries import COLUMNS, TEXT_COLUMNS, Batches, keyed
+from .snapshot import RUN_REF, SnapshotStore, _quote
+
+SNAPSHOT = re.compile(rf"(?P<db>.+)@(?P<run>{RUN_REF.pattern})")
+SITEMAP_SUFFIXES = (".xml", ".gz", ".txt", ".rss", ".atom")
+_TABLE_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+_BATCH = 8192
+# JSON Lines keys that are not extension fields (what remains is the extensions object)
+_NOT_EXTENSIONS = '{"loc":null,"lastmod":null,"changefreq":null,"priority":null,"sitemap":null}'
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a diff, loaded: the rows of ``source`` (a table) that match ``where``."""
+
+    label: str
+    source: str
+    where: str
+    count: int
+    duplicates: int
+    named_sitemaps: bool  # entries carry the sitemap they came from
+
+    @property
+    def table(self) -> str:
+        """The side's keyed rows as a table expression."""
+        return f"(SELECT {', '.join(COLUMNS)} FROM {self.source} WHERE {self.where})"
+
+
+def load(
+    con: Any,
+    spec: str,
+    name: str,
+    *,
+    site: str | None = None,
+    fetch: Callable[[str, Batches, Callable[[Any], None]], None] | None = None,
+) -> Side:
+    """Load ``spec`` (see the module doc) into ``con`` as side ``name`` (a table name)."""
+    match = SNAPSHOT.fullmatch(spec)
+    if match and os.path.isfile(match["db"]):
+        return _snapshot(con, match["db"], match["run"], name, site)
+    if spec.lower().startswith(("http://", "https://")):
+        return _from_batches(con, name, spec, lambda b, put: (fetch or fetch_entries)(spec, b, put))
+    path = Path(spec)
+    if path.is_dir():
+        return _from_batches(con, name, spec, lambda b, put: _read_dir(path, b, put))
+    if not path.is_file():
+        hint = " (a snapshot is DB@latest, DB@-1 or DB@<run id>)" if "@" in spec else ""
+        raise StoreError(f"{spec}: no such file, directory or snapshot{hint}")
+    fmt = table_format(spec)
+    if fmt is not None:
+        return _from_table_file(con, name, spec, fmt)
+    return _from_batches(con, name, spec, lambda b, put: _read_sitemap(path, None, b, put))
+
+
+def table_format(path: str) -> str | None:
+    """jsonl, csv, tsv or parquet by the file's name (a ``.gz`` after it allowed), else None."""
+    lower = path.lower().removesuffix(".gz")
+    if lower.endswith(".parquet"):
+        return "parquet"
+    return next((fmt for suffix, fmt in _TABLE_FORMATS.items() if lower.endswith(suffix)), None)
+
+
+def _snapshot(con: Any, db: str, run: str, name: str, site: str | None) -> Side:
+    with SnapshotStore(db, read_only=True) as store:
+        info = store.resolve(run, site)
+    alias = _attach(con, db)
+    where = f"run_id = {info.run_id}"
+    named = con.execute(
+        f"SELECT count(sitemap) > 0 FROM (SELECT sitemap FROM {alias}.entries WHERE {where} LIMIT 1)"
+    ).fetchall()[0][0]
+    label = f"{db}@{info.run_id} ({info.site}, {info.started})"
+    return Side(label, f"{alias}.entries", where, info.url_count, info.duplicates, bool(named))
+
+
+def _attach(con: Any, db: str) -> str:
+    path = os.path.abspath(db)
+    for alias, attached in con.execute(
+        "SELECT database_name, path FROM duckdb_databases()"
+    ).fetchall():
+        if attached and os.path.abspath(attached) == path:
+            return str(alias)
+    count = con.execute("SELECT count(*) FROM duckdb_databases()").fetchall()[0][0]
+    alias = f"snap{count}"
+    try:
+        con.execute(f"ATTACH {_quote(path)} AS {alias} (READ_ONLY)")
+    except Exception as exc:
+        raise StoreError(f"cannot open the snapshot store {db}: {exc}") from None
+    return alias
+
+
+def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
+    quoted = _quote(path)
+    if fmt == "parquet":
+        source = f"read_parquet({quoted})"
+    elif fmt == "jsonl":
+        source = (
+            "(SELECT json->>'loc' AS loc, json->>'lastmod' AS lastmod,"
+            " json->>'changefreq' AS changefreq, json->>'priority' AS priority,"
+            f" CAST(json_merge_patch(json, '{_NOT_EXTENSIONS}') AS VARCHAR) AS extensions,"
+            " json->>'sitemap' AS sitemap"
+            f" FROM read_json_objects({quoted}, format = 'newline_delimited')"
+            " WHERE coalesce(json->>'type', 'url') <> 'sitemap')"
+        )
+    else:
+        delim = "," if fmt == "csv" else "\t"
+        source = (
+            f"read_csv({quoted}, header = true, all_varchar = true, delim = {_quote(delim)},"
+            " quote = '\"', escape = '\"')"
+        )
+    try:
+        names = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+        if "loc" not in names:
+            raise StoreError(f"{path}: no 'loc' column (found: {', '.join(sorted(names))})")
+        cells = [c if c in names else f"NULL AS {c}" for c in TEXT_COLUMNS]
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {name} AS "
+            + keyed(f"(SELECT {', '.join(cells)} FROM {source})")
+        )
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"cannot read {path} as {fmt}: {_first(exc)}") from None
+    return _counted(con, name, path)
+
+
+def _counted(con: Any, name: str, label: str) -> Side:
+    count, distinct, named = con.execute(
+        f"SELECT count(*), count(DISTINCT k), count(sitemap) > 0 FROM {name}"
+    ).fetchall()[0]
+    return Side(label, name, "true", count, count - distinct, bool(named))
+
+
+Put = Callable[[Any], None]
+
+
+def _from_batches(con: Any, name: str, label: str, produce: Callable[[Batches, Put], None]) -> Side:
+    """A side made of Arrow batches: ``produce`` adds entries to the Batches and calls
+    ``put`` with each full table."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM ({keyed(_EMPTY)}) LIMIT 0")
+
+    def put(table: Any) -> None:
+        con.register("_urlset_side", table)
+        try:
+            con.execute(f"INSERT INTO {name} {keyed('_urlset_side')}")
+        finally:
+            con.unregister("_urlset_side")
+
+    batches = Batches()
+    produce(batches, put)
+    last = batches.take()
+    if last is not None:
+        put(last)
+    return _counted(con, name, label)
+
+
+_EMPTY = (
+    "(SELECT NULL::VARCHAR AS loc, NULL::VARCHAR AS lastmod, NULL::VARCHAR AS changefreq,"
+    " NULL::DOUBLE AS priority, NULL::VARCHAR AS extensions, NULL::VARCHAR AS sitemap)"
+)
+
+
+def read_urls(path: Path) -> Iterator[list[Url]]:
+    """The Urls of one sitemap file in lists (index entries and issues left out); an
+    unreadable file is a StoreError."""
+    from ..reading.reader import read_file
+
+    try:
+        result = read_file(path)
+        batch: list[Url] = []
+        for entry in result:
+            if type(entry) is Url:
+                batch.append(entry)
+                if len(batch) >= _BATCH:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _read_sitemap(path: Path, sitemap: str | None, batches: Batches, put: Put) -> None:
+    for urls in read_urls(path):
+        table = batches.add(UrlColumns.from_urls(urls), sitemap)
+        if table is not None:
+            put(table)
+
+
+def sitemap_files(directory: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and p.name.lower().endswith(SITEMAP_SUFFIXES) and not p.name.startswith(".")
+    )
+
+
+def _read_dir(directory: Path, batches: Batches, put: Put) -> None:
+    files = sitemap_files(directory)
+    if not files:
+        raise StoreError(f"{directory}: no sitemap files in it ({', '.join(SITEMAP_SUFFIXES)})")
+    for path in files:
+        _read_sitemap(path, path.relative_to(directory).as_posix(), batches, put)
+
+
+def fetch_entries(url: str, batches: Batches, put: Put) -> None:
+    """Fetch a site or sitemap URL and add every entry, with the sitemap it came from."""
+    from ..fetching.http import UrlBatch, fetch_sitemaps_sync
+    from ..fetching.values import SitemapRead
+
+    def on_read(event: SitemapRead) -> None:
+        urls = event.urls
+        columns = urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+        table = batches.add(columns, event.node.url)
+        if table is not None:
+            put(table)
+
+    result = fetch_sitemaps_sync(url, on_read=on_read)
+    if result.nothing:
+        reasons = [f"{n.url}: {n.issues[0].message}" for n in result.failed if n.issues]
+        raise StoreError(
+            f"nothing could be fetched from {url}" + (f" ({reasons[0]})" if reasons else "")
+        )
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
