@@ -163,3 +163,30 @@ def test_a_url_side_is_fetched(site: LoopbackServer, tmp_path: Path) -> None:
         result.exit_code == 1
         and "removed (first 1 of 1 by loc):\n  " + site.url("/rel") in result.output
     )
+
+
+def test_fetch_command_stores_the_run_beside_its_output(
+    site: LoopbackServer, tmp_path: Path
+) -> None:
+    db, out = tmp_path / "s.duckdb", tmp_path / "urls.jsonl"
+    args = ["fetch", site.base, "--snapshot", str(db), "-q", "--workers", "0"]
+    result = CliRunner().invoke(main, [*args, "-o", str(out)])
+    assert result.exit_code == 1, result.output  # b.xml's relative loc is an error finding
+    assert len(out.read_text().splitlines()) == 4
+    assert CliRunner().invoke(main, [*args, "--tree"]).exit_code == 1
+    with SnapshotStore(db) as store:
+        runs = store.runs()
+        assert len(runs) == 2 and all(r.url_count == 4 and r.kind == "fetch" for r in runs)
+    diff = CliRunner().invoke(main, ["diff", f"{db}@-1", f"{db}@latest", "-q"])
+    assert diff.exit_code == 0, diff.output
+
+
+def test_fetch_command_with_an_unusable_store_stops_before_fetching(
+    site: LoopbackServer, tmp_path: Path
+) -> None:
+    (tmp_path / "s.duckdb").write_text("not a database")
+    result = CliRunner().invoke(
+        main, ["fetch", site.base, "--snapshot", str(tmp_path / "s.duckdb")]
+    )
+    assert result.exit_code == 2 and "urlset fetch:" in result.output
+    assert not site.hits  # nothing was fetched

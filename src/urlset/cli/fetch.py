@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -43,6 +43,9 @@ from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from ..urls import to_uri
 from .read import URL_COLUMNS
 from .streams import quiet_stdout
+
+if TYPE_CHECKING:
+    from ..store.record import FetchRecorder
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
 TREE_FORMATS = ("json",)  # --tree --format json: the tree as one JSON object
@@ -269,6 +272,11 @@ def _target(value: str) -> tuple[str, bool]:
     "in the main process).",
 )
 @click.option(
+    "--snapshot",
+    type=click.Path(dir_okay=False),
+    help="Also store this run (entries, issues) in this snapshot store (a DuckDB file).",
+)
+@click.option(
     "--pool-after",
     type=click.IntRange(0),
     default=POOL_AFTER,
@@ -296,6 +304,7 @@ def fetch(
     follow_cross_host: bool,
     workers: int | None,
     pool_after: int,
+    snapshot: str | None,
     quiet: bool,
 ) -> None:
     """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
@@ -329,15 +338,9 @@ def fetch(
         deadline=deadline,
     )
     try:
-        if workers is None:
-            # a worker per core, when workers can be forked (spawning one costs more than it
-            # saves on all but the largest fetches)
-            cores = os.cpu_count() or 1
-            workers = cores if cores > 1 and fork_is_safe() else 0
         _return_large_buffers()
-        status = _run(
-            start, discovery, http, cache_dir, tree, fmt, output, quiet, (workers, pool_after)
-        )
+        pool = (_default_workers() if workers is None else workers, pool_after)
+        status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot)
     except click.ClickException:
         raise
     except KeyboardInterrupt:
@@ -353,6 +356,13 @@ def fetch(
         click.echo(f"urlset fetch: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(2)
     sys.exit(status)
+
+
+def _default_workers() -> int:
+    """A worker per core, when workers can be forked (spawning one costs more than it saves
+    on all but the largest fetches)."""
+    cores = os.cpu_count() or 1
+    return cores if cores > 1 and fork_is_safe() else 0
 
 
 def _check_format(fmt: str, tree: bool, output: str | None) -> None:
@@ -409,6 +419,7 @@ def _run(
     output: str | None,
     quiet: bool,
     workers: tuple[int, int],
+    snapshot: str | None = None,
 ) -> int:
     writer: _Writer | None = None
     close_output: Callable[[], None] = lambda: None  # noqa: E731
@@ -420,9 +431,11 @@ def _run(
     try:
         if bar is not None:
             with bar:
-                result = _fetch(start, discovery, http, cache_dir, writer, bar.update, workers)
+                result = _fetch(
+                    start, discovery, http, cache_dir, writer, bar.update, workers, snapshot
+                )
         else:
-            result = _fetch(start, discovery, http, cache_dir, writer, None, workers)
+            result = _fetch(start, discovery, http, cache_dir, writer, None, workers, snapshot)
         if writer is not None:
             writer.close()
     finally:
@@ -449,23 +462,54 @@ def _fetch(
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
     workers: tuple[int, int],
+    snapshot: str | None = None,
 ) -> DiscoveryResult:
     render = None
     if writer is not None and writer.fmt in RENDERERS:
         render = (writer.fmt, RENDERERS[writer.fmt])
-    return asyncio.run(
-        fetch_sitemaps(
-            start,
-            discovery=discovery,
-            http=http,
-            cache_dir=cache_dir,
-            on_read=writer.write if writer is not None else None,
-            on_progress=on_progress,
-            workers=workers[0],
-            pool_after=workers[1],
-            render=render,
+    recorder = _recorder(snapshot, start)  # opened first: a locked store fails before fetching
+    readers = [r.write for r in (writer,) if r is not None]
+    readers += [recorder.on_read] if recorder is not None else []
+
+    def on_read(event: SitemapRead) -> None:
+        for read in readers:
+            read(event)
+
+    try:
+        result = asyncio.run(
+            fetch_sitemaps(
+                start,
+                discovery=discovery,
+                http=http,
+                cache_dir=cache_dir,
+                on_read=on_read if readers else None,
+                on_progress=on_progress,
+                workers=workers[0],
+                pool_after=workers[1],
+                render=render,
+            )
         )
-    )
+    except BaseException:
+        if recorder is not None:
+            recorder.abort()
+        raise
+    if recorder is not None:
+        recorder.abort() if result.nothing else recorder.finish(result)
+    return result
+
+
+def _recorder(snapshot: str | None, start: str) -> FetchRecorder | None:
+    """The snapshot store's recorder of this run (exit 2 when the store cannot be used)."""
+    if snapshot is None:
+        return None
+    from ..store.db import StoreError
+    from ..store.record import FetchRecorder
+
+    try:
+        return FetchRecorder(snapshot, start)
+    except StoreError as exc:
+        click.echo(f"urlset fetch: {exc}", err=True)
+        sys.exit(2)
 
 
 _ERRORS_SHOWN = 10  # on stderr, beyond the failed and partial sitemaps
