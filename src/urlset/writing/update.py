@@ -1,0 +1,222 @@
+"""Incremental rebuilds of a stable set: ``update_sitemaps``.
+
+The manifest says which shard holds each key range. Changed URLs go to their shards; only
+those shards are read (``stable.read_shard``), and only those whose content changes are
+written again. A changed shard that no longer fits is split (in memory: it holds at most a
+few times the limit); one that still fits is merged with its siblings when their parent
+fits now, which reads the siblings too. Nothing else is read or written but the index and
+the manifest, and the result is the set a full build of the final URLs gives.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ..dates import from_formatted
+from ..errors import InvalidValue, PublishError
+from ..urls import Scope, to_uri
+from .build import BuildOptions, BuildProblem, BuildReport, Entry, FileReport, _checked, _Names
+from .document import uses_typed_prefix
+from .files import Publisher
+from .shards import Change, Leaf, Manifest, Node, diff, entry_size, key_of
+from .stable import (
+    _publish,
+    _settings,
+    _ShardWriter,
+    _sizing,
+    _split,
+    _standalone,
+    load_manifest,
+    read_shard,
+)
+
+
+def update_sitemaps(
+    entries: Iterable[Entry],
+    out_dir: str | Path,
+    base_url: str,
+    *,
+    remove: Iterable[str] = (),
+    progress: Callable[[int], object] | None = None,
+    on_problem: Callable[[BuildProblem], None] | None = None,
+    on_change: Callable[[Change], None] | None = None,
+    **options: Any,
+) -> BuildReport:
+    """Change the stable set in ``out_dir``: ``entries`` are URLs to add or to write with new
+    values (as ``write_sitemaps`` takes them), ``remove`` locs to take out (a loc in both is
+    kept, with its new values). ``on_change`` receives each URL added, removed or changed.
+
+    The options must be those the set was built with: ``PublishError`` otherwise, and when
+    ``out_dir`` holds no stable set (its manifest missing, or not matching its index).
+    ``report.files`` lists every shard of the new set, ``report.rewritten`` the ones written;
+    ``report.urls`` counts the set's URLs.
+    """
+    opts = BuildOptions(base_url, **{**options, "stable": True})
+    scope = Scope.of(opts.base_directory())
+    report = BuildReport(listener=on_problem)
+    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
+    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    out = Path(out_dir)
+    with Publisher(out, names.stale) as publisher:
+        manifest = load_manifest(out, names)
+        if manifest is None:
+            raise PublishError(
+                f"{out}: no stable set to update here (no manifest that matches its index); "
+                "build it in full with --stable first"
+            )
+        settings = _settings(opts, opts.sitemap_directory())
+        if manifest.settings != settings:
+            differ = sorted(k for k in settings if manifest.settings.get(k) != settings[k])
+            raise PublishError(
+                f"{out}: the set was built with other options ({', '.join(differ)}); "
+                "give the same ones, or build it in full"
+            )
+        _Update(opts, scope, report, publisher, names, manifest).run(
+            entries, remove, progress, on_change
+        )
+    return report
+
+
+class _Update:
+    def __init__(
+        self,
+        opts: BuildOptions,
+        scope: Scope,
+        report: BuildReport,
+        publisher: Publisher,
+        names: _Names,
+        manifest: Manifest,
+    ) -> None:
+        self.opts = opts
+        self.scope = scope
+        self.report = report
+        self.publisher = publisher
+        self.names = names
+        self.manifest = manifest
+        self.leaves = manifest.leaves
+        self.los = [leaf.node.lo for leaf in self.leaves]
+
+    def _leaf_of(self, loc: str) -> int:
+        return bisect_right(self.los, key_of(loc)) - 1
+
+    def _changed_shards(
+        self,
+        entries: Iterable[Entry],
+        remove: Iterable[str],
+        progress: Callable[[int], object] | None,
+        on_change: Callable[[Change], None] | None,
+    ) -> dict[int, dict[str, str]]:
+        """The new content of each shard the changes alter, by its place in the manifest."""
+        opts, report = self.opts, self.report
+        upserts: dict[int, dict[str, str]] = {}
+        given = 0
+        for batch in _checked(entries, opts, self.scope, report, self.publisher.staging):
+            locs, texts = _standalone(batch, opts)
+            for loc, text in zip(locs, texts, strict=True):
+                upserts.setdefault(self._leaf_of(loc), {})[loc] = text
+            given += len(locs)
+            if progress is not None:
+                progress(given)
+        removals: dict[int, set[str]] = {}
+        for raw in remove:
+            try:
+                loc = to_uri(raw.strip())
+            except InvalidValue as exc:
+                if opts.strict:
+                    raise
+                report.reject("invalid-loc", f"{exc} (not removed)")
+                continue
+            removals.setdefault(self._leaf_of(loc), set()).add(loc)
+        dirty: dict[int, dict[str, str]] = {}
+        for i in sorted(upserts.keys() | removals.keys()):
+            old = read_shard(self.publisher.out_dir, self.leaves[i], opts)
+            new = dict(old)
+            for loc in removals.get(i, ()):
+                new.pop(loc, None)
+            new.update(upserts.get(i, {}))
+            if new == old:
+                continue
+            dirty[i] = new
+            for change in diff(old, new):
+                report.changes[change.change] += 1
+                if on_change is not None:
+                    on_change(change)
+        return dirty
+
+    def _regions(self, dirty: dict[int, dict[str, str]]) -> list[Node]:
+        """The nodes to write again: each changed shard, or its highest ancestor that fits
+        now (a merge); none inside another."""
+        sizing = _sizing(self.opts)
+        stats = [(leaf.urls, leaf.body, leaf.typed) for leaf in self.leaves]
+        for i, items in dirty.items():
+            joined = "".join(items.values())
+            stats[i] = (len(items), entry_size(joined), uses_typed_prefix(joined))
+        found: list[Node] = []
+        for i in dirty:
+            node = self.leaves[i].node
+            if sizing.fits(*stats[i]):
+                while node.depth > 0:
+                    parent = node.parent
+                    inside = stats[
+                        bisect_left(self.los, parent.lo) : bisect_left(self.los, parent.hi)
+                    ]
+                    urls, body = sum(s[0] for s in inside), sum(s[1] for s in inside)
+                    if not sizing.fits(urls, body, any(s[2] for s in inside)):
+                        break
+                    node = parent
+            found.append(node)
+        outermost: list[Node] = []
+        for node in sorted(set(found)):
+            if not any(other.holds(node) for other in outermost):
+                outermost.append(node)
+        return outermost
+
+    def run(
+        self,
+        entries: Iterable[Entry],
+        remove: Iterable[str],
+        progress: Callable[[int], object] | None,
+        on_change: Callable[[Change], None] | None,
+    ) -> None:
+        opts, report, out = self.opts, self.report, self.publisher.out_dir
+        dirty = self._changed_shards(entries, remove, progress, on_change)
+        directory = opts.sitemap_directory()
+        if not dirty:
+            report.notes.append("nothing changed: the set in place is left as it is")
+            report.urls = sum(leaf.urls for leaf in self.leaves)
+            report.files = [_file(leaf, directory) for leaf in self.leaves if leaf.name]
+            for name in self.manifest.indexes:
+                size = (out / name).stat().st_size
+                report.indexes.append(FileReport(name, directory + name, 0, 0, size, None))
+            return
+        sizing = _sizing(opts)
+        writer = _ShardWriter(opts, self.publisher.staging, self.names)
+        replaced: set[int] = set()
+        try:
+            for region in self._regions(dirty):
+                items: dict[str, str] = {}
+                for j in range(bisect_left(self.los, region.lo), bisect_left(self.los, region.hi)):
+                    replaced.add(j)
+                    items.update(dirty[j] if j in dirty else read_shard(out, self.leaves[j], opts))
+                for node, shard in _split(region, items, sizing):
+                    writer.write(node, shard)
+            written = writer.close()
+        finally:
+            writer.discard()
+        unchanged = [leaf for j, leaf in enumerate(self.leaves) if j not in replaced]
+        leaves = sorted(unchanged + written, key=lambda leaf: leaf.node.lo)
+        kept = {leaf.name for leaf in unchanged if leaf.name is not None}
+        report.rewritten = [leaf.name for leaf in written if leaf.name is not None]
+        report.urls = sum(leaf.urls for leaf in leaves)
+        _publish(leaves, kept, opts, directory, report, self.publisher, self.names)
+
+
+def _file(leaf: Leaf, directory: str) -> FileReport:
+    assert leaf.name is not None
+    lastmod = None if leaf.lastmod is None else from_formatted(leaf.lastmod)
+    return FileReport(
+        leaf.name, directory + leaf.name, leaf.urls, leaf.bytes, leaf.written, lastmod
+    )
