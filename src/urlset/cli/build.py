@@ -18,7 +18,9 @@ from ..extensions.reciprocity import Reciprocity, describe
 from ..limits import PROFILES, profile
 from ..model import Url
 from ..writing.build import BuildProblem, BuildReport, write_sitemaps
+from ..writing.shards import Change
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
+from ..writing.update import update_sitemaps
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -40,7 +42,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.argument("sources", nargs=-1, metavar="SOURCE...")
 @click.option(
     "--base-url",
     required=True,
@@ -108,6 +110,33 @@ def _timezone(value: str | None) -> tzinfo | None:
     help="Write every left-out or changed input line here as JSON Lines "
     "(source, line, code, severity, message).",
 )
+@click.option(
+    "--stable",
+    is_flag=True,
+    help="Shard URLs by a hash of their loc and keep a manifest beside the set, so that "
+    "--update can change it later by writing only the shards that change.",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Change the stable set in --out instead of building it again: SOURCES hold URLs to "
+    "add or to write with new values (implies --stable; give the options the set was built "
+    "with).",
+)
+@click.option(
+    "--remove",
+    "remove_paths",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="With --update: a file of locs to take out of the set, one a line ('#' comments).",
+)
+@click.option(
+    "--changes",
+    "changes_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="With --stable or --update: write every URL added, removed or changed against the "
+    "set in --out here as JSON Lines (loc, change, and for a changed URL its fields).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def build(
     sources: tuple[str, ...],
@@ -128,6 +157,10 @@ def build(
     strict: bool,
     tz_name: str | None,
     report_path: str | None,
+    stable: bool,
+    update: bool,
+    remove_paths: tuple[str, ...],
+    changes_path: str | None,
     quiet: bool,
 ) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
@@ -144,32 +177,60 @@ def build(
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
+    if remove_paths and not update:
+        raise click.UsageError("--remove takes URLs out of a set with --update only")
+    if changes_path and not (stable or update):
+        raise click.UsageError("--changes needs --stable or --update")
+    if not sources and not remove_paths:
+        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
         reciprocity.tap_batches(_batches(sources, formats, default_tz))
     )
+    options: dict[str, Any] = {
+        "limits": limits,
+        "gzip": gzip,
+        "text": output_format == "text",
+        "prefix": prefix,
+        "xsl": xsl,
+        "schema_location": schema_location,
+        "skip_out_of_scope": skip_out_of_scope,
+        "strict": strict,
+        "dedupe": not no_dedupe,
+        "default_tz": default_tz,
+        "sitemap_url": sitemap_url,
+    }
     try:
-        with progress, _fewer_collections(), _problem_log(report_path) as on_problem:
-            report = write_sitemaps(
-                entries,
-                out_dir,
-                base_url,
-                progress=progress.update,
-                on_problem=on_problem,
-                limits=limits,
-                gzip=gzip,
-                text=output_format == "text",
-                prefix=prefix,
-                xsl=xsl,
-                schema_location=schema_location,
-                skip_out_of_scope=skip_out_of_scope,
-                strict=strict,
-                dedupe=not no_dedupe,
-                default_tz=default_tz,
-                sitemap_url=sitemap_url,
-            )
+        with (
+            progress,
+            _fewer_collections(),
+            _problem_log(report_path) as on_problem,
+            _change_log(changes_path) as on_change,
+        ):
+            if update:
+                report = update_sitemaps(
+                    entries,
+                    out_dir,
+                    base_url,
+                    remove=_removals(remove_paths),
+                    progress=progress.update,
+                    on_problem=on_problem,
+                    on_change=on_change,
+                    **options,
+                )
+            else:
+                if stable:
+                    options.update(stable=True, on_change=on_change)
+                report = write_sitemaps(
+                    entries,
+                    out_dir,
+                    base_url,
+                    progress=progress.update,
+                    on_problem=on_problem,
+                    **options,
+                )
     except (
         _SourceUnreadable,
         PublishError,
@@ -180,6 +241,8 @@ def build(
     ) as exc:
         _fail_build(exc)
     if not quiet:
+        if update:
+            _update_summary(report, out_dir)
         _summary(report, out_dir, cross_submit=sitemap_url is not None)
     _hreflang_report(reciprocity)
 
@@ -232,6 +295,48 @@ def _problem_log(path: str | None) -> Iterator[Callable[[BuildProblem], None] | 
             log.write(json.dumps(problem.as_dict(), ensure_ascii=False) + "\n")
 
         yield write
+
+
+@contextlib.contextmanager
+def _change_log(path: str | None) -> Iterator[Callable[[Change], None] | None]:
+    """A listener writing each change to ``path`` as a JSON line (None: no file asked for)."""
+    if path is None:
+        yield None
+        return
+    try:
+        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise PublishError(f"--changes {path}: cannot write ({exc.strerror or exc})") from exc
+    with log:
+
+        def write(change: Change) -> None:
+            log.write(json.dumps(change.as_dict(), ensure_ascii=False) + "\n")
+
+        yield write
+
+
+def _removals(paths: tuple[str, ...]) -> Iterator[str]:
+    """The locs listed in --remove files, one a line; blank lines and '#' comments skipped."""
+    for path in paths:
+        try:
+            with open_source(path) as stream:
+                for line in stream:
+                    text = line.strip()
+                    if text and not text.startswith("#"):
+                        yield text
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else exc
+            raise _SourceUnreadable(f"--remove {path}: cannot read ({reason or exc})") from exc
+
+
+def _update_summary(report: BuildReport, out_dir: str) -> None:
+    counts = ", ".join(
+        f"{report.changes[kind]:,} {kind}" for kind in ("added", "changed", "removed")
+    )
+    click.echo(
+        f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of "
+        f"{len(report.files)} sitemaps again, the others left in place"
+    )
 
 
 @contextlib.contextmanager
