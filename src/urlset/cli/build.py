@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import click
 
@@ -177,12 +177,9 @@ def build(
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
-    if remove_paths and not update:
-        raise click.UsageError("--remove takes URLs out of a set with --update only")
-    if changes_path and not (stable or update):
-        raise click.UsageError("--changes needs --stable or --update")
-    if not sources and not remove_paths:
-        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
+    _check_stable_usage(
+        sources, stable=stable, update=update, remove=remove_paths, changes=changes_path
+    )
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
@@ -203,34 +200,8 @@ def build(
         "sitemap_url": sitemap_url,
     }
     try:
-        with (
-            progress,
-            _fewer_collections(),
-            _problem_log(report_path) as on_problem,
-            _change_log(changes_path) as on_change,
-        ):
-            if update:
-                report = update_sitemaps(
-                    entries,
-                    out_dir,
-                    base_url,
-                    remove=_removals(remove_paths),
-                    progress=progress.update,
-                    on_problem=on_problem,
-                    on_change=on_change,
-                    **options,
-                )
-            else:
-                if stable:
-                    options.update(stable=True, on_change=on_change)
-                report = write_sitemaps(
-                    entries,
-                    out_dir,
-                    base_url,
-                    progress=progress.update,
-                    on_problem=on_problem,
-                    **options,
-                )
+        mode = _Mode(update, stable, remove_paths, report_path, changes_path)
+        report = _run(entries, out_dir, base_url, options, progress, mode)
     except (
         _SourceUnreadable,
         PublishError,
@@ -245,6 +216,56 @@ def build(
             _update_summary(report, out_dir)
         _summary(report, out_dir, cross_submit=sitemap_url is not None)
     _hreflang_report(reciprocity)
+
+
+class _Mode(NamedTuple):
+    update: bool
+    stable: bool
+    remove_paths: tuple[str, ...]
+    report_path: str | None
+    changes_path: str | None
+
+
+def _run(
+    entries: Iterator[Url | InputError | Row],
+    out_dir: str,
+    base_url: str,
+    options: dict[str, Any],
+    progress: _Progress,
+    mode: _Mode,
+) -> BuildReport:
+    """The build, or with ``mode.update`` the update, with its progress line and logs."""
+    with (
+        progress,
+        _fewer_collections(),
+        _problem_log(mode.report_path) as on_problem,
+        _change_log(mode.changes_path) as on_change,
+    ):
+        options.update(progress=progress.update, on_problem=on_problem)
+        if mode.update:
+            remove = _removals(mode.remove_paths)
+            return update_sitemaps(
+                entries, out_dir, base_url, remove=remove, on_change=on_change, **options
+            )
+        if mode.stable:
+            options.update(stable=True, on_change=on_change)
+        return write_sitemaps(entries, out_dir, base_url, **options)
+
+
+def _check_stable_usage(
+    sources: tuple[str, ...],
+    *,
+    stable: bool,
+    update: bool,
+    remove: tuple[str, ...],
+    changes: str | None,
+) -> None:
+    if remove and not update:
+        raise click.UsageError("--remove takes URLs out of a set with --update only")
+    if changes and not (stable or update):
+        raise click.UsageError("--changes needs --stable or --update")
+    if not sources and not remove:
+        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
 
 
 def _batches(

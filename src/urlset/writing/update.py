@@ -191,6 +191,10 @@ class _Update:
             for name in self.manifest.indexes:
                 size = (out / name).stat().st_size
                 report.indexes.append(FileReport(name, directory + name, 0, 0, size, None))
+            # files an earlier run left when it was killed after its last index moved in
+            keep = {f.name for f in report.files + report.indexes}
+            keep.add(self.manifest.file_name(opts.prefix))
+            report.removed = self.publisher.publish([], keep=keep)
             return
         sizing = _sizing(opts)
         writer = _ShardWriter(opts, self.publisher.staging, self.names)
