@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, NamedTuple
 
@@ -128,11 +128,28 @@ _UNESCAPE = (("&apos;", "'"), ("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&
 def loc_of(entry: str, *, text: bool) -> str:
     if text:
         return entry[:-1]
-    loc = entry[entry.index("<loc>") + 5 : entry.index("</loc>")]
+    return _unescape(entry[entry.index("<loc>") + 5 : entry.index("</loc>")])
+
+
+def _unescape(loc: str) -> str:
     if "&" in loc:
         for entity, raw in _UNESCAPE:
             loc = loc.replace(entity, raw)
     return loc
+
+
+_ENTRY_LOC = re.compile(r"<url[^>]*><loc>([^<]*)</loc>")
+
+
+def locs_of(entries: list[str], *, text: bool) -> list[str]:
+    """The loc of each entry text (one regex over them all, checked to find one an entry)."""
+    if text:
+        return [entry[:-1] for entry in entries]
+    found = _ENTRY_LOC.findall("".join(entries))
+    if len(found) != len(entries):  # markup inside an entry looked like an entry's start
+        return [loc_of(entry, text=False) for entry in entries]
+    joined = "\n".join(found)
+    return [_unescape(loc) if "&" in loc else loc for loc in found] if "&" in joined else found
 
 
 def split_entries(document: str, *, text: bool) -> list[str]:
@@ -176,9 +193,9 @@ class Change(NamedTuple):
         return found
 
 
-def diff(old: dict[str, str], new: dict[str, str]) -> Iterator[Change]:
-    """The changes from ``old`` to ``new`` (loc -> entry text), in loc order."""
-    for loc in sorted(old.keys() | new.keys()):
+def diff(old: dict[str, str], new: dict[str, str], locs: Iterable[str]) -> Iterator[Change]:
+    """The changes from ``old`` to ``new`` (loc -> entry text) among ``locs``, in loc order."""
+    for loc in sorted(set(locs)):
         before, after = old.get(loc), new.get(loc)
         if before == after:
             continue

@@ -51,7 +51,7 @@ from .shards import (
     diff,
     entry_size,
     key_of,
-    loc_of,
+    locs_of,
     newest_lastmod,
     split_entries,
     split_sorted,
@@ -124,7 +124,7 @@ def read_shard(out_dir: Path, leaf: Leaf, opts: BuildOptions) -> dict[str, str]:
     if opts.gzip:
         data = zlib_ng.decompress(data, wbits=31)
     entries = split_entries(data.decode(), text=opts.text)
-    return {loc_of(entry, text=opts.text): entry for entry in entries}
+    return dict(zip(locs_of(entries, text=opts.text), entries, strict=True))
 
 
 class _ShardWriter:
@@ -262,10 +262,15 @@ def _split(
     node: Node, items: dict[str, str], sizing: Sizing
 ) -> Iterator[tuple[Node, dict[str, str]]]:
     """The shards inside ``node`` for its entries (loc -> text), in key order."""
+    joined = "".join(items.values())
+    typed_any = uses_typed_prefix(joined)
+    if sizing.fits(len(items), entry_size(joined), typed_any):  # the usual case: one shard
+        yield node, items
+        return
     keyed = sorted((key_of(loc), loc) for loc in items)
     keys = [key for key, _ in keyed]
     entries = [items[loc] for _, loc in keyed]
-    typed = [uses_typed_prefix(entry) for entry in entries]
+    typed = list(map(uses_typed_prefix, entries)) if typed_any else [False] * len(entries)
     for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), typed, sizing):
         yield at, {loc: items[loc] for _, loc in keyed[start:stop]}
 
@@ -337,7 +342,7 @@ def _report_changes(
             if not node.holds(at):
                 held = {loc: e for loc, e in held.items() if node.lo <= key_of(loc) < node.hi}
             old.update(held)
-    for change in diff(old, items):
+    for change in diff(old, items, old.keys() | items.keys()):
         report.changes[change.change] += 1
         on_change(change)
 

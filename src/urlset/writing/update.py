@@ -140,7 +140,8 @@ class _Update:
             if new == old:
                 continue
             dirty[i] = new
-            for change in diff(old, new):
+            touched = [*removals.get(i, ()), *upserts.get(i, ())]
+            for change in diff(old, new, touched):
                 report.changes[change.change] += 1
                 if on_change is not None:
                     on_change(change)
