@@ -58,6 +58,7 @@ from .shards import (
 )
 
 _BUCKET_BITS = 8  # a full build spills entries to 256 files by the top bits of their key
+_HELD = 1 << 17  # entries held in memory before they are spilled (~15-25 MB)
 _FINISHING = 2  # shard files compressing on their own threads while the next is prepared
 Items = tuple[list[str], list[str]]  # locs and their entry texts
 
@@ -192,30 +193,44 @@ class _Spill:
         self._directory = directory
         count = 1 << _BUCKET_BITS
         self._files: list[BinaryIO | None] = [None] * count
+        # entries wait here until _HELD are held, then go to their files, a bucket at a time
+        self._held: list[Items] = [([], []) for _ in range(count)]
+        self._holding = 0
         self.urls = [0] * count
         self.body = [0] * count
         self.typed = [False] * count
 
     def add(self, locs: list[str], entries: list[str]) -> None:
         shift = 64 - _BUCKET_BITS
-        groups: dict[int, Items] = {}
-        for loc, entry in zip(locs, entries, strict=True):
-            group = groups.get(key_of(loc) >> shift)
-            if group is None:
-                group = groups[key_of(loc) >> shift] = ([], [])
+        held = self._held
+        buckets = [key_of(loc) >> shift for loc in locs]
+        for bucket, loc, entry in zip(buckets, locs, entries, strict=True):
+            group = held[bucket]
             group[0].append(loc)
             group[1].append(entry)
-        for bucket, (bucket_locs, bucket_entries) in groups.items():
+        self._holding += len(locs)
+        if uses_typed_prefix("".join(entries)):
+            for bucket, entry in zip(buckets, entries, strict=True):
+                if uses_typed_prefix(entry):
+                    self.typed[bucket] = True
+        if self._holding >= _HELD:
+            self._write_held()
+
+    def _write_held(self) -> None:
+        for bucket, (bucket_locs, bucket_entries) in enumerate(self._held):
+            if not bucket_locs:
+                continue
             file = self._files[bucket]
             if file is None:
                 file = self._files[bucket] = open(self._directory / f".bucket-{bucket}", "wb")  # noqa: SIM115
             pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
-            joined = "".join(bucket_entries)
             self.urls[bucket] += len(bucket_locs)
-            self.body[bucket] += entry_size(joined)
-            self.typed[bucket] = self.typed[bucket] or uses_typed_prefix(joined)
+            self.body[bucket] += entry_size("".join(bucket_entries))
+            self._held[bucket] = ([], [])
+        self._holding = 0
 
     def finish(self) -> None:
+        self._write_held()
         for file in self._files:
             if file is not None:
                 file.close()
