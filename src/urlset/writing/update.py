@@ -10,6 +10,7 @@ the manifest, and the result is the set a full build of the final URLs gives.
 
 from __future__ import annotations
 
+import pickle
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -32,6 +33,8 @@ from .stable import (
     load_manifest,
     read_shard,
 )
+
+Stats = tuple[int, int, bool]  # a shard's URLs, entry bytes, and whether one uses a typed prefix
 
 
 def update_sitemaps(
@@ -108,8 +111,10 @@ class _Update:
         remove: Iterable[str],
         progress: Callable[[int], object] | None,
         on_change: Callable[[Change], None] | None,
-    ) -> dict[int, dict[str, str]]:
-        """The new content of each shard the changes alter, by its place in the manifest."""
+    ) -> dict[int, Stats]:
+        """The new URL count, entry bytes and typed flag of each shard the changes alter, by
+        its place in the manifest; its new entries wait in the staging directory (``_new``),
+        so that memory holds one shard at a time."""
         opts, report = self.opts, self.report
         upserts: dict[int, dict[str, str]] = {}
         given = 0
@@ -130,7 +135,7 @@ class _Update:
                 report.reject("invalid-loc", f"{exc} (not removed)")
                 continue
             removals.setdefault(self._leaf_of(loc), set()).add(loc)
-        dirty: dict[int, dict[str, str]] = {}
+        dirty: dict[int, Stats] = {}
         for i in sorted(upserts.keys() | removals.keys()):
             old = read_shard(self.publisher.out_dir, self.leaves[i], opts)
             new = dict(old)
@@ -139,7 +144,10 @@ class _Update:
             new.update(upserts.get(i, {}))
             if new == old:
                 continue
-            dirty[i] = new
+            joined = "".join(new.values())
+            dirty[i] = (len(new), entry_size(joined), uses_typed_prefix(joined))
+            with open(self.publisher.staging / f".changed-{i}", "wb") as file:
+                pickle.dump(new, file, pickle.HIGHEST_PROTOCOL)
             touched = [*removals.get(i, ()), *upserts.get(i, ())]
             for change in diff(old, new, touched):
                 report.changes[change.change] += 1
@@ -147,14 +155,19 @@ class _Update:
                     on_change(change)
         return dirty
 
-    def _regions(self, dirty: dict[int, dict[str, str]]) -> list[Node]:
+    def _new(self, i: int) -> dict[str, str]:
+        """The new entries of the changed shard ``i`` (loc -> text)."""
+        with open(self.publisher.staging / f".changed-{i}", "rb") as file:
+            new: dict[str, str] = pickle.load(file)
+        return new
+
+    def _regions(self, dirty: dict[int, Stats]) -> list[Node]:
         """The nodes to write again: each changed shard, or its highest ancestor that fits
         now (a merge); none inside another."""
         sizing = _sizing(self.opts)
         stats = [(leaf.urls, leaf.body, leaf.typed) for leaf in self.leaves]
-        for i, items in dirty.items():
-            joined = "".join(items.values())
-            stats[i] = (len(items), entry_size(joined), uses_typed_prefix(joined))
+        for i, changed in dirty.items():
+            stats[i] = changed
         found: list[Node] = []
         for i in dirty:
             node = self.leaves[i].node
@@ -205,7 +218,9 @@ class _Update:
                 items: dict[str, str] = {}
                 for j in range(bisect_left(self.los, region.lo), bisect_left(self.los, region.hi)):
                     replaced.add(j)
-                    items.update(dirty[j] if j in dirty else read_shard(out, self.leaves[j], opts))
+                    items.update(
+                        self._new(j) if j in dirty else read_shard(out, self.leaves[j], opts)
+                    )
                 for node, shard in _split(region, items, sizing):
                     writer.write(node, shard)
             written = writer.close()
