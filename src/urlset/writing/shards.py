@@ -148,8 +148,9 @@ def locs_of(entries: list[str], *, text: bool) -> list[str]:
     found = _ENTRY_LOC.findall("".join(entries))
     if len(found) != len(entries):  # markup inside an entry looked like an entry's start
         return [loc_of(entry, text=False) for entry in entries]
-    joined = "\n".join(found)
-    return [_unescape(loc) if "&" in loc else loc for loc in found] if "&" in joined else found
+    if not any("&" in loc for loc in found):
+        return found
+    return _unescape("\n".join(found)).split("\n")  # a loc holds no line break
 
 
 def split_entries(document: str, *, text: bool) -> list[str]:

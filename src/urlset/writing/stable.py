@@ -139,14 +139,15 @@ class _ShardWriter:
         self._pending: deque[tuple[FileSink, Leaf]] = deque()
         self.leaves: list[Leaf] = []
 
-    def write(self, node: Node, items: dict[str, str]) -> None:
-        """Write the shard ``node`` holding ``items`` (loc -> entry text)."""
+    def write(self, node: Node, items: dict[str, str], typed: bool) -> None:
+        """Write the shard ``node`` holding ``items`` (loc -> entry text); ``typed``: whether
+        an entry uses a typed prefix (known exactly by every caller, and costly to find)."""
         opts = self._opts
         body = "".join([items[loc] for loc in sorted(items)])
         if not items:
             self.leaves.append(Leaf(node.id, None, 0, 0, False, None, 0, 0, ""))
             return
-        typed = not opts.text and uses_typed_prefix(body)
+        typed = typed and not opts.text
         if opts.text:
             document = body
         else:
@@ -250,7 +251,7 @@ class _Spill:
                 entries += more_entries
         return locs, entries
 
-    def shards(self, sizing: Sizing) -> Iterator[tuple[Node, dict[str, str]]]:
+    def shards(self, sizing: Sizing) -> Iterator[tuple[Node, dict[str, str], bool]]:
         """Every shard of the set in key order, with its entries (loc -> text)."""
         todo = [Node(0, 0)]
         while todo:
@@ -265,29 +266,29 @@ class _Spill:
                 items: dict[str, str] = {}
                 for bucket in buckets:
                     items.update(zip(*self.read(bucket), strict=True))
-                yield node, items
+                yield node, items, typed
             elif node.depth < _BUCKET_BITS:
                 low, high = node.children()
                 todo += [high, low]
             else:
-                yield from _split(node, dict(zip(*self.read(first), strict=True)), sizing)
+                items = dict(zip(*self.read(first), strict=True))
+                yield from _split(node, items, sizing, typed=typed)
 
 
 def _split(
-    node: Node, items: dict[str, str], sizing: Sizing
-) -> Iterator[tuple[Node, dict[str, str]]]:
-    """The shards inside ``node`` for its entries (loc -> text), in key order."""
-    joined = "".join(items.values())
-    typed_any = uses_typed_prefix(joined)
-    if sizing.fits(len(items), entry_size(joined), typed_any):  # the usual case: one shard
-        yield node, items
+    node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
+) -> Iterator[tuple[Node, dict[str, str], bool]]:
+    """The shards inside ``node`` for its entries (loc -> text), in key order, each with
+    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does."""
+    if sizing.fits(len(items), entry_size("".join(items.values())), typed):  # the usual case
+        yield node, items, typed
         return
     keyed = sorted((key_of(loc), loc) for loc in items)
     keys = [key for key, _ in keyed]
     entries = [items[loc] for _, loc in keyed]
-    typed = list(map(uses_typed_prefix, entries)) if typed_any else [False] * len(entries)
-    for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), typed, sizing):
-        yield at, {loc: items[loc] for _, loc in keyed[start:stop]}
+    flags = list(map(uses_typed_prefix, entries)) if typed else [False] * len(entries)
+    for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), flags, sizing):
+        yield at, {loc: items[loc] for _, loc in keyed[start:stop]}, any(flags[start:stop])
 
 
 def build_stable(
@@ -327,8 +328,8 @@ def build_stable(
         raise LimitExceeded(report.nothing_written())
     writer = _ShardWriter(opts, staging, names)
     try:
-        for node, items in spill.shards(_sizing(opts)):
-            writer.write(node, items)
+        for node, items, typed in spill.shards(_sizing(opts)):
+            writer.write(node, items, typed)
             if on_change is not None:
                 _report_changes(node, items, previous, out_dir, opts, report, on_change)
         leaves = writer.close()

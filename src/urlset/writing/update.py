@@ -101,6 +101,9 @@ class _Update:
         self.manifest = manifest
         self.leaves = manifest.leaves
         self.los = [leaf.node.lo for leaf in self.leaves]
+        self.stats: list[Stats] = []
+        self.sizing = _sizing(opts)
+        self.early = _ShardWriter(opts, publisher.staging, names)
 
     def _leaf_of(self, loc: str) -> int:
         return bisect_right(self.los, key_of(loc)) - 1
@@ -113,8 +116,9 @@ class _Update:
         on_change: Callable[[Change], None] | None,
     ) -> dict[int, Stats]:
         """The new URL count, entry bytes and typed flag of each shard the changes alter, by
-        its place in the manifest; its new entries wait in the staging directory (``_new``),
-        so that memory holds one shard at a time."""
+        its place in the manifest. A shard that still fits is written at once (by
+        ``self.early``: it stands unless a merge takes it in), one that does not waits in the
+        staging directory (``_new``), so that memory holds one shard at a time."""
         opts, report = self.opts, self.report
         upserts: dict[int, dict[str, str]] = {}
         given = 0
@@ -145,9 +149,16 @@ class _Update:
             if new == old:
                 continue
             joined = "".join(new.values())
-            dirty[i] = (len(new), entry_size(joined), uses_typed_prefix(joined))
-            with open(self.publisher.staging / f".changed-{i}", "wb") as file:
-                pickle.dump(new, file, pickle.HIGHEST_PROTOCOL)
+            upserted = "".join(upserts.get(i, {}).values())
+            typed = (self.leaves[i].typed or uses_typed_prefix(upserted)) and uses_typed_prefix(
+                joined
+            )
+            dirty[i] = (len(new), entry_size(joined), typed)
+            if self.sizing.fits(*dirty[i]):  # written now: the usual case needs nothing more
+                self.early.write(self.leaves[i].node, new, typed)
+            else:  # split later: it waits on disk
+                with open(self.publisher.staging / f".changed-{i}", "wb") as file:
+                    pickle.dump(new, file, pickle.HIGHEST_PROTOCOL)
             touched = [*removals.get(i, ()), *upserts.get(i, ())]
             for change in diff(old, new, touched):
                 report.changes[change.change] += 1
@@ -155,17 +166,24 @@ class _Update:
                     on_change(change)
         return dirty
 
-    def _new(self, i: int) -> dict[str, str]:
+    def _new(self, i: int, early: dict[int, Leaf]) -> dict[str, str]:
         """The new entries of the changed shard ``i`` (loc -> text)."""
+        leaf = early.get(self.leaves[i].id)
+        if leaf is not None:  # read back from the file written early
+            return read_shard(self.publisher.staging, leaf, self.opts)
         with open(self.publisher.staging / f".changed-{i}", "rb") as file:
             new: dict[str, str] = pickle.load(file)
         return new
+
+    def _inside(self, node: Node) -> list[Stats]:
+        """The stats of the shards inside ``node`` (once ``_regions`` has run)."""
+        return self.stats[bisect_left(self.los, node.lo) : bisect_left(self.los, node.hi)]
 
     def _regions(self, dirty: dict[int, Stats]) -> list[Node]:
         """The nodes to write again: each changed shard, or its highest ancestor that fits
         now (a merge); none inside another."""
         sizing = _sizing(self.opts)
-        stats = [(leaf.urls, leaf.body, leaf.typed) for leaf in self.leaves]
+        stats = self.stats = [(leaf.urls, leaf.body, leaf.typed) for leaf in self.leaves]
         for i, changed in dirty.items():
             stats[i] = changed
         found: list[Node] = []
@@ -174,9 +192,7 @@ class _Update:
             if sizing.fits(*stats[i]):
                 while node.depth > 0:
                     parent = node.parent
-                    inside = stats[
-                        bisect_left(self.los, parent.lo) : bisect_left(self.los, parent.hi)
-                    ]
+                    inside = self._inside(parent)
                     urls, body = sum(s[0] for s in inside), sum(s[1] for s in inside)
                     if not sizing.fits(urls, body, any(s[2] for s in inside)):
                         break
@@ -196,7 +212,11 @@ class _Update:
         on_change: Callable[[Change], None] | None,
     ) -> None:
         opts, report, out = self.opts, self.report, self.publisher.out_dir
-        dirty = self._changed_shards(entries, remove, progress, on_change)
+        try:
+            dirty = self._changed_shards(entries, remove, progress, on_change)
+        except BaseException:
+            self.early.discard()
+            raise
         directory = opts.sitemap_directory()
         if not dirty:
             report.notes.append("nothing changed: the set in place is left as it is")
@@ -210,20 +230,27 @@ class _Update:
             keep.add(self.manifest.file_name(opts.prefix))
             report.removed = self.publisher.publish([], keep=keep)
             return
-        sizing = _sizing(opts)
+        early = {leaf.id: leaf for leaf in self.early.close()}
         writer = _ShardWriter(opts, self.publisher.staging, self.names)
         replaced: set[int] = set()
+        written: list[Leaf] = []
         try:
             for region in self._regions(dirty):
+                first = bisect_left(self.los, region.lo)
+                if region.id in early and self.leaves[first].node == region:
+                    replaced.add(first)  # a changed shard that stays one, written early
+                    written.append(early[region.id])
+                    continue
                 items: dict[str, str] = {}
-                for j in range(bisect_left(self.los, region.lo), bisect_left(self.los, region.hi)):
+                for j in range(first, bisect_left(self.los, region.hi)):
                     replaced.add(j)
                     items.update(
-                        self._new(j) if j in dirty else read_shard(out, self.leaves[j], opts)
+                        self._new(j, early) if j in dirty else read_shard(out, self.leaves[j], opts)
                     )
-                for node, shard in _split(region, items, sizing):
-                    writer.write(node, shard)
-            written = writer.close()
+                typed = any(s[2] for s in self._inside(region))
+                for node, shard, flag in _split(region, items, self.sizing, typed=typed):
+                    writer.write(node, shard, flag)
+            written += writer.close()
         finally:
             writer.discard()
         unchanged = [leaf for j, leaf in enumerate(self.leaves) if j not in replaced]
