@@ -23,6 +23,7 @@ from urlset.cli import main
 from urlset.errors import PublishError
 from urlset.extensions import Image
 from urlset.limits import CURRENT
+from urlset.writing import stable
 from urlset.writing.build import write_sitemaps
 from urlset.writing.shards import Change, Node, key_of
 from urlset.writing.update import update_sitemaps
@@ -114,7 +115,9 @@ def test_an_update_touches_only_the_shards_its_changes_fall_in(tmp_path: Path) -
     assert len(report.removed) == len(report.rewritten) + 1  # and the old manifest
 
 
-def test_changes_are_reported_by_updates_and_by_full_builds_alike(tmp_path: Path) -> None:
+def test_changes_are_reported_by_updates_and_by_full_builds_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rows = {row[0]: row for row in map(_row, range(300))}
     write_sitemaps(list(rows.values()), tmp_path / "a", BASE, limits=LIMITS, stable=True)
     shutil.copytree(tmp_path / "a", tmp_path / "b")
@@ -141,6 +144,18 @@ def test_changes_are_reported_by_updates_and_by_full_builds_alike(tmp_path: Path
     assert set(full) == expected and len(full) == len(expected)
     assert report.changes == {"added": 5, "changed": 1, "removed": 1}
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    # the same URLs again: no change, and no shard of the previous set is read
+    monkeypatch.setattr(stable, "read_shard", None)
+    again: list[Change] = []
+    report = write_sitemaps(
+        list(rows.values()),
+        tmp_path / "b",
+        BASE,
+        limits=LIMITS,
+        stable=True,
+        on_change=again.append,
+    )
+    assert again == [] and not report.changes
 
 
 def test_extensions_and_their_namespaces_survive_updates(tmp_path: Path) -> None:
@@ -234,6 +249,7 @@ from datetime import date, timedelta
 
 from urlset import Url
 from urlset.limits import CURRENT
+from urlset.writing import stable
 from urlset.writing.build import write_sitemaps
 from urlset.writing.update import update_sitemaps
 

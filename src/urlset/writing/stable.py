@@ -139,14 +139,14 @@ class _ShardWriter:
         self._pending: deque[tuple[FileSink, Leaf]] = deque()
         self.leaves: list[Leaf] = []
 
-    def write(self, node: Node, items: dict[str, str], typed: bool) -> None:
+    def write(self, node: Node, items: dict[str, str], typed: bool) -> Leaf:
         """Write the shard ``node`` holding ``items`` (loc -> entry text); ``typed``: whether
         an entry uses a typed prefix (known exactly by every caller, and costly to find)."""
         opts = self._opts
         body = "".join([items[loc] for loc in sorted(items)])
         if not items:
             self.leaves.append(Leaf(node.id, None, 0, 0, False, None, 0, 0, ""))
-            return
+            return self.leaves[-1]
         typed = typed and not opts.text
         if opts.text:
             document = body
@@ -168,6 +168,7 @@ class _ShardWriter:
         self._pending.append((sink, leaf))
         if len(self._pending) > _FINISHING:
             self._settle()
+        return leaf  # named once written
 
     def _settle(self) -> None:
         sink, leaf = self._pending.popleft()
@@ -329,9 +330,9 @@ def build_stable(
     writer = _ShardWriter(opts, staging, names)
     try:
         for node, items, typed in spill.shards(_sizing(opts)):
-            writer.write(node, items, typed)
+            leaf = writer.write(node, items, typed)
             if on_change is not None:
-                _report_changes(node, items, previous, out_dir, opts, report, on_change)
+                _report_changes(leaf, items, previous, out_dir, opts, report, on_change)
         leaves = writer.close()
     finally:
         writer.discard()
@@ -339,7 +340,7 @@ def build_stable(
 
 
 def _report_changes(
-    node: Node,
+    new: Leaf,
     items: dict[str, str],
     previous: Manifest | None,
     out_dir: Path,
@@ -347,9 +348,13 @@ def _report_changes(
     report: BuildReport,
     on_change: Callable[[Change], None],
 ) -> None:
-    """Compare a full build's shard with the URLs the previous set held in its key range."""
+    """Compare a full build's shard with the URLs the previous set held in its key range
+    (nothing to read when the previous set had this very shard)."""
+    node = new.node
     old: dict[str, str] = {}
     if previous is not None:
+        if any(leaf.id == new.id and leaf.digest == new.digest for leaf in previous.leaves):
+            return
         for leaf in previous.leaves:
             at = leaf.node
             if at.hi <= node.lo or at.lo >= node.hi:
