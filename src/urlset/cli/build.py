@@ -212,9 +212,7 @@ def build(
     ) as exc:
         _fail_build(exc)
     if not quiet:
-        if update:
-            _update_summary(report, out_dir)
-        _summary(report, out_dir, cross_submit=sitemap_url is not None)
+        _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
     _hreflang_report(reciprocity)
 
 
@@ -355,8 +353,8 @@ def _update_summary(report: BuildReport, out_dir: str) -> None:
         f"{report.changes[kind]:,} {kind}" for kind in ("added", "changed", "removed")
     )
     click.echo(
-        f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of "
-        f"{len(report.files)} sitemaps again, the others left in place"
+        f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of the set's "
+        f"{len(report.files)} sitemaps, the others left in place; {report.urls:,} URLs"
     )
 
 
@@ -400,16 +398,21 @@ def _fail(status: int, message: str) -> NoReturn:
     sys.exit(status)
 
 
-def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -> None:
+def _summary(
+    report: BuildReport, out_dir: str, *, cross_submit: bool = False, update: bool = False
+) -> None:
     files = report.files + report.indexes
     raw = sum(f.bytes for f in files)
     written = sum(f.written for f in files)
     echo = click.echo
-    echo(
-        f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
-        f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
-        f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
-    )
+    if update:
+        _update_summary(report, out_dir)
+    else:
+        echo(
+            f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
+            f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
+            f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
+        )
     if report.duplicates:
         echo(f"dropped {report.duplicates:,} duplicate URLs")
     if report.rejected:
