@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import click
 
@@ -19,7 +19,9 @@ from ..extensions.reciprocity import Reciprocity, describe
 from ..limits import PROFILES, profile
 from ..model import Url
 from ..writing.build import BuildProblem, BuildReport, write_sitemaps
+from ..writing.shards import Change
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
+from ..writing.update import update_sitemaps
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -41,7 +43,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.argument("sources", nargs=-1, metavar="SOURCE...")
 @click.option(
     "--base-url",
     required=True,
@@ -116,6 +118,33 @@ def _timezone(value: str | None) -> tzinfo | None:
     help="Once published, list the set's entry points in this robots.txt (its Sitemap: lines "
     "for an earlier build of the set are replaced; every other byte is kept).",
 )
+@click.option(
+    "--stable",
+    is_flag=True,
+    help="Shard URLs by a hash of their loc and keep a manifest beside the set, so that "
+    "--update can change it later by writing only the shards that change.",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Change the stable set in --out instead of building it again: SOURCES hold URLs to "
+    "add or to write with new values (implies --stable; give the options the set was built "
+    "with).",
+)
+@click.option(
+    "--remove",
+    "remove_paths",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="With --update: a file of locs to take out of the set, one a line ('#' comments).",
+)
+@click.option(
+    "--changes",
+    "changes_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="With --stable or --update: write every URL added, removed or changed against the "
+    "set in --out here as JSON Lines (loc, change, and for a changed URL its fields).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def build(
     sources: tuple[str, ...],
@@ -137,6 +166,10 @@ def build(
     tz_name: str | None,
     report_path: str | None,
     robots_path: str | None,
+    stable: bool,
+    update: bool,
+    remove_paths: tuple[str, ...],
+    changes_path: str | None,
     quiet: bool,
 ) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
@@ -153,32 +186,31 @@ def build(
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
+    _check_stable_usage(
+        sources, stable=stable, update=update, remove=remove_paths, changes=changes_path
+    )
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
         reciprocity.tap_batches(_batches(sources, formats, default_tz))
     )
+    options: dict[str, Any] = {
+        "limits": limits,
+        "gzip": gzip,
+        "text": output_format == "text",
+        "prefix": prefix,
+        "xsl": xsl,
+        "schema_location": schema_location,
+        "skip_out_of_scope": skip_out_of_scope,
+        "strict": strict,
+        "dedupe": not no_dedupe,
+        "default_tz": default_tz,
+        "sitemap_url": sitemap_url,
+    }
     try:
-        with progress, _fewer_collections(), _problem_log(report_path) as on_problem:
-            report = write_sitemaps(
-                entries,
-                out_dir,
-                base_url,
-                progress=progress.update,
-                on_problem=on_problem,
-                limits=limits,
-                gzip=gzip,
-                text=output_format == "text",
-                prefix=prefix,
-                xsl=xsl,
-                schema_location=schema_location,
-                skip_out_of_scope=skip_out_of_scope,
-                strict=strict,
-                dedupe=not no_dedupe,
-                default_tz=default_tz,
-                sitemap_url=sitemap_url,
-            )
+        mode = _Mode(update, stable, remove_paths, report_path, changes_path)
+        report = _run(entries, out_dir, base_url, options, progress, mode)
     except (
         _SourceUnreadable,
         PublishError,
@@ -189,7 +221,7 @@ def build(
     ) as exc:
         _fail_build(exc)
     if not quiet:
-        _summary(report, out_dir, cross_submit=sitemap_url is not None)
+        _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
     _hreflang_report(reciprocity)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
@@ -208,6 +240,56 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
             f"added {len(edit.added)}, removed {len(edit.removed)}" if edit.changed else "unchanged"
         )
         click.echo(f"{path}: Sitemap lines {what}")
+
+
+class _Mode(NamedTuple):
+    update: bool
+    stable: bool
+    remove_paths: tuple[str, ...]
+    report_path: str | None
+    changes_path: str | None
+
+
+def _run(
+    entries: Iterator[Url | InputError | Row],
+    out_dir: str,
+    base_url: str,
+    options: dict[str, Any],
+    progress: _Progress,
+    mode: _Mode,
+) -> BuildReport:
+    """The build, or with ``mode.update`` the update, with its progress line and logs."""
+    with (
+        progress,
+        _fewer_collections(),
+        _problem_log(mode.report_path) as on_problem,
+        _change_log(mode.changes_path) as on_change,
+    ):
+        options.update(progress=progress.update, on_problem=on_problem)
+        if mode.update:
+            remove = _removals(mode.remove_paths)
+            return update_sitemaps(
+                entries, out_dir, base_url, remove=remove, on_change=on_change, **options
+            )
+        if mode.stable:
+            options.update(stable=True, on_change=on_change)
+        return write_sitemaps(entries, out_dir, base_url, **options)
+
+
+def _check_stable_usage(
+    sources: tuple[str, ...],
+    *,
+    stable: bool,
+    update: bool,
+    remove: tuple[str, ...],
+    changes: str | None,
+) -> None:
+    if remove and not update:
+        raise click.UsageError("--remove takes URLs out of a set with --update only")
+    if changes and not (stable or update):
+        raise click.UsageError("--changes needs --stable or --update")
+    if not sources and not remove:
+        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
 
 
 def _batches(
@@ -261,6 +343,48 @@ def _problem_log(path: str | None) -> Iterator[Callable[[BuildProblem], None] | 
 
 
 @contextlib.contextmanager
+def _change_log(path: str | None) -> Iterator[Callable[[Change], None] | None]:
+    """A listener writing each change to ``path`` as a JSON line (None: no file asked for)."""
+    if path is None:
+        yield None
+        return
+    try:
+        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise PublishError(f"--changes {path}: cannot write ({exc.strerror or exc})") from exc
+    with log:
+
+        def write(change: Change) -> None:
+            log.write(json.dumps(change.as_dict(), ensure_ascii=False) + "\n")
+
+        yield write
+
+
+def _removals(paths: tuple[str, ...]) -> Iterator[str]:
+    """The locs listed in --remove files, one a line; blank lines and '#' comments skipped."""
+    for path in paths:
+        try:
+            with open_source(path) as stream:
+                for line in stream:
+                    text = line.strip()
+                    if text and not text.startswith("#"):
+                        yield text
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else exc
+            raise _SourceUnreadable(f"--remove {path}: cannot read ({reason or exc})") from exc
+
+
+def _update_summary(report: BuildReport, out_dir: str) -> None:
+    counts = ", ".join(
+        f"{report.changes[kind]:,} {kind}" for kind in ("added", "changed", "removed")
+    )
+    click.echo(
+        f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of the set's "
+        f"{len(report.files)} sitemaps, the others left in place; {report.urls:,} URLs"
+    )
+
+
+@contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
     """A build allocates millions of short-lived containers (CSV rows, tuples); collecting
     the young ones every 700 allocations costs about a fifth of a build from CSV. This
@@ -300,23 +424,28 @@ def _fail(status: int, message: str) -> NoReturn:
     sys.exit(status)
 
 
-def _summary(report: BuildReport, out_dir: str, *, cross_submit: bool = False) -> None:
+def _summary(
+    report: BuildReport, out_dir: str, *, cross_submit: bool = False, update: bool = False
+) -> None:
     files = report.files + report.indexes
     raw = sum(f.bytes for f in files)
     written = sum(f.written for f in files)
     echo = click.echo
-    echo(
-        f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
-        f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
-        f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
-    )
+    if update:
+        _update_summary(report, out_dir)
+    else:
+        echo(
+            f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
+            f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
+            f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
+        )
     if report.duplicates:
         echo(f"dropped {report.duplicates:,} duplicate URLs")
     _problems("skipped {} entries", report.rejected, report.examples)
     _problems("wrote {} entries without a bad value", report.kept_without, report.warnings)
     _problems("wrote {} entries that check warns about", report.flagged, report.flag_examples)
     for code, note in report.notes.items():
-        echo(f"warning: {note} ({code})", err=True)
+        echo(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})", err=True)
     if report.removed:
         echo(
             f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"

@@ -34,6 +34,7 @@ from .document import (
 )
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
+from .shards import Change
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
@@ -85,6 +86,9 @@ class BuildReport:
     notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
     entry_point_names: re.Pattern[str] | None = field(default=None, repr=False)
     removed: list[str] = field(default_factory=list)
+    # stable sets: URLs added, removed and changed against the previous set, by kind
+    changes: Counter[str] = field(default_factory=Counter)
+    rewritten: list[str] = field(default_factory=list)  # an update's shards written again
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
 
@@ -161,6 +165,7 @@ class BuildOptions:
     now: datetime | None = (
         None  # for the rules check shares (future lastmod, news age); None: the clock
     )
+    stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
 
     def base_directory(self) -> str:
         return _directory(self.base_url, "base URL")
@@ -197,6 +202,7 @@ def write_sitemaps(
     *,
     progress: Callable[[int], object] | None = None,
     on_problem: Callable[[BuildProblem], None] | None = None,
+    on_change: Callable[[Change], None] | None = None,
     **options: Any,
 ) -> BuildReport:
     """Write ``entries`` as a published sitemap set in ``out_dir``; see BuildOptions for options.
@@ -210,6 +216,9 @@ def write_sitemaps(
     nothing is published.
     A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
     also when ``sitemap_url`` says the files will be served from elsewhere.
+    With ``stable=True`` the URLs are sharded by a hash of their loc (``writing.stable``):
+    ``on_change`` then receives each URL added, removed or changed against the set in
+    ``out_dir``, and ``update_sitemaps`` can change the set without building it again.
     """
     opts = BuildOptions(base_url, **options)
     scope = Scope.of(opts.base_directory())
@@ -224,6 +233,12 @@ def write_sitemaps(
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
     report.entry_point_names = re.compile(re.escape(directory) + names.stale.pattern)
+    if opts.stable:
+        from .stable import build_stable
+
+        with Publisher(Path(out_dir), names.stale) as publisher:
+            build_stable(entries, opts, scope, report, publisher, names, progress, on_change)
+        return report
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
         if not parts:
@@ -255,7 +270,7 @@ class _Names:
         self.ext = ".txt" if text else ".xml"
         self.stale = re.compile(
             rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-[0-9a-f]{{{self.DIGITS}}})?)?"
-            r"\.(?:xml|txt)(?:\.gz)?"
+            rf"\.(?:xml|txt)(?:\.gz)?|\.{re.escape(prefix)}-manifest-[0-9a-f]{{16}}\.json"
         )
 
     def staged(self, number: int) -> str:
@@ -518,6 +533,14 @@ def _finish(
         )
     if len(parts) == 1:
         return [final]
+    return write_indexes(opts, directory, report, staging, names)
+
+
+def write_indexes(
+    opts: BuildOptions, directory: str, report: BuildReport, staging: Path, names: _Names
+) -> list[list[str]]:
+    """Write the index or indexes of ``report.files`` into ``staging``; return the sets to
+    publish, each an index's children and then the index."""
     per_index = opts.limits.max_sitemaps_per_index
     groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
     if len(groups) > opts.limits.max_sitemaps_per_index:

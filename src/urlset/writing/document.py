@@ -299,6 +299,34 @@ class SitemapDocument:
         return DocumentStats(self._urls, self._size, self._newest)
 
 
+# Stable sets (``writing.stable``) keep entry texts from one build to the next, so an entry's
+# text must not depend on the document around it: typed extensions are written for a root
+# that declares every typed namespace, and such a root is used whenever an entry uses one.
+TYPED_NAMESPACES = tuple(PREFIXES)
+_TYPED_TAGS = tuple(f"<{prefix}:" for prefix in PREFIXES.values())
+
+
+def standalone_entries(batch: Sequence[Url], *, text: bool = False) -> list[str]:
+    """Entries whose text is the same in any document (see ``stable_header``)."""
+    if text:
+        return _text_entries(batch)
+    if not any(map(_EXTENSIONS, batch)):
+        return _xml_entries(batch)
+    return _xml_entries_ext(batch, TYPED_NAMESPACES)
+
+
+def uses_typed_prefix(entries: str) -> bool:
+    """Whether entry texts use a typed extension prefix (their root must declare them all)."""
+    return any(tag in entries for tag in _TYPED_TAGS)
+
+
+def stable_header(*, typed: bool, xsl: str | None = None, schema_location: bool = False) -> str:
+    """The urlset start of a stable set's document: every typed namespace declared on the root
+    when ``typed`` (some entry uses one), none otherwise."""
+    header = urlset_header(xsl=xsl, schema_location=schema_location)
+    return declare_on_root(header, TYPED_NAMESPACES) if typed else header
+
+
 def _text_entries(batch: Sequence[Url]) -> list[str]:
     return [url[0] + "\n" for url in batch]
 

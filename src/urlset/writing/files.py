@@ -24,7 +24,7 @@ import struct
 import tempfile
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -205,10 +205,12 @@ class Publisher:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def publish(self, sets: Sequence[Sequence[str]]) -> list[str]:
+    def publish(self, sets: Sequence[Sequence[str]], keep: Iterable[str] = ()) -> list[str]:
         """Move each set into place, its last name last: an index (or the one file of a set
         without one), whose rename is the commit point of the children before it. Then remove
-        the files of our own naming that no set lists. Returns the removed names.
+        the files of our own naming that no set lists and ``keep`` does not name (files
+        already in place that an index lists: an incremental build's unchanged children).
+        Returns the removed names.
 
         Children are named by their content, so a child never replaces a file of the same
         name with other bytes; one already in place under its name, with its size, is left
@@ -222,7 +224,7 @@ class Publisher:
                     _fsync_dir(self.out_dir)
                 os.replace(self.staging / commit, self.out_dir / commit)
                 _fsync_dir(self.out_dir)
-            keep = {name for names in sets for name in names}
+            keep = {*keep, *(name for names in sets for name in names)}
             removed = []
             for path in self.out_dir.iterdir():
                 if path.name not in keep and self._stale.fullmatch(path.name) and path.is_file():

@@ -1,0 +1,262 @@
+"""Stable sharding: which shard each URL belongs to, and a stable set's manifest. Pure.
+
+A URL's key is the first 64 bits of the BLAKE2b hash of its loc. The key space is a binary
+trie: node ``(depth, value)`` holds the keys whose top ``depth`` bits are ``value``; its id is
+``(1 << depth) | value`` (the root is 1, its halves 2 and 3, ...). The shards of a set are the
+highest nodes whose URLs fit in one document: a node is a shard when it fits and its parent
+does not. That is a function of the set alone (not of its history), so a full build and any
+sequence of incremental ones give the same shards; and a change inside one shard can only
+split that shard (it no longer fits) or merge it with its siblings (their parent fits now).
+Inside a shard, entries are in loc order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
+from typing import Any, NamedTuple
+
+from ..dates import Lastmod, from_formatted, instant
+from ..errors import LimitExceeded
+
+KEY_BITS = 64
+MANIFEST_VERSION = 1
+
+
+def key_of(loc: str) -> int:
+    """A loc's place in the key space (BLAKE2b: in the standard library, stable everywhere)."""
+    return int.from_bytes(hashlib.blake2b(loc.encode(), digest_size=8).digest(), "big")
+
+
+def entry_size(entry: str) -> int:
+    return len(entry) if entry.isascii() else len(entry.encode())
+
+
+class Node(NamedTuple):
+    depth: int
+    value: int
+
+    @classmethod
+    def from_id(cls, node_id: int) -> Node:
+        depth = node_id.bit_length() - 1
+        return cls(depth, node_id - (1 << depth))
+
+    @property
+    def id(self) -> int:
+        return (1 << self.depth) | self.value
+
+    @property
+    def lo(self) -> int:
+        return self.value << (KEY_BITS - self.depth)
+
+    @property
+    def hi(self) -> int:
+        return (self.value + 1) << (KEY_BITS - self.depth)
+
+    @property
+    def parent(self) -> Node:
+        return Node(self.depth - 1, self.value >> 1)
+
+    def children(self) -> tuple[Node, Node]:
+        return Node(self.depth + 1, self.value << 1), Node(self.depth + 1, (self.value << 1) | 1)
+
+    def holds(self, other: Node) -> bool:
+        return self.lo <= other.lo and other.hi <= self.hi
+
+
+class Sizing(NamedTuple):
+    """What fits in one document: the limits, and the fixed bytes around the entries (the
+    header with and without the typed namespaces, the footer)."""
+
+    max_urls: int
+    max_bytes: int
+    plain_header: int
+    typed_header: int
+    footer: int
+
+    def fits(self, urls: int, body: int, typed: bool) -> bool:
+        around = (self.typed_header if typed else self.plain_header) + self.footer
+        return urls <= self.max_urls and around + body <= self.max_bytes
+
+
+def split_sorted(
+    node: Node, keys: Sequence[int], sizes: Sequence[int], typed: Sequence[bool], sizing: Sizing
+) -> list[tuple[Node, int, int]]:
+    """The shards inside ``node`` for entries sorted by key: (node, start, stop) each, in key
+    order, empty ones included (they cover their part of the key space)."""
+    ends = list(accumulate(sizes, initial=0))
+    typed_ends = list(accumulate(map(int, typed), initial=0))
+    found: list[tuple[Node, int, int]] = []
+    todo = [(node, 0, len(keys))]
+    while todo:
+        at, start, stop = todo.pop()
+        typed_any = typed_ends[stop] > typed_ends[start]
+        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any):
+            found.append((at, start, stop))
+            continue
+        if stop - start == 1 or at.depth == KEY_BITS:
+            raise LimitExceeded(
+                f"{stop - start} URL(s) of {ends[stop] - ends[start]} bytes cannot fit in a "
+                f"sitemap of at most {sizing.max_urls} URLs and {sizing.max_bytes} bytes; "
+                "raise the limits"
+            )
+        low, high = at.children()
+        cut = bisect_left(keys, high.lo, start, stop)
+        todo.append((high, cut, stop))
+        todo.append((low, start, cut))
+    return found
+
+
+_LASTMOD = re.compile(r"</loc><lastmod>([^<]*)</lastmod>")
+
+
+def newest_lastmod(body: str) -> Lastmod | None:
+    """The newest lastmod of a shard's entries (the first written of equal instants)."""
+    spellings = dict.fromkeys(_LASTMOD.findall(body))
+    if not spellings:
+        return None
+    return max(map(from_formatted, spellings), key=instant)
+
+
+_UNESCAPE = (("&apos;", "'"), ("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+
+
+def loc_of(entry: str, *, text: bool) -> str:
+    if text:
+        return entry[:-1]
+    return _unescape(entry[entry.index("<loc>") + 5 : entry.index("</loc>")])
+
+
+def _unescape(loc: str) -> str:
+    if "&" in loc:
+        for entity, raw in _UNESCAPE:
+            loc = loc.replace(entity, raw)
+    return loc
+
+
+_ENTRY_LOC = re.compile(r"<url[^>]*><loc>([^<]*)</loc>")
+
+
+def locs_of(entries: list[str], *, text: bool) -> list[str]:
+    """The loc of each entry text (one regex over them all, checked to find one an entry)."""
+    if text:
+        return [entry[:-1] for entry in entries]
+    found = _ENTRY_LOC.findall("".join(entries))
+    if len(found) != len(entries):  # markup inside an entry looked like an entry's start
+        return [loc_of(entry, text=False) for entry in entries]
+    if not any("&" in loc for loc in found):
+        return found
+    return _unescape("\n".join(found)).split("\n")  # a loc holds no line break
+
+
+def split_entries(document: str, *, text: bool) -> list[str]:
+    """The entry texts of a shard file urlset wrote (an entry cannot hold "</url>\\n": the
+    markup inside a <url> is well-formed, and text in it is escaped)."""
+    if text:
+        return document.splitlines(keepends=True)
+    start = document.index(">\n", document.index("<urlset")) + 2
+    body = document[start : len(document) - len("</urlset>\n")]
+    return [part + "</url>\n" for part in body.split("</url>\n")[:-1]]
+
+
+_FIELDS = re.compile(
+    r"<url[^>]*><loc>[^<]*</loc>(<lastmod>[^<]*</lastmod>)?(<changefreq>[^<]*</changefreq>)?"
+    r"(<priority>[^<]*</priority>)?(.*)</url>\n",
+    re.DOTALL,
+)
+FIELD_NAMES = ("lastmod", "changefreq", "priority", "extensions")
+
+
+def changed_fields(old: str, new: str) -> tuple[str, ...]:
+    """The fields in which two entry texts of the same loc differ."""
+    a, b = _FIELDS.fullmatch(old), _FIELDS.fullmatch(new)
+    if a is None or b is None:  # text sitemaps: a loc and nothing else
+        return ()
+    return tuple(name for i, name in enumerate(FIELD_NAMES, 1) if a[i] != b[i])
+
+
+class Change(NamedTuple):
+    """One URL a build added, removed or changed against the previous set (``fields``: what
+    changed: lastmod, changefreq, priority, extensions)."""
+
+    loc: str
+    change: str  # added, removed, changed
+    fields: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"loc": self.loc, "change": self.change}
+        if self.change == "changed":
+            found["fields"] = list(self.fields)
+        return found
+
+
+def diff(old: dict[str, str], new: dict[str, str], locs: Iterable[str]) -> Iterator[Change]:
+    """The changes from ``old`` to ``new`` (loc -> entry text) among ``locs``, in loc order."""
+    for loc in sorted(set(locs)):
+        before, after = old.get(loc), new.get(loc)
+        if before == after:
+            continue
+        if before is None:
+            yield Change(loc, "added")
+        elif after is None:
+            yield Change(loc, "removed")
+        else:
+            yield Change(loc, "changed", changed_fields(before, after))
+
+
+class Leaf(NamedTuple):
+    """A shard as the manifest records it; ``name`` is None for an empty one (no file)."""
+
+    id: int
+    name: str | None
+    urls: int
+    body: int  # bytes of its entries
+    typed: bool
+    lastmod: str | None  # as written in the index
+    bytes: int
+    written: int
+    digest: str  # of the uncompressed document
+
+    @property
+    def node(self) -> Node:
+        return Node.from_id(self.id)
+
+
+class Manifest(NamedTuple):
+    """A stable set's state, kept beside it: the options it was built with, the SHA-256 of
+    each index (so that it is used only with the set it describes) and every shard."""
+
+    settings: dict[str, Any]
+    indexes: dict[str, str]
+    leaves: list[Leaf]
+
+    def file_name(self, prefix: str) -> str:
+        digest = hashlib.sha256(json.dumps(self.indexes, sort_keys=True).encode()).hexdigest()
+        return f".{prefix}-manifest-{digest[:16]}.json"
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "version": MANIFEST_VERSION,
+                "settings": self.settings,
+                "indexes": self.indexes,
+                "leaves": [list(leaf) for leaf in self.leaves],
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest | None:
+        """The manifest in ``text``, or None when it is not one this version writes."""
+        try:
+            data = json.loads(text)
+            if data.get("version") != MANIFEST_VERSION:
+                return None
+            leaves = [Leaf(*leaf) for leaf in data["leaves"]]
+            return cls(dict(data["settings"]), dict(data["indexes"]), leaves)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None

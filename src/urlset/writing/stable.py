@@ -1,0 +1,400 @@
+"""Stable sets: URLs sharded by a hash of their loc (``shards``), a manifest beside the set,
+and incremental rebuilds that read and write only the shards that changes fall in.
+
+A full build (``write_sitemaps(..., stable=True)``) spills its checked entries to one file per
+top-8-bit bucket of the key space, then walks the trie from the root: a node that fits is a
+shard (its buckets read back, its entries sorted by loc and written), one that does not is
+split, in memory below the bucket level. ``update_sitemaps`` reads the manifest, sends each
+added, changed or removed URL to the shard whose key range holds it, reads those shards,
+and writes again only the ones whose content changed (split when one no longer fits, merged
+with its siblings when their parent fits now); every other shard keeps its file, untouched.
+Either way the set is the same function of the final URLs, byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from zlib_ng import zlib_ng
+
+from ..dates import format_w3c, from_formatted
+from ..errors import LimitExceeded
+from ..urls import Scope
+from .build import (
+    BuildOptions,
+    BuildReport,
+    Entry,
+    FileReport,
+    _checked,
+    _Names,
+    write_indexes,
+)
+from .document import (
+    URLSET_FOOTER,
+    Rendered,
+    stable_header,
+    standalone_entries,
+    uses_typed_prefix,
+)
+from .files import FileSink, Publisher
+from .shards import (
+    Change,
+    Leaf,
+    Manifest,
+    Node,
+    Sizing,
+    diff,
+    entry_size,
+    key_of,
+    locs_of,
+    newest_lastmod,
+    split_entries,
+    split_sorted,
+)
+
+_BUCKET_BITS = 8  # a full build spills entries to 256 files by the top bits of their key
+_HELD = 1 << 17  # entries held in memory before they are spilled (~15-25 MB)
+_FINISHING = 2  # shard files compressing on their own threads while the next is prepared
+Items = tuple[list[str], list[str]]  # locs and their entry texts
+
+
+def _settings(opts: BuildOptions, directory: str) -> dict[str, Any]:
+    """What must not change between a set and an incremental rebuild of it."""
+    limits = opts.limits
+    return {
+        "directory": directory,
+        "max_urls": limits.max_urls,
+        "max_bytes": limits.max_bytes,
+        "per_index": limits.max_sitemaps_per_index,
+        "gzip": opts.gzip,
+        "gzip_level": opts.gzip_level,
+        "text": opts.text,
+        "xsl": opts.xsl,
+        "schema_location": opts.schema_location,
+    }
+
+
+def _sizing(opts: BuildOptions) -> Sizing:
+    def header(typed: bool) -> int:
+        if opts.text:
+            return 0
+        text = stable_header(typed=typed, xsl=opts.xsl, schema_location=opts.schema_location)
+        return len(text.encode())
+
+    footer = 0 if opts.text else len(URLSET_FOOTER)
+    return Sizing(opts.limits.max_urls, opts.limits.max_bytes, header(False), header(True), footer)
+
+
+def _standalone(batch: list[Any] | Rendered, opts: BuildOptions) -> Items:
+    if isinstance(batch, Rendered):  # rows of plain values: no extensions, texts as they are
+        return batch.locs, batch.entries
+    return [url[0] for url in batch], standalone_entries(batch, text=opts.text)
+
+
+def load_manifest(out_dir: Path, names: _Names) -> Manifest | None:
+    """The manifest of the set published in ``out_dir``: the one whose indexes are the
+    published ones, byte for byte (a build killed after publishing an index but before
+    removing the old manifest leaves two; only one matches)."""
+    for path in sorted(out_dir.glob(f".{names.prefix}-manifest-*.json")):
+        manifest = Manifest.from_json(path.read_text(encoding="utf-8"))
+        if manifest is None or path.name != manifest.file_name(names.prefix):
+            continue
+        try:
+            digests = {n: _sha256((out_dir / n).read_bytes()) for n in manifest.indexes}
+        except OSError:
+            continue
+        if digests == manifest.indexes:
+            return manifest
+    return None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_shard(out_dir: Path, leaf: Leaf, opts: BuildOptions) -> dict[str, str]:
+    """A published shard's entries: loc -> entry text, in loc order."""
+    if leaf.name is None:
+        return {}
+    data = (out_dir / leaf.name).read_bytes()
+    if opts.gzip:
+        data = zlib_ng.decompress(data, wbits=31)
+    entries = split_entries(data.decode(), text=opts.text)
+    return dict(zip(locs_of(entries, text=opts.text), entries, strict=True))
+
+
+class _ShardWriter:
+    """Writes shards into the staging directory, a few compressing at once; ``close``
+    returns the leaves, each named by its content."""
+
+    def __init__(self, opts: BuildOptions, staging: Path, names: _Names) -> None:
+        self._opts = opts
+        self._staging = staging
+        self._names = names
+        self._pending: deque[tuple[FileSink, Leaf]] = deque()
+        self.leaves: list[Leaf] = []
+
+    def write(self, node: Node, items: dict[str, str], typed: bool) -> Leaf:
+        """Write the shard ``node`` holding ``items`` (loc -> entry text); ``typed``: whether
+        an entry uses a typed prefix (known exactly by every caller, and costly to find)."""
+        opts = self._opts
+        body = "".join([items[loc] for loc in sorted(items)])
+        if not items:
+            self.leaves.append(Leaf(node.id, None, 0, 0, False, None, 0, 0, ""))
+            return self.leaves[-1]
+        typed = typed and not opts.text
+        if opts.text:
+            document = body
+        else:
+            header = stable_header(typed=typed, xsl=opts.xsl, schema_location=opts.schema_location)
+            document = header + body + URLSET_FOOTER
+        data = document.encode()
+        newest = None if opts.text else newest_lastmod(body)
+        lastmod = None if newest is None else format_w3c(newest)
+        body_bytes = len(data) - len((document[: len(document) - len(body)]).encode())
+        leaf = Leaf(
+            node.id, None, len(items), body_bytes, typed, lastmod, len(data), 0, _sha256(data)
+        )
+        sink = FileSink(
+            self._staging / self._names.staged(node.id), gzip=opts.gzip, level=opts.gzip_level
+        )
+        sink(data)
+        sink.finish()
+        self._pending.append((sink, leaf))
+        if len(self._pending) > _FINISHING:
+            self._settle()
+        return leaf  # named once written
+
+    def _settle(self) -> None:
+        sink, leaf = self._pending.popleft()
+        sink.wait()
+        name = self._names.child(leaf.id, sink.hexdigest())
+        sink.path.rename(self._staging / name)
+        self.leaves.append(leaf._replace(name=name, written=sink.written))
+
+    def close(self) -> list[Leaf]:
+        while self._pending:
+            self._settle()
+        return self.leaves
+
+    def discard(self) -> None:
+        for sink, _ in self._pending:
+            sink.discard()
+
+
+class _Spill:
+    """A full build's entries on disk, one file per top-``_BUCKET_BITS`` bucket of keys,
+    with each bucket's URL count, entry bytes and whether an entry uses a typed prefix."""
+
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory
+        count = 1 << _BUCKET_BITS
+        self._files: list[BinaryIO | None] = [None] * count
+        # entries wait here until _HELD are held, then go to their files, a bucket at a time
+        self._held: list[Items] = [([], []) for _ in range(count)]
+        self._holding = 0
+        self.urls = [0] * count
+        self.body = [0] * count
+        self.typed = [False] * count
+
+    def add(self, locs: list[str], entries: list[str]) -> None:
+        shift = 64 - _BUCKET_BITS
+        held = self._held
+        buckets = [key_of(loc) >> shift for loc in locs]
+        for bucket, loc, entry in zip(buckets, locs, entries, strict=True):
+            group = held[bucket]
+            group[0].append(loc)
+            group[1].append(entry)
+        self._holding += len(locs)
+        if uses_typed_prefix("".join(entries)):
+            for bucket, entry in zip(buckets, entries, strict=True):
+                if uses_typed_prefix(entry):
+                    self.typed[bucket] = True
+        if self._holding >= _HELD:
+            self._write_held()
+
+    def _write_held(self) -> None:
+        for bucket, (bucket_locs, bucket_entries) in enumerate(self._held):
+            if not bucket_locs:
+                continue
+            file = self._files[bucket]
+            if file is None:
+                file = self._files[bucket] = open(self._directory / f".bucket-{bucket}", "wb")  # noqa: SIM115
+            pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
+            self.urls[bucket] += len(bucket_locs)
+            self.body[bucket] += entry_size("".join(bucket_entries))
+            self._held[bucket] = ([], [])
+        self._holding = 0
+
+    def finish(self) -> None:
+        self._write_held()
+        for file in self._files:
+            if file is not None:
+                file.close()
+
+    def read(self, bucket: int) -> Items:
+        locs: list[str] = []
+        entries: list[str] = []
+        if self._files[bucket] is None:
+            return locs, entries
+        with open(self._directory / f".bucket-{bucket}", "rb") as file:
+            while True:
+                try:
+                    more_locs, more_entries = pickle.load(file)
+                except EOFError:
+                    break
+                locs += more_locs
+                entries += more_entries
+        return locs, entries
+
+    def shards(self, sizing: Sizing) -> Iterator[tuple[Node, dict[str, str], bool]]:
+        """Every shard of the set in key order, with its entries (loc -> text)."""
+        todo = [Node(0, 0)]
+        while todo:
+            node = todo.pop()
+            first = node.lo >> (64 - _BUCKET_BITS)
+            last = ((node.hi - 1) >> (64 - _BUCKET_BITS)) + 1
+            buckets = range(first, last)
+            urls = sum(self.urls[b] for b in buckets)
+            body = sum(self.body[b] for b in buckets)
+            typed = any(self.typed[b] for b in buckets)
+            if sizing.fits(urls, body, typed):
+                items: dict[str, str] = {}
+                for bucket in buckets:
+                    items.update(zip(*self.read(bucket), strict=True))
+                yield node, items, typed
+            elif node.depth < _BUCKET_BITS:
+                low, high = node.children()
+                todo += [high, low]
+            else:
+                items = dict(zip(*self.read(first), strict=True))
+                yield from _split(node, items, sizing, typed=typed)
+
+
+def _split(
+    node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
+) -> Iterator[tuple[Node, dict[str, str], bool]]:
+    """The shards inside ``node`` for its entries (loc -> text), in key order, each with
+    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does."""
+    if sizing.fits(len(items), entry_size("".join(items.values())), typed):  # the usual case
+        yield node, items, typed
+        return
+    keyed = sorted((key_of(loc), loc) for loc in items)
+    keys = [key for key, _ in keyed]
+    entries = [items[loc] for _, loc in keyed]
+    flags = list(map(uses_typed_prefix, entries)) if typed else [False] * len(entries)
+    for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), flags, sizing):
+        yield at, {loc: items[loc] for _, loc in keyed[start:stop]}, any(flags[start:stop])
+
+
+def build_stable(
+    entries: Iterable[Entry],
+    opts: BuildOptions,
+    scope: Scope,
+    report: BuildReport,
+    publisher: Publisher,
+    names: _Names,
+    progress: Callable[[int], object] | None,
+    on_change: Callable[[Change], None] | None,
+) -> None:
+    """A full build of a stable set into the publisher's directory."""
+    out_dir, staging = publisher.out_dir, publisher.staging
+    directory = opts.sitemap_directory()
+    previous = None
+    if on_change is not None:
+        previous = load_manifest(out_dir, names)
+        if previous is not None and (
+            previous.settings.get("text"),
+            previous.settings.get("gzip"),
+        ) != (opts.text, opts.gzip):
+            previous = None  # its shards are read in another format
+        if previous is None and (out_dir / names.index(1, 1)).exists():
+            report.notes["no-manifest"] = (
+                "the set in place has no manifest: every URL counts as added"
+            )
+    spill = _Spill(staging)
+    try:
+        for batch in _checked(entries, opts, scope, report, staging):
+            locs, texts = _standalone(batch, opts)
+            spill.add(locs, texts)
+            report.urls += len(locs)
+            if progress is not None:
+                progress(report.urls)
+    finally:
+        spill.finish()
+    if not report.urls:
+        raise LimitExceeded(report.nothing_written())
+    writer = _ShardWriter(opts, staging, names)
+    try:
+        for node, items, typed in spill.shards(_sizing(opts)):
+            leaf = writer.write(node, items, typed)
+            if on_change is not None:
+                _report_changes(leaf, items, previous, out_dir, opts, report, on_change)
+        leaves = writer.close()
+    finally:
+        writer.discard()
+    _publish(leaves, set(), opts, directory, report, publisher, names)
+
+
+def _report_changes(
+    new: Leaf,
+    items: dict[str, str],
+    previous: Manifest | None,
+    out_dir: Path,
+    opts: BuildOptions,
+    report: BuildReport,
+    on_change: Callable[[Change], None],
+) -> None:
+    """Compare a full build's shard with the URLs the previous set held in its key range
+    (nothing to read when the previous set had this very shard)."""
+    node = new.node
+    old: dict[str, str] = {}
+    if previous is not None:
+        if any(leaf.id == new.id and leaf.digest == new.digest for leaf in previous.leaves):
+            return
+        for leaf in previous.leaves:
+            at = leaf.node
+            if at.hi <= node.lo or at.lo >= node.hi:
+                continue
+            held = read_shard(out_dir, leaf, opts)
+            if not node.holds(at):
+                held = {loc: e for loc, e in held.items() if node.lo <= key_of(loc) < node.hi}
+            old.update(held)
+    for change in diff(old, items, old.keys() | items.keys()):
+        report.changes[change.change] += 1
+        on_change(change)
+
+
+def _publish(
+    leaves: list[Leaf],
+    kept: set[str],
+    opts: BuildOptions,
+    directory: str,
+    report: BuildReport,
+    publisher: Publisher,
+    names: _Names,
+) -> None:
+    """Write the index(es) and the manifest of ``leaves`` and publish them with the shards
+    written (every named leaf not in ``kept`` is in the staging directory)."""
+    staging = publisher.staging
+    for leaf in leaves:
+        if leaf.name is not None:
+            lastmod = None if leaf.lastmod is None else from_formatted(leaf.lastmod)
+            report.files.append(
+                FileReport(
+                    leaf.name, directory + leaf.name, leaf.urls, leaf.bytes, leaf.written, lastmod
+                )
+            )
+    sets = write_indexes(opts, directory, report, staging, names)
+    indexes = {f.name: _sha256((staging / f.name).read_bytes()) for f in report.indexes}
+    manifest = Manifest(_settings(opts, directory), indexes, leaves)
+    manifest_name = manifest.file_name(opts.prefix)
+    (staging / manifest_name).write_text(manifest.to_json(), encoding="utf-8")
+    sets = [[name for name in names_ if name not in kept] for names_ in sets]
+    sets[0].insert(len(sets[0]) - 1, manifest_name)  # in place before the first index
+    report.removed = publisher.publish(sets, keep=kept)
