@@ -322,3 +322,35 @@ def test_an_update_killed_after_any_rename_leaves_the_set_whole_and_can_be_run_a
             assert again.returncode == 0, again.stderr
             assert _files(out) == _files(tmp_path / "new"), k
     assert kills > 5
+
+
+def test_an_updates_changes_feed_indexnow(tmp_path: Path) -> None:
+    """The URLs a build added or changed (--changes) are what `announce indexnow` submits."""
+    import json
+
+    from announce_support import Endpoints, Reply
+
+    base = "https://www.shop.org/"
+    (tmp_path / "all.txt").write_text(f"{base}a\n{base}b\n")
+    out, changes = tmp_path / "out", tmp_path / "changes.jsonl"
+    build = ["build", "--base-url", base, "--out", str(out), "-q"]
+    assert CliRunner().invoke(main, [*build, str(tmp_path / "all.txt"), "--stable"]).exit_code == 0
+    (tmp_path / "more.csv").write_text(f"loc,lastmod\n{base}c,\n{base}a,2025-01-01\n")
+    result = CliRunner().invoke(
+        main, [*build, str(tmp_path / "more.csv"), "--update", "--changes", str(changes)]
+    )
+    assert result.exit_code == 0, result.output
+    kinds = {
+        json.loads(line)["loc"]: json.loads(line)["change"]
+        for line in changes.read_text().splitlines()
+    }
+    assert kinds == {f"{base}c": "added", f"{base}a": "changed"}
+    with Endpoints() as server:
+        server.script("/indexnow", Reply(200))
+        args = ["announce", "indexnow", str(changes), "--site", base, "--key", "abcdefgh12345678"]
+        sent = CliRunner().invoke(
+            main, [*args, "--endpoint", server.url("/indexnow"), "--no-state"]
+        )
+        assert sent.exit_code == 0, sent.output
+        (post,) = [s for s in server.requests("/indexnow") if s.method == "POST"]
+        assert sorted(json.loads(post.body)["urlList"]) == [f"{base}a", f"{base}c"]
