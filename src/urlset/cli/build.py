@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain, islice
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 import click
 
@@ -18,8 +18,7 @@ from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity, describe
 from ..limits import PROFILES, profile
 from ..model import Url
-from ..writing.build import BuildProblem, BuildReport, write_sitemaps
-from ..writing.shards import Change
+from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 from ..writing.update import update_sitemaps
 
@@ -262,8 +261,8 @@ def _run(
     with (
         progress,
         _fewer_collections(),
-        _problem_log(mode.report_path) as on_problem,
-        _change_log(mode.changes_path) as on_change,
+        _json_lines_log("--report", mode.report_path) as on_problem,
+        _json_lines_log("--changes", mode.changes_path) as on_change,
     ):
         options.update(progress=progress.update, on_problem=on_problem)
         if mode.update:
@@ -324,38 +323,25 @@ def _fail_build(exc: Exception) -> NoReturn:
     _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
 
 
+class _AsDict(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
 @contextlib.contextmanager
-def _problem_log(path: str | None) -> Iterator[Callable[[BuildProblem], None] | None]:
-    """A listener writing each problem to ``path`` as a JSON line (None: no file asked for)."""
+def _json_lines_log(option: str, path: str | None) -> Iterator[Callable[[_AsDict], None] | None]:
+    """A listener writing each item (a problem, a change) to ``path`` as a JSON line; None
+    when no file was asked for. ``option`` names the file in an error."""
     if path is None:
         yield None
         return
     try:
         log = open(path, "w", encoding="utf-8")  # noqa: SIM115
     except OSError as exc:
-        raise PublishError(f"--report {path}: cannot write ({exc.strerror or exc})") from exc
+        raise PublishError(f"{option} {path}: cannot write ({exc.strerror or exc})") from exc
     with log:
 
-        def write(problem: BuildProblem) -> None:
-            log.write(json.dumps(problem.as_dict(), ensure_ascii=False) + "\n")
-
-        yield write
-
-
-@contextlib.contextmanager
-def _change_log(path: str | None) -> Iterator[Callable[[Change], None] | None]:
-    """A listener writing each change to ``path`` as a JSON line (None: no file asked for)."""
-    if path is None:
-        yield None
-        return
-    try:
-        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise PublishError(f"--changes {path}: cannot write ({exc.strerror or exc})") from exc
-    with log:
-
-        def write(change: Change) -> None:
-            log.write(json.dumps(change.as_dict(), ensure_ascii=False) + "\n")
+        def write(item: _AsDict) -> None:
+            log.write(json.dumps(item.as_dict(), ensure_ascii=False) + "\n")
 
         yield write
 
