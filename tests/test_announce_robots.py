@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,16 +211,30 @@ def test_a_missing_directory_is_a_publish_error(tmp_path: Path) -> None:
 
 
 def test_an_unwritable_directory_is_a_publish_error_and_the_file_stays(tmp_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root writes anywhere")
+    """chmod 555 on the file's directory. Root writes there anyway, so the edit runs in a child
+    process without the one capability that lets it (CAP_DAC_OVERRIDE), as any user."""
+    from test_build_publish import _without_dac_override
+
     path = tmp_path / "robots.txt"
     path.write_bytes(b"User-agent: *\n")
+    code = (
+        "import sys\nfrom urlset.announce import update_robots_file\nfrom urlset.errors import PublishError\n"
+        f"try:\n    update_robots_file({str(path)!r}, ['https://a.example/sitemap.xml'])\n"
+        "except PublishError as exc:\n    print(exc)\n    sys.exit(3)\n"
+    )
     os.chmod(tmp_path, 0o555)
     try:
-        with pytest.raises(PublishError, match="cannot write"):
-            update_robots_file(path, ["https://a.example/sitemap.xml"])
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=_without_dac_override if os.geteuid() == 0 else None,
+        )
     finally:
         os.chmod(tmp_path, 0o755)
+    assert result.returncode == 3, result.stderr
+    assert "cannot write" in result.stdout
     assert path.read_bytes() == b"User-agent: *\n"
 
 
