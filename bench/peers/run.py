@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Peer benchmark harness: run one peer's task in a fresh subprocess, print one JSON line.
 
-One file because it runs as a script in the peers' own venv (and copied into no package
-there): the generators, the loopback server and one runner per peer must come with it.
+One file because it runs as a script in the peers' own venv, where urlset is not installed:
+the generators, the loopback server and one runner per peer must come with it.
 
 Run with the peers venv (bench/setup_peers.sh makes it)::
 
