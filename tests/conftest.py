@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -15,3 +21,42 @@ def shared() -> Path:
     if not (SHARED / "corpus").is_dir():
         pytest.skip(reason="../shared is absent (a fresh clone): no corpus or official schemas")
     return SHARED
+
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[WebDriver]:
+    """Debian's Chromium, headless, driven through Debian's chromedriver (scripts/check installs
+    both where it runs as root); skips with the reason where no browser can be started."""
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver:
+        pytest.skip(reason="no Chromium here: apt-get install chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(flag)
+    # an explicit driver path keeps Selenium Manager from looking for one on the network
+    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    session.set_page_load_timeout(30)
+    try:
+        yield session
+    finally:
+        session.quit()
+
+
+@pytest.fixture
+def screenshot(browser: WebDriver, request: pytest.FixtureRequest) -> Callable[[], Path]:
+    """Saves what the browser shows as out/screenshots/<test>.png (a CI artifact, never compared)."""
+
+    def take() -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{request.node.name}.png"
+        browser.save_screenshot(str(path))
+        return path
+
+    return take

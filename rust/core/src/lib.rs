@@ -1,0 +1,17 @@
+//! urlset's hot loops in plain Rust. Python reaches them only through the `urlset-py` crate
+//! (the private module `urlset._core`); nothing here is a public Rust API.
+#![forbid(unsafe_code)]
+
+/// The version of the compiled core, so Python can tell which build it loaded.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Whether this was compiled with optimisations; benchmarks refuse a debug build.
+pub const OPTIMIZED: bool = !cfg!(debug_assertions);
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_is_the_crate_version() {
+        assert_eq!(super::VERSION, "0.1.0");
+    }
+}
