@@ -2,7 +2,8 @@
 
 Files, directories (every sitemap in them; an index's children are resolved inside the
 directory through ``--base-url``) and ``-`` for standard input. Output: text grouped by
-file with a summary line, or ``--format json`` / ``--format sarif``. Exit status: 0 clean,
+file with a summary line, or ``--format json`` / ``--format sarif`` / ``--format html`` (a
+report page with charts; the ``report`` extra), to standard output or ``-o FILE``. Exit status: 0 clean,
 1 issues at or above ``--fail-on``, 2 a usage error or a file that could not be read.
 """
 
@@ -17,12 +18,12 @@ from typing import TYPE_CHECKING
 import click
 
 from ..limits import PROFILES
-from .streams import Output, output_errors, target_name
+from .streams import Output, OutputError, output_errors, target_name
 
 if TYPE_CHECKING:
     from ..checking.checker import CheckReport
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "html")
 
 
 def _parse_now(text: str | None) -> datetime:
@@ -61,6 +62,7 @@ def _parse_now(text: str | None) -> datetime:
     help="Protocol limits to check against.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
 @click.option(
     "--fail-on",
     type=click.Choice(("error", "warning")),
@@ -82,6 +84,7 @@ def check(
     fail_on: str,
     schema: bool,
     now: str | None,
+    output: str | None,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
@@ -95,8 +98,15 @@ def check(
     input.
     """
     moment = _parse_now(now)
+    if fmt == "html":
+        from ..reports import ExtraMissing, require
+
+        try:
+            require()
+        except ExtraMissing as exc:
+            raise click.UsageError(str(exc)) from None
     try:
-        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment)
+        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output)
     except click.ClickException:
         raise
     except Exception as exc:  # never a traceback: report and exit 2
@@ -113,6 +123,7 @@ def _run(
     fail_on: str,
     schema: bool,
     now: datetime,
+    output: str | None = None,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
@@ -136,10 +147,14 @@ def _run(
     status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):
         status = 2
-    out = Output(sys.stdout, target_name(None))
     # a closed pipe still ends with the findings' status: the report was made
     with output_errors("check", closed_pipe_status=status):
-        if fmt == "json":
+        out = _open(output)
+        if fmt == "html":
+            from ..reports.gather import check_page
+
+            out.write(check_page(report, options.limits, stdin, now, _version()))
+        elif fmt == "json":
             json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
             out.write("\n")
         elif fmt == "sarif":
@@ -148,7 +163,18 @@ def _run(
         else:
             _text(report, out)
         out.flush()
+        if output is not None:
+            out.close()
     return status
+
+
+def _open(output: str | None) -> Output:
+    if output is None:
+        return Output(sys.stdout, target_name(None))
+    try:
+        return Output(open(output, "w", encoding="utf-8"), output)
+    except OSError as exc:
+        raise OutputError(output, exc) from exc
 
 
 def _version() -> str:

@@ -1,0 +1,168 @@
+"""``urlset check --format html``: a ``CheckReport`` as one self-contained page.
+
+In: the report, the limits it was checked under, and the URL counts of the documents
+(``UrlStats``, gathered by ``gather.check_stats``). Out: HTML text. Sections: the summary
+(files, URLs, errors and warnings, a verdict), issues by code, the sitemaps against the
+limits, lastmod over time, URLs per section, and the files (a row each, capped).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..checking.report import SET_FORMAT, CheckReport, FileResult
+from ..checking.rules import lookup
+from ..limits import CURRENT, Limits
+from . import plots
+from .page import Column, Html, Tile, document, figure, join, note, section, table, tiles
+from .parts import count_codes, issues_part, lastmod_part, sections_part
+from .stats import UrlStats
+
+FILES_SHOWN = 200  # rows of the files table; the rest are summed in one row
+INDEX = "sitemapindex"
+
+
+def check_html(
+    report: CheckReport,
+    stats: UrlStats,
+    *,
+    limits: Limits = CURRENT,
+    made: datetime | None = None,
+    version: str = "",
+    left_out: int = 0,
+) -> str:
+    """The report as an HTML page (no script, nothing fetched when viewed). ``left_out``:
+    documents whose URLs ``stats`` does not count (checked over HTTP)."""
+    files = [f for f in report.files if f.format != SET_FORMAT]
+    codes = count_codes((f.source, i) for f in report.files for i in f.issues)
+    parts = [
+        ("summary", "Summary", section("summary", "Summary", _summary(report, stats))),
+        (
+            "issues",
+            "Issues",
+            section("issues", "Issues by code", issues_part(codes, "codes", _title)),
+        ),
+    ]
+    sitemaps = [f for f in files if f.format not in (INDEX, None)]
+    if sitemaps:
+        parts.append(
+            (
+                "limits",
+                "Sizes",
+                section("limits", "Sitemaps against the limits", _limits(sitemaps, limits)),
+            )
+        )
+    if stats.urls:
+        parts.append(
+            (
+                "lastmod",
+                "Lastmod",
+                section("lastmod", "Lastmod over time", lastmod_part(stats, "lastmod")),
+            )
+        )
+        parts.append(
+            (
+                "sections",
+                "Sections",
+                section("sections", "URLs per section", sections_part(stats, "sections")),
+            )
+        )
+    parts.append(("files", "Files", section("files", "Files", _files(files))))
+    names = ", ".join(f.source for f in files[:3]) + (
+        f" and {len(files) - 3} more" if len(files) > 3 else ""
+    )
+    stamp = f" at {made:%Y-%m-%d %H:%M} UTC" if made is not None else ""
+    return document(
+        "Sitemap check",
+        names or "no files",
+        parts,
+        f"Made by urlset {version}{stamp}. The checks follow sitemaps.org 0.9 and what search engines accept.",
+    )
+
+
+def _title(code: str) -> str:
+    try:
+        return lookup(code).title
+    except KeyError:
+        return ""
+
+
+def _summary(report: CheckReport, stats: UrlStats) -> Html:
+    s = report.summary()
+    items = [
+        Tile("files", s["files"]),
+        Tile("URLs and sitemaps listed", s["entries"]),
+        Tile("errors", s["errors"], "error" if s["errors"] else "ok"),
+        Tile("warnings", s["warnings"], "warning" if s["warnings"] else "ok"),
+    ]
+    if stats.urls:
+        items.append(Tile("sections", len(stats.sections) + bool(stats.other_sections)))
+        items.append(Tile("hosts", stats.hosts))
+    if s["errors"]:
+        verdict = (
+            '<p class="verdict error">Errors found: search engines may reject these files or '
+            "the URLs named. Fix the errors first; the table below says where each one is.</p>"
+        )
+    elif s["warnings"]:
+        verdict = (
+            '<p class="verdict warning">No errors. Warnings point at what search engines '
+            "ignore or treat with doubt.</p>"
+        )
+    else:
+        verdict = '<p class="verdict ok">No errors and no warnings.</p>'
+    return join([tiles(items), Html(verdict)])
+
+
+def _limits(sitemaps: list[FileResult], limits: Limits) -> Html:
+    points = [plots.Point(f.source, f.entries, f.size, f.errors > 0) for f in sitemaps]
+    svg = plots.limits_chart(
+        "limits", points, limits.max_urls, limits.max_bytes, "Sitemaps against the limits"
+    )
+    fullest = max(
+        sitemaps, key=lambda f: max(f.entries / limits.max_urls, f.size / limits.max_bytes)
+    )
+    share = max(fullest.entries / limits.max_urls, fullest.size / limits.max_bytes)
+    caption = (
+        f"Each of {len(sitemaps):,} sitemaps by URLs and uncompressed size; dashed lines are the"
+        f" limits of the {limits.name} profile ({limits.max_urls:,} URLs,"
+        f" {limits.max_bytes / 1048576:,.0f} MiB). The fullest, {fullest.source}, is at"
+        f" {share:.0%}."
+    )
+    return figure(svg, caption)
+
+
+def _files(files: list[FileResult]) -> Html:
+    if not files:
+        return note("No files were checked.")
+    ordered = sorted(files, key=lambda f: (-f.errors, -f.warnings, f.source))
+    shown = ordered[:FILES_SHOWN]
+    rows: list[tuple[object, ...]] = [
+        (f.source, f.format or "unreadable", f.entries, f.size, f.errors, f.warnings) for f in shown
+    ]
+    rest = ordered[FILES_SHOWN:]
+    if rest:
+        rows.append(
+            (
+                f"{len(rest):,} more files",
+                "",
+                sum(f.entries for f in rest),
+                sum(f.size for f in rest),
+                sum(f.errors for f in rest),
+                sum(f.warnings for f in rest),
+            )
+        )
+    columns = [
+        Column("file", url=True),
+        Column("format"),
+        Column("entries", numeric=True),
+        Column("bytes", numeric=True),
+        Column("errors", numeric=True),
+        Column("warnings", numeric=True),
+    ]
+    caption = f"{len(files):,} files, those with errors first" + (
+        f" (the first {FILES_SHOWN} shown)" if rest else ""
+    )
+    return table(caption, columns, rows)
+
+
+__all__ = ["check_html"]

@@ -1,0 +1,198 @@
+"""Static HTML reports (urlset.reports): the counts they plot, the pages the commands write,
+the missing extra. The pages in a real browser: test_reports_browser.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from report_support import SITE, site_rows, urlset_doc
+from urlset.cli import main
+from urlset.reading.output import UrlColumns
+from urlset.reports import parts, stats
+from urlset.reports.parts import trim_tails
+from urlset.reports.stats import UrlStats, section_of
+
+# ----------------------------------------------------------------------------- counts
+
+
+def test_section_is_host_and_first_segment() -> None:
+    assert section_of("https://a.example/blog/post-1") == ("a.example", "/blog/")
+    assert section_of("https://a.example/blog/") == ("a.example", "/blog/")
+    assert section_of("https://a.example/about.html") == ("a.example", "/")
+    assert section_of("https://a.example/?q=1") == ("a.example", "/")
+    assert section_of("https://a.example:8443/de/x?y=1/2") == ("a.example:8443", "/de/")
+
+
+def test_stats_count_sections_months_and_missing_lastmods() -> None:
+    found = UrlStats()
+    found.add(
+        [f"{SITE}/blog/a", f"{SITE}/blog/b", f"{SITE}/shop/c", f"{SITE}/", f"{SITE}/blog/d"],
+        ["2024-05-01", "2024-05-31T23:00:00+02:00", "", "2023", "2023-12-01"],
+    )
+    assert found.urls == 5
+    assert found.without_lastmod == 1
+    assert found.year_only == {"2023": 1}
+    assert found.months == {"2024-05": 2, "2023-12": 1}
+    top = found.top_sections(10)
+    assert [(s.path, s.urls, s.example) for s in top] == [
+        ("/blog/", 3, f"{SITE}/blog/a"),
+        ("/", 1, f"{SITE}/"),
+        ("/shop/", 1, f"{SITE}/shop/c"),
+    ]
+
+
+def test_stats_stay_bounded_past_the_section_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stats, "MAX_SECTIONS", 100)
+    found = UrlStats()
+    for batch in range(5):
+        locs = [f"{SITE}/big/{i}" for i in range(50)] + [
+            f"{SITE}/s{batch}-{i}/x" for i in range(60)
+        ]
+        found.add(locs, [""] * len(locs))
+    assert len(found.sections) <= 100
+    assert found.urls == 5 * 110
+    assert found.sections[("www.acme-outdoor.com", "/big/")].urls == 250
+    # every URL is still counted: by its section or among the folded ones
+    assert sum(s.urls for s in found.sections.values()) + found.other_sections == found.urls
+
+
+def test_stats_from_columns() -> None:
+    from urlset import Url
+
+    found = UrlStats()
+    found.add_columns(UrlColumns.from_urls([Url(f"{SITE}/a/b", lastmod=date(2022, 3, 4))]))
+    assert found.months == {"2022-03": 1}
+
+
+def test_outlying_months_are_not_drawn_but_counted() -> None:
+    months = {date(2024, m, 1): 100 for m in range(1, 13)}
+    assert trim_tails(months) == (months, 0, 0)
+    months[date(1970, 1, 1)] = 2
+    months[date(2099, 1, 1)] = 3
+    shown, before, after = trim_tails(months)
+    assert (min(shown), max(shown), before, after) == (date(2024, 1, 1), date(2024, 12, 1), 2, 3)
+    # a long thin tail is data, not an outlier: it stays
+    tail = {date(2016 + m // 12, 1 + m % 12, 1): 1 + m * m for m in range(120)}
+    assert trim_tails(tail)[1:] == (0, 0)
+
+
+# ----------------------------------------------------------------------------- check --format html
+
+
+class _Page(HTMLParser):
+    """What a test needs to know of a page: tags counted, ids, the text of table rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.ids: list[str] = []
+        self.remote: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.append(value)
+            if tag in ("script", "link", "img", "image", "iframe") and name in ("src", "href"):
+                self.remote.append(f"{tag} {value}")
+
+
+def parse_page(text: str) -> _Page:
+    page = _Page()
+    page.feed(text)
+    return page
+
+
+def assert_self_contained(text: str) -> _Page:
+    page = parse_page(text)
+    assert page.remote == []  # nothing to fetch when viewed
+    assert "<script" not in text
+    assert re.search(r"""url\((?!#)""", text) is None  # no CSS or SVG url() but local refs
+    assert len(page.ids) == len(set(page.ids))  # several SVGs share the page: ids unique
+    assert text.startswith("<!doctype html>") and '<html lang="en">' in text
+    return page
+
+
+def run_check(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["check", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def checked_site(tmp_path: Path) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitemap-1.xml").write_bytes(urlset_doc(site_rows(3000, 12)))
+    (site / "sitemap-2.xml").write_bytes(
+        urlset_doc([(f"{SITE}/blog/a b", "2024-02-30"), (f"{SITE}/blog/c", "2099-01-01")])
+    )
+    return site
+
+
+def test_check_html_is_one_self_contained_page(checked_site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "check.html"
+    code, said = run_check(
+        str(checked_site), "--format", "html", "-o", str(out), "--now", "2026-01-01"
+    )
+    assert code == 1 and said == ""  # errors found: the same status as the text output
+    text = out.read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    assert page.tags["svg"] == 4  # issues by code, limits, lastmod, sections
+    assert page.tags["title"] == 1 + 4  # the page's and each chart's (for screen readers)
+    for code in ("url-not-escaped", "invalid-lastmod", "future-lastmod"):
+        assert f"<code>{code}</code>" in text
+    assert f"{checked_site / 'sitemap-2.xml'}:3:" in text  # where the first ones are
+    assert "3,002" in text  # entries in the summary
+    assert "/s0/" in text and "2 sections" not in text
+
+
+def test_check_html_goes_to_stdout_too(checked_site: Path) -> None:
+    code, said = run_check(str(checked_site / "sitemap-1.xml"), "--format", "html")
+    assert code == 0
+    assert said.startswith("<!doctype html>") and said.rstrip().endswith("</html>")
+
+
+def test_check_html_tables_stay_small_for_100k_urls(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    big.mkdir()
+    rows = site_rows(100_000, 400)
+    (big / "sitemap-1.xml").write_bytes(urlset_doc(rows[:50_000]))
+    (big / "sitemap-2.xml").write_bytes(urlset_doc(rows[50_000:]))
+    out = tmp_path / "big.html"
+    code, _ = run_check(str(big), "--format", "html", "-o", str(out), "--now", "2026-01-01")
+    assert code == 0
+    text = out.read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    # a row per section shown (and one for the rest), per year, per file: never per URL
+    assert page.tags["tr"] < parts.SECTIONS_SHOWN + 30
+    assert len(text) < 400_000
+    assert "100,000" in text
+
+
+BLOCK_MATPLOTLIB = "raise ImportError('matplotlib is blocked for this test')\n"
+
+
+def test_missing_extra_names_the_pip_command_and_plain_check_does_without(
+    checked_site: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "blocker" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text(BLOCK_MATPLOTLIB)
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    run_cli = "import sys; from urlset.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", run_cli, "check", str(checked_site / "sitemap-1.xml")]
+    html = subprocess.run([*command, "--format", "html"], capture_output=True, text=True, env=env)
+    assert html.returncode == 2
+    assert "pip install 'urlset[report]'" in html.stderr and html.stdout == ""
+    text = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert text.returncode == 0, text.stderr  # the text output never imports matplotlib
