@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from test_fetch_support import LoopbackServer, sitemapindex
+
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITE = "https://www.acme-outdoor.com"
 
@@ -16,12 +18,32 @@ def urlset_doc(rows: list[tuple[str, str]]) -> bytes:
     )
 
 
-def site_rows(n: int, sections: int) -> list[tuple[str, str]]:
+def site_rows(n: int, sections: int, site: str = SITE, start: int = 0) -> list[tuple[str, str]]:
     """``n`` URLs over ``sections`` sections (section i holds more than section i+1), lastmods
     over 2019-2025, every tenth without one; queries with & to be escaped."""
     rows = []
-    for i in range(n):
+    for i in range(start, start + n):
         s = min(int((i % 97) ** 1.6) % sections, sections - 1)
         lastmod = "" if i % 10 == 0 else f"{2019 + i % 7}-{1 + i % 12:02d}-{1 + i % 28:02d}"
-        rows.append((f"{SITE}/s{s}/item-{i}?a=1&amp;b=%C3%A9", lastmod))
+        rows.append((f"{site}/s{s}/item-{i}?a=1&amp;b=%C3%A9", lastmod))
     return rows
+
+
+def gzipped(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def fetched_site(server: LoopbackServer) -> None:
+    """robots.txt -> an index -> three sitemaps (one gzipped), one missing (404) and one cut
+    short (a gzip stream truncated): what a fetch report has to show."""
+    children = ["/s-1.xml", "/s-2.xml.gz", "/s-3.xml", "/missing.xml", "/cut.xml.gz"]
+    server.add("/robots.txt", b"User-agent: *\nSitemap: /index.xml\n", "text/plain")
+    server.add("/index.xml", sitemapindex([server.url(c) for c in children]))
+    rows = site_rows(9000, 11, server.base)
+    server.add("/s-1.xml", urlset_doc(rows[:5000]))
+    server.add("/s-2.xml.gz", gzipped(urlset_doc(rows[5000:8000])), "application/gzip")
+    server.add("/s-3.xml", urlset_doc(rows[8000:]))
+    cut = gzipped(urlset_doc(site_rows(2000, 3, server.base, start=9000)))
+    server.add("/cut.xml.gz", cut[: len(cut) // 2], "application/gzip")

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from report_support import SITE, site_rows, urlset_doc
+from report_support import SITE, fetched_site, site_rows, urlset_doc
+from test_fetch_support import LoopbackServer
 from urlset.cli import main
 from urlset.reading.output import UrlColumns
 from urlset.reports import parts, stats
@@ -196,3 +197,44 @@ def test_missing_extra_names_the_pip_command_and_plain_check_does_without(
     assert "pip install 'urlset[report]'" in html.stderr and html.stdout == ""
     text = subprocess.run(command, capture_output=True, text=True, env=env)
     assert text.returncode == 0, text.stderr  # the text output never imports matplotlib
+
+
+# ----------------------------------------------------------------------------- fetch --report
+
+FAST = ["--timeout", "5", "--read-timeout", "2", "--retries", "0", "--workers", "0"]
+
+
+def test_fetch_report_shows_the_tree_failures_and_charts(tmp_path: Path) -> None:
+    report, urls = tmp_path / "fetch.html", tmp_path / "urls.jsonl"
+    with LoopbackServer() as server:
+        fetched_site(server)
+        args = ["fetch", server.base, "-o", str(urls), "--report", str(report), "-q", *FAST]
+        result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output  # a sitemap failed: partial, as without --report
+    written = len(urls.read_text().splitlines())
+    assert written > 9000  # the URLs are still written, the cut file's first ones too
+    text = report.read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    assert page.tags["svg"] == 5  # states, issues, sizes, lastmod, sections
+    assert f"{server.base}/missing.xml" in text and "http-status" in text
+    assert "read in part" in text and "/cut.xml.gz" in text
+    assert f"<dt>URLs</dt><dd>{written:,}</dd>" in text
+    # the tree: robots.txt, the index, five children
+    tree = text[text.index('id="tree"') :]
+    assert tree.count("<tr>") == 1 + 7 + 1 + 2  # header, documents; header, two problems
+
+
+def test_fetch_report_needs_the_extra_before_fetching(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text(BLOCK_MATPLOTLIB)
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    run_cli = "import sys; from urlset.cli import main; sys.exit(main())"
+    # nothing listens on port 9 of loopback: the error must come before any request
+    args = ["fetch", "http://127.0.0.1:9/", "--report", str(tmp_path / "r.html")]
+    done = subprocess.run(
+        [sys.executable, "-c", run_cli, *args], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 2
+    assert "pip install 'urlset[report]'" in done.stderr
+    assert not (tmp_path / "r.html").exists()

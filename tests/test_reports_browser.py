@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
-from report_support import SITE, site_rows, urlset_doc
+from report_support import SITE, fetched_site, site_rows, urlset_doc
+from test_fetch_support import LoopbackServer
 from urlset.cli import main
 
 if TYPE_CHECKING:
@@ -107,4 +108,44 @@ def test_check_report_renders_with_charts_and_tables(
     assert sum(int(row[1].replace(",", "")) for row in sections) == 60_005
     files = rows_of(browser, "3 files")
     assert files[0][0].endswith("sitemap-3.xml")  # the one with errors first
+    assert full_page().stat().st_size > 20_000
+
+
+def test_fetch_report_renders_with_charts_and_tables(
+    browser: WebDriver, full_page: Callable[[], Path], tmp_path: Path
+) -> None:
+    report = tmp_path / "fetch.html"
+    with LoopbackServer() as server:
+        fetched_site(server)
+        args = ["fetch", server.base, "-o", str(tmp_path / "urls.jsonl"), "--report", str(report)]
+        result = CliRunner().invoke(main, [*args, "-q", "--retries", "0", "--workers", "0"])
+    assert result.exit_code == 1, result.output
+    browser.get(report.as_uri())
+    assert browser.title == "Sitemap fetch"
+    drawn = charts(browser)
+    assert [c["title"] for c in drawn] == [
+        "Documents by state",
+        "Issues by code",
+        "Sitemaps against the URL limit",
+        "URLs by lastmod",
+        "URLs per section",
+    ]
+    for chart in drawn:
+        assert chart["width"] > 600 and chart["height"] > 100
+        assert chart["shapes"] > 5
+    tree = rows_of(browser, "7 documents in document order")
+    assert [row[0].strip() for row in tree][:2] == [
+        f"{server.base}/robots.txt",
+        f"{server.base}/index.xml",
+    ]
+    assert [row[1] for row in tree] == ["ok", "ok", "ok", "ok", "ok", "failed", "partial"]
+    assert [row[3] for row in tree][2:5] == ["5,000", "3,000", "1,000"]
+    problems = rows_of(browser, "2 documents failed or read in part")
+    assert [row[0] for row in problems] == [
+        f"{server.base}/missing.xml",
+        f"{server.base}/cut.xml.gz",
+    ]
+    # a link in the tree leads to the sitemap itself
+    link = browser.find_element("link text", f"{server.base}/s-1.xml")
+    assert link.get_attribute("href") == f"{server.base}/s-1.xml"
     assert full_page().stat().st_size > 20_000

@@ -153,7 +153,7 @@ def _run(
         if fmt == "html":
             from ..reports.gather import check_page
 
-            out.write(check_page(report, options.limits, stdin, now, _version()))
+            out.write(check_page(report, options.limits, stdin, now))
         elif fmt == "json":
             json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
             out.write("\n")

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -45,6 +46,7 @@ from .read import URL_COLUMNS
 from .streams import quiet_stdout
 
 if TYPE_CHECKING:
+    from ..reports.fetch import FetchStats
     from ..store.record import FetchRecorder
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
@@ -282,6 +284,12 @@ def _target(value: str) -> tuple[str, bool]:
     default=POOL_AFTER,
     hidden=True,  # for tests and benchmarks: bytes to parse before workers start
 )
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    help="Also write an HTML report here: the tree, issues, charts of lastmod and sections "
+    "(the report extra).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def fetch(
     site_or_sitemap_url: str,
@@ -305,6 +313,7 @@ def fetch(
     workers: int | None,
     pool_after: int,
     snapshot: str | None,
+    report: str | None,
     quiet: bool,
 ) -> None:
     """Discover and download the sitemaps of SITE_OR_SITEMAP_URL and write their URLs.
@@ -316,7 +325,7 @@ def fetch(
     written; the result is labelled partial), 2 nothing read or a usage error.
     """
     start, bare = _target(site_or_sitemap_url)
-    _check_format(fmt, tree, output)
+    _check_format(fmt, tree, output, report)
     discovery = DiscoveryOptions(
         max_depth=max_depth,
         max_sitemaps=max_sitemaps,
@@ -340,7 +349,9 @@ def fetch(
     try:
         _return_large_buffers()
         pool = (_default_workers() if workers is None else workers, pool_after)
-        status = _run(start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot)
+        status = _run(
+            start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot, report
+        )
     except click.ClickException:
         raise
     except KeyboardInterrupt:
@@ -365,7 +376,14 @@ def _default_workers() -> int:
     return cores if cores > 1 and fork_is_safe() else 0
 
 
-def _check_format(fmt: str, tree: bool, output: str | None) -> None:
+def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:
+    if report is not None:  # before anything is fetched
+        from ..reports import ExtraMissing, require
+
+        try:
+            require()
+        except ExtraMissing as exc:
+            raise click.UsageError(str(exc)) from None
     if fmt in TREE_FORMATS and not tree:
         raise click.UsageError(f"--format {fmt} is a format of --tree; for URLs use jsonl")
     if fmt == "parquet" and not tree:
@@ -420,7 +438,13 @@ def _run(
     quiet: bool,
     workers: tuple[int, int],
     snapshot: str | None = None,
+    report: str | None = None,
 ) -> int:
+    stats = None
+    if report is not None:
+        from ..reports.fetch import FetchStats
+
+        stats = FetchStats()
     writer: _Writer | None = None
     close_output: Callable[[], None] = lambda: None  # noqa: E731
     if not tree:
@@ -432,10 +456,12 @@ def _run(
         if bar is not None:
             with bar:
                 result = _fetch(
-                    start, discovery, http, cache_dir, writer, bar.update, workers, snapshot
+                    start, discovery, http, cache_dir, writer, bar.update, workers, snapshot, stats
                 )
         else:
-            result = _fetch(start, discovery, http, cache_dir, writer, None, workers, snapshot)
+            result = _fetch(
+                start, discovery, http, cache_dir, writer, None, workers, snapshot, stats
+            )
         if writer is not None:
             writer.close()
     finally:
@@ -447,6 +473,11 @@ def _run(
         else:
             with open(output, "w", encoding="utf-8") as fh:
                 fh.write(text)
+    if report is not None and stats is not None:
+        from ..reports.fetch import fetch_html
+
+        with open(report, "w", encoding="utf-8") as fh:
+            fh.write(fetch_html(result, stats, made=datetime.now(UTC)))
     if not quiet:
         _report(result, tree)
     if result.nothing:
@@ -463,6 +494,7 @@ def _fetch(
     on_progress: Callable[[Progress], None] | None,
     workers: tuple[int, int],
     snapshot: str | None = None,
+    stats: FetchStats | None = None,
 ) -> DiscoveryResult:
     render = None
     if writer is not None and writer.fmt in RENDERERS:
@@ -470,6 +502,7 @@ def _fetch(
     recorder = _recorder(snapshot, start)  # opened first: a locked store fails before fetching
     readers = [r.write for r in (writer,) if r is not None]
     readers += [recorder.on_read] if recorder is not None else []
+    readers += [stats.on_read] if stats is not None else []
 
     def on_read(event: SitemapRead) -> None:
         for read in readers:

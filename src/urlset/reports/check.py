@@ -14,7 +14,7 @@ from ..checking.report import SET_FORMAT, CheckReport, FileResult
 from ..checking.rules import lookup
 from ..limits import CURRENT, Limits
 from . import plots
-from .page import Column, Html, Tile, document, figure, join, note, section, table, tiles
+from .page import Column, Html, Tile, document, figure, join, made_by, note, section, table, tiles
 from .parts import count_codes, issues_part, lastmod_part, sections_part
 from .stats import UrlStats
 
@@ -28,7 +28,6 @@ def check_html(
     *,
     limits: Limits = CURRENT,
     made: datetime | None = None,
-    version: str = "",
     left_out: int = 0,
 ) -> str:
     """The report as an HTML page (no script, nothing fetched when viewed). ``left_out``:
@@ -71,12 +70,11 @@ def check_html(
     names = ", ".join(f.source for f in files[:3]) + (
         f" and {len(files) - 3} more" if len(files) > 3 else ""
     )
-    stamp = f" at {made:%Y-%m-%d %H:%M} UTC" if made is not None else ""
     return document(
         "Sitemap check",
         names or "no files",
         parts,
-        f"Made by urlset {version}{stamp}. The checks follow sitemaps.org 0.9 and what search engines accept.",
+        made_by(made, "The checks follow sitemaps.org 0.9 and what search engines accept."),
     )
 
 

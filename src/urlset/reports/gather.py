@@ -26,12 +26,10 @@ STDIN = "<stdin>"
 NO_URLS = (SET_FORMAT, "sitemapindex", None)
 
 
-def check_page(
-    report: CheckReport, limits: Limits, stdin: bytes | None, made: datetime, version: str
-) -> str:
+def check_page(report: CheckReport, limits: Limits, stdin: bytes | None, made: datetime) -> str:
     """``urlset check --format html``: the URL counts gathered, then the page."""
     stats, left_out = check_stats(report, stdin)
-    return check_html(report, stats, limits=limits, made=made, version=version, left_out=left_out)
+    return check_html(report, stats, limits=limits, made=made, left_out=left_out)
 
 
 def check_stats(report: CheckReport, stdin: bytes | None = None) -> tuple[UrlStats, int]:

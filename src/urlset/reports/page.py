@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from html import escape
 
 _CSS = """
@@ -161,10 +162,23 @@ def link(url: str, label: str | None = None) -> Html:
     return Html(f'<a href="{escape(url)}" rel="nofollow noopener">{shown}</a>')
 
 
+def made_by(made: datetime | None, what: str) -> str:
+    """The footer's line: urlset's version, when the report was made, what it shows."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        name = f"urlset {version('urlset')}"
+    except PackageNotFoundError:
+        name = "urlset"
+    stamp = f" at {made.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if made is not None else ""
+    return f"Made by {name}{stamp}. {what}"
+
+
 def document(
     title: str, subtitle: str, sections: Sequence[tuple[str, str, Html]], made: str
 ) -> str:
-    """The whole page: ``sections`` as (anchor, name in the navigation, markup)."""
+    """The whole page: ``sections`` as (anchor, name in the navigation, markup); ``made``
+    is the footer's line (``made_by``)."""
     nav = join(f'<a href="#{escape(a)}">{text(name)}</a>' for a, name, _ in sections)
     body = join(markup for _, _, markup in sections)
     return (

@@ -209,53 +209,43 @@ class Point:
 
 
 def limits_chart(
-    name: str, points: Sequence[Point], max_urls: int, max_bytes: int, title: str
+    name: str,
+    points: Sequence[Point],
+    max_urls: int,
+    max_bytes: int | None,
+    title: str,
+    *,
+    size_label: str = "uncompressed size (MiB)",
+    bad_label: str = "sitemap with errors",
 ) -> str:
-    """Each sitemap's URLs against its uncompressed size, with the protocol's two limits."""
+    """Each sitemap's URLs against its size, with the protocol's limits as dashed lines
+    (no byte limit drawn when the sizes are not the uncompressed ones)."""
     mib = 1024 * 1024
 
     def draw() -> str:
         fig = _figure(9.5, 3.6)
         ax = fig.subplots()
-        ok = [p for p in points if not p.bad]
-        bad = [p for p in points if p.bad]
-        ax.scatter(
-            [p.urls for p in ok],
-            [p.size / mib for p in ok],
-            s=28,
-            color=BLUE,
-            label="sitemap",
-            zorder=3,
-        )
-        if bad:
-            ax.scatter(
-                [p.urls for p in bad],
-                [p.size / mib for p in bad],
-                s=40,
-                color=RED,
-                marker="X",
-                label="sitemap with errors",
-                zorder=3,
-            )
-        ax.axvline(max_urls, color=GREY, linestyle="--", linewidth=1)
-        ax.axhline(max_bytes / mib, color=GREY, linestyle="--", linewidth=1)
+        for group, colour, marker, label in (
+            ([p for p in points if not p.bad], BLUE, "o", "sitemap"),
+            ([p for p in points if p.bad], RED, "X", bad_label),
+        ):
+            if group:
+                xs, ys = [p.urls for p in group], [p.size / mib for p in group]
+                ax.scatter(xs, ys, s=30, color=colour, marker=marker, label=label, zorder=3)
         most_urls = max([p.urls for p in points] + [max_urls])
-        most_bytes = max([p.size for p in points] + [max_bytes]) / mib
+        most_bytes = max([p.size for p in points] + [max_bytes or 0]) / mib or 1.0
+        ax.axvline(max_urls, color=GREY, linestyle="--", linewidth=1)
         ax.text(
             max_urls, most_bytes * 1.04, f"{max_urls:,} URLs ", color=GREY, fontsize=9, ha="right"
         )
-        ax.text(
-            0,
-            max_bytes / mib * 1.01,
-            f"{max_bytes / mib:,.0f} MiB",
-            color=GREY,
-            fontsize=9,
-            va="bottom",
-        )
+        if max_bytes is not None:
+            ax.axhline(max_bytes / mib, color=GREY, linestyle="--", linewidth=1)
+            limit = f"{max_bytes / mib:,.0f} MiB"
+            ax.text(0, max_bytes / mib * 1.01, limit, color=GREY, fontsize=9, va="bottom")
         ax.set_xlim(0, most_urls * 1.08)
         ax.set_ylim(0, most_bytes * 1.12)
         ax.set_xlabel("URLs in the sitemap")
-        ax.set_ylabel("uncompressed size (MiB)")
+        ax.set_ylabel(size_label)
         _thousands(ax, "x")
         fig.legend(loc="outside upper center", frameon=False, ncols=2)
         return _svg(fig, name, title)
