@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from test_fetch_support import LoopbackServer, sitemapindex
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -47,3 +49,29 @@ def fetched_site(server: LoopbackServer) -> None:
     server.add("/s-3.xml", urlset_doc(rows[8000:]))
     cut = gzipped(urlset_doc(site_rows(2000, 3, server.base, start=9000)))
     server.add("/cut.xml.gz", cut[: len(cut) // 2], "application/gzip")
+
+
+def diffed_sides(root: Path) -> tuple[Path, Path]:
+    """Two directories of the same two sitemaps: the new side adds 300 locs under /new/,
+    drops every 50th, moves lastmod forward on every 7th (or gives one where there was none)
+    and moves every 13th from the first sitemap to the second."""
+    old_dir, new_dir = root / "old", root / "new"
+    old_dir.mkdir()
+    new_dir.mkdir()
+    rows = site_rows(4000, 8)
+    old = {"a.xml": rows[:2000], "b.xml": rows[2000:]}
+    new: dict[str, list[tuple[str, str]]] = {"a.xml": [], "b.xml": []}
+    for name, members in old.items():
+        for i, (loc, lastmod) in enumerate(members):
+            n = i + (2000 if name == "b.xml" else 0)
+            if n % 50 == 0:
+                continue
+            target = "b.xml" if name == "a.xml" and n % 13 == 0 else name
+            if n % 7 == 0:
+                lastmod = "2026-06-01"
+            new[target].append((loc, lastmod))
+    new["b.xml"] += [(f"{SITE}/new/page-{i}", "2026-05-01") for i in range(300)]
+    for folder, sides in ((old_dir, old), (new_dir, new)):
+        for name, members in sides.items():
+            (folder / name).write_bytes(urlset_doc(members))
+    return old_dir, new_dir

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from report_support import SITE, fetched_site, site_rows, urlset_doc
+from report_support import SITE, diffed_sides, fetched_site, site_rows, urlset_doc
 from test_fetch_support import LoopbackServer
 from urlset.cli import main
 from urlset.reading.output import UrlColumns
@@ -238,3 +238,38 @@ def test_fetch_report_needs_the_extra_before_fetching(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "pip install 'urlset[report]'" in done.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+# ----------------------------------------------------------------------------- diff --format html
+
+
+def test_diff_html_counts_what_the_diff_counts(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    from urlset.store.diff import compare
+
+    old, new = diffed_sides(tmp_path)
+    counts = compare(str(old), str(new)).counts
+    out = tmp_path / "diff.html"
+    result = CliRunner().invoke(
+        main, ["diff", str(old), str(new), "--format", "html", "-o", str(out)]
+    )
+    assert result.exit_code == 1, result.output  # changes found
+    assert "added" in result.stderr  # the summary on stderr, as for the other files
+    text = out.read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    assert page.tags["svg"] == 4  # kinds, changed fields, sections, lastmod
+    for kind in ("added", "removed", "changed", "moved"):
+        assert f"<dt>{kind}</dt><dd>{counts[kind]:,}</dd>" in text
+    assert f"the first 15 of {counts['added']:,} by loc" in text
+    moves = text[text.index('id="moves"') : text.index('id="examples"')]
+    assert f'<td class="num">{counts["moved"]:,}</td>' in moves  # one pair: a.xml -> b.xml
+    assert "/new/" in text
+
+
+def test_diff_html_without_changes_says_so(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    old, _ = diffed_sides(tmp_path)
+    result = CliRunner().invoke(main, ["diff", str(old), str(old), "--format", "html"])
+    assert result.exit_code == 0
+    page = assert_self_contained(result.stdout)
+    assert "No change" in result.stdout and "svg" not in page.tags

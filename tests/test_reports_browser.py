@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
-from report_support import SITE, fetched_site, site_rows, urlset_doc
+from report_support import SITE, diffed_sides, fetched_site, site_rows, urlset_doc
 from test_fetch_support import LoopbackServer
 from urlset.cli import main
 
@@ -148,4 +148,40 @@ def test_fetch_report_renders_with_charts_and_tables(
     # a link in the tree leads to the sitemap itself
     link = browser.find_element("link text", f"{server.base}/s-1.xml")
     assert link.get_attribute("href") == f"{server.base}/s-1.xml"
+    assert full_page().stat().st_size > 20_000
+
+
+def test_diff_report_renders_with_charts_and_tables(
+    browser: WebDriver, full_page: Callable[[], Path], tmp_path: Path
+) -> None:
+    pytest.importorskip("duckdb")
+    old, new = diffed_sides(tmp_path)
+    report = tmp_path / "diff.html"
+    result = CliRunner().invoke(
+        main, ["diff", str(old), str(new), "--format", "html", "-o", str(report)]
+    )
+    assert result.exit_code == 1, result.output
+    browser.get(report.as_uri())
+    assert browser.title == "Sitemap diff"
+    drawn = charts(browser)
+    assert [c["title"] for c in drawn] == [
+        "Changes by kind",
+        "What changed in changed entries",
+        "Changes per section",
+        "URLs by lastmod",
+    ]
+    for chart in drawn:
+        assert chart["width"] > 600 and chart["height"] > 100
+        assert chart["shapes"] > 5
+    sections = rows_of(browser, "Changes per section, by kind")
+    by_name = {row[0]: row for row in sections}
+    assert by_name["/new/"][1:] == [
+        "300",
+        "0",
+        "0",
+        "0",
+        "300",
+    ]  # added, removed, changed, moved, all
+    added = rows_of(browser, "added: the first 15 of 300 by loc")
+    assert len(added) == 15 and all(row[0].startswith(f"{SITE}/new/page-") for row in added)
     assert full_page().stat().st_size > 20_000

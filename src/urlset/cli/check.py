@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..limits import PROFILES
-from .streams import Output, OutputError, output_errors, target_name
+from .streams import Output, OutputError, need_report_extra, output_errors, target_name
 
 if TYPE_CHECKING:
     from ..checking.checker import CheckReport
@@ -99,12 +99,7 @@ def check(
     """
     moment = _parse_now(now)
     if fmt == "html":
-        from ..reports import ExtraMissing, require
-
-        try:
-            require()
-        except ExtraMissing as exc:
-            raise click.UsageError(str(exc)) from None
+        need_report_extra()
     try:
         code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output)
     except click.ClickException:

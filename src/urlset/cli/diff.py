@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import io
 import sys
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from .streams import Output, output_errors, target_name
+from .streams import Output, need_report_extra, output_errors, target_name
 
 if TYPE_CHECKING:
     from ..store.diff import Diff
 
-FORMATS = ("text", "jsonl", "csv", "parquet")
+FORMATS = ("text", "jsonl", "csv", "parquet", "html")
 
 
 def _fail(message: str) -> NoReturn:
@@ -34,7 +35,8 @@ def _fail(message: str) -> NoReturn:
     type=click.Choice(FORMATS),
     default="text",
     show_default=True,
-    help="text: counts and examples; jsonl, csv, parquet: one row per changed loc.",
+    help="text: counts and examples; jsonl, csv, parquet: one row per changed loc; html: a "
+    "report page with charts (the report extra).",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
 @click.option(
@@ -65,6 +67,8 @@ def diff(
     """
     if fmt == "parquet" and output is None:
         raise click.UsageError("--format parquet writes a file: give -o FILE")
+    if fmt == "html":
+        need_report_extra()
     from ..store.db import StoreError
     from ..store.diff import compare
     from ..store.report import summary, write_parquet
@@ -89,7 +93,7 @@ def diff(
 
 
 def _write(result: Diff, fmt: str, output: str | None) -> None:
-    from ..store.report import text, write_csv, write_jsonl
+    from ..store.report import rows, summary_json, text, write_csv, write_jsonl
 
     try:
         stream = (
@@ -104,6 +108,16 @@ def _write(result: Diff, fmt: str, output: str | None) -> None:
         try:
             if fmt == "text":
                 out.write(text(result))
+            elif fmt == "html":
+                from ..reports.diff import diff_html
+
+                page = diff_html(
+                    summary_json(result),
+                    rows(result),
+                    compared_sitemaps=result.compared_sitemaps,
+                    made=datetime.now(UTC),
+                )
+                out.write(page)
             elif fmt == "jsonl":
                 write_jsonl(result, out)
             else:

@@ -43,7 +43,7 @@ from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from ..urls import to_uri
 from .read import URL_COLUMNS
-from .streams import quiet_stdout
+from .streams import need_report_extra, quiet_stdout
 
 if TYPE_CHECKING:
     from ..reports.fetch import FetchStats
@@ -378,12 +378,7 @@ def _default_workers() -> int:
 
 def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:
     if report is not None:  # before anything is fetched
-        from ..reports import ExtraMissing, require
-
-        try:
-            require()
-        except ExtraMissing as exc:
-            raise click.UsageError(str(exc)) from None
+        need_report_extra()
     if fmt in TREE_FORMATS and not tree:
         raise click.UsageError(f"--format {fmt} is a format of --tree; for URLs use jsonl")
     if fmt == "parquet" and not tree:

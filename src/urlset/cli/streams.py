@@ -87,3 +87,14 @@ def quiet_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def need_report_extra() -> None:
+    """A usage error (exit 2) naming the pip command when the HTML reports' extra
+    (matplotlib) is not installed; called before any work is done."""
+    from ..reports import ExtraMissing, require
+
+    try:
+        require()
+    except ExtraMissing as exc:
+        raise click.UsageError(str(exc)) from None

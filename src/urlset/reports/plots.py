@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -130,7 +130,7 @@ def lastmod_chart(name: str, months: dict[date, int], title: str) -> str:
         # matplotlib's dates are days since 1970-01-01
         days = [x.toordinal() - _EPOCH for x in xs]
         ax.bar(days, [counts[x] for x in xs], width=width, color=BLUE, align="edge")
-        ax.xaxis_date()
+        _date_axis(ax, xs, yearly)
         ax.set_ylabel("URLs")
         ax.grid(axis="x", visible=False)
         _thousands(ax, "y")
@@ -138,6 +138,26 @@ def lastmod_chart(name: str, months: dict[date, int], title: str) -> str:
         return _svg(fig, name, title)
 
     return str(_styled(draw))
+
+
+def _date_axis(ax: Axes, xs: list[date], yearly: bool) -> None:
+    """Ticks on whole months or years, at most about ten of them, named plainly."""
+    import importlib
+
+    dates: Any = importlib.import_module("matplotlib.dates")  # untyped in matplotlib
+    ax.xaxis_date()
+    first, last = xs[0], xs[-1]
+    months = (last.year - first.year) * 12 + last.month - first.month + 1
+    if months > 24:  # ticks on years, whether the bars are years or months
+        years = last.year - first.year + 1
+        ax.xaxis.set_major_locator(dates.YearLocator(base=max(1, -(-years // 10))))
+        ax.xaxis.set_major_formatter(dates.DateFormatter("%Y"))
+    else:
+        ax.xaxis.set_major_locator(dates.MonthLocator(interval=max(1, -(-months // 10))))
+        ax.xaxis.set_major_formatter(dates.DateFormatter("%b %Y"))
+    # days: a year's bar is 300 days from its first day, a month's 24
+    before, after = (60, 365 + 60) if yearly else (10, 31 + 10)
+    ax.set_xlim(first.toordinal() - _EPOCH - before, last.toordinal() - _EPOCH + after)
 
 
 def month_of(key: str) -> date | None:
@@ -177,7 +197,7 @@ def bar_chart(name: str, bars: Sequence[Bar], title: str, unit: str) -> str:
 
 
 def stacked_chart(
-    name: str, labels: Sequence[str], series: dict[str, tuple[Sequence[int], str]], title: str
+    name: str, labels: Sequence[str], series: Mapping[str, tuple[Sequence[int], str]], title: str
 ) -> str:
     """Horizontal stacked bars: one row a label, one colour a series (with a legend)."""
 
@@ -194,7 +214,7 @@ def stacked_chart(
         ax.grid(axis="y", visible=False)
         ax.set_xlabel("URLs")
         _thousands(ax, "x")
-        ax.legend(loc="lower right", frameon=False, ncols=len(series))
+        fig.legend(loc="outside upper center", frameon=False, ncols=len(series))
         return _svg(fig, name, title)
 
     return str(_styled(draw))

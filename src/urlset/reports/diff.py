@@ -1,0 +1,254 @@
+"""``urlset diff --format html``: what changed between two sides, as one self-contained page.
+
+In: the diff's summary (``store.report.summary_json``: sides, counts) and its rows (one a
+changed loc: change, loc, fields, old and new values and sitemaps), read once as they
+stream. Out: HTML text. Sections: the summary, changes by kind and what changed in changed
+entries, changes per section, the lastmod the new side gives to what was added or changed,
+the moves between sitemaps, and the first examples of each kind (capped).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from . import plots
+from .page import (
+    Column,
+    Html,
+    Tile,
+    count,
+    document,
+    figure,
+    join,
+    made_by,
+    note,
+    section,
+    table,
+    tiles,
+)
+from .parts import lastmod_part
+from .stats import UrlStats
+
+KINDS = ("added", "removed", "changed", "moved")
+KIND_COLOURS = {
+    "added": plots.GREEN,
+    "removed": plots.RED,
+    "changed": plots.BLUE,
+    "moved": plots.GREY,
+}
+EXAMPLES = 15  # rows of each kind shown
+SECTIONS_CHARTED = 20
+MOVES_SHOWN = 30
+
+
+class DiffStats:
+    """The diff's rows counted: per kind a ``UrlStats``, changed fields, moves, examples."""
+
+    def __init__(self) -> None:
+        self.kinds = {kind: UrlStats() for kind in KINDS}
+        self.fresh = UrlStats()  # added and changed entries, by their new lastmod
+        self.fields: Counter[str] = Counter()
+        self.moves: Counter[tuple[str, str]] = Counter()
+        self.examples: dict[str, list[Mapping[str, Any]]] = {kind: [] for kind in KINDS}
+
+    def add(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        batch: dict[str, tuple[list[str], list[str]]] = {k: ([], []) for k in KINDS}
+        for row in rows:
+            kind = row["change"]
+            lastmod = row["old_lastmod" if kind == "removed" else "new_lastmod"]
+            locs, lastmods = batch[kind]
+            locs.append(row["loc"])
+            lastmods.append("" if lastmod is None else str(lastmod))
+            fields = (row["fields"] or "").split(",")
+            if kind == "changed":
+                for name in fields:
+                    if name == "lastmod" and row["lastmod_change"] in ("forward", "back"):
+                        name = f"lastmod {row['lastmod_change']}"
+                    self.fields[name] += 1
+            if "sitemap" in fields:  # moved, with its fields changed too or not
+                self.moves[(str(row["old_sitemap"]), str(row["new_sitemap"]))] += 1
+            if len(self.examples[kind]) < EXAMPLES:
+                self.examples[kind].append(row)
+            if len(locs) >= 20_000:
+                self._flush(kind, locs, lastmods)
+        for kind, (locs, lastmods) in batch.items():
+            self._flush(kind, locs, lastmods)
+
+    def _flush(self, kind: str, locs: list[str], lastmods: list[str]) -> None:
+        self.kinds[kind].add(locs, lastmods)
+        if kind in ("added", "changed"):
+            self.fresh.add(locs, lastmods)
+        locs.clear()
+        lastmods.clear()
+
+
+def diff_html(
+    summary: Mapping[str, Any],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    compared_sitemaps: bool = True,
+    made: datetime | None = None,
+) -> str:
+    """The diff as an HTML page (no script, nothing fetched when viewed)."""
+    found = DiffStats()
+    found.add(rows)
+    counts: Mapping[str, int] = summary["counts"]
+    parts = [
+        ("summary", "Summary", section("summary", "Summary", _summary(summary, compared_sitemaps))),
+    ]
+    if any(counts[k] for k in KINDS):
+        parts.append(
+            ("kinds", "Changes", section("kinds", "Changes by kind", _kinds(counts, found)))
+        )
+        parts.append(
+            ("sections", "Sections", section("sections", "Changes per section", _sections(found)))
+        )
+        if found.fresh.urls:
+            fresh = lastmod_part(found.fresh, "lastmod")
+            parts.append(
+                (
+                    "lastmod",
+                    "Lastmod",
+                    section("lastmod", "Lastmod of what is new or changed", fresh),
+                )
+            )
+        if found.moves:
+            parts.append(
+                ("moves", "Moves", section("moves", "Moves between sitemaps", _moves(found)))
+            )
+        parts.append(
+            ("examples", "Examples", section("examples", "Examples", _examples(counts, found)))
+        )
+    return document(
+        "Sitemap diff",
+        f"{summary['old']} → {summary['new']}",
+        parts,
+        made_by(made, "Each loc is compared through its newest entry on each side."),
+    )
+
+
+def _summary(summary: Mapping[str, Any], compared_sitemaps: bool) -> Html:
+    c = summary["counts"]
+    items = [
+        Tile("old entries", c["old_urls"]),
+        Tile("new entries", c["new_urls"]),
+        Tile("added", c["added"]),
+        Tile("removed", c["removed"], "error" if c["removed"] else ""),
+        Tile("changed", c["changed"]),
+        Tile("moved", c["moved"]),
+    ]
+    changed = sum(c[k] for k in KINDS)
+    if not changed:
+        verdict = '<p class="verdict ok">No change: both sides list the same entries.</p>'
+    else:
+        verdict = (
+            f'<p class="verdict">{count(changed, "loc")} differ. Lastmod moved forward on'
+            f" {c['lastmod_forward']:,}, back on {c['lastmod_back']:,};"
+            f" {c['other_fields']:,} changed in other fields only.</p>"
+        )
+    notes = [tiles(items), Html(verdict)]
+    if not compared_sitemaps:
+        notes.append(note("The sides share no sitemap, so moves between sitemaps are not counted."))
+    if c.get("old_duplicates") or c.get("new_duplicates"):
+        notes.append(
+            note(
+                f"Repeated locs: {c['old_duplicates']:,} on the old side,"
+                f" {c['new_duplicates']:,} on the new; each is compared through its newest entry."
+            )
+        )
+    return join(notes)
+
+
+def _kinds(counts: Mapping[str, int], found: DiffStats) -> Html:
+    bars = [plots.Bar(kind, counts[kind], KIND_COLOURS[kind]) for kind in KINDS]
+    svg = plots.bar_chart("kinds", bars, "Changes by kind", "locs")
+    parts = [
+        figure(
+            svg,
+            "Locs added, removed, changed (in any field) and moved between sitemaps (a moved loc"
+            " whose fields changed too counts under both).",
+        )
+    ]
+    if found.fields:
+        fields = [plots.Bar(name, n) for name, n in found.fields.most_common()]
+        svg = plots.bar_chart("fields", fields, "What changed in changed entries", "entries")
+        caption = (
+            "The fields that differ in changed entries (an entry may count under several);"
+            " lastmod forward or back when both sides give a comparable date."
+        )
+        parts.append(figure(svg, caption))
+    return join(parts)
+
+
+def _sections(found: DiffStats) -> Html:
+    totals: Counter[tuple[str, str]] = Counter()
+    for stats in found.kinds.values():
+        for key, s in stats.sections.items():
+            totals[key] += s.urls
+    top = [key for key, _ in totals.most_common(SECTIONS_CHARTED)]
+    many_hosts = len({host for host, _ in totals}) > 1
+    labels = [f"{h}{p}" if many_hosts else p for h, p in top]
+    series = {}
+    for kind in KINDS:
+        sections = found.kinds[kind].sections
+        values = [sections[key].urls if key in sections else 0 for key in top]
+        if any(values):
+            series[kind] = (values, KIND_COLOURS[kind])
+    svg = plots.stacked_chart("sections", labels, series, "Changes per section")
+    rows = [
+        (label, *(series[k][0][i] if k in series else 0 for k in KINDS), totals[key])
+        for i, (label, key) in enumerate(zip(labels, top, strict=True))
+    ]
+    columns = [
+        Column("section"),
+        *(Column(k, numeric=True) for k in KINDS),
+        Column("all", numeric=True),
+    ]
+    caption = f"The {len(top)} sections with the most changes, of {len(totals):,}."
+    return join([figure(svg, caption), table("Changes per section, by kind", columns, rows)])
+
+
+def _moves(found: DiffStats) -> Html:
+    rows = [(old, new, n) for (old, new), n in found.moves.most_common(MOVES_SHOWN)]
+    caption = f"The most common moves, of {count(len(found.moves), 'pair')} of sitemaps"
+    columns = [Column("from", url=True), Column("to", url=True), Column("locs", numeric=True)]
+    return table(caption, columns, rows)
+
+
+def _examples(counts: Mapping[str, int], found: DiffStats) -> Html:
+    parts = []
+    rows: list[tuple[object, ...]]
+    for kind in KINDS:
+        shown = found.examples[kind]
+        if not shown:
+            continue
+        caption = f"{kind}: the first {len(shown)} of {counts[kind]:,} by loc"
+        if kind == "changed":
+            columns = [
+                Column("loc", url=True),
+                Column("fields"),
+                Column("old lastmod"),
+                Column("new lastmod"),
+            ]
+            rows = [
+                (r["loc"], r["fields"] or "", _text(r["old_lastmod"]), _text(r["new_lastmod"]))
+                for r in shown
+            ]
+        elif kind == "moved":
+            columns = [Column("loc", url=True), Column("from", url=True), Column("to", url=True)]
+            rows = [(r["loc"], _text(r["old_sitemap"]), _text(r["new_sitemap"])) for r in shown]
+        else:
+            side = "old" if kind == "removed" else "new"
+            columns = [Column("loc", url=True), Column("lastmod"), Column("sitemap", url=True)]
+            rows = [
+                (r["loc"], _text(r[f"{side}_lastmod"]), _text(r[f"{side}_sitemap"])) for r in shown
+            ]
+        parts.append(table(caption, columns, rows))
+    return join(parts)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
