@@ -123,6 +123,38 @@ def assert_self_contained(text: str) -> _Page:
     return page
 
 
+def test_labels_from_urls_are_text_not_markup(tmp_path: Path) -> None:
+    """A section named like TeX or HTML is drawn and shown as written."""
+    odd = tmp_path / "odd.xml"
+    odd.write_bytes(
+        urlset_doc(
+            [
+                (f"{SITE}/$x_$/a", "2024-01-01"),
+                (f"{SITE}/%3Cscript%3E/b", "2024-01-01"),
+                (f"{SITE}/a&amp;b/c", "2024-01-01"),
+            ]
+        )
+    )
+    code, page = run_check(str(odd), "--format", "html", "--now", "2026-01-01")
+    assert code == 0, page
+    assert_self_contained(page)
+    assert "/$x_$/" in page and "/a&amp;b/" in page and "<script" not in page
+
+
+def test_check_html_reads_standard_input_for_its_counts() -> None:
+    data = urlset_doc(site_rows(500, 4))
+    result = CliRunner().invoke(main, ["check", "-", "--format", "html"], input=data)
+    assert result.exit_code == 0, result.output
+    assert "<caption>The 4 largest sections</caption>" in result.stdout
+
+
+def test_check_html_to_a_file_that_cannot_be_written(checked_site: Path, tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "check.html"
+    code, said = run_check(str(checked_site), "--format", "html", "-o", str(target))
+    assert code == 2
+    assert f"cannot write {target}" in said
+
+
 def run_check(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["check", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception

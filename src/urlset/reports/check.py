@@ -14,7 +14,20 @@ from ..checking.report import SET_FORMAT, CheckReport, FileResult
 from ..checking.rules import lookup
 from ..limits import CURRENT, Limits
 from . import plots
-from .page import Column, Html, Tile, document, figure, join, made_by, note, section, table, tiles
+from .page import (
+    Column,
+    Html,
+    Tile,
+    count,
+    document,
+    figure,
+    join,
+    made_by,
+    note,
+    section,
+    table,
+    tiles,
+)
 from .parts import count_codes, issues_part, lastmod_part, sections_part
 from .stats import UrlStats
 
@@ -121,7 +134,7 @@ def _limits(sitemaps: list[FileResult], limits: Limits) -> Html:
     )
     share = max(fullest.entries / limits.max_urls, fullest.size / limits.max_bytes)
     caption = (
-        f"Each of {len(sitemaps):,} sitemaps by URLs and uncompressed size; dashed lines are the"
+        f"Each of {count(len(sitemaps), 'sitemap')} by URLs and uncompressed size; dashed lines are the"
         f" limits of the {limits.name} profile ({limits.max_urls:,} URLs,"
         f" {limits.max_bytes / 1048576:,.0f} MiB). The fullest, {fullest.source}, is at"
         f" {share:.0%}."
@@ -141,7 +154,7 @@ def _files(files: list[FileResult]) -> Html:
     if rest:
         rows.append(
             (
-                f"{len(rest):,} more files",
+                f"{count(len(rest), 'more file')}",
                 "",
                 sum(f.entries for f in rest),
                 sum(f.size for f in rest),
@@ -157,7 +170,7 @@ def _files(files: list[FileResult]) -> Html:
         Column("errors", numeric=True),
         Column("warnings", numeric=True),
     ]
-    caption = f"{len(files):,} files, those with errors first" + (
+    caption = f"{count(len(files), 'file')}, those with errors first" + (
         f" (the first {FILES_SHOWN} shown)" if rest else ""
     )
     return table(caption, columns, rows)

@@ -127,14 +127,17 @@ def _states(nodes: list[SitemapNode]) -> Html:
     counts: dict[NodeState, int] = {}
     for node in nodes:
         counts[node.state] = counts.get(node.state, 0) + 1
-    ordered = sorted(counts.items(), key=lambda kv: -kv[1])
-    bars = [plots.Bar(str(s), n, _STATE_COLOURS.get(s, plots.GREY)) for s, n in ordered]
+    ordered = sorted(((str(s), n) for s, n in counts.items()), key=lambda kv: -kv[1])
+    bars = [plots.Bar(s, n, _STATE_COLOURS.get(NodeState(s), plots.GREY)) for s, n in ordered]
     svg = plots.bar_chart("states", bars, "Documents by state", "documents")
     caption = (
         "Each document the fetch met (robots.txt, indexes, sitemaps) by how it ended: ok,"
         " not-modified and unchanged (from the cache) were read; partial ones in part."
     )
-    return figure(svg, caption)
+    data = table(
+        "Documents by state", [Column("state"), Column("documents", numeric=True)], ordered
+    )
+    return figure(svg, caption, data)
 
 
 def _limits(sitemaps: list[SitemapNode], limits: Limits) -> Html:

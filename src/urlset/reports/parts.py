@@ -111,7 +111,7 @@ def lastmod_part(stats: UrlStats, name: str) -> Html:
             sorted(by_year.items()),
         )
         caption = (
-            f"{dated:,} of {stats.urls:,} URLs by the month their lastmod names"
+            f"{dated:,} of {count(stats.urls, 'URL')} by the month their lastmod names"
             " (as written, in its own zone)."
         )
         first, last = min(shown), max(shown)

@@ -34,6 +34,7 @@ SEVERITY_COLOURS = {"error": RED, "warning": AMBER, "info": GREY}
 
 _STYLE: Any = {
     "svg.fonttype": "none",  # text as text, in the page's font
+    "text.parse_math": False,  # a $ in a URL's path is a dollar sign, not TeX
     "font.family": "sans-serif",
     "font.size": 10.5,
     "axes.edgecolor": "#94a3b8",
