@@ -212,6 +212,17 @@ def test_check_html_tables_stay_small_for_100k_urls(tmp_path: Path) -> None:
     assert "100,000" in text
 
 
+def test_check_html_of_a_url_says_what_its_charts_leave_out() -> None:
+    with LoopbackServer() as server:
+        server.add("/s.xml", urlset_doc(site_rows(200, 3, server.base)))
+        code, page = run_check(server.url("/s.xml"), "--format", "html", "--now", "2026-01-01")
+    assert code == 0, page
+    assert_self_contained(page)
+    assert "1 document checked over HTTP not downloaded again" in page
+    assert "<dd>200</dd>" in page  # the summary still counts its URLs
+    assert 'id="lastmod"' not in page  # no chart claims to show URLs it did not count
+
+
 BLOCK_MATPLOTLIB = "raise ImportError('matplotlib is blocked for this test')\n"
 
 

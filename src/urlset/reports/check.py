@@ -24,7 +24,7 @@ from .page import (
     join,
     made_by,
     note,
-    section,
+    part,
     table,
     tiles,
 )
@@ -47,39 +47,31 @@ def check_html(
     documents whose URLs ``stats`` does not count (checked over HTTP)."""
     files = [f for f in report.files if f.format != SET_FORMAT]
     codes = count_codes((f.source, i) for f in report.files for i in f.issues)
+    summary = [_summary(report, stats)]
+    if left_out:
+        summary.append(
+            note(
+                "The charts of lastmod and sections count the URLs of local files only:"
+                f" {count(left_out, 'document')} checked over HTTP not downloaded again."
+            )
+        )
     parts = [
-        ("summary", "Summary", section("summary", "Summary", _summary(report, stats))),
-        (
-            "issues",
-            "Issues",
-            section("issues", "Issues by code", issues_part(codes, "codes", _title)),
-        ),
+        part("summary", "Summary", "Summary", *summary),
+        part("issues", "Issues", "Issues by code", issues_part(codes, "codes", _title)),
     ]
     sitemaps = [f for f in files if f.format not in (INDEX, None)]
     if sitemaps:
         parts.append(
-            (
-                "limits",
-                "Sizes",
-                section("limits", "Sitemaps against the limits", _limits(sitemaps, limits)),
-            )
+            part("limits", "Sizes", "Sitemaps against the limits", _limits(sitemaps, limits))
         )
     if stats.urls:
         parts.append(
-            (
-                "lastmod",
-                "Lastmod",
-                section("lastmod", "Lastmod over time", lastmod_part(stats, "lastmod")),
-            )
+            part("lastmod", "Lastmod", "Lastmod over time", lastmod_part(stats, "lastmod"))
         )
         parts.append(
-            (
-                "sections",
-                "Sections",
-                section("sections", "URLs per section", sections_part(stats, "sections")),
-            )
+            part("sections", "Sections", "URLs per section", sections_part(stats, "sections"))
         )
-    parts.append(("files", "Files", section("files", "Files", _files(files))))
+    parts.append(part("files", "Files", "Files", _files(files)))
     names = ", ".join(f.source for f in files[:3]) + (
         f" and {len(files) - 3} more" if len(files) > 3 else ""
     )

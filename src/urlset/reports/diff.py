@@ -25,7 +25,7 @@ from .page import (
     join,
     made_by,
     note,
-    section,
+    part,
     table,
     tiles,
 )
@@ -96,32 +96,16 @@ def diff_html(
     found = DiffStats()
     found.add(rows)
     counts: Mapping[str, int] = summary["counts"]
-    parts = [
-        ("summary", "Summary", section("summary", "Summary", _summary(summary, compared_sitemaps))),
-    ]
+    parts = [part("summary", "Summary", "Summary", _summary(summary, compared_sitemaps))]
     if any(counts[k] for k in KINDS):
-        parts.append(
-            ("kinds", "Changes", section("kinds", "Changes by kind", _kinds(counts, found)))
-        )
-        parts.append(
-            ("sections", "Sections", section("sections", "Changes per section", _sections(found)))
-        )
+        parts.append(part("kinds", "Changes", "Changes by kind", _kinds(counts, found)))
+        parts.append(part("sections", "Sections", "Changes per section", _sections(found)))
         if found.fresh.urls:
             fresh = lastmod_part(found.fresh, "lastmod")
-            parts.append(
-                (
-                    "lastmod",
-                    "Lastmod",
-                    section("lastmod", "Lastmod of what is new or changed", fresh),
-                )
-            )
+            parts.append(part("lastmod", "Lastmod", "Lastmod of what is new or changed", fresh))
         if found.moves:
-            parts.append(
-                ("moves", "Moves", section("moves", "Moves between sitemaps", _moves(found)))
-            )
-        parts.append(
-            ("examples", "Examples", section("examples", "Examples", _examples(counts, found)))
-        )
+            parts.append(part("moves", "Moves", "Moves between sitemaps", _moves(found)))
+        parts.append(part("examples", "Examples", "Examples", _examples(counts, found)))
     return document(
         "Sitemap diff",
         f"{summary['old']} → {summary['new']}",

@@ -29,7 +29,7 @@ from .page import (
     link,
     made_by,
     note,
-    section,
+    part,
     table,
     text,
     tiles,
@@ -71,24 +71,22 @@ def fetch_html(
     found += [(n.url, i) for n in nodes for i in n.issues]
     codes = count_codes(found)
     parts = [
-        ("summary", "Summary", section("summary", "Summary", _summary(result, nodes, stats))),
-        ("states", "Documents", section("states", "Documents by state", _states(nodes))),
-        (
-            "issues",
-            "Issues",
-            section("issues", "Issues by code", issues_part(codes, "codes", _title)),
-        ),
+        part("summary", "Summary", "Summary", _summary(result, nodes, stats)),
+        part("states", "Documents", "Documents by state", _states(nodes)),
+        part("issues", "Issues", "Issues by code", issues_part(codes, "codes", _title)),
     ]
     sitemaps = [n for n in nodes if n.kind == "sitemap" and n.format not in (INDEX, None)]
     if sitemaps:
-        sizes = section("limits", "Sitemaps against the URL limit", _limits(sitemaps, limits))
-        parts.append(("limits", "Sizes", sizes))
+        sizes = _limits(sitemaps, limits)
+        parts.append(part("limits", "Sizes", "Sitemaps against the URL limit", sizes))
     if stats.urls:
-        lastmod = section("lastmod", "Lastmod over time", lastmod_part(stats, "lastmod"))
-        parts.append(("lastmod", "Lastmod", lastmod))
-        sections = section("sections", "URLs per section", sections_part(stats, "sections"))
-        parts.append(("sections", "Sections", sections))
-    parts.append(("tree", "Tree", section("tree", "The sitemap tree", _tree(nodes))))
+        parts.append(
+            part("lastmod", "Lastmod", "Lastmod over time", lastmod_part(stats, "lastmod"))
+        )
+        parts.append(
+            part("sections", "Sections", "URLs per section", sections_part(stats, "sections"))
+        )
+    parts.append(part("tree", "Tree", "The sitemap tree", _tree(nodes)))
     return document(
         "Sitemap fetch",
         result.start,

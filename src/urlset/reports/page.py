@@ -146,6 +146,11 @@ def section(anchor: str, title: str, *parts: str) -> Html:
     )
 
 
+def part(anchor: str, nav: str, title: str, *content: str) -> tuple[str, str, Html]:
+    """A section of the page with its entry in the navigation, for ``document``."""
+    return anchor, nav, section(anchor, title, *content)
+
+
 def note(value: str) -> Html:
     return Html(f'<p class="note">{text(value)}</p>')
 
