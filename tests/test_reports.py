@@ -189,6 +189,19 @@ def test_check_html_is_one_self_contained_page(checked_site: Path, tmp_path: Pat
     assert "/s0/" in text and "2 sections" not in text
 
 
+def test_issue_counts_include_those_past_the_per_code_cap(tmp_path: Path) -> None:
+    from urlset.checking.findings import MAX_PER_CODE
+
+    many = MAX_PER_CODE + 234
+    future = tmp_path / "future.xml"
+    future.write_bytes(urlset_doc([(f"{SITE}/a/{i}", "2030-01-01") for i in range(many)]))
+    code, page = run_check(str(future), "--format", "html", "--now", "2026-01-01")
+    assert code == 0
+    row = page[page.index("<code>future-lastmod</code>") :]
+    assert row.split('<td class="num">', 1)[1].startswith(f"{many:,}<")
+    assert "<code>too-many-errors</code>" not in page
+
+
 def test_check_html_goes_to_stdout_too(checked_site: Path) -> None:
     code, said = run_check(str(checked_site / "sitemap-1.xml"), "--format", "html")
     assert code == 0

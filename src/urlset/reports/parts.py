@@ -6,6 +6,7 @@ Tables are aggregates: a row per code, per section, per month or year; examples 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -19,6 +20,10 @@ FIRST_PLACES = 3  # places listed per code
 CODES_CHARTED = 25
 SECTIONS_SHOWN = 40
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+# the reader and the checker list at most so many issues of a code per document, then one
+# of this code saying how many more there were
+CAPPED = "too-many-errors"
+_UNLISTED = re.compile(r"(\d+) more (\S+) issues not listed")
 
 
 @dataclass
@@ -33,9 +38,15 @@ class CodeCount:
 
 
 def count_codes(found: Iterable[tuple[str, Issue]]) -> list[CodeCount]:
-    """Issues (each with the document it is in) grouped by code: errors first, then by count."""
+    """Issues (each with the document it is in) grouped by code: errors first, then by count.
+    The issues a document did not list (past a cap) count under their own code."""
     codes: dict[str, CodeCount] = {}
+    unlisted: list[tuple[str, int]] = []
     for where, issue in found:
+        capped = _UNLISTED.match(issue.message) if issue.code == CAPPED else None
+        if capped is not None:  # the issues past a per-code cap, counted in one
+            unlisted.append((capped[2], int(capped[1])))
+            continue
         row = codes.get(issue.code)
         if row is None:
             row = codes[issue.code] = CodeCount(issue.code, issue.severity)
@@ -46,6 +57,9 @@ def count_codes(found: Iterable[tuple[str, Issue]]) -> list[CodeCount]:
             row.hint = issue.hint
         if len(row.places) < FIRST_PLACES:
             row.places.append((where, issue))
+    for code, n in unlisted:
+        if code in codes:
+            codes[code].count += n
     return sorted(codes.values(), key=lambda c: (_ORDER[c.severity], -c.count, c.code))
 
 
