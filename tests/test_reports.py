@@ -329,3 +329,23 @@ def test_diff_html_without_changes_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0
     page = assert_self_contained(result.stdout)
     assert "No change" in result.stdout and "svg" not in page.tags
+
+
+def test_diff_html_needs_the_extra_before_loading_anything(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text(BLOCK_MATPLOTLIB)
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    run_cli = "import sys; from urlset.cli import main; sys.exit(main())"
+    args = [
+        "diff",
+        str(tmp_path / "no-such-old"),
+        str(tmp_path / "no-such-new"),
+        "--format",
+        "html",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", run_cli, *args], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 2
+    assert "pip install 'urlset[report]'" in done.stderr and "no-such" not in done.stderr

@@ -21,13 +21,14 @@ body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "
 header { background: #0f172a; color: #f8fafc; padding: 1.2rem 2rem; }
 header h1 { margin: 0; font-size: 1.45rem; }
 header p { margin: .25rem 0 0; color: #cbd5e1; overflow-wrap: anywhere; }
-nav { padding: .5rem 2rem; background: #e2e8f0; font-size: .9rem; }
-nav a { margin-right: 1.1rem; color: #1e3a8a; }
+nav { padding: .5rem 2rem; background: #e2e8f0; font-size: .9rem; display: flex;
+  flex-wrap: wrap; gap: .2rem 1.1rem; }
+nav a { color: #1e3a8a; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 2rem 3rem; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px;
   padding: 1rem 1.4rem; margin: 1.2rem 0; }
 h2 { font-size: 1.15rem; margin: .2rem 0 .8rem; }
-.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr));
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(7.5rem, 1fr));
   gap: .8rem; margin: 0; }
 .tile { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem; }
 .tile dt { font-size: .8rem; color: var(--muted); text-transform: uppercase;
@@ -54,11 +55,15 @@ code { font-size: .85em; background: #f1f5f9; padding: 0 .25rem; border-radius: 
 ul.where { margin: .2rem 0 0; padding-left: 1.1rem; color: var(--muted); }
 .hint { color: var(--muted); }
 figure { margin: .4rem 0 1rem; }
+.scroll { overflow-x: auto; }
+.scroll:focus { outline: 2px solid var(--accent); }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .2rem; }
-svg.chart { width: 100%; height: auto; display: block; }
+svg.chart { width: 100%; min-width: 36rem; height: auto; display: block; }
 details { margin-top: .3rem; } summary { cursor: pointer; color: #1e3a8a; }
 .note { color: var(--muted); font-size: .88rem; }
 footer { text-align: center; color: var(--muted); font-size: .8rem; padding: 1rem; }
+@media (max-width: 40rem) { header, nav { padding-left: 1rem; padding-right: 1rem; }
+  main { padding: .5rem .6rem 2rem; } section { padding: .8rem .7rem; } }
 @media print { body { background: #fff; } nav { display: none; }
   section { break-inside: avoid; border: 0; } }
 """
@@ -123,9 +128,11 @@ def table(caption: str, columns: Sequence[Column], rows: Iterable[Sequence[objec
             scope = ' scope="row"' if tag == "th" else ""
             cells.append(f"<{tag}{scope}{cls}>{text(shown)}</{tag}>")
         body.append(f"<tr>{''.join(cells)}</tr>")
+    # wide tables scroll sideways on a narrow screen, in a region a keyboard can reach
     return Html(
+        f'<div class="scroll" role="region" tabindex="0" aria-label="{escape(caption)}">'
         f"<table><caption>{text(caption)}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
@@ -136,7 +143,10 @@ def figure(svg: str, caption: str, data: Html | None = None) -> Html:
         if data is not None
         else ""
     )
-    return Html(f"<figure>{svg}<figcaption>{text(caption)}</figcaption>{numbers}</figure>")
+    return Html(
+        f'<figure><div class="scroll">{svg}</div>'
+        f"<figcaption>{text(caption)}</figcaption>{numbers}</figure>"
+    )
 
 
 def section(anchor: str, title: str, *parts: str) -> Html:
