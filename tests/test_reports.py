@@ -31,6 +31,17 @@ def test_section_is_host_and_first_segment() -> None:
     assert section_of("https://a.example/about.html") == ("a.example", "/")
     assert section_of("https://a.example/?q=1") == ("a.example", "/")
     assert section_of("https://a.example:8443/de/x?y=1/2") == ("a.example:8443", "/de/")
+    assert section_of("https://a.example/x?next=/a/b") == ("a.example", "/")
+
+
+def test_subsections_open_up_a_section() -> None:
+    found = UrlStats()
+    found.add(
+        [f"{SITE}/shop/shoes/1", f"{SITE}/shop/shoes/2", f"{SITE}/shop/hats/3", f"{SITE}/shop/x"],
+        [""] * 4,
+    )
+    inside = [(s.path, s.urls) for s in found.subsections.top(5, within="/shop/")]
+    assert inside == [("/shop/shoes/", 2), ("/shop/", 1), ("/shop/hats/", 1)]
 
 
 def test_stats_count_sections_months_and_missing_lastmods() -> None:
@@ -43,7 +54,7 @@ def test_stats_count_sections_months_and_missing_lastmods() -> None:
     assert found.without_lastmod == 1
     assert found.year_only == {"2023": 1}
     assert found.months == {"2024-05": 2, "2023-12": 1}
-    top = found.top_sections(10)
+    top = found.sections.top(10)
     assert [(s.path, s.urls, s.example) for s in top] == [
         ("/blog/", 3, f"{SITE}/blog/a"),
         ("/", 1, f"{SITE}/"),
@@ -59,11 +70,12 @@ def test_stats_stay_bounded_past_the_section_cap(monkeypatch: pytest.MonkeyPatch
             f"{SITE}/s{batch}-{i}/x" for i in range(60)
         ]
         found.add(locs, [""] * len(locs))
-    assert len(found.sections) <= 100
+    sections = found.sections
+    assert len(sections.by_key) <= 100
     assert found.urls == 5 * 110
-    assert found.sections[("www.acme-outdoor.com", "/big/")].urls == 250
+    assert sections.by_key[("www.acme-outdoor.com", "/big/")].urls == 250
     # every URL is still counted: by its section or among the folded ones
-    assert sum(s.urls for s in found.sections.values()) + found.other_sections == found.urls
+    assert sum(s.urls for s in sections.by_key.values()) + sections.other == found.urls
 
 
 def test_stats_from_columns() -> None:
@@ -200,6 +212,20 @@ def test_issue_counts_include_those_past_the_per_code_cap(tmp_path: Path) -> Non
     row = page[page.index("<code>future-lastmod</code>") :]
     assert row.split('<td class="num">', 1)[1].startswith(f"{many:,}<")
     assert "<code>too-many-errors</code>" not in page
+
+
+def test_a_section_with_much_of_the_site_is_opened_up(tmp_path: Path) -> None:
+    shop = [
+        (f"{SITE}/shop/{('shoes', 'hats', 'bags')[i % 3]}/{i}", "2025-01-01") for i in range(600)
+    ]
+    rows = shop + site_rows(300, 5)
+    path = tmp_path / "shop.xml"
+    path.write_bytes(urlset_doc(rows))
+    code, page = run_check(str(path), "--format", "html", "--now", "2026-01-01")
+    assert code == 0
+    assert "<caption>The 3 largest subsections of /shop/</caption>" in page
+    assert '<title id="sections-in-title">URLs per subsection</title>' in page
+    assert "/shop/ holds 67% of the URLs" in page
 
 
 def test_check_html_goes_to_stdout_too(checked_site: Path) -> None:

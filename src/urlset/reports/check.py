@@ -99,7 +99,7 @@ def _summary(report: CheckReport, stats: UrlStats) -> Html:
         Tile("warnings", s["warnings"], "warning" if s["warnings"] else "ok"),
     ]
     if stats.urls:
-        items.append(Tile("sections", len(stats.sections) + bool(stats.other_sections)))
+        items.append(Tile("sections", stats.sections.count))
         items.append(Tile("hosts", stats.hosts))
     if s["errors"]:
         verdict = (

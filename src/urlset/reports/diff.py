@@ -170,14 +170,14 @@ def _kinds(counts: Mapping[str, int], found: DiffStats) -> Html:
 def _sections(found: DiffStats) -> Html:
     totals: Counter[tuple[str, str]] = Counter()
     for stats in found.kinds.values():
-        for key, s in stats.sections.items():
+        for key, s in stats.sections.by_key.items():
             totals[key] += s.urls
     top = [key for key, _ in totals.most_common(SECTIONS_CHARTED)]
     many_hosts = len({host for host, _ in totals}) > 1
     labels = [f"{h}{p}" if many_hosts else p for h, p in top]
     series = {}
     for kind in KINDS:
-        sections = found.kinds[kind].sections
+        sections = found.kinds[kind].sections.by_key
         values = [sections[key].urls if key in sections else 0 for key in top]
         if any(values):
             series[kind] = (values, KIND_COLOURS[kind])

@@ -113,7 +113,7 @@ def _summary(result: DiscoveryResult, nodes: list[SitemapNode], stats: UrlStats)
         Tile("received", size_text(received)),
     ]
     if stats.urls:
-        items.append(Tile("sections", len(stats.sections) + bool(stats.other_sections)))
+        items.append(Tile("sections", stats.sections.count))
     tone = "error" if result.nothing or result.failed else "warning" if result.partial else "ok"
     said = summary(result)
     if result.limits_hit:

@@ -14,7 +14,7 @@ from datetime import date
 from ..model import Issue, Severity
 from . import plots
 from .page import Column, Html, count, figure, join, link, note, severity, table, text
-from .stats import OTHER, UrlStats
+from .stats import OTHER, ROOT, Section, UrlStats
 
 FIRST_PLACES = 3  # places listed per code
 CODES_CHARTED = 25
@@ -180,38 +180,70 @@ def trim_tails(months: dict[date, int]) -> tuple[dict[date, int], int, int]:
     return {k: months[k] for k in keys[lo : hi + 1]}, before, after
 
 
+BIG_SECTION = 0.4  # a section holding this share of the URLs or more is opened up
+
+
 def sections_part(stats: UrlStats, name: str) -> Html:
-    """URLs per section (host and first path segment): a chart of the largest and a table."""
-    top = stats.top_sections(SECTIONS_SHOWN)
+    """URLs per section (host and first path segment): a chart of the largest and a table;
+    and, when one section holds much of the site, the subsections inside it."""
+    top = stats.sections.top(SECTIONS_SHOWN)
     if not top:
         return note("No URLs were read.")
     many_hosts = stats.hosts > 1
+    caption = (
+        f"The {min(len(top), 20)} largest of {stats.sections.count:,}"
+        " sections (host and first path segment; / is the top level)."
+    )
+    parts = [_prefix_table(top, stats.urls, many_hosts, name, caption, "section", "sections")]
+    big = top[0]
+    inside = stats.subsections.top(SECTIONS_SHOWN, within=big.path)
+    inside = [s for s in inside if s.host == big.host]
+    if big.urls >= stats.urls * BIG_SECTION and big.path != ROOT and len(inside) > 1:
+        caption = (
+            f"{big.path} holds {big.urls / stats.urls:.0%} of the URLs: the"
+            f" {min(len(inside), 20)} largest of its subsections (its own pages as {big.path})."
+        )
+        parts.append(
+            _prefix_table(
+                inside,
+                big.urls,
+                False,
+                f"{name}-in",
+                caption,
+                "subsection",
+                f"subsections of {big.path}",
+            )
+        )
+    return join(parts)
 
-    def label(host: str, path: str) -> str:
-        return f"{host}{path}" if many_hosts else path
 
-    bars = [plots.Bar(label(s.host, s.path), s.urls) for s in top[:20]]
-    svg = plots.bar_chart(name, bars, "URLs per section", "URLs")
-    shown = sum(s.urls for s in top)
+def _prefix_table(
+    top: list[Section],
+    total: int,
+    many_hosts: bool,
+    name: str,
+    caption: str,
+    noun: str,
+    plural: str,
+) -> Html:
+    """A chart of the 20 largest prefixes and a table of all in ``top``, with the rest of
+    ``total`` in one row."""
+
+    def label(s: Section) -> str:
+        return f"{s.host}{s.path}" if many_hosts else s.path
+
+    bars = [plots.Bar(label(s), s.urls) for s in top[:20]]
+    svg = plots.bar_chart(name, bars, f"URLs per {noun}", "URLs")
     rows: list[tuple[object, ...]] = [
-        (label(s.host, s.path), s.urls, f"{s.urls / stats.urls:.1%}", link(s.example)) for s in top
+        (label(s), s.urls, f"{s.urls / total:.1%}", link(s.example)) for s in top
     ]
-    rest = stats.urls - shown
+    rest = total - sum(s.urls for s in top)
     if rest:
-        rows.append((OTHER, rest, f"{rest / stats.urls:.1%}", ""))
+        rows.append((OTHER, rest, f"{rest / total:.1%}", ""))
     columns = [
-        Column("section"),
+        Column(noun),
         Column("URLs", numeric=True),
         Column("share", numeric=True),
         Column("first URL", url=True),
     ]
-    caption = (
-        f"The {len(bars)} largest of {len(stats.sections) + bool(stats.other_sections):,}"
-        " sections (host and first path segment; / is the top level)."
-    )
-    return join(
-        [
-            figure(svg, caption),
-            table(f"The {len(top)} largest sections", columns, rows),
-        ]
-    )
+    return join([figure(svg, caption), table(f"The {len(top)} largest {plural}", columns, rows)])
