@@ -28,6 +28,7 @@ main { max-width: 72rem; margin: 0 auto; padding: 1rem 2rem 3rem; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px;
   padding: 1rem 1.4rem; margin: 1.2rem 0; }
 h2 { font-size: 1.15rem; margin: .2rem 0 .8rem; }
+h3 { font-size: 1rem; margin: 1.4rem 0 .4rem; }
 .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(7.5rem, 1fr));
   gap: .8rem; margin: 0; }
 .tile { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem; }

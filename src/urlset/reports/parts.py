@@ -203,6 +203,7 @@ def sections_part(stats: UrlStats, name: str) -> Html:
             f"{big.path} holds {big.urls / stats.urls:.0%} of the URLs: the"
             f" {min(len(inside), 20)} largest of its subsections (its own pages as {big.path})."
         )
+        parts.append(Html(f"<h3>Inside {text(big.path)}</h3>"))
         parts.append(
             _prefix_table(
                 inside,
@@ -212,6 +213,7 @@ def sections_part(stats: UrlStats, name: str) -> Html:
                 caption,
                 "subsection",
                 f"subsections of {big.path}",
+                f"share of {big.path}",
             )
         )
     return join(parts)
@@ -225,6 +227,7 @@ def _prefix_table(
     caption: str,
     noun: str,
     plural: str,
+    share: str = "share",
 ) -> Html:
     """A chart of the 20 largest prefixes and a table of all in ``top``, with the rest of
     ``total`` in one row."""
@@ -243,7 +246,10 @@ def _prefix_table(
     columns = [
         Column(noun),
         Column("URLs", numeric=True),
-        Column("share", numeric=True),
+        Column(
+            "share" if noun == "section" else f"share of {top[0].path.rsplit('/', 2)[0]}/",
+            numeric=True,
+        ),
         Column("first URL", url=True),
     ]
     return join([figure(svg, caption), table(f"The {len(top)} largest {plural}", columns, rows)])
