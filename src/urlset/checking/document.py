@@ -24,7 +24,7 @@ from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
 from ..urls import Scope, placeholder_host
 from . import rules
-from .findings import Findings, merge_issues
+from .findings import Findings, merge_issues, watch_lines
 from .positions import lines_of_refs, place_entries
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
@@ -169,11 +169,12 @@ def check_document(
         for problem in set_checks.finish():
             found.add(problem.code, problem.message)
     result.format = fmt = read.format
+    watch_lines(reader_issues, found)
     _document_rules(result, plain, read.fatal, reader_issues, options.limits, full_size, found)
     _scan_bytes(plain, read, reader_issues, options, found)
 
     found.finish()
-    issues = merge_issues(reader_issues, found)
+    issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
     if found.pending:
         issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
     if fmt == "sitemapindex" and result.refs:

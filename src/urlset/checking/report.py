@@ -16,6 +16,8 @@ from . import rules
 
 # the format of the entry that holds findings across the files of a set, not one document
 SET_FORMAT = "set"
+# the line that says how many more findings of a code were not listed
+SUMMARY_CODE = "too-many-errors"
 
 
 @dataclass
@@ -31,9 +33,26 @@ class FileResult:
     refs: list[SitemapRef] = field(default_factory=list)
     ref_lines: list[int] = field(default_factory=list)
     newest_lastmod: Lastmod | None = None
+    # findings counted but not listed, per code (each code lists at most a thousand)
+    unlisted: dict[str, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for i in self.issues if i.severity == severity)
+        """Findings of this severity, listed or not (a "too-many-errors" line stands for
+        the unlisted ones, counted here under their own codes)."""
+        listed = sum(1 for i in self.issues if i.severity == severity and i.code != SUMMARY_CODE)
+        return listed + sum(
+            n for code, n in self.unlisted.items() if rules.lookup(code).severity == severity
+        )
+
+    def code_counts(self) -> dict[str, int]:
+        """Findings per code, listed or not, in the order codes are first listed."""
+        counts: dict[str, int] = {}
+        for i in self.issues:
+            if i.code != SUMMARY_CODE:
+                counts[i.code] = counts.get(i.code, 0) + 1
+        for code, n in self.unlisted.items():
+            counts[code] = counts.get(code, 0) + n
+        return counts
 
     @property
     def errors(self) -> int:
@@ -52,6 +71,7 @@ class FileResult:
             "bytes": self.size,
             "errors": self.errors,
             "warnings": self.warnings,
+            "infos": self.count(Severity.INFO),
             "issues": [_issue_dict(i) for i in self.issues],
         }
 
@@ -84,13 +104,13 @@ class CheckReport:
         return [i for f in self.files for i in f.issues]
 
     def summary(self) -> dict[str, int]:
-        issues = self.issues
+        """Files, entries and findings by severity (every finding, listed or not)."""
         return {
             "files": sum(1 for f in self.files if f.format != SET_FORMAT),
             "entries": sum(f.entries for f in self.files),
-            "errors": sum(1 for i in issues if i.severity == Severity.ERROR),
-            "warnings": sum(1 for i in issues if i.severity == Severity.WARNING),
-            "infos": sum(1 for i in issues if i.severity == Severity.INFO),
+            "errors": sum(f.errors for f in self.files),
+            "warnings": sum(f.warnings for f in self.files),
+            "infos": sum(f.count(Severity.INFO) for f in self.files),
         }
 
     def failed(self, fail_on: Severity | str = Severity.ERROR) -> bool:
