@@ -85,3 +85,33 @@ def test_a_reader_issue_a_rule_said_better_past_its_cap_is_not_counted_again(
     codes = {i["code"] for i in file["issues"]}
     assert codes <= {"misplaced-element", "too-many-errors"}, codes
     assert file["errors"] + file["warnings"] == 1700
+
+
+# -- text output groups repeats ------------------------------------------------------------
+
+
+def test_text_output_gives_one_group_per_code_not_a_wall(tmp_path: Path) -> None:
+    n = 3887
+    body = "".join(
+        f"<url><loc>https://www.shop.org/p/{i}</loc><lastmod>2031-01-01</lastmod></url>\n"
+        for i in range(n)
+    )
+    path = tmp_path / "future.xml"
+    path.write_bytes(urlset(body + "<url><loc>https://www.shop.org/a b</loc></url>\n"))
+    code, out = run(str(path), "--now", "2026-01-01")
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) < 12, out
+    (group,) = [line for line in lines if "future-lastmod" in line and " x" in line]
+    # the first entry is on line 3; the count is over every finding, the places the first few
+    assert group.split()[:3] == ["warning", "future-lastmod", f"x{n:,}:"]
+    places = group.split(":", 1)[1].split(", ")
+    assert places[0].strip().startswith("3:") and places[-1] == "..."
+    assert lines[0].endswith(f"1 errors, {n:,} warnings")
+    assert lines[-1] == f"checked 1 files, {n + 1:,} entries: 1 errors, {n:,} warnings"
+    single = [line for line in lines if "url-not-escaped" in line]
+    assert len(single) == 1 and f"{n + 3}:" in single[0]
+    # the full list stays in the JSON form
+    report = check_json(path)
+    listed = [i for i in report["files"][0]["issues"] if i["code"] == "future-lastmod"]  # type: ignore[index]
+    assert len(listed) == 1000

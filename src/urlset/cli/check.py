@@ -2,8 +2,10 @@
 
 Files, directories (every sitemap in them; an index's children are resolved inside the
 directory through ``--base-url``) and ``-`` for standard input. Output: text grouped by
-file with a summary line, or ``--format json`` / ``--format sarif``. Exit status: 0 clean,
-1 issues at or above ``--fail-on``, 2 a usage error or a file that could not be read.
+file, one line per code with its count and first places (``checking.text``), and a summary
+line; or ``--format json`` / ``--format sarif``, which list each finding (up to 1,000 per
+code and file; the totals count them all). Exit status: 0 clean, 1 issues at or above
+``--fail-on``, 2 a usage error or a file that could not be read.
 """
 
 from __future__ import annotations
@@ -161,25 +163,7 @@ def _version() -> str:
 
 
 def _text(report: CheckReport, out: Output) -> None:
-    from ..checking.rules import lookup
+    from ..checking.text import report_lines
 
-    for f in report.files:
-        what = f.format or "unreadable"
-        noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
-        head = f.source if f.format == "set" else f"{f.source} ({what}, {f.entries:,} {noun})"
-        if not f.issues:
-            out.write(f"{head}: ok\n")
-            continue
-        out.write(f"{head}: {f.errors} errors, {f.warnings} warnings\n")
-        for i in f.issues:
-            where = f"{i.line}:{i.column}" if i.line and i.column else str(i.line or "-")
-            gsc = lookup(i.code).gsc
-            tail = f'  [Search Console: "{gsc}"]' if gsc else ""
-            out.write(f"  {where:>9}  {i.severity.value:<7}  {i.code}: {i.message}{tail}\n")
-            if i.hint:
-                out.write(f"  {'':>9}  {'':<7}  hint: {i.hint}\n")
-    s = report.summary()
-    out.write(
-        f"checked {s['files']} files, {s['entries']:,} entries: "
-        f"{s['errors']} errors, {s['warnings']} warnings\n"
-    )
+    for line in report_lines(report):
+        out.write(line + "\n")
