@@ -3,13 +3,18 @@ in the text output, the same idea of a file as ``read``, columns of values (issu
 
 from __future__ import annotations
 
+import gzip
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from click.testing import CliRunner
 
+from urlset import Issue, Severity, check, is_valid
+from urlset.checking.checker import check_bytes
 from urlset.checking.rules import lookup
 from urlset.cli import main
+from urlset.reading.reader import read_chunks
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -115,3 +120,48 @@ def test_text_output_gives_one_group_per_code_not_a_wall(tmp_path: Path) -> None
     report = check_json(path)
     listed = [i for i in report["files"][0]["issues"] if i["code"] == "future-lastmod"]  # type: ignore[index]
     assert len(listed) == 1000
+
+
+# -- check agrees with read on what a file is ----------------------------------------------
+
+
+def _read_issues(data: bytes) -> tuple[list[str], int]:
+    result = read_chunks([data], with_issues=True)
+    events = list(result)
+    codes = [e.code for e in events if isinstance(e, Issue)]
+    return codes, len(events) - len(codes)
+
+
+def test_a_sitemap_gzipped_twice_is_refused_as_read_refuses_it() -> None:
+    data = gzip.compress(gzip.compress(urlset("<url><loc>https://www.shop.org/</loc></url>\n")))
+    read_codes, entries = _read_issues(data)
+    assert entries == 0 and read_codes
+    assert not is_valid(data)
+    found = {i.code for i in check(data) if i.severity == Severity.ERROR}
+    assert found & set(read_codes), (found, read_codes)
+
+
+def test_utf16_with_a_byte_order_mark_has_its_declaration_and_its_locs_seen() -> None:
+    text = urlset("<url><loc>https://www.shop.org/a b</loc></url>\n").decode()
+    data = text.replace("UTF-8", "UTF-16").encode("utf-16")
+    assert data[:2] in (b"\xff\xfe", b"\xfe\xff")
+    codes = {i.code for i in check(data)}
+    assert "no-xml-declaration" not in codes
+    assert "url-not-escaped" in codes  # the rules on the bytes read its text
+
+
+def test_a_damaged_gzip_has_its_findings_placed_in_what_was_read() -> None:
+    body = "".join(
+        f"<url><loc>https://www.shop.org/p/{i}</loc><lastmod>2031-01-01</lastmod></url>\n"
+        for i in range(20000)
+    )
+    packed = gzip.compress(urlset(body))
+    half = len(packed) // 2
+    damaged = packed[:half] + b"\x00\x00\x00\x00" + packed[half + 4 :]
+    _, entries = _read_issues(damaged)
+    assert entries > 1000
+    result = check_bytes(damaged, now=datetime(2026, 1, 1, tzinfo=UTC))
+    assert result.entries == entries
+    future = [i for i in result.issues if i.code == "future-lastmod"]
+    assert len(future) == 1000 and all(i.line > 2 for i in future)
+    assert any(i.code == "gzip-corrupt" for i in result.issues)

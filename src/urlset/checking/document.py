@@ -11,7 +11,6 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
@@ -22,6 +21,7 @@ from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
 from ..urls import Scope, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues, watch_lines
@@ -30,8 +30,6 @@ from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .schema import check_schema
 from .structure import UNEXPECTED, check_structure
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -52,13 +50,27 @@ class CheckOptions:
 
 
 def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
-    """The decompressed bytes (at most ``cap`` + 1) and whether the stream was whole and valid."""
-    d = zlib.decompressobj(wbits=31)
+    """The decompressed bytes (at most ``cap`` + 1; of a damaged stream, those before the
+    damage, as the reader gives them) and whether the stream was whole and valid."""
+    stream = Gunzip()
+    out = bytearray()
     try:
-        out = d.decompress(data, cap + 1)
-    except zlib.error:
-        return b"", False
-    return out, d.eof and not d.unconsumed_tail
+        for piece in stream.feed(data):
+            out += piece
+            if len(out) > cap:
+                return bytes(out[: cap + 1]), False
+    except GzipError:
+        return bytes(out), False
+    return bytes(out), stream.complete and not stream.trailing
+
+
+def _as_utf8(plain: bytes) -> bytes:
+    """A UTF-16 document (by its byte order mark or its first bytes) as the reader reads it,
+    UTF-8 without its encoding declaration, so that the rules on the bytes see its text."""
+    sniffed = sniff(plain[:4096], True)
+    if sniffed is None or sniffed.kind != "utf16":
+        return plain
+    return Utf16ToUtf8().feed(plain, final=True)
 
 
 class _Hosts:
@@ -144,7 +156,8 @@ def check_document(
     if data[:2] == GZIP_MAGIC:
         unpacked, whole = _gunzip(data, cap)
         plain = unpacked
-        if whole:
+        # the reader decodes a damaged stream itself, and refuses one gzipped twice
+        if whole and unpacked[:2] != GZIP_MAGIC:
             data = unpacked
     result.size = len(plain)
 
@@ -169,6 +182,7 @@ def check_document(
         for problem in set_checks.finish():
             found.add(problem.code, problem.message)
     result.format = fmt = read.format
+    plain = _as_utf8(plain)
     watch_lines(reader_issues, found)
     _document_rules(result, plain, read.fatal, reader_issues, options.limits, full_size, found)
     _scan_bytes(plain, read, reader_issues, options, found)

@@ -14,9 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..extensions import rules as ext_rules
+from ..reading.sniff import GZIP_MAGIC
 from . import rules
 from .children import compare_with_children
-from .document import GZIP_MAGIC, CheckOptions, check_document
+from .document import CheckOptions, check_document
 from .report import SET_FORMAT, CheckReport, FileResult
 
 
