@@ -165,3 +165,36 @@ def test_a_damaged_gzip_has_its_findings_placed_in_what_was_read() -> None:
     future = [i for i in result.issues if i.code == "future-lastmod"]
     assert len(future) == 1000 and all(i.line > 2 for i in future)
     assert any(i.code == "gzip-corrupt" for i in result.issues)
+
+
+# -- columns -------------------------------------------------------------------------------
+
+
+def test_value_findings_carry_the_column_of_the_value() -> None:
+    body = (
+        "<url><loc>https://www.shop.org/a</loc><lastmod>yesterday</lastmod>"
+        "<changefreq>sometimes</changefreq><priority>2</priority></url>\n"
+        "<url><loc>https://www.shop.org/b</loc><lastmod>2031-01-01</lastmod></url>\n"
+        "<url>\n  <loc>https://www.shop.org/c</loc>\n  <lastmod>2031-02-01</lastmod>\n"
+        "  <priority>abc</priority>\n</url>\n"
+    )
+    data = urlset(body)
+    lines = data.decode().split("\n")
+    issues = check(data, now=datetime(2026, 1, 1, tzinfo=UTC))
+    values = {
+        "invalid-lastmod": "yesterday",
+        "invalid-changefreq": "sometimes",
+        "invalid-priority": ("2<", "abc"),
+        "future-lastmod": "2031-",
+    }
+    seen = []
+    for issue in issues:
+        want = values.get(issue.code)
+        if want is None:
+            continue
+        at = lines[issue.line - 1][issue.column - 1 :] if issue.column else ""
+        assert at.startswith(want), (issue, at)
+        seen.append(issue.code)
+    assert sorted(seen) == sorted([*values, "invalid-priority", "future-lastmod"])
+    future = [i.line for i in issues if i.code == "future-lastmod"]
+    assert future == [4, 7]  # on the lastmod's line, not the loc's

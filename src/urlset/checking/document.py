@@ -25,7 +25,7 @@ from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
 from ..urls import Scope, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues, watch_lines
-from .positions import lines_of_refs, place_entries
+from .positions import lines_of_refs, place_entries, place_values
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .schema import check_schema
@@ -193,6 +193,7 @@ def check_document(
         issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
     if fmt == "sitemapindex" and result.refs:
         result.ref_lines = lines_of_refs(plain, result.refs, options.base_url)
+    issues = place_values(plain, issues)
     issues.sort(key=by_position)
     result.issues = issues
     return result
