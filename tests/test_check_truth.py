@@ -198,3 +198,43 @@ def test_value_findings_carry_the_column_of_the_value() -> None:
     assert sorted(seen) == sorted([*values, "invalid-priority", "future-lastmod"])
     future = [i.line for i in issues if i.code == "future-lastmod"]
     assert future == [4, 7]  # on the lastmod's line, not the loc's
+
+
+# -- a directory: sitemaps by content, what was left out and why ---------------------------
+
+
+def _sitemapindex(*locs: str) -> bytes:
+    refs = "".join(f"<sitemap><loc>{u}</loc></sitemap>\n" for u in locs)
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n{refs}'
+        "</sitemapindex>\n"
+    ).encode()
+
+
+def test_a_directory_is_searched_by_content_and_says_what_it_left_out(tmp_path: Path) -> None:
+    site = tmp_path / "public"
+    (site / "maps").mkdir(parents=True)
+    (site / "list.txt").write_text("https://www.shop.org/\nhttps://www.shop.org/a b\n")
+    (site / "notes.txt").write_text("Remember to renew the certificate.\n")
+    (site / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
+    (site / "browserconfig.xml").write_text("<?xml version='1.0'?><browserconfig/>\n")
+    (site / "index.xml").write_bytes(
+        _sitemapindex("https://www.shop.org/maps/a.xml", "https://www.shop.org/maps/b.xml")
+    )
+    (site / "maps" / "a.xml").write_bytes(urlset("<url><loc>https://www.shop.org/</loc></url>\n"))
+    code, out = run(str(site), "--format", "json", "--now", "2026-01-01")
+    assert code == 1
+    report = json.loads(out)
+    checked = {Path(f["source"]).name: f for f in report["files"]}
+    assert set(checked) == {"list.txt", "index.xml", "a.xml"}
+    assert "url-not-escaped" in {i["code"] for i in checked["list.txt"]["issues"]}
+    # the index's child b.xml is missing beside maps/a.xml: an error without --base-url
+    missing = [i for i in checked["index.xml"]["issues"] if i["code"] == "missing-child"]
+    assert len(missing) == 1 and "b.xml" in missing[0]["message"]
+    assert missing[0]["severity"] == "error"
+    skipped = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
+    assert set(skipped) == {"notes.txt", "logo.png", "browserconfig.xml"}
+    assert "binary" in skipped["logo.png"] and "browserconfig" in skipped["browserconfig.xml"]
+    _, text = run(str(site), "--now", "2026-01-01")
+    assert "left out 3 files that are not sitemaps:" in text
+    assert "notes.txt" in text and "logo.png" in text

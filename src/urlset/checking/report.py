@@ -98,6 +98,8 @@ class CheckReport:
     """Per-file results and a summary."""
 
     files: list[FileResult] = field(default_factory=list)
+    # files of a directory left out as no sitemap: (path, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def issues(self) -> list[Issue]:
@@ -121,6 +123,7 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "files": [f.to_dict() for f in self.files],
+            "skipped": [{"path": path, "reason": why} for path, why in self.skipped],
             "summary": self.summary(),
         }
 

@@ -77,8 +77,23 @@ def report_lines(report: CheckReport) -> Iterator[str]:
         yield _head(f)
         if f.issues:
             yield from _groups(f)
+    yield from _skipped(report.skipped)
     s = report.summary()
     yield (
         f"checked {s['files']:,} files, {s['entries']:,} entries: "
         f"{s['errors']:,} errors, {s['warnings']:,} warnings"
     )
+
+
+def _skipped(skipped: list[tuple[str, str]]) -> Iterator[str]:
+    """The files of a directory left out, grouped by why, the first few named."""
+    if not skipped:
+        return
+    yield f"left out {len(skipped):,} files that are not sitemaps:"
+    why: dict[str, list[str]] = {}
+    for path, reason in skipped:
+        why.setdefault(reason, []).append(path)
+    for reason, paths in why.items():
+        more = ", ..." if len(paths) > PLACES_SHOWN else ""
+        count = f" x{len(paths):,}" if len(paths) > 1 else ""
+        yield f"  {reason}{count}: {', '.join(paths[:PLACES_SHOWN])}{more}"

@@ -87,8 +87,10 @@ def check(
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
-    A directory is checked whole: every *.xml, *.gz and *sitemap*.txt in it; with
-    --base-url, each index's children are looked up in it and compared with the index.
+    A directory is checked whole: every file whose content is a sitemap (XML, gzip or
+    not, or text listing URLs); the others are listed as left out, with why. Each index's
+    children are looked up in it (through --base-url, or by their URL path beside the
+    index) and compared with the index; a missing child is an error.
 
     An http(s) URL is downloaded and checked the same way; for an index, its children on
     the same host are fetched and checked too.
