@@ -4,16 +4,20 @@ in the text output, the same idea of a file as ``read``, columns of values (issu
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
 from urlset import Issue, Severity, check, is_valid
-from urlset.checking.checker import check_bytes
+from urlset.checking.checker import CheckOptions, check_bytes, check_paths
 from urlset.checking.rules import lookup
 from urlset.cli import main
+from urlset.limits import ReadLimits
 from urlset.reading.reader import read_chunks
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -238,3 +242,45 @@ def test_a_directory_is_searched_by_content_and_says_what_it_left_out(tmp_path: 
     _, text = run(str(site), "--now", "2026-01-01")
     assert "left out 3 files that are not sitemaps:" in text
     assert "notes.txt" in text and "logo.png" in text
+
+
+# -- bounded memory ------------------------------------------------------------------------
+
+
+class _Endless(io.RawIOBase):
+    """A pipe of ``total`` bytes: a sitemap's head, then the same block of URLs again and
+    again, produced as it is read (never held whole)."""
+
+    def __init__(self, total: int) -> None:
+        self.head = urlset("")[: -len(b"</urlset>\n")]
+        self.block = b"<url><loc>https://www.shop.org/p?a=1&amp;b=2</loc></url>\n" * 2000
+        self.left = total
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.left <= 0:
+            return 0
+        data = self.head or self.block
+        self.head = b""
+        n = min(len(buffer), len(data), self.left)
+        buffer[:n] = data[:n]
+        self.left -= n
+        return n
+
+
+def test_standard_input_is_read_as_a_stream_not_held_whole() -> None:
+    total = 64 << 20
+    limits = ReadLimits(max_decompressed_bytes=1 << 20)
+    stream = io.BufferedReader(_Endless(total), buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        report = check_paths(["-"], CheckOptions(read_limits=limits), stdin=stream)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"{peak:,} bytes held for a {total:,}-byte pipe"
+    (result,) = report.files
+    # the size counted is the whole pipe's, though only the reader's share was kept
+    assert any(i.code == "file-too-large" and f"{total:,}" in i.message for i in result.issues)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 from ..extensions import rules as ext_rules
@@ -129,6 +130,27 @@ def _cannot_read(source: str, exc: OSError) -> FileResult:
     return FileResult(source, [issue])
 
 
+def check_stream(
+    stream: BinaryIO,
+    options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
+    source: str = "<stdin>",
+    *,
+    set_checks: ext_rules.SetChecks | None = None,
+) -> FileResult:
+    """Check a stream (standard input) as a file is checked: what the reader would take is
+    kept, the rest is read on only to be counted, never held."""
+    cap = options.read_limits.max_decompressed_bytes
+    try:
+        data = stream.read(cap + 1)
+        size = len(data)
+        while more := stream.read(1 << 20):
+            size += len(more)
+    except OSError as exc:
+        return _cannot_read(source, exc)
+    plain_size = size if data[:2] != GZIP_MAGIC else None
+    return check_document(data, options, source, full_size=plain_size, set_checks=set_checks)
+
+
 def check_file(
     path: str | os.PathLike[str],
     options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
@@ -159,9 +181,10 @@ def check_paths(
     paths: Iterable[str | os.PathLike[str]],
     options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
     *,
-    stdin: bytes | None = None,
+    stdin: bytes | BinaryIO | None = None,
 ) -> CheckReport:
-    """Check files and directories (and ``-`` for ``stdin``, the bytes the caller read).
+    """Check files and directories (and ``-`` for ``stdin``: bytes, or a binary stream
+    read as a file is, up to what the reader takes).
 
     ``options.base_url`` is the URL of the directory (or of the single file) given; with it,
     each index's children are looked up inside the directory, checked, and compared with
@@ -173,7 +196,10 @@ def check_paths(
     base = options.base_url
     for given in paths:
         if str(given) == "-":
-            result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
+            if stdin is None or isinstance(stdin, bytes):
+                result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
+            else:
+                result = check_stream(stdin, options, set_checks=pool)
             report.files.append(result)
             continue
         p = Path(given)

@@ -15,7 +15,7 @@ from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
 from ..urls import to_uri
 from . import rules
-from .xmlevents import parse_events, split_tag
+from .xmlevents import drop, parse_events, split_tag
 
 
 def _entry_locs(plain: bytes, fmt: str | None) -> list[tuple[int, str]]:
@@ -42,8 +42,8 @@ def _entry_locs(plain: bytes, fmt: str | None) -> list[tuple[int, str]]:
             out.append((el.sourceline or 0, (el.text or "").strip()))
         elif local == "link" and parent == "entry":
             out.append((el.sourceline or 0, (el.get("href") or "").strip()))
-        if len(stack) >= 2 and local in ("url", "sitemap", "item", "entry"):
-            el.clear()
+        if stack and local in ("url", "sitemap", "item", "entry"):
+            drop(el)
     return out
 
 

@@ -131,7 +131,7 @@ def _run(
     options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
     urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
     local = [p for p in paths if p not in urls]
-    stdin = sys.stdin.buffer.read() if "-" in local else None
+    stdin = sys.stdin.buffer if "-" in local else None
     report = check_paths(local, options, stdin=stdin)
     if urls:
         from ..checking.http import check_urls
