@@ -16,12 +16,14 @@ size. Target: check's peak at most 2x read's on the same input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import os
 import platform
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,9 +67,11 @@ def peak_kb(args: list[str], stdin_mb: int = 0) -> tuple[int, str]:
     """Maximum resident set size (KB) of one command, and its elapsed time."""
     command = ["/usr/bin/time", "-v", URLSET, *args]
     stdin = subprocess.PIPE if stdin_mb else subprocess.DEVNULL
-    with subprocess.Popen(
-        command, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    ) as proc:
+    # the report goes to a file: a full stderr pipe would stall the writer below
+    with (
+        tempfile.TemporaryFile() as log,
+        subprocess.Popen(command, stdin=stdin, stdout=subprocess.DEVNULL, stderr=log) as proc,
+    ):
         if proc.stdin is not None:
             sent = 0
             try:
@@ -79,10 +83,13 @@ def peak_kb(args: list[str], stdin_mb: int = 0) -> tuple[int, str]:
                         break
                 proc.stdin.write(b"</urlset>\n")
                 proc.stdin.close()
-            except BrokenPipeError:
-                pass
-        _, err = proc.communicate()
-    text = err.decode()
+            except BrokenPipeError:  # the command stopped reading (a limit): fine
+                with contextlib.suppress(BrokenPipeError):
+                    proc.stdin.close()
+                proc.stdin = None
+        proc.wait()
+        log.seek(0)
+        text = log.read().decode("utf-8", "replace")
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text)
     return int(rss.group(1)) if rss else -1, wall.group(1) if wall else "?"

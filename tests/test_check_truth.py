@@ -284,3 +284,21 @@ def test_standard_input_is_read_as_a_stream_not_held_whole() -> None:
     (result,) = report.files
     # the size counted is the whole pipe's, though only the reader's share was kept
     assert any(i.code == "file-too-large" and f"{total:,}" in i.message for i in result.issues)
+
+
+# -- deep nesting --------------------------------------------------------------------------
+
+
+def test_deep_nesting_is_reported_in_our_words_not_libxml2s() -> None:
+    deep = "<a>" * 3000 + "x" + "</a>" * 3000
+    data = urlset(f"<url><loc>https://www.shop.org/</loc></url>{deep}\n")
+    for limits in (ReadLimits(), ReadLimits(max_depth=5000)):
+        issues = check_bytes(data, now=datetime(2026, 1, 1, tzinfo=UTC)).issues
+        read_codes = [
+            e for e in read_chunks([data], limits=limits, with_issues=True) if isinstance(e, Issue)
+        ]
+        for issue in [*issues, *read_codes]:
+            assert "XML_PARSE_HUGE" not in issue.message, issue
+        depth = [i for i in read_codes if i.code == "depth-limit"]
+        assert len(depth) == 1 and "levels" in depth[0].message
+    assert [i.code for i in issues].count("depth-limit") == 1
