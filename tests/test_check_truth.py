@@ -302,3 +302,18 @@ def test_deep_nesting_is_reported_in_our_words_not_libxml2s() -> None:
         depth = [i for i in read_codes if i.code == "depth-limit"]
         assert len(depth) == 1 and "levels" in depth[0].message
     assert [i.code for i in issues].count("depth-limit") == 1
+
+
+def test_a_gzip_document_gets_the_findings_of_its_plain_text() -> None:
+    # the decompressed text goes through every scan (loc text, the lxml walks, positions)
+    body = "".join(
+        f"<url><loc>https://www.shop.org/p/{i} x</loc><lastmod>2031-01-01</lastmod>"
+        f"<bogus/><priority>2</priority></url>\n"
+        for i in range(50)
+    )
+    plain = urlset(body)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    expected = [(i.code, i.line, i.column) for i in check(plain, now=now, schema=True)]
+    assert {c for c, _, _ in expected} >= {"url-not-escaped", "future-lastmod", "invalid-priority"}
+    packed = gzip.compress(plain)
+    assert [(i.code, i.line, i.column) for i in check(packed, now=now, schema=True)] == expected

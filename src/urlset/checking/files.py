@@ -236,11 +236,11 @@ def check_paths(
             report.files.append(result)
             root_url = None if url is None else url[: url.rfind("/") + 1]
             _children(result, p, p.parent, root_url, options, done, report, pool)
-    _attach_set_findings(pool, report)
+    attach_set_findings(pool, report)
     return report
 
 
-def _attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
+def attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
     """The findings across the checked files: news counts go to their sitemap; hreflang
     findings to the one file checked, or to an entry of their own for a set of files."""
     findings = pool.finish()

@@ -77,7 +77,7 @@ class FileResult:
 
 
 def _issue_dict(issue: Issue) -> dict[str, Any]:
-    row = rules.lookup(issue.code)
+    row = rules.row_of(issue)
     return {
         "code": issue.code,
         "severity": str(issue.severity),
@@ -129,11 +129,14 @@ class CheckReport:
 
     def to_sarif(self, *, version: str = "") -> dict[str, Any]:
         """The report as a SARIF 2.1.0 log (one run, one rule per code used)."""
-        used = sorted({i.code for i in self.issues})
+        firsts: dict[str, Issue] = {}
+        for i in self.issues:
+            firsts.setdefault(i.code, i)
+        used = sorted(firsts)
         index = {code: n for n, code in enumerate(used)}
         driver_rules = []
         for code in used:
-            row = rules.lookup(code)
+            row = rules.row_of(firsts[code])
             rule: dict[str, Any] = {
                 "id": code,
                 "name": code,

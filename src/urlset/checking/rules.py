@@ -276,6 +276,15 @@ def lookup(code: str) -> RuleCode:
     )
 
 
+def row_of(issue: Issue) -> RuleCode:
+    """The table row of ``issue``'s code; for a code of another stage (fetching's, in a
+    check over HTTP), the issue's own severity and hint."""
+    try:
+        return lookup(issue.code)
+    except KeyError:
+        return RuleCode(issue.severity, issue.code, issue.hint)
+
+
 def all_codes() -> dict[str, RuleCode]:
     """Every code the checker can report, reader codes included (for docs and SARIF)."""
     table = {name: lookup(name) for name in [*CODES, *EXT_CODES]}

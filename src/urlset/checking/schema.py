@@ -29,7 +29,7 @@ def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
     )
     try:
-        doc = etree.fromstring(for_lxml(plain), parser)
+        doc = etree.fromstring(bytes(for_lxml(plain)), parser)
     except etree.XMLSyntaxError:
         return []
     schema = _xml_schema("sitemap.xsd" if fmt == "urlset" else "siteindex.xsd")

@@ -49,12 +49,12 @@ def _groups(f: FileResult) -> Iterator[str]:
 
     def order(code: str) -> tuple[int, int, int]:
         first = listed[code][0]
-        return (-SEVERITY_RANK[rules.lookup(code).severity], first.line, first.column)
+        return (-SEVERITY_RANK[first.severity], first.line, first.column)
 
     for code in sorted(listed, key=order):
         members = listed[code]
         first = members[0]
-        row = rules.lookup(code)
+        row = rules.row_of(first)
         n = max(counts.get(code, len(members)), len(members))
         places = [w for w in (_where(i) for i in members[: PLACES_SHOWN + 1]) if w]
         shown = ", ".join(places[:PLACES_SHOWN]) + (", ..." if n > PLACES_SHOWN else "")

@@ -64,7 +64,7 @@ def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:
     step = 1 << 20
     for i in range(0, len(body), step):
         try:
-            parser.feed(body[i : i + step])
+            parser.feed(bytes(body[i : i + step]))
         except etree.XMLSyntaxError:
             return
         yield from parser.read_events()

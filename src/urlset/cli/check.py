@@ -76,6 +76,12 @@ def _parse_now(text: str | None) -> datetime:
     metavar="DATETIME",
     help="The time a lastmod may not be after (default: the clock); for reproducible checks.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="For URLs: end the whole run after this long, with what was read (as fetch does).",
+)
 def check(
     paths: tuple[str, ...],
     base_url: str | None,
@@ -84,6 +90,7 @@ def check(
     fail_on: str,
     schema: bool,
     now: str | None,
+    deadline: float | None,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
@@ -92,15 +99,16 @@ def check(
     children are looked up in it (through --base-url, or by their URL path beside the
     index) and compared with the index; a missing child is an error.
 
-    An http(s) URL is downloaded and checked the same way; for an index, its children on
-    the same host are fetched and checked too.
+    An http(s) URL is fetched as `urlset fetch` does (a site's robots.txt and well-known
+    locations, an index's children; retries, concurrency, caps) and every sitemap found is
+    checked the same way, each index compared with its children.
 
     Exit status: 0 clean, 1 issues at or above --fail-on, 2 usage error or unreadable
     input.
     """
     moment = _parse_now(now)
     try:
-        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment)
+        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, deadline)
     except click.ClickException:
         raise
     except Exception as exc:  # never a traceback: report and exit 2
@@ -117,6 +125,7 @@ def _run(
     fail_on: str,
     schema: bool,
     now: datetime,
+    deadline: float | None = None,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
@@ -134,9 +143,12 @@ def _run(
     stdin = sys.stdin.buffer if "-" in local else None
     report = check_paths(local, options, stdin=stdin)
     if urls:
-        from ..checking.http import check_urls
+        from ..fetching.http import HttpOptions
+        from ..sitecheck.driver import check_site
 
-        report.files.extend(check_urls(urls, replace(options, base_url=None)).files)
+        http = HttpOptions(deadline=deadline)
+        for url in urls:
+            report.files.extend(check_site(url, replace(options, base_url=None), http=http).files)
     status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):
         status = 2
