@@ -58,11 +58,13 @@ def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
     stream = Gunzip()
     out = bytearray()
     try:
-        for piece in stream.feed(data):
-            out += piece
-            if len(out) > cap:
-                del out[cap + 1 :]
-                return cast(bytes, out), False
+        # fed in file-sized chunks: the decoder copies what is left of its input each time
+        for start in range(0, len(data), FILE_CHUNK):
+            for piece in stream.feed(data[start : start + FILE_CHUNK]):
+                out += piece
+                if len(out) > cap:
+                    del out[cap + 1 :]
+                    return cast(bytes, out), False
     except GzipError:
         return cast(bytes, out), False
     return cast(bytes, out), stream.complete and not stream.trailing
