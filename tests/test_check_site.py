@@ -79,3 +79,25 @@ def test_check_cli_takes_a_site_url(site: LoopbackServer) -> None:
     assert {site.url(p) for p in ("/index.xml", "/a.xml", "/b.xml", "/gone.xml")} <= sources
     b = next(f for f in report["files"] if f["source"] == site.url("/b.xml"))
     assert b["entries"] == 400 and b["errors"] == 0
+
+
+def test_the_count_of_index_entries_without_lastmod_is_the_whole_count() -> None:
+    with LoopbackServer() as server:
+        children = [server.url(f"/s{n}.xml") for n in range(10)]
+        server.add("/index.xml", sitemapindex(children))
+        for n in range(10):
+            # half the children have lastmods of their own, half have none
+            lastmods = ["2024-01-01"] if n % 2 else []
+            body = urlset_doc(server, f"s{n}", *lastmods) if lastmods else _no_lastmod(server, n)
+            server.add(f"/s{n}.xml", body)
+        report = check_site(server.url("/index.xml"), CheckOptions(now=NOW), http=fast_http())
+    index = next(f for f in report.files if f.source == server.url("/index.xml"))
+    (missing,) = [i for i in index.issues if i.code == "missing-index-lastmod"]
+    assert missing.message.startswith("10 of 10 index entries have no <lastmod>"), missing
+
+
+def _no_lastmod(server: LoopbackServer, n: int) -> bytes:
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        f"<url><loc>{server.url(f'/s{n}/0')}</loc></url>\n</urlset>\n"
+    ).encode()

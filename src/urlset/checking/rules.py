@@ -463,12 +463,16 @@ def missing_child(uri: str, local: str) -> str | None:
     return f"{shown(uri)} should be at {local}, which does not exist"
 
 
-def missing_index_lastmod(without: int, entries: int) -> str | None:
+def missing_index_lastmod(without: int, entries: int, excused: int = 0) -> str | None:
     """ "lastmod (optional): Identifies the time that the corresponding Sitemap file was
-    modified" - without it a crawler must fetch every child to see what changed."""
-    if without:
-        return f"{without:,} of {entries:,} index entries have no <lastmod>"
-    return None
+    modified" - without it a crawler must fetch every child to see what changed. ``excused``
+    entries lack it too, but their sitemaps have no lastmod to give: counted apart."""
+    if without - excused <= 0:
+        return None
+    message = f"{without:,} of {entries:,} index entries have no <lastmod>"
+    if excused:
+        message += f" ({excused:,} of them list sitemaps without any lastmod, so lose nothing)"
+    return message
 
 
 def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:
