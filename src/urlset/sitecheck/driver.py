@@ -25,7 +25,7 @@ from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.issues import FETCH_CODES
 from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode
 from ..limits import ReadLimits
-from ..model import Issue, SitemapRef, Url
+from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import SitemapReader
 
 Checked = Callable[[str, str, bytes, int], None]
@@ -112,10 +112,12 @@ class _SiteCheck:
                 if not fetched:
                     return None
                 result = FileResult(node.url, url=node.final_url)
-            else:
-                why = "; ".join(i.message for i in fetched) or str(node.state)
+            else:  # the fetch's errors said once, as the one error of the document
+                failures = [i for i in fetched if i.severity == Severity.ERROR]
+                why = "; ".join(i.message for i in failures) or str(node.state)
                 issue = rules.make_issue("cannot-read", f"{node.url}: {why}", source=node.url)
                 result = FileResult(node.url, [issue], url=node.final_url)
+                fetched = [i for i in fetched if i.severity != Severity.ERROR]
         result.issues = sorted([*result.issues, *fetched], key=lambda i: (i.line, i.column))
         return result
 
