@@ -4,11 +4,14 @@ across files (real HTTP on a loopback server the test starts)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from aiohttp import web
 from click.testing import CliRunner
 
 from test_fetch_faults import resetting
@@ -101,3 +104,27 @@ def _no_lastmod(server: LoopbackServer, n: int) -> bytes:
         f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
         f"<url><loc>{server.url(f'/s{n}/0')}</loc></url>\n</urlset>\n"
     ).encode()
+
+
+def test_check_url_ends_at_its_deadline_with_what_was_read() -> None:
+    async def slow(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(5)
+        return web.Response(body=b"", content_type="application/xml")
+
+    with LoopbackServer() as server:
+        server.add("/index.xml", sitemapindex([server.url("/fast.xml"), server.url("/slow.xml")]))
+        server.add("/fast.xml", urlset_doc(server, "fast", "2024-01-01"))
+        server.handle("/slow.xml", slow)
+        started = time.monotonic()
+        result = CliRunner().invoke(
+            main,
+            ["check", server.url("/index.xml"), "--deadline", "1", "--format", "json"],
+        )
+        took = time.monotonic() - started
+    assert took < 4, took
+    report = json.loads(result.output)
+    by_source = {f["source"]: f for f in report["files"]}
+    assert by_source[server.url("/fast.xml")]["entries"] == 1
+    slow_codes = {i["code"] for i in by_source[server.url("/slow.xml")]["issues"]}
+    assert slow_codes & {"cannot-read", "deadline"}, slow_codes
+    assert result.exit_code in (1, 2)
