@@ -407,7 +407,10 @@ def test_index_children_without_base_url_are_found_by_name(tmp_path: Path) -> No
     )
     report = check_paths([site / "sitemap.xml"], CheckOptions(now=NOW))
     assert [Path(f.source).name for f in report.files] == ["sitemap.xml", "a.xml"]
-    assert report.issues == []  # gone.xml: without the site's URL, absence proves nothing
+    # gone.xml is not beside its sibling: missing, even without the site's URL
+    (issue,) = report.issues
+    assert issue.code == "missing-child" and issue.line > 0
+    assert str(site / "gone.xml") in issue.message
 
 
 def test_empty_directory_is_no_sitemaps(tmp_path: Path) -> None:

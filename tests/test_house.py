@@ -30,6 +30,7 @@ STAGES = {
     "announce": 4,
     "store": 4,
     "reports": 4,
+    "sitecheck": 4,
     "cli": 5,
 }
 

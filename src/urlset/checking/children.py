@@ -44,8 +44,8 @@ def compare_with_children(
         kept = []
         for issue in index.issues:
             if issue.code == "missing-index-lastmod":
-                without = sum(1 for ref in index.refs if ref.lastmod is None) - excused
-                message = rules.missing_index_lastmod(without, len(index.refs))
+                without = sum(1 for ref in index.refs if ref.lastmod is None)
+                message = rules.missing_index_lastmod(without, len(index.refs), excused)
                 if message is None:
                     continue
                 issue = issue._replace(message=message)

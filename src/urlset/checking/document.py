@@ -11,7 +11,6 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
@@ -22,16 +21,15 @@ from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
 from ..urls import Scope, placeholder_host
 from . import rules
-from .findings import Findings, merge_issues
-from .positions import lines_of_refs, place_entries
+from .findings import Findings, merge_issues, watch_lines
+from .positions import lines_of_refs, place_entries, place_values
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .schema import check_schema
 from .structure import UNEXPECTED, check_structure
-
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -52,13 +50,33 @@ class CheckOptions:
 
 
 def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
-    """The decompressed bytes (at most ``cap`` + 1) and whether the stream was whole and valid."""
-    d = zlib.decompressobj(wbits=31)
+    """The decompressed bytes (at most ``cap`` + 1; of a damaged stream, those before the
+    damage, as the reader gives them) and whether the stream was whole and valid.
+
+    They come in a ``bytearray`` grown in place (every use here reads bytes-like objects):
+    joining pieces into ``bytes`` would hold the document twice at its peak."""
+    stream = Gunzip()
+    out = bytearray()
     try:
-        out = d.decompress(data, cap + 1)
-    except zlib.error:
-        return b"", False
-    return out, d.eof and not d.unconsumed_tail
+        # fed in file-sized chunks: the decoder copies what is left of its input each time
+        for start in range(0, len(data), FILE_CHUNK):
+            for piece in stream.feed(data[start : start + FILE_CHUNK]):
+                out += piece
+                if len(out) > cap:
+                    del out[cap + 1 :]
+                    return cast(bytes, out), False
+    except GzipError:
+        return cast(bytes, out), False
+    return cast(bytes, out), stream.complete and not stream.trailing
+
+
+def _as_utf8(plain: bytes) -> bytes:
+    """A UTF-16 document (by its byte order mark or its first bytes) as the reader reads it,
+    UTF-8 without its encoding declaration, so that the rules on the bytes see its text."""
+    sniffed = sniff(plain[:4096], True)
+    if sniffed is None or sniffed.kind != "utf16":
+        return plain
+    return Utf16ToUtf8().feed(plain, final=True)
 
 
 class _Hosts:
@@ -144,7 +162,8 @@ def check_document(
     if data[:2] == GZIP_MAGIC:
         unpacked, whole = _gunzip(data, cap)
         plain = unpacked
-        if whole:
+        # the reader decodes a damaged stream itself, and refuses one gzipped twice
+        if whole and unpacked[:2] != GZIP_MAGIC:
             data = unpacked
     result.size = len(plain)
 
@@ -169,15 +188,18 @@ def check_document(
         for problem in set_checks.finish():
             found.add(problem.code, problem.message)
     result.format = fmt = read.format
+    plain = _as_utf8(plain)
+    watch_lines(reader_issues, found)
     _document_rules(result, plain, read.fatal, reader_issues, options.limits, full_size, found)
     _scan_bytes(plain, read, reader_issues, options, found)
 
     found.finish()
-    issues = merge_issues(reader_issues, found)
+    issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
     if found.pending:
         issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
     if fmt == "sitemapindex" and result.refs:
         result.ref_lines = lines_of_refs(plain, result.refs, options.base_url)
+    issues = place_values(plain, issues)
     issues.sort(key=by_position)
     result.issues = issues
     return result

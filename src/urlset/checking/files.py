@@ -9,46 +9,110 @@ the directory through the base URL, to compare the index with them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import unquote, urlsplit
 
 from ..extensions import rules as ext_rules
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .children import compare_with_children
-from .document import GZIP_MAGIC, CheckOptions, check_document
+from .document import CheckOptions, check_document
 from .report import SET_FORMAT, CheckReport, FileResult
 
+# how much of a file is looked at to tell whether it is a sitemap
+_HEAD = 4096
+_URL_AT_LINE_START = re.compile(rb"(?:^|\n)[ \t]*https?://", re.IGNORECASE)
 
-def _is_sitemap_name(path: Path) -> bool:
+
+def _head_of(path: Path) -> bytes:
+    """The first bytes of a file's content (of what a gzip file holds, when it is one)."""
+    with path.open("rb") as f:
+        head = f.read(_HEAD)
+    if head[:2] != GZIP_MAGIC:
+        return head
+    out = bytearray()
+    with path.open("rb") as f:
+        stream = Gunzip()
+        try:
+            while len(out) < _HEAD and (data := f.read(1 << 14)):
+                for piece in stream.feed(data):
+                    out += piece
+                    if len(out) >= _HEAD:
+                        break
+        except GzipError:
+            pass  # a damaged sitemap is checked, and its damage reported
+    return bytes(out[:_HEAD])
+
+
+def _why_not_a_sitemap(path: Path) -> str | None:
+    """None when the file's content may be a sitemap (XML, UTF-16, a list of URLs), else why
+    it is left out. A file named like a sitemap is always checked, so that what is wrong
+    with it is said."""
     name = path.name.lower()
-    if name.startswith("."):
-        return False
-    if name.endswith(".txt"):
-        return "sitemap" in name or "urls" in name
-    if name.endswith((".tar.gz", ".tgz")):
-        return False
-    return name.endswith((".xml", ".gz"))
+    named = "sitemap" in name or (name.endswith((".xml", ".xml.gz")) and "urls" in name)
+    head = _head_of(path)
+    sniffed = sniff(head, len(head) < _HEAD) or sniff(head, True)
+    kind = sniffed.kind if sniffed is not None else "unknown"
+    if named or kind in ("xml", "utf16"):
+        return None
+    if kind == "text":
+        if _URL_AT_LINE_START.search(head):
+            return None
+        return "text, but no line starts with an http(s) URL"
+    if kind == "empty":
+        return None if name.endswith((".xml", ".gz", ".txt")) else "empty"
+    if kind == "html":
+        return "an HTML page"
+    return sniffed.reason if sniffed is not None and sniffed.reason else "not XML or text"
 
 
-def _not_a_sitemap(result: FileResult, path: Path) -> bool:
-    """An XML file found in a directory that is no sitemap or feed (browserconfig.xml, an
-    RSS-less config): left out, unless its name says it should be a sitemap."""
+def _not_a_sitemap(result: FileResult, path: Path) -> str | None:
+    """Why an XML file found in a directory is no sitemap or feed (browserconfig.xml, an
+    RSS-less config), or None; a file named like a sitemap is kept, to say what is wrong."""
     if "sitemap" in path.name.lower():
-        return False
-    return any(i.code == "unknown-root" for i in result.issues)
+        return None
+    for issue in result.issues:
+        if issue.code == "unknown-root":
+            return f"XML, but not a sitemap ({issue.message})"
+    return None
+
+
+def find_sitemaps(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The files under ``directory`` whose content may be a sitemap, and those left out with
+    the reason (hidden folders and files are left out whole, each named once)."""
+    found: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for top, dirs, names in os.walk(directory):
+        here = Path(top)
+        for d in sorted(dirs):
+            if d.startswith("."):
+                skipped.append((here / d, "hidden folder"))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = here / name
+            if name.startswith("."):
+                skipped.append((path, "hidden file"))
+                continue
+            if not path.is_file():
+                continue
+            try:
+                why = _why_not_a_sitemap(path)
+            except OSError:
+                why = None  # checking it says why it cannot be read
+            if why is None:
+                found.append(path)
+            else:
+                skipped.append((path, why))
+    return found, skipped
 
 
 def sitemap_files(directory: Path) -> list[Path]:
-    """The sitemap files under ``directory``: *.xml, *.gz, and *.txt named like a sitemap."""
-    out = []
-    for path in sorted(directory.rglob("*")):
-        rel = path.relative_to(directory)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.is_file() and _is_sitemap_name(path):
-            out.append(path)
-    return out
+    """The files under ``directory`` whose content may be a sitemap."""
+    return find_sitemaps(directory)[0]
 
 
 def _file_url(base_url: str | None, root: Path | None, path: Path) -> str | None:
@@ -64,6 +128,27 @@ def _cannot_read(source: str, exc: OSError) -> FileResult:
     reason = exc.strerror or str(exc)
     issue = rules.make_issue("cannot-read", f"cannot read {source}: {reason}", source=source)
     return FileResult(source, [issue])
+
+
+def check_stream(
+    stream: BinaryIO,
+    options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
+    source: str = "<stdin>",
+    *,
+    set_checks: ext_rules.SetChecks | None = None,
+) -> FileResult:
+    """Check a stream (standard input) as a file is checked: what the reader would take is
+    kept, the rest is read on only to be counted, never held."""
+    cap = options.read_limits.max_decompressed_bytes
+    try:
+        data = stream.read(cap + 1)
+        size = len(data)
+        while more := stream.read(1 << 20):
+            size += len(more)
+    except OSError as exc:
+        return _cannot_read(source, exc)
+    plain_size = size if data[:2] != GZIP_MAGIC else None
+    return check_document(data, options, source, full_size=plain_size, set_checks=set_checks)
 
 
 def check_file(
@@ -96,9 +181,10 @@ def check_paths(
     paths: Iterable[str | os.PathLike[str]],
     options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
     *,
-    stdin: bytes | None = None,
+    stdin: bytes | BinaryIO | None = None,
 ) -> CheckReport:
-    """Check files and directories (and ``-`` for ``stdin``, the bytes the caller read).
+    """Check files and directories (and ``-`` for ``stdin``: bytes, or a binary stream
+    read as a file is, up to what the reader takes).
 
     ``options.base_url`` is the URL of the directory (or of the single file) given; with it,
     each index's children are looked up inside the directory, checked, and compared with
@@ -110,26 +196,35 @@ def check_paths(
     base = options.base_url
     for given in paths:
         if str(given) == "-":
-            result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
+            if stdin is None or isinstance(stdin, bytes):
+                result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
+            else:
+                result = check_stream(stdin, options, set_checks=pool)
             report.files.append(result)
             continue
         p = Path(given)
         if p.is_dir():
-            files = sitemap_files(p)
+            files, skipped = find_sitemaps(p)
+            report.skipped.extend((str(f), why) for f, why in skipped)
             kept = []
             for f in files:
                 if f.resolve() in done:
                     continue
                 result = check_file(f, options, url=_file_url(base, p, f), set_checks=pool)
-                if _not_a_sitemap(result, f):
+                why = _not_a_sitemap(result, f)
+                if why is not None:
+                    report.skipped.append((str(f), why))
                     continue
                 done[f.resolve()] = result
                 report.files.append(result)
                 kept.append(f)
             for f in kept:
-                _children(done[f.resolve()], f, p, base, options, done, report, pool)
-            if not files:
-                issue = rules.make_issue("no-sitemaps", f"no sitemap files in {p}", source=str(p))
+                index = done[f.resolve()]
+                _children(index, f, p, base, options, done, report, pool, in_directory=True)
+            if not any(f.resolve() in done for f in files):
+                left = f" ({len(skipped):,} other files left out)" if skipped else ""
+                message = f"no sitemap files in {p}{left}"
+                issue = rules.make_issue("no-sitemaps", message, source=str(p))
                 report.files.append(FileResult(str(p), [issue]))
         else:
             key = p.resolve()
@@ -141,11 +236,11 @@ def check_paths(
             report.files.append(result)
             root_url = None if url is None else url[: url.rfind("/") + 1]
             _children(result, p, p.parent, root_url, options, done, report, pool)
-    _attach_set_findings(pool, report)
+    attach_set_findings(pool, report)
     return report
 
 
-def _attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
+def attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
     """The findings across the checked files: news counts go to their sitemap; hreflang
     findings to the one file checked, or to an entry of their own for a set of files."""
     findings = pool.finish()
@@ -176,8 +271,12 @@ def _children(
     done: dict[Path, FileResult],
     report: CheckReport,
     pool: ext_rules.SetChecks | None = None,
+    *,
+    in_directory: bool = False,
 ) -> None:
-    """Resolve an index's children in ``root`` and check the index against them."""
+    """Resolve an index's children in ``root`` and check the index against them. Without
+    a URL for the folder, an index given alone none of whose children lie beside it was
+    taken out of its set: its children are not reported missing."""
     if index.format != "sitemapindex" or not index.refs:
         return
     found: list[FileResult | None] = []
@@ -186,7 +285,7 @@ def _children(
         local = _local_child(ref.loc, path, root, root_url)
         if local is None or not local.is_file():
             found.append(None)
-            missing.append("" if local is None or root_url is None else str(local))
+            missing.append("" if local is None else str(local))
             continue
         key = local.resolve()
         child = done.get(key)
@@ -196,6 +295,8 @@ def _children(
             report.files.append(child)
         found.append(child)
         missing.append("")
+    if root_url is None and not in_directory and not any(found):
+        missing = [""] * len(missing)
     compare_with_children(index, found, missing)
 
 
@@ -210,8 +311,14 @@ def _local_child(loc: str, index_path: Path, root: Path, root_url: str | None) -
         if not rel or ".." in rel.split("/"):
             return None
         return root.joinpath(*rel.split("/"))
-    name = loc.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-    if not name:
+    # no URL for the folder: the child's URL path, from its whole path down to its file
+    # name, is looked for beside the index; missing, it is named by its file name
+    path = urlsplit(loc).path if "://" in loc else loc.split("?", 1)[0]
+    parts = [unquote(part) for part in path.split("/") if part and part not in (".", "..")]
+    if not parts:
         return None
-    candidate = index_path.parent / name
-    return candidate if candidate.is_file() else None
+    for n in range(len(parts)):
+        candidate = index_path.parent.joinpath(*parts[n:])
+        if candidate.is_file():
+            return candidate
+    return index_path.parent / parts[-1]

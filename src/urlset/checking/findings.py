@@ -2,7 +2,8 @@
 
 ``Findings`` takes the rules' findings (placed at a line, or pending until the entry with
 that loc is found in the bytes, or grouped per host), caps each code at ``MAX_PER_CODE``;
-``merge_issues`` joins them with the reader's issues, at the check's severities.
+``merge_issues`` joins them with the reader's issues, at the check's severities, and
+counts what was found but not listed, so that totals are over every finding.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ class Findings:
         self.per_code: dict[str, int] = {}
         # (code, host) -> [message, loc of the first URL, number of URLs]
         self.by_host: dict[tuple[str, str], list[Any]] = {}
+        # lines where the reader reported something a rule may say better, and the codes
+        # the rules found there, listed or not (so a reader issue is dropped whenever a
+        # rule found the same thing, even past the cap)
+        self.watch: set[int] = set()
+        self.codes_at: dict[int, set[str]] = {}
 
     def _room(self, code: str) -> bool:
         n = self.per_code.get(code, 0) + 1
@@ -35,6 +41,8 @@ class Findings:
         return n <= MAX_PER_CODE
 
     def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
+        if line in self.watch:
+            self.codes_at.setdefault(line, set()).add(code)
         if self._room(code):
             self.placed.append(rules.make_issue(code, message, line, column, self.source))
 
@@ -83,16 +91,28 @@ _SUPERSEDED = {
 # reader codes the profile-aware limit rules replace
 _REPLACED = {"too-many-entries"}
 _ENTITY_REF = ("xmlParseEntityRef", "EntityRef: expecting")
+# reader codes the checker takes out of the reader's list and counts itself
+_NOT_LISTED_BY_READER = {"dev-host"}
 
 
-def merge_issues(reader_issues: list[Issue], found: Findings) -> list[Issue]:
-    """The reader's issues with the check's severities, minus those a rule said better."""
-    mine: dict[int, set[str]] = {}
-    for issue in found.placed:
-        mine.setdefault(issue.line, set()).add(issue.code)
+def watch_lines(reader_issues: list[Issue], found: Findings) -> None:
+    """Tell ``found`` the lines of the reader issues a rule may supersede."""
+    found.watch = {i.line for i in reader_issues if i.line and i.code in _SUPERSEDED}
+
+
+def merge_issues(
+    reader_issues: list[Issue], found: Findings, reader_counts: dict[str, int]
+) -> tuple[list[Issue], dict[str, int]]:
+    """The reader's issues with the check's severities, minus those a rule said better; and
+    per code, the findings counted but not listed (``reader_counts`` are the reader's
+    counts per code, unlisted ones included)."""
+    mine = found.codes_at
     out: list[Issue] = []
+    listed: dict[str, int] = {}  # reader issues listed per code, dropped or kept
+    dropped: dict[str, int] = {}  # of which a rule said better
     for issue in reader_issues:
         code = issue.code
+        listed[code] = listed.get(code, 0) + 1
         if code in _REPLACED:
             continue
         if code == "not-well-formed" and issue.message.startswith(_ENTITY_REF):
@@ -106,6 +126,7 @@ def merge_issues(reader_issues: list[Issue], found: Findings) -> list[Issue]:
             code = issue.code
         better = _SUPERSEDED.get(code)
         if better is not None and issue.line and mine.get(issue.line, set()) & set(better):
+            dropped[code] = dropped.get(code, 0) + 1
             continue
         row = rules.lookup(code)
         if row.severity != issue.severity:
@@ -114,4 +135,24 @@ def merge_issues(reader_issues: list[Issue], found: Findings) -> list[Issue]:
     # a raw & in a loc is found by both; keep one per line
     have = {i.line for i in out if i.code == "unescaped-ampersand"}
     out.extend(i for i in found.placed if not (i.code == "unescaped-ampersand" and i.line in have))
-    return out
+    return out, _unlisted(found, reader_counts, listed, dropped)
+
+
+def _unlisted(
+    found: Findings, reader_counts: dict[str, int], listed: dict[str, int], dropped: dict[str, int]
+) -> dict[str, int]:
+    """Per code, what was counted past the caps. A reader issue past its cap has no line to
+    compare: the rules' own findings of the better codes, beyond those that superseded a
+    listed reader issue, are taken to be the same things and not counted again."""
+    unlisted = {code: n - MAX_PER_CODE for code, n in found.per_code.items() if n > MAX_PER_CODE}
+    for code, n in reader_counts.items():
+        more = n - listed.get(code, 0)
+        if more <= 0 or code in _REPLACED or code in _NOT_LISTED_BY_READER:
+            continue
+        better = _SUPERSEDED.get(code)
+        if better is not None:
+            said = sum(found.per_code.get(b, 0) for b in better) - dropped.get(code, 0)
+            more -= min(more, max(0, said))
+        if more:
+            unlisted[code] = unlisted.get(code, 0) + more
+    return unlisted

@@ -8,11 +8,14 @@ the bytes or, when a loc is not written as its URI, by one lxml pass (``_Locator
 
 from __future__ import annotations
 
+import re
+from xml.sax.saxutils import escape
+
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
 from ..urls import to_uri
 from . import rules
-from .xmlevents import parse_events, split_tag
+from .xmlevents import drop, parse_events, split_tag
 
 
 def _entry_locs(plain: bytes, fmt: str | None) -> list[tuple[int, str]]:
@@ -39,8 +42,8 @@ def _entry_locs(plain: bytes, fmt: str | None) -> list[tuple[int, str]]:
             out.append((el.sourceline or 0, (el.text or "").strip()))
         elif local == "link" and parent == "entry":
             out.append((el.sourceline or 0, (el.get("href") or "").strip()))
-        if len(stack) >= 2 and local in ("url", "sitemap", "item", "entry"):
-            el.clear()
+        if stack and local in ("url", "sitemap", "item", "entry"):
+            drop(el)
     return out
 
 
@@ -161,7 +164,10 @@ def place_entries(
                 where = line
             else:
                 where = plain.count(b"\n", 0, at) + 1
-            column = at - plain.rfind(b"\n", 0, at)
+            value = value_of_entry(plain, at, code)
+            if value != at:  # the value, on the loc's line or a later one
+                where += plain.count(b"\n", at, value)
+            column = value - plain.rfind(b"\n", 0, value)
         out.append(rules.make_issue(code, message, where, column, source))
     return out
 
@@ -169,3 +175,67 @@ def place_entries(
 def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
     locator = _Locator(plain, "sitemapindex", base_url)
     return [locator.line_of(ref.loc) for ref in refs]
+
+
+# the element whose text a finding is about, when its message does not quote the value
+_VALUE_ELEMENT = {
+    "future-lastmod": b"lastmod",
+    "duplicate-loc": b"loc",
+}
+_QUOTED = re.compile(r"'([^'\n]{1,2048})'")
+
+
+def _value_column(line_text: bytes, issue: Issue) -> int:
+    """The column of the value ``issue`` is about on its line, or 0 when not found there."""
+    quoted = _QUOTED.search(issue.message)
+    if quoted is not None:
+        value = quoted.group(1)
+        for needle in (value, escape(value)):
+            at = line_text.find(b">" + needle.encode("utf-8", "replace"))
+            if at >= 0:
+                return at + 2
+    name = _VALUE_ELEMENT.get(issue.code)
+    if name is not None:
+        at = line_text.find(b"<" + name + b">")
+        if at >= 0:
+            return at + len(name) + 3
+    return 0
+
+
+def place_values(plain: bytes, issues: list[Issue]) -> list[Issue]:
+    """``issues`` with the column of their value filled in where they have a line only (the
+    reader's value findings: lastmod, changefreq, priority, extension fields)."""
+    todo = sorted(
+        (n for n, i in enumerate(issues) if i.line and not i.column), key=lambda n: issues[n].line
+    )
+    if not todo:
+        return issues
+    out = list(issues)
+    line, start = 1, 0  # the line at offset ``start``
+    for n in todo:
+        issue = issues[n]
+        while line < issue.line:
+            nl = plain.find(b"\n", start)
+            if nl < 0:
+                return out
+            line, start = line + 1, nl + 1
+        end = plain.find(b"\n", start)
+        column = _value_column(plain[start : end if end >= 0 else len(plain)], issue)
+        if column:
+            out[n] = issue._replace(column=column)
+    return out
+
+
+def value_of_entry(plain: bytes, at: int, code: str) -> int:
+    """The offset of the value ``code`` is about in the entry whose loc text is at ``at``
+    (a future lastmod is at its lastmod, not at the loc), or ``at``."""
+    name = _VALUE_ELEMENT.get(code)
+    if name is None or name == b"loc":
+        return at
+    end = plain.find(b"</url>", at)
+    if end < 0:
+        end = plain.find(b"</sitemap>", at)
+    start = plain.rfind(b"<url>", 0, at)
+    start = max(start, plain.rfind(b"<sitemap>", 0, at))
+    inside = plain.find(b"<" + name + b">", max(start, 0), end if end >= 0 else len(plain))
+    return at if inside < 0 else inside + len(name) + 2

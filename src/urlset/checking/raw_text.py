@@ -23,16 +23,34 @@ _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'
 _ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
 
 
-def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
-    texts = _LOC_TEXT.findall(plain)
-    if not texts:
-        return
-    longest = max(map(len, texts))
-    if longest <= limits.max_loc_length:
+# the locs are first looked at in windows of about this many bytes (memory stays bounded)
+_WINDOW = 1 << 22
+
+
+def _plain_locs(plain: bytes, limits: Limits) -> bool:
+    """True when every loc text is plain as written (no byte worth a closer look, no
+    length over the limit), judged a window at a time."""
+    start = 0
+    size = len(plain)
+    while start < size:
+        end = plain.find(b"</", min(start + _WINDOW, size))
+        end = size if end < 0 else end + 2
+        texts = _LOC_TEXT.findall(plain, start, end)
+        start = end
+        if not texts:
+            continue
+        if max(map(len, texts)) > limits.max_loc_length:
+            return False
         joined = b"".join(texts)
         odd = joined.translate(None, _URI_BYTES)  # what is left is worth a closer look
-        if not odd or (odd.strip(b"&") == b"" and len(odd) == joined.count(b"&amp;")):
-            return
+        if odd and (odd.strip(b"&") != b"" or len(odd) != joined.count(b"&amp;")):
+            return False
+    return True
+
+
+def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
+    if _plain_locs(plain, limits):
+        return
     # something may be wrong: walk the locs again with positions
     line = 1
     last = 0

@@ -16,6 +16,8 @@ from . import rules
 
 # the format of the entry that holds findings across the files of a set, not one document
 SET_FORMAT = "set"
+# the line that says how many more findings of a code were not listed
+SUMMARY_CODE = "too-many-errors"
 
 
 @dataclass
@@ -31,9 +33,26 @@ class FileResult:
     refs: list[SitemapRef] = field(default_factory=list)
     ref_lines: list[int] = field(default_factory=list)
     newest_lastmod: Lastmod | None = None
+    # findings counted but not listed, per code (each code lists at most a thousand)
+    unlisted: dict[str, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for i in self.issues if i.severity == severity)
+        """Findings of this severity, listed or not (a "too-many-errors" line stands for
+        the unlisted ones, counted here under their own codes)."""
+        listed = sum(1 for i in self.issues if i.severity == severity and i.code != SUMMARY_CODE)
+        return listed + sum(
+            n for code, n in self.unlisted.items() if rules.lookup(code).severity == severity
+        )
+
+    def code_counts(self) -> dict[str, int]:
+        """Findings per code, listed or not, in the order codes are first listed."""
+        counts: dict[str, int] = {}
+        for i in self.issues:
+            if i.code != SUMMARY_CODE:
+                counts[i.code] = counts.get(i.code, 0) + 1
+        for code, n in self.unlisted.items():
+            counts[code] = counts.get(code, 0) + n
+        return counts
 
     @property
     def errors(self) -> int:
@@ -52,12 +71,13 @@ class FileResult:
             "bytes": self.size,
             "errors": self.errors,
             "warnings": self.warnings,
+            "infos": self.count(Severity.INFO),
             "issues": [_issue_dict(i) for i in self.issues],
         }
 
 
 def _issue_dict(issue: Issue) -> dict[str, Any]:
-    row = rules.lookup(issue.code)
+    row = rules.row_of(issue)
     return {
         "code": issue.code,
         "severity": str(issue.severity),
@@ -78,19 +98,21 @@ class CheckReport:
     """Per-file results and a summary."""
 
     files: list[FileResult] = field(default_factory=list)
+    # files of a directory left out as no sitemap: (path, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def issues(self) -> list[Issue]:
         return [i for f in self.files for i in f.issues]
 
     def summary(self) -> dict[str, int]:
-        issues = self.issues
+        """Files, entries and findings by severity (every finding, listed or not)."""
         return {
             "files": sum(1 for f in self.files if f.format != SET_FORMAT),
             "entries": sum(f.entries for f in self.files),
-            "errors": sum(1 for i in issues if i.severity == Severity.ERROR),
-            "warnings": sum(1 for i in issues if i.severity == Severity.WARNING),
-            "infos": sum(1 for i in issues if i.severity == Severity.INFO),
+            "errors": sum(f.errors for f in self.files),
+            "warnings": sum(f.warnings for f in self.files),
+            "infos": sum(f.count(Severity.INFO) for f in self.files),
         }
 
     def failed(self, fail_on: Severity | str = Severity.ERROR) -> bool:
@@ -101,16 +123,20 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "files": [f.to_dict() for f in self.files],
+            "skipped": [{"path": path, "reason": why} for path, why in self.skipped],
             "summary": self.summary(),
         }
 
     def to_sarif(self, *, version: str = "") -> dict[str, Any]:
         """The report as a SARIF 2.1.0 log (one run, one rule per code used)."""
-        used = sorted({i.code for i in self.issues})
+        firsts: dict[str, Issue] = {}
+        for i in self.issues:
+            firsts.setdefault(i.code, i)
+        used = sorted(firsts)
         index = {code: n for n, code in enumerate(used)}
         driver_rules = []
         for code in used:
-            row = rules.lookup(code)
+            row = rules.row_of(firsts[code])
             rule: dict[str, Any] = {
                 "id": code,
                 "name": code,

@@ -276,6 +276,15 @@ def lookup(code: str) -> RuleCode:
     )
 
 
+def row_of(issue: Issue) -> RuleCode:
+    """The table row of ``issue``'s code; for a code of another stage (fetching's, in a
+    check over HTTP), the issue's own severity and hint."""
+    try:
+        return lookup(issue.code)
+    except KeyError:
+        return RuleCode(issue.severity, issue.code, issue.hint)
+
+
 def all_codes() -> dict[str, RuleCode]:
     """Every code the checker can report, reader codes included (for docs and SARIF)."""
     table = {name: lookup(name) for name in [*CODES, *EXT_CODES]}
@@ -454,12 +463,16 @@ def missing_child(uri: str, local: str) -> str | None:
     return f"{shown(uri)} should be at {local}, which does not exist"
 
 
-def missing_index_lastmod(without: int, entries: int) -> str | None:
+def missing_index_lastmod(without: int, entries: int, excused: int = 0) -> str | None:
     """ "lastmod (optional): Identifies the time that the corresponding Sitemap file was
-    modified" - without it a crawler must fetch every child to see what changed."""
-    if without:
-        return f"{without:,} of {entries:,} index entries have no <lastmod>"
-    return None
+    modified" - without it a crawler must fetch every child to see what changed. ``excused``
+    entries lack it too, but their sitemaps have no lastmod to give: counted apart."""
+    if without - excused <= 0:
+        return None
+    message = f"{without:,} of {entries:,} index entries have no <lastmod>"
+    if excused:
+        message += f" ({excused:,} of them list sitemaps without any lastmod, so lose nothing)"
+    return message
 
 
 def stale_index_lastmod(ref_lastmod: Lastmod, newest: Lastmod) -> str | None:

@@ -1,8 +1,9 @@
 """Validation against the protocol's XML schemas (``--schema``).
 
 ``schema_errors`` takes a document's bytes and its format (urlset or sitemapindex) and gives
-the schema's errors with their positions. The schemas are urlset's own copies, in
-``schemas/`` of this package, loaded once each.
+the schema's errors with their positions. The schemas are urlset's own, written
+from the documentation, in ``schemas/`` of this package, loaded once each: for a urlset, the
+core schema with the extensions' (image, video, news, mobile, the xhtml link) beside it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from .xmlevents import for_lxml
 
 @lru_cache(maxsize=2)
 def _xml_schema(name: str) -> etree.XMLSchema:
-    text = resources.files("urlset.checking").joinpath("schemas", name).read_bytes()
-    return etree.XMLSchema(etree.fromstring(text))
+    # parsed from its file, so that the schemas it includes and imports are found beside it
+    with resources.as_file(resources.files("urlset.checking").joinpath("schemas", name)) as path:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True)
+        return etree.XMLSchema(etree.parse(str(path), parser))
 
 
 def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
@@ -29,10 +32,10 @@ def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
     )
     try:
-        doc = etree.fromstring(for_lxml(plain), parser)
+        doc = etree.fromstring(bytes(for_lxml(plain)), parser)
     except etree.XMLSyntaxError:
         return []
-    schema = _xml_schema("sitemap.xsd" if fmt == "urlset" else "siteindex.xsd")
+    schema = _xml_schema("sitemap-extensions.xsd" if fmt == "urlset" else "siteindex.xsd")
     if schema.validate(doc):
         return []
     seen: set[tuple[str, int, int]] = set()

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..model import SITEMAP_NS
 from .findings import Findings
-from .xmlevents import parse_events, split_tag
+from .xmlevents import drop, parse_events, split_tag
 
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
 _XMLNS = re.compile(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
@@ -120,8 +120,8 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
         if action == "end":
             if stack:
                 stack.pop()
-            if len(stack) >= 2:
-                el.clear()
+            if len(stack) >= 1:
+                drop(el)
             continue
         depth = len(stack)
         parent = stack[-1] if stack else None

@@ -22,6 +22,16 @@ def split_tag(tag: str) -> tuple[str, str]:
     return "", tag
 
 
+def drop(el: Any) -> None:
+    """Free an element whose end was read, and the siblings read before it: a pull parse
+    of a large document keeps only the open elements."""
+    el.clear()
+    parent = el.getparent()
+    if parent is not None:
+        while el.getprevious() is not None:
+            del parent[0]
+
+
 def for_lxml(plain: bytes) -> bytes:
     """The document with anything before its first markup blanked out (lines kept), and a
     misplaced XML declaration with it, so that libxml2 reads on at the same positions."""
@@ -54,7 +64,7 @@ def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:
     step = 1 << 20
     for i in range(0, len(body), step):
         try:
-            parser.feed(body[i : i + step])
+            parser.feed(bytes(body[i : i + step]))
         except etree.XMLSyntaxError:
             return
         yield from parser.read_events()

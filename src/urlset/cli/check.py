@@ -2,18 +2,21 @@
 
 Files, directories (every sitemap in them; an index's children are resolved inside the
 directory through ``--base-url``) and ``-`` for standard input. Output: text grouped by
-file with a summary line, or ``--format json`` / ``--format sarif`` / ``--format html`` (a
-report page with charts; the ``report`` extra), to standard output or ``-o FILE``. Exit status: 0 clean,
-1 issues at or above ``--fail-on``, 2 a usage error or a file that could not be read.
+file, one line per code with its count and first places (``checking.text``), and a summary
+line; or ``--format json`` / ``--format sarif``, which list each finding (up to 1,000 per
+code and file; the totals count them all), or ``--format html`` (a report page with charts;
+the ``report`` extra), to standard output or ``-o FILE``. Exit status: 0 clean, 1 issues at
+or above ``--fail-on``, 2 a usage error or a file that could not be read.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from dataclasses import replace
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
@@ -76,6 +79,12 @@ def _parse_now(text: str | None) -> datetime:
     metavar="DATETIME",
     help="The time a lastmod may not be after (default: the clock); for reproducible checks.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="For URLs: end the whole run after this long, with what was read (as fetch does).",
+)
 def check(
     paths: tuple[str, ...],
     base_url: str | None,
@@ -85,14 +94,18 @@ def check(
     schema: bool,
     now: str | None,
     output: str | None,
+    deadline: float | None,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
-    A directory is checked whole: every *.xml, *.gz and *sitemap*.txt in it; with
-    --base-url, each index's children are looked up in it and compared with the index.
+    A directory is checked whole: every file whose content is a sitemap (XML, gzip or
+    not, or text listing URLs); the others are listed as left out, with why. Each index's
+    children are looked up in it (through --base-url, or by their URL path beside the
+    index) and compared with the index; a missing child is an error.
 
-    An http(s) URL is downloaded and checked the same way; for an index, its children on
-    the same host are fetched and checked too.
+    An http(s) URL is fetched as `urlset fetch` does (a site's robots.txt and well-known
+    locations, an index's children; retries, concurrency, caps) and every sitemap found is
+    checked the same way, each index compared with its children.
 
     Exit status: 0 clean, 1 issues at or above --fail-on, 2 usage error or unreadable
     input.
@@ -101,7 +114,7 @@ def check(
     if fmt == "html":
         need_report_extra()
     try:
-        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output)
+        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline)
     except click.ClickException:
         raise
     except Exception as exc:  # never a traceback: report and exit 2
@@ -119,6 +132,7 @@ def _run(
     schema: bool,
     now: datetime,
     output: str | None = None,
+    deadline: float | None = None,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
@@ -133,12 +147,20 @@ def _run(
     options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
     urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
     local = [p for p in paths if p not in urls]
-    stdin = sys.stdin.buffer.read() if "-" in local else None
+    stdin: BinaryIO | None = sys.stdin.buffer if "-" in local else None
+    # the HTML report reads each document again for its URL charts, so it keeps standard
+    # input whole; every other format checks it as a stream
+    kept = stdin.read() if stdin is not None and fmt == "html" else None
+    if kept is not None:
+        stdin = io.BytesIO(kept)
     report = check_paths(local, options, stdin=stdin)
     if urls:
-        from ..checking.http import check_urls
+        from ..fetching.http import HttpOptions
+        from ..sitecheck.driver import check_site
 
-        report.files.extend(check_urls(urls, replace(options, base_url=None)).files)
+        http = HttpOptions(deadline=deadline)
+        for url in urls:
+            report.files.extend(check_site(url, replace(options, base_url=None), http=http).files)
     status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):
         status = 2
@@ -148,7 +170,7 @@ def _run(
         if fmt == "html":
             from ..reports.gather import check_page
 
-            out.write(check_page(report, options.limits, stdin, now))
+            out.write(check_page(report, options.limits, kept, now))
         elif fmt == "json":
             json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
             out.write("\n")
@@ -182,25 +204,7 @@ def _version() -> str:
 
 
 def _text(report: CheckReport, out: Output) -> None:
-    from ..checking.rules import lookup
+    from ..checking.text import report_lines
 
-    for f in report.files:
-        what = f.format or "unreadable"
-        noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
-        head = f.source if f.format == "set" else f"{f.source} ({what}, {f.entries:,} {noun})"
-        if not f.issues:
-            out.write(f"{head}: ok\n")
-            continue
-        out.write(f"{head}: {f.errors} errors, {f.warnings} warnings\n")
-        for i in f.issues:
-            where = f"{i.line}:{i.column}" if i.line and i.column else str(i.line or "-")
-            gsc = lookup(i.code).gsc
-            tail = f'  [Search Console: "{gsc}"]' if gsc else ""
-            out.write(f"  {where:>9}  {i.severity.value:<7}  {i.code}: {i.message}{tail}\n")
-            if i.hint:
-                out.write(f"  {'':>9}  {'':<7}  hint: {i.hint}\n")
-    s = report.summary()
-    out.write(
-        f"checked {s['files']} files, {s['entries']:,} entries: "
-        f"{s['errors']} errors, {s['warnings']} warnings\n"
-    )
+    for line in report_lines(report):
+        out.write(line + "\n")

@@ -105,6 +105,11 @@ class SitemapReader:
         """Entries passed on so far."""
         return self._sink.count
 
+    @property
+    def issue_counts(self) -> dict[str, int]:
+        """Issues found so far per code, the unlisted ones beyond the cap included."""
+        return dict(self._sink.per_code)
+
     # -- feeding --
     def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]:
         if self._closed:

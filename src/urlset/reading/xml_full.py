@@ -203,8 +203,13 @@ class FullLane:
                 code = "invalid-encoding"
             elif "Resource limit exceeded" in message or "huge text node" in message:
                 code = "value-too-long"
-            elif "Excessive depth" in message:
+            elif "Excessive depth" in message:  # libxml2's own limit; its advice is not ours
+                limit = message.rpartition(":")[2].split(",")[0].strip()
+                if self.sink.limits.max_depth < (int(limit) if limit.isdigit() else 0):
+                    self.syntax_errors += 1  # ReadLimits.max_depth was reported first
+                    continue
                 code = "depth-limit"
+                message = f"elements nest deeper than {limit} levels, the most the parser takes"
             issue(code, message, e.line, e.column)
             self.syntax_errors += 1
         self.nerr = n

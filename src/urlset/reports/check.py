@@ -46,7 +46,10 @@ def check_html(
     """The report as an HTML page (no script, nothing fetched when viewed). ``left_out``:
     documents whose URLs ``stats`` does not count (checked over HTTP)."""
     files = [f for f in report.files if f.format != SET_FORMAT]
-    codes = count_codes((f.source, i) for f in report.files for i in f.issues)
+    codes = count_codes(
+        ((f.source, i) for f in report.files for i in f.issues),
+        [pair for f in report.files for pair in f.unlisted.items()],
+    )
     summary = [_summary(report, stats)]
     if left_out:
         summary.append(

@@ -37,15 +37,21 @@ class CodeCount:
     places: list[tuple[str, Issue]] = field(default_factory=list)
 
 
-def count_codes(found: Iterable[tuple[str, Issue]]) -> list[CodeCount]:
+def count_codes(
+    found: Iterable[tuple[str, Issue]], unlisted: Iterable[tuple[str, int]] | None = None
+) -> list[CodeCount]:
     """Issues (each with the document it is in) grouped by code: errors first, then by count.
-    The issues a document did not list (past a cap) count under their own code."""
+    The issues a document did not list (past a cap) count under their own code: ``unlisted``
+    gives them where the caller knows them (a check's ``FileResult.unlisted``), else they are
+    read from each "too-many-errors" line."""
     codes: dict[str, CodeCount] = {}
-    unlisted: list[tuple[str, int]] = []
+    told = unlisted is not None
+    unlisted = list(unlisted or ())
     for where, issue in found:
         capped = _UNLISTED.match(issue.message) if issue.code == CAPPED else None
         if capped is not None:  # the issues past a per-code cap, counted in one
-            unlisted.append((capped[2], int(capped[1])))
+            if not told:
+                unlisted.append((capped[2], int(capped[1])))
             continue
         row = codes.get(issue.code)
         if row is None:

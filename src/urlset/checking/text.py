@@ -1,0 +1,99 @@
+"""A check report as text for people: per file, one line per code, repeats grouped.
+
+In: a ``CheckReport``. Out: lines. Each file gets a head line (format, entries, totals over
+every finding), then one group per code, errors first: the code, how many times it was
+found (listed or not) and where the first few are, the first one's message and the code's
+hint. The full list is in the JSON and SARIF forms; a set with thousands of the same
+finding reads in a few lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..model import Issue
+from . import rules
+from .report import SET_FORMAT, SEVERITY_RANK, SUMMARY_CODE, CheckReport, FileResult
+
+# how many places a group shows before "..."
+PLACES_SHOWN = 5
+_INDENT = " " * 11
+
+
+def _where(issue: Issue) -> str:
+    if issue.line and issue.column:
+        return f"{issue.line}:{issue.column}"
+    return str(issue.line) if issue.line else ""
+
+
+def _head(f: FileResult) -> str:
+    if f.format == SET_FORMAT:
+        head = f.source
+    else:
+        noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
+        head = f"{f.source} ({f.format or 'unreadable'}, {f.entries:,} {noun})"
+    if not f.issues:
+        return f"{head}: ok"
+    return f"{head}: {f.errors:,} errors, {f.warnings:,} warnings"
+
+
+def _groups(f: FileResult) -> Iterator[str]:
+    listed: dict[str, list[Issue]] = {}
+    for issue in f.issues:
+        if issue.code != SUMMARY_CODE:
+            listed.setdefault(issue.code, []).append(issue)
+    counts = f.code_counts()
+    for code in counts:  # counted past a cap, none of them listed: the count alone
+        if code not in listed:
+            listed[code] = [rules.make_issue(code, "", source=f.source)]
+
+    def order(code: str) -> tuple[int, int, int]:
+        first = listed[code][0]
+        return (-SEVERITY_RANK[first.severity], first.line, first.column)
+
+    for code in sorted(listed, key=order):
+        members = listed[code]
+        first = members[0]
+        row = rules.row_of(first)
+        n = max(counts.get(code, len(members)), len(members))
+        places = [w for w in (_where(i) for i in members[: PLACES_SHOWN + 1]) if w]
+        shown = ", ".join(places[:PLACES_SHOWN]) + (", ..." if n > PLACES_SHOWN else "")
+        tail = f'  [Search Console: "{row.gsc}"]' if row.gsc else ""
+        severity = first.severity.value
+        if n == 1:
+            where = f" {shown}:" if shown else ""
+            yield f"  {severity:<7}  {code}:{where} {first.message}{tail}"
+        else:
+            yield f"  {severity:<7}  {code} x{n:,}:" + (f" {shown}" if shown else "")
+            if first.message:
+                yield f"{_INDENT}first: {first.message}{tail}"
+        if first.hint:
+            yield f"{_INDENT}hint: {first.hint}"
+
+
+def report_lines(report: CheckReport) -> Iterator[str]:
+    """The text form of ``report``, one line at a time (without line ends)."""
+    for f in report.files:
+        yield _head(f)
+        if f.issues:
+            yield from _groups(f)
+    yield from _skipped(report.skipped)
+    s = report.summary()
+    yield (
+        f"checked {s['files']:,} files, {s['entries']:,} entries: "
+        f"{s['errors']:,} errors, {s['warnings']:,} warnings"
+    )
+
+
+def _skipped(skipped: list[tuple[str, str]]) -> Iterator[str]:
+    """The files of a directory left out, grouped by why, the first few named."""
+    if not skipped:
+        return
+    yield f"left out {len(skipped):,} files that are not sitemaps:"
+    why: dict[str, list[str]] = {}
+    for path, reason in skipped:
+        why.setdefault(reason, []).append(path)
+    for reason, paths in why.items():
+        more = ", ..." if len(paths) > PLACES_SHOWN else ""
+        count = f" x{len(paths):,}" if len(paths) > 1 else ""
+        yield f"  {reason}{count}: {', '.join(paths[:PLACES_SHOWN])}{more}"

@@ -1,0 +1,162 @@
+"""``check_site``: a site, robots.txt or sitemap URL in, a ``CheckReport`` of every sitemap
+it leads to out.
+
+The fetcher drives the downloads (retries, concurrency, deadline, caps: ``HttpOptions`` and
+``DiscoveryOptions``); each sitemap's body goes through a ``_KeepingReader``, the usual
+reader plus a copy of the bytes (at most what the reader takes), checked by
+``check_document`` when the body ends. The last attempt's result stands (a retry replaces a
+cut-off one). Documents that could not be read, and what the fetch found about each
+(retries, redirects, content type, loops, caps), are reported on their URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..checking import rules
+from ..checking.children import compare_with_children
+from ..checking.document import CheckOptions, check_document
+from ..checking.files import attach_set_findings
+from ..checking.report import CheckReport, FileResult
+from ..extensions import rules as ext_rules
+from ..fetching.http import HttpOptions, fetch_sitemaps
+from ..fetching.issues import FETCH_CODES
+from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode
+from ..limits import ReadLimits
+from ..model import Issue, Severity, SitemapRef, Url
+from ..reading.reader import SitemapReader
+
+Checked = Callable[[str, str, bytes, int], None]
+
+
+class _KeepingReader:
+    """The reader, plus the bytes it was fed (up to its decompressed-size limit + 1), handed
+    to ``done`` with the total size when the body ends."""
+
+    def __init__(self, source: str, base_url: str, limits: ReadLimits, done: Checked) -> None:
+        self.reader = SitemapReader(source, base_url=base_url, limits=limits)
+        self.source = source
+        self.base_url = base_url
+        self.room = limits.max_decompressed_bytes + 1
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.done = done
+
+    def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]:
+        if self.size < self.room:
+            self.parts.append(data[: self.room - self.size])
+        self.size += len(data)
+        return self.reader.feed(data)
+
+    def close(self) -> list[Url | SitemapRef | Issue]:
+        out = self.reader.close()
+        body, self.parts = b"".join(self.parts), []
+        self.done(self.source, self.base_url, body, self.size)
+        return out
+
+    @property
+    def format(self) -> str | None:
+        return self.reader.format
+
+    @property
+    def fatal(self) -> bool:
+        return self.reader.fatal
+
+
+class _SiteCheck:
+    """The results of one run, by the URL each sitemap was asked for."""
+
+    def __init__(self, options: CheckOptions) -> None:
+        self.options = options
+        self.results: dict[str, FileResult] = {}
+        self.pool = ext_rules.SetChecks()
+
+    def reader(self, source: str, base_url: str, limits: ReadLimits) -> _KeepingReader:
+        return _KeepingReader(source, base_url, limits, self.checked)
+
+    def checked(self, source: str, base_url: str, body: bytes, size: int) -> None:
+        options = replace(self.options, base_url=base_url)
+        full = size if body[:2] != b"\x1f\x8b" else None
+        self.results[source] = check_document(
+            body, options, source, full_size=full, set_checks=self.pool
+        )
+
+    def report(self, run: DiscoveryResult) -> CheckReport:
+        report = CheckReport()
+        for node in run.nodes():
+            result = self._result(node)
+            if result is not None:
+                report.files.append(result)
+        for node in run.nodes():
+            self._compare(node)
+        if run.issues:
+            whole = FileResult(f"(the run from {run.start})", format="set")
+            whole.issues = [_as_check_issue(i, whole.source) for i in run.issues]
+            report.files.append(whole)
+        attach_set_findings(self.pool, report)
+        return report
+
+    def _result(self, node: SitemapNode) -> FileResult | None:
+        """The node's check result with what the fetch found on it; for a document that
+        could not be read, a ``cannot-read`` error with the fetch's words."""
+        fetched = [_as_check_issue(i, node.url) for i in node.issues if i.code in FETCH_CODES]
+        result = self.results.get(node.url)
+        if node.kind == "robots":
+            if not fetched:
+                return None
+            result = FileResult(node.url, format="robots.txt", url=node.final_url)
+        elif result is None:
+            if not node.failed:
+                if not fetched:
+                    return None
+                result = FileResult(node.url, url=node.final_url)
+            else:  # the fetch's errors said once, as the one error of the document
+                failures = [i for i in fetched if i.severity == Severity.ERROR]
+                why = "; ".join(i.message for i in failures) or str(node.state)
+                issue = rules.make_issue("cannot-read", f"{node.url}: {why}", source=node.url)
+                result = FileResult(node.url, [issue], url=node.final_url)
+                fetched = [i for i in fetched if i.severity != Severity.ERROR]
+        result.issues = sorted([*result.issues, *fetched], key=lambda i: (i.line, i.column))
+        return result
+
+    def _compare(self, node: SitemapNode) -> None:
+        index = self.results.get(node.url)
+        if index is None or index.format != "sitemapindex" or not index.refs:
+            return
+        by_url = {child.url: self.results.get(child.url) for child in node.children}
+        children = [by_url.get(ref.loc) for ref in index.refs]
+        compare_with_children(index, children, [""] * len(index.refs))
+
+
+def _as_check_issue(issue: Issue, source: str) -> Issue:
+    return issue if issue.source else issue._replace(source=source)
+
+
+async def check_site_async(
+    start: str,
+    options: CheckOptions | None = None,
+    *,
+    http: HttpOptions | None = None,
+    discovery: DiscoveryOptions | None = None,
+) -> tuple[CheckReport, DiscoveryResult]:
+    """Discover every sitemap of ``start`` as ``fetch`` does and check each one."""
+    options = options or CheckOptions()
+    http = http or HttpOptions()
+    http = replace(http, read_limits=options.read_limits)
+    run = _SiteCheck(options)
+    found = await fetch_sitemaps(start, discovery=discovery, http=http, reader_factory=run.reader)
+    return run.report(found), found
+
+
+def check_site(
+    start: str,
+    options: CheckOptions | None = None,
+    *,
+    http: HttpOptions | None = None,
+    discovery: DiscoveryOptions | None = None,
+) -> CheckReport:
+    """``check_site_async`` for code without an event loop (the report only)."""
+    report, _ = asyncio.run(check_site_async(start, options, http=http, discovery=discovery))
+    return report
