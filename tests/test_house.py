@@ -29,7 +29,8 @@ STAGES = {
     "fetching": 3,
     "announce": 4,
     "store": 4,
-    "cli": 5,
+    "dask": 5,
+    "cli": 6,
 }
 
 MAX_MODULE_LINES = 600
