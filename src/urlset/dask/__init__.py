@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["build"]
+__all__ = ["build", "fetch_sites"]
 
 
 def __getattr__(name: str) -> Any:
@@ -21,4 +21,8 @@ def __getattr__(name: str) -> Any:
         from .building import build
 
         return build
+    if name == "fetch_sites":
+        from .fetching import fetch_sites
+
+        return fetch_sites
     raise AttributeError(f"module 'urlset.dask' has no attribute {name!r}")
