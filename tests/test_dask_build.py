@@ -80,9 +80,10 @@ def _files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
 
 
-@pytest.mark.parametrize("max_urls", [400, 3])  # shards over many buckets; buckets split
+# shards over many buckets (through Dask's P2P shuffle); buckets split (its task shuffle)
+@pytest.mark.parametrize(("max_urls", "shuffle"), [(400, "p2p"), (3, None)])
 def test_the_set_is_the_single_process_one_byte_for_byte(
-    dask_client: Any, tmp_path: Path, max_urls: int
+    dask_client: Any, tmp_path: Path, max_urls: int, shuffle: str | None
 ) -> None:
     rows = _rows(4000, seed=max_urls)
     _write_parts(rows, tmp_path / "in", parts=5)
@@ -91,7 +92,7 @@ def test_the_set_is_the_single_process_one_byte_for_byte(
     problems: list[Any] = []
     spread = build(
         tmp_path / "in", tmp_path / "dask", BASE, client=dask_client, now=NOW, limits=limits,
-        on_problem=problems.append,
+        on_problem=problems.append, shuffle_method=shuffle,
     )  # fmt: skip
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")
     assert len(local.files) > 3 and local.indexes
@@ -180,6 +181,21 @@ def test_the_command_builds_on_a_scheduler_as_the_local_build_does(
         ["build", paths[0], "--out", str(tmp_path / "x"), "--dask", address, "--update", *common],
     )
     assert wrong.exit_code == 2 and "--update" in wrong.output
+    kept = runner.invoke(
+        main,
+        [
+            "build",
+            paths[0],
+            "--out",
+            str(tmp_path / "x"),
+            "--dask",
+            address,
+            "--no-dedupe",
+            *common,
+        ],
+    )
+    assert kept.exit_code == 2 and "always removes duplicates" in kept.output
+    assert not (tmp_path / "x").exists()
 
 
 def test_urlset_and_its_help_do_not_load_dask() -> None:

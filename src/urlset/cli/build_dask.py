@@ -14,7 +14,7 @@ from .build import _json_lines_log
 if TYPE_CHECKING:
     from .build import _Mode
 
-_USAGE_FIELDS = ("input format", "columns", "scheduler", "input")
+_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe")
 
 
 def run_on_dask(

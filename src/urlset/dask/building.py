@@ -57,6 +57,7 @@ COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows a partition)
 _EXAMPLES = 20
 _TASK_SHUFFLE = 128
+_GROUP_URLS = 250_000  # URLs a shard-writing task holds at most (beyond one big node)
 Plan = tuple[Node, range, bool, bool]  # a shard (or a bucket to split), its buckets, typed, fits
 
 
@@ -69,6 +70,7 @@ def build(
     client: Client | None = None,
     input_format: str | None = None,
     partitions: int | None = None,
+    shuffle_method: str | None = None,
     on_problem: Callable[[BuildProblem], None] | None = None,
     **options: Any,
 ) -> BuildReport:
@@ -78,18 +80,22 @@ def build(
     partitions), CSV, TSV or JSON Lines, with the columns loc and optionally lastmod,
     changefreq, priority. ``scheduler``: the address of a running scheduler; without it and
     without ``client``, a local cluster runs the job. ``partitions``: how many parts the
-    shuffle makes (default: as many as the input has). The other options are
+    shuffle makes (default: as many as the input has); ``shuffle_method``: Dask's "tasks"
+    or "p2p" (default: ``_shuffle_method``). The other options are
     ``write_sitemaps``'s; the set is the one ``write_sitemaps(..., stable=True)`` writes
     from the partitions' rows in order, file for file and byte for byte, and the report
     counts the same (a warning about an entry that a later partition repeats is counted
     too, since partitions are checked apart)."""
+    if options.get("dedupe") is False:
+        raise InvalidValue("dedupe", False, "the Dask build always removes duplicates")
     options.setdefault("now", datetime.now(UTC))  # one clock for every worker's rules
     options["stable"] = True
     opts, _scope, report, names = prepare_build(base_url, on_problem, options)
     with connect(scheduler, client) as dask_client:
         frame = read_frame(data, input_format)
         with Publisher(Path(out), names.stale) as publisher:
-            leaves = _run(frame, opts, report, names, publisher.staging, dask_client, partitions)
+            shape = (partitions, shuffle_method)
+            leaves = _run(frame, opts, report, names, publisher.staging, dask_client, shape)
             report.urls = sum(leaf.urls for leaf in leaves)
             _publish(leaves, set(), opts, opts.sitemap_directory(), report, publisher, names)
     return report
@@ -158,7 +164,7 @@ def _run(
     names: _Names,
     staging: Path,
     client: Client,
-    partitions: int | None,
+    shape: tuple[int | None, str | None],
 ) -> list[Leaf]:
     """Steps 1-3: the leaves of the set, written into ``staging``, in key order."""
     import pandas as pd
@@ -176,10 +182,11 @@ def _run(
     entries = frame.map_partitions(
         _check_partition, opts, str(staging), listen, meta=meta, enforce_metadata=False
     )
+    partitions, method = shape
     count = max(1, min(partitions or frame.npartitions, 1 << BUCKET_BITS))
     columns = ("bucket", "urls", "body", "typed", "duplicates")
     stats = entries.shuffle(
-        on="bucket", npartitions=count, shuffle_method=_shuffle_method(count)
+        on="bucket", npartitions=count, shuffle_method=method or _shuffle_method(count)
     ).map_partitions(
         _stage_buckets,
         str(staging),
@@ -229,9 +236,10 @@ def _shuffle_method(parts: int) -> str:
 
 
 def _groups(plan: list[Plan], urls: list[int], client: Client) -> list[list[Plan]]:
-    """The plan cut into runs of shards of about equal URL counts, a few per worker."""
+    """The plan cut into runs of shards of about equal URL counts, a few per worker and
+    at most about ``_GROUP_URLS`` each."""
     workers = max(1, len(client.scheduler_info().get("workers", {})))
-    target = max(1, sum(urls) // (4 * workers))
+    target = max(1, min(_GROUP_URLS, sum(urls) // (4 * workers)))
     groups: list[list[Plan]] = [[]]
     held = 0
     for item in plan:
