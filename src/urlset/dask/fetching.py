@@ -91,9 +91,9 @@ def fetch_sites(
             done: list[list[SiteSummary]] = dask_client.gather(futures)
         finally:
             dask_client.cancel(futures)
-    for kind in KINDS:  # what tasks lost with their workers had not finished
-        for leftover in (root / kind).glob(".batch-*"):
-            leftover.unlink(missing_ok=True)
+            for kind in KINDS:  # what tasks lost with their workers had not finished
+                for leftover in (root / kind).glob(".batch-*"):
+                    leftover.unlink(missing_ok=True)
     order = {site: n for n, site in enumerate(todo)}
     return sorted((s for batch in done for s in batch), key=lambda s: order[s.site])
 
