@@ -60,3 +60,17 @@ def screenshot(browser: WebDriver, request: pytest.FixtureRequest) -> Callable[[
         return path
 
     return take
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[object]:
+    """A local Dask cluster of two worker processes (each task pickled across a process
+    boundary, as on a real cluster), shared by the Dask tests; skips without dask."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client

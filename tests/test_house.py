@@ -31,7 +31,8 @@ STAGES = {
     "store": 4,
     "reports": 4,
     "sitecheck": 4,
-    "cli": 5,
+    "dask": 5,
+    "cli": 6,
 }
 
 MAX_MODULE_LINES = 600

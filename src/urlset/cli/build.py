@@ -144,6 +144,17 @@ def _timezone(value: str | None) -> tzinfo | None:
     help="With --stable or --update: write every URL added, removed or changed against the "
     "set in --out here as JSON Lines (loc, change, and for a changed URL its fields).",
 )
+@click.option(
+    "--dask",
+    "dask_scheduler",
+    metavar="SCHEDULER",
+    expose_value=False,
+    callback=lambda ctx, _, value: ctx.meta.update({_DASK: value}),
+    help="Build on a Dask cluster: the scheduler's address (tcp://host:8786), or 'local' for "
+    "a local cluster. SOURCES are Parquet (a file or a directory of parts), CSV, TSV or JSON "
+    "Lines, paths or fsspec URLs; the set is the one --stable writes (pip install "
+    "'urlset[dask]').",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def build(
     sources: tuple[str, ...],
@@ -180,7 +191,7 @@ def build(
     default_tz = _timezone(tz_name)
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-        formats = [input_format or detect_format(name) for name in sources]
+        formats = [input_format or detect_format(name) for name in sources if not _on_dask()]
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
@@ -241,6 +252,14 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
         click.echo(f"{path}: Sitemap lines {what}")
 
 
+_DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click context
+
+
+def _on_dask() -> str:
+    """The scheduler --dask named ('' without --dask)."""
+    return str(click.get_current_context().meta.get(_DASK) or "")
+
+
 class _Mode(NamedTuple):
     update: bool
     stable: bool
@@ -258,6 +277,12 @@ def _run(
     mode: _Mode,
 ) -> BuildReport:
     """The build, or with ``mode.update`` the update, with its progress line and logs."""
+    if _on_dask():  # --dask: the sources are read by the cluster's workers
+        from .build_dask import run_on_dask
+
+        params = click.get_current_context().params
+        sources, input_format = params["sources"], params["input_format"]
+        return run_on_dask(_on_dask(), sources, input_format, out_dir, base_url, options, mode)
     with (
         progress,
         _fewer_collections(),

@@ -42,6 +42,7 @@ from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
 from ..urls import to_uri
+from .fetch_sites import DASK, SITES, run_sites
 from .read import URL_COLUMNS
 from .streams import need_report_extra, quiet_stdout
 
@@ -195,9 +196,13 @@ class _Bar:
 
 
 # ----------------------------------------------------------------------------- command
-def _target(value: str) -> tuple[str, bool]:
+def _target(value: str | None) -> tuple[str, bool]:
     """The start URL, and whether it was given without a scheme: then it is https, with a
-    fallback to http when https cannot be connected to."""
+    fallback to http when https cannot be connected to. No URL: "" with --sites."""
+    if (value is None) != bool(click.get_current_context().meta.get(SITES)):
+        raise click.UsageError("give either SITE_OR_SITEMAP_URL or --sites FILE")
+    if value is None:
+        return "", False
     text = value.strip()
     bare = "://" not in text
     if bare:
@@ -209,7 +214,7 @@ def _target(value: str) -> tuple[str, bool]:
 
 
 @click.command("fetch")
-@click.argument("site_or_sitemap_url", metavar="SITE_OR_SITEMAP_URL")
+@click.argument("site_or_sitemap_url", metavar="SITE_OR_SITEMAP_URL", required=False)
 @click.option("--tree", is_flag=True, help="Show the sitemap tree instead of the URLs.")
 @click.option(
     "--format",
@@ -290,6 +295,23 @@ def _target(value: str) -> tuple[str, bool]:
     help="Also write an HTML report here: the tree, issues, charts of lastmod and sections "
     "(the report extra).",
 )
+@click.option(
+    "--sites",
+    type=click.Path(dir_okay=False, exists=True),
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _, value: ctx.meta.update({SITES: value}),
+    help="Fetch every site listed in this file (one URL a line, '#' comments) on a Dask "
+    "cluster into a Parquet dataset in the new directory -o names: urls/, issues/ and sites/ "
+    "(a summary row per site), one file a batch of sites (pip install 'urlset[dask]').",
+)
+@click.option(
+    "--dask",
+    metavar="SCHEDULER",
+    expose_value=False,
+    callback=lambda ctx, _, value: ctx.meta.update({DASK: value}),
+    help="With --sites: the Dask scheduler's address (tcp://host:8786); default: a local cluster.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
 def fetch(
     site_or_sitemap_url: str,
@@ -346,6 +368,8 @@ def fetch(
         retry=RetryPolicy(attempts=retries + 1),
         deadline=deadline,
     )
+    if not start:  # --sites: many sites on a Dask cluster
+        sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
         pool = (_default_workers() if workers is None else workers, pool_after)

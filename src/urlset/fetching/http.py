@@ -34,6 +34,7 @@ itself, re-exporting the names callers import from this module.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
@@ -168,7 +169,10 @@ async def _run_session(
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
     connector = aiohttp.TCPConnector(
-        limit=http.concurrency, limit_per_host=http.per_host, ttl_dns_cache=300
+        limit=http.concurrency,
+        limit_per_host=http.per_host,
+        ttl_dns_cache=300,
+        resolver=_FixedResolver(dict(http.resolve)) if http.resolve else None,
     )
     timeout = aiohttp.ClientTimeout(
         total=None,
@@ -190,6 +194,35 @@ async def _run_session(
             on_read=on_read,
             on_progress=on_progress,
         )
+
+
+class _FixedResolver(aiohttp.abc.AbstractResolver):
+    """``HttpOptions.resolve``: the hosts it names go to their address, others to DNS."""
+
+    def __init__(self, hosts: dict[str, str]) -> None:
+        self._hosts = hosts
+        self._dns = aiohttp.ThreadedResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[aiohttp.abc.ResolveResult]:
+        address = self._hosts.get(host.lower().rstrip("."))
+        if address is None:
+            return await self._dns.resolve(host, port, family)
+        kind = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": kind,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+        ]
+
+    async def close(self) -> None:
+        await self._dns.close()
 
 
 def fetch_sitemaps_sync(

@@ -76,3 +76,6 @@ class HttpOptions:
     # seconds for the whole run: what is not read by then is cut off (kept as read) or not
     # requested, and the result is partial
     deadline: float | None = None
+    # (host, address) pairs: connect to the address instead of asking DNS, as curl's
+    # --resolve (loopback test sites under many names; a host known to sit elsewhere)
+    resolve: tuple[tuple[str, str], ...] = ()

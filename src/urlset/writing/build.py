@@ -220,19 +220,8 @@ def write_sitemaps(
     ``on_change`` then receives each URL added, removed or changed against the set in
     ``out_dir``, and ``update_sitemaps`` can change the set without building it again.
     """
-    opts = BuildOptions(base_url, **options)
-    scope = Scope.of(opts.base_directory())
+    opts, scope, report, names = prepare_build(base_url, on_problem, options)
     directory = opts.sitemap_directory()
-    report = BuildReport(listener=on_problem)
-    not_public = non_production_host(scope.host)
-    if not_public is not None:
-        report.notes["dev-host"] = f"{not_public}: search engines will not crawl these URLs"
-    placeholder = placeholder_host(scope.host)
-    if placeholder is not None:
-        report.notes["placeholder-host"] = f"{placeholder}: set the site's public URL as --base-url"
-    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
-    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
-    report.entry_point_names = re.compile(re.escape(directory) + names.stale.pattern)
     if opts.stable:
         from .stable import build_stable
 
@@ -246,6 +235,25 @@ def write_sitemaps(
         sets = _finish(parts, opts, directory, report, publisher.staging, names)
         report.removed = publisher.publish(sets)
     return report
+
+
+def prepare_build(
+    base_url: str, on_problem: Callable[[BuildProblem], None] | None, options: dict[str, Any]
+) -> tuple[BuildOptions, Scope, BuildReport, _Names]:
+    """A build's options, scope, report (with the notes about the whole set) and names."""
+    opts = BuildOptions(base_url, **options)
+    scope = Scope.of(opts.base_directory())
+    report = BuildReport(listener=on_problem)
+    not_public = non_production_host(scope.host)
+    if not_public is not None:
+        report.notes["dev-host"] = f"{not_public}: search engines will not crawl these URLs"
+    placeholder = placeholder_host(scope.host)
+    if placeholder is not None:
+        report.notes["placeholder-host"] = f"{placeholder}: set the site's public URL as --base-url"
+    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
+    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    report.entry_point_names = re.compile(re.escape(opts.sitemap_directory()) + names.stale.pattern)
+    return opts, scope, report, names
 
 
 class _Names:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -178,9 +178,11 @@ class _ShardWriter:
         self.leaves.append(leaf._replace(name=name, written=sink.written))
 
     def close(self) -> list[Leaf]:
+        """The leaves written, in key order (an empty one is known before the ones still
+        compressing)."""
         while self._pending:
             self._settle()
-        return self.leaves
+        return sorted(self.leaves, key=lambda leaf: leaf.node.lo)
 
     def discard(self) -> None:
         for sink, _ in self._pending:
@@ -254,29 +256,43 @@ class _Spill:
 
     def shards(self, sizing: Sizing) -> Iterator[tuple[Node, dict[str, str], bool]]:
         """Every shard of the set in key order, with its entries (loc -> text)."""
-        todo = [Node(0, 0)]
-        while todo:
-            node = todo.pop()
-            first = node.lo >> (64 - _BUCKET_BITS)
-            last = ((node.hi - 1) >> (64 - _BUCKET_BITS)) + 1
-            buckets = range(first, last)
-            urls = sum(self.urls[b] for b in buckets)
-            body = sum(self.body[b] for b in buckets)
-            typed = any(self.typed[b] for b in buckets)
-            if sizing.fits(urls, body, typed):
-                items: dict[str, str] = {}
-                for bucket in buckets:
-                    items.update(zip(*self.read(bucket), strict=True))
+        for node, buckets, typed, fits in plan_shards(
+            self.urls, self.body, self.typed, sizing, _BUCKET_BITS
+        ):
+            items: dict[str, str] = {}
+            for bucket in buckets:
+                items.update(zip(*self.read(bucket), strict=True))
+            if fits:
                 yield node, items, typed
-            elif node.depth < _BUCKET_BITS:
-                low, high = node.children()
-                todo += [high, low]
             else:
-                items = dict(zip(*self.read(first), strict=True))
-                yield from _split(node, items, sizing, typed=typed)
+                yield from split_shard(node, items, sizing, typed=typed)
 
 
-def _split(
+def plan_shards(
+    urls: Sequence[int], body: Sequence[int], typed: Sequence[bool], sizing: Sizing, bits: int
+) -> Iterator[tuple[Node, range, bool, bool]]:
+    """The trie walked from the root down to buckets of the top ``bits`` key bits, given each
+    bucket's URL count, entry bytes and typed flag: in key order, each node that is a shard
+    (``fits``) or a single bucket too big for one, to be split by ``split_shard``; with the
+    buckets it covers and whether an entry in them uses a typed prefix."""
+    todo = [Node(0, 0)]
+    while todo:
+        node = todo.pop()
+        first = node.lo >> (64 - bits)
+        last = ((node.hi - 1) >> (64 - bits)) + 1
+        buckets = range(first, last)
+        count = sum(urls[b] for b in buckets)
+        size = sum(body[b] for b in buckets)
+        any_typed = any(typed[b] for b in buckets)
+        fits = sizing.fits(count, size, any_typed)
+        if fits or node.depth >= bits:
+            yield node, buckets, any_typed, fits
+        else:
+            low, high = node.children()
+            todo += [high, low]
+
+
+def split_shard(
     node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
 ) -> Iterator[tuple[Node, dict[str, str], bool]]:
     """The shards inside ``node`` for its entries (loc -> text), in key order, each with

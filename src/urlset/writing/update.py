@@ -28,10 +28,10 @@ from .stable import (
     _settings,
     _ShardWriter,
     _sizing,
-    _split,
     _standalone,
     load_manifest,
     read_shard,
+    split_shard,
 )
 
 Stats = tuple[int, int, bool]  # a shard's URLs, entry bytes, and whether one uses a typed prefix
@@ -248,7 +248,7 @@ class _Update:
                         self._new(j, early) if j in dirty else read_shard(out, self.leaves[j], opts)
                     )
                 typed = any(s[2] for s in self._inside(region))
-                for node, shard, flag in _split(region, items, self.sizing, typed=typed):
+                for node, shard, flag in split_shard(region, items, self.sizing, typed=typed):
                     writer.write(node, shard, flag)
             written += writer.close()
         finally:

@@ -1,0 +1,65 @@
+"""``urlset build --dask SCHEDULER``: the build on a Dask cluster (``urlset.dask``)."""
+
+from __future__ import annotations
+
+from concurrent.futures import CancelledError
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import InvalidValue, PublishError
+from ..writing.build import BuildReport
+from .build import _json_lines_log
+
+if TYPE_CHECKING:
+    from .build import _Mode
+
+_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe")
+
+
+def run_on_dask(
+    scheduler: str,
+    sources: tuple[str, ...],
+    input_format: str | None,
+    out_dir: str,
+    base_url: str,
+    options: dict[str, Any],
+    mode: _Mode,
+) -> BuildReport:
+    """The whole stable set of ``sources`` built on the cluster, its problems logged to
+    --report; a job that fails or is cancelled publishes nothing (PublishError)."""
+    if mode.update or mode.changes_path or mode.remove_paths:
+        raise click.UsageError(
+            "--dask builds a whole set; --update, --remove and --changes run without it"
+        )
+    if "-" in sources:
+        raise click.UsageError("--dask reads files or fsspec URLs, not standard input ('-')")
+    try:
+        from ..dask.building import build
+    except ImportError as exc:
+        raise click.UsageError(str(exc)) from None
+    with _json_lines_log("--report", mode.report_path) as on_problem:
+        try:
+            return build(
+                list(sources),
+                out_dir,
+                base_url,
+                scheduler=scheduler,
+                input_format=input_format,
+                on_problem=on_problem,
+                **options,
+            )
+        except ImportError as exc:
+            raise click.UsageError(str(exc)) from None
+        except InvalidValue as exc:
+            if exc.field in _USAGE_FIELDS:
+                raise click.UsageError(str(exc)) from None
+            raise
+        except CancelledError as exc:
+            raise PublishError(f"the Dask job was cancelled ({exc})") from None
+        except Exception as exc:
+            from distributed import KilledWorker
+
+            if isinstance(exc, KilledWorker):
+                raise PublishError(f"the Dask job lost its workers ({exc})") from None
+            raise

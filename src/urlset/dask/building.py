@@ -1,0 +1,385 @@
+"""A stable sitemap set built on a Dask cluster, byte for byte the single-process one.
+
+The stable layout (``writing.stable``) makes a shard's content a function of the URLs in
+its key range alone, so the work divides along the key space:
+
+1. each input partition is checked by the same ``_checked`` a local build runs (rules,
+   scope, duplicates inside the partition) and rendered to entry texts, each tagged with
+   the top ``BUCKET_BITS`` of its loc's key and its place in the input (partition, row);
+2. a shuffle on that bucket brings every copy of a loc to one task, which keeps the first
+   in input order (the one a single-process build keeps) and writes each bucket to a file
+   in the build's staging directory, returning its URL count, entry bytes and typed flag;
+3. the driver walks the trie over those counts (``plan_shards``, the walk a local build
+   makes) and hands groups of shards to the workers, which write them with the local
+   build's ``_ShardWriter`` (gzip, SHA-256, names by content);
+4. the driver writes the index and the manifest and publishes, only once every shard is
+   in staging: a failed or cancelled job leaves the published set as it was.
+
+The staging directory lies inside ``out``, which every worker must be able to write (on a
+local cluster it is; on a cluster of machines, a shared file system).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from itertools import repeat
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidValue, LimitExceeded
+from ..urls import Scope
+from ..writing.build import BuildOptions, BuildProblem, BuildReport, _checked, _Names, prepare_build
+from ..writing.document import uses_typed_prefix
+from ..writing.files import Publisher
+from ..writing.shards import Leaf, Node, Sizing, entry_size, key_of
+from ..writing.stable import (
+    _publish,
+    _ShardWriter,
+    _sizing,
+    _standalone,
+    plan_shards,
+    split_shard,
+)
+from .cluster import connect
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from dask.dataframe import DataFrame
+    from distributed import Client
+
+BUCKET_BITS = 10  # 1,024 buckets: ~1M URLs each at a billion, a shard group's working set
+COLUMNS = ("loc", "lastmod", "changefreq", "priority")
+_ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows a partition)
+_EXAMPLES = 20
+_TASK_SHUFFLE = 128
+_GROUP_URLS = 250_000  # URLs a shard-writing task holds at most (beyond one big node)
+Plan = tuple[Node, range, bool, bool]  # a shard (or a bucket to split), its buckets, typed, fits
+
+
+def build(
+    data: DataFrame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    base_url: str,
+    *,
+    scheduler: str | None = None,
+    client: Client | None = None,
+    input_format: str | None = None,
+    partitions: int | None = None,
+    shuffle_method: str | None = None,
+    on_problem: Callable[[BuildProblem], None] | None = None,
+    **options: Any,
+) -> BuildReport:
+    """Build the stable sitemap set of ``data`` into ``out`` on a Dask cluster.
+
+    ``data``: a Dask DataFrame, or paths / fsspec URLs of Parquet (a file or a directory of
+    partitions), CSV, TSV or JSON Lines, with the columns loc and optionally lastmod,
+    changefreq, priority. ``scheduler``: the address of a running scheduler; without it and
+    without ``client``, a local cluster runs the job. ``partitions``: how many parts the
+    shuffle makes (default: as many as the input has); ``shuffle_method``: Dask's "tasks"
+    or "p2p" (default: ``_shuffle_method``). The other options are
+    ``write_sitemaps``'s; the set is the one ``write_sitemaps(..., stable=True)`` writes
+    from the partitions' rows in order, file for file and byte for byte, and the report
+    counts the same (a warning about an entry that a later partition repeats is counted
+    too, since partitions are checked apart)."""
+    if options.get("dedupe") is False:
+        raise InvalidValue("dedupe", False, "the Dask build always removes duplicates")
+    options.setdefault("now", datetime.now(UTC))  # one clock for every worker's rules
+    options["stable"] = True
+    opts, _scope, report, names = prepare_build(base_url, on_problem, options)
+    with connect(scheduler, client) as dask_client:
+        frame = read_frame(data, input_format)
+        with Publisher(Path(out), names.stale) as publisher:
+            shape = (partitions, shuffle_method)
+            leaves = _run(frame, opts, report, names, publisher.staging, dask_client, shape)
+            report.urls = sum(leaf.urls for leaf in leaves)
+            _publish(leaves, set(), opts, opts.sitemap_directory(), report, publisher, names)
+    return report
+
+
+def read_frame(
+    data: DataFrame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    input_format: str | None = None,
+) -> DataFrame:
+    """``data`` as a Dask DataFrame with the build's columns (InvalidValue naming a column
+    the build cannot use, or the format it cannot tell)."""
+    import dask.dataframe as dd
+
+    if isinstance(data, dd.DataFrame):
+        frame = data
+    else:
+        paths = (
+            [os.fspath(data)] if isinstance(data, str | os.PathLike) else list(map(os.fspath, data))
+        )
+        if not paths:
+            raise InvalidValue("input", paths, "give at least one path")
+        fmt = input_format or _format_of(paths[0])
+        text = {"dtype": str, "keep_default_na": False}  # values as written; empty is absent
+        if fmt == "parquet":
+            frame = dd.read_parquet(paths)
+        elif fmt in ("csv", "tsv"):
+            frame = dd.read_csv(paths, sep="," if fmt == "csv" else "\t", blocksize=None, **text)
+        elif fmt == "jsonl":
+            frame = dd.read_json(
+                paths, lines=True, dtype=False, convert_dates=False, blocksize=None
+            )
+        else:
+            raise InvalidValue("input format", fmt, "use parquet, csv, tsv or jsonl")
+    unknown = [str(c) for c in frame.columns if c not in COLUMNS]
+    if "loc" not in frame.columns or unknown:
+        raise InvalidValue(
+            "columns",
+            list(map(str, frame.columns)),
+            "the Dask build reads loc and optionally lastmod, changefreq, priority"
+            + (f"; drop {', '.join(unknown)}" if unknown else "; loc is missing"),
+        )
+    return frame
+
+
+def _format_of(path: str) -> str:
+    name = path.rstrip("/").removesuffix(".gz").lower()
+    if name.endswith((".parquet", ".pq")) or os.path.isdir(path):
+        return "parquet"
+    for suffix, fmt in (
+        (".csv", "csv"),
+        (".tsv", "tsv"),
+        (".jsonl", "jsonl"),
+        (".ndjson", "jsonl"),
+    ):
+        if name.endswith(suffix):
+            return fmt
+    raise InvalidValue(
+        "input format", path, "cannot be told from the name; give input_format (--input-format)"
+    )
+
+
+def _run(
+    frame: DataFrame,
+    opts: BuildOptions,
+    report: BuildReport,
+    names: _Names,
+    staging: Path,
+    client: Client,
+    shape: tuple[int | None, str | None],
+) -> list[Leaf]:
+    """Steps 1-3: the leaves of the set, written into ``staging``, in key order."""
+    import pandas as pd
+
+    listen = report.listener is not None
+    meta = pd.DataFrame(
+        {
+            "bucket": pd.Series(dtype="int64"),
+            "ordinal": pd.Series(dtype="int64"),
+            "loc": pd.Series(dtype=object),
+            "entry": pd.Series(dtype=object),
+            "typed": pd.Series(dtype=bool),
+        }
+    )
+    entries = frame.map_partitions(
+        _check_partition, opts, str(staging), listen, meta=meta, enforce_metadata=False
+    )
+    partitions, method = shape
+    count = max(1, min(partitions or frame.npartitions, 1 << BUCKET_BITS))
+    columns = ("bucket", "urls", "body", "typed", "duplicates")
+    stats = entries.shuffle(
+        on="bucket", npartitions=count, shuffle_method=method or _shuffle_method(count)
+    ).map_partitions(
+        _stage_buckets,
+        str(staging),
+        meta=pd.DataFrame({k: pd.Series(dtype="int64") for k in columns}),
+    )
+    future = client.compute(stats)
+    try:
+        table = future.result()
+    finally:
+        future.cancel()
+    for number in range(frame.npartitions):
+        _merge(report, *_read_pickle(staging / f".dask-report-{number}"))
+    report.duplicates += int(table["duplicates"].sum())
+    size = 1 << BUCKET_BITS
+    urls, body, typed = [0] * size, [0] * size, [False] * size
+    for bucket, n, b, t in zip(
+        table["bucket"], table["urls"], table["body"], table["typed"], strict=True
+    ):
+        if bucket >= 0:
+            urls[bucket], body[bucket], typed[bucket] = int(n), int(b), bool(t)
+    if not sum(urls):
+        raise LimitExceeded(report.nothing_written())
+    sizing = _sizing(opts)
+    groups = _groups(list(plan_shards(urls, body, typed, sizing, BUCKET_BITS)), urls, client)
+    futures = client.map(
+        _write_shards,
+        groups,
+        opts=opts,
+        staging=str(staging),
+        names=names,
+        sizing=sizing,
+        pure=False,
+    )
+    try:
+        written: list[list[Leaf]] = client.gather(futures)
+    finally:
+        client.cancel(futures)
+    return sorted((leaf for leaves in written for leaf in leaves), key=lambda leaf: leaf.node.lo)
+
+
+def _shuffle_method(parts: int) -> str:
+    """Dask's task-based shuffle up to ``_TASK_SHUFFLE`` parts: 2,000,000 URLs in 16 parts
+    built in 15.5 s with it and 34 s with P2P on 2 local workers (BENCHMARKS.md), P2P's
+    Arrow conversion of the entry texts costing more than it saves; past that, P2P, whose
+    task count grows linearly with the parts where the task shuffle's grows faster."""
+    return "tasks" if parts <= _TASK_SHUFFLE else "p2p"
+
+
+def _groups(plan: list[Plan], urls: list[int], client: Client) -> list[list[Plan]]:
+    """The plan cut into runs of shards of about equal URL counts, a few per worker and
+    at most about ``_GROUP_URLS`` each."""
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    target = max(1, min(_GROUP_URLS, sum(urls) // (4 * workers)))
+    groups: list[list[Plan]] = [[]]
+    held = 0
+    for item in plan:
+        if held >= target:
+            groups.append([])
+            held = 0
+        groups[-1].append(item)
+        held += sum(urls[b] for b in item[1])
+    return groups
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """A partition's (loc, lastmod, changefreq, priority) rows; a missing value is None."""
+    columns: list[Iterable[Any]] = []
+    for name in COLUMNS:
+        if name not in frame.columns:
+            columns.append(repeat(None, len(frame)))
+            continue
+        column = frame[name].astype(object)
+        columns.append(column.where(column.notna(), None).tolist())
+    return list(zip(*columns, strict=False))
+
+
+def _check_partition(
+    frame: pd.DataFrame,
+    opts: BuildOptions,
+    staging: str,
+    listen: bool,
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Step 1 for one input partition: its entries checked and rendered, each with its
+    bucket and place. The partition's report (with its problems when they are listened to)
+    goes to a file in staging, which the driver reads once every partition is done."""
+    import pandas as pd
+
+    number = 0 if partition_info is None else int(partition_info["number"])
+
+    problems: list[BuildProblem] = []
+    report = BuildReport(listener=problems.append if listen else None)
+    scope = Scope.of(opts.base_directory())
+    locs: list[str] = []
+    texts: list[str] = []
+    typed: list[bool] = []
+    with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
+        for batch in _checked(_rows(frame), opts, scope, report, Path(spill)):
+            batch_locs, batch_texts = _standalone(batch, opts)
+            locs += batch_locs
+            texts += batch_texts
+            if uses_typed_prefix("".join(batch_texts)):
+                typed += map(uses_typed_prefix, batch_texts)
+            else:
+                typed += repeat(False, len(batch_texts))
+    report.listener = None
+    _write_pickle(Path(staging) / f".dask-report-{number}", (report, problems))
+    shift = 64 - BUCKET_BITS
+    first = number << _ORDINAL_SHIFT
+    entries = pd.DataFrame(
+        {
+            "bucket": pd.Series([key_of(loc) >> shift for loc in locs], dtype="int64"),
+            "ordinal": pd.Series(range(first, first + len(locs)), dtype="int64"),
+            "loc": pd.Series(locs, dtype=object),
+            "entry": pd.Series(texts, dtype=object),
+            "typed": pd.Series(typed, dtype=bool),
+        }
+    )
+    return entries
+
+
+def _stage_buckets(frame: pd.DataFrame, staging: str) -> pd.DataFrame:
+    """Step 2 for one part of the shuffle: each loc's first entry kept, each bucket written
+    to staging (to a temporary name, then renamed: a retried task never leaves half a file);
+    a row per bucket with its counts, and one (bucket -1) with the duplicates dropped."""
+    import pandas as pd
+
+    ordered = frame.sort_values("ordinal", kind="stable")
+    unique = ordered.drop_duplicates("loc", keep="first")
+    rows = [(-1, 0, 0, 0, len(ordered) - len(unique))]
+    for bucket, group in unique.groupby("bucket", sort=True):
+        locs = [str(loc) for loc in group["loc"]]
+        texts = [str(text) for text in group["entry"]]
+        _write_pickle(Path(staging) / f".dask-bucket-{bucket}", (locs, texts))
+        body = entry_size("".join(texts))
+        rows.append((int(bucket), len(locs), body, int(group["typed"].any()), 0))
+    return pd.DataFrame(rows, columns=["bucket", "urls", "body", "typed", "duplicates"])
+
+
+def _write_pickle(path: Path, value: object) -> None:
+    """``value`` in ``path``, written under a temporary name and renamed: a task retried
+    after its worker died never leaves half a file."""
+    temporary = path.with_name(f"{path.name}.{uuid.uuid4().hex}")
+    with open(temporary, "wb") as file:
+        pickle.dump(value, file, pickle.HIGHEST_PROTOCOL)
+    os.replace(temporary, path)
+
+
+def _read_pickle(path: Path) -> Any:
+    with open(path, "rb") as file:
+        return pickle.load(file)
+
+
+def _read_bucket(staging: str, bucket: int) -> dict[str, str]:
+    try:
+        locs, texts = _read_pickle(Path(staging) / f".dask-bucket-{bucket}")
+    except FileNotFoundError:
+        return {}  # no entry fell in this bucket
+    return dict(zip(locs, texts, strict=True))
+
+
+def _write_shards(
+    plan: list[Plan], opts: BuildOptions, staging: str, names: _Names, sizing: Sizing
+) -> list[Leaf]:
+    """Step 3 for a run of shards: each written by the local build's writer."""
+    writer = _ShardWriter(opts, Path(staging), names)
+    try:
+        for node, buckets, typed, fits in plan:
+            items: dict[str, str] = {}
+            for bucket in buckets:
+                items.update(_read_bucket(staging, bucket))
+            if fits:
+                writer.write(node, items, typed)
+            else:
+                for at, shard, flag in split_shard(node, items, sizing, typed=typed):
+                    writer.write(at, shard, flag)
+        return writer.close()
+    finally:
+        writer.discard()
+
+
+def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem]) -> None:
+    """A partition's report added to the build's, its problems passed on in input order."""
+    report.duplicates += part.duplicates
+    report.rejected.update(part.rejected)
+    report.kept_without.update(part.kept_without)
+    report.flagged.update(part.flagged)
+    for mine, theirs in (
+        (report.examples, part.examples),
+        (report.warnings, part.warnings),
+        (report.flag_examples, part.flag_examples),
+    ):
+        mine += theirs[: max(0, _EXAMPLES - len(mine))]
+    if report.listener is not None:
+        for problem in problems:
+            report.listener(problem)
