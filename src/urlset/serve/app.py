@@ -30,7 +30,10 @@ _GZIP_LEVEL = 6
 
 
 class SitemapSet(Protocol):
-    """What the app serves from: names, entry points, and the document for a name."""
+    """What the app serves from: names, entry points, the document for a name, and why
+    nothing can be served now (a live source that failed), if so."""
+
+    def problem(self) -> str | None: ...
 
     def names(self) -> list[str]: ...
 
@@ -70,6 +73,9 @@ class SitemapApp:
     def respond(self, request: Request) -> Response:
         if request.method not in ("GET", "HEAD"):
             return plain(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
+        problem = self.documents.problem()
+        if problem is not None:
+            return plain(503, problem + "\n", [("Retry-After", "5")])
         name = request.path.lstrip("/")
         if "/" in name:
             return self._missing()

@@ -88,6 +88,10 @@ class DirectorySet:
         self._cache = OrderedDict()
         self._lock = Lock()
 
+    def problem(self) -> str | None:
+        """Why nothing can be served now (a directory always can)."""
+        return None
+
     def names(self) -> list[str]:
         """The names this set answers for, sorted (index files first)."""
         found = [p.name for p in self.directory.iterdir() if _NAME.fullmatch(p.name)]
