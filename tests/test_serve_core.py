@@ -156,3 +156,17 @@ def test_last_modified_is_never_in_the_future(published: Path) -> None:
     earlier = datetime(2026, 9, 1, 8, tzinfo=UTC)  # a server clock behind the lastmods
     app = SitemapApp(DirectorySet(published), clock=lambda: earlier)
     assert _get(app, "/sitemap.xml").header("Last-Modified") == "Tue, 01 Sep 2026 08:00:00 GMT"
+
+
+def test_the_package_imports_no_framework() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, urlset.serve, urlset.serve.asgi, urlset.serve.wsgi, urlset.serve.html;"
+        "print(sorted(m for m in ('django', 'flask', 'starlette', 'uvicorn', 'waitress',"
+        " 'werkzeug') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
