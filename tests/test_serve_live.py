@@ -112,6 +112,34 @@ def test_a_sql_query_through_the_db_api_refreshes_when_old(tmp_path: Path) -> No
     assert count() == 500
 
 
+def test_a_database_error_answers_503_and_concurrent_first_requests_build_once(
+    tmp_path: Path,
+) -> None:
+    import threading
+
+    calls = []
+
+    def rows() -> list[tuple[str]]:
+        calls.append(1)
+        return [(f"{BASE}x",)]
+
+    live = LiveSet(rows, BASE, max_age=None)
+    app = SitemapApp(live)
+    threads = [threading.Thread(target=_get, args=(app, "/sitemap.xml")) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1
+    broken = LiveSet(
+        from_query(lambda: sqlite3.connect(tmp_path / "empty.db"), "select loc from missing"),
+        BASE,
+    )
+    response = _get(SitemapApp(broken), "/sitemap.xml")
+    assert response.status == 503
+    assert b"OperationalError: no such table: missing" in b"".join(response.body)
+
+
 def test_a_failing_source_answers_503_with_the_reason_then_recovers() -> None:
     rows: list[tuple[str, ...]] = [("https://elsewhere.example/x",)]
     now = [0.0]

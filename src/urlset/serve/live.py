@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import UrlsetError
 from ..writing.build import BuildReport, Entry, write_sitemaps
 from .documents import DirectorySet, Document
 
@@ -92,7 +91,8 @@ class LiveSet:
         self._files = DirectorySet(self.directory)
         self._built_at: float | None = None
         self._failed_at = 0.0
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one build at a time
+        self._starting = threading.Lock()  # one background refresh started at a time
         self._refreshing: threading.Thread | None = None
         self.report: BuildReport | None = None
         self.error: str | None = None
@@ -103,40 +103,52 @@ class LiveSet:
         return cls(lambda: entries, base_url, **kw)
 
     def refresh(self) -> BuildReport:
-        """Build a snapshot now (waits for one already running); raises what the build raises."""
+        """Build a snapshot now (waits for one already running); raises what the build or the
+        source raises."""
         with self._lock:
-            try:
-                report = write_sitemaps(
-                    self._entries(), self.directory, self._base_url, **self._options
-                )
-            except (UrlsetError, OSError) as exc:
-                self.error = f"the sitemaps could not be computed: {exc}"
-                self._failed_at = self._clock()
-                raise
-            self.report, self.error = report, None
-            self._built_at = self._clock()
-            return report
+            return self._build()
+
+    def _build(self) -> BuildReport:
+        try:
+            report = write_sitemaps(
+                self._entries(), self.directory, self._base_url, **self._options
+            )
+        except Exception as exc:  # the source is the application's: a DB error, anything
+            self.error = f"the sitemaps could not be computed: {type(exc).__name__}: {exc}"
+            self._failed_at = self._clock()
+            raise
+        self.report, self.error = report, None
+        self._built_at = self._clock()
+        return report
 
     def _background(self) -> None:
-        with contextlib.suppress(UrlsetError, OSError):  # kept in self.error; the previous
-            self.refresh()  # snapshot is still served
+        with contextlib.suppress(Exception):  # kept in self.error; the previous snapshot
+            self.refresh()  # is still served
+
+    def _first(self) -> bool:
+        """The first snapshot, built once however many requests wait for it."""
+        with self._lock:
+            if self._built_at is not None:
+                return True
+            if self.error is not None and self._clock() - self._failed_at < RETRY_AFTER:
+                return False
+            try:
+                self._build()
+            except Exception:
+                return False
+            return True
 
     def _current(self) -> bool:
         """Make sure a snapshot exists (built here the first time) and start a refresh when it
         is too old; whether there is one to serve."""
         if self._built_at is None:
-            if self.error is not None and self._clock() - self._failed_at < RETRY_AFTER:
-                return False
-            try:
-                self.refresh()
-            except (UrlsetError, OSError):
-                return False
+            return self._first()
+        if self._max_age is None or self._clock() - self._built_at <= self._max_age:
             return True
-        stale = self._max_age is not None and self._clock() - self._built_at > self._max_age
-        running = self._refreshing is not None and self._refreshing.is_alive()
-        if stale and not running:
-            self._refreshing = threading.Thread(target=self._background, daemon=True)
-            self._refreshing.start()
+        with self._starting:
+            if self._refreshing is None or not self._refreshing.is_alive():
+                self._refreshing = threading.Thread(target=self._background, daemon=True)
+                self._refreshing.start()
         return True
 
     def problem(self) -> str | None:
