@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -82,6 +83,7 @@ class DirectorySet:
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
+        self._root = str(self.directory)
         if not self.directory.is_dir():
             raise NotADirectoryError(f"{self.directory}: not a directory")
         self._cache: OrderedDict[tuple[str, int, int, int, int], tuple[str, datetime | None, int]]
@@ -111,28 +113,28 @@ class DirectorySet:
         gz = name.endswith(".gz")
         candidates = [(name, True)] if gz else [(name, False), (name + ".gz", True)]
         for candidate, gzipped in candidates:
-            path = self.directory / candidate
+            path = os.path.join(self._root, candidate)
             try:
-                stat = path.stat(follow_symlinks=False)
+                info = os.lstat(path)  # one call: a symlink is not followed, and not served
             except OSError:
                 continue
-            if not path.is_file() or path.is_symlink():
+            if not stat.S_ISREG(info.st_mode):
                 continue
-            digest, lastmod, length = self._identity(path, stat, gzipped)
-            size = stat.st_size
-            return Document(name, path, _kind(name), gzipped, digest, lastmod, size, length)
+            digest, lastmod, length = self._identity(Path(path), info, gzipped)
+            size = info.st_size
+            return Document(name, Path(path), _kind(name), gzipped, digest, lastmod, size, length)
         return None
 
     def _identity(
-        self, path: Path, stat: os.stat_result, gzipped: bool
+        self, path: Path, info: os.stat_result, gzipped: bool
     ) -> tuple[str, datetime | None, int]:
-        key = (path.name, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        key = (path.name, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         with self._lock:
             known = self._cache.get(key)
             if known is not None:
                 self._cache.move_to_end(key)
                 return known
-        probe = Document(path.name, path, _kind(path.name), gzipped, "", None, stat.st_size, 0)
+        probe = Document(path.name, path, _kind(path.name), gzipped, "", None, info.st_size, 0)
         digest = hashlib.sha256()
         length = 0
         newest: datetime | None = None
@@ -149,7 +151,7 @@ class DirectorySet:
                 newest = moment if newest is None or moment > newest else newest
             tail = text[-256:]
         if newest is None:
-            newest = datetime.fromtimestamp(stat.st_mtime, UTC)
+            newest = datetime.fromtimestamp(info.st_mtime, UTC)
         identity = (digest.hexdigest(), newest, length)
         with self._lock:
             self._cache[key] = identity

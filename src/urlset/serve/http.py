@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
+from functools import lru_cache
 from urllib.parse import parse_qs
 
 CHUNK = 64 * 1024  # bytes read, compressed and sent at a time
@@ -32,6 +33,8 @@ class Request:
         return self.headers.get(name, "")
 
     def param(self, name: str) -> str | None:
+        if not self.query:
+            return None
         values = parse_qs(self.query).get(name)
         return values[-1] if values else None
 
@@ -78,6 +81,7 @@ def plain(status: int, text: str, extra: Iterable[tuple[str, str]] = ()) -> Resp
     return Response(status, headers, [data])
 
 
+@lru_cache(maxsize=1024)
 def http_date(moment: datetime) -> str:
     """An IMF-fixdate (RFC 9110 section 5.6.7): ``Wed, 25 Nov 2026 10:00:00 GMT``."""
     return format_datetime(moment.astimezone(UTC).replace(microsecond=0), usegmt=True)
