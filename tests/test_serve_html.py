@@ -146,3 +146,13 @@ def test_in_a_real_browser_the_index_opens_a_shard_view(
     # the same URL still gives a crawler the gzip file the index names
     status, headers, _ = fetch(server, "/" + target.rsplit("/", 1)[1], headers=CRAWLER)
     assert status == 200 and headers["content-type"] == "application/gzip"
+
+
+def test_the_root_lists_the_files_for_a_browser_only(published: Path) -> None:
+    status, _, html = _view(published, "/", BROWSER)
+    assert status == 200
+    names = re.findall(r'<li><a href="([^"]+)">', html)
+    assert sorted(names) == sorted(p.name for p in published.iterdir())
+    assert "sitemap.xml.gz</a> (entry point)" in html
+    status, _, text = _view(published, "/", CRAWLER)
+    assert status == 404 and "sitemap.xml.gz" in text

@@ -91,3 +91,32 @@ def test_a_live_query_under_uvicorn(tmp_path: Path) -> None:
         urls = list(read_bytes(shard))
     assert len(urls) == 3000 and urls[0].loc.endswith("caf%C3%A9")
     assert headers["last-modified"] == "Fri, 20 Nov 2026 09:00:00 GMT"
+
+
+def test_asgi_stops_reading_when_the_client_goes(published: Path) -> None:
+    import asyncio
+
+    from urlset.serve.asgi import AsgiApp
+    from urlset.serve.documents import DirectorySet
+
+    big = max(published.glob("sitemap-*.xml"), key=lambda p: p.stat().st_size)
+    app = asgi_app(published)
+    assert isinstance(app, AsgiApp) and isinstance(app.core.documents, DirectorySet)
+    sent: list[dict[str, Any]] = []
+    left = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if len(sent) == 3:  # the start and two chunks, then the client is gone
+            left.set()
+        await asyncio.sleep(0)
+
+    scope = {"type": "http", "method": "GET", "path": f"/{big.name}", "headers": []}
+    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    bodies = [m for m in sent if m["type"] == "http.response.body"]
+    assert 2 <= len(bodies) < big.stat().st_size // (64 * 1024) // 2
+    assert not any(m.get("more_body") is False for m in bodies)  # never finished

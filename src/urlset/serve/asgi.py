@@ -56,20 +56,37 @@ class AsgiApp:
                     ],
                 }
             )
-            await _send_body(response, send)
+            await _send_body(response, receive, send)
         finally:
             response.close()
 
 
-async def _send_body(response: Response, send: Send) -> None:
+async def _send_body(response: Response, receive: Receive, send: Send) -> None:
     if isinstance(response.body, list | tuple):  # already in memory
         for chunk in response.body:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
     else:
-        chunks: Iterator[bytes] = iter(response.body)
-        while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        # a client that goes away stops the reading (servers may drop what is sent after)
+        gone = asyncio.Event()
+        watcher = asyncio.create_task(_watch_disconnect(receive, gone))
+        try:
+            chunks: Iterator[bytes] = iter(response.body)
+            while not gone.is_set():
+                chunk = await asyncio.to_thread(next, chunks, None)
+                if chunk is None:
+                    break
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        finally:
+            watcher.cancel()
+        if gone.is_set():
+            return
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass  # the rest of a request body: a GET has none worth reading
+    gone.set()
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
