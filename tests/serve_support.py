@@ -39,12 +39,23 @@ def waitress_server(app: Callable[..., Any]) -> Iterator[str]:
     from waitress.server import create_server
 
     server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # its select() on the socket closed under it, when stopping
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
+        stopping.set()
         server.close()
+        server.task_dispatcher.shutdown()
         thread.join(timeout=20)
 
 

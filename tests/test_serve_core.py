@@ -90,7 +90,23 @@ def test_uncompressed_files_are_gzipped_on_the_fly_deterministically(tmp_path: P
     assert gzip.decompress(data) == (out / "sitemap.xml").read_bytes()
     assert first.header("Content-Length") is None  # streamed as compressed
     digest = hashlib.sha256((out / "sitemap.xml").read_bytes()).hexdigest()
-    assert first.header("ETag") == f'"{digest[:32]}-gz"'
+    assert first.header("ETag") == f'"{digest[:32]}-gz{_zlib_ng_version()}"'
+    plain = _get(app, "/sitemap.xml")
+    assert plain.header("ETag") == f'"{digest[:32]}"'
+
+
+def _zlib_ng_version() -> str:
+    from zlib_ng import zlib_ng
+
+    return str(zlib_ng.ZLIBNG_VERSION).replace(".", "")
+
+
+def test_each_representation_of_a_stored_gz_file_has_its_own_tag(published: Path) -> None:
+    app = _app(published)
+    stored = hashlib.sha256((published / "sitemap.xml.gz").read_bytes()).hexdigest()[:32]
+    assert _get(app, "/sitemap.xml.gz").header("ETag") == f'"{stored}"'
+    assert _get(app, "/sitemap.xml", accept_encoding="gzip").header("ETag") == f'"{stored}"'
+    assert _get(app, "/sitemap.xml").header("ETag") == f'"{stored}-id"'
 
 
 def test_etag_and_last_modified_answer_304(published: Path) -> None:

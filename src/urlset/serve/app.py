@@ -55,6 +55,19 @@ def gzip_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
     yield compressor.flush()
 
 
+_ZLIB_NG = str(zlib_ng.ZLIBNG_VERSION).replace(".", "")
+
+
+def _etag(document: Document, gzip_bytes: bool) -> str:
+    """A strong ETag per representation: the stored bytes' digest for those bytes as they
+    are; marked for the inflated content, and for gzip written here (with the compressor's
+    version: another version may write other bytes)."""
+    base = document.digest[:32]
+    if gzip_bytes == document.gzipped:
+        return f'"{base}"'
+    return f'"{base}-gz{_ZLIB_NG}"' if gzip_bytes else f'"{base}-id"'
+
+
 class SitemapApp:
     """Answers GET and HEAD for a set's documents. ``html``: the view browsers get (None:
     they get the XML too); ``clock``: now, so that Last-Modified is never in the future."""
@@ -100,7 +113,7 @@ class SitemapApp:
         as_file = document.name.endswith(".gz")  # a .gz name is a gzip file
         coded = not as_file and accepts_gzip(request) and document.kind != "xsl"
         gzip_bytes = as_file or coded
-        etag = f'"{document.digest[:32]}{"-gz" if gzip_bytes else ""}"'
+        etag = _etag(document, gzip_bytes)
         lastmod = document.lastmod
         if lastmod is not None:
             lastmod = min(lastmod, self.clock())

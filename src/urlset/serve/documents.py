@@ -15,7 +15,7 @@ import re
 import stat
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 @dataclass(frozen=True)
 class Document:
     """One file of a set, as served. ``gzipped``: its bytes on disk are gzip; ``digest``: hex
-    SHA-256 of its uncompressed bytes; ``size``: bytes on disk; ``length``: uncompressed."""
+    SHA-256 of its bytes on disk (every representation is a function of them); ``size``:
+    bytes on disk; ``length``: uncompressed."""
 
     name: str
     path: Path
@@ -53,22 +54,27 @@ class Document:
 
     def chunks(self) -> Iterator[bytes]:
         """The uncompressed bytes, inflated a chunk at a time (bounded memory)."""
-        if not self.gzipped:
+        if self.gzipped:
+            yield from _inflated(self.raw_chunks())
+        else:
             yield from self.raw_chunks()
-            return
-        inflater = zlib.decompressobj(wbits=31)
-        for chunk in self.raw_chunks():
-            while chunk:
-                out = inflater.decompress(chunk, CHUNK)
-                if out:
-                    yield out
-                chunk = inflater.unconsumed_tail
-        rest = inflater.flush()
-        if rest:
-            yield rest
 
     def content(self) -> bytes:
         return b"".join(self.chunks())
+
+
+def _inflated(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A gzip stream's content, at most CHUNK bytes out per step (bounded memory)."""
+    inflater = zlib.decompressobj(wbits=31)
+    for chunk in chunks:
+        while chunk:
+            out = inflater.decompress(chunk, CHUNK)
+            if out:
+                yield out
+            chunk = inflater.unconsumed_tail
+    rest = inflater.flush()
+    if rest:
+        yield rest
 
 
 def _kind(name: str) -> str:
@@ -136,11 +142,16 @@ class DirectorySet:
                 return known
         probe = Document(path.name, path, _kind(path.name), gzipped, "", None, info.st_size, 0)
         digest = hashlib.sha256()
+
+        def hashed() -> Iterator[bytes]:
+            for chunk in probe.raw_chunks():
+                digest.update(chunk)
+                yield chunk
+
         length = 0
         newest: datetime | None = None
         tail = ""
-        for chunk in probe.chunks():
-            digest.update(chunk)
+        for chunk in _inflated(hashed()) if gzipped else hashed():
             length += len(chunk)
             # the lastmod scan runs on text; a chunk boundary may cut an element, so the
             # end of each chunk is scanned again with the next
