@@ -3,6 +3,7 @@ each on a port the system picks, on a thread, stopped when the test ends."""
 
 from __future__ import annotations
 
+import gc
 import http.client
 import socket
 import threading
@@ -32,6 +33,7 @@ def uvicorn_server(app: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=20)
         sock.close()
+        gc.collect()
 
 
 @contextmanager
@@ -54,9 +56,11 @@ def waitress_server(app: Callable[..., Any]) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
         stopping.set()
-        server.close()
         server.task_dispatcher.shutdown()
+        for channel in list(server._map.values()):  # the listener and open connections
+            channel.close()
         thread.join(timeout=20)
+        gc.collect()  # a socket left open would warn here, in the test that opened it
 
 
 @contextmanager
@@ -76,6 +80,7 @@ def wsgiref_server(app: Callable[..., Any]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=20)
+        gc.collect()
 
 
 def fetch(
