@@ -1,9 +1,8 @@
 """The sitemap server's logic, sans-I/O: a ``Request`` in, a ``Response`` out.
 
 ``SitemapApp`` answers for the documents of a ``SitemapSet`` (a published directory, or a
-live source's snapshot). Each document has one identity (the SHA-256 of its uncompressed
-bytes) and at most two byte representations, identity and gzip, each with its own strong
-ETag; gzip written here is deterministic (zlib-ng level 6, no name, mtime 0), so the same
+live source's snapshot). Each document has one identity (the SHA-256 of its bytes on disk)
+and at most two byte representations, identity and gzip, each with its own strong ETag; gzip written here is deterministic (zlib-ng level 6, no name, mtime 0), so the same
 content always gives the same bytes under the same tag. A name ending in ``.gz`` is a gzip
 file (``application/gzip``, no Content-Encoding) as the protocol allows sitemaps to be.
 """

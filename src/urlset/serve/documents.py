@@ -2,7 +2,7 @@
 
 ``DirectorySet`` maps a request name to a file of the set: the sitemaps and indexes
 (``.xml``, ``.txt``, either ``.gz``), and a stylesheet (``.xsl``). A ``Document`` knows its
-content's identity (SHA-256 of the uncompressed bytes, the ETag's base) and its newest
+identity (SHA-256 of its bytes on disk, the ETag's base) and its newest
 ``<lastmod>`` (Last-Modified), computed once per file version (device, inode, size and
 modification time) and kept in a bounded cache, and opens its bytes as a stream of chunks.
 """
