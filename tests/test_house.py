@@ -31,6 +31,7 @@ STAGES = {
     "store": 4,
     "reports": 4,
     "sitecheck": 4,
+    "serve": 4,
     "dask": 5,
     "cli": 6,
 }

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
     "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
+    "serve": ("urlset.cli.serve", "serve", "Preview a published sitemap set over HTTP."),
 }
 
 

@@ -20,6 +20,7 @@ from ..limits import PROFILES, profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
+from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
 from ..writing.update import update_sitemaps
 
 
@@ -84,6 +85,11 @@ def _timezone(value: str | None) -> tzinfo | None:
 @click.option("--max-bytes", type=int, help="A lower byte limit per (uncompressed) file.")
 @click.option("--prefix", default="sitemap", show_default=True, help="File name prefix.")
 @click.option("--xsl", help="URL of an XSL stylesheet to reference.")
+@click.option(
+    "--stylesheet",
+    is_flag=True,
+    help="Publish urlset's XSL stylesheet as sitemap.xsl beside the set and reference it.",
+)
 @click.option("--schema-location", is_flag=True, help="Write the xsi:schemaLocation header.")
 @click.option(
     "--skip-out-of-scope",
@@ -169,6 +175,7 @@ def build(
     max_bytes: int | None,
     prefix: str,
     xsl: str | None,
+    stylesheet: bool,
     schema_location: bool,
     skip_out_of_scope: bool,
     no_dedupe: bool,
@@ -199,7 +206,6 @@ def build(
     _check_stable_usage(
         sources, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
-
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
@@ -210,7 +216,7 @@ def build(
         "gzip": gzip,
         "text": output_format == "text",
         "prefix": prefix,
-        "xsl": xsl,
+        "xsl": _stylesheet(stylesheet, xsl, output_format, out_dir),
         "schema_location": schema_location,
         "skip_out_of_scope": skip_out_of_scope,
         "strict": strict,
@@ -235,6 +241,24 @@ def build(
     _hreflang_report(reciprocity)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
+
+
+def _stylesheet(stylesheet: bool, xsl: str | None, output_format: str, out_dir: str) -> str | None:
+    """The href documents reference: --xsl, or with --stylesheet urlset's, published beside
+    them first (before any document that references it)."""
+    if not stylesheet:
+        return xsl
+    if xsl is not None:
+        raise click.UsageError(
+            "--stylesheet references sitemap.xsl beside the set; leave out --xsl"
+        )
+    if output_format == "text":
+        raise click.UsageError("--stylesheet: text sitemaps cannot reference a stylesheet")
+    try:
+        publish_stylesheet(out_dir)
+    except OSError as exc:
+        _fail(2, f"cannot write {out_dir}/{STYLESHEET_NAME}: {exc.strerror or exc}")
+    return STYLESHEET_NAME
 
 
 def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
