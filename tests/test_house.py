@@ -29,6 +29,7 @@ STAGES = {
     "fetching": 3,
     "announce": 4,
     "store": 4,
+    "sources": 4,
     "cli": 5,
 }
 

@@ -21,6 +21,7 @@ from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 from ..writing.update import update_sitemaps
+from .site_sources import DIRECTORY, SiteSources, directory_options, source_format
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -145,6 +146,7 @@ def _timezone(value: str | None) -> tzinfo | None:
     "set in --out here as JSON Lines (loc, change, and for a changed URL its fields).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@directory_options
 def build(
     sources: tuple[str, ...],
     base_url: str,
@@ -170,8 +172,10 @@ def build(
     remove_paths: tuple[str, ...],
     changes_path: str | None,
     quiet: bool,
+    **site_options: Any,
 ) -> None:
-    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
+    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), or
+    from a static site's output folder given as SOURCE (its HTML files).
 
     Splits at 50,000 URLs and at the byte limit, writes an index when there is more than one
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
@@ -180,19 +184,24 @@ def build(
     default_tz = _timezone(tz_name)
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-        formats = [input_format or detect_format(name) for name in sources]
+        formats = [source_format(name) or input_format or detect_format(name) for name in sources]
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
+    site = SiteSources(base_url, site_options)
     _check_stable_usage(
-        sources, stable=stable, update=update, remove=remove_paths, changes=changes_path
+        bool(sources) or site.given,
+        stable=stable,
+        update=update,
+        remove=remove_paths,
+        changes=changes_path,
     )
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        reciprocity.tap_batches(_batches(sources, formats, default_tz))
+        reciprocity.tap_batches(_batches(sources, formats, default_tz, site))
     )
     options: dict[str, Any] = {
         "limits": limits,
@@ -221,6 +230,7 @@ def build(
         _fail_build(exc)
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
+    site.print_reports(quiet)
     _hreflang_report(reciprocity)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
@@ -276,7 +286,7 @@ def _run(
 
 
 def _check_stable_usage(
-    sources: tuple[str, ...],
+    has_sources: bool,
     *,
     stable: bool,
     update: bool,
@@ -287,21 +297,32 @@ def _check_stable_usage(
         raise click.UsageError("--remove takes URLs out of a set with --update only")
     if changes and not (stable or update):
         raise click.UsageError("--changes needs --stable or --update")
-    if not sources and not remove:
+    if not has_sources and not remove:
         raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
 
 
 def _batches(
-    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None
+    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None, site: SiteSources
 ) -> Iterator[Sequence[Url | InputError | Row]]:
+    from ..sources.report import SourceError
+
     for name, fmt in zip(sources, formats, strict=True):
         label = "<stdin>" if name == "-" else name
         try:
+            if fmt == DIRECTORY:
+                yield from site.folder(name)
+                continue
             with open_source(name) as stream:
                 # clean rows pass as tuples: the build renders them without Url values
                 yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
         except OSError as exc:
             raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
+        except SourceError as exc:
+            raise _SourceUnreadable(str(exc)) from exc
+    try:
+        yield from site.others()
+    except SourceError as exc:
+        raise _SourceUnreadable(str(exc)) from exc
 
 
 def _fail_build(exc: Exception) -> NoReturn:
