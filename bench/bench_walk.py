@@ -46,7 +46,8 @@ def page(n: int) -> str:
         f'<link rel="canonical" href="{BASE}{folder}/page-{n}.html">'
         f'<link rel="alternate" hreflang="en" href="{BASE}{folder}/page-{n}.html">'
         f'<link rel="alternate" hreflang="de" href="{BASE}de/{folder}/page-{n}.html">'
-        "</head><body><main>" + "<p>Lorem ipsum dolor sit amet, straße.</p>" * 60
+        "</head><body><main>"
+        + "<p>Lorem ipsum dolor sit amet, straße.</p>" * 60
         + "</main></body></html>"
     )
 

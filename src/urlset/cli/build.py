@@ -21,7 +21,13 @@ from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 from ..writing.update import update_sitemaps
-from .site_sources import DIRECTORY, SiteSources, directory_options, source_format
+from .site_sources import (
+    DIRECTORY,
+    SiteSources,
+    directory_options,
+    log_options,
+    source_format,
+)
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -147,6 +153,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @directory_options
+@log_options
 def build(
     sources: tuple[str, ...],
     base_url: str,
@@ -174,8 +181,8 @@ def build(
     quiet: bool,
     **site_options: Any,
 ) -> None:
-    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), or
-    from a static site's output folder given as SOURCE (its HTML files).
+    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), a
+    site's output folder (its HTML files) or --access-log files.
 
     Splits at 50,000 URLs and at the byte limit, writes an index when there is more than one
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
@@ -184,18 +191,11 @@ def build(
     default_tz = _timezone(tz_name)
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-        formats = [source_format(name) or input_format or detect_format(name) for name in sources]
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
-    if sources.count("-") > 1:
-        raise click.UsageError("standard input ('-') can be read only once")
-    site = SiteSources(base_url, site_options)
+    formats, site = _inputs(sources, input_format, base_url, site_options)
     _check_stable_usage(
-        bool(sources) or site.given,
-        stable=stable,
-        update=update,
-        remove=remove_paths,
-        changes=changes_path,
+        sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
@@ -285,8 +285,23 @@ def _run(
         return write_sitemaps(entries, out_dir, base_url, **options)
 
 
+def _inputs(
+    sources: tuple[str, ...], input_format: str | None, base_url: str, site_options: dict[str, Any]
+) -> tuple[list[str], SiteSources]:
+    """Each SOURCE's format (a folder's is ``directory``), and the site sources the options
+    name."""
+    try:
+        formats = [source_format(name) or input_format or detect_format(name) for name in sources]
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    if sources.count("-") > 1:
+        raise click.UsageError("standard input ('-') can be read only once")
+    return formats, SiteSources(base_url, site_options)
+
+
 def _check_stable_usage(
-    has_sources: bool,
+    sources: tuple[str, ...],
+    site: SiteSources,
     *,
     stable: bool,
     update: bool,
@@ -297,8 +312,10 @@ def _check_stable_usage(
         raise click.UsageError("--remove takes URLs out of a set with --update only")
     if changes and not (stable or update):
         raise click.UsageError("--changes needs --stable or --update")
-    if not has_sources and not remove:
-        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
+    if not sources and not site.given and not remove:
+        raise click.UsageError(
+            "give at least one SOURCE, --access-log or --crawl (or, with --update, a --remove file)"
+        )
 
 
 def _batches(

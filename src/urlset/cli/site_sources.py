@@ -58,6 +58,30 @@ def directory_options(command: F) -> F:
     return command
 
 
+def log_options(command: F) -> F:
+    """The options of access logs as a source."""
+    options = [
+        click.option(
+            "--access-log",
+            "access_logs",
+            multiple=True,
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="List the HTML pages requested in this access log (Common or Combined Log "
+            "Format, plain or gzipped; repeatable, rotated files too): successful GETs, "
+            "without bots, assets and private paths.",
+        ),
+        click.option(
+            "--keep-query",
+            is_flag=True,
+            help="--access-log: keep each request's query string (dropped by default).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def source_format(name: str) -> str | None:
     """``directory`` for a folder; None for a file, whose format build.py decides."""
     return DIRECTORY if name != "-" and os.path.isdir(name) else None
@@ -76,12 +100,14 @@ class SiteSources:
             lastmod=options["lastmod_from"],
             images=options["images"],
         )
+        self.access_logs: list[str] = list(options["access_logs"])
+        self.keep_query: bool = options["keep_query"]
         self.reports: list[SourceReport] = []
 
     @property
     def given(self) -> bool:
         """Whether a source other than SOURCE arguments was given."""
-        return False
+        return bool(self.access_logs)
 
     def folder(self, name: str) -> Iterator[Sequence[Any]]:
         """The entries of a folder SOURCE (raises SourceError when it cannot be walked)."""
@@ -93,7 +119,12 @@ class SiteSources:
 
     def others(self) -> Iterator[Sequence[Any]]:
         """The entries of the sources given by options, after the SOURCE arguments."""
-        yield from ()
+        if self.access_logs:
+            from ..sources.access_log import AccessLogs, LogOptions
+
+            logs = AccessLogs(self.access_logs, self.base_url, LogOptions(self.keep_query))
+            self.reports.append(logs.report)
+            yield from logs.batches()
 
     def print_reports(self, quiet: bool) -> None:
         """Each source's summary (on stdout) and what it left out (on stderr)."""
