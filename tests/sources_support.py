@@ -71,3 +71,31 @@ def html_page(
         f"<!DOCTYPE html><html><head><meta charset=utf-8><title>{title}</title>{head}</head>"
         f"<body>{body}</body></html>"
     )
+
+
+PAGES = 300  # the generated site's numbered pages
+
+
+def site_page(i: int) -> str:
+    """Numbered page i: links forward, back to the home page, across (cycles everywhere),
+    relative and absolute, with fragments, plus links a crawl must not follow."""
+    n = PAGES
+    links = [
+        f'<a href="/p/{(i + 1) % n}.html">next</a>',
+        f'<a href="../p/{(i * 7 + 3) % n}.html#section">across</a>',
+        '<a href="/">home</a>',
+        f'<a href="{(i + 13) % n}.html">relative</a>',
+        '<a href="mailto:someone@example.com">mail</a>',
+        '<a href="https://elsewhere.example/page">another site</a>',
+        '<a href="/nofollow-target.html" rel="nofollow">sponsored</a>',
+        '<a href="#top">top</a>',
+    ]
+    head = ""
+    if i % 50 == 0:
+        head = (
+            f'<link rel="alternate" hreflang="en" href="/p/{i}.html">'
+            f'<link rel="alternate" hreflang="de" href="/p/{i}.html?lang=de">'
+        )
+    return html_page(
+        title=f"Page {i} – ü", head=head, body="".join(links) + f'<img src="/i/{i}.png">'
+    )

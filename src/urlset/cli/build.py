@@ -24,6 +24,7 @@ from ..writing.update import update_sitemaps
 from .site_sources import (
     DIRECTORY,
     SiteSources,
+    crawl_limits,
     directory_options,
     log_options,
     source_format,
@@ -154,6 +155,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @directory_options
 @log_options
+@crawl_limits
 def build(
     sources: tuple[str, ...],
     base_url: str,
@@ -182,7 +184,7 @@ def build(
     **site_options: Any,
 ) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), a
-    site's output folder (its HTML files) or --access-log files.
+    site's output folder (its HTML files), --access-log files or a --crawl.
 
     Splits at 50,000 URLs and at the byte limit, writes an index when there is more than one
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are

@@ -59,7 +59,7 @@ def directory_options(command: F) -> F:
 
 
 def log_options(command: F) -> F:
-    """The options of access logs as a source."""
+    """The options of access logs and a crawl as sources."""
     options = [
         click.option(
             "--access-log",
@@ -72,6 +72,13 @@ def log_options(command: F) -> F:
             "without bots, assets and private paths.",
         ),
         click.option(
+            "--crawl",
+            "crawl_site",
+            metavar="SITE",
+            help="List the pages found by crawling SITE (a URL): same-site links from it and "
+            "from its sitemaps, obeying robots.txt; see `urlset crawl --help` for the limits.",
+        ),
+        click.option(
             "--keep-query",
             is_flag=True,
             help="--access-log: keep each request's query string (dropped by default).",
@@ -80,6 +87,78 @@ def log_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def crawl_limits(command: F) -> F:
+    """The options of a crawl (``urlset crawl`` and ``build --crawl``)."""
+    options = [
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 256),
+            default=8,
+            show_default=True,
+            help="Crawl: requests in flight at once.",
+        ),
+        click.option(
+            "--rate",
+            type=click.FloatRange(min=0, min_open=True),
+            help="Crawl: requests a second at most (robots.txt's Crawl-delay holds too).",
+        ),
+        click.option(
+            "--max-depth", type=click.IntRange(min=0), help="Crawl: links followed from the start."
+        ),
+        click.option(
+            "--max-pages",
+            type=click.IntRange(min=1),
+            default=10_000,
+            show_default=True,
+            help="Crawl: pages requested at most.",
+        ),
+        click.option(
+            "--time-limit",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="Crawl: stop after this long (downloads under way are cut off).",
+        ),
+        click.option(
+            "--no-sitemaps",
+            is_flag=True,
+            help="Crawl: start from the start URL only, not also from the site's sitemaps.",
+        ),
+        click.option(
+            "--allow-host",
+            "allow_hosts",
+            multiple=True,
+            metavar="HOST",
+            help="Crawl: also follow links to this host (host or host:port; repeatable). "
+            "Without it the crawl never leaves the start URL's host and directory.",
+        ),
+        click.option("--user-agent", help="Crawl: the User-Agent sent and matched in robots.txt."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def crawl_options(values: dict[str, Any], images: bool) -> Any:
+    """CrawlOptions from the options ``crawl_limits`` adds."""
+    from dataclasses import replace
+
+    from ..sources.crawl import CrawlOptions
+
+    options = CrawlOptions(
+        concurrency=values["concurrency"],
+        rate=values["rate"],
+        max_depth=values["max_depth"],
+        max_pages=values["max_pages"],
+        max_seconds=values["time_limit"],
+        images=images,
+        sitemaps=not values["no_sitemaps"],
+        hosts=tuple(h.lower() for h in values["allow_hosts"]),
+    )
+    if values["user_agent"]:
+        options = replace(options, http=replace(options.http, user_agent=values["user_agent"]))
+    return options
 
 
 def source_format(name: str) -> str | None:
@@ -102,12 +181,14 @@ class SiteSources:
         )
         self.access_logs: list[str] = list(options["access_logs"])
         self.keep_query: bool = options["keep_query"]
+        self.crawl_site: str | None = options["crawl_site"]
+        self.crawl = crawl_options(options, options["images"])
         self.reports: list[SourceReport] = []
 
     @property
     def given(self) -> bool:
         """Whether a source other than SOURCE arguments was given."""
-        return bool(self.access_logs)
+        return bool(self.access_logs) or self.crawl_site is not None
 
     def folder(self, name: str) -> Iterator[Sequence[Any]]:
         """The entries of a folder SOURCE (raises SourceError when it cannot be walked)."""
@@ -125,6 +206,13 @@ class SiteSources:
             logs = AccessLogs(self.access_logs, self.base_url, LogOptions(self.keep_query))
             self.reports.append(logs.report)
             yield from logs.batches()
+        if self.crawl_site is not None:
+            from ..sources.crawl import Crawl
+
+            crawl = Crawl(self.crawl_site, self.crawl)
+            self.reports.append(crawl.report)
+            crawl.run_sync()
+            yield from crawl.batches()
 
     def print_reports(self, quiet: bool) -> None:
         """Each source's summary (on stdout) and what it left out (on stderr)."""

@@ -9,8 +9,11 @@ then ``kept`` without it and the build reports it as a warning).
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..dates import format_w3c
 from ..errors import InputError, InvalidValue
-from ..extensions import Alternate, Image
+from ..extensions import Alternate, Image, json_fields
 from ..model import Url
 from ..urls import to_uri
 from .page import PageFacts
@@ -56,3 +59,19 @@ def page_entry(
             source, 1, "written without " + "; ".join(dropped), field="extension", kept=entry
         )
     return entry
+
+
+def entry_json(entry: Url | Row | InputError) -> dict[str, Any] | None:
+    """An entry as a JSON Lines object ``urlset build`` reads (loc, lastmod, alternates,
+    images); an ``InputError``'s kept entry, or None when it kept none."""
+    if isinstance(entry, InputError):
+        if not isinstance(entry.kept, Url):
+            return None
+        entry = entry.kept
+    line: dict[str, Any] = {"loc": entry[0]}
+    lastmod = entry[1]
+    if lastmod is not None:
+        line["lastmod"] = lastmod if isinstance(lastmod, str) else format_w3c(lastmod)
+    if isinstance(entry, Url):
+        line.update(json_fields(entry.extensions))
+    return line
