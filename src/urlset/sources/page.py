@@ -61,27 +61,34 @@ def absolute(href: str, base: str) -> str | None:
 
 
 class _Resolver:
-    """``absolute`` for the many links of one page: a root-relative or absolute href without
-    dot segments (most links) is joined by string operations; the rest by ``urljoin``."""
+    """``absolute`` for the many links of one page: an absolute, root-relative or
+    page-relative href without dot segments (most links) is joined by string operations;
+    the rest by ``urljoin``."""
 
-    __slots__ = ("base", "origin")
+    __slots__ = ("base", "directory", "origin")
 
     def __init__(self, base: str) -> None:
         self.base = base
         parts = urlsplit(base)
         self.origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme in _SCHEMES else ""
+        self.directory = self.origin and self.origin + parts.path.rpartition("/")[0] + "/"
 
     def __call__(self, href: str) -> str | None:
         href = href.strip()
         if not href or href[0] == "#":
             return None
-        if "/." not in href and "\\" not in href:
-            if href[0] == "/" and href[1:2] != "/" and self.origin:
-                return self.origin + href.partition("#")[0]
-            if href.startswith(("https://", "http://")):
-                host_first = href.partition("//")[2][:1]
-                if host_first and host_first not in "/?#":
-                    return href.partition("#")[0]
+        target = href.partition("#")[0]
+        # what urljoin would change (dot segments, empty segments, an empty query, "\\")
+        if not ("/." in target or "\\" in target or target.endswith("?") or not self.origin):
+            if target.startswith(("https://", "http://")):
+                host_first = target.partition("//")[2][:1]
+                if host_first and host_first not in "/?" and "//" not in target[8:]:
+                    return target
+            elif "//" not in target and ":" not in target:
+                if target[0] == "/":
+                    return self.origin + target
+                if target[0] not in "?.":
+                    return self.directory + target  # a path relative to the page
         try:
             joined = urljoin(self.base, href)
             parts = urlsplit(joined)
