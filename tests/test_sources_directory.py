@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,17 @@ def test_head_only_reading_stops_at_the_head() -> None:
     facts = read_page(late.encode(), BASE)
     assert not facts.noindex and facts.canonical is None
     assert read_page(late.encode(), BASE, links=True).noindex  # the whole page: read
+
+
+def test_a_folder_build_does_not_import_the_crawler(tmp_path: Path) -> None:
+    """aiohttp (the crawler's HTTP) is imported only when a crawl is asked for."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text(html_page(), "utf-8")
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom urlset.cli import main\n"
+        f"r = CliRunner().invoke(main, ['build', {str(tmp_path / 'site')!r}, '--base-url', "
+        f"{BASE!r}, '--out', {str(tmp_path / 'out')!r}])\n"
+        "assert r.exit_code == 0, r.output\nprint('aiohttp' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

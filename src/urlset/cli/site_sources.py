@@ -182,7 +182,7 @@ class SiteSources:
         self.access_logs: list[str] = list(options["access_logs"])
         self.keep_query: bool = options["keep_query"]
         self.crawl_site: str | None = options["crawl_site"]
-        self.crawl = crawl_options(options, options["images"])
+        self.options = options  # the crawl's are read when it runs (it imports aiohttp)
         self.reports: list[SourceReport] = []
 
     @property
@@ -209,7 +209,7 @@ class SiteSources:
         if self.crawl_site is not None:
             from ..sources.crawl import Crawl
 
-            crawl = Crawl(self.crawl_site, self.crawl)
+            crawl = Crawl(self.crawl_site, crawl_options(self.options, self.options["images"]))
             self.reports.append(crawl.report)
             crawl.run_sync()
             yield from crawl.batches()
