@@ -9,6 +9,9 @@ pages spread over the site, so cycles are everywhere, with fragments and relativ
 plus a mailto: and an off-site link), 3 images, non-ASCII text; 1 page in 100 is noindex.
 The crawl runs in a fresh process (``Crawl.run_sync``, the same code `urlset crawl` runs) and
 reports pages per second and its peak RSS. Targets: >= 500 pages/s, < 200 MB.
+With ``--wget`` (when wget is installed), GNU Wget's recursive download of the same site
+(one connection, robots.txt obeyed, pages written to a temporary folder) runs beside it as
+a peer, with its own time and peak RSS.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 SERVER = r"""
@@ -107,6 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--wget", action="store_true", help="also time GNU Wget (a peer)")
     args = parser.parse_args()
     port = free_port()
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(args.pages)])
@@ -130,6 +136,8 @@ def main() -> None:
             text=True,
         )
         result = json.loads(done.stdout)
+        if args.wget and shutil.which("wget"):
+            wget(port)
     finally:
         server.terminate()
         server.wait(10)
@@ -138,6 +146,28 @@ def main() -> None:
         f"{result['left_out']:,} left out, {result['failed']} failed, in {result['seconds']:.2f} s "
         f"= {result['requested'] / result['seconds']:,.0f} pages/s, "
         f"peak RSS {result['peak_rss_mb']:.0f} MB"
+    )
+
+
+WGET = ("/usr/bin/time", "-f", "%M", "wget", "-r", "-l", "inf", "-q", "--reject-regex", "mailto:")
+
+
+def wget(port: int) -> None:
+    """GNU Wget's recursive download of the site: one connection at a time."""
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        done = subprocess.run(
+            [*WGET, "-P", folder, f"http://127.0.0.1:{port}/"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        seconds = time.perf_counter() - start
+        pages = sum(len(files) for _, _, files in os.walk(folder))
+    rss = int(done.stderr.strip().splitlines()[-1]) / 1024
+    print(
+        f"wget -r (peer): {pages:,} files in {seconds:.2f} s = {pages / seconds:,.0f} pages/s, "
+        f"peak RSS {rss:.0f} MB"
     )
 
 
