@@ -9,6 +9,8 @@ left out and why.
                    images, links)
     entries.py     PageFacts -> a build entry
     directory.py   a static site's output folder -> entries (git or mtime lastmod)
+    access_log.py  Common/Combined Log Format files -> one row per page requested
+    crawl.py       a running site -> entries, crawled politely over fetching's Fetcher
     report.py      SourceReport, SourceError
 """
 
