@@ -32,6 +32,7 @@ STAGES = {
     "reports": 4,
     "sitecheck": 4,
     "serve": 4,
+    "sources": 4,
     "dask": 5,
     "cli": 6,
 }

@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "announce",
         "Tell search engines: ping endpoints, IndexNow.",
     ),
+    "crawl": (
+        "urlset.cli.crawl",
+        "crawl",
+        "Crawl a running site politely and list its pages for build.",
+    ),
     "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
     "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
     "serve": ("urlset.cli.serve", "serve", "Preview a published sitemap set over HTTP."),

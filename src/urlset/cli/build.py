@@ -22,6 +22,14 @@ from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
 from ..writing.update import update_sitemaps
+from .site_sources import (
+    DIRECTORY,
+    SiteSources,
+    crawl_limits,
+    directory_options,
+    log_options,
+    source_format,
+)
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -162,6 +170,9 @@ def _timezone(value: str | None) -> tzinfo | None:
     "'urlset[dask]').",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@directory_options
+@log_options
+@crawl_limits
 def build(
     sources: tuple[str, ...],
     base_url: str,
@@ -188,8 +199,10 @@ def build(
     remove_paths: tuple[str, ...],
     changes_path: str | None,
     quiet: bool,
+    **site_options: Any,
 ) -> None:
-    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin).
+    """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), a
+    site's output folder (its HTML files), --access-log files or a --crawl.
 
     Splits at 50,000 URLs and at the byte limit, writes an index when there is more than one
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
@@ -198,18 +211,16 @@ def build(
     default_tz = _timezone(tz_name)
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-        formats = [input_format or detect_format(name) for name in sources if not _on_dask()]
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
-    if sources.count("-") > 1:
-        raise click.UsageError("standard input ('-') can be read only once")
+    formats, site = _inputs(sources, input_format, base_url, site_options)
     _check_stable_usage(
-        sources, stable=stable, update=update, remove=remove_paths, changes=changes_path
+        sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        reciprocity.tap_batches(_batches(sources, formats, default_tz))
+        reciprocity.tap_batches(_batches(sources, formats, default_tz, site))
     )
     options: dict[str, Any] = {
         "limits": limits,
@@ -238,6 +249,7 @@ def build(
         _fail_build(exc)
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
+    site.print_reports(quiet)
     _hreflang_report(reciprocity)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
@@ -324,8 +336,27 @@ def _run(
         return write_sitemaps(entries, out_dir, base_url, **options)
 
 
+def _inputs(
+    sources: tuple[str, ...], input_format: str | None, base_url: str, site_options: dict[str, Any]
+) -> tuple[list[str], SiteSources]:
+    """Each SOURCE's format (a folder's is ``directory``), and the site sources the options
+    name."""
+    try:
+        formats = [
+            source_format(name) or input_format or detect_format(name)
+            for name in sources
+            if not _on_dask()  # --dask: the cluster's workers read the sources
+        ]
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    if sources.count("-") > 1:
+        raise click.UsageError("standard input ('-') can be read only once")
+    return formats, SiteSources(base_url, site_options)
+
+
 def _check_stable_usage(
     sources: tuple[str, ...],
+    site: SiteSources,
     *,
     stable: bool,
     update: bool,
@@ -336,21 +367,34 @@ def _check_stable_usage(
         raise click.UsageError("--remove takes URLs out of a set with --update only")
     if changes and not (stable or update):
         raise click.UsageError("--changes needs --stable or --update")
-    if not sources and not remove:
-        raise click.UsageError("give at least one SOURCE (or, with --update, a --remove file)")
+    if not sources and not site.given and not remove:
+        raise click.UsageError(
+            "give at least one SOURCE, --access-log or --crawl (or, with --update, a --remove file)"
+        )
 
 
 def _batches(
-    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None
+    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None, site: SiteSources
 ) -> Iterator[Sequence[Url | InputError | Row]]:
+    from ..sources.report import SourceError
+
     for name, fmt in zip(sources, formats, strict=True):
         label = "<stdin>" if name == "-" else name
         try:
+            if fmt == DIRECTORY:
+                yield from site.folder(name)
+                continue
             with open_source(name) as stream:
                 # clean rows pass as tuples: the build renders them without Url values
                 yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
         except OSError as exc:
             raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
+        except SourceError as exc:
+            raise _SourceUnreadable(str(exc)) from exc
+    try:
+        yield from site.others()
+    except SourceError as exc:
+        raise _SourceUnreadable(str(exc)) from exc
 
 
 def _fail_build(exc: Exception) -> NoReturn:

@@ -41,7 +41,15 @@ _SITEMAP_TYPES = frozenset(
         "binary/octet-stream",
     }
 )
-_KEPT_HEADERS = ("ETag", "Last-Modified", "Content-Type", "Content-Encoding", "Retry-After")
+_KEPT_HEADERS = (
+    "ETag",
+    "Last-Modified",
+    "Content-Type",
+    "Content-Encoding",
+    "Retry-After",
+    "X-Robots-Tag",
+)
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 class ReaderLike(Protocol):
@@ -220,6 +228,8 @@ class BodyReading:
             return FetchResponse(request, url, status, headers, issues=issues)
         if request.kind == "robots":
             return await self._robots(request, url, resp, headers, issues)
+        if request.kind == "page":
+            return await self._page(request, url, resp, headers, issues)
         return await self._sitemap(request, url, resp, headers, issues, cut)
 
     def _robots_from_cache(
@@ -238,22 +248,34 @@ class BodyReading:
         headers: dict[str, str],
         issues: list[Issue],
     ) -> FetchResponse:
-        limit = self.options.max_robots_bytes
-        parts: list[bytes] = []
-        size = 0
-        truncated = False
-        try:
-            async for chunk in resp.content.iter_any():
-                parts.append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    truncated = True
-                    break
-        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
-            raise retry_for(exc) from None
-        body = b"".join(parts)[:limit]
+        body, truncated = await _capped(resp, self.options.max_robots_bytes)
         if self.cache is not None and not truncated:
             self.cache.store_robots(request.url, headers=headers, body=body)
+        return FetchResponse(
+            request,
+            url,
+            resp.status,
+            headers,
+            body=body,
+            truncated=truncated,
+            issues=issues,
+            bytes_received=len(body),
+        )
+
+    async def _page(
+        self,
+        request: FetchRequest,
+        url: str,
+        resp: aiohttp.ClientResponse,
+        headers: dict[str, str],
+        issues: list[Issue],
+    ) -> FetchResponse:
+        """An HTML page's bytes (up to ``max_page_bytes``); a body of another type is not
+        read (its Content-Type says what it was)."""
+        media = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        body, truncated = b"", False
+        if media in _HTML_TYPES:
+            body, truncated = await _capped(resp, self.options.max_page_bytes)
         return FetchResponse(
             request,
             url,
@@ -351,6 +373,21 @@ class BodyReading:
             raise
         items.extend(reader.close())
         return reader.format, reader.fatal, items
+
+
+async def _capped(resp: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:
+    """The body's first ``limit`` bytes, and whether there was more (not downloaded)."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in resp.content.iter_any():
+            parts.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                return b"".join(parts)[:limit], True
+    except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+        raise retry_for(exc) from None
+    return b"".join(parts), False
 
 
 def _store(

@@ -159,15 +159,9 @@ async def fetch_sitemaps(
             pool.close()
 
 
-async def _run_session(
-    flow: Generator[Event, FetchResponse | None, DiscoveryResult],
-    http: HttpOptions,
-    cache: FetchCache | None,
-    reader_factory: ReaderFactory,
-    pool: LazyPool | None,
-    on_read: Callable[[SitemapRead], None] | None,
-    on_progress: Callable[[Progress], None] | None,
-) -> DiscoveryResult:
+def client_session(http: HttpOptions) -> aiohttp.ClientSession:
+    """The aiohttp session the Fetcher runs over: the options' connection limits, connect
+    and read timeouts (the whole-download one is the Fetcher's) and user agent."""
     connector = aiohttp.TCPConnector(
         limit=http.concurrency,
         limit_per_host=http.per_host,
@@ -180,12 +174,24 @@ async def _run_session(
         sock_connect=http.connect_timeout,
         sock_read=http.read_timeout,
     )
-    async with aiohttp.ClientSession(
+    return aiohttp.ClientSession(
         connector=connector,
         timeout=timeout,
         headers={"User-Agent": http.user_agent},
         auto_decompress=True,
-    ) as session:
+    )
+
+
+async def _run_session(
+    flow: Generator[Event, FetchResponse | None, DiscoveryResult],
+    http: HttpOptions,
+    cache: FetchCache | None,
+    reader_factory: ReaderFactory,
+    pool: LazyPool | None,
+    on_read: Callable[[SitemapRead], None] | None,
+    on_progress: Callable[[Progress], None] | None,
+) -> DiscoveryResult:
+    async with client_session(http) as session:
         fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, lazy_pool=pool)
         return await run_flow(
             flow,

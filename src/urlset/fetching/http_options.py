@@ -73,6 +73,7 @@ class HttpOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     read_limits: ReadLimits = field(default_factory=ReadLimits)
     max_robots_bytes: int = 512 * 1024  # Google reads the first 500 KiB of a robots.txt
+    max_page_bytes: int = 4 * 1024 * 1024  # an HTML page a crawl reads (the rest is cut off)
     # seconds for the whole run: what is not read by then is cut off (kept as read) or not
     # requested, and the result is partial
     deadline: float | None = None

@@ -67,7 +67,8 @@ class FetchRequest:
     answer from the stored result of an earlier run."""
 
     url: str
-    kind: Literal["robots", "sitemap"]
+    # "page": an HTML page for a crawl; its body is kept as bytes (up to max_page_bytes)
+    kind: Literal["robots", "sitemap", "page"]
     headers: tuple[tuple[str, str], ...] = ()
     probe: bool = False  # a well-known location: absence is normal, not a failure
     index_lastmod: Lastmod | None = None  # to store with the result
@@ -82,7 +83,7 @@ class FetchResponse:
 
     ``status`` is None when no HTTP answer arrived (then ``error`` says why). For a sitemap,
     ``items`` are the reader's events for the whole body and ``format``/``fatal`` its verdict;
-    for robots.txt, ``body`` holds the (possibly truncated) bytes. ``issues`` are the driver's
+    for robots.txt and an HTML page, ``body`` holds the (possibly truncated) bytes. ``issues`` are the driver's
     own findings (retries, redirects, timeouts, content type).
     """
 
@@ -134,7 +135,8 @@ class SitemapNode:
     """One document in the tree: robots.txt, an index, or a sitemap."""
 
     url: str
-    kind: Literal["robots", "sitemap"]
+    # "page": an HTML page for a crawl; its body is kept as bytes (up to max_page_bytes)
+    kind: Literal["robots", "sitemap", "page"]
     via: Literal["start", "robots", "index", "well-known"]
     depth: int
     parent: SitemapNode | None = None
