@@ -11,7 +11,7 @@ import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import islice, repeat
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -38,6 +38,8 @@ from .shards import Change
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -312,6 +314,7 @@ def _checked(
     entry."""
     seen = SeenLocs(spill_dir)
     rules = EntryRules(opts.now or datetime.now(UTC), report, strict=opts.strict)
+    now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
     try:
         prefix = scope.prefix
         iterator = iter(entries)
@@ -321,13 +324,14 @@ def _checked(
             if kinds == {tuple}:
                 columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
             rendered = None if columns is None else render_rows(columns, text=opts.text)
-            if rendered is not None and not rules.all_current(rendered.lastmods):
+            if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if rendered is not None:
-                new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
-                if not all(new):
-                    report.duplicates += new.count(False)
-                    rendered = rendered.select(new)
+                if opts.dedupe:
+                    fresh = seen.first_seen_packed(rendered.hashes())
+                    if not fresh.all():
+                        report.duplicates += len(fresh) - int(fresh.sum())
+                        rendered = rendered.select(fresh.tobytes())
                 if rendered:
                     yield rendered
                 continue

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core import loc_hashes
 from ..errors import PublishError
 
 _SEAL_AT = 1 << 19  # hashes in a run that goes to disk (4 MiB)
@@ -159,9 +160,13 @@ class SeenLocs:
 
     def first_seen(self, locs: list[str]) -> list[bool]:
         """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
-        hashes = np.fromiter(map(hash, locs), dtype=np.int64, count=len(locs)).view(np.uint64)
-        keep: list[bool] = self.first_seen_hashes(hashes).tolist()
+        keep: list[bool] = self.first_seen_packed(loc_hashes(locs)).tolist()
         return keep
+
+    def first_seen_packed(self, hashes: bytes) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """``first_seen`` for the locs' hashes as the compiled core packs them (``loc_hashes``,
+        ``RenderedRows.hashes``: 64-bit XXH3, in the machine's byte order): a boolean array."""
+        return self.first_seen_hashes(np.frombuffer(hashes, dtype=np.uint64))
 
     def first_seen_hashes(
         self, hashes: np.ndarray[Any, np.dtype[np.uint64]]

@@ -1,0 +1,4 @@
+//! The writer's hot loops: escaping, lastmods, entries rendered with exact byte accounting.
+pub mod escape;
+pub mod lastmod;
+pub mod render;

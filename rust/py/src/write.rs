@@ -1,0 +1,273 @@
+//! The writer's bindings: rows of Python values -> `RenderedRows` (entries in one buffer with
+//! exact byte counts), read by `urlset.writing.document.SitemapDocument`.
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyType};
+use urlset_core::write::lastmod::{self, Lastmod, Precision};
+use urlset_core::write::render::{self, Rendered, Values};
+
+static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A value as the writer takes it: `Some(None)` absent, `Some(Some(v))` a checked value, and
+/// `None` when it is invalid or unusual: the batch then goes the per-entry way, which checks
+/// each value the long way and reports the bad ones.
+type Checked<T> = Option<Option<T>>;
+
+/// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
+fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_str().ok()?;
+        return Some(render::trim_python_space(text)?.is_empty());
+    }
+    if let Ok(number) = value.cast_exact::<PyFloat>() {
+        return Some(number.value().is_nan());
+    }
+    Some(false)
+}
+
+fn int(value: &Bound<'_, PyAny>, name: &str) -> Option<i64> {
+    value.getattr(name).ok()?.extract().ok()
+}
+
+/// A date, Year, YearMonth or aware datetime (exact types: a subclass may write itself
+/// otherwise).
+fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
+    let py = value.py();
+    let kind = value.get_type();
+    let is = |cell: &PyOnceLock<Py<PyType>>, module: &str, name: &str| {
+        cell.import(py, module, name).is_ok_and(|t| kind.is(t))
+    };
+    let precision = if is(&DATE, "datetime", "date") {
+        Precision::Day
+    } else if is(&DATETIME, "datetime", "datetime") {
+        Precision::Time
+    } else if is(&YEAR, "urlset.dates", "Year") {
+        Precision::Year
+    } else if is(&YEAR_MONTH, "urlset.dates", "YearMonth") {
+        Precision::Month
+    } else {
+        return None;
+    };
+    let year = u16::try_from(int(value, "year")?).ok()?;
+    let month = u8::try_from(int(value, "month")?).ok()?;
+    let day = u8::try_from(int(value, "day")?).ok()?;
+    if precision != Precision::Time {
+        return Some(Some(Lastmod::date(precision, year, month, day)?));
+    }
+    let offset = value.call_method0("utcoffset").ok()?;
+    if offset.is_none() {
+        return None; // naive: the long way explains
+    }
+    let offset_seconds = int(&offset, "days")? * 86_400 + int(&offset, "seconds")?;
+    if int(&offset, "microseconds")? != 0 || offset_seconds % 60 != 0 {
+        return None; // written with seconds by isoformat
+    }
+    let small = |name: &str| int(value, name).and_then(|v| u8::try_from(v).ok());
+    Some(Some(Lastmod::time(
+        year,
+        month,
+        day,
+        small("hour")?,
+        small("minute")?,
+        small("second")?,
+        u32::try_from(int(value, "microsecond")?).ok()?,
+        i16::try_from(offset_seconds / 60).ok()?,
+    )?))
+}
+
+fn lastmod_of(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
+    if value.is_none() || absent(value)? {
+        return Some(None);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = render::trim_python_space(text.to_str().ok()?)?;
+        return Some(Some(lastmod::parse(text)?));
+    }
+    lastmod_object(value)
+}
+
+fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
+    if value.is_none() || absent(value)? {
+        return Some(None);
+    }
+    let text = value.cast::<PyString>().ok()?.to_str().ok()?;
+    Some(Some(render::changefreq(text)?))
+}
+
+fn priority_of(value: &Bound<'_, PyAny>) -> Checked<f64> {
+    if value.is_none() || absent(value)? {
+        return Some(None);
+    }
+    if let Ok(number) = value.cast_exact::<PyFloat>() {
+        let number = number.value();
+        return (0.0..=1.0).contains(&number).then_some(Some(number));
+    }
+    let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
+    Some(Some(render::priority_from_text(text)?))
+}
+
+/// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
+#[pyclass(frozen, module = "urlset._core")]
+pub struct RenderedRows {
+    rendered: Rendered,
+    locs: Py<PyList>,
+}
+
+#[pymethods]
+impl RenderedRows {
+    fn __len__(&self) -> usize {
+        self.rendered.len()
+    }
+
+    /// The locs, in order.
+    #[getter]
+    fn locs(&self, py: Python<'_>) -> Py<PyList> {
+        self.locs.clone_ref(py)
+    }
+
+    /// How many entries from `start` (at most `limit`) fit in `room` bytes.
+    fn fit(&self, start: usize, limit: usize, room: usize) -> usize {
+        self.rendered
+            .fit(start.min(self.rendered.len()), limit, room)
+    }
+
+    /// The bytes of entry `index`.
+    fn size(&self, index: usize) -> usize {
+        self.rendered.bytes(index, index + 1).len()
+    }
+
+    /// The bytes of entries `start..end`.
+    fn text<'py>(&self, py: Python<'py>, start: usize, end: usize) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.rendered.bytes(start, end))
+    }
+
+    /// Each entry's text.
+    fn entries(&self) -> Vec<String> {
+        (0..self.rendered.len())
+            .map(|i| String::from_utf8_lossy(self.rendered.bytes(i, i + 1)).into_owned())
+            .collect()
+    }
+
+    /// The W3C text of the newest lastmod of entries `start..end` (the first of equal ones).
+    fn newest(&self, start: usize, end: usize) -> Option<String> {
+        let newest = self.rendered.newest(start, end)?;
+        let mut out = Vec::with_capacity(32);
+        newest.write(&mut out);
+        Some(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Whether no lastmod is later than `now` (microseconds since 1970 UTC).
+    fn all_current(&self, now: i64) -> bool {
+        self.rendered.all_current(now)
+    }
+
+    /// The 64-bit hash of each loc, in the machine's byte order, for de-duplication.
+    fn hashes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes: Vec<u8> = self
+            .rendered
+            .hashes()
+            .iter()
+            .flat_map(|h| h.to_ne_bytes())
+            .collect();
+        PyBytes::new(py, &bytes)
+    }
+
+    /// The entries whose byte in `keep` is not zero.
+    fn select(&self, py: Python<'_>, keep: &[u8]) -> PyResult<RenderedRows> {
+        let flags: Vec<bool> = keep.iter().map(|&k| k != 0).collect();
+        let locs = self.locs.bind(py);
+        let kept = PyList::empty(py);
+        for (index, _) in flags.iter().enumerate().filter(|(_, &k)| k) {
+            kept.append(locs.get_item(index)?)?;
+        }
+        Ok(RenderedRows {
+            rendered: self.rendered.select(&flags),
+            locs: kept.unbind(),
+        })
+    }
+}
+
+/// Render rows whose locs are plain URIs (`model.row_columns` proved them); None when a value
+/// is invalid or unusual, so that the rows go the per-entry way. The GIL is released while
+/// the entries are written.
+#[pyfunction]
+pub fn render_rows(
+    py: Python<'_>,
+    locs: &Bound<'_, PyList>,
+    lastmods: &Bound<'_, PyList>,
+    changefreqs: &Bound<'_, PyList>,
+    priorities: &Bound<'_, PyList>,
+    text: bool,
+) -> PyResult<Option<RenderedRows>> {
+    let count = locs.len();
+    if lastmods.len() != count || changefreqs.len() != count || priorities.len() != count {
+        return Ok(None);
+    }
+    let mut strings = Vec::with_capacity(count);
+    let mut values = Vec::with_capacity(count);
+    for index in 0..count {
+        let checked = (|| {
+            Some(Values {
+                lastmod: lastmod_of(&lastmods.get_item(index).ok()?)?,
+                changefreq: changefreq_of(&changefreqs.get_item(index).ok()?)?,
+                priority: priority_of(&priorities.get_item(index).ok()?)?,
+            })
+        })();
+        let Some(checked) = checked else {
+            return Ok(None);
+        };
+        let Ok(loc) = locs.get_item(index)?.cast_into::<PyString>() else {
+            return Ok(None);
+        };
+        strings.push(loc);
+        values.push(checked);
+    }
+    let mut texts = Vec::with_capacity(count);
+    for loc in &strings {
+        texts.push(loc.to_str()?);
+    }
+    // the strings stay referenced by `strings` while the GIL is released
+    let rendered = py.detach(|| {
+        let mut rendered = Rendered::with_capacity(count);
+        for (loc, values) in texts.iter().zip(&values) {
+            rendered.push(loc, values, text);
+        }
+        rendered
+    });
+    Ok(Some(RenderedRows {
+        rendered,
+        locs: locs.clone().unbind(),
+    }))
+}
+
+/// The 64-bit hash of each loc (as `RenderedRows.hashes`), in the machine's byte order.
+#[pyfunction]
+pub fn loc_hashes<'py>(
+    py: Python<'py>,
+    locs: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut bytes = Vec::with_capacity(locs.len() * 8);
+    for loc in locs.iter() {
+        let loc = loc.cast_into::<PyString>()?;
+        bytes.extend_from_slice(&render::loc_hash(loc.to_str()?).to_ne_bytes());
+    }
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Entity-escape a data value.
+#[pyfunction]
+pub fn escape(text: &str) -> String {
+    urlset_core::write::escape::escape(text)
+}
+
+/// Add the writer's functions and classes to the module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<RenderedRows>()?;
+    module.add_function(wrap_pyfunction!(render_rows, module)?)?;
+    module.add_function(wrap_pyfunction!(escape, module)?)?;
+    module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
+    Ok(())
+}
