@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyType};
 use urlset_core::write::lastmod::{self, Lastmod, Precision};
-use urlset_core::write::render::{self, Rendered, Values};
+use urlset_core::write::render::{self, Priority, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -97,16 +97,34 @@ fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
     Some(Some(render::changefreq(text)?))
 }
 
-fn priority_of(value: &Bound<'_, PyAny>) -> Checked<f64> {
+/// Priorities of floats already rounded in this batch, by their bits (a site uses few).
+struct PriorityMemo([(u64, Option<Priority>); 256]);
+
+impl PriorityMemo {
+    fn new() -> PriorityMemo {
+        // no float has the bits of NaN with every bit set, so no slot matches until filled
+        PriorityMemo([(u64::MAX, None); 256])
+    }
+
+    fn of(&mut self, value: f64) -> Option<Priority> {
+        let bits = value.to_bits();
+        let slot = &mut self.0[((bits ^ (bits >> 29) ^ (bits >> 47)) & 255) as usize];
+        if slot.0 != bits {
+            *slot = (bits, Priority::from_f64(value));
+        }
+        slot.1
+    }
+}
+
+fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Priority> {
     if value.is_none() || absent(value)? {
         return Some(None);
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
-        let number = number.value();
-        return (0.0..=1.0).contains(&number).then_some(Some(number));
+        return Some(Some(memo.of(number.value())?));
     }
     let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
-    Some(Some(render::priority_from_text(text)?))
+    Some(Some(Priority::from_text(text)?))
 }
 
 /// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
@@ -208,12 +226,13 @@ pub fn render_rows(
     }
     let mut strings = Vec::with_capacity(count);
     let mut values = Vec::with_capacity(count);
+    let mut memo = PriorityMemo::new();
     for index in 0..count {
         let checked = (|| {
             Some(Values {
                 lastmod: lastmod_of(&lastmods.get_item(index).ok()?)?,
                 changefreq: changefreq_of(&changefreqs.get_item(index).ok()?)?,
-                priority: priority_of(&priorities.get_item(index).ok()?)?,
+                priority: priority_of(&priorities.get_item(index).ok()?, &mut memo)?,
             })
         })();
         let Some(checked) = checked else {

@@ -14,11 +14,17 @@ fn entity(byte: u8) -> Option<&'static [u8]> {
     }
 }
 
-/// Append `text` to `out`, entity-escaped. Runs of plain bytes are copied whole.
+/// Append `text` to `out`, entity-escaped. Runs of plain bytes are copied whole; a text
+/// without specials (most locs) is one scan and one copy.
 pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    let mut plain_from = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
+    let Some(first) = bytes.iter().position(|&b| entity(b).is_some()) else {
+        out.extend_from_slice(bytes);
+        return;
+    };
+    out.extend_from_slice(&bytes[..first]);
+    let mut plain_from = first;
+    for (at, &byte) in bytes.iter().enumerate().skip(first) {
         if let Some(replacement) = entity(byte) {
             out.extend_from_slice(&bytes[plain_from..at]);
             out.extend_from_slice(replacement);

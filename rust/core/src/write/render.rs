@@ -26,26 +26,59 @@ pub fn trim_python_space(text: &str) -> Option<&str> {
     Some(text.trim_matches(|c: char| matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')))
 }
 
-/// A priority from its text as `model.check_priority` reads it, for the plain decimal
-/// spellings (digits with at most one point); None for anything else or out of range.
-pub fn priority_from_text(text: &str) -> Option<f64> {
-    let trimmed = trim_python_space(text)?;
-    let digits = trimmed.bytes().filter(u8::is_ascii_digit).count();
-    let points = trimmed.bytes().filter(|&b| b == b'.').count();
-    if digits == 0 || points > 1 || digits + points != trimmed.len() {
-        return None;
-    }
-    let value: f64 = trimmed.parse().ok()?;
-    (0.0..=1.0).contains(&value).then_some(value)
-}
+/// A priority in ten-thousandths (0 to 10,000): what `document.format_priority` keeps of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priority(u16);
 
-/// Append a priority as `document.format_priority` writes it: one to four decimals.
-pub fn write_priority(out: &mut Vec<u8>, priority: f64) {
-    let text = format!("{priority:.4}");
-    let kept = text.trim_end_matches('0');
-    out.extend_from_slice(kept.as_bytes());
-    if kept.ends_with('.') {
-        out.push(b'0');
+impl Priority {
+    /// A float from 0.0 to 1.0, rounded to four places as Python's `f"{p:.4f}"` rounds it (the
+    /// exact binary value, ties to even); None for anything else.
+    pub fn from_f64(value: f64) -> Option<Priority> {
+        if !(0.0..=1.0).contains(&value) {
+            return None;
+        }
+        let text = format!("{value:.4}");
+        let (whole, fraction) = text.split_once('.')?;
+        let units = whole.parse::<u16>().ok()? * 10_000 + fraction.parse::<u16>().ok()?;
+        Some(Priority(units))
+    }
+
+    /// A priority from its text as `model.check_priority` reads it, for the plain decimal
+    /// spellings (digits with at most one point); None for anything else or out of range.
+    /// Up to four decimals are read exactly: the float nearest such a decimal rounds back to it.
+    pub fn from_text(text: &str) -> Option<Priority> {
+        let trimmed = trim_python_space(text)?;
+        let (whole, fraction) = trimmed.split_once('.').unwrap_or((trimmed, ""));
+        let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+        if whole.len() + fraction.len() == 0 || !digits(whole) || !digits(fraction) {
+            return None;
+        }
+        if fraction.len() > 4 || whole.len() > 4 {
+            return Priority::from_f64(trimmed.parse().ok()?);
+        }
+        let mut units: u32 = whole.bytes().fold(0, |v, b| v * 10 + u32::from(b - b'0')) * 10_000;
+        for (place, byte) in fraction.bytes().enumerate() {
+            units += u32::from(byte - b'0') * [1000, 100, 10, 1][place];
+        }
+        (units <= 10_000).then_some(Priority(units as u16))
+    }
+
+    /// Append it as `document.format_priority` writes it: one to four decimals.
+    pub fn write(self, out: &mut Vec<u8>) {
+        out.push(b'0' + (self.0 / 10_000) as u8);
+        out.push(b'.');
+        let mut fraction = self.0 % 10_000;
+        let mut places = 4;
+        while places > 1 && fraction.is_multiple_of(10) {
+            fraction /= 10;
+            places -= 1;
+        }
+        let mut digits = [b'0'; 4];
+        for slot in digits[..places].iter_mut().rev() {
+            *slot = b'0' + (fraction % 10) as u8;
+            fraction /= 10;
+        }
+        out.extend_from_slice(&digits[..places]);
     }
 }
 
@@ -54,7 +87,7 @@ pub fn write_priority(out: &mut Vec<u8>, priority: f64) {
 pub struct Values {
     pub lastmod: Option<Lastmod>,
     pub changefreq: Option<&'static str>,
-    pub priority: Option<f64>,
+    pub priority: Option<Priority>,
 }
 
 /// Entries of a batch, back to back in one buffer.
@@ -104,7 +137,7 @@ impl Rendered {
             }
             if let Some(priority) = values.priority {
                 out.extend_from_slice(b"<priority>");
-                write_priority(out, priority);
+                priority.write(out);
                 out.extend_from_slice(b"</priority>");
             }
             out.extend_from_slice(b"</url>\n");
@@ -190,7 +223,7 @@ mod tests {
         Values {
             lastmod: parse(lastmod),
             changefreq: changefreq(" Daily "),
-            priority: priority_from_text("0.50"),
+            priority: Priority::from_text("0.50"),
         }
     }
 
@@ -254,12 +287,26 @@ mod tests {
         ];
         for (value, text) in cases {
             let mut out = Vec::new();
-            write_priority(&mut out, value);
+            Priority::from_f64(value).unwrap().write(&mut out);
             assert_eq!(std::str::from_utf8(&out).unwrap(), text, "{value}");
         }
-        assert_eq!(priority_from_text(" 1 "), Some(1.0));
-        assert_eq!(priority_from_text("1.5"), None);
-        assert_eq!(priority_from_text("1e-1"), None);
-        assert_eq!(priority_from_text("."), None);
+        let written = |text: &str| {
+            let mut out = Vec::new();
+            Priority::from_text(text).map(|p| {
+                p.write(&mut out);
+                String::from_utf8(out).unwrap()
+            })
+        };
+        assert_eq!(written(" 1 ").as_deref(), Some("1.0"));
+        assert_eq!(written("00.50").as_deref(), Some("0.5"));
+        assert_eq!(written(".5").as_deref(), Some("0.5"));
+        assert_eq!(written("0.").as_deref(), Some("0.0"));
+        assert_eq!(written("0.12345").as_deref(), Some("0.1235"));
+        assert_eq!(written("0.03125").as_deref(), Some("0.0312"));
+        assert_eq!(written("1.00001").as_deref(), None);
+        assert_eq!(written("1.5"), None);
+        assert_eq!(written("1e-1"), None);
+        assert_eq!(written("."), None);
+        assert_eq!(written("-0.5"), None);
     }
 }
