@@ -17,7 +17,8 @@ from urlset.errors import InvalidValue
 from urlset.model import _absent, check_changefreq, check_priority
 from urlset.writing.document import format_priority
 
-LOC = "https://example.com/a"
+PREFIX = "https://example.com/"
+LOC = PREFIX + "a"
 ENTRY = re.compile(
     r"<url><loc>(?P<loc>[^<]*)</loc>(?:<lastmod>(?P<lastmod>[^<]*)</lastmod>)?"
     r"(?:<changefreq>(?P<changefreq>[^<]*)</changefreq>)?"
@@ -26,7 +27,7 @@ ENTRY = re.compile(
 
 
 def _one(lastmod: object = None, changefreq: object = None, priority: object = None) -> str | None:
-    rendered = render_rows([LOC], [lastmod], [changefreq], [priority], False)
+    rendered = render_rows([(LOC, lastmod, changefreq, priority)], PREFIX, 2048, False)
     return None if rendered is None else rendered.text(0, 1).decode()
 
 
@@ -150,7 +151,9 @@ def test_escape_undoes_to_the_text(text: str) -> None:
 def test_a_batch_counts_bytes_cuts_and_keeps_its_order() -> None:
     locs = [f"https://example.com/{i}?a=1&b='{i}'" for i in range(50)]
     lastmods = [date(2024, 1, 1) + timedelta(days=i % 7) for i in range(50)]
-    rendered = render_rows(locs, lastmods, [None] * 50, [None] * 50, False)
+    rendered = render_rows(
+        [(loc, lm, None, None) for loc, lm in zip(locs, lastmods, strict=True)], PREFIX, 2048, False
+    )
     assert rendered is not None and len(rendered) == 50
     whole = rendered.text(0, 50)
     sizes = [rendered.size(i) for i in range(50)]
@@ -178,6 +181,25 @@ def test_future_lastmods_are_found_at_the_microsecond() -> None:
         ("2024-01-02", False),  # already begun at UTC+14
         ("2024-01-03", True),
     ]:
-        rendered = render_rows([LOC], [value], [None], [None], False)
+        rendered = render_rows([(LOC, value, None, None)], PREFIX, 2048, False)
         assert rendered is not None
         assert rendered.all_current(micros) is not future, value
+
+
+def test_rows_that_need_the_long_way_are_refused() -> None:
+    good = (LOC, "2024-01-01", "daily", "0.5")
+    assert render_rows([good], PREFIX, 2048, False) is not None
+    for bad in [
+        ("https://other.org/a", None, None, None),  # not under the prefix
+        (PREFIX + "ä", None, None, None),  # to be encoded
+        (PREFIX + "a/../b", None, None, None),
+        (PREFIX + "x" * 2048, None, None, None),
+        (LOC, None, None),  # not four fields
+        (LOC, None, None, None, ()),
+        [LOC, None, None, None],  # not a tuple
+        (LOC, None, None, 1),  # an int priority: the long way tells it from 1.0
+        (LOC, "2024-02-30", None, None),
+    ]:
+        assert render_rows([good, bad], PREFIX, 2048, False) is None, bad  # type: ignore[list-item]
+    # Url values (no prefix): locs taken as they are, fields past the fourth not read
+    assert render_rows([(PREFIX + "ä", None, None, None, ())], None, 2048, False) is not None

@@ -1,4 +1,7 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
+from collections.abc import Sequence
+from typing import Any
+
 VERSION: str
 OPTIMIZED: bool
 
@@ -18,12 +21,7 @@ class RenderedRows:
     def select(self, keep: bytes, /) -> RenderedRows: ...
 
 def render_rows(
-    locs: list[str],
-    lastmods: list[object],
-    changefreqs: list[object],
-    priorities: list[object],
-    text: bool,
-    /,
+    rows: Sequence[tuple[Any, ...]], prefix: str | None, max_length: int, text: bool
 ) -> RenderedRows | None: ...
 def loc_hashes(locs: list[str], /) -> bytes: ...
 def escape(text: str, /) -> str: ...

@@ -2,8 +2,9 @@
 //! exact byte counts), read by `urlset.writing.document.SitemapDocument`.
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyType};
+use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::write::lastmod::{self, Lastmod, Precision};
+use urlset_core::write::locs::plain_loc;
 use urlset_core::write::render::{self, Priority, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -131,7 +132,6 @@ fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Pri
 #[pyclass(frozen, module = "urlset._core")]
 pub struct RenderedRows {
     rendered: Rendered,
-    locs: Py<PyList>,
 }
 
 #[pymethods]
@@ -142,8 +142,10 @@ impl RenderedRows {
 
     /// The locs, in order.
     #[getter]
-    fn locs(&self, py: Python<'_>) -> Py<PyList> {
-        self.locs.clone_ref(py)
+    fn locs(&self) -> Vec<&str> {
+        (0..self.rendered.len())
+            .map(|i| self.rendered.loc(i))
+            .collect()
     }
 
     /// How many entries from `start` (at most `limit`) fit in `room` bytes.
@@ -194,51 +196,52 @@ impl RenderedRows {
     }
 
     /// The entries whose byte in `keep` is not zero.
-    fn select(&self, py: Python<'_>, keep: &[u8]) -> PyResult<RenderedRows> {
+    fn select(&self, keep: &[u8]) -> RenderedRows {
         let flags: Vec<bool> = keep.iter().map(|&k| k != 0).collect();
-        let locs = self.locs.bind(py);
-        let kept = PyList::empty(py);
-        for (index, _) in flags.iter().enumerate().filter(|(_, &k)| k) {
-            kept.append(locs.get_item(index)?)?;
-        }
-        Ok(RenderedRows {
+        RenderedRows {
             rendered: self.rendered.select(&flags),
-            locs: kept.unbind(),
-        })
+        }
     }
 }
 
-/// Render rows whose locs are plain URIs (`model.row_columns` proved them); None when a value
-/// is invalid or unusual, so that the rows go the per-entry way. The GIL is released while
-/// the entries are written.
+/// The checked values of one row (the tuple's fields 1 to 3).
+fn row_values(row: &Bound<'_, PyTuple>, memo: &mut PriorityMemo) -> Option<Values> {
+    Some(Values {
+        lastmod: lastmod_of(&row.get_item(1).ok()?)?,
+        changefreq: changefreq_of(&row.get_item(2).ok()?)?,
+        priority: priority_of(&row.get_item(3).ok()?, memo)?,
+    })
+}
+
+/// Render a batch of rows: (loc, lastmod, changefreq, priority) tuples whose locs must be
+/// plain URIs under `prefix` (a directory whose origin the caller checked), or, without a
+/// prefix, `Url` values without extensions (their locs are URIs already). None when a loc or
+/// value needs the long way: the batch then goes entry by entry, which checks each value and
+/// reports the bad ones. The GIL is released while the entries are written.
 #[pyfunction]
+#[pyo3(signature = (rows, prefix, max_length, text))]
 pub fn render_rows(
     py: Python<'_>,
-    locs: &Bound<'_, PyList>,
-    lastmods: &Bound<'_, PyList>,
-    changefreqs: &Bound<'_, PyList>,
-    priorities: &Bound<'_, PyList>,
+    rows: &Bound<'_, PyList>,
+    prefix: Option<&str>,
+    max_length: usize,
     text: bool,
 ) -> PyResult<Option<RenderedRows>> {
-    let count = locs.len();
-    if lastmods.len() != count || changefreqs.len() != count || priorities.len() != count {
-        return Ok(None);
-    }
+    let count = rows.len();
     let mut strings = Vec::with_capacity(count);
     let mut values = Vec::with_capacity(count);
     let mut memo = PriorityMemo::new();
-    for index in 0..count {
-        let checked = (|| {
-            Some(Values {
-                lastmod: lastmod_of(&lastmods.get_item(index).ok()?)?,
-                changefreq: changefreq_of(&changefreqs.get_item(index).ok()?)?,
-                priority: priority_of(&priorities.get_item(index).ok()?, &mut memo)?,
-            })
-        })();
-        let Some(checked) = checked else {
+    for row in rows.iter() {
+        let Ok(row) = row.cast_into::<PyTuple>() else {
             return Ok(None);
         };
-        let Ok(loc) = locs.get_item(index)?.cast_into::<PyString>() else {
+        if prefix.is_some() && row.len() != 4 {
+            return Ok(None);
+        }
+        let Some(checked) = row_values(&row, &mut memo) else {
+            return Ok(None);
+        };
+        let Ok(loc) = row.get_item(0)?.cast_into::<PyString>() else {
             return Ok(None);
         };
         strings.push(loc);
@@ -246,7 +249,13 @@ pub fn render_rows(
     }
     let mut texts = Vec::with_capacity(count);
     for loc in &strings {
-        texts.push(loc.to_str()?);
+        let Ok(loc) = loc.to_str() else {
+            return Ok(None);
+        };
+        if prefix.is_some_and(|prefix| !plain_loc(loc, prefix, max_length)) {
+            return Ok(None);
+        }
+        texts.push(loc);
     }
     // the strings stay referenced by `strings` while the GIL is released
     let rendered = py.detach(|| {
@@ -256,12 +265,8 @@ pub fn render_rows(
         }
         rendered
     });
-    Ok(Some(RenderedRows {
-        rendered,
-        locs: locs.clone().unbind(),
-    }))
+    Ok(Some(RenderedRows { rendered }))
 }
-
 /// The 64-bit hash of each loc (as `RenderedRows.hashes`), in the machine's byte order.
 #[pyfunction]
 pub fn loc_hashes<'py>(

@@ -20,8 +20,8 @@ from ..dates import Lastmod, instant
 from ..errors import InputError, InvalidValue, LimitExceeded
 from ..extensions import JSON_KEYS, from_json_fields
 from ..limits import CURRENT, Limits
-from ..model import SitemapRef, Url, row_columns, row_from_dict, url_keeping_loc, urls_from_rows
-from ..urls import Scope, non_production_host, placeholder_host, to_uri
+from ..model import SitemapRef, Url, row_from_dict, url_keeping_loc, urls_from_rows
+from ..urls import Scope, non_production_host, placeholder_host, plain_directory, to_uri
 from .dedupe import SeenLocs
 from .document import (
     DocumentStats,
@@ -317,13 +317,14 @@ def _checked(
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
     try:
         prefix = scope.prefix
+        # rows are rendered at once only without a zone to apply, under a plain directory
+        fast_prefix = opts.default_tz is None and plain_directory(prefix)
         iterator = iter(entries)
         while batch := list(islice(iterator, _BATCH)):
             kinds = set(map(type, batch))
-            columns = None
-            if kinds == {tuple}:
-                columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
-            rendered = None if columns is None else render_rows(columns, text=opts.text)
+            rendered = None
+            if kinds == {tuple} and fast_prefix:
+                rendered = render_rows(batch, prefix, text=opts.text)  # type: ignore[arg-type]
             if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if rendered is not None:

@@ -21,10 +21,10 @@ from .._core import RenderedRows, escape
 from .._core import render_rows as _render_rows
 from ..dates import Lastmod, format_w3c, from_formatted, latest_moment
 from ..extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
+from ..limits import MAX_LOC_LENGTH
 from ..model import (
     SITEMAP_NS,
     ChangeFreq,
-    RowColumns,
     SitemapRef,
     Url,
 )
@@ -386,25 +386,18 @@ def _all_extensions(batch: Sequence[Url]) -> Iterable[object]:
 Rendered = RenderedRows  # entries rendered in the compiled core (rust/core/src/write)
 
 
-def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered | None:
-    """Entries for rows whose locs ``model.row_columns`` found plain, rendered in the compiled
-    core with their other values checked there (strict W3C lastmods parsed and written back,
-    changefreq names, decimal priorities; blank values and NaN absent); None when a value is
+def render_rows(rows: list[tuple[Any, ...]], prefix: str, *, text: bool = False) -> Rendered | None:
+    """Entries for (loc, lastmod, changefreq, priority) rows, rendered in the compiled core
+    with every value checked there: locs plain URIs under ``prefix`` (a directory for which
+    ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
+    names, decimal priorities, blank values and NaN absent. None when a loc or value is
     invalid or unusual, so that the rows go the per-entry way and are reported one by one."""
-    return _render_rows(
-        columns.locs, columns.lastmods, columns.changefreqs, columns.priorities, text
-    )
+    return _render_rows(rows, prefix, MAX_LOC_LENGTH, text)
 
 
 def render_urls(batch: Sequence[Url], *, text: bool = False) -> Rendered | None:
-    """``render_rows`` for ``Url`` values without extensions."""
-    return _render_rows(
-        [url[0] for url in batch],
-        [url[1] for url in batch],
-        [url[2] for url in batch],
-        [url[3] for url in batch],
-        text,
-    )
+    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already)."""
+    return _render_rows(batch, None, MAX_LOC_LENGTH, text)
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:

@@ -97,6 +97,8 @@ pub struct Rendered {
     ends: Vec<usize>,
     lastmods: Vec<Option<Lastmod>>,
     hashes: Vec<u64>,
+    locs: Vec<u8>,
+    loc_ends: Vec<usize>,
 }
 
 /// The 64-bit key de-duplication keeps for a loc.
@@ -111,6 +113,8 @@ impl Rendered {
             ends: Vec::with_capacity(entries),
             lastmods: Vec::with_capacity(entries),
             hashes: Vec::with_capacity(entries),
+            locs: Vec::with_capacity(entries * 48),
+            loc_ends: Vec::with_capacity(entries),
         }
     }
 
@@ -145,6 +149,18 @@ impl Rendered {
         self.ends.push(out.len());
         self.lastmods.push(values.lastmod);
         self.hashes.push(loc_hash(loc));
+        self.locs.extend_from_slice(loc.as_bytes());
+        self.loc_ends.push(self.locs.len());
+    }
+
+    /// The loc of entry `index`.
+    pub fn loc(&self, index: usize) -> &str {
+        let start = if index == 0 {
+            0
+        } else {
+            self.loc_ends[index - 1]
+        };
+        std::str::from_utf8(&self.locs[start..self.loc_ends[index]]).expect("locs are whole strs")
     }
 
     pub fn len(&self) -> usize {
@@ -209,6 +225,8 @@ impl Rendered {
             out.ends.push(out.buf.len());
             out.lastmods.push(self.lastmods[index]);
             out.hashes.push(self.hashes[index]);
+            out.locs.extend_from_slice(self.loc(index).as_bytes());
+            out.loc_ends.push(out.locs.len());
         }
         out
     }
