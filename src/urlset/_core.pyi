@@ -23,5 +23,15 @@ class RenderedRows:
 def render_rows(
     rows: Sequence[tuple[Any, ...]], prefix: str | None, max_length: int, text: bool
 ) -> RenderedRows | None: ...
+def render_columns(
+    count: int,
+    loc: tuple[Any, ...] | None,
+    lastmod: tuple[Any, ...] | None,
+    changefreq: tuple[Any, ...] | None,
+    priority: tuple[Any, ...] | None,
+    prefix: str,
+    max_length: int,
+    text: bool,
+) -> RenderedRows | None: ...
 def loc_hashes(locs: list[str], /) -> bytes: ...
 def escape(text: str, /) -> str: ...

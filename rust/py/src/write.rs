@@ -1,8 +1,10 @@
 //! The writer's bindings: rows of Python values -> `RenderedRows` (entries in one buffer with
 //! exact byte counts), read by `urlset.writing.document.SitemapDocument`.
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
+use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::lastmod::{self, Lastmod, Precision};
 use urlset_core::write::locs::plain_loc;
 use urlset_core::write::render::{self, Priority, Rendered, Values};
@@ -79,23 +81,39 @@ fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
     )?))
 }
 
+/// A value given as text: blank is absent (`model._absent`), else `read` checks it.
+fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
+    let trimmed = render::trim_python_space(text)?;
+    if trimmed.is_empty() {
+        return Some(None);
+    }
+    Some(Some(read(trimmed)?))
+}
+
 fn lastmod_of(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
-    if value.is_none() || absent(value)? {
+    if value.is_none() {
         return Some(None);
     }
     if let Ok(text) = value.cast::<PyString>() {
-        let text = render::trim_python_space(text.to_str().ok()?)?;
-        return Some(Some(lastmod::parse(text)?));
+        return from_text(text.to_str().ok()?, lastmod::parse);
+    }
+    if absent(value)? {
+        return Some(None);
     }
     lastmod_object(value)
 }
 
 fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
-    if value.is_none() || absent(value)? {
+    if value.is_none() {
         return Some(None);
     }
-    let text = value.cast::<PyString>().ok()?.to_str().ok()?;
-    Some(Some(render::changefreq(text)?))
+    if let Ok(text) = value.cast::<PyString>() {
+        return from_text(text.to_str().ok()?, render::changefreq);
+    }
+    if absent(value)? {
+        return Some(None);
+    }
+    None
 }
 
 /// Priorities of floats already rounded in this batch, by their bits (a site uses few).
@@ -117,15 +135,24 @@ impl PriorityMemo {
     }
 }
 
+impl PriorityMemo {
+    fn checked(&mut self, value: f64) -> Checked<Priority> {
+        if value.is_nan() {
+            return Some(None);
+        }
+        Some(Some(self.of(value)?))
+    }
+}
+
 fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Priority> {
-    if value.is_none() || absent(value)? {
+    if value.is_none() {
         return Some(None);
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
-        return Some(Some(memo.of(number.value())?));
+        return memo.checked(number.value());
     }
     let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
-    Some(Some(Priority::from_text(text)?))
+    from_text(text, Priority::from_text)
 }
 
 /// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
@@ -267,6 +294,130 @@ pub fn render_rows(
     });
     Ok(Some(RenderedRows { rendered }))
 }
+/// A column as Python hands it over: (kind, Arrow offset, validity bits or None, values
+/// or offsets, data or the local times); None for a column the table does not have.
+type ColumnParts<'py> = (
+    String,
+    usize,
+    Option<Bound<'py, PyBytes>>,
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+fn column<'a>(parts: &'a Option<ColumnParts<'_>>) -> PyResult<Column<'a>> {
+    let Some((kind, offset, validity, first, second)) = parts else {
+        return Ok(Column::Missing);
+    };
+    let (offset, validity) = (*offset, validity.as_ref().map(|v| v.as_bytes()));
+    let second = || {
+        second
+            .as_ref()
+            .map(|b| b.as_bytes())
+            .ok_or_else(|| PyValueError::new_err("this column kind has two buffers"))
+    };
+    Ok(match kind.as_str() {
+        "text" => Column::Text {
+            validity,
+            offsets: first.as_bytes(),
+            data: second()?,
+            offset,
+        },
+        "days" => Column::Days {
+            validity,
+            values: first.as_bytes(),
+            offset,
+        },
+        "times" => Column::Times {
+            validity,
+            utc: first.as_bytes(),
+            local: second()?,
+            offset,
+        },
+        "floats" => Column::Floats {
+            validity,
+            values: first.as_bytes(),
+            offset,
+        },
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown column kind {kind:?}"
+            )))
+        }
+    })
+}
+
+fn cell_lastmod(cell: Cell<'_>) -> Checked<Lastmod> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Text(text) => from_text(text, lastmod::parse),
+        Cell::Days(days) => Some(Some(Lastmod::from_days(days)?)),
+        Cell::Time(micros, Some(offset)) => Some(Some(Lastmod::from_instant(micros, offset)?)),
+        _ => None,
+    }
+}
+
+fn cell_changefreq(cell: Cell<'_>) -> Checked<&'static str> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Text(text) => from_text(text, render::changefreq),
+        _ => None,
+    }
+}
+
+fn cell_priority(cell: Cell<'_>, memo: &mut PriorityMemo) -> Checked<Priority> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Float(number) => memo.checked(number),
+        Cell::Text(text) => from_text(text, Priority::from_text),
+        _ => None,
+    }
+}
+
+/// Render `count` rows of a table batch given as Arrow columns (see `ColumnParts`), with the
+/// checks of `render_rows` (locs plain under `prefix`); no Python object is made per row.
+/// None when a row needs the long way. The GIL is released while rows are read and written.
+#[pyfunction]
+#[pyo3(signature = (count, loc, lastmod, changefreq, priority, prefix, max_length, text))]
+#[allow(clippy::too_many_arguments)]
+pub fn render_columns(
+    py: Python<'_>,
+    count: usize,
+    loc: Option<ColumnParts<'_>>,
+    lastmod: Option<ColumnParts<'_>>,
+    changefreq: Option<ColumnParts<'_>>,
+    priority: Option<ColumnParts<'_>>,
+    prefix: &str,
+    max_length: usize,
+    text: bool,
+) -> PyResult<Option<RenderedRows>> {
+    let columns = [
+        column(&loc)?,
+        column(&lastmod)?,
+        column(&changefreq)?,
+        column(&priority)?,
+    ];
+    let rendered = py.detach(|| {
+        let mut memo = PriorityMemo::new();
+        let mut rendered = Rendered::with_capacity(count);
+        for row in 0..count {
+            let Cell::Text(loc) = columns[0].cell(row) else {
+                return None;
+            };
+            if !plain_loc(loc, prefix, max_length) {
+                return None;
+            }
+            let values = Values {
+                lastmod: cell_lastmod(columns[1].cell(row))?,
+                changefreq: cell_changefreq(columns[2].cell(row))?,
+                priority: cell_priority(columns[3].cell(row), &mut memo)?,
+            };
+            rendered.push(loc, &values, text);
+        }
+        Some(rendered)
+    });
+    Ok(rendered.map(|rendered| RenderedRows { rendered }))
+}
+
 /// The 64-bit hash of each loc (as `RenderedRows.hashes`), in the machine's byte order.
 #[pyfunction]
 pub fn loc_hashes<'py>(
@@ -291,6 +442,7 @@ pub fn escape(text: &str) -> String {
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<RenderedRows>()?;
     module.add_function(wrap_pyfunction!(render_rows, module)?)?;
+    module.add_function(wrap_pyfunction!(render_columns, module)?)?;
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
     Ok(())

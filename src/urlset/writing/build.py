@@ -35,6 +35,7 @@ from .document import (
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .shards import Change
+from .tables import TableBatch, is_table, table_batches
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
@@ -209,9 +210,12 @@ def write_sitemaps(
 ) -> BuildReport:
     """Write ``entries`` as a published sitemap set in ``out_dir``; see BuildOptions for options.
 
-    Entries are ``Url`` values, (loc, lastmod, changefreq, priority) rows (the fastest:
-    checked a column at a time), mappings with those keys, or ``InputError`` values a source
-    produced for a line it could not use. An entry whose loc is bad is left out; one with a bad
+    Entries are ``Url`` values, (loc, lastmod, changefreq, priority) rows (fast: checked and
+    written in the compiled core), mappings with those keys, or ``InputError`` values a
+    source produced for a line it could not use; or ``entries`` is a table with those
+    columns (the fastest: an Arrow table or record batch, a pandas or Polars DataFrame, any
+    object exporting an Arrow stream; see ``writing.tables``), read without a Python object
+    per URL. An entry whose loc is bad is left out; one with a bad
     lastmod, changefreq or priority is written without that value (an empty string, None or
     NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
     to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
@@ -319,12 +323,12 @@ def _checked(
         prefix = scope.prefix
         # rows are rendered at once only without a zone to apply, under a plain directory
         fast_prefix = opts.default_tz is None and plain_directory(prefix)
-        iterator = iter(entries)
-        while batch := list(islice(iterator, _BATCH)):
-            kinds = set(map(type, batch))
+        for given in _batches(entries):
             rendered = None
-            if kinds == {tuple} and fast_prefix:
-                rendered = render_rows(batch, prefix, text=opts.text)  # type: ignore[arg-type]
+            if fast_prefix and isinstance(given, TableBatch):
+                rendered = given.render(prefix, text=opts.text)
+            elif fast_prefix and set(map(type, given)) == {tuple}:  # type: ignore[arg-type]
+                rendered = render_rows(given, prefix, text=opts.text)  # type: ignore[arg-type]
             if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if rendered is not None:
@@ -336,6 +340,8 @@ def _checked(
                 if rendered:
                     yield rendered
                 continue
+            batch = given.rows() if isinstance(given, TableBatch) else given
+            kinds = set(map(type, batch))
             if kinds == {Url}:
                 good: list[Url] = batch  # type: ignore[assignment]
             elif kinds == {tuple}:
@@ -358,6 +364,16 @@ def _checked(
                 yield rules.apply(good)
     finally:
         seen.close()
+
+
+def _batches(entries: Iterable[Entry]) -> Iterator[list[Entry] | TableBatch]:
+    """Entries a batch at a time: lists of entries, or a table's rows as Arrow columns."""
+    if is_table(entries):
+        yield from table_batches(entries, _BATCH)
+        return
+    iterator = iter(entries)
+    while batch := list(islice(iterator, _BATCH)):
+        yield batch
 
 
 def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:

@@ -57,7 +57,45 @@ fn days_from_civil(year: u16, month: u8, day: u8) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The civil date of a day counted from 1970-01-01 (proleptic Gregorian).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 impl Lastmod {
+    /// The date `days` after 1970-01-01 (an Arrow date32).
+    pub fn from_days(days: i64) -> Option<Lastmod> {
+        let (year, month, day) = civil_from_days(days);
+        Lastmod::date(Precision::Day, u16::try_from(year).ok()?, month, day)
+    }
+
+    /// The time `micros` after 1970-01-01T00:00:00Z, written in a zone `offset_minutes` ahead
+    /// of UTC (an Arrow timestamp with its zone's offset at that instant).
+    pub fn from_instant(micros: i64, offset_minutes: i16) -> Option<Lastmod> {
+        let local = micros.checked_add(i64::from(offset_minutes) * MICROS_PER_MINUTE)?;
+        let (year, month, day) = civil_from_days(local.div_euclid(MICROS_PER_DAY));
+        let of_day = local.rem_euclid(MICROS_PER_DAY);
+        let seconds = of_day / 1_000_000;
+        Lastmod::time(
+            u16::try_from(year).ok()?,
+            month,
+            day,
+            (seconds / 3600) as u8,
+            (seconds / 60 % 60) as u8,
+            (seconds % 60) as u8,
+            (of_day % 1_000_000) as u32,
+            offset_minutes,
+        )
+    }
+
     /// A date (or a year or month, as their first day), checked as Python's `date` does.
     pub fn date(precision: Precision, year: u16, month: u8, day: u8) -> Option<Lastmod> {
         let valid = (1..=9999).contains(&year)
@@ -336,6 +374,24 @@ mod tests {
         ] {
             assert_eq!(parse(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn days_and_instants_are_civil_dates() {
+        assert_eq!(Lastmod::from_days(0), parse("1970-01-01"));
+        assert_eq!(Lastmod::from_days(19_782), parse("2024-02-29"));
+        assert_eq!(Lastmod::from_days(-1), parse("1969-12-31"));
+        assert_eq!(Lastmod::from_days(-719_162), parse("0001-01-01"));
+        assert_eq!(Lastmod::from_days(-719_163), None);
+        let instant = parse("2024-03-31T03:30:00.000001+02:00").unwrap();
+        assert_eq!(
+            Lastmod::from_instant(instant.future_key(), 120),
+            Some(instant)
+        );
+        assert_eq!(
+            Lastmod::from_instant(-1, 0),
+            parse("1969-12-31T23:59:59.999999Z")
+        );
     }
 
     #[test]

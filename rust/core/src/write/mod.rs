@@ -1,4 +1,5 @@
 //! The writer's hot loops: escaping, lastmods, entries rendered with exact byte accounting.
+pub mod columns;
 pub mod escape;
 pub mod lastmod;
 pub mod locs;
