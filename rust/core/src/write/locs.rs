@@ -1,9 +1,26 @@
 //! Which locs the writer may take as they are: URIs that `urls.to_uri` would return unchanged,
 //! under the set's directory (`urls.is_plain_uri` and the scope rule, for one loc at a time).
 
-/// Bytes RFC 3986 allows in a URI as they are (`urls._LOC_ALLOWED`).
+/// Bytes RFC 3986 allows in a URI as they are (`urls._LOC_ALLOWED`), as a table.
+const ALLOWED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric();
+        byte += 1;
+    }
+    let others = b"-._~!$&'()*+,;=:@/?%";
+    let mut i = 0;
+    while i < others.len() {
+        table[others[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 fn allowed(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&byte)
+    ALLOWED[usize::from(byte)]
 }
 
 /// True when `loc` starts with `prefix` (a directory URI whose origin the caller checked),
