@@ -23,6 +23,11 @@ pub fn trim_python_space(text: &str) -> Option<&str> {
     if !text.is_ascii() {
         return None;
     }
+    let space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r' | b'\x1c'..=b'\x1f');
+    let bytes = text.as_bytes();
+    if !bytes.first().is_some_and(space) && !bytes.last().is_some_and(space) {
+        return Some(text); // the usual case: nothing to strip
+    }
     Some(text.trim_matches(|c: char| matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')))
 }
 
@@ -109,7 +114,7 @@ pub fn loc_hash(loc: &str) -> u64 {
 impl Rendered {
     pub fn with_capacity(entries: usize) -> Rendered {
         Rendered {
-            buf: Vec::with_capacity(entries * 96),
+            buf: Vec::with_capacity(entries * 160),
             ends: Vec::with_capacity(entries),
             lastmods: Vec::with_capacity(entries),
             hashes: Vec::with_capacity(entries),
