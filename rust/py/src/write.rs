@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::write::columns::{Cell, Column};
+use urlset_core::write::dedupe::SeenHashes;
 use urlset_core::write::lastmod::{self, Lastmod, Precision};
 use urlset_core::write::locs::plain_loc;
 use urlset_core::write::render::{self, Priority, Rendered, Values};
@@ -233,10 +234,16 @@ impl RenderedRows {
 
 /// The checked values of one row (the tuple's fields 1 to 3).
 fn row_values(row: &Bound<'_, PyTuple>, memo: &mut PriorityMemo) -> Option<Values> {
+    // borrowed: read while the GIL is held, no reference counts to change
+    let (lastmod, changefreq, priority) = (
+        row.get_borrowed_item(1).ok()?,
+        row.get_borrowed_item(2).ok()?,
+        row.get_borrowed_item(3).ok()?,
+    );
     Some(Values {
-        lastmod: lastmod_of(&row.get_item(1).ok()?)?,
-        changefreq: changefreq_of(&row.get_item(2).ok()?)?,
-        priority: priority_of(&row.get_item(3).ok()?, memo)?,
+        lastmod: lastmod_of(&lastmod)?,
+        changefreq: changefreq_of(&changefreq)?,
+        priority: priority_of(&priority, memo)?,
     })
 }
 
@@ -438,9 +445,46 @@ pub fn escape(text: &str) -> String {
     urlset_core::write::escape::escape(text)
 }
 
+/// The locs a build has written, as 64-bit hashes (`urlset.writing.dedupe.SeenLocs`).
+#[pyclass(name = "SeenHashes", module = "urlset._core")]
+pub struct PySeenHashes {
+    inner: SeenHashes,
+}
+
+#[pymethods]
+impl PySeenHashes {
+    /// `spill_dir`: where runs of `seal_at` hashes are sealed to files (None: all in memory).
+    #[new]
+    #[pyo3(signature = (spill_dir, seal_at))]
+    fn new(spill_dir: Option<std::path::PathBuf>, seal_at: usize) -> Self {
+        PySeenHashes {
+            inner: SeenHashes::new(spill_dir.as_deref(), seal_at),
+        }
+    }
+
+    /// For each hash (as `loc_hashes` packs them), a byte: 1 when it is new, 0 when seen
+    /// before or earlier in the batch. OSError when a sealed run cannot be written or read.
+    fn first_seen<'py>(&mut self, py: Python<'py>, hashes: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let hashes: Vec<u64> = hashes
+            .chunks_exact(8)
+            .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")))
+            .collect();
+        let inner = &mut self.inner;
+        let keep = py.detach(|| inner.first_seen(&hashes))?;
+        let flags: Vec<u8> = keep.into_iter().map(u8::from).collect();
+        Ok(PyBytes::new(py, &flags))
+    }
+
+    /// Remove the files of sealed runs.
+    fn close(&mut self) {
+        self.inner.close();
+    }
+}
+
 /// Add the writer's functions and classes to the module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<RenderedRows>()?;
+    module.add_class::<PySeenHashes>()?;
     module.add_function(wrap_pyfunction!(render_rows, module)?)?;
     module.add_function(wrap_pyfunction!(render_columns, module)?)?;
     module.add_function(wrap_pyfunction!(escape, module)?)?;

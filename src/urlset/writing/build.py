@@ -334,9 +334,9 @@ def _checked(
             if rendered is not None:
                 if opts.dedupe:
                     fresh = seen.first_seen_packed(rendered.hashes())
-                    if not fresh.all():
-                        report.duplicates += len(fresh) - int(fresh.sum())
-                        rendered = rendered.select(fresh.tobytes())
+                    if 0 in fresh:
+                        report.duplicates += fresh.count(0)
+                        rendered = rendered.select(fresh)
                 if rendered:
                     yield rendered
                 continue
