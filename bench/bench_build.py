@@ -41,12 +41,18 @@ sys.path.insert(0, {peers!r})
 from items import item
 from urlset import Url, write_sitemaps
 n, out, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-if mode in ("prepared", "rows"):
+gzip = not mode.endswith("-plain")
+mode = mode.removesuffix("-plain")
+if mode in ("prepared", "rows", "table"):
     rows = [item(i) for i in range(n)]
     entries = rows if mode == "rows" else (Url(*row) for row in rows)
+    if mode == "table":
+        import pyarrow as pa
+        entries = pa.table(dict(zip(("loc", "lastmod", "changefreq", "priority"), map(list, zip(*rows)))))
+        del rows
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    report = write_sitemaps(entries, out, "https://www.example.com/")
+    report = write_sitemaps(entries, out, "https://www.example.com/", gzip=gzip)
 else:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
@@ -196,8 +202,15 @@ def main() -> None:
     )
     rows: list[tuple[str, float, float, int]] = []
     runs: dict[str, UrlsetRun] = {}
+    import urlset._core
+
+    if not urlset._core.OPTIMIZED:
+        raise SystemExit("refusing to measure a debug build of urlset._core (pip install -e .)")
     for mode, label in (
         ("rows", "urlset (prepared rows)"),
+        ("table", "urlset (Arrow table)"),
+        ("rows-plain", "urlset (prepared rows, no gzip)"),
+        ("table-plain", "urlset (Arrow table, no gzip)"),
         ("prepared", "urlset (Url() per row)"),
         ("generated", "urlset (generated in loop)"),
     ):
@@ -218,7 +231,7 @@ def main() -> None:
         )
         if peer.get("error"):
             print(f"  {peer['peer']}: error {peer['error']}")
-    fastest_peer = min((r[1] for r in rows[3:] if r[1] > 0), default=None)
+    fastest_peer = min((r[1] for r in rows[len(runs) :] if r[1] > 0), default=None)
     print(
         "\n| tool | seconds | URLs/s | peak RSS MB | URLs | fastest peer / this |\n|---|---|---|---|---|---|"
     )

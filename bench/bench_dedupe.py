@@ -34,7 +34,7 @@ with tempfile.TemporaryDirectory() as spill:
         if previous is not None and (i // batch) % 8 == 0:
             hashes[:1000] = previous[:1000]
         previous = hashes
-        duplicates += int((~seen.first_seen_hashes(hashes)).sum())
+        duplicates += seen.first_seen_packed(hashes.tobytes()).count(0)
     seconds = time.perf_counter() - start
     seen.close()
 print(json.dumps({"seconds": seconds, "duplicates": duplicates,

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from .dates import Lastmod, check_lastmod
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
-from .urls import is_plain_uri, plain_uri_flags, plain_uris_under, to_uri
+from .urls import is_plain_uri, plain_uri_flags, to_uri
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"  # of urlset and sitemapindex
 
@@ -288,26 +288,6 @@ def _row_columns(rows: Sequence[Sequence[Any]]) -> tuple[RowColumns, list[bool]]
     if not set(map(type, columns.priorities)) <= _ROW_TYPES:
         raise TypeError("not the fast shape")  # a bool or int must not match 1.0 or 0.0
     return columns, plain_uri_flags(columns.locs)
-
-
-def row_columns(
-    rows: Sequence[Sequence[Any]], prefix: str, *, default_tz: tzinfo | None = None
-) -> RowColumns | None:
-    """The columns of (loc, lastmod, changefreq, priority) rows whose locs are all plain
-    URIs under ``prefix``; None when any row needs ``Url()``'s own checks (``urls_from_rows``
-    does that per row). The other values are checked by whoever maps them
-    (``xmlwrite.render_rows``, a table lookup per value)."""
-    if not rows or default_tz is not None or set(map(len, rows)) != {4}:
-        return None
-    columns = RowColumns(*(list(map(get, rows)) for get in _FIELD_GETTERS))
-    try:
-        plain = plain_uris_under(columns.locs, prefix)
-    except TypeError:
-        return None
-    # a bool or int priority must not find the entry of 1.0 or 0.0 in a table
-    if not plain or not set(map(type, columns.priorities)) <= _ROW_TYPES:
-        return None
-    return columns
 
 
 def _row_values(

@@ -171,7 +171,7 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
     first = locs[0]
     cut = first.find("/", first.find("://") + 3) + 1 if "://" in first else 0
     prefix = first[:cut]
-    if not cut or not _plain_directory(prefix):
+    if not cut or not plain_directory(prefix):
         return [False] * len(locs)
     joined = "\n".join(locs)
     separators = len(locs) - 1
@@ -192,34 +192,11 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
     return flags
 
 
-def _plain_directory(prefix: str) -> bool:
+def plain_directory(prefix: str) -> bool:
+    """True when the origin of a directory URI is one ``to_uri`` keeps as it is (checked once
+    for a batch of locs under it)."""
     origin = prefix[: prefix.find("/", prefix.find("://") + 3) + 1] if "://" in prefix else ""
     return _plain_origin(origin)
-
-
-def plain_uris_under(locs: list[str], prefix: str, max_length: int = MAX_LOC_LENGTH) -> bool:
-    """True when every loc is certainly the URI ``to_uri`` would return, unchanged, and
-    starts with ``prefix`` (a directory URI such as https://example.com/blog/).
-
-    All in C-level passes over the joined batch: two counts prove that each loc starts a
-    line with the prefix and holds no line break, one ``bytes.translate`` that every
-    character may stand as it is. TypeError when a loc is not a string.
-    """
-    if not locs:
-        return True
-    joined = "\n".join(locs)
-    lines = len(locs) - 1
-    return (
-        _plain_directory(prefix)
-        and locs[0].startswith(prefix)
-        and joined.count("\n") == lines
-        and joined.count("\n" + prefix) == lines
-        and joined.isascii()
-        and not joined.encode().translate(None, _BATCH_ALLOWED)
-        and not _DOT_SEGMENT(joined)
-        and not ("%" in joined and _BAD_ESCAPE(joined))
-        and max(map(len, locs)) <= max_length
-    )
 
 
 def _plain_alone(loc: str, max_length: int) -> bool:

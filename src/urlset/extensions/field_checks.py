@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
+from .._core import escape as escape  # entity escaping, the writer's own
 from ..dates import Lastmod, check_lastmod
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH
@@ -45,18 +46,9 @@ ISO_3166_1 = frozenset(_ISO_3166_1.split())
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _NEWLINES = re.compile(r"\r\n?")
 _ATTR_SPACE = re.compile(r"[\t\r\n]")
-_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&apos;"))
 
 # sets a field of a frozen value while it is being built
 set_field = object.__setattr__
-
-
-def escape(text: str) -> str:
-    # the same escaping as writing.document.escape (not imported: the writer imports this)
-    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
-        for raw, entity in _ENTITIES:
-            text = text.replace(raw, entity)
-    return text
 
 
 def required_text(field: str, value: object, *, limit: int = 0, attribute: bool = False) -> str:

@@ -11,7 +11,7 @@ import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import islice, repeat
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,8 +20,8 @@ from ..dates import Lastmod, instant
 from ..errors import InputError, InvalidValue, LimitExceeded
 from ..extensions import JSON_KEYS, from_json_fields
 from ..limits import CURRENT, Limits
-from ..model import SitemapRef, Url, row_columns, row_from_dict, url_keeping_loc, urls_from_rows
-from ..urls import Scope, non_production_host, placeholder_host, to_uri
+from ..model import SitemapRef, Url, row_from_dict, url_keeping_loc, urls_from_rows
+from ..urls import Scope, non_production_host, placeholder_host, plain_directory, to_uri
 from .dedupe import SeenLocs
 from .document import (
     DocumentStats,
@@ -35,9 +35,12 @@ from .document import (
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .shards import Change
+from .tables import TableBatch, is_table, table_batches
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 _EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
 
 
@@ -183,12 +186,8 @@ def _directory(url: str, name: str) -> str:
     if "?" in uri:
         raise InvalidValue(name, url, "must not have a query")
     if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
-        raise InvalidValue(
-            name,
-            url,
-            "names a file; give the directory the sitemaps are served from, "
-            "e.g. https://example.com/",
-        )
+        hint = "names a file; give the directory the sitemaps are served from, e.g. https://example.com/"
+        raise InvalidValue(name, url, hint)
     return uri if uri.endswith("/") else uri + "/"
 
 
@@ -207,9 +206,12 @@ def write_sitemaps(
 ) -> BuildReport:
     """Write ``entries`` as a published sitemap set in ``out_dir``; see BuildOptions for options.
 
-    Entries are ``Url`` values, (loc, lastmod, changefreq, priority) rows (the fastest:
-    checked a column at a time), mappings with those keys, or ``InputError`` values a source
-    produced for a line it could not use. An entry whose loc is bad is left out; one with a bad
+    Entries are ``Url`` values, (loc, lastmod, changefreq, priority) rows (fast: checked and
+    written in the compiled core), mappings with those keys, or ``InputError`` values a
+    source produced for a line it could not use; or ``entries`` is a table with those
+    columns (the fastest: an Arrow table or record batch, a pandas or Polars DataFrame, any
+    object exporting an Arrow stream; see ``writing.tables``), read without a Python object
+    per URL. An entry whose loc is bad is left out; one with a bad
     lastmod, changefreq or priority is written without that value (an empty string, None or
     NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
     to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
@@ -320,25 +322,30 @@ def _checked(
     entry."""
     seen = SeenLocs(spill_dir)
     rules = EntryRules(opts.now or datetime.now(UTC), report, strict=opts.strict)
+    now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
     try:
         prefix = scope.prefix
-        iterator = iter(entries)
-        while batch := list(islice(iterator, _BATCH)):
-            kinds = set(map(type, batch))
-            columns = None
-            if kinds == {tuple}:
-                columns = row_columns(batch, prefix, default_tz=opts.default_tz)  # type: ignore[arg-type]
-            rendered = None if columns is None else render_rows(columns, text=opts.text)
-            if rendered is not None and not rules.all_current(rendered.lastmods):
+        # rows are rendered at once only without a zone to apply, under a plain directory
+        fast_prefix = opts.default_tz is None and plain_directory(prefix)
+        for given in _batches(entries):
+            rendered = None
+            if fast_prefix and isinstance(given, TableBatch):
+                rendered = given.render(prefix, text=opts.text)
+            elif fast_prefix and set(map(type, given)) == {tuple}:  # type: ignore[arg-type]
+                rendered = render_rows(given, prefix, text=opts.text)  # type: ignore[arg-type]
+            if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if rendered is not None:
-                new = seen.first_seen(rendered.locs) if opts.dedupe else [True]
-                if not all(new):
-                    report.duplicates += new.count(False)
-                    rendered = rendered.select(new)
+                if opts.dedupe:
+                    fresh = seen.first_seen_packed(rendered.hashes())
+                    if 0 in fresh:
+                        report.duplicates += fresh.count(0)
+                        rendered = rendered.select(fresh)
                 if rendered:
                     yield rendered
                 continue
+            batch = given.rows() if isinstance(given, TableBatch) else given
+            kinds = set(map(type, batch))
             if kinds == {Url}:
                 good: list[Url] = batch  # type: ignore[assignment]
             elif kinds == {tuple}:
@@ -361,6 +368,16 @@ def _checked(
                 yield rules.apply(good)
     finally:
         seen.close()
+
+
+def _batches(entries: Iterable[Entry]) -> Iterator[list[Entry] | TableBatch]:
+    """Entries a batch at a time: lists of entries, or a table's rows as Arrow columns."""
+    if is_table(entries):
+        yield from table_batches(entries, _BATCH)
+        return
+    iterator = iter(entries)
+    while batch := list(islice(iterator, _BATCH)):
+        yield batch
 
 
 def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:

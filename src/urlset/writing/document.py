@@ -11,21 +11,22 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import date, datetime
-from itertools import accumulate, compress, repeat
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ..dates import Lastmod, check_lastmod, format_w3c, latest_moment
-from ..errors import InvalidValue
+# "All data values in a Sitemap must be entity-escaped" (sitemaps.org 0.9, "Entity escaping"):
+# escape turns & < > " ' into their entities, in the compiled core (rust/core/src/write)
+from .._core import RenderedRows, escape
+from .._core import render_rows as _render_rows
+from ..dates import Lastmod, format_w3c, from_formatted, latest_moment
 from ..extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
+from ..limits import MAX_LOC_LENGTH
 from ..model import (
     SITEMAP_NS,
     ChangeFreq,
-    RowColumns,
     SitemapRef,
     Url,
-    check_changefreq,
-    check_priority,
 )
 
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -33,17 +34,7 @@ URLSET_SCHEMA = f"{SITEMAP_NS} {SITEMAP_NS}/sitemap.xsd"
 INDEX_SCHEMA = f"{SITEMAP_NS} {SITEMAP_NS}/siteindex.xsd"
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
-# "All data values in a Sitemap must be entity-escaped" (sitemaps.org 0.9, "Entity escaping")
-_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&apos;"))
 _FLUSH_BYTES = 1 << 20  # hand the sink about 1 MiB at a time
-
-
-def escape(text: str) -> str:
-    """Entity-escape a data value; values without special characters come back unchanged."""
-    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
-        for raw, entity in _ENTITIES:
-            text = text.replace(raw, entity)
-    return text
 
 
 def _prologue(xsl: str | None) -> str:
@@ -179,8 +170,8 @@ class SitemapDocument:
         self._header = header
         # extension namespaces declared on the root; decided with the first batch written
         self._declared: tuple[str, ...] = ()
-        self._parts: list[str] = [header]
-        self._pending = len(header.encode())
+        self._parts: list[bytes] = [header.encode()]
+        self._pending = len(self._parts[0])
         self._size = self._pending
         self._budget = max_bytes - len(self._footer)
         self._max_urls = max_urls
@@ -198,10 +189,14 @@ class SitemapDocument:
         batch = urls[start : start + self._max_urls - self._urls]
         if not batch:
             return start
+        plain = not any(map(_EXTENSIONS, batch))
+        rendered = render_urls(batch, text=self._text) if plain or self._text else None
+        if rendered is not None:  # the usual case: the compiled core renders them
+            return start + self._add_rendered(rendered, 0)
         if self._text:
             entries = _text_entries(batch)
-        elif not any(map(_EXTENSIONS, batch)):
-            entries = _xml_entries(batch)  # the hot path: no extension work at all
+        elif plain:
+            entries = _xml_entries_ext(batch, self._declared)
         elif self._urls == 0 and self._header.endswith(">\n"):
             entries = self._first_with_extensions(batch)
         else:
@@ -209,12 +204,28 @@ class SitemapDocument:
         return start + self._append(entries, batch, [url[1] for url in batch])
 
     def _add_rendered(self, rendered: Rendered, start: int) -> int:
-        stop = start + self._max_urls - self._urls
-        entries = rendered.entries[start:stop]
-        if not entries:
+        """Write ``rendered[start:]`` until this document is full; return the index reached.
+        The cut is found in the core on the entries' exact byte counts."""
+        limit = self._max_urls - self._urls
+        if start >= len(rendered) or limit <= 0:
             return start
-        batch = [Url._trusted(loc) for loc in rendered.locs[start : start + 1]]
-        return start + self._append(entries, batch, rendered.lastmods[start:stop])
+        fits = rendered.fit(start, limit, self._budget - self._size)
+        if fits == 0:
+            if self._urls == 0:
+                raise EntryTooLarge(Url._trusted(rendered.locs[start]), rendered.size(start))
+            return start
+        end = start + fits
+        data = rendered.text(start, end)
+        self._parts.append(data)
+        self._pending += len(data)
+        self._size += len(data)
+        self._urls += fits
+        newest = rendered.newest(start, end)
+        if newest is not None:
+            self._newer(from_formatted(newest))
+        if self._pending >= _FLUSH_BYTES:
+            self._flush()
+        return end
 
     def _append(
         self, entries: list[str], batch: Sequence[Url], lastmods: Sequence[Lastmod | None]
@@ -226,7 +237,7 @@ class SitemapDocument:
         if fits < len(entries):
             joined = "".join(entries[:fits])
         if joined:
-            self._parts.append(joined)
+            self._parts.append(joined.encode())
             self._pending += size - self._size
             self._size = size
             self._urls += fits
@@ -260,7 +271,7 @@ class SitemapDocument:
         namespaces = tuple(namespaces_of(_all_extensions(batch)))
         while True:
             header = declare_on_root(self._header, namespaces)
-            self._parts[0] = header
+            self._parts[0] = header.encode()
             self._size = self._pending = len(header.encode())
             entries = _xml_entries_ext(batch, namespaces)
             _, fits, _ = self._measure(entries)
@@ -282,18 +293,21 @@ class SitemapDocument:
             newest = max(distinct)
         else:  # ordered as check orders them: a date by the end of its day
             newest = max((v for v in written if v is not None), key=latest_moment)
-        if self._newest is None or latest_moment(newest) > latest_moment(self._newest):
-            self._newest = newest
+        self._newer(newest)
+
+    def _newer(self, lastmod: Lastmod) -> None:
+        if self._newest is None or latest_moment(lastmod) > latest_moment(self._newest):
+            self._newest = lastmod
 
     def _flush(self) -> None:
         if self._parts:
-            self._sink("".join(self._parts).encode())
+            self._sink(b"".join(self._parts))
             self._parts.clear()
         self._pending = 0
 
     def close(self) -> DocumentStats:
         """Write the closing tag and hand over the last bytes; return what was written."""
-        self._parts.append(self._footer)
+        self._parts.append(self._footer.encode())
         self._size += len(self._footer)
         self._flush()
         return DocumentStats(self._urls, self._size, self._newest)
@@ -308,10 +322,11 @@ _TYPED_TAGS = tuple(f"<{prefix}:" for prefix in PREFIXES.values())
 
 def standalone_entries(batch: Sequence[Url], *, text: bool = False) -> list[str]:
     """Entries whose text is the same in any document (see ``stable_header``)."""
+    rendered = render_urls(batch, text=text) if text or not any(map(_EXTENSIONS, batch)) else None
+    if rendered is not None:
+        return rendered.entries()
     if text:
         return _text_entries(batch)
-    if not any(map(_EXTENSIONS, batch)):
-        return _xml_entries(batch)
     return _xml_entries_ext(batch, TYPED_NAMESPACES)
 
 
@@ -362,137 +377,27 @@ def _priority_xml(priority: float) -> str:
 
 
 _EXTENSIONS = itemgetter(4)
-_QUOTE = "'"
 
 
 def _all_extensions(batch: Sequence[Url]) -> Iterable[object]:
     return (extension for url in batch for extension in url[4])
 
 
-def _xml_entries(batch: Sequence[Url]) -> list[str]:
-    """Entries of a batch in which no URL has extensions."""
-    # A loc is a URI (model.Url guarantees it): of the five XML specials only & and ' occur.
-    lastmod_get = _LASTMOD_XML.get
-    priority_get = _PRIORITY_XML.get
-    changefreq_xml = _CHANGEFREQ_XML
-    # one f-string builds each entry in a single pass (a quarter faster than concatenation)
-    return [
-        f"<url><loc>{escape(loc) if '&' in loc or _QUOTE in loc else loc}</loc>"
-        f"{lastmod_get(lastmod) or _lastmod_xml(lastmod) if lastmod is not None else ''}"
-        f"{changefreq_xml[changefreq]}"
-        f"{priority_get(priority) or _priority_xml(priority) if priority is not None else ''}"
-        "</url>\n"
-        for loc, lastmod, changefreq, priority, _ in batch
-    ]
+Rendered = RenderedRows  # entries rendered in the compiled core (rust/core/src/write)
 
 
-class Rendered:
-    """Entries rendered a column at a time (the build's path for rows of plain values): the
-    entry texts in order, with each entry's loc and lastmod value."""
-
-    __slots__ = ("entries", "lastmods", "locs")
-
-    def __init__(self, entries: list[str], locs: list[str], lastmods: list[Lastmod | None]) -> None:
-        self.entries = entries
-        self.locs = locs
-        self.lastmods = lastmods
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def select(self, keep: list[bool]) -> Rendered:
-        """The entries whose flag in ``keep`` is true."""
-        return Rendered(
-            list(compress(self.entries, keep)),
-            list(compress(self.locs, keep)),
-            list(compress(self.lastmods, keep)),
-        )
+def render_rows(rows: list[tuple[Any, ...]], prefix: str, *, text: bool = False) -> Rendered | None:
+    """Entries for (loc, lastmod, changefreq, priority) rows, rendered in the compiled core
+    with every value checked there: locs plain URIs under ``prefix`` (a directory for which
+    ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
+    names, decimal priorities, blank values and NaN absent. None when a loc or value is
+    invalid or unusual, so that the rows go the per-entry way and are reported one by one."""
+    return _render_rows(rows, prefix, MAX_LOC_LENGTH, text)
 
 
-# Element text by the value a row gave (a W3C string or a date; a changefreq name; a priority
-# string or float), for values that passed the model's checks; absent: check it first. A
-# lastmod is kept per spelling, not per value: the same instant can be written in other zones.
-_ROW_LASTMOD_XML: dict[object, str] = {None: ""}
-_ROW_LASTMOD: dict[object, Lastmod | None] = {None: None}  # and its value, for the index
-_ROW_CHANGEFREQ_XML: dict[object, str] = {key: text for key, text in _CHANGEFREQ_XML.items()}
-_ROW_PRIORITY_XML: dict[object, str] = {None: ""}
-_ROW_TABLE_SIZE = 65_536
-
-
-def _row_lastmod_xml(raw: object) -> str:
-    if isinstance(raw, datetime):  # equal instants in other zones would share an entry
-        raise TypeError("a datetime is not kept by spelling")
-    value = _ROW_LASTMOD[raw] = check_lastmod(raw)
-    return f"<lastmod>{format_w3c(value)}</lastmod>"
-
-
-def _row_changefreq_xml(raw: object) -> str:
-    return _CHANGEFREQ_XML[check_changefreq(raw)]
-
-
-def _row_priority_xml(raw: object) -> str:
-    value = check_priority(raw)
-    return "" if value is None else f"<priority>{format_priority(value)}</priority>"
-
-
-def _row_texts(
-    table: dict[object, str], raws: list[Any], render: Callable[[object], str]
-) -> list[str]:
-    """The text of each raw value; each distinct value not in ``table`` is checked and
-    rendered once (InvalidValue when one fails). A miss stops ``__getitem__``: no sentinel
-    to scan the batch for (see ``model._looked_up``)."""
-    try:
-        return list(map(table.__getitem__, raws))
-    except KeyError:
-        table.update({raw: render(raw) for raw in {raw for raw in raws if raw not in table}})
-        return list(map(table.__getitem__, raws))
-
-
-def render_rows(columns: RowColumns, *, text: bool = False) -> Rendered | None:
-    """Entries for rows whose locs ``model.row_columns`` found plain, with their other values
-    checked (a dict lookup per value, the model's checks once per distinct value) and the
-    entries built column by column, one C-level join each; None when a value is invalid, so
-    that the rows go the per-entry way and are reported one by one."""
-    # the tables are bounded, and cleared between batches only: the two lastmod tables must
-    # agree while a batch is rendered
-    if len(_ROW_LASTMOD) > _ROW_TABLE_SIZE:
-        _ROW_LASTMOD.clear()
-        _ROW_LASTMOD[None] = None
-        _ROW_LASTMOD_XML.clear()
-        _ROW_LASTMOD_XML[None] = ""
-    if len(_ROW_CHANGEFREQ_XML) > _ROW_TABLE_SIZE:
-        _ROW_CHANGEFREQ_XML.clear()
-        _ROW_CHANGEFREQ_XML.update(_CHANGEFREQ_XML.items())
-    if len(_ROW_PRIORITY_XML) > _ROW_TABLE_SIZE:
-        _ROW_PRIORITY_XML.clear()
-        _ROW_PRIORITY_XML[None] = ""
-    locs = columns.locs
-    try:
-        lastmods = _row_texts(_ROW_LASTMOD_XML, columns.lastmods, _row_lastmod_xml)
-        changefreqs = _row_texts(_ROW_CHANGEFREQ_XML, columns.changefreqs, _row_changefreq_xml)
-        priorities = _row_texts(_ROW_PRIORITY_XML, columns.priorities, _row_priority_xml)
-    except (InvalidValue, TypeError):  # TypeError: a value no table can hold
-        return None
-    values = list(map(_ROW_LASTMOD.__getitem__, columns.lastmods))
-    if text:
-        return Rendered(list(map(str.__add__, locs, repeat("\n"))), locs, values)
-    joined = "\n".join(locs)
-    escaped = [escape(loc) for loc in locs] if "&" in joined or _QUOTE in joined else locs
-    entries = list(
-        map(
-            "".join,
-            zip(
-                repeat("<url><loc>"),
-                escaped,
-                repeat("</loc>"),
-                lastmods,
-                changefreqs,
-                priorities,
-                repeat("</url>\n"),
-            ),
-        )
-    )
-    return Rendered(entries, locs, values)
+def render_urls(batch: Sequence[Url], *, text: bool = False) -> Rendered | None:
+    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already)."""
+    return _render_rows(batch, None, MAX_LOC_LENGTH, text)
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:

@@ -10,7 +10,6 @@ reported with check's code and severity, the entry written as given.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -42,11 +41,6 @@ class EntryRules:
             known.clear()
         why = known[lastmod] = future_lastmod(lastmod, self.now)
         return why
-
-    def all_current(self, lastmods: Sequence[Lastmod | None]) -> bool:
-        """True when no lastmod of a batch is in the future (distinct values checked once)."""
-        why = self._why_future
-        return not any(why(value) for value in set(lastmods) if value is not None)
 
     def apply(self, urls: list[Url]) -> list[Url]:
         """``urls`` with future lastmods left out; every problem reported."""

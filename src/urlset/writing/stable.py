@@ -92,7 +92,7 @@ def _sizing(opts: BuildOptions) -> Sizing:
 
 def _standalone(batch: list[Any] | Rendered, opts: BuildOptions) -> Items:
     if isinstance(batch, Rendered):  # rows of plain values: no extensions, texts as they are
-        return batch.locs, batch.entries
+        return batch.locs, batch.entries()
     return [url[0] for url in batch], standalone_entries(batch, text=opts.text)
 
 

@@ -1,0 +1,290 @@
+//! De-duplication of a build's locs by their 64-bit hashes, exactly, in ~2.3 bytes a loc at
+//! scale. New hashes go into sorted runs in memory, merged when a newer run grows to half the
+//! size of the one before it; a run that reaches `seal_at` hashes is sealed: written to a file
+//! in the spill directory and kept in memory as a trace (where each bucket of top bits starts,
+//! and the 16 bits after a hash's bucket, its tag). A probe whose tag is in its bucket is read
+//! back from the file, so the answer stays exact. Sealed runs merge file to file the same way.
+
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+const CHUNK: usize = 1 << 16; // hashes read or written at a time while sealing and merging
+
+/// An I/O error that names the file it happened to.
+fn at(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
+    move |error| io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+}
+
+/// A sorted run of hashes kept in a file, with 18 bits a hash in memory.
+struct SealedRun {
+    path: PathBuf,
+    file: File,
+    count: usize,
+    shift: u32,
+    starts: Vec<u32>,
+    tags: Vec<u16>,
+}
+
+impl SealedRun {
+    /// Write ascending `hashes` (`count` of them) to `path` and build the trace.
+    fn write(path: PathBuf, hashes: impl Iterator<Item = u64>, count: usize) -> io::Result<Self> {
+        let bits = (usize::BITS - count.leading_zeros())
+            .saturating_sub(5)
+            .max(1);
+        let shift = 64 - bits;
+        let mut starts = vec![0u32; (1usize << bits) + 1];
+        let mut tags = Vec::with_capacity(count);
+        let mut out = BufWriter::with_capacity(8 * CHUNK, File::create(&path).map_err(at(&path))?);
+        let mut bucket = 0usize; // buckets whose start is known
+        for (done, hash) in hashes.enumerate() {
+            let id = (hash >> shift) as usize;
+            while bucket <= id {
+                starts[bucket] = done as u32;
+                bucket += 1;
+            }
+            tags.push((hash >> (shift - 16)) as u16);
+            out.write_all(&hash.to_le_bytes()).map_err(at(&path))?;
+        }
+        for start in &mut starts[bucket..] {
+            *start = tags.len() as u32;
+        }
+        let written = out.into_inner().map_err(|e| at(&path)(e.into_error()))?;
+        written.sync_data().map_err(at(&path))?;
+        let file = File::open(&path).map_err(at(&path))?;
+        Ok(SealedRun {
+            path,
+            file,
+            count: tags.len().max(count.min(tags.len())),
+            shift,
+            starts,
+            tags,
+        })
+    }
+
+    /// Whether the run holds `hash`.
+    fn holds(&self, hash: u64) -> io::Result<bool> {
+        let bucket = (hash >> self.shift) as usize;
+        let (low, end) = (
+            self.starts[bucket] as usize,
+            self.starts[bucket + 1] as usize,
+        );
+        let tag = (hash >> (self.shift - 16)) as u16;
+        let first = low + self.tags[low..end].partition_point(|&t| t < tag);
+        let stop = first
+            + self.tags[first..end]
+                .iter()
+                .take_while(|&&t| t == tag)
+                .count();
+        if first == stop {
+            return Ok(false);
+        }
+        let mut window = vec![0u8; 8 * (stop - first)];
+        self.file
+            .read_exact_at(&mut window, 8 * first as u64)
+            .map_err(at(&self.path))?;
+        Ok(window
+            .chunks_exact(8)
+            .any(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")) == hash))
+    }
+
+    /// The run's hashes, ascending, read from its file a chunk at a time.
+    fn hashes(&self) -> io::Result<FileHashes> {
+        Ok(FileHashes {
+            reader: BufReader::with_capacity(8 * CHUNK, File::open(&self.path)?),
+            error: None,
+        })
+    }
+}
+
+/// Hashes read back from a sealed run's file; an error ends the stream and is kept.
+struct FileHashes {
+    reader: BufReader<File>,
+    error: Option<io::Error>,
+}
+
+impl Iterator for FileHashes {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        let mut word = [0u8; 8];
+        match self.reader.read_exact(&mut word) {
+            Ok(()) => Some(u64::from_le_bytes(word)),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// Two ascending streams as one (no hash is in both).
+fn merged(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x <= y => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    out.extend(merged(a.iter().copied(), b.iter().copied()));
+    out
+}
+
+/// The locs written so far, as hashes.
+pub struct SeenHashes {
+    runs: Vec<Vec<u64>>,
+    sealed: Vec<SealedRun>,
+    spill_dir: Option<PathBuf>,
+    seal_at: usize,
+    files: usize,
+}
+
+impl SeenHashes {
+    /// Without a spill directory every run stays whole in memory.
+    pub fn new(spill_dir: Option<&Path>, seal_at: usize) -> SeenHashes {
+        SeenHashes {
+            runs: Vec::new(),
+            sealed: Vec::new(),
+            spill_dir: spill_dir.map(Path::to_path_buf),
+            seal_at: seal_at.max(1),
+            files: 0,
+        }
+    }
+
+    /// For each hash, whether it is new (not seen before, not earlier in this batch); records
+    /// the new ones.
+    pub fn first_seen(&mut self, hashes: &[u64]) -> io::Result<Vec<bool>> {
+        let mut order: Vec<(u64, u32)> = hashes
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| (h, i as u32))
+            .collect();
+        order.sort_unstable();
+        order.dedup_by_key(|(hash, _)| *hash); // the first of equal hashes stays: its index is lowest
+        let mut keep = vec![false; hashes.len()];
+        let mut new = Vec::with_capacity(order.len());
+        for &(hash, index) in &order {
+            if self.runs.iter().any(|run| run.binary_search(&hash).is_ok()) {
+                continue;
+            }
+            let mut seen = false;
+            for sealed in &self.sealed {
+                if sealed.holds(hash)? {
+                    seen = true;
+                    break;
+                }
+            }
+            if !seen {
+                keep[index as usize] = true;
+                new.push(hash);
+            }
+        }
+        if !new.is_empty() {
+            self.record(new)?;
+        }
+        Ok(keep)
+    }
+
+    fn record(&mut self, new: Vec<u64>) -> io::Result<()> {
+        self.runs.push(new);
+        while let [.., older, newer] = self.runs.as_slice() {
+            if 2 * newer.len() < older.len() || older.len() >= self.seal_at {
+                break;
+            }
+            let newer = self.runs.pop().expect("two runs");
+            let older = self.runs.pop().expect("two runs");
+            self.runs.push(merge_sorted(&older, &newer));
+        }
+        while self.spill_dir.is_some() && self.runs.first().is_some_and(|r| r.len() >= self.seal_at)
+        {
+            let run = self.runs.remove(0);
+            let count = run.len();
+            self.seal(run.into_iter(), count)?;
+        }
+        Ok(())
+    }
+
+    fn seal(&mut self, hashes: impl Iterator<Item = u64>, count: usize) -> io::Result<()> {
+        let dir = self.spill_dir.as_ref().expect("a spill directory");
+        self.files += 1;
+        let run = SealedRun::write(dir.join(format!(".seen-{}", self.files)), hashes, count)?;
+        self.sealed.push(run);
+        if let [.., older, newer] = self.sealed.as_slice() {
+            if 2 * newer.count >= older.count {
+                let newer = self.sealed.pop().expect("two runs");
+                let older = self.sealed.pop().expect("two runs");
+                let (mut a, mut b) = (older.hashes()?, newer.hashes()?);
+                let total = older.count + newer.count;
+                let (older_path, newer_path) = (older.path.clone(), newer.path.clone());
+                drop((older, newer)); // the traces go before the merged one is built
+                self.seal(merged(&mut a, &mut b), total)?;
+                if let Some(error) = a.error.or(b.error) {
+                    return Err(error);
+                }
+                fs::remove_file(&older_path).map_err(at(&older_path))?;
+                fs::remove_file(&newer_path).map_err(at(&newer_path))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the files of sealed runs.
+    pub fn close(&mut self) {
+        for sealed in self.sealed.drain(..) {
+            let _ = fs::remove_file(&sealed.path);
+        }
+    }
+}
+
+impl Drop for SeenHashes {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SeenHashes;
+    use std::collections::HashSet;
+
+    fn check(seen: &mut SeenHashes) {
+        let mut reference = HashSet::new();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for batch in 0..200 {
+            let hashes: Vec<u64> = (0..97)
+                .map(|i| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    if i % 7 == 0 {
+                        (state >> 40) % 500
+                    } else {
+                        state ^ batch
+                    }
+                })
+                .collect();
+            let want: Vec<bool> = hashes.iter().map(|h| reference.insert(*h)).collect();
+            assert_eq!(seen.first_seen(&hashes).unwrap(), want, "batch {batch}");
+        }
+    }
+
+    #[test]
+    fn answers_are_those_of_a_set_in_memory_and_sealed() {
+        check(&mut SeenHashes::new(None, 1 << 19));
+        let dir = std::env::temp_dir().join(format!("urlset-seen-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sealed = SeenHashes::new(Some(&dir), 32);
+        check(&mut sealed);
+        assert!(!sealed.sealed.is_empty());
+        sealed.close();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+}

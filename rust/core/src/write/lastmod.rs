@@ -1,0 +1,418 @@
+//! W3C Datetime lastmods for the writer: the strict spellings parsed, checked and written back
+//! exactly as `urlset.dates` does (`parse_w3c` then `format_w3c`), and the two orderings the
+//! build needs as integers: the newest for the index, the future check.
+//!
+//! Anything outside the strict forms (spaces around, other digits, leniencies) is `None`
+//! here; the caller then checks that value the long way, which explains the problem.
+
+/// How much of a lastmod was given; a year or a month is written as it was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    Year,
+    Month,
+    Day,
+    Time,
+}
+
+/// A checked lastmod. `offset_minutes` is the zone of a time (0 is written `Z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lastmod {
+    pub precision: Precision,
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub micro: u32,
+    pub offset_minutes: i16,
+}
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+const MICROS_PER_MINUTE: i64 = 60_000_000;
+/// A date without a time is the whole day somewhere on Earth: at most UTC+14 runs ahead.
+const DATE_AHEAD: i64 = 14 * 60 * MICROS_PER_MINUTE;
+
+fn is_leap(year: u16) -> bool {
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
+}
+
+fn days_in_month(year: u16, month: u8) -> u8 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// Days from 1970-01-01 to a civil date (proleptic Gregorian).
+fn days_from_civil(year: u16, month: u8, day: u8) -> i64 {
+    let y = i64::from(year) - i64::from(month <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date of a day counted from 1970-01-01 (proleptic Gregorian).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+impl Lastmod {
+    /// The date `days` after 1970-01-01 (an Arrow date32).
+    pub fn from_days(days: i64) -> Option<Lastmod> {
+        let (year, month, day) = civil_from_days(days);
+        Lastmod::date(Precision::Day, u16::try_from(year).ok()?, month, day)
+    }
+
+    /// The time `micros` after 1970-01-01T00:00:00Z, written in a zone `offset_minutes` ahead
+    /// of UTC (an Arrow timestamp with its zone's offset at that instant).
+    pub fn from_instant(micros: i64, offset_minutes: i16) -> Option<Lastmod> {
+        let local = micros.checked_add(i64::from(offset_minutes) * MICROS_PER_MINUTE)?;
+        let (year, month, day) = civil_from_days(local.div_euclid(MICROS_PER_DAY));
+        let of_day = local.rem_euclid(MICROS_PER_DAY);
+        let seconds = of_day / 1_000_000;
+        Lastmod::time(
+            u16::try_from(year).ok()?,
+            month,
+            day,
+            (seconds / 3600) as u8,
+            (seconds / 60 % 60) as u8,
+            (seconds % 60) as u8,
+            (of_day % 1_000_000) as u32,
+            offset_minutes,
+        )
+    }
+
+    /// A date (or a year or month, as their first day), checked as Python's `date` does.
+    pub fn date(precision: Precision, year: u16, month: u8, day: u8) -> Option<Lastmod> {
+        let valid = (1..=9999).contains(&year)
+            && (1..=12).contains(&month)
+            && day >= 1
+            && day <= days_in_month(year, month);
+        valid.then_some(Lastmod {
+            precision,
+            year,
+            month,
+            day,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            micro: 0,
+            offset_minutes: 0,
+        })
+    }
+
+    /// A time in a zone, checked as Python's `datetime` and `timezone` do.
+    #[allow(clippy::too_many_arguments)]
+    pub fn time(
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        micro: u32,
+        offset_minutes: i16,
+    ) -> Option<Lastmod> {
+        let valid = hour < 24
+            && minute < 60
+            && second < 60
+            && micro < 1_000_000
+            && offset_minutes.unsigned_abs() < 24 * 60;
+        let date = Lastmod::date(Precision::Time, year, month, day)?;
+        valid.then_some(Lastmod {
+            hour,
+            minute,
+            second,
+            micro,
+            offset_minutes,
+            ..date
+        })
+    }
+
+    fn day_start_utc(&self) -> i64 {
+        days_from_civil(self.year, self.month, self.day) * MICROS_PER_DAY
+    }
+
+    fn instant(&self) -> i64 {
+        let local = self.day_start_utc()
+            + (i64::from(self.hour) * 60 + i64::from(self.minute)) * MICROS_PER_MINUTE
+            + i64::from(self.second) * 1_000_000
+            + i64::from(self.micro);
+        local - i64::from(self.offset_minutes) * MICROS_PER_MINUTE
+    }
+
+    /// The latest instant it may stand for, in microseconds since 1970 UTC (`dates.latest_moment`):
+    /// a time is itself; a date is the end of that day anywhere on Earth.
+    pub fn newest_key(&self) -> i64 {
+        match self.precision {
+            Precision::Time => self.instant(),
+            _ => self.day_start_utc() + MICROS_PER_DAY - 1_000_000 + DATE_AHEAD,
+        }
+    }
+
+    /// The instant past which it is in the future (`dates.future_lastmod`): a time is itself;
+    /// a date is in the future only once it has begun nowhere on Earth.
+    pub fn future_key(&self) -> i64 {
+        match self.precision {
+            Precision::Time => self.instant(),
+            _ => self.day_start_utc() - DATE_AHEAD,
+        }
+    }
+
+    /// Append its W3C text, as `dates.format_w3c` writes it.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        push_digits(out, u32::from(self.year), 4);
+        if self.precision == Precision::Year {
+            return;
+        }
+        out.push(b'-');
+        push_digits(out, u32::from(self.month), 2);
+        if self.precision == Precision::Month {
+            return;
+        }
+        out.push(b'-');
+        push_digits(out, u32::from(self.day), 2);
+        if self.precision == Precision::Day {
+            return;
+        }
+        out.push(b'T');
+        push_digits(out, u32::from(self.hour), 2);
+        out.push(b':');
+        push_digits(out, u32::from(self.minute), 2);
+        out.push(b':');
+        push_digits(out, u32::from(self.second), 2);
+        if self.micro != 0 {
+            out.push(b'.');
+            push_digits(out, self.micro, 6);
+        }
+        if self.offset_minutes == 0 {
+            out.push(b'Z');
+        } else {
+            out.push(if self.offset_minutes < 0 { b'-' } else { b'+' });
+            let offset = u32::from(self.offset_minutes.unsigned_abs());
+            push_digits(out, offset / 60, 2);
+            out.push(b':');
+            push_digits(out, offset % 60, 2);
+        }
+    }
+}
+
+fn push_digits(out: &mut Vec<u8>, value: u32, width: usize) {
+    let mut digits = [b'0'; 10];
+    let mut rest = value;
+    for slot in digits[..width].iter_mut().rev() {
+        *slot = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    out.extend_from_slice(&digits[..width]);
+}
+
+/// The value of `count` ASCII digits at `at`, or None.
+fn number(text: &[u8], at: usize, count: usize) -> Option<u32> {
+    let digits = text.get(at..at + count)?;
+    digits.iter().try_fold(0u32, |value, &byte| {
+        byte.is_ascii_digit()
+            .then(|| value * 10 + u32::from(byte - b'0'))
+    })
+}
+
+fn expect(text: &[u8], at: usize, byte: u8) -> Option<()> {
+    (text.get(at) == Some(&byte)).then_some(())
+}
+
+/// Parse a strict W3C Datetime (`dates._W3C`, a zone required with a time) and check it.
+pub fn parse(text: &str) -> Option<Lastmod> {
+    let text = text.as_bytes();
+    let year = number(text, 0, 4)? as u16;
+    if text.len() == 4 {
+        return Lastmod::date(Precision::Year, year, 1, 1);
+    }
+    expect(text, 4, b'-')?;
+    let month = number(text, 5, 2)? as u8;
+    if text.len() == 7 {
+        return Lastmod::date(Precision::Month, year, month, 1);
+    }
+    expect(text, 7, b'-')?;
+    let day = number(text, 8, 2)? as u8;
+    if text.len() == 10 {
+        return Lastmod::date(Precision::Day, year, month, day);
+    }
+    expect(text, 10, b'T')?;
+    let hour = number(text, 11, 2)? as u8;
+    expect(text, 13, b':')?;
+    let minute = number(text, 14, 2)? as u8;
+    let mut at = 16;
+    let mut second = 0;
+    let mut micro = 0;
+    if text.get(at) == Some(&b':') {
+        second = number(text, at + 1, 2)? as u8;
+        at += 3;
+        if text.get(at) == Some(&b'.') {
+            let digits = text[at + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if digits == 0 {
+                return None;
+            }
+            // the first six digits, padded: the rest is below a microsecond (dates._build)
+            for place in 0..6 {
+                micro *= 10;
+                if place < digits {
+                    micro += u32::from(text[at + 1 + place] - b'0');
+                }
+            }
+            at += 1 + digits;
+        }
+    }
+    let offset_minutes = match text.get(at..)? {
+        b"Z" => 0,
+        [sign @ (b'+' | b'-'), ..] if text.len() == at + 6 => {
+            expect(text, at + 3, b':')?;
+            let hours = number(text, at + 1, 2)?;
+            let minutes = number(text, at + 4, 2)?;
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let offset = (hours * 60 + minutes) as i16;
+            if *sign == b'-' {
+                -offset
+            } else {
+                offset
+            }
+        }
+        _ => return None,
+    };
+    Lastmod::time(
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micro,
+        offset_minutes,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(text: &str) -> Option<String> {
+        let mut out = Vec::new();
+        parse(text)?.write(&mut out);
+        Some(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn spellings_are_written_as_format_w3c_does() {
+        assert_eq!(round("2024").as_deref(), Some("2024"));
+        assert_eq!(round("2024-02").as_deref(), Some("2024-02"));
+        assert_eq!(round("2024-02-29").as_deref(), Some("2024-02-29"));
+        assert_eq!(
+            round("2024-02-29T10:30Z").as_deref(),
+            Some("2024-02-29T10:30:00Z")
+        );
+        assert_eq!(
+            round("2024-02-29T10:30:05+00:00").as_deref(),
+            Some("2024-02-29T10:30:05Z")
+        );
+        assert_eq!(
+            round("2024-02-29T10:30:05-00:00").as_deref(),
+            Some("2024-02-29T10:30:05Z")
+        );
+        assert_eq!(
+            round("2024-02-29T10:30:05.5-05:30").as_deref(),
+            Some("2024-02-29T10:30:05.500000-05:30")
+        );
+        assert_eq!(
+            round("2024-02-29T10:30:05.1234567+02:00").as_deref(),
+            Some("2024-02-29T10:30:05.123456+02:00")
+        );
+        assert_eq!(
+            round("2024-02-29T10:30:05.000+02:00").as_deref(),
+            Some("2024-02-29T10:30:05+02:00")
+        );
+    }
+
+    #[test]
+    fn what_python_refuses_is_refused() {
+        for text in [
+            "0000",
+            "2023-02-29",
+            "2024-13",
+            "2024-00-10",
+            "2024-01-32",
+            "2024-1-01",
+            "2024-01-01T10:30",
+            "2024-01-01T24:00Z",
+            "2024-01-01T10:60Z",
+            "2024-01-01T10:30:60Z",
+            "2024-01-01T10:30+24:00",
+            "2024-01-01T10:30+01:60",
+            "2024-01-01T10:30:00.Z",
+            "2024-01-01 10:30Z",
+            " 2024",
+            "2024-01-01T10:30z",
+            "2024-01-01T10:30+0100",
+            "",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn days_and_instants_are_civil_dates() {
+        assert_eq!(Lastmod::from_days(0), parse("1970-01-01"));
+        assert_eq!(Lastmod::from_days(19_782), parse("2024-02-29"));
+        assert_eq!(Lastmod::from_days(-1), parse("1969-12-31"));
+        assert_eq!(Lastmod::from_days(-719_162), parse("0001-01-01"));
+        assert_eq!(Lastmod::from_days(-719_163), None);
+        let instant = parse("2024-03-31T03:30:00.000001+02:00").unwrap();
+        assert_eq!(
+            Lastmod::from_instant(instant.future_key(), 120),
+            Some(instant)
+        );
+        assert_eq!(
+            Lastmod::from_instant(-1, 0),
+            parse("1969-12-31T23:59:59.999999Z")
+        );
+    }
+
+    #[test]
+    fn orderings_match_the_python_ones() {
+        let day = parse("2024-01-02").unwrap();
+        let time = parse("2024-01-02T23:00:00-10:00").unwrap();
+        // a date counts to the end of its day anywhere: 2024-01-03T13:59:59Z
+        assert_eq!(
+            day.newest_key(),
+            parse("2024-01-03T13:59:59Z").unwrap().newest_key()
+        );
+        assert!(time.newest_key() < day.newest_key());
+        // a date is future once it has begun nowhere: 2024-01-01T10:00:00Z
+        assert_eq!(
+            day.future_key(),
+            parse("2024-01-01T10:00:00Z").unwrap().future_key()
+        );
+        assert_eq!(parse("1970-01-01T00:00:00Z").unwrap().future_key(), 0);
+        assert_eq!(
+            parse("1969-12-31T23:59:59Z").unwrap().future_key(),
+            -1_000_000
+        );
+    }
+}

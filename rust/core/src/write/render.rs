@@ -1,0 +1,335 @@
+//! Entries rendered a batch at a time into one buffer, with exact byte accounting: where each
+//! entry ends, its lastmod (for the index's newest and the future check) and its loc's hash
+//! (for de-duplication), so a document takes a run of entries as one slice of bytes.
+
+use super::escape::escape_into;
+use super::lastmod::Lastmod;
+
+/// The seven <changefreq> values, as `model.check_changefreq` accepts them (any ASCII case,
+/// ASCII spaces around); None for anything else.
+pub fn changefreq(text: &str) -> Option<&'static str> {
+    const NAMES: [&str; 7] = [
+        "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
+    ];
+    let trimmed = trim_python_space(text)?;
+    NAMES
+        .into_iter()
+        .find(|name| name.eq_ignore_ascii_case(trimmed))
+}
+
+/// `text` without the ASCII characters Python's `str.strip` removes; None when the text holds
+/// other characters (Python strips some of those too: the caller checks such values itself).
+pub fn trim_python_space(text: &str) -> Option<&str> {
+    if !text.is_ascii() {
+        return None;
+    }
+    let space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r' | b'\x1c'..=b'\x1f');
+    let bytes = text.as_bytes();
+    if !bytes.first().is_some_and(space) && !bytes.last().is_some_and(space) {
+        return Some(text); // the usual case: nothing to strip
+    }
+    Some(text.trim_matches(|c: char| matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')))
+}
+
+/// A priority in ten-thousandths (0 to 10,000): what `document.format_priority` keeps of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priority(u16);
+
+impl Priority {
+    /// A float from 0.0 to 1.0, rounded to four places as Python's `f"{p:.4f}"` rounds it (the
+    /// exact binary value, ties to even); None for anything else.
+    pub fn from_f64(value: f64) -> Option<Priority> {
+        if !(0.0..=1.0).contains(&value) {
+            return None;
+        }
+        let text = format!("{value:.4}");
+        let (whole, fraction) = text.split_once('.')?;
+        let units = whole.parse::<u16>().ok()? * 10_000 + fraction.parse::<u16>().ok()?;
+        Some(Priority(units))
+    }
+
+    /// A priority from its text as `model.check_priority` reads it, for the plain decimal
+    /// spellings (digits with at most one point); None for anything else or out of range.
+    /// Up to four decimals are read exactly: the float nearest such a decimal rounds back to it.
+    pub fn from_text(text: &str) -> Option<Priority> {
+        let trimmed = trim_python_space(text)?;
+        let (whole, fraction) = trimmed.split_once('.').unwrap_or((trimmed, ""));
+        let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+        if whole.len() + fraction.len() == 0 || !digits(whole) || !digits(fraction) {
+            return None;
+        }
+        if fraction.len() > 4 || whole.len() > 4 {
+            return Priority::from_f64(trimmed.parse().ok()?);
+        }
+        let mut units: u32 = whole.bytes().fold(0, |v, b| v * 10 + u32::from(b - b'0')) * 10_000;
+        for (place, byte) in fraction.bytes().enumerate() {
+            units += u32::from(byte - b'0') * [1000, 100, 10, 1][place];
+        }
+        (units <= 10_000).then_some(Priority(units as u16))
+    }
+
+    /// Append it as `document.format_priority` writes it: one to four decimals.
+    pub fn write(self, out: &mut Vec<u8>) {
+        out.push(b'0' + (self.0 / 10_000) as u8);
+        out.push(b'.');
+        let mut fraction = self.0 % 10_000;
+        let mut places = 4;
+        while places > 1 && fraction.is_multiple_of(10) {
+            fraction /= 10;
+            places -= 1;
+        }
+        let mut digits = [b'0'; 4];
+        for slot in digits[..places].iter_mut().rev() {
+            *slot = b'0' + (fraction % 10) as u8;
+            fraction /= 10;
+        }
+        out.extend_from_slice(&digits[..places]);
+    }
+}
+
+/// The checked values of one entry.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Values {
+    pub lastmod: Option<Lastmod>,
+    pub changefreq: Option<&'static str>,
+    pub priority: Option<Priority>,
+}
+
+/// Entries of a batch, back to back in one buffer.
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+    lastmods: Vec<Option<Lastmod>>,
+    hashes: Vec<u64>,
+    locs: Vec<u8>,
+    loc_ends: Vec<usize>,
+}
+
+/// The 64-bit key de-duplication keeps for a loc.
+pub fn loc_hash(loc: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(loc.as_bytes())
+}
+
+impl Rendered {
+    pub fn with_capacity(entries: usize) -> Rendered {
+        Rendered {
+            buf: Vec::with_capacity(entries * 160),
+            ends: Vec::with_capacity(entries),
+            lastmods: Vec::with_capacity(entries),
+            hashes: Vec::with_capacity(entries),
+            locs: Vec::with_capacity(entries * 48),
+            loc_ends: Vec::with_capacity(entries),
+        }
+    }
+
+    /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
+    /// a newline (`loc` is a URI: no line break in it).
+    pub fn push(&mut self, loc: &str, values: &Values, text: bool) {
+        let out = &mut self.buf;
+        if text {
+            out.extend_from_slice(loc.as_bytes());
+            out.push(b'\n');
+        } else {
+            out.extend_from_slice(b"<url><loc>");
+            escape_into(out, loc);
+            out.extend_from_slice(b"</loc>");
+            if let Some(lastmod) = &values.lastmod {
+                out.extend_from_slice(b"<lastmod>");
+                lastmod.write(out);
+                out.extend_from_slice(b"</lastmod>");
+            }
+            if let Some(changefreq) = values.changefreq {
+                out.extend_from_slice(b"<changefreq>");
+                out.extend_from_slice(changefreq.as_bytes());
+                out.extend_from_slice(b"</changefreq>");
+            }
+            if let Some(priority) = values.priority {
+                out.extend_from_slice(b"<priority>");
+                priority.write(out);
+                out.extend_from_slice(b"</priority>");
+            }
+            out.extend_from_slice(b"</url>\n");
+        }
+        self.ends.push(out.len());
+        self.lastmods.push(values.lastmod);
+        self.hashes.push(loc_hash(loc));
+        self.locs.extend_from_slice(loc.as_bytes());
+        self.loc_ends.push(self.locs.len());
+    }
+
+    /// The loc of entry `index`.
+    pub fn loc(&self, index: usize) -> &str {
+        let start = if index == 0 {
+            0
+        } else {
+            self.loc_ends[index - 1]
+        };
+        std::str::from_utf8(&self.locs[start..self.loc_ends[index]]).expect("locs are whole strs")
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn start_of(&self, index: usize) -> usize {
+        if index == 0 {
+            0
+        } else {
+            self.ends[index - 1]
+        }
+    }
+
+    /// The bytes of entries `start..end`.
+    pub fn bytes(&self, start: usize, end: usize) -> &[u8] {
+        &self.buf[self.start_of(start)..self.start_of(end)]
+    }
+
+    /// How many entries from `start` (at most `limit`) fit in `room` bytes.
+    pub fn fit(&self, start: usize, limit: usize, room: usize) -> usize {
+        let stop = (start + limit).min(self.len());
+        let base = self.start_of(start);
+        // ends are ascending: the first end past the room is where the run stops
+        self.ends[start..stop].partition_point(|&end| end - base <= room)
+    }
+
+    /// The newest lastmod of entries `start..end` (`dates.latest_moment`); of equal ones the
+    /// first, so the index never depends on how entries were batched.
+    pub fn newest(&self, start: usize, end: usize) -> Option<Lastmod> {
+        let mut newest: Option<Lastmod> = None;
+        for lastmod in self.lastmods[start..end].iter().flatten() {
+            if newest.is_none_or(|n| lastmod.newest_key() > n.newest_key()) {
+                newest = Some(*lastmod);
+            }
+        }
+        newest
+    }
+
+    /// Whether no lastmod is in the future at `now` (microseconds since 1970 UTC).
+    pub fn all_current(&self, now: i64) -> bool {
+        self.lastmods
+            .iter()
+            .flatten()
+            .all(|l| l.future_key() <= now)
+    }
+
+    /// Each entry's loc hash, in order.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
+    /// The entries whose flag is true, in order.
+    pub fn select(&self, keep: &[bool]) -> Rendered {
+        let mut out = Rendered::with_capacity(keep.len());
+        for (index, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
+            out.buf.extend_from_slice(self.bytes(index, index + 1));
+            out.ends.push(out.buf.len());
+            out.lastmods.push(self.lastmods[index]);
+            out.hashes.push(self.hashes[index]);
+            out.locs.extend_from_slice(self.loc(index).as_bytes());
+            out.loc_ends.push(out.locs.len());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lastmod::parse;
+    use super::*;
+
+    fn values(lastmod: &str) -> Values {
+        Values {
+            lastmod: parse(lastmod),
+            changefreq: changefreq(" Daily "),
+            priority: Priority::from_text("0.50"),
+        }
+    }
+
+    #[test]
+    fn an_entry_is_written_whole_and_escaped() {
+        let mut rendered = Rendered::with_capacity(1);
+        rendered.push("https://x.org/?a=1&b='2'", &values("2024-01-02"), false);
+        assert_eq!(
+            std::str::from_utf8(rendered.bytes(0, 1)).unwrap(),
+            "<url><loc>https://x.org/?a=1&amp;b=&apos;2&apos;</loc><lastmod>2024-01-02</lastmod>\
+             <changefreq>daily</changefreq><priority>0.5</priority></url>\n"
+        );
+    }
+
+    #[test]
+    fn fit_counts_whole_entries_within_the_room() {
+        let mut rendered = Rendered::with_capacity(3);
+        for loc in ["https://x.org/a", "https://x.org/bb", "https://x.org/ccc"] {
+            rendered.push(loc, &Values::default(), true);
+        }
+        assert_eq!(rendered.fit(0, 3, 16), 1);
+        assert_eq!(rendered.fit(0, 3, 33), 2);
+        assert_eq!(rendered.fit(0, 3, 51), 3);
+        assert_eq!(rendered.fit(0, 2, 51), 2);
+        assert_eq!(rendered.fit(1, 3, 35), 2);
+        assert_eq!(rendered.fit(0, 3, 15), 0);
+    }
+
+    #[test]
+    fn newest_is_the_first_of_the_latest() {
+        let mut rendered = Rendered::with_capacity(4);
+        for lastmod in [
+            "2024-01-01T12:00:00Z",
+            "2024-01-01T14:00:00+02:00",
+            "2024-01-01",
+            "x",
+        ] {
+            rendered.push("https://x.org/", &values(lastmod), false);
+        }
+        assert_eq!(rendered.newest(0, 2), parse("2024-01-01T12:00:00Z"));
+        assert_eq!(rendered.newest(1, 4), parse("2024-01-01"));
+        assert_eq!(rendered.newest(3, 4), None);
+        let kept = rendered.select(&[false, true, false, true]);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept.newest(0, 2), parse("2024-01-01T14:00:00+02:00"));
+    }
+
+    #[test]
+    fn priorities_are_written_as_python_does() {
+        let cases = [
+            (0.0, "0.0"),
+            (1.0, "1.0"),
+            (0.5, "0.5"),
+            (0.85, "0.85"),
+            (0.1234, "0.1234"),
+            (0.12345, "0.1235"),
+            (0.03125, "0.0312"),
+            (0.09375, "0.0938"),
+            (0.00005, "0.0001"),
+            (0.00001, "0.0"),
+        ];
+        for (value, text) in cases {
+            let mut out = Vec::new();
+            Priority::from_f64(value).unwrap().write(&mut out);
+            assert_eq!(std::str::from_utf8(&out).unwrap(), text, "{value}");
+        }
+        let written = |text: &str| {
+            let mut out = Vec::new();
+            Priority::from_text(text).map(|p| {
+                p.write(&mut out);
+                String::from_utf8(out).unwrap()
+            })
+        };
+        assert_eq!(written(" 1 ").as_deref(), Some("1.0"));
+        assert_eq!(written("00.50").as_deref(), Some("0.5"));
+        assert_eq!(written(".5").as_deref(), Some("0.5"));
+        assert_eq!(written("0.").as_deref(), Some("0.0"));
+        assert_eq!(written("0.12345").as_deref(), Some("0.1235"));
+        assert_eq!(written("0.03125").as_deref(), Some("0.0312"));
+        assert_eq!(written("1.00001").as_deref(), None);
+        assert_eq!(written("1.5"), None);
+        assert_eq!(written("1e-1"), None);
+        assert_eq!(written("."), None);
+        assert_eq!(written("-0.5"), None);
+    }
+}

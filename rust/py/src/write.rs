@@ -1,0 +1,493 @@
+//! The writer's bindings: rows of Python values -> `RenderedRows` (entries in one buffer with
+//! exact byte counts), read by `urlset.writing.document.SitemapDocument`.
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
+use urlset_core::write::columns::{Cell, Column};
+use urlset_core::write::dedupe::SeenHashes;
+use urlset_core::write::lastmod::{self, Lastmod, Precision};
+use urlset_core::write::locs::plain_loc;
+use urlset_core::write::render::{self, Priority, Rendered, Values};
+
+static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A value as the writer takes it: `Some(None)` absent, `Some(Some(v))` a checked value, and
+/// `None` when it is invalid or unusual: the batch then goes the per-entry way, which checks
+/// each value the long way and reports the bad ones.
+type Checked<T> = Option<Option<T>>;
+
+/// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
+fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_str().ok()?;
+        return Some(render::trim_python_space(text)?.is_empty());
+    }
+    if let Ok(number) = value.cast_exact::<PyFloat>() {
+        return Some(number.value().is_nan());
+    }
+    Some(false)
+}
+
+fn int(value: &Bound<'_, PyAny>, name: &str) -> Option<i64> {
+    value.getattr(name).ok()?.extract().ok()
+}
+
+/// A date, Year, YearMonth or aware datetime (exact types: a subclass may write itself
+/// otherwise).
+fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
+    let py = value.py();
+    let kind = value.get_type();
+    let is = |cell: &PyOnceLock<Py<PyType>>, module: &str, name: &str| {
+        cell.import(py, module, name).is_ok_and(|t| kind.is(t))
+    };
+    let precision = if is(&DATE, "datetime", "date") {
+        Precision::Day
+    } else if is(&DATETIME, "datetime", "datetime") {
+        Precision::Time
+    } else if is(&YEAR, "urlset.dates", "Year") {
+        Precision::Year
+    } else if is(&YEAR_MONTH, "urlset.dates", "YearMonth") {
+        Precision::Month
+    } else {
+        return None;
+    };
+    let year = u16::try_from(int(value, "year")?).ok()?;
+    let month = u8::try_from(int(value, "month")?).ok()?;
+    let day = u8::try_from(int(value, "day")?).ok()?;
+    if precision != Precision::Time {
+        return Some(Some(Lastmod::date(precision, year, month, day)?));
+    }
+    let offset = value.call_method0("utcoffset").ok()?;
+    if offset.is_none() {
+        return None; // naive: the long way explains
+    }
+    let offset_seconds = int(&offset, "days")? * 86_400 + int(&offset, "seconds")?;
+    if int(&offset, "microseconds")? != 0 || offset_seconds % 60 != 0 {
+        return None; // written with seconds by isoformat
+    }
+    let small = |name: &str| int(value, name).and_then(|v| u8::try_from(v).ok());
+    Some(Some(Lastmod::time(
+        year,
+        month,
+        day,
+        small("hour")?,
+        small("minute")?,
+        small("second")?,
+        u32::try_from(int(value, "microsecond")?).ok()?,
+        i16::try_from(offset_seconds / 60).ok()?,
+    )?))
+}
+
+/// A value given as text: blank is absent (`model._absent`), else `read` checks it.
+fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
+    let trimmed = render::trim_python_space(text)?;
+    if trimmed.is_empty() {
+        return Some(None);
+    }
+    Some(Some(read(trimmed)?))
+}
+
+fn lastmod_of(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
+    if value.is_none() {
+        return Some(None);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return from_text(text.to_str().ok()?, lastmod::parse);
+    }
+    if absent(value)? {
+        return Some(None);
+    }
+    lastmod_object(value)
+}
+
+fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
+    if value.is_none() {
+        return Some(None);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return from_text(text.to_str().ok()?, render::changefreq);
+    }
+    if absent(value)? {
+        return Some(None);
+    }
+    None
+}
+
+/// Priorities of floats already rounded in this batch, by their bits (a site uses few).
+struct PriorityMemo([(u64, Option<Priority>); 256]);
+
+impl PriorityMemo {
+    fn new() -> PriorityMemo {
+        // no float has the bits of NaN with every bit set, so no slot matches until filled
+        PriorityMemo([(u64::MAX, None); 256])
+    }
+
+    fn of(&mut self, value: f64) -> Option<Priority> {
+        let bits = value.to_bits();
+        let slot = &mut self.0[((bits ^ (bits >> 29) ^ (bits >> 47)) & 255) as usize];
+        if slot.0 != bits {
+            *slot = (bits, Priority::from_f64(value));
+        }
+        slot.1
+    }
+}
+
+impl PriorityMemo {
+    fn checked(&mut self, value: f64) -> Checked<Priority> {
+        if value.is_nan() {
+            return Some(None);
+        }
+        Some(Some(self.of(value)?))
+    }
+}
+
+fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Priority> {
+    if value.is_none() {
+        return Some(None);
+    }
+    if let Ok(number) = value.cast_exact::<PyFloat>() {
+        return memo.checked(number.value());
+    }
+    let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
+    from_text(text, Priority::from_text)
+}
+
+/// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
+#[pyclass(frozen, module = "urlset._core")]
+pub struct RenderedRows {
+    rendered: Rendered,
+}
+
+#[pymethods]
+impl RenderedRows {
+    fn __len__(&self) -> usize {
+        self.rendered.len()
+    }
+
+    /// The locs, in order.
+    #[getter]
+    fn locs(&self) -> Vec<&str> {
+        (0..self.rendered.len())
+            .map(|i| self.rendered.loc(i))
+            .collect()
+    }
+
+    /// How many entries from `start` (at most `limit`) fit in `room` bytes.
+    fn fit(&self, start: usize, limit: usize, room: usize) -> usize {
+        self.rendered
+            .fit(start.min(self.rendered.len()), limit, room)
+    }
+
+    /// The bytes of entry `index`.
+    fn size(&self, index: usize) -> usize {
+        self.rendered.bytes(index, index + 1).len()
+    }
+
+    /// The bytes of entries `start..end`.
+    fn text<'py>(&self, py: Python<'py>, start: usize, end: usize) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.rendered.bytes(start, end))
+    }
+
+    /// Each entry's text.
+    fn entries(&self) -> Vec<String> {
+        (0..self.rendered.len())
+            .map(|i| String::from_utf8_lossy(self.rendered.bytes(i, i + 1)).into_owned())
+            .collect()
+    }
+
+    /// The W3C text of the newest lastmod of entries `start..end` (the first of equal ones).
+    fn newest(&self, start: usize, end: usize) -> Option<String> {
+        let newest = self.rendered.newest(start, end)?;
+        let mut out = Vec::with_capacity(32);
+        newest.write(&mut out);
+        Some(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Whether no lastmod is later than `now` (microseconds since 1970 UTC).
+    fn all_current(&self, now: i64) -> bool {
+        self.rendered.all_current(now)
+    }
+
+    /// The 64-bit hash of each loc, in the machine's byte order, for de-duplication.
+    fn hashes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes: Vec<u8> = self
+            .rendered
+            .hashes()
+            .iter()
+            .flat_map(|h| h.to_ne_bytes())
+            .collect();
+        PyBytes::new(py, &bytes)
+    }
+
+    /// The entries whose byte in `keep` is not zero.
+    fn select(&self, keep: &[u8]) -> RenderedRows {
+        let flags: Vec<bool> = keep.iter().map(|&k| k != 0).collect();
+        RenderedRows {
+            rendered: self.rendered.select(&flags),
+        }
+    }
+}
+
+/// The checked values of one row (the tuple's fields 1 to 3).
+fn row_values(row: &Bound<'_, PyTuple>, memo: &mut PriorityMemo) -> Option<Values> {
+    // borrowed: read while the GIL is held, no reference counts to change
+    let (lastmod, changefreq, priority) = (
+        row.get_borrowed_item(1).ok()?,
+        row.get_borrowed_item(2).ok()?,
+        row.get_borrowed_item(3).ok()?,
+    );
+    Some(Values {
+        lastmod: lastmod_of(&lastmod)?,
+        changefreq: changefreq_of(&changefreq)?,
+        priority: priority_of(&priority, memo)?,
+    })
+}
+
+/// Render a batch of rows: (loc, lastmod, changefreq, priority) tuples whose locs must be
+/// plain URIs under `prefix` (a directory whose origin the caller checked), or, without a
+/// prefix, `Url` values without extensions (their locs are URIs already). None when a loc or
+/// value needs the long way: the batch then goes entry by entry, which checks each value and
+/// reports the bad ones. The GIL is released while the entries are written.
+#[pyfunction]
+#[pyo3(signature = (rows, prefix, max_length, text))]
+pub fn render_rows(
+    py: Python<'_>,
+    rows: &Bound<'_, PyList>,
+    prefix: Option<&str>,
+    max_length: usize,
+    text: bool,
+) -> PyResult<Option<RenderedRows>> {
+    let count = rows.len();
+    let mut strings = Vec::with_capacity(count);
+    let mut values = Vec::with_capacity(count);
+    let mut memo = PriorityMemo::new();
+    for row in rows.iter() {
+        let Ok(row) = row.cast_into::<PyTuple>() else {
+            return Ok(None);
+        };
+        if prefix.is_some() && row.len() != 4 {
+            return Ok(None);
+        }
+        let Some(checked) = row_values(&row, &mut memo) else {
+            return Ok(None);
+        };
+        let Ok(loc) = row.get_item(0)?.cast_into::<PyString>() else {
+            return Ok(None);
+        };
+        strings.push(loc);
+        values.push(checked);
+    }
+    let mut texts = Vec::with_capacity(count);
+    for loc in &strings {
+        let Ok(loc) = loc.to_str() else {
+            return Ok(None);
+        };
+        if prefix.is_some_and(|prefix| !plain_loc(loc, prefix, max_length)) {
+            return Ok(None);
+        }
+        texts.push(loc);
+    }
+    // the strings stay referenced by `strings` while the GIL is released
+    let rendered = py.detach(|| {
+        let mut rendered = Rendered::with_capacity(count);
+        for (loc, values) in texts.iter().zip(&values) {
+            rendered.push(loc, values, text);
+        }
+        rendered
+    });
+    Ok(Some(RenderedRows { rendered }))
+}
+/// A column as Python hands it over: (kind, Arrow offset, validity bits or None, values
+/// or offsets, data or the local times); None for a column the table does not have.
+type ColumnParts<'py> = (
+    String,
+    usize,
+    Option<Bound<'py, PyBytes>>,
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+fn column<'a>(parts: &'a Option<ColumnParts<'_>>) -> PyResult<Column<'a>> {
+    let Some((kind, offset, validity, first, second)) = parts else {
+        return Ok(Column::Missing);
+    };
+    let (offset, validity) = (*offset, validity.as_ref().map(|v| v.as_bytes()));
+    let second = || {
+        second
+            .as_ref()
+            .map(|b| b.as_bytes())
+            .ok_or_else(|| PyValueError::new_err("this column kind has two buffers"))
+    };
+    Ok(match kind.as_str() {
+        "text" => Column::Text {
+            validity,
+            offsets: first.as_bytes(),
+            data: second()?,
+            offset,
+        },
+        "days" => Column::Days {
+            validity,
+            values: first.as_bytes(),
+            offset,
+        },
+        "times" => Column::Times {
+            validity,
+            utc: first.as_bytes(),
+            local: second()?,
+            offset,
+        },
+        "floats" => Column::Floats {
+            validity,
+            values: first.as_bytes(),
+            offset,
+        },
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown column kind {kind:?}"
+            )))
+        }
+    })
+}
+
+fn cell_lastmod(cell: Cell<'_>) -> Checked<Lastmod> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Text(text) => from_text(text, lastmod::parse),
+        Cell::Days(days) => Some(Some(Lastmod::from_days(days)?)),
+        Cell::Time(micros, Some(offset)) => Some(Some(Lastmod::from_instant(micros, offset)?)),
+        _ => None,
+    }
+}
+
+fn cell_changefreq(cell: Cell<'_>) -> Checked<&'static str> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Text(text) => from_text(text, render::changefreq),
+        _ => None,
+    }
+}
+
+fn cell_priority(cell: Cell<'_>, memo: &mut PriorityMemo) -> Checked<Priority> {
+    match cell {
+        Cell::Null => Some(None),
+        Cell::Float(number) => memo.checked(number),
+        Cell::Text(text) => from_text(text, Priority::from_text),
+        _ => None,
+    }
+}
+
+/// Render `count` rows of a table batch given as Arrow columns (see `ColumnParts`), with the
+/// checks of `render_rows` (locs plain under `prefix`); no Python object is made per row.
+/// None when a row needs the long way. The GIL is released while rows are read and written.
+#[pyfunction]
+#[pyo3(signature = (count, loc, lastmod, changefreq, priority, prefix, max_length, text))]
+#[allow(clippy::too_many_arguments)]
+pub fn render_columns(
+    py: Python<'_>,
+    count: usize,
+    loc: Option<ColumnParts<'_>>,
+    lastmod: Option<ColumnParts<'_>>,
+    changefreq: Option<ColumnParts<'_>>,
+    priority: Option<ColumnParts<'_>>,
+    prefix: &str,
+    max_length: usize,
+    text: bool,
+) -> PyResult<Option<RenderedRows>> {
+    let columns = [
+        column(&loc)?,
+        column(&lastmod)?,
+        column(&changefreq)?,
+        column(&priority)?,
+    ];
+    let rendered = py.detach(|| {
+        let mut memo = PriorityMemo::new();
+        let mut rendered = Rendered::with_capacity(count);
+        for row in 0..count {
+            let Cell::Text(loc) = columns[0].cell(row) else {
+                return None;
+            };
+            if !plain_loc(loc, prefix, max_length) {
+                return None;
+            }
+            let values = Values {
+                lastmod: cell_lastmod(columns[1].cell(row))?,
+                changefreq: cell_changefreq(columns[2].cell(row))?,
+                priority: cell_priority(columns[3].cell(row), &mut memo)?,
+            };
+            rendered.push(loc, &values, text);
+        }
+        Some(rendered)
+    });
+    Ok(rendered.map(|rendered| RenderedRows { rendered }))
+}
+
+/// The 64-bit hash of each loc (as `RenderedRows.hashes`), in the machine's byte order.
+#[pyfunction]
+pub fn loc_hashes<'py>(
+    py: Python<'py>,
+    locs: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut bytes = Vec::with_capacity(locs.len() * 8);
+    for loc in locs.iter() {
+        let loc = loc.cast_into::<PyString>()?;
+        bytes.extend_from_slice(&render::loc_hash(loc.to_str()?).to_ne_bytes());
+    }
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Entity-escape a data value.
+#[pyfunction]
+pub fn escape(text: &str) -> String {
+    urlset_core::write::escape::escape(text)
+}
+
+/// The locs a build has written, as 64-bit hashes (`urlset.writing.dedupe.SeenLocs`).
+#[pyclass(name = "SeenHashes", module = "urlset._core")]
+pub struct PySeenHashes {
+    inner: SeenHashes,
+}
+
+#[pymethods]
+impl PySeenHashes {
+    /// `spill_dir`: where runs of `seal_at` hashes are sealed to files (None: all in memory).
+    #[new]
+    #[pyo3(signature = (spill_dir, seal_at))]
+    fn new(spill_dir: Option<std::path::PathBuf>, seal_at: usize) -> Self {
+        PySeenHashes {
+            inner: SeenHashes::new(spill_dir.as_deref(), seal_at),
+        }
+    }
+
+    /// For each hash (as `loc_hashes` packs them), a byte: 1 when it is new, 0 when seen
+    /// before or earlier in the batch. OSError when a sealed run cannot be written or read.
+    fn first_seen<'py>(&mut self, py: Python<'py>, hashes: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let hashes: Vec<u64> = hashes
+            .chunks_exact(8)
+            .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")))
+            .collect();
+        let inner = &mut self.inner;
+        let keep = py.detach(|| inner.first_seen(&hashes))?;
+        let flags: Vec<u8> = keep.into_iter().map(u8::from).collect();
+        Ok(PyBytes::new(py, &flags))
+    }
+
+    /// Remove the files of sealed runs.
+    fn close(&mut self) {
+        self.inner.close();
+    }
+}
+
+/// Add the writer's functions and classes to the module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<RenderedRows>()?;
+    module.add_class::<PySeenHashes>()?;
+    module.add_function(wrap_pyfunction!(render_rows, module)?)?;
+    module.add_function(wrap_pyfunction!(render_columns, module)?)?;
+    module.add_function(wrap_pyfunction!(escape, module)?)?;
+    module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
+    Ok(())
+}
