@@ -2,6 +2,8 @@
 //! (the private module `urlset._core`); nothing here is a public Rust API.
 #![forbid(unsafe_code)]
 
+pub mod read;
+
 /// The version of the compiled core, so Python can tell which build it loaded.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
