@@ -7,11 +7,19 @@ OPTIMIZED: bool
 
 # --- reading (rust/py/src/read.rs) ---
 
+# an entry whose values the reader judges: its line, then (line, text) or None for each of
+# loc, lastmod, changefreq, priority
+JudgedValue = tuple[int, str] | None
+JudgedEntry = tuple[int, JudgedValue, JudgedValue, JudgedValue, JudgedValue]
+
 class UrlsetScanner:
-    """The compiled lane's tokenizer for a plain urlset's body (urlset.reading.xml_compiled)."""
+    """The compiled lane's tokenizer for the body of a plain urlset or sitemap index
+    (urlset.reading.xml_compiled)."""
 
     def __init__(
         self,
+        index: bool,
+        max_value: int,
         changefreqs: Sequence[Any],
         parse_date: Callable[[str], Any],
         parse_datetime: Callable[[str], Any],

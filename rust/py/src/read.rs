@@ -3,7 +3,7 @@ use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
-use urlset_core::read::urlset::{scan, Record, Stop};
+use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -15,6 +15,8 @@ const LASTMOD_CACHE: usize = 4096;
 /// runs without the GIL, then the records become Python values a column at a time.
 #[pyclass(module = "urlset._core")]
 pub struct UrlsetScanner {
+    kind: Kind,
+    max_value: usize,
     changefreqs: Vec<Py<PyAny>>,
     parse_date: Py<PyAny>,
     parse_datetime: Py<PyAny>,
@@ -60,6 +62,19 @@ impl UrlsetScanner {
     }
 }
 
+/// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value None or
+/// (line, text).
+fn judged(py: Python<'_>, run: &[Judged]) -> PyResult<Py<PyAny>> {
+    let items = run
+        .iter()
+        .map(|j| {
+            let [a, b, c, d] = j.values.clone().map(|v| v.map(|t| (t.line, t.text)));
+            (j.line, a, b, c, d).into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, items)?.into_any().unbind())
+}
+
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
     let raw = &data[r.loc.0..r.loc.1];
     // the core checked the loc is ASCII
@@ -76,8 +91,16 @@ fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
 #[pymethods]
 impl UrlsetScanner {
     #[new]
-    fn new(changefreqs: Vec<Py<PyAny>>, parse_date: Py<PyAny>, parse_datetime: Py<PyAny>) -> Self {
+    fn new(
+        index: bool,
+        max_value: usize,
+        changefreqs: Vec<Py<PyAny>>,
+        parse_date: Py<PyAny>,
+        parse_datetime: Py<PyAny>,
+    ) -> Self {
         UrlsetScanner {
+            kind: if index { Kind::Index } else { Kind::Urlset },
+            max_value,
             changefreqs,
             parse_date,
             parse_datetime,
@@ -100,7 +123,12 @@ impl UrlsetScanner {
         let bytes = data.as_bytes();
         let end = end.min(bytes.len());
         let pos = pos.min(end);
-        let found = py.detach(|| scan(bytes, pos, end, line, max_records));
+        let limits = Limits {
+            kind: self.kind,
+            max_records,
+            max_value: self.max_value,
+        };
+        let found = py.detach(|| scan(bytes, pos, end, line, limits));
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);
@@ -145,6 +173,7 @@ impl UrlsetScanner {
                     .into_any()
                     .unbind()
             }
+            Stop::Judged(run) => judged(py, run)?,
         };
         (
             found.pos,

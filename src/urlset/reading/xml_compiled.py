@@ -21,26 +21,31 @@ block offset as if it had read everything itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from .._core import UrlsetScanner
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
-from ..model import ChangeFreq, Url
+from ..model import ChangeFreq, SitemapRef, Url
 from .sink import HASH_MASK, Sink
 from .xml_common import DONE, FAST, FULL, Status
-from .xml_elements import ElementReader
+from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
 from .xml_guard import entity_delta
+
+if TYPE_CHECKING:
+    from .._core import JudgedEntry
 
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _NO_EXTENSIONS = ()
+_NAMES = ("loc", "lastmod", "changefreq", "priority")
 
 
 class CompiledLane:
@@ -52,7 +57,9 @@ class CompiledLane:
         self.status = status
         self.elements = elements
         self.full = full
-        self.scanner = UrlsetScanner(list(ChangeFreq), date.fromisoformat, datetime.fromisoformat)
+        self.scanner: UrlsetScanner | None = None
+        self.index = False
+        self.entry_end = b"</url>"
         self.buf = bytearray()
         self.fbytes = 0
         self.fline = 1
@@ -72,6 +79,15 @@ class CompiledLane:
         ``root_tag``, the root start tag, which the full lane has read): the root start tag
         is also the context a piece is parsed in."""
         tag = root_tag.group(0)
+        self.index = index = root_tag.group(1) == b"sitemapindex"
+        self.entry_end = b"</sitemap>" if index else b"</url>"
+        self.scanner = UrlsetScanner(
+            index,
+            self.sink.limits.max_value_length,
+            list(ChangeFreq),
+            date.fromisoformat,
+            datetime.fromisoformat,
+        )
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -90,20 +106,22 @@ class CompiledLane:
         self._read()
 
     def close(self) -> None:
-        # proven only when what is left after the last record is the root's end tag
-        self.throughout = bytes(self.buf).strip(b" \t\r\n") == b"</urlset>"
+        # proven only when what is left after the last record is the root's end tag (the
+        # checker's trust covers urlsets only)
+        rest = bytes(self.buf).strip(b" \t\r\n")
+        self.throughout = not self.index and rest == self.mini_tail
         self._handoff()
 
     def _read(self) -> None:
         """Read the whole records in ``buf``; hand over to the full lane at the first piece
         that is not well-formed by itself, or when no record ends within FAST_WAIT_CAP."""
         buf = self.buf
-        end = buf.rfind(b"</url>")
+        end = buf.rfind(self.entry_end)
         if end < 0:
             if len(buf) > FAST_WAIT_CAP:
                 self._handoff()
             return
-        end += 6
+        end += len(self.entry_end)
         data = bytes(buf[:end])
         pos = self._records(data, end)
         self._consumed(data, pos)
@@ -113,6 +131,7 @@ class CompiledLane:
     def _records(self, data: bytes, end: int) -> int:
         """Read ``data[:end]``; returns how far it got."""
         pos, line = 0, self.fline
+        assert self.scanner is not None
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
@@ -125,8 +144,12 @@ class CompiledLane:
                 if pos >= end:
                     return pos
                 continue
-            start, stop_at = stop[0], stop[1]
             self.records_only = False
+            if isinstance(stop, list):
+                if not self._judged(stop):
+                    return pos
+                continue
+            start, stop_at = stop[0], stop[1]
             typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
             if not typed and not self._piece(data, start, stop_at, line):
                 return start
@@ -147,24 +170,51 @@ class CompiledLane:
         or duplicate); else one at a time through the sink. False when reading must stop."""
         sink = self.sink
         n = len(locs)
+        entries: Iterator[Url | SitemapRef]
+        if self.index:
+            entries = map(tuple.__new__, repeat(SitemapRef, n), zip(locs, lastmods, strict=True))
+        else:
+            entries = map(
+                tuple.__new__,
+                repeat(Url, n),
+                zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
+            )
         if sink.count + n <= sink.next_check and not self._findings_due(origins):
             hashes = list(map(HASH_MASK.__and__, map(hash, locs)))
             seen = sink.seen
             if seen.isdisjoint(hashes) and len(set(hashes)) == n:
                 seen.update(hashes)
                 sink.count += n
-                sink.out.extend(
-                    map(
-                        tuple.__new__,
-                        repeat(Url, n),
-                        zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
-                    )
-                )
+                sink.out.extend(entries)
                 return True
         at = memoryview(lines).cast("I")
         add = sink.add
-        for i, values in enumerate(zip(locs, lastmods, freqs, prios, strict=True)):
-            if not add(tuple.__new__(Url, (*values, _NO_EXTENSIONS)), at[i]):
+        for i, entry in enumerate(entries):
+            if not add(entry, at[i]):
+                self.status.state = DONE
+                return False
+        return True
+
+    def _judged(self, run: list[JudgedEntry]) -> bool:
+        """Entries whose value texts the sink judges (corrected or reported), as the full
+        lane's ElementReader does for the same elements; False when reading must stop."""
+        sink = self.sink
+        parsers = (sink.loc, sink.lastmod, sink.changefreq, sink.priority)
+        for line, *texts in run:
+            values: list[Any] = [None, None, None, None]
+            for i, item in enumerate(texts):
+                if item is not None:
+                    at, text = item
+                    checked = value_text(sink, _NAMES[i], text, at)
+                    values[i] = None if checked is None else parsers[i](checked, at)
+            loc, lastmod, changefreq, priority = values
+            if loc is None:
+                continue
+            if self.index:
+                entry: Url | SitemapRef = SitemapRef._trusted(loc, lastmod)
+            else:
+                entry = Url._trusted(loc, lastmod, changefreq, priority)
+            if not sink.add(entry, line):
                 self.status.state = DONE
                 return False
         return True

@@ -107,7 +107,7 @@ class XmlBody:
         """The full lane reads the prolog and the root start tag ``m`` at once; then the fast
         lane takes the rest if the root allows it, else the full lane goes on."""
         end = m.end()
-        fast = self.fast_allowed and self.prolog.plain_urlset(m)
+        fast = self.fast_allowed and self.prolog.plain_root(m)
         head = bytes(self.buf[:end])
         rest = bytes(self.buf[end:])
         self.buf = bytearray()
@@ -115,7 +115,7 @@ class XmlBody:
         self.full.feed(head, now=True)
         if self.status.state != FULL:
             return
-        if fast and self.status.format == "urlset" and not self.guard.hold:
+        if fast and self.status.format in ("urlset", "sitemapindex") and not self.guard.hold:
             self.fast.start(m, head, rest)
         elif rest:
             self.full.feed(rest)

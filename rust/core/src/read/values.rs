@@ -324,3 +324,66 @@ mod tests {
         assert_eq!(plain_changefreq(b"Daily"), None);
     }
 }
+
+/// A value's text as an XML parser gives it, the five predefined entities replaced; None when
+/// the parser must read it: longer than `max` bytes, not UTF-8, a reference of another kind,
+/// a character XML forbids, a carriage return (the parser rewrites line ends), or `]]>`.
+pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
+    if raw.len() > max {
+        return None;
+    }
+    let s = std::str::from_utf8(raw).ok()?;
+    let forbidden =
+        |ch: char| (ch < ' ' && ch != '\t' && ch != '\n') || ch == '\u{FFFE}' || ch == '\u{FFFF}';
+    if s.chars().any(forbidden) || s.contains("]]>") {
+        return None;
+    }
+    if !s.contains('&') {
+        return Some(s.to_owned());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let (ch, len) = [
+            ("&amp;", '&'),
+            ("&lt;", '<'),
+            ("&gt;", '>'),
+            ("&quot;", '"'),
+            ("&apos;", '\''),
+        ]
+        .iter()
+        .find(|(name, _)| rest.starts_with(name))
+        .map(|(name, ch)| (*ch, name.len()))?;
+        out.push(ch);
+        rest = &rest[len..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::value_text;
+
+    #[test]
+    fn texts() {
+        assert_eq!(
+            value_text(b"a&amp;b&lt;&apos;", 99).as_deref(),
+            Some("a&b<'")
+        );
+        assert_eq!(value_text("é\t\n".as_bytes(), 99).as_deref(), Some("é\t\n"));
+        for bad in [
+            &b"a&b"[..],
+            b"&#65;",
+            b"\r",
+            b"\x01",
+            b"]]>",
+            b"\xff",
+            b"toolong",
+        ] {
+            assert_eq!(value_text(bad, 6), None, "{bad:?}");
+        }
+    }
+}
