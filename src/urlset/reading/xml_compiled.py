@@ -20,6 +20,7 @@ block offset as if it had read everything itself.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -110,7 +111,9 @@ class CompiledLane:
         # checker's trust covers urlsets only)
         rest = bytes(self.buf).strip(b" \t\r\n")
         self.throughout = not self.index and rest == self.mini_tail
-        self._handoff()
+        # a rest that is the root's end tag holds nothing libxml2 could report or recover
+        # from, so it need not stand where the full lane would have read it
+        self._handoff(aligned=rest != self.mini_tail)
 
     def _read(self) -> None:
         """Read the whole records in ``buf``; hand over to the full lane at the first piece
@@ -123,13 +126,20 @@ class CompiledLane:
             return
         end += len(self.entry_end)
         data = bytes(buf[:end])
-        pos = self._records(data, end)
-        self._consumed(data, pos)
+        enabled = gc.isenabled()
+        if enabled:  # many small tuples built in a tight loop: collections would only cost
+            gc.disable()
+        try:
+            pos, line = self._records(data, end)
+        finally:
+            if enabled:
+                gc.enable()
+        self._consumed(data, pos, line)
         if pos < end and self.status.state == FAST:
             self._handoff()
 
-    def _records(self, data: bytes, end: int) -> int:
-        """Read ``data[:end]``; returns how far it got."""
+    def _records(self, data: bytes, end: int) -> tuple[int, int]:
+        """Read ``data[:end]``; returns how far it got and the line there."""
         pos, line = 0, self.fline
         assert self.scanner is not None
         sink, status, scan = self.sink, self.status, self.scanner.scan
@@ -139,23 +149,23 @@ class CompiledLane:
                 data, pos, end, line, left
             )
             if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins):
-                return pos
+                return pos, line
             if stop is None:
                 if pos >= end:
-                    return pos
+                    return pos, line
                 continue
             self.records_only = False
             if isinstance(stop, list):
                 if not self._judged(stop):
-                    return pos
+                    return pos, line
                 continue
             start, stop_at = stop[0], stop[1]
             typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
             if not typed and not self._piece(data, start, stop_at, line):
-                return start
+                return start, line
             line += data.count(b"\n", start, stop_at)
             pos = stop_at
-        return pos
+        return pos, line
 
     def _emit(
         self,
@@ -266,17 +276,17 @@ class CompiledLane:
             sink.line_shift -= delta
         return True
 
-    def _consumed(self, data: bytes, pos: int) -> None:
-        """Drop the first ``pos`` bytes of ``data`` (the start of ``buf``) as read."""
+    def _consumed(self, data: bytes, pos: int, line: int) -> None:
+        """Drop the first ``pos`` bytes of ``data`` (the start of ``buf``) as read; ``line``
+        is the line reading reached."""
         if not pos:
             return
         done = data[:pos]
-        lines = done.count(b"\n")
         last = done.rfind(b"\n") + 1
         tail = done[last:]
         width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
-        if lines:
-            self.fline += lines
+        if line != self.fline:
+            self.fline = line
             self.fcol = 1 + width
         else:
             self.fcol += width
@@ -287,9 +297,12 @@ class CompiledLane:
             self.fcol += entity_delta(tail.decode("latin-1"))
         del self.buf[:pos]
 
-    def _handoff(self) -> None:
-        """Give the rest to the full lane, at the same line and column."""
+    def _handoff(self, aligned: bool = True) -> None:
+        """Give the rest to the full lane, at the same line, column and block offset
+        (``aligned``) or just after the root start tag."""
         self.status.state = FULL
+        if not aligned:
+            self.fbytes, self.fline, self.fcol = 0, self.line0, self.col0
         # The pad has the byte length of what was read, so libxml2 sees the rest at the
         # same stream offsets as in the full lane (see FullLane._feed_blocks), and ends at the
         # same line and column: spaces, then the newlines, then the last line's columns.
