@@ -118,7 +118,7 @@ fn is_space(b: u8) -> bool {
 }
 
 fn count_lines(text: &[u8]) -> u32 {
-    let n = text.iter().filter(|&&b| b == b'\n').count();
+    let n = memchr::memchr_iter(b'\n', text).count();
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
@@ -148,19 +148,19 @@ impl Cursor<'_> {
 
     /// `<name>` text `</name>` then whitespace: the text's span and the element's line; the
     /// cursor does not move when the element is not there or its text holds a '<' that is not
-    /// its end tag.
+    /// its end tag. Line feeds inside the text are not counted (no plain value holds one;
+    /// `entry` counts them again for values it judges).
     fn element(&mut self, open: &[u8], close: &[u8]) -> Option<(Span, u32)> {
         if !self.at(open) {
             return None;
         }
         let start = self.pos + open.len();
-        let len = self.text[start..].iter().position(|&b| b == b'<')?;
+        let len = memchr::memchr(b'<', &self.text[start..])?;
         let end = start + len;
         if !self.text[end..].starts_with(close) {
             return None;
         }
         let line = self.line;
-        self.line += count_lines(&self.text[start..end]);
         self.pos = end + close.len();
         self.spaces();
         Some(((start, end), line))
@@ -168,10 +168,7 @@ impl Cursor<'_> {
 }
 
 fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    text.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| i + from)
+    memchr::memmem::find(text.get(from..)?, needle).map(|i| i + from)
 }
 
 /// An entry read at the cursor, with what follows its values.
@@ -191,7 +188,7 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 /// The entry at the cursor (which stands on its start tag), or None for the careful lane; on
 /// None the cursor is left anywhere (the caller keeps its own position).
 fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
-    let line = c.line;
+    let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
     c.spaces();
     let fields = if limits.kind == Kind::Index { 2 } else { 4 };
@@ -237,11 +234,18 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
         _ if c.at(close) => {
             let mut values: [Option<Text>; 4] = Default::default();
             for (value, span) in values.iter_mut().zip(spans) {
-                if let Some((s, line)) = span {
+                if let Some((s, _)) = span {
                     let text = value_text(text(s), limits.max_value)?;
+                    // the element's line, line feeds inside earlier values counted
+                    let open = c.text[..s.0]
+                        .iter()
+                        .rposition(|&b| b == b'<')
+                        .unwrap_or(s.0);
+                    let line = line + count_lines(&c.text[start..open]);
                     *value = Some(Text { line, text });
                 }
             }
+            c.line = line + count_lines(&c.text[start..c.pos]);
             Some(Entry::Judged(Judged { line, values }))
         }
         _ => None,

@@ -56,28 +56,16 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
     let mut amps = 0usize;
     let mut j = 0;
     while j < path.len() {
-        match path[j] {
-            b'A'..=b'Z'
-            | b'a'..=b'z'
-            | b'0'..=b'9'
-            | b'-'
-            | b'.'
-            | b'_'
-            | b'~'
-            | b'!'
-            | b'$'
-            | b'('
-            | b')'
-            | b'*'
-            | b'+'
-            | b','
-            | b';'
-            | b'='
-            | b':'
-            | b'@'
-            | b'/'
-            | b'?' => j += 1,
-            b'%' => {
+        let b = path[j];
+        match URI_BYTE[usize::from(b)] {
+            PLAIN => {
+                // "/." starts a dot segment (WHATWG would rewrite the path)
+                if b == b'/' && path.get(j + 1) == Some(&b'.') {
+                    return None;
+                }
+                j += 1;
+            }
+            PERCENT => {
                 let (h, l) = (*path.get(j + 1)?, *path.get(j + 2)?);
                 if !h.is_ascii_hexdigit()
                     || !l.is_ascii_hexdigit()
@@ -87,7 +75,7 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
                 }
                 j += 3;
             }
-            b'&' => {
+            AMP => {
                 if !path[j..].starts_with(b"&amp;") {
                     return None;
                 }
@@ -97,7 +85,7 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
             _ => return None,
         }
     }
-    if text.len() - 4 * amps > MAX_LOC_LENGTH || text.windows(2).any(|w| w == b"/.") {
+    if text.len() - 4 * amps > MAX_LOC_LENGTH {
         return None;
     }
     Some(PlainLoc {
@@ -105,6 +93,27 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
         has_amp: amps > 0,
     })
 }
+
+const OTHER: u8 = 0;
+const PLAIN: u8 = 1;
+const PERCENT: u8 = 2;
+const AMP: u8 = 3;
+
+/// What each byte is in a plain loc's path: a character RFC 3986 allows as it is
+/// (unreserved, sub-delims but `&` and `'`, `:`, `@`, `/`, `?`), the start of an escape or
+/// of `&amp;`, or anything else.
+const URI_BYTE: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let plain = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=:@/?";
+    let mut i = 0;
+    while i < plain.len() {
+        t[plain[i] as usize] = PLAIN;
+        i += 1;
+    }
+    t[b'%' as usize] = PERCENT;
+    t[b'&' as usize] = AMP;
+    t
+};
 
 /// urls.PLAIN_HOST's name form: labels of `a-z0-9-` (no hyphen at either end), the last one
 /// starting with a letter.
@@ -211,8 +220,16 @@ pub fn plain_priority(text: &[u8]) -> Option<f64> {
         b'1' => frac.iter().all(|&b| b == b'0'),
         _ => false,
     };
-    // the text is ASCII digits and a dot: Rust's parse rounds as Python's float() does
-    ok.then(|| std::str::from_utf8(text).ok()?.parse().ok())?
+    if !ok {
+        return None;
+    }
+    // digits / 10^k: both exact in an f64, so one correctly rounded division gives what
+    // Python's float() gives for the text
+    let scale = [1.0, 10.0, 100.0, 1000.0, 10000.0][frac.len()];
+    let digits = frac
+        .iter()
+        .fold(u32::from(head - b'0'), |n, &d| n * 10 + u32::from(d - b'0'));
+    Some(f64::from(digits) / scale)
 }
 
 /// The index in CHANGEFREQS of an exact changefreq spelling.
@@ -317,6 +334,11 @@ mod tests {
         assert_eq!(plain_priority(b"0.5"), Some(0.5));
         assert_eq!(plain_priority(b"1"), Some(1.0));
         assert_eq!(plain_priority(b"0.1234"), Some(0.1234));
+        for i in 0..10_000 {
+            let text = format!("0.{i:04}");
+            let parsed: f64 = text.parse().unwrap();
+            assert_eq!(plain_priority(text.as_bytes()), Some(parsed), "{text}");
+        }
         for bad in ["1.5", "0.12345", "0.", ".5", "-0", " 0.5", "1.01", "01"] {
             assert_eq!(plain_priority(bad.as_bytes()), None, "{bad}");
         }
