@@ -7,9 +7,9 @@ OPTIMIZED: bool
 
 # --- reading (rust/py/src/read.rs) ---
 
-# an entry whose values the reader judges: its line, then (line, text) or None for each of
-# loc, lastmod, changefreq, priority
-JudgedValue = tuple[int, str] | None
+# an entry some of whose values the reader judges: its line, then for each of loc, lastmod,
+# changefreq, priority None, the typed value (plain), or (line, text) to judge
+JudgedValue = tuple[int, str] | Any
 JudgedEntry = tuple[int, JudgedValue, JudgedValue, JudgedValue, JudgedValue]
 
 class UrlsetScanner:

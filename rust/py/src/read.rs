@@ -3,7 +3,7 @@ use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
-use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop};
+use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop, Value};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -43,6 +43,33 @@ impl UrlsetScanner {
         Ok(value)
     }
 
+    /// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value
+    /// None, typed (plain), or (line, text) for the sink to judge.
+    fn judged(&mut self, py: Python<'_>, data: &[u8], run: &[Judged]) -> PyResult<Py<PyAny>> {
+        let mut items = Vec::with_capacity(run.len());
+        for j in run {
+            let mut values: Vec<Py<PyAny>> = Vec::with_capacity(4);
+            for v in &j.values {
+                values.push(match v {
+                    None => py.None(),
+                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp),
+                    Some(Value::Lastmod((a, b))) => self.lastmod(py, &data[*a..*b])?,
+                    Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
+                    Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
+                    Some(Value::Text(t)) => (t.line, t.text.as_str())
+                        .into_pyobject(py)?
+                        .into_any()
+                        .unbind(),
+                });
+            }
+            let [a, b, c, d]: [Py<PyAny>; 4] = values
+                .try_into()
+                .map_err(|_| pyo3::exceptions::PyValueError::new_err("four values"))?;
+            items.push((j.line, a, b, c, d).into_pyobject(py)?);
+        }
+        Ok(PyList::new(py, items)?.into_any().unbind())
+    }
+
     fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
         v.map_or_else(|| py.None(), f)
     }
@@ -62,24 +89,15 @@ impl UrlsetScanner {
     }
 }
 
-/// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value None or
-/// (line, text).
-fn judged(py: Python<'_>, run: &[Judged]) -> PyResult<Py<PyAny>> {
-    let items = run
-        .iter()
-        .map(|j| {
-            let [a, b, c, d] = j.values.clone().map(|v| v.map(|t| (t.line, t.text)));
-            (j.line, a, b, c, d).into_pyobject(py)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyList::new(py, items)?.into_any().unbind())
+fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
+    loc_string(py, data, r.loc, r.has_amp)
 }
 
-fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
-    let raw = &data[r.loc.0..r.loc.1];
+fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
+    let raw = &data[loc.0..loc.1];
     // the core checked the loc is ASCII
     let text = std::str::from_utf8(raw).unwrap_or_default();
-    if r.has_amp {
+    if has_amp {
         PyString::new(py, &text.replace("&amp;", "&"))
             .into_any()
             .unbind()
@@ -173,7 +191,7 @@ impl UrlsetScanner {
                     .into_any()
                     .unbind()
             }
-            Stop::Judged(run) => judged(py, run)?,
+            Stop::Judged(run) => self.judged(py, bytes, run)?,
         };
         (
             found.pos,

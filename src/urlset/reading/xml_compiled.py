@@ -36,7 +36,6 @@ from .sink import HASH_MASK, Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
-from .xml_guard import entity_delta
 
 if TYPE_CHECKING:
     from .._core import JudgedEntry
@@ -47,6 +46,11 @@ _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 _ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _NO_EXTENSIONS = ()
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
+
+
+def _entity_delta(data: bytes) -> int:
+    """xml_guard.entity_delta of bytes (counted without decoding them)."""
+    return data.count(b"&lt;") + data.count(b"&gt;") - data.count(b"&quot;") - data.count(b"&apos;")
 
 
 class CompiledLane:
@@ -206,14 +210,15 @@ class CompiledLane:
         return True
 
     def _judged(self, run: list[JudgedEntry]) -> bool:
-        """Entries whose value texts the sink judges (corrected or reported), as the full
-        lane's ElementReader does for the same elements; False when reading must stop."""
+        """Entries some of whose values are texts the sink judges (corrected or reported), as
+        the full lane's ElementReader does for the same elements; the others come typed.
+        False when reading must stop."""
         sink = self.sink
         parsers = (sink.loc, sink.lastmod, sink.changefreq, sink.priority)
-        for line, *texts in run:
-            values: list[Any] = [None, None, None, None]
-            for i, item in enumerate(texts):
-                if item is not None:
+        for line, *items in run:
+            values: list[Any] = items
+            for i, item in enumerate(items):
+                if type(item) is tuple:
                     at, text = item
                     checked = value_text(sink, _NAMES[i], text, at)
                     values[i] = None if checked is None else parsers[i](checked, at)
@@ -293,8 +298,8 @@ class CompiledLane:
         self.fbytes += pos
         if b"&" in done:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
-            self.fbytes += entity_delta(done.decode("latin-1"))
-            self.fcol += entity_delta(tail.decode("latin-1"))
+            self.fbytes += _entity_delta(done)
+            self.fcol += _entity_delta(tail)
         del self.buf[:pos]
 
     def _handoff(self, aligned: bool = True) -> None:

@@ -66,12 +66,22 @@ pub struct Text {
     pub text: String,
 }
 
-/// An entry whose values the reader judges (they may need correction or a report): its line
-/// and the texts of loc, lastmod, changefreq, priority.
+/// A value of an entry to judge: typed when it is plain, else its text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Loc { span: Span, has_amp: bool },
+    Lastmod(Span),
+    Changefreq(u8),
+    Priority(f64),
+    Text(Text),
+}
+
+/// An entry some of whose values the reader judges (they may need correction or a report):
+/// its line and its loc, lastmod, changefreq, priority.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
     pub line: u32,
-    pub values: [Option<Text>; 4],
+    pub values: [Option<Value>; 4],
 }
 
 /// Why a scan stopped.
@@ -232,23 +242,56 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
             Some(Entry::Extension(record))
         }
         _ if c.at(close) => {
-            let mut values: [Option<Text>; 4] = Default::default();
-            for (value, span) in values.iter_mut().zip(spans) {
+            let mut values: [Option<Value>; 4] = Default::default();
+            for (i, (value, span)) in values.iter_mut().zip(spans).enumerate() {
                 if let Some((s, _)) = span {
-                    let text = value_text(text(s), limits.max_value)?;
+                    let raw = text(s);
+                    let plain = match i {
+                        0 => plain_loc(raw).map(|p| Value::Loc {
+                            span: s,
+                            has_amp: p.has_amp,
+                        }),
+                        1 => plain_lastmod(raw).then_some(Value::Lastmod(s)),
+                        2 => plain_changefreq(raw).map(Value::Changefreq),
+                        _ => plain_priority(raw).map(Value::Priority),
+                    };
+                    if plain.is_some() {
+                        *value = plain;
+                        continue;
+                    }
+                    let text = value_text(raw, limits.max_value)?;
                     // the element's line, line feeds inside earlier values counted
                     let open = c.text[..s.0]
                         .iter()
                         .rposition(|&b| b == b'<')
                         .unwrap_or(s.0);
                     let line = line + count_lines(&c.text[start..open]);
-                    *value = Some(Text { line, text });
+                    *value = Some(Value::Text(Text { line, text }));
                 }
             }
             c.line = line + count_lines(&c.text[start..c.pos]);
             Some(Entry::Judged(Judged { line, values }))
         }
         _ => None,
+    }
+}
+
+/// Canonical records in a row that end a run of entries to judge.
+const RUN_BREAK: usize = 32;
+
+/// A canonical record as an entry of a run to judge, every value typed.
+fn typed(r: Record) -> Judged {
+    Judged {
+        line: r.line,
+        values: [
+            Some(Value::Loc {
+                span: r.loc,
+                has_amp: r.has_amp,
+            }),
+            r.lastmod.map(Value::Lastmod),
+            r.changefreq.map(Value::Changefreq),
+            r.priority.map(Value::Priority),
+        ],
     }
 }
 
@@ -272,6 +315,9 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
     let mut c = Cursor { text, pos, line };
     let mut records = Vec::new();
     let mut judged = Vec::new();
+    // canonical records met inside a run of entries to judge join it (one call for a file
+    // that mixes both), until RUN_BREAK in a row end the run where they started
+    let (mut streak, mut streak_at) = (0usize, (pos, line));
     loop {
         c.spaces();
         let (start, line) = (c.pos, c.line);
@@ -287,7 +333,26 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
                 records.push(record);
                 continue;
             }
+            Some(Entry::Canonical(record)) => {
+                if streak == 0 {
+                    streak_at = (start, line);
+                }
+                streak += 1;
+                c.pos += close.len();
+                judged.push(typed(record));
+                if streak < RUN_BREAK {
+                    continue;
+                }
+                judged.truncate(judged.len() - streak);
+                return Scan {
+                    records,
+                    pos: streak_at.0,
+                    line: streak_at.1,
+                    stop: Stop::Judged(judged),
+                };
+            }
             Some(Entry::Judged(j)) => {
+                streak = 0;
                 c.pos += close.len();
                 judged.push(j);
                 continue;
@@ -355,22 +420,43 @@ mod tests {
 
     #[test]
     fn values_to_judge_come_back_as_texts_in_runs() {
-        let text = "<url><loc>https://a.test/x</loc></url>\n<url><loc> https://A.test/caf\u{e9}?a=&apos;1&apos;</loc>\n<priority>2</priority></url><url><loc>x</loc><lastmod>\n2024</lastmod></url>\n<url><loc>https://a.test/z</loc></url>";
+        let text = "<url><loc>https://a.test/x</loc></url>\n<url><loc> https://A.test/caf\u{e9}?a=&apos;1&apos;</loc>\n<priority>2</priority></url><url><loc>x</loc><lastmod>\n2024</lastmod></url>\n<url><loc>https://a.test/y</loc><changefreq>Daily</changefreq><priority>0.5</priority></url>\n<url><loc>https://a.test/z</loc></url>";
         let s = scan_all(text);
         assert_eq!(s.records.len(), 1);
         let Stop::Judged(run) = &s.stop else {
             panic!("{:?}", s.stop)
         };
-        assert_eq!(run.len(), 2);
-        let loc = run[0].values[0].as_ref().unwrap();
-        assert_eq!((run[0].line, loc.line), (2, 2));
-        assert_eq!(loc.text, " https://A.test/caf\u{e9}?a='1'");
-        assert_eq!(run[0].values[3].as_ref().unwrap().line, 3);
-        assert_eq!(run[1].values[1].as_ref().unwrap().text, "\n2024");
-        assert_eq!(s.line, 5);
-        assert_eq!(s.pos, text.rfind("<url>").unwrap());
+        assert_eq!(run.len(), 4); // the last, canonical, joins the run
+        let judged = |j: usize, i: usize| match &run[j].values[i] {
+            Some(Value::Text(t)) => (t.line, t.text.clone()),
+            v => panic!("{v:?}"),
+        };
+        assert_eq!(run[0].line, 2);
+        assert_eq!(
+            judged(0, 0),
+            (2, " https://A.test/caf\u{e9}?a='1'".to_owned())
+        );
+        assert_eq!(judged(0, 3).0, 3);
+        assert_eq!(judged(1, 1).1, "\n2024");
+        assert!(matches!(run[2].values[0], Some(Value::Loc { .. })));
+        assert_eq!(run[2].values[3], Some(Value::Priority(0.5)));
+        assert_eq!((s.line, s.pos), (6, text.len()));
+        assert_eq!(run[3].line, 6);
+    }
+
+    #[test]
+    fn runs_to_judge_take_canonical_records_in_until_a_long_streak() {
+        let plain = "<url><loc>https://a.test/p</loc></url>\n";
+        let odd = "<url><loc>https://A.test/</loc></url>\n";
+        let text = format!("{odd}{plain}{odd}{}", plain.repeat(RUN_BREAK + 3));
+        let s = scan_all(&text);
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run.len(), 3);
+        assert_eq!((s.pos, s.line), (2 * odd.len() + plain.len(), 4));
         let rest = scan(text.as_bytes(), s.pos, text.len(), s.line, ALL);
-        assert_eq!((rest.records.len(), rest.records[0].line), (1, 5));
+        assert_eq!((rest.records.len(), rest.stop), (RUN_BREAK + 3, Stop::End));
     }
 
     #[test]

@@ -163,8 +163,9 @@ fn two(d: &[u8]) -> Option<u32> {
 }
 
 /// A lastmod text that Python's `date.fromisoformat` (`YYYY-MM-DD`) or
-/// `datetime.fromisoformat` (`YYYY-MM-DDThh:mm:ss` with `Z` or `±hh:mm`) reads as written:
-/// sink.fast_lastmod's forms, with the calendar checked here so the conversion cannot fail.
+/// `datetime.fromisoformat` (`YYYY-MM-DDThh:mm:ss`, a fraction of 1-6 digits, then `Z` or
+/// `±hh:mm`) reads as dates.parse_lenient reads it, with no problem to report; the calendar
+/// is checked here so the conversion cannot fail.
 pub fn plain_lastmod(text: &[u8]) -> bool {
     if text.len() < 10 || !plain_date(&text[..10]) {
         return false;
@@ -178,8 +179,16 @@ pub fn plain_lastmod(text: &[u8]) -> bool {
     let ok_time = matches!(two(&text[11..13]), Some(h) if h < 24)
         && matches!(two(&text[14..16]), Some(m) if m < 60)
         && matches!(two(&text[17..19]), Some(s) if s < 60);
+    let mut zone = &text[19..];
+    if let [b'.', rest @ ..] = zone {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if !(1..=6).contains(&digits) {
+            return false;
+        }
+        zone = &rest[digits..];
+    }
     ok_time
-        && match &text[19..] {
+        && match zone {
             b"Z" => true,
             [b'+' | b'-', h1, h2, b':', m1, m2] => {
                 matches!(two(&[*h1, *h2]), Some(h) if h < 24)
@@ -303,6 +312,8 @@ mod tests {
             "2024-01-02T03:04:05Z",
             "2024-01-02T23:59:59+23:59",
             "2024-01-02T00:00:00-07:30",
+            "2024-01-02T03:04:05.1Z",
+            "2024-01-02T03:04:05.123456+01:00",
         ] {
             assert!(plain_lastmod(good.as_bytes()), "{good}");
         }
@@ -318,10 +329,11 @@ mod tests {
             "2024-01-02T03:60:00Z",
             "2024-01-02T03:04:60Z",
             "2024-01-02T03:04:05",
-            "2024-01-02T03:04:05.1Z",
             "2024-01-02t03:04:05z",
             "2024-01-02T03:04:05+24:00",
             "2024-01-02T03:04:05+0100",
+            "2024-01-02T03:04:05.Z",
+            "2024-01-02T03:04:05.1234567Z",
             "2024-01-02 03:04:05Z",
             "",
         ] {
