@@ -415,13 +415,31 @@ def test_compiled_loc_check_takes_what_the_sink_takes(text: str) -> None:
     | st.text("0123456789-T:Z+ ", max_size=26)
 )
 def test_fast_lastmod_agrees_with_parse_lenient(text: str) -> None:
-    """fast_lastmod gives what parse_lenient gives, and takes every text the compiled lane
-    takes (both read them with fromisoformat; the compiled lane checks the calendar first)."""
     fast = fast_lastmod(text)
-    assert fast is not None or not _core.plain_lastmod(text.encode())
     if fast is None:
         return
     value, problem = parse_lenient(text)
+    assert problem is None
+    assert value == fast and type(value) is type(fast)
+    if isinstance(value, datetime):
+        assert value.utcoffset() == fast.utcoffset()  # type: ignore[union-attr]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.from_regex(
+        r"\A\d{4}-[01]\d-[0-3]\d(T[0-2]\d:[0-6]\d:[0-6]\d(\.\d{0,8})?(Z|[+-][0-2]\d:[0-6]\d))?\Z",
+        fullmatch=True,
+    )
+    | st.text("0123456789-T:Z+. ", max_size=32)
+)
+def test_compiled_lastmods_are_what_parse_lenient_gives(text: str) -> None:
+    """A lastmod the compiled lane takes as plain is read with fromisoformat: that must be
+    parse_lenient's value, with no problem to report."""
+    if not _core.plain_lastmod(text.encode()):
+        return
+    value, problem = parse_lenient(text)
+    fast = (date.fromisoformat if len(text) == 10 else datetime.fromisoformat)(text)
     assert problem is None
     assert value == fast and type(value) is type(fast)
     if isinstance(value, datetime):
