@@ -20,7 +20,7 @@ pub struct UrlsetScanner {
     changefreqs: Vec<Py<PyAny>>,
     parse_date: Py<PyAny>,
     parse_datetime: Py<PyAny>,
-    lastmods: HashMap<Vec<u8>, Py<PyAny>>,
+    lastmods: HashMap<Vec<u8>, Py<PyAny>, foldhash::fast::RandomState>,
 }
 
 impl UrlsetScanner {
@@ -122,7 +122,7 @@ impl UrlsetScanner {
             changefreqs,
             parse_date,
             parse_datetime,
-            lastmods: HashMap::new(),
+            lastmods: HashMap::default(),
         }
     }
 

@@ -129,7 +129,8 @@ class CompiledLane:
                 self._handoff()
             return
         end += len(self.entry_end)
-        data = bytes(buf[:end])
+        with memoryview(buf) as view:  # one copy (a slice of buf would be two)
+            data = view[:end].tobytes()
         enabled = gc.isenabled()
         if enabled:  # many small tuples built in a tight loop: collections would only cost
             gc.disable()
