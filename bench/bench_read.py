@@ -117,7 +117,45 @@ def files() -> dict[str, Path]:
     if not images.exists():
         images.write_bytes(image_sitemap(50_000))
     paths["images-50mib"] = images
+    mixed = OUT / "mixed-50k.xml"
+    if not mixed.exists():
+        mixed.write_bytes(mixed_sitemap(50_000))
+    paths["mixed-50k"] = mixed
     return paths
+
+
+def mixed_sitemap(n: int) -> bytes:
+    """n URLs of the shapes real sitemaps hold, all four fields, one shape after another:
+    distinct lastmod datetimes (one a minute, some with fractions of a second), queries with
+    '&' and quotes, percent-escapes, non-ASCII paths and host names, ports of any length, and
+    locs near the 2,048-character limit. Most are plain; the rest the reader must judge
+    (normalised and reported)."""
+    start = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
+    hosts = ["www.example.com", "shop.example.com:8443", "example.org:44300", "bücher.example"]
+    freqs = ["daily", "weekly", "monthly", "hourly"]
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    ]
+    for i in range(n):
+        host = hosts[i % len(hosts)]
+        path = [
+            f"products/{i}?color=red&amp;size={i % 7}",
+            f"caf%C3%A9/men%C3%BC-{i}",
+            f"café/menü-{i}",
+            f"search?q=it&apos;s&amp;page={i}",
+            f"p/{i}/" + "x" * 1990,
+            f"a/b/c/{i}.html",
+        ][i % 6]
+        when = start + dt.timedelta(minutes=i)
+        lastmod = when.isoformat() if i % 5 else when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        parts.append(
+            f"  <url>\n    <loc>https://{host}/{path}</loc>\n    <lastmod>{lastmod}</lastmod>\n"
+            f"    <changefreq>{freqs[i % 4]}</changefreq>\n"
+            f"    <priority>0.{i % 10}</priority>\n  </url>\n"
+        )
+    parts.append("</urlset>\n")
+    return "".join(parts).encode()
 
 
 def image_sitemap(n: int) -> bytes:
@@ -149,6 +187,10 @@ def main() -> None:
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--peers-big", action="store_true", help="peers read the 50 MiB file too")
     args = parser.parse_args()
+    import urlset._core
+
+    if not urlset._core.OPTIMIZED:
+        sys.exit("bench_read: urlset._core is a debug build; pip install -e . builds it in release")
     paths = files()
     report: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -168,7 +210,7 @@ def main() -> None:
     if not args.no_peers:
         from peers import client
 
-        targets = ["50k", "50k-gz"] + (["50mib"] if args.peers_big else [])
+        targets = ["50k", "50k-gz", "mixed-50k"] + (["50mib"] if args.peers_big else [])
         for name in targets:
             rows = client.run_peers("read", str(paths[name]), repeat=args.repeat, timeout=900)
             report["peers"][name] = rows

@@ -5,48 +5,43 @@ from __future__ import annotations
 
 from test_read_support import feed_all
 from urlset.model import ChangeFreq, Url
-from urlset.reading.reader import read_bytes
-from urlset.reading.xml_records import RecordReader as XmlBody
+from urlset.reading.xml_compiled import CompiledLane
 
 
-def test_records_the_fast_checks_refuse_cost_linear_time() -> None:
-    """Every loc has an upper-case host, which the fast lane leaves to the full checks: each
-    record is then read on its own (this test once used a port over 9999, which the fast lane
-    now takes; see test_read_trust.py). Twice the records must cost about twice the work, not
-    four times (the reader once rescanned the rest of the document after each such record).
-    Counted in calls to the per-record path, not in seconds."""
-    calls = {"n": 0, "pieces": 0}
-    original = XmlBody._fast_run
-    original_piece = XmlBody._fast_piece
+def test_records_the_fast_checks_refuse_are_judged_in_runs_without_lxml() -> None:
+    """Every loc has an upper-case host, which the compiled lane does not take as written:
+    such records come back as their texts in runs, judged by the sink's rules, and none is
+    parsed by lxml on its own (each once cost a parse, 13-17k URLs/s). The result is the
+    full lane's, issues included."""
+    calls = {"runs": 0, "judged": 0, "pieces": 0}
+    original_piece, original_judged = CompiledLane._piece, CompiledLane._judged
 
-    def counting(self, parts, a, b, text, spans):  # type: ignore[no-untyped-def]
-        calls["n"] += b - a  # records handed to the run checks
-        return original(self, parts, a, b, text, spans)
+    def counting_piece(self, data, start, stop, line):  # type: ignore[no-untyped-def]
+        calls["pieces"] += 1
+        return original_piece(self, data, start, stop, line)
 
-    def counting_piece(self, text, start, stop):  # type: ignore[no-untyped-def]
-        calls["pieces"] += 1  # records read on their own
-        return original_piece(self, text, start, stop)
+    def counting_judged(self, run):  # type: ignore[no-untyped-def]
+        calls["runs"] += 1
+        calls["judged"] += len(run)
+        return original_judged(self, run)
 
-    def work(n: int) -> int:
-        doc = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            + "".join(f"<url><loc>http://H.test:18080/p{i}</loc></url>\n" for i in range(n))
-            + "</urlset>\n"
-        ).encode()
-        calls["n"] = calls["pieces"] = 0
-        XmlBody._fast_run = counting  # type: ignore[method-assign]
-        XmlBody._fast_piece = counting_piece  # type: ignore[method-assign]
-        try:
-            assert sum(1 for _ in read_bytes(doc)) == n
-        finally:
-            XmlBody._fast_run = original  # type: ignore[method-assign]
-            XmlBody._fast_piece = original_piece  # type: ignore[method-assign]
-        assert calls["pieces"] == n  # every record was refused by the fast checks
-        return calls["n"]
-
-    small, large = work(2_000), work(4_000)
-    assert large < 2.5 * small
+    n = 2_000
+    doc = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "".join(f"<url><loc>http://H.test:18080/p{i}</loc></url>\n" for i in range(n))
+        + "</urlset>\n"
+    ).encode()
+    CompiledLane._piece = counting_piece  # type: ignore[method-assign]
+    CompiledLane._judged = counting_judged  # type: ignore[method-assign]
+    try:
+        fast = feed_all(doc, [len(doc)])
+    finally:
+        CompiledLane._piece = original_piece  # type: ignore[method-assign]
+        CompiledLane._judged = original_judged  # type: ignore[method-assign]
+    assert calls == {"runs": 1, "judged": n, "pieces": 0}
+    assert len(fast[0]) == n and fast == feed_all(doc, [len(doc)], fast=False)
+    assert {i.code for i in fast[1]} == {"normalized-url", "dev-host", "too-many-errors"}
 
 
 def test_escaped_and_mixed_host_locs_stay_in_the_fast_lane() -> None:
@@ -68,17 +63,17 @@ def test_escaped_and_mixed_host_locs_stay_in_the_fast_lane() -> None:
         + "</urlset>\n"
     ).encode()
     pieces = {"n": 0}
-    original = XmlBody._fast_piece
+    original = CompiledLane._piece
 
-    def counting(self, text, start, stop):  # type: ignore[no-untyped-def]
+    def counting(self, data, start, stop, line):  # type: ignore[no-untyped-def]
         pieces["n"] += 1
-        return original(self, text, start, stop)
+        return original(self, data, start, stop, line)
 
-    XmlBody._fast_piece = counting  # type: ignore[method-assign]
+    CompiledLane._piece = counting  # type: ignore[method-assign]
     try:
         fast = feed_all(doc, [len(doc)])
     finally:
-        XmlBody._fast_piece = original  # type: ignore[method-assign]
+        CompiledLane._piece = original  # type: ignore[method-assign]
     assert pieces["n"] == 0
     assert fast == feed_all(doc, [len(doc)], fast=False)
     # 127.0.0.1 is a loopback address: reported once (dev-host), nothing else

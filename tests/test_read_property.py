@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from test_read_support import NS, feed_all
+from urlset import _core
 from urlset.codes import CODES
 from urlset.dates import parse_lenient
 from urlset.extensions.rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reading.reader import SitemapReader, read_bytes
 from urlset.reading.sink import fast_lastmod, fast_uri
-from urlset.reading.xml_records import _LOC, _plain_locs
 from urlset.urls import to_uri
 from urlset.writing.document import SitemapDocument, index_document
 
@@ -42,6 +42,8 @@ hosts = st.sampled_from(
         "xn--bcher-kva.de",
         "127.0.0.1:8080",
         "example.com:18080",
+        "bücher.example",
+        "example.com:443",
     ]
 )
 paths = st.lists(
@@ -135,8 +137,22 @@ def documents(draw: st.DrawFn) -> bytes:
 
 
 @st.composite
+def index_documents(draw: st.DrawFn) -> bytes:
+    """The same records as a sitemap index's entries (changefreq and priority are then
+    unknown elements there)."""
+    text = draw(documents()).decode()
+    for old, new in [
+        ("url>", "sitemap>"),
+        ("<urlset", "<sitemapindex"),
+        ("urlset>", "sitemapindex>"),
+    ]:
+        text = text.replace(old, new)
+    return text.encode()
+
+
+@st.composite
 def mutated(draw: st.DrawFn) -> bytes:
-    data = bytearray(draw(documents()))
+    data = bytearray(draw(documents() | index_documents()))
     for _ in range(draw(st.integers(1, 4))):
         if not data:
             break
@@ -185,6 +201,12 @@ def test_random_chunking_changes_nothing(doc: bytes, sizes: list[int]) -> None:
 @SETTINGS
 @given(documents(), chunkings)
 def test_fast_lane_equals_full_lane(doc: bytes, sizes: list[int]) -> None:
+    assert feed_all(doc, sizes, fast=True) == feed_all(doc, [len(doc)], fast=False)
+
+
+@SETTINGS
+@given(index_documents(), chunkings)
+def test_fast_lane_equals_full_lane_on_indexes(doc: bytes, sizes: list[int]) -> None:
     assert feed_all(doc, sizes, fast=True) == feed_all(doc, [len(doc)], fast=False)
 
 
@@ -362,29 +384,29 @@ def test_fast_uri_implies_to_uri_identity(text: str) -> None:
         st.text("ab09-._~!$()*+,;=:@/?&amp;%2eEfF", max_size=20),
     )
 )
-def test_fast_lane_loc_pattern_implies_to_uri_identity(text: str) -> None:
-    """The loose lane's bulk loc check (_LOC) passes only URIs to_uri keeps as they are."""
-    if _LOC(text) and "/." not in text:
+def test_compiled_loc_check_implies_to_uri_identity(text: str) -> None:
+    """The compiled lane's loc check (on the text as written) passes only URIs that to_uri
+    keeps as they are, and that the sink's own check (fast_uri) passes too."""
+    if _core.plain_loc(text.encode()):
         loc = text.replace("&amp;", "&")
+        assert fast_uri(loc)
         assert to_uri(loc) == loc
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(
-        st.builds(
-            lambda scheme, host, path: f"{scheme}://{host}/{path}",
-            st.sampled_from(["http", "https", "HTTP", "ftp"]),
-            st.sampled_from(["example.com", "a.example", "127.0.0.1:8080", "Example.com", "x:80"]),
-            st.text("ab09-._~!$()*+,;=:@/?&amp;%2eEfF\n é'", max_size=12),
-        ),
-        min_size=1,
-        max_size=6,
+    st.builds(
+        lambda scheme, host, path: f"{scheme}://{host}/{path}",
+        st.sampled_from(["http", "https", "HTTP", "ftp"]),
+        st.sampled_from(["example.com", "a.example", "127.0.0.1:8080", "Example.com", "x:80"]),
+        st.text("ab09-._~!$()*+,;=:@/?&amp;%2eEfF\n é'", max_size=12),
     )
 )
-def test_bulk_loc_check_agrees_with_the_pattern(locs: list[str]) -> None:
-    """_plain_locs (counts and a byte translation) says what _LOC says of every loc."""
-    assert _plain_locs(locs, "\n".join(locs)) == all(_LOC(loc) for loc in locs)
+def test_compiled_loc_check_takes_what_the_sink_takes(text: str) -> None:
+    """A loc the sink's check (fast_uri) takes as it is, escaped as the writer escapes it, is
+    taken by the compiled lane too, so plain files never leave it."""
+    if fast_uri(text):
+        assert _core.plain_loc(text.replace("&", "&amp;").encode())
 
 
 @settings(max_examples=300, deadline=None)
@@ -397,6 +419,27 @@ def test_fast_lastmod_agrees_with_parse_lenient(text: str) -> None:
     if fast is None:
         return
     value, problem = parse_lenient(text)
+    assert problem is None
+    assert value == fast and type(value) is type(fast)
+    if isinstance(value, datetime):
+        assert value.utcoffset() == fast.utcoffset()  # type: ignore[union-attr]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.from_regex(
+        r"\A\d{4}-[01]\d-[0-3]\d(T[0-2]\d:[0-6]\d:[0-6]\d(\.\d{0,8})?(Z|[+-][0-2]\d:[0-6]\d))?\Z",
+        fullmatch=True,
+    )
+    | st.text("0123456789-T:Z+. ", max_size=32)
+)
+def test_compiled_lastmods_are_what_parse_lenient_gives(text: str) -> None:
+    """A lastmod the compiled lane takes as plain is read with fromisoformat: that must be
+    parse_lenient's value, with no problem to report."""
+    if not _core.plain_lastmod(text.encode()):
+        return
+    value, problem = parse_lenient(text)
+    fast = (date.fromisoformat if len(text) == 10 else datetime.fromisoformat)(text)
     assert problem is None
     assert value == fast and type(value) is type(fast)
     if isinstance(value, datetime):

@@ -2,6 +2,7 @@
 //! (the private module `urlset._core`); nothing here is a public Rust API.
 #![forbid(unsafe_code)]
 
+pub mod read;
 pub mod write;
 
 /// The version of the compiled core, so Python can tell which build it loaded.

@@ -1,12 +1,14 @@
 //! The private extension module `urlset._core`: thin bindings over `urlset-core`.
 use pyo3::prelude::*;
 
+mod read;
 mod write;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", urlset_core::VERSION)?;
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
+    read::register(m)?;
     write::register(m)?;
     Ok(())
 }

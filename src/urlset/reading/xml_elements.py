@@ -53,7 +53,6 @@ class ElementReader:
         self.sink = sink
         self.status = status
         self.max_depth = sink.limits.max_depth
-        self.max_value = sink.limits.max_value_length
         self.depth = 0
         self.entry_local = ""
         self.entry_depth = 2
@@ -199,22 +198,7 @@ class ElementReader:
             )
         if text is None:
             return ""
-        if len(text) > self.max_value:
-            self.sink.issue(
-                "value-too-long",
-                f"<{split_tag(el.tag)[1]}> holds {len(text):,} characters "
-                f"(ReadLimits.max_value_length is {self.max_value:,})",
-                el.sourceline or line,
-            )
-            return None
-        stripped = text.strip()
-        if len(stripped) != len(text):
-            self.sink.issue(
-                "whitespace-in-value",
-                f"<{split_tag(el.tag)[1]}> {stripped[:100]!r} has whitespace around it",
-                el.sourceline or line,
-            )
-        return stripped
+        return value_text(self.sink, split_tag(el.tag)[1], text, el.sourceline or line)
 
     def _cut(self, el: Any) -> None:
         loc = ""
@@ -346,6 +330,26 @@ class ElementReader:
 
 
 # -- helpers of ElementReader --
+
+
+def value_text(sink: Sink, name: str, text: str, line: int) -> str | None:
+    """The text of a value element ``<name>`` on ``line`` stripped (whitespace around it
+    reported), or None when it is longer than ReadLimits.max_value_length (reported); for
+    the compiled lane's texts too."""
+    limit = sink.limits.max_value_length
+    if len(text) > limit:
+        sink.issue(
+            "value-too-long",
+            f"<{name}> holds {len(text):,} characters (ReadLimits.max_value_length is {limit:,})",
+            line,
+        )
+        return None
+    stripped = text.strip()
+    if len(stripped) != len(text):
+        sink.issue(
+            "whitespace-in-value", f"<{name}> {stripped[:100]!r} has whitespace around it", line
+        )
+    return stripped
 
 
 def _drop(el: Any) -> None:

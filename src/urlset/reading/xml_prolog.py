@@ -92,10 +92,12 @@ class Prolog:
             return m
         return TO_FULL if final else WAIT
 
-    def plain_urlset(self, root_tag: re.Match[bytes]) -> bool:
-        """True when ``root_tag`` opens a non-empty ``<urlset>`` in the sitemaps.org
-        namespace, in a document declared (if at all) UTF-8: the fast lane's case."""
-        if not (self.utf8 and root_tag.group(1) == b"urlset" and not root_tag.group(3)):
+    def plain_root(self, root_tag: re.Match[bytes]) -> bool:
+        """True when ``root_tag`` opens a non-empty ``<urlset>`` or ``<sitemapindex>`` in the
+        sitemaps.org namespace, in a document declared (if at all) UTF-8: the fast lane's
+        case."""
+        name = root_tag.group(1)
+        if not (self.utf8 and name in (b"urlset", b"sitemapindex") and not root_tag.group(3)):
             return False
         ns = _DEFAULT_NS.search(root_tag.group(2))
         return ns is not None and ns.group(2) == SITEMAP_NS.encode()

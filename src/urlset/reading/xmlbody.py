@@ -12,9 +12,9 @@ Two lanes read the same document and must give the same result:
   (xml_full); its elements become entries in xml_elements (sitemaps) and xml_feeds (RSS,
   Atom).
 * the **fast lane** handles the common case, a UTF-8 ``<urlset>`` in the sitemaps.org
-  namespace (xml_fast, xml_records). Records holding only loc, lastmod, changefreq and
-  priority in protocol order, with values that need no correction, are matched by one
-  regular expression and become ``Url`` values in bulk. Anything between them (extensions,
+  namespace (xml_compiled). Records holding only loc, lastmod, changefreq and priority in
+  protocol order, with values that need no correction, are read by the compiled tokenizer
+  (``urlset._core``) and become ``Url`` values in bulk. Anything between them (extensions,
   comments, odd values) is parsed on its own by lxml in the root element's namespace context
   and handled by the full lane's code. Only a stretch that is not well-formed by itself hands
   the rest of the document to the full lane, after whitespace and comments that put libxml2
@@ -33,12 +33,11 @@ import re
 
 from .sink import Sink
 from .xml_common import DONE, FAST, FULL, PROLOG, Status
+from .xml_compiled import CompiledLane
 from .xml_elements import ElementReader
-from .xml_fast import FastLane
 from .xml_full import FullLane
 from .xml_guard import Guard
 from .xml_prolog import TO_FULL, Prolog
-from .xml_records import RecordReader
 
 
 class XmlBody:
@@ -54,8 +53,7 @@ class XmlBody:
         self.elements = ElementReader(sink, status)
         self.guard = Guard(sink, status)
         self.full = FullLane(sink, status, self.guard, self.elements)
-        self.records = RecordReader(sink, status, self.elements)
-        self.fast = FastLane(status, self.records, self.full)
+        self.fast = CompiledLane(sink, status, self.elements, self.full)
 
     @property
     def format(self) -> str | None:
@@ -72,7 +70,7 @@ class XmlBody:
         """True when every entry was a canonical record of the fast lane's pattern (protocol
         order, no attributes, locs proven plain as written), the body held nothing else but
         whitespace, and after the last record came only the root's end tag."""
-        return self.fast.throughout and self.records.records_only
+        return self.fast.throughout and self.fast.records_only
 
     def feed(self, data: bytes) -> None:
         state = self.status.state
@@ -109,7 +107,7 @@ class XmlBody:
         """The full lane reads the prolog and the root start tag ``m`` at once; then the fast
         lane takes the rest if the root allows it, else the full lane goes on."""
         end = m.end()
-        fast = self.fast_allowed and self.prolog.plain_urlset(m)
+        fast = self.fast_allowed and self.prolog.plain_root(m)
         head = bytes(self.buf[:end])
         rest = bytes(self.buf[end:])
         self.buf = bytearray()
@@ -117,7 +115,7 @@ class XmlBody:
         self.full.feed(head, now=True)
         if self.status.state != FULL:
             return
-        if fast and self.status.format == "urlset" and not self.guard.hold:
+        if fast and self.status.format in ("urlset", "sitemapindex") and not self.guard.hold:
             self.fast.start(m, head, rest)
         elif rest:
             self.full.feed(rest)

@@ -1,0 +1,3 @@
+//! Reading: the compiled lane of the XML reader (see src/urlset/reading/xml_compiled.py).
+pub mod records;
+pub mod values;

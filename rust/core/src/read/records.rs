@@ -1,0 +1,550 @@
+//! The compiled lane's tokenizer for the body of a plain `<urlset>` or `<sitemapindex>`: runs
+//! of canonical entries become typed records with their line; entries whose values need the
+//! reader's judgement come back as their texts; anything else is handed back as a piece for
+//! the careful lane, up to and with the next entry end tag.
+//!
+//! An entry is read here when it is `<url>` (`<sitemap>`), then `<loc>`, `<lastmod>`,
+//! `<changefreq>`, `<priority>` (an index entry: loc, lastmod) in protocol order, all but loc
+//! optional, with no attributes, comments, CDATA or references but the five predefined
+//! entities, XML whitespace between elements, and values within the value-length limit. It is
+//! canonical when its values need no correction ([`super::values`]). A canonical urlset entry
+//! whose core values are followed by an element with a prefix comes back as
+//! [`Stop::Extension`], for the extension readers to type or hand on.
+
+use super::values::{
+    plain_changefreq, plain_lastmod, plain_loc, plain_priority, value_text, PlainLoc,
+};
+
+/// Byte offsets `start..end` into the scanned buffer.
+pub type Span = (usize, usize);
+
+/// The document's kind: which entry element and which values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Urlset,
+    Index,
+}
+
+impl Kind {
+    fn open(self) -> &'static [u8] {
+        match self {
+            Kind::Urlset => b"<url>",
+            Kind::Index => b"<sitemap>",
+        }
+    }
+
+    /// The entry's end tag, which also ends a piece handed to the careful lane.
+    pub fn close(self) -> &'static [u8] {
+        match self {
+            Kind::Urlset => b"</url>",
+            Kind::Index => b"</sitemap>",
+        }
+    }
+}
+
+/// One canonical entry: where its values are, what they mean, and its line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The line of its start tag (1-based, counted in line feeds).
+    pub line: u32,
+    /// The loc text as written (`&amp;` still escaped when `has_amp`).
+    pub loc: Span,
+    /// Bytes of the loc's `scheme://authority/`.
+    pub origin_len: usize,
+    pub has_amp: bool,
+    /// The lastmod text, a form Python's `fromisoformat` reads.
+    pub lastmod: Option<Span>,
+    /// An index into `values::CHANGEFREQS`.
+    pub changefreq: Option<u8>,
+    pub priority: Option<f64>,
+}
+
+/// A value's text as an XML parser gives it, and the line of its element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Text {
+    pub line: u32,
+    pub text: String,
+}
+
+/// A value of an entry to judge: typed when it is plain, else its text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Loc { span: Span, has_amp: bool },
+    Lastmod(Span),
+    Changefreq(u8),
+    Priority(f64),
+    Text(Text),
+}
+
+/// An entry some of whose values the reader judges (they may need correction or a report):
+/// its line and its loc, lastmod, changefreq, priority.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub line: u32,
+    pub values: [Option<Value>; 4],
+}
+
+/// Why a scan stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// The end of the text given (or the record limit).
+    End,
+    /// A piece the careful lane must read, from `start` to `end` (just after the next entry
+    /// end tag, or the end of the text).
+    Gap { start: usize, end: usize },
+    /// A canonical urlset entry's core values followed by extension elements (`fragment`, up
+    /// to the entry's `</url>`, which ends at `end`).
+    Extension {
+        record: Record,
+        start: usize,
+        fragment: Span,
+        end: usize,
+    },
+    /// A run of entries whose values need judgement; reading goes on at `Scan::pos`.
+    Judged(Vec<Judged>),
+}
+
+/// What one call of [`scan`] read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scan {
+    pub records: Vec<Record>,
+    /// Where reading goes on (for `Gap` and `Extension`: their start).
+    pub pos: usize,
+    /// The line at `pos`.
+    pub line: u32,
+    pub stop: Stop,
+}
+
+/// What a scan may take: the document's kind, the most entries, the longest value (bytes).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub kind: Kind,
+    pub max_records: usize,
+    pub max_value: usize,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn count_lines(text: &[u8]) -> u32 {
+    let n = memchr::memchr_iter(b'\n', text).count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A cursor over the text with the line it stands on.
+struct Cursor<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: u32,
+}
+
+impl Cursor<'_> {
+    fn spaces(&mut self) {
+        while let Some(&b) = self.text.get(self.pos) {
+            if !is_space(b) {
+                break;
+            }
+            if b == b'\n' {
+                self.line += 1;
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn at(&self, tag: &[u8]) -> bool {
+        self.text[self.pos..].starts_with(tag)
+    }
+
+    /// `<name>` text `</name>` then whitespace: the text's span and the element's line; the
+    /// cursor does not move when the element is not there or its text holds a '<' that is not
+    /// its end tag. Line feeds inside the text are not counted (no plain value holds one;
+    /// `entry` counts them again for values it judges).
+    fn element(&mut self, open: &[u8], close: &[u8]) -> Option<(Span, u32)> {
+        if !self.at(open) {
+            return None;
+        }
+        let start = self.pos + open.len();
+        let len = memchr::memchr(b'<', &self.text[start..])?;
+        let end = start + len;
+        if !self.text[end..].starts_with(close) {
+            return None;
+        }
+        let line = self.line;
+        self.pos = end + close.len();
+        self.spaces();
+        Some(((start, end), line))
+    }
+}
+
+fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    memchr::memmem::find(text.get(from..)?, needle).map(|i| i + from)
+}
+
+/// An entry read at the cursor, with what follows its values.
+enum Entry {
+    Canonical(Record),
+    Extension(Record),
+    Judged(Judged),
+}
+
+const ELEMENTS: [(&[u8], &[u8]); 4] = [
+    (b"<loc>", b"</loc>"),
+    (b"<lastmod>", b"</lastmod>"),
+    (b"<changefreq>", b"</changefreq>"),
+    (b"<priority>", b"</priority>"),
+];
+
+/// The entry at the cursor (which stands on its start tag), or None for the careful lane; on
+/// None the cursor is left anywhere (the caller keeps its own position).
+fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
+    let (line, start) = (c.line, c.pos);
+    c.pos += limits.kind.open().len();
+    c.spaces();
+    let fields = if limits.kind == Kind::Index { 2 } else { 4 };
+    let mut spans: [Option<(Span, u32)>; 4] = [None; 4];
+    for (slot, (open, close)) in spans.iter_mut().zip(ELEMENTS).take(fields) {
+        *slot = c.element(open, close);
+    }
+    let (loc, _) = spans[0]?;
+    let text = |s: Span| &c.text[s.0..s.1];
+    let plain = (|| {
+        let PlainLoc {
+            origin_len,
+            has_amp,
+        } = plain_loc(text(loc))?;
+        let lastmod = match spans[1] {
+            Some((s, _)) => Some(plain_lastmod(text(s)).then_some(s)?),
+            None => None,
+        };
+        let changefreq = match spans[2] {
+            Some((s, _)) => Some(plain_changefreq(text(s))?),
+            None => None,
+        };
+        let priority = match spans[3] {
+            Some((s, _)) => Some(plain_priority(text(s))?),
+            None => None,
+        };
+        Some(Record {
+            line,
+            loc,
+            origin_len,
+            has_amp,
+            lastmod,
+            changefreq,
+            priority,
+        })
+    })();
+    let close = limits.kind.close();
+    match plain {
+        Some(record) if c.at(close) => Some(Entry::Canonical(record)),
+        Some(record) if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) => {
+            Some(Entry::Extension(record))
+        }
+        _ if c.at(close) => {
+            let mut values: [Option<Value>; 4] = Default::default();
+            for (i, (value, span)) in values.iter_mut().zip(spans).enumerate() {
+                if let Some((s, _)) = span {
+                    let raw = text(s);
+                    let plain = match i {
+                        0 => plain_loc(raw).map(|p| Value::Loc {
+                            span: s,
+                            has_amp: p.has_amp,
+                        }),
+                        1 => plain_lastmod(raw).then_some(Value::Lastmod(s)),
+                        2 => plain_changefreq(raw).map(Value::Changefreq),
+                        _ => plain_priority(raw).map(Value::Priority),
+                    };
+                    if plain.is_some() {
+                        *value = plain;
+                        continue;
+                    }
+                    let text = value_text(raw, limits.max_value)?;
+                    // the element's line, line feeds inside earlier values counted
+                    let open = c.text[..s.0]
+                        .iter()
+                        .rposition(|&b| b == b'<')
+                        .unwrap_or(s.0);
+                    let line = line + count_lines(&c.text[start..open]);
+                    *value = Some(Value::Text(Text { line, text }));
+                }
+            }
+            c.line = line + count_lines(&c.text[start..c.pos]);
+            Some(Entry::Judged(Judged { line, values }))
+        }
+        _ => None,
+    }
+}
+
+/// Canonical records in a row that end a run of entries to judge.
+const RUN_BREAK: usize = 32;
+
+/// A canonical record as an entry of a run to judge, every value typed.
+fn typed(r: Record) -> Judged {
+    Judged {
+        line: r.line,
+        values: [
+            Some(Value::Loc {
+                span: r.loc,
+                has_amp: r.has_amp,
+            }),
+            r.lastmod.map(Value::Lastmod),
+            r.changefreq.map(Value::Changefreq),
+            r.priority.map(Value::Priority),
+        ],
+    }
+}
+
+/// `<` then a name start character, then a ':' before any '<' or '>': a prefixed element.
+fn extension_start(text: &[u8]) -> bool {
+    match text {
+        [b'<', first, rest @ ..] if first.is_ascii_alphabetic() || *first == b'_' => rest
+            .iter()
+            .take_while(|&&b| b != b'<' && b != b'>')
+            .any(|&b| b == b':'),
+        _ => false,
+    }
+}
+
+/// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
+/// starting on `line`, taking at most `limits.max_records` canonical records.
+pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
+    let text = &text[..end];
+    let close = limits.kind.close();
+    let piece_end = |from: usize| find(text, close, from).map_or(end, |i| i + close.len());
+    let mut c = Cursor { text, pos, line };
+    let mut records = Vec::new();
+    let mut judged = Vec::new();
+    // canonical records met inside a run of entries to judge join it (one call for a file
+    // that mixes both), until RUN_BREAK in a row end the run where they started
+    let (mut streak, mut streak_at) = (0usize, (pos, line));
+    loop {
+        c.spaces();
+        let (start, line) = (c.pos, c.line);
+        let full = records.len() + judged.len() >= limits.max_records;
+        let found = if start < end && !full && c.at(limits.kind.open()) {
+            entry(&mut c, limits)
+        } else {
+            None
+        };
+        let stop = match found {
+            Some(Entry::Canonical(record)) if judged.is_empty() => {
+                c.pos += close.len();
+                records.push(record);
+                continue;
+            }
+            Some(Entry::Canonical(record)) => {
+                if streak == 0 {
+                    streak_at = (start, line);
+                }
+                streak += 1;
+                c.pos += close.len();
+                judged.push(typed(record));
+                if streak < RUN_BREAK {
+                    continue;
+                }
+                judged.truncate(judged.len() - streak);
+                return Scan {
+                    records,
+                    pos: streak_at.0,
+                    line: streak_at.1,
+                    stop: Stop::Judged(judged),
+                };
+            }
+            Some(Entry::Judged(j)) => {
+                streak = 0;
+                c.pos += close.len();
+                judged.push(j);
+                continue;
+            }
+            _ if !judged.is_empty() => Stop::Judged(judged),
+            _ if start >= end || full => Stop::End,
+            Some(Entry::Extension(record)) => {
+                let stop = piece_end(c.pos);
+                if text[..stop].ends_with(close) {
+                    Stop::Extension {
+                        record,
+                        start,
+                        fragment: (c.pos, stop - close.len()),
+                        end: stop,
+                    }
+                } else {
+                    Stop::Gap { start, end: stop }
+                }
+            }
+            _ => Stop::Gap {
+                start,
+                end: piece_end(start),
+            },
+        };
+        return Scan {
+            records,
+            pos: start,
+            line,
+            stop,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Limits = Limits {
+        kind: Kind::Urlset,
+        max_records: usize::MAX,
+        max_value: 1 << 20,
+    };
+
+    fn scan_all(text: &str) -> Scan {
+        scan(text.as_bytes(), 0, text.len(), 1, ALL)
+    }
+
+    #[test]
+    fn canonical_records_with_lines() {
+        let text = "\n<url><loc>https://a.test/x</loc></url>\n  <url>\n <loc>https://a.test/y?a&amp;b</loc>\n<lastmod>2024-01-02</lastmod><changefreq>daily</changefreq><priority>0.5</priority></url>\n";
+        let s = scan_all(text);
+        assert_eq!(s.stop, Stop::End);
+        assert_eq!(s.pos, text.len());
+        assert_eq!(s.line, 6);
+        assert_eq!(s.records.len(), 2);
+        let (a, b) = (&s.records[0], &s.records[1]);
+        assert_eq!((a.line, b.line), (2, 3));
+        assert_eq!(&text[b.loc.0..b.loc.1], "https://a.test/y?a&amp;b");
+        assert!(b.has_amp && !a.has_amp);
+        assert_eq!(b.origin_len, "https://a.test/".len());
+        let lm = b.lastmod.unwrap();
+        assert_eq!(&text[lm.0..lm.1], "2024-01-02");
+        assert_eq!((b.changefreq, b.priority), (Some(2), Some(0.5)));
+    }
+
+    #[test]
+    fn values_to_judge_come_back_as_texts_in_runs() {
+        let text = "<url><loc>https://a.test/x</loc></url>\n<url><loc> https://A.test/caf\u{e9}?a=&apos;1&apos;</loc>\n<priority>2</priority></url><url><loc>x</loc><lastmod>\n2024</lastmod></url>\n<url><loc>https://a.test/y</loc><changefreq>Daily</changefreq><priority>0.5</priority></url>\n<url><loc>https://a.test/z</loc></url>";
+        let s = scan_all(text);
+        assert_eq!(s.records.len(), 1);
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run.len(), 4); // the last, canonical, joins the run
+        let judged = |j: usize, i: usize| match &run[j].values[i] {
+            Some(Value::Text(t)) => (t.line, t.text.clone()),
+            v => panic!("{v:?}"),
+        };
+        assert_eq!(run[0].line, 2);
+        assert_eq!(
+            judged(0, 0),
+            (2, " https://A.test/caf\u{e9}?a='1'".to_owned())
+        );
+        assert_eq!(judged(0, 3).0, 3);
+        assert_eq!(judged(1, 1).1, "\n2024");
+        assert!(matches!(run[2].values[0], Some(Value::Loc { .. })));
+        assert_eq!(run[2].values[3], Some(Value::Priority(0.5)));
+        assert_eq!((s.line, s.pos), (6, text.len()));
+        assert_eq!(run[3].line, 6);
+    }
+
+    #[test]
+    fn runs_to_judge_take_canonical_records_in_until_a_long_streak() {
+        let plain = "<url><loc>https://a.test/p</loc></url>\n";
+        let odd = "<url><loc>https://A.test/</loc></url>\n";
+        let text = format!("{odd}{plain}{odd}{}", plain.repeat(RUN_BREAK + 3));
+        let s = scan_all(&text);
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run.len(), 3);
+        assert_eq!((s.pos, s.line), (2 * odd.len() + plain.len(), 4));
+        let rest = scan(text.as_bytes(), s.pos, text.len(), s.line, ALL);
+        assert_eq!((rest.records.len(), rest.stop), (RUN_BREAK + 3, Stop::End));
+    }
+
+    #[test]
+    fn anything_else_is_a_gap_up_to_the_next_url_end() {
+        let text = "<url><loc>https://a.test/x</loc></url> <!-- c --><url><loc>https://a.test/y</loc></url><url><loc>https://a.test/&#x41;</loc></url>";
+        let s = scan_all(text);
+        assert_eq!(s.records.len(), 1);
+        let start = text.find("<!--").unwrap();
+        let end = text.find("/y</loc></url>").unwrap() + 14;
+        assert_eq!(s.stop, Stop::Gap { start, end });
+        assert_eq!(s.pos, start);
+        let s2 = scan(text.as_bytes(), end, text.len(), 1, ALL);
+        assert_eq!(
+            s2.stop,
+            Stop::Gap {
+                start: end,
+                end: text.len()
+            }
+        );
+        for odd in [
+            "<url><lastmod>2024-01-01</lastmod><loc>https://a.test/</loc></url>",
+            "<url ><loc>https://a.test/</loc></url>",
+            "<url><loc>https://a.test/</loc><unknown/></url>",
+            "<url><loc>https://a.test/</loc><lastmod>2024-01-01</lastmod><lastmod>2024-01-01</lastmod></url>",
+            "<url><loc>https://a.test/\r</loc></url>",
+            "<url><loc>https://a.test/\u{1}</loc></url>",
+            "<url><loc>https://a.test/]]></loc></url>",
+            "<url><loc>https://a.test/&nbsp;</loc></url>",
+            "<url><loc/></url>",
+            "<url></url>",
+        ] {
+            assert_eq!(
+                scan_all(odd).stop,
+                Stop::Gap {
+                    start: 0,
+                    end: odd.len()
+                },
+                "{odd}"
+            );
+        }
+    }
+
+    #[test]
+    fn records_with_prefixed_elements_stop_as_extensions() {
+        let text = "<url><loc>https://a.test/</loc>\n<image:image><image:loc>https://a.test/i</image:loc></image:image></url>";
+        let s = scan_all(text);
+        let Stop::Extension {
+            record,
+            start,
+            fragment,
+            end,
+        } = s.stop
+        else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!((start, end, record.line), (0, text.len(), 1));
+        assert!(text[fragment.0..fragment.1].starts_with("<image:image>"));
+        assert!(text[fragment.0..fragment.1].ends_with("</image:image>"));
+    }
+
+    #[test]
+    fn index_entries() {
+        let text = "<sitemap><loc>https://a.test/s1.xml</loc><lastmod>2024-01-02</lastmod></sitemap>\n<sitemap><loc>https://a.test/s2.xml</loc><changefreq>daily</changefreq></sitemap>";
+        let limits = Limits {
+            kind: Kind::Index,
+            ..ALL
+        };
+        let s = scan(text.as_bytes(), 0, text.len(), 1, limits);
+        assert_eq!(s.records.len(), 1);
+        assert!(matches!(s.stop, Stop::Gap { .. }));
+    }
+
+    #[test]
+    fn limits_stop_reading() {
+        let text = "<url><loc>https://a.test/x</loc></url><url><loc>https://a.test/y</loc></url>";
+        let one = Limits {
+            max_records: 1,
+            ..ALL
+        };
+        let s = scan(text.as_bytes(), 0, text.len(), 1, one);
+        assert_eq!((s.records.len(), s.stop), (1, Stop::End));
+        assert_eq!(s.pos, text.find("</url>").unwrap() + 6);
+        let long = format!("<url><loc>{}</loc></url>", "x".repeat(40));
+        let short = Limits {
+            max_value: 39,
+            ..ALL
+        };
+        let s = scan(long.as_bytes(), 0, long.len(), 1, short);
+        assert!(matches!(s.stop, Stop::Gap { .. }));
+    }
+}

@@ -1,0 +1,65 @@
+//! The compiled lane's tokenizer on any bytes: it never panics, every span it gives lies in
+//! the text, and reading goes on from where each call stopped as the Python driver does
+//! (xml_compiled.py), always forward, to the end.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use urlset_core::read::records::{scan, Kind, Limits, Stop, Value};
+use urlset_core::read::values::{plain_lastmod, plain_loc, value_text};
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, text)) = data.split_first() else {
+        return;
+    };
+    let limits = Limits {
+        kind: if mode & 1 == 0 {
+            Kind::Urlset
+        } else {
+            Kind::Index
+        },
+        max_records: usize::from(mode >> 4) + 1,
+        max_value: if mode & 2 == 0 { 1 << 20 } else { 16 },
+    };
+    let end = text.len();
+    let (mut pos, mut line, mut calls) = (0usize, 1u32, 0usize);
+    while pos < end {
+        calls += 1;
+        assert!(calls <= end + 1, "no progress");
+        let s = scan(text, pos, end, line, limits);
+        assert!(s.pos >= pos && s.pos <= end && s.line >= line);
+        assert!(s.records.len() <= limits.max_records);
+        for r in &s.records {
+            assert!(r.loc.0 <= r.loc.1 && r.loc.1 <= end);
+            assert!(plain_loc(&text[r.loc.0..r.loc.1]).is_some());
+            if let Some((a, b)) = r.lastmod {
+                assert!(plain_lastmod(&text[a..b]));
+            }
+        }
+        (pos, line) = match s.stop {
+            Stop::End if s.pos == pos && s.records.is_empty() => break,
+            Stop::End => (s.pos, s.line),
+            Stop::Gap { start, end: stop }
+            | Stop::Extension {
+                start, end: stop, ..
+            } => {
+                assert!(start == s.pos && start < stop && stop <= end);
+                (stop, s.line)
+            }
+            Stop::Judged(run) => {
+                assert!(!run.is_empty() && s.pos > pos);
+                for j in &run {
+                    for v in j.values.iter().flatten() {
+                        if let Value::Text(t) = v {
+                            assert!(t.line >= j.line && t.text.len() <= end);
+                        }
+                    }
+                }
+                (s.pos, s.line)
+            }
+        };
+    }
+    // the value checks alone, on the whole input
+    let _ = plain_loc(text);
+    let _ = plain_lastmod(text);
+    let _ = value_text(text, 64);
+});

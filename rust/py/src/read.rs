@@ -1,0 +1,229 @@
+//! Bindings of the compiled reading lane: `UrlsetScanner` (typed by src/urlset/_core.pyi).
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
+use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop, Value};
+
+/// A record's (loc, lastmod, changefreq, priority) as Python values.
+type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
+
+/// Lastmod texts kept with their value; a file of distinct datetimes parses each once.
+const LASTMOD_CACHE: usize = 4096;
+
+/// Reads the records of a plain urlset's body (see urlset.reading.xml_compiled): the scan
+/// runs without the GIL, then the records become Python values a column at a time.
+#[pyclass(module = "urlset._core")]
+pub struct UrlsetScanner {
+    kind: Kind,
+    max_value: usize,
+    changefreqs: Vec<Py<PyAny>>,
+    parse_date: Py<PyAny>,
+    parse_datetime: Py<PyAny>,
+    lastmods: HashMap<Vec<u8>, Py<PyAny>, foldhash::fast::RandomState>,
+}
+
+impl UrlsetScanner {
+    fn lastmod(&mut self, py: Python<'_>, text: &[u8]) -> PyResult<Py<PyAny>> {
+        if let Some(v) = self.lastmods.get(text) {
+            return Ok(v.clone_ref(py));
+        }
+        let parse = if text.len() == 10 {
+            &self.parse_date
+        } else {
+            &self.parse_datetime
+        };
+        // the core checked the text is ASCII
+        let s = std::str::from_utf8(text).unwrap_or_default();
+        let value = parse.call1(py, (s,))?;
+        if self.lastmods.len() >= LASTMOD_CACHE {
+            self.lastmods.clear();
+        }
+        self.lastmods.insert(text.to_vec(), value.clone_ref(py));
+        Ok(value)
+    }
+
+    /// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value
+    /// None, typed (plain), or (line, text) for the sink to judge.
+    fn judged(&mut self, py: Python<'_>, data: &[u8], run: &[Judged]) -> PyResult<Py<PyAny>> {
+        let mut items = Vec::with_capacity(run.len());
+        for j in run {
+            let mut values: Vec<Py<PyAny>> = Vec::with_capacity(4);
+            for v in &j.values {
+                values.push(match v {
+                    None => py.None(),
+                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp),
+                    Some(Value::Lastmod((a, b))) => self.lastmod(py, &data[*a..*b])?,
+                    Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
+                    Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
+                    Some(Value::Text(t)) => (t.line, t.text.as_str())
+                        .into_pyobject(py)?
+                        .into_any()
+                        .unbind(),
+                });
+            }
+            let [a, b, c, d]: [Py<PyAny>; 4] = values
+                .try_into()
+                .map_err(|_| pyo3::exceptions::PyValueError::new_err("four values"))?;
+            items.push((j.line, a, b, c, d).into_pyobject(py)?);
+        }
+        Ok(PyList::new(py, items)?.into_any().unbind())
+    }
+
+    fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
+        v.map_or_else(|| py.None(), f)
+    }
+
+    /// (loc, lastmod, changefreq, priority) of one record.
+    fn values(&mut self, py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Values> {
+        let loc = loc_text(py, data, r);
+        let lastmod = match r.lastmod {
+            Some((a, b)) => self.lastmod(py, &data[a..b])?,
+            None => py.None(),
+        };
+        let changefreq = Self::optional(py, r.changefreq, |i| {
+            self.changefreqs[usize::from(i)].clone_ref(py)
+        });
+        let priority = Self::optional(py, r.priority, |p| PyFloat::new(py, p).into_any().unbind());
+        Ok((loc, lastmod, changefreq, priority))
+    }
+}
+
+fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
+    loc_string(py, data, r.loc, r.has_amp)
+}
+
+fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
+    let raw = &data[loc.0..loc.1];
+    // the core checked the loc is ASCII
+    let text = std::str::from_utf8(raw).unwrap_or_default();
+    if has_amp {
+        PyString::new(py, &text.replace("&amp;", "&"))
+            .into_any()
+            .unbind()
+    } else {
+        PyString::new(py, text).into_any().unbind()
+    }
+}
+
+#[pymethods]
+impl UrlsetScanner {
+    #[new]
+    fn new(
+        index: bool,
+        max_value: usize,
+        changefreqs: Vec<Py<PyAny>>,
+        parse_date: Py<PyAny>,
+        parse_datetime: Py<PyAny>,
+    ) -> Self {
+        UrlsetScanner {
+            kind: if index { Kind::Index } else { Kind::Urlset },
+            max_value,
+            changefreqs,
+            parse_date,
+            parse_datetime,
+            lastmods: HashMap::default(),
+        }
+    }
+
+    /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
+    /// priorities, lines, origins); see _core.pyi.
+    #[allow(clippy::too_many_arguments)]
+    fn scan<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = data.as_bytes();
+        let end = end.min(bytes.len());
+        let pos = pos.min(end);
+        let limits = Limits {
+            kind: self.kind,
+            max_records,
+            max_value: self.max_value,
+        };
+        let found = py.detach(|| scan(bytes, pos, end, line, limits));
+        let n = found.records.len();
+        let mut locs = Vec::with_capacity(n);
+        let mut lastmods = Vec::with_capacity(n);
+        let mut changefreqs = Vec::with_capacity(n);
+        let mut priorities = Vec::with_capacity(n);
+        let mut lines = Vec::with_capacity(4 * n);
+        let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
+        let mut last_origin: &[u8] = b"";
+        for (i, r) in found.records.iter().enumerate() {
+            let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
+            locs.push(loc);
+            lastmods.push(lastmod);
+            changefreqs.push(changefreq);
+            priorities.push(priority);
+            lines.extend_from_slice(&r.line.to_ne_bytes());
+            let origin = &bytes[r.loc.0..r.loc.0 + r.origin_len];
+            if origin != last_origin {
+                last_origin = origin;
+                let text = std::str::from_utf8(origin).unwrap_or_default();
+                origins.push((i, PyString::new(py, text).into_any().unbind()));
+            }
+        }
+        let stop: Py<PyAny> = match &found.stop {
+            Stop::End => py.None(),
+            Stop::Gap { start, end } => (*start, *end).into_pyobject(py)?.into_any().unbind(),
+            Stop::Extension {
+                record,
+                start,
+                fragment,
+                end,
+            } => {
+                let (loc, lastmod, changefreq, priority) = self.values(py, bytes, record)?;
+                let frag = std::str::from_utf8(&bytes[fragment.0..fragment.1]).ok();
+                (
+                    *start,
+                    *end,
+                    frag,
+                    record.line,
+                    (loc, lastmod, changefreq, priority),
+                )
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
+            }
+            Stop::Judged(run) => self.judged(py, bytes, run)?,
+        };
+        (
+            found.pos,
+            found.line,
+            stop,
+            PyList::new(py, locs)?,
+            PyList::new(py, lastmods)?,
+            PyList::new(py, changefreqs)?,
+            PyList::new(py, priorities)?,
+            PyBytes::new(py, &lines),
+            PyList::new(py, origins)?,
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// Adds the reading lane's classes to `urlset._core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<UrlsetScanner>()?;
+    m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
+    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)
+}
+
+/// Whether a loc text as written (entities not replaced) is one the compiled lane takes as it
+/// is; for the property tests that tie it to urls.to_uri.
+#[pyfunction]
+pub fn plain_loc(text: &[u8]) -> bool {
+    urlset_core::read::values::plain_loc(text).is_some()
+}
+
+/// Whether a lastmod text is one the compiled lane reads with `fromisoformat`.
+#[pyfunction]
+pub fn plain_lastmod(text: &[u8]) -> bool {
+    urlset_core::read::values::plain_lastmod(text)
+}

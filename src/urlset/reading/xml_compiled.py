@@ -1,0 +1,340 @@
+"""The compiled lane: the bytes of a plain ``<urlset>``'s body in, entries out.
+
+``CompiledLane`` takes over after the root start tag of a UTF-8 urlset in the sitemaps.org
+namespace (``start``). It keeps the bytes fed to it up to the last '</url>' and hands them to
+the compiled tokenizer (``urlset._core.UrlsetScanner``, rust/core/src/read/), which reads runs
+of canonical records (loc, lastmod, changefreq, priority in protocol order, values that need
+no correction) without the GIL and gives them back a column at a time; they become ``Url``
+values in bulk. What it stops at is read here:
+
+* a record whose core values are followed by prefixed elements: its extensions are typed by
+  ``extensions.fast_extensions`` when they are in the plain form writers produce;
+* anything else (comments, odd values, unknown elements), one piece up to each '</url>' at a
+  time, is parsed on its own by lxml in the root element's namespace context and read by the
+  full lane's ``ElementReader``.
+
+Only a piece that is not well-formed by itself ends the lane: the rest of the document goes
+to the full lane (``FullLane``), after padding that puts libxml2 at the same line, column and
+block offset as if it had read everything itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Iterator
+from datetime import date, datetime
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+from lxml import etree
+
+from .._core import UrlsetScanner
+from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
+from ..model import ChangeFreq, SitemapRef, Url
+from .sink import HASH_MASK, Sink
+from .xml_common import DONE, FAST, FULL, Status
+from .xml_elements import ElementReader, value_text
+from .xml_full import LX_BLOCK, FullLane
+
+if TYPE_CHECKING:
+    from .._core import JudgedEntry
+
+FAST_WAIT_CAP = 1_048_576
+_PAD_COMMENT_SIZE = 4096
+_PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
+_ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
+_NO_EXTENSIONS = ()
+_NAMES = ("loc", "lastmod", "changefreq", "priority")
+
+
+def _entity_delta(data: bytes) -> int:
+    """xml_guard.entity_delta of bytes (counted without decoding them)."""
+    return data.count(b"&lt;") + data.count(b"&gt;") - data.count(b"&quot;") - data.count(b"&apos;")
+
+
+class CompiledLane:
+    """Reads from ``buf`` while the lane is FAST; ``fline``/``fcol``/``fbytes`` say where its
+    unread rest starts in the document (``line0``/``col0``: where the body started)."""
+
+    def __init__(self, sink: Sink, status: Status, elements: ElementReader, full: FullLane) -> None:
+        self.sink = sink
+        self.status = status
+        self.elements = elements
+        self.full = full
+        self.scanner: UrlsetScanner | None = None
+        self.index = False
+        self.entry_end = b"</url>"
+        self.buf = bytearray()
+        self.fbytes = 0
+        self.fline = 1
+        self.fcol = 1
+        self.line0 = 1
+        self.col0 = 1
+        self.throughout = False  # entered the lane and left it only at close
+        self.records_only = True  # no piece between records needed a parser
+        self.mini_head = b""
+        self.mini_tail = b""
+        self.mini_line = 1
+        self.mini_parser = etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
+        self.root_prefixes: dict[str, str] = {}
+
+    def start(self, root_tag: re.Match[bytes], head: bytes, rest: bytes) -> None:
+        """Take over with ``rest``, after ``head`` (the document up to the end of
+        ``root_tag``, the root start tag, which the full lane has read): the root start tag
+        is also the context a piece is parsed in."""
+        tag = root_tag.group(0)
+        self.index = index = root_tag.group(1) == b"sitemapindex"
+        self.entry_end = b"</sitemap>" if index else b"</url>"
+        self.scanner = UrlsetScanner(
+            index,
+            self.sink.limits.max_value_length,
+            list(ChangeFreq),
+            date.fromisoformat,
+            datetime.fromisoformat,
+        )
+        self.mini_head = tag
+        self.mini_tail = b"</" + root_tag.group(1) + b">"
+        self.mini_line = 1 + tag.count(b"\n")
+        self.root_prefixes = {
+            k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+            for k, v in _ROOT_PREFIX.findall(tag)
+        }
+        self.fline = self.line0 = 1 + head.count(b"\n")
+        self.fcol = self.col0 = len(head) - head.rfind(b"\n")
+        self.status.state = FAST
+        self.buf = bytearray(rest)
+        self._read()
+
+    def feed(self, data: bytes) -> None:
+        self.buf += data
+        self._read()
+
+    def close(self) -> None:
+        # proven only when what is left after the last record is the root's end tag (the
+        # checker's trust covers urlsets only)
+        rest = bytes(self.buf).strip(b" \t\r\n")
+        self.throughout = not self.index and rest == self.mini_tail
+        # a rest that is the root's end tag holds nothing libxml2 could report or recover
+        # from, so it need not stand where the full lane would have read it
+        self._handoff(aligned=rest != self.mini_tail)
+
+    def _read(self) -> None:
+        """Read the whole records in ``buf``; hand over to the full lane at the first piece
+        that is not well-formed by itself, or when no record ends within FAST_WAIT_CAP."""
+        buf = self.buf
+        end = buf.rfind(self.entry_end)
+        if end < 0:
+            if len(buf) > FAST_WAIT_CAP:
+                self._handoff()
+            return
+        end += len(self.entry_end)
+        with memoryview(buf) as view:  # one copy (a slice of buf would be two)
+            data = view[:end].tobytes()
+        enabled = gc.isenabled()
+        if enabled:  # many small tuples built in a tight loop: collections would only cost
+            gc.disable()
+        try:
+            pos, line = self._records(data, end)
+        finally:
+            if enabled:
+                gc.enable()
+        self._consumed(data, pos, line)
+        if pos < end and self.status.state == FAST:
+            self._handoff()
+
+    def _records(self, data: bytes, end: int) -> tuple[int, int]:
+        """Read ``data[:end]``; returns how far it got and the line there."""
+        pos, line = 0, self.fline
+        assert self.scanner is not None
+        sink, status, scan = self.sink, self.status, self.scanner.scan
+        while status.state == FAST:
+            left = max(sink.limits.max_entries + 1 - sink.count, 1)
+            pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+                data, pos, end, line, left
+            )
+            if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins):
+                return pos, line
+            if stop is None:
+                if pos >= end:
+                    return pos, line
+                continue
+            self.records_only = False
+            if isinstance(stop, list):
+                if not self._judged(stop):
+                    return pos, line
+                continue
+            start, stop_at = stop[0], stop[1]
+            typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
+            if not typed and not self._piece(data, start, stop_at, line):
+                return start, line
+            line += data.count(b"\n", start, stop_at)
+            pos = stop_at
+        return pos, line
+
+    def _emit(
+        self,
+        locs: list[str],
+        lastmods: list[object],
+        freqs: list[ChangeFreq | None],
+        prios: list[float | None],
+        lines: bytes,
+        origins: list[tuple[int, str]],
+    ) -> bool:
+        """Pass on a run of records in bulk when nothing is due (no limit, new host finding
+        or duplicate); else one at a time through the sink. False when reading must stop."""
+        sink = self.sink
+        n = len(locs)
+        entries: Iterator[Url | SitemapRef]
+        if self.index:
+            entries = map(tuple.__new__, repeat(SitemapRef, n), zip(locs, lastmods, strict=True))
+        else:
+            entries = map(
+                tuple.__new__,
+                repeat(Url, n),
+                zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
+            )
+        if sink.count + n <= sink.next_check and not self._findings_due(origins):
+            hashes = list(map(HASH_MASK.__and__, map(hash, locs)))
+            seen = sink.seen
+            if seen.isdisjoint(hashes) and len(set(hashes)) == n:
+                seen.update(hashes)
+                sink.count += n
+                sink.out.extend(entries)
+                return True
+        at = memoryview(lines).cast("I")
+        add = sink.add
+        for i, entry in enumerate(entries):
+            if not add(entry, at[i]):
+                self.status.state = DONE
+                return False
+        return True
+
+    def _judged(self, run: list[JudgedEntry]) -> bool:
+        """Entries some of whose values are texts the sink judges (corrected or reported), as
+        the full lane's ElementReader does for the same elements; the others come typed.
+        False when reading must stop."""
+        sink = self.sink
+        parsers = (sink.loc, sink.lastmod, sink.changefreq, sink.priority)
+        for line, *items in run:
+            values: list[Any] = items
+            for i, item in enumerate(items):
+                if type(item) is tuple:
+                    at, text = item
+                    checked = value_text(sink, _NAMES[i], text, at)
+                    values[i] = None if checked is None else parsers[i](checked, at)
+            loc, lastmod, changefreq, priority = values
+            if loc is None:
+                continue
+            if self.index:
+                entry: Url | SitemapRef = SitemapRef._trusted(loc, lastmod)
+            else:
+                entry = Url._trusted(loc, lastmod, changefreq, priority)
+            if not sink.add(entry, line):
+                self.status.state = DONE
+                return False
+        return True
+
+    def _findings_due(self, origins: list[tuple[int, str]]) -> bool:
+        """Whether a host among ``origins`` (new ones judged once) is to be reported."""
+        known = self.sink.origins
+        return any(o not in known and self.sink.dev_host(o) is not None for _, o in origins)
+
+    def _extension_record(
+        self, fragment: str | None, line: int, values: tuple[str, Any, Any, float | None]
+    ) -> bool:
+        """A canonical record head (``values`` on ``line``) followed by extension elements
+        (``fragment``): typed without an XML parser when they are in the plain form
+        (``fast_extensions``); False leaves the record to lxml (nothing is emitted then)."""
+        loc, lastmod, changefreq, priority = values
+        if not self.root_prefixes or fragment is None or "\x00" in fragment:
+            return False
+        extensions = fast_extensions(fragment, self.root_prefixes)
+        if extensions is None:
+            return False
+        url = Url._trusted(loc, lastmod, changefreq, priority, extensions)
+        if not self.sink.add(url, line):
+            self.status.state = DONE
+        return True
+
+    def _piece(self, data: bytes, start: int, stop: int, line: int) -> bool:
+        """Parse ``data[start:stop]`` (starting on ``line``) on its own with lxml, in the root
+        element's namespace context; False when it is not well-formed by itself."""
+        piece = data[start:stop]
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            return False  # libxml2 reports it, in the full lane
+        parser = self.mini_parser
+        try:
+            root = etree.fromstring(self.mini_head + piece + self.mini_tail, parser)
+        except etree.XMLSyntaxError:
+            return False
+        if any(e.level >= 2 for e in parser.error_log):
+            return False
+        events = list(etree.iterwalk(root, events=("start", "end")))[1:-1]
+        sink = self.sink
+        delta = line - self.mini_line
+        sink.line_shift += delta
+        try:
+            self.elements.events(events, truncated=False)
+        finally:
+            sink.line_shift -= delta
+        return True
+
+    def _consumed(self, data: bytes, pos: int, line: int) -> None:
+        """Drop the first ``pos`` bytes of ``data`` (the start of ``buf``) as read; ``line``
+        is the line reading reached."""
+        if not pos:
+            return
+        done = data[:pos]
+        last = done.rfind(b"\n") + 1
+        tail = done[last:]
+        width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
+        if line != self.fline:
+            self.fline = line
+            self.fcol = 1 + width
+        else:
+            self.fcol += width
+        self.fbytes += pos
+        if b"&" in done:
+            # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
+            self.fbytes += _entity_delta(done)
+            self.fcol += _entity_delta(tail)
+        del self.buf[:pos]
+
+    def _handoff(self, aligned: bool = True) -> None:
+        """Give the rest to the full lane, at the same line, column and block offset
+        (``aligned``) or just after the root start tag."""
+        self.status.state = FULL
+        if not aligned:
+            self.fbytes, self.fline, self.fcol = 0, self.line0, self.col0
+        # The pad has the byte length of what was read, so libxml2 sees the rest at the
+        # same stream offsets as in the full lane (see FullLane._feed_blocks), and ends at the
+        # same line and column: spaces, then the newlines, then the last line's columns.
+        if self.fline > self.line0:
+            tail = b"\n" * (self.fline - self.line0) + b" " * (self.fcol - 1)
+        else:
+            tail = b" " * (self.fcol - self.col0)
+        # only the offset modulo LX_BLOCK matters for where libxml2's blocks end
+        filler = max(self.fbytes - len(tail), 0) % LX_BLOCK
+        # the filler is comments, not spaces: one text node of megabytes of whitespace would
+        # hit libxml2's text-node limit
+        if filler % _PAD_COMMENT_SIZE < 7:
+            self.full.pad(b" " * (filler % _PAD_COMMENT_SIZE))
+            filler -= filler % _PAD_COMMENT_SIZE
+        else:
+            size = filler % _PAD_COMMENT_SIZE
+            self.full.pad(b"<!--" + b" " * (size - 7) + b"-->")
+            filler -= size
+        block = _PAD_COMMENT * (FAST_WAIT_CAP // _PAD_COMMENT_SIZE)
+        while filler > 0:
+            step = min(filler, len(block))
+            self.full.pad(block[:step])
+            filler -= step
+        for i in range(0, len(tail), FAST_WAIT_CAP):
+            self.full.pad(tail[i : i + FAST_WAIT_CAP])
+        data = bytes(self.buf)
+        self.buf = bytearray()
+        if data and self.status.state == FULL:
+            self.full.feed(data)
