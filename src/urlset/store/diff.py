@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .db import arrow_table
-from .entries import COLUMNS
+from .entries import COLUMNS, select_list
 from .sources import Side
 
 KINDS = ("added", "removed", "changed", "moved")
@@ -135,7 +135,7 @@ def diff_sides(
         WHERE o.e IS NULL OR n.e IS NULL"""
     )
     sitemap_differs = "o.sitemap IS DISTINCT FROM n.sitemap" if compare else "false"
-    fields = ", ".join(COLUMNS[:7])
+    fields = select_list(COLUMNS[:7])
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name} AS
         WITH o AS (SELECT {fields} FROM {o_src} WHERE rowid IN (SELECT orow FROM {name}_keys)),

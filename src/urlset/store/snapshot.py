@@ -2,8 +2,8 @@
 
     runs     run_id, started, finished, site, kind (fetch | read | import), url_count,
              duplicates (entries whose loc came earlier in the run), partial
-    entries  run_id + the keyed columns of ``entries.COLUMNS`` (W3C lastmod text and its
-             instant, changefreq, priority, extensions as JSON, the sitemap it came from)
+    entries  run_id + the keyed columns of ``entries.TABLE_DDL`` (W3C lastmod text,
+             changefreq, priority, extensions as JSON, the sitemap it came from, k, h, sh)
     issues   run_id, sitemap, code, severity, message, line, col, source
 
 A run is written in one transaction: a run that fails or is interrupted leaves nothing.
@@ -22,7 +22,7 @@ from typing import Any
 from ..model import Issue
 from ..reading.output import UrlColumns
 from .db import StoreError, arrow_table, connect
-from .entries import COLUMNS, TABLE_DDL, Batches, distinct_locs, keyed
+from .entries import COLUMNS, TABLE_DDL, Batches, distinct_locs, keyed, select_list
 
 SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
@@ -125,8 +125,7 @@ class SnapshotStore:
 
     def relation(self, run: RunInfo | int | str = "latest") -> Any:
         info = run if isinstance(run, RunInfo) else self.resolve(run)
-        columns = ", ".join(COLUMNS)
-        return self.con.sql(f"SELECT {columns} FROM entries WHERE run_id = {info.run_id}")
+        return self.con.sql(f"SELECT {select_list()} FROM entries WHERE run_id = {info.run_id}")
 
     def frame(self, run: RunInfo | int | str = "latest") -> Any:
         """A run's entries as a pandas DataFrame (``k``, ``h``, ``sh`` left out)."""
