@@ -7,7 +7,7 @@ Two passes, so that 10 million entries a side join as integers, not strings:
    row ids of the rows that have no identical twin on the other side: new, gone, changed or
    moved entries. Rows match only when both numbers do (two different rows of one loc share
    ``k`` and would need equal 64-bit ``h`` too, one chance in 2^64 per changed entry; two of
-   different locs, both, 2^-128 a pair), so a collision of either alone only sends rows on;
+   different locs, both, 2^-128 a pair): a collision of either alone changes nothing;
 2. details: just those rows are read back (by row id), joined on the loc strings (never on
    ``k``: equal keys are not taken for one loc), and classified; pairs found equal dropped.
 

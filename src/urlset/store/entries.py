@@ -12,9 +12,9 @@ stored run) becomes rows of ``TEXT_COLUMNS``; ``KEYED`` then adds what comparing
   one loc; the loc strings of the few rows read back decide (``diff``), and a run's
   duplicates are counted on the strings when keys repeat (``distinct_locs``).
 - ``h``: 64 bits of MD5 over the loc, lastmod, changefreq, priority and extensions: the
-  whole entry but its sitemap. A diff's first pass joins ``h`` (xor ``sh`` when sitemaps are
-  compared) and checks ``k`` beside it, so only entries that are new, gone or different, or
-  whose hashes collide, are read back.
+  whole entry but its sitemap. A diff's first pass joins on ``h`` (xor ``sh`` when sitemaps
+  are compared) and ``k`` together, so only rows that are new, gone or different are read
+  back: rows of two locs match only when both numbers collide (2^-128 a pair).
 - ``sh``: 64 bits of MD5 over the sitemap the entry came from ("moved between sitemaps").
 
 MD5 rather than DuckDB's ``hash()``: stored keys must mean the same under the next DuckDB.
