@@ -2,9 +2,14 @@
 
 Two passes, so that 10 million entries a side join as integers, not strings:
 
-1. keys: a full outer join of (k, fp, sh) on k keeps only locs that are new, gone, or whose
-   fields (fp) or sitemap (sh) differ;
-2. details: the strings of just those entries are read back and classified.
+1. twins: a full outer join on two 64-bit numbers a row, the entry's hash ``h`` (of its
+   loc and fields; xor ``sh`` when sitemaps are compared) and the loc's key ``k``, keeps the
+   row ids of the rows that have no identical twin on the other side: new, gone, changed or
+   moved entries. Rows match only when both numbers do (two different rows of one loc share
+   ``k`` and would need equal 64-bit ``h`` too, one chance in 2^64 per changed entry; two of
+   different locs, both, 2^-128 a pair): a collision of either alone changes nothing;
+2. details: just those rows are read back (by row id), joined on the loc strings (never on
+   ``k``: equal keys are not taken for one loc), and classified; pairs found equal dropped.
 
 Rules:
 - a loc listed more than once on one side is compared through one entry: the one with the
@@ -27,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .db import arrow_table
+from .entries import COLUMNS, select_list
 from .sources import Side
 
 KINDS = ("added", "removed", "changed", "moved")
@@ -94,17 +100,18 @@ def _collapsed(side: Side) -> str:
     return f"""(
     WITH rows AS (SELECT * FROM {t}),
     repeated AS (SELECT k FROM rows GROUP BY k HAVING count(*) > 1),
+    candidates AS (SELECT * FROM rows SEMI JOIN repeated USING (k)),
     maps AS (
-        SELECT k, nullif(array_to_string(list_sort(list(DISTINCT sitemap)), ' '), '') AS maps
-        FROM rows SEMI JOIN repeated USING (k) GROUP BY k),
+        SELECT loc, nullif(array_to_string(list_sort(list(DISTINCT sitemap)), ' '), '') AS maps
+        FROM candidates GROUP BY loc),
     ranked AS (
-        SELECT r.*, row_number() OVER (PARTITION BY r.k ORDER BY r.lastmod_at DESC NULLS LAST,
-            r.sitemap NULLS LAST, r.lastmod, r.changefreq, r.priority, r.extensions) AS n
-        FROM rows r SEMI JOIN repeated USING (k)),
+        SELECT c.*, row_number() OVER (PARTITION BY c.loc ORDER BY c.lastmod_at DESC NULLS LAST,
+            c.sitemap NULLS LAST, c.lastmod, c.changefreq, c.priority, c.extensions) AS n
+        FROM candidates c),
     chosen AS (
         SELECT ranked.* EXCLUDE (sitemap, sh, n), maps.maps AS sitemap,
             md5_number_lower(coalesce(maps.maps, chr(0))) AS sh
-        FROM ranked JOIN maps USING (k) WHERE n = 1)
+        FROM ranked JOIN maps USING (loc) WHERE n = 1)
     SELECT * FROM rows ANTI JOIN repeated USING (k)
     UNION ALL BY NAME SELECT * FROM chosen)"""
 
@@ -117,20 +124,22 @@ def diff_sides(
     n_src, n_where = _base(con, new, f"{name}_new")
     o, n = f"(SELECT * FROM {o_src} WHERE {o_where})", f"(SELECT * FROM {n_src} WHERE {n_where})"
     compare = old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
-    moved = "OR o.sh <> n.sh" if compare else ""
-    # pass 1 carries row ids, so that pass 2 reads back only the rows that differ
+    entry = "xor(h, sh)" if compare else "h"
+    # pass 1: rows without an identical twin (same entry hash and key) on the other side
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name}_keys AS
         SELECT o.r AS orow, n.r AS nrow
-        FROM (SELECT k, fp, sh, rowid AS r FROM {o_src} WHERE {o_where}) o
-        FULL JOIN (SELECT k, fp, sh, rowid AS r FROM {n_src} WHERE {n_where}) n ON o.k = n.k
-        WHERE o.k IS NULL OR n.k IS NULL OR o.fp <> n.fp {moved}"""
+        FROM (SELECT {entry} AS e, k, rowid AS r FROM {o_src} WHERE {o_where}) o
+        FULL JOIN (SELECT {entry} AS e, k, rowid AS r FROM {n_src} WHERE {n_where}) n
+            ON o.e = n.e AND o.k = n.k
+        WHERE o.e IS NULL OR n.e IS NULL"""
     )
     sitemap_differs = "o.sitemap IS DISTINCT FROM n.sitemap" if compare else "false"
+    fields = select_list(COLUMNS[:7])
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name} AS
-        WITH o AS (SELECT * FROM {o_src} WHERE rowid IN (SELECT orow FROM {name}_keys)),
-             n AS (SELECT * FROM {n_src} WHERE rowid IN (SELECT nrow FROM {name}_keys)),
+        WITH o AS (SELECT {fields} FROM {o_src} WHERE rowid IN (SELECT orow FROM {name}_keys)),
+             n AS (SELECT {fields} FROM {n_src} WHERE rowid IN (SELECT nrow FROM {name}_keys)),
              pairs AS (
                 SELECT coalesce(n.loc, o.loc) AS loc, o.loc IS NULL AS is_new,
                     n.loc IS NULL AS is_gone,
@@ -149,7 +158,7 @@ def diff_sides(
                     o.priority AS old_priority, n.priority AS new_priority,
                     o.extensions AS old_extensions, n.extensions AS new_extensions,
                     o.sitemap AS old_sitemap, n.sitemap AS new_sitemap
-                FROM o FULL JOIN n ON o.k = n.k)
+                FROM o FULL JOIN n ON o.loc = n.loc)
         SELECT CASE WHEN is_new THEN 'added' WHEN is_gone THEN 'removed'
                 WHEN field_list = 'sitemap' THEN 'moved' ELSE 'changed' END AS change,
             loc,

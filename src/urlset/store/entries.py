@@ -3,13 +3,18 @@
 Every source (a sitemap read here, a fetch, a JSON Lines, CSV or Parquet file of entries, a
 stored run) becomes rows of ``TEXT_COLUMNS``; ``KEYED`` then adds what comparing needs, once:
 
-- ``lastmod_at``: the lastmod as an instant (TIMESTAMPTZ, UTC), for "moved forward / back";
-  ``lastmod`` keeps the W3C text as read, so a reduced precision ("2014", "2014-06") survives.
+- ``lastmod_at``: the lastmod as an instant (TIMESTAMPTZ, UTC), for "moved forward / back",
+  computed when rows are read (``select_list``), never stored; ``lastmod`` keeps the W3C text
+  as read, so a reduced precision ("2014", "2014-06") survives.
   A year or month counts as its first day, a date as its start in UTC (``dates.instant``).
-- ``k``: the loc's 128-bit MD5 number, the join key (a diff joins integers, not strings;
-  strings are read back only for the entries that differ).
-- ``fp``: 64 bits of MD5 over lastmod, changefreq, priority and extensions: equal
-  fingerprints mean equal fields.
+- ``k``: 64 bits of the loc's MD5, which picks the rows a diff reads back. Two locs may
+  share a ``k`` (about once in 10^5 pairs of 10M-URL sets): nothing treats equal keys as
+  one loc; the loc strings of the few rows read back decide (``diff``), and a run's
+  duplicates are counted on the strings when keys repeat (``distinct_locs``).
+- ``h``: 64 bits of MD5 over the loc, lastmod, changefreq, priority and extensions: the
+  whole entry but its sitemap. A diff's first pass joins on ``h`` (xor ``sh`` when sitemaps
+  are compared) and ``k`` together, so only rows that are new, gone or different are read
+  back: rows of two locs match only when both numbers collide (2^-128 a pair).
 - ``sh``: 64 bits of MD5 over the sitemap the entry came from ("moved between sitemaps").
 
 MD5 rather than DuckDB's ``hash()``: stored keys must mean the same under the next DuckDB.
@@ -34,19 +39,18 @@ COLUMNS = (
     "extensions",
     "sitemap",
     "k",
-    "fp",
+    "h",
     "sh",
 )
 TABLE_DDL = """
     loc VARCHAR NOT NULL,
     lastmod VARCHAR,
-    lastmod_at TIMESTAMPTZ,
     changefreq VARCHAR,
     priority DOUBLE,
     extensions VARCHAR,
     sitemap VARCHAR,
-    k UHUGEINT NOT NULL,
-    fp UBIGINT NOT NULL,
+    k UBIGINT NOT NULL,
+    h UBIGINT NOT NULL,
     sh UBIGINT NOT NULL
 """
 
@@ -57,11 +61,11 @@ INSTANT_SQL = """CASE length(lastmod)
     WHEN 4 THEN try_cast(lastmod || '-01-01' AS TIMESTAMPTZ)
     WHEN 7 THEN try_cast(lastmod || '-01' AS TIMESTAMPTZ)
     ELSE try_cast(lastmod AS TIMESTAMPTZ) END"""
-KEYED = f"""SELECT loc, lastmod, {INSTANT_SQL} AS lastmod_at, changefreq, priority, extensions,
-    sitemap,
-    md5_number(loc) AS k,
-    md5_number_lower(concat_ws({_SEP}, coalesce(lastmod, {_NULL}), coalesce(changefreq, {_NULL}),
-        coalesce(CAST(priority AS VARCHAR), {_NULL}), coalesce(extensions, {_NULL}))) AS fp,
+KEYED = f"""SELECT loc, lastmod, changefreq, priority, extensions, sitemap,
+    md5_number_lower(loc) AS k,
+    md5_number_lower(concat_ws({_SEP}, loc, coalesce(lastmod, {_NULL}),
+        coalesce(changefreq, {_NULL}), coalesce(CAST(priority AS VARCHAR), {_NULL}),
+        coalesce(extensions, {_NULL}))) AS h,
     md5_number_lower(coalesce(sitemap, {_NULL})) AS sh
 FROM (SELECT CAST(loc AS VARCHAR) AS loc, nullif(CAST(lastmod AS VARCHAR), '') AS lastmod,
         nullif(lower(CAST(changefreq AS VARCHAR)), '') AS changefreq,
@@ -74,8 +78,28 @@ FROM (SELECT CAST(loc AS VARCHAR) AS loc, nullif(CAST(lastmod AS VARCHAR), '') A
 
 def keyed(source: str) -> str:
     """The SELECT that turns ``source`` (a table, view or table function with the text
-    columns) into keyed rows (``COLUMNS``)."""
+    columns) into keyed rows (``COLUMNS`` but ``lastmod_at``, in ``TABLE_DDL``'s order)."""
     return KEYED.replace("{source}", source)
+
+
+def select_list(names: tuple[str, ...] = COLUMNS) -> str:
+    """The SELECT list of ``names`` over keyed rows: ``lastmod_at`` is computed from the
+    lastmod text as read (only diffs and frames need the instant, and it costs a snapshot
+    12% of its size on disk)."""
+    return ", ".join(f"{INSTANT_SQL} AS lastmod_at" if n == "lastmod_at" else n for n in names)
+
+
+def distinct_locs(con: Any, rows: str) -> int:
+    """How many different locs ``rows`` (keyed rows) hold: counted on ``k``, and on the loc
+    strings only when keys repeat (a duplicate, or two locs whose keys collide)."""
+    count, keys = con.execute(f"SELECT count(*), count(DISTINCT k) FROM {rows}").fetchall()[0]
+    if keys == count:
+        return int(keys)
+    locs, repeated = con.execute(
+        f"""SELECT count(DISTINCT loc), count(DISTINCT k) FROM {rows}
+        SEMI JOIN (SELECT k FROM {rows} GROUP BY k HAVING count(*) > 1) USING (k)"""
+    ).fetchall()[0]
+    return int(keys - repeated + locs)
 
 
 def extensions_text(extensions: tuple[Any, ...]) -> str | None:

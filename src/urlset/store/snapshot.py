@@ -2,8 +2,8 @@
 
     runs     run_id, started, finished, site, kind (fetch | read | import), url_count,
              duplicates (entries whose loc came earlier in the run), partial
-    entries  run_id + the keyed columns of ``entries.COLUMNS`` (W3C lastmod text and its
-             instant, changefreq, priority, extensions as JSON, the sitemap it came from)
+    entries  run_id + the keyed columns of ``entries.TABLE_DDL`` (W3C lastmod text,
+             changefreq, priority, extensions as JSON, the sitemap it came from, k, h, sh)
     issues   run_id, sitemap, code, severity, message, line, col, source
 
 A run is written in one transaction: a run that fails or is interrupted leaves nothing.
@@ -22,7 +22,7 @@ from typing import Any
 from ..model import Issue
 from ..reading.output import UrlColumns
 from .db import StoreError, arrow_table, connect
-from .entries import COLUMNS, TABLE_DDL, Batches, keyed
+from .entries import COLUMNS, TABLE_DDL, Batches, distinct_locs, keyed, select_list
 
 SCHEMA = f"""
 CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
@@ -64,6 +64,7 @@ class SnapshotStore:
         self.con = connect(self.path, read_only=read_only)
         if not read_only:
             self.con.execute(SCHEMA)
+        _check_keys(self.con, self.path)
 
     def close(self) -> None:
         self.con.close()
@@ -124,11 +125,10 @@ class SnapshotStore:
 
     def relation(self, run: RunInfo | int | str = "latest") -> Any:
         info = run if isinstance(run, RunInfo) else self.resolve(run)
-        columns = ", ".join(COLUMNS)
-        return self.con.sql(f"SELECT {columns} FROM entries WHERE run_id = {info.run_id}")
+        return self.con.sql(f"SELECT {select_list()} FROM entries WHERE run_id = {info.run_id}")
 
     def frame(self, run: RunInfo | int | str = "latest") -> Any:
-        """A run's entries as a pandas DataFrame (``k``, ``fp``, ``sh`` left out)."""
+        """A run's entries as a pandas DataFrame (``k``, ``h``, ``sh`` left out)."""
         return self.arrow(run).to_pandas()
 
     def arrow(self, run: RunInfo | int | str = "latest") -> Any:
@@ -210,9 +210,9 @@ class RunWriter:
         table = self.batches.take()
         if table is not None:
             self._insert_arrow(table)
-        count, distinct = self.con.execute(
-            "SELECT count(*), count(DISTINCT k) FROM entries WHERE run_id = ?", [self.run_id]
-        ).fetchall()[0]
+        rows = f"(SELECT k, loc FROM entries WHERE run_id = {int(self.run_id)})"
+        count = self.con.execute(f"SELECT count(*) FROM {rows}").fetchall()[0][0]
+        distinct = distinct_locs(self.con, rows)
         self.con.execute(
             "UPDATE runs SET finished = ?, url_count = ?, duplicates = ?, partial = ?"
             " WHERE run_id = ?",
@@ -226,6 +226,24 @@ class RunWriter:
         if not self.done:
             self.done = True
             self.con.execute("ROLLBACK")
+
+
+def _check_keys(con: Any, path: str) -> None:
+    """Refuse a store whose entries carry the keys of an earlier urlset (a 128-bit ``k`` and
+    ``fp``, no ``h``): a diff would read them wrongly."""
+    names = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database()"
+            " AND schema_name = 'main' AND table_name = 'entries'"
+        ).fetchall()
+    }
+    if names and "h" not in names:
+        con.close()
+        raise StoreError(
+            f"{path} was written by an earlier urlset (entries keyed by 128-bit MD5): export"
+            " its runs with that version (export_parquet) and import them here, or store anew"
+        )
 
 
 def _quote(text: str) -> str:

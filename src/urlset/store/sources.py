@@ -24,7 +24,7 @@ from typing import Any
 from ..model import Url
 from ..reading.output import UrlColumns
 from .db import StoreError
-from .entries import COLUMNS, TEXT_COLUMNS, Batches, keyed
+from .entries import TEXT_COLUMNS, Batches, distinct_locs, keyed, select_list
 from .snapshot import RUN_REF, SnapshotStore, _quote
 
 SNAPSHOT = re.compile(rf"(?P<db>.+)@(?P<run>{RUN_REF.pattern})")
@@ -49,7 +49,7 @@ class Side:
     @property
     def table(self) -> str:
         """The side's keyed rows as a table expression."""
-        return f"(SELECT {', '.join(COLUMNS)} FROM {self.source} WHERE {self.where})"
+        return f"(SELECT {select_list()} FROM {self.source} WHERE {self.where})"
 
 
 def load(
@@ -150,10 +150,8 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
 
 
 def _counted(con: Any, name: str, label: str) -> Side:
-    count, distinct, named = con.execute(
-        f"SELECT count(*), count(DISTINCT k), count(sitemap) > 0 FROM {name}"
-    ).fetchall()[0]
-    return Side(label, name, "true", count, count - distinct, bool(named))
+    count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
+    return Side(label, name, "true", count, count - distinct_locs(con, name), bool(named))
 
 
 Put = Callable[[Any], None]
