@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from test_fetch_support import LoopbackServer, gz, sitemapindex
 from urlset.checking.checker import CheckOptions, check_paths
-from urlset.checking.http import check_urls
 from urlset.cli import main
+from urlset.sitecheck.driver import check_site
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -47,7 +47,7 @@ def site() -> Iterator[LoopbackServer]:
 
 
 def test_an_index_and_its_children_are_fetched_and_compared(site: LoopbackServer) -> None:
-    report = check_urls([site.url("/index.xml")], CheckOptions())
+    report = check_site(site.url("/index.xml"), CheckOptions())
     by_source = {f.source: f for f in report.files}
     assert set(by_source) == {
         site.url(p) for p in ("/index.xml", "/fresh.xml.gz", "/stale.xml", "/gone.xml")

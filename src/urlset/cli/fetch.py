@@ -409,7 +409,7 @@ def _check_format(fmt: str, tree: bool, output: str | None, report: str | None =
         if not _parquet_available():
             raise click.UsageError(
                 "--format parquet needs pyarrow, which is not installed "
-                "(pip install pyarrow); use jsonl, csv, tsv or locs"
+                "(pip install 'urlset[arrow]'); use jsonl, csv, tsv or locs"
             )
         if output is None:
             raise click.UsageError("--format parquet writes a file: give -o FILE")

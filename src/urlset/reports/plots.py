@@ -28,7 +28,6 @@ RED = "#b91c1c"
 AMBER = "#b45309"
 GREY = "#4b5563"
 GREEN = "#15803d"
-LIGHT = "#cbd5e1"
 _EPOCH = date(1970, 1, 1).toordinal()
 SEVERITY_COLOURS = {"error": RED, "warning": AMBER, "info": GREY}
 

@@ -9,7 +9,7 @@ memory whichever server sends it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
@@ -164,8 +164,3 @@ def prefers_html(request: Request) -> bool:
     html = weights.get("text/html", 0.0)
     xml = max(weights.get("application/xml", 0.0), weights.get("text/xml", 0.0))
     return html > 0 and html > xml
-
-
-def chunks_of(data: bytes, size: int = CHUNK) -> Iterator[bytes]:
-    for start in range(0, len(data), size):
-        yield data[start : start + size]
