@@ -257,3 +257,15 @@ def latest_moment(value: Lastmod) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     return datetime(value.year, value.month, value.day, 23, 59, 59, tzinfo=UTC) + DATE_AHEAD
+
+
+def parse_http_date(text: str) -> datetime | None:
+    """An HTTP-date (RFC 9110 section 5.6.7, the obsolete forms too) as an aware datetime, or
+    None for one that cannot be read (a header then counts as absent)."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -7,12 +7,12 @@ each retry.
 
 from __future__ import annotations
 
-import email.utils
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..dates import parse_http_date
 from ..limits import ReadLimits
 
 DEFAULT_USER_AGENT = "urlset/0.1 (sitemap fetcher; +https://www.sitemaps.org/protocol.html)"
@@ -51,12 +51,9 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     value = value.strip()
     if value.isdigit():
         return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    when = parse_http_date(value)
+    if when is None:
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
     now = now or datetime.now(UTC)
     return max(0.0, (when - now).total_seconds())
 

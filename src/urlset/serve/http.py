@@ -12,9 +12,11 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.utils import format_datetime, parsedate_to_datetime
+from email.utils import format_datetime
 from functools import lru_cache
 from urllib.parse import parse_qs
+
+from ..dates import parse_http_date
 
 CHUNK = 64 * 1024  # bytes read, compressed and sent at a time
 
@@ -85,15 +87,6 @@ def plain(status: int, text: str, extra: Iterable[tuple[str, str]] = ()) -> Resp
 def http_date(moment: datetime) -> str:
     """An IMF-fixdate (RFC 9110 section 5.6.7): ``Wed, 25 Nov 2026 10:00:00 GMT``."""
     return format_datetime(moment.astimezone(UTC).replace(microsecond=0), usegmt=True)
-
-
-def parse_http_date(text: str) -> datetime | None:
-    """An HTTP date, or None for one that cannot be read (the header is then ignored)."""
-    try:
-        moment = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 _ETAG = re.compile(r'\s*(?:W/)?("[^"]*"|\*)\s*(?:,|$)')

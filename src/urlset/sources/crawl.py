@@ -23,7 +23,6 @@ a redirect that leaves the site is reported, never followed further.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -31,6 +30,7 @@ from datetime import UTC
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..dates import parse_http_date
 from ..errors import InputError, InvalidValue
 from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
@@ -79,15 +79,8 @@ class CrawledPage:
 
 def http_date_lastmod(value: str | None) -> str | None:
     """A Last-Modified header as a W3C Datetime; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).isoformat(timespec="seconds")
+    when = parse_http_date(value) if value else None
+    return None if when is None else when.astimezone(UTC).isoformat(timespec="seconds")
 
 
 class Crawl:
