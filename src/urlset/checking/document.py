@@ -11,6 +11,7 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
@@ -39,7 +40,9 @@ class CheckOptions:
     ``base_url`` is the URL a single document is served at (its scope and the base of
     relative locs); for ``check_paths`` it is the URL of the directory given, or of the file
     given. ``now`` (an aware datetime) enables the future-date rule. ``schema`` also
-    validates against the protocol's XML schema.
+    validates against the protocol's XML schema. ``on_urls``, when given, is called with
+    each document's source and its URLs, a batch of at most ``URL_BATCH`` at a time, as the
+    checker reads them (the HTML report counts them so: no second read of the input).
     """
 
     limits: Limits = CURRENT
@@ -47,6 +50,10 @@ class CheckOptions:
     now: datetime | None = None
     schema: bool = False
     read_limits: ReadLimits = field(default_factory=ReadLimits)
+    on_urls: Callable[[str, list[Url]], None] | None = None
+
+
+URL_BATCH = 20_000
 
 
 def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
@@ -237,6 +244,8 @@ def _check_entries(
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
     add_plain = set_checks.reciprocity.add_plain
+    on_urls = options.on_urls
+    batch: list[Url] = []
     for event in read:
         kind = type(event)
         if kind is Issue:
@@ -260,6 +269,11 @@ def _check_entries(
                 set_checks.add(url, source=source)
             else:
                 add_plain(loc)
+            if on_urls is not None:
+                batch.append(url)
+                if len(batch) >= URL_BATCH:
+                    on_urls(source, batch)
+                    batch = []
         lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
         # fast path: a known host without findings, inside the scope
         end = loc.find("/", 8)
@@ -281,6 +295,8 @@ def _check_entries(
                     message = future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
+    if on_urls is not None and batch:
+        on_urls(source, batch)
     known = [v for v in (newest_date, newest_time) if v is not None]
     return entries, rules.newest(known)
 
