@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+# beside the repository; URLSET_SHARED names it elsewhere (a git worktree one level deeper)
+SHARED = Path(os.environ.get("URLSET_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 
 
 @pytest.fixture(scope="session")
