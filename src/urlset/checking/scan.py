@@ -93,8 +93,10 @@ class Provers:
     every loc plain as written, the protocol's elements in the protocol's order. Run only
     when the reader's fast lane did not prove the document already."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, window: int = WINDOW, max_window: int = MAX_WINDOW) -> None:
         self.limits = limits
+        self.window = window
+        self.max_window = max_window
         self.locs_plain = True
         self.structure = StructureProver()
 
@@ -102,14 +104,14 @@ class Provers:
         buffer = bytearray()
         for data in pieces:
             buffer += data
-            if len(buffer) < WINDOW:
+            if len(buffer) < self.window:
                 continue
             cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in _ENDS)
             if cut > 0:
                 window = bytes(buffer[:cut])
                 del buffer[:cut]
                 self._window(window)
-            elif len(buffer) > MAX_WINDOW:  # no entry ends here: the slow scans decide
+            elif len(buffer) > self.max_window:  # no entry ends here: the slow scans decide
                 self.locs_plain = False
                 self.structure.give_up()
                 return self
