@@ -11,6 +11,7 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
@@ -20,15 +21,16 @@ from ..errors import InvalidValue
 from ..extensions import rules as ext_rules
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
-from ..reading.reader import FILE_CHUNK, ReadResult, read_chunks
-from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
+from ..reading.reader import ReadResult, read_chunks
 from ..urls import Scope, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues, watch_lines
 from .positions import lines_of_refs, place_entries, place_values
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
+from .scan import Provers, Scan, Tee, pieces, whole
 from .schema import check_schema
+from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
 
 
@@ -39,7 +41,9 @@ class CheckOptions:
     ``base_url`` is the URL a single document is served at (its scope and the base of
     relative locs); for ``check_paths`` it is the URL of the directory given, or of the file
     given. ``now`` (an aware datetime) enables the future-date rule. ``schema`` also
-    validates against the protocol's XML schema.
+    validates against the protocol's XML schema. ``on_urls``, when given, is called with
+    each document's source and its URLs, a batch of at most ``URL_BATCH`` at a time, as the
+    checker reads them (the HTML report counts them so: no second read of the input).
     """
 
     limits: Limits = CURRENT
@@ -47,36 +51,10 @@ class CheckOptions:
     now: datetime | None = None
     schema: bool = False
     read_limits: ReadLimits = field(default_factory=ReadLimits)
+    on_urls: Callable[[str, list[Url]], None] | None = None
 
 
-def _gunzip(data: bytes, cap: int) -> tuple[bytes, bool]:
-    """The decompressed bytes (at most ``cap`` + 1; of a damaged stream, those before the
-    damage, as the reader gives them) and whether the stream was whole and valid.
-
-    They come in a ``bytearray`` grown in place (every use here reads bytes-like objects):
-    joining pieces into ``bytes`` would hold the document twice at its peak."""
-    stream = Gunzip()
-    out = bytearray()
-    try:
-        # fed in file-sized chunks: the decoder copies what is left of its input each time
-        for start in range(0, len(data), FILE_CHUNK):
-            for piece in stream.feed(data[start : start + FILE_CHUNK]):
-                out += piece
-                if len(out) > cap:
-                    del out[cap + 1 :]
-                    return cast(bytes, out), False
-    except GzipError:
-        return cast(bytes, out), False
-    return cast(bytes, out), stream.complete and not stream.trailing
-
-
-def _as_utf8(plain: bytes) -> bytes:
-    """A UTF-16 document (by its byte order mark or its first bytes) as the reader reads it,
-    UTF-8 without its encoding declaration, so that the rules on the bytes see its text."""
-    sniffed = sniff(plain[:4096], True)
-    if sniffed is None or sniffed.kind != "utf16":
-        return plain
-    return Utf16ToUtf8().feed(plain, final=True)
+URL_BATCH = 20_000
 
 
 class _Hosts:
@@ -143,33 +121,29 @@ class _Hosts:
 
 
 def check_document(
-    data: bytes,
+    data: bytes | Source,
     options: CheckOptions = CheckOptions(),
     source: str = "<bytes>",
     *,
     full_size: int | None = None,
     set_checks: ext_rules.SetChecks | None = None,
 ) -> FileResult:
-    """Check one document held in memory (any format the reader knows, gzip included).
+    """Check one document (any format the reader knows, gzip included): its bytes, or a
+    ``Source`` that gives them a chunk at a time (a file: then it is never held whole).
 
     ``full_size`` is the size of the whole document when ``data`` is only its beginning
     (a file far beyond the reader's size limit is not read whole).
     """
-    result = FileResult(source, size=len(data), url=options.base_url)
+    stored: Source = data if not isinstance(data, bytes | bytearray) else BytesSource(data)
+    result = FileResult(source, url=options.base_url)
     found = Findings(source)
     cap = options.read_limits.max_decompressed_bytes
-    plain = data
-    if data[:2] == GZIP_MAGIC:
-        unpacked, whole = _gunzip(data, cap)
-        plain = unpacked
-        # the reader decodes a damaged stream itself, and refuses one gzipped twice
-        if whole and unpacked[:2] != GZIP_MAGIC:
-            data = unpacked
-    result.size = len(plain)
-
-    # fed in the pieces a file read gives: the reader is fastest with chunks of this size
+    scan = Scan(options.limits)
+    tee = Tee(stored, scan, cap)
+    # the reader takes the stored chunks (it decompresses them itself); the scan, the same
+    # bytes decompressed, in the same pass
     read = read_chunks(
-        (data[i : i + FILE_CHUNK] for i in range(0, len(data), FILE_CHUNK)),
+        tee,
         source=source,
         base_url=options.base_url,
         limits=options.read_limits,
@@ -184,25 +158,45 @@ def check_document(
     result.entries, result.newest_lastmod = _check_entries(
         read, options, found, set_checks, result.refs, reader_issues
     )
+    tee.finish()
     if not pooled:
         for problem in set_checks.finish():
             found.add(problem.code, problem.message)
+    result.size = scan.size
     result.format = fmt = read.format
-    plain = _as_utf8(plain)
+    bytes_again = _Again(stored, scan, cap)
     watch_lines(reader_issues, found)
-    _document_rules(result, plain, read.fatal, reader_issues, options.limits, full_size, found)
-    _scan_bytes(plain, read, reader_issues, options, found)
+    _document_rules(result, scan, read.fatal, reader_issues, options.limits, full_size, found)
+    _scan_bytes(bytes_again, read, reader_issues, options, found)
 
     found.finish()
     issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
     if found.pending:
+        plain = bytes_again.plain()
         issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = lines_of_refs(plain, result.refs, options.base_url)
-    issues = place_values(plain, issues)
+        result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)
+    if any(issue.line and not issue.column for issue in issues):
+        issues = place_values(bytes_again.plain(), issues)
     issues.sort(key=by_position)
     result.issues = issues
     return result
+
+
+class _Again:
+    """The document read again whole, once, for the scans that need it (a finding's
+    position, a loc or an element the scan could not prove plain, the schema)."""
+
+    def __init__(self, stored: Source, scan: Scan, cap: int) -> None:
+        self.stored = stored
+        self.scan = scan
+        self.cap = cap
+        self._plain: bytes | None = None
+
+    def plain(self) -> bytes:
+        if self._plain is None:
+            self._plain = whole(self.stored, self.scan, self.cap)
+        return self._plain
 
 
 def _scope(base_url: str | None) -> Scope | None:
@@ -237,6 +231,8 @@ def _check_entries(
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
     add_plain = set_checks.reciprocity.add_plain
+    on_urls = options.on_urls
+    batch: list[Url] = []
     for event in read:
         kind = type(event)
         if kind is Issue:
@@ -260,6 +256,11 @@ def _check_entries(
                 set_checks.add(url, source=source)
             else:
                 add_plain(loc)
+            if on_urls is not None:
+                batch.append(url)
+                if len(batch) >= URL_BATCH:
+                    on_urls(source, batch)
+                    batch = []
         lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
         # fast path: a known host without findings, inside the scope
         end = loc.find("/", 8)
@@ -281,13 +282,15 @@ def _check_entries(
                     message = future_lastmod(lastmod, now)
                     if message is not None:
                         found.at_entry("future-lastmod", message, loc)
+    if on_urls is not None and batch:
+        on_urls(source, batch)
     known = [v for v in (newest_date, newest_time) if v is not None]
     return entries, rules.newest(known)
 
 
 def _document_rules(
     result: FileResult,
-    plain: bytes,
+    scan: Scan,
     fatal: bool,
     reader_issues: list[Issue],
     limits: Limits,
@@ -299,7 +302,7 @@ def _document_rules(
     fmt = result.format
     entries = result.entries
     refs = result.refs
-    message = rules.byte_order_mark(plain)
+    message = rules.byte_order_mark(scan.head)
     if message is not None:
         found.add("byte-order-mark", message, 1, 1)
     message = rules.empty_sitemap(fmt, entries, fatal)
@@ -307,7 +310,7 @@ def _document_rules(
         found.add("empty-sitemap", message, 1, 1)
 
     if fmt in ("urlset", "sitemapindex"):
-        message = rules.no_xml_declaration(plain)
+        message = rules.no_xml_declaration(scan.head)
         if message is not None:
             found.add("no-xml-declaration", message, 1, 1)
     if fmt == "sitemapindex":
@@ -322,7 +325,7 @@ def _document_rules(
         if message is not None:
             found.add("too-many-sitemaps", message)
     elif fmt == "text":
-        lines = plain.count(b"\n") + (0 if plain.endswith(b"\n") else 1)
+        lines = scan.newlines + (0 if scan.last == b"\n" else 1)
         message = rules.too_many_lines(lines, limits)
         if message is not None:
             found.add("too-many-lines", message)
@@ -330,37 +333,41 @@ def _document_rules(
         message = rules.too_many_urls(entries, limits)
         if message is not None:
             found.add("too-many-urls", message)
-    message = rules.file_too_large(max(len(plain), full_size or 0), limits)
+    message = rules.file_too_large(max(scan.length, full_size or 0), limits)
     if message is not None:
         found.add("file-too-large", message)
 
 
 def _scan_bytes(
-    plain: bytes,
+    again: _Again,
     read: ReadResult,
     reader_issues: list[Issue],
     options: CheckOptions,
     found: Findings,
 ) -> None:
     """The rules on the bytes as written: loc text and structure, unless the reader's fast
-    lane proved them already (a urlset of canonical records, every loc plain as written),
-    the schema when asked, the lines of a text sitemap."""
+    lane or the scan proved them already (a urlset of canonical records, every loc plain as
+    written), the schema when asked, the lines of a text sitemap."""
     fmt = read.format
     limits = options.limits
+    scan = again.scan
     if fmt in ("urlset", "sitemapindex"):
         proven = read.reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
-        if not proven:
-            raw_locs(plain, limits, found)
+        unexpected = any(i.code in UNEXPECTED for i in reader_issues)
+        provers = None
+        if not proven:  # one pass of windows, the document never whole
+            provers = Provers(limits).run(pieces(again.stored, scan, again.cap))
+        if provers is not None and not provers.locs_plain:
+            raw_locs(again.plain(), limits, found)
         if not read.fatal:
-            unexpected = any(i.code in UNEXPECTED for i in reader_issues)
-            if unexpected or not proven:
-                check_structure(plain, fmt, found, unexpected)
+            if unexpected or (provers is not None and not provers.structure.proves(fmt)):
+                check_structure(again.plain(), fmt, found)
             if options.schema:
-                check_schema(plain, fmt, found)
+                check_schema(again.plain(), fmt, found)
     elif fmt == "text":
-        text_lines(plain, found)
-    elif fmt == "unknown" and plain.strip():
-        text_with_header(plain, found)
+        text_lines(again.plain(), found)
+    elif fmt == "unknown" and not scan.blank:
+        text_with_header(again.plain(), found)
 
 
 def _dropped_entries(issues: list[Issue]) -> bool:

@@ -22,6 +22,7 @@ from . import rules
 from .children import compare_with_children
 from .document import CheckOptions, check_document
 from .report import SET_FORMAT, CheckReport, FileResult
+from .source import FileSource, spool
 
 # how much of a file is looked at to tell whether it is a sitemap
 _HEAD = 4096
@@ -138,17 +139,30 @@ def check_stream(
     set_checks: ext_rules.SetChecks | None = None,
 ) -> FileResult:
     """Check a stream (standard input) as a file is checked: what the reader would take is
-    kept, the rest is read on only to be counted, never held."""
+    spooled to a temporary file (read once, never held), the rest read on only to be
+    counted."""
     cap = options.read_limits.max_decompressed_bytes
     try:
-        data = stream.read(cap + 1)
-        size = len(data)
-        while more := stream.read(1 << 20):
-            size += len(more)
+        spooled, size = spool(stream, cap + 1)
     except OSError as exc:
         return _cannot_read(source, exc)
-    plain_size = size if data[:2] != GZIP_MAGIC else None
-    return check_document(data, options, source, full_size=plain_size, set_checks=set_checks)
+    with spooled:
+        return _check_open(spooled, size, cap, options, source, set_checks)
+
+
+def _check_open(
+    f: BinaryIO,
+    size: int,
+    cap: int,
+    options: CheckOptions,
+    source: str,
+    set_checks: ext_rules.SetChecks | None,
+) -> FileResult:
+    """Check an open file, read from its start in chunks as often as the check needs."""
+    f.seek(0)
+    plain_size = size if f.read(2) != GZIP_MAGIC else None
+    stored = FileSource(f, cap + 1)  # beyond this the reader stops anyway
+    return check_document(stored, options, source, full_size=plain_size, set_checks=set_checks)
 
 
 def check_file(
@@ -162,19 +176,16 @@ def check_file(
     p = Path(path)
     cap = options.read_limits.max_decompressed_bytes
     try:
-        with p.open("rb") as f:
-            data = f.read(cap + 1)  # beyond this the reader stops anyway
-            size = os.fstat(f.fileno()).st_size
+        f = p.open("rb")
     except OSError as exc:
         return _cannot_read(str(p), exc)
-    plain_size = size if data[:2] != GZIP_MAGIC else None
-    return check_document(
-        data,
-        replace(options, base_url=url or options.base_url),
-        str(p),
-        full_size=plain_size,
-        set_checks=set_checks,
-    )
+    with f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            options = replace(options, base_url=url or options.base_url)
+            return _check_open(f, size, cap, options, str(p), set_checks)
+        except OSError as exc:  # a read that fails midway (an I/O error, a directory)
+            return _cannot_read(str(p), exc)
 
 
 def check_paths(

@@ -1,6 +1,7 @@
 """The text as written, scanned in the bytes: what the reader's parsed values no longer show.
 
-``raw_locs`` takes an XML document's bytes and judges each loc's text (escaping, ASCII,
+``plain_locs`` proves a window of an XML document's bytes holds only plain loc texts;
+``raw_locs`` takes the document's bytes and judges each loc's text (escaping, ASCII,
 length) as written; ``text_lines`` and ``text_with_header`` judge the lines of a text
 sitemap. They give their findings to a ``Findings``.
 """
@@ -27,7 +28,7 @@ _ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
 _WINDOW = 1 << 22
 
 
-def _plain_locs(plain: bytes, limits: Limits) -> bool:
+def plain_locs(plain: bytes, limits: Limits) -> bool:
     """True when every loc text is plain as written (no byte worth a closer look, no
     length over the limit), judged a window at a time."""
     start = 0
@@ -49,9 +50,8 @@ def _plain_locs(plain: bytes, limits: Limits) -> bool:
 
 
 def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
-    if _plain_locs(plain, limits):
-        return
-    # something may be wrong: walk the locs again with positions
+    """The findings on the loc texts as written, with their positions (the scan's
+    ``plain_locs`` proves most documents need none)."""
     line = 1
     last = 0
     for m in _LOC_TEXT.finditer(plain):

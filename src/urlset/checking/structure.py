@@ -1,8 +1,9 @@
 """The order and place of the protocol's elements in an XML sitemap or index.
 
-``check_structure`` takes the document's bytes and its format and gives a ``Findings`` the
-misplaced, unknown and out-of-order elements: a few regular expressions over the bytes
-prove the common case right; when they cannot, one lxml pass names each problem.
+``StructureProver`` proves the common case right with a few regular expressions over the
+bytes, a window at a time; when it cannot, ``check_structure`` takes the document's bytes
+and its format and gives a ``Findings`` the misplaced, unknown and out-of-order elements,
+named by one lxml pass.
 """
 
 from __future__ import annotations
@@ -59,40 +60,74 @@ _SHAPES = {
 UNEXPECTED = frozenset(("unknown-element", "unexpected-child", "loc-as-text"))
 
 
-def check_structure(plain: bytes, fmt: str, found: Findings, unexpected: bool) -> None:
-    if not unexpected and _structure_plain(plain, fmt):
-        return
+def check_structure(plain: bytes, fmt: str, found: Findings) -> None:
+    """Every misplaced, unknown or out-of-order element, by one lxml pass (the scan's
+    ``StructureProver`` proves most documents need none)."""
     for code, message, line in _structure_walk(plain, fmt):
         found.add(code, message, line)
 
 
-def _structure_plain(plain: bytes, fmt: str) -> bool:
-    """True when the bytes show the protocol's elements in the protocol's order.
+class StructureProver:
+    """Whether the bytes show the protocol's elements in the protocol's order, judged a
+    window at a time (``feed``; no pattern here spans an entry's end tag, where the windows
+    are cut), then ``proves(fmt)``.
 
     Only for the plain shape (the default namespace is the protocol's, declared once, no
-    comments or CDATA after the root); anything else goes to ``_structure_walk``.
+    comments or CDATA after the root); anything else goes to the lxml walk. Comments, CDATA
+    or text after a closing tag make a pattern match, and the walk then decides: a false
+    alarm costs time, never a missed finding.
     """
-    root = _ROOT.search(plain)
-    if root is None or root.group(1).decode() != fmt:
-        return False
-    # comments, CDATA or text after a closing tag make a pattern below match, and the lxml
-    # walk then decides: a false alarm costs time, never a missed finding
-    after = root.start()
-    end = plain.find(b">", after)
-    head = plain[after:end]
-    if SITEMAP_NS.encode() not in head:
-        return False
-    declared = _XMLNS.findall(plain)
-    if sum(1 for prefix, _ in declared if not prefix) != 1:
-        return False  # a second default namespace could put protocol names elsewhere
-    if any(prefix and uri == SITEMAP_NS.encode() for prefix, uri in declared):
-        return False  # protocol elements written with a prefix
-    shape = _SHAPES[fmt]
-    if shape.after.search(plain, end) or shape.entry.search(plain, end):
-        return False
-    # prefixed (extension) elements exist only where a prefix is declared
-    has_prefixes = any(prefix for prefix, _ in declared)
-    return not has_prefixes or not shape.after_extension.search(plain, end)
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.defaults = 0  # default namespace declarations
+        self.prefixes = False  # a prefixed declaration seen
+        self.broken = False  # something the plain shape does not allow
+
+    def give_up(self) -> None:
+        self.broken = True
+
+    def feed(self, window: bytes) -> None:
+        if self.broken:
+            return
+        start = 0
+        if self.root is None:
+            root = _ROOT.search(window)
+            if root is not None:
+                self.root = root.group(1).decode()
+                start = window.find(b">", root.start())
+                if start < 0 or SITEMAP_NS.encode() not in window[root.start() : start]:
+                    self.broken = True
+                    return
+        prefixed_before = self.prefixes
+        for prefix, uri in _XMLNS.findall(window):
+            if not prefix:
+                self.defaults += 1
+            elif uri == SITEMAP_NS.encode():
+                self.broken = True  # protocol elements written with a prefix
+                return
+            else:
+                self.prefixes = True
+        if self.defaults > 1:  # a second default namespace could put protocol names elsewhere
+            self.broken = True
+        if self.root is None or self.broken:
+            return
+        if self.prefixes and not prefixed_before and start == 0:
+            self.broken = True  # a prefix declared after the root's window: not the plain shape
+            return
+        shape = _SHAPES[self.root]
+        # prefixed (extension) elements exist only where a prefix is declared
+        self.broken = bool(
+            shape.after.search(window, start)
+            or shape.entry.search(window, start)
+            or (self.prefixes and shape.after_extension.search(window, start))
+        )
+
+    def finish(self) -> None:
+        """Nothing is kept between windows but the counts: nothing to close."""
+
+    def proves(self, fmt: str) -> bool:
+        return not self.broken and self.root == fmt and self.defaults == 1
 
 
 _ORDER = {

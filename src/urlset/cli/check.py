@@ -11,7 +11,6 @@ or above ``--fail-on``, 2 a usage error or a file that could not be read.
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from dataclasses import replace
@@ -148,12 +147,12 @@ def _run(
     urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
     local = [p for p in paths if p not in urls]
     stdin: BinaryIO | None = sys.stdin.buffer if "-" in local else None
-    # the HTML report reads each document again for its URL charts, so it keeps standard
-    # input whole; every other format checks it as a stream
-    kept = stdin.read() if stdin is not None and fmt == "html" else None
-    if kept is not None:
-        stdin = io.BytesIO(kept)
-    report = check_paths(local, options, stdin=stdin)
+    counter = None
+    if fmt == "html":  # the report's URL charts count what the checker reads, as it reads
+        from ..reports.gather import UrlCounter
+
+        counter = UrlCounter()
+    report = check_paths(local, replace(options, on_urls=counter), stdin=stdin)
     if urls:
         from ..fetching.http import HttpOptions
         from ..sitecheck.driver import check_site
@@ -170,7 +169,8 @@ def _run(
         if fmt == "html":
             from ..reports.gather import check_page
 
-            out.write(check_page(report, options.limits, kept, now))
+            assert counter is not None
+            out.write(check_page(report, options.limits, counter, now))
         elif fmt == "json":
             json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
             out.write("\n")

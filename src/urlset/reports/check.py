@@ -1,7 +1,7 @@
 """``urlset check --format html``: a ``CheckReport`` as one self-contained page.
 
 In: the report, the limits it was checked under, and the URL counts of the documents
-(``UrlStats``, gathered by ``gather.check_stats``). Out: HTML text. Sections: the summary
+(``UrlStats``, gathered by ``gather.UrlCounter`` as the check read them). Out: HTML text. Sections: the summary
 (files, URLs, errors and warnings, a verdict), issues by code, the sitemaps against the
 limits, lastmod over time, URLs per section, and the files (a row each, capped).
 """

@@ -1,0 +1,192 @@
+"""One streaming pass over a document's bytes, beside the reader's: what the checker needs
+to know of the bytes as written, a window at a time, the document never held whole.
+
+``Tee`` hands the reader the stored chunks and gives ``Scan`` the same bytes decompressed
+(and a UTF-16 document converted to UTF-8, as the reader reads it). ``Scan`` keeps the
+sizes, the line count and the head of the document. When the reader's fast lane did not
+prove the document plain, ``Provers`` reads it again (``pieces``) and runs the two provers
+on windows cut right after an entry's end tag (``</url>``, ``</sitemap>``: no pattern of
+theirs spans one): every loc plain as written (``raw_text.plain_locs``), the protocol's
+elements in the protocol's order (``structure.StructureProver``). A document they cannot
+prove, or a finding that needs a position, is read again whole by the slow scans
+(``whole``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import cast
+
+from ..limits import Limits
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
+from .raw_text import plain_locs
+from .source import Source, plain_chunks
+from .structure import StructureProver
+
+# windows of about this many bytes; without an entry's end tag in this many, the provers give
+# up (the slow scans decide) and the pass only counts
+WINDOW = 1 << 22
+MAX_WINDOW = 1 << 26
+_HEAD = 1 << 16
+_ENDS = (b"</url>", b"</sitemap>")
+
+
+class Scan:
+    """What one pass learns of the bytes; ``feed`` the decompressed pieces, then ``finish``."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.size = 0  # decompressed bytes, before any UTF-16 conversion
+        self.length = 0  # bytes as the scans see them (UTF-8)
+        self.newlines = 0
+        self.last = b""
+        self.head = b""  # the first bytes as the scans see them
+        self.utf16 = False
+        self.blank = True  # nothing but whitespace so far
+        self._undecided = bytearray()
+        self._decided = False
+        self._convert: Utf16ToUtf8 | None = None
+
+    def feed(self, piece: bytes) -> None:
+        if not piece:
+            return
+        self.size += len(piece)
+        if not self._decided:
+            self._undecided += piece
+            if len(self._undecided) >= 4096:
+                self._decide(False)
+            return
+        self._utf8(piece if self._convert is None else self._convert.feed(piece))
+
+    def finish(self) -> None:
+        if not self._decided:
+            self._decide(True)
+        elif self._convert is not None:
+            self._utf8(self._convert.feed(b"", final=True))
+
+    def _decide(self, final: bool) -> None:
+        """UTF-16 or not, judged on the first 4 KB as ``check_document`` always did."""
+        self._decided = True
+        held, self._undecided = bytes(self._undecided), bytearray()
+        sniffed = sniff(held[:4096], True)
+        if sniffed is not None and sniffed.kind == "utf16":
+            self.utf16 = True
+            self._convert = Utf16ToUtf8()
+            self._utf8(self._convert.feed(held, final=final))
+        else:
+            self._utf8(held)
+
+    def _utf8(self, data: bytes) -> None:
+        if not data:
+            return
+        self.length += len(data)
+        self.newlines += data.count(b"\n")
+        self.last = data[-1:]
+        if self.blank and data.strip():
+            self.blank = False
+        if len(self.head) < _HEAD:
+            self.head += data[: _HEAD - len(self.head)]
+
+
+class Provers:
+    """The two provers, run on windows of the document cut right after an entry's end tag:
+    every loc plain as written, the protocol's elements in the protocol's order. Run only
+    when the reader's fast lane did not prove the document already."""
+
+    def __init__(self, limits: Limits, window: int = WINDOW, max_window: int = MAX_WINDOW) -> None:
+        self.limits = limits
+        self.window = window
+        self.max_window = max_window
+        self.locs_plain = True
+        self.structure = StructureProver()
+
+    def run(self, pieces: Iterable[bytes]) -> Provers:
+        buffer = bytearray()
+        for data in pieces:
+            buffer += data
+            if len(buffer) < self.window:
+                continue
+            cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in _ENDS)
+            if cut > 0:
+                window = bytes(buffer[:cut])
+                del buffer[:cut]
+                self._window(window)
+            elif len(buffer) > self.max_window:  # no entry ends here: the slow scans decide
+                self.locs_plain = False
+                self.structure.give_up()
+                return self
+        if buffer:
+            self._window(bytes(buffer))
+        return self
+
+    def _window(self, window: bytes) -> None:
+        if self.locs_plain and not plain_locs(window, self.limits):
+            self.locs_plain = False
+        self.structure.feed(window)
+
+
+class Tee:
+    """The stored chunks for the reader; each also decompressed into ``scan``. An iterator
+    with no ``close``: when the reader stops early, ``finish`` scans the rest."""
+
+    def __init__(self, source: Source, scan: Scan, cap: int) -> None:
+        self._chunks = iter(source)
+        self._scan = scan
+        self._cap = cap
+        self._gzip: Gunzip | None = None
+        self._first = True
+        self._plain = 0
+        self._stopped = False
+
+    def __iter__(self) -> Tee:
+        return self
+
+    def __next__(self) -> bytes:
+        chunk = next(self._chunks)
+        self._take(chunk)
+        return chunk
+
+    def finish(self) -> Scan:
+        for chunk in self._chunks:
+            self._take(chunk)
+        self._scan.finish()
+        return self._scan
+
+    def _take(self, chunk: bytes) -> None:
+        if self._first:
+            self._first = False
+            if chunk[:2] == GZIP_MAGIC:
+                self._gzip = Gunzip()
+        if self._stopped:
+            return
+        if self._gzip is None:
+            self._scan.feed(chunk)
+            return
+        try:
+            for piece in self._gzip.feed(chunk):
+                self._plain += len(piece)
+                if self._plain > self._cap:  # at most cap + 1, as the reader stops there
+                    self._scan.feed(piece[: len(piece) - (self._plain - self._cap - 1)])
+                    self._stopped = True
+                    return
+                self._scan.feed(piece)
+        except GzipError:
+            self._stopped = True  # what came before the damage is the document
+
+
+def whole(source: Source, scan: Scan, cap: int) -> bytes:
+    """The document as the slow scans read it (UTF-8), read again from ``source``."""
+    out = bytearray()
+    for piece in pieces(source, scan, cap):
+        out += piece
+    # a bytearray is read as bytes by every scan: converting would hold the document twice
+    return cast(bytes, out)
+
+
+def pieces(source: Source, scan: Scan, cap: int) -> Iterator[bytes]:
+    """The document as the slow scans read it (UTF-8), a piece at a time."""
+    convert = Utf16ToUtf8() if scan.utf16 else None
+    for piece in plain_chunks(source, cap):
+        yield piece if convert is None else convert.feed(piece)
+    if convert is not None:
+        yield convert.feed(b"", final=True)

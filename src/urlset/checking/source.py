@@ -1,0 +1,102 @@
+"""A document's bytes as a check reads them: a chunk at a time, as often as a scan needs.
+
+``Source`` gives the stored bytes (gzip or not) of one document in pieces, each time it is
+iterated: from bytes held by the caller (``BytesSource``) or from an open file read again from
+its start for each pass (``FileSource``); a stream (standard input, read once) is first
+``spool``-ed to an unlinked temporary file. ``plain_chunks`` gives
+the decompressed bytes as the checker's scans see them. None of them holds the document:
+the check's memory stays that of a chunk and of what its scans keep.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from typing import BinaryIO, Protocol
+
+from ..reading.reader import FILE_CHUNK
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError
+
+
+class Source(Protocol):
+    """The stored bytes of one document, at most ``limit`` of them, afresh on each pass."""
+
+    def __iter__(self) -> Iterator[bytes]: ...
+
+
+class BytesSource:
+    """Bytes the caller holds, given in file-sized slices."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self.data
+        for start in range(0, len(data), FILE_CHUNK):
+            yield data[start : start + FILE_CHUNK]
+
+
+class FileSource:
+    """An open file's first ``limit`` bytes, read again from its start on each pass."""
+
+    def __init__(self, file: BinaryIO, limit: int) -> None:
+        self.file = file
+        self.limit = limit
+
+    def __iter__(self) -> Iterator[bytes]:
+        left = self.limit
+        file = self.file
+        file.seek(0)
+        while left > 0 and (piece := file.read(min(FILE_CHUNK, left))):
+            left -= len(piece)
+            yield piece
+
+
+def spool(stream: BinaryIO, limit: int) -> tuple[BinaryIO, int]:
+    """A stream's first ``limit`` bytes in an unlinked temporary file (the caller closes it),
+    and the stream's whole size: the rest is read on only to be counted, never held."""
+    file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
+    try:
+        left = limit
+        size = 0
+        while left > 0 and (piece := stream.read(min(FILE_CHUNK, left))):
+            left -= len(piece)
+            size += len(piece)
+            file.write(piece)
+        while more := stream.read(1 << 20):
+            size += len(more)
+    except BaseException:
+        file.close()
+        raise
+    return file, size
+
+
+def plain_chunks(source: Source, cap: int) -> Iterator[bytes]:
+    """The document decompressed (a gzip stream: at most ``cap`` + 1 bytes, and of a damaged
+    one those before the damage, as the reader gives them), a piece at a time."""
+    pieces = iter(source)
+    first = next(pieces, b"")
+    if first[:2] != GZIP_MAGIC:
+        if first:
+            yield first
+        yield from pieces
+        return
+    stream = Gunzip()
+    size = 0
+    try:
+        for data in _chain(first, pieces):
+            # fed in file-sized chunks: the decoder copies what is left of its input each time
+            for start in range(0, len(data), FILE_CHUNK):
+                for piece in stream.feed(data[start : start + FILE_CHUNK]):
+                    size += len(piece)
+                    if size > cap:
+                        yield piece[: len(piece) - (size - cap - 1)]
+                        return
+                    yield piece
+    except GzipError:
+        return
+
+
+def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest

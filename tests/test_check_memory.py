@@ -1,0 +1,100 @@
+"""A large document's check keeps its memory bounded: the document is read a chunk at a time
+(standard input spooled to a temporary file, a file read again when a scan needs it), never
+held whole. Measured with tracemalloc (what Python allocates) on 110 MB documents."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from urlset.checking.document import CheckOptions
+from urlset.checking.files import check_file, check_stream
+from urlset.checking.report import FileResult
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+SIZE = 110_000_000
+# far below the document's size: holding it whole, even once, fails
+BOUND = 40_000_000
+PAD = "segment-" * 110  # long URLs: few entries, so the reader's own state stays small
+
+
+def _entries(images: bool) -> Iterator[bytes]:
+    root = f'<urlset xmlns="{NS}"' + (f' xmlns:image="{IMAGE_NS}"' if images else "") + ">\n"
+    yield b'<?xml version="1.0" encoding="UTF-8"?>\n' + root.encode()
+    written = 0
+    i = 0
+    while written < SIZE:
+        rows = []
+        for j in range(i, i + 500):
+            image = (
+                f"<image:image><image:loc>https://cdn.urlset-test.org/{j}.jpg</image:loc>"
+                "</image:image>"
+                if images
+                else ""
+            )
+            rows.append(
+                f"<url><loc>https://www.urlset-test.org:8443/caf%C3%A9/{PAD}{j}?a=1&amp;b={j % 7}"
+                f"</loc><lastmod>2025-0{1 + j % 9}-1{j % 10}</lastmod>{image}</url>\n"
+            )
+        i += 500
+        block = "".join(rows).encode()
+        written += len(block)
+        yield block
+    yield b"</urlset>\n"
+
+
+class _Pipe(io.RawIOBase):
+    """A stream that makes its bytes as they are read (standard input's stand-in)."""
+
+    def __init__(self, blocks: Iterator[bytes]) -> None:
+        self.blocks = blocks
+        self.held = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self.held:
+            self.held = next(self.blocks, b"")
+            if not self.held:
+                return 0
+        n = min(len(buffer), len(self.held))
+        buffer[:n] = self.held[:n]
+        self.held = self.held[n:]
+        return n
+
+
+def _peak(run: Callable[[], FileResult]) -> tuple[int, FileResult]:
+    tracemalloc.start()
+    try:
+        result = run()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    print(f"peak {peak:,} bytes")  # shown with -s
+    return peak, result
+
+
+def test_a_large_standard_input_is_checked_in_bounded_memory() -> None:
+    options = CheckOptions()
+    peak, result = _peak(lambda: check_stream(io.BufferedReader(_Pipe(_entries(False))), options))
+    assert result.size > SIZE
+    codes = {i.code for i in result.issues}
+    assert codes == {"too-many-urls", "file-too-large"}
+    assert peak < BOUND, f"{peak:,} bytes at the peak for a {SIZE:,}-byte document"
+
+
+def test_a_large_gzip_file_with_extensions_is_checked_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "sitemap.xml.gz"
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        for block in _entries(True):
+            f.write(block)
+    peak, result = _peak(lambda: check_file(path, CheckOptions()))
+    assert result.size > SIZE
+    codes = {i.code for i in result.issues}
+    assert codes == {"too-many-urls", "file-too-large"}
+    assert peak < BOUND, f"{peak:,} bytes at the peak for a {SIZE:,}-byte document"

@@ -1,0 +1,110 @@
+"""The check's provers judge a document a window at a time; their verdicts must not depend on
+where the windows are cut: windows of a few bytes (cut after nearly every entry) give what
+one window over the whole document gives, on the corpus and on faults placed at the cuts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from urlset.checking.scan import Provers
+from urlset.limits import CURRENT
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+HEAD = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+GOOD = "<url><loc>https://a.test/{n}</loc><lastmod>2025-01-01</lastmod></url>\n"
+
+
+def _verdict(
+    data: bytes, window: int, piece: int, max_window: int | None = None
+) -> tuple[bool, bool, bool]:
+    pieces = [data[i : i + piece] for i in range(0, len(data), piece)]
+    most = len(data) + 1 if max_window is None else max_window
+    provers = Provers(CURRENT, window=window, max_window=most).run(pieces)
+    structure = provers.structure
+    return provers.locs_plain, structure.proves("urlset"), structure.proves("sitemapindex")
+
+
+WINDOWS = ((1, 7), (16, 3), (64, 64), (200, 1000))
+
+
+def _same_in_windows(data: bytes, windows: tuple[tuple[int, int], ...] = WINDOWS) -> None:
+    whole = _verdict(data, len(data) + 1, len(data) + 1)
+    for window, piece in WINDOWS:
+        assert _verdict(data, window, piece) == whole, (window, piece)
+
+
+def _doc(*entries: str) -> bytes:
+    return (HEAD + "".join(entries) + "</urlset>\n").encode()
+
+
+CASES = {
+    "plain": _doc(*(GOOD.format(n=n) for n in range(20))),
+    "order after a cut": _doc(
+        GOOD.format(n=1),
+        "<url><lastmod>2025-01-01</lastmod><loc>https://a.test/2</loc></url>",
+        GOOD.format(n=3),
+    ),
+    "entry without end tag": _doc(
+        GOOD.format(n=1), "<url><loc>https://a.test/2</loc><priority>0.5</priority>\n<url>"
+    ),
+    "loc with a raw space": _doc(GOOD.format(n=1), "<url><loc>https://a.test/a b</loc></url>"),
+    "loc with an unescaped ampersand": _doc("<url><loc>https://a.test/?a=1&b=2</loc></url>"),
+    "a second default namespace late": _doc(
+        *(GOOD.format(n=n) for n in range(5)),
+        f'<url xmlns="{NS}"><loc>https://a.test/x</loc></url>',
+    ),
+    "a prefix declared late": _doc(
+        *(GOOD.format(n=n) for n in range(5)),
+        '<url><loc>https://a.test/y</loc><x:y xmlns:x="urn:x">1</x:y><lastmod>2025-01-01'
+        "</lastmod></url>",
+    ),
+    "comment between entries": _doc(GOOD.format(n=1), "<!-- a note -->", GOOD.format(n=2)),
+    "index written as a urlset": (
+        f'<sitemapindex xmlns="{NS}"><sitemap><loc>https://a.test/s.xml</loc></sitemap>'
+        "<sitemap><lastmod>2025-01-01</lastmod><loc>https://a.test/t.xml</loc></sitemap>"
+        "</sitemapindex>"
+    ).encode(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_verdict_does_not_depend_on_the_windows(name: str) -> None:
+    _same_in_windows(CASES[name])
+
+
+def test_the_faults_are_seen_in_small_windows() -> None:
+    """Not only the same verdict: the faults above are found (each case is not plain)."""
+    for name, data in CASES.items():
+        locs, urlset, index = _verdict(data, 16, 5)
+        if name in ("plain", "comment between entries"):  # the walk drops comments
+            assert (locs, urlset, index) == (True, True, False)
+        elif name.startswith("loc with"):
+            assert not locs, name
+        elif name == "index written as a urlset":
+            assert not index
+        else:
+            assert not urlset, name
+
+
+def test_the_corpus_gets_the_same_verdicts_in_small_windows(shared: Path) -> None:
+    files = sorted(
+        p for p in (shared / "corpus").rglob("*") if p.is_file() and p.suffix in (".xml", ".txt")
+    )
+    assert files
+    for path in files:
+        data = path.read_bytes()[:200_000]
+        _same_in_windows(data, ((64, 4096), (1000, 1000)))
+
+
+def test_no_entry_end_within_the_largest_window_proves_nothing() -> None:
+    """Past ``max_window`` bytes without an entry's end tag the provers give up: the slow
+    scans decide (a cost in time, never a missed finding)."""
+    data = _doc(*(GOOD.format(n=n) for n in range(20)))
+    assert _verdict(data, 16, 5) == (True, True, False)
+    assert _verdict(data.replace(b"</url>", b"</url >"), 16, 5, max_window=100) == (
+        False,
+        False,
+        False,
+    )
