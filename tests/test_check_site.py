@@ -128,3 +128,22 @@ def test_check_url_ends_at_its_deadline_with_what_was_read() -> None:
     slow_codes = {i["code"] for i in by_source[server.url("/slow.xml")]["issues"]}
     assert slow_codes & {"cannot-read", "deadline"}, slow_codes
     assert result.exit_code in (1, 2)
+
+
+def test_check_deadline_bounds_the_whole_run_over_several_urls() -> None:
+    async def slow(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(5)
+        return web.Response(body=b"", content_type="application/xml")
+
+    with LoopbackServer() as server:
+        for name in ("a", "b", "c"):
+            server.handle(f"/{name}.xml", slow)
+        started = time.monotonic()
+        result = CliRunner().invoke(
+            main,
+            ["check", *(server.url(f"/{n}.xml") for n in "abc"), "--deadline", "1.5"],
+        )
+        took = time.monotonic() - started
+    # one deadline for the run: three 5 s downloads end together within it, not 3 x 1.5 s
+    assert took < 3.5, took
+    assert result.exit_code == 2 and "Traceback" not in result.output

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, BinaryIO
@@ -157,8 +158,11 @@ def _run(
         from ..fetching.http import HttpOptions
         from ..sitecheck.driver import check_site
 
-        http = HttpOptions(deadline=deadline)
+        # --deadline bounds the whole run: each URL gets the time the ones before it left
+        ends = None if deadline is None else time.monotonic() + deadline
         for url in urls:
+            left = None if ends is None else max(ends - time.monotonic(), 0.001)
+            http = HttpOptions(deadline=left)
             report.files.extend(check_site(url, replace(options, base_url=None), http=http).files)
     status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):
