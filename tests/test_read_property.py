@@ -251,6 +251,21 @@ def test_a_quoted_gt_in_the_root_tag_reads_the_same_however_fed(sizes: list[int]
     assert feed_all(doc, sizes, fast=True) == whole == feed_all(doc, sizes, fast=False)
 
 
+@pytest.mark.parametrize("sizes", [[1], [64], [10_000]])
+def test_a_prefix_inside_another_attribute_of_the_root_declares_nothing(sizes: list[int]) -> None:
+    """The compiled lane took the root's prefixes from a pattern over the start tag's text,
+    which also matched inside another attribute's value: it typed an image the careful lane
+    (rightly) calls an undeclared prefix."""
+    doc = (
+        f'<urlset xmlns="{NS}" data-x="xmlns:image=\'http://www.google.com/schemas/'
+        "sitemap-image/1.1'\">\n<url><loc>https://example.com/</loc><image:image>"
+        "<image:loc>https://example.com/a.jpg</image:loc></image:image></url>\n</urlset>\n"
+    ).encode()
+    full = feed_all(doc, [len(doc)], fast=False)
+    assert "not-well-formed" in {i.code for i in full[1]}
+    assert feed_all(doc, sizes, fast=True) == full
+
+
 @SETTINGS
 @given(st.lists(st.integers(0, 10**6), min_size=1, max_size=30, unique=True), st.data())
 def test_cut_anywhere_keeps_only_whole_entries(ids: list[int], data: st.DataObject) -> None:

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
-_ROOT_PREFIX = re.compile(rb'xmlns:([A-Za-z_][A-Za-z0-9_.-]*)=["\']([^"\']*)["\']')
 _NO_EXTENSIONS = ()
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
 
@@ -96,15 +95,21 @@ class CompiledLane:
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
-        self.root_prefixes = {
-            k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
-            for k, v in _ROOT_PREFIX.findall(tag)
-        }
+        self.root_prefixes = self._prefixes()
         self.fline = self.line0 = 1 + head.count(b"\n")
         self.fcol = self.col0 = len(head) - head.rfind(b"\n")
         self.status.state = FAST
         self.buf = bytearray(rest)
         self._read()
+
+    def _prefixes(self) -> dict[str, str]:
+        """The root's namespace prefixes as an XML parser reads its start tag (a pattern over
+        the tag's text would also match inside another attribute's value)."""
+        try:
+            root = etree.fromstring(self.mini_head + self.mini_tail, self.mini_parser)
+        except etree.XMLSyntaxError:
+            return {}
+        return {k: v for k, v in root.nsmap.items() if k is not None}
 
     def feed(self, data: bytes) -> None:
         self.buf += data
