@@ -40,7 +40,7 @@ Layout: one module per extension (``image``, ``video``, ``news``, ``hreflang``) 
 value, readers, writing, codes and per-URL rules, and gives an ``ExtensionSpec``; this
 module lists those in ``REGISTRY`` and dispatches on it (reading, JSON, namespaces).
 ``common`` and ``field_checks`` hold what the extensions share; ``fastlane`` types runs of
-plain images and links for a reader's regex lane; ``rules`` runs the rules of every
+plain images and links for the reader's compiled lane; ``rules`` runs the rules of every
 extension and the set-wide ones; ``reciprocity`` checks hreflang return links across a set.
 Adding an extension is writing its module and adding its ``SPEC`` to ``REGISTRY`` (and its
 class to the ``Extension`` type).

@@ -4,7 +4,7 @@
 ``extensions.REGISTRY``: its value class, prefix, readers, codes and per-URL rules. The rest
 is shared by their readers and writers: the safe lxml parser options, the checked walk over
 an element's children (lxml element in; (name, text, attributes, child) rows out, or
-``Untypable`` saying why not), decoding of the plain text a regex lane captures, the
+``Untypable`` saying why not), decoding of the plain text the compiled lane hands over, the
 self-declared form of an element, and Issues from a table of codes.
 """
 

@@ -1,4 +1,4 @@
-"""The regex lane's typing of a ``<url>``'s extensions: runs of plain images and hreflang links.
+"""The typing, by patterns, of a ``<url>``'s extensions: runs of plain images and hreflang links.
 
 ``fast_extensions(fragment, prefixes)`` takes the text between a ``<url>``'s core children
 and its end tag, with the prefixes the root declares, and gives the typed values, or None
@@ -41,7 +41,7 @@ def fast_extensions(
     namespace. None when anything else is there (another element, attributes on images,
     character references, a value a typed value rejects): read those with the full lane.
 
-    For a reader's regex lane, so that the commonest extension sitemaps need no XML parser.
+    For the reader's compiled lane, so that the commonest extension sitemaps need no XML parser.
     """
     image = link = None
     for prefix, namespace in prefixes.items():

@@ -2,7 +2,7 @@
 
 Here: the value (checked on construction; ``body()`` writes it), its readers (from an lxml
 element, from its own XML by regex, and a whole run of plain images in a ``<url>`` a column
-at a time, for a reader's regex lane), its codes and its per-URL rules. A sitemap may hold
+at a time, for the reader's compiled lane), its codes and its per-URL rules. A sitemap may hold
 a thousand images per URL, so every path here is written for speed.
 """
 

@@ -7,7 +7,7 @@ whole, in 64 KiB chunks or byte by byte gives the same entries and the same issu
 The stages, all driven from ``feed``::
 
     bytes -> [gzip by magic bytes, bounded pieces] -> size limit -> [sniff: xml | text | ...]
-          -> XmlBody (xmlread: fast lane + lxml) or TextBody (textread) -> Sink -> events
+          -> XmlBody (the compiled lane + lxml) or the text reader -> Sink -> events
 
 ``read_file``, ``read_bytes`` and ``read_chunks`` run the reader and return a ``ReadResult``:
 iterate it for the entries; ``.issues`` is complete once the iteration has ended.

@@ -28,11 +28,10 @@ from .page import (
     table,
     tiles,
 )
-from .parts import count_codes, issues_part, lastmod_part, sections_part
+from .parts import INDEX, count_codes, issues_part, url_parts
 from .stats import UrlStats
 
 FILES_SHOWN = 200  # rows of the files table; the rest are summed in one row
-INDEX = "sitemapindex"
 
 
 def check_html(
@@ -67,13 +66,7 @@ def check_html(
         parts.append(
             part("limits", "Sizes", "Sitemaps against the limits", _limits(sitemaps, limits))
         )
-    if stats.urls:
-        parts.append(
-            part("lastmod", "Lastmod", "Lastmod over time", lastmod_part(stats, "lastmod"))
-        )
-        parts.append(
-            part("sections", "Sections", "URLs per section", sections_part(stats, "sections"))
-        )
+    parts.extend(url_parts(stats))
     parts.append(part("files", "Files", "Files", _files(files)))
     names = ", ".join(f.source for f in files[:3]) + (
         f" and {len(files) - 3} more" if len(files) > 3 else ""

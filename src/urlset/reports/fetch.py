@@ -34,12 +34,11 @@ from .page import (
     text,
     tiles,
 )
-from .parts import count_codes, issues_part, lastmod_part, sections_part
+from .parts import INDEX, count_codes, issues_part, url_parts
 from .stats import UrlStats
 
 TREE_SHOWN = 300  # rows of the tree table
 PROBLEMS_SHOWN = 500  # failed and partial documents listed
-INDEX = "sitemapindex"
 _STATE_COLOURS = {
     NodeState.OK: plots.BLUE,
     NodeState.NOT_MODIFIED: plots.GREEN,
@@ -79,13 +78,7 @@ def fetch_html(
     if sitemaps:
         sizes = _limits(sitemaps, limits)
         parts.append(part("limits", "Sizes", "Sitemaps against the URL limit", sizes))
-    if stats.urls:
-        parts.append(
-            part("lastmod", "Lastmod", "Lastmod over time", lastmod_part(stats, "lastmod"))
-        )
-        parts.append(
-            part("sections", "Sections", "URLs per section", sections_part(stats, "sections"))
-        )
+    parts.extend(url_parts(stats))
     parts.append(part("tree", "Tree", "The sitemap tree", _tree(nodes)))
     return document(
         "Sitemap fetch",

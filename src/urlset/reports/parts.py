@@ -13,7 +13,7 @@ from datetime import date
 
 from ..model import Issue, Severity
 from . import plots
-from .page import Column, Html, count, figure, join, link, note, severity, table, text
+from .page import Column, Html, count, figure, join, link, note, part, severity, table, text
 from .stats import OTHER, ROOT, Section, UrlStats
 
 FIRST_PLACES = 3  # places listed per code
@@ -23,6 +23,7 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 # the reader and the checker list at most so many issues of a code per document, then one
 # of this code saying how many more there were
 CAPPED = "too-many-errors"
+INDEX = "sitemapindex"  # the format of a sitemap index, which the size charts leave out
 _UNLISTED = re.compile(r"(\d+) more (\S+) issues not listed")
 
 
@@ -259,3 +260,13 @@ def _prefix_table(
         Column("first URL", url=True),
     ]
     return join([figure(svg, caption), table(f"The {len(top)} largest {plural}", columns, rows)])
+
+
+def url_parts(stats: UrlStats) -> list[tuple[str, str, Html]]:
+    """The parts every report draws from its URLs: lastmod over time and URLs per section."""
+    if not stats.urls:
+        return []
+    return [
+        part("lastmod", "Lastmod", "Lastmod over time", lastmod_part(stats, "lastmod")),
+        part("sections", "Sections", "URLs per section", sections_part(stats, "sections")),
+    ]

@@ -27,6 +27,7 @@ from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import SitemapReader
+from ..reading.sniff import GZIP_MAGIC
 
 Checked = Callable[[str, str, bytes, int], None]
 
@@ -78,7 +79,7 @@ class _SiteCheck:
 
     def checked(self, source: str, base_url: str, body: bytes, size: int) -> None:
         options = replace(self.options, base_url=base_url)
-        full = size if body[:2] != b"\x1f\x8b" else None
+        full = size if body[:2] != GZIP_MAGIC else None
         self.results[source] = check_document(
             body, options, source, full_size=full, set_checks=self.pool
         )
