@@ -53,9 +53,7 @@ def directory_options(command: F) -> F:
             help="Folder SOURCE and --crawl: list each page's images (<img src>, og:image).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return _decorated(command, options)
 
 
 def log_options(command: F) -> F:
@@ -84,9 +82,7 @@ def log_options(command: F) -> F:
             help="--access-log: keep each request's query string (dropped by default).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return _decorated(command, options)
 
 
 def crawl_limits(command: F) -> F:
@@ -135,9 +131,7 @@ def crawl_limits(command: F) -> F:
         ),
         click.option("--user-agent", help="Crawl: the User-Agent sent and matched in robots.txt."),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return _decorated(command, options)
 
 
 def crawl_options(values: dict[str, Any], images: bool) -> Any:
@@ -222,3 +216,10 @@ class SiteSources:
                 click.echo(lines[0])
             for line in lines[1:]:
                 click.echo(line, err=True)
+
+
+def _decorated(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
+    """``command`` with ``options`` in the order given (as if written as decorators)."""
+    for option in reversed(options):
+        command = option(command)
+    return command
