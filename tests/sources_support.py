@@ -7,38 +7,17 @@ from pathlib import Path
 
 from lxml import etree
 
+import schema_support
 from conftest import SHARED
-from test_ext_write import _OfflineXmlSchema
+from schema_support import SITEMAP_NS
 from urlset.checking.schema import schema_errors
-from urlset.extensions import IMAGE_NS, XHTML_NS
-
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def official_schemas() -> dict[str, etree.XMLSchema] | None:
-    """sitemap.xsd with the image and XHTML schemas imported, and siteindex.xsd; None when
-    ../shared is absent (a fresh clone)."""
+    """The official schemas (schema_support), or None when ../shared is absent (a fresh
+    clone)."""
     xsd = SHARED / "xsd"
-    if not (xsd / "sitemap.xsd").is_file():
-        return None
-    imports = {
-        SITEMAP_NS: "sitemap.xsd",
-        IMAGE_NS: "sitemap-image.xsd",
-        XHTML_NS: "xhtml1-strict.xsd",
-    }
-    wrapper = '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">' + "".join(
-        f'<xsd:import namespace="{ns}" schemaLocation="{(xsd / name).as_uri()}"/>'
-        for ns, name in imports.items()
-    )
-    parser = etree.XMLParser(no_network=True)
-    parser.resolvers.add(_OfflineXmlSchema())
-    urlset = etree.XMLSchema(
-        etree.fromstring((wrapper + "</xsd:schema>").encode(), parser, base_url=str(xsd) + "/")
-    )
-    return {
-        "urlset": urlset,
-        "sitemapindex": etree.XMLSchema(etree.parse(str(xsd / "siteindex.xsd"))),
-    }
+    return schema_support.official_schemas(xsd) if (xsd / "sitemap.xsd").is_file() else None
 
 
 def assert_valid_set(out: Path) -> list[str]:

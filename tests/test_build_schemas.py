@@ -20,41 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from schema_support import MOBILE_NS, SITEMAP_NS, official_schemas
 from test_ext_props import alternates, images, news, text, videos
-from test_ext_write import _OfflineXmlSchema
 from urlset.cli import main
-from urlset.extensions import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS, json_fields
+from urlset.extensions import json_fields
 
 BASE = "https://www.example.com/"
-MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 @pytest.fixture(scope="module")
 def official(shared: Path) -> dict[str, etree.XMLSchema]:
-    """The official schemas: sitemap.xsd with every extension schema imported (its
-    ``xsd:any namespace="##other" processContents="strict"`` then validates each extension
-    element), and siteindex.xsd for indexes."""
-    xsd = shared / "xsd"
-    imports = {
-        SITEMAP_NS: "sitemap.xsd",
-        IMAGE_NS: "sitemap-image.xsd",
-        VIDEO_NS: "sitemap-video.xsd",
-        NEWS_NS: "sitemap-news.xsd",
-        XHTML_NS: "xhtml1-strict.xsd",
-        MOBILE_NS: "sitemap-mobile.xsd",
-    }
-    wrapper = '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">' + "".join(
-        f'<xsd:import namespace="{ns}" schemaLocation="{(xsd / name).as_uri()}"/>'
-        for ns, name in imports.items()
-    )
-    parser = etree.XMLParser(no_network=True)
-    parser.resolvers.add(_OfflineXmlSchema())
-    urlset = etree.XMLSchema(
-        etree.fromstring((wrapper + "</xsd:schema>").encode(), parser, base_url=str(xsd) + "/")
-    )
-    index = etree.XMLSchema(etree.parse(str(xsd / "siteindex.xsd")))
-    return {"urlset": urlset, "sitemapindex": index}
+    return official_schemas(shared / "xsd")
 
 
 # raw extension XML a JSON line may carry: the first two are valid, the rest must be refused

@@ -11,37 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from schema_support import MOBILE_NS, SITEMAP_NS, official_schemas
 from test_ext_props import alternates, images, news, videos
-from test_ext_write import _OfflineXmlSchema, document
+from test_ext_write import document
 from urlset import Url
 from urlset.checking.checker import check
 from urlset.checking.schema import schema_errors
 from urlset.extensions import IMAGE_NS, NEWS_NS, VIDEO_NS, XHTML_NS
 
-MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 BASE = "https://www.example.com/"
 
 
 @pytest.fixture(scope="module")
 def official(shared: Path) -> etree.XMLSchema:
-    xsd = shared / "xsd"
-    imports = {
-        SITEMAP_NS: "sitemap.xsd",
-        IMAGE_NS: "sitemap-image.xsd",
-        VIDEO_NS: "sitemap-video.xsd",
-        NEWS_NS: "sitemap-news.xsd",
-        XHTML_NS: "xhtml1-strict.xsd",
-        MOBILE_NS: "sitemap-mobile.xsd",
-    }
-    wrapper = '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">' + "".join(
-        f'<xsd:import namespace="{ns}" schemaLocation="{(xsd / name).as_uri()}"/>'
-        for ns, name in imports.items()
-    )
-    parser = etree.XMLParser(no_network=True)
-    parser.resolvers.add(_OfflineXmlSchema())
-    root = etree.fromstring((wrapper + "</xsd:schema>").encode(), parser, base_url=str(xsd) + "/")
-    return etree.XMLSchema(root)
+    return official_schemas(shared / "xsd")["urlset"]
 
 
 def official_accepts(schema: etree.XMLSchema, data: bytes) -> bool:

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from lxml import etree
 
 from helpers import NS, load, parse
+from schema_support import official_schemas
 from urlset import SITEMAPS_2008, RawElement, Url
 from urlset.cli import main
 from urlset.extensions import (
@@ -31,28 +32,6 @@ from urlset.writing.sources import iter_entries
 
 BASE = "https://www.example.com/"
 
-# xhtml1-strict.xsd imports the XML namespace schema from w3.org; the tests never touch the
-# network, so the import is answered with this minimal stand-in (the attributes XHTML uses).
-XML_NS_SCHEMA = b"""<?xml version="1.0"?>
-<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"
-           targetNamespace="http://www.w3.org/XML/1998/namespace">
-  <xs:attribute name="lang" type="xs:language"/>
-  <xs:attribute name="space">
-    <xs:simpleType><xs:restriction base="xs:NCName">
-      <xs:enumeration value="default"/><xs:enumeration value="preserve"/>
-    </xs:restriction></xs:simpleType>
-  </xs:attribute>
-  <xs:attribute name="base" type="xs:anyURI"/>
-  <xs:attribute name="id" type="xs:ID"/>
-</xs:schema>"""
-
-
-class _OfflineXmlSchema(etree.Resolver):
-    def resolve(self, system_url: str, public_id: str, context: object) -> object:
-        if system_url.endswith("/xml.xsd"):
-            return self.resolve_string(XML_NS_SCHEMA, context)
-        return None
-
 
 @pytest.fixture(scope="module")
 def schema(shared: Path) -> etree.XMLSchema:
@@ -62,22 +41,7 @@ def schema(shared: Path) -> etree.XMLSchema:
     so every extension element must be declared by an imported schema and is validated
     against it; an element of a namespace no schema declares is an error.
     """
-    xsd = shared / "xsd"
-    imports = {
-        "http://www.sitemaps.org/schemas/sitemap/0.9": "sitemap.xsd",
-        IMAGE_NS: "sitemap-image.xsd",
-        VIDEO_NS: "sitemap-video.xsd",
-        NEWS_NS: "sitemap-news.xsd",
-        XHTML_NS: "xhtml1-strict.xsd",
-    }
-    wrapper = '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema">' + "".join(
-        f'<xsd:import namespace="{ns}" schemaLocation="{(xsd / name).as_uri()}"/>'
-        for ns, name in imports.items()
-    )
-    wrapper += "</xsd:schema>"
-    parser = etree.XMLParser(no_network=True)
-    parser.resolvers.add(_OfflineXmlSchema())
-    return etree.XMLSchema(etree.fromstring(wrapper.encode(), parser, base_url=str(xsd) + "/"))
+    return official_schemas(shared / "xsd")["urlset"]
 
 
 def assert_valid(data: bytes, schema: etree.XMLSchema) -> None:
