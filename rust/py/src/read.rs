@@ -219,11 +219,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// is; for the property tests that tie it to urls.to_uri.
 #[pyfunction]
 pub fn plain_loc(text: &[u8]) -> bool {
-    urlset_core::read::values::plain_loc(text).is_some()
+    urlset_core::values::loc::plain_loc(text).is_some()
 }
 
 /// Whether a lastmod text is one the compiled lane reads with `fromisoformat`.
 #[pyfunction]
 pub fn plain_lastmod(text: &[u8]) -> bool {
-    urlset_core::read::values::plain_lastmod(text)
+    urlset_core::values::lastmod::plain_lastmod(text)
 }
