@@ -3,6 +3,7 @@ use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
+use urlset_core::read::columns::{Columns, Fixed, Texts, Validity};
 use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop, Value};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
@@ -70,6 +71,36 @@ impl UrlsetScanner {
         Ok(PyList::new(py, items)?.into_any().unbind())
     }
 
+    /// Why a scan stopped, as Python values: None (the end), (start, end) a piece for lxml,
+    /// (start, end, fragment, line, values) a record with extensions, or a list of entries to
+    /// judge.
+    fn stop(&mut self, py: Python<'_>, bytes: &[u8], stop: &Stop) -> PyResult<Py<PyAny>> {
+        Ok(match stop {
+            Stop::End => py.None(),
+            Stop::Gap { start, end } => (*start, *end).into_pyobject(py)?.into_any().unbind(),
+            Stop::Extension {
+                record,
+                start,
+                fragment,
+                end,
+            } => {
+                let (loc, lastmod, changefreq, priority) = self.values(py, bytes, record)?;
+                let frag = std::str::from_utf8(&bytes[fragment.0..fragment.1]).ok();
+                (
+                    *start,
+                    *end,
+                    frag,
+                    record.line,
+                    (loc, lastmod, changefreq, priority),
+                )
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
+            }
+            Stop::Judged(run) => self.judged(py, bytes, run)?,
+        })
+    }
+
     fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
         v.map_or_else(|| py.None(), f)
     }
@@ -87,6 +118,41 @@ impl UrlsetScanner {
         let priority = Self::optional(py, r.priority, |p| PyFloat::new(py, p).into_any().unbind());
         Ok((loc, lastmod, changefreq, priority))
     }
+}
+
+/// A validity bitmap: (bytes, null count); (None, 0) when all are valid (Arrow's shortcut).
+fn validity<'py>(py: Python<'py>, v: &Validity) -> (Option<Bound<'py, PyBytes>>, usize) {
+    if v.nulls == 0 {
+        (None, 0)
+    } else {
+        (Some(PyBytes::new(py, &v.bits)), v.nulls)
+    }
+}
+
+type Buffers<'py> = (
+    (Option<Bound<'py, PyBytes>>, usize),
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// A string column: (validity, offsets, values).
+fn texts<'py>(py: Python<'py>, t: &Texts) -> Buffers<'py> {
+    let offsets: Vec<u8> = t.offsets.iter().flat_map(|o| o.to_ne_bytes()).collect();
+    (
+        validity(py, &t.validity),
+        PyBytes::new(py, &offsets),
+        Some(PyBytes::new(py, &t.values)),
+    )
+}
+
+/// A fixed-width column: (validity, values, None).
+fn fixed<'py, T, const N: usize>(
+    py: Python<'py>,
+    f: &Fixed<T>,
+    bytes: impl Fn(&T) -> [u8; N],
+) -> Buffers<'py> {
+    let values: Vec<u8> = f.values.iter().flat_map(bytes).collect();
+    (validity(py, &f.validity), PyBytes::new(py, &values), None)
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
@@ -124,6 +190,52 @@ impl UrlsetScanner {
             parse_datetime,
             lastmods: HashMap::default(),
         }
+    }
+
+    /// Read `data[pos:end]` from `line` on into Arrow buffers, no Python object a record:
+    /// (pos, line, stop, columns); see _core.pyi. Reading stops early, at a record's start,
+    /// when the text columns near Arrow's 2 GiB.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = data.as_bytes();
+        let end = end.min(bytes.len());
+        let pos = pos.min(end);
+        let limits = Limits {
+            kind: self.kind,
+            max_records,
+            max_value: self.max_value,
+        };
+        let (found, columns) = py.detach(|| {
+            let found = scan(bytes, pos, end, line, limits);
+            let mut columns = Columns::default();
+            for r in &found.records {
+                columns.push(bytes, r);
+            }
+            (found, columns)
+        });
+        if !columns.has_room(0) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a run of records over 2 GiB: read it in smaller runs",
+            ));
+        }
+        let stop = self.stop(py, bytes, &found.stop)?;
+        let buffers = (
+            columns.len,
+            texts(py, &columns.loc),
+            texts(py, &columns.lastmod),
+            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes()),
+            fixed(py, &columns.changefreq, |v| v.to_ne_bytes()),
+            fixed(py, &columns.priority, |v| v.to_ne_bytes()),
+        );
+        (found.pos, found.line, stop, buffers).into_pyobject(py)
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
@@ -169,30 +281,7 @@ impl UrlsetScanner {
                 origins.push((i, PyString::new(py, text).into_any().unbind()));
             }
         }
-        let stop: Py<PyAny> = match &found.stop {
-            Stop::End => py.None(),
-            Stop::Gap { start, end } => (*start, *end).into_pyobject(py)?.into_any().unbind(),
-            Stop::Extension {
-                record,
-                start,
-                fragment,
-                end,
-            } => {
-                let (loc, lastmod, changefreq, priority) = self.values(py, bytes, record)?;
-                let frag = std::str::from_utf8(&bytes[fragment.0..fragment.1]).ok();
-                (
-                    *start,
-                    *end,
-                    frag,
-                    record.line,
-                    (loc, lastmod, changefreq, priority),
-                )
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()
-            }
-            Stop::Judged(run) => self.judged(py, bytes, run)?,
-        };
+        let stop = self.stop(py, bytes, &found.stop)?;
         (
             found.pos,
             found.line,
