@@ -136,13 +136,12 @@ type Buffers<'py> = (
 );
 
 /// A string column: (validity, offsets, values).
-fn texts<'py>(py: Python<'py>, t: &Texts) -> Buffers<'py> {
-    let offsets: Vec<u8> = t.offsets.iter().flat_map(|o| o.to_ne_bytes()).collect();
-    (
+fn texts<'py>(py: Python<'py>, t: &Texts) -> PyResult<Buffers<'py>> {
+    Ok((
         validity(py, &t.validity),
-        PyBytes::new(py, &offsets),
+        words(py, &t.offsets, |o| o.to_ne_bytes())?,
         Some(PyBytes::new(py, &t.values)),
-    )
+    ))
 }
 
 /// A fixed-width column: (validity, values, None).
@@ -150,9 +149,26 @@ fn fixed<'py, T, const N: usize>(
     py: Python<'py>,
     f: &Fixed<T>,
     bytes: impl Fn(&T) -> [u8; N],
-) -> Buffers<'py> {
-    let values: Vec<u8> = f.values.iter().flat_map(bytes).collect();
-    (validity(py, &f.validity), PyBytes::new(py, &values), None)
+) -> PyResult<Buffers<'py>> {
+    Ok((
+        validity(py, &f.validity),
+        words(py, &f.values, bytes)?,
+        None,
+    ))
+}
+
+/// Fixed-width values as one bytes object, written in place.
+fn words<'py, T, const N: usize>(
+    py: Python<'py>,
+    values: &[T],
+    bytes: impl Fn(&T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, values.len() * N, |out| {
+        for (slot, value) in out.chunks_exact_mut(N).zip(values) {
+            slot.copy_from_slice(&bytes(value));
+        }
+        Ok(())
+    })
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
@@ -215,7 +231,7 @@ impl UrlsetScanner {
         };
         let (found, columns) = py.detach(|| {
             let found = scan(bytes, pos, end, line, limits);
-            let mut columns = Columns::default();
+            let mut columns = Columns::for_text(end - pos);
             for r in &found.records {
                 columns.push(bytes, r);
             }
@@ -229,11 +245,11 @@ impl UrlsetScanner {
         let stop = self.stop(py, bytes, &found.stop)?;
         let buffers = (
             columns.len,
-            texts(py, &columns.loc),
-            texts(py, &columns.lastmod),
-            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes()),
-            fixed(py, &columns.changefreq, |v| v.to_ne_bytes()),
-            fixed(py, &columns.priority, |v| v.to_ne_bytes()),
+            texts(py, &columns.loc)?,
+            texts(py, &columns.lastmod)?,
+            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
         );
         (found.pos, found.line, stop, buffers).into_pyobject(py)
     }

@@ -89,6 +89,26 @@ pub struct Columns {
 pub const MAX_COLUMN_BYTES: usize = i32::MAX as usize;
 
 impl Columns {
+    /// Columns with room for the records of `bytes` bytes of text, so that they are not
+    /// copied as they grow (what is reserved and not written costs no memory).
+    pub fn for_text(bytes: usize) -> Columns {
+        // a record takes 30 bytes at the least (`<url><loc>http://a.b/</loc></url>`)
+        let records = bytes / 30 + 1;
+        let texts = |values: usize| Texts {
+            offsets: Vec::with_capacity(records + 1),
+            values: Vec::with_capacity(values),
+            validity: Validity::default(),
+        };
+        let mut columns = Columns {
+            loc: texts(bytes),
+            lastmod: texts(records * 32),
+            ..Columns::default()
+        };
+        columns.loc.offsets.push(0);
+        columns.lastmod.offsets.push(0);
+        columns
+    }
+
     /// Whether `more` bytes still fit in the text columns.
     pub fn has_room(&self, more: usize) -> bool {
         self.loc.values.len() + more < MAX_COLUMN_BYTES
