@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Columns, Fixed, Texts, Validity};
-use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop, Value};
+use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Scan, Stop, Value};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -98,6 +98,30 @@ impl UrlsetScanner {
                     .unbind()
             }
             Stop::Judged(run) => self.judged(py, bytes, run)?,
+        })
+    }
+
+    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on, and `then` of what was
+    /// found, both without the GIL.
+    fn scanned<T: Send>(
+        &self,
+        py: Python<'_>,
+        bytes: &[u8],
+        (pos, end): (usize, usize),
+        line: u32,
+        max_records: usize,
+        then: impl FnOnce(&Scan) -> T + Send,
+    ) -> (Scan, T) {
+        let end = end.min(bytes.len());
+        let limits = Limits {
+            kind: self.kind,
+            max_records,
+            max_value: self.max_value,
+        };
+        py.detach(|| {
+            let found = scan(bytes, pos.min(end), end, line, limits);
+            let extra = then(&found);
+            (found, extra)
         })
     }
 
@@ -209,8 +233,8 @@ impl UrlsetScanner {
     }
 
     /// Read `data[pos:end]` from `line` on into Arrow buffers, no Python object a record:
-    /// (pos, line, stop, columns); see _core.pyi. Reading stops early, at a record's start,
-    /// when the text columns near Arrow's 2 GiB.
+    /// (pos, line, stop, columns); see _core.pyi. A ValueError when the text columns would
+    /// pass Arrow's 2 GiB (the caller reads smaller runs).
     #[allow(clippy::too_many_arguments)]
     fn scan_columns<'py>(
         &mut self,
@@ -222,20 +246,13 @@ impl UrlsetScanner {
         max_records: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let end = end.min(bytes.len());
-        let pos = pos.min(end);
-        let limits = Limits {
-            kind: self.kind,
-            max_records,
-            max_value: self.max_value,
-        };
-        let (found, columns) = py.detach(|| {
-            let found = scan(bytes, pos, end, line, limits);
-            let mut columns = Columns::for_text(end - pos);
+        let window = end.min(bytes.len()).saturating_sub(pos);
+        let (found, columns) = self.scanned(py, bytes, (pos, end), line, max_records, |found| {
+            let mut columns = Columns::for_text(window);
             for r in &found.records {
                 columns.push(bytes, r);
             }
-            (found, columns)
+            columns
         });
         if !columns.has_room(0) {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -267,14 +284,7 @@ impl UrlsetScanner {
         max_records: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let end = end.min(bytes.len());
-        let pos = pos.min(end);
-        let limits = Limits {
-            kind: self.kind,
-            max_records,
-            max_value: self.max_value,
-        };
-        let found = py.detach(|| scan(bytes, pos, end, line, limits));
+        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, |_| ());
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);
