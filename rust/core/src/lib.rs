@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod read;
+pub mod values;
 pub mod write;
 
 /// The version of the compiled core, so Python can tell which build it loaded.

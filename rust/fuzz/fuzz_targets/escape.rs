@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlset_core::write::{escape, lastmod};
+use urlset_core::values::lastmod;
+use urlset_core::write::escape;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

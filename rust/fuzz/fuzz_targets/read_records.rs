@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::records::{scan, Kind, Limits, Stop, Value};
-use urlset_core::read::values::{plain_lastmod, plain_loc, value_text};
+use urlset_core::read::values::value_text;
+use urlset_core::values::{lastmod::plain_lastmod, loc::plain_loc};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else {

@@ -3,7 +3,8 @@ use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
-use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Stop, Value};
+use urlset_core::read::columns::{Columns, Fixed, Texts, Validity};
+use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Scan, Stop, Value};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -70,6 +71,60 @@ impl UrlsetScanner {
         Ok(PyList::new(py, items)?.into_any().unbind())
     }
 
+    /// Why a scan stopped, as Python values: None (the end), (start, end) a piece for lxml,
+    /// (start, end, fragment, line, values) a record with extensions, or a list of entries to
+    /// judge.
+    fn stop(&mut self, py: Python<'_>, bytes: &[u8], stop: &Stop) -> PyResult<Py<PyAny>> {
+        Ok(match stop {
+            Stop::End => py.None(),
+            Stop::Gap { start, end } => (*start, *end).into_pyobject(py)?.into_any().unbind(),
+            Stop::Extension {
+                record,
+                start,
+                fragment,
+                end,
+            } => {
+                let (loc, lastmod, changefreq, priority) = self.values(py, bytes, record)?;
+                let frag = std::str::from_utf8(&bytes[fragment.0..fragment.1]).ok();
+                (
+                    *start,
+                    *end,
+                    frag,
+                    record.line,
+                    (loc, lastmod, changefreq, priority),
+                )
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
+            }
+            Stop::Judged(run) => self.judged(py, bytes, run)?,
+        })
+    }
+
+    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on, and `then` of what was
+    /// found, both without the GIL.
+    fn scanned<T: Send>(
+        &self,
+        py: Python<'_>,
+        bytes: &[u8],
+        (pos, end): (usize, usize),
+        line: u32,
+        max_records: usize,
+        then: impl FnOnce(&Scan) -> T + Send,
+    ) -> (Scan, T) {
+        let end = end.min(bytes.len());
+        let limits = Limits {
+            kind: self.kind,
+            max_records,
+            max_value: self.max_value,
+        };
+        py.detach(|| {
+            let found = scan(bytes, pos.min(end), end, line, limits);
+            let extra = then(&found);
+            (found, extra)
+        })
+    }
+
     fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
         v.map_or_else(|| py.None(), f)
     }
@@ -87,6 +142,57 @@ impl UrlsetScanner {
         let priority = Self::optional(py, r.priority, |p| PyFloat::new(py, p).into_any().unbind());
         Ok((loc, lastmod, changefreq, priority))
     }
+}
+
+/// A validity bitmap: (bytes, null count); (None, 0) when all are valid (Arrow's shortcut).
+fn validity<'py>(py: Python<'py>, v: &Validity) -> (Option<Bound<'py, PyBytes>>, usize) {
+    if v.nulls == 0 {
+        (None, 0)
+    } else {
+        (Some(PyBytes::new(py, &v.bits)), v.nulls)
+    }
+}
+
+type Buffers<'py> = (
+    (Option<Bound<'py, PyBytes>>, usize),
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// A string column: (validity, offsets, values).
+fn texts<'py>(py: Python<'py>, t: &Texts) -> PyResult<Buffers<'py>> {
+    Ok((
+        validity(py, &t.validity),
+        words(py, &t.offsets, |o| o.to_ne_bytes())?,
+        Some(PyBytes::new(py, &t.values)),
+    ))
+}
+
+/// A fixed-width column: (validity, values, None).
+fn fixed<'py, T, const N: usize>(
+    py: Python<'py>,
+    f: &Fixed<T>,
+    bytes: impl Fn(&T) -> [u8; N],
+) -> PyResult<Buffers<'py>> {
+    Ok((
+        validity(py, &f.validity),
+        words(py, &f.values, bytes)?,
+        None,
+    ))
+}
+
+/// Fixed-width values as one bytes object, written in place.
+fn words<'py, T, const N: usize>(
+    py: Python<'py>,
+    values: &[T],
+    bytes: impl Fn(&T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, values.len() * N, |out| {
+        for (slot, value) in out.chunks_exact_mut(N).zip(values) {
+            slot.copy_from_slice(&bytes(value));
+        }
+        Ok(())
+    })
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
@@ -126,6 +232,45 @@ impl UrlsetScanner {
         }
     }
 
+    /// Read `data[pos:end]` from `line` on into Arrow buffers, no Python object a record:
+    /// (pos, line, stop, columns); see _core.pyi. A ValueError when the text columns would
+    /// pass Arrow's 2 GiB (the caller reads smaller runs).
+    #[allow(clippy::too_many_arguments)]
+    fn scan_columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = data.as_bytes();
+        let window = end.min(bytes.len()).saturating_sub(pos);
+        let (found, columns) = self.scanned(py, bytes, (pos, end), line, max_records, |found| {
+            let mut columns = Columns::for_text(window);
+            for r in &found.records {
+                columns.push(bytes, r);
+            }
+            columns
+        });
+        if !columns.has_room(0) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a run of records over 2 GiB: read it in smaller runs",
+            ));
+        }
+        let stop = self.stop(py, bytes, &found.stop)?;
+        let buffers = (
+            columns.len,
+            texts(py, &columns.loc)?,
+            texts(py, &columns.lastmod)?,
+            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
+        );
+        (found.pos, found.line, stop, buffers).into_pyobject(py)
+    }
+
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
     /// priorities, lines, origins); see _core.pyi.
     #[allow(clippy::too_many_arguments)]
@@ -139,14 +284,7 @@ impl UrlsetScanner {
         max_records: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let end = end.min(bytes.len());
-        let pos = pos.min(end);
-        let limits = Limits {
-            kind: self.kind,
-            max_records,
-            max_value: self.max_value,
-        };
-        let found = py.detach(|| scan(bytes, pos, end, line, limits));
+        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, |_| ());
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);
@@ -169,30 +307,7 @@ impl UrlsetScanner {
                 origins.push((i, PyString::new(py, text).into_any().unbind()));
             }
         }
-        let stop: Py<PyAny> = match &found.stop {
-            Stop::End => py.None(),
-            Stop::Gap { start, end } => (*start, *end).into_pyobject(py)?.into_any().unbind(),
-            Stop::Extension {
-                record,
-                start,
-                fragment,
-                end,
-            } => {
-                let (loc, lastmod, changefreq, priority) = self.values(py, bytes, record)?;
-                let frag = std::str::from_utf8(&bytes[fragment.0..fragment.1]).ok();
-                (
-                    *start,
-                    *end,
-                    frag,
-                    record.line,
-                    (loc, lastmod, changefreq, priority),
-                )
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()
-            }
-            Stop::Judged(run) => self.judged(py, bytes, run)?,
-        };
+        let stop = self.stop(py, bytes, &found.stop)?;
         (
             found.pos,
             found.line,
@@ -219,11 +334,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// is; for the property tests that tie it to urls.to_uri.
 #[pyfunction]
 pub fn plain_loc(text: &[u8]) -> bool {
-    urlset_core::read::values::plain_loc(text).is_some()
+    urlset_core::values::loc::plain_loc(text).is_some()
 }
 
 /// Whether a lastmod text is one the compiled lane reads with `fromisoformat`.
 #[pyfunction]
 pub fn plain_lastmod(text: &[u8]) -> bool {
-    urlset_core::read::values::plain_lastmod(text)
+    urlset_core::values::lastmod::plain_lastmod(text)
 }

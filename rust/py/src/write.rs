@@ -4,11 +4,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
+use urlset_core::values::lastmod::{self, Lastmod, Precision};
+use urlset_core::values::loc::plain_loc_under;
+use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::dedupe::SeenHashes;
-use urlset_core::write::lastmod::{self, Lastmod, Precision};
-use urlset_core::write::locs::plain_loc;
-use urlset_core::write::render::{self, Priority, Rendered, Values};
+use urlset_core::write::render::{self, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -24,7 +25,7 @@ type Checked<T> = Option<Option<T>>;
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
     if let Ok(text) = value.cast::<PyString>() {
         let text = text.to_str().ok()?;
-        return Some(render::trim_python_space(text)?.is_empty());
+        return Some(scalars::trim_python_space(text)?.is_empty());
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
         return Some(number.value().is_nan());
@@ -84,7 +85,7 @@ fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
 
 /// A value given as text: blank is absent (`model._absent`), else `read` checks it.
 fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
-    let trimmed = render::trim_python_space(text)?;
+    let trimmed = scalars::trim_python_space(text)?;
     if trimmed.is_empty() {
         return Some(None);
     }
@@ -109,7 +110,7 @@ fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
         return Some(None);
     }
     if let Ok(text) = value.cast::<PyString>() {
-        return from_text(text.to_str().ok()?, render::changefreq);
+        return from_text(text.to_str().ok()?, scalars::changefreq);
     }
     if absent(value)? {
         return Some(None);
@@ -286,7 +287,7 @@ pub fn render_rows(
         let Ok(loc) = loc.to_str() else {
             return Ok(None);
         };
-        if prefix.is_some_and(|prefix| !plain_loc(loc, prefix, max_length)) {
+        if prefix.is_some_and(|prefix| !plain_loc_under(loc, prefix, max_length)) {
             return Ok(None);
         }
         texts.push(loc);
@@ -366,7 +367,7 @@ fn cell_lastmod(cell: Cell<'_>) -> Checked<Lastmod> {
 fn cell_changefreq(cell: Cell<'_>) -> Checked<&'static str> {
     match cell {
         Cell::Null => Some(None),
-        Cell::Text(text) => from_text(text, render::changefreq),
+        Cell::Text(text) => from_text(text, scalars::changefreq),
         _ => None,
     }
 }
@@ -410,7 +411,7 @@ pub fn render_columns(
             let Cell::Text(loc) = columns[0].cell(row) else {
                 return None;
             };
-            if !plain_loc(loc, prefix, max_length) {
+            if !plain_loc_under(loc, prefix, max_length) {
                 return None;
             }
             let values = Values {

@@ -1,3 +1,4 @@
 //! Reading: the compiled lane of the XML reader (see src/urlset/reading/xml_compiled.py).
+pub mod columns;
 pub mod records;
 pub mod values;

@@ -11,9 +11,10 @@
 //! whose core values are followed by an element with a prefix comes back as
 //! [`Stop::Extension`], for the extension readers to type or hand on.
 
-use super::values::{
-    plain_changefreq, plain_lastmod, plain_loc, plain_priority, value_text, PlainLoc,
-};
+use super::values::value_text;
+use crate::values::lastmod::plain_lastmod;
+use crate::values::loc::{plain_loc, PlainLoc};
+use crate::values::scalars::{plain_changefreq, plain_priority};
 
 /// Byte offsets `start..end` into the scanned buffer.
 pub type Span = (usize, usize);
@@ -54,7 +55,7 @@ pub struct Record {
     pub has_amp: bool,
     /// The lastmod text, a form Python's `fromisoformat` reads.
     pub lastmod: Option<Span>,
-    /// An index into `values::CHANGEFREQS`.
+    /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
 }

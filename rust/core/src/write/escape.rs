@@ -1,29 +1,7 @@
 //! Entity escaping of data values: "All data values in a Sitemap must be entity-escaped"
 //! (sitemaps.org 0.9). The five XML specials become their entities; nothing else changes.
 
-/// The entity of an XML special byte, or None for any other byte.
-#[inline]
-fn entity(byte: u8) -> Option<&'static [u8]> {
-    match byte {
-        b'&' => Some(b"&amp;"),
-        b'<' => Some(b"&lt;"),
-        b'>' => Some(b"&gt;"),
-        b'"' => Some(b"&quot;"),
-        b'\'' => Some(b"&apos;"),
-        _ => None,
-    }
-}
-
-/// The bytes `entity` replaces, as a table: the scan for them is one load a byte.
-const SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'&' as usize] = true;
-    table[b'<' as usize] = true;
-    table[b'>' as usize] = true;
-    table[b'"' as usize] = true;
-    table[b'\'' as usize] = true;
-    table
-};
+use crate::values::entities::{entity, SPECIAL};
 
 /// Append `text` to `out`, entity-escaped. Runs of plain bytes are copied whole; a text
 /// without specials (most locs) is one scan and one copy.

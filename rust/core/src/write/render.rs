@@ -3,89 +3,8 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
-use super::lastmod::Lastmod;
-
-/// The seven <changefreq> values, as `model.check_changefreq` accepts them (any ASCII case,
-/// ASCII spaces around); None for anything else.
-pub fn changefreq(text: &str) -> Option<&'static str> {
-    const NAMES: [&str; 7] = [
-        "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
-    ];
-    let trimmed = trim_python_space(text)?;
-    NAMES
-        .into_iter()
-        .find(|name| name.eq_ignore_ascii_case(trimmed))
-}
-
-/// `text` without the ASCII characters Python's `str.strip` removes; None when the text holds
-/// other characters (Python strips some of those too: the caller checks such values itself).
-pub fn trim_python_space(text: &str) -> Option<&str> {
-    if !text.is_ascii() {
-        return None;
-    }
-    let space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r' | b'\x1c'..=b'\x1f');
-    let bytes = text.as_bytes();
-    if !bytes.first().is_some_and(space) && !bytes.last().is_some_and(space) {
-        return Some(text); // the usual case: nothing to strip
-    }
-    Some(text.trim_matches(|c: char| matches!(c, ' ' | '\t'..='\r' | '\x1c'..='\x1f')))
-}
-
-/// A priority in ten-thousandths (0 to 10,000): what `document.format_priority` keeps of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Priority(u16);
-
-impl Priority {
-    /// A float from 0.0 to 1.0, rounded to four places as Python's `f"{p:.4f}"` rounds it (the
-    /// exact binary value, ties to even); None for anything else.
-    pub fn from_f64(value: f64) -> Option<Priority> {
-        if !(0.0..=1.0).contains(&value) {
-            return None;
-        }
-        let text = format!("{value:.4}");
-        let (whole, fraction) = text.split_once('.')?;
-        let units = whole.parse::<u16>().ok()? * 10_000 + fraction.parse::<u16>().ok()?;
-        Some(Priority(units))
-    }
-
-    /// A priority from its text as `model.check_priority` reads it, for the plain decimal
-    /// spellings (digits with at most one point); None for anything else or out of range.
-    /// Up to four decimals are read exactly: the float nearest such a decimal rounds back to it.
-    pub fn from_text(text: &str) -> Option<Priority> {
-        let trimmed = trim_python_space(text)?;
-        let (whole, fraction) = trimmed.split_once('.').unwrap_or((trimmed, ""));
-        let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
-        if whole.len() + fraction.len() == 0 || !digits(whole) || !digits(fraction) {
-            return None;
-        }
-        if fraction.len() > 4 || whole.len() > 4 {
-            return Priority::from_f64(trimmed.parse().ok()?);
-        }
-        let mut units: u32 = whole.bytes().fold(0, |v, b| v * 10 + u32::from(b - b'0')) * 10_000;
-        for (place, byte) in fraction.bytes().enumerate() {
-            units += u32::from(byte - b'0') * [1000, 100, 10, 1][place];
-        }
-        (units <= 10_000).then_some(Priority(units as u16))
-    }
-
-    /// Append it as `document.format_priority` writes it: one to four decimals.
-    pub fn write(self, out: &mut Vec<u8>) {
-        out.push(b'0' + (self.0 / 10_000) as u8);
-        out.push(b'.');
-        let mut fraction = self.0 % 10_000;
-        let mut places = 4;
-        while places > 1 && fraction.is_multiple_of(10) {
-            fraction /= 10;
-            places -= 1;
-        }
-        let mut digits = [b'0'; 4];
-        for slot in digits[..places].iter_mut().rev() {
-            *slot = b'0' + (fraction % 10) as u8;
-            fraction /= 10;
-        }
-        out.extend_from_slice(&digits[..places]);
-    }
-}
+use crate::values::lastmod::Lastmod;
+use crate::values::scalars::Priority;
 
 /// The checked values of one entry.
 #[derive(Clone, Copy, Debug, Default)]
@@ -239,8 +158,9 @@ impl Rendered {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lastmod::parse;
     use super::*;
+    use crate::values::lastmod::parse;
+    use crate::values::scalars::changefreq;
 
     fn values(lastmod: &str) -> Values {
         Values {

@@ -2,6 +2,8 @@
 //! exactly as `urlset.dates` does (`parse_w3c` then `format_w3c`), and the two orderings the
 //! build needs as integers: the newest for the index, the future check.
 //!
+//! The reader asks the same parse a narrower question ([`plain_lastmod`]).
+//!
 //! Anything outside the strict forms (spaces around, other digits, leniencies) is `None`
 //! here; the caller then checks that value the long way, which explains the problem.
 
@@ -147,7 +149,9 @@ impl Lastmod {
         days_from_civil(self.year, self.month, self.day) * MICROS_PER_DAY
     }
 
-    fn instant(&self) -> i64 {
+    /// Its instant in microseconds since 1970 UTC (`dates.instant`): a date counts as its
+    /// start in UTC.
+    pub fn instant(&self) -> i64 {
         let local = self.day_start_utc()
             + (i64::from(self.hour) * 60 + i64::from(self.minute)) * MICROS_PER_MINUTE
             + i64::from(self.second) * 1_000_000
@@ -234,22 +238,54 @@ fn expect(text: &[u8], at: usize, byte: u8) -> Option<()> {
     (text.get(at) == Some(&byte)).then_some(())
 }
 
-/// Parse a strict W3C Datetime (`dates._W3C`, a zone required with a time) and check it.
+/// Parse a strict W3C Datetime (`dates._W3C`, a zone required with a time) and check it:
+/// the writer's question (it writes the value back as `dates.format_w3c` does).
 pub fn parse(text: &str) -> Option<Lastmod> {
-    let text = text.as_bytes();
+    parse_bytes(text.as_bytes())
+}
+
+/// [`parse`] of bytes (anything but ASCII is refused).
+pub fn parse_bytes(text: &[u8]) -> Option<Lastmod> {
+    parse_spelled(text).map(|(lastmod, _)| lastmod)
+}
+
+/// The reader's question: a lastmod text that Python's `date.fromisoformat` (`YYYY-MM-DD`)
+/// or `datetime.fromisoformat` (`YYYY-MM-DDThh:mm:ss`, a fraction of 1-6 digits, then `Z` or
+/// `±hh:mm`) reads as dates.parse_lenient reads it, with no problem to report: [`parse`]'s
+/// forms with a day, and with seconds when there is a time.
+pub fn plain_lastmod(text: &[u8]) -> bool {
+    match parse_spelled(text) {
+        Some((lastmod, spelled)) => match lastmod.precision {
+            Precision::Day => true,
+            Precision::Time => spelled.seconds && spelled.fraction_digits <= 6,
+            Precision::Year | Precision::Month => false,
+        },
+        None => false,
+    }
+}
+
+/// What of a time was written, beyond what [`Lastmod`] keeps.
+#[derive(Clone, Copy, Debug, Default)]
+struct Spelled {
+    seconds: bool,
+    fraction_digits: usize,
+}
+
+fn parse_spelled(text: &[u8]) -> Option<(Lastmod, Spelled)> {
+    let mut spelled = Spelled::default();
     let year = number(text, 0, 4)? as u16;
     if text.len() == 4 {
-        return Lastmod::date(Precision::Year, year, 1, 1);
+        return Lastmod::date(Precision::Year, year, 1, 1).map(|l| (l, spelled));
     }
     expect(text, 4, b'-')?;
     let month = number(text, 5, 2)? as u8;
     if text.len() == 7 {
-        return Lastmod::date(Precision::Month, year, month, 1);
+        return Lastmod::date(Precision::Month, year, month, 1).map(|l| (l, spelled));
     }
     expect(text, 7, b'-')?;
     let day = number(text, 8, 2)? as u8;
     if text.len() == 10 {
-        return Lastmod::date(Precision::Day, year, month, day);
+        return Lastmod::date(Precision::Day, year, month, day).map(|l| (l, spelled));
     }
     expect(text, 10, b'T')?;
     let hour = number(text, 11, 2)? as u8;
@@ -260,6 +296,7 @@ pub fn parse(text: &str) -> Option<Lastmod> {
     let mut micro = 0;
     if text.get(at) == Some(&b':') {
         second = number(text, at + 1, 2)? as u8;
+        spelled.seconds = true;
         at += 3;
         if text.get(at) == Some(&b'.') {
             let digits = text[at + 1..]
@@ -269,6 +306,7 @@ pub fn parse(text: &str) -> Option<Lastmod> {
             if digits == 0 {
                 return None;
             }
+            spelled.fraction_digits = digits;
             // the first six digits, padded: the rest is below a microsecond (dates._build)
             for place in 0..6 {
                 micro *= 10;
@@ -307,6 +345,7 @@ pub fn parse(text: &str) -> Option<Lastmod> {
         micro,
         offset_minutes,
     )
+    .map(|l| (l, spelled))
 }
 
 #[cfg(test)]
@@ -414,5 +453,44 @@ mod tests {
             parse("1969-12-31T23:59:59Z").unwrap().future_key(),
             -1_000_000
         );
+    }
+
+    #[test]
+    fn lastmods() {
+        for good in [
+            "2024-01-02",
+            "2024-02-29",
+            "2000-02-29",
+            "0001-01-01",
+            "2024-01-02T03:04:05Z",
+            "2024-01-02T23:59:59+23:59",
+            "2024-01-02T00:00:00-07:30",
+            "2024-01-02T03:04:05.1Z",
+            "2024-01-02T03:04:05.123456+01:00",
+        ] {
+            assert!(plain_lastmod(good.as_bytes()), "{good}");
+        }
+        for bad in [
+            "2023-02-29",
+            "1900-02-29",
+            "0000-01-01",
+            "2024-13-01",
+            "2024-00-01",
+            "2024-1-2",
+            "2024-01-02T03:04Z",
+            "2024-01-02T24:00:00Z",
+            "2024-01-02T03:60:00Z",
+            "2024-01-02T03:04:60Z",
+            "2024-01-02T03:04:05",
+            "2024-01-02t03:04:05z",
+            "2024-01-02T03:04:05+24:00",
+            "2024-01-02T03:04:05+0100",
+            "2024-01-02T03:04:05.Z",
+            "2024-01-02T03:04:05.1234567Z",
+            "2024-01-02 03:04:05Z",
+            "",
+        ] {
+            assert!(!plain_lastmod(bad.as_bytes()), "{bad}");
+        }
     }
 }

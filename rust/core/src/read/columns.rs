@@ -1,0 +1,198 @@
+//! Records as Arrow-compatible columns (offsets, values, validity bitmaps), so a table of a
+//! plain sitemap is built without a Python object per entry (urlset.reading.arrow).
+//!
+//! The values are the reader's: the loc with `&amp;` replaced, the lastmod as
+//! `dates.format_w3c` writes the value read and its instant (`dates.instant`), the
+//! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority.
+
+use super::records::Record;
+use crate::values::lastmod::{parse_bytes, Lastmod};
+
+/// A validity bitmap as Arrow lays it out: bit `i % 8` of byte `i / 8`, set when valid.
+#[derive(Debug, Default, Clone)]
+pub struct Validity {
+    pub bits: Vec<u8>,
+    pub nulls: usize,
+    len: usize,
+}
+
+impl Validity {
+    fn push(&mut self, valid: bool) {
+        if self.len.is_multiple_of(8) {
+            self.bits.push(0);
+        }
+        if valid {
+            self.bits[self.len / 8] |= 1 << (self.len % 8);
+        } else {
+            self.nulls += 1;
+        }
+        self.len += 1;
+    }
+}
+
+/// A column of UTF-8 texts: Arrow's `string` layout (i32 offsets).
+#[derive(Debug, Clone)]
+pub struct Texts {
+    pub offsets: Vec<i32>,
+    pub values: Vec<u8>,
+    pub validity: Validity,
+}
+
+impl Default for Texts {
+    fn default() -> Texts {
+        Texts {
+            offsets: vec![0],
+            values: Vec::new(),
+            validity: Validity::default(),
+        }
+    }
+}
+
+impl Texts {
+    fn close(&mut self, valid: bool) {
+        // Arrow's string offsets are i32; a column stops taking records before 2 GiB
+        self.offsets
+            .push(i32::try_from(self.values.len()).unwrap_or(i32::MAX));
+        self.validity.push(valid);
+    }
+}
+
+/// A column of fixed-width values with its validity.
+#[derive(Debug, Default, Clone)]
+pub struct Fixed<T> {
+    pub values: Vec<T>,
+    pub validity: Validity,
+}
+
+impl<T: Default> Fixed<T> {
+    fn push(&mut self, value: Option<T>) {
+        self.validity.push(value.is_some());
+        self.values.push(value.unwrap_or_default());
+    }
+}
+
+/// Records of a urlset, a column each.
+#[derive(Debug, Default, Clone)]
+pub struct Columns {
+    pub len: usize,
+    pub loc: Texts,
+    pub lastmod: Texts,
+    /// Microseconds since 1970 UTC.
+    pub lastmod_at: Fixed<i64>,
+    pub changefreq: Fixed<i8>,
+    pub priority: Fixed<f64>,
+    /// The last lastmod text and its value: a file's lastmods repeat.
+    last: Option<(Vec<u8>, Lastmod)>,
+}
+
+/// How many bytes a column's values may hold (Arrow's i32 offsets).
+pub const MAX_COLUMN_BYTES: usize = i32::MAX as usize;
+
+impl Columns {
+    /// Columns with room for the records of `bytes` bytes of text, so that they are not
+    /// copied as they grow (what is reserved and not written costs no memory).
+    pub fn for_text(bytes: usize) -> Columns {
+        // a record takes 30 bytes at the least (`<url><loc>http://a.b/</loc></url>`)
+        let records = bytes / 30 + 1;
+        let texts = |values: usize| Texts {
+            offsets: Vec::with_capacity(records + 1),
+            values: Vec::with_capacity(values),
+            validity: Validity::default(),
+        };
+        let mut columns = Columns {
+            loc: texts(bytes),
+            lastmod: texts(records * 32),
+            ..Columns::default()
+        };
+        columns.loc.offsets.push(0);
+        columns.lastmod.offsets.push(0);
+        columns
+    }
+
+    /// Whether `more` bytes still fit in the text columns.
+    pub fn has_room(&self, more: usize) -> bool {
+        self.loc.values.len() + more < MAX_COLUMN_BYTES
+            && self.lastmod.values.len() + more < MAX_COLUMN_BYTES
+    }
+
+    /// Append a record read from `data`.
+    pub fn push(&mut self, data: &[u8], r: &Record) {
+        let loc = &data[r.loc.0..r.loc.1];
+        if r.has_amp {
+            let mut rest = loc;
+            while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
+                self.loc.values.extend_from_slice(&rest[..=i]);
+                rest = &rest[i + 5..];
+            }
+            self.loc.values.extend_from_slice(rest);
+        } else {
+            self.loc.values.extend_from_slice(loc);
+        }
+        self.loc.close(true);
+        let lastmod = r.lastmod.and_then(|(a, b)| self.lastmod_of(&data[a..b]));
+        if let Some(value) = lastmod {
+            value.write(&mut self.lastmod.values);
+        }
+        self.lastmod.close(lastmod.is_some());
+        self.lastmod_at.push(lastmod.map(|v| v.instant()));
+        self.changefreq
+            .push(r.changefreq.map(|i| i8::try_from(i).unwrap_or_default()));
+        self.priority.push(r.priority);
+        self.len += 1;
+    }
+
+    fn lastmod_of(&mut self, text: &[u8]) -> Option<Lastmod> {
+        if let Some((last, value)) = &self.last {
+            if last.as_slice() == text {
+                return Some(*value);
+            }
+        }
+        // the scanner took the text as plain, so it parses
+        let value = parse_bytes(text)?;
+        self.last = Some((text.to_vec(), value));
+        Some(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::records::{scan, Kind, Limits, Stop};
+    use super::*;
+
+    #[test]
+    fn records_become_arrow_columns() {
+        let text = b"<url><loc>https://e.com/a?x=1&amp;y=2</loc><lastmod>2024-01-02T03:04:05+00:00</lastmod>\
+<changefreq>daily</changefreq><priority>0.5</priority></url>\n<url><loc>https://e.com/b</loc></url>";
+        let limits = Limits {
+            kind: Kind::Urlset,
+            max_records: 10,
+            max_value: 4096,
+        };
+        let found = scan(text, 0, text.len(), 1, limits);
+        assert_eq!(found.stop, Stop::End);
+        let mut c = Columns::default();
+        for r in &found.records {
+            c.push(text, r);
+        }
+        assert_eq!(c.len, 2);
+        assert_eq!(c.loc.offsets, [0, 23, 38]);
+        assert_eq!(&c.loc.values[..23], b"https://e.com/a?x=1&y=2");
+        assert_eq!(c.lastmod.values, b"2024-01-02T03:04:05Z");
+        assert_eq!(c.lastmod.validity.bits, [0b01]);
+        assert_eq!(c.lastmod.validity.nulls, 1);
+        assert_eq!(c.lastmod_at.values[0], 1_704_164_645_000_000);
+        assert_eq!(c.changefreq.values, [2, 0]);
+        assert_eq!(c.priority.values[0], 0.5);
+        assert_eq!(c.priority.validity.bits, [0b01]);
+    }
+
+    #[test]
+    fn validity_fills_bytes_bit_by_bit() {
+        let mut v = Validity::default();
+        for i in 0..10 {
+            v.push(i % 3 != 0);
+        }
+        assert_eq!(v.bits, [0b1011_0110, 0b01]);
+        assert_eq!(v.nulls, 4);
+    }
+}

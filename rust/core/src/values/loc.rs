@@ -1,0 +1,276 @@
+//! Which locs are plain: http(s) URIs that `urls.to_uri` returns unchanged. One scan of a
+//! URI's characters serves both sides; the reader checks the origin itself (it takes any
+//! site's locs, written as XML text), the writer checks that the loc is under the set's
+//! directory (a prefix whose origin it checked once).
+
+/// "must be less than 2,048 characters" (sitemaps.org 0.9; urlset.limits.MAX_LOC_LENGTH).
+pub const MAX_LOC_LENGTH: usize = 2048;
+
+/// How the loc is spelled: the reader's XML text (`&` only as `&amp;`, no `'`, which WHATWG
+/// escapes in a query) or the writer's URI as `urls.is_plain_uri` takes it (`&` and `'` as
+/// they are; escaping is the writer's job).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    XmlText,
+    Uri,
+}
+
+const OTHER: u8 = 0;
+const PLAIN: u8 = 1;
+const PERCENT: u8 = 2;
+const AMP: u8 = 3;
+
+/// What each byte is in a plain URI: a character RFC 3986 allows as it is (unreserved,
+/// sub-delims, `:`, `@`, `/`, `?`), the start of an escape or of `&amp;`, or anything else.
+const fn uri_bytes(spelling: Spelling) -> [u8; 256] {
+    let mut t = [OTHER; 256];
+    let plain = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=:@/?";
+    let mut i = 0;
+    while i < plain.len() {
+        t[plain[i] as usize] = PLAIN;
+        i += 1;
+    }
+    t[b'%' as usize] = PERCENT;
+    match spelling {
+        Spelling::XmlText => t[b'&' as usize] = AMP,
+        Spelling::Uri => {
+            t[b'&' as usize] = PLAIN;
+            t[b'\'' as usize] = PLAIN;
+        }
+    }
+    t
+}
+
+const XML_TEXT_BYTES: [u8; 256] = uri_bytes(Spelling::XmlText);
+const URI_BYTES: [u8; 256] = uri_bytes(Spelling::Uri);
+
+/// The count of `&amp;` in `text` when all its characters are plain: only ones RFC 3986
+/// allows as they are, `%XX` escapes other than `%2E` (a dot to WHATWG), no dot segment
+/// (`/.`, which WHATWG would rewrite), `&` as `spelling` allows it. None otherwise.
+pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
+    let table = match spelling {
+        Spelling::XmlText => &XML_TEXT_BYTES,
+        Spelling::Uri => &URI_BYTES,
+    };
+    let mut amps = 0usize;
+    let mut j = 0;
+    while j < text.len() {
+        let b = text[j];
+        match table[usize::from(b)] {
+            PLAIN => {
+                if b == b'/' && text.get(j + 1) == Some(&b'.') {
+                    return None;
+                }
+                j += 1;
+            }
+            PERCENT => {
+                let (h, l) = (*text.get(j + 1)?, *text.get(j + 2)?);
+                if !h.is_ascii_hexdigit()
+                    || !l.is_ascii_hexdigit()
+                    || (h == b'2' && l | 0x20 == b'e')
+                {
+                    return None;
+                }
+                j += 3;
+            }
+            AMP => {
+                if !text[j..].starts_with(b"&amp;") {
+                    return None;
+                }
+                amps += 1;
+                j += 5;
+            }
+            _ => return None,
+        }
+    }
+    Some(amps)
+}
+
+/// A loc text that is a plain URI as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainLoc {
+    /// Bytes of `scheme://authority/` (the origin, with its slash; no entity in it).
+    pub origin_len: usize,
+    /// Whether the text holds `&amp;` (the loc is the text with each one as `&`).
+    pub has_amp: bool,
+}
+
+/// The reader's question: the loc text `text` (between `<loc>` and `</loc>`, not unescaped)
+/// when it is an http(s) URI that urls.to_uri returns unchanged: a lower-case host name
+/// whose last label starts with a letter, or a canonical dotted-quad address; a port of
+/// 1-65535 without a leading zero, other than 80 and 443; then [`plain_characters`] as XML
+/// text, at most 2,048 characters once unescaped. None sends the record to the careful lane.
+pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
+    let rest = if let Some(r) = text.strip_prefix(b"https://") {
+        r
+    } else {
+        text.strip_prefix(b"http://")?
+    };
+    let scheme_len = text.len() - rest.len();
+    let host_len = rest.iter().position(|&b| b == b':' || b == b'/')?;
+    let host = &rest[..host_len];
+    if !(host_name(host) || ipv4(host)) {
+        return None;
+    }
+    let mut i = host_len;
+    if rest[i] == b':' {
+        let digits = rest[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if !port(&rest[i + 1..i + 1 + digits]) {
+            return None;
+        }
+        i += 1 + digits;
+        if rest.get(i) != Some(&b'/') {
+            return None;
+        }
+    }
+    let origin_len = scheme_len + i + 1;
+    let amps = plain_characters(&rest[i..], Spelling::XmlText)?;
+    if text.len() - 4 * amps > MAX_LOC_LENGTH {
+        return None;
+    }
+    Some(PlainLoc {
+        origin_len,
+        has_amp: amps > 0,
+    })
+}
+
+/// The writer's question: true when `loc` starts with `prefix` (a directory URI whose origin
+/// the caller checked), is at most `max_length` bytes and is [`plain_characters`] as a URI.
+/// False only means "check this one the long way".
+pub fn plain_loc_under(loc: &str, prefix: &str, max_length: usize) -> bool {
+    loc.len() <= max_length
+        && loc.starts_with(prefix)
+        && plain_characters(loc.as_bytes(), Spelling::Uri).is_some()
+}
+
+/// urls.PLAIN_HOST's name form: labels of `a-z0-9-` (no hyphen at either end), the last one
+/// starting with a letter.
+fn host_name(host: &[u8]) -> bool {
+    let mut labels = host.split(|&b| b == b'.');
+    let last = labels.next_back().unwrap_or_default();
+    label(last) && last[0].is_ascii_lowercase() && labels.all(label)
+}
+
+fn label(l: &[u8]) -> bool {
+    !l.is_empty()
+        && l[0] != b'-'
+        && l[l.len() - 1] != b'-'
+        && l.iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// A dotted quad without leading zeros, each part 0-255.
+fn ipv4(host: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = host.split(|&b| b == b'.').collect();
+    parts.len() == 4 && parts.iter().all(|p| small_number(p, 255))
+}
+
+/// 1-65535 without a leading zero, other than the defaults 80 and 443 (WHATWG drops them).
+fn port(digits: &[u8]) -> bool {
+    small_number(digits, 65_535) && digits != b"80" && digits != b"443" && digits != b"0"
+}
+
+fn small_number(digits: &[u8], max: u32) -> bool {
+    if digits.is_empty() || digits.len() > 5 || (digits.len() > 1 && digits[0] == b'0') {
+        return false;
+    }
+    digits.iter().all(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+            <= max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain_loc_w(loc: &str, prefix: &str, max: usize) -> bool {
+        plain_loc_under(loc, prefix, max)
+    }
+
+    #[test]
+    fn locs() {
+        let ok = |t: &str| plain_loc(t.as_bytes()).is_some();
+        assert!(ok("https://example.com/"));
+        assert!(ok("http://a.b-c.example:8080/x?q=1&amp;r=%C3%A9"));
+        assert!(ok("http://127.0.0.1:65535/"));
+        assert!(ok("https://example.com:18080/p"));
+        assert_eq!(
+            plain_loc(b"https://x.test:81/a&amp;b"),
+            Some(PlainLoc {
+                origin_len: 18,
+                has_amp: true
+            })
+        );
+        for bad in [
+            "https://Example.com/",
+            "https://example.com",
+            "https://example.com:80/",
+            "https://example.com:443/",
+            "https://example.com:0/",
+            "https://example.com:08080/",
+            "https://example.com:65536/",
+            "https://example.com./",
+            "https://-a.com/",
+            "https://1.2.3/",
+            "https://1.2.3.256/",
+            "https://01.2.3.4/",
+            "https://123/",
+            "https://example.com/a b",
+            "https://example.com/a&b",
+            "https://example.com/100%",
+            "https://example.com/%2e",
+            "https://example.com/%2E",
+            "https://example.com/./",
+            "https://example.com/a#f",
+            "https://example.com/'",
+            "https://u@example.com/",
+            "ftp://example.com/",
+            "https://example.com/é",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+        let long = format!("https://e.com/{}", "a".repeat(MAX_LOC_LENGTH - 14));
+        assert!(ok(&long));
+        assert!(!ok(&format!("{long}a")));
+        let amps = format!("https://e.com/{}&amp;", "a".repeat(MAX_LOC_LENGTH - 15));
+        assert!(ok(&amps));
+    }
+
+    const PREFIX: &str = "https://x.org/";
+
+    #[test]
+    fn plain_locs_pass_and_others_go_the_long_way() {
+        for loc in [
+            "https://x.org/",
+            "https://x.org/a/b?c=1&d='2'",
+            "https://x.org/caf%C3%a9",
+            "https://x.org/a.b/c..d",
+        ] {
+            assert!(plain_loc_w(loc, PREFIX, 2048), "{loc}");
+        }
+        for loc in [
+            "https://y.org/a",
+            "https://x.org/a b",
+            "https://x.org/ä",
+            "https://x.org/a/./b",
+            "https://x.org/a/../b",
+            "https://x.org/a%2eb",
+            "https://x.org/a%2Eb",
+            "https://x.org/a%4",
+            "https://x.org/a%",
+            "https://x.org/a%zz",
+            "https://x.org/a#frag",
+            "https://x.org/a\nb",
+            "https://x.org/a\"b",
+        ] {
+            assert!(!plain_loc_w(loc, PREFIX, 2048), "{loc}");
+        }
+        assert!(!plain_loc_w("https://x.org/abc", PREFIX, 16));
+        assert!(plain_loc_w("https://x.org/ab", PREFIX, 16));
+    }
+}

@@ -1,0 +1,9 @@
+//! The protocol's values, one implementation each for the reader and the writer: locs
+//! (which URIs `urls.to_uri` returns unchanged), W3C Datetime lastmods, changefreq names,
+//! priorities and the five predefined entities. Where the two sides ask different
+//! questions (the reader takes XML text exactly as written, the writer a Python value that
+//! may be trimmed or folded) each asks it here on top of the same check.
+pub mod entities;
+pub mod lastmod;
+pub mod loc;
+pub mod scalars;

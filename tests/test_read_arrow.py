@@ -1,0 +1,149 @@
+"""urlset.reading.arrow.read_arrow: the same entries as urlset.read, in the same order, as
+Arrow columns; the compiled path (no Python object per entry) and the long way agree.
+
+* Generated documents (the reader's property generators, and plain ones the compiled path
+  takes) and the real-world corpus: each row equals the entry ``read`` gives.
+* The compiled path is really taken for plain documents, and refused for anything else.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from test_read_property import (
+    SETTINGS,
+    documents,
+    freqs_text,
+    index_documents,
+    lastmods_text,
+    locs_text,
+    mutated,
+    prios_text,
+)
+from test_read_support import NS
+from urlset.dates import format_w3c, instant
+from urlset.limits import ReadLimits
+from urlset.reading.arrow import _plain_batches, read_arrow
+from urlset.reading.reader import read_bytes
+
+pa = pytest.importorskip("pyarrow")
+
+
+def _expected(data: bytes, limits: ReadLimits = ReadLimits()) -> list[tuple[Any, ...]]:  # noqa: B008
+    rows = []
+    for e in read_bytes(data, limits=limits):
+        lastmod = e.lastmod
+        changefreq = getattr(e, "changefreq", None)
+        rows.append(
+            (
+                e.loc,
+                None if lastmod is None else format_w3c(lastmod),
+                None if lastmod is None else instant(lastmod),
+                None if changefreq is None else changefreq.value,
+                getattr(e, "priority", None),
+            )
+        )
+    return rows
+
+
+def _rows(table: Any) -> list[tuple[Any, ...]]:
+    columns = [table.column(name).to_pylist() for name in table.column_names]
+    return list(zip(*columns, strict=True))
+
+
+def _same(data: bytes) -> None:
+    table = read_arrow(data)
+    assert table.column_names == ["loc", "lastmod", "lastmod_at", "changefreq", "priority"]
+    assert _rows(table) == _expected(data)
+
+
+@st.composite
+def plain_documents(draw: st.DrawFn) -> bytes:
+    """Records in protocol order with nothing between: what the compiled path reads (when
+    their values are canonical; others make it hand the document over)."""
+    records = []
+    for _ in range(draw(st.integers(0, 12))):
+        parts = [f"<loc>{draw(locs_text).replace('&', '&amp;')}</loc>"]
+        for name, text in (
+            ("lastmod", lastmods_text),
+            ("changefreq", freqs_text),
+            ("priority", prios_text),
+        ):
+            if draw(st.booleans()):
+                parts.append(f"<{name}>{draw(text)}</{name}>")
+        records.append("<url>" + "".join(parts) + "</url>")
+    head = draw(
+        st.sampled_from(
+            [
+                f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">',
+                f'<urlset xmlns="{NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
+            ]
+        )
+    )
+    return (head + "\n" + "\n".join(records) + "\n</urlset>\n").encode()
+
+
+@SETTINGS
+@given(plain_documents())
+def test_plain_documents_read_the_same(doc: bytes) -> None:
+    _same(doc)
+
+
+@SETTINGS
+@given(documents() | index_documents() | mutated())
+def test_any_document_reads_the_same(doc: bytes) -> None:
+    _same(doc)
+
+
+def test_the_compiled_path_takes_plain_documents_and_nothing_else() -> None:
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        "<url><loc>https://example.com/a?x=1&amp;y=%C3%A9</loc>"
+        "<lastmod>2024-01-02T03:04:05.5+01:00</lastmod><changefreq>daily</changefreq>"
+        "<priority>0.3</priority></url>\n"
+        "<url><loc>https://example.com:8080/b</loc><lastmod>2024-02-29</lastmod></url>\n"
+        "</urlset>\n"
+    ).encode()
+    batches = _plain_batches(doc, ReadLimits())
+    assert batches is not None and sum(b.num_rows for b in batches) == 2
+    _same(doc)
+    _same(gzip.compress(doc))
+    for other in (
+        doc.replace(b"<url>", b"<!-- c --><url>", 1),
+        doc.replace(b"daily", b"Daily"),
+        doc.replace(b"</urlset>", b"</urlset><!-- after -->"),
+        doc.replace(b"<priority>0.3</priority>", b"<priority>0.3</priority><x>1</x>"),
+    ):
+        assert _plain_batches(other, ReadLimits()) is None
+        _same(other)
+    assert _plain_batches(doc, ReadLimits(max_entries=1)) is None
+    one = ReadLimits(max_entries=1)
+    assert _rows(read_arrow(doc, limits=one)) == _expected(doc, one)
+
+
+def test_sitemap_column_and_paths(tmp_path: Path) -> None:
+    doc = f'<urlset xmlns="{NS}"><url><loc>https://e.com/</loc></url></urlset>'.encode()
+    path = tmp_path / "s.xml.gz"
+    path.write_bytes(gzip.compress(doc))
+    table = read_arrow(path, sitemap="https://e.com/s.xml.gz")
+    assert table.column("sitemap").to_pylist() == ["https://e.com/s.xml.gz"]
+    assert table.column("loc").to_pylist() == ["https://e.com/"]
+
+
+def test_corpus_reads_the_same(shared: Path) -> None:
+    files = sorted((shared / "corpus/realworld").iterdir())
+    plain = 0
+    for path in files:
+        if path.name == "MANIFEST.tsv" or not path.is_file():
+            continue
+        data = path.read_bytes()
+        table = read_arrow(path)
+        assert _rows(table) == _expected(data), path.name
+        plain += _plain_batches(data, ReadLimits()) is not None
+    assert plain > 0  # some real sitemaps are plain
