@@ -30,11 +30,13 @@ from ..fetching.discovery import (
 )
 from ..fetching.http import (
     DEFAULT_USER_AGENT,
+    POOL_AFTER,
     HttpOptions,
     Progress,
     RetryPolicy,
     UrlBatch,
     fetch_sitemaps,
+    fork_is_safe,
 )
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
@@ -156,7 +158,7 @@ def _parquet_available() -> bool:
 # ----------------------------------------------------------------------------- progress
 class _Bar:
     """A rich progress line on a terminal (rich is imported only here). It refreshes from
-    the event loop, not from a thread of its own."""
+    the event loop, not from a thread of its own, so parse workers can still be forked."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -273,13 +275,19 @@ def _target(value: str | None) -> tuple[str, bool]:
     "--workers",
     type=click.IntRange(0, 64),
     default=None,
-    help="Threads that parse (default: one per core when there are several; 0: parse "
-    "on the event loop).",
+    help="Processes that parse (default: one per core when there are several; 0: parse "
+    "in the main process).",
 )
 @click.option(
     "--snapshot",
     type=click.Path(dir_okay=False),
     help="Also store this run (entries, issues) in this snapshot store (a DuckDB file).",
+)
+@click.option(
+    "--pool-after",
+    type=click.IntRange(0),
+    default=POOL_AFTER,
+    hidden=True,  # for tests and benchmarks: bytes to parse before workers start
 )
 @click.option(
     "--report",
@@ -325,6 +333,7 @@ def fetch(
     well_known: tuple[str, ...],
     follow_cross_host: bool,
     workers: int | None,
+    pool_after: int,
     snapshot: str | None,
     report: str | None,
     quiet: bool,
@@ -363,7 +372,7 @@ def fetch(
         sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
-        pool = _default_workers() if workers is None else workers
+        pool = (_default_workers() if workers is None else workers, pool_after)
         status = _run(
             start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot, report
         )
@@ -385,10 +394,10 @@ def fetch(
 
 
 def _default_workers() -> int:
-    """A parse thread per core when there are several (with one, parsing on the event loop
-    costs no hand-over)."""
+    """A worker per core, when workers can be forked (spawning one costs more than it saves
+    on all but the largest fetches)."""
     cores = os.cpu_count() or 1
-    return cores if cores > 1 else 0
+    return cores if cores > 1 and fork_is_safe() else 0
 
 
 def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:
@@ -446,7 +455,7 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: int,
+    workers: tuple[int, int],
     snapshot: str | None = None,
     report: str | None = None,
 ) -> int:
@@ -502,7 +511,7 @@ def _fetch(
     cache_dir: str | None,
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
-    workers: int,
+    workers: tuple[int, int],
     snapshot: str | None = None,
     stats: FetchStats | None = None,
 ) -> DiscoveryResult:
@@ -527,7 +536,8 @@ def _fetch(
                 cache_dir=cache_dir,
                 on_read=on_read if readers else None,
                 on_progress=on_progress,
-                workers=workers,
+                workers=workers[0],
+                pool_after=workers[1],
                 render=render,
             )
         )
