@@ -2,7 +2,8 @@
 """Benchmark ``urlset fetch`` end to end over loopback, beside the peers, in one run.
 
     .venv/bin/python bench/bench_fetch.py [--sitemaps 10] [--urls 50000] [--repeat 3]
-                                          [--no-peers] [--json]
+                                          [--no-peers] [--json] [--fetch-args ARGS]
+    URLSET_COMMAND=/path/to/urlset .venv/bin/python bench/bench_fetch.py ...  # another build
     .venv/bin/python bench/bench_fetch.py --small-site [--repeat 10]
 
 ``--small-site``: an index and 3 small children (20 URLs each), the case where start-up
