@@ -2,7 +2,8 @@
 """Benchmark ``urlset fetch`` end to end over loopback, beside the peers, in one run.
 
     .venv/bin/python bench/bench_fetch.py [--sitemaps 10] [--urls 50000] [--repeat 3]
-                                          [--no-peers] [--json]
+                                          [--no-peers] [--json] [--fetch-args ARGS]
+    URLSET_COMMAND=/path/to/urlset .venv/bin/python bench/bench_fetch.py ...  # another build
     .venv/bin/python bench/bench_fetch.py --small-site [--repeat 10]
 
 ``--small-site``: an index and 3 small children (20 URLs each), the case where start-up
@@ -29,6 +30,7 @@ import gzip
 import json
 import os
 import platform
+import shlex
 import shutil
 import signal
 import socket
@@ -47,7 +49,8 @@ OUT = BENCH / "out"
 SITE = OUT / "fetch-site"
 PEERS = BENCH / "peers" / "run.py"
 PEERS_PY = BENCH / ".venv-peers" / "bin" / "python"
-URLSET = ROOT / ".venv" / "bin" / "urlset"
+# URLSET_COMMAND: another urlset to time (e.g. an older checkout's), side by side
+URLSET = os.environ.get("URLSET_COMMAND") or str(ROOT / ".venv" / "bin" / "urlset")
 # files name this origin; the server puts its own in its place (as bench/peers/run.py does)
 PLACEHOLDER = b"http://urlset-bench-origin.invalid"
 FREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
@@ -180,11 +183,14 @@ def measure(argv: list[str]) -> tuple[float, float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
-def run_urlset(url: str, out: Path, repeat: int) -> list[dict[str, float]]:
+def run_urlset(
+    url: str, out: Path, repeat: int, extra: list[str] | None = None
+) -> list[dict[str, float]]:
     runs = []
     for _ in range(repeat):
         out.unlink(missing_ok=True)
-        wall, cpu, rss, code = measure([str(URLSET), "fetch", url, "-o", str(out), "-q"])
+        argv = [str(URLSET), "fetch", url, "-o", str(out), "-q", *(extra or [])]
+        wall, cpu, rss, code = measure(argv)
         with out.open("rb") as fh:
             count = sum(1 for _ in fh)
         runs.append(
@@ -239,6 +245,11 @@ def main() -> None:
         action="store_true",
         help="an index and 3 children of 20 URLs; beside ultimate-sitemap-parser only",
     )
+    parser.add_argument(
+        "--fetch-args",
+        default="",
+        help="more arguments for urlset fetch (e.g. '--workers 0'), to compare settings",
+    )
     parser.add_argument("--serve", nargs=2, metavar=("DIR", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -260,7 +271,7 @@ def main() -> None:
     try:
         wait_for(port)
         url = f"http://127.0.0.1:{port}/" if port != 80 else "http://127.0.0.1/"
-        ours = run_urlset(url, OUT / "fetch.jsonl", args.repeat)
+        ours = run_urlset(url, OUT / "fetch.jsonl", args.repeat, shlex.split(args.fetch_args))
     finally:
         server.send_signal(signal.SIGINT)
         try:
