@@ -55,8 +55,9 @@ def connect(
     level = shuffle_log.level
     shuffle_log.setLevel(logging.ERROR)
     try:
+        # the dashboard on a free port: the default 8787 may be taken (a second cluster, Jupyter)
         with (
-            LocalCluster(n_workers=workers, processes=True, dashboard_address=None) as cluster,
+            LocalCluster(n_workers=workers, processes=True, dashboard_address=":0") as cluster,
             Client(cluster) as local,
         ):
             yield local

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidValue
-from ..fetching.http import HttpOptions, UrlBatch, fetch_sitemaps
+from ..fetching.http import HttpOptions, fetch_sitemaps
+from ..fetching.parse_pool import columns_of
 from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapRead
 from ..model import Issue
-from ..reading.output import UrlColumns
 from ..store.entries import Batches, arrow_schema
 from .cluster import connect
 
@@ -166,7 +166,7 @@ async def _fetch_site(
 
     def on_read(event: SitemapRead) -> None:
         urls = event.urls
-        columns = urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+        columns = columns_of(urls)
         full = batches.add(columns, event.node.url)
         if full is not None:
             write(full)

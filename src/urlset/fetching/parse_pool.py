@@ -81,6 +81,11 @@ class UrlBatch(Sequence[Url]):
         return iter(self._all())
 
 
+def columns_of(urls: Sequence[Url]) -> UrlColumns:
+    """The columns of a read's Urls: a worker's batch as it came, others made from the values."""
+    return urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+
+
 def _pool_worker(conn: Connection, render: tuple[str, Render] | None) -> None:
     """A parse worker: ("o", source, base, limits) opens a reader, ("d", bytes) feeds it
     (answered True while it reads on), ("c",) closes it (answered with the result).

@@ -12,11 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..codes import CODES
-from ..fetching.parse_pool import UrlBatch
+from ..fetching.parse_pool import columns_of
 from ..fetching.report import size_text, summary
 from ..fetching.values import DiscoveryResult, NodeState, SitemapNode, SitemapRead
 from ..limits import CURRENT, Limits
-from ..reading.output import UrlColumns
 from . import plots
 from .page import (
     Column,
@@ -54,7 +53,7 @@ class FetchStats(UrlStats):
     def on_read(self, event: SitemapRead) -> None:
         urls = event.urls
         self.sources += 1
-        self.add_columns(urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls))
+        self.add_columns(columns_of(urls))
 
 
 def fetch_html(

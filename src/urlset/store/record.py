@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ..fetching.http import UrlBatch
+from ..fetching.parse_pool import columns_of
 from ..fetching.values import DiscoveryResult, SitemapRead
 from ..model import Issue
 from ..reading.output import UrlColumns
@@ -28,7 +28,7 @@ class FetchRecorder:
 
     def on_read(self, event: SitemapRead) -> None:
         urls = event.urls
-        columns = urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+        columns = columns_of(urls)
         self.writer.add(columns, event.node.url)
 
     def finish(self, result: DiscoveryResult) -> int:

@@ -228,12 +228,13 @@ def _read_dir(directory: Path, batches: Batches, put: Put) -> None:
 
 def fetch_entries(url: str, batches: Batches, put: Put) -> None:
     """Fetch a site or sitemap URL and add every entry, with the sitemap it came from."""
-    from ..fetching.http import UrlBatch, fetch_sitemaps_sync
+    from ..fetching.http import fetch_sitemaps_sync
+    from ..fetching.parse_pool import columns_of
     from ..fetching.values import SitemapRead
 
     def on_read(event: SitemapRead) -> None:
         urls = event.urls
-        columns = urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+        columns = columns_of(urls)
         table = batches.add(columns, event.node.url)
         if table is not None:
             put(table)
