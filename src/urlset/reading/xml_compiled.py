@@ -36,6 +36,7 @@ from .sink import HASH_MASK, Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
+from .xml_guard import entity_delta
 
 if TYPE_CHECKING:
     from .._core import JudgedEntry
@@ -45,11 +46,6 @@ _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 _NO_EXTENSIONS = ()
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
-
-
-def _entity_delta(data: bytes) -> int:
-    """xml_guard.entity_delta of bytes (counted without decoding them)."""
-    return data.count(b"&lt;") + data.count(b"&gt;") - data.count(b"&quot;") - data.count(b"&apos;")
 
 
 class CompiledLane:
@@ -292,9 +288,8 @@ class CompiledLane:
         is the line reading reached."""
         if not pos:
             return
-        done = data[:pos]
-        last = done.rfind(b"\n") + 1
-        tail = done[last:]
+        last = data.rfind(b"\n", 0, pos) + 1
+        tail = data[last:pos]
         width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
         if line != self.fline:
             self.fline = line
@@ -302,10 +297,10 @@ class CompiledLane:
         else:
             self.fcol += width
         self.fbytes += pos
-        if b"&" in done:
+        if data.find(b"&", 0, pos) >= 0:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
-            self.fbytes += _entity_delta(done)
-            self.fcol += _entity_delta(tail)
+            self.fbytes += entity_delta(data, 0, pos)
+            self.fcol += entity_delta(tail)
         del self.buf[:pos]
 
     def _handoff(self, aligned: bool = True) -> None:

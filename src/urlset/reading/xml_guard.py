@@ -37,9 +37,15 @@ def _chars(data: bytes) -> int:
     return len(data) if data.isascii() else len(data.translate(None, _CONTINUATION))
 
 
-def entity_delta(text: str) -> int:
-    """How much longer the guard makes ``text`` (see _PREDEFINED)."""
-    return text.count("&lt;") + text.count("&gt;") - text.count("&quot;") - text.count("&apos;")
+def entity_delta(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """How much longer the guard makes ``data[start:end]`` (see _PREDEFINED), counted
+    without copying or decoding it."""
+    return (
+        data.count(b"&lt;", start, end)
+        + data.count(b"&gt;", start, end)
+        - data.count(b"&quot;", start, end)
+        - data.count(b"&apos;", start, end)
+    )
 
 
 class Guard:
