@@ -1,8 +1,8 @@
 """urlset: the Sitemaps protocol (sitemaps.org 0.9), complete, correct and fast.
 
-The values and errors load with the package; the parts that need heavy libraries (numpy for
-building, lxml for reading and checking, aiohttp for fetching, DuckDB for snapshots and diffs) load on first use, so the
-command line and ``import urlset`` stay quick.
+The errors load with the package; the values (Url, the limits) and the parts that need heavy
+libraries (numpy for building, lxml for reading and checking, aiohttp for fetching, DuckDB for
+snapshots and diffs) load on first use, so the command line and ``import urlset`` stay quick.
 """
 
 from __future__ import annotations
@@ -18,19 +18,30 @@ from .errors import (
     ReadError,
     UrlsetError,
 )
-from .limits import CURRENT, SITEMAPS_2008, Limits, ReadLimits
-from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
 
 if TYPE_CHECKING:
     from .checking.checker import CheckReport, check, check_paths, is_valid
     from .fetching.discovery import DiscoveryOptions, DiscoveryResult
     from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
+    from .limits import CURRENT, SITEMAPS_2008, Limits, ReadLimits
+    from .model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
     from .reading.reader import ReadResult, SitemapReader, read, read_bytes, read_chunks, read_file
     from .store.frames import read_frame
     from .writing.build import BuildReport, write_sitemaps
 
 # public name -> the module that defines it, imported when the name is first used
 _LAZY = {
+    # the values: cheap, but they pull in ada_url and dataclasses, which `urlset --help` never needs
+    "CURRENT": "limits",
+    "SITEMAPS_2008": "limits",
+    "Limits": "limits",
+    "ReadLimits": "limits",
+    "ChangeFreq": "model",
+    "Issue": "model",
+    "RawElement": "model",
+    "Severity": "model",
+    "SitemapRef": "model",
+    "Url": "model",
     "BuildReport": "writing.build",
     "write_sitemaps": "writing.build",
     "CheckReport": "checking.checker",

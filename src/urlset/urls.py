@@ -15,8 +15,6 @@ from functools import lru_cache
 from itertools import repeat
 from urllib.parse import urlsplit
 
-import ada_url
-
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 
@@ -106,6 +104,8 @@ def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") 
     apostrophe = _apostrophe_stand_in(text)
     if apostrophe:
         text = text.replace("'", apostrophe)
+    import ada_url  # loaded on first use: most locs are plain and never need it
+
     try:
         parsed = ada_url.URL(text)
     except ValueError:
@@ -231,6 +231,8 @@ class Scope:
     def of(cls, base_url: str) -> Scope:
         """The scope of a sitemap served at ``base_url`` (a file URL, or a directory ending in /)."""
         uri = to_uri(base_url, field="base URL")
+        import ada_url
+
         parsed = ada_url.URL(uri)
         path = parsed.pathname
         directory = path[: path.rfind("/") + 1] or "/"
@@ -247,6 +249,8 @@ class Scope:
         """Why ``uri`` (already a URI from to_uri) lies outside this scope, or None."""
         if uri.startswith(self.prefix):
             return None
+        import ada_url
+
         parsed = ada_url.URL(uri)
         scheme = parsed.protocol.rstrip(":")
         if scheme != self.scheme:

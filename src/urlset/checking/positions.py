@@ -9,7 +9,6 @@ the bytes or, when a loc is not written as its URI, by one lxml pass (``_Locator
 from __future__ import annotations
 
 import re
-from xml.sax.saxutils import escape
 
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
@@ -187,6 +186,8 @@ _QUOTED = re.compile(r"'([^'\n]{1,2048})'")
 
 def _value_column(line_text: bytes, issue: Issue) -> int:
     """The column of the value ``issue`` is about on its line, or 0 when not found there."""
+    from xml.sax.saxutils import escape  # here: it loads urllib.request, which checks never need
+
     quoted = _QUOTED.search(issue.message)
     if quoted is not None:
         value = quoted.group(1)

@@ -28,16 +28,8 @@ from ..fetching.discovery import (
     NodeState,
     SitemapRead,
 )
-from ..fetching.http import (
-    DEFAULT_USER_AGENT,
-    POOL_AFTER,
-    HttpOptions,
-    Progress,
-    RetryPolicy,
-    UrlBatch,
-    fetch_sitemaps,
-    fork_is_safe,
-)
+from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
+from ..fetching.parse_pool import POOL_AFTER, UrlBatch, fork_is_safe
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
@@ -47,6 +39,7 @@ from .read import URL_COLUMNS
 from .streams import need_report_extra, quiet_stdout
 
 if TYPE_CHECKING:
+    from ..fetching.http import Progress
     from ..reports.fetch import FetchStats
     from ..store.record import FetchRecorder
 
@@ -515,6 +508,9 @@ def _fetch(
     snapshot: str | None = None,
     stats: FetchStats | None = None,
 ) -> DiscoveryResult:
+    # aiohttp loads here, not with the module, so `urlset fetch --help` starts fast
+    from ..fetching.http import fetch_sitemaps
+
     render = None
     if writer is not None and writer.fmt in RENDERERS:
         render = (writer.fmt, RENDERERS[writer.fmt])

@@ -12,48 +12,16 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from socketserver import BaseServer
 from types import FrameType
-from typing import Any, NoReturn
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+from typing import NoReturn
 
 import click
 
 from .watch import parse_duration
 
 WORKERS = 8  # requests answered at once; more wait in the listen queue
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # a request line per request is noise in a preview; errors still go to stderr
-
-
-class _PooledServer(WSGIServer):
-    """A WSGI server that answers each connection on a fixed pool of threads."""
-
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], workers: int) -> None:
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="urlset-serve")
-        super().__init__(address, _Quiet)  # binds: closes the server (and pool) if it fails
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self._pool.submit(self._answer, request, client_address)
-
-    def _answer(self, request: Any, client_address: Any) -> None:
-        try:
-            self.finish_request(request, client_address)
-        except Exception:
-            self.handle_error(request, client_address)
-        finally:
-            self.shutdown_request(request)
-
-    def server_close(self) -> None:
-        super().server_close()
-        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _fail(message: str) -> NoReturn:
@@ -75,6 +43,7 @@ def serve(directory: Path, host: str, port: int, no_html: bool, duration: str | 
     """
     from ..serve import DirectorySet, sitemap_app
     from ..serve.wsgi import WsgiApp
+    from .serve_server import PooledServer
 
     seconds = parse_duration(duration) if duration else None
     if not directory.is_dir():
@@ -83,7 +52,7 @@ def serve(directory: Path, host: str, port: int, no_html: bool, duration: str | 
     if not documents.entry_points():
         _fail(f"{directory}: no sitemap here (.xml, .txt, .xml.gz or .txt.gz files)")
     try:
-        server = _PooledServer((host, port), WORKERS)
+        server = PooledServer((host, port), WORKERS)
     except OSError as exc:
         _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     server.set_app(WsgiApp(sitemap_app(documents, html=not no_html)))

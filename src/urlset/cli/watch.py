@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import urllib.request
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -215,6 +214,8 @@ class _HandOn:
         if self.command is not None:
             self._exec(outcome, payload)
         if self.webhook is not None:
+            import urllib.request  # here: http.client and ssl load only when a webhook is sent
+
             request = urllib.request.Request(
                 self.webhook,
                 data=payload.encode(),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from ..dates import Lastmod
@@ -58,6 +57,8 @@ def rss_entry(el: Any, line: int, sink: Sink, text_of: ValueText) -> None:
 
 
 def rfc822(text: str, line: int, sink: Sink) -> Lastmod | None:
+    from email.utils import parsedate_to_datetime  # here: only RSS dates need the email package
+
     try:
         value = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

@@ -1,0 +1,126 @@
+"""Start-up stays light: which modules a command loads, checked without timing anything.
+
+Each case runs the real ``urlset`` entry point in a fresh interpreter and lists the modules
+loaded when the command has finished; heavy libraries must load only where they are used
+(BENCHMARKS.md, "Start-up", has the times).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# loads `urlset.cli.main` as the console script does, runs it, then prints sys.modules
+_PROBE = """
+import json, sys
+sys.argv = ["urlset", *sys.argv[1:]]
+from urlset.cli import main
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+else:
+    code = 0
+sys.stdout.flush()
+sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}) + "\\n")
+"""
+
+# libraries that cost tens of milliseconds each and that no command below needs
+HEAVY = ("aiohttp", "numpy", "pandas", "pyarrow", "duckdb", "matplotlib", "dask", "rich")
+
+TINY = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    "<url><loc>https://shop.test/a?x=1&amp;y=2</loc><lastmod>2024-01-01</lastmod></url>"
+    "</urlset>\n"
+)
+
+
+def loaded(*args: str) -> set[str]:
+    """The modules loaded once ``urlset ARGS`` has run (it must exit 0)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    report = json.loads(last)
+    assert report["code"] in (0, None), done.stderr
+    return set(report["modules"])
+
+
+def tops(modules: set[str]) -> set[str]:
+    return {name.partition(".")[0] for name in modules}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--help",),
+        ("read", "--help"),
+        ("check", "--help"),
+        ("build", "--help"),
+        ("fetch", "--help"),
+        ("serve", "--help"),
+        ("diff", "--help"),
+        ("watch", "--help"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_help_loads_no_heavy_library(args: tuple[str, ...]) -> None:
+    modules = loaded(*args)
+    assert not tops(modules) & {*HEAVY, "lxml", "wsgiref"}, sorted(tops(modules) & {*HEAVY})
+
+
+def test_top_level_help_loads_no_subcommand_and_no_parser() -> None:
+    modules = loaded("--help")
+    assert not {m for m in modules if m.startswith("urlset.") and m != "urlset.errors"} - {
+        "urlset.cli"
+    }
+    # the URL parser, the compiled core, the values and asyncio are for commands that run
+    assert not tops(modules) & {"ada_url", "asyncio", "lxml", "xml"}
+    assert "urlset._core" not in modules and "urlset.model" not in modules
+
+
+def test_import_urlset_loads_only_the_errors() -> None:
+    code = "import sys, urlset; print(sorted(m for m in sys.modules if m.startswith('urlset')))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == str(["urlset", "urlset.errors"])
+
+
+def test_fetch_help_does_not_load_the_http_client() -> None:
+    modules = loaded("fetch", "--help")
+    assert "urlset.fetching.http" not in modules
+    assert "aiohttp" not in tops(modules)
+
+
+def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(TINY, encoding="utf-8")
+    for command in ("read", "check"):
+        modules = loaded(command, str(sitemap))
+        assert not tops(modules) & {*HEAVY, "http", "ssl"}, command
+        assert "urllib.request" not in modules and "http.client" not in modules, command
+        assert "email.utils" not in modules, command
+
+
+def test_build_of_a_small_list_loads_no_heavy_library(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")
+    out = tmp_path / "out"
+    modules = loaded("build", "--base-url", "https://shop.test/", "--out", str(out), str(source))
+    assert any(out.iterdir())  # the build ran
+    assert not tops(modules) & {*HEAVY, "lxml", "ssl", "http"}, sorted(tops(modules) & {*HEAVY})
+
+
+def test_lazy_values_still_import() -> None:
+    import urlset
+
+    assert urlset.Url("https://shop.test/ä").loc == "https://shop.test/%C3%A4"
+    assert urlset.ChangeFreq("daily") is urlset.ChangeFreq.DAILY
+    assert urlset.CURRENT.max_urls == 50_000
+    assert urlset.InvalidValue is urlset.errors.InvalidValue
