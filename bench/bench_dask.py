@@ -1,12 +1,14 @@
 """Dask benchmark: a partitioned build and a many-site fetch, each beside its single-process run.
 
     .venv/bin/python bench/bench_dask.py [--urls 2000000] [--partitions 16]
-        [--sites 1000] [--urls-per-site 50] [--skip-build] [--skip-fetch]
+        [--shuffle staging,tasks] [--sites 1000] [--urls-per-site 50]
+        [--skip-build] [--skip-fetch]
 
 Build: ``--urls`` URLs (``bench/peers/items.py item(i)``: lastmod, changefreq, priority)
 written once as ``--partitions`` Parquet files in bench/out/dask/; then, each in a fresh
 process, ``write_sitemaps(..., stable=True)`` over the files' rows (the single-process
-build), and ``urlset.dask.build`` on a local cluster of 2 worker processes of 1 thread each.
+build), and ``urlset.dask.build`` on a local cluster of 2 worker processes of 1 thread each,
+once for each ``--shuffle`` method (default: staging, the build's own).
 Reported: seconds, the driver's peak RSS and each worker's (VmHWM of its process),
 and whether the two sets are the same bytes. Fetch: ``--sites`` loopback sites (one aiohttp
 server in this process answers for site-N.test by the Host header; the fetcher's resolver
@@ -96,7 +98,7 @@ def _worker_peak() -> float:
     return round(_peak_mb())
 
 
-def child_dask(directory: Path, out: Path) -> dict[str, Any]:
+def child_dask(directory: Path, out: Path, method: str) -> dict[str, Any]:
     from distributed import Client, LocalCluster
 
     from urlset.dask import build
@@ -108,7 +110,7 @@ def child_dask(directory: Path, out: Path) -> dict[str, Any]:
         Client(cluster) as client,
     ):
         start = time.perf_counter()
-        report = build(directory, out, BASE, client=client)
+        report = build(directory, out, BASE, client=client, shuffle_method=method)
         seconds = time.perf_counter() - start
         workers = sorted(client.run(_worker_peak).values())
     return {"seconds": seconds, "urls": report.urls, "peak_mb": _peak_mb(), "workers_mb": workers}
@@ -122,6 +124,7 @@ def _digest(directory: Path) -> str:
 
 
 def _child(mode: str, directory: Path, out: Path) -> dict[str, Any]:
+    """``mode`` (single, or dask:METHOD) run in a fresh process."""
     shutil.rmtree(out, ignore_errors=True)
     argv = [sys.executable, __file__, "--child", mode, str(directory), str(out)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
@@ -131,25 +134,31 @@ def _child(mode: str, directory: Path, out: Path) -> dict[str, Any]:
     return result
 
 
-def bench_build(urls: int, partitions: int) -> None:
+def bench_build(urls: int, partitions: int, methods: list[str]) -> None:
     started = time.perf_counter()
     directory = write_input(urls, partitions)
     print(
         f"input: {urls:,} URLs in {partitions} Parquet parts ({time.perf_counter() - started:.1f} s)"
     )
     single = _child("single", directory, OUT / "single")
-    spread = _child("dask", directory, OUT / "spread")
-    same = _digest(OUT / "single") == _digest(OUT / "spread")
-    print(json.dumps({"single": single, "dask": spread, "identical": same}))
-    rate = urls / spread["seconds"] / 2  # URLs a second per worker
-    projected = 1_000_000_000 / (50 * rate)
     print(
         f"single process {single['seconds']:.1f} s ({urls / single['seconds']:,.0f} URLs/s, "
-        f"peak {single['peak_mb']:.0f} MB); dask 2 workers {spread['seconds']:.1f} s "
-        f"({rate:,.0f} URLs/s a worker; workers peak {spread['workers_mb']} MB, driver "
-        f"{spread['peak_mb']:.0f} MB); identical: {same}; 1e9 URLs on 50 such workers at this "
-        f"rate: {projected / 60:.0f} min"
+        f"peak {single['peak_mb']:.0f} MB)",
+        flush=True,
     )
+    for method in methods:
+        spread = _child(f"dask:{method}", directory, OUT / "spread")
+        same = _digest(OUT / "single") == _digest(OUT / "spread")
+        print(json.dumps({"single": single, method: spread, "identical": same}))
+        rate = urls / spread["seconds"] / 2  # URLs a second per worker
+        projected = 1_000_000_000 / (50 * rate)
+        print(
+            f"dask 2 workers, {method} shuffle: {spread['seconds']:.1f} s "
+            f"({rate:,.0f} URLs/s a worker; workers peak {spread['workers_mb']} MB, driver "
+            f"{spread['peak_mb']:.0f} MB); identical: {same}; 1e9 URLs on 50 such workers at "
+            f"this rate: {projected / 60:.0f} min; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
 
 
 def _serve(port_box: list[int], ready: threading.Event, per_site: int) -> None:
@@ -227,6 +236,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--urls", type=int, default=2_000_000)
     parser.add_argument("--partitions", type=int, default=16)
+    parser.add_argument("--shuffle", default="staging", help="methods, comma-separated")
     parser.add_argument("--sites", type=int, default=1000)
     parser.add_argument("--urls-per-site", type=int, default=50)
     parser.add_argument("--skip-build", action="store_true")
@@ -235,15 +245,18 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         mode, directory, out = args.child
-        run = child_single if mode == "single" else child_dask
-        print(json.dumps(run(Path(directory), Path(out))))
+        if mode == "single":
+            result = child_single(Path(directory), Path(out))
+        else:
+            result = child_dask(Path(directory), Path(out), mode.removeprefix("dask:"))
+        print(json.dumps(result))
         return
     load = os.getloadavg()[0]
     print(
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
     )
     if not args.skip_build:
-        bench_build(args.urls, args.partitions)
+        bench_build(args.urls, args.partitions, args.shuffle.split(","))
     if not args.skip_fetch:
         bench_fetch(args.sites, args.urls_per_site)
     print(f"load at the end {os.getloadavg()[0]:.1f}")

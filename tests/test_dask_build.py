@@ -80,10 +80,14 @@ def _files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
 
 
-# shards over many buckets (through Dask's P2P shuffle); buckets split (its task shuffle)
-@pytest.mark.parametrize(("max_urls", "shuffle"), [(400, "p2p"), (3, None)])
+# shards over many buckets, and buckets split; through the staging directory (the default,
+# with as many bucket groups as parts, or 7 for 5 parts) and through Dask's own shuffles
+@pytest.mark.parametrize(
+    ("max_urls", "shuffle", "groups"),
+    [(400, None, None), (3, None, 7), (400, "p2p", None), (3, "tasks", None)],
+)
 def test_the_set_is_the_single_process_one_byte_for_byte(
-    dask_client: Any, tmp_path: Path, max_urls: int, shuffle: str | None
+    dask_client: Any, tmp_path: Path, max_urls: int, shuffle: str | None, groups: int | None
 ) -> None:
     rows = _rows(4000, seed=max_urls)
     _write_parts(rows, tmp_path / "in", parts=5)
@@ -92,7 +96,7 @@ def test_the_set_is_the_single_process_one_byte_for_byte(
     problems: list[Any] = []
     spread = build(
         tmp_path / "in", tmp_path / "dask", BASE, client=dask_client, now=NOW, limits=limits,
-        on_problem=problems.append, shuffle_method=shuffle,
+        on_problem=problems.append, shuffle_method=shuffle, partitions=groups,
     )  # fmt: skip
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")
     assert len(local.files) > 3 and local.indexes
@@ -211,3 +215,10 @@ def test_urlset_and_its_help_do_not_load_dask() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[]", "True"]
+
+
+def test_an_unknown_shuffle_method_is_refused(dask_client: Any, tmp_path: Path) -> None:
+    _write_parts(_rows(50, seed=5), tmp_path / "in", parts=1)
+    with pytest.raises(InvalidValue, match="staging, tasks or p2p"):
+        build(tmp_path / "in", tmp_path / "out", BASE, client=dask_client, shuffle_method="disk")
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []

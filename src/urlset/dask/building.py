@@ -6,9 +6,13 @@ its key range alone, so the work divides along the key space:
 1. each input partition is checked by the same ``_checked`` a local build runs (rules,
    scope, duplicates inside the partition) and rendered to entry texts, each tagged with
    the top ``BUCKET_BITS`` of its loc's key and its place in the input (partition, row);
-2. a shuffle on that bucket brings every copy of a loc to one task, which keeps the first
-   in input order (the one a single-process build keeps) and writes each bucket to a file
-   in the build's staging directory, returning its URL count, entry bytes and typed flag;
+2. a shuffle on that bucket, through the build's staging directory: each partition writes
+   its entries to one file per bucket group, then one task per group reads that group's
+   files in partition order, keeps the first copy of each loc (the one a single-process
+   build keeps) and writes each bucket to a file, returning its URL count, entry bytes and
+   typed flag. A worker holds one input partition or one group at a time, so its memory is
+   bounded by those, not by the set (Dask's own shuffle, still selectable, made it grow
+   with the whole set: BENCHMARKS.md);
 3. the driver walks the trie over those counts (``plan_shards``, the walk a local build
    makes) and hands groups of shards to the workers, which write them with the local
    build's ``_ShardWriter`` (gzip, SHA-256, names by content);
@@ -56,7 +60,6 @@ BUCKET_BITS = 10  # 1,024 buckets: ~1M URLs each at a billion, a shard group's w
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows a partition)
 _EXAMPLES = 20
-_TASK_SHUFFLE = 128
 _GROUP_URLS = 250_000  # URLs a shard-writing task holds at most (beyond one big node)
 Plan = tuple[Node, range, bool, bool]  # a shard (or a bucket to split), its buckets, typed, fits
 
@@ -79,9 +82,11 @@ def build(
     ``data``: a Dask DataFrame, or paths / fsspec URLs of Parquet (a file or a directory of
     partitions), CSV, TSV or JSON Lines, with the columns loc and optionally lastmod,
     changefreq, priority. ``scheduler``: the address of a running scheduler; without it and
-    without ``client``, a local cluster runs the job. ``partitions``: how many parts the
-    shuffle makes (default: as many as the input has); ``shuffle_method``: Dask's "tasks"
-    or "p2p" (default: ``_shuffle_method``). The other options are
+    without ``client``, a local cluster runs the job. ``partitions``: how many bucket groups the
+    shuffle makes (default: as many as the input has partitions, at most 1,024);
+    ``shuffle_method``: "staging" (the default, through files in the staging directory)
+    or Dask's own shuffle, "tasks" or "p2p", whose worker memory grows with the whole set.
+    The other options are
     ``write_sitemaps``'s; the set is the one ``write_sitemaps(..., stable=True)`` writes
     from the partitions' rows in order, file for file and byte for byte, and the report
     counts the same (a warning about an entry that a later partition repeats is counted
@@ -167,44 +172,21 @@ def _run(
     shape: tuple[int | None, str | None],
 ) -> list[Leaf]:
     """Steps 1-3: the leaves of the set, written into ``staging``, in key order."""
-    import pandas as pd
-
     listen = report.listener is not None
-    meta = pd.DataFrame(
-        {
-            "bucket": pd.Series(dtype="int64"),
-            "ordinal": pd.Series(dtype="int64"),
-            "loc": pd.Series(dtype=object),
-            "entry": pd.Series(dtype=object),
-            "typed": pd.Series(dtype=bool),
-        }
-    )
-    entries = frame.map_partitions(
-        _check_partition, opts, str(staging), listen, meta=meta, enforce_metadata=False
-    )
     partitions, method = shape
     count = max(1, min(partitions or frame.npartitions, 1 << BUCKET_BITS))
-    columns = ("bucket", "urls", "body", "typed", "duplicates")
-    stats = entries.shuffle(
-        on="bucket", npartitions=count, shuffle_method=method or _shuffle_method(count)
-    ).map_partitions(
-        _stage_buckets,
-        str(staging),
-        meta=pd.DataFrame({k: pd.Series(dtype="int64") for k in columns}),
-    )
-    future = client.compute(stats)
-    try:
-        table = future.result()
-    finally:
-        future.cancel()
+    if method in (None, "staging"):
+        rows = _stage_through_files(frame, opts, str(staging), listen, count, client)
+    elif method in ("tasks", "p2p"):
+        rows = _stage_through_dask(frame, opts, str(staging), listen, count, method, client)
+    else:
+        raise InvalidValue("shuffle method", method, "use staging, tasks or p2p")
     for number in range(frame.npartitions):
         _merge(report, *_read_pickle(staging / f".dask-report-{number}"))
-    report.duplicates += int(table["duplicates"].sum())
     size = 1 << BUCKET_BITS
     urls, body, typed = [0] * size, [0] * size, [False] * size
-    for bucket, n, b, t in zip(
-        table["bucket"], table["urls"], table["body"], table["typed"], strict=True
-    ):
+    for bucket, n, b, t, dropped in rows:
+        report.duplicates += int(dropped)
         if bucket >= 0:
             urls[bucket], body[bucket], typed[bucket] = int(n), int(b), bool(t)
     if not sum(urls):
@@ -227,12 +209,78 @@ def _run(
     return sorted((leaf for leaves in written for leaf in leaves), key=lambda leaf: leaf.node.lo)
 
 
-def _shuffle_method(parts: int) -> str:
-    """Dask's task-based shuffle up to ``_TASK_SHUFFLE`` parts: 2,000,000 URLs in 16 parts
-    built in 15.5 s with it and 34 s with P2P on 2 local workers (BENCHMARKS.md), P2P's
-    Arrow conversion of the entry texts costing more than it saves; past that, P2P, whose
-    task count grows linearly with the parts where the task shuffle's grows faster."""
-    return "tasks" if parts <= _TASK_SHUFFLE else "p2p"
+BucketRow = tuple[int, int, int, int, int]  # bucket (-1: none), URLs, body, typed, duplicates
+
+
+def _stage_through_files(
+    frame: DataFrame, opts: BuildOptions, staging: str, listen: bool, count: int, client: Client
+) -> list[BucketRow]:
+    """Step 2 through the staging directory: each input partition writes its entries to
+    one file per bucket group (``_spill_partition``), then one task per group reads that
+    group's files in partition order (``_stage_group``). A worker holds one partition or
+    one group at a time, never a share of the whole set."""
+    import pandas as pd
+
+    spilled = frame.map_partitions(
+        _spill_partition,
+        opts,
+        staging,
+        listen,
+        count,
+        meta=pd.DataFrame({"entries": pd.Series(dtype="int64")}),
+        enforce_metadata=False,
+    )
+    future = client.compute(spilled)
+    try:
+        future.result()
+    finally:
+        future.cancel()
+    futures = client.map(
+        _stage_group, range(count), parts=frame.npartitions, count=count, staging=staging,
+        pure=False,
+    )  # fmt: skip
+    try:
+        staged: list[list[BucketRow]] = client.gather(futures)
+    finally:
+        client.cancel(futures)
+    return [row for rows in staged for row in rows]
+
+
+def _stage_through_dask(
+    frame: DataFrame,
+    opts: BuildOptions,
+    staging: str,
+    listen: bool,
+    count: int,
+    method: str,
+    client: Client,
+) -> list[BucketRow]:
+    """Step 2 through Dask's shuffle ("tasks" or "p2p"), kept to measure against the
+    staging one: each worker passes a share of the whole set's entry texts through it."""
+    import pandas as pd
+
+    meta = pd.DataFrame(
+        {
+            "bucket": pd.Series(dtype="int64"),
+            "ordinal": pd.Series(dtype="int64"),
+            "loc": pd.Series(dtype=object),
+            "entry": pd.Series(dtype=object),
+            "typed": pd.Series(dtype=bool),
+        }
+    )
+    entries = frame.map_partitions(
+        _check_partition, opts, staging, listen, meta=meta, enforce_metadata=False
+    )
+    columns = ("bucket", "urls", "body", "typed", "duplicates")
+    stats = entries.shuffle(on="bucket", npartitions=count, shuffle_method=method).map_partitions(
+        _stage_buckets, staging, meta=pd.DataFrame({k: pd.Series(dtype="int64") for k in columns})
+    )
+    future = client.compute(stats)
+    try:
+        table = future.result()
+    finally:
+        future.cancel()
+    return [tuple(map(int, row)) for row in table.itertuples(index=False)]  # type: ignore[misc]
 
 
 def _groups(plan: list[Plan], urls: list[int], client: Client) -> list[list[Plan]]:
@@ -263,20 +311,16 @@ def _rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
     return list(zip(*columns, strict=False))
 
 
-def _check_partition(
-    frame: pd.DataFrame,
-    opts: BuildOptions,
-    staging: str,
-    listen: bool,
-    partition_info: dict[str, Any] | None = None,
-) -> pd.DataFrame:
-    """Step 1 for one input partition: its entries checked and rendered, each with its
-    bucket and place. The partition's report (with its problems when they are listened to)
-    goes to a file in staging, which the driver reads once every partition is done."""
-    import pandas as pd
+Entries = tuple[list[int], list[str], list[str], list[bool]]  # buckets, locs, texts, typed
 
-    number = 0 if partition_info is None else int(partition_info["number"])
 
+def _entries(
+    frame: pd.DataFrame, opts: BuildOptions, staging: str, listen: bool, number: int
+) -> Entries:
+    """Step 1 for input partition ``number``: its entries checked and rendered, each with
+    its bucket, in input order. The partition's report (with its problems when they are
+    listened to) goes to a file in staging, which the driver reads once every partition is
+    done."""
     problems: list[BuildProblem] = []
     report = BuildReport(listener=problems.append if listen else None)
     scope = Scope.of(opts.base_directory())
@@ -295,17 +339,100 @@ def _check_partition(
     report.listener = None
     _write_pickle(Path(staging) / f".dask-report-{number}", (report, problems))
     shift = 64 - BUCKET_BITS
+    return [key_of(loc) >> shift for loc in locs], locs, texts, typed
+
+
+def _number(partition_info: dict[str, Any] | None) -> int:
+    return 0 if partition_info is None else int(partition_info["number"])
+
+
+def _group_of(bucket: int, count: int) -> int:
+    """The bucket group (of ``count``, each a run of whole buckets) ``bucket`` falls in."""
+    return bucket * count >> BUCKET_BITS
+
+
+def _spill_partition(
+    frame: pd.DataFrame,
+    opts: BuildOptions,
+    staging: str,
+    listen: bool,
+    count: int,
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Step 1, then the first half of step 2: the partition's entries written to one file
+    per bucket group, ``.dask-part-{group}-{partition}`` (hidden name, then renamed)."""
+    import pandas as pd
+
+    number = _number(partition_info)
+    buckets, locs, texts, typed = _entries(frame, opts, staging, listen, number)
+    spread: dict[int, Entries] = {}
+    for bucket, loc, text, flag in zip(buckets, locs, texts, typed, strict=True):
+        into = spread.setdefault(_group_of(bucket, count), ([], [], [], []))
+        into[0].append(bucket)
+        into[1].append(loc)
+        into[2].append(text)
+        into[3].append(flag)
+    for group, held in spread.items():
+        _write_pickle(Path(staging) / f".dask-part-{group}-{number}", held)
+    return pd.DataFrame({"entries": [len(locs)]})
+
+
+def _stage_group(group: int, parts: int, count: int, staging: str) -> list[BucketRow]:
+    """The second half of step 2 for one bucket group: its files read in partition order,
+    the first copy of each loc kept (the one a single-process build keeps), each bucket
+    written to staging; a row per bucket with its counts, and one (bucket -1) with the
+    duplicates dropped."""
+    kept: dict[int, dict[str, str]] = {}
+    typed: set[int] = set()
+    dropped = 0
+    for number in range(parts):
+        try:
+            buckets, locs, texts, flags = _read_pickle(
+                Path(staging) / f".dask-part-{group}-{number}"
+            )
+        except FileNotFoundError:
+            continue  # none of the partition's entries fell in this group
+        for bucket, loc, text, flag in zip(buckets, locs, texts, flags, strict=True):
+            items = kept.setdefault(bucket, {})
+            if loc in items:
+                dropped += 1
+            else:
+                items[loc] = text
+                if flag:
+                    typed.add(bucket)
+    rows: list[BucketRow] = [(-1, 0, 0, 0, dropped)]
+    for bucket in sorted(kept):
+        items = kept.pop(bucket)
+        _write_pickle(Path(staging) / f".dask-bucket-{bucket}", (list(items), list(items.values())))
+        rows.append(
+            (bucket, len(items), entry_size("".join(items.values())), int(bucket in typed), 0)
+        )
+    return rows
+
+
+def _check_partition(
+    frame: pd.DataFrame,
+    opts: BuildOptions,
+    staging: str,
+    listen: bool,
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Step 1 for Dask's shuffle: the entries as a frame, each with its place in the input
+    (partition, row)."""
+    import pandas as pd
+
+    number = _number(partition_info)
+    buckets, locs, texts, typed = _entries(frame, opts, staging, listen, number)
     first = number << _ORDINAL_SHIFT
-    entries = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "bucket": pd.Series([key_of(loc) >> shift for loc in locs], dtype="int64"),
+            "bucket": pd.Series(buckets, dtype="int64"),
             "ordinal": pd.Series(range(first, first + len(locs)), dtype="int64"),
             "loc": pd.Series(locs, dtype=object),
             "entry": pd.Series(texts, dtype=object),
             "typed": pd.Series(typed, dtype=bool),
         }
     )
-    return entries
 
 
 def _stage_buckets(frame: pd.DataFrame, staging: str) -> pd.DataFrame:
