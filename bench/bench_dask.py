@@ -105,7 +105,7 @@ def child_dask(directory: Path, out: Path, method: str) -> dict[str, Any]:
 
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -216,7 +216,7 @@ def bench_fetch(sites: int, per_site: int) -> None:
     shutil.rmtree(spread_out, ignore_errors=True)
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):
