@@ -1067,3 +1067,31 @@ def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(tmp_path: Pat
     assert 0 not in fresh(twins[300:])
     seen.close()
     assert not list(tmp_path.glob(".seen-*")), "closing removes the sealed runs"
+
+
+@pytest.mark.parametrize("head", [0, 1, 5000])
+def test_entry_batches_hold_few_source_rows_at_once(head: int) -> None:
+    """A source's stream (its errors, then ``SourceRows`` of thousands of rows each) is read
+    a few entries ahead only, so a long file is never held whole; every entry comes out once,
+    in order, a ``SourceRows`` on its own."""
+    from urlset.errors import InputError
+    from urlset.writing.source_rows import SourceRows, entry_batches
+
+    pulled = 0
+
+    def stream() -> Iterator[object]:
+        nonlocal pulled
+        for i in range(head):
+            pulled += 1
+            yield InputError("s", i + 1, "bad")
+        for i in range(200):
+            pulled += 1
+            yield SourceRows([(f"{BASE}{i}", None, None, None)], [head + i + 1], "s", None)
+
+    seen: list[object] = []
+    for batch, kinds in entry_batches(stream(), 8192):
+        items = [batch] if type(batch) is SourceRows else batch
+        assert kinds == set(map(type, items))
+        seen += items
+        assert pulled - len(seen) <= 16  # entries read ahead of the build
+    assert [getattr(e, "line", None) or e.numbers[0] for e in seen] == list(range(1, head + 201))  # type: ignore[attr-defined]

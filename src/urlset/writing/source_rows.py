@@ -90,40 +90,45 @@ def kept_or_error(
     return InputError(source, number, reason, dropped[0].field, kept=kept)
 
 
-_SOURCE_PULL = 16  # entries pulled at once from a stream that carries SourceRows
+_SOURCE_PULL = 16  # entries pulled at once unless they are rows from Python
 _TABLE_KINDS: set[type] = {TableBatch}
+_SOURCE_KINDS: set[type] = {SourceRows}
 
 
 def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[type]]]:
     """A build's entries ``size`` at a time with the types in each batch: lists of entries, a
     table's rows as Arrow columns (``TableBatch``), or a source's ``SourceRows`` (a batch
-    already) on its own. Once a stream has shown one of those, it is read a few entries at a
-    time (each may hold thousands of rows), its other entries gathered up to ``size``."""
+    already) on its own.
+
+    A batch that starts with a (loc, lastmod, changefreq, priority) tuple is pulled at once;
+    other entries (``Url`` values, a source's errors, which ``SourceRows`` of thousands of
+    rows each may follow) a few at a time and gathered, so that no more than a few
+    ``SourceRows`` are ever held at once."""
     if is_table(entries):
         yield from ((batch, _TABLE_KINDS) for batch in table_batches(entries, size))
         return
     iterator = iter(entries)
-    pull = size
     gathered: list[Any] = []
-    while batch := list(islice(iterator, pull)):
-        kinds = set(map(type, batch))
-        if SourceRows not in kinds:
-            if pull == size:
-                yield batch, kinds
-                continue
-            gathered += batch
-            if len(gathered) >= size:
-                yield gathered, set(map(type, gathered))
-                gathered = []
+    kinds: set[type] = set()
+    for first in iterator:
+        pull = size - len(gathered) if type(first) is tuple else _SOURCE_PULL
+        batch = [first, *islice(iterator, max(pull, 1) - 1)]
+        found = set(map(type, batch))
+        if SourceRows in found:
+            for entry in batch:
+                if type(entry) is not SourceRows:
+                    gathered.append(entry)
+                    kinds.add(type(entry))
+                    continue
+                if gathered:
+                    yield gathered, kinds
+                    gathered, kinds = [], set()
+                yield entry, _SOURCE_KINDS
             continue
-        pull = _SOURCE_PULL
-        for entry in batch:
-            if type(entry) is not SourceRows:
-                gathered.append(entry)
-                continue
-            if gathered:
-                yield gathered, set(map(type, gathered))
-                gathered = []
-            yield entry, {SourceRows}
+        gathered = batch if not gathered else gathered + batch
+        kinds |= found
+        if len(gathered) >= size:
+            yield gathered, kinds
+            gathered, kinds = [], set()
     if gathered:
-        yield gathered, set(map(type, gathered))
+        yield gathered, kinds
