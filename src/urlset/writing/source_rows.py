@@ -111,6 +111,12 @@ def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[
     gathered: list[Any] = []
     kinds: set[type] = set()
     for first in iterator:
+        if type(first) is SourceRows:  # on its own, with nothing read ahead of it
+            if gathered:
+                yield gathered, kinds
+                gathered, kinds = [], set()
+            yield first, _SOURCE_KINDS
+            continue
         pull = size - len(gathered) if type(first) is tuple else _SOURCE_PULL
         batch = [first, *islice(iterator, max(pull, 1) - 1)]
         found = set(map(type, batch))
