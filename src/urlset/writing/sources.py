@@ -3,9 +3,10 @@
 Each source yields ``Url`` values, and ``InputError`` values for lines it could not use
 (source name, line number, reason), so the builder can skip and report them or, under
 --strict, stop. Gzipped inputs (``.gz``) are read transparently. Lines are read and
-checked a batch at a time (``iter_batches``); for the build command, a batch whose rows all
-pass comes as (loc, lastmod, changefreq, priority) tuples, which the build renders without
-making ``Url`` values, while a bad line is still an ``InputError`` with its line number.
+checked a batch at a time (``iter_batches``); for the build command, a batch of core-column
+rows comes unchecked as one ``SourceRows`` (rows and their lines), which the build renders in
+the compiled core, checking every value there; a batch the core refuses is checked row by
+row, each bad line an ``InputError`` with its line number as ever.
 
 Extensions (images, videos, news, hreflang alternates; see ``urlset.extensions``):
 
