@@ -1,7 +1,7 @@
 """Build benchmark: N URLs with lastmod, changefreq and priority to gzipped sitemaps plus index.
 
     .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000]
-        [--command-urls 10000000] [--no-peers]
+        [--command-urls 10000000] [--command-before SRC] [--no-peers]
 
 Each measurement runs in a fresh subprocess so that peak RSS is its own. urlset is measured
 three ways: from prepared (loc, lastmod, changefreq, priority) rows of strings passed as they
@@ -11,7 +11,8 @@ and generating each URL inside the timed loop as the peers do. The size
 check decompresses urlset's output and compresses the same XML with `gzip -6`. Peers
 (sitemap.js both ways, xml-sitemap-writer) run through bench/peers/run.py in the same run.
 ``--command-urls`` also times the ``urlset build`` command end to end on the same URLs as a
-CSV file (written once to bench/out/build/), with its peak RSS.
+CSV file and as JSON Lines (written once to bench/out/build/), with its peak RSS;
+``--command-before SRC`` times another checkout's src beside it, alternating.
 """
 
 from __future__ import annotations
@@ -94,20 +95,26 @@ def run_urlset(n: int, mode: str) -> UrlsetRun:
     return result
 
 
-def write_csv(path: Path, n: int) -> None:
-    """The benchmark URLs as a CSV file with a header (kept between runs)."""
+def write_input(path: Path, n: int) -> None:
+    """The benchmark URLs as a CSV file with a header or as JSON Lines (kept between runs)."""
     if path.exists():
         return
     from peers.items import item
 
+    keys = ("loc", "lastmod", "changefreq", "priority")
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     with open(partial, "w", encoding="utf-8") as out:
-        out.write("loc,lastmod,changefreq,priority\n")
+        if path.suffix == ".csv":
+            out.write(",".join(keys) + "\n")
         for start in range(0, n, 100_000):
-            out.write(
-                "".join(",".join(item(i)) + "\n" for i in range(start, min(n, start + 100_000)))
-            )
+            lines = map(item, range(start, min(n, start + 100_000)))
+            if path.suffix == ".csv":
+                out.write("".join(",".join(row) + "\n" for row in lines))
+            else:
+                out.write(
+                    "".join(json.dumps(dict(zip(keys, row, strict=True))) + "\n" for row in lines)
+                )
     partial.rename(path)
 
 
@@ -118,16 +125,19 @@ MEASURE = (
 )
 
 
-def run_command(csv_path: Path, out: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of the `urlset build` command on the CSV file."""
+def run_command(path: Path, out: Path, src: str | None = None) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of the `urlset build` command on the input file; with
+    ``src``, of the urlset found there (another checkout's src folder) instead."""
     urlset = Path(sys.executable).parent / "urlset"
-    command = [str(urlset), "build", str(csv_path), "--base-url", "https://www.example.com/"]
+    command = [str(urlset), "build", str(path), "--base-url", "https://www.example.com/"]
+    env = os.environ if src is None else {**os.environ, "PYTHONPATH": src}
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", MEASURE, *command, "--out", str(out), "-q"],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     seconds = time.perf_counter() - start
     if done.returncode:
@@ -194,6 +204,12 @@ def main() -> None:
         default=0,
         help="also time `urlset build` on a CSV file of this many rows (0: skip)",
     )
+    parser.add_argument(
+        "--command-before",
+        help="also time the command with the urlset of this src folder (a `git archive` of "
+        "another commit, beside this build's _core), alternating with this checkout's",
+    )
+    parser.add_argument("--command-rounds", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args()
     n = args.urls
@@ -250,14 +266,27 @@ def main() -> None:
             f"(1M: {generated['peak_rss_mb']:.0f} MB), {big['seconds']:.1f} s, {big['urls'] / big['seconds']:,.0f} URLs/s"
         )
     if args.command_urls:
-        csv_path = OUT / f"urls-{args.command_urls}.csv"
-        write_csv(csv_path, args.command_urls)
-        seconds, peak = run_command(csv_path, OUT / f"urlset-command-{args.command_urls}")
-        print(
-            f"command: urlset build of {args.command_urls:,} CSV rows "
-            f"({csv_path.stat().st_size / 2**20:,.0f} MiB): {seconds:.1f} s, "
-            f"{args.command_urls / seconds:,.0f} URLs/s, peak RSS {peak:.0f} MB"
-        )
+        time_command(args.command_urls, args.command_before, args.command_rounds)
+
+
+def time_command(n: int, before: str | None, rounds: int) -> None:
+    """`urlset build` on a CSV and a JSON Lines file of n URLs; with ``before`` (another
+    checkout's src folder), that checkout too, the two alternating, the best of ``rounds``."""
+    sides = [("this checkout", None)] + ([(f"src at {before}", before)] if before else [])
+    for suffix in ("csv", "jsonl"):
+        path = OUT / f"urls-{n}.{suffix}"
+        write_input(path, n)
+        best: dict[str, tuple[float, float]] = {}
+        for _ in range(rounds):
+            for label, src in sides:
+                seconds, peak = run_command(path, OUT / f"urlset-command-{n}", src)
+                best[label] = min(best.get(label, (seconds, peak)), (seconds, peak))
+        for label, (seconds, peak) in best.items():
+            print(
+                f"command ({label}): urlset build of {n:,} {suffix} rows "
+                f"({path.stat().st_size / 2**20:,.0f} MiB): {seconds:.2f} s, "
+                f"{n / seconds:,.0f} URLs/s, peak RSS {peak:.0f} MB (best of {rounds})"
+            )
 
 
 if __name__ == "__main__":

@@ -879,6 +879,53 @@ def test_table_sources_keep_every_line_number(
     ]
 
 
+@pytest.mark.parametrize("per_check", [2, 3, 4096])
+@pytest.mark.parametrize("fmt", ["csv", "text"])
+def test_source_rows_checked_in_the_core_keep_every_problem_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, per_check: int, fmt: str
+) -> None:
+    """The build command passes a source's rows on unchecked (``SourceRows``) and the core
+    checks them while rendering; a batch it refuses is checked row by row. Whatever the batch
+    size, the files and every problem (code, line, message) are those of a build from the
+    entries checked in Python first (``iter_entries``)."""
+    from itertools import chain
+
+    import urlset.writing.sources
+    from urlset.writing.build import BuildProblem
+    from urlset.writing.sources import iter_batches, iter_entries, open_source
+
+    monkeypatch.setattr(urlset.writing.sources, "_ROWS_PER_CHECK", per_check)
+    src = tmp_path / f"t.{fmt}"
+    if fmt == "csv":
+        lines = [b"loc,lastmod,priority"] + [
+            f"{BASE}p{i}?a=1&b='{i}',2024-01-{i % 28 + 1:02},0.{i % 10}".encode() for i in range(12)
+        ]
+        lines[3] = f"{BASE}x,2024-13-01,0.5".encode()  # a bad lastmod: written without it
+        lines[5] = f"{BASE}y,2024-01-01".encode()  # too few fields
+        lines[8] = f"{BASE}z".encode() + b"\xff,,"  # not UTF-8
+        lines[10] = b"mailto:someone@example.com,,"  # a bad loc: left out
+    else:
+        lines = [f"{BASE}t{i}/caf%C3%A9".encode() for i in range(12)]
+        lines[2] = b"# a comment"
+        lines[4] = f"{BASE}u".encode() + b"\xff"  # not UTF-8
+        lines[7] = b"ftp://example.com/no"  # a bad loc
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    built: list[tuple[list[BuildProblem], dict[str, bytes]]] = []
+    for as_rows in (False, True):
+        problems: list[BuildProblem] = []
+        out = tmp_path / f"out-{as_rows}"
+        with open_source(str(src)) as stream:
+            entries = (
+                chain.from_iterable(iter_batches(stream, fmt, src.name, rows=True))
+                if as_rows
+                else iter_entries(stream, fmt, src.name)
+            )
+            write_sitemaps(entries, out, BASE, on_problem=problems.append, gzip=False)
+        built.append((problems, {p.name: p.read_bytes() for p in sorted(out.iterdir())}))
+    assert built[1] == built[0]
+    assert [p.line for p in built[0][0]] == ([4, 6, 9, 11] if fmt == "csv" else [5, 8])
+
+
 def test_cli_build_from_csv_writes_what_the_url_path_writes(tmp_path: Path) -> None:
     """Clean CSV rows reach the build as rows (rendered without Url values); the files must
     be byte for byte those the same entries give as Url values, bad lines still reported."""
@@ -941,6 +988,7 @@ def test_json_lines_in_batches_read_as_line_by_line(
 
     import urlset.writing.sources
     from urlset.errors import InputError
+    from urlset.writing.source_rows import SourceRows
     from urlset.writing.sources import _json_lines, iter_batches, iter_entries
 
     monkeypatch.setattr(urlset.writing.sources, "_ROWS_PER_CHECK", per_check)
@@ -952,9 +1000,10 @@ def test_json_lines_in_batches_read_as_line_by_line(
     expected = shown(list(_json_lines(enumerate(io.StringIO(text), 1), "s", None)))
     assert shown(list(iter_entries(io.StringIO(text), "jsonl", "s"))) == expected
     as_rows = [
-        Url(*e) if type(e) is tuple else e  # type: ignore[arg-type]
+        entry
         for batch in iter_batches(io.StringIO(text), "jsonl", "s", rows=True)
         for e in batch
+        for entry in (e.entries() if isinstance(e, SourceRows) else [e])
     ]
     assert shown(as_rows) == expected
 
@@ -1018,3 +1067,31 @@ def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(tmp_path: Pat
     assert 0 not in fresh(twins[300:])
     seen.close()
     assert not list(tmp_path.glob(".seen-*")), "closing removes the sealed runs"
+
+
+@pytest.mark.parametrize("head", [0, 1, 5000])
+def test_entry_batches_hold_few_source_rows_at_once(head: int) -> None:
+    """A source's stream (its errors, then ``SourceRows`` of thousands of rows each) is read
+    a few entries ahead only, so a long file is never held whole; every entry comes out once,
+    in order, a ``SourceRows`` on its own."""
+    from urlset.errors import InputError
+    from urlset.writing.source_rows import SourceRows, entry_batches
+
+    pulled = 0
+
+    def stream() -> Iterator[object]:
+        nonlocal pulled
+        for i in range(head):
+            pulled += 1
+            yield InputError("s", i + 1, "bad")
+        for i in range(200):
+            pulled += 1
+            yield SourceRows([(f"{BASE}{i}", None, None, None)], [head + i + 1], "s", None)
+
+    seen: list[object] = []
+    for batch, kinds in entry_batches(stream(), 8192):
+        items = [batch] if type(batch) is SourceRows else batch
+        assert kinds == set(map(type, items))
+        seen += items
+        assert pulled - len(seen) <= 16  # entries read ahead of the build
+    assert [getattr(e, "line", None) or e.numbers[0] for e in seen] == list(range(1, head + 201))  # type: ignore[attr-defined]

@@ -303,16 +303,6 @@ def _row_values(
     return locs, lm, cf, pr, loc_ok, lm_ok and cf_ok and pr_ok and False not in loc_ok
 
 
-def rows_are_plain(rows: Sequence[Sequence[Any]]) -> bool:
-    """True when ``Url(*row)`` succeeds for every (loc, lastmod, changefreq, priority) row
-    and keeps its loc as it is: the checks of ``urls_from_rows`` without building the Urls
-    (a source that passes such rows on as they are lets the build render them directly)."""
-    try:
-        return _row_values(rows)[-1]
-    except TypeError:
-        return False
-
-
 def urls_from_rows(
     rows: Sequence[Sequence[Any]], *, default_tz: tzinfo | None = None
 ) -> list[Url | InvalidValue]:

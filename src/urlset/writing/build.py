@@ -12,7 +12,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from itertools import islice, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,7 +35,8 @@ from .document import (
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
 from .shards import Change
-from .tables import TableBatch, is_table, table_batches
+from .source_rows import SourceRows, entry_batches
+from .tables import TableBatch
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
@@ -191,7 +192,7 @@ def _directory(url: str, name: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError
+Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError | SourceRows
 
 
 def write_sitemaps(
@@ -317,9 +318,9 @@ def _checked(
 ) -> Iterator[list[Url] | Rendered]:
     """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
 
-    A batch of rows whose values all pass the column checks, inside the scope, is rendered
-    at once and never becomes ``Url`` values (the fast path); any other batch goes entry by
-    entry."""
+    A batch of rows (or a source's ``SourceRows``) whose values all pass the core's checks,
+    inside the scope, is rendered at once and never becomes ``Url`` values (the fast path);
+    any other batch goes entry by entry (a ``SourceRows`` as its checked ``entries``)."""
     seen = SeenLocs(spill_dir)
     rules = EntryRules(opts.now or datetime.now(UTC), report, strict=opts.strict)
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
@@ -327,14 +328,23 @@ def _checked(
         prefix = scope.prefix
         # rows are rendered at once only without a zone to apply, under a plain directory
         fast_prefix = opts.default_tz is None and plain_directory(prefix)
-        for given in _batches(entries):
+        for given, kinds in entry_batches(entries, _BATCH):
             rendered = None
-            if fast_prefix and isinstance(given, TableBatch):
+            if fast_prefix and kinds == {TableBatch}:
                 rendered = given.render(prefix, text=opts.text)
-            elif fast_prefix and set(map(type, given)) == {tuple}:  # type: ignore[arg-type]
-                rendered = render_rows(given, prefix, text=opts.text)  # type: ignore[arg-type]
+            elif fast_prefix and kinds == {tuple}:
+                rendered = render_rows(given, prefix, text=opts.text)
+            elif fast_prefix and kinds == {SourceRows} and given.rows:  # checked only there
+                rendered = render_rows(given.rows, prefix, text=opts.text)
             if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
+            if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
+                if rendered is None:
+                    given = given.entries()
+                    kinds = set(map(type, given))
+                else:
+                    for _, error in given.errors:
+                        _from_input_error(error, opts, report)
             if rendered is not None:
                 if opts.dedupe:
                     fresh = seen.first_seen_packed(rendered.hashes())
@@ -344,16 +354,17 @@ def _checked(
                 if rendered:
                     yield rendered
                 continue
-            batch = given.rows() if isinstance(given, TableBatch) else given
-            kinds = set(map(type, batch))
+            if kinds == {TableBatch}:
+                given = given.rows()
+                kinds = set(map(type, given))
             if kinds == {Url}:
-                good: list[Url] = batch  # type: ignore[assignment]
+                good: list[Url] = given
             elif kinds == {tuple}:
-                good = _from_rows(batch, opts, report)  # type: ignore[arg-type]
+                good = _from_rows(given, opts, report)
             else:
                 good = [
                     url
-                    for url in map(_convert, batch, batch, repeat(opts), repeat(report))
+                    for url in map(_convert, given, given, repeat(opts), repeat(report))
                     if url is not None
                 ]
             locs = [url[0] for url in good]
@@ -368,16 +379,6 @@ def _checked(
                 yield rules.apply(good)
     finally:
         seen.close()
-
-
-def _batches(entries: Iterable[Entry]) -> Iterator[list[Entry] | TableBatch]:
-    """Entries a batch at a time: lists of entries, or a table's rows as Arrow columns."""
-    if is_table(entries):
-        yield from table_batches(entries, _BATCH)
-        return
-    iterator = iter(entries)
-    while batch := list(islice(iterator, _BATCH)):
-        yield batch
 
 
 def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:

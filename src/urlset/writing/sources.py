@@ -3,9 +3,10 @@
 Each source yields ``Url`` values, and ``InputError`` values for lines it could not use
 (source name, line number, reason), so the builder can skip and report them or, under
 --strict, stop. Gzipped inputs (``.gz``) are read transparently. Lines are read and
-checked a batch at a time (``iter_batches``); for the build command, a batch whose rows all
-pass comes as (loc, lastmod, changefreq, priority) tuples, which the build renders without
-making ``Url`` values, while a bad line is still an ``InputError`` with its line number.
+checked a batch at a time (``iter_batches``); for the build command, a batch of core-column
+rows comes unchecked as one ``SourceRows`` (rows and their lines), which the build renders in
+the compiled core, checking every value there; a batch the core refuses is checked row by
+row, each bad line an ``InputError`` with its line number as ever.
 
 Extensions (images, videos, news, hreflang alternates; see ``urlset.extensions``):
 
@@ -57,10 +58,11 @@ import gzip
 import io
 import json
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import chain, islice, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,7 +77,9 @@ from ..extensions import (
     Video,
     from_json_fields,
 )
-from ..model import RawElement, Url, row_from_dict, rows_are_plain, url_keeping_loc, urls_from_rows
+from ..model import RawElement, Url, row_from_dict, url_keeping_loc
+from .source_rows import CoreRow, SourceRows, checked_rows, kept_or_error, written_without
+from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
 IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
@@ -140,8 +144,9 @@ def iter_batches(
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """``iter_entries`` a list at a time: a build takes them so, without a generator step
     per line (a table of the core columns is read a batch of rows at a time). With
-    ``rows``, a batch of such rows that all pass the checks comes as (loc, lastmod,
-    changefreq, priority) tuples, which ``write_sitemaps`` renders without making Urls."""
+    ``rows``, a batch of core-column rows comes as one ``SourceRows`` entry, unchecked:
+    ``write_sitemaps`` renders it in the compiled core, which checks every value, and only
+    when the core refuses it are its rows checked one by one (``SourceRows.entries``)."""
     if fmt == "text":
         yield from _text(stream, source, rows)
     elif fmt in ("csv", "tsv"):
@@ -169,20 +174,6 @@ def _not_utf8(text: str) -> bool:
 
 
 _ROWS_PER_CHECK = 4096
-Row = tuple[str, str | None, str | None, str | None]  # loc, lastmod, changefreq, priority
-
-
-def _checked_rows(
-    numbered: list[tuple[int, tuple[Any, ...]]], source: str, default_tz: tzinfo | None
-) -> list[Url | InputError]:
-    """Check a batch of (line number, row) column by column; failures keep their line."""
-    results = urls_from_rows([row for _, row in numbered], default_tz=default_tz)
-    if InvalidValue not in set(map(type, results)):
-        return results  # type: ignore[return-value]  # all Urls
-    return [
-        result if type(result) is Url else _kept_or_error(source, number, row, default_tz)
-        for (number, row), result in zip(numbered, results, strict=True)
-    ]
 
 
 def _without_extensions(
@@ -192,60 +183,35 @@ def _without_extensions(
     try:
         kept, dropped = url_keeping_loc(row[:4], default_tz=default_tz)
     except (InvalidValue, TypeError):
-        return _kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
-    reasons = [f"{exc} (written without its extensions)", *map(_written_without, dropped)]
+        return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
+    reasons = [f"{exc} (written without its extensions)", *map(written_without, dropped)]
     return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
-
-
-def _written_without(exc: InvalidValue) -> str:
-    return f"{exc} (written without its {exc.field})"
-
-
-def _kept_or_error(
-    source: str, number: int, row: Sequence[Any], default_tz: tzinfo | None
-) -> InputError:
-    """Why a row failed; with the Url it still gives when only optional fields were bad."""
-    try:
-        kept, dropped = url_keeping_loc(row, default_tz=default_tz)
-    except InvalidValue as exc:
-        return InputError(source, number, str(exc), exc.field)
-    except TypeError:
-        return InputError(source, number, "a row is (loc, lastmod, changefreq, priority)")
-    reason = "; ".join(map(_written_without, dropped))
-    return InputError(source, number, reason, dropped[0].field, kept=kept)
 
 
 def _text(
     stream: IO[str], source: str, as_rows: bool
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """One URL a line, a batch of lines at a time ('#' comments and blank lines skipped)."""
-    batch: list[tuple[int, tuple[Any, ...]]] = []
+    rows = SourceRows([], [], source, None)
     for number, line in enumerate(stream, 1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if _not_utf8(text):
-            yield [
-                *_text_rows(batch, source, as_rows),
-                InputError(source, number, "not valid UTF-8"),
-            ]
-            batch.clear()
+            rows.errors.append((len(rows.rows), InputError(source, number, "not valid UTF-8")))
             continue
-        batch.append((number, (text, None, None, None)))
-        if len(batch) == _ROWS_PER_CHECK:
-            yield _text_rows(batch, source, as_rows)
-            batch.clear()
-    if batch:
-        yield _text_rows(batch, source, as_rows)
+        rows.rows.append((text, None, None, None))
+        rows.numbers.append(number)
+        if len(rows.rows) == _ROWS_PER_CHECK:
+            yield _passed_on(rows, as_rows)
+            rows = SourceRows([], [], source, None)
+    if rows.rows or rows.errors:
+        yield _passed_on(rows, as_rows)
 
 
-def _text_rows(
-    batch: list[tuple[int, tuple[Any, ...]]], source: str, as_rows: bool
-) -> Sequence[Url | InputError | Row]:
-    rows = [row for _, row in batch]
-    if as_rows and rows_are_plain(rows):
-        return rows
-    return _checked_rows(batch, source, None)
+def _passed_on(rows: SourceRows, as_rows: bool) -> Sequence[Url | InputError | SourceRows]:
+    """A batch as ``iter_batches`` yields it: the rows themselves, or their entries."""
+    return [rows] if as_rows else rows.entries()
 
 
 def _table(
@@ -320,12 +286,12 @@ def _extension_table(
                     try:
                         extensions = table_extensions(cells)
                     except InvalidValue as exc:
-                        yield from _checked_rows(batch, source, default_tz)
+                        yield from checked_rows(batch, source, default_tz)
                         batch.clear()
                         yield _without_extensions(source, number, values, exc, default_tz)
                         continue
         if problem is not None:
-            yield from _checked_rows(batch, source, default_tz)
+            yield from checked_rows(batch, source, default_tz)
             batch.clear()
             yield InputError(source, number, problem, field)
             continue
@@ -334,9 +300,9 @@ def _extension_table(
         else:
             batch.append((number, (values[0] or "", *values[1:])))
         if len(batch) == _ROWS_PER_CHECK:
-            yield from _checked_rows(batch, source, default_tz)
+            yield from checked_rows(batch, source, default_tz)
             batch.clear()
-    yield from _checked_rows(batch, source, default_tz)
+    yield from checked_rows(batch, source, default_tz)
 
 
 def _core_table(
@@ -348,65 +314,59 @@ def _core_table(
     as_rows: bool,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """The rows of a table with no extension columns, a list at a time: held raw, then
-    stripped and checked column by column (no per-row Python beyond the CSV reader's)."""
+    stripped column by column (no per-row Python beyond the CSV reader's); lines it cannot
+    read are kept in place as errors."""
     pending: list[tuple[int, list[str]]] = []
+    errors: list[InputError] = []
     while True:
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            error = InputError(source, reader.line_num, f"unreadable row ({exc})")
-            yield [*_core_rows(pending, positions, source, default_tz, as_rows), error]
-            pending.clear()
-            continue
-        if len(row) <= 1 and (not row or not row[0].strip()):
-            continue  # a blank line
-        if len(row) != width:
-            problem = f"has {len(row)} fields; the header has {width}"
-            error = InputError(source, reader.line_num, problem)
-            yield [*_core_rows(pending, positions, source, default_tz, as_rows), error]
-            pending.clear()
-            continue
-        pending.append((reader.line_num, row))
-        if len(pending) == _ROWS_PER_CHECK:
-            yield _core_rows(pending, positions, source, default_tz, as_rows)
-            pending.clear()
-    if pending:
-        yield _core_rows(pending, positions, source, default_tz, as_rows)
+            errors.append(InputError(source, reader.line_num, f"unreadable row ({exc})"))
+        else:
+            if len(row) <= 1 and (not row or not row[0].strip()):
+                continue  # a blank line
+            if len(row) != width:
+                problem = f"has {len(row)} fields; the header has {width}"
+                errors.append(InputError(source, reader.line_num, problem))
+            else:
+                pending.append((reader.line_num, row))
+        if len(pending) + len(errors) >= _ROWS_PER_CHECK:
+            yield _passed_on(_core_rows(pending, errors, positions, source, default_tz), as_rows)
+            pending, errors = [], []
+    if pending or errors:
+        yield _passed_on(_core_rows(pending, errors, positions, source, default_tz), as_rows)
 
 
 def _core_rows(
     pending: list[tuple[int, list[str]]],
+    errors: list[InputError],
     positions: list[int],
     source: str,
     default_tz: tzinfo | None,
-    as_rows: bool,
-) -> list[Url | InputError | Row]:
-    if not pending:
-        return []
+) -> SourceRows:
+    """The (loc, lastmod, changefreq, priority) rows of raw table rows, stripped; a row that
+    is not UTF-8 becomes an error in its place."""
     rows = [row for _, row in pending]
     if _not_utf8("".join(chain.from_iterable(rows))):  # rare: find the rows, keep the order
-        out: list[Url | InputError | Row] = []
-        good: list[tuple[int, list[str]]] = []
-        for number, row in pending:
-            if _not_utf8("".join(row)):
-                out += _core_rows(good, positions, source, default_tz, as_rows)
-                good = []
-                out.append(InputError(source, number, "not valid UTF-8"))
-            else:
-                good.append((number, row))
-        return out + _core_rows(good, positions, source, default_tz, as_rows)
+        bad = [number for number, row in pending if _not_utf8("".join(row))]
+        errors = errors + [InputError(source, number, "not valid UTF-8") for number in bad]
+        pending = [(number, row) for number, row in pending if not _not_utf8("".join(row))]
+        rows = [row for _, row in pending]
+    numbers = [number for number, _ in pending]
     columns: list[Any] = [
         [cell.strip() or None for cell in map(itemgetter(i), rows)] if i >= 0 else repeat(None)
         for i in positions
     ]
     columns[0] = [loc or "" for loc in columns[0]]
-    checked: list[Row] = list(zip(*columns, strict=False))  # repeat(None) ends with the locs
-    if as_rows and rows_are_plain(checked):
-        return checked  # type: ignore[return-value]
-    numbers = [number for number, _ in pending]
-    return _checked_rows(list(zip(numbers, checked, strict=True)), source, default_tz)  # type: ignore[return-value]
+    stripped: list[CoreRow] = list(zip(*columns, strict=False))  # repeat(None) ends with locs
+    placed = [
+        (bisect_left(numbers, error.line), error)
+        for error in sorted(errors, key=attrgetter("line"))
+    ]
+    return SourceRows(stripped, numbers, source, default_tz, placed)
 
 
 def _known_column(name: str) -> bool:
@@ -509,8 +469,8 @@ def _jsonl(
     stream: IO[str], source: str, default_tz: tzinfo | None, as_rows: bool
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """JSON Lines a batch of lines at a time: a batch of objects with the core keys only is
-    checked column by column (and, with ``as_rows``, passed on as rows when clean); any
-    other batch goes line by line."""
+    passed on as rows with ``as_rows`` (else checked column by column); any other batch goes
+    line by line."""
     numbered = enumerate(stream, 1)
     while chunk := list(islice(numbered, _ROWS_PER_CHECK)):
         lines = [line for _, line in chunk]
@@ -535,12 +495,9 @@ def _jsonl(
             None if value == "" else value for value in map(dict.get, objects, repeat("priority"))
         ]
         locs = map(dict.__getitem__, objects, repeat("loc"))
-        rows: list[Row] = list(zip(locs, lastmods, freqs, prios, strict=True))
-        if as_rows and rows_are_plain(rows):
-            yield rows
-        else:
-            numbers = [number for number, _ in chunk]
-            yield _checked_rows(list(zip(numbers, rows, strict=True)), source, default_tz)
+        rows: list[CoreRow] = list(zip(locs, lastmods, freqs, prios, strict=True))
+        numbers = [number for number, _ in chunk]
+        yield _passed_on(SourceRows(rows, numbers, source, default_tz), as_rows)
 
 
 def _json_lines(
@@ -589,4 +546,4 @@ def _json_lines(
         try:
             yield Url(*row, default_tz=default_tz)
         except InvalidValue:
-            yield _kept_or_error(source, number, row, default_tz)
+            yield kept_or_error(source, number, row, default_tz)
