@@ -29,7 +29,7 @@ from ..fetching.discovery import (
     SitemapRead,
 )
 from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
-from ..fetching.parse_pool import POOL_AFTER, UrlBatch, fork_is_safe
+from ..fetching.parse_pool import POOL_AFTER, UrlBatch, columns_of, fork_is_safe
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
@@ -92,7 +92,7 @@ class _Parquet(_Writer):
 
     def write(self, event: SitemapRead) -> None:
         urls = event.urls
-        columns = urls.columns if isinstance(urls, UrlBatch) else UrlColumns.from_urls(urls)
+        columns = columns_of(urls)
         rows = self.rows
         rows["loc"].extend(columns.locs)
         rows["lastmod"].extend([t or None for t in columns.lastmods])
