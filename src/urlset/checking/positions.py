@@ -1,9 +1,12 @@
 """Where the entries a rule flagged are in the bytes (line and column).
 
 The reader gives entries no position; ``place_entries`` takes the pending findings (code,
-message, loc) and gives ``Issue`` objects placed at their entry's loc, found by its text in
-the bytes or, when a loc is not written as its URI, by one lxml pass (``_Locator``).
-``lines_of_refs`` gives the line of each child entry of an index.
+message, loc) and gives ``Issue`` objects placed at their entry's loc (or the value they are
+about), found by its text in the bytes, a window at a time (``windows_of``: the document is
+never held for this), or, when a loc is not written as its URI, by one lxml pass over the
+whole document (``_Locator``). ``place_values`` fills in the column of the reader's value
+findings, also a window at a time. ``lines_of_refs`` gives the line of each child entry of
+an index (lxml, whole).
 """
 
 from __future__ import annotations
