@@ -6,7 +6,9 @@ Inputs, generated into bench/out/check-memory/ (once; delete them to regenerate)
 
 * ``bomb.xml.gz``: a gzip file that decompresses to ``--mb`` MB of urlset (realistic URLs:
   queries with ``&amp;``, ports, non-ASCII paths escaped, lastmod and priority);
-* a pipe of ``--pipe-mb`` MB of the same urlset text, produced as it is read.
+* ``flagged.xml.gz``: the same with findings that need their position: every 10th URL a
+  lastmod in the future, every 10th another a priority out of range;
+* a pipe of ``--pipe-mb`` MB of the first urlset text, produced as it is read.
 
 Each command (``urlset read`` and ``urlset check`` on the file, then on the pipe as ``-``)
 runs in its own process under ``/usr/bin/time -v``; the figure is its maximum resident set
@@ -33,15 +35,17 @@ URLSET = sys.executable.replace("python", "urlset") if "python" in sys.executabl
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def _records() -> Iterator[bytes]:
+def _records(flagged: bool = False) -> Iterator[bytes]:
     i = 0
     while True:
         lines = []
         for j in range(i, i + 1000):
+            lastmod = "2027-03-01" if flagged and j % 10 == 0 else f"2025-0{1 + j % 9}-1{j % 10}"
+            priority = "1.5" if flagged and j % 10 == 5 else f"0.{j % 10}"
             lines.append(
                 f"<url><loc>https://www.urlset-bench.org:8443/caf%C3%A9/p/{j}?colour=red&amp;"
-                f"size={j % 7}</loc><lastmod>2025-0{1 + j % 9}-1{j % 10}</lastmod>"
-                f"<priority>0.{j % 10}</priority></url>\n"
+                f"size={j % 7}</loc><lastmod>{lastmod}</lastmod>"
+                f"<priority>{priority}</priority></url>\n"
             )
         i += 1000
         yield "".join(lines).encode()
@@ -51,11 +55,11 @@ def _head() -> bytes:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'.encode()
 
 
-def make_bomb(path: Path, mb: int) -> None:
+def make_bomb(path: Path, mb: int, flagged: bool = False) -> None:
     size = 0
     with gzip.open(path, "wb", compresslevel=6) as f:
         f.write(_head())
-        for block in _records():
+        for block in _records(flagged):
             f.write(block)
             size += len(block)
             if size >= mb * 1_000_000:
@@ -104,14 +108,20 @@ def main() -> None:
     bomb = OUT / f"bomb-{args.mb}mb.xml.gz"
     if not bomb.exists():
         make_bomb(bomb, args.mb)
+    flagged = OUT / f"flagged-{args.mb}mb.xml.gz"
+    if not flagged.exists():
+        make_bomb(flagged, args.mb, flagged=True)
     print(
         f"# {platform.python_implementation()} {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
     )
-    print(f"# {bomb.name}: {bomb.stat().st_size:,} bytes, {args.mb:,} MB decompressed")
+    for made in (bomb, flagged):
+        print(f"# {made.name}: {made.stat().st_size:,} bytes, {args.mb:,} MB decompressed")
     now = ["--now", "2026-01-01"]
     rows = [
         ("file", "read", peak_kb(["read", str(bomb)])),
         ("file", "check", peak_kb(["check", str(bomb), *now])),
+        ("flagged file", "read", peak_kb(["read", str(flagged)])),
+        ("flagged file", "check", peak_kb(["check", str(flagged), *now])),
         (f"pipe {args.pipe_mb:,} MB", "read", peak_kb(["read", "-"], args.pipe_mb)),
         (f"pipe {args.pipe_mb:,} MB", "check", peak_kb(["check", "-", *now], args.pipe_mb)),
     ]
@@ -119,7 +129,7 @@ def main() -> None:
     print("|---|---|---|---|")
     for what, command, (kb, wall) in rows:
         print(f"| {what} | {command} | {kb / 1024:,.0f} | {wall} |")
-    for what in (rows[0][0], rows[2][0]):
+    for what in (rows[0][0], rows[2][0], rows[4][0]):
         read_kb = next(r[2][0] for r in rows if r[0] == what and r[1] == "read")
         check_kb = next(r[2][0] for r in rows if r[0] == what and r[1] == "check")
         print(f"# {what}: check/read = {check_kb / max(read_kb, 1):.2f}")

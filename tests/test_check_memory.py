@@ -8,6 +8,7 @@ import gzip
 import io
 import tracemalloc
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from urlset.checking.document import CheckOptions
@@ -22,26 +23,30 @@ BOUND = 40_000_000
 PAD = "segment-" * 110  # long URLs: few entries, so the reader's own state stays small
 
 
-def _entries(images: bool) -> Iterator[bytes]:
+def _row(j: int, images: bool, flagged: bool) -> str:
+    image = (
+        f"<image:image><image:loc>https://cdn.urlset-test.org/{j}.jpg</image:loc></image:image>"
+        if images
+        else ""
+    )
+    # flagged: every 10th entry a lastmod in the future, every 10th another a priority out of
+    # range (each a finding that needs its position in the bytes)
+    lastmod = "2027-03-01" if flagged and j % 10 == 0 else f"2025-0{1 + j % 9}-1{j % 10}"
+    priority = "<priority>1.5</priority>" if flagged and j % 10 == 5 else ""
+    return (
+        f"<url><loc>https://www.urlset-test.org:8443/caf%C3%A9/{PAD}{j}?a=1&amp;b={j % 7}"
+        f"</loc><lastmod>{lastmod}</lastmod>{priority}{image}</url>\n"
+    )
+
+
+def _entries(images: bool, flagged: bool = False) -> Iterator[bytes]:
     root = f'<urlset xmlns="{NS}"' + (f' xmlns:image="{IMAGE_NS}"' if images else "") + ">\n"
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n' + root.encode()
     written = 0
     i = 0
     while written < SIZE:
-        rows = []
-        for j in range(i, i + 500):
-            image = (
-                f"<image:image><image:loc>https://cdn.urlset-test.org/{j}.jpg</image:loc>"
-                "</image:image>"
-                if images
-                else ""
-            )
-            rows.append(
-                f"<url><loc>https://www.urlset-test.org:8443/caf%C3%A9/{PAD}{j}?a=1&amp;b={j % 7}"
-                f"</loc><lastmod>2025-0{1 + j % 9}-1{j % 10}</lastmod>{image}</url>\n"
-            )
+        block = "".join(_row(j, images, flagged) for j in range(i, i + 500)).encode()
         i += 500
-        block = "".join(rows).encode()
         written += len(block)
         yield block
     yield b"</urlset>\n"
@@ -97,4 +102,25 @@ def test_a_large_gzip_file_with_extensions_is_checked_in_bounded_memory(tmp_path
     assert result.size > SIZE
     codes = {i.code for i in result.issues}
     assert codes == {"too-many-urls", "file-too-large"}
+    assert peak < BOUND, f"{peak:,} bytes at the peak for a {SIZE:,}-byte document"
+
+
+def test_a_large_gzip_file_with_findings_is_placed_in_bounded_memory(tmp_path: Path) -> None:
+    """Findings that need their line and column (an entry a rule flagged, a value the reader
+    refused) are placed a window at a time: the document is still never held whole."""
+    path = tmp_path / "flagged.xml.gz"
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        for block in _entries(False, flagged=True):
+            f.write(block)
+    options = CheckOptions(now=datetime(2026, 1, 1, tzinfo=UTC))
+    peak, result = _peak(lambda: check_file(path, options))
+    assert result.size > SIZE
+    future = [i for i in result.issues if i.code == "future-lastmod"]
+    priority = [i for i in result.issues if i.code == "invalid-priority"]
+    assert len(future) == len(priority) == 1000  # listed up to the cap, counted past it
+    # entry j is on line j + 3; each finding at its value, past the long loc
+    for issues, first, value in ((future, 0, ">2027-03-01<"), (priority, 5, ">1.5<")):
+        assert [i.line for i in issues[:3]] == [first + 3, first + 13, first + 23]
+        for i in issues:
+            assert i.column == _row(i.line - 3, False, True).index(value) + 2, i
     assert peak < BOUND, f"{peak:,} bytes at the peak for a {SIZE:,}-byte document"

@@ -4,10 +4,15 @@ one window over the whole document gives, on the corpus and on faults placed at 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from urlset.checking import document, positions
+from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.scan import Provers
 from urlset.limits import CURRENT
 
@@ -108,3 +113,71 @@ def test_no_entry_end_within_the_largest_window_proves_nothing() -> None:
         False,
         False,
     )
+
+
+# --- placing findings a window at a time --------------------------------------------------------
+
+
+class _Pieces:
+    """A document given a few bytes at a time (a Source), so that windows are cut often."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.data = data
+        self.size = size
+
+    def __iter__(self) -> Iterator[bytes]:
+        for start in range(0, len(self.data), self.size):
+            yield self.data[start : start + self.size]
+
+
+def _flagged(one_line: bool) -> bytes:
+    """Entries with findings placed at their loc or at their value: future lastmods, bad
+    priorities and changefreqs, repeated locs (with &amp; and without), an extension."""
+    end = "" if one_line else "\n"
+    rows = []
+    for j in range(60):
+        loc = (
+            f"https://a.test:8443/caf%C3%A9/{j % 9}?a=1&amp;b={j % 4}"
+            if j % 3
+            else f"https://a.test/p/{j % 7}"
+        )
+        lastmod = "2027-01-0" + str(1 + j % 9) if j % 5 == 0 else "2025-01-01"
+        priority = f"<priority>{'1.5' if j % 4 == 0 else '0.5'}</priority>"
+        freq = "<changefreq>sometimes</changefreq>" if j % 7 == 0 else ""
+        image = f"<image:image><image:loc>{loc}</image:loc></image:image>" if j % 11 == 0 else ""
+        gap = end if j % 2 else ""
+        rows.append(
+            f"<url>{gap}<loc>{loc}</loc>{gap}<lastmod>{lastmod}</lastmod>{freq}{priority}"
+            f"{image}</url>{end}"
+        )
+    image_ns = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>{end}<urlset xmlns="{NS}" {image_ns}>{end}'
+        + "".join(rows)
+        + "</urlset>\n"
+    ).encode()
+
+
+PLACED = {
+    "flagged": _flagged(False),
+    "flagged on one line": _flagged(True),
+    "text": b"https://a.test/1\nhttps://a.test/a b\n\nnot a url\nhttps://a.test/\xff\n"
+    b"https://b.test/1\n  https://a.test/2  \nhttps://a.test/1\nfooter",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLACED))
+@pytest.mark.parametrize(("piece", "window"), [(1, 1), (7, 40), (64, 300)])
+def test_positions_do_not_depend_on_the_windows(
+    name: str, piece: int, window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The findings placed a window at a time (entries, value columns, text lines) are those
+    placed in one window over the whole document, positions included."""
+    options = CheckOptions(now=datetime(2026, 1, 1, tzinfo=UTC), base_url="https://a.test/")
+    data = PLACED[name]
+    whole = check_document(data, options, "doc").issues
+    placed = [i for i in whole if i.line and i.column]
+    assert len(placed) >= 5  # the document has findings to place
+    small = functools.partial(positions.windows_of, window=window)
+    monkeypatch.setattr(document, "windows_of", small)
+    assert check_document(_Pieces(data, piece), options, "doc").issues == whole

@@ -11,7 +11,7 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
@@ -25,7 +25,14 @@ from ..reading.reader import ReadResult, read_chunks
 from ..urls import Scope, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues, watch_lines
-from .positions import lines_of_refs, place_entries, place_values
+from .positions import (
+    Windows,
+    lines_of_refs,
+    place_entries,
+    place_values,
+    whole_windows,
+    windows_of,
+)
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
@@ -171,21 +178,24 @@ def check_document(
 
     found.finish()
     issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
+    windows = bytes_again.windows(fmt == "text")
     if found.pending:
-        plain = bytes_again.plain()
-        issues.extend(place_entries(plain, fmt, found.pending, source, options.base_url))
+        issues.extend(
+            place_entries(windows, fmt, found.pending, source, options.base_url, bytes_again.plain)
+        )
     if fmt == "sitemapindex" and result.refs:
         result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)
     if any(issue.line and not issue.column for issue in issues):
-        issues = place_values(bytes_again.plain(), issues)
+        issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
     result.issues = issues
     return result
 
 
 class _Again:
-    """The document read again whole, once, for the scans that need it (a finding's
-    position, a loc or an element the scan could not prove plain, the schema)."""
+    """The document read again: a window at a time (the positions of findings, a text
+    sitemap's lines), or whole, once, for the scans that need it (a loc or an element the
+    scan could not prove plain, an index's children, the schema)."""
 
     def __init__(self, stored: Source, scan: Scan, cap: int) -> None:
         self.stored = stored
@@ -197,6 +207,16 @@ class _Again:
         if self._plain is None:
             self._plain = whole(self.stored, self.scan, self.cap)
         return self._plain
+
+    def pieces(self) -> Iterable[bytes]:
+        if self._plain is not None:  # held already: no need to read it again
+            return (self._plain,)
+        return pieces(self.stored, self.scan, self.cap)
+
+    def windows(self, text: bool) -> Windows:
+        if self._plain is not None:
+            return whole_windows(self._plain)
+        return windows_of(self.pieces, text)
 
 
 def _scope(base_url: str | None) -> Scope | None:
@@ -365,7 +385,7 @@ def _scan_bytes(
             if options.schema:
                 check_schema(again.plain(), fmt, found)
     elif fmt == "text":
-        text_lines(again.plain(), found)
+        text_lines(again.pieces(), found)
     elif fmt == "unknown" and not scan.blank:
         text_with_header(again.plain(), found)
 

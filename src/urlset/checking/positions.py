@@ -1,14 +1,19 @@
 """Where the entries a rule flagged are in the bytes (line and column).
 
 The reader gives entries no position; ``place_entries`` takes the pending findings (code,
-message, loc) and gives ``Issue`` objects placed at their entry's loc, found by its text in
-the bytes or, when a loc is not written as its URI, by one lxml pass (``_Locator``).
-``lines_of_refs`` gives the line of each child entry of an index.
+message, loc) and gives ``Issue`` objects placed at their entry's loc (or the value they are
+about), found by its text in the bytes, a window at a time (``windows_of``: the document is
+never held for this), or, when a loc is not written as its URI, by one lxml pass over the
+whole document (``_Locator``). ``place_values`` fills in the column of the reader's value
+findings, also a window at a time. ``lines_of_refs`` gives the line of each child entry of
+an index (lxml, whole).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
@@ -103,70 +108,52 @@ class _Locator:
         return 0
 
 
-def _find_loc(plain: bytes, loc: str, start: int, fmt: str | None) -> int:
-    """Offset of the text of the entry whose loc is ``loc``, written as is, or -1."""
-    raw = loc.encode("utf-8")
-    if fmt == "text":
-        at = plain.find(raw, start)
-        while at >= 0:
-            end = at + len(raw)
-            if (at == 0 or plain[at - 1] in b"\n \t") and plain[end : end + 1] in (
-                b"",
-                b"\n",
-                b"\r",
-                b" ",
-                b"\t",
-            ):
-                return at
-            at = plain.find(raw, at + 1)
-        return -1
-    for needle in (raw, raw.replace(b"&", b"&amp;")):
-        at = plain.find(b">" + needle + b"<", start)
-        if at >= 0:
-            return at + 1
-    return -1
-
-
 def place_entries(
-    plain: bytes,
+    windows: Windows,
     fmt: str | None,
     pending: list[tuple[str, str, str, bool]],
     source: str,
     base_url: str | None,
+    plain: Callable[[], bytes],
 ) -> list[Issue]:
-    """Issues for entry findings: the loc's text is looked up in the bytes (in document
-    order, so each search starts where the last one ended); a loc not written as its URI is
-    found by the lxml locator."""
-    out = []
-    locator: _Locator | None = None
+    """Issues for entry findings, placed at the loc's text as written (or escaped): each
+    found in document order after the last one, the same finding on the same loc again at
+    that loc's next occurrence. Two passes over ``windows`` (where each loc is written,
+    then the lines and columns); a loc not written as its URI is found by the lxml locator
+    on the whole document (``plain``)."""
+    needles: set[bytes] = set()
+    for _code, _message, loc, _ordered in pending:
+        raw = loc.encode("utf-8")
+        needles.add(raw)
+        if fmt != "text":
+            needles.add(raw.replace(b"&", b"&amp;"))
+    occurrences = _occurrences(windows, needles, fmt)
     pos = 0
-    line = 1
-    # the same finding on the same loc again is that loc's next occurrence
     last_at: dict[tuple[str, str], int] = {}
-    for code, message, loc, ordered in pending:
+    spots: list[tuple[int, bytes | None]] = []
+    for code, _message, loc, ordered in pending:
         start = pos if ordered else 0
         before = last_at.get((code, loc))
         if before is not None:
             start = max(start, before + 1)
-        at = _find_loc(plain, loc, start, fmt)
+        at = _first_at(occurrences, loc, start, fmt)
         if at >= 0:
             last_at[(code, loc)] = at
-        if at < 0:
+            if ordered:
+                pos = at
+        name = _VALUE_ELEMENT.get(code)
+        spots.append((at, None if name == b"loc" else name))
+    places = _lines_and_columns(windows, [spot for spot in spots if spot[0] >= 0])
+    out = []
+    locator: _Locator | None = None
+    for (code, message, loc, _ordered), spot in zip(pending, spots, strict=True):
+        if spot[0] < 0:
             if locator is None:
-                locator = _Locator(plain, fmt, base_url)
+                locator = _Locator(plain(), fmt, base_url)
             where = locator.line_of(loc)
             column = locator.column_of(where, loc)
         else:
-            if ordered:
-                line += plain.count(b"\n", pos, at)
-                pos = at
-                where = line
-            else:
-                where = plain.count(b"\n", 0, at) + 1
-            value = value_of_entry(plain, at, code)
-            if value != at:  # the value, on the loc's line or a later one
-                where += plain.count(b"\n", at, value)
-            column = value - plain.rfind(b"\n", 0, value)
+            where, column = places[spot]
         out.append(rules.make_issue(code, message, where, column, source))
     return out
 
@@ -184,59 +171,228 @@ _VALUE_ELEMENT = {
 _QUOTED = re.compile(r"'([^'\n]{1,2048})'")
 
 
-def _value_column(line_text: bytes, issue: Issue) -> int:
-    """The column of the value ``issue`` is about on its line, or 0 when not found there."""
+def _needles(issue: Issue) -> list[tuple[bytes, int]]:
+    """What ``issue``'s value is written as, best first, and the column of the value past
+    where the needle starts (the value quoted in the message, else its element)."""
     from xml.sax.saxutils import escape  # here: it loads urllib.request, which checks never need
 
+    out = []
     quoted = _QUOTED.search(issue.message)
     if quoted is not None:
         value = quoted.group(1)
         for needle in (value, escape(value)):
-            at = line_text.find(b">" + needle.encode("utf-8", "replace"))
-            if at >= 0:
-                return at + 2
+            out.append((b">" + needle.encode("utf-8", "replace"), 2))
     name = _VALUE_ELEMENT.get(issue.code)
     if name is not None:
-        at = line_text.find(b"<" + name + b">")
-        if at >= 0:
-            return at + len(name) + 3
-    return 0
-
-
-def place_values(plain: bytes, issues: list[Issue]) -> list[Issue]:
-    """``issues`` with the column of their value filled in where they have a line only (the
-    reader's value findings: lastmod, changefreq, priority, extension fields)."""
-    todo = sorted(
-        (n for n, i in enumerate(issues) if i.line and not i.column), key=lambda n: issues[n].line
-    )
-    if not todo:
-        return issues
-    out = list(issues)
-    line, start = 1, 0  # the line at offset ``start``
-    for n in todo:
-        issue = issues[n]
-        while line < issue.line:
-            nl = plain.find(b"\n", start)
-            if nl < 0:
-                return out
-            line, start = line + 1, nl + 1
-        end = plain.find(b"\n", start)
-        column = _value_column(plain[start : end if end >= 0 else len(plain)], issue)
-        if column:
-            out[n] = issue._replace(column=column)
+        out.append((b"<" + name + b">", len(name) + 3))
     return out
 
 
-def value_of_entry(plain: bytes, at: int, code: str) -> int:
-    """The offset of the value ``code`` is about in the entry whose loc text is at ``at``
-    (a future lastmod is at its lastmod, not at the loc), or ``at``."""
-    name = _VALUE_ELEMENT.get(code)
-    if name is None or name == b"loc":
+class _LineSearch:
+    """The first place of each needle in one line, fed a piece of the line at a time."""
+
+    def __init__(self, issue: Issue) -> None:
+        self.needles = _needles(issue)
+        self.first: list[int] = [-1] * len(self.needles)
+        self.longest = max((len(n) for n, _ in self.needles), default=1)
+        self.tail = b""
+        self.fed = 0  # bytes of the line fed so far
+
+    def feed(self, window: bytes, start: int, end: int) -> None:
+        if self.first and self.first[0] >= 0:
+            return  # the best needle is found: nothing can change the column
+        seam = self.tail + window[start : min(end, start + self.longest - 1)]
+        for k, (needle, _) in enumerate(self.needles):
+            if self.first[k] >= 0:
+                continue
+            at = seam.find(needle)
+            if 0 <= at < len(self.tail):  # across the seam between two pieces
+                self.first[k] = self.fed - len(self.tail) + at
+                continue
+            at = window.find(needle, start, end)
+            if at >= 0:
+                self.first[k] = self.fed + at - start
+        self.fed += end - start
+        keep = self.longest - 1
+        self.tail = (self.tail + window[max(start, end - keep) : end])[-keep:] if keep else b""
+
+    def column(self) -> int:
+        for (_, past), at in zip(self.needles, self.first, strict=True):
+            if at >= 0:
+                return at + past
+        return 0
+
+
+def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
+    """``issues`` with the column of their value filled in where they have a line only (the
+    reader's value findings: lastmod, changefreq, priority, extension fields): the value's
+    first place in its line, found in one pass over ``windows``."""
+    wanted: dict[int, list[int]] = {}
+    for n, issue in enumerate(issues):
+        if issue.line and not issue.column:
+            wanted.setdefault(issue.line, []).append(n)
+    if not wanted:
+        return issues
+    out = list(issues)
+    lines = sorted(wanted)
+    k = 0  # the next line wanted is lines[k]
+    line = 1
+    searches: list[tuple[int, _LineSearch]] = []
+
+    def done() -> None:
+        for n, search in searches:
+            column = search.column()
+            if column:
+                out[n] = issues[n]._replace(column=column)
+        searches.clear()
+
+    for _base, window in windows():
+        start = 0
+        size = len(window)
+        while start <= size and (searches or k < len(lines)):
+            if not searches and lines[k] == line:
+                searches.extend((n, _LineSearch(issues[n])) for n in wanted[lines[k]])
+                k += 1
+            if not searches:  # skip to the line wanted, or to the next window
+                left = lines[k] - line
+                if window.count(b"\n", start) < left:
+                    line += window.count(b"\n", start)
+                    break
+                while left:
+                    start = window.index(b"\n", start) + 1
+                    left -= 1
+                line = lines[k]
+                continue
+            nl = window.find(b"\n", start)
+            for _n, search in searches:
+                search.feed(window, start, size if nl < 0 else nl)
+            if nl < 0:
+                break
+            done()
+            line += 1
+            start = nl + 1
+        if k >= len(lines) and not searches:
+            break
+    done()
+    return out
+
+
+# --- placing a window at a time -----------------------------------------------------------------
+#
+# ``place_entries`` and ``place_values`` read the document as ``Windows``: (offset, bytes)
+# pieces cut right after an entry's end tag (an entry, a text line, never split), so a large
+# document with many findings is placed in the memory of a window.
+
+Windows = Callable[[], Iterable[tuple[int, bytes]]]
+_CUTS = (b"</url>", b"</sitemap>", b"</item>", b"</entry>")
+
+
+def windows_of(pieces: Callable[[], Iterable[bytes]], text: bool, window: int = 1 << 22) -> Windows:
+    """The document's pieces as windows of about ``window`` bytes, cut right after an entry's
+    end tag (a text sitemap: after a line end); afresh on each call."""
+    ends = (b"\n",) if text else _CUTS
+
+    def run() -> Iterator[tuple[int, bytes]]:
+        buffer = bytearray()
+        base = 0
+        for data in pieces():
+            buffer += data
+            if len(buffer) < window:
+                continue
+            cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in ends)
+            if cut <= 0:
+                continue  # an entry longer than a window: the window grows until it ends
+            out = bytes(buffer[:cut])
+            del buffer[:cut]
+            yield base, out
+            base += cut
+        if buffer:
+            yield base, bytes(buffer)
+
+    return run
+
+
+def whole_windows(plain: bytes) -> Windows:
+    return lambda: [(0, plain)]
+
+
+_TEXT_TOKEN = re.compile(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
+
+
+def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict[bytes, list[int]]:
+    """Offset of every occurrence of each needle written as an element's text (a text
+    sitemap: as a whitespace-delimited word), in document order: one pass for them all."""
+    found: dict[bytes, list[int]] = {}
+    if fmt == "text":
+        pattern = _TEXT_TOKEN
+        group = 0
+    else:
+        prefixes = sorted({n[:8] for n in needles}, key=len, reverse=True)
+        if len(prefixes) > 64 or not all(prefixes):
+            body = rb"[^<]+"
+        else:
+            body = rb"(?:" + b"|".join(map(re.escape, prefixes)) + rb")[^<]*"
+        pattern = re.compile(rb">(" + body + rb")<")
+        group = 1
+    for base, window in windows():
+        for m in pattern.finditer(window):
+            text = m.group(group)
+            if text in needles:
+                found.setdefault(text, []).append(base + m.start(group))
+    return found
+
+
+def _first_at(occurrences: dict[bytes, list[int]], loc: str, start: int, fmt: str | None) -> int:
+    """What ``_find_loc`` gives, from the occurrences (as written first, then escaped)."""
+    raw = loc.encode("utf-8")
+    needles = (raw,) if fmt == "text" else (raw, raw.replace(b"&", b"&amp;"))
+    # an element's text is found when its ">" is at ``start`` or later
+    least = start if fmt == "text" else start + 1
+    for needle in needles:
+        offsets = occurrences.get(needle)
+        if offsets:
+            k = bisect_left(offsets, least)
+            if k < len(offsets):
+                return offsets[k]
+    return -1
+
+
+def _lines_and_columns(
+    windows: Windows, wanted: list[tuple[int, bytes | None]]
+) -> dict[tuple[int, bytes | None], tuple[int, int]]:
+    """(line, column) of each (offset of a loc's text, element whose value is meant) in one
+    pass: the value's place when the entry holds that element, else the loc's."""
+    out: dict[tuple[int, bytes | None], tuple[int, int]] = {}
+    todo = sorted(set(wanted), key=lambda spot: (spot[0], spot[1] or b""))
+    k = 0
+    lines = 1  # line at the start of the window
+    last_nl = -1  # offset of the last line end before the window
+    for base, window in windows():
+        end = base + len(window)
+        while k < len(todo) and todo[k][0] < end:
+            at, name = todo[k]
+            k += 1
+            local = at - base
+            value = _value_in(window, local, name)
+            nl = window.rfind(b"\n", 0, value)
+            line = lines + window.count(b"\n", 0, value)
+            out[(at, name)] = (line, value - nl if nl >= 0 else base + value - last_nl)
+        lines += window.count(b"\n")
+        nl = window.rfind(b"\n")
+        if nl >= 0:
+            last_nl = base + nl
+        if k >= len(todo):
+            break
+    return out
+
+
+def _value_in(window: bytes, at: int, name: bytes | None) -> int:
+    """``value_of_entry`` inside one window (an entry is never split between two)."""
+    if name is None:
         return at
-    end = plain.find(b"</url>", at)
+    end = window.find(b"</url>", at)
     if end < 0:
-        end = plain.find(b"</sitemap>", at)
-    start = plain.rfind(b"<url>", 0, at)
-    start = max(start, plain.rfind(b"<sitemap>", 0, at))
-    inside = plain.find(b"<" + name + b">", max(start, 0), end if end >= 0 else len(plain))
+        end = window.find(b"</sitemap>", at)
+    start = max(window.rfind(b"<url>", 0, at), window.rfind(b"<sitemap>", 0, at))
+    inside = window.find(b"<" + name + b">", max(start, 0), end if end >= 0 else len(window))
     return at if inside < 0 else inside + len(name) + 2

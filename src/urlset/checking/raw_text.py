@@ -9,6 +9,7 @@ sitemap. They give their findings to a ``Findings``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 from ..limits import Limits
 from . import rules
@@ -96,33 +97,66 @@ def _uri_forbidden(text: str) -> str | None:
 # --- text sitemaps ---------------------------------------------------------------------------
 
 
-def text_lines(plain: bytes, found: Findings) -> None:
-    text = plain.decode("utf-8", "replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
-    if not numbered:
-        return
-    edges = {numbered[0][0], numbered[-1][0]} if len(numbered) > 2 else set()
-    for n, line in numbered:
-        if _absolute(line):
-            # a URL as written: spaces and characters a URI never holds
-            message = rules.url_not_escaped(line) or _uri_forbidden(line.strip())
-            if message is not None:
-                found.add("url-not-escaped", message, n, 1)
-            message = rules.url_not_ascii(line)
-            if message is not None:
-                found.add("url-not-ascii", message, n, 1)
+def text_lines(pieces: Iterable[bytes], found: Findings) -> None:
+    """The findings on the lines of a text sitemap, read a piece at a time (no more than a
+    line held): each non-blank line a URL, or a header line at either end."""
+    first = 0  # the first non-blank line
+    count = 0
+    held: list[tuple[int, str]] = []  # non-blank lines not yet known to be the last or not
+    for n, line in _lines(pieces):
+        if not line.strip():
             continue
-        if n in edges:
-            message = rules.text_header_line(line)
-            if message is not None:
-                found.add("text-header-line", message, n, 1)
-                continue
-        message = rules.text_not_url(line)
+        count += 1
+        if count == 1:
+            first = n
+        held.append((n, line))
+        if count >= 3:  # more than two lines: the first is an edge; the newest may be one
+            while len(held) > 1:
+                m, text = held.pop(0)
+                _text_line(m, text, m == first, found)
+    for m, text in held:  # the last line is an edge when there are more than two
+        _text_line(m, text, count > 2, found)
+
+
+def _lines(pieces: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    """(number, text) of each line, decoded as the whole text would be (a byte order mark
+    dropped)."""
+    n = 0
+    rest = b""
+    for piece in pieces:
+        data = rest + piece if rest else piece
+        start = 0
+        while (nl := data.find(b"\n", start)) >= 0:
+            n += 1
+            yield n, _decoded(data[start:nl], n)
+            start = nl + 1
+        rest = data[start:]
+    yield n + 1, _decoded(rest, n + 1)
+
+
+def _decoded(line: bytes, n: int) -> str:
+    text = line.decode("utf-8", "replace")
+    return text[1:] if n == 1 and text.startswith("\ufeff") else text
+
+
+def _text_line(n: int, line: str, edge: bool, found: Findings) -> None:
+    if _absolute(line):
+        # a URL as written: spaces and characters a URI never holds
+        message = rules.url_not_escaped(line) or _uri_forbidden(line.strip())
         if message is not None:
-            found.add("text-not-url", message, n, 1)
+            found.add("url-not-escaped", message, n, 1)
+        message = rules.url_not_ascii(line)
+        if message is not None:
+            found.add("url-not-ascii", message, n, 1)
+        return
+    if edge:
+        message = rules.text_header_line(line)
+        if message is not None:
+            found.add("text-header-line", message, n, 1)
+            return
+    message = rules.text_not_url(line)
+    if message is not None:
+        found.add("text-not-url", message, n, 1)
 
 
 def text_with_header(plain: bytes, found: Findings) -> None:

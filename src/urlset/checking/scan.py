@@ -8,8 +8,8 @@ prove the document plain, ``Provers`` reads it again (``pieces``) and runs the t
 on windows cut right after an entry's end tag (``</url>``, ``</sitemap>``: no pattern of
 theirs spans one): every loc plain as written (``raw_text.plain_locs``), the protocol's
 elements in the protocol's order (``structure.StructureProver``). A document they cannot
-prove, or a finding that needs a position, is read again whole by the slow scans
-(``whole``).
+prove is read again whole by the slow scans (``whole``); the positions of findings are
+found a window at a time (``positions.windows_of``).
 """
 
 from __future__ import annotations
