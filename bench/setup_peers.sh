@@ -26,6 +26,12 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo "node/npm not found: the sitemap.js peer will report an error" >&2
     exit 1
 fi
-(cd "$BENCH/node" && npm install --no-audit --no-fund --loglevel=error)
+# The npm registry may be out of reach: the shared folder keeps sitemap.js's package files.
+SHARED_NPM="${URLSET_SHARED:-$BENCH/../../shared}/peers/npm"
+if [ -d "$SHARED_NPM" ]; then
+    (cd "$BENCH/node" && npm install --offline --no-save --no-audit --no-fund --loglevel=error "$SHARED_NPM"/*.tgz)
+else
+    (cd "$BENCH/node" && npm install --no-audit --no-fund --loglevel=error)
+fi
 echo "  sitemap.js $(node -p "require('$BENCH/node/node_modules/sitemap/package.json').version") (node $(node --version))"
 echo "peers ready: $VENV/bin/python $BENCH/peers/run.py list"
