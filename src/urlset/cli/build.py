@@ -21,7 +21,6 @@ from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
-from ..writing.update import update_sitemaps
 from .site_sources import (
     DIRECTORY,
     SiteSources,
@@ -327,6 +326,8 @@ def _run(
     ):
         options.update(progress=progress.update, on_problem=on_problem)
         if mode.update:
+            from ..writing.update import update_sitemaps  # with the stable build's modules
+
             remove = _removals(mode.remove_paths)
             return update_sitemaps(
                 entries, out_dir, base_url, remove=remove, on_change=on_change, **options
