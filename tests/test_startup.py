@@ -197,10 +197,20 @@ def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
 
 
 def test_static_option_choices_match_the_implementations() -> None:
+    from urlset.cli.build import INPUT_FORMATS
     from urlset.cli.site_sources import LASTMOD_CHOICES
     from urlset.sources import directory
+    from urlset.writing import sources
 
     assert LASTMOD_CHOICES == directory.LASTMOD_CHOICES
+    assert INPUT_FORMATS == sources.FORMATS
+
+
+def test_build_help_loads_neither_the_writer_nor_the_extensions() -> None:
+    modules = loaded("build", "--help")
+    assert not urlset_modules(modules, "urlset.writing"), sorted(modules)
+    assert not urlset_modules(modules, "urlset.extensions")
+    assert "urlset.model" not in modules and "urlset._core" not in modules
 
 
 @pytest.mark.xfail(

@@ -36,7 +36,6 @@ from .positions import (
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
-from .schema import check_schema
 from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
 
@@ -385,6 +384,8 @@ def _scan_bytes(
             if unexpected or (provers is not None and not provers.structure.proves(fmt)):
                 check_structure(again.plain(), fmt, found)
             if options.schema:
+                from .schema import check_schema  # with importlib.resources: --schema only
+
                 check_schema(again.plain(), fmt, found)
     elif fmt == "text":
         text_lines(again.pieces(), found)
