@@ -223,3 +223,11 @@ def test_a_plain_sitemap_read_by_the_compiled_lane_loads_no_lxml(tmp_path: Path)
     sitemap = tmp_path / "sitemap.xml"
     sitemap.write_text(TINY, encoding="utf-8")
     assert "lxml" not in tops(loaded("read", str(sitemap)))
+
+
+def test_a_text_sitemap_loads_no_xml_lane(tmp_path: Path) -> None:
+    listing = tmp_path / "sitemap.txt"
+    listing.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")
+    modules = loaded("read", str(listing))
+    assert "lxml" not in tops(modules)
+    assert not modules & {"urlset.reading.xml_full", "urlset.reading.xml_compiled"}
