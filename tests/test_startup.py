@@ -234,3 +234,17 @@ def test_a_text_sitemap_loads_no_xml_lane(tmp_path: Path) -> None:
     modules = loaded("read", str(listing))
     assert "lxml" not in tops(modules)
     assert not modules & {"urlset.reading.xml_full", "urlset.reading.xml_compiled"}
+
+
+def test_the_extension_modules_are_attributes_of_the_package_before_import() -> None:
+    code = (
+        "import pathlib, types, urlset.extensions as ext\n"
+        "names = sorted(p.stem for p in pathlib.Path(ext.__file__).parent.glob('[a-z]*.py'))\n"
+        "assert all(isinstance(getattr(ext, n), types.ModuleType) for n in names), names\n"
+        "assert ext.image.Image is ext.Image and ext.registry.REGISTRY is ext.REGISTRY\n"
+        "print(len(names))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert int(done.stdout) >= 11

@@ -215,7 +215,27 @@ _LAZY = {
 }
 
 
+# the package's modules, as attributes before they are imported (ext.image.Image still works)
+_MODULES = frozenset(
+    {
+        "common",
+        "fastlane",
+        "field_checks",
+        "hreflang",
+        "image",
+        "news",
+        "reciprocity",
+        "registry",
+        "rules",
+        "set_checks",
+        "video",
+    }
+)
+
+
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
