@@ -41,7 +41,8 @@ value, readers, writing, codes and per-URL rules, and gives an ``ExtensionSpec``
 ``registry`` lists those in ``REGISTRY`` and dispatches on it (reading, JSON, namespaces).
 ``common`` and ``field_checks`` hold what the extensions share; ``fastlane`` types runs of
 plain images and links for the reader's compiled lane; ``rules`` runs the rules of every
-extension and the set-wide ones; ``reciprocity`` checks hreflang return links across a set.
+extension, ``set_checks`` the set-wide ones; ``reciprocity`` checks hreflang return links
+across a set.
 Adding an extension is writing its module and adding its ``SPEC`` to ``REGISTRY`` (and its
 class to the ``Extension`` type).
 
