@@ -390,7 +390,7 @@ def test_read_then_build_round_trip_from_the_command_line(tmp_path: Path, shared
 def test_typed_values_fit_the_raw_json_shape_urlset_read_writes(tmp_path: Path) -> None:
     """Typed values carry namespace, name and xml like RawElement, so today's `urlset read`
     output works with them; `json_fields` gives the typed shape; both feed `urlset build`."""
-    from urlset.cli.read import entry_dict
+    from urlset.cli.read_run import entry_dict
     from urlset.extensions import json_fields
 
     urls = rich_urls()

@@ -8,7 +8,6 @@ snapshots and diffs) load on first use, so the command line and ``import urlset`
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from .errors import (
     InputError,
@@ -19,7 +18,12 @@ from .errors import (
     UrlsetError,
 )
 
+# typing.TYPE_CHECKING without loading typing (type checkers take it as True): with the errors
+# alone, ``import urlset`` loads neither typing nor re
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .checking.checker import CheckReport, check, check_paths, is_valid
     from .fetching.discovery import DiscoveryOptions, DiscoveryResult
     from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync

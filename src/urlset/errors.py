@@ -12,7 +12,9 @@ Every error carries a message that says what is wrong, where, and what to do.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without loading typing (type checkers: True)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class UrlsetError(Exception):

@@ -18,7 +18,7 @@ from typing import cast
 
 from ..dates import Lastmod, future_lastmod, latest_day
 from ..errors import InvalidValue
-from ..extensions import rules as ext_rules
+from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import ReadResult, read_chunks
@@ -36,7 +36,6 @@ from .positions import (
 from .raw_text import raw_locs, text_lines, text_with_header
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
-from .schema import check_schema
 from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
 
@@ -133,7 +132,7 @@ def check_document(
     source: str = "<bytes>",
     *,
     full_size: int | None = None,
-    set_checks: ext_rules.SetChecks | None = None,
+    set_checks: SetChecks | None = None,
 ) -> FileResult:
     """Check one document (any format the reader knows, gzip included): its bytes, or a
     ``Source`` that gives them a chunk at a time (a file: then it is never held whole).
@@ -161,7 +160,7 @@ def check_document(
     # or the whole set a caller checks (check_paths pools a directory's files)
     pooled = set_checks is not None
     if set_checks is None:
-        set_checks = ext_rules.SetChecks()
+        set_checks = SetChecks()
     result.entries, result.newest_lastmod = _check_entries(
         read, options, found, set_checks, result.refs, reader_issues
     )
@@ -232,7 +231,7 @@ def _check_entries(
     read: ReadResult,
     options: CheckOptions,
     found: Findings,
-    set_checks: ext_rules.SetChecks,
+    set_checks: SetChecks,
     refs: list[SitemapRef],
     reader_issues: list[Issue],
 ) -> tuple[int, Lastmod | None]:
@@ -270,8 +269,10 @@ def _check_entries(
         if kind is Url:
             url = cast(Url, event)
             if url.extensions:  # their own rules, and the set-wide ones (hreflang, news)
+                from ..extensions.rules import check_url  # loaded with the first extension
+
                 # the reader has already reported elements it could not type (raw=False)
-                for problem in ext_rules.check_url(url, now=now, raw=False):
+                for problem in check_url(url, now=now, raw=False):
                     found.at_entry(problem.code, problem.message, loc)
                 set_checks.add(url, source=source)
             else:
@@ -383,6 +384,8 @@ def _scan_bytes(
             if unexpected or (provers is not None and not provers.structure.proves(fmt)):
                 check_structure(again.plain(), fmt, found)
             if options.schema:
+                from .schema import check_schema  # with importlib.resources: --schema only
+
                 check_schema(again.plain(), fmt, found)
     elif fmt == "text":
         text_lines(again.pieces(), found)

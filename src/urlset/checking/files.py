@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
-from ..extensions import rules as ext_rules
+from ..extensions.set_checks import SetChecks
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .children import compare_with_children
@@ -136,7 +136,7 @@ def check_stream(
     options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
     source: str = "<stdin>",
     *,
-    set_checks: ext_rules.SetChecks | None = None,
+    set_checks: SetChecks | None = None,
 ) -> FileResult:
     """Check a stream (standard input) as a file is checked: what the reader would take is
     spooled to a temporary file (read once, never held), the rest read on only to be
@@ -156,7 +156,7 @@ def _check_open(
     cap: int,
     options: CheckOptions,
     source: str,
-    set_checks: ext_rules.SetChecks | None,
+    set_checks: SetChecks | None,
 ) -> FileResult:
     """Check an open file, read from its start in chunks as often as the check needs."""
     f.seek(0)
@@ -170,7 +170,7 @@ def check_file(
     options: CheckOptions = CheckOptions(),  # noqa: B008 (frozen)
     *,
     url: str | None = None,
-    set_checks: ext_rules.SetChecks | None = None,
+    set_checks: SetChecks | None = None,
 ) -> FileResult:
     """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``."""
     p = Path(path)
@@ -203,7 +203,7 @@ def check_paths(
     """
     report = CheckReport()
     done: dict[Path, FileResult] = {}
-    pool = ext_rules.SetChecks()  # the files given form one set: hreflang across them
+    pool = SetChecks()  # the files given form one set: hreflang across them
     base = options.base_url
     for given in paths:
         if str(given) == "-":
@@ -251,7 +251,7 @@ def check_paths(
     return report
 
 
-def attach_set_findings(pool: ext_rules.SetChecks, report: CheckReport) -> None:
+def attach_set_findings(pool: SetChecks, report: CheckReport) -> None:
     """The findings across the checked files: news counts go to their sitemap; hreflang
     findings to the one file checked, or to an entry of their own for a set of files."""
     findings = pool.finish()
@@ -281,7 +281,7 @@ def _children(
     options: CheckOptions,
     done: dict[Path, FileResult],
     report: CheckReport,
-    pool: ext_rules.SetChecks | None = None,
+    pool: SetChecks | None = None,
     *,
     in_directory: bool = False,
 ) -> None:

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from ..codes import CODES
 from ..dates import Lastmod, latest_moment
-from ..extensions.rules import EXT_CODES
+from ..extensions import EXT_CODES
 from ..limits import Limits
 from ..model import Issue, Severity
 from ..urls import Scope

@@ -10,7 +10,6 @@ the check's memory stays that of a chunk and of what its scans keep.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO, Protocol
 
@@ -55,6 +54,8 @@ class FileSource:
 def spool(stream: BinaryIO, limit: int) -> tuple[BinaryIO, int]:
     """A stream's first ``limit`` bytes in an unlinked temporary file (the caller closes it),
     and the stream's whole size: the rest is read on only to be counted, never held."""
+    import tempfile  # here: standard input only (it loads shutil, random, bz2, lzma)
+
     file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
     try:
         left = limit

@@ -1,53 +1,22 @@
-"""``urlset build``: URL lists in, a published sitemap set out."""
+"""``urlset build``: URL lists in, a published sitemap set out.
+
+This module is the command and its options only (what ``urlset build --help`` needs); the
+writer and the sources load from ``build_run`` when the command runs.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import json
-import sys
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, timedelta, timezone, tzinfo
-from itertools import chain, islice
-from typing import Any, NamedTuple, NoReturn, Protocol
+from typing import Any
 
 import click
 
-from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
-from ..extensions.reciprocity import Reciprocity, describe
-from ..limits import PROFILES, profile
-from ..model import Url
-from ..writing.build import BuildReport, write_sitemaps
-from ..writing.sources import FORMATS, Row, detect_format, iter_batches, open_source
-from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
-from ..writing.update import update_sitemaps
-from .site_sources import (
-    DIRECTORY,
-    SiteSources,
-    crawl_limits,
-    directory_options,
-    log_options,
-    source_format,
-)
+from ..limits import PROFILES
+from .site_sources import crawl_limits, directory_options, log_options
 
-
-def _timezone(value: str | None) -> tzinfo | None:
-    if value is None:
-        return None
-    if value.upper() in ("UTC", "Z"):
-        return UTC
-    if value[:1] in "+-" and len(value) == 6 and value[3] == ":":
-        sign = -1 if value[0] == "-" else 1
-        return timezone(sign * timedelta(hours=int(value[1:3]), minutes=int(value[4:6])))
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        return ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise click.BadParameter(
-            f"{value!r} is not a time zone; use UTC, +hh:mm or a name like Europe/Paris"
-        ) from None
+# `writing.sources.FORMATS`, written out so that the options load without the writer
+# (tests/test_startup.py holds them equal)
+INPUT_FORMATS = ("text", "csv", "tsv", "jsonl")
+DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click context
 
 
 @click.command()
@@ -69,7 +38,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 )
 @click.option(
     "--input-format",
-    type=click.Choice(FORMATS),
+    type=click.Choice(INPUT_FORMATS),
     help="Format of the sources (default: from the file name).",
 )
 @click.option(
@@ -163,7 +132,7 @@ def _timezone(value: str | None) -> tzinfo | None:
     "dask_scheduler",
     metavar="SCHEDULER",
     expose_value=False,
-    callback=lambda ctx, _, value: ctx.meta.update({_DASK: value}),
+    callback=lambda ctx, _, value: ctx.meta.update({DASK: value}),
     help="Build on a Dask cluster: the scheduler's address (tcp://host:8786), or 'local' for "
     "a local cluster. SOURCES are Parquet (a file or a directory of parts), CSV, TSV or JSON "
     "Lines, paths or fsspec URLs; the set is the one --stable writes (pip install "
@@ -173,34 +142,7 @@ def _timezone(value: str | None) -> tzinfo | None:
 @directory_options
 @log_options
 @crawl_limits
-def build(
-    sources: tuple[str, ...],
-    base_url: str,
-    sitemap_url: str | None,
-    out_dir: str,
-    input_format: str | None,
-    output_format: str,
-    gzip: bool,
-    profile_name: str,
-    max_urls: int | None,
-    max_bytes: int | None,
-    prefix: str,
-    xsl: str | None,
-    stylesheet: bool,
-    schema_location: bool,
-    skip_out_of_scope: bool,
-    no_dedupe: bool,
-    strict: bool,
-    tz_name: str | None,
-    report_path: str | None,
-    robots_path: str | None,
-    stable: bool,
-    update: bool,
-    remove_paths: tuple[str, ...],
-    changes_path: str | None,
-    quiet: bool,
-    **site_options: Any,
-) -> None:
+def build(**params: Any) -> None:
     """Write a sitemap set from URL lists (text, CSV, TSV or JSON Lines; '-' is stdin), a
     site's output folder (its HTML files), --access-log files or a --crawl.
 
@@ -208,374 +150,6 @@ def build(
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
     reported), 1 rejected input under --strict or a limit that cannot be met, 2 usage or I/O.
     """
-    default_tz = _timezone(tz_name)
-    try:
-        limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-    except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
-    formats, site = _inputs(sources, input_format, base_url, site_options)
-    _check_stable_usage(
-        sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
-    )
-    progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
-    entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        reciprocity.tap_batches(_batches(sources, formats, default_tz, site))
-    )
-    options: dict[str, Any] = {
-        "limits": limits,
-        "gzip": gzip,
-        "text": output_format == "text",
-        "prefix": prefix,
-        "xsl": _stylesheet(stylesheet, xsl, output_format, out_dir),
-        "schema_location": schema_location,
-        "skip_out_of_scope": skip_out_of_scope,
-        "strict": strict,
-        "dedupe": not no_dedupe,
-        "default_tz": default_tz,
-        "sitemap_url": sitemap_url,
-    }
-    try:
-        mode = _Mode(update, stable, remove_paths, report_path, changes_path)
-        report = _run(entries, out_dir, base_url, options, progress, mode)
-    except (
-        _SourceUnreadable,
-        PublishError,
-        OSError,
-        InputError,
-        InvalidValue,
-        LimitExceeded,
-    ) as exc:
-        _fail_build(exc)
-    if not quiet:
-        _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
-    site.print_reports(quiet)
-    _hreflang_report(reciprocity)
-    if robots_path is not None:
-        _update_robots(robots_path, report, quiet)
+    from .build_run import build_sitemaps  # the writer and the sources load when it runs
 
-
-def _stylesheet(stylesheet: bool, xsl: str | None, output_format: str, out_dir: str) -> str | None:
-    """The href documents reference: --xsl, or with --stylesheet urlset's, published beside
-    them first (before any document that references it)."""
-    if not stylesheet:
-        return xsl
-    if xsl is not None:
-        raise click.UsageError(
-            "--stylesheet references sitemap.xsl beside the set; leave out --xsl"
-        )
-    if output_format == "text":
-        raise click.UsageError("--stylesheet: text sitemaps cannot reference a stylesheet")
-    try:
-        publish_stylesheet(out_dir)
-    except OSError as exc:
-        _fail(2, f"cannot write {out_dir}/{STYLESHEET_NAME}: {exc.strerror or exc}")
-    return STYLESHEET_NAME
-
-
-def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
-    """The last step of a publish: the set's entry points in robots.txt."""
-    from ..announce import update_robots_file
-
-    try:
-        edit = update_robots_file(path, report.entry_points, replace=report.owns)
-    except (PublishError, InvalidValue) as exc:
-        _fail(2, f"{exc} (the sitemaps were published; robots.txt was left as it was)")
-    if not quiet:
-        what = (
-            f"added {len(edit.added)}, removed {len(edit.removed)}" if edit.changed else "unchanged"
-        )
-        click.echo(f"{path}: Sitemap lines {what}")
-
-
-_DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click context
-
-
-def _on_dask() -> str:
-    """The scheduler --dask named ('' without --dask)."""
-    return str(click.get_current_context().meta.get(_DASK) or "")
-
-
-class _Mode(NamedTuple):
-    update: bool
-    stable: bool
-    remove_paths: tuple[str, ...]
-    report_path: str | None
-    changes_path: str | None
-
-
-def _run(
-    entries: Iterator[Url | InputError | Row],
-    out_dir: str,
-    base_url: str,
-    options: dict[str, Any],
-    progress: _Progress,
-    mode: _Mode,
-) -> BuildReport:
-    """The build, or with ``mode.update`` the update, with its progress line and logs."""
-    if _on_dask():  # --dask: the sources are read by the cluster's workers
-        from .build_dask import run_on_dask
-
-        params = click.get_current_context().params
-        sources, input_format = params["sources"], params["input_format"]
-        return run_on_dask(_on_dask(), sources, input_format, out_dir, base_url, options, mode)
-    with (
-        progress,
-        _fewer_collections(),
-        _json_lines_log("--report", mode.report_path) as on_problem,
-        _json_lines_log("--changes", mode.changes_path) as on_change,
-    ):
-        options.update(progress=progress.update, on_problem=on_problem)
-        if mode.update:
-            remove = _removals(mode.remove_paths)
-            return update_sitemaps(
-                entries, out_dir, base_url, remove=remove, on_change=on_change, **options
-            )
-        if mode.stable:
-            options.update(stable=True, on_change=on_change)
-        return write_sitemaps(entries, out_dir, base_url, **options)
-
-
-def _inputs(
-    sources: tuple[str, ...], input_format: str | None, base_url: str, site_options: dict[str, Any]
-) -> tuple[list[str], SiteSources]:
-    """Each SOURCE's format (a folder's is ``directory``), and the site sources the options
-    name."""
-    try:
-        formats = [
-            source_format(name) or input_format or detect_format(name)
-            for name in sources
-            if not _on_dask()  # --dask: the cluster's workers read the sources
-        ]
-    except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
-    if sources.count("-") > 1:
-        raise click.UsageError("standard input ('-') can be read only once")
-    return formats, SiteSources(base_url, site_options)
-
-
-def _check_stable_usage(
-    sources: tuple[str, ...],
-    site: SiteSources,
-    *,
-    stable: bool,
-    update: bool,
-    remove: tuple[str, ...],
-    changes: str | None,
-) -> None:
-    if remove and not update:
-        raise click.UsageError("--remove takes URLs out of a set with --update only")
-    if changes and not (stable or update):
-        raise click.UsageError("--changes needs --stable or --update")
-    if not sources and not site.given and not remove:
-        raise click.UsageError(
-            "give at least one SOURCE, --access-log or --crawl (or, with --update, a --remove file)"
-        )
-
-
-def _batches(
-    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None, site: SiteSources
-) -> Iterator[Sequence[Url | InputError | Row]]:
-    from ..sources.report import SourceError
-
-    for name, fmt in zip(sources, formats, strict=True):
-        label = "<stdin>" if name == "-" else name
-        try:
-            if fmt == DIRECTORY:
-                yield from site.folder(name)
-                continue
-            with open_source(name) as stream:
-                # clean rows pass as tuples: the build renders them without Url values
-                yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
-        except OSError as exc:
-            raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
-        except SourceError as exc:
-            raise _SourceUnreadable(str(exc)) from exc
-    try:
-        yield from site.others()
-    except SourceError as exc:
-        raise _SourceUnreadable(str(exc)) from exc
-
-
-def _fail_build(exc: Exception) -> NoReturn:
-    """Exit with the status and message a failed build gets: nothing was published."""
-    if isinstance(exc, _SourceUnreadable | PublishError | OSError):
-        _fail(2, f"{exc}; nothing was published")
-    if isinstance(exc, InputError):
-        _fail(1, f"{exc} (--strict: nothing was published)")
-    if isinstance(exc, InvalidValue):
-        if exc.field in ("base URL", "sitemap URL", "prefix"):
-            _fail(2, str(exc))
-        _fail(
-            1,
-            f"{exc}; nothing was published (use --skip-out-of-scope to leave such URLs out)"
-            if exc.field == "loc"
-            else f"{exc}; nothing was published",
-        )
-    reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
-    _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
-
-
-class _AsDict(Protocol):
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-@contextlib.contextmanager
-def _json_lines_log(option: str, path: str | None) -> Iterator[Callable[[_AsDict], None] | None]:
-    """A listener writing each item (a problem, a change) to ``path`` as a JSON line; None
-    when no file was asked for. ``option`` names the file in an error."""
-    if path is None:
-        yield None
-        return
-    try:
-        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise PublishError(f"{option} {path}: cannot write ({exc.strerror or exc})") from exc
-    with log:
-
-        def write(item: _AsDict) -> None:
-            log.write(json.dumps(item.as_dict(), ensure_ascii=False) + "\n")
-
-        yield write
-
-
-def _removals(paths: tuple[str, ...]) -> Iterator[str]:
-    """The locs listed in --remove files, one a line; blank lines and '#' comments skipped."""
-    for path in paths:
-        try:
-            with open_source(path) as stream:
-                for line in stream:
-                    text = line.strip()
-                    if text and not text.startswith("#"):
-                        yield text
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else exc
-            raise _SourceUnreadable(f"--remove {path}: cannot read ({reason or exc})") from exc
-
-
-def _update_summary(report: BuildReport, out_dir: str) -> None:
-    counts = ", ".join(
-        f"{report.changes[kind]:,} {kind}" for kind in ("added", "changed", "removed")
-    )
-    click.echo(
-        f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of the set's "
-        f"{len(report.files)} sitemaps, the others left in place; {report.urls:,} URLs"
-    )
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """A build allocates millions of short-lived containers (CSV rows, tuples); collecting
-    the young ones every 700 allocations costs about a fifth of a build from CSV. This
-    process is ours: every 100,000 keeps the time and still bounds what cycles could hold."""
-    threshold = gc.get_threshold()
-    gc.set_threshold(100_000, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-
-
-def _hreflang_report(reciprocity: Reciprocity, shown: int = 20) -> None:
-    """hreflang alternates must be reciprocal across the set: name the missing links."""
-    if not reciprocity.pages:
-        return
-    missing = list(islice(reciprocity.missing(), shown + 1))
-    if not missing:
-        click.echo(f"hreflang: {reciprocity.pages:,} pages with alternates, all reciprocal")
-        return
-    click.echo(
-        "hreflang: alternates that are not reciprocal (each variant must list all the others and itself):",
-        err=True,
-    )
-    for link in missing[:shown]:
-        click.echo(f"  {describe(link)}", err=True)
-    if len(missing) > shown:
-        click.echo("  ... and more", err=True)
-
-
-class _SourceUnreadable(Exception):
-    pass
-
-
-def _fail(status: int, message: str) -> NoReturn:
-    click.echo(f"urlset build: error: {message}", err=True)
-    sys.exit(status)
-
-
-def _summary(
-    report: BuildReport, out_dir: str, *, cross_submit: bool = False, update: bool = False
-) -> None:
-    files = report.files + report.indexes
-    raw = sum(f.bytes for f in files)
-    written = sum(f.written for f in files)
-    echo = click.echo
-    if update:
-        _update_summary(report, out_dir)
-    else:
-        echo(
-            f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
-            f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
-            f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
-        )
-    if report.duplicates:
-        echo(f"dropped {report.duplicates:,} duplicate URLs")
-    _problems("skipped {} entries", report.rejected, report.examples)
-    _problems("wrote {} entries without a bad value", report.kept_without, report.warnings)
-    _problems("wrote {} entries that check warns about", report.flagged, report.flag_examples)
-    for code, note in report.notes.items():
-        echo(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})", err=True)
-    if report.removed:
-        echo(
-            f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"
-        )
-    if cross_submit:  # the URLs' host vouches for sitemaps served elsewhere (sitemaps.org)
-        echo(f"add to {report.robots_txt} (it lets the sitemaps served elsewhere list its URLs):")
-    else:
-        echo("add to robots.txt:")
-    for url in report.entry_points:
-        echo(f"Sitemap: {url}")
-
-
-def _problems(heading: str, counts: Counter[str], examples: list[str]) -> None:
-    """One kind of problem on stderr: the total by code, then the first examples."""
-    if not counts:
-        return
-    total = sum(counts.values())
-    by_code = ", ".join(f"{code}: {n:,}" for code, n in counts.most_common())
-    click.echo(f"{heading.format(f'{total:,}')} ({by_code})", err=True)
-    for example in examples:
-        click.echo(f"  {example}", err=True)
-    if total > len(examples):
-        click.echo(f"  ... and {total - len(examples):,} more (--report FILE lists all)", err=True)
-
-
-class _Progress:
-    """A rich progress line on a terminal; nothing otherwise (rich is imported only then)."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        self._enabled = enabled
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _Progress:
-        if self._enabled:
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(
-                SpinnerColumn(),
-                TextColumn("{task.completed:,} URLs written"),
-                TimeElapsedColumn(),
-                transient=True,
-            )
-            self._bar.__enter__()
-            self._task = self._bar.add_task("build", total=None)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-
-    def update(self, urls: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, completed=urls)
+    build_sitemaps(**params)

@@ -9,10 +9,10 @@ import click
 
 from ..errors import InvalidValue, PublishError
 from ..writing.build import BuildReport
-from .build import _json_lines_log
+from .build_run import _json_lines_log
 
 if TYPE_CHECKING:
-    from .build import _Mode
+    from .build_run import _Mode
 
 _USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe")
 

@@ -17,12 +17,13 @@ from ..sources.report import SourceReport
 F = TypeVar("F", bound=Callable[..., Any])
 
 DIRECTORY = "directory"  # the input format of a SOURCE that is a folder
+# `sources.directory.LASTMOD_CHOICES`, written out so that the options load without the
+# folder walk (tests/test_startup.py holds them equal)
+LASTMOD_CHOICES = ("auto", "git", "mtime", "none")
 
 
 def directory_options(command: F) -> F:
     """The options of a folder given as SOURCE."""
-    from ..sources.directory import LASTMOD_CHOICES
-
     options = [
         click.option(
             "--strip-html",
@@ -164,15 +165,7 @@ class SiteSources:
     """The site sources of one build, from the command's options."""
 
     def __init__(self, base_url: str, options: dict[str, Any]) -> None:
-        from ..sources.directory import DirectoryOptions
-
         self.base_url = base_url
-        self.directory = DirectoryOptions(
-            strip_html=options["strip_html"],
-            ignore=tuple(options["ignore_patterns"]),
-            lastmod=options["lastmod_from"],
-            images=options["images"],
-        )
         self.access_logs: list[str] = list(options["access_logs"])
         self.keep_query: bool = options["keep_query"]
         self.crawl_site: str | None = options["crawl_site"]
@@ -186,9 +179,16 @@ class SiteSources:
 
     def folder(self, name: str) -> Iterator[Sequence[Any]]:
         """The entries of a folder SOURCE (raises SourceError when it cannot be walked)."""
-        from ..sources.directory import DirectoryWalk
+        from ..sources.directory import DirectoryOptions, DirectoryWalk  # only for a folder
 
-        walk = DirectoryWalk(name, self.base_url, self.directory)
+        options = self.options
+        directory = DirectoryOptions(
+            strip_html=options["strip_html"],
+            ignore=tuple(options["ignore_patterns"]),
+            lastmod=options["lastmod_from"],
+            images=options["images"],
+        )
+        walk = DirectoryWalk(name, self.base_url, directory)
         self.reports.append(walk.report)
         yield from walk.batches()
 

@@ -37,67 +37,77 @@ the entry-level keys ``images``, ``videos``, ``news``, ``alternates`` (typed) an
 ``urlset build`` reads.
 
 Layout: one module per extension (``image``, ``video``, ``news``, ``hreflang``) holds its
-value, readers, writing, codes and per-URL rules, and gives an ``ExtensionSpec``; this
-module lists those in ``REGISTRY`` and dispatches on it (reading, JSON, namespaces).
+value, readers, writing, codes and per-URL rules, and gives an ``ExtensionSpec``;
+``registry`` lists those in ``REGISTRY`` and dispatches on it (reading, JSON, namespaces).
 ``common`` and ``field_checks`` hold what the extensions share; ``fastlane`` types runs of
 plain images and links for the reader's compiled lane; ``rules`` runs the rules of every
-extension and the set-wide ones; ``reciprocity`` checks hreflang return links across a set.
+extension, ``set_checks`` the set-wide ones; ``reciprocity`` checks hreflang return links
+across a set.
 Adding an extension is writing its module and adding its ``SPEC`` to ``REGISTRY`` (and its
 class to the ``Extension`` type).
+
+Loading: this package loads none of them. Each public name loads the module that defines
+it on first use, and the three the reader and the writers of output call on every document
+(``json_fields``, ``fast_extensions``, ``EXT_CODES``) are stand-ins here that load theirs
+when a document first has an extension (or an extension issue): a sitemap without
+extensions never compiles an extension's patterns or builds its field tables.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
-from typing import Any, NamedTuple
+import importlib
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..dates import format_w3c
-from ..errors import InvalidValue
-from ..model import RawElement
-from . import hreflang, image, news, video
-from .common import (
-    SAFE_PARSER_OPTIONS,
-    ExtensionSpec,
-    Note,
-    Unmodelled,
-    Untypable,
-    checked_raw,
-    safe_parser,
-    tostring,
-    warning_code,
-)
-from .fastlane import fast_extensions
-from .field_checks import ISO_639_1, ISO_3166_1, format_decimal
-from .hreflang import XHTML_NS, Alternate, hreflang_code
-from .image import IMAGE_NS, MAX_IMAGES_PER_URL, Image
-from .news import (
-    ACCESS,
-    GENRES,
-    MAX_NEWS_PER_SITEMAP,
-    MAX_STOCK_TICKERS,
-    NEWS_NS,
-    News,
-    news_language,
-)
-from .video import (
-    MAX_VIDEO_CATEGORY,
-    MAX_VIDEO_DESCRIPTION,
-    MAX_VIDEO_DURATION,
-    MAX_VIDEO_TAGS,
-    MAX_VIDEO_TITLE,
-    MAX_VIDEO_UPLOADER,
-    VIDEO_NS,
-    Price,
-    Relation,
-    Relationship,
-    Video,
-)
+if TYPE_CHECKING:
+    from ..codes import Code
+    from .common import ExtensionSpec, Note, warning_code
+    from .field_checks import ISO_639_1, ISO_3166_1, format_decimal
+    from .hreflang import XHTML_NS, Alternate, hreflang_code
+    from .image import IMAGE_NS, MAX_IMAGES_PER_URL, Image
+    from .news import (
+        ACCESS,
+        GENRES,
+        MAX_NEWS_PER_SITEMAP,
+        MAX_STOCK_TICKERS,
+        NEWS_NS,
+        News,
+        news_language,
+    )
+    from .registry import (
+        DECLARED_BY,
+        JSON_KEYS,
+        PREFIXES,
+        REGISTRY,
+        TYPED,
+        Extension,
+        Parsed,
+        from_json,
+        from_json_fields,
+        namespaces_of,
+        parse,
+        parse_element,
+        to_json,
+        typed,
+    )
+    from .video import (
+        MAX_VIDEO_CATEGORY,
+        MAX_VIDEO_DESCRIPTION,
+        MAX_VIDEO_DURATION,
+        MAX_VIDEO_TAGS,
+        MAX_VIDEO_TITLE,
+        MAX_VIDEO_UPLOADER,
+        VIDEO_NS,
+        Price,
+        Relation,
+        Relationship,
+        Video,
+    )
 
 __all__ = [
     "ACCESS",
     "DECLARED_BY",
+    "EXT_CODES",
     "GENRES",
     "IMAGE_NS",
     "ISO_639_1",
@@ -145,239 +155,131 @@ __all__ = [
     "warning_code",
 ]
 
-# The typed extensions, in the order the writer declares their namespaces: the one table an
-# extension is added to. ``Extension`` names the same classes for the type checker.
-REGISTRY: tuple[ExtensionSpec, ...] = (image.SPEC, video.SPEC, news.SPEC, hreflang.SPEC)
-Extension = Image | Video | News | Alternate
-
-TYPED: tuple[type[Extension], ...] = tuple(spec.value for spec in REGISTRY)
-# the prefixes the writer uses, in the order it declares them
-PREFIXES: dict[str, str] = {spec.value.namespace: spec.prefix for spec in REGISTRY}
-# (class, namespace) in the order the writer declares namespaces
-DECLARED_BY: tuple[tuple[type, str], ...] = tuple((cls, cls.namespace) for cls in TYPED)
-
-
-def namespaces_of(extensions: Iterable[object]) -> list[str]:
-    """The typed namespaces these extensions need declared, in PREFIXES order."""
-    kinds = set(map(type, extensions))
-    return [ns for cls, ns in DECLARED_BY if cls in kinds]
-
-
-# ---------------------------------------------------------------- reading
-
-
-class Parsed(NamedTuple):
-    """What ``parse`` made of a raw element.
-
-    ``value`` is the typed value, or the raw element itself when it could not be typed;
-    ``error`` says why not (None when typed, or when the namespace is not one urlset types);
-    ``warnings`` lists what was wrong but still read: children out of schema order (plain
-    ``str``, code ``extension-order``) and ``Note`` values with their own code (an optional field
-    left out or kept as written; why an element stays as written); ``warning_code`` gives
-    the code of each.
-    """
-
-    value: Extension | RawElement
-    error: str | None = None
-    warnings: tuple[str, ...] = ()
-    # True when the element is kept raw only because it holds something urlset does not
-    # model (a video <tvshow>, an unknown attribute): not a fault of the sitemap
-    unmodelled: bool = False
-
-
-_Reader = Callable[[Any, list[str]], Extension]
-# (namespace, local name) -> the reader of an lxml element, and of the element's own XML in
-# the plain form writers use (one regex instead of an XML parse; None: not that form)
-_READERS: dict[tuple[str, str], _Reader] = {
-    (spec.value.namespace, spec.value.name): spec.read for spec in REGISTRY
-}
-_FAST: dict[tuple[str, str], Callable[[str], Extension | None]] = {
-    (spec.value.namespace, spec.value.name): spec.fast for spec in REGISTRY if spec.fast is not None
+# lxml parser options for untrusted XML, for every parser urlset makes: no entities, no
+# network, no DTD, bounded text; comments and processing instructions dropped
+SAFE_PARSER_OPTIONS: dict[str, Any] = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "huge_tree": False,
+    "remove_comments": True,
+    "remove_pis": True,
+    "collect_ids": False,
 }
 
-
-def typed(raw: RawElement) -> Extension | RawElement:
-    """The typed value of ``raw``, or ``raw`` unchanged (unknown namespace, or not typable).
-
-    Never raises for bad content; use ``parse`` to learn why an element stayed raw.
-    """
-    return parse(raw).value
-
-
-def parse(raw: RawElement) -> Parsed:
-    """Type one raw extension element; see ``Parsed``. Never raises for bad content."""
-    key = (raw.namespace, raw.name)
-    reader = _READERS.get(key)
-    if reader is None:
-        return Parsed(raw)
-    fast = _FAST.get(key)
-    if fast is not None:
-        try:
-            value = fast(raw.xml)
-        except InvalidValue:
-            value = None  # the full reading below explains it
-        if value is not None:
-            return Parsed(value)
-    from lxml import etree
-
-    try:
-        el = etree.fromstring(raw.xml.encode("utf-8"), safe_parser())
-    except etree.XMLSyntaxError as exc:
-        return Parsed(raw, f"<{raw.name}> is not well-formed XML ({exc})")
-    return _parse_element(el, raw, reader)
-
-
-def parse_element(el: Any, serialise: Callable[[Any], str] = tostring) -> Parsed:
-    """Type an lxml element directly (a reader holding the parsed tree skips re-parsing).
-
-    When it cannot be typed (or its namespace is not one urlset types), the raw element's
-    ``xml`` is ``serialise(el)``: a reader passes its own serialiser so that raw elements
-    look the same whichever way they were read.
-    """
-    tag = el.tag
-    ns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
-    reader = _READERS.get((ns, local))
-    if reader is None:
-        return Parsed(RawElement(ns, local, serialise(el)))
-    return _parse_element(el, None, reader, serialise)
-
-
-def _parse_element(
-    el: Any, raw: RawElement | None, reader: _Reader, serialise: Callable[[Any], str] = tostring
-) -> Parsed:
-    """``reader(el)`` as a Parsed: the value and the warnings, or ``raw`` (else ``el``
-    serialised) and why. An optional field the reader left out is one of the warnings."""
-    warnings: list[str] = []
-    try:
-        value = reader(el, warnings)
-    except (Untypable, InvalidValue) as exc:
-        if raw is None:
-            tag = el.tag
-            ns, _, local = tag[1:].partition("}") if tag[:1] == "{" else ("", "", tag)
-            raw = RawElement(ns, local, serialise(el))
-        if isinstance(exc, Unmodelled):
-            # said as a warning when the reader gives it a code (a child the schema has)
-            said = (Note(exc.code, str(exc)),) if exc.code else ()
-            return Parsed(raw, str(exc), said, unmodelled=True)
-        return Parsed(raw, str(exc))
-    return Parsed(value, None, tuple(warnings))
+# public name -> the module of this package that defines it, imported on first use
+_LAZY = {
+    **dict.fromkeys(("ExtensionSpec", "Note", "warning_code"), "common"),
+    **dict.fromkeys(("ISO_639_1", "ISO_3166_1", "format_decimal"), "field_checks"),
+    **dict.fromkeys(("XHTML_NS", "Alternate", "hreflang_code"), "hreflang"),
+    **dict.fromkeys(("IMAGE_NS", "MAX_IMAGES_PER_URL", "Image"), "image"),
+    **dict.fromkeys(
+        ("ACCESS", "GENRES", "MAX_NEWS_PER_SITEMAP", "MAX_STOCK_TICKERS", "NEWS_NS", "News"),
+        "news",
+    ),
+    "news_language": "news",
+    **dict.fromkeys(
+        (
+            "DECLARED_BY",
+            "JSON_KEYS",
+            "PREFIXES",
+            "REGISTRY",
+            "TYPED",
+            "Extension",
+            "Parsed",
+            "from_json",
+            "from_json_fields",
+            "namespaces_of",
+            "parse",
+            "parse_element",
+            "to_json",
+            "typed",
+        ),
+        "registry",
+    ),
+    **dict.fromkeys(
+        (
+            "MAX_VIDEO_CATEGORY",
+            "MAX_VIDEO_DESCRIPTION",
+            "MAX_VIDEO_DURATION",
+            "MAX_VIDEO_TAGS",
+            "MAX_VIDEO_TITLE",
+            "MAX_VIDEO_UPLOADER",
+            "VIDEO_NS",
+            "Price",
+            "Relation",
+            "Relationship",
+            "Video",
+        ),
+        "video",
+    ),
+}
 
 
-# ---------------------------------------------------------------- JSON
+# the package's modules, as attributes before they are imported (ext.image.Image still works)
+_MODULES = frozenset(
+    {
+        "common",
+        "fastlane",
+        "field_checks",
+        "hreflang",
+        "image",
+        "news",
+        "reciprocity",
+        "registry",
+        "rules",
+        "set_checks",
+        "video",
+    }
+)
 
-# field value types that give their own JSON (a video's prices, restriction, platform)
-_NESTED = tuple(kind for spec in REGISTRY for kind in spec.nested)
 
-
-def _json_value(value: object) -> object:
-    if isinstance(value, _NESTED):
-        return value.to_json()
-    if isinstance(value, tuple):
-        return [_json_value(v) for v in value]
-    if hasattr(value, "isoformat") and not isinstance(value, str):
-        return format_w3c(value)  # type: ignore[arg-type]
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
     return value
 
 
-def to_json(value: Extension) -> dict[str, Any]:
-    """A typed value as a JSON object: its fields by name, absent ones left out."""
-    out: dict[str, Any] = {}
-    for f in fields(value):
-        item = getattr(value, f.name)
-        if item is None or item == ():
-            continue
-        out[f.name] = _json_value(item)
-    return out
-
-
-_KINDS: dict[str, type[Extension]] = {cls.kind: cls for cls in TYPED}
-# the constructor arguments without a default, per kind
-_REQUIRED = {
-    kind: tuple(
-        name
-        for name, parameter in inspect.signature(cls).parameters.items()
-        if parameter.default is parameter.empty
-    )
-    for kind, cls in _KINDS.items()
-}
-# the fields holding a tuple, per kind: a JSON list there becomes a tuple
-_TUPLES = {
-    kind: tuple(f.name for f in fields(cls) if str(f.type).startswith("tuple["))
-    for kind, cls in _KINDS.items()
-}
-
-
-def from_json(kind: str, data: object) -> Extension:
-    """Build the value of ``kind`` (images, videos, news, alternates) from a JSON object."""
-    cls = _KINDS.get(kind)
-    if cls is None:
-        raise InvalidValue("extension kind", kind, f"must be one of {', '.join(_KINDS)}")
-    if not isinstance(data, Mapping):
-        raise InvalidValue(kind, data, "each item must be a JSON object")
-    names = {f.name for f in fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise InvalidValue(
-            kind, sorted(unknown), f"unknown fields; the fields are {', '.join(sorted(names))}"
-        )
-    missing = [name for name in _REQUIRED[kind] if name not in data]
-    if missing:
-        raise InvalidValue(kind, None, f"missing {', '.join(missing)}")
-    args = dict(data)
-    for key in _TUPLES[kind]:
-        if isinstance(args.get(key), list):
-            args[key] = tuple(args[key])
-    return cls(**args)
-
-
-JSON_KEYS = (*_KINDS, "extensions")  # images, videos, news, alternates; raw ones
-
-
 def json_fields(extensions: Iterable[object]) -> dict[str, Any]:
-    """A ``<url>``'s extensions as entry-level JSON keys (only the keys that have values).
+    """``registry.json_fields``: a ``<url>``'s extensions as entry-level JSON keys (no
+    extensions: no keys, without loading the registry)."""
+    if not extensions:
+        return {}
+    from .registry import json_fields as fields_of
 
-    ``news`` is an object when the URL has one article (the usual case), else a list.
-    """
-    out: dict[str, Any] = {}
-    for ext in extensions:
-        cls = type(ext)
-        if cls in TYPED:
-            out.setdefault(cls.kind, []).append(to_json(ext))  # type: ignore[arg-type]
-        else:
-            raw: Any = ext
-            out.setdefault("extensions", []).append(
-                {"namespace": raw.namespace, "name": raw.name, "xml": raw.xml}
-            )
-    news = out.get("news")
-    if news is not None and len(news) == 1:
-        out["news"] = news[0]
-    return {key: out[key] for key in JSON_KEYS if key in out}
+    return fields_of(extensions)
 
 
-def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, ...]:
-    """The extensions named by the entry-level keys of ``json_fields`` (others are ignored).
+def fast_extensions(
+    fragment: str, prefixes: Mapping[str, str]
+) -> tuple[Image | Alternate, ...] | None:
+    """``fastlane.fast_extensions``, loaded when the compiled lane first meets an extension."""
+    from .fastlane import fast_extensions as typed_run
 
-    Raw ``extensions`` items stay raw, checked to be one well-formed element in the namespace
-    they declare and serialised again (``common.checked_raw``).
-    """
-    out: list[Extension | RawElement] = []
-    for kind in _KINDS:
-        items = data.get(kind)
-        if items is None:
-            continue
-        if kind == "news" and isinstance(items, Mapping):
-            items = [items]
-        if not isinstance(items, list):
-            raise InvalidValue(kind, items, "must be a list of objects")
-        out.extend(from_json(kind, item) for item in items)
-    raws = data.get("extensions")
-    if raws is not None:
-        if not isinstance(raws, list):
-            raise InvalidValue("extensions", raws, "must be a list of {namespace, name, xml}")
-        for item in raws:
-            if not isinstance(item, Mapping) or not {"namespace", "name", "xml"} <= set(item):
-                raise InvalidValue(
-                    "extensions", item, "each must be an object with namespace, name, xml"
-                )
-            out.append(checked_raw(str(item["namespace"]), str(item["name"]), str(item["xml"])))
-    return tuple(out)
+    return typed_run(fragment, prefixes)
+
+
+class _Codes(Mapping[str, "Code"]):
+    """``rules.EXT_CODES`` (every extension's issue codes), built when first looked up."""
+
+    def _table(self) -> Mapping[str, Code]:
+        from .rules import EXT_CODES as table
+
+        return table
+
+    def __getitem__(self, code: str) -> Code:
+        return self._table()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+EXT_CODES: Mapping[str, Code] = _Codes()

@@ -20,6 +20,7 @@ from ..codes import Code
 from ..errors import InvalidValue
 from ..model import SITEMAP_NS, Issue, RawElement, Url
 from ..urls import plain_uri_flags
+from . import SAFE_PARSER_OPTIONS
 
 Rule = Callable[[Url, "datetime | None"], list[Issue]]
 
@@ -59,18 +60,6 @@ def declared(body: str, prefix: str, namespace: str, name: str) -> str:
 
 
 # ---------------------------------------------------------------- reading with lxml
-
-# lxml parser options for untrusted XML, for every parser urlset makes: no entities, no
-# network, no DTD, bounded text; comments and processing instructions dropped
-SAFE_PARSER_OPTIONS: dict[str, Any] = {
-    "resolve_entities": False,
-    "no_network": True,
-    "load_dtd": False,
-    "huge_tree": False,
-    "remove_comments": True,
-    "remove_pis": True,
-    "collect_ids": False,
-}
 
 
 @functools.cache

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..model import Url
-from .hreflang import Alternate
+
+if TYPE_CHECKING:
+    from .hreflang import Alternate
 
 T = TypeVar("T")
 
@@ -65,6 +67,11 @@ class Reciprocity:
 
     def add(self, url: Url) -> None:
         """Record one URL of the set (its typed alternates; others are ignored)."""
+        if not url.extensions:
+            self.add_links(url.loc, ())
+            return
+        from .hreflang import Alternate  # loaded with the first URL that has extensions
+
         links = [e for e in url.extensions if type(e) is Alternate]
         self.add_links(url.loc, links)
 

@@ -14,16 +14,13 @@ nothing here reads the clock.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from datetime import datetime
 
 from ..codes import Code
 from ..model import Issue, RawElement, Severity, Url
-from . import REGISTRY, parse
 from .common import Rule, coded_issue, warning_code
-from .news import MAX_NEWS_PER_SITEMAP, News
-from .reciprocity import Reciprocity, describe
+from .registry import REGISTRY, parse
+from .set_checks import SetChecks as SetChecks  # the rules across URLs, with the rest
 
 # the codes of elements that stay raw first, then each extension's own, in REGISTRY order
 EXT_CODES: dict[str, Code] = {
@@ -95,65 +92,3 @@ def check_url(
     if line or source:
         out = [i._replace(line=i.line or line, source=i.source or source) for i in out]
     return out
-
-
-# ---------------------------------------------------------------- across URLs
-
-
-class SetChecks:
-    """Rules that need more than one URL. ``add`` each URL (with the sitemap it is in), then
-    ``finish()``: news per sitemap (at most 1,000) and hreflang reciprocity over all URLs."""
-
-    def __init__(self, *, max_examples: int = 1_000) -> None:
-        self.reciprocity = Reciprocity()
-        self._news: Counter[str] = Counter()
-        self._max_examples = max_examples
-
-    def add(self, url: Url, *, source: str = "") -> None:
-        if url.extensions:
-            news = sum(1 for e in url.extensions if type(e) is News)
-            if news:
-                self._news[source] += news
-        self.reciprocity.add(url)
-
-    def add_all(self, urls: Iterable[Url], *, source: str = "") -> None:
-        for url in urls:
-            self.add(url, source=source)
-
-    def finish(self) -> list[Issue]:
-        out = [
-            issue(
-                "too-many-news",
-                f"{count:,} news entries; the limit is {MAX_NEWS_PER_SITEMAP:,} per sitemap",
-                source=source,
-            )
-            for source, count in self._news.items()
-            if count > MAX_NEWS_PER_SITEMAP
-        ]
-        missing = 0
-        for link in self.reciprocity.missing(include_self=False):
-            missing += 1
-            if missing <= self._max_examples:
-                out.append(issue("hreflang-not-reciprocal", describe(link)))
-        if missing > self._max_examples:
-            out.append(
-                issue(
-                    "hreflang-not-reciprocal",
-                    f"{missing - self._max_examples:,} more missing return links not shown",
-                )
-            )
-        for unlisted in self.reciprocity.unlisted():
-            code = "hreflang-unlisted" if unlisted.in_set else "hreflang-unverified"
-            what = (
-                "is in this set but lists no alternates"
-                if unlisted.in_set
-                else "is not in this set; its return links were not checked"
-            )
-            out.append(
-                issue(
-                    code,
-                    f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) "
-                    + what,
-                )
-            )
-        return out

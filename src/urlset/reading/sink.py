@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 from ..codes import CODES
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
-from ..extensions.rules import EXT_CODES
+from ..extensions import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..urls import PLAIN_HOST, non_production_host, to_uri

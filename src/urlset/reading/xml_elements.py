@@ -16,8 +16,6 @@ from typing import Any, TypeVar
 from lxml import etree
 
 from ..dates import Lastmod
-from ..extensions import parse_element, warning_code
-from ..extensions.rules import INVALID_CODES
 from ..model import ChangeFreq, SitemapRef, Url
 from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
@@ -321,6 +319,11 @@ class ElementReader:
         with the reason reported, so that nothing is lost on a round trip."""
         if ns == XHTML_NS and self.sink.base_url is not None:
             _resolve_href(self.sink, el, line)
+        # the registry loads with a document's first extension element
+        from ..extensions.common import warning_code
+        from ..extensions.registry import parse_element
+        from ..extensions.rules import INVALID_CODES
+
         parsed = parse_element(el, _serialise)
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)

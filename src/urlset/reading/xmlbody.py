@@ -33,10 +33,6 @@ import re
 
 from .sink import Sink
 from .xml_common import DONE, FAST, FULL, PROLOG, Status
-from .xml_compiled import CompiledLane
-from .xml_elements import ElementReader
-from .xml_full import FullLane
-from .xml_guard import Guard
 from .xml_prolog import TO_FULL, Prolog
 
 
@@ -50,6 +46,13 @@ class XmlBody:
         self.status = status = Status()
         self.buf = bytearray()  # the document while its prolog is read
         self.prolog = Prolog(sink, status)
+        # the lanes load with the first XML document (lxml with them): a text sitemap never
+        # needs them
+        from .xml_compiled import CompiledLane
+        from .xml_elements import ElementReader
+        from .xml_full import FullLane
+        from .xml_guard import Guard
+
         self.elements = ElementReader(sink, status)
         self.guard = Guard(sink, status)
         self.full = FullLane(sink, status, self.guard, self.elements)

@@ -1,0 +1,251 @@
+"""What ``urlset read`` does once it runs: the lazy read, entries written a batch at a time
+through the column renderers ``urlset fetch`` shares, issues to standard error or a file,
+and the run stored on ``--snapshot``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from ..dates import format_w3c
+from ..errors import InvalidValue
+from ..extensions import json_fields
+from ..limits import ReadLimits
+from ..model import Issue, SitemapRef, Url
+from ..reading.output import RENDERERS, UrlColumns
+from .read import INDEX_COLUMNS, URL_COLUMNS
+from .streams import Output, output_errors, target_name
+
+if TYPE_CHECKING:
+    from ..reading.reader import ReadResult
+
+STDIN_CHUNK = 262_144
+_URL_BATCH = 8192  # URLs rendered at once (a few MB of text at most)
+
+
+def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
+    """The JSON form of one entry: loc, then only the fields that are present."""
+    data: dict[str, Any] = {"loc": entry.loc}
+    if type(entry) is SitemapRef:
+        data["type"] = "sitemap"
+        if entry.lastmod is not None:
+            data["lastmod"] = format_w3c(entry.lastmod)
+        return data
+    assert isinstance(entry, Url)
+    if entry.lastmod is not None:
+        data["lastmod"] = format_w3c(entry.lastmod)
+    if entry.changefreq is not None:
+        data["changefreq"] = entry.changefreq.value
+    if entry.priority is not None:
+        data["priority"] = entry.priority
+    if entry.extensions:
+        # typed values as images / videos / news / alternates, anything else raw: the shape
+        # `urlset build` reads back
+        data.update(json_fields(entry.extensions))
+    return data
+
+
+def issue_dict(issue: Issue) -> dict[str, Any]:
+    return {
+        "code": issue.code,
+        "severity": issue.severity.value,
+        "message": issue.message,
+        "line": issue.line,
+        "column": issue.column,
+        "source": issue.source,
+        "hint": issue.hint,
+    }
+
+
+def _stdin_chunks() -> Iterator[bytes]:
+    stream = sys.stdin.buffer
+    while True:
+        chunk = stream.read1(STDIN_CHUNK) if hasattr(stream, "read1") else stream.read(STDIN_CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+class _Writer:
+    """Writes entries as they come; URLs a batch at a time through the column renderers of
+    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one."""
+
+    def __init__(self, out: Output, fmt: str) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.header = False
+        self.urls: list[Url] = []
+        self.csv: Any = None
+        self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
+        if fmt in ("csv", "tsv"):
+            self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+
+    def entry(self, entry: Url | SitemapRef) -> None:
+        if type(entry) is Url:
+            self.urls.append(entry)
+            if len(self.urls) >= _URL_BATCH:
+                self.flush()
+            return
+        self.flush()  # keep the order of the entries
+        fmt = self.fmt
+        if fmt == "jsonl":
+            self.out.write(
+                json.dumps(entry_dict(entry), ensure_ascii=False, separators=(",", ":")) + "\n"
+            )
+        elif fmt == "locs":
+            self.out.write(entry.loc + "\n")
+        else:
+            if not self.header:
+                self._header(index=True)
+            lastmod = "" if entry.lastmod is None else format_w3c(entry.lastmod)
+            self.csv.writerow((entry.loc, lastmod))
+
+    def flush(self) -> None:
+        """Write the URLs held back."""
+        if not self.urls:
+            return
+        if self.csv is not None and not self.header:
+            self._header(index=False)
+        columns = (
+            UrlColumns.from_urls(self.urls) if self.fmt != "locs" or self.kept is not None else None
+        )
+        if self.kept is not None and columns is not None:
+            self.kept.append(columns)
+        if self.fmt == "locs":
+            self.out.write("".join([url[0] + "\n" for url in self.urls]))
+        else:
+            assert columns is not None
+            self.out.write(RENDERERS[self.fmt](columns, None))
+        self.urls = []
+
+    def _header(self, index: bool) -> None:
+        self.header = True
+        self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
+
+    def finish(self) -> None:
+        self.flush()
+        if self.csv is not None and not self.header:
+            self._header(False)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"urlset read: {message}", err=True)
+    sys.exit(2)
+
+
+def run(
+    source: str,
+    fmt: str,
+    output: str | None,
+    issues_json: str | None,
+    base_url: str | None,
+    quiet: bool,
+    max_bytes: int | None,
+    snapshot: str | None,
+) -> None:
+    """Read SOURCE and write its entries as FMT; exits 1 on errors found, 2 when it could not
+    be read (see the command's help)."""
+    if source.lower().startswith(("http://", "https://")):
+        _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
+    result = _start(source, base_url, max_bytes)
+    try:
+        stream = (
+            open(output, "w", encoding="utf-8", newline="")  # noqa: SIM115
+            if output
+            else io.TextIOWrapper(
+                sys.stdout.buffer, encoding="utf-8", newline="", write_through=False
+            )
+        )
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    out = Output(stream, target_name(output))
+    issues: list[Issue] = []
+    writer = _Writer(out, fmt)
+    if snapshot is not None:
+        writer.kept = []
+    with output_errors("read"):
+        try:
+            _copy(result, writer, issues, print_issues=not quiet and not issues_json)
+        except OSError as exc:  # reading failed: what was read is written, then the error
+            _fail(f"cannot read {source}: {exc.strerror or exc}")
+        finally:
+            if output:
+                out.close()
+            else:
+                with contextlib.suppress(ValueError, OSError):
+                    stream.detach()
+    if issues_json is not None:
+        _write_issues(issues_json, result.issues)
+    if snapshot is not None and writer.kept is not None:
+        _store(snapshot, source, writer.kept, issues)
+    if result.fatal:
+        sys.exit(2)
+    if any(i.severity == "error" for i in issues):
+        sys.exit(1)
+
+
+def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, print_issues: bool) -> None:
+    """Entries to ``writer``, issues to ``issues`` (and stderr); on a read error, what was
+    read is still written before the error is raised."""
+    try:
+        for event in result:
+            if type(event) is Issue:
+                issues.append(event)
+                if print_issues:
+                    click.echo(str(event), err=True)
+            else:
+                writer.entry(event)  # type: ignore[arg-type]
+    finally:
+        writer.finish()
+        writer.out.flush()
+
+
+def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResult:
+    """The lazy read of SOURCE (a path, or - for stdin); a bad --base-url is a usage error."""
+    from ..reading.reader import SitemapReader, read_chunks, read_file
+
+    limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
+    try:
+        if base_url is not None:
+            SitemapReader("", base_url=base_url)
+        if source == "-":
+            return read_chunks(
+                _stdin_chunks(),
+                source="<stdin>",
+                base_url=base_url,
+                limits=limits,
+                with_issues=True,
+            )
+        return read_file(source, base_url=base_url, limits=limits, with_issues=True)
+    except InvalidValue as exc:
+        _fail(f"--base-url: {exc}")
+
+
+def _store(db: str, source: str, kept: list[UrlColumns], issues: list[Issue]) -> None:
+    from ..store.db import StoreError
+    from ..store.record import store_read
+
+    try:
+        run = store_read(db, "<stdin>" if source == "-" else source, kept, issues)
+    except StoreError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # a DuckDB error: never a traceback
+        _fail(f"cannot store the run in {db}: {type(exc).__name__}: {exc}")
+    click.echo(f"urlset read: stored as run {run} in {db}", err=True)
+
+
+def _write_issues(path: str, issues: list[Issue]) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump([issue_dict(i) for i in issues], f, ensure_ascii=False, indent=1)
+            f.write("\n")
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}")
