@@ -185,12 +185,18 @@ type RecordItem<'py> = (u64, Option<Bound<'py, PyList>>, Option<String>);
 
 #[pymethods]
 impl SourceReader {
+    /// `field_limit`: the characters a CSV or TSV cell may hold (`csv.field_size_limit()`).
     #[new]
-    fn new(format: &str, bom: bool) -> PyResult<Self> {
+    #[pyo3(signature = (format, bom, field_limit = delimited::FIELD_LIMIT))]
+    fn new(format: &str, bom: bool, field_limit: usize) -> PyResult<Self> {
+        let table = |delimiter| delimited::Reader {
+            delimiter,
+            field_limit,
+        };
         let format = match format {
             "text" => Format::Text,
-            "csv" => Format::Table(delimited::Reader::new(b',')),
-            "tsv" => Format::Table(delimited::Reader::new(b'\t')),
+            "csv" => Format::Table(table(b',')),
+            "tsv" => Format::Table(table(b'\t')),
             "jsonl" => Format::JsonLines,
             _ => return Err(PyValueError::new_err(format!("unknown format {format:?}"))),
         };
