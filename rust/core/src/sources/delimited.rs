@@ -29,7 +29,12 @@ pub struct Record {
     ends: Vec<usize>,
     /// whether every line of the record is UTF-8
     pub utf8: bool,
+    /// where the cell being read starts in `bytes`
+    cell_start: usize,
+    /// its characters in `bytes[cell_start..counted]`: counted only once the cell has more
+    /// bytes than the limit allows characters (a character is one byte or more)
     cell_chars: usize,
+    counted: usize,
 }
 
 impl Record {
@@ -51,12 +56,19 @@ impl Record {
         self.bytes.clear();
         self.ends.clear();
         self.utf8 = true;
-        self.cell_chars = 0;
+        (self.cell_start, self.cell_chars, self.counted) = (0, 0, 0);
     }
 
     fn save(&mut self) {
         self.ends.push(self.bytes.len());
-        self.cell_chars = 0;
+        (self.cell_start, self.cell_chars, self.counted) = (self.bytes.len(), 0, self.bytes.len());
+    }
+
+    /// Count the characters of the cell's bytes not counted yet, all from UTF-8 lines.
+    fn count_utf8(&mut self) {
+        let fresh = &self.bytes[self.counted..];
+        self.cell_chars += fresh.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        self.counted = self.bytes.len();
     }
 }
 
@@ -128,7 +140,8 @@ impl Reader {
                 return Step::Record(number);
             };
             number += 1;
-            let valid = utf8(&data[at..end]).is_some();
+            let text = &data[at..end];
+            let valid = text.is_ascii() || utf8(text).is_some();
             record.utf8 &= valid;
             let raw = &data[at..next];
             at = next;
@@ -143,15 +156,28 @@ impl Reader {
         }
     }
 
+    /// Add `bytes` (from a line that is UTF-8 or not) to the cell; an error when the cell then
+    /// holds more characters than the field limit, as `csv.reader` counts them.
     fn add(&self, record: &mut Record, bytes: &[u8], utf8: bool) -> Result<(), String> {
-        record.cell_chars += chars(bytes, utf8);
+        if !utf8 {
+            // counted now: where a character starts depends on the bytes around it
+            record.count_utf8();
+            record.cell_chars += chars(bytes, false);
+            record.bytes.extend_from_slice(bytes);
+            record.counted = record.bytes.len();
+        } else {
+            record.bytes.extend_from_slice(bytes);
+            if record.bytes.len() - record.cell_start <= self.field_limit {
+                return Ok(()); // the usual case: fewer bytes than the limit, so fewer characters
+            }
+            record.count_utf8();
+        }
         if record.cell_chars > self.field_limit {
             return Err(format!(
                 "field larger than field limit ({})",
                 self.field_limit
             ));
         }
-        record.bytes.extend_from_slice(bytes);
         Ok(())
     }
 
@@ -295,22 +321,23 @@ pub fn read_rows(
             rows.problem(number, NOT_UTF8.to_string());
             continue;
         }
-        let mut values = [Value::Absent; 4];
-        let mut readable = true;
-        for (value, position) in values.iter_mut().zip(columns.positions) {
-            let Some(index) = position else { continue };
-            let Some(text) = utf8(record.cell(index)) else {
-                readable = false;
-                break;
-            };
-            let text = strip(text);
-            if !text.is_empty() {
-                *value = rows.keep(text);
-            }
-        }
-        if !readable {
+        // the cells are cut at ASCII bytes, so each of a UTF-8 record is UTF-8
+        let Some(text) = utf8(&record.bytes) else {
             rows.problem(number, NOT_UTF8.to_string());
             continue;
+        };
+        let mut values = [Value::Absent; 4];
+        for (value, position) in values.iter_mut().zip(columns.positions) {
+            let Some(index) = position else { continue };
+            let start = if index == 0 {
+                0
+            } else {
+                record.ends[index - 1]
+            };
+            let cell = strip(text.get(start..record.ends[index]).unwrap_or_default());
+            if !cell.is_empty() {
+                *value = rows.keep(cell);
+            }
         }
         if values[0] == Value::Absent {
             values[0] = rows.keep("");
