@@ -13,7 +13,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,10 +25,15 @@ _PIECES = [b"a", b"b c", b" ", b",", b"\t", b'"', b'""', b"\r", b"\n", b"\r\n", 
 _PIECES += [b"\xff", b"\xc3", b"\xe2\x82", b"\x00", b"\xef\xbb\xbf", b"\xc2\xa0", b"\x1c", b"#"]
 
 
-def _python_records(data: bytes, delimiter: str, limit: int) -> list[Any]:
-    """What ``csv.reader`` gives, as the sources read a file: each record with its line."""
-    stream = io.TextIOWrapper(
-        io.BytesIO(data), encoding="utf-8-sig", errors="surrogateescape", newline=""
+def _python_records(data: bytes, delimiter: str, limit: int, file: bool = True) -> list[Any]:
+    """What ``csv.reader`` gives, as the sources read a file (or an ``io.StringIO`` of the
+    same text, whose lines end at LF only): each record with its line."""
+    stream: IO[str] = (
+        io.TextIOWrapper(
+            io.BytesIO(data), encoding="utf-8-sig", errors="surrogateescape", newline=""
+        )
+        if file
+        else io.StringIO(data.decode("utf-8", "surrogateescape"))
     )
     reader = csv.reader(stream, delimiter=delimiter)
     saved = csv.field_size_limit(limit)
@@ -75,19 +80,20 @@ def _cuts(data: bytes, seed: int) -> list[int]:
     st.sampled_from([",", "\t"]),
     st.sampled_from([3, 8, 131_072]),
     st.integers(0, 1000),
+    st.booleans(),
 )
 def test_records_are_what_csv_reader_gives(
-    pieces: list[bytes], delimiter: str, limit: int, seed: int
+    pieces: list[bytes], delimiter: str, limit: int, seed: int, file: bool
 ) -> None:
     data = b"".join(pieces)
     fmt = "csv" if delimiter == "," else "tsv"
-    reader = SourceReader(fmt, True, limit)
+    reader = SourceReader(fmt, file, limit, lone_cr=file)
     got = [
         (line, _texts(cells), reason)
         for batch in _fed(reader, data, _cuts(data, seed), lambda: reader.records(3))
         for line, cells, reason in batch
     ]
-    assert got == _python_records(data, delimiter, limit)
+    assert got == _python_records(data, delimiter, limit, file)
 
 
 def _texts(cells: list[str] | list[bytes] | None) -> list[str] | None:
@@ -154,6 +160,42 @@ def test_json_rows_are_what_json_loads_gives(objects: list[dict[str, Any]], seed
         assert set(obj) <= set(_KEYS)
         (row,) = chunk.rows()
         assert list(map(_shown, row)) == list(map(_shown, expected))
+
+
+def test_text_streams_end_lines_where_they_end_them() -> None:
+    """An ``io.StringIO`` ends lines at LF only, so a CR inside a line stays in it (a bad loc,
+    a CSV line ``csv.reader`` refuses, JSON white space), as the Python readers had it."""
+    from urlset.errors import InputError
+    from urlset.writing.sources import iter_entries
+
+    base = "https://www.example.com/"
+    refused = (
+        "unreadable row (new-line character seen in unquoted field - do you need to open "
+        "the file in universal-newline mode?)"
+    )
+    cases = {
+        "text": (
+            f"{base}a\r{base}b\n{base}c\r\n#x\r{base}d\n",
+            [
+                (1, f"loc '{base}a\\r{base}b': contains a control character or line break"),
+                f"Url('{base}c')",
+            ],
+        ),
+        "csv": (
+            f'loc,priority\n{base}a,0.5\r{base}b,0.1\n{base}c,"0.2\r"\n{base}d\r,\n',
+            [(2, refused), f"Url('{base}c', priority=0.2)", (4, refused)],
+        ),
+        "jsonl": (
+            f'{{"loc": "{base}a",\r"priority": "0.5"}}\n{{"loc": "{base}b"}}\r\n',
+            [f"Url('{base}a', priority=0.5)", f"Url('{base}b')"],
+        ),
+    }
+    for fmt, (text, expected) in cases.items():
+        got = [
+            (e.line, e.reason) if isinstance(e, InputError) else repr(e)
+            for e in iter_entries(io.StringIO(text), fmt, "s")
+        ]
+        assert got == expected, fmt
 
 
 def test_nan_lastmod_is_absent_when_rendered() -> None:

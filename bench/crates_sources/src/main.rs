@@ -73,7 +73,7 @@ fn own_json(data: &[u8]) -> usize {
     let (mut pos, mut line, mut rows, mut total) = (0, 0, Rows::default(), 0);
     loop {
         rows.clear();
-        match json_lines::read(data, pos, true, &mut line, 4096, &mut rows) {
+        match json_lines::read(data, pos, true, &mut line, 4096, &mut rows, true) {
             json_lines::Chunk::Rows(end) => {
                 pos = end;
                 total += rows.values.len();

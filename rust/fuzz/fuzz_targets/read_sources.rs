@@ -27,16 +27,17 @@ fn drained(rows: &mut Rows, out: &mut Vec<String>) {
     rows.clear();
 }
 
-fn read(data: &[u8], first: usize, format: u8, max: usize) -> Vec<String> {
+fn read(data: &[u8], first: usize, format: u8, max: usize, lone_cr: bool) -> Vec<String> {
     let (mut available, mut pos, mut line) = (first, 0, 0);
     let (mut rows, mut record, mut out) = (Rows::default(), Record::default(), Vec::new());
-    let reader = Reader::new(if format == 1 { b',' } else { b'\t' });
+    let mut reader = Reader::new(if format == 1 { b',' } else { b'\t' });
+    reader.lone_cr = lone_cr;
     loop {
         let eof = available == data.len();
         let bytes = &data[..available];
         let more = match format {
             0 => {
-                pos = text::read(bytes, pos, eof, &mut line, max, &mut rows);
+                pos = text::read(bytes, pos, eof, &mut line, max, &mut rows, lone_cr);
                 let full = rows.values.len() >= max;
                 drained(&mut rows, &mut out);
                 !full
@@ -53,7 +54,7 @@ fn read(data: &[u8], first: usize, format: u8, max: usize) -> Vec<String> {
                 }
                 Step::More | Step::End => true,
             },
-            _ => match json_lines::read(bytes, pos, eof, &mut line, max, &mut rows) {
+            _ => match json_lines::read(bytes, pos, eof, &mut line, max, &mut rows, lone_cr) {
                 json_lines::Chunk::Rows(end) => {
                     pos = end;
                     drained(&mut rows, &mut out);
@@ -82,9 +83,8 @@ fuzz_target!(|input: &[u8]| {
     };
     let format = choice % 4;
     let max = usize::from(choice / 4 % 5) + 1;
+    let lone_cr = choice / 4 % 2 == 0;
     let cut = usize::from(choice) * data.len() / 255;
-    assert_eq!(
-        read(data, data.len(), format, max),
-        read(data, cut, format, max)
-    );
+    let whole = read(data, data.len(), format, max, lone_cr);
+    assert_eq!(whole, read(data, cut, format, max, lone_cr));
 });

@@ -133,6 +133,7 @@ enum Format {
 #[pyclass(module = "urlset._core")]
 pub struct SourceReader {
     format: Format,
+    lone_cr: bool,
     data: Vec<u8>,
     pos: usize,
     eof: bool,
@@ -185,13 +186,15 @@ type RecordItem<'py> = (u64, Option<Bound<'py, PyList>>, Option<String>);
 
 #[pymethods]
 impl SourceReader {
-    /// `field_limit`: the characters a CSV or TSV cell may hold (`csv.field_size_limit()`).
+    /// `field_limit`: the characters a CSV or TSV cell may hold (`csv.field_size_limit()`);
+    /// `lone_cr`: a CR alone ends a line (a file's universal newlines; not an `io.StringIO`'s).
     #[new]
-    #[pyo3(signature = (format, bom, field_limit = delimited::FIELD_LIMIT))]
-    fn new(format: &str, bom: bool, field_limit: usize) -> PyResult<Self> {
+    #[pyo3(signature = (format, bom, field_limit = delimited::FIELD_LIMIT, lone_cr = true))]
+    fn new(format: &str, bom: bool, field_limit: usize, lone_cr: bool) -> PyResult<Self> {
         let table = |delimiter| delimited::Reader {
             delimiter,
             field_limit,
+            lone_cr,
         };
         let format = match format {
             "text" => Format::Text,
@@ -202,6 +205,7 @@ impl SourceReader {
         };
         Ok(SourceReader {
             format,
+            lone_cr,
             data: Vec::new(),
             pos: 0,
             eof: false,
@@ -273,7 +277,7 @@ impl SourceReader {
         if !self.started() {
             return Ok(None);
         }
-        let format = self.format;
+        let (format, lone_cr) = (self.format, self.lone_cr);
         let columns = self.columns;
         let Self {
             data,
@@ -287,7 +291,7 @@ impl SourceReader {
         let full = py
             .detach(|| match format {
                 Format::Text => {
-                    *pos = text::read(data, *pos, *eof, line, max, rows);
+                    *pos = text::read(data, *pos, *eof, line, max, rows, lone_cr);
                     Ok(rows.values.len() >= max)
                 }
                 Format::Table(reader) => {
@@ -329,7 +333,8 @@ impl SourceReader {
             rows,
             ..
         } = self;
-        let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows));
+        let lone_cr = self.lone_cr;
+        let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
         Ok(Some(match chunk {
             json_lines::Chunk::More => return Ok(None),
             json_lines::Chunk::End => Bound::new(py, self.batch())?.into_any(),

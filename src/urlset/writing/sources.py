@@ -160,7 +160,8 @@ class _Bytes:
 
     def __init__(self, stream: IO[str], fmt: str) -> None:
         # a stream from open_source: its bytes (utf-8-sig skips a byte order mark); any
-        # other text stream: its text as UTF-8 (a lone surrogate stays one: not UTF-8)
+        # other text stream: its text as UTF-8 (a lone surrogate stays one: not UTF-8), its
+        # lines ending where it ends them (an io.StringIO's at LF only)
         raw = getattr(stream, "buffer", None)
         ours = getattr(stream, "encoding", None) == "utf-8-sig" and raw is not None
         self.read: Callable[[], bytes] = (
@@ -168,7 +169,8 @@ class _Bytes:
             if ours
             else (lambda: stream.read(_BLOCK).encode("utf-8", "surrogatepass"))
         )
-        self.reader = SourceReader(fmt, ours)
+        lone_cr = not isinstance(stream, io.StringIO)
+        self.reader = SourceReader(fmt, ours, lone_cr=lone_cr)
 
     def pull(self, read: Callable[[], _T | None]) -> _T:
         """What ``read`` gives once the reader has the bytes it needs."""

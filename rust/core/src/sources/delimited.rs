@@ -103,6 +103,8 @@ fn chars(bytes: &[u8], utf8: bool) -> usize {
 pub struct Reader {
     pub delimiter: u8,
     pub field_limit: usize,
+    /// a CR alone ends a line (`line_at`)
+    pub lone_cr: bool,
 }
 
 impl Reader {
@@ -110,6 +112,7 @@ impl Reader {
         Reader {
             delimiter,
             field_limit: FIELD_LIMIT,
+            lone_cr: true,
         }
     }
 
@@ -128,7 +131,7 @@ impl Reader {
         let (mut at, mut number) = (*pos, *line);
         let mut state = State::StartRecord;
         loop {
-            let Some((end, next)) = line_at(data, at, eof) else {
+            let Some((end, next)) = line_at(data, at, eof, self.lone_cr) else {
                 if !eof {
                     return Step::More;
                 }
@@ -256,11 +259,12 @@ impl Reader {
                 State::QuoteInQuoted => *state = State::InField, // text after the quote
                 State::EatLineEnd if line_end(c) => i += 1,
                 State::EatLineEnd => {
+                    // only where a CR alone does not end a line; csv.reader's words (3.11)
                     return Err(
                         "new-line character seen in unquoted field - do you need to \
-                                open the file with newline=''?"
+                                open the file in universal-newline mode?"
                             .to_string(),
-                    )
+                    );
                 }
             }
         }
@@ -364,6 +368,7 @@ mod tests {
         let reader = Reader {
             delimiter,
             field_limit: limit,
+            lone_cr: true,
         };
         let (mut pos, mut line, mut record) = (0, 0, Record::default());
         let mut out = Vec::new();

@@ -26,7 +26,8 @@ pub enum Chunk {
 }
 
 /// Read the next chunk of `max_lines` lines (fewer at the end of the data) from `data[pos..]`;
-/// `line` (the number of the last line read) moves past it unless the data may go on.
+/// `line` (the number of the last line read) moves past it unless the data may go on;
+/// `lone_cr`: a CR alone ends a line (`line_at`).
 pub fn read(
     data: &[u8],
     pos: usize,
@@ -34,11 +35,12 @@ pub fn read(
     line: &mut u64,
     max_lines: usize,
     rows: &mut Rows,
+    lone_cr: bool,
 ) -> Chunk {
     let mut ends = Vec::with_capacity(max_lines.min(1 << 16));
     let mut at = pos;
     while ends.len() < max_lines {
-        match line_at(data, at, eof) {
+        match line_at(data, at, eof, lone_cr) {
             Some((end, next)) => {
                 ends.push((at, end));
                 at = next;
@@ -347,19 +349,22 @@ mod tests {
         let mut line = 0;
         let data = b"{\"loc\":\"a\"}\n{\"loc\":\"b\"}\r\n\n{\"loc\":\"c\"}";
         assert_eq!(
-            read(data, 0, true, &mut line, 2, &mut rows),
+            read(data, 0, true, &mut line, 2, &mut rows, true),
             Chunk::Rows(25)
         );
         assert_eq!((rows.lines.as_slice(), line), (&[1, 2][..], 2));
         rows.clear();
-        assert_eq!(read(data, 25, false, &mut line, 2, &mut rows), Chunk::More);
         assert_eq!(
-            read(data, 25, true, &mut line, 2, &mut rows),
+            read(data, 25, false, &mut line, 2, &mut rows, true),
+            Chunk::More
+        );
+        assert_eq!(
+            read(data, 25, true, &mut line, 2, &mut rows, true),
             Chunk::Lines(data.len())
         );
         assert_eq!((rows.values.len(), line), (0, 4));
         assert_eq!(
-            read(data, data.len(), true, &mut line, 2, &mut rows),
+            read(data, data.len(), true, &mut line, 2, &mut rows, true),
             Chunk::End
         );
     }

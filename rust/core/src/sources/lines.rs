@@ -1,13 +1,19 @@
 //! Lines as Python's text files give them with `newline=""` (LF, CRLF or a lone CR ends one),
 //! and the white space `str.strip` removes.
-use memchr::memchr2;
+use memchr::{memchr, memchr2};
 
 /// The line starting at `start`: (where its text ends, where the next line starts). None
 /// when the data may still continue it: no line end yet, or a CR at the very end that a LF
-/// may follow, unless `eof`; None too at the end of the data.
-pub fn line_at(data: &[u8], start: usize, eof: bool) -> Option<(usize, usize)> {
+/// may follow, unless `eof`; None too at the end of the data. Without `lone_cr` only a LF
+/// ends a line (a CR before it is the line's text), as in an `io.StringIO`.
+pub fn line_at(data: &[u8], start: usize, eof: bool, lone_cr: bool) -> Option<(usize, usize)> {
     let rest = data.get(start..)?;
-    match memchr2(b'\n', b'\r', rest) {
+    let found = if lone_cr {
+        memchr2(b'\n', b'\r', rest)
+    } else {
+        memchr(b'\n', rest)
+    };
+    match found {
         Some(found) => {
             let at = start + found;
             if data[at] == b'\n' {
@@ -61,14 +67,16 @@ mod tests {
     #[test]
     fn lines_end_as_python_universal_newlines_end_them() {
         let data = b"a\nb\r\nc\rd";
-        assert_eq!(line_at(data, 0, false), Some((1, 2)));
-        assert_eq!(line_at(data, 2, false), Some((3, 5)));
-        assert_eq!(line_at(data, 5, false), Some((6, 7)));
-        assert_eq!(line_at(data, 7, false), None); // "d" may go on
-        assert_eq!(line_at(data, 7, true), Some((8, 8)));
-        assert_eq!(line_at(data, 8, true), None);
-        assert_eq!(line_at(b"a\r", 0, false), None); // a LF may follow
-        assert_eq!(line_at(b"a\r", 0, true), Some((1, 2)));
+        assert_eq!(line_at(data, 0, false, true), Some((1, 2)));
+        assert_eq!(line_at(data, 2, false, true), Some((3, 5)));
+        assert_eq!(line_at(data, 5, false, true), Some((6, 7)));
+        assert_eq!(line_at(data, 7, false, true), None); // "d" may go on
+        assert_eq!(line_at(data, 7, true, true), Some((8, 8)));
+        assert_eq!(line_at(data, 8, true, true), None);
+        assert_eq!(line_at(b"a\r", 0, false, true), None); // a LF may follow
+        assert_eq!(line_at(b"a\r", 0, true, true), Some((1, 2)));
+        assert_eq!(line_at(data, 2, false, false), Some((4, 5))); // the CR is text
+        assert_eq!(line_at(data, 5, true, false), Some((8, 8)));
     }
 
     #[test]

@@ -4,7 +4,8 @@ use super::{Rows, Value, NOT_UTF8};
 
 /// Read lines from `data[pos..]` into `rows` until it holds `max_rows` rows or the data ends
 /// (a line the data may still continue is left unread unless `eof`); `line` is the number of
-/// the last line read and moves on. Returns where reading stopped.
+/// the last line read and moves on; `lone_cr`: a CR alone ends a line (`line_at`). Returns
+/// where reading stopped.
 pub fn read(
     data: &[u8],
     mut pos: usize,
@@ -12,9 +13,10 @@ pub fn read(
     line: &mut u64,
     max_rows: usize,
     rows: &mut Rows,
+    lone_cr: bool,
 ) -> usize {
     while rows.values.len() < max_rows {
-        let Some((end, next)) = line_at(data, pos, eof) else {
+        let Some((end, next)) = line_at(data, pos, eof, lone_cr) else {
             break;
         };
         *line += 1;
@@ -51,7 +53,7 @@ mod tests {
     fn locs(data: &[u8], max_rows: usize) -> Read {
         let mut rows = Rows::default();
         let mut line = 0;
-        let end = read(data, 0, true, &mut line, max_rows, &mut rows);
+        let end = read(data, 0, true, &mut line, max_rows, &mut rows, true);
         let found = rows
             .values
             .iter()
