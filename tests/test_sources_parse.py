@@ -198,6 +198,23 @@ def test_text_streams_end_lines_where_they_end_them() -> None:
         assert got == expected, fmt
 
 
+def test_the_csv_modules_field_limit_holds() -> None:
+    """A program that raised or lowered ``csv.field_size_limit`` gets that limit, as before."""
+    from urlset.errors import InputError
+    from urlset.writing.sources import iter_entries
+
+    text = "loc\nhttps://e.com/long-path\nhttps://e.com/\n"
+    saved = csv.field_size_limit(16)
+    try:
+        got = [
+            e.line if isinstance(e, InputError) else e.loc
+            for e in iter_entries(io.StringIO(text), "csv", "s")
+        ]
+    finally:
+        csv.field_size_limit(saved)
+    assert got == [2, "https://e.com/"]
+
+
 def test_nan_lastmod_is_absent_when_rendered() -> None:
     """A NaN lastmod is absent for the writer, as ``render_rows`` reads Python's NaN."""
     reader = SourceReader("jsonl", False)

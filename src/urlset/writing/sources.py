@@ -170,7 +170,7 @@ class _Bytes:
             else (lambda: stream.read(_BLOCK).encode("utf-8", "surrogatepass"))
         )
         lone_cr = not isinstance(stream, io.StringIO)
-        self.reader = SourceReader(fmt, ours, lone_cr=lone_cr)
+        self.reader = SourceReader(fmt, ours, _field_limit(fmt), lone_cr=lone_cr)
 
     def pull(self, read: Callable[[], _T | None]) -> _T:
         """What ``read`` gives once the reader has the bytes it needs."""
@@ -197,6 +197,16 @@ class _Bytes:
                     else cells  # type: ignore[assignment]
                 )
                 yield number, texts, unreadable
+
+
+def _field_limit(fmt: str) -> int:
+    """The characters a CSV or TSV cell may hold: the ``csv`` module's limit, which a program
+    may have changed (``csv.field_size_limit``)."""
+    if fmt not in ("csv", "tsv"):
+        return 0
+    import csv  # only for its limit: the core reads the table
+
+    return csv.field_size_limit()
 
 
 def _passed_on(rows: SourceRows, as_rows: bool) -> Sequence[Url | InputError | SourceRows]:
