@@ -1075,7 +1075,7 @@ def test_entry_batches_hold_few_source_rows_at_once(head: int) -> None:
     a few entries ahead only, so a long file is never held whole; every entry comes out once,
     in order, a ``SourceRows`` on its own."""
     from urlset.errors import InputError
-    from urlset.writing.source_rows import SourceRows, entry_batches
+    from urlset.writing.source_rows import PythonRows, SourceRows, entry_batches
 
     pulled = 0
 
@@ -1086,7 +1086,8 @@ def test_entry_batches_hold_few_source_rows_at_once(head: int) -> None:
             yield InputError("s", i + 1, "bad")
         for i in range(200):
             pulled += 1
-            yield SourceRows([(f"{BASE}{i}", None, None, None)], [head + i + 1], "s", None)
+            rows = PythonRows([(f"{BASE}{i}", None, None, None)], [head + i + 1])
+            yield SourceRows(rows, "s", None)
 
     seen: list[object] = []
     for batch, kinds in entry_batches(stream(), 8192):

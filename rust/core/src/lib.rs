@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod read;
+pub mod sources;
 pub mod values;
 pub mod write;
 

@@ -2,6 +2,7 @@
 use pyo3::prelude::*;
 
 mod read;
+mod sources;
 mod write;
 
 #[pymodule]
@@ -10,5 +11,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
     read::register(m)?;
     write::register(m)?;
+    sources::register(m)?;
     Ok(())
 }

@@ -19,7 +19,7 @@ static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// A value as the writer takes it: `Some(None)` absent, `Some(Some(v))` a checked value, and
 /// `None` when it is invalid or unusual: the batch then goes the per-entry way, which checks
 /// each value the long way and reports the bad ones.
-type Checked<T> = Option<Option<T>>;
+pub(crate) type Checked<T> = Option<Option<T>>;
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -84,7 +84,7 @@ fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
 }
 
 /// A value given as text: blank is absent (`model._absent`), else `read` checks it.
-fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
+pub(crate) fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
     let trimmed = scalars::trim_python_space(text)?;
     if trimmed.is_empty() {
         return Some(None);
@@ -119,10 +119,10 @@ fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
 }
 
 /// Priorities of floats already rounded in this batch, by their bits (a site uses few).
-struct PriorityMemo([(u64, Option<Priority>); 256]);
+pub(crate) struct PriorityMemo([(u64, Option<Priority>); 256]);
 
 impl PriorityMemo {
-    fn new() -> PriorityMemo {
+    pub(crate) fn new() -> PriorityMemo {
         // no float has the bits of NaN with every bit set, so no slot matches until filled
         PriorityMemo([(u64::MAX, None); 256])
     }
@@ -138,7 +138,7 @@ impl PriorityMemo {
 }
 
 impl PriorityMemo {
-    fn checked(&mut self, value: f64) -> Checked<Priority> {
+    pub(crate) fn checked(&mut self, value: f64) -> Checked<Priority> {
         if value.is_nan() {
             return Some(None);
         }
@@ -160,7 +160,7 @@ fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Pri
 /// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
 #[pyclass(frozen, module = "urlset._core")]
 pub struct RenderedRows {
-    rendered: Rendered,
+    pub(crate) rendered: Rendered,
 }
 
 #[pymethods]

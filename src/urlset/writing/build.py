@@ -334,8 +334,8 @@ def _checked(
                 rendered = given.render(prefix, text=opts.text)
             elif fast_prefix and kinds == {tuple}:
                 rendered = render_rows(given, prefix, text=opts.text)
-            elif fast_prefix and kinds == {SourceRows} and given.rows:  # checked only there
-                rendered = render_rows(given.rows, prefix, text=opts.text)
+            elif fast_prefix and kinds == {SourceRows}:  # checked only there
+                rendered = given.render(prefix, text=opts.text)
             if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused

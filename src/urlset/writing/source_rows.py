@@ -1,6 +1,6 @@
-"""A source's rows on their way to the build: ``SourceRows`` (a batch of rows not yet
-checked, with their lines) and the per-row checks a batch falls back to when the compiled
-core refuses it, so that every problem keeps its source line."""
+"""A source's rows on their way to the build: ``SourceRows`` (a batch of rows parsed in the
+compiled core, not yet checked, with their lines) and the per-row checks a batch falls back to
+when the core refuses it, so that every problem keeps its source line."""
 
 from __future__ import annotations
 
@@ -9,42 +9,86 @@ from datetime import tzinfo
 from itertools import islice
 from typing import Any
 
+from .._core import RenderedRows, SourceBatch, render_rows
 from ..errors import InputError, InvalidValue
+from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
 from .tables import TableBatch, is_table, table_batches
 
-CoreRow = tuple[str, str | None, str | None, str | None]  # loc, lastmod, changefreq, priority
+CoreRow = tuple[
+    str, str | None, str | None, str | float | None
+]  # loc, lastmod, changefreq, priority
+
+
+class PythonRows:
+    """Rows made in Python, with the methods of ``SourceBatch``: JSON Lines the compiled reader
+    leaves to ``json.loads`` that still make a batch of rows, as before."""
+
+    __slots__ = ("_lines", "_rows")
+
+    def __init__(self, rows: list[CoreRow], lines: list[int]) -> None:
+        self._rows = rows
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def count(self) -> int:
+        return len(self._rows)
+
+    def lines(self) -> list[int]:
+        return self._lines
+
+    def problems(self) -> list[tuple[int, int, str]]:
+        return []
+
+    def rows(self) -> list[CoreRow]:
+        return self._rows
+
+    def render(self, prefix: str, max_length: int, text: bool) -> RenderedRows | None:
+        return render_rows(self._rows, prefix, max_length, text) if self._rows else None
 
 
 class SourceRows:
-    """A batch of a source's (loc, lastmod, changefreq, priority) rows, not yet checked, with
-    the line of each, and the lines the source could not read (``errors``: the number of rows
-    before each, and its InputError). The build hands the rows to the compiled core, which
-    checks every value while it renders them (checking them here first too cost twice the
-    core's time); ``entries`` gives what ``iter_entries`` gives for the same lines, in order,
-    for a batch the core refuses, so that each problem keeps its line."""
+    """A batch of a source's (loc, lastmod, changefreq, priority) rows as the compiled reader
+    parsed them (``urlset._core.SourceBatch``: the texts in one buffer, no object per row),
+    not yet checked, with the line of each, and the lines the source could not read
+    (``errors``: the number of rows before each, and its InputError). The build renders the
+    rows in the compiled core (``render``), which checks every value; ``entries`` gives what
+    ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
+    each problem keeps its line."""
 
-    __slots__ = ("default_tz", "errors", "numbers", "rows", "source")
+    __slots__ = ("batch", "default_tz", "errors", "source")
 
     def __init__(
-        self,
-        rows: list[CoreRow],
-        numbers: list[int],
-        source: str,
-        default_tz: tzinfo | None,
-        errors: list[tuple[int, InputError]] | None = None,
+        self, batch: SourceBatch | PythonRows, source: str, default_tz: tzinfo | None
     ) -> None:
-        self.rows = rows
-        self.numbers = numbers
+        self.batch = batch
         self.source = source
         self.default_tz = default_tz
-        self.errors = errors or []
+        self.errors = [
+            (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
+        ]
+
+    @property
+    def rows(self) -> list[CoreRow]:
+        """The rows as tuples (made on each call: only a refused batch needs them)."""
+        return self.batch.rows()
+
+    @property
+    def numbers(self) -> list[int]:
+        """The line of each row."""
+        return self.batch.lines()
+
+    def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
+        """The rows rendered in the compiled core with the checks of ``document.render_rows``;
+        None when a row needs the long way, or there are none."""
+        return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
     def entries(self) -> list[Url | InputError]:
         """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
-        checked = checked_rows(
-            list(zip(self.numbers, self.rows, strict=True)), self.source, self.default_tz
-        )
+        numbered = list(zip(self.numbers, self.rows, strict=True))
+        checked = checked_rows(numbered, self.source, self.default_tz)
         if not self.errors:
             return checked
         out: list[Url | InputError] = []
@@ -70,6 +114,29 @@ def checked_rows(
         result if type(result) is Url else kept_or_error(source, number, row, default_tz)
         for (number, row), result in zip(numbered, results, strict=True)
     ]
+
+
+def not_utf8(text: str) -> bool:
+    """Whether text decoded with ``surrogateescape`` held bytes that are not UTF-8."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def without_extensions(
+    source: str, number: int, row: Sequence[Any], exc: InvalidValue, default_tz: tzinfo | None
+) -> InputError:
+    """A line whose extension values are bad still gives its page, without them."""
+    try:
+        kept, dropped = url_keeping_loc(row[:4], default_tz=default_tz)
+    except (InvalidValue, TypeError):
+        return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
+    reasons = [f"{exc} (written without its extensions)", *map(written_without, dropped)]
+    return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
 
 
 def written_without(exc: InvalidValue) -> str:

@@ -2,11 +2,16 @@
 
 Each source yields ``Url`` values, and ``InputError`` values for lines it could not use
 (source name, line number, reason), so the builder can skip and report them or, under
---strict, stop. Gzipped inputs (``.gz``) are read transparently. Lines are read and
-checked a batch at a time (``iter_batches``); for the build command, a batch of core-column
-rows comes unchecked as one ``SourceRows`` (rows and their lines), which the build renders in
-the compiled core, checking every value there; a batch the core refuses is checked row by
-row, each bad line an ``InputError`` with its line number as ever.
+--strict, stop. Gzipped inputs (``.gz``) are read transparently. A file's bytes are read a
+block at a time and parsed in the compiled core (``urlset._core.SourceReader``, the GIL
+released) as Python's text, ``csv`` and ``json`` readers read them: UTF-8 with a byte order
+mark skipped, lines ending at LF, CRLF or a lone CR, bytes that are not UTF-8 making their
+line "not valid UTF-8". For the build command, a batch of core-column rows comes unchecked as
+one ``SourceRows`` (rows and their lines, without a Python object per row), which the build
+renders in the compiled core, checking every value there; a batch the core refuses is
+checked row by row, each bad line an ``InputError`` with its line number as ever. Rows with
+extension columns, and JSON Lines chunks with any line other than an object of the core keys
+with plain values, are read one by one in Python (``source_tables``, ``json.loads``).
 
 Extensions (images, videos, news, hreflang alternates; see ``urlset.extensions``):
 
@@ -53,53 +58,41 @@ unknown key rejects its line: a misspelt ``lastmod`` would otherwise be lost wit
 
 from __future__ import annotations
 
-import csv
 import gzip
 import io
 import json
 import sys
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import chain, islice, repeat
-from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, cast
 
+from .._core import SourceBatch, SourceReader
 from ..errors import InputError, InvalidValue
-from ..extensions import (
-    JSON_KEYS,
-    Alternate,
-    Extension,
-    Image,
-    News,
-    Relationship,
-    Video,
-    from_json_fields,
+from ..extensions import JSON_KEYS, from_json_fields
+from ..model import Url, row_from_dict
+from .source_rows import (
+    CoreRow,
+    PythonRows,
+    SourceRows,
+    kept_or_error,
+    not_utf8,
+    without_extensions,
 )
-from ..model import RawElement, Url, row_from_dict, url_keeping_loc
-from .source_rows import CoreRow, SourceRows, checked_rows, kept_or_error, written_without
 from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
+from .source_tables import (
+    COLUMNS,
+    IGNORED_FIELDS,
+    Record,
+    extension_table,
+    known_column,
+)
 
 FORMATS = ("text", "csv", "tsv", "jsonl")
-IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
-COLUMNS = ("loc", "lastmod", "changefreq", "priority")
-IMAGE_COLUMNS = ("image_loc", "image_caption", "image_geo_location", "image_title", "image_license")
-NEWS_COLUMNS = (
-    "news_name",
-    "news_language",
-    "news_publication_date",
-    "news_title",
-    "news_access",
-    "news_genres",
-    "news_keywords",
-    "news_stock_tickers",
-)
-VIDEO_COLUMNS = tuple(f"video_{name}" for name in Video.__dataclass_fields__ if name != "prices")
-# "extensions": one JSON object with the JSON Lines extension fields, the cell `urlset read`
-# writes in CSV and TSV, so that its output builds again
-EXTENSION_COLUMNS = (*IMAGE_COLUMNS, *NEWS_COLUMNS, *VIDEO_COLUMNS, "alternates", "extensions")
 _SUFFIXES = {".txt": "text", ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+_ROWS_PER_CHECK = 4096
+_BLOCK = 1 << 20  # bytes read at a time
 
 
 def detect_format(name: str) -> str:
@@ -117,7 +110,8 @@ def detect_format(name: str) -> str:
 
 
 def open_source(name: str) -> IO[str]:
-    """Open a build input as text: a path (gzipped when it ends in .gz) or '-' for stdin."""
+    """Open a build input as text: a path (gzipped when it ends in .gz) or '-' for stdin.
+    ``iter_batches`` reads such a stream's bytes (its ``buffer``) itself."""
     if name == "-":
         return io.TextIOWrapper(
             sys.stdin.buffer, encoding="utf-8-sig", errors="surrogateescape", newline=""
@@ -147,66 +141,72 @@ def iter_batches(
     ``rows``, a batch of core-column rows comes as one ``SourceRows`` entry, unchecked:
     ``write_sitemaps`` renders it in the compiled core, which checks every value, and only
     when the core refuses it are its rows checked one by one (``SourceRows.entries``)."""
-    if fmt == "text":
-        yield from _text(stream, source, rows)
-    elif fmt in ("csv", "tsv"):
-        delimiter = "\t" if fmt == "tsv" else ","
-        yield from _table(stream, source, delimiter, default_tz, rows)
-    elif fmt == "jsonl":
-        yield from _jsonl(stream, source, default_tz, rows)
-    else:
+    if fmt not in FORMATS:
         raise InvalidValue("input format", fmt, f"choose one of {', '.join(FORMATS)}")
+    reader = _Bytes(stream, fmt)
+    if fmt == "text":
+        yield from _text(reader, source, default_tz, rows)
+    elif fmt in ("csv", "tsv"):
+        yield from _table(reader, source, default_tz, rows)
+    else:
+        yield from _jsonl(reader, source, default_tz, rows)
 
 
-def _batched(entries: Iterator[Url | InputError]) -> Iterator[list[Url | InputError]]:
-    while batch := list(islice(entries, _ROWS_PER_CHECK)):
-        yield batch
+_T = TypeVar("_T")
 
 
-def _not_utf8(text: str) -> bool:
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+class _Bytes:
+    """A stream's bytes fed to a ``SourceReader`` a block at a time, as its reads ask."""
+
+    def __init__(self, stream: IO[str], fmt: str) -> None:
+        # a stream from open_source: its bytes (utf-8-sig skips a byte order mark); any
+        # other text stream: its text as UTF-8 (a lone surrogate stays one: not UTF-8), its
+        # lines ending where it ends them (an io.StringIO's at LF only)
+        raw = getattr(stream, "buffer", None)
+        ours = getattr(stream, "encoding", None) == "utf-8-sig" and raw is not None
+        self.read: Callable[[], bytes] = (
+            (lambda: raw.read(_BLOCK))  # type: ignore[union-attr]
+            if ours
+            else (lambda: stream.read(_BLOCK).encode("utf-8", "surrogatepass"))
+        )
+        lone_cr = not isinstance(stream, io.StringIO)
+        self.reader = SourceReader(fmt, ours, _field_limit(fmt), lone_cr=lone_cr)
+
+    def pull(self, read: Callable[[], _T | None]) -> _T:
+        """What ``read`` gives once the reader has the bytes it needs."""
+        while (got := read()) is None:
+            block = self.read()
+            if block:
+                self.reader.feed(block)
+            else:
+                self.reader.finish()
+        return got
+
+    def batches(self) -> Iterator[SourceBatch]:
+        """Batches of rows (text, or a table once its columns are set) until the end."""
+        while (batch := self.pull(lambda: self.reader.rows(_ROWS_PER_CHECK))).count():
+            yield batch
+
+    def records(self) -> Iterator[Record]:
+        """A table's records, each cell text (decoded with surrogateescape when not UTF-8)."""
+        while records := self.pull(lambda: self.reader.records(_ROWS_PER_CHECK)):
+            for number, cells, unreadable in records:
+                texts: list[str] | None = (
+                    [c.decode("utf-8", "surrogateescape") if type(c) is bytes else c for c in cells]  # type: ignore[misc]
+                    if cells and type(cells[0]) is bytes
+                    else cells  # type: ignore[assignment]
+                )
+                yield number, texts, unreadable
 
 
-_ROWS_PER_CHECK = 4096
+def _field_limit(fmt: str) -> int:
+    """The characters a CSV or TSV cell may hold: the ``csv`` module's limit, which a program
+    may have changed (``csv.field_size_limit``)."""
+    if fmt not in ("csv", "tsv"):
+        return 0
+    import csv  # only for its limit: the core reads the table
 
-
-def _without_extensions(
-    source: str, number: int, row: Sequence[Any], exc: InvalidValue, default_tz: tzinfo | None
-) -> InputError:
-    """A line whose extension values are bad still gives its page, without them."""
-    try:
-        kept, dropped = url_keeping_loc(row[:4], default_tz=default_tz)
-    except (InvalidValue, TypeError):
-        return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
-    reasons = [f"{exc} (written without its extensions)", *map(written_without, dropped)]
-    return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
-
-
-def _text(
-    stream: IO[str], source: str, as_rows: bool
-) -> Iterator[Sequence[Url | InputError | Row]]:
-    """One URL a line, a batch of lines at a time ('#' comments and blank lines skipped)."""
-    rows = SourceRows([], [], source, None)
-    for number, line in enumerate(stream, 1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        if _not_utf8(text):
-            rows.errors.append((len(rows.rows), InputError(source, number, "not valid UTF-8")))
-            continue
-        rows.rows.append((text, None, None, None))
-        rows.numbers.append(number)
-        if len(rows.rows) == _ROWS_PER_CHECK:
-            yield _passed_on(rows, as_rows)
-            rows = SourceRows([], [], source, None)
-    if rows.rows or rows.errors:
-        yield _passed_on(rows, as_rows)
+    return csv.field_size_limit()
 
 
 def _passed_on(rows: SourceRows, as_rows: bool) -> Sequence[Url | InputError | SourceRows]:
@@ -214,18 +214,25 @@ def _passed_on(rows: SourceRows, as_rows: bool) -> Sequence[Url | InputError | S
     return [rows] if as_rows else rows.entries()
 
 
-def _table(
-    stream: IO[str], source: str, delimiter: str, default_tz: tzinfo | None, rows: bool = False
+def _text(
+    reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool
 ) -> Iterator[Sequence[Url | InputError | Row]]:
-    reader = csv.reader(stream, delimiter=delimiter)
-    try:
-        header = [name.strip().lower() for name in next(reader)]
-    except StopIteration:
+    """One URL a line, a batch of lines at a time ('#' comments and blank lines skipped)."""
+    for batch in reader.batches():
+        yield _passed_on(SourceRows(batch, source, default_tz), as_rows)
+
+
+def _table(
+    reader: _Bytes, source: str, default_tz: tzinfo | None, rows: bool = False
+) -> Iterator[Sequence[Url | InputError | Row]]:
+    cells, unreadable = reader.pull(reader.reader.header)
+    if unreadable is not None:
+        yield [InputError(source, 1, f"unreadable header ({unreadable})")]
         return
-    except csv.Error as exc:
-        yield [InputError(source, 1, f"unreadable header ({exc})")]
-        return
-    unknown = [name for name in header if not _known_column(name)]
+    if cells is None:
+        return  # an empty file
+    header = [cell.decode("utf-8", "surrogateescape").strip().lower() for cell in cells]
+    unknown = [name for name in header if not known_column(name)]
     if "loc" not in header or unknown:
         wrong = f"unknown columns {unknown}" if unknown else "no 'loc' column"
         raise InvalidValue(
@@ -243,261 +250,73 @@ def _table(
     ]
     width = len(header)
     if not extra:
-        yield from _core_table(reader, source, positions, width, default_tz, rows)
-    else:
-        yield from _batched(_extension_table(reader, source, positions, extra, width, default_tz))
-
-
-def _extension_table(
-    reader: Any,
-    source: str,
-    positions: list[int],
-    extra: list[tuple[int, str]],
-    width: int,
-    default_tz: tzinfo | None,
-) -> Iterator[Url | InputError]:
-    """The rows of a table with extension columns, one at a time."""
-    batch: list[tuple[int, tuple[Any, ...]]] = []
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            yield InputError(source, reader.line_num, f"unreadable row ({exc})")
-            continue
-        number = reader.line_num
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        problem: str | None = None
-        field = "line"
-        extensions: tuple[Extension | RawElement, ...] = ()
-        if len(row) != width:
-            problem = f"has {len(row)} fields; the header has {width}"
-        else:
-            values = tuple(row[i].strip() or None if i >= 0 else None for i in positions)
-            if any(v is not None and _not_utf8(v) for v in values):
-                problem = "not valid UTF-8"
-            elif extra:
-                cells = {name: row[i].strip() for i, name in extra if row[i].strip()}
-                if any(_not_utf8(v) for v in cells.values()):
-                    problem = "not valid UTF-8"
-                elif cells:
-                    try:
-                        extensions = table_extensions(cells)
-                    except InvalidValue as exc:
-                        yield from checked_rows(batch, source, default_tz)
-                        batch.clear()
-                        yield _without_extensions(source, number, values, exc, default_tz)
-                        continue
-        if problem is not None:
-            yield from checked_rows(batch, source, default_tz)
-            batch.clear()
-            yield InputError(source, number, problem, field)
-            continue
-        if extensions:  # a 5-field row: urls_from_rows checks it with Url(*row)
-            batch.append((number, (values[0] or "", *values[1:], extensions)))
-        else:
-            batch.append((number, (values[0] or "", *values[1:])))
-        if len(batch) == _ROWS_PER_CHECK:
-            yield from checked_rows(batch, source, default_tz)
-            batch.clear()
-    yield from checked_rows(batch, source, default_tz)
-
-
-def _core_table(
-    reader: Any,
-    source: str,
-    positions: list[int],
-    width: int,
-    default_tz: tzinfo | None,
-    as_rows: bool,
-) -> Iterator[Sequence[Url | InputError | Row]]:
-    """The rows of a table with no extension columns, a list at a time: held raw, then
-    stripped column by column (no per-row Python beyond the CSV reader's); lines it cannot
-    read are kept in place as errors."""
-    pending: list[tuple[int, list[str]]] = []
-    errors: list[InputError] = []
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            errors.append(InputError(source, reader.line_num, f"unreadable row ({exc})"))
-        else:
-            if len(row) <= 1 and (not row or not row[0].strip()):
-                continue  # a blank line
-            if len(row) != width:
-                problem = f"has {len(row)} fields; the header has {width}"
-                errors.append(InputError(source, reader.line_num, problem))
-            else:
-                pending.append((reader.line_num, row))
-        if len(pending) + len(errors) >= _ROWS_PER_CHECK:
-            yield _passed_on(_core_rows(pending, errors, positions, source, default_tz), as_rows)
-            pending, errors = [], []
-    if pending or errors:
-        yield _passed_on(_core_rows(pending, errors, positions, source, default_tz), as_rows)
-
-
-def _core_rows(
-    pending: list[tuple[int, list[str]]],
-    errors: list[InputError],
-    positions: list[int],
-    source: str,
-    default_tz: tzinfo | None,
-) -> SourceRows:
-    """The (loc, lastmod, changefreq, priority) rows of raw table rows, stripped; a row that
-    is not UTF-8 becomes an error in its place."""
-    rows = [row for _, row in pending]
-    if _not_utf8("".join(chain.from_iterable(rows))):  # rare: find the rows, keep the order
-        bad = [number for number, row in pending if _not_utf8("".join(row))]
-        errors = errors + [InputError(source, number, "not valid UTF-8") for number in bad]
-        pending = [(number, row) for number, row in pending if not _not_utf8("".join(row))]
-        rows = [row for _, row in pending]
-    numbers = [number for number, _ in pending]
-    columns: list[Any] = [
-        [cell.strip() or None for cell in map(itemgetter(i), rows)] if i >= 0 else repeat(None)
-        for i in positions
-    ]
-    columns[0] = [loc or "" for loc in columns[0]]
-    stripped: list[CoreRow] = list(zip(*columns, strict=False))  # repeat(None) ends with locs
-    placed = [
-        (bisect_left(numbers, error.line), error)
-        for error in sorted(errors, key=attrgetter("line"))
-    ]
-    return SourceRows(stripped, numbers, source, default_tz, placed)
-
-
-def _known_column(name: str) -> bool:
-    return (
-        name in COLUMNS
-        or name in EXTENSION_COLUMNS
-        or name in IGNORED_FIELDS
-        or name.startswith("alternate_")
+        reader.reader.set_columns(positions, width)
+        for batch in reader.batches():
+            yield _passed_on(SourceRows(batch, source, default_tz), rows)
+        return
+    entries = extension_table(
+        reader.records(), source, positions, extra, width, default_tz, _ROWS_PER_CHECK
     )
-
-
-def _parts(cells: dict[str, str], column: str, count: int) -> list[str | None]:
-    """The ``|``-separated parts of an optional per-image column, one per image."""
-    text = cells.get(column)
-    if text is None:
-        return [None] * count
-    parts = [p.strip() or None for p in text.split("|")]
-    if len(parts) != count:
-        raise InvalidValue(column, text, f"has {len(parts)} parts for {count} images in image_loc")
-    return parts
-
-
-def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...]:
-    """The extensions of one CSV/TSV row, from its non-empty extension cells (name -> text)."""
-    out: list[Extension | RawElement] = []
-    if "extensions" in cells:
-        try:
-            data = json.loads(cells["extensions"])
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            out.extend(from_json_fields(data))
-        except InvalidValue:
-            raise
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InvalidValue(
-                "extensions",
-                cells["extensions"][:80],
-                f"is not a JSON object of extension fields, as `urlset read` writes ({exc})",
-            ) from None
-    if "image_loc" in cells:
-        locs = [p.strip() for p in cells["image_loc"].split("|")]
-        n = len(locs)
-        captions, geos, titles, licenses = (_parts(cells, c, n) for c in IMAGE_COLUMNS[1:])
-        out.extend(
-            Image(loc, captions[i], geos[i], titles[i], licenses[i]) for i, loc in enumerate(locs)
-        )
-    elif any(c in cells for c in IMAGE_COLUMNS):
-        raise InvalidValue("image_loc", None, "is empty but other image columns are not")
-    video: dict[str, Any] = {k[6:]: v for k, v in cells.items() if k.startswith("video_")}
-    if video:
-        if "tags" in video:
-            video["tags"] = tuple(t.strip() for t in video["tags"].split("|") if t.strip())
-        for name in ("restriction", "platform"):
-            if name in video:
-                relationship, _, rest = video[name].partition(" ")
-                video[name] = Relationship(relationship, tuple(rest.split()))
-        for name in ("thumbnail_loc", "title", "description"):
-            if name not in video:
-                raise InvalidValue(
-                    f"video_{name}", None, "is empty but other video columns are not"
-                )
-        out.append(Video(**video))
-    if any(c in cells for c in NEWS_COLUMNS):
-        for name in NEWS_COLUMNS[:4]:
-            if name not in cells:
-                raise InvalidValue(name, None, "is empty but other news columns are not")
-        news: dict[str, Any] = cells
-        out.append(
-            News(
-                news["news_name"],
-                news["news_language"],
-                news["news_publication_date"],
-                news["news_title"],
-                news.get("news_access"),
-                news.get("news_genres", ()),
-                news.get("news_keywords", ()),
-                news.get("news_stock_tickers", ()),
-            )
-        )
-    for name, text in cells.items():
-        if name.startswith("alternate_"):
-            out.append(Alternate(name[len("alternate_") :], text))
-    if "alternates" in cells:
-        for pair in cells["alternates"].split("|"):
-            if not pair.strip():
-                continue
-            code, sep, href = pair.partition("=")
-            if not sep:
-                raise InvalidValue("alternates", pair, "write hreflang=href pairs separated by |")
-            out.append(Alternate(code, href))
-    return tuple(out)
+    while checked := list(islice(entries, _ROWS_PER_CHECK)):
+        yield checked
 
 
 _CORE_KEYS = frozenset(COLUMNS)
-_FAST_KEYS = _CORE_KEYS | IGNORED_FIELDS  # lines checked column by column
+_FAST_KEYS = _CORE_KEYS | IGNORED_FIELDS  # lines passed on as rows
 _JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | set(JSON_KEYS)
 
 
 def _jsonl(
-    stream: IO[str], source: str, default_tz: tzinfo | None, as_rows: bool
+    reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool
 ) -> Iterator[Sequence[Url | InputError | Row]]:
-    """JSON Lines a batch of lines at a time: a batch of objects with the core keys only is
-    passed on as rows with ``as_rows`` (else checked column by column); any other batch goes
-    line by line."""
-    numbered = enumerate(stream, 1)
-    while chunk := list(islice(numbered, _ROWS_PER_CHECK)):
-        lines = [line for _, line in chunk]
-        try:
-            if _not_utf8("".join(lines)):
-                raise ValueError("not UTF-8")
-            objects: list[Any] = list(map(json.loads, lines))  # a blank line fails too
-        except ValueError:
-            yield list(_json_lines(chunk, source, default_tz))
-            continue
-        if (
-            set(map(type, objects)) != {dict}
-            or not set(chain.from_iterable(objects)) <= _FAST_KEYS
-            or not all(map(dict.__contains__, objects, repeat("loc")))
-        ):
-            yield list(_json_lines(chunk, source, default_tz))
-            continue
-        # empty values mean "none", as Url.from_dict reads them
-        lastmods = [value or None for value in map(dict.get, objects, repeat("lastmod"))]
-        freqs = [value or None for value in map(dict.get, objects, repeat("changefreq"))]
-        prios = [
-            None if value == "" else value for value in map(dict.get, objects, repeat("priority"))
-        ]
-        locs = map(dict.__getitem__, objects, repeat("loc"))
-        rows: list[CoreRow] = list(zip(locs, lastmods, freqs, prios, strict=True))
-        numbers = [number for number, _ in chunk]
-        yield _passed_on(SourceRows(rows, numbers, source, default_tz), as_rows)
+    """JSON Lines a chunk of lines at a time: a chunk of objects of the core keys with plain
+    values comes from the core as rows; any other chunk is read line by line here."""
+    while True:
+        # a union the type checker does not solve _T for
+        chunk = cast(
+            "SourceBatch | tuple[int, bytes]",
+            reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK)),
+        )
+        if isinstance(chunk, tuple):
+            first, data = chunk
+            yield _json_chunk(data, first, source, default_tz, as_rows)
+        elif chunk.count():
+            yield _passed_on(SourceRows(chunk, source, default_tz), as_rows)
+        else:
+            return
+
+
+def _json_chunk(
+    data: bytes, first: int, source: str, default_tz: tzinfo | None, as_rows: bool
+) -> Sequence[Url | InputError | Row]:
+    """A chunk of JSON Lines the core left to Python (a line other than an object of the core
+    keys with scalar values): if all are objects of the core keys with loc (lists among the
+    values, say), a batch of rows as ever; else each line on its own."""
+    stream = io.TextIOWrapper(
+        io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline=""
+    )
+    chunk = list(enumerate(stream, first))
+    lines = [line for _, line in chunk]
+    try:
+        if not_utf8("".join(lines)):
+            raise ValueError("not UTF-8")
+        objects: list[Any] = list(map(json.loads, lines))  # a blank line fails too
+    except ValueError:
+        return list(_json_lines(chunk, source, default_tz))
+    if (
+        set(map(type, objects)) != {dict}
+        or not set(chain.from_iterable(objects)) <= _FAST_KEYS
+        or not all(map(dict.__contains__, objects, repeat("loc")))
+    ):
+        return list(_json_lines(chunk, source, default_tz))
+    # empty values mean "none", as Url.from_dict reads them
+    lastmods = [value or None for value in map(dict.get, objects, repeat("lastmod"))]
+    freqs = [value or None for value in map(dict.get, objects, repeat("changefreq"))]
+    prios = [None if value == "" else value for value in map(dict.get, objects, repeat("priority"))]
+    locs = map(dict.__getitem__, objects, repeat("loc"))
+    rows: list[CoreRow] = list(zip(locs, lastmods, freqs, prios, strict=True))
+    batch = PythonRows(rows, [number for number, _ in chunk])
+    return _passed_on(SourceRows(batch, source, default_tz), as_rows)
 
 
 def _json_lines(
@@ -506,7 +325,7 @@ def _json_lines(
     for number, line in numbered:
         if not line.strip():
             continue
-        if _not_utf8(line):
+        if not_utf8(line):
             yield InputError(source, number, "not valid UTF-8")
             continue
         try:
@@ -538,7 +357,7 @@ def _json_lines(
             try:
                 row = (*row[:4], from_json_fields(data))
             except InvalidValue as exc:
-                yield _without_extensions(source, number, row, exc, default_tz)
+                yield without_extensions(source, number, row, exc, default_tz)
                 continue
             except (KeyError, TypeError) as exc:
                 yield InputError(source, number, f"extensions: {exc}")

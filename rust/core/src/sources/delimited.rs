@@ -1,0 +1,489 @@
+//! CSV and TSV records as Python's `csv.reader` reads them (its default dialect: `"` quotes,
+//! doubled quotes inside them, no escape character, not strict) from a text file opened with
+//! `newline=""`: a record may go on over lines inside quotes, text after a closing quote joins
+//! the cell, a quote inside an unquoted cell is kept, a cell longer than the field limit makes
+//! its line unreadable (the rest of that line is skipped), an open quote at the end of the
+//! data ends the record, and each record has the number of its last line (`reader.line_num`).
+use memchr::{memchr, memchr3};
+
+use super::lines::{line_at, strip, utf8};
+use super::{Rows, Value, NOT_UTF8};
+
+/// `csv.field_size_limit()`: the characters a cell may hold.
+pub const FIELD_LIMIT: usize = 131_072;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    StartRecord,
+    StartField,
+    InField,
+    InQuoted,
+    QuoteInQuoted,
+    EatLineEnd,
+}
+
+/// One record's cells, their bytes in one buffer.
+#[derive(Debug, Default)]
+pub struct Record {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    /// whether every line of the record is UTF-8
+    pub utf8: bool,
+    /// where the cell being read starts in `bytes`
+    cell_start: usize,
+    /// its characters in `bytes[cell_start..counted]`: counted only once the cell has more
+    /// bytes than the limit allows characters (a character is one byte or more)
+    cell_chars: usize,
+    counted: usize,
+}
+
+impl Record {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of cell `index`.
+    pub fn cell(&self, index: usize) -> &[u8] {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        &self.bytes[start..self.ends[index]]
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.utf8 = true;
+        (self.cell_start, self.cell_chars, self.counted) = (0, 0, 0);
+    }
+
+    fn save(&mut self) {
+        self.ends.push(self.bytes.len());
+        (self.cell_start, self.cell_chars, self.counted) = (self.bytes.len(), 0, self.bytes.len());
+    }
+
+    /// Count the characters of the cell's bytes not counted yet, all from UTF-8 lines.
+    fn count_utf8(&mut self) {
+        let fresh = &self.bytes[self.counted..];
+        self.cell_chars += fresh.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        self.counted = self.bytes.len();
+    }
+}
+
+/// What reading the next record gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    /// a record (in the `Record` given), ending on this line
+    Record(u64),
+    /// a line `csv.reader` refuses, and its error's text
+    Unreadable(u64, String),
+    /// the data may go on: nothing was read
+    More,
+    /// the end of the data
+    End,
+}
+
+/// The characters Python decodes `bytes` into (`surrogateescape`: a byte it cannot decode is
+/// one); `utf8`: the line they come from is UTF-8. Cells are cut at ASCII bytes only, which
+/// never fall inside a character, so counting a piece alone counts as the whole line does.
+fn chars(bytes: &[u8], utf8: bool) -> usize {
+    if utf8 {
+        return bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    }
+    bytes
+        .utf8_chunks()
+        .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+        .sum()
+}
+
+/// A CSV (`,`) or TSV (`\t`) reader.
+#[derive(Clone, Copy, Debug)]
+pub struct Reader {
+    pub delimiter: u8,
+    pub field_limit: usize,
+    /// a CR alone ends a line (`line_at`)
+    pub lone_cr: bool,
+}
+
+impl Reader {
+    pub fn new(delimiter: u8) -> Reader {
+        Reader {
+            delimiter,
+            field_limit: FIELD_LIMIT,
+            lone_cr: true,
+        }
+    }
+
+    /// Read the next record from `data[*pos..]` into `record`; on `Record` and `Unreadable`,
+    /// `pos` and `line` (the number of the last line read) move past it. A record the data
+    /// may still continue is left unread (`More`) unless `eof`.
+    pub fn next(
+        &self,
+        data: &[u8],
+        pos: &mut usize,
+        eof: bool,
+        line: &mut u64,
+        record: &mut Record,
+    ) -> Step {
+        record.clear();
+        let (mut at, mut number) = (*pos, *line);
+        let mut state = State::StartRecord;
+        loop {
+            let Some((end, next)) = line_at(data, at, eof, self.lone_cr) else {
+                if !eof {
+                    return Step::More;
+                }
+                if number == *line {
+                    return Step::End;
+                }
+                record.save(); // an open quote to the end of the data: the record ends there
+                (*pos, *line) = (at, number);
+                return Step::Record(number);
+            };
+            number += 1;
+            let text = &data[at..end];
+            let valid = text.is_ascii() || utf8(text).is_some();
+            record.utf8 &= valid;
+            let raw = &data[at..next];
+            at = next;
+            if let Err(reason) = self.line(raw, valid, &mut state, record) {
+                (*pos, *line) = (at, number);
+                return Step::Unreadable(number, reason);
+            }
+            if state == State::StartRecord {
+                (*pos, *line) = (at, number);
+                return Step::Record(number);
+            }
+        }
+    }
+
+    /// Add `bytes` (from a line that is UTF-8 or not) to the cell; an error when the cell then
+    /// holds more characters than the field limit, as `csv.reader` counts them.
+    fn add(&self, record: &mut Record, bytes: &[u8], utf8: bool) -> Result<(), String> {
+        if !utf8 {
+            // counted now: where a character starts depends on the bytes around it
+            record.count_utf8();
+            record.cell_chars += chars(bytes, false);
+            record.bytes.extend_from_slice(bytes);
+            record.counted = record.bytes.len();
+        } else {
+            record.bytes.extend_from_slice(bytes);
+            if record.bytes.len() - record.cell_start <= self.field_limit {
+                return Ok(()); // the usual case: fewer bytes than the limit, so fewer characters
+            }
+            record.count_utf8();
+        }
+        if record.cell_chars > self.field_limit {
+            return Err(format!(
+                "field larger than field limit ({})",
+                self.field_limit
+            ));
+        }
+        Ok(())
+    }
+
+    /// One line (with its line end) through `csv.reader`'s states. One piece because the
+    /// states hand characters to each other, as the C reader's switch does.
+    fn line(
+        &self,
+        raw: &[u8],
+        utf8: bool,
+        state: &mut State,
+        record: &mut Record,
+    ) -> Result<(), String> {
+        let (delimiter, quote) = (self.delimiter, b'"');
+        let line_end = |c: u8| c == b'\n' || c == b'\r';
+        let mut i = 0;
+        while i < raw.len() {
+            let c = raw[i];
+            match *state {
+                State::StartRecord if line_end(c) => {
+                    *state = State::EatLineEnd;
+                    i += 1;
+                }
+                State::StartRecord => *state = State::StartField,
+                State::StartField if c != quote && c != delimiter && !line_end(c) => {
+                    *state = State::InField;
+                }
+                State::StartField => {
+                    if c == quote {
+                        *state = State::InQuoted;
+                    } else {
+                        record.save();
+                        if c != delimiter {
+                            *state = State::EatLineEnd;
+                        }
+                    }
+                    i += 1;
+                }
+                State::InField => {
+                    let stop =
+                        memchr3(delimiter, b'\n', b'\r', &raw[i..]).map_or(raw.len(), |f| i + f);
+                    self.add(record, &raw[i..stop], utf8)?;
+                    i = stop;
+                    if let Some(&end) = raw.get(i) {
+                        record.save();
+                        *state = if end == delimiter {
+                            State::StartField
+                        } else {
+                            State::EatLineEnd
+                        };
+                        i += 1;
+                    }
+                }
+                State::InQuoted => {
+                    let stop = memchr(quote, &raw[i..]).map_or(raw.len(), |f| i + f);
+                    self.add(record, &raw[i..stop], utf8)?;
+                    i = stop;
+                    if i < raw.len() {
+                        *state = State::QuoteInQuoted;
+                        i += 1;
+                    }
+                }
+                State::QuoteInQuoted if c == quote => {
+                    self.add(record, b"\"", true)?; // "" inside quotes is one "
+                    *state = State::InQuoted;
+                    i += 1;
+                }
+                State::QuoteInQuoted if c == delimiter || line_end(c) => {
+                    record.save();
+                    *state = if c == delimiter {
+                        State::StartField
+                    } else {
+                        State::EatLineEnd
+                    };
+                    i += 1;
+                }
+                State::QuoteInQuoted => *state = State::InField, // text after the quote
+                State::EatLineEnd if line_end(c) => i += 1,
+                State::EatLineEnd => {
+                    // only where a CR alone does not end a line; csv.reader's words (3.11)
+                    return Err(
+                        "new-line character seen in unquoted field - do you need to \
+                                open the file in universal-newline mode?"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        match *state {
+            State::StartField | State::InField | State::QuoteInQuoted => {
+                record.save();
+                *state = State::StartRecord;
+            }
+            State::EatLineEnd => *state = State::StartRecord,
+            State::StartRecord | State::InQuoted => {}
+        }
+        Ok(())
+    }
+}
+
+/// Where a table's core columns (loc, lastmod, changefreq, priority) are, and its width.
+#[derive(Clone, Copy, Debug)]
+pub struct Columns {
+    pub positions: [Option<usize>; 4],
+    pub width: usize,
+}
+
+/// Read a table's records from `data[pos..]` as rows of its core columns, stripped (a blank
+/// cell is absent, a blank loc empty), until `rows` holds `max` rows and problems or the data
+/// ends; blank records are skipped, and a record of the wrong width, not UTF-8 or unreadable
+/// is a problem on its line. Returns where reading stopped; `line` moves on.
+#[allow(clippy::too_many_arguments)]
+pub fn read_rows(
+    reader: &Reader,
+    columns: &Columns,
+    data: &[u8],
+    mut pos: usize,
+    eof: bool,
+    line: &mut u64,
+    max: usize,
+    record: &mut Record,
+    rows: &mut Rows,
+) -> usize {
+    while rows.count() < max {
+        let number = match reader.next(data, &mut pos, eof, line, record) {
+            Step::More | Step::End => break,
+            Step::Unreadable(number, reason) => {
+                rows.problem(number, format!("unreadable row ({reason})"));
+                continue;
+            }
+            Step::Record(number) => number,
+        };
+        let count = record.len();
+        if count <= 1 && (count == 0 || blank(record)) {
+            continue;
+        }
+        if count != columns.width {
+            let reason = format!("has {count} fields; the header has {}", columns.width);
+            rows.problem(number, reason);
+            continue;
+        }
+        if !record.utf8 {
+            rows.problem(number, NOT_UTF8.to_string());
+            continue;
+        }
+        // the cells are cut at ASCII bytes, so each of a UTF-8 record is UTF-8
+        let Some(text) = utf8(&record.bytes) else {
+            rows.problem(number, NOT_UTF8.to_string());
+            continue;
+        };
+        let mut values = [Value::Absent; 4];
+        for (value, position) in values.iter_mut().zip(columns.positions) {
+            let Some(index) = position else { continue };
+            let start = if index == 0 {
+                0
+            } else {
+                record.ends[index - 1]
+            };
+            let cell = strip(text.get(start..record.ends[index]).unwrap_or_default());
+            if !cell.is_empty() {
+                *value = rows.keep(cell);
+            }
+        }
+        if values[0] == Value::Absent {
+            values[0] = rows.keep("");
+        }
+        rows.push(number, values);
+    }
+    pos
+}
+
+/// A record of one cell that is blank (a cell Python cannot decode is not).
+fn blank(record: &Record) -> bool {
+    record.utf8 && utf8(record.cell(0)).is_some_and(|text| strip(text).is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(
+        data: &[u8],
+        delimiter: u8,
+        limit: usize,
+    ) -> Vec<(u64, Result<Vec<String>, String>)> {
+        let reader = Reader {
+            delimiter,
+            field_limit: limit,
+            lone_cr: true,
+        };
+        let (mut pos, mut line, mut record) = (0, 0, Record::default());
+        let mut out = Vec::new();
+        loop {
+            match reader.next(data, &mut pos, true, &mut line, &mut record) {
+                Step::Record(number) => {
+                    let cells = (0..record.len())
+                        .map(|i| String::from_utf8_lossy(record.cell(i)).into_owned())
+                        .collect();
+                    out.push((number, Ok(cells)));
+                }
+                Step::Unreadable(number, reason) => out.push((number, Err(reason))),
+                Step::End => return out,
+                Step::More => unreachable!("at the end of the data"),
+            }
+        }
+    }
+
+    fn ok(number: u64, cells: &[&str]) -> (u64, Result<Vec<String>, String>) {
+        (number, Ok(cells.iter().map(|c| c.to_string()).collect()))
+    }
+
+    #[test]
+    fn records_as_python_reads_them() {
+        let data = b"a,\"b\"\"c\",d\r\n\n\"x\ny\"z,q\"r\rlast,\"open\n";
+        assert_eq!(
+            records(data, b',', FIELD_LIMIT),
+            [
+                ok(1, &["a", "b\"c", "d"]),
+                ok(2, &[]),
+                ok(4, &["x\nyz", "q\"r"]),
+                ok(5, &["last", "open\n"]),
+            ]
+        );
+        assert_eq!(
+            records(b"a\t\"b\tc\"\t\n", b'\t', 9),
+            [ok(1, &["a", "b\tc", ""])]
+        );
+    }
+
+    #[test]
+    fn a_cell_past_the_limit_makes_its_line_unreadable() {
+        let data = "ab,\"cdéxy\nfg\",h\nij\n".as_bytes();
+        let got = records(data, b',', 4);
+        let limit = "field larger than field limit (4)".to_string();
+        assert_eq!(
+            got,
+            [
+                (1, Err(limit.clone())),
+                ok(2, &["fg\"", "h"]),
+                ok(3, &["ij"])
+            ]
+        );
+        assert_eq!(
+            records(b"abcd,\"\"\"\"\n", b',', 4),
+            [ok(1, &["abcd", "\""])]
+        );
+        assert_eq!(records(b"abcde\n", b',', 4), [(1, Err(limit))]);
+    }
+
+    #[test]
+    fn a_record_the_data_may_continue_waits_for_more() {
+        let reader = Reader::new(b',');
+        let (mut pos, mut line, mut record) = (0, 0, Record::default());
+        let data = b"a,b\n\"c\nd";
+        assert_eq!(
+            reader.next(data, &mut pos, false, &mut line, &mut record),
+            Step::Record(1)
+        );
+        assert_eq!(
+            reader.next(data, &mut pos, false, &mut line, &mut record),
+            Step::More
+        );
+        assert_eq!((pos, line), (4, 1));
+        assert_eq!(
+            reader.next(data, &mut pos, true, &mut line, &mut record),
+            Step::Record(3)
+        );
+        assert_eq!(record.cell(0), b"c\nd");
+    }
+
+    #[test]
+    fn rows_of_the_core_columns() {
+        let columns = Columns {
+            positions: [Some(1), None, None, Some(0)],
+            width: 2,
+        };
+        let data = b" 0.5 , https://e.com/a\n\n , \nx\n1,https://e.com/\xff\n";
+        let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());
+        let reader = Reader::new(b',');
+        let end = read_rows(
+            &reader,
+            &columns,
+            data,
+            0,
+            true,
+            &mut line,
+            10,
+            &mut record,
+            &mut rows,
+        );
+        assert_eq!(end, data.len());
+        assert_eq!(rows.lines, [1, 3]);
+        assert_eq!(rows.text_of(rows.values[0][0]), Some("https://e.com/a"));
+        assert_eq!(rows.text_of(rows.values[0][3]), Some("0.5"));
+        assert_eq!(rows.text_of(rows.values[1][0]), Some(""));
+        assert_eq!(rows.values[1][3], Value::Absent);
+        let problems: Vec<_> = rows
+            .problems
+            .iter()
+            .map(|p| (p.before, p.line, p.reason.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [(2, 4, "has 1 fields; the header has 2"), (2, 5, NOT_UTF8)]
+        );
+    }
+}

@@ -1,0 +1,371 @@
+//! JSON Lines of the core keys, a chunk of lines at a time: a chunk whose every line is an
+//! object of loc, lastmod, changefreq, priority (and the ignored sitemap) with scalar values
+//! becomes `Rows` here, each value as Python's `json` and the Python path read it (an empty
+//! or false lastmod or changefreq, an empty priority: absent); any other chunk (a blank or bad
+//! line, an extension key, a list, an escaped key) is left to Python, which reads it with
+//! `json.loads` as before.
+use memchr::memchr;
+
+use super::lines::{line_at, utf8};
+use super::{Rows, Value};
+
+const KEYS: [&[u8]; 5] = [b"loc", b"lastmod", b"changefreq", b"priority", b"sitemap"];
+const SITEMAP: usize = 4;
+
+/// What a chunk of lines gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Chunk {
+    /// the rows of the chunk, in `rows`; it ends at this position
+    Rows(usize),
+    /// a chunk for Python to read line by line, from the position given to this one
+    Lines(usize),
+    /// the data may go on: nothing was read
+    More,
+    /// the end of the data
+    End,
+}
+
+/// Read the next chunk of `max_lines` lines (fewer at the end of the data) from `data[pos..]`;
+/// `line` (the number of the last line read) moves past it unless the data may go on;
+/// `lone_cr`: a CR alone ends a line (`line_at`).
+pub fn read(
+    data: &[u8],
+    pos: usize,
+    eof: bool,
+    line: &mut u64,
+    max_lines: usize,
+    rows: &mut Rows,
+    lone_cr: bool,
+) -> Chunk {
+    let mut ends = Vec::with_capacity(max_lines.min(1 << 16));
+    let mut at = pos;
+    while ends.len() < max_lines {
+        match line_at(data, at, eof, lone_cr) {
+            Some((end, next)) => {
+                ends.push((at, end));
+                at = next;
+            }
+            None if eof => break,
+            None => return Chunk::More,
+        }
+    }
+    if ends.is_empty() {
+        return Chunk::End;
+    }
+    let first = *line;
+    *line += ends.len() as u64;
+    for (number, &(start, end)) in (first + 1..).zip(&ends) {
+        match object(&data[start..end], rows) {
+            Some(values) => rows.push(number, values),
+            None => {
+                rows.clear();
+                return Chunk::Lines(at);
+            }
+        }
+    }
+    Chunk::Rows(at)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn space(&mut self) {
+        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.bytes.get(self.at) == Some(&byte);
+        self.at += usize::from(found);
+        found
+    }
+
+    fn word(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes
+            .get(self.at..)?
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = std::str::from_utf8(self.bytes.get(self.at..self.at + 4)?).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.at += 4;
+        u32::from_str_radix(digits, 16).ok()
+    }
+
+    /// A string's text after its opening quote, into `out`; None for what Python's `json`
+    /// would refuse or turn into a lone surrogate.
+    fn string(&mut self, out: &mut String) -> Option<()> {
+        loop {
+            let rest = self.bytes.get(self.at..)?;
+            let stop = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+            out.push_str(std::str::from_utf8(&rest[..stop]).ok()?);
+            self.at += stop + 1;
+            match rest[stop] {
+                b'"' => return Some(()),
+                b'\\' => out.push(self.escape()?),
+                _ => return None, // a control character
+            }
+        }
+    }
+
+    fn escape(&mut self) -> Option<char> {
+        let byte = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\x08',
+            b'f' => '\x0c',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let unit = self.hex4()?;
+                if (0xd800..0xdc00).contains(&unit) {
+                    self.word(b"\\u")?;
+                    let low = self.hex4()?;
+                    if !(0xdc00..0xe000).contains(&low) {
+                        return None;
+                    }
+                    char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00))?
+                } else {
+                    char::from_u32(unit)? // None for a lone low surrogate
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// A number as Python's `json` reads it (NaN and the infinities too); None for what it
+    /// refuses, and for an integer past 64 bits (Python reads it; so does the Python path).
+    fn number(&mut self) -> Option<Value> {
+        for (word, value) in [
+            (&b"NaN"[..], f64::NAN),
+            (b"Infinity", f64::INFINITY),
+            (b"-Infinity", f64::NEG_INFINITY),
+        ] {
+            if self.word(word).is_some() {
+                return Some(Value::Number(value));
+            }
+        }
+        let start = self.at;
+        self.eat(b'-');
+        let digits = |cursor: &mut Self| {
+            let from = cursor.at;
+            while cursor.bytes.get(cursor.at).is_some_and(u8::is_ascii_digit) {
+                cursor.at += 1;
+            }
+            cursor.at - from
+        };
+        if self.eat(b'0') {
+            // no digits may follow a leading zero: the next byte ends the number or fails
+        } else if digits(self) == 0 {
+            return None;
+        }
+        let mut float = false;
+        if self.eat(b'.') {
+            if digits(self) == 0 {
+                return None;
+            }
+            float = true;
+        }
+        if self.eat(b'e') || self.eat(b'E') {
+            if !self.eat(b'+') {
+                self.eat(b'-');
+            }
+            if digits(self) == 0 {
+                return None;
+            }
+            float = true;
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+        Some(if float {
+            Value::Number(text.parse().ok()?)
+        } else {
+            Value::Integer(text.parse().ok()?)
+        })
+    }
+}
+
+/// Whether Python finds the value false (`value or None` is None): null, "", 0, 0.0, false.
+fn falsy(value: Value) -> bool {
+    match value {
+        Value::Absent => true,
+        Value::Text(start, end) => start == end,
+        Value::Number(number) => number == 0.0,
+        Value::Integer(number) => number == 0,
+        Value::Bool(flag) => !flag,
+    }
+}
+
+/// The row of one line when it is an object of the core keys (sitemap ignored) with scalar
+/// values, loc among them; values as the Python path took them from `json.loads`: lastmod and
+/// changefreq absent when false, priority absent when "", loc as it is. None for any other
+/// line (a key written with an escape too: Python reads those).
+fn object(line: &[u8], rows: &mut Rows) -> Option<[Value; 4]> {
+    utf8(line)?;
+    let mut cursor = Cursor { bytes: line, at: 0 };
+    cursor.space();
+    if !cursor.eat(b'{') {
+        return None;
+    }
+    let mut values: [Option<Value>; 4] = [None; 4];
+    cursor.space();
+    loop {
+        if !cursor.eat(b'"') {
+            return None; // `{}` too: it has no loc
+        }
+        let rest = &line[cursor.at..];
+        let length = memchr(b'"', rest)?;
+        let key = KEYS.iter().position(|k| *k == &rest[..length])?;
+        cursor.at += length + 1;
+        cursor.space();
+        if !cursor.eat(b':') {
+            return None;
+        }
+        cursor.space();
+        let value = match *line.get(cursor.at)? {
+            b'"' => {
+                cursor.at += 1;
+                let start = rows.text.len();
+                cursor.string(&mut rows.text)?;
+                Value::Text(start, rows.text.len())
+            }
+            b'n' => cursor.word(b"null").map(|()| Value::Absent)?,
+            b't' => cursor.word(b"true").map(|()| Value::Bool(true))?,
+            b'f' => cursor.word(b"false").map(|()| Value::Bool(false))?,
+            b'-' | b'0'..=b'9' | b'N' | b'I' => cursor.number()?,
+            _ => return None, // an object or a list: Python reads it
+        };
+        if key < SITEMAP {
+            values[key] = Some(value);
+        } else if let Value::Text(start, _) = value {
+            rows.text.truncate(start);
+        }
+        cursor.space();
+        if cursor.eat(b'}') {
+            break;
+        }
+        if !cursor.eat(b',') {
+            return None;
+        }
+        cursor.space();
+    }
+    cursor.space();
+    if cursor.at != line.len() {
+        return None;
+    }
+    let optional = |value: Option<Value>| match value {
+        Some(value) if !falsy(value) => value,
+        _ => Value::Absent,
+    };
+    let priority = match values[3] {
+        Some(Value::Text(start, end)) if start == end => Value::Absent,
+        value => value.unwrap_or(Value::Absent),
+    };
+    Some([
+        values[0]?,
+        optional(values[1]),
+        optional(values[2]),
+        priority,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(line: &str) -> Option<Vec<String>> {
+        let mut rows = Rows::default();
+        let values = object(line.as_bytes(), &mut rows)?;
+        Some(
+            values
+                .iter()
+                .map(|v| match *v {
+                    Value::Absent => "-".to_string(),
+                    Value::Number(n) => format!("{n:?}"),
+                    Value::Integer(n) => format!("int {n}"),
+                    Value::Bool(b) => format!("{b}"),
+                    text => rows.text_of(text).unwrap().to_string(),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn plain_objects_give_rows() {
+        let got = row(r#" {"loc": "a\u00e9\/\ud83d\ude00", "priority": 0.5, "lastmod": null} "#);
+        assert_eq!(got.unwrap(), ["aé/😀", "-", "-", "0.5"]);
+        let got = row(r#"{"loc":"a","loc":"b","changefreq":"","sitemap":{"x":1}}"#);
+        assert_eq!(got, None); // an object under sitemap: Python reads it
+        let got = row(r#"{"loc":"b","changefreq":"","sitemap":"s","priority":"","lastmod":"x"}"#);
+        assert_eq!(got.unwrap(), ["b", "x", "-", "-"]);
+        assert_eq!(
+            row(r#"{"loc":"","sitemap":3,"priority":1e-1}"#).unwrap(),
+            ["", "-", "-", "0.1"]
+        );
+        let got = row(r#"{"loc":1,"lastmod":0,"changefreq":false,"priority":0}"#);
+        assert_eq!(got.unwrap(), ["int 1", "-", "-", "int 0"]);
+        let got = row(r#"{"loc":null,"lastmod":NaN,"changefreq":true,"priority":-Infinity}"#);
+        assert_eq!(got.unwrap(), ["-", "NaN", "true", "-inf"]);
+    }
+
+    #[test]
+    fn anything_else_is_left_to_python() {
+        for line in [
+            "",
+            "{}",
+            "[1]",
+            r#"{"lastmod": "2024-01-01"}"#,
+            r#"{"loc": "a", "priority": 123456789012345678901234567890}"#,
+            r#"{"loc": "a", "priority": nan}"#,
+            r#"{"loc": "a", "priority": 01.5}"#,
+            r#"{"loc": "a\ud800"}"#,
+            "{\"loc\": \"a\tb\"}",
+            r#"{"loc": "a", "type": "url"}"#,
+            r#"{"lo\u0063": "a"}"#,
+            r#"{"loc": "a"} x"#,
+            r#"{"loc": "a",}"#,
+            r#"{"loc": "a" "lastmod": "b"}"#,
+        ] {
+            assert_eq!(row(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_with_one_other_line_goes_to_python() {
+        let mut rows = Rows::default();
+        let mut line = 0;
+        let data = b"{\"loc\":\"a\"}\n{\"loc\":\"b\"}\r\n\n{\"loc\":\"c\"}";
+        assert_eq!(
+            read(data, 0, true, &mut line, 2, &mut rows, true),
+            Chunk::Rows(25)
+        );
+        assert_eq!((rows.lines.as_slice(), line), (&[1, 2][..], 2));
+        rows.clear();
+        assert_eq!(
+            read(data, 25, false, &mut line, 2, &mut rows, true),
+            Chunk::More
+        );
+        assert_eq!(
+            read(data, 25, true, &mut line, 2, &mut rows, true),
+            Chunk::Lines(data.len())
+        );
+        assert_eq!((rows.values.len(), line), (0, 4));
+        assert_eq!(
+            read(data, data.len(), true, &mut line, 2, &mut rows, true),
+            Chunk::End
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! Build inputs (`urlset build FILE`) parsed a block of bytes at a time, as Python's readers
+//! read them (`urlset.writing.sources`): lines end at LF, CRLF or a lone CR (universal
+//! newlines), cells are stripped of what `str.strip` strips, and each row keeps its line.
+//! A batch of the core columns becomes `Rows` (texts in one buffer, no object per row).
+pub mod delimited;
+pub mod json_lines;
+pub mod lines;
+pub mod text;
+
+/// One value of a row: absent (Python's None), a range of `Rows::text`, or a JSON scalar as
+/// Python's `json` gives it (float, int, bool).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Absent,
+    Text(usize, usize),
+    Number(f64),
+    Integer(i64),
+    Bool(bool),
+}
+
+/// A line the source could not use: the rows of the batch before it, its line, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub before: usize,
+    pub line: u64,
+    pub reason: String,
+}
+
+/// A batch of (loc, lastmod, changefreq, priority) rows with the line of each, and the lines
+/// that could not be read, in order.
+#[derive(Debug, Default)]
+pub struct Rows {
+    pub text: String,
+    pub values: Vec<[Value; 4]>,
+    pub lines: Vec<u64>,
+    pub problems: Vec<Problem>,
+}
+
+impl Rows {
+    /// Keep `text` in the buffer and give its value.
+    pub fn keep(&mut self, text: &str) -> Value {
+        let start = self.text.len();
+        self.text.push_str(text);
+        Value::Text(start, self.text.len())
+    }
+
+    pub fn push(&mut self, line: u64, values: [Value; 4]) {
+        self.values.push(values);
+        self.lines.push(line);
+    }
+
+    pub fn problem(&mut self, line: u64, reason: String) {
+        self.problems.push(Problem {
+            before: self.values.len(),
+            line,
+            reason,
+        });
+    }
+
+    /// The text of a value (None when absent or a number).
+    pub fn text_of(&self, value: Value) -> Option<&str> {
+        match value {
+            Value::Text(start, end) => Some(&self.text[start..end]),
+            _ => None,
+        }
+    }
+
+    /// Rows and problems together: what a batch is counted in.
+    pub fn count(&self) -> usize {
+        self.values.len() + self.problems.len()
+    }
+
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.values.clear();
+        self.lines.clear();
+        self.problems.clear();
+    }
+}
+
+/// Why a line or row is left out when its bytes are not UTF-8.
+pub const NOT_UTF8: &str = "not valid UTF-8";

@@ -1,0 +1,390 @@
+//! The build inputs' bindings: `SourceReader` parses a file's bytes, fed a block at a time, as
+//! `urlset.writing.sources` reads them, into `SourceBatch` values (rows of the core columns
+//! with their lines, and the lines it could not use) that render without a Python object per
+//! row. The GIL is released while bytes are parsed and rows rendered.
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
+use urlset_core::sources::delimited::{self, Columns, Record, Step};
+use urlset_core::sources::{json_lines, text, Rows, Value};
+use urlset_core::values::lastmod;
+use urlset_core::values::loc::plain_loc_under;
+use urlset_core::values::scalars::{self, Priority};
+use urlset_core::write::render::{Rendered, Values};
+
+use crate::write::{from_text, Checked, PriorityMemo, RenderedRows};
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// A batch of a source's rows (loc, lastmod, changefreq, priority), not yet checked, with the
+/// line of each and the lines the source could not use.
+#[pyclass(frozen, module = "urlset._core")]
+pub struct SourceBatch {
+    rows: Rows,
+}
+
+/// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
+/// text read by `read`, any other value refused.
+fn text_value<T>(rows: &Rows, value: Value, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
+    match value {
+        Value::Absent => Some(None),
+        Value::Number(number) if number.is_nan() => Some(None),
+        Value::Text(..) => from_text(rows.text_of(value)?, read),
+        _ => None,
+    }
+}
+
+#[pymethods]
+impl SourceBatch {
+    fn __len__(&self) -> usize {
+        self.rows.values.len()
+    }
+
+    /// Rows and problems: none at the end of a source.
+    fn count(&self) -> usize {
+        self.rows.count()
+    }
+
+    /// The line of each row.
+    fn lines(&self) -> Vec<u64> {
+        self.rows.lines.clone()
+    }
+
+    /// The lines not used: (rows before it, its line, why), in order.
+    fn problems(&self) -> Vec<(usize, u64, String)> {
+        let problems = self.rows.problems.iter();
+        problems
+            .map(|p| (p.before, p.line, p.reason.clone()))
+            .collect()
+    }
+
+    /// The rows as tuples of str or None (and from JSON Lines float, int or bool), for the
+    /// checks row by row of a batch the core refuses.
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let rows = &self.rows;
+        let value = |value: Value| -> Bound<'py, PyAny> {
+            match value {
+                Value::Absent => py.None().into_bound(py),
+                Value::Number(number) => PyFloat::new(py, number).into_any(),
+                Value::Integer(number) => number
+                    .into_pyobject(py)
+                    .map_or_else(|e| match e {}, |n| n.into_any()),
+                Value::Bool(flag) => PyBool::new(py, flag).to_owned().into_any(),
+                text => PyString::new(py, rows.text_of(text).unwrap_or_default()).into_any(),
+            }
+        };
+        let tuples = rows
+            .values
+            .iter()
+            .map(|values| PyTuple::new(py, values.map(value)))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, tuples)
+    }
+
+    /// The rows rendered, with the checks of `render_rows` (locs plain URIs under `prefix`,
+    /// every value valid); None when a row needs the long way, or there are none.
+    fn render(
+        &self,
+        py: Python<'_>,
+        prefix: &str,
+        max_length: usize,
+        text: bool,
+    ) -> Option<RenderedRows> {
+        let rows = &self.rows;
+        if rows.values.is_empty() {
+            return None;
+        }
+        let rendered = py.detach(|| {
+            let mut memo = PriorityMemo::new();
+            let mut rendered = Rendered::with_capacity(rows.values.len());
+            for values in &rows.values {
+                let loc = rows.text_of(values[0])?;
+                if !plain_loc_under(loc, prefix, max_length) {
+                    return None;
+                }
+                let priority = match values[3] {
+                    Value::Number(number) => memo.checked(number)?,
+                    Value::Integer(_) | Value::Bool(_) => return None,
+                    value => text_value(rows, value, Priority::from_text)?,
+                };
+                let values = Values {
+                    lastmod: text_value(rows, values[1], lastmod::parse)?,
+                    changefreq: text_value(rows, values[2], scalars::changefreq)?,
+                    priority,
+                };
+                rendered.push(loc, &values, text);
+            }
+            Some(rendered)
+        })?;
+        Some(RenderedRows { rendered })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Format {
+    Text,
+    Table(delimited::Reader),
+    JsonLines,
+}
+
+/// A source's bytes, fed a block at a time (`feed`, then `finish` at the end), parsed as
+/// `format` ("text", "csv", "tsv" or "jsonl"). Each read returns None when it needs more
+/// bytes; a UTF-8 byte order mark at the start is skipped when `bom` (a file's `utf-8-sig`).
+#[pyclass(module = "urlset._core")]
+pub struct SourceReader {
+    format: Format,
+    lone_cr: bool,
+    data: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    bom: bool,
+    line: u64,
+    columns: Option<Columns>,
+    record: Record,
+    rows: Rows,
+}
+
+impl SourceReader {
+    /// Whether the start is settled (a byte order mark skipped); false while too few bytes came.
+    fn started(&mut self) -> bool {
+        if self.bom {
+            if self.data.len() < BOM.len() && !self.eof && BOM.starts_with(&self.data) {
+                return false;
+            }
+            if self.data.starts_with(BOM) {
+                self.pos = BOM.len();
+            }
+            self.bom = false;
+        }
+        true
+    }
+
+    fn at_end(&self) -> bool {
+        self.eof && self.pos >= self.data.len()
+    }
+
+    fn batch(&mut self) -> SourceBatch {
+        SourceBatch {
+            rows: std::mem::take(&mut self.rows),
+        }
+    }
+}
+
+/// A record's cells: str each when it is UTF-8, else bytes for Python to decode.
+fn cells<'py>(py: Python<'py>, record: &Record) -> PyResult<Bound<'py, PyList>> {
+    let cells = (0..record.len()).map(|i| record.cell(i));
+    if record.utf8 {
+        let texts = cells.map(|cell| std::str::from_utf8(cell).unwrap_or_default());
+        PyList::new(py, texts.map(|t| PyString::new(py, t)))
+    } else {
+        PyList::new(py, cells.map(|cell| PyBytes::new(py, cell)))
+    }
+}
+
+/// A record as `SourceReader.records` gives it: (line, cells or None, why it is unreadable or None).
+type RecordItem<'py> = (u64, Option<Bound<'py, PyList>>, Option<String>);
+
+#[pymethods]
+impl SourceReader {
+    /// `field_limit`: the characters a CSV or TSV cell may hold (`csv.field_size_limit()`);
+    /// `lone_cr`: a CR alone ends a line (a file's universal newlines; not an `io.StringIO`'s).
+    #[new]
+    #[pyo3(signature = (format, bom, field_limit = delimited::FIELD_LIMIT, lone_cr = true))]
+    fn new(format: &str, bom: bool, field_limit: usize, lone_cr: bool) -> PyResult<Self> {
+        let table = |delimiter| delimited::Reader {
+            delimiter,
+            field_limit,
+            lone_cr,
+        };
+        let format = match format {
+            "text" => Format::Text,
+            "csv" => Format::Table(table(b',')),
+            "tsv" => Format::Table(table(b'\t')),
+            "jsonl" => Format::JsonLines,
+            _ => return Err(PyValueError::new_err(format!("unknown format {format:?}"))),
+        };
+        Ok(SourceReader {
+            format,
+            lone_cr,
+            data: Vec::new(),
+            pos: 0,
+            eof: false,
+            bom,
+            line: 0,
+            columns: None,
+            record: Record::default(),
+            rows: Rows::default(),
+        })
+    }
+
+    /// More bytes of the source.
+    fn feed(&mut self, block: &[u8]) {
+        if self.pos > 0 && self.pos * 2 >= self.data.len() {
+            self.data.drain(..self.pos); // what was read goes, so memory holds a block or two
+            self.pos = 0;
+        }
+        self.data.extend_from_slice(block);
+    }
+
+    /// The source has no more bytes.
+    fn finish(&mut self) {
+        self.eof = true;
+    }
+
+    /// A table's first record: (cells as bytes, None), (None, why it is unreadable), or
+    /// (None, None) when the source is empty; None when more bytes are needed.
+    #[allow(clippy::type_complexity)]
+    fn header<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<(Option<Vec<Bound<'py, PyBytes>>>, Option<String>)>> {
+        let Format::Table(reader) = self.format else {
+            return Err(PyValueError::new_err("only a table has a header"));
+        };
+        if !self.started() {
+            return Ok(None);
+        }
+        let step = reader.next(
+            &self.data,
+            &mut self.pos,
+            self.eof,
+            &mut self.line,
+            &mut self.record,
+        );
+        Ok(match step {
+            Step::More => None,
+            Step::End => Some((None, None)),
+            Step::Unreadable(_, reason) => Some((None, Some(reason))),
+            Step::Record(_) => {
+                let record = &self.record;
+                let cells = (0..record.len()).map(|i| PyBytes::new(py, record.cell(i)));
+                Some((Some(cells.collect()), None))
+            }
+        })
+    }
+
+    /// Where a table's core columns are (-1: not there) and how many cells a record has.
+    fn set_columns(&mut self, positions: [i64; 4], width: usize) {
+        self.columns = Some(Columns {
+            positions: positions.map(|p| usize::try_from(p).ok()),
+            width,
+        });
+    }
+
+    /// The next batch of `max` rows (text: rows; a table of the core columns: rows and
+    /// problems); an empty batch at the end; None when more bytes are needed.
+    fn rows(&mut self, py: Python<'_>, max: usize) -> PyResult<Option<SourceBatch>> {
+        if !self.started() {
+            return Ok(None);
+        }
+        let (format, lone_cr) = (self.format, self.lone_cr);
+        let columns = self.columns;
+        let Self {
+            data,
+            pos,
+            eof,
+            line,
+            record,
+            rows,
+            ..
+        } = self;
+        let full = py
+            .detach(|| match format {
+                Format::Text => {
+                    *pos = text::read(data, *pos, *eof, line, max, rows, lone_cr);
+                    Ok(rows.values.len() >= max)
+                }
+                Format::Table(reader) => {
+                    let Some(columns) = columns else {
+                        return Err("set_columns first");
+                    };
+                    *pos = delimited::read_rows(
+                        &reader, &columns, data, *pos, *eof, line, max, record, rows,
+                    );
+                    Ok(rows.count() >= max)
+                }
+                Format::JsonLines => Err("JSON Lines come a chunk at a time"),
+            })
+            .map_err(PyValueError::new_err)?;
+        Ok((full || self.at_end()).then(|| self.batch()))
+    }
+
+    /// The next chunk of `max` lines of JSON Lines: a batch of rows, or (the first line's
+    /// number, the chunk's bytes) for Python to read line by line; an empty batch at the end;
+    /// None when more bytes are needed.
+    fn json_chunk<'py>(
+        &mut self,
+        py: Python<'py>,
+        max: usize,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if !matches!(self.format, Format::JsonLines) {
+            return Err(PyValueError::new_err(
+                "only JSON Lines come a chunk at a time",
+            ));
+        }
+        if !self.started() {
+            return Ok(None);
+        }
+        let (start, first) = (self.pos, self.line + 1);
+        let Self {
+            data,
+            eof,
+            line,
+            rows,
+            ..
+        } = self;
+        let lone_cr = self.lone_cr;
+        let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
+        Ok(Some(match chunk {
+            json_lines::Chunk::More => return Ok(None),
+            json_lines::Chunk::End => Bound::new(py, self.batch())?.into_any(),
+            json_lines::Chunk::Rows(end) => {
+                self.pos = end;
+                Bound::new(py, self.batch())?.into_any()
+            }
+            json_lines::Chunk::Lines(end) => {
+                self.pos = end;
+                let bytes = PyBytes::new(py, &self.data[start..end]);
+                (first, bytes).into_pyobject(py)?.into_any()
+            }
+        }))
+    }
+
+    /// The next records of a table, at most `max`: (line, cells, None) for a record (cells
+    /// str when it is UTF-8, else bytes), (line, None, why) for a line `csv.reader` refuses;
+    /// an empty list at the end; None when more bytes are needed.
+    fn records<'py>(
+        &mut self,
+        py: Python<'py>,
+        max: usize,
+    ) -> PyResult<Option<Vec<RecordItem<'py>>>> {
+        let Format::Table(reader) = self.format else {
+            return Err(PyValueError::new_err("only a table has records"));
+        };
+        if !self.started() {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        while out.len() < max {
+            match reader.next(
+                &self.data,
+                &mut self.pos,
+                self.eof,
+                &mut self.line,
+                &mut self.record,
+            ) {
+                Step::Record(line) => out.push((line, Some(cells(py, &self.record)?), None)),
+                Step::Unreadable(line, reason) => out.push((line, None, Some(reason))),
+                Step::More if out.is_empty() => return Ok(None),
+                Step::More | Step::End => break,
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<SourceReader>()?;
+    module.add_class::<SourceBatch>()?;
+    Ok(())
+}
