@@ -336,3 +336,25 @@ def test_an_output_that_is_not_a_directory_is_named_and_said_so(tmp_path: Path) 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "urls.txt"]
     if Path("/dev/full").exists():
         assert Path("/dev/full").is_char_device()
+
+
+@pytest.mark.parametrize("cut", ["truncated", "damaged"])
+def test_a_broken_gzip_input_fails_the_build_and_publishes_nothing(
+    tmp_path: Path, cut: str
+) -> None:
+    import gzip
+
+    whole = gzip.compress("".join(f"https://example.com/p{i}\n" for i in range(50_000)).encode())
+    broken = (
+        whole[: len(whole) // 2] if cut == "truncated" else whole[:-40] + bytes(32) + whole[-8:]
+    )
+    source = tmp_path / "urls.txt.gz"
+    source.write_bytes(broken)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["build", str(source), "--base-url", "https://example.com/", "--out", str(out), "-q"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "gzip stream ends early or is damaged" in result.output
+    assert "nothing was published" in result.output
+    assert not out.exists() or not any(out.iterdir())

@@ -9,6 +9,7 @@ import contextlib
 import gc
 import json
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
@@ -259,6 +260,11 @@ def _batches(
                 yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
         except OSError as exc:
             raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
+        except (EOFError, zlib.error) as exc:
+            # gzip.open raises these mid-read: a truncated or damaged .gz is not a short input
+            raise _SourceUnreadable(
+                f"{label}: the gzip stream ends early or is damaged ({exc})"
+            ) from exc
         except SourceError as exc:
             raise _SourceUnreadable(str(exc)) from exc
     try:
