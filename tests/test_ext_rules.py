@@ -302,3 +302,20 @@ def test_reciprocity_without_plain_pages_finds_the_same_missing_links() -> None:
     assert list(lean.missing()) == list(full.missing()) != []
     assert [u.in_set for u in full.unlisted()] == [True]
     assert [u.in_set for u in lean.unlisted()] == [False]
+
+
+def test_reciprocity_counts_a_sources_rows_as_plain_pages(tmp_path: Path) -> None:
+    """A CSV's rows reach the build as one SourceRows entry a batch: its pages are in the
+    set, as Urls of the same locs would be."""
+    from urlset.writing.sources import iter_batches, open_source
+
+    urls = hreflang_set({"en": ["en", "de", "fr"], "de": ["de"]})
+    source = tmp_path / "plain.csv"
+    source.write_text("loc\nhttps://www.example.com/fr/\n")
+    with open_source(str(source)) as stream:
+        rows = list(iter_batches(stream, "csv", str(source), rows=True))
+    assert [type(entry).__name__ for batch in rows for entry in batch] == ["SourceRows"]
+    rec = Reciprocity()
+    for _ in rec.tap_batches([urls, *rows]):
+        pass
+    assert [u.in_set for u in rec.unlisted()] == [True]

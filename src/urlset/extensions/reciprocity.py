@@ -110,7 +110,8 @@ class Reciprocity:
 
     def tap_batches(self, batches: Iterable[Sequence[T]]) -> Iterator[Sequence[T]]:
         """``tap`` for entries that come a list at a time (``sources.iter_batches``): Urls,
-        and (loc, lastmod, changefreq, priority) rows, which have no alternates."""
+        and (loc, lastmod, changefreq, priority) rows, loose or as a source's ``SourceRows``,
+        which have no alternates."""
         add = self.add
         plain = self._plain
         track = self._track_plain
@@ -126,6 +127,12 @@ class Reciprocity:
                 for url in urls:
                     if url[4]:
                         add(url)
+            elif track:
+                # a source's unchecked rows (writing.SourceRows, one entry for the batch)
+                for entry in batch:
+                    rows = getattr(entry, "rows", None)
+                    if rows is not None:
+                        plain.extend(map(hash, [row[0] for row in rows]))
             yield batch
 
     @property
