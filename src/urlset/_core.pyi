@@ -99,3 +99,20 @@ ArrowBuffers = tuple[tuple[bytes | None, int], bytes, bytes | None]
 
 def plain_loc(text: bytes) -> bool: ...
 def plain_lastmod(text: bytes) -> bool: ...
+
+# --- the render lane (rust/py/src/render.rs) ---
+
+class RecordRenderer:
+    """Canonical records of a urlset's body rendered as output text (urlset.reading.rendered)."""
+
+    def __init__(self, format: str, tail: str, max_value: int) -> None: ...
+    def render(
+        self, data: bytes, pos: int, end: int, line: int, max_records: int, /
+    ) -> tuple[
+        int,  # where rendering stopped: the end, or the start of an entry it left
+        int,  # the line there
+        int,  # records rendered
+        bytes,  # their lines
+    ]: ...
+    def first_seen(self, loc: str, /) -> bool: ...
+    def know(self, origin: str, /) -> None: ...

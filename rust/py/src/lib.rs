@@ -2,6 +2,7 @@
 use pyo3::prelude::*;
 
 mod read;
+mod render;
 mod write;
 
 #[pymodule]
@@ -9,6 +10,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", urlset_core::VERSION)?;
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
     read::register(m)?;
+    render::register(m)?;
     write::register(m)?;
     Ok(())
 }

@@ -29,7 +29,7 @@ from ..fetching.discovery import (
     SitemapRead,
 )
 from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
-from ..fetching.parse_pool import POOL_AFTER, UrlBatch, columns_of, fork_is_safe
+from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
@@ -68,7 +68,7 @@ class _Writer:
         if isinstance(urls, UrlBatch):
             data = urls.rendered
             if data is None or urls.render != self.fmt:
-                data = self.render(urls.columns, event.node.url).encode("utf-8")
+                data = self.render(columns_of(urls), event.node.url).encode("utf-8")
         else:
             data = self.render(UrlColumns.from_urls(urls), event.node.url).encode("utf-8")
         self.out.write(data)
@@ -151,7 +151,7 @@ def _parquet_available() -> bool:
 # ----------------------------------------------------------------------------- progress
 class _Bar:
     """A rich progress line on a terminal (rich is imported only here). It refreshes from
-    the event loop, not from a thread of its own, so parse workers can still be forked."""
+    the event loop, not from a thread of its own."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -268,19 +268,13 @@ def _target(value: str | None) -> tuple[str, bool]:
     "--workers",
     type=click.IntRange(0, 64),
     default=None,
-    help="Processes that parse (default: one per core when there are several; 0: parse "
-    "in the main process).",
+    help="Threads that parse (default: one per core when there are several; 0: parse "
+    "on the event loop).",
 )
 @click.option(
     "--snapshot",
     type=click.Path(dir_okay=False),
     help="Also store this run (entries, issues) in this snapshot store (a DuckDB file).",
-)
-@click.option(
-    "--pool-after",
-    type=click.IntRange(0),
-    default=POOL_AFTER,
-    hidden=True,  # for tests and benchmarks: bytes to parse before workers start
 )
 @click.option(
     "--report",
@@ -326,7 +320,6 @@ def fetch(
     well_known: tuple[str, ...],
     follow_cross_host: bool,
     workers: int | None,
-    pool_after: int,
     snapshot: str | None,
     report: str | None,
     quiet: bool,
@@ -365,7 +358,7 @@ def fetch(
         sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
-        pool = (_default_workers() if workers is None else workers, pool_after)
+        pool = _default_workers() if workers is None else workers
         status = _run(
             start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot, report
         )
@@ -387,10 +380,10 @@ def fetch(
 
 
 def _default_workers() -> int:
-    """A worker per core, when workers can be forked (spawning one costs more than it saves
-    on all but the largest fetches)."""
+    """A parse thread per core when there are several (with one, parsing on the event loop
+    costs no hand-over)."""
     cores = os.cpu_count() or 1
-    return cores if cores > 1 and fork_is_safe() else 0
+    return cores if cores > 1 else 0
 
 
 def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:
@@ -448,7 +441,7 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: tuple[int, int],
+    workers: int,
     snapshot: str | None = None,
     report: str | None = None,
 ) -> int:
@@ -504,7 +497,7 @@ def _fetch(
     cache_dir: str | None,
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
-    workers: tuple[int, int],
+    workers: int,
     snapshot: str | None = None,
     stats: FetchStats | None = None,
 ) -> DiscoveryResult:
@@ -532,9 +525,10 @@ def _fetch(
                 cache_dir=cache_dir,
                 on_read=on_read if readers else None,
                 on_progress=on_progress,
-                workers=workers[0],
-                pool_after=workers[1],
+                workers=workers,
                 render=render,
+                # the writer alone reads the Urls: the render lane may give output text only
+                rendered_only=render is not None and len(readers) == 1 and cache_dir is None,
             )
         )
     except BaseException:

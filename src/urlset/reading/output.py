@@ -162,6 +162,20 @@ _PRIORITY_CELL = _Memo(repr, NO_PRIORITY)
 _NEEDS_QUOTES = {",": re.compile(r'[",\r\n]'), "\t": re.compile(r'["\t\r\n]')}
 
 
+def line_tail(fmt: str, sitemap: str | None) -> str:
+    """What ends each line of ``fmt`` after an entry's own cells (the render lane's
+    ``RenderSpec.tail``); the renderers below end their lines the same way."""
+    if fmt == "jsonl":
+        return "}\n" if sitemap is None else ',"sitemap":' + json.dumps(sitemap) + "}\n"
+    if fmt in ("csv", "tsv") and sitemap is not None:
+        d = "," if fmt == "csv" else "\t"
+        cell = sitemap
+        if _NEEDS_QUOTES[d].search(sitemap) is not None:
+            cell = '"' + sitemap.replace('"', '""') + '"'
+        return d + cell + "\n"
+    return "\n"
+
+
 def render_jsonl(columns: UrlColumns, sitemap: str | None) -> str:
     """One JSON object per URL. The hot path of a large read or fetch, so it works column by
     column with memoised pieces (~0.5 us per URL; json.dumps per object takes ~5 us)."""

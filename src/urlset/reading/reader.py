@@ -22,6 +22,7 @@ from pathlib import Path
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..urls import to_uri
+from .rendered import RenderSpec
 from .sink import Event, Sink
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
 from .text import TextBody
@@ -55,12 +56,15 @@ class SitemapReader:
         base_url: str | None = None,
         limits: ReadLimits = ReadLimits(),  # noqa: B008 (frozen value)
         _fast: bool = True,
+        render: RenderSpec | None = None,
     ) -> None:
         if base_url is not None:
             base_url = to_uri(base_url, field="base URL")  # InvalidValue (a ValueError) if not
         self.source = source
         self.limits = limits
         self._sink = Sink(source, limits, base_url)
+        # the render lane: canonical records into render.runs as output text, not events
+        self._sink.render = render
         self._fast = _fast
         self._gzip: Gunzip | None = None
         self._decided_gzip = False

@@ -1,0 +1,126 @@
+"""The render lane: a plain urlset's canonical records rendered straight into output text.
+
+A reader given ``render=RenderSpec(fmt, sitemap)`` still passes every entry on through its
+sink (counts, duplicates, limits, findings), but the runs of canonical records the compiled
+lane reads (xml_compiled) are rendered by the compiled core (``urlset._core.RecordRenderer``,
+rust/core/src/read/render.rs) into the output text of ``fmt``, without the GIL and without a
+Python object per record. They do not appear among the reader's events; they collect in
+``RenderSpec.runs`` as ``RenderedRun``s, each saying at which entry it starts, so a consumer
+puts them back between the entries it did get (``merge_rendered``).
+
+A record the sink must see itself -- its loc seen before, its origin not yet judged for
+development hosts, a limit due, or anything not canonical -- is read by the compiled lane's
+usual path at the same position, so entries, issues and output stay what they are without
+this lane. The lane and that path share the document's duplicate set (``Sink.first_seen``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .._core import RecordRenderer
+from ..model import Url
+from .xml_common import DONE, FAST
+
+if TYPE_CHECKING:
+    from .sink import Sink
+    from .xml_compiled import CompiledLane
+
+
+class RenderedRun:
+    """``count`` entries, from entry ``at`` of the document on, as output text."""
+
+    __slots__ = ("at", "count", "text")
+
+    def __init__(self, at: int, count: int, text: bytes) -> None:
+        self.at = at
+        self.count = count
+        self.text = text
+
+
+class RenderSpec:
+    """What a reader renders: ``fmt`` (jsonl, csv, tsv, locs) with ``tail`` ending each line
+    (``output.line_tail``); the runs rendered so far collect in ``runs``."""
+
+    def __init__(self, fmt: str, tail: str) -> None:
+        self.fmt = fmt
+        self.tail = tail
+        self.runs: list[RenderedRun] = []
+        self.rendered = 0  # entries in runs so far
+
+    def take(self) -> list[RenderedRun]:
+        """The runs rendered since the last call."""
+        runs, self.runs = self.runs, []
+        return runs
+
+    def start(self, sink: Sink) -> RecordRenderer:
+        """The document's renderer, which from now on also holds its duplicate set."""
+        renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
+        sink.first_seen = renderer.first_seen
+        return renderer
+
+
+def render_records(
+    lane: CompiledLane, spec: RenderSpec, renderer: RecordRenderer, data: bytes, end: int
+) -> tuple[int, int]:
+    """``CompiledLane._records`` in the render lane: read ``data[:end]``; returns how far it
+    got and the line there."""
+    pos, line = 0, lane.fline
+    sink, status = lane.sink, lane.status
+    assert lane.scanner is not None
+    scan, render = lane.scanner.scan, renderer.render
+    limits = sink.limits
+    while status.state == FAST:
+        room = min(sink.next_check, limits.max_entries + 1) - sink.count
+        if room > 0:
+            pos, line, n, text = render(data, pos, end, line, room)
+            if n:
+                spec.runs.append(RenderedRun(sink.count, n, text))
+                spec.rendered += n
+                sink.count += n
+            if pos >= end:
+                return pos, line
+        # one entry the sink must see, or what the scanner stops at: the usual path
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+            data, pos, end, line, 1
+        )
+        if locs:
+            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
+            if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
+                status.state = DONE
+                return pos, line
+            renderer.know(origins[0][1])
+            continue
+        if stop is None:
+            if pos >= end:
+                return pos, line
+            continue
+        pos, line, going = lane.stopped(data, stop, pos, line)
+        if not going:
+            return pos, line
+    return pos, line
+
+
+def merge_rendered(
+    urls: Sequence[Url],
+    runs: Sequence[RenderedRun],
+    render: Callable[[Sequence[Url]], bytes],
+) -> bytes:
+    """A document's output: the rendered ``runs`` with ``urls`` (its other entries, in
+    order) rendered by ``render`` in the places between them."""
+    if not runs:
+        return render(urls) if urls else b""
+    parts: list[bytes] = []
+    taken = entry = 0
+    for run in runs:
+        before = run.at - entry
+        if before:
+            parts.append(render(urls[taken : taken + before]))
+            taken += before
+        parts.append(run.text)
+        entry = run.at + run.count
+    if taken < len(urls):
+        parts.append(render(urls[taken:]))
+    return b"".join(parts)
