@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::records::{scan, Limits, Record};
+use super::records::{scan, Limits, Record, Stop};
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
 
@@ -197,7 +197,11 @@ impl Renderer {
                 out.extend_from_slice(&self.tail);
             }
             Format::Csv | Format::Tsv => {
-                let d = if self.format == Format::Csv { b',' } else { b'\t' };
+                let d = if self.format == Format::Csv {
+                    b','
+                } else {
+                    b'\t'
+                };
                 // quoted as csv.writer quotes (a plain loc holds no quote or line break)
                 if self.loc.contains(&d) {
                     out.push(b'"');
@@ -261,9 +265,22 @@ pub fn render_run(
         }
         renderer.line(text, r, out);
     }
+    // a run to judge comes back with the scan past it: stop where it starts instead (its
+    // first entry is the first `<url>` after the last record)
+    let (mut stop, mut stop_line) = (found.pos, found.line);
+    if let Stop::Judged(run) = &found.stop {
+        if let Some(first) = run.first() {
+            let from = found.records.last().map_or(pos, |r| {
+                memchr::memmem::find(&text[r.loc.1..end], b"</url>")
+                    .map_or(r.loc.1, |i| r.loc.1 + i)
+            });
+            stop = memchr::memmem::find(&text[from..end], b"<url>").map_or(from, |i| from + i);
+            stop_line = first.line;
+        }
+    }
     Rendered {
-        pos: found.pos,
-        line: found.line,
+        pos: stop,
+        line: stop_line,
         count: found.records.len(),
     }
 }
@@ -363,6 +380,26 @@ mod tests {
         );
         assert_eq!((third.count, third.pos), (1, text.len()));
         assert_eq!(out, b"https://e.com/a\nhttps://f.com/\n");
+    }
+
+    #[test]
+    fn runs_stop_where_entries_to_judge_start() {
+        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://E.com/b</loc></url>\n<url><loc>https://e.com/c</loc></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::Locs, b"");
+        let mut out = Vec::new();
+        let done = render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((done.count, done.line), (1, 2));
+        assert!(text[done.pos..].starts_with(b"<url><loc>https://E.com/b"));
     }
 
     #[test]
