@@ -103,7 +103,8 @@ pub struct Renderer {
     format: Format,
     tail: Vec<u8>,
     loc: Vec<u8>,
-    lastmod: Option<(Vec<u8>, Vec<u8>)>,
+    lastmod_in: Vec<u8>,
+    lastmod_out: Vec<u8>,
     priorities: Vec<(u64, Vec<u8>)>,
 }
 
@@ -116,7 +117,8 @@ impl Renderer {
             format,
             tail: tail.to_vec(),
             loc: Vec::with_capacity(256),
-            lastmod: None,
+            lastmod_in: Vec::with_capacity(32),
+            lastmod_out: Vec::with_capacity(32),
             priorities: Vec::new(),
         }
     }
@@ -137,18 +139,19 @@ impl Renderer {
         self.loc.extend_from_slice(rest);
     }
 
-    /// The lastmod's W3C text as `dates.format_w3c` writes the value read.
-    fn lastmod_text(&mut self, text: &[u8]) -> &[u8] {
-        let fresh = !matches!(&self.lastmod, Some((last, _)) if last.as_slice() == text);
-        if fresh {
-            let mut out = Vec::with_capacity(25);
+    /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
+    /// kept: a file's lastmods often repeat), into `out`.
+    fn lastmod_text(&mut self, text: &[u8], out: &mut Vec<u8>) {
+        if self.lastmod_in != text {
+            self.lastmod_in.clear();
+            self.lastmod_in.extend_from_slice(text);
+            self.lastmod_out.clear();
             // the scanner took the text as plain, so it parses
             if let Some(value) = parse_bytes(text) {
-                value.write(&mut out);
+                value.write(&mut self.lastmod_out);
             }
-            self.lastmod = Some((text.to_vec(), out));
         }
-        self.lastmod.as_ref().map_or(b"", |(_, t)| t.as_slice())
+        out.extend_from_slice(&self.lastmod_out);
     }
 
     /// Python's `repr` of a priority (the shortest text that reads back, `.0` on a whole).
@@ -182,7 +185,7 @@ impl Renderer {
                 out.push(b'"');
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
-                    out.extend_from_slice(self.lastmod_text(&data[a..b]));
+                    self.lastmod_text(&data[a..b], out);
                     out.push(b'"');
                 }
                 if let Some(i) = r.changefreq {
@@ -212,7 +215,7 @@ impl Renderer {
                 }
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
-                    out.extend_from_slice(self.lastmod_text(&data[a..b]));
+                    self.lastmod_text(&data[a..b], out);
                 }
                 out.push(d);
                 if let Some(i) = r.changefreq {
@@ -251,6 +254,7 @@ pub fn render_run(
     out: &mut Vec<u8>,
 ) -> Rendered {
     let found = scan(text, pos, end, line, limits);
+    seen.hashes.reserve(found.records.len());
     for (count, r) in found.records.iter().enumerate() {
         renderer.loc_value(text, r);
         let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
