@@ -3,13 +3,17 @@
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use urlset_core::read::columns::Columns;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{render_run, Format, Renderer, Seen};
+use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
 
-/// One document's renderer: its format and line tail, and the locs and origins seen so far.
+use crate::read::{fixed, texts};
+
+/// One document's renderer: its format and line tail (None: into Arrow columns), and the
+/// locs and origins seen so far.
 #[pyclass(module = "urlset._core")]
 pub struct RecordRenderer {
-    renderer: Renderer,
+    renderer: Option<Renderer>,
     seen: Seen,
     max_value: usize,
 }
@@ -18,18 +22,23 @@ pub struct RecordRenderer {
 impl RecordRenderer {
     #[new]
     fn new(format: &str, tail: &str, max_value: usize) -> PyResult<Self> {
-        let format = Format::named(format).ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
-        })?;
+        let renderer = if format == "arrow" {
+            None
+        } else {
+            let format = Format::named(format).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
+            })?;
+            Some(Renderer::new(format, tail.as_bytes()))
+        };
         Ok(RecordRenderer {
-            renderer: Renderer::new(format, tail.as_bytes()),
+            renderer,
             seen: Seen::default(),
             max_value,
         })
     }
 
     /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
-    /// (pos, line, count, text); see _core.pyi.
+    /// (pos, line, count, text or Arrow buffers); see _core.pyi.
     fn render<'py>(
         &mut self,
         py: Python<'py>,
@@ -38,30 +47,46 @@ impl RecordRenderer {
         end: usize,
         line: u32,
         max_records: usize,
-    ) -> (usize, u32, usize, Bound<'py, PyBytes>) {
+    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>)> {
         let bytes = data.as_bytes();
         let end = end.min(bytes.len());
+        let span = (pos.min(end), end);
         let limits = Limits {
             kind: Kind::Urlset,
             max_records,
             max_value: self.max_value,
         };
-        let (renderer, seen) = (&mut self.renderer, &mut self.seen);
+        let seen = &mut self.seen;
+        let Some(renderer) = self.renderer.as_mut() else {
+            let (done, columns) = py.detach(|| {
+                let mut columns = Columns::for_text(span.1 - span.0);
+                let done = columns_run(bytes, span, line, limits, seen, &mut columns);
+                (done, columns)
+            });
+            if !columns.has_room(0) {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "a run of records over 2 GiB: read it in smaller runs",
+                ));
+            }
+            let buffers = (
+                columns.len,
+                texts(py, &columns.loc)?,
+                texts(py, &columns.lastmod)?,
+                fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
+                fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
+                fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
+            );
+            let buffers = buffers.into_pyobject(py)?.into_any();
+            return Ok((done.pos, done.line, done.count, buffers));
+        };
         let (done, out) = py.detach(|| {
             // JSON Lines with the sitemap's URL runs ~1.2x the XML it comes from
-            let mut out = Vec::with_capacity(end.saturating_sub(pos) * 5 / 4 + 256);
-            let done = render_run(
-                bytes,
-                (pos.min(end), end),
-                line,
-                limits,
-                renderer,
-                seen,
-                &mut out,
-            );
+            let mut out = Vec::with_capacity((span.1 - span.0) * 5 / 4 + 256);
+            let done = render_run(bytes, span, line, limits, renderer, seen, &mut out);
             (done, out)
         });
-        (done.pos, done.line, done.count, PyBytes::new(py, &out))
+        let text = PyBytes::new(py, &out).into_any();
+        Ok((done.pos, done.line, done.count, text))
     }
 
     /// Whether `loc` is new in the document (remembered from now on).

@@ -1,4 +1,4 @@
-"""A sitemap read into an Arrow table, without a Python object per entry on the plain path.
+"""A sitemap read into an Arrow table, without a Python object per canonical entry.
 
 ``read_arrow(source)`` gives a ``pyarrow.Table`` with the columns ``loc``, ``lastmod`` (the
 W3C text of the value read, as ``dates.format_w3c`` writes it), ``lastmod_at`` (its instant,
@@ -6,39 +6,28 @@ UTC, as ``dates.instant`` gives it), ``changefreq`` (dictionary-encoded names), 
 and, when ``sitemap`` is given, ``sitemap``: one row per entry, in document order, the same
 entries ``urlset.read`` gives.
 
-A document whose body is nothing but canonical records (the compiled lane's pattern: a
-UTF-8 ``<urlset>`` in the sitemaps.org namespace, plain values, then only the root's end
-tag) is read by the compiled scanner straight into Arrow buffers (offsets, values, validity)
-that pyarrow wraps as they are. Any other document is read by ``urlset.read`` and its entries
-become the same columns. Needs pyarrow (the ``tables`` extra).
+The document is read by urlset's reader in the render lane (reading/rendered.py) with the
+"arrow" format: runs of canonical records go from the compiled scanner straight into Arrow
+buffers (offsets, values, validity) that pyarrow wraps as they are; any other entry (one
+whose values the reader judges, one with extensions, one in a piece lxml reads, an index's)
+comes as the reader's value, in its place, and becomes the same columns. So an unusual entry
+costs itself, not the document. Needs pyarrow (the ``arrow`` extra).
 """
 
 from __future__ import annotations
 
 import os
-import re
-import zlib
-from datetime import date, datetime
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
-from .._core import UrlsetScanner
 from ..dates import format_w3c, instant
 from ..limits import ReadLimits
-from ..model import ChangeFreq
-from .reader import read_bytes
+from ..model import ChangeFreq, Issue, SitemapRef, Url
+from .reader import FILE_CHUNK, SitemapReader
+from .rendered import RenderedRun, RenderSpec, in_order
 
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
-
-# The root start tags read on the compiled path: the sitemaps.org namespace as the default,
-# other namespaces and a schema location allowed; anything else goes the long way.
-_PLAIN_HEAD = re.compile(
-    rb"""\A(?:<\?xml\ version=["']1\.0["'](?:\ encoding=["']UTF-8["'])?\?>)?[ \t\r\n]*"""
-    rb'<urlset[ \t\r\n]+xmlns="http://www\.sitemaps\.org/schemas/sitemap/0\.9"'
-    rb'(?:[ \t\r\n]+(?:xmlns:[A-Za-z_][A-Za-z0-9_.-]*|xsi:schemaLocation)="[^"<&]*")*'
-    rb"[ \t\r\n]*>",
-    re.VERBOSE,
-)
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_arrow(
@@ -51,69 +40,48 @@ def read_arrow(
     ``pyarrow.Table``, one row per entry (see the module's docstring)."""
     import pyarrow as pa
 
-    raw = source if isinstance(source, bytes) else _read_file(source)
-    data = _gunzipped(raw, limits.max_decompressed_bytes)
-    batches = None if data is None else _plain_batches(data, limits)
-    if batches is None:
-        name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-        batches = [_entries_batch(read_bytes(raw, source=name, limits=limits))]
+    batches, _ = read_batches(source, limits)
     table = pa.Table.from_batches(batches, schema=_schema())
     if sitemap is not None:
         table = table.append_column("sitemap", pa.repeat(sitemap, table.num_rows))
     return table
 
 
-def _read_file(path: str | os.PathLike[str]) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+def read_batches(
+    source: str | os.PathLike[str] | bytes,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+) -> tuple[list[Any], int]:
+    """The entries of ``source`` as Arrow record batches in document order, and how many of
+    them the compiled core read into columns (the rest came through the reader's values)."""
+    name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
+    spec = RenderSpec("arrow", "")
+    reader = SitemapReader(name, limits=limits, render=spec)
+    entries: list[Url | SitemapRef] = []
+    for chunk in _chunks(source):
+        entries.extend(e for e in reader.feed(chunk) if type(e) is not Issue)  # type: ignore[misc]
+        if reader.done:
+            break
+    entries.extend(e for e in reader.close() if type(e) is not Issue)  # type: ignore[misc]
+    return batches_in_order(entries, spec.take()), spec.rendered
 
 
-def _gunzipped(raw: bytes, most: int) -> bytes | None:
-    """The document's bytes; None when a gzip stream is damaged or inflates past ``most``
-    (``urlset.read`` then reads it and says what is wrong)."""
-    if not raw.startswith(_GZIP_MAGIC):
-        return raw
-    inflate = zlib.decompressobj(wbits=31)
-    try:
-        data = inflate.decompress(raw, most + 1)
-    except zlib.error:
-        return None
-    if len(data) > most or not inflate.eof or inflate.unused_data:
-        return None
-    return data
+def batches_in_order(entries: Sequence[Url | SitemapRef], runs: Sequence[RenderedRun]) -> list[Any]:
+    """Record batches of the core's ``runs`` (columns) and, between them, of ``entries`` (the
+    reader's values), in document order."""
+    return [
+        _batch(part.text) if isinstance(part, RenderedRun) else _entries_batch(part)
+        for part in in_order(entries, runs)
+    ]
 
 
-def _plain_batches(data: bytes, limits: ReadLimits) -> list[Any] | None:
-    """The records of a document that is nothing but canonical records, as Arrow record
-    batches; None when it is anything else."""
-    head = _PLAIN_HEAD.match(data)
-    end = data.rfind(b"</url>") + len(b"</url>")
-    plain_limits = limits.max_depth >= 3 and limits.max_value_length >= 2048
-    if head is None or not plain_limits or len(data) > limits.max_decompressed_bytes:
-        return None
-    if end < head.end() or data[end:].strip(b" \t\r\n") != b"</urlset>":
-        return None
-    scanner = UrlsetScanner(
-        False,
-        limits.max_value_length,
-        list(ChangeFreq),
-        date.fromisoformat,
-        datetime.fromisoformat,
-    )
-    pos, line, count, batches = head.end(), 1, 0, []
-    while pos < end:
-        left = limits.max_entries + 1 - count
-        pos, line, stop, columns = scanner.scan_columns(data, pos, end, line, left)
-        if stop is not None:
-            return None  # a piece, an extension or a value to judge: the long way
-        count += columns[0]
-        if count > limits.max_entries:
-            return None
-        if columns[0]:
-            batches.append(_batch(columns))
-        elif pos < end:
-            return None
-    return batches
+def _chunks(source: str | os.PathLike[str] | bytes) -> Iterator[bytes]:
+    if isinstance(source, bytes):
+        for i in range(0, len(source), FILE_CHUNK):
+            yield source[i : i + FILE_CHUNK]
+        return
+    with open(source, "rb") as f:
+        while chunk := f.read(FILE_CHUNK):
+            yield chunk
 
 
 def _batch(columns: tuple[Any, ...]) -> Any:
@@ -142,7 +110,7 @@ def _array(kind: Any, n: int, buffers: Any) -> Any:
     return pa.Array.from_buffers(kind, n, wrapped, null_count=nulls)
 
 
-def _entries_batch(entries: Any) -> Any:
+def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
     """Entries read by ``urlset.read`` (a urlset's or an index's) as one record batch."""
     import pyarrow as pa
 

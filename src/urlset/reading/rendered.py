@@ -17,8 +17,8 @@ this lane. The lane and that path share the document's duplicate set (``Sink.fir
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core import RecordRenderer
 from ..model import Url
@@ -28,13 +28,16 @@ if TYPE_CHECKING:
     from .sink import Sink
     from .xml_compiled import CompiledLane
 
+E = TypeVar("E")
+
 
 class RenderedRun:
-    """``count`` entries, from entry ``at`` of the document on, as output text."""
+    """``count`` entries, from entry ``at`` of the document on, as output text (bytes), or
+    for the "arrow" format as the buffers of Arrow columns (reading/arrow.py)."""
 
     __slots__ = ("at", "count", "text")
 
-    def __init__(self, at: int, count: int, text: bytes) -> None:
+    def __init__(self, at: int, count: int, text: Any) -> None:
         self.at = at
         self.count = count
         self.text = text
@@ -42,7 +45,8 @@ class RenderedRun:
 
 class RenderSpec:
     """What a reader renders: ``fmt`` (jsonl, csv, tsv, locs) with ``tail`` ending each line
-    (``output.line_tail``); the runs rendered so far collect in ``runs``."""
+    (``output.line_tail``), or "arrow" (columns); the runs rendered so far collect in
+    ``runs``."""
 
     def __init__(self, fmt: str, tail: str) -> None:
         self.fmt = fmt
@@ -103,6 +107,23 @@ def render_records(
     return pos, line
 
 
+def in_order(
+    entries: Sequence[E], runs: Sequence[RenderedRun]
+) -> Iterator[Sequence[E] | RenderedRun]:
+    """A document's entries in order: the rendered ``runs`` and, in the places between them,
+    slices of ``entries`` (its other entries, in order)."""
+    taken = entry = 0
+    for run in runs:
+        before = run.at - entry
+        if before:
+            yield entries[taken : taken + before]
+            taken += before
+        yield run
+        entry = run.at + run.count
+    if taken < len(entries):
+        yield entries[taken:]
+
+
 def merge_rendered(
     urls: Sequence[Url],
     runs: Sequence[RenderedRun],
@@ -110,17 +131,7 @@ def merge_rendered(
 ) -> bytes:
     """A document's output: the rendered ``runs`` with ``urls`` (its other entries, in
     order) rendered by ``render`` in the places between them."""
-    if not runs:
-        return render(urls) if urls else b""
-    parts: list[bytes] = []
-    taken = entry = 0
-    for run in runs:
-        before = run.at - entry
-        if before:
-            parts.append(render(urls[taken : taken + before]))
-            taken += before
-        parts.append(run.text)
-        entry = run.at + run.count
-    if taken < len(urls):
-        parts.append(render(urls[taken:]))
-    return b"".join(parts)
+    return b"".join(
+        part.text if isinstance(part, RenderedRun) else render(part)
+        for part in in_order(urls, runs)
+    )

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::columns::Columns;
 use super::records::{scan, Limits, Record, Stop};
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
@@ -123,22 +124,6 @@ impl Renderer {
         }
     }
 
-    /// The loc's value (`&amp;` read as `&`) into `self.loc`.
-    fn loc_value(&mut self, data: &[u8], r: &Record) {
-        let loc = &data[r.loc.0..r.loc.1];
-        self.loc.clear();
-        if !r.has_amp {
-            self.loc.extend_from_slice(loc);
-            return;
-        }
-        let mut rest = loc;
-        while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
-            self.loc.extend_from_slice(&rest[..=i]);
-            rest = &rest[i + 5..];
-        }
-        self.loc.extend_from_slice(rest);
-    }
-
     /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
     /// kept: a file's lastmods often repeat), into `out`.
     fn lastmod_text(&mut self, text: &[u8], out: &mut Vec<u8>) {
@@ -171,17 +156,17 @@ impl Renderer {
         &self.priorities[at].1
     }
 
-    /// Append the line of record `r` of `data` (its loc's value already in `self.loc`).
-    fn line(&mut self, data: &[u8], r: &Record, out: &mut Vec<u8>) {
+    /// Append the line of record `r` of `data`, whose loc's value is `loc`.
+    fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
         match self.format {
             Format::Locs => {
-                out.extend_from_slice(&self.loc);
+                out.extend_from_slice(loc);
                 out.push(b'\n');
             }
             Format::JsonLines => {
                 // a plain loc holds no character JSON escapes
                 out.extend_from_slice(b"{\"loc\":\"");
-                out.extend_from_slice(&self.loc);
+                out.extend_from_slice(loc);
                 out.push(b'"');
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
@@ -206,12 +191,12 @@ impl Renderer {
                     b'\t'
                 };
                 // quoted as csv.writer quotes (a plain loc holds no quote or line break)
-                if self.loc.contains(&d) {
+                if loc.contains(&d) {
                     out.push(b'"');
-                    out.extend_from_slice(&self.loc);
+                    out.extend_from_slice(loc);
                     out.push(b'"');
                 } else {
-                    out.extend_from_slice(&self.loc);
+                    out.extend_from_slice(loc);
                 }
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
@@ -246,19 +231,53 @@ pub struct Rendered {
 /// `seen` holds, or whose origin it does not know.
 pub fn render_run(
     text: &[u8],
-    (pos, end): (usize, usize),
+    span: (usize, usize),
     line: u32,
     limits: Limits,
     renderer: &mut Renderer,
     seen: &mut Seen,
     out: &mut Vec<u8>,
 ) -> Rendered {
+    let mut loc = std::mem::take(&mut renderer.loc);
+    let done = run(text, span, line, limits, seen, &mut loc, |loc, r| {
+        renderer.line(text, r, loc, out);
+    });
+    renderer.loc = loc;
+    done
+}
+
+/// [`render_run`] into Arrow columns (urlset.reading.arrow) instead of text.
+pub fn columns_run(
+    text: &[u8],
+    span: (usize, usize),
+    line: u32,
+    limits: Limits,
+    seen: &mut Seen,
+    columns: &mut Columns,
+) -> Rendered {
+    let mut loc = Vec::new();
+    run(text, span, line, limits, seen, &mut loc, |_, r| {
+        columns.push(text, r);
+    })
+}
+
+/// The records of a scan that need no Python, each given to `each` with its loc's value
+/// (made in `loc`); where the run stopped.
+fn run(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    line: u32,
+    limits: Limits,
+    seen: &mut Seen,
+    loc: &mut Vec<u8>,
+    mut each: impl FnMut(&[u8], &Record),
+) -> Rendered {
     let found = scan(text, pos, end, line, limits);
     seen.hashes.reserve(found.records.len());
     for (count, r) in found.records.iter().enumerate() {
-        renderer.loc_value(text, r);
+        loc_value(text, r, loc);
         let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
-        if !seen.known(origin) || !seen.first_seen(&renderer.loc) {
+        if !seen.known(origin) || !seen.first_seen(loc) {
             // the record's start tag: only whitespace lies between it and <loc>
             let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
             return Rendered {
@@ -267,7 +286,7 @@ pub fn render_run(
                 count,
             };
         }
-        renderer.line(text, r, out);
+        each(loc, r);
     }
     // a run to judge comes back with the scan past it: stop where it starts instead (its
     // first entry is the first `<url>` after the last record)
@@ -287,6 +306,22 @@ pub fn render_run(
         line: stop_line,
         count: found.records.len(),
     }
+}
+
+/// The loc's value (`&amp;` read as `&`) into `out`.
+fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
+    let loc = &data[r.loc.0..r.loc.1];
+    out.clear();
+    if !r.has_amp {
+        out.extend_from_slice(loc);
+        return;
+    }
+    let mut rest = loc;
+    while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
+        out.extend_from_slice(&rest[..=i]);
+        rest = &rest[i + 5..];
+    }
+    out.extend_from_slice(rest);
 }
 
 #[cfg(test)]
@@ -404,6 +439,19 @@ mod tests {
         );
         assert_eq!((done.count, done.line), (1, 2));
         assert!(text[done.pos..].starts_with(b"<url><loc>https://E.com/b"));
+    }
+
+    #[test]
+    fn runs_into_arrow_columns_stop_as_text_runs_do() {
+        let text = b"<url><loc>https://e.com/a?b&amp;c</loc><priority>0.5</priority></url>\n<url><loc>https://e.com/a?b&amp;c</loc></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut columns = Columns::default();
+        let done = columns_run(text, (0, text.len()), 1, ALL, &mut seen, &mut columns);
+        assert_eq!((done.count, done.line), (1, 2));
+        assert_eq!(columns.len, 1);
+        assert_eq!(columns.loc.values, b"https://e.com/a?b&c");
+        assert_eq!(columns.priority.values, [0.5]);
     }
 
     #[test]
