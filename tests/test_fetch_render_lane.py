@@ -2,7 +2,7 @@
 
 A parse thread reading a document with ``rendered_only`` (canonical records rendered as output
 text in the compiled core, the other entries through the Python path at their places) must
-give the same output bytes in every text format, the same issues in the same order, the same
+give the same output bytes in every text format and the same Parquet rows, the same issues in the same order, the same
 refs, format, verdict and URL count as one reading it into Urls and rendering those with the
 Python renderers (reading/output.py). Checked on the mixed shapes of bench_read.py
 (``&``, ``'``, %-escapes, non-ASCII paths, IDN hosts, ports, long URLs, distinct lastmods),
@@ -21,6 +21,7 @@ import pytest
 
 from urlset.fetching.parse_pool import _Parsing
 from urlset.limits import ReadLimits
+from urlset.reading.arrow import fetch_schema, fetch_values_batch
 from urlset.reading.output import RENDERERS, line_tail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,9 +64,28 @@ def _parse(
     return fmt_read, fatal, refs, issues, rendered or b"", count, in_core
 
 
+def _parquet_rows(data: bytes, rendered_only: bool, **options: Any) -> list[dict[str, Any]]:
+    """The rows `urlset fetch --format parquet` writes for the document, by either path."""
+    pa = pytest.importorskip("pyarrow")
+    sitemap = options.get("sitemap", SITEMAPS[0])
+    parsing = _Parsing(("parquet", None), rendered_only)
+    parsing.handle(("o", sitemap, sitemap, options.get("limits", ReadLimits())))
+    for chunk in _chunks(data, options.get("size", 1 << 30)):
+        if not parsing.handle(("d", chunk)):
+            break
+    _, _, columns, _, _, batches, count = parsing.handle(("c",))
+    if not rendered_only:
+        batches = [fetch_values_batch(columns, sitemap)]
+    table = pa.Table.from_batches(batches, schema=fetch_schema())
+    assert table.num_rows == count
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
+
+
 def _same(data: bytes, **options: Any) -> tuple[Any, ...]:
     """Both paths' results for every format, asserted equal; the JSON Lines one returned,
     with the count of entries the core rendered last."""
+    assert _parquet_rows(data, True, **options) == _parquet_rows(data, False, **options)
     for fmt in FORMATS:
         usual = _parse(data, fmt, False, **options)
         lane = _parse(data, fmt, True, **options)

@@ -9,7 +9,6 @@ on stderr), 2 nothing could be read, or a usage or output error.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
@@ -20,7 +19,6 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from ..errors import InvalidValue
-from ..extensions import json_fields
 from ..fetching.discovery import (
     WELL_KNOWN,
     DiscoveryOptions,
@@ -32,7 +30,7 @@ from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
 from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
-from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
+from ..reading.output import RENDERERS, Render, UrlColumns
 from ..urls import to_uri
 from .fetch_sites import DASK, SITES, run_sites
 from .read import URL_COLUMNS
@@ -79,65 +77,48 @@ class _Writer:
 
 
 class _Parquet(_Writer):
-    """Parquet through pyarrow, in row groups, so memory stays bounded."""
+    """Parquet through pyarrow, in row groups, so memory stays bounded: each sitemap's URLs
+    as record batches (reading/arrow.py; made by the parse threads in the render lane)."""
 
     BATCH = 200_000
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.fmt = "parquet"
-        self.rows: dict[str, list[Any]] = {name: [] for name in _FIELDS}
+        self.batches: list[Any] = []
+        self.pending = 0
         self.writer: Any = None
         self.count = 0
 
     def write(self, event: SitemapRead) -> None:
+        from ..reading.arrow import fetch_values_batch
+
         urls = event.urls
-        columns = columns_of(urls)
-        rows = self.rows
-        rows["loc"].extend(columns.locs)
-        rows["lastmod"].extend([t or None for t in columns.lastmods])
-        rows["changefreq"].extend([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs])
-        rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
-        extensions = columns.extensions
-        rows["extensions"].extend(
-            [None] * columns.count
-            if extensions is None
-            else [
-                json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":"))
-                if ext
-                else None
-                for ext in extensions
-            ]
-        )
-        rows["sitemap"].extend([event.node.url] * columns.count)
-        self.count += columns.count
-        if len(rows["loc"]) >= self.BATCH:
+        if isinstance(urls, UrlBatch) and urls.batches is not None:
+            batches = urls.batches
+        else:
+            batches = [fetch_values_batch(columns_of(urls), event.node.url)]
+        self.batches.extend(batches)
+        self.pending += len(urls)
+        self.count += len(urls)
+        if self.pending >= self.BATCH:
             self._flush()
 
     def _flush(self) -> None:
         import importlib
 
+        from ..reading.arrow import fetch_schema
+
         pa: Any = importlib.import_module("pyarrow")
         pq: Any = importlib.import_module("pyarrow.parquet")
-
-        schema = pa.schema(
-            [
-                ("loc", pa.string()),
-                ("lastmod", pa.string()),
-                ("changefreq", pa.string()),
-                ("priority", pa.float64()),
-                ("extensions", pa.string()),
-                ("sitemap", pa.string()),
-            ]
-        )
-        table = pa.table(self.rows, schema=schema)
+        schema = fetch_schema()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, schema)
-        self.writer.write_table(table)
-        self.rows = {name: [] for name in _FIELDS}
+        self.writer.write_table(pa.Table.from_batches(self.batches, schema=schema))
+        self.batches, self.pending = [], 0
 
     def close(self) -> None:
-        if self.rows["loc"] or self.writer is None:
+        if self.batches or self.writer is None:
             self._flush()
         self.writer.close()
 
@@ -504,9 +485,11 @@ def _fetch(
     # aiohttp loads here, not with the module, so `urlset fetch --help` starts fast
     from ..fetching.http import fetch_sitemaps
 
-    render = None
+    render: tuple[str, Render | None] | None = None
     if writer is not None and writer.fmt in RENDERERS:
         render = (writer.fmt, RENDERERS[writer.fmt])
+    elif writer is not None and writer.fmt == "parquet":
+        render = ("parquet", None)  # record batches, from the render lane only
     recorder = _recorder(snapshot, start)  # opened first: a locked store fails before fetching
     readers = [r.write for r in (writer,) if r is not None]
     readers += [recorder.on_read] if recorder is not None else []

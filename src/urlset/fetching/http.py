@@ -127,7 +127,7 @@ async def fetch_sitemaps(
     on_progress: Callable[[Progress], None] | None = None,
     reader_factory: ReaderFactory = sitemap_reader,
     workers: int = 0,
-    render: tuple[str, Render] | None = None,
+    render: tuple[str, Render | None] | None = None,
     rendered_only: bool = False,
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).

@@ -40,19 +40,22 @@ class UrlBatch(Sequence[Url]):
 
     ``rendered`` is the output of these Urls (UTF-8, one line per Url) when the pool was given
     a renderer, and ``render`` its name; slicing from the start keeps it in step. A pool that
-    renders only (``rendered_only``) gives no columns: its ``count`` Urls are their output.
+    renders only (``rendered_only``) gives no columns: its ``count`` Urls are their output,
+    or for "parquet" ``batches``, Arrow record batches in Parquet's columns.
     """
 
-    __slots__ = ("_urls", "columns", "render", "rendered", "size")
+    __slots__ = ("_urls", "batches", "columns", "render", "rendered", "size")
 
     def __init__(
         self,
         columns: UrlColumns | None,
         render: str | None = None,
-        rendered: bytes | None = None,
+        rendered: bytes | list[Any] | None = None,
         count: int = 0,
     ) -> None:
         self.columns = columns
+        self.batches = rendered if isinstance(rendered, list) else None
+        rendered = None if isinstance(rendered, list) else rendered
         self.size = columns.count if columns is not None else count
         self._urls: list[Url] | None = None
         self.render = render
@@ -77,18 +80,31 @@ class UrlBatch(Sequence[Url]):
     def __getitem__(self, index: int | slice) -> Url | Sequence[Url]:
         if isinstance(index, slice) and index.start in (None, 0) and index.step in (None, 1):
             stop = len(self) if index.stop is None else max(0, min(index.stop, len(self)))
-            rendered = None
+            rendered: bytes | list[Any] | None = None
             if self.rendered is not None:
                 end = 0
                 for _ in range(stop):
                     end = self.rendered.index(b"\n", end) + 1
                 rendered = self.rendered[:end]
+            elif self.batches is not None:
+                rendered = _head_batches(self.batches, stop)
             head = None if self.columns is None else self.columns.head(stop)
             return UrlBatch(head, self.render, rendered, stop)
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Url]:
         return iter(self._all())
+
+
+def _head_batches(batches: list[Any], rows: int) -> list[Any]:
+    """The first ``rows`` rows of record ``batches``."""
+    out = []
+    for batch in batches:
+        if rows <= 0:
+            break
+        out.append(batch.slice(0, rows))
+        rows -= batch.num_rows
+    return out
 
 
 def columns_of(urls: Sequence[Url]) -> UrlColumns:
@@ -107,7 +123,9 @@ class _Parsing:
     records become output text in the compiled core, the few other Urls are kept as they
     are and rendered into their places at the end."""
 
-    def __init__(self, render: tuple[str, Render] | None, rendered_only: bool = False) -> None:
+    def __init__(
+        self, render: tuple[str, Render | None] | None, rendered_only: bool = False
+    ) -> None:
         self.render = render
         self.rendered_only = rendered_only and render is not None
         self.reader: SitemapReader | None = None
@@ -142,7 +160,10 @@ class _Parsing:
             self.spec = None
             if self.render is not None and self.rendered_only:
                 fmt = self.render[0]
-                self.spec = RenderSpec(fmt, line_tail(fmt, self.sitemap))
+                if fmt == "parquet":  # Arrow columns (reading/arrow.py)
+                    self.spec = RenderSpec("arrow", "")
+                else:
+                    self.spec = RenderSpec(fmt, line_tail(fmt, self.sitemap))
             self.reader = SitemapReader(
                 message[1], base_url=message[2], limits=message[3], render=self.spec
             )
@@ -157,21 +178,26 @@ class _Parsing:
             return (reader.format, reader.fatal, columns, refs, issues, rendered, count)
         raise EOFError(f"parse worker message {kind!r} out of turn")
 
-    def _output(self) -> tuple[UrlColumns | None, bytes | None, int]:
-        """The document's Urls: (columns, output text, count)."""
+    def _output(self) -> tuple[UrlColumns | None, bytes | list[Any] | None, int]:
+        """The document's Urls: (columns, output text or Parquet's record batches, count)."""
         spec, render, sitemap = self.spec, self.render, self.sitemap
-        if spec is not None and render is not None:
+        count = len(self.urls) + (spec.rendered if spec is not None else 0)
+        if spec is not None and spec.fmt == "arrow":
+            from ..reading.arrow import fetch_batches
+
+            return None, fetch_batches(self.urls, spec.take(), sitemap), count
+        if spec is not None and render is not None and render[1] is not None:
+            text = render[1]
 
             def rendered(urls: Sequence[Url]) -> bytes:
-                return render[1](UrlColumns.from_urls(urls), sitemap).encode("utf-8")
+                return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
 
-            merged = merge_rendered(self.urls, spec.take(), rendered)
-            return None, merged, len(self.urls) + spec.rendered
+            return None, merge_rendered(self.urls, spec.take(), rendered), count
         columns = _concat(self.parts)
-        text: bytes | None = None
-        if render is not None and columns.count:
-            text = render[1](columns, sitemap).encode("utf-8")
-        return columns, text, columns.count
+        out: bytes | None = None
+        if render is not None and render[1] is not None and columns.count:
+            out = render[1](columns, sitemap).encode("utf-8")
+        return columns, out, columns.count
 
 
 def _concat(parts: list[UrlColumns]) -> UrlColumns:
@@ -201,7 +227,9 @@ class _Worker:
 
     __slots__ = ("parsing", "thread")
 
-    def __init__(self, render: tuple[str, Render] | None, rendered_only: bool = False) -> None:
+    def __init__(
+        self, render: tuple[str, Render | None] | None, rendered_only: bool = False
+    ) -> None:
         self.parsing = _Parsing(render, rendered_only)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="urlset-parse")
 
@@ -228,7 +256,10 @@ class ParsePool:
     """Parse threads running SitemapReaders; see the section comment above."""
 
     def __init__(
-        self, workers: int, render: tuple[str, Render] | None = None, rendered_only: bool = False
+        self,
+        workers: int,
+        render: tuple[str, Render | None] | None = None,
+        rendered_only: bool = False,
     ) -> None:
         """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch)."""
         self.render = render

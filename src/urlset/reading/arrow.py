@@ -16,6 +16,7 @@ costs itself, not the document. Needs pyarrow (the ``arrow`` extra).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -24,6 +25,7 @@ from typing import Any
 from ..dates import format_w3c, instant
 from ..limits import ReadLimits
 from ..model import ChangeFreq, Issue, SitemapRef, Url
+from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
 from .reader import FILE_CHUNK, SitemapReader
 from .rendered import RenderedRun, RenderSpec, in_order
 
@@ -72,6 +74,73 @@ def batches_in_order(entries: Sequence[Url | SitemapRef], runs: Sequence[Rendere
         _batch(part.text) if isinstance(part, RenderedRun) else _entries_batch(part)
         for part in in_order(entries, runs)
     ]
+
+
+# ----------------------------------------------------------------------------- fetch
+# `urlset fetch --format parquet` writes `urlset read`'s columns and the sitemap's URL, text
+# where read_arrow has values (lastmod as written by format_w3c, changefreq names,
+# extensions as their JSON object); from the same core columns where entries are canonical.
+FETCH_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions", "sitemap")
+
+
+def fetch_schema() -> Any:
+    import pyarrow as pa
+
+    text = pa.string()
+    return pa.schema(
+        [(name, pa.float64() if name == "priority" else text) for name in FETCH_COLUMNS]
+    )
+
+
+def fetch_batches(urls: Sequence[Url], runs: Sequence[RenderedRun], sitemap: str) -> list[Any]:
+    """A fetched sitemap's Urls as record batches in FETCH_COLUMNS, in document order: the
+    core's ``runs`` (columns of canonical records) and, between them, ``urls`` (the reader's
+    values)."""
+    return [
+        _fetch_run(part.text, sitemap)
+        if isinstance(part, RenderedRun)
+        else fetch_values_batch(UrlColumns.from_urls(part), sitemap)
+        for part in in_order(urls, runs)
+    ]
+
+
+def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
+    import pyarrow as pa
+
+    n, loc, lastmod, _, changefreq, priority = columns
+    codes = _array(pa.int8(), n, changefreq)
+    arrays = [
+        _array(pa.string(), n, loc),
+        _array(pa.string(), n, lastmod),
+        _changefreq_names().take(codes),
+        _array(pa.float64(), n, priority),
+        pa.nulls(n, pa.string()),  # a canonical record has no extensions
+        pa.repeat(sitemap, n),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
+
+
+def fetch_values_batch(columns: UrlColumns, sitemap: str) -> Any:
+    """Urls (as columns of values) as one record batch in FETCH_COLUMNS."""
+    import pyarrow as pa
+
+    from ..extensions import json_fields
+
+    extensions = columns.extensions
+    rows = {
+        "loc": columns.locs,
+        "lastmod": [t or None for t in columns.lastmods],
+        "changefreq": [CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs],
+        "priority": [None if p == NO_PRIORITY else p for p in columns.priorities],
+        "extensions": [None] * columns.count
+        if extensions is None
+        else [
+            json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":")) if ext else None
+            for ext in extensions
+        ],
+        "sitemap": [sitemap] * columns.count,
+    }
+    return pa.RecordBatch.from_pydict(rows, schema=fetch_schema())
 
 
 def _chunks(source: str | os.PathLike[str] | bytes) -> Iterator[bytes]:
