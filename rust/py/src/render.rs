@@ -85,7 +85,13 @@ impl RecordRenderer {
             let done = render_run(bytes, span, line, limits, renderer, seen, &mut out);
             (done, out)
         });
-        let text = PyBytes::new(py, &out).into_any();
+        // the copy into the bytes object runs without the GIL too: nothing else can see
+        // the object before it is returned
+        let text = PyBytes::new_with(py, out.len(), |buf| {
+            py.detach(|| buf.copy_from_slice(&out));
+            Ok(())
+        })?
+        .into_any();
         Ok((done.pos, done.line, done.count, text))
     }
 
