@@ -98,10 +98,17 @@ class RecordRenderer:
         int,  # where rendering stopped: the end, or the start of an entry it left
         int,  # the line there
         int,  # records rendered
-        # their lines (bytes), or for "arrow" the columns: (count, then ArrowBuffers of
-        # loc, lastmod (format_w3c), lastmod_at (int64 microseconds UTC), changefreq (int8
-        # index into ChangeFreq), priority (float64))
-        Any,
+        bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
+    ]: ...
+    def columns(
+        self,
+    ) -> tuple[
+        int,  # records
+        ArrowBuffers,  # loc: string
+        ArrowBuffers,  # lastmod: string, as dates.format_w3c writes the value
+        ArrowBuffers,  # lastmod_at: int64 microseconds since 1970 UTC (dates.instant)
+        ArrowBuffers,  # changefreq: int8 index into ChangeFreq
+        ArrowBuffers,  # priority: float64
     ]: ...
     def first_seen(self, loc: str, /) -> bool: ...
     def know(self, origin: str, /) -> None: ...

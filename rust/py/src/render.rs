@@ -14,6 +14,8 @@ use crate::read::{fixed, texts};
 #[pyclass(module = "urlset._core")]
 pub struct RecordRenderer {
     renderer: Option<Renderer>,
+    /// "arrow": every run's records, in document order, until `columns` takes them.
+    columns: Columns,
     seen: Seen,
     max_value: usize,
 }
@@ -32,6 +34,7 @@ impl RecordRenderer {
         };
         Ok(RecordRenderer {
             renderer,
+            columns: Columns::default(),
             seen: Seen::default(),
             max_value,
         })
@@ -58,26 +61,14 @@ impl RecordRenderer {
         };
         let seen = &mut self.seen;
         let Some(renderer) = self.renderer.as_mut() else {
-            let (done, columns) = py.detach(|| {
-                let mut columns = Columns::for_text(span.1 - span.0);
-                let done = columns_run(bytes, span, line, limits, seen, &mut columns);
-                (done, columns)
-            });
+            let columns = &mut self.columns;
+            let done = py.detach(|| columns_run(bytes, span, line, limits, seen, columns));
             if !columns.has_room(0) {
                 return Err(pyo3::exceptions::PyValueError::new_err(
-                    "a run of records over 2 GiB: read it in smaller runs",
+                    "records over 2 GiB of text: read the document in parts",
                 ));
             }
-            let buffers = (
-                columns.len,
-                texts(py, &columns.loc)?,
-                texts(py, &columns.lastmod)?,
-                fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
-                fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
-                fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
-            );
-            let buffers = buffers.into_pyobject(py)?.into_any();
-            return Ok((done.pos, done.line, done.count, buffers));
+            return Ok((done.pos, done.line, done.count, py.None().into_bound(py)));
         };
         let (done, out) = py.detach(|| {
             // JSON Lines with the sitemap's URL runs ~1.2x the XML it comes from
@@ -93,6 +84,20 @@ impl RecordRenderer {
         })?
         .into_any();
         Ok((done.pos, done.line, done.count, text))
+    }
+
+    /// "arrow": the records of every run so far as Arrow buffers (see _core.pyi), taken.
+    fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let columns = std::mem::take(&mut self.columns);
+        let buffers = (
+            columns.len,
+            texts(py, &columns.loc)?,
+            texts(py, &columns.lastmod)?,
+            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
+        );
+        Ok(buffers.into_pyobject(py)?.into_any())
     }
 
     /// Whether `loc` is new in the document (remembered from now on).

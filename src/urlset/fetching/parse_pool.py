@@ -185,7 +185,7 @@ class _Parsing:
         if spec is not None and spec.fmt == "arrow":
             from ..reading.arrow import fetch_batches
 
-            return None, fetch_batches(self.urls, spec.take(), sitemap), count
+            return None, fetch_batches(self.urls, spec, sitemap), count
         if spec is not None and render is not None and render[1] is not None:
             text = render[1]
 

@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dates import format_w3c, instant
 from ..limits import ReadLimits
 from ..model import ChangeFreq, Issue, SitemapRef, Url
 from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
 from .reader import FILE_CHUNK, SitemapReader
-from .rendered import RenderedRun, RenderSpec, in_order
+from .rendered import RenderSpec, take_order
 
+E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
 
 
@@ -64,16 +65,31 @@ def read_batches(
         if reader.done:
             break
     entries.extend(e for e in reader.close() if type(e) is not Issue)  # type: ignore[misc]
-    return batches_in_order(entries, spec.take()), spec.rendered
+    return in_document_order(entries, spec, _batch, _entries_batch), spec.rendered
 
 
-def batches_in_order(entries: Sequence[Url | SitemapRef], runs: Sequence[RenderedRun]) -> list[Any]:
-    """Record batches of the core's ``runs`` (columns) and, between them, of ``entries`` (the
-    reader's values), in document order."""
-    return [
-        _batch(part.text) if isinstance(part, RenderedRun) else _entries_batch(part)
-        for part in in_order(entries, runs)
-    ]
+def in_document_order(
+    values: Sequence[E],
+    spec: RenderSpec,
+    core_batch: Callable[[Any], Any],
+    values_batch: Callable[[Sequence[E]], Any],
+) -> list[Any]:
+    """A document's entries as record batches in document order: the records the core read
+    into columns (``spec``; one batch by ``core_batch``) and the ``values`` the reader gave
+    (one batch by ``values_batch``), put in order by one ``take`` when both hold entries."""
+    import pyarrow as pa
+
+    runs = spec.take()
+    columns = spec.columns()
+    if columns is None:
+        return [values_batch(values)]
+    core = core_batch(columns)
+    if not values:
+        return [core]
+    order = take_order(len(values), runs)
+    indices = pa.Array.from_buffers(pa.int64(), len(order), [None, pa.py_buffer(order)])
+    table = pa.Table.from_batches([values_batch(values), core])
+    return list(table.take(indices).to_batches())
 
 
 # ----------------------------------------------------------------------------- fetch
@@ -92,16 +108,15 @@ def fetch_schema() -> Any:
     )
 
 
-def fetch_batches(urls: Sequence[Url], runs: Sequence[RenderedRun], sitemap: str) -> list[Any]:
+def fetch_batches(urls: Sequence[Url], spec: RenderSpec, sitemap: str) -> list[Any]:
     """A fetched sitemap's Urls as record batches in FETCH_COLUMNS, in document order: the
-    core's ``runs`` (columns of canonical records) and, between them, ``urls`` (the reader's
-    values)."""
-    return [
-        _fetch_run(part.text, sitemap)
-        if isinstance(part, RenderedRun)
-        else fetch_values_batch(UrlColumns.from_urls(part), sitemap)
-        for part in in_order(urls, runs)
-    ]
+    records the core read into columns (``spec``) and ``urls`` (the reader's values)."""
+    return in_document_order(
+        urls,
+        spec,
+        lambda columns: _fetch_run(columns, sitemap),
+        lambda values: fetch_values_batch(UrlColumns.from_urls(values), sitemap),
+    )
 
 
 def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:

@@ -17,6 +17,7 @@ this lane. The lane and that path share the document's duplicate set (``Sink.fir
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,12 +33,12 @@ E = TypeVar("E")
 
 
 class RenderedRun:
-    """``count`` entries, from entry ``at`` of the document on, as output text (bytes), or
-    for the "arrow" format as the buffers of Arrow columns (reading/arrow.py)."""
+    """``count`` entries, from entry ``at`` of the document on, as output text (bytes; None
+    for "arrow", whose records stay in the renderer's columns: ``RenderSpec.columns``)."""
 
     __slots__ = ("at", "count", "text")
 
-    def __init__(self, at: int, count: int, text: Any) -> None:
+    def __init__(self, at: int, count: int, text: bytes | None) -> None:
         self.at = at
         self.count = count
         self.text = text
@@ -53,6 +54,7 @@ class RenderSpec:
         self.tail = tail
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
+        self.renderer: RecordRenderer | None = None
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""
@@ -63,7 +65,12 @@ class RenderSpec:
         """The document's renderer, which from now on also holds its duplicate set."""
         renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
         sink.first_seen = renderer.first_seen
+        self.renderer = renderer
         return renderer
+
+    def columns(self) -> Any:
+        """ "arrow": the records of every run so far as Arrow buffers (taken), or None."""
+        return self.renderer.columns() if self.renderer is not None and self.rendered else None
 
 
 def render_records(
@@ -124,14 +131,42 @@ def in_order(
         yield entries[taken:]
 
 
+def take_order(values: int, runs: Sequence[RenderedRun]) -> array[int]:
+    """Row numbers, in document order, into a table of the ``values`` entries the reader gave
+    followed by the records of ``runs`` (the core's, in order)."""
+    order: array[int] = array("q")
+    taken = entry = core = 0
+    for run in runs:
+        before = run.at - entry
+        order.extend(range(taken, taken + before))
+        taken += before
+        order.extend(range(values + core, values + core + run.count))
+        core += run.count
+        entry = run.at + run.count
+    order.extend(range(taken, values))
+    return order
+
+
 def merge_rendered(
     urls: Sequence[Url],
     runs: Sequence[RenderedRun],
     render: Callable[[Sequence[Url]], bytes],
 ) -> bytes:
     """A document's output: the rendered ``runs`` with ``urls`` (its other entries, in
-    order) rendered by ``render`` in the places between them."""
-    return b"".join(
-        part.text if isinstance(part, RenderedRun) else render(part)
-        for part in in_order(urls, runs)
-    )
+    order) rendered by ``render`` (one line each) in the places between them."""
+    if not runs:
+        return render(urls) if urls else b""
+    if not urls:
+        return b"".join(run.text or b"" for run in runs)
+    # the other entries rendered in one call, then put in their places a line at a time (no
+    # output line holds a line feed: JSON and CSV escape or quote them, URIs have none)
+    lines = render(urls).split(b"\n")
+    parts: list[bytes] = []
+    taken = 0
+    for part in in_order(urls, runs):
+        if isinstance(part, RenderedRun):
+            parts.append(part.text or b"")
+        else:
+            parts.append(b"\n".join(lines[taken : taken + len(part)]) + b"\n")
+            taken += len(part)
+    return b"".join(parts)

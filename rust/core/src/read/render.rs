@@ -261,50 +261,76 @@ pub fn columns_run(
     })
 }
 
-/// The records of a scan that need no Python, each given to `each` with its loc's value
+/// Entries scanned at first after a stop: a scan collects a whole run of entries to judge
+/// after the records it returns, so windows start small and grow while they come back full
+/// of records (a document that mixes plain and odd entries is not scanned again and again).
+const FIRST_WINDOW: usize = 16;
+
+/// The records of scans that need no Python, each given to `each` with its loc's value
 /// (made in `loc`); where the run stopped.
 fn run(
     text: &[u8],
-    (pos, end): (usize, usize),
-    line: u32,
+    (mut pos, end): (usize, usize),
+    mut line: u32,
     limits: Limits,
     seen: &mut Seen,
     loc: &mut Vec<u8>,
     mut each: impl FnMut(&[u8], &Record),
 ) -> Rendered {
-    let found = scan(text, pos, end, line, limits);
-    seen.hashes.reserve(found.records.len());
-    for (count, r) in found.records.iter().enumerate() {
-        loc_value(text, r, loc);
-        let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
-        if !seen.known(origin) || !seen.first_seen(loc) {
-            // the record's start tag: only whitespace lies between it and <loc>
-            let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
-            return Rendered {
-                pos: start,
-                line: r.line,
-                count,
-            };
+    let mut count = 0;
+    let mut window = FIRST_WINDOW;
+    loop {
+        let max_records = window.min(limits.max_records - count);
+        let found = scan(
+            text,
+            pos,
+            end,
+            line,
+            Limits {
+                max_records,
+                ..limits
+            },
+        );
+        seen.hashes.reserve(found.records.len());
+        for r in &found.records {
+            loc_value(text, r, loc);
+            let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
+            if !seen.known(origin) || !seen.first_seen(loc) {
+                // the record's start tag: only whitespace lies between it and <loc>
+                let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
+                return Rendered {
+                    pos: start,
+                    line: r.line,
+                    count,
+                };
+            }
+            each(loc, r);
+            count += 1;
         }
-        each(loc, r);
-    }
-    // a run to judge comes back with the scan past it: stop where it starts instead (its
-    // first entry is the first `<url>` after the last record)
-    let (mut stop, mut stop_line) = (found.pos, found.line);
-    if let Stop::Judged(run) = &found.stop {
-        if let Some(first) = run.first() {
-            let from = found.records.last().map_or(pos, |r| {
-                memchr::memmem::find(&text[r.loc.1..end], b"</url>")
-                    .map_or(r.loc.1, |i| r.loc.1 + i)
-            });
-            stop = memchr::memmem::find(&text[from..end], b"<url>").map_or(from, |i| from + i);
-            stop_line = first.line;
+        let full = found.records.len() == max_records;
+        if found.stop == Stop::End && full && count < limits.max_records && found.pos < end {
+            (pos, line) = (found.pos, found.line);
+            window = window.saturating_mul(4);
+            continue;
         }
-    }
-    Rendered {
-        pos: stop,
-        line: stop_line,
-        count: found.records.len(),
+        // a run to judge comes back with the scan past it: stop where it starts instead (its
+        // first entry is the first `<url>` after the last record)
+        let (mut stop, mut stop_line) = (found.pos, found.line);
+        if let Stop::Judged(judged) = &found.stop {
+            if let Some(first) = judged.first() {
+                let from = found.records.last().map_or(pos, |r| {
+                    memchr::memmem::find(&text[r.loc.1..end], b"</url>")
+                        .map_or(r.loc.1, |i| r.loc.1 + i)
+                });
+                stop = memchr::memmem::find(&text[from..end], b"<url>").map_or(from, |i| from + i);
+                stop_line = first.line;
+            }
+        }
+        return Rendered {
+            pos: stop,
+            line: stop_line,
+            count,
+        };
     }
 }
 
