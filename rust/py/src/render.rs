@@ -9,6 +9,10 @@ use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen}
 
 use crate::read::{fixed, texts};
 
+/// Output bytes from which the copy into Python's bytes object releases the GIL (below, the
+/// release costs more than the copy).
+const DETACHED_COPY: usize = 1 << 16;
+
 /// One document's renderer: its format and line tail (None: into Arrow columns), and the
 /// locs and origins seen so far.
 #[pyclass(module = "urlset._core")]
@@ -76,13 +80,17 @@ impl RecordRenderer {
             let done = render_run(bytes, span, line, limits, renderer, seen, &mut out);
             (done, out)
         });
-        // the copy into the bytes object runs without the GIL too: nothing else can see
+        // a long copy into the bytes object runs without the GIL too: nothing else can see
         // the object before it is returned
-        let text = PyBytes::new_with(py, out.len(), |buf| {
-            py.detach(|| buf.copy_from_slice(&out));
-            Ok(())
-        })?
-        .into_any();
+        let text = if out.len() < DETACHED_COPY {
+            PyBytes::new(py, &out).into_any()
+        } else {
+            PyBytes::new_with(py, out.len(), |buf| {
+                py.detach(|| buf.copy_from_slice(&out));
+                Ok(())
+            })?
+            .into_any()
+        };
         Ok((done.pos, done.line, done.count, text))
     }
 

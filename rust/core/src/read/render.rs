@@ -264,7 +264,7 @@ pub fn columns_run(
 /// Entries scanned at first after a stop: a scan collects a whole run of entries to judge
 /// after the records it returns, so windows start small and grow while they come back full
 /// of records (a document that mixes plain and odd entries is not scanned again and again).
-const FIRST_WINDOW: usize = 16;
+const FIRST_WINDOW: usize = 4;
 
 /// The records of scans that need no Python, each given to `each` with its loc's value
 /// (made in `loc`); where the run stopped.
