@@ -47,6 +47,9 @@ class SitemapReader:
     raised for bad input: every problem is an ``Issue`` (see ``urlset.codes.CODES``).
     ``base_url`` (the URL the document came from) resolves relative locs; without it they
     are reported and skipped. ``limits`` bounds size, entries, depth and value length.
+    ``render`` (reading/rendered.py) has the canonical records of a plain urlset rendered
+    by the compiled core into ``render.runs`` (output text or Arrow columns) instead of
+    returned as events; every other entry and every issue is returned as usual.
     """
 
     def __init__(
