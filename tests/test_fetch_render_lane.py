@@ -58,7 +58,9 @@ def _parse(
     for chunk in _chunks(data, size):
         if not parsing.handle(("d", chunk)):
             break
-    fmt_read, fatal, columns, refs, issues, rendered, count = parsing.handle(("c",))
+    fmt_read, fatal, columns, refs, issues, rendered, _, count = parsing.handle(("c",))
+    if isinstance(rendered, list):
+        rendered = b"".join(rendered)
     assert (columns is None) == rendered_only
     in_core = parsing.spec.rendered if parsing.spec is not None else 0
     return fmt_read, fatal, refs, issues, rendered or b"", count, in_core
@@ -73,7 +75,7 @@ def _parquet_rows(data: bytes, rendered_only: bool, **options: Any) -> list[dict
     for chunk in _chunks(data, options.get("size", 1 << 30)):
         if not parsing.handle(("d", chunk)):
             break
-    _, _, columns, _, _, batches, count = parsing.handle(("c",))
+    _, _, columns, _, _, _, batches, count = parsing.handle(("c",))
     if not rendered_only:
         batches = [fetch_values_batch(columns, sitemap)]
     table = pa.Table.from_batches(batches, schema=fetch_schema())

@@ -30,7 +30,7 @@ from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
 from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
-from ..reading.output import RENDERERS, Render, UrlColumns
+from ..reading.output import RENDERERS, Render
 from ..urls import to_uri
 from .fetch_sites import DASK, SITES, run_sites
 from .read import URL_COLUMNS
@@ -63,13 +63,10 @@ class _Writer:
 
     def write(self, event: SitemapRead) -> None:
         urls = event.urls
-        if isinstance(urls, UrlBatch):
-            data = urls.rendered
-            if data is None or urls.render != self.fmt:
-                data = self.render(columns_of(urls), event.node.url).encode("utf-8")
+        if isinstance(urls, UrlBatch) and urls.parts is not None and urls.render == self.fmt:
+            self.out.writelines(urls.parts)  # as the parse thread made them: no join
         else:
-            data = self.render(UrlColumns.from_urls(urls), event.node.url).encode("utf-8")
-        self.out.write(data)
+            self.out.write(self.render(columns_of(urls), event.node.url).encode("utf-8"))
         self.count += len(urls)
 
     def close(self) -> None:

@@ -39,30 +39,39 @@ class UrlBatch(Sequence[Url]):
     """Urls from a parse worker: compact columns, made into Url values only when looked at.
 
     ``rendered`` is the output of these Urls (UTF-8, one line per Url) when the pool was given
-    a renderer, and ``render`` its name; slicing from the start keeps it in step. A pool that
-    renders only (``rendered_only``) gives no columns: its ``count`` Urls are their output,
-    or for "parquet" ``batches``, Arrow record batches in Parquet's columns.
+    a renderer (``parts``: the same in pieces, which a writer takes as they are), and
+    ``render`` its name; slicing from the start keeps it in step. A pool that renders only
+    (``rendered_only``) gives no columns: its ``count`` Urls are their output, or for
+    "parquet" ``batches``, Arrow record batches in Parquet's columns.
     """
 
-    __slots__ = ("_urls", "batches", "columns", "render", "rendered", "size")
+    __slots__ = ("_urls", "batches", "columns", "parts", "render", "size")
 
     def __init__(
         self,
         columns: UrlColumns | None,
         render: str | None = None,
-        rendered: bytes | list[Any] | None = None,
+        rendered: bytes | list[bytes] | None = None,
         count: int = 0,
+        batches: list[Any] | None = None,
     ) -> None:
         self.columns = columns
-        self.batches = rendered if isinstance(rendered, list) else None
-        rendered = None if isinstance(rendered, list) else rendered
+        self.batches = batches
+        self.parts = [rendered] if isinstance(rendered, bytes) else rendered
         self.size = columns.count if columns is not None else count
         self._urls: list[Url] | None = None
         self.render = render
-        self.rendered = rendered
 
     def __len__(self) -> int:
         return self.size
+
+    @property
+    def rendered(self) -> bytes | None:
+        if self.parts is None:
+            return None
+        if len(self.parts) != 1:
+            self.parts = [b"".join(self.parts)]
+        return self.parts[0]
 
     def _all(self) -> list[Url]:
         if self._urls is None:
@@ -80,16 +89,15 @@ class UrlBatch(Sequence[Url]):
     def __getitem__(self, index: int | slice) -> Url | Sequence[Url]:
         if isinstance(index, slice) and index.start in (None, 0) and index.step in (None, 1):
             stop = len(self) if index.stop is None else max(0, min(index.stop, len(self)))
-            rendered: bytes | list[Any] | None = None
-            if self.rendered is not None:
+            rendered, text = None, self.rendered
+            if text is not None:
                 end = 0
                 for _ in range(stop):
-                    end = self.rendered.index(b"\n", end) + 1
-                rendered = self.rendered[:end]
-            elif self.batches is not None:
-                rendered = _head_batches(self.batches, stop)
+                    end = text.index(b"\n", end) + 1
+                rendered = text[:end]
+            batches = None if self.batches is None else _head_batches(self.batches, stop)
             head = None if self.columns is None else self.columns.head(stop)
-            return UrlBatch(head, self.render, rendered, stop)
+            return UrlBatch(head, self.render, rendered, stop, batches)
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Url]:
@@ -173,31 +181,34 @@ class _Parsing:
             self._take(reader.close())
             refs = [(r[0], r[1]) for r in self.others if type(r) is SitemapRef]
             issues = [i for i in self.others if type(i) is Issue]
-            columns, rendered, count = self._output()
+            columns, rendered, batches, count = self._output()
             self.reader, self.parts, self.urls, self.others = None, [], [], []
-            return (reader.format, reader.fatal, columns, refs, issues, rendered, count)
+            return (reader.format, reader.fatal, columns, refs, issues, rendered, batches, count)
         raise EOFError(f"parse worker message {kind!r} out of turn")
 
-    def _output(self) -> tuple[UrlColumns | None, bytes | list[Any] | None, int]:
-        """The document's Urls: (columns, output text or Parquet's record batches, count)."""
+    def _output(
+        self,
+    ) -> tuple[UrlColumns | None, bytes | list[bytes] | None, list[Any] | None, int]:
+        """The document's Urls: (columns, output text (in pieces), Parquet's record batches,
+        count)."""
         spec, render, sitemap = self.spec, self.render, self.sitemap
         count = len(self.urls) + (spec.rendered if spec is not None else 0)
         if spec is not None and spec.fmt == "arrow":
             from ..reading.arrow import fetch_batches
 
-            return None, fetch_batches(self.urls, spec, sitemap), count
+            return None, None, fetch_batches(self.urls, spec, sitemap), count
         if spec is not None and render is not None and render[1] is not None:
             text = render[1]
 
             def rendered(urls: Sequence[Url]) -> bytes:
                 return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
 
-            return None, merge_rendered(self.urls, spec.take(), rendered), count
+            return None, merge_rendered(self.urls, spec.take(), rendered), None, count
         columns = _concat(self.parts)
         out: bytes | None = None
         if render is not None and render[1] is not None and columns.count:
             out = render[1](columns, sitemap).encode("utf-8")
-        return columns, out, columns.count
+        return columns, out, None, columns.count
 
 
 def _concat(parts: list[UrlColumns]) -> UrlColumns:
@@ -335,11 +346,11 @@ class ParsePool:
     def _result(
         self, result: tuple[Any, ...]
     ) -> tuple[str | None, bool, list[SitemapRef | Issue], UrlBatch]:
-        fmt, fatal, columns, refs, issues, rendered, count = result
+        fmt, fatal, columns, refs, issues, rendered, batches, count = result
         others: list[SitemapRef | Issue] = [SitemapRef._trusted(loc, lm) for loc, lm in refs]
         others.extend(issues)
         name = self.render[0] if self.render is not None else None
-        return fmt, fatal, others, UrlBatch(columns, name, rendered, count)
+        return fmt, fatal, others, UrlBatch(columns, name, rendered, count, batches)
 
 
 def _salvage(worker: _Worker, pending: list[bytes]) -> tuple[Any, ...] | None:

@@ -151,22 +151,23 @@ def merge_rendered(
     urls: Sequence[Url],
     runs: Sequence[RenderedRun],
     render: Callable[[Sequence[Url]], bytes],
-) -> bytes:
-    """A document's output: the rendered ``runs`` with ``urls`` (its other entries, in
-    order) rendered by ``render`` (one line each) in the places between them."""
-    if not runs:
-        return render(urls) if urls else b""
+) -> list[bytes]:
+    """A document's output, in pieces: the rendered ``runs`` with ``urls`` (its other
+    entries, in order) rendered by ``render`` (one line each) in the places between them."""
     if not urls:
-        return b"".join(run.text or b"" for run in runs)
+        return [run.text for run in runs if run.text]
+    lines = render(urls)
+    if not runs:
+        return [lines]
     # the other entries rendered in one call, then put in their places a line at a time (no
     # output line holds a line feed: JSON and CSV escape or quote them, URIs have none)
-    lines = render(urls).split(b"\n")
+    split = lines.split(b"\n")
     parts: list[bytes] = []
     taken = 0
     for part in in_order(urls, runs):
         if isinstance(part, RenderedRun):
             parts.append(part.text or b"")
         else:
-            parts.append(b"\n".join(lines[taken : taken + len(part)]) + b"\n")
+            parts.append(b"\n".join(split[taken : taken + len(part)]) + b"\n")
             taken += len(part)
-    return b"".join(parts)
+    return parts
