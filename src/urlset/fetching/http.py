@@ -132,10 +132,11 @@ async def fetch_sitemaps(
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
 
-    ``workers`` > 0 parses on that many parse threads (``reader_factory`` is then not
-    used); ``render`` (a name and a function) has them render the URLs as output text too,
-    handed on as ``UrlBatch.rendered``; ``rendered_only`` when nothing else reads the Urls
-    (the render lane then reads canonical records straight into that text).
+    ``workers`` > 0 parses on that many parse threads; ``render`` (a name and a function)
+    has them render the URLs as output text too, handed on as ``UrlBatch.rendered``;
+    ``rendered_only`` when nothing else reads the Urls (the render lane then reads canonical
+    records straight into that text, on the event loop when ``workers`` is 0).
+    ``reader_factory`` is used only without either.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -147,7 +148,8 @@ async def fetch_sitemaps(
         cache = FetchCache(cache_dir)
         known = cache.records()
     flow = discover(start, discovery, known)
-    pool = ParsePool(workers, render, rendered_only) if workers > 0 else None
+    # with no parse thread, the render lane still runs (on the event loop) when it may
+    pool = ParsePool(workers, render, rendered_only) if workers > 0 or rendered_only else None
     try:
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:

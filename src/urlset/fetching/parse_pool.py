@@ -238,27 +238,43 @@ class _Worker:
 
     __slots__ = ("parsing", "thread")
 
+    thread: ThreadPoolExecutor | None
+
     def __init__(
-        self, render: tuple[str, Render | None] | None, rendered_only: bool = False
+        self,
+        render: tuple[str, Render | None] | None,
+        rendered_only: bool = False,
+        inline: bool = False,
     ) -> None:
+        """``inline``: no thread, the caller's (the event loop's) does the parsing."""
         self.parsing = _Parsing(render, rendered_only)
-        self.thread = ThreadPoolExecutor(1, thread_name_prefix="urlset-parse")
+        self.thread = None if inline else ThreadPoolExecutor(1, thread_name_prefix="urlset-parse")
 
     def exchange(self, message: tuple[Any, ...]) -> Any:
         """``message``'s answer (see _Parsing), computed on the parse thread."""
+        if self.thread is None:
+            return self.parsing.handle(message)
         return self.thread.submit(self.parsing.handle, message).result()
 
     async def ask(self, message: tuple[Any, ...]) -> Any:
+        if self.thread is None:
+            return self.parsing.handle(message)
         return await asyncio.wrap_future(self.thread.submit(self.parsing.handle, message))
 
     def reset(self) -> None:
         """Drop whatever document the worker holds (after a failed download)."""
+        if self.thread is None:
+            self._reset()
+            return
         self.thread.submit(self._reset).result()
 
     def _reset(self) -> None:
         self.parsing = _Parsing(self.parsing.render, self.parsing.rendered_only)
 
     def close(self) -> None:
+        if self.thread is None:
+            self._reset()
+            return
         self.thread.submit(self._reset)  # the reader is freed on its own thread too
         self.thread.shutdown(wait=True)
 
@@ -272,9 +288,12 @@ class ParsePool:
         render: tuple[str, Render | None] | None = None,
         rendered_only: bool = False,
     ) -> None:
-        """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch)."""
+        """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch).
+        ``workers`` 0: one reader at a time, on the event loop."""
         self.render = render
         self._workers = [_Worker(render, rendered_only) for _ in range(workers)]
+        if not workers:
+            self._workers = [_Worker(render, rendered_only, inline=True)]
         self._free: asyncio.Queue[_Worker] | None = None
 
     async def _acquire(self) -> _Worker:
