@@ -165,7 +165,6 @@ def test_a_304_rerun_outputs_the_extensions_too(tmp_path: Path, workers: str) ->
     with LoopbackServer() as server:
         server.add("/sitemap.xml", with_extensions(server))
         args = [server.url("/sitemap.xml"), "--cache", cache, "--workers", workers, "-q"]
-        args += ["--pool-after", "0"]
         first = cli_fetch(*args)
         assert server.bodies["/sitemap.xml"] == 1
         second = cli_fetch(*args)

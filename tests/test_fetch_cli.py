@@ -227,9 +227,7 @@ def test_extensions_are_in_the_jsonl_output(tmp_path: Path) -> None:
         ).encode()
         server.add("/images.xml", doc)
         for workers in ("0", "1"):
-            result = invoke(
-                server.url("/images.xml"), "--workers", workers, "--pool-after", "0", *FAST
-            )
+            result = invoke(server.url("/images.xml"), "--workers", workers, *FAST)
             assert result.exit_code == 0, result.output
             rows = [json.loads(line) for line in result.stdout.splitlines()]
             assert rows[0]["images"] == [{"loc": server.url("/i.png"), "title": "A & B"}]
@@ -281,8 +279,8 @@ def test_csv_and_tsv_have_an_extensions_column(
     with LoopbackServer() as server:
         server.add("/sitemap.xml", tricky(server))
         url = server.url("/sitemap.xml")
-        jsonl = invoke(url, "--workers", workers, "--pool-after", "0", *FAST)
-        table = invoke(url, "--format", fmt, "--workers", workers, "--pool-after", "0", *FAST)
+        jsonl = invoke(url, "--workers", workers, *FAST)
+        table = invoke(url, "--format", fmt, "--workers", workers, *FAST)
     assert jsonl.exit_code == 0 and table.exit_code == 0, table.output
     expected = [extension_fields(json.loads(line)) for line in jsonl.stdout.splitlines()]
     assert expected[0]["images"] == [{"loc": server.url("/i.png"), "caption": CAPTION}]

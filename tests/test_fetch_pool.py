@@ -1,8 +1,7 @@
-"""Parse workers: the same entries, issues and output as parsing in the main process."""
+"""Parse threads: the same entries, issues and output as parsing on the event loop."""
 
 from __future__ import annotations
 
-import asyncio
 import pickle
 import subprocess
 import sys
@@ -10,13 +9,12 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-import aiohttp
 import pytest
 
 from test_fetch_faults import locs
 from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
-from urlset.fetching.discovery import DiscoveryOptions, FetchRequest, FetchResponse
-from urlset.fetching.http import Fetcher, ParsePool, UrlBatch
+from urlset.fetching.discovery import DiscoveryOptions
+from urlset.fetching.http import UrlBatch
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, Severity, Url
 from urlset.reading.output import UrlColumns, render_jsonl
@@ -106,7 +104,7 @@ def test_a_url_cap_cuts_a_worker_batch(site: LoopbackServer) -> None:
 
 
 def cli(args: list[str]) -> subprocess.CompletedProcess[str]:
-    """The command in a fresh process: single-threaded, so its workers are forked."""
+    """The command in a fresh process."""
     return subprocess.run(
         [sys.executable, "-c", "from urlset.cli import main; main()", "fetch", *args],
         capture_output=True,
@@ -123,9 +121,7 @@ def test_cli_output_is_the_same_with_and_without_workers(
     outputs = []
     for workers in ("0", "2"):
         out = tmp_path / f"{workers}.{fmt}"
-        done = cli(
-            [site.base, "--format", fmt, "-o", str(out), "--workers", workers, "--pool-after", "0"]
-        )
+        done = cli([site.base, "--format", fmt, "-o", str(out), "--workers", workers])
         assert done.returncode == 1, done.stderr  # some sitemaps fail on purpose
         assert "Traceback" not in done.stderr
         outputs.append(sorted(out.read_text("utf-8").splitlines()))
@@ -142,8 +138,6 @@ def test_cli_cap_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
             str(out),
             "--workers",
             "2",
-            "--pool-after",
-            "0",
             "--max-urls",
             "777",
         ]
@@ -183,46 +177,13 @@ def test_url_columns_round_trip_through_pickle() -> None:
     assert pickle.loads(pickle.dumps(UrlColumns.from_urls([]))).urls() == []
 
 
-def test_a_dead_worker_is_reported_and_the_rest_is_parsed_here(site: LoopbackServer) -> None:
-    async def go() -> tuple[FetchResponse, FetchResponse]:
-        pool = ParsePool(1)
-        try:
-            await pool.start()
-            pool._workers[0].process.kill()
-            pool._workers[0].process.join(10)
-            async with aiohttp.ClientSession() as session:
-                fetcher = Fetcher(session, fast_http(total_timeout=20.0), pool=pool)
-                first = await fetcher.fetch(FetchRequest(site.url("/plain.xml"), "sitemap"))
-                second = await fetcher.fetch(FetchRequest(site.url("/leaf.xml"), "sitemap"))
-        finally:
-            pool.close()
-        return first, second
-
-    first, second = asyncio.run(go())
-    assert first.error is not None and "parse worker ended" in first.error
-    assert [i.code for i in first.issues] == ["fetch-failed"]
-    assert second.error is None and second.format == "urlset"
-    # the loopback host draws the reader's dev-host warning among the items
-    assert [u.loc for u in second.items if type(u) is Url] == locs(site, "/leaf.xml", 7)
-
-
 def test_cli_cache_with_workers(site: LoopbackServer, tmp_path: Path) -> None:
     cache = str(tmp_path / "cache")
     first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
     target = site.url("/nested.xml")
-    assert (
-        cli(
-            [target, "-o", str(first), "--cache", cache, "--workers", "2", "--pool-after", "0"]
-        ).returncode
-        == 0
-    )
+    assert cli([target, "-o", str(first), "--cache", cache, "--workers", "2"]).returncode == 0
     bodies = dict(site.bodies)
-    assert (
-        cli(
-            [target, "-o", str(second), "--cache", cache, "--workers", "2", "--pool-after", "0"]
-        ).returncode
-        == 0
-    )
+    assert cli([target, "-o", str(second), "--cache", cache, "--workers", "2"]).returncode == 0
     assert dict(site.bodies) == bodies  # nothing sent again: every answer was 304
     assert sorted(second.read_text().splitlines()) == sorted(first.read_text().splitlines())
     assert len(first.read_text().splitlines()) == 507

@@ -196,6 +196,5 @@ def run_fetch(
         cache_dir=cache_dir,
         on_read=collect,
         workers=workers,
-        pool_after=0,  # workers, when asked for, parse from the first sitemap on
     )
     return Run(result, rows)

@@ -278,8 +278,6 @@ def test_the_deadline_ends_the_run_with_what_was_read(
         "60",
         "--workers",
         workers,
-        "--pool-after",
-        "0",
     )
     assert result.exit_code == 1, result.output
     locs = [json.loads(line)["loc"] for line in result.stdout.splitlines()]
@@ -405,22 +403,18 @@ def test_reads_come_in_document_order_and_what_is_held_is_bounded() -> None:
 
 
 # ----------------------------------------------------------------------------- workers
-@pytest.mark.parametrize(("pool_after", "in_workers"), [(None, False), (0, True)])
-def test_parse_workers_start_only_when_there_is_enough_to_parse(
-    pool_after: int | None, in_workers: bool
-) -> None:
-    """A small site is parsed in the main process (no worker is started: that costs more
-    than the parsing); asked to start them at once, the workers read every sitemap."""
+@pytest.mark.parametrize(("workers", "on_threads"), [(0, False), (1, True)])
+def test_parse_threads_read_every_sitemap_from_the_first(workers: int, on_threads: bool) -> None:
+    """Parse threads cost nothing to start, so with workers every sitemap, the first of a
+    small site too, is read on them; without, on the event loop."""
     batches: list[bool] = []
     with LoopbackServer() as server:
         build(server)
-        more = {} if pool_after is None else {"pool_after": pool_after}
         result = fetch_sitemaps_sync(
             server.base,
             http=fast_http(),
-            workers=1,
+            workers=workers,
             on_read=lambda read: batches.append(isinstance(read.urls, UrlBatch)),
-            **more,  # type: ignore[arg-type]
         )
     assert result.url_count == sum(CHILDREN.values()) and not result.partial
-    assert batches == [in_workers] * len(CHILDREN)
+    assert batches == [on_threads] * len(CHILDREN)

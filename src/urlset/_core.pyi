@@ -105,21 +105,6 @@ class UrlsetScanner:
         bytes,  # the line of each record, native unsigned 32-bit integers
         list[tuple[int, str]],  # (record, origin) where the origin changes
     ]: ...
-    def scan_columns(
-        self, data: bytes, pos: int, end: int, line: int, max_records: int
-    ) -> tuple[
-        int,  # where reading stopped
-        int,  # the line there
-        Any,  # why, as ``scan`` says
-        tuple[
-            int,  # records
-            ArrowBuffers,  # loc: string
-            ArrowBuffers,  # lastmod: string, as dates.format_w3c writes the value
-            ArrowBuffers,  # lastmod_at: int64 microseconds since 1970 UTC (dates.instant)
-            ArrowBuffers,  # changefreq: int8 index into ChangeFreq
-            ArrowBuffers,  # priority: float64
-        ],
-    ]: ...
 
 # ((validity bitmap or None, null count), offsets or values, values of a string or None),
 # native byte order, as pyarrow.Array.from_buffers takes them
@@ -127,3 +112,31 @@ ArrowBuffers = tuple[tuple[bytes | None, int], bytes, bytes | None]
 
 def plain_loc(text: bytes) -> bool: ...
 def plain_lastmod(text: bytes) -> bool: ...
+
+# --- the render lane (rust/py/src/render.rs) ---
+
+class RecordRenderer:
+    """Canonical records of a urlset's body rendered as output text, or for ``format``
+    "arrow" as Arrow buffers (urlset.reading.rendered)."""
+
+    def __init__(self, format: str, tail: str, max_value: int) -> None: ...
+    def render(
+        self, data: bytes, pos: int, end: int, line: int, max_records: int, /
+    ) -> tuple[
+        int,  # where rendering stopped: the end, or the start of an entry it left
+        int,  # the line there
+        int,  # records rendered
+        bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
+    ]: ...
+    def columns(
+        self,
+    ) -> tuple[
+        int,  # records
+        ArrowBuffers,  # loc: string
+        ArrowBuffers,  # lastmod: string, as dates.format_w3c writes the value
+        ArrowBuffers,  # lastmod_at: int64 microseconds since 1970 UTC (dates.instant)
+        ArrowBuffers,  # changefreq: int8 index into ChangeFreq
+        ArrowBuffers,  # priority: float64
+    ]: ...
+    def first_seen(self, loc: str, /) -> bool: ...
+    def know(self, origin: str, /) -> None: ...

@@ -2,6 +2,7 @@
 use pyo3::prelude::*;
 
 mod read;
+mod render;
 mod sources;
 mod write;
 
@@ -10,6 +11,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", urlset_core::VERSION)?;
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
     read::register(m)?;
+    render::register(m)?;
     write::register(m)?;
     sources::register(m)?;
     Ok(())

@@ -3,7 +3,7 @@ use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
-use urlset_core::read::columns::{Columns, Fixed, Texts, Validity};
+use urlset_core::read::columns::{Fixed, Texts, Validity};
 use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Scan, Stop, Value};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
@@ -153,14 +153,14 @@ fn validity<'py>(py: Python<'py>, v: &Validity) -> (Option<Bound<'py, PyBytes>>,
     }
 }
 
-type Buffers<'py> = (
+pub(crate) type Buffers<'py> = (
     (Option<Bound<'py, PyBytes>>, usize),
     Bound<'py, PyBytes>,
     Option<Bound<'py, PyBytes>>,
 );
 
 /// A string column: (validity, offsets, values).
-fn texts<'py>(py: Python<'py>, t: &Texts) -> PyResult<Buffers<'py>> {
+pub(crate) fn texts<'py>(py: Python<'py>, t: &Texts) -> PyResult<Buffers<'py>> {
     Ok((
         validity(py, &t.validity),
         words(py, &t.offsets, |o| o.to_ne_bytes())?,
@@ -169,7 +169,7 @@ fn texts<'py>(py: Python<'py>, t: &Texts) -> PyResult<Buffers<'py>> {
 }
 
 /// A fixed-width column: (validity, values, None).
-fn fixed<'py, T, const N: usize>(
+pub(crate) fn fixed<'py, T, const N: usize>(
     py: Python<'py>,
     f: &Fixed<T>,
     bytes: impl Fn(&T) -> [u8; N],
@@ -230,45 +230,6 @@ impl UrlsetScanner {
             parse_datetime,
             lastmods: HashMap::default(),
         }
-    }
-
-    /// Read `data[pos:end]` from `line` on into Arrow buffers, no Python object a record:
-    /// (pos, line, stop, columns); see _core.pyi. A ValueError when the text columns would
-    /// pass Arrow's 2 GiB (the caller reads smaller runs).
-    #[allow(clippy::too_many_arguments)]
-    fn scan_columns<'py>(
-        &mut self,
-        py: Python<'py>,
-        data: &Bound<'py, PyBytes>,
-        pos: usize,
-        end: usize,
-        line: u32,
-        max_records: usize,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let bytes = data.as_bytes();
-        let window = end.min(bytes.len()).saturating_sub(pos);
-        let (found, columns) = self.scanned(py, bytes, (pos, end), line, max_records, |found| {
-            let mut columns = Columns::for_text(window);
-            for r in &found.records {
-                columns.push(bytes, r);
-            }
-            columns
-        });
-        if !columns.has_room(0) {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "a run of records over 2 GiB: read it in smaller runs",
-            ));
-        }
-        let stop = self.stop(py, bytes, &found.stop)?;
-        let buffers = (
-            columns.len,
-            texts(py, &columns.loc)?,
-            texts(py, &columns.lastmod)?,
-            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
-            fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
-            fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
-        );
-        (found.pos, found.line, stop, buffers).into_pyobject(py)
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,

@@ -9,7 +9,6 @@ on stderr), 2 nothing could be read, or a usage or output error.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
@@ -20,7 +19,6 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from ..errors import InvalidValue
-from ..extensions import json_fields
 from ..fetching.discovery import (
     WELL_KNOWN,
     DiscoveryOptions,
@@ -29,10 +27,10 @@ from ..fetching.discovery import (
     SitemapRead,
 )
 from ..fetching.http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy
-from ..fetching.parse_pool import POOL_AFTER, UrlBatch, columns_of, fork_is_safe
+from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
-from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, RENDERERS, UrlColumns
+from ..reading.output import RENDERERS, Render
 from ..urls import to_uri
 from .fetch_sites import DASK, SITES, run_sites
 from .read import URL_COLUMNS
@@ -65,13 +63,10 @@ class _Writer:
 
     def write(self, event: SitemapRead) -> None:
         urls = event.urls
-        if isinstance(urls, UrlBatch):
-            data = urls.rendered
-            if data is None or urls.render != self.fmt:
-                data = self.render(urls.columns, event.node.url).encode("utf-8")
+        if isinstance(urls, UrlBatch) and urls.parts is not None and urls.render == self.fmt:
+            self.out.writelines(urls.parts)  # as the parse thread made them: no join
         else:
-            data = self.render(UrlColumns.from_urls(urls), event.node.url).encode("utf-8")
-        self.out.write(data)
+            self.out.write(self.render(columns_of(urls), event.node.url).encode("utf-8"))
         self.count += len(urls)
 
     def close(self) -> None:
@@ -79,65 +74,48 @@ class _Writer:
 
 
 class _Parquet(_Writer):
-    """Parquet through pyarrow, in row groups, so memory stays bounded."""
+    """Parquet through pyarrow, in row groups, so memory stays bounded: each sitemap's URLs
+    as record batches (reading/arrow.py; made by the parse threads in the render lane)."""
 
     BATCH = 200_000
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.fmt = "parquet"
-        self.rows: dict[str, list[Any]] = {name: [] for name in _FIELDS}
+        self.batches: list[Any] = []
+        self.pending = 0
         self.writer: Any = None
         self.count = 0
 
     def write(self, event: SitemapRead) -> None:
+        from ..reading.arrow import fetch_values_batch
+
         urls = event.urls
-        columns = columns_of(urls)
-        rows = self.rows
-        rows["loc"].extend(columns.locs)
-        rows["lastmod"].extend([t or None for t in columns.lastmods])
-        rows["changefreq"].extend([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs])
-        rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
-        extensions = columns.extensions
-        rows["extensions"].extend(
-            [None] * columns.count
-            if extensions is None
-            else [
-                json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":"))
-                if ext
-                else None
-                for ext in extensions
-            ]
-        )
-        rows["sitemap"].extend([event.node.url] * columns.count)
-        self.count += columns.count
-        if len(rows["loc"]) >= self.BATCH:
+        if isinstance(urls, UrlBatch) and urls.batches is not None:
+            batches = urls.batches
+        else:
+            batches = [fetch_values_batch(columns_of(urls), event.node.url)]
+        self.batches.extend(batches)
+        self.pending += len(urls)
+        self.count += len(urls)
+        if self.pending >= self.BATCH:
             self._flush()
 
     def _flush(self) -> None:
         import importlib
 
+        from ..reading.arrow import fetch_schema
+
         pa: Any = importlib.import_module("pyarrow")
         pq: Any = importlib.import_module("pyarrow.parquet")
-
-        schema = pa.schema(
-            [
-                ("loc", pa.string()),
-                ("lastmod", pa.string()),
-                ("changefreq", pa.string()),
-                ("priority", pa.float64()),
-                ("extensions", pa.string()),
-                ("sitemap", pa.string()),
-            ]
-        )
-        table = pa.table(self.rows, schema=schema)
+        schema = fetch_schema()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, schema)
-        self.writer.write_table(table)
-        self.rows = {name: [] for name in _FIELDS}
+        self.writer.write_table(pa.Table.from_batches(self.batches, schema=schema))
+        self.batches, self.pending = [], 0
 
     def close(self) -> None:
-        if self.rows["loc"] or self.writer is None:
+        if self.batches or self.writer is None:
             self._flush()
         self.writer.close()
 
@@ -151,7 +129,7 @@ def _parquet_available() -> bool:
 # ----------------------------------------------------------------------------- progress
 class _Bar:
     """A rich progress line on a terminal (rich is imported only here). It refreshes from
-    the event loop, not from a thread of its own, so parse workers can still be forked."""
+    the event loop, not from a thread of its own."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -268,19 +246,13 @@ def _target(value: str | None) -> tuple[str, bool]:
     "--workers",
     type=click.IntRange(0, 64),
     default=None,
-    help="Processes that parse (default: one per core when there are several; 0: parse "
-    "in the main process).",
+    help="Threads that parse (default: one per core when there are several; 0: parse "
+    "on the event loop).",
 )
 @click.option(
     "--snapshot",
     type=click.Path(dir_okay=False),
     help="Also store this run (entries, issues) in this snapshot store (a DuckDB file).",
-)
-@click.option(
-    "--pool-after",
-    type=click.IntRange(0),
-    default=POOL_AFTER,
-    hidden=True,  # for tests and benchmarks: bytes to parse before workers start
 )
 @click.option(
     "--report",
@@ -326,7 +298,6 @@ def fetch(
     well_known: tuple[str, ...],
     follow_cross_host: bool,
     workers: int | None,
-    pool_after: int,
     snapshot: str | None,
     report: str | None,
     quiet: bool,
@@ -365,7 +336,7 @@ def fetch(
         sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
-        pool = (_default_workers() if workers is None else workers, pool_after)
+        pool = _default_workers() if workers is None else workers
         status = _run(
             start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot, report
         )
@@ -387,10 +358,10 @@ def fetch(
 
 
 def _default_workers() -> int:
-    """A worker per core, when workers can be forked (spawning one costs more than it saves
-    on all but the largest fetches)."""
+    """A parse thread per core when there are several (with one, parsing on the event loop
+    costs no hand-over)."""
     cores = os.cpu_count() or 1
-    return cores if cores > 1 and fork_is_safe() else 0
+    return cores if cores > 1 else 0
 
 
 def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:
@@ -448,7 +419,7 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: tuple[int, int],
+    workers: int,
     snapshot: str | None = None,
     report: str | None = None,
 ) -> int:
@@ -504,16 +475,18 @@ def _fetch(
     cache_dir: str | None,
     writer: _Writer | None,
     on_progress: Callable[[Progress], None] | None,
-    workers: tuple[int, int],
+    workers: int,
     snapshot: str | None = None,
     stats: FetchStats | None = None,
 ) -> DiscoveryResult:
     # aiohttp loads here, not with the module, so `urlset fetch --help` starts fast
     from ..fetching.http import fetch_sitemaps
 
-    render = None
+    render: tuple[str, Render | None] | None = None
     if writer is not None and writer.fmt in RENDERERS:
         render = (writer.fmt, RENDERERS[writer.fmt])
+    elif writer is not None and writer.fmt == "parquet":
+        render = ("parquet", None)  # record batches, from the render lane only
     recorder = _recorder(snapshot, start)  # opened first: a locked store fails before fetching
     readers = [r.write for r in (writer,) if r is not None]
     readers += [recorder.on_read] if recorder is not None else []
@@ -532,9 +505,10 @@ def _fetch(
                 cache_dir=cache_dir,
                 on_read=on_read if readers else None,
                 on_progress=on_progress,
-                workers=workers[0],
-                pool_after=workers[1],
+                workers=workers,
                 render=render,
+                # the writer alone reads the Urls: the render lane may give output text only
+                rendered_only=render is not None and len(readers) == 1 and cache_dir is None,
             )
         )
     except BaseException:

@@ -1,7 +1,7 @@
 """Reading an HTTP answer: a robots.txt's bytes, or a sitemap streamed into a reader.
 
 In: the aiohttp response the Fetcher settled on (redirects followed). Out: a FetchResponse
-with the reader's events (parsed here, or in the ParsePool) and the driver's findings (too
+with the reader's events (parsed on the event loop, or on the ParsePool's threads) and the driver's findings (too
 large, content type); a 304 answered from the cache, which also stores each sitemap read.
 Raises Retry for a 429/5xx or a body cut short, Unconditional when a 304's stored result is
 gone.
@@ -19,8 +19,8 @@ from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
-from .issues import CONTENT_TYPE, FETCH_FAILED, HTTP_STATUS, STOP_CODES, fetch_issue
-from .parse_pool import GZIP_RATIO, LazyPool, ParsePool, WorkerLost, fork_is_safe
+from .issues import CONTENT_TYPE, HTTP_STATUS, STOP_CODES, fetch_issue
+from .parse_pool import ParsePool
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -156,29 +156,7 @@ class BodyReading:
     options: HttpOptions
     cache: FetchCache | None
     pool: ParsePool | None
-    lazy_pool: LazyPool | None
-    parsed_here: int  # bytes parsed in this process
     reader_factory: ReaderFactory
-
-    async def _pool_for(
-        self, resp: aiohttp.ClientResponse, headers: Mapping[str, str]
-    ) -> ParsePool | None:
-        """The parse pool for this body: once started, every body goes to it; it is started
-        for a large body, or once enough was parsed here (a small site never starts it)."""
-        lazy = self.lazy_pool
-        if lazy is None:
-            return None
-        ready = lazy.ready
-        if ready is not None:
-            return ready
-        gzipped = "gzip" in headers.get("Content-Type", "") or resp.url.path.endswith(".gz")
-        weight = (resp.content_length or 0) * (GZIP_RATIO if gzipped else 1)
-        if weight >= lazy.after or self.parsed_here >= lazy.after:
-            if fork_is_safe():
-                return await lazy.get()  # forked workers are ready in milliseconds
-            # spawned ones import urlset first: not within this download's time
-            lazy.start_soon()
-        return None
 
     def _from_cache(
         self, request: FetchRequest, url: str, status: int | None, headers: Mapping[str, str]
@@ -300,23 +278,16 @@ class BodyReading:
         body = _Body(request, url, resp.status, headers, issues, cut, limits)
         urls: Sequence[Url] | None = None
         items: list[Url | SitemapRef | Issue]
-        pool = self.pool or await self._pool_for(resp, headers)
         try:
-            parsed = None
-            if pool is not None:
-                parsed = await pool.parse(
+            if self.pool is not None:
+                fmt, fatal, others, urls = await self.pool.parse(
                     request.url, url, limits, resp.content.iter_any(), body.count, body.keep
                 )
-            if parsed is not None:
-                fmt, fatal, others, urls = parsed
                 items = list(others)
             else:
                 fmt, fatal, items = await self._read_here(request, url, resp, body.count, body.keep)
-                self.parsed_here += body.received
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise retry_for(exc) from None
-        except WorkerLost as exc:
-            return body.failed(FETCH_FAILED, f"{exc}; this sitemap was not read")
         if body.received > limits.max_decompressed_bytes:
             reason = (
                 f"the body is larger than {limits.max_decompressed_bytes:,} bytes "

@@ -35,7 +35,7 @@ from .issues import (
     TOO_MANY_REDIRECTS,
     fetch_issue,
 )
-from .parse_pool import LazyPool, ParsePool
+from .parse_pool import ParsePool
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -77,12 +77,9 @@ class Fetcher(BodyReading):
         reader_factory: ReaderFactory = sitemap_reader,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         pool: ParsePool | None = None,
-        lazy_pool: LazyPool | None = None,
     ) -> None:
         self.session = session
         self.pool = pool
-        self.lazy_pool = lazy_pool  # started when there is enough to parse (body.py)
-        self.parsed_here = 0
         self.options = options
         self.cache = cache
         self.reader_factory = reader_factory

@@ -17,9 +17,9 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
   A body that aiohttp decoded from Content-Encoding is counted here against the reader's
   decompressed-size limit; a gzip file inside that encoding is the reader's to unpack.
-- Cores: with ``workers`` > 0 the readers run in a ParsePool of worker processes
-  (parse_pool.py), started when there is enough to parse (LazyPool); the event loop keeps
-  all the I/O.
+- Cores: with ``workers`` > 0 the readers run on a ParsePool's parse threads
+  (parse_pool.py; the scan and gzip inflation release the GIL); the event loop keeps all
+  the I/O.
 
     fetch_sitemaps(start, ...)      the whole run: discovery flow + Fetcher (+ ParsePool)
     run_flow(flow, fetch, ...)      any flow, any async fetch function, N in flight
@@ -27,7 +27,7 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 
 The parts: ``http_options`` (HttpOptions, RetryPolicy), ``fetcher`` (per-host limits,
 redirects, retries), ``failures`` (what is retried, how a failure reads), ``body`` (reading
-an answer into a reader, the cache), ``parse_pool`` (the worker processes); here the run
+an answer into a reader, the cache), ``parse_pool`` (the parse threads); here the run
 itself, re-exporting the names callers import from this module.
 """
 
@@ -47,7 +47,7 @@ from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
-from .parse_pool import POOL_AFTER, LazyPool, ParsePool, UrlBatch, fork_is_safe
+from .parse_pool import ParsePool, UrlBatch
 from .values import (
     CacheRecord,
     DiscoveryOptions,
@@ -127,17 +127,16 @@ async def fetch_sitemaps(
     on_progress: Callable[[Progress], None] | None = None,
     reader_factory: ReaderFactory = sitemap_reader,
     workers: int = 0,
-    render: tuple[str, Render] | None = None,
-    pool_after: int = POOL_AFTER,
+    render: tuple[str, Render | None] | None = None,
+    rendered_only: bool = False,
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
 
-    ``workers`` > 0 parses in that many worker processes (``reader_factory`` is then not
-    used) once there is enough to parse (``pool_after`` bytes: one body that large, or that
-    much parsed here; 0 starts them before the first download; workers that must be spawned
-    rather than forked start in the background, and bodies go to them once they are ready);
-    ``render`` (a name and a top-level function) has them render the URLs as output text
-    too, handed on as ``UrlBatch.rendered``.
+    ``workers`` > 0 parses on that many parse threads; ``render`` (a name and a function)
+    has them render the URLs as output text too, handed on as ``UrlBatch.rendered``;
+    ``rendered_only`` when nothing else reads the Urls (the render lane then reads canonical
+    records straight into that text, on the event loop when ``workers`` is 0).
+    ``reader_factory`` is used only without either.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -149,10 +148,9 @@ async def fetch_sitemaps(
         cache = FetchCache(cache_dir)
         known = cache.records()
     flow = discover(start, discovery, known)
-    pool = LazyPool(workers, render, pool_after) if workers > 0 else None
+    # with no parse thread, the render lane still runs (on the event loop) when it may
+    pool = ParsePool(workers, render, rendered_only) if workers > 0 or rendered_only else None
     try:
-        if pool is not None and pool_after == 0:
-            await pool.get()  # wanted from the first body: started before any download
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
     finally:
         if pool is not None:
@@ -187,12 +185,12 @@ async def _run_session(
     http: HttpOptions,
     cache: FetchCache | None,
     reader_factory: ReaderFactory,
-    pool: LazyPool | None,
+    pool: ParsePool | None,
     on_read: Callable[[SitemapRead], None] | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
     async with client_session(http) as session:
-        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, lazy_pool=pool)
+        fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
         return await run_flow(
             flow,
             fetcher.fetch,
@@ -239,7 +237,6 @@ def fetch_sitemaps_sync(
     cache_dir: str | None = None,
     on_read: Callable[[SitemapRead], None] | None = None,
     workers: int = 0,
-    pool_after: int = POOL_AFTER,
 ) -> DiscoveryResult:
     """``fetch_sitemaps`` for code without an event loop."""
     return asyncio.run(
@@ -250,7 +247,6 @@ def fetch_sitemaps_sync(
             cache_dir=cache_dir,
             on_read=on_read,
             workers=workers,
-            pool_after=pool_after,
         )
     )
 
@@ -258,7 +254,6 @@ def fetch_sitemaps_sync(
 __all__ = [
     "BODY_TOO_LARGE",
     "DEFAULT_USER_AGENT",
-    "POOL_AFTER",
     "Fetcher",
     "HttpOptions",
     "ParsePool",
@@ -268,7 +263,6 @@ __all__ = [
     "UrlBatch",
     "fetch_sitemaps",
     "fetch_sitemaps_sync",
-    "fork_is_safe",
     "parse_retry_after",
     "run_flow",
 ]

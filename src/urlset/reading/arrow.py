@@ -1,4 +1,4 @@
-"""A sitemap read into an Arrow table, without a Python object per entry on the plain path.
+"""A sitemap read into an Arrow table, without a Python object per canonical entry.
 
 ``read_arrow(source)`` gives a ``pyarrow.Table`` with the columns ``loc``, ``lastmod`` (the
 W3C text of the value read, as ``dates.format_w3c`` writes it), ``lastmod_at`` (its instant,
@@ -6,39 +6,31 @@ UTC, as ``dates.instant`` gives it), ``changefreq`` (dictionary-encoded names), 
 and, when ``sitemap`` is given, ``sitemap``: one row per entry, in document order, the same
 entries ``urlset.read`` gives.
 
-A document whose body is nothing but canonical records (the compiled lane's pattern: a
-UTF-8 ``<urlset>`` in the sitemaps.org namespace, plain values, then only the root's end
-tag) is read by the compiled scanner straight into Arrow buffers (offsets, values, validity)
-that pyarrow wraps as they are. Any other document is read by ``urlset.read`` and its entries
-become the same columns. Needs pyarrow (the ``tables`` extra).
+The document is read by urlset's reader in the render lane (reading/rendered.py) with the
+"arrow" format: runs of canonical records go from the compiled scanner straight into Arrow
+buffers (offsets, values, validity) that pyarrow wraps as they are; any other entry (one
+whose values the reader judges, one with extensions, one in a piece lxml reads, an index's)
+comes as the reader's value, in its place, and becomes the same columns. So an unusual entry
+costs itself, not the document. Needs pyarrow (the ``arrow`` extra).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
-import zlib
-from datetime import date, datetime
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
 
-from .._core import UrlsetScanner
 from ..dates import format_w3c, instant
 from ..limits import ReadLimits
-from ..model import ChangeFreq
-from .reader import read_bytes
+from ..model import ChangeFreq, Issue, SitemapRef, Url
+from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
+from .reader import FILE_CHUNK, SitemapReader
+from .rendered import RenderSpec, take_order
 
+E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
-
-# The root start tags read on the compiled path: the sitemaps.org namespace as the default,
-# other namespaces and a schema location allowed; anything else goes the long way.
-_PLAIN_HEAD = re.compile(
-    rb"""\A(?:<\?xml\ version=["']1\.0["'](?:\ encoding=["']UTF-8["'])?\?>)?[ \t\r\n]*"""
-    rb'<urlset[ \t\r\n]+xmlns="http://www\.sitemaps\.org/schemas/sitemap/0\.9"'
-    rb'(?:[ \t\r\n]+(?:xmlns:[A-Za-z_][A-Za-z0-9_.-]*|xsi:schemaLocation)="[^"<&]*")*'
-    rb"[ \t\r\n]*>",
-    re.VERBOSE,
-)
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_arrow(
@@ -51,69 +43,129 @@ def read_arrow(
     ``pyarrow.Table``, one row per entry (see the module's docstring)."""
     import pyarrow as pa
 
-    raw = source if isinstance(source, bytes) else _read_file(source)
-    data = _gunzipped(raw, limits.max_decompressed_bytes)
-    batches = None if data is None else _plain_batches(data, limits)
-    if batches is None:
-        name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-        batches = [_entries_batch(read_bytes(raw, source=name, limits=limits))]
+    batches, _ = read_batches(source, limits)
     table = pa.Table.from_batches(batches, schema=_schema())
     if sitemap is not None:
         table = table.append_column("sitemap", pa.repeat(sitemap, table.num_rows))
     return table
 
 
-def _read_file(path: str | os.PathLike[str]) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+def read_batches(
+    source: str | os.PathLike[str] | bytes,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+) -> tuple[list[Any], int]:
+    """The entries of ``source`` as Arrow record batches in document order, and how many of
+    them the compiled core read into columns (the rest came through the reader's values)."""
+    name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
+    spec = RenderSpec("arrow", "")
+    reader = SitemapReader(name, limits=limits, render=spec)
+    entries: list[Url | SitemapRef] = []
+    for chunk in _chunks(source):
+        entries.extend(e for e in reader.feed(chunk) if type(e) is not Issue)  # type: ignore[misc]
+        if reader.done:
+            break
+    entries.extend(e for e in reader.close() if type(e) is not Issue)  # type: ignore[misc]
+    return in_document_order(entries, spec, _batch, _entries_batch), spec.rendered
 
 
-def _gunzipped(raw: bytes, most: int) -> bytes | None:
-    """The document's bytes; None when a gzip stream is damaged or inflates past ``most``
-    (``urlset.read`` then reads it and says what is wrong)."""
-    if not raw.startswith(_GZIP_MAGIC):
-        return raw
-    inflate = zlib.decompressobj(wbits=31)
-    try:
-        data = inflate.decompress(raw, most + 1)
-    except zlib.error:
-        return None
-    if len(data) > most or not inflate.eof or inflate.unused_data:
-        return None
-    return data
+def in_document_order(
+    values: Sequence[E],
+    spec: RenderSpec,
+    core_batch: Callable[[Any], Any],
+    values_batch: Callable[[Sequence[E]], Any],
+) -> list[Any]:
+    """A document's entries as record batches in document order: the records the core read
+    into columns (``spec``; one batch by ``core_batch``) and the ``values`` the reader gave
+    (one batch by ``values_batch``), put in order by one ``take`` when both hold entries."""
+    import pyarrow as pa
+
+    runs = spec.take()
+    columns = spec.columns()
+    if columns is None:
+        return [values_batch(values)]
+    core = core_batch(columns)
+    if not values:
+        return [core]
+    order = take_order(len(values), runs)
+    indices = pa.Array.from_buffers(pa.int64(), len(order), [None, pa.py_buffer(order)])
+    table = pa.Table.from_batches([values_batch(values), core])
+    return list(table.take(indices).to_batches())
 
 
-def _plain_batches(data: bytes, limits: ReadLimits) -> list[Any] | None:
-    """The records of a document that is nothing but canonical records, as Arrow record
-    batches; None when it is anything else."""
-    head = _PLAIN_HEAD.match(data)
-    end = data.rfind(b"</url>") + len(b"</url>")
-    plain_limits = limits.max_depth >= 3 and limits.max_value_length >= 2048
-    if head is None or not plain_limits or len(data) > limits.max_decompressed_bytes:
-        return None
-    if end < head.end() or data[end:].strip(b" \t\r\n") != b"</urlset>":
-        return None
-    scanner = UrlsetScanner(
-        False,
-        limits.max_value_length,
-        list(ChangeFreq),
-        date.fromisoformat,
-        datetime.fromisoformat,
+# ----------------------------------------------------------------------------- fetch
+# `urlset fetch --format parquet` writes `urlset read`'s columns and the sitemap's URL, text
+# where read_arrow has values (lastmod as written by format_w3c, changefreq names,
+# extensions as their JSON object); from the same core columns where entries are canonical.
+FETCH_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions", "sitemap")
+
+
+def fetch_schema() -> Any:
+    import pyarrow as pa
+
+    text = pa.string()
+    return pa.schema(
+        [(name, pa.float64() if name == "priority" else text) for name in FETCH_COLUMNS]
     )
-    pos, line, count, batches = head.end(), 1, 0, []
-    while pos < end:
-        left = limits.max_entries + 1 - count
-        pos, line, stop, columns = scanner.scan_columns(data, pos, end, line, left)
-        if stop is not None:
-            return None  # a piece, an extension or a value to judge: the long way
-        count += columns[0]
-        if count > limits.max_entries:
-            return None
-        if columns[0]:
-            batches.append(_batch(columns))
-        elif pos < end:
-            return None
-    return batches
+
+
+def fetch_batches(urls: Sequence[Url], spec: RenderSpec, sitemap: str) -> list[Any]:
+    """A fetched sitemap's Urls as record batches in FETCH_COLUMNS, in document order: the
+    records the core read into columns (``spec``) and ``urls`` (the reader's values)."""
+    return in_document_order(
+        urls,
+        spec,
+        lambda columns: _fetch_run(columns, sitemap),
+        lambda values: fetch_values_batch(UrlColumns.from_urls(values), sitemap),
+    )
+
+
+def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
+    import pyarrow as pa
+
+    n, loc, lastmod, _, changefreq, priority = columns
+    codes = _array(pa.int8(), n, changefreq)
+    arrays = [
+        _array(pa.string(), n, loc),
+        _array(pa.string(), n, lastmod),
+        _changefreq_names().take(codes),
+        _array(pa.float64(), n, priority),
+        pa.nulls(n, pa.string()),  # a canonical record has no extensions
+        pa.repeat(sitemap, n),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
+
+
+def fetch_values_batch(columns: UrlColumns, sitemap: str) -> Any:
+    """Urls (as columns of values) as one record batch in FETCH_COLUMNS."""
+    import pyarrow as pa
+
+    from ..extensions import json_fields
+
+    extensions = columns.extensions
+    rows = {
+        "loc": columns.locs,
+        "lastmod": [t or None for t in columns.lastmods],
+        "changefreq": [CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs],
+        "priority": [None if p == NO_PRIORITY else p for p in columns.priorities],
+        "extensions": [None] * columns.count
+        if extensions is None
+        else [
+            json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":")) if ext else None
+            for ext in extensions
+        ],
+        "sitemap": [sitemap] * columns.count,
+    }
+    return pa.RecordBatch.from_pydict(rows, schema=fetch_schema())
+
+
+def _chunks(source: str | os.PathLike[str] | bytes) -> Iterator[bytes]:
+    if isinstance(source, bytes):
+        for i in range(0, len(source), FILE_CHUNK):
+            yield source[i : i + FILE_CHUNK]
+        return
+    with open(source, "rb") as f:
+        while chunk := f.read(FILE_CHUNK):
+            yield chunk
 
 
 def _batch(columns: tuple[Any, ...]) -> Any:
@@ -142,7 +194,7 @@ def _array(kind: Any, n: int, buffers: Any) -> Any:
     return pa.Array.from_buffers(kind, n, wrapped, null_count=nulls)
 
 
-def _entries_batch(entries: Any) -> Any:
+def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
     """Entries read by ``urlset.read`` (a urlset's or an index's) as one record batch."""
     import pyarrow as pa
 

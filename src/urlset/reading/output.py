@@ -1,5 +1,5 @@
 """Entries as output text, a column at a time: ``UrlColumns`` (Urls as a few compact
-columns, which pickle at C speed between parse workers and the main process) and the JSON
+columns, which pickle at C speed, e.g. between Dask workers) and the JSON
 Lines, CSV, TSV and locs renderers that ``urlset read`` and ``urlset fetch`` share. A
 renderer given a sitemap URL adds it to every line (fetch); given None, it does not (read).
 Few distinct values recur across millions of URLs, so the pieces of a line are memoised
@@ -40,9 +40,9 @@ _LASTMOD_TEXT = _TextMemo()
 
 
 class UrlColumns:
-    """Urls as a few compact columns: what a parse worker sends back (a handful of large
-    objects pickle in microseconds; 50,000 small ones take tens of milliseconds) and what
-    the output renderers read. ``lastmods`` are W3C text ("" for none), ``changefreqs``
+    """Urls as a few compact columns: what a parse thread hands back and what the output
+    renderers read (a handful of large objects pickle in microseconds; 50,000 small ones
+    take tens of milliseconds). ``lastmods`` are W3C text ("" for none), ``changefreqs``
     one code per URL (0 none, then ChangeFreq in order), ``priorities`` floats
     (NO_PRIORITY for none), ``extensions`` None when no URL has any."""
 
@@ -162,6 +162,20 @@ _PRIORITY_JSON = _Memo(lambda value: ',"priority":' + repr(value), NO_PRIORITY)
 CHANGEFREQ_TEXT = ("", *(c.value for c in ChangeFreq))
 _PRIORITY_CELL = _Memo(repr, NO_PRIORITY)
 _NEEDS_QUOTES = {",": re.compile(r'[",\r\n]'), "\t": re.compile(r'["\t\r\n]')}
+
+
+def line_tail(fmt: str, sitemap: str | None) -> str:
+    """What ends each line of ``fmt`` after an entry's own cells (the render lane's
+    ``RenderSpec.tail``); the renderers below end their lines the same way."""
+    if fmt == "jsonl":
+        return "}\n" if sitemap is None else ',"sitemap":' + json.dumps(sitemap) + "}\n"
+    if fmt in ("csv", "tsv") and sitemap is not None:
+        d = "," if fmt == "csv" else "\t"
+        cell = sitemap
+        if _NEEDS_QUOTES[d].search(sitemap) is not None:
+            cell = '"' + sitemap.replace('"', '""') + '"'
+        return d + cell + "\n"
+    return "\n"
 
 
 def render_jsonl(columns: UrlColumns, sitemap: str | None) -> str:

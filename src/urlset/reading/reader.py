@@ -22,6 +22,7 @@ from pathlib import Path
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..urls import to_uri
+from .rendered import RenderSpec
 from .sink import Event, Sink
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
 from .text import TextBody
@@ -46,6 +47,9 @@ class SitemapReader:
     raised for bad input: every problem is an ``Issue`` (see ``urlset.codes.CODES``).
     ``base_url`` (the URL the document came from) resolves relative locs; without it they
     are reported and skipped. ``limits`` bounds size, entries, depth and value length.
+    ``render`` (reading/rendered.py) has the canonical records of a plain urlset rendered
+    by the compiled core into ``render.runs`` (output text or Arrow columns) instead of
+    returned as events; every other entry and every issue is returned as usual.
     """
 
     def __init__(
@@ -55,12 +59,15 @@ class SitemapReader:
         base_url: str | None = None,
         limits: ReadLimits = ReadLimits(),  # noqa: B008 (frozen value)
         _fast: bool = True,
+        render: RenderSpec | None = None,
     ) -> None:
         if base_url is not None:
             base_url = to_uri(base_url, field="base URL")  # InvalidValue (a ValueError) if not
         self.source = source
         self.limits = limits
         self._sink = Sink(source, limits, base_url)
+        # the render lane: canonical records into render.runs as output text, not events
+        self._sink.render = render
         self._fast = _fast
         self._gzip: Gunzip | None = None
         self._decided_gzip = False

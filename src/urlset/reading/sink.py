@@ -11,7 +11,9 @@ those decisions would give.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from ..codes import CODES
@@ -21,6 +23,9 @@ from ..extensions import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..urls import PLAIN_HOST, non_production_host, to_uri
+
+if TYPE_CHECKING:
+    from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
 
@@ -104,6 +109,10 @@ class Sink:
         self.out: list[Event] = []
         self.count = 0
         self.seen: set[int] = set()
+        # whether a loc is new (remembered from now on): the render lane puts its own in
+        # place, which keeps the document's hashes in the compiled core (reading/rendered.py)
+        self.first_seen: Callable[[str], bool] = self._first_seen
+        self.render: RenderSpec | None = None
         # the entry count at which the slow bookkeeping in ``counted`` must run
         self.next_check = MAX_URLS_PER_SITEMAP
         self.stopped = False
@@ -172,15 +181,19 @@ class Sink:
             return False
         self.count += 1
         loc = entry[0]
-        h = hash(loc) & HASH_MASK
-        if h in self.seen:
+        if not self.first_seen(loc):
             self.duplicate(loc, line)
-        else:
-            self.seen.add(h)
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
             self.origin(loc[: end + 1], line)
         self.out.append(entry)
+        return True
+
+    def _first_seen(self, loc: str) -> bool:
+        h = hash(loc) & HASH_MASK
+        if h in self.seen:
+            return False
+        self.seen.add(h)
         return True
 
     # -- hosts: a development or preview host is reported once, at its first entry --

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from .._core import UrlsetScanner
+from .._core import RecordRenderer, UrlsetScanner
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
+from .rendered import render_records
 from .sink import HASH_MASK, Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
@@ -58,6 +59,7 @@ class CompiledLane:
         self.elements = elements
         self.full = full
         self.scanner: UrlsetScanner | None = None
+        self.renderer: RecordRenderer | None = None  # the render lane's (reading/rendered.py)
         self.index = False
         self.entry_end = b"</url>"
         self.buf = bytearray()
@@ -88,6 +90,8 @@ class CompiledLane:
             date.fromisoformat,
             datetime.fromisoformat,
         )
+        if self.sink.render is not None and not index:
+            self.renderer = self.sink.render.start(self.sink)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -146,6 +150,9 @@ class CompiledLane:
 
     def _records(self, data: bytes, end: int) -> tuple[int, int]:
         """Read ``data[:end]``; returns how far it got and the line there."""
+        if self.renderer is not None:
+            assert self.sink.render is not None
+            return render_records(self, self.sink.render, self.renderer, data, end)
         pos, line = 0, self.fline
         assert self.scanner is not None
         sink, status, scan = self.sink, self.status, self.scanner.scan
@@ -160,18 +167,22 @@ class CompiledLane:
                 if pos >= end:
                     return pos, line
                 continue
-            self.records_only = False
-            if isinstance(stop, list):
-                if not self._judged(stop):
-                    return pos, line
-                continue
-            start, stop_at = stop[0], stop[1]
-            typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
-            if not typed and not self._piece(data, start, stop_at, line):
-                return start, line
-            line += data.count(b"\n", start, stop_at)
-            pos = stop_at
+            pos, line, going = self.stopped(data, stop, pos, line)
+            if not going:
+                return pos, line
         return pos, line
+
+    def stopped(self, data: bytes, stop: Any, pos: int, line: int) -> tuple[int, int, bool]:
+        """Read what a scan stopped at (``pos``, ``line``: where the scan says reading goes
+        on): where reading goes on, and False when it must stop."""
+        self.records_only = False
+        if isinstance(stop, list):
+            return pos, line, self._judged(stop)
+        start, stop_at = stop[0], stop[1]
+        typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
+        if not typed and not self._piece(data, start, stop_at, line):
+            return start, line, False
+        return stop_at, line + data.count(b"\n", start, stop_at), True
 
     def _emit(
         self,

@@ -1,0 +1,497 @@
+//! Canonical records rendered straight into output text (urlset.reading.output's formats), so
+//! a large read or fetch makes no Python object per URL: JSON Lines, CSV, TSV and locs, each
+//! line byte for byte what the Python renderers write for the same entry.
+//!
+//! A run stops before a record the reader's sink must see (its loc seen before in the
+//! document, or its origin not yet judged for development hosts): the caller passes that one
+//! through the Python path and goes on after it. [`Seen`] is the document's duplicate set,
+//! which the Python path shares (`first_seen`), so both paths find the same duplicates.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::columns::Columns;
+use super::records::{scan, Limits, Record, Stop};
+use crate::values::lastmod::parse_bytes;
+use crate::values::scalars::CHANGEFREQS;
+
+/// An output format of `urlset read` / `urlset fetch` for text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    JsonLines,
+    Csv,
+    Tsv,
+    Locs,
+}
+
+impl Format {
+    /// The format named as the CLI names it.
+    pub fn named(name: &str) -> Option<Format> {
+        Some(match name {
+            "jsonl" => Format::JsonLines,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            "locs" => Format::Locs,
+            _ => return None,
+        })
+    }
+}
+
+/// Keys that are hashes already: used as they are.
+#[derive(Default)]
+pub struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+/// Origins judged once per this many (the sink's cache of origins is cleared as often).
+const MAX_ORIGINS: usize = 4096;
+
+/// What a document's entries have shown so far: each loc's hash, and the origins
+/// (`scheme://authority/`) the sink has judged.
+#[derive(Default)]
+pub struct Seen {
+    hashes: HashSet<u64, BuildHasherDefault<Identity>>,
+    origins: HashSet<Vec<u8>>,
+    last_origin: Vec<u8>,
+}
+
+/// The hash a loc is known by in [`Seen`].
+pub fn loc_hash(loc: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(loc)
+}
+
+impl Seen {
+    /// Whether `loc` is new in the document (it is remembered from now on).
+    pub fn first_seen(&mut self, loc: &[u8]) -> bool {
+        self.hashes.insert(loc_hash(loc))
+    }
+
+    /// An origin the sink has judged: records on it need no Python from now on.
+    pub fn know(&mut self, origin: &[u8]) {
+        if self.origins.len() >= MAX_ORIGINS {
+            self.origins.clear();
+        }
+        self.origins.insert(origin.to_vec());
+    }
+
+    fn known(&mut self, origin: &[u8]) -> bool {
+        if origin == self.last_origin.as_slice() {
+            return true;
+        }
+        if self.origins.contains(origin) {
+            self.last_origin = origin.to_vec();
+            return true;
+        }
+        false
+    }
+}
+
+/// Renders records in one format, each line ended by `tail` (`}\n` for JSON Lines read
+/// alone, the sitemap's cell and a line feed for a fetch's CSV...).
+pub struct Renderer {
+    format: Format,
+    tail: Vec<u8>,
+    loc: Vec<u8>,
+    lastmod_in: Vec<u8>,
+    lastmod_out: Vec<u8>,
+    priorities: Vec<(u64, Vec<u8>)>,
+}
+
+/// Distinct priorities remembered with their text (a file uses a handful).
+const PRIORITY_MEMO: usize = 32;
+
+impl Renderer {
+    pub fn new(format: Format, tail: &[u8]) -> Renderer {
+        Renderer {
+            format,
+            tail: tail.to_vec(),
+            loc: Vec::with_capacity(256),
+            lastmod_in: Vec::with_capacity(32),
+            lastmod_out: Vec::with_capacity(32),
+            priorities: Vec::new(),
+        }
+    }
+
+    /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
+    /// kept: a file's lastmods often repeat), into `out`.
+    fn lastmod_text(&mut self, text: &[u8], out: &mut Vec<u8>) {
+        if self.lastmod_in != text {
+            self.lastmod_in.clear();
+            self.lastmod_in.extend_from_slice(text);
+            self.lastmod_out.clear();
+            // the scanner took the text as plain, so it parses
+            if let Some(value) = parse_bytes(text) {
+                value.write(&mut self.lastmod_out);
+            }
+        }
+        out.extend_from_slice(&self.lastmod_out);
+    }
+
+    /// Python's `repr` of a priority (the shortest text that reads back, `.0` on a whole).
+    fn priority_text(&mut self, value: f64) -> &[u8] {
+        let bits = value.to_bits();
+        let at = match self.priorities.iter().position(|(b, _)| *b == bits) {
+            Some(at) => at,
+            None => {
+                if self.priorities.len() >= PRIORITY_MEMO {
+                    self.priorities.clear();
+                }
+                self.priorities
+                    .push((bits, format!("{value:?}").into_bytes()));
+                self.priorities.len() - 1
+            }
+        };
+        &self.priorities[at].1
+    }
+
+    /// Append the line of record `r` of `data`, whose loc's value is `loc`.
+    fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
+        match self.format {
+            Format::Locs => {
+                out.extend_from_slice(loc);
+                out.push(b'\n');
+            }
+            Format::JsonLines => {
+                // a plain loc holds no character JSON escapes
+                out.extend_from_slice(b"{\"loc\":\"");
+                out.extend_from_slice(loc);
+                out.push(b'"');
+                if let Some((a, b)) = r.lastmod {
+                    out.extend_from_slice(b",\"lastmod\":\"");
+                    self.lastmod_text(&data[a..b], out);
+                    out.push(b'"');
+                }
+                if let Some(i) = r.changefreq {
+                    out.extend_from_slice(b",\"changefreq\":\"");
+                    out.extend_from_slice(CHANGEFREQS[usize::from(i)]);
+                    out.push(b'"');
+                }
+                if let Some(p) = r.priority {
+                    out.extend_from_slice(b",\"priority\":");
+                    out.extend_from_slice(self.priority_text(p));
+                }
+                out.extend_from_slice(&self.tail);
+            }
+            Format::Csv | Format::Tsv => {
+                let d = if self.format == Format::Csv {
+                    b','
+                } else {
+                    b'\t'
+                };
+                // quoted as csv.writer quotes (a plain loc holds no quote or line break)
+                if loc.contains(&d) {
+                    out.push(b'"');
+                    out.extend_from_slice(loc);
+                    out.push(b'"');
+                } else {
+                    out.extend_from_slice(loc);
+                }
+                out.push(d);
+                if let Some((a, b)) = r.lastmod {
+                    self.lastmod_text(&data[a..b], out);
+                }
+                out.push(d);
+                if let Some(i) = r.changefreq {
+                    out.extend_from_slice(CHANGEFREQS[usize::from(i)]);
+                }
+                out.push(d);
+                if let Some(p) = r.priority {
+                    out.extend_from_slice(self.priority_text(p));
+                }
+                out.push(d); // the extensions cell: a canonical record has none
+                out.extend_from_slice(&self.tail);
+            }
+        }
+    }
+}
+
+/// What [`render_run`] did: where reading stopped, on which line, and how many records it
+/// rendered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rendered {
+    pub pos: usize,
+    pub line: u32,
+    pub count: usize,
+}
+
+/// Render the canonical records of `text[pos..end]` (from `line` on) into `out`, at most
+/// `limits.max_records`, stopping before the first entry that is not canonical, whose loc
+/// `seen` holds, or whose origin it does not know.
+pub fn render_run(
+    text: &[u8],
+    span: (usize, usize),
+    line: u32,
+    limits: Limits,
+    renderer: &mut Renderer,
+    seen: &mut Seen,
+    out: &mut Vec<u8>,
+) -> Rendered {
+    let mut loc = std::mem::take(&mut renderer.loc);
+    let done = run(text, span, line, limits, seen, &mut loc, |loc, r| {
+        renderer.line(text, r, loc, out);
+    });
+    renderer.loc = loc;
+    done
+}
+
+/// [`render_run`] into Arrow columns (urlset.reading.arrow) instead of text.
+pub fn columns_run(
+    text: &[u8],
+    span: (usize, usize),
+    line: u32,
+    limits: Limits,
+    seen: &mut Seen,
+    columns: &mut Columns,
+) -> Rendered {
+    let mut loc = Vec::new();
+    run(text, span, line, limits, seen, &mut loc, |_, r| {
+        columns.push(text, r);
+    })
+}
+
+/// Entries scanned at first after a stop: a scan collects a whole run of entries to judge
+/// after the records it returns, so windows start small and grow while they come back full
+/// of records (a document that mixes plain and odd entries is not scanned again and again).
+const FIRST_WINDOW: usize = 4;
+
+/// The records of scans that need no Python, each given to `each` with its loc's value
+/// (made in `loc`); where the run stopped.
+fn run(
+    text: &[u8],
+    (mut pos, end): (usize, usize),
+    mut line: u32,
+    limits: Limits,
+    seen: &mut Seen,
+    loc: &mut Vec<u8>,
+    mut each: impl FnMut(&[u8], &Record),
+) -> Rendered {
+    let mut count = 0;
+    let mut window = FIRST_WINDOW;
+    loop {
+        let max_records = window.min(limits.max_records - count);
+        let found = scan(
+            text,
+            pos,
+            end,
+            line,
+            Limits {
+                max_records,
+                ..limits
+            },
+        );
+        seen.hashes.reserve(found.records.len());
+        for r in &found.records {
+            loc_value(text, r, loc);
+            let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
+            if !seen.known(origin) || !seen.first_seen(loc) {
+                // the record's start tag: only whitespace lies between it and <loc>
+                let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
+                return Rendered {
+                    pos: start,
+                    line: r.line,
+                    count,
+                };
+            }
+            each(loc, r);
+            count += 1;
+        }
+        let full = found.records.len() == max_records;
+        if found.stop == Stop::End && full && count < limits.max_records && found.pos < end {
+            (pos, line) = (found.pos, found.line);
+            window = window.saturating_mul(4);
+            continue;
+        }
+        // a run to judge comes back with the scan past it: stop where it starts instead (its
+        // first entry is the first `<url>` after the last record)
+        let (mut stop, mut stop_line) = (found.pos, found.line);
+        if let Stop::Judged(judged) = &found.stop {
+            if let Some(first) = judged.first() {
+                let from = found.records.last().map_or(pos, |r| {
+                    memchr::memmem::find(&text[r.loc.1..end], b"</url>")
+                        .map_or(r.loc.1, |i| r.loc.1 + i)
+                });
+                stop = memchr::memmem::find(&text[from..end], b"<url>").map_or(from, |i| from + i);
+                stop_line = first.line;
+            }
+        }
+        return Rendered {
+            pos: stop,
+            line: stop_line,
+            count,
+        };
+    }
+}
+
+/// The loc's value (`&amp;` read as `&`) into `out`.
+fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
+    let loc = &data[r.loc.0..r.loc.1];
+    out.clear();
+    if !r.has_amp {
+        out.extend_from_slice(loc);
+        return;
+    }
+    let mut rest = loc;
+    while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
+        out.extend_from_slice(&rest[..=i]);
+        rest = &rest[i + 5..];
+    }
+    out.extend_from_slice(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::records::Kind;
+    use super::*;
+
+    const ALL: Limits = Limits {
+        kind: Kind::Urlset,
+        max_records: usize::MAX,
+        max_value: 1 << 20,
+    };
+
+    const TEXT: &[u8] = b"<url><loc>https://e.com/a?x=1&amp;y=2,3</loc><lastmod>2024-01-02T03:04:05+00:00</lastmod>\
+<changefreq>daily</changefreq><priority>1</priority></url>\n<url><loc>https://e.com/b</loc><priority>0.25</priority></url>";
+
+    fn rendered(format: Format, tail: &[u8]) -> String {
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut out = Vec::new();
+        let mut renderer = Renderer::new(format, tail);
+        let done = render_run(
+            TEXT,
+            (0, TEXT.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((done.count, done.pos, done.line), (2, TEXT.len(), 2));
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn records_render_as_the_python_renderers_write_them() {
+        assert_eq!(
+            rendered(Format::JsonLines, b"}\n"),
+            "{\"loc\":\"https://e.com/a?x=1&y=2,3\",\"lastmod\":\"2024-01-02T03:04:05Z\",\"changefreq\":\"daily\",\"priority\":1.0}\n\
+{\"loc\":\"https://e.com/b\",\"priority\":0.25}\n"
+        );
+        assert_eq!(
+            rendered(Format::Csv, b",s\n"),
+            "\"https://e.com/a?x=1&y=2,3\",2024-01-02T03:04:05Z,daily,1.0,,s\nhttps://e.com/b,,,0.25,,s\n"
+        );
+        assert_eq!(
+            rendered(Format::Tsv, b"\n"),
+            "https://e.com/a?x=1&y=2,3\t2024-01-02T03:04:05Z\tdaily\t1.0\t\nhttps://e.com/b\t\t\t0.25\t\n"
+        );
+        assert_eq!(
+            rendered(Format::Locs, b""),
+            "https://e.com/a?x=1&y=2,3\nhttps://e.com/b\n"
+        );
+    }
+
+    #[test]
+    fn runs_stop_before_a_duplicate_or_an_unknown_origin() {
+        let text = b"<url><loc>https://e.com/a</loc></url>\n<url><loc>https://e.com/a</loc></url>\n<url><loc>https://f.com/</loc></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::Locs, b"");
+        let mut out = Vec::new();
+        let first = render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((first.count, first.line), (1, 2));
+        assert!(text[first.pos..].starts_with(b"<url><loc>https://e.com/a"));
+        assert!(!seen.first_seen(b"https://e.com/a"));
+        let after = first.pos + 38;
+        let second = render_run(
+            text,
+            (after, text.len()),
+            3,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((second.count, second.pos, second.line), (0, after, 3));
+        seen.know(b"https://f.com/");
+        let third = render_run(
+            text,
+            (after, text.len()),
+            3,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((third.count, third.pos), (1, text.len()));
+        assert_eq!(out, b"https://e.com/a\nhttps://f.com/\n");
+    }
+
+    #[test]
+    fn runs_stop_where_entries_to_judge_start() {
+        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://E.com/b</loc></url>\n<url><loc>https://e.com/c</loc></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::Locs, b"");
+        let mut out = Vec::new();
+        let done = render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+        );
+        assert_eq!((done.count, done.line), (1, 2));
+        assert!(text[done.pos..].starts_with(b"<url><loc>https://E.com/b"));
+    }
+
+    #[test]
+    fn runs_into_arrow_columns_stop_as_text_runs_do() {
+        let text = b"<url><loc>https://e.com/a?b&amp;c</loc><priority>0.5</priority></url>\n<url><loc>https://e.com/a?b&amp;c</loc></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut columns = Columns::default();
+        let done = columns_run(text, (0, text.len()), 1, ALL, &mut seen, &mut columns);
+        assert_eq!((done.count, done.line), (1, 2));
+        assert_eq!(columns.len, 1);
+        assert_eq!(columns.loc.values, b"https://e.com/a?b&c");
+        assert_eq!(columns.priority.values, [0.5]);
+    }
+
+    #[test]
+    fn priorities_read_as_python_writes_them() {
+        let mut r = Renderer::new(Format::Locs, b"");
+        for (value, text) in [
+            (0.0, "0.0"),
+            (1.0, "1.0"),
+            (0.5, "0.5"),
+            (0.0001, "0.0001"),
+            (0.1234, "0.1234"),
+            (0.3, "0.3"),
+        ] {
+            assert_eq!(r.priority_text(value), text.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The render lane on any bytes, driven as reading/rendered.py drives it: a run into text and
+//! a run into Arrow columns stop at the same place with the same count, every rendered
+//! record is one output line, and after each stop one entry goes the usual way (its origin
+//! then known, its loc seen), always forward, to the end.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use urlset_core::read::columns::Columns;
+use urlset_core::read::records::{scan, Kind, Limits, Stop};
+use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, text)) = data.split_first() else {
+        return;
+    };
+    let format = [Format::JsonLines, Format::Csv, Format::Tsv, Format::Locs][usize::from(mode & 3)];
+    let limits = Limits {
+        kind: Kind::Urlset,
+        max_records: usize::from(mode >> 4) + 1,
+        max_value: if mode & 4 == 0 { 1 << 20 } else { 16 },
+    };
+    let end = text.len();
+    let mut renderer = Renderer::new(format, b"\n");
+    let (mut seen_text, mut seen_columns) = (Seen::default(), Seen::default());
+    let (mut out, mut columns) = (Vec::new(), Columns::default());
+    let (mut pos, mut line, mut calls, mut rendered) = (0usize, 1u32, 0usize, 0usize);
+    while pos < end {
+        calls += 1;
+        assert!(calls <= 2 * end + 2, "no progress");
+        let r = render_run(
+            text,
+            (pos, end),
+            line,
+            limits,
+            &mut renderer,
+            &mut seen_text,
+            &mut out,
+        );
+        let c = columns_run(
+            text,
+            (pos, end),
+            line,
+            limits,
+            &mut seen_columns,
+            &mut columns,
+        );
+        assert_eq!((r.pos, r.line, r.count), (c.pos, c.line, c.count));
+        assert!(r.pos >= pos && r.pos <= end && r.line >= line && r.count <= limits.max_records);
+        rendered += r.count;
+        (pos, line) = (r.pos, r.line);
+        if pos >= end {
+            break;
+        }
+        // one entry the usual way
+        let s = scan(
+            text,
+            pos,
+            end,
+            line,
+            Limits {
+                max_records: 1,
+                ..limits
+            },
+        );
+        if let Some(record) = s.records.first() {
+            let raw = &text[record.loc.0..record.loc.1];
+            let loc = String::from_utf8_lossy(raw).replace("&amp;", "&");
+            let origin = &raw[..record.origin_len];
+            for seen in [&mut seen_text, &mut seen_columns] {
+                seen.know(origin);
+                let _ = seen.first_seen(loc.as_bytes());
+            }
+            assert!(s.pos > pos);
+            (pos, line) = (s.pos, s.line);
+            continue;
+        }
+        (pos, line) = match s.stop {
+            Stop::End => break,
+            Stop::Gap { end: stop, .. } | Stop::Extension { end: stop, .. } => (stop, s.line),
+            Stop::Judged(_) => (s.pos, s.line),
+        };
+    }
+    let lines = out.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(lines, rendered);
+    assert_eq!(columns.len, rendered);
+});

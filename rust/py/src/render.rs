@@ -1,0 +1,126 @@
+//! Bindings of the render lane: `RecordRenderer` (typed by src/urlset/_core.pyi), canonical
+//! records of a urlset's body rendered as output text without the GIL and without a Python
+//! object per record (see urlset.reading.rendered).
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use urlset_core::read::columns::Columns;
+use urlset_core::read::records::{Kind, Limits};
+use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
+
+use crate::read::{fixed, texts};
+
+/// Output bytes from which the copy into Python's bytes object releases the GIL (below, the
+/// release costs more than the copy).
+const DETACHED_COPY: usize = 1 << 16;
+
+/// One document's renderer: its format and line tail (None: into Arrow columns), and the
+/// locs and origins seen so far.
+#[pyclass(module = "urlset._core")]
+pub struct RecordRenderer {
+    renderer: Option<Renderer>,
+    /// "arrow": every run's records, in document order, until `columns` takes them.
+    columns: Columns,
+    seen: Seen,
+    max_value: usize,
+}
+
+#[pymethods]
+impl RecordRenderer {
+    #[new]
+    fn new(format: &str, tail: &str, max_value: usize) -> PyResult<Self> {
+        let renderer = if format == "arrow" {
+            None
+        } else {
+            let format = Format::named(format).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
+            })?;
+            Some(Renderer::new(format, tail.as_bytes()))
+        };
+        Ok(RecordRenderer {
+            renderer,
+            columns: Columns::default(),
+            seen: Seen::default(),
+            max_value,
+        })
+    }
+
+    /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
+    /// (pos, line, count, text or Arrow buffers); see _core.pyi.
+    fn render<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>)> {
+        let bytes = data.as_bytes();
+        let end = end.min(bytes.len());
+        let span = (pos.min(end), end);
+        let limits = Limits {
+            kind: Kind::Urlset,
+            max_records,
+            max_value: self.max_value,
+        };
+        let seen = &mut self.seen;
+        let Some(renderer) = self.renderer.as_mut() else {
+            let columns = &mut self.columns;
+            let done = py.detach(|| columns_run(bytes, span, line, limits, seen, columns));
+            if !columns.has_room(0) {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "records over 2 GiB of text: read the document in parts",
+                ));
+            }
+            return Ok((done.pos, done.line, done.count, py.None().into_bound(py)));
+        };
+        let (done, out) = py.detach(|| {
+            // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from; room
+            // reserved and not written costs no memory
+            let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+            let done = render_run(bytes, span, line, limits, renderer, seen, &mut out);
+            (done, out)
+        });
+        // a long copy into the bytes object runs without the GIL too: nothing else can see
+        // the object before it is returned
+        let text = if out.len() < DETACHED_COPY {
+            PyBytes::new(py, &out).into_any()
+        } else {
+            PyBytes::new_with(py, out.len(), |buf| {
+                py.detach(|| buf.copy_from_slice(&out));
+                Ok(())
+            })?
+            .into_any()
+        };
+        Ok((done.pos, done.line, done.count, text))
+    }
+
+    /// "arrow": the records of every run so far as Arrow buffers (see _core.pyi), taken.
+    fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let columns = std::mem::take(&mut self.columns);
+        let buffers = (
+            columns.len,
+            texts(py, &columns.loc)?,
+            texts(py, &columns.lastmod)?,
+            fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
+            fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
+        );
+        Ok(buffers.into_pyobject(py)?.into_any())
+    }
+
+    /// Whether `loc` is new in the document (remembered from now on).
+    fn first_seen(&mut self, loc: &str) -> bool {
+        self.seen.first_seen(loc.as_bytes())
+    }
+
+    /// An origin (`scheme://authority/`) the reader's sink has judged.
+    fn know(&mut self, origin: &str) {
+        self.seen.know(origin.as_bytes());
+    }
+}
+
+/// Adds the render lane's class to `urlset._core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RecordRenderer>()
+}

@@ -1,0 +1,173 @@
+"""The render lane: a plain urlset's canonical records rendered straight into output text.
+
+A reader given ``render=RenderSpec(fmt, sitemap)`` still passes every entry on through its
+sink (counts, duplicates, limits, findings), but the runs of canonical records the compiled
+lane reads (xml_compiled) are rendered by the compiled core (``urlset._core.RecordRenderer``,
+rust/core/src/read/render.rs) into the output text of ``fmt``, without the GIL and without a
+Python object per record. They do not appear among the reader's events; they collect in
+``RenderSpec.runs`` as ``RenderedRun``s, each saying at which entry it starts, so a consumer
+puts them back between the entries it did get (``merge_rendered``).
+
+A record the sink must see itself -- its loc seen before, its origin not yet judged for
+development hosts, a limit due, or anything not canonical -- is read by the compiled lane's
+usual path at the same position, so entries, issues and output stay what they are without
+this lane. The lane and that path share the document's duplicate set (``Sink.first_seen``).
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._core import RecordRenderer
+from ..model import Url
+from .xml_common import DONE, FAST
+
+if TYPE_CHECKING:
+    from .sink import Sink
+    from .xml_compiled import CompiledLane
+
+E = TypeVar("E")
+
+
+class RenderedRun:
+    """``count`` entries, from entry ``at`` of the document on, as output text (bytes; None
+    for "arrow", whose records stay in the renderer's columns: ``RenderSpec.columns``)."""
+
+    __slots__ = ("at", "count", "text")
+
+    def __init__(self, at: int, count: int, text: bytes | None) -> None:
+        self.at = at
+        self.count = count
+        self.text = text
+
+
+class RenderSpec:
+    """What a reader renders: ``fmt`` (jsonl, csv, tsv, locs) with ``tail`` ending each line
+    (``output.line_tail``), or "arrow" (columns); the runs rendered so far collect in
+    ``runs``."""
+
+    def __init__(self, fmt: str, tail: str) -> None:
+        self.fmt = fmt
+        self.tail = tail
+        self.runs: list[RenderedRun] = []
+        self.rendered = 0  # entries in runs so far
+        self.renderer: RecordRenderer | None = None
+
+    def take(self) -> list[RenderedRun]:
+        """The runs rendered since the last call."""
+        runs, self.runs = self.runs, []
+        return runs
+
+    def start(self, sink: Sink) -> RecordRenderer:
+        """The document's renderer, which from now on also holds its duplicate set."""
+        renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
+        sink.first_seen = renderer.first_seen
+        self.renderer = renderer
+        return renderer
+
+    def columns(self) -> Any:
+        """ "arrow": the records of every run so far as Arrow buffers (taken), or None."""
+        return self.renderer.columns() if self.renderer is not None and self.rendered else None
+
+
+def render_records(
+    lane: CompiledLane, spec: RenderSpec, renderer: RecordRenderer, data: bytes, end: int
+) -> tuple[int, int]:
+    """``CompiledLane._records`` in the render lane: read ``data[:end]``; returns how far it
+    got and the line there."""
+    pos, line = 0, lane.fline
+    sink, status = lane.sink, lane.status
+    assert lane.scanner is not None
+    scan, render = lane.scanner.scan, renderer.render
+    limits = sink.limits
+    while status.state == FAST:
+        room = min(sink.next_check, limits.max_entries + 1) - sink.count
+        if room > 0:
+            pos, line, n, text = render(data, pos, end, line, room)
+            if n:
+                spec.runs.append(RenderedRun(sink.count, n, text))
+                spec.rendered += n
+                sink.count += n
+            if pos >= end:
+                return pos, line
+        # one entry the sink must see, or what the scanner stops at: the usual path
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+            data, pos, end, line, 1
+        )
+        if locs:
+            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
+            if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
+                status.state = DONE
+                return pos, line
+            renderer.know(origins[0][1])
+            continue
+        if stop is None:
+            if pos >= end:
+                return pos, line
+            continue
+        pos, line, going = lane.stopped(data, stop, pos, line)
+        if not going:
+            return pos, line
+    return pos, line
+
+
+def in_order(
+    entries: Sequence[E], runs: Sequence[RenderedRun]
+) -> Iterator[Sequence[E] | RenderedRun]:
+    """A document's entries in order: the rendered ``runs`` and, in the places between them,
+    slices of ``entries`` (its other entries, in order)."""
+    taken = entry = 0
+    for run in runs:
+        before = run.at - entry
+        if before:
+            yield entries[taken : taken + before]
+            taken += before
+        yield run
+        entry = run.at + run.count
+    if taken < len(entries):
+        yield entries[taken:]
+
+
+def take_order(values: int, runs: Sequence[RenderedRun]) -> array[int]:
+    """Row numbers, in document order, into a table of the ``values`` entries the reader gave
+    followed by the records of ``runs`` (the core's, in order)."""
+    order: array[int] = array("q")
+    taken = entry = core = 0
+    for run in runs:
+        before = run.at - entry
+        order.extend(range(taken, taken + before))
+        taken += before
+        order.extend(range(values + core, values + core + run.count))
+        core += run.count
+        entry = run.at + run.count
+    order.extend(range(taken, values))
+    return order
+
+
+def merge_rendered(
+    urls: Sequence[Url],
+    runs: Sequence[RenderedRun],
+    render: Callable[[Sequence[Url]], bytes],
+) -> list[bytes]:
+    """A document's output, in pieces: the rendered ``runs`` with ``urls`` (its other
+    entries, in order) rendered by ``render`` (one line each) in the places between them."""
+    if not urls:
+        return [run.text for run in runs if run.text]
+    lines = render(urls)
+    if not runs:
+        return [lines]
+    # the other entries rendered in one call, then put in their places a line at a time (no
+    # output line holds a line feed: JSON and CSV escape or quote them, URIs have none)
+    split = lines.split(b"\n")
+    parts: list[bytes] = []
+    taken = 0
+    for part in in_order(urls, runs):
+        if isinstance(part, RenderedRun):
+            parts.append(part.text or b"")
+        else:
+            parts.append(b"\n".join(split[taken : taken + len(part)]) + b"\n")
+            taken += len(part)
+    return parts

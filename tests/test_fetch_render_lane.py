@@ -1,0 +1,190 @@
+"""The render lane (reading/rendered.py) gives exactly what the usual path gives.
+
+A parse thread reading a document with ``rendered_only`` (canonical records rendered as output
+text in the compiled core, the other entries through the Python path at their places) must
+give the same output bytes in every text format and the same Parquet rows, the same issues in the same order, the same
+refs, format, verdict and URL count as one reading it into Urls and rendering those with the
+Python renderers (reading/output.py). Checked on the mixed shapes of bench_read.py
+(``&``, ``'``, %-escapes, non-ASCII paths, IDN hosts, ports, long URLs, distinct lastmods),
+on documents that make the lane hand entries back (duplicates, development hosts, limits,
+comments, extensions), on the real-world corpus, and fed whole and in odd chunks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from urlset.fetching.parse_pool import _Parsing
+from urlset.limits import ReadLimits
+from urlset.reading.arrow import fetch_schema, fetch_values_batch
+from urlset.reading.output import RENDERERS, line_tail
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = tuple(RENDERERS)
+# the sitemap column: a comma, a quote and non-ASCII make CSV quote it and JSON escape it
+SITEMAPS = ("https://example.com/sitemap.xml", 'https://example.com/a,"b"/caf\u00e9.xml')
+HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+
+
+def _mixed(n: int) -> bytes:
+    spec = importlib.util.spec_from_file_location("bench_read", ROOT / "bench" / "bench_read.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data: bytes = module.mixed_sitemap(n)
+    return data
+
+
+def _chunks(data: bytes, size: int) -> Iterator[bytes]:
+    for i in range(0, len(data), size):
+        yield data[i : i + size]
+
+
+def _parse(
+    data: bytes,
+    fmt: str,
+    rendered_only: bool,
+    sitemap: str = SITEMAPS[0],
+    size: int = 1 << 30,
+    limits: ReadLimits = ReadLimits(),  # noqa: B008
+) -> tuple[Any, ...]:
+    parsing = _Parsing((fmt, RENDERERS[fmt]), rendered_only)
+    parsing.handle(("o", sitemap, sitemap, limits))
+    for chunk in _chunks(data, size):
+        if not parsing.handle(("d", chunk)):
+            break
+    fmt_read, fatal, columns, refs, issues, rendered, _, count = parsing.handle(("c",))
+    if isinstance(rendered, list):
+        rendered = b"".join(rendered)
+    assert (columns is None) == rendered_only
+    in_core = parsing.spec.rendered if parsing.spec is not None else 0
+    return fmt_read, fatal, refs, issues, rendered or b"", count, in_core
+
+
+def _parquet_rows(data: bytes, rendered_only: bool, **options: Any) -> list[dict[str, Any]]:
+    """The rows `urlset fetch --format parquet` writes for the document, by either path."""
+    pa = pytest.importorskip("pyarrow")
+    sitemap = options.get("sitemap", SITEMAPS[0])
+    parsing = _Parsing(("parquet", None), rendered_only)
+    parsing.handle(("o", sitemap, sitemap, options.get("limits", ReadLimits())))
+    for chunk in _chunks(data, options.get("size", 1 << 30)):
+        if not parsing.handle(("d", chunk)):
+            break
+    _, _, columns, _, _, _, batches, count = parsing.handle(("c",))
+    if not rendered_only:
+        batches = [fetch_values_batch(columns, sitemap)]
+    table = pa.Table.from_batches(batches, schema=fetch_schema())
+    assert table.num_rows == count
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
+
+
+def _same(data: bytes, **options: Any) -> tuple[Any, ...]:
+    """Both paths' results for every format, asserted equal; the JSON Lines one returned,
+    with the count of entries the core rendered last."""
+    assert _parquet_rows(data, True, **options) == _parquet_rows(data, False, **options)
+    for fmt in FORMATS:
+        usual = _parse(data, fmt, False, **options)
+        lane = _parse(data, fmt, True, **options)
+        assert lane[:4] == usual[:4], fmt
+        assert lane[5] == usual[5], fmt
+        if lane[4] != usual[4]:
+            lines = zip(lane[4].splitlines(), usual[4].splitlines(), strict=False)
+            first = next((a, b) for a, b in lines if a != b)
+            pytest.fail(f"{fmt}: first differing line {first}")
+    return _parse(data, "jsonl", True, **options)
+
+
+def _urlset(*records: str) -> bytes:
+    return (HEAD + "".join(records) + "</urlset>\n").encode()
+
+
+@pytest.mark.parametrize("sitemap", SITEMAPS)
+@pytest.mark.parametrize("size", [1 << 30, 65_536, 997])
+def test_mixed_shapes(sitemap: str, size: int) -> None:
+    data = _mixed(1200)
+    _, fatal, _, issues, rendered, count, in_core = _same(data, sitemap=sitemap, size=size)
+    assert not fatal and count == 1200
+    assert in_core >= 500  # the plain shapes (half of them): rendered in the core
+    assert rendered.count(b"\n") == 1200
+    assert issues  # the shapes the reader judges (normalised URLs) are reported
+
+
+def test_line_tails_are_the_renderers() -> None:
+    """line_tail is what the Python renderers end a line with (the core renders with it)."""
+    from urlset.model import Url
+    from urlset.reading.output import UrlColumns
+
+    columns = UrlColumns.from_urls([Url("https://e.com/a,b")])
+    for fmt in FORMATS:
+        for sitemap in (*SITEMAPS, None):
+            assert RENDERERS[fmt](columns, sitemap).endswith(line_tail(fmt, sitemap))
+
+
+def test_entries_the_sink_must_see_are_handed_back() -> None:
+    """Duplicates (across both paths), development hosts, comments, extensions, a lower-case
+    host, entities: each goes the usual way at its place, and the issues say so."""
+    plain = "<url><loc>https://example.com/p/{}</loc><lastmod>2024-01-0{}</lastmod></url>\n"
+    records = [plain.format(i, 1 + i % 9) for i in range(300)]
+    records[50] = plain.format(7, 1)  # a duplicate of a rendered record
+    records[60] = "<url><loc>https://EXAMPLE.com/p/61</loc></url>\n"  # judged, normalised
+    records[61] = plain.format(61, 2)  # a duplicate of the judged one, rendered path
+    records[100] = "<url><loc>http://localhost:8000/dev</loc></url>\n"  # a development host
+    records[101] = "<!-- a comment -->\n"
+    records[150] = (
+        "<url><loc>https://example.com/img</loc><image:image><image:loc>"
+        "https://example.com/i.png</image:loc></image:image></url>\n"
+    )
+    records[200] = "<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc></url>\n"
+    data = (
+        HEAD.replace('0.9">', '0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">')
+        + "".join(records)
+        + "</urlset>\n"
+    ).encode()
+    _, fatal, _, issues, rendered, count, in_core = _same(data)
+    assert in_core >= 280
+    codes = [i.code for i in issues]
+    assert not fatal
+    assert codes.count("duplicate-loc") == 2
+    assert "dev-host" in codes and "normalized-url" in codes
+    assert count == 299 and rendered.count(b"\n") == 299
+    assert b'"image"' in rendered or b"images" in rendered
+
+
+def test_limits_stop_both_paths_at_the_same_entry() -> None:
+    """The protocol's 50,000 reported, then the entry limit: both at the same entry (the
+    sink checks its limits from the protocol's count on)."""
+    records = [f"<url><loc>https://example.com/{i}</loc></url>\n" for i in range(50_010)]
+    limits = ReadLimits(max_entries=50_005)
+    _, _, _, issues, rendered, count, _ = _same(_urlset(*records), limits=limits, size=1 << 18)
+    assert count == 50_005 and rendered.count(b"\n") == count
+    assert [i.code for i in issues] == ["too-many-entries", "entry-limit"]
+
+
+def test_broken_document_goes_to_the_full_lane_at_the_same_place() -> None:
+    records = [f"<url><loc>https://example.com/{i}</loc></url>\n" for i in range(400)]
+    records[300] = "<url><loc>https://example.com/x</loc><url>\n"  # not well-formed
+    _, _, _, issues, rendered, count, in_core = _same(_urlset(*records), size=2048)
+    assert any(i.severity.value == "error" for i in issues)
+    assert count >= 300 and rendered.count(b"\n") == count
+    assert in_core >= 250
+
+
+def _corpus() -> list[Path]:
+    from conftest import SHARED
+
+    base = SHARED / "corpus/realworld"
+    return sorted(p for p in base.glob("*") if p.name != "MANIFEST.tsv") if base.exists() else []
+
+
+@pytest.mark.skipif(not _corpus(), reason="../shared is absent")
+@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+def test_corpus(path: Path) -> None:
+    data = path.read_bytes()
+    _same(data)
+    _same(data, size=997)
