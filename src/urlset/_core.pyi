@@ -41,11 +41,25 @@ def render_columns(
 def loc_hashes(locs: list[str], /) -> bytes: ...
 def escape(text: str, /) -> str: ...
 
-# --- reading (rust/py/src/read.rs) ---
+# --- reading (rust/py/src/read.rs, gzip.rs) ---
+
+class GzipInflater:
+    """gzip inflation in pieces (urlset.reading.sniff.Gunzip)."""
+
+    def __init__(self) -> None: ...
+    def push(self, data: bytes, /) -> None: ...
+    def next_piece(self, max: int, /) -> bytes | None: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def trailing(self) -> bool: ...
+
+def iri_to_uri(text: str, /) -> str | None: ...
 
 # an entry some of whose values the reader judges: its line, then for each of loc, lastmod,
-# changefreq, priority None, the typed value (plain), or (line, text) to judge
-JudgedValue = tuple[int, str] | Any
+# changefreq, priority None, the typed value (plain), (line, text) to judge, or for a loc
+# (line, text, uri) when the core made it a URI
+JudgedValue = tuple[int, str] | tuple[int, str, str] | Any
 JudgedEntry = tuple[int, JudgedValue, JudgedValue, JudgedValue, JudgedValue]
 
 class UrlsetScanner:

@@ -45,7 +45,8 @@ impl UrlsetScanner {
     }
 
     /// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value
-    /// None, typed (plain), or (line, text) for the sink to judge.
+    /// None, typed (plain), (line, text) for the sink to judge, or for a loc (line, text,
+    /// uri) when the core made it a URI.
     fn judged(&mut self, py: Python<'_>, data: &[u8], run: &[Judged]) -> PyResult<Py<PyAny>> {
         let mut items = Vec::with_capacity(run.len());
         for j in run {
@@ -58,6 +59,10 @@ impl UrlsetScanner {
                     Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
                     Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
                     Some(Value::Text(t)) => (t.line, t.text.as_str())
+                        .into_pyobject(py)?
+                        .into_any()
+                        .unbind(),
+                    Some(Value::Uri { text, uri }) => (text.line, text.text.as_str(), uri.as_str())
                         .into_pyobject(py)?
                         .into_any()
                         .unbind(),
@@ -327,7 +332,15 @@ impl UrlsetScanner {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
-    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)
+    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)?;
+    m.add_function(wrap_pyfunction!(iri_to_uri, m)?)
+}
+
+/// The URI `urls.to_uri` gives for a stripped loc, or None for a shape the core leaves to the
+/// Python function (see urlset_core::values::iri).
+#[pyfunction]
+pub fn iri_to_uri(text: &str) -> Option<String> {
+    urlset_core::values::iri::iri_to_uri(text)
 }
 
 /// Whether a loc text as written (entities not replaced) is one the compiled lane takes as it

@@ -235,10 +235,7 @@ class Sink:
         except InvalidValue as exc:
             reason = exc.reason
         else:
-            if uri != text:
-                shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
-            return uri
+            return self.converted(text, uri, line, column)
         shown = text if len(text) <= 200 else text[:197] + "..."
         if relative(text):
             if self.base_url is None:
@@ -249,6 +246,16 @@ class Sink:
             return self.resolve(text, line, column)
         self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
         return None
+
+    def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
+        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ."""
+        if uri != text:
+            if self.per_code.get("normalized-url", 0) >= MAX_ISSUES_PER_CODE:
+                self.per_code["normalized-url"] += 1  # counted only: no message to build
+            else:
+                shown = text if len(text) <= 200 else text[:197] + "..."
+                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
+        return uri
 
     def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
         """``text``, a relative URL, resolved against ``base_url`` (reported), or None with

@@ -221,6 +221,9 @@ class CompiledLane:
             values: list[Any] = items
             for i, item in enumerate(items):
                 if type(item) is tuple:
+                    if len(item) == 3:  # a loc the core made a URI of (values/iri.rs)
+                        values[i] = sink.converted(item[1], item[2], item[0])
+                        continue
                     at, text = item
                     checked = value_text(sink, _NAMES[i], text, at)
                     values[i] = None if checked is None else parsers[i](checked, at)

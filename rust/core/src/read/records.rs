@@ -12,6 +12,7 @@
 //! [`Stop::Extension`], for the extension readers to type or hand on.
 
 use super::values::value_text;
+use crate::values::iri::iri_to_uri;
 use crate::values::lastmod::plain_lastmod;
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -70,11 +71,20 @@ pub struct Text {
 /// A value of an entry to judge: typed when it is plain, else its text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Loc { span: Span, has_amp: bool },
+    Loc {
+        span: Span,
+        has_amp: bool,
+    },
     Lastmod(Span),
     Changefreq(u8),
     Priority(f64),
     Text(Text),
+    /// A loc text the core made a URI of (`values::iri`): the reader reports it when the
+    /// two differ.
+    Uri {
+        text: Text,
+        uri: String,
+    },
 }
 
 /// An entry some of whose values the reader judges (they may need correction or a report):
@@ -267,7 +277,11 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
                         .rposition(|&b| b == b'<')
                         .unwrap_or(s.0);
                     let line = line + count_lines(&c.text[start..open]);
-                    *value = Some(Value::Text(Text { line, text }));
+                    let text = Text { line, text };
+                    *value = Some(match (i, iri_to_uri(&text.text)) {
+                        (0, Some(uri)) => Value::Uri { text, uri },
+                        _ => Value::Text(text),
+                    });
                 }
             }
             c.line = line + count_lines(&c.text[start..c.pos]);

@@ -163,7 +163,7 @@ fn label(l: &[u8]) -> bool {
 }
 
 /// A dotted quad without leading zeros, each part 0-255.
-fn ipv4(host: &[u8]) -> bool {
+pub(crate) fn ipv4(host: &[u8]) -> bool {
     let parts: Vec<&[u8]> = host.split(|&b| b == b'.').collect();
     parts.len() == 4 && parts.iter().all(|p| small_number(p, 255))
 }
