@@ -55,6 +55,7 @@ class GzipInflater:
     def trailing(self) -> bool: ...
 
 def iri_to_uri(text: str, /) -> str | None: ...
+def entity_delta(data: bytes, start: int, end: int, /) -> int: ...
 
 # an entry some of whose values the reader judges: its line, then for each of loc, lastmod,
 # changefreq, priority None, the typed value (plain), (line, text) to judge, or for a loc
@@ -90,6 +91,8 @@ class UrlsetScanner:
         list[float | None],  # priorities
         bytes,  # the line of each record, native unsigned 32-bit integers
         list[tuple[int, str]],  # (record, origin) where the origin changes
+        # (record, loc line, text, uri): locs the core made URIs of that differ from the text
+        list[tuple[int, int, str, str]],
     ]: ...
     def scan_columns(
         self, data: bytes, pos: int, end: int, line: int, max_records: int

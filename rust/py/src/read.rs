@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Columns, Fixed, Texts, Validity};
-use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Scan, Stop, Value};
+use urlset_core::read::records::{
+    scan, scan_converting, Judged, Kind, Limits, Record, Scan, Stop, Value,
+};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -106,8 +108,9 @@ impl UrlsetScanner {
         })
     }
 
-    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on, and `then` of what was
-    /// found, both without the GIL.
+    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on (locs made URIs of when
+    /// `convert`), and `then` of what was found, both without the GIL.
+    #[allow(clippy::too_many_arguments)]
     fn scanned<T: Send>(
         &self,
         py: Python<'_>,
@@ -115,6 +118,7 @@ impl UrlsetScanner {
         (pos, end): (usize, usize),
         line: u32,
         max_records: usize,
+        convert: bool,
         then: impl FnOnce(&Scan) -> T + Send,
     ) -> (Scan, T) {
         let end = end.min(bytes.len());
@@ -123,6 +127,7 @@ impl UrlsetScanner {
             max_records,
             max_value: self.max_value,
         };
+        let scan = if convert { scan_converting } else { scan };
         py.detach(|| {
             let found = scan(bytes, pos.min(end), end, line, limits);
             let extra = then(&found);
@@ -201,7 +206,10 @@ fn words<'py, T, const N: usize>(
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
-    loc_string(py, data, r.loc, r.has_amp)
+    match &r.uri {
+        Some(c) => PyString::new(py, &c.uri).into_any().unbind(),
+        None => loc_string(py, data, r.loc, r.has_amp),
+    }
 }
 
 fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
@@ -252,13 +260,14 @@ impl UrlsetScanner {
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
         let window = end.min(bytes.len()).saturating_sub(pos);
-        let (found, columns) = self.scanned(py, bytes, (pos, end), line, max_records, |found| {
-            let mut columns = Columns::for_text(window);
-            for r in &found.records {
-                columns.push(bytes, r);
-            }
-            columns
-        });
+        let (found, columns) =
+            self.scanned(py, bytes, (pos, end), line, max_records, false, |found| {
+                let mut columns = Columns::for_text(window);
+                for r in &found.records {
+                    columns.push(bytes, r);
+                }
+                columns
+            });
         if !columns.has_room(0) {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "a run of records over 2 GiB: read it in smaller runs",
@@ -277,7 +286,7 @@ impl UrlsetScanner {
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
-    /// priorities, lines, origins); see _core.pyi.
+    /// priorities, lines, origins, converted); see _core.pyi.
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -289,7 +298,7 @@ impl UrlsetScanner {
         max_records: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, |_| ());
+        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);
@@ -297,15 +306,24 @@ impl UrlsetScanner {
         let mut priorities = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(4 * n);
         let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
+        let mut converted: Vec<(usize, u32, &str, &str)> = Vec::new();
         let mut last_origin: &[u8] = b"";
         for (i, r) in found.records.iter().enumerate() {
+            if let Some(c) = &r.uri {
+                if c.uri != c.text {
+                    converted.push((i, c.line, &c.text, &c.uri));
+                }
+            }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             locs.push(loc);
             lastmods.push(lastmod);
             changefreqs.push(changefreq);
             priorities.push(priority);
             lines.extend_from_slice(&r.line.to_ne_bytes());
-            let origin = &bytes[r.loc.0..r.loc.0 + r.origin_len];
+            let origin = match &r.uri {
+                Some(c) => &c.uri.as_bytes()[..r.origin_len],
+                None => &bytes[r.loc.0..r.loc.0 + r.origin_len],
+            };
             if origin != last_origin {
                 last_origin = origin;
                 let text = std::str::from_utf8(origin).unwrap_or_default();
@@ -323,6 +341,7 @@ impl UrlsetScanner {
             PyList::new(py, priorities)?,
             PyBytes::new(py, &lines),
             PyList::new(py, origins)?,
+            PyList::new(py, converted)?,
         )
             .into_pyobject(py)
     }
@@ -333,7 +352,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
     m.add_function(wrap_pyfunction!(plain_lastmod, m)?)?;
-    m.add_function(wrap_pyfunction!(iri_to_uri, m)?)
+    m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
+    m.add_function(wrap_pyfunction!(entity_delta, m)?)
+}
+
+/// `urlset.reading.xml_guard.entity_delta` of `data[start:end]` in one pass (clamped).
+#[pyfunction]
+pub fn entity_delta(data: &[u8], start: usize, end: usize) -> i64 {
+    let end = end.min(data.len());
+    urlset_core::values::entities::entity_delta(&data[start.min(end)..end])
 }
 
 /// The URI `urls.to_uri` gives for a stripped loc, or None for a shape the core leaves to the

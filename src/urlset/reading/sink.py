@@ -257,6 +257,15 @@ class Sink:
                 self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
         return uri
 
+    def converted_run(self, found: list[tuple[int, int, str, str]]) -> None:
+        """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
+        of (each differs from its text): past the listed issues only counted."""
+        listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
+        for _, line, text, uri in found[:listed]:
+            self.converted(text, uri, line)
+        if len(found) > listed:
+            self.per_code["normalized-url"] += len(found) - listed
+
     def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
         """``text``, a relative URL, resolved against ``base_url`` (reported), or None with
         the reason reported; ``what`` names the value when it is not a loc."""

@@ -29,14 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from .._core import UrlsetScanner
+from .._core import UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .sink import HASH_MASK, Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
-from .xml_guard import entity_delta
 
 if TYPE_CHECKING:
     from .._core import JudgedEntry
@@ -151,9 +150,15 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
-            pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = scan(
                 data, pos, end, line, left
             )
+            if converted:
+                # reported for the records passed on: none past the entry limit
+                room = sink.limits.max_entries - sink.count
+                if converted[-1][0] >= room:
+                    converted = [c for c in converted if c[0] < room]
+                sink.converted_run(converted)
             if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins):
                 return pos, line
             if stop is None:
@@ -303,7 +308,7 @@ class CompiledLane:
         if data.find(b"&", 0, pos) >= 0:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
             self.fbytes += entity_delta(data, 0, pos)
-            self.fcol += entity_delta(tail)
+            self.fcol += entity_delta(tail, 0, len(tail))
         del self.buf[:pos]
 
     def _handoff(self, aligned: bool = True) -> None:

@@ -186,11 +186,11 @@ impl Gunzip {
     }
 }
 
-fn deflate_error(e: &flate2::DecompressError) -> String {
-    match e.message() {
-        Some(m) => format!("invalid deflate data ({m})"),
-        None => "invalid deflate data".into(),
-    }
+/// The error's text without the decoder's detail: zlib-rs may find the damage in one call
+/// and name it in the next ("repeated call with bad state"), so the detail would depend on
+/// the chunking.
+fn deflate_error(_: &flate2::DecompressError) -> String {
+    "invalid deflate data".into()
 }
 
 /// The length of the member header at the start of `data`, None while it is incomplete.

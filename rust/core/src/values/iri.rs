@@ -6,6 +6,8 @@
 //! segments, backslashes, odd host characters, controls, whitespace around the text) gives
 //! None: the caller hands exactly those to the Python function.
 
+use std::cell::RefCell;
+
 use super::loc::{ipv4, MAX_LOC_LENGTH};
 
 /// Bytes escaped in the path and query: the WHATWG path set (space, '"', '<', '>', '`',
@@ -107,13 +109,25 @@ fn push_host(out: &mut String, host: &str) -> Option<()> {
     {
         return None;
     }
-    let ascii = idna::domain_to_ascii_cow(bytes, idna::AsciiDenyList::URL).ok()?;
-    if !ascii.bytes().all(plain) {
-        return None;
-    }
-    check_domain(&ascii)?;
-    out.push_str(&ascii);
-    Some(())
+    LAST_HOST.with_borrow_mut(|(from, to)| {
+        if from != host {
+            let ascii = idna::domain_to_ascii_cow(bytes, idna::AsciiDenyList::URL).ok()?;
+            if !ascii.bytes().all(plain) {
+                return None;
+            }
+            check_domain(&ascii)?;
+            *to = ascii.into_owned();
+            from.clear();
+            from.push_str(host);
+        }
+        out.push_str(to);
+        Some(())
+    })
+}
+
+thread_local! {
+    /// The last host IDNA converted and its ASCII form: a sitemap's locs share a few hosts.
+    static LAST_HOST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
 }
 
 /// A domain name WHATWG keeps as it is: no empty label, the last one not starting with a
