@@ -19,6 +19,9 @@ from hypothesis import strategies as st
 
 from urlset._core import iri_to_uri
 from urlset.errors import InvalidValue
+from urlset.limits import ReadLimits
+from urlset.model import Issue
+from urlset.reading.reader import SitemapReader
 from urlset.urls import full_uri
 
 
@@ -127,3 +130,40 @@ def test_corpus_locs_agree() -> None:
             seen.add(text)
             done += _agrees(text)
     assert len(seen) > 100 and done > 0
+
+
+def _read(doc: bytes, fast: bool, limits: ReadLimits) -> tuple[list[object], list[object]]:
+    reader = SitemapReader("doc", limits=limits, _fast=fast)
+    events = reader.feed(doc) + reader.close()
+    entries = [e for e in events if type(e) is not Issue]
+    issues = sorted(
+        (e for e in events if type(e) is Issue),
+        key=lambda i: (i.line, i.column, i.code, i.message),  # type: ignore[union-attr]
+    )
+    return entries, issues
+
+
+@pytest.mark.parametrize(("n", "max_entries"), [(3000, 1_000_000), (50_010, 50_004)])
+def test_converted_locs_in_bulk_equal_the_careful_lane(n: int, max_entries: int) -> None:
+    """Locs the core makes URIs of, mixed with plain ones, past the 1,000 listed issues of a
+    code and up to an entry limit: the compiled lane gives exactly the careful lane's."""
+    shapes = [
+        "https://bücher.example/café/{}",
+        "https://www.example.com/p/{}",
+        "https://www.example.com/search?q=it&apos;s&amp;p={}",
+        "https://shop.example.com:8443/a b/{}",
+        "https://www.example.com/p/{}",  # a duplicate of the second, reported
+    ]
+    records = "".join(
+        f"<url>\n<loc>{shapes[i % 5].format(i - (i % 5 == 4) * 3)}</loc>\n"
+        "<lastmod>2024-01-02</lastmod></url>\n"
+        for i in range(n)
+    )
+    doc = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{records}</urlset>\n'
+    ).encode()
+    limits = ReadLimits(max_entries=max_entries)
+    fast = _read(doc, True, limits)
+    assert fast == _read(doc, False, limits)
+    assert len(fast[0]) == min(max_entries, n)

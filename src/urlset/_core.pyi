@@ -93,6 +93,7 @@ class UrlsetScanner:
         list[tuple[int, str]],  # (record, origin) where the origin changes
         # (record, loc line, text, uri): locs the core made URIs of that differ from the text
         list[tuple[int, int, str, str]],
+        bool,  # whether any loc was made a URI (the same text or not)
     ]: ...
     def scan_columns(
         self, data: bytes, pos: int, end: int, line: int, max_records: int

@@ -286,7 +286,7 @@ impl UrlsetScanner {
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
-    /// priorities, lines, origins, converted); see _core.pyi.
+    /// priorities, lines, origins, converted, any_converted); see _core.pyi.
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -307,9 +307,11 @@ impl UrlsetScanner {
         let mut lines = Vec::with_capacity(4 * n);
         let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
         let mut converted: Vec<(usize, u32, &str, &str)> = Vec::new();
+        let mut any_converted = false;
         let mut last_origin: &[u8] = b"";
         for (i, r) in found.records.iter().enumerate() {
             if let Some(c) = &r.uri {
+                any_converted = true;
                 if c.uri != c.text {
                     converted.push((i, c.line, &c.text, &c.uri));
                 }
@@ -342,6 +344,7 @@ impl UrlsetScanner {
             PyBytes::new(py, &lines),
             PyList::new(py, origins)?,
             PyList::new(py, converted)?,
+            any_converted,
         )
             .into_pyobject(py)
     }

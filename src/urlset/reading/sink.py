@@ -259,7 +259,11 @@ class Sink:
 
     def converted_run(self, found: list[tuple[int, int, str, str]]) -> None:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
-        of (each differs from its text): past the listed issues only counted."""
+        of (each differs from its text), the next records passed on: past the listed issues
+        only counted, and none past the entry limit (reading stops there)."""
+        room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
+        if found and found[-1][0] >= room:
+            found = [c for c in found if c[0] < room]
         listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
         for _, line, text, uri in found[:listed]:
             self.converted(text, uri, line)

@@ -66,7 +66,7 @@ class CompiledLane:
         self.line0 = 1
         self.col0 = 1
         self.throughout = False  # entered the lane and left it only at close
-        self.records_only = True  # no piece between records needed a parser
+        self.records_only = True  # no piece between records needed a parser or a new URI
         self.mini_head = b""
         self.mini_tail = b""
         self.mini_line = 1
@@ -150,14 +150,11 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
-            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = scan(
+            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
                 data, pos, end, line, left
             )
-            if converted:
-                # reported for the records passed on: none past the entry limit
-                room = sink.limits.max_entries - sink.count
-                if converted[-1][0] >= room:
-                    converted = [c for c in converted if c[0] < room]
+            if made:  # locs not URIs as written: the checker's own loc scan must run
+                self.records_only = False
                 sink.converted_run(converted)
             if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins):
                 return pos, line
