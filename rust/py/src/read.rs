@@ -350,9 +350,46 @@ impl UrlsetScanner {
     }
 }
 
+/// The locs a reader passed on, by hash (urlset.reading.sink.Sink.seen).
+#[pyclass(module = "urlset._core")]
+pub struct SeenLocs {
+    inner: urlset_core::read::seen::SeenLocs,
+}
+
+#[pymethods]
+impl SeenLocs {
+    #[new]
+    fn new() -> Self {
+        SeenLocs {
+            inner: urlset_core::read::seen::SeenLocs::new(),
+        }
+    }
+
+    /// Note `loc`; False when it was seen before.
+    fn add(&mut self, loc: &str) -> bool {
+        self.inner.insert(loc)
+    }
+
+    /// Note all of `locs` when none was seen before nor is twice among them (True); else
+    /// note none (False).
+    fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
+        let texts: Vec<Bound<'_, PyString>> = locs
+            .iter()
+            .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
+            .collect::<PyResult<_>>()?;
+        let strs: Vec<&str> = texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
+        Ok(self.inner.insert_all_new(strs.into_iter()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
 /// Adds the reading lane's classes to `urlset._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
+    m.add_class::<SeenLocs>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
     m.add_function(wrap_pyfunction!(plain_lastmod, m)?)?;
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;

@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 from urllib.parse import urljoin
 
+from .._core import SeenLocs
 from ..codes import CODES
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
@@ -23,10 +24,6 @@ from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..urls import PLAIN_HOST, non_production_host, to_uri
 
 Event = Url | SitemapRef | Issue
-
-# Duplicate detection keeps one 60-bit hash per entry (an int of 32 bytes; 64 bits would
-# take 40): a false duplicate among a million URLs has a chance of about 1 in 2 million.
-HASH_MASK = (1 << 60) - 1
 
 # At most this many issues of one code are listed; the rest are counted in a summary.
 MAX_ISSUES_PER_CODE = 1000
@@ -103,7 +100,8 @@ class Sink:
         self.base_url = base_url
         self.out: list[Event] = []
         self.count = 0
-        self.seen: set[int] = set()
+        # duplicate detection: a 64-bit hash per loc, in the compiled core (read/seen.rs)
+        self.seen = SeenLocs()
         # the entry count at which the slow bookkeeping in ``counted`` must run
         self.next_check = MAX_URLS_PER_SITEMAP
         self.stopped = False
@@ -172,11 +170,8 @@ class Sink:
             return False
         self.count += 1
         loc = entry[0]
-        h = hash(loc) & HASH_MASK
-        if h in self.seen:
+        if not self.seen.add(loc):
             self.duplicate(loc, line)
-        else:
-            self.seen.add(h)
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
             self.origin(loc[: end + 1], line)

@@ -32,7 +32,7 @@ from lxml import etree
 from .._core import UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
-from .sink import HASH_MASK, Sink
+from .sink import Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
@@ -197,14 +197,14 @@ class CompiledLane:
                 repeat(Url, n),
                 zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
             )
-        if sink.count + n <= sink.next_check and not self._findings_due(origins):
-            hashes = list(map(HASH_MASK.__and__, map(hash, locs)))
-            seen = sink.seen
-            if seen.isdisjoint(hashes) and len(set(hashes)) == n:
-                seen.update(hashes)
-                sink.count += n
-                sink.out.extend(entries)
-                return True
+        if (
+            sink.count + n <= sink.next_check
+            and not self._findings_due(origins)
+            and sink.seen.add_all_new(locs)
+        ):
+            sink.count += n
+            sink.out.extend(entries)
+            return True
         at = memoryview(lines).cast("I")
         add = sink.add
         for i, entry in enumerate(entries):

@@ -2,4 +2,5 @@
 pub mod columns;
 pub mod gzip;
 pub mod records;
+pub mod seen;
 pub mod values;
