@@ -189,6 +189,12 @@ class Sink:
             self._known(origin)
         return message
 
+    def findings_due(self, origins: list[tuple[int, str]]) -> bool:
+        """Whether a host among ``origins`` ((record, origin) pairs; new ones judged once)
+        is to be reported."""
+        known = self.origins
+        return any(o not in known and self.dev_host(o) is not None for _, o in origins)
+
     def origin(self, origin: str, line: int) -> None:
         """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
         message = self.dev_host(origin)

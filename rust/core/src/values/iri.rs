@@ -150,11 +150,10 @@ fn port_number(digits: &str) -> Option<u32> {
 
 /// A path segment WHATWG reads as `.` or `..` (`%2e` counts as a dot).
 fn dot_segment(segment: &str) -> bool {
-    let lower = segment.to_ascii_lowercase();
-    matches!(
-        lower.as_str(),
-        "." | ".." | "%2e" | ".%2e" | "%2e." | "%2e%2e"
-    )
+    segment.len() <= 6
+        && [".", "..", "%2e", ".%2e", "%2e.", "%2e%2e"]
+            .iter()
+            .any(|dots| segment.eq_ignore_ascii_case(dots))
 }
 
 fn all_stand_ins(text: &str) -> bool {
