@@ -33,7 +33,7 @@ impl GzipInflater {
     ) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let inner = &mut self.inner;
         match py.detach(|| inner.next_piece(max)) {
-            Ok(piece) => Ok(piece.map(|p| PyBytes::new(py, &p))),
+            Ok(piece) => Ok(piece.map(|p| PyBytes::new(py, p))),
             Err(e) => Err(PyValueError::new_err(e.0)),
         }
     }

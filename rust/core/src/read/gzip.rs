@@ -44,6 +44,9 @@ pub struct Gunzip {
     pub trailing: bool,
     /// Whether any member was begun.
     pub started: bool,
+    /// The last piece given out: its buffer serves every piece (no allocation, no page
+    /// faults of a fresh buffer a piece).
+    piece: Vec<u8>,
 }
 
 impl Default for Gunzip {
@@ -64,6 +67,7 @@ impl Gunzip {
             failed: None,
             trailing: false,
             started: false,
+            piece: Vec::new(),
         }
     }
 
@@ -88,22 +92,23 @@ impl Gunzip {
     /// The next piece of output, at most `max` bytes (best over 64 KiB); Ok(None)
     /// when more input is needed (or the stream ended). An error comes after the output
     /// before the damage, on the call after it.
-    pub fn next_piece(&mut self, max: usize) -> Result<Option<Vec<u8>>, Corrupt> {
-        if let Some(e) = self.failed.take() {
-            self.failed = Some(e.clone());
-            return Err(e);
+    pub fn next_piece(&mut self, max: usize) -> Result<Option<&[u8]>, Corrupt> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
         }
-        let mut out = Vec::with_capacity(max.max(1));
+        let mut out = std::mem::take(&mut self.piece);
+        out.clear();
+        // exactly `max` bytes of room: the decoder fills what it is given
+        out.shrink_to(max.max(1));
+        out.reserve_exact(max.max(1));
         let result = self.decode(&mut out);
+        self.piece = out;
+        let given = (!self.piece.is_empty()).then_some(&self.piece[..]);
         match result {
-            Ok(()) => Ok((!out.is_empty()).then_some(out)),
+            Ok(()) => Ok(given),
             Err(e) => {
                 self.failed = Some(e.clone());
-                if out.is_empty() {
-                    Err(e)
-                } else {
-                    Ok(Some(out))
-                }
+                given.map(Some).ok_or(e)
             }
         }
     }
@@ -268,7 +273,7 @@ mod tests {
                 match g.next_piece(262_144) {
                     Ok(Some(p)) => {
                         assert!(p.len() <= 262_144);
-                        out.extend(p)
+                        out.extend_from_slice(p)
                     }
                     Ok(None) => break,
                     Err(e) => return (out, Err(e), g),
