@@ -35,7 +35,9 @@ const STAND_INS: [char; 10] = ['!', '$', '(', ')', '*', ',', ';', '~', '+', '@']
 /// one of the shapes done here (the caller asks the Python function).
 pub fn iri_to_uri(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    if bytes.iter().any(|&b| b < 0x20 || b == 0x7f) || text.contains('\u{FFFD}') {
+    if bytes.iter().any(|&b| b < 0x20 || b == 0x7f)
+        || bytes.windows(3).any(|w| w == "\u{FFFD}".as_bytes())
+    {
         return None;
     }
     let (first, last) = (text.chars().next()?, text.chars().next_back()?);

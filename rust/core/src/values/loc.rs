@@ -47,6 +47,24 @@ const fn uri_bytes(spelling: Spelling) -> [u8; 256] {
 const XML_TEXT_BYTES: [u8; 256] = uri_bytes(Spelling::XmlText);
 const URI_BYTES: [u8; 256] = uri_bytes(Spelling::Uri);
 
+/// The length of the run of plain bytes `text` starts with: most of a loc. Eight bytes at a
+/// time, their table entries combined, one branch for the eight; then a byte at a time.
+fn plain_run(text: &[u8], table: &[u8; 256]) -> usize {
+    let is_plain = |b: u8| table[usize::from(b)] == PLAIN;
+    let mut words = text.chunks_exact(8);
+    let mut run = 0;
+    for w in words.by_ref() {
+        if !w.iter().fold(true, |all, &b| all & is_plain(b)) {
+            break;
+        }
+        run += 8;
+    }
+    run + text[run..]
+        .iter()
+        .position(|&b| !is_plain(b))
+        .unwrap_or(text.len() - run)
+}
+
 /// The count of `&amp;` in `text` when all its characters are plain: only ones RFC 3986
 /// allows as they are, `%XX` escapes other than `%2E` (a dot to WHATWG), no dot segment
 /// (`/.`, which WHATWG would rewrite), `&` as `spelling` allows it. None otherwise.
@@ -58,11 +76,7 @@ pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
     let mut amps = 0usize;
     let mut j = 0;
     while j < text.len() {
-        // a run of plain bytes first: most of a loc (one load and compare a byte)
-        j += text[j..]
-            .iter()
-            .position(|&b| table[usize::from(b)] != PLAIN)
-            .unwrap_or(text.len() - j);
+        j += plain_run(&text[j..], table);
         let Some(&b) = text.get(j) else {
             break;
         };
