@@ -8,11 +8,9 @@ from urlset.model import ChangeFreq, Url
 from urlset.reading.xml_compiled import CompiledLane
 
 
-def test_records_the_fast_checks_refuse_are_judged_in_runs_without_lxml() -> None:
-    """Every loc has an upper-case host, which the compiled lane does not take as written:
-    such records come back as their texts in runs, judged by the sink's rules, and none is
-    parsed by lxml on its own (each once cost a parse, 13-17k URLs/s). The result is the
-    full lane's, issues included."""
+def _counted(doc: bytes) -> tuple[dict[str, int], object]:
+    """The calls the compiled lane makes reading ``doc``: runs judged in Python (and their
+    entries), pieces parsed by lxml; and what it read."""
     calls = {"runs": 0, "judged": 0, "pieces": 0}
     original_piece, original_judged = CompiledLane._piece, CompiledLane._judged
 
@@ -25,13 +23,6 @@ def test_records_the_fast_checks_refuse_are_judged_in_runs_without_lxml() -> Non
         calls["judged"] += len(run)
         return original_judged(self, run)
 
-    n = 2_000
-    doc = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        + "".join(f"<url><loc>http://H.test:18080/p{i}</loc></url>\n" for i in range(n))
-        + "</urlset>\n"
-    ).encode()
     CompiledLane._piece = counting_piece  # type: ignore[method-assign]
     CompiledLane._judged = counting_judged  # type: ignore[method-assign]
     try:
@@ -39,9 +30,43 @@ def test_records_the_fast_checks_refuse_are_judged_in_runs_without_lxml() -> Non
     finally:
         CompiledLane._piece = original_piece  # type: ignore[method-assign]
         CompiledLane._judged = original_judged  # type: ignore[method-assign]
+    return calls, fast
+
+
+def _doc(loc: str, n: int) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "".join(f"<url><loc>{loc.format(i)}</loc></url>\n" for i in range(n))
+        + "</urlset>\n"
+    ).encode()
+
+
+def test_locs_the_core_makes_uris_of_are_read_in_bulk() -> None:
+    """Every loc has an upper-case host, or a raw non-ASCII path and an IDN host, which the
+    compiled lane does not take as written: the core makes them URIs (values/iri.rs), so the
+    records are read in bulk, none judged one at a time in Python nor parsed by lxml. The
+    result is the full lane's, issues included."""
+    n = 2_000
+    for loc in ("http://H.test:18080/p{}", "https://bücher.example/café/{}?q='x'"):
+        doc = _doc(loc, n)
+        calls, fast = _counted(doc)
+        assert calls == {"runs": 0, "judged": 0, "pieces": 0}, loc
+        assert len(fast[0]) == n and fast == feed_all(doc, [len(doc)], fast=False)  # type: ignore[index]
+        codes = {i.code for i in fast[1]}  # type: ignore[index]
+        assert codes >= {"normalized-url", "too-many-errors"}
+
+
+def test_records_the_core_hands_back_are_judged_in_runs_without_lxml() -> None:
+    """Locs with whitespace around them (reported) are judged in runs by the sink's rules,
+    none parsed by lxml on its own (each once cost a parse, 13-17k URLs/s)."""
+    n = 2_000
+    doc = _doc(" http://H.test:18080/p{}", n)
+    calls, fast = _counted(doc)
     assert calls == {"runs": 1, "judged": n, "pieces": 0}
-    assert len(fast[0]) == n and fast == feed_all(doc, [len(doc)], fast=False)
-    assert {i.code for i in fast[1]} == {"normalized-url", "dev-host", "too-many-errors"}
+    assert len(fast[0]) == n and fast == feed_all(doc, [len(doc)], fast=False)  # type: ignore[index]
+    codes = {i.code for i in fast[1]}  # type: ignore[index]
+    assert codes == {"normalized-url", "whitespace-in-value", "dev-host", "too-many-errors"}
 
 
 def test_escaped_and_mixed_host_locs_stay_in_the_fast_lane() -> None:

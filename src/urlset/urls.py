@@ -15,6 +15,7 @@ from functools import lru_cache
 from itertools import repeat
 from urllib.parse import urlsplit
 
+from ._core import iri_to_uri
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 
@@ -78,6 +79,11 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
         raise InvalidValue(field, loc, "must be a string")
     if len(loc) <= max_length and is_plain_uri(loc):
         return loc
+    # the shapes sitemaps hold, in the compiled core (the same answer as full_uri, tested
+    # by tests/test_iri_property.py); the rest, and every error, the long way
+    uri = iri_to_uri(loc)
+    if uri is not None and len(uri) <= max_length:
+        return uri
     return full_uri(loc, max_length=max_length, field=field)
 
 

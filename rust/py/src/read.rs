@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
-use urlset_core::read::records::{scan, Judged, Kind, Limits, Record, Scan, Stop, Value};
+use urlset_core::read::records::{
+    scan, scan_converting, Judged, Kind, Limits, Record, Scan, Stop, Value,
+};
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -45,7 +47,8 @@ impl UrlsetScanner {
     }
 
     /// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value
-    /// None, typed (plain), or (line, text) for the sink to judge.
+    /// None, typed (plain), (line, text) for the sink to judge, or for a loc (line, text,
+    /// uri) when the core made it a URI.
     fn judged(&mut self, py: Python<'_>, data: &[u8], run: &[Judged]) -> PyResult<Py<PyAny>> {
         let mut items = Vec::with_capacity(run.len());
         for j in run {
@@ -58,6 +61,10 @@ impl UrlsetScanner {
                     Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
                     Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
                     Some(Value::Text(t)) => (t.line, t.text.as_str())
+                        .into_pyobject(py)?
+                        .into_any()
+                        .unbind(),
+                    Some(Value::Uri { text, uri }) => (text.line, text.text.as_str(), uri.as_str())
                         .into_pyobject(py)?
                         .into_any()
                         .unbind(),
@@ -101,8 +108,9 @@ impl UrlsetScanner {
         })
     }
 
-    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on, and `then` of what was
-    /// found, both without the GIL.
+    /// `bytes[pos..end]` (clamped to the text) scanned from `line` on (locs made URIs of when
+    /// `convert`), and `then` of what was found, both without the GIL.
+    #[allow(clippy::too_many_arguments)]
     fn scanned<T: Send>(
         &self,
         py: Python<'_>,
@@ -110,6 +118,7 @@ impl UrlsetScanner {
         (pos, end): (usize, usize),
         line: u32,
         max_records: usize,
+        convert: bool,
         then: impl FnOnce(&Scan) -> T + Send,
     ) -> (Scan, T) {
         let end = end.min(bytes.len());
@@ -118,6 +127,7 @@ impl UrlsetScanner {
             max_records,
             max_value: self.max_value,
         };
+        let scan = if convert { scan_converting } else { scan };
         py.detach(|| {
             let found = scan(bytes, pos.min(end), end, line, limits);
             let extra = then(&found);
@@ -196,7 +206,10 @@ fn words<'py, T, const N: usize>(
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
-    loc_string(py, data, r.loc, r.has_amp)
+    match &r.uri {
+        Some(c) => PyString::new(py, &c.uri).into_any().unbind(),
+        None => loc_string(py, data, r.loc, r.has_amp),
+    }
 }
 
 fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
@@ -233,7 +246,7 @@ impl UrlsetScanner {
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
-    /// priorities, lines, origins); see _core.pyi.
+    /// priorities, lines, origins, converted, any_converted); see _core.pyi.
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -245,7 +258,7 @@ impl UrlsetScanner {
         max_records: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, |_| ());
+        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);
@@ -253,15 +266,26 @@ impl UrlsetScanner {
         let mut priorities = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(4 * n);
         let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
+        let mut converted: Vec<(usize, u32, &str, &str)> = Vec::new();
+        let mut any_converted = false;
         let mut last_origin: &[u8] = b"";
         for (i, r) in found.records.iter().enumerate() {
+            if let Some(c) = &r.uri {
+                any_converted = true;
+                if c.uri != c.text {
+                    converted.push((i, c.line, &c.text, &c.uri));
+                }
+            }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             locs.push(loc);
             lastmods.push(lastmod);
             changefreqs.push(changefreq);
             priorities.push(priority);
             lines.extend_from_slice(&r.line.to_ne_bytes());
-            let origin = &bytes[r.loc.0..r.loc.0 + r.origin_len];
+            let origin = match &r.uri {
+                Some(c) => &c.uri.as_bytes()[..r.origin_len],
+                None => &bytes[r.loc.0..r.loc.0 + r.origin_len],
+            };
             if origin != last_origin {
                 last_origin = origin;
                 let text = std::str::from_utf8(origin).unwrap_or_default();
@@ -279,16 +303,71 @@ impl UrlsetScanner {
             PyList::new(py, priorities)?,
             PyBytes::new(py, &lines),
             PyList::new(py, origins)?,
+            PyList::new(py, converted)?,
+            any_converted,
         )
             .into_pyobject(py)
+    }
+}
+
+/// The locs a reader passed on, by hash (urlset.reading.sink.Sink.seen).
+#[pyclass(module = "urlset._core")]
+pub struct SeenLocs {
+    inner: urlset_core::read::seen::SeenLocs,
+}
+
+#[pymethods]
+impl SeenLocs {
+    #[new]
+    fn new() -> Self {
+        SeenLocs {
+            inner: urlset_core::read::seen::SeenLocs::new(),
+        }
+    }
+
+    /// Note `loc`; False when it was seen before.
+    fn add(&mut self, loc: &str) -> bool {
+        self.inner.insert(loc)
+    }
+
+    /// Note all of `locs` when none was seen before nor is twice among them (True); else
+    /// note none (False).
+    fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
+        let texts: Vec<Bound<'_, PyString>> = locs
+            .iter()
+            .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
+            .collect::<PyResult<_>>()?;
+        let strs: Vec<&str> = texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
+        Ok(self.inner.insert_all_new(strs.into_iter()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
     }
 }
 
 /// Adds the reading lane's classes to `urlset._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
+    m.add_class::<SeenLocs>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
-    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)
+    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)?;
+    m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
+    m.add_function(wrap_pyfunction!(entity_delta, m)?)
+}
+
+/// `urlset.reading.xml_guard.entity_delta` of `data[start:end]` in one pass (clamped).
+#[pyfunction]
+pub fn entity_delta(data: &[u8], start: usize, end: usize) -> i64 {
+    let end = end.min(data.len());
+    urlset_core::values::entities::entity_delta(&data[start.min(end)..end])
+}
+
+/// The URI `urls.to_uri` gives for a stripped loc, or None for a shape the core leaves to the
+/// Python function (see urlset_core::values::iri).
+#[pyfunction]
+pub fn iri_to_uri(text: &str) -> Option<String> {
+    urlset_core::values::iri::iri_to_uri(text)
 }
 
 /// Whether a loc text as written (entities not replaced) is one the compiled lane takes as it

@@ -2,7 +2,7 @@
 //! records of a urlset's body rendered as output text without the GIL and without a Python
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::records::{Kind, Limits};
 use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
@@ -109,9 +109,21 @@ impl RecordRenderer {
         Ok(buffers.into_pyobject(py)?.into_any())
     }
 
-    /// Whether `loc` is new in the document (remembered from now on).
-    fn first_seen(&mut self, loc: &str) -> bool {
+    /// The sink's duplicate set while the renderer reads (as `SeenLocs.add`): whether `loc`
+    /// is new in the document (remembered from now on).
+    fn add(&mut self, loc: &str) -> bool {
         self.seen.first_seen(loc.as_bytes())
+    }
+
+    /// As `SeenLocs.add_all_new`: note all of `locs` when none was seen before nor is twice
+    /// among them (True); else note none (False).
+    fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
+        let texts: Vec<Bound<'_, PyString>> = locs
+            .iter()
+            .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
+            .collect::<PyResult<_>>()?;
+        let strs: Vec<&str> = texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
+        Ok(self.seen.all_new(strs.into_iter()))
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

@@ -11,7 +11,7 @@ puts them back between the entries it did get (``merge_rendered``).
 A record the sink must see itself -- its loc seen before, its origin not yet judged for
 development hosts, a limit due, or anything not canonical -- is read by the compiled lane's
 usual path at the same position, so entries, issues and output stay what they are without
-this lane. The lane and that path share the document's duplicate set (``Sink.first_seen``).
+this lane. The lane and that path share the document's duplicate set (``Sink.seen``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class RenderSpec:
     def start(self, sink: Sink) -> RecordRenderer:
         """The document's renderer, which from now on also holds its duplicate set."""
         renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
-        sink.first_seen = renderer.first_seen
+        sink.seen = renderer
         self.renderer = renderer
         return renderer
 
@@ -94,9 +94,12 @@ def render_records(
             if pos >= end:
                 return pos, line
         # one entry the sink must see, or what the scanner stops at: the usual path
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
             data, pos, end, line, 1
         )
+        if made:  # a loc not a URI as written: as CompiledLane._records
+            lane.records_only = False
+            sink.converted_run(converted)
         if locs:
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
             if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):

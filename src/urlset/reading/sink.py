@@ -11,11 +11,11 @@ those decisions would give.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from .._core import RecordRenderer, SeenLocs
 from ..codes import CODES
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
-
-# Duplicate detection keeps one 60-bit hash per entry (an int of 32 bytes; 64 bits would
-# take 40): a false duplicate among a million URLs has a chance of about 1 in 2 million.
-HASH_MASK = (1 << 60) - 1
 
 # At most this many issues of one code are listed; the rest are counted in a summary.
 MAX_ISSUES_PER_CODE = 1000
@@ -108,10 +104,10 @@ class Sink:
         self.base_url = base_url
         self.out: list[Event] = []
         self.count = 0
-        self.seen: set[int] = set()
-        # whether a loc is new (remembered from now on): the render lane puts its own in
-        # place, which keeps the document's hashes in the compiled core (reading/rendered.py)
-        self.first_seen: Callable[[str], bool] = self._first_seen
+        # duplicate detection: a 64-bit hash per loc, in the compiled core (read/seen.rs);
+        # the render lane puts its renderer in place, which keeps them with its own
+        # (reading/rendered.py)
+        self.seen: SeenLocs | RecordRenderer = SeenLocs()
         self.render: RenderSpec | None = None
         # the entry count at which the slow bookkeeping in ``counted`` must run
         self.next_check = MAX_URLS_PER_SITEMAP
@@ -181,19 +177,12 @@ class Sink:
             return False
         self.count += 1
         loc = entry[0]
-        if not self.first_seen(loc):
+        if not self.seen.add(loc):
             self.duplicate(loc, line)
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
             self.origin(loc[: end + 1], line)
         self.out.append(entry)
-        return True
-
-    def _first_seen(self, loc: str) -> bool:
-        h = hash(loc) & HASH_MASK
-        if h in self.seen:
-            return False
-        self.seen.add(h)
         return True
 
     # -- hosts: a development or preview host is reported once, at its first entry --
@@ -206,6 +195,12 @@ class Sink:
         if message is None:
             self._known(origin)
         return message
+
+    def findings_due(self, origins: list[tuple[int, str]]) -> bool:
+        """Whether a host among ``origins`` ((record, origin) pairs; new ones judged once)
+        is to be reported."""
+        known = self.origins
+        return any(o not in known and self.dev_host(o) is not None for _, o in origins)
 
     def origin(self, origin: str, line: int) -> None:
         """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
@@ -248,10 +243,7 @@ class Sink:
         except InvalidValue as exc:
             reason = exc.reason
         else:
-            if uri != text:
-                shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
-            return uri
+            return self.converted(text, uri, line, column)
         shown = text if len(text) <= 200 else text[:197] + "..."
         if relative(text):
             if self.base_url is None:
@@ -262,6 +254,29 @@ class Sink:
             return self.resolve(text, line, column)
         self.issue("invalid-url", f"{shown!r}: {reason}", line, column)
         return None
+
+    def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
+        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ."""
+        if uri != text:
+            if self.per_code.get("normalized-url", 0) >= MAX_ISSUES_PER_CODE:
+                self.per_code["normalized-url"] += 1  # counted only: no message to build
+            else:
+                shown = text if len(text) <= 200 else text[:197] + "..."
+                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
+        return uri
+
+    def converted_run(self, found: list[tuple[int, int, str, str]]) -> None:
+        """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
+        of (each differs from its text), the next records passed on: past the listed issues
+        only counted, and none past the entry limit (reading stops there)."""
+        room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
+        if found and found[-1][0] >= room:
+            found = [c for c in found if c[0] < room]
+        listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
+        for _, line, text, uri in found[:listed]:
+            self.converted(text, uri, line)
+        if len(found) > listed:
+            self.per_code["normalized-url"] += len(found) - listed
 
     def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
         """``text``, a relative URL, resolved against ``base_url`` (reported), or None with

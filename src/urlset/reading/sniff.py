@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import codecs
 import re
-import zlib
 from collections.abc import Iterator
 from typing import NamedTuple
+
+from .._core import GzipInflater
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
@@ -19,8 +20,6 @@ BOM = b"\xef\xbb\xbf"
 # stopped by the size limit after one piece, never after inflating everything
 GZIP_PIECE = 262_144
 SNIFF_WINDOW = 65_536
-# compressed bytes between two copies of the gzip decoder's state (see Gunzip)
-CHECKPOINT = 65_536
 
 
 class GzipError(Exception):
@@ -34,90 +33,36 @@ class GzipError(Exception):
 class Gunzip:
     """Incremental gzip decoder (multi-member streams too) with bounded output pieces.
 
-    Damage gives the same output however the stream is chunked: zlib drops the output of
-    the call that finds it, so the decoder keeps a copy of its state every CHECKPOINT
-    compressed bytes and, on an error, decodes again from there up to the damaged byte
-    (``_salvage``): the output before the damage, then GzipError.
+    Inflated in the compiled core (rust/core/src/read/gzip.rs) without the GIL, a piece of at
+    most GZIP_PIECE bytes at a time, so a consumer that stops taking pieces (the size limit)
+    stops the inflation. Damage gives the same output however the stream is chunked: the
+    output before the damaged symbol, then GzipError.
     """
 
     def __init__(self) -> None:
-        self._d = zlib.decompressobj(31)
-        self._tail = b""
-        self._started = False
-        self.trailing = False
-        self._checkpoint()
-
-    def _checkpoint(self) -> None:
-        # the decoder as it is now, the compressed bytes it consumed since, the output since
-        self._mark = self._d.copy()
-        self._since = bytearray()
-        self._given = 0
+        self._core = GzipInflater()
 
     def feed(self, data: bytes) -> Iterator[bytes]:
-        if self._tail:
-            data = self._tail + data
-            self._tail = b""
-        while data:
-            d = self._d
-            if d.eof:
-                if len(data) < 2 and data == GZIP_MAGIC[: len(data)]:
-                    self._tail = data
-                    return
-                if data[:2] != GZIP_MAGIC:
-                    # bytes after the last member: zero padding is common and harmless
-                    if data.strip(b"\x00"):
-                        self.trailing = True
-                    return
-                self._d = d = zlib.decompressobj(31)
-                self._checkpoint()
-            self._started = True
+        core = self._core
+        core.push(data)
+        while True:
             try:
-                piece = d.decompress(data, GZIP_PIECE)
-            except zlib.error as exc:
-                piece = self._salvage(data)
-                if piece:
-                    yield piece
+                piece = core.next_piece(GZIP_PIECE)
+            except ValueError as exc:
                 raise GzipError("gzip-corrupt", f"gzip data is corrupt: {exc}") from None
-            rest = d.unused_data if d.eof else d.unconsumed_tail
-            self._since += data[: len(data) - len(rest)]
-            self._given += len(piece)
-            if len(self._since) >= CHECKPOINT:
-                self._checkpoint()
-            if piece:
-                yield piece
-            data = rest
-
-    def _salvage(self, data: bytes) -> bytes:
-        """The output before the damage that made the decoder fail on ``data``, past what
-        was given already: the bytes since the checkpoint decoded again, a block and then a
-        byte at a time, up to the byte zlib refuses."""
-        d = self._mark.copy()
-        todo = bytes(self._since) + data
-        skip = self._given
-        out = bytearray()
-        pos = 0
-        step = 4096
-        while pos < len(todo) and len(out) <= GZIP_PIECE and not d.eof:
-            trial = d.copy()
-            try:
-                got = trial.decompress(todo[pos : pos + step])
-            except zlib.error:
-                if step == 1:
-                    break
-                step = 1  # the damage is in this block: go on a byte at a time
-                continue
-            d = trial
-            pos += step
-            if skip:
-                cut = min(skip, len(got))
-                skip -= cut
-                got = got[cut:]
-            out += got
-        return bytes(out[:GZIP_PIECE])
+            if piece is None:
+                return
+            yield piece
 
     @property
     def complete(self) -> bool:
-        return self._d.eof and not self._tail
+        """The last member ended, and no partial member follows."""
+        return self._core.complete
+
+    @property
+    def trailing(self) -> bool:
+        """Bytes other than zero padding follow the last member."""
+        return self._core.trailing
 
 
 class Sniffed(NamedTuple):

@@ -29,15 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from .._core import RecordRenderer, UrlsetScanner
+from .._core import RecordRenderer, UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
-from .sink import HASH_MASK, Sink
+from .sink import Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
-from .xml_guard import entity_delta
 
 if TYPE_CHECKING:
     from .._core import JudgedEntry
@@ -47,6 +46,9 @@ _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 _NO_EXTENSIONS = ()
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
+# a rest shorter than this (a record's start) is joined to the next chunk as bytes; a longer
+# one grows in place
+_JOIN_BELOW = 65_536
 
 
 class CompiledLane:
@@ -69,7 +71,7 @@ class CompiledLane:
         self.line0 = 1
         self.col0 = 1
         self.throughout = False  # entered the lane and left it only at close
-        self.records_only = True  # no piece between records needed a parser
+        self.records_only = True  # no piece between records needed a parser or a new URI
         self.mini_head = b""
         self.mini_tail = b""
         self.mini_line = 1
@@ -95,25 +97,22 @@ class CompiledLane:
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
-        self.root_prefixes = self._prefixes()
+        self.root_prefixes = _prefixes(self.mini_head + self.mini_tail, self.mini_parser)
         self.fline = self.line0 = 1 + head.count(b"\n")
         self.fcol = self.col0 = len(head) - head.rfind(b"\n")
         self.status.state = FAST
-        self.buf = bytearray(rest)
-        self._read()
-
-    def _prefixes(self) -> dict[str, str]:
-        """The root's namespace prefixes as an XML parser reads its start tag (a pattern over
-        the tag's text would also match inside another attribute's value)."""
-        try:
-            root = etree.fromstring(self.mini_head + self.mini_tail, self.mini_parser)
-        except etree.XMLSyntaxError:
-            return {}
-        return {k: v for k, v in root.nsmap.items() if k is not None}
+        self.buf = bytearray()
+        self._read(rest)
 
     def feed(self, data: bytes) -> None:
-        self.buf += data
-        self._read()
+        buf = self.buf
+        if not buf:
+            self._read(data)  # no copy
+        elif len(buf) < _JOIN_BELOW:
+            self._read(bytes(buf) + data)  # one copy of the chunk (with a record's start)
+        else:
+            buf += data  # a record that keeps growing: amortised, copied once it ends
+            self._read(buf)
 
     def close(self) -> None:
         # proven only when what is left after the last record is the root's end tag (the
@@ -124,18 +123,22 @@ class CompiledLane:
         # from, so it need not stand where the full lane would have read it
         self._handoff(aligned=rest != self.mini_tail)
 
-    def _read(self) -> None:
-        """Read the whole records in ``buf``; hand over to the full lane at the first piece
-        that is not well-formed by itself, or when no record ends within FAST_WAIT_CAP."""
-        buf = self.buf
+    def _read(self, buf: bytes | bytearray) -> None:
+        """Read the whole records in ``buf`` (what was not read, then what came), keeping
+        the rest in ``self.buf``; hand over to the full lane at the first piece that is not
+        well-formed by itself, or when no record ends within FAST_WAIT_CAP."""
         end = buf.rfind(self.entry_end)
         if end < 0:
+            self.buf = buf if type(buf) is bytearray else bytearray(buf)
             if len(buf) > FAST_WAIT_CAP:
                 self._handoff()
             return
         end += len(self.entry_end)
-        with memoryview(buf) as view:  # one copy (a slice of buf would be two)
-            data = view[:end].tobytes()
+        if type(buf) is bytes:
+            data = buf
+        else:
+            with memoryview(buf) as view:  # one copy (a slice of buf would be two)
+                data = view[:end].tobytes()
         enabled = gc.isenabled()
         if enabled:  # many small tuples built in a tight loop: collections would only cost
             gc.disable()
@@ -145,6 +148,7 @@ class CompiledLane:
             if enabled:
                 gc.enable()
         self._consumed(data, pos, line)
+        self.buf = bytearray(buf[pos:])  # the start of the next record, as a rule
         if pos < end and self.status.state == FAST:
             self._handoff()
 
@@ -158,10 +162,12 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
-            pos, line, stop, locs, lastmods, freqs, prios, lines, origins = scan(
+            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
                 data, pos, end, line, left
             )
-            if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins):
+            if made:  # locs not URIs as written: the checker's own loc scan must run
+                self.records_only = False
+            if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins, converted):
                 return pos, line
             if stop is None:
                 if pos >= end:
@@ -192,9 +198,12 @@ class CompiledLane:
         prios: list[float | None],
         lines: bytes,
         origins: list[tuple[int, str]],
+        converted: list[tuple[int, int, str, str]],
     ) -> bool:
         """Pass on a run of records in bulk when nothing is due (no limit, new host finding
-        or duplicate); else one at a time through the sink. False when reading must stop."""
+        or duplicate); else one at a time through the sink, each loc the core made a URI of
+        reported just before its entry, in document order as the careful lane reports it.
+        False when reading must stop."""
         sink = self.sink
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
@@ -206,17 +215,21 @@ class CompiledLane:
                 repeat(Url, n),
                 zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
             )
-        if sink.count + n <= sink.next_check and not self._findings_due(origins):
-            hashes = list(map(HASH_MASK.__and__, map(hash, locs)))
-            seen = sink.seen
-            if seen.isdisjoint(hashes) and len(set(hashes)) == n:
-                seen.update(hashes)
-                sink.count += n
-                sink.out.extend(entries)
-                return True
+        if (
+            sink.count + n <= sink.next_check
+            and not sink.findings_due(origins)
+            and sink.seen.add_all_new(locs)
+        ):
+            sink.converted_run(converted)
+            sink.count += n
+            sink.out.extend(entries)
+            return True
         at = memoryview(lines).cast("I")
         add = sink.add
+        due = {c[0]: c for c in converted}
         for i, entry in enumerate(entries):
+            if i in due:
+                sink.converted_run([(0, *due[i][1:])])
             if not add(entry, at[i]):
                 self.status.state = DONE
                 return False
@@ -232,6 +245,9 @@ class CompiledLane:
             values: list[Any] = items
             for i, item in enumerate(items):
                 if type(item) is tuple:
+                    if len(item) == 3:  # a loc the core made a URI of (values/iri.rs)
+                        values[i] = sink.converted(item[1], item[2], item[0])
+                        continue
                     at, text = item
                     checked = value_text(sink, _NAMES[i], text, at)
                     values[i] = None if checked is None else parsers[i](checked, at)
@@ -246,11 +262,6 @@ class CompiledLane:
                 self.status.state = DONE
                 return False
         return True
-
-    def _findings_due(self, origins: list[tuple[int, str]]) -> bool:
-        """Whether a host among ``origins`` (new ones judged once) is to be reported."""
-        known = self.sink.origins
-        return any(o not in known and self.sink.dev_host(o) is not None for _, o in origins)
 
     def _extension_record(
         self, fragment: str | None, line: int, values: tuple[str, Any, Any, float | None]
@@ -295,8 +306,8 @@ class CompiledLane:
         return True
 
     def _consumed(self, data: bytes, pos: int, line: int) -> None:
-        """Drop the first ``pos`` bytes of ``data`` (the start of ``buf``) as read; ``line``
-        is the line reading reached."""
+        """Count the first ``pos`` bytes of ``data`` as read; ``line`` is the line reading
+        reached."""
         if not pos:
             return
         last = data.rfind(b"\n", 0, pos) + 1
@@ -311,8 +322,7 @@ class CompiledLane:
         if data.find(b"&", 0, pos) >= 0:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
             self.fbytes += entity_delta(data, 0, pos)
-            self.fcol += entity_delta(tail)
-        del self.buf[:pos]
+            self.fcol += entity_delta(tail, 0, len(tail))
 
     def _handoff(self, aligned: bool = True) -> None:
         """Give the rest to the full lane, at the same line, column and block offset
@@ -349,3 +359,14 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _prefixes(root: bytes, parser: Any) -> dict[str, str]:
+    """The namespace prefixes of ``root`` (the root's start and end tags) as an XML parser
+    reads them (a pattern over the tag's text would also match inside another attribute's
+    value)."""
+    try:
+        element = etree.fromstring(root, parser)
+    except etree.XMLSyntaxError:
+        return {}
+    return {k: v for k, v in element.nsmap.items() if k is not None}

@@ -12,6 +12,7 @@
 //! [`Stop::Extension`], for the extension readers to type or hand on.
 
 use super::values::value_text;
+use crate::values::iri::iri_to_uri;
 use crate::values::lastmod::plain_lastmod;
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -50,14 +51,25 @@ pub struct Record {
     pub line: u32,
     /// The loc text as written (`&amp;` still escaped when `has_amp`).
     pub loc: Span,
-    /// Bytes of the loc's `scheme://authority/`.
+    /// Bytes of the loc's `scheme://authority/` (of `uri` when there is one).
     pub origin_len: usize,
+    /// The URI the core made of a loc that is not one as written (`crate::values::iri`);
+    /// only when the scan was asked to ([`scan_converting`]).
+    pub uri: Option<Box<Converted>>,
     pub has_amp: bool,
     /// The lastmod text, a form Python's `fromisoformat` reads.
     pub lastmod: Option<Span>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
+}
+
+/// A loc text (entities replaced) and the URI made of it, on the loc element's line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    pub line: u32,
+    pub text: String,
+    pub uri: String,
 }
 
 /// A value's text as an XML parser gives it, and the line of its element.
@@ -70,11 +82,20 @@ pub struct Text {
 /// A value of an entry to judge: typed when it is plain, else its text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Loc { span: Span, has_amp: bool },
+    Loc {
+        span: Span,
+        has_amp: bool,
+    },
     Lastmod(Span),
     Changefreq(u8),
     Priority(f64),
     Text(Text),
+    /// A loc text the core made a URI of (`values::iri`): the reader reports it when the
+    /// two differ.
+    Uri {
+        text: Text,
+        uri: String,
+    },
 }
 
 /// An entry some of whose values the reader judges (they may need correction or a report):
@@ -198,7 +219,7 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 
 /// The entry at the cursor (which stands on its start tag), or None for the careful lane; on
 /// None the cursor is left anywhere (the caller keeps its own position).
-fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
+fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
     c.spaces();
@@ -207,13 +228,28 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
     for (slot, (open, close)) in spans.iter_mut().zip(ELEMENTS).take(fields) {
         *slot = c.element(open, close);
     }
-    let (loc, _) = spans[0]?;
+    let (loc, loc_line) = spans[0]?;
     let text = |s: Span| &c.text[s.0..s.1];
     let plain = (|| {
-        let PlainLoc {
-            origin_len,
-            has_amp,
-        } = plain_loc(text(loc))?;
+        let (
+            PlainLoc {
+                origin_len,
+                has_amp,
+            },
+            uri,
+        ) = match plain_loc(text(loc)) {
+            Some(p) => (p, None),
+            None if convert => {
+                let converted = converted(text(loc), loc_line, limits.max_value)?;
+                let origin_len = origin_len(&converted.uri);
+                let plain = PlainLoc {
+                    origin_len,
+                    has_amp: false,
+                };
+                (plain, Some(Box::new(converted)))
+            }
+            None => return None,
+        };
         let lastmod = match spans[1] {
             Some((s, _)) => Some(plain_lastmod(text(s)).then_some(s)?),
             None => None,
@@ -230,6 +266,7 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
             line,
             loc,
             origin_len,
+            uri,
             has_amp,
             lastmod,
             changefreq,
@@ -239,7 +276,12 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
     let close = limits.kind.close();
     match plain {
         Some(record) if c.at(close) => Some(Entry::Canonical(record)),
-        Some(record) if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) => {
+        // a converted loc before extensions is left to the careful lane
+        Some(record)
+            if record.uri.is_none()
+                && limits.kind == Kind::Urlset
+                && extension_start(&c.text[c.pos..]) =>
+        {
             Some(Entry::Extension(record))
         }
         _ if c.at(close) => {
@@ -267,7 +309,11 @@ fn entry(c: &mut Cursor<'_>, limits: Limits) -> Option<Entry> {
                         .rposition(|&b| b == b'<')
                         .unwrap_or(s.0);
                     let line = line + count_lines(&c.text[start..open]);
-                    *value = Some(Value::Text(Text { line, text }));
+                    let text = Text { line, text };
+                    *value = Some(match (i, iri_to_uri(&text.text)) {
+                        (0, Some(uri)) => Value::Uri { text, uri },
+                        _ => Value::Text(text),
+                    });
                 }
             }
             c.line = line + count_lines(&c.text[start..c.pos]);
@@ -282,13 +328,23 @@ const RUN_BREAK: usize = 32;
 
 /// A canonical record as an entry of a run to judge, every value typed.
 fn typed(r: Record) -> Judged {
+    let loc = match r.uri {
+        Some(c) => Value::Uri {
+            text: Text {
+                line: c.line,
+                text: c.text,
+            },
+            uri: c.uri,
+        },
+        None => Value::Loc {
+            span: r.loc,
+            has_amp: r.has_amp,
+        },
+    };
     Judged {
         line: r.line,
         values: [
-            Some(Value::Loc {
-                span: r.loc,
-                has_amp: r.has_amp,
-            }),
+            Some(loc),
             r.lastmod.map(Value::Lastmod),
             r.changefreq.map(Value::Changefreq),
             r.priority.map(Value::Priority),
@@ -307,9 +363,38 @@ fn extension_start(text: &[u8]) -> bool {
     }
 }
 
+/// A loc text that is not a URI as written but that the core makes one of, on `line`.
+fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
+    let text = value_text(raw, max)?;
+    let uri = iri_to_uri(&text)?;
+    Some(Converted { line, text, uri })
+}
+
+/// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
+fn origin_len(uri: &str) -> usize {
+    let after = uri.find("://").map_or(0, |i| i + 3);
+    uri[after..].find('/').map_or(uri.len(), |i| after + i + 1)
+}
+
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
 /// starting on `line`, taking at most `limits.max_records` canonical records.
 pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
+    scan_records(text, (pos, end), line, limits, false)
+}
+
+/// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
+/// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
+pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
+    scan_records(text, (pos, end), line, limits, true)
+}
+
+fn scan_records(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    line: u32,
+    limits: Limits,
+    convert: bool,
+) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
     let piece_end = |from: usize| find(text, close, from).map_or(end, |i| i + close.len());
@@ -324,7 +409,7 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
         let (start, line) = (c.pos, c.line);
         let full = records.len() + judged.len() >= limits.max_records;
         let found = if start < end && !full && c.at(limits.kind.open()) {
-            entry(&mut c, limits)
+            entry(&mut c, limits, convert)
         } else {
             None
         };

@@ -5,13 +5,13 @@
 //! A run stops before a record the reader's sink must see (its loc seen before in the
 //! document, or its origin not yet judged for development hosts): the caller passes that one
 //! through the Python path and goes on after it. [`Seen`] is the document's duplicate set,
-//! which the Python path shares (`first_seen`), so both paths find the same duplicates.
+//! which the Python path shares (the sink's `seen` is the renderer then), so both paths find the same duplicates.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::columns::Columns;
 use super::records::{scan, Limits, Record, Stop};
+use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
 
@@ -37,24 +37,6 @@ impl Format {
     }
 }
 
-/// Keys that are hashes already: used as they are.
-#[derive(Default)]
-pub struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
-
 /// Origins judged once per this many (the sink's cache of origins is cleared as often).
 const MAX_ORIGINS: usize = 4096;
 
@@ -62,20 +44,21 @@ const MAX_ORIGINS: usize = 4096;
 /// (`scheme://authority/`) the sink has judged.
 #[derive(Default)]
 pub struct Seen {
-    hashes: HashSet<u64, BuildHasherDefault<Identity>>,
+    hashes: SeenLocs,
     origins: HashSet<Vec<u8>>,
     last_origin: Vec<u8>,
-}
-
-/// The hash a loc is known by in [`Seen`].
-pub fn loc_hash(loc: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(loc)
 }
 
 impl Seen {
     /// Whether `loc` is new in the document (it is remembered from now on).
     pub fn first_seen(&mut self, loc: &[u8]) -> bool {
-        self.hashes.insert(loc_hash(loc))
+        self.hashes.insert_bytes(loc)
+    }
+
+    /// Note every loc when none was seen before (nor twice among them), and say so; else
+    /// note none (`SeenLocs::insert_all_new`).
+    pub fn all_new<'a>(&mut self, locs: impl ExactSizeIterator<Item = &'a str>) -> bool {
+        self.hashes.insert_all_new(locs)
     }
 
     /// An origin the sink has judged: records on it need no Python from now on.

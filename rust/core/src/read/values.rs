@@ -15,7 +15,7 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
     let s = std::str::from_utf8(raw).ok()?;
     let forbidden =
         |ch: char| (ch < ' ' && ch != '\t' && ch != '\n') || ch == '\u{FFFE}' || ch == '\u{FFFF}';
-    if s.chars().any(forbidden) || s.contains("]]>") {
+    if s.chars().any(forbidden) || raw.windows(3).any(|w| w == b"]]>") {
         return None;
     }
     if !s.contains('&') {

@@ -4,6 +4,7 @@
 //! questions (the reader takes XML text exactly as written, the writer a Python value that
 //! may be trimmed or folded) each asks it here on top of the same check.
 pub mod entities;
+pub mod iri;
 pub mod lastmod;
 pub mod loc;
 pub mod scalars;

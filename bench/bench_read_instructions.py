@@ -1,0 +1,87 @@
+"""Instructions per URL of a read, counted by valgrind (callgrind): exact before/after
+figures on a shared machine where timings swing.
+
+    .venv/bin/python bench/bench_read_instructions.py [--urls 10000] [--python PATH --src DIR]
+
+For each file (the first ``--urls`` records of bench_read.py's 50,000-URL file and of its
+mixed file, plain and gzipped), a child process reads it through ``SitemapReader.feed()`` in
+256 KiB chunks under ``valgrind --tool=callgrind``, once reading it 3 times and once reading
+it once; the difference over twice the entries read is the read's instructions per URL
+(imports and first-use costs cancel). ``--python``/``--src`` measure another installation
+(an older checkout) the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_read import files
+
+CHILD = r"""
+import sys
+from urlset.reading.reader import SitemapReader
+data = open(sys.argv[1], "rb").read()
+for _ in range(int(sys.argv[2])):
+    reader = SitemapReader(sys.argv[1])
+    for i in range(0, len(data), 262144):
+        reader.feed(data[i : i + 262144])
+    reader.close()
+print(reader.entries)
+"""
+
+
+def head(data: bytes, n: int) -> bytes:
+    """The document with only its first ``n`` records."""
+    end = 0
+    for _ in range(n):
+        end = data.index(b"</url>", end) + len(b"</url>")
+    return data[:end] + b"\n</urlset>\n"
+
+
+def instructions(python: str, src: str | None, path: Path, times: int) -> tuple[int, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        done = subprocess.run(
+            [
+                *("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"),
+                *(python, "-c", CHILD, str(path), str(times)),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=os.environ if src is None else {**os.environ, "PYTHONPATH": src},
+        )
+        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
+        assert found is not None
+        return int(found.group(1)), int(done.stdout.split()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--urls", type=int, default=10_000)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--src", help="the src folder of the urlset to measure (PYTHONPATH)")
+    args = parser.parse_args()
+    made = files()
+    print(f"first {args.urls:,} records, {args.python}" + (f", src {args.src}" if args.src else ""))
+    print("| file | instructions per URL |\n|---|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source in (("50k", made["50k"]), ("mixed", made["mixed-50k"])):
+            plain = head(source.read_bytes(), args.urls)
+            for suffix, data in (("", plain), ("-gz", gzip.compress(plain, mtime=0))):
+                path = Path(tmp) / f"{name}{suffix}.xml"
+                path.write_bytes(data)
+                three, entries = instructions(args.python, args.src, path, 3)
+                one, _ = instructions(args.python, args.src, path, 1)
+                print(f"| {name}{suffix} | {(three - one) / (2 * entries):,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+//! IRI -> URI for locs that are not plain: what `urls.full_uri` (the WHATWG parse of ada-url,
+//! then RFC 3986's stricter escapes) gives, for the shapes sitemaps hold: an http(s) URL
+//! whose host is a domain name (IDNA for non-ASCII and upper case), an optional port, a
+//! path and query with raw non-ASCII, spaces, quotes or stray '%' to escape, a fragment to
+//! drop. Anything rarer (user info, IP addresses other than a canonical dotted quad, dot
+//! segments, backslashes, odd host characters, controls, whitespace around the text) gives
+//! None: the caller hands exactly those to the Python function.
+
+use std::cell::RefCell;
+
+use super::loc::{ipv4, MAX_LOC_LENGTH};
+
+/// Bytes escaped in the path and query: the WHATWG path set (space, '"', '<', '>', '`',
+/// '{', '}', '^') and the query's, joined with the characters RFC 3986 never allows
+/// (`urls._NOT_URI`: '\\', '|', '[', ']'); controls never get here.
+const fn escaped_bytes() -> [bool; 128] {
+    let mut t = [false; 128];
+    let set = b" \"<>`{}^\\|[]";
+    let mut i = 0;
+    while i < set.len() {
+        t[set[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+const ESCAPED: [bool; 128] = escaped_bytes();
+
+/// Characters the Python function may put in for "'" during the WHATWG parse (see
+/// `urls._apostrophe_stand_in`): when a URL holds each of them, its query's "'" becomes %27
+/// there; such a URL is handed back.
+const STAND_INS: [char; 10] = ['!', '$', '(', ')', '*', ',', ';', '~', '+', '@'];
+
+/// The URI `urls.to_uri` gives for `text` (stripped already), or None when the text is not
+/// one of the shapes done here (the caller asks the Python function).
+pub fn iri_to_uri(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.iter().any(|&b| b < 0x20 || b == 0x7f)
+        || bytes.windows(3).any(|w| w == "\u{FFFD}".as_bytes())
+    {
+        return None;
+    }
+    let (first, last) = (text.chars().next()?, text.chars().next_back()?);
+    if first.is_whitespace() || last.is_whitespace() {
+        return None;
+    }
+    let colon = text.find("://")?;
+    let https = match &text[..colon] {
+        s if s.eq_ignore_ascii_case("https") => true,
+        s if s.eq_ignore_ascii_case("http") => false,
+        _ => return None,
+    };
+    let rest = &text[colon + 3..];
+    let authority_len = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_len);
+    let (host_text, port_text) = match authority.rfind(':') {
+        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+        None => (authority, None),
+    };
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    out.push_str(if https { "https://" } else { "http://" });
+    push_host(&mut out, host_text)?;
+    if let Some(digits) = port_text {
+        let port = port_number(digits)?;
+        if port != if https { 443 } else { 80 } {
+            out.push(':');
+            out.push_str(&port.to_string());
+        }
+    }
+    let tail = &tail[..tail.find('#').unwrap_or(tail.len())];
+    let (path, query) = match tail.find('?') {
+        Some(i) => (&tail[..i], Some(&tail[i..])),
+        None => (tail, None),
+    };
+    if path.contains('\\') || path.split('/').any(dot_segment) {
+        return None;
+    }
+    if query.is_some_and(|q| q.contains('\'')) && all_stand_ins(text) {
+        return None;
+    }
+    if path.is_empty() {
+        out.push('/');
+    }
+    push_escaped(&mut out, path);
+    if let Some(q) = query {
+        push_escaped(&mut out, q);
+    }
+    (out.len() <= MAX_LOC_LENGTH).then_some(out)
+}
+
+/// The host as WHATWG writes it: a domain name in lower case, punycode for its non-ASCII
+/// labels (UTS 46 as the URL standard runs it), or a canonical dotted quad. None for any other
+/// form (IP addresses WHATWG would rewrite, user info, percent-escapes, odd characters).
+fn push_host(out: &mut String, host: &str) -> Option<()> {
+    let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.';
+    let bytes = host.as_bytes();
+    if bytes.iter().all(|&b| plain(b)) && !host.contains("xn--") {
+        if ipv4(bytes) {
+            out.push_str(host);
+            return Some(());
+        }
+        check_domain(host)?;
+        out.push_str(host);
+        return Some(());
+    }
+    // ASCII other than letters, digits, '-' and '.' (user info, '%', '_', ...) is left to the
+    // Python function, and so are the labels IDNA would map to such characters
+    if bytes
+        .iter()
+        .any(|&b| b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'-' || b == b'.'))
+    {
+        return None;
+    }
+    LAST_HOST.with_borrow_mut(|(from, to)| {
+        if from != host {
+            let ascii = idna::domain_to_ascii_cow(bytes, idna::AsciiDenyList::URL).ok()?;
+            if !ascii.bytes().all(plain) {
+                return None;
+            }
+            check_domain(&ascii)?;
+            *to = ascii.into_owned();
+            from.clear();
+            from.push_str(host);
+        }
+        out.push_str(to);
+        Some(())
+    })
+}
+
+thread_local! {
+    /// The last host IDNA converted and its ASCII form: a sitemap's locs share a few hosts.
+    static LAST_HOST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+}
+
+/// A domain name WHATWG keeps as it is: no empty label, the last one not starting with a
+/// digit (which would make WHATWG read it as an IPv4 address).
+fn check_domain(host: &str) -> Option<()> {
+    let last = host.rsplit('.').next()?;
+    let ok = host.split('.').all(|l| !l.is_empty()) && !last.as_bytes()[0].is_ascii_digit();
+    ok.then_some(())
+}
+
+/// A port as WHATWG reads it: decimal digits up to 65535 (leading zeros dropped); an empty
+/// port or anything else gives None.
+fn port_number(digits: &str) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 5 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    (n <= 65_535).then_some(n)
+}
+
+/// A path segment WHATWG reads as `.` or `..` (`%2e` counts as a dot).
+fn dot_segment(segment: &str) -> bool {
+    segment.len() <= 6
+        && [".", "..", "%2e", ".%2e", "%2e.", "%2e%2e"]
+            .iter()
+            .any(|dots| segment.eq_ignore_ascii_case(dots))
+}
+
+fn all_stand_ins(text: &str) -> bool {
+    STAND_INS.iter().all(|&c| text.contains(c))
+        && (text.contains('\u{E000}') || text.to_ascii_uppercase().contains("%EE%80%80"))
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+fn push_byte_escape(out: &mut String, b: u8) {
+    out.push('%');
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
+}
+
+/// `part` (a path or a query with its '?') with non-ASCII as UTF-8 escapes, the characters
+/// of [`ESCAPED`] escaped, and a '%' that starts no `%XX` escape written `%25`.
+fn push_escaped(out: &mut String, part: &str) {
+    let bytes = part.as_bytes();
+    let mut plain_from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = if b >= 0x80 {
+            true
+        } else if b == b'%' {
+            !(bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        } else {
+            ESCAPED[usize::from(b)]
+        };
+        if escape {
+            if i > plain_from {
+                // ASCII only: every byte from `plain_from` stayed as it is
+                out.push_str(&part[plain_from..i]);
+            }
+            push_byte_escape(out, b);
+            plain_from = i + 1;
+        }
+    }
+    // a multi-byte character's bytes were each escaped above; what is left is ASCII
+    out.push_str(&part[plain_from..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iri_to_uri;
+
+    fn uri(text: &str) -> Option<String> {
+        iri_to_uri(text)
+    }
+
+    #[test]
+    fn iris_become_uris() {
+        for (iri, want) in [
+            ("https://a.test/café", "https://a.test/caf%C3%A9"),
+            (
+                "https://bücher.example/menü?q=it's&x=1#frag",
+                "https://xn--bcher-kva.example/men%C3%BC?q=it's&x=1",
+            ),
+            ("HTTP://A.Test:080/a b", "http://a.test/a%20b"),
+            ("https://a.test:8443/100%", "https://a.test:8443/100%25"),
+            ("https://a.test:443?q=<x>", "https://a.test/?q=%3Cx%3E"),
+            (
+                "https://a.test/%7e|[x]^`{}",
+                "https://a.test/%7e%7C%5Bx%5D%5E%60%7B%7D",
+            ),
+            ("http://1.2.3.4:00081/\"", "http://1.2.3.4:81/%22"),
+        ] {
+            assert_eq!(uri(iri).as_deref(), Some(want), "{iri}");
+        }
+        for odd in [
+            "https://a.test/a/../b",
+            "https://a.test/a/%2E/b",
+            "https://a.test\\b",
+            "https://u@a.test/",
+            "https://a_b.test/",
+            "https://a.test:/",
+            "https://a.test:99999/",
+            "https://1.2.3/",
+            "https://a..test/",
+            "https://a.test./",
+            "https://[::1]/",
+            "https://a.test/\u{1}",
+            " https://a.test/",
+            "https://a.test/\u{3000}",
+            "ftp://a.test/",
+            "https://a.test/\u{FFFD}",
+        ] {
+            assert_eq!(uri(odd), None, "{odd}");
+        }
+        let long = format!("https://a.test/{}", "é".repeat(700));
+        assert_eq!(uri(&long), None);
+    }
+}
