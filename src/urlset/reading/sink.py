@@ -109,8 +109,9 @@ class Sink:
         # (reading/rendered.py)
         self.seen: SeenLocs | RecordRenderer = SeenLocs()
         self.render: RenderSpec | None = None
-        # the entry count at which the slow bookkeeping in ``counted`` must run
-        self.next_check = MAX_URLS_PER_SITEMAP
+        # the entry count at which the slow bookkeeping in ``counted`` must run: the
+        # protocol's count, or the entry limit when it is lower
+        self.next_check = min(MAX_URLS_PER_SITEMAP, limits.max_entries)
         self.stopped = False
         # origins (scheme://authority/) whose host was judged, hosts reported as not
         # production (each once per document)
