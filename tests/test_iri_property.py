@@ -167,3 +167,21 @@ def test_converted_locs_in_bulk_equal_the_careful_lane(n: int, max_entries: int)
     fast = _read(doc, True, limits)
     assert fast == _read(doc, False, limits)
     assert len(fast[0]) == min(max_entries, n)
+
+
+def test_a_lone_surrogate_goes_the_long_way() -> None:
+    """A str that is not UTF-8 (JSON's "\\ud800") is not the core's: to_uri answers as
+    full_uri does, never with an encoding error."""
+    from urlset.urls import to_uri
+
+    text = "https://example.com/a\ud800b"
+    assert iri_to_uri(text) is None
+    try:
+        want: object = full_uri(text)
+    except InvalidValue as exc:
+        want = str(exc)
+    try:
+        got: object = to_uri(text)
+    except InvalidValue as exc:
+        got = str(exc)
+    assert got == want

@@ -364,10 +364,11 @@ pub fn entity_delta(data: &[u8], start: usize, end: usize) -> i64 {
 }
 
 /// The URI `urls.to_uri` gives for a stripped loc, or None for a shape the core leaves to the
-/// Python function (see urlset_core::values::iri).
+/// Python function (see urlset_core::values::iri): so is a text that is not UTF-8 (a lone
+/// surrogate, as JSON's "\ud800" gives).
 #[pyfunction]
-pub fn iri_to_uri(text: &str) -> Option<String> {
-    urlset_core::values::iri::iri_to_uri(text)
+pub fn iri_to_uri(text: &Bound<'_, PyString>) -> Option<String> {
+    urlset_core::values::iri::iri_to_uri(text.to_str().ok()?)
 }
 
 /// Whether a loc text as written (entities not replaced) is one the compiled lane takes as it
