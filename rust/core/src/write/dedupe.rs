@@ -137,31 +137,55 @@ fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
     out
 }
 
-/// Set `held[i]` for each of the ascending `probes` that the ascending `run` holds: one walk
-/// through the run, each probe found by galloping on from where the one before stopped.
-fn mark_held(run: &[u64], probes: &[u64], held: &mut [bool]) {
-    let mut at = 0;
-    for (probe, held) in probes.iter().zip(held.iter_mut()) {
-        let rest = &run[at..];
-        let mut step = 1;
-        while step < rest.len() && rest[step - 1] < *probe {
-            step *= 2;
+/// A sorted run of hashes in memory, with where each bucket of top bits starts (a bucket holds
+/// ~16 hashes, 4 bytes of index for 128 of hashes): a probe reads its bucket's two cache lines
+/// and depends on no other probe, so a batch's probes overlap their cache misses (a binary
+/// search, or a walk from the probe before, waits for each miss in turn).
+struct MemoryRun {
+    hashes: Vec<u64>,
+    shift: u32,
+    starts: Vec<u32>,
+}
+
+impl MemoryRun {
+    /// `hashes` ascending.
+    fn new(hashes: Vec<u64>) -> MemoryRun {
+        let bits = (usize::BITS - hashes.len().leading_zeros())
+            .saturating_sub(4)
+            .max(1);
+        let shift = 64 - bits;
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        for (at, hash) in hashes.iter().enumerate() {
+            let bucket = (hash >> shift) as usize;
+            while starts.len() <= bucket {
+                starts.push(at as u32);
+            }
         }
-        let low = step / 2;
-        let high = step.min(rest.len());
-        at += low + rest[low..high].partition_point(|h| h < probe);
-        if at == run.len() {
-            return;
+        starts.resize((1 << bits) + 1, hashes.len() as u32);
+        MemoryRun {
+            hashes,
+            shift,
+            starts,
         }
-        if run[at] == *probe {
-            *held = true;
-        }
+    }
+
+    fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    fn holds(&self, hash: u64) -> bool {
+        let bucket = (hash >> self.shift) as usize;
+        let (low, end) = (
+            self.starts[bucket] as usize,
+            self.starts[bucket + 1] as usize,
+        );
+        self.hashes[low..end].contains(&hash)
     }
 }
 
 /// The locs written so far, as hashes.
 pub struct SeenHashes {
-    runs: Vec<Vec<u64>>,
+    runs: Vec<MemoryRun>,
     sealed: Vec<SealedRun>,
     spill_dir: Option<PathBuf>,
     seal_at: usize,
@@ -181,9 +205,7 @@ impl SeenHashes {
     }
 
     /// For each hash, whether it is new (not seen before, not earlier in this batch); records
-    /// the new ones. The batch is sorted first, so each run is walked once in order (a
-    /// galloping search from where the last probe stopped) rather than binary-searched from
-    /// its middle for every hash: a batch's probes land a few cache lines apart.
+    /// the new ones.
     pub fn first_seen(&mut self, hashes: &[u64]) -> io::Result<Vec<bool>> {
         let mut order: Vec<(u64, u32)> = hashes
             .iter()
@@ -195,7 +217,9 @@ impl SeenHashes {
         let probes: Vec<u64> = order.iter().map(|&(hash, _)| hash).collect();
         let mut held = vec![false; probes.len()];
         for run in &self.runs {
-            mark_held(run, &probes, &mut held);
+            for (hash, held) in probes.iter().zip(held.iter_mut()) {
+                *held = *held || run.holds(*hash);
+            }
         }
         for sealed in &self.sealed {
             for (hash, held) in probes.iter().zip(held.iter_mut()) {
@@ -219,20 +243,21 @@ impl SeenHashes {
     }
 
     fn record(&mut self, new: Vec<u64>) -> io::Result<()> {
-        self.runs.push(new);
+        self.runs.push(MemoryRun::new(new));
         while let [.., older, newer] = self.runs.as_slice() {
             if 2 * newer.len() < older.len() || older.len() >= self.seal_at {
                 break;
             }
             let newer = self.runs.pop().expect("two runs");
             let older = self.runs.pop().expect("two runs");
-            self.runs.push(merge_sorted(&older, &newer));
+            self.runs
+                .push(MemoryRun::new(merge_sorted(&older.hashes, &newer.hashes)));
         }
         while self.spill_dir.is_some() && self.runs.first().is_some_and(|r| r.len() >= self.seal_at)
         {
             let run = self.runs.remove(0);
             let count = run.len();
-            self.seal(run.into_iter(), count)?;
+            self.seal(run.hashes.into_iter(), count)?;
         }
         Ok(())
     }
@@ -277,7 +302,7 @@ impl Drop for SeenHashes {
 
 #[cfg(test)]
 mod tests {
-    use super::{mark_held, SeenHashes};
+    use super::{MemoryRun, SeenHashes};
     use std::collections::HashSet;
 
     fn check(seen: &mut SeenHashes) {
@@ -315,13 +340,13 @@ mod tests {
     }
 
     #[test]
-    fn a_walk_finds_what_a_binary_search_finds() {
+    fn a_bucket_finds_what_a_binary_search_finds() {
         let mut state = 7u64;
         let mut next = || {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % 5_000
+            ((state >> 33) % 5_000).wrapping_mul(0x9E37_79B9_7F4A_7C15) // spread, collisions kept
         };
         for (runs, probes) in [
             (0, 10),
@@ -337,8 +362,8 @@ mod tests {
             let mut probe: Vec<u64> = (0..probes).map(|_| next()).collect();
             probe.sort_unstable();
             probe.dedup();
-            let mut held = vec![false; probe.len()];
-            mark_held(&run, &probe, &mut held);
+            let memory = MemoryRun::new(run.clone());
+            let held: Vec<bool> = probe.iter().map(|p| memory.holds(*p)).collect();
             let want: Vec<bool> = probe.iter().map(|p| run.binary_search(p).is_ok()).collect();
             assert_eq!(held, want, "{runs} {probes}");
         }
