@@ -1,9 +1,10 @@
 //! De-duplication of a build's locs by their 64-bit hashes, exactly, in ~2.3 bytes a loc at
 //! scale. New hashes go into sorted runs in memory (each indexed by its top bits), merged when
-//! a newer run grows to half the size of the one before it; a run that reaches `seal_at` hashes is sealed: written to a file
-//! in the spill directory and kept in memory as a trace (where each bucket of top bits starts,
-//! and the 16 bits after a hash's bucket, its tag). A probe whose tag is in its bucket is read
-//! back from the file, so the answer stays exact. Sealed runs merge file to file the same way.
+//! a newer run grows to half the size of the one before it; a run that reaches `seal_at`
+//! hashes is sealed: written to a file in the spill directory and kept in memory as a trace
+//! (where each bucket of top bits starts, and the 16 bits after a hash's bucket, its tag). A
+//! probe whose tag is in its bucket is read back from the file, so the answer stays exact.
+//! Sealed runs merge file to file the same way.
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
