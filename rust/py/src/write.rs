@@ -5,10 +5,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
-use urlset_core::values::loc::plain_loc_under;
 use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::dedupe::SeenHashes;
+use urlset_core::write::locs::plain_under;
 use urlset_core::write::render::{self, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -287,7 +287,7 @@ pub fn render_rows(
         let Ok(loc) = loc.to_str() else {
             return Ok(None);
         };
-        if prefix.is_some_and(|prefix| !plain_loc_under(loc, prefix, max_length)) {
+        if prefix.is_some_and(|prefix| !plain_under(loc, prefix, max_length)) {
             return Ok(None);
         }
         texts.push(loc);
@@ -411,7 +411,7 @@ pub fn render_columns(
             let Cell::Text(loc) = columns[0].cell(row) else {
                 return None;
             };
-            if !plain_loc_under(loc, prefix, max_length) {
+            if !plain_under(loc, prefix, max_length) {
                 return None;
             }
             let values = Values {
