@@ -1,6 +1,6 @@
 //! The writer's check of a row's loc, with a fast path for the usual loc: bytes that stand as
 //! they are in a plain URI, no `%` escape and no dot segment, checked with one table load and
-//! no branch a byte. Anything else (an escape, a byte outside the set) is decided by
+//! no branch a byte, and a SIMD scan for the slashes. Anything else (an escape, a byte outside the set) is decided by
 //! [`plain_loc_under`], which this path agrees with (a property test below).
 
 use crate::values::loc::plain_loc_under;
