@@ -1,10 +1,11 @@
 //! De-duplication of a build's locs by their 64-bit hashes, exactly, in ~2.3 bytes a loc at
-//! scale. New hashes go into sorted runs in memory (each indexed by its top bits), merged when
-//! a newer run grows to half the size of the one before it; a run that reaches `seal_at`
-//! hashes is sealed: written to a file in the spill directory and kept in memory as a trace
-//! (where each bucket of top bits starts, and the 16 bits after a hash's bucket, its tag). A
-//! probe whose tag is in its bucket is read back from the file, so the answer stays exact.
-//! Sealed runs merge file to file the same way.
+//! scale. New hashes go into a table in memory (open addressing: a probe depends on no other,
+//! so a batch's cache misses overlap); when it holds `seal_at` hashes they are sealed: sorted,
+//! written to a file in the spill directory and kept in memory as a trace (where each bucket
+//! of top bits starts, and the 16 bits after a hash's bucket, its tag), and the table starts
+//! again. A probe whose tag is in its bucket is read back from the file, so the answer stays
+//! exact. Sealed runs merge file to file when a newer one grows to half the size of the one
+//! before it.
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -132,61 +133,124 @@ fn merged(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl It
     })
 }
 
-fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    out.extend(merged(a.iter().copied(), b.iter().copied()));
-    out
-}
-
-/// A sorted run of hashes in memory, with where each bucket of top bits starts (a bucket holds
-/// ~16 hashes, 4 bytes of index for 128 of hashes): a probe reads its bucket's two cache lines
-/// and depends on no other probe, so a batch's probes overlap their cache misses (a binary
-/// search, or a walk from the probe before, waits for each miss in turn).
-struct MemoryRun {
-    hashes: Vec<u64>,
+/// The hashes recorded since the last seal, in an open-addressed table (linear probing, at
+/// most half full): a probe is one read that depends on no
+/// other probe, so a batch's probes overlap their cache misses, and a batch needs no sort.
+/// Zero marks an empty slot (the hash 0 is kept aside).
+struct Table {
+    slots: Vec<u64>,
     shift: u32,
-    starts: Vec<u32>,
+    len: usize,
+    zero: bool,
 }
 
-impl MemoryRun {
-    /// `hashes` ascending.
-    fn new(hashes: Vec<u64>) -> MemoryRun {
-        let bits = (usize::BITS - hashes.len().leading_zeros())
-            .saturating_sub(4)
-            .max(1);
-        let shift = 64 - bits;
-        let mut starts = Vec::with_capacity((1 << bits) + 1);
-        for (at, hash) in hashes.iter().enumerate() {
-            let bucket = (hash >> shift) as usize;
-            while starts.len() <= bucket {
-                starts.push(at as u32);
+impl Table {
+    const FIRST_BITS: u32 = 14;
+
+    fn new() -> Table {
+        Table {
+            slots: vec![0; 1 << Self::FIRST_BITS],
+            shift: 64 - Self::FIRST_BITS,
+            len: 0,
+            zero: false,
+        }
+    }
+
+    /// Where `hash` is, or the empty slot where it would go.
+    fn slot(&self, hash: u64) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        // the top bits after a multiply (Fibonacci hashing): small values spread too
+        let mut at = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                held if held == hash => return Ok(at),
+                _ => at = (at + 1) & mask,
             }
         }
-        starts.resize((1 << bits) + 1, hashes.len() as u32);
-        MemoryRun {
-            hashes,
-            shift,
-            starts,
+    }
+
+    fn contains(&self, hash: u64) -> bool {
+        if hash == 0 {
+            return self.zero;
+        }
+        self.slot(hash).is_ok()
+    }
+
+    /// Add `hash`, which the table does not hold.
+    fn insert(&mut self, hash: u64) {
+        if hash == 0 {
+            self.zero = true;
+            return;
+        }
+        if let Err(at) = self.slot(hash) {
+            self.slots[at] = hash;
+            self.len += 1;
+            if 2 * self.len > self.slots.len() {
+                self.grow();
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![0; 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        self.len = 0;
+        for hash in old.into_iter().filter(|&h| h != 0) {
+            self.insert(hash);
         }
     }
 
     fn len(&self) -> usize {
-        self.hashes.len()
+        self.len + usize::from(self.zero)
     }
 
-    fn holds(&self, hash: u64) -> bool {
-        let bucket = (hash >> self.shift) as usize;
-        let (low, end) = (
-            self.starts[bucket] as usize,
-            self.starts[bucket + 1] as usize,
-        );
-        self.hashes[low..end].contains(&hash)
+    /// The hashes, ascending, and the table emptied (its slots kept). They are spread evenly
+    /// (XXH3), so a counting sort by their top 16 bits puts each within a bucket of a few,
+    /// which an insertion sort finishes (a crowded bucket is sorted as a whole instead).
+    fn drain_sorted(&mut self) -> Vec<u64> {
+        const BITS: u32 = 16;
+        let mut starts = vec![0usize; (1 << BITS) + 1];
+        for &hash in self.slots.iter().filter(|&&h| h != 0) {
+            starts[(hash >> (64 - BITS)) as usize + 1] += 1;
+        }
+        for bucket in 1..starts.len() {
+            starts[bucket] += starts[bucket - 1];
+        }
+        let mut sorted = vec![0u64; self.len];
+        let mut next = starts.clone();
+        for &hash in self.slots.iter().filter(|&&h| h != 0) {
+            let bucket = (hash >> (64 - BITS)) as usize;
+            sorted[next[bucket]] = hash;
+            next[bucket] += 1;
+        }
+        for bucket in starts.windows(2) {
+            let run = &mut sorted[bucket[0]..bucket[1]];
+            if run.len() > 32 {
+                run.sort_unstable();
+                continue;
+            }
+            for end in 1..run.len() {
+                let mut at = end;
+                while at > 0 && run[at - 1] > run[at] {
+                    run.swap(at - 1, at);
+                    at -= 1;
+                }
+            }
+        }
+        if std::mem::take(&mut self.zero) {
+            sorted.insert(0, 0);
+        }
+        self.slots.fill(0);
+        self.len = 0;
+        sorted
     }
 }
 
 /// The locs written so far, as hashes.
 pub struct SeenHashes {
-    runs: Vec<MemoryRun>,
+    table: Table,
     sealed: Vec<SealedRun>,
     spill_dir: Option<PathBuf>,
     seal_at: usize,
@@ -194,10 +258,10 @@ pub struct SeenHashes {
 }
 
 impl SeenHashes {
-    /// Without a spill directory every run stays whole in memory.
+    /// Without a spill directory every hash stays in the table in memory.
     pub fn new(spill_dir: Option<&Path>, seal_at: usize) -> SeenHashes {
         SeenHashes {
-            runs: Vec::new(),
+            table: Table::new(),
             sealed: Vec::new(),
             spill_dir: spill_dir.map(Path::to_path_buf),
             seal_at: seal_at.max(1),
@@ -208,59 +272,26 @@ impl SeenHashes {
     /// For each hash, whether it is new (not seen before, not earlier in this batch); records
     /// the new ones.
     pub fn first_seen(&mut self, hashes: &[u64]) -> io::Result<Vec<bool>> {
-        let mut order: Vec<(u64, u32)> = hashes
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| (h, i as u32))
-            .collect();
-        order.sort_unstable();
-        order.dedup_by_key(|(hash, _)| *hash); // the first of equal hashes stays: its index is lowest
-        let probes: Vec<u64> = order.iter().map(|&(hash, _)| hash).collect();
-        let mut held = vec![false; probes.len()];
-        for run in &self.runs {
-            for (hash, held) in probes.iter().zip(held.iter_mut()) {
-                *held = *held || run.holds(*hash);
-            }
-        }
-        for sealed in &self.sealed {
-            for (hash, held) in probes.iter().zip(held.iter_mut()) {
-                if !*held && sealed.holds(*hash)? {
-                    *held = true;
+        let mut keep = Vec::with_capacity(hashes.len());
+        for &hash in hashes {
+            let mut new = !self.table.contains(hash);
+            for sealed in &self.sealed {
+                if !new {
+                    break;
                 }
+                new = !sealed.holds(hash)?;
             }
-        }
-        let mut keep = vec![false; hashes.len()];
-        let mut new = Vec::with_capacity(order.len());
-        for (&(hash, index), held) in order.iter().zip(held) {
-            if !held {
-                keep[index as usize] = true;
-                new.push(hash);
+            if new {
+                self.table.insert(hash); // so a later one in this batch is not new
             }
+            keep.push(new);
         }
-        if !new.is_empty() {
-            self.record(new)?;
+        if self.spill_dir.is_some() && self.table.len() >= self.seal_at {
+            let run = self.table.drain_sorted();
+            let count = run.len();
+            self.seal(run.into_iter(), count)?;
         }
         Ok(keep)
-    }
-
-    fn record(&mut self, new: Vec<u64>) -> io::Result<()> {
-        self.runs.push(MemoryRun::new(new));
-        while let [.., older, newer] = self.runs.as_slice() {
-            if 2 * newer.len() < older.len() || older.len() >= self.seal_at {
-                break;
-            }
-            let newer = self.runs.pop().expect("two runs");
-            let older = self.runs.pop().expect("two runs");
-            self.runs
-                .push(MemoryRun::new(merge_sorted(&older.hashes, &newer.hashes)));
-        }
-        while self.spill_dir.is_some() && self.runs.first().is_some_and(|r| r.len() >= self.seal_at)
-        {
-            let run = self.runs.remove(0);
-            let count = run.len();
-            self.seal(run.hashes.into_iter(), count)?;
-        }
-        Ok(())
     }
 
     fn seal(&mut self, hashes: impl Iterator<Item = u64>, count: usize) -> io::Result<()> {
@@ -303,7 +334,7 @@ impl Drop for SeenHashes {
 
 #[cfg(test)]
 mod tests {
-    use super::{MemoryRun, SeenHashes};
+    use super::{SeenHashes, Table};
     use std::collections::HashSet;
 
     fn check(seen: &mut SeenHashes) {
@@ -341,7 +372,7 @@ mod tests {
     }
 
     #[test]
-    fn a_bucket_finds_what_a_binary_search_finds() {
+    fn the_table_finds_what_a_binary_search_finds_and_drains_sorted() {
         let mut state = 7u64;
         let mut next = || {
             state = state
@@ -363,10 +394,25 @@ mod tests {
             let mut probe: Vec<u64> = (0..probes).map(|_| next()).collect();
             probe.sort_unstable();
             probe.dedup();
-            let memory = MemoryRun::new(run.clone());
-            let held: Vec<bool> = probe.iter().map(|p| memory.holds(*p)).collect();
+            let mut table = Table::new();
+            for hash in &run {
+                table.insert(*hash);
+            }
+            let held: Vec<bool> = probe.iter().map(|p| table.contains(*p)).collect();
             let want: Vec<bool> = probe.iter().map(|p| run.binary_search(p).is_ok()).collect();
             assert_eq!(held, want, "{runs} {probes}");
+            assert_eq!(table.drain_sorted(), run);
+            assert_eq!(table.len(), 0);
+            assert!(!table.contains(probe[0]));
         }
+        let mut table = Table::new();
+        let many: Vec<u64> = (0..40_000u64).map(|i| i * 3).collect(); // one crowded bucket
+        for hash in &many {
+            table.insert(*hash);
+            table.insert(*hash);
+        }
+        assert_eq!(table.len(), many.len());
+        assert!(many.iter().all(|h| table.contains(*h)) && !table.contains(1));
+        assert_eq!(table.drain_sorted(), many);
     }
 }
