@@ -283,13 +283,14 @@ impl SeenHashes {
             }
             if new {
                 self.table.insert(hash); // so a later one in this batch is not new
+                                         // sealed at once, so that the table never grows past twice `seal_at` slots
+                if self.spill_dir.is_some() && self.table.len() >= self.seal_at {
+                    let run = self.table.drain_sorted();
+                    let count = run.len();
+                    self.seal(run.into_iter(), count)?;
+                }
             }
             keep.push(new);
-        }
-        if self.spill_dir.is_some() && self.table.len() >= self.seal_at {
-            let run = self.table.drain_sorted();
-            let count = run.len();
-            self.seal(run.into_iter(), count)?;
         }
         Ok(keep)
     }
