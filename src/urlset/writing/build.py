@@ -331,11 +331,11 @@ def _checked(
         for given, kinds in entry_batches(entries, _BATCH):
             rendered = None
             if fast_prefix and kinds == {TableBatch}:
-                rendered = given.render(prefix, text=opts.text)
+                rendered = given.render(prefix, text=opts.text, beside=not opts.gzip)
             elif fast_prefix and kinds == {tuple}:
-                rendered = render_rows(given, prefix, text=opts.text)
+                rendered = render_rows(given, prefix, text=opts.text, beside=not opts.gzip)
             elif fast_prefix and kinds == {SourceRows} and given.rows:  # checked only there
-                rendered = render_rows(given.rows, prefix, text=opts.text)
+                rendered = render_rows(given.rows, prefix, text=opts.text, beside=not opts.gzip)
             if rendered is not None and not rendered.all_current(now):
                 rendered = None  # the entries with a future lastmod are written without it
             if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
