@@ -50,6 +50,23 @@ def test_an_arrow_table_builds_what_its_rows_build(tmp_path: Path) -> None:
     rows = list(zip(locs, days, freqs, prios, strict=True))
     _same_as_rows(table, rows, tmp_path, limits=CURRENT.lowered(max_urls=7000))
     _same_as_rows(table.to_batches()[0], rows, tmp_path / "batch")
+    # without gzip, both are rendered on two threads (``beside``): still the same bytes
+    _same_as_rows(table, rows, tmp_path / "plain", gzip=False)
+
+
+def test_bad_rows_deep_in_a_batch_rendered_beside_go_the_long_way(tmp_path: Path) -> None:
+    """A bad loc or value after the first chunks of a batch that two threads render (plain
+    output): the batch is refused and written row by row, as with gzip."""
+    locs = _locs(6000)
+    lastmods: list[str | None] = ["2024-01-01"] * 6000
+    locs[5000] = BASE + "ä/b c"  # rendered by the second thread: the loc check refuses it
+    lastmods[3000] = "2024-02-30"  # read by the first: the value check refuses it
+    table = pa.table({"loc": locs, "lastmod": lastmods})
+    rows = [(loc, lastmod, None, None) for loc, lastmod in zip(locs, lastmods, strict=True)]
+    for gzip in (False, True):
+        _same_as_rows(table, rows, tmp_path / str(gzip), gzip=gzip)
+        plain = write_sitemaps(rows, tmp_path / f"again-{gzip}", BASE, now=NOW, gzip=gzip)
+        assert plain.urls == 6000 and plain.kept_without["invalid-lastmod"] == 1
 
 
 def test_dataframes_build_the_same(tmp_path: Path) -> None:

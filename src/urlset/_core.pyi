@@ -54,7 +54,11 @@ class SeenHashes:
     def close(self) -> None: ...
 
 def render_rows(
-    rows: Sequence[tuple[Any, ...]], prefix: str | None, max_length: int, text: bool
+    rows: Sequence[tuple[Any, ...]],
+    prefix: str | None,
+    max_length: int,
+    text: bool,
+    beside: bool = ...,
 ) -> RenderedRows | None: ...
 def render_columns(
     count: int,
@@ -65,6 +69,7 @@ def render_columns(
     prefix: str,
     max_length: int,
     text: bool,
+    beside: bool = ...,
 ) -> RenderedRows | None: ...
 def loc_hashes(locs: list[str], /) -> bytes: ...
 def escape(text: str, /) -> str: ...

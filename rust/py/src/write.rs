@@ -5,11 +5,11 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
-use urlset_core::values::loc::plain_loc_under;
 use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::dedupe::SeenHashes;
-use urlset_core::write::render::{self, Rendered, Values};
+use urlset_core::write::locs::plain_under;
+use urlset_core::write::render::{self, Rendered, RowChunk, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -248,60 +248,100 @@ fn row_values(row: &Bound<'_, PyTuple>, memo: &mut PriorityMemo) -> Option<Value
     })
 }
 
+/// Rows read at a time while the ones before are rendered on another thread.
+const CHUNK: usize = 1024;
+
 /// Render a batch of rows: (loc, lastmod, changefreq, priority) tuples whose locs must be
 /// plain URIs under `prefix` (a directory whose origin the caller checked), or, without a
 /// prefix, `Url` values without extensions (their locs are URIs already). None when a loc or
 /// value needs the long way: the batch then goes entry by entry, which checks each value and
-/// reports the bad ones. The GIL is released while the entries are written.
+/// reports the bad ones. With `beside` (a core to spare: no compression), while this thread
+/// reads rows (which needs the GIL) the rows read before are checked and rendered on another
+/// thread, a `CHUNK` at a time (`RowChunk`: the locs copied, so nothing of Python's crosses
+/// over); without, they are all read, then rendered with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (rows, prefix, max_length, text))]
+#[pyo3(signature = (rows, prefix, max_length, text, beside = false))]
 pub fn render_rows(
     py: Python<'_>,
     rows: &Bound<'_, PyList>,
     prefix: Option<&str>,
     max_length: usize,
     text: bool,
+    beside: bool,
 ) -> PyResult<Option<RenderedRows>> {
     let count = rows.len();
-    let mut strings = Vec::with_capacity(count);
-    let mut values = Vec::with_capacity(count);
     let mut memo = PriorityMemo::new();
-    for row in rows.iter() {
-        let Ok(row) = row.cast_into::<PyTuple>() else {
-            return Ok(None);
-        };
-        if prefix.is_some() && row.len() != 4 {
-            return Ok(None);
+    let mut remaining = rows.iter();
+    // the next rows into `chunk`; false when one needs the long way
+    let mut read = |chunk: &mut RowChunk| -> PyResult<bool> {
+        for row in remaining.by_ref().take(CHUNK) {
+            let Ok(row) = row.cast_into::<PyTuple>() else {
+                return Ok(false);
+            };
+            if prefix.is_some() && row.len() != 4 {
+                return Ok(false);
+            }
+            let Some(checked) = row_values(&row, &mut memo) else {
+                return Ok(false);
+            };
+            let loc = row.get_borrowed_item(0)?;
+            let Ok(loc) = loc.cast::<PyString>() else {
+                return Ok(false);
+            };
+            let Ok(loc) = loc.to_str() else {
+                return Ok(false);
+            };
+            chunk.push(loc, checked);
         }
-        let Some(checked) = row_values(&row, &mut memo) else {
-            return Ok(None);
-        };
-        let Ok(loc) = row.get_item(0)?.cast_into::<PyString>() else {
-            return Ok(None);
-        };
-        strings.push(loc);
-        values.push(checked);
-    }
-    let mut texts = Vec::with_capacity(count);
-    for loc in &strings {
-        let Ok(loc) = loc.to_str() else {
-            return Ok(None);
-        };
-        if prefix.is_some_and(|prefix| !plain_loc_under(loc, prefix, max_length)) {
-            return Ok(None);
-        }
-        texts.push(loc);
-    }
-    // the strings stay referenced by `strings` while the GIL is released
-    let rendered = py.detach(|| {
+        Ok(true)
+    };
+    let render = move |chunks: &mut dyn Iterator<Item = RowChunk>| {
         let mut rendered = Rendered::with_capacity(count);
-        for (loc, values) in texts.iter().zip(&values) {
-            rendered.push(loc, values, text);
+        for chunk in chunks {
+            if !rendered.push_chunk(&chunk, prefix, max_length, text) {
+                return None;
+            }
         }
-        rendered
-    });
-    Ok(Some(RenderedRows { rendered }))
+        Some(rendered)
+    };
+    if !beside || count <= CHUNK {
+        let mut chunks = Vec::with_capacity(count.div_ceil(CHUNK));
+        loop {
+            let mut chunk = RowChunk::with_capacity(CHUNK.min(count));
+            if !read(&mut chunk)? {
+                return Ok(None);
+            }
+            if chunk.is_empty() {
+                break;
+            }
+            chunks.push(chunk);
+        }
+        let rendered = py.detach(|| render(&mut chunks.into_iter()));
+        return Ok(rendered.map(|rendered| RenderedRows { rendered }));
+    }
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<RowChunk>(2);
+        let worker = scope.spawn(move || render(&mut receive.into_iter()));
+        let clean = loop {
+            let mut chunk = RowChunk::with_capacity(CHUNK);
+            let clean = read(&mut chunk);
+            // a send fails when the worker stopped at a loc that needs the long way
+            if !matches!(clean, Ok(true)) || chunk.is_empty() || send.send(chunk).is_err() {
+                break clean;
+            }
+        };
+        drop(send);
+        let rendered = py
+            .detach(|| worker.join())
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(if clean? {
+            rendered.map(|rendered| RenderedRows { rendered })
+        } else {
+            None
+        })
+    })
 }
+
 /// A column as Python hands it over: (kind, Arrow offset, validity bits or None, values
 /// or offsets, data or the local times); None for a column the table does not have.
 type ColumnParts<'py> = (
@@ -383,9 +423,10 @@ fn cell_priority(cell: Cell<'_>, memo: &mut PriorityMemo) -> Checked<Priority> {
 
 /// Render `count` rows of a table batch given as Arrow columns (see `ColumnParts`), with the
 /// checks of `render_rows` (locs plain under `prefix`); no Python object is made per row.
-/// None when a row needs the long way. The GIL is released while rows are read and written.
+/// None when a row needs the long way. The GIL is released while rows are read and written;
+/// with `beside` (a core to spare: no compression), half of them on another thread.
 #[pyfunction]
-#[pyo3(signature = (count, loc, lastmod, changefreq, priority, prefix, max_length, text))]
+#[pyo3(signature = (count, loc, lastmod, changefreq, priority, prefix, max_length, text, beside = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn render_columns(
     py: Python<'_>,
@@ -397,6 +438,7 @@ pub fn render_columns(
     prefix: &str,
     max_length: usize,
     text: bool,
+    beside: bool,
 ) -> PyResult<Option<RenderedRows>> {
     let columns = [
         column(&loc)?,
@@ -404,14 +446,14 @@ pub fn render_columns(
         column(&changefreq)?,
         column(&priority)?,
     ];
-    let rendered = py.detach(|| {
+    let render = |rows: std::ops::Range<usize>| {
         let mut memo = PriorityMemo::new();
-        let mut rendered = Rendered::with_capacity(count);
-        for row in 0..count {
+        let mut rendered = Rendered::with_capacity(rows.len());
+        for row in rows {
             let Cell::Text(loc) = columns[0].cell(row) else {
                 return None;
             };
-            if !plain_loc_under(loc, prefix, max_length) {
+            if !plain_under(loc, prefix, max_length) {
                 return None;
             }
             let values = Values {
@@ -422,6 +464,23 @@ pub fn render_columns(
             rendered.push(loc, &values, text);
         }
         Some(rendered)
+    };
+    let rendered = py.detach(|| {
+        if !beside || count < 2 * CHUNK {
+            return render(0..count);
+        }
+        // the second half on another thread (no Python object is read here)
+        let half = count / 2;
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| render(half..count));
+            let first = render(0..half);
+            let second = second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let mut first = first?;
+            first.append(&second?);
+            Some(first)
+        })
     });
     Ok(rendered.map(|rendered| RenderedRows { rendered }))
 }

@@ -331,9 +331,9 @@ def _checked(
         for given, kinds in entry_batches(entries, _BATCH):
             rendered = None
             if fast_prefix and kinds == {TableBatch}:
-                rendered = given.render(prefix, text=opts.text)
+                rendered = given.render(prefix, text=opts.text, beside=not opts.gzip)
             elif fast_prefix and kinds == {tuple}:
-                rendered = render_rows(given, prefix, text=opts.text)
+                rendered = render_rows(given, prefix, text=opts.text, beside=not opts.gzip)
             elif fast_prefix and kinds == {SourceRows}:  # checked only there
                 rendered = given.render(prefix, text=opts.text)
             if rendered is not None and not rendered.all_current(now):

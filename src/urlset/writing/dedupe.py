@@ -2,9 +2,9 @@
 
 ``SeenLocs.first_seen`` takes a batch of locs and tells which are new. The work is the compiled
 core's (``rust/core/src/write/dedupe.rs``): 64-bit XXH3 hashes of the locs (computed as the
-core renders a batch, or by ``loc_hashes``) in sorted runs; runs past ``_SEAL_AT`` hashes are
-sealed to ``.seen-N`` files in a spill directory (the build's staging directory) and kept in
-memory as a trace (where each bucket of top bits starts, and a 16-bit tag per hash). A probe
+core renders a batch, or by ``loc_hashes``) in a table in memory; every ``_SEAL_AT`` hashes
+are sealed, sorted, to a ``.seen-N`` file in a spill directory (the build's staging
+directory) and kept in memory as a trace (where each bucket of top bits starts, and a 16-bit tag per hash). A probe
 whose tag matches is read back from the file, so the answer stays exact; sealed runs merge
 file to file a chunk at a time. The GIL is released while a batch is looked up.
 """
@@ -16,17 +16,17 @@ from pathlib import Path
 from .._core import SeenHashes, loc_hashes
 from ..errors import PublishError
 
-_SEAL_AT = 1 << 19  # hashes in a run that goes to disk (4 MiB)
+_SEAL_AT = 1 << 19  # hashes in memory before they go to disk (a table of 8 MiB)
 
 
 class SeenLocs:
     """The locs written so far, as 64-bit hashes: exact, and 18 bits a loc in memory at scale.
 
-    New hashes go into sorted runs in memory, merged when a newer run grows to half the size
-    of the one before it. A run that reaches ``seal_at`` hashes (4 MiB) is sealed: written to
-    a file in ``spill_dir`` and kept in memory as a trace (2.3 bytes a loc), so ten million
-    URLs take ~25 MB, not 80; sealed runs merge the same way, file to file, so a lookup
-    visits a few of them. Without a ``spill_dir`` every run stays whole in memory.
+    New hashes go into a table in memory (open addressing, at most half full). When it holds
+    ``seal_at`` hashes they are sealed: sorted, written to a file in ``spill_dir`` and kept in
+    memory as a trace (2.3 bytes a loc), so ten million URLs take ~25 MB, not 80; sealed runs
+    merge file to file when a newer one grows to half the size of the one before it, so a
+    lookup visits a few of them. Without a ``spill_dir`` every hash stays in the table.
     Two distinct locs share a 64-bit hash with probability about n**2 / 2**65 (3e-6 for ten
     million URLs); such a loc would be counted as a duplicate.
     """

@@ -386,18 +386,23 @@ def _all_extensions(batch: Sequence[Url]) -> Iterable[object]:
 Rendered = RenderedRows  # entries rendered in the compiled core (rust/core/src/write)
 
 
-def render_rows(rows: list[tuple[Any, ...]], prefix: str, *, text: bool = False) -> Rendered | None:
+def render_rows(
+    rows: list[tuple[Any, ...]], prefix: str, *, text: bool = False, beside: bool = False
+) -> Rendered | None:
     """Entries for (loc, lastmod, changefreq, priority) rows, rendered in the compiled core
     with every value checked there: locs plain URIs under ``prefix`` (a directory for which
     ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
     names, decimal priorities, blank values and NaN absent. None when a loc or value is
-    invalid or unusual, so that the rows go the per-entry way and are reported one by one."""
-    return _render_rows(rows, prefix, MAX_LOC_LENGTH, text)
+    invalid or unusual, so that the rows go the per-entry way and are reported one by one.
+    ``beside``: render on a second thread while this one reads the rows, for a build with a
+    core to spare (no compression); with gzip the second core compresses, and sharing it
+    would only add the hand-over's cost."""
+    return _render_rows(rows, prefix, MAX_LOC_LENGTH, text, beside)
 
 
 def render_urls(batch: Sequence[Url], *, text: bool = False) -> Rendered | None:
     """``render_rows`` for ``Url`` values without extensions (their locs are URIs already)."""
-    return _render_rows(batch, None, MAX_LOC_LENGTH, text)
+    return _render_rows(batch, None, MAX_LOC_LENGTH, text, False)
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:

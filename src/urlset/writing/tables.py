@@ -65,8 +65,9 @@ class TableBatch:
     def __len__(self) -> int:
         return self._count
 
-    def render(self, prefix: str, *, text: bool) -> RenderedRows | None:
-        """The rows rendered in the core, or None when some row needs the long way."""
+    def render(self, prefix: str, *, text: bool, beside: bool = False) -> RenderedRows | None:
+        """The rows rendered in the core, or None when some row needs the long way;
+        ``beside``: half of them on a second thread (``document.render_rows``)."""
         if any(part is False for part in self._parts):
             return None
         start = self._start
@@ -75,7 +76,7 @@ class TableBatch:
         ]
         loc, lastmod, changefreq, priority = parts
         return render_columns(
-            self._count, loc, lastmod, changefreq, priority, prefix, MAX_LOC_LENGTH, text
+            self._count, loc, lastmod, changefreq, priority, prefix, MAX_LOC_LENGTH, text, beside
         )
 
     def rows(self) -> list[tuple[Any, ...]]:

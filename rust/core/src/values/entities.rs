@@ -27,17 +27,6 @@ pub fn unescape_at(text: &[u8]) -> Option<(u8, usize)> {
         .map(|(special, name)| (*special, name.len()))
 }
 
-/// The bytes `entity` replaces, as a table: the scan for them is one load a byte.
-pub const SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < ENTITIES.len() {
-        table[ENTITIES[i].0 as usize] = true;
-        i += 1;
-    }
-    table
-};
-
 /// How much longer the reader's guard makes `text` (urlset.reading.xml_guard): one byte for
 /// each `&lt;` and `&gt;`, one less for each `&quot;` and `&apos;`; the other entities and
 /// references count nothing. One pass over the '&'s instead of a search per entity.

@@ -1,9 +1,11 @@
 //! De-duplication of a build's locs by their 64-bit hashes, exactly, in ~2.3 bytes a loc at
-//! scale. New hashes go into sorted runs in memory, merged when a newer run grows to half the
-//! size of the one before it; a run that reaches `seal_at` hashes is sealed: written to a file
-//! in the spill directory and kept in memory as a trace (where each bucket of top bits starts,
-//! and the 16 bits after a hash's bucket, its tag). A probe whose tag is in its bucket is read
-//! back from the file, so the answer stays exact. Sealed runs merge file to file the same way.
+//! scale. New hashes go into a table in memory (open addressing: a probe depends on no other,
+//! so a batch's cache misses overlap); when it holds `seal_at` hashes they are sealed: sorted,
+//! written to a file in the spill directory and kept in memory as a trace (where each bucket
+//! of top bits starts, and the 16 bits after a hash's bucket, its tag), and the table starts
+//! again. A probe whose tag is in its bucket is read back from the file, so the answer stays
+//! exact. Sealed runs merge file to file when a newer one grows to half the size of the one
+//! before it.
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -131,15 +133,124 @@ fn merged(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl It
     })
 }
 
-fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    out.extend(merged(a.iter().copied(), b.iter().copied()));
-    out
+/// The hashes recorded since the last seal, in an open-addressed table (linear probing, at
+/// most half full): a probe is one read that depends on no
+/// other probe, so a batch's probes overlap their cache misses, and a batch needs no sort.
+/// Zero marks an empty slot (the hash 0 is kept aside).
+struct Table {
+    slots: Vec<u64>,
+    shift: u32,
+    len: usize,
+    zero: bool,
+}
+
+impl Table {
+    const FIRST_BITS: u32 = 14;
+
+    fn new() -> Table {
+        Table {
+            slots: vec![0; 1 << Self::FIRST_BITS],
+            shift: 64 - Self::FIRST_BITS,
+            len: 0,
+            zero: false,
+        }
+    }
+
+    /// Where `hash` is, or the empty slot where it would go.
+    fn slot(&self, hash: u64) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        // the top bits after a multiply (Fibonacci hashing): small values spread too
+        let mut at = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                held if held == hash => return Ok(at),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    fn contains(&self, hash: u64) -> bool {
+        if hash == 0 {
+            return self.zero;
+        }
+        self.slot(hash).is_ok()
+    }
+
+    /// Add `hash`, which the table does not hold.
+    fn insert(&mut self, hash: u64) {
+        if hash == 0 {
+            self.zero = true;
+            return;
+        }
+        if let Err(at) = self.slot(hash) {
+            self.slots[at] = hash;
+            self.len += 1;
+            if 2 * self.len > self.slots.len() {
+                self.grow();
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![0; 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        self.len = 0;
+        for hash in old.into_iter().filter(|&h| h != 0) {
+            self.insert(hash);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len + usize::from(self.zero)
+    }
+
+    /// The hashes, ascending, and the table emptied (its slots kept). They are spread evenly
+    /// (XXH3), so a counting sort by their top 16 bits puts each within a bucket of a few,
+    /// which an insertion sort finishes (a crowded bucket is sorted as a whole instead).
+    fn drain_sorted(&mut self) -> Vec<u64> {
+        const BITS: u32 = 16;
+        let mut starts = vec![0usize; (1 << BITS) + 1];
+        for &hash in self.slots.iter().filter(|&&h| h != 0) {
+            starts[(hash >> (64 - BITS)) as usize + 1] += 1;
+        }
+        for bucket in 1..starts.len() {
+            starts[bucket] += starts[bucket - 1];
+        }
+        let mut sorted = vec![0u64; self.len];
+        let mut next = starts.clone();
+        for &hash in self.slots.iter().filter(|&&h| h != 0) {
+            let bucket = (hash >> (64 - BITS)) as usize;
+            sorted[next[bucket]] = hash;
+            next[bucket] += 1;
+        }
+        for bucket in starts.windows(2) {
+            let run = &mut sorted[bucket[0]..bucket[1]];
+            if run.len() > 32 {
+                run.sort_unstable();
+                continue;
+            }
+            for end in 1..run.len() {
+                let mut at = end;
+                while at > 0 && run[at - 1] > run[at] {
+                    run.swap(at - 1, at);
+                    at -= 1;
+                }
+            }
+        }
+        if std::mem::take(&mut self.zero) {
+            sorted.insert(0, 0);
+        }
+        self.slots.fill(0);
+        self.len = 0;
+        sorted
+    }
 }
 
 /// The locs written so far, as hashes.
 pub struct SeenHashes {
-    runs: Vec<Vec<u64>>,
+    table: Table,
     sealed: Vec<SealedRun>,
     spill_dir: Option<PathBuf>,
     seal_at: usize,
@@ -147,10 +258,10 @@ pub struct SeenHashes {
 }
 
 impl SeenHashes {
-    /// Without a spill directory every run stays whole in memory.
+    /// Without a spill directory every hash stays in the table in memory.
     pub fn new(spill_dir: Option<&Path>, seal_at: usize) -> SeenHashes {
         SeenHashes {
-            runs: Vec::new(),
+            table: Table::new(),
             sealed: Vec::new(),
             spill_dir: spill_dir.map(Path::to_path_buf),
             seal_at: seal_at.max(1),
@@ -161,54 +272,27 @@ impl SeenHashes {
     /// For each hash, whether it is new (not seen before, not earlier in this batch); records
     /// the new ones.
     pub fn first_seen(&mut self, hashes: &[u64]) -> io::Result<Vec<bool>> {
-        let mut order: Vec<(u64, u32)> = hashes
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| (h, i as u32))
-            .collect();
-        order.sort_unstable();
-        order.dedup_by_key(|(hash, _)| *hash); // the first of equal hashes stays: its index is lowest
-        let mut keep = vec![false; hashes.len()];
-        let mut new = Vec::with_capacity(order.len());
-        for &(hash, index) in &order {
-            if self.runs.iter().any(|run| run.binary_search(&hash).is_ok()) {
-                continue;
-            }
-            let mut seen = false;
+        let mut keep = Vec::with_capacity(hashes.len());
+        for &hash in hashes {
+            let mut new = !self.table.contains(hash);
             for sealed in &self.sealed {
-                if sealed.holds(hash)? {
-                    seen = true;
+                if !new {
                     break;
                 }
+                new = !sealed.holds(hash)?;
             }
-            if !seen {
-                keep[index as usize] = true;
-                new.push(hash);
+            if new {
+                self.table.insert(hash); // so a later one in this batch is not new
+                                         // sealed at once, so that the table never grows past twice `seal_at` slots
+                if self.spill_dir.is_some() && self.table.len() >= self.seal_at {
+                    let run = self.table.drain_sorted();
+                    let count = run.len();
+                    self.seal(run.into_iter(), count)?;
+                }
             }
-        }
-        if !new.is_empty() {
-            self.record(new)?;
+            keep.push(new);
         }
         Ok(keep)
-    }
-
-    fn record(&mut self, new: Vec<u64>) -> io::Result<()> {
-        self.runs.push(new);
-        while let [.., older, newer] = self.runs.as_slice() {
-            if 2 * newer.len() < older.len() || older.len() >= self.seal_at {
-                break;
-            }
-            let newer = self.runs.pop().expect("two runs");
-            let older = self.runs.pop().expect("two runs");
-            self.runs.push(merge_sorted(&older, &newer));
-        }
-        while self.spill_dir.is_some() && self.runs.first().is_some_and(|r| r.len() >= self.seal_at)
-        {
-            let run = self.runs.remove(0);
-            let count = run.len();
-            self.seal(run.into_iter(), count)?;
-        }
-        Ok(())
     }
 
     fn seal(&mut self, hashes: impl Iterator<Item = u64>, count: usize) -> io::Result<()> {
@@ -251,7 +335,7 @@ impl Drop for SeenHashes {
 
 #[cfg(test)]
 mod tests {
-    use super::SeenHashes;
+    use super::{SeenHashes, Table};
     use std::collections::HashSet;
 
     fn check(seen: &mut SeenHashes) {
@@ -286,5 +370,50 @@ mod tests {
         sealed.close();
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_table_finds_what_a_binary_search_finds_and_drains_sorted() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % 5_000).wrapping_mul(0x9E37_79B9_7F4A_7C15) // spread, collisions kept
+        };
+        for (runs, probes) in [
+            (0, 10),
+            (1, 1),
+            (3, 40),
+            (1_000, 7),
+            (2_000, 2_000),
+            (50, 900),
+        ] {
+            let mut run: Vec<u64> = (0..runs).map(|_| next()).collect();
+            run.sort_unstable();
+            run.dedup();
+            let mut probe: Vec<u64> = (0..probes).map(|_| next()).collect();
+            probe.sort_unstable();
+            probe.dedup();
+            let mut table = Table::new();
+            for hash in &run {
+                table.insert(*hash);
+            }
+            let held: Vec<bool> = probe.iter().map(|p| table.contains(*p)).collect();
+            let want: Vec<bool> = probe.iter().map(|p| run.binary_search(p).is_ok()).collect();
+            assert_eq!(held, want, "{runs} {probes}");
+            assert_eq!(table.drain_sorted(), run);
+            assert_eq!(table.len(), 0);
+            assert!(!table.contains(probe[0]));
+        }
+        let mut table = Table::new();
+        let many: Vec<u64> = (0..40_000u64).map(|i| i * 3).collect(); // one crowded bucket
+        for hash in &many {
+            table.insert(*hash);
+            table.insert(*hash);
+        }
+        assert_eq!(table.len(), many.len());
+        assert!(many.iter().all(|h| table.contains(*h)) && !table.contains(1));
+        assert_eq!(table.drain_sorted(), many);
     }
 }

@@ -1,13 +1,21 @@
 //! Entity escaping of data values: "All data values in a Sitemap must be entity-escaped"
 //! (sitemaps.org 0.9). The five XML specials become their entities; nothing else changes.
 
-use crate::values::entities::{entity, SPECIAL};
+use crate::values::entities::entity;
+
+/// The first XML special byte of `bytes`: two SIMD scans (memchr), a few times faster than a
+/// table load a byte on a loc.
+fn first_special(bytes: &[u8]) -> Option<usize> {
+    let markup = memchr::memchr3(b'&', b'<', b'>', bytes);
+    let quotes = memchr::memchr2(b'"', b'\'', &bytes[..markup.unwrap_or(bytes.len())]);
+    quotes.or(markup)
+}
 
 /// Append `text` to `out`, entity-escaped. Runs of plain bytes are copied whole; a text
-/// without specials (most locs) is one scan and one copy.
+/// without specials (most locs) is two scans and one copy.
 pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    let Some(first) = bytes.iter().position(|&b| SPECIAL[usize::from(b)]) else {
+    let Some(first) = first_special(bytes) else {
         out.extend_from_slice(bytes);
         return;
     };
@@ -41,6 +49,9 @@ mod tests {
         assert_eq!(escape("https://x.org/ä?q=1"), "https://x.org/ä?q=1");
         assert_eq!(escape(""), "");
         assert_eq!(escape("&&"), "&amp;&amp;");
+        assert_eq!(escape("a'b&c"), "a&apos;b&amp;c");
+        assert_eq!(escape("a&b'c"), "a&amp;b&apos;c");
+        assert_eq!(escape("ab\"c>"), "ab&quot;c&gt;");
     }
 
     #[test]

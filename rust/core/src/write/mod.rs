@@ -2,4 +2,5 @@
 pub mod columns;
 pub mod dedupe;
 pub mod escape;
+pub mod locs;
 pub mod render;
