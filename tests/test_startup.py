@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from test_fetch_support import LoopbackServer, gz, sitemapindex
+
 # loads `urlset.cli.main` as the console script does, runs it, then prints sys.modules
 _PROBE = """
 import json, sys
@@ -100,6 +102,21 @@ def test_fetch_help_loads_the_command_only() -> None:
     assert urlset_modules(modules, "urlset") == {"urlset.errors", "urlset.cli", "urlset.cli.fetch"}
     # the event loop, TLS and the parse threads are for a fetch that runs
     assert not tops(modules) & {"aiohttp", "asyncio", "ssl", "concurrent", "lxml"}
+
+
+def test_a_fetch_loads_what_its_run_needs_only(tmp_path: Path) -> None:
+    with LoopbackServer() as site:
+        site.add("/robots.txt", b"User-agent: *\nSitemap: /index.xml\n", "text/plain")
+        site.add("/index.xml", sitemapindex([site.url("/one.xml.gz")]))
+        site.add("/one.xml.gz", gz(TINY.encode()), "application/gzip")
+        out = tmp_path / "urls.jsonl"
+        modules = loaded("fetch", site.base, "-q", "-o", str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["loc"] == "https://shop.test/a?x=1&y=2"
+    assert "aiohttp" in tops(modules)  # the run itself: the HTTP client is there
+    assert not tops(modules) & set(HEAVY) - {"aiohttp"}, sorted(tops(modules) & {*HEAVY})
+    # no cache, snapshot, report, --sites or --tree: none of their modules
+    assert not modules & {"urlset.fetching.cache", "urlset.cli.fetch_sites", "urlset.dask"}
+    assert not urlset_modules(modules, "urlset.store") | urlset_modules(modules, "urlset.reports")
 
 
 def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -> None:

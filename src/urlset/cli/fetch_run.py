@@ -30,7 +30,6 @@ from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import RENDERERS, Render
-from .fetch_sites import run_sites
 from .read import URL_COLUMNS
 from .streams import quiet_stdout
 
@@ -206,6 +205,8 @@ def run(
         deadline=deadline,
     )
     if not start:  # --sites: many sites on a Dask cluster
+        from .fetch_sites import run_sites
+
         sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
