@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from test_fetch_support import LoopbackServer, gz, sitemapindex
+
 # loads `urlset.cli.main` as the console script does, runs it, then prints sys.modules
 _PROBE = """
 import json, sys
@@ -95,10 +97,26 @@ def test_import_urlset_loads_only_the_errors() -> None:
     assert done.stdout.split("\n")[:2] == [str(["urlset", "urlset.errors"]), "False False"]
 
 
-def test_fetch_help_does_not_load_the_http_client() -> None:
+def test_fetch_help_loads_the_command_only() -> None:
     modules = loaded("fetch", "--help")
-    assert "urlset.fetching.http" not in modules
-    assert "aiohttp" not in tops(modules)
+    assert urlset_modules(modules, "urlset") == {"urlset.errors", "urlset.cli", "urlset.cli.fetch"}
+    # the event loop, TLS and the parse threads are for a fetch that runs
+    assert not tops(modules) & {"aiohttp", "asyncio", "ssl", "concurrent", "lxml"}
+
+
+def test_a_fetch_loads_what_its_run_needs_only(tmp_path: Path) -> None:
+    with LoopbackServer() as site:
+        site.add("/robots.txt", b"User-agent: *\nSitemap: /index.xml\n", "text/plain")
+        site.add("/index.xml", sitemapindex([site.url("/one.xml.gz")]))
+        site.add("/one.xml.gz", gz(TINY.encode()), "application/gzip")
+        out = tmp_path / "urls.jsonl"
+        modules = loaded("fetch", site.base, "-q", "-o", str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["loc"] == "https://shop.test/a?x=1&y=2"
+    assert "aiohttp" in tops(modules)  # the run itself: the HTTP client is there
+    assert not tops(modules) & set(HEAVY) - {"aiohttp"}, sorted(tops(modules) & {*HEAVY})
+    # no cache, snapshot, report, --sites or --tree: none of their modules
+    assert not modules & {"urlset.fetching.cache", "urlset.cli.fetch_sites", "urlset.dask"}
+    assert not urlset_modules(modules, "urlset.store") | urlset_modules(modules, "urlset.reports")
 
 
 def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -> None:
@@ -207,6 +225,30 @@ def test_static_option_choices_match_the_implementations() -> None:
 
     assert LASTMOD_CHOICES == directory.LASTMOD_CHOICES
     assert INPUT_FORMATS == sources.FORMATS
+
+
+def test_fetch_option_defaults_match_the_implementations() -> None:
+    from urlset.cli.fetch import DEFAULT_USER_AGENT, FORMATS, TREE_FORMATS, fetch
+    from urlset.fetching import http_options
+    from urlset.fetching.values import DiscoveryOptions
+    from urlset.reading.output import RENDERERS
+
+    assert DEFAULT_USER_AGENT == http_options.DEFAULT_USER_AGENT
+    assert set(FORMATS) == {*RENDERERS, "parquet"} and "json" in TREE_FORMATS
+    default = {p.name: p.default for p in fetch.params}
+    http, discovery = http_options.HttpOptions(), DiscoveryOptions()
+    assert default["user_agent"] == http.user_agent
+    assert (default["concurrency"], default["per_host"]) == (http.concurrency, http.per_host)
+    assert (default["timeout"], default["read_timeout"]) == (
+        http.total_timeout,
+        http.read_timeout,
+    )
+    assert default["retries"] + 1 == http.retry.attempts
+    assert (default["max_depth"], default["max_sitemaps"], default["max_urls"]) == (
+        discovery.max_depth,
+        discovery.max_sitemaps,
+        discovery.max_urls,
+    )
 
 
 def test_build_help_loads_neither_the_writer_nor_the_extensions() -> None:

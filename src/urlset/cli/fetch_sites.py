@@ -12,13 +12,11 @@ import click
 
 from ..errors import InvalidValue
 from ..urls import to_uri
+from .fetch import DASK, SITES
 
 if TYPE_CHECKING:
     from ..fetching.http import HttpOptions
     from ..fetching.values import DiscoveryOptions
-
-SITES = "urlset.fetch.sites"  # where --sites and --dask leave their values in the context
-DASK = "urlset.fetch.dask"
 
 
 def run_sites(
