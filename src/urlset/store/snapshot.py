@@ -165,8 +165,8 @@ class SnapshotStore:
 
 
 class RunWriter:
-    """One run being stored: ``add`` entries (columns and their sitemap) and ``add_issues``
-    as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in Arrow batches."""
+    """One run being stored: ``add`` entries (columns and their sitemap, or ``add_batches``)
+    and ``add_issues`` as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in Arrow batches."""
 
     def __init__(self, store: SnapshotStore, site: str, kind: str) -> None:
         self.store = store
@@ -183,6 +183,13 @@ class RunWriter:
 
     def add(self, columns: UrlColumns, sitemap: str | None) -> None:
         table = self.batches.add(columns, sitemap)
+        if table is not None:
+            self._insert_arrow(table)
+
+    def add_batches(self, batches: list[Any]) -> None:
+        """Add entries as Arrow record batches of ``TEXT_COLUMNS`` (``entries.arrow_schema``),
+        as the render lane makes them: DuckDB reads them as they are."""
+        table = self.batches.add_batches(batches)
         if table is not None:
             self._insert_arrow(table)
 
