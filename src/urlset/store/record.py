@@ -25,7 +25,8 @@ class FetchRecorder:
     def __init__(self, store: SnapshotStore | str | os.PathLike[str], site: str) -> None:
         self.owns_store = not isinstance(store, SnapshotStore)
         self.store = store if isinstance(store, SnapshotStore) else SnapshotStore(store)
-        self.writer: RunWriter = self.store.begin(site, "fetch")
+        # entries inserted on a store thread: the fetch goes on meanwhile
+        self.writer: RunWriter = self.store.begin(site, "fetch", background=True)
 
     def on_read(self, event: SitemapRead) -> None:
         urls = event.urls

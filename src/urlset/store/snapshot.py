@@ -12,9 +12,11 @@ Runs are named ``latest``, ``-N`` (N runs before the latest) or by their id (``r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -76,8 +78,10 @@ class SnapshotStore:
         self.close()
 
     # -- writing
-    def begin(self, site: str, kind: str = "fetch") -> RunWriter:
-        return RunWriter(self, site, kind)
+    def begin(self, site: str, kind: str = "fetch", *, background: bool = False) -> RunWriter:
+        """A run being written; ``background``: its entries inserted on a thread of their own
+        (``RunWriter``)."""
+        return RunWriter(self, site, kind, background)
 
     def import_parquet(self, path: str | os.PathLike[str]) -> int:
         """Store a Parquet file of entries (``export_parquet``'s, or any with ``loc`` and
@@ -166,12 +170,24 @@ class SnapshotStore:
 
 class RunWriter:
     """One run being stored: ``add`` entries (columns and their sitemap, or ``add_batches``)
-    and ``add_issues`` as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in Arrow batches."""
+    and ``add_issues`` as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in
+    Arrow batches.
 
-    def __init__(self, store: SnapshotStore, site: str, kind: str) -> None:
+    ``background``: each full batch is inserted on a store thread while the caller goes on
+    (a fetch keeps fetching and parsing: DuckDB keys and inserts without the GIL); at most
+    one insert runs while the next batch fills, so memory stays at two batches, and an
+    insert's error is raised by the next ``add`` or by ``finish``."""
+
+    def __init__(
+        self, store: SnapshotStore, site: str, kind: str, background: bool = False
+    ) -> None:
         self.store = store
         self.con = store.con
         self.batches = Batches()
+        self.thread = (
+            ThreadPoolExecutor(1, thread_name_prefix="urlset-store") if background else None
+        )
+        self.inserting: Future[None] | None = None
         self.con.execute("BEGIN TRANSACTION")
         self.run_id: int = self.con.execute("SELECT nextval('run_ids')").fetchall()[0][0]
         self.started = datetime.now(UTC)
@@ -202,6 +218,19 @@ class RunWriter:
             self.con.executemany("INSERT INTO issues VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _insert_arrow(self, table: Any) -> None:
+        self._wait()
+        if self.thread is not None:
+            self.inserting = self.thread.submit(self._insert_now, table)
+        else:
+            self._insert_now(table)
+
+    def _wait(self) -> None:
+        """The insert running on the store thread done (its error raised here)."""
+        inserting, self.inserting = self.inserting, None
+        if inserting is not None:
+            inserting.result()
+
+    def _insert_now(self, table: Any) -> None:
         self.con.register("_urlset_batch", table)
         try:
             self.insert_sql(keyed("_urlset_batch"))
@@ -217,6 +246,7 @@ class RunWriter:
         table = self.batches.take()
         if table is not None:
             self._insert_arrow(table)
+        self._wait()
         rows = f"(SELECT k, loc FROM entries WHERE run_id = {int(self.run_id)})"
         count = self.con.execute(f"SELECT count(*) FROM {rows}").fetchall()[0][0]
         distinct = distinct_locs(self.con, rows)
@@ -227,12 +257,21 @@ class RunWriter:
         )
         self.con.execute("COMMIT")
         self.done = True
+        self._stop()
         return self.run_id
 
     def abort(self) -> None:
         if not self.done:
             self.done = True
+            with contextlib.suppress(Exception):  # rolled back whatever the insert raised
+                self._wait()
             self.con.execute("ROLLBACK")
+        self._stop()
+
+    def _stop(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown(wait=True)
+            self.thread = None
 
 
 def _check_keys(con: Any, path: str) -> None:
