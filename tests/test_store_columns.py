@@ -166,3 +166,42 @@ def test_fetch_command_keeps_the_lane_with_a_snapshot(
     if fmt != "parquet":
         assert outputs[0] == outputs[1]
     assert _stored(db, 1) == _stored(db, 2)
+
+
+@pytest.mark.parametrize("finish", [True, False])
+def test_entries_inserted_on_the_store_thread(tmp_path: Path, finish: bool) -> None:
+    """A background writer stores what a foreground one does, and an aborted run leaves
+    nothing, even with an insert running on the store thread."""
+    from urlset.model import Issue, Severity, Url
+    from urlset.reading.arrow import fetch_values_batch
+    from urlset.reading.output import UrlColumns
+
+    urls = [Url(f"https://example.com/{i}?a=1&b=caf\u00e9", priority=0.5) for i in range(1000)]
+    batch = fetch_values_batch(UrlColumns.from_urls(urls), "https://example.com/s.xml")
+    db = tmp_path / "s.duckdb"
+    with SnapshotStore(db) as store:
+        for background in (False, True):
+            writer = store.begin("https://example.com/", background=background)
+            writer.batches.size = 2500  # a full table every 3 batches: inserts while adding
+            for _ in range(10):
+                writer.add_batches([batch])
+                writer.add_issues([Issue("dev-host", Severity.WARNING, "a host")], "s.xml")
+            if background:
+                assert writer.thread is not None
+            if finish or not background:
+                writer.finish()
+            else:
+                writer.abort()
+                assert writer.thread is None
+        runs = store.runs()
+        assert [r.url_count for r in runs] == ([10_000, 10_000] if finish else [10_000])
+        assert [r.duplicates for r in runs] == [9000] * len(runs)
+        assert [len(store.issues(r)) for r in runs] == [10] * len(runs)
+        if finish:
+            rows = [
+                store.con.execute(
+                    f"SELECT * EXCLUDE (run_id) FROM entries WHERE run_id = {r.run_id} ORDER BY ALL"
+                ).fetchall()
+                for r in runs
+            ]
+            assert rows[0] == rows[1] and len(rows[0]) == 10_000

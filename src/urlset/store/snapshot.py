@@ -175,8 +175,9 @@ class RunWriter:
 
     ``background``: each full batch is inserted on a store thread while the caller goes on
     (a fetch keeps fetching and parsing: DuckDB keys and inserts without the GIL); at most
-    one insert runs while the next batch fills, so memory stays at two batches, and an
-    insert's error is raised by the next ``add`` or by ``finish``."""
+    one insert runs while the next batch fills, so memory stays at two batches; every other
+    use of the connection waits for it (DuckDB refuses a second call on a busy connection,
+    and a cursor would be another transaction), and its error is raised there."""
 
     def __init__(
         self, store: SnapshotStore, site: str, kind: str, background: bool = False
@@ -210,6 +211,7 @@ class RunWriter:
             self._insert_arrow(table)
 
     def add_issues(self, issues: Iterable[Issue], sitemap: str | None = None) -> None:
+        self._wait()  # the connection takes one call at a time
         rows = [
             [self.run_id, sitemap, i.code, str(i.severity), i.message, i.line, i.column, i.source]
             for i in issues
@@ -239,6 +241,7 @@ class RunWriter:
 
     def insert_sql(self, select: str) -> None:
         """Insert the keyed rows a SELECT gives (``entries.keyed`` of some source)."""
+        self._wait()
         self.con.execute(f"INSERT INTO entries SELECT {self.run_id}, * FROM ({select})")
 
     def finish(self, *, partial: bool = False) -> int:
