@@ -235,13 +235,16 @@ class RunWriter:
     def _insert_now(self, table: Any) -> None:
         self.con.register("_urlset_batch", table)
         try:
-            self.insert_sql(keyed("_urlset_batch"))
+            self._insert_select(keyed("_urlset_batch"))
         finally:
             self.con.unregister("_urlset_batch")
 
     def insert_sql(self, select: str) -> None:
         """Insert the keyed rows a SELECT gives (``entries.keyed`` of some source)."""
         self._wait()
+        self._insert_select(select)
+
+    def _insert_select(self, select: str) -> None:
         self.con.execute(f"INSERT INTO entries SELECT {self.run_id}, * FROM ({select})")
 
     def finish(self, *, partial: bool = False) -> int:
