@@ -366,8 +366,12 @@ def _fetch(
                 on_progress=on_progress,
                 workers=workers,
                 render=render,
-                # the writer alone reads the Urls: the render lane may give output text only
-                rendered_only=render is not None and len(readers) == 1 and cache_dir is None,
+                # the writer (and the store, from Arrow columns) alone read the Urls: the
+                # render lane may give output text (and columns) only
+                rendered_only=render is not None
+                and len(readers) == 1 + (recorder is not None)
+                and cache_dir is None,
+                columns=recorder is not None,
             )
         )
     except BaseException:

@@ -42,7 +42,8 @@ class UrlBatch(Sequence[Url]):
     a renderer (``parts``: the same in pieces, which a writer takes as they are), and
     ``render`` its name; slicing from the start keeps it in step. A pool that renders only
     (``rendered_only``) gives no columns: its ``count`` Urls are their output, or for
-    "parquet" ``batches``, Arrow record batches in Parquet's columns.
+    "parquet" ``batches``, Arrow record batches in Parquet's columns; one asked for
+    ``columns`` too gives both, the output text and the batches (for a snapshot store).
     """
 
     __slots__ = ("_urls", "batches", "columns", "parts", "render", "size")
@@ -129,13 +130,18 @@ class _Parsing:
     Urls become columns as each chunk is read, so the worker holds no Url objects. With
     ``rendered_only`` the reader renders (the render lane, reading/rendered.py): canonical
     records become output text in the compiled core, the few other Urls are kept as they
-    are and rendered into their places at the end."""
+    are and rendered into their places at the end. ``columns``: the Urls as record batches
+    too (FETCH_COLUMNS, reading/arrow.py), besides the output text."""
 
     def __init__(
-        self, render: tuple[str, Render | None] | None, rendered_only: bool = False
+        self,
+        render: tuple[str, Render | None] | None,
+        rendered_only: bool = False,
+        columns: bool = False,
     ) -> None:
         self.render = render
         self.rendered_only = rendered_only and render is not None
+        self.columns = columns
         self.reader: SitemapReader | None = None
         self.parts: list[UrlColumns] = []
         self.urls: list[Url] = []  # the render lane's Urls not rendered in the core
@@ -171,7 +177,8 @@ class _Parsing:
                 if fmt == "parquet":  # Arrow columns (reading/arrow.py)
                     self.spec = RenderSpec("arrow", "")
                 else:
-                    self.spec = RenderSpec(fmt, line_tail(fmt, self.sitemap))
+                    tail = line_tail(fmt, self.sitemap)
+                    self.spec = RenderSpec(fmt, tail, columns=self.columns)
             self.reader = SitemapReader(
                 message[1], base_url=message[2], limits=message[3], render=self.spec
             )
@@ -203,7 +210,13 @@ class _Parsing:
             def rendered(urls: Sequence[Url]) -> bytes:
                 return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
 
-            return None, merge_rendered(self.urls, spec.take(), rendered), None, count
+            runs = spec.take()
+            batches = None
+            if spec.with_columns:
+                from ..reading.arrow import fetch_batches
+
+                batches = fetch_batches(self.urls, spec, sitemap, runs)
+            return None, merge_rendered(self.urls, runs, rendered), batches, count
         columns = _concat(self.parts)
         out: bytes | None = None
         if render is not None and render[1] is not None and columns.count:
@@ -245,9 +258,10 @@ class _Worker:
         render: tuple[str, Render | None] | None,
         rendered_only: bool = False,
         inline: bool = False,
+        columns: bool = False,
     ) -> None:
         """``inline``: no thread, the caller's (the event loop's) does the parsing."""
-        self.parsing = _Parsing(render, rendered_only)
+        self.parsing = _Parsing(render, rendered_only, columns)
         self.thread = None if inline else ThreadPoolExecutor(1, thread_name_prefix="urlset-parse")
 
     def exchange(self, message: tuple[Any, ...]) -> Any:
@@ -269,7 +283,8 @@ class _Worker:
         self.thread.submit(self._reset).result()
 
     def _reset(self) -> None:
-        self.parsing = _Parsing(self.parsing.render, self.parsing.rendered_only)
+        parsing = self.parsing
+        self.parsing = _Parsing(parsing.render, parsing.rendered_only, parsing.columns)
 
     def close(self) -> None:
         if self.thread is None:
@@ -287,13 +302,15 @@ class ParsePool:
         workers: int,
         render: tuple[str, Render | None] | None = None,
         rendered_only: bool = False,
+        columns: bool = False,
     ) -> None:
-        """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch).
+        """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch),
+        and with ``columns`` as record batches too (``UrlBatch.batches``).
         ``workers`` 0: one reader at a time, on the event loop."""
         self.render = render
-        self._workers = [_Worker(render, rendered_only) for _ in range(workers)]
+        self._workers = [_Worker(render, rendered_only, columns=columns) for _ in range(workers)]
         if not workers:
-            self._workers = [_Worker(render, rendered_only, inline=True)]
+            self._workers = [_Worker(render, rendered_only, inline=True, columns=columns)]
         self._free: asyncio.Queue[_Worker] | None = None
 
     async def _acquire(self) -> _Worker:

@@ -27,7 +27,7 @@ from ..limits import ReadLimits
 from ..model import ChangeFreq, Issue, SitemapRef, Url
 from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
 from .reader import FILE_CHUNK, SitemapReader
-from .rendered import RenderSpec, take_order
+from .rendered import RenderedRun, RenderSpec, take_order
 
 E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
@@ -73,13 +73,15 @@ def in_document_order(
     spec: RenderSpec,
     core_batch: Callable[[Any], Any],
     values_batch: Callable[[Sequence[E]], Any],
+    runs: Sequence[RenderedRun] | None = None,
 ) -> list[Any]:
     """A document's entries as record batches in document order: the records the core read
     into columns (``spec``; one batch by ``core_batch``) and the ``values`` the reader gave
-    (one batch by ``values_batch``), put in order by one ``take`` when both hold entries."""
+    (one batch by ``values_batch``), put in order by one ``take`` when both hold entries.
+    ``runs``: the spec's runs when the caller took them already (for its text too)."""
     import pyarrow as pa
 
-    runs = spec.take()
+    runs = spec.take() if runs is None else runs
     columns = spec.columns()
     if columns is None:
         return [values_batch(values)]
@@ -108,14 +110,21 @@ def fetch_schema() -> Any:
     )
 
 
-def fetch_batches(urls: Sequence[Url], spec: RenderSpec, sitemap: str) -> list[Any]:
+def fetch_batches(
+    urls: Sequence[Url],
+    spec: RenderSpec,
+    sitemap: str,
+    runs: Sequence[RenderedRun] | None = None,
+) -> list[Any]:
     """A fetched sitemap's Urls as record batches in FETCH_COLUMNS, in document order: the
-    records the core read into columns (``spec``) and ``urls`` (the reader's values)."""
+    records the core read into columns (``spec``; ``runs`` when taken already) and ``urls``
+    (the reader's values)."""
     return in_document_order(
         urls,
         spec,
         lambda columns: _fetch_run(columns, sitemap),
         lambda values: fetch_values_batch(UrlColumns.from_urls(values), sitemap),
+        runs,
     )
 
 
@@ -135,7 +144,7 @@ def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
     return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
 
 
-def fetch_values_batch(columns: UrlColumns, sitemap: str) -> Any:
+def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
     """Urls (as columns of values) as one record batch in FETCH_COLUMNS."""
     import pyarrow as pa
 

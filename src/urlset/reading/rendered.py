@@ -47,14 +47,17 @@ class RenderedRun:
 class RenderSpec:
     """What a reader renders: ``fmt`` (jsonl, csv, tsv, locs) with ``tail`` ending each line
     (``output.line_tail``), or "arrow" (columns); the runs rendered so far collect in
-    ``runs``."""
+    ``runs``. ``columns`` with a text ``fmt``: the same records in Arrow columns too, for a
+    consumer besides the output (a fetch's snapshot store)."""
 
-    def __init__(self, fmt: str, tail: str) -> None:
+    def __init__(self, fmt: str, tail: str, *, columns: bool = False) -> None:
         self.fmt = fmt
         self.tail = tail
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
         self.renderer: RecordRenderer | None = None
+        self.with_columns = columns and fmt != "arrow"
+        self.column_renderer: RecordRenderer | None = None
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""
@@ -66,11 +69,29 @@ class RenderSpec:
         renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
         sink.seen = renderer
         self.renderer = renderer
+        if self.with_columns:
+            self.column_renderer = RecordRenderer("arrow", "", sink.limits.max_value_length)
         return renderer
 
     def columns(self) -> Any:
-        """ "arrow": the records of every run so far as Arrow buffers (taken), or None."""
-        return self.renderer.columns() if self.renderer is not None and self.rendered else None
+        """The records of every run so far as Arrow buffers (taken), or None: "arrow"'s, or
+        those read into columns beside the text (``columns``)."""
+        renderer = self.column_renderer or self.renderer
+        return renderer.columns() if renderer is not None and self.rendered else None
+
+    def also_columns(self, data: bytes, pos: int, end: int, line: int, count: int) -> None:
+        """Read the ``count`` records just rendered from ``data[pos:end]`` into columns too.
+        The column renderer knows the origins the sink judged (``know``) and the run's locs,
+        so it stops at none of them: it reads exactly the records the text renderer did."""
+        assert self.column_renderer is not None
+        done = self.column_renderer.render(data, pos, end, line, count)[2]
+        if done != count:
+            raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")
+
+    def know(self, origin: str) -> None:
+        """An origin the sink has judged, for the column renderer too."""
+        if self.column_renderer is not None:
+            self.column_renderer.know(origin)
 
 
 def render_records(
@@ -83,11 +104,15 @@ def render_records(
     assert lane.scanner is not None
     scan, render = lane.scanner.scan, renderer.render
     limits = sink.limits
+    columns = spec.column_renderer is not None
     while status.state == FAST:
         room = min(sink.next_check, limits.max_entries + 1) - sink.count
         if room > 0:
+            was, was_line = pos, line
             pos, line, n, text = render(data, pos, end, line, room)
             if n:
+                if columns:
+                    spec.also_columns(data, was, pos, was_line, n)
                 spec.runs.append(RenderedRun(sink.count, n, text))
                 spec.rendered += n
                 sink.count += n
@@ -106,6 +131,7 @@ def render_records(
                 status.state = DONE
                 return pos, line
             renderer.know(origins[0][1])
+            spec.know(origins[0][1])
             continue
         if stop is None:
             if pos >= end:

@@ -22,11 +22,9 @@ MD5 rather than DuckDB's ``hash()``: stored keys must mean the same under the ne
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..extensions import json_fields
-from ..reading.output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
+from ..reading.output import UrlColumns
 
 TEXT_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions", "sitemap")
 # what a stored run, a loaded side and a frame hold, in this order
@@ -102,59 +100,46 @@ def distinct_locs(con: Any, rows: str) -> int:
     return int(keys - repeated + locs)
 
 
-def extensions_text(extensions: tuple[Any, ...]) -> str | None:
-    """One entry's extension fields as the JSON object `urlset read` writes, or None."""
-    if not extensions:
-        return None
-    return json.dumps(json_fields(extensions), ensure_ascii=False, separators=(",", ":"))
-
-
 class Batches:
-    """Collects entries a column at a time (``UrlColumns`` and the sitemap they came from)
-    and hands them on as Arrow tables of ``TEXT_COLUMNS``, ``size`` rows at most, so a large
-    fetch never holds more than one batch of Python values."""
+    """Collects entries as Arrow record batches of ``TEXT_COLUMNS`` (``add``: ``UrlColumns``
+    and the sitemap they came from; ``add_batches``: record batches as the render lane makes
+    them, reading/arrow.py's ``fetch_batches``) and hands them on as tables of about ``size``
+    rows, so a large fetch never holds more than one batch."""
 
     def __init__(self, size: int = 200_000) -> None:
         self.size = size
         self.count = 0
-        self._rows: dict[str, list[Any]] = {name: [] for name in TEXT_COLUMNS}
+        self._held: list[Any] = []
+        self._rows = 0
 
     def add(self, columns: UrlColumns, sitemap: str | None) -> Any | None:
         """Add entries; returns a full table to hand on, or None."""
-        rows = self._rows
-        rows["loc"].extend(columns.locs)
-        rows["lastmod"].extend([t or None for t in columns.lastmods])
-        rows["changefreq"].extend([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs])
-        rows["priority"].extend([None if p == NO_PRIORITY else p for p in columns.priorities])
-        extensions = columns.extensions
-        rows["extensions"].extend(
-            [None] * columns.count if extensions is None else map(extensions_text, extensions)
-        )
-        rows["sitemap"].extend([sitemap] * columns.count)
-        self.count += columns.count
-        return self.take() if len(rows["loc"]) >= self.size else None
+        from ..reading.arrow import fetch_values_batch
+
+        return self.add_batches([fetch_values_batch(columns, sitemap)])
+
+    def add_batches(self, batches: list[Any]) -> Any | None:
+        """Add record batches (in ``arrow_schema``); returns a full table to hand on, or None."""
+        rows = sum(batch.num_rows for batch in batches)
+        self._held.extend(batches)
+        self._rows += rows
+        self.count += rows
+        return self.take() if self._rows >= self.size else None
 
     def take(self) -> Any | None:
         """What is held, as an Arrow table (None when nothing is)."""
-        if not self._rows["loc"]:
+        if not self._rows:
+            self._held = []
             return None
         import pyarrow as pa
 
-        table = pa.table(self._rows, schema=arrow_schema())
-        self._rows = {name: [] for name in TEXT_COLUMNS}
+        table = pa.Table.from_batches(self._held, schema=arrow_schema())
+        self._held, self._rows = [], 0
         return table
 
 
 def arrow_schema() -> Any:
-    import pyarrow as pa
+    """``TEXT_COLUMNS`` as Arrow types: the columns `fetch --format parquet` writes."""
+    from ..reading.arrow import fetch_schema
 
-    return pa.schema(
-        [
-            ("loc", pa.string()),
-            ("lastmod", pa.string()),
-            ("changefreq", pa.string()),
-            ("priority", pa.float64()),
-            ("extensions", pa.string()),
-            ("sitemap", pa.string()),
-        ]
-    )
+    return fetch_schema()

@@ -1,7 +1,8 @@
 """Storing what a fetch or a read produced as a run.
 
 For ``urlset fetch --snapshot DB``: a ``FetchRecorder`` takes each ``SitemapRead`` as the fetch
-hands it on (chain ``recorder.on_read`` with the output writer's) and ``finish(result)`` stores
+hands it on (chain ``recorder.on_read`` with the output writer's; a fetch in the render lane
+with ``columns`` hands on record batches, stored as they are) and ``finish(result)`` stores
 the run's issues and commits; ``store_fetch`` does the same for reads already collected.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ..fetching.parse_pool import columns_of
+from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.values import DiscoveryResult, SitemapRead
 from ..model import Issue
 from ..reading.output import UrlColumns
@@ -24,12 +25,15 @@ class FetchRecorder:
     def __init__(self, store: SnapshotStore | str | os.PathLike[str], site: str) -> None:
         self.owns_store = not isinstance(store, SnapshotStore)
         self.store = store if isinstance(store, SnapshotStore) else SnapshotStore(store)
-        self.writer: RunWriter = self.store.begin(site, "fetch")
+        # entries inserted on a store thread: the fetch goes on meanwhile
+        self.writer: RunWriter = self.store.begin(site, "fetch", background=True)
 
     def on_read(self, event: SitemapRead) -> None:
         urls = event.urls
-        columns = columns_of(urls)
-        self.writer.add(columns, event.node.url)
+        if isinstance(urls, UrlBatch) and urls.batches is not None:
+            self.writer.add_batches(urls.batches)  # the render lane's: no Url values
+        else:
+            self.writer.add(columns_of(urls), event.node.url)
 
     def finish(self, result: DiscoveryResult) -> int:
         """Store the run's issues (each sitemap's, then the run's own), commit, close; returns

@@ -12,9 +12,11 @@ Runs are named ``latest``, ``-N`` (N runs before the latest) or by their id (``r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -76,8 +78,10 @@ class SnapshotStore:
         self.close()
 
     # -- writing
-    def begin(self, site: str, kind: str = "fetch") -> RunWriter:
-        return RunWriter(self, site, kind)
+    def begin(self, site: str, kind: str = "fetch", *, background: bool = False) -> RunWriter:
+        """A run being written; ``background``: its entries inserted on a thread of their own
+        (``RunWriter``)."""
+        return RunWriter(self, site, kind, background)
 
     def import_parquet(self, path: str | os.PathLike[str]) -> int:
         """Store a Parquet file of entries (``export_parquet``'s, or any with ``loc`` and
@@ -165,13 +169,26 @@ class SnapshotStore:
 
 
 class RunWriter:
-    """One run being stored: ``add`` entries (columns and their sitemap) and ``add_issues``
-    as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in Arrow batches."""
+    """One run being stored: ``add`` entries (columns and their sitemap, or ``add_batches``)
+    and ``add_issues`` as they come, then ``finish`` (or ``abort``). Entries go to DuckDB in
+    Arrow batches.
 
-    def __init__(self, store: SnapshotStore, site: str, kind: str) -> None:
+    ``background``: each full batch is inserted on a store thread while the caller goes on
+    (a fetch keeps fetching and parsing: DuckDB keys and inserts without the GIL); at most
+    one insert runs while the next batch fills, so memory stays at two batches; every other
+    use of the connection waits for it (DuckDB refuses a second call on a busy connection,
+    and a cursor would be another transaction), and its error is raised there."""
+
+    def __init__(
+        self, store: SnapshotStore, site: str, kind: str, background: bool = False
+    ) -> None:
         self.store = store
         self.con = store.con
         self.batches = Batches()
+        self.thread = (
+            ThreadPoolExecutor(1, thread_name_prefix="urlset-store") if background else None
+        )
+        self.inserting: Future[None] | None = None
         self.con.execute("BEGIN TRANSACTION")
         self.run_id: int = self.con.execute("SELECT nextval('run_ids')").fetchall()[0][0]
         self.started = datetime.now(UTC)
@@ -186,7 +203,15 @@ class RunWriter:
         if table is not None:
             self._insert_arrow(table)
 
+    def add_batches(self, batches: list[Any]) -> None:
+        """Add entries as Arrow record batches of ``TEXT_COLUMNS`` (``entries.arrow_schema``),
+        as the render lane makes them: DuckDB reads them as they are."""
+        table = self.batches.add_batches(batches)
+        if table is not None:
+            self._insert_arrow(table)
+
     def add_issues(self, issues: Iterable[Issue], sitemap: str | None = None) -> None:
+        self._wait()  # the connection takes one call at a time
         rows = [
             [self.run_id, sitemap, i.code, str(i.severity), i.message, i.line, i.column, i.source]
             for i in issues
@@ -195,14 +220,31 @@ class RunWriter:
             self.con.executemany("INSERT INTO issues VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _insert_arrow(self, table: Any) -> None:
+        self._wait()
+        if self.thread is not None:
+            self.inserting = self.thread.submit(self._insert_now, table)
+        else:
+            self._insert_now(table)
+
+    def _wait(self) -> None:
+        """The insert running on the store thread done (its error raised here)."""
+        inserting, self.inserting = self.inserting, None
+        if inserting is not None:
+            inserting.result()
+
+    def _insert_now(self, table: Any) -> None:
         self.con.register("_urlset_batch", table)
         try:
-            self.insert_sql(keyed("_urlset_batch"))
+            self._insert_select(keyed("_urlset_batch"))
         finally:
             self.con.unregister("_urlset_batch")
 
     def insert_sql(self, select: str) -> None:
         """Insert the keyed rows a SELECT gives (``entries.keyed`` of some source)."""
+        self._wait()
+        self._insert_select(select)
+
+    def _insert_select(self, select: str) -> None:
         self.con.execute(f"INSERT INTO entries SELECT {self.run_id}, * FROM ({select})")
 
     def finish(self, *, partial: bool = False) -> int:
@@ -210,6 +252,7 @@ class RunWriter:
         table = self.batches.take()
         if table is not None:
             self._insert_arrow(table)
+        self._wait()
         rows = f"(SELECT k, loc FROM entries WHERE run_id = {int(self.run_id)})"
         count = self.con.execute(f"SELECT count(*) FROM {rows}").fetchall()[0][0]
         distinct = distinct_locs(self.con, rows)
@@ -220,12 +263,21 @@ class RunWriter:
         )
         self.con.execute("COMMIT")
         self.done = True
+        self._stop()
         return self.run_id
 
     def abort(self) -> None:
         if not self.done:
             self.done = True
+            with contextlib.suppress(Exception):  # rolled back whatever the insert raised
+                self._wait()
             self.con.execute("ROLLBACK")
+        self._stop()
+
+    def _stop(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown(wait=True)
+            self.thread = None
 
 
 def _check_keys(con: Any, path: str) -> None:
