@@ -1,6 +1,11 @@
 """What ``urlset read`` does once it runs: the lazy read, entries written a batch at a time
 through the column renderers ``urlset fetch`` shares, issues to standard error or a file,
 and the run stored on ``--snapshot``.
+
+Unless ``--snapshot`` needs the URLs' values, the read goes through the render lane
+(reading/rendered.py), as ``urlset fetch`` does: a plain urlset's canonical records become
+output text in the compiled core, without a Python object per URL; the entries the reader
+still gives (and every other format) are written by the column renderers in their places.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ import io
 import json
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -20,15 +26,16 @@ from ..errors import InvalidValue
 from ..extensions import json_fields
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
-from ..reading.output import RENDERERS, UrlColumns
+from ..reading.output import RENDERERS, UrlColumns, line_tail
+from ..reading.reader import FILE_CHUNK, ReadResult, SitemapReader
+from ..reading.rendered import RenderedRun, RenderSpec
 from .read import INDEX_COLUMNS, URL_COLUMNS
-from .streams import Output, output_errors, target_name
-
-if TYPE_CHECKING:
-    from ..reading.reader import ReadResult
+from .streams import Output, OutputError, output_errors, target_name
 
 STDIN_CHUNK = 262_144
 _URL_BATCH = 8192  # URLs rendered at once (a few MB of text at most)
+# the render lane (switched off only to compare it with the per-URL path: a test does)
+RENDER_LANE = True
 
 
 def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
@@ -74,21 +81,50 @@ def _stdin_chunks() -> Iterator[bytes]:
         yield chunk
 
 
+def _file_chunks(path: str, size: int) -> Iterator[bytes]:
+    """The file's bytes; opened when iteration starts (an OSError then is a read error)."""
+    with open(path, "rb") as f:
+        while chunk := f.read(size):
+            yield chunk
+
+
+class _Output(Output):
+    """The command's output: text, and the render lane's runs as the UTF-8 bytes they are."""
+
+    def __init__(self, stream: io.TextIOWrapper, target: str) -> None:
+        super().__init__(stream, target)
+        self._text = stream
+
+    def write_bytes(self, data: bytes) -> None:
+        try:
+            self._text.flush()  # what the text layer holds goes first
+            self._text.buffer.write(data)
+        except OSError as exc:
+            raise OutputError(self.target, exc) from exc
+
+
 class _Writer:
     """Writes entries as they come; URLs a batch at a time through the column renderers of
-    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one."""
+    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one, and
+    the render lane's runs (``spec``) in their places between them."""
 
-    def __init__(self, out: Output, fmt: str) -> None:
+    def __init__(self, out: _Output, fmt: str, spec: RenderSpec | None = None) -> None:
         self.out = out
         self.fmt = fmt
         self.header = False
         self.urls: list[Url] = []
         self.csv: Any = None
         self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
+        self.spec = spec
+        self.at = 0  # entries of the document written or held so far
+        self.runs: list[RenderedRun] = []  # rendered, not yet written
         if fmt in ("csv", "tsv"):
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
     def entry(self, entry: Url | SitemapRef) -> None:
+        if self.spec is not None:
+            self._write_runs(everything=False)
+            self.at += 1
         if type(entry) is Url:
             self.urls.append(entry)
             if len(self.urls) >= _URL_BATCH:
@@ -130,7 +166,46 @@ class _Writer:
         self.header = True
         self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
 
+    def _write_runs(self, everything: bool) -> None:
+        """Write the rendered runs that come before the next entry (``self.at``), or all of
+        them: the reader renders a run before it gives any later entry, so a run due before
+        an entry is in ``spec.runs`` when the entry comes."""
+        assert self.spec is not None
+        if self.spec.runs:
+            self.runs.extend(self.spec.take())
+        runs = self.runs
+        if not runs or (not everything and runs[0].at > self.at):
+            return
+        self.flush()
+        if self.csv is not None and not self.header:
+            self._header(index=False)
+        taken = 0
+        for run in runs:
+            if not everything and run.at > self.at:
+                break
+            if run.text:
+                self.out.write_bytes(run.text)
+            self.at = run.at + run.count
+            taken += 1
+        del runs[:taken]
+
+    def chunks(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """``chunks``, writing the runs rendered from each before the next is read: the reader
+        gave the entries of each chunk before asking for the next, so the runs come after
+        them, and output goes out as the document is read."""
+        try:
+            for chunk in chunks:
+                if self.spec is not None:
+                    self._write_runs(everything=True)
+                yield chunk
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
     def finish(self) -> None:
+        if self.spec is not None:
+            self._write_runs(everything=True)
         self.flush()
         if self.csv is not None and not self.header:
             self._header(False)
@@ -155,7 +230,9 @@ def run(
     be read (see the command's help)."""
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
-    result = _start(source, base_url, max_bytes)
+    # the render lane unless --snapshot needs the URLs' values
+    spec = RenderSpec(fmt, line_tail(fmt, None)) if RENDER_LANE and snapshot is None else None
+    reader = _reader(source, base_url, max_bytes, spec)
     try:
         stream = (
             open(output, "w", encoding="utf-8", newline="")  # noqa: SIM115
@@ -166,9 +243,11 @@ def run(
         )
     except OSError as exc:
         _fail(f"cannot write {output}: {exc.strerror or exc}")
-    out = Output(stream, target_name(output))
+    out = _Output(stream, target_name(output))
     issues: list[Issue] = []
-    writer = _Writer(out, fmt)
+    writer = _Writer(out, fmt, spec)
+    chunks = _stdin_chunks() if source == "-" else _file_chunks(source, FILE_CHUNK)
+    result = ReadResult(reader, writer.chunks(chunks), with_issues=True)
     if snapshot is not None:
         writer.kept = []
     with output_errors("read"):
@@ -208,23 +287,19 @@ def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, print_iss
         writer.out.flush()
 
 
-def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResult:
-    """The lazy read of SOURCE (a path, or - for stdin); a bad --base-url is a usage error."""
-    from ..reading.reader import SitemapReader, read_chunks, read_file
-
+def _reader(
+    source: str, base_url: str | None, max_bytes: int | None, spec: RenderSpec | None
+) -> SitemapReader:
+    """The reader of SOURCE (a path, or - for stdin), in the render lane when given ``spec``;
+    a bad --base-url is a usage error."""
     limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
     try:
-        if base_url is not None:
-            SitemapReader("", base_url=base_url)
-        if source == "-":
-            return read_chunks(
-                _stdin_chunks(),
-                source="<stdin>",
-                base_url=base_url,
-                limits=limits,
-                with_issues=True,
-            )
-        return read_file(source, base_url=base_url, limits=limits, with_issues=True)
+        return SitemapReader(
+            "<stdin>" if source == "-" else str(Path(source)),
+            base_url=base_url,
+            limits=limits,
+            render=spec,
+        )
     except InvalidValue as exc:
         _fail(f"--base-url: {exc}")
 
