@@ -15,7 +15,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -28,7 +28,7 @@ from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..reading.output import RENDERERS, UrlColumns, line_tail
 from ..reading.reader import FILE_CHUNK, ReadResult, SitemapReader
-from ..reading.rendered import RenderedRun, RenderSpec
+from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
 from .read import INDEX_COLUMNS, URL_COLUMNS
 from .streams import Output, OutputError, output_errors, target_name
 
@@ -105,8 +105,9 @@ class _Output(Output):
 
 class _Writer:
     """Writes entries as they come; URLs a batch at a time through the column renderers of
-    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one, and
-    the render lane's runs (``spec``) in their places between them."""
+    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one. In
+    the render lane (``spec``) the runs the core rendered are written with the URLs held
+    back, each in its place (``merge_rendered``), as each chunk has been read."""
 
     def __init__(self, out: _Output, fmt: str, spec: RenderSpec | None = None) -> None:
         self.out = out
@@ -116,21 +117,18 @@ class _Writer:
         self.csv: Any = None
         self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
         self.spec = spec
-        self.at = 0  # entries of the document written or held so far
-        self.runs: list[RenderedRun] = []  # rendered, not yet written
+        self.at = 0  # the render lane: entries of the document written so far
         if fmt in ("csv", "tsv"):
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
     def entry(self, entry: Url | SitemapRef) -> None:
-        if self.spec is not None:
-            self._write_runs(everything=False)
-            self.at += 1
         if type(entry) is Url:
             self.urls.append(entry)
             if len(self.urls) >= _URL_BATCH:
                 self.flush()
             return
         self.flush()  # keep the order of the entries
+        self.at += 1
         fmt = self.fmt
         if fmt == "jsonl":
             self.out.write(
@@ -145,7 +143,10 @@ class _Writer:
             self.csv.writerow((entry.loc, lastmod))
 
     def flush(self) -> None:
-        """Write the URLs held back."""
+        """Write the URLs held back (and in the render lane the runs rendered so far)."""
+        if self.spec is not None:
+            self._flush_rendered(self.spec)
+            return
         if not self.urls:
             return
         if self.csv is not None and not self.header:
@@ -162,41 +163,39 @@ class _Writer:
             self.out.write(RENDERERS[self.fmt](columns, None))
         self.urls = []
 
+    def _flush_rendered(self, spec: RenderSpec) -> None:
+        """The URLs held back and the runs rendered since the last flush, in document order:
+        every run rendered so far comes before any entry the reader has yet to give."""
+        runs, urls = spec.take() if spec.runs else [], self.urls
+        if not runs and not urls:
+            return
+        if self.csv is not None and not self.header:
+            self._header(index=False)
+        at = self.at
+        if at:  # run.at counts from the document's start; these URLs from entry `at`
+            runs = [RenderedRun(run.at - at, run.count, run.text) for run in runs]
+        self.out.write_bytes(b"".join(merge_rendered(urls, runs, self._render)))
+        self.at = at + len(urls) + sum(run.count for run in runs)
+        self.urls = []
+
+    def _render(self, urls: Sequence[Url]) -> bytes:
+        if self.fmt == "locs":
+            text = "".join([url[0] + "\n" for url in urls])
+        else:
+            text = RENDERERS[self.fmt](UrlColumns.from_urls(urls), None)
+        return text.encode("utf-8")
+
     def _header(self, index: bool) -> None:
         self.header = True
         self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
 
-    def _write_runs(self, everything: bool) -> None:
-        """Write the rendered runs that come before the next entry (``self.at``), or all of
-        them: the reader renders a run before it gives any later entry, so a run due before
-        an entry is in ``spec.runs`` when the entry comes."""
-        assert self.spec is not None
-        if self.spec.runs:
-            self.runs.extend(self.spec.take())
-        runs = self.runs
-        if not runs or (not everything and runs[0].at > self.at):
-            return
-        self.flush()
-        if self.csv is not None and not self.header:
-            self._header(index=False)
-        taken = 0
-        for run in runs:
-            if not everything and run.at > self.at:
-                break
-            if run.text:
-                self.out.write_bytes(run.text)
-            self.at = run.at + run.count
-            taken += 1
-        del runs[:taken]
-
     def chunks(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
-        """``chunks``, writing the runs rendered from each before the next is read: the reader
-        gave the entries of each chunk before asking for the next, so the runs come after
-        them, and output goes out as the document is read."""
+        """``chunks``; in the render lane the output of each is written before the next is
+        read (the reader has given all of its entries by then), so output keeps pace."""
         try:
             for chunk in chunks:
                 if self.spec is not None:
-                    self._write_runs(everything=True)
+                    self.flush()
                 yield chunk
         finally:
             close = getattr(chunks, "close", None)
@@ -204,8 +203,6 @@ class _Writer:
                 close()
 
     def finish(self) -> None:
-        if self.spec is not None:
-            self._write_runs(everything=True)
         self.flush()
         if self.csv is not None and not self.header:
             self._header(False)
