@@ -1,6 +1,11 @@
 """What ``urlset read`` does once it runs: the lazy read, entries written a batch at a time
 through the column renderers ``urlset fetch`` shares, issues to standard error or a file,
 and the run stored on ``--snapshot``.
+
+Unless ``--snapshot`` needs the URLs' values, the read goes through the render lane
+(reading/rendered.py), as ``urlset fetch`` does: a plain urlset's canonical records become
+output text in the compiled core, without a Python object per URL; the entries the reader
+still gives (and every other format) are written by the column renderers in their places.
 """
 
 from __future__ import annotations
@@ -10,8 +15,9 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -20,15 +26,16 @@ from ..errors import InvalidValue
 from ..extensions import json_fields
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
-from ..reading.output import RENDERERS, UrlColumns
+from ..reading.output import RENDERERS, UrlColumns, line_tail
+from ..reading.reader import FILE_CHUNK, ReadResult, SitemapReader
+from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
 from .read import INDEX_COLUMNS, URL_COLUMNS
-from .streams import Output, output_errors, target_name
-
-if TYPE_CHECKING:
-    from ..reading.reader import ReadResult
+from .streams import Output, OutputError, output_errors, target_name
 
 STDIN_CHUNK = 262_144
 _URL_BATCH = 8192  # URLs rendered at once (a few MB of text at most)
+# the render lane (switched off only to compare it with the per-URL path: a test does)
+RENDER_LANE = True
 
 
 def entry_dict(entry: Url | SitemapRef) -> dict[str, Any]:
@@ -74,17 +81,43 @@ def _stdin_chunks() -> Iterator[bytes]:
         yield chunk
 
 
+def _file_chunks(path: str, size: int) -> Iterator[bytes]:
+    """The file's bytes; opened when iteration starts (an OSError then is a read error)."""
+    with open(path, "rb") as f:
+        while chunk := f.read(size):
+            yield chunk
+
+
+class _Output(Output):
+    """The command's output: text, and the render lane's runs as the UTF-8 bytes they are."""
+
+    def __init__(self, stream: io.TextIOWrapper, target: str) -> None:
+        super().__init__(stream, target)
+        self._text = stream
+
+    def write_bytes(self, data: bytes) -> None:
+        try:
+            self._text.flush()  # what the text layer holds goes first
+            self._text.buffer.write(data)
+        except OSError as exc:
+            raise OutputError(self.target, exc) from exc
+
+
 class _Writer:
     """Writes entries as they come; URLs a batch at a time through the column renderers of
-    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one."""
+    ``urlset.reading.output`` (the ones `urlset fetch` uses), index entries one by one. In
+    the render lane (``spec``) the runs the core rendered are written with the URLs held
+    back, each in its place (``merge_rendered``), as each chunk has been read."""
 
-    def __init__(self, out: Output, fmt: str) -> None:
+    def __init__(self, out: _Output, fmt: str, spec: RenderSpec | None = None) -> None:
         self.out = out
         self.fmt = fmt
         self.header = False
         self.urls: list[Url] = []
         self.csv: Any = None
         self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
+        self.spec = spec
+        self.at = 0  # the render lane: entries of the document written so far
         if fmt in ("csv", "tsv"):
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
@@ -95,6 +128,7 @@ class _Writer:
                 self.flush()
             return
         self.flush()  # keep the order of the entries
+        self.at += 1
         fmt = self.fmt
         if fmt == "jsonl":
             self.out.write(
@@ -109,7 +143,10 @@ class _Writer:
             self.csv.writerow((entry.loc, lastmod))
 
     def flush(self) -> None:
-        """Write the URLs held back."""
+        """Write the URLs held back (and in the render lane the runs rendered so far)."""
+        if self.spec is not None:
+            self._flush_rendered(self.spec)
+            return
         if not self.urls:
             return
         if self.csv is not None and not self.header:
@@ -126,9 +163,44 @@ class _Writer:
             self.out.write(RENDERERS[self.fmt](columns, None))
         self.urls = []
 
+    def _flush_rendered(self, spec: RenderSpec) -> None:
+        """The URLs held back and the runs rendered since the last flush, in document order:
+        every run rendered so far comes before any entry the reader has yet to give."""
+        runs, urls = spec.take() if spec.runs else [], self.urls
+        if not runs and not urls:
+            return
+        if self.csv is not None and not self.header:
+            self._header(index=False)
+        at = self.at
+        if at:  # run.at counts from the document's start; these URLs from entry `at`
+            runs = [RenderedRun(run.at - at, run.count, run.text) for run in runs]
+        self.out.write_bytes(b"".join(merge_rendered(urls, runs, self._render)))
+        self.at = at + len(urls) + sum(run.count for run in runs)
+        self.urls = []
+
+    def _render(self, urls: Sequence[Url]) -> bytes:
+        if self.fmt == "locs":
+            text = "".join([url[0] + "\n" for url in urls])
+        else:
+            text = RENDERERS[self.fmt](UrlColumns.from_urls(urls), None)
+        return text.encode("utf-8")
+
     def _header(self, index: bool) -> None:
         self.header = True
         self.csv.writerow(INDEX_COLUMNS if index else URL_COLUMNS)
+
+    def chunks(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """``chunks``; in the render lane the output of each is written before the next is
+        read (the reader has given all of its entries by then), so output keeps pace."""
+        try:
+            for chunk in chunks:
+                if self.spec is not None:
+                    self.flush()
+                yield chunk
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
 
     def finish(self) -> None:
         self.flush()
@@ -155,7 +227,9 @@ def run(
     be read (see the command's help)."""
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
-    result = _start(source, base_url, max_bytes)
+    # the render lane unless --snapshot needs the URLs' values
+    spec = RenderSpec(fmt, line_tail(fmt, None)) if RENDER_LANE and snapshot is None else None
+    reader = _reader(source, base_url, max_bytes, spec)
     try:
         stream = (
             open(output, "w", encoding="utf-8", newline="")  # noqa: SIM115
@@ -166,9 +240,11 @@ def run(
         )
     except OSError as exc:
         _fail(f"cannot write {output}: {exc.strerror or exc}")
-    out = Output(stream, target_name(output))
+    out = _Output(stream, target_name(output))
     issues: list[Issue] = []
-    writer = _Writer(out, fmt)
+    writer = _Writer(out, fmt, spec)
+    chunks = _stdin_chunks() if source == "-" else _file_chunks(source, FILE_CHUNK)
+    result = ReadResult(reader, writer.chunks(chunks), with_issues=True)
     if snapshot is not None:
         writer.kept = []
     with output_errors("read"):
@@ -208,23 +284,19 @@ def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, print_iss
         writer.out.flush()
 
 
-def _start(source: str, base_url: str | None, max_bytes: int | None) -> ReadResult:
-    """The lazy read of SOURCE (a path, or - for stdin); a bad --base-url is a usage error."""
-    from ..reading.reader import SitemapReader, read_chunks, read_file
-
+def _reader(
+    source: str, base_url: str | None, max_bytes: int | None, spec: RenderSpec | None
+) -> SitemapReader:
+    """The reader of SOURCE (a path, or - for stdin), in the render lane when given ``spec``;
+    a bad --base-url is a usage error."""
     limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
     try:
-        if base_url is not None:
-            SitemapReader("", base_url=base_url)
-        if source == "-":
-            return read_chunks(
-                _stdin_chunks(),
-                source="<stdin>",
-                base_url=base_url,
-                limits=limits,
-                with_issues=True,
-            )
-        return read_file(source, base_url=base_url, limits=limits, with_issues=True)
+        return SitemapReader(
+            "<stdin>" if source == "-" else str(Path(source)),
+            base_url=base_url,
+            limits=limits,
+            render=spec,
+        )
     except InvalidValue as exc:
         _fail(f"--base-url: {exc}")
 

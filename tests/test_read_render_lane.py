@@ -1,0 +1,226 @@
+"""``urlset read`` through the render lane gives exactly what it gives without it.
+
+With the lane (reading/rendered.py) a plain urlset's canonical records are rendered into
+output text by the compiled core; without it (``read_run.RENDER_LANE`` off, the path
+``--snapshot`` takes) every entry becomes a ``Url`` rendered by reading/output.py. The CLI's
+output bytes, its standard error, its ``--issues-json`` file and its exit status must be
+the same in every format, for files and standard input, plain and gzipped, whole and read
+in odd chunks: on bench_read.py's mixed shapes, documents that make the lane hand entries
+back, broken and limited documents, indexes, RSS/Atom/text, and the real-world corpus.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from click.testing import CliRunner
+
+from urlset.cli import main, read_run
+from urlset.reading.reader import FILE_CHUNK
+from urlset.reading.rendered import RenderSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ("jsonl", "csv", "tsv", "locs")
+HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+
+
+def _mixed(n: int) -> bytes:
+    spec = importlib.util.spec_from_file_location("bench_read", ROOT / "bench" / "bench_read.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data: bytes = module.mixed_sitemap(n)
+    return data
+
+
+class _Counted(RenderSpec):
+    """A RenderSpec that remembers itself, so a test can tell how much the core rendered."""
+
+    made: ClassVar[list[RenderSpec]] = []
+
+    def __init__(self, fmt: str, tail: str) -> None:
+        super().__init__(fmt, tail)
+        _Counted.made.append(self)
+
+
+def _read(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    path: Path,
+    fmt: str,
+    *,
+    lane: bool,
+    stdin: bool = False,
+    extra: tuple[str, ...] = (),
+) -> tuple[int, bytes, str, str]:
+    """(exit status, output bytes, stderr, --issues-json text) of ``urlset read``; the issues
+    go to the JSON file in one run and standard error in another."""
+    with monkeypatch.context() as patch:
+        patch.setattr(read_run, "RENDER_LANE", lane)
+        out, issues = tmp_path / "out", tmp_path / "issues.json"
+        source = "-" if stdin else str(path)
+        data = path.read_bytes() if stdin else None
+        runner = CliRunner()
+        first = runner.invoke(
+            main,
+            ["read", source, "-f", fmt, "-o", str(out), "--issues-json", str(issues), *extra],
+            input=data,
+            catch_exceptions=False,
+        )
+        second = runner.invoke(
+            main, ["read", source, "-f", fmt, *extra], input=data, catch_exceptions=False
+        )
+        written = out.read_bytes()
+        assert second.exit_code == first.exit_code
+        assert second.stdout_bytes == written  # -o and standard output: the same bytes
+        return first.exit_code, written, second.stderr, issues.read_text(encoding="utf-8")
+
+
+def _same(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    path: Path,
+    formats: tuple[str, ...] = FORMATS,
+    **options: Any,
+) -> tuple[int, bytes]:
+    """The lane's results equal the per-URL path's in every format; returns the JSON Lines
+    exit status and output."""
+    for fmt in formats:
+        usual = _read(monkeypatch, tmp_path, path, fmt, lane=False, **options)
+        lane = _read(monkeypatch, tmp_path, path, fmt, lane=True, **options)
+        assert lane[0] == usual[0], fmt
+        assert lane[2:] == usual[2:], fmt  # stderr, issues JSON
+        if lane[1] != usual[1]:
+            pairs = zip(lane[1].splitlines(), usual[1].splitlines(), strict=False)
+            first = next(((a, b) for a, b in pairs if a != b), "(one is longer)")
+            pytest.fail(f"{fmt}: first differing line {first}")
+    return usual[0], usual[1]
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[RenderSpec]:
+    _Counted.made = []
+    monkeypatch.setattr(read_run, "RenderSpec", _Counted)
+    return _Counted.made
+
+
+@pytest.mark.parametrize("chunk", [FILE_CHUNK, 997])
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_mixed_shapes(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    counted: list[RenderSpec],
+    chunk: int,
+    gz: bool,
+) -> None:
+    """bench_read.py's mixed shapes: half of them canonical (rendered in the core), half
+    judged by the reader (normalised, reported): the two interleave in the output."""
+    monkeypatch.setattr(read_run, "FILE_CHUNK", chunk)
+    data = _mixed(3000)
+    path = tmp_path / ("mixed.xml.gz" if gz else "mixed.xml")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    status, out = _same(monkeypatch, tmp_path, path)
+    assert status == 0 and out.count(b"\n") == 3000
+    assert counted and all(spec.rendered >= 1400 for spec in counted), [s.rendered for s in counted]
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]) -> None:
+    path = tmp_path / "mixed.xml.gz"
+    path.write_bytes(gzip.compress(_mixed(2000)))
+    status, out = _same(monkeypatch, tmp_path, path, stdin=True)
+    assert status == 0 and out.count(b"\n") == 2000
+    assert counted and all(spec.rendered >= 900 for spec in counted)
+
+
+def test_snapshot_takes_the_per_url_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
+) -> None:
+    """--snapshot stores the URLs' values: no render lane, and the same output."""
+    pytest.importorskip("duckdb")
+    path = tmp_path / "mixed.xml"
+    path.write_bytes(_mixed(500))
+    db = tmp_path / "runs.duckdb"
+    result = CliRunner().invoke(main, ["read", str(path), "--snapshot", str(db)])
+    plain = CliRunner().invoke(main, ["read", str(path)])
+    assert result.exit_code == plain.exit_code == 0
+    assert result.stdout_bytes == plain.stdout_bytes and result.stdout_bytes.count(b"\n") == 500
+    assert len(counted) == 1 and counted[0].rendered > 0  # the plain run only
+
+
+def test_entries_handed_back_and_errors(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
+) -> None:
+    """Duplicates, development hosts, comments, extensions, entities between rendered runs,
+    then a document broken part-way: exit 1, what was read written, the same issues."""
+    monkeypatch.setattr(read_run, "FILE_CHUNK", 2048)
+    plain = "<url><loc>https://example.com/p/{}</loc><lastmod>2024-01-0{}</lastmod></url>\n"
+    records = [plain.format(i, 1 + i % 9) for i in range(600)]
+    records[50] = plain.format(7, 1)
+    records[60] = "<url><loc>https://EXAMPLE.com/p/61</loc></url>\n"
+    records[100] = "<url><loc>http://localhost:8000/dev</loc></url>\n"
+    records[101] = "<!-- a comment -->\n"
+    records[150] = (
+        "<url><loc>https://example.com/img</loc><image:image><image:loc>"
+        "https://example.com/i.png</image:loc></image:image></url>\n"
+    )
+    records[200] = "<url><loc>https://example.com/a?x=1&amp;y=&apos;2&apos;</loc></url>\n"
+    records[500] = "<url><loc>https://example.com/x</loc><url>\n"  # not well-formed
+    head = HEAD.replace(
+        '0.9">', '0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+    )
+    path = tmp_path / "handed-back.xml"
+    path.write_text(head + "".join(records) + "</urlset>\n", encoding="utf-8")
+    status, out = _same(monkeypatch, tmp_path, path)
+    assert status == 1 and out.count(b"\n") >= 490
+    assert counted and all(spec.rendered >= 350 for spec in counted)
+
+
+def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--max-bytes stops both paths at the same entry, with the same issue and status."""
+    path = tmp_path / "mixed.xml"
+    path.write_bytes(_mixed(4000))
+    status, out = _same(monkeypatch, tmp_path, path, extra=("--max-bytes", "100000"))
+    assert status != 0 and 0 < out.count(b"\n") < 4000
+
+
+def test_other_formats_go_the_usual_way(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
+) -> None:
+    """Indexes, RSS, Atom and text sitemaps: no record rendered in the core, the same output."""
+    documents = {
+        "index.xml": '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/'
+        'schemas/sitemap/0.9"><sitemap><loc>https://example.com/s1.xml</loc>'
+        "<lastmod>2024-01-01</lastmod></sitemap><sitemap><loc>https://example.com/s2.xml"
+        "</loc></sitemap></sitemapindex>",
+        "feed.rss": '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+        "<item><link>https://example.com/a</link><pubDate>Mon, 01 Jan 2024 00:00:00 GMT"
+        "</pubDate></item></channel></rss>",
+        "feed.atom": '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom">'
+        '<entry><link href="https://example.com/b"/><updated>2024-01-01T00:00:00Z</updated>'
+        "</entry></feed>",
+        "list.txt": "https://example.com/c\nhttps://example.com/d?q=1&r=2\n",
+    }
+    for name, text in documents.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        status, out = _same(monkeypatch, tmp_path, path)
+        assert status == 0 and out.count(b"\n") >= 1, name
+    assert counted and all(spec.rendered == 0 for spec in counted)
+
+
+def _corpus() -> list[Path]:
+    from conftest import SHARED
+
+    base = SHARED / "corpus/realworld"
+    return sorted(p for p in base.glob("*") if p.name != "MANIFEST.tsv") if base.exists() else []
+
+
+@pytest.mark.skipif(not _corpus(), reason="../shared is absent")
+@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+def test_corpus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: Path) -> None:
+    _same(monkeypatch, tmp_path, path, formats=("jsonl", "csv"))
+    _same(monkeypatch, tmp_path, path, formats=("locs",), stdin=True)
