@@ -11,6 +11,7 @@ those decisions would give.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -109,8 +110,9 @@ class Sink:
         # (reading/rendered.py)
         self.seen: SeenLocs | RecordRenderer = SeenLocs()
         self.render: RenderSpec | None = None
-        # the entry count at which the slow bookkeeping in ``counted`` must run
-        self.next_check = MAX_URLS_PER_SITEMAP
+        # the entry count at which the slow bookkeeping in ``counted`` must run: the
+        # protocol's count, or the entry limit when it is lower
+        self.next_check = min(MAX_URLS_PER_SITEMAP, limits.max_entries)
         self.stopped = False
         # origins (scheme://authority/) whose host was judged, hosts reported as not
         # production (each once per document)
@@ -183,6 +185,23 @@ class Sink:
         if loc[: end + 1] not in self.origins:
             self.origin(loc[: end + 1], line)
         self.out.append(entry)
+        return True
+
+    def add_each(
+        self,
+        entries: Iterable[Url | SitemapRef],
+        lines: Sequence[int],
+        converted: list[tuple[int, int, str, str]],
+    ) -> bool:
+        """``add`` for each of a run of entries with their lines; each loc the core made a URI
+        of (``converted``: record, line, text, uri) is reported just before its entry, in
+        document order as the careful lane reports it. False when reading must stop."""
+        due = {c[0]: c for c in converted}
+        for i, entry in enumerate(entries):
+            if i in due:
+                self.converted_run([(0, *due[i][1:])])
+            if not self.add(entry, lines[i]):
+                return False
         return True
 
     # -- hosts: a development or preview host is reported once, at its first entry --

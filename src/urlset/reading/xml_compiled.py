@@ -201,9 +201,7 @@ class CompiledLane:
         converted: list[tuple[int, int, str, str]],
     ) -> bool:
         """Pass on a run of records in bulk when nothing is due (no limit, new host finding
-        or duplicate); else one at a time through the sink, each loc the core made a URI of
-        reported just before its entry, in document order as the careful lane reports it.
-        False when reading must stop."""
+        or duplicate); else one at a time (``Sink.add_each``). False when reading must stop."""
         sink = self.sink
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
@@ -224,15 +222,9 @@ class CompiledLane:
             sink.count += n
             sink.out.extend(entries)
             return True
-        at = memoryview(lines).cast("I")
-        add = sink.add
-        due = {c[0]: c for c in converted}
-        for i, entry in enumerate(entries):
-            if i in due:
-                sink.converted_run([(0, *due[i][1:])])
-            if not add(entry, at[i]):
-                self.status.state = DONE
-                return False
+        if not sink.add_each(entries, memoryview(lines).cast("I"), converted):
+            self.status.state = DONE
+            return False
         return True
 
     def _judged(self, run: list[JudgedEntry]) -> bool:

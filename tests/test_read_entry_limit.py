@@ -1,0 +1,56 @@
+"""ReadLimits.max_entries holds at any value, in every lane, not only from the protocol's
+50,000 on (the sink's slow bookkeeping used to run first at 50,000 entries)."""
+
+from __future__ import annotations
+
+import pytest
+
+from urlset.limits import ReadLimits
+from urlset.model import SitemapRef, Url
+from urlset.reading.reader import read_bytes
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+URL = "<url><loc>https://example.com/p/{0}</loc><lastmod>2024-01-02</lastmod></url>\n"
+REF = "<sitemap><loc>https://example.com/s{0}.xml</loc></sitemap>\n"
+
+
+def _doc(root: str, entry: str, n: int, *, careful: bool = False) -> bytes:
+    # a comment between entries sends the rest through the careful (lxml) lane
+    body = "".join(entry.format(i) + ("<!-- c -->\n" if careful else "") for i in range(n))
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<{root} xmlns="{NS}">\n{body}</{root}>\n'.encode()
+    )
+
+
+@pytest.mark.parametrize("careful", [False, True])
+@pytest.mark.parametrize(
+    ("root", "entry", "kind"), [("urlset", URL, Url), ("sitemapindex", REF, SitemapRef)]
+)
+@pytest.mark.parametrize("limit", [1, 10, 49_999])
+def test_the_entry_limit_stops_reading_at_its_value(
+    careful: bool, root: str, entry: str, kind: type, limit: int
+) -> None:
+    _stops_at(_doc(root, entry, limit + 5, careful=careful), limit, kind)
+
+
+@pytest.mark.parametrize("limit", [1, 10, 49_999])
+def test_the_entry_limit_holds_for_text_sitemaps(limit: int) -> None:
+    _stops_at(
+        "".join(f"https://example.com/p/{i}\n" for i in range(limit + 5)).encode(), limit, Url
+    )
+
+
+def _stops_at(data: bytes, limit: int, kind: type) -> None:
+    result = read_bytes(data, limits=ReadLimits(max_entries=limit), with_issues=False)
+    entries = list(result)
+    assert len(entries) == limit
+    assert all(type(e) is kind for e in entries)
+    codes = [i.code for i in result.issues]
+    assert codes.count("entry-limit") == 1
+    assert "too-many-entries" not in codes
+
+
+def test_below_the_limit_nothing_is_reported() -> None:
+    result = read_bytes(_doc("urlset", URL, 10), limits=ReadLimits(max_entries=10))
+    assert len(list(result)) == 10
+    assert result.issues == []
