@@ -11,6 +11,7 @@ tag's match, or says to wait for more bytes or to leave the document to the full
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .sink import Sink
 from .xml_common import DONE, SITEMAP_NS, Status
@@ -140,7 +141,7 @@ class Prolog:
         one libxml2 reads without a word: at most a BOM, a plain XML declaration and
         whitespace before the root start tag, whose attributes are plain (``plain_prefixes``).
         The compiled lane then takes over without libxml2 reading the head."""
-        start = _PLAIN_PROLOG.match(head)
+        start = _plain()[0].match(head)
         return (
             start is not None
             and start.end() == root_tag.start()
@@ -177,17 +178,25 @@ class Prolog:
         self.status.state = DONE
 
 
-# a BOM, an XML declaration of version 1.0 (encoding UTF-8, if any), whitespace
-_PLAIN_PROLOG = re.compile(
-    rb"(?:\xef\xbb\xbf)?"
-    rb"(?:<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:\"1\.0\"|'1\.0')"
-    rb"(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:\"[Uu][Tt][Ff]-8\"|'[Uu][Tt][Ff]-8'))?"
-    rb"[ \t\r\n]*\?>)?[ \t\r\n]*"
-)
-_ATTRIBUTE = re.compile(rb"[ \t\r\n]+([^\s=/>]+)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"<]*)\"|'([^'<]*)')")
-_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_.\-]*")
-_PLAIN_VALUE = re.compile(rb"[\x20-\x7e\t\r\n]*")
-_PLAIN_URI = re.compile(rb"[\x21-\x7e]+")
+@cache
+def _plain() -> tuple[re.Pattern[bytes], ...]:
+    """The patterns of plain heads, compiled at the first XML document (a text sitemap
+    never needs them): the prolog (a BOM, an XML declaration of version 1.0, encoding UTF-8
+    if any, whitespace), an attribute, a name, an attribute value, a namespace URI."""
+    return (
+        re.compile(
+            rb"(?:\xef\xbb\xbf)?"
+            rb"(?:<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:\"1\.0\"|'1\.0')"
+            rb"(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:\"[Uu][Tt][Ff]-8\"|'[Uu][Tt][Ff]-8'))?"
+            rb"[ \t\r\n]*\?>)?[ \t\r\n]*"
+        ),
+        re.compile(rb"[ \t\r\n]+([^\s=/>]+)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"<]*)\"|'([^'<]*)')"),
+        re.compile(rb"[A-Za-z_][A-Za-z0-9_.\-]*"),
+        re.compile(rb"[\x20-\x7e\t\r\n]*"),
+        re.compile(rb"[\x21-\x7e]+"),
+    )
+
+
 _RESERVED_URIS = (b"http://www.w3.org/XML/1998/namespace", b"http://www.w3.org/2000/xmlns/")
 
 
@@ -197,22 +206,23 @@ def plain_prefixes(attributes: bytes) -> dict[str, str] | None:
     ASCII without references, names with at most one prefix (none reserved, each declared),
     no attribute twice, namespace URIs without whitespace. None otherwise: then libxml2 may
     have a word to say, or normalise a value."""
+    _, attribute, name_pattern, plain_value, plain_uri = _plain()
     declared: dict[str, str] = {}
     plain: set[bytes] = set()
     prefixed: list[tuple[bytes, bytes]] = []
-    for m in _ATTRIBUTE.finditer(attributes):
+    for m in attribute.finditer(attributes):
         name = m.group(1)
         value = m.group(2) if m.group(2) is not None else m.group(3)
-        if b"&" in value or not _PLAIN_VALUE.fullmatch(value):
+        if b"&" in value or not plain_value.fullmatch(value):
             return None
         prefix, colon, local = name.rpartition(b":")
-        if not _NAME.fullmatch(local) or (colon and not _NAME.fullmatch(prefix)):
+        if not name_pattern.fullmatch(local) or (colon and not name_pattern.fullmatch(prefix)):
             return None
         if prefix == b"xmlns":
             key = local.decode("ascii")
             if key in declared or local.lower().startswith(b"xml"):
                 return None
-            if value in _RESERVED_URIS or not _PLAIN_URI.fullmatch(value):
+            if value in _RESERVED_URIS or not plain_uri.fullmatch(value):
                 return None
             declared[key] = value.decode("ascii")
         elif colon:
@@ -222,7 +232,7 @@ def plain_prefixes(attributes: bytes) -> dict[str, str] | None:
         else:
             if name in plain or (name.lower().startswith(b"xml") and name != b"xmlns"):
                 return None
-            if name == b"xmlns" and (value in _RESERVED_URIS or not _PLAIN_URI.fullmatch(value)):
+            if name == b"xmlns" and (value in _RESERVED_URIS or not plain_uri.fullmatch(value)):
                 return None
             plain.add(name)
     expanded = set()
