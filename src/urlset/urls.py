@@ -237,7 +237,17 @@ class Scope:
     def of(cls, base_url: str) -> Scope:
         """The scope of a sitemap served at ``base_url`` (a file URL, or a directory ending in /)."""
         uri = to_uri(base_url, field="base URL")
-        import ada_url
+        if is_plain_uri(uri):  # as the WHATWG parse writes it already: taken apart as it is
+            start = uri.find("://") + 3
+            cut = uri.find("/", start)
+            origin = _PLAIN_ORIGIN(uri[: cut + 1])
+            assert origin is not None
+            path = uri[cut:].partition("?")[0]
+            scheme = origin[1]
+            port = int(origin[2]) if origin[2] else _DEFAULT_PORT[scheme]
+            host = uri[start:cut].partition(":")[0]
+            return cls(scheme, host, port, path[: path.rfind("/") + 1])
+        import ada_url  # the rest: non-default forms, IDNA hosts, IPv6
 
         parsed = ada_url.URL(uri)
         path = parsed.pathname

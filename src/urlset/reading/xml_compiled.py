@@ -27,8 +27,6 @@ from datetime import date, datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from lxml import etree
-
 from .._core import RecordRenderer, UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
@@ -37,6 +35,7 @@ from .sink import Sink
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
+from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
     from .._core import JudgedEntry
@@ -75,7 +74,7 @@ class CompiledLane:
         self.mini_head = b""
         self.mini_tail = b""
         self.mini_line = 1
-        self.mini_parser = etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
+        self.mini_parser: Any = None  # lxml's, made for the first piece it reads
         self.root_prefixes: dict[str, str] = {}
 
     def start(self, root_tag: re.Match[bytes], head: bytes, rest: bytes) -> None:
@@ -97,7 +96,7 @@ class CompiledLane:
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
-        self.root_prefixes = _prefixes(self.mini_head + self.mini_tail, self.mini_parser)
+        self.root_prefixes = _prefixes(root_tag.group(2), self.mini_head + self.mini_tail)
         self.fline = self.line0 = 1 + head.count(b"\n")
         self.fcol = self.col0 = len(head) - head.rfind(b"\n")
         self.status.state = FAST
@@ -119,8 +118,9 @@ class CompiledLane:
         # checker's trust covers urlsets only)
         rest = bytes(self.buf).strip(b" \t\r\n")
         self.throughout = not self.index and rest == self.mini_tail
-        # a rest that is the root's end tag holds nothing libxml2 could report or recover
-        # from, so it need not stand where the full lane would have read it
+        blank = self.fline - self.line0 + self.fcol + len(self.buf)
+        if rest == self.mini_tail and self.full.end_unread(blank):
+            return
         self._handoff(aligned=rest != self.mini_tail)
 
     def _read(self, buf: bytes | bytearray) -> None:
@@ -280,14 +280,11 @@ class CompiledLane:
             piece.decode("utf-8")
         except UnicodeDecodeError:
             return False  # libxml2 reports it, in the full lane
-        parser = self.mini_parser
-        try:
-            root = etree.fromstring(self.mini_head + piece + self.mini_tail, parser)
-        except etree.XMLSyntaxError:
+        if self.mini_parser is None:
+            self.mini_parser = _piece_parser()
+        events = _piece_events(self.mini_parser, self.mini_head + piece + self.mini_tail)
+        if events is None:
             return False
-        if any(e.level >= 2 for e in parser.error_log):
-            return False
-        events = list(etree.iterwalk(root, events=("start", "end")))[1:-1]
         sink = self.sink
         delta = line - self.mini_line
         sink.line_shift += delta
@@ -353,12 +350,38 @@ class CompiledLane:
             self.full.feed(data)
 
 
-def _prefixes(root: bytes, parser: Any) -> dict[str, str]:
-    """The namespace prefixes of ``root`` (the root's start and end tags) as an XML parser
-    reads them (a pattern over the tag's text would also match inside another attribute's
-    value)."""
+def _piece_parser() -> Any:
+    from lxml import etree  # loaded by the first piece: a plain urlset may have none
+
+    return etree.XMLParser(recover=False, **SAFE_PARSER_OPTIONS)
+
+
+def _piece_events(parser: Any, text: bytes) -> list[tuple[str, Any]] | None:
+    """The start and end events of the elements inside the root of ``text``, as lxml reads
+    them with ``parser``; None when ``text`` is not well-formed."""
+    from lxml import etree
+
     try:
-        element = etree.fromstring(root, parser)
+        root = etree.fromstring(text, parser)
+    except etree.XMLSyntaxError:
+        return None
+    if any(e.level >= 2 for e in parser.error_log):
+        return None
+    return list(etree.iterwalk(root, events=("start", "end")))[1:-1]
+
+
+def _prefixes(attributes: bytes, root: bytes) -> dict[str, str]:
+    """The namespace prefixes of the root start tag with ``attributes`` (``root``: the
+    root's start and end tags) as an XML parser reads them (a pattern over the tag's text
+    would also match inside another attribute's value): by ``plain_prefixes`` when it can
+    tell, else by lxml."""
+    plain = plain_prefixes(attributes)
+    if plain is not None:
+        return plain
+    from lxml import etree
+
+    try:
+        element = etree.fromstring(root, _piece_parser())
     except etree.XMLSyntaxError:
         return {}
     return {k: v for k, v in element.nsmap.items() if k is not None}

@@ -13,8 +13,6 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from lxml import etree
-
 from ..dates import Lastmod
 from ..model import ChangeFreq, SitemapRef, Url
 from .sink import Sink, relative
@@ -37,6 +35,8 @@ _FORMATS = {
 
 def _serialise(el: Any) -> str:
     """``el`` on its own: declarations of the namespaces it uses, and no others."""
+    from lxml import etree  # loaded where an element is read: a plain urlset never is
+
     alone = copy.deepcopy(el)
     alone.tail = None
     etree.cleanup_namespaces(alone)
@@ -176,6 +176,18 @@ class ElementReader:
             self.core_ns = frozenset((ns, SITEMAP_NS, ""))
         else:
             self.core_ns = frozenset((ns, ""))
+
+    def plain_root(self, local: str) -> None:
+        """A plain head's root start tag (``Prolog.plain_head``), read as ``_root`` reads it."""
+        self.depth = 1
+        self.root_local = local
+        self.status.format, self.entry_local, self.entry_depth = _FORMATS[local]
+        self.core_ns = frozenset((SITEMAP_NS, ""))
+
+    def plain_end(self) -> None:
+        """The root's end tag right after the last entry, as its end event reads it."""
+        self.depth = 0
+        self.root_ended = True
 
     def unknown(self, el: Any) -> None:
         tag = el.tag

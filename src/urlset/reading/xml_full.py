@@ -11,8 +11,7 @@ document cut inside an entry or before the root's end from one libxml2 merely he
 from __future__ import annotations
 
 import re
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from ..extensions import SAFE_PARSER_OPTIONS
 from .sink import Sink
@@ -20,7 +19,11 @@ from .xml_common import DONE, FULL, Status
 from .xml_elements import ElementReader
 from .xml_guard import Guard
 
+if TYPE_CHECKING:
+    from lxml import etree
+
 LX_BLOCK = 65_536
+_PLAIN_END_CAP = 1_000_000
 
 _ERROR_CODES = {
     "ERR_UNDECLARED_ENTITY": "undefined-entity",
@@ -38,6 +41,8 @@ _ERROR_CODES = {
 
 
 def _parser() -> etree.XMLPullParser:
+    from lxml import etree  # loaded with the first parser: a plain urlset may never need one
+
     return etree.XMLPullParser(
         events=("start", "end"), recover=True, dtd_validation=False, **SAFE_PARSER_OPTIONS
     )
@@ -51,7 +56,10 @@ class FullLane:
         self.status = status
         self.guard = guard
         self.elements = elements
-        self.parser = _parser()
+        self.parser: etree.XMLPullParser | None = None  # made when libxml2 first reads
+        # the head (the document up to the root start tag's end) the compiled lane took
+        # over without libxml2 (Prolog.plain_head): libxml2 reads it first if it reads at all
+        self.head: bytes | None = None
         self.nerr = 0  # entries of libxml2's error log read so far
         self.syntax_errors = 0  # issues reported from it
         self.lx_pending = bytearray()
@@ -67,10 +75,37 @@ class FullLane:
 
     def feed(self, data: bytes, final: bool = False, now: bool = False) -> None:
         """Pass ``data`` through the guard to libxml2 (``now``: at once, not in blocks)."""
+        if self.parser is None:
+            self._start()
         data = self.guard.filter(data, final)
         if self.status.state == DONE or not data:
             return
         self._feed_blocks(data, now=now)
+
+    def _start(self) -> None:
+        """Make the parser; give it the deferred head first, as ``feed(head, now=True)``
+        would have, except the root's start event: ``ElementReader.plain_root`` read it."""
+        self.parser = parser = _parser()
+        head, self.head = self.head, None
+        if not head:
+            return
+        data = self.guard.filter(head, False)
+        parser.feed(data)
+        events = list(parser.read_events())
+        assert len(events) == 1 and events[0][0] == "start", events
+        self._errors()
+        self._track_tags(data)
+
+    def end_unread(self, blank: int) -> bool:
+        """At the end of a document whose plain head libxml2 never read (``head``), when what
+        is left is the root's end tag after ``blank`` characters of whitespace: libxml2 would
+        read them without a word (a text node of ten million characters is one it reports,
+        hence the bound). True when so: the root has ended, reading is done."""
+        if self.head is None or blank >= _PLAIN_END_CAP:
+            return False
+        self.elements.plain_end()
+        self.status.state = DONE
+        return True
 
     def _feed_blocks(self, data: bytes, *, now: bool = False, track: bool = True) -> None:
         """Feed libxml2 in blocks that start at fixed offsets of its input (after the root
@@ -97,6 +132,9 @@ class FullLane:
     def _block(self, data: bytes, track: bool) -> None:
         if self.status.state == DONE:
             return
+        from lxml import etree
+
+        assert self.parser is not None
         try:
             self.parser.feed(data)
         except etree.XMLSyntaxError as exc:
@@ -116,6 +154,8 @@ class FullLane:
         columns; the guard and the tag tracking only account for it."""
         if self.status.state != FULL:
             return
+        if self.parser is None:
+            self._start()
         self.guard.skip(pad)
         self._feed_blocks(pad, track=False)
 
@@ -150,6 +190,11 @@ class FullLane:
         self.status.state = DONE
 
     def close(self) -> None:
+        from lxml import etree
+
+        if self.parser is None:
+            self._start()
+        assert self.parser is not None
         ended = self.elements.root_ended
         if self.guard.hold:
             self.feed(b"", final=True)
@@ -188,6 +233,7 @@ class FullLane:
             )
 
     def _errors(self) -> None:
+        assert self.parser is not None
         log = self.parser.feed_error_log
         n = len(log)
         issue = self.sink.issue

@@ -11,6 +11,7 @@ tag's match, or says to wait for more bytes or to leave the document to the full
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .sink import Sink
 from .xml_common import DONE, SITEMAP_NS, Status
@@ -135,6 +136,18 @@ class Prolog:
             del buf[pos:end]
         return True
 
+    def plain_head(self, head: bytes, root_tag: re.Match[bytes]) -> bool:
+        """True when ``head`` (the document up to the end of ``root_tag``, a plain root) is
+        one libxml2 reads without a word: at most a BOM, a plain XML declaration and
+        whitespace before the root start tag, whose attributes are plain (``plain_prefixes``).
+        The compiled lane then takes over without libxml2 reading the head."""
+        start = _plain()[0].match(head)
+        return (
+            start is not None
+            and start.end() == root_tag.start()
+            and plain_prefixes(root_tag.group(2)) is not None
+        )
+
     def _declaration(self, buf: bytearray, pos: int, end: int) -> None:
         enc = _ENCODING.search(buf, pos, end)
         odd = enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8")
@@ -163,6 +176,72 @@ class Prolog:
                 column,
             )
         self.status.state = DONE
+
+
+@cache
+def _plain() -> tuple[re.Pattern[bytes], ...]:
+    """The patterns of plain heads, compiled at the first XML document (a text sitemap
+    never needs them): the prolog (a BOM, an XML declaration of version 1.0, encoding UTF-8
+    if any, whitespace), an attribute, a name, an attribute value, a namespace URI."""
+    return (
+        re.compile(
+            rb"(?:\xef\xbb\xbf)?"
+            rb"(?:<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:\"1\.0\"|'1\.0')"
+            rb"(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:\"[Uu][Tt][Ff]-8\"|'[Uu][Tt][Ff]-8'))?"
+            rb"[ \t\r\n]*\?>)?[ \t\r\n]*"
+        ),
+        re.compile(rb"[ \t\r\n]+([^\s=/>]+)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"<]*)\"|'([^'<]*)')"),
+        re.compile(rb"[A-Za-z_][A-Za-z0-9_.\-]*"),
+        re.compile(rb"[\x20-\x7e\t\r\n]*"),
+        re.compile(rb"[\x21-\x7e]+"),
+    )
+
+
+_RESERVED_URIS = (b"http://www.w3.org/XML/1998/namespace", b"http://www.w3.org/2000/xmlns/")
+
+
+def plain_prefixes(attributes: bytes) -> dict[str, str] | None:
+    """The namespace prefixes a root start tag with ``attributes`` (``_START_TAG``'s group
+    2) declares, as an XML parser reads them, when those attributes are plain: printable
+    ASCII without references, names with at most one prefix (none reserved, each declared),
+    no attribute twice, namespace URIs without whitespace. None otherwise: then libxml2 may
+    have a word to say, or normalise a value."""
+    _, attribute, name_pattern, plain_value, plain_uri = _plain()
+    declared: dict[str, str] = {}
+    plain: set[bytes] = set()
+    prefixed: list[tuple[bytes, bytes]] = []
+    for m in attribute.finditer(attributes):
+        name = m.group(1)
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        if b"&" in value or not plain_value.fullmatch(value):
+            return None
+        prefix, colon, local = name.rpartition(b":")
+        if not name_pattern.fullmatch(local) or (colon and not name_pattern.fullmatch(prefix)):
+            return None
+        if prefix == b"xmlns":
+            key = local.decode("ascii")
+            if key in declared or local.lower().startswith(b"xml"):
+                return None
+            if value in _RESERVED_URIS or not plain_uri.fullmatch(value):
+                return None
+            declared[key] = value.decode("ascii")
+        elif colon:
+            if prefix.lower().startswith(b"xml"):
+                return None
+            prefixed.append((prefix, local))
+        else:
+            if name in plain or (name.lower().startswith(b"xml") and name != b"xmlns"):
+                return None
+            if name == b"xmlns" and (value in _RESERVED_URIS or not plain_uri.fullmatch(value)):
+                return None
+            plain.add(name)
+    expanded = set()
+    for prefix, local in prefixed:
+        uri = declared.get(prefix.decode("ascii"))
+        if uri is None or (uri, local) in expanded:
+            return None
+        expanded.add((uri, local))
+    return declared
 
 
 # a tag up to its closing '>': one outside quoted attribute values

@@ -114,6 +114,12 @@ class XmlBody:
         head = bytes(self.buf[:end])
         rest = bytes(self.buf[end:])
         self.buf = bytearray()
+        if fast and self.prolog.plain_head(head, m):
+            # libxml2 would read this head without a word: it reads it only if it must read on
+            self.full.head = head
+            self.elements.plain_root(m.group(1).decode("ascii"))
+            self.fast.start(m, head, rest)
+            return
         self.status.state = FULL
         self.full.feed(head, now=True)
         if self.status.state != FULL:
