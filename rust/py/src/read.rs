@@ -333,17 +333,26 @@ impl SeenLocs {
     /// Note all of `locs` when none was seen before nor is twice among them (True); else
     /// note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
-        let texts: Vec<Bound<'_, PyString>> = locs
-            .iter()
-            .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
-            .collect::<PyResult<_>>()?;
-        let strs: Vec<&str> = texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
-        Ok(self.inner.insert_all_new(strs.into_iter()))
+        with_texts(locs, |texts| self.inner.insert_all_new(texts.into_iter()))
     }
 
     fn __len__(&self) -> usize {
         self.inner.len()
     }
+}
+
+/// `f` of the texts of a list of str (a TypeError for another item, a UnicodeEncodeError for
+/// a str that is not UTF-8).
+pub(crate) fn with_texts<R>(
+    list: &Bound<'_, PyList>,
+    f: impl FnOnce(Vec<&str>) -> R,
+) -> PyResult<R> {
+    let items: Vec<Bound<'_, PyString>> = list
+        .iter()
+        .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
+        .collect::<PyResult<_>>()?;
+    let texts: Vec<&str> = items.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
+    Ok(f(texts))
 }
 
 /// Adds the reading lane's classes to `urlset._core`.

@@ -2,12 +2,12 @@
 //! records of a urlset's body rendered as output text without the GIL and without a Python
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::records::{Kind, Limits};
 use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
 
-use crate::read::{fixed, texts};
+use crate::read::{fixed, texts, with_texts};
 
 /// Output bytes from which the copy into Python's bytes object releases the GIL (below, the
 /// release costs more than the copy).
@@ -118,12 +118,7 @@ impl RecordRenderer {
     /// As `SeenLocs.add_all_new`: note all of `locs` when none was seen before nor is twice
     /// among them (True); else note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
-        let texts: Vec<Bound<'_, PyString>> = locs
-            .iter()
-            .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
-            .collect::<PyResult<_>>()?;
-        let strs: Vec<&str> = texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
-        Ok(self.seen.all_new(strs.into_iter()))
+        with_texts(locs, |texts| self.seen.all_new(texts.into_iter()))
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.
