@@ -188,3 +188,36 @@ def test_corpus(path: Path) -> None:
     data = path.read_bytes()
     _same(data)
     _same(data, size=997)
+
+
+def _made_uris(n: int) -> list[str]:
+    """``n`` records whose locs the core makes URIs of (upper-case and IDN hosts, non-ASCII
+    paths and queries, ``&amp;``), every 50th a plain loc that is an earlier one's URI (a
+    duplicate only once converted)."""
+    hosts = ("Example.COM", "b\u00fccher.example", "example.com")
+    records = []
+    for i in range(n):
+        loc = f"https://{hosts[i % 3]}/caf\u00e9/{i}?q=\u00fc&amp;x={i}"
+        if i % 50 == 49:  # an earlier record's on a host written example.com or Example.COM
+            j = i - 4 if i % 3 == 1 else i - 3
+            loc = f"https://example.com/caf%C3%A9/{j}?q=%C3%BC&amp;x={j}"
+        records.append(f"<url><loc>{loc}</loc><priority>0.5</priority></url>\n")
+    return records
+
+
+@pytest.mark.parametrize("max_entries", [None, 2_500])
+def test_locs_made_uris_render_in_the_core_past_the_issue_cap(max_entries: int | None) -> None:
+    """Runs of locs the core made URIs of render in the core, with the usual path's issues in
+    its order: 1,000 normalized-url listed and the rest counted, duplicates found on the URI,
+    none reported past the entry limit."""
+    limits = ReadLimits() if max_entries is None else ReadLimits(max_entries=max_entries)
+    data = _urlset(*_made_uris(3000))
+    _, _, _, issues, rendered, count, in_core = _same(data, limits=limits, size=65_536)
+    assert count == (max_entries or 3000) and rendered.count(b"\n") == count
+    assert in_core > count * 9 // 10  # not one entry at a time through Python
+    codes = [i.code for i in issues]
+    assert codes.count("normalized-url") == 1000
+    assert codes.count("duplicate-loc") == count // 50
+    summary = next(i for i in issues if i.code == "too-many-errors")
+    assert f"({count - count // 50} in all)" in summary.message
+    assert ("entry-limit" in codes) == (max_entries is not None)

@@ -224,3 +224,28 @@ def _corpus() -> list[Path]:
 def test_corpus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: Path) -> None:
     _same(monkeypatch, tmp_path, path, formats=("jsonl", "csv"))
     _same(monkeypatch, tmp_path, path, formats=("locs",), stdin=True)
+
+
+def test_locs_made_uris_past_the_issue_cap(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
+) -> None:
+    """Locs the core makes URIs of (upper-case and IDN hosts, non-ASCII paths) render in the
+    core, in odd chunks, with the usual path's normalized-url issues: 1,000 listed, the rest
+    counted, duplicates found on the URI."""
+    monkeypatch.setattr(read_run, "FILE_CHUNK", 4099)
+    hosts = ("Example.COM", "b\u00fccher.example", "example.com")
+    records = []
+    for i in range(2400):
+        loc = f"https://{hosts[i % 3]}/caf\u00e9/{i}?q=\u00fc&amp;x={i}"
+        if i % 50 == 49:  # an earlier record's URI, on a host written example.com or Example.COM
+            j = i - 4 if i % 3 == 1 else i - 3
+            loc = f"https://example.com/caf%C3%A9/{j}?q=%C3%BC&amp;x={j}"
+        records.append(f"<url><loc>{loc}</loc><changefreq>daily</changefreq></url>\n")
+    path = tmp_path / "made-uris.xml"
+    path.write_text(HEAD + "".join(records) + "</urlset>\n", encoding="utf-8")
+    _, out = _same(monkeypatch, tmp_path, path)
+    assert out.count(b"\n") == 2400 and b"xn--bcher-kva.example" in out
+    issues = _read(monkeypatch, tmp_path, path, "locs", lane=True)[3]
+    assert issues.count('"normalized-url"') == 1000 and "(2352 in all)" in issues
+    assert issues.count('"duplicate-loc"') == 48
+    assert counted and all(spec.rendered > 2000 for spec in counted), [s.rendered for s in counted]

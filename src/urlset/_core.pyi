@@ -159,6 +159,9 @@ class RecordRenderer:
         int,  # the line there
         int,  # records rendered
         bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
+        # (record, loc line, text, uri): locs the core made URIs of that differ from the text
+        list[tuple[int, int, str, str]],
+        bool,  # whether any loc was made a URI (the same text or not)
     ]: ...
     def columns(
         self,

@@ -1,12 +1,13 @@
 //! The render lane on any bytes, driven as reading/rendered.py drives it: a run into text and
 //! a run into Arrow columns stop at the same place with the same count, every rendered
 //! record is one output line, and after each stop one entry goes the usual way (its origin
-//! then known, its loc seen), always forward, to the end.
+//! then known, its loc seen), always forward, to the end. Both runs hand back the same locs
+//! made URIs of, in order, each differing from its text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::columns::Columns;
-use urlset_core::read::records::{scan, Kind, Limits, Stop};
+use urlset_core::read::records::{scan_converting, Kind, Limits, Stop};
 use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
 
 fuzz_target!(|data: &[u8]| {
@@ -23,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let mut renderer = Renderer::new(format, b"\n");
     let (mut seen_text, mut seen_columns) = (Seen::default(), Seen::default());
     let (mut out, mut columns) = (Vec::new(), Columns::default());
+    let (mut conversions_text, mut conversions_columns) = (Vec::new(), Vec::new());
     let (mut pos, mut line, mut calls, mut rendered) = (0usize, 1u32, 0usize, 0usize);
     while pos < end {
         calls += 1;
@@ -35,6 +37,7 @@ fuzz_target!(|data: &[u8]| {
             &mut renderer,
             &mut seen_text,
             &mut out,
+            &mut conversions_text,
         );
         let c = columns_run(
             text,
@@ -43,8 +46,15 @@ fuzz_target!(|data: &[u8]| {
             limits,
             &mut seen_columns,
             &mut columns,
+            &mut conversions_columns,
         );
         assert_eq!((r.pos, r.line, r.count), (c.pos, c.line, c.count));
+        assert_eq!(conversions_text, conversions_columns);
+        assert!(conversions_text.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(conversions_text.iter().all(|c| c.0 < r.count && c.2 != c.3));
+        assert!(r.made || conversions_text.is_empty());
+        conversions_text.clear();
+        conversions_columns.clear();
         assert!(r.pos >= pos && r.pos <= end && r.line >= line && r.count <= limits.max_records);
         rendered += r.count;
         (pos, line) = (r.pos, r.line);
@@ -52,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
         // one entry the usual way
-        let s = scan(
+        let s = scan_converting(
             text,
             pos,
             end,
@@ -64,8 +74,14 @@ fuzz_target!(|data: &[u8]| {
         );
         if let Some(record) = s.records.first() {
             let raw = &text[record.loc.0..record.loc.1];
-            let loc = String::from_utf8_lossy(raw).replace("&amp;", "&");
-            let origin = &raw[..record.origin_len];
+            let loc = match &record.uri {
+                Some(c) => c.uri.clone(),
+                None => String::from_utf8_lossy(raw).replace("&amp;", "&"),
+            };
+            let origin = match &record.uri {
+                Some(c) => &c.uri.as_bytes()[..record.origin_len],
+                None => &raw[..record.origin_len],
+            };
             for seen in [&mut seen_text, &mut seen_columns] {
                 seen.know(origin);
                 let _ = seen.first_seen(loc.as_bytes());

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
+use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
 
 use crate::read::{fixed, texts, with_texts};
 
@@ -45,7 +45,8 @@ impl RecordRenderer {
     }
 
     /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
-    /// (pos, line, count, text or Arrow buffers); see _core.pyi.
+    /// (pos, line, count, text or None, conversions, any loc made a URI); see _core.pyi.
+    #[allow(clippy::type_complexity)]
     fn render<'py>(
         &mut self,
         py: Python<'py>,
@@ -54,7 +55,7 @@ impl RecordRenderer {
         end: usize,
         line: u32,
         max_records: usize,
-    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>)> {
+    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>, Vec<Conversion>, bool)> {
         let bytes = data.as_bytes();
         let end = end.min(bytes.len());
         let span = (pos.min(end), end);
@@ -64,21 +65,39 @@ impl RecordRenderer {
             max_value: self.max_value,
         };
         let seen = &mut self.seen;
+        let mut conversions = Vec::new();
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
-            let done = py.detach(|| columns_run(bytes, span, line, limits, seen, columns));
+            let done = py
+                .detach(|| columns_run(bytes, span, line, limits, seen, columns, &mut conversions));
             if !columns.has_room(0) {
                 return Err(pyo3::exceptions::PyValueError::new_err(
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
-            return Ok((done.pos, done.line, done.count, py.None().into_bound(py)));
+            return Ok((
+                done.pos,
+                done.line,
+                done.count,
+                py.None().into_bound(py),
+                conversions,
+                done.made,
+            ));
         };
         let (done, out) = py.detach(|| {
             // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from; room
             // reserved and not written costs no memory
             let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
-            let done = render_run(bytes, span, line, limits, renderer, seen, &mut out);
+            let done = render_run(
+                bytes,
+                span,
+                line,
+                limits,
+                renderer,
+                seen,
+                &mut out,
+                &mut conversions,
+            );
             (done, out)
         });
         // a long copy into the bytes object runs without the GIL too: nothing else can see
@@ -92,7 +111,14 @@ impl RecordRenderer {
             })?
             .into_any()
         };
-        Ok((done.pos, done.line, done.count, text))
+        Ok((
+            done.pos,
+            done.line,
+            done.count,
+            text,
+            conversions,
+            done.made,
+        ))
     }
 
     /// "arrow": the records of every run so far as Arrow buffers (see _core.pyi), taken.

@@ -8,10 +8,12 @@ Python object per record. They do not appear among the reader's events; they col
 ``RenderSpec.runs`` as ``RenderedRun``s, each saying at which entry it starts, so a consumer
 puts them back between the entries it did get (``merge_rendered``).
 
-A record the sink must see itself -- its loc seen before, its origin not yet judged for
-development hosts, a limit due, or anything not canonical -- is read by the compiled lane's
-usual path at the same position, so entries, issues and output stay what they are without
-this lane. The lane and that path share the document's duplicate set (``Sink.seen``).
+A loc that is not a URI as written but that the core makes one of (rust/core/src/values/iri.rs)
+is rendered as that URI; the run says which, and the sink reports them (``normalized-url``)
+where the usual path would, just before the run's entries. A record the sink must see itself
+-- its loc seen before, its origin not yet judged for development hosts, a limit due, or
+anything not canonical -- is read by the compiled lane's usual path at the same position, so
+entries, issues and output stay what they are without this lane. The lane and that path share the document's duplicate set (``Sink.seen``).
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ def render_records(
         room = min(sink.next_check, limits.max_entries + 1) - sink.count
         if room > 0:
             was, was_line = pos, line
-            pos, line, n, text = render(data, pos, end, line, room)
+            pos, line, n, text, converted, made = render(data, pos, end, line, room)
+            if made:  # a loc not a URI as written: as CompiledLane._records
+                lane.records_only = False
             if n:
+                # a run's only issues: its locs made URIs, each before its entry
+                sink.converted_run(converted)
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.runs.append(RenderedRun(sink.count, n, text))

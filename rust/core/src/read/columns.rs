@@ -118,7 +118,9 @@ impl Columns {
     /// Append a record read from `data`.
     pub fn push(&mut self, data: &[u8], r: &Record) {
         let loc = &data[r.loc.0..r.loc.1];
-        if r.has_amp {
+        if let Some(c) = &r.uri {
+            self.loc.values.extend_from_slice(c.uri.as_bytes());
+        } else if r.has_amp {
             let mut rest = loc;
             while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
                 self.loc.values.extend_from_slice(&rest[..=i]);

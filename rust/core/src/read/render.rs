@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use super::columns::Columns;
-use super::records::{scan, Limits, Record, Stop};
+use super::records::{scan_converting, Limits, Record, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
@@ -200,18 +200,25 @@ impl Renderer {
     }
 }
 
-/// What [`render_run`] did: where reading stopped, on which line, and how many records it
-/// rendered.
+/// What [`render_run`] did: where reading stopped, on which line, how many records it
+/// rendered, and whether the core made any of their locs a URI (`crate::values::iri`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rendered {
     pub pos: usize,
     pub line: u32,
     pub count: usize,
+    pub made: bool,
 }
+
+/// A loc of a run the core made a URI of that differs from its text: the record's index in
+/// the run, the loc element's line, the text and the URI (as `records::scan_converting`
+/// gives them, for the reader's `normalized-url`).
+pub type Conversion = (usize, u32, String, String);
 
 /// Render the canonical records of `text[pos..end]` (from `line` on) into `out`, at most
 /// `limits.max_records`, stopping before the first entry that is not canonical, whose loc
 /// `seen` holds, or whose origin it does not know.
+#[allow(clippy::too_many_arguments)]
 pub fn render_run(
     text: &[u8],
     span: (usize, usize),
@@ -220,11 +227,21 @@ pub fn render_run(
     renderer: &mut Renderer,
     seen: &mut Seen,
     out: &mut Vec<u8>,
+    conversions: &mut Vec<Conversion>,
 ) -> Rendered {
     let mut loc = std::mem::take(&mut renderer.loc);
-    let done = run(text, span, line, limits, seen, &mut loc, |loc, r| {
-        renderer.line(text, r, loc, out);
-    });
+    let done = run(
+        text,
+        span,
+        line,
+        limits,
+        seen,
+        &mut loc,
+        conversions,
+        |loc, r| {
+            renderer.line(text, r, loc, out);
+        },
+    );
     renderer.loc = loc;
     done
 }
@@ -237,11 +254,21 @@ pub fn columns_run(
     limits: Limits,
     seen: &mut Seen,
     columns: &mut Columns,
+    conversions: &mut Vec<Conversion>,
 ) -> Rendered {
     let mut loc = Vec::new();
-    run(text, span, line, limits, seen, &mut loc, |_, r| {
-        columns.push(text, r);
-    })
+    run(
+        text,
+        span,
+        line,
+        limits,
+        seen,
+        &mut loc,
+        conversions,
+        |_, r| {
+            columns.push(text, r);
+        },
+    )
 }
 
 /// Entries scanned at first after a stop: a scan collects a whole run of entries to judge
@@ -250,7 +277,9 @@ pub fn columns_run(
 const FIRST_WINDOW: usize = 4;
 
 /// The records of scans that need no Python, each given to `each` with its loc's value
-/// (made in `loc`); where the run stopped.
+/// (made in `loc`: the URI the core made of it, if any, noted in `conversions` when it
+/// differs from the text); where the run stopped.
+#[allow(clippy::too_many_arguments)]
 fn run(
     text: &[u8],
     (mut pos, end): (usize, usize),
@@ -258,13 +287,15 @@ fn run(
     limits: Limits,
     seen: &mut Seen,
     loc: &mut Vec<u8>,
+    conversions: &mut Vec<Conversion>,
     mut each: impl FnMut(&[u8], &Record),
 ) -> Rendered {
     let mut count = 0;
+    let mut made = false;
     let mut window = FIRST_WINDOW;
     loop {
         let max_records = window.min(limits.max_records - count);
-        let found = scan(
+        let found = scan_converting(
             text,
             pos,
             end,
@@ -277,7 +308,10 @@ fn run(
         seen.hashes.reserve(found.records.len());
         for r in &found.records {
             loc_value(text, r, loc);
-            let origin = &text[r.loc.0..r.loc.0 + r.origin_len];
+            let origin = match r.uri {
+                Some(_) => &loc[..r.origin_len],
+                None => &text[r.loc.0..r.loc.0 + r.origin_len],
+            };
             if !seen.known(origin) || !seen.first_seen(loc) {
                 // the record's start tag: only whitespace lies between it and <loc>
                 let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
@@ -285,7 +319,14 @@ fn run(
                     pos: start,
                     line: r.line,
                     count,
+                    made,
                 };
+            }
+            if let Some(c) = &r.uri {
+                made = true;
+                if c.uri != c.text {
+                    conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
+                }
             }
             each(loc, r);
             count += 1;
@@ -313,14 +354,19 @@ fn run(
             pos: stop,
             line: stop_line,
             count,
+            made,
         };
     }
 }
 
-/// The loc's value (`&amp;` read as `&`) into `out`.
+/// The loc's value (`&amp;` read as `&`, or the URI the core made of it) into `out`.
 fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
     let loc = &data[r.loc.0..r.loc.1];
     out.clear();
+    if let Some(c) = &r.uri {
+        out.extend_from_slice(c.uri.as_bytes());
+        return;
+    }
     if !r.has_amp {
         out.extend_from_slice(loc);
         return;
@@ -360,6 +406,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
+            &mut Vec::new(),
         );
         assert_eq!((done.count, done.pos, done.line), (2, TEXT.len(), 2));
         String::from_utf8(out).unwrap()
@@ -401,6 +448,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
+            &mut Vec::new(),
         );
         assert_eq!((first.count, first.line), (1, 2));
         assert!(text[first.pos..].starts_with(b"<url><loc>https://e.com/a"));
@@ -414,6 +462,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
+            &mut Vec::new(),
         );
         assert_eq!((second.count, second.pos, second.line), (0, after, 3));
         seen.know(b"https://f.com/");
@@ -425,6 +474,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
+            &mut Vec::new(),
         );
         assert_eq!((third.count, third.pos), (1, text.len()));
         assert_eq!(out, b"https://e.com/a\nhttps://f.com/\n");
@@ -432,7 +482,7 @@ mod tests {
 
     #[test]
     fn runs_stop_where_entries_to_judge_start() {
-        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://E.com/b</loc></url>\n<url><loc>https://e.com/c</loc></url>";
+        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://e.com/b</loc><lastmod>2024-1-2</lastmod></url>\n<url><loc>https://e.com/c</loc></url>";
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut renderer = Renderer::new(Format::Locs, b"");
@@ -445,9 +495,10 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
+            &mut Vec::new(),
         );
         assert_eq!((done.count, done.line), (1, 2));
-        assert!(text[done.pos..].starts_with(b"<url><loc>https://E.com/b"));
+        assert!(text[done.pos..].starts_with(b"<url><loc>https://e.com/b"));
     }
 
     #[test]
@@ -456,11 +507,65 @@ mod tests {
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut columns = Columns::default();
-        let done = columns_run(text, (0, text.len()), 1, ALL, &mut seen, &mut columns);
+        let done = columns_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut seen,
+            &mut columns,
+            &mut Vec::new(),
+        );
         assert_eq!((done.count, done.line), (1, 2));
         assert_eq!(columns.len, 1);
         assert_eq!(columns.loc.values, b"https://e.com/a?b&c");
         assert_eq!(columns.priority.values, [0.5]);
+    }
+
+    #[test]
+    fn runs_render_the_uris_the_core_made_and_say_so() {
+        let text = "<url><loc>https://e.com/a</loc></url>\n<url><loc>https://E.com/é</loc></url>\n<url><loc>https://e.com/%C3%A9</loc></url>".as_bytes();
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::Locs, b"");
+        let (mut out, mut conversions) = (Vec::new(), Vec::new());
+        let done = render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+            &mut conversions,
+        );
+        // the third loc is the second's URI: a duplicate, where the run stops
+        assert_eq!((done.count, done.line, done.made), (2, 3, true));
+        assert_eq!(out, b"https://e.com/a\nhttps://e.com/%C3%A9\n");
+        assert_eq!(
+            conversions,
+            [(
+                1,
+                2,
+                "https://E.com/é".into(),
+                "https://e.com/%C3%A9".into()
+            )]
+        );
+        let mut columns = Columns::default();
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        conversions.clear();
+        let done = columns_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut seen,
+            &mut columns,
+            &mut conversions,
+        );
+        assert_eq!((done.count, conversions.len()), (2, 1));
+        assert_eq!(columns.loc.values, b"https://e.com/ahttps://e.com/%C3%A9");
     }
 
     #[test]
