@@ -51,3 +51,17 @@ def unhashed(out: Path, name: str) -> str:
         return name
     assert hashlib.sha256((out / name).read_bytes()).hexdigest()[:16] == match[2], name
     return match[1] + match[3]
+
+
+def mixed_sitemap(n: int) -> bytes:
+    """``bench/bench_read.py``'s realistic mix of ``n`` URLs (queries with & and ', IRIs, an
+    IDN host, ports, long locs, distinct lastmods), the benchmarks' and the tests' one input."""
+    import importlib.util
+
+    bench = Path(__file__).resolve().parent.parent / "bench" / "bench_read.py"
+    spec = importlib.util.spec_from_file_location("bench_read", bench)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data: bytes = module.mixed_sitemap(n)
+    return data

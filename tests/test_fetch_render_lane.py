@@ -12,32 +12,22 @@ comments, extensions), on the real-world corpus, and fed whole and in odd chunks
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from helpers import mixed_sitemap
 from urlset.fetching.parse_pool import _Parsing
 from urlset.limits import ReadLimits
 from urlset.reading.arrow import fetch_schema, fetch_values_batch
 from urlset.reading.output import RENDERERS, line_tail
 
-ROOT = Path(__file__).resolve().parent.parent
 FORMATS = tuple(RENDERERS)
 # the sitemap column: a comma, a quote and non-ASCII make CSV quote it and JSON escape it
 SITEMAPS = ("https://example.com/sitemap.xml", 'https://example.com/a,"b"/caf\u00e9.xml')
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-
-
-def _mixed(n: int) -> bytes:
-    spec = importlib.util.spec_from_file_location("bench_read", ROOT / "bench" / "bench_read.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    data: bytes = module.mixed_sitemap(n)
-    return data
 
 
 def _chunks(data: bytes, size: int) -> Iterator[bytes]:
@@ -107,7 +97,7 @@ def _urlset(*records: str) -> bytes:
 @pytest.mark.parametrize("sitemap", SITEMAPS)
 @pytest.mark.parametrize("size", [1 << 30, 65_536, 997])
 def test_mixed_shapes(sitemap: str, size: int) -> None:
-    data = _mixed(1200)
+    data = mixed_sitemap(1200)
     _, fatal, _, issues, rendered, count, in_core = _same(data, sitemap=sitemap, size=size)
     assert not fatal and count == 1200
     assert in_core >= 500  # the plain shapes (half of them): rendered in the core

@@ -12,29 +12,19 @@ back, broken and limited documents, indexes, RSS/Atom/text, and the real-world c
 from __future__ import annotations
 
 import gzip
-import importlib.util
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
 
+from helpers import mixed_sitemap
 from urlset.cli import main, read_run
 from urlset.reading.reader import FILE_CHUNK
 from urlset.reading.rendered import RenderSpec
 
-ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-
-
-def _mixed(n: int) -> bytes:
-    spec = importlib.util.spec_from_file_location("bench_read", ROOT / "bench" / "bench_read.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    data: bytes = module.mixed_sitemap(n)
-    return data
 
 
 class _Counted(RenderSpec):
@@ -120,7 +110,7 @@ def test_mixed_shapes(
     """bench_read.py's mixed shapes: half of them canonical (rendered in the core), half
     judged by the reader (normalised, reported): the two interleave in the output."""
     monkeypatch.setattr(read_run, "FILE_CHUNK", chunk)
-    data = _mixed(3000)
+    data = mixed_sitemap(3000)
     path = tmp_path / ("mixed.xml.gz" if gz else "mixed.xml")
     path.write_bytes(gzip.compress(data) if gz else data)
     status, out = _same(monkeypatch, tmp_path, path)
@@ -130,7 +120,7 @@ def test_mixed_shapes(
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]) -> None:
     path = tmp_path / "mixed.xml.gz"
-    path.write_bytes(gzip.compress(_mixed(2000)))
+    path.write_bytes(gzip.compress(mixed_sitemap(2000)))
     status, out = _same(monkeypatch, tmp_path, path, stdin=True)
     assert status == 0 and out.count(b"\n") == 2000
     assert counted and all(spec.rendered >= 900 for spec in counted)
@@ -142,7 +132,7 @@ def test_snapshot_takes_the_per_url_path(
     """--snapshot stores the URLs' values: no render lane, and the same output."""
     pytest.importorskip("duckdb")
     path = tmp_path / "mixed.xml"
-    path.write_bytes(_mixed(500))
+    path.write_bytes(mixed_sitemap(500))
     db = tmp_path / "runs.duckdb"
     result = CliRunner().invoke(main, ["read", str(path), "--snapshot", str(db)])
     plain = CliRunner().invoke(main, ["read", str(path)])
@@ -182,7 +172,7 @@ def test_entries_handed_back_and_errors(
 def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--max-bytes stops both paths at the same entry, with the same issue and status."""
     path = tmp_path / "mixed.xml"
-    path.write_bytes(_mixed(4000))
+    path.write_bytes(mixed_sitemap(4000))
     status, out = _same(monkeypatch, tmp_path, path, extra=("--max-bytes", "100000"))
     assert status != 0 and 0 < out.count(b"\n") < 4000
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from test_fetch_render_lane import _chunks, _corpus, _mixed
+from helpers import mixed_sitemap
+from test_fetch_render_lane import _chunks, _corpus
 from test_fetch_support import LoopbackServer, sitemapindex
 from urlset.cli import main
 from urlset.fetching.discovery import SitemapRead
@@ -61,7 +62,7 @@ def _both(data: bytes, size: int) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("size", [1 << 30, 997])
 def test_columns_beside_the_text_are_the_values(size: int) -> None:
-    lane, usual = _both(_mixed(1200), size)
+    lane, usual = _both(mixed_sitemap(1200), size)
     assert lane == usual
     assert len(lane[1]) == 1200
 
@@ -87,8 +88,10 @@ def _plain(path: Path) -> bytes:
 def site() -> Iterator[LoopbackServer]:
     with LoopbackServer() as server:
         paths = ["/mixed.xml", "/mixed.xml.gz"]
-        server.add("/mixed.xml", _mixed(3000))
-        server.add("/mixed.xml.gz", gzip.compress(_mixed(2000).replace(b"/products/", b"/p/")))
+        server.add("/mixed.xml", mixed_sitemap(3000))
+        server.add(
+            "/mixed.xml.gz", gzip.compress(mixed_sitemap(2000).replace(b"/products/", b"/p/"))
+        )
         for path in _urlset_files():
             server.add(f"/corpus/{path.name}", path.read_bytes())
             paths.append(f"/corpus/{path.name}")
