@@ -25,6 +25,7 @@ local cluster it is; on a cluster of machines, a shared file system).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import tempfile
@@ -60,6 +61,7 @@ BUCKET_BITS = 10  # 1,024 buckets: ~1M URLs each at a billion, a shard group's w
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows a partition)
 _EXAMPLES = 20
+_SETTLE_SECONDS = 60  # after a failure, how long the other running tasks are waited for
 _GROUP_URLS = 250_000  # URLs a shard-writing task holds at most (beyond one big node)
 Plan = tuple[Node, range, bool, bool]  # a shard (or a bucket to split), its buckets, typed, fits
 
@@ -202,10 +204,7 @@ def _run(
         sizing=sizing,
         pure=False,
     )
-    try:
-        written: list[list[Leaf]] = client.gather(futures)
-    finally:
-        client.cancel(futures)
+    written: list[list[Leaf]] = _gather(client, futures)
     return sorted((leaf for leaves in written for leaf in leaves), key=lambda leaf: leaf.node.lo)
 
 
@@ -230,19 +229,12 @@ def _stage_through_files(
         meta=pd.DataFrame({"entries": pd.Series(dtype="int64")}),
         enforce_metadata=False,
     )
-    future = client.compute(spilled)
-    try:
-        future.result()
-    finally:
-        future.cancel()
+    _gather(client, client.compute(spilled.to_delayed()))
     futures = client.map(
         _stage_group, range(count), parts=frame.npartitions, count=count, staging=staging,
         pure=False,
     )  # fmt: skip
-    try:
-        staged: list[list[BucketRow]] = client.gather(futures)
-    finally:
-        client.cancel(futures)
+    staged: list[list[BucketRow]] = _gather(client, futures)
     return [row for rows in staged for row in rows]
 
 
@@ -275,12 +267,28 @@ def _stage_through_dask(
     stats = entries.shuffle(on="bucket", npartitions=count, shuffle_method=method).map_partitions(
         _stage_buckets, staging, meta=pd.DataFrame({k: pd.Series(dtype="int64") for k in columns})
     )
-    future = client.compute(stats)
+    tables: list[pd.DataFrame] = _gather(client, client.compute(stats.to_delayed()))
+    return [
+        tuple(map(int, row))  # type: ignore[misc]
+        for table in tables
+        for row in table.itertuples(index=False)
+    ]
+
+
+def _gather(client: Client, futures: list[Any]) -> Any:
+    """The futures' results, in order. When one fails, the others are left to end before
+    the error goes on: cancelling does not stop a task already running on a worker, and
+    one still writing into staging as the build removes it would leave files behind."""
+    from distributed import wait
+
     try:
-        table = future.result()
+        return client.gather(futures)
+    except BaseException:
+        with contextlib.suppress(TimeoutError):  # Publisher retries the removal a while
+            wait(futures, timeout=_SETTLE_SECONDS)
+        raise
     finally:
-        future.cancel()
-    return [tuple(map(int, row)) for row in table.itertuples(index=False)]  # type: ignore[misc]
+        client.cancel(futures)
 
 
 def _groups(plan: list[Plan], urls: list[int], client: Client) -> list[list[Plan]]:

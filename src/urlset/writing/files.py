@@ -23,6 +23,7 @@ import stat
 import struct
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -33,6 +34,7 @@ from zlib_ng import zlib_ng
 from ..errors import PublishError
 
 STAGING_PREFIX = ".urlset-staging-"
+_REMOVAL_TRIES = 50  # a tenth of a second apart
 # zlib-ng level 6: the size `gzip -6` gives (0.998x) at 2.3x stdlib's speed, on the thread
 # beside the serialiser, which is the slower of the two (BENCHMARKS.md); isal level 3 was 3x
 # faster but 1.18x larger on sitemap XML. Its CRC-32 too: 0.07 ns a byte against the system
@@ -197,7 +199,12 @@ class Publisher:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        shutil.rmtree(self.staging, ignore_errors=True)
+        # a task of a failed distributed build may still be writing here as it is removed
+        for _ in range(_REMOVAL_TRIES):
+            shutil.rmtree(self.staging, ignore_errors=True)
+            if not self.staging.exists():
+                break
+            time.sleep(0.1)
         self._unlock()
 
     def _unlock(self) -> None:
