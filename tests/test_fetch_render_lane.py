@@ -4,7 +4,8 @@ A parse thread reading a document with ``rendered_only`` (canonical records rend
 text in the compiled core, the other entries through the Python path at their places) must
 give the same output bytes in every text format and the same Parquet rows, the same issues in the same order, the same
 refs, format, verdict and URL count as one reading it into Urls and rendering those with the
-Python renderers (reading/output.py). Checked on the mixed shapes of bench_read.py
+Python renderers (reading/output.py); asked for ``values`` too (a fetch with ``--report`` or
+``--cache``), the same text and rows and, as UrlColumns, the same Urls. Checked on the mixed shapes of bench_read.py
 (``&``, ``'``, %-escapes, non-ASCII paths, IDN hosts, ports, long URLs, distinct lastmods),
 on documents that make the lane hand entries back (duplicates, development hosts, limits,
 comments, extensions), on the real-world corpus, and fed whole and in odd chunks.
@@ -42,8 +43,9 @@ def _parse(
     sitemap: str = SITEMAPS[0],
     size: int = 1 << 30,
     limits: ReadLimits = ReadLimits(),  # noqa: B008
+    values: bool = False,
 ) -> tuple[Any, ...]:
-    parsing = _Parsing((fmt, RENDERERS[fmt]), rendered_only)
+    parsing = _Parsing((fmt, RENDERERS[fmt]), rendered_only, values=values)
     parsing.handle(("o", sitemap, sitemap, limits))
     for chunk in _chunks(data, size):
         if not parsing.handle(("d", chunk)):
@@ -51,16 +53,29 @@ def _parse(
     fmt_read, fatal, columns, refs, issues, rendered, _, count = parsing.handle(("c",))
     if isinstance(rendered, list):
         rendered = b"".join(rendered)
-    assert (columns is None) == rendered_only
+    assert (columns is None) == (rendered_only and not values)
+    assert columns is None or columns.count == count
     in_core = parsing.spec.rendered if parsing.spec is not None else 0
-    return fmt_read, fatal, refs, issues, rendered or b"", count, in_core
+    return fmt_read, fatal, refs, issues, rendered or b"", count, in_core, columns
 
 
-def _parquet_rows(data: bytes, rendered_only: bool, **options: Any) -> list[dict[str, Any]]:
+def _column_values(columns: Any) -> tuple[Any, ...]:
+    return (
+        columns.locs,
+        columns.lastmods,
+        columns.changefreqs,
+        list(columns.priorities),
+        columns.extensions,
+    )
+
+
+def _parquet_rows(
+    data: bytes, rendered_only: bool, values: bool = False, **options: Any
+) -> list[dict[str, Any]]:
     """The rows `urlset fetch --format parquet` writes for the document, by either path."""
     pa = pytest.importorskip("pyarrow")
     sitemap = options.get("sitemap", SITEMAPS[0])
-    parsing = _Parsing(("parquet", None), rendered_only)
+    parsing = _Parsing(("parquet", None), rendered_only, values=values)
     parsing.handle(("o", sitemap, sitemap, options.get("limits", ReadLimits())))
     for chunk in _chunks(data, options.get("size", 1 << 30)):
         if not parsing.handle(("d", chunk)):
@@ -77,17 +92,24 @@ def _parquet_rows(data: bytes, rendered_only: bool, **options: Any) -> list[dict
 def _same(data: bytes, **options: Any) -> tuple[Any, ...]:
     """Both paths' results for every format, asserted equal; the JSON Lines one returned,
     with the count of entries the core rendered last."""
-    assert _parquet_rows(data, True, **options) == _parquet_rows(data, False, **options)
+    rows = _parquet_rows(data, False, **options)
+    assert _parquet_rows(data, True, **options) == rows
+    assert _parquet_rows(data, True, values=True, **options) == rows
     for fmt in FORMATS:
         usual = _parse(data, fmt, False, **options)
-        lane = _parse(data, fmt, True, **options)
-        assert lane[:4] == usual[:4], fmt
-        assert lane[5] == usual[5], fmt
-        if lane[4] != usual[4]:
-            lines = zip(lane[4].splitlines(), usual[4].splitlines(), strict=False)
-            first = next((a, b) for a, b in lines if a != b)
-            pytest.fail(f"{fmt}: first differing line {first}")
-    return _parse(data, "jsonl", True, **options)
+        for lane in (
+            _parse(data, fmt, True, **options),
+            _parse(data, fmt, True, values=True, **options),
+        ):
+            assert lane[:4] == usual[:4], fmt
+            assert lane[5] == usual[5], fmt
+            if lane[4] != usual[4]:
+                lines = zip(lane[4].splitlines(), usual[4].splitlines(), strict=False)
+                first = next((a, b) for a, b in lines if a != b)
+                pytest.fail(f"{fmt}: first differing line {first}")
+            if lane[7] is not None:  # asked for values: the Urls the usual path read
+                assert _column_values(lane[7]) == _column_values(usual[7]), fmt
+    return _parse(data, "jsonl", True, **options)[:7]
 
 
 def _urlset(*records: str) -> bytes:

@@ -366,11 +366,10 @@ def _fetch(
                 on_progress=on_progress,
                 workers=workers,
                 render=render,
-                # the writer (and the store, from Arrow columns) alone read the Urls: the
-                # render lane may give output text (and columns) only
-                rendered_only=render is not None
-                and len(readers) == 1 + (recorder is not None)
-                and cache_dir is None,
+                # the render lane gives the writer its output text, the store Arrow columns
+                # and the other readers (the report's counts, the cache) UrlColumns
+                rendered_only=render is not None,
+                values=stats is not None or cache_dir is not None,
                 columns=recorder is not None,
             )
         )

@@ -130,15 +130,18 @@ async def fetch_sitemaps(
     render: tuple[str, Render | None] | None = None,
     rendered_only: bool = False,
     columns: bool = False,
+    values: bool = False,
 ) -> DiscoveryResult:
     """Discover and read every sitemap of ``start`` (a site, robots.txt or sitemap URL).
 
     ``workers`` > 0 parses on that many parse threads; ``render`` (a name and a function)
     has them render the URLs as output text too, handed on as ``UrlBatch.rendered``;
-    ``rendered_only`` when nothing else reads the Urls (the render lane then reads canonical
-    records straight into that text, on the event loop when ``workers`` is 0); with
-    ``columns`` into Arrow record batches too (``UrlBatch.batches``, for a snapshot store).
-    ``reader_factory`` is used only without either.
+    ``rendered_only``: the render lane reads canonical records straight into that text (on
+    the event loop when ``workers`` is 0), and nothing but the text holds them unless asked
+    for: with
+    ``columns`` into Arrow record batches too (``UrlBatch.batches``, for a snapshot store);
+    with ``values`` into UrlColumns too (``UrlBatch.columns``: for a report, the cache or any
+    other reader of the Urls). ``reader_factory`` is used only without either.
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
@@ -152,7 +155,9 @@ async def fetch_sitemaps(
     flow = discover(start, discovery, known)
     # with no parse thread, the render lane still runs (on the event loop) when it may
     pool = (
-        ParsePool(workers, render, rendered_only, columns) if workers > 0 or rendered_only else None
+        ParsePool(workers, render, rendered_only, columns, values)
+        if workers > 0 or rendered_only
+        else None
     )
     try:
         return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)

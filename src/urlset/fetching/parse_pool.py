@@ -8,7 +8,6 @@ rendered output when the pool was given a renderer).
 from __future__ import annotations
 
 import asyncio
-from array import array
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, overload
@@ -18,6 +17,7 @@ from ..model import Issue, SitemapRef, Url
 from ..reading.output import Render, UrlColumns, line_tail
 from ..reading.rendered import RenderSpec, merge_rendered
 from .issues import STOP_CODES
+from .lane_columns import concat, core_columns, in_document_order
 
 if TYPE_CHECKING:
     from ..reading.reader import SitemapReader
@@ -131,17 +131,20 @@ class _Parsing:
     ``rendered_only`` the reader renders (the render lane, reading/rendered.py): canonical
     records become output text in the compiled core, the few other Urls are kept as they
     are and rendered into their places at the end. ``columns``: the Urls as record batches
-    too (FETCH_COLUMNS, reading/arrow.py), besides the output text."""
+    too (FETCH_COLUMNS, reading/arrow.py), besides the output text. ``values``: the Urls as
+    UrlColumns too (lane_columns.py), for a reader of their values besides the output."""
 
     def __init__(
         self,
         render: tuple[str, Render | None] | None,
         rendered_only: bool = False,
         columns: bool = False,
+        values: bool = False,
     ) -> None:
         self.render = render
         self.rendered_only = rendered_only and render is not None
         self.columns = columns
+        self.values = values
         self.reader: SitemapReader | None = None
         self.parts: list[UrlColumns] = []
         self.urls: list[Url] = []  # the render lane's Urls not rendered in the core
@@ -178,7 +181,7 @@ class _Parsing:
                     self.spec = RenderSpec("arrow", "")
                 else:
                     tail = line_tail(fmt, self.sitemap)
-                    self.spec = RenderSpec(fmt, tail, columns=self.columns)
+                    self.spec = RenderSpec(fmt, tail, columns=self.columns or self.values)
             self.reader = SitemapReader(
                 message[1], base_url=message[2], limits=message[3], render=self.spec
             )
@@ -199,49 +202,34 @@ class _Parsing:
         """The document's Urls: (columns, output text (in pieces), Parquet's record batches,
         count)."""
         spec, render, sitemap = self.spec, self.render, self.sitemap
-        count = len(self.urls) + (spec.rendered if spec is not None else 0)
-        if spec is not None and spec.fmt == "arrow":
+        if spec is None:
+            columns = concat(self.parts)
+            out: bytes | None = None
+            if render is not None and render[1] is not None and columns.count:
+                out = render[1](columns, sitemap).encode("utf-8")
+            return columns, out, None, columns.count
+        count = len(self.urls) + spec.rendered
+        runs = spec.take()
+        values = None
+        if self.values:  # the core's records (taken) and the reader's Urls, in order
+            values = in_document_order(self.urls, core_columns(spec.columns()), runs)
+        batches = None
+        if values is not None and (spec.fmt == "arrow" or spec.with_columns):
+            from ..reading.arrow import fetch_values_batch
+
+            batches = [fetch_values_batch(values, sitemap)]
+        elif spec.fmt == "arrow" or spec.with_columns:
             from ..reading.arrow import fetch_batches
 
-            return None, None, fetch_batches(self.urls, spec, sitemap), count
-        if spec is not None and render is not None and render[1] is not None:
-            text = render[1]
+            batches = fetch_batches(self.urls, spec, sitemap, runs)
+        if spec.fmt == "arrow" or render is None or render[1] is None:
+            return values, None, batches, count
+        text = render[1]
 
-            def rendered(urls: Sequence[Url]) -> bytes:
-                return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
+        def rendered(urls: Sequence[Url]) -> bytes:
+            return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
 
-            runs = spec.take()
-            batches = None
-            if spec.with_columns:
-                from ..reading.arrow import fetch_batches
-
-                batches = fetch_batches(self.urls, spec, sitemap, runs)
-            return None, merge_rendered(self.urls, runs, rendered), batches, count
-        columns = _concat(self.parts)
-        out: bytes | None = None
-        if render is not None and render[1] is not None and columns.count:
-            out = render[1](columns, sitemap).encode("utf-8")
-        return columns, out, None, columns.count
-
-
-def _concat(parts: list[UrlColumns]) -> UrlColumns:
-    if len(parts) == 1:
-        return parts[0]
-    extensions: list[tuple[Any, ...]] | None = None
-    if any(p.extensions is not None for p in parts):
-        extensions = []
-        for p in parts:
-            extensions.extend(p.extensions if p.extensions is not None else [()] * p.count)
-    priorities: array[float] = array("d")
-    for p in parts:
-        priorities.extend(p.priorities)
-    return UrlColumns(
-        [loc for p in parts for loc in p.locs],
-        [t for p in parts for t in p.lastmods],
-        b"".join(p.changefreqs for p in parts),
-        priorities,
-        extensions,
-    )
+        return values, merge_rendered(self.urls, runs, rendered), batches, count
 
 
 class _Worker:
@@ -259,9 +247,10 @@ class _Worker:
         rendered_only: bool = False,
         inline: bool = False,
         columns: bool = False,
+        values: bool = False,
     ) -> None:
         """``inline``: no thread, the caller's (the event loop's) does the parsing."""
-        self.parsing = _Parsing(render, rendered_only, columns)
+        self.parsing = _Parsing(render, rendered_only, columns, values)
         self.thread = None if inline else ThreadPoolExecutor(1, thread_name_prefix="urlset-parse")
 
     def exchange(self, message: tuple[Any, ...]) -> Any:
@@ -284,7 +273,9 @@ class _Worker:
 
     def _reset(self) -> None:
         parsing = self.parsing
-        self.parsing = _Parsing(parsing.render, parsing.rendered_only, parsing.columns)
+        self.parsing = _Parsing(
+            parsing.render, parsing.rendered_only, parsing.columns, parsing.values
+        )
 
     def close(self) -> None:
         if self.thread is None:
@@ -303,14 +294,20 @@ class ParsePool:
         render: tuple[str, Render | None] | None = None,
         rendered_only: bool = False,
         columns: bool = False,
+        values: bool = False,
     ) -> None:
-        """``rendered_only``: the Urls are wanted as ``render``'s output only (UrlBatch),
-        and with ``columns`` as record batches too (``UrlBatch.batches``).
-        ``workers`` 0: one reader at a time, on the event loop."""
+        """``rendered_only``: the Urls are wanted as ``render``'s output (UrlBatch), with
+        ``columns`` as record batches too (``UrlBatch.batches``), with ``values`` as
+        UrlColumns too (``UrlBatch.columns``). ``workers`` 0: one reader at a time, on the
+        event loop."""
         self.render = render
-        self._workers = [_Worker(render, rendered_only, columns=columns) for _ in range(workers)]
+        self._workers = [
+            _Worker(render, rendered_only, columns=columns, values=values) for _ in range(workers)
+        ]
         if not workers:
-            self._workers = [_Worker(render, rendered_only, inline=True, columns=columns)]
+            self._workers = [
+                _Worker(render, rendered_only, inline=True, columns=columns, values=values)
+            ]
         self._free: asyncio.Queue[_Worker] | None = None
 
     async def _acquire(self) -> _Worker:
