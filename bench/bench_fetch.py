@@ -1,25 +1,39 @@
 #!/usr/bin/env python3
 """Benchmark ``urlset fetch`` end to end over loopback, beside the peers, in one run.
 
-    .venv/bin/python bench/bench_fetch.py [--sitemaps 10] [--urls 50000] [--repeat 3]
-                                          [--no-peers] [--json] [--fetch-args ARGS]
+    .venv/bin/python bench/bench_fetch.py [--sites plain,mixed] [--sitemaps 10] [--urls 50000]
+                                          [--repeat 3] [--no-peers] [--json] [--fetch-args ARGS]
     URLSET_COMMAND=/path/to/urlset .venv/bin/python bench/bench_fetch.py ...  # another build
     .venv/bin/python bench/bench_fetch.py --small-site [--repeat 10]
 
-``--small-site``: an index and 3 small children (20 URLs each), the case where start-up
-costs dominate (interpreter, imports, parse workers); urlset is compared with
-ultimate-sitemap-parser alone, on the same site, and the best and median of the repeats are
-printed.
+Sites (robots.txt -> /sitemap-index.xml -> K gzipped children of M URLs, in bench/out/):
 
-1. Builds a site in bench/out/fetch-site/: robots.txt -> /sitemap-index.xml -> K gzipped
-   children of M URLs each (the layout of bench/peers/run.py's ``makesite``; that script is
-   used when present, so urlset and the peers read byte-identical files).
-2. Serves it from a separate process on 127.0.0.1 (aiohttp, files held in memory).
-3. Runs ``urlset fetch http://127.0.0.1:PORT/ -o bench/out/fetch.jsonl -q`` in a fresh
-   subprocess per repeat: wall seconds (interpreter start and imports included) and peak
-   RSS (os.wait4 rusage), and checks the URL count in the output.
-4. When bench/peers/run.py and bench/.venv-peers exist, runs every fetch peer on the same
-   site directory in the same run, and prints the ratios.
+  plain   fetch-site/: bench/peers/run.py's ``makesite`` (/products/item-N, a date each, all
+          four fields; the site the figures before 2026-11-25 17:00 UTC were measured on)
+  mixed   fetch-mixed/: bench_read.py's realistic mix (``mixed_sitemap``: queries with & and
+          ', %-escapes, non-ASCII paths, locs near 2,048 characters, a distinct lastmod per
+          URL, all four fields) on the site's own origin, so every loc names the server's
+          5-digit port; every 10th URL with an image (an extension)
+  shape   fetch-shape/: the mixed site's URLs of one shape only (a sixth of them), the
+          slowest for urlset of the shapes common on real sites (``--shape``)
+
+One server for every reader: the script binds 127.0.0.1 port 0 once and hands the listening
+socket to a server process (aiohttp, files held in memory), one per site in turn; no port is
+picked twice, and nothing can take it between. The sites' files name a placeholder origin;
+the server writes the real one (http://127.0.0.1:PORT) into them once, before any reader
+starts. trafilatura alone cannot fetch from an IP host (courlan drops it), so it asks for
+bench.localhost:PORT, which the same server answers with the same files written for that
+origin.
+
+Each urlset run is ``urlset fetch http://127.0.0.1:PORT/ -o bench/out/fetch.jsonl -q`` in a
+fresh process: wall seconds (interpreter start and imports included), CPU and peak RSS
+(os.wait4's rusage, parse threads included), the URL count of the output checked. Half the
+runs come before the peers, half after, so that load drifting over the run falls on both.
+Peers: bench/peers/run.py ``all fetch http://127.0.0.1:PORT/`` (their own work after
+imports, and their wall time), when bench/.venv-peers exists.
+
+``--small-site``: an index and 3 children of 20 URLs, where start-up dominates; urlset beside
+ultimate-sitemap-parser alone, best and median of the repeats.
 """
 
 from __future__ import annotations
@@ -32,144 +46,169 @@ import os
 import platform
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from peers.run import PLACEHOLDER, TRAFILATURA_HOST, make_site  # noqa: E402
 
 if TYPE_CHECKING:
     from peers.run import Row
 
-BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 OUT = BENCH / "out"
-SITE = OUT / "fetch-site"
+SITES = {"plain": OUT / "fetch-site", "mixed": OUT / "fetch-mixed", "shape": OUT / "fetch-shape"}
 PEERS = BENCH / "peers" / "run.py"
 PEERS_PY = BENCH / ".venv-peers" / "bin" / "python"
 # URLSET_COMMAND: another urlset to time (e.g. an older checkout's), side by side
 URLSET = os.environ.get("URLSET_COMMAND") or str(ROOT / ".venv" / "bin" / "urlset")
-# files name this origin; the server puts its own in its place (as bench/peers/run.py does)
-PLACEHOLDER = b"http://urlset-bench-origin.invalid"
-FREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+# the hosts of bench_read.mixed_sitemap, each put on the site's own origin
+MIX_HOSTS = (
+    b"www.example.com",
+    b"shop.example.com:8443",
+    b"example.org:44300",
+    b"b\xc3\xbccher.example",
+)
+# the six shapes of bench_read.mixed_sitemap, in its order
+MIX_SHAPES = ("query", "escaped", "iri", "apostrophe", "long", "html")
+IMAGE_NS = b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
 
 
-# ----------------------------------------------------------------------------- the site
-def build_site(root: Path, sitemaps: int, urls: int) -> None:
-    """robots.txt -> /sitemap-index.xml -> /sitemaps/sitemap-K.xml.gz, URLs on the site."""
-    if PEERS.is_file():
-        subprocess.run(
-            [
-                sys.executable,
-                str(PEERS),
-                "makesite",
-                str(root),
-                "--sitemaps",
-                str(sitemaps),
-                "--urls",
-                str(urls),
-            ],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        return
-    origin = PLACEHOLDER.decode()
+# ----------------------------------------------------------------------------- the sites
+def build_mixed(root: Path, sitemaps: int, urls: int, shape: str | None = None) -> None:
+    """bench_read.mixed_sitemap's URLs on the placeholder origin, as make_site lays out a
+    site; every 10th URL with an image. ``shape``: only the URLs of that shape (a sixth)."""
+    from bench_read import mixed_sitemap
+
+    made = mixed_sitemap(sitemaps * urls)
+    head, _, body = made.partition(b"\n  <url>\n")
+    records = (b"  <url>\n" + body.rsplit(b"</urlset>", 1)[0]).split(b"  <url>\n")[1:]
+    if shape is not None:
+        records = records[MIX_SHAPES.index(shape) :: len(MIX_SHAPES)]
+        urls = -(-len(records) // sitemaps)
+    origin = PLACEHOLDER + b"/"
+    for host in MIX_HOSTS:
+        records = [r.replace(b"https://" + host + b"/", origin) for r in records]
+    image = b"    <image:image><image:loc>%s/img/%d.jpg</image:loc></image:image>\n  </url>\n"
+    for i in range(0, len(records), 10):
+        records[i] = records[i].replace(b"  </url>\n", image % (PLACEHOLDER, i))
+    head = head.replace(b'0.9">', b'0.9" ' + IMAGE_NS + b">")
     if root.exists():
         shutil.rmtree(root)
     (root / "sitemaps").mkdir(parents=True)
-    (root / "robots.txt").write_text(f"User-agent: *\nSitemap: {origin}/sitemap-index.xml\n")
-    refs = []
-    start = dt.date(2020, 1, 1)
+    (root / "index.html").write_text("<!doctype html><title>bench site</title><p>hello</p>\n")
+    origin_text = PLACEHOLDER.decode()
+    (root / "robots.txt").write_text(f"User-agent: *\nSitemap: {origin_text}/sitemap-index.xml\n")
+    index = []
     for k in range(sitemaps):
-        rows = []
-        for i in range(k * urls, (k + 1) * urls):
-            day = (start + dt.timedelta(days=i % 1461)).isoformat()
-            rows.append(
-                f"<url><loc>{origin}/products/item-{i}</loc><lastmod>{day}</lastmod>"
-                f"<changefreq>{FREQS[i % 7]}</changefreq><priority>{(i % 11) / 10:.1f}</priority>"
-                "</url>\n"
-            )
-        xml = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            + "".join(rows)
-            + "</urlset>\n"
+        part = records[k * urls : (k + 1) * urls]
+        xml = head + b"\n" + b"".join(b"  <url>\n" + r for r in part) + b"</urlset>\n"
+        (root / "sitemaps" / f"sitemap-{k}.xml.gz").write_bytes(gzip.compress(xml, 6, mtime=0))
+        index.append(
+            f"<sitemap><loc>{origin_text}/sitemaps/sitemap-{k}.xml.gz</loc>"
+            f"<lastmod>2024-01-01</lastmod></sitemap>\n"
         )
-        name = f"sitemaps/sitemap-{k}.xml.gz"
-        (root / name).write_bytes(gzip.compress(xml.encode(), 6, mtime=0))
-        refs.append(f"<sitemap><loc>{origin}/{name}</loc><lastmod>2024-01-01</lastmod></sitemap>\n")
     (root / "sitemap-index.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        + "".join(refs)
+        + "".join(index)
         + "</sitemapindex>\n"
     )
 
 
-def serve(root: Path, port: int) -> None:
-    """Serve ``root`` on 127.0.0.1:port, the placeholder replaced by the real origin."""
+def build(name: str, sitemaps: int, urls: int, shape: str) -> tuple[Path, int]:
+    """The site's directory and its URL count (made again unless an earlier run made it
+    with the same settings)."""
+    root = SITES[name]
+    stamp = root / "BENCH.json"
+    wanted = {"sitemaps": sitemaps, "urls": urls, "shape": shape if name == "shape" else None}
+    if stamp.is_file():
+        made = json.loads(stamp.read_text())
+        if made.pop("count") is not None and made == wanted:
+            return root, int(json.loads(stamp.read_text())["count"])
+    if name == "plain":
+        make_site(root, sitemaps, urls)
+    else:
+        build_mixed(root, sitemaps, urls, shape if name == "shape" else None)
+    count = 0
+    for child in (root / "sitemaps").iterdir():
+        count += gzip.decompress(child.read_bytes()).count(b"<url>")
+    stamp.write_text(json.dumps({**wanted, "count": count}))
+    return root, count
+
+
+# ----------------------------------------------------------------------------- the server
+def serve(root: Path, fd: int) -> None:
+    """Serve ``root`` on the listening socket ``fd``, the placeholder replaced by the
+    socket's origin (by bench.localhost's for a request naming that host); prints "ready"
+    once every file is written."""
     from aiohttp import web
 
-    origin = (f"http://127.0.0.1:{port}" if port != 80 else "http://127.0.0.1").encode()
-    files: dict[str, tuple[bytes, str]] = {}
+    sock = socket.socket(fileno=fd)
+    port = sock.getsockname()[1]
     types = {".gz": "application/gzip", ".xml": "application/xml", ".txt": "text/plain"}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file():
-            continue
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            plain = gzip.decompress(data)
-            if PLACEHOLDER in plain:
-                data = gzip.compress(plain.replace(PLACEHOLDER, origin), 6, mtime=0)
-        else:
-            data = data.replace(PLACEHOLDER, origin)
-        files["/" + path.relative_to(root).as_posix()] = (
-            data,
-            types.get(path.suffix, "text/html"),
-        )
+    paths = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix != ".json"]
+    raw = {"/" + p.relative_to(root).as_posix(): p.read_bytes() for p in paths}
+
+    def written(host: str) -> dict[str, bytes]:
+        origin = f"http://{host}:{port}".encode()
+        files = {}
+        for path, data in raw.items():
+            if data[:2] == b"\x1f\x8b":
+                data = gzip.compress(gzip.decompress(data).replace(PLACEHOLDER, origin), 6, mtime=0)
+            files[path] = data.replace(PLACEHOLDER, origin)
+        return files
+
+    sites = {"127.0.0.1": written("127.0.0.1"), TRAFILATURA_HOST: written(TRAFILATURA_HOST)}
 
     async def handler(request: web.Request) -> web.Response:
-        found = files.get(request.path)
+        host = (request.host or "").rsplit(":", 1)[0]
+        files = sites.get(host, sites["127.0.0.1"])
+        path = request.path + ("index.html" if request.path.endswith("/") else "")
+        found = files.get(path)
         if found is None:
             return web.Response(status=404, text="not found")
-        return web.Response(body=found[0], content_type=found[1])
+        kind = types.get(Path(path).suffix, "text/html")
+        return web.Response(body=found, content_type=kind)
 
     app = web.Application()
-    app.router.add_route("GET", "/{tail:.*}", handler)
-    web.run_app(app, host="127.0.0.1", port=port, print=lambda *_: None, access_log=None)
+    app.router.add_get("/{tail:.*}", handler)  # and HEAD (trafilatura asks with it)
+    print("ready", flush=True)
+    web.run_app(app, sock=sock, print=lambda *_: None, access_log=None, handle_signals=True)
 
 
-def free_port() -> int:
-    """Port 80 when it can be had: a real site's URLs carry no port, and the URL fast paths
-    take only port-less URLs (URLs with a port go the full WHATWG parse, ~10x slower)."""
-    with socket.socket() as sock:
+class Server:
+    """A server process for one site on the script's one listening socket."""
+
+    def __init__(self, root: Path, sock: socket.socket) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(root), str(sock.fileno())],
+            stdout=subprocess.PIPE,
+            pass_fds=(sock.fileno(),),
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            raise SystemExit(f"the bench server for {root} did not start")
+
+    def close(self) -> None:
+        self.proc.terminate()
         try:
-            sock.bind(("127.0.0.1", 80))
-            return 80
-        except OSError:
-            pass
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for(port: int, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise SystemExit(f"the bench server did not start on port {port}")
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 # ----------------------------------------------------------------------------- measuring
 def measure(argv: list[str]) -> tuple[float, float, float, int]:
-    """(wall seconds, CPU seconds, peak RSS MiB, exit status) of a fresh subprocess; CPU
-    and peak RSS include its parse workers (reaped children count in wait4's rusage)."""
+    """(wall seconds, CPU seconds, peak RSS MiB, exit status) of a fresh subprocess."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -178,19 +217,16 @@ def measure(argv: list[str]) -> tuple[float, float, float, int]:
     if proc.stderr is not None:
         err = proc.stderr.read().decode(errors="replace").strip()
         if err:
-            print(err, file=sys.stderr)
+            print(err[-2000:], file=sys.stderr)
         proc.stderr.close()
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
-def run_urlset(
-    url: str, out: Path, repeat: int, extra: list[str] | None = None
-) -> list[dict[str, float]]:
+def run_urlset(url: str, out: Path, repeat: int, extra: list[str]) -> list[dict[str, float]]:
     runs = []
     for _ in range(repeat):
         out.unlink(missing_ok=True)
-        argv = [str(URLSET), "fetch", url, "-o", str(out), "-q", *(extra or [])]
-        wall, cpu, rss, code = measure(argv)
+        wall, cpu, rss, code = measure([URLSET, "fetch", url, "-o", str(out), "-q", *extra])
         with out.open("rb") as fh:
             count = sum(1 for _ in fh)
         runs.append(
@@ -199,132 +235,128 @@ def run_urlset(
     return runs
 
 
-def run_peers(site: Path, timeout: float, peer: str = "all", repeat: int = 1) -> list[Row]:
+def run_peers(url: str, timeout: float, peer: str = "all", repeat: int = 1) -> list[Row]:
     if not (PEERS.is_file() and PEERS_PY.is_file()):
-        print(
-            f"no peers: {PEERS_PY} is missing (run bench/setup_peers.sh); urlset alone",
-            file=sys.stderr,
-        )
+        print(f"no peers: {PEERS_PY} is missing (run bench/setup_peers.sh)", file=sys.stderr)
         return []
     more = ["--repeat", str(repeat)] if repeat > 1 else []
-    proc = subprocess.run(
-        [
-            str(PEERS_PY),
-            str(PEERS),
-            "--timeout",
-            str(int(timeout)),
-            *more,
-            peer,
-            "fetch",
-            str(site),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    found: list[Row] = []
-    for line in proc.stdout.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            found.append(json.loads(line))
+    argv = [str(PEERS_PY), str(PEERS), "--timeout", str(int(timeout)), *more, peer, "fetch", url]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    found: list[Row] = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
     if not found:
         print(proc.stderr[-2000:], file=sys.stderr)
     return found
 
 
+def bench_site(
+    name: str, root: Path, sock: socket.socket, args: argparse.Namespace
+) -> dict[str, Any]:
+    """urlset (half its runs before the peers, half after) and the peers on one site."""
+    port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    extra = shlex.split(args.fetch_args)
+    server = Server(root, sock)
+    try:
+        first = (args.repeat + 1) // 2
+        ours = run_urlset(url, OUT / "fetch.jsonl", first, extra)
+        if args.no_peers:
+            peers: list[Row] = []
+        elif args.small_site:
+            peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
+        else:
+            peers = run_peers(url, args.peer_timeout)
+        ours += run_urlset(url, OUT / "fetch.jsonl", args.repeat - first, extra)
+    finally:
+        server.close()
+    best = min(ours, key=lambda r: r["seconds"])
+    median = sorted(r["seconds"] for r in ours)[len(ours) // 2]
+    return {
+        "site": name,
+        "url": url,
+        "urlset": ours,
+        "best": best,
+        "median": median,
+        "peers": peers,
+    }
+
+
+def print_site(found: dict[str, Any], expected: int) -> None:
+    ours, best = found["urlset"], found["best"]
+    times = ", ".join(f"{r['seconds']:.2f}" for r in ours)
+    print(f"\n{found['site']} ({found['url']}):")
+    print("| reader | seconds | wall s | CPU s | peak RSS MiB | URLs | urlset faster by |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        f"| urlset fetch (best of {len(ours)}; median {found['median']:.2f}; runs {times}) "
+        f"| {best['seconds']:.2f} | {best['seconds']:.2f} | {best['cpu_seconds']:.2f} "
+        f"| {max(r['peak_rss_mb'] for r in ours):.0f} | {best['count']:,} | |"
+    )
+    if any(r["count"] != expected for r in ours):
+        print(f"WARNING: urlset's output has {best['count']:,} URLs, expected {expected:,}")
+    for p in found["peers"]:
+        secs = p.get("seconds")
+        ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"
+        error = f" (error: {p['error'][:80]})" if p.get("error") else ""
+        print(
+            f"| {p.get('peer')} {p.get('version') or ''}{error} "
+            f"| {'-' if secs is None else f'{float(secs):.2f}'} | {p.get('wall_seconds')} "
+            f"| {p.get('cpu_seconds')} | {p.get('peak_rss_mb')} | {p.get('count') or 0:,} | {ratio} |"
+        )
+    timed = [p for p in found["peers"] if not p.get("error") and p.get("seconds")]
+    if timed:
+        fastest = min(timed, key=lambda p: float(p["seconds"]))
+        ratio = float(fastest["seconds"]) / best["seconds"]
+        print(f"fastest peer: {fastest['peer']}; urlset faster by {ratio:.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sites", default="plain,mixed", help="plain, mixed, shape (comma list)")
+    parser.add_argument("--shape", default="iri", choices=MIX_SHAPES, help="the shape site's")
     parser.add_argument("--sitemaps", type=int, default=10)
-    parser.add_argument("--urls", type=int, default=50_000)
+    parser.add_argument("--urls", type=int, default=50_000, help="URLs per sitemap")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true")
-    parser.add_argument("--peer-timeout", type=float, default=600)
+    parser.add_argument("--peer-timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     parser.add_argument(
         "--small-site",
         action="store_true",
-        help="an index and 3 children of 20 URLs; beside ultimate-sitemap-parser only",
+        help="the plain site, an index and 3 children of 20 URLs; beside ultimate-sitemap-parser",
     )
     parser.add_argument(
-        "--fetch-args",
-        default="",
-        help="more arguments for urlset fetch (e.g. '--workers 0'), to compare settings",
+        "--fetch-args", default="", help="more arguments for urlset fetch (e.g. '--workers 0')"
     )
-    parser.add_argument("--serve", nargs=2, metavar=("DIR", "PORT"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=2, metavar=("DIR", "FD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(Path(args.serve[0]), int(args.serve[1]))
         return
-
+    names = ["plain"] if args.small_site else args.sites.split(",")
     if args.small_site:
-        args.sitemaps, args.urls = 3, 20
-        args.repeat = max(args.repeat, 10)
+        args.sitemaps, args.urls, args.repeat = 3, 20, max(args.repeat, 10)
     OUT.mkdir(parents=True, exist_ok=True)
-    total = args.sitemaps * args.urls
-    print(f"building {args.sitemaps} x {args.urls:,} URLs in {SITE} ...", file=sys.stderr)
-    build_site(SITE, args.sitemaps, args.urls)
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(SITE), str(port)],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        wait_for(port)
-        url = f"http://127.0.0.1:{port}/" if port != 80 else "http://127.0.0.1/"
-        ours = run_urlset(url, OUT / "fetch.jsonl", args.repeat, shlex.split(args.fetch_args))
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    if args.no_peers:
-        peers: list[Row] = []
-    elif args.small_site:
-        peers = run_peers(SITE, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
-    else:
-        peers = run_peers(SITE, args.peer_timeout)
-
-    best = min(ours, key=lambda r: r["seconds"])
-    report: dict[str, object] = {
+    sites = {}
+    for name in names:
+        print(f"site {name}: {args.sitemaps} sitemaps ...", file=sys.stderr)
+        sites[name] = build(name, args.sitemaps, args.urls, args.shape)
+    report: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}",
-        "site": f"{args.sitemaps} gzipped sitemaps x {args.urls:,} URLs = {total:,} URLs",
-        "load_average": os.getloadavg(),
-        "urlset": {"runs": ours, "best": best},
-        "peers": peers,
+        "load_average_start": os.getloadavg(),
+        "sites": [],
     }
-    times = ", ".join(f"{r['seconds']:.2f}" for r in ours)
-    median = sorted(r["seconds"] for r in ours)[len(ours) // 2]
-    report["urlset"]["median_seconds"] = median  # type: ignore[index]
+    with socket.socket() as sock:  # the one port of every server, reader and site
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        for name, (root, count) in sites.items():
+            found = bench_site(name, root, sock, args)
+            report["sites"].append(found)
+            print_site(found, count)
+    report["load_average_end"] = os.getloadavg()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"load average at the end: {load}")
-    print(
-        f"urlset fetch: best {best['seconds']:.2f} s, median {median:.2f} s of {args.repeat} "
-        f"({times}), "
-        f"CPU {best['cpu_seconds']:.2f} s, "
-        f"peak RSS {max(r['peak_rss_mb'] for r in ours):.0f} MiB, {best['count']:,} URLs"
-    )
-    if best["count"] != total:
-        print(f"WARNING: expected {total:,} URLs", file=sys.stderr)
-    timed = [(seconds, p) for p in peers if not p.get("error") and (seconds := p.get("seconds"))]
-    for p in peers:
-        secs = p.get("seconds")
-        ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"
-        print(
-            f"  {p.get('peer')}: {secs if secs is None else f'{float(secs):.2f}'} s "
-            f"(wall {p.get('wall_seconds')}, CPU {p.get('cpu_seconds')}), "
-            f"peak RSS {p.get('peak_rss_mb')} MiB, "
-            f"count {p.get('count')}, urlset faster by {ratio}"
-            + (f"  error: {p.get('error')}" if p.get("error") else "")
-        )
-    if timed:
-        seconds, fastest = min(timed, key=lambda t: float(t[0]))
-        print(
-            f"fastest peer: {fastest['peer']} {float(seconds):.2f} s; "
-            f"urlset {float(seconds) / best['seconds']:.1f}x faster"
-        )
+    print(f"\n{report['date']}, {report['machine']}, load average at the end: {load}")
     if args.json:
         print(json.dumps(report))
 
