@@ -13,14 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-import aiohttp
-
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, HTTP_STATUS, STOP_CODES, fetch_issue
 from .parse_pool import ParsePool
+from .tls import aiohttp
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:

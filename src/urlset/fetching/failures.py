@@ -10,9 +10,8 @@ import errno
 import os
 import re
 
-import aiohttp
-
 from .issues import FETCH_FAILED, FETCH_TIMEOUT
+from .tls import aiohttp
 
 
 class Retry(Exception):

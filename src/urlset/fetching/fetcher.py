@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-import aiohttp
-
 from ..errors import InvalidValue
 from ..model import Issue, Severity
 from ..urls import host_of, to_uri
@@ -36,6 +34,7 @@ from .issues import (
     fetch_issue,
 )
 from .parse_pool import ParsePool
+from .tls import aiohttp
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:

@@ -40,14 +40,13 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import aiohttp
-
 from ..reading.output import Render
 from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
 from .parse_pool import ParsePool, UrlBatch
+from .tls import aiohttp
 from .values import (
     CacheRecord,
     DiscoveryOptions,

@@ -1,0 +1,81 @@
+"""aiohttp, imported so that its TLS contexts load their CA certificates only when a
+connection needs them.
+
+aiohttp makes its two default client contexts when ``aiohttp.connector`` is imported; loading
+the system's CA bundle into them (``SSLContext.set_default_verify_paths``) is most of the
+cost of importing aiohttp (measured: BENCHMARKS.md, "Fetch start-up"), and a fetch of an
+http:// site never uses them. So the first import, done here, defers that one call for the
+contexts made on this thread while aiohttp is imported, and ``TCPConnector._get_ssl_context``
+(which picks the context of every TLS connection, redirects included) makes it before it
+hands one out: the contexts are then what aiohttp would have made, CA certificates and
+all, and an https fetch verifies exactly as before. Where aiohttp was imported already, or
+names things otherwise, the contexts are completed at once (no deferral, same behaviour).
+"""
+
+from __future__ import annotations
+
+import ssl
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+
+def _import_aiohttp() -> Any:
+    if "aiohttp" in sys.modules:
+        import aiohttp
+
+        return aiohttp
+    deferred: list[ssl.SSLContext] = []
+    importing = threading.get_ident()
+    load = ssl.SSLContext.set_default_verify_paths
+
+    def later(context: ssl.SSLContext) -> None:
+        if threading.get_ident() == importing:
+            deferred.append(context)
+        else:  # another thread's context: as ever
+            load(context)
+
+    own = ssl.SSLContext.__dict__.get("set_default_verify_paths")
+    ssl.SSLContext.set_default_verify_paths = later  # type: ignore[method-assign,assignment]
+    try:
+        import aiohttp
+    finally:
+        if own is None:
+            del ssl.SSLContext.set_default_verify_paths  # back to the inherited method
+        else:
+            ssl.SSLContext.set_default_verify_paths = own  # type: ignore[method-assign]
+    if deferred:
+        _complete_on_use(aiohttp, deferred)
+    return aiohttp
+
+
+def _complete_on_use(aiohttp: Any, deferred: list[ssl.SSLContext]) -> None:
+    """Have the deferred contexts load their certificates before aiohttp first hands one
+    out; at once when its connector does not pick contexts the way this expects."""
+    connector = getattr(aiohttp, "TCPConnector", None)
+    pick = getattr(connector, "_get_ssl_context", None)
+    lock = threading.Lock()
+
+    def complete() -> None:
+        with lock:
+            while deferred:
+                deferred.pop().set_default_verify_paths()
+
+    if connector is None or pick is None:
+        complete()
+        return
+
+    def get_ssl_context(self: Any, req: Any) -> Any:
+        if deferred:
+            complete()
+        return pick(self, req)
+
+    connector._get_ssl_context = get_ssl_context
+
+
+if TYPE_CHECKING:
+    import aiohttp
+else:
+    aiohttp = _import_aiohttp()
+
+__all__ = ["aiohttp"]

@@ -1,0 +1,86 @@
+"""fetching/tls.py: aiohttp's TLS contexts load their CA certificates only when a TLS
+connection needs one, and then verify as they always did.
+
+Each fetch runs ``urlset fetch`` in a fresh interpreter (where urlset imports aiohttp first),
+against a real https server on loopback with a certificate from a test CA (trustme); the CA
+is trusted through ``SSL_CERT_FILE``, which OpenSSL reads when the certificates load.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from test_fetch_support import LoopbackServer, urlset
+
+LAUNCH = "import sys; from urlset.cli import main; sys.argv[0] = 'urlset'; main()"
+# what an interpreter holds after importing urlset's fetching: the CA certificates aiohttp's
+# default contexts hold (0 while deferred)
+PROBE = (
+    "import urlset.fetching.http, aiohttp.connector as c; "
+    "print(c._SSL_CONTEXT_VERIFIED.cert_store_stats()['x509_ca'])"
+)
+
+
+@pytest.fixture(scope="module")
+def ca() -> Iterator[tuple[Path, ssl.SSLContext]]:
+    trustme = pytest.importorskip("trustme")
+    authority = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(server_context)
+    with authority.cert_pem.tempfile() as pem:
+        yield Path(pem), server_context
+
+
+def _fetch(url: str, out: Path, cert_file: Path | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("SSL_CERT_DIR", None)
+    if cert_file is not None:
+        env["SSL_CERT_FILE"] = str(cert_file)
+    argv = [sys.executable, "-c", LAUNCH, "fetch", url, "-o", str(out)]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+
+
+def test_https_site_fetched_with_the_certificates_loaded_on_first_use(
+    ca: tuple[Path, ssl.SSLContext], tmp_path: Path
+) -> None:
+    pem, server_context = ca
+    out = tmp_path / "out.jsonl"
+    with LoopbackServer(ssl_context=server_context) as server:
+        server.add("/sitemap.xml", urlset(server.url(f"/p/{i}") for i in range(5)))
+        done = _fetch(server.url("/sitemap.xml"), out, pem)
+        assert server.hits["/sitemap.xml"] == 1
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().count("\n") == 5 and "https://127.0.0.1:" in out.read_text()
+
+
+def test_https_certificate_of_an_unknown_ca_is_still_rejected(
+    ca: tuple[Path, ssl.SSLContext], tmp_path: Path
+) -> None:
+    """The deferred contexts verify: trusting another CA than the server's fails the fetch."""
+    trustme = pytest.importorskip("trustme")
+    _, server_context = ca
+    with (
+        trustme.CA().cert_pem.tempfile() as other,
+        LoopbackServer(ssl_context=server_context) as server,
+    ):
+        server.add("/sitemap.xml", urlset([server.url("/p/1")]))
+        done = _fetch(server.url("/sitemap.xml"), tmp_path / "out.jsonl", Path(other))
+        assert server.hits["/sitemap.xml"] == 0
+    assert done.returncode == 2
+    assert "certificate" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plain_http_loads_no_certificates() -> None:
+    """Importing urlset's fetching (aiohttp first) leaves the default contexts without their
+    CA certificates, which a plain-http fetch never needs."""
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert probe.stdout.strip() == "0"
