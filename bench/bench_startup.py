@@ -5,8 +5,9 @@
 Runs hyperfine (``apt-get install hyperfine``) on ``import urlset``, ``urlset --help``,
 ``read --help``, ``read`` and ``check`` of a two-URL sitemap (a query with &, a lastmod),
 ``read`` of a two-line text sitemap, ``build`` of a two-line list, ``build --help``,
-``fetch --help`` and ``serve --help``, each in a fresh interpreter, beside
-``python -c pass``. With ``--before SRC`` (another checkout's ``src`` holding a built
+``fetch --help``, ``fetch`` of the two-URL sitemap over plain http from a loopback server
+this script runs (a thread, 127.0.0.1, a port of its own) and ``serve --help``, each in a
+fresh interpreter, beside ``python -c pass``. With ``--before SRC`` (another checkout's ``src`` holding a built
 ``_core``), each command runs from that tree too, side by side in the same run. Each tree's
 modules are compiled to bytecode first, as ``pip install`` does: Python only reads the
 caches when ``PYTHONDONTWRITEBYTECODE`` is set (it is on the machine these figures come
@@ -19,6 +20,8 @@ each command's instructions once under valgrind (callgrind), which load does not
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import re
@@ -26,6 +29,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,6 +54,7 @@ COMMANDS = (
     "build --help",
     "build --base-url https://shop.test/ --out out list.txt",
     "fetch --help",
+    "fetch http://127.0.0.1:{port}/tiny.xml -o fetched.jsonl -q",
     "serve --help",
 )
 
@@ -63,10 +70,11 @@ class Case(NamedTuple):
         return line if self.tree is None else f"env PYTHONPATH={self.tree} {line}"
 
 
-def cases(trees: dict[str, str]) -> list[Case]:
-    """``python -c pass``, then each command from each tree, side by side."""
+def cases(trees: dict[str, str], port: int) -> list[Case]:
+    """``python -c pass``, then each command from each tree, side by side (``port``: the
+    loopback server's)."""
     out = [Case("python -c pass", None, [sys.executable, "-c", "pass"])]
-    for command in ("import urlset", *COMMANDS):
+    for command in ("import urlset", *(c.format(port=port) for c in COMMANDS)):
         for label, tree in trees.items():
             if command == "import urlset":
                 out.append(
@@ -76,6 +84,24 @@ def cases(trees: dict[str, str]) -> list[Case]:
             argv = [sys.executable, "-c", f'"{LAUNCH}"', *command.split()]
             out.append(Case(f"{label}: urlset {command}", tree, argv))
     return out
+
+
+@contextlib.contextmanager
+def serving(directory: str) -> Iterator[int]:
+    """A loopback HTTP server of ``directory`` in a thread; yields its port."""
+    handler = functools.partial(_QuietHandler, directory=directory)
+    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server.server_address[1]
+        finally:
+            server.shutdown()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 def timings(work: str, runs: list[Case], count: int) -> list[dict[str, Any]]:
@@ -122,10 +148,10 @@ def main() -> None:
         trees = {"before": str(Path(args.before).resolve()), **trees}
     for tree in trees.values():
         subprocess.run([sys.executable, "-m", "compileall", "-q", tree], check=True)
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as work, serving(work) as port:
         Path(work, "tiny.xml").write_text(SITEMAP, encoding="utf-8")
         Path(work, "list.txt").write_text(LIST, encoding="utf-8")
-        runs = cases(trees)
+        runs = cases(trees, port)
         results = timings(work, runs, args.runs)
         counts = [instructions(work, case) for case in runs] if args.instructions else []
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
