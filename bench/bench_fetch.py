@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_fetch.py [--sites plain,mixed] [--sitemaps 10] [--urls 50000]
                                           [--repeat 3] [--no-peers] [--json] [--fetch-args ARGS]
     URLSET_COMMAND=/path/to/urlset .venv/bin/python bench/bench_fetch.py ...  # another build
+    .venv/bin/python bench/bench_fetch.py --no-peers --compare /other/urlset  # alternating
     .venv/bin/python bench/bench_fetch.py --small-site [--repeat 10]
 
 Sites (robots.txt -> /sitemap-index.xml -> K gzipped children of M URLs, in bench/out/):
@@ -31,6 +32,9 @@ fresh process: wall seconds (interpreter start and imports included), CPU and pe
 runs come before the peers, half after, so that load drifting over the run falls on both.
 Peers: bench/peers/run.py ``all fetch http://127.0.0.1:PORT/`` (their own work after
 imports, and their wall time), when bench/.venv-peers exists.
+
+``--compare CMD``: another urlset (an older checkout's) run too, its runs alternating with
+this one's, on the same server; both printed.
 
 ``--small-site``: an index and 3 children of 20 URLs, where start-up dominates; urlset beside
 ultimate-sitemap-parser alone, best and median of the repeats.
@@ -222,11 +226,13 @@ def measure(argv: list[str]) -> tuple[float, float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
-def run_urlset(url: str, out: Path, repeat: int, extra: list[str]) -> list[dict[str, float]]:
+def run_urlset(
+    url: str, out: Path, repeat: int, extra: list[str], command: str = URLSET
+) -> list[dict[str, float]]:
     runs = []
     for _ in range(repeat):
         out.unlink(missing_ok=True)
-        wall, cpu, rss, code = measure([URLSET, "fetch", url, "-o", str(out), "-q", *extra])
+        wall, cpu, rss, code = measure([command, "fetch", url, "-o", str(out), "-q", *extra])
         with out.open("rb") as fh:
             count = sum(1 for _ in fh)
         runs.append(
@@ -256,7 +262,14 @@ def bench_site(
     url = f"http://127.0.0.1:{port}/"
     extra = shlex.split(args.fetch_args)
     server = Server(root, sock)
+    other: list[dict[str, float]] = []
     try:
+        if args.compare:  # alternating, one run each at a time
+            ours = []
+            for _ in range(args.repeat):
+                other += run_urlset(url, OUT / "fetch.jsonl", 1, extra, args.compare)
+                ours += run_urlset(url, OUT / "fetch.jsonl", 1, extra)
+            return summary(name, url, ours, [], other)
         first = (args.repeat + 1) // 2
         ours = run_urlset(url, OUT / "fetch.jsonl", first, extra)
         if args.no_peers:
@@ -268,16 +281,20 @@ def bench_site(
         ours += run_urlset(url, OUT / "fetch.jsonl", args.repeat - first, extra)
     finally:
         server.close()
+    return summary(name, url, ours, peers, other)
+
+
+def summary(
+    name: str,
+    url: str,
+    ours: list[dict[str, float]],
+    peers: list[Row],
+    other: list[dict[str, float]],
+) -> dict[str, Any]:
     best = min(ours, key=lambda r: r["seconds"])
     median = sorted(r["seconds"] for r in ours)[len(ours) // 2]
-    return {
-        "site": name,
-        "url": url,
-        "urlset": ours,
-        "best": best,
-        "median": median,
-        "peers": peers,
-    }
+    found = {"site": name, "url": url, "urlset": ours, "best": best, "median": median}
+    return {**found, "peers": peers, "compared": other}
 
 
 def print_site(found: dict[str, Any], expected: int) -> None:
@@ -291,6 +308,17 @@ def print_site(found: dict[str, Any], expected: int) -> None:
         f"| {best['seconds']:.2f} | {best['seconds']:.2f} | {best['cpu_seconds']:.2f} "
         f"| {max(r['peak_rss_mb'] for r in ours):.0f} | {best['count']:,} | |"
     )
+    if found["compared"]:
+        other = found["compared"]
+        fastest = min(other, key=lambda r: r["seconds"])
+        middle = sorted(r["seconds"] for r in other)[len(other) // 2]
+        runs = ", ".join(f"{r['seconds']:.2f}" for r in other)
+        print(
+            f"| --compare urlset (best of {len(other)}; median {middle:.2f}; runs {runs}) "
+            f"| {fastest['seconds']:.2f} | {fastest['seconds']:.2f} | {fastest['cpu_seconds']:.2f} "
+            f"| {max(r['peak_rss_mb'] for r in other):.0f} | {fastest['count']:,} "
+            f"| {fastest['seconds'] / best['seconds']:.2f}x |"
+        )
     if any(r["count"] != expected for r in ours):
         print(f"WARNING: urlset's output has {best['count']:,} URLs, expected {expected:,}")
     for p in found["peers"]:
@@ -327,6 +355,7 @@ def main() -> None:
     parser.add_argument(
         "--fetch-args", default="", help="more arguments for urlset fetch (e.g. '--workers 0')"
     )
+    parser.add_argument("--compare", help="another urlset command, its runs alternating")
     parser.add_argument("--serve", nargs=2, metavar=("DIR", "FD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
