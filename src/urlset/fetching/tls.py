@@ -66,9 +66,10 @@ def _complete_on_use(aiohttp: Any, deferred: list[ssl.SSLContext]) -> None:
         return
 
     def get_ssl_context(self: Any, req: Any) -> Any:
-        if deferred:
-            complete()
-        return pick(self, req)
+        context = pick(self, req)  # None for a plain-http connection
+        if context is not None and deferred:
+            complete()  # before the context is used, whichever it is
+        return context
 
     connector._get_ssl_context = get_ssl_context
 
