@@ -16,7 +16,9 @@ from test_fetch_support import LoopbackServer, run_fetch, sitemapindex, urlset
 from urlset.cli import main
 from urlset.fetching.cache import FetchCache
 from urlset.fetching.discovery import NodeState
+from urlset.fetching.parse_pool import UrlBatch
 from urlset.model import SitemapRef, Url
+from urlset.reading.output import UrlColumns
 
 CHILDREN = {"/a.xml": 40, "/b.xml": 30, "/c.xml": 20}
 
@@ -284,3 +286,27 @@ def test_a_corrupt_extension_line_is_a_missing_result(tmp_path: Path) -> None:
     ):
         data.write_bytes(gzip.compress(json.dumps(bad[0]).encode() + b"\n"))
         assert cache.load(url) is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entries=url_lists())
+def test_urls_stored_from_columns_as_from_values(entries: list[Url]) -> None:
+    """A parse thread's Urls are stored from their columns (``urls=``): the same file, byte
+    for byte, as the same Urls stored as values, and read back equal."""
+    files = []
+    for as_columns in (False, True):
+        with tempfile.TemporaryDirectory() as directory:
+            cache = FetchCache(directory)
+            cache.store(
+                "https://www.example.com/s.xml",
+                final_url="https://www.example.com/s.xml",
+                headers={},
+                index_lastmod=None,
+                format="urlset",
+                items=[] if as_columns else entries,
+                urls=UrlBatch(UrlColumns.from_urls(entries)) if as_columns else (),
+            )
+            files.append(sorted(p.read_bytes() for p in Path(directory).iterdir()))
+            stored = cache.load("https://www.example.com/s.xml")
+        assert stored is not None and stored.items == entries
+    assert files[0] == files[1]

@@ -376,5 +376,6 @@ def _store(
         headers=headers,
         index_lastmod=request.index_lastmod,
         format=fmt,
-        items=[*items, *urls] if urls is not None else items,
+        items=items,
+        urls=urls or (),
     )

@@ -28,8 +28,9 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ from ..dates import Lastmod, format_w3c, parse_w3c
 from ..errors import InvalidValue
 from ..extensions import TYPED, from_json, to_json
 from ..model import ChangeFreq, Issue, RawElement, Severity, SitemapRef, Url
+from ..reading.output import NO_PRIORITY, UrlColumns
+from .parse_pool import columns_of
 from .values import CacheRecord
 
 Item = Url | SitemapRef | Issue
@@ -190,8 +193,10 @@ class FetchCache:
         index_lastmod: Lastmod | None,
         format: str | None,
         items: Iterable[Item],
+        urls: Sequence[Url] = (),
     ) -> None:
-        """Keep a result and its validators; errors writing the cache are not fatal."""
+        """Keep a result and its validators; errors writing the cache are not fatal.
+        ``urls``: more Urls, stored after ``items`` (a parse thread's, from their columns)."""
         key = _key(url)
         meta = {
             "version": VERSION,
@@ -206,7 +211,7 @@ class FetchCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._write(
                 f"{key}.jsonl.gz",
-                lambda fh: _write_items(fh, items),
+                lambda fh: _write_items(fh, items, urls),
             )
             self._write(
                 f"{key}.json",
@@ -260,8 +265,39 @@ class FetchCache:
             raise
 
 
-def _write_items(fh: Any, items: Iterable[Item]) -> None:
+def _write_items(fh: Any, items: Iterable[Item], urls: Sequence[Url]) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     with gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=3, mtime=0) as gz:
         lines = [dumps(_encode(item)) for item in items]
+        if urls:
+            lines += _url_lines(columns_of(urls), dumps)
         gz.write(("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+
+
+def _url_lines(columns: UrlColumns, dumps: Callable[[Any], str]) -> list[str]:
+    """The lines ``_encode`` writes for these Urls, from their columns: no Url value made
+    (the columns' lastmods are the W3C text ``format_w3c`` writes)."""
+    freqs = [None, *(c.value for c in ChangeFreq)]
+    extensions = columns.extensions or repeat(None)
+    return [
+        dumps(
+            ["u", loc, lastmod or None, freqs[code], None if p == NO_PRIORITY else p]
+            if not ext
+            else [
+                "u",
+                loc,
+                lastmod or None,
+                freqs[code],
+                None if p == NO_PRIORITY else p,
+                [_encode_extension(e) for e in ext],
+            ]
+        )
+        for loc, lastmod, code, p, ext in zip(
+            columns.locs,
+            columns.lastmods,
+            columns.changefreqs,
+            columns.priorities,
+            extensions,
+            strict=False,
+        )
+    ]
