@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
+import itertools
 import json
 import os
 import platform
@@ -81,6 +82,7 @@ MIX_HOSTS = (
 )
 # the six shapes of bench_read.mixed_sitemap, in its order
 MIX_SHAPES = ("query", "escaped", "iri", "apostrophe", "long", "html")
+RUNS = itertools.count()  # "{run}" in --fetch-args: a number of its own in every run
 IMAGE_NS = b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
 
 
@@ -232,7 +234,8 @@ def run_urlset(
     runs = []
     for _ in range(repeat):
         out.unlink(missing_ok=True)
-        wall, cpu, rss, code = measure([command, "fetch", url, "-o", str(out), "-q", *extra])
+        more = [arg.replace("{run}", str(next(RUNS))) for arg in extra]
+        wall, cpu, rss, code = measure([command, "fetch", url, "-o", str(out), "-q", *more])
         with out.open("rb") as fh:
             count = sum(1 for _ in fh)
         runs.append(
@@ -353,7 +356,10 @@ def main() -> None:
         help="the plain site, an index and 3 children of 20 URLs; beside ultimate-sitemap-parser",
     )
     parser.add_argument(
-        "--fetch-args", default="", help="more arguments for urlset fetch (e.g. '--workers 0')"
+        "--fetch-args",
+        default="",
+        help="more arguments for urlset fetch (e.g. '--workers 0'; '--cache /tmp/c{run}': "
+        "{run} is a number of its own in every run)",
     )
     parser.add_argument("--compare", help="another urlset command, its runs alternating")
     parser.add_argument("--serve", nargs=2, metavar=("DIR", "FD"), help=argparse.SUPPRESS)
