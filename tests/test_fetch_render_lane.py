@@ -53,6 +53,9 @@ def _parse(
     fmt_read, fatal, columns, refs, issues, rendered, _, count = parsing.handle(("c",))
     if isinstance(rendered, list):
         rendered = b"".join(rendered)
+    if values:  # made from the core's buffers when asked for
+        assert callable(columns) == rendered_only
+        columns = columns() if callable(columns) else columns
     assert (columns is None) == (rendered_only and not values)
     assert columns is None or columns.count == count
     in_core = parsing.spec.rendered if parsing.spec is not None else 0

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Any, overload
 
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..reading.output import Render, UrlColumns, line_tail
-from ..reading.rendered import RenderSpec, merge_rendered
+from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
 from .issues import STOP_CODES
 from .lane_columns import concat, core_columns, in_document_order
 
@@ -43,10 +44,13 @@ class UrlBatch(Sequence[Url]):
     ``render`` its name; slicing from the start keeps it in step. A pool that renders only
     (``rendered_only``) gives no columns: its ``count`` Urls are their output, or for
     "parquet" ``batches``, Arrow record batches in Parquet's columns; one asked for
-    ``columns`` too gives both, the output text and the batches (for a snapshot store).
+    ``columns`` too gives both, the output text and the batches (for a snapshot store); one
+    asked for ``values`` gives the output and the Urls' columns (for a report or a cache),
+    made from the core's compact buffers each time they are asked for (``columns``), so the
+    batches waiting for the event loop hold no Python string a URL.
     """
 
-    __slots__ = ("_urls", "batches", "columns", "parts", "render", "size")
+    __slots__ = ("_columns", "_urls", "batches", "parts", "render", "size")
 
     def __init__(
         self,
@@ -56,15 +60,21 @@ class UrlBatch(Sequence[Url]):
         count: int = 0,
         batches: list[Any] | None = None,
     ) -> None:
-        self.columns = columns
+        self._columns = columns
         self.batches = batches
         self.parts = [rendered] if isinstance(rendered, bytes) else rendered
-        self.size = columns.count if columns is not None else count
+        self.size = columns.count if isinstance(columns, UrlColumns) else count
         self._urls: list[Url] | None = None
         self.render = render
 
     def __len__(self) -> int:
         return self.size
+
+    @property
+    def columns(self) -> UrlColumns | None:
+        """The Urls as columns; None for a batch that holds them as output only."""
+        columns = self._columns
+        return columns() if callable(columns) else columns
 
     @property
     def rendered(self) -> bytes | None:
@@ -76,9 +86,10 @@ class UrlBatch(Sequence[Url]):
 
     def _all(self) -> list[Url]:
         if self._urls is None:
-            if self.columns is None:
+            columns = self.columns
+            if columns is None:
                 raise LookupError("a rendered-only batch holds its URLs as output text only")
-            self._urls = self.columns.urls()
+            self._urls = columns.urls()
         return self._urls
 
     @overload
@@ -118,9 +129,8 @@ def _head_batches(batches: list[Any], rows: int) -> list[Any]:
 
 def columns_of(urls: Sequence[Url]) -> UrlColumns:
     """The columns of a read's Urls: a worker's batch as it came, others made from the values."""
-    if isinstance(urls, UrlBatch) and urls.columns is not None:
-        return urls.columns
-    return UrlColumns.from_urls(urls)
+    columns = urls.columns if isinstance(urls, UrlBatch) else None
+    return columns if columns is not None else UrlColumns.from_urls(urls)
 
 
 class _Parsing:
@@ -198,7 +208,12 @@ class _Parsing:
 
     def _output(
         self,
-    ) -> tuple[UrlColumns | None, bytes | list[bytes] | None, list[Any] | None, int]:
+    ) -> tuple[
+        UrlColumns | Callable[[], UrlColumns] | None,
+        bytes | list[bytes] | None,
+        list[Any] | None,
+        int,
+    ]:
         """The document's Urls: (columns, output text (in pieces), Parquet's record batches,
         count)."""
         spec, render, sitemap = self.spec, self.render, self.sitemap
@@ -210,15 +225,16 @@ class _Parsing:
             return columns, out, None, columns.count
         count = len(self.urls) + spec.rendered
         runs = spec.take()
-        values = None
+        values: Callable[[], UrlColumns] | None = None
         if self.values:  # the core's records (taken) and the reader's Urls, in order
-            values = in_document_order(self.urls, core_columns(spec.columns()), runs)
+            values = partial(_lane_values, self.urls, spec.columns(), runs)
         batches = None
-        if values is not None and (spec.fmt == "arrow" or spec.with_columns):
+        wanted = spec.fmt == "arrow" or self.columns  # Parquet's, or the store's
+        if values is not None and wanted:
             from ..reading.arrow import fetch_values_batch
 
-            batches = [fetch_values_batch(values, sitemap)]
-        elif spec.fmt == "arrow" or spec.with_columns:
+            batches = [fetch_values_batch(values(), sitemap)]
+        elif wanted:
             from ..reading.arrow import fetch_batches
 
             batches = fetch_batches(self.urls, spec, sitemap, runs)
@@ -230,6 +246,12 @@ class _Parsing:
             return text(UrlColumns.from_urls(urls), sitemap).encode("utf-8")
 
         return values, merge_rendered(self.urls, runs, rendered), batches, count
+
+
+def _lane_values(
+    urls: list[Url], buffers: tuple[Any, ...] | None, runs: list[RenderedRun]
+) -> UrlColumns:
+    return in_document_order(urls, core_columns(buffers), runs)
 
 
 class _Worker:
