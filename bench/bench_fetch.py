@@ -14,7 +14,7 @@ Sites (robots.txt -> /sitemap-index.xml -> K gzipped children of M URLs, in benc
   mixed   fetch-mixed/: bench_read.py's realistic mix (``mixed_sitemap``: queries with & and
           ', %-escapes, non-ASCII paths, locs near 2,048 characters, a distinct lastmod per
           URL, all four fields) on the site's own origin, so every loc names the server's
-          5-digit port; every 10th URL with an image (an extension)
+          5-digit port; every 10th URL with an image (an extension; ``--images N``, 0 none)
   shape   fetch-shape/: the mixed site's URLs of one shape only (a sixth of them), the
           slowest for urlset of the shapes common on real sites (``--shape``)
 
@@ -87,9 +87,12 @@ IMAGE_NS = b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
 
 
 # ----------------------------------------------------------------------------- the sites
-def build_mixed(root: Path, sitemaps: int, urls: int, shape: str | None = None) -> None:
+def build_mixed(
+    root: Path, sitemaps: int, urls: int, shape: str | None = None, images: int = 10
+) -> None:
     """bench_read.mixed_sitemap's URLs on the placeholder origin, as make_site lays out a
-    site; every 10th URL with an image. ``shape``: only the URLs of that shape (a sixth)."""
+    site; every ``images``th URL with an image (0: none). ``shape``: only the URLs of that
+    shape (a sixth)."""
     from bench_read import mixed_sitemap
 
     made = mixed_sitemap(sitemaps * urls)
@@ -102,7 +105,7 @@ def build_mixed(root: Path, sitemaps: int, urls: int, shape: str | None = None) 
     for host in MIX_HOSTS:
         records = [r.replace(b"https://" + host + b"/", origin) for r in records]
     image = b"    <image:image><image:loc>%s/img/%d.jpg</image:loc></image:image>\n  </url>\n"
-    for i in range(0, len(records), 10):
+    for i in range(0, len(records), images or len(records) + 1):
         records[i] = records[i].replace(b"  </url>\n", image % (PLACEHOLDER, i))
     head = head.replace(b'0.9">', b'0.9" ' + IMAGE_NS + b">")
     if root.exists():
@@ -128,12 +131,17 @@ def build_mixed(root: Path, sitemaps: int, urls: int, shape: str | None = None) 
     )
 
 
-def build(name: str, sitemaps: int, urls: int, shape: str) -> tuple[Path, int]:
+def build(name: str, sitemaps: int, urls: int, shape: str, images: int) -> tuple[Path, int]:
     """The site's directory and its URL count (made again unless an earlier run made it
     with the same settings)."""
     root = SITES[name]
     stamp = root / "BENCH.json"
-    wanted = {"sitemaps": sitemaps, "urls": urls, "shape": shape if name == "shape" else None}
+    wanted = {
+        "sitemaps": sitemaps,
+        "urls": urls,
+        "shape": shape if name == "shape" else None,
+        "images": images if name != "plain" else None,
+    }
     if stamp.is_file():
         made = json.loads(stamp.read_text())
         if made.pop("count") is not None and made == wanted:
@@ -141,7 +149,7 @@ def build(name: str, sitemaps: int, urls: int, shape: str) -> tuple[Path, int]:
     if name == "plain":
         make_site(root, sitemaps, urls)
     else:
-        build_mixed(root, sitemaps, urls, shape if name == "shape" else None)
+        build_mixed(root, sitemaps, urls, shape if name == "shape" else None, images)
     count = 0
     for child in (root / "sitemaps").iterdir():
         count += gzip.decompress(child.read_bytes()).count(b"<url>")
@@ -362,10 +370,18 @@ def main() -> None:
         "{run} is a number of its own in every run)",
     )
     parser.add_argument("--compare", help="another urlset command, its runs alternating")
+    parser.add_argument(
+        "--images", type=int, default=10, help="every Nth URL of mixed and shape has an image"
+    )
+    parser.add_argument("--build", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--serve", nargs=2, metavar=("DIR", "FD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(Path(args.serve[0]), int(args.serve[1]))
+        return
+    if args.build:
+        name, sitemaps, urls, shape, images = args.build
+        print(build(name, int(sitemaps), int(urls), shape, int(images))[1])
         return
     names = ["plain"] if args.small_site else args.sites.split(",")
     if args.small_site:
@@ -374,7 +390,16 @@ def main() -> None:
     sites = {}
     for name in names:
         print(f"site {name}: {args.sitemaps} sitemaps ...", file=sys.stderr)
-        sites[name] = build(name, args.sitemaps, args.urls, args.shape)
+        # made in a process of its own: a child's ru_maxrss starts from its parent's RSS (the
+        # high-water mark is carried over fork and exec), so this one must stay small
+        settings = [str(args.sitemaps), str(args.urls), args.shape, str(args.images)]
+        made = subprocess.run(
+            [sys.executable, __file__, "--build", name, *settings],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        sites[name] = (SITES[name], int(made.stdout))
     report: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} "
