@@ -116,6 +116,7 @@ class UrlsetScanner:
         changefreqs: Sequence[Any],
         parse_date: Callable[[str], Any],
         parse_datetime: Callable[[str], Any],
+        image_prefix: str | None = None,  # the root's prefix for images: typed in the scan
     ) -> None: ...
     def scan(
         self, data: bytes, pos: int, end: int, line: int, max_records: int
@@ -136,6 +137,8 @@ class UrlsetScanner:
         # (record, loc line, text, uri): locs the core made URIs of that differ from the text
         list[tuple[int, int, str, str]],
         bool,  # whether any loc was made a URI (the same text or not)
+        # (record, ((loc, caption, geo_location, title), ...)): records with plain images
+        list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
     ]: ...
 
 # ((validity bitmap or None, null count), offsets or values, values of a string or None),

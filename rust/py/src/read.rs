@@ -4,8 +4,9 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
+use urlset_core::read::images::ImageSpans;
 use urlset_core::read::records::{
-    scan, scan_converting, Judged, Kind, Limits, Record, Scan, Stop, Value,
+    scan, scan_converting, scan_with_images, Judged, Kind, Limits, Record, Scan, Stop, Value,
 };
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
@@ -24,6 +25,9 @@ pub struct UrlsetScanner {
     parse_date: Py<PyAny>,
     parse_datetime: Py<PyAny>,
     lastmods: HashMap<Vec<u8>, Py<PyAny>, foldhash::fast::RandomState>,
+    /// The prefix the root binds to the image namespace: plain images are read with their
+    /// records (urlset_core::read::images).
+    image_prefix: Option<Vec<u8>>,
 }
 
 impl UrlsetScanner {
@@ -127,9 +131,14 @@ impl UrlsetScanner {
             max_records,
             max_value: self.max_value,
         };
-        let scan = if convert { scan_converting } else { scan };
+        let prefix = self.image_prefix.as_deref().filter(|_| convert);
         py.detach(|| {
-            let found = scan(bytes, pos.min(end), end, line, limits);
+            let pos = pos.min(end);
+            let found = match prefix {
+                Some(p) => scan_with_images(bytes, (pos, end), line, limits, p),
+                None if convert => scan_converting(bytes, pos, end, line, limits),
+                None => scan(bytes, pos, end, line, limits),
+            };
             let extra = then(&found);
             (found, extra)
         })
@@ -205,6 +214,34 @@ fn words<'py, T, const N: usize>(
     })
 }
 
+/// A record's plain images as a tuple of (loc, caption, geo_location, title).
+fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<Py<PyAny>> {
+    let text = |s: Option<(usize, usize)>| -> Py<PyAny> {
+        s.map_or_else(
+            || py.None(),
+            // the core checked these texts are ASCII
+            |(a, b)| {
+                let t = std::str::from_utf8(&data[a..b]).unwrap_or_default();
+                PyString::new(py, t).into_any().unbind()
+            },
+        )
+    };
+    let items = found
+        .iter()
+        .map(|i| {
+            let [caption, geo, title] = i.texts;
+            (
+                loc_string(py, data, i.loc, i.has_amp),
+                text(caption),
+                text(geo),
+                text(title),
+            )
+                .into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
+}
+
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
     match &r.uri {
         Some(c) => PyString::new(py, &c.uri).into_any().unbind(),
@@ -228,12 +265,14 @@ fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -
 #[pymethods]
 impl UrlsetScanner {
     #[new]
+    #[pyo3(signature = (index, max_value, changefreqs, parse_date, parse_datetime, image_prefix=None))]
     fn new(
         index: bool,
         max_value: usize,
         changefreqs: Vec<Py<PyAny>>,
         parse_date: Py<PyAny>,
         parse_datetime: Py<PyAny>,
+        image_prefix: Option<&str>,
     ) -> Self {
         UrlsetScanner {
             kind: if index { Kind::Index } else { Kind::Urlset },
@@ -242,11 +281,12 @@ impl UrlsetScanner {
             parse_date,
             parse_datetime,
             lastmods: HashMap::default(),
+            image_prefix: image_prefix.map(|p| p.as_bytes().to_vec()),
         }
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
-    /// priorities, lines, origins, converted, any_converted); see _core.pyi.
+    /// priorities, lines, origins, converted, any_converted, images); see _core.pyi.
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -268,8 +308,12 @@ impl UrlsetScanner {
         let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
         let mut converted: Vec<(usize, u32, &str, &str)> = Vec::new();
         let mut any_converted = false;
+        let mut images: Vec<(usize, Py<PyAny>)> = Vec::new();
         let mut last_origin: &[u8] = b"";
         for (i, r) in found.records.iter().enumerate() {
+            if let Some(found) = &r.images {
+                images.push((i, image_values(py, bytes, found)?));
+            }
             if let Some(c) = &r.uri {
                 any_converted = true;
                 if c.uri != c.text {
@@ -305,6 +349,7 @@ impl UrlsetScanner {
             PyList::new(py, origins)?,
             PyList::new(py, converted)?,
             any_converted,
+            PyList::new(py, images)?,
         )
             .into_pyobject(py)
     }

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core import RecordRenderer
+from ..extensions.image import trusted_images
 from ..model import Url
 from .xml_common import DONE, FAST
 
@@ -125,14 +126,15 @@ def render_records(
             if pos >= end:
                 return pos, line
         # one entry the sink must see, or what the scanner stops at: the usual path
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
-            data, pos, end, line, 1
-        )
-        if made:  # a loc not a URI as written: as CompiledLane._records
+        found = scan(data, pos, end, line, 1)
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
+        made, images = found[10:]
+        if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
             lane.records_only = False
             sink.converted_run(converted)
         if locs:
-            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
+            extensions = trusted_images(images[0][1]) if images else ()
+            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
             if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
                 status.state = DONE
                 return pos, line

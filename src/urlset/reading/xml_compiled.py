@@ -8,7 +8,9 @@ no correction) without the GIL and gives them back a column at a time; they beco
 values in bulk. What it stops at is read here:
 
 * a record whose core values are followed by prefixed elements: its extensions are typed by
-  ``extensions.fast_extensions`` when they are in the plain form writers produce;
+  ``extensions.fast_extensions`` when they are in the plain form writers produce (plain
+  images, the commonest, the tokenizer types itself: such a record stays in its run, its
+  images' texts given with it, rust/core/src/read/images.rs);
 * anything else (comments, odd values, unknown elements), one piece up to each '</url>' at a
   time, is parsed on its own by lxml in the root element's namespace context and read by the
   full lane's ``ElementReader``.
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
+from ..extensions.image import IMAGE_NS, trusted_images
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
 from .sink import Sink
@@ -84,19 +87,20 @@ class CompiledLane:
         tag = root_tag.group(0)
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
+        self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
         self.scanner = UrlsetScanner(
             index,
             self.sink.limits.max_value_length,
             list(ChangeFreq),
             date.fromisoformat,
             datetime.fromisoformat,
+            _image_prefix(self.root_prefixes),
         )
         if self.sink.render is not None and not index:
             self.renderer = self.sink.render.start(self.sink)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
-        self.root_prefixes = _prefixes(root_tag.group(2), self.mini_head + self.mini_tail)
         self.fline = self.line0 = 1 + head.count(b"\n")
         self.fcol = self.col0 = len(head) - head.rfind(b"\n")
         self.status.state = FAST
@@ -162,12 +166,14 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
-            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
-                data, pos, end, line, left
-            )
-            if made:  # locs not URIs as written: the checker's own loc scan must run
+            found = scan(data, pos, end, line, left)
+            pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
+            made, images = found[10:]
+            if made or images:  # the checker's own loc scan (and extension rules) must run
                 self.records_only = False
-            if locs and not self._emit(locs, lastmods, freqs, prios, lines, origins, converted):
+            if locs and not self._emit(
+                locs, lastmods, freqs, prios, lines, origins, converted, images
+            ):
                 return pos, line
             if stop is None:
                 if pos >= end:
@@ -199,19 +205,26 @@ class CompiledLane:
         lines: bytes,
         origins: list[tuple[int, str]],
         converted: list[tuple[int, int, str, str]],
+        images: list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
     ) -> bool:
-        """Pass on a run of records in bulk when nothing is due (no limit, new host finding
-        or duplicate); else one at a time (``Sink.add_each``). False when reading must stop."""
+        """Pass on a run of records (``images``: (record, image values) for those with plain
+        images) in bulk when nothing is due (no limit, new host finding or duplicate); else
+        one at a time (``Sink.add_each``). False when reading must stop."""
         sink = self.sink
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
             entries = map(tuple.__new__, repeat(SitemapRef, n), zip(locs, lastmods, strict=True))
         else:
+            extensions: Any = repeat(_NO_EXTENSIONS, n)
+            if images:
+                extensions = [_NO_EXTENSIONS] * n
+                for i, values in images:
+                    extensions[i] = trusted_images(values)
             entries = map(
                 tuple.__new__,
                 repeat(Url, n),
-                zip(locs, lastmods, freqs, prios, repeat(_NO_EXTENSIONS, n), strict=True),
+                zip(locs, lastmods, freqs, prios, extensions, strict=True),
             )
         if (
             sink.count + n <= sink.next_check
@@ -348,6 +361,16 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _image_prefix(prefixes: dict[str, str]) -> str | None:
+    """The prefix the root binds to the image namespace (the one ``fast_extensions`` takes
+    when there are two), or None."""
+    found = None
+    for prefix, namespace in prefixes.items():
+        if namespace == IMAGE_NS:
+            found = prefix
+    return found
 
 
 def _piece_parser() -> Any:

@@ -9,8 +9,11 @@
 //! entities, XML whitespace between elements, and values within the value-length limit. It is
 //! canonical when its values need no correction ([`super::values`]). A canonical urlset entry
 //! whose core values are followed by an element with a prefix comes back as
-//! [`Stop::Extension`], for the extension readers to type or hand on.
+//! [`Stop::Extension`], for the extension readers to type or hand on, unless the scan was given
+//! the image prefix and they are plain images ([`super::images`]): then the record carries
+//! them and stays in the run ([`Record::images`]).
 
+use super::images::{plain_images, ImageSpans};
 use super::values::value_text;
 use crate::values::iri::iri_to_uri;
 use crate::values::lastmod::plain_lastmod;
@@ -62,6 +65,8 @@ pub struct Record {
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
+    /// The plain images after the core values (only from [`scan_with_images`]).
+    pub images: Option<Box<[ImageSpans]>>,
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
@@ -219,7 +224,12 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 
 /// The entry at the cursor (which stands on its start tag), or None for the careful lane; on
 /// None the cursor is left anywhere (the caller keeps its own position).
-fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
+fn entry(
+    c: &mut Cursor<'_>,
+    limits: Limits,
+    convert: bool,
+    images: Option<&[u8]>,
+) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
     c.spaces();
@@ -229,8 +239,9 @@ fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
         *slot = c.element(open, close);
     }
     let (loc, loc_line) = spans[0]?;
-    let text = |s: Span| &c.text[s.0..s.1];
-    let plain = (|| {
+    let src = c.text;
+    let text = |s: Span| &src[s.0..s.1];
+    let mut plain = (|| {
         let (
             PlainLoc {
                 origin_len,
@@ -271,9 +282,15 @@ fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
             lastmod,
             changefreq,
             priority,
+            images: None,
         })
     })();
     let close = limits.kind.close();
+    if let (Some(record), Some(prefix)) = (plain.as_mut(), images) {
+        if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) {
+            with_images(c, record, prefix, limits);
+        }
+    }
     match plain {
         Some(record) if c.at(close) => Some(Entry::Canonical(record)),
         // a converted loc before extensions is left to the careful lane
@@ -320,6 +337,19 @@ fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
             Some(Entry::Judged(Judged { line, values }))
         }
         _ => None,
+    }
+}
+
+/// Types the extension elements at the cursor as plain images of `record`, the cursor then
+/// standing on the entry end tag; when they are not plain, nothing changes.
+fn with_images(c: &mut Cursor<'_>, record: &mut Record, prefix: &[u8], limits: Limits) {
+    let Some(end) = find(c.text, limits.kind.close(), c.pos) else {
+        return;
+    };
+    if let Some(found) = plain_images(c.text, (c.pos, end), prefix, limits.max_value) {
+        c.line += count_lines(&c.text[c.pos..end]);
+        c.pos = end;
+        record.images = Some(found.into_boxed_slice());
     }
 }
 
@@ -379,13 +409,25 @@ fn origin_len(uri: &str) -> usize {
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
 /// starting on `line`, taking at most `limits.max_records` canonical records.
 pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), line, limits, false)
+    scan_records(text, (pos, end), line, limits, false, None)
 }
 
 /// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
 /// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
 pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), line, limits, true)
+    scan_records(text, (pos, end), line, limits, true, None)
+}
+
+/// [`scan_converting`], with canonical records followed by plain images (`prefix`: the one the
+/// root binds to the image namespace) taken with them ([`Record::images`]).
+pub fn scan_with_images(
+    text: &[u8],
+    (pos, end): Span,
+    line: u32,
+    limits: Limits,
+    prefix: &[u8],
+) -> Scan {
+    scan_records(text, (pos, end), line, limits, true, Some(prefix))
 }
 
 fn scan_records(
@@ -394,6 +436,7 @@ fn scan_records(
     line: u32,
     limits: Limits,
     convert: bool,
+    images: Option<&[u8]>,
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -409,7 +452,7 @@ fn scan_records(
         let (start, line) = (c.pos, c.line);
         let full = records.len() + judged.len() >= limits.max_records;
         let found = if start < end && !full && c.at(limits.kind.open()) {
-            entry(&mut c, limits, convert)
+            entry(&mut c, limits, convert, images)
         } else {
             None
         };
@@ -418,6 +461,15 @@ fn scan_records(
                 c.pos += close.len();
                 records.push(record);
                 continue;
+            }
+            // a run to judge ends before a record with images (a run's entries have none)
+            Some(Entry::Canonical(record)) if record.images.is_some() => {
+                return Scan {
+                    records,
+                    pos: start,
+                    line,
+                    stop: Stop::Judged(judged),
+                };
             }
             Some(Entry::Canonical(record)) => {
                 if streak == 0 {
@@ -601,6 +653,41 @@ mod tests {
         assert_eq!((start, end, record.line), (0, text.len(), 1));
         assert!(text[fragment.0..fragment.1].starts_with("<image:image>"));
         assert!(text[fragment.0..fragment.1].ends_with("</image:image>"));
+    }
+
+    #[test]
+    fn plain_images_stay_in_the_run_with_their_record() {
+        let plain = "<url><loc>https://a.test/p</loc></url>\n";
+        let image = "<url><loc>https://a.test/i</loc>\n <image:image>\n<image:loc>https://a.test/i.jpg</image:loc></image:image>\n</url>\n";
+        let odd = "<url><loc>https://a.test/o</loc><priority>2</priority></url>\n";
+        let text = format!("{plain}{image}{plain}");
+        let s = scan_with_images(text.as_bytes(), (0, text.len()), 1, ALL, b"image");
+        assert_eq!((s.records.len(), s.stop, s.line), (3, Stop::End, 7));
+        let found = s.records[1].images.as_deref().unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            &text[found[0].loc.0..found[0].loc.1],
+            "https://a.test/i.jpg"
+        );
+        assert_eq!((s.records[1].line, s.records[2].line), (2, 6));
+        // without the prefix, or with another, the record stops the scan as before
+        let other = scan_with_images(text.as_bytes(), (0, text.len()), 1, ALL, b"img");
+        assert!(matches!(other.stop, Stop::Extension { .. }));
+        assert!(matches!(scan_all(&text).stop, Stop::Extension { .. }));
+        // a run to judge ends before a record with images, which the next scan takes
+        let text = format!("{odd}{plain}{image}");
+        let s = scan_with_images(text.as_bytes(), (0, text.len()), 1, ALL, b"image");
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!((run.len(), s.pos, s.line), (2, odd.len() + plain.len(), 3));
+        let rest = scan_with_images(text.as_bytes(), (s.pos, text.len()), s.line, ALL, b"image");
+        assert_eq!((rest.records.len(), rest.stop), (1, Stop::End));
+        // a loc the core makes a URI of keeps its images
+        let text = image.replace("a.test/i<", "a.test/caf\u{e9}<");
+        let s = scan_with_images(text.as_bytes(), (0, text.len()), 1, ALL, b"image");
+        assert_eq!(s.records.len(), 1);
+        assert!(s.records[0].uri.is_some() && s.records[0].images.is_some());
     }
 
     #[test]

@@ -1,0 +1,192 @@
+//! Runs of plain `<image:image>` elements after a urlset entry's core values, typed by the
+//! compiled scanner so that an image sitemap's entries stay in the scanner's runs instead of
+//! stopping it once per entry (see src/urlset/reading/xml_compiled.py).
+//!
+//! Plain is a subset of what `urlset.extensions.image.fast_images` takes: images (the prefix
+//! the root binds to the image namespace) with XML whitespace between and around them, each
+//! `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`, `<p:title>` in
+//! that order, no attributes, comments, CDATA or license; the loc a plain loc as the reader
+//! takes an entry's loc ([`plain_loc`]); the other texts printable ASCII without `&`, within
+//! the value-length limit. Anything else is left to the extension readers as before.
+
+use super::records::Span;
+use crate::values::loc::plain_loc;
+
+/// Where one plain image's values are in the scanned text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageSpans {
+    /// The loc text as written (`&amp;` still escaped when `has_amp`).
+    pub loc: Span,
+    pub has_amp: bool,
+    /// caption, geo_location, title: the text without surrounding spaces; None when the
+    /// element is absent or holds only spaces (as `fast_images` gives them).
+    pub texts: [Option<Span>; 3],
+}
+
+const CHILDREN: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// A cursor over `text[..end]` that matches tags with one prefix.
+struct Tags<'a> {
+    text: &'a [u8],
+    pos: usize,
+    end: usize,
+    prefix: &'a [u8],
+}
+
+impl Tags<'_> {
+    fn spaces(&mut self) {
+        while self.pos < self.end && is_space(self.text[self.pos]) {
+            self.pos += 1;
+        }
+    }
+
+    /// `<p:name>` (`close`: `</p:name>`) at the cursor: moves past it.
+    fn tag(&mut self, name: &[u8], close: bool) -> bool {
+        let rest = &self.text[self.pos..self.end];
+        let opener: &[u8] = if close { b"</" } else { b"<" };
+        let Some(rest) = rest.strip_prefix(opener) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix(self.prefix) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix(b":") else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix(name) else {
+            return false;
+        };
+        if rest.first() != Some(&b'>') {
+            return false;
+        }
+        self.pos += opener.len() + self.prefix.len() + 2 + name.len();
+        true
+    }
+
+    /// The text up to the next '<', then `</p:name>`: its span; the cursor is past the tag.
+    fn text_then_close(&mut self, name: &[u8]) -> Option<Span> {
+        let start = self.pos;
+        let len = memchr::memchr(b'<', &self.text[start..self.end])?;
+        self.pos = start + len;
+        self.tag(name, true).then_some((start, start + len))
+    }
+}
+
+/// A caption, geo_location or title text as `fast_images` types it, or None to leave the
+/// images to it: printable ASCII without '&' (spaces around it dropped; all spaces: absent).
+fn plain_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Option<Span>> {
+    let raw = &text[start..end];
+    if raw.len() > max_value || !raw.iter().all(|&b| (b' '..=b'~').contains(&b) && b != b'&') {
+        return None;
+    }
+    let lead = raw.iter().take_while(|&&b| b == b' ').count();
+    let trail = raw.iter().rev().take_while(|&&b| b == b' ').count();
+    Some((lead < raw.len()).then_some((start + lead, end - trail)))
+}
+
+/// The plain images of `text[start..end]` (all of it: one image at least, whitespace around
+/// them) with image prefix `prefix`, or None when anything there is not plain.
+pub fn plain_images(
+    text: &[u8],
+    (start, end): Span,
+    prefix: &[u8],
+    max_value: usize,
+) -> Option<Vec<ImageSpans>> {
+    let mut t = Tags {
+        text,
+        pos: start,
+        end,
+        prefix,
+    };
+    let mut images = Vec::new();
+    t.spaces();
+    while t.pos < end {
+        if !(t.tag(b"image", false)) {
+            return None;
+        }
+        t.spaces();
+        if !t.tag(b"loc", false) {
+            return None;
+        }
+        let loc = t.text_then_close(b"loc")?;
+        let plain = plain_loc(&text[loc.0..loc.1])?;
+        t.spaces();
+        let mut texts = [None; 3];
+        for (slot, name) in texts.iter_mut().zip(CHILDREN) {
+            if t.tag(name, false) {
+                let span = t.text_then_close(name)?;
+                *slot = plain_text(text, span, max_value)?;
+                t.spaces();
+            }
+        }
+        if !t.tag(b"image", true) {
+            return None;
+        }
+        t.spaces();
+        images.push(ImageSpans {
+            loc,
+            has_amp: plain.has_amp,
+            texts,
+        });
+    }
+    (!images.is_empty()).then_some(images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn images(text: &str) -> Option<Vec<ImageSpans>> {
+        plain_images(text.as_bytes(), (0, text.len()), b"image", 1 << 20)
+    }
+
+    fn at(text: &str, s: Span) -> &str {
+        &text[s.0..s.1]
+    }
+
+    #[test]
+    fn runs_of_plain_images() {
+        let text = "\n  <image:image>\n <image:loc>https://a.test/i?a&amp;b</image:loc><image:caption>  A cap </image:caption><image:title> </image:title></image:image><image:image><image:loc>https://a.test/j</image:loc><image:geo_location>Paris</image:geo_location></image:image>\n";
+        let found = images(text).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(at(text, found[0].loc), "https://a.test/i?a&amp;b");
+        assert!(found[0].has_amp && !found[1].has_amp);
+        assert_eq!(at(text, found[0].texts[0].unwrap()), "A cap");
+        assert_eq!(found[0].texts[1], None);
+        assert_eq!(found[0].texts[2], None); // only spaces
+        assert_eq!(at(text, found[1].texts[1].unwrap()), "Paris");
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_extension_readers() {
+        for odd in [
+            "",
+            " \n ",
+            "<image:image><image:loc>https://a.test/i</image:loc></image:image>x",
+            "<image:image ><image:loc>https://a.test/i</image:loc></image:image>",
+            "<img:image><img:loc>https://a.test/i</img:loc></img:image>",
+            "<image:image><image:loc>https://A.test/i</image:loc></image:image>",
+            "<image:image><image:loc>https://a.test/caf\u{e9}</image:loc></image:image>",
+            "<image:image><image:loc> https://a.test/i</image:loc></image:image>",
+            "<image:image><image:loc>https://a.test/&#105;</image:loc></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:license>https://a.test/l</image:license></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:title>t</image:title><image:caption>c</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &amp; b</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a\tb</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>caf\u{e9}</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><!-- c --></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc></image:image><xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://a.test/de\"/>",
+            "<image:image><image:loc>https://a.test/i</image:loc>",
+            "<image:image></image:image>",
+        ] {
+            assert_eq!(images(odd), None, "{odd}");
+        }
+        let long = "<image:image><image:loc>https://a.test/i</image:loc><image:title>0123456789</image:title></image:image>";
+        assert!(plain_images(long.as_bytes(), (0, long.len()), b"image", 10).is_some());
+        assert!(plain_images(long.as_bytes(), (0, long.len()), b"image", 9).is_none());
+    }
+}
