@@ -158,6 +158,20 @@ def mixed_sitemap(n: int) -> bytes:
     return "".join(parts).encode()
 
 
+def mixed_with_images(n: int, every: int) -> bytes:
+    """``mixed_sitemap(n)`` with an ``<image:image>`` (its loc only) in every ``every``th URL
+    (0: none; the root declares the image namespace either way)."""
+    head, _, body = mixed_sitemap(n).partition(b"\n  <url>\n")
+    records = (b"  <url>\n" + body).split(b"  <url>\n")[1:]
+    image = b"    <image:image><image:loc>https://www.example.com/i/%d.jpg</image:loc></image:image>\n  </url>\n"
+    for i in range(0, len(records), every or len(records) + 1):
+        records[i] = records[i].replace(b"  </url>\n", image % i, 1)
+    head = head.replace(
+        b'0.9">', b'0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+    )
+    return head + b"\n" + b"".join(b"  <url>\n" + r for r in records)
+
+
 def image_sitemap(n: int) -> bytes:
     """n URLs at the protocol's limits: 50,000 URLs with 4 images each, about 50 MiB."""
     parts = [

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_read import files
+from bench_read import files, mixed_with_images
 
 CHILD = r"""
 import sys
@@ -68,7 +68,20 @@ def main() -> None:
     parser.add_argument("--urls", type=int, default=10_000)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--src", help="the src folder of the urlset to measure (PYTHONPATH)")
+    parser.add_argument(
+        "--only-images", type=int, metavar="N", help="only the mix with an image on every Nth URL"
+    )
     args = parser.parse_args()
+    if args.only_images:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "mixed-images.xml"
+            path.write_bytes(mixed_with_images(args.urls, args.only_images))
+            three, entries = instructions(args.python, args.src, path, 3)
+            one, _ = instructions(args.python, args.src, path, 1)
+            print(
+                f"| mixed, an image every {args.only_images} | {(three - one) / (2 * entries):,.0f} |"
+            )
+        return
     made = files()
     print(f"first {args.urls:,} records, {args.python}" + (f", src {args.src}" if args.src else ""))
     print("| file | instructions per URL |\n|---|---:|")

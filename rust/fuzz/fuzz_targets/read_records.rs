@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlset_core::read::records::{scan, Kind, Limits, Stop, Value};
+use urlset_core::read::records::{scan, scan_with_images, Kind, Limits, Stop, Value};
 use urlset_core::read::values::value_text;
 use urlset_core::values::{lastmod::plain_lastmod, loc::plain_loc};
 
@@ -26,7 +26,12 @@ fuzz_target!(|data: &[u8]| {
     while pos < end {
         calls += 1;
         assert!(calls <= end + 1, "no progress");
-        let s = scan(text, pos, end, line, limits);
+        // with the image prefix (mode bit 2): plain images read with their records
+        let s = if mode & 4 == 0 {
+            scan(text, pos, end, line, limits)
+        } else {
+            scan_with_images(text, (pos, end), line, limits, b"image")
+        };
         assert!(s.pos >= pos && s.pos <= end && s.line >= line);
         assert!(s.records.len() <= limits.max_records);
         for r in &s.records {
@@ -34,6 +39,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(plain_loc(&text[r.loc.0..r.loc.1]).is_some());
             if let Some((a, b)) = r.lastmod {
                 assert!(plain_lastmod(&text[a..b]));
+            }
+            for image in r.images.iter().flat_map(|i| i.iter()) {
+                assert!(image.loc.0 <= image.loc.1 && image.loc.1 <= end);
+                assert!(plain_loc(&text[image.loc.0..image.loc.1]).is_some());
             }
         }
         (pos, line) = match s.stop {

@@ -216,25 +216,15 @@ fn words<'py, T, const N: usize>(
 
 /// A record's plain images as a tuple of (loc, caption, geo_location, title).
 fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<Py<PyAny>> {
-    let text = |s: Option<(usize, usize)>| -> Py<PyAny> {
-        s.map_or_else(
-            || py.None(),
-            // the core checked these texts are ASCII
-            |(a, b)| {
-                let t = std::str::from_utf8(&data[a..b]).unwrap_or_default();
-                PyString::new(py, t).into_any().unbind()
-            },
-        )
-    };
     let items = found
         .iter()
         .map(|i| {
-            let [caption, geo, title] = i.texts;
+            let [caption, geo, title] = &i.texts;
             (
                 loc_string(py, data, i.loc, i.has_amp),
-                text(caption),
-                text(geo),
-                text(title),
+                caption.as_deref(),
+                geo.as_deref(),
+                title.as_deref(),
             )
                 .into_pyobject(py)
         })

@@ -216,16 +216,7 @@ class CompiledLane:
         if self.index:
             entries = map(tuple.__new__, repeat(SitemapRef, n), zip(locs, lastmods, strict=True))
         else:
-            extensions: Any = repeat(_NO_EXTENSIONS, n)
-            if images:
-                extensions = [_NO_EXTENSIONS] * n
-                for i, values in images:
-                    extensions[i] = trusted_images(values)
-            entries = map(
-                tuple.__new__,
-                repeat(Url, n),
-                zip(locs, lastmods, freqs, prios, extensions, strict=True),
-            )
+            entries = _urls(locs, lastmods, freqs, prios, images)
         if (
             sink.count + n <= sink.next_check
             and not sink.findings_due(origins)
@@ -361,6 +352,26 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _urls(
+    locs: list[str],
+    lastmods: list[object],
+    freqs: list[ChangeFreq | None],
+    prios: list[float | None],
+    images: list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
+) -> Iterator[Url]:
+    """A run's ``Url`` values, built in bulk; ``images``: (record, image texts) for the
+    records with plain images."""
+    n = len(locs)
+    extensions: Any = repeat(_NO_EXTENSIONS, n)
+    if images:
+        extensions = [_NO_EXTENSIONS] * n
+        for i, values in images:
+            extensions[i] = trusted_images(values)
+    return map(
+        tuple.__new__, repeat(Url, n), zip(locs, lastmods, freqs, prios, extensions, strict=True)
+    )
 
 
 def _image_prefix(prefixes: dict[str, str]) -> str | None:

@@ -6,10 +6,12 @@
 //! the root binds to the image namespace) with XML whitespace between and around them, each
 //! `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`, `<p:title>` in
 //! that order, no attributes, comments, CDATA or license; the loc a plain loc as the reader
-//! takes an entry's loc ([`plain_loc`]); the other texts printable ASCII without `&`, within
-//! the value-length limit. Anything else is left to the extension readers as before.
+//! takes an entry's loc ([`plain_loc`]); the other texts, the five predefined entities
+//! replaced ([`value_text`]), printable ([`printable`]) and within the value-length limit.
+//! Anything else is left to the extension readers as before.
 
 use super::records::Span;
+use super::values::value_text;
 use crate::values::loc::plain_loc;
 
 /// Where one plain image's values are in the scanned text.
@@ -18,9 +20,10 @@ pub struct ImageSpans {
     /// The loc text as written (`&amp;` still escaped when `has_amp`).
     pub loc: Span,
     pub has_amp: bool,
-    /// caption, geo_location, title: the text without surrounding spaces; None when the
-    /// element is absent or holds only spaces (as `fast_images` gives them).
-    pub texts: [Option<Span>; 3],
+    /// caption, geo_location, title: the text (entities replaced) without surrounding
+    /// spaces; None when the element is absent or holds only spaces (as the image
+    /// extension's readers give them).
+    pub texts: [Option<String>; 3],
 }
 
 const CHILDREN: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
@@ -76,16 +79,36 @@ impl Tags<'_> {
     }
 }
 
-/// A caption, geo_location or title text as `fast_images` types it, or None to leave the
-/// images to it: printable ASCII without '&' (spaces around it dropped; all spaces: absent).
-fn plain_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Option<Span>> {
-    let raw = &text[start..end];
-    if raw.len() > max_value || !raw.iter().all(|&b| (b' '..=b'~').contains(&b) && b != b'&') {
+/// Whether Python's `str.isprintable` is certainly true of `ch`: printable ASCII, and the
+/// blocks of assigned letters, digits, punctuation and symbols real captions use (Latin,
+/// Cyrillic, typographic quotes and dashes, currency signs, CJK, kana, Hangul). False only
+/// means "leave it to the Python readers", which decide by Python's own tables.
+pub fn printable(ch: char) -> bool {
+    matches!(ch,
+        ' '..='~'
+        | '\u{A1}'..='\u{AC}'
+        | '\u{AE}'..='\u{24F}'
+        | '\u{400}'..='\u{4FF}'
+        | '\u{2010}'..='\u{2027}'
+        | '\u{2030}'..='\u{205E}'
+        | '\u{20A0}'..='\u{20BF}'
+        | '\u{2122}'
+        | '\u{3041}'..='\u{3096}'
+        | '\u{30A0}'..='\u{30FF}'
+        | '\u{4E00}'..='\u{9FEF}'
+        | '\u{AC00}'..='\u{D7A3}')
+}
+
+/// A caption, geo_location or title text as the image extension's readers type it, or None
+/// to leave the images to them: entities replaced, printable, spaces around it dropped (all
+/// spaces: absent, `Some(None)`).
+fn plain_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Option<String>> {
+    let value = value_text(&text[start..end], max_value)?;
+    if !value.chars().all(printable) {
         return None;
     }
-    let lead = raw.iter().take_while(|&&b| b == b' ').count();
-    let trail = raw.iter().rev().take_while(|&&b| b == b' ').count();
-    Some((lead < raw.len()).then_some((start + lead, end - trail)))
+    let trimmed = value.trim_matches(' ');
+    Some((!trimmed.is_empty()).then(|| trimmed.to_owned()))
 }
 
 /// The plain images of `text[start..end]` (all of it: one image at least, whitespace around
@@ -115,7 +138,7 @@ pub fn plain_images(
         let loc = t.text_then_close(b"loc")?;
         let plain = plain_loc(&text[loc.0..loc.1])?;
         t.spaces();
-        let mut texts = [None; 3];
+        let mut texts: [Option<String>; 3] = Default::default();
         for (slot, name) in texts.iter_mut().zip(CHILDREN) {
             if t.tag(name, false) {
                 let span = t.text_then_close(name)?;
@@ -150,15 +173,18 @@ mod tests {
 
     #[test]
     fn runs_of_plain_images() {
-        let text = "\n  <image:image>\n <image:loc>https://a.test/i?a&amp;b</image:loc><image:caption>  A cap </image:caption><image:title> </image:title></image:image><image:image><image:loc>https://a.test/j</image:loc><image:geo_location>Paris</image:geo_location></image:image>\n";
+        let text = "\n  <image:image>\n <image:loc>https://a.test/i?a&amp;b</image:loc><image:caption>  A &lt;cap&gt; </image:caption><image:title> </image:title></image:image><image:image><image:loc>https://a.test/j</image:loc><image:geo_location>Caf\u{e9} \u{2013} \u{201c}Paris\u{201d}</image:geo_location></image:image>\n";
         let found = images(text).unwrap();
         assert_eq!(found.len(), 2);
         assert_eq!(at(text, found[0].loc), "https://a.test/i?a&amp;b");
         assert!(found[0].has_amp && !found[1].has_amp);
-        assert_eq!(at(text, found[0].texts[0].unwrap()), "A cap");
+        assert_eq!(found[0].texts[0].as_deref(), Some("A <cap>"));
         assert_eq!(found[0].texts[1], None);
         assert_eq!(found[0].texts[2], None); // only spaces
-        assert_eq!(at(text, found[1].texts[1].unwrap()), "Paris");
+        assert_eq!(
+            found[1].texts[1].as_deref(),
+            Some("Caf\u{e9} \u{2013} \u{201c}Paris\u{201d}")
+        );
     }
 
     #[test]
@@ -175,9 +201,13 @@ mod tests {
             "<image:image><image:loc>https://a.test/&#105;</image:loc></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:license>https://a.test/l</image:license></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title>t</image:title><image:caption>c</image:caption></image:image>",
-            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &amp; b</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &#38; b</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a & b</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>nbsp\u{a0}</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>soft\u{ad}hyphen</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{2028}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a\tb</image:caption></image:image>",
-            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>caf\u{e9}</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{1F600}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><!-- c --></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc></image:image><xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://a.test/de\"/>",
             "<image:image><image:loc>https://a.test/i</image:loc>",
