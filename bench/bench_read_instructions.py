@@ -69,10 +69,13 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--src", help="the src folder of the urlset to measure (PYTHONPATH)")
     parser.add_argument(
-        "--only-images", type=int, metavar="N", help="only the mix with an image on every Nth URL"
+        "--only-images",
+        type=int,
+        metavar="N",
+        help="only the mix with an image on every Nth URL (0: none)",
     )
     args = parser.parse_args()
-    if args.only_images:
+    if args.only_images is not None:  # 0: the same file without images
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "mixed-images.xml"
             path.write_bytes(mixed_with_images(args.urls, args.only_images))
