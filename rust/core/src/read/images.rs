@@ -70,6 +70,25 @@ impl Tags<'_> {
         true
     }
 
+    /// A CDATA section, then `</p:name>`: the section's content; the cursor is past the tag.
+    /// None (the cursor unmoved) when the text is not one section alone.
+    fn cdata_then_close(&mut self, name: &[u8]) -> Option<Span> {
+        const OPEN: &[u8] = b"<![CDATA[";
+        let start = self.pos + OPEN.len();
+        if !self.text[self.pos..self.end].starts_with(OPEN) {
+            return None;
+        }
+        let len = memchr::memmem::find(&self.text[start..self.end], b"]]>")?;
+        let was = self.pos;
+        self.pos = start + len + 3;
+        if self.tag(name, true) {
+            Some((start, start + len))
+        } else {
+            self.pos = was;
+            None
+        }
+    }
+
     /// The text up to the next '<', then `</p:name>`: its span; the cursor is past the tag.
     fn text_then_close(&mut self, name: &[u8]) -> Option<Span> {
         let start = self.pos;
@@ -97,6 +116,20 @@ pub fn printable(ch: char) -> bool {
         | '\u{30A0}'..='\u{30FF}'
         | '\u{4E00}'..='\u{9FEF}'
         | '\u{AC00}'..='\u{D7A3}')
+}
+
+/// The content of a CDATA section that is a caption's, geo_location's or title's whole text
+/// (as WordPress plugins write them), taken as it is: printable, spaces around it dropped.
+fn cdata_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Option<String>> {
+    let raw = &text[start..end];
+    let value = std::str::from_utf8(raw)
+        .ok()
+        .filter(|_| raw.len() <= max_value)?;
+    if !value.chars().all(printable) {
+        return None;
+    }
+    let trimmed = value.trim_matches(' ');
+    Some((!trimmed.is_empty()).then(|| trimmed.to_owned()))
 }
 
 /// A caption, geo_location or title text as the image extension's readers type it, or None
@@ -141,8 +174,10 @@ pub fn plain_images(
         let mut texts: [Option<String>; 3] = Default::default();
         for (slot, name) in texts.iter_mut().zip(CHILDREN) {
             if t.tag(name, false) {
-                let span = t.text_then_close(name)?;
-                *slot = plain_text(text, span, max_value)?;
+                *slot = match t.cdata_then_close(name) {
+                    Some(span) => cdata_text(text, span, max_value)?,
+                    None => plain_text(text, t.text_then_close(name)?, max_value)?,
+                };
                 t.spaces();
             }
         }
@@ -181,6 +216,10 @@ mod tests {
         assert_eq!(found[0].texts[0].as_deref(), Some("A <cap>"));
         assert_eq!(found[0].texts[1], None);
         assert_eq!(found[0].texts[2], None); // only spaces
+        let cdata = "<image:image><image:loc>https://a.test/i</image:loc><image:caption><![CDATA[ a <b> &amp; c ]]></image:caption><image:title><![CDATA[]]></image:title></image:image>";
+        let sections = images(cdata).unwrap();
+        assert_eq!(sections[0].texts[0].as_deref(), Some("a <b> &amp; c"));
+        assert_eq!(sections[0].texts[2], None);
         assert_eq!(
             found[1].texts[1].as_deref(),
             Some("Caf\u{e9} \u{2013} \u{201c}Paris\u{201d}")
@@ -209,6 +248,10 @@ mod tests {
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a\tb</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{1F600}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><!-- c --></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a]]>b</image:title></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a\nb]]></image:title></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a]]></image:image>",
+            "<image:image><image:loc><![CDATA[https://a.test/i]]></image:loc></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc></image:image><xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://a.test/de\"/>",
             "<image:image><image:loc>https://a.test/i</image:loc>",
             "<image:image></image:image>",
