@@ -114,6 +114,15 @@ def test_captions_with_entities_and_non_ascii_are_typed_by_the_tokenizer() -> No
     _same_in_both_lanes(doc, [[1], [29]])
 
 
+def test_cdata_texts_are_typed_by_the_tokenizer() -> None:
+    inner = "<image:title><![CDATA[ Best <LCD> & LED repair ]]></image:title>"
+    doc = _doc(*(_entry(i, _image(f"https://cdn.example.com/{i}.jpg", inner)) for i in range(4)))
+    calls, (urls, issues, _, _) = _counted(doc, [len(doc)])
+    assert calls == {"stops": 0, "pieces": 0} and not issues
+    assert urls[0].extensions[0].title == "Best <LCD> & LED repair"  # type: ignore[union-attr]
+    _same_in_both_lanes(doc, [[1], [23]])
+
+
 def test_what_the_tokenizer_takes_as_printable_python_does() -> None:
     """Every character of the Basic Multilingual Plane XML allows, as a caption: those the
     tokenizer types are printable by Python's own tables (the others go to the Python
@@ -204,7 +213,9 @@ def test_locs_the_core_makes_uris_of_keep_their_images() -> None:
         ),
         _image("https://cdn.example.com/i.jpg", "<image:unknown>u</image:unknown>"),
         _image("https://cdn.example.com/i.jpg", "<!-- c -->"),
-        _image("https://cdn.example.com/i.jpg", "<image:title><![CDATA[t]]></image:title>"),
+        _image("https://cdn.example.com/i.jpg", "<image:title><![CDATA[t]]>u</image:title>"),
+        _image("https://cdn.example.com/i.jpg", "<image:title><![CDATA[t\tu]]></image:title>"),
+        _image("https://cdn.example.com/i.jpg", "<image:title><![CDATA[]]></image:title>"),
         _image("https://cdn.example.com/i.jpg") + "text between",
         '<image:image xml:lang="en"><image:loc>https://cdn.example.com/i.jpg</image:loc></image:image>',
         "<image:image></image:image>",

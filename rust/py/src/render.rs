@@ -22,10 +22,6 @@ pub struct RecordRenderer {
     columns: Columns,
     seen: Seen,
     max_value: usize,
-    /// The output of a call, kept: a call resumed after a stop (an entry the sink reads)
-    /// reserves nothing new, where a fresh buffer of twice the rest of the chunk cost a
-    /// large allocation and its page faults at every stop.
-    out: Vec<u8>,
 }
 
 #[pymethods]
@@ -45,7 +41,6 @@ impl RecordRenderer {
             columns: Columns::default(),
             seen: Seen::default(),
             max_value,
-            out: Vec::new(),
         })
     }
 
@@ -89,30 +84,29 @@ impl RecordRenderer {
                 done.made,
             ));
         };
-        let out = &mut self.out;
-        out.clear();
-        let done = py.detach(|| {
+        let (done, out) = py.detach(|| {
             // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from; room
             // reserved and not written costs no memory
-            out.reserve((span.1 - span.0) * 2 + 256);
-            render_run(
+            let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+            let done = render_run(
                 bytes,
                 span,
                 line,
                 limits,
                 renderer,
                 seen,
-                out,
+                &mut out,
                 &mut conversions,
-            )
+            );
+            (done, out)
         });
         // a long copy into the bytes object runs without the GIL too: nothing else can see
         // the object before it is returned
         let text = if out.len() < DETACHED_COPY {
-            PyBytes::new(py, out).into_any()
+            PyBytes::new(py, &out).into_any()
         } else {
             PyBytes::new_with(py, out.len(), |buf| {
-                py.detach(|| buf.copy_from_slice(out));
+                py.detach(|| buf.copy_from_slice(&out));
                 Ok(())
             })?
             .into_any()
