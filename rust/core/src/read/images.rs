@@ -2,13 +2,14 @@
 //! compiled scanner so that an image sitemap's entries stay in the scanner's runs instead of
 //! stopping it once per entry (see src/urlset/reading/xml_compiled.py).
 //!
-//! Plain is a subset of what `urlset.extensions.image.fast_images` takes: images (the prefix
-//! the root binds to the image namespace) with XML whitespace between and around them, each
-//! `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`, `<p:title>` in
-//! that order, no attributes, comments, CDATA or license; the loc a plain loc as the reader
-//! takes an entry's loc ([`plain_loc`]); the other texts, the five predefined entities
-//! replaced ([`value_text`]), printable ([`printable`]) and within the value-length limit.
-//! Anything else is left to the extension readers as before.
+//! Plain is what the image extension's readers take without judgement (no issue): images
+//! (the prefix the root binds to the image namespace) with XML whitespace between and around
+//! them, each `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`,
+//! `<p:title>` in the schema's order (another order is reported: `extension-order`), no
+//! attributes, comments or license; the loc a plain loc as the reader takes an entry's loc
+//! ([`plain_loc`]); the other texts, the five predefined entities replaced ([`value_text`])
+//! or one CDATA section taken as it is, printable ([`printable`]) and within the value-length
+//! limit. Anything else is left to the extension readers as before.
 
 use super::records::Span;
 use super::values::value_text;
