@@ -88,6 +88,31 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;")
 
 
+_IMAGE_TEXT = st.text(
+    alphabet="aZ 09&<>'\"\t\n]\u00e9\u2013\u2019\u65e5\u00a0\u00ad\U0001f600", max_size=10
+)
+
+
+@st.composite
+def images(draw: st.DrawFn) -> str:
+    """An image element with a drawn loc and optional texts (escaped or in CDATA), in or out
+    of the schema's order: the tokenizer types the plain ones (rust/core/src/read/images.rs)."""
+    children = []
+    for name in ("caption", "geo_location", "title"):
+        if draw(st.booleans()):
+            text = draw(_IMAGE_TEXT)
+            if draw(st.booleans()) and "]]>" not in text:
+                body = f"<![CDATA[{text}]]>"
+            else:
+                body = _escape(text)
+            children.append(f"<image:{name}>{body}</image:{name}>")
+    if draw(st.booleans()):
+        children.reverse()
+    sep = draw(st.sampled_from(["", "\n  "]))
+    loc = f"<image:loc>{_escape(draw(locs_text))}</image:loc>"
+    return "<image:image>" + sep + sep.join([loc, *children]) + "</image:image>"
+
+
 @st.composite
 def records(draw: st.DrawFn) -> str:
     loc = draw(locs_text)
@@ -112,6 +137,8 @@ def records(draw: st.DrawFn) -> str:
             ]
         )
     )
+    if draw(st.integers(0, 3)) == 0:
+        extra += "".join(draw(st.lists(images(), min_size=1, max_size=3)))
     if draw(st.booleans()):
         parts.reverse()
     sep = draw(st.sampled_from(["", "\n  ", " ", "\r\n", "\t", "\u00a0", "\x0c"]))
