@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core import RecordRenderer
-from ..extensions.image import trusted_images
 from ..model import Url
 from .xml_common import DONE, FAST
 
@@ -133,7 +132,11 @@ def render_records(
             lane.records_only = False
             sink.converted_run(converted)
         if locs:
-            extensions = trusted_images(images[0][1]) if images else ()
+            extensions: tuple[object, ...] = ()
+            if images:
+                from ..extensions.image import trusted_images  # a document with images
+
+                extensions = trusted_images(images[0][1])
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
             if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
                 status.state = DONE

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
-from ..extensions.image import IMAGE_NS, trusted_images
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
 from .sink import Sink
@@ -366,6 +365,8 @@ def _urls(
     n = len(locs)
     extensions: Any = repeat(_NO_EXTENSIONS, n)
     if images:
+        from ..extensions.image import trusted_images  # loaded by a document with images
+
         extensions = [_NO_EXTENSIONS] * n
         for i, values in images:
             extensions[i] = trusted_images(values)
@@ -377,6 +378,10 @@ def _urls(
 def _image_prefix(prefixes: dict[str, str]) -> str | None:
     """The prefix the root binds to the image namespace (the one ``fast_extensions`` takes
     when there are two), or None."""
+    if not prefixes:
+        return None  # a plain sitemap loads no extension
+    from ..extensions.image import IMAGE_NS
+
     found = None
     for prefix, namespace in prefixes.items():
         if namespace == IMAGE_NS:
