@@ -372,8 +372,8 @@ fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
 fn origin_len(uri: &str) -> usize {
-    let after = uri.find("://").map_or(0, |i| i + 3);
-    uri[after..].find('/').map_or(uri.len(), |i| after + i + 1)
+    let after = memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3);
+    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }
 
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)

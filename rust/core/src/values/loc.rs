@@ -188,8 +188,14 @@ fn label(l: &[u8]) -> bool {
 
 /// A dotted quad without leading zeros, each part 0-255.
 pub(crate) fn ipv4(host: &[u8]) -> bool {
-    let parts: Vec<&[u8]> = host.split(|&b| b == b'.').collect();
-    parts.len() == 4 && parts.iter().all(|p| small_number(p, 255))
+    let mut parts = 0;
+    for part in host.split(|&b| b == b'.') {
+        parts += 1;
+        if parts > 4 || !small_number(part, 255) {
+            return false;
+        }
+    }
+    parts == 4
 }
 
 /// 1-65535 without a leading zero, other than the defaults 80 and 443 (WHATWG drops them).
