@@ -7,24 +7,53 @@
 //! types take back from `__reduce__`), which skips the argument parsing of the 8-argument
 //! constructor. Under the stable ABI that constructor is all PyO3's `PyDateTime::new` can
 //! call, and it costs more than `fromisoformat` (ARCHITECTURE.md has the figures). One zone
-//! object serves each offset, and a small table keyed by the text keeps the last values: a
-//! site's lastmods repeat.
+//! object serves each offset, and the values of the last few thousand distinct lastmods are
+//! kept: a site's lastmods repeat.
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use urlset_core::values::lastmod::{plain_lastmod_value, Lastmod, Precision};
 
-/// The longest plain lastmod text: `YYYY-MM-DDThh:mm:ss.ffffff+hh:mm`.
-const LONGEST: usize = 32;
-/// Slots of the table of recent values (a power of two).
-const SLOTS_BITS: u32 = 10;
+/// Distinct lastmods kept with their values (then forgotten all at once): a site's dates
+/// cycle through a few years of days, 1,461 in bench_read.py's file.
+const KEPT: usize = 4096;
 
-/// A text and its value, in the slot its hash picks.
-struct Slot {
-    len: u8,
-    text: [u8; LONGEST],
-    value: Py<PyAny>,
+/// A lastmod's fields in one number, the key of the kept values.
+fn key(l: &Lastmod) -> u128 {
+    u128::from(l.precision == Precision::Time)
+        | u128::from(l.year) << 8
+        | u128::from(l.month) << 24
+        | u128::from(l.day) << 32
+        | u128::from(l.hour) << 40
+        | u128::from(l.minute) << 48
+        | u128::from(l.second) << 56
+        | u128::from(l.micro) << 64
+        | u128::from(l.offset_minutes as u16) << 96
+}
+
+/// The hash of a [`key`]: two multiplications (SipHash, the default, costs several times
+/// more for a value that no one outside chooses).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u128(u128::from(b) ^ u128::from(self.0) << 8);
+        }
+    }
+
+    fn write_u128(&mut self, v: u128) {
+        let x = (v as u64) ^ ((v >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let x = (x ^ self.0).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        self.0 = x ^ (x >> 31);
+    }
 }
 
 /// Makes and keeps the values of a reader's lastmods.
@@ -35,18 +64,7 @@ pub struct LastmodValues {
     timedelta: Py<PyAny>,
     utc: Py<PyAny>,
     zones: HashMap<i16, Py<PyAny>>,
-    slots: Vec<Option<Slot>>,
-}
-
-fn slot_of(text: &[u8]) -> usize {
-    let mut h = text.len() as u64;
-    for chunk in text.chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= h >> 29;
-    }
-    (h >> (64 - SLOTS_BITS)) as usize
+    kept: HashMap<u128, Py<PyAny>, BuildHasherDefault<KeyHasher>>,
 }
 
 impl LastmodValues {
@@ -60,33 +78,29 @@ impl LastmodValues {
             timedelta: get("timedelta")?,
             utc: get("UTC")?,
             zones: HashMap::new(),
-            slots: (0..1 << SLOTS_BITS).map(|_| None).collect(),
+            kept: HashMap::default(),
         })
     }
 
     /// The value of a lastmod text, or None when it is not a plain one.
     pub fn value(&mut self, py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>> {
-        if text.len() > LONGEST {
-            return Ok(None);
+        plain_lastmod_value(text)
+            .map(|l| self.of(py, &l))
+            .transpose()
+    }
+
+    /// The value of a lastmod the core parsed (a day or a time).
+    pub fn of(&mut self, py: Python<'_>, l: &Lastmod) -> PyResult<Py<PyAny>> {
+        let key = key(l);
+        if let Some(value) = self.kept.get(&key) {
+            return Ok(value.clone_ref(py));
         }
-        let at = slot_of(text);
-        if let Some(slot) = &self.slots[at] {
-            if &slot.text[..usize::from(slot.len)] == text {
-                return Ok(Some(slot.value.clone_ref(py)));
-            }
+        let value = self.make(py, l)?;
+        if self.kept.len() >= KEPT {
+            self.kept.clear();
         }
-        let Some(lastmod) = plain_lastmod_value(text) else {
-            return Ok(None);
-        };
-        let value = self.make(py, &lastmod)?;
-        let mut key = [0u8; LONGEST];
-        key[..text.len()].copy_from_slice(text);
-        self.slots[at] = Some(Slot {
-            len: text.len() as u8,
-            text: key,
-            value: value.clone_ref(py),
-        });
-        Ok(Some(value))
+        self.kept.insert(key, value.clone_ref(py));
+        Ok(value)
     }
 
     /// The `date` or `datetime` of a day or a time (the core checked its fields).

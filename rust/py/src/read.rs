@@ -123,8 +123,8 @@ impl UrlsetScanner {
     /// (loc, lastmod, changefreq, priority) of one record.
     fn values(&mut self, py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Values> {
         let loc = loc_text(py, data, r);
-        let lastmod = match r.lastmod {
-            Some((a, b)) => self.lastmod(py, &data[a..b])?,
+        let lastmod = match &r.lastmod_value {
+            Some(l) => self.lastmods.of(py, l)?,
             None => py.None(),
         };
         let changefreq = Self::optional(py, r.changefreq, |i| {

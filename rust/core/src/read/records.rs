@@ -13,7 +13,7 @@
 
 use super::values::value_text;
 use crate::values::iri::iri_to_uri;
-use crate::values::lastmod::plain_lastmod;
+use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
 
@@ -59,6 +59,8 @@ pub struct Record {
     pub has_amp: bool,
     /// The lastmod text, a form Python's `fromisoformat` reads.
     pub lastmod: Option<Span>,
+    /// Its value, as the scan parsed it.
+    pub lastmod_value: Option<Lastmod>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -250,9 +252,9 @@ fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
             }
             None => return None,
         };
-        let lastmod = match spans[1] {
-            Some((s, _)) => Some(plain_lastmod(text(s)).then_some(s)?),
-            None => None,
+        let (lastmod, lastmod_value) = match spans[1] {
+            Some((s, _)) => (Some(s), Some(plain_lastmod_value(text(s))?)),
+            None => (None, None),
         };
         let changefreq = match spans[2] {
             Some((s, _)) => Some(plain_changefreq(text(s))?),
@@ -269,6 +271,7 @@ fn entry(c: &mut Cursor<'_>, limits: Limits, convert: bool) -> Option<Entry> {
             uri,
             has_amp,
             lastmod,
+            lastmod_value,
             changefreq,
             priority,
         })

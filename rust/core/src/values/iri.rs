@@ -89,8 +89,7 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
     {
         return None;
     }
-    if query.is_some_and(|q| memchr::memchr(b'\'', q.as_bytes()).is_some()) && all_stand_ins(text)
-    {
+    if query.is_some_and(|q| memchr::memchr(b'\'', q.as_bytes()).is_some()) && all_stand_ins(text) {
         return None;
     }
     if path.is_empty() {
