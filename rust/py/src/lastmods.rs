@@ -9,6 +9,7 @@
 //! call, and it costs more than `fromisoformat` (ARCHITECTURE.md has the figures). One zone
 //! object serves each offset, and the values of the last few thousand distinct lastmods are
 //! kept: a site's lastmods repeat.
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -56,53 +57,18 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Makes and keeps the values of a reader's lastmods.
-pub struct LastmodValues {
+/// The `datetime` module's types and the zones of the offsets met (a site writes one or
+/// two).
+struct Makers {
     date: Py<PyAny>,
     datetime: Py<PyAny>,
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
     utc: Py<PyAny>,
-    zones: HashMap<i16, Py<PyAny>>,
-    kept: HashMap<u128, Py<PyAny>, BuildHasherDefault<KeyHasher>>,
+    zones: Vec<(i16, Py<PyAny>)>,
 }
 
-impl LastmodValues {
-    pub fn new(py: Python<'_>) -> PyResult<Self> {
-        let module = py.import("datetime")?;
-        let get = |name: &str| module.getattr(name).map(Bound::unbind);
-        Ok(LastmodValues {
-            date: get("date")?,
-            datetime: get("datetime")?,
-            timezone: get("timezone")?,
-            timedelta: get("timedelta")?,
-            utc: get("UTC")?,
-            zones: HashMap::new(),
-            kept: HashMap::default(),
-        })
-    }
-
-    /// The value of a lastmod text, or None when it is not a plain one.
-    pub fn value(&mut self, py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>> {
-        plain_lastmod_value(text)
-            .map(|l| self.of(py, &l))
-            .transpose()
-    }
-
-    /// The value of a lastmod the core parsed (a day or a time).
-    pub fn of(&mut self, py: Python<'_>, l: &Lastmod) -> PyResult<Py<PyAny>> {
-        let key = key(l);
-        if let Some(value) = self.kept.get(&key) {
-            return Ok(value.clone_ref(py));
-        }
-        let value = self.make(py, l)?;
-        if self.kept.len() >= KEPT {
-            self.kept.clear();
-        }
-        self.kept.insert(key, value.clone_ref(py));
-        Ok(value)
-    }
-
+impl Makers {
     /// The `date` or `datetime` of a day or a time (the core checked its fields).
     fn make(&mut self, py: Python<'_>, l: &Lastmod) -> PyResult<Py<PyAny>> {
         let [year_hi, year_lo] = l.year.to_be_bytes();
@@ -127,7 +93,7 @@ impl LastmodValues {
         if minutes == 0 {
             return Ok(self.utc.bind(py).clone());
         }
-        if let Some(zone) = self.zones.get(&minutes) {
+        if let Some((_, zone)) = self.zones.iter().find(|(m, _)| *m == minutes) {
             return Ok(zone.bind(py).clone());
         }
         let delta = self
@@ -135,8 +101,54 @@ impl LastmodValues {
             .bind(py)
             .call1((0, i32::from(minutes) * 60))?;
         let zone = self.timezone.bind(py).call1((delta,))?;
-        self.zones.insert(minutes, zone.clone().unbind());
+        self.zones.push((minutes, zone.clone().unbind()));
         Ok(zone)
+    }
+}
+
+/// Makes and keeps the values of a reader's lastmods.
+pub struct LastmodValues {
+    makers: Makers,
+    kept: HashMap<u128, Py<PyAny>, BuildHasherDefault<KeyHasher>>,
+}
+
+impl LastmodValues {
+    pub fn new(py: Python<'_>) -> PyResult<Self> {
+        let module = py.import("datetime")?;
+        let get = |name: &str| module.getattr(name).map(Bound::unbind);
+        Ok(LastmodValues {
+            makers: Makers {
+                date: get("date")?,
+                datetime: get("datetime")?,
+                timezone: get("timezone")?,
+                timedelta: get("timedelta")?,
+                utc: get("UTC")?,
+                zones: Vec::new(),
+            },
+            kept: HashMap::default(),
+        })
+    }
+
+    /// The value of a lastmod text, or None when it is not a plain one.
+    pub fn value(&mut self, py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>> {
+        plain_lastmod_value(text)
+            .map(|l| self.of(py, &l))
+            .transpose()
+    }
+
+    /// The value of a lastmod the core parsed (a day or a time).
+    pub fn of(&mut self, py: Python<'_>, l: &Lastmod) -> PyResult<Py<PyAny>> {
+        if self.kept.len() >= KEPT {
+            self.kept.clear();
+        }
+        match self.kept.entry(key(l)) {
+            Entry::Occupied(kept) => Ok(kept.get().clone_ref(py)),
+            Entry::Vacant(slot) => {
+                let value = self.makers.make(py, l)?;
+                slot.insert(value.clone_ref(py));
+                Ok(value)
+            }
+        }
     }
 }
 

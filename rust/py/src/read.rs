@@ -37,7 +37,7 @@ impl UrlsetScanner {
             for v in &j.values {
                 values.push(match v {
                     None => py.None(),
-                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp),
+                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp)?,
                     Some(Value::Lastmod((a, b))) => self.lastmod(py, &data[*a..*b])?,
                     Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
                     Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
@@ -122,7 +122,7 @@ impl UrlsetScanner {
 
     /// (loc, lastmod, changefreq, priority) of one record.
     fn values(&mut self, py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Values> {
-        let loc = loc_text(py, data, r);
+        let loc = loc_text(py, data, r)?;
         let lastmod = match &r.lastmod_value {
             Some(l) => self.lastmods.of(py, l)?,
             None => py.None(),
@@ -186,24 +186,35 @@ fn words<'py, T, const N: usize>(
     })
 }
 
-fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
+fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Py<PyAny>> {
     match &r.uri {
-        Some(c) => PyString::new(py, &c.uri).into_any().unbind(),
+        Some(c) => Ok(PyString::new(py, &c.uri).into_any().unbind()),
         None => loc_string(py, data, r.loc, r.has_amp),
     }
 }
 
-fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
+/// The loc of a plain loc text: its bytes (ASCII, the core checked: Python's decoding is
+/// the only check), each `&amp;` made `&`.
+fn loc_string(
+    py: Python<'_>,
+    data: &[u8],
+    loc: (usize, usize),
+    has_amp: bool,
+) -> PyResult<Py<PyAny>> {
     let raw = &data[loc.0..loc.1];
-    // the core checked the loc is ASCII
-    let text = std::str::from_utf8(raw).unwrap_or_default();
-    if has_amp {
-        PyString::new(py, &text.replace("&amp;", "&"))
-            .into_any()
-            .unbind()
+    let text = if has_amp {
+        let mut text = Vec::with_capacity(raw.len());
+        let mut from = 0;
+        for at in memchr::memmem::find_iter(raw, b"&amp;") {
+            text.extend_from_slice(&raw[from..=at]);
+            from = at + 5;
+        }
+        text.extend_from_slice(&raw[from..]);
+        PyString::from_bytes(py, &text)?
     } else {
-        PyString::new(py, text).into_any().unbind()
-    }
+        PyString::from_bytes(py, raw)?
+    };
+    Ok(text.into_any().unbind())
 }
 
 #[pymethods]
