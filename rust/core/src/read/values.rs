@@ -3,6 +3,7 @@
 //! priority rules) would give, so the record needs no correction and no report. The checks
 //! themselves are the shared ones in [`crate::values`]; here is what only the reader needs.
 
+use crate::values::bytes::any_flagged;
 use crate::values::entities::unescape_at;
 
 /// A value's text as an XML parser gives it, the five predefined entities replaced; None when
@@ -22,7 +23,8 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
         0xEF => matches!(raw[i + 1..], [0xBF, 0xBE | 0xBF, ..]),
         _ => false,
     };
-    if raw.iter().enumerate().any(forbidden) {
+    let suspect = |b: u8| b < 0x20 || b == b']' || b == 0xEF;
+    if any_flagged(raw, suspect) && raw.iter().enumerate().any(forbidden) {
         return None;
     }
     let Some(first) = memchr::memchr(b'&', raw) else {

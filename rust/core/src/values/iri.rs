@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use super::bytes::any_flagged;
 use super::loc::{ipv4, MAX_LOC_LENGTH};
 
 /// Bytes escaped in the path and query: the WHATWG path set (space, '"', '<', '>', '`',
@@ -39,7 +40,8 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
     let odd = |(i, &b): (usize, &u8)| {
         b < 0x20 || b == 0x7f || (b == 0xEF && bytes[i + 1..].starts_with(&[0xBF, 0xBD]))
     };
-    if bytes.iter().enumerate().any(odd) {
+    let suspect = |b: u8| b < 0x20 || b == 0x7f || b == 0xEF;
+    if any_flagged(bytes, suspect) && bytes.iter().enumerate().any(odd) {
         return None;
     }
     let (first, last) = (text.chars().next()?, text.chars().next_back()?);
@@ -149,9 +151,12 @@ thread_local! {
 /// A domain name WHATWG keeps as it is: no empty label, the last one not starting with a
 /// digit (which would make WHATWG read it as an IPv4 address).
 fn check_domain(host: &str) -> Option<()> {
-    let last = host.rsplit('.').next()?;
-    let ok = host.split('.').all(|l| !l.is_empty()) && !last.as_bytes()[0].is_ascii_digit();
-    ok.then_some(())
+    let b = host.as_bytes();
+    let last = memchr::memrchr(b'.', b).map_or(0, |i| i + 1);
+    let empty_label = b.first().is_none_or(|&c| c == b'.')
+        || b.ends_with(b".")
+        || b.windows(2).any(|w| w == b"..");
+    (!empty_label && !b[last].is_ascii_digit()).then_some(())
 }
 
 /// A port as WHATWG reads it: decimal digits up to 65535 (leading zeros dropped); an empty
@@ -175,8 +180,14 @@ fn dot_segment(segment: &[u8]) -> bool {
 /// The URL holds U+E000 (raw or as its escape) and each of [`STAND_INS`]; the rare first
 /// part is asked first.
 fn all_stand_ins(text: &str) -> bool {
-    let escaped = |w: &[u8]| w.eq_ignore_ascii_case(b"%EE%80%80");
-    (text.contains('\u{E000}') || text.as_bytes().windows(9).any(escaped))
+    let bytes = text.as_bytes();
+    let escaped = |at: usize| {
+        bytes
+            .get(at..at + 9)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"%EE%80%80"))
+    };
+    (memchr::memmem::find(bytes, "\u{E000}".as_bytes()).is_some()
+        || memchr::memchr_iter(b'%', bytes).any(escaped))
         && STAND_INS.iter().all(|&c| text.contains(c))
 }
 
