@@ -125,12 +125,12 @@ def render_records(
             if pos >= end:
                 return pos, line
         # one entry the sink must see, or what the scanner stops at: the usual path
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris, made = scan(
             data, pos, end, line, 1
         )
         if made:  # a loc not a URI as written: as CompiledLane._records
             lane.records_only = False
-            sink.converted_run(converted)
+            sink.converted_run(made_uris)
         if locs:
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
             if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator
-from datetime import date, datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -84,13 +83,7 @@ class CompiledLane:
         tag = root_tag.group(0)
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
-        self.scanner = UrlsetScanner(
-            index,
-            self.sink.limits.max_value_length,
-            list(ChangeFreq),
-            date.fromisoformat,
-            datetime.fromisoformat,
-        )
+        self.scanner = UrlsetScanner(index, self.sink.limits.max_value_length, list(ChangeFreq))
         if self.sink.render is not None and not index:
             self.renderer = self.sink.render.start(self.sink)
         self.mini_head = tag
@@ -163,7 +156,7 @@ class CompiledLane:
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted, made = scan(
-                data, pos, end, line, left
+                data, pos, end, line, left, sink.converted_listed()
             )
             if made:  # locs not URIs as written: the checker's own loc scan must run
                 self.records_only = False
@@ -198,7 +191,7 @@ class CompiledLane:
         prios: list[float | None],
         lines: bytes,
         origins: list[tuple[int, str]],
-        converted: list[tuple[int, int, str, str]],
+        converted: list[tuple[int, int, str | None, str]],
     ) -> bool:
         """Pass on a run of records in bulk when nothing is due (no limit, new host finding
         or duplicate); else one at a time (``Sink.add_each``). False when reading must stop."""
