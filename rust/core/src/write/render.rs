@@ -3,7 +3,6 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
-use super::locs::plain_under;
 use crate::values::lastmod::Lastmod;
 use crate::values::scalars::Priority;
 
@@ -13,47 +12,6 @@ pub struct Values {
     pub lastmod: Option<Lastmod>,
     pub changefreq: Option<&'static str>,
     pub priority: Option<Priority>,
-}
-
-/// Rows read and checked but for their locs, on their way to be rendered (on another thread
-/// while the next rows are read): the locs back to back, and each row's values.
-#[derive(Clone, Debug, Default)]
-pub struct RowChunk {
-    locs: String,
-    ends: Vec<usize>,
-    values: Vec<Values>,
-}
-
-impl RowChunk {
-    pub fn with_capacity(rows: usize) -> RowChunk {
-        RowChunk {
-            locs: String::with_capacity(rows * 64),
-            ends: Vec::with_capacity(rows),
-            values: Vec::with_capacity(rows),
-        }
-    }
-
-    pub fn push(&mut self, loc: &str, values: Values) {
-        self.locs.push_str(loc);
-        self.ends.push(self.locs.len());
-        self.values.push(values);
-    }
-
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    fn rows(&self) -> impl Iterator<Item = (&str, &Values)> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.locs[start..end])
-            .zip(&self.values)
-    }
 }
 
 /// Entries of a batch, back to back in one buffer.
@@ -117,25 +75,6 @@ impl Rendered {
         self.hashes.push(loc_hash(loc));
         self.locs.extend_from_slice(loc.as_bytes());
         self.loc_ends.push(self.locs.len());
-    }
-
-    /// Render a chunk's rows, each loc checked first when there is a `prefix` (a plain URI
-    /// under it, at most `max_length` bytes: `locs::plain_under`). False, with the chunk
-    /// rendered up to that row, when a loc is not: the batch then goes the long way.
-    pub fn push_chunk(
-        &mut self,
-        chunk: &RowChunk,
-        prefix: Option<&str>,
-        max_length: usize,
-        text: bool,
-    ) -> bool {
-        for (loc, values) in chunk.rows() {
-            if prefix.is_some_and(|prefix| !plain_under(loc, prefix, max_length)) {
-                return false;
-            }
-            self.push(loc, values, text);
-        }
-        true
     }
 
     /// Add `other`'s entries after these.
@@ -255,22 +194,10 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_renders_as_its_rows_one_by_one() {
-        let mut chunk = RowChunk::with_capacity(2);
-        chunk.push("https://x.org/a?b=1&c='2'", values("2024-01-02"));
-        chunk.push("https://x.org/é", Values::default());
-        let mut whole = Rendered::with_capacity(2);
-        assert!(whole.push_chunk(&chunk, None, 2048, false));
+    fn appended_halves_are_the_whole() {
         let mut one_by_one = Rendered::with_capacity(2);
         one_by_one.push("https://x.org/a?b=1&c='2'", &values("2024-01-02"), false);
         one_by_one.push("https://x.org/é", &Values::default(), false);
-        assert_eq!(whole.bytes(0, 2), one_by_one.bytes(0, 2));
-        assert_eq!(whole.hashes(), one_by_one.hashes());
-        assert_eq!(chunk.len(), 2);
-        let mut refused = Rendered::with_capacity(2);
-        assert!(!refused.push_chunk(&chunk, Some("https://x.org/"), 2048, false));
-        assert_eq!(refused.len(), 1); // é is not a plain URI
-        assert!(!refused.push_chunk(&chunk, Some("https://y.org/"), 2048, false));
         let mut halves = Rendered::with_capacity(1);
         halves.push("https://x.org/a?b=1&c='2'", &values("2024-01-02"), false);
         let mut second = Rendered::with_capacity(1);
