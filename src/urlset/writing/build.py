@@ -330,8 +330,7 @@ def _checked(
         fast_prefix = opts.default_tz is None and plain_directory(prefix)
         for given, kinds in entry_batches(entries, _BATCH):
             rendered = None
-            # on two threads (`beside`) with gzip too: the main thread is the build's critical
-            # path, and the threads compressing shards take whatever core time is left
+            # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
             if fast_prefix and kinds == {TableBatch}:
                 rendered = given.render(prefix, text=opts.text, beside=True)
             elif fast_prefix and kinds == {tuple}:
