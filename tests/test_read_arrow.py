@@ -31,7 +31,7 @@ from test_read_support import NS
 from urlset.dates import format_w3c, instant
 from urlset.limits import ReadLimits
 from urlset.model import Issue
-from urlset.reading.arrow import read_arrow, read_batches
+from urlset.reading.arrow import SLICED_STRETCHES, read_arrow, read_batches
 from urlset.reading.reader import SitemapReader, read_bytes
 from urlset.reading.rendered import RenderSpec
 
@@ -156,6 +156,25 @@ def test_new_origins_are_judged_without_handing_entries_back() -> None:
     batches, in_core = read_batches(doc)
     assert in_core == 40 and len(batches) == 1
     _same(doc)
+
+
+@pytest.mark.parametrize("odd_every", [7, 40, 400])
+def test_values_between_core_records_in_document_order(odd_every: int) -> None:
+    """Entries the reader gives (a value it corrects) among the core's: put in place by
+    slices when they come in a few stretches, by one take when in many; the same rows."""
+    records = [
+        f"<url><loc>https://example.com/{i}</loc><changefreq>"
+        f"{'Daily' if i % odd_every == 3 else 'daily'}</changefreq></url>\n"
+        for i in range(1200)
+    ]
+    doc = f'<urlset xmlns="{NS}">\n{"".join(records)}</urlset>\n'.encode()
+    batches, in_core = read_batches(doc)
+    stretches = len(range(3, 1200, odd_every))
+    assert in_core == 1200 - stretches
+    # slices: each stretch of values and each stretch of core records is one batch
+    assert len(batches) == (2 * stretches + 1 if stretches <= SLICED_STRETCHES else 1)
+    _same(doc)
+    _same(gzip.compress(doc))
 
 
 def test_sitemap_column_and_paths(tmp_path: Path) -> None:
