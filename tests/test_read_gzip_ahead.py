@@ -163,3 +163,37 @@ def test_a_size_limit_mid_stream_stops_reading_and_the_thread(
         while _gunzip_threads() != before and time.monotonic() < deadline:
             time.sleep(0.01)
         assert _gunzip_threads() == before
+
+
+def _batches(data: bytes, size: int) -> tuple[list[list[object]], list[object]]:
+    """The event lists of ``feed_batches`` for ``data`` fed in ``size`` chunks, and the
+    events of ``feed`` for the same chunks."""
+    batched, whole = SitemapReader("doc"), SitemapReader("doc")
+    lists: list[list[object]] = []
+    events: list[object] = []
+    for i in range(0, len(data), size):
+        lists += batched.feed_batches(data[i : i + size])
+        events += whole.feed(data[i : i + size])
+    lists.append(list(batched.close()))
+    events += whole.close()
+    return lists, events
+
+
+def test_feed_batches_hand_out_a_gzip_chunk_a_piece_at_a_time() -> None:
+    plain = _sitemap(40_000)
+    for data in (BIG, plain, BIG[: len(BIG) // 2], _damaged(BIG)):
+        lists, events = _batches(data, 262_144)
+        assert [e for batch in lists for e in batch] == events
+        assert all(batch for batch in lists[:-1])  # no empty list but the close's
+    lists, _ = _batches(BIG, 262_144)
+    # ~2.3 MB of XML in one chunk of gzip: a list per piece, of some thousands of entries
+    assert len(lists) >= len(_sitemap(40_000)) // GZIP_PIECE
+    assert max(len(batch) for batch in lists) < 10_000
+    plain_lists, _ = _batches(plain, 262_144)
+    assert len(plain_lists) == len(range(0, len(plain), 262_144)) + 1
+
+
+def _damaged(data: bytes) -> bytes:
+    damaged = bytearray(data)
+    damaged[len(data) // 2] ^= 0xFF
+    return bytes(damaged)
