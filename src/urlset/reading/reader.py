@@ -219,6 +219,8 @@ class SitemapReader:
 
     def _stop(self) -> None:
         self._done = True
+        # no more is read: the inflater's thread (waiting with pieces made) may end now
+        self._gzip = None
         self._finish_body()
 
     def _finish_body(self) -> None:
@@ -260,7 +262,7 @@ class SitemapReader:
             body.feed(data)
         body = self._body
         if body is not None and body.dead:
-            self._done = True
+            self._stop()
 
     def _start(self, found: Sniffed, data: bytes, final: bool) -> None:
         sink = self._sink
@@ -309,7 +311,7 @@ class SitemapReader:
         else:
             self._format = "unknown"
             sink.issue("unknown-format", "not a sitemap" + _why(found.reason), 1, 1)
-        self._done = True
+        self._stop()
 
 
 def _why(reason: str) -> str:
