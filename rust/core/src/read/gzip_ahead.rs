@@ -3,14 +3,17 @@
 //! enough to pay for a thread, a worker inflates the next pieces while the caller reads the
 //! last one (the reader tokenizes a piece in about five times the time it takes to inflate).
 //!
-//! The worker owns the [`Gunzip`] and runs at most [`AHEAD`] pieces ahead of the caller
-//! (a bounded channel), so a decompression bomb costs at most that many pieces past the
-//! caller's size limit; it inflates only input pushed to it, and ends when the caller's
-//! [`Inflater`] is dropped (its channels close). Input pushed before the move is decoded
-//! by the worker from where the caller left it.
+//! The [`Gunzip`] is shared under a mutex: the worker inflates at most [`AHEAD`] pieces
+//! ahead of the caller into a queue, so a decompression bomb costs at most that many pieces
+//! past the caller's size limit; a caller that finds the queue empty inflates the next
+//! piece itself, so a worker that gets no core (a busy machine) costs a lock, never a wait
+//! for a thread. The worker inflates only input pushed, and ends when the caller's
+//! [`Inflater`] is dropped. Input pushed before the move is decoded from where the caller
+//! left it.
 
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
-use std::sync::{Mutex, OnceLock};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::thread::JoinHandle;
 
 use super::gzip::{Corrupt, Gunzip};
 
@@ -21,34 +24,46 @@ pub const THREAD_FROM: usize = 65_536;
 /// Pieces the worker may have made that the caller has not taken yet.
 const AHEAD: usize = 2;
 
-/// What the worker sends back, in stream order.
+/// What the worker made ahead, in stream order.
 enum Made {
     Piece(Vec<u8>),
-    /// All input pushed so far is decoded (the state of the stream then).
-    Drained {
-        complete: bool,
-        trailing: bool,
-    },
-    /// The stream is damaged; nothing follows.
+    /// The stream is damaged; the caller's next piece is this error.
     Failed(Corrupt),
+}
+
+/// The stream's state, shared by the caller and the worker.
+struct State {
+    gunzip: Box<Gunzip>,
+    made: VecDeque<Made>,
+    /// All input pushed so far is decoded (and its pieces queued).
+    drained: bool,
+    /// The caller is gone: the worker ends.
+    closed: bool,
+    /// Piece buffers the caller is done with (no fresh pages a piece).
+    spares: Vec<Vec<u8>>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// The worker waits on it for input, room in the queue, or the caller's end.
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // a panic while holding the lock leaves nothing half-done that matters here
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The caller's side of a worker.
 struct Ahead {
-    input: Sender<Vec<u8>>,
-    /// Pieces the caller is done with, for the worker to fill again (no fresh pages).
-    spent: Sender<Vec<u8>>,
-    /// In a mutex only to be `Sync` (one caller at a time uses it).
-    made: Mutex<Receiver<Made>>,
-    /// Input pushes the worker has not yet reported decoded.
-    pending: usize,
+    shared: Arc<Shared>,
+    /// The last piece handed out.
     piece: Vec<u8>,
-    failed: Option<Corrupt>,
-    complete: bool,
-    trailing: bool,
     /// Never joined (a caller that goes does not wait): the tests see it end.
     #[cfg_attr(not(test), allow(dead_code))]
-    worker: std::thread::JoinHandle<()>,
+    worker: Option<JoinHandle<()>>,
 }
 
 enum Mode {
@@ -56,8 +71,8 @@ enum Mode {
     Ahead(Ahead),
 }
 
-/// Incremental gzip inflation in pieces of at most `piece` bytes, inline at first, on a
-/// worker thread from `thread_from` compressed bytes on.
+/// Incremental gzip inflation in pieces of at most `piece` bytes, inline at first, ahead on
+/// a worker thread from `thread_from` compressed bytes on.
 pub struct Inflater {
     mode: Mode,
     piece: usize,
@@ -86,9 +101,9 @@ impl Inflater {
         }
     }
 
-    /// Whether a worker thread inflates the stream now.
+    /// Whether a worker thread inflates the stream ahead now.
     pub fn threaded(&self) -> bool {
-        matches!(self.mode, Mode::Ahead(_))
+        matches!(&self.mode, Mode::Ahead(a) if a.worker.is_some())
     }
 
     /// Take `data` in; it is decoded by the next pieces asked for (or ahead of them).
@@ -102,30 +117,34 @@ impl Inflater {
                 }
             }
             Mode::Ahead(a) => {
-                if a.failed.is_none() {
-                    // a worker that stopped shows as a closed channel in `next_piece`
-                    let _ = a.input.send(data.to_vec());
-                    a.pending += 1;
-                }
+                let mut s = a.shared.lock();
+                s.gunzip.push(data);
+                s.drained = false;
+                drop(s);
+                a.shared.wake.notify_one();
             }
         }
     }
 
     /// As [`Gunzip::next_piece`]: the next piece, None when more input is needed, the error
-    /// after the output before the damage. Threaded, it waits for the worker's piece.
+    /// after the output before the damage.
     pub fn next_piece(&mut self) -> Result<Option<&[u8]>, Corrupt> {
+        let piece = self.piece;
         match &mut self.mode {
-            Mode::Inline(g) => g.next_piece(self.piece),
-            Mode::Ahead(a) => a.next_piece(),
+            Mode::Inline(g) => g.next_piece(piece),
+            Mode::Ahead(a) => a.next_piece(piece),
         }
     }
 
-    /// Whether the last member ended and no partial member follows; threaded, as of the
-    /// last time all input pushed was decoded (false while pieces are still to be taken).
+    /// Whether the last member ended and no partial member follows (as of the pieces made;
+    /// the same as inline once the caller has taken every piece).
     pub fn complete(&self) -> bool {
         match &self.mode {
             Mode::Inline(g) => g.complete(),
-            Mode::Ahead(a) => a.pending == 0 && a.complete,
+            Mode::Ahead(a) => {
+                let s = a.shared.lock();
+                s.made.is_empty() && s.gunzip.complete()
+            }
         }
     }
 
@@ -133,115 +152,105 @@ impl Inflater {
     pub fn trailing(&self) -> bool {
         match &self.mode {
             Mode::Inline(g) => g.trailing,
-            Mode::Ahead(a) => a.pending == 0 && a.trailing,
+            Mode::Ahead(a) => {
+                let s = a.shared.lock();
+                s.made.is_empty() && s.gunzip.trailing
+            }
         }
     }
 
-    /// The inline decoder, and what it holds, goes to a new worker thread; it stays inline
-    /// if no thread can be started.
+    /// The inline decoder, and what it holds, becomes shared with a new worker thread (or,
+    /// if no thread can be started, with none: the caller inflates every piece).
     fn move_to_worker(&mut self) {
-        let (input, inputs) = channel::<Vec<u8>>();
-        let (spent, spares) = channel::<Vec<u8>>();
-        let (made_tx, made) = sync_channel::<Made>(AHEAD);
-        let (ready, gunzip) = sync_channel::<Box<Gunzip>>(1);
-        let piece = self.piece;
-        let started = std::thread::Builder::new()
-            .name("urlset-gunzip".into())
-            .spawn(move || {
-                if let Ok(g) = gunzip.recv() {
-                    work(g, piece, &inputs, &spares, &made_tx);
-                }
-            });
-        let Ok(worker) = started else {
+        let Mode::Inline(gunzip) = std::mem::replace(&mut self.mode, Mode::Inline(Box::default()))
+        else {
             return;
         };
-        let Mode::Inline(g) = std::mem::replace(
-            &mut self.mode,
-            Mode::Ahead(Ahead {
-                input,
-                spent,
-                made: Mutex::new(made),
-                pending: 1,
-                piece: Vec::new(),
-                failed: None,
-                complete: false,
-                trailing: false,
-                worker,
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                gunzip,
+                made: VecDeque::with_capacity(AHEAD),
+                drained: false,
+                closed: false,
+                spares: Vec::new(),
             }),
-        ) else {
-            return;
-        };
-        // the worker waits for exactly this one message: the channel has room for it
-        let _ = ready.send(g);
+            wake: Condvar::new(),
+        });
+        let theirs = Arc::clone(&shared);
+        let piece = self.piece;
+        let worker = std::thread::Builder::new()
+            .name("urlset-gunzip".into())
+            .spawn(move || work(&theirs, piece))
+            .ok();
+        self.mode = Mode::Ahead(Ahead {
+            shared,
+            piece: Vec::new(),
+            worker,
+        });
     }
 }
 
 impl Ahead {
-    fn next_piece(&mut self) -> Result<Option<&[u8]>, Corrupt> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
+    fn next_piece(&mut self, piece: usize) -> Result<Option<&[u8]>, Corrupt> {
+        let mut s = self.shared.lock();
+        let done = std::mem::take(&mut self.piece);
+        if done.capacity() == piece {
+            s.spares.push(done);
         }
-        let made = self.made.get_mut().unwrap_or_else(|e| e.into_inner());
-        while self.pending > 0 {
-            match made.recv() {
-                Ok(Made::Piece(p)) => {
-                    let done = std::mem::replace(&mut self.piece, p);
-                    if done.capacity() > 0 {
-                        let _ = self.spent.send(done);
+        let made = match s.made.pop_front() {
+            Some(made) => {
+                drop(s);
+                self.shared.wake.notify_one(); // room in the queue
+                made
+            }
+            None if s.drained => return Ok(None),
+            None => {
+                // nothing made ahead: inflate here rather than wait for the worker
+                let mut out = s.spares.pop().unwrap_or_default();
+                match s.gunzip.next_piece_into(&mut out, piece) {
+                    Ok(true) => Made::Piece(out),
+                    Ok(false) => {
+                        s.drained = true;
+                        return Ok(None);
                     }
-                    return Ok(Some(&self.piece));
-                }
-                Ok(Made::Drained { complete, trailing }) => {
-                    self.pending -= 1;
-                    self.complete = complete;
-                    self.trailing = trailing;
-                }
-                Ok(Made::Failed(e)) => {
-                    self.failed = Some(e.clone());
-                    return Err(e);
-                }
-                Err(_) => {
-                    let e = Corrupt("the inflating thread stopped".into());
-                    self.failed = Some(e.clone());
-                    return Err(e);
+                    Err(e) => Made::Failed(e),
                 }
             }
+        };
+        match made {
+            Made::Piece(p) => {
+                self.piece = p;
+                Ok(Some(&self.piece))
+            }
+            Made::Failed(e) => Err(e),
         }
-        Ok(None)
     }
 }
 
-/// The worker: decode what `g` holds, then each input as it comes, sending the pieces, a
-/// `Drained` after each input, or the error (then only waiting for the caller to go).
-fn work(
-    mut g: Box<Gunzip>,
-    piece: usize,
-    inputs: &Receiver<Vec<u8>>,
-    spares: &Receiver<Vec<u8>>,
-    made: &SyncSender<Made>,
-) {
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_one();
+    }
+}
+
+/// The worker: while the caller is there, inflate a piece whenever there is input left
+/// and room in the queue, else wait.
+fn work(shared: &Shared, piece: usize) {
+    let mut s = shared.lock();
     loop {
-        loop {
-            let mut out = spares.try_recv().unwrap_or_default();
-            let next = match g.next_piece_into(&mut out, piece) {
-                Ok(true) => Made::Piece(out),
-                Ok(false) => Made::Drained {
-                    complete: g.complete(),
-                    trailing: g.trailing,
-                },
-                Err(e) => Made::Failed(e),
-            };
-            let more = matches!(next, Made::Piece(_));
-            if made.send(next).is_err() {
-                return;
-            }
-            if !more {
-                break;
-            }
+        if s.closed {
+            return;
         }
-        match inputs.recv() {
-            Ok(data) => g.push(&data),
-            Err(_) => return,
+        if s.drained || s.made.len() >= AHEAD || s.gunzip.failed() {
+            s = shared.wake.wait(s).unwrap_or_else(|e| e.into_inner());
+            continue;
+        }
+        let mut out = s.spares.pop().unwrap_or_default();
+        match s.gunzip.next_piece_into(&mut out, piece) {
+            Ok(true) => s.made.push_back(Made::Piece(out)),
+            Ok(false) => s.drained = true,
+            Err(e) => s.made.push_back(Made::Failed(e)),
         }
     }
 }
@@ -362,11 +371,11 @@ mod tests {
         for _ in 0..2 {
             assert_eq!(g.next_piece().unwrap().map(<[u8]>::len), Some(65_536));
         }
-        let Mode::Ahead(a) = g.mode else {
+        let Mode::Ahead(a) = &mut g.mode else {
             panic!("not threaded")
         };
-        let worker = a.worker;
-        drop(a.made);
+        let worker = a.worker.take().expect("a worker");
+        drop(g);
         for _ in 0..500 {
             if worker.is_finished() {
                 return;
