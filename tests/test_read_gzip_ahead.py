@@ -167,7 +167,8 @@ def test_a_size_limit_mid_stream_stops_reading_and_the_thread(
     assert _read(BIG, limits) in ((locs, issues, 0), (locs, issues, None))
 
 
-def test_an_entry_limit_mid_stream_stops_the_thread() -> None:
+def test_an_entry_limit_mid_stream_stops_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sniff, "GZIP_THREAD_FROM", 0)
     limits = ReadLimits(max_entries=5000)
     locs, issues, threads = _read(BIG, limits)
     assert len(locs) == 5000 and "entry-limit" in [code for code, _ in issues]

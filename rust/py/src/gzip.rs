@@ -49,7 +49,7 @@ impl GzipInflater {
         self.inner.trailing()
     }
 
-    /// Whether a thread of its own inflates the stream now.
+    /// Whether a thread of its own was started to inflate the stream ahead.
     #[getter]
     fn threaded(&self) -> bool {
         self.inner.threaded()

@@ -23,6 +23,10 @@ use super::gzip::{Corrupt, Gunzip};
 pub const THREAD_FROM: usize = 65_536;
 /// Pieces the worker may have made that the caller has not taken yet.
 const AHEAD: usize = 2;
+/// Pieces over which the caller judges the worker: when it made more of them itself than
+/// it found made (the worker gets no core, or each input is too small to run ahead on),
+/// the worker is let go and the caller inflates alone.
+const JUDGED_OVER: u32 = 16;
 
 /// What the worker made ahead, in stream order.
 enum Made {
@@ -64,6 +68,11 @@ struct Ahead {
     /// Never joined (a caller that goes does not wait): the tests see it end.
     #[cfg_attr(not(test), allow(dead_code))]
     worker: Option<JoinHandle<()>>,
+    /// Whether a worker was started (it may have been let go since).
+    started: bool,
+    /// Pieces taken from the queue, and made by the caller, since the worker was judged.
+    taken: u32,
+    own: u32,
 }
 
 enum Mode {
@@ -101,9 +110,9 @@ impl Inflater {
         }
     }
 
-    /// Whether a worker thread inflates the stream ahead now.
+    /// Whether a worker thread was started to inflate the stream ahead.
     pub fn threaded(&self) -> bool {
-        matches!(&self.mode, Mode::Ahead(a) if a.worker.is_some())
+        matches!(&self.mode, Mode::Ahead(a) if a.started)
     }
 
     /// Take `data` in; it is decoded by the next pieces asked for (or ahead of them).
@@ -185,7 +194,10 @@ impl Inflater {
         self.mode = Mode::Ahead(Ahead {
             shared,
             piece: Vec::new(),
+            started: worker.is_some(),
             worker,
+            taken: 0,
+            own: 0,
         });
     }
 }
@@ -201,11 +213,21 @@ impl Ahead {
             Some(made) => {
                 drop(s);
                 self.shared.wake.notify_one(); // room in the queue
+                self.taken += 1;
                 made
             }
             None if s.drained => return Ok(None),
             None => {
                 // nothing made ahead: inflate here rather than wait for the worker
+                self.own += 1;
+                if self.taken + self.own >= JUDGED_OVER {
+                    if self.own > self.taken {
+                        s.closed = true;
+                        self.shared.wake.notify_one();
+                        self.worker = None;
+                    }
+                    (self.taken, self.own) = (0, 0);
+                }
                 let mut out = s.spares.pop().unwrap_or_default();
                 match s.gunzip.next_piece_into(&mut out, piece) {
                     Ok(true) => Made::Piece(out),
