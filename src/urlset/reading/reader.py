@@ -373,6 +373,7 @@ class ReadResult:
                                 yield event
                         else:
                             yield event
+                    del batch  # not held while the next piece is read
             for event in reader.close():
                 if type(event) is Issue:
                     keep(event)
