@@ -3,11 +3,12 @@
 //! enough to pay for a thread, a worker inflates the next pieces while the caller reads the
 //! last one (the reader tokenizes a piece in about five times the time it takes to inflate).
 //!
-//! The [`Gunzip`] is shared under a mutex: the worker inflates at most [`AHEAD`] pieces
-//! ahead of the caller into a queue, so a decompression bomb costs at most that many pieces
-//! past the caller's size limit; a caller that finds the queue empty inflates the next
-//! piece itself, so a worker that gets no core (a busy machine) costs a lock, never a wait
-//! for a thread. The worker inflates only input pushed, and ends when the caller's
+//! The [`Gunzip`] is shared: whoever inflates takes it out of the shared state and inflates
+//! outside the lock (so taking a piece made never waits for the next one being made). The
+//! worker inflates at most [`AHEAD`] pieces ahead of the caller into a queue, so a
+//! decompression bomb costs at most that many pieces past the caller's size limit; a caller
+//! that finds the queue empty inflates the next piece itself, or waits for the one the
+//! worker is making. The worker inflates only input pushed, and ends when the caller's
 //! [`Inflater`] is dropped. Input pushed before the move is decoded from where the caller
 //! left it.
 
@@ -37,9 +38,12 @@ enum Made {
 
 /// The stream's state, shared by the caller and the worker.
 struct State {
-    gunzip: Box<Gunzip>,
+    /// None while one side inflates with it.
+    gunzip: Option<Box<Gunzip>>,
+    /// Input pushed and not yet handed to the `Gunzip` (it may be out).
+    input: Vec<u8>,
     made: VecDeque<Made>,
-    /// All input pushed so far is decoded (and its pieces queued).
+    /// All input handed to the `Gunzip` is decoded (and its pieces queued).
     drained: bool,
     /// The caller is gone: the worker ends.
     closed: bool,
@@ -49,14 +53,41 @@ struct State {
 
 struct Shared {
     state: Mutex<State>,
-    /// The worker waits on it for input, room in the queue, or the caller's end.
+    /// The worker waits on it for input, room in the queue, the `Gunzip`, or the end.
     wake: Condvar,
+    /// The caller waits on it for the piece the worker is making.
+    ready: Condvar,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // a panic while holding the lock leaves nothing half-done that matters here
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Inflate the next piece into `out` with the `Gunzip` taken out of `s` (the lock let
+    /// go meanwhile), then put it back: what `next_piece_into` says, and the lock again.
+    fn inflate<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, State>,
+        out: &mut Vec<u8>,
+        piece: usize,
+    ) -> (Result<bool, Corrupt>, MutexGuard<'a, State>) {
+        let Some(mut g) = s.gunzip.take() else {
+            return (Ok(false), s);
+        };
+        let input = std::mem::take(&mut s.input);
+        drop(s);
+        if !input.is_empty() {
+            g.push(&input);
+        }
+        let result = g.next_piece_into(out, piece);
+        let mut s = self.lock();
+        s.gunzip = Some(g);
+        if matches!(result, Ok(false)) && s.input.is_empty() {
+            s.drained = true;
+        }
+        (result, s)
     }
 }
 
@@ -127,7 +158,7 @@ impl Inflater {
             }
             Mode::Ahead(a) => {
                 let mut s = a.shared.lock();
-                s.gunzip.push(data);
+                s.input.extend_from_slice(data);
                 s.drained = false;
                 drop(s);
                 a.shared.wake.notify_one();
@@ -152,7 +183,7 @@ impl Inflater {
             Mode::Inline(g) => g.complete(),
             Mode::Ahead(a) => {
                 let s = a.shared.lock();
-                s.made.is_empty() && s.gunzip.complete()
+                s.made.is_empty() && s.gunzip.as_ref().is_some_and(|g| g.complete())
             }
         }
     }
@@ -163,7 +194,7 @@ impl Inflater {
             Mode::Inline(g) => g.trailing,
             Mode::Ahead(a) => {
                 let s = a.shared.lock();
-                s.made.is_empty() && s.gunzip.trailing
+                s.made.is_empty() && s.gunzip.as_ref().is_some_and(|g| g.trailing)
             }
         }
     }
@@ -177,13 +208,15 @@ impl Inflater {
         };
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
-                gunzip,
+                gunzip: Some(gunzip),
+                input: Vec::new(),
                 made: VecDeque::with_capacity(AHEAD),
                 drained: false,
                 closed: false,
                 spares: Vec::new(),
             }),
             wake: Condvar::new(),
+            ready: Condvar::new(),
         });
         let theirs = Arc::clone(&shared);
         let piece = self.piece;
@@ -204,39 +237,37 @@ impl Inflater {
 
 impl Ahead {
     fn next_piece(&mut self, piece: usize) -> Result<Option<&[u8]>, Corrupt> {
-        let mut s = self.shared.lock();
+        let shared = Arc::clone(&self.shared);
+        let mut s = shared.lock();
         let done = std::mem::take(&mut self.piece);
         if done.capacity() == piece {
             s.spares.push(done);
         }
-        let made = match s.made.pop_front() {
-            Some(made) => {
+        let made = loop {
+            if let Some(made) = s.made.pop_front() {
                 drop(s);
-                self.shared.wake.notify_one(); // room in the queue
+                shared.wake.notify_one(); // room in the queue
                 self.taken += 1;
-                made
+                break made;
             }
-            None if s.drained => return Ok(None),
-            None => {
-                // nothing made ahead: inflate here rather than wait for the worker
-                self.own += 1;
-                if self.taken + self.own >= JUDGED_OVER {
-                    if self.own > self.taken {
-                        s.closed = true;
-                        self.shared.wake.notify_one();
-                        self.worker = None;
-                    }
-                    (self.taken, self.own) = (0, 0);
-                }
-                let mut out = s.spares.pop().unwrap_or_default();
-                match s.gunzip.next_piece_into(&mut out, piece) {
-                    Ok(true) => Made::Piece(out),
-                    Ok(false) => {
-                        s.drained = true;
-                        return Ok(None);
-                    }
-                    Err(e) => Made::Failed(e),
-                }
+            if s.drained && s.input.is_empty() {
+                return Ok(None);
+            }
+            if s.gunzip.is_none() {
+                // the worker is making the next piece
+                s = shared.ready.wait(s).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            // nothing made ahead: inflate here rather than wait for the worker
+            self.judge(&mut s);
+            let mut out = s.spares.pop().unwrap_or_default();
+            let (result, again) = shared.inflate(s, &mut out, piece);
+            s = again;
+            shared.wake.notify_one(); // the Gunzip is back
+            match result {
+                Ok(true) => break Made::Piece(out),
+                Ok(false) => continue, // drained, or more input came meanwhile
+                Err(e) => break Made::Failed(e),
             }
         };
         match made {
@@ -245,6 +276,19 @@ impl Ahead {
                 Ok(Some(&self.piece))
             }
             Made::Failed(e) => Err(e),
+        }
+    }
+
+    /// Count a piece the caller makes itself; over each JUDGED_OVER pieces, let the worker
+    /// go when the caller made more of them than it found made.
+    fn judge(&mut self, s: &mut State) {
+        self.own += 1;
+        if self.taken + self.own >= JUDGED_OVER {
+            if self.own > self.taken && self.worker.is_some() {
+                s.closed = true;
+                self.worker = None;
+            }
+            (self.taken, self.own) = (0, 0);
         }
     }
 }
@@ -256,24 +300,29 @@ impl Drop for Ahead {
     }
 }
 
-/// The worker: while the caller is there, inflate a piece whenever there is input left
-/// and room in the queue, else wait.
+/// The worker: while the caller is there, inflate a piece whenever there is input left,
+/// room in the queue and the `Gunzip` free, else wait.
 fn work(shared: &Shared, piece: usize) {
     let mut s = shared.lock();
     loop {
         if s.closed {
             return;
         }
-        if s.drained || s.made.len() >= AHEAD || s.gunzip.failed() {
+        let idle = s.drained && s.input.is_empty();
+        let failed = s.gunzip.as_ref().is_none_or(|g| g.failed());
+        if idle || failed || s.made.len() >= AHEAD {
             s = shared.wake.wait(s).unwrap_or_else(|e| e.into_inner());
             continue;
         }
         let mut out = s.spares.pop().unwrap_or_default();
-        match s.gunzip.next_piece_into(&mut out, piece) {
+        let (result, again) = shared.inflate(s, &mut out, piece);
+        s = again;
+        match result {
             Ok(true) => s.made.push_back(Made::Piece(out)),
-            Ok(false) => s.drained = true,
+            Ok(false) => {}
             Err(e) => s.made.push_back(Made::Failed(e)),
         }
+        shared.ready.notify_one();
     }
 }
 
