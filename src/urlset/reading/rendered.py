@@ -125,6 +125,7 @@ def render_records(
             if pos >= end:
                 return pos, line
         # one entry the sink must see, or what the scanner stops at: the usual path
+        at, at_line = pos, line
         pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris, made = scan(
             data, pos, end, line, 1
         )
@@ -132,12 +133,23 @@ def render_records(
             lane.records_only = False
             sink.converted_run(made_uris)
         if locs:
+            record_line = int.from_bytes(lines[:4], sys.byteorder)
+            origin = origins[0][1]
+            judged = None if made else _new_origin(sink, locs[0])
+            if judged is not None and sink.count < min(sink.next_check, limits.max_entries):
+                # the first entry on an origin: judged here as Sink.add would (a finding is
+                # reported before it), then the record is rendered in the run after all
+                sink.origin(judged, record_line)
+                renderer.know(origin)
+                spec.know(origin)
+                pos, line = at, at_line
+                continue
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0])
-            if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
+            if not sink.add(entry, record_line):
                 status.state = DONE
                 return pos, line
-            renderer.know(origins[0][1])
-            spec.know(origins[0][1])
+            renderer.know(origin)
+            spec.know(origin)
             continue
         if stop is None:
             if pos >= end:
@@ -147,6 +159,14 @@ def render_records(
         if not going:
             return pos, line
     return pos, line
+
+
+def _new_origin(sink: Sink, loc: str) -> str | None:
+    """The origin of ``loc`` (``scheme://authority/``, as ``Sink.add`` takes it) when the sink
+    has not judged it yet, else None."""
+    end = loc.find("/", 8)
+    origin = loc[: end + 1]
+    return None if origin in sink.origins else origin
 
 
 def in_order(
