@@ -329,15 +329,7 @@ fn work(shared: &Shared, piece: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flate2::write::GzEncoder;
-    use flate2::Compression;
-    use std::io::Write;
-
-    fn gzip(data: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), Compression::default());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
+    use crate::read::gzip::tests::gzip;
 
     /// The output and the error of `data` fed in `size` chunks, each drained.
     fn inflate(
