@@ -1,7 +1,8 @@
 """Build benchmark: N URLs with lastmod, changefreq and priority to gzipped sitemaps plus index.
 
     .venv/bin/python bench/bench_build.py [--urls 1000000] [--memory-urls 10000000]
-        [--command-urls 10000000] [--command-before SRC] [--no-peers] [--repeat 1]
+        [--command-urls 10000000] [--command-before SRC] [--before SRC] [--no-peers]
+        [--repeat 1]
 
 Each measurement runs in a fresh subprocess so that peak RSS is its own. urlset is measured
 three ways: from prepared (loc, lastmod, changefreq, priority) rows of strings passed as they
@@ -13,7 +14,9 @@ check decompresses urlset's output and compresses the same XML with `gzip -6`. P
 (sitemap.js both ways, xml-sitemap-writer) run through bench/peers/run.py in the same run.
 ``--command-urls`` also times the ``urlset build`` command end to end on the same URLs as a
 CSV file and as JSON Lines (written once to bench/out/build/), with its peak RSS;
-``--command-before SRC`` times another checkout's src beside it, alternating.
+``--command-before SRC`` times another checkout's src beside it, alternating; ``--before SRC``
+does the same for the builds from rows and tables (with gzip and without), giving each side's
+CPU seconds and its calling thread's (the part of the work no other core can take).
 """
 
 from __future__ import annotations
@@ -53,14 +56,15 @@ if mode in ("prepared", "rows", "table"):
         entries = pa.table(dict(zip(("loc", "lastmod", "changefreq", "priority"), map(list, zip(*rows)))))
         del rows
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
     report = write_sitemaps(entries, out, "https://www.example.com/", gzip=gzip)
 else:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
     report = write_sitemaps((item(i) for i in range(n)), out, "https://www.example.com/")
 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-print(json.dumps({{"seconds": seconds, "cpu": cpu, "urls": report.urls, "files": len(report.files),
+main = time.thread_time() - main
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "main": main, "urls": report.urls, "files": len(report.files),
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "rss_before_mb": rss_before / 1024,
     "uncompressed": sum(f.bytes for f in report.files), "written": sum(f.written for f in report.files)}}))
@@ -72,6 +76,7 @@ class UrlsetRun(TypedDict):
 
     seconds: float
     cpu: float
+    main: float  # the calling thread's CPU seconds: the part no other core takes
     urls: int
     files: int
     peak_rss_mb: float
@@ -81,14 +86,17 @@ class UrlsetRun(TypedDict):
     out: str
 
 
-def run_urlset(n: int, mode: str) -> UrlsetRun:
+def run_urlset(n: int, mode: str, src: str | None = None) -> UrlsetRun:
+    """One build in a fresh process; with ``src``, of the urlset in that src folder."""
     out = OUT / f"urlset-{mode}-{n}"
     code = CHILD.format(peers=str(HERE / "peers"))
+    env = os.environ if src is None else {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
         [sys.executable, "-c", code, str(n), str(out), mode],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if done.returncode:
         raise SystemExit(f"urlset run failed: {done.stderr}")
@@ -212,6 +220,11 @@ def main() -> None:
         "another commit, beside this build's _core), alternating with this checkout's",
     )
     parser.add_argument("--command-rounds", type=int, default=3)
+    parser.add_argument(
+        "--before",
+        help="also build with the urlset of this src folder (a `git archive` of another commit "
+        "with its own _core), alternating with this checkout, --repeat rounds a mode",
+    )
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument(
         "--repeat", type=int, default=1, help="urlset's runs of each mode; the fastest is shown"
@@ -239,6 +252,8 @@ def main() -> None:
         result = runs[mode] = min(tries, key=lambda run: run["seconds"])
         grown = result["peak_rss_mb"] - (result["rss_before_mb"] if mode != "generated" else 0)
         rows.append((label, result["seconds"], grown, result["urls"], result["cpu"]))
+    if args.before:
+        time_before(n, args.before, args.repeat)
     prepared, generated = runs["rows"], runs["generated"]
     ours, ref = gzip6_size(Path(prepared["out"]))
     peers = [] if args.no_peers else run_peers(n)
@@ -277,6 +292,28 @@ def main() -> None:
         )
     if args.command_urls:
         time_command(args.command_urls, args.command_before, args.command_rounds)
+
+
+def time_before(n: int, before: str, rounds: int) -> None:
+    """Each mode built by this checkout and by the one in ``before``, alternating; the best
+    wall seconds of each with its CPU seconds (all threads, and the calling thread's)."""
+    print(
+        f"\nthis checkout against src at {before}, alternating, best of {rounds}:\n"
+        "| mode | this: s | before: s | this: CPU s | before: CPU s "
+        "| this: main CPU s | before: main CPU s |\n|---|---|---|---|---|---|---|"
+    )
+    for mode in ("rows", "table", "rows-plain", "table-plain"):
+        best: dict[str, UrlsetRun] = {}
+        for _ in range(rounds):
+            for side, src in (("this", None), ("before", before)):
+                run = run_urlset(n, mode, src)
+                if side not in best or run["seconds"] < best[side]["seconds"]:
+                    best[side] = run
+        this, old = best["this"], best["before"]
+        print(
+            f"| {mode} | {this['seconds']:.3f} | {old['seconds']:.3f} | {this['cpu']:.3f} "
+            f"| {old['cpu']:.3f} | {this['main']:.3f} | {old['main']:.3f} |"
+        )
 
 
 def time_command(n: int, before: str | None, rounds: int) -> None:

@@ -1,12 +1,15 @@
 """Arrow benchmark: a sitemap's bytes to a ``pyarrow.Table`` (urlset.reading.arrow.read_arrow),
 next to ``urlset.read`` into a list of ``Url`` values on the same file in the same run.
 
-    .venv/bin/python bench/bench_read_arrow.py [--repeat 5]
+    .venv/bin/python bench/bench_read_arrow.py [--repeat 5] [--rounds 1] [--before PYTHON:SRC]
 
 Files are bench_read.py's (bench/out/read/: 50,000 URLs of all four fields, plain and
 gzipped). Each measurement runs in a fresh subprocess, timing the best of ``--repeat`` reads
-of the whole file (wall and CPU seconds, URLs/s); the machine's load average is printed with
-the figures. Refuses a debug build of the compiled core.
+of the whole file (wall and CPU seconds of the process, all its threads; URLs/s); the
+machine's load average is printed with the figures. ``--before`` (another installation's
+python and src folder, e.g. the main tree's) is measured right after this one, for each
+file and reader, in each of ``--rounds`` rounds; the table gives the least over the rounds.
+Refuses a debug build of the compiled core.
 """
 
 from __future__ import annotations
@@ -49,22 +52,23 @@ print(json.dumps(best))
 MODES = {"arrow": "read_arrow -> pyarrow.Table", "list": "read_file -> list of Url"}
 
 
-def measure(mode: str, path: Path, repeat: int) -> dict[str, Any]:
+def measure(mode: str, path: Path, repeat: int, python: str, src: str) -> dict[str, Any]:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(path), str(repeat)],
+        [python, "-c", CHILD, mode, str(path), str(repeat)],
         check=True,
         capture_output=True,
         text=True,
+        env={**os.environ, "PYTHONPATH": src},
     ).stdout
     row: dict[str, Any] = json.loads(out)
-    row["urls_per_s"] = row["count"] / row["seconds"]
-    row["urls_per_cpu_s"] = row["count"] / row["cpu_seconds"]
     return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--before", help="PYTHON:SRC of the installation to compare with")
     args = parser.parse_args()
     import urlset._core
 
@@ -73,19 +77,30 @@ def main() -> None:
     from bench_read import files
 
     paths = files()
+    readers = [("", sys.executable, str(HERE.parent / "src"))]
+    if args.before:
+        python, src = args.before.split(":", 1)
+        readers.append((" (before)", python, src))
     print(f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}")
     print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+    best: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for _ in range(args.rounds):
+        for name in ("50k", "50k-gz"):
+            for mode in MODES:
+                for label, python, src in readers:
+                    row = measure(mode, paths[name], args.repeat, python, src)
+                    kept = best.setdefault((name, mode, label), row)
+                    for key in ("seconds", "cpu_seconds"):
+                        kept[key] = min(kept[key], row[key])
     print("| file | reader | URLs | seconds | CPU seconds | URLs/s | URLs/CPU s | vs list |")
     print("|---|---|---|---|---|---|---|---|")
-    for name in ("50k", "50k-gz"):
-        rows = {mode: measure(mode, paths[name], args.repeat) for mode in MODES}
-        for mode, row in rows.items():
-            ratio = rows["list"]["seconds"] / row["seconds"]
-            print(
-                f"| {name} | {MODES[mode]} | {row['count']:,} | {row['seconds']:.4f} "
-                f"| {row['cpu_seconds']:.4f} | {row['urls_per_s']:,.0f} | {row['urls_per_cpu_s']:,.0f} "
-                f"| {ratio:.1f}x |"
-            )
+    for (name, mode, label), row in best.items():
+        ratio = best[(name, "list", label)]["seconds"] / row["seconds"]
+        print(
+            f"| {name} | {MODES[mode]}{label} | {row['count']:,} | {row['seconds']:.4f} "
+            f"| {row['cpu_seconds']:.4f} | {row['count'] / row['seconds']:,.0f} "
+            f"| {row['count'] / row['cpu_seconds']:,.0f} | {ratio:.1f}x |"
+        )
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 

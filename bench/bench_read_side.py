@@ -1,16 +1,21 @@
 """Read side by side: urlset and its four Python peers on the same files, alternating.
 
     .venv/bin/python bench/bench_read_side.py [--rounds 3] [--before PYTHON:SRC] [--no-peers]
+        [--api batches|feed] [--only 50k,50k-gz,mixed,mixed-gz]
 
 On a shared machine whose wall times swing 2x, ratios only mean something measured side by
 side: each round runs, for each file, every peer once (``bench/peers/run.py PEER read FILE``,
-the peer's own parse time after its imports) and then urlset (``SitemapReader.feed()`` in
-256 KiB chunks, entries handed back and dropped, best of 5 in one fresh process), and
-``--before`` (another installation's python and src folder, e.g. the main tree's) right
-after it. Files: bench_read.py's 50,000-URL file (all four fields), the same gzipped, and
-its mixed file (``mixed_sitemap``: the shapes real sitemaps hold), plain and gzipped. The
-table gives each reader's least time over the rounds and the ratios peer / urlset.
-"""
+the peer's own parse time after its imports) and then urlset (the file in 256 KiB chunks,
+best of 5 in one fresh process), and ``--before`` (another installation's python and src
+folder, e.g. the main tree's) right after it. urlset's entries are handed back and dropped:
+with ``--api batches`` (the default, what ``urlset.read`` does) by
+``SitemapReader.feed_batches``, a list per chunk of plain XML or per inflated piece of a
+gzip stream; with ``--api feed`` by ``SitemapReader.feed``, one list per chunk (a 256 KiB
+chunk of gzip holds ~5 MB of XML: ~26,000 entries held at once). An installation without
+``feed_batches`` is measured with ``feed``. Files: bench_read.py's 50,000-URL file (all
+four fields), the same gzipped, and its mixed file (``mixed_sitemap``: the shapes real
+sitemaps hold), plain and gzipped. The table gives each reader's least time over the rounds
+and the ratios peer / urlset."""
 
 from __future__ import annotations
 
@@ -29,15 +34,20 @@ PEER_PYTHON = HERE / ".venv-peers" / "bin" / "python"
 
 CHILD = r"""
 import json, sys, time
+from collections import deque
 sys.path.insert(0, sys.argv[2])
 from urlset.reading.reader import SitemapReader
 data = open(sys.argv[1], "rb").read()
+batches = sys.argv[3] == "batches" and hasattr(SitemapReader, "feed_batches")
 best, count = float("inf"), 0
 for _ in range(5):
     t = time.perf_counter()
     reader = SitemapReader(sys.argv[1])
     for i in range(0, len(data), 262144):
-        reader.feed(data[i : i + 262144])
+        if batches:  # each list dropped as it comes (not held while the next is read)
+            deque(reader.feed_batches(data[i : i + 262144]), maxlen=0)
+        else:
+            reader.feed(data[i : i + 262144])
     reader.close()
     best = min(best, time.perf_counter() - t)
     count = reader.entries
@@ -45,9 +55,9 @@ print(json.dumps({"seconds": best, "count": count}))
 """
 
 
-def urlset_once(python: str, src: str, path: Path) -> float:
+def urlset_once(python: str, src: str, path: Path, api: str) -> float:
     done = subprocess.run(
-        [python, "-c", CHILD, str(path), src], capture_output=True, text=True, check=True
+        [python, "-c", CHILD, str(path), src, api], capture_output=True, text=True, check=True
     )
     row = json.loads(done.stdout)
     assert row["count"] == 50_000, row
@@ -72,6 +82,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", help="PYTHON:SRC of the installation to compare with")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--api", choices=("batches", "feed"), default="batches")
     parser.add_argument("--only", help="comma-separated file names (50k,50k-gz,mixed,mixed-gz)")
     args = parser.parse_args()
     made = files()
@@ -99,7 +110,7 @@ def main() -> None:
                 if t is not None:
                     times.setdefault((name, peer), []).append(t)
             for label, python, src in readers:
-                times.setdefault((name, label), []).append(urlset_once(python, src, path))
+                times.setdefault((name, label), []).append(urlset_once(python, src, path, args.api))
             row = {f"{k[1]}": round(min(v), 4) for k, v in times.items() if k[0] == name}
             print(f"round {r + 1} {name}", json.dumps(row), flush=True)
     print("\n| file | reader | least seconds | all rounds | peer / urlset |")

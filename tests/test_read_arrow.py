@@ -30,8 +30,10 @@ from test_read_property import (
 from test_read_support import NS
 from urlset.dates import format_w3c, instant
 from urlset.limits import ReadLimits
-from urlset.reading.arrow import read_arrow, read_batches
-from urlset.reading.reader import read_bytes
+from urlset.model import Issue
+from urlset.reading.arrow import SLICED_STRETCHES, read_arrow, read_batches
+from urlset.reading.reader import SitemapReader, read_bytes
+from urlset.reading.rendered import RenderSpec
 
 pa = pytest.importorskip("pyarrow")
 
@@ -112,10 +114,10 @@ def test_the_compiled_path_takes_canonical_records_around_unusual_ones() -> None
         + "".join(f"<url><loc>https://example.com/c{i}</loc></url>\n" for i in range(5))
         + "</urlset>\n"
     ).encode()
-    # the first entry on each origin goes through the reader (its host is judged), the
-    # other five are read into columns by the core
+    # the first entry on each origin has its host judged by the reader's sink, and is read
+    # into columns by the core with the rest: nothing here needs the reader's values
     batches, in_core = read_batches(doc)
-    assert in_core == 5 and sum(b.num_rows for b in batches) == 7
+    assert in_core == 7 and sum(b.num_rows for b in batches) == 7
     _same(doc)
     _same(gzip.compress(doc))
     # each unusual entry costs itself only (the whole document went the long way before)
@@ -132,6 +134,47 @@ def test_the_compiled_path_takes_canonical_records_around_unusual_ones() -> None
         _same(other)
     one = ReadLimits(max_entries=1)
     assert _rows(read_arrow(doc, limits=one)) == _expected(doc, one)
+
+
+def test_new_origins_are_judged_without_handing_entries_back() -> None:
+    """The first entry on each origin: its host judged by the reader's sink (a development
+    host reported at its line, once) while the core still reads the entry into columns."""
+    hosts = ("https://example.com", "http://localhost:8000", "https://example.org:8443")
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        + "".join(f"<url><loc>{hosts[i % 7 % 3]}/p{i}</loc></url>\n" for i in range(40))
+        + "</urlset>\n"
+    ).encode()
+    spec = RenderSpec("arrow", "")
+    lane = SitemapReader("doc", render=spec)
+    usual = SitemapReader("doc")
+    lane_issues = [e for e in lane.feed(doc) + lane.close() if type(e) is Issue]
+    usual_issues = [e for e in usual.feed(doc) + usual.close() if type(e) is Issue]
+    assert [(i.code, i.line) for i in lane_issues] == [("dev-host", 4)]
+    assert lane_issues == usual_issues
+    assert spec.rendered == 40
+    batches, in_core = read_batches(doc)
+    assert in_core == 40 and len(batches) == 1
+    _same(doc)
+
+
+@pytest.mark.parametrize("odd_every", [7, 40, 400])
+def test_values_between_core_records_in_document_order(odd_every: int) -> None:
+    """Entries the reader gives (a value it corrects) among the core's: put in place by
+    slices when they come in a few stretches, by one take when in many; the same rows."""
+    records = [
+        f"<url><loc>https://example.com/{i}</loc><changefreq>"
+        f"{'Daily' if i % odd_every == 3 else 'daily'}</changefreq></url>\n"
+        for i in range(1200)
+    ]
+    doc = f'<urlset xmlns="{NS}">\n{"".join(records)}</urlset>\n'.encode()
+    batches, in_core = read_batches(doc)
+    stretches = len(range(3, 1200, odd_every))
+    assert in_core == 1200 - stretches
+    # slices: each stretch of values and each stretch of core records is one batch
+    assert len(batches) == (2 * stretches + 1 if stretches <= SLICED_STRETCHES else 1)
+    _same(doc)
+    _same(gzip.compress(doc))
 
 
 def test_sitemap_column_and_paths(tmp_path: Path) -> None:

@@ -137,7 +137,7 @@ def test_a_store_fed_columns_holds_what_the_usual_path_stores(
             assert (urls.columns is None and urls.batches is not None) == lane
         runs.append(store_fetch(db, result, reads))
     usual, lane_run = _stored(db, runs[0]), _stored(db, runs[1])
-    assert usual[0][0] > 5000 and usual[2]  # entries, and issues of the judged shapes
+    assert usual[0][0] >= 5000 and usual[2]  # entries (the mixed files alone: 5,000), issues
     assert lane_run == usual
     diff = CliRunner().invoke(main, ["diff", f"{db}@{runs[0]}", f"{db}@{runs[1]}", "-q"])
     assert diff.exit_code == 0, diff.output

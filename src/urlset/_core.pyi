@@ -1,5 +1,6 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 
 VERSION: str
@@ -72,6 +73,7 @@ def render_columns(
     beside: bool = ...,
 ) -> RenderedRows | None: ...
 def loc_hashes(locs: list[str], /) -> bytes: ...
+def types_of(items: list[Any], /) -> set[type]: ...
 def escape(text: str, /) -> str: ...
 
 # --- reading (rust/py/src/read.rs, gzip.rs) ---
@@ -79,13 +81,15 @@ def escape(text: str, /) -> str: ...
 class GzipInflater:
     """gzip inflation in pieces (urlset.reading.sniff.Gunzip)."""
 
-    def __init__(self) -> None: ...
+    def __init__(self, piece: int, thread_from: int | None = None) -> None: ...
     def push(self, data: bytes, /) -> None: ...
-    def next_piece(self, max: int, /) -> bytes | None: ...
+    def next_piece(self) -> bytes | None: ...
     @property
     def complete(self) -> bool: ...
     @property
     def trailing(self) -> bool: ...
+    @property
+    def threaded(self) -> bool: ...
 
 def iri_to_uri(text: str, /) -> str | None: ...
 
@@ -114,12 +118,10 @@ class UrlsetScanner:
         index: bool,
         max_value: int,
         changefreqs: Sequence[Any],
-        parse_date: Callable[[str], Any],
-        parse_datetime: Callable[[str], Any],
         image_prefix: str | None = None,  # the root's prefix for images: typed in the scan
     ) -> None: ...
     def scan(
-        self, data: bytes, pos: int, end: int, line: int, max_records: int
+        self, data: bytes, pos: int, end: int, line: int, max_records: int, texts: int = ...
     ) -> tuple[
         int,  # where reading stopped
         int,  # the line there
@@ -133,9 +135,11 @@ class UrlsetScanner:
         list[Any],  # changefreqs (ChangeFreq or None)
         list[float | None],  # priorities
         bytes,  # the line of each record, native unsigned 32-bit integers
-        list[tuple[int, str]],  # (record, origin) where the origin changes
-        # (record, loc line, text, uri): locs the core made URIs of that differ from the text
-        list[tuple[int, int, str, str]],
+        # (record, origin): the first record on each origin (of the last few distinct ones)
+        list[tuple[int, str]],
+        # (record, loc line, text, uri): locs the core made URIs of that differ from the
+        # text; the text only for the first ``texts`` of them, else None
+        list[tuple[int, int, str | None, str]],
         bool,  # whether any loc was made a URI (the same text or not)
         # (record, ((loc, caption, geo_location, title), ...)): records with plain images
         list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
@@ -146,7 +150,9 @@ class UrlsetScanner:
 ArrowBuffers = tuple[tuple[bytes | None, int], bytes, bytes | None]
 
 def plain_loc(text: bytes) -> bool: ...
-def plain_lastmod(text: bytes) -> bool: ...
+
+# the date or aware datetime the compiled lane gives a plain lastmod text, else None
+def lastmod_value(text: bytes) -> date | datetime | None: ...
 
 # --- the render lane (rust/py/src/render.rs) ---
 

@@ -3,20 +3,23 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use urlset_core::read::gzip::Gunzip;
+use urlset_core::read::gzip_ahead::{default_thread_from, Inflater};
 
-/// Compressed bytes in (`push`), decompressed pieces out (`next_piece`, without the GIL).
+/// Compressed bytes in (`push`), decompressed pieces of at most `piece` bytes out
+/// (`next_piece`, without the GIL), inflated ahead on a thread of its own from `thread_from`
+/// compressed bytes on (None: where a second core can run it, from a size that pays).
 #[pyclass(module = "urlset._core")]
 pub struct GzipInflater {
-    inner: Gunzip,
+    inner: Inflater,
 }
 
 #[pymethods]
 impl GzipInflater {
     #[new]
-    fn new() -> Self {
+    #[pyo3(signature = (piece, thread_from=None))]
+    fn new(piece: usize, thread_from: Option<usize>) -> Self {
         GzipInflater {
-            inner: Gunzip::new(),
+            inner: Inflater::new(piece, thread_from.unwrap_or_else(default_thread_from)),
         }
     }
 
@@ -24,15 +27,11 @@ impl GzipInflater {
         self.inner.push(data);
     }
 
-    /// At most `max` decompressed bytes, or None when more input is needed; a ValueError
-    /// (the reason) at damage, after the output before it.
-    fn next_piece<'py>(
-        &mut self,
-        py: Python<'py>,
-        max: usize,
-    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    /// The next piece, or None when more input is needed; a ValueError (the reason) at
+    /// damage, after the output before it.
+    fn next_piece<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let inner = &mut self.inner;
-        match py.detach(|| inner.next_piece(max)) {
+        match py.detach(|| inner.next_piece()) {
             Ok(piece) => Ok(piece.map(|p| PyBytes::new(py, p))),
             Err(e) => Err(PyValueError::new_err(e.0)),
         }
@@ -47,7 +46,13 @@ impl GzipInflater {
     /// Whether bytes other than zero padding follow the last member.
     #[getter]
     fn trailing(&self) -> bool {
-        self.inner.trailing
+        self.inner.trailing()
+    }
+
+    /// Whether a thread of its own was started to inflate the stream ahead.
+    #[getter]
+    fn threaded(&self) -> bool {
+        self.inner.threaded()
     }
 }
 

@@ -2,6 +2,7 @@
 use pyo3::prelude::*;
 
 mod gzip;
+mod lastmods;
 mod read;
 mod render;
 mod sources;
@@ -13,6 +14,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
     gzip::register(m)?;
     read::register(m)?;
+    m.add_function(wrap_pyfunction!(lastmods::lastmod_value, m)?)?;
     render::register(m)?;
     write::register(m)?;
     sources::register(m)?;

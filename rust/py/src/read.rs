@@ -1,6 +1,4 @@
 //! Bindings of the compiled reading lane: `UrlsetScanner` (typed by src/urlset/_core.pyi).
-use std::collections::HashMap;
-
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
@@ -9,11 +7,10 @@ use urlset_core::read::records::{
     scan, scan_converting, scan_with_images, Judged, Kind, Limits, Record, Scan, Stop, Value,
 };
 
+use crate::lastmods::LastmodValues;
+
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
-
-/// Lastmod texts kept with their value; a file of distinct datetimes parses each once.
-const LASTMOD_CACHE: usize = 4096;
 
 /// Reads the records of a plain urlset's body (see urlset.reading.xml_compiled): the scan
 /// runs without the GIL, then the records become Python values a column at a time.
@@ -22,9 +19,7 @@ pub struct UrlsetScanner {
     kind: Kind,
     max_value: usize,
     changefreqs: Vec<Py<PyAny>>,
-    parse_date: Py<PyAny>,
-    parse_datetime: Py<PyAny>,
-    lastmods: HashMap<Vec<u8>, Py<PyAny>, foldhash::fast::RandomState>,
+    lastmods: LastmodValues,
     /// The prefix the root binds to the image namespace: plain images are read with their
     /// records (urlset_core::read::images).
     image_prefix: Option<Vec<u8>>,
@@ -32,22 +27,8 @@ pub struct UrlsetScanner {
 
 impl UrlsetScanner {
     fn lastmod(&mut self, py: Python<'_>, text: &[u8]) -> PyResult<Py<PyAny>> {
-        if let Some(v) = self.lastmods.get(text) {
-            return Ok(v.clone_ref(py));
-        }
-        let parse = if text.len() == 10 {
-            &self.parse_date
-        } else {
-            &self.parse_datetime
-        };
-        // the core checked the text is ASCII
-        let s = std::str::from_utf8(text).unwrap_or_default();
-        let value = parse.call1(py, (s,))?;
-        if self.lastmods.len() >= LASTMOD_CACHE {
-            self.lastmods.clear();
-        }
-        self.lastmods.insert(text.to_vec(), value.clone_ref(py));
-        Ok(value)
+        // the core took the text as plain (values::lastmod::plain_lastmod)
+        Ok(self.lastmods.value(py, text)?.unwrap_or_else(|| py.None()))
     }
 
     /// Entries to judge: a list of (line, loc, lastmod, changefreq, priority), each value
@@ -60,7 +41,7 @@ impl UrlsetScanner {
             for v in &j.values {
                 values.push(match v {
                     None => py.None(),
-                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp),
+                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp)?,
                     Some(Value::Lastmod((a, b))) => self.lastmod(py, &data[*a..*b])?,
                     Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
                     Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
@@ -150,9 +131,9 @@ impl UrlsetScanner {
 
     /// (loc, lastmod, changefreq, priority) of one record.
     fn values(&mut self, py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Values> {
-        let loc = loc_text(py, data, r);
-        let lastmod = match r.lastmod {
-            Some((a, b)) => self.lastmod(py, &data[a..b])?,
+        let loc = loc_text(py, data, r)?;
+        let lastmod = match &r.lastmod_value {
+            Some(l) => self.lastmods.of(py, l)?,
             None => py.None(),
         };
         let changefreq = Self::optional(py, r.changefreq, |i| {
@@ -221,7 +202,7 @@ fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<P
         .map(|i| {
             let [caption, geo, title] = &i.texts;
             (
-                loc_string(py, data, i.loc, i.has_amp),
+                loc_string(py, data, i.loc, i.has_amp)?,
                 caption.as_deref(),
                 geo.as_deref(),
                 title.as_deref(),
@@ -232,51 +213,62 @@ fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<P
     Ok(PyTuple::new(py, items)?.into_any().unbind())
 }
 
-fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> Py<PyAny> {
+fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Py<PyAny>> {
     match &r.uri {
-        Some(c) => PyString::new(py, &c.uri).into_any().unbind(),
+        Some(c) => Ok(PyString::new(py, &c.uri).into_any().unbind()),
         None => loc_string(py, data, r.loc, r.has_amp),
     }
 }
 
-fn loc_string(py: Python<'_>, data: &[u8], loc: (usize, usize), has_amp: bool) -> Py<PyAny> {
+/// The loc of a plain loc text: its bytes (ASCII, the core checked: Python's decoding is
+/// the only check), each `&amp;` made `&`.
+fn loc_string(
+    py: Python<'_>,
+    data: &[u8],
+    loc: (usize, usize),
+    has_amp: bool,
+) -> PyResult<Py<PyAny>> {
     let raw = &data[loc.0..loc.1];
-    // the core checked the loc is ASCII
-    let text = std::str::from_utf8(raw).unwrap_or_default();
-    if has_amp {
-        PyString::new(py, &text.replace("&amp;", "&"))
-            .into_any()
-            .unbind()
+    let text = if has_amp {
+        let mut text = Vec::with_capacity(raw.len());
+        let mut from = 0;
+        for at in memchr::memmem::find_iter(raw, b"&amp;") {
+            text.extend_from_slice(&raw[from..=at]);
+            from = at + 5;
+        }
+        text.extend_from_slice(&raw[from..]);
+        PyString::from_bytes(py, &text)?
     } else {
-        PyString::new(py, text).into_any().unbind()
-    }
+        PyString::from_bytes(py, raw)?
+    };
+    Ok(text.into_any().unbind())
 }
 
 #[pymethods]
 impl UrlsetScanner {
     #[new]
-    #[pyo3(signature = (index, max_value, changefreqs, parse_date, parse_datetime, image_prefix=None))]
+    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None))]
     fn new(
+        py: Python<'_>,
         index: bool,
         max_value: usize,
         changefreqs: Vec<Py<PyAny>>,
-        parse_date: Py<PyAny>,
-        parse_datetime: Py<PyAny>,
         image_prefix: Option<&str>,
-    ) -> Self {
-        UrlsetScanner {
+    ) -> PyResult<Self> {
+        Ok(UrlsetScanner {
             kind: if index { Kind::Index } else { Kind::Urlset },
             max_value,
             changefreqs,
-            parse_date,
-            parse_datetime,
-            lastmods: HashMap::default(),
+            lastmods: LastmodValues::new(py)?,
             image_prefix: image_prefix.map(|p| p.as_bytes().to_vec()),
-        }
+        })
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
-    /// priorities, lines, origins, converted, any_converted, images); see _core.pyi.
+    /// priorities, lines, origins, converted, any_converted, images); see _core.pyi. Of the
+    /// locs made URIs, the first `texts` carry their text (the issues the sink lists), the
+    /// others None.
+    #[pyo3(signature = (data, pos, end, line, max_records, texts=usize::MAX))]
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -286,6 +278,7 @@ impl UrlsetScanner {
         end: usize,
         line: u32,
         max_records: usize,
+        texts: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
@@ -295,22 +288,22 @@ impl UrlsetScanner {
         let mut changefreqs = Vec::with_capacity(n);
         let mut priorities = Vec::with_capacity(n);
         let mut lines = Vec::with_capacity(4 * n);
-        let mut origins: Vec<(usize, Py<PyAny>)> = Vec::new();
-        let mut converted: Vec<(usize, u32, &str, &str)> = Vec::new();
+        let mut origins = Origins::default();
+        let mut converted: Vec<(usize, u32, Option<&str>, Py<PyAny>)> = Vec::new();
         let mut any_converted = false;
         let mut images: Vec<(usize, Py<PyAny>)> = Vec::new();
-        let mut last_origin: &[u8] = b"";
         for (i, r) in found.records.iter().enumerate() {
             if let Some(found) = &r.images {
                 images.push((i, image_values(py, bytes, found)?));
             }
+            let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             if let Some(c) = &r.uri {
                 any_converted = true;
                 if c.uri != c.text {
-                    converted.push((i, c.line, &c.text, &c.uri));
+                    let text = (converted.len() < texts).then_some(c.text.as_str());
+                    converted.push((i, c.line, text, loc.clone_ref(py)));
                 }
             }
-            let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             locs.push(loc);
             lastmods.push(lastmod);
             changefreqs.push(changefreq);
@@ -320,11 +313,7 @@ impl UrlsetScanner {
                 Some(c) => &c.uri.as_bytes()[..r.origin_len],
                 None => &bytes[r.loc.0..r.loc.0 + r.origin_len],
             };
-            if origin != last_origin {
-                last_origin = origin;
-                let text = std::str::from_utf8(origin).unwrap_or_default();
-                origins.push((i, PyString::new(py, text).into_any().unbind()));
-            }
+            origins.note(py, i, origin);
         }
         let stop = self.stop(py, bytes, &found.stop)?;
         (
@@ -336,12 +325,40 @@ impl UrlsetScanner {
             PyList::new(py, changefreqs)?,
             PyList::new(py, priorities)?,
             PyBytes::new(py, &lines),
-            PyList::new(py, origins)?,
+            PyList::new(py, origins.first)?,
             PyList::new(py, converted)?,
             any_converted,
             PyList::new(py, images)?,
         )
             .into_pyobject(py)
+    }
+}
+
+/// The distinct origins of a scan's records, each with the first record on it: a file's
+/// locs take turns among a few sites, and the sink judges each origin once.
+#[derive(Default)]
+struct Origins<'a> {
+    seen: Vec<&'a [u8]>,
+    first: Vec<(usize, Py<PyAny>)>,
+}
+
+/// Origins of a scan beyond which they are noted at each change only (a file of many
+/// sites: the list is then as long as the records, as before).
+const ORIGINS_KEPT: usize = 8;
+
+impl<'a> Origins<'a> {
+    fn note(&mut self, py: Python<'_>, record: usize, origin: &'a [u8]) {
+        if self.seen.last() == Some(&origin) || self.seen.contains(&origin) {
+            return;
+        }
+        if self.seen.len() >= ORIGINS_KEPT {
+            self.seen.remove(0);
+        }
+        self.seen.push(origin);
+        // the core checked the loc is ASCII
+        let text = std::str::from_utf8(origin).unwrap_or_default();
+        self.first
+            .push((record, PyString::new(py, text).into_any().unbind()));
     }
 }
 
@@ -395,7 +412,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
     m.add_class::<SeenLocs>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
-    m.add_function(wrap_pyfunction!(plain_lastmod, m)?)?;
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(entity_delta, m)?)
 }
@@ -420,10 +436,4 @@ pub fn iri_to_uri(text: &Bound<'_, PyString>) -> Option<String> {
 #[pyfunction]
 pub fn plain_loc(text: &[u8]) -> bool {
     urlset_core::values::loc::plain_loc(text).is_some()
-}
-
-/// Whether a lastmod text is one the compiled lane reads with `fromisoformat`.
-#[pyfunction]
-pub fn plain_lastmod(text: &[u8]) -> bool {
-    urlset_core::values::lastmod::plain_lastmod(text)
 }

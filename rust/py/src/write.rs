@@ -3,23 +3,20 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
 use urlset_core::values::scalars::{self, Priority};
+pub(crate) use urlset_core::write::chunk::{from_text, Checked};
+use urlset_core::write::chunk::{Given, RowChunk};
 use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::dedupe::SeenHashes;
 use urlset_core::write::locs::plain_under;
-use urlset_core::write::render::{self, Rendered, RowChunk, Values};
+use urlset_core::write::render::{self, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-
-/// A value as the writer takes it: `Some(None)` absent, `Some(Some(v))` a checked value, and
-/// `None` when it is invalid or unusual: the batch then goes the per-entry way, which checks
-/// each value the long way and reports the bad ones.
-pub(crate) type Checked<T> = Option<Option<T>>;
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -83,39 +80,34 @@ fn lastmod_object(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
     )?))
 }
 
-/// A value given as text: blank is absent (`model._absent`), else `read` checks it.
-pub(crate) fn from_text<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
-    let trimmed = scalars::trim_python_space(text)?;
-    if trimmed.is_empty() {
-        return Some(None);
-    }
-    Some(Some(read(trimmed)?))
-}
-
-fn lastmod_of(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
+/// A value of a row as the reading thread takes it: None absent, text copied into the chunk
+/// for the render stage to check, any other value checked here by `object` (it needs the
+/// GIL). None when the value needs the long way.
+fn given<T>(
+    value: &Bound<'_, PyAny>,
+    chunk: &mut RowChunk,
+    object: impl FnOnce(&Bound<'_, PyAny>) -> Checked<T>,
+) -> Option<Given<T>> {
     if value.is_none() {
-        return Some(None);
+        return Some(Given::Value(None));
     }
     if let Ok(text) = value.cast::<PyString>() {
-        return from_text(text.to_str().ok()?, lastmod::parse);
+        return Some(chunk.text(text.to_str().ok()?));
     }
+    Some(Given::Value(object(value)?))
+}
+
+/// A lastmod that is not text: a NaN is absent, else a date, Year, YearMonth or datetime.
+fn lastmod_object_or_absent(value: &Bound<'_, PyAny>) -> Checked<Lastmod> {
     if absent(value)? {
         return Some(None);
     }
     lastmod_object(value)
 }
 
-fn changefreq_of(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
-    if value.is_none() {
-        return Some(None);
-    }
-    if let Ok(text) = value.cast::<PyString>() {
-        return from_text(text.to_str().ok()?, scalars::changefreq);
-    }
-    if absent(value)? {
-        return Some(None);
-    }
-    None
+/// A changefreq that is not text: only a NaN, absent.
+fn changefreq_absent(value: &Bound<'_, PyAny>) -> Checked<&'static str> {
+    absent(value)?.then_some(None)
 }
 
 /// Priorities of floats already rounded in this batch, by their bits (a site uses few).
@@ -146,15 +138,21 @@ impl PriorityMemo {
     }
 }
 
-fn priority_of(value: &Bound<'_, PyAny>, memo: &mut PriorityMemo) -> Checked<Priority> {
+/// A priority as the reading thread takes it: a float checked here (through the memo), an
+/// exact str copied for the render stage; any other value needs the long way.
+fn given_priority(
+    value: &Bound<'_, PyAny>,
+    chunk: &mut RowChunk,
+    memo: &mut PriorityMemo,
+) -> Option<Given<Priority>> {
     if value.is_none() {
-        return Some(None);
+        return Some(Given::Value(None));
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
-        return memo.checked(number.value());
+        return Some(Given::Value(memo.checked(number.value())?));
     }
     let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
-    from_text(text, Priority::from_text)
+    Some(chunk.text(text))
 }
 
 /// Entries rendered a batch at a time: the bytes of each, its loc and its lastmod.
@@ -233,19 +231,34 @@ impl RenderedRows {
     }
 }
 
-/// The checked values of one row (the tuple's fields 1 to 3).
-fn row_values(row: &Bound<'_, PyTuple>, memo: &mut PriorityMemo) -> Option<Values> {
+/// Copy one row into `chunk` (its texts; its other values checked); false when it needs the
+/// long way.
+fn read_row(row: &Bound<'_, PyTuple>, chunk: &mut RowChunk, memo: &mut PriorityMemo) -> bool {
     // borrowed: read while the GIL is held, no reference counts to change
-    let (lastmod, changefreq, priority) = (
-        row.get_borrowed_item(1).ok()?,
-        row.get_borrowed_item(2).ok()?,
-        row.get_borrowed_item(3).ok()?,
+    let (Ok(loc), Ok(lastmod), Ok(changefreq), Ok(priority)) = (
+        row.get_borrowed_item(0),
+        row.get_borrowed_item(1),
+        row.get_borrowed_item(2),
+        row.get_borrowed_item(3),
+    ) else {
+        return false;
+    };
+    let values = (
+        given(&lastmod, chunk, lastmod_object_or_absent),
+        given(&changefreq, chunk, changefreq_absent),
+        given_priority(&priority, chunk, memo),
     );
-    Some(Values {
-        lastmod: lastmod_of(&lastmod)?,
-        changefreq: changefreq_of(&changefreq)?,
-        priority: priority_of(&priority, memo)?,
-    })
+    let (Some(lastmod), Some(changefreq), Some(priority)) = values else {
+        return false;
+    };
+    let Ok(loc) = loc.cast::<PyString>() else {
+        return false;
+    };
+    let Ok(loc) = loc.to_str() else {
+        return false;
+    };
+    chunk.push(loc, lastmod, changefreq, priority);
+    true
 }
 
 /// Rows read at a time while the ones before are rendered on another thread.
@@ -255,10 +268,10 @@ const CHUNK: usize = 1024;
 /// plain URIs under `prefix` (a directory whose origin the caller checked), or, without a
 /// prefix, `Url` values without extensions (their locs are URIs already). None when a loc or
 /// value needs the long way: the batch then goes entry by entry, which checks each value and
-/// reports the bad ones. With `beside` (a core to spare: no compression), while this thread
-/// reads rows (which needs the GIL) the rows read before are checked and rendered on another
-/// thread, a `CHUNK` at a time (`RowChunk`: the locs copied, so nothing of Python's crosses
-/// over); without, they are all read, then rendered with the GIL released.
+/// reports the bad ones. This thread, which holds the GIL, only copies each row's texts into
+/// a `RowChunk` (and checks the values given as objects); the texts are checked and the
+/// entries rendered without the GIL: with `beside`, on another thread, a `CHUNK` at a time
+/// while this one reads the next rows; without, once all are read.
 #[pyfunction]
 #[pyo3(signature = (rows, prefix, max_length, text, beside = false))]
 pub fn render_rows(
@@ -281,22 +294,17 @@ pub fn render_rows(
             if prefix.is_some() && row.len() != 4 {
                 return Ok(false);
             }
-            let Some(checked) = row_values(&row, &mut memo) else {
+            if !read_row(&row, chunk, &mut memo) {
                 return Ok(false);
-            };
-            let loc = row.get_borrowed_item(0)?;
-            let Ok(loc) = loc.cast::<PyString>() else {
-                return Ok(false);
-            };
-            let Ok(loc) = loc.to_str() else {
-                return Ok(false);
-            };
-            chunk.push(loc, checked);
+            }
         }
         Ok(true)
     };
+    // the output's room is taken here, on the thread that frees it later: memory the
+    // allocator gives a short-lived thread comes back as fresh pages (~9,000 more page
+    // faults a million rows)
+    let mut rendered = Rendered::with_capacity(count);
     let render = move |chunks: &mut dyn Iterator<Item = RowChunk>| {
-        let mut rendered = Rendered::with_capacity(count);
         for chunk in chunks {
             if !rendered.push_chunk(&chunk, prefix, max_length, text) {
                 return None;
@@ -320,7 +328,9 @@ pub fn render_rows(
         return Ok(rendered.map(|rendered| RenderedRows { rendered }));
     }
     std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<RowChunk>(2);
+        // unbounded (a batch's rows at most): the reading thread never waits, and the
+        // rendering one, slower, seldom waits for it (a wait spins first, burning a core)
+        let (send, receive) = std::sync::mpsc::channel::<RowChunk>();
         let worker = scope.spawn(move || render(&mut receive.into_iter()));
         let clean = loop {
             let mut chunk = RowChunk::with_capacity(CHUNK);
@@ -446,9 +456,9 @@ pub fn render_columns(
         column(&changefreq)?,
         column(&priority)?,
     ];
-    let render = |rows: std::ops::Range<usize>| {
+    // `rendered`: room taken on this thread, as in `render_rows`
+    let render = |rows: std::ops::Range<usize>, mut rendered: Rendered| {
         let mut memo = PriorityMemo::new();
-        let mut rendered = Rendered::with_capacity(rows.len());
         for row in rows {
             let Cell::Text(loc) = columns[0].cell(row) else {
                 return None;
@@ -467,13 +477,14 @@ pub fn render_columns(
     };
     let rendered = py.detach(|| {
         if !beside || count < 2 * CHUNK {
-            return render(0..count);
+            return render(0..count, Rendered::with_capacity(count));
         }
         // the second half on another thread (no Python object is read here)
         let half = count / 2;
+        let room = Rendered::with_capacity(count - half);
         std::thread::scope(|scope| {
-            let second = scope.spawn(|| render(half..count));
-            let first = render(0..half);
+            let second = scope.spawn(|| render(half..count, room));
+            let first = render(0..half, Rendered::with_capacity(count));
             let second = second
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -497,6 +508,23 @@ pub fn loc_hashes<'py>(
         bytes.extend_from_slice(&render::loc_hash(loc.to_str()?).to_ne_bytes());
     }
     Ok(PyBytes::new(py, &bytes))
+}
+
+/// The distinct types of `items` (a batch's kinds, as `set(map(type, items))`), each item's
+/// type compared with the one before: a batch is mostly of one type.
+#[pyfunction]
+pub fn types_of<'py>(py: Python<'py>, items: &Bound<'py, PyList>) -> PyResult<Bound<'py, PySet>> {
+    let kinds = PySet::empty(py)?;
+    let mut last = std::ptr::null_mut();
+    for item in items.iter() {
+        // the pointer only compared: no reference count changes for the usual item
+        let kind = item.get_type_ptr();
+        if kind != last {
+            kinds.add(item.get_type())?;
+            last = kind;
+        }
+    }
+    Ok(kinds)
 }
 
 /// Entity-escape a data value.
@@ -549,5 +577,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(render_columns, module)?)?;
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
+    module.add_function(wrap_pyfunction!(types_of, module)?)?;
     Ok(())
 }

@@ -27,10 +27,12 @@ from ..limits import ReadLimits
 from ..model import ChangeFreq, Issue, SitemapRef, Url
 from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
 from .reader import FILE_CHUNK, SitemapReader
-from .rendered import RenderedRun, RenderSpec, take_order
+from .rendered import RenderedRun, RenderSpec, in_order, take_order
 
 E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
+# stretches of the reader's values up to which a document's batches are slices, not a take
+SLICED_STRETCHES = 8
 
 
 def read_arrow(
@@ -77,8 +79,10 @@ def in_document_order(
 ) -> list[Any]:
     """A document's entries as record batches in document order: the records the core read
     into columns (``spec``; one batch by ``core_batch``) and the ``values`` the reader gave
-    (one batch by ``values_batch``), put in order by one ``take`` when both hold entries.
-    ``runs``: the spec's runs when the caller took them already (for its text too)."""
+    (one batch by ``values_batch``). When both hold entries, a few stretches of values
+    between the core's records are put in place by slices of the two batches (no copy),
+    many by one ``take``. ``runs``: the spec's runs when the caller took them already (for
+    its text too)."""
     import pyarrow as pa
 
     runs = spec.take() if runs is None else runs
@@ -88,10 +92,36 @@ def in_document_order(
     core = core_batch(columns)
     if not values:
         return [core]
+    given = values_batch(values)
+    sliced = _sliced(given, core, runs)
+    if sliced is not None:
+        return sliced
     order = take_order(len(values), runs)
     indices = pa.Array.from_buffers(pa.int64(), len(order), [None, pa.py_buffer(order)])
-    table = pa.Table.from_batches([values_batch(values), core])
+    table = pa.Table.from_batches([given, core])
     return list(table.take(indices).to_batches())
+
+
+def _sliced(values: Any, core: Any, runs: Sequence[RenderedRun]) -> list[Any] | None:
+    """``values`` and ``core`` (record batches) interleaved in document order as slices, or
+    None when the values come in more than SLICED_STRETCHES stretches (a table of many
+    small batches costs its users more than one ``take`` costs here)."""
+    parts: list[Any] = []
+    stretches = core_from = core_rows = 0
+    for part in in_order(range(values.num_rows), runs):
+        if isinstance(part, RenderedRun):
+            core_rows += part.count
+            continue
+        stretches += 1
+        if stretches > SLICED_STRETCHES:
+            return None
+        if core_rows:
+            parts.append(core.slice(core_from, core_rows))
+            core_from, core_rows = core_from + core_rows, 0
+        parts.append(values.slice(part[0], len(part)))
+    if core_rows:
+        parts.append(core.slice(core_from, core_rows))
+    return parts
 
 
 # ----------------------------------------------------------------------------- fetch

@@ -123,10 +123,29 @@ class SitemapReader:
             raise ValueError("feed() after close()")
         if data and not self._done:
             try:
-                self._feed(data if type(data) is bytes else bytes(data))
+                for _ in self._feed(data if type(data) is bytes else bytes(data)):
+                    pass
             except GzipError as exc:
                 self._gzip_error(exc)
         return self._take()
+
+    def feed_batches(self, data: bytes) -> Iterator[list[Url | SitemapRef | Issue]]:
+        """``feed``, its events handed out as they are completed: a list for each piece a
+        gzip stream is inflated in (256 KiB of gzip can hold megabytes of XML), so that a
+        consumer holds one piece's entries at a time, as it does with plain chunks. Take
+        every list before feeding on; together they are what ``feed`` returns."""
+        if self._closed:
+            raise ValueError("feed() after close()")
+        if data and not self._done:
+            try:
+                for _ in self._feed(data if type(data) is bytes else bytes(data)):
+                    if self._sink.out:
+                        yield self._take()
+            except GzipError as exc:
+                self._gzip_error(exc)
+        out = self._take()
+        if out:
+            yield out
 
     def close(self) -> list[Url | SitemapRef | Issue]:
         if self._closed:
@@ -148,7 +167,8 @@ class SitemapReader:
         self._sink.out = []
         return out
 
-    def _feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes) -> Iterator[None]:
+        """Read ``data``, pausing after each decompressed piece of a gzip stream."""
         if not self._decided_gzip:
             self._head += data
             if len(self._head) < 2:
@@ -162,6 +182,7 @@ class SitemapReader:
                 self._plain(piece)
                 if self._done:
                     return
+                yield
         else:
             self._plain(data)
 
@@ -198,6 +219,8 @@ class SitemapReader:
 
     def _stop(self) -> None:
         self._done = True
+        # no more is read: the inflater's thread (waiting with pieces made) may end now
+        self._gzip = None
         self._finish_body()
 
     def _finish_body(self) -> None:
@@ -239,7 +262,7 @@ class SitemapReader:
             body.feed(data)
         body = self._body
         if body is not None and body.dead:
-            self._done = True
+            self._stop()
 
     def _start(self, found: Sniffed, data: bytes, final: bool) -> None:
         sink = self._sink
@@ -288,7 +311,7 @@ class SitemapReader:
         else:
             self._format = "unknown"
             sink.issue("unknown-format", "not a sitemap" + _why(found.reason), 1, 1)
-        self._done = True
+        self._stop()
 
 
 def _why(reason: str) -> str:
@@ -342,13 +365,15 @@ class ReadResult:
             for chunk in self._chunks:
                 if reader.done:
                     break
-                for event in reader.feed(chunk):
-                    if type(event) is Issue:
-                        keep(event)
-                        if with_issues:
+                for batch in reader.feed_batches(chunk):
+                    for event in batch:
+                        if type(event) is Issue:
+                            keep(event)
+                            if with_issues:
+                                yield event
+                        else:
                             yield event
-                    else:
-                        yield event
+                    del batch  # not held while the next piece is read
             for event in reader.close():
                 if type(event) is Issue:
                     keep(event)

@@ -125,24 +125,36 @@ def render_records(
             if pos >= end:
                 return pos, line
         # one entry the sink must see, or what the scanner stops at: the usual path
+        at, at_line = pos, line
         found = scan(data, pos, end, line, 1)
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
         made, images = found[10:]
         if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
             lane.records_only = False
-            sink.converted_run(converted)
+            sink.converted_run(made_uris)
         if locs:
+            record_line = int.from_bytes(lines[:4], sys.byteorder)
+            origin = origins[0][1]
+            judged = None if made or images else _new_origin(sink, locs[0])
+            if judged is not None and sink.count < min(sink.next_check, limits.max_entries):
+                # the first entry on an origin: judged here as Sink.add would (a finding is
+                # reported before it), then the record is rendered in the run after all
+                sink.origin(judged, record_line)
+                renderer.know(origin)
+                spec.know(origin)
+                pos, line = at, at_line
+                continue
             extensions: tuple[object, ...] = ()
             if images:
                 from ..extensions.image import trusted_images  # a document with images
 
                 extensions = trusted_images(images[0][1])
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
-            if not sink.add(entry, int.from_bytes(lines[:4], sys.byteorder)):
+            if not sink.add(entry, record_line):
                 status.state = DONE
                 return pos, line
-            renderer.know(origins[0][1])
-            spec.know(origins[0][1])
+            renderer.know(origin)
+            spec.know(origin)
             continue
         if stop is None:
             if pos >= end:
@@ -152,6 +164,14 @@ def render_records(
         if not going:
             return pos, line
     return pos, line
+
+
+def _new_origin(sink: Sink, loc: str) -> str | None:
+    """The origin of ``loc`` (``scheme://authority/``, as ``Sink.add`` takes it) when the sink
+    has not judged it yet, else None."""
+    end = loc.find("/", 8)
+    origin = loc[: end + 1]
+    return None if origin in sink.origins else origin
 
 
 def in_order(

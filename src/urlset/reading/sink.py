@@ -191,7 +191,7 @@ class Sink:
         self,
         entries: Iterable[Url | SitemapRef],
         lines: Sequence[int],
-        converted: list[tuple[int, int, str, str]],
+        converted: list[tuple[int, int, str | None, str]],
     ) -> bool:
         """``add`` for each of a run of entries with their lines; each loc the core made a URI
         of (``converted``: record, line, text, uri) is reported just before its entry, in
@@ -284,15 +284,23 @@ class Sink:
                 self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
         return uri
 
-    def converted_run(self, found: list[tuple[int, int, str, str]]) -> None:
+    def converted_listed(self) -> int:
+        """How many more locs made URIs are listed as issues (the rest only counted): the
+        compiled core gives the texts of so many (``converted_run``)."""
+        return max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
+
+    def converted_run(self, found: Sequence[tuple[int, int, str | None, str]]) -> None:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
         of (each differs from its text), the next records passed on: past the listed issues
-        only counted, and none past the entry limit (reading stops there)."""
+        only counted, and none past the entry limit (reading stops there). A text is None
+        only past the issues listed when the run was read (``converted_listed``), and the
+        count only grows, so none is needed."""
         room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
         if found and found[-1][0] >= room:
             found = [c for c in found if c[0] < room]
-        listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
+        listed = self.converted_listed()
         for _, line, text, uri in found[:listed]:
+            assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line)
         if len(found) > listed:
             self.per_code["normalized-url"] += len(found) - listed

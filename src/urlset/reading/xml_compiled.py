@@ -25,7 +25,6 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator
-from datetime import date, datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -91,8 +90,6 @@ class CompiledLane:
             index,
             self.sink.limits.max_value_length,
             list(ChangeFreq),
-            date.fromisoformat,
-            datetime.fromisoformat,
             _image_prefix(self.root_prefixes),
         )
         if self.sink.render is not None and not index:
@@ -165,7 +162,7 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
-            found = scan(data, pos, end, line, left)
+            found = scan(data, pos, end, line, left, sink.converted_listed())
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
             made, images = found[10:]
             if made or images:  # the checker's own loc scan (and extension rules) must run
@@ -203,7 +200,7 @@ class CompiledLane:
         prios: list[float | None],
         lines: bytes,
         origins: list[tuple[int, str]],
-        converted: list[tuple[int, int, str, str]],
+        converted: list[tuple[int, int, str | None, str]],
         images: list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
     ) -> bool:
         """Pass on a run of records (``images``: (record, image values) for those with plain

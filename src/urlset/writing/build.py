@@ -330,10 +330,11 @@ def _checked(
         fast_prefix = opts.default_tz is None and plain_directory(prefix)
         for given, kinds in entry_batches(entries, _BATCH):
             rendered = None
+            # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
             if fast_prefix and kinds == {TableBatch}:
-                rendered = given.render(prefix, text=opts.text, beside=not opts.gzip)
+                rendered = given.render(prefix, text=opts.text, beside=True)
             elif fast_prefix and kinds == {tuple}:
-                rendered = render_rows(given, prefix, text=opts.text, beside=not opts.gzip)
+                rendered = render_rows(given, prefix, text=opts.text, beside=True)
             elif fast_prefix and kinds == {SourceRows}:  # checked only there
                 rendered = given.render(prefix, text=opts.text)
             if rendered is not None and not rendered.all_current(now):

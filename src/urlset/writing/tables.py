@@ -67,7 +67,7 @@ class TableBatch:
 
     def render(self, prefix: str, *, text: bool, beside: bool = False) -> RenderedRows | None:
         """The rows rendered in the core, or None when some row needs the long way;
-        ``beside``: half of them on a second thread (``document.render_rows``)."""
+        ``beside``: half of them on a second thread (as ``document.render_rows``)."""
         if any(part is False for part in self._parts):
             return None
         start = self._start

@@ -84,6 +84,11 @@ impl Gunzip {
         &self.input[self.at..]
     }
 
+    /// Whether damage was found (every piece asked for from now on is the error).
+    pub fn failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
     /// Whether the last member ended and no partial member follows.
     pub fn complete(&self) -> bool {
         self.part == Part::Between && self.rest() != &MAGIC[..1]
@@ -93,22 +98,32 @@ impl Gunzip {
     /// when more input is needed (or the stream ended). An error comes after the output
     /// before the damage, on the call after it.
     pub fn next_piece(&mut self, max: usize) -> Result<Option<&[u8]>, Corrupt> {
+        let mut out = std::mem::take(&mut self.piece);
+        let given = self.next_piece_into(&mut out, max);
+        self.piece = out;
+        Ok(given?.then_some(&self.piece[..]))
+    }
+
+    /// As [`Gunzip::next_piece`], the piece into `out` (its buffer reused): true when a
+    /// piece was made, false when more input is needed.
+    pub fn next_piece_into(&mut self, out: &mut Vec<u8>, max: usize) -> Result<bool, Corrupt> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        let mut out = std::mem::take(&mut self.piece);
         out.clear();
         // exactly `max` bytes of room: the decoder fills what it is given
         out.shrink_to(max.max(1));
         out.reserve_exact(max.max(1));
-        let result = self.decode(&mut out);
-        self.piece = out;
-        let given = (!self.piece.is_empty()).then_some(&self.piece[..]);
+        let result = self.decode(out);
         match result {
-            Ok(()) => Ok(given),
+            Ok(()) => Ok(!out.is_empty()),
             Err(e) => {
                 self.failed = Some(e.clone());
-                given.map(Some).ok_or(e)
+                if out.is_empty() {
+                    Err(e)
+                } else {
+                    Ok(true)
+                }
             }
         }
     }
@@ -252,13 +267,13 @@ fn header_len(data: &[u8]) -> Result<Option<usize>, Corrupt> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use flate2::write::GzEncoder;
     use flate2::Compression;
     use std::io::Write;
 
-    fn gzip(data: &[u8]) -> Vec<u8> {
+    pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
         let mut e = GzEncoder::new(Vec::new(), Compression::default());
         e.write_all(data).unwrap();
         e.finish().unwrap()

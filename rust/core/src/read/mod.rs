@@ -1,6 +1,7 @@
 //! Reading: the compiled lane of the XML reader (see src/urlset/reading/xml_compiled.py).
 pub mod columns;
 pub mod gzip;
+pub mod gzip_ahead;
 pub mod images;
 pub mod records;
 pub mod render;

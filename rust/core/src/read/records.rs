@@ -16,7 +16,7 @@
 use super::images::{plain_images, ImageSpans};
 use super::values::value_text;
 use crate::values::iri::iri_to_uri;
-use crate::values::lastmod::plain_lastmod;
+use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
 
@@ -62,6 +62,8 @@ pub struct Record {
     pub has_amp: bool,
     /// The lastmod text, a form Python's `fromisoformat` reads.
     pub lastmod: Option<Span>,
+    /// Its value, as the scan parsed it.
+    pub lastmod_value: Option<Lastmod>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -261,9 +263,9 @@ fn entry(
             }
             None => return None,
         };
-        let lastmod = match spans[1] {
-            Some((s, _)) => Some(plain_lastmod(text(s)).then_some(s)?),
-            None => None,
+        let (lastmod, lastmod_value) = match spans[1] {
+            Some((s, _)) => (Some(s), Some(plain_lastmod_value(text(s))?)),
+            None => (None, None),
         };
         let changefreq = match spans[2] {
             Some((s, _)) => Some(plain_changefreq(text(s))?),
@@ -280,6 +282,7 @@ fn entry(
             uri,
             has_amp,
             lastmod,
+            lastmod_value,
             changefreq,
             priority,
             images: None,
@@ -402,8 +405,8 @@ fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
 fn origin_len(uri: &str) -> usize {
-    let after = uri.find("://").map_or(0, |i| i + 3);
-    uri[after..].find('/').map_or(uri.len(), |i| after + i + 1)
+    let after = memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3);
+    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }
 
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)

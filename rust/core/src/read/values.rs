@@ -3,6 +3,7 @@
 //! priority rules) would give, so the record needs no correction and no report. The checks
 //! themselves are the shared ones in [`crate::values`]; here is what only the reader needs.
 
+use crate::values::bytes::any_flagged;
 use crate::values::entities::unescape_at;
 
 /// A value's text as an XML parser gives it, the five predefined entities replaced; None when
@@ -13,21 +14,34 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
         return None;
     }
     let s = std::str::from_utf8(raw).ok()?;
-    let forbidden =
-        |ch: char| (ch < ' ' && ch != '\t' && ch != '\n') || ch == '\u{FFFE}' || ch == '\u{FFFF}';
-    if s.chars().any(forbidden) || raw.windows(3).any(|w| w == b"]]>") {
+    // in UTF-8 a byte below 0x80 is that character, and 0xEF only starts one (U+FFFE and
+    // U+FFFF are EF BF BE and EF BF BF)
+    let forbidden = |(i, &b): (usize, &u8)| match b {
+        b'\t' | b'\n' => false,
+        0..=0x1f => true,
+        b']' => raw[i + 1..].starts_with(b"]>"),
+        0xEF => matches!(raw[i + 1..], [0xBF, 0xBE | 0xBF, ..]),
+        _ => false,
+    };
+    let suspect = |b: u8| b < 0x20 || b == b']' || b == 0xEF;
+    if any_flagged(raw, suspect) && raw.iter().enumerate().any(forbidden) {
         return None;
     }
-    if !s.contains('&') {
+    let Some(first) = memchr::memchr(b'&', raw) else {
         return Some(s.to_owned());
-    }
+    };
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        let (ch, len) = unescape_at(&rest.as_bytes()[i..])?;
+    let mut at = first;
+    loop {
+        out.push_str(&rest[..at]);
+        let (ch, len) = unescape_at(&rest.as_bytes()[at..])?;
         out.push(char::from(ch));
-        rest = &rest[i + len..];
+        rest = &rest[at + len..];
+        match memchr::memchr(b'&', rest.as_bytes()) {
+            Some(next) => at = next,
+            None => break,
+        }
     }
     out.push_str(rest);
     Some(out)

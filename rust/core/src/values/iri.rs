@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use super::bytes::any_flagged;
 use super::loc::{ipv4, MAX_LOC_LENGTH};
 
 /// Bytes escaped in the path and query: the WHATWG path set (space, '"', '<', '>', '`',
@@ -35,25 +36,38 @@ const STAND_INS: [char; 10] = ['!', '$', '(', ')', '*', ',', ';', '~', '+', '@']
 /// one of the shapes done here (the caller asks the Python function).
 pub fn iri_to_uri(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    if bytes.iter().any(|&b| b < 0x20 || b == 0x7f)
-        || bytes.windows(3).any(|w| w == "\u{FFFD}".as_bytes())
-    {
+    // controls, and U+FFFD (EF BF BD: a lead byte, so always a character of its own)
+    let odd = |(i, &b): (usize, &u8)| {
+        b < 0x20 || b == 0x7f || (b == 0xEF && bytes[i + 1..].starts_with(&[0xBF, 0xBD]))
+    };
+    let suspect = |b: u8| b < 0x20 || b == 0x7f || b == 0xEF;
+    if any_flagged(bytes, suspect) && bytes.iter().enumerate().any(odd) {
         return None;
     }
     let (first, last) = (text.chars().next()?, text.chars().next_back()?);
     if first.is_whitespace() || last.is_whitespace() {
         return None;
     }
-    let colon = text.find("://")?;
-    let https = match &text[..colon] {
-        s if s.eq_ignore_ascii_case("https") => true,
-        s if s.eq_ignore_ascii_case("http") => false,
-        _ => return None,
+    // the scheme ends at the first "://", which must follow "http" or "https"
+    let scheme = |len: usize, name: &[u8]| {
+        bytes.len() >= len + 3
+            && bytes[len..len + 3] == *b"://"
+            && bytes[..len].eq_ignore_ascii_case(name)
     };
-    let rest = &text[colon + 3..];
-    let authority_len = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let https = if scheme(4, b"http") {
+        false
+    } else if scheme(5, b"https") {
+        true
+    } else {
+        return None;
+    };
+    let rest = &text[if https { 8 } else { 7 }..];
+    let authority_len = rest
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
+        .unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_len);
-    let (host_text, port_text) = match authority.rfind(':') {
+    let (host_text, port_text) = match memchr::memrchr(b':', authority.as_bytes()) {
         Some(i) => (&authority[..i], Some(&authority[i + 1..])),
         None => (authority, None),
     };
@@ -64,18 +78,20 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
         let port = port_number(digits)?;
         if port != if https { 443 } else { 80 } {
             out.push(':');
-            out.push_str(&port.to_string());
+            push_number(&mut out, port);
         }
     }
-    let tail = &tail[..tail.find('#').unwrap_or(tail.len())];
-    let (path, query) = match tail.find('?') {
+    let tail = &tail[..memchr::memchr(b'#', tail.as_bytes()).unwrap_or(tail.len())];
+    let (path, query) = match memchr::memchr(b'?', tail.as_bytes()) {
         Some(i) => (&tail[..i], Some(&tail[i..])),
         None => (tail, None),
     };
-    if path.contains('\\') || path.split('/').any(dot_segment) {
+    if memchr::memchr(b'\\', path.as_bytes()).is_some()
+        || path.as_bytes().split(|&b| b == b'/').any(dot_segment)
+    {
         return None;
     }
-    if query.is_some_and(|q| q.contains('\'')) && all_stand_ins(text) {
+    if query.is_some_and(|q| memchr::memchr(b'\'', q.as_bytes()).is_some()) && all_stand_ins(text) {
         return None;
     }
     if path.is_empty() {
@@ -94,7 +110,7 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
 fn push_host(out: &mut String, host: &str) -> Option<()> {
     let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.';
     let bytes = host.as_bytes();
-    if bytes.iter().all(|&b| plain(b)) && !host.contains("xn--") {
+    if bytes.iter().all(|&b| plain(b)) && !bytes.windows(4).any(|w| w == b"xn--") {
         if ipv4(bytes) {
             out.push_str(host);
             return Some(());
@@ -135,9 +151,12 @@ thread_local! {
 /// A domain name WHATWG keeps as it is: no empty label, the last one not starting with a
 /// digit (which would make WHATWG read it as an IPv4 address).
 fn check_domain(host: &str) -> Option<()> {
-    let last = host.rsplit('.').next()?;
-    let ok = host.split('.').all(|l| !l.is_empty()) && !last.as_bytes()[0].is_ascii_digit();
-    ok.then_some(())
+    let b = host.as_bytes();
+    let last = memchr::memrchr(b'.', b).map_or(0, |i| i + 1);
+    let empty_label = b.first().is_none_or(|&c| c == b'.')
+        || b.ends_with(b".")
+        || b.windows(2).any(|w| w == b"..");
+    (!empty_label && !b[last].is_ascii_digit()).then_some(())
 }
 
 /// A port as WHATWG reads it: decimal digits up to 65535 (leading zeros dropped); an empty
@@ -151,16 +170,41 @@ fn port_number(digits: &str) -> Option<u32> {
 }
 
 /// A path segment WHATWG reads as `.` or `..` (`%2e` counts as a dot).
-fn dot_segment(segment: &str) -> bool {
+fn dot_segment(segment: &[u8]) -> bool {
     segment.len() <= 6
-        && [".", "..", "%2e", ".%2e", "%2e.", "%2e%2e"]
+        && [&b"."[..], b"..", b"%2e", b".%2e", b"%2e.", b"%2e%2e"]
             .iter()
             .any(|dots| segment.eq_ignore_ascii_case(dots))
 }
 
+/// The URL holds U+E000 (raw or as its escape) and each of [`STAND_INS`]; the rare first
+/// part is asked first.
 fn all_stand_ins(text: &str) -> bool {
-    STAND_INS.iter().all(|&c| text.contains(c))
-        && (text.contains('\u{E000}') || text.to_ascii_uppercase().contains("%EE%80%80"))
+    let bytes = text.as_bytes();
+    let escaped = |at: usize| {
+        bytes
+            .get(at..at + 9)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"%EE%80%80"))
+    };
+    (memchr::memmem::find(bytes, "\u{E000}".as_bytes()).is_some()
+        || memchr::memchr_iter(b'%', bytes).any(escaped))
+        && STAND_INS.iter().all(|&c| text.contains(c))
+}
+
+/// Appends a number's decimal digits.
+fn push_number(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";

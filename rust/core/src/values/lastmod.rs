@@ -254,14 +254,19 @@ pub fn parse_bytes(text: &[u8]) -> Option<Lastmod> {
 /// `±hh:mm`) reads as dates.parse_lenient reads it, with no problem to report: [`parse`]'s
 /// forms with a day, and with seconds when there is a time.
 pub fn plain_lastmod(text: &[u8]) -> bool {
-    match parse_spelled(text) {
-        Some((lastmod, spelled)) => match lastmod.precision {
-            Precision::Day => true,
-            Precision::Time => spelled.seconds && spelled.fraction_digits <= 6,
-            Precision::Year | Precision::Month => false,
-        },
-        None => false,
-    }
+    plain_lastmod_value(text).is_some()
+}
+
+/// The value of a lastmod text [`plain_lastmod`] takes (a [`Precision::Day`] or
+/// [`Precision::Time`]), for the reader to make the Python value of without parsing again.
+pub fn plain_lastmod_value(text: &[u8]) -> Option<Lastmod> {
+    let (lastmod, spelled) = parse_spelled(text)?;
+    let plain = match lastmod.precision {
+        Precision::Day => true,
+        Precision::Time => spelled.seconds && spelled.fraction_digits <= 6,
+        Precision::Year | Precision::Month => false,
+    };
+    plain.then_some(lastmod)
 }
 
 /// What of a time was written, beyond what [`Lastmod`] keeps.

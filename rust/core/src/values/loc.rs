@@ -15,97 +15,90 @@ pub enum Spelling {
     Uri,
 }
 
-const OTHER: u8 = 0;
-const PLAIN: u8 = 1;
-const PERCENT: u8 = 2;
-const AMP: u8 = 3;
-/// '/', plain unless a dot follows (a dot segment).
-const SLASH: u8 = 4;
-
-/// What each byte is in a plain URI: a character RFC 3986 allows as it is (unreserved,
-/// sub-delims, `:`, `@`, `/`, `?`), the start of an escape or of `&amp;`, or anything else.
-const fn uri_bytes(spelling: Spelling) -> [u8; 256] {
-    let mut t = [OTHER; 256];
-    let plain = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=:@/?";
-    let mut i = 0;
-    while i < plain.len() {
-        t[plain[i] as usize] = PLAIN;
-        i += 1;
-    }
-    t[b'%' as usize] = PERCENT;
-    t[b'/' as usize] = SLASH;
-    match spelling {
-        Spelling::XmlText => t[b'&' as usize] = AMP,
-        Spelling::Uri => {
-            t[b'&' as usize] = PLAIN;
-            t[b'\'' as usize] = PLAIN;
-        }
-    }
-    t
+/// Whether a byte may stand in a plain URI as `spelling` writes it (`URI`: the writer's):
+/// a character RFC 3986 allows as it is (unreserved, sub-delims, `:`, `@`, `/`, `?`), `%`
+/// (each escape is checked on its own), `&` (the reader's only as `&amp;`, checked on its
+/// own) and for the writer `'`. Comparisons with ranges rather than a table, so that a
+/// block of bytes is judged at once (the compiler makes vector code of it).
+#[inline(always)]
+fn allowed<const URI: bool>(b: u8) -> bool {
+    let within = |lo: u8, hi: u8| b.wrapping_sub(lo) <= hi - lo;
+    // ! $%& ('  ()*+,-./0-9:;  =  ?@A-Z  _  a-z  ~
+    let quote = if URI {
+        within(b'$', b';')
+    } else {
+        within(b'$', b'&') | within(b'(', b';')
+    };
+    (b == b'!')
+        | quote
+        | (b == b'=')
+        | within(b'?', b'Z')
+        | (b == b'_')
+        | within(b'a', b'z')
+        | (b == b'~')
 }
 
-const XML_TEXT_BYTES: [u8; 256] = uri_bytes(Spelling::XmlText);
-const URI_BYTES: [u8; 256] = uri_bytes(Spelling::Uri);
+/// Bytes a plain URI holds that need a look at their neighbours: `.` (after `/`, a dot
+/// segment), `%` (an escape) and `&` (the reader's `&amp;`); bits of [`block_bytes`].
+const DOT: u8 = 1;
+const PERCENT: u8 = 2;
+const AMP: u8 = 4;
 
-/// The length of the run of plain bytes `text` starts with: most of a loc. Eight bytes at a
-/// time, their table entries combined, one branch for the eight; then a byte at a time.
-fn plain_run(text: &[u8], table: &[u8; 256]) -> usize {
-    let is_plain = |b: u8| table[usize::from(b)] == PLAIN;
-    let mut words = text.chunks_exact(8);
-    let mut run = 0;
-    for w in words.by_ref() {
-        if !w.iter().fold(true, |all, &b| all & is_plain(b)) {
-            break;
-        }
-        run += 8;
+/// Which of [`DOT`], [`PERCENT`] and [`AMP`] a block of bytes holds, or None when one of its
+/// bytes is not [`allowed`]. Most blocks hold only `a-z`, `0-9`, `-` and `/`: one test of
+/// three ranges says so; the others get the full one.
+#[inline(always)]
+fn block_bytes<const URI: bool>(block: &[u8]) -> Option<u8> {
+    let common = |b: u8| b.wrapping_sub(b'a') <= 25 || b.wrapping_sub(b'/') <= 10 || b == b'-';
+    if block.iter().fold(true, |all, &b| all & common(b)) {
+        return Some(0);
     }
-    run + text[run..]
-        .iter()
-        .position(|&b| !is_plain(b))
-        .unwrap_or(text.len() - run)
+    let (mut all, mut seen) = (true, 0u8);
+    for &b in block {
+        all &= allowed::<URI>(b);
+        seen |= u8::from(b == b'.') | u8::from(b == b'%') << 1 | u8::from(b == b'&') << 2;
+    }
+    all.then_some(seen)
+}
+
+/// [`block_bytes`] of the whole text, sixteen bytes at a time.
+fn text_bytes<const URI: bool>(text: &[u8]) -> Option<u8> {
+    let mut blocks = text.chunks_exact(16);
+    let mut seen = 0;
+    for block in blocks.by_ref() {
+        seen |= block_bytes::<URI>(block)?;
+    }
+    Some(seen | block_bytes::<URI>(blocks.remainder())?)
 }
 
 /// The count of `&amp;` in `text` when all its characters are plain: only ones RFC 3986
 /// allows as they are, `%XX` escapes other than `%2E` (a dot to WHATWG), no dot segment
 /// (`/.`, which WHATWG would rewrite), `&` as `spelling` allows it. None otherwise.
 pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
-    let table = match spelling {
-        Spelling::XmlText => &XML_TEXT_BYTES,
-        Spelling::Uri => &URI_BYTES,
+    let seen = match spelling {
+        Spelling::XmlText => text_bytes::<false>(text)?,
+        Spelling::Uri => text_bytes::<true>(text)?,
     };
-    let mut amps = 0usize;
-    let mut j = 0;
-    while j < text.len() {
-        j += plain_run(&text[j..], table);
-        let Some(&b) = text.get(j) else {
-            break;
-        };
-        match table[usize::from(b)] {
-            SLASH => {
-                if text.get(j + 1) == Some(&b'.') {
-                    return None;
-                }
-                j += 1;
+    if seen & DOT != 0 && memchr::memchr_iter(b'.', text).any(|at| at > 0 && text[at - 1] == b'/') {
+        return None;
+    }
+    if seen & PERCENT != 0 {
+        for at in memchr::memchr_iter(b'%', text) {
+            let (h, l) = (*text.get(at + 1)?, *text.get(at + 2)?);
+            if !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() || (h == b'2' && l | 0x20 == b'e') {
+                return None;
             }
-            PERCENT => {
-                let (h, l) = (*text.get(j + 1)?, *text.get(j + 2)?);
-                if !h.is_ascii_hexdigit()
-                    || !l.is_ascii_hexdigit()
-                    || (h == b'2' && l | 0x20 == b'e')
-                {
-                    return None;
-                }
-                j += 3;
-            }
-            AMP => {
-                if !text[j..].starts_with(b"&amp;") {
-                    return None;
-                }
-                amps += 1;
-                j += 5;
-            }
-            _ => return None,
         }
+    }
+    if spelling == Spelling::Uri || seen & AMP == 0 {
+        return Some(0);
+    }
+    let mut amps = 0usize;
+    for at in memchr::memchr_iter(b'&', text) {
+        if !text[at..].starts_with(b"&amp;") {
+            return None;
+        }
+        amps += 1;
     }
     Some(amps)
 }
@@ -188,8 +181,14 @@ fn label(l: &[u8]) -> bool {
 
 /// A dotted quad without leading zeros, each part 0-255.
 pub(crate) fn ipv4(host: &[u8]) -> bool {
-    let parts: Vec<&[u8]> = host.split(|&b| b == b'.').collect();
-    parts.len() == 4 && parts.iter().all(|p| small_number(p, 255))
+    let mut parts = 0;
+    for part in host.split(|&b| b == b'.') {
+        parts += 1;
+        if parts > 4 || !small_number(part, 255) {
+            return false;
+        }
+    }
+    parts == 4
 }
 
 /// 1-65535 without a leading zero, other than the defaults 80 and 443 (WHATWG drops them).

@@ -3,7 +3,6 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
-use super::locs::plain_under;
 use crate::values::lastmod::Lastmod;
 use crate::values::scalars::Priority;
 
@@ -15,57 +14,25 @@ pub struct Values {
     pub priority: Option<Priority>,
 }
 
-/// Rows read and checked but for their locs, on their way to be rendered (on another thread
-/// while the next rows are read): the locs back to back, and each row's values.
-#[derive(Clone, Debug, Default)]
-pub struct RowChunk {
-    locs: String,
-    ends: Vec<usize>,
-    values: Vec<Values>,
-}
-
-impl RowChunk {
-    pub fn with_capacity(rows: usize) -> RowChunk {
-        RowChunk {
-            locs: String::with_capacity(rows * 64),
-            ends: Vec::with_capacity(rows),
-            values: Vec::with_capacity(rows),
-        }
-    }
-
-    pub fn push(&mut self, loc: &str, values: Values) {
-        self.locs.push_str(loc);
-        self.ends.push(self.locs.len());
-        self.values.push(values);
-    }
-
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    fn rows(&self) -> impl Iterator<Item = (&str, &Values)> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.locs[start..end])
-            .zip(&self.values)
-    }
-}
-
 /// Entries of a batch, back to back in one buffer.
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
     buf: Vec<u8>,
     ends: Vec<usize>,
     lastmods: Vec<Option<Lastmod>>,
+    /// each entry's `Lastmod::newest_key` (`NO_KEY` without a lastmod): the document's newest
+    /// is found on these, and they are made where the entries are rendered (off the thread
+    /// that writes documents)
+    newest_keys: Vec<i64>,
+    /// the latest `Lastmod::future_key` of the entries (`NO_KEY` when none has a lastmod)
+    latest_future: i64,
     hashes: Vec<u64>,
     locs: Vec<u8>,
     loc_ends: Vec<usize>,
 }
+
+/// The key of an entry without a lastmod: before every instant a lastmod can name.
+const NO_KEY: i64 = i64::MIN;
 
 /// The 64-bit key de-duplication keeps for a loc.
 pub fn loc_hash(loc: &str) -> u64 {
@@ -78,6 +45,8 @@ impl Rendered {
             buf: Vec::with_capacity(entries * 160),
             ends: Vec::with_capacity(entries),
             lastmods: Vec::with_capacity(entries),
+            newest_keys: Vec::with_capacity(entries),
+            latest_future: NO_KEY,
             hashes: Vec::with_capacity(entries),
             locs: Vec::with_capacity(entries * 48),
             loc_ends: Vec::with_capacity(entries),
@@ -113,29 +82,10 @@ impl Rendered {
             out.extend_from_slice(b"</url>\n");
         }
         self.ends.push(out.len());
-        self.lastmods.push(values.lastmod);
+        self.push_lastmod(values.lastmod);
         self.hashes.push(loc_hash(loc));
         self.locs.extend_from_slice(loc.as_bytes());
         self.loc_ends.push(self.locs.len());
-    }
-
-    /// Render a chunk's rows, each loc checked first when there is a `prefix` (a plain URI
-    /// under it, at most `max_length` bytes: `locs::plain_under`). False, with the chunk
-    /// rendered up to that row, when a loc is not: the batch then goes the long way.
-    pub fn push_chunk(
-        &mut self,
-        chunk: &RowChunk,
-        prefix: Option<&str>,
-        max_length: usize,
-        text: bool,
-    ) -> bool {
-        for (loc, values) in chunk.rows() {
-            if prefix.is_some_and(|prefix| !plain_under(loc, prefix, max_length)) {
-                return false;
-            }
-            self.push(loc, values, text);
-        }
-        true
     }
 
     /// Add `other`'s entries after these.
@@ -144,6 +94,8 @@ impl Rendered {
         self.buf.extend_from_slice(&other.buf);
         self.ends.extend(other.ends.iter().map(|end| base + end));
         self.lastmods.extend_from_slice(&other.lastmods);
+        self.newest_keys.extend_from_slice(&other.newest_keys);
+        self.latest_future = self.latest_future.max(other.latest_future);
         self.hashes.extend_from_slice(&other.hashes);
         self.locs.extend_from_slice(&other.locs);
         self.loc_ends
@@ -189,24 +141,27 @@ impl Rendered {
         self.ends[start..stop].partition_point(|&end| end - base <= room)
     }
 
+    fn push_lastmod(&mut self, lastmod: Option<Lastmod>) {
+        self.lastmods.push(lastmod);
+        self.newest_keys
+            .push(lastmod.map_or(NO_KEY, |lastmod| lastmod.newest_key()));
+        if let Some(lastmod) = lastmod {
+            self.latest_future = self.latest_future.max(lastmod.future_key());
+        }
+    }
+
     /// The newest lastmod of entries `start..end` (`dates.latest_moment`); of equal ones the
     /// first, so the index never depends on how entries were batched.
     pub fn newest(&self, start: usize, end: usize) -> Option<Lastmod> {
-        let mut newest: Option<Lastmod> = None;
-        for lastmod in self.lastmods[start..end].iter().flatten() {
-            if newest.is_none_or(|n| lastmod.newest_key() > n.newest_key()) {
-                newest = Some(*lastmod);
-            }
-        }
-        newest
+        let keys = &self.newest_keys[start..end];
+        let newest = keys.iter().copied().max().filter(|&key| key != NO_KEY)?;
+        let first = keys.iter().position(|&key| key == newest)?;
+        self.lastmods[start + first]
     }
 
     /// Whether no lastmod is in the future at `now` (microseconds since 1970 UTC).
     pub fn all_current(&self, now: i64) -> bool {
-        self.lastmods
-            .iter()
-            .flatten()
-            .all(|l| l.future_key() <= now)
+        self.latest_future <= now
     }
 
     /// Each entry's loc hash, in order.
@@ -220,7 +175,7 @@ impl Rendered {
         for (index, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
             out.buf.extend_from_slice(self.bytes(index, index + 1));
             out.ends.push(out.buf.len());
-            out.lastmods.push(self.lastmods[index]);
+            out.push_lastmod(self.lastmods[index]);
             out.hashes.push(self.hashes[index]);
             out.locs.extend_from_slice(self.loc(index).as_bytes());
             out.loc_ends.push(out.locs.len());
@@ -255,22 +210,10 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_renders_as_its_rows_one_by_one() {
-        let mut chunk = RowChunk::with_capacity(2);
-        chunk.push("https://x.org/a?b=1&c='2'", values("2024-01-02"));
-        chunk.push("https://x.org/é", Values::default());
-        let mut whole = Rendered::with_capacity(2);
-        assert!(whole.push_chunk(&chunk, None, 2048, false));
+    fn appended_halves_are_the_whole() {
         let mut one_by_one = Rendered::with_capacity(2);
         one_by_one.push("https://x.org/a?b=1&c='2'", &values("2024-01-02"), false);
         one_by_one.push("https://x.org/é", &Values::default(), false);
-        assert_eq!(whole.bytes(0, 2), one_by_one.bytes(0, 2));
-        assert_eq!(whole.hashes(), one_by_one.hashes());
-        assert_eq!(chunk.len(), 2);
-        let mut refused = Rendered::with_capacity(2);
-        assert!(!refused.push_chunk(&chunk, Some("https://x.org/"), 2048, false));
-        assert_eq!(refused.len(), 1); // é is not a plain URI
-        assert!(!refused.push_chunk(&chunk, Some("https://y.org/"), 2048, false));
         let mut halves = Rendered::with_capacity(1);
         halves.push("https://x.org/a?b=1&c='2'", &values("2024-01-02"), false);
         let mut second = Rendered::with_capacity(1);
@@ -316,6 +259,30 @@ mod tests {
         let kept = rendered.select(&[false, true, false, true]);
         assert_eq!(kept.len(), 2);
         assert_eq!(kept.newest(0, 2), parse("2024-01-01T14:00:00+02:00"));
+    }
+
+    #[test]
+    fn the_latest_future_key_follows_appends_and_selections() {
+        let micros = |text: &str| parse(text).unwrap().future_key();
+        let mut first = Rendered::with_capacity(2);
+        first.push("https://x.org/a", &values("2024-01-01T12:00:00Z"), false);
+        first.push("https://x.org/b", &Values::default(), false);
+        assert!(first.all_current(micros("2024-01-01T12:00:00Z")));
+        assert!(!first.all_current(micros("2024-01-01T11:59:59Z")));
+        let mut second = Rendered::with_capacity(1);
+        second.push(
+            "https://x.org/c",
+            &values("2024-03-01T00:00:00+01:00"),
+            false,
+        );
+        first.append(&second);
+        assert!(!first.all_current(micros("2024-02-29T23:00:00Z") - 1));
+        assert!(first.all_current(micros("2024-02-29T23:00:00Z")));
+        let kept = first.select(&[true, true, false]);
+        assert!(kept.all_current(micros("2024-01-01T12:00:00Z")));
+        assert_eq!(kept.newest(0, 2), parse("2024-01-01T12:00:00Z"));
+        assert_eq!(first.newest(1, 2), None);
+        assert!(Rendered::with_capacity(0).all_current(i64::MIN));
     }
 
     #[test]
