@@ -68,7 +68,12 @@ if TYPE_CHECKING:
 
 ROOT = BENCH.parent
 OUT = BENCH / "out"
-SITES = {"plain": OUT / "fetch-site", "mixed": OUT / "fetch-mixed", "shape": OUT / "fetch-shape"}
+SITES = {
+    "plain": OUT / "fetch-site",  # bench_snapshot_parse.py reads this one's sitemaps too
+    "mixed": OUT / "fetch-mixed",
+    "shape": OUT / "fetch-shape",
+    "small": OUT / "fetch-small",  # --small-site: the plain site's shape, 3 x 20 URLs
+}
 PEERS = BENCH / "peers" / "run.py"
 PEERS_PY = BENCH / ".venv-peers" / "bin" / "python"
 # URLSET_COMMAND: another urlset to time (e.g. an older checkout's), side by side
@@ -140,13 +145,13 @@ def build(name: str, sitemaps: int, urls: int, shape: str, images: int) -> tuple
         "sitemaps": sitemaps,
         "urls": urls,
         "shape": shape if name == "shape" else None,
-        "images": images if name != "plain" else None,
+        "images": images if name not in ("plain", "small") else None,
     }
     if stamp.is_file():
         made = json.loads(stamp.read_text())
         if made.pop("count") is not None and made == wanted:
             return root, int(json.loads(stamp.read_text())["count"])
-    if name == "plain":
+    if name in ("plain", "small"):
         make_site(root, sitemaps, urls)
     else:
         build_mixed(root, sitemaps, urls, shape if name == "shape" else None, images)
@@ -383,7 +388,7 @@ def main() -> None:
         name, sitemaps, urls, shape, images = args.build
         print(build(name, int(sitemaps), int(urls), shape, int(images))[1])
         return
-    names = ["plain"] if args.small_site else args.sites.split(",")
+    names = ["small"] if args.small_site else args.sites.split(",")
     if args.small_site:
         args.sitemaps, args.urls, args.repeat = 3, 20, max(args.repeat, 10)
     OUT.mkdir(parents=True, exist_ok=True)
