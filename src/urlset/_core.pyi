@@ -160,7 +160,11 @@ class RecordRenderer:
     """Canonical records of a urlset's body rendered as output text, or for ``format``
     "arrow" as Arrow buffers (urlset.reading.rendered)."""
 
-    def __init__(self, format: str, tail: str, max_value: int) -> None: ...
+    # with ``image_prefix`` (the root's for the image namespace; text formats only),
+    # records with plain images are rendered with them (their ``images`` JSON)
+    def __init__(
+        self, format: str, tail: str, max_value: int, image_prefix: str | None = None
+    ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, /
     ) -> tuple[
@@ -170,7 +174,7 @@ class RecordRenderer:
         bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
         # (record, loc line, text, uri): locs the core made URIs of that differ from the text
         list[tuple[int, int, str, str]],
-        bool,  # whether any loc was made a URI (the same text or not)
+        bool,  # whether any loc was made a URI (the same text or not) or had images
     ]: ...
     def columns(
         self,

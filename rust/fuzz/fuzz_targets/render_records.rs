@@ -2,12 +2,14 @@
 //! a run into Arrow columns stop at the same place with the same count, every rendered
 //! record is one output line, and after each stop one entry goes the usual way (its origin
 //! then known, its loc seen), always forward, to the end. Both runs hand back the same locs
-//! made URIs of, in order, each differing from its text.
+//! made URIs of, in order, each differing from its text. With the image prefix (a mode bit),
+//! the text renderer takes records with plain images too and runs on its own: the same
+//! progress and line count, and its output stays UTF-8.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::columns::Columns;
-use urlset_core::read::records::{scan_converting, Kind, Limits, Stop};
+use urlset_core::read::records::{scan_converting, scan_with_images, Kind, Limits, Scan, Stop};
 use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
 
 fuzz_target!(|data: &[u8]| {
@@ -20,6 +22,10 @@ fuzz_target!(|data: &[u8]| {
         max_records: usize::from(mode >> 4) + 1,
         max_value: if mode & 4 == 0 { 1 << 20 } else { 16 },
     };
+    if mode & 8 != 0 {
+        with_images(text, format, limits);
+        return;
+    }
     let end = text.len();
     let mut renderer = Renderer::new(format, b"\n");
     let (mut seen_text, mut seen_columns) = (Seen::default(), Seen::default());
@@ -61,42 +67,84 @@ fuzz_target!(|data: &[u8]| {
         if pos >= end {
             break;
         }
-        // one entry the usual way
-        let s = scan_converting(
-            text,
-            pos,
-            end,
-            line,
-            Limits {
-                max_records: 1,
-                ..limits
-            },
-        );
-        if let Some(record) = s.records.first() {
-            let raw = &text[record.loc.0..record.loc.1];
-            let loc = match &record.uri {
-                Some(c) => c.uri.clone(),
-                None => String::from_utf8_lossy(raw).replace("&amp;", "&"),
-            };
-            let origin = match &record.uri {
-                Some(c) => &c.uri.as_bytes()[..record.origin_len],
-                None => &raw[..record.origin_len],
-            };
-            for seen in [&mut seen_text, &mut seen_columns] {
-                seen.know(origin);
-                let _ = seen.first_seen(loc.as_bytes());
-            }
-            assert!(s.pos > pos);
-            (pos, line) = (s.pos, s.line);
-            continue;
+        let s = scan_converting(text, pos, end, line, one(limits));
+        match usual_way(text, pos, &s, &mut [&mut seen_text, &mut seen_columns]) {
+            Some(next) => (pos, line) = next,
+            None => break,
         }
-        (pos, line) = match s.stop {
-            Stop::End => break,
-            Stop::Gap { end: stop, .. } | Stop::Extension { end: stop, .. } => (stop, s.line),
-            Stop::Judged(_) => (s.pos, s.line),
-        };
     }
     let lines = out.iter().filter(|&&b| b == b'\n').count();
     assert_eq!(lines, rendered);
     assert_eq!(columns.len, rendered);
 });
+
+fn one(limits: Limits) -> Limits {
+    Limits {
+        max_records: 1,
+        ..limits
+    }
+}
+
+/// One entry the usual way (its origin then known, its loc seen): where reading goes on, or
+/// None at the end.
+fn usual_way(text: &[u8], pos: usize, s: &Scan, seens: &mut [&mut Seen]) -> Option<(usize, u32)> {
+    if let Some(record) = s.records.first() {
+        let raw = &text[record.loc.0..record.loc.1];
+        let loc = match &record.uri {
+            Some(c) => c.uri.clone(),
+            None => String::from_utf8_lossy(raw).replace("&amp;", "&"),
+        };
+        let origin = match &record.uri {
+            Some(c) => &c.uri.as_bytes()[..record.origin_len],
+            None => &raw[..record.origin_len],
+        };
+        for seen in seens.iter_mut() {
+            seen.know(origin);
+            let _ = seen.first_seen(loc.as_bytes());
+        }
+        assert!(s.pos > pos);
+        return Some((s.pos, s.line));
+    }
+    match s.stop {
+        Stop::End => None,
+        Stop::Gap { end: stop, .. } | Stop::Extension { end: stop, .. } => Some((stop, s.line)),
+        Stop::Judged(_) => Some((s.pos, s.line)),
+    }
+}
+
+fn with_images(text: &[u8], format: Format, limits: Limits) {
+    let end = text.len();
+    let mut renderer = Renderer::new(format, b"\n").with_images(b"image");
+    let mut seen = Seen::default();
+    let (mut out, mut conversions) = (Vec::new(), Vec::new());
+    let (mut pos, mut line, mut calls, mut rendered) = (0usize, 1u32, 0usize, 0usize);
+    while pos < end {
+        calls += 1;
+        assert!(calls <= 2 * end + 2, "no progress");
+        let r = render_run(
+            text,
+            (pos, end),
+            line,
+            limits,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+            &mut conversions,
+        );
+        assert!(r.pos >= pos && r.pos <= end && r.line >= line && r.count <= limits.max_records);
+        rendered += r.count;
+        (pos, line) = (r.pos, r.line);
+        if pos >= end {
+            break;
+        }
+        let s = scan_with_images(text, (pos, end), line, one(limits), b"image");
+        match usual_way(text, pos, &s, &mut [&mut seen]) {
+            Some(next) => (pos, line) = next,
+            None => break,
+        }
+    }
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), rendered);
+    if format != Format::Locs {
+        assert!(std::str::from_utf8(&out).is_ok());
+    }
+}

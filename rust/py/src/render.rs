@@ -13,8 +13,9 @@ use crate::read::{fixed, texts, with_texts};
 /// release costs more than the copy).
 const DETACHED_COPY: usize = 1 << 16;
 
-/// One document's renderer: its format and line tail (None: into Arrow columns), and the
-/// locs and origins seen so far.
+/// One document's renderer: its format and line tail (None: into Arrow columns), with the
+/// root's image prefix its records with plain images too, and the locs and origins seen so
+/// far.
 #[pyclass(module = "urlset._core")]
 pub struct RecordRenderer {
     renderer: Option<Renderer>,
@@ -27,14 +28,24 @@ pub struct RecordRenderer {
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    fn new(format: &str, tail: &str, max_value: usize) -> PyResult<Self> {
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None))]
+    fn new(
+        format: &str,
+        tail: &str,
+        max_value: usize,
+        image_prefix: Option<&str>,
+    ) -> PyResult<Self> {
         let renderer = if format == "arrow" {
             None
         } else {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            Some(Renderer::new(format, tail.as_bytes()))
+            let renderer = Renderer::new(format, tail.as_bytes());
+            Some(match image_prefix {
+                Some(prefix) => renderer.with_images(prefix.as_bytes()),
+                None => renderer,
+            })
         };
         Ok(RecordRenderer {
             renderer,
@@ -45,7 +56,8 @@ impl RecordRenderer {
     }
 
     /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
-    /// (pos, line, count, text or None, conversions, any loc made a URI); see _core.pyi.
+    /// (pos, line, count, text or None, conversions, any loc made a URI or images); see
+    /// _core.pyi.
     #[allow(clippy::type_complexity)]
     fn render<'py>(
         &mut self,
@@ -117,7 +129,7 @@ impl RecordRenderer {
             done.count,
             text,
             conversions,
-            done.made,
+            done.made || done.images,
         ))
     }
 

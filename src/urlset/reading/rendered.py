@@ -66,9 +66,13 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, sink: Sink) -> RecordRenderer:
-        """The document's renderer, which from now on also holds its duplicate set."""
-        renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length)
+    def start(self, sink: Sink, image_prefix: str | None) -> RecordRenderer:
+        """The document's renderer, which from now on also holds its duplicate set. Given
+        the prefix the root binds to the image namespace, a text renderer renders records
+        with plain images too; not beside columns, which hold the core fields only (the
+        column renderer must read exactly the records the text renderer did)."""
+        images = None if self.with_columns else image_prefix  # "arrow" takes none
+        renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length, images)
         sink.seen = renderer
         self.renderer = renderer
         if self.with_columns:
@@ -112,7 +116,7 @@ def render_records(
         if room > 0:
             was, was_line = pos, line
             pos, line, n, text, converted, made = render(data, pos, end, line, room)
-            if made:  # a loc not a URI as written: as CompiledLane._records
+            if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.records_only = False
             if n:
                 # a run's only issues: its locs made URIs, each before its entry

@@ -86,14 +86,12 @@ class CompiledLane:
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
         self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
+        image_prefix = _image_prefix(self.root_prefixes)
         self.scanner = UrlsetScanner(
-            index,
-            self.sink.limits.max_value_length,
-            list(ChangeFreq),
-            _image_prefix(self.root_prefixes),
+            index, self.sink.limits.max_value_length, list(ChangeFreq), image_prefix
         )
         if self.sink.render is not None and not index:
-            self.renderer = self.sink.render.start(self.sink)
+            self.renderer = self.sink.render.start(self.sink, image_prefix)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")

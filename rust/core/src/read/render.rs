@@ -10,7 +10,8 @@
 use std::collections::HashSet;
 
 use super::columns::Columns;
-use super::records::{scan_converting, Limits, Record, Stop};
+use super::images::ImageSpans;
+use super::records::{scan_converting, scan_with_images, Limits, Record, Span, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
@@ -86,6 +87,10 @@ impl Seen {
 pub struct Renderer {
     format: Format,
     tail: Vec<u8>,
+    /// The prefix the root binds to the image namespace: records with plain images are
+    /// rendered with them (`images` as `urlset read` writes it) instead of ending the run.
+    image_prefix: Option<Vec<u8>>,
+    extension: Vec<u8>,
     loc: Vec<u8>,
     lastmod_in: Vec<u8>,
     lastmod_out: Vec<u8>,
@@ -100,11 +105,20 @@ impl Renderer {
         Renderer {
             format,
             tail: tail.to_vec(),
+            image_prefix: None,
+            extension: Vec::new(),
             loc: Vec::with_capacity(256),
             lastmod_in: Vec::with_capacity(32),
             lastmod_out: Vec::with_capacity(32),
             priorities: Vec::new(),
         }
+    }
+
+    /// Records with plain images (`prefix`: the image namespace's, as the root binds it)
+    /// are rendered in the run from now on.
+    pub fn with_images(mut self, prefix: &[u8]) -> Renderer {
+        self.image_prefix = Some(prefix.to_vec());
+        self
     }
 
     /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
@@ -165,6 +179,10 @@ impl Renderer {
                     out.extend_from_slice(b",\"priority\":");
                     out.extend_from_slice(self.priority_text(p));
                 }
+                if let Some(images) = &r.images {
+                    out.push(b',');
+                    images_json(data, images, out);
+                }
                 out.extend_from_slice(&self.tail);
             }
             Format::Csv | Format::Tsv => {
@@ -193,7 +211,25 @@ impl Renderer {
                 if let Some(p) = r.priority {
                     out.extend_from_slice(self.priority_text(p));
                 }
-                out.push(d); // the extensions cell: a canonical record has none
+                out.push(d);
+                if let Some(images) = &r.images {
+                    // the extensions cell: the JSON object, quoted as csv.writer quotes it
+                    // (JSON escapes tabs and line breaks, so this is right for TSV too)
+                    let mut json = std::mem::take(&mut self.extension);
+                    json.clear();
+                    json.push(b'{');
+                    images_json(data, images, &mut json);
+                    json.push(b'}');
+                    out.push(b'"');
+                    for part in json.split_inclusive(|&b| b == b'"') {
+                        out.extend_from_slice(part);
+                        if part.last() == Some(&b'"') {
+                            out.push(b'"');
+                        }
+                    }
+                    out.push(b'"');
+                    self.extension = json;
+                }
                 out.extend_from_slice(&self.tail);
             }
         }
@@ -201,13 +237,15 @@ impl Renderer {
 }
 
 /// What [`render_run`] did: where reading stopped, on which line, how many records it
-/// rendered, and whether the core made any of their locs a URI (`crate::values::iri`).
+/// rendered, whether the core made any of their locs a URI (`crate::values::iri`), and
+/// whether any had images.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rendered {
     pub pos: usize,
     pub line: u32,
     pub count: usize,
     pub made: bool,
+    pub images: bool,
 }
 
 /// A loc of a run the core made a URI of that differs from its text: the record's index in
@@ -230,11 +268,12 @@ pub fn render_run(
     conversions: &mut Vec<Conversion>,
 ) -> Rendered {
     let mut loc = std::mem::take(&mut renderer.loc);
+    let prefix = renderer.image_prefix.take();
     let done = run(
         text,
         span,
         line,
-        limits,
+        (limits, prefix.as_deref()),
         seen,
         &mut loc,
         conversions,
@@ -243,6 +282,7 @@ pub fn render_run(
         },
     );
     renderer.loc = loc;
+    renderer.image_prefix = prefix;
     done
 }
 
@@ -261,7 +301,7 @@ pub fn columns_run(
         text,
         span,
         line,
-        limits,
+        (limits, None),
         seen,
         &mut loc,
         conversions,
@@ -278,13 +318,14 @@ const FIRST_WINDOW: usize = 4;
 
 /// The records of scans that need no Python, each given to `each` with its loc's value
 /// (made in `loc`: the URI the core made of it, if any, noted in `conversions` when it
-/// differs from the text); where the run stopped.
+/// differs from the text); where the run stopped. With an image prefix, records with plain
+/// images are in the run too.
 #[allow(clippy::too_many_arguments)]
 fn run(
     text: &[u8],
     (mut pos, end): (usize, usize),
     mut line: u32,
-    limits: Limits,
+    (limits, image_prefix): (Limits, Option<&[u8]>),
     seen: &mut Seen,
     loc: &mut Vec<u8>,
     conversions: &mut Vec<Conversion>,
@@ -292,19 +333,18 @@ fn run(
 ) -> Rendered {
     let mut count = 0;
     let mut made = false;
+    let mut images = false;
     let mut window = FIRST_WINDOW;
     loop {
         let max_records = window.min(limits.max_records - count);
-        let found = scan_converting(
-            text,
-            pos,
-            end,
-            line,
-            Limits {
-                max_records,
-                ..limits
-            },
-        );
+        let limits_now = Limits {
+            max_records,
+            ..limits
+        };
+        let found = match image_prefix {
+            Some(prefix) => scan_with_images(text, (pos, end), line, limits_now, prefix),
+            None => scan_converting(text, pos, end, line, limits_now),
+        };
         seen.hashes.reserve(found.records.len());
         for r in &found.records {
             loc_value(text, r, loc);
@@ -320,6 +360,7 @@ fn run(
                     line: r.line,
                     count,
                     made,
+                    images,
                 };
             }
             if let Some(c) = &r.uri {
@@ -328,6 +369,7 @@ fn run(
                     conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
                 }
             }
+            images |= r.images.is_some();
             each(loc, r);
             count += 1;
         }
@@ -355,28 +397,97 @@ fn run(
             line: stop_line,
             count,
             made,
+            images,
         };
     }
 }
 
 /// The loc's value (`&amp;` read as `&`, or the URI the core made of it) into `out`.
 fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
-    let loc = &data[r.loc.0..r.loc.1];
     out.clear();
-    if let Some(c) = &r.uri {
-        out.extend_from_slice(c.uri.as_bytes());
-        return;
+    match &r.uri {
+        Some(c) => out.extend_from_slice(c.uri.as_bytes()),
+        None => plain_loc_value(data, r.loc, r.has_amp, out),
     }
-    if !r.has_amp {
-        out.extend_from_slice(loc);
-        return;
-    }
-    let mut rest = loc;
-    while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
-        out.extend_from_slice(&rest[..=i]);
-        rest = &rest[i + 5..];
+}
+
+/// A plain loc text's value (each `&amp;` read as `&`) appended to `out`.
+fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
+    let mut rest = &data[a..b];
+    if has_amp {
+        while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
+            out.extend_from_slice(&rest[..=i]);
+            rest = &rest[i + 5..];
+        }
     }
     out.extend_from_slice(rest);
+}
+
+/// The image fields by their JSON names, in the order `Image`'s fields have.
+const IMAGE_FIELDS: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
+
+/// `"images":[...]` as `json.dumps(json_fields(...), ensure_ascii=False)` writes a record's
+/// plain images (absent fields left out).
+fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"\"images\":[");
+    for (i, image) in images.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"loc\":\"");
+        let from = out.len();
+        plain_loc_value(data, image.loc, image.has_amp, out);
+        // a plain loc needs no JSON escape; checked all the same, it costs one pass
+        if out[from..]
+            .iter()
+            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        {
+            let loc = out.split_off(from);
+            json_string(&loc, out);
+        }
+        out.push(b'"');
+        for (name, text) in IMAGE_FIELDS.iter().zip(&image.texts) {
+            if let Some(text) = text {
+                out.extend_from_slice(b",\"");
+                out.extend_from_slice(name);
+                out.extend_from_slice(b"\":\"");
+                json_string(text.as_bytes(), out);
+                out.push(b'"');
+            }
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+/// UTF-8 text as the inside of a JSON string, escaped as Python's `json.dumps` escapes it
+/// with `ensure_ascii=False`: `"`, `\` and the C0 controls only.
+fn json_string(text: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        let escaped: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[],
+            _ => continue,
+        };
+        out.extend_from_slice(&text[start..i]);
+        if escaped.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 15)]);
+        } else {
+            out.extend_from_slice(escaped);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&text[start..]);
 }
 
 #[cfg(test)]
@@ -566,6 +677,67 @@ mod tests {
         );
         assert_eq!((done.count, conversions.len()), (2, 1));
         assert_eq!(columns.loc.values, b"https://e.com/ahttps://e.com/%C3%A9");
+    }
+
+    #[test]
+    fn records_with_plain_images_render_with_them_when_asked() {
+        let text = "<url><loc>https://e.com/a</loc><i:image><i:loc>https://e.com/1.png?a&amp;b</i:loc>\
+<i:caption>A &quot;b&quot;, c \\ d</i:caption></i:image><i:image><i:loc>https://e.com/2.png</i:loc>\
+<i:geo_location>Caf\u{e9}</i:geo_location><i:title>T</i:title></i:image></url>\n<url><loc>https://e.com/b</loc></url>"
+            .as_bytes();
+        let render = |format: Format, tail: &[u8], prefix: Option<&[u8]>| {
+            let mut seen = Seen::default();
+            seen.know(b"https://e.com/");
+            let mut renderer = Renderer::new(format, tail);
+            if let Some(prefix) = prefix {
+                renderer = renderer.with_images(prefix);
+            }
+            let mut out = Vec::new();
+            let done = render_run(
+                text,
+                (0, text.len()),
+                1,
+                ALL,
+                &mut renderer,
+                &mut seen,
+                &mut out,
+                &mut Vec::new(),
+            );
+            (done.count, done.images, String::from_utf8(out).unwrap())
+        };
+        let images = "\"images\":[{\"loc\":\"https://e.com/1.png?a&b\",\"caption\":\"A \\\"b\\\", c \\\\ d\"},\
+{\"loc\":\"https://e.com/2.png\",\"geo_location\":\"Caf\u{e9}\",\"title\":\"T\"}]";
+        assert_eq!(
+            render(Format::JsonLines, b"}\n", Some(b"i")),
+            (
+                2,
+                true,
+                format!(
+                    "{{\"loc\":\"https://e.com/a\",{images}}}\n{{\"loc\":\"https://e.com/b\"}}\n"
+                )
+            )
+        );
+        let cell = format!("\"{{{}}}\"", images.replace('"', "\"\""));
+        assert_eq!(
+            render(Format::Tsv, b"\n", Some(b"i")).2,
+            format!("https://e.com/a\t\t\t\t{cell}\nhttps://e.com/b\t\t\t\t\n")
+        );
+        // without the prefix (or with another), the run ends before the record
+        assert_eq!(render(Format::Locs, b"", None), (0, false, String::new()));
+        assert_eq!(render(Format::Locs, b"", Some(b"image")).0, 0);
+    }
+
+    #[test]
+    fn json_strings_escape_as_python_json_does() {
+        let mut out = Vec::new();
+        json_string(
+            "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}\u{e9}\u{2028}".as_bytes(),
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f\u{7f}\u{e9}\u{2028}"
+        );
     }
 
     #[test]
