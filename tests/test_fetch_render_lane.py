@@ -280,8 +280,9 @@ def _image_records(n: int, prefix: str) -> list[str]:
 @pytest.mark.parametrize("size", [1 << 30, 4096])
 def test_records_with_plain_images_render_in_the_core(prefix: str, size: int) -> None:
     """Records with plain images stay in the rendered runs (their ``images`` JSON, the CSV
-    and TSV extensions cell) in every text format, byte for byte what the usual path writes;
-    beside columns (a snapshot store) they are handed back as before."""
+    and TSV extensions cell, the Parquet extensions column) in every format, byte for byte
+    what the usual path writes; beside columns (a snapshot store, ``--cache``) too, read back
+    as the same Image values."""
     head = HEAD.replace(
         '0.9">', f'0.9" xmlns:{prefix}="http://www.google.com/schemas/sitemap-image/1.1">'
     )
@@ -296,8 +297,9 @@ def test_records_with_plain_images_render_in_the_core(prefix: str, size: int) ->
     parsing = _Parsing(("csv", RENDERERS["csv"]), True, values=True)
     parsing.handle(("o", SITEMAPS[0], SITEMAPS[0], ReadLimits()))
     parsing.handle(("d", data))
-    parsing.handle(("c",))
-    assert parsing.spec is not None and parsing.spec.rendered == 100 - 1  # no images
+    columns = parsing.handle(("c",))[2]()
+    assert parsing.spec is not None and parsing.spec.rendered == 400 - 1 - 8
+    assert sum(map(bool, columns.extensions)) == 300
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,6 +10,7 @@ Arrow columns; the compiled path (no Python object per entry) and the long way a
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from test_read_property import (
 )
 from test_read_support import NS
 from urlset.dates import format_w3c, instant
+from urlset.extensions import json_fields
 from urlset.limits import ReadLimits
 from urlset.model import Issue
 from urlset.reading.arrow import SLICED_STRETCHES, read_arrow, read_batches
@@ -50,9 +52,17 @@ def _expected(data: bytes, limits: ReadLimits = ReadLimits()) -> list[tuple[Any,
                 None if lastmod is None else instant(lastmod),
                 None if changefreq is None else changefreq.value,
                 getattr(e, "priority", None),
+                _extensions_json(getattr(e, "extensions", ())),
             )
         )
     return rows
+
+
+def _extensions_json(extensions: tuple[Any, ...]) -> str | None:
+    """What ``urlset read`` writes for an entry's extensions (the JSON Lines keys' object)."""
+    if not extensions:
+        return None
+    return json.dumps(json_fields(extensions), ensure_ascii=False, separators=(",", ":"))
 
 
 def _rows(table: Any) -> list[tuple[Any, ...]]:
@@ -62,7 +72,14 @@ def _rows(table: Any) -> list[tuple[Any, ...]]:
 
 def _same(data: bytes) -> None:
     table = read_arrow(data)
-    assert table.column_names == ["loc", "lastmod", "lastmod_at", "changefreq", "priority"]
+    assert table.column_names == [
+        "loc",
+        "lastmod",
+        "lastmod_at",
+        "changefreq",
+        "priority",
+        "extensions",
+    ]
     assert _rows(table) == _expected(data)
 
 
@@ -197,3 +214,27 @@ def test_corpus_reads_the_same(shared: Path) -> None:
         assert _rows(table) == _expected(data), path.name
         plain += read_batches(data)[1] > 0
     assert plain > 0  # some real sitemaps have canonical records
+
+
+def test_plain_images_are_read_into_the_extensions_column_by_the_core() -> None:
+    """An image sitemap's entries keep their images (the extensions column, as ``urlset
+    read`` writes them), read into columns by the core, not one entry at a time."""
+    image = "http://www.google.com/schemas/sitemap-image/1.1"
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{image}">\n'
+        + "".join(
+            f"<url><loc>https://example.com/p/{i}</loc><image:image><image:loc>"
+            f"https://example.com/{i}.jpg?a=1&amp;b=2</image:loc><image:caption>Caf\u00e9 "
+            f"&quot;{i}&quot;</image:caption></image:image></url>\n"
+            for i in range(20)
+        )
+        + "<url><loc>https://example.com/plain</loc></url>\n</urlset>\n"
+    ).encode()
+    assert read_batches(doc)[1] >= 19  # in the core: all but the first on its origin
+    _same(doc)
+    texts = read_arrow(doc).column("extensions").to_pylist()
+    assert (
+        texts[3]
+        == '{"images":[{"loc":"https://example.com/3.jpg?a=1&b=2","caption":"Caf\u00e9 \\"3\\""}]}'
+    )
+    assert texts[-1] is None

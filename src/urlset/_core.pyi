@@ -160,8 +160,8 @@ class RecordRenderer:
     """Canonical records of a urlset's body rendered as output text, or for ``format``
     "arrow" as Arrow buffers (urlset.reading.rendered)."""
 
-    # with ``image_prefix`` (the root's for the image namespace; text formats only),
-    # records with plain images are rendered with them (their ``images`` JSON)
+    # with ``image_prefix`` (the root's for the image namespace), records with plain images
+    # are rendered with them (their ``images`` JSON; in columns, the ``extensions`` text)
     def __init__(
         self, format: str, tail: str, max_value: int, image_prefix: str | None = None
     ) -> None: ...
@@ -185,6 +185,7 @@ class RecordRenderer:
         ArrowBuffers,  # lastmod_at: int64 microseconds since 1970 UTC (dates.instant)
         ArrowBuffers,  # changefreq: int8 index into ChangeFreq
         ArrowBuffers,  # priority: float64
+        ArrowBuffers,  # extensions: string, {"images":[...]} as json_fields gives it, or null
     ]: ...
     # the sink's duplicate set while it reads, as SeenLocs
     def add(self, loc: str, /) -> bool: ...

@@ -14,13 +14,14 @@ use crate::read::{fixed, texts, with_texts};
 const DETACHED_COPY: usize = 1 << 16;
 
 /// One document's renderer: its format and line tail (None: into Arrow columns), with the
-/// root's image prefix its records with plain images too, and the locs and origins seen so
-/// far.
+/// root's image prefix records with plain images too, and the locs and origins seen so far.
 #[pyclass(module = "urlset._core")]
 pub struct RecordRenderer {
     renderer: Option<Renderer>,
     /// "arrow": every run's records, in document order, until `columns` takes them.
     columns: Columns,
+    /// "arrow": the root's image prefix (a text renderer holds its own).
+    image_prefix: Option<Vec<u8>>,
     seen: Seen,
     max_value: usize,
 }
@@ -48,6 +49,9 @@ impl RecordRenderer {
             })
         };
         Ok(RecordRenderer {
+            image_prefix: image_prefix
+                .filter(|_| renderer.is_none())
+                .map(|p| p.as_bytes().to_vec()),
             renderer,
             columns: Columns::default(),
             seen: Seen::default(),
@@ -80,8 +84,18 @@ impl RecordRenderer {
         let mut conversions = Vec::new();
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
-            let done = py
-                .detach(|| columns_run(bytes, span, line, limits, seen, columns, &mut conversions));
+            let images = self.image_prefix.as_deref();
+            let done = py.detach(|| {
+                columns_run(
+                    bytes,
+                    span,
+                    line,
+                    (limits, images),
+                    seen,
+                    columns,
+                    &mut conversions,
+                )
+            });
             if !columns.has_room(0) {
                 return Err(pyo3::exceptions::PyValueError::new_err(
                     "records over 2 GiB of text: read the document in parts",
@@ -143,6 +157,7 @@ impl RecordRenderer {
             fixed(py, &columns.lastmod_at, |v| v.to_ne_bytes())?,
             fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
             fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
+            texts(py, &columns.extensions)?,
         );
         Ok(buffers.into_pyobject(py)?.into_any())
     }

@@ -5,13 +5,14 @@ In: the Arrow buffers the compiled core read a document's canonical records into
 (``RenderSpec.columns()``, beside the output text), the reader's other Urls and the
 ``RenderedRun``s saying where the core's records sit among them. Out: one ``UrlColumns`` in
 document order, equal to what ``UrlColumns.from_urls`` gives for the Urls the reader would
-give without the lane (the core writes lastmods as ``format_w3c`` does; a canonical record
-has no extensions). No pyarrow: the buffers are sliced with the standard library, so a
-``--cache`` run loads nothing more than a plain fetch.
+give without the lane (the core writes lastmods as ``format_w3c`` does, and a record's plain
+images as their JSON, read back into ``Image`` values here). No pyarrow: the buffers are
+sliced with the standard library, so a ``--cache`` run loads nothing more than a plain fetch.
 """
 
 from __future__ import annotations
 
+import json
 import operator
 from array import array
 from collections.abc import Sequence
@@ -31,10 +32,10 @@ _FLAGS = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
 
 def core_columns(buffers: tuple[Any, ...] | None) -> UrlColumns:
     """The core's records (``RecordRenderer.columns()``: count, then loc, lastmod,
-    lastmod_at, changefreq, priority buffers) as UrlColumns; None: no records."""
+    lastmod_at, changefreq, priority, extensions buffers) as UrlColumns; None: no records."""
     if buffers is None:
         return UrlColumns([], [], b"", array("d"), None)
-    n, loc, lastmod, _, changefreq, priority = buffers
+    n, loc, lastmod, _, changefreq, priority, extensions = buffers
     (freq_validity, freq_nulls), freq_values, _ = changefreq
     codes = freq_values[:n].translate(_NEXT_CODE)
     if freq_nulls:
@@ -49,7 +50,20 @@ def core_columns(buffers: tuple[Any, ...] | None) -> UrlColumns:
         priorities = array(
             "d", [p if f else NO_PRIORITY for p, f in zip(priorities, flags, strict=True)]
         )
-    return UrlColumns(_texts(n, loc), _texts(n, lastmod), codes, priorities, None)
+    return UrlColumns(
+        _texts(n, loc), _texts(n, lastmod), codes, priorities, _extensions(n, extensions)
+    )
+
+
+def _extensions(n: int, buffers: Any) -> list[tuple[Any, ...]] | None:
+    """The extensions column's JSON objects as the values they were written from (only the
+    records with images make objects); None when no record has any."""
+    (_, nulls), _, _ = buffers
+    if nulls == n:
+        return None
+    from ..extensions import from_json_fields
+
+    return [from_json_fields(json.loads(text)) if text else () for text in _texts(n, buffers)]
 
 
 def _flags(validity: bytes | None, n: int) -> bytes:
@@ -91,12 +105,13 @@ def in_document_order(
 
 
 def _rows(columns: UrlColumns, start: int, stop: int) -> UrlColumns:
+    extensions = columns.extensions
     return UrlColumns(
         columns.locs[start:stop],
         columns.lastmods[start:stop],
         columns.changefreqs[start:stop],
         columns.priorities[start:stop],
-        None,
+        None if extensions is None or not any(extensions[start:stop]) else extensions[start:stop],
     )
 
 

@@ -2,14 +2,16 @@
 
 ``read_arrow(source)`` gives a ``pyarrow.Table`` with the columns ``loc``, ``lastmod`` (the
 W3C text of the value read, as ``dates.format_w3c`` writes it), ``lastmod_at`` (its instant,
-UTC, as ``dates.instant`` gives it), ``changefreq`` (dictionary-encoded names), ``priority``
-and, when ``sitemap`` is given, ``sitemap``: one row per entry, in document order, the same
-entries ``urlset.read`` gives.
+UTC, as ``dates.instant`` gives it), ``changefreq`` (dictionary-encoded names), ``priority``,
+``extensions`` (the entry's extensions as the JSON object ``urlset read`` writes, e.g.
+``{"images":[...]}``; null for none) and, when ``sitemap`` is given, ``sitemap``: one row per
+entry, in document order, the same entries ``urlset.read`` gives.
 
 The document is read by urlset's reader in the render lane (reading/rendered.py) with the
-"arrow" format: runs of canonical records go from the compiled scanner straight into Arrow
-buffers (offsets, values, validity) that pyarrow wraps as they are; any other entry (one
-whose values the reader judges, one with extensions, one in a piece lxml reads, an index's)
+"arrow" format: runs of canonical records (plain images included) go from the compiled
+scanner straight into Arrow buffers (offsets, values, validity) that pyarrow wraps as they
+are; any other entry (one whose values the reader judges, one with other extensions, one in a
+piece lxml reads, an index's)
 comes as the reader's value, in its place, and becomes the same columns. So an unusual entry
 costs itself, not the document. Needs pyarrow (the ``arrow`` extra).
 """
@@ -30,7 +32,7 @@ from .reader import FILE_CHUNK, SitemapReader
 from .rendered import RenderedRun, RenderSpec, in_order, take_order
 
 E = TypeVar("E")
-ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority")
+ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority", "extensions")
 # stretches of the reader's values up to which a document's batches are slices, not a take
 SLICED_STRETCHES = 8
 
@@ -161,14 +163,14 @@ def fetch_batches(
 def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
     import pyarrow as pa
 
-    n, loc, lastmod, _, changefreq, priority = columns
+    n, loc, lastmod, _, changefreq, priority, extensions = columns
     codes = _array(pa.int8(), n, changefreq)
     arrays = [
         _array(pa.string(), n, loc),
         _array(pa.string(), n, lastmod),
         _changefreq_names().take(codes),
         _array(pa.float64(), n, priority),
-        pa.nulls(n, pa.string()),  # a canonical record has no extensions
+        _array(pa.string(), n, extensions),
         pa.repeat(sitemap, n),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
@@ -178,8 +180,6 @@ def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
     """Urls (as columns of values) as one record batch in FETCH_COLUMNS."""
     import pyarrow as pa
 
-    from ..extensions import json_fields
-
     extensions = columns.extensions
     rows = {
         "loc": columns.locs,
@@ -188,13 +188,19 @@ def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
         "priority": [None if p == NO_PRIORITY else p for p in columns.priorities],
         "extensions": [None] * columns.count
         if extensions is None
-        else [
-            json.dumps(json_fields(ext), ensure_ascii=False, separators=(",", ":")) if ext else None
-            for ext in extensions
-        ],
+        else list(map(_extensions_text, extensions)),
         "sitemap": [sitemap] * columns.count,
     }
     return pa.RecordBatch.from_pydict(rows, schema=fetch_schema())
+
+
+def _extensions_text(extensions: tuple[Any, ...]) -> str | None:
+    """An entry's extensions as the JSON object ``urlset read`` writes (None for none)."""
+    if not extensions:
+        return None
+    from ..extensions import json_fields
+
+    return json.dumps(json_fields(extensions), ensure_ascii=False, separators=(",", ":"))
 
 
 def _chunks(source: str | os.PathLike[str] | bytes) -> Iterator[bytes]:
@@ -211,7 +217,7 @@ def _batch(columns: tuple[Any, ...]) -> Any:
     """One record batch from the scanner's buffers, wrapped as they are."""
     import pyarrow as pa
 
-    n, loc, lastmod, lastmod_at, changefreq, priority = columns
+    n, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
     schema = _schema()
     arrays = [
         _array(pa.string(), n, loc),
@@ -219,6 +225,7 @@ def _batch(columns: tuple[Any, ...]) -> Any:
         _array(schema.field("lastmod_at").type, n, lastmod_at),
         pa.DictionaryArray.from_arrays(_array(pa.int8(), n, changefreq), _changefreq_names()),
         _array(pa.float64(), n, priority),
+        _array(pa.string(), n, extensions),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
@@ -242,6 +249,7 @@ def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
     instants: list[datetime | None] = []
     changefreqs: list[int | None] = []
     priorities: list[float | None] = []
+    extensions: list[str | None] = []
     freq_index = {c: i for i, c in enumerate(ChangeFreq)}
     for entry in entries:
         locs.append(entry.loc)
@@ -251,6 +259,7 @@ def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
         changefreq = getattr(entry, "changefreq", None)
         changefreqs.append(None if changefreq is None else freq_index[changefreq])
         priorities.append(getattr(entry, "priority", None))
+        extensions.append(_extensions_text(getattr(entry, "extensions", ())))
     schema = _schema()
     arrays = [
         pa.array(locs, pa.string()),
@@ -258,6 +267,7 @@ def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
         pa.array(instants, schema.field("lastmod_at").type),
         pa.DictionaryArray.from_arrays(pa.array(changefreqs, pa.int8()), _changefreq_names()),
         pa.array(priorities, pa.float64()),
+        pa.array(extensions, pa.string()),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
@@ -278,5 +288,6 @@ def _schema() -> Any:
             ("lastmod_at", pa.timestamp("us", tz="UTC")),
             ("changefreq", pa.dictionary(pa.int8(), pa.string())),
             ("priority", pa.float64()),
+            ("extensions", pa.string()),
         ]
     )

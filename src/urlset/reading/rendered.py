@@ -68,15 +68,14 @@ class RenderSpec:
 
     def start(self, sink: Sink, image_prefix: str | None) -> RecordRenderer:
         """The document's renderer, which from now on also holds its duplicate set. Given
-        the prefix the root binds to the image namespace, a text renderer renders records
-        with plain images too; not beside columns, which hold the core fields only (the
-        column renderer must read exactly the records the text renderer did)."""
-        images = None if self.with_columns else image_prefix  # "arrow" takes none
-        renderer = RecordRenderer(self.fmt, self.tail, sink.limits.max_value_length, images)
+        the prefix the root binds to the image namespace, records with plain images are
+        rendered too (their extensions as JSON), by both renderers alike."""
+        limit = sink.limits.max_value_length
+        renderer = RecordRenderer(self.fmt, self.tail, limit, image_prefix)
         sink.seen = renderer
         self.renderer = renderer
         if self.with_columns:
-            self.column_renderer = RecordRenderer("arrow", "", sink.limits.max_value_length)
+            self.column_renderer = RecordRenderer("arrow", "", limit, image_prefix)
         return renderer
 
     def columns(self) -> Any:

@@ -3,8 +3,10 @@
 //!
 //! The values are the reader's: the loc with `&amp;` replaced, the lastmod as
 //! `dates.format_w3c` writes the value read and its instant (`dates.instant`), the
-//! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority.
+//! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority,
+//! and the extensions object of a record's plain images as JSON text (null for none).
 
+use super::json::images_object;
 use super::records::Record;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
@@ -81,6 +83,8 @@ pub struct Columns {
     pub lastmod_at: Fixed<i64>,
     pub changefreq: Fixed<i8>,
     pub priority: Fixed<f64>,
+    /// `{"images":[...]}`, as `json.dumps(extensions.json_fields(...))` writes it.
+    pub extensions: Texts,
     /// The last lastmod text and its value: a file's lastmods repeat.
     last: Option<(Vec<u8>, Lastmod)>,
 }
@@ -111,8 +115,9 @@ impl Columns {
 
     /// Whether `more` bytes still fit in the text columns.
     pub fn has_room(&self, more: usize) -> bool {
-        self.loc.values.len() + more < MAX_COLUMN_BYTES
-            && self.lastmod.values.len() + more < MAX_COLUMN_BYTES
+        [&self.loc, &self.lastmod, &self.extensions]
+            .iter()
+            .all(|column| column.values.len() + more < MAX_COLUMN_BYTES)
     }
 
     /// Append a record read from `data`.
@@ -140,6 +145,10 @@ impl Columns {
         self.changefreq
             .push(r.changefreq.map(|i| i8::try_from(i).unwrap_or_default()));
         self.priority.push(r.priority);
+        if let Some(images) = &r.images {
+            images_object(data, images, &mut self.extensions.values);
+        }
+        self.extensions.close(r.images.is_some());
         self.len += 1;
     }
 
@@ -186,6 +195,33 @@ mod tests {
         assert_eq!(c.changefreq.values, [2, 0]);
         assert_eq!(c.priority.values[0], 0.5);
         assert_eq!(c.priority.validity.bits, [0b01]);
+        assert_eq!(
+            (c.extensions.offsets.as_slice(), c.extensions.validity.nulls),
+            (&[0, 0, 0][..], 2)
+        );
+    }
+
+    #[test]
+    fn plain_images_become_the_extensions_text() {
+        let text = b"<url><loc>https://e.com/a</loc></url>\n<url><loc>https://e.com/b</loc>\
+<image:image><image:loc>https://e.com/i.png?a&amp;b</image:loc><image:title>T &amp; &quot;U&quot;</image:title></image:image></url>";
+        let limits = Limits {
+            kind: Kind::Urlset,
+            max_records: 10,
+            max_value: 4096,
+        };
+        let found =
+            super::super::records::scan_with_images(text, (0, text.len()), 1, limits, b"image");
+        let mut c = Columns::default();
+        for r in &found.records {
+            c.push(text, r);
+        }
+        assert_eq!(c.len, 2);
+        assert_eq!(c.extensions.validity.bits, [0b10]);
+        assert_eq!(
+            String::from_utf8(c.extensions.values.clone()).unwrap(),
+            r#"{"images":[{"loc":"https://e.com/i.png?a&b","title":"T & \"U\""}]}"#
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@ pub mod columns;
 pub mod gzip;
 pub mod gzip_ahead;
 pub mod images;
+pub mod json;
 pub mod records;
 pub mod render;
 pub mod seen;

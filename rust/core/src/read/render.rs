@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 
 use super::columns::Columns;
-use super::images::ImageSpans;
-use super::records::{scan_converting, scan_with_images, Limits, Record, Span, Stop};
+use super::json::{images_json, images_object, plain_loc_value};
+use super::records::{scan_converting, scan_with_images, Limits, Record, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
@@ -217,9 +217,7 @@ impl Renderer {
                     // (JSON escapes tabs and line breaks, so this is right for TSV too)
                     let mut json = std::mem::take(&mut self.extension);
                     json.clear();
-                    json.push(b'{');
-                    images_json(data, images, &mut json);
-                    json.push(b'}');
+                    images_object(data, images, &mut json);
                     out.push(b'"');
                     for part in json.split_inclusive(|&b| b == b'"') {
                         out.extend_from_slice(part);
@@ -286,12 +284,13 @@ pub fn render_run(
     done
 }
 
-/// [`render_run`] into Arrow columns (urlset.reading.arrow) instead of text.
+/// [`render_run`] into Arrow columns (urlset.reading.arrow) instead of text; with the root's
+/// image prefix, records with plain images too (their `extensions` text).
 pub fn columns_run(
     text: &[u8],
     span: (usize, usize),
     line: u32,
-    limits: Limits,
+    (limits, image_prefix): (Limits, Option<&[u8]>),
     seen: &mut Seen,
     columns: &mut Columns,
     conversions: &mut Vec<Conversion>,
@@ -301,7 +300,7 @@ pub fn columns_run(
         text,
         span,
         line,
-        (limits, None),
+        (limits, image_prefix),
         seen,
         &mut loc,
         conversions,
@@ -409,85 +408,6 @@ fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
         Some(c) => out.extend_from_slice(c.uri.as_bytes()),
         None => plain_loc_value(data, r.loc, r.has_amp, out),
     }
-}
-
-/// A plain loc text's value (each `&amp;` read as `&`) appended to `out`.
-fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
-    let mut rest = &data[a..b];
-    if has_amp {
-        while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
-            out.extend_from_slice(&rest[..=i]);
-            rest = &rest[i + 5..];
-        }
-    }
-    out.extend_from_slice(rest);
-}
-
-/// The image fields by their JSON names, in the order `Image`'s fields have.
-const IMAGE_FIELDS: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
-
-/// `"images":[...]` as `json.dumps(json_fields(...), ensure_ascii=False)` writes a record's
-/// plain images (absent fields left out).
-fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
-    out.extend_from_slice(b"\"images\":[");
-    for (i, image) in images.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"loc\":\"");
-        let from = out.len();
-        plain_loc_value(data, image.loc, image.has_amp, out);
-        // a plain loc needs no JSON escape; checked all the same, it costs one pass
-        if out[from..]
-            .iter()
-            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        {
-            let loc = out.split_off(from);
-            json_string(&loc, out);
-        }
-        out.push(b'"');
-        for (name, text) in IMAGE_FIELDS.iter().zip(&image.texts) {
-            if let Some(text) = text {
-                out.extend_from_slice(b",\"");
-                out.extend_from_slice(name);
-                out.extend_from_slice(b"\":\"");
-                json_string(text.as_bytes(), out);
-                out.push(b'"');
-            }
-        }
-        out.push(b'}');
-    }
-    out.push(b']');
-}
-
-/// UTF-8 text as the inside of a JSON string, escaped as Python's `json.dumps` escapes it
-/// with `ensure_ascii=False`: `"`, `\` and the C0 controls only.
-fn json_string(text: &[u8], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut start = 0;
-    for (i, &b) in text.iter().enumerate() {
-        let escaped: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => &[],
-            _ => continue,
-        };
-        out.extend_from_slice(&text[start..i]);
-        if escaped.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 15)]);
-        } else {
-            out.extend_from_slice(escaped);
-        }
-        start = i + 1;
-    }
-    out.extend_from_slice(&text[start..]);
 }
 
 #[cfg(test)]
@@ -622,7 +542,7 @@ mod tests {
             text,
             (0, text.len()),
             1,
-            ALL,
+            (ALL, None),
             &mut seen,
             &mut columns,
             &mut Vec::new(),
@@ -670,7 +590,7 @@ mod tests {
             text,
             (0, text.len()),
             1,
-            ALL,
+            (ALL, None),
             &mut seen,
             &mut columns,
             &mut conversions,
@@ -725,19 +645,6 @@ mod tests {
         // without the prefix (or with another), the run ends before the record
         assert_eq!(render(Format::Locs, b"", None), (0, false, String::new()));
         assert_eq!(render(Format::Locs, b"", Some(b"image")).0, 0);
-    }
-
-    #[test]
-    fn json_strings_escape_as_python_json_does() {
-        let mut out = Vec::new();
-        json_string(
-            "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}\u{e9}\u{2028}".as_bytes(),
-            &mut out,
-        );
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f\u{7f}\u{e9}\u{2028}"
-        );
     }
 
     #[test]
