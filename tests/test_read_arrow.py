@@ -72,14 +72,7 @@ def _rows(table: Any) -> list[tuple[Any, ...]]:
 
 def _same(data: bytes) -> None:
     table = read_arrow(data)
-    assert table.column_names == [
-        "loc",
-        "lastmod",
-        "lastmod_at",
-        "changefreq",
-        "priority",
-        "extensions",
-    ]
+    assert table.column_names == "loc lastmod lastmod_at changefreq priority extensions".split()
     assert _rows(table) == _expected(data)
 
 

@@ -424,14 +424,23 @@ mod tests {
     const TEXT: &[u8] = b"<url><loc>https://e.com/a?x=1&amp;y=2,3</loc><lastmod>2024-01-02T03:04:05+00:00</lastmod>\
 <changefreq>daily</changefreq><priority>1</priority></url>\n<url><loc>https://e.com/b</loc><priority>0.25</priority></url>";
 
-    fn rendered(format: Format, tail: &[u8]) -> String {
+    /// `text` rendered whole from line 1 (its origin known), with the image prefix if any.
+    fn rendered_with(
+        text: &[u8],
+        format: Format,
+        tail: &[u8],
+        prefix: Option<&[u8]>,
+    ) -> (Rendered, String) {
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut out = Vec::new();
         let mut renderer = Renderer::new(format, tail);
+        if let Some(prefix) = prefix {
+            renderer = renderer.with_images(prefix);
+        }
         let done = render_run(
-            TEXT,
-            (0, TEXT.len()),
+            text,
+            (0, text.len()),
             1,
             ALL,
             &mut renderer,
@@ -439,8 +448,13 @@ mod tests {
             &mut out,
             &mut Vec::new(),
         );
+        (done, String::from_utf8(out).unwrap())
+    }
+
+    fn rendered(format: Format, tail: &[u8]) -> String {
+        let (done, out) = rendered_with(TEXT, format, tail, None);
         assert_eq!((done.count, done.pos, done.line), (2, TEXT.len(), 2));
-        String::from_utf8(out).unwrap()
+        out
     }
 
     #[test]
@@ -606,24 +620,8 @@ mod tests {
 <i:geo_location>Caf\u{e9}</i:geo_location><i:title>T</i:title></i:image></url>\n<url><loc>https://e.com/b</loc></url>"
             .as_bytes();
         let render = |format: Format, tail: &[u8], prefix: Option<&[u8]>| {
-            let mut seen = Seen::default();
-            seen.know(b"https://e.com/");
-            let mut renderer = Renderer::new(format, tail);
-            if let Some(prefix) = prefix {
-                renderer = renderer.with_images(prefix);
-            }
-            let mut out = Vec::new();
-            let done = render_run(
-                text,
-                (0, text.len()),
-                1,
-                ALL,
-                &mut renderer,
-                &mut seen,
-                &mut out,
-                &mut Vec::new(),
-            );
-            (done.count, done.images, String::from_utf8(out).unwrap())
+            let (done, out) = rendered_with(text, format, tail, prefix);
+            (done.count, done.images, out)
         };
         let images = "\"images\":[{\"loc\":\"https://e.com/1.png?a&b\",\"caption\":\"A \\\"b\\\", c \\\\ d\"},\
 {\"loc\":\"https://e.com/2.png\",\"geo_location\":\"Caf\u{e9}\",\"title\":\"T\"}]";
