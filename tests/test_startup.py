@@ -129,6 +129,20 @@ def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -
         assert "email.utils" not in modules, command
 
 
+def test_check_of_a_plain_sitemap_loads_no_lxml(tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(TINY, encoding="utf-8")
+    assert "lxml" not in tops(loaded("check", str(sitemap)))
+    # an element out of order is named by libxml2's walk: there lxml loads
+    sitemap.write_text(
+        TINY.replace("<loc>https://shop.test/a?x=1&amp;y=2</loc>", "").replace(
+            "</lastmod>", "</lastmod><loc>https://shop.test/a</loc>"
+        ),
+        encoding="utf-8",
+    )
+    assert "lxml" in tops(loaded("check", str(sitemap)))
+
+
 def test_build_of_a_small_list_loads_no_heavy_library(tmp_path: Path) -> None:
     source = tmp_path / "urls.txt"
     source.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")

@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lxml import etree
-
 
 def split_tag(tag: str) -> tuple[str, str]:
     if tag[:1] == "{":
@@ -50,6 +48,8 @@ _BLANK = re.compile(rb"[^\n]")
 
 
 def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:
+    from lxml import etree  # a plain document is checked without libxml2's walk
+
     parser = etree.XMLPullParser(
         events=("start", "end"),
         recover=True,
