@@ -7,6 +7,7 @@ loaded when the command has finished; heavy libraries must load only where they 
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -228,7 +229,21 @@ def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
         "urlset.sources.page",
         "urlset.writing.update",
         "urlset.writing.stable",
+        "urlset.writing.shards",
     }
+    # URLs without extensions: no extension module but the set-wide hreflang report's
+    assert urlset_modules(modules, "urlset.extensions") == {"urlset.extensions.reciprocity"}
+
+
+def test_build_of_a_table_with_an_image_column_loads_the_extensions(tmp_path: Path) -> None:
+    source = tmp_path / "urls.csv"
+    source.write_text("loc,image_loc\nhttps://shop.test/a,https://shop.test/a.png\n", "utf-8")
+    out = tmp_path / "out"
+    modules = loaded("build", "--base-url", "https://shop.test/", "--out", str(out), str(source))
+    assert b"<image:loc>https://shop.test/a.png</image:loc>" in gzip.decompress(
+        (out / "sitemap.xml.gz").read_bytes()
+    )
+    assert {"urlset.extensions.image", "urlset.extensions.registry"} <= modules
 
 
 def test_static_option_choices_match_the_implementations() -> None:
@@ -239,6 +254,14 @@ def test_static_option_choices_match_the_implementations() -> None:
 
     assert LASTMOD_CHOICES == directory.LASTMOD_CHOICES
     assert INPUT_FORMATS == sources.FORMATS
+
+
+def test_extension_names_written_out_match_the_registry() -> None:
+    from urlset import extensions
+    from urlset.extensions import registry
+
+    assert extensions.JSON_KEYS == registry.JSON_KEYS
+    assert list(extensions.PREFIXES.items()) == list(registry.PREFIXES.items())
 
 
 def test_fetch_option_defaults_match_the_implementations() -> None:
