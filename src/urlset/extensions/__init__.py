@@ -50,7 +50,9 @@ Loading: this package loads none of them. Each public name loads the module that
 it on first use, and the three the reader and the writers of output call on every document
 (``json_fields``, ``fast_extensions``, ``EXT_CODES``) are stand-ins here that load theirs
 when a document first has an extension (or an extension issue): a sitemap without
-extensions never compiles an extension's patterns or builds its field tables.
+extensions never compiles an extension's patterns or builds its field tables. So are
+``from_json_fields``, and ``JSON_KEYS`` and ``PREFIXES`` written out, which a build uses
+for every input and document: a build of URLs without extensions loads none either.
 """
 
 from __future__ import annotations
