@@ -20,7 +20,7 @@ PACKAGE = Path(urlset.__file__).parent
 # stage -> rank; a module may import its own stage or a lower rank, never a higher one or a
 # sibling of its own rank (reading and writing, checking and fetching stay apart)
 # _core is the compiled extension (rust/): it imports nothing of the package
-CORE = ("model", "urls", "dates", "limits", "codes", "errors", "_core")
+CORE = ("model", "urls", "dates", "limits", "codes", "errors", "patterns", "_core")
 STAGES = {
     **{name: 0 for name in CORE},
     "extensions": 1,

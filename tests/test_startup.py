@@ -7,6 +7,7 @@ loaded when the command has finished; heavy libraries must load only where they 
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -17,8 +18,9 @@ import pytest
 from test_fetch_support import LoopbackServer, gz, sitemapindex
 
 # loads `urlset.cli.main` as the console script does, runs it, then prints sys.modules
+# (listed before the probe's own json loads)
 _PROBE = """
-import json, sys
+import sys
 sys.argv = ["urlset", *sys.argv[1:]]
 from urlset.cli import main
 try:
@@ -27,8 +29,10 @@ except SystemExit as exit:
     code = exit.code
 else:
     code = 0
+modules = sorted(sys.modules)
+import json
 sys.stdout.flush()
-sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(sys.modules)}) + "\\n")
+sys.stderr.write("\\n" + json.dumps({"code": code, "modules": modules}) + "\\n")
 """
 
 # libraries that cost tens of milliseconds each and that no command below needs
@@ -129,6 +133,20 @@ def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -
         assert "email.utils" not in modules, command
 
 
+def test_check_of_a_plain_sitemap_loads_no_lxml(tmp_path: Path) -> None:
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(TINY, encoding="utf-8")
+    assert not tops(loaded("check", str(sitemap))) & {"lxml", "json"}  # json: --format json
+    # an element out of order is named by libxml2's walk: there lxml loads
+    sitemap.write_text(
+        TINY.replace("<loc>https://shop.test/a?x=1&amp;y=2</loc>", "").replace(
+            "</lastmod>", "</lastmod><loc>https://shop.test/a</loc>"
+        ),
+        encoding="utf-8",
+    )
+    assert "lxml" in tops(loaded("check", str(sitemap)))
+
+
 def test_build_of_a_small_list_loads_no_heavy_library(tmp_path: Path) -> None:
     source = tmp_path / "urls.txt"
     source.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")
@@ -214,7 +232,21 @@ def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
         "urlset.sources.page",
         "urlset.writing.update",
         "urlset.writing.stable",
+        "urlset.writing.shards",
     }
+    # URLs without extensions: no extension module but the set-wide hreflang report's
+    assert urlset_modules(modules, "urlset.extensions") == {"urlset.extensions.reciprocity"}
+
+
+def test_build_of_a_table_with_an_image_column_loads_the_extensions(tmp_path: Path) -> None:
+    source = tmp_path / "urls.csv"
+    source.write_text("loc,image_loc\nhttps://shop.test/a,https://shop.test/a.png\n", "utf-8")
+    out = tmp_path / "out"
+    modules = loaded("build", "--base-url", "https://shop.test/", "--out", str(out), str(source))
+    assert b"<image:loc>https://shop.test/a.png</image:loc>" in gzip.decompress(
+        (out / "sitemap.xml.gz").read_bytes()
+    )
+    assert {"urlset.extensions.image", "urlset.extensions.registry"} <= modules
 
 
 def test_static_option_choices_match_the_implementations() -> None:
@@ -225,6 +257,14 @@ def test_static_option_choices_match_the_implementations() -> None:
 
     assert LASTMOD_CHOICES == directory.LASTMOD_CHOICES
     assert INPUT_FORMATS == sources.FORMATS
+
+
+def test_extension_names_written_out_match_the_registry() -> None:
+    from urlset import extensions
+    from urlset.extensions import registry
+
+    assert extensions.JSON_KEYS == registry.JSON_KEYS
+    assert list(extensions.PREFIXES.items()) == list(registry.PREFIXES.items())
 
 
 def test_fetch_option_defaults_match_the_implementations() -> None:
@@ -309,3 +349,92 @@ def test_the_extension_modules_are_attributes_of_the_package_before_import() -> 
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert int(done.stdout) >= 11
+
+
+# runs ``urlset ARGS`` as _PROBE does, then names each lazy pattern of urlset that was compiled
+_COMPILED_PROBE = _PROBE.replace(
+    'sys.stderr.write("\\n" + json.dumps({"code": code, "modules": modules}) + "\\n")',
+    """from urlset.patterns import Lazy
+compiled = sorted(
+    f"{name}.{attr}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("urlset.")
+    for attr, value in list(vars(module).items())
+    if isinstance(value, Lazy) and "_compiled" in vars(value)
+)
+sys.stderr.write("\\n" + json.dumps({"code": code, "compiled": compiled}) + "\\n")""",
+)
+
+
+def compiled_patterns(*args: str) -> set[str]:
+    """The module-level patterns compiled once ``urlset ARGS`` has run (it must exit 0)."""
+    assert "compiled" in _COMPILED_PROBE  # the replace above found its line
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILED_PROBE, *args], capture_output=True, text=True, timeout=120
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None), done.stderr
+    return set(report["compiled"])
+
+
+# what a plain XML document's head needs (the prolog, the root start tag)
+_HEAD = {
+    f"urlset.reading.xml_prolog.{name}"
+    for name in ("_DEFAULT_NS", "_ENCODING", "_START_TAG", "_WS", "_WS_BOM")
+}
+
+
+def test_a_short_command_compiles_only_the_patterns_it_uses(tmp_path: Path) -> None:
+    """Each pattern costs its compilation (re's parser, in Python) when first used, not at
+    import: what these commands compile is pinned, so a new one on their path is a choice."""
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(TINY, encoding="utf-8")
+    listing = tmp_path / "urls.txt"
+    listing.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")
+    assert compiled_patterns("read", str(sitemap)) == _HEAD
+    assert compiled_patterns("check", str(sitemap)) == {
+        *_HEAD,
+        "urlset.checking.rules._DECLARATION",
+    }
+    assert compiled_patterns("read", str(listing)) == {
+        "urlset.reading.sink._FAST_URI",
+        "urlset.reading.sniff._URL_LINE",
+    }
+    out = tmp_path / "out"
+    build = ("build", "--base-url", "https://shop.test/", "--out", str(out), str(listing))
+    assert compiled_patterns(*build) == {"urlset.urls._PLAIN_ORIGIN"}
+    # a document the compiled lane hands over: the full lane's patterns are compiled then
+    sitemap.write_text(TINY.replace("</urlset>", "<!-- x --></urlset>"), encoding="utf-8")
+    assert "urlset.reading.xml_guard._GUARD_TOKEN" in compiled_patterns("read", str(sitemap))
+
+
+def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
+    import re
+
+    from urlset.patterns import lazy
+
+    cases = [
+        (r"(?P<y>\d{4})-(\d{2})", 0, "on 2024-01 and 2025-02"),
+        (r"https?://", re.IGNORECASE, "HTTP://a http://b"),
+        (rb"loc>([^<]*)</", 0, b"<loc>x</loc><loc>y</loc>"),
+    ]
+    for source, flags, text in cases:
+        pattern, compiled = lazy(source, flags), re.compile(source, flags)
+        assert "_compiled" not in vars(pattern)  # nothing compiled until it is used
+        for method in ("search", "match", "fullmatch", "finditer"):
+            for at in (0, 3):
+                found = getattr(pattern, method)(text, at)
+                expected = getattr(compiled, method)(text, at)
+                if method == "finditer":
+                    found, expected = list(found), list(expected)
+                assert repr(found) == repr(expected), (source, method, at)
+        assert pattern.findall(text) == compiled.findall(text)
+        assert (pattern.pattern, pattern.flags, pattern.groups, pattern.groupindex) == (
+            compiled.pattern,
+            compiled.flags,
+            compiled.groups,
+            compiled.groupindex,
+        )
+    year = lazy(r"\d{4}")
+    assert year.sub("Y", "2024-2025", count=1) == "Y-2025"
+    assert year.sub(lambda m: m.group()[::-1], "2024") == "4202"

@@ -12,6 +12,7 @@ import re
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .errors import InvalidValue
+from .patterns import lazy
 
 Lastmod = date | datetime  # datetime is a subclass of date; a datetime here is always aware
 
@@ -82,17 +83,16 @@ class YearMonth(date):
         return hash((YearMonth, self.year, self.month))
 
 
-_W3C = re.compile(
+_W3C_SOURCE = (
     r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})"
     r"(?:T(?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d+))?)?"
     r"(?P<tz>Z|[+-]\d{2}:\d{2}))?)?)?"
 )
+_W3C = lazy(_W3C_SOURCE)
 # The same, with the zone optional: used only when the caller names a default zone.
-_W3C_NOZONE = re.compile(
-    _W3C.pattern.replace(r"(?P<tz>Z|[+-]\d{2}:\d{2})", r"(?P<tz>Z|[+-]\d{2}:\d{2})?")
-)
+_W3C_NOZONE = lazy(_W3C_SOURCE.replace(r"(?P<tz>Z|[+-]\d{2}:\d{2})", r"(?P<tz>Z|[+-]\d{2}:\d{2})?"))
 # What real sites write instead: a space for T, unpadded parts, no zone, +hhmm zones.
-_LENIENT = re.compile(
+_LENIENT = lazy(
     r"\s*(?P<y>\d{4})(?:-(?P<m>\d{1,2})(?:-(?P<d>\d{1,2})"
     r"(?:[T ](?P<H>\d{1,2}):(?P<M>\d{1,2})(?::(?P<S>\d{1,2})(?:[.,](?P<f>\d+))?)?"
     r"\s*(?P<tz>Z|z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?)?)?)?\s*"

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from ._core import iri_to_uri
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
+from .patterns import lazy
 
 # The hot path: an ASCII http(s) URL with a lowercase host name (its last label starting
 # with a letter, so no IPv4 form WHATWG would rewrite), no default or zero-padded port, a path
@@ -31,13 +32,13 @@ PLAIN_HOST = (
     r"(?:(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9\-]*[a-z0-9])?"
     rf"|{_OCTET}(?:\.{_OCTET}){{3}})"
 )
-_PLAIN_ORIGIN = re.compile(rf"(https?)://{PLAIN_HOST}(?::([1-9][0-9]{{0,4}}))?/").fullmatch
+_PLAIN_ORIGIN = lazy(rf"(https?)://{PLAIN_HOST}(?::([1-9][0-9]{{0,4}}))?/")
 
 
 @lru_cache(maxsize=1024)
 def _plain_origin(origin: str) -> bool:
     """``scheme://host[:port]/`` as the WHATWG parse writes it (sites have few origins)."""
-    m = _PLAIN_ORIGIN(origin)
+    m = _PLAIN_ORIGIN.fullmatch(origin)
     if m is None:
         return False
     port = m[2]
@@ -58,13 +59,13 @@ def is_plain_uri(loc: str) -> bool:
     rest = loc[cut + 1 :]
     if not rest.isascii() or rest.encode().translate(None, _LOC_ALLOWED) or "/." in loc:
         return False
-    return not ("%" in rest and _BAD_ESCAPE(rest))
+    return not ("%" in rest and _BAD_ESCAPE.search(rest))
 
 
-_AUTHORITY = re.compile(r"https?://[^/\\?#]", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_AUTHORITY = lazy(r"https?://[^/\\?#]", re.IGNORECASE)
+_CONTROL = lazy(r"[\x00-\x1f\x7f]")
 # After the WHATWG parse: a '%' that starts no escape, and characters RFC 3986 never allows.
-_NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> \[\]]")
+_NOT_URI = lazy(r"%(?![0-9A-Fa-f]{2})|[\\^`{|}\"<> \[\]]")
 _DEFAULT_PORT = {"http": 80, "https": 443}
 
 
@@ -160,8 +161,8 @@ def _restore_apostrophes(href: str, stand_in: str) -> str:
     return href[:path_at] + href[path_at:].replace(_STAND_IN_WRITTEN.get(stand_in, stand_in), "'")
 
 
-_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%2[eE]").search
-_DOT_SEGMENT = re.compile(r"/\.").search  # a regex finds it twice as fast as `in` here
+_BAD_ESCAPE = lazy(r"%(?![0-9A-Fa-f]{2})|%2[eE]")
+_DOT_SEGMENT = lazy(r"/\.")  # a regex finds it twice as fast as `in` here
 
 
 def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[bool]:
@@ -190,8 +191,8 @@ def plain_uri_flags(locs: list[str], max_length: int = MAX_LOC_LENGTH) -> list[b
         not no_breaks
         or not joined.isascii()
         or joined.encode().translate(None, _BATCH_ALLOWED)
-        or _DOT_SEGMENT(joined)
-        or ("%" in joined and _BAD_ESCAPE(joined))
+        or _DOT_SEGMENT.search(joined)
+        or ("%" in joined and _BAD_ESCAPE.search(joined))
         or max(map(len, locs)) > max_length
     ):
         flags = [ok and _plain_alone(loc, max_length) for ok, loc in zip(flags, locs, strict=True)]
@@ -211,7 +212,7 @@ def _plain_alone(loc: str, max_length: int) -> bool:
         and loc.isascii()
         and not loc.encode().translate(None, _LOC_ALLOWED)
         and "/." not in loc
-        and not ("%" in loc and _BAD_ESCAPE(loc))
+        and not ("%" in loc and _BAD_ESCAPE.search(loc))
     )
 
 
@@ -240,7 +241,7 @@ class Scope:
         if is_plain_uri(uri):  # as the WHATWG parse writes it already: taken apart as it is
             start = uri.find("://") + 3
             cut = uri.find("/", start)
-            origin = _PLAIN_ORIGIN(uri[: cut + 1])
+            origin = _PLAIN_ORIGIN.fullmatch(uri[: cut + 1])
             assert origin is not None
             path = uri[cut:].partition("?")[0]
             scheme = origin[1]
@@ -292,7 +293,7 @@ _LOCAL_SUFFIXES = (".localhost", ".local", ".test", ".invalid", ".internal", ".l
 # deploy previews and branch deploys of static hosting: Netlify and Firebase Hosting write
 # "<preview>--<site>", Vercel "<project>-git-<branch>-<team>", Cloudflare Pages
 # "<hash or branch>.<project>.pages.dev", Render "<service>-pr-<n>.onrender.com"
-_PREVIEW_HOSTS = re.compile(
+_PREVIEW_HOSTS = lazy(
     r"[^.]+--[^.]+\.(?:netlify\.app|web\.app|firebaseapp\.com)"
     r"|[^.]+-git-[^.]+\.vercel\.app"
     r"|[^.]+\.[^.]+\.pages\.dev"

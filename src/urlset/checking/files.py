@@ -17,6 +17,7 @@ from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 from ..extensions.set_checks import SetChecks
+from ..patterns import lazy
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .children import compare_with_children
@@ -26,7 +27,7 @@ from .source import FileSource, spool
 
 # how much of a file is looked at to tell whether it is a sitemap
 _HEAD = 4096
-_URL_AT_LINE_START = re.compile(rb"(?:^|\n)[ \t]*https?://", re.IGNORECASE)
+_URL_AT_LINE_START = lazy(rb"(?:^|\n)[ \t]*https?://", re.IGNORECASE)
 
 
 def _head_of(path: Path) -> bytes:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
+from ..patterns import lazy
 from ..urls import to_uri
 from . import rules
 from .xmlevents import drop, parse_events, split_tag
@@ -168,7 +169,7 @@ _VALUE_ELEMENT = {
     "future-lastmod": b"lastmod",
     "duplicate-loc": b"loc",
 }
-_QUOTED = re.compile(r"'([^'\n]{1,2048})'")
+_QUOTED = lazy(r"'([^'\n]{1,2048})'")
 
 
 def _needles(issue: Issue) -> list[tuple[bytes, int]]:
@@ -316,7 +317,7 @@ def whole_windows(plain: bytes) -> Windows:
     return lambda: [(0, plain)]
 
 
-_TEXT_TOKEN = re.compile(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
+_TEXT_TOKEN = lazy(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
 
 
 def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict[bytes, list[int]]:

@@ -8,21 +8,21 @@ sitemap. They give their findings to a ``Findings``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 
 from ..limits import Limits
+from ..patterns import lazy
 from . import rules
 from .findings import Findings
 
 # --- loc text as written ----------------------------------------------------------------------
 
 # any element named loc, prefixed or not (image:loc, video:content_loc too): its text
-_LOC_TEXT = re.compile(rb"loc>([^<]*)</")
-_SUSPECT = re.compile(rb"[\x00-\x20\x7f-\xff&`^{}|\\\"]")
-_URI_BYTES = bytes(b for b in range(256) if not _SUSPECT.match(bytes([b])))
+_LOC_TEXT = lazy(rb"loc>([^<]*)</")
+_SUSPECT = lazy(rb"[\x00-\x20\x7f-\xff&`^{}|\\\"]")
+_URI_BYTES = bytes(b for b in range(0x21, 0x7F) if b not in b'&`^{}|\\"')  # not _SUSPECT
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
-_ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
+_ENTITY = lazy(r"&(?:amp|lt|gt|quot|apos);")
 
 
 # the locs are first looked at in windows of about this many bytes (memory stays bounded)
@@ -83,7 +83,7 @@ def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
             found.add("url-too-long", message, line, column)
 
 
-_FORBIDDEN = re.compile(r"[`^{}|\\\"]")
+_FORBIDDEN = lazy(r"[`^{}|\\\"]")
 
 
 def _uri_forbidden(text: str) -> str | None:

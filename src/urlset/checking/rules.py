@@ -24,6 +24,7 @@ from ..dates import Lastmod, latest_moment
 from ..extensions import EXT_CODES
 from ..limits import Limits
 from ..model import Issue, Severity
+from ..patterns import lazy
 from ..urls import Scope
 
 
@@ -311,7 +312,7 @@ def byte_order_mark(plain: bytes) -> str | None:
     return None
 
 
-_DECLARATION = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*<\?xml[ \t\r\n]")
+_DECLARATION = lazy(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*<\?xml[ \t\r\n]")
 
 
 def no_xml_declaration(plain: bytes) -> str | None:
@@ -332,9 +333,9 @@ def empty_sitemap(fmt: str | None, entries: int, fatal: bool) -> str | None:
 
 # --- one entry -----------------------------------------------------------------------------
 
-_INNER_SPACE = re.compile(r"\S\s+\S")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_BARE_AMP = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
+_INNER_SPACE = lazy(r"\S\s+\S")
+_CONTROL = lazy(r"[\x00-\x1f\x7f]")
+_BARE_AMP = lazy(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
 
 
 def url_not_escaped(raw: str) -> str | None:
@@ -493,8 +494,8 @@ def newest(values: list[Lastmod]) -> Lastmod | None:
 
 # --- text sitemaps -------------------------------------------------------------------------
 
-_URLISH = re.compile(r"[^\s<>\"{}|\\^`]+")
-_PATHISH = re.compile(r"(?:[a-z][a-z0-9+.\-]*:)?/?[^\s/]*[./][^\s]*", re.IGNORECASE)
+_URLISH = lazy(r"[^\s<>\"{}|\\^`]+")
+_PATHISH = lazy(r"(?:[a-z][a-z0-9+.\-]*:)?/?[^\s/]*[./][^\s]*", re.IGNORECASE)
 
 
 def text_not_url(line: str) -> str | None:

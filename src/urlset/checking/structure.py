@@ -12,12 +12,13 @@ import re
 from typing import NamedTuple
 
 from ..model import SITEMAP_NS
+from ..patterns import lazy
 from .findings import Findings
 from .xmlevents import drop, parse_events, split_tag
 
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
-_XMLNS = re.compile(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
-_ROOT = re.compile(rb"<(urlset|sitemapindex)[\s>/]")
+_XMLNS = lazy(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
+_ROOT = lazy(rb"<(urlset|sitemapindex)[\s>/]")
 _X = rb"[A-Za-z_][\w.\-]*:"  # a prefixed (extension) element
 
 
@@ -38,22 +39,22 @@ class _Shape(NamedTuple):
 
 _SHAPES = {
     "urlset": _Shape(
-        re.compile(
+        lazy(
             rb"</(?:loc>\s*<(?!lastmod>|changefreq>|priority>|/url>|" + _X + rb")"
             rb"|lastmod>\s*<(?!changefreq>|priority>|/url>|" + _X + rb")"
             rb"|changefreq>\s*<(?!priority>|/url>|" + _X + rb")"
             rb"|priority>\s*<(?!/url>|" + _X + rb"))"
         ),
-        re.compile(rb"<url>\s*<(?!loc>)"),
-        re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod|changefreq|priority)>"),
+        lazy(rb"<url>\s*<(?!loc>)"),
+        lazy(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod|changefreq|priority)>"),
     ),
     "sitemapindex": _Shape(
-        re.compile(
+        lazy(
             rb"</(?:loc>\s*<(?!lastmod>|/sitemap>|" + _X + rb")"
             rb"|lastmod>\s*<(?!/sitemap>|" + _X + rb"))"
         ),
-        re.compile(rb"<sitemap>\s*<(?!loc>)"),
-        re.compile(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod)>"),
+        lazy(rb"<sitemap>\s*<(?!loc>)"),
+        lazy(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod)>"),
     ),
 }
 # reader codes that mean an element stands where the protocol does not expect it

@@ -8,11 +8,10 @@ parse of them; ``split_tag`` splits an element's tag into namespace and local na
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from typing import Any
 
-from lxml import etree
+from ..patterns import lazy
 
 
 def split_tag(tag: str) -> tuple[str, str]:
@@ -46,10 +45,12 @@ def for_lxml(plain: bytes) -> bytes:
     return _BLANK.sub(b" ", body[:start]) + body[start:]
 
 
-_BLANK = re.compile(rb"[^\n]")
+_BLANK = lazy(rb"[^\n]")
 
 
 def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:
+    from lxml import etree  # a plain document is checked without libxml2's walk
+
     parser = etree.XMLPullParser(
         events=("start", "end"),
         recover=True,

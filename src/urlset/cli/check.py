@@ -11,7 +11,6 @@ or above ``--fail-on``, 2 a usage error or a file that could not be read.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import replace
@@ -175,11 +174,11 @@ def _run(
 
             assert counter is not None
             out.write(check_page(report, options.limits, counter, now))
-        elif fmt == "json":
-            json.dump(report.to_dict(), out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        elif fmt == "sarif":
-            json.dump(report.to_sarif(version=_version()), out, indent=2, ensure_ascii=False)
+        elif fmt in ("json", "sarif"):
+            import json  # the text report, the usual one, needs none
+
+            found = report.to_dict() if fmt == "json" else report.to_sarif(version=_version())
+            json.dump(found, out, indent=2, ensure_ascii=False)
             out.write("\n")
         else:
             _text(report, out)

@@ -50,7 +50,9 @@ Loading: this package loads none of them. Each public name loads the module that
 it on first use, and the three the reader and the writers of output call on every document
 (``json_fields``, ``fast_extensions``, ``EXT_CODES``) are stand-ins here that load theirs
 when a document first has an extension (or an extension issue): a sitemap without
-extensions never compiles an extension's patterns or builds its field tables.
+extensions never compiles an extension's patterns or builds its field tables. So are
+``from_json_fields``, and ``JSON_KEYS`` and ``PREFIXES`` written out, which a build uses
+for every input and document: a build of URLs without extensions loads none either.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..codes import Code
+    from ..model import RawElement
     from .common import ExtensionSpec, Note, warning_code
     from .field_checks import ISO_639_1, ISO_3166_1, format_decimal
     from .hreflang import XHTML_NS, Alternate, hreflang_code
@@ -76,14 +79,11 @@ if TYPE_CHECKING:
     )
     from .registry import (
         DECLARED_BY,
-        JSON_KEYS,
-        PREFIXES,
         REGISTRY,
         TYPED,
         Extension,
         Parsed,
         from_json,
-        from_json_fields,
         namespaces_of,
         parse,
         parse_element,
@@ -181,14 +181,11 @@ _LAZY = {
     **dict.fromkeys(
         (
             "DECLARED_BY",
-            "JSON_KEYS",
-            "PREFIXES",
             "REGISTRY",
             "TYPED",
             "Extension",
             "Parsed",
             "from_json",
-            "from_json_fields",
             "namespaces_of",
             "parse",
             "parse_element",
@@ -253,6 +250,25 @@ def json_fields(extensions: Iterable[object]) -> dict[str, Any]:
     from .registry import json_fields as fields_of
 
     return fields_of(extensions)
+
+
+# ``registry.JSON_KEYS`` and ``registry.PREFIXES`` written out (tests/test_startup.py holds
+# them equal): a build tells a mapping's extension keys from its core keys, and a writer
+# knows the typed namespaces, without loading the extensions
+JSON_KEYS = ("images", "videos", "news", "alternates", "extensions")
+PREFIXES = {
+    "http://www.google.com/schemas/sitemap-image/1.1": "image",
+    "http://www.google.com/schemas/sitemap-video/1.1": "video",
+    "http://www.google.com/schemas/sitemap-news/0.9": "news",
+    "http://www.w3.org/1999/xhtml": "xhtml",
+}
+
+
+def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, ...]:
+    """``registry.from_json_fields``, loaded when an entry first has an extension key."""
+    from .registry import from_json_fields as extensions_of
+
+    return extensions_of(data)
 
 
 def fast_extensions(

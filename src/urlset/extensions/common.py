@@ -11,7 +11,6 @@ self-declared form of an element, and Issues from a table of codes.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
@@ -19,6 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 from ..codes import Code
 from ..errors import InvalidValue
 from ..model import SITEMAP_NS, Issue, RawElement, Url
+from ..patterns import lazy
 from ..urls import plain_uri_flags
 from . import SAFE_PARSER_OPTIONS
 
@@ -297,7 +297,7 @@ def no_repeats(
 
 # ---------------------------------------------------------------- reading with regexes
 
-_STANDARD_ENTITY = re.compile(r"&(?!(?:amp|lt|gt|quot|apos);)")
+_STANDARD_ENTITY = lazy(r"&(?!(?:amp|lt|gt|quot|apos);)")
 
 
 def plain_text(text: str | None) -> str | None:

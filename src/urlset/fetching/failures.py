@@ -10,6 +10,7 @@ import errno
 import os
 import re
 
+from ..patterns import lazy
 from .issues import FETCH_FAILED, FETCH_TIMEOUT
 from .tls import aiohttp
 
@@ -28,7 +29,7 @@ class Unconditional(Exception):
     """A 304 came but the stored result is gone: ask again without validators."""
 
 
-_RECEIVED = re.compile(r"received (\d+) of (\d+) bytes")
+_RECEIVED = lazy(r"received (\d+) of (\d+) bytes")
 
 
 def retry_for(exc: BaseException) -> Retry:

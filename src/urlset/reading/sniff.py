@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .._core import GzipInflater
+from ..patterns import lazy
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
@@ -102,11 +103,11 @@ class Sniffed(NamedTuple):
     reason: str = ""
 
 
-_URL_LINE = re.compile(rb"[ \t]*https?://", re.I)
-_XML_START = re.compile(
+_URL_LINE = lazy(rb"[ \t]*https?://", re.I)
+_XML_START = lazy(
     rb"<\?xml[ \t\r\n]|<(?:[A-Za-z_][\w.\-]*:)?(?:urlset|sitemapindex|rss|feed|RDF)[ \t\r\n>/]"
 )
-_WORD_LINE = re.compile(rb"[ \t]*[^\s<>\x00]+[ \t\r]*")
+_WORD_LINE = lazy(rb"[ \t]*[^\s<>\x00]+[ \t\r]*")
 
 
 def sniff(head: bytes, final: bool) -> Sniffed | None:
@@ -158,9 +159,7 @@ def sniff(head: bytes, final: bool) -> Sniffed | None:
     return Sniffed("unknown", reason="neither XML nor a list of URLs")
 
 
-_DECL_ENCODING = re.compile(
-    r"""(<\?xml[^>]*?)[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*["'][^"']*["']"""
-)
+_DECL_ENCODING = lazy(r"""(<\?xml[^>]*?)[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*["'][^"']*["']""")
 
 
 class Utf16ToUtf8:

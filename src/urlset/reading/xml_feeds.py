@@ -37,7 +37,7 @@ def rss_entry(el: Any, line: int, sink: Sink, text_of: ValueText) -> None:
         elif clocal == "guid" and guid is None:
             text = text_of(child, line)
             permalink = child.get("isPermaLink", "true").strip().lower() != "false"
-            if text and (permalink or SCHEME(text)):
+            if text and (permalink or SCHEME.match(text)):
                 guid = text
         elif clocal == "pubDate" and lastmod is None:
             text = text_of(child, line)

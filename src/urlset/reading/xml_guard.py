@@ -10,8 +10,7 @@ references. It counts lines and columns of what passed, for its issues' position
 
 from __future__ import annotations
 
-import re
-
+from ..patterns import lazy
 from .sink import Sink
 from .xml_common import DONE, Status
 
@@ -26,8 +25,8 @@ _PREDEFINED = {
     b"&quot;": b"&#34;",
     b"&apos;": b"&#39;",
 }
-_GUARD_TOKEN = re.compile(rb"&|<!--|<!\[CDATA\[|<\?")
-_REFERENCE = re.compile(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
+_GUARD_TOKEN = lazy(rb"&|<!--|<!\[CDATA\[|<\?")
+_REFERENCE = lazy(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 

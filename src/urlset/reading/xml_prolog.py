@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..patterns import lazy
 from .sink import Sink
 from .xml_common import DONE, SITEMAP_NS, Status
 
@@ -22,15 +23,15 @@ TO_FULL = "full"  # the full lane reads the document from where it stands
 STOPPED = "stopped"  # a DOCTYPE: reading stops (the issue is reported)
 
 PROLOG_CAP = 65_536
-_WS = re.compile(rb"[ \t\r\n]+")
+_WS = lazy(rb"[ \t\r\n]+")
 _BOM = b"\xef\xbb\xbf"
-_WS_BOM = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)+")
-_START_TAG = re.compile(
+_WS_BOM = lazy(rb"(?:[ \t\r\n]|\xef\xbb\xbf)+")
+_START_TAG = lazy(
     rb"<([A-Za-z_][^\s/>]*)((?:[ \t\r\n]+[^\s=/>]+[ \t\r\n]*=[ \t\r\n]*"
     rb"(?:\"[^\"<]*\"|'[^'<]*'))*)[ \t\r\n]*(/?)>"
 )
-_DEFAULT_NS = re.compile(rb"""(?:^|[ \t\r\n])xmlns[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
-_ENCODING = re.compile(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)["']""")
+_DEFAULT_NS = lazy(rb"""(?:^|[ \t\r\n])xmlns[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
+_ENCODING = lazy(rb"""encoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._\-]+)["']""")
 
 
 def _position(buf: bytearray, pos: int) -> tuple[int, int]:
@@ -245,7 +246,7 @@ def plain_prefixes(attributes: bytes) -> dict[str, str] | None:
 
 
 # a tag up to its closing '>': one outside quoted attribute values
-_TAG_TO_CLOSE = re.compile(rb"""<(?:[^"'>]|"[^"]*"|'[^']*')*>""")
+_TAG_TO_CLOSE = lazy(rb"""<(?:[^"'>]|"[^"]*"|'[^']*')*>""")
 
 
 def _tag_closed(buf: bytearray, pos: int) -> bool:

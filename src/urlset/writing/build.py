@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..dates import Lastmod, instant
 from ..errors import InputError, InvalidValue, LimitExceeded
@@ -34,9 +34,11 @@ from .document import (
 )
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
-from .shards import Change
 from .source_rows import SourceRows, entry_batches
 from .tables import TableBatch
+
+if TYPE_CHECKING:
+    from .shards import Change  # named in annotations only: shards loads with a stable build
 
 _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
@@ -90,8 +92,7 @@ class BuildReport:
     notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
     entry_point_names: re.Pattern[str] | None = field(default=None, repr=False)
     removed: list[str] = field(default_factory=list)
-    # stable sets: URLs added, removed and changed against the previous set, by kind
-    changes: Counter[str] = field(default_factory=Counter)
+    changes: Counter[str] = field(default_factory=Counter)  # stable: URLs added, removed, changed
     rewritten: list[str] = field(default_factory=list)  # an update's shards written again
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
@@ -212,11 +213,10 @@ def write_sitemaps(
     source produced for a line it could not use; or ``entries`` is a table with those
     columns (the fastest: an Arrow table or record batch, a pandas or Polars DataFrame, any
     object exporting an Arrow stream; see ``writing.tables``), read without a Python object
-    per URL. An entry whose loc is bad is left out; one with a bad
-    lastmod, changefreq or priority is written without that value (an empty string, None or
-    NaN is an absent value, not a bad one). Both are counted in the report, and each is passed
-    to ``on_problem`` as a ``BuildProblem``; with ``strict=True`` the first one raises and
-    nothing is published.
+    per URL. An entry whose loc is bad is left out; one with a bad lastmod, changefreq or
+    priority is written without that value (an empty string, None or NaN is an absent value,
+    not a bad one). Both are counted in the report, and each is passed to ``on_problem`` as a
+    ``BuildProblem``; with ``strict=True`` the first one raises and nothing is published.
     A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
     also when ``sitemap_url`` says the files will be served from elsewhere.
     With ``stable=True`` the URLs are sharded by a hash of their loc (``writing.stable``):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import date, datetime
+from functools import cache
 from itertools import accumulate
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -20,7 +21,7 @@ from typing import Any, NamedTuple
 from .._core import RenderedRows, escape
 from .._core import render_rows as _render_rows
 from ..dates import Lastmod, format_w3c, from_formatted, latest_moment
-from ..extensions import DECLARED_BY, PREFIXES, TYPED, namespaces_of
+from ..extensions import PREFIXES
 from ..limits import MAX_LOC_LENGTH
 from ..model import (
     SITEMAP_NS,
@@ -86,12 +87,31 @@ def _url_declarations(extensions: Sequence[object], declared: Collection[str]) -
         return ""
     kinds = set(map(type, extensions))
     return "".join(
-        _DECLARATION[ns] for cls, ns in DECLARED_BY if cls in kinds and ns not in declared
+        _DECLARATION[ns] for cls, ns in _typed().declared_by if cls in kinds and ns not in declared
     )
 
 
 _DECLARATION = {ns: f' xmlns:{prefix}="{ns}"' for ns, prefix in PREFIXES.items()}
-_BODY: dict[type, Callable[[Any], str]] = {cls: cls.body for cls in TYPED}
+
+
+class _Typed(NamedTuple):
+    declared_by: tuple[tuple[type, str], ...]  # registry.DECLARED_BY
+    body: dict[type, Callable[[Any], str]]  # each typed class's element without declarations
+
+
+@cache
+def _typed() -> _Typed:
+    """The typed extensions' classes, taken from the registry when an entry first has an
+    extension: a build of plain URLs loads no extension module."""
+    from ..extensions.registry import DECLARED_BY, TYPED
+
+    return _Typed(DECLARED_BY, {cls: cls.body for cls in TYPED})
+
+
+def _namespaces_of(extensions: Iterable[object]) -> list[str]:
+    from ..extensions.registry import namespaces_of
+
+    return namespaces_of(extensions)
 
 
 def _xml_of(extension: Any) -> str:
@@ -103,7 +123,7 @@ def extension_markup(extensions: Iterable[object]) -> str:
     """The children a <url> gets for its extensions: typed values without their declarations
     (the root or the <url> declares them), raw elements (and anything else that carries its
     own serialisation in ``xml``) exactly as they are."""
-    body = _BODY.get
+    body = _typed().body.get
     return "".join([body(type(e), _xml_of)(e) for e in extensions])
 
 
@@ -268,14 +288,14 @@ class SitemapDocument:
         use, the root is written again without it: the root shrinks and the entries that fit
         before are unchanged, so they still fit and use every namespace left on the root.
         At most two rounds."""
-        namespaces = tuple(namespaces_of(_all_extensions(batch)))
+        namespaces = tuple(_namespaces_of(_all_extensions(batch)))
         while True:
             header = declare_on_root(self._header, namespaces)
             self._parts[0] = header.encode()
             self._size = self._pending = len(header.encode())
             entries = _xml_entries_ext(batch, namespaces)
             _, fits, _ = self._measure(entries)
-            used = namespaces_of(_all_extensions(batch[: max(fits, 0)]))
+            used = _namespaces_of(_all_extensions(batch[: max(fits, 0)]))
             if set(namespaces) <= set(used):
                 self._declared = namespaces
                 return entries

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from ..dates import Lastmod, future_lastmod
 from ..errors import InvalidValue
-from ..extensions.rules import check_url
 from ..model import Url
 
 if TYPE_CHECKING:
@@ -53,6 +52,8 @@ class EntryRules:
                     out = list(urls)
                 out[n] = url = url._replace(lastmod=None)
             if url[4]:
+                from ..extensions.rules import check_url  # loaded with the first extension
+
                 for issue in check_url(url, now=self.now, raw=False):
                     message = issue.message
                     if url[0] not in message:

@@ -8,20 +8,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import tzinfo
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
+from .. import extensions as ext
 from ..errors import InputError, InvalidValue
-from ..extensions import (
-    Alternate,
-    Extension,
-    Image,
-    News,
-    Relationship,
-    Video,
-    from_json_fields,
-)
 from ..model import RawElement, Url
 from .source_rows import checked_rows, not_utf8, without_extensions
+
+if TYPE_CHECKING:
+    from ..extensions import Extension
 
 IGNORED_FIELDS = frozenset({"sitemap"})  # where `urlset fetch` found the URL
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
@@ -36,10 +32,17 @@ NEWS_COLUMNS = (
     "news_keywords",
     "news_stock_tickers",
 )
-VIDEO_COLUMNS = tuple(f"video_{name}" for name in Video.__dataclass_fields__ if name != "prices")
-# "extensions": one JSON object with the JSON Lines extension fields, the cell `urlset read`
-# writes in CSV and TSV, so that its output builds again
-EXTENSION_COLUMNS = (*IMAGE_COLUMNS, *NEWS_COLUMNS, *VIDEO_COLUMNS, "alternates", "extensions")
+
+
+@cache
+def extension_columns() -> tuple[str, ...]:
+    """The extension columns; the video ones are the Video class's fields, so they are known
+    at the first CSV or TSV header (a text list never loads the extensions).
+    "extensions": one JSON object with the JSON Lines extension fields, the cell `urlset
+    read` writes in CSV and TSV, so that its output builds again."""
+    video = (f"video_{name}" for name in ext.Video.__dataclass_fields__ if name != "prices")
+    return (*IMAGE_COLUMNS, *NEWS_COLUMNS, *video, "alternates", "extensions")
+
 
 # a record as the compiled reader gives it: its line, its cells (None when unreadable), why
 Record = tuple[int, list[str] | None, str | None]
@@ -48,7 +51,7 @@ Record = tuple[int, list[str] | None, str | None]
 def known_column(name: str) -> bool:
     return (
         name in COLUMNS
-        or name in EXTENSION_COLUMNS
+        or name in extension_columns()
         or name in IGNORED_FIELDS
         or name.startswith("alternate_")
     )
@@ -126,7 +129,7 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
             data = json.loads(cells["extensions"])
             if not isinstance(data, dict):
                 raise ValueError("not an object")
-            out.extend(from_json_fields(data))
+            out.extend(ext.from_json_fields(data))
         except InvalidValue:
             raise
         except (ValueError, KeyError, TypeError) as exc:
@@ -140,7 +143,8 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
         n = len(locs)
         captions, geos, titles, licenses = (_parts(cells, c, n) for c in IMAGE_COLUMNS[1:])
         out.extend(
-            Image(loc, captions[i], geos[i], titles[i], licenses[i]) for i, loc in enumerate(locs)
+            ext.Image(loc, captions[i], geos[i], titles[i], licenses[i])
+            for i, loc in enumerate(locs)
         )
     elif any(c in cells for c in IMAGE_COLUMNS):
         raise InvalidValue("image_loc", None, "is empty but other image columns are not")
@@ -151,20 +155,20 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
         for name in ("restriction", "platform"):
             if name in video:
                 relationship, _, rest = video[name].partition(" ")
-                video[name] = Relationship(relationship, tuple(rest.split()))
+                video[name] = ext.Relationship(relationship, tuple(rest.split()))
         for name in ("thumbnail_loc", "title", "description"):
             if name not in video:
                 raise InvalidValue(
                     f"video_{name}", None, "is empty but other video columns are not"
                 )
-        out.append(Video(**video))
+        out.append(ext.Video(**video))
     if any(c in cells for c in NEWS_COLUMNS):
         for name in NEWS_COLUMNS[:4]:
             if name not in cells:
                 raise InvalidValue(name, None, "is empty but other news columns are not")
         news: dict[str, Any] = cells
         out.append(
-            News(
+            ext.News(
                 news["news_name"],
                 news["news_language"],
                 news["news_publication_date"],
@@ -177,7 +181,7 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
         )
     for name, text in cells.items():
         if name.startswith("alternate_"):
-            out.append(Alternate(name[len("alternate_") :], text))
+            out.append(ext.Alternate(name[len("alternate_") :], text))
     if "alternates" in cells:
         for pair in cells["alternates"].split("|"):
             if not pair.strip():
@@ -185,5 +189,5 @@ def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...
             code, sep, href = pair.partition("=")
             if not sep:
                 raise InvalidValue("alternates", pair, "write hreflang=href pairs separated by |")
-            out.append(Alternate(code, href))
+            out.append(ext.Alternate(code, href))
     return tuple(out)
