@@ -72,7 +72,14 @@ def _rows(table: Any) -> list[tuple[Any, ...]]:
 
 def _same(data: bytes) -> None:
     table = read_arrow(data)
-    assert table.column_names == "loc lastmod lastmod_at changefreq priority extensions".split()
+    assert table.column_names == [
+        "loc",
+        "lastmod",
+        "lastmod_at",
+        "changefreq",
+        "priority",
+        "extensions",
+    ]
     assert _rows(table) == _expected(data)
 
 

@@ -399,6 +399,7 @@ def test_a_short_command_compiles_only_the_patterns_it_uses(tmp_path: Path) -> N
     assert compiled_patterns("read", str(listing)) == {
         "urlset.reading.sink._FAST_URI",
         "urlset.reading.sniff._URL_LINE",
+        "urlset.reading.output._JSON_UNSAFE",  # a text sitemap's lines: the Python renderer
     }
     out = tmp_path / "out"
     build = ("build", "--base-url", "https://shop.test/", "--out", str(out), str(listing))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import repeat
@@ -20,6 +19,7 @@ from typing import Any
 from ..dates import format_w3c, from_formatted
 from ..extensions import json_fields
 from ..model import ChangeFreq, Url
+from ..patterns import lazy
 
 _FREQS: tuple[ChangeFreq | None, ...] = (None, *ChangeFreq)
 _FREQ_CODE: dict[ChangeFreq | None, int] = {f: i for i, f in enumerate(_FREQS)}
@@ -134,7 +134,7 @@ Render = Callable[[UrlColumns, str | None], str]  # (urls, sitemap URL) -> text,
 _COMPACT = (",", ":")  # JSON without spaces, as every line is written
 # anything but printable ASCII other than " and \ (written as the complement: the range
 # up to U+10FFFF took ~3 ms to compile at start-up)
-_JSON_UNSAFE = re.compile(r"[^ !#-\[\]-~]")
+_JSON_UNSAFE = lazy(r"[^ !#-\[\]-~]")
 
 
 class _Memo(dict[Any, str]):
@@ -161,7 +161,7 @@ _CHANGEFREQ_JSON = ("", *(',"changefreq":"' + c.value + '"' for c in ChangeFreq)
 _PRIORITY_JSON = _Memo(lambda value: ',"priority":' + repr(value), NO_PRIORITY)
 CHANGEFREQ_TEXT = ("", *(c.value for c in ChangeFreq))
 _PRIORITY_CELL = _Memo(repr, NO_PRIORITY)
-_NEEDS_QUOTES = {",": re.compile(r'[",\r\n]'), "\t": re.compile(r'["\t\r\n]')}
+_NEEDS_QUOTES = {",": lazy(r'[",\r\n]'), "\t": lazy(r'["\t\r\n]')}
 
 
 def line_tail(fmt: str, sitemap: str | None) -> str:
