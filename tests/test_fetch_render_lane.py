@@ -264,7 +264,7 @@ def _image_records(n: int, prefix: str) -> list[str]:
             images += (
                 f"<{prefix}:image><{prefix}:loc>https://cdn.example.com/{i}.jpg</{prefix}:loc>"
             )
-            images += f"<{prefix}:title>\U0001f600</{prefix}:title></{prefix}:image>"
+            images += f"<{prefix}:title>\ue000</{prefix}:title></{prefix}:image>"  # private use
         loc = (
             f"https://example.com/p/{i}?a=1&amp;b=2"
             if i % 7

@@ -159,6 +159,47 @@ def test_what_the_tokenizer_takes_as_printable_python_does() -> None:
     assert all(t is not None and t.isprintable() for t in typed)
 
 
+def test_the_tokenizers_printable_table_is_pythons() -> None:
+    """Every code point: the tokenizer takes it as printable only where ``str.isprintable``
+    does (rust/core/src/read/printable.rs, written from Python 3.11's Unicode 14.0 tables by
+    scripts/gen_printable.py); on that Unicode version, exactly where it does."""
+    import unicodedata
+
+    from urlset._core import printable
+
+    exact = unicodedata.unidata_version == "14.0.0"
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # not a character Rust's str holds
+        ch = chr(code)
+        if exact:
+            assert printable(ch) == ch.isprintable(), hex(code)
+        else:
+            assert not printable(ch) or ch.isprintable(), hex(code)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac",  # Greek
+        "\u05e2\u05d1\u05e8\u05d9\u05ea",  # Hebrew
+        "\u0627\u0644\u0639\u0631\u0628\u064a\u0629",  # Arabic
+        "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22",  # Thai, with its combining marks
+        "Ti\u1ebfng Vi\u1ec7t",  # Vietnamese
+        "\u300c\u65e5\u672c\u300d\u3001\u3002\uff01",  # CJK punctuation, fullwidth
+        "Sale \U0001f600 \U0001f6d2 \u2605",  # emoji
+        "e\u0301 combining",
+    ],
+)
+def test_captions_in_any_script_are_typed_by_the_tokenizer(text: str) -> None:
+    inner = f"<image:caption>{text}</image:caption><image:title>{text}</image:title>"
+    doc = _doc(*(_entry(i, _image(f"https://cdn.example.com/{i}.jpg", inner)) for i in range(4)))
+    calls, (urls, issues, _, _) = _counted(doc, [len(doc)])
+    assert calls == {"stops": 0, "pieces": 0} and not issues
+    assert urls[0].extensions[0].caption == text  # type: ignore[union-attr]
+    _same_in_both_lanes(doc, [[1], [5]])
+
+
 def test_image_entries_at_chunk_boundaries() -> None:
     image = _image("https://cdn.example.com/i/x.jpg", "<image:title>T</image:title>")
     doc = _doc(*(_entry(i, f"    {image}\n") for i in range(8)))

@@ -412,6 +412,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UrlsetScanner>()?;
     m.add_class::<SeenLocs>()?;
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
+    m.add_function(wrap_pyfunction!(printable, m)?)?;
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(entity_delta, m)?)
 }
@@ -436,4 +437,11 @@ pub fn iri_to_uri(text: &Bound<'_, PyString>) -> Option<String> {
 #[pyfunction]
 pub fn plain_loc(text: &[u8]) -> bool {
     urlset_core::values::loc::plain_loc(text).is_some()
+}
+
+/// Whether every character of `text` is one the tokenizer types an image text with (Python's
+/// `str.isprintable` as of Unicode 14.0); for the test that ties the two together.
+#[pyfunction]
+pub fn printable(text: &str) -> bool {
+    text.chars().all(urlset_core::read::printable::printable)
 }

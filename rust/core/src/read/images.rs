@@ -11,6 +11,7 @@
 //! or one CDATA section taken as it is, printable ([`printable`]) and within the value-length
 //! limit. Anything else is left to the extension readers as before.
 
+use super::printable::printable;
 use super::records::Span;
 use super::values::value_text;
 use crate::values::loc::plain_loc;
@@ -97,26 +98,6 @@ impl Tags<'_> {
         self.pos = start + len;
         self.tag(name, true).then_some((start, start + len))
     }
-}
-
-/// Whether Python's `str.isprintable` is certainly true of `ch`: printable ASCII, and the
-/// blocks of assigned letters, digits, punctuation and symbols real captions use (Latin,
-/// Cyrillic, typographic quotes and dashes, currency signs, CJK, kana, Hangul). False only
-/// means "leave it to the Python readers", which decide by Python's own tables.
-pub fn printable(ch: char) -> bool {
-    matches!(ch,
-        ' '..='~'
-        | '\u{A1}'..='\u{AC}'
-        | '\u{AE}'..='\u{24F}'
-        | '\u{400}'..='\u{4FF}'
-        | '\u{2010}'..='\u{2027}'
-        | '\u{2030}'..='\u{205E}'
-        | '\u{20A0}'..='\u{20BF}'
-        | '\u{2122}'
-        | '\u{3041}'..='\u{3096}'
-        | '\u{30A0}'..='\u{30FF}'
-        | '\u{4E00}'..='\u{9FEF}'
-        | '\u{AC00}'..='\u{D7A3}')
 }
 
 /// The content of a CDATA section that is a caption's, geo_location's or title's whole text
@@ -247,7 +228,7 @@ mod tests {
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>soft\u{ad}hyphen</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{2028}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a\tb</image:caption></image:image>",
-            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{1F600}</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>\u{E000}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><!-- c --></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a]]>b</image:title></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a\nb]]></image:title></image:image>",
