@@ -90,6 +90,7 @@ pub struct Renderer {
     /// The prefix the root binds to the image namespace: records with plain images are
     /// rendered with them (`images` as `urlset read` writes it) instead of ending the run.
     image_prefix: Option<Vec<u8>>,
+    /// The CSV/TSV extensions cell's JSON before quoting (kept: one allocation a renderer).
     extension: Vec<u8>,
     loc: Vec<u8>,
     lastmod_in: Vec<u8>,
