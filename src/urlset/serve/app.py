@@ -15,7 +15,7 @@ from typing import Protocol
 
 from zlib_ng import zlib_ng
 
-from .documents import Document
+from .documents import Document, DocumentError
 from .http import Request, Response, accepts_gzip, http_date, not_modified, plain, prefers_html
 
 CONTENT_TYPES = {
@@ -83,6 +83,17 @@ class SitemapApp:
         self.clock = clock
 
     def respond(self, request: Request) -> Response:
+        """The answer to ``request``; a document that cannot be served gets 500 with a
+        message naming it (never a traceback)."""
+        try:
+            return self._respond(request)
+        except DocumentError as exc:
+            return plain(500, f"{exc}\n")
+        except Exception as exc:  # a bug or a file gone bad: say what, for which request
+            what = f"{type(exc).__name__}: {exc}"
+            return plain(500, f"cannot serve {request.path.lstrip('/')!r}: {what}\n")
+
+    def _respond(self, request: Request) -> Response:
         if request.method not in ("GET", "HEAD"):
             return plain(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
         problem = self.documents.problem()

@@ -21,14 +21,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 from threading import Lock
 
-from ..dates import instant
-from ..writing.shards import newest_lastmod
+from ..dates import instant, parse_lenient
 from .http import CHUNK
 
 # names a server may answer for: one path segment, no dot file, a known suffix
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(?:xml|txt|xsl)(?:\.gz)?")
 _CACHED = 4096  # file versions whose identity is remembered
 _GZIP_MAGIC = b"\x1f\x8b"
+# a lastmod as any document may write it (spaces around, any value): read leniently, and a
+# value nothing can be read from is passed over (it only decides Last-Modified)
+_LASTMOD = re.compile(r"<lastmod>\s*([^<]{1,64}?)\s*</lastmod>")
+
+
+class DocumentError(Exception):
+    """A file of the set that cannot be served (a damaged gzip stream): the message names it."""
+
+
+def _newest_lastmod(text: str) -> datetime | None:
+    newest: datetime | None = None
+    for spelling in dict.fromkeys(_LASTMOD.findall(text)):
+        value, _ = parse_lenient(spelling)
+        if value is not None:
+            moment = instant(value)
+            newest = moment if newest is None or moment > newest else newest
+    return newest
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,7 @@ class Document:
     lastmod: datetime | None
     size: int
     length: int
+    index: bool = False  # a sitemap index (its children's locs follow the mount)
 
     def raw_chunks(self) -> Iterator[bytes]:
         """The bytes as stored (gzip for a gzipped file)."""
@@ -92,8 +109,7 @@ class DirectorySet:
         self._root = str(self.directory)
         if not self.directory.is_dir():
             raise NotADirectoryError(f"{self.directory}: not a directory")
-        self._cache: OrderedDict[tuple[str, int, int, int, int], tuple[str, datetime | None, int]]
-        self._cache = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int, int, int], _Identity] = OrderedDict()
         self._lock = Lock()
 
     def problem(self) -> str | None:
@@ -113,7 +129,8 @@ class DirectorySet:
 
     def document(self, name: str) -> Document | None:
         """The document ``name`` stands for, or None. A name without ``.gz`` is also answered
-        by its gzipped file (then inflated, or sent with Content-Encoding: gzip)."""
+        by its gzipped file (then inflated, or sent with Content-Encoding: gzip). Raises
+        ``DocumentError`` for a file whose gzip stream is damaged."""
         if not _NAME.fullmatch(name):
             return None
         gz = name.endswith(".gz")
@@ -126,49 +143,62 @@ class DirectorySet:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 continue
-            digest, lastmod, length = self._identity(Path(path), info, gzipped)
+            digest, lastmod, length, index = self._identity(Path(path), info, gzipped)
             size = info.st_size
-            return Document(name, Path(path), _kind(name), gzipped, digest, lastmod, size, length)
+            kind = _kind(name)
+            return Document(name, Path(path), kind, gzipped, digest, lastmod, size, length, index)
         return None
 
-    def _identity(
-        self, path: Path, info: os.stat_result, gzipped: bool
-    ) -> tuple[str, datetime | None, int]:
+    def _identity(self, path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
         key = (path.name, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         with self._lock:
             known = self._cache.get(key)
             if known is not None:
                 self._cache.move_to_end(key)
                 return known
-        probe = Document(path.name, path, _kind(path.name), gzipped, "", None, info.st_size, 0)
-        digest = hashlib.sha256()
-
-        def hashed() -> Iterator[bytes]:
-            for chunk in probe.raw_chunks():
-                digest.update(chunk)
-                yield chunk
-
-        length = 0
-        newest: datetime | None = None
-        tail = ""
-        for chunk in _inflated(hashed()) if gzipped else hashed():
-            length += len(chunk)
-            # the lastmod scan runs on text; a chunk boundary may cut an element, so the
-            # end of each chunk is scanned again with the next
-            text = tail + chunk.decode("utf-8", "replace")
-            found = newest_lastmod(text)
-            if found is not None:
-                moment = instant(found)
-                newest = moment if newest is None or moment > newest else newest
-            tail = text[-256:]
-        if newest is None:
-            newest = datetime.fromtimestamp(info.st_mtime, UTC)
-        identity = (digest.hexdigest(), newest, length)
+        try:
+            identity = _scan(path, info, gzipped)
+        except zlib.error as exc:
+            raise DocumentError(f"{path.name}: not a readable gzip file ({exc})") from None
         with self._lock:
             self._cache[key] = identity
             while len(self._cache) > _CACHED:
                 self._cache.popitem(last=False)
         return identity
+
+
+# digest, newest lastmod (or the file's mtime), uncompressed length, whether an index
+_Identity = tuple[str, datetime | None, int, bool]
+
+
+def _scan(path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
+    """One pass over a file: its digest, newest lastmod, length, and whether an index."""
+    probe = Document(path.name, path, _kind(path.name), gzipped, "", None, info.st_size, 0)
+    digest = hashlib.sha256()
+
+    def hashed() -> Iterator[bytes]:
+        for chunk in probe.raw_chunks():
+            digest.update(chunk)
+            yield chunk
+
+    length = 0
+    newest: datetime | None = None
+    tail = ""
+    index = False
+    for chunk in _inflated(hashed()) if gzipped else hashed():
+        if length < 4096:
+            index = index or b"<sitemapindex" in chunk[:4096]
+        length += len(chunk)
+        # the lastmod scan runs on text; a chunk boundary may cut an element, so the
+        # end of each chunk is scanned again with the next
+        text = tail + chunk.decode("utf-8", "replace")
+        found = _newest_lastmod(text)
+        if found is not None and (newest is None or found > newest):
+            newest = found
+        tail = text[-256:]
+    if newest is None:
+        newest = datetime.fromtimestamp(info.st_mtime, UTC)
+    return digest.hexdigest(), newest, length, index
 
 
 def _is_index(path: Path) -> bool:
