@@ -84,8 +84,8 @@ def test_browsers_get_html_and_crawlers_xml(published: Path) -> None:
 def test_the_index_view_links_each_child_to_its_view(published: Path) -> None:
     _, _, html = _view(published, "/sitemap.xml", BROWSER)
     children = sorted(p.name for p in published.glob("sitemap-*.xml.gz"))
-    links = re.findall(r'<td class="loc"><a href="([^"]+)">', html)
-    assert sorted(links) == children
+    links = re.findall(r'<td class="url"><a href="([^"]+)">', html)
+    assert sorted(links) == ["/" + child for child in children]
 
 
 def test_the_url_table_counts_extensions_and_lists_hreflang(published: Path) -> None:
@@ -107,11 +107,11 @@ def test_paging_through_50000_rows(tmp_path: Path) -> None:
     out = tmp_path / "big"
     write_sitemaps([(f"{BASE}item/{i}",) for i in range(50_000)], out, BASE, gzip=False)
     _, _, first = _view(out, "/sitemap.xml", BROWSER)
-    assert "50000 URLs; rows 1-1000; page 1 of 50." in first
+    assert "50,000 URLs; rows 1-1,000; page 1 of 50." in first
     assert len(_cells(first)) == 1000
     _, headers, last = _view(out, "/sitemap.xml?page=50", BROWSER)
     rows = _cells(last)
-    assert len(rows) == 1000 and rows[-1][0] == "50000"
+    assert len(rows) == 1000 and rows[-1][0] == "50,000"
     assert 'rel="previous" href="?page=49"' in last and "<span>next</span>" in last
     again = sitemap_app(out).respond(
         Request("GET", "/sitemap.xml", {**BROWSER, "if-none-match": headers["etag"]}, "page=50")
@@ -132,7 +132,7 @@ def test_in_a_real_browser_the_index_opens_a_shard_view(
 
     browser.get(f"{server}/sitemap.xml")
     assert "3 sitemaps" in browser.find_element(By.ID, "summary").text
-    links = browser.find_elements(By.CSS_SELECTOR, "#entries td.loc a")
+    links = browser.find_elements(By.CSS_SELECTOR, "#entries td.url a")
     assert len(links) == 3
     target = links[0].get_attribute("href")
     assert target is not None
@@ -140,7 +140,7 @@ def test_in_a_real_browser_the_index_opens_a_shard_view(
     assert browser.current_url == target
     rows = browser.find_elements(By.CSS_SELECTOR, "#entries tbody tr")
     summary = browser.find_element(By.ID, "summary").text
-    total = int(summary.split()[0])
+    total = int(summary.split()[0].replace(",", ""))
     assert len(rows) == min(total, 1000) and total > 0
     assert screenshot().stat().st_size > 5000
     # the same URL still gives a crawler the gzip file the index names
@@ -152,7 +152,50 @@ def test_the_root_lists_the_files_for_a_browser_only(published: Path) -> None:
     status, _, html = _view(published, "/", BROWSER)
     assert status == 200
     names = re.findall(r'<li><a href="([^"]+)">', html)
-    assert sorted(names) == sorted(p.name for p in published.iterdir())
+    assert sorted(names) == sorted("/" + p.name for p in published.iterdir())
     assert "sitemap.xml.gz</a> (entry point)" in html
     status, _, text = _view(published, "/", CRAWLER)
     assert status == 404 and "sitemap.xml.gz" in text
+
+
+def test_values_and_counts_are_written_as_the_build_and_the_reports_write_them(
+    tmp_path: Path,
+) -> None:
+    rows = [(f"{BASE}p/{i}", None, None, ("0", "1", "0.5", "0.25")[i % 4]) for i in range(1000)]
+    write_sitemaps(rows, tmp_path / "many", BASE, gzip=False)
+    _, _, html = _view(tmp_path / "many", "/sitemap.xml", BROWSER)
+    assert "1,000 URLs; rows 1-1,000; page 1 of 1." in html
+    written = re.findall(
+        rb"<priority>([^<]*)</priority>", (tmp_path / "many/sitemap.xml").read_bytes()
+    )
+    shown = [row[4] for row in _cells(html)]
+    assert shown[:4] == ["0.0", "1.0", "0.5", "0.25"]
+    assert shown == [value.decode() for value in written]  # one spelling: the build's
+    write_sitemaps([(f"{BASE}only",)], tmp_path / "one", BASE, gzip=False)
+    _, _, html = _view(tmp_path / "one", "/sitemap.xml", BROWSER)
+    assert "1 URL; rows 1-1; page 1 of 1." in html
+
+
+def test_the_view_has_the_reports_look(published: Path) -> None:
+    from urlset.reports.page import document
+    from urlset.writing.page_style import PAGE_CSS
+
+    _, headers, html = _view(published, "/sitemap.xml", BROWSER)
+    report = document("title", "subtitle", [], "made")
+    style = re.compile(r"<style>(.*?)</style>", re.S)
+    assert style.findall(html) == style.findall(report) == [PAGE_CSS]
+    assert "style-src 'unsafe-inline'" in headers["content-security-policy"]
+
+
+@pytest.mark.parametrize("name", ["sitemap.xml", "sitemap.xml.gz"])
+def test_the_xml_link_of_a_gzip_set_shows_the_xml(published: Path, name: str) -> None:
+    _, _, html = _view(published, f"/{name}", BROWSER)
+    (link,) = re.findall(r'<a href="([^"]+)">XML</a>', html)
+    assert link == f"/{name}?view=xml"
+    status, headers, xml = _view(published, link, BROWSER)
+    assert status == 200 and headers["content-type"] == "application/xml; charset=utf-8"
+    assert xml.startswith("<?xml") and "<sitemapindex" in xml
+    # without ?view=xml, the .gz name is still the gzip file it is
+    response = sitemap_app(published).respond(Request("GET", "/sitemap.xml.gz", CRAWLER))
+    assert response.header("Content-Type") == "application/gzip"
+    response.close()

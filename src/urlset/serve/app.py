@@ -17,6 +17,8 @@ from zlib_ng import zlib_ng
 
 from .documents import Document, DocumentError
 from .http import Request, Response, accepts_gzip, http_date, not_modified, plain, prefers_html
+from .mount import content as mount_content
+from .mount import mount_tag, moved
 
 CONTENT_TYPES = {
     "xml": "application/xml; charset=utf-8",
@@ -57,11 +59,14 @@ def gzip_chunks(chunks: Iterable[bytes]) -> Iterator[bytes]:
 _ZLIB_NG = str(zlib_ng.ZLIBNG_VERSION).replace(".", "")
 
 
-def _etag(document: Document, gzip_bytes: bool) -> str:
+def _etag(document: Document, gzip_bytes: bool, mount: str | None = None) -> str:
     """A strong ETag per representation: the stored bytes' digest for those bytes as they
-    are; marked for the inflated content, and for gzip written here (with the compressor's
-    version: another version may write other bytes)."""
+    are; marked for the inflated content, for an index rewritten for its mount, and for gzip
+    written here (with the compressor's version: another version may write other bytes)."""
     base = document.digest[:32]
+    if mount is not None:
+        base = f"{base}-m{mount}"
+        return f'"{base}-gz{_ZLIB_NG}"' if gzip_bytes else f'"{base}"'
     if gzip_bytes == document.gzipped:
         return f'"{base}"'
     return f'"{base}-gz{_ZLIB_NG}"' if gzip_bytes else f'"{base}-id"'
@@ -120,10 +125,12 @@ class SitemapApp:
 
     def _document(self, document: Document, request: Request) -> Response:
         """One document as the request asks for it, or 304 when the client has it."""
-        as_file = document.name.endswith(".gz")  # a .gz name is a gzip file
+        # a .gz name is a gzip file, but ?view=xml shows a browser the XML it holds
+        as_file = document.name.endswith(".gz") and request.param("view") != "xml"
         coded = not as_file and accepts_gzip(request) and document.kind != "xsl"
         gzip_bytes = as_file or coded
-        etag = _etag(document, gzip_bytes)
+        relocate = moved(document, request.root)
+        etag = _etag(document, gzip_bytes, mount_tag(request.root) if relocate else None)
         lastmod = document.lastmod
         if lastmod is not None:
             lastmod = min(lastmod, self.clock())
@@ -142,7 +149,10 @@ class SitemapApp:
         if coded:
             headers.append(("Content-Encoding", "gzip"))
         body: Iterable[bytes]
-        if gzip_bytes and document.gzipped:
+        if relocate:  # its length is known once it is sent
+            content = mount_content(document, self.documents.names(), request.root)
+            body = gzip_chunks(content) if gzip_bytes else content
+        elif gzip_bytes and document.gzipped:
             body = document.raw_chunks()
             headers.append(("Content-Length", str(document.size)))
         elif gzip_bytes:

@@ -30,7 +30,7 @@ def request_of(scope: Scope) -> Request:
         name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
     query = scope.get("query_string", b"").decode("latin-1")
-    return Request(scope.get("method", "GET"), path or "/", headers, query)
+    return Request(scope.get("method", "GET"), path or "/", headers, query, root)
 
 
 class AsgiApp:

@@ -44,7 +44,9 @@ def sitemap_view(source: SitemapSet | str | Path, *, html: bool = True) -> Calla
             if key.startswith("HTTP_")
         }
         query = meta.get("QUERY_STRING", "")
-        response = core.respond(Request(request.method, "/" + (name or ""), headers, query))
+        name = name or ""
+        root = request.path[: len(request.path) - len(name)]  # SCRIPT_NAME and the prefix
+        response = core.respond(Request(request.method, "/" + name, headers, query, root))
         reason = REASONS.get(response.status)
         answer: Any
         if isinstance(response.body, list | tuple):  # small, in memory (and HEAD, 304)

@@ -31,6 +31,12 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # a lastmod as any document may write it (spaces around, any value): read leniently, and a
 # value nothing can be read from is passed over (it only decides Last-Modified)
 _LASTMOD = re.compile(r"<lastmod>\s*([^<]{1,64}?)\s*</lastmod>")
+# an index entry that may name a file of a set: the URL path of its directory
+_CHILD_DIRECTORY = re.compile(
+    r"<loc>\s*[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#<\s]*(/[^?#<\s]{0,8192}/|/)"
+    r"[A-Za-z0-9][A-Za-z0-9._-]*\s*</loc>"
+)
+_DIRECTORIES = 64  # distinct ones kept; more: "*", which no mount matches
 
 
 class DocumentError(Exception):
@@ -61,7 +67,9 @@ class Document:
     lastmod: datetime | None
     size: int
     length: int
-    index: bool = False  # a sitemap index (its children's locs follow the mount)
+    index: bool = False  # a sitemap index
+    # the URL paths of the directories an index's children are named in (the mount moves them)
+    child_directories: frozenset[str] = frozenset()
 
     def raw_chunks(self) -> Iterator[bytes]:
         """The bytes as stored (gzip for a gzipped file)."""
@@ -143,10 +151,19 @@ class DirectorySet:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 continue
-            digest, lastmod, length, index = self._identity(Path(path), info, gzipped)
-            size = info.st_size
-            kind = _kind(name)
-            return Document(name, Path(path), kind, gzipped, digest, lastmod, size, length, index)
+            digest, lastmod, length, directories = self._identity(Path(path), info, gzipped)
+            return Document(
+                name,
+                Path(path),
+                _kind(name),
+                gzipped,
+                digest,
+                lastmod,
+                info.st_size,
+                length,
+                directories is not None,
+                directories or frozenset(),
+            )
         return None
 
     def _identity(self, path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
@@ -167,12 +184,14 @@ class DirectorySet:
         return identity
 
 
-# digest, newest lastmod (or the file's mtime), uncompressed length, whether an index
-_Identity = tuple[str, datetime | None, int, bool]
+# digest, newest lastmod (or the file's mtime), uncompressed length, and for an index the
+# directories its children are named in (None: not an index)
+_Identity = tuple[str, datetime | None, int, frozenset[str] | None]
 
 
 def _scan(path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
-    """One pass over a file: its digest, newest lastmod, length, and whether an index."""
+    """One pass over a file: its digest, newest lastmod, length, and for an index where its
+    children are named."""
     probe = Document(path.name, path, _kind(path.name), gzipped, "", None, info.st_size, 0)
     digest = hashlib.sha256()
 
@@ -184,10 +203,10 @@ def _scan(path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
     length = 0
     newest: datetime | None = None
     tail = ""
-    index = False
+    directories: set[str] | None = None
     for chunk in _inflated(hashed()) if gzipped else hashed():
-        if length < 4096:
-            index = index or b"<sitemapindex" in chunk[:4096]
+        if length == 0 and b"<sitemapindex" in chunk[:4096]:
+            directories = set()
         length += len(chunk)
         # the lastmod scan runs on text; a chunk boundary may cut an element, so the
         # end of each chunk is scanned again with the next
@@ -195,10 +214,15 @@ def _scan(path: Path, info: os.stat_result, gzipped: bool) -> _Identity:
         found = _newest_lastmod(text)
         if found is not None and (newest is None or found > newest):
             newest = found
-        tail = text[-256:]
+        if directories is not None and "*" not in directories:
+            directories.update(_CHILD_DIRECTORY.findall(text))
+            if len(directories) > _DIRECTORIES:
+                directories = {"*"}
+        tail = text[-8300:]  # the longest element either scan reads
     if newest is None:
         newest = datetime.fromtimestamp(info.st_mtime, UTC)
-    return digest.hexdigest(), newest, length, index
+    children = None if directories is None else frozenset(directories)
+    return digest.hexdigest(), newest, length, children
 
 
 def _is_index(path: Path) -> bool:

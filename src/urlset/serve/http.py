@@ -24,12 +24,15 @@ CHUNK = 64 * 1024  # bytes read, compressed and sent at a time
 @dataclass(frozen=True)
 class Request:
     """One request: ``path`` relative to where the app is mounted (starting with "/"),
-    ``headers`` with lower-case names (repeated ones joined with ", " as RFC 9110 allows)."""
+    ``headers`` with lower-case names (repeated ones joined with ", " as RFC 9110 allows),
+    ``root`` the path the app is mounted at ("" at the site's root; decoded, as WSGI's
+    SCRIPT_NAME and ASGI's root_path are)."""
 
     method: str
     path: str
     headers: Mapping[str, str] = field(default_factory=dict)
     query: str = ""
+    root: str = ""
 
     def header(self, name: str) -> str:
         return self.headers.get(name, "")

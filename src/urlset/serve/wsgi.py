@@ -20,9 +20,9 @@ def request_of(environ: dict[str, Any]) -> Request:
         if key.startswith("HTTP_")
     }
     path = environ.get("PATH_INFO", "") or "/"
-    return Request(
-        environ.get("REQUEST_METHOD", "GET"), path, headers, environ.get("QUERY_STRING", "")
-    )
+    method = environ.get("REQUEST_METHOD", "GET")
+    query = environ.get("QUERY_STRING", "")
+    return Request(method, path, headers, query, environ.get("SCRIPT_NAME", ""))
 
 
 class _Body:
