@@ -1,0 +1,285 @@
+"""The README's serve code, run as written: each python block of its Serve section (the ASGI
+and WSGI apps, Django, Starlette, FastAPI, Flask) is executed with the names its comment says
+you bring (``sitemaps``, ``urlpatterns``, ``app``), under a real server on loopback, with
+``https://example.com/`` standing for that server. Each set it serves is then requested
+as a crawler does: the entry point, and every child the index names, at the URL it names,
+plain and gzip-coded, all 200; ``urlset check URL`` finds no error (under a path, only the
+protocol's location rule, which the site's robots.txt lifts: ``urlset robots --check`` of
+that robots.txt is clean).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sqlite3
+import sys
+import types
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from serve_support import fetch, uvicorn_server, waitress_server
+from urlset import CURRENT, SitemapRef, read_bytes, write_sitemaps
+from urlset.cli import main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+PLACEHOLDER = "https://example.com/"
+CRAWLER = {"Accept-Encoding": "gzip"}
+
+
+def _block(first_line: str) -> str:
+    """The README's python block that starts with ``first_line`` (or holds it)."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    found = [b for b in blocks if b.startswith(first_line) or first_line in b]
+    assert len(found) == 1, f"one README block with {first_line!r}, found {len(found)}"
+    return found[0]
+
+
+def _run(block: str, base: str, names: dict[str, Any]) -> dict[str, Any]:
+    code = block.replace(PLACEHOLDER, base + "/")
+    exec(compile(code, str(README), "exec"), names)  # the README's code, as written
+    return names
+
+
+class _LaterWsgi:
+    """A WSGI app set once the server's address is known (the README's code names the site,
+    which is that address)."""
+
+    app: Any = None
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+
+class _LaterAsgi:
+    """The same for ASGI: lifespan events are answered until the app is set."""
+
+    app: Any = None
+
+    async def __call__(self, scope: Any, receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        if scope["type"] == "lifespan" and self.app is None:
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder as the README assumes: public/sitemaps (published later, once the
+    server's address is known) and site.db."""
+    monkeypatch.chdir(tmp_path)
+    connection = sqlite3.connect(tmp_path / "site.db")
+    connection.execute("create table page (slug text, updated text, public int)")
+    rows = [(f"page/{i}", "2026-11-02", i % 5 != 0) for i in range(40)]
+    connection.executemany("insert into page values (?, ?, ?)", rows)
+    connection.commit()
+    connection.close()
+    return tmp_path
+
+
+def _publish(site: Path, base: str, **options: Any) -> None:
+    rows = [(f"{base}/page/{i}", "2026-11-02") for i in range(120)]
+    limits = CURRENT.lowered(max_urls=50)
+    write_sitemaps(rows, site / "public" / "sitemaps", base + "/", limits=limits, **options)
+
+
+def _crawl(base: str, entry: str) -> list[str]:
+    """The entry point and every child it names, as a crawler requests them (plain and
+    gzip-coded): all 200, each child at the URL the index names; the URLs read."""
+    status, _, body = fetch(base, entry)
+    assert status == 200, (entry, body[:200])
+    assert body == _gzip_coded(base, entry)
+    entries = read_bytes(body)
+    refs = [e for e in entries if isinstance(e, SitemapRef)]
+    urls = [e.loc for e in entries if not isinstance(e, SitemapRef)]
+    for ref in refs:
+        assert ref.loc.startswith(base + "/"), ref.loc
+        path = ref.loc.removeprefix(base)
+        status, _, child = fetch(base, path)
+        assert status == 200, (ref.loc, child[:200])
+        assert _inflated(child) == _gzip_coded(base, path)
+        urls += [url.loc for url in read_bytes(child)]
+    assert urls
+    return urls
+
+
+def _inflated(body: bytes) -> bytes:
+    return gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+
+
+def _gzip_coded(base: str, path: str) -> bytes:
+    """The body asked for with Accept-Encoding: gzip, inflated (gzip-coded or a .gz file)."""
+    status, headers, body = fetch(base, path, headers=CRAWLER)
+    assert status == 200
+    if headers.get("content-encoding") == "gzip" or headers["content-type"] == "application/gzip":
+        return gzip.decompress(body)
+    return body
+
+
+def _check(url: str) -> set[str]:
+    """``urlset check URL``: the codes of its errors."""
+    result = CliRunner().invoke(main, ["check", url, "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(result.output)
+    return {
+        issue["code"]
+        for file in report["files"]
+        for issue in file["issues"]
+        if issue["severity"] == "error"
+    }
+
+
+def _robots_check(base: str) -> None:
+    result = CliRunner().invoke(main, ["robots", f"{base}/robots.txt", "--check"])
+    assert result.exit_code == 0, result.output
+    assert "0 errors, 0 warnings" in result.output
+
+
+def _robots_txt(base: str, *indexes: str) -> str:
+    return "".join(f"Sitemap: {base}{index}\n" for index in indexes)
+
+
+def test_the_asgi_and_wsgi_apps(site: Path) -> None:
+    block = _block("import sqlite3")
+    later_asgi, later_wsgi = _LaterAsgi(), _LaterWsgi()
+    with uvicorn_server(later_asgi) as asgi_base, waitress_server(later_wsgi) as wsgi_base:
+        _publish(site, wsgi_base)
+        names = _run(block, asgi_base, {})
+        later_asgi.app = names["app"]  # the live set, at the site's root
+        later_wsgi.app = names["application"]  # the published set, at the site's root
+        urls = _crawl(asgi_base, "/sitemap.xml")
+        assert len(urls) == 32  # the public pages of site.db
+        assert _check(f"{asgi_base}/sitemap.xml") == set()
+        assert len(_crawl(wsgi_base, "/sitemap.xml")) == 120
+        assert _check(f"{wsgi_base}/sitemap.xml") == set()
+
+
+def _django_sitemaps() -> dict[str, Any]:
+    from django.contrib.sitemaps import Sitemap
+
+    class Pages(Sitemap):  # type: ignore[misc]
+        changefreq = "weekly"
+
+        def items(self) -> list[int]:
+            return list(range(25))
+
+        def location(self, item: int) -> str:
+            return f"/article/{item}"
+
+    return {"pages": Pages}
+
+
+def test_django(site: Path) -> None:
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            SECRET_KEY="urlset-tests",
+            ALLOWED_HOSTS=["127.0.0.1"],
+            INSTALLED_APPS=["django.contrib.sitemaps"],
+            USE_TZ=True,
+        )
+    import django
+    from django.core.wsgi import get_wsgi_application
+    from django.http import HttpResponse
+    from django.urls import clear_url_caches, path
+
+    django.setup()
+    later = _LaterWsgi()
+    urls = types.ModuleType("urlset_readme_django_urls")
+    with waitress_server(later) as base:
+        _publish(site, base)
+        robots = _robots_txt(base, "/sitemaps/sitemap.xml", "/published/sitemap.xml")
+        urlpatterns = [path("robots.txt", lambda request: HttpResponse(robots))]
+        names = _run(
+            _block("# Django"), base, {"sitemaps": _django_sitemaps(), "urlpatterns": urlpatterns}
+        )
+        urls.urlpatterns = names["urlpatterns"]  # type: ignore[attr-defined]
+        sys.modules[urls.__name__] = urls
+        previous = getattr(settings, "ROOT_URLCONF", None)
+        settings.ROOT_URLCONF = urls.__name__
+        clear_url_caches()
+        later.app = get_wsgi_application()
+        try:
+            assert len(_crawl(base, "/sitemaps/sitemap.xml")) == 25
+            assert len(_crawl(base, "/published/sitemap.xml")) == 120
+            for index in ("/sitemaps/sitemap.xml", "/published/sitemap.xml"):
+                assert _check(f"{base}{index}") <= {"url-not-allowed"}
+            _robots_check(base)
+        finally:
+            settings.ROOT_URLCONF = previous
+            clear_url_caches()
+            del sys.modules[urls.__name__]
+
+
+def _starlette_site(base_holder: list[str], robots: Callable[[str], str]) -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    async def robots_txt(request: Any) -> PlainTextResponse:
+        return PlainTextResponse(robots(base_holder[0]))
+
+    return Starlette(routes=[Route("/robots.txt", robots_txt)])
+
+
+@pytest.mark.parametrize("framework", ["Starlette", "FastAPI"])
+def test_starlette_and_fastapi(site: Path, framework: str) -> None:
+    """FastAPI's ``app.mount`` is Starlette's: without FastAPI installed, its block runs on a
+    Starlette app."""
+    later = _LaterAsgi()
+    holder: list[str] = []
+    index = "/sitemaps/sitemap.xml" if framework == "Starlette" else "/live/sitemap.xml"
+    app = _starlette_site(holder, lambda base: _robots_txt(base, index))
+    if framework == "FastAPI":
+        try:
+            from fastapi import FastAPI
+        except ImportError:
+            pass
+        else:
+            app = FastAPI()
+            app.add_api_route("/robots.txt", lambda: _robots_txt(holder[0], index))
+    with uvicorn_server(later) as base:
+        holder.append(base)
+        _publish(site, base)
+        later.app = _run(_block(f"# {framework}"), base, {"app": app})["app"]
+        assert len(_crawl(base, index)) == (120 if framework == "Starlette" else 1)
+        assert _check(f"{base}{index}") <= {"url-not-allowed"}
+        _robots_check(base)
+
+
+def test_flask(site: Path) -> None:
+    from flask import Flask
+
+    app = Flask("urlset_readme_site")
+    holder: list[str] = []
+    app.add_url_rule(
+        "/robots.txt", "robots", lambda: _robots_txt(holder[0], "/sitemaps/sitemap.xml")
+    )
+    later = _LaterWsgi()
+    with waitress_server(later) as base:
+        holder.append(base)
+        _publish(site, base)
+        later.app = _run(_block("# Flask"), base, {"app": app})["app"]
+        assert len(_crawl(base, "/sitemaps/sitemap.xml")) == 120
+        assert _check(f"{base}/sitemaps/sitemap.xml") <= {"url-not-allowed"}
+        _robots_check(base)
+
+
+def test_every_block_of_the_section_is_run_here() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Serve:")[1].split("\n## ")[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    firsts = sorted(b.splitlines()[0].split(",")[0].split(" (")[0] for b in blocks)
+    assert firsts == ["# Django", "# FastAPI", "# Flask", "# Starlette", "import sqlite3"]
