@@ -1,27 +1,28 @@
 """``urlset serve DIR``: preview a published sitemap set over HTTP, the way a crawler and a
-browser will see it (the same app ``urlset.serve.wsgi_app`` gives a web site).
+browser will see it (the same core ``urlset.serve.wsgi_app`` gives a web site).
 
-The standard library's WSGI server, with a bounded pool of worker threads (a slow client
-holds one worker, never a new thread per connection), on 127.0.0.1 unless ``--host`` says
-otherwise. SIGINT or SIGTERM stops it, and so does ``--for DURATION``. Exit status: 0 stopped,
-2 usage error (not a directory, a port in use).
+The server is ``serve.server``: connections on an asyncio loop, requests answered on a
+bounded pool of worker threads that idle or slow clients cannot hold (each wait has a
+timeout), on 127.0.0.1 unless ``--host`` says otherwise. SIGINT or SIGTERM stops it, and so
+does ``--for DURATION``. Exit status: 0 stopped, 2 usage error (not a directory, a port in
+use).
 """
 
 from __future__ import annotations
 
 import signal
 import sys
-import threading
 from pathlib import Path
-from socketserver import BaseServer
-from types import FrameType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from .watch import parse_duration
 
-WORKERS = 8  # requests answered at once; more wait in the listen queue
+if TYPE_CHECKING:
+    from ..serve.app import SitemapApp
+
+WORKERS = 8  # requests answered at once; more wait on the loop, holding no worker
 
 
 def _fail(message: str) -> NoReturn:
@@ -41,9 +42,9 @@ def serve(directory: Path, host: str, port: int, no_html: bool, duration: str | 
     Crawlers get the files as published (gzip, ETags, 304s); a browser gets an HTML view of
     each sitemap and index. Stops on Ctrl-C or SIGTERM. Exit status: 0 stopped, 2 usage error.
     """
+    import asyncio
+
     from ..serve import DirectorySet, sitemap_app
-    from ..serve.wsgi import WsgiApp
-    from .serve_server import PooledServer
 
     seconds = parse_duration(duration) if duration else None
     if not directory.is_dir():
@@ -51,35 +52,39 @@ def serve(directory: Path, host: str, port: int, no_html: bool, duration: str | 
     documents = DirectorySet(directory)
     if not documents.entry_points():
         _fail(f"{directory}: no sitemap here (.xml, .txt, .xml.gz or .txt.gz files)")
-    try:
-        server = PooledServer((host, port), WORKERS)
-    except OSError as exc:
-        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-    server.set_app(WsgiApp(sitemap_app(documents, html=not no_html)))
-    shown = f"[{host}]" if ":" in host else host
-    base = f"http://{shown}:{server.server_address[1]}/"
-    click.echo(base, nl=True)  # the first line of output: where to go (scripts read it)
-    for name in documents.entry_points():
-        click.echo(f"  {base}{name}", err=True)
-    _run(server, seconds)
-
-
-def _run(server: BaseServer, seconds: float | None) -> None:
-    """Serve until a signal or the deadline, then stop accepting and finish what runs."""
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2})
-    thread.start()
-    try:
-        stop.wait(seconds)
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    core = sitemap_app(documents, html=not no_html)
+    problem = asyncio.run(_serve(core, documents.entry_points(), host, port, seconds))
+    if problem is not None:
+        _fail(problem)
     click.echo("urlset serve: stopped", err=True)
+
+
+async def _serve(
+    core: SitemapApp, entry_points: list[str], host: str, port: int, seconds: float | None
+) -> str | None:
+    """Serve until a signal or the deadline; what stopped it from starting, if anything."""
+    import asyncio
+
+    from ..serve.server import SitemapServer, serve_until
+
+    server = SitemapServer(core, workers=WORKERS)
+    try:
+        port = await server.start(host, port)
+    except OSError as exc:
+        await server.close()
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    shown = f"[{host}]" if ":" in host else host
+    base = f"http://{shown}:{port}/"
+    click.echo(base, nl=True)  # the first line of output: where to go (scripts read it)
+    for name in entry_points:
+        click.echo(f"  {base}{name}", err=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await serve_until(server, stop, seconds)
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    return None
