@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import gzip
-import sys
-import types
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from serve_support import fetch, uvicorn_server, waitress_server
+from serve_support import configure_django, django_urls, fetch, uvicorn_server, waitress_server
 from urlset import read_bytes, write_sitemaps
 from urlset.serve import LiveSet
 
@@ -81,42 +79,20 @@ def _django_sitemaps() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def django_site(published: Path) -> Iterator[str]:
-    from django.conf import settings
-
-    if not settings.configured:
-        settings.configure(
-            DEBUG=False,
-            SECRET_KEY="urlset-tests",
-            ALLOWED_HOSTS=["127.0.0.1"],
-            ROOT_URLCONF="urlset_test_django_urls",
-            INSTALLED_APPS=["django.contrib.sitemaps"],
-            MIDDLEWARE=["django.middleware.common.CommonMiddleware"],
-            USE_TZ=True,
-            USE_I18N=True,
-            LANGUAGE_CODE="en",
-            LANGUAGES=[("en", "English"), ("de", "German")],
-        )
-    import django
-    from django.core.wsgi import get_wsgi_application
+    configure_django()
     from django.http import HttpResponse
     from django.urls import path
 
     from urlset.serve.django import from_django_sitemaps, sitemap_urls
 
-    django.setup()
-    urls = types.ModuleType("urlset_test_django_urls")
     live = LiveSet(from_django_sitemaps(_django_sitemaps(), BASE), BASE)
-    urls.urlpatterns = [  # type: ignore[attr-defined]
+    patterns = [
         path("", lambda request: HttpResponse(b"home")),
         *sitemap_urls("sitemaps/", published),
         *sitemap_urls("live/", live),
     ]
-    sys.modules[urls.__name__] = urls
-    try:
-        with waitress_server(get_wsgi_application()) as base:
-            yield base
-    finally:
-        del sys.modules[urls.__name__]
+    with django_urls(patterns) as application, waitress_server(application) as base:
+        yield base
 
 
 def test_django_serves_a_published_set(django_site: str, published: Path) -> None:

@@ -10,21 +10,26 @@ that robots.txt is clean).
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 import sqlite3
-import sys
-import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from serve_support import fetch, uvicorn_server, waitress_server
-from urlset import CURRENT, SitemapRef, read_bytes, write_sitemaps
+from serve_support import (
+    LaterAsgi,
+    LaterWsgi,
+    check_errors,
+    configure_django,
+    crawl,
+    django_urls,
+    uvicorn_server,
+    waitress_server,
+)
+from urlset import CURRENT, write_sitemaps
 from urlset.cli import main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -44,33 +49,6 @@ def _run(block: str, base: str, names: dict[str, Any]) -> dict[str, Any]:
     code = block.replace(PLACEHOLDER, base + "/")
     exec(compile(code, str(README), "exec"), names)  # the README's code, as written
     return names
-
-
-class _LaterWsgi:
-    """A WSGI app set once the server's address is known (the README's code names the site,
-    which is that address)."""
-
-    app: Any = None
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        return self.app(environ, start_response)
-
-
-class _LaterAsgi:
-    """The same for ASGI: lifespan events are answered until the app is set."""
-
-    app: Any = None
-
-    async def __call__(self, scope: Any, receive: Callable[[], Awaitable[Any]], send: Any) -> None:
-        if scope["type"] == "lifespan" and self.app is None:
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                else:
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        await self.app(scope, receive, send)
 
 
 @pytest.fixture
@@ -93,52 +71,6 @@ def _publish(site: Path, base: str, **options: Any) -> None:
     write_sitemaps(rows, site / "public" / "sitemaps", base + "/", limits=limits, **options)
 
 
-def _crawl(base: str, entry: str) -> list[str]:
-    """The entry point and every child it names, as a crawler requests them (plain and
-    gzip-coded): all 200, each child at the URL the index names; the URLs read."""
-    status, _, body = fetch(base, entry)
-    assert status == 200, (entry, body[:200])
-    assert body == _gzip_coded(base, entry)
-    entries = read_bytes(body)
-    refs = [e for e in entries if isinstance(e, SitemapRef)]
-    urls = [e.loc for e in entries if not isinstance(e, SitemapRef)]
-    for ref in refs:
-        assert ref.loc.startswith(base + "/"), ref.loc
-        path = ref.loc.removeprefix(base)
-        status, _, child = fetch(base, path)
-        assert status == 200, (ref.loc, child[:200])
-        assert _inflated(child) == _gzip_coded(base, path)
-        urls += [url.loc for url in read_bytes(child)]
-    assert urls
-    return urls
-
-
-def _inflated(body: bytes) -> bytes:
-    return gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
-
-
-def _gzip_coded(base: str, path: str) -> bytes:
-    """The body asked for with Accept-Encoding: gzip, inflated (gzip-coded or a .gz file)."""
-    status, headers, body = fetch(base, path, headers=CRAWLER)
-    assert status == 200
-    if headers.get("content-encoding") == "gzip" or headers["content-type"] == "application/gzip":
-        return gzip.decompress(body)
-    return body
-
-
-def _check(url: str) -> set[str]:
-    """``urlset check URL``: the codes of its errors."""
-    result = CliRunner().invoke(main, ["check", url, "--format", "json"])
-    assert result.exit_code in (0, 1), result.output
-    report = json.loads(result.output)
-    return {
-        issue["code"]
-        for file in report["files"]
-        for issue in file["issues"]
-        if issue["severity"] == "error"
-    }
-
-
 def _robots_check(base: str) -> None:
     result = CliRunner().invoke(main, ["robots", f"{base}/robots.txt", "--check"])
     assert result.exit_code == 0, result.output
@@ -151,17 +83,17 @@ def _robots_txt(base: str, *indexes: str) -> str:
 
 def test_the_asgi_and_wsgi_apps(site: Path) -> None:
     block = _block("import sqlite3")
-    later_asgi, later_wsgi = _LaterAsgi(), _LaterWsgi()
+    later_asgi, later_wsgi = LaterAsgi(), LaterWsgi()
     with uvicorn_server(later_asgi) as asgi_base, waitress_server(later_wsgi) as wsgi_base:
         _publish(site, wsgi_base)
         names = _run(block, asgi_base, {})
         later_asgi.app = names["app"]  # the live set, at the site's root
         later_wsgi.app = names["application"]  # the published set, at the site's root
-        urls = _crawl(asgi_base, "/sitemap.xml")
+        urls = crawl(asgi_base, "/sitemap.xml")
         assert len(urls) == 32  # the public pages of site.db
-        assert _check(f"{asgi_base}/sitemap.xml") == set()
-        assert len(_crawl(wsgi_base, "/sitemap.xml")) == 120
-        assert _check(f"{wsgi_base}/sitemap.xml") == set()
+        assert check_errors(f"{asgi_base}/sitemap.xml") == set()
+        assert len(crawl(wsgi_base, "/sitemap.xml")) == 120
+        assert check_errors(f"{wsgi_base}/sitemap.xml") == set()
 
 
 def _django_sitemaps() -> dict[str, Any]:
@@ -180,24 +112,11 @@ def _django_sitemaps() -> dict[str, Any]:
 
 
 def test_django(site: Path) -> None:
-    from django.conf import settings
-
-    if not settings.configured:
-        settings.configure(
-            DEBUG=False,
-            SECRET_KEY="urlset-tests",
-            ALLOWED_HOSTS=["127.0.0.1"],
-            INSTALLED_APPS=["django.contrib.sitemaps"],
-            USE_TZ=True,
-        )
-    import django
-    from django.core.wsgi import get_wsgi_application
+    configure_django()
     from django.http import HttpResponse
-    from django.urls import clear_url_caches, path
+    from django.urls import path
 
-    django.setup()
-    later = _LaterWsgi()
-    urls = types.ModuleType("urlset_readme_django_urls")
+    later = LaterWsgi()
     with waitress_server(later) as base:
         _publish(site, base)
         robots = _robots_txt(base, "/sitemaps/sitemap.xml", "/published/sitemap.xml")
@@ -205,22 +124,13 @@ def test_django(site: Path) -> None:
         names = _run(
             _block("# Django"), base, {"sitemaps": _django_sitemaps(), "urlpatterns": urlpatterns}
         )
-        urls.urlpatterns = names["urlpatterns"]  # type: ignore[attr-defined]
-        sys.modules[urls.__name__] = urls
-        previous = getattr(settings, "ROOT_URLCONF", None)
-        settings.ROOT_URLCONF = urls.__name__
-        clear_url_caches()
-        later.app = get_wsgi_application()
-        try:
-            assert len(_crawl(base, "/sitemaps/sitemap.xml")) == 25
-            assert len(_crawl(base, "/published/sitemap.xml")) == 120
+        with django_urls(names["urlpatterns"]) as application:
+            later.app = application
+            assert len(crawl(base, "/sitemaps/sitemap.xml")) == 25
+            assert len(crawl(base, "/published/sitemap.xml")) == 120
             for index in ("/sitemaps/sitemap.xml", "/published/sitemap.xml"):
-                assert _check(f"{base}{index}") <= {"url-not-allowed"}
+                assert check_errors(f"{base}{index}") <= {"url-not-allowed"}
             _robots_check(base)
-        finally:
-            settings.ROOT_URLCONF = previous
-            clear_url_caches()
-            del sys.modules[urls.__name__]
 
 
 def _starlette_site(base_holder: list[str], robots: Callable[[str], str]) -> Any:
@@ -238,7 +148,7 @@ def _starlette_site(base_holder: list[str], robots: Callable[[str], str]) -> Any
 def test_starlette_and_fastapi(site: Path, framework: str) -> None:
     """FastAPI's ``app.mount`` is Starlette's: without FastAPI installed, its block runs on a
     Starlette app."""
-    later = _LaterAsgi()
+    later = LaterAsgi()
     holder: list[str] = []
     index = "/sitemaps/sitemap.xml" if framework == "Starlette" else "/live/sitemap.xml"
     app = _starlette_site(holder, lambda base: _robots_txt(base, index))
@@ -254,8 +164,8 @@ def test_starlette_and_fastapi(site: Path, framework: str) -> None:
         holder.append(base)
         _publish(site, base)
         later.app = _run(_block(f"# {framework}"), base, {"app": app})["app"]
-        assert len(_crawl(base, index)) == (120 if framework == "Starlette" else 1)
-        assert _check(f"{base}{index}") <= {"url-not-allowed"}
+        assert len(crawl(base, index)) == (120 if framework == "Starlette" else 1)
+        assert check_errors(f"{base}{index}") <= {"url-not-allowed"}
         _robots_check(base)
 
 
@@ -267,13 +177,13 @@ def test_flask(site: Path) -> None:
     app.add_url_rule(
         "/robots.txt", "robots", lambda: _robots_txt(holder[0], "/sitemaps/sitemap.xml")
     )
-    later = _LaterWsgi()
+    later = LaterWsgi()
     with waitress_server(later) as base:
         holder.append(base)
         _publish(site, base)
         later.app = _run(_block("# Flask"), base, {"app": app})["app"]
-        assert len(_crawl(base, "/sitemaps/sitemap.xml")) == 120
-        assert _check(f"{base}/sitemaps/sitemap.xml") <= {"url-not-allowed"}
+        assert len(crawl(base, "/sitemaps/sitemap.xml")) == 120
+        assert check_errors(f"{base}/sitemaps/sitemap.xml") <= {"url-not-allowed"}
         _robots_check(base)
 
 
