@@ -34,9 +34,13 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextmanager
-def _running(directory: Path, timeouts: Timeouts = SHORT, workers: int = 2) -> Iterator[int]:
+def _running(
+    directory: Path, timeouts: Timeouts = SHORT, workers: int = 2, connections: int = 512
+) -> Iterator[int]:
     loop = asyncio.new_event_loop()
-    server = SitemapServer(sitemap_app(directory), workers=workers, timeouts=timeouts)
+    server = SitemapServer(
+        sitemap_app(directory), workers=workers, timeouts=timeouts, max_connections=connections
+    )
     port = loop.run_until_complete(server.start("127.0.0.1", 0))
     stop = asyncio.Event()
     thread = threading.Thread(
@@ -104,6 +108,23 @@ def test_stalled_connections_hold_no_worker_and_are_closed(published: Path) -> N
         assert waited < 4  # the idle (1 s) and head (1.5 s) timeouts, not forever
         assert answers[:10] == [b""] * 10  # idle: closed without a word
         assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers[10:]), answers[10]
+
+
+def test_at_the_connection_cap_the_longest_idle_makes_room(published: Path) -> None:
+    slow = Timeouts(idle=30, head=30)
+    with _running(published, slow, connections=4) as port, ExitStack() as held:
+        idle = [held.enter_context(_connect(port)) for _ in range(4)]
+        time.sleep(0.2)  # all four are waiting for a request
+        status, took = _timed_get(port)
+        assert status == 200 and took < 1.0
+        idle[0].settimeout(2)
+        assert idle[0].recv(100) == b""  # the oldest was closed to make room
+    with _running(published, slow, connections=2) as port, ExitStack() as held:
+        for _ in range(2):  # none idle: both are in the middle of a head
+            held.enter_context(_connect(port)).sendall(b"GET /sitemap.xml HTTP/1.1\r\n")
+        time.sleep(0.3)
+        answer = _exchange(port, b"GET /sitemap.xml HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:100]
 
 
 def test_urlset_serve_answers_past_stalled_connections(published: Path) -> None:

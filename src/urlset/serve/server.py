@@ -4,7 +4,8 @@ core (``SitemapApp.respond``) and its file reads on a fixed pool of worker threa
 A connection costs the pool nothing until a whole request head has arrived, so idle and slow
 clients cannot exhaust it; each wait has its own bound (``Timeouts``): the next request on a
 kept-alive connection, the head once its first byte came (then 408), a request body, each
-piece of the response reaching the client. Past ``max_connections`` a new connection is
+piece of the response reaching the client. At ``max_connections`` a new connection takes
+the place of the one idle longest (closed, as its idle timeout would); with none idle, it is
 answered 503 and closed. Request heads are read by ``http1`` (every odd request line gets a
 status line and a status).
 """
@@ -58,6 +59,8 @@ class SitemapServer:
         self.max_connections = max_connections
         self.open = 0  # connections now open
         self._writers: set[asyncio.StreamWriter] = set()
+        # the handlers waiting for a request, oldest first
+        self._idle: dict[asyncio.StreamWriter, asyncio.Task[None] | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="urlset-serve")
         self._server: asyncio.Server | None = None
@@ -86,12 +89,18 @@ class SitemapServer:
             self._tasks.add(task)
         try:
             if self.open > self.max_connections:
-                await self._refuse(writer, 503, "too many connections; try again shortly")
-                return
+                if not self._idle:
+                    await self._refuse(writer, 503, "too many connections; try again shortly")
+                    return
+                oldest = next(iter(self._idle))
+                waiting = self._idle.pop(oldest)
+                if waiting is not None:
+                    waiting.cancel()  # it closes its connection as it ends
+                oldest.close()
             while await self._exchange(reader, writer):
                 pass
-        except (OSError, asyncio.IncompleteReadError, TimeoutError):
-            pass  # the client went away or stalled: nothing more to say to it
+        except (OSError, asyncio.IncompleteReadError, TimeoutError, asyncio.CancelledError):
+            pass  # the client went away or stalled, or made room for another: it is closed
         finally:
             self.open -= 1
             self._writers.discard(writer)
@@ -103,10 +112,13 @@ class SitemapServer:
 
     async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One request and its response; whether the connection stays open for another."""
+        self._idle[writer] = asyncio.current_task()
         try:
             first = await asyncio.wait_for(reader.readexactly(1), self.timeouts.idle)
         except (TimeoutError, asyncio.IncompleteReadError):
             return False  # idle: closed without a word, as servers do
+        finally:
+            self._idle.pop(writer, None)
         try:
             async with asyncio.timeout(self.timeouts.head):
                 line, headers = await _head(first, reader)
