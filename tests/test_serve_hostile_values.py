@@ -39,6 +39,8 @@ LASTMODS = [
     "2026-1-2 10:00",  # lenient: unpadded, a space for T, no zone
     "2026-11-02T10:00:00+0100",  # lenient: +hhmm zone
     "9999-12-31T23:59:59-14:00",  # the last instant, past year 9999 in UTC
+    "0001-01-01T00:00:00+14:00",  # the first instant, before year 1 in UTC
+    "0001-01-01",  # the first day
     " 2026-11-02 ",  # spaces around
     "",  # empty
     "2026-11-02T10:00:00.1234567Z",  # seven fraction digits

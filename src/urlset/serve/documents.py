@@ -47,9 +47,13 @@ def _newest_lastmod(text: str) -> datetime | None:
     newest: datetime | None = None
     for spelling in dict.fromkeys(_LASTMOD.findall(text)):
         value, _ = parse_lenient(spelling)
-        if value is not None:
-            moment = instant(value)
-            newest = moment if newest is None or moment > newest else newest
+        if value is None:
+            continue
+        try:  # an HTTP date is in UTC: an instant before year 1 or after 9999 there has none
+            moment = instant(value).astimezone(UTC)
+        except OverflowError:
+            continue
+        newest = moment if newest is None or moment > newest else newest
     return newest
 
 
