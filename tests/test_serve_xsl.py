@@ -66,6 +66,33 @@ def test_libxslt_renders_the_index_and_each_sitemap(built: Path) -> None:
     assert cells == ["2026-11-01", "", "0.4", "2", "", "", "en fr"]
 
 
+def test_the_stylesheet_has_the_look_and_spelling_of_the_other_pages(
+    built: Path, tmp_path: Path
+) -> None:
+    from urlset.writing.page_style import PAGE_CSS
+
+    index = _transform(built / "sitemap.xml", built)
+    assert index.xpath("string(//style)") == PAGE_CSS
+    assert index.xpath("string(//p[@id='summary'])") == "2 sitemaps"
+    assert index.xpath("//table[@id='entries']//td[@class='url']")
+    one = tmp_path / "one.xml"
+    one.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + "<url><loc>https://example.com/a</loc><priority>0.0</priority></url>" * 1
+        + "</urlset>"
+    )
+    assert _transform(one, built).xpath("string(//p[@id='summary'])") == "1 URL"
+    many = tmp_path / "many.xml"
+    many.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + "<url><loc>https://example.com/a</loc></url>" * 1200
+        + "</urlset>"
+    )
+    page = _transform(many, built)
+    assert page.xpath("string(//p[@id='summary'])") == "1,200 URLs"
+    assert page.xpath("string(//tbody/tr[last()]/td[1])") == "1,200"
+
+
 def test_stylesheet_usage_errors(tmp_path: Path) -> None:
     source = tmp_path / "u.txt"
     source.write_text(f"{BASE}a\n")

@@ -1,7 +1,9 @@
 <?xml version="1.0" encoding="UTF-8"?>
 <!-- urlset's stylesheet for sitemaps and sitemap indexes (XSLT 1.0), for browsers that still
-     apply XSLT: a table of the entries. Crawlers ignore it. Publish it beside the set with
-     the build option "stylesheet" (or urlset.writing.stylesheet.publish_stylesheet). -->
+     apply XSLT: a table of the entries, in the look of urlset's other pages (its style element
+     is filled with writing/page_style.py's stylesheet when published). Crawlers ignore it.
+     Publish it beside the set with the build option "stylesheet" (or
+     urlset.writing.stylesheet.publish_stylesheet). -->
 <xsl:stylesheet version="1.0"
     xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
     xmlns:s="http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -23,13 +25,7 @@
             <xsl:otherwise>Sitemap</xsl:otherwise>
           </xsl:choose>
         </title>
-        <style>
-          body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1b1b}
-          h1{font-size:1.3em;margin:0 0 .3em}a{color:#0645ad}
-          table{border-collapse:collapse;width:100%;margin:.8em 0}
-          th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
-          th{background:#f3f3f3}td.n{text-align:right;color:#666}td.loc{word-break:break-all}
-        </style>
+        <style>/* urlset's page stylesheet (writing/page_style.py) */</style>
       </head>
       <body>
         <xsl:apply-templates select="s:sitemapindex | s:urlset"/>
@@ -38,43 +34,74 @@
   </xsl:template>
 
   <xsl:template match="s:sitemapindex">
-    <h1>Sitemap index</h1>
-    <p id="summary"><xsl:value-of select="count(s:sitemap)"/> sitemaps</p>
-    <table id="entries">
-      <thead><tr><th>#</th><th>sitemap</th><th>lastmod</th></tr></thead>
-      <tbody>
-        <xsl:for-each select="s:sitemap">
-          <tr>
-            <td class="n"><xsl:value-of select="position()"/></td>
-            <td class="loc"><a href="{s:loc}"><xsl:value-of select="s:loc"/></a></td>
-            <td><xsl:value-of select="s:lastmod"/></td>
-          </tr>
-        </xsl:for-each>
-      </tbody>
-    </table>
+    <xsl:variable name="count">
+      <xsl:call-template name="count">
+        <xsl:with-param name="n" select="count(s:sitemap)"/>
+        <xsl:with-param name="noun">sitemap</xsl:with-param>
+      </xsl:call-template>
+    </xsl:variable>
+    <header><h1>Sitemap index</h1><p><xsl:value-of select="$count"/></p></header>
+    <main><section>
+      <p id="summary"><xsl:value-of select="$count"/></p>
+      <div class="scroll" role="region" tabindex="0" aria-label="entries">
+        <table id="entries">
+          <thead>
+            <tr><th scope="col" class="num">#</th><th scope="col">sitemap</th><th scope="col">lastmod</th></tr>
+          </thead>
+          <tbody>
+            <xsl:for-each select="s:sitemap">
+              <tr>
+                <td class="num"><xsl:value-of select="format-number(position(), '#,##0')"/></td>
+                <td class="url"><a href="{s:loc}"><xsl:value-of select="s:loc"/></a></td>
+                <td><xsl:value-of select="s:lastmod"/></td>
+              </tr>
+            </xsl:for-each>
+          </tbody>
+        </table>
+      </div>
+    </section></main>
+  </xsl:template>
+
+  <xsl:template name="count">
+    <xsl:param name="n"/>
+    <xsl:param name="noun"/>
+    <xsl:value-of select="format-number($n, '#,##0')"/>
+    <xsl:text> </xsl:text>
+    <xsl:value-of select="$noun"/>
+    <xsl:if test="$n != 1">s</xsl:if>
   </xsl:template>
 
   <xsl:template match="s:urlset">
-    <h1>Sitemap</h1>
-    <p id="summary"><xsl:value-of select="count(s:url)"/> URLs</p>
+    <xsl:variable name="count">
+      <xsl:call-template name="count">
+        <xsl:with-param name="n" select="count(s:url)"/>
+        <xsl:with-param name="noun">URL</xsl:with-param>
+      </xsl:call-template>
+    </xsl:variable>
+    <header><h1>Sitemap</h1><p><xsl:value-of select="$count"/></p></header>
+    <main><section>
+    <p id="summary"><xsl:value-of select="$count"/></p>
+    <div class="scroll" role="region" tabindex="0" aria-label="entries">
     <table id="entries">
       <thead>
         <tr>
-          <th>#</th><th>loc</th><th>lastmod</th><th>changefreq</th><th>priority</th>
-          <th>images</th><th>videos</th><th>news</th><th>hreflang</th>
+          <th scope="col" class="num">#</th><th scope="col">loc</th><th scope="col">lastmod</th>
+          <th scope="col">changefreq</th><th scope="col" class="num">priority</th>
+          <th scope="col" class="num">images</th><th scope="col" class="num">videos</th>
+          <th scope="col" class="num">news</th><th scope="col">hreflang</th>
         </tr>
       </thead>
       <tbody>
         <xsl:for-each select="s:url">
           <tr>
-            <td class="n"><xsl:value-of select="position()"/></td>
-            <td class="loc"><a href="{s:loc}" rel="nofollow"><xsl:value-of select="s:loc"/></a></td>
+            <td class="num"><xsl:value-of select="format-number(position(), '#,##0')"/></td>
+            <td class="url"><a href="{s:loc}" rel="nofollow"><xsl:value-of select="s:loc"/></a></td>
             <td><xsl:value-of select="s:lastmod"/></td>
             <td><xsl:value-of select="s:changefreq"/></td>
-            <td><xsl:value-of select="s:priority"/></td>
-            <td><xsl:if test="image:image"><xsl:value-of select="count(image:image)"/></xsl:if></td>
-            <td><xsl:if test="video:video"><xsl:value-of select="count(video:video)"/></xsl:if></td>
-            <td><xsl:if test="news:news"><xsl:value-of select="count(news:news)"/></xsl:if></td>
+            <td class="num"><xsl:value-of select="s:priority"/></td>
+            <td class="num"><xsl:if test="image:image"><xsl:value-of select="count(image:image)"/></xsl:if></td>
+            <td class="num"><xsl:if test="video:video"><xsl:value-of select="count(video:video)"/></xsl:if></td>
+            <td class="num"><xsl:if test="news:news"><xsl:value-of select="count(news:news)"/></xsl:if></td>
             <td>
               <xsl:for-each select="xhtml:link[@rel='alternate']">
                 <a href="{@href}" rel="nofollow"><xsl:value-of select="@hreflang"/></a>
@@ -85,5 +112,7 @@
         </xsl:for-each>
       </tbody>
     </table>
+    </div>
+    </section></main>
   </xsl:template>
 </xsl:stylesheet>

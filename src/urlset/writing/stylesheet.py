@@ -10,11 +10,17 @@ from pathlib import Path
 
 STYLESHEET_NAME = "sitemap.xsl"
 _SOURCE = Path(__file__).with_name(STYLESHEET_NAME)
+_STYLE = b"<style>/* urlset's page stylesheet (writing/page_style.py) */</style>"
 
 
 def stylesheet_bytes() -> bytes:
-    """The stylesheet's bytes (XSLT 1.0: a table of a sitemap's or an index's entries)."""
-    return _SOURCE.read_bytes()
+    """The stylesheet's bytes (XSLT 1.0: a table of a sitemap's or an index's entries), with
+    the look of urlset's other pages."""
+    from xml.sax.saxutils import escape
+
+    from .page_style import PAGE_CSS
+
+    return _SOURCE.read_bytes().replace(_STYLE, f"<style>{escape(PAGE_CSS)}</style>".encode())
 
 
 def publish_stylesheet(out_dir: str | Path, name: str = STYLESHEET_NAME) -> Path:
