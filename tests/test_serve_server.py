@@ -110,6 +110,16 @@ def test_stalled_connections_hold_no_worker_and_are_closed(published: Path) -> N
         assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers[10:]), answers[10]
 
 
+def test_a_body_that_stalls_gets_408(published: Path) -> None:
+    with _running(published) as port:
+        started = time.monotonic()
+        answer = _exchange(
+            port, b"POST /sitemap.xml HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab"
+        )
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"took too long" in answer
+        assert time.monotonic() - started < 4
+
+
 def test_at_the_connection_cap_the_longest_idle_makes_room(published: Path) -> None:
     slow = Timeouts(idle=30, head=30)
     with _running(published, slow, connections=4) as port, ExitStack() as held:

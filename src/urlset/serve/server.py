@@ -131,7 +131,7 @@ class SitemapServer:
             await self._refuse(writer, refused.status, refused.reason)
             return False
         except TimeoutError:
-            await self._refuse(writer, 408, "the request head took too long")
+            await self._refuse(writer, 408, "the request (its head or body) took too long")
             return False
         if line.method not in KNOWN_METHODS:
             await self._refuse(writer, 501, f"{line.method} is not a method this server knows")
