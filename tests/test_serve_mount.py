@@ -106,6 +106,18 @@ def test_only_the_sets_own_children_move(tmp_path: Path) -> None:
     ]
 
 
+def test_a_set_built_for_its_path_behind_a_proxy_is_left_as_written(tmp_path: Path) -> None:
+    """A proxy may serve the app under a path the app does not see: a set built for that
+    path (``--sitemap-url``) names its children right, at the root and under a mount."""
+    rows = [(f"{BASE}p/{i}",) for i in range(30)]
+    limits = CURRENT.lowered(max_urls=10)
+    for built_for, root in (("maps/", ""), ("site/sitemaps/", "/sitemaps")):
+        out = tmp_path / built_for.replace("/", "-")
+        write_sitemaps(rows, out, BASE, limits=limits, gzip=False, sitemap_url=BASE + built_for)
+        response = _get(sitemap_app(out), "/sitemap.xml", root)
+        assert b"".join(response.body) == (out / "sitemap.xml").read_bytes()
+
+
 def test_the_rewrite_does_not_depend_on_the_chunks(published: Path) -> None:
     data = gzip.decompress((published / "sitemap.xml.gz").read_bytes())
     names = set(DirectorySet(published).names())

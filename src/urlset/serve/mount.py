@@ -3,8 +3,8 @@
 An index names its children by absolute URL, written when the set was built
 (``https://example.com/sitemap-1-....xml``). Mounted at ``/sitemaps`` (a Django prefix, a
 Starlette mount's ``root_path``, a WSGI ``SCRIPT_NAME``), each child is served at
-``/sitemaps/sitemap-1-....xml``: an index entry that names a document of this set in another
-directory is rewritten to that path, on the origin it was written with (the site's public
+``/sitemaps/sitemap-1-....xml``: an index entry that names a document of this set in a
+directory that does not end with the mount's path is rewritten to that path, on the origin it was written with (the site's public
 origin, which the build was given; the request's Host may be a proxy's). Entries naming
 anything else (another host's files, a name this set does not have) are left as written.
 """
@@ -32,12 +32,14 @@ def directory_of(root: str) -> str:
 
 
 def moved(document: Document, root: str) -> bool:
-    """Whether ``document`` is an index naming children in another directory than the one
-    it is served from, so that its locs must be rewritten."""
-    if not document.index:
+    """Whether ``document`` is an index, served under a path, that names children in another
+    directory, so that its locs must be rewritten. At the root nothing is: a proxy may put
+    the app under a path the app does not see (the set was then built for that path), and a
+    directory that already ends with the mount's path was built for it behind such a proxy."""
+    if not document.index or not root.strip("/"):
         return False
     here = directory_of(root)
-    return any(found != here for found in document.child_directories)
+    return any(not found.endswith(here) for found in document.child_directories)
 
 
 def mount_tag(root: str) -> str:
@@ -61,7 +63,7 @@ def relocated(chunks: Iterable[bytes], served: Callable[[str], bool], root: str)
 
     def move(match: re.Match[bytes]) -> bytes:
         url = _URL.fullmatch(match[2])
-        if url is None or url[2] == target or not served(url[3].decode("ascii", "replace")):
+        if url is None or url[2].endswith(target) or not served(url[3].decode("ascii", "replace")):
             return match[0]
         return b"<loc>" + match[1] + url[1] + target + url[3] + match[3] + b"</loc>"
 
