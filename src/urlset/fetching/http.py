@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..reading.output import Render
-from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
+from .body import ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
@@ -260,7 +260,6 @@ def fetch_sitemaps_sync(
 
 
 __all__ = [
-    "BODY_TOO_LARGE",
     "DEFAULT_USER_AGENT",
     "Fetcher",
     "HttpOptions",
