@@ -20,8 +20,16 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity
 from ..urls import host_of, to_uri
 from .body import BodyReading, ReaderFactory, sitemap_reader
-from .failures import Retry, Unconditional, cannot_connect, describe_failure, refused
-from .http_options import HttpOptions
+from .failures import (
+    Retry,
+    Unconditional,
+    cannot_connect,
+    describe_failure,
+    final_failure,
+    undecodable,
+    undecodable_reason,
+)
+from .http_options import HttpOptions, plain_duration, retry_after_refused
 from .issues import (
     CROSS_HOST_REDIRECT,
     DEADLINE,
@@ -31,6 +39,7 @@ from .issues import (
     FETCH_TIMEOUT,
     REDIRECT_LOOP,
     TOO_MANY_REDIRECTS,
+    count_noun,
     fetch_issue,
 )
 from .parse_pool import ParsePool
@@ -163,6 +172,13 @@ class Fetcher(BodyReading):
                 continue
             except Retry as retry:
                 failure = _Failure(retry.reason, retry.code, retry.retry_after)
+            except aiohttp.ClientResponseError as exc:
+                encoding = undecodable(exc)
+                if encoding is None:
+                    raise
+                return await _undecodable(
+                    self.session, self.options, request, hops[-1], headers, issues, *encoding
+                )
             except TimeoutError as exc:
                 best = _most(best, cut)
                 if deadline.expired():
@@ -173,13 +189,17 @@ class Fetcher(BodyReading):
                     describe_failure(exc),
                     FETCH_FAILED,
                     unreachable=cannot_connect(exc) and len(hops) == 1,
-                    # a certificate the client rejects is rejected again, and a port nothing
-                    # listens on refuses again: no retry
-                    final=isinstance(exc, aiohttp.ClientConnectorCertificateError) or refused(exc),
+                    # a refused port, a name without address, a failed TLS handshake or
+                    # certificate: the same again at once, so no retry
+                    final=final_failure(exc),
                 )
             else:
                 return self._answered(request, response, attempt)
             best = _most(best, cut)
+            too_long = retry_after_refused(policy, failure.retry_after)
+            if too_long is not None:
+                failure.reason += f"; {too_long}"
+                return _given_up(request, failure, issues, attempt, best)
             if (
                 failure.final
                 or attempt >= policy.attempts
@@ -189,9 +209,9 @@ class Fetcher(BodyReading):
             wait = policy.delay(attempt, failure.retry_after)
             if time.monotonic() + wait >= ends:
                 if failure.retry_after is not None:
-                    what = f"the {failure.retry_after:g} s the server asked for (Retry-After)"
+                    what = f"the {plain_duration(wait)} the server asked for (Retry-After)"
                 else:
-                    what = f"a backoff of {wait:.2g} s"
+                    what = f"a backoff of {plain_duration(wait)}"
                 failure.reason += f"; not tried again: waiting {what} would pass the " + (
                     self._limit(ends)
                 )
@@ -336,6 +356,32 @@ class Fetcher(BodyReading):
         )
 
 
+async def _undecodable(
+    session: aiohttp.ClientSession,
+    options: HttpOptions,
+    request: FetchRequest,
+    url: str,
+    conditional: Mapping[str, str],
+    issues: list[Issue],
+    encoding: str,
+    package: str,
+) -> FetchResponse:
+    """An answer in a Content-Encoding that cannot be decoded here: not retried (it
+    would come the same way); asked once more without decoding, for its real status."""
+    status: int | None = None
+    try:
+        async with asyncio.timeout(options.connect_timeout + options.read_timeout):
+            async with session.get(
+                url, headers=conditional, allow_redirects=False, auto_decompress=False
+            ) as resp:
+                status = resp.status
+    except (aiohttp.ClientError, OSError, TimeoutError):
+        pass
+    reason = undecodable_reason(status, encoding, package)
+    issue = fetch_issue(FETCH_FAILED, Severity.ERROR, reason, request.url)
+    return FetchResponse(request, url, status, error=reason, issues=[*issues, issue])
+
+
 def _given_up(
     request: FetchRequest,
     failure: _Failure,
@@ -345,7 +391,7 @@ def _given_up(
 ) -> FetchResponse:
     """The answer after the last attempt: what was read of a body cut off, labelled
     partial, or the failure."""
-    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+    tries = f" (after {count_noun(attempts, 'attempt')})" if attempts > 1 else ""
     if best is not None:
         kept = sum(1 for i in best.items if type(i) is not Issue) + len(best.urls or ())
         message = (

@@ -11,7 +11,9 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
   requests not yet sent are answered at once as not requested.
 - Retries: connection errors, read/connect timeouts, 5xx and 429, with exponential backoff
   and jitter, or the server's Retry-After (capped); a wait that would pass the timeout is
-  not begun. Never other 4xx, a rejected certificate, or a connection refused.
+  not begun. Never other 4xx, nor what would fail the same at once (failures.py): a
+  connection refused, a name DNS has no address for, a failed TLS handshake or a rejected
+  certificate, a Content-Encoding that cannot be decoded, a Retry-After past the cap.
 - Cut off: the entries read of a body before a reset or a timeout are kept (the most an
   attempt read), labelled partial.
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
