@@ -122,6 +122,7 @@ async def submit_indexnow(
                     request.method,
                     request.url,
                     json_body=request.json,
+                    follow_redirects=False,
                     options=options,
                     deadline=end,
                 )
