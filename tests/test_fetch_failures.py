@@ -39,7 +39,7 @@ def fetch(url: str, options: HttpOptions | None = None) -> tuple[FetchResponse, 
 
     async def run() -> FetchResponse:
         http = options or fast_http()
-        async with client_session(http) as session:
+        async with client_session(http, (url,)) as session:
             fetcher = Fetcher(session, http, sleep=sleep)
             return await fetcher.fetch(FetchRequest(url, "sitemap"))
 

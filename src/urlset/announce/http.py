@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..fetching.failures import (
     undecodable,
     undecodable_reason,
 )
+from ..fetching.http import client_session
 from ..fetching.http_options import (
     HttpOptions,
     RetryPolicy,
@@ -79,14 +80,11 @@ def retryable(status: int) -> bool:
     return status == 429 or status >= 500
 
 
-def open_session(options: HttpOptions) -> aiohttp.ClientSession:
-    timeout = aiohttp.ClientTimeout(
-        total=None,
-        connect=options.connect_timeout,
-        sock_connect=options.connect_timeout,
-        sock_read=options.read_timeout,
-    )
-    return aiohttp.ClientSession(timeout=timeout, headers={"User-Agent": options.user_agent})
+def open_session(options: HttpOptions, starts: Iterable[str]) -> aiohttp.ClientSession:
+    """The fetcher's session (its AddressGuard included): the endpoints a run is given are
+    its start, so an endpoint on a private address may be used, but no redirect from one
+    leads to another private address."""
+    return client_session(options, starts)
 
 
 async def send(

@@ -13,6 +13,7 @@ import socket
 import ssl
 
 from ..patterns import lazy
+from .addresses import BlockedAddress
 from .issues import FETCH_FAILED, FETCH_TIMEOUT
 from .tls import aiohttp
 
@@ -65,9 +66,11 @@ def retry_for(exc: BaseException) -> Retry:
 
 def cannot_connect(exc: BaseException) -> bool:
     """No connection could be made: refused, unreachable, the TLS handshake failed. A DNS
-    failure is not counted: the name fails whatever the scheme."""
-    return isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
-        exc, aiohttp.ClientConnectorDNSError
+    failure or a refused address is not counted: it fails whatever the scheme."""
+    return (
+        isinstance(exc, aiohttp.ClientConnectorError)
+        and not isinstance(exc, aiohttp.ClientConnectorDNSError)
+        and not blocked(exc)
     )
 
 
@@ -105,10 +108,19 @@ _NOT_TLS = (
 )
 
 
+def blocked(exc: BaseException) -> bool:
+    """The AddressGuard refused the address (addresses.py)."""
+    return isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, BlockedAddress
+    )
+
+
 def final_failure(exc: BaseException) -> bool:
     """Whether trying again at once cannot change this failure: nothing listens on the
     port, the name has no address, the TLS handshake or the certificate failed, the address
     is one the run may not connect to."""
+    if blocked(exc):
+        return True
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
         return exc.os_error.errno in _NO_ADDRESS or exc.os_error.errno == getattr(
             socket, "EAI_FAIL", None
@@ -181,6 +193,8 @@ def describe_failure(exc: BaseException) -> str:
         return f"the body ended early{detail} ({type(exc).__name__})"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection without an answer"
+    if blocked(exc):
+        return str(exc.os_error)  # type: ignore[attr-defined]
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
         return _certificate(exc)
     if isinstance(exc, aiohttp.ClientConnectorDNSError):

@@ -100,3 +100,6 @@ class HttpOptions:
     # (host, address) pairs: connect to the address instead of asking DNS, as curl's
     # --resolve (loopback test sites under many names; a host known to sit elsewhere)
     resolve: tuple[tuple[str, str], ...] = ()
+    # connect to private, loopback, link-local and other special addresses too (by default
+    # only the run's own start may be on one: fetching/addresses.py)
+    allow_private: bool = False

@@ -124,7 +124,8 @@ class Crawl:
         if options.max_seconds is not None:
             http = replace(http, deadline=options.max_seconds)
             self._ends = time.monotonic() + options.max_seconds
-        async with client_session(http) as session:
+        # the start and the hosts it may enter may be private (a staging site); the rest not
+        async with client_session(http, self.prefixes) as session:
             fetcher = Fetcher(session, http)
             await self._read_robots(fetcher)
             self._discover(self.start, 0)
