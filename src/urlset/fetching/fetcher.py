@@ -85,7 +85,11 @@ class Fetcher(BodyReading):
         reader_factory: ReaderFactory = sitemap_reader,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         pool: ParsePool | None = None,
+        may_follow: Callable[[str], str | None] | None = None,
     ) -> None:
+        """``may_follow(target)``: why a redirect to ``target`` must not be followed (the
+        answer is then the redirect, its target not requested), or None to follow it."""
+        self.may_follow = may_follow
         self.session = session
         self.pool = pool
         self.options = options
@@ -309,6 +313,17 @@ class Fetcher(BodyReading):
                             REDIRECT_LOOP,
                             "redirect loop: " + " -> ".join([*visited, target]),
                             redirect_issues,
+                        )
+                    refused = self.may_follow(target) if self.may_follow else None
+                    if refused is not None:
+                        return FetchResponse(
+                            request,
+                            current,
+                            resp.status,
+                            {"Location": target},
+                            error=refused,
+                            issues=redirect_issues,
+                            unfollowed=target,
                         )
                     # a sitemap's host matters (its URLs must be on it); robots.txt may move
                     if (

@@ -109,6 +109,9 @@ class FetchResponse:
     # False: no request went out (answered from the cache alone, or the run's deadline had
     # passed)
     requested: bool = True
+    # a redirect the Fetcher's ``may_follow`` refused: its target, not requested (``error``
+    # says why)
+    unfollowed: str | None = None
 
 
 class NodeState(StrEnum):
