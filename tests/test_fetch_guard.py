@@ -222,3 +222,39 @@ def test_fetch_command_refuses_and_allow_private_allows() -> None:
     assert "--allow-private" in refused.stderr
     # let through, the connection is made (nothing listens on 127.0.0.2 there)
     assert "refused: 127.0.0.2" not in allowed.stderr and allowed.exit_code == 2
+
+
+# -- another port of the same host is another site (cross-submission)
+def test_site_of_keeps_a_port_that_is_not_the_default() -> None:
+    from urlset.fetching.values import site_of
+
+    assert (
+        site_of("http://Example.com/s.xml")
+        == site_of("https://example.com:443/")
+        == ("example.com")
+    )
+    assert site_of("http://example.com:80/a") == "example.com"
+    assert site_of("http://example.com:8080/a") == "example.com:8080"
+    assert site_of("https://[::1]:8443/") == "[::1]:8443"
+
+
+def test_an_index_child_on_another_port_is_cross_submission() -> None:
+    from urlset.fetching.values import DiscoveryOptions, NodeState
+
+    with LoopbackServer() as home, LoopbackServer() as other:
+        child = other.url("/child.xml")  # 127.0.0.1 as well, another port
+        home.add("/index.xml", sitemapindex([home.url("/own.xml"), child]))
+        home.add("/own.xml", urlset([home.url("/a")]))
+        other.add("/child.xml", urlset([other.url("/b")]))
+        run = run_fetch(home.url("/index.xml"))
+        assert other.hits["/child.xml"] == 0
+        followed = run_fetch(
+            home.url("/index.xml"), discovery=DiscoveryOptions(follow_cross_host=True)
+        )
+        assert other.hits["/child.xml"] == 1
+    node = run.node(child)
+    assert node.state is NodeState.SKIPPED
+    (issue,) = node.issues
+    assert issue.code == "cross-host-sitemap"
+    assert f"lists a sitemap on 127.0.0.1:{other.port}" in issue.message
+    assert followed.locs_from(child) == [other.url("/b")]

@@ -108,7 +108,11 @@ def _target(value: str | None) -> tuple[str, bool]:
     multiple=True,
     help="A path to try when robots.txt names no sitemap (repeat; replaces the default list).",
 )
-@click.option("--follow-cross-host", is_flag=True, help="Follow index children on other hosts too.")
+@click.option(
+    "--follow-cross-host",
+    is_flag=True,
+    help="Follow index children on other hosts (or other ports of its host) too.",
+)
 @click.option(
     "--allow-private",
     is_flag=True,

@@ -44,7 +44,7 @@ from .issues import (
 )
 from .parse_pool import ParsePool
 from .tls import aiohttp
-from .values import FetchRequest, FetchResponse
+from .values import FetchRequest, FetchResponse, site_of
 
 if TYPE_CHECKING:
     from .cache import FetchCache
@@ -285,7 +285,7 @@ class Fetcher(BodyReading):
         asked for, ``cut`` what was read of a body cut off."""
         current = request.url
         visited = [current]
-        origin = host_of(request.url)
+        origin = site_of(request.url)
         redirect_issues: list[Issue] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
@@ -328,15 +328,16 @@ class Fetcher(BodyReading):
                     # a sitemap's host matters (its URLs must be on it); robots.txt may move
                     if (
                         request.kind == "sitemap"
-                        and host_of(target) != origin
+                        and site_of(target) != origin
                         and not any(i.code == CROSS_HOST_REDIRECT for i in redirect_issues)
                     ):
                         redirect_issues.append(
                             fetch_issue(
                                 CROSS_HOST_REDIRECT,
                                 Severity.WARNING,
-                                f"redirected from {origin} to another host: {target}; "
-                                "a sitemap's URLs must be on the host it is served from",
+                                f"redirected from {origin} to another site: {target}; "
+                                "a sitemap's URLs must be on the host (and port) it is "
+                                "served from",
                                 request.url,
                             )
                         )
