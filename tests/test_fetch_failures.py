@@ -210,3 +210,24 @@ def test_an_encoding_that_cannot_be_decoded_keeps_the_real_status(
         f"{package} adds the decoder, or have the server send gzip)"
     )
     assert "400" not in response.error
+
+
+def test_counts_are_in_the_right_number() -> None:
+    from urlset.fetching.issues import count_noun
+    from urlset.fetching.report import render_tree, summary
+
+    assert [count_noun(n, "attempt") for n in (0, 1, 2)] == [
+        "0 attempts",
+        "1 attempt",
+        "2 attempts",
+    ]
+    assert count_noun(1_000, "entry", "entries") == "1,000 entries"
+    with LoopbackServer() as server:
+        server.add("/robots.txt", f"Sitemap: {server.url('/s.xml')}\n".encode(), "text/plain")
+        server.add("/s.xml", urlset([server.url("/a")]))
+        from test_fetch_support import run_fetch
+
+        run = run_fetch(server.url("/"))
+    text = render_tree(run.result)
+    assert "1 sitemap named" in text and "1 URL " in text and "1 URLs" not in text
+    assert summary(run.result).startswith("1 sitemap read, 1 URL")

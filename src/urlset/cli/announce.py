@@ -297,7 +297,8 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
     for b in report.batches:
         code = f"HTTP {b.status}" if b.status is not None else "no answer"
         out.write(
-            f"{b.method} {b.endpoint}: {b.size:,} URLs from {b.first}: {b.outcome} ({code}): "
+            f"{b.method} {b.endpoint}: {count_noun(b.size, 'URL')} from {b.first}: "
+            f"{b.outcome} ({code}): "
             f"{b.message}\n"
         )
     for url, why in report.refused[:20]:

@@ -353,7 +353,7 @@ def _stopped_early(
     return fetch_issue(
         FETCH_PARTIAL,
         Severity.ERROR,
-        f"{why}, so the download was stopped after {body.received:,} bytes; "
+        f"{why}, so the download was stopped after {count_noun(body.received, 'byte')}; "
         f"{count_noun(kept, 'entry', 'entries')} read {'is' if kept == 1 else 'are'} kept",
         url,
     )

@@ -411,8 +411,9 @@ def _given_up(
     if best is not None:
         kept = sum(1 for i in best.items if type(i) is not Issue) + len(best.urls or ())
         message = (
-            f"{failure.reason}{tries}; the {kept:,} entries read from the first "
-            f"{best.bytes_received:,} bytes are kept"
+            f"{failure.reason}{tries}; the {count_noun(kept, 'entry', 'entries')} read from "
+            f"the first {count_noun(best.bytes_received, 'byte')} "
+            f"{'is' if kept == 1 else 'are'} kept"
         )
         # labelled partial: cut off by the run's deadline, or by a reset or a timeout
         code = DEADLINE if failure.code == DEADLINE else FETCH_PARTIAL
