@@ -258,3 +258,15 @@ def test_an_index_child_on_another_port_is_cross_submission() -> None:
     assert issue.code == "cross-host-sitemap"
     assert f"lists a sitemap on 127.0.0.1:{other.port}" in issue.message
     assert followed.locs_from(child) == [other.url("/b")]
+
+
+def test_check_command_refuses_and_allow_private_allows() -> None:
+    with LoopbackServer() as server:
+        other = f"http://127.0.0.2:{server.port}/s.xml"
+        server.add("/robots.txt", f"Sitemap: {other}\n".encode(), "text/plain")
+        start = f"http://localhost:{server.port}/"
+        refused = CliRunner().invoke(main, ["check", start, "--deadline", "10"])
+        allowed = CliRunner().invoke(main, ["check", start, "--deadline", "10", "--allow-private"])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert "refused: 127.0.0.2, a loopback address" in refused.output
+    assert "refused: 127.0.0.2" not in allowed.output and allowed.exit_code == 2
