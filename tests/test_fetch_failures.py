@@ -231,3 +231,26 @@ def test_counts_are_in_the_right_number() -> None:
     text = render_tree(run.result)
     assert "1 sitemap named" in text and "1 URL " in text and "1 URLs" not in text
     assert summary(run.result).startswith("1 sitemap read, 1 URL")
+
+
+class Garbage(Resetting):
+    """A TCP server that answers every request with a line that is no HTTP."""
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.accepted += 1
+            conn.recv(1024)
+            conn.sendall(b"HELLO THERE\r\n\r\n")
+            conn.close()
+
+
+def test_an_answer_that_is_no_http_is_a_failure_not_an_internal_error() -> None:
+    with Garbage() as server:
+        response, slept = fetch(f"http://127.0.0.1:{server.port}/s.xml")
+        assert server.accepted == 1  # it would answer the same again
+    assert response.status is None and slept == []
+    assert response.error == ("the answer is not HTTP that can be read (Bad status line)")

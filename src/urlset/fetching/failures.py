@@ -115,11 +115,22 @@ def blocked(exc: BaseException) -> bool:
     )
 
 
+def _not_http(exc: BaseException) -> bool:
+    """aiohttp could not parse the answer (a bad status line or headers): its 400, which
+    no server sent."""
+    return (
+        isinstance(exc, aiohttp.ClientResponseError)
+        and exc.status == 400
+        and undecodable(exc) is None
+        and not isinstance(exc, aiohttp.ClientPayloadError)
+    )
+
+
 def final_failure(exc: BaseException) -> bool:
     """Whether trying again at once cannot change this failure: nothing listens on the
     port, the name has no address, the TLS handshake or the certificate failed, the address
     is one the run may not connect to."""
-    if blocked(exc):
+    if blocked(exc) or _not_http(exc):
         return True
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
         return exc.os_error.errno in _NO_ADDRESS or exc.os_error.errno == getattr(
@@ -205,6 +216,9 @@ def describe_failure(exc: BaseException) -> str:
         if exc.os_error.errno == errno.ECONNRESET:
             return f"the connection to {exc.host}:{exc.port} was reset while connecting"
         return f"could not connect to {exc.host}:{exc.port} ({_connect_reason(exc)})"
+    if _not_http(exc):
+        detail = str(exc.message).strip().splitlines()[0]  # type: ignore[attr-defined]
+        return f"the answer is not HTTP that can be read ({detail.rstrip(':')})"
     if isinstance(exc, aiohttp.ClientOSError) and exc.errno == errno.ECONNRESET:
         return "the connection was reset"
     return f"{name}: {text}" if text else name

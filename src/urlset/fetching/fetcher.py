@@ -176,19 +176,17 @@ class Fetcher(BodyReading):
                 continue
             except Retry as retry:
                 failure = _Failure(retry.reason, retry.code, retry.retry_after)
-            except aiohttp.ClientResponseError as exc:
-                encoding = undecodable(exc)
-                if encoding is None:
-                    raise
-                return await _undecodable(
-                    self.session, self.options, request, hops[-1], headers, issues, *encoding
-                )
             except TimeoutError as exc:
                 best = _most(best, cut)
                 if deadline.expired():
                     return self._out_of_time(request, issues, attempt, ends, best)
                 failure = self._timed_out(exc, hops)
             except (aiohttp.ClientError, OSError) as exc:
+                encoding = undecodable(exc)
+                if encoding is not None:  # would come the same way again
+                    return await _undecodable(
+                        self.session, self.options, request, hops[-1], headers, issues, *encoding
+                    )
                 failure = _Failure(
                     describe_failure(exc),
                     FETCH_FAILED,
