@@ -32,6 +32,7 @@ class Seen:
     query: dict[str, str]
     body: bytes
     headers: dict[str, str]
+    raw_path: str = ""  # the path and query as they came on the request line
 
 
 class Endpoints:
@@ -86,7 +87,14 @@ class Endpoints:
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         self.seen.append(
-            Seen(request.method, request.path, dict(request.query), body, dict(request.headers))
+            Seen(
+                request.method,
+                request.path,
+                dict(request.query),
+                body,
+                dict(request.headers),
+                request.raw_path,
+            )
         )
         handler = self.handlers.get(request.path)
         if handler is not None:

@@ -214,6 +214,43 @@ def test_403_stops_the_endpoint_s_other_batches(server: Endpoints) -> None:
     assert len(server.requests("/indexnow")) == 1 and not report.ok
 
 
+@pytest.mark.parametrize(("count", "method"), [(1, "GET"), (3, "POST")])
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_is_not_acceptance_and_is_not_followed(
+    server: Endpoints, tmp_path: Path, count: int, method: str, status: int
+) -> None:
+    server.script("/indexnow", Reply(status, headers={"Location": server.url("/moved")}))
+    server.script("/moved", Reply(200))
+    state = tmp_path / "state.jsonl"
+    endpoint = server.url("/indexnow")
+    report = submit_indexnow_sync(
+        SITE, pages(count), endpoints=[endpoint], http=fast(), state=state
+    )
+    (batch,) = report.batches
+    assert batch.method == method and batch.status == status
+    assert batch.outcome is Outcome.REDIRECTED and not batch.accepted and not report.ok
+    assert "a redirect is not acceptance" in batch.message
+    assert f"HTTP {status} to {server.url('/moved')}" in batch.message
+    assert server.requests("/moved") == []  # decided at the redirect, never followed
+    assert len(server.requests("/indexnow")) == 1  # not retried either
+    # nothing recorded: the next run sends the URLs again
+    again = submit_indexnow_sync(SITE, pages(count), endpoints=[endpoint], http=fast(), state=state)
+    assert again.already_sent == {endpoint: 0} and len(server.requests("/indexnow")) == 2
+
+
+def test_cli_counts_the_requests_sent_not_the_batches(server: Endpoints, tmp_path: Path) -> None:
+    server.script("/indexnow", Reply(403, b"Forbidden"))
+    source = tmp_path / "urls.txt"
+    source.write_text("\n".join(pages(5)) + "\n")
+    args = ["announce", "indexnow", str(source), "--site", "https://www.example.com/", "--key", KEY]
+    args += ["--endpoint", server.url("/indexnow"), "--no-state", "--batch-size", "2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert len(server.requests("/indexnow")) == 1
+    assert "0 URLs accepted in 1 request, 2 batches not sent;" in result.output
+    assert "0 duplicates" in result.output
+
+
 def test_400_and_422_are_reported_and_the_next_batch_still_goes(server: Endpoints) -> None:
     server.script("/indexnow", Reply(422, b"Unprocessable"), Reply(400), Reply(200))
     report = submit_indexnow_sync(

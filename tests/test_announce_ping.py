@@ -56,6 +56,30 @@ def test_a_2xx_is_received_and_the_endpoint_sees_the_sitemap_url(server: Endpoin
     assert results[0].status == 200 and "received" in results[0].message
     (seen,) = server.requests("/ping")
     assert seen.method == "GET" and seen.query == {"sitemap": SITEMAP}
+    # on the wire as the protocol asks: everything after ?sitemap= percent-encoded
+    assert seen.raw_path == "/ping?sitemap=http%3A%2F%2Fwww.example.com%2Fsitemap.gz"
+
+
+def test_the_sitemap_url_goes_out_encoded_whatever_it_holds(server: Endpoints) -> None:
+    server.script("/ping", Reply(200))
+    sitemap = "https://a.example:8443/s p/map.xml?x=1&y=%20#frag"
+    (result,) = ping_sitemap_sync(sitemap, [server.url("/ping?v=2")], http=fast())
+    assert result.received
+    (seen,) = server.requests("/ping")
+    query = seen.raw_path.partition("?")[2]
+    assert query == (
+        "v=2&sitemap=https%3A%2F%2Fa.example%3A8443%2Fs%2520p%2Fmap.xml%3Fx%3D1%26y%3D%2520"
+    )
+    assert seen.query["sitemap"] == "https://a.example:8443/s%20p/map.xml?x=1&y=%20"
+
+
+def test_the_cli_counts_attempts_in_the_right_number(server: Endpoints) -> None:
+    server.script("/ping", Reply(200))
+    result = CliRunner().invoke(
+        main, ["announce", "ping", SITEMAP, "--endpoint", server.url("/ping")]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("(1 attempt)\n") and "attempts" not in result.output
 
 
 def test_a_5xx_is_retried_and_a_404_is_not(server: Endpoints) -> None:

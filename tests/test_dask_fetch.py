@@ -176,15 +176,21 @@ def test_the_command_fetches_a_list_of_sites(
     """`urlset fetch --sites FILE --dask ADDRESS -o DIR`. The resolver override is an API
     option, not a command-line one, so these sites are sitemap URLs at the server's own
     loopback address."""
+    import socket
+
     from click.testing import CliRunner
 
     from urlset.cli import main
 
+    with socket.socket() as closed:  # bound, not listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        refusing = closed.getsockname()[1]
     listed = tmp_path / "sites.txt"
     listed.write_text(
         "# two sitemaps of the loopback server, given as sitemap URLs\n"
         f"http://127.0.0.1:{server.port}/one.xml\n\n"
-        f"http://127.0.0.1:{server.port}/two.xml  # the second\n",
+        f"http://127.0.0.1:{server.port}/two.xml  # the second\n"
+        f"http://127.0.0.1:{refusing}/sitemap.xml  # nothing listens\n",
         encoding="utf-8",
     )
     address = dask_client.scheduler.address
@@ -193,8 +199,14 @@ def test_the_command_fetches_a_list_of_sites(
         main, ["fetch", "--sites", str(listed), "--dask", address, "-o", str(out)]
     )
     assert result.exit_code == 1, result.output  # two.xml is a 404: that site is partial
-    assert "one.xml: 1 sitemaps, 2 URLs, 0 errors" in result.output
-    assert "two.xml: 0 sitemaps" in result.output
+    assert "one.xml: 1 sitemap, 2 URLs, 0 errors" in result.output
+    assert "two.xml: 0 sitemaps" in result.output and "HTTP 404" in result.output
+    # a site that refuses connections failed, and says why (not "partial" with no reason)
+    refused = next(line for line in result.output.splitlines() if f":{refusing}/" in line)
+    assert refused.endswith(
+        f"(failed: http://127.0.0.1:{refusing}/sitemap.xml: could not connect to "
+        f"127.0.0.1:{refusing} (connection refused))"
+    ), refused
     assert sorted(pq.read_table(out / "urls").column("loc").to_pylist()) == [
         "https://example.com/x/1",
         "https://example.com/x/2",

@@ -122,7 +122,7 @@ def test_crawl_lists_each_indexable_page_once(site: LoopbackServer) -> None:
     assert left["could not be read"] == 1  # the 500, after its retries
     assert left["not an HTML page"] == 1
     assert left["HTTP 404"] == 1
-    assert left["redirected off the site"] == 1
+    assert left["redirected off the site (not requested)"] == 1
     assert crawl.failed == 1
     # never requested: disallowed, nofollow, off-site; every page fetched once (retries aside)
     assert site.hits["/private/secret.html"] == 0
@@ -215,3 +215,64 @@ def test_build_crawl_is_valid(site: LoopbackServer, tmp_path: Path) -> None:
     locs = assert_valid_set(out)
     assert site.url("/") in locs and len(locs) <= 50
     assert "50 pages requested" in result.output
+
+
+# -- robots.txt is tested on the URL as requested, whatever its spelling
+SPELLINGS = [
+    "/public/%2e%2e/private/x.html",
+    "/public/%2E%2E/private/x.html",
+    "/public/.%2e/private/x.html",
+    "/public/%2e./private/x.html",
+    "/public/../private/x.html",
+    "/public/./../private/x.html",
+    "/public/sub/../../private/x.html",
+    "/%70rivate/x.html",
+    "/pr%69vate/x.html",
+    "/%2e/private/x.html",
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_every_spelling_of_a_path_has_one_form(spelling: str) -> None:
+    from urlset.sources.crawl import robots_form
+
+    assert robots_form("http://h.example" + spelling) == "http://h.example/private/x.html"
+
+
+def test_robots_form_keeps_reserved_escapes_and_upper_cases_them() -> None:
+    from urlset.sources.crawl import robots_form
+
+    assert robots_form("http://h.example/a%2fb?q=%7e%2f") == "http://h.example/a%2Fb?q=~%2F"
+    assert robots_form("http://h.example/a/./b/../c/") == "http://h.example/a/c/"
+    assert robots_form("http://h.example/..") == "http://h.example/"
+
+
+def test_no_spelling_of_a_disallowed_path_is_requested() -> None:
+    with LoopbackServer() as server:
+        links = "".join(f'<a href="{s}">x</a>' for s in [*SPELLINGS, "/jump", "/leave"])
+        server.add("/", html_page(body=links).encode(), HTML)
+        server.add("/private/x.html", html_page().encode(), HTML)
+        server.add("/private/y.html", html_page().encode(), HTML)
+        server.add("/robots.txt", b"User-agent: *\nDisallow: /private/\n", "text/plain")
+
+        def redirect(to: str) -> object:
+            async def handler(request: web.Request) -> web.StreamResponse:
+                return web.Response(status=302, headers={"Location": to})
+
+            return handler
+
+        server.handle("/jump", redirect("/public/%2e%2e/private/y.html"))  # type: ignore[arg-type]
+        server.handle("/leave", redirect(f"http://localhost:{server.port}/private/z.html"))  # type: ignore[arg-type]
+        crawl = Crawl(server.url("/"), _options(sitemaps=False))
+        pages = crawl.run_sync()
+        hits = dict(server.hits)
+    assert [p.url for p in pages] == [server.url("/")]
+    # neither the disallowed page nor the off-site target was asked for, by any path
+    assert not any(path.startswith(("/private", "/public", "/%")) for path in hits), hits
+    left = crawl.report.left_out
+    assert left["disallowed by robots.txt (not requested)"] == 1  # all spellings: one URL
+    assert left["redirected to a URL robots.txt disallows (not requested)"] == 1
+    assert left["redirected off the site (not requested)"] == 1
+    assert crawl.report.examples["redirected off the site (not requested)"] == [
+        f"{server.url('/leave')} -> http://localhost:{server.port}/private/z.html"
+    ]

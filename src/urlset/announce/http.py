@@ -14,14 +14,28 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
+import yarl
 
-from ..fetching.failures import describe_failure
-from ..fetching.http_options import HttpOptions, RetryPolicy, parse_retry_after
+from ..fetching.failures import (
+    describe_failure,
+    final_failure,
+    undecodable,
+    undecodable_reason,
+)
+from ..fetching.http import client_session
+from ..fetching.http_options import (
+    HttpOptions,
+    RetryPolicy,
+    parse_retry_after,
+    plain_duration,
+    retry_after_refused,
+)
+from ..fetching.issues import count_noun
 
 USER_AGENT = "urlset/0.1 (sitemap announcer; +https://www.sitemaps.org/protocol.html)"
 BODY_SHOWN = 4096  # bytes of an answer's body kept for the report
@@ -57,21 +71,20 @@ class Answer:
         if self.status is None:
             return self.error or "no answer"
         text = self.body.decode("utf-8", errors="replace").strip().replace("\n", " ")
-        return f"HTTP {self.status}" + (f": {text[:200]}" if text else "")
+        location = self.headers.get("Location") if 300 <= self.status < 400 else None
+        said = f"HTTP {self.status}" + (f" to {location}" if location else "")
+        return said + (f": {text[:200]}" if text else "")
 
 
 def retryable(status: int) -> bool:
     return status == 429 or status >= 500
 
 
-def open_session(options: HttpOptions) -> aiohttp.ClientSession:
-    timeout = aiohttp.ClientTimeout(
-        total=None,
-        connect=options.connect_timeout,
-        sock_connect=options.connect_timeout,
-        sock_read=options.read_timeout,
-    )
-    return aiohttp.ClientSession(timeout=timeout, headers={"User-Agent": options.user_agent})
+def open_session(options: HttpOptions, starts: Iterable[str]) -> aiohttp.ClientSession:
+    """The fetcher's session (its AddressGuard included): the endpoints a run is given are
+    its start, so an endpoint on a private address may be used, but no redirect from one
+    leads to another private address."""
+    return client_session(options, starts)
 
 
 async def send(
@@ -80,13 +93,15 @@ async def send(
     url: str,
     *,
     json_body: Any = None,
+    follow_redirects: bool = True,
     options: HttpOptions,
     deadline: float,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> Answer:
     """Send one request until it is answered with a status not worth retrying, the attempts
-    run out, or ``deadline`` (a ``clock`` reading) comes."""
+    run out, or ``deadline`` (a ``clock`` reading) comes. ``follow_redirects`` False: a
+    redirect is the answer (a submission redirected is not a submission accepted)."""
     policy = options.retry
     started = clock()
     # as the IndexNow documentation writes it: "Content-Type: application/json; charset=utf-8"
@@ -104,9 +119,16 @@ async def send(
         headers: dict[str, str] = {}
         body = b""
         error = None
+        hopeless = False  # trying again at once cannot change it
         try:
             async with asyncio.timeout(left):
-                async with session.request(method, url, data=data, headers=headers_out) as resp:
+                async with session.request(
+                    method,
+                    yarl.URL(url, encoded=True),  # as built: yarl would decode %3A and %2F
+                    data=data,
+                    headers=headers_out,
+                    allow_redirects=follow_redirects,
+                ) as resp:
                     status, headers = resp.status, dict(resp.headers)
                     body = await resp.content.read(BODY_SHOWN)
         except TimeoutError:
@@ -117,21 +139,26 @@ async def send(
                 f"{options.connect_timeout:g} s"
             )
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            error = describe_failure(exc)
+            encoding = undecodable(exc)
+            if encoding is not None:
+                error = undecodable_reason(None, *encoding)
+            else:
+                error = describe_failure(exc)
+            hopeless = encoding is not None or final_failure(exc)
         answer = Answer(url, status, headers, body, attempt, clock() - started, error)
-        if status is not None and not retryable(status):
+        if (status is not None and not retryable(status)) or hopeless:
             return answer
         if attempt >= policy.attempts:
-            return replace(answer, note=f"gave up after {attempt} attempts")
+            return replace(answer, note=f"gave up after {count_noun(attempt, 'attempt')}")
         retry_after = parse_retry_after(headers.get("Retry-After")) if status else None
-        if retry_after is not None and retry_after > policy.max_retry_after:
-            return replace(
-                answer, note=f"the server asks to wait {retry_after:g} s; try again later"
-            )
+        too_long = retry_after_refused(policy, retry_after)
+        if too_long is not None:
+            return replace(answer, note=too_long)
         wait = policy.delay(attempt, retry_after)
         if clock() + wait >= deadline:
             return replace(
                 answer,
-                note=f"the next try (in {wait:.1f} s) would pass the deadline; try again later",
+                note=f"the next try (in {plain_duration(wait)}) would pass the deadline; "
+                "try again later",
             )
         await sleep(wait)

@@ -219,6 +219,7 @@ class Outcome(StrEnum):
     KEY_INVALID = "key-invalid"  # 403
     WRONG_HOST = "wrong-host"  # 422
     TOO_MANY = "too-many-requests"  # 429
+    REDIRECTED = "redirected"  # 3xx: not followed, and not acceptance
     FAILED = "failed"  # another status, or no answer
 
     def __str__(self) -> str:
@@ -242,10 +243,13 @@ _MEANING = {
     "not hold the key; publish it and submit again",
     Outcome.WRONG_HOST: "URLs not of host {host}, or a key not matching the protocol's schema",
     Outcome.TOO_MANY: "too many requests (the engine suspects spam); submit later, less often",
+    Outcome.REDIRECTED: "not accepted: the endpoint redirects, and a redirect is not "
+    "acceptance (a POST redirected would arrive as a GET without the URLs); give the "
+    "endpoint's final URL",
     Outcome.FAILED: "not submitted",
 }
 # after these, the endpoint's other batches would meet the same answer: they are not sent
-STOPS_ENDPOINT = frozenset({Outcome.KEY_INVALID, Outcome.TOO_MANY})
+STOPS_ENDPOINT = frozenset({Outcome.KEY_INVALID, Outcome.TOO_MANY, Outcome.REDIRECTED})
 
 
 def outcome_of(status: int | None) -> Outcome:
@@ -253,6 +257,8 @@ def outcome_of(status: int | None) -> Outcome:
         return Outcome.FAILED
     if status in _OUTCOMES:
         return _OUTCOMES[status]
+    if 300 <= status < 400:
+        return Outcome.REDIRECTED
     return Outcome.ACCEPTED if 200 <= status < 300 else Outcome.FAILED
 
 

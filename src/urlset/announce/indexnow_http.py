@@ -107,7 +107,7 @@ async def submit_indexnow(
     if first is not None:
         report.refused.extend(first.refused)
         report.duplicates = first.duplicates
-    async with open_session(options) as session:
+    async with open_session(options, endpoints) as session:
 
         async def one_endpoint(endpoint: str) -> list[BatchReport]:
             reports: list[BatchReport] = []
@@ -122,6 +122,7 @@ async def submit_indexnow(
                     request.method,
                     request.url,
                     json_body=request.json,
+                    follow_redirects=False,
                     options=options,
                     deadline=end,
                 )

@@ -81,7 +81,7 @@ async def ping_sitemap(
     requests = [(endpoint, ping_request(endpoint, sitemap_url)) for endpoint in endpoints]
     options = http or announce_options()
     end = time.monotonic() + deadline
-    async with open_session(options) as session:
+    async with open_session(options, endpoints) as session:
         answers = await asyncio.gather(
             *(send(session, "GET", url, options=options, deadline=end) for _, url in requests)
         )

@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import InvalidValue
+from ..fetching.issues import count_noun
 from ..model import Issue, Severity, Url
 from ..urls import Scope, to_uri
 from .robots_text import split_lines
@@ -250,7 +251,8 @@ class RobotsCheck:
             self._issue(
                 "url-out-of-scope",
                 Severity.ERROR,
-                f"{tally.out_of_scope:,} of {tally.urls:,} URLs in {tally.url} lie outside the "
+                f"{tally.out_of_scope:,} of {count_noun(tally.urls, 'URL')} in {tally.url} "
+                f"{'lies' if tally.out_of_scope == 1 else 'lie'} outside the "
                 f"sitemap's location{where}; search engines drop them. First: "
                 + "; ".join(tally.scope_examples),
                 tally.line,
@@ -260,7 +262,8 @@ class RobotsCheck:
             self._issue(
                 "url-blocked",
                 Severity.ERROR,
-                f"{tally.blocked:,} of {tally.urls:,} URLs in {tally.url} are disallowed for "
+                f"{tally.blocked:,} of {count_noun(tally.urls, 'URL')} in {tally.url} "
+                f"{'is' if tally.blocked == 1 else 'are'} disallowed for "
                 f"user agent {self.user_agent!r} by robots.txt. First: "
                 + ", ".join(tally.blocked_examples),
                 tally.line,

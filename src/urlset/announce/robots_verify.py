@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import aiohttp
-
 from ..errors import InvalidValue
 from ..fetching.discovery import (
     CROSS_HOST_SITEMAP,
@@ -28,7 +26,7 @@ from ..fetching.discovery import (
     start_kind,
 )
 from ..fetching.fetcher import Fetcher
-from ..fetching.http import run_flow
+from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
 from ..model import Issue, Severity
 from ..urls import to_uri
@@ -59,19 +57,6 @@ def _is_url(target: str) -> bool:
     return target.lower().startswith(("http://", "https://"))
 
 
-def _session(http: HttpOptions) -> aiohttp.ClientSession:
-    timeout = aiohttp.ClientTimeout(
-        total=None,
-        connect=http.connect_timeout,
-        sock_connect=http.connect_timeout,
-        sock_read=http.read_timeout,
-    )
-    connector = aiohttp.TCPConnector(limit=http.concurrency, limit_per_host=http.per_host)
-    return aiohttp.ClientSession(
-        connector=connector, timeout=timeout, headers={"User-Agent": http.user_agent}
-    )
-
-
 def _robots_ok(response: FetchResponse) -> bool:
     return response.error is None and response.status is not None and 200 <= response.status < 300
 
@@ -92,7 +77,8 @@ async def check_robots(
     http = http or HttpOptions()
     discovery = discovery or DiscoveryOptions(well_known=())
     notes: list[Issue] = []
-    async with _session(http) as session:
+    start = target if _is_url(target) else (site or "")
+    async with client_session(http, (start,)) as session:
         fetcher = Fetcher(session, http)
         if _is_url(target):
             where = to_uri(target, field="robots.txt URL")

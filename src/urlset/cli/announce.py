@@ -60,6 +60,7 @@ def ping(sitemap_url: str, endpoints: tuple[str, ...], deadline: float, fmt: str
     """
     from ..announce.ping import ping_sitemap_sync
     from ..errors import InvalidValue
+    from ..fetching.issues import count_noun
 
     if not endpoints:
         raise click.UsageError(NO_ENDPOINTS)
@@ -90,7 +91,8 @@ def ping(sitemap_url: str, endpoints: tuple[str, ...], deadline: float, fmt: str
         else:
             for r in results:
                 verdict = "received" if r.received else "NOT received"
-                out.write(f"{r.endpoint}: {verdict}: {r.message} ({r.attempts} attempts)\n")
+                tries = count_noun(r.attempts, "attempt")
+                out.write(f"{r.endpoint}: {verdict}: {r.message} ({tries})\n")
     sys.exit(status)
 
 
@@ -267,6 +269,8 @@ def _submit(
 
 
 def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) -> None:
+    from ..fetching.issues import count_noun
+
     if fmt == "json":
         data = {
             "host": report.site.host,
@@ -293,7 +297,8 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
     for b in report.batches:
         code = f"HTTP {b.status}" if b.status is not None else "no answer"
         out.write(
-            f"{b.method} {b.endpoint}: {b.size:,} URLs from {b.first}: {b.outcome} ({code}): "
+            f"{b.method} {b.endpoint}: {count_noun(b.size, 'URL')} from {b.first}: "
+            f"{b.outcome} ({code}): "
             f"{b.message}\n"
         )
     for url, why in report.refused[:20]:
@@ -302,8 +307,13 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
         out.write(f"not sent: ... and {len(report.refused) - 20:,} more\n")
     skipped = sum(report.already_sent.values())
     memory = f" (per {state})" if state else ""
+    sent = sum(1 for b in report.batches if b.attempts)
+    tries = sum(b.attempts for b in report.batches)
+    unsent = len(report.batches) - sent
     out.write(
-        f"{report.accepted:,} URLs accepted in {len(report.batches)} requests; "
-        f"{skipped:,} already sent before{memory}; {len(report.refused):,} refused "
-        f"before sending; {report.duplicates:,} duplicates\n"
+        f"{count_noun(report.accepted, 'URL')} accepted in {count_noun(sent, 'request')}"
+        + (f" ({count_noun(tries, 'attempt')})" if tries > sent else "")
+        + (f", {count_noun(unsent, 'batch', 'batches')} not sent" if unsent else "")
+        + f"; {skipped:,} already sent before{memory}; {len(report.refused):,} refused "
+        f"before sending; {count_noun(report.duplicates, 'duplicate')}\n"
     )

@@ -84,6 +84,12 @@ def _parse_now(text: str | None) -> datetime:
     metavar="SECONDS",
     help="For URLs: end the whole run after this long, with what was read (as fetch does).",
 )
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    help="For URLs: connect to private, loopback and link-local addresses too (by default "
+    "only the URL's own host may be on one, as in fetch).",
+)
 def check(
     paths: tuple[str, ...],
     base_url: str | None,
@@ -94,6 +100,7 @@ def check(
     now: str | None,
     output: str | None,
     deadline: float | None,
+    allow_private: bool,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
@@ -113,7 +120,9 @@ def check(
     if fmt == "html":
         need_report_extra()
     try:
-        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline)
+        code = _run(
+            paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline, allow_private
+        )
     except click.ClickException:
         raise
     except Exception as exc:  # never a traceback: report and exit 2
@@ -132,6 +141,7 @@ def _run(
     now: datetime,
     output: str | None = None,
     deadline: float | None = None,
+    allow_private: bool = False,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
@@ -161,7 +171,7 @@ def _run(
         ends = None if deadline is None else time.monotonic() + deadline
         for url in urls:
             left = None if ends is None else max(ends - time.monotonic(), 0.001)
-            http = HttpOptions(deadline=left)
+            http = HttpOptions(deadline=left, allow_private=allow_private)
             report.files.extend(check_site(url, replace(options, base_url=None), http=http).files)
     status = 1 if report.failed(fail_on) else 0
     if any(i.code == "cannot-read" for i in report.issues):

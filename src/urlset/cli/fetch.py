@@ -108,7 +108,18 @@ def _target(value: str | None) -> tuple[str, bool]:
     multiple=True,
     help="A path to try when robots.txt names no sitemap (repeat; replaces the default list).",
 )
-@click.option("--follow-cross-host", is_flag=True, help="Follow index children on other hosts too.")
+@click.option(
+    "--follow-cross-host",
+    is_flag=True,
+    help="Follow index children on other hosts (or other ports of its host) too.",
+)
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    help="Connect to private, loopback and link-local addresses too (by default only the "
+    "start's host may be on one: a sitemap, redirect or robots.txt line leading to another "
+    "is refused).",
+)
 @click.option(
     "--workers",
     type=click.IntRange(0, 64),
@@ -164,6 +175,7 @@ def fetch(
     max_urls: int,
     well_known: tuple[str, ...],
     follow_cross_host: bool,
+    allow_private: bool,
     workers: int | None,
     snapshot: str | None,
     report: str | None,
@@ -201,6 +213,7 @@ def fetch(
         max_urls=max_urls,
         well_known=well_known,
         follow_cross_host=follow_cross_host,
+        allow_private=allow_private,
         workers=workers,
         snapshot=snapshot,
         report=report,

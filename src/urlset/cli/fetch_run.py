@@ -177,6 +177,7 @@ def run(
     max_urls: int,
     well_known: tuple[str, ...],
     follow_cross_host: bool,
+    allow_private: bool,
     workers: int | None,
     snapshot: str | None,
     report: str | None,
@@ -203,6 +204,7 @@ def run(
         total_timeout=timeout,
         retry=RetryPolicy(attempts=retries + 1),
         deadline=deadline,
+        allow_private=allow_private,
     )
     if not start:  # --sites: many sites on a Dask cluster
         from .fetch_sites import run_sites

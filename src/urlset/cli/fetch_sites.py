@@ -43,11 +43,13 @@ def run_sites(
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
+        from ..fetching.issues import count_noun
+
         for s in summaries:
             state = f"failed: {s.failure}" if s.failure else "partial" if s.partial else "ok"
             click.echo(
-                f"{s.site}: {s.sitemaps} sitemaps, {s.urls:,} URLs, {s.errors} errors, "
-                f"{s.seconds:.2f} s ({state})",
+                f"{s.site}: {count_noun(s.sitemaps, 'sitemap')}, {count_noun(s.urls, 'URL')}, "
+                f"{count_noun(s.errors, 'error')}, {s.seconds:.2f} s ({state})",
                 err=True,
             )
     if not any(s.sitemaps for s in summaries):

@@ -131,6 +131,12 @@ def crawl_limits(command: F) -> F:
             "Without it the crawl never leaves the start URL's host and directory.",
         ),
         click.option("--user-agent", help="Crawl: the User-Agent sent and matched in robots.txt."),
+        click.option(
+            "--allow-private",
+            is_flag=True,
+            help="Crawl: connect to private, loopback and link-local addresses too (by "
+            "default only the start's and --allow-host's hosts may be on one).",
+        ),
     ]
     return _decorated(command, options)
 
@@ -153,6 +159,8 @@ def crawl_options(values: dict[str, Any], images: bool) -> Any:
     )
     if values["user_agent"]:
         options = replace(options, http=replace(options.http, user_agent=values["user_agent"]))
+    if values["allow_private"]:
+        options = replace(options, http=replace(options.http, allow_private=True))
     return options
 
 

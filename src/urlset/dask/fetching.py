@@ -30,7 +30,7 @@ from ..errors import InvalidValue
 from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.parse_pool import columns_of
 from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapRead
-from ..model import Issue
+from ..model import Issue, Severity
 from ..store.entries import Batches, arrow_schema
 from .cluster import connect
 
@@ -41,7 +41,8 @@ _AT_ONCE = 8  # sites of one batch fetched at the same time
 @dataclass(frozen=True)
 class SiteSummary:
     """One site's fetch: what was read, what went wrong, how long it took. ``failure``: why
-    the fetch stopped before it ended (the fetcher's own problems are in ``errors``)."""
+    nothing could be read (the fetcher's first error: the connection refused, robots.txt
+    unreachable, ...), or why the fetch broke off; None when some sitemap was read."""
 
     site: str
     batch: int
@@ -189,7 +190,23 @@ async def _fetch_site(
         len(result.failed),
         result.partial,
         round(time.monotonic() - started, 3),
+        _failure(result),
     )
+
+
+def _failure(result: DiscoveryResult) -> str | None:
+    """Why a site gave nothing (its first error, e.g. the connection refused); None when
+    some sitemap was read."""
+    if not result.nothing:
+        return None
+    for node in result.nodes():
+        for issue in node.issues:
+            if issue.severity is Severity.ERROR:
+                return f"{node.url}: {issue.message}"
+    for issue in result.issues:
+        if issue.severity is Severity.ERROR:
+            return issue.message
+    return "no sitemap was found"
 
 
 def _add_issues(issues: dict[str, list[Any]], site: str, result: DiscoveryResult) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from ..dates import Lastmod, instant
 from ..model import Issue, Severity
-from ..urls import host_of, to_uri
+from ..urls import to_uri
 from .issues import (
     CACHE_OUTDATED,
     CROSS_HOST_SITEMAP,
@@ -34,6 +34,7 @@ from .values import (
     NodeState,
     SitemapNode,
     SitemapRead,
+    site_of,
 )
 
 
@@ -169,18 +170,15 @@ class Admission:
             )
             return
         node = SitemapNode(loc, "sitemap", via, depth, parent)
-        if (
-            via == "index"
-            and not self.options.follow_cross_host
-            and host_of(loc) != host_of(parent.final_url or parent.url)
-        ):
+        home = site_of(parent.final_url or parent.url)
+        if via == "index" and not self.options.follow_cross_host and site_of(loc) != home:
             node.state = NodeState.SKIPPED
             node.issues.append(
                 fetch_issue(
                     CROSS_HOST_SITEMAP,
                     Severity.WARNING,
-                    f"the index on {host_of(parent.final_url or parent.url)} lists a sitemap on "
-                    f"{host_of(loc)}; an index may only list sitemaps of its own site",
+                    f"the index on {home} lists a sitemap on {site_of(loc)}; an index may "
+                    "only list sitemaps of its own site (host and port)",
                     loc,
                     "use --follow-cross-host to fetch it anyway",
                 )

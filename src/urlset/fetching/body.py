@@ -17,15 +17,13 @@ from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
-from .issues import CONTENT_TYPE, HTTP_STATUS, STOP_CODES, fetch_issue
+from .issues import CONTENT_TYPE, FETCH_PARTIAL, HTTP_STATUS, count_noun, fetch_issue
 from .parse_pool import ParsePool
 from .tls import aiohttp
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
     from .cache import FetchCache
-
-BODY_TOO_LARGE = "body-too-large"
 
 # Types a sitemap may come with: XML (any +xml), plain text, gzip or an unnamed binary.
 _SITEMAP_TYPES = frozenset(
@@ -63,6 +61,11 @@ class ReaderLike(Protocol):
 
     @property
     def fatal(self) -> bool: ...
+
+    @property
+    def done(self) -> bool:
+        """True once the reader has stopped early (a limit, fatal input): feed no more."""
+        ...
 
 
 # (source URL, base URL for relative locs, limits) -> a fresh reader
@@ -112,7 +115,8 @@ class _Body:
     received: int = 0
 
     def count(self, size: int) -> bool:
-        """Count a chunk; False once the body is over the size limit."""
+        """Count a chunk (after the reader was fed it); False once the body is over the size
+        limit (a backstop: the reader's own limit stops it first)."""
         self.received += size
         return self.received <= self.limits.max_decompressed_bytes
 
@@ -135,17 +139,6 @@ class _Body:
                 bytes_received=self.received,
                 urls=urls,
             )
-        )
-
-    def failed(self, code: str, reason: str) -> FetchResponse:
-        return FetchResponse(
-            self.request,
-            self.url,
-            self.status,
-            self.headers,
-            error=reason,
-            issues=[*self.issues, fetch_issue(code, Severity.ERROR, reason, self.url)],
-            bytes_received=self.received,
         )
 
 
@@ -287,12 +280,8 @@ class BodyReading:
                 fmt, fatal, items = await self._read_here(request, url, resp, body.count, body.keep)
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise retry_for(exc) from None
-        if body.received > limits.max_decompressed_bytes:
-            reason = (
-                f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
-                "(after Content-Encoding); cut off"
-            )
-            return body.failed(BODY_TOO_LARGE, reason)
+        if not fatal and not resp.content.at_eof():
+            issues = [*issues, _stopped_early(body, limits, items, urls, url)]
         wrong_type = _content_type_issue(headers, fmt, url)
         if wrong_type is not None:
             issues = [*issues, wrong_type]
@@ -326,15 +315,11 @@ class BodyReading:
         items: list[Url | SitemapRef | Issue] = []
         try:
             async for chunk in resp.content.iter_any():
-                if not count(len(chunk)):
-                    break
                 new = reader.feed(chunk)
                 if new:
                     items.extend(new)
-                    # the reader stops consuming at a limit; stop downloading too
-                    if any(type(i) is Issue and i.code in STOP_CODES for i in new[-4:]):
-                        break
-                if reader.fatal:
+                # the reader stops at a limit or on fatal input: stop downloading too
+                if reader.done or reader.fatal or not count(len(chunk)):
                     break
         except BaseException:  # a reset, a timeout, the run's deadline: keep what was read
             if not reader.fatal:
@@ -343,6 +328,35 @@ class BodyReading:
             raise
         items.extend(reader.close())
         return reader.format, reader.fatal, items
+
+
+def _stopped_early(
+    body: _Body,
+    limits: ReadLimits,
+    items: Sequence[Url | SitemapRef | Issue],
+    urls: Sequence[Url] | None,
+    url: str,
+) -> Issue:
+    """The download was stopped before the body's end, because the reader stopped (or, as a
+    backstop, the body passed the size limit): what was read is kept, labelled partial."""
+    kept = len(urls or ()) + sum(1 for i in items if type(i) is not Issue)
+    stops = [i.code for i in items if type(i) is Issue and i.severity is Severity.ERROR]
+    if stops:
+        why = f"the reader stopped ({stops[-1]})"
+    elif body.received > limits.max_decompressed_bytes:
+        why = (
+            f"the body is larger than {limits.max_decompressed_bytes:,} bytes "
+            "(after Content-Encoding)"
+        )
+    else:
+        why = "the reader stopped"
+    return fetch_issue(
+        FETCH_PARTIAL,
+        Severity.ERROR,
+        f"{why}, so the download was stopped after {count_noun(body.received, 'byte')}; "
+        f"{count_noun(kept, 'entry', 'entries')} read {'is' if kept == 1 else 'are'} kept",
+        url,
+    )
 
 
 async def _capped(resp: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:

@@ -77,6 +77,7 @@ from .issues import (
     TOO_MANY_REDIRECTS,
     UNCHANGED,
     URL_LIMIT,
+    count_noun,
     fetch_issue,
     quiet,
 )
@@ -274,11 +275,12 @@ class Discovery(RobotsStage, SitemapStage):
                 fetch_issue(
                     code,
                     Severity.WARNING,
-                    f"{self._skipped_by_cap:,} listed sitemaps were not fetched: the cap of "
+                    f"{count_noun(self._skipped_by_cap, 'listed sitemap')} "
+                    f"{'was' if self._skipped_by_cap == 1 else 'were'} not fetched: the cap of "
                     + (
-                        f"{self.options.max_sitemaps:,} sitemaps"
+                        count_noun(self.options.max_sitemaps, "sitemap")
                         if code == SITEMAP_LIMIT
-                        else f"{self.options.max_urls:,} URLs"
+                        else count_noun(self.options.max_urls, "URL")
                     )
                     + " was reached",
                     self.start,

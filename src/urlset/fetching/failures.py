@@ -9,8 +9,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+import socket
+import ssl
 
 from ..patterns import lazy
+from .addresses import BlockedAddress
 from .issues import FETCH_FAILED, FETCH_TIMEOUT
 from .tls import aiohttp
 
@@ -30,6 +33,27 @@ class Unconditional(Exception):
 
 
 _RECEIVED = lazy(r"received (\d+) of (\d+) bytes")
+# aiohttp's words for a Content-Encoding it has no decoder for (brotli, zstd)
+_UNDECODABLE = lazy(r"content-encoding: [^(]*\(([\w-]+)\)\. Please install `([^`]+)`")
+
+
+def undecodable(exc: BaseException) -> tuple[str, str] | None:
+    """(encoding, package) when the answer came in a Content-Encoding this installation
+    cannot decode (aiohttp calls it a 400, though the server said no such thing)."""
+    if not isinstance(exc, aiohttp.ClientResponseError):
+        return None
+    found = _UNDECODABLE.search(str(exc.message))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def undecodable_reason(status: int | None, encoding: str, package: str) -> str:
+    """What an answer in an encoding that cannot be decoded here reads as, and what to do."""
+    said = f"HTTP {status}, but the body" if status is not None else "the body"
+    return (
+        f"{said} is in Content-Encoding {encoding}, which was not asked for (Accept-Encoding: "
+        f"gzip, deflate) and cannot be decoded here; not read (pip install {package} adds "
+        f"the decoder, or have the server send gzip)"
+    )
 
 
 def retry_for(exc: BaseException) -> Retry:
@@ -42,9 +66,11 @@ def retry_for(exc: BaseException) -> Retry:
 
 def cannot_connect(exc: BaseException) -> bool:
     """No connection could be made: refused, unreachable, the TLS handshake failed. A DNS
-    failure is not counted: the name fails whatever the scheme."""
-    return isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
-        exc, aiohttp.ClientConnectorDNSError
+    failure or a refused address is not counted: it fails whatever the scheme."""
+    return (
+        isinstance(exc, aiohttp.ClientConnectorError)
+        and not isinstance(exc, aiohttp.ClientConnectorDNSError)
+        and not blocked(exc)
     )
 
 
@@ -64,6 +90,61 @@ def refused(exc: BaseException) -> bool:
     return bool(parts) and all(int(p) == errno.ECONNREFUSED for p in parts)
 
 
+# getaddrinfo's answers that say the name has no address (trying again gives the same)
+_NO_ADDRESS = frozenset(
+    getattr(socket, name)
+    for name in ("EAI_NONAME", "EAI_NODATA", "EAI_ADDRFAMILY")
+    if hasattr(socket, name)
+)
+# what OpenSSL says when the other side answered a TLS hello with something else (plain
+# http on that port, most often)
+_NOT_TLS = (
+    "wrong_version_number",
+    "wrong version number",
+    "http_request",
+    "packet length too long",
+    "record layer failure",
+    "unknown protocol",
+)
+
+
+def blocked(exc: BaseException) -> bool:
+    """The AddressGuard refused the address (addresses.py)."""
+    return isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, BlockedAddress
+    )
+
+
+def _not_http(exc: BaseException) -> bool:
+    """aiohttp could not parse the answer (a bad status line or headers): its 400, which
+    no server sent."""
+    return (
+        isinstance(exc, aiohttp.ClientResponseError)
+        and exc.status == 400
+        and undecodable(exc) is None
+        and not isinstance(exc, aiohttp.ClientPayloadError)
+    )
+
+
+def final_failure(exc: BaseException) -> bool:
+    """Whether trying again at once cannot change this failure: nothing listens on the
+    port, the name has no address, the TLS handshake or the certificate failed, the address
+    is one the run may not connect to."""
+    if blocked(exc) or _not_http(exc):
+        return True
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return exc.os_error.errno in _NO_ADDRESS or exc.os_error.errno == getattr(
+            socket, "EAI_FAIL", None
+        )
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return (
+            isinstance(exc, aiohttp.ClientSSLError)
+            or isinstance(exc.os_error, ssl.SSLError)
+            or refused(exc)
+        )
+    return False
+
+
 def _connect_reason(exc: aiohttp.ClientConnectorError) -> str:
     if refused(exc):
         return "connection refused"
@@ -71,6 +152,45 @@ def _connect_reason(exc: aiohttp.ClientConnectorError) -> str:
     if error.errno:
         return os.strerror(error.errno).lower()
     return error.strerror or str(error) or type(error).__name__
+
+
+def _certificate(exc: aiohttp.ClientConnectorCertificateError) -> str:
+    error = exc.certificate_error
+    detail = str(getattr(error, "verify_message", None) or getattr(error, "reason", None) or error)
+    low = detail.lower()
+    host = exc.host
+    if "expired" in low:
+        why = "it has expired"
+    elif "not yet valid" in low:
+        why = "it is not valid yet (its start date is in the future, or this clock is wrong)"
+    elif "mismatch" in low:
+        why = f"it is not valid for {host} (it was issued for another name)"
+    elif "self-signed" in low or "self signed" in low or "issuer" in low or "unknown ca" in low:
+        why = "it is not signed by an authority this system trusts (self-signed or a private CA)"
+    else:
+        why = detail
+    return f"could not connect: the server's TLS certificate was rejected ({why})"
+
+
+def _handshake(exc: aiohttp.ClientConnectorError) -> str:
+    error = exc.os_error
+    detail = str(getattr(error, "reason", None) or error)
+    if any(sign in str(error).lower() for sign in _NOT_TLS):
+        return (
+            f"TLS handshake failed: the server does not speak TLS on {exc.host}:{exc.port} "
+            "(plain http on that port? try the http:// URL)"
+        )
+    return f"TLS handshake with {exc.host}:{exc.port} failed ({detail})"
+
+
+def _dns(exc: aiohttp.ClientConnectorDNSError) -> str:
+    error = exc.os_error
+    if error.errno in _NO_ADDRESS:
+        return f"name not found: DNS has no address for {exc.host}"
+    if error.errno == getattr(socket, "EAI_AGAIN", None):
+        return f"DNS lookup of {exc.host} failed for now (temporary failure in name resolution)"
+    detail = error.strerror or str(error) or type(error).__name__
+    return f"DNS lookup of {exc.host} failed ({detail})"
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -83,10 +203,22 @@ def describe_failure(exc: BaseException) -> str:
             return f"the connection was reset in the middle of the body{detail}"
         return f"the body ended early{detail} ({type(exc).__name__})"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
-        return "the server closed the connection"
+        return "the server closed the connection without an answer"
+    if blocked(exc):
+        return str(exc.os_error)  # type: ignore[attr-defined]
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        reason = getattr(exc.certificate_error, "verify_message", None) or exc.certificate_error
-        return f"could not connect: the server's TLS certificate was rejected ({reason})"
+        return _certificate(exc)
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return _dns(exc)
     if isinstance(exc, aiohttp.ClientConnectorError):
+        if isinstance(exc, aiohttp.ClientSSLError) or isinstance(exc.os_error, ssl.SSLError):
+            return _handshake(exc)
+        if exc.os_error.errno == errno.ECONNRESET:
+            return f"the connection to {exc.host}:{exc.port} was reset while connecting"
         return f"could not connect to {exc.host}:{exc.port} ({_connect_reason(exc)})"
+    if _not_http(exc):
+        detail = str(exc.message).strip().splitlines()[0]  # type: ignore[attr-defined]
+        return f"the answer is not HTTP that can be read ({detail.rstrip(':')})"
+    if isinstance(exc, aiohttp.ClientOSError) and exc.errno == errno.ECONNRESET:
+        return "the connection was reset"
     return f"{name}: {text}" if text else name

@@ -20,8 +20,16 @@ from ..errors import InvalidValue
 from ..model import Issue, Severity
 from ..urls import host_of, to_uri
 from .body import BodyReading, ReaderFactory, sitemap_reader
-from .failures import Retry, Unconditional, cannot_connect, describe_failure, refused
-from .http_options import HttpOptions
+from .failures import (
+    Retry,
+    Unconditional,
+    cannot_connect,
+    describe_failure,
+    final_failure,
+    undecodable,
+    undecodable_reason,
+)
+from .http_options import HttpOptions, plain_duration, retry_after_refused
 from .issues import (
     CROSS_HOST_REDIRECT,
     DEADLINE,
@@ -31,11 +39,12 @@ from .issues import (
     FETCH_TIMEOUT,
     REDIRECT_LOOP,
     TOO_MANY_REDIRECTS,
+    count_noun,
     fetch_issue,
 )
 from .parse_pool import ParsePool
 from .tls import aiohttp
-from .values import FetchRequest, FetchResponse
+from .values import FetchRequest, FetchResponse, site_of
 
 if TYPE_CHECKING:
     from .cache import FetchCache
@@ -76,7 +85,11 @@ class Fetcher(BodyReading):
         reader_factory: ReaderFactory = sitemap_reader,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         pool: ParsePool | None = None,
+        may_follow: Callable[[str], str | None] | None = None,
     ) -> None:
+        """``may_follow(target)``: why a redirect to ``target`` must not be followed (the
+        answer is then the redirect, its target not requested), or None to follow it."""
+        self.may_follow = may_follow
         self.session = session
         self.pool = pool
         self.options = options
@@ -169,17 +182,26 @@ class Fetcher(BodyReading):
                     return self._out_of_time(request, issues, attempt, ends, best)
                 failure = self._timed_out(exc, hops)
             except (aiohttp.ClientError, OSError) as exc:
+                encoding = undecodable(exc)
+                if encoding is not None:  # would come the same way again
+                    return await _undecodable(
+                        self.session, self.options, request, hops[-1], headers, issues, *encoding
+                    )
                 failure = _Failure(
                     describe_failure(exc),
                     FETCH_FAILED,
                     unreachable=cannot_connect(exc) and len(hops) == 1,
-                    # a certificate the client rejects is rejected again, and a port nothing
-                    # listens on refuses again: no retry
-                    final=isinstance(exc, aiohttp.ClientConnectorCertificateError) or refused(exc),
+                    # a refused port, a name without address, a failed TLS handshake or
+                    # certificate: the same again at once, so no retry
+                    final=final_failure(exc),
                 )
             else:
                 return self._answered(request, response, attempt)
             best = _most(best, cut)
+            too_long = retry_after_refused(policy, failure.retry_after)
+            if too_long is not None:
+                failure.reason += f"; {too_long}"
+                return _given_up(request, failure, issues, attempt, best)
             if (
                 failure.final
                 or attempt >= policy.attempts
@@ -189,9 +211,9 @@ class Fetcher(BodyReading):
             wait = policy.delay(attempt, failure.retry_after)
             if time.monotonic() + wait >= ends:
                 if failure.retry_after is not None:
-                    what = f"the {failure.retry_after:g} s the server asked for (Retry-After)"
+                    what = f"the {plain_duration(wait)} the server asked for (Retry-After)"
                 else:
-                    what = f"a backoff of {wait:.2g} s"
+                    what = f"a backoff of {plain_duration(wait)}"
                 failure.reason += f"; not tried again: waiting {what} would pass the " + (
                     self._limit(ends)
                 )
@@ -261,7 +283,7 @@ class Fetcher(BodyReading):
         asked for, ``cut`` what was read of a body cut off."""
         current = request.url
         visited = [current]
-        origin = host_of(request.url)
+        origin = site_of(request.url)
         redirect_issues: list[Issue] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
@@ -290,18 +312,30 @@ class Fetcher(BodyReading):
                             "redirect loop: " + " -> ".join([*visited, target]),
                             redirect_issues,
                         )
+                    refused = self.may_follow(target) if self.may_follow else None
+                    if refused is not None:
+                        return FetchResponse(
+                            request,
+                            current,
+                            resp.status,
+                            {"Location": target},
+                            error=refused,
+                            issues=redirect_issues,
+                            unfollowed=target,
+                        )
                     # a sitemap's host matters (its URLs must be on it); robots.txt may move
                     if (
                         request.kind == "sitemap"
-                        and host_of(target) != origin
+                        and site_of(target) != origin
                         and not any(i.code == CROSS_HOST_REDIRECT for i in redirect_issues)
                     ):
                         redirect_issues.append(
                             fetch_issue(
                                 CROSS_HOST_REDIRECT,
                                 Severity.WARNING,
-                                f"redirected from {origin} to another host: {target}; "
-                                "a sitemap's URLs must be on the host it is served from",
+                                f"redirected from {origin} to another site: {target}; "
+                                "a sitemap's URLs must be on the host (and port) it is "
+                                "served from",
                                 request.url,
                             )
                         )
@@ -336,6 +370,32 @@ class Fetcher(BodyReading):
         )
 
 
+async def _undecodable(
+    session: aiohttp.ClientSession,
+    options: HttpOptions,
+    request: FetchRequest,
+    url: str,
+    conditional: Mapping[str, str],
+    issues: list[Issue],
+    encoding: str,
+    package: str,
+) -> FetchResponse:
+    """An answer in a Content-Encoding that cannot be decoded here: not retried (it
+    would come the same way); asked once more without decoding, for its real status."""
+    status: int | None = None
+    try:
+        async with asyncio.timeout(options.connect_timeout + options.read_timeout):
+            async with session.get(
+                url, headers=conditional, allow_redirects=False, auto_decompress=False
+            ) as resp:
+                status = resp.status
+    except (aiohttp.ClientError, OSError, TimeoutError):
+        pass
+    reason = undecodable_reason(status, encoding, package)
+    issue = fetch_issue(FETCH_FAILED, Severity.ERROR, reason, request.url)
+    return FetchResponse(request, url, status, error=reason, issues=[*issues, issue])
+
+
 def _given_up(
     request: FetchRequest,
     failure: _Failure,
@@ -345,12 +405,13 @@ def _given_up(
 ) -> FetchResponse:
     """The answer after the last attempt: what was read of a body cut off, labelled
     partial, or the failure."""
-    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+    tries = f" (after {count_noun(attempts, 'attempt')})" if attempts > 1 else ""
     if best is not None:
         kept = sum(1 for i in best.items if type(i) is not Issue) + len(best.urls or ())
         message = (
-            f"{failure.reason}{tries}; the {kept:,} entries read from the first "
-            f"{best.bytes_received:,} bytes are kept"
+            f"{failure.reason}{tries}; the {count_noun(kept, 'entry', 'entries')} read from "
+            f"the first {count_noun(best.bytes_received, 'byte')} "
+            f"{'is' if kept == 1 else 'are'} kept"
         )
         # labelled partial: cut off by the run's deadline, or by a reset or a timeout
         code = DEADLINE if failure.code == DEADLINE else FETCH_PARTIAL

@@ -11,7 +11,9 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
   requests not yet sent are answered at once as not requested.
 - Retries: connection errors, read/connect timeouts, 5xx and 429, with exponential backoff
   and jitter, or the server's Retry-After (capped); a wait that would pass the timeout is
-  not begun. Never other 4xx, a rejected certificate, or a connection refused.
+  not begun. Never other 4xx, nor what would fail the same at once (failures.py): a
+  connection refused, a name DNS has no address for, a failed TLS handshake or a rejected
+  certificate, a Content-Encoding that cannot be decoded, a Retry-After past the cap.
 - Cut off: the entries read of a body before a reset or a timeout are kept (the most an
   attempt read), labelled partial.
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
@@ -36,12 +38,14 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections import deque
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from ..reading.output import Render
-from .body import BODY_TOO_LARGE, ReaderFactory, ReaderLike, sitemap_reader
+from .addresses import AddressGuard, BlockedAddress
+from .body import ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
@@ -159,20 +163,26 @@ async def fetch_sitemaps(
         else None
     )
     try:
-        return await _run_session(flow, http, cache, reader_factory, pool, on_read, on_progress)
+        return await _run_session(
+            start, flow, http, cache, reader_factory, pool, on_read, on_progress
+        )
     finally:
         if pool is not None:
             pool.close()
 
 
-def client_session(http: HttpOptions) -> aiohttp.ClientSession:
+def client_session(http: HttpOptions, starts: Iterable[str] = ()) -> aiohttp.ClientSession:
     """The aiohttp session the Fetcher runs over: the options' connection limits, connect
-    and read timeouts (the whole-download one is the Fetcher's) and user agent."""
+    and read timeouts (the whole-download one is the Fetcher's) and user agent, and the
+    AddressGuard of a run that starts at ``starts`` (addresses.py), applied to every address
+    a name resolves to and to every connection made (redirects and IP literals included)."""
+    guard = AddressGuard.starting_at(starts, http.allow_private)
     connector = aiohttp.TCPConnector(
         limit=http.concurrency,
         limit_per_host=http.per_host,
         ttl_dns_cache=300,
-        resolver=_FixedResolver(dict(http.resolve)) if http.resolve else None,
+        resolver=_GuardedResolver(dict(http.resolve), guard),
+        socket_factory=partial(_guarded_socket, guard),
     )
     timeout = aiohttp.ClientTimeout(
         total=None,
@@ -188,7 +198,18 @@ def client_session(http: HttpOptions) -> aiohttp.ClientSession:
     )
 
 
+def _guarded_socket(guard: AddressGuard, addr_info: tuple[Any, ...]) -> socket.socket:
+    """The socket for one address about to be connected to, unless the guard refuses it
+    (an IP literal never passes the resolver; this sees every address)."""
+    family, kind, proto, _, sockaddr = addr_info
+    why = guard.refusal(None, sockaddr[0])
+    if why is not None:
+        raise BlockedAddress(why)
+    return socket.socket(family=family, type=kind, proto=proto)
+
+
 async def _run_session(
+    start: str,
     flow: Generator[Event, FetchResponse | None, DiscoveryResult],
     http: HttpOptions,
     cache: FetchCache | None,
@@ -197,7 +218,7 @@ async def _run_session(
     on_read: Callable[[SitemapRead], None] | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
-    async with client_session(http) as session:
+    async with client_session(http, (start,)) as session:
         fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
         return await run_flow(
             flow,
@@ -208,11 +229,14 @@ async def _run_session(
         )
 
 
-class _FixedResolver(aiohttp.abc.AbstractResolver):
-    """``HttpOptions.resolve``: the hosts it names go to their address, others to DNS."""
+class _GuardedResolver(aiohttp.abc.AbstractResolver):
+    """Names to addresses: ``HttpOptions.resolve`` first (curl's --resolve), DNS for the
+    rest; the addresses the guard refuses are dropped, and a name left without any fails
+    with the guard's reason."""
 
-    def __init__(self, hosts: dict[str, str]) -> None:
-        self._hosts = hosts
+    def __init__(self, hosts: dict[str, str], guard: AddressGuard) -> None:
+        self._hosts = {name.lower().rstrip("."): address for name, address in hosts.items()}
+        self._guard = guard
         self._dns = aiohttp.ThreadedResolver()
 
     async def resolve(
@@ -220,18 +244,24 @@ class _FixedResolver(aiohttp.abc.AbstractResolver):
     ) -> list[aiohttp.abc.ResolveResult]:
         address = self._hosts.get(host.lower().rstrip("."))
         if address is None:
-            return await self._dns.resolve(host, port, family)
-        kind = socket.AF_INET6 if ":" in address else socket.AF_INET
-        return [
-            {
-                "hostname": host,
-                "host": address,
-                "port": port,
-                "family": kind,
-                "proto": 0,
-                "flags": socket.AI_NUMERICHOST,
-            }
-        ]
+            found = await self._dns.resolve(host, port, family)
+        else:
+            kind = socket.AF_INET6 if ":" in address else socket.AF_INET
+            found = [
+                {
+                    "hostname": host,
+                    "host": address,
+                    "port": port,
+                    "family": kind,
+                    "proto": 0,
+                    "flags": socket.AI_NUMERICHOST,
+                }
+            ]
+        refusals = [self._guard.refusal(host, each["host"]) for each in found]
+        allowed = [each for each, why in zip(found, refusals, strict=True) if why is None]
+        if not allowed and found:
+            raise BlockedAddress(next(why for why in refusals if why is not None))
+        return allowed
 
     async def close(self) -> None:
         await self._dns.close()
@@ -260,7 +290,6 @@ def fetch_sitemaps_sync(
 
 
 __all__ = [
-    "BODY_TOO_LARGE",
     "DEFAULT_USER_AGENT",
     "Fetcher",
     "HttpOptions",

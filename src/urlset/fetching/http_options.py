@@ -25,7 +25,7 @@ class RetryPolicy:
     attempts: int = 4  # tries in all, the first included
     backoff: float = 0.5  # seconds before the first retry (before jitter)
     max_backoff: float = 30.0
-    max_retry_after: float = 120.0  # a longer Retry-After is cut to this
+    max_retry_after: float = 120.0  # a longer Retry-After is not waited for: given up
 
     def delay(
         self,
@@ -42,6 +42,29 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_retry_after)
         step = min(self.max_backoff, self.backoff * 2.0 ** (retry - 1))
         return step / 2 + rand() * step / 2
+
+
+def plain_duration(seconds: float) -> str:
+    """A wait in words a person reads at a glance: "45 s", "12 min", "3.5 h", "26 days",
+    "73 years"."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400.0), ("h", 3600.0)):
+        if seconds >= 2 * size or (unit == "h" and seconds >= size):
+            return f"{seconds / size:.3g} {unit}"
+    if seconds >= 120:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds:.3g} s"
+
+
+def retry_after_refused(policy: RetryPolicy, retry_after: float | None) -> str | None:
+    """Why a Retry-After is not waited for (longer than the policy waits at most), in plain
+    words; None when it may be waited for."""
+    if retry_after is None or retry_after <= policy.max_retry_after:
+        return None
+    return (
+        f"the server asks to wait {plain_duration(retry_after)} before trying again "
+        f"(Retry-After), more than the {plain_duration(policy.max_retry_after)} waited at "
+        "most; not tried again (try again later)"
+    )
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -77,3 +100,6 @@ class HttpOptions:
     # (host, address) pairs: connect to the address instead of asking DNS, as curl's
     # --resolve (loopback test sites under many names; a host known to sit elsewhere)
     resolve: tuple[tuple[str, str], ...] = ()
+    # connect to private, loopback, link-local and other special addresses too (by default
+    # only the run's own start may be on one: fetching/addresses.py)
+    allow_private: bool = False

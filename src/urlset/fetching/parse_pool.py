@@ -17,7 +17,6 @@ from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..reading.output import Render, UrlColumns, line_tail
 from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
-from .issues import STOP_CODES
 from .lane_columns import concat, core_columns, in_document_order
 
 if TYPE_CHECKING:
@@ -162,7 +161,7 @@ class _Parsing:
         self.others: list[SitemapRef | Issue] = []
         self.sitemap = ""
 
-    def _take(self, events: list[Url | SitemapRef | Issue]) -> bool:
+    def _take(self, events: list[Url | SitemapRef | Issue]) -> None:
         rest = [e for e in events if type(e) is not Url]
         if rest:
             self.others.extend(rest)  # type: ignore[arg-type]
@@ -171,7 +170,6 @@ class _Parsing:
             self.urls.extend(events)  # type: ignore[arg-type]
         elif events:
             self.parts.append(UrlColumns.from_urls(events))  # type: ignore[arg-type]
-        return any(type(i) is Issue and i.code in STOP_CODES for i in rest)
 
     def handle(self, message: tuple[Any, ...]) -> Any:
         """The answer to ``message`` (None for "o", which is not answered); raises EOFError
@@ -180,8 +178,8 @@ class _Parsing:
 
         kind, reader = message[0], self.reader
         if kind == "d" and reader is not None:
-            stopped = self._take(reader.feed(message[1]))
-            return not (stopped or reader.fatal)
+            self._take(reader.feed(message[1]))
+            return not (reader.done or reader.fatal)
         if kind == "o":
             self.sitemap = message[1]
             self.spec = None
@@ -370,10 +368,10 @@ class ParsePool:
             size = 0
             going = True
             async for chunk in chunks:
-                if not count(len(chunk)):
-                    break
                 pending.append(chunk)
                 size += len(chunk)
+                if not count(len(chunk)):  # a backstop: the reader's own limit stops first
+                    break
                 if size >= _COALESCE:
                     message = ("d", b"".join(pending))
                     pending, size = [], 0

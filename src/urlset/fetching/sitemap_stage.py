@@ -21,6 +21,7 @@ from .issues import (
     NOT_MODIFIED,
     UNCHANGED,
     URL_LIMIT,
+    count_noun,
     fetch_issue,
     quiet,
 )
@@ -179,7 +180,8 @@ class SitemapStage(Admission):
                     URL_LIMIT,
                     Severity.WARNING,
                     f"the URL cap ({self.options.max_urls:,}) was reached; "
-                    f"{dropped:,} URLs of this sitemap were left out",
+                    f"{count_noun(dropped, 'URL')} of this sitemap "
+                    f"{'was' if dropped == 1 else 'were'} left out",
                     node.url,
                     "raise --max-urls",
                 )

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
+from urllib.parse import urlsplit
 
 from ..dates import Lastmod
 from ..model import Issue, Severity, SitemapRef, Url
@@ -25,6 +26,25 @@ WELL_KNOWN: tuple[str, ...] = (
     "/wp-sitemap.xml",
     "/sitemap.txt",
 )
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def site_of(url: str) -> str:
+    """The host of a URL with its port when that is not its scheme's default: what a
+    sitemap index's children and a sitemap's redirect must keep ("If you submit a Sitemap
+    using a path with a port number, you must include that port number ... in each URL",
+    sitemaps.org 0.9). Another port of the same host is another site (cross-submission)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is None or port == _DEFAULT_PORTS.get(parts.scheme.lower()):
+        return host
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +129,9 @@ class FetchResponse:
     # False: no request went out (answered from the cache alone, or the run's deadline had
     # passed)
     requested: bool = True
+    # a redirect the Fetcher's ``may_follow`` refused: its target, not requested (``error``
+    # says why)
+    unfollowed: str | None = None
 
 
 class NodeState(StrEnum):

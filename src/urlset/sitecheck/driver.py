@@ -43,7 +43,7 @@ class _KeepingReader:
         self.room = limits.max_decompressed_bytes + 1
         self.parts: list[bytes] = []
         self.size = 0
-        self.done = done
+        self.on_close = done
 
     def feed(self, data: bytes) -> list[Url | SitemapRef | Issue]:
         if self.size < self.room:
@@ -54,7 +54,7 @@ class _KeepingReader:
     def close(self) -> list[Url | SitemapRef | Issue]:
         out = self.reader.close()
         body, self.parts = b"".join(self.parts), []
-        self.done(self.source, self.base_url, body, self.size)
+        self.on_close(self.source, self.base_url, body, self.size)
         return out
 
     @property
@@ -64,6 +64,10 @@ class _KeepingReader:
     @property
     def fatal(self) -> bool:
         return self.reader.fatal
+
+    @property
+    def done(self) -> bool:
+        return self.reader.done
 
 
 class _SiteCheck:

@@ -191,6 +191,10 @@ class AccessLogs:
             except OSError as exc:
                 raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         self.report.entries = len(seen)
-        self.report.notes.append(f"{self.requests:,} page requests for {len(seen):,} pages")
+        requests, pages = self.requests, len(seen)
+        self.report.notes.append(
+            f"{requests:,} page request{'' if requests == 1 else 's'} for "
+            f"{pages:,} page{'' if pages == 1 else 's'}"
+        )
         if batch:
             yield batch

@@ -23,12 +23,13 @@ a redirect that leaves the site is reported, never followed further.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from ..dates import parse_http_date
 from ..errors import InputError, InvalidValue
@@ -36,13 +37,16 @@ from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
+from ..fetching.issues import count_noun
 from ..fetching.values import FetchRequest, FetchResponse, SitemapRead
 from ..model import Url
+from ..patterns import lazy
 from ..urls import to_uri
 from .entries import Row, page_entry, same_url
 from .page import PageFacts, read_page
 from .report import SourceError, SourceReport
 
+_ESCAPE = lazy(r"%([0-9A-Fa-f]{2})")
 CRAWL_USER_AGENT = "urlset/0.1 (sitemap crawler; +https://www.sitemaps.org/protocol.html)"
 _BATCH = 2048
 
@@ -75,6 +79,48 @@ class CrawledPage:
     lastmod: str | None
     facts: PageFacts
     depth: int
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4: "." and ".." segments resolved."""
+    out: list[str] = []
+    segments = path.split("/")
+    for i, segment in enumerate(segments):
+        last = i == len(segments) - 1
+        if segment == ".":
+            if last:
+                out.append("")
+        elif segment == "..":
+            if len(out) > 1:
+                out.pop()
+            if last:
+                out.append("")
+        else:
+            out.append(segment)
+    return "/".join(out) or "/"
+
+
+def robots_form(url: str) -> str:
+    """``url`` as a crawler compares and requests it: escapes of unreserved characters
+    decoded (``%2e`` is ".", ``%70`` is "p"), the rest in upper case, and then the dot
+    segments resolved (RFC 3986 6.2.2), so that no spelling of a disallowed path
+    (``/public/%2e%2e/private/``, ``/public/.%2E/private/``, ``/%70rivate/``) passes the
+    robots.txt test as another path. A URL that is not one is given back as it is."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    path = _without_dot_segments(_ESCAPE.sub(_escape, parts.path))
+    query = _ESCAPE.sub(_escape, parts.query)
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
 
 def http_date_lastmod(value: str | None) -> str | None:
@@ -114,6 +160,17 @@ class Crawl:
     def in_scope(self, url: str) -> bool:
         return url.startswith(self.prefixes)
 
+    def _refused_target(self, target: str) -> str | None:
+        """Why a redirect to ``target`` is not followed (decided before it is requested)."""
+        target = robots_form(target)
+        if not self.in_scope(target):
+            return "redirected off the site (not requested)"
+        if self._robots is not None and not self._robots.can_fetch(
+            target, self.options.http.user_agent
+        ):
+            return "redirected to a URL robots.txt disallows (not requested)"
+        return None
+
     def run_sync(self) -> list[CrawledPage]:
         return asyncio.run(self.run())
 
@@ -124,8 +181,9 @@ class Crawl:
         if options.max_seconds is not None:
             http = replace(http, deadline=options.max_seconds)
             self._ends = time.monotonic() + options.max_seconds
-        async with client_session(http) as session:
-            fetcher = Fetcher(session, http)
+        # the start and the hosts it may enter may be private (a staging site); the rest not
+        async with client_session(http, self.prefixes) as session:
+            fetcher = Fetcher(session, http, may_follow=self._refused_target)
             await self._read_robots(fetcher)
             self._discover(self.start, 0)
             if options.sitemaps:
@@ -188,10 +246,12 @@ class Crawl:
         discovery = DiscoveryOptions(max_urls=self.options.max_pages, max_sitemaps=100)
         await run_flow(discover(self.origin + "/", discovery), fetcher.fetch, on_read=collect)
         if found:
-            self.report.notes.append(f"{found:,} URLs found in the site's sitemaps")
+            self.report.notes.append(f"{count_noun(found, 'URL')} found in the site's sitemaps")
 
     def _discover(self, url: str, depth: int) -> None:
-        """A URL found (a link, a canonical, a sitemap entry): queued once if it may be crawled."""
+        """A URL found (a link, a canonical, a sitemap entry): queued once if it may be
+        crawled, in the form it is tested against robots.txt and requested in."""
+        url = robots_form(url)
         if url in self.seen:
             return
         self.seen.add(url)
@@ -266,6 +326,9 @@ class Crawl:
 
     def _answered(self, url: str, response: FetchResponse) -> str | None:
         """The URL a page was served at when it is one to read; None (reported) otherwise."""
+        if response.unfollowed is not None:
+            self.report.leave_out(response.error or "redirect", f"{url} -> {response.unfollowed}")
+            return None
         status = response.status
         if status is None or status >= 500 or status == 429:
             self.failed += 1
@@ -274,10 +337,10 @@ class Crawl:
         if not 200 <= status < 300:
             self.report.leave_out(f"HTTP {status}", url)
             return None
-        final = response.url
+        final = robots_form(response.url)
         if final != url:
-            if not self.in_scope(final):
-                self.report.leave_out("redirected off the site", f"{url} -> {final}")
+            if not self.in_scope(final):  # not reached: may_follow stops it at the redirect
+                self.report.leave_out("redirected off the site (not requested)", final)
                 return None
             if final in self.seen:  # listed (or to be) under its own URL
                 return None
@@ -287,7 +350,9 @@ class Crawl:
             self.report.leave_out("not an HTML page", f"{final} ({media})")
             return None
         if response.truncated:
-            self.report.notes.append(f"{final}: cut off at {len(response.body):,} bytes")
+            self.report.notes.append(
+                f"{final}: cut off at {count_noun(len(response.body), 'byte')}"
+            )
         return final
 
     def _notes(self) -> None:
@@ -298,6 +363,7 @@ class Crawl:
                 else "the time limit"
             )
             self.report.notes.append(
-                f"{self._unvisited:,} URLs found were not requested: {limit} was reached"
+                f"{count_noun(self._unvisited, 'URL')} found "
+                f"{'was' if self._unvisited == 1 else 'were'} not requested: {limit} was reached"
             )
-        self.report.notes.append(f"{self.requested:,} pages requested")
+        self.report.notes.append(f"{count_noun(self.requested, 'page')} requested")

@@ -31,7 +31,7 @@ class SourceReport:
 
     def lines(self) -> list[str]:
         """The report as text lines: a summary, then each reason with its examples."""
-        out = [f"{self.source}: {self.entries:,} URLs"]
+        out = [f"{self.source}: {self.entries:,} URL{'' if self.entries == 1 else 's'}"]
         out.extend(f"  note: {note}" for note in self.notes)
         for reason, count in self.left_out.most_common():
             out.append(f"  left out {count:,}: {reason}")
