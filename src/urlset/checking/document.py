@@ -50,10 +50,15 @@ class CheckOptions:
     validates against the protocol's XML schema. ``on_urls``, when given, is called with
     each document's source and its URLs, a batch of at most ``URL_BATCH`` at a time, as the
     checker reads them (the HTML report counts them so: no second read of the input).
+    ``url_scope``, when given, is the directory URL a urlset's URLs must lie under instead
+    of ``base_url``'s: a set served elsewhere that the robots.txt of the URLs' host lists
+    (cross-submission; ``build --sitemap-url``). An index's children stay on ``base_url``'s
+    site.
     """
 
     limits: Limits = CURRENT
     base_url: str | None = None
+    url_scope: str | None = None
     now: datetime | None = None
     schema: bool = False
     read_limits: ReadLimits = field(default_factory=ReadLimits)
@@ -240,7 +245,8 @@ def _check_entries(
     ``refs``; gives the number of entries and the newest lastmod. The per-entry hot loop:
     what it uses is bound to locals first."""
     source = read.source
-    scope = _scope(options.base_url)
+    served = _scope(options.base_url)
+    scope = served if options.url_scope is None else _scope(options.url_scope)
     now = options.now
     day_limit = latest_day(now) if now is not None else date.max
     newest_date: date | None = None
@@ -262,7 +268,11 @@ def _check_entries(
                 reader_issues.append(issue)
             continue
         if kind is SitemapRef:
-            hosts.index = True
+            if not hosts.index:  # an index's children lie on its own site
+                pending, hosts = hosts.dev_host, _Hosts(found, served, True)
+                hosts.dev_host = pending
+                seen_hosts = hosts.seen
+                prefix = None if served is None else served.prefix
             refs.append(event)  # type: ignore[arg-type]
         entries += 1
         loc: str = event[0]

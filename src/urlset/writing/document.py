@@ -355,11 +355,21 @@ def uses_typed_prefix(entries: str) -> bool:
     return any(tag in entries for tag in _TYPED_TAGS)
 
 
-def stable_header(*, typed: bool, xsl: str | None = None, schema_location: bool = False) -> str:
-    """The urlset start of a stable set's document: every typed namespace declared on the root
-    when ``typed`` (some entry uses one), none otherwise."""
+def stable_header(
+    *, typed: bool, xsl: str | None = None, schema_location: bool = False, body: str = ""
+) -> str:
+    """The urlset start of a stable set's document. Its entries are written before their
+    document is known (``standalone_entries``): they use the typed prefixes without declaring
+    them, so the root declares each namespace whose prefix ``body`` (the entries) uses, as
+    the streaming writer does; without ``body``, every typed one when ``typed`` (the largest
+    header, which the sizing counts)."""
     header = urlset_header(xsl=xsl, schema_location=schema_location)
-    return declare_on_root(header, TYPED_NAMESPACES) if typed else header
+    if not typed:
+        return header
+    if not body:
+        return declare_on_root(header, TYPED_NAMESPACES)
+    used = [ns for ns, tag in zip(TYPED_NAMESPACES, _TYPED_TAGS, strict=True) if tag in body]
+    return declare_on_root(header, used)
 
 
 def _text_entries(batch: Sequence[Url]) -> list[str]:

@@ -151,7 +151,9 @@ class _ShardWriter:
         if opts.text:
             document = body
         else:
-            header = stable_header(typed=typed, xsl=opts.xsl, schema_location=opts.schema_location)
+            header = stable_header(
+                typed=typed, xsl=opts.xsl, schema_location=opts.schema_location, body=body
+            )
             document = header + body + URLSET_FOOTER
         data = document.encode()
         newest = None if opts.text else newest_lastmod(body)
