@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
 
-from ..dates import Lastmod, future_lastmod, latest_day
+from ..dates import Lastmod, future_lastmod, lastmod_without_day, latest_day
 from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
@@ -81,6 +81,13 @@ class _Hosts:
         # the reader's dev-host finding, which comes right before the first entry on
         # that host: the checker counts the host's URLs under it instead of judging again
         self.dev_host: str | None = None
+
+    def of_index(self, served: Scope | None) -> _Hosts:
+        """The rules for an index's entries, on its own site (``served``), which this one
+        turns out to be: a development host the reader reported is carried over."""
+        hosts = _Hosts(self.found, served, True)
+        hosts.dev_host = self.dev_host
+        return hosts
 
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
@@ -269,8 +276,7 @@ def _check_entries(
             continue
         if kind is SitemapRef:
             if not hosts.index:  # an index's children lie on its own site
-                pending, hosts = hosts.dev_host, _Hosts(found, served, True)
-                hosts.dev_host = pending
+                hosts = hosts.of_index(served)
                 seen_hosts = hosts.seen
                 prefix = None if served is None else served.prefix
             refs.append(event)  # type: ignore[arg-type]
@@ -302,21 +308,27 @@ def _check_entries(
             if not isinstance(lastmod, datetime):
                 if newest_date is None or lastmod > newest_date:
                     newest_date = lastmod
-                if lastmod > day_limit and now is not None:
-                    message = future_lastmod(lastmod, now)
-                    if message is not None:
-                        found.at_entry("future-lastmod", message, loc)
+                if lastmod > day_limit or type(lastmod) is not date:  # a year or a month
+                    _lastmod_rules(lastmod, now, found, loc)
             else:
                 if newest_time is None or lastmod > newest_time:
                     newest_time = lastmod
                 if now is not None and lastmod > now:
-                    message = future_lastmod(lastmod, now)
-                    if message is not None:
-                        found.at_entry("future-lastmod", message, loc)
+                    _lastmod_rules(lastmod, now, found, loc)
     if on_urls is not None and batch:
         on_urls(source, batch)
     known = [v for v in (newest_date, newest_time) if v is not None]
     return entries, rules.newest(known)
+
+
+def _lastmod_rules(lastmod: Lastmod, now: datetime | None, found: Findings, loc: str) -> None:
+    """The rules on one lastmod (the hot loop calls this only when one may apply)."""
+    message = lastmod_without_day(lastmod)
+    if message is not None:
+        found.at_entry("lastmod-without-day", message, loc)
+    message = None if now is None else future_lastmod(lastmod, now)
+    if message is not None:
+        found.at_entry("future-lastmod", message, loc)
 
 
 def _document_rules(

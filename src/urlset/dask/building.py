@@ -509,10 +509,12 @@ def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem])
     report.rejected.update(part.rejected)
     report.kept_without.update(part.kept_without)
     report.flagged.update(part.flagged)
+    report.noted.update(part.noted)
     for mine, theirs in (
         (report.examples, part.examples),
         (report.warnings, part.warnings),
         (report.flag_examples, part.flag_examples),
+        (report.note_examples, part.note_examples),
     ):
         mine += theirs[: max(0, _EXAMPLES - len(mine))]
     if report.listener is not None:

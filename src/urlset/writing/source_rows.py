@@ -139,6 +139,23 @@ def without_extensions(
     return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
 
 
+def with_notes(
+    source: str, number: int, row: Sequence[Any], notes: list[str], default_tz: tzinfo | None
+) -> InputError:
+    """A line written without the extension values ``notes`` name (each a ``Note`` with its
+    code), and without any other optional value at fault; an error when its loc is bad."""
+    try:
+        kept, dropped = url_keeping_loc(row, default_tz=default_tz)
+    except (InvalidValue, TypeError):
+        return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
+    problems = (
+        *((getattr(note, "code", "invalid-extensions"), str(note)) for note in notes),
+        *((f"invalid-{exc.field}", written_without(exc)) for exc in dropped),
+    )
+    reason = "; ".join(message for _, message in problems)
+    return InputError(source, number, reason, "extensions", kept=kept, notes=problems)
+
+
 def written_without(exc: InvalidValue) -> str:
     return f"{exc} (written without its {exc.field})"
 
