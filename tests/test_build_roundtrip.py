@@ -415,3 +415,29 @@ def test_a_stable_build_splits_at_1000_news_entries(tmp_path: Path) -> None:
     assert code == 0, err
     code, report = check_json(str(out), "--base-url", BASE)
     assert "too-many-news" not in codes(report)
+
+
+@pytest.mark.parametrize("mode", [[], ["--stable"]])
+def test_a_rebuild_writes_again_a_child_damaged_in_place(tmp_path: Path, mode: list[str]) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("".join(f"{BASE}p{i}\n" for i in range(3000)))
+    out = tmp_path / "out"
+    args = ["build", str(source), "--base-url", BASE, "--out", str(out), "--max-urls", "1000"]
+    assert urlset(*args, *mode)[0] == 0
+    child = sorted(p for p in published(out) if p.name != "sitemap.xml.gz")[0]
+    good = child.read_bytes()
+    damaged = bytearray(good)
+    damaged[len(damaged) // 2] ^= 0xFF  # same size, other bytes
+    child.write_bytes(bytes(damaged))
+    code, _, err = urlset(*args, *mode)
+    assert code == 0 and f"{child.name}: damaged in place" in err
+    assert child.read_bytes() == good
+    code, report = check_json(str(out), "--base-url", BASE)
+    assert code == 0 and codes(report) == {}
+    if mode:  # --update cannot trust a damaged shard it must read: it says so, publishes nothing
+        child.write_bytes(bytes(damaged))
+        more = tmp_path / "more.txt"
+        more.write_text("".join(f"{BASE}p{i}\n" for i in range(3000, 3100)))
+        more_args = [*args[:1], str(more), *args[2:]]
+        code, _, err = urlset(*more_args, "--update")
+        assert code == 2 and "damaged" in err and "without --update" in err, err

@@ -138,6 +138,7 @@ def write_sitemaps(
 
         with Publisher(Path(out_dir), names.stale) as publisher:
             build_stable(entries, opts, scope, report, publisher, names, progress, on_change)
+        note_repaired(report, publisher)
         return report
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
@@ -145,7 +146,17 @@ def write_sitemaps(
             raise LimitExceeded(report.nothing_written())
         sets = _finish(parts, opts, directory, report, publisher.staging, names)
         report.removed = publisher.publish(sets)
+    note_repaired(report, publisher)
     return report
+
+
+def note_repaired(report: BuildReport, publisher: Publisher) -> None:
+    """Say which published files were damaged in place and written again."""
+    if publisher.repaired:
+        report.notes["damaged-file"] = (
+            f"{', '.join(publisher.repaired)}: damaged in place (other bytes, same size); "
+            "written again"
+        )
 
 
 def prepare_build(

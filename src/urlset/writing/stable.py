@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 from zlib_ng import zlib_ng
 
 from ..dates import format_w3c, from_formatted
-from ..errors import LimitExceeded
+from ..errors import LimitExceeded, PublishError
 from ..urls import Scope
 from .build import (
     BuildOptions,
@@ -121,9 +121,18 @@ def read_shard(out_dir: Path, leaf: Leaf, opts: BuildOptions) -> dict[str, str]:
     """A published shard's entries: loc -> entry text, in loc order."""
     if leaf.name is None:
         return {}
-    data = (out_dir / leaf.name).read_bytes()
-    if opts.gzip:
-        data = zlib_ng.decompress(data, wbits=31)
+    path = out_dir / leaf.name
+    data = path.read_bytes()
+    try:
+        if opts.gzip:
+            data = zlib_ng.decompress(data, wbits=31)
+    except Exception:  # zlib_ng.error (untyped): a damaged stream, caught by the digest
+        data = b""
+    if _sha256(data) != leaf.digest:  # damaged in place: its entries cannot be trusted
+        raise PublishError(
+            f"{path}: damaged (its bytes are not the ones the manifest records); build the "
+            "set again without --update"
+        )
     entries = split_entries(data.decode(), text=opts.text)
     return dict(zip(locs_of(entries, text=opts.text), entries, strict=True))
 
@@ -379,7 +388,11 @@ def _report_changes(
             at = leaf.node
             if at.hi <= node.lo or at.lo >= node.hi:
                 continue
-            held = read_shard(out_dir, leaf, opts)
+            try:
+                held = read_shard(out_dir, leaf, opts)
+            except PublishError as exc:  # its URLs are not known: they count as added
+                report.notes["damaged-file"] = f"{exc.args[0].split(':')[0]}: damaged in place"
+                continue
             if not node.holds(at):
                 held = {loc: e for loc, e in held.items() if node.lo <= key_of(loc) < node.hi}
             old.update(held)
