@@ -441,3 +441,50 @@ def test_a_rebuild_writes_again_a_child_damaged_in_place(tmp_path: Path, mode: l
         more_args = [*args[:1], str(more), *args[2:]]
         code, _, err = urlset(*more_args, "--update")
         assert code == 2 and "damaged" in err and "without --update" in err, err
+
+
+FULL_DISK = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+sys.argv = ["urlset", *sys.argv[1:]]
+from urlset.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("mode", [[], ["--stable"]])
+def test_a_write_that_fails_names_the_file(tmp_path: Path, mode: list[str]) -> None:
+    """No room for a file of the build (its shards, the stable build's spill files): the
+    message names the path, exit status 2, nothing published, never a traceback."""
+    import subprocess
+    import sys
+
+    import urlset
+
+    source = tmp_path / "urls.txt"
+    source.write_text("".join(f"{BASE}some/long/path/p{i}\n" for i in range(100_000)))
+    out = tmp_path / "out"
+    env = {"PYTHONPATH": str(Path(urlset.__file__).parents[1]), "PATH": "/usr/bin:/bin"}
+    args = [sys.executable, "-c", FULL_DISK, "build", str(source), "--base-url", BASE]
+    done = subprocess.run(
+        [*args, "--out", str(out), *mode], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"{out}/.urlset-staging-" in done.stderr and "nothing was published" in done.stderr
+    assert not any(p.name.startswith("sitemap") for p in out.iterdir())
+
+
+def test_out_of_scope_lines_are_reported_with_their_source_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text(f"{BASE}a\nhttps://other.org/b\n{BASE}c\n")
+    log = tmp_path / "report.jsonl"
+    args = ["build", str(source), "--base-url", BASE, "--out", str(tmp_path / "o")]
+    code, _, err = urlset(*args, "--skip-out-of-scope", "--report", str(log))
+    assert code == 0, err
+    (problem,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (problem["source"], problem["line"], problem["code"]) == (str(source), 2, "out-of-scope")
+    assert f"{source}:2: https://other.org/b" in err
+    code, _, err = urlset(*args)
+    assert code == 1 and f"({source}:2)" in err

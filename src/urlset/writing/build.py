@@ -260,8 +260,10 @@ def _checked(
                 # the entries with a future lastmod are written without it, and a year or a
                 # month alone is reported: the rules need the entries one by one
                 rendered = None
+            lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
             if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
                 if rendered is None:
+                    lines = (given.source, given.lines_by_loc())
                     given = given.entries()
                     kinds = set(map(type, given))
                 else:
@@ -293,7 +295,7 @@ def _checked(
                 ]
             locs = [url[0] for url in good]
             if not all(map(str.startswith, locs, repeat(prefix))):
-                good = [url for url in good if _in_scope(url, scope, opts, report)]
+                good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
                 locs = [url[0] for url in good]
             new = seen.first_seen(locs) if opts.dedupe else [True]
             if not all(new):
@@ -308,7 +310,15 @@ def _checked(
         seen.close()
 
 
-def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:
+def _in_scope(
+    url: Url,
+    scope: Scope,
+    opts: BuildOptions,
+    report: BuildReport,
+    lines: tuple[str, dict[str, int]] | None = None,
+) -> bool:
+    """Whether ``url`` lies in the scope; one outside is reported (with its source and
+    line, from ``lines`` when known) or raises."""
     reason = scope.violation(url.loc)
     if reason is None:
         return True
@@ -318,9 +328,14 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
         if opts.sitemap_url is None
         else f"sitemap set for URLs under {prefix}"
     )
+    source, line = (None, None) if lines is None else (lines[0], lines[1].get(url.loc))
     if not opts.skip_out_of_scope or opts.strict:
-        raise InvalidValue("loc", url.loc, f"{reason}; {where}")
-    report.reject("out-of-scope", f"{url.loc}: not allowed in a {where}: {reason}")
+        at = "" if line is None else f" ({source}:{line})"
+        raise InvalidValue("loc", url.loc, f"{reason}; {where}{at}")
+    message = f"{url.loc}: not allowed in a {where}: {reason}"
+    if line is not None:
+        message = f"{source}:{line}: {message}"
+    report.reject("out-of-scope", message, source, line)
     return False
 
 

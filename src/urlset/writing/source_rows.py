@@ -85,6 +85,11 @@ class SourceRows:
         None when a row needs the long way, or there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
+    def lines_by_loc(self) -> dict[str, int]:
+        """The line of each row by its loc as written (where a loc the build leaves out later,
+        outside the scope, came from)."""
+        return {row[0].strip(): number for number, row in zip(self.numbers, self.rows, strict=True)}
+
     def entries(self) -> list[Url | InputError]:
         """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
         numbered = list(zip(self.numbers, self.rows, strict=True))

@@ -235,10 +235,14 @@ class _Spill:
         for bucket, (bucket_locs, bucket_entries) in enumerate(self._held):
             if not bucket_locs:
                 continue
-            file = self._files[bucket]
-            if file is None:
-                file = self._files[bucket] = open(self._directory / f".bucket-{bucket}", "wb")  # noqa: SIM115
-            pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
+            path = self._directory / f".bucket-{bucket}"
+            try:
+                file = self._files[bucket]
+                if file is None:
+                    file = self._files[bucket] = open(path, "wb")  # noqa: SIM115
+                pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
+            except OSError as exc:
+                raise _spill_failed(path, exc) from exc
             self.urls[bucket] += len(bucket_locs)
             self.body[bucket] += entry_size("".join(bucket_entries))
             self._held[bucket] = ([], [])
@@ -246,9 +250,12 @@ class _Spill:
 
     def finish(self) -> None:
         self._write_held()
-        for file in self._files:
+        for bucket, file in enumerate(self._files):
             if file is not None:
-                file.close()
+                try:
+                    file.close()  # what is still buffered is written here
+                except OSError as exc:
+                    raise _spill_failed(self._directory / f".bucket-{bucket}", exc) from exc
 
     def read(self, bucket: int) -> Items:
         locs: list[str] = []
@@ -277,6 +284,13 @@ class _Spill:
                 yield node, items, typed
             else:
                 yield from split_shard(node, items, sizing, typed=typed)
+
+
+def _spill_failed(path: Path, exc: OSError) -> PublishError:
+    return PublishError(
+        f"{path}: could not write the build's spill file ({exc.strerror or exc}); it holds "
+        "the checked entries until they are sorted into shards, in --out's staging directory"
+    )
 
 
 def plan_shards(
