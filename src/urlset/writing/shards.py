@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from ..dates import Lastmod, from_formatted, instant
+from ..dates import Lastmod, from_formatted, latest_moment
 from ..errors import LimitExceeded
 
 KEY_BITS = 64
@@ -115,11 +115,13 @@ _LASTMOD = re.compile(r"</loc><lastmod>([^<]*)</lastmod>")
 
 
 def newest_lastmod(body: str) -> Lastmod | None:
-    """The newest lastmod of a shard's entries (the first written of equal instants)."""
+    """The newest lastmod of a shard's entries (the first written of equal ones), ordered as
+    check orders them: a date counts to the end of its day (``dates.latest_moment``), so the
+    index never says a time on that day while the shard lists the date."""
     spellings = dict.fromkeys(_LASTMOD.findall(body))
     if not spellings:
         return None
-    return max(map(from_formatted, spellings), key=instant)
+    return max(map(from_formatted, spellings), key=latest_moment)
 
 
 _UNESCAPE = (("&apos;", "'"), ("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
