@@ -593,3 +593,35 @@ def test_what_build_publishes_check_accepts_the_schemas_validate_and_read_gives_
         assert [u.loc for u in read_back(out)] == sorted(u.loc for u in urls)
     else:
         assert read_back(out) == sorted(urls)
+
+
+def test_a_set_served_elsewhere_checks_clean_over_http_through_the_robots_txt_listing_it(
+    tmp_path: Path,
+) -> None:
+    """`check SITE` of a set built with --sitemap-url: the site's robots.txt lists the set's
+    index on the other host, which vouches for the site's URLs (cross-submission, the rule
+    `robots --check` applies); the index fetched alone has no such voucher."""
+    from test_fetch_support import LoopbackServer
+
+    with LoopbackServer() as server:
+        site = server.base + "/"
+        elsewhere = f"http://localhost:{server.port}/big/"
+        source = tmp_path / "urls.txt"
+        source.write_text("".join(f"{site}p{i}\n" for i in range(30)))
+        out = tmp_path / "out"
+        code, stdout, err = urlset(
+            "build", str(source), "--base-url", site, "--sitemap-url", elsewhere,
+            "--out", str(out), "--max-urls", "10", "--no-gzip",
+        )  # fmt: skip
+        assert code == 0, err
+        for path in published(out):
+            server.add(f"/big/{path.name}", path.read_bytes())
+        listing = [line for line in stdout.splitlines() if line.startswith("Sitemap: ")]
+        server.add(
+            "/robots.txt", ("User-agent: *\n" + "\n".join(listing) + "\n").encode(), "text/plain"
+        )
+        code, report = check_json(site)
+        assert "url-not-allowed" not in codes(report), report
+        assert report["summary"]["files"] == 4 and code == 0, report
+        code, report = check_json(elsewhere + "sitemap.xml")
+        assert codes(report).get("url-not-allowed") == "error"

@@ -59,6 +59,9 @@ class CheckOptions:
     limits: Limits = CURRENT
     base_url: str | None = None
     url_scope: str | None = None
+    # a site (scheme://host/) whose robots.txt lists the document: a urlset's URLs on it are
+    # in scope too ("Sitemaps & Cross Submits", as `robots --check` judges them)
+    cross_submit: str | None = None
     now: datetime | None = None
     schema: bool = False
     read_limits: ReadLimits = field(default_factory=ReadLimits)
@@ -71,9 +74,12 @@ URL_BATCH = 20_000
 class _Hosts:
     """Host rules, computed once per scheme://authority and applied to every URL on it."""
 
-    def __init__(self, found: Findings, scope: Scope | None, index: bool) -> None:
+    def __init__(
+        self, found: Findings, scope: Scope | None, index: bool, also: Scope | None = None
+    ) -> None:
         self.found = found
         self.scope = scope
+        self.also = None if index else also  # a cross-submitting site (urlsets only)
         self.index = index
         self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
         self.first_host: str | None = None
@@ -105,6 +111,7 @@ class _Hosts:
             and not self.index
             and not loc.startswith(self.prefix)
             and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
+            and (self.also is None or not loc.startswith(self.also.prefix))
         ):
             why = rules.url_not_allowed(loc, scope)
             if why is not None:
@@ -127,6 +134,8 @@ class _Hosts:
             if message is not None:
                 out.append(("mixed-hosts", message))
             return tuple(out)
+        if self.also is not None and loc.startswith(self.also.prefix):
+            return tuple(out)  # cross-submitted: the site's robots.txt lists the sitemap
         message = rules.www_variant(loc, scope)
         if message is not None:
             out.append(("www-variant", message))
@@ -259,7 +268,7 @@ def _check_entries(
     newest_date: date | None = None
     newest_time: datetime | None = None
     entries = 0
-    hosts = _Hosts(found, scope, False)
+    hosts = _Hosts(found, scope, False, _scope(options.cross_submit))
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
     add_plain = set_checks.reciprocity.add_plain
