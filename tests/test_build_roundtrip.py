@@ -401,23 +401,27 @@ def test_every_extension_limit_is_enforced_at_build(tmp_path: Path) -> None:
     assert code == 1 and "too-many-images (--strict)" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the stable build's shards (and --update, live sets, --dask) are sized by URLs and "
-    "bytes only: news entries are not counted per shard yet",
-)
-def test_a_stable_build_splits_at_1000_news_entries(tmp_path: Path) -> None:
-    source = tmp_path / "news.jsonl"
-    lines = [
-        {"loc": f"{BASE}n{i}", "news": {"publication_name": "P", "language": "en", "publication_date": "2026-11-26", "title": f"T{i}"}}
+@pytest.mark.parametrize("update", [False, True])
+def test_a_stable_build_splits_at_1000_news_entries(tmp_path: Path, update: bool) -> None:
+    """The stable build's shards (--update's, the Dask build's and live sets' through the same
+    writer) hold at most 1,000 news entries each, as the plain build's files do."""
+    day = datetime.now(UTC).date().isoformat()
+    news = [
+        {"loc": f"{BASE}n{i}", "news": {"publication_name": "P", "language": "en", "publication_date": day, "title": f"T{i}"}}
         for i in range(1500)
     ]  # fmt: skip
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "out"
-    code, _, err = urlset("build", str(source), "--base-url", BASE, "--out", str(out), "--stable")
-    assert code == 0, err
+    parts = [news[:900], news[900:]] if update else [news]
+    for n, part in enumerate(parts):
+        source = tmp_path / f"news-{n}.jsonl"
+        source.write_text("".join(json.dumps(line) + "\n" for line in part))
+        how = "--update" if n else "--stable"
+        code, _, err = urlset("build", str(source), "--base-url", BASE, "--out", str(out), how)
+        assert code == 0, err
     code, report = check_json(str(out), "--base-url", BASE)
-    assert "too-many-news" not in codes(report)
+    assert code == 0 and codes(report) == {}, report
+    urls = read_back(out)
+    assert len(urls) == 1500 and all(u.extensions for u in urls)
 
 
 @pytest.mark.parametrize("mode", [[], ["--stable"]])

@@ -528,7 +528,7 @@ def _write_shards(
             items: dict[str, str] = {}
             for bucket in buckets:
                 items.update(_read_bucket(staging, bucket))
-            if fits:
+            if fits and not typed:  # with extensions, its news entries are counted too
                 writer.write(node, items, typed)
             else:
                 for at, shard, flag in split_shard(node, items, sizing, typed=typed):

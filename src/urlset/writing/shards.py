@@ -78,24 +78,38 @@ class Sizing(NamedTuple):
     typed_header: int
     footer: int
 
-    def fits(self, urls: int, body: int, typed: bool) -> bool:
+    def fits(self, urls: int, body: int, typed: bool, news: int = 0) -> bool:
+        """Whether ``urls`` entries of ``body`` bytes fit one document, holding ``news`` news
+        entries (the news extension allows 1,000 a sitemap)."""
         around = (self.typed_header if typed else self.plain_header) + self.footer
-        return urls <= self.max_urls and around + body <= self.max_bytes
+        return urls <= self.max_urls and around + body <= self.max_bytes and news <= MAX_NEWS
+
+
+MAX_NEWS = 1_000  # news entries a sitemap may hold (extensions.news.MAX_NEWS_PER_SITEMAP)
+NEWS_TAG = "<news:news>"  # how a stable set's entry text opens each news entry
 
 
 def split_sorted(
-    node: Node, keys: Sequence[int], sizes: Sequence[int], typed: Sequence[bool], sizing: Sizing
+    node: Node,
+    keys: Sequence[int],
+    sizes: Sequence[int],
+    typed: Sequence[bool],
+    sizing: Sizing,
+    news: Sequence[int] = (),
 ) -> list[tuple[Node, int, int]]:
     """The shards inside ``node`` for entries sorted by key: (node, start, stop) each, in key
-    order, empty ones included (they cover their part of the key space)."""
+    order, empty ones included (they cover their part of the key space); ``news``: each
+    entry's news entries (none when empty)."""
     ends = list(accumulate(sizes, initial=0))
     typed_ends = list(accumulate(map(int, typed), initial=0))
+    news_ends = list(accumulate(news or [0] * len(keys), initial=0))
     found: list[tuple[Node, int, int]] = []
     todo = [(node, 0, len(keys))]
     while todo:
         at, start, stop = todo.pop()
         typed_any = typed_ends[stop] > typed_ends[start]
-        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any):
+        held = news_ends[stop] - news_ends[start]
+        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any, held):
             found.append((at, start, stop))
             continue
         if stop - start == 1 or at.depth == KEY_BITS:

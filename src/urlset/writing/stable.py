@@ -43,6 +43,7 @@ from .document import (
 )
 from .files import FileSink, Publisher
 from .shards import (
+    NEWS_TAG,
     Change,
     Leaf,
     Manifest,
@@ -280,7 +281,7 @@ class _Spill:
             items: dict[str, str] = {}
             for bucket in buckets:
                 items.update(zip(*self.read(bucket), strict=True))
-            if fits:
+            if fits and not typed:  # with extensions, its news entries are counted too
                 yield node, items, typed
             else:
                 yield from split_shard(node, items, sizing, typed=typed)
@@ -321,15 +322,20 @@ def split_shard(
     node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
 ) -> Iterator[tuple[Node, dict[str, str], bool]]:
     """The shards inside ``node`` for its entries (loc -> text), in key order, each with
-    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does."""
-    if sizing.fits(len(items), entry_size("".join(items.values())), typed):  # the usual case
+    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does. Each
+    holds at most 1,000 news entries (counted only when ``typed``)."""
+    joined = "".join(items.values())
+    news = joined.count(NEWS_TAG) if typed else 0
+    if sizing.fits(len(items), entry_size(joined), typed, news):  # the usual case
         yield node, items, typed
         return
     keyed = sorted((key_of(loc), loc) for loc in items)
     keys = [key for key, _ in keyed]
     entries = [items[loc] for _, loc in keyed]
     flags = list(map(uses_typed_prefix, entries)) if typed else [False] * len(entries)
-    for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), flags, sizing):
+    counts = [entry.count(NEWS_TAG) for entry in entries] if news else []
+    sizes = list(map(entry_size, entries))
+    for at, start, stop in split_sorted(node, keys, sizes, flags, sizing, counts):
         yield at, {loc: items[loc] for _, loc in keyed[start:stop]}, any(flags[start:stop])
 
 
