@@ -306,3 +306,69 @@ def test_cli_usage_errors_exit_2(tmp_path: Path) -> None:
         runner.invoke(main, ["robots", "https://a.example/robots.txt", "--sitemap", NEW]).exit_code
         == 2
     )
+
+
+def test_a_symlinked_robots_txt_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    from urlset.announce import update_robots_file
+
+    real = tmp_path / "shared" / "robots.txt"
+    real.parent.mkdir()
+    real.write_bytes(b"User-agent: *\nDisallow:\n")
+    link = tmp_path / "robots.txt"
+    link.symlink_to(real)
+    update_robots_file(link, ["https://www.shop.org/sitemap.xml"])
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_bytes().endswith(b"Sitemap: https://www.shop.org/sitemap.xml\n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_the_owner_and_mode_of_robots_txt_are_kept(tmp_path: Path) -> None:
+    from urlset.announce import update_robots_file
+
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"User-agent: *\n")
+    os.chown(path, 4321, 4322)
+    path.chmod(0o640)
+    update_robots_file(path, ["https://www.shop.org/sitemap.xml"])
+    after = path.stat()
+    assert (after.st_uid, after.st_gid, stat.S_IMODE(after.st_mode)) == (4321, 4322, 0o640)
+    assert b"Sitemap: https://www.shop.org/sitemap.xml" in path.read_bytes()
+
+
+@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff", b""])
+def test_a_utf16_robots_txt_is_refused_and_left_as_it_was(tmp_path: Path, bom: bytes) -> None:
+    path = tmp_path / "robots.txt"
+    encoding = "utf-16-be" if bom == b"\xfe\xff" else "utf-16-le"
+    original = bom + "User-agent: *\nDisallow: /x\n".encode(encoding)
+    path.write_bytes(original)
+    result = CliRunner().invoke(
+        main, ["robots", str(path), "--sitemap", "https://www.shop.org/sitemap.xml"]
+    )
+    assert (
+        result.exit_code == 2 and "UTF-16" in result.output and "save it as UTF-8" in result.output
+    )
+    assert path.read_bytes() == original
+
+
+def test_a_large_robots_txt_is_edited_in_memory_bounded_by_its_size(tmp_path: Path) -> None:
+    """The edit holds the Sitemap lines, not every line: a few copies of the bytes at most
+    (a line a Python object took ~13 times the file's size)."""
+    import tracemalloc
+
+    from urlset.announce import update_robots_file
+
+    path = tmp_path / "robots.txt"
+    lines = b"".join(b"Disallow: /private/section-%d/page\n" % i for i in range(100_000))
+    path.write_bytes(b"User-agent: *\nSitemap: https://www.shop.org/old.xml\n" + lines)
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        edit = update_robots_file(path, ["https://www.shop.org/new.xml"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert edit.added == ("https://www.shop.org/new.xml",)
+    assert peak < 5 * size, (peak, size)
+    assert path.read_bytes().startswith(
+        b"User-agent: *\nSitemap: https://www.shop.org/old.xml\nSitemap: https://www.shop.org/new.xml\n"
+    )

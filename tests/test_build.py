@@ -830,7 +830,10 @@ def test_mappings_with_extension_fields(tmp_path: Path) -> None:
         {"loc": BASE + "q", "images": [{"title": "no loc"}]},
     ]
     report = write_sitemaps(rows, tmp_path, BASE, gzip=False)
-    assert report.urls == 1 and sum(report.rejected.values()) == 1
+    # the image at fault is left out, not the page (as the reader leaves out only it)
+    assert report.urls == 2 and not report.rejected
+    assert report.kept_without == {"invalid-image": 1}
+    assert "missing loc; the image is left out" in report.warnings[0]
     assert (
         "<image:loc>https://www.example.com/i.png</image:loc>"
         in (tmp_path / "sitemap.xml").read_text()

@@ -182,7 +182,9 @@ def test_bad_extension_values_keep_the_page(tmp_path: Path) -> None:
         main, ["build", str(src), str(csv_src), "--base-url", BASE, "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert f"{src}:1: " in result.output and "written without its extensions" in result.output
+    # the image at fault is left out alone, with the reader's code (invalid-image)
+    assert f"{src}:1: " in result.output and "the image is left out" in result.output
+    assert "invalid-image: 2" in result.output
     assert f"{csv_src}:2: " in result.output
     entries = load(out)
     assert [e.loc for e in entries] == [BASE + "a", BASE + "b", BASE + "c"]

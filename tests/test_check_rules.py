@@ -87,6 +87,17 @@ CASES = [
         {"now": NOW},
     ),
     Case(
+        "lastmod-without-day",
+        urlset(loc(A, "<lastmod>2014-06</lastmod>")),
+        urlset(loc(A, "<lastmod>2014-06-01</lastmod>")),
+    ),
+    Case(
+        "lastmod-without-day",
+        urlset(loc(A, "<lastmod>2014</lastmod>")),
+        urlset(loc(A, "<lastmod>2014-01-01T00:00:00Z</lastmod>")),
+        {"now": NOW},
+    ),
+    Case(
         "too-many-urls",
         urlset(loc(A), loc(A + "a"), loc(A + "b")),
         urlset(loc(A), loc(A + "a")),

@@ -200,6 +200,27 @@ def test_the_command_builds_on_a_scheduler_as_the_local_build_does(
     )
     assert kept.exit_code == 2 and "always removes duplicates" in kept.output
     assert not (tmp_path / "x").exists()
+    # the folder of CSV parts, given as a folder: its parts read as CSV, the same set
+    folder = runner.invoke(
+        main,
+        ["build", str(tmp_path / "in"), "--out", str(tmp_path / "dir"), "--dask", address, *common],
+    )
+    assert folder.exit_code == 0, folder.output
+    assert _files(tmp_path / "dir") == _files(tmp_path / "local")
+    (tmp_path / "in" / "part-3.parquet").write_bytes(b"not parquet")
+    mixed = runner.invoke(
+        main,
+        ["build", str(tmp_path / "in"), "--out", str(tmp_path / "y"), "--dask", address, *common],
+    )
+    assert mixed.exit_code == 2 and "the inputs mix formats" in mixed.output, mixed.output
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "x.parquet").write_bytes(b"not parquet")
+    unreadable = runner.invoke(
+        main,
+        ["build", str(tmp_path / "bad"), "--out", str(tmp_path / "y"), "--dask", address, *common],
+    )
+    assert unreadable.exit_code == 2 and "cannot be read as parquet" in unreadable.output
+    assert not (tmp_path / "y").exists()
 
 
 def test_urlset_and_its_help_do_not_load_dask() -> None:

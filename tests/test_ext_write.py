@@ -297,7 +297,9 @@ def test_jsonl_input_with_typed_and_raw_extensions(tmp_path: Path) -> None:
     assert kinds == ["Image", "Image", "Video", "News", "Alternate", "RawElement"]
     assert url.extensions[3] == News("N", "en", "2024-01-02", "T", keywords=("a", "b"))  # type: ignore[arg-type]
     error = entries[1]
-    assert not isinstance(error, Url) and error.line == 2 and error.field == "image loc"
+    assert not isinstance(error, Url) and error.line == 2 and error.field == "extensions"
+    # the page is kept without the image at fault, reported with the reader's code
+    assert error.kept == Url(BASE + "b") and [code for code, _ in error.notes] == ["invalid-image"]
 
 
 def test_csv_input_columns(tmp_path: Path) -> None:
@@ -332,7 +334,9 @@ def test_csv_input_columns(tmp_path: Path) -> None:
         restriction={"relationship": "allow", "values": ["US", "CA"]},  # type: ignore[arg-type]
     )
     assert b.extensions[1] == News("N", "en", "2024-01-01", "Title")  # type: ignore[arg-type]
-    assert not isinstance(c, Url) and c.field == "news_language" and c.line == 4
+    # columns of one kind that do not hold together are left out, that kind alone
+    assert not isinstance(c, Url) and c.line == 4 and c.kept == Url(BASE + "c")
+    assert c.notes[0][0] == "invalid-news" and "news_language None" in c.notes[0][1]
     assert not isinstance(d, Url) and "2 parts for 1 images" in str(d)
     assert isinstance(e, Url) and e.extensions == ()
 

@@ -87,5 +87,8 @@ def test_check_orders_reduced_precision_by_instant() -> None:
     issues = [
         i for i in check_document(doc, CheckOptions(now=now)).issues if i.code != "placeholder-host"
     ]
-    assert [(i.code, i.line) for i in issues] == [("future-lastmod", 4)]
-    assert "lastmod 2099 is after" in issues[0].message
+    future = [i for i in issues if i.code == "future-lastmod"]
+    assert [(i.code, i.line) for i in future] == [("future-lastmod", 4)]
+    assert "lastmod 2099 is after" in future[0].message
+    # kept as written, and warned as build warns: sitemap.xsd needs a day
+    assert {i.code for i in issues} == {"future-lastmod", "lastmod-without-day"}

@@ -127,6 +127,12 @@ def _build(m: re.Match[str], default_tz: tzinfo | None) -> Lastmod:
     )
 
 
+_NO_ZONE = (
+    "has no time zone: name one with --timezone (from Python, default_tz=), or give the "
+    "value its own (+02:00, Z)"
+)
+
+
 def parse_w3c(text: str, *, default_tz: tzinfo | None = None) -> Lastmod:
     """Parse a W3C Datetime strictly; ``default_tz`` is applied to a time without a zone
     (the only leniency, and only when the caller names a zone)."""
@@ -134,6 +140,8 @@ def parse_w3c(text: str, *, default_tz: tzinfo | None = None) -> Lastmod:
     if m is None and default_tz is not None:
         m = _W3C_NOZONE.fullmatch(text)
     if m is None:
+        if default_tz is None and _W3C_NOZONE.fullmatch(text) is not None:
+            raise InvalidValue("lastmod", text, _NO_ZONE)
         raise InvalidValue(
             "lastmod", text, "not a W3C Datetime (YYYY-MM-DD, or YYYY-MM-DDThh:mm:ss+hh:mm)"
         )
@@ -173,9 +181,7 @@ def check_lastmod(value: object, default_tz: tzinfo | None = None) -> Lastmod:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             if default_tz is None:
-                raise InvalidValue(
-                    "lastmod", value, "naive datetime; give it a time zone or name a default one"
-                )
+                raise InvalidValue("lastmod", value, f"naive datetime {_NO_ZONE}")
             return value.replace(tzinfo=default_tz)
         return value
     if isinstance(value, date):
@@ -247,6 +253,16 @@ def future_lastmod(lastmod: Lastmod, now: datetime) -> str | None:
         return None
     if lastmod > now:
         return f"lastmod {lastmod.isoformat()} is after {now.isoformat(timespec='seconds')}"
+    return None
+
+
+def lastmod_without_day(lastmod: Lastmod) -> str | None:
+    """A year or a month alone is a W3C Datetime the protocol allows, but sitemap.xsd types
+    lastmod as a date or a dateTime, and search engines read a day at least."""
+    kind = type(lastmod)
+    if kind is Year or kind is YearMonth:
+        what = "a year" if kind is Year else "a month"
+        return f"lastmod {lastmod.isoformat()} names {what} but no day (sitemap.xsd needs one)"
     return None
 
 

@@ -47,16 +47,26 @@ class InputError(UrlsetError, ValueError):
 
     ``kept`` is the entry the line still gives when only optional fields were at fault (it is
     written without them, and the line reported as a warning); None when the line is left out.
+    ``notes``: with ``kept``, each value left out as (code, message), when they have codes of
+    their own (an extension's field or item, as the reader reports it); else the line is one
+    problem, ``invalid-<field>``.
     """
 
     def __init__(
-        self, source: str, line: int, reason: str, field: str = "line", kept: Any = None
+        self,
+        source: str,
+        line: int,
+        reason: str,
+        field: str = "line",
+        kept: Any = None,
+        notes: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.source = source
         self.line = line
         self.reason = reason
         self.field = field  # the entry field at fault, or "line" when the line is unreadable
         self.kept = kept
+        self.notes = notes
         super().__init__(f"{source}:{line}: {reason}")
 
 

@@ -211,6 +211,11 @@ impl RenderedRows {
         self.rendered.all_current(now)
     }
 
+    /// Whether every lastmod names a day at least (none is a year or a month alone).
+    fn all_with_day(&self) -> bool {
+        self.rendered.all_with_day()
+    }
+
     /// The 64-bit hash of each loc, in the machine's byte order, for de-duplication.
     fn hashes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         let bytes: Vec<u8> = self

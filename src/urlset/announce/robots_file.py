@@ -32,23 +32,39 @@ def update_robots_file(
     InvalidValue for a URL that is not absolute; PublishError when the file cannot be read
     or written (the old file is then left as it was).
     """
-    target = Path(path)
+    # a symlink is written through: its target is the file edited, the link stays a link
+    target = Path(os.path.realpath(path))
     try:
         data = target.read_bytes()
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+        there: os.stat_result | None = target.stat()
     except FileNotFoundError:
-        data, mode = b"", None
+        data, there = b"", None
     except OSError as exc:
         raise PublishError(f"cannot read {target}: {exc.strerror or exc}") from exc
+    encoding = _not_utf8(data)
+    if encoding is not None:
+        raise PublishError(
+            f"{path} is {encoding}; robots.txt is read as UTF-8 (RFC 9309), so its lines "
+            "would not be found: save it as UTF-8, then run again (it was left as it was)"
+        )
     edit = edit_sitemaps(data, sitemaps, remove, replace=replace)
-    if edit.changed or mode is None:
-        write_atomically(target, edit.data, mode)
+    if edit.changed or there is None:
+        write_atomically(target, edit.data, there)
     return edit
 
 
-def write_atomically(target: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``target`` with ``data`` in one rename (``mode``: the permissions to give it;
-    None: 0o644 less the umask)."""
+def _not_utf8(data: bytes) -> str | None:
+    """The encoding a robots.txt is in when it is not UTF-8 (or ASCII) text, by its byte
+    order mark or its NUL bytes: appending ASCII lines to it would give a broken file."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
+        return "UTF-16 (or another encoding of two or more bytes a character)"
+    return None
+
+
+def write_atomically(target: Path, data: bytes, there: os.stat_result | None = None) -> None:
+    """Replace ``target`` with ``data`` in one rename, with the permissions and owner of the
+    file it replaces (``there``: its stat; None: a new file, 0o644 less the umask)."""
+    mode = None if there is None else stat.S_IMODE(there.st_mode)
     directory = target.parent
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
@@ -64,6 +80,8 @@ def write_atomically(target: Path, data: bytes, mode: int | None = None) -> None
             os.umask(umask)
             mode = 0o644 & ~umask
         os.chmod(tmp, mode)
+        if there is not None:
+            _keep_owner(tmp, there, target)
         os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -75,3 +93,18 @@ def write_atomically(target: Path, data: bytes, mode: int | None = None) -> None
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _keep_owner(tmp: str, there: os.stat_result, target: Path) -> None:
+    """Give the new file the old one's owner and group (a rename would otherwise hand the
+    file to whoever ran the command); refuse when that is not allowed."""
+    mine = os.stat(tmp)
+    if (mine.st_uid, mine.st_gid) == (there.st_uid, there.st_gid):
+        return
+    try:
+        os.chown(tmp, there.st_uid, there.st_gid)
+    except PermissionError:
+        raise PermissionError(
+            f"{target} belongs to another user ({there.st_uid}:{there.st_gid}); replacing it "
+            "would change its owner: run as that user or as root"
+        ) from None

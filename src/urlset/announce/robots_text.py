@@ -20,7 +20,6 @@ the original bytes.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from ..urls import to_uri
 
 BOM = b"\xef\xbb\xbf"
 _LINE = re.compile(rb"([^\r\n]*)(\r\n|\n|\r|)")
+_SITE_LINE = re.compile(rb"site", re.IGNORECASE)  # every spelling protego accepts holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,60 +120,70 @@ def edit_sitemaps(
     if both:
         raise InvalidValue("sitemap URL", both[0], "is both added and removed")
     bom = BOM if data.startswith(BOM) else b""
-    lines = split_lines(data)
-    keep: list[bool] = []
+    body = data[len(bom) :]
+    # only the Sitemap lines are held (their byte spans): a robots.txt of millions of lines is
+    # copied by slices, never held a line at a time
+    cuts: list[tuple[int, int]] = []  # the lines taken out: start, end (after the ending)
     present: list[str] = []
     removed: list[str] = []
     first_dropped = last_sitemap = None
-    for i, line in enumerate(lines):
-        ok = True
-        if line.sitemap is not None:
-            key = same_sitemap_key(line.sitemap)
-            owned = replace is not None and key not in wanted and replace(key)
-            if key in dropped_keys or owned:
-                ok = False
-                removed.append(line.sitemap)
-                if first_dropped is None:
-                    first_dropped = i
-            else:
-                last_sitemap = i
-                if key in wanted and key not in present:
-                    present.append(key)
-        keep.append(ok)
+    read_to = -1  # the end of the last line read (a line may hold "site" twice)
+    for m in _SITE_LINE.finditer(body):
+        if m.start() < read_to:
+            continue
+        start = max(body.rfind(b"\n", 0, m.start()), body.rfind(b"\r", 0, m.start())) + 1
+        line = _LINE.match(body, start)
+        assert line is not None  # the pattern matches at every position
+        read_to = line.end()
+        value = _sitemap_value(line.group(1))
+        if value is None:
+            continue
+        key = same_sitemap_key(value)
+        owned = replace is not None and key not in wanted and replace(key)
+        if key in dropped_keys or owned:
+            removed.append(value)
+            if first_dropped is None:
+                first_dropped = start
+            cuts.append((start, line.end()))
+        else:
+            last_sitemap = line.end()
+            if key in wanted and key not in present:
+                present.append(key)
     new = [u for u in wanted if u not in present]
     if first_dropped is not None and replace is not None:
         at = first_dropped
     elif last_sitemap is not None:
-        at = last_sitemap + 1
+        at = last_sitemap
     else:
-        at = len(lines)
-    eol = _common_ending(lines)
-    records: list[list[bytes]] = []
-    for i, line in enumerate(lines):
-        if i == at:
-            records.extend([b"Sitemap: " + u.encode("ascii"), eol] for u in new)
-        if keep[i]:
-            records.append([line.text, line.ending])
-    if at >= len(lines):
-        records.extend([b"Sitemap: " + u.encode("ascii"), eol] for u in new)
-    # every line but the last ends with a line break; the last one does when the file did
-    for record in records[:-1]:
-        if not record[1]:
-            record[1] = eol
-    if records:
-        ended = not lines or bool(lines[-1].ending)
-        if not ended:
-            records[-1][1] = b""
-        elif not records[-1][1]:
-            records[-1][1] = eol
-    out = bom + b"".join(text + ending for text, ending in records)
-    return RobotsEdit(out, tuple(new), tuple(removed), tuple(present), data)
+        at = len(body)
+    eol = _common_ending(body)
+    ended = not body or body.endswith((b"\n", b"\r"))
+    block = b"".join(b"Sitemap: " + u.encode("ascii") + eol for u in new)
+    pieces: list[bytes] = []
+    done = 0
+    for start, end in [*cuts, (len(body), len(body))]:  # `at` is never inside a cut
+        if done <= at <= start:
+            pieces.append(body[done:at])
+            before = next((p for p in reversed(pieces) if p), b"")
+            if before and not before.endswith((b"\n", b"\r")) and block:
+                block = eol + block  # the file's last line is one no longer
+            pieces.append(block)
+            done, at = at, -1
+        pieces.append(body[done:start])
+        done = end
+    out = b"".join(pieces)
+    if not ended:  # a file that ended without a line break still does
+        out = out.removesuffix(b"\n").removesuffix(b"\r")
+    elif out and not out.endswith((b"\n", b"\r")):
+        out += eol
+    return RobotsEdit(bom + out, tuple(new), tuple(removed), tuple(present), data)
 
 
-def _common_ending(lines: Sequence[Line]) -> bytes:
+def _common_ending(body: bytes) -> bytes:
     """The file's usual line ending; a lone CR only in a file with no LF at all, since a CR
     written before a blank LF line would read as one CRLF and swallow that line."""
-    counts = Counter(line.ending for line in lines if line.ending)
-    if counts[b"\r\n"] or counts[b"\n"]:
-        return b"\r\n" if counts[b"\r\n"] > counts[b"\n"] else b"\n"
-    return b"\r" if counts[b"\r"] else b"\n"
+    crlf = body.count(b"\r\n")
+    lf = body.count(b"\n") - crlf
+    if crlf or lf:
+        return b"\r\n" if crlf > lf else b"\n"
+    return b"\r" if body.count(b"\r") else b"\n"

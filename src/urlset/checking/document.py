@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import cast
 
-from ..dates import Lastmod, future_lastmod, latest_day
+from ..dates import Lastmod, future_lastmod, lastmod_without_day, latest_day
 from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
@@ -50,10 +50,18 @@ class CheckOptions:
     validates against the protocol's XML schema. ``on_urls``, when given, is called with
     each document's source and its URLs, a batch of at most ``URL_BATCH`` at a time, as the
     checker reads them (the HTML report counts them so: no second read of the input).
+    ``url_scope``, when given, is the directory URL a urlset's URLs must lie under instead
+    of ``base_url``'s: a set served elsewhere that the robots.txt of the URLs' host lists
+    (cross-submission; ``build --sitemap-url``). An index's children stay on ``base_url``'s
+    site.
     """
 
     limits: Limits = CURRENT
     base_url: str | None = None
+    url_scope: str | None = None
+    # a site (scheme://host/) whose robots.txt lists the document: a urlset's URLs on it are
+    # in scope too ("Sitemaps & Cross Submits", as `robots --check` judges them)
+    cross_submit: str | None = None
     now: datetime | None = None
     schema: bool = False
     read_limits: ReadLimits = field(default_factory=ReadLimits)
@@ -66,9 +74,12 @@ URL_BATCH = 20_000
 class _Hosts:
     """Host rules, computed once per scheme://authority and applied to every URL on it."""
 
-    def __init__(self, found: Findings, scope: Scope | None, index: bool) -> None:
+    def __init__(
+        self, found: Findings, scope: Scope | None, index: bool, also: Scope | None = None
+    ) -> None:
         self.found = found
         self.scope = scope
+        self.also = None if index else also  # a cross-submitting site (urlsets only)
         self.index = index
         self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
         self.first_host: str | None = None
@@ -76,6 +87,13 @@ class _Hosts:
         # the reader's dev-host finding, which comes right before the first entry on
         # that host: the checker counts the host's URLs under it instead of judging again
         self.dev_host: str | None = None
+
+    def of_index(self, served: Scope | None) -> _Hosts:
+        """The rules for an index's entries, on its own site (``served``), which this one
+        turns out to be: a development host the reader reported is carried over."""
+        hosts = _Hosts(self.found, served, True)
+        hosts.dev_host = self.dev_host
+        return hosts
 
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
@@ -93,6 +111,7 @@ class _Hosts:
             and not self.index
             and not loc.startswith(self.prefix)
             and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
+            and (self.also is None or not loc.startswith(self.also.prefix))
         ):
             why = rules.url_not_allowed(loc, scope)
             if why is not None:
@@ -115,6 +134,8 @@ class _Hosts:
             if message is not None:
                 out.append(("mixed-hosts", message))
             return tuple(out)
+        if self.also is not None and loc.startswith(self.also.prefix):
+            return tuple(out)  # cross-submitted: the site's robots.txt lists the sitemap
         message = rules.www_variant(loc, scope)
         if message is not None:
             out.append(("www-variant", message))
@@ -240,13 +261,14 @@ def _check_entries(
     ``refs``; gives the number of entries and the newest lastmod. The per-entry hot loop:
     what it uses is bound to locals first."""
     source = read.source
-    scope = _scope(options.base_url)
+    served = _scope(options.base_url)
+    scope = served if options.url_scope is None else _scope(options.url_scope)
     now = options.now
     day_limit = latest_day(now) if now is not None else date.max
     newest_date: date | None = None
     newest_time: datetime | None = None
     entries = 0
-    hosts = _Hosts(found, scope, False)
+    hosts = _Hosts(found, scope, False, _scope(options.cross_submit))
     seen_hosts = hosts.seen
     prefix = None if scope is None else scope.prefix
     add_plain = set_checks.reciprocity.add_plain
@@ -262,7 +284,10 @@ def _check_entries(
                 reader_issues.append(issue)
             continue
         if kind is SitemapRef:
-            hosts.index = True
+            if not hosts.index:  # an index's children lie on its own site
+                hosts = hosts.of_index(served)
+                seen_hosts = hosts.seen
+                prefix = None if served is None else served.prefix
             refs.append(event)  # type: ignore[arg-type]
         entries += 1
         loc: str = event[0]
@@ -292,21 +317,27 @@ def _check_entries(
             if not isinstance(lastmod, datetime):
                 if newest_date is None or lastmod > newest_date:
                     newest_date = lastmod
-                if lastmod > day_limit and now is not None:
-                    message = future_lastmod(lastmod, now)
-                    if message is not None:
-                        found.at_entry("future-lastmod", message, loc)
+                if lastmod > day_limit or type(lastmod) is not date:  # a year or a month
+                    _lastmod_rules(lastmod, now, found, loc)
             else:
                 if newest_time is None or lastmod > newest_time:
                     newest_time = lastmod
                 if now is not None and lastmod > now:
-                    message = future_lastmod(lastmod, now)
-                    if message is not None:
-                        found.at_entry("future-lastmod", message, loc)
+                    _lastmod_rules(lastmod, now, found, loc)
     if on_urls is not None and batch:
         on_urls(source, batch)
     known = [v for v in (newest_date, newest_time) if v is not None]
     return entries, rules.newest(known)
+
+
+def _lastmod_rules(lastmod: Lastmod, now: datetime | None, found: Findings, loc: str) -> None:
+    """The rules on one lastmod (the hot loop calls this only when one may apply)."""
+    message = lastmod_without_day(lastmod)
+    if message is not None:
+        found.at_entry("lastmod-without-day", message, loc)
+    message = None if now is None else future_lastmod(lastmod, now)
+    if message is not None:
+        found.at_entry("future-lastmod", message, loc)
 
 
 def _document_rules(

@@ -28,6 +28,12 @@ from .source import FileSource, spool
 # how much of a file is looked at to tell whether it is a sitemap
 _HEAD = 4096
 _URL_AT_LINE_START = lazy(rb"(?:^|\n)[ \t]*https?://", re.IGNORECASE)
+# an XSLT root (a set's stylesheet, such as the sitemap.xsl build --stylesheet publishes):
+# never a sitemap, whatever its name
+_XSLT_ROOT = lazy(
+    rb"<(?:[\w.-]+:)?(?:stylesheet|transform)\b[^>]*?"
+    rb"xmlns(?::[\w.-]+)?\s*=\s*[\"']http://www\.w3\.org/1999/XSL/Transform[\"']"
+)
 
 
 def _head_of(path: Path) -> bytes:
@@ -59,6 +65,8 @@ def _why_not_a_sitemap(path: Path) -> str | None:
     head = _head_of(path)
     sniffed = sniff(head, len(head) < _HEAD) or sniff(head, True)
     kind = sniffed.kind if sniffed is not None else "unknown"
+    if kind == "xml" and _XSLT_ROOT.search(head):
+        return "an XSL stylesheet"
     if named or kind in ("xml", "utf16"):
         return None
     if kind == "text":

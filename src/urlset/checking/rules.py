@@ -117,6 +117,13 @@ CHECK_CODES: dict[str, RuleCode] = {
         "write the date the page last changed; a date in the future is ignored",
         "Invalid date",
     ),
+    "lastmod-without-day": RuleCode(
+        W,
+        "lastmod without a day",
+        "write the day at least (YYYY-MM-DD): a year or a month alone is a W3C Datetime, but "
+        "sitemap.xsd types lastmod as a date and search engines read one",
+        "Invalid date",
+    ),
     # --- limits of the chosen profile ---
     "too-many-urls": RuleCode(
         E,

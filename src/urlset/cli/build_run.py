@@ -13,13 +13,13 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
-from itertools import chain, islice
+from itertools import chain
 from typing import Any, NamedTuple, NoReturn, Protocol
 
 import click
 
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
-from ..extensions.reciprocity import Reciprocity, describe
+from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
@@ -29,6 +29,7 @@ from .build import DASK
 from .site_sources import (
     DIRECTORY,
     SiteSources,
+    access_logs,
     source_format,
 )
 
@@ -85,14 +86,15 @@ def build_sitemaps(
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
-    formats, site = _inputs(sources, input_format, base_url, site_options)
+    sources, formats, site = _inputs(sources, input_format, base_url, site_options)
     _check_stable_usage(
         sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    reciprocity = Reciprocity(track_plain=False)  # the report names missing links only
+    # hreflang across the set, judged as check judges it (8 bytes a plain URL, as check's)
+    reciprocity = Reciprocity()
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        reciprocity.tap_batches(_batches(sources, formats, default_tz, site))
+        _batches(sources, formats, default_tz, site)
     )
     options: dict[str, Any] = {
         "limits": limits,
@@ -106,10 +108,11 @@ def build_sitemaps(
         "dedupe": not no_dedupe,
         "default_tz": default_tz,
         "sitemap_url": sitemap_url,
+        "on_written": None if _on_dask() else reciprocity.add_written,
     }
     try:
         mode = _Mode(update, stable, remove_paths, report_path, changes_path)
-        report = _run(entries, out_dir, base_url, options, progress, mode)
+        report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
     except (
         _SourceUnreadable,
         PublishError,
@@ -122,7 +125,9 @@ def build_sitemaps(
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
     site.print_reports(quiet)
-    _hreflang_report(reciprocity)
+    hreflang = [code for code in (*report.flagged, *report.noted) if code.startswith("hreflang")]
+    if reciprocity.pages and not hreflang and not quiet:
+        click.echo(f"hreflang: {reciprocity.pages:,} pages with alternates, all reciprocal")
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
 
@@ -180,8 +185,10 @@ def _run(
     options: dict[str, Any],
     progress: _Progress,
     mode: _Mode,
+    reciprocity: Reciprocity,
 ) -> BuildReport:
-    """The build, or with ``mode.update`` the update, with its progress line and logs."""
+    """The build, or with ``mode.update`` the update, with its progress line and logs; then
+    the hreflang findings across what was read, flagged as check reports them."""
     if _on_dask():  # --dask: the sources are read by the cluster's workers
         from .build_dask import run_on_dask
 
@@ -199,19 +206,28 @@ def _run(
             from ..writing.update import update_sitemaps  # with the stable build's modules
 
             remove = _removals(mode.remove_paths)
-            return update_sitemaps(
+            report = update_sitemaps(
                 entries, out_dir, base_url, remove=remove, on_change=on_change, **options
             )
-        if mode.stable:
-            options.update(stable=True, on_change=on_change)
-        return write_sitemaps(entries, out_dir, base_url, **options)
+        else:
+            if mode.stable:
+                options.update(stable=True, on_change=on_change)
+            report = write_sitemaps(entries, out_dir, base_url, **options)
+        if reciprocity.pages:  # pages with alternates: judged across the set as check does
+            from ..extensions.set_checks import hreflang_findings
+
+            for finding in hreflang_findings(reciprocity, _SHOWN_LINKS):
+                report.flag(finding.code, finding.message, finding.severity)
+        return report
 
 
 def _inputs(
     sources: tuple[str, ...], input_format: str | None, base_url: str, site_options: dict[str, Any]
-) -> tuple[list[str], SiteSources]:
-    """Each SOURCE's format (a folder's is ``directory``), and the site sources the options
-    name."""
+) -> tuple[tuple[str, ...], list[str], SiteSources]:
+    """The SOURCE arguments that are URL lists or folders, each one's format (a folder's is
+    ``directory``), and the site sources the options name (access logs expanded)."""
+    logs, sources = access_logs(site_options["access_logs"], sources)
+    site_options = {**site_options, "access_logs": logs}
     try:
         formats = [
             source_format(name) or input_format or detect_format(name)
@@ -222,7 +238,10 @@ def _inputs(
         raise click.UsageError(str(exc)) from None
     if sources.count("-") > 1:
         raise click.UsageError("standard input ('-') can be read only once")
-    return formats, SiteSources(base_url, site_options)
+    return sources, formats, SiteSources(base_url, site_options)
+
+
+_SHOWN_LINKS = 1_000  # missing hreflang links named one by one, as check names them
 
 
 def _check_stable_usage(
@@ -352,24 +371,6 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
-def _hreflang_report(reciprocity: Reciprocity, shown: int = 20) -> None:
-    """hreflang alternates must be reciprocal across the set: name the missing links."""
-    if not reciprocity.pages:
-        return
-    missing = list(islice(reciprocity.missing(), shown + 1))
-    if not missing:
-        click.echo(f"hreflang: {reciprocity.pages:,} pages with alternates, all reciprocal")
-        return
-    click.echo(
-        "hreflang: alternates that are not reciprocal (each variant must list all the others and itself):",
-        err=True,
-    )
-    for link in missing[:shown]:
-        click.echo(f"  {describe(link)}", err=True)
-    if len(missing) > shown:
-        click.echo("  ... and more", err=True)
-
-
 class _SourceUnreadable(Exception):
     pass
 
@@ -399,6 +400,7 @@ def _summary(
     _problems("skipped {} entries", report.rejected, report.examples)
     _problems("wrote {} entries without a bad value", report.kept_without, report.warnings)
     _problems("wrote {} entries that check warns about", report.flagged, report.flag_examples)
+    _problems("wrote {} entries that check notes (info)", report.noted, report.note_examples)
     for code, note in report.notes.items():
         echo(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})", err=True)
     if report.removed:

@@ -57,6 +57,13 @@ def _parse_now(text: str | None) -> datetime:
     "resolves an index's children inside the directory.",
 )
 @click.option(
+    "--sitemap-url",
+    metavar="URL",
+    help="With --base-url: URL the directory is served at when it is another host or path "
+    "than --base-url, the URLs' scope (a set built with `build --sitemap-url`, listed in the "
+    "robots.txt of --base-url's host: cross-submission).",
+)
+@click.option(
     "--profile",
     type=click.Choice(sorted(PROFILES)),
     default="current",
@@ -101,6 +108,7 @@ def check(
     output: str | None,
     deadline: float | None,
     allow_private: bool,
+    sitemap_url: str | None,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
 
@@ -121,7 +129,17 @@ def check(
         need_report_extra()
     try:
         code = _run(
-            paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline, allow_private
+            paths,
+            base_url,
+            profile,
+            fmt,
+            fail_on,
+            schema,
+            moment,
+            output,
+            deadline,
+            allow_private,
+            sitemap_url,
         )
     except click.ClickException:
         raise
@@ -142,18 +160,24 @@ def _run(
     output: str | None = None,
     deadline: float | None = None,
     allow_private: bool = False,
+    sitemap_url: str | None = None,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
     from ..limits import profile as get_profile
     from ..urls import to_uri
 
-    if base_url is not None:
-        try:
-            to_uri(base_url, field="base URL")
-        except InvalidValue as exc:
-            raise click.BadParameter(str(exc), param_hint="--base-url") from None
+    for option, value in (("--base-url", base_url), ("--sitemap-url", sitemap_url)):
+        if value is not None:
+            try:
+                to_uri(value, field=option[2:].replace("-", " ").replace("url", "URL"))
+            except InvalidValue as exc:
+                raise click.BadParameter(str(exc), param_hint=option) from None
+    if sitemap_url is not None and base_url is None:
+        raise click.UsageError("--sitemap-url needs --base-url, the URLs' scope")
     options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
+    if sitemap_url is not None:  # the files are served there; their URLs lie under base_url
+        options = replace(options, base_url=sitemap_url, url_scope=base_url)
     urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
     local = [p for p in paths if p not in urls]
     stdin: BinaryIO | None = sys.stdin.buffer if "-" in local else None

@@ -6,7 +6,9 @@ into batches of entries for the one build pipeline and prints what each source l
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -67,8 +69,10 @@ def log_options(command: F) -> F:
             type=click.Path(dir_okay=False),
             metavar="FILE",
             help="List the HTML pages requested in this access log (Common or Combined Log "
-            "Format, plain or gzipped; repeatable, rotated files too): successful GETs, "
-            "without bots, assets and private paths.",
+            "Format, plain or gzipped): successful GETs, without bots, assets and private "
+            "paths. Repeatable; a quoted glob pattern ('/var/log/nginx/access.log*') takes "
+            "every file it matches, and the rotated files an unquoted pattern expands to "
+            "(access.log.1, access.log.2.gz) are read as logs too.",
         ),
         click.option(
             "--crawl",
@@ -169,8 +173,44 @@ def source_format(name: str) -> str | None:
     return DIRECTORY if name != "-" and os.path.isdir(name) else None
 
 
+# what logrotate adds to a log's name: access.log.1, access.log.2.gz, access.log-20261127
+_ROTATED = re.compile(r"(?:[.-][0-9]+)?(?:\.gz)?")
+
+
+def access_logs(
+    patterns: Sequence[str], sources: Sequence[str]
+) -> tuple[list[str], tuple[str, ...]]:
+    """The log files of --access-log, and the SOURCE arguments that are not logs.
+
+    Each --access-log is a file or a glob pattern (quoted: ``'/var/log/nginx/access.log*'``),
+    expanded here in name order. Unquoted, the shell expands the pattern itself and click
+    gives --access-log the first file only; the rest arrive as SOURCE arguments, so a SOURCE
+    named as a rotation of a log given (``access.log.1``, ``access.log.2.gz``,
+    ``access.log-20261127``) is read as a log too."""
+    logs: list[str] = []
+    for pattern in patterns:
+        if os.path.exists(pattern) or not glob.has_magic(pattern):
+            logs.append(pattern)  # a missing file says so when it is read
+            continue
+        matched = sorted(glob.glob(pattern))
+        if not matched:
+            raise click.BadParameter(f"no file matches {pattern!r}", param_hint="--access-log")
+        logs.extend(matched)
+    rest = []
+    for source in sources:
+        rotated = any(
+            source.startswith(log) and _ROTATED.fullmatch(source[len(log) :]) for log in logs
+        )
+        if rotated and source not in logs:
+            logs.append(source)
+        elif not rotated:
+            rest.append(source)
+    return logs, tuple(rest)
+
+
 class SiteSources:
-    """The site sources of one build, from the command's options."""
+    """The site sources of one build, from the command's options (``access_logs``: the log
+    files, patterns expanded)."""
 
     def __init__(self, base_url: str, options: dict[str, Any]) -> None:
         self.base_url = base_url

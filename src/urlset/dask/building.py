@@ -124,18 +124,11 @@ def read_frame(
         )
         if not paths:
             raise InvalidValue("input", paths, "give at least one path")
-        fmt = input_format or _format_of(paths[0])
-        text = {"dtype": str, "keep_default_na": False}  # values as written; empty is absent
-        if fmt == "parquet":
-            frame = dd.read_parquet(paths)
-        elif fmt in ("csv", "tsv"):
-            frame = dd.read_csv(paths, sep="," if fmt == "csv" else "\t", blocksize=None, **text)
-        elif fmt == "jsonl":
-            frame = dd.read_json(
-                paths, lines=True, dtype=False, convert_dates=False, blocksize=None
-            )
-        else:
-            raise InvalidValue("input format", fmt, "use parquet, csv, tsv or jsonl")
+        paths, fmt = _parts_of(paths, input_format)
+        try:
+            frame = _read(dd, paths, fmt)
+        except (ValueError, OSError) as exc:  # what the readers say about files they refuse
+            raise InvalidValue("input", paths[0], f"cannot be read as {fmt} ({exc})") from None
     unknown = [str(c) for c in frame.columns if c not in COLUMNS]
     if "loc" not in frame.columns or unknown:
         raise InvalidValue(
@@ -145,6 +138,48 @@ def read_frame(
             + (f"; drop {', '.join(unknown)}" if unknown else "; loc is missing"),
         )
     return frame
+
+
+def _read(dd: Any, paths: list[str], fmt: str) -> DataFrame:
+    text = {"dtype": str, "keep_default_na": False}  # values as written; empty is absent
+    if fmt == "parquet":
+        return dd.read_parquet(paths)
+    if fmt in ("csv", "tsv"):
+        return dd.read_csv(paths, sep="," if fmt == "csv" else "\t", blocksize=None, **text)
+    if fmt == "jsonl":
+        return dd.read_json(paths, lines=True, dtype=False, convert_dates=False, blocksize=None)
+    raise InvalidValue("input format", fmt, "use parquet, csv, tsv or jsonl")
+
+
+def _parts_of(paths: list[str], input_format: str | None) -> tuple[list[str], str]:
+    """The paths to read and their format. A local directory is a dataset of parts: Parquet
+    as it is, CSV, TSV or JSON Lines as its files (hidden ones and markers like _SUCCESS
+    left out), whose names must tell one format unless ``input_format`` names it."""
+    out: list[str] = []
+    formats: set[str] = set()
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            formats.add(input_format or _format_of(path))
+            continue
+        parts = sorted(
+            os.path.join(path, name)
+            for name in os.listdir(path)
+            if not name.startswith((".", "_")) and os.path.isfile(os.path.join(path, name))
+        )
+        if not parts:
+            raise InvalidValue("input", path, "is a directory without files")
+        kinds = {input_format or _format_of(part) for part in parts}
+        if kinds == {"parquet"}:
+            out.append(path)  # a Parquet dataset, read whole
+        else:
+            out += parts
+        formats |= kinds
+    if len(formats) != 1:
+        raise InvalidValue(
+            "input format", sorted(formats), "the inputs mix formats; give one format"
+        )
+    return out, formats.pop()
 
 
 def _format_of(path: str) -> str:
@@ -493,7 +528,7 @@ def _write_shards(
             items: dict[str, str] = {}
             for bucket in buckets:
                 items.update(_read_bucket(staging, bucket))
-            if fits:
+            if fits and not typed:  # with extensions, its news entries are counted too
                 writer.write(node, items, typed)
             else:
                 for at, shard, flag in split_shard(node, items, sizing, typed=typed):
@@ -509,10 +544,12 @@ def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem])
     report.rejected.update(part.rejected)
     report.kept_without.update(part.kept_without)
     report.flagged.update(part.flagged)
+    report.noted.update(part.noted)
     for mine, theirs in (
         (report.examples, part.examples),
         (report.warnings, part.warnings),
         (report.flag_examples, part.flag_examples),
+        (report.note_examples, part.note_examples),
     ):
         mine += theirs[: max(0, _EXAMPLES - len(mine))]
     if report.listener is not None:

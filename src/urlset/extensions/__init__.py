@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         parse_element,
         to_json,
         typed,
+        typed_item,
     )
     from .video import (
         MAX_VIDEO_CATEGORY,
@@ -152,6 +153,7 @@ __all__ = [
     "parse_element",
     "to_json",
     "typed",
+    "typed_item",
     "warning_code",
 ]
 
@@ -191,6 +193,7 @@ _LAZY = {
             "parse_element",
             "to_json",
             "typed",
+            "typed_item",
         ),
         "registry",
     ),
@@ -264,11 +267,13 @@ PREFIXES = {
 }
 
 
-def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, ...]:
+def from_json_fields(
+    data: Mapping[str, Any], notes: list[str] | None = None
+) -> tuple[Extension | RawElement, ...]:
     """``registry.from_json_fields``, loaded when an entry first has an extension key."""
     from .registry import from_json_fields as extensions_of
 
-    return extensions_of(data)
+    return extensions_of(data, notes)
 
 
 def fast_extensions(

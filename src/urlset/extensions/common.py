@@ -43,6 +43,14 @@ class ExtensionSpec(NamedTuple):
     codes: Mapping[str, Code]  # every code of the extension, ``invalid`` first
     rules: tuple[Rule, ...]  # per-URL rules, in the order they report
     nested: tuple[type[Any], ...] = ()  # field value types that give their own ``to_json()``
+    # InvalidValue's field -> (the child as written, the value's keys it gives): the optional
+    # fields a value is read (and built) without when they are at fault (``without_faults``)
+    optional: Mapping[str, tuple[str, tuple[str, ...]]] = {}
+    dropped: str = ""  # the code of an optional field left out ("" when there is none)
+    item: str = ""  # what one value is called in a message ("image", "news entry")
+    # error code of a per-URL rule -> the URL's extensions without what breaks it, and what
+    # that is: what a build writes instead of a URL check would call an error
+    repairs: Mapping[str, tuple[Callable[[Any], tuple[Any, ...]], str]] = {}
 
 
 def coded_issue(
@@ -165,8 +173,10 @@ def without_faults(
     warnings: list[str],
     code: str,
     item: str,
+    outcome: str = "read",
 ) -> _V:
-    """``build(values)``, leaving out each optional field the value rejects.
+    """``build(values)``, leaving out each optional field the value rejects (the item is
+    ``outcome`` without it: read, or written by a build).
 
     ``optional`` maps the field an ``InvalidValue`` names (``"image license"``) to the child
     as written (``"image:license"``) and the keys of ``values`` it gives (an element and its
@@ -185,7 +195,7 @@ def without_faults(
             warnings.append(
                 Note(
                     code,
-                    f"<{child}> {shown(exc.value)}: {exc.reason}; the {item} is read without it",
+                    f"<{child}> {shown(exc.value)}: {exc.reason}; the {item} is {outcome} without it",
                 )
             )
             values = {**values, **dict.fromkeys(keys)}

@@ -266,6 +266,16 @@ def hreflang_duplicate(url: Url, now: datetime | None = None) -> list[Issue]:
     return out
 
 
+def first_href_per_hreflang(url: Url) -> tuple[object, ...]:
+    """The URL's extensions without a link whose hreflang an earlier link gave another href."""
+    seen: dict[str, str] = {}
+    return tuple(
+        e
+        for e in url.extensions
+        if type(e) is not Alternate or seen.setdefault(e.hreflang.lower(), e.href) == e.href
+    )
+
+
 SPEC = ExtensionSpec(
     Alternate,
     PREFIX,
@@ -274,4 +284,6 @@ SPEC = ExtensionSpec(
     "invalid-alternate",
     CODES,
     (hreflang_missing_self, hreflang_duplicate),
+    item="alternate",
+    repairs={"hreflang-duplicate": (first_href_per_hreflang, "the later link is left out")},
 )

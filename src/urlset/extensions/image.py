@@ -311,6 +311,19 @@ def too_many_images(url: Url, now: datetime | None = None) -> list[Issue]:
     ]
 
 
+def within_image_limit(url: Url) -> tuple[object, ...]:
+    """The URL's extensions with its first 1,000 images only."""
+    kept: list[object] = []
+    images = 0
+    for e in url.extensions:
+        if type(e) is Image:
+            images += 1
+            if images > MAX_IMAGES_PER_URL:
+                continue
+        kept.append(e)
+    return tuple(kept)
+
+
 def image_deprecated_fields(url: Url, now: datetime | None = None) -> list[Issue]:
     used: Counter[str] = Counter()
     for e in url.extensions:
@@ -332,4 +345,8 @@ SPEC = ExtensionSpec(
     "invalid-image",
     CODES,
     (too_many_images, image_deprecated_fields),
+    optional=_OPTIONAL,
+    dropped="image-field-dropped",
+    item="image",
+    repairs={"too-many-images": (within_image_limit, "the images past the 1,000th are left out")},
 )

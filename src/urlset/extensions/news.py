@@ -305,4 +305,7 @@ SPEC = ExtensionSpec(
     "invalid-news",
     CODES,
     (news_too_old, news_repeated),
+    optional=_OPTIONAL,
+    dropped="news-field-dropped",
+    item="news entry",
 )

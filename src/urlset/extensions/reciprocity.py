@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..model import Url
 
@@ -134,6 +134,16 @@ class Reciprocity:
                     if rows is not None:
                         plain.extend(map(hash, [row[0] for row in rows]))
             yield batch
+
+    def add_written(self, batch: Sequence[Url] | Any) -> None:
+        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``, no
+        alternates), so that the set judged is the one published."""
+        locs = getattr(batch, "locs", None)
+        if locs is None:
+            for _ in self.tap_batches([batch]):
+                pass
+        elif self._track_plain:
+            self._plain.extend(map(hash, locs))
 
     @property
     def pages(self) -> int:

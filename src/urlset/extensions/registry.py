@@ -26,6 +26,7 @@ from .common import (
     checked_raw,
     safe_parser,
     tostring,
+    without_faults,
 )
 from .hreflang import Alternate
 from .image import Image
@@ -194,27 +195,70 @@ _TUPLES = {
 }
 
 
-def from_json(kind: str, data: object) -> Extension:
-    """Build the value of ``kind`` (images, videos, news, alternates) from a JSON object."""
+_SPECS: dict[str, ExtensionSpec] = {spec.value.kind: spec for spec in REGISTRY}
+
+
+def from_json(kind: str, data: object, notes: list[str] | None = None) -> Extension | None:
+    """Build the value of ``kind`` (images, videos, news, alternates) from a JSON object.
+
+    Without ``notes`` any fault raises ``InvalidValue``. With it, a build's leniency, the
+    reader's: an unknown field or an optional one at fault is left out and the value built
+    without it, and a value whose required fields are at fault is left out (None); each is
+    a ``Note`` in ``notes`` with the extension's code."""
     cls = _KINDS.get(kind)
     if cls is None:
         raise InvalidValue("extension kind", kind, f"must be one of {', '.join(_KINDS)}")
     if not isinstance(data, Mapping):
-        raise InvalidValue(kind, data, "each item must be a JSON object")
+        if notes is None:
+            raise InvalidValue(kind, data, "each item must be a JSON object")
+        return _left_out(kind, InvalidValue(kind, data, "each item must be a JSON object"), notes)
     names = {f.name for f in fields(cls)}
     unknown = set(data) - names
     if unknown:
-        raise InvalidValue(
+        error = InvalidValue(
             kind, sorted(unknown), f"unknown fields; the fields are {', '.join(sorted(names))}"
         )
+        if notes is None:
+            raise error
+        spec = _SPECS[kind]
+        notes.append(
+            Note(spec.dropped or spec.invalid, f"{error}; the {spec.item} is written without them")
+        )
+        data = {key: value for key, value in data.items() if key in names}
     missing = [name for name in _REQUIRED[kind] if name not in data]
     if missing:
-        raise InvalidValue(kind, None, f"missing {', '.join(missing)}")
+        error = InvalidValue(kind, None, f"missing {', '.join(missing)}")
+        if notes is None:
+            raise error
+        return _left_out(kind, error, notes)
     args = dict(data)
     for key in _TUPLES[kind]:
         if isinstance(args.get(key), list):
             args[key] = tuple(args[key])
-    return cls(**args)
+    return typed_item(kind, args, notes)
+
+
+def typed_item(kind: str, values: dict[str, Any], notes: list[str] | None) -> Extension | None:
+    """The value of ``kind`` from its constructor's arguments; with ``notes``, built as
+    ``from_json`` builds it (an optional field at fault left out, a required one: None)."""
+    cls = _KINDS[kind]
+    if notes is None:
+        return cls(**values)
+    spec = _SPECS[kind]
+    try:
+        return without_faults(
+            lambda v: cls(**v), values, spec.optional, notes, spec.dropped, spec.item, "written"
+        )
+    except (InvalidValue, TypeError) as exc:
+        error = exc if isinstance(exc, InvalidValue) else InvalidValue(kind, None, str(exc))
+        return _left_out(kind, error, notes)
+
+
+def _left_out(kind: str, error: InvalidValue, notes: list[str]) -> Extension | None:
+    """None, the value of ``kind`` that ``error`` leaves out, said in ``notes``."""
+    spec = _SPECS[kind]
+    notes.append(Note(spec.invalid, f"{error}; the {spec.item} is left out"))
+    return None
 
 
 JSON_KEYS = (*_KINDS, "extensions")  # images, videos, news, alternates; raw ones
@@ -241,11 +285,15 @@ def json_fields(extensions: Iterable[object]) -> dict[str, Any]:
     return {key: out[key] for key in JSON_KEYS if key in out}
 
 
-def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, ...]:
+def from_json_fields(
+    data: Mapping[str, Any], notes: list[str] | None = None
+) -> tuple[Extension | RawElement, ...]:
     """The extensions named by the entry-level keys of ``json_fields`` (others are ignored).
 
     Raw ``extensions`` items stay raw, checked to be one well-formed element in the namespace
-    they declare and serialised again (``common.checked_raw``).
+    they declare and serialised again (``common.checked_raw``). Without ``notes`` any fault
+    raises ``InvalidValue``; with it, only what is at fault is left out, and said there (see
+    ``from_json``): a field, an item, or a key that is not a list of items.
     """
     out: list[Extension | RawElement] = []
     for kind in _KINDS:
@@ -255,16 +303,40 @@ def from_json_fields(data: Mapping[str, Any]) -> tuple[Extension | RawElement, .
         if kind == "news" and isinstance(items, Mapping):
             items = [items]
         if not isinstance(items, list):
-            raise InvalidValue(kind, items, "must be a list of objects")
-        out.extend(from_json(kind, item) for item in items)
+            error = InvalidValue(kind, items, "must be a list of objects")
+            if notes is None:
+                raise error
+            _left_out(kind, error, notes)
+            continue
+        for item in items:
+            value = from_json(kind, item, notes)
+            if value is not None:
+                out.append(value)
     raws = data.get("extensions")
     if raws is not None:
-        if not isinstance(raws, list):
-            raise InvalidValue("extensions", raws, "must be a list of {namespace, name, xml}")
-        for item in raws:
+        try:
+            out.extend(_raw_items(raws, notes))
+        except InvalidValue as exc:
+            if notes is None:
+                raise
+            notes.append(Note(RAW_LEFT_OUT, f"{exc}; the extensions are left out"))
+    return tuple(out)
+
+
+RAW_LEFT_OUT = "invalid-extensions"  # a build's code for raw extension XML it cannot take
+
+
+def _raw_items(raws: object, notes: list[str] | None) -> Iterable[RawElement]:
+    if not isinstance(raws, list):
+        raise InvalidValue("extensions", raws, "must be a list of {namespace, name, xml}")
+    for item in raws:
+        try:
             if not isinstance(item, Mapping) or not {"namespace", "name", "xml"} <= set(item):
                 raise InvalidValue(
                     "extensions", item, "each must be an object with namespace, name, xml"
                 )
-            out.append(checked_raw(str(item["namespace"]), str(item["name"]), str(item["xml"])))
-    return tuple(out)
+            yield checked_raw(str(item["namespace"]), str(item["name"]), str(item["xml"]))
+        except InvalidValue as exc:
+            if notes is None:
+                raise
+            notes.append(Note(RAW_LEFT_OUT, f"{exc}; the element is left out"))

@@ -66,6 +66,19 @@ def check_raw(raw: RawElement, *, loc: str = "", line: int = 0, source: str = ""
 # ---------------------------------------------------------------- per URL
 
 RULES: tuple[Rule, ...] = tuple(rule for spec in REGISTRY for rule in spec.rules)
+# error code -> (the URL's extensions without what breaks the rule, what that is)
+REPAIRS = {code: repair for spec in REGISTRY for code, repair in spec.repairs.items()}
+
+
+def repaired(url: Url, code: str) -> tuple[Url, str] | None:
+    """``url`` without what makes the per-URL rule ``code`` an error, and what was left out
+    (a build writes that instead of a URL check would call an error); None when ``code`` is
+    not such a rule."""
+    found = REPAIRS.get(code)
+    if found is None:
+        return None
+    keep, what = found
+    return url._replace(extensions=keep(url)), what
 
 
 def check_url(

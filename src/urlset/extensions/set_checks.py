@@ -59,30 +59,38 @@ class SetChecks:
                 for source, count in self._news.items()
                 if count > MAX_NEWS_PER_SITEMAP
             ]
-        missing = 0
-        for link in self.reciprocity.missing(include_self=False):
-            missing += 1
-            if missing <= self._max_examples:
-                out.append(issue("hreflang-not-reciprocal", describe(link)))
-        if missing > self._max_examples:
-            out.append(
-                issue(
-                    "hreflang-not-reciprocal",
-                    f"{missing - self._max_examples:,} more missing return links not shown",
-                )
+        return out + hreflang_findings(self.reciprocity, self._max_examples)
+
+
+def hreflang_findings(reciprocity: Reciprocity, max_examples: int = 1_000) -> list[Issue]:
+    """The hreflang findings across a set (check's, and build's on what it wrote): each
+    missing return link (the first ``max_examples``, then a count), each variant in the set
+    without alternates, each variant outside it (not verified)."""
+    out = []
+    missing = 0
+    for link in reciprocity.missing(include_self=False):
+        missing += 1
+        if missing <= max_examples:
+            out.append(issue("hreflang-not-reciprocal", describe(link)))
+    if missing > max_examples:
+        out.append(
+            issue(
+                "hreflang-not-reciprocal",
+                f"{missing - max_examples:,} more missing return links not shown",
             )
-        for unlisted in self.reciprocity.unlisted():
-            code = "hreflang-unlisted" if unlisted.in_set else "hreflang-unverified"
-            what = (
-                "is in this set but lists no alternates"
-                if unlisted.in_set
-                else "is not in this set; its return links were not checked"
+        )
+    for unlisted in reciprocity.unlisted():
+        code = "hreflang-unlisted" if unlisted.in_set else "hreflang-unverified"
+        what = (
+            "is in this set but lists no alternates"
+            if unlisted.in_set
+            else "is not in this set; its return links were not checked"
+        )
+        out.append(
+            issue(
+                code,
+                f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) "
+                + what,
             )
-            out.append(
-                issue(
-                    code,
-                    f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) "
-                    + what,
-                )
-            )
-        return out
+        )
+    return out

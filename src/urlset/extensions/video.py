@@ -548,6 +548,15 @@ def video_loc_is_page(url: Url, now: datetime | None = None) -> list[Issue]:
     return out
 
 
+def videos_off_the_page(url: Url) -> tuple[object, ...]:
+    """The URL's extensions without a video whose content or player URL is the page."""
+    return tuple(
+        e
+        for e in url.extensions
+        if type(e) is not Video or url.loc not in (e.content_loc, e.player_loc)
+    )
+
+
 SPEC = ExtensionSpec(
     Video,
     PREFIX,
@@ -557,4 +566,8 @@ SPEC = ExtensionSpec(
     CODES,
     (video_loc_is_page,),
     nested=(Relationship, Price),
+    optional=_OPTIONAL,
+    dropped=_DROPPED,
+    item="video",
+    repairs={"video-loc-is-page": (videos_off_the_page, "the video is left out")},
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from ..checking import rules
 from ..checking.children import compare_with_children
@@ -23,7 +24,7 @@ from ..checking.report import CheckReport, FileResult
 from ..extensions import rules as ext_rules
 from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.issues import FETCH_CODES
-from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode
+from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import SitemapReader
@@ -77,6 +78,9 @@ class _SiteCheck:
         self.options = options
         self.results: dict[str, FileResult] = {}
         self.pool = ext_rules.SetChecks()
+        # a urlset with URLs outside its own scope, kept until its place in the tree is known
+        # (``read``): the robots.txt that lists it (or its index) may vouch for their host
+        self.pending: dict[str, tuple[str, bytes, int]] = {}
 
     def reader(self, source: str, base_url: str, limits: ReadLimits) -> _KeepingReader:
         return _KeepingReader(source, base_url, limits, self.checked)
@@ -84,8 +88,25 @@ class _SiteCheck:
     def checked(self, source: str, base_url: str, body: bytes, size: int) -> None:
         options = replace(self.options, base_url=base_url)
         full = size if body[:2] != GZIP_MAGIC else None
-        self.results[source] = check_document(
-            body, options, source, full_size=full, set_checks=self.pool
+        result = check_document(body, options, source, full_size=full, set_checks=self.pool)
+        self.results[source] = result
+        if any(issue.code == "url-not-allowed" for issue in result.issues):
+            self.pending[source] = (base_url, body, size)
+
+    def read(self, event: SitemapRead) -> None:
+        """A document was read, its node in the tree: a urlset held for its URLs outside
+        its scope is checked again with the site whose robots.txt lists it (or the index
+        above it), whose URLs cross-submission allows."""
+        held = self.pending.pop(event.node.url, None)
+        site = _listing_site(event.node)
+        if held is None or site is None:
+            return
+        base_url, body, size = held
+        options = replace(self.options, base_url=base_url, cross_submit=site)
+        full = size if body[:2] != GZIP_MAGIC else None
+        again = ext_rules.SetChecks()  # its URLs are in the set's pool already
+        self.results[event.node.url] = check_document(
+            body, options, event.node.url, full_size=full, set_checks=again
         )
 
     def report(self, run: DiscoveryResult) -> CheckReport:
@@ -135,6 +156,17 @@ class _SiteCheck:
         compare_with_children(index, children, [""] * len(index.refs))
 
 
+def _listing_site(node: SitemapNode) -> str | None:
+    """The site (scheme://host/) of the robots.txt above ``node`` in the tree, if any."""
+    at = node.parent
+    while at is not None and at.kind != "robots":
+        at = at.parent
+    if at is None:
+        return None
+    parts = urlsplit(at.final_url or at.url)
+    return f"{parts.scheme}://{parts.netloc}/"
+
+
 def _as_check_issue(issue: Issue, source: str) -> Issue:
     return issue if issue.source else issue._replace(source=source)
 
@@ -151,7 +183,10 @@ async def check_site_async(
     http = http or HttpOptions()
     http = replace(http, read_limits=options.read_limits)
     run = _SiteCheck(options)
-    found = await fetch_sitemaps(start, discovery=discovery, http=http, reader_factory=run.reader)
+    found = await fetch_sitemaps(
+        start, discovery=discovery, http=http, reader_factory=run.reader, on_read=run.read
+    )
+    run.pending.clear()
     return run.report(found), found
 
 

@@ -8,9 +8,9 @@ there is more than one document, and publishes through ``files.Publisher``.
 from __future__ import annotations
 
 import re
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import repeat
 from pathlib import Path
@@ -34,6 +34,11 @@ from .document import (
 )
 from .entry_rules import EntryRules
 from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
+
+# the build's API names them from here
+from .report import BuildProblem as BuildProblem
+from .report import BuildReport as BuildReport
+from .report import FileReport as FileReport
 from .source_rows import SourceRows, entry_batches
 from .tables import TableBatch
 
@@ -44,106 +49,6 @@ _BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB 
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-_EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
-
-
-class FileReport(NamedTuple):
-    """One published file: its name, public URL, entries, uncompressed and on-disk bytes."""
-
-    name: str
-    url: str
-    entries: int
-    bytes: int
-    written: int
-    lastmod: Lastmod | None
-
-
-class BuildProblem(NamedTuple):
-    """One input entry a build could not use as written. ``severity`` "error": the entry was
-    left out; "warning": it was written without the value named in ``message``."""
-
-    source: str | None  # the input file, or None for entries passed from Python
-    line: int | None
-    code: str  # stable: invalid-loc, invalid-lastmod, unreadable-line, out-of-scope, ...
-    severity: str
-    message: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return self._asdict()
-
-
-@dataclass
-class BuildReport:
-    """What a build wrote and what it left out or changed, and why.
-
-    ``rejected`` and ``kept_without`` count problems by code, ``examples`` and ``warnings``
-    hold the first ones as text; ``listener``, when set, receives every ``BuildProblem``."""
-
-    files: list[FileReport] = field(default_factory=list)
-    indexes: list[FileReport] = field(default_factory=list)
-    urls: int = 0
-    duplicates: int = 0
-    rejected: Counter[str] = field(default_factory=Counter)
-    examples: list[str] = field(default_factory=list)
-    kept_without: Counter[str] = field(default_factory=Counter)
-    warnings: list[str] = field(default_factory=list)
-    flagged: Counter[str] = field(default_factory=Counter)  # written as given, with a warning
-    flag_examples: list[str] = field(default_factory=list)
-    notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
-    entry_point_names: re.Pattern[str] | None = field(default=None, repr=False)
-    removed: list[str] = field(default_factory=list)
-    changes: Counter[str] = field(default_factory=Counter)  # stable: URLs added, removed, changed
-    rewritten: list[str] = field(default_factory=list)  # an update's shards written again
-    robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
-    listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
-
-    def owns(self, url: str) -> bool:
-        """True for a URL that could be an entry point of this set or of an earlier build of it
-        (the same directory and prefix): a robots.txt line to replace, not to keep beside."""
-        return self.entry_point_names is not None and bool(self.entry_point_names.fullmatch(url))
-
-    @property
-    def entry_points(self) -> list[str]:
-        """The URLs to list in robots.txt (``Sitemap:`` lines) and to submit."""
-        return [f.url for f in (self.indexes or self.files)]
-
-    def nothing_written(self) -> str:
-        """Why a build wrote no URL, with the first rejected entries."""
-        if not self.rejected and not self.duplicates:
-            return "no URLs to write: the input is empty"
-        counts = [f"{kind}: {count:,}" for kind, count in self.rejected.most_common()]
-        if self.duplicates:
-            counts.append(f"duplicate: {self.duplicates:,}")
-        first = "".join(f"\n  {example}" for example in self.examples[:5])
-        return f"no URLs to write: every entry was left out ({', '.join(counts)}){first}"
-
-    def reject(
-        self, code: str, message: str, source: str | None = None, line: int | None = None
-    ) -> None:
-        """An entry left out."""
-        self.rejected[code] += 1
-        if len(self.examples) < _EXAMPLES:
-            self.examples.append(message)
-        if self.listener is not None:
-            self.listener(BuildProblem(source, line, code, "error", message))
-
-    def flag(self, code: str, message: str) -> None:
-        """An entry written as given that ``urlset check`` would warn about, with its code."""
-        self.flagged[code] += 1
-        if len(self.flag_examples) < _EXAMPLES:
-            self.flag_examples.append(message)
-        if self.listener is not None:
-            self.listener(BuildProblem(None, None, code, "warning", message))
-
-    def warn(
-        self, code: str, message: str, source: str | None = None, line: int | None = None
-    ) -> None:
-        """An entry written without a value it had."""
-        self.kept_without[code] += 1
-        if len(self.warnings) < _EXAMPLES:
-            self.warnings.append(message)
-        if self.listener is not None:
-            self.listener(BuildProblem(source, line, code, "warning", message))
 
 
 @dataclass(frozen=True)
@@ -171,6 +76,9 @@ class BuildOptions:
         None  # for the rules check shares (future lastmod, news age); None: the clock
     )
     stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
+    # called with each batch as it is written (a list of Urls, or rows the core rendered:
+    # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
+    on_written: Callable[[Any], object] | None = None
 
     def base_directory(self) -> str:
         return _directory(self.base_url, "base URL")
@@ -230,6 +138,7 @@ def write_sitemaps(
 
         with Publisher(Path(out_dir), names.stale) as publisher:
             build_stable(entries, opts, scope, report, publisher, names, progress, on_change)
+        note_repaired(report, publisher)
         return report
     with Publisher(Path(out_dir), names.stale) as publisher:
         parts = _write_parts(entries, opts, scope, report, publisher.staging, names, progress)
@@ -237,7 +146,17 @@ def write_sitemaps(
             raise LimitExceeded(report.nothing_written())
         sets = _finish(parts, opts, directory, report, publisher.staging, names)
         report.removed = publisher.publish(sets)
+    note_repaired(report, publisher)
     return report
+
+
+def note_repaired(report: BuildReport, publisher: Publisher) -> None:
+    """Say which published files were damaged in place and written again."""
+    if publisher.repaired:
+        report.notes["damaged-file"] = (
+            f"{', '.join(publisher.repaired)}: damaged in place (other bytes, same size); "
+            "written again"
+        )
 
 
 def prepare_build(
@@ -337,10 +256,14 @@ def _checked(
                 rendered = render_rows(given, prefix, text=opts.text, beside=True)
             elif fast_prefix and kinds == {SourceRows}:  # checked only there
                 rendered = given.render(prefix, text=opts.text)
-            if rendered is not None and not rendered.all_current(now):
-                rendered = None  # the entries with a future lastmod are written without it
+            if rendered is not None and not (rendered.all_current(now) and rendered.all_with_day()):
+                # the entries with a future lastmod are written without it, and a year or a
+                # month alone is reported: the rules need the entries one by one
+                rendered = None
+            lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
             if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
                 if rendered is None:
+                    lines = (given.source, given.lines_by_loc())
                     given = given.entries()
                     kinds = set(map(type, given))
                 else:
@@ -353,6 +276,8 @@ def _checked(
                         report.duplicates += fresh.count(0)
                         rendered = rendered.select(fresh)
                 if rendered:
+                    if opts.on_written is not None:
+                        opts.on_written(rendered)
                     yield rendered
                 continue
             if kinds == {TableBatch}:
@@ -370,19 +295,30 @@ def _checked(
                 ]
             locs = [url[0] for url in good]
             if not all(map(str.startswith, locs, repeat(prefix))):
-                good = [url for url in good if _in_scope(url, scope, opts, report)]
+                good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
                 locs = [url[0] for url in good]
             new = seen.first_seen(locs) if opts.dedupe else [True]
             if not all(new):
                 report.duplicates += new.count(False)
                 good = [url for url, fresh in zip(good, new, strict=True) if fresh]
             if good:
-                yield rules.apply(good)
+                good = rules.apply(good)
+                if opts.on_written is not None:
+                    opts.on_written(good)
+                yield good
     finally:
         seen.close()
 
 
-def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -> bool:
+def _in_scope(
+    url: Url,
+    scope: Scope,
+    opts: BuildOptions,
+    report: BuildReport,
+    lines: tuple[str, dict[str, int]] | None = None,
+) -> bool:
+    """Whether ``url`` lies in the scope; one outside is reported (with its source and
+    line, from ``lines`` when known) or raises."""
     reason = scope.violation(url.loc)
     if reason is None:
         return True
@@ -392,9 +328,14 @@ def _in_scope(url: Url, scope: Scope, opts: BuildOptions, report: BuildReport) -
         if opts.sitemap_url is None
         else f"sitemap set for URLs under {prefix}"
     )
+    source, line = (None, None) if lines is None else (lines[0], lines[1].get(url.loc))
     if not opts.skip_out_of_scope or opts.strict:
-        raise InvalidValue("loc", url.loc, f"{reason}; {where}")
-    report.reject("out-of-scope", f"{url.loc}: not allowed in a {where}: {reason}")
+        at = "" if line is None else f" ({source}:{line})"
+        raise InvalidValue("loc", url.loc, f"{reason}; {where}{at}")
+    message = f"{url.loc}: not allowed in a {where}: {reason}"
+    if line is not None:
+        message = f"{source}:{line}: {message}"
+    report.reject("out-of-scope", message, source, line)
     return False
 
 
@@ -418,11 +359,12 @@ def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport
         return _from_input_error(entry, opts, report)
     if isinstance(entry, InvalidValue):
         entry = row
+    notes: list[str] = []  # extension values left out alone, as the reader does
     try:
         if isinstance(entry, Mapping):
             fields = {k: v for k, v in entry.items() if k not in JSON_KEYS}
             if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
-                fields["extensions"] = from_json_fields(entry)
+                fields["extensions"] = from_json_fields(entry, None if opts.strict else notes)
             entry = row_from_dict(fields)
         if not isinstance(entry, tuple):
             raise InvalidValue(
@@ -444,6 +386,8 @@ def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport
         return None
     if dropped and opts.strict:
         raise dropped[0]
+    for note in notes:
+        report.warn(getattr(note, "code", "invalid-extensions"), f"{url[0]}: {note}")
     for bad in dropped:
         report.warn(f"invalid-{bad.field}", f"{bad} (written without its {bad.field})")
     return url
@@ -456,7 +400,13 @@ def _from_input_error(error: InputError, opts: BuildOptions, report: BuildReport
     if error.kept is None:
         report.reject(code, str(error), error.source, error.line)
         return None
-    report.warn(code, str(error), error.source, error.line)
+    if error.notes:  # each value left out under its own code, as check reports it
+        for note_code, message in error.notes:
+            report.warn(
+                note_code, f"{error.source}:{error.line}: {message}", error.source, error.line
+            )
+    else:
+        report.warn(code, str(error), error.source, error.line)
     kept: Url = error.kept
     return kept
 

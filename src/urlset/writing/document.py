@@ -196,6 +196,7 @@ class SitemapDocument:
         self._budget = max_bytes - len(self._footer)
         self._max_urls = max_urls
         self._urls = 0
+        self._news = 0  # news entries written (at most 1,000 a sitemap)
         self._newest: Lastmod | None = None
 
     @property
@@ -210,6 +211,10 @@ class SitemapDocument:
         if not batch:
             return start
         plain = not any(map(_EXTENSIONS, batch))
+        if not plain and not self._text:
+            batch = self._within_news(batch)
+            if not batch:
+                return start
         rendered = render_urls(batch, text=self._text) if plain or self._text else None
         if rendered is not None:  # the usual case: the compiled core renders them
             return start + self._add_rendered(rendered, 0)
@@ -222,6 +227,19 @@ class SitemapDocument:
         else:
             entries = _xml_entries_ext(batch, self._declared)
         return start + self._append(entries, batch, [url[1] for url in batch])
+
+    def _within_news(self, batch: Sequence[Url]) -> Sequence[Url]:
+        """The entries of ``batch`` that keep this document within the news extension's
+        1,000 news entries a sitemap (a first entry is taken whatever it holds)."""
+        from ..extensions.news import MAX_NEWS_PER_SITEMAP, News  # only with extensions
+
+        counts = [sum(type(e) is News for e in url[4]) for url in batch]
+        if not any(counts):
+            return batch
+        ends = list(accumulate(counts, initial=self._news))
+        fits = max(bisect_right(ends, MAX_NEWS_PER_SITEMAP) - 1, 0 if self._urls else 1)
+        self._news = ends[fits]
+        return batch[:fits]
 
     def _add_rendered(self, rendered: Rendered, start: int) -> int:
         """Write ``rendered[start:]`` until this document is full; return the index reached.
@@ -355,11 +373,21 @@ def uses_typed_prefix(entries: str) -> bool:
     return any(tag in entries for tag in _TYPED_TAGS)
 
 
-def stable_header(*, typed: bool, xsl: str | None = None, schema_location: bool = False) -> str:
-    """The urlset start of a stable set's document: every typed namespace declared on the root
-    when ``typed`` (some entry uses one), none otherwise."""
+def stable_header(
+    *, typed: bool, xsl: str | None = None, schema_location: bool = False, body: str = ""
+) -> str:
+    """The urlset start of a stable set's document. Its entries are written before their
+    document is known (``standalone_entries``): they use the typed prefixes without declaring
+    them, so the root declares each namespace whose prefix ``body`` (the entries) uses, as
+    the streaming writer does; without ``body``, every typed one when ``typed`` (the largest
+    header, which the sizing counts)."""
     header = urlset_header(xsl=xsl, schema_location=schema_location)
-    return declare_on_root(header, TYPED_NAMESPACES) if typed else header
+    if not typed:
+        return header
+    if not body:
+        return declare_on_root(header, TYPED_NAMESPACES)
+    used = [ns for ns, tag in zip(TYPED_NAMESPACES, _TYPED_TAGS, strict=True) if tag in body]
+    return declare_on_root(header, used)
 
 
 def _text_entries(batch: Sequence[Url]) -> list[str]:

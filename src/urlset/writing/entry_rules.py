@@ -3,9 +3,13 @@ passes the check without a warning.
 
 Batches of entries in, the same entries out, each problem in the report: a lastmod later
 than the build's ``now`` is left out (a search engine ignores it; check's ``future-lastmod``,
-same threshold), and each extension rule of ``extensions.rules.check_url`` (news older than
-two days, more than 1,000 images, deprecated image fields, hreflang self-links, ...) is
-reported with check's code and severity, the entry written as given.
+same threshold); a lastmod naming a year or a month alone is written as given and reported
+(check's ``lastmod-without-day``); each extension rule of ``extensions.rules.check_url``
+is reported with check's code and severity: a warning or an info (news older than two days,
+deprecated image fields, hreflang self-links, ...) with the entry written as given, an error
+(more than 1,000 images, a video on the page's own URL, an hreflang given two hrefs) with the
+entry written without what breaks the rule (``extensions.rules.repaired``). News entries per
+sitemap (at most 1,000) are the documents' to count (``SitemapDocument``).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..dates import Lastmod, future_lastmod
+from ..dates import Lastmod, future_lastmod, lastmod_without_day
 from ..errors import InvalidValue
 from ..model import Url
 
@@ -51,20 +55,33 @@ class EntryRules:
                 if out is urls:
                     out = list(urls)
                 out[n] = url = url._replace(lastmod=None)
+            elif lastmod is not None and (why := lastmod_without_day(lastmod)) is not None:
+                self._problem("lastmod-without-day", f"{url[0]}: {why}", left=False)
             if url[4]:
-                from ..extensions.rules import check_url  # loaded with the first extension
+                from ..extensions.rules import check_url, repaired  # with the first extension
 
                 for issue in check_url(url, now=self.now, raw=False):
                     message = issue.message
                     if url[0] not in message:
                         message = f"{url[0]}: {message}"
-                    self._problem(issue.code, message, left=False, notice=issue.severity == "info")
+                    fixed = repaired(url, issue.code) if issue.severity == "error" else None
+                    if fixed is None:
+                        self._problem(issue.code, message, left=False, severity=issue.severity)
+                        continue
+                    # what check would call an error is not written: the rest of the page is
+                    if self.strict:
+                        raise InvalidValue("entry", message, f"{issue.code} (--strict)")
+                    url, left_out = fixed
+                    self.report.warn(issue.code, f"{message}; {left_out}", severity="error")
+                    if out is urls:
+                        out = list(urls)
+                    out[n] = url
         return out
 
-    def _problem(self, code: str, message: str, *, left: bool, notice: bool = False) -> None:
-        if self.strict and not notice:
+    def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
+        if self.strict and severity != "info":
             raise InvalidValue("entry", message, f"{code} (--strict)")
         if left:
             self.report.warn(code, message)
         else:
-            self.report.flag(code, message)
+            self.report.flag(code, message, severity)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import filecmp
 import hashlib
 import os
 import queue
@@ -168,6 +169,7 @@ class Publisher:
     def __init__(self, out_dir: Path, stale: re.Pattern[str]) -> None:
         self.out_dir = out_dir
         self._stale = stale
+        self.repaired: list[str] = []  # files in place whose bytes were not their name's
         self._lock_fd: int | None = None
         self.staging = Path()
 
@@ -220,8 +222,9 @@ class Publisher:
         Returns the removed names.
 
         Children are named by their content, so a child never replaces a file of the same
-        name with other bytes; one already in place under its name, with its size, is left
-        as it is (its modification time too, which HTTP caches go by)."""
+        name with other bytes; one already in place under its name, with its bytes, is left
+        as it is (its modification time too, which HTTP caches go by). One damaged in place
+        (other bytes under the name) is written again, and named in ``repaired``."""
         try:
             for names in sets:
                 *children, commit = names
@@ -256,6 +259,9 @@ class Publisher:
             or there.st_size != staged.stat().st_size
         ):
             os.replace(staged, target)
+        elif not filecmp.cmp(staged, target, shallow=False):  # damaged in place: same size
+            os.replace(staged, target)
+            self.repaired.append(name)
 
 
 _KINDS = {

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from ..dates import Lastmod, from_formatted, instant
+from ..dates import Lastmod, from_formatted, latest_moment
 from ..errors import LimitExceeded
 
 KEY_BITS = 64
@@ -78,24 +78,38 @@ class Sizing(NamedTuple):
     typed_header: int
     footer: int
 
-    def fits(self, urls: int, body: int, typed: bool) -> bool:
+    def fits(self, urls: int, body: int, typed: bool, news: int = 0) -> bool:
+        """Whether ``urls`` entries of ``body`` bytes fit one document, holding ``news`` news
+        entries (the news extension allows 1,000 a sitemap)."""
         around = (self.typed_header if typed else self.plain_header) + self.footer
-        return urls <= self.max_urls and around + body <= self.max_bytes
+        return urls <= self.max_urls and around + body <= self.max_bytes and news <= MAX_NEWS
+
+
+MAX_NEWS = 1_000  # news entries a sitemap may hold (extensions.news.MAX_NEWS_PER_SITEMAP)
+NEWS_TAG = "<news:news>"  # how a stable set's entry text opens each news entry
 
 
 def split_sorted(
-    node: Node, keys: Sequence[int], sizes: Sequence[int], typed: Sequence[bool], sizing: Sizing
+    node: Node,
+    keys: Sequence[int],
+    sizes: Sequence[int],
+    typed: Sequence[bool],
+    sizing: Sizing,
+    news: Sequence[int] = (),
 ) -> list[tuple[Node, int, int]]:
     """The shards inside ``node`` for entries sorted by key: (node, start, stop) each, in key
-    order, empty ones included (they cover their part of the key space)."""
+    order, empty ones included (they cover their part of the key space); ``news``: each
+    entry's news entries (none when empty)."""
     ends = list(accumulate(sizes, initial=0))
     typed_ends = list(accumulate(map(int, typed), initial=0))
+    news_ends = list(accumulate(news or [0] * len(keys), initial=0))
     found: list[tuple[Node, int, int]] = []
     todo = [(node, 0, len(keys))]
     while todo:
         at, start, stop = todo.pop()
         typed_any = typed_ends[stop] > typed_ends[start]
-        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any):
+        held = news_ends[stop] - news_ends[start]
+        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any, held):
             found.append((at, start, stop))
             continue
         if stop - start == 1 or at.depth == KEY_BITS:
@@ -115,11 +129,13 @@ _LASTMOD = re.compile(r"</loc><lastmod>([^<]*)</lastmod>")
 
 
 def newest_lastmod(body: str) -> Lastmod | None:
-    """The newest lastmod of a shard's entries (the first written of equal instants)."""
+    """The newest lastmod of a shard's entries (the first written of equal ones), ordered as
+    check orders them: a date counts to the end of its day (``dates.latest_moment``), so the
+    index never says a time on that day while the shard lists the date."""
     spellings = dict.fromkeys(_LASTMOD.findall(body))
     if not spellings:
         return None
-    return max(map(from_formatted, spellings), key=instant)
+    return max(map(from_formatted, spellings), key=latest_moment)
 
 
 _UNESCAPE = (("&apos;", "'"), ("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))

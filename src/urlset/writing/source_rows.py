@@ -85,6 +85,11 @@ class SourceRows:
         None when a row needs the long way, or there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
+    def lines_by_loc(self) -> dict[str, int]:
+        """The line of each row by its loc as written (where a loc the build leaves out later,
+        outside the scope, came from)."""
+        return {row[0].strip(): number for number, row in zip(self.numbers, self.rows, strict=True)}
+
     def entries(self) -> list[Url | InputError]:
         """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
         numbered = list(zip(self.numbers, self.rows, strict=True))
@@ -137,6 +142,23 @@ def without_extensions(
         return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
     reasons = [f"{exc} (written without its extensions)", *map(written_without, dropped)]
     return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
+
+
+def with_notes(
+    source: str, number: int, row: Sequence[Any], notes: list[str], default_tz: tzinfo | None
+) -> InputError:
+    """A line written without the extension values ``notes`` name (each a ``Note`` with its
+    code), and without any other optional value at fault; an error when its loc is bad."""
+    try:
+        kept, dropped = url_keeping_loc(row, default_tz=default_tz)
+    except (InvalidValue, TypeError):
+        return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
+    problems = (
+        *((getattr(note, "code", "invalid-extensions"), str(note)) for note in notes),
+        *((f"invalid-{exc.field}", written_without(exc)) for exc in dropped),
+    )
+    reason = "; ".join(message for _, message in problems)
+    return InputError(source, number, reason, "extensions", kept=kept, notes=problems)
 
 
 def written_without(exc: InvalidValue) -> str:

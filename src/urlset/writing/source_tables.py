@@ -6,7 +6,7 @@ a table of the core columns only never comes here (``sources`` passes it on in b
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import extensions as ext
 from ..errors import InputError, InvalidValue
 from ..model import RawElement, Url
-from .source_rows import checked_rows, not_utf8, without_extensions
+from .source_rows import checked_rows, not_utf8, with_notes
 
 if TYPE_CHECKING:
     from ..extensions import Extension
@@ -88,12 +88,12 @@ def extension_table(
                 if any(map(not_utf8, cells.values())):
                     problem = "not valid UTF-8"
                 elif cells:
-                    try:
-                        extensions = table_extensions(cells)
-                    except InvalidValue as exc:
+                    notes: list[str] = []  # what is at fault is left out alone
+                    extensions = table_extensions(cells, notes)
+                    if notes:
                         yield from checked_rows(batch, source, default_tz)
                         batch.clear()
-                        yield without_extensions(source, number, values, exc, default_tz)
+                        yield with_notes(source, number, (*values, extensions), notes, default_tz)
                         continue
         if problem is not None:
             yield from checked_rows(batch, source, default_tz)
@@ -121,73 +121,138 @@ def _parts(cells: dict[str, str], column: str, count: int) -> list[str | None]:
     return parts
 
 
-def table_extensions(cells: dict[str, str]) -> tuple[Extension | RawElement, ...]:
-    """The extensions of one CSV/TSV row, from its non-empty extension cells (name -> text)."""
+def table_extensions(
+    cells: dict[str, str], notes: list[str] | None = None
+) -> tuple[Extension | RawElement, ...]:
+    """The extensions of one CSV/TSV row, from its non-empty extension cells (name -> text).
+
+    Without ``notes`` any fault raises ``InvalidValue``. With it, only what is at fault is
+    left out, as the reader leaves it out: an optional field, an item, or one kind's columns
+    when they do not hold together; each said in ``notes`` with the extension's code."""
     out: list[Extension | RawElement] = []
-    if "extensions" in cells:
+    for kind, columns in _KIND_COLUMNS:
         try:
-            data = json.loads(cells["extensions"])
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            out.extend(ext.from_json_fields(data))
-        except InvalidValue:
-            raise
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InvalidValue(
-                "extensions",
-                cells["extensions"][:80],
-                f"is not a JSON object of extension fields, as `urlset read` writes ({exc})",
-            ) from None
+            columns(cells, out, notes)
+        except InvalidValue as exc:
+            if notes is None:
+                raise
+            notes.append(ext.Note(_LEFT_OUT[kind], f"{exc}; the {kind} columns are left out"))
+    return tuple(out)
+
+
+def _extensions_cell(
+    cells: dict[str, str], out: list[Extension | RawElement], notes: list[str] | None
+) -> None:
+    if "extensions" not in cells:
+        return
+    try:
+        data = json.loads(cells["extensions"])
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidValue(
+            "extensions",
+            cells["extensions"][:80],
+            f"is not a JSON object of extension fields, as `urlset read` writes ({exc})",
+        ) from None
+    out.extend(ext.from_json_fields(data, notes))
+
+
+def _typed(
+    out: list[Extension | RawElement], kind: str, values: dict[str, Any], notes: list[str] | None
+) -> None:
+    value = ext.typed_item(kind, values, notes)
+    if value is not None:
+        out.append(value)
+
+
+def _image_columns(
+    cells: dict[str, str], out: list[Extension | RawElement], notes: list[str] | None
+) -> None:
     if "image_loc" in cells:
         locs = [p.strip() for p in cells["image_loc"].split("|")]
         n = len(locs)
         captions, geos, titles, licenses = (_parts(cells, c, n) for c in IMAGE_COLUMNS[1:])
-        out.extend(
-            ext.Image(loc, captions[i], geos[i], titles[i], licenses[i])
-            for i, loc in enumerate(locs)
-        )
+        for i, loc in enumerate(locs):
+            values = {"loc": loc, "caption": captions[i], "geo_location": geos[i]}
+            _typed(out, "images", {**values, "title": titles[i], "license": licenses[i]}, notes)
     elif any(c in cells for c in IMAGE_COLUMNS):
         raise InvalidValue("image_loc", None, "is empty but other image columns are not")
+
+
+def _video_columns(
+    cells: dict[str, str], out: list[Extension | RawElement], notes: list[str] | None
+) -> None:
     video: dict[str, Any] = {k[6:]: v for k, v in cells.items() if k.startswith("video_")}
-    if video:
-        if "tags" in video:
-            video["tags"] = tuple(t.strip() for t in video["tags"].split("|") if t.strip())
-        for name in ("restriction", "platform"):
-            if name in video:
-                relationship, _, rest = video[name].partition(" ")
-                video[name] = ext.Relationship(relationship, tuple(rest.split()))
-        for name in ("thumbnail_loc", "title", "description"):
-            if name not in video:
-                raise InvalidValue(
-                    f"video_{name}", None, "is empty but other video columns are not"
-                )
-        out.append(ext.Video(**video))
-    if any(c in cells for c in NEWS_COLUMNS):
-        for name in NEWS_COLUMNS[:4]:
-            if name not in cells:
-                raise InvalidValue(name, None, "is empty but other news columns are not")
-        news: dict[str, Any] = cells
-        out.append(
-            ext.News(
-                news["news_name"],
-                news["news_language"],
-                news["news_publication_date"],
-                news["news_title"],
-                news.get("news_access"),
-                news.get("news_genres", ()),
-                news.get("news_keywords", ()),
-                news.get("news_stock_tickers", ()),
-            )
-        )
+    if not video:
+        return
+    if "tags" in video:
+        video["tags"] = tuple(t.strip() for t in video["tags"].split("|") if t.strip())
+    for name in ("restriction", "platform"):
+        if name in video:
+            relationship, _, rest = video[name].partition(" ")
+            video[name] = ext.Relationship(relationship, tuple(rest.split()))
+    for name in ("thumbnail_loc", "title", "description"):
+        if name not in video:
+            raise InvalidValue(f"video_{name}", None, "is empty but other video columns are not")
+    _typed(out, "videos", video, notes)
+
+
+def _news_columns(
+    cells: dict[str, str], out: list[Extension | RawElement], notes: list[str] | None
+) -> None:
+    if not any(c in cells for c in NEWS_COLUMNS):
+        return
+    for name in NEWS_COLUMNS[:4]:
+        if name not in cells:
+            raise InvalidValue(name, None, "is empty but other news columns are not")
+    values = {
+        "publication_name": cells["news_name"],
+        "language": cells["news_language"],
+        "publication_date": cells["news_publication_date"],
+        "title": cells["news_title"],
+        "access": cells.get("news_access"),
+        "genres": cells.get("news_genres", ()),
+        "keywords": cells.get("news_keywords", ()),
+        "stock_tickers": cells.get("news_stock_tickers", ()),
+    }
+    _typed(out, "news", values, notes)
+
+
+def _alternate_columns(
+    cells: dict[str, str], out: list[Extension | RawElement], notes: list[str] | None
+) -> None:
     for name, text in cells.items():
         if name.startswith("alternate_"):
-            out.append(ext.Alternate(name[len("alternate_") :], text))
+            _typed(out, "alternates", {"hreflang": name[len("alternate_") :], "href": text}, notes)
     if "alternates" in cells:
         for pair in cells["alternates"].split("|"):
             if not pair.strip():
                 continue
             code, sep, href = pair.partition("=")
             if not sep:
-                raise InvalidValue("alternates", pair, "write hreflang=href pairs separated by |")
-            out.append(ext.Alternate(code, href))
-    return tuple(out)
+                error = InvalidValue("alternates", pair, "write hreflang=href pairs separated by |")
+                if notes is None:
+                    raise error
+                notes.append(ext.Note("invalid-alternate", f"{error}; the pair is left out"))
+                continue
+            _typed(out, "alternates", {"hreflang": code, "href": href}, notes)
+
+
+_ColumnReader = Callable[[dict[str, str], list["Extension | RawElement"], list[str] | None], None]
+# each kind's columns, in the order a row's extensions are written
+_KIND_COLUMNS: tuple[tuple[str, _ColumnReader], ...] = (
+    ("extensions", _extensions_cell),
+    ("image", _image_columns),
+    ("video", _video_columns),
+    ("news", _news_columns),
+    ("alternate", _alternate_columns),
+)
+# the code of one kind's columns left out whole
+_LEFT_OUT = {
+    "extensions": "invalid-extensions",
+    "image": "invalid-image",
+    "video": "invalid-video",
+    "news": "invalid-news",
+    "alternate": "invalid-alternate",
+}

@@ -78,6 +78,7 @@ from .source_rows import (
     SourceRows,
     kept_or_error,
     not_utf8,
+    with_notes,
     without_extensions,
 )
 from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
@@ -354,13 +355,17 @@ def _json_lines(
             yield InputError(source, number, str(exc), exc.field)
             continue
         if len(data) > len(fields):
+            notes: list[str] = []  # what is at fault is left out alone, as the reader does
             try:
-                row = (*row[:4], from_json_fields(data))
+                row = (*row[:4], from_json_fields(data, notes))
             except InvalidValue as exc:
                 yield without_extensions(source, number, row, exc, default_tz)
                 continue
             except (KeyError, TypeError) as exc:
                 yield InputError(source, number, f"extensions: {exc}")
+                continue
+            if notes:
+                yield with_notes(source, number, row, notes, default_tz)
                 continue
         try:
             yield Url(*row, default_tz=default_tz)

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 from zlib_ng import zlib_ng
 
 from ..dates import format_w3c, from_formatted
-from ..errors import LimitExceeded
+from ..errors import LimitExceeded, PublishError
 from ..urls import Scope
 from .build import (
     BuildOptions,
@@ -43,6 +43,7 @@ from .document import (
 )
 from .files import FileSink, Publisher
 from .shards import (
+    NEWS_TAG,
     Change,
     Leaf,
     Manifest,
@@ -121,9 +122,18 @@ def read_shard(out_dir: Path, leaf: Leaf, opts: BuildOptions) -> dict[str, str]:
     """A published shard's entries: loc -> entry text, in loc order."""
     if leaf.name is None:
         return {}
-    data = (out_dir / leaf.name).read_bytes()
-    if opts.gzip:
-        data = zlib_ng.decompress(data, wbits=31)
+    path = out_dir / leaf.name
+    data = path.read_bytes()
+    try:
+        if opts.gzip:
+            data = zlib_ng.decompress(data, wbits=31)
+    except Exception:  # zlib_ng.error (untyped): a damaged stream, caught by the digest
+        data = b""
+    if _sha256(data) != leaf.digest:  # damaged in place: its entries cannot be trusted
+        raise PublishError(
+            f"{path}: damaged (its bytes are not the ones the manifest records); build the "
+            "set again without --update"
+        )
     entries = split_entries(data.decode(), text=opts.text)
     return dict(zip(locs_of(entries, text=opts.text), entries, strict=True))
 
@@ -151,7 +161,9 @@ class _ShardWriter:
         if opts.text:
             document = body
         else:
-            header = stable_header(typed=typed, xsl=opts.xsl, schema_location=opts.schema_location)
+            header = stable_header(
+                typed=typed, xsl=opts.xsl, schema_location=opts.schema_location, body=body
+            )
             document = header + body + URLSET_FOOTER
         data = document.encode()
         newest = None if opts.text else newest_lastmod(body)
@@ -224,10 +236,14 @@ class _Spill:
         for bucket, (bucket_locs, bucket_entries) in enumerate(self._held):
             if not bucket_locs:
                 continue
-            file = self._files[bucket]
-            if file is None:
-                file = self._files[bucket] = open(self._directory / f".bucket-{bucket}", "wb")  # noqa: SIM115
-            pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
+            path = self._directory / f".bucket-{bucket}"
+            try:
+                file = self._files[bucket]
+                if file is None:
+                    file = self._files[bucket] = open(path, "wb")  # noqa: SIM115
+                pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
+            except OSError as exc:
+                raise _spill_failed(path, exc) from exc
             self.urls[bucket] += len(bucket_locs)
             self.body[bucket] += entry_size("".join(bucket_entries))
             self._held[bucket] = ([], [])
@@ -235,9 +251,12 @@ class _Spill:
 
     def finish(self) -> None:
         self._write_held()
-        for file in self._files:
+        for bucket, file in enumerate(self._files):
             if file is not None:
-                file.close()
+                try:
+                    file.close()  # what is still buffered is written here
+                except OSError as exc:
+                    raise _spill_failed(self._directory / f".bucket-{bucket}", exc) from exc
 
     def read(self, bucket: int) -> Items:
         locs: list[str] = []
@@ -262,10 +281,17 @@ class _Spill:
             items: dict[str, str] = {}
             for bucket in buckets:
                 items.update(zip(*self.read(bucket), strict=True))
-            if fits:
+            if fits and not typed:  # with extensions, its news entries are counted too
                 yield node, items, typed
             else:
                 yield from split_shard(node, items, sizing, typed=typed)
+
+
+def _spill_failed(path: Path, exc: OSError) -> PublishError:
+    return PublishError(
+        f"{path}: could not write the build's spill file ({exc.strerror or exc}); it holds "
+        "the checked entries until they are sorted into shards, in --out's staging directory"
+    )
 
 
 def plan_shards(
@@ -296,15 +322,20 @@ def split_shard(
     node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
 ) -> Iterator[tuple[Node, dict[str, str], bool]]:
     """The shards inside ``node`` for its entries (loc -> text), in key order, each with
-    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does."""
-    if sizing.fits(len(items), entry_size("".join(items.values())), typed):  # the usual case
+    whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does. Each
+    holds at most 1,000 news entries (counted only when ``typed``)."""
+    joined = "".join(items.values())
+    news = joined.count(NEWS_TAG) if typed else 0
+    if sizing.fits(len(items), entry_size(joined), typed, news):  # the usual case
         yield node, items, typed
         return
     keyed = sorted((key_of(loc), loc) for loc in items)
     keys = [key for key, _ in keyed]
     entries = [items[loc] for _, loc in keyed]
     flags = list(map(uses_typed_prefix, entries)) if typed else [False] * len(entries)
-    for at, start, stop in split_sorted(node, keys, list(map(entry_size, entries)), flags, sizing):
+    counts = [entry.count(NEWS_TAG) for entry in entries] if news else []
+    sizes = list(map(entry_size, entries))
+    for at, start, stop in split_sorted(node, keys, sizes, flags, sizing, counts):
         yield at, {loc: items[loc] for _, loc in keyed[start:stop]}, any(flags[start:stop])
 
 
@@ -377,7 +408,11 @@ def _report_changes(
             at = leaf.node
             if at.hi <= node.lo or at.lo >= node.hi:
                 continue
-            held = read_shard(out_dir, leaf, opts)
+            try:
+                held = read_shard(out_dir, leaf, opts)
+            except PublishError as exc:  # its URLs are not known: they count as added
+                report.notes["damaged-file"] = f"{exc.args[0].split(':')[0]}: damaged in place"
+                continue
             if not node.holds(at):
                 held = {loc: e for loc, e in held.items() if node.lo <= key_of(loc) < node.hi}
             old.update(held)

@@ -22,7 +22,7 @@ from ..urls import Scope, to_uri
 from .build import BuildOptions, BuildProblem, BuildReport, Entry, FileReport, _checked, _Names
 from .document import uses_typed_prefix
 from .files import Publisher
-from .shards import Change, Leaf, Manifest, Node, diff, entry_size, key_of
+from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of
 from .stable import (
     _publish,
     _settings,
@@ -154,7 +154,8 @@ class _Update:
                 joined
             )
             dirty[i] = (len(new), entry_size(joined), typed)
-            if self.sizing.fits(*dirty[i]):  # written now: the usual case needs nothing more
+            news = joined.count(NEWS_TAG) if typed else 0
+            if self.sizing.fits(*dirty[i], news):  # written now: the usual case needs no more
                 self.early.write(self.leaves[i].node, new, typed)
             else:  # split later: it waits on disk
                 with open(self.publisher.staging / f".changed-{i}", "wb") as file:

@@ -3,7 +3,7 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
-use crate::values::lastmod::Lastmod;
+use crate::values::lastmod::{Lastmod, Precision};
 use crate::values::scalars::Priority;
 
 /// The checked values of one entry.
@@ -26,6 +26,8 @@ pub struct Rendered {
     newest_keys: Vec<i64>,
     /// the latest `Lastmod::future_key` of the entries (`NO_KEY` when none has a lastmod)
     latest_future: i64,
+    /// whether a lastmod is a year or a month alone (check warns: `lastmod-without-day`)
+    without_day: bool,
     hashes: Vec<u64>,
     locs: Vec<u8>,
     loc_ends: Vec<usize>,
@@ -47,6 +49,7 @@ impl Rendered {
             lastmods: Vec::with_capacity(entries),
             newest_keys: Vec::with_capacity(entries),
             latest_future: NO_KEY,
+            without_day: false,
             hashes: Vec::with_capacity(entries),
             locs: Vec::with_capacity(entries * 48),
             loc_ends: Vec::with_capacity(entries),
@@ -96,6 +99,7 @@ impl Rendered {
         self.lastmods.extend_from_slice(&other.lastmods);
         self.newest_keys.extend_from_slice(&other.newest_keys);
         self.latest_future = self.latest_future.max(other.latest_future);
+        self.without_day |= other.without_day;
         self.hashes.extend_from_slice(&other.hashes);
         self.locs.extend_from_slice(&other.locs);
         self.loc_ends
@@ -147,6 +151,7 @@ impl Rendered {
             .push(lastmod.map_or(NO_KEY, |lastmod| lastmod.newest_key()));
         if let Some(lastmod) = lastmod {
             self.latest_future = self.latest_future.max(lastmod.future_key());
+            self.without_day |= matches!(lastmod.precision, Precision::Year | Precision::Month);
         }
     }
 
@@ -162,6 +167,11 @@ impl Rendered {
     /// Whether no lastmod is in the future at `now` (microseconds since 1970 UTC).
     pub fn all_current(&self, now: i64) -> bool {
         self.latest_future <= now
+    }
+
+    /// Whether every lastmod names a day at least (none is a year or a month alone).
+    pub fn all_with_day(&self) -> bool {
+        !self.without_day
     }
 
     /// Each entry's loc hash, in order.
@@ -283,6 +293,24 @@ mod tests {
         assert_eq!(kept.newest(0, 2), parse("2024-01-01T12:00:00Z"));
         assert_eq!(first.newest(1, 2), None);
         assert!(Rendered::with_capacity(0).all_current(i64::MIN));
+        assert!(first.all_with_day() && kept.all_with_day());
+    }
+
+    #[test]
+    fn a_year_or_a_month_alone_is_known_through_appends_and_selections() {
+        let mut rendered = Rendered::with_capacity(3);
+        rendered.push("https://x.org/a", &values("2024-05-06"), false);
+        assert!(rendered.all_with_day());
+        for lastmod in ["2014-06", "2014"] {
+            let mut other = Rendered::with_capacity(1);
+            other.push("https://x.org/b", &values(lastmod), false);
+            assert!(!other.all_with_day(), "{lastmod}");
+            let mut joined = rendered.clone();
+            joined.append(&other);
+            assert!(!joined.all_with_day());
+            assert!(joined.select(&[true, false]).all_with_day());
+            assert!(!joined.select(&[false, true]).all_with_day());
+        }
     }
 
     #[test]

@@ -1,0 +1,127 @@
+"""What a build tells: each published file (``FileReport``), each input entry it could not
+use as written (``BuildProblem``), and the whole account (``BuildReport``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..dates import Lastmod
+
+_EXAMPLES = 20  # rejected entries described one by one in the report; the rest are counted
+
+
+class FileReport(NamedTuple):
+    """One published file: its name, public URL, entries, uncompressed and on-disk bytes."""
+
+    name: str
+    url: str
+    entries: int
+    bytes: int
+    written: int
+    lastmod: Lastmod | None
+
+
+class BuildProblem(NamedTuple):
+    """One input entry a build could not use as written. ``severity`` "error": the entry was
+    left out; "warning": it was written without the value named in ``message``."""
+
+    source: str | None  # the input file, or None for entries passed from Python
+    line: int | None
+    code: str  # stable: invalid-loc, invalid-lastmod, unreadable-line, out-of-scope, ...
+    severity: str
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+@dataclass
+class BuildReport:
+    """What a build wrote and what it left out or changed, and why.
+
+    ``rejected`` and ``kept_without`` count problems by code, ``examples`` and ``warnings``
+    hold the first ones as text; ``listener``, when set, receives every ``BuildProblem``."""
+
+    files: list[FileReport] = field(default_factory=list)
+    indexes: list[FileReport] = field(default_factory=list)
+    urls: int = 0
+    duplicates: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+    kept_without: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    flagged: Counter[str] = field(default_factory=Counter)  # written as given, with a warning
+    flag_examples: list[str] = field(default_factory=list)
+    noted: Counter[str] = field(default_factory=Counter)  # written as given, check's info
+    note_examples: list[str] = field(default_factory=list)
+    notes: dict[str, str] = field(default_factory=dict)  # code -> message, about the whole set
+    entry_point_names: re.Pattern[str] | None = field(default=None, repr=False)
+    removed: list[str] = field(default_factory=list)
+    changes: Counter[str] = field(default_factory=Counter)  # stable: URLs added, removed, changed
+    rewritten: list[str] = field(default_factory=list)  # an update's shards written again
+    robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
+    listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
+
+    def owns(self, url: str) -> bool:
+        """True for a URL that could be an entry point of this set or of an earlier build of it
+        (the same directory and prefix): a robots.txt line to replace, not to keep beside."""
+        return self.entry_point_names is not None and bool(self.entry_point_names.fullmatch(url))
+
+    @property
+    def entry_points(self) -> list[str]:
+        """The URLs to list in robots.txt (``Sitemap:`` lines) and to submit."""
+        return [f.url for f in (self.indexes or self.files)]
+
+    def nothing_written(self) -> str:
+        """Why a build wrote no URL, with the first rejected entries."""
+        if not self.rejected and not self.duplicates:
+            return "no URLs to write: the input is empty"
+        counts = [f"{kind}: {count:,}" for kind, count in self.rejected.most_common()]
+        if self.duplicates:
+            counts.append(f"duplicate: {self.duplicates:,}")
+        first = "".join(f"\n  {example}" for example in self.examples[:5])
+        return f"no URLs to write: every entry was left out ({', '.join(counts)}){first}"
+
+    def reject(
+        self, code: str, message: str, source: str | None = None, line: int | None = None
+    ) -> None:
+        """An entry left out."""
+        self.rejected[code] += 1
+        if len(self.examples) < _EXAMPLES:
+            self.examples.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(source, line, code, "error", message))
+
+    def flag(self, code: str, message: str, severity: str = "warning") -> None:
+        """An entry written as given that ``urlset check`` reports, with check's code and
+        severity ("warning", or "info": ``noted``)."""
+        counts, examples = (
+            (self.noted, self.note_examples)
+            if severity == "info"
+            else (self.flagged, self.flag_examples)
+        )
+        counts[code] += 1
+        if len(examples) < _EXAMPLES:
+            examples.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(None, None, code, severity, message))
+
+    def warn(
+        self,
+        code: str,
+        message: str,
+        source: str | None = None,
+        line: int | None = None,
+        severity: str = "warning",
+    ) -> None:
+        """An entry written without a value it had; ``severity``: "error" when the value is
+        one check calls an error (more than 1,000 images), with check's code."""
+        self.kept_without[code] += 1
+        if len(self.warnings) < _EXAMPLES:
+            self.warnings.append(message)
+        if self.listener is not None:
+            self.listener(BuildProblem(source, line, code, severity, message))
