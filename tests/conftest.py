@@ -25,6 +25,14 @@ def shared() -> Path:
     return SHARED
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests that drive Chromium, so that ``-m "not browser"`` (scripts/check --quick)
+    leaves them out without starting it."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
 
 
