@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mkdocs.exceptions import PluginError
 from sybil import Example, Sybil
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
@@ -167,10 +168,9 @@ def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             cleanup()
 
 
-def load_rule_hook() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "rules_hook", ROOT / "docs" / "hooks" / "rules.py"
-    )
+def load_hook(name: str) -> Any:
+    path = ROOT / "docs" / "hooks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_hook", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -180,7 +180,7 @@ def load_rule_hook() -> Any:
 def test_the_rule_table_page_lists_every_code() -> None:
     from urlset.checking.rules import all_codes
 
-    table = load_rule_hook().rule_table()
+    table = load_hook("rules").rule_table()
     for code, row in all_codes().items():
         assert f"| `{code}` | {row.severity.value} |" in table
 
@@ -188,11 +188,22 @@ def test_the_rule_table_page_lists_every_code() -> None:
 def test_the_rule_table_hook_fails_loudly_when_the_table_moves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from mkdocs.exceptions import PluginError
-
     import urlset.checking.rules
 
-    hook = load_rule_hook()
+    hook = load_hook("rules")
     monkeypatch.delattr(urlset.checking.rules, "all_codes")
     with pytest.raises(PluginError, match="all_codes"):
         hook.rule_table()
+
+
+def test_the_benchmarks_page_charts_each_latest_table_from_its_own_figures() -> None:
+    hook = load_hook("benchmarks")
+    page = hook.with_charts((ROOT / "BENCHMARKS.md").read_text(encoding="utf-8"))
+    sections = page.count("\n### Main on")
+    assert sections >= 1
+    assert page.count('<figure class="benchmark-chart"><svg') >= sections
+    table = "| tool | URLs/s |\n|---|---:|\n| urlset | 2,000,000 |\n| peer | 100,000 |\n"
+    drawn = hook.chart(["tool", "URLs/s"], [["urlset", "2,000,000"], ["peer", "100,000"]])
+    assert drawn.startswith("<svg") and "urlset" in drawn
+    with pytest.raises(PluginError, match="Main on"):
+        hook.with_charts("## Build\n" + table)
