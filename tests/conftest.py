@@ -25,6 +25,32 @@ def shared() -> Path:
     return SHARED
 
 
+# fixture -> the marker its tests get, so that scripts/check --quick can leave them out by
+# what they need rather than by a list of names that goes stale
+MARK_BY_FIXTURE = {"browser": "browser", "shared": "corpus", "dask_client": "dask"}
+
+
+# a property test asking for more examples than this is exhaustive rather than a unit check
+EXHAUSTIVE_EXAMPLES = 200
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests that drive Chromium, read the shared corpus (by the fixture, or a
+    ``corpus`` in the test's name: those parametrized over its files at collection), start a
+    Dask cluster, or run a property more than EXHAUSTIVE_EXAMPLES times (``exhaustive``)."""
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):
+            mark = MARK_BY_FIXTURE.get(fixture)
+            if mark:
+                item.add_marker(getattr(pytest.mark, mark))
+        if "corpus" in item.name:
+            item.add_marker(pytest.mark.corpus)
+        # hypothesis keeps a test's @settings here (not a documented name; absent: no mark)
+        chosen = getattr(getattr(item, "obj", None), "_hypothesis_internal_use_settings", None)
+        if chosen is not None and chosen.max_examples > EXHAUSTIVE_EXAMPLES:
+            item.add_marker(pytest.mark.exhaustive)
+
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
 
 

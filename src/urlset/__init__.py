@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from .store.frames import read_frame
     from .writing.build import BuildReport, write_sitemaps
 
+    __version__: str
+
 # public name -> the module that defines it, imported when the name is first used
 _LAZY = {
     # the values: cheap, but they pull in ada_url and dataclasses, which `urlset --help` never needs
@@ -68,6 +70,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # the installed metadata, which maturin takes from rust/Cargo.toml: one version, and
+        # importlib.metadata loads only when asked
+        from importlib.metadata import version
+
+        globals()[name] = value = version("urlset")
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'urlset' has no attribute {name!r}")

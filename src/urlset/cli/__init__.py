@@ -66,6 +66,6 @@ def _available(name: str) -> bool:
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="urlset")
+@click.version_option(package_name="urlset", prog_name="urlset")  # whatever argv[0] is
 def main() -> None:
     """urlset: the Sitemaps protocol, complete and fast."""
