@@ -351,6 +351,16 @@ def test_host_findings_are_reported_once_per_host() -> None:
     assert len(hits) == 1 and "50 URLs" in hits[0].message and hits[0].line == 3
 
 
+def test_dev_host_counts_every_url_on_the_host_whatever_its_scheme_and_port() -> None:
+    # the reader names a development host once per document; the checker used to count
+    # only the URLs of the first scheme://authority it saw the finding before
+    locs = [f"http://localhost:3000/{n}" for n in range(3)]
+    locs += [f"https://localhost/{n}" for n in range(5)]
+    locs += [f"{A}{n}" for n in range(4)] + [f"http://localhost:3000/x{n}" for n in range(2)]
+    hits = [i for i in _run(urlset(*(loc(u) for u in locs))).issues if i.code == "dev-host"]
+    assert len(hits) == 1 and "(10 URLs)" in hits[0].message and hits[0].line == 3
+
+
 # --- indexes and directories ------------------------------------------------------------------
 
 
