@@ -212,6 +212,8 @@ def check_paths(
                 result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
             else:
                 result = check_stream(stdin, options, set_checks=pool)
+            if any(i.code == "cannot-read" for i in result.issues):
+                report.not_started.append("-")
             report.files.append(result)
             continue
         p = Path(given)
@@ -244,6 +246,8 @@ def check_paths(
                 continue
             url = _file_url(base, None, p) if base is not None else None
             result = check_file(p, options, url=url, set_checks=pool)
+            if any(i.code == "cannot-read" for i in result.issues):
+                report.not_started.append(str(p))
             done[key] = result
             report.files.append(result)
             root_url = None if url is None else url[: url.rfind("/") + 1]

@@ -100,6 +100,9 @@ class CheckReport:
     files: list[FileResult] = field(default_factory=list)
     # files of a directory left out as no sitemap: (path, why)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # what the run could not start from: a file named that could not be read, a start URL
+    # whose document was not fetched (the CLI's exit status 2; a missing child is a finding)
+    not_started: list[str] = field(default_factory=list)
 
     @property
     def issues(self) -> list[Issue]:

@@ -186,7 +186,8 @@ CHECK_CODES: dict[str, RuleCode] = {
     "missing-child": RuleCode(
         E,
         "listed sitemap not found",
-        "the index names a file that is not in the directory; publish it or remove the entry",
+        "the index names a sitemap that is not there (no such file in the directory, or 404 "
+        "over HTTP); publish it or remove the entry",
         "Couldn't fetch",
     ),
     "missing-index-lastmod": RuleCode(
