@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,25 @@ def test_schema_flag(tmp_path: Path) -> None:
     _, plain = run(str(path))
     _, with_schema = run(str(path), "--schema")
     assert "schema-error" not in plain and "schema-error" in with_schema
+
+
+def test_a_directory_lists_fifos_devices_and_dangling_links_with_a_finding(tmp_path: Path) -> None:
+    # each used to be left out without a word; a FIFO opened would block the check
+    (tmp_path / "sitemap.xml").write_bytes(doc("https://www.shop.org/"))
+    os.mkfifo(tmp_path / "sitemap-pipe.xml")
+    (tmp_path / "sitemap-old.xml").symlink_to(tmp_path / "gone.xml")
+    (tmp_path / "null.xml").symlink_to("/dev/null")
+    code, out = run(str(tmp_path), "--format", "json")
+    report = json.loads(out)
+    found = {
+        Path(f["source"]).name: [(i["code"], i["severity"]) for i in f["issues"]]
+        for f in report["files"]
+    }
+    assert found["sitemap-pipe.xml"] == [("not-a-file", "warning")]
+    assert found["null.xml"] == [("not-a-file", "warning")]
+    assert found["sitemap-old.xml"] == [("dangling-link", "error")]
+    assert found["sitemap.xml"] == []
+    assert report["summary"]["files"] == 1  # the one sitemap checked
+    assert code == 1  # a published name that leads nowhere is an error
+    code, text = run(str(tmp_path))
+    assert "a named pipe (FIFO)" in text and "not a file" in text and code == 1

@@ -53,6 +53,19 @@ CHECK_CODES: dict[str, RuleCode] = {
         "the directory holds no *.xml, *.gz or *sitemap*.txt file; check the build's output path",
         "Couldn't fetch",
     ),
+    "dangling-link": RuleCode(
+        E,
+        "symbolic link to nothing",
+        "the name links to a file that does not exist, so the server answers 404 for it; "
+        "publish the target or remove the link",
+        "Couldn't fetch",
+    ),
+    "not-a-file": RuleCode(
+        W,
+        "not a regular file",
+        "a named pipe, device or socket in the sitemaps' directory is never opened (it could "
+        "block); remove it from the published directory",
+    ),
     "byte-order-mark": RuleCode(
         W,
         "byte-order mark at the start",

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..model import Issue
 from . import rules
-from .report import SET_FORMAT, SEVERITY_RANK, SUMMARY_CODE, CheckReport, FileResult
+from .report import NOT_A_FILE, SET_FORMAT, SEVERITY_RANK, SUMMARY_CODE, CheckReport, FileResult
 
 # how many places a group shows before "..."
 PLACES_SHOWN = 5
@@ -27,8 +27,8 @@ def _where(issue: Issue) -> str:
 
 
 def _head(f: FileResult) -> str:
-    if f.format == SET_FORMAT:
-        head = f.source
+    if f.format in (SET_FORMAT, NOT_A_FILE):
+        head = f.source if f.format == SET_FORMAT else f"{f.source} ({f.format})"
     else:
         noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
         head = f"{f.source} ({f.format or 'unreadable'}, {f.entries:,} {noun})"
