@@ -117,7 +117,7 @@ def test_parquet_round_trip(site: LoopbackServer, tmp_path: Path) -> None:
         assert (info.site, info.kind, info.url_count) == (store_site(db), "import", 4)
         back = other.frame(run).sort_values("loc").reset_index(drop=True)
     assert back.equals(original)
-    same = compare(f"{db}@latest", f"{copy}@latest")
+    same = compare(f"{db}@latest", f"{copy}@latest", moves=True)
     assert not same.changed and same.compared_sitemaps
     # the Parquet file is itself a diff side and a frame source
     assert not compare(str(tmp_path / "run.parquet"), f"{db}@latest").changed

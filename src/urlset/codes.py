@@ -222,3 +222,10 @@ CODES: dict[str, Code] = {
 def code(name: str) -> Code:
     """The table row of ``name``; a KeyError names an unknown code (a bug in urlset)."""
     return CODES[name]
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 URL``, ``2 URLs``, ``1 entry``, ``3 entries``: the count with its noun, plural
+    unless it is one (``nouns``, when the plural is not the noun plus s). Every summary
+    that counts says it so."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {nouns or noun + 's'}"

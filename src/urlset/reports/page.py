@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
 
+from ..codes import plural
+
 _CSS = """
 :root { color-scheme: light; --ink: #111827; --muted: #4b5563; --line: #e5e7eb;
   --error: #b91c1c; --warning: #b45309; --info: #4b5563; --ok: #15803d; --accent: #1d4ed8; }
@@ -84,7 +86,7 @@ def number(n: int | float) -> str:
 
 def count(n: int, noun: str) -> str:
     """``1 URL``, ``2 URLs``: the number with its noun, plural when it is not one."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+    return plural(n, noun)
 
 
 def join(parts: Iterable[str]) -> Html:
