@@ -151,6 +151,34 @@ def test_read_snapshot_then_diff_the_runs(tmp_path: Path) -> None:
     assert '"lastmod_change":"forward"' in result.output.splitlines()[1]
 
 
+def test_compare_while_the_store_is_open_in_the_same_process(tmp_path: Path) -> None:
+    # a notebook keeps its store open and diffs its runs: a second connection to the file
+    # (read-only beside read-write) was refused by DuckDB
+    db = tmp_path / "s.duckdb"
+    sitemap = tmp_path / "sitemap.xml"
+    runner = CliRunner()
+    for rows in (
+        [("https://e.com/a", "2014")],
+        [("https://e.com/a", "2015"), ("https://e.com/b", None)],
+    ):
+        sitemap.write_bytes(urlset_body(rows))
+        assert (
+            runner.invoke(main, ["read", str(sitemap), "--snapshot", str(db), "-q"]).exit_code == 0
+        )
+    for read_only in (False, True):
+        with SnapshotStore(db, read_only=read_only) as store:
+            result = compare(f"{db}@-1", f"{db}@latest")
+            assert (result.counts["added"], result.counts["changed"]) == (1, 1)
+            assert len(result.frame()) == 2
+            # the store still works beside it, and a read-only store of the same file too
+            assert store.resolve("latest").url_count == 2
+            with SnapshotStore(db, read_only=True) as reader:
+                assert reader.resolve("-1").url_count == 1
+            assert len(store.frame("latest")) == 2
+    # closed: the next diff opens the file itself
+    assert compare(f"{db}@-1", f"{db}@latest").counts["added"] == 1
+
+
 def test_a_url_side_is_fetched(site: LoopbackServer, tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     recorder = FetchRecorder(db, site.base)

@@ -249,9 +249,10 @@ def compare(
     or an entries file) and diff them, on ``con`` or a new in-memory connection; ``moves``
     also reports locs that moved between sitemaps."""
     from .db import connect
-    from .sources import load
+    from .sources import load, shared_connection
 
-    con = con if con is not None else connect()
+    if con is None:  # in the database of a store open on a side's file, if one is
+        con = shared_connection(old, new) or connect()
     old_side = load(con, old, "urlset_old", site=site)
     new_side = load(con, new, "urlset_new", site=site)
     return diff_sides(con, old_side, new_side, examples=examples, moves=moves)
