@@ -78,6 +78,7 @@ class SnapshotStore:
         # a reader beside a store open in this process shares its database; otherwise this
         # store owns its connection, and is the one others share while it is open
         self._key = "" if owner is not None else key
+        self.con: Any
         if owner is not None and read_only:
             self.con = configured(owner.con.cursor())
         else:
