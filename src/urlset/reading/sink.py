@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from .._core import RecordRenderer, SeenLocs
-from ..codes import CODES
+from ..codes import CODES, rule
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
-from ..extensions import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
@@ -136,7 +135,7 @@ class Sink:
             column += self.col_shift
         if line:
             line += self.line_shift
-        row = CODES.get(code) or EXT_CODES[code]
+        row = rule(code)
         self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
 
     def finish(self) -> None:
@@ -144,7 +143,7 @@ class Sink:
             if n > MAX_ISSUES_PER_CODE:
                 more = n - MAX_ISSUES_PER_CODE
                 row = CODES["too-many-errors"]
-                counted = (CODES.get(code) or EXT_CODES[code]).severity
+                counted = rule(code).severity
                 self.out.append(
                     Issue(
                         "too-many-errors",
