@@ -60,7 +60,7 @@ CASES = [
         urlset(loc(A, '<x:sitemap xmlns:x="urn:x">x</x:sitemap>')),
     ),
     Case(
-        "unknown-sitemap-element",
+        "unknown-element",
         urlset(loc(A, "<title>Home</title>")),
         urlset(loc(A, '<t:title xmlns:t="urn:t">Home</t:title>')),
     ),
@@ -73,7 +73,7 @@ CASES = [
     Case("url-not-escaped", urlset(loc(A + "a b")), urlset(loc(A + "a%20b"))),
     Case("url-not-escaped", urlset(loc(A + "a`b")), urlset(loc(A + "a%60b"))),
     Case("unescaped-ampersand", urlset(loc(A + "?a=1&b=2")), urlset(loc(A + "?a=1&amp;b=2"))),
-    Case("url-not-ascii", urlset(loc(A + "bücher")), urlset(loc(A + "b%C3%BCcher"))),
+    Case("normalized-url", urlset(loc(A + "bücher")), urlset(loc(A + "b%C3%BCcher"))),
     Case("url-too-long", urlset(loc(A + "x" * 2100)), urlset(loc(A + "x" * (2048 - len(A))))),
     Case(
         "future-lastmod",
@@ -195,7 +195,7 @@ CASES = [
         b"https://a.org/\nhttps://a.org/b\nhttps://a.org/c\n",
     ),
     Case(
-        "too-many-lines",
+        "too-many-urls",
         b"https://a.org/\nhttps://a.org/b\nhttps://a.org/c\n",
         b"https://a.org/\nhttps://a.org/b\n",
         {"limits": CURRENT.lowered(max_urls=2)},

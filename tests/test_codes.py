@@ -14,11 +14,15 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 import urlset
 from urlset.codes import CODES, all_codes, rule
 from urlset.extensions import EXT_CODES
 from urlset.fetching.issues import FETCH_CODES
-from urlset.model import Severity
+from urlset.model import Issue, Severity
 
 PACKAGE = Path(urlset.__file__).parent
 _CODE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")  # "truncated", "unknown-root"
@@ -75,3 +79,81 @@ def test_the_table_is_one_table() -> None:
     # the extensions' rows are found through the same lookup as the core's
     some = next(iter(EXT_CODES))
     assert rule(some) is EXT_CODES[some] and some not in CODES
+
+
+# ---------------------------------------------------------------- read and check agree
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+# entries, each with the problem it carries (none for the first): every pair of codes the
+# reader and the checker both could give for one problem
+ENTRIES = (
+    "<url><loc>https://www.shop.org/{n}</loc><lastmod>2024-01-02</lastmod></url>",
+    "<url><loc>https://www.shop.org/a b{n}</loc></url>",  # a space
+    "<url><loc>https://www.shop.org/b|{n}</loc></url>",  # a character no URI holds
+    "<url><loc>https://www.shop.org/bücher/{n}</loc></url>",  # an IRI
+    "<url><loc>https://WWW.Shop.org/{n}</loc></url>",  # upper case host
+    "<url><loc>https://www.shop.org/{n}</loc><lastmod>2024-01-02 10:00</lastmod></url>",
+    "<url><loc>https://www.shop.org/{n}</loc><lastmod>someday</lastmod></url>",
+    "<url><loc>https://www.shop.org/{n}</loc><changefreq>Daily</changefreq></url>",
+    "<url><loc>https://www.shop.org/{n}</loc><changefreq>often</changefreq></url>",
+    "<url><loc>https://www.shop.org/{n}</loc><priority>2</priority></url>",
+    "<url><loc>https://www.shop.org/{n}</loc><title>x</title></url>",  # unknown element
+    "<url><loc>https://www.shop.org/{n}</loc><sitemap>x</sitemap></url>",  # misplaced
+    "<url><loc>http://localhost:3000/{n}</loc></url>",  # a development host
+    "<url><loc>https://www.shop.org/dup</loc></url>",  # a duplicate, from its second
+    "<url><loc>  https://www.shop.org/{n}  </loc></url>",  # white space around
+    "<url><loc>https://www.shop.org/{n}</loc><lastmod>2024-01-02</lastmod>"
+    "<lastmod>2024-01-03</lastmod></url>",  # repeated
+    "<url><loc>/relative/{n}</loc></url>",
+    "<url></url>",  # no loc
+)
+ROOTS = (
+    f'<urlset xmlns="{NS}">',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9/">',  # wrong namespace
+    "<urlset>",  # no namespace
+)
+
+
+def _read_and_check(doc: bytes) -> tuple[list[Issue], list[Issue]]:
+    from urlset.checking.checker import check_document
+    from urlset.reading.reader import read_bytes
+
+    read = read_bytes(doc)
+    list(read)
+    return list(read.issues), check_document(doc).issues
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(ROOTS),
+    st.lists(st.sampled_from(range(len(ENTRIES))), min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_every_problem_read_reports_check_reports_alike(
+    root: str, picks: list[int], declared: bool
+) -> None:
+    """The same bytes to read and to check: each issue read gives, check gives too, with
+    the same code and severity at the same line."""
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n' if declared else ""
+    body = "\n".join(ENTRIES[p].format(n=i) for i, p in enumerate(picks))
+    doc = f"{head}{root}\n{body}\n</urlset>\n".encode()
+    read, checked = _read_and_check(doc)
+    found = {(i.code, i.severity, i.line) for i in checked}
+    missing = [i for i in read if (i.code, i.severity, i.line) not in found]
+    assert not missing, (doc.decode(), [str(i) for i in checked])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the reader's careful lane (lxml) gives lines only: its issues about a value have "
+    "column 0 where check places them (checking/positions.py) on the bytes",
+)
+def test_read_issues_carry_the_columns_check_gives() -> None:
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        "<url><loc>https://www.shop.org/a</loc><priority>2</priority></url>\n</urlset>\n"
+    ).encode()
+    read, checked = _read_and_check(doc)
+    assert [(i.code, i.line, i.column) for i in read] == [
+        (i.code, i.line, i.column) for i in checked
+    ]

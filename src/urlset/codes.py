@@ -180,12 +180,6 @@ CODES: dict[str, Code] = {
         "sitemap elements use a prefix",
         "valid XML, but some consumers only understand the default namespace",
     ),
-    "too-many-entries": Code(
-        E,
-        "more than 50,000 entries",
-        "split the file: a sitemap lists at most 50,000 URLs (an index 50,000 sitemaps)",
-        "Too many URLs",
-    ),
     # --- one entry (reader) ---
     "missing-loc": Code(
         E, "entry without <loc>", "every <url> and <sitemap> needs a <loc>", "Missing XML tag"
@@ -210,8 +204,8 @@ CODES: dict[str, Code] = {
     "normalized-url": Code(
         W,
         "URL not in URI form",
-        "escape spaces and non-ASCII characters (%20, %C3%A4), write hosts in lower case or "
-        "punycode; it was read as shown",
+        "percent-encode non-ASCII characters as UTF-8 (ü is %C3%BC), write hosts in lower case "
+        "or punycode; it was read as the URI shown (IRIs are read, URIs are safer)",
     ),
     "invalid-url": Code(
         E, "invalid URL", "write an absolute http(s) URL of at most 2,048 characters", "Invalid URL"
@@ -263,7 +257,9 @@ CODES: dict[str, Code] = {
     "unknown-element": Code(
         W,
         "unknown element",
-        "not part of the protocol at this place; extensions need their own namespace",
+        "not part of the protocol at this place (search engines skip it, the XML schema "
+        "rejects it); put extensions in their own namespace. Reported once per tag, at its "
+        "first place",
     ),
     "repeated-element": Code(
         W, "element repeated", "an entry holds this element once; the first value was used"
@@ -328,12 +324,6 @@ CODES: dict[str, Code] = {
         "sitemap element in the wrong place",
         "this protocol element is not allowed here (e.g. <url> in an index, <loc> outside an entry)",
     ),
-    "unknown-sitemap-element": Code(
-        E,
-        "unknown element in the sitemap namespace",
-        "the sitemaps.org namespace has only urlset, url, sitemapindex, sitemap, loc, lastmod, "
-        "changefreq and priority; put extensions in their own namespace",
-    ),
     "schema-error": Code(
         E,
         "not valid under the protocol's XML schema",
@@ -345,11 +335,6 @@ CODES: dict[str, Code] = {
         "URL not escaped",
         "percent-encode spaces and control characters in URLs (a space is %20)",
         "Invalid URL",
-    ),
-    "url-not-ascii": Code(
-        W,
-        "URL has non-ASCII characters",
-        "percent-encode non-ASCII characters as UTF-8 (ü is %C3%BC); IRIs are read, URIs are safer",
     ),
     "url-too-long": Code(
         E, "URL over 2,048 characters", "shorten the URL to at most 2,048 characters", "Invalid URL"
@@ -364,7 +349,8 @@ CODES: dict[str, Code] = {
     "too-many-urls": Code(
         E,
         "too many URLs",
-        "split the sitemap into files of at most the profile's URL limit, listed in an index",
+        "split the sitemap (or text file) into files of at most the profile's URL limit "
+        "(50,000), listed in an index",
         "Too many URLs",
     ),
     "file-too-large": Code(
@@ -447,12 +433,6 @@ CODES: dict[str, Code] = {
         E,
         "header or footer line",
         "a text sitemap has no title, header or footer lines; remove them",
-    ),
-    "too-many-lines": Code(
-        E,
-        "more than 50,000 lines",
-        "a text sitemap holds at most 50,000 URLs; split it into several files",
-        "Too many URLs",
     ),
 }
 

@@ -347,7 +347,7 @@ def _document_rules(
         lines = scan.newlines + (0 if scan.last == b"\n" else 1)
         message = rules.too_many_lines(lines, limits)
         if message is not None:
-            found.add("too-many-lines", message)
+            found.add("too-many-urls", message)
     elif fmt is not None:
         message = rules.too_many_urls(entries, limits)
         if message is not None:

@@ -18,7 +18,7 @@ from ..dates import Lastmod, latest_moment
 from ..limits import Limits
 from ..model import Issue
 from ..patterns import lazy
-from ..urls import Scope
+from ..urls import Scope, unescaped
 
 # a row of the one table (``codes.Code``: severity, title, hint, Search Console's name)
 RuleCode = Code
@@ -78,8 +78,6 @@ def empty_sitemap(fmt: str | None, entries: int, fatal: bool) -> str | None:
 
 # --- one entry -----------------------------------------------------------------------------
 
-_INNER_SPACE = lazy(r"\S\s+\S")
-_CONTROL = lazy(r"[\x00-\x1f\x7f]")
 _BARE_AMP = lazy(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
 
 
@@ -88,10 +86,8 @@ def url_not_escaped(raw: str) -> str | None:
 
     ``raw`` is the loc text as written in the file, not the URI the reader made of it.
     """
-    text = raw.strip()
-    if _INNER_SPACE.search(text) or _CONTROL.search(text):
-        return f"{shown(text)!r} contains spaces or control characters"
-    return None
+    why = unescaped(raw)
+    return None if why is None else f"{shown(raw.strip())!r} {why}"
 
 
 def url_not_ascii(raw: str) -> str | None:

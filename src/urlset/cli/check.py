@@ -80,6 +80,12 @@ def _parse_now(text: str | None) -> datetime:
     help="The time a lastmod may not be after (default: the clock); for reproducible checks.",
 )
 @click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Text: only the files with errors and their errors (no warnings, no summary).",
+)
+@click.option(
     "--deadline",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
@@ -94,6 +100,7 @@ def check(
     schema: bool,
     now: str | None,
     output: str | None,
+    quiet: bool,
     deadline: float | None,
 ) -> None:
     """Validate sitemaps (files, directories, - for standard input).
@@ -115,7 +122,7 @@ def check(
     if fmt == "html":
         need_report_extra()
     try:
-        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline)
+        code = _run(paths, base_url, profile, fmt, fail_on, schema, moment, output, deadline, quiet)
     except click.ClickException:
         raise
     except Exception as exc:  # never a traceback: report and exit 2
@@ -134,6 +141,7 @@ def _run(
     now: datetime,
     output: str | None = None,
     deadline: float | None = None,
+    quiet: bool = False,
 ) -> int:
     from ..checking.checker import CheckOptions, check_paths
     from ..errors import InvalidValue
@@ -184,7 +192,7 @@ def _run(
             json.dump(found, out, indent=2, ensure_ascii=False)
             out.write("\n")
         else:
-            _text(report, out)
+            _text(report, out, quiet)
         out.flush()
         if output is not None:
             out.close()
@@ -209,8 +217,8 @@ def _version() -> str:
         return ""
 
 
-def _text(report: CheckReport, out: Output) -> None:
+def _text(report: CheckReport, out: Output, errors_only: bool) -> None:
     from ..checking.text import report_lines
 
-    for line in report_lines(report):
+    for line in report_lines(report, errors_only=errors_only):
         out.write(line + "\n")

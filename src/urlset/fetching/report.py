@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..codes import plural
 from ..model import Issue
 from .values import DiscoveryResult, NodeState, SitemapNode
 
@@ -36,9 +37,9 @@ def _describe(node: SitemapNode) -> str:
     elif node.format:
         parts.append(node.format)
         if node.format == "sitemapindex":
-            parts.append(f"{node.ref_count:,} sitemaps")
+            parts.append(plural(node.ref_count, "sitemap"))
         else:
-            parts.append(f"{node.url_count:,} URLs")
+            parts.append(plural(node.url_count, "URL"))
     if node.state is NodeState.UNCHANGED:
         parts.append("not requested: index lastmod unchanged")
     elif node.status is not None:
@@ -143,14 +144,14 @@ def summary(result: DiscoveryResult) -> str:
     label = "PARTIAL result" if result.partial else "complete"
     if result.nothing:
         label = "nothing read"
-    text = f"{result.sitemaps_read:,} sitemaps read, {result.url_count:,} URLs"
+    text = f"{plural(result.sitemaps_read, 'sitemap')} read, {plural(result.url_count, 'URL')}"
     if result.failed:
         text += f", {len(result.failed)} failed"
     if result.incomplete:
         text += f", {len(result.incomplete)} read in part"
     errors = len(result.errors)
     if errors:
-        text += f", {errors} error{'s' if errors != 1 else ''}"
+        text += f", {plural(errors, 'error')}"
     if result.limits_hit:
         text += f", stopped by {', '.join(result.limits_hit)}"
     return f"{text}: {label}"
