@@ -59,22 +59,22 @@ def test_every_rule_over_http(two_sites: tuple[LoopbackServer, LoopbackServer]) 
     report = check_robots_sync(site.url("/"), http=fast_http())
     assert report.robots_url == site.url("/robots.txt")
     assert _codes(report) == [
+        ("cannot-read", 8),
         ("cross-submission", 7),
         ("index-other-site", 5),
         ("robots-duplicate-sitemap", 9),
-        ("robots-sitemap-relative", 6),
+        ("robots-relative-sitemap", 6),
         ("sitemap-disallowed", 5),
-        ("sitemap-unreachable", 8),
         ("url-blocked", 5),
         ("url-blocked", 7),
-        ("url-out-of-scope", 7),
+        ("url-not-allowed", 7),
     ]
     by_code = {(i.code, i.line): i for i in report.issues}
     blocked = by_code[("url-blocked", 5)]
     assert "2 of 5 URLs" in blocked.message and site.url("/private/1") in blocked.message
     assert "Submitted URL blocked by robots.txt" in blocked.hint
     assert site.url("/sitemaps/hidden.xml") in by_code[("sitemap-disallowed", 5)].message
-    out = by_code[("url-out-of-scope", 7)]
+    out = by_code[("url-not-allowed", 7)]
     assert "1 of 3 URLs" in out.message and "elsewhere.test" in out.message
     tallies = {t.url: t for t in report.tallies}
     cross = tallies[other.url("/cross.xml")]
@@ -136,7 +136,7 @@ def test_cli_check_exit_status_and_json(two_sites: tuple[LoopbackServer, Loopbac
     result = runner.invoke(main, ["robots", site.url("/robots.txt"), "--check", "--format", "json"])
     assert result.exit_code == 1, result.output
     data = json.loads(result.output)
-    assert {i["code"] for i in data["issues"]} >= {"url-blocked", "sitemap-unreachable"}
+    assert {i["code"] for i in data["issues"]} >= {"url-blocked", "cannot-read"}
     text = runner.invoke(main, ["robots", site.url("/robots.txt"), "--check"])
     assert text.exit_code == 1 and "url-blocked" in text.output and "errors" in text.output
     missing = runner.invoke(main, ["robots", other.url("/robots.txt"), "--check"])
@@ -145,7 +145,7 @@ def test_cli_check_exit_status_and_json(two_sites: tuple[LoopbackServer, Loopbac
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}/robots.txt"
     refused = runner.invoke(main, ["robots", closed, "--check"])
-    assert refused.exit_code == 2 and "robots-unreadable" in refused.output
+    assert refused.exit_code == 2 and "robots-unavailable" in refused.output
     nofile = runner.invoke(main, ["robots", "/nonexistent/robots.txt", "--check"])
     assert (
         nofile.exit_code == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -46,14 +47,14 @@ def test_clean_exits_0(files: dict[str, Path]) -> None:
     code, out = run(str(files["clean"]), "--now", "2026-01-01")
     assert code == 0
     assert out.splitlines()[0].endswith(": ok")
-    assert out.splitlines()[-1] == "checked 1 files, 2 entries: 0 errors, 0 warnings"
+    assert out.splitlines()[-1] == "checked 1 file, 2 entries: 0 errors, 0 warnings"
 
 
 def test_errors_exit_1_grouped_by_file(files: dict[str, Path]) -> None:
     code, out = run(str(files["error"]), str(files["clean"]), "--now", "2026-01-01")
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].startswith(str(files["error"])) and "1 errors" in lines[0]
+    assert lines[0].startswith(str(files["error"])) and "1 error," in lines[0]
     assert "error    url-not-escaped" in lines[1] and '[Search Console: "Invalid URL"]' in lines[1]
     assert lines[2].strip().startswith("hint:")
     assert any(line.startswith(str(files["clean"])) and line.endswith("ok") for line in lines)
@@ -107,7 +108,7 @@ def test_sarif_shape(files: dict[str, Path]) -> None:
 
 def test_stdin(files: dict[str, Path]) -> None:
     code, out = run("-", stdin=files["error"].read_bytes())
-    assert code == 1 and out.startswith("<stdin> (urlset, 1 URLs)")
+    assert code == 1 and out.startswith("<stdin> (urlset, 1 URL)")
 
 
 def test_directory_with_base_url(tmp_path: Path) -> None:
@@ -165,3 +166,41 @@ def test_schema_flag(tmp_path: Path) -> None:
     _, plain = run(str(path))
     _, with_schema = run(str(path), "--schema")
     assert "schema-error" not in plain and "schema-error" in with_schema
+
+
+def test_a_directory_lists_fifos_devices_and_dangling_links_with_a_finding(tmp_path: Path) -> None:
+    # each used to be left out without a word; a FIFO opened would block the check
+    (tmp_path / "sitemap.xml").write_bytes(doc("https://www.shop.org/"))
+    os.mkfifo(tmp_path / "sitemap-pipe.xml")
+    (tmp_path / "sitemap-old.xml").symlink_to(tmp_path / "gone.xml")
+    (tmp_path / "null.xml").symlink_to("/dev/null")
+    code, out = run(str(tmp_path), "--format", "json")
+    report = json.loads(out)
+    found = {
+        Path(f["source"]).name: [(i["code"], i["severity"]) for i in f["issues"]]
+        for f in report["files"]
+    }
+    assert found["sitemap-pipe.xml"] == [("not-a-file", "warning")]
+    assert found["null.xml"] == [("not-a-file", "warning")]
+    assert found["sitemap-old.xml"] == [("dangling-link", "error")]
+    assert found["sitemap.xml"] == []
+    assert report["summary"]["files"] == 1  # the one sitemap checked
+    assert code == 1  # a published name that leads nowhere is an error
+    code, text = run(str(tmp_path))
+    assert "a named pipe (FIFO)" in text and "not a file" in text and code == 1
+
+
+def test_quiet_prints_errors_only_and_counts_are_singular_when_one(
+    files: dict[str, Path],
+) -> None:
+    # warnings only: -q prints nothing; the exit status still says what was found
+    code, out = run(str(files["warning"]), "-q")
+    assert (code, out) == (0, "")
+    code, out = run(str(files["warning"]), str(files["error"]), "-q")
+    assert code == 1 and "url-not-escaped" in out
+    assert "placeholder-host" not in out and "checked" not in out
+    assert not [line for line in out.splitlines() if line.lstrip().startswith("warning")]
+    # "1 file", "1 entry", "1 warning": never "1 files"
+    code, out = run(str(files["warning"]))
+    assert "(urlset, 1 URL): 0 errors, 1 warning" in out
+    assert out.rstrip().endswith("checked 1 file, 1 entry: 0 errors, 1 warning")

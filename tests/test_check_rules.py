@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from test_codes import PACKAGE, emitted_codes
 from urlset.checking.checker import CheckOptions, check_document, check_paths
-from urlset.checking.rules import CHECK_CODES, all_codes, lookup
+from urlset.checking.rules import all_codes, lookup
 from urlset.limits import CURRENT, SITEMAPS_2008
 from urlset.model import Severity
 
@@ -59,7 +60,7 @@ CASES = [
         urlset(loc(A, '<x:sitemap xmlns:x="urn:x">x</x:sitemap>')),
     ),
     Case(
-        "unknown-sitemap-element",
+        "unknown-element",
         urlset(loc(A, "<title>Home</title>")),
         urlset(loc(A, '<t:title xmlns:t="urn:t">Home</t:title>')),
     ),
@@ -72,7 +73,7 @@ CASES = [
     Case("url-not-escaped", urlset(loc(A + "a b")), urlset(loc(A + "a%20b"))),
     Case("url-not-escaped", urlset(loc(A + "a`b")), urlset(loc(A + "a%60b"))),
     Case("unescaped-ampersand", urlset(loc(A + "?a=1&b=2")), urlset(loc(A + "?a=1&amp;b=2"))),
-    Case("url-not-ascii", urlset(loc(A + "bücher")), urlset(loc(A + "b%C3%BCcher"))),
+    Case("normalized-url", urlset(loc(A + "bücher")), urlset(loc(A + "b%C3%BCcher"))),
     Case("url-too-long", urlset(loc(A + "x" * 2100)), urlset(loc(A + "x" * (2048 - len(A))))),
     Case(
         "future-lastmod",
@@ -205,7 +206,7 @@ CASES = [
         b"https://a.org/\nhttps://a.org/b\nhttps://a.org/c\n",
     ),
     Case(
-        "too-many-lines",
+        "too-many-urls",
         b"https://a.org/\nhttps://a.org/b\nhttps://a.org/c\n",
         b"https://a.org/\nhttps://a.org/b\n",
         {"limits": CURRENT.lowered(max_urls=2)},
@@ -291,8 +292,13 @@ def test_every_check_code_has_a_case_or_a_file_test() -> None:
         "nested-index",
         "missing-child",
         "stale-index-lastmod",
+        "dangling-link",  # test_check_cli: a directory's FIFOs, devices and links
+        "not-a-file",
     }
-    assert set(CHECK_CODES) <= covered
+    # the codes the checking stage itself emits
+    assert set(emitted_codes(PACKAGE / "checking")) <= covered | set(
+        emitted_codes(PACKAGE / "reading")
+    )
 
 
 def test_code_table() -> None:
@@ -302,7 +308,7 @@ def test_code_table() -> None:
         assert row.severity in (Severity.ERROR, Severity.WARNING, Severity.INFO)
         assert row.title and row.hint
     assert lookup("wrong-namespace").gsc == "Incorrect namespace"
-    assert lookup("wrong-namespace").severity == Severity.ERROR  # a warning for the reader
+    assert lookup("wrong-namespace").severity == Severity.ERROR  # for the reader too
     assert lookup("url-not-allowed").gsc == "URL not allowed"
 
 
@@ -360,6 +366,16 @@ def test_host_findings_are_reported_once_per_host() -> None:
     doc = urlset(*(loc(f"http://localhost:3000/{n}") for n in range(50)))
     hits = [i for i in _run(doc).issues if i.code == "dev-host"]
     assert len(hits) == 1 and "50 URLs" in hits[0].message and hits[0].line == 3
+
+
+def test_dev_host_counts_every_url_on_the_host_whatever_its_scheme_and_port() -> None:
+    # the reader names a development host once per document; the checker used to count
+    # only the URLs of the first scheme://authority it saw the finding before
+    locs = [f"http://localhost:3000/{n}" for n in range(3)]
+    locs += [f"https://localhost/{n}" for n in range(5)]
+    locs += [f"{A}{n}" for n in range(4)] + [f"http://localhost:3000/x{n}" for n in range(2)]
+    hits = [i for i in _run(urlset(*(loc(u) for u in locs))).issues if i.code == "dev-host"]
+    assert len(hits) == 1 and "(10 URLs)" in hits[0].message and hits[0].line == 3
 
 
 # --- indexes and directories ------------------------------------------------------------------

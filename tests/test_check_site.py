@@ -69,19 +69,31 @@ def test_a_site_is_discovered_retried_and_checked_across_files(site: LoopbackSer
     assert "future-lastmod" in {i.code for i in a.issues}
     assert site.hits["/b.xml"] == 2 and b.entries == 400
     assert not [i for i in b.issues if i.severity == "error"], b.issues
-    assert [i.code for i in gone.issues] == ["cannot-read"]  # the 404 said once
+    # the 404 said once, as the directory check says a listed file is not there
+    assert [i.code for i in gone.issues] == ["missing-child"]
+    assert not report.not_started
 
 
 def test_check_cli_takes_a_site_url(site: LoopbackServer) -> None:
     result = CliRunner().invoke(
         main, ["check", site.url("/"), "--now", "2026-01-01", "--format", "json"]
     )
-    assert result.exit_code == 2, result.output  # gone.xml could not be read
+    # gone.xml, listed and 404, is a finding: 1; 2 is for a run that could not start
+    assert result.exit_code == 1, result.output
     report = json.loads(result.output)
     sources = {f["source"] for f in report["files"]}
     assert {site.url(p) for p in ("/index.xml", "/a.xml", "/b.xml", "/gone.xml")} <= sources
     b = next(f for f in report["files"] if f["source"] == site.url("/b.xml"))
     assert b["entries"] == 400 and b["errors"] == 0
+
+
+def test_check_url_exits_2_only_when_the_start_is_not_fetched(site: LoopbackServer) -> None:
+    gone = CliRunner().invoke(main, ["check", site.url("/gone.xml"), "--format", "json"])
+    assert gone.exit_code == 2, gone.output  # the start itself: the run could not start
+    assert [i["code"] for i in json.loads(gone.output)["files"][0]["issues"]] == ["cannot-read"]
+    # the same 404 as a child of the index the run started from: a finding
+    index = CliRunner().invoke(main, ["check", site.url("/index.xml"), "--now", "2026-01-01"])
+    assert index.exit_code == 1, index.output
 
 
 def test_the_count_of_index_entries_without_lastmod_is_the_whole_count() -> None:
@@ -127,7 +139,7 @@ def test_check_url_ends_at_its_deadline_with_what_was_read() -> None:
     assert by_source[server.url("/fast.xml")]["entries"] == 1
     slow_codes = {i["code"] for i in by_source[server.url("/slow.xml")]["issues"]}
     assert slow_codes & {"cannot-read", "deadline"}, slow_codes
-    assert result.exit_code in (1, 2)
+    assert result.exit_code == 1  # the run started: what it could not read is a finding
 
 
 def test_check_deadline_bounds_the_whole_run_over_several_urls() -> None:

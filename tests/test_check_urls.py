@@ -55,7 +55,7 @@ def test_an_index_and_its_children_are_fetched_and_compared(site: LoopbackServer
     index_codes = [i.code for i in by_source[site.url("/index.xml")].issues]
     assert index_codes.count("stale-index-lastmod") == 1  # stale.xml: index says 01-01, child 03-01
     gone = by_source[site.url("/gone.xml")].issues
-    assert [i.code for i in gone] == ["cannot-read"] and "HTTP 404" in gone[0].message
+    assert [i.code for i in gone] == ["missing-child"] and "HTTP 404" in gone[0].message
     assert by_source[site.url("/fresh.xml.gz")].entries == 3  # gzip read by content
 
 

@@ -213,15 +213,15 @@ def test_an_encoding_that_cannot_be_decoded_keeps_the_real_status(
 
 
 def test_counts_are_in_the_right_number() -> None:
-    from urlset.fetching.issues import count_noun
+    from urlset.codes import plural
     from urlset.fetching.report import render_tree, summary
 
-    assert [count_noun(n, "attempt") for n in (0, 1, 2)] == [
+    assert [plural(n, "attempt") for n in (0, 1, 2)] == [
         "0 attempts",
         "1 attempt",
         "2 attempts",
     ]
-    assert count_noun(1_000, "entry", "entries") == "1,000 entries"
+    assert plural(1_000, "entry", "entries") == "1,000 entries"
     with LoopbackServer() as server:
         server.add("/robots.txt", f"Sitemap: {server.url('/s.xml')}\n".encode(), "text/plain")
         server.add("/s.xml", urlset([server.url("/a")]))

@@ -180,7 +180,7 @@ def test_limits_stop_both_paths_at_the_same_entry() -> None:
     limits = ReadLimits(max_entries=50_005)
     _, _, _, issues, rendered, count, _ = _same(_urlset(*records), limits=limits, size=1 << 18)
     assert count == 50_005 and rendered.count(b"\n") == count
-    assert [i.code for i in issues] == ["too-many-entries", "entry-limit"]
+    assert [i.code for i in issues] == ["too-many-urls", "entry-limit"]
 
 
 def test_broken_document_goes_to_the_full_lane_at_the_same_place() -> None:

@@ -151,7 +151,8 @@ def test_quiet_and_size_limit(tmp_path: Path) -> None:
     path = tmp_path / "big.txt"
     path.write_text("".join(f"https://example.com/{i}\n" for i in range(1000)))
     code, out, err = invoke(str(path), "--max-bytes", "100", "-q")
-    assert code == 1 and err == ""
+    # -q: the errors only, so the exit status 1 comes with its reason
+    assert code == 1 and err.count("\n") == 1 and "error decompressed-size-limit" in err
     assert 0 < len(out.splitlines()) < 10
 
 
@@ -240,3 +241,19 @@ def test_empty_csv_still_has_the_columns(tmp_path: Path) -> None:
     path.write_text(f'<urlset xmlns="{NS}"></urlset>')
     code, out, _ = invoke(str(path), "-f", "csv")
     assert code == 0 and out == "loc,lastmod,changefreq,priority,extensions\n"
+
+
+def test_quiet_prints_only_errors(tmp_path: Path) -> None:
+    path = tmp_path / "s.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<url><loc>https://WWW.shop.org/a</loc></url>\n"  # a warning: normalized-url
+        "<url><loc>https://www.shop.org/b</loc><priority>7</priority></url>\n"  # an error
+        "</urlset>\n",
+        encoding="utf-8",
+    )
+    code, _, err = invoke(str(path))
+    assert "normalized-url" in err and "invalid-priority" in err and code == 1
+    code, _, err = invoke(str(path), "-q")
+    assert "invalid-priority" in err and "normalized-url" not in err and code == 1

@@ -397,10 +397,10 @@ def test_cc_more_than_50000_entries() -> None:
     records = "".join(f"<url><loc>http://www.example.com/{i}</loc></url>\n" for i in range(50_005))
     entries, result = read(f'<urlset xmlns="{NS}">\n{records}</urlset>')
     assert len(entries) == 50_005  # all of them (crawler-commons cuts text files at 50,000)
-    assert codes(result) == ["too-many-entries"]
+    assert codes(result) == ["too-many-urls"]
     text = "".join(f"http://www.example.com/{i}\n" for i in range(50_005))
     entries, result = read(text)
-    assert len(entries) == 50_005 and codes(result) == ["too-many-entries"]
+    assert len(entries) == 50_005 and codes(result) == ["too-many-urls"]
 
 
 def test_cc_text_with_junk_lines() -> None:

@@ -141,7 +141,7 @@ def test_nested_urls_each_unclosed_one_reported_once() -> None:
     locs, issues = _all_ways(doc)
     assert locs == [f"https://example.com/{x}" for x in "abcd"]
     assert [line for code, line in issues if code == "nested-entry"] == [4, 5]
-    assert ("unknown-element", 6) in issues
+    assert ("misplaced-element", 6) in issues  # a protocol element, out of its entry
 
 
 def test_an_unclosed_url_at_the_end_of_a_cut_document() -> None:
@@ -189,7 +189,9 @@ def test_lower_case_t_and_z_in_a_datetime_are_read_with_a_warning() -> None:
     assert issues == [("lenient-lastmod", 3), ("lenient-lastmod", 4), ("invalid-lastmod", 5)]
     result = read_bytes(doc)
     list(result)
-    assert {i.severity for i in result.issues if i.line in (3, 4)} == {"warning"}
+    # read leniently, and an error as a check says (the protocol's W3C Datetime is a must):
+    # one severity for one problem, whichever command reports it
+    assert {i.severity for i in result.issues if i.line in (3, 4)} == {"error"}
 
 
 @pytest.mark.parametrize("before", ["\n", "\ufeff\n  ", " \n\ufeff", "\ufeff\ufeff", "\n\ufeff \n"])
@@ -338,9 +340,10 @@ def test_the_fast_lane_judges_a_host_once_per_origin(monkeypatch: pytest.MonkeyP
     assert sorted(calls) == ["h0.example.org", "h1.example.org", "h2.example.org"]
 
 
-def test_the_checker_takes_dev_host_from_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One finding per host (the reader's, with the checker's count of URLs and position),
-    never the reader's and the checker's both."""
+def test_the_checker_and_the_reader_judge_dev_hosts_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One finding per host (the checker's, with its count of URLs and position), never the
+    reader's and the checker's both; both ask ``urls.non_production_host``."""
+    from urlset.checking import document as document_module
     from urlset.checking.checker import check_bytes
     from urlset.reading import sink as sink_module
 
@@ -348,15 +351,19 @@ def test_the_checker_takes_dev_host_from_the_reader(monkeypatch: pytest.MonkeyPa
     hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
     assert len(hits) == 1 and "3 URLs" in hits[0].message
     assert (hits[0].line, hits[0].column) == (3, 11)
-    # the reader decides: a host it calls not production is what the checker reports
-    monkeypatch.setattr(
-        sink_module,
-        "non_production_host",
-        lambda host: "staging" if host == "staging.example.org" else None,
-    )
+
+    # one judgement: a host the shared rule calls not production is what both report
+    def judged(host: str) -> str | None:
+        return "staging" if host == "staging.example.org" else None
+
+    monkeypatch.setattr(sink_module, "non_production_host", judged)
+    monkeypatch.setattr(document_module, "non_production_host", judged)
     doc = urlset("<url><loc>https://staging.example.org/a</loc></url>")
     hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
     assert [(i.message, i.line) for i in hits] == [("staging", 3)]
+    read = read_bytes(doc)
+    list(read)
+    assert [(i.message, i.line) for i in read.issues if i.code == "dev-host"] == [("staging", 3)]
 
 
 def test_dev_hosts_behind_a_bracket_or_user_info() -> None:

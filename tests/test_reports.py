@@ -330,10 +330,10 @@ def test_diff_html_counts_what_the_diff_counts(tmp_path: Path) -> None:
     from urlset.store.diff import compare
 
     old, new = diffed_sides(tmp_path)
-    counts = compare(str(old), str(new)).counts
+    counts = compare(str(old), str(new), moves=True).counts
     out = tmp_path / "diff.html"
     result = CliRunner().invoke(
-        main, ["diff", str(old), str(new), "--format", "html", "-o", str(out)]
+        main, ["diff", str(old), str(new), "--format", "html", "-o", str(out), "--moves"]
     )
     assert result.exit_code == 1, result.output  # changes found
     assert "added" in result.stderr  # the summary on stderr, as for the other files
@@ -346,6 +346,11 @@ def test_diff_html_counts_what_the_diff_counts(tmp_path: Path) -> None:
     moves = text[text.index('id="moves"') : text.index('id="examples"')]
     assert f'<td class="num">{counts["moved"]:,}</td>' in moves  # one pair: a.xml -> b.xml
     assert "/new/" in text
+    # the verdict counts each loc once: the kinds add up to the rows of the JSON Lines
+    rows = CliRunner().invoke(main, ["diff", str(old), str(new), "-f", "jsonl", "--moves"])
+    n = len(rows.stdout.splitlines())
+    assert sum(counts[k] for k in ("added", "removed", "changed", "moved")) == n
+    assert f"{n:,} locs differ" in text
 
 
 def test_diff_html_without_changes_says_so(tmp_path: Path) -> None:

@@ -109,8 +109,10 @@ def _chosen(entries: list[Entry]) -> dict[str, Entry]:
     return out
 
 
-def oracle(old: list[Entry], new: list[Entry]) -> dict[str, tuple[str, str | None, str | None]]:
-    """loc -> (change, fields, lastmod_change)."""
+def oracle(
+    old: list[Entry], new: list[Entry], moves: bool = True
+) -> dict[str, tuple[str, str | None, str | None]]:
+    """loc -> (change, fields, lastmod_change); ``moves``: sitemaps compared."""
     o, n = _chosen(old), _chosen(new)
     found: dict[str, tuple[str, str | None, str | None]] = {}
     for loc in o.keys() - n.keys():
@@ -119,9 +121,8 @@ def oracle(old: list[Entry], new: list[Entry]) -> dict[str, tuple[str, str | Non
         found[loc] = ("added", None, None)
     for loc in o.keys() & n.keys():
         a, b = o[loc], n[loc]
-        fields = [
-            f for f in ("lastmod", "changefreq", "priority", "sitemap") if a.get(f) != b.get(f)
-        ]
+        names = ("lastmod", "changefreq", "priority", "sitemap")[: 4 if moves else 3]
+        fields = [f for f in names if a.get(f) != b.get(f)]
         if not fields:
             continue
         direction = None
@@ -194,7 +195,7 @@ def generated(seed: int = 7, n: int = 400) -> tuple[list[Entry], list[Entry]]:
 def rows_of(diff: Any) -> dict[str, tuple[str, str | None, str | None]]:
     frame = diff.frame()
     return {
-        r.loc: (r.change, r.fields if isinstance(r.fields, str) else None,
+        r.loc: (r.change, ",".join(r.fields) if r.fields is not None else None,
                 r.lastmod_change if isinstance(r.lastmod_change, str) else None)
         for r in frame.itertuples()
     }  # fmt: skip
@@ -203,15 +204,20 @@ def rows_of(diff: Any) -> dict[str, tuple[str, str | None, str | None]]:
 def test_generated_sitemap_directories_match_the_oracle(tmp_path: Path) -> None:
     old, new = generated()
     expected = oracle(old, new)
-    result = compare(str(write_dir(tmp_path / "old", old)), str(write_dir(tmp_path / "new", new)))
+    a, b = str(write_dir(tmp_path / "old", old)), str(write_dir(tmp_path / "new", new))
+    result = compare(a, b, moves=True)
     assert rows_of(result) == expected
+    # moves between sitemaps only when asked for
+    assert rows_of(compare(a, b)) == oracle(old, new, moves=False)
     kinds = {v[0] for v in expected.values()}
     assert kinds == {"added", "removed", "changed", "moved"}  # the set exercises every kind
     assert {v[2] for v in expected.values()} >= {"forward", "back", "other"}
     c = result.counts
     assert c["added"] == sum(v[0] == "added" for v in expected.values())
     assert c["lastmod_forward"] == sum(v[2] == "forward" for v in expected.values())
-    assert c["moved"] == sum("sitemap" in (v[1] or "") for v in expected.values())
+    assert c["moved"] == sum(v[0] == "moved" for v in expected.values())
+    # each row counted once, under its kind (a moved loc whose fields changed is changed)
+    assert sum(c[k] for k in ("added", "removed", "changed", "moved")) == len(expected)
     assert (c["old_duplicates"], c["new_duplicates"]) == (1, 2)
 
 
@@ -221,7 +227,7 @@ def test_entry_files_give_the_same_diff(tmp_path: Path, suffix: str) -> None:
     base = "https://www.example.com/"
     a = write_entries(tmp_path / f"old{suffix}", old, base)
     b = write_entries(tmp_path / f"new{suffix}", new, base)
-    assert rows_of(compare(str(a), str(b))) == oracle(
+    assert rows_of(compare(str(a), str(b), moves=True)) == oracle(
         [dict(e, sitemap=base + e["sitemap"]) for e in old],
         [dict(e, sitemap=base + e["sitemap"]) for e in new],
     )
@@ -248,7 +254,9 @@ HAND_NEW = [
 
 def test_a_small_diff_by_hand(tmp_path: Path) -> None:
     result = compare(
-        str(write_dir(tmp_path / "old", HAND_OLD)), str(write_dir(tmp_path / "new", HAND_NEW))
+        str(write_dir(tmp_path / "old", HAND_OLD)),
+        str(write_dir(tmp_path / "new", HAND_NEW)),
+        moves=True,
     )
     assert rows_of(result) == {
         "https://e.com/a": ("changed", "lastmod", "other"),  # 2014 -> 2014-01-01: same instant
@@ -273,18 +281,46 @@ def test_cli_exit_status_and_formats(tmp_path: Path) -> None:
     same = invoke(str(old), str(old))
     assert same.exit_code == 0, same.output
     assert "added             0" in same.output
-    text = invoke(str(old), str(new))
+    text = invoke(str(old), str(new), "--moves")
     assert text.exit_code == 1
     assert "lastmod 2024-01-01 -> 2024-02-01T10:00:00+01:00 (forward)" in text.output
     assert "https://e.com/m  a.xml -> b.xml" in text.output
-    lines = invoke(str(old), str(new), "--format", "jsonl", "-q").output.splitlines()
+    lines = invoke(str(old), str(new), "--format", "jsonl", "-q", "--moves").output.splitlines()
     assert len(lines) == 6 and json.loads(lines[0])["change"] == "added"
+    # without --moves, m (only listed in another file) is no change; counts equal the rows
+    plain = invoke(str(old), str(new))
+    assert "\nmoved" not in plain.output and "a.xml -> b.xml" not in plain.output
+    rows = [json.loads(x) for x in invoke(str(old), str(new), "-f", "jsonl").stdout.splitlines()]
+    assert len(rows) == 5 and "https://e.com/m" not in {r["loc"] for r in rows}
+    # fields is a list, as build --changes writes it
+    assert {r["loc"]: r.get("fields") for r in rows}["https://e.com/c"] == [
+        "lastmod",
+        "changefreq",
+    ]
     out = tmp_path / "d.csv"
     assert invoke(str(old), str(new), "-f", "csv", "-o", str(out), "-q").exit_code == 1
-    assert len(list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))) == 6
+    table = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(table) == 5 and {r["fields"] for r in table} >= {"lastmod,changefreq"}
     pq = tmp_path / "d.parquet"
     assert invoke(str(old), str(new), "-f", "parquet", "-o", str(pq), "-q").exit_code == 1
-    assert len(read_frame_rows(pq)) == 6
+    assert len(read_frame_rows(pq)) == 5
+
+
+def test_a_rebuild_that_renames_its_files_is_no_move(tmp_path: Path) -> None:
+    # a build names a file by a hash of its content: one changed URL renames its whole file
+    kept = [{"loc": f"https://e.com/k{n}", "sitemap": "sitemap-1-aaaa.xml"} for n in range(50)]
+    moved = [{"loc": f"https://e.com/p{n}", "sitemap": "sitemap-2-bbbb.xml"} for n in range(300)]
+    renamed = [dict(e, sitemap="sitemap-2-cccc.xml") for e in moved]
+    renamed[7]["lastmod"] = "2024-05-01"
+    old = write_dir(tmp_path / "old", kept + moved)
+    new = write_dir(tmp_path / "new", kept + renamed)
+    result = compare(str(old), str(new))
+    assert result.counts["changed"] == 1 and result.counts["moved"] == 0
+    assert rows_of(result) == {"https://e.com/p7": ("changed", "lastmod", "other")}
+    asked = compare(str(old), str(new), moves=True).counts
+    assert (asked["moved"], asked["changed"]) == (299, 1)
+    summary_line = invoke(str(old), str(new), "-f", "jsonl").stderr
+    assert "changed           1" in summary_line and "\nmoved" not in summary_line
 
 
 def read_frame_rows(path: Path) -> list[dict[str, Any]]:

@@ -54,7 +54,7 @@ def test_colliding_keys_give_the_oracle_diff(tmp_path: Path, forced: str) -> Non
         runs = {r.run_id: r for r in store.runs()}
     # the duplicates are the repeated locs, however many keys collide
     assert (runs[a].duplicates, runs[b].duplicates) == (1, 2)
-    result = compare(f"{db}@{a}", f"{db}@{b}")
+    result = compare(f"{db}@{a}", f"{db}@{b}", moves=True)
     expected = oracle(
         [dict(e, sitemap=BASE + e["sitemap"]) for e in old],
         [dict(e, sitemap=BASE + e["sitemap"]) for e in new],

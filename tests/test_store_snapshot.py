@@ -117,7 +117,7 @@ def test_parquet_round_trip(site: LoopbackServer, tmp_path: Path) -> None:
         assert (info.site, info.kind, info.url_count) == (store_site(db), "import", 4)
         back = other.frame(run).sort_values("loc").reset_index(drop=True)
     assert back.equals(original)
-    same = compare(f"{db}@latest", f"{copy}@latest")
+    same = compare(f"{db}@latest", f"{copy}@latest", moves=True)
     assert not same.changed and same.compared_sitemaps
     # the Parquet file is itself a diff side and a frame source
     assert not compare(str(tmp_path / "run.parquet"), f"{db}@latest").changed
@@ -151,11 +151,39 @@ def test_read_snapshot_then_diff_the_runs(tmp_path: Path) -> None:
     assert '"lastmod_change":"forward"' in result.output.splitlines()[1]
 
 
+def test_compare_while_the_store_is_open_in_the_same_process(tmp_path: Path) -> None:
+    # a notebook keeps its store open and diffs its runs: a second connection to the file
+    # (read-only beside read-write) was refused by DuckDB
+    db = tmp_path / "s.duckdb"
+    sitemap = tmp_path / "sitemap.xml"
+    runner = CliRunner()
+    for rows in (
+        [("https://e.com/a", "2014")],
+        [("https://e.com/a", "2015"), ("https://e.com/b", None)],
+    ):
+        sitemap.write_bytes(urlset_body(rows))
+        assert (
+            runner.invoke(main, ["read", str(sitemap), "--snapshot", str(db), "-q"]).exit_code == 0
+        )
+    for read_only in (False, True):
+        with SnapshotStore(db, read_only=read_only) as store:
+            result = compare(f"{db}@-1", f"{db}@latest")
+            assert (result.counts["added"], result.counts["changed"]) == (1, 1)
+            assert len(result.frame()) == 2
+            # the store still works beside it, and a read-only store of the same file too
+            assert store.resolve("latest").url_count == 2
+            with SnapshotStore(db, read_only=True) as reader:
+                assert reader.resolve("-1").url_count == 1
+            assert len(store.frame("latest")) == 2
+    # closed: the next diff opens the file itself
+    assert compare(f"{db}@-1", f"{db}@latest").counts["added"] == 1
+
+
 def test_a_url_side_is_fetched(site: LoopbackServer, tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     recorder = FetchRecorder(db, site.base)
     recorder.finish(fetch_sitemaps_sync(site.base, on_read=recorder.on_read))
-    same = compare(f"{db}@latest", site.base)
+    same = compare(f"{db}@latest", site.base, moves=True)
     assert not same.changed and same.compared_sitemaps and same.counts["new_urls"] == 4
     site.add("/b.xml", urlset_body([(site.url("/p/3"), "2024-06")]))
     result = CliRunner().invoke(main, ["diff", f"{db}@latest", site.base])

@@ -24,6 +24,10 @@ from .limits import MAX_LOC_LENGTH
 from .urls import is_plain_uri, plain_uri_flags, to_uri
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"  # of urlset and sitemapindex
+# every element name of the protocol (sitemap.xsd, siteindex.xsd)
+PROTOCOL_NAMES = frozenset(
+    ("urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changefreq", "priority")
+)
 
 
 class ChangeFreq(StrEnum):

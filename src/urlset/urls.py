@@ -334,3 +334,22 @@ def placeholder_host(host: str) -> str | None:
     ):
         return f"host {host} is a documentation placeholder"
     return None
+
+
+_INNER_SPACE = lazy(r"\S\s+\S")
+_CONTROL = lazy(r"[\x00-\x1f\x7f]")
+_FORBIDDEN = lazy(r"[`^{}|\\\"]")
+
+
+def unescaped(text: str) -> str | None:
+    """Why a loc text (as the XML gives it: entities decoded) is not URL-escaped, or None:
+    spaces inside it, control characters, or characters RFC 3986 never allows ("all URLs
+    ... must be URL-escaped", Entity escaping). The reader and the checker judge a loc by
+    this, so both give it the same code."""
+    text = text.strip()
+    if _INNER_SPACE.search(text) or _CONTROL.search(text):
+        return "contains spaces or control characters"
+    forbidden = _FORBIDDEN.search(text)
+    if forbidden is not None:
+        return f"contains {forbidden.group()!r}, which must be percent-encoded"
+    return None

@@ -21,6 +21,7 @@ from typing import Any
 import aiohttp
 import yarl
 
+from ..codes import plural
 from ..fetching.failures import (
     describe_failure,
     final_failure,
@@ -35,7 +36,6 @@ from ..fetching.http_options import (
     plain_duration,
     retry_after_refused,
 )
-from ..fetching.issues import count_noun
 
 USER_AGENT = "urlset/0.1 (sitemap announcer; +https://www.sitemaps.org/protocol.html)"
 BODY_SHOWN = 4096  # bytes of an answer's body kept for the report
@@ -149,7 +149,7 @@ async def send(
         if (status is not None and not retryable(status)) or hopeless:
             return answer
         if attempt >= policy.attempts:
-            return replace(answer, note=f"gave up after {count_noun(attempt, 'attempt')}")
+            return replace(answer, note=f"gave up after {plural(attempt, 'attempt')}")
         retry_after = parse_retry_after(headers.get("Retry-After")) if status else None
         too_long = retry_after_refused(policy, retry_after)
         if too_long is not None:

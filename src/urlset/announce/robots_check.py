@@ -4,13 +4,13 @@ In: the robots.txt bytes and where it is served; then the rules of other hosts' 
 the sitemaps' URLs as the fetcher reads them, and each sitemap's fetch result. Out: Issues,
 and a summary per ``Sitemap:`` line. The rules:
 
-- ``robots-sitemap-relative`` / ``robots-sitemap-invalid``: "The <sitemap_location> should be
+- ``robots-relative-sitemap`` / ``robots-bad-sitemap``: "The <sitemap_location> should be
   the complete URL to the Sitemap" (sitemaps.org 0.9, "Specifying the Sitemap location in
   your robots.txt file").
-- ``sitemap-unreachable``: a listed sitemap (or an index's child) could not be read.
+- ``cannot-read``: a listed sitemap (or an index's child) could not be read.
 - ``sitemap-disallowed``: the sitemap file is disallowed for the user agent by the
   robots.txt of its own host; a crawler that obeys it never reads the file.
-- ``url-out-of-scope``: a URL outside the sitemap's location ("Sitemap file location"). A
+- ``url-not-allowed``: a URL outside the sitemap's location ("Sitemap file location"). A
   sitemap named in this host's robots.txt may also list URLs of this host wherever it is
   served: cross-submission ("Sitemaps & Cross Submits": the robots.txt shows that its owner
   owns the host); such a sitemap on another host is noted as ``cross-submission``.
@@ -29,8 +29,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ..codes import plural
 from ..errors import InvalidValue
-from ..fetching.issues import count_noun
 from ..model import Issue, Severity, Url
 from ..urls import Scope, to_uri
 from .robots_text import split_lines
@@ -101,7 +101,7 @@ class RobotsCheck:
         lines = [line for line in split_lines(self.body) if line.sitemap is not None]
         if not lines:
             self._issue(
-                "robots-no-sitemap",
+                "robots-no-sitemaps",
                 Severity.WARNING,
                 "robots.txt has no Sitemap: line",
                 hint="add one: urlset robots FILE --sitemap URL",
@@ -136,8 +136,8 @@ class RobotsCheck:
         if not urlsplit(value).scheme:
             resolved = f" (read as {urljoin(self.robots_url, value)})" if self.robots_url else ""
             self._issue(
-                "robots-sitemap-relative",
-                Severity.ERROR,
+                "robots-relative-sitemap",
+                Severity.WARNING,
                 f"Sitemap: {value!r} is not a complete URL{resolved}",
                 number,
                 "write the full URL, e.g. https://www.example.com/sitemap.xml",
@@ -147,7 +147,7 @@ class RobotsCheck:
             return to_uri(value, field="Sitemap")
         except InvalidValue as exc:
             self._issue(
-                "robots-sitemap-invalid",
+                "robots-bad-sitemap",
                 Severity.ERROR,
                 f"Sitemap: {value!r} is not a usable URL ({exc.reason})",
                 number,
@@ -224,7 +224,7 @@ class RobotsCheck:
             else:
                 tally.failed += 1
                 self._issue(
-                    "sitemap-unreachable",
+                    "cannot-read",
                     Severity.ERROR,
                     f"{url} could not be read: {why or 'no answer'}",
                     tally.line,
@@ -249,9 +249,9 @@ class RobotsCheck:
                 else ""
             )
             self._issue(
-                "url-out-of-scope",
+                "url-not-allowed",
                 Severity.ERROR,
-                f"{tally.out_of_scope:,} of {count_noun(tally.urls, 'URL')} in {tally.url} "
+                f"{tally.out_of_scope:,} of {plural(tally.urls, 'URL')} in {tally.url} "
                 f"{'lies' if tally.out_of_scope == 1 else 'lie'} outside the "
                 f"sitemap's location{where}; search engines drop them. First: "
                 + "; ".join(tally.scope_examples),
@@ -262,7 +262,7 @@ class RobotsCheck:
             self._issue(
                 "url-blocked",
                 Severity.ERROR,
-                f"{tally.blocked:,} of {count_noun(tally.urls, 'URL')} in {tally.url} "
+                f"{tally.blocked:,} of {plural(tally.urls, 'URL')} in {tally.url} "
                 f"{'is' if tally.blocked == 1 else 'are'} disallowed for "
                 f"user agent {self.user_agent!r} by robots.txt. First: "
                 + ", ".join(tally.blocked_examples),

@@ -96,7 +96,7 @@ async def check_robots(
                 why = answer.error or f"HTTP {answer.status}"
                 message = f"cannot read {where}: {why}"
                 report.issues.append(
-                    Issue("robots-unreadable", Severity.ERROR, message, 0, 0, target)
+                    Issue("robots-unavailable", Severity.ERROR, message, 0, 0, target)
                 )
                 return report
             body = answer.body

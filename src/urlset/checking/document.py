@@ -22,7 +22,7 @@ from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import ReadResult, read_chunks
-from ..urls import Scope, placeholder_host
+from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .findings import Findings, merge_issues, watch_lines
 from .positions import (
@@ -84,16 +84,11 @@ class _Hosts:
         self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
         self.first_host: str | None = None
         self.prefix = "" if scope is None else scope.prefix
-        # the reader's dev-host finding, which comes right before the first entry on
-        # that host: the checker counts the host's URLs under it instead of judging again
-        self.dev_host: str | None = None
 
     def of_index(self, served: Scope | None) -> _Hosts:
         """The rules for an index's entries, on its own site (``served``), which this one
-        turns out to be: a development host the reader reported is carried over."""
-        hosts = _Hosts(self.found, served, True)
-        hosts.dev_host = self.dev_host
-        return hosts
+        turns out to be."""
+        return _Hosts(self.found, served, True)
 
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
@@ -104,7 +99,10 @@ class _Hosts:
             self.seen[authority] = verdicts
         found = self.found
         for code, message in verdicts:
-            found.per_host(code, authority, message, loc)
+            # a development host is one finding whatever its scheme and port, as the reader
+            # reports it: every URL on the host counted
+            key = rules.host_of(loc) if code == "dev-host" else authority
+            found.per_host(code, key, message, loc)
         scope = self.scope
         if (
             scope is not None
@@ -120,7 +118,7 @@ class _Hosts:
     def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
         host = rules.host_of(loc)
         out: list[tuple[str, str]] = []
-        message, self.dev_host = self.dev_host, None
+        message = non_production_host(host)
         if message is not None:
             out.append(("dev-host", message))
         message = placeholder_host(host)
@@ -278,9 +276,7 @@ def _check_entries(
         kind = type(event)
         if kind is Issue:
             issue = cast(Issue, event)
-            if issue.code == "dev-host":  # the checker reports it per host, URLs counted
-                hosts.dev_host = issue.message
-            else:
+            if issue.code != "dev-host":  # the checker reports it per host, URLs counted
                 reader_issues.append(issue)
             continue
         if kind is SitemapRef:
@@ -380,7 +376,7 @@ def _document_rules(
         lines = scan.newlines + (0 if scan.last == b"\n" else 1)
         message = rules.too_many_lines(lines, limits)
         if message is not None:
-            found.add("too-many-lines", message)
+            found.add("too-many-urls", message)
     elif fmt is not None:
         message = rules.too_many_urls(entries, limits)
         if message is not None:

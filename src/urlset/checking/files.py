@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .children import compare_with_children
 from .document import CheckOptions, check_document
-from .report import SET_FORMAT, CheckReport, FileResult
+from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
 from .source import FileSource, spool
 
 # how much of a file is looked at to tell whether it is a sitemap
@@ -91,11 +92,43 @@ def _not_a_sitemap(result: FileResult, path: Path) -> str | None:
     return None
 
 
-def find_sitemaps(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """The files under ``directory`` whose content may be a sitemap, and those left out with
-    the reason (hidden folders and files are left out whole, each named once)."""
+def not_a_file(path: Path) -> tuple[str, str] | None:
+    """(code, message) for a name in a directory that is no regular file: a link to nothing,
+    a named pipe, a device or a socket; None for a file. Nothing is opened (a FIFO would
+    block the check until something writes to it)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            target = os.readlink(path)
+            return "dangling-link", f"{path} is a symbolic link to {target}, which does not exist"
+        return None  # removed while the directory was walked
+    except OSError as exc:  # a link loop, a name too long
+        return "not-a-file", f"{path} cannot be looked at: {exc.strerror or exc}"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    what = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    link = " (through a symbolic link)" if path.is_symlink() else ""
+    return "not-a-file", f"{path} is {what}{link}; it was not opened"
+
+
+def find_sitemaps(
+    directory: Path,
+) -> tuple[list[Path], list[tuple[Path, str]], list[tuple[Path, str, str]]]:
+    """The files under ``directory`` whose content may be a sitemap, those left out with
+    the reason (hidden folders and files are left out whole, each named once), and the names
+    that are no regular file, with the code and message of their finding (``not_a_file``)."""
     found: list[Path] = []
     skipped: list[tuple[Path, str]] = []
+    odd: list[tuple[Path, str, str]] = []
     for top, dirs, names in os.walk(directory):
         here = Path(top)
         for d in sorted(dirs):
@@ -108,6 +141,9 @@ def find_sitemaps(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
                 skipped.append((path, "hidden file"))
                 continue
             if not path.is_file():
+                finding = not_a_file(path)
+                if finding is not None:
+                    odd.append((path, *finding))
                 continue
             try:
                 why = _why_not_a_sitemap(path)
@@ -117,7 +153,7 @@ def find_sitemaps(directory: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
                 found.append(path)
             else:
                 skipped.append((path, why))
-    return found, skipped
+    return found, skipped, odd
 
 
 def sitemap_files(directory: Path) -> list[Path]:
@@ -220,12 +256,17 @@ def check_paths(
                 result = check_document(stdin or b"", options, "<stdin>", set_checks=pool)
             else:
                 result = check_stream(stdin, options, set_checks=pool)
+            if any(i.code == "cannot-read" for i in result.issues):
+                report.not_started.append("-")
             report.files.append(result)
             continue
         p = Path(given)
         if p.is_dir():
-            files, skipped = find_sitemaps(p)
+            files, skipped, odd = find_sitemaps(p)
             report.skipped.extend((str(f), why) for f, why in skipped)
+            for f, code, message in odd:  # listed, each with its finding, never opened
+                issue = rules.make_issue(code, message, source=str(f))
+                report.files.append(FileResult(str(f), [issue], format=NOT_A_FILE))
             kept = []
             for f in files:
                 if f.resolve() in done:
@@ -252,6 +293,8 @@ def check_paths(
                 continue
             url = _file_url(base, None, p) if base is not None else None
             result = check_file(p, options, url=url, set_checks=pool)
+            if any(i.code == "cannot-read" for i in result.issues):
+                report.not_started.append(str(p))
             done[key] = result
             report.files.append(result)
             root_url = None if url is None else url[: url.rfind("/") + 1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..codes import plural
 from ..model import Issue
 from . import rules
 from .report import SEVERITY_RANK
@@ -60,7 +61,7 @@ class Findings:
 
     def finish(self) -> None:
         for (code, _host), (message, loc, n) in self.by_host.items():
-            more = f" ({n:,} URLs)" if n > 1 else ""
+            more = f" ({plural(n, 'URL')})" if n > 1 else ""
             self.at_entry(code, message + more, loc, ordered=False)
         self.by_host = {}
         for code, n in self.per_code.items():
@@ -81,15 +82,16 @@ class Findings:
 
 # reader codes that the checker reports more precisely at the same line
 _SUPERSEDED = {
-    "normalized-url": ("url-not-escaped", "url-not-ascii"),
+    "normalized-url": ("url-not-escaped", "normalized-url"),
+    "url-not-escaped": ("url-not-escaped",),
     "invalid-url": ("url-too-long",),
     "not-well-formed": ("unescaped-ampersand",),
-    "unknown-element": ("unknown-sitemap-element", "misplaced-element", "element-order"),
-    "nested-entry": ("misplaced-element",),
+    "unknown-element": ("unknown-element", "misplaced-element", "element-order"),
+    "misplaced-element": ("misplaced-element",),
     "relative-url": ("text-not-url", "text-header-line"),
 }
 # reader codes the profile-aware limit rules replace
-_REPLACED = {"too-many-entries"}
+_REPLACED = {"too-many-urls", "too-many-sitemaps"}
 _ENTITY_REF = ("xmlParseEntityRef", "EntityRef: expecting")
 # reader codes the checker takes out of the reader's list and counts itself
 _NOT_LISTED_BY_READER = {"dev-host"}

@@ -71,27 +71,14 @@ def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
         if message is not None:
             found.add("unescaped-ampersand", message, line, column)
         message = rules.url_not_escaped(_ENTITY.sub(lambda e: _ENTITIES[e.group()], text))
-        if message is None:
-            message = _uri_forbidden(stripped)
         if message is not None:
             found.add("url-not-escaped", message, line, column)
         message = rules.url_not_ascii(text)
         if message is not None:
-            found.add("url-not-ascii", message, line, column)
+            found.add("normalized-url", message, line, column)
         message = rules.url_too_long(_ENTITY.sub(lambda e: _ENTITIES[e.group()], stripped), limits)
         if message is not None:
             found.add("url-too-long", message, line, column)
-
-
-_FORBIDDEN = lazy(r"[`^{}|\\\"]")
-
-
-def _uri_forbidden(text: str) -> str | None:
-    """Characters RFC 3986 never allows in a URI, written raw."""
-    m = _FORBIDDEN.search(text)
-    if m is None:
-        return None
-    return f"{rules.shown(text)!r} contains {m.group()!r}, which must be percent-encoded"
 
 
 # --- text sitemaps ---------------------------------------------------------------------------
@@ -142,12 +129,12 @@ def _decoded(line: bytes, n: int) -> str:
 def _text_line(n: int, line: str, edge: bool, found: Findings) -> None:
     if _absolute(line):
         # a URL as written: spaces and characters a URI never holds
-        message = rules.url_not_escaped(line) or _uri_forbidden(line.strip())
+        message = rules.url_not_escaped(line)
         if message is not None:
             found.add("url-not-escaped", message, n, 1)
         message = rules.url_not_ascii(line)
         if message is not None:
-            found.add("url-not-ascii", message, n, 1)
+            found.add("normalized-url", message, n, 1)
         return
     if edge:
         message = rules.text_header_line(line)

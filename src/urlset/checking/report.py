@@ -16,6 +16,9 @@ from . import rules
 
 # the format of the entry that holds findings across the files of a set, not one document
 SET_FORMAT = "set"
+# the format of a name in a directory that is no regular file (a FIFO, a device, a link to
+# nothing): listed with its finding, never opened, not counted as a file checked
+NOT_A_FILE = "not a file"
 # the line that says how many more findings of a code were not listed
 SUMMARY_CODE = "too-many-errors"
 
@@ -100,6 +103,9 @@ class CheckReport:
     files: list[FileResult] = field(default_factory=list)
     # files of a directory left out as no sitemap: (path, why)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # what the run could not start from: a file named that could not be read, a start URL
+    # whose document was not fetched (the CLI's exit status 2; a missing child is a finding)
+    not_started: list[str] = field(default_factory=list)
 
     @property
     def issues(self) -> list[Issue]:
@@ -108,7 +114,7 @@ class CheckReport:
     def summary(self) -> dict[str, int]:
         """Files, entries and findings by severity (every finding, listed or not)."""
         return {
-            "files": sum(1 for f in self.files if f.format != SET_FORMAT),
+            "files": sum(1 for f in self.files if f.format not in (SET_FORMAT, NOT_A_FILE)),
             "entries": sum(f.entries for f in self.files),
             "errors": sum(f.errors for f in self.files),
             "warnings": sum(f.warnings for f in self.files),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..model import SITEMAP_NS
+from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
 from .findings import Findings
 from .xmlevents import drop, parse_events, split_tag
@@ -63,9 +63,21 @@ UNEXPECTED = frozenset(("unknown-element", "unexpected-child", "loc-as-text"))
 
 def check_structure(plain: bytes, fmt: str, found: Findings) -> None:
     """Every misplaced, unknown or out-of-order element, by one lxml pass (the scan's
-    ``StructureProver`` proves most documents need none)."""
+    ``StructureProver`` proves most documents need none). A misplaced or unknown element is
+    one finding per tag and place, at its first line with the count: search engines skip
+    such elements and read the URLs (the reader reports them so too)."""
+    strays: dict[tuple[str, str], list[int]] = {}
     for code, message, line in _structure_walk(plain, fmt):
-        found.add(code, message, line)
+        if code == "element-order":
+            found.add(code, message, line)
+            continue
+        seen = strays.get((code, message))
+        if seen is None:
+            strays[(code, message)] = [line, 1]
+        else:
+            seen[1] += 1
+    for (code, message), (line, n) in strays.items():
+        found.add(code, message + (f" ({n:,} times; the first here)" if n > 1 else ""), line)
 
 
 class StructureProver:
@@ -135,9 +147,6 @@ _ORDER = {
     "urlset": ("url", ("loc", "lastmod", "changefreq", "priority")),
     "sitemapindex": ("sitemap", ("loc", "lastmod")),
 }
-_VOCABULARY = frozenset(
-    ("urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changefreq", "priority")
-)
 
 
 def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
@@ -180,6 +189,8 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
             if not in_core:
                 foreign_seen = True
                 continue
+            if local == entry_name:
+                continue  # an entry inside an entry: the reader's nested-entry says it
             if local in order:
                 position = order.index(local)
                 if foreign_seen or position < rank:
@@ -195,7 +206,7 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
             else:
                 out.append(_stray(local, f"<{entry_name}>", line))
             continue
-        if in_core and parent_core and depth == 3:
+        if in_core and parent_core and depth == 3 and parent[1] != entry_name:
             out.append(_stray(local, f"<{parent[1]}>", line))
     return out
 
@@ -203,6 +214,6 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
 def _stray(local: str, where: str, line: int) -> tuple[str, str, int]:
     """A protocol-namespace element that does not belong ``where``: misplaced when the
     protocol has it elsewhere, unknown when the protocol has no such element."""
-    if local in _VOCABULARY:
+    if local in PROTOCOL_NAMES:
         return ("misplaced-element", f"<{local}> is not allowed in {where}", line)
-    return ("unknown-sitemap-element", f"<{local}> is not an element of the protocol", line)
+    return ("unknown-element", f"<{local}> is not an element of the protocol", line)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..codes import plural
 from ..model import Issue
 from . import rules
-from .report import SET_FORMAT, SEVERITY_RANK, SUMMARY_CODE, CheckReport, FileResult
+from .report import NOT_A_FILE, SET_FORMAT, SEVERITY_RANK, SUMMARY_CODE, CheckReport, FileResult
 
 # how many places a group shows before "..."
 PLACES_SHOWN = 5
@@ -27,14 +28,14 @@ def _where(issue: Issue) -> str:
 
 
 def _head(f: FileResult) -> str:
-    if f.format == SET_FORMAT:
-        head = f.source
+    if f.format in (SET_FORMAT, NOT_A_FILE):
+        head = f.source if f.format == SET_FORMAT else f"{f.source} ({f.format})"
     else:
-        noun = "sitemaps" if f.format == "sitemapindex" else "URLs"
-        head = f"{f.source} ({f.format or 'unreadable'}, {f.entries:,} {noun})"
+        noun = "sitemap" if f.format == "sitemapindex" else "URL"
+        head = f"{f.source} ({f.format or 'unreadable'}, {plural(f.entries, noun)})"
     if not f.issues:
         return f"{head}: ok"
-    return f"{head}: {f.errors:,} errors, {f.warnings:,} warnings"
+    return f"{head}: {plural(f.errors, 'error')}, {plural(f.warnings, 'warning')}"
 
 
 def _groups(f: FileResult) -> Iterator[str]:
@@ -71,25 +72,41 @@ def _groups(f: FileResult) -> Iterator[str]:
             yield f"{_INDENT}hint: {first.hint}"
 
 
-def report_lines(report: CheckReport) -> Iterator[str]:
-    """The text form of ``report``, one line at a time (without line ends)."""
+def report_lines(report: CheckReport, *, errors_only: bool = False) -> Iterator[str]:
+    """The text form of ``report``, one line at a time (without line ends); ``errors_only``
+    (``-q``): the files with errors and their error groups, nothing else."""
     for f in report.files:
+        if errors_only and not f.errors:
+            continue
         yield _head(f)
         if f.issues:
-            yield from _groups(f)
+            groups = _groups(f)
+            yield from (_errors(groups) if errors_only else groups)
+    if errors_only:
+        return
     yield from _skipped(report.skipped)
     s = report.summary()
     yield (
-        f"checked {s['files']:,} files, {s['entries']:,} entries: "
-        f"{s['errors']:,} errors, {s['warnings']:,} warnings"
+        f"checked {plural(s['files'], 'file')}, {plural(s['entries'], 'entry', 'entries')}: "
+        f"{plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}"
     )
+
+
+def _errors(groups: Iterator[str]) -> Iterator[str]:
+    """The error groups of a file's lines (a group: its head line, then indented lines)."""
+    keep = False
+    for line in groups:
+        if not line.startswith(_INDENT):
+            keep = line.lstrip().startswith("error")
+        if keep:
+            yield line
 
 
 def _skipped(skipped: list[tuple[str, str]]) -> Iterator[str]:
     """The files of a directory left out, grouped by why, the first few named."""
     if not skipped:
         return
-    yield f"left out {len(skipped):,} files that are not sitemaps:"
+    yield f"left out {plural(len(skipped), 'file')} that {'is no sitemap' if len(skipped) == 1 else 'are not sitemaps'}:"
     why: dict[str, list[str]] = {}
     for path, reason in skipped:
         why.setdefault(reason, []).append(path)

@@ -59,8 +59,8 @@ def ping(sitemap_url: str, endpoints: tuple[str, ...], deadline: float, fmt: str
     Exit status: 0 every endpoint received it, 1 some did not, 2 usage error.
     """
     from ..announce.ping import ping_sitemap_sync
+    from ..codes import plural
     from ..errors import InvalidValue
-    from ..fetching.issues import count_noun
 
     if not endpoints:
         raise click.UsageError(NO_ENDPOINTS)
@@ -91,7 +91,7 @@ def ping(sitemap_url: str, endpoints: tuple[str, ...], deadline: float, fmt: str
         else:
             for r in results:
                 verdict = "received" if r.received else "NOT received"
-                tries = count_noun(r.attempts, "attempt")
+                tries = plural(r.attempts, "attempt")
                 out.write(f"{r.endpoint}: {verdict}: {r.message} ({tries})\n")
     sys.exit(status)
 
@@ -269,7 +269,7 @@ def _submit(
 
 
 def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) -> None:
-    from ..fetching.issues import count_noun
+    from ..codes import plural
 
     if fmt == "json":
         data = {
@@ -297,7 +297,7 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
     for b in report.batches:
         code = f"HTTP {b.status}" if b.status is not None else "no answer"
         out.write(
-            f"{b.method} {b.endpoint}: {count_noun(b.size, 'URL')} from {b.first}: "
+            f"{b.method} {b.endpoint}: {plural(b.size, 'URL')} from {b.first}: "
             f"{b.outcome} ({code}): "
             f"{b.message}\n"
         )
@@ -311,9 +311,9 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
     tries = sum(b.attempts for b in report.batches)
     unsent = len(report.batches) - sent
     out.write(
-        f"{count_noun(report.accepted, 'URL')} accepted in {count_noun(sent, 'request')}"
-        + (f" ({count_noun(tries, 'attempt')})" if tries > sent else "")
-        + (f", {count_noun(unsent, 'batch', 'batches')} not sent" if unsent else "")
+        f"{plural(report.accepted, 'URL')} accepted in {plural(sent, 'request')}"
+        + (f" ({plural(tries, 'attempt')})" if tries > sent else "")
+        + (f", {plural(unsent, 'batch', 'batches')} not sent" if unsent else "")
         + f"; {skipped:,} already sent before{memory}; {len(report.refused):,} refused "
-        f"before sending; {count_noun(report.duplicates, 'duplicate')}\n"
+        f"before sending; {plural(report.duplicates, 'duplicate')}\n"
     )

@@ -138,7 +138,9 @@ DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click con
     "Lines, paths or fsspec URLs; the set is the one --stable writes (pip install "
     "'urlset[dask]').",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print nothing but errors (entries skipped), no warnings."
+)
 @directory_options
 @log_options
 @crawl_limits

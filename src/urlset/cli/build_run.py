@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 
 import click
 
+from ..codes import plural
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
@@ -124,10 +125,13 @@ def build_sitemaps(
         _fail_build(exc)
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
-    site.print_reports(quiet)
-    hreflang = [code for code in (*report.flagged, *report.noted) if code.startswith("hreflang")]
-    if reciprocity.pages and not hreflang and not quiet:
-        click.echo(f"hreflang: {reciprocity.pages:,} pages with alternates, all reciprocal")
+        site.print_reports()
+        hreflang = [c for c in (*report.flagged, *report.noted) if c.startswith("hreflang")]
+        if reciprocity.pages and not hreflang:
+            pages = plural(reciprocity.pages, "page")
+            click.echo(f"hreflang: {pages} with alternates, all reciprocal")
+    else:  # -q: the errors only (entries skipped), none of the warnings or notes
+        _problems("skipped {}", report.rejected, report.examples)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
 
@@ -354,7 +358,8 @@ def _update_summary(report: BuildReport, out_dir: str) -> None:
     )
     click.echo(
         f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of the set's "
-        f"{len(report.files)} sitemaps, the others left in place; {report.urls:,} URLs"
+        f"{plural(len(report.files), 'sitemap')}, the others left in place; "
+        f"{plural(report.urls, 'URL')}"
     )
 
 
@@ -390,22 +395,25 @@ def _summary(
     if update:
         _update_summary(report, out_dir)
     else:
+        indexes = plural(len(report.indexes), "index", "indexes")
         echo(
-            f"wrote {len(report.files)} sitemap{'s' * (len(report.files) != 1)}"
-            f"{f' and {len(report.indexes)} index' if report.indexes else ''} to {out_dir}: "
-            f"{report.urls:,} URLs, {raw:,} bytes uncompressed, {written:,} on disk"
+            f"wrote {plural(len(report.files), 'sitemap')}"
+            f"{f' and {indexes}' if report.indexes else ''}"
+            f" to {out_dir}: {plural(report.urls, 'URL')}, {plural(raw, 'byte')} uncompressed,"
+            f" {written:,} on disk"
         )
     if report.duplicates:
-        echo(f"dropped {report.duplicates:,} duplicate URLs")
-    _problems("skipped {} entries", report.rejected, report.examples)
-    _problems("wrote {} entries without a bad value", report.kept_without, report.warnings)
-    _problems("wrote {} entries that check warns about", report.flagged, report.flag_examples)
-    _problems("wrote {} entries that check notes (info)", report.noted, report.note_examples)
+        echo(f"dropped {plural(report.duplicates, 'duplicate URL')}")
+    _problems("skipped {}", report.rejected, report.examples)
+    _problems("wrote {} without a bad value", report.kept_without, report.warnings)
+    _problems("wrote {} that check warns about", report.flagged, report.flag_examples)
+    _problems("wrote {} that check notes (info)", report.noted, report.note_examples)
     for code, note in report.notes.items():
         echo(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})", err=True)
     if report.removed:
         echo(
-            f"removed {len(report.removed)} files of the previous build: {', '.join(report.removed)}"
+            f"removed {plural(len(report.removed), 'file')} of the previous build: "
+            f"{', '.join(report.removed)}"
         )
     if cross_submit:  # the URLs' host vouches for sitemaps served elsewhere (sitemaps.org)
         echo(f"add to {report.robots_txt} (it lets the sitemaps served elsewhere list its URLs):")
@@ -421,7 +429,7 @@ def _problems(heading: str, counts: Counter[str], examples: list[str]) -> None:
         return
     total = sum(counts.values())
     by_code = ", ".join(f"{code}: {n:,}" for code, n in counts.most_common())
-    click.echo(f"{heading.format(f'{total:,}')} ({by_code})", err=True)
+    click.echo(f"{heading.format(plural(total, 'entry', 'entries'))} ({by_code})", err=True)
     for example in examples:
         click.echo(f"  {example}", err=True)
     if total > len(examples):

@@ -6,7 +6,8 @@ file, one line per code with its count and first places (``checking.text``), and
 line; or ``--format json`` / ``--format sarif``, which list each finding (up to 1,000 per
 code and file; the totals count them all), or ``--format html`` (a report page with charts;
 the ``report`` extra), to standard output or ``-o FILE``. Exit status: 0 clean, 1 issues at
-or above ``--fail-on``, 2 a usage error or a file that could not be read.
+or above ``--fail-on`` (a missing or unreadable child among them), 2 a usage error or a run
+that could not start (a file named that cannot be read, a start URL not fetched).
 """
 
 from __future__ import annotations
@@ -86,6 +87,12 @@ def _parse_now(text: str | None) -> datetime:
     help="The time a lastmod may not be after (default: the clock); for reproducible checks.",
 )
 @click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Text: only the files with errors and their errors (no warnings, no summary).",
+)
+@click.option(
     "--deadline",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
@@ -106,6 +113,7 @@ def check(
     schema: bool,
     now: str | None,
     output: str | None,
+    quiet: bool,
     deadline: float | None,
     allow_private: bool,
     sitemap_url: str | None,
@@ -121,8 +129,9 @@ def check(
     locations, an index's children; retries, concurrency, caps) and every sitemap found is
     checked the same way, each index compared with its children.
 
-    Exit status: 0 clean, 1 issues at or above --fail-on, 2 usage error or unreadable
-    input.
+    Exit status: 0 clean, 1 issues at or above --fail-on (a listed sitemap that is
+    missing or cannot be read is one), 2 usage error or a run that could not start (a file
+    named that cannot be read, a start URL not fetched).
     """
     moment = _parse_now(now)
     if fmt == "html":
@@ -138,6 +147,7 @@ def check(
             moment,
             output,
             deadline,
+            quiet,
             allow_private,
             sitemap_url,
         )
@@ -159,6 +169,7 @@ def _run(
     now: datetime,
     output: str | None = None,
     deadline: float | None = None,
+    quiet: bool = False,
     allow_private: bool = False,
     sitemap_url: str | None = None,
 ) -> int:
@@ -196,10 +207,11 @@ def _run(
         for url in urls:
             left = None if ends is None else max(ends - time.monotonic(), 0.001)
             http = HttpOptions(deadline=left, allow_private=allow_private)
-            report.files.extend(check_site(url, replace(options, base_url=None), http=http).files)
-    status = 1 if report.failed(fail_on) else 0
-    if any(i.code == "cannot-read" for i in report.issues):
-        status = 2
+            site = check_site(url, replace(options, base_url=None), http=http)
+            report.files.extend(site.files)
+            report.not_started.extend(site.not_started)
+    # 2 only when the run could not start from an argument; what it found is 1
+    status = 2 if report.not_started else 1 if report.failed(fail_on) else 0
     # a closed pipe still ends with the findings' status: the report was made
     with output_errors("check", closed_pipe_status=status):
         out = _open(output)
@@ -215,7 +227,7 @@ def _run(
             json.dump(found, out, indent=2, ensure_ascii=False)
             out.write("\n")
         else:
-            _text(report, out)
+            _text(report, out, quiet)
         out.flush()
         if output is not None:
             out.close()
@@ -240,8 +252,8 @@ def _version() -> str:
         return ""
 
 
-def _text(report: CheckReport, out: Output) -> None:
+def _text(report: CheckReport, out: Output, errors_only: bool) -> None:
     from ..checking.text import report_lines
 
-    for line in report_lines(report):
+    for line in report_lines(report, errors_only=errors_only):
         out.write(line + "\n")

@@ -47,6 +47,13 @@ def _fail(message: str) -> NoReturn:
     help="Examples of each kind in the text output.",
 )
 @click.option("--site", help="Count DB@latest and DB@-N among this site's runs only.")
+@click.option(
+    "--moves",
+    is_flag=True,
+    help="Also report locs listed in another sitemap file than before (off: a build that "
+    "names files by their content renames every file it changes; a move is no change of "
+    "the site).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr (jsonl, csv, parquet).")
 def diff(
     old: str,
@@ -55,10 +62,11 @@ def diff(
     output: str | None,
     examples: int,
     site: str | None,
+    moves: bool,
     quiet: bool,
 ) -> None:
     """Compare OLD with NEW: entries added, removed, changed (lastmod moved forward or back,
-    other fields) and moved between sitemaps.
+    other fields), and with --moves, moved between sitemaps.
 
     Each side is a stored run (DB@latest, DB@-1, DB@<run id>), a sitemap file or a
     directory of them, a site or sitemap URL (fetched), or a JSON Lines, CSV, TSV or Parquet
@@ -74,12 +82,13 @@ def diff(
     from ..store.report import summary, write_parquet
 
     try:
-        result = compare(old, new, examples=examples if fmt == "text" else 0, site=site)
+        shown = examples if fmt == "text" else 0
+        result = compare(old, new, examples=shown, site=site, moves=moves)
         if fmt == "parquet":
             assert output is not None
             write_parquet(result, output)
         else:
-            _write(result, fmt, output)
+            _write(result, fmt, output, moves)
     except StoreError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -88,11 +97,11 @@ def diff(
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         _fail(f"{type(exc).__name__}: {first}")
     if fmt != "text" and not quiet:
-        click.echo(summary(result), err=True, nl=False)
+        click.echo(summary(result, moves=moves), err=True, nl=False)
     sys.exit(1 if result.changed else 0)
 
 
-def _write(result: Diff, fmt: str, output: str | None) -> None:
+def _write(result: Diff, fmt: str, output: str | None, moves: bool) -> None:
     from ..store.report import rows, summary_json, text, write_csv, write_jsonl
 
     try:
@@ -107,7 +116,7 @@ def _write(result: Diff, fmt: str, output: str | None) -> None:
     with output_errors("diff"):
         try:
             if fmt == "text":
-                out.write(text(result))
+                out.write(text(result, moves=moves))
             elif fmt == "html":
                 from ..reports.diff import diff_html
 

@@ -155,7 +155,9 @@ def _target(value: str | None) -> tuple[str, bool]:
     callback=lambda ctx, _, value: ctx.meta.update({DASK: value}),
     help="With --sites: the Dask scheduler's address (tcp://host:8786); default: a local cluster.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary on stderr.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Only errors on stderr: no progress, warnings or summary."
+)
 def fetch(
     site_or_sitemap_url: str,
     tree: bool,

@@ -322,8 +322,7 @@ def _run(
 
         with open(report, "w", encoding="utf-8") as fh:
             fh.write(fetch_html(result, stats, made=datetime.now(UTC)))
-    if not quiet:
-        _report(result, tree)
+    _report(result, tree, quiet)
     if result.nothing:
         return 2
     return 1 if result.partial else 0
@@ -401,8 +400,9 @@ def _recorder(snapshot: str | None, start: str) -> FetchRecorder | None:
 _ERRORS_SHOWN = 10  # on stderr, beyond the failed and partial sitemaps
 
 
-def _report(result: DiscoveryResult, tree: bool) -> None:
-    """The summary on stderr: what failed, which caps were hit, partial or complete."""
+def _report(result: DiscoveryResult, tree: bool, quiet: bool = False) -> None:
+    """The summary on stderr: what failed, which caps were hit, partial or complete;
+    ``quiet``: the errors only."""
     echo: Callable[[str], None] = lambda text: click.echo(text, err=True)  # noqa: E731
     if not tree:
         shown = 0
@@ -421,8 +421,10 @@ def _report(result: DiscoveryResult, tree: bool) -> None:
         if shown > _ERRORS_SHOWN:
             echo(f"... and {shown - _ERRORS_SHOWN} more errors (--tree shows them all)")
         for issue in result.issues:
-            echo(f"{issue.severity} {issue.code}: {issue.message}")
-    echo("urlset fetch: " + summary(result))
+            if not quiet or issue.severity is Severity.ERROR:
+                echo(f"{issue.severity} {issue.code}: {issue.message}")
+    if not quiet:
+        echo("urlset fetch: " + summary(result))
 
 
 __all__ = ["run"]

@@ -43,13 +43,13 @@ def run_sites(
     except InvalidValue as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
-        from ..fetching.issues import count_noun
+        from ..codes import plural
 
         for s in summaries:
             state = f"failed: {s.failure}" if s.failure else "partial" if s.partial else "ok"
             click.echo(
-                f"{s.site}: {count_noun(s.sitemaps, 'sitemap')}, {count_noun(s.urls, 'URL')}, "
-                f"{count_noun(s.errors, 'error')}, {s.seconds:.2f} s ({state})",
+                f"{s.site}: {plural(s.sitemaps, 'sitemap')}, {plural(s.urls, 'URL')}, "
+                f"{plural(s.errors, 'error')}, {s.seconds:.2f} s ({state})",
                 err=True,
             )
     if not any(s.sitemaps for s in summaries):

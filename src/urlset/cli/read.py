@@ -37,7 +37,9 @@ INDEX_COLUMNS = ("loc", "lastmod")
     help="Write the issues as a JSON array to FILE instead of standard error.",
 )
 @click.option("--base-url", help="The URL the document came from: resolves relative locs.")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print issues to standard error.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Print only errors to standard error (no warnings)."
+)
 @click.option(
     "--max-bytes",
     type=click.IntRange(min=1),

@@ -249,7 +249,9 @@ def run(
         writer.kept = []
     with output_errors("read"):
         try:
-            _copy(result, writer, issues, print_issues=not quiet and not issues_json)
+            # -q: errors only (what makes the exit status 1); --issues-json: none on stderr
+            shown = set() if issues_json else {"error"} if quiet else {"error", "warning", "info"}
+            _copy(result, writer, issues, shown=shown)
         except OSError as exc:  # reading failed: what was read is written, then the error
             _fail(f"cannot read {source}: {exc.strerror or exc}")
         finally:
@@ -268,14 +270,14 @@ def run(
         sys.exit(1)
 
 
-def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, print_issues: bool) -> None:
-    """Entries to ``writer``, issues to ``issues`` (and stderr); on a read error, what was
-    read is still written before the error is raised."""
+def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, shown: set[str]) -> None:
+    """Entries to ``writer``, issues to ``issues`` (and those of the ``shown`` severities to
+    stderr); on a read error, what was read is still written before the error is raised."""
     try:
         for event in result:
             if type(event) is Issue:
                 issues.append(event)
-                if print_issues:
+                if event.severity in shown:
                     click.echo(str(event), err=True)
             else:
                 writer.entry(event)  # type: ignore[arg-type]

@@ -152,7 +152,7 @@ def _check(target: str, site: str | None, user_agent: str, fmt: str) -> int:
     except OSError as exc:
         click.echo(f"urlset robots: cannot read {target}: {exc.strerror or exc}", err=True)
         return 2
-    unreadable = any(i.code == "robots-unreadable" for i in report.issues)
+    unreadable = any(i.code == "robots-unavailable" for i in report.issues)
     status = 2 if unreadable else 1 if report.problems else 0
     out = Output(sys.stdout, target_name(None))
     with output_errors("robots", closed_pipe_status=status):

@@ -256,12 +256,11 @@ class SiteSources:
             crawl.run_sync()
             yield from crawl.batches()
 
-    def print_reports(self, quiet: bool) -> None:
+    def print_reports(self) -> None:
         """Each source's summary (on stdout) and what it left out (on stderr)."""
         for report in self.reports:
             lines = report.lines()
-            if not quiet:
-                click.echo(lines[0])
+            click.echo(lines[0])
             for line in lines[1:]:
                 click.echo(line, err=True)
 

@@ -304,3 +304,13 @@ class _Codes(Mapping[str, "Code"]):
 
 
 EXT_CODES: Mapping[str, Code] = _Codes()
+
+
+def _register() -> None:
+    """The extensions' rows join the one table of codes (``codes.rule`` finds them)."""
+    from ..codes import add_rows
+
+    add_rows(EXT_CODES)
+
+
+_register()

@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ..codes import plural
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
 from .http_options import HttpOptions, parse_retry_after
-from .issues import CONTENT_TYPE, FETCH_PARTIAL, HTTP_STATUS, count_noun, fetch_issue
+from .issues import CONTENT_TYPE, FETCH_PARTIAL, HTTP_STATUS, fetch_issue
 from .parse_pool import ParsePool
 from .tls import aiohttp
 from .values import FetchRequest, FetchResponse
@@ -353,8 +354,8 @@ def _stopped_early(
     return fetch_issue(
         FETCH_PARTIAL,
         Severity.ERROR,
-        f"{why}, so the download was stopped after {count_noun(body.received, 'byte')}; "
-        f"{count_noun(kept, 'entry', 'entries')} read {'is' if kept == 1 else 'are'} kept",
+        f"{why}, so the download was stopped after {plural(body.received, 'byte')}; "
+        f"{plural(kept, 'entry', 'entries')} read {'is' if kept == 1 else 'are'} kept",
         url,
     )
 

@@ -46,6 +46,7 @@ from collections.abc import Callable, Generator, Mapping
 from typing import Literal
 from urllib.parse import urlsplit
 
+from ..codes import plural
 from ..model import Severity
 from .issues import (
     CACHE_OUTDATED,
@@ -77,7 +78,6 @@ from .issues import (
     TOO_MANY_REDIRECTS,
     UNCHANGED,
     URL_LIMIT,
-    count_noun,
     fetch_issue,
     quiet,
 )
@@ -275,12 +275,12 @@ class Discovery(RobotsStage, SitemapStage):
                 fetch_issue(
                     code,
                     Severity.WARNING,
-                    f"{count_noun(self._skipped_by_cap, 'listed sitemap')} "
+                    f"{plural(self._skipped_by_cap, 'listed sitemap')} "
                     f"{'was' if self._skipped_by_cap == 1 else 'were'} not fetched: the cap of "
                     + (
-                        count_noun(self.options.max_sitemaps, "sitemap")
+                        plural(self.options.max_sitemaps, "sitemap")
                         if code == SITEMAP_LIMIT
-                        else count_noun(self.options.max_urls, "URL")
+                        else plural(self.options.max_urls, "URL")
                     )
                     + " was reached",
                     self.start,

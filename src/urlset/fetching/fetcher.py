@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from ..codes import plural
 from ..errors import InvalidValue
 from ..model import Issue, Severity
 from ..urls import host_of, to_uri
@@ -39,7 +40,6 @@ from .issues import (
     FETCH_TIMEOUT,
     REDIRECT_LOOP,
     TOO_MANY_REDIRECTS,
-    count_noun,
     fetch_issue,
 )
 from .parse_pool import ParsePool
@@ -405,12 +405,12 @@ def _given_up(
 ) -> FetchResponse:
     """The answer after the last attempt: what was read of a body cut off, labelled
     partial, or the failure."""
-    tries = f" (after {count_noun(attempts, 'attempt')})" if attempts > 1 else ""
+    tries = f" (after {plural(attempts, 'attempt')})" if attempts > 1 else ""
     if best is not None:
         kept = sum(1 for i in best.items if type(i) is not Issue) + len(best.urls or ())
         message = (
-            f"{failure.reason}{tries}; the {count_noun(kept, 'entry', 'entries')} read from "
-            f"the first {count_noun(best.bytes_received, 'byte')} "
+            f"{failure.reason}{tries}; the {plural(kept, 'entry', 'entries')} read from "
+            f"the first {plural(best.bytes_received, 'byte')} "
             f"{'is' if kept == 1 else 'are'} kept"
         )
         # labelled partial: cut off by the run's deadline, or by a reset or a timeout

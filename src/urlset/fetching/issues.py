@@ -2,7 +2,7 @@
 
 Takes nothing in; gives out the fetch-specific codes (FETCH_CODES), ``fetch_issue`` to make
 an Issue about a whole document, ``quiet`` to turn an expected failure into information, and
-the reader codes that mean a document was read only in part, ``count_noun``.
+the reader codes that mean a document was read only in part, ``plural``.
 """
 
 from __future__ import annotations
@@ -92,11 +92,6 @@ INCOMPLETE_CODES = frozenset(
         DEADLINE,  # on a document with entries: cut off by the run's deadline
     }
 )
-
-
-def count_noun(n: int, noun: str, nouns: str | None = None) -> str:
-    """``n`` and the noun in the number it needs: "1 attempt", "3 attempts", "0 entries"."""
-    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
 
 
 def quiet(issue: Issue) -> Issue:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..codes import plural
 from ..model import Issue
-from .issues import count_noun
 from .values import DiscoveryResult, NodeState, SitemapNode
 
 
@@ -33,13 +33,13 @@ def _describe(node: SitemapNode) -> str:
     if node.kind == "robots":
         parts.append("robots.txt")
         if node.ok:
-            parts.append(f"{count_noun(node.ref_count, 'sitemap')} named")
+            parts.append(f"{plural(node.ref_count, 'sitemap')} named")
     elif node.format:
         parts.append(node.format)
         if node.format == "sitemapindex":
-            parts.append(count_noun(node.ref_count, "sitemap"))
+            parts.append(plural(node.ref_count, "sitemap"))
         else:
-            parts.append(count_noun(node.url_count, "URL"))
+            parts.append(plural(node.url_count, "URL"))
     if node.state is NodeState.UNCHANGED:
         parts.append("not requested: index lastmod unchanged")
     elif node.status is not None:
@@ -144,16 +144,14 @@ def summary(result: DiscoveryResult) -> str:
     label = "PARTIAL result" if result.partial else "complete"
     if result.nothing:
         label = "nothing read"
-    text = (
-        f"{count_noun(result.sitemaps_read, 'sitemap')} read, {count_noun(result.url_count, 'URL')}"
-    )
+    text = f"{plural(result.sitemaps_read, 'sitemap')} read, {plural(result.url_count, 'URL')}"
     if result.failed:
         text += f", {len(result.failed)} failed"
     if result.incomplete:
         text += f", {len(result.incomplete)} read in part"
     errors = len(result.errors)
     if errors:
-        text += f", {count_noun(errors, 'error')}"
+        text += f", {plural(errors, 'error')}"
     if result.limits_hit:
         text += f", stopped by {', '.join(result.limits_hit)}"
     return f"{text}: {label}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit
 
+from ..codes import rule
 from ..errors import InvalidValue
 from ..model import Severity
 from ..urls import to_uri
@@ -83,7 +84,7 @@ class RobotsStage(Admission):
                 node.issues.append(
                     fetch_issue(
                         ROBOTS_BAD_SITEMAP,
-                        Severity.WARNING,
+                        rule(ROBOTS_BAD_SITEMAP).severity,
                         f"Sitemap: {value!r} is an unrendered template placeholder; skipped",
                         node.url,
                     )
@@ -96,7 +97,7 @@ class RobotsStage(Admission):
                 node.issues.append(
                     fetch_issue(
                         ROBOTS_BAD_SITEMAP,
-                        Severity.WARNING,
+                        rule(ROBOTS_BAD_SITEMAP).severity,
                         f"Sitemap: {value!r} is not a usable URL ({exc.reason})",
                         node.url,
                     )
@@ -106,7 +107,7 @@ class RobotsStage(Admission):
                 node.issues.append(
                     fetch_issue(
                         ROBOTS_RELATIVE_SITEMAP,
-                        Severity.WARNING,
+                        rule(ROBOTS_RELATIVE_SITEMAP).severity,
                         f"Sitemap: {value!r} is relative; read as {loc}",
                         node.url,
                         "write the full URL, as the protocol asks",
@@ -119,7 +120,7 @@ class RobotsStage(Admission):
             node.issues.append(
                 fetch_issue(
                     ROBOTS_NO_SITEMAPS,
-                    Severity.INFO,
+                    rule(ROBOTS_NO_SITEMAPS).severity,
                     "robots.txt names no sitemap; trying well-known locations",
                     node.url,
                 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..codes import plural
 from ..model import Issue, Severity, SitemapRef, Url
 from .admission import Admission
 from .issues import (
@@ -21,7 +22,6 @@ from .issues import (
     NOT_MODIFIED,
     UNCHANGED,
     URL_LIMIT,
-    count_noun,
     fetch_issue,
     quiet,
 )
@@ -180,7 +180,7 @@ class SitemapStage(Admission):
                     URL_LIMIT,
                     Severity.WARNING,
                     f"the URL cap ({self.options.max_urls:,}) was reached; "
-                    f"{count_noun(dropped, 'URL')} of this sitemap "
+                    f"{plural(dropped, 'URL')} of this sitemap "
                     f"{'was' if dropped == 1 else 'were'} left out",
                     node.url,
                     "raise --max-urls",

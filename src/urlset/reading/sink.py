@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from .._core import RecordRenderer, SeenLocs
-from ..codes import CODES
+from ..codes import CODES, rule
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
-from ..extensions import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import PLAIN_HOST, non_production_host, to_uri
+from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped
 
 if TYPE_CHECKING:
     from .rendered import RenderSpec
@@ -121,6 +120,9 @@ class Sink:
         self.origins: set[str] = set()
         self.dev_hosts: set[str] = set()
         self.per_code: dict[str, int] = {}
+        # locs made URIs so far (issues of either code): the compiled core gives the texts
+        # of the first MAX_ISSUES_PER_CODE of them (``converted_listed``)
+        self.made_uris = 0
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
@@ -136,7 +138,7 @@ class Sink:
             column += self.col_shift
         if line:
             line += self.line_shift
-        row = CODES.get(code) or EXT_CODES[code]
+        row = rule(code)
         self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
 
     def finish(self) -> None:
@@ -144,7 +146,7 @@ class Sink:
             if n > MAX_ISSUES_PER_CODE:
                 more = n - MAX_ISSUES_PER_CODE
                 row = CODES["too-many-errors"]
-                counted = (CODES.get(code) or EXT_CODES[code]).severity
+                counted = rule(code).severity
                 self.out.append(
                     Issue(
                         "too-many-errors",
@@ -169,7 +171,7 @@ class Sink:
         if self.count == protocol:
             what = "sitemaps" if index else "URLs"
             self.issue(
-                "too-many-entries",
+                "too-many-sitemaps" if index else "too-many-urls",
                 f"more than {protocol:,} {what}; the protocol allows {protocol:,} per file",
             )
         self.next_check = limit if self.count < limit else self.count + 1
@@ -277,19 +279,26 @@ class Sink:
         return None
 
     def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
-        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ."""
+        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ,
+        as ``url-not-escaped`` when the text holds spaces or characters a URI never holds
+        (the protocol's "must be URL-escaped"), else ``normalized-url``: the codes a check
+        gives. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
+        ``normalized-url`` unjudged, as the compiled core's runs give no texts past them."""
         if uri != text:
-            if self.per_code.get("normalized-url", 0) >= MAX_ISSUES_PER_CODE:
-                self.per_code["normalized-url"] += 1  # counted only: no message to build
+            self.made_uris += 1
+            past = self.made_uris > MAX_ISSUES_PER_CODE
+            code = "url-not-escaped" if not past and unescaped(text) else "normalized-url"
+            if past or self.per_code.get(code, 0) >= MAX_ISSUES_PER_CODE:
+                self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
             else:
                 shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue("normalized-url", f"{shown!r} read as {uri}", line, column)
+                self.issue(code, f"{shown!r} read as {uri}", line, column)
         return uri
 
     def converted_listed(self) -> int:
         """How many more locs made URIs are listed as issues (the rest only counted): the
         compiled core gives the texts of so many (``converted_run``)."""
-        return max(MAX_ISSUES_PER_CODE - self.per_code.get("normalized-url", 0), 0)
+        return max(MAX_ISSUES_PER_CODE - self.made_uris, 0)
 
     def converted_run(self, found: Sequence[tuple[int, int, str | None, str]]) -> None:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
@@ -304,8 +313,10 @@ class Sink:
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line)
-        if len(found) > listed:
-            self.per_code["normalized-url"] += len(found) - listed
+        if len(found) > listed:  # past the listed ones, without their texts: counted here
+            more = len(found) - listed
+            self.made_uris += more
+            self.per_code["normalized-url"] = self.per_code.get("normalized-url", 0) + more
 
     def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
         """``text``, a relative URL, resolved against ``base_url`` (reported), or None with

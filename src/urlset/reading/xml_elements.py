@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..dates import Lastmod
-from ..model import ChangeFreq, SitemapRef, Url
+from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
 from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
@@ -59,6 +59,8 @@ class ElementReader:
         self.root_local = ""
         # the entries open now: [depth, ended by a nested entry, is an entry element]
         self.open: list[list[Any]] = []
+        # unexpected elements reported: one finding per code and tag, at its first place
+        self.strays: set[tuple[str, str]] = set()
 
     def events(self, events: Sequence[tuple[str, Any]], truncated: bool) -> None:
         last = _last_cut(self, events) if truncated else -1
@@ -190,12 +192,10 @@ class ElementReader:
         self.root_ended = True
 
     def unknown(self, el: Any) -> None:
+        """An element the protocol does not expect here: each code and tag once (``stray``)."""
         tag = el.tag
-        if not isinstance(tag, str) or self.status.format in ("rss", "atom"):
-            return
-        ns, local = split_tag(tag)
-        shown = f"{{{ns}}}{local}" if ns else local
-        self.sink.issue("unknown-element", f"<{shown}> is not expected here", el.sourceline or 0)
+        if isinstance(tag, str) and self.status.format not in ("rss", "atom"):
+            stray(self.sink, self.strays, self.core_ns, tag, el.sourceline or 0)
 
     def text(self, el: Any, line: int) -> str | None:
         text: str | None = el.text
@@ -420,3 +420,18 @@ def _resolve_href(sink: Sink, el: Any, line: int) -> None:
     uri = sink.resolve(text, el.sourceline or line, what="hreflang href ")
     if uri is not None:
         el.set("href", uri)
+
+
+def stray(
+    sink: Sink, strays: set[tuple[str, str]], core: frozenset[str], tag: str, line: int
+) -> None:
+    """``misplaced-element`` for one of the protocol's names, ``unknown-element`` for any other
+    (search engines skip it); each code and tag once, at its first place, as a check says."""
+    ns, local = split_tag(tag)
+    shown = f"{{{ns}}}{local}" if ns else local
+    misplaced = ns in core and local in PROTOCOL_NAMES
+    code = "misplaced-element" if misplaced else "unknown-element"
+    if (code, shown) not in strays:
+        strays.add((code, shown))
+        what = "in the wrong place" if misplaced else "not expected here"
+        sink.issue(code, f"<{shown}> is {what}", line)

@@ -62,13 +62,13 @@ class DiffStats:
             locs, lastmods = batch[kind]
             locs.append(row["loc"])
             lastmods.append("" if lastmod is None else str(lastmod))
-            fields = (row["fields"] or "").split(",")
+            fields = row["fields"] or ()
             if kind == "changed":
                 for name in fields:
                     if name == "lastmod" and row["lastmod_change"] in ("forward", "back"):
                         name = f"lastmod {row['lastmod_change']}"
                     self.fields[name] += 1
-            if "sitemap" in fields:  # moved, with its fields changed too or not
+            if kind == "moved":  # a changed loc that moved too counts as changed only
                 self.moves[(str(row["old_sitemap"]), str(row["new_sitemap"]))] += 1
             if len(self.examples[kind]) < EXAMPLES:
                 self.examples[kind].append(row)
@@ -122,7 +122,7 @@ def _summary(summary: Mapping[str, Any], compared_sitemaps: bool) -> Html:
         Tile("added", c["added"]),
         Tile("removed", c["removed"], "error" if c["removed"] else ""),
         Tile("changed", c["changed"]),
-        Tile("moved", c["moved"]),
+        *([Tile("moved", c["moved"])] if compared_sitemaps else []),
     ]
     changed = sum(c[k] for k in KINDS)
     if not changed:
@@ -135,7 +135,13 @@ def _summary(summary: Mapping[str, Any], compared_sitemaps: bool) -> Html:
         )
     notes = [tiles(items), Html(verdict)]
     if not compared_sitemaps:
-        notes.append(note("The sides share no sitemap, so moves between sitemaps are not counted."))
+        notes.append(
+            note(
+                "Moves between sitemaps are not counted (a rebuild that names files by their"
+                " content renames them all; --moves compares the sitemaps when the sides"
+                " share their names)."
+            )
+        )
     if c.get("old_duplicates") or c.get("new_duplicates"):
         notes.append(
             note(
@@ -152,8 +158,8 @@ def _kinds(counts: Mapping[str, int], found: DiffStats) -> Html:
     parts = [
         figure(
             svg,
-            "Locs added, removed, changed (in any field) and moved between sitemaps (a moved loc"
-            " whose fields changed too counts under both).",
+            "Locs added, removed, changed (in any field) and, when asked for, moved between"
+            " sitemaps (a moved loc whose fields changed too counts as changed).",
         )
     ]
     if found.fields:
@@ -218,7 +224,12 @@ def _examples(counts: Mapping[str, int], found: DiffStats) -> Html:
                 Column("new lastmod"),
             ]
             rows = [
-                (r["loc"], r["fields"] or "", _text(r["old_lastmod"]), _text(r["new_lastmod"]))
+                (
+                    r["loc"],
+                    ", ".join(r["fields"] or ()),
+                    _text(r["old_lastmod"]),
+                    _text(r["new_lastmod"]),
+                )
                 for r in shown
             ]
         elif kind == "moved":

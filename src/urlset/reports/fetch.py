@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..codes import CODES
+from ..codes import rule
 from ..fetching.parse_pool import columns_of
 from ..fetching.report import size_text, summary
 from ..fetching.values import DiscoveryResult, NodeState, SitemapNode, SitemapRead
@@ -88,9 +88,11 @@ def fetch_html(
 
 
 def _title(code: str) -> str:
-    """The reader's title of a code (the fetch's own codes have none: their message says)."""
-    found = CODES.get(code)
-    return found.title if found is not None else ""
+    """The title of a code in the one table (none for a code without a row)."""
+    try:
+        return rule(code).title
+    except KeyError:
+        return ""
 
 
 def _summary(result: DiscoveryResult, nodes: list[SitemapNode], stats: UrlStats) -> Html:

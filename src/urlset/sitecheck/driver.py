@@ -122,6 +122,11 @@ class _SiteCheck:
             whole.issues = [_as_check_issue(i, whole.source) for i in run.issues]
             report.files.append(whole)
         attach_set_findings(self.pool, report)
+        if run.nothing and any(
+            root.failed and root.via == "start" and root.url not in self.results
+            for root in run.roots
+        ):  # the start was not fetched at all (an answer that is no sitemap is a finding)
+            report.not_started.append(run.start)
         return report
 
     def _result(self, node: SitemapNode) -> FileResult | None:
@@ -141,7 +146,11 @@ class _SiteCheck:
             else:  # the fetch's errors said once, as the one error of the document
                 failures = [i for i in fetched if i.severity == Severity.ERROR]
                 why = "; ".join(i.message for i in failures) or str(node.state)
-                issue = rules.make_issue("cannot-read", f"{node.url}: {why}", source=node.url)
+                # a sitemap an index lists that is not there is the directory check's
+                # missing child; any other failure, a document that could not be read
+                gone = node.via == "index" and node.status in (404, 410)
+                code = "missing-child" if gone else "cannot-read"
+                issue = rules.make_issue(code, f"{node.url}: {why}", source=node.url)
                 result = FileResult(node.url, [issue], url=node.final_url)
                 fetched = [i for i in fetched if i.severity != Severity.ERROR]
         result.issues = sorted([*result.issues, *fetched], key=lambda i: (i.line, i.column))

@@ -31,13 +31,13 @@ from datetime import UTC
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..codes import plural
 from ..dates import parse_http_date
 from ..errors import InputError, InvalidValue
 from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
-from ..fetching.issues import count_noun
 from ..fetching.values import FetchRequest, FetchResponse, SitemapRead
 from ..model import Url
 from ..patterns import lazy
@@ -246,7 +246,7 @@ class Crawl:
         discovery = DiscoveryOptions(max_urls=self.options.max_pages, max_sitemaps=100)
         await run_flow(discover(self.origin + "/", discovery), fetcher.fetch, on_read=collect)
         if found:
-            self.report.notes.append(f"{count_noun(found, 'URL')} found in the site's sitemaps")
+            self.report.notes.append(f"{plural(found, 'URL')} found in the site's sitemaps")
 
     def _discover(self, url: str, depth: int) -> None:
         """A URL found (a link, a canonical, a sitemap entry): queued once if it may be
@@ -350,9 +350,7 @@ class Crawl:
             self.report.leave_out("not an HTML page", f"{final} ({media})")
             return None
         if response.truncated:
-            self.report.notes.append(
-                f"{final}: cut off at {count_noun(len(response.body), 'byte')}"
-            )
+            self.report.notes.append(f"{final}: cut off at {plural(len(response.body), 'byte')}")
         return final
 
     def _notes(self) -> None:
@@ -363,7 +361,7 @@ class Crawl:
                 else "the time limit"
             )
             self.report.notes.append(
-                f"{count_noun(self._unvisited, 'URL')} found "
+                f"{plural(self._unvisited, 'URL')} found "
                 f"{'was' if self._unvisited == 1 else 'were'} not requested: {limit} was reached"
             )
-        self.report.notes.append(f"{count_noun(self.requested, 'page')} requested")
+        self.report.notes.append(f"{plural(self.requested, 'page')} requested")

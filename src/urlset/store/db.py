@@ -36,6 +36,12 @@ def connect(
         con = db.connect(path, read_only=read_only)
     except db.Error as exc:
         raise StoreError(f"cannot open the snapshot store {path}: {_first_line(exc)}") from None
+    return configured(con, memory_limit)
+
+
+def configured(con: Any, memory_limit: str = MEMORY_LIMIT) -> Any:
+    """``con`` (a new connection, or a cursor of one: another session of its database) set
+    up as the store needs it."""
     con.execute(f"SET TimeZone = 'UTC'; SET memory_limit = '{memory_limit}'")
     # no progress bar: DuckDB would draw it on standard output, among a command's output
     con.execute("SET preserve_insertion_order = false; SET enable_progress_bar = false")

@@ -20,10 +20,13 @@ Rules:
   ``forward`` or ``back`` when both lastmods are instants and they differ, ``other`` when the
   text differs at the same instant (a precision change: "2014" and "2014-01-01") or a lastmod
   appeared or went;
-- moved: the sitemaps listing a loc differ, compared only when both sides name the sitemaps
-  of their entries and share at least one sitemap name (a fetch of a site and a directory of
-  its files name them differently). A moved loc whose fields also changed is ``changed``
-  (with ``sitemap`` among its fields) and counted in both.
+- moved: the sitemaps listing a loc differ; compared only when asked (``moves``: a build
+  that names its files by their content renames every file it changes, and a move between
+  files is no change of the site), when both sides name the sitemaps of their entries and
+  share at least one sitemap name (a fetch of a site and a directory of its files name them
+  differently). A moved loc whose fields also changed is ``changed`` (with ``sitemap``
+  among its fields), counted once, as changed: the counts add up to the rows.
+- ``fields`` is a list of the field names that differ (as ``build --changes`` writes them).
 """
 
 from __future__ import annotations
@@ -117,13 +120,20 @@ def _collapsed(side: Side) -> str:
 
 
 def diff_sides(
-    con: Any, old: Side, new: Side, *, examples: int = 5, name: str = "urlset_diff"
+    con: Any,
+    old: Side,
+    new: Side,
+    *,
+    examples: int = 5,
+    name: str = "urlset_diff",
+    moves: bool = False,
 ) -> Diff:
-    """Compare two loaded sides in ``con``; the result's rows are in temp table ``name``."""
+    """Compare two loaded sides in ``con``; the result's rows are in temp table ``name``.
+    ``moves``: also report locs listed in other sitemaps than before."""
     o_src, o_where = _base(con, old, f"{name}_old")
     n_src, n_where = _base(con, new, f"{name}_new")
     o, n = f"(SELECT * FROM {o_src} WHERE {o_where})", f"(SELECT * FROM {n_src} WHERE {n_where})"
-    compare = old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
+    compare = moves and old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
     entry = "xor(h, sh)" if compare else "h"
     # pass 1: rows without an identical twin (same entry hash and key) on the other side
     con.execute(
@@ -162,7 +172,7 @@ def diff_sides(
         SELECT CASE WHEN is_new THEN 'added' WHEN is_gone THEN 'removed'
                 WHEN field_list = 'sitemap' THEN 'moved' ELSE 'changed' END AS change,
             loc,
-            CASE WHEN is_new OR is_gone THEN NULL ELSE field_list END
+            CASE WHEN is_new OR is_gone THEN NULL ELSE string_split(field_list, ',') END
                 AS fields,
             CASE WHEN is_new OR is_gone THEN NULL ELSE lastmod_change END AS lastmod_change,
             * EXCLUDE (loc, is_new, is_gone, field_list, lastmod_change)
@@ -198,8 +208,8 @@ def _counts(con: Any, name: str, old: Side, new: Side) -> dict[str, int]:
             count(*) FILTER (change = 'changed'),
             count(*) FILTER (lastmod_change = 'forward'), count(*) FILTER (lastmod_change = 'back'),
             count(*) FILTER (change = 'changed' AND (lastmod_change = 'other'
-                OR list_has_any(string_split(fields, ','), ['changefreq', 'priority', 'extensions']))),
-            count(*) FILTER (contains(coalesce(fields, ''), 'sitemap'))
+                OR list_has_any(fields, ['changefreq', 'priority', 'extensions']))),
+            count(*) FILTER (change = 'moved')
         FROM {name}"""
     ).fetchall()[0]
     counts = dict(zip(COUNTS, (int(v or 0) for v in row), strict=True))
@@ -227,14 +237,22 @@ def _examples(con: Any, name: str, limit: int) -> dict[str, list[dict[str, Any]]
 
 
 def compare(
-    old: str, new: str, *, examples: int = 5, site: str | None = None, con: Any = None
+    old: str,
+    new: str,
+    *,
+    examples: int = 5,
+    site: str | None = None,
+    con: Any = None,
+    moves: bool = False,
 ) -> Diff:
     """Load two sides (``sources.load`` specs: ``DB@latest``, a URL, a directory, a sitemap
-    or an entries file) and diff them, on ``con`` or a new in-memory connection."""
+    or an entries file) and diff them, on ``con`` or a new in-memory connection; ``moves``
+    also reports locs that moved between sitemaps."""
     from .db import connect
-    from .sources import load
+    from .sources import load, shared_connection
 
-    con = con if con is not None else connect()
+    if con is None:  # in the database of a store open on a side's file, if one is
+        con = shared_connection(old, new) or connect()
     old_side = load(con, old, "urlset_old", site=site)
     new_side = load(con, new, "urlset_new", site=site)
-    return diff_sides(con, old_side, new_side, examples=examples)
+    return diff_sides(con, old_side, new_side, examples=examples, moves=moves)

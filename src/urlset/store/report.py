@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from ..codes import plural
 from .diff import DIFF_COLUMNS, KINDS, Diff
 from .snapshot import _quote
 
@@ -17,19 +18,23 @@ class TextOut(Protocol):
     def write(self, text: str, /) -> int: ...
 
 
-def summary(diff: Diff) -> str:
-    """Counts, one line each, then the duplicates when there are any."""
+def summary(diff: Diff, *, moves: bool = False) -> str:
+    """Counts, one line each, then the duplicates when there are any; ``moves``: they were
+    asked for (the moved line says when the sides share no sitemap to compare)."""
     c = diff.counts
     lines = [
-        f"old: {diff.old.label}: {c['old_urls']:,} entries",
-        f"new: {diff.new.label}: {c['new_urls']:,} entries",
+        f"old: {diff.old.label}: {plural(c['old_urls'], 'entry', 'entries')}",
+        f"new: {diff.new.label}: {plural(c['new_urls'], 'entry', 'entries')}",
         f"added    {c['added']:>10,}",
         f"removed  {c['removed']:>10,}",
         f"changed  {c['changed']:>10,}  (lastmod forward {c['lastmod_forward']:,}, back"
         f" {c['lastmod_back']:,}; other fields {c['other_fields']:,})",
-        f"moved    {c['moved']:>10,}"
-        + ("" if diff.compared_sitemaps else "  (sitemaps not compared: the sides share none)"),
     ]
+    if moves:
+        lines.append(
+            f"moved    {c['moved']:>10,}"
+            + ("" if diff.compared_sitemaps else "  (sitemaps not compared: the sides share none)")
+        )
     if c["old_duplicates"] or c["new_duplicates"]:
         lines.append(
             f"repeated locs: old {c['old_duplicates']:,}, new {c['new_duplicates']:,}"
@@ -45,7 +50,7 @@ def _describe(row: dict[str, Any]) -> str:
     if kind == "moved":
         return f"{row['loc']}  {row['old_sitemap']} -> {row['new_sitemap']}"
     parts = []
-    for name in (row["fields"] or "").split(","):
+    for name in row["fields"] or ():
         old, new = row[f"old_{name}"], row[f"new_{name}"]
         if name == "extensions":
             parts.append("extensions")
@@ -61,9 +66,9 @@ def _show(value: Any) -> str:
     return "(none)" if value is None else str(value)
 
 
-def text(diff: Diff) -> str:
+def text(diff: Diff, *, moves: bool = False) -> str:
     """The summary, then the examples of each kind."""
-    out = [summary(diff)]
+    out = [summary(diff, moves=moves)]
     for kind in KINDS:
         rows = diff.examples.get(kind) or []
         if rows:
@@ -95,7 +100,14 @@ def write_csv(diff: Diff, out: TextOut) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(DIFF_COLUMNS)
     for row in rows(diff):
-        writer.writerow(["" if row[c] is None else row[c] for c in DIFF_COLUMNS])
+        writer.writerow([_cell(row[c]) for c in DIFF_COLUMNS])
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: nothing for none, a list (``fields``) as its names joined by commas."""
+    if value is None:
+        return ""
+    return ",".join(value) if isinstance(value, list) else value
 
 
 def write_parquet(diff: Diff, path: str) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import Issue
 from ..reading.output import UrlColumns
-from .db import StoreError, arrow_table, connect
+from .db import StoreError, arrow_table, configured, connect
 from .entries import COLUMNS, TABLE_DDL, Batches, distinct_locs, keyed, select_list
 
 SCHEMA = f"""
@@ -40,6 +40,16 @@ CREATE TABLE IF NOT EXISTS issues (
 );
 """
 RUN_REF = re.compile(r"latest|-\d+|\d+")
+# the stores open in this process, by the file's absolute path: DuckDB refuses a second
+# connection to a file with another configuration (read-only beside read-write), so a
+# read-only store or a diff of a file whose store is open shares its database (a notebook
+# keeps a store open and diffs its runs)
+_OPEN: dict[str, SnapshotStore] = {}
+
+
+def open_store(path: str | os.PathLike[str]) -> SnapshotStore | None:
+    """The store open on the file ``path`` in this process, if one is."""
+    return _OPEN.get(os.path.abspath(os.fspath(path)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +73,31 @@ class SnapshotStore:
         self.path = os.fspath(path)
         if read_only and self.path != ":memory:" and not os.path.isfile(self.path):
             raise StoreError(f"no snapshot store at {self.path}: store a run first with --snapshot")
-        self.con = connect(self.path, read_only=read_only)
+        key = os.path.abspath(self.path) if self.path != ":memory:" else ""
+        owner = _OPEN.get(key) if key else None
+        # a reader beside a store open in this process shares its database; otherwise this
+        # store owns its connection, and is the one others share while it is open
+        self._key = "" if owner is not None else key
+        self.con: Any
+        if owner is not None and read_only:
+            self.con = configured(owner.con.cursor())
+        else:
+            self.con = connect(self.path, read_only=read_only)
+            if self._key:
+                _OPEN.setdefault(self._key, self)
         if not read_only:
             self.con.execute(SCHEMA)
         _check_keys(self.con, self.path)
 
     def close(self) -> None:
+        if self._key and _OPEN.get(self._key) is self:
+            del _OPEN[self._key]
         self.con.close()
+
+    def shared_connection(self) -> Any:
+        """Another session of this store's database (a cursor), set up as the store's: what
+        a diff of its runs joins in while the store stays open."""
+        return configured(self.con.cursor())
 
     def __enter__(self) -> SnapshotStore:
         return self

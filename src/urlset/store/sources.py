@@ -25,7 +25,7 @@ from ..model import Url
 from ..reading.output import UrlColumns
 from .db import StoreError
 from .entries import TEXT_COLUMNS, Batches, distinct_locs, keyed, select_list
-from .snapshot import RUN_REF, SnapshotStore, _quote
+from .snapshot import RUN_REF, SnapshotStore, _quote, open_store
 
 SNAPSHOT = re.compile(rf"(?P<db>.+)@(?P<run>{RUN_REF.pattern})")
 SITEMAP_SUFFIXES = (".xml", ".gz", ".txt", ".rss", ".atom")
@@ -50,6 +50,18 @@ class Side:
     def table(self) -> str:
         """The side's keyed rows as a table expression."""
         return f"(SELECT {select_list()} FROM {self.source} WHERE {self.where})"
+
+
+def shared_connection(*specs: str) -> Any:
+    """A session of the database of a store open in this process that a spec names
+    (``DB@run``), or None: a diff run there reads the store's runs as they are, where a
+    second connection to the file would be refused."""
+    for spec in specs:
+        match = SNAPSHOT.fullmatch(spec)
+        store = open_store(match["db"]) if match else None
+        if store is not None:
+            return store.shared_connection()
+    return None
 
 
 def load(

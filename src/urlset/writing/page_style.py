@@ -7,6 +7,8 @@ Beside ``sitemap.xsl``, the look of a sitemap in a browser that applies XSLT.
 
 from __future__ import annotations
 
+from ..codes import plural
+
 PAGE_CSS = """
 :root { color-scheme: light; --ink: #111827; --muted: #4b5563; --line: #e5e7eb;
   --error: #b91c1c; --warning: #b45309; --info: #4b5563; --ok: #15803d; --accent: #1d4ed8; }
@@ -72,4 +74,4 @@ def number(n: int | float) -> str:
 
 def count(n: int, noun: str) -> str:
     """``1 URL``, ``2 URLs``: the number with its noun, plural when it is not one."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+    return plural(n, noun)
