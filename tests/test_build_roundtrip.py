@@ -284,7 +284,7 @@ def test_build_reports_the_set_wide_and_info_findings_as_check_does(tmp_path: Pa
         }
     )
     assert "all reciprocal" not in stdout
-    assert "wrote 1 entries that check warns about (hreflang-unlisted: 1)" in err
+    assert "wrote 1 entry that check warns about (hreflang-unlisted: 1)" in err
     assert "check notes (info) (image-deprecated-field: 1, hreflang-unverified: 1)" in err
 
 
