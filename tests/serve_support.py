@@ -112,7 +112,7 @@ CRAWLER = {"Accept-Encoding": "gzip"}
 
 
 class LaterWsgi:
-    """A WSGI app set once the server's address is known (the README's code names the site,
+    """A WSGI app set once the server's address is known (the docs' code names the site,
     which is that address)."""
 
     app: Any = None

@@ -1,7 +1,13 @@
 """The public surface is small and explicit: changing it is a decision, so it is guarded here."""
 
+import importlib
+import importlib.util
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import urlset
 
@@ -59,19 +65,42 @@ def test_documented_functions_work_in_any_import_order(tmp_path: object) -> None
         assert out.stdout.split() == ["True", "True"], calls
 
 
-def test_readme_names_only_public_functions() -> None:
-    """Every ``urlset.<name>`` the README shows as a call or import is in __all__ (or a module)."""
-    import importlib
-    import re
-    from pathlib import Path
+# the pages users read: the README and every page of the documentation site
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    named = set(re.findall(r"`urlset\.([a-z_]+)\(", readme))
-    named |= {
-        n.strip()
-        for group in re.findall(r"from urlset import ([\w, ]+)", readme)
-        for n in group.split(",")
+
+def _imported_names(text: str, module: str) -> set[str]:
+    """The names of ``from <module> import ...``, on one line or in parentheses."""
+    prefix = r"from " + re.escape(module) + r" import "
+    groups = re.findall(prefix + r"\(([^)]*)\)", text) + re.findall(prefix + r"([\w, ]+)", text)
+    return {
+        name.split(" as ")[0].strip()
+        for group in groups
+        for name in group.split(",")
+        if name.split(" as ")[0].strip()
     }
-    assert named, "the README names functions"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_the_docs_name_only_public_functions(page: Path) -> None:
+    """Every ``urlset.<name>`` a page calls, imports or documents (``::: urlset.<name>``) is in
+    __all__ (or a module), and every name it imports from a submodule is that module's and
+    public."""
+    text = page.read_text(encoding="utf-8")
+    named = set(re.findall(r"\burlset\.([A-Za-z_]\w*)\(", text))
+    named |= _imported_names(text, "urlset")
+    named |= set(re.findall(r"^::: urlset\.(\w+)$", text, re.M))
     for name in sorted(named):
         assert name in urlset.__all__ or importlib.util.find_spec(f"urlset.{name}"), name
+    for module_name in sorted(set(re.findall(r"from (urlset\.[\w.]+) import", text))):
+        module = importlib.import_module(module_name)
+        for name in sorted(_imported_names(text, module_name)):
+            assert not name.startswith("_") and hasattr(module, name), f"{module_name}.{name}"
+
+
+def test_the_docs_name_functions() -> None:
+    """The check above reads what the pages hold: the README and the API reference name some."""
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    assert {"write_sitemaps", "read_file", "Url"} <= _imported_names(text, "urlset")
+    assert "LiveSet" in _imported_names(text, "urlset.serve")

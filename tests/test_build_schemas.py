@@ -88,7 +88,7 @@ def lines(draw: st.DrawFn) -> list[dict[str, Any]]:
 def _reduced_precision(message: str) -> bool:
     """The one known disagreement: "2014" and "2014-06" are W3C Datetimes (the protocol's
     format) and are kept as written, but sitemap.xsd types lastmod as xsd:date | xsd:dateTime,
-    which need a day (README: check --schema reports them)."""
+    which need a day (docs/reference/extensions.md: build and check warn, lastmod-without-day)."""
     return "lastmod" in message and any(f"'{v}'" in message for v in ("2014", "2014-06"))
 
 

@@ -100,7 +100,7 @@ def test_fetched_urls_build_again(site: LoopbackServer, tmp_path: Path, fmt: str
 
 
 def test_parquet_output(site: LoopbackServer, tmp_path: Path) -> None:
-    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'parquet' extra")
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'arrow' extra")
     out = tmp_path / "urls.parquet"
     result = invoke(site.url("/index.xml"), "--format", "parquet", "-o", str(out), *FAST)
     assert result.exit_code == 0, result.output
@@ -186,7 +186,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 def test_parquet_without_pyarrow_is_a_clear_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # pyarrow is an optional extra; the test extra installs it, so its absence is simulated
+    # pyarrow is an optional extra; scripts/check installs every extra, so its absence is simulated
     import urlset.cli.fetch
 
     monkeypatch.setattr(urlset.cli.fetch, "_parquet_available", lambda: False)
@@ -307,7 +307,7 @@ def test_csv_and_tsv_have_an_extensions_column(
 
 
 def test_parquet_has_the_extensions_column(tmp_path: Path) -> None:
-    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'parquet' extra")
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional 'arrow' extra")
     out = tmp_path / "urls.parquet"
     with LoopbackServer() as server:
         server.add("/sitemap.xml", tricky(server))

@@ -1,11 +1,12 @@
-"""The README's serve code, run as written: each python block of its Serve section (the ASGI
-and WSGI apps, Django, Starlette, FastAPI, Flask) is executed with the names its comment says
-you bring (``sitemaps``, ``urlpatterns``, ``app``), under a real server on loopback, with
+"""The serve guide's code (docs/guides/serve.md), run as written: each python block of the
+page (the ASGI and WSGI apps, Django, Starlette, FastAPI, Flask) is executed with the names its
+comment says you bring (``sitemaps``, ``urlpatterns``, ``app``), under a real server on loopback, with
 ``https://example.com/`` standing for that server. Each set it serves is then requested
 as a crawler does: the entry point, and every child the index names, at the URL it names,
 plain and gzip-coded, all 200; ``urlset check URL`` finds no error (under a path, only the
 protocol's location rule, which the site's robots.txt lifts: ``urlset robots --check`` of
-that robots.txt is clean).
+that robots.txt is clean). tests/test_docs.py skips the framework blocks, whose names you
+bring (and whose Django settings are per process), saying that they run here.
 """
 
 from __future__ import annotations
@@ -32,28 +33,32 @@ from serve_support import (
 from urlset import CURRENT, write_sitemaps
 from urlset.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guides" / "serve.md"
 PLACEHOLDER = "https://example.com/"
 CRAWLER = {"Accept-Encoding": "gzip"}
 
 
+def _python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
 def _block(first_line: str) -> str:
-    """The README's python block that starts with ``first_line`` (or holds it)."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    """The guide's python block that starts with ``first_line`` (or holds it)."""
+    blocks = _python_blocks(GUIDE.read_text(encoding="utf-8"))
     found = [b for b in blocks if b.startswith(first_line) or first_line in b]
-    assert len(found) == 1, f"one README block with {first_line!r}, found {len(found)}"
+    assert len(found) == 1, f"one block of the guide with {first_line!r}, found {len(found)}"
     return found[0]
 
 
 def _run(block: str, base: str, names: dict[str, Any]) -> dict[str, Any]:
     code = block.replace(PLACEHOLDER, base + "/")
-    exec(compile(code, str(README), "exec"), names)  # the README's code, as written
+    exec(compile(code, str(GUIDE), "exec"), names)  # the guide's code, as written
     return names
 
 
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder as the README assumes: public/sitemaps (published later, once the
+    """A project folder as the guide assumes: public/sitemaps (published later, once the
     server's address is known) and site.db."""
     monkeypatch.chdir(tmp_path)
     connection = sqlite3.connect(tmp_path / "site.db")
@@ -172,7 +177,7 @@ def test_starlette_and_fastapi(site: Path, framework: str) -> None:
 def test_flask(site: Path) -> None:
     from flask import Flask
 
-    app = Flask("urlset_readme_site")
+    app = Flask("urlset_docs_site")
     holder: list[str] = []
     app.add_url_rule(
         "/robots.txt", "robots", lambda: _robots_txt(holder[0], "/sitemaps/sitemap.xml")
@@ -187,9 +192,23 @@ def test_flask(site: Path) -> None:
         _robots_check(base)
 
 
-def test_every_block_of_the_section_is_run_here() -> None:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Serve:")[1].split("\n## ")[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    firsts = sorted(b.splitlines()[0].split(",")[0].split(" (")[0] for b in blocks)
+def test_every_block_of_the_guide_is_run_here() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    firsts = sorted(b.splitlines()[0].split(",")[0].split(" (")[0] for b in _python_blocks(text))
     assert firsts == ["# Django", "# FastAPI", "# Flask", "# Starlette", "import sqlite3"]
+
+
+def test_the_docs_test_skips_exactly_the_framework_blocks_and_says_they_run_here() -> None:
+    """tests/test_docs.py runs the page too: the blocks whose names you bring are skipped there,
+    with this file named as where they run; the ASGI and WSGI block runs in both. Django takes
+    one configuration per process: a docs page configuring it for its examples would shadow
+    configure_django's (its default LANGUAGES gave test_serve_frameworks 3,962 URLs, not 82)."""
+    text = GUIDE.read_text(encoding="utf-8")
+    docs = sorted((GUIDE.parents[1]).rglob("*.md"))
+    assert not [page for page in docs if "settings.configure" in page.read_text(encoding="utf-8")]
+    skips = re.findall(r"<!-- skip: start \"([^\"]*)\" -->(.*?)<!-- skip: end -->", text, re.S)
+    assert len(skips) == 1, "one skipped region, the framework blocks"
+    reason, region = skips[0]
+    assert Path(__file__).name in reason
+    skipped = sorted(b.splitlines()[0].split(",")[0].split(" (")[0] for b in _python_blocks(region))
+    assert skipped == ["# Django", "# FastAPI", "# Flask", "# Starlette"]
