@@ -263,6 +263,7 @@ class Fetcher(BodyReading):
         visited = [current]
         origin = host_of(request.url)
         redirect_issues: list[Issue] = []
+        followed: list[tuple[int, str]] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
             async with self.session.get(
@@ -306,9 +307,14 @@ class Fetcher(BodyReading):
                             )
                         )
                     visited.append(target)
+                    followed.append((resp.status, target))
                     current = target
                     continue
-                return await self._answer(request, current, resp, redirect_issues, conditional, cut)
+                answer = await self._answer(
+                    request, current, resp, redirect_issues, conditional, cut
+                )
+                answer.redirects = followed
+                return answer
         return self._error(
             request,
             current,

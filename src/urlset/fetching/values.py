@@ -109,6 +109,8 @@ class FetchResponse:
     # False: no request went out (answered from the cache alone, or the run's deadline had
     # passed)
     requested: bool = True
+    # each redirect followed on the way to ``url``: (its status, the URL it pointed to)
+    redirects: Sequence[tuple[int, str]] = ()
 
 
 class NodeState(StrEnum):
