@@ -283,3 +283,16 @@ def test_sarif_keeps_a_url_source_whole() -> None:
     report = CheckReport([FileResult(url, [make_issue("empty-sitemap", "no URLs")], "urlset")])
     location = report.to_sarif()["runs"][0]["results"][0]["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"] == url
+
+
+def test_html_report(site: LoopbackServer, tmp_path: Path) -> None:
+    page = tmp_path / "audit.html"
+    args = ["audit", site.url("/sitemap.xml"), "--format", "html", "-o", str(page)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    html = page.read_text()
+    for anchor in ("summary", "status", "findings", "sections", "times"):
+        assert f'id="{anchor}"' in html
+    assert "Search Console: Submitted URL marked &#x27;noindex&#x27;" in html
+    assert html.count("<svg") == 3  # status mix, findings, response times
+    assert "127.0.0.1:" in html and "<script" not in html

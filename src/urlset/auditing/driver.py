@@ -34,11 +34,14 @@ from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
 from ..fetching.values import FetchRequest, FetchResponse, SitemapRead
 from ..model import Issue, Severity, Url
+from ..reports.stats import section_of
 from ..sources.page import read_page, robots_directives
 from .rules import Answer, Listed, SetRules, future_finding, page_findings, status_class
 
 AUDIT_USER_AGENT = "urlset/0.1 (sitemap audit; +https://www.sitemaps.org/protocol.html)"
 EXAMPLES = 1000  # findings listed per code; the rest are counted
+SECTIONS = 500  # sections tallied one by one; URLs past them count under OTHER
+OTHER = ("", "other sections")
 
 
 def _audit_http() -> HttpOptions:
@@ -106,6 +109,17 @@ class AuditReport:
     seconds: array[float] = field(default_factory=lambda: array("d"))
     sitemaps: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # (host, first path segment) -> [URLs audited, URLs with a finding]
+    sections: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+    def tally(self, loc: str, found: bool) -> None:
+        key = section_of(loc)
+        row = self.sections.get(key)
+        if row is None:
+            key = key if len(self.sections) < SECTIONS else OTHER
+            row = self.sections.setdefault(key, [0, 0])
+        row[0] += 1
+        row[1] += found
 
     def add(self, issue: Issue) -> None:
         self.counts[issue.code] += 1
@@ -332,6 +346,7 @@ class Audit:
             report.seconds.append(answer.seconds)
         for issue in findings:
             report.add(issue)
+        report.tally(listed.loc, bool(findings))
         if self.on_result is not None:
             self.on_result(UrlResult(listed, answer, findings))
 

@@ -3,7 +3,8 @@
 Each listed URL (or a reproducible ``--sample``) is requested politely (``auditing.driver``)
 and judged (``auditing.rules``). Output: a text report (status mix, each finding's code with
 its count, Search Console's name, first examples and hint), ``--format json`` (the summary),
-``jsonl`` (one line per URL as it is audited), ``sarif``. Exit status: 0 nothing at or above
+``jsonl`` (one line per URL as it is audited), ``sarif``, ``html`` (a report page with
+charts; the ``report`` extra). Exit status: 0 nothing at or above
 ``--fail-on``, 1 findings, 2 a usage error or nothing that could be audited.
 """
 
@@ -15,9 +16,9 @@ import sys
 import click
 
 from .check import _open, _parse_now, _version
-from .streams import Output, output_errors
+from .streams import Output, need_report_extra, output_errors
 
-FORMATS = ("text", "json", "jsonl", "sarif")
+FORMATS = ("text", "json", "jsonl", "sarif", "html")
 
 
 @click.command(
@@ -113,6 +114,8 @@ def audit(
     if user_agent:
         http = replace(http, user_agent=user_agent)
     options = replace(options, http=http)
+    if fmt == "html":
+        need_report_extra()
     with output_errors("audit", closed_pipe_status=1):
         out: Output = _open(output)
         on_result = None
@@ -129,6 +132,10 @@ def audit(
         if fmt == "text":
             for line in text_lines(report):
                 out.write(line + "\n")
+        elif fmt == "html":
+            from ..auditing.html import audit_html
+
+            out.write(audit_html(report, options.now))
         elif fmt in ("json", "sarif"):
             data = summary(report) if fmt == "json" else sarif(report, _version())
             json.dump(data, out, indent=2, ensure_ascii=False)
