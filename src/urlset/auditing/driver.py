@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..fetching.discovery import DiscoveryOptions, discover
@@ -37,6 +37,9 @@ from ..model import Issue, Severity, Url
 from ..reports.stats import section_of
 from ..sources.page import read_page, robots_directives
 from .rules import Answer, Listed, SetRules, future_finding, page_findings, status_class
+
+if TYPE_CHECKING:
+    from .snapshot import AuditStore
 
 AUDIT_USER_AGENT = "urlset/0.1 (sitemap audit; +https://www.sitemaps.org/protocol.html)"
 EXAMPLES = 1000  # findings listed per code; the rest are counted
@@ -67,6 +70,7 @@ class AuditOptions:
     seed: int = 0
     http: HttpOptions = field(default_factory=_audit_http)
     now: datetime | None = None  # for future lastmods; the clock when None
+    snapshot: str | None = None  # a DuckDB file: results stored, an unfinished audit resumed
 
 
 @dataclass(slots=True)
@@ -184,6 +188,7 @@ class Audit:
         self.lastmods: list[Any] = []
         self.sitemap_of = array("I")
         self._hosts: dict[str, _Host] = {}
+        self.store: AuditStore | None = None
         self._now = options.now or datetime.now(UTC)
 
     def run_sync(self) -> AuditReport:
@@ -192,15 +197,25 @@ class Audit:
     async def run(self) -> AuditReport:
         options = self.options
         http = replace(options.http, concurrency=options.concurrency, per_host=options.per_host)
+        if options.snapshot is not None:  # opened first: DuckDB loads outside the deadline
+            self.store = _opened(options.snapshot)
         async with client_session(http) as session:
             fetcher = Fetcher(session, http)
             await self._list(fetcher)
-            order = self._order()
-            workers = [
-                asyncio.create_task(self._worker(fetcher, order))
-                for _ in range(options.concurrency)
-            ]
-            await asyncio.gather(*workers)
+            done = self._open_store()
+            order = self._order(done)
+            complete = False
+            try:
+                workers = [
+                    asyncio.create_task(self._worker(fetcher, order))
+                    for _ in range(options.concurrency)
+                ]
+                await asyncio.gather(*workers)
+                complete = self.report.not_requested == 0
+            finally:
+                if self.store is not None:  # what was done is kept, even when interrupted
+                    self.report.notes.extend(self.store.finish(complete))
+                    self.store.close()
         for issue in self.set_rules.findings():
             self.report.add(issue)
         self.report.sitemaps = self.set_rules.sitemaps
@@ -259,14 +274,45 @@ class Audit:
                 f"no sitemap of {self.target} could be read" + (f" ({why[0]})" if why else "")
             )
 
-    def _order(self) -> Iterator[int]:
+    def _order(self, done: set[int]) -> Iterator[int]:
+        """The indexes of the URLs to request: all, or the sample's, less those ``done``."""
         total = len(self.locs)
         sample = self.options.sample
-        if sample is None or sample >= total:
-            return iter(range(total))
-        self.report.sampled = True
-        chosen = random.Random(self.options.seed).sample(range(total), sample)
-        return iter(sorted(chosen))
+        chosen: Iterator[int] = iter(range(total))
+        if sample is not None and sample < total:
+            self.report.sampled = True
+            chosen = iter(sorted(random.Random(self.options.seed).sample(range(total), sample)))
+        if not done:
+            return chosen
+        locs = self.locs
+        return (index for index in chosen if hash(locs[index]) not in done)
+
+    def _open_store(self) -> set[int]:
+        """With ``snapshot``: the store opened and the run begun or taken up; the keys of
+        the URLs an unfinished run already audited (their results counted here)."""
+        from ..store.db import StoreError
+
+        store = self.store
+        if store is None:
+            return set()
+        try:
+            store.start(self.target, len(self.locs), self.options.sample, self.options.seed)
+            done: set[int] = set()
+            report = self.report
+            for stored in store.resumed():
+                done.add(hash(stored.loc))
+                report.audited += 1
+                report.status_mix[stored.bucket] += 1
+                if stored.status is not None:
+                    report.seconds.append(stored.seconds)
+                for issue in stored.findings:
+                    report.add(issue)
+                report.tally(stored.loc, bool(stored.findings))
+        except StoreError as exc:
+            raise AuditError(str(exc)) from None
+        if done:
+            report.notes.append(f"resumed audit {store.audit_id}: {len(done):,} URLs were done")
+        return done
 
     # -- the requests
     async def _worker(self, fetcher: Fetcher, order: Iterator[int]) -> None:
@@ -280,9 +326,14 @@ class Audit:
                 self.set_rules.sitemaps[self.sitemap_of[index]],
             )
             answer = await self._request(fetcher, listed.loc)
-            self._judge(listed, answer)
+            if answer is None:  # the deadline passed while it waited for its turn
+                self.report.not_requested += 1
+            else:
+                self._judge(listed, answer)
 
-    async def _request(self, fetcher: Fetcher, loc: str) -> Answer:
+    async def _request(self, fetcher: Fetcher, loc: str) -> Answer | None:
+        """The answer to ``loc`` (or why it was not requested); None when the run's
+        deadline came first."""
         parts = urlsplit(loc)
         host = await self._host(fetcher, f"{parts.scheme}://{parts.netloc}")
         agent = self.options.http.user_agent
@@ -292,7 +343,7 @@ class Audit:
             return Answer(None, loc, disallowed=f"robots.txt disallows it for {agent!r}")
         await host.pacer.turn()
         response = await fetcher.fetch(FetchRequest(loc, kind="page"))
-        return answer_of(response)
+        return answer_of(response) if response.requested else None
 
     async def _host(self, fetcher: Fetcher, origin: str) -> _Host:
         host = self._hosts.get(origin)
@@ -312,6 +363,8 @@ class Audit:
         url = origin + "/robots.txt"
         response = await fetcher.fetch(FetchRequest(url, kind="robots", probe=True))
         status = response.status
+        if not response.requested:  # past the deadline: so are the host's pages
+            return
         if status is None or status >= 500:
             why = response.error or f"HTTP {status}"
             host.unreadable = (
@@ -347,6 +400,12 @@ class Audit:
         for issue in findings:
             report.add(issue)
         report.tally(listed.loc, bool(findings))
+        if self.store is not None:
+            bucket = status_class(answer)
+            self.store.add(
+                listed.loc, listed.sitemap, bucket, answer.status, answer.final, answer.seconds,
+                findings,
+            )  # fmt: skip
         if self.on_result is not None:
             self.on_result(UrlResult(listed, answer, findings))
 
@@ -393,3 +452,13 @@ def audit(
     """Audit the URLs ``target`` lists (a site or sitemap URL, a sitemap file, a folder of
     them): each requested politely and judged; raises ``AuditError`` when none can be read."""
     return Audit(target, options, on_result).run_sync()
+
+
+def _opened(path: str) -> AuditStore:
+    from ..store.db import StoreError
+    from .snapshot import open_store
+
+    try:
+        return open_store(path)
+    except StoreError as exc:
+        raise AuditError(str(exc)) from None

@@ -67,7 +67,7 @@ def status_class(answer: Answer) -> str:
         if answer.error_code in (REDIRECT_LOOP, TOO_MANY_REDIRECTS):
             return "redirect-loop"
         if answer.error_code == DEADLINE:
-            return "not requested (deadline)"
+            return "cut off (deadline)"
         return "timeout" if answer.error_code == "fetch-timeout" else "no answer"
     return f"{answer.status // 100}xx"
 
@@ -87,7 +87,7 @@ def page_findings(listed: Listed, answer: Answer, is_listed: Callable[[str], boo
         if answer.error_code in (REDIRECT_LOOP, TOO_MANY_REDIRECTS):
             return [issue("page-redirect-loop", answer.error or "redirect loop")]
         if answer.error_code == DEADLINE:
-            return []  # not requested: counted, not a fault of the page
+            return []  # cut off by the run's deadline: not a fault of the page
         return [issue("page-unreachable", answer.error or "no answer")]
     if answer.redirects:
         found.extend(_redirect_findings(loc, answer, is_listed))

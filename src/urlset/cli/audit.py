@@ -60,6 +60,14 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     metavar="SECONDS",
     help="End the run after this long; URLs not requested by then are counted.",
 )
+@click.option(
+    "--snapshot",
+    type=click.Path(dir_okay=False),
+    metavar="DB",
+    help="Store each result in this DuckDB file as it comes: an interrupted audit of the "
+    "same target goes on where it stopped, and a finished one says what changed since the "
+    "last.",
+)
 @click.option("--user-agent", help="The User-Agent sent and matched in robots.txt.")
 @click.option(
     "--fail-on",
@@ -84,6 +92,7 @@ def audit(
     seed: int,
     deadline: float | None,
     user_agent: str | None,
+    snapshot: str | None,
     fail_on: str,
     now: str | None,
 ) -> None:
@@ -108,7 +117,7 @@ def audit(
 
     options = AuditOptions(
         concurrency=concurrency, per_host=per_host, rate=rate, sample=sample, seed=seed,
-        now=_parse_now(now),
+        now=_parse_now(now), snapshot=snapshot,
     )  # fmt: skip
     http = replace(options.http, deadline=deadline)
     if user_agent:
