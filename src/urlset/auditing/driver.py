@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..checking.rules import make_issue
 from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, run_flow
@@ -71,6 +72,8 @@ class AuditOptions:
     http: HttpOptions = field(default_factory=_audit_http)
     now: datetime | None = None  # for future lastmods; the clock when None
     snapshot: str | None = None  # a DuckDB file: results stored, an unfinished audit resumed
+    crawl: bool = False  # crawl the site after the audit: unlisted pages and orphans
+    crawl_pages: int = 10_000  # pages the crawl requests at most
 
 
 @dataclass(slots=True)
@@ -216,6 +219,8 @@ class Audit:
                 if self.store is not None:  # what was done is kept, even when interrupted
                     self.report.notes.extend(self.store.finish(complete))
                     self.store.close()
+        if options.crawl:
+            await self._crawl()
         for issue in self.set_rules.findings():
             self.report.add(issue)
         self.report.sitemaps = self.set_rules.sitemaps
@@ -313,6 +318,54 @@ class Audit:
         if done:
             report.notes.append(f"resumed audit {store.audit_id}: {len(done):,} URLs were done")
         return done
+
+    # -- the crawl
+    async def _crawl(self) -> None:
+        """The site crawled from its home page (links only, not its sitemaps), after the
+        audit so that one host never has both at once: its indexable pages that no sitemap
+        lists, and the listed URLs that no page it reached links to."""
+        from ..sources.crawl import Crawl, CrawlOptions
+        from ..sources.report import SourceError
+
+        options = self.options
+        parts = urlsplit(self.target if "://" in self.target else self.locs[0])
+        start = f"{parts.scheme}://{parts.netloc}/"
+        crawl_options = CrawlOptions(
+            concurrency=options.per_host, rate=options.rate, max_pages=options.crawl_pages,
+            sitemaps=False, http=options.http,
+        )  # fmt: skip
+        crawl = Crawl(start, crawl_options)
+        try:
+            pages = await crawl.run()
+        except SourceError as exc:
+            self.report.notes.append(f"--crawl: {exc}")
+            return
+        report = self.report
+        for page in pages:
+            if not self.set_rules.is_listed(page.url):
+                report.add(
+                    make_issue("unlisted-page", "indexable, linked, in no sitemap", source=page.url)
+                )
+        linked = {hash(url) for url in crawl.seen}
+        complete = crawl.requested < options.crawl_pages
+        report.notes.append(
+            f"--crawl from {start}: {crawl.requested:,} pages requested, {len(pages):,} indexable"
+            + (
+                ""
+                if complete
+                else f"; stopped at {options.crawl_pages:,}, so orphans are not judged"
+            )
+        )
+        if not complete:
+            return
+        for index in self._order(set()):
+            loc = self.locs[index]
+            if hash(loc) not in linked:
+                report.add(
+                    make_issue(
+                        "orphan-page", f"no page reached from {start} links to it", source=loc
+                    )
+                )
 
     # -- the requests
     async def _worker(self, fetcher: Fetcher, order: Iterator[int]) -> None:

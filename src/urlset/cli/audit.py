@@ -68,6 +68,19 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     "same target goes on where it stopped, and a finished one says what changed since the "
     "last.",
 )
+@click.option(
+    "--crawl",
+    is_flag=True,
+    help="Also crawl the site from its home page (after the audit): report indexable linked "
+    "pages no sitemap lists, and listed URLs no page links to (orphans).",
+)
+@click.option(
+    "--max-pages",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="--crawl: pages requested at most (orphans are judged only when the crawl ends first).",
+)
 @click.option("--user-agent", help="The User-Agent sent and matched in robots.txt.")
 @click.option(
     "--fail-on",
@@ -93,6 +106,8 @@ def audit(
     deadline: float | None,
     user_agent: str | None,
     snapshot: str | None,
+    crawl: bool,
+    max_pages: int,
     fail_on: str,
     now: str | None,
 ) -> None:
@@ -117,7 +132,7 @@ def audit(
 
     options = AuditOptions(
         concurrency=concurrency, per_host=per_host, rate=rate, sample=sample, seed=seed,
-        now=_parse_now(now), snapshot=snapshot,
+        now=_parse_now(now), snapshot=snapshot, crawl=crawl, crawl_pages=max_pages,
     )  # fmt: skip
     http = replace(options.http, deadline=deadline)
     if user_agent:
