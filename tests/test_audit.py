@@ -213,9 +213,12 @@ def test_command_text_jsonl_sarif(site: LoopbackServer, tmp_path: Path) -> None:
     args = ["audit", site.url("/sitemap.xml"), "--concurrency", "8"]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 1, text.output
-    assert "error page-not-found: 2 listed URL not found (404, 410)" in text.output
+    assert "error page-not-found x2: listed URL not found (404, 410)" in text.output
     assert "[Search Console: Submitted URL marked 'noindex']" in text.output
     assert "status: 2xx" in text.output
+    heads = [line.split()[0] for line in text.output.splitlines() if not line.startswith(" ")]
+    severities = [word for word in heads if word in ("error", "warning")]
+    assert severities == sorted(severities)  # errors first
     lines = tmp_path / "audit.jsonl"
     result = CliRunner().invoke(main, [*args, "--format", "jsonl", "-o", str(lines)])
     assert result.exit_code == 1

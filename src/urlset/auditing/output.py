@@ -12,6 +12,7 @@ from typing import Any
 
 from ..checking.report import SET_FORMAT, CheckReport, FileResult
 from ..checking.rules import lookup
+from ..model import Severity
 from .driver import AuditReport
 
 SHOWN = 3  # examples per code in the text report
@@ -48,11 +49,17 @@ def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(share * len(values)))]
 
 
+def _worst_first(code: str, count: int) -> tuple[int, int, str]:
+    """Errors first, then warnings, then the rest; the most frequent first within each."""
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1}.get(lookup(code).severity, 2)
+    return rank, -count, code
+
+
 def summary(report: AuditReport) -> dict[str, Any]:
     """The report as plain data (the JSON summary and the text's source)."""
     times = sorted(report.seconds)
     codes: dict[str, Any] = {}
-    for code, count in report.counts.most_common():
+    for code, count in sorted(report.counts.items(), key=lambda kv: _worst_first(*kv)):
         row = lookup(code)
         entry: dict[str, Any] = {
             "count": count,
@@ -114,7 +121,7 @@ def text_lines(report: AuditReport) -> list[str]:
             if whole
             else ""
         )
-        out.append(f"{entry['severity']} {code}: {entry['count']:,}{extra} {entry['title']}{gsc}")
+        out.append(f"{entry['severity']} {code} x{entry['count']:,}{extra}: {entry['title']}{gsc}")
         for issue in report.examples.get(code, [])[:SHOWN]:
             where = f"{issue.source}: " if issue.source else ""
             out.append(f"    {where}{issue.message}")

@@ -109,13 +109,13 @@ def _at(answer: Answer) -> str:
 
 
 def _redirect_findings(loc: str, answer: Answer, is_listed: Callable[[str], bool]) -> list[Issue]:
-    hops = " -> ".join([loc, *(f"{target} ({status})" for status, target in answer.redirects)])
+    hops = " -> ".join(f"{target} ({status})" for status, target in answer.redirects)
     final = answer.redirects[-1][1]
     listed = "listed too" if is_listed(final) else "not listed"
     if len(answer.redirects) > 1:
-        message = f"{len(answer.redirects)} redirects: {hops}; the target is {listed}"
+        message = f"{len(answer.redirects)} redirects: -> {hops}; the target is {listed}"
         return [make_issue("page-redirect-chain", message, source=loc)]
-    message = f"redirects: {hops}; the target is {listed}"
+    message = f"redirects to {hops}; the target is {listed}"
     return [make_issue("page-redirect", message, source=loc)]
 
 
