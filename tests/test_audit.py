@@ -50,6 +50,14 @@ CASES: dict[str, tuple[str | None, set[str]]] = {
     "/var/": (None, set()),
 }
 IN_BOTH = "/ok2.html"  # listed in both sitemaps
+# every audit code of the table, with the test that finds it (test_check_rules holds the
+# table to this): CASES here, the rules over the list below, --crawl's in test_audit_crawl
+COVERED = {code for _, codes in CASES.values() for code in codes} | {
+    "listed-in-several-sitemaps",  # test_every_case_has_its_finding
+    "uniform-lastmod",  # test_uniform_lastmod_is_one_finding_over_the_list
+    "unlisted-page",  # test_audit_crawl
+    "orphan-page",  # test_audit_crawl
+}
 
 
 def _sitemap(base: str, entries: list[tuple[str, str | None]]) -> bytes:
