@@ -195,7 +195,7 @@ def test_uniform_lastmod_is_one_finding_over_the_list() -> None:
     rules = SetRules()
     day = parse_w3c("2025-05-05")
     for i in range(12):
-        assert rules.add(Listed(f"https://example.com/{i}", day, "s.xml"))
+        assert rules.add(Listed(f"https://example.com/{i}", day, "s.xml")) == 0
     assert [i.code for i in rules.findings()] == ["uniform-lastmod"]
     rules.add(Listed("https://example.com/other", parse_w3c("2025-05-06"), "s.xml"))
     assert rules.findings() == []
@@ -307,3 +307,14 @@ def test_html_report(site: LoopbackServer, tmp_path: Path) -> None:
     assert "Search Console: Submitted URL marked &#x27;noindex&#x27;" in html
     assert html.count("<svg") == 3  # status mix, findings, response times
     assert "127.0.0.1:" in html and "<script" not in html
+
+
+def test_a_url_listed_again_is_audited_once() -> None:
+    rules = SetRules()
+    locs = ["https://e.com/a", "https://e.com/b", "https://e.com/a", "https://e.com/b"]
+    sitemaps = [rules.add(Listed(loc, None, name)) for loc, name in zip(locs, "xxyx", strict=True)]
+    found: list[str] = []
+    again = rules.freeze(locs, sitemaps, lambda issue: found.append(issue.message))
+    assert again == {2, 3}  # the later listings
+    assert found == ["also listed in x"]  # /a: in x, then y; /b twice in x is the reader's
+    assert rules.is_listed("https://e.com/b") and not rules.is_listed("https://e.com/c")

@@ -21,7 +21,7 @@ import random
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -190,6 +190,7 @@ class Audit:
         self.locs: list[str] = []
         self.lastmods: list[Any] = []
         self.sitemap_of = array("I")
+        self.again: set[int] = set()  # indexes of locs listed before
         self._hosts: dict[str, _Host] = {}
         self.store: AuditStore | None = None
         self._now = options.now or datetime.now(UTC)
@@ -228,11 +229,9 @@ class Audit:
 
     # -- the list
     def _add(self, url: Url, sitemap: str) -> None:
-        listed = Listed(url.loc, url.lastmod, sitemap)
-        if self.set_rules.add(listed):
-            self.locs.append(url.loc)
-            self.lastmods.append(url.lastmod)
-            self.sitemap_of.append(self.set_rules.first_sitemap[hash(url.loc)])
+        self.sitemap_of.append(self.set_rules.add(Listed(url.loc, url.lastmod, sitemap)))
+        self.locs.append(url.loc)
+        self.lastmods.append(url.lastmod)
 
     async def _list(self, fetcher: Fetcher) -> None:
         path = Path(self.target)
@@ -240,14 +239,12 @@ class Audit:
             self._list_files(path)
         else:
             await self._list_site(fetcher)
-        for issue in self.set_rules.several:
-            self.report.add(issue)
-        self.set_rules.several.clear()
-        self.report.listed = len(self.locs)
         if not self.locs:
             raise AuditError(
                 f"{self.target}: the sitemaps list no URL, so there is nothing to audit"
             )
+        self.again = self.set_rules.freeze(self.locs, self.sitemap_of, self.report.add)
+        self.report.listed = len(self.locs) - len(self.again)
 
     def _list_files(self, path: Path) -> None:
         from ..store.db import StoreError
@@ -281,12 +278,16 @@ class Audit:
 
     def _order(self, done: set[int]) -> Iterator[int]:
         """The indexes of the URLs to request: all, or the sample's, less those ``done``."""
+        again = self.again
         total = len(self.locs)
+        population: Sequence[int] = range(total)
+        if again:  # a URL listed again is audited under its first listing only
+            population = [index for index in population if index not in again]
+        chosen: Iterator[int] = iter(population)
         sample = self.options.sample
-        chosen: Iterator[int] = iter(range(total))
-        if sample is not None and sample < total:
+        if sample is not None and sample < len(population):
             self.report.sampled = True
-            chosen = iter(sorted(random.Random(self.options.seed).sample(range(total), sample)))
+            chosen = iter(sorted(random.Random(self.options.seed).sample(population, sample)))
         if not done:
             return chosen
         locs = self.locs

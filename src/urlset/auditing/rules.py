@@ -10,9 +10,10 @@ bounded memory: keys of 64 bits, first examples only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..checking.rules import make_issue
 from ..dates import Lastmod, format_w3c, future_lastmod, instant, latest_moment, parse_http_date
@@ -175,49 +176,67 @@ def variant_key(url: str) -> str:
 
 
 class SetRules:
-    """The rules over the whole list, fed each listed URL and each answer; ``findings()``
-    at the end. Memory: a 64-bit key a URL (its hash), and the sitemaps as indexes."""
+    """The rules over the whole list: fed each listed URL (``add``), then the list whole
+    (``freeze``), then each answer; ``findings()`` at the end. Memory: the locs are the
+    driver's; here a sorted array of their 64-bit keys (8 bytes a URL)."""
 
     def __init__(self) -> None:
-        self.first_sitemap: dict[int, int] = {}
         self.sitemaps: list[str] = []
         self._sitemap_index: dict[str, int] = {}
-        self.several: list[Issue] = []
-        self.several_count = 0
+        self._keys: Any = None  # numpy int64, sorted, once frozen
         self.lastmods = 0
         self.first_lastmod: Lastmod | None = None
         self.lastmod_differs = False
         self.arrived: dict[str, str] = {}  # a redirect's final URL -> the first listed URL there
-        self.variants: list[Issue] = []
 
-    def add(self, listed: Listed) -> bool:
-        """One listed URL; False when it was listed before (it is audited once)."""
+    def add(self, listed: Listed) -> int:
+        """One listed URL: the index of its sitemap."""
         index = self._sitemap_index.get(listed.sitemap)
         if index is None:
             index = self._sitemap_index[listed.sitemap] = len(self.sitemaps)
             self.sitemaps.append(listed.sitemap)
-        key = hash(listed.loc)
-        first = self.first_sitemap.get(key)
-        if first is not None:
-            if first != index:
-                self.several_count += 1
-                if len(self.several) < 1000:
-                    message = f"also listed in {self.sitemaps[first]}"
-                    self.several.append(
-                        make_issue("listed-in-several-sitemaps", message, source=listed.loc)
-                    )
-            return False
-        self.first_sitemap[key] = index
         if listed.lastmod is not None:
             self.lastmods += 1
             if self.first_lastmod is None:
                 self.first_lastmod = listed.lastmod
             elif listed.lastmod != self.first_lastmod:
                 self.lastmod_differs = True
-        return True
+        return index
+
+    def freeze(
+        self, locs: Sequence[str], sitemap_of: Sequence[int], found: Callable[[Issue], None]
+    ) -> set[int]:
+        """The list read whole: the indexes of the locs listed before (each URL is audited
+        once, under its first listing); ``found`` is told of each one listed in another
+        sitemap than the first."""
+        import numpy as np
+
+        keys = np.fromiter((hash(loc) for loc in locs), dtype=np.int64, count=len(locs))
+        order = np.argsort(keys, kind="stable")  # equal keys keep the list's order
+        ordered = keys[order]
+        del keys
+        again: set[int] = set()
+        for position in (np.flatnonzero(ordered[1:] == ordered[:-1]) + 1).tolist():
+            start = position
+            while start > 0 and ordered[start - 1] == ordered[position]:
+                start -= 1
+            first, index = int(order[start]), int(order[position])
+            if locs[first] != locs[index]:
+                continue  # two URLs whose keys collide: both are audited
+            again.add(index)
+            if sitemap_of[first] != sitemap_of[index]:
+                message = f"also listed in {self.sitemaps[sitemap_of[first]]}"
+                found(make_issue("listed-in-several-sitemaps", message, source=locs[index]))
+        self._keys = np.unique(ordered)
+        return again
 
     def is_listed(self, url: str) -> bool:
-        return hash(url) in self.first_sitemap
+        keys = self._keys
+        if keys is None:
+            return False
+        key = hash(url)
+        at = int(keys.searchsorted(key))
+        return at < len(keys) and int(keys[at]) == key
 
     def answered(self, loc: str, answer: Answer) -> Issue | None:
         """A listed URL that redirects to a page listed (or reached) under another form."""
@@ -234,7 +253,7 @@ class SetRules:
         return make_issue("listed-variants", message, source=loc)
 
     def findings(self) -> list[Issue]:
-        found = list(self.several)
+        found: list[Issue] = []
         if self.lastmods >= UNIFORM_FROM and not self.lastmod_differs and self.first_lastmod:
             message = (
                 f"all {self.lastmods:,} lastmods are {format_w3c(self.first_lastmod)}: "
