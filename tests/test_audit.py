@@ -243,6 +243,18 @@ def test_command_text_jsonl_sarif(site: LoopbackServer, tmp_path: Path) -> None:
     assert uri == site.url("/error")
 
 
+def test_timeouts_and_retries_from_the_command(site: LoopbackServer) -> None:
+    site.hits.clear()
+    loc = site.url("/slow")
+    page = _sitemap(site.base, [("/slow", None), ("/error", None)])
+    site.add("/slow-only.xml", page)
+    args = ["audit", site.url("/slow-only.xml"), "--read-timeout", "0.2", "--retries", "1"]
+    result = CliRunner().invoke(main, [*args, "--format", "jsonl"])
+    rows = {row["loc"]: row for row in map(json.loads, result.output.splitlines())}
+    assert rows[loc]["findings"][0]["code"] == "page-unreachable"
+    assert site.hits["/slow"] == 2 and site.hits["/error"] == 2  # one retry each
+
+
 def test_nothing_to_audit_is_exit_2(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

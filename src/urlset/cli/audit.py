@@ -81,6 +81,27 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     show_default=True,
     help="--crawl: pages requested at most (orphans are judged only when the crawl ends first).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds for one page, redirects and retries included.",
+)
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for the next bytes (longer: a timeout).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 20),
+    default=3,
+    show_default=True,
+    help="Tries after the first for a 5xx, a 429, a timeout or a reset.",
+)
 @click.option("--user-agent", help="The User-Agent sent and matched in robots.txt.")
 @click.option(
     "--fail-on",
@@ -104,6 +125,9 @@ def audit(
     sample: int | None,
     seed: int,
     deadline: float | None,
+    timeout: float,
+    read_timeout: float,
+    retries: int,
     user_agent: str | None,
     snapshot: str | None,
     crawl: bool,
@@ -134,7 +158,12 @@ def audit(
         concurrency=concurrency, per_host=per_host, rate=rate, sample=sample, seed=seed,
         now=_parse_now(now), snapshot=snapshot, crawl=crawl, crawl_pages=max_pages,
     )  # fmt: skip
-    http = replace(options.http, deadline=deadline)
+    from ..fetching.http_options import RetryPolicy
+
+    http = replace(
+        options.http, deadline=deadline, total_timeout=timeout, read_timeout=read_timeout,
+        retry=RetryPolicy(attempts=retries + 1),
+    )  # fmt: skip
     if user_agent:
         http = replace(http, user_agent=user_agent)
     options = replace(options, http=http)
