@@ -215,6 +215,8 @@ def test_a_redirect_to_an_error_reports_both() -> None:
     listed = Listed("https://e.com/a", None, "s.xml")
     codes = [i.code for i in page_findings(listed, answer, lambda url: False)]
     assert codes == ["page-redirect", "page-not-found"]
+    busy = page_findings(listed, Answer(429, listed.loc), lambda url: False)
+    assert [i.code for i in busy] == ["page-unreachable"] and "--rate" in busy[0].message
 
 
 def test_command_text_jsonl_sarif(site: LoopbackServer, tmp_path: Path) -> None:

@@ -92,7 +92,10 @@ def page_findings(listed: Listed, answer: Answer, is_listed: Callable[[str], boo
         return [issue("page-unreachable", answer.error or "no answer")]
     if answer.redirects:
         found.extend(_redirect_findings(loc, answer, is_listed))
-    if status in (404, 410):
+    if status == 429:  # Google treats it as a server's "not now", not as the page's fault
+        message = "HTTP 429 after the retries: the server asks for fewer requests (--rate)"
+        found.append(issue("page-unreachable", message))
+    elif status in (404, 410):
         found.append(issue("page-not-found", f"HTTP {status}" + _at(answer)))
     elif status in (401, 403):
         found.append(issue("page-unauthorized", f"HTTP {status}" + _at(answer)))
