@@ -332,3 +332,9 @@ def test_a_url_listed_again_is_audited_once() -> None:
     assert again == {2, 3}  # the later listings
     assert found == ["also listed in x"]  # /a: in x, then y; /b twice in x is the reader's
     assert rules.is_listed("https://e.com/b") and not rules.is_listed("https://e.com/c")
+
+
+def test_help_reads_as_written() -> None:
+    result = CliRunner().invoke(main, ["audit", "--help"])
+    assert result.exit_code == 0
+    assert "95% interval" in " ".join(result.output.split())

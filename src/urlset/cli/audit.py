@@ -51,7 +51,7 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     type=click.IntRange(min=1),
     metavar="N",
     help="Audit N URLs drawn at random (the same N for the same --seed); counts over the "
-    "whole list are then estimated, with their 95%% interval.",
+    "whole list are then estimated, with their 95% interval.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="The sample's seed.")
 @click.option(
