@@ -112,6 +112,30 @@ def test_429_retry_after_is_waited_for() -> None:
     assert audit.report.status_mix == {"2xx": 1}
 
 
+def test_retry_after_holds_the_whole_host() -> None:
+    """A 429's Retry-After is the server's word for the host: no new request to it goes
+    out until the time has passed, whichever URL it is for."""
+    arrivals: list[tuple[float, str]] = []
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        arrivals.append((time.monotonic(), request.path))
+        if request.path == "/p/0" and sum(p == "/p/0" for _, p in arrivals) == 1:
+            return web.Response(status=429, headers={"Retry-After": "1"})
+        return web.Response(body=PAGE, content_type="text/html")
+
+    with LoopbackServer() as server:
+        target = _site(server, Timed(), 0)
+        for i in range(12):
+            server.handle(f"/p/{i}", answer)
+        body = "".join(f"<url><loc>{server.url(f'/p/{i}')}</loc></url>" for i in range(12))
+        server.add("/sitemap.xml", f"<urlset {NS}>{body}</urlset>".encode())
+        audit = _audit(target, concurrency=2, per_host=2, rate=20.0)
+    assert audit.report.status_mix == {"2xx": 12}
+    told = arrivals[0][0]  # /p/0, the first, answered 429
+    early = [p for at, p in arrivals[1:] if told + 0.1 < at < told + 0.95]
+    assert early == []  # one request may have been on its way; none went out later
+
+
 def test_disallowed_urls_are_never_requested() -> None:
     handler = Timed()
     robots = b"User-agent: *\nDisallow: /p/1\n\nUser-agent: otherbot\nDisallow: /\n"

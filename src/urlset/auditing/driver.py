@@ -153,13 +153,15 @@ class _Pacer:
         self.next_slot = 0.0
 
     async def turn(self) -> None:
-        if self.interval <= 0:
-            return
         now = time.monotonic()
         slot = max(now, self.next_slot)
         self.next_slot = slot + self.interval
         if slot > now:
             await asyncio.sleep(slot - now)
+
+    def hold(self, seconds: float) -> None:
+        """No new request for ``seconds`` (a 429's or 503's Retry-After)."""
+        self.next_slot = max(self.next_slot, time.monotonic() + seconds)
 
 
 class _Host:
@@ -205,6 +207,7 @@ class Audit:
             self.store = _opened(options.snapshot)
         async with client_session(http) as session:
             fetcher = Fetcher(session, http)
+            fetcher.on_retry_after = self._hold_host
             await self._list(fetcher)
             done = self._open_store()
             order = self._order(done)
@@ -398,6 +401,12 @@ class Audit:
         await host.pacer.turn()
         response = await fetcher.fetch(FetchRequest(loc, kind="page"))
         return answer_of(response) if response.requested else None
+
+    def _hold_host(self, url: str, seconds: float) -> None:
+        parts = urlsplit(url)
+        host = self._hosts.get(f"{parts.scheme}://{parts.netloc}")
+        if host is not None:
+            host.pacer.hold(seconds)
 
     async def _host(self, fetcher: Fetcher, origin: str) -> _Host:
         host = self._hosts.get(origin)

@@ -84,6 +84,9 @@ class Fetcher(BodyReading):
         self.reader_factory = reader_factory
         self._sleep = sleep
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        # told (URL, seconds) when a server asks to wait (Retry-After), so that a caller
+        # pacing a host's requests can hold them all back, not only this one's retry
+        self.on_retry_after: Callable[[str, float], None] | None = None
         # the run's deadline, on the monotonic clock (the run starts with its Fetcher)
         self.run_ends = None if options.deadline is None else time.monotonic() + options.deadline
 
@@ -187,6 +190,8 @@ class Fetcher(BodyReading):
             ):
                 return _given_up(request, failure, issues, attempt, best)
             wait = policy.delay(attempt, failure.retry_after)
+            if failure.retry_after is not None and self.on_retry_after is not None:
+                self.on_retry_after(request.url, wait)  # the server's word is for its host
             if time.monotonic() + wait >= ends:
                 if failure.retry_after is not None:
                     what = f"the {failure.retry_after:g} s the server asked for (Retry-After)"
