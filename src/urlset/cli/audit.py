@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .check import _open, _parse_now, _version
 from .streams import Output, need_report_extra, output_errors
+
+if TYPE_CHECKING:
+    from ..auditing.driver import AuditOptions
 
 FORMATS = ("text", "json", "jsonl", "sarif", "html")
 
@@ -115,26 +119,7 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     metavar="DATETIME",
     help="The time a lastmod may not be after (default: the clock).",
 )
-def audit(
-    target: str,
-    fmt: str,
-    output: str | None,
-    concurrency: int,
-    per_host: int,
-    rate: float | None,
-    sample: int | None,
-    seed: int,
-    deadline: float | None,
-    timeout: float,
-    read_timeout: float,
-    retries: int,
-    user_agent: str | None,
-    snapshot: str | None,
-    crawl: bool,
-    max_pages: int,
-    fail_on: str,
-    now: str | None,
-) -> None:
+def audit(target: str, fmt: str, output: str | None, fail_on: str, **settings: Any) -> None:
     """Request every URL that SITE's sitemaps (or the sitemap SITEMAP, or the sitemaps in
     DIR) list, politely, and report what keeps a search engine from indexing it: redirects
     (chains, loops), 4xx, 5xx, timeouts, noindex (meta or X-Robots-Tag), a canonical naming
@@ -148,25 +133,11 @@ def audit(
     Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage error or nothing
     could be audited.
     """
-    from dataclasses import replace
-
-    from ..auditing.driver import Audit, AuditError, AuditOptions, UrlResult
+    from ..auditing.driver import Audit, AuditError, UrlResult
     from ..auditing.output import sarif, summary, text_lines
     from ..model import Severity
 
-    options = AuditOptions(
-        concurrency=concurrency, per_host=per_host, rate=rate, sample=sample, seed=seed,
-        now=_parse_now(now), snapshot=snapshot, crawl=crawl, crawl_pages=max_pages,
-    )  # fmt: skip
-    from ..fetching.http_options import RetryPolicy
-
-    http = replace(
-        options.http, deadline=deadline, total_timeout=timeout, read_timeout=read_timeout,
-        retry=RetryPolicy(attempts=retries + 1),
-    )  # fmt: skip
-    if user_agent:
-        http = replace(http, user_agent=user_agent)
-    options = replace(options, http=http)
+    options = _options(settings)
     if fmt == "html":
         need_report_extra()
     with output_errors("audit", closed_pipe_status=1):
@@ -199,3 +170,25 @@ def audit(
     worst = report.worst()
     floor = (Severity.ERROR,) if fail_on == "error" else (Severity.ERROR, Severity.WARNING)
     sys.exit(1 if worst in floor else 0)
+
+
+def _options(settings: dict[str, Any]) -> AuditOptions:
+    """The command's options as AuditOptions (the fetcher's settings inside)."""
+    from dataclasses import replace
+
+    from ..auditing.driver import AuditOptions
+    from ..fetching.http_options import RetryPolicy
+
+    options = AuditOptions(
+        concurrency=settings["concurrency"], per_host=settings["per_host"],
+        rate=settings["rate"], sample=settings["sample"], seed=settings["seed"],
+        now=_parse_now(settings["now"]), snapshot=settings["snapshot"],
+        crawl=settings["crawl"], crawl_pages=settings["max_pages"],
+    )  # fmt: skip
+    http = replace(
+        options.http, deadline=settings["deadline"], total_timeout=settings["timeout"],
+        read_timeout=settings["read_timeout"], retry=RetryPolicy(attempts=settings["retries"] + 1),
+    )  # fmt: skip
+    if settings["user_agent"]:
+        http = replace(http, user_agent=settings["user_agent"])
+    return replace(options, http=http)
