@@ -17,7 +17,7 @@ EXPECTED = {
     "Limits", "PublishError", "RawElement", "ReadError", "ReadLimits", "ReadResult", "Severity",
     "SitemapReader", "SitemapRef", "Url", "UrlsetError", "check", "check_paths", "fetch_sitemaps",
     "fetch_sitemaps_sync", "is_valid", "read", "read_bytes", "read_chunks", "read_file",
-    "read_frame", "write_sitemaps",
+    "read_frame", "write_sitemaps", "AuditOptions", "AuditReport", "audit",
 }  # fmt: skip
 
 

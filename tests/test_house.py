@@ -35,6 +35,7 @@ STAGES = {
     "serve": 4,
     "sources": 4,
     "dask": 5,
+    "auditing": 5,
     "cli": 6,
 }
 

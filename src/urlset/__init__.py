@@ -24,6 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .auditing.driver import AuditOptions, AuditReport, audit
     from .checking.checker import CheckReport, check, check_paths, is_valid
     from .fetching.discovery import DiscoveryOptions, DiscoveryResult
     from .fetching.http import HttpOptions, fetch_sitemaps, fetch_sitemaps_sync
@@ -48,6 +49,9 @@ _LAZY = {
     "Severity": "model",
     "SitemapRef": "model",
     "Url": "model",
+    "AuditOptions": "auditing.driver",
+    "AuditReport": "auditing.driver",
+    "audit": "auditing.driver",
     "BuildReport": "writing.build",
     "write_sitemaps": "writing.build",
     "CheckReport": "checking.checker",
@@ -88,6 +92,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CURRENT",
     "SITEMAPS_2008",
+    "AuditOptions",
+    "AuditReport",
     "BuildReport",
     "ChangeFreq",
     "CheckReport",
@@ -109,6 +115,7 @@ __all__ = [
     "SitemapRef",
     "Url",
     "UrlsetError",
+    "audit",
     "check",
     "check_paths",
     "fetch_sitemaps",

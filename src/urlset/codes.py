@@ -314,6 +314,80 @@ CODES: dict[str, Code] = {
         "a sitemap holds at least one <url> (an index one <sitemap>); remove the file or fill it",
         "Empty sitemap",
     ),
+    # --- audit: the pages a sitemap lists, as a search engine requests them ---
+    "page-redirect": Code(
+        W, "listed URL redirects", "list the URL the redirect ends at", "Page with redirect"
+    ),
+    "page-redirect-chain": Code(
+        W, "listed URL redirects more than once", "list the final URL", "Redirect error"
+    ),
+    "page-redirect-loop": Code(
+        E, "redirect loop or too many redirects", "list the final URL", "Redirect error"
+    ),
+    "page-not-found": Code(
+        E, "listed URL not found (404, 410)", "remove the URL", "Submitted URL not found (404)"
+    ),
+    "page-unauthorized": Code(
+        E,
+        "listed URL refuses access (401, 403)",
+        "list only public pages",
+        "Submitted URL returns unauthorized request (401)",
+    ),
+    "page-client-error": Code(
+        E,
+        "listed URL answers another 4xx",
+        "list only URLs that answer 200",
+        "Submitted URL blocked due to other 4xx issue",
+    ),
+    "page-server-error": Code(
+        E, "listed URL answers 5xx", "fix the server error", "Server error (5xx)"
+    ),
+    "page-unreachable": Code(
+        E, "listed URL timed out or refused", "check the server", "Submitted URL has crawl issue"
+    ),
+    "page-noindex": Code(
+        E,
+        "listed URL says noindex",
+        "remove the URL or the noindex (meta robots, X-Robots-Tag)",
+        "Submitted URL marked 'noindex'",
+    ),
+    "page-canonical-elsewhere": Code(
+        W,
+        "listed URL names another canonical",
+        "list the canonical URL instead",
+        "Duplicate, submitted URL not selected as canonical",
+    ),
+    "page-disallowed": Code(
+        E,
+        "listed URL disallowed by robots.txt",
+        "allow it in robots.txt or remove the URL",
+        "Submitted URL blocked by robots.txt",
+    ),
+    "page-not-html": Code(
+        W, "listed URL is not an HTML page", "check that the file is meant to be indexed"
+    ),
+    "lastmod-mismatch": Code(
+        W, "lastmod disagrees with Last-Modified", "write the date the page last changed"
+    ),
+    "uniform-lastmod": Code(
+        W, "every URL has the same lastmod", "write each page's own change date, not a build time"
+    ),
+    "listed-in-several-sitemaps": Code(
+        W, "URL listed in several sitemaps", "list each URL in one sitemap of the site"
+    ),
+    "listed-variants": Code(
+        W,
+        "several listed forms of one page",
+        "list only the form the others redirect to",
+        "Duplicate, submitted URL not selected as canonical",
+    ),
+    "unlisted-page": Code(
+        W,
+        "indexable linked page not listed",
+        "add it to a sitemap",
+        "Indexed, not submitted in sitemap",
+    ),
+    "orphan-page": Code(W, "listed URL linked from no page", "link it, or remove it"),
     "lastmod-without-day": Code(
         W,
         "lastmod without a day",

@@ -194,6 +194,8 @@ def _sarif_level(severity: Severity) -> str:
 def _artifact_uri(source: str) -> str:
     if source.startswith("<"):
         return source.strip("<>")
+    if source.startswith(("http://", "https://")):  # a sitemap checked over HTTP, a page
+        return source
     path = Path(source)
     return path.as_uri() if path.is_absolute() else path.as_posix()
 

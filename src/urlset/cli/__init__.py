@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "crawl",
         "Crawl a running site politely and list its pages for build.",
     ),
+    "audit": ("urlset.cli.audit", "audit", "Request the URLs sitemaps list: are they indexable?"),
     "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
     "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
     "serve": ("urlset.cli.serve", "serve", "Preview a published sitemap set over HTTP."),

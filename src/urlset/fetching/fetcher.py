@@ -97,6 +97,9 @@ class Fetcher(BodyReading):
         self.reader_factory = reader_factory
         self._sleep = sleep
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        # told (URL, seconds) when a server asks to wait (Retry-After), so that a caller
+        # pacing a host's requests can hold them all back, not only this one's retry
+        self.on_retry_after: Callable[[str, float], None] | None = None
         # the run's deadline, on the monotonic clock (the run starts with its Fetcher)
         self.run_ends = None if options.deadline is None else time.monotonic() + options.deadline
 
@@ -209,6 +212,8 @@ class Fetcher(BodyReading):
             ):
                 return _given_up(request, failure, issues, attempt, best)
             wait = policy.delay(attempt, failure.retry_after)
+            if failure.retry_after is not None and self.on_retry_after is not None:
+                self.on_retry_after(request.url, wait)  # the server's word is for its host
             if time.monotonic() + wait >= ends:
                 if failure.retry_after is not None:
                     what = f"the {plain_duration(wait)} the server asked for (Retry-After)"
@@ -285,6 +290,7 @@ class Fetcher(BodyReading):
         visited = [current]
         origin = site_of(request.url)
         redirect_issues: list[Issue] = []
+        followed: list[tuple[int, str]] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
             async with self.session.get(
@@ -340,9 +346,14 @@ class Fetcher(BodyReading):
                             )
                         )
                     visited.append(target)
+                    followed.append((resp.status, target))
                     current = target
                     continue
-                return await self._answer(request, current, resp, redirect_issues, conditional, cut)
+                answer = await self._answer(
+                    request, current, resp, redirect_issues, conditional, cut
+                )
+                answer.redirects = followed
+                return answer
         return self._error(
             request,
             current,

@@ -132,6 +132,8 @@ class FetchResponse:
     # a redirect the Fetcher's ``may_follow`` refused: its target, not requested (``error``
     # says why)
     unfollowed: str | None = None
+    # each redirect followed on the way to ``url``: (its status, the URL it pointed to)
+    redirects: Sequence[tuple[int, str]] = ()
 
 
 class NodeState(StrEnum):

@@ -1,0 +1,181 @@
+"""``--snapshot DB``: audit results in the snapshot store's DuckDB file (driver).
+
+    audit_runs     audit_id, started, finished (NULL while under way), target, listed,
+                   sample, seed
+    audit_results  audit_id, loc, sitemap, class (the status mix's bucket), status, final,
+                   seconds, codes (sorted, space-separated), findings (JSON [[code, message]])
+
+Results are written in batches, each committed, so an audit that is interrupted keeps what
+it did: the next audit of the same target (same sample) takes up the unfinished run,
+counts what it holds and requests only the rest. A finished audit is compared with the
+previous finished one of its target: per code, the URLs that gained it and lost it.
+Tables of their own, so the fetch runs that ``diff`` and ``watch`` read are untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..checking.rules import make_issue
+from ..model import Issue
+from ..store.db import StoreError, connect
+
+SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS audit_ids START 1;
+CREATE TABLE IF NOT EXISTS audit_runs (
+    audit_id INTEGER PRIMARY KEY, started TIMESTAMPTZ NOT NULL, finished TIMESTAMPTZ,
+    target VARCHAR NOT NULL, listed BIGINT, sample BIGINT, seed BIGINT
+);
+CREATE TABLE IF NOT EXISTS audit_results (
+    audit_id INTEGER NOT NULL, loc VARCHAR NOT NULL, sitemap VARCHAR, class VARCHAR,
+    status INTEGER, final VARCHAR, seconds DOUBLE, codes VARCHAR, findings VARCHAR
+);
+"""
+FLUSH = 2000  # results written (and committed) together
+CHANGE_EXAMPLES = 5
+
+
+class StoredResult:
+    """A result read back from an unfinished run (``AuditStore.resumed``)."""
+
+    __slots__ = ("bucket", "findings", "loc", "seconds", "status")
+
+    def __init__(self, row: tuple[Any, ...]) -> None:
+        self.loc: str = row[0]
+        self.bucket: str = row[1]
+        self.status: int | None = row[2]
+        self.seconds: float = row[3]
+        self.findings: list[Issue] = [
+            make_issue(code, message, source=self.loc) for code, message in json.loads(row[4])
+        ]
+
+
+class AuditStore:
+    """One audit's results in the DuckDB file at ``path``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.con = connect(path)
+        self.con.execute(SCHEMA)
+        self.audit_id = 0
+        self.resuming = False
+        self._rows: list[tuple[Any, ...]] = []
+
+    def start(self, target: str, listed: int, sample: int | None, seed: int) -> None:
+        """Take up the target's unfinished run with the same sample, or begin one."""
+        found = self.con.execute(
+            "SELECT audit_id FROM audit_runs WHERE target = ? AND finished IS NULL"
+            " AND sample IS NOT DISTINCT FROM ? AND seed = ? ORDER BY audit_id DESC LIMIT 1",
+            [target, sample, seed],
+        ).fetchone()
+        if found is not None:
+            self.audit_id, self.resuming = found[0], True
+            return
+        row = self.con.execute(
+            "INSERT INTO audit_runs VALUES (nextval('audit_ids'), now(), NULL, ?, ?, ?, ?)"
+            " RETURNING audit_id",
+            [target, listed, sample, seed],
+        ).fetchone()
+        assert row is not None
+        self.audit_id = row[0]
+
+    def resumed(self) -> Iterator[StoredResult]:
+        """The results the unfinished run already holds, a batch at a time."""
+        cursor = self.con.execute(
+            "SELECT loc, class, status, seconds, findings FROM audit_results WHERE audit_id = ?",
+            [self.audit_id],
+        )
+        while rows := cursor.fetchmany(FLUSH):
+            for row in rows:
+                yield StoredResult(row)
+
+    def add(
+        self,
+        loc: str,
+        sitemap: str,
+        bucket: str,
+        status: int | None,
+        final: str,
+        seconds: float,
+        findings: list[Issue],
+    ) -> None:
+        codes = " ".join(sorted({i.code for i in findings}))
+        shown = json.dumps([[i.code, i.message] for i in findings], ensure_ascii=False)
+        self._rows.append(
+            (self.audit_id, loc, sitemap, bucket, status, final, seconds, codes, shown)
+        )
+        if len(self._rows) >= FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._rows:
+            self.con.executemany(
+                "INSERT INTO audit_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._rows
+            )
+            self._rows = []
+
+    def finish(self, complete: bool) -> list[str]:
+        """Write what is left; a complete run is marked finished and compared with the
+        target's previous finished run: the lines saying what changed."""
+        self.flush()
+        if not complete:
+            return [f"audit {self.audit_id} in {self.path} is unfinished: run again to go on"]
+        self.con.execute(
+            "UPDATE audit_runs SET finished = now() WHERE audit_id = ?", [self.audit_id]
+        )
+        return self._changes()
+
+    def _changes(self) -> list[str]:
+        previous = self.con.execute(
+            "SELECT p.audit_id, strftime(p.finished, '%Y-%m-%d %H:%M') FROM audit_runs p,"
+            " audit_runs c WHERE c.audit_id = ? AND p.target = c.target AND p.audit_id < ?"
+            " AND p.finished IS NOT NULL ORDER BY p.audit_id DESC LIMIT 1",
+            [self.audit_id, self.audit_id],
+        ).fetchone()
+        if previous is None:
+            return [f"stored as audit {self.audit_id} in {self.path}"]
+        before, when = previous
+        rows = self.con.execute(
+            """
+            WITH cur AS (SELECT loc, codes FROM audit_results WHERE audit_id = ?),
+                 pre AS (SELECT loc, codes FROM audit_results WHERE audit_id = ?)
+            SELECT coalesce(cur.loc, pre.loc), pre.codes, cur.codes
+            FROM cur FULL OUTER JOIN pre ON cur.loc = pre.loc
+            WHERE cur.codes IS DISTINCT FROM pre.codes
+            """,
+            [self.audit_id, before],
+        ).fetchall()
+        gained: dict[str, list[str]] = {}
+        lost: dict[str, list[str]] = {}
+        for loc, old, new in rows:
+            old_codes = set((old or "").split()) if old is not None else set()
+            new_codes = set((new or "").split()) if new is not None else set()
+            for code in new_codes - old_codes:
+                gained.setdefault(code, []).append(loc)
+            for code in old_codes - new_codes:
+                lost.setdefault(code, []).append(loc)
+        lines = [f"stored as audit {self.audit_id}; since audit {before} ({when} UTC):"]
+        for code in sorted(set(gained) | set(lost)):
+            new, gone = gained.get(code, []), lost.get(code, [])
+            lines.append(
+                f"  {code}: {len(new):,} URLs more, {len(gone):,} fewer"
+                + (f" (new: {', '.join(new[:CHANGE_EXAMPLES])})" if new else "")
+            )
+        if len(lines) == 1:
+            lines.append("  no finding changed")
+        return lines
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def open_store(path: str) -> AuditStore:
+    """The store at ``path`` (made when missing); a StoreError says what went wrong."""
+    try:
+        return AuditStore(path)
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"cannot use {path} as a snapshot store: {exc}") from None
