@@ -205,10 +205,18 @@ class Audit:
         http = replace(options.http, concurrency=options.concurrency, per_host=options.per_host)
         if options.snapshot is not None:  # opened first: DuckDB loads outside the deadline
             self.store = _opened(options.snapshot)
-        async with client_session(http) as session:
+        path = Path(self.target)
+        local = "://" not in self.target and path.exists()
+        if local:
+            self._list_files(path)
+            self._listed()
+        # only the audited site (for files: their first URL's) may be on a private address
+        async with client_session(http, (self.locs[0] if local else self.target,)) as session:
             fetcher = Fetcher(session, http)
             fetcher.on_retry_after = self._hold_host
-            await self._list(fetcher)
+            if not local:
+                await self._list_site(fetcher)
+                self._listed()
             done = self._open_store()
             order = self._order(done)
             complete = False
@@ -236,12 +244,8 @@ class Audit:
         self.locs.append(url.loc)
         self.lastmods.append(url.lastmod)
 
-    async def _list(self, fetcher: Fetcher) -> None:
-        path = Path(self.target)
-        if "://" not in self.target and path.exists():
-            self._list_files(path)
-        else:
-            await self._list_site(fetcher)
+    def _listed(self) -> None:
+        """The list read: refuse an empty one, and set the URLs listed again aside."""
         if not self.locs:
             raise AuditError(
                 f"{self.target}: the sitemaps list no URL, so there is nothing to audit"

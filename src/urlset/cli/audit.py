@@ -108,6 +108,12 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
 )
 @click.option("--user-agent", help="The User-Agent sent and matched in robots.txt.")
 @click.option(
+    "--allow-private",
+    is_flag=True,
+    help="Connect to private, loopback and link-local addresses too (by default only the "
+    "audited site's host may be on one).",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(("error", "warning")),
     default="error",
@@ -188,6 +194,7 @@ def _options(settings: dict[str, Any]) -> AuditOptions:
     http = replace(
         options.http, deadline=settings["deadline"], total_timeout=settings["timeout"],
         read_timeout=settings["read_timeout"], retry=RetryPolicy(attempts=settings["retries"] + 1),
+        allow_private=settings["allow_private"],
     )  # fmt: skip
     if settings["user_agent"]:
         http = replace(http, user_agent=settings["user_agent"])

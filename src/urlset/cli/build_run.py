@@ -126,14 +126,19 @@ def build_sitemaps(
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
         site.print_reports()
-        hreflang = [c for c in (*report.flagged, *report.noted) if c.startswith("hreflang")]
-        if reciprocity.pages and not hreflang:
-            pages = plural(reciprocity.pages, "page")
-            click.echo(f"hreflang: {pages} with alternates, all reciprocal")
+        _all_reciprocal(report, reciprocity)
     else:  # -q: the errors only (entries skipped), none of the warnings or notes
         _problems("skipped {}", report.rejected, report.examples)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
+
+
+def _all_reciprocal(report: BuildReport, reciprocity: Reciprocity) -> None:
+    """Say that the set's hreflang alternates are all reciprocal, when check finds nothing."""
+    hreflang = [c for c in (*report.flagged, *report.noted) if c.startswith("hreflang")]
+    if reciprocity.pages and not hreflang:
+        pages = plural(reciprocity.pages, "page")
+        click.echo(f"hreflang: {pages} with alternates, all reciprocal")
 
 
 def _stylesheet(stylesheet: bool, xsl: str | None, output_format: str, out_dir: str) -> str | None:

@@ -329,22 +329,7 @@ class Fetcher(BodyReading):
                             issues=redirect_issues,
                             unfollowed=target,
                         )
-                    # a sitemap's host matters (its URLs must be on it); robots.txt may move
-                    if (
-                        request.kind == "sitemap"
-                        and site_of(target) != origin
-                        and not any(i.code == CROSS_HOST_REDIRECT for i in redirect_issues)
-                    ):
-                        redirect_issues.append(
-                            fetch_issue(
-                                CROSS_HOST_REDIRECT,
-                                Severity.WARNING,
-                                f"redirected from {origin} to another site: {target}; "
-                                "a sitemap's URLs must be on the host (and port) it is "
-                                "served from",
-                                request.url,
-                            )
-                        )
+                    _note_cross_host(request, target, origin, redirect_issues)
                     visited.append(target)
                     followed.append((resp.status, target))
                     current = target
@@ -445,3 +430,22 @@ def _given_up(
     )
     response.unreachable = failure.unreachable
     return response
+
+
+def _note_cross_host(request: FetchRequest, target: str, origin: str, issues: list[Issue]) -> None:
+    """A sitemap redirected to another site is told once: its host matters (its URLs must
+    be on it); robots.txt may move."""
+    if (
+        request.kind == "sitemap"
+        and site_of(target) != origin
+        and not any(i.code == CROSS_HOST_REDIRECT for i in issues)
+    ):
+        issues.append(
+            fetch_issue(
+                CROSS_HOST_REDIRECT,
+                Severity.WARNING,
+                f"redirected from {origin} to another site: {target}; a sitemap's URLs must "
+                "be on the host (and port) it is served from",
+                request.url,
+            )
+        )
