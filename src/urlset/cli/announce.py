@@ -1,4 +1,5 @@
-"""``urlset announce ping|indexnow``: tell search engines about a sitemap or changed URLs.
+"""``urlset announce ping|indexnow|search-console``: tell search engines about a sitemap or
+changed URLs, and read what Google's Search Console says of them.
 
 Exit status: 0 every request accepted, 1 some refused or unanswered (or URLs refused before
 sending), 2 usage or I/O error.
@@ -18,6 +19,7 @@ from .streams import Output, output_errors, target_name
 if TYPE_CHECKING:
     from ..announce.indexnow import IndexNowSite
     from ..announce.indexnow_http import IndexNowReport
+    from ..announce.search_console import ConsoleResult
 
 SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 NO_ENDPOINTS = (
@@ -317,3 +319,184 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
         + f"; {skipped:,} already sent before{memory}; {len(report.refused):,} refused "
         f"before sending; {count_noun(report.duplicates, 'duplicate')}\n"
     )
+
+
+@announce.command("search-console", context_settings=SETTINGS)
+@click.argument("site", metavar="PROPERTY")
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="URL",
+    help="A sitemap to submit (repeat for several); with --status, the ones to show.",
+)
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Show what Google says (every sitemap of the property without --sitemap).",
+)
+@click.option(
+    "--key-file",
+    envvar="URLSET_GOOGLE_KEY_FILE",
+    metavar="FILE",
+    help="A service account's JSON key [env URLSET_GOOGLE_KEY_FILE]; default: application "
+    "default credentials.",
+)
+@click.option(
+    "--api",
+    envvar="URLSET_SEARCH_CONSOLE_API",
+    metavar="URL",
+    help="The API root [env URLSET_SEARCH_CONSOLE_API; default Google's].",
+)
+@click.option(
+    "--check/--no-check",
+    "run_check",
+    default=True,
+    show_default=True,
+    help="Check each sitemap shown with urlset too, beside what Google says.",
+)
+@click.option(
+    "--allow-private", is_flag=True, help="Let the check fetch private or loopback addresses."
+)
+@click.option("--deadline", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+def search_console(
+    site: str,
+    sitemaps: tuple[str, ...],
+    show_status: bool,
+    key_file: str | None,
+    api: str | None,
+    run_check: bool,
+    allow_private: bool,
+    deadline: float,
+    fmt: str,
+) -> None:
+    """Submit sitemaps to Google Search Console, and show what Google says of them beside
+    what urlset's check finds. PROPERTY is as Search Console names it:
+    https://www.example.com/ or sc-domain:example.com.
+
+    With --sitemap URL: submit it (then, with --status, read its status back). Without:
+    list the property's sitemaps and their status. The credentials' account must be an
+    owner or user of the property (Search Console > Settings > Users and permissions).
+
+    Exit status: 0 all accepted and no errors found, 1 a call failed or errors reported
+    (by Google or by urlset's check), 2 usage error or no credentials.
+    """
+    from ..announce.search_console import (
+        CredentialsError,
+        access_token,
+        property_id,
+        search_console_sync,
+    )
+    from ..errors import InvalidValue
+
+    try:
+        site = property_id(site)
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    status_wanted = show_status or not sitemaps
+    try:
+        token = access_token(key_file)
+        results = search_console_sync(
+            site, token, submit=sitemaps, status=status_wanted, api=api, deadline=deadline
+        )
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    except CredentialsError as exc:
+        click.echo(f"urlset announce search-console: {exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # never a traceback
+        click.echo(f"urlset announce search-console: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
+    shown = [s for r in results for s in r.sitemaps]
+    checks = _check_each([s.path for s in shown], allow_private, deadline) if run_check else {}
+    failed = (
+        not all(r.ok for r in results)
+        or any(s.errors for s in shown)
+        or any(c.get("errors") for c in checks.values())
+    )
+    status = 1 if failed else 0
+    out = Output(sys.stdout, target_name(None))
+    with output_errors("announce search-console", closed_pipe_status=status):
+        _console_report(results, checks, out, fmt)
+    sys.exit(status)
+
+
+def _check_each(urls: list[str], allow_private: bool, deadline: float) -> dict[str, dict[str, int]]:
+    """urlset's check of each sitemap URL (an index with its children): the summary, or
+    {"unreadable": 1} when the check could not run."""
+    import asyncio
+
+    from ..fetching.http import HttpOptions
+    from ..sitecheck.driver import check_site_async
+
+    async def run() -> dict[str, dict[str, int]]:
+        http = HttpOptions(deadline=deadline, allow_private=allow_private)
+        found: dict[str, dict[str, int]] = {}
+        for url in urls:
+            report, _ = await check_site_async(url, http=http)
+            found[url] = report.summary()
+        return found
+
+    return asyncio.run(run()) if urls else {}
+
+
+def _console_report(
+    results: list[ConsoleResult], checks: dict[str, dict[str, int]], out: Output, fmt: str
+) -> None:
+    if fmt == "json":
+        rows = [
+            {
+                "action": r.action,
+                "property": r.site,
+                "sitemap": r.sitemap,
+                "ok": r.ok,
+                "status": r.status,
+                "message": r.message,
+                "attempts": r.attempts,
+                "sitemaps": [
+                    {
+                        "path": s.path,
+                        "google": {
+                            "lastSubmitted": s.last_submitted,
+                            "lastDownloaded": s.last_downloaded,
+                            "isPending": s.is_pending,
+                            "isSitemapsIndex": s.is_index,
+                            "errors": s.errors,
+                            "warnings": s.warnings,
+                            "contents": [
+                                {"type": c.type, "submitted": c.submitted, "indexed": c.indexed}
+                                for c in s.contents
+                            ],
+                        },
+                        "urlset": checks.get(s.path),
+                    }
+                    for s in r.sitemaps
+                ],
+            }
+            for r in results
+        ]
+        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return
+    for r in results:
+        target = r.sitemap or r.site
+        if r.action == "submit" or not r.ok:
+            out.write(f"{r.action} {target}: {'ok' if r.ok else 'FAILED'}: {r.message}\n")
+        if not r.sitemaps:
+            continue
+        out.write(
+            "sitemap\tgoogle: downloaded\tpending\terrors\twarnings\tsubmitted\tindexed"
+            "\turlset: entries\terrors\twarnings\n"
+        )
+        for s in r.sitemaps:
+            indexed = [c.indexed for c in s.contents if c.indexed is not None]
+            mine = checks.get(s.path)
+            urlset_cols = (
+                f"{mine['entries']}\t{mine['errors']}\t{mine['warnings']}" if mine else "-\t-\t-"
+            )
+            out.write(
+                f"{s.path}\t{s.last_downloaded or 'never'}\t{'yes' if s.is_pending else 'no'}"
+                f"\t{s.errors}\t{s.warnings}\t{s.submitted}"
+                f"\t{sum(indexed) if indexed else '-'}\t{urlset_cols}\n"
+            )
