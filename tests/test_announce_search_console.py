@@ -17,9 +17,9 @@ from urlset.announce.search_console import (
     CredentialsError,
     Token,
     access_token,
+    call_search_console_sync,
     in_property,
     property_id,
-    search_console_sync,
 )
 from urlset.cli import main
 from urlset.errors import InvalidValue
@@ -232,7 +232,7 @@ def test_each_refusal_says_what_to_do(
     server.script(api_path(server, sitemap), reply)
     token = Token(TOKEN, EMAIL)
     submit = [sitemap] if sitemap else []
-    results = search_console_sync(
+    results = call_search_console_sync(
         site_of(server), token, submit=submit, api=server.url("/api"), http=fast()
     )
     last = results[-1]
@@ -247,10 +247,14 @@ def test_429_waits_its_retry_after_and_5xx_is_bounded(server: Endpoints) -> None
         Reply(429, b"{}", {"Retry-After": "0"}, content_type="application/json"),
         json_reply(200, {}),  # no sitemaps: the API leaves "sitemap" out
     )
-    (result,) = search_console_sync(site_of(server), token, api=server.url("/api"), http=fast())
+    (result,) = call_search_console_sync(
+        site_of(server), token, api=server.url("/api"), http=fast()
+    )
     assert result.ok and result.attempts == 2 and result.sitemaps == []
     server.script(api_path(server), google_error(503, "Backend Error"))
-    (result,) = search_console_sync(site_of(server), token, api=server.url("/api"), http=fast())
+    (result,) = call_search_console_sync(
+        site_of(server), token, api=server.url("/api"), http=fast()
+    )
     assert not result.ok and result.attempts == 3
     assert "Backend Error" in result.message and "try again later" in result.message
     assert len(server.requests(api_path(server))) == 5

@@ -293,7 +293,7 @@ def _result(
     return ConsoleResult(action, site, sitemap, True, status, message, answer.attempts, sitemaps)
 
 
-async def search_console(
+async def call_search_console(
     site: str,
     token: Token,
     *,
@@ -331,7 +331,7 @@ async def search_console(
     return results
 
 
-def search_console_sync(
+def call_search_console_sync(
     site: str,
     token: Token,
     *,
@@ -341,9 +341,9 @@ def search_console_sync(
     http: HttpOptions | None = None,
     deadline: float = 60.0,
 ) -> list[ConsoleResult]:
-    """``search_console`` for code without an event loop."""
+    """``call_search_console`` for code without an event loop."""
     return asyncio.run(
-        search_console(
+        call_search_console(
             site, token, submit=submit, status=status, api=api, http=http, deadline=deadline
         )
     )

@@ -1,4 +1,4 @@
-"""``urlset announce ping|indexnow|search-console``: tell search engines about a sitemap or
+"""``urlset announce ping|indexnow|search-console|bing``: tell search engines about a sitemap or
 changed URLs, and read what Google's Search Console says of them.
 
 Exit status: 0 every request accepted, 1 some refused or unanswered (or URLs refused before
@@ -17,6 +17,7 @@ import click
 from .streams import Output, output_errors, target_name
 
 if TYPE_CHECKING:
+    from ..announce.bing import BingReport
     from ..announce.indexnow import IndexNowSite
     from ..announce.indexnow_http import IndexNowReport
     from ..announce.search_console import ConsoleResult
@@ -361,7 +362,7 @@ def _report(report: IndexNowReport, out: Output, fmt: str, state: str | None) ->
 )
 @click.option("--deadline", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
-def search_console(
+def call_search_console(
     site: str,
     sitemaps: tuple[str, ...],
     show_status: bool,
@@ -386,8 +387,8 @@ def search_console(
     from ..announce.search_console import (
         CredentialsError,
         access_token,
+        call_search_console_sync,
         property_id,
-        search_console_sync,
     )
     from ..errors import InvalidValue
 
@@ -398,7 +399,7 @@ def search_console(
     status_wanted = show_status or not sitemaps
     try:
         token = access_token(key_file)
-        results = search_console_sync(
+        results = call_search_console_sync(
             site, token, submit=sitemaps, status=status_wanted, api=api, deadline=deadline
         )
     except InvalidValue as exc:
@@ -500,3 +501,151 @@ def _console_report(
                 f"\t{s.errors}\t{s.warnings}\t{s.submitted}"
                 f"\t{sum(indexed) if indexed else '-'}\t{urlset_cols}\n"
             )
+
+
+@announce.command("bing", context_settings=SETTINGS)
+@click.argument("source", required=False, metavar="[URLS_FILE|-]")
+@click.option("--site", metavar="URL", help="The site, as Bing Webmaster Tools has it: required.")
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="URL",
+    help="A sitemap to submit (SubmitFeed); repeat for several.",
+)
+@click.option(
+    "--api-key",
+    envvar="URLSET_BING_API_KEY",
+    help="The Bing Webmaster API key [env URLSET_BING_API_KEY].",
+)
+@click.option(
+    "--api",
+    envvar="URLSET_BING_API",
+    metavar="URL",
+    help="The API root [env URLSET_BING_API; default Bing's].",
+)
+@click.option(
+    "--left",
+    "left_file",
+    metavar="FILE",
+    help="Write the URLs over today's quota here, one a line, to send tomorrow.",
+)
+@click.option("--batch-size", type=click.IntRange(1, 500), default=500, show_default=True)
+@click.option("--deadline", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
+def bing(
+    source: str | None,
+    site: str | None,
+    sitemaps: tuple[str, ...],
+    api_key: str | None,
+    api: str | None,
+    left_file: str | None,
+    batch_size: int,
+    deadline: float,
+    fmt: str,
+) -> None:
+    """Submit sitemaps (--sitemap) and URLs (URLS_FILE or -, one a line, or JSON Lines as
+    `urlset read` writes them) to Bing Webmaster Tools with an API key.
+
+    The day's URL quota is read first (GetUrlSubmissionQuota); what fits is sent in batches
+    (SubmitUrlBatch), the rest is reported as left for tomorrow (and written to --left).
+
+    Exit status: 0 all accepted, 1 some refused, unanswered, or URLs not of the site (URLs
+    left over the quota alone are not a failure), 2 usage or I/O error.
+    """
+    from ..announce.bing import submit_bing_sync
+    from ..errors import InvalidValue
+
+    if site is None:
+        raise click.UsageError("give --site URL: the site as Bing Webmaster Tools has it")
+    if not api_key:
+        raise click.UsageError(
+            "give --api-key KEY (or URLSET_BING_API_KEY): Bing Webmaster Tools > Settings > "
+            "API access"
+        )
+    if source is None and not sitemaps:
+        raise click.UsageError("give --sitemap URL, or URLS_FILE (- for standard input)")
+    urls: list[str] = []
+    if source is not None:
+        try:
+            urls = [loc for loc, _ in _read_entries(source)]
+        except OSError as exc:
+            click.echo(
+                f"urlset announce bing: cannot read {source}: {exc.strerror or exc}", err=True
+            )
+            sys.exit(2)
+        except UnicodeDecodeError:
+            click.echo(f"urlset announce bing: cannot read {source}: not UTF-8 text", err=True)
+            sys.exit(2)
+    try:
+        report = submit_bing_sync(
+            site,
+            api_key,
+            sitemaps=sitemaps,
+            urls=urls,
+            batch_size=batch_size,
+            api=api,
+            deadline=deadline,
+        )
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    except Exception as exc:  # never a traceback
+        click.echo(f"urlset announce bing: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(2)
+    if left_file is not None:
+        try:
+            with open(left_file, "w", encoding="utf-8") as handle:
+                handle.writelines(f"{url}\n" for url in report.left)
+        except OSError as exc:
+            click.echo(
+                f"urlset announce bing: cannot write {left_file}: {exc.strerror or exc}", err=True
+            )
+            sys.exit(2)
+    status = 0 if report.ok else 1
+    out = Output(sys.stdout, target_name(None))
+    with output_errors("announce bing", closed_pipe_status=status):
+        _bing_report(report, out, fmt, left_file)
+    sys.exit(status)
+
+
+def _bing_report(report: BingReport, out: Output, fmt: str, left_file: str | None) -> None:
+    from ..fetching.issues import count_noun
+
+    if fmt == "json":
+        data = {
+            "site": report.site,
+            "calls": [
+                {
+                    "method": c.method,
+                    "ok": c.ok,
+                    "status": c.status,
+                    "message": c.message,
+                    "attempts": c.attempts,
+                    "urls": c.size,
+                    "first": c.first,
+                }
+                for c in report.calls
+            ],
+            "daily_quota": report.daily_quota,
+            "monthly_quota": report.monthly_quota,
+            "sent": report.sent,
+            "left": report.left,
+            "refused": [{"url": u, "reason": why} for u, why in report.refused],
+            "duplicates": report.duplicates,
+        }
+        out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return
+    for c in report.calls:
+        what = f" {c.first}" if c.method == "SubmitFeed" else ""
+        if c.method == "SubmitUrlBatch":
+            what = f" {count_noun(c.size, 'URL')} from {c.first}"
+        out.write(f"{c.method}{what}: {'ok' if c.ok else 'FAILED'}: {c.message}\n")
+    for url, why in report.refused[:20]:
+        out.write(f"not sent: {url}: {why}\n")
+    if len(report.refused) > 20:
+        out.write(f"not sent: ... and {len(report.refused) - 20:,} more\n")
+    if report.daily_quota is not None:
+        out.write(f"daily quota {report.daily_quota:,}; {count_noun(report.sent, 'URL')} sent\n")
+    if report.left:
+        where = f" (written to {left_file})" if left_file else " (give --left FILE to keep them)"
+        out.write(f"{count_noun(len(report.left), 'URL')} left for tomorrow{where}\n")
