@@ -176,6 +176,8 @@ def run(
     max_sitemaps: int,
     max_urls: int,
     well_known: tuple[str, ...],
+    follow: str | None,
+    since: datetime | None,
     follow_cross_host: bool,
     allow_private: bool,
     workers: int | None,
@@ -191,6 +193,8 @@ def run(
         max_urls=max_urls,
         well_known=tuple(well_known) or WELL_KNOWN,
         follow_cross_host=follow_cross_host,
+        follow=follow,
+        since=since,
         http_fallback=bare,
         revalidate=revalidate,
         ahead=max(64, 2 * concurrency),  # enough requests out to keep every slot busy

@@ -328,6 +328,9 @@ class Discovery(RobotsStage, SitemapStage):
             failed=failed,
             incomplete=incomplete,
             limits_hit=list(self.limits_hit),
+            not_followed=self.not_followed,
+            older_sitemaps=self.older_sitemaps,
+            older_urls=self.older_urls,
         )
 
 

@@ -156,4 +156,18 @@ def summary(result: DiscoveryResult) -> str:
         text += f", {count_noun(errors, 'error')}"
     if result.limits_hit:
         text += f", stopped by {', '.join(result.limits_hit)}"
+    left_out = [
+        f"{count_noun(result.not_followed, 'index child', 'index children')} not matching --follow"
+        if result.not_followed
+        else "",
+        f"{count_noun(result.older_sitemaps, 'index child', 'index children')} older than --since"
+        if result.older_sitemaps
+        else "",
+        f"{count_noun(result.older_urls, 'URL')} older than --since (or undated)"
+        if result.older_urls
+        else "",
+    ]
+    chosen = [part for part in left_out if part]
+    if chosen:
+        text += f" (left out: {'; '.join(chosen)})"
     return f"{text}: {label}"

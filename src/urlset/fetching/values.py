@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 from urllib.parse import urlsplit
@@ -67,6 +68,14 @@ class DiscoveryOptions:
     # ``ahead`` requests out at once, what is held stays bounded
     hold_urls: int = 50_000
     ahead: int = 64
+    # selective fetch (Scrapy's sitemap_follow and sitemap_filter): only the index children
+    # whose URL this regular expression matches (re.search) are downloaded; robots.txt's
+    # sitemaps and the start always are
+    follow: str | None = None
+    # only entries with a lastmod at or after this (an aware datetime; a date-only lastmod
+    # counts as the start of its day, UTC); an index child whose lastmod is before it is not
+    # downloaded (one without a lastmod is: it may hold news)
+    since: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +230,10 @@ class DiscoveryResult:
     failed: list[SitemapNode]
     incomplete: list[SitemapNode]  # read only in part
     limits_hit: list[str]  # issue codes of the caps that cut the result short
+    # left out on purpose by DiscoveryOptions.follow and .since (not a partial result)
+    not_followed: int = 0  # index children whose URL --follow does not match
+    older_sitemaps: int = 0  # index children whose lastmod is before --since
+    older_urls: int = 0  # entries whose lastmod is before --since, or that have none
 
     @property
     def errors(self) -> list[Issue]:
