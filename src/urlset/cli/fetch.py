@@ -126,6 +126,11 @@ def _target(value: str | None) -> tuple[str, bool]:
     "2026-11-01T08:00:00Z); index children whose lastmod is earlier are not downloaded.",
 )
 @click.option(
+    "--always-probe",
+    is_flag=True,
+    help="Try the well-known locations even when robots.txt names sitemaps.",
+)
+@click.option(
     "--follow-cross-host",
     is_flag=True,
     help="Follow index children on other hosts (or other ports of its host) too.",
@@ -193,6 +198,7 @@ def fetch(
     well_known: tuple[str, ...],
     follow: str | None,
     since: datetime | None,
+    always_probe: bool,
     follow_cross_host: bool,
     allow_private: bool,
     workers: int | None,
@@ -233,6 +239,7 @@ def fetch(
         well_known=well_known,
         follow=follow,
         since=since,
+        always_probe=always_probe,
         follow_cross_host=follow_cross_host,
         allow_private=allow_private,
         workers=workers,

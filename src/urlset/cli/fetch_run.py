@@ -178,6 +178,7 @@ def run(
     well_known: tuple[str, ...],
     follow: str | None,
     since: datetime | None,
+    always_probe: bool,
     follow_cross_host: bool,
     allow_private: bool,
     workers: int | None,
@@ -195,6 +196,7 @@ def run(
         follow_cross_host=follow_cross_host,
         follow=follow,
         since=since,
+        probe_always=always_probe,
         http_fallback=bare,
         revalidate=revalidate,
         ahead=max(64, 2 * concurrency),  # enough requests out to keep every slot busy

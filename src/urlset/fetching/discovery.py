@@ -236,7 +236,8 @@ class Discovery(RobotsStage, SitemapStage):
                 self._probes_open -= 1
                 if node.ok:
                     self._found_by_probe += 1
-                if self._probes_open == 0 and self._found_by_probe == 0:
+                named = node.parent is not None and node.parent.ref_count > 0
+                if self._probes_open == 0 and self._found_by_probe == 0 and not named:
                     self._nothing_found(node.parent)
 
     def _fall_back(self, node: SitemapNode, response: FetchResponse) -> None:

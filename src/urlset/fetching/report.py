@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..model import Issue
 from .issues import count_noun
@@ -40,6 +41,8 @@ def _describe(node: SitemapNode) -> str:
             parts.append(count_noun(node.ref_count, "sitemap"))
         else:
             parts.append(count_noun(node.url_count, "URL"))
+    if node.via == "well-known" and node.ok:
+        parts.append("found at a well-known location")
     if node.state is NodeState.UNCHANGED:
         parts.append("not requested: index lastmod unchanged")
     elif node.status is not None:
@@ -140,6 +143,11 @@ def tree_json(result: DiscoveryResult) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
+def _path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
 def summary(result: DiscoveryResult) -> str:
     label = "PARTIAL result" if result.partial else "complete"
     if result.nothing:
@@ -156,6 +164,9 @@ def summary(result: DiscoveryResult) -> str:
         text += f", {count_noun(errors, 'error')}"
     if result.limits_hit:
         text += f", stopped by {', '.join(result.limits_hit)}"
+    probed = [_path_of(n.url) for n in result.nodes() if n.via == "well-known" and n.ok]
+    if probed:
+        text += f", found at well-known locations: {', '.join(probed)}"
     left_out = [
         f"{count_noun(result.not_followed, 'index child', 'index children')} not matching --follow"
         if result.not_followed

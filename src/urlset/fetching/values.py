@@ -19,13 +19,29 @@ from ..dates import Lastmod
 from ..model import Issue, Severity, SitemapRef, Url
 
 # Places sites put sitemaps when robots.txt names none (configurable).
+# Where sites without a robots.txt Sitemap: line keep their sitemaps, most common first: the
+# generic names, gzipped ones, CMS defaults (WordPress core, Yoast and Rank Math's
+# post-/page- children, Drupal's xmlsitemap without clean URLs, PHP generators), a folder,
+# the text form, and Google News sitemaps under their usual names. Each is one request, not
+# retried; a sitemap already found (named, listed or reached by a redirect) is read once.
 WELL_KNOWN: tuple[str, ...] = (
     "/sitemap.xml",
     "/sitemap_index.xml",
     "/sitemap-index.xml",
     "/sitemap.xml.gz",
+    "/sitemap_index.xml.gz",
     "/wp-sitemap.xml",
+    "/sitemap.php",
     "/sitemap.txt",
+    "/sitemap/sitemap.xml",
+    "/sitemap/index.xml",
+    "/sitemaps.xml",
+    "/index.php?q=sitemap.xml",
+    "/post-sitemap.xml",
+    "/page-sitemap.xml",
+    "/sitemap_news.xml",
+    "/sitemap-news.xml",
+    "/news-sitemap.xml",
 )
 
 
@@ -56,6 +72,9 @@ class DiscoveryOptions:
     max_sitemaps: int = 10_000
     max_urls: int = 50_000_000
     well_known: tuple[str, ...] = WELL_KNOWN
+    # try the well-known locations even when robots.txt names sitemaps (those it names, and
+    # their children, are still read once)
+    probe_always: bool = False
     follow_cross_host: bool = False  # follow index children on another host
     # an https start that cannot be connected to is tried over http (a start the user gave
     # without a scheme); the run reports it
