@@ -273,3 +273,35 @@ def test_usage_errors_exit_2(key_file: Path, server: Endpoints) -> None:
     )  # fmt: skip
     assert result.exit_code == 2 and "not in the property" in result.output
     assert not server.requests(api_path(server))
+
+
+def test_without_google_auth_the_message_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "google.auth", None)  # as if not installed
+    with pytest.raises(CredentialsError, match=r"pip install 'urlset\[google\]'"):
+        access_token("key.json")
+
+
+def test_what_urlset_finds_beside_what_google_says(server: Endpoints, key_file: Path) -> None:
+    broken = server.url("/broken.xml")  # Google has not looked yet; urlset finds its errors
+    server.serve("/broken.xml", b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                 b"<url><loc>not a url</loc></url></urlset>")  # fmt: skip
+    server.script(
+        api_path(server),
+        json_reply(200, {"sitemap": [wmx(broken, errors="0", isPending=True)]}),
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            "announce", "search-console", site_of(server), "--key-file", str(key_file),
+            "--api", server.url("/api"), "--allow-private", "--format", "json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    (call,) = json.loads(result.output)
+    (row,) = call["sitemaps"]
+    assert row["google"]["errors"] == 0 and row["google"]["isPending"] is True
+    assert row["urlset"]["errors"] >= 1

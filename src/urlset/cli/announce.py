@@ -421,21 +421,29 @@ def call_search_console(
     out = Output(sys.stdout, target_name(None))
     with output_errors("announce search-console", closed_pipe_status=status):
         _console_report(results, checks, out, fmt)
+        unchecked = len({s.path for s in shown} - set(checks)) if run_check else 0
+        if unchecked and fmt == "text":
+            out.write(f"{unchecked} not checked by urlset: --deadline reached; raise it\n")
     sys.exit(status)
 
 
 def _check_each(urls: list[str], allow_private: bool, deadline: float) -> dict[str, dict[str, int]]:
-    """urlset's check of each sitemap URL (an index with its children): the summary, or
-    {"unreadable": 1} when the check could not run."""
+    """urlset's check of each sitemap URL (an index with its children): its summary. All of
+    them within ``deadline`` seconds: those not reached by then are left unchecked."""
     import asyncio
+    import time
 
     from ..fetching.http import HttpOptions
     from ..sitecheck.driver import check_site_async
 
     async def run() -> dict[str, dict[str, int]]:
-        http = HttpOptions(deadline=deadline, allow_private=allow_private)
+        ends = time.monotonic() + deadline
         found: dict[str, dict[str, int]] = {}
         for url in urls:
+            left = ends - time.monotonic()
+            if left <= 0:
+                break
+            http = HttpOptions(deadline=left, allow_private=allow_private)
             report, _ = await check_site_async(url, http=http)
             found[url] = report.summary()
         return found
