@@ -163,3 +163,12 @@ def test_cli_follow_and_since_in_every_format(
 def test_cli_bad_choice_is_a_usage_error(args: list[str], said: str) -> None:
     result = invoke("https://example.com/", *args)
     assert result.exit_code == 2 and said in result.output
+
+
+def test_tree_json_counts_what_was_left_out(site: LoopbackServer) -> None:
+    result = invoke(site.base, *FAST, "--tree", "--format", "json", "--follow", "posts-",
+                    "--since", "2026-11-18")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    tree = json.loads(result.stdout)
+    assert (tree["not_followed"], tree["older_sitemaps"], tree["older_urls"]) == (1, 1, 17)
+    assert tree["urls"] == 3 and tree["result"] == "complete"

@@ -137,6 +137,10 @@ def tree_json(result: DiscoveryResult) -> str:
         "read_in_part": len(result.incomplete),
         "errors": len(result.errors),
         "limits_hit": result.limits_hit,
+        # left out on purpose by --follow and --since
+        "not_followed": result.not_followed,
+        "older_sitemaps": result.older_sitemaps,
+        "older_urls": result.older_urls,
         "issues": [_issue_json(i) for i in result.issues],
         "roots": [_node_json(root) for root in result.roots],
     }
