@@ -14,6 +14,8 @@ from urlset.limits import Limits
 def test_public_names_are_pinned_and_load() -> None:
     assert sorted(urlset.announce.__all__) == [
         "BatchReport",
+        "BingReport",
+        "ConsoleResult",
         "DEFAULT_ENDPOINT",
         "ENDPOINTS",
         "IndexNowReport",
@@ -23,6 +25,9 @@ def test_public_names_are_pinned_and_load() -> None:
         "RobotsCheckReport",
         "RobotsEdit",
         "SubmissionState",
+        "access_token",
+        "call_search_console",
+        "call_search_console_sync",
         "check_key",
         "check_robots",
         "check_robots_sync",
@@ -32,6 +37,8 @@ def test_public_names_are_pinned_and_load() -> None:
         "ping_sitemap",
         "ping_sitemap_sync",
         "sitemap_lines",
+        "submit_bing",
+        "submit_bing_sync",
         "submit_indexnow",
         "submit_indexnow_sync",
         "update_robots_file",

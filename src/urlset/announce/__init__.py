@@ -9,6 +9,9 @@ today, each usable from a site's deploy script:
   (reachable, in scope with cross-submission, not disallowed, their URLs not blocked).
 - ping: ``ping_sitemap`` / ``ping_sitemap_sync`` send ``<endpoint>?sitemap=<URL>`` to the endpoints given
   (there are no default ones: the large engines retired theirs).
+- Search Console: ``call_search_console`` / ``call_search_console_sync`` (submit, list,
+  get) with an ``access_token`` from google-auth; Bing Webmaster: ``submit_bing`` / ``submit_bing_sync``
+  (SubmitFeed, SubmitUrlBatch within the daily quota).
 - IndexNow: ``generate_key``, ``IndexNowSite``, ``write_key_file``, ``submit_indexnow`` /
   ``submit_indexnow_sync`` (batches of at most 10,000, each answer reported, what was
   accepted remembered in a ``SubmissionState`` file).
@@ -25,6 +28,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .bing import BingReport, submit_bing, submit_bing_sync
     from .indexnow import (
         DEFAULT_ENDPOINT,
         ENDPOINTS,
@@ -45,8 +49,21 @@ if TYPE_CHECKING:
     from .robots_file import update_robots_file
     from .robots_text import RobotsEdit, edit_sitemaps, sitemap_lines
     from .robots_verify import RobotsCheckReport, check_robots, check_robots_sync
+    from .search_console import (
+        ConsoleResult,
+        access_token,
+        call_search_console,
+        call_search_console_sync,
+    )
 
 _LAZY = {
+    "BingReport": "bing",
+    "submit_bing": "bing",
+    "submit_bing_sync": "bing",
+    "ConsoleResult": "search_console",
+    "access_token": "search_console",
+    "call_search_console": "search_console",
+    "call_search_console_sync": "search_console",
     "DEFAULT_ENDPOINT": "indexnow",
     "ENDPOINTS": "indexnow",
     "BatchReport": "indexnow",
@@ -86,6 +103,8 @@ __all__ = [
     "DEFAULT_ENDPOINT",
     "ENDPOINTS",
     "BatchReport",
+    "BingReport",
+    "ConsoleResult",
     "IndexNowReport",
     "IndexNowSite",
     "Outcome",
@@ -93,6 +112,9 @@ __all__ = [
     "RobotsCheckReport",
     "RobotsEdit",
     "SubmissionState",
+    "access_token",
+    "call_search_console",
+    "call_search_console_sync",
     "check_key",
     "check_robots",
     "check_robots_sync",
@@ -102,6 +124,8 @@ __all__ = [
     "ping_sitemap",
     "ping_sitemap_sync",
     "sitemap_lines",
+    "submit_bing",
+    "submit_bing_sync",
     "submit_indexnow",
     "submit_indexnow_sync",
     "update_robots_file",

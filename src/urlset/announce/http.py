@@ -93,6 +93,7 @@ async def send(
     url: str,
     *,
     json_body: Any = None,
+    headers: Mapping[str, str] | None = None,
     follow_redirects: bool = True,
     options: HttpOptions,
     deadline: float,
@@ -107,6 +108,7 @@ async def send(
     # as the IndexNow documentation writes it: "Content-Type: application/json; charset=utf-8"
     data = None if json_body is None else json.dumps(json_body).encode("utf-8")
     headers_out = {} if data is None else {"Content-Type": JSON_TYPE}
+    headers_out.update(headers or {})  # an API's Authorization, for one
     attempt = 0
     while True:
         attempt += 1
@@ -116,7 +118,7 @@ async def send(
                 url, None, attempts=attempt - 1, seconds=clock() - started, error="deadline passed"
             )
         status: int | None = None
-        headers: dict[str, str] = {}
+        headers_in: dict[str, str] = {}
         body = b""
         error = None
         hopeless = False  # trying again at once cannot change it
@@ -129,7 +131,7 @@ async def send(
                     headers=headers_out,
                     allow_redirects=follow_redirects,
                 ) as resp:
-                    status, headers = resp.status, dict(resp.headers)
+                    status, headers_in = resp.status, dict(resp.headers)
                     body = await resp.content.read(BODY_SHOWN)
         except TimeoutError:
             error = (
@@ -145,12 +147,12 @@ async def send(
             else:
                 error = describe_failure(exc)
             hopeless = encoding is not None or final_failure(exc)
-        answer = Answer(url, status, headers, body, attempt, clock() - started, error)
+        answer = Answer(url, status, headers_in, body, attempt, clock() - started, error)
         if (status is not None and not retryable(status)) or hopeless:
             return answer
         if attempt >= policy.attempts:
             return replace(answer, note=f"gave up after {plural(attempt, 'attempt')}")
-        retry_after = parse_retry_after(headers.get("Retry-After")) if status else None
+        retry_after = parse_retry_after(headers_in.get("Retry-After")) if status else None
         too_long = retry_after_refused(policy, retry_after)
         if too_long is not None:
             return replace(answer, note=too_long)

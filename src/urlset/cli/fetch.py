@@ -14,6 +14,9 @@ holds them equal.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 import click
 
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
@@ -109,6 +112,25 @@ def _target(value: str | None) -> tuple[str, bool]:
     help="A path to try when robots.txt names no sitemap (repeat; replaces the default list).",
 )
 @click.option(
+    "--follow",
+    metavar="REGEX",
+    callback=lambda _ctx, _param, value: _regex(value),
+    help="Download only the index children whose URL this regular expression matches "
+    "(searched anywhere in it); robots.txt's sitemaps and the start are always read.",
+)
+@click.option(
+    "--since",
+    metavar="DATE",
+    callback=lambda _ctx, _param, value: _since(value),
+    help="Only entries whose lastmod is DATE or later (W3C: 2026-11-01 or "
+    "2026-11-01T08:00:00Z); index children whose lastmod is earlier are not downloaded.",
+)
+@click.option(
+    "--always-probe",
+    is_flag=True,
+    help="Try the well-known locations even when robots.txt names sitemaps.",
+)
+@click.option(
     "--follow-cross-host",
     is_flag=True,
     help="Follow index children on other hosts (or other ports of its host) too.",
@@ -176,6 +198,9 @@ def fetch(
     max_sitemaps: int,
     max_urls: int,
     well_known: tuple[str, ...],
+    follow: str | None,
+    since: datetime | None,
+    always_probe: bool,
     follow_cross_host: bool,
     allow_private: bool,
     workers: int | None,
@@ -214,6 +239,9 @@ def fetch(
         max_sitemaps=max_sitemaps,
         max_urls=max_urls,
         well_known=well_known,
+        follow=follow,
+        since=since,
+        always_probe=always_probe,
         follow_cross_host=follow_cross_host,
         allow_private=allow_private,
         workers=workers,
@@ -221,6 +249,33 @@ def fetch(
         report=report,
         quiet=quiet,
     )
+
+
+def _regex(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise click.BadParameter(
+                f"{value!r} is not a regular expression: {exc}", param_hint="--follow"
+            ) from None
+    return value
+
+
+def _since(value: str | None) -> datetime | None:
+    from ..dates import instant, parse_w3c
+    from ..errors import InvalidValue
+
+    if value is None:
+        return None
+    try:
+        return instant(parse_w3c(value.strip()))
+    except InvalidValue:
+        raise click.BadParameter(
+            f"{value!r} is not a W3C date: give YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ "
+            "(or with +hh:mm)",
+            param_hint="--since",
+        ) from None
 
 
 def _check_format(fmt: str, tree: bool, output: str | None, report: str | None = None) -> None:

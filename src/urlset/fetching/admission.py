@@ -9,8 +9,10 @@ reported on the node.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
+from datetime import UTC
 from typing import Any, Literal
 
 from ..dates import Lastmod, instant
@@ -62,6 +64,15 @@ class Admission:
         self.sitemaps_requested = 0
         self.limits_hit: list[str] = []
         self._skipped_by_cap = 0
+        follow = self.options.follow
+        self._follow = re.compile(follow) if follow else None
+        since = self.options.since
+        if since is not None and since.tzinfo is None:  # a time without a zone is UTC's
+            since = since.replace(tzinfo=UTC)
+        self.since = since
+        self.not_followed = 0
+        self.older_sitemaps = 0
+        self.older_urls = 0
         self._outbox: deque[Event] = deque()
         self._in_flight: dict[FetchRequest, SitemapNode] = {}
         # every sitemap URL requested or reached by a redirect -> its node
@@ -169,6 +180,8 @@ class Admission:
                 )
             )
             return
+        if via == "index" and not self._selected(loc, lastmod):
+            return
         node = SitemapNode(loc, "sitemap", via, depth, parent)
         home = site_of(parent.final_url or parent.url)
         if via == "index" and not self.options.follow_cross_host and site_of(loc) != home:
@@ -207,6 +220,18 @@ class Admission:
             return
         parent.children.append(node)
         self._request(node, index_lastmod=lastmod)
+
+    def _selected(self, loc: str, lastmod: Lastmod | None) -> bool:
+        """Whether an index child is wanted: its URL matches ``follow`` and its lastmod (when
+        given) is not before ``since``; those left out are counted, not fetched."""
+        if self._follow is not None and self._follow.search(loc) is None:
+            self.not_followed += 1
+            return False
+        since = self.since
+        if since is not None and lastmod is not None and instant(lastmod) < since:
+            self.older_sitemaps += 1
+            return False
+        return True
 
     def _add_probe(self, parent: SitemapNode, loc: str, depth: int) -> None:
         """A well-known location, asked for unless it is already (its absence is normal)."""

@@ -236,7 +236,8 @@ class Discovery(RobotsStage, SitemapStage):
                 self._probes_open -= 1
                 if node.ok:
                     self._found_by_probe += 1
-                if self._probes_open == 0 and self._found_by_probe == 0:
+                named = node.parent is not None and node.parent.ref_count > 0
+                if self._probes_open == 0 and self._found_by_probe == 0 and not named:
                     self._nothing_found(node.parent)
 
     def _fall_back(self, node: SitemapNode, response: FetchResponse) -> None:
@@ -328,6 +329,9 @@ class Discovery(RobotsStage, SitemapStage):
             failed=failed,
             incomplete=incomplete,
             limits_hit=list(self.limits_hit),
+            not_followed=self.not_followed,
+            older_sitemaps=self.older_sitemaps,
+            older_urls=self.older_urls,
         )
 
 

@@ -208,6 +208,7 @@ class Fetcher(BodyReading):
             if (
                 failure.final
                 or attempt >= policy.attempts
+                or request.probe  # a guess at a location: one request, not retried
                 or (failure.unreachable and not request.retry_unreachable)
             ):
                 return _given_up(request, failure, issues, attempt, best)

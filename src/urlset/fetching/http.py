@@ -148,6 +148,8 @@ async def fetch_sitemaps(
     """
     discovery = discovery or DiscoveryOptions()
     http = http or HttpOptions()
+    if discovery.since is not None:  # entries are chosen by their lastmod: Url values, no text
+        render, rendered_only, columns, values = None, False, False, True
     cache = None
     known: dict[str, CacheRecord] | None = None
     if cache_dir is not None:

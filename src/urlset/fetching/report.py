@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..codes import plural
 from ..model import Issue
@@ -40,6 +41,8 @@ def _describe(node: SitemapNode) -> str:
             parts.append(plural(node.ref_count, "sitemap"))
         else:
             parts.append(plural(node.url_count, "URL"))
+    if node.via == "well-known" and node.ok:
+        parts.append("found at a well-known location")
     if node.state is NodeState.UNCHANGED:
         parts.append("not requested: index lastmod unchanged")
     elif node.status is not None:
@@ -134,10 +137,19 @@ def tree_json(result: DiscoveryResult) -> str:
         "read_in_part": len(result.incomplete),
         "errors": len(result.errors),
         "limits_hit": result.limits_hit,
+        # left out on purpose by --follow and --since
+        "not_followed": result.not_followed,
+        "older_sitemaps": result.older_sitemaps,
+        "older_urls": result.older_urls,
         "issues": [_issue_json(i) for i in result.issues],
         "roots": [_node_json(root) for root in result.roots],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def _path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def summary(result: DiscoveryResult) -> str:
@@ -154,4 +166,21 @@ def summary(result: DiscoveryResult) -> str:
         text += f", {plural(errors, 'error')}"
     if result.limits_hit:
         text += f", stopped by {', '.join(result.limits_hit)}"
+    probed = [_path_of(n.url) for n in result.nodes() if n.via == "well-known" and n.ok]
+    if probed:
+        text += f", found at well-known locations: {', '.join(probed)}"
+    left_out = [
+        f"{plural(result.not_followed, 'index child', 'index children')} not matching --follow"
+        if result.not_followed
+        else "",
+        f"{plural(result.older_sitemaps, 'index child', 'index children')} older than --since"
+        if result.older_sitemaps
+        else "",
+        f"{plural(result.older_urls, 'URL')} older than --since (or undated)"
+        if result.older_urls
+        else "",
+    ]
+    chosen = [part for part in left_out if part]
+    if chosen:
+        text += f" (left out: {'; '.join(chosen)})"
     return f"{text}: {label}"

@@ -116,6 +116,8 @@ class RobotsStage(Admission):
             found += 1
             self._add_sitemap(node, loc, "robots")
         node.ref_count = found
+        if found and self.options.probe_always:
+            self._probe_well_known(node)
         if not found:
             node.issues.append(
                 fetch_issue(
@@ -170,7 +172,7 @@ class RobotsStage(Admission):
             except InvalidValue:
                 continue
             self._add_sitemap(robots, loc, "well-known")
-        if not paths or self._probes_open == 0:
+        if (not paths or self._probes_open == 0) and not robots.ref_count:
             self._nothing_found(robots)
 
     def _nothing_found(self, robots: SitemapNode | None) -> None:

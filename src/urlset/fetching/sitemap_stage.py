@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..codes import plural
+from ..dates import instant
 from ..model import Issue, Severity, SitemapRef, Url
 from .admission import Admission
 from .issues import (
@@ -165,6 +166,11 @@ class SitemapStage(Admission):
                 node.issues.append(item)  # type: ignore[arg-type]
                 if item.code in INCOMPLETE_CODES:  # type: ignore[union-attr]
                     node.state = NodeState.PARTIAL
+        since = self.since
+        if since is not None:  # entries of that moment or later (the fetch's render lane is off)
+            newer = [u for u in urls if u.lastmod is not None and instant(u.lastmod) >= since]
+            self.older_urls += len(urls) - len(newer)
+            urls = newer
         room = max(0, self.options.max_urls - self.url_count)
         dropped = 0
         if len(urls) > room:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 from urllib.parse import urlsplit
@@ -18,13 +19,29 @@ from ..dates import Lastmod
 from ..model import Issue, Severity, SitemapRef, Url
 
 # Places sites put sitemaps when robots.txt names none (configurable).
+# Where sites without a robots.txt Sitemap: line keep their sitemaps, most common first: the
+# generic names, gzipped ones, CMS defaults (WordPress core, Yoast and Rank Math's
+# post-/page- children, Drupal's xmlsitemap without clean URLs, PHP generators), a folder,
+# the text form, and Google News sitemaps under their usual names. Each is one request, not
+# retried; a sitemap already found (named, listed or reached by a redirect) is read once.
 WELL_KNOWN: tuple[str, ...] = (
     "/sitemap.xml",
     "/sitemap_index.xml",
     "/sitemap-index.xml",
     "/sitemap.xml.gz",
+    "/sitemap_index.xml.gz",
     "/wp-sitemap.xml",
+    "/sitemap.php",
     "/sitemap.txt",
+    "/sitemap/sitemap.xml",
+    "/sitemap/index.xml",
+    "/sitemaps.xml",
+    "/index.php?q=sitemap.xml",
+    "/post-sitemap.xml",
+    "/page-sitemap.xml",
+    "/sitemap_news.xml",
+    "/sitemap-news.xml",
+    "/news-sitemap.xml",
 )
 
 
@@ -55,6 +72,9 @@ class DiscoveryOptions:
     max_sitemaps: int = 10_000
     max_urls: int = 50_000_000
     well_known: tuple[str, ...] = WELL_KNOWN
+    # try the well-known locations even when robots.txt names sitemaps (those it names, and
+    # their children, are still read once)
+    probe_always: bool = False
     follow_cross_host: bool = False  # follow index children on another host
     # an https start that cannot be connected to is tried over http (a start the user gave
     # without a scheme); the run reports it
@@ -67,6 +87,14 @@ class DiscoveryOptions:
     # ``ahead`` requests out at once, what is held stays bounded
     hold_urls: int = 50_000
     ahead: int = 64
+    # selective fetch (Scrapy's sitemap_follow and sitemap_filter): only the index children
+    # whose URL this regular expression matches (re.search) are downloaded; robots.txt's
+    # sitemaps and the start always are
+    follow: str | None = None
+    # only entries with a lastmod at or after this (an aware datetime; a date-only lastmod
+    # counts as the start of its day, UTC); an index child whose lastmod is before it is not
+    # downloaded (one without a lastmod is: it may hold news)
+    since: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +251,10 @@ class DiscoveryResult:
     failed: list[SitemapNode]
     incomplete: list[SitemapNode]  # read only in part
     limits_hit: list[str]  # issue codes of the caps that cut the result short
+    # left out on purpose by DiscoveryOptions.follow and .since (not a partial result)
+    not_followed: int = 0  # index children whose URL --follow does not match
+    older_sitemaps: int = 0  # index children whose lastmod is before --since
+    older_urls: int = 0  # entries whose lastmod is before --since, or that have none
 
     @property
     def errors(self) -> list[Issue]:
