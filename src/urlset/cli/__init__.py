@@ -27,9 +27,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Add or update Sitemap: lines in robots.txt, or --check one.",
     ),
     "announce": (
-        "urlset.cli.announce",
+        "urlset.cli.announce_engines",  # the group of announce.py with the engines' APIs
         "announce",
-        "Tell search engines: ping endpoints, IndexNow.",
+        "Tell search engines: ping, IndexNow, Search Console, Bing Webmaster.",
     ),
     "crawl": (
         "urlset.cli.crawl",

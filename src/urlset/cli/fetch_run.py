@@ -218,9 +218,8 @@ def run(
         sys.exit(run_sites(discovery, http, output, quiet))
     try:
         _return_large_buffers()
-        pool = _default_workers() if workers is None else workers
         status = _run(
-            start, discovery, http, cache_dir, tree, fmt, output, quiet, pool, snapshot, report
+            start, discovery, http, cache_dir, tree, fmt, output, quiet, workers, snapshot, report
         )
     except click.ClickException:
         raise
@@ -286,10 +285,11 @@ def _run(
     fmt: str,
     output: str | None,
     quiet: bool,
-    workers: int,
+    workers: int | None,
     snapshot: str | None = None,
     report: str | None = None,
 ) -> int:
+    workers = _default_workers() if workers is None else workers
     stats = None
     if report is not None:
         from ..reports.fetch import FetchStats
