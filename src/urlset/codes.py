@@ -116,6 +116,13 @@ CODES: dict[str, Code] = {
         "the document ends inside this entry, so it was not passed on as if whole",
         "Parsing error",
     ),
+    "nested-root": Code(
+        E,
+        "root element repeated inside itself",
+        "remove the inner <urlset> (or <sitemapindex>) wrapper; its entries were read, as "
+        "crawler-commons, Scrapy, sitemap.js and ultimate-sitemap-parser read them, but the "
+        "document is not valid under the protocol's schema",
+    ),
     "nested-entry": Code(
         E,
         "entry inside an entry",

@@ -157,6 +157,7 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
     core: set[str] = {SITEMAP_NS}
     rank = -1  # position in ``order`` of the last protocol child of the open entry
     foreign_seen = False
+    wrapped = 0  # 1 inside a repeated root (<urlset><urlset>: the reader's nested-root)
     for action, el in parse_events(plain):
         tag = el.tag
         if not isinstance(tag, str):
@@ -165,10 +166,12 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
         if action == "end":
             if stack:
                 stack.pop()
+            if wrapped and len(stack) == 1:
+                wrapped = 0
             if len(stack) >= 1:
                 drop(el)
             continue
-        depth = len(stack)
+        depth = len(stack) - wrapped
         parent = stack[-1] if stack else None
         stack.append((ns, local))
         line = el.sourceline or 0
@@ -177,7 +180,9 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
             continue
         in_core = ns in core
         if depth == 1:
-            if in_core:
+            if in_core and local == fmt and not wrapped:
+                wrapped = 1
+            elif in_core:
                 if local == entry_name:
                     rank, foreign_seen = -1, False
                 else:

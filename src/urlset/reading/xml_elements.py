@@ -82,6 +82,8 @@ class ElementReader:
                     self.sink.fatal = self.sink.fatal or self.sink.count == 0
                     self.status.state = DONE
                     return
+                elif depth == 2 and self._wrapper(el):
+                    self.entry_depth = 3
                 elif depth == self.entry_depth:
                     open_entries.append([depth, False, self.is_entry(el)])
                 elif _nested(self, open_entries, depth, el):
@@ -107,10 +109,36 @@ class ElementReader:
             elif depth == 2:
                 if self.entry_depth == 3 and split_tag(el.tag)[1] == "channel":
                     continue
+                if self.entry_depth == 3 and self.status.format in ("urlset", "sitemapindex"):
+                    self.entry_depth = 2  # the end of a repeated root: entries follow at 2
+                    _drop(el)
+                    continue
                 self.unknown(el)
                 _drop(el)
             elif depth == 1:
                 self.root_ended = True
+
+    def repeats_root(self, el: Any) -> bool:
+        """``el``, right inside a urlset's or an index's root, repeats the root element
+        (``<urlset><urlset>``, as some sites publish): its entries are read, as the other
+        readers read them."""
+        tag = el.tag
+        if not isinstance(tag, str) or self.status.format not in ("urlset", "sitemapindex"):
+            return False
+        ns, local = split_tag(tag)
+        return local == self.root_local and ns in self.core_ns
+
+    def _wrapper(self, el: Any) -> bool:
+        """``repeats_root``, reported."""
+        if self.entry_depth != 2 or not self.repeats_root(el):
+            return False
+        local = self.root_local
+        self.sink.issue(
+            "nested-root",
+            f"<{local}> inside <{local}>: the entries inside the second were read",
+            el.sourceline or 0,
+        )
+        return True
 
     # -- an entry left open: the next entry's start ends it --
     def is_entry(self, el: Any) -> bool:
@@ -392,11 +420,14 @@ def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
     end in ``events`` of an entry not already ended by a nested one), or -1."""
     last = -1
     depth = reader.depth
+    entry_depth = reader.entry_depth
     stack = [list(row) for row in reader.open]
     for i, (action, el) in enumerate(events):
         if action == "start":
             depth += 1
-            if depth == reader.entry_depth:
+            if depth == 2 and entry_depth == 2 and reader.repeats_root(el):
+                entry_depth = 3
+            elif depth == entry_depth:
                 stack.append([depth, False, reader.is_entry(el)])
             elif _nested(reader, stack, depth, el):
                 stack[-1][1] = True
@@ -404,6 +435,8 @@ def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
             continue
         if stack and stack[-1][0] == depth and not stack.pop()[1]:
             last = i
+        elif depth == 2 and entry_depth == 3 and reader.status.format != "rss":
+            entry_depth = 2
         depth -= 1
     return last
 
