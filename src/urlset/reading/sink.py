@@ -249,12 +249,13 @@ class Sink:
             self.issue("missing-loc", "empty <loc>", line, column)
             return None
         if "\ufffd" in text:
-            # what the parser made of bytes that are not UTF-8: a URL made of it would be
-            # invented (%EF%BF%BD), so the entry is skipped
+            # what the parser made of bytes that are not UTF-8 or of a character XML forbids
+            # (xml_guard): a URL made of it would be invented (%EF%BF%BD), so it is skipped
             shown = text if len(text) <= 200 else text[:197] + "..."
             self.issue(
                 "invalid-url",
-                f"{shown!r} holds bytes that are not UTF-8 (shown as U+FFFD); skipped",
+                f"{shown!r} holds U+FFFD (bytes that are not UTF-8, or a character XML "
+                "forbids); skipped",
                 line,
                 column,
             )
