@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from test_fetch_support import LoopbackServer, run_fetch
-from test_read_support import four_ways
+from test_read_support import feed_all, four_ways
 from urlset.cli import main
 from urlset.model import Url
+from urlset.reading.reader import read_bytes
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -105,3 +106,23 @@ def test_check_and_fetch_report_a_surrogate_and_keep_the_good_entries(tmp_path: 
         run = run_fetch(server.url("/s.xml"))
         assert run.locs_from(server.url("/s.xml")) == GOOD
         assert "invalid-character" in run.codes(server.url("/s.xml"))
+
+
+def test_a_document_over_10_mb_fed_at_once_keeps_its_last_entries() -> None:
+    """libxml2's push parser refuses a single feed of over 10 MB ("Buffer size limit
+    exceeded"): the careful lane feeds it one 64 KiB block a call, however the bytes came."""
+    path = "/p" * 990
+    n = 5_400  # 2 KB each: 11 MB
+    records = "".join(f"<url><loc>https://e.com{path}/{i}</loc></url>\n" for i in range(n))
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{records}</urlset>\n'
+    ).encode()
+    assert len(doc) > 10_500_000
+    for fast in (False, True):
+        for sizes in ([len(doc)], [1_000_003]):
+            entries, issues, _, _ = feed_all(doc, sizes, fast=fast)
+            assert len(entries) == n and entries[-1].loc.endswith(f"/{n - 1}"), (fast, sizes)
+            assert not [i for i in issues if i.severity == "error"]
+    comment = "<!--" + "c" * 2_000 + "-->\n"
+    doc = doc.replace(b"</url>\n", b"</url>\n" + comment.encode(), 1)
+    assert len(read_bytes(doc).read_all()) == n

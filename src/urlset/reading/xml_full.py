@@ -109,19 +109,26 @@ class FullLane:
 
     def _feed_blocks(self, data: bytes, *, now: bool = False, track: bool = True) -> None:
         """Feed libxml2 in blocks that start at fixed offsets of its input (after the root
-        start tag, which goes alone), whatever the caller's chunks: libxml2's recovery from
-        broken markup depends on where its input chunks end, and this keeps it identical."""
+        start tag, which goes alone), one block a call, whatever the caller's chunks:
+        libxml2's recovery from broken markup depends on where its input chunks end, and this
+        keeps it identical; and its push parser refuses a single feed of over 10 MB
+        ("Buffer size limit exceeded")."""
         if now:
             self._block(data, track)
             return
         pending = self.lx_pending
-        pending += data
-        if len(pending) < LX_BLOCK:
+        if not pending and len(data) >= LX_BLOCK:
+            with memoryview(data) as view:
+                end = len(data) - len(data) % LX_BLOCK
+                for at in range(0, end, LX_BLOCK):
+                    self._block(view[at : at + LX_BLOCK].tobytes(), track)
+            pending += data[end:]
             return
-        cut = len(pending) - len(pending) % LX_BLOCK
-        block = bytes(pending[:cut])
-        del pending[:cut]
-        self._block(block, track)
+        pending += data
+        while len(pending) >= LX_BLOCK:
+            block = bytes(pending[:LX_BLOCK])
+            del pending[:LX_BLOCK]
+            self._block(block, track)
 
     def _flush(self) -> None:
         if self.lx_pending and self.status.state != DONE:
