@@ -79,6 +79,12 @@ CODES: dict[str, Code] = {
         "the file starts with text that is not XML (a template header, a browser banner); "
         "remove it",
     ),
+    "content-after-root": Code(
+        E,
+        "content after the root element",
+        "a document ends with its root's end tag; a second document after it (two files "
+        "joined, a second gzip member) or stray markup was not read: publish one per file",
+    ),
     "truncated": Code(
         E, "document ends too early", "the file or download was cut; publish or fetch it whole"
     ),
@@ -164,6 +170,12 @@ CODES: dict[str, Code] = {
         "URL not in URI form",
         "escape spaces and non-ASCII characters (%20, %C3%A4), write hosts in lower case or "
         "punycode; it was read as shown",
+    ),
+    "url-userinfo": Code(
+        E,
+        "URL with user info",
+        "list URLs without 'user:password@' before the host: search engines reject them, and "
+        "a sitemap is public",
     ),
     "invalid-url": Code(
         E, "invalid URL", "write an absolute http(s) URL of at most 2,048 characters"

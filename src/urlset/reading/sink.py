@@ -23,7 +23,7 @@ from ..extensions import EXT_CODES
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import PLAIN_HOST, non_production_host, to_uri
+from ..urls import PLAIN_HOST, non_production_host, to_uri, userinfo_shown
 
 if TYPE_CHECKING:
     from .rendered import RenderSpec
@@ -221,15 +221,22 @@ class Sink:
         """Whether a host among ``origins`` ((record, origin) pairs; new ones judged once)
         is to be reported."""
         known = self.origins
-        return any(o not in known and self.dev_host(o) is not None for _, o in origins)
+        return any(
+            o not in known and ("@" in o or self.dev_host(o) is not None) for _, o in origins
+        )
 
     def origin(self, origin: str, line: int) -> None:
-        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
+        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``: user
+        info in it is reported once per origin, a development host once per host."""
+        if "@" in origin:  # the only '@' a scheme://authority/ may hold
+            self.issue(
+                "url-userinfo", f"URLs on {_host_of(origin)} hold {userinfo_shown(origin)}", line
+            )
         message = self.dev_host(origin)
         if message is not None:
             self.dev_hosts.add(_host_of(origin))
-            self._known(origin)
             self.issue("dev-host", message, line)
+        self._known(origin)
 
     def _known(self, origin: str) -> None:
         origins = self.origins

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from .._core import RecordRenderer, UrlsetScanner, entity_delta
+from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
@@ -137,17 +137,18 @@ class CompiledLane:
         else:
             with memoryview(buf) as view:  # one copy (a slice of buf would be two)
                 data = view[:end].tobytes()
+        end, stretch = _before_stretch(data, end, self.entry_end, self.full.guard.cap)
         enabled = gc.isenabled()
         if enabled:  # many small tuples built in a tight loop: collections would only cost
             gc.disable()
         try:
-            pos, line = self._records(data, end)
+            pos, line = self._records(data, end) if end else (0, self.fline)
         finally:
             if enabled:
                 gc.enable()
         self._consumed(data, pos, line)
         self.buf = bytearray(buf[pos:])  # the start of the next record, as a rule
-        if pos < end and self.status.state == FAST:
+        if (pos < end or stretch) and self.status.state == FAST:
             self._handoff()
 
     def _records(self, data: bytes, end: int) -> tuple[int, int]:
@@ -233,6 +234,7 @@ class CompiledLane:
         parsers = (sink.loc, sink.lastmod, sink.changefreq, sink.priority)
         for line, *items in run:
             values: list[Any] = items
+            no_loc = items[0] is None  # no loc element at all (the values are judged in place)
             for i, item in enumerate(items):
                 if type(item) is tuple:
                     if len(item) == 3:  # a loc the core made a URI of (values/iri.rs)
@@ -243,6 +245,7 @@ class CompiledLane:
                     values[i] = None if checked is None else parsers[i](checked, at)
             loc, lastmod, changefreq, priority = values
             if loc is None:
+                _missing_loc(sink, self.entry_end, line, no_loc)
                 continue
             if self.index:
                 entry: Url | SitemapRef = SitemapRef._trusted(loc, lastmod)
@@ -261,6 +264,8 @@ class CompiledLane:
         (``fast_extensions``); False leaves the record to lxml (nothing is emitted then)."""
         loc, lastmod, changefreq, priority = values
         if not self.root_prefixes or fragment is None or "\x00" in fragment:
+            return False
+        if "]]>" in fragment:  # not well-formed outside a CDATA section: libxml2 reports it
             return False
         extensions = fast_extensions(fragment, self.root_prefixes)
         if extensions is None:
@@ -346,6 +351,24 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _before_stretch(data: bytes, end: int, entry_end: bytes, cap: int) -> tuple[int, bool]:
+    """Where the lane's reading of ``data[:end]`` ends: before an overlong stretch (the
+    guard stops at it, in the careful lane), at the last entry end tag before it; and
+    whether there is one."""
+    stretch = overlong(data, 0, end, cap)
+    if stretch is None:
+        return end, False
+    cut = data.rfind(entry_end, 0, stretch)
+    return (cut + len(entry_end) if cut >= 0 else 0), True
+
+
+def _missing_loc(sink: Sink, entry_end: bytes, line: int, no_loc: bool) -> None:
+    """An entry without a loc element, reported as ElementReader reports it (``no_loc``;
+    else its loc was judged unusable, and reported, already)."""
+    if no_loc:
+        sink.issue("missing-loc", f"<{entry_end[2:-1].decode()}> without <loc>", line)
 
 
 def _urls(

@@ -37,6 +37,7 @@ _ERROR_CODES = {
     "ERR_UNKNOWN_ENCODING": "invalid-encoding",
     "ERR_TAG_NOT_FINISHED": "truncated",
     "ERR_DOCUMENT_EMPTY": "empty-document",
+    "ERR_DOCUMENT_END": "content-after-root",  # "Extra content at the end of the document"
 }
 
 
@@ -77,10 +78,16 @@ class FullLane:
         """Pass ``data`` through the guard to libxml2 (``now``: at once, not in blocks)."""
         if self.parser is None:
             self._start()
-        data = self.guard.filter(data, final)
-        if self.status.state == DONE or not data:
+        guard = self.guard
+        data = guard.filter(data, final)
+        if self.status.state == DONE:
             return
-        self._feed_blocks(data, now=now)
+        if data:
+            self._feed_blocks(data, now=now)
+        if guard.stopping is not None:
+            # the bytes before the overlong stretch are read whole, then reading stops
+            self._flush()
+            guard.stop(*guard.stopping)
 
     def _start(self) -> None:
         """Make the parser; give it the deferred head first, as ``feed(head, now=True)``
@@ -250,8 +257,16 @@ class FullLane:
                 continue
             message = e.message.strip()
             code = _ERROR_CODES.get(e.type_name, "not-well-formed")
+            if code == "content-after-root":
+                message = "content after the end of the root element; it was not read"
             if e.type_name == "ERR_RESERVED_XML_NAME" and "only at the start" in message:
-                code = "leading-whitespace"
+                # an XML declaration: a second document after the root, else markup in the body
+                # (whitespace before the first one the prolog removes and reports itself)
+                if self.elements.root_ended:
+                    code = "content-after-root"
+                    message = "a second XML document after the root element; it was not read"
+                elif self.status.format is None:
+                    code = "leading-whitespace"
             elif "not proper UTF-8" in message or "Invalid bytes in character" in message:
                 code = "invalid-encoding"
             elif "Resource limit exceeded" in message or "huge text node" in message:
