@@ -391,3 +391,15 @@ def test_build_refuses_a_url_with_user_info_saying_so(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "holds user info before its host host.example ('evil.com@'" in result.output
+
+
+def test_the_guards_columns_after_the_compiled_lane_are_the_bytes_as_written() -> None:
+    """Found by the fuzzer: after the compiled lane read '&lt;' on a line, the guard counted
+    that line's columns as libxml2 does (one more each) where the careful lane counts the
+    bytes as written, so an invalid reference later on it was placed one column off."""
+    body = (
+        "<url><loc>https://e.com/a?q=&lt;&lt;</loc></url> <url><loc>https://e.com/x&#0;</loc></url>"
+    )
+    _, issues, _, _ = four_ways(_around(body))
+    (found,) = [i for i in issues if i.code == "invalid-character"]
+    assert (found.line, found.column) == (4, _around(body).split(b"\n")[3].index(b"&#0;") + 1)

@@ -68,6 +68,7 @@ class CompiledLane:
         self.fbytes = 0
         self.fline = 1
         self.fcol = 1
+        self.fdelta = 0  # of fcol, what the guard's entity changes add on its line
         self.line0 = 1
         self.col0 = 1
         self.throughout = False  # entered the lane and left it only at close
@@ -306,33 +307,31 @@ class CompiledLane:
         tail = data[last:pos]
         width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
         if line != self.fline:
-            self.fline = line
-            self.fcol = 1 + width
+            self.fline, self.fcol, self.fdelta = line, 1 + width, 0
         else:
             self.fcol += width
         self.fbytes += pos
         if data.find(b"&", 0, pos) >= 0:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
             self.fbytes += entity_delta(data, 0, pos)
-            self.fcol += entity_delta(tail, 0, len(tail))
+            delta = entity_delta(tail, 0, len(tail))  # fdelta: of libxml2's, not the guard's
+            self.fcol, self.fdelta = self.fcol + delta, self.fdelta + delta
 
     def _handoff(self, aligned: bool = True) -> None:
         """Give the rest to the full lane, at the same line, column and block offset
         (``aligned``) or just after the root start tag."""
         self.status.state = FULL
         if not aligned:
-            self.fbytes, self.fline, self.fcol = 0, self.line0, self.col0
-        # The pad has the byte length of what was read, so libxml2 sees the rest at the
-        # same stream offsets as in the full lane (see FullLane._feed_blocks), and ends at the
-        # same line and column: spaces, then the newlines, then the last line's columns.
+            self.fbytes, self.fline, self.fcol, self.fdelta = 0, self.line0, self.col0, 0
+        # The pad has the byte length of what was read (libxml2 sees the rest at the full
+        # lane's stream offsets, FullLane._feed_blocks) and ends at the same line and column.
         if self.fline > self.line0:
             tail = b"\n" * (self.fline - self.line0) + b" " * (self.fcol - 1)
         else:
             tail = b" " * (self.fcol - self.col0)
         # only the offset modulo LX_BLOCK matters for where libxml2's blocks end
         filler = max(self.fbytes - len(tail), 0) % LX_BLOCK
-        # the filler is comments, not spaces: one text node of megabytes of whitespace would
-        # hit libxml2's text-node limit
+        # comments, not spaces: megabytes of whitespace would hit libxml2's text-node limit
         if filler % _PAD_COMMENT_SIZE < 7:
             self.full.pad(b" " * (filler % _PAD_COMMENT_SIZE))
             filler -= filler % _PAD_COMMENT_SIZE
@@ -347,6 +346,7 @@ class CompiledLane:
             filler -= step
         for i in range(0, len(tail), FAST_WAIT_CAP):
             self.full.pad(tail[i : i + FAST_WAIT_CAP])
+        self.full.guard.col0 -= self.fdelta
         data = bytes(self.buf)
         self.buf = bytearray()
         if data and self.status.state == FULL:
