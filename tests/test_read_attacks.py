@@ -403,3 +403,21 @@ def test_the_guards_columns_after_the_compiled_lane_are_the_bytes_as_written() -
     _, issues, _, _ = four_ways(_around(body))
     (found,) = [i for i in issues if i.code == "invalid-character"]
     assert (found.line, found.column) == (4, _around(body).split(b"\n")[3].index(b"&#0;") + 1)
+
+
+@pytest.mark.parametrize(
+    "text", ["a\u00e9b", "\u6c26\u3b74", "\U0001f600", "\u00e9" * 5 + "\u6c26" * 7]
+)
+def test_columns_after_multibyte_text_on_the_roots_line_agree(text: str) -> None:
+    """Found by the fuzzer: on a document of one line, the compiled lane's pad put the bytes
+    that multi-byte characters add before the line's columns, so libxml2 placed what came
+    after a handoff that many columns to the right."""
+    doc = (
+        f'<?xml version="1.0"?><urlset xmlns="{NS}" xmlns:image="{IMAGE_NS}"><url><loc>'
+        f"https://e.com/a</loc><image:image><image:loc>https://e.com/i.jpg</image:loc>"
+        f"<image:caption>{text}</image:caption></image:image></url><url><loc>https://e.com/b"
+        "</loc><image:image><image:caption>cut"
+    ).encode()
+    _, issues, _, _ = four_ways(doc)
+    (truncated,) = [i for i in issues if i.code == "truncated"]
+    assert truncated.column == len(doc.decode()) + 1

@@ -325,12 +325,7 @@ class CompiledLane:
             self.fbytes, self.fline, self.fcol, self.fdelta = 0, self.line0, self.col0, 0
         # The pad has the byte length of what was read (libxml2 sees the rest at the full
         # lane's stream offsets, FullLane._feed_blocks) and ends at the same line and column.
-        if self.fline > self.line0:
-            tail = b"\n" * (self.fline - self.line0) + b" " * (self.fcol - 1)
-        else:
-            tail = b" " * (self.fcol - self.col0)
-        # only the offset modulo LX_BLOCK matters for where libxml2's blocks end
-        filler = max(self.fbytes - len(tail), 0) % LX_BLOCK
+        tail, filler = _tail_and_filler(self.fbytes, self.fline - self.line0, self.fcol, self.col0)
         # comments, not spaces: megabytes of whitespace would hit libxml2's text-node limit
         if filler % _PAD_COMMENT_SIZE < 7:
             self.full.pad(b" " * (filler % _PAD_COMMENT_SIZE))
@@ -351,6 +346,31 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _tail_and_filler(fbytes: int, lines: int, fcol: int, col0: int) -> tuple[bytes, int]:
+    """The pad's end, which puts libxml2 at column ``fcol`` after ``lines`` more lines, and
+    how many bytes of filler go before it so that the pad is ``fbytes`` long (modulo
+    LX_BLOCK, all that matters for where libxml2's blocks end)."""
+    tail = b"\n" * lines + b" " * (fcol - 1) if lines else b" " * (fcol - col0)
+    filler = max(fbytes - len(tail), 0) % LX_BLOCK
+    if filler and not lines:  # on the root's line: in columns the tail has
+        same_line = _same_line_pad(len(tail), filler)
+        if same_line is not None:
+            return same_line, 0
+    return tail, filler
+
+
+def _same_line_pad(width: int, extra: int) -> bytes | None:
+    """``width`` columns of pad that are ``extra`` bytes longer (what multi-byte characters
+    read on the root's line add), as a comment of 4-byte characters: filler bytes before it
+    would move libxml2's columns. None when the columns are too few to hold them."""
+    fours, rest = divmod(extra, 3)
+    body = "\U00010000" * fours + ("", "\u00e9", "\u4e00")[rest]
+    columns = 7 + fours + (rest > 0)
+    if columns > width:
+        return None
+    return b" " * (width - columns) + f"<!--{body}-->".encode()
 
 
 def _before_stretch(data: bytes, end: int, entry_end: bytes, cap: int) -> tuple[int, bool]:

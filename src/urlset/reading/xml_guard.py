@@ -274,6 +274,6 @@ class Guard:
             self.lines += lines
             self.col0 = len(pad) - pad.rfind(b"\n") - 1
         else:
-            self.col0 += len(pad)
+            self.col0 += _chars(pad)
         self.base += len(pad)
         self.last_gt = self.base - 1  # what the fast lane read ends with a '>'
