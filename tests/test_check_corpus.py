@@ -24,7 +24,13 @@ FLAW_CODES: list[tuple[str, set[str]]] = [
     ("no XML declaration", {"no-xml-declaration"}),
     (
         "not well-formed",
-        {"not-well-formed", "junk-before-root", "leading-whitespace", "unescaped-ampersand"},
+        {
+            "not-well-formed",
+            "junk-before-root",
+            "leading-whitespace",
+            "unescaped-ampersand",
+            "content-after-root",
+        },
     ),
     ("locs with spaces", {"url-not-escaped"}),
     ("lines with spaces", {"text-not-url"}),

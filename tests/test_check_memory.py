@@ -124,3 +124,17 @@ def test_a_large_gzip_file_with_findings_is_placed_in_bounded_memory(tmp_path: P
         for i in issues:
             assert i.column == _row(i.line - 3, False, True).index(value) + 2, i
     assert peak < BOUND, f"{peak:,} bytes at the peak for a {SIZE:,}-byte document"
+
+
+def test_a_gzip_bomb_of_binary_data_is_checked_in_bounded_memory(tmp_path: Path) -> None:
+    """1 MB of gzip inflating to 300 MB of zeros (the reader stops at its 200 MiB cap): the
+    search for header lines before URLs decoded the whole document, a second copy of it
+    (429 MB at its peak)."""
+    path = tmp_path / "zeros.gz"
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        block = bytes(1 << 20)
+        for _ in range(300):
+            f.write(block)
+    peak, result = _peak(lambda: check_file(path, CheckOptions()))
+    assert {"unknown-format", "file-too-large"} <= {i.code for i in result.issues}
+    assert peak < BOUND, f"{peak:,} bytes"

@@ -34,6 +34,16 @@ def feed_all(
     return entries, issues, reader.format, reader.fatal  # type: ignore[return-value]
 
 
+def four_ways(data: bytes, chunk: int = 7, *, base_url: str | None = None) -> Result:
+    """The result of ``data`` read by the compiled lane whole and in ``chunk``-byte chunks and
+    by the careful lane whole and chunked, asserted the same all four ways."""
+    expected = feed_all(data, [len(data) or 1], fast=False, base_url=base_url)
+    for fast, sizes in ((False, [chunk]), (True, [len(data) or 1]), (True, [chunk])):
+        got = feed_all(data, sizes, fast=fast, base_url=base_url)
+        assert got == expected, (fast, sizes)
+    return expected
+
+
 def urlset(*records: str, head: str = "") -> bytes:
     """A urlset document around the given <url> records."""
     body = "\n".join(records)

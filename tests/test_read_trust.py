@@ -372,4 +372,4 @@ def test_dev_hosts_behind_a_bracket_or_user_info() -> None:
         "<url><loc>http://user@localhost/b</loc></url>",
         "<url><loc>https://www.example.org/c</loc></url>",
     )
-    assert _all_ways(doc)[1] == [("dev-host", 3), ("dev-host", 4)]
+    assert _all_ways(doc)[1] == [("dev-host", 3), ("dev-host", 4), ("url-userinfo", 4)]

@@ -104,6 +104,13 @@ CODES: dict[str, Code] = {
         "remove it",
         "Parsing error",
     ),
+    "content-after-root": Code(
+        E,
+        "content after the root element",
+        "a document ends with its root's end tag; a second document after it (two files "
+        "joined, a second gzip member) or stray markup was not read: publish one per file",
+        "Parsing error",
+    ),
     "truncated": Code(
         E,
         "document ends too early",
@@ -213,6 +220,13 @@ CODES: dict[str, Code] = {
         "URL not in URI form",
         "percent-encode non-ASCII characters as UTF-8 (ü is %C3%BC), write hosts in lower case "
         "or punycode; it was read as the URI shown (IRIs are read, URIs are safer)",
+    ),
+    "url-userinfo": Code(
+        E,
+        "URL with user info",
+        "list URLs without 'user:password@' before the host: search engines reject them, and "
+        "a sitemap is public",
+        "Invalid URL",
     ),
     "invalid-url": Code(
         E, "invalid URL", "write an absolute http(s) URL of at most 2,048 characters", "Invalid URL"

@@ -269,6 +269,8 @@ class Scope:
         import ada_url
 
         parsed = ada_url.URL(uri)
+        if parsed.username or parsed.password:
+            return f"holds user info before its host {parsed.hostname} ({userinfo_shown(uri)})"
         scheme = parsed.protocol.rstrip(":")
         if scheme != self.scheme:
             return f"scheme {scheme} differs from the sitemap's {self.scheme}"
@@ -281,6 +283,14 @@ class Scope:
         if port != self.port:
             return f"port {port} differs from the sitemap's {self.port}"
         return f"path lies outside the sitemap's directory {self.directory}"
+
+
+def userinfo_shown(uri: str) -> str:
+    """What the user info of ``uri`` (``scheme://user:password@host/...``) says, its password
+    masked, and why it matters; for the reader's, the checker's and the build's findings."""
+    authority = uri[uri.find("//") + 2 :].partition("/")[0]
+    user, colon, _ = authority.rpartition("@")[0].partition(":")
+    return f"'{user}{':***' if colon else ''}@': search engines reject URLs with credentials"
 
 
 def host_of(url: str) -> str:

@@ -414,7 +414,39 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plain_loc, m)?)?;
     m.add_function(wrap_pyfunction!(printable, m)?)?;
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
-    m.add_function(wrap_pyfunction!(entity_delta, m)?)
+    m.add_function(wrap_pyfunction!(entity_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(run_over, m)?)?;
+    m.add_function(wrap_pyfunction!(overlong, m)?)
+}
+
+/// The first index of `data[start:end]` where a run without '>' (`run_before` bytes of it
+/// before `start`) reaches `cap + 1` bytes (urlset_core::read::stretch), or None.
+#[pyfunction]
+pub fn run_over(
+    py: Python<'_>,
+    data: &[u8],
+    start: usize,
+    end: usize,
+    run_before: usize,
+    cap: usize,
+) -> Option<usize> {
+    py.detach(|| urlset_core::read::stretch::run_over(data, start, end, run_before, cap))
+}
+
+/// The first index of `data[start:end]` (after a '>') where a run without '>' or a comment,
+/// CDATA section or processing instruction reaches `cap + 1` bytes, or None.
+#[pyfunction]
+pub fn overlong(
+    py: Python<'_>,
+    data: &[u8],
+    start: usize,
+    end: usize,
+    cap: usize,
+) -> Option<usize> {
+    if end.saturating_sub(start) <= cap {
+        return None; // too short to hold one: no need to let go of the GIL
+    }
+    py.detach(|| urlset_core::read::stretch::overlong(data, start, end, cap))
 }
 
 /// `urlset.reading.xml_guard.entity_delta` of `data[start:end]` in one pass (clamped).

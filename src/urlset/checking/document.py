@@ -417,7 +417,7 @@ def _scan_bytes(
     elif fmt == "text":
         text_lines(again.pieces(), found)
     elif fmt == "unknown" and not scan.blank:
-        text_with_header(again.plain(), found)
+        text_with_header(again.pieces(), found)
 
 
 def _dropped_entries(issues: list[Issue]) -> bool:

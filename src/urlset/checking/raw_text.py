@@ -146,25 +146,63 @@ def _text_line(n: int, line: str, edge: bool, found: Findings) -> None:
         found.add("text-not-url", message, n, 1)
 
 
-def text_with_header(plain: bytes, found: Findings) -> None:
+_LONGEST_LINE = 1 << 20
+
+
+def text_with_header(pieces: Iterable[bytes], found: Findings) -> None:
     """The reader takes a text sitemap only when its first line is a URL: name the header
-    lines of a file whose other lines are URLs."""
-    try:
-        text = plain.decode("utf-8")
-    except UnicodeDecodeError:
+    lines of a file whose other lines are URLs. Read a piece at a time, a line at most
+    ``_LONGEST_LINE`` long (a longer one makes it no list of URLs): a binary file of
+    hundreds of megabytes is never held whole, nor decoded whole."""
+    numbered: list[tuple[int, str]] = []  # the non-blank lines up to the first URL
+    first_url: int | None = None
+    carry = b""
+    n = 0
+    for piece in pieces:
+        lines = (carry + piece).split(b"\n") if carry else piece.split(b"\n")
+        carry = lines.pop()
+        if len(carry) > _LONGEST_LINE:
+            return
+        for raw in lines:
+            n += 1
+            verdict = _header_line(raw, n, numbered, first_url is not None)
+            if verdict is False:
+                return
+            if verdict is True and first_url is None:
+                first_url = len(numbered) - 1
+                if first_url == 0 or first_url > 5:
+                    return
+    if carry and _header_line(carry, n + 1, numbered, first_url is not None) is False:
         return
-    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    if len(numbered) < 2:
-        return
-    first_url = next((k for k, (_, line) in enumerate(numbered) if _absolute(line)), None)
+    if first_url is None:  # the last line, without a line feed, may be the first URL
+        first_url = next((k for k, (_, line) in enumerate(numbered) if _absolute(line)), None)
     if first_url is None or first_url == 0 or first_url > 5:
         return
-    if not all(_absolute(line) for _, line in numbered[first_url:]):
-        return
-    for n, line in numbered[:first_url]:
+    for line_number, line in numbered[:first_url]:
         message = rules.text_header_line(line)
         if message is not None:
-            found.add("text-header-line", message, n, 1)
+            found.add("text-header-line", message, line_number, 1)
+
+
+def _header_line(
+    raw: bytes, n: int, numbered: list[tuple[int, str]], after_url: bool
+) -> bool | None:
+    """One line (``n``) of ``text_with_header``: False when the file is no list of URLs
+    with a header (not UTF-8, a line after the first URL that is not one, no URL in the
+    first lines); True for the first URL; None to read on."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if not line.strip():
+        return None
+    absolute = _absolute(line)
+    if after_url:
+        return None if absolute else False
+    numbered.append((n, line))
+    if absolute:
+        return True
+    return False if len(numbered) > 6 else None
 
 
 def _absolute(line: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import cast
 
 from ..limits import Limits
-from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, Utf16ToUtf8, sniff
+from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, WideToUtf8, sniff
 from .raw_text import plain_locs
 from .source import Source, plain_chunks
 from .structure import StructureProver
@@ -41,11 +41,12 @@ class Scan:
         self.newlines = 0
         self.last = b""
         self.head = b""  # the first bytes as the scans see them
-        self.utf16 = False
+        self.utf16 = False  # UTF-16 or UTF-32 (`wide` says which), converted to UTF-8
+        self.wide = "UTF-16"
         self.blank = True  # nothing but whitespace so far
         self._undecided = bytearray()
         self._decided = False
-        self._convert: Utf16ToUtf8 | None = None
+        self._convert: WideToUtf8 | None = None
 
     def feed(self, piece: bytes) -> None:
         if not piece:
@@ -71,7 +72,8 @@ class Scan:
         sniffed = sniff(held[:4096], True)
         if sniffed is not None and sniffed.kind == "utf16":
             self.utf16 = True
-            self._convert = Utf16ToUtf8()
+            self.wide = sniffed.reason  # UTF-16 or UTF-32
+            self._convert = WideToUtf8(self.wide)
             self._utf8(self._convert.feed(held, final=final))
         else:
             self._utf8(held)
@@ -185,7 +187,7 @@ def whole(source: Source, scan: Scan, cap: int) -> bytes:
 
 def pieces(source: Source, scan: Scan, cap: int) -> Iterator[bytes]:
     """The document as the slow scans read it (UTF-8), a piece at a time."""
-    convert = Utf16ToUtf8() if scan.utf16 else None
+    convert = WideToUtf8(scan.wide) if scan.utf16 else None
     for piece in plain_chunks(source, cap):
         yield piece if convert is None else convert.feed(piece)
     if convert is not None:

@@ -141,8 +141,10 @@ def alternate_from_attrs(written: str) -> Alternate | None:
     """The Alternate of a link's attributes as a regex captured them (rel, hreflang, href);
     None when they need the full reading. Raises InvalidValue for a value an Alternate
     rejects."""
-    attrs = dict(_ATTR.findall(written))
-    if len(attrs) != 3 or attrs.get("rel", "").strip().lower() != "alternate":
+    found = _ATTR.findall(written)
+    attrs = dict(found)
+    # an attribute given twice is not well-formed: libxml2 reports it (the full reading)
+    if len(found) != 3 or len(attrs) != 3 or attrs.get("rel", "").strip().lower() != "alternate":
         return None
     hreflang, href = attrs.get("hreflang"), attrs.get("href")
     if href is not None and "&" in href:  # else plain_text would give it back as it is

@@ -82,6 +82,7 @@ INCOMPLETE_CODES = frozenset(
     {
         "truncated",
         "truncated-entry",
+        "content-after-root",  # a second document after the root was not read
         "gzip-truncated",
         "gzip-corrupt",
         "decompressed-size-limit",

@@ -24,7 +24,7 @@ from ..model import Issue, SitemapRef, Url
 from ..urls import to_uri
 from .rendered import RenderSpec
 from .sink import Event, Sink
-from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, Utf16ToUtf8, sniff
+from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, WideToUtf8, sniff
 from .text import TextBody
 from .xmlbody import XmlBody
 
@@ -74,7 +74,7 @@ class SitemapReader:
         self._head = b""  # bytes held until gzip / format are decided
         self._size = 0
         self._body: XmlBody | TextBody | None = None
-        self._utf16: Utf16ToUtf8 | None = None
+        self._wide: WideToUtf8 | None = None
         self._format: str | None = None
         self._done = False
         self._closed = False
@@ -246,8 +246,8 @@ class SitemapReader:
                     self._sink.fatal = True
                 self._stop()
                 return
-        if self._utf16 is not None:
-            data = self._utf16.feed(data, final)
+        if self._wide is not None:
+            data = self._wide.feed(data, final)
         body = self._body
         if body is None:
             if self._done:
@@ -267,18 +267,21 @@ class SitemapReader:
     def _start(self, found: Sniffed, data: bytes, final: bool) -> None:
         sink = self._sink
         kind = found.kind
+        if kind == "utf16" and self._wide is None:
+            self._wide = WideToUtf8(found.reason)
+            sink.issue(
+                "non-utf8-encoding", f"the document is {found.reason}; the protocol requires UTF-8"
+            )
+            converted = self._wide.feed(data, final)
+            found_in = sniff(converted, final)
+            if found_in is None:  # the converted bytes tell once more of them came
+                self._head = converted
+                return
+            self._start(found_in, converted, final)
+            return
         if kind == "utf16":
-            self._utf16 = Utf16ToUtf8()
-            sink.issue("non-utf8-encoding", "the document is UTF-16; the protocol requires UTF-8")
-            converted = self._utf16.feed(data, final)
-            self._head = b""
-            found = sniff(converted, final) or Sniffed("xml")
-            if found.kind == "utf16":
-                found = Sniffed("unknown", reason="neither XML nor text")
-            data = converted
-            kind = found.kind
-            if kind != "xml" and kind != "text":
-                self._head = b""
+            kind = "unknown"
+            found = Sniffed("unknown", reason="neither XML nor text")
         if kind == "xml":
             body = XmlBody(sink, fast=self._fast)
             if found.skip:

@@ -22,7 +22,7 @@ from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped
+from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped, userinfo_shown
 
 if TYPE_CHECKING:
     from .rendered import RenderSpec
@@ -223,15 +223,22 @@ class Sink:
         """Whether a host among ``origins`` ((record, origin) pairs; new ones judged once)
         is to be reported."""
         known = self.origins
-        return any(o not in known and self.dev_host(o) is not None for _, o in origins)
+        return any(
+            o not in known and ("@" in o or self.dev_host(o) is not None) for _, o in origins
+        )
 
     def origin(self, origin: str, line: int) -> None:
-        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``."""
+        """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``: user
+        info in it is reported once per origin, a development host once per host."""
+        if "@" in origin:  # the only '@' a scheme://authority/ may hold
+            self.issue(
+                "url-userinfo", f"URLs on {_host_of(origin)} hold {userinfo_shown(origin)}", line
+            )
         message = self.dev_host(origin)
         if message is not None:
             self.dev_hosts.add(_host_of(origin))
-            self._known(origin)
             self.issue("dev-host", message, line)
+        self._known(origin)
 
     def _known(self, origin: str) -> None:
         origins = self.origins
@@ -251,12 +258,13 @@ class Sink:
             self.issue("missing-loc", "empty <loc>", line, column)
             return None
         if "\ufffd" in text:
-            # what the parser made of bytes that are not UTF-8: a URL made of it would be
-            # invented (%EF%BF%BD), so the entry is skipped
+            # what the parser made of bytes that are not UTF-8 or of a character XML forbids
+            # (xml_guard): a URL made of it would be invented (%EF%BF%BD), so it is skipped
             shown = text if len(text) <= 200 else text[:197] + "..."
             self.issue(
                 "invalid-url",
-                f"{shown!r} holds bytes that are not UTF-8 (shown as U+FFFD); skipped",
+                f"{shown!r} holds U+FFFD (bytes that are not UTF-8, or a character XML "
+                "forbids); skipped",
                 line,
                 column,
             )

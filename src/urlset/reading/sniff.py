@@ -98,7 +98,7 @@ def _free_core() -> int | None:
 
 
 class Sniffed(NamedTuple):
-    kind: str  # "xml" | "text" | "html" | "unknown" | "empty" | "utf16"
+    kind: str  # "xml" | "text" | "html" | "unknown" | "empty" | "utf16" (or 32: ``reason``)
     skip: int = 0  # bytes of junk before the XML to skip
     reason: str = ""
 
@@ -112,11 +112,14 @@ _WORD_LINE = lazy(rb"[ \t]*[^\s<>\x00]+[ \t\r]*")
 
 def sniff(head: bytes, final: bool) -> Sniffed | None:
     """Decide the format from the first bytes; None until enough bytes are there."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] in (
-        b"<\x00?\x00",
-        b"\x00<\x00?",
-    ):
-        return Sniffed("utf16")
+    if head[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        return Sniffed("utf16", reason="UTF-32")
+    if head[:2] == b"\xff\xfe" and len(head) < 4 and not final:
+        return None  # UTF-16 or UTF-32: the next bytes tell
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _utf16_ascii(head[:4]):
+        return Sniffed("utf16", reason="UTF-16")
+    if len(head) < 4 and b"\x00" in head and not final:
+        return None
     n = len(head)
     pos = 0
     while pos < n:  # whitespace, and byte order marks in it (the prolog reports them)
@@ -159,13 +162,25 @@ def sniff(head: bytes, final: bool) -> Sniffed | None:
     return Sniffed("unknown", reason="neither XML nor a list of URLs")
 
 
+def _utf16_ascii(head: bytes) -> bool:
+    """True when ``head`` (4 bytes) is two ASCII characters in UTF-16 without a byte order
+    mark ('<?' of a declaration, 'ht' of a text sitemap's URL, either byte order)."""
+    if len(head) < 4:
+        return False
+    if head[1] == head[3] == 0:
+        return 0x20 < head[0] < 0x7F and 0x20 < head[2] < 0x7F
+    return head[0] == head[2] == 0 and 0x20 < head[1] < 0x7F and 0x20 < head[3] < 0x7F
+
+
 _DECL_ENCODING = lazy(r"""(<\?xml[^>]*?)[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*["'][^"']*["']""")
 
 
-class Utf16ToUtf8:
-    """Re-encodes a UTF-16 document as UTF-8 (dropping its encoding declaration)."""
+class WideToUtf8:
+    """Re-encodes a UTF-16 or UTF-32 (``encoding``) document as UTF-8 (dropping its encoding
+    declaration)."""
 
-    def __init__(self) -> None:
+    def __init__(self, encoding: str = "UTF-16") -> None:
+        self.encoding = encoding
         self._decoder: codecs.IncrementalDecoder | None = None
         self._head = b""
         self._first = True
@@ -178,7 +193,9 @@ class Utf16ToUtf8:
             if len(self._head) < 4 and not final:
                 return b""
             head = self._head
-            if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            if self.encoding == "UTF-32":
+                name = "utf-32"  # its byte order mark says which
+            elif head[:2] in (b"\xff\xfe", b"\xfe\xff"):
                 name = "utf-16"
             elif head[:1] == b"\x00":
                 name = "utf-16-be"

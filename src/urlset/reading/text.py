@@ -1,6 +1,6 @@
 """The plain-text sitemap: one URL per line, UTF-8 ("Sitemaps protocol: Text file").
 
-Blank lines are skipped; a line ending in CR LF is read like one ending in LF. Every line
+Blank lines are skipped; a line ends with LF, CR LF or CR alone. Every line
 that is not an absolute http(s) URL becomes an issue with its line number; with a base URL,
 relative lines are resolved (and still reported).
 """
@@ -8,7 +8,10 @@ relative lines are resolved (and still reported).
 from __future__ import annotations
 
 from ..model import Url
+from ..patterns import lazy
 from .sink import Sink
+
+_LINE_BREAK = lazy(rb"\r\n?|\n")
 
 
 class TextBody:
@@ -22,6 +25,7 @@ class TextBody:
         self.skipping = False
         self.first = True
         self.dead = False
+        self.after_cr = False  # the last chunk ended with a CR
 
     def feed(self, data: bytes) -> None:
         if self.dead:
@@ -32,7 +36,11 @@ class TextBody:
             self.first = False
             if data[:3] == b"\xef\xbb\xbf":
                 data = data[3:]
-        lines = data.split(b"\n")
+        if self.after_cr and data[:1] == b"\n":
+            data = data[1:]  # the LF of a CR LF split between chunks
+        self.after_cr = data[-1:] == b"\r"
+        # CR LF, or CR alone (old Mac files), ends a line too
+        lines = _LINE_BREAK.split(data) if b"\r" in data else data.split(b"\n")
         lines[0] = self.carry + lines[0] if self.carry else lines[0]
         self.carry = lines.pop()
         for raw in lines:
@@ -80,7 +88,7 @@ class TextBody:
         except UnicodeDecodeError as exc:
             sink.issue("invalid-encoding", f"line is not UTF-8 ({exc.reason})", line, exc.start + 1)
             return True
-        if len(stripped) != len(raw.rstrip(b"\r")):
+        if len(stripped) != len(raw):
             sink.issue("whitespace-in-value", f"{text[:100]!r} has whitespace around it", line, 1)
         if "\x00" in text:
             sink.issue(

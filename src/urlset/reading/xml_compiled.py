@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from .._core import RecordRenderer, UrlsetScanner, entity_delta
+from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
@@ -68,6 +68,7 @@ class CompiledLane:
         self.fbytes = 0
         self.fline = 1
         self.fcol = 1
+        self.fdelta = 0  # of fcol, what the guard's entity changes add on its line
         self.line0 = 1
         self.col0 = 1
         self.throughout = False  # entered the lane and left it only at close
@@ -137,17 +138,18 @@ class CompiledLane:
         else:
             with memoryview(buf) as view:  # one copy (a slice of buf would be two)
                 data = view[:end].tobytes()
+        end, stretch = _before_stretch(data, end, self.entry_end, self.full.guard.cap)
         enabled = gc.isenabled()
         if enabled:  # many small tuples built in a tight loop: collections would only cost
             gc.disable()
         try:
-            pos, line = self._records(data, end)
+            pos, line = self._records(data, end) if end else (0, self.fline)
         finally:
             if enabled:
                 gc.enable()
         self._consumed(data, pos, line)
         self.buf = bytearray(buf[pos:])  # the start of the next record, as a rule
-        if pos < end and self.status.state == FAST:
+        if (pos < end or stretch) and self.status.state == FAST:
             self._handoff()
 
     def _records(self, data: bytes, end: int) -> tuple[int, int]:
@@ -233,6 +235,7 @@ class CompiledLane:
         parsers = (sink.loc, sink.lastmod, sink.changefreq, sink.priority)
         for line, *items in run:
             values: list[Any] = items
+            no_loc = items[0] is None  # no loc element at all (the values are judged in place)
             for i, item in enumerate(items):
                 if type(item) is tuple:
                     if len(item) == 3:  # a loc the core made a URI of (values/iri.rs)
@@ -243,6 +246,7 @@ class CompiledLane:
                     values[i] = None if checked is None else parsers[i](checked, at)
             loc, lastmod, changefreq, priority = values
             if loc is None:
+                _missing_loc(sink, self.entry_end, line, no_loc)
                 continue
             if self.index:
                 entry: Url | SitemapRef = SitemapRef._trusted(loc, lastmod)
@@ -261,6 +265,8 @@ class CompiledLane:
         (``fast_extensions``); False leaves the record to lxml (nothing is emitted then)."""
         loc, lastmod, changefreq, priority = values
         if not self.root_prefixes or fragment is None or "\x00" in fragment:
+            return False
+        if "]]>" in fragment:  # not well-formed outside a CDATA section: libxml2 reports it
             return False
         extensions = fast_extensions(fragment, self.root_prefixes)
         if extensions is None:
@@ -301,33 +307,26 @@ class CompiledLane:
         tail = data[last:pos]
         width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
         if line != self.fline:
-            self.fline = line
-            self.fcol = 1 + width
+            self.fline, self.fcol, self.fdelta = line, 1 + width, 0
         else:
             self.fcol += width
         self.fbytes += pos
         if data.find(b"&", 0, pos) >= 0:
             # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
             self.fbytes += entity_delta(data, 0, pos)
-            self.fcol += entity_delta(tail, 0, len(tail))
+            delta = entity_delta(tail, 0, len(tail))  # fdelta: of libxml2's, not the guard's
+            self.fcol, self.fdelta = self.fcol + delta, self.fdelta + delta
 
     def _handoff(self, aligned: bool = True) -> None:
         """Give the rest to the full lane, at the same line, column and block offset
         (``aligned``) or just after the root start tag."""
         self.status.state = FULL
         if not aligned:
-            self.fbytes, self.fline, self.fcol = 0, self.line0, self.col0
-        # The pad has the byte length of what was read, so libxml2 sees the rest at the
-        # same stream offsets as in the full lane (see FullLane._feed_blocks), and ends at the
-        # same line and column: spaces, then the newlines, then the last line's columns.
-        if self.fline > self.line0:
-            tail = b"\n" * (self.fline - self.line0) + b" " * (self.fcol - 1)
-        else:
-            tail = b" " * (self.fcol - self.col0)
-        # only the offset modulo LX_BLOCK matters for where libxml2's blocks end
-        filler = max(self.fbytes - len(tail), 0) % LX_BLOCK
-        # the filler is comments, not spaces: one text node of megabytes of whitespace would
-        # hit libxml2's text-node limit
+            self.fbytes, self.fline, self.fcol, self.fdelta = 0, self.line0, self.col0, 0
+        # The pad has the byte length of what was read (libxml2 sees the rest at the full
+        # lane's stream offsets, FullLane._feed_blocks) and ends at the same line and column.
+        tail, filler = _tail_and_filler(self.fbytes, self.fline - self.line0, self.fcol, self.col0)
+        # comments, not spaces: megabytes of whitespace would hit libxml2's text-node limit
         if filler % _PAD_COMMENT_SIZE < 7:
             self.full.pad(b" " * (filler % _PAD_COMMENT_SIZE))
             filler -= filler % _PAD_COMMENT_SIZE
@@ -342,10 +341,54 @@ class CompiledLane:
             filler -= step
         for i in range(0, len(tail), FAST_WAIT_CAP):
             self.full.pad(tail[i : i + FAST_WAIT_CAP])
+        self.full.guard.col0 -= self.fdelta
         data = bytes(self.buf)
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def _tail_and_filler(fbytes: int, lines: int, fcol: int, col0: int) -> tuple[bytes, int]:
+    """The pad's end, which puts libxml2 at column ``fcol`` after ``lines`` more lines, and
+    how many bytes of filler go before it so that the pad is ``fbytes`` long (modulo
+    LX_BLOCK, all that matters for where libxml2's blocks end)."""
+    tail = b"\n" * lines + b" " * (fcol - 1) if lines else b" " * (fcol - col0)
+    filler = max(fbytes - len(tail), 0) % LX_BLOCK
+    if filler and not lines:  # on the root's line: in columns the tail has
+        same_line = _same_line_pad(len(tail), filler)
+        if same_line is not None:
+            return same_line, 0
+    return tail, filler
+
+
+def _same_line_pad(width: int, extra: int) -> bytes | None:
+    """``width`` columns of pad that are ``extra`` bytes longer (what multi-byte characters
+    read on the root's line add), as a comment of 4-byte characters: filler bytes before it
+    would move libxml2's columns. None when the columns are too few to hold them."""
+    fours, rest = divmod(extra, 3)
+    body = "\U00010000" * fours + ("", "\u00e9", "\u4e00")[rest]
+    columns = 7 + fours + (rest > 0)
+    if columns > width:
+        return None
+    return b" " * (width - columns) + f"<!--{body}-->".encode()
+
+
+def _before_stretch(data: bytes, end: int, entry_end: bytes, cap: int) -> tuple[int, bool]:
+    """Where the lane's reading of ``data[:end]`` ends: before an overlong stretch (the
+    guard stops at it, in the careful lane), at the last entry end tag before it; and
+    whether there is one."""
+    stretch = overlong(data, 0, end, cap)
+    if stretch is None:
+        return end, False
+    cut = data.rfind(entry_end, 0, stretch)
+    return (cut + len(entry_end) if cut >= 0 else 0), True
+
+
+def _missing_loc(sink: Sink, entry_end: bytes, line: int, no_loc: bool) -> None:
+    """An entry without a loc element, reported as ElementReader reports it (``no_loc``;
+    else its loc was judged unusable, and reported, already)."""
+    if no_loc:
+        sink.issue("missing-loc", f"<{entry_end[2:-1].decode()}> without <loc>", line)
 
 
 def _urls(

@@ -37,6 +37,7 @@ _ERROR_CODES = {
     "ERR_UNKNOWN_ENCODING": "invalid-encoding",
     "ERR_TAG_NOT_FINISHED": "truncated",
     "ERR_DOCUMENT_EMPTY": "empty-document",
+    "ERR_DOCUMENT_END": "content-after-root",  # "Extra content at the end of the document"
 }
 
 
@@ -77,10 +78,16 @@ class FullLane:
         """Pass ``data`` through the guard to libxml2 (``now``: at once, not in blocks)."""
         if self.parser is None:
             self._start()
-        data = self.guard.filter(data, final)
-        if self.status.state == DONE or not data:
+        guard = self.guard
+        data = guard.filter(data, final)
+        if self.status.state == DONE:
             return
-        self._feed_blocks(data, now=now)
+        if data:
+            self._feed_blocks(data, now=now)
+        if guard.stopping is not None:
+            # the bytes before the overlong stretch are read whole, then reading stops
+            self._flush()
+            guard.stop(*guard.stopping)
 
     def _start(self) -> None:
         """Make the parser; give it the deferred head first, as ``feed(head, now=True)``
@@ -109,19 +116,26 @@ class FullLane:
 
     def _feed_blocks(self, data: bytes, *, now: bool = False, track: bool = True) -> None:
         """Feed libxml2 in blocks that start at fixed offsets of its input (after the root
-        start tag, which goes alone), whatever the caller's chunks: libxml2's recovery from
-        broken markup depends on where its input chunks end, and this keeps it identical."""
+        start tag, which goes alone), one block a call, whatever the caller's chunks:
+        libxml2's recovery from broken markup depends on where its input chunks end, and this
+        keeps it identical; and its push parser refuses a single feed of over 10 MB
+        ("Buffer size limit exceeded")."""
         if now:
             self._block(data, track)
             return
         pending = self.lx_pending
-        pending += data
-        if len(pending) < LX_BLOCK:
+        if not pending and len(data) >= LX_BLOCK:
+            with memoryview(data) as view:
+                end = len(data) - len(data) % LX_BLOCK
+                for at in range(0, end, LX_BLOCK):
+                    self._block(view[at : at + LX_BLOCK].tobytes(), track)
+            pending += data[end:]
             return
-        cut = len(pending) - len(pending) % LX_BLOCK
-        block = bytes(pending[:cut])
-        del pending[:cut]
-        self._block(block, track)
+        pending += data
+        while len(pending) >= LX_BLOCK:
+            block = bytes(pending[:LX_BLOCK])
+            del pending[:LX_BLOCK]
+            self._block(block, track)
 
     def _flush(self) -> None:
         if self.lx_pending and self.status.state != DONE:
@@ -243,8 +257,16 @@ class FullLane:
                 continue
             message = e.message.strip()
             code = _ERROR_CODES.get(e.type_name, "not-well-formed")
+            if code == "content-after-root":
+                message = "content after the end of the root element; it was not read"
             if e.type_name == "ERR_RESERVED_XML_NAME" and "only at the start" in message:
-                code = "leading-whitespace"
+                # an XML declaration: a second document after the root, else markup in the body
+                # (whitespace before the first one the prolog removes and reports itself)
+                if self.elements.root_ended:
+                    code = "content-after-root"
+                    message = "a second XML document after the root element; it was not read"
+                elif self.status.format is None:
+                    code = "leading-whitespace"
             elif "not proper UTF-8" in message or "Invalid bytes in character" in message:
                 code = "invalid-encoding"
             elif "Resource limit exceeded" in message or "huge text node" in message:

@@ -10,6 +10,7 @@ references. It counts lines and columns of what passed, for its issues' position
 
 from __future__ import annotations
 
+from .._core import run_over
 from ..patterns import lazy
 from .sink import Sink
 from .xml_common import DONE, Status
@@ -29,6 +30,23 @@ _GUARD_TOKEN = lazy(rb"&|<!--|<!\[CDATA\[|<\?")
 _REFERENCE = lazy(rb"&(?:#[0-9]{1,8}|#x[0-9a-fA-F]{1,8}|[A-Za-z_:][A-Za-z0-9_.:\-]{0,50});")
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
+_REPLACEMENT = b"&#xFFFD;"
+
+
+def _xml_char(point: int) -> bool:
+    """True for a code point XML 1.0 allows (its production Char)."""
+    if point < 0x20:
+        return point in (0x9, 0xA, 0xD)
+    return point <= 0xD7FF or 0xE000 <= point <= 0xFFFD or 0x10000 <= point <= 0x10FFFF
+
+
+def _code_point(point: int) -> str:
+    if point > 0x10FFFF:
+        return "no character (past U+10FFFF)"
+    kind = "a surrogate" if 0xD800 <= point <= 0xDFFF else "a non-character"
+    if point < 0x20:
+        kind = "a control character"
+    return f"U+{point:04X}, {kind}"
 
 
 def _chars(data: bytes) -> int:
@@ -63,22 +81,30 @@ class Guard:
         self.base = 0
         self.lines = 0
         self.col0 = 0
-        self.last_gt = 0
+        self.last_gt = -1  # where the last '>' passed stands
         self.cap = sink.limits.max_value_length + 65_536
+        # why reading stops once what ``filter`` gave is read: (code, message, line, column)
+        self.stopping: tuple[str, str, int, int] | None = None
+        self.cursor: tuple[bytes, int, int, int] | None = None  # the last position (position)
 
     def filter(self, data: bytes, final: bool) -> bytes:
         """What libxml2 must not see, handled before it does.
 
-        * A bare '&' (not starting an entity or character reference): libxml2's push parser
-          then waits for a ';' that may never come, holding the rest of the document in
-          memory. It is reported here with its position and passed on as '&amp;'.
-        * A comment, CDATA section or processing instruction left open, or a stretch without
-          any '>' longer than the value limit: libxml2 would buffer it all. Reading stops.
+        * A bare '&' (not starting a reference): libxml2's push parser then waits for a ';'
+          that may never come, holding the rest in memory. Reported, passed on as '&amp;'.
+        * A stretch without any '>', or a comment, CDATA section or processing instruction,
+          longer than the cap: libxml2 would buffer it all. Reading stops at the byte that
+          makes it too long, wherever the chunks end: the bytes before it are passed on and
+          ``stopping`` says why (``FullLane`` reads them, then stops).
         """
         if self.hold:
             data = self.hold + data
             self.hold = b""
         n = len(data)
+        stop_at = self._run_end(data)
+        if stop_at is not None:
+            data, n, final = data[:stop_at], stop_at, True
+        section_at = None
         out: list[bytes] = []
         i = emit = 0
         hold = 0
@@ -86,10 +112,12 @@ class Guard:
             closer = self.ctx
             if closer is not None:
                 j = data.find(closer, i)
+                over = self.ctx_start + self.cap + 1 - self.base  # where it grows too long
+                if (j < 0 and over < n) or (j >= 0 and j + len(closer) > over):
+                    section_at = over
+                    break
                 if j < 0:
                     hold = 0 if final else min(len(closer) - 1, n - i)
-                    if self.base + n - self.ctx_start > self.cap:
-                        return self._unclosed()
                     break
                 i = j + len(closer)
                 self.ctx = None
@@ -107,7 +135,7 @@ class Guard:
                 ref = _REFERENCE.match(data, k)
                 if ref is not None:
                     i = ref.end()
-                    replacement = _PREDEFINED.get(ref.group())
+                    replacement = self._replacement(data, k, ref.group())
                     if replacement is not None:
                         out.append(data[emit:k])
                         out.append(replacement)
@@ -116,13 +144,7 @@ class Guard:
                 if n - k < 64 and not final:
                     hold = n - k
                     break
-                line, column = self.position(data, k)
-                self.sink.issue(
-                    "unescaped-ampersand",
-                    "'&' not followed by an entity name and ';' (read as '&amp;')",
-                    line,
-                    column,
-                )
+                self._bare_ampersand(data, k)
                 out.append(data[emit:k])
                 out.append(b"&amp;")
                 emit = i = k + 1
@@ -131,7 +153,7 @@ class Guard:
             self.ctx_start = self.base + k
             self.ctx_line, self.ctx_col = self.position(data, k)
             i = m.end()
-        end = n - hold
+        end = n - hold if section_at is None else section_at
         if hold:
             self.hold = data[end:]
         if out:
@@ -139,11 +161,75 @@ class Guard:
             done = b"".join(out)
         else:
             done = data[:end]
-        return done if self._passed(data[:end]) else b""
+        if section_at is not None or stop_at is not None:
+            self._stop_at(data, stop_at if section_at is None else None)
+        self._passed(data[:end])
+        return done
 
-    def _passed(self, consumed: bytes) -> bool:
-        """Move the position past ``consumed``; False (reading stops) when that makes a
-        stretch without any '>' longer than the cap."""
+    def _stop_at(self, data: bytes, run_end: int | None) -> None:
+        """Say why reading stops once what ``filter`` passed is read: the open section grew
+        too long, or the run without markup that ends at ``data[run_end]``."""
+        if run_end is None:
+            self.stopping = (
+                "not-well-formed",
+                f"a comment, CDATA section or processing instruction longer than "
+                f"{self.cap:,} bytes (ReadLimits.max_value_length); reading stops",
+                self.ctx_line,
+                self.ctx_col,
+            )
+            return
+        self.stopping = (
+            "value-too-long",
+            f"no markup for {self.cap:,} bytes: a value or tag longer than "
+            "ReadLimits.max_value_length; reading stops",
+            *self.position(data, run_end),
+        )
+
+    def _run_end(self, data: bytes) -> int | None:
+        """Where in ``data`` the run without '>' (begun after the last one passed) grows
+        longer than the cap, or None."""
+        run_before = self.base - self.last_gt - 1
+        if len(data) + run_before <= self.cap:
+            return None
+        return run_over(data, 0, len(data), run_before, self.cap)
+
+    def _bare_ampersand(self, data: bytes, k: int) -> None:
+        self.sink.issue(
+            "unescaped-ampersand",
+            "'&' not followed by an entity name and ';' (read as '&amp;')",
+            *self.position(data, k),
+        )
+
+    def _replacement(self, data: bytes, k: int, ref: bytes) -> bytes | None:
+        """What libxml2 is given for the reference ``ref`` at ``k``; None: itself."""
+        replacement = _PREDEFINED.get(ref)
+        if replacement is None and ref[1] == 0x23:  # '#': a character reference
+            return self._char_ref(data, k, ref)
+        return replacement
+
+    def _char_ref(self, data: bytes, k: int, ref: bytes) -> bytes | None:
+        """A character reference (``ref``, at ``k``) to a code point XML forbids (a
+        surrogate, one past U+10FFFF, a control but tab, LF and CR, U+FFFE, U+FFFF): libxml2
+        would pass a surrogate on as bytes no decoder takes, drop NUL and keep the others.
+        Reported here and handed over as U+FFFD, which a loc is skipped for and a date or
+        text fails on, in every place a reference may stand. None for an allowed one."""
+        digits = ref[3:-1] if ref[2] in b"xX" else ref[2:-1]
+        point = int(digits, 16 if ref[2] in b"xX" else 10)
+        if _xml_char(point):
+            return None
+        line, column = self.position(data, k)
+        self.sink.issue(
+            "invalid-character",
+            f"{ref.decode('ascii')} refers to {_code_point(point)}, which XML forbids "
+            "(read as U+FFFD)",
+            line,
+            column,
+        )
+        return _REPLACEMENT
+
+    def _passed(self, consumed: bytes) -> None:
+        """Move the position past ``consumed``."""
+        self.cursor = None
         lines = consumed.count(b"\n")
         last_nl = consumed.rfind(b"\n")
         if lines:
@@ -155,32 +241,23 @@ class Guard:
         if gt >= 0:
             self.last_gt = self.base + gt
         self.base += len(consumed)
-        if self.base - self.last_gt > self.cap and self.ctx is None:
-            self.stop(
-                "value-too-long",
-                f"no markup for {self.cap:,} bytes: a value or tag longer than "
-                "ReadLimits.max_value_length",
-                self.lines + 1,
-                self.col0,
-            )
-            return False
-        return True
-
-    def _unclosed(self) -> bytes:
-        """Stop: the open section has gone on for longer than the cap."""
-        self.stop(
-            "not-well-formed",
-            f"a comment, CDATA section or processing instruction is not closed "
-            f"within {self.cap:,} bytes",
-            self.ctx_line,
-            self.ctx_col,
-        )
-        return b""
 
     def position(self, data: bytes, k: int) -> tuple[int, int]:
-        nl = data.rfind(b"\n", 0, k)
-        line = self.lines + data.count(b"\n", 0, k) + 1
-        column = _chars(data[nl + 1 : k]) + 1 if nl >= 0 else self.col0 + _chars(data[:k]) + 1
+        """The line and column of ``data[k]`` (``data``: what ``filter`` reads). Asked for
+        in increasing order within one ``filter`` call, it counts on from the last answer,
+        so that a flood of comments or references costs linear time."""
+        cursor = self.cursor
+        if cursor is not None and cursor[0] is data and cursor[1] <= k:
+            _, at, line, column = cursor
+        else:
+            at, line, column = 0, self.lines + 1, self.col0 + 1
+        lines = data.count(b"\n", at, k)
+        if lines:
+            line += lines
+            column = _chars(data[data.rfind(b"\n", at, k) + 1 : k]) + 1
+        else:
+            column += _chars(data[at:k])
+        self.cursor = (data, k, line, column)
         return line, column
 
     def stop(self, code: str, message: str, line: int, column: int) -> None:
@@ -197,6 +274,6 @@ class Guard:
             self.lines += lines
             self.col0 = len(pad) - pad.rfind(b"\n") - 1
         else:
-            self.col0 += len(pad)
+            self.col0 += _chars(pad)
         self.base += len(pad)
-        self.last_gt = self.base
+        self.last_gt = self.base - 1  # what the fast lane read ends with a '>'

@@ -194,7 +194,12 @@ def _plain() -> tuple[re.Pattern[bytes], ...]:
         re.compile(rb"[ \t\r\n]+([^\s=/>]+)[ \t\r\n]*=[ \t\r\n]*(?:\"([^\"<]*)\"|'([^'<]*)')"),
         re.compile(rb"[A-Za-z_][A-Za-z0-9_.\-]*"),
         re.compile(rb"[\x20-\x7e\t\r\n]*"),
-        re.compile(rb"[\x21-\x7e]+"),
+        # a URI libxml2 takes without a word (it reports '`', '{', a second '#', a bad
+        # escape...): a scheme, an authority of a plain host and port, plain path characters
+        re.compile(
+            rb"[A-Za-z][A-Za-z0-9+.\-]*:(?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?)?"
+            rb"(?:[A-Za-z0-9\-._~!$'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
+        ),
     )
 
 

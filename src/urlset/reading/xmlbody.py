@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from .._core import overlong
 from .sink import Sink
 from .xml_common import DONE, FAST, FULL, PROLOG, Status
 from .xml_prolog import TO_FULL, Prolog
@@ -110,8 +111,13 @@ class XmlBody:
         """The full lane reads the prolog and the root start tag ``m`` at once; then the fast
         lane takes the rest if the root allows it, else the full lane goes on."""
         end = m.end()
-        fast = self.fast_allowed and self.prolog.plain_root(m)
         head = bytes(self.buf[:end])
+        # a head with an overlong stretch is the guard's to stop at (FullLane)
+        fast = (
+            self.fast_allowed
+            and self.prolog.plain_root(m)
+            and overlong(head, 0, end, self.full.guard.cap) is None
+        )
         rest = bytes(self.buf[end:])
         self.buf = bytearray()
         if fast and self.prolog.plain_head(head, m):
@@ -124,7 +130,14 @@ class XmlBody:
         self.full.feed(head, now=True)
         if self.status.state != FULL:
             return
-        if fast and self.status.format in ("urlset", "sitemapindex") and not self.guard.hold:
+        # after an error in the head libxml2 reads on in its own way: the full lane follows it
+        clean = not self.full.syntax_errors
+        if (
+            fast
+            and clean
+            and self.status.format in ("urlset", "sitemapindex")
+            and not self.guard.hold
+        ):
             self.fast.start(m, head, rest)
         elif rest:
             self.full.feed(rest)

@@ -8,4 +8,5 @@ pub mod printable;
 pub mod records;
 pub mod render;
 pub mod seen;
+pub mod stretch;
 pub mod values;

@@ -240,7 +240,15 @@ fn entry(
     for (slot, (open, close)) in spans.iter_mut().zip(ELEMENTS).take(fields) {
         *slot = c.element(open, close);
     }
-    let (loc, loc_line) = spans[0]?;
+    let close = limits.kind.close();
+    let Some((loc, loc_line)) = spans[0] else {
+        // an entry without a loc (empty, or other values only): judged, the reader reports it
+        return if c.at(close) {
+            judged(c, spans, line, start, limits)
+        } else {
+            None
+        };
+    };
     let src = c.text;
     let text = |s: Span| &src[s.0..s.1];
     let mut plain = (|| {
@@ -288,7 +296,6 @@ fn entry(
             images: None,
         })
     })();
-    let close = limits.kind.close();
     if let (Some(record), Some(prefix)) = (plain.as_mut(), images) {
         if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) {
             with_images(c, record, prefix, limits);
@@ -304,43 +311,55 @@ fn entry(
         {
             Some(Entry::Extension(record))
         }
-        _ if c.at(close) => {
-            let mut values: [Option<Value>; 4] = Default::default();
-            for (i, (value, span)) in values.iter_mut().zip(spans).enumerate() {
-                if let Some((s, _)) = span {
-                    let raw = text(s);
-                    let plain = match i {
-                        0 => plain_loc(raw).map(|p| Value::Loc {
-                            span: s,
-                            has_amp: p.has_amp,
-                        }),
-                        1 => plain_lastmod(raw).then_some(Value::Lastmod(s)),
-                        2 => plain_changefreq(raw).map(Value::Changefreq),
-                        _ => plain_priority(raw).map(Value::Priority),
-                    };
-                    if plain.is_some() {
-                        *value = plain;
-                        continue;
-                    }
-                    let text = value_text(raw, limits.max_value)?;
-                    // the element's line, line feeds inside earlier values counted
-                    let open = c.text[..s.0]
-                        .iter()
-                        .rposition(|&b| b == b'<')
-                        .unwrap_or(s.0);
-                    let line = line + count_lines(&c.text[start..open]);
-                    let text = Text { line, text };
-                    *value = Some(match (i, iri_to_uri(&text.text)) {
-                        (0, Some(uri)) => Value::Uri { text, uri },
-                        _ => Value::Text(text),
-                    });
-                }
-            }
-            c.line = line + count_lines(&c.text[start..c.pos]);
-            Some(Entry::Judged(Judged { line, values }))
-        }
+        _ if c.at(close) => judged(c, spans, line, start, limits),
         _ => None,
     }
+}
+
+/// An entry standing on its end tag whose values (`spans`, loc maybe absent) the reader
+/// judges: the plain ones typed, the others as texts; None when one needs the careful lane.
+fn judged(
+    c: &mut Cursor<'_>,
+    spans: [Option<(Span, u32)>; 4],
+    line: u32,
+    start: usize,
+    limits: Limits,
+) -> Option<Entry> {
+    let src = c.text;
+    let text = |s: Span| &src[s.0..s.1];
+    let mut values: [Option<Value>; 4] = Default::default();
+    for (i, (value, span)) in values.iter_mut().zip(spans).enumerate() {
+        if let Some((s, _)) = span {
+            let raw = text(s);
+            let plain = match i {
+                0 => plain_loc(raw).map(|p| Value::Loc {
+                    span: s,
+                    has_amp: p.has_amp,
+                }),
+                1 => plain_lastmod(raw).then_some(Value::Lastmod(s)),
+                2 => plain_changefreq(raw).map(Value::Changefreq),
+                _ => plain_priority(raw).map(Value::Priority),
+            };
+            if plain.is_some() {
+                *value = plain;
+                continue;
+            }
+            let text = value_text(raw, limits.max_value)?;
+            // the element's line, line feeds inside earlier values counted
+            let open = c.text[..s.0]
+                .iter()
+                .rposition(|&b| b == b'<')
+                .unwrap_or(s.0);
+            let line = line + count_lines(&c.text[start..open]);
+            let text = Text { line, text };
+            *value = Some(match (i, iri_to_uri(&text.text)) {
+                (0, Some(uri)) => Value::Uri { text, uri },
+                _ => Value::Text(text),
+            });
+        }
+    }
+    c.line = line + count_lines(&c.text[start..c.pos]);
+    Some(Entry::Judged(Judged { line, values }))
 }
 
 /// Types the extension elements at the cursor as plain images of `record`, the cursor then
@@ -601,6 +620,20 @@ mod tests {
     }
 
     #[test]
+    fn entries_without_a_loc_are_judged() {
+        let text = "<url></url>\n<url>\n</url><url><lastmod>2024-01-01</lastmod><priority>x</priority></url>";
+        let s = scan_all(text);
+        let Stop::Judged(run) = s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run.len(), 3);
+        assert_eq!(run.iter().map(|j| j.line).collect::<Vec<_>>(), [1, 2, 3]);
+        assert!(run.iter().all(|j| j.values[0].is_none()));
+        assert!(matches!(run[2].values[1], Some(Value::Lastmod(_))));
+        assert!(matches!(&run[2].values[3], Some(Value::Text(t)) if t.text == "x"));
+    }
+
+    #[test]
     fn anything_else_is_a_gap_up_to_the_next_url_end() {
         let text = "<url><loc>https://a.test/x</loc></url> <!-- c --><url><loc>https://a.test/y</loc></url><url><loc>https://a.test/&#x41;</loc></url>";
         let s = scan_all(text);
@@ -627,7 +660,7 @@ mod tests {
             "<url><loc>https://a.test/]]></loc></url>",
             "<url><loc>https://a.test/&nbsp;</loc></url>",
             "<url><loc/></url>",
-            "<url></url>",
+            "<url><lastmod>2024-01-01</lastmod><loc>https://a.test/</loc></url>",
         ] {
             assert_eq!(
                 scan_all(odd).stop,
