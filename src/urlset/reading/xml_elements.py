@@ -82,7 +82,7 @@ class ElementReader:
                     self.sink.fatal = self.sink.fatal or self.sink.count == 0
                     self.status.state = DONE
                     return
-                elif depth == 2 and self._wrapper(el):
+                elif depth == 2 and _wrapper(self, el):
                     self.entry_depth = 3
                 elif depth == self.entry_depth:
                     open_entries.append([depth, False, self.is_entry(el)])
@@ -99,7 +99,7 @@ class ElementReader:
                 if open_entries.pop()[1]:
                     self._rest(el)
                 elif i == last:
-                    self._cut(el)
+                    _cut(self, el)
                 else:
                     self._entry(el)
                 _drop(el)
@@ -117,28 +117,6 @@ class ElementReader:
                 _drop(el)
             elif depth == 1:
                 self.root_ended = True
-
-    def repeats_root(self, el: Any) -> bool:
-        """``el``, right inside a urlset's or an index's root, repeats the root element
-        (``<urlset><urlset>``, as some sites publish): its entries are read, as the other
-        readers read them."""
-        tag = el.tag
-        if not isinstance(tag, str) or self.status.format not in ("urlset", "sitemapindex"):
-            return False
-        ns, local = split_tag(tag)
-        return local == self.root_local and ns in self.core_ns
-
-    def _wrapper(self, el: Any) -> bool:
-        """``repeats_root``, reported."""
-        if self.entry_depth != 2 or not self.repeats_root(el):
-            return False
-        local = self.root_local
-        self.sink.issue(
-            "nested-root",
-            f"<{local}> inside <{local}>: the entries inside the second were read",
-            el.sourceline or 0,
-        )
-        return True
 
     # -- an entry left open: the next entry's start ends it --
     def is_entry(self, el: Any) -> bool:
@@ -237,19 +215,6 @@ class ElementReader:
         if text is None:
             return ""
         return value_text(self.sink, split_tag(el.tag)[1], text, el.sourceline or line)
-
-    def _cut(self, el: Any) -> None:
-        loc = ""
-        for child in el:
-            if isinstance(child.tag, str) and split_tag(child.tag)[1] in ("loc", "link"):
-                loc = (child.text or child.get("href") or "").strip()
-                break
-        what = f" ({loc[:200]})" if loc else ""
-        self.sink.issue(
-            "truncated-entry",
-            f"the document ends inside this <{self.entry_local}>{what}; it was not passed on",
-            el.sourceline or 0,
-        )
 
     def _entry(self, el: Any, stop: Any = None) -> None:
         """Pass on the entry ``el`` (its children before ``stop``, if given)."""
@@ -415,6 +380,45 @@ def _nested(reader: ElementReader, open_entries: list[list[Any]], depth: int, el
     )
 
 
+def _cut(reader: ElementReader, el: Any) -> None:
+    """The entry ``el`` the document's end cut off: reported, with its loc, not passed on."""
+    loc = ""
+    for child in el:
+        if isinstance(child.tag, str) and split_tag(child.tag)[1] in ("loc", "link"):
+            loc = (child.text or child.get("href") or "").strip()
+            break
+    what = f" ({loc[:200]})" if loc else ""
+    reader.sink.issue(
+        "truncated-entry",
+        f"the document ends inside this <{reader.entry_local}>{what}; it was not passed on",
+        el.sourceline or 0,
+    )
+
+
+def _repeats_root(reader: ElementReader, el: Any) -> bool:
+    """``el``, right inside a urlset's or an index's root, repeats the root element
+    (``<urlset><urlset>``, as some sites publish): its entries are read, as the other
+    readers read them."""
+    tag = el.tag
+    if not isinstance(tag, str) or reader.status.format not in ("urlset", "sitemapindex"):
+        return False
+    ns, local = split_tag(tag)
+    return local == reader.root_local and ns in reader.core_ns
+
+
+def _wrapper(reader: ElementReader, el: Any) -> bool:
+    """``_repeats_root`` where entries are still expected at depth 2, reported."""
+    if reader.entry_depth != 2 or not _repeats_root(reader, el):
+        return False
+    local = reader.root_local
+    reader.sink.issue(
+        "nested-root",
+        f"<{local}> inside <{local}>: the entries inside the second were read",
+        el.sourceline or 0,
+    )
+    return True
+
+
 def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
     """Index of the end event of the entry the document's end cut off (the last entry
     end in ``events`` of an entry not already ended by a nested one), or -1."""
@@ -425,7 +429,7 @@ def _last_cut(reader: ElementReader, events: Sequence[tuple[str, Any]]) -> int:
     for i, (action, el) in enumerate(events):
         if action == "start":
             depth += 1
-            if depth == 2 and entry_depth == 2 and reader.repeats_root(el):
+            if depth == 2 and entry_depth == 2 and _repeats_root(reader, el):
                 entry_depth = 3
             elif depth == entry_depth:
                 stack.append([depth, False, reader.is_entry(el)])
