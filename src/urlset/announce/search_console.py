@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from ..codes import plural
 from ..errors import InvalidValue, UrlsetError
 from ..fetching.http_options import HttpOptions
 from ..urls import to_uri
@@ -289,7 +290,7 @@ def _result(
     except (ValueError, TypeError, AttributeError) as exc:
         message = f"an answer that is not the API's JSON ({exc}): {answer.body[:80]!r}"
         return ConsoleResult(action, site, sitemap, False, status, message, answer.attempts)
-    message = f"{len(sitemaps)} sitemap(s) known to Search Console"
+    message = f"{plural(len(sitemaps), 'sitemap')} known to Search Console"
     return ConsoleResult(action, site, sitemap, True, status, message, answer.attempts, sitemaps)
 
 
