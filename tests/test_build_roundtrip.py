@@ -597,6 +597,15 @@ def test_what_build_publishes_check_accepts_the_schemas_validate_and_read_gives_
         assert [u.loc for u in read_back(out)] == sorted(u.loc for u in urls)
     else:
         assert read_back(out) == sorted(urls)
+    # diff finds no change: the set against itself, and against the same input built again
+    again = tmp_path / "again"
+    code, _, err = urlset(
+        "build", str(source), "--base-url", BASE, "--out", str(again), "--max-urls", "25", *options
+    )
+    assert code == 0, err
+    for other in (out, again):
+        code, stdout, err = urlset("diff", str(out), str(other))
+        assert code == 0, (other.name, stdout, err)
 
 
 def test_a_set_served_elsewhere_checks_clean_over_http_through_the_robots_txt_listing_it(
