@@ -22,12 +22,12 @@ import argparse
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_crawl import free_port, wait_for
 
 SERVER = r"""
 import asyncio, sys
@@ -145,24 +145,6 @@ print(json.dumps({"seconds": time.perf_counter() - start, "urls": COUNT[0],
 
 PER_SITEMAP = 50_000
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for(port: int, seconds: float = 60.0) -> None:
-    ends = time.monotonic() + seconds
-    while time.monotonic() < ends:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"the benchmark server did not start on port {port}")
 
 
 def write_list(folder: Path, base: str, count: int) -> Path:
