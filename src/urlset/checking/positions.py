@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
 from ..patterns import lazy
+from ..reading.columns import VALUE_ELEMENT, LineSearch
 from ..urls import to_uri
 from . import rules
 from .xmlevents import drop, parse_events, split_tag
@@ -142,7 +143,7 @@ def place_entries(
             last_at[(code, loc)] = at
             if ordered:
                 pos = at
-        name = _VALUE_ELEMENT.get(code)
+        name = VALUE_ELEMENT.get(code)
         spots.append((at, None if name == b"loc" else name))
     places = _lines_and_columns(windows, [spot for spot in spots if spot[0] >= 0])
     out = []
@@ -164,66 +165,6 @@ def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) ->
     return [locator.line_of(ref.loc) for ref in refs]
 
 
-# the element whose text a finding is about, when its message does not quote the value
-_VALUE_ELEMENT = {
-    "future-lastmod": b"lastmod",
-    "duplicate-loc": b"loc",
-}
-_QUOTED = lazy(r"'([^'\n]{1,2048})'")
-
-
-def _needles(issue: Issue) -> list[tuple[bytes, int]]:
-    """What ``issue``'s value is written as, best first, and the column of the value past
-    where the needle starts (the value quoted in the message, else its element)."""
-    from xml.sax.saxutils import escape  # here: it loads urllib.request, which checks never need
-
-    out = []
-    quoted = _QUOTED.search(issue.message)
-    if quoted is not None:
-        value = quoted.group(1)
-        for needle in (value, escape(value)):
-            out.append((b">" + needle.encode("utf-8", "replace"), 2))
-    name = _VALUE_ELEMENT.get(issue.code)
-    if name is not None:
-        out.append((b"<" + name + b">", len(name) + 3))
-    return out
-
-
-class _LineSearch:
-    """The first place of each needle in one line, fed a piece of the line at a time."""
-
-    def __init__(self, issue: Issue) -> None:
-        self.needles = _needles(issue)
-        self.first: list[int] = [-1] * len(self.needles)
-        self.longest = max((len(n) for n, _ in self.needles), default=1)
-        self.tail = b""
-        self.fed = 0  # bytes of the line fed so far
-
-    def feed(self, window: bytes, start: int, end: int) -> None:
-        if self.first and self.first[0] >= 0:
-            return  # the best needle is found: nothing can change the column
-        seam = self.tail + window[start : min(end, start + self.longest - 1)]
-        for k, (needle, _) in enumerate(self.needles):
-            if self.first[k] >= 0:
-                continue
-            at = seam.find(needle)
-            if 0 <= at < len(self.tail):  # across the seam between two pieces
-                self.first[k] = self.fed - len(self.tail) + at
-                continue
-            at = window.find(needle, start, end)
-            if at >= 0:
-                self.first[k] = self.fed + at - start
-        self.fed += end - start
-        keep = self.longest - 1
-        self.tail = (self.tail + window[max(start, end - keep) : end])[-keep:] if keep else b""
-
-    def column(self) -> int:
-        for (_, past), at in zip(self.needles, self.first, strict=True):
-            if at >= 0:
-                return at + past
-        return 0
-
-
 def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
     """``issues`` with the column of their value filled in where they have a line only (the
     reader's value findings: lastmod, changefreq, priority, extension fields): the value's
@@ -238,7 +179,7 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
     lines = sorted(wanted)
     k = 0  # the next line wanted is lines[k]
     line = 1
-    searches: list[tuple[int, _LineSearch]] = []
+    searches: list[tuple[int, LineSearch]] = []
 
     def done() -> None:
         for n, search in searches:
@@ -252,7 +193,7 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
         size = len(window)
         while start <= size and (searches or k < len(lines)):
             if not searches and lines[k] == line:
-                searches.extend((n, _LineSearch(issues[n])) for n in wanted[lines[k]])
+                searches.extend((n, LineSearch(issues[n])) for n in wanted[lines[k]])
                 k += 1
             if not searches:  # skip to the line wanted, or to the next window
                 left = lines[k] - line

@@ -248,6 +248,7 @@ class SitemapReader:
                 return
         if self._wide is not None:
             data = self._wide.feed(data, final)
+        self._sink.recent.add(data)
         body = self._body
         if body is None:
             if self._done:

@@ -23,6 +23,7 @@ from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMA
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
 from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped, userinfo_shown
+from .columns import RecentLines
 
 if TYPE_CHECKING:
     from .rendered import RenderSpec
@@ -126,6 +127,8 @@ class Sink:
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
+        # the bytes being read, for the columns of findings made with a line only
+        self.recent = RecentLines()
         self.fatal = False
 
     # -- issues --
@@ -139,7 +142,8 @@ class Sink:
         if line:
             line += self.line_shift
         row = rule(code)
-        self.out.append(Issue(code, row.severity, message, line, column, self.source, row.hint))
+        issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
+        self.out.append(self.recent.placed(issue) if line and not column else issue)
 
     def finish(self) -> None:
         for code, n in self.per_code.items():

@@ -1,0 +1,131 @@
+"""The column of a value finding: where in its line the value it is about is written.
+
+A finding about a value (a lastmod, a priority, an extension field) is made where its line
+is known but not its column (libxml2 gives elements a line only). The column is the first
+place in that line of the value the message quotes, else of the element the code is about.
+The reader fills it in from the bytes it has just read (``RecentLines``), and check from the
+document read again (``checking.positions.place_values``): both with ``LineSearch``, so one
+finding has one position in either.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..model import Issue
+from ..patterns import lazy
+
+# the element whose text a finding is about, when its message does not quote the value
+VALUE_ELEMENT = {
+    "future-lastmod": b"lastmod",
+    "duplicate-loc": b"loc",
+    "dev-host": b"loc",
+    "url-userinfo": b"loc",
+}
+_QUOTED = lazy(r"'([^'\n]{1,2048})'")
+
+
+def _needles(issue: Issue) -> list[tuple[bytes, int]]:
+    """What ``issue``'s value is written as, best first, and the column of the value past
+    where the needle starts (the value quoted in the message, else its element)."""
+    from xml.sax.saxutils import escape  # here: it loads urllib.request, which reads never need
+
+    out = []
+    quoted = _QUOTED.search(issue.message)
+    if quoted is not None:
+        value = quoted.group(1)
+        for needle in (value, escape(value)):
+            out.append((b">" + needle.encode("utf-8", "replace"), 2))
+    name = VALUE_ELEMENT.get(issue.code)
+    if name is not None:
+        out.append((b"<" + name + b">", len(name) + 3))
+    return out
+
+
+class LineSearch:
+    """The first place of each needle in one line, fed a piece of the line at a time."""
+
+    def __init__(self, issue: Issue) -> None:
+        self.needles = _needles(issue)
+        self.first: list[int] = [-1] * len(self.needles)
+        self.longest = max((len(n) for n, _ in self.needles), default=1)
+        self.tail = b""
+        self.fed = 0  # bytes of the line fed so far
+
+    def feed(self, window: bytes, start: int, end: int) -> None:
+        if self.first and self.first[0] >= 0:
+            return  # the best needle is found: nothing can change the column
+        seam = self.tail + window[start : min(end, start + self.longest - 1)]
+        for k, (needle, _) in enumerate(self.needles):
+            if self.first[k] >= 0:
+                continue
+            at = seam.find(needle)
+            if 0 <= at < len(self.tail):  # across the seam between two pieces
+                self.first[k] = self.fed - len(self.tail) + at
+                continue
+            at = window.find(needle, start, end)
+            if at >= 0:
+                self.first[k] = self.fed + at - start
+        self.fed += end - start
+        keep = self.longest - 1
+        self.tail = (self.tail + window[max(start, end - keep) : end])[-keep:] if keep else b""
+
+    def column(self) -> int:
+        for (_, past), at in zip(self.needles, self.first, strict=True):
+            if at >= 0:
+                return at + past
+        return 0
+
+
+# The reader's findings come at most a libxml2 block (xml_full.LX_BLOCK) and an entry after
+# the bytes they are about: this much of what came before the newest piece is kept.
+KEEP = 1 << 18
+
+
+class RecentLines:
+    """The newest pieces of a document the reader was given (at least ``KEEP`` bytes before
+    the last), with the line each starts at: the lines of the entries being read, for the
+    columns of their findings."""
+
+    def __init__(self) -> None:
+        # (line the piece starts at, piece, offsets its lines start at: made when needed)
+        self.pieces: deque[tuple[int, bytes, list[int]]] = deque()
+        self.kept = 0  # bytes in pieces
+        self.next_line = 1
+
+    def add(self, data: bytes) -> None:
+        if not data:
+            return
+        pieces = self.pieces
+        pieces.append((self.next_line, data, []))
+        self.kept += len(data)
+        self.next_line += data.count(b"\n")
+        while self.kept - len(pieces[0][1]) >= KEEP + len(data):
+            self.kept -= len(pieces.popleft()[1])
+
+    def placed(self, issue: Issue) -> Issue:
+        """``issue`` with its column, when its line is among the recent ones and holds the
+        value; else as it is."""
+        line = issue.line
+        if not line or issue.column or not self.pieces or line < self.pieces[0][0]:
+            return issue
+        search = LineSearch(issue)
+        if not search.needles:
+            return issue
+        for first, piece, starts in self.pieces:
+            if not starts:  # where each of its lines starts, once per piece
+                starts.append(0)
+                at = piece.find(b"\n")
+                while at >= 0:
+                    starts.append(at + 1)
+                    at = piece.find(b"\n", at + 1)
+            if line >= first + len(starts):
+                continue  # the line starts in a later piece
+            # the line, or its rest when it began in the piece before
+            start = starts[line - first] if line >= first else 0
+            nl = piece.find(b"\n", start)
+            search.feed(piece, start, len(piece) if nl < 0 else nl)
+            if nl >= 0:
+                break
+        column = search.column()
+        return issue._replace(column=column) if column else issue
