@@ -42,7 +42,7 @@ from .schedule import GO, LATE, Scheduler
 from .visit import HeadMode, Visits
 
 if TYPE_CHECKING:
-    from .snapshot import AuditStore
+    from .snapshot import AuditStore, Changes
 
 AUDIT_USER_AGENT = "urlset/0.1 (sitemap audit; +https://www.sitemaps.org/protocol.html)"
 EXAMPLES = 1000  # findings listed per code; the rest are counted
@@ -86,6 +86,7 @@ class UrlResult:
     listed: Listed
     answer: Answer
     findings: list[Issue]
+    resumed: bool = False  # found by the unfinished run this one took up (--snapshot)
 
     def to_dict(self) -> dict[str, Any]:
         answer = self.answer
@@ -100,6 +101,7 @@ class UrlResult:
                 {"code": i.code, "severity": str(i.severity), "message": i.message}
                 for i in self.findings
             ],
+            "resumed": self.resumed,
         }
 
 
@@ -122,6 +124,7 @@ class AuditReport:
     # (host, first path segment) -> [URLs audited, URLs with a finding]
     sections: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     methods: dict[str, int] = field(default_factory=dict)  # page requests made, by method
+    changes: Changes | None = None  # since the target's last finished audit (--snapshot)
 
     def tally(self, loc: str, found: bool) -> None:
         key = section_of(loc)
@@ -211,6 +214,7 @@ class Audit:
                 await scheduler.close()
                 if self.store is not None:  # what was done is kept, even when interrupted
                     self.report.notes.extend(self.store.finish(complete))
+                    self.report.changes = self.store.changes
                     self.store.close()
             self.report.methods = visits.methods
         if options.crawl:
@@ -284,7 +288,7 @@ class Audit:
 
     def _open_store(self) -> set[int]:
         """With ``snapshot``: the store opened and the run begun or taken up; the keys of
-        the URLs an unfinished run already audited (their results counted here)."""
+        the URLs an unfinished run already audited (each result given back here as found)."""
         from ..store.db import StoreError
 
         store = self.store
@@ -293,20 +297,22 @@ class Audit:
         try:
             store.start(self.target, len(self.locs), self.options.sample, self.options.seed)
             done: set[int] = set()
-            report = self.report
             for stored in store.resumed():
                 done.add(hash(stored.loc))
-                report.audited += 1
-                report.status_mix[stored.bucket] += 1
-                if stored.status is not None:
-                    report.seconds.append(stored.seconds)
-                for issue in stored.findings:
-                    report.add(issue)
-                report.tally(stored.loc, bool(stored.findings))
+                answer = Answer(
+                    stored.status, stored.final, stored.redirects, seconds=stored.seconds
+                )
+                self.set_rules.answered(stored.loc, answer)  # a form of a page reached
+                self._count(stored.loc, stored.bucket, answer, stored.findings)
+                if self.on_result is not None:
+                    listed = Listed(stored.loc, None, stored.sitemap)
+                    self.on_result(UrlResult(listed, answer, stored.findings, resumed=True))
         except StoreError as exc:
             raise AuditError(str(exc)) from None
         if done:
-            report.notes.append(f"resumed audit {store.audit_id}: {len(done):,} URLs were done")
+            self.report.notes.append(
+                f"resumed audit {store.audit_id}: {len(done):,} URLs were done"
+            )
         return done
 
     # -- the crawl
@@ -375,6 +381,16 @@ class Audit:
             else:
                 self._judge(listed, answer)
 
+    def _count(self, loc: str, bucket: str, answer: Answer, findings: list[Issue]) -> None:
+        report = self.report
+        report.audited += 1
+        report.status_mix[bucket] += 1
+        if answer.status is not None and bucket != "disallowed":
+            report.seconds.append(answer.seconds)
+        for issue in findings:
+            report.add(issue)
+        report.tally(loc, bool(findings))
+
     def _judge(self, listed: Listed, answer: Answer) -> None:
         findings = page_findings(listed, answer, self.set_rules.is_listed)
         future = future_finding(listed, self._now)
@@ -383,19 +399,12 @@ class Audit:
         variant = self.set_rules.answered(listed.loc, answer)
         if variant is not None:
             findings.append(variant)
-        report = self.report
-        report.audited += 1
-        report.status_mix[status_class(answer)] += 1
-        if answer.disallowed is None and answer.status is not None:
-            report.seconds.append(answer.seconds)
-        for issue in findings:
-            report.add(issue)
-        report.tally(listed.loc, bool(findings))
+        bucket = status_class(answer)
+        self._count(listed.loc, bucket, answer, findings)
         if self.store is not None:
-            bucket = status_class(answer)
             self.store.add(
                 listed.loc, listed.sitemap, bucket, answer.status, answer.final, answer.seconds,
-                findings,
+                findings, answer.redirects,
             )  # fmt: skip
         if self.on_result is not None:
             self.on_result(UrlResult(listed, answer, findings))
