@@ -2,11 +2,16 @@
 by advertools' list-mode crawl and Scrapy (the peers), each in its own process, in one run.
 
     .venv/bin/python bench/bench_audit.py [--urls 1000000] [--concurrency 64] [--peers]
+                                          [--head auto|always|never ...]
+
+Each --head mode given is one urlset run (HEAD before GET where the path names another
+type than HTML, before every GET, or never), so that their cost is seen side by side.
 
 The site is a plain asyncio HTTP/1.1 server (keep-alive, no framework) in its own process, so
 that the server costs as little as it can: a robots.txt, and for each /p/I a ~1 KB HTML page
 with a head (title, canonical to itself, Last-Modified); 1 page in 100 is noindex, 1 in 200 a
-404, 1 in 500 a 301 to its page. The list is written as sitemap files of 50,000 URLs in a
+404, 1 in 500 a 301 to its page; 1 URL in 50 is /d/I.pdf, a 100 KB PDF (HEAD answered
+without its body). The list is written as sitemap files of 50,000 URLs in a
 temporary folder and audited as `urlset audit DIR` audits it (``Audit.run_sync``). Each
 tool's wall time, URLs per second and peak RSS are printed with the load average, since the
 figures mean little on a loaded machine. Targets: >= 2,000 URLs/s and < 300 MB for 1,000,000
@@ -26,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench_crawl import free_port, wait_for
 
@@ -38,8 +44,11 @@ PAGE = (
     + '</body></html>'
 )
 LM = "Mon, 01 Jan 2024 00:00:00 GMT"
+PDF = b"%PDF-1.4\n" + b"0" * 100_000
 
 def answer(path):
+    if path.startswith("/d/"):
+        return 200, "application/pdf", PDF, f"Last-Modified: {LM}\r\n"
     if path == "/robots.txt":
         return 200, "text/plain", b"User-agent: *\nDisallow: /private/\n", ""
     if path.startswith("/p/"):
@@ -68,11 +77,12 @@ class Http(asyncio.Protocol):
         self.buffer += data
         while b"\r\n\r\n" in self.buffer:
             head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-            path = head.split(b" ", 2)[1].decode()
-            status, kind, body, extra = answer(path)
+            method, path, _ = head.split(b" ", 2)
+            status, kind, body, extra = answer(path.decode())
             self.transport.write(
                 f"HTTP/1.1 {status} {REASONS[status]}\r\nContent-Type: {kind}\r\n"
-                f"Content-Length: {len(body)}\r\n{extra}\r\n".encode() + body
+                f"Content-Length: {len(body)}\r\n{extra}\r\n".encode()
+                + (b"" if method == b"HEAD" else body)
             )
 
 async def main():
@@ -88,9 +98,10 @@ import json, resource, sys, time
 from urlset.auditing.driver import Audit, AuditOptions
 start = time.perf_counter()
 concurrency = int(sys.argv[2])
-report = Audit(sys.argv[1], AuditOptions(concurrency=concurrency, per_host=concurrency)).run_sync()
+options = AuditOptions(concurrency=concurrency, per_host=concurrency, head=sys.argv[3])
+report = Audit(sys.argv[1], options).run_sync()
 print(json.dumps({"seconds": time.perf_counter() - start, "urls": report.audited,
-    "findings": sum(report.counts.values()),
+    "findings": sum(report.counts.values()), "requests": report.methods,
     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -155,7 +166,9 @@ def write_list(folder: Path, base: str, count: int) -> Path:
     with urls.open("w") as flat:
         for first in range(0, count, PER_SITEMAP):
             last = min(count, first + PER_SITEMAP)
-            locs = [f"{base}/p/{i}" for i in range(first, last)]
+            locs = [
+                f"{base}/d/{i}.pdf" if i % 50 == 49 else f"{base}/p/{i}" for i in range(first, last)
+            ]
             flat.write("\n".join(locs) + "\n")
             body = "".join(
                 f"<url><loc>{loc}</loc><lastmod>2024-01-01</lastmod></url>\n" for loc in locs
@@ -166,7 +179,7 @@ def write_list(folder: Path, base: str, count: int) -> Path:
     return sitemaps
 
 
-def run(name: str, python: str, code: str, *args: str) -> dict[str, float] | None:
+def run(name: str, python: str, code: str, *args: str) -> dict[str, Any] | None:
     # the interpreter's scripts first on PATH: advertools runs the `scrapy` command
     path = f"{Path(python).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     # a file, not -c: Scrapy reads its spider's source
@@ -183,10 +196,12 @@ def run(name: str, python: str, code: str, *args: str) -> dict[str, float] | Non
     if done.returncode != 0:
         print(f"{name}: failed ({done.stderr.strip().splitlines()[-1:]})")
         return None
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    requests = result.get("requests")
     print(
         f"{name}: {result['urls']:,.0f} URLs in {result['seconds']:.2f} s = "
         f"{result['urls'] / result['seconds']:,.0f} URLs/s, peak RSS {result['peak_rss_mb']:.0f} MB"
+        + (f", requests {requests}" if requests else "")
     )
     return result
 
@@ -196,6 +211,9 @@ def main() -> None:
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--peers", action="store_true", help="also run advertools and Scrapy")
+    parser.add_argument(
+        "--head", choices=("auto", "always", "never"), action="append", help="urlset's --head"
+    )
     args = parser.parse_args()
     port = free_port()
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(port)])
@@ -210,7 +228,13 @@ def main() -> None:
                 f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}, {args.urls:,} URLs, "
                 f"concurrency {args.concurrency}"
             )
-            ours = run("urlset audit", sys.executable, URLSET, str(sitemaps), str(args.concurrency))
+            ours = None
+            for head in args.head or ["auto"]:
+                result = run(
+                    f"urlset audit --head {head}", sys.executable, URLSET, str(sitemaps),
+                    str(args.concurrency), head,
+                )  # fmt: skip
+                ours = ours or result
             if not args.peers:
                 return
             if not peers.exists():

@@ -3,9 +3,11 @@ and a later audit says what changed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from click.testing import CliRunner
 
 from sources_support import html_page
@@ -28,7 +30,8 @@ def test_resume_then_report_changes(tmp_path: Path) -> None:
     db = str(tmp_path / "audit.duckdb")
     with LoopbackServer() as server:
         target = _site(server)
-        cut = AuditOptions(http=fast_http(deadline=0.5), rate=10.0, snapshot=db, concurrency=2)
+        # cut by the deadline (at 4 a second, about half the list)
+        cut = AuditOptions(http=fast_http(deadline=2.5), rate=4.0, snapshot=db, concurrency=2)
         first = Audit(target, cut).run_sync()
         assert 0 < first.audited < COUNT
         assert any("unfinished: run again to go on" in n for n in first.notes)
@@ -56,3 +59,64 @@ def test_store_that_cannot_be_opened_is_exit_2(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["audit", target, "--snapshot", str(bad)])
     assert result.exit_code == 2
     assert "not-a-db" in result.output
+
+
+def _site_with_findings(server: LoopbackServer) -> str:
+    """COUNT pages; /p/1 is gone and /p/2 redirects to /p/0 (both in a cut run's part)."""
+    target = _site(server)
+    del server.files["/p/1"]
+
+    async def moved(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPMovedPermanently(server.url("/p/0"))
+
+    server.handle("/p/2", moved)
+    return target
+
+
+def test_resumed_results_are_in_every_output(tmp_path: Path) -> None:
+    """A resumed audit's JSON Lines has every URL once (the stored ones as they were found,
+    redirects too), and its SARIF and HTML count the stored findings."""
+    db = str(tmp_path / "audit.duckdb")
+    with LoopbackServer() as server:
+        target = _site_with_findings(server)
+        cut = AuditOptions(http=fast_http(deadline=2.5), rate=4.0, snapshot=db, concurrency=1)
+        first = Audit(target, cut).run_sync()
+        assert 3 <= first.audited < COUNT
+        runner = CliRunner()
+        lines = runner.invoke(main, ["audit", target, "--snapshot", db, "--format", "jsonl"])
+        assert server.hits["/p/1"] == 1 and server.hits["/p/2"] == 1  # not asked again
+        second = Audit(target, AuditOptions(http=fast_http(), snapshot=db)).run_sync()
+        sarif_run = runner.invoke(main, ["audit", target, "--snapshot", db, "--format", "sarif"])
+    results = [json.loads(line) for line in lines.output.splitlines()]
+    assert sorted(r["loc"] for r in results) == sorted(server.url(f"/p/{i}") for i in range(COUNT))
+    resumed = {r["loc"]: r for r in results if r["resumed"]}
+    assert len(resumed) == first.audited
+    gone, moved = resumed[server.url("/p/1")], resumed[server.url("/p/2")]
+    assert gone["status"] == 404 and [f["code"] for f in gone["findings"]] == ["page-not-found"]
+    assert moved["redirects"] == [{"status": 301, "to": server.url("/p/0")}]
+    assert moved["final"] == server.url("/p/0") and moved["status"] == 200
+    # a later full run compares itself with the finished one: nothing changed
+    assert second.changes is not None and second.changes.to_dict()["codes"] == {}
+    sarif = json.loads(sarif_run.output)
+    codes = {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert {"page-not-found", "page-redirect"} <= codes
+
+
+def test_changes_in_json_and_html(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    db = str(tmp_path / "audit.duckdb")
+    with LoopbackServer() as server:
+        target = _site(server)
+        Audit(target, AuditOptions(http=fast_http(), snapshot=db)).run_sync()
+        del server.files["/p/3"]
+        runner = CliRunner()
+        as_json = runner.invoke(main, ["audit", target, "--snapshot", db, "--format", "json"])
+        server.add("/p/3", html_page().encode(), "text/html")
+        as_html = runner.invoke(main, ["audit", target, "--snapshot", db, "--format", "html"])
+    changes = json.loads(as_json.output)["changes"]
+    assert changes["since_audit"] == 1
+    assert changes["codes"] == {
+        "page-not-found": {"more": 1, "fewer": 0, "new": [server.url("/p/3")], "gone": []}
+    }
+    assert "Changes since audit 2" in as_html.output
+    assert "page-not-found" in as_html.output

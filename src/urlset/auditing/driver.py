@@ -4,21 +4,22 @@ In: a site or sitemap URL (its sitemaps found by the fetcher's discovery flow), 
 file, or a folder of them. Out: an ``AuditReport``; each URL's result also goes to
 ``on_result`` as it comes (the CLI streams JSON Lines from it).
 
-Politeness: each host's robots.txt is read once, before its first page (protego, the
-crawler's parser); a URL it disallows for the user agent is never requested, and a
-robots.txt that answers 5xx or not at all disallows the whole host (RFC 9309 2.3.1.4).
-Requests to one host are spaced by ``rate`` or its Crawl-delay, whichever is slower, and at
-most ``per_host`` are in flight (the Fetcher's gate). Every request goes through the
-Fetcher: timeouts, retries with backoff and Retry-After (a 429 waits as it asks), redirects
-followed by hand (each hop recorded, loops caught), HTML bodies capped at
-``max_page_bytes`` (only the head is parsed), other bodies not read.
+Politeness (``schedule.py``, ``visit.py``): each host's robots.txt is read once, before its
+first page (protego, the crawler's parser); a URL it disallows for the user agent is never
+requested, and a robots.txt that answers 5xx or not at all disallows the whole host (RFC
+9309 2.3.1.4). Requests to one host are spaced by ``rate`` or its Crawl-delay, whichever is
+slower, and at most ``per_host`` are in flight; URLs are handed to the workers host by host,
+so that a slow host's URLs wait in its queue, not in front of the others'. Every redirect is
+one hop under its target host's robots.txt and limits. Every request goes through the
+Fetcher: timeouts, retries with backoff and Retry-After (a 429 holds its host as it asks),
+HTML bodies capped at ``max_page_bytes`` (only the head is parsed), other bodies not read;
+HEAD first where the body is not needed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -33,14 +34,15 @@ from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
-from ..fetching.values import FetchRequest, FetchResponse, SitemapRead
+from ..fetching.values import SitemapRead
 from ..model import Issue, Severity, Url
 from ..reports.stats import section_of
-from ..sources.page import read_page, robots_directives
 from .rules import Answer, Listed, SetRules, future_finding, page_findings, status_class
+from .schedule import GO, LATE, Scheduler
+from .visit import HeadMode, Visits
 
 if TYPE_CHECKING:
-    from .snapshot import AuditStore
+    from .snapshot import AuditStore, Changes
 
 AUDIT_USER_AGENT = "urlset/0.1 (sitemap audit; +https://www.sitemaps.org/protocol.html)"
 EXAMPLES = 1000  # findings listed per code; the rest are counted
@@ -74,6 +76,7 @@ class AuditOptions:
     snapshot: str | None = None  # a DuckDB file: results stored, an unfinished audit resumed
     crawl: bool = False  # crawl the site after the audit: unlisted pages and orphans
     crawl_pages: int = 10_000  # pages the crawl requests at most
+    head: HeadMode = "auto"  # HEAD before GET: where the path names another type than HTML
 
 
 @dataclass(slots=True)
@@ -83,6 +86,7 @@ class UrlResult:
     listed: Listed
     answer: Answer
     findings: list[Issue]
+    resumed: bool = False  # found by the unfinished run this one took up (--snapshot)
 
     def to_dict(self) -> dict[str, Any]:
         answer = self.answer
@@ -97,6 +101,7 @@ class UrlResult:
                 {"code": i.code, "severity": str(i.severity), "message": i.message}
                 for i in self.findings
             ],
+            "resumed": self.resumed,
         }
 
 
@@ -118,6 +123,8 @@ class AuditReport:
     notes: list[str] = field(default_factory=list)
     # (host, first path segment) -> [URLs audited, URLs with a finding]
     sections: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    methods: dict[str, int] = field(default_factory=dict)  # page requests made, by method
+    changes: Changes | None = None  # since the target's last finished audit (--snapshot)
 
     def tally(self, loc: str, found: bool) -> None:
         key = section_of(loc)
@@ -143,38 +150,6 @@ class AuditReport:
         return None
 
 
-class _Pacer:
-    """Spaces one host's requests ``interval`` seconds apart (in the order they ask)."""
-
-    __slots__ = ("interval", "next_slot")
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.next_slot = 0.0
-
-    async def turn(self) -> None:
-        now = time.monotonic()
-        slot = max(now, self.next_slot)
-        self.next_slot = slot + self.interval
-        if slot > now:
-            await asyncio.sleep(slot - now)
-
-    def hold(self, seconds: float) -> None:
-        """No new request for ``seconds`` (a 429's or 503's Retry-After)."""
-        self.next_slot = max(self.next_slot, time.monotonic() + seconds)
-
-
-class _Host:
-    """What the audit knows of one host: its robots.txt (protego, or why it disallows
-    everything) and its pacer; ``ready`` is set once robots.txt was read."""
-
-    def __init__(self) -> None:
-        self.ready = asyncio.Event()
-        self.robots: Any = None
-        self.unreadable: str | None = None
-        self.pacer = _Pacer(0.0)
-
-
 class Audit:
     """One audit of ``target``: ``run()`` (async) or ``run_sync()`` gives the report."""
 
@@ -193,7 +168,6 @@ class Audit:
         self.lastmods: list[Any] = []
         self.sitemap_of = array("I")
         self.again: set[int] = set()  # indexes of locs listed before
-        self._hosts: dict[str, _Host] = {}
         self.store: AuditStore | None = None
         self._now = options.now or datetime.now(UTC)
 
@@ -213,24 +187,36 @@ class Audit:
         # only the audited site (for files: their first URL's) may be on a private address
         async with client_session(http, (self.locs[0] if local else self.target,)) as session:
             fetcher = Fetcher(session, http)
-            fetcher.on_retry_after = self._hold_host
             if not local:
                 await self._list_site(fetcher)
                 self._listed()
+            # from here on each redirect is one hop the audit follows itself (visit.py)
+            fetcher.may_follow = _hop_by_hop
+            visits = Visits(
+                fetcher, http.user_agent, options.rate, options.head, self.report.notes.append
+            )
             done = self._open_store()
-            order = self._order(done)
+            scheduler = Scheduler(
+                self._order(done), self.locs, options.per_host, visits.read_robots,
+                fetcher.run_ends, visits.blocked,
+            )  # fmt: skip
+            visits.scheduler = scheduler
+            fetcher.on_retry_after = scheduler.hold
             complete = False
             try:
                 workers = [
-                    asyncio.create_task(self._worker(fetcher, order))
+                    asyncio.create_task(self._worker(scheduler, visits))
                     for _ in range(options.concurrency)
                 ]
                 await asyncio.gather(*workers)
                 complete = self.report.not_requested == 0
             finally:
+                await scheduler.close()
                 if self.store is not None:  # what was done is kept, even when interrupted
                     self.report.notes.extend(self.store.finish(complete))
+                    self.report.changes = self.store.changes
                     self.store.close()
+            self.report.methods = visits.methods
         if options.crawl:
             await self._crawl()
         for issue in self.set_rules.findings():
@@ -302,7 +288,7 @@ class Audit:
 
     def _open_store(self) -> set[int]:
         """With ``snapshot``: the store opened and the run begun or taken up; the keys of
-        the URLs an unfinished run already audited (their results counted here)."""
+        the URLs an unfinished run already audited (each result given back here as found)."""
         from ..store.db import StoreError
 
         store = self.store
@@ -311,20 +297,22 @@ class Audit:
         try:
             store.start(self.target, len(self.locs), self.options.sample, self.options.seed)
             done: set[int] = set()
-            report = self.report
             for stored in store.resumed():
                 done.add(hash(stored.loc))
-                report.audited += 1
-                report.status_mix[stored.bucket] += 1
-                if stored.status is not None:
-                    report.seconds.append(stored.seconds)
-                for issue in stored.findings:
-                    report.add(issue)
-                report.tally(stored.loc, bool(stored.findings))
+                answer = Answer(
+                    stored.status, stored.final, stored.redirects, seconds=stored.seconds
+                )
+                self.set_rules.answered(stored.loc, answer)  # a form of a page reached
+                self._count(stored.loc, stored.bucket, answer, stored.findings)
+                if self.on_result is not None:
+                    listed = Listed(stored.loc, None, stored.sitemap)
+                    self.on_result(UrlResult(listed, answer, stored.findings, resumed=True))
         except StoreError as exc:
             raise AuditError(str(exc)) from None
         if done:
-            report.notes.append(f"resumed audit {store.audit_id}: {len(done):,} URLs were done")
+            self.report.notes.append(
+                f"resumed audit {store.audit_id}: {len(done):,} URLs were done"
+            )
         return done
 
     # -- the crawl
@@ -376,9 +364,10 @@ class Audit:
                 )
 
     # -- the requests
-    async def _worker(self, fetcher: Fetcher, order: Iterator[int]) -> None:
-        for index in order:
-            if fetcher.run_ends is not None and time.monotonic() >= fetcher.run_ends:
+    async def _worker(self, scheduler: Scheduler, visits: Visits) -> None:
+        while (taken := await scheduler.take()) is not None:
+            index, state, verdict = taken
+            if verdict == LATE:
                 self.report.not_requested += 1
                 continue
             listed = Listed(
@@ -386,70 +375,21 @@ class Audit:
                 self.lastmods[index],
                 self.set_rules.sitemaps[self.sitemap_of[index]],
             )
-            answer = await self._request(fetcher, listed.loc)
+            answer = await visits.visit(listed.loc, state, verdict == GO)
             if answer is None:  # the deadline passed while it waited for its turn
                 self.report.not_requested += 1
             else:
                 self._judge(listed, answer)
 
-    async def _request(self, fetcher: Fetcher, loc: str) -> Answer | None:
-        """The answer to ``loc`` (or why it was not requested); None when the run's
-        deadline came first."""
-        parts = urlsplit(loc)
-        host = await self._host(fetcher, f"{parts.scheme}://{parts.netloc}")
-        agent = self.options.http.user_agent
-        if host.unreadable is not None:
-            return Answer(None, loc, disallowed=host.unreadable)
-        if host.robots is not None and not host.robots.can_fetch(loc, agent):
-            return Answer(None, loc, disallowed=f"robots.txt disallows it for {agent!r}")
-        await host.pacer.turn()
-        response = await fetcher.fetch(FetchRequest(loc, kind="page"))
-        return answer_of(response) if response.requested else None
-
-    def _hold_host(self, url: str, seconds: float) -> None:
-        parts = urlsplit(url)
-        host = self._hosts.get(f"{parts.scheme}://{parts.netloc}")
-        if host is not None:
-            host.pacer.hold(seconds)
-
-    async def _host(self, fetcher: Fetcher, origin: str) -> _Host:
-        host = self._hosts.get(origin)
-        if host is not None:
-            await host.ready.wait()
-            return host
-        host = self._hosts[origin] = _Host()
-        try:
-            await self._read_robots(fetcher, origin, host)
-        finally:
-            host.ready.set()
-        return host
-
-    async def _read_robots(self, fetcher: Fetcher, origin: str, host: _Host) -> None:
-        from protego import Protego
-
-        url = origin + "/robots.txt"
-        response = await fetcher.fetch(FetchRequest(url, kind="robots", probe=True))
-        status = response.status
-        if not response.requested:  # past the deadline: so are the host's pages
-            return
-        if status is None or status >= 500:
-            why = response.error or f"HTTP {status}"
-            host.unreadable = (
-                f"{url} could not be read ({why}): the whole host counts as disallowed "
-                "(RFC 9309), so it was not requested"
-            )
-            return
-        rate = self.options.rate
-        interval = 1.0 / rate if rate else 0.0
-        if 200 <= status < 300:
-            host.robots = Protego.parse(response.body.decode("utf-8-sig", errors="replace"))
-            delay = host.robots.crawl_delay(self.options.http.user_agent)
-            if delay:
-                interval = max(interval, float(delay))
-                self.report.notes.append(
-                    f"{origin}: robots.txt asks for {float(delay):g} s between requests"
-                )
-        host.pacer = _Pacer(interval)
+    def _count(self, loc: str, bucket: str, answer: Answer, findings: list[Issue]) -> None:
+        report = self.report
+        report.audited += 1
+        report.status_mix[bucket] += 1
+        if answer.status is not None and bucket != "disallowed":
+            report.seconds.append(answer.seconds)
+        for issue in findings:
+            report.add(issue)
+        report.tally(loc, bool(findings))
 
     def _judge(self, listed: Listed, answer: Answer) -> None:
         findings = page_findings(listed, answer, self.set_rules.is_listed)
@@ -459,56 +399,15 @@ class Audit:
         variant = self.set_rules.answered(listed.loc, answer)
         if variant is not None:
             findings.append(variant)
-        report = self.report
-        report.audited += 1
-        report.status_mix[status_class(answer)] += 1
-        if answer.disallowed is None and answer.status is not None:
-            report.seconds.append(answer.seconds)
-        for issue in findings:
-            report.add(issue)
-        report.tally(listed.loc, bool(findings))
+        bucket = status_class(answer)
+        self._count(listed.loc, bucket, answer, findings)
         if self.store is not None:
-            bucket = status_class(answer)
             self.store.add(
                 listed.loc, listed.sitemap, bucket, answer.status, answer.final, answer.seconds,
-                findings,
+                findings, answer.redirects,
             )  # fmt: skip
         if self.on_result is not None:
             self.on_result(UrlResult(listed, answer, findings))
-
-
-def answer_of(response: FetchResponse) -> Answer:
-    """A fetcher's answer to a page request, as the rules read it (only the head is parsed)."""
-    headers = response.headers
-    status = response.status
-    error_code = None
-    if status is None:
-        codes = [i.code for i in response.issues if i.severity == Severity.ERROR]
-        error_code = codes[-1] if codes else None
-    noindex_by: list[str] = []
-    canonical = None
-    if status is not None and 200 <= status < 300:
-        header = headers.get("X-Robots-Tag")
-        if header and "noindex" in robots_directives(header):
-            noindex_by.append("X-Robots-Tag")
-        if response.body:
-            facts = read_page(response.body, response.url)
-            canonical = facts.canonical
-            if facts.noindex:
-                noindex_by.append('<meta name="robots">')
-    return Answer(
-        status,
-        response.url,
-        tuple(response.redirects),
-        error=response.error,
-        error_code=error_code,
-        content_type=headers.get("Content-Type", ""),
-        last_modified=headers.get("Last-Modified"),
-        noindex=bool(noindex_by),
-        noindex_by=" and ".join(noindex_by),
-        canonical=canonical,
-        seconds=response.seconds,
-    )
 
 
 def audit(
@@ -519,6 +418,10 @@ def audit(
     """Audit the URLs ``target`` lists (a site or sitemap URL, a sitemap file, a folder of
     them): each requested politely and judged; raises ``AuditError`` when none can be read."""
     return Audit(target, options, on_result).run_sync()
+
+
+def _hop_by_hop(target: str) -> str:
+    return "a redirect, followed by the audit under the target host's robots.txt"
 
 
 def _opened(path: str) -> AuditStore:

@@ -49,6 +49,9 @@ def audit_html(report: AuditReport, made: datetime | None = None) -> str:
         part("sections", "Sections", "Findings by section of the site", _sections(report)),
         part("times", "Times", "Response times", _times(report)),
     ]
+    if report.changes is not None:
+        title = f"Changes since audit {report.changes.since_audit}"
+        parts.insert(3, part("changes", "Changes", title, _changes(report)))
     return document(
         "Sitemap audit",
         report.target,
@@ -126,6 +129,27 @@ def _sections(report: AuditReport) -> Html:
     more = len(rows) - len(shown)
     tail = note(f"{more:,} more sections not shown.") if more > 0 else Html("")
     return join([table("URLs with findings, by section", columns, shown), tail])
+
+
+def _changes(report: AuditReport) -> Html:
+    changes = report.changes
+    assert changes is not None
+    rows = [
+        (code, row["more"], row["fewer"], ", ".join(row["new"]) or "-")
+        for code, row in changes.to_dict()["codes"].items()
+    ]
+    if not rows:
+        return note(f"No finding changed since audit {changes.since_audit} ({changes.since} UTC).")
+    columns = [
+        Column("code"),
+        Column("URLs more", numeric=True),
+        Column("URLs fewer", numeric=True),
+        Column("first new", url=True),
+    ]
+    caption = (
+        f"Findings gained and lost per code since audit {changes.since_audit} ({changes.since} UTC)"
+    )
+    return table(caption, columns, rows)
 
 
 def _times(report: AuditReport) -> Html:

@@ -85,6 +85,8 @@ def summary(report: AuditReport) -> dict[str, Any]:
             "max": times[-1] if times else 0.0,
         },
         "findings": codes,
+        "requests": report.methods,
+        "changes": report.changes.to_dict() if report.changes is not None else None,
         "notes": report.notes,
     }
 

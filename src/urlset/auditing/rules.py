@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from ..checking.rules import make_issue
@@ -151,15 +152,19 @@ def same_page(a: str, b: str) -> bool:
 def lastmod_mismatch(lastmod: Lastmod, last_modified: str) -> str | None:
     """The sitemap's lastmod against the server's Last-Modified: older by more than a day
     (the page changed since) or newer by more than a day (a date the server does not know)."""
-    served = parse_http_date(last_modified)
+    served = _served(last_modified)
     if served is None:
         return None
-    written = format_w3c(lastmod)
     if latest_moment(lastmod) + LASTMOD_SLACK < served:
-        return f"lastmod {written} is older than Last-Modified {last_modified}"
+        return f"lastmod {format_w3c(lastmod)} is older than Last-Modified {last_modified}"
     if instant(lastmod) - LASTMOD_SLACK > served:
-        return f"lastmod {written} is newer than Last-Modified {last_modified}"
+        return f"lastmod {format_w3c(lastmod)} is newer than Last-Modified {last_modified}"
     return None
+
+
+@lru_cache(maxsize=4096)  # a site's pages share few Last-Modified values
+def _served(last_modified: str) -> datetime | None:
+    return parse_http_date(last_modified)
 
 
 def future_finding(listed: Listed, now: datetime) -> Issue | None:

@@ -86,6 +86,15 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     help="--crawl: pages requested at most (orphans are judged only when the crawl ends first).",
 )
 @click.option(
+    "--head",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="HEAD before GET: auto for URLs whose path names a type other than HTML (.pdf, "
+    "images, archives), always, or never. GET follows for HTML, and for a host that answers "
+    "HEAD with 405/501 or unlike GET.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
     default=60.0,
@@ -189,7 +198,7 @@ def _options(settings: dict[str, Any]) -> AuditOptions:
         concurrency=settings["concurrency"], per_host=settings["per_host"],
         rate=settings["rate"], sample=settings["sample"], seed=settings["seed"],
         now=_parse_now(settings["now"]), snapshot=settings["snapshot"],
-        crawl=settings["crawl"], crawl_pages=settings["max_pages"],
+        crawl=settings["crawl"], crawl_pages=settings["max_pages"], head=settings["head"],
     )  # fmt: skip
     http = replace(
         options.http, deadline=settings["deadline"], total_timeout=settings["timeout"],

@@ -294,8 +294,8 @@ class Fetcher(BodyReading):
         followed: list[tuple[int, str]] = []
         for _ in range(self.options.max_redirects + 1):
             hops.append(current)
-            async with self.session.get(
-                current, headers=conditional, allow_redirects=False
+            async with self.session.request(
+                request.method, current, headers=conditional, allow_redirects=False
             ) as resp:
                 location = resp.headers.get("Location")
                 if resp.status in _REDIRECTS and location:

@@ -123,6 +123,9 @@ class FetchRequest:
     cached_only: bool = False
     # False: when no connection can be made, give up at once (another way will be tried)
     retry_unreachable: bool = True
+    # "HEAD": a page's status and headers without its body (the audit asks so first where
+    # the body is not needed)
+    method: Literal["GET", "HEAD"] = "GET"
 
 
 @dataclass(slots=True)
