@@ -6,7 +6,9 @@ today, each usable from a site's deploy script:
 - robots.txt: ``edit_sitemaps`` (bytes -> bytes, every other byte kept) and
   ``update_robots_file`` (the same on a file, atomically) add, update and take out
   ``Sitemap:`` lines; ``check_robots`` checks a robots.txt against the sitemaps it names
-  (reachable, in scope with cross-submission, not disallowed, their URLs not blocked).
+  (reachable, in scope with cross-submission, not disallowed, their URLs not blocked);
+  ``robots_test`` (bytes, URLs, agents -> ``RobotsVerdict``s: allowed or not, by which rule
+  on which line) and ``robots_matrix`` / ``robots_matrix_sync`` (the same of a file or URL).
 - ping: ``ping_sitemap`` / ``ping_sitemap_sync`` send ``<endpoint>?sitemap=<URL>`` to the endpoints given
   (there are no default ones: the large engines retired theirs).
 - Search Console: ``call_search_console`` / ``call_search_console_sync`` (submit, list,
@@ -17,7 +19,8 @@ today, each usable from a site's deploy script:
   accepted remembered in a ``SubmissionState`` file).
 
 The parts: ``robots_text`` (pure editing), ``robots_file`` (atomic write), ``robots_check``
-(pure rules) and ``robots_verify`` (its driver over the fetcher); ``ping``; ``indexnow``
+(pure rules), ``robots_rules`` (verdicts explained) and ``robots_verify`` (their driver over
+the fetcher); ``ping``; ``indexnow``
 (pure), ``indexnow_state`` and ``indexnow_http`` (driver); ``http`` (one request, retried
 within a deadline). Names load on first use, so importing this package stays cheap.
 """
@@ -47,8 +50,16 @@ if TYPE_CHECKING:
     from .indexnow_state import SubmissionState
     from .ping import PingResult, ping_request, ping_sitemap, ping_sitemap_sync
     from .robots_file import update_robots_file
+    from .robots_rules import RobotsVerdict, robots_test
     from .robots_text import RobotsEdit, edit_sitemaps, sitemap_lines
-    from .robots_verify import RobotsCheckReport, check_robots, check_robots_sync
+    from .robots_verify import (
+        RobotsCheckReport,
+        RobotsMatrix,
+        check_robots,
+        check_robots_sync,
+        robots_matrix,
+        robots_matrix_sync,
+    )
     from .search_console import (
         ConsoleResult,
         access_token,
@@ -87,6 +98,11 @@ _LAZY = {
     "RobotsCheckReport": "robots_verify",
     "check_robots": "robots_verify",
     "check_robots_sync": "robots_verify",
+    "RobotsMatrix": "robots_verify",
+    "robots_matrix": "robots_verify",
+    "robots_matrix_sync": "robots_verify",
+    "RobotsVerdict": "robots_rules",
+    "robots_test": "robots_rules",
 }
 
 
@@ -111,6 +127,8 @@ __all__ = [
     "PingResult",
     "RobotsCheckReport",
     "RobotsEdit",
+    "RobotsMatrix",
+    "RobotsVerdict",
     "SubmissionState",
     "access_token",
     "call_search_console",
@@ -123,6 +141,9 @@ __all__ = [
     "ping_request",
     "ping_sitemap",
     "ping_sitemap_sync",
+    "robots_matrix",
+    "robots_matrix_sync",
+    "robots_test",
     "sitemap_lines",
     "submit_bing",
     "submit_bing_sync",
