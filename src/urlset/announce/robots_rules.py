@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .robots_check import parse_rules
-from .robots_text import split_lines
+from .robots_text import Line, split_lines
 
 _USER_AGENT = {"user-agent", "useragent", "user agent"}
 _SITE_WIDE = {"sitemap", "sitemaps", "site-map", "host"}  # no part of a group
@@ -70,32 +70,77 @@ def _directive(text: str) -> tuple[str, str] | None:
     return field.strip().lower(), value.strip()
 
 
-def _rule_lines(body: bytes) -> list[_RuleLine]:
-    """The Allow and Disallow lines of each group, with the group's user agents. A group is
-    its User-agent lines and what follows up to the next User-agent line after a rule, as
-    protego groups them (Sitemap and Host lines belong to no group)."""
-    out: list[_RuleLine] = []
-    agents: set[str] = set()
+@dataclass
+class Group:
+    """One group of a robots.txt as protego reads it: its User-agent lines and what follows,
+    up to the next User-agent line after a rule (Sitemap and Host lines belong to none).
+    Lines are indexes into ``split_lines``."""
+
+    agents: list[str]  # the User-agent values as written
+    agent_lines: list[int]
+    rule_lines: list[int]  # its Allow and Disallow lines (as protego reads them: misspelt too)
+    end: int  # the index after its last line of any kind but Sitemap and Host
+
+    def keys(self) -> frozenset[str]:
+        return agent_keys(self.agents)
+
+
+def agent_keys(agents: Iterable[str]) -> frozenset[str]:
+    """User agents as protego keys their rules (lower case; ``googlebot*`` also as
+    ``googlebot``)."""
+    lowered = (a.lower() for a in agents)
+    return frozenset(k for a in lowered for k in (a, a.replace("*", "")) if k)
+
+
+def read_groups(lines: Sequence[Line]) -> list[Group]:
+    """The groups of a robots.txt's lines, in order."""
+    groups: list[Group] = []
+    group: Group | None = None
     previous: str | None = None
-    for line in split_lines(body.removeprefix(b"\xef\xbb\xbf")):
+    for index, line in enumerate(lines):
         found = _directive(line.text.decode("utf-8", errors="replace"))
         if found is None:
             continue
         field, value = found
-        if field in _USER_AGENT:
-            if previous is not None and previous not in _USER_AGENT:
-                agents = set()
-            agent = value.lower()
-            agents.update(a for a in (agent, agent.replace("*", "")) if a)
-        elif field in _SITE_WIDE:
+        if field in _SITE_WIDE:
             continue
-        elif value and _field_of(field) is not None:
-            text = line.text.decode("utf-8", errors="replace").split("#", 1)[0].strip()
-            out.append(
-                _RuleLine(line.number, _field_of(field) or "", value, text, frozenset(agents))
-            )
+        if field in _USER_AGENT:
+            if group is None or (previous is not None and previous not in _USER_AGENT):
+                group = Group([], [], [], index + 1)
+                groups.append(group)
+            group.agent_lines.append(index)
+            if value:
+                group.agents.append(value)
+        elif group is not None and value and _field_of(field) is not None:
+            group.rule_lines.append(index)
+        if group is not None:
+            group.end = index + 1
         previous = field
+    return groups
+
+
+def _rule_lines(body: bytes) -> list[_RuleLine]:
+    """The Allow and Disallow lines of each group, with the group's user agents."""
+    lines = split_lines(body)
+    out = []
+    for group in read_groups(lines):
+        keys = group.keys()
+        for index in group.rule_lines:
+            line = lines[index]
+            text = line.text.decode("utf-8", errors="replace").split("#", 1)[0].strip()
+            field, value = _directive(text) or ("", "")
+            out.append(_RuleLine(line.number, _field_of(field) or "", value, text, keys))
     return out
+
+
+def rule_of(text: bytes) -> tuple[str, str] | None:
+    """("allow" or "disallow", the path) of an Allow or Disallow line, as protego reads the
+    field (None: another line, or no path)."""
+    found = _directive(text.decode("utf-8", errors="replace"))
+    if found is None or not found[1]:
+        return None
+    field = _field_of(found[0])
+    return None if field is None else (field, found[1])
 
 
 @lru_cache(maxsize=64)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import click
 
 from .streams import Output, output_errors, target_name
 
 if TYPE_CHECKING:
+    from ..announce.robots_policy import Policy
     from ..announce.robots_verify import RobotsCheckReport, RobotsMatrix
 
 
@@ -40,6 +41,21 @@ if TYPE_CHECKING:
     metavar="URL",
     help="Also take out the other Sitemap: lines whose URL starts with this (an earlier "
     "build's indexes); the new lines take their place.",
+)
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="'AGENT...: RULE, ...'",
+    help="Give these user agents a group holding exactly these rules, e.g. 'Googlebot: "
+    "disallow /private/, allow /private/public' or 'GPTBot CCBot: disallow /'; repeat for "
+    "several groups.",
+)
+@click.option(
+    "--policy-file",
+    type=click.File("rb"),
+    help="Groups to write, as in robots.txt (User-agent lines, then Allow and Disallow "
+    "lines), each applied as a --policy.",
 )
 @click.option("--check", is_flag=True, help="Check the robots.txt instead of editing it.")
 @click.option(
@@ -81,6 +97,8 @@ def robots(
     sitemaps: tuple[str, ...],
     remove: tuple[str, ...],
     replace_prefix: str | None,
+    policies: tuple[str, ...],
+    policy_file: BinaryIO | None,
     check: bool,
     tests: tuple[str, ...],
     test_file: TextIO | None,
@@ -88,12 +106,15 @@ def robots(
     site: str | None,
     fmt: str,
 ) -> None:
-    """Add or update Sitemap: lines in a robots.txt FILE, keeping every other byte; or, with
-    --check, check a robots.txt (a FILE or an http(s) URL) against the sitemaps it names.
+    """Add or update Sitemap: lines and User-agent groups in a robots.txt FILE, keeping every
+    other byte; or, with --check, check a robots.txt (a FILE or an http(s) URL) against the
+    sitemaps it names; or, with --test, say which URLs each user agent may fetch.
 
     Editing: each --sitemap URL gets a line unless one names it already; --remove takes a
-    line out; other lines are never touched. The file is replaced atomically (created when
-    missing).
+    line out; each --policy sets the Allow and Disallow lines of the group of exactly its
+    user agents (added when there is none; left as written when it holds them already);
+    other lines are never touched. The file is replaced atomically (created when missing),
+    and only when it changes: running the same edit twice changes nothing.
 
     Checking: the Sitemap: lines are complete URLs, each sitemap is reachable, is not
     disallowed, and lists only URLs its location allows (or, by cross-submission, URLs of
@@ -108,7 +129,7 @@ def robots(
     Exit status: 0 ok (all allowed), 1 the check found problems (a URL is disallowed), 2
     usage or I/O error.
     """
-    edits = bool(sitemaps or remove or replace_prefix)
+    edits = bool(sitemaps or remove or replace_prefix or policies or policy_file)
     if tests or test_file is not None:
         if check or edits or site is not None:
             raise click.UsageError("--test reads a robots.txt; give it alone (with --user-agent)")
@@ -127,11 +148,31 @@ def robots(
         raise click.UsageError("--site is for --check")
     if user_agents:
         raise click.UsageError("--user-agent is for --check and --test")
-    if not (sitemaps or remove or replace_prefix):
-        raise click.UsageError("give --sitemap URL (or --remove URL), or --check")
+    if not edits:
+        raise click.UsageError(
+            "give --sitemap URL (or --remove URL) or --policy, or --check, or --test URL"
+        )
     if target.lower().startswith(("http://", "https://")):
         raise click.UsageError("edit a file: give the robots.txt path, not a URL")
-    sys.exit(_safely(_edit, target, sitemaps, remove, replace_prefix, fmt))
+    groups = _policies(policies, policy_file)
+    sys.exit(_safely(_edit, target, sitemaps, remove, replace_prefix, groups, fmt))
+
+
+def _policies(given: tuple[str, ...], policy_file: BinaryIO | None) -> list[Policy]:
+    from ..announce.robots_policy import parse_policy, parse_policy_file
+    from ..errors import InvalidValue
+
+    try:
+        out = [parse_policy(text) for text in given]
+    except InvalidValue as exc:
+        raise click.BadParameter(str(exc), param_hint="--policy") from None
+    if policy_file is not None:
+        with policy_file:
+            try:
+                out += parse_policy_file(policy_file.read())
+            except InvalidValue as exc:
+                raise click.BadParameter(str(exc), param_hint="--policy-file") from None
+    return out
 
 
 def _safely(run: Callable[..., int], *args: Any) -> int:
@@ -146,7 +187,12 @@ def _safely(run: Callable[..., int], *args: Any) -> int:
 
 
 def _edit(
-    path: str, sitemaps: tuple[str, ...], remove: tuple[str, ...], prefix: str | None, fmt: str
+    path: str,
+    sitemaps: tuple[str, ...],
+    remove: tuple[str, ...],
+    prefix: str | None,
+    policies: list[Policy],
+    fmt: str,
 ) -> int:
     from ..announce.robots_file import update_robots_file
     from ..errors import InvalidValue, PublishError
@@ -155,9 +201,10 @@ def _edit(
     try:
         start = None if prefix is None else to_uri(prefix, field="--replace-prefix")
         owns = None if start is None else (lambda url: url.startswith(start))
-        edit = update_robots_file(path, sitemaps, remove, replace=owns)
+        edit = update_robots_file(path, sitemaps, remove, replace=owns, policies=policies)
     except InvalidValue as exc:
-        click.echo(f"urlset robots: {exc}; give absolute http(s) URLs", err=True)
+        fix = "" if exc.field.startswith("policy") else "; give absolute http(s) URLs"
+        click.echo(f"urlset robots: {exc}{fix} (the file was left as it was)", err=True)
         return 2
     except PublishError as exc:
         click.echo(f"urlset robots: {exc}; nothing was changed", err=True)
@@ -171,6 +218,10 @@ def _edit(
                 "added": list(edit.added),
                 "removed": list(edit.removed),
                 "already_listed": list(edit.present),
+                "groups": [
+                    {"user_agents": list(g.agents), "change": g.change, "line": g.line}
+                    for g in edit.groups
+                ],
             }
             out.write(json.dumps(summary, indent=2) + "\n")
             return 0
@@ -180,6 +231,10 @@ def _edit(
             out.write(f"removed  Sitemap: {url}\n")
         for url in edit.present:
             out.write(f"kept     Sitemap: {url} (already listed)\n")
+        for g in edit.groups:
+            said = {"added": "added   ", "replaced": "rewrote ", "unchanged": "kept    "}[g.change]
+            why = " (already so)" if g.change == "unchanged" else ""
+            out.write(f"{said} User-agent: {', '.join(g.agents)} at line {g.line}{why}\n")
         out.write(f"{path}: {'updated' if edit.changed else 'unchanged'}\n")
     return 0
 
