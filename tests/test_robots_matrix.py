@@ -3,7 +3,8 @@ of allowed / disallowed with the rule and line that decide, from protego (the on
 every command uses). The rule shapes are enumerated from RFC 9309 and Google's documented
 matching: the longest path wins, Allow wins a tie, ``*`` and ``$``, ``/robots.txt`` always
 allowed, the most specific agent's group, groups of one agent merged, several agents sharing
-a group, a Sitemap line inside a group, misspelt directives protego accepts, a BOM, CRLF and
+a group, a Sitemap line inside a group, misspelt directives and lines without a colon that protego
+accepts, a BOM, CRLF and
 comments; and every real robots.txt of the corpus, where each verdict must be protego's and
 each rule shown must be one that says so."""
 
@@ -46,6 +47,9 @@ ROBOTS = (
     b"\r\n"
     b"User-agent: googlebot\r\n"  # 19: merged with line 10's group
     b"Disallow: /merged\r\n"  # 20
+    b"\r\n"
+    b"User-agent Slurp\r\n"  # 22: without the colon, as protego reads it too
+    b"Disallow /noslurp\r\n"  # 23
 )
 SITE = "https://www.acme-shop.com"
 
@@ -66,6 +70,8 @@ CASES = {
     (f"{SITE}/merged/x", "Googlebot"): (False, 20),
     (f"{SITE}/anything", "Googlebot-Image"): (False, 17),
     ("/private/x", "OtherBot"): (False, 2),
+    ("/noslurp/x", "Slurp"): (False, 23),
+    ("/private/x", "Slurp"): (True, None),
 }
 
 

@@ -214,11 +214,12 @@ _LINES = st.sampled_from(
         "User-agent: *", "User-agent: Googlebot", "user-agent: GPTBot", "User-agent: Bingbot",
         "Disallow: /a", "Allow: /a/b", "Disallow: /", "Crawl-delay: 3", "# note", "",
         "Sitemap: https://a.example/s.xml", "Disallow: /*.pdf$", "Dissallow: /typo",
+        "User-agent Googlebot", "Disallow /a/b", "User agent: gptbot", "Unknown: x",
     ]
 )  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(_LINES, max_size=14),
     st.sampled_from(["\n", "\r\n"]),

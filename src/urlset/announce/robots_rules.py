@@ -61,13 +61,32 @@ class _RuleLine:
     agents: frozenset[str]  # the group's user agents, lower case, as protego keys them
 
 
+# the group directives protego knows besides User-agent, Allow and Disallow (and their
+# misspellings, which ``_field_of`` asks protego about)
+_OTHERS = {"crawl-delay", "crawl delay", "request-rate", "request rate", "visit-time", "visit time"}
+
+
+def _known(field: str) -> bool:
+    return field in _USER_AGENT or field in _SITE_WIDE or field in _OTHERS or bool(_field_of(field))
+
+
 def _directive(text: str) -> tuple[str, str] | None:
-    """A line's field (lower case) and value, without a comment; None for no directive."""
+    """A line's field (lower case) and value, without a comment, read as protego reads it
+    (``Field: value``, or ``Field value`` without the colon when Field is a directive it
+    knows); None for no directive."""
     text = text.split("#", 1)[0].strip()
-    if ":" not in text:
-        return None
-    field, value = text.split(":", 1)
-    return field.strip().lower(), value.strip()
+    field = value = None
+    if ":" in text:
+        field, value = text.split(":", 1)
+        field = field.strip().lower()
+        if _known(field) or not value or value[0].isspace():
+            return field, value.strip()
+    words = text.split()
+    for count in (1, 2):
+        candidate = " ".join(words[:count]).lower()
+        if _known(candidate):
+            return candidate, " ".join(words[count:])
+    return None if field is None or value is None else (field, value.strip())
 
 
 @dataclass
