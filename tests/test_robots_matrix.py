@@ -194,6 +194,10 @@ def test_a_test_file_from_stdin_with_comments_and_repeats(robots_file: Path) -> 
     assert [r["url"] for r in csv.DictReader(io.StringIO(out))] == ["/private/a", "/tmp/b"]
     code, _, err = run(str(robots_file), "--test-file", "-", stdin="# none\n")
     assert code == 2 and "holds no URL" in err
+    binary = robots_file.parent / "urls.gz"
+    binary.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
+    code, _, err = run(str(robots_file), "--test-file", str(binary))
+    assert code == 2 and "is not UTF-8 text" in err
 
 
 @pytest.mark.parametrize(

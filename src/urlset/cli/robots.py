@@ -133,8 +133,7 @@ def robots(
     if tests or test_file is not None:
         if check or edits or site is not None:
             raise click.UsageError("--test reads a robots.txt; give it alone (with --user-agent)")
-        urls = list(dict.fromkeys([*tests, *_listed(test_file)]))  # each URL a row
-        sys.exit(_safely(_test, target, urls, user_agents or ("*",), fmt))
+        sys.exit(_safely(_test, target, tests, test_file, user_agents or ("*",), fmt))
     if fmt == "csv":
         raise click.UsageError("--format csv is for --test")
     if check:
@@ -324,10 +323,17 @@ def _listed(stream: TextIO | None) -> list[str]:
         return [line for line in lines if line and not line.startswith("#")]
 
 
-def _test(target: str, urls: list[str], agents: tuple[str, ...], fmt: str) -> int:
+def _test(
+    target: str, tests: tuple[str, ...], listed: TextIO | None, agents: tuple[str, ...], fmt: str
+) -> int:
     from ..announce.robots_verify import robots_matrix_sync
     from ..errors import InvalidValue
 
+    try:
+        urls = list(dict.fromkeys([*tests, *_listed(listed)]))  # each URL a row
+    except UnicodeDecodeError as exc:
+        click.echo(f"urlset robots: --test-file is not UTF-8 text ({exc.reason})", err=True)
+        return 2
     if not urls:
         click.echo("urlset robots: --test-file holds no URL", err=True)
         return 2
