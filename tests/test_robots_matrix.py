@@ -244,6 +244,10 @@ def test_a_robots_txt_over_http_paths_on_its_site_and_other_sites_refused() -> N
         ]
         code, _, err = run(server.url("/robots.txt"), "--test", "https://elsewhere.example/x")
         assert code == 2 and "is not on" in err
+        # the same site however it is spelt (compared as URIs)
+        shouted = server.url("/tmp/x").replace("http://", "HTTP://")
+        code, out, _ = run(server.url("/"), "--test", shouted, "--format", "csv")
+        assert code == 1 and out.splitlines()[1].startswith(server.url("/tmp/x") + ",*,false")
 
 
 def test_no_robots_txt_allows_everything_and_a_server_error_is_an_i_o_error() -> None:

@@ -180,7 +180,8 @@ async def _read_sitemap(
 
 @dataclass
 class RobotsMatrix:
-    """A robots.txt file or URL asked about URLs and user agents: where it was read, and the verdicts."""
+    """A robots.txt file or URL asked about URLs and user agents: where it was read, and
+    the verdicts."""
 
     source: str
     robots_url: str | None  # where it was fetched (None: a file)
@@ -213,7 +214,7 @@ async def robots_matrix(
     where = to_uri(target, field="robots.txt URL")
     where = where if urlsplit(where).path == "/robots.txt" else robots_url(where)
     site = where.removesuffix("robots.txt")
-    asked = [urljoin(site, url) for url in urls]
+    asked = [to_uri(urljoin(site, url.strip()), field="URL") for url in urls]
     for url in asked:
         if not url.startswith(site):
             raise InvalidValue("URL", url, f"is not on {site}, the site of {where}")

@@ -48,10 +48,10 @@ _KIND_NOUNS = {
 }
 
 
-def discovered_text(kinds: dict[str, int]) -> str:
+def discovered_text(kinds: dict[str, int], lead: str = "; ") -> str:
     """``; 12 images, 40 news entries``: the kinds a document's URLs hold (none: empty)."""
     said = [plural(n, *_KIND_NOUNS[kind]) for kind, n in kinds.items() if n]
-    return "; " + ", ".join(said) if said else ""
+    return lead + ", ".join(said) if said else ""
 
 
 def _groups(f: FileResult) -> Iterator[str]:
@@ -102,7 +102,7 @@ def report_lines(report: CheckReport, *, errors_only: bool = False) -> Iterator[
         return
     yield from _skipped(report.skipped)
     s = report.summary()
-    found = discovered_text(report.discovered()).replace(";", " holding", 1)
+    found = discovered_text(report.discovered(), " holding ")
     yield (
         f"checked {plural(s['files'], 'file')}, {plural(s['entries'], 'entry', 'entries')}"
         f"{found}: {plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}"
