@@ -162,7 +162,7 @@ def rule_of(text: bytes) -> tuple[str, str] | None:
     return None if field is None else (field, found[1])
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _field_of(field: str) -> str | None:
     """ "allow" or "disallow" for a field protego reads as one (its misspellings too)."""
     probe = parse_rules(f"User-agent: *\n{field}: /x\n".encode())
