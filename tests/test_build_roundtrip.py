@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv as csv_module
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from helpers import load
 from schema_support import official_schemas
 from urlset import Url, read_file
 from urlset.cli import main
+from urlset.errors import InvalidValue
 
 BASE = "https://www.acme-shop.com/"
 NOW = "2026-11-27T00:00:00Z"
@@ -422,6 +423,111 @@ def test_a_stable_build_splits_at_1000_news_entries(tmp_path: Path, update: bool
     assert code == 0 and codes(report) == {}, report
     urls = read_back(out)
     assert len(urls) == 1500 and all(u.extensions for u in urls)
+
+
+def _articles(first: int, count: int, published: datetime) -> list[dict[str, Any]]:
+    stamp = published.isoformat(timespec="seconds")
+    return [
+        {"loc": f"{BASE}n{i}", "news": {"publication_name": "P", "language": "en", "publication_date": stamp, "title": f"T{i}"}}
+        for i in range(first, first + count)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [[], ["--no-gzip"], ["--max-urls", "700"], ["--stable"], ["--update"]],
+    ids=["plain", "no-gzip", "split", "stable", "update"],
+)
+def test_a_news_window_leaves_old_articles_out_of_the_news_and_check_agrees(
+    tmp_path: Path, mode: list[str]
+) -> None:
+    """--news-window 2d: articles older than the window keep their page without <news:news>,
+    the rest split at 1,000 a file, and check (at the same clock) finds nothing, in every
+    layout a build writes."""
+    now = datetime.now(UTC)
+    lines = _articles(0, 1200, now - timedelta(hours=30)) + _articles(
+        1200, 300, now - timedelta(days=3)
+    )
+    lines += _articles(1500, 2, datetime(2020, 1, 1, tzinfo=UTC))
+    out = tmp_path / "out"
+    parts = [lines[:800], lines[800:]] if mode == ["--update"] else [lines]
+    told = 0
+    for n, part in enumerate(parts):
+        source = tmp_path / f"in-{n}.jsonl"
+        source.write_text("".join(json.dumps(line) + "\n" for line in part))
+        how = (["--stable"] if n == 0 else ["--update"]) if mode == ["--update"] else mode
+        code, text, err = urlset(
+            "build", str(source), "--base-url", BASE, "--out", str(out), "--news-window", "2d", *how
+        )
+        assert code == 0, err
+        if "outside the news window" in text:
+            told += int(text.split(" news article")[0].rsplit("\n", 1)[-1].replace(",", ""))
+    assert told == 302
+    code, out_text, _ = urlset("check", str(out), "--base-url", BASE, "--format", "json")
+    assert code == 0 and codes(json.loads(out_text)) == {}, out_text
+    urls = {u.loc: u for u in read_back(out)}
+    assert len(urls) == 1502
+    assert all(urls[f"{BASE}n{i}"].extensions for i in range(1200))
+    assert not any(urls[f"{BASE}n{i}"].extensions for i in range(1200, 1502))
+    news_per_file = [
+        sum(1 for u in read_file(p) if isinstance(u, Url) and u.extensions) for p in published(out)
+    ]
+    assert max(news_per_file) <= 1000 and sum(news_per_file) == 1200
+    # without the window, the same input is written whole and check warns as build did
+    whole = tmp_path / "all.jsonl"
+    whole.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, _, err = urlset("build", str(whole), "--base-url", BASE, "--out", str(tmp_path / "all"))
+    assert code == 0 and "news-too-old" in err
+
+
+def test_the_news_window_is_measured_from_the_build_s_own_now(tmp_path: Path) -> None:
+    """The Python API: ``now`` and ``news_window``; an article exactly at the window's edge is
+    kept (check calls news older than two days too old, not two days), one a second older
+    is not; check at the same ``now`` finds nothing."""
+    from urlset import check, write_sitemaps
+    from urlset.extensions import News
+
+    now = datetime(2026, 11, 27, 12, tzinfo=UTC)
+    edge = now - timedelta(days=2)
+
+    def article(name: str, published: datetime) -> Url:
+        return Url(f"{BASE}{name}", extensions=(News("P", "en", published, name),))
+
+    entries = [
+        article("edge", edge),
+        article("older", edge - timedelta(seconds=1)),
+        article("new", now),
+    ]
+    report = write_sitemaps(
+        entries, tmp_path, BASE, now=now, news_window=timedelta(days=2), gzip=False
+    )
+    assert report.news_outside_window == 1 and report.urls == 3
+    kept = {u.loc: u.extensions for u in read_back(tmp_path)}
+    assert kept[f"{BASE}older"] == () and kept[f"{BASE}edge"] and kept[f"{BASE}new"]
+    assert [i.code for i in check(tmp_path, base_url=BASE, now=now)] == []
+    plain = write_sitemaps(entries, tmp_path / "plain", BASE, now=now, gzip=False)
+    assert plain.news_outside_window == 0 and plain.flagged["news-too-old"] == 1
+    with pytest.raises(InvalidValue, match="at most two days"):
+        write_sitemaps(entries, tmp_path / "wide", BASE, now=now, news_window=timedelta(days=3))
+
+
+@pytest.mark.parametrize("span", ["3d", "49h", "0d", "2 days", "-1d", "2w"])
+def test_a_news_window_wider_than_two_days_or_unreadable_is_a_usage_error(
+    tmp_path: Path, span: str
+) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text(f"{BASE}a\n")
+    code, _, err = urlset(
+        "build",
+        str(source),
+        "--base-url",
+        BASE,
+        "--out",
+        str(tmp_path / "o"),
+        "--news-window",
+        span,
+    )
+    assert code == 2 and "at most two days" in err and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize("mode", [[], ["--stable"]])

@@ -1,4 +1,5 @@
-"""A robots.txt file on disk, its ``Sitemap:`` lines updated atomically (robots_text does the edit).
+"""A robots.txt file on disk, its ``Sitemap:`` lines and policy groups updated atomically
+(robots_text and robots_policy do the edits).
 
 In: a path and the sitemap URLs (a build's ``entry_points``, say). Out: the ``RobotsEdit``;
 the file is replaced only when its bytes change: written beside itself under a temporary
@@ -9,6 +10,7 @@ sees the old file or the new one, never half of one. A missing file is created.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import stat
 import tempfile
@@ -16,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import PublishError
+from .robots_policy import Policy, edit_policies
 from .robots_text import RobotsEdit, edit_sitemaps
 
 
@@ -25,12 +28,15 @@ def update_robots_file(
     remove: Sequence[str] = (),
     *,
     replace: Callable[[str], bool] | None = None,
+    policies: Sequence[Policy] = (),
 ) -> RobotsEdit:
     """Add a ``Sitemap:`` line for each of ``sitemaps`` to the robots.txt at ``path`` (and take
-    out those of ``remove``, and those ``replace`` owns); see ``edit_sitemaps``.
+    out those of ``remove``, and those ``replace`` owns; see ``edit_sitemaps``), and give
+    each of ``policies`` its User-agent group (see ``robots_policy.edit_policies``).
 
-    InvalidValue for a URL that is not absolute; PublishError when the file cannot be read
-    or written (the old file is then left as it was).
+    InvalidValue for a URL that is not absolute or a policy whose group is unclear;
+    PublishError when the file cannot be read or written (the old file is then left as it
+    was).
     """
     # a symlink is written through: its target is the file edited, the link stays a link
     target = Path(os.path.realpath(path))
@@ -48,6 +54,9 @@ def update_robots_file(
             "would not be found: save it as UTF-8, then run again (it was left as it was)"
         )
     edit = edit_sitemaps(data, sitemaps, remove, replace=replace)
+    if policies:
+        groups = edit_policies(edit.data, policies)
+        edit = dataclasses.replace(edit, data=groups.data, groups=groups.groups)
     if edit.changed or there is None:
         write_atomically(target, edit.data, there)
     return edit

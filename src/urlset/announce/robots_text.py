@@ -22,9 +22,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidValue
 from ..urls import to_uri
+
+if TYPE_CHECKING:
+    from .robots_policy import PolicyChange
 
 BOM = b"\xef\xbb\xbf"
 _LINE = re.compile(rb"([^\r\n]*)(\r\n|\n|\r|)")
@@ -84,6 +88,7 @@ class RobotsEdit:
     removed: tuple[str, ...]  # values of the lines taken out, as written
     present: tuple[str, ...]  # URLs asked for that a line already named (left as written)
     original: bytes
+    groups: tuple[PolicyChange, ...] = ()  # what each policy did (robots_policy)
 
     @property
     def changed(self) -> bool:

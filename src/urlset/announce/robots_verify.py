@@ -10,9 +10,10 @@ memory.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ..errors import InvalidValue
 from ..fetching.discovery import (
@@ -31,6 +32,7 @@ from ..fetching.http_options import HttpOptions
 from ..model import Issue, Severity
 from ..urls import to_uri
 from .robots_check import RobotsCheck, Tally
+from .robots_rules import RobotsVerdict, robots_test
 from .robots_text import sitemap_lines
 
 
@@ -174,6 +176,71 @@ async def _read_sitemap(
         i.message for node in result.nodes() for i in node.issues if i.code == CROSS_HOST_SITEMAP
     ]
     check.sitemap_done(url, files, elsewhere)
+
+
+@dataclass
+class RobotsMatrix:
+    """A robots.txt file or URL asked about URLs and user agents: where it was read, and
+    the verdicts."""
+
+    source: str
+    robots_url: str | None  # where it was fetched (None: a file)
+    verdicts: list[RobotsVerdict]
+    note: str = ""  # why every URL is allowed without a rule (no robots.txt there)
+
+    @property
+    def disallowed(self) -> int:
+        return sum(1 for v in self.verdicts if not v.allowed)
+
+
+async def robots_matrix(
+    target: str,
+    urls: Sequence[str],
+    user_agents: Sequence[str] = ("*",),
+    *,
+    http: HttpOptions | None = None,
+) -> RobotsMatrix:
+    """The verdicts of the robots.txt at ``target`` (a file, or an http(s) URL of the
+    robots.txt or of any page of its site) on each of ``urls`` for each user agent. With a
+    URL, a path in ``urls`` is taken on its site, and a URL of another site is refused.
+
+    No robots.txt there (HTTP 4xx) allows every URL, as RFC 9309 says; InvalidValue for a
+    URL of another site; OSError when the file, or the robots.txt a server has but does not
+    give (an error, 5xx), cannot be read.
+    """
+    if not _is_url(target):
+        body = Path(target).read_bytes()
+        return RobotsMatrix(target, None, robots_test(body, urls, user_agents))
+    where = to_uri(target, field="robots.txt URL")
+    where = where if urlsplit(where).path == "/robots.txt" else robots_url(where)
+    site = where.removesuffix("robots.txt")
+    asked = [to_uri(urljoin(site, url.strip()), field="URL") for url in urls]
+    for url in asked:
+        if not url.startswith(site):
+            raise InvalidValue("URL", url, f"is not on {site}, the site of {where}")
+    http = http or HttpOptions()
+    async with client_session(http, (where,)) as session:
+        answer = await Fetcher(session, http).fetch(FetchRequest(where, "robots"))
+    note = ""
+    if answer.status is not None and 400 <= answer.status < 500:
+        note = f"no robots.txt at {where} (HTTP {answer.status}): every URL is allowed"
+        body = b""
+    elif not _robots_ok(answer):
+        raise OSError(f"cannot read {where}: {answer.error or f'HTTP {answer.status}'}")
+    else:
+        body = answer.body
+    return RobotsMatrix(target, answer.url or where, robots_test(body, asked, user_agents), note)
+
+
+def robots_matrix_sync(
+    target: str,
+    urls: Sequence[str],
+    user_agents: Sequence[str] = ("*",),
+    *,
+    http: HttpOptions | None = None,
+) -> RobotsMatrix:
+    """``robots_matrix`` for code without an event loop."""
+    return asyncio.run(robots_matrix(target, urls, user_agents, http=http))
 
 
 def check_robots_sync(

@@ -184,6 +184,7 @@ def check_document(
         read, options, found, set_checks, result.refs, reader_issues
     )
     tee.finish()
+    result.discovered = set_checks.discovered(source)
     if not pooled:
         for problem in set_checks.finish():
             found.add(problem.code, problem.message)

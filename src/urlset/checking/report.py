@@ -38,6 +38,9 @@ class FileResult:
     newest_lastmod: Lastmod | None = None
     # findings counted but not listed, per code (each code lists at most a thousand)
     unlisted: dict[str, int] = field(default_factory=dict)
+    # the typed extensions its URLs hold, by kind (images, videos, news, alternates): what
+    # Search Console calls discovered; empty for what is no document read
+    discovered: dict[str, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
         """Findings of this severity, listed or not (a "too-many-errors" line stands for
@@ -75,6 +78,7 @@ class FileResult:
             "errors": self.errors,
             "warnings": self.warnings,
             "infos": self.count(Severity.INFO),
+            "discovered": self.discovered or None,
             "issues": [_issue_dict(i) for i in self.issues],
         }
 
@@ -121,6 +125,15 @@ class CheckReport:
             "infos": sum(f.count(Severity.INFO) for f in self.files),
         }
 
+    def discovered(self) -> dict[str, int]:
+        """The typed extensions of every document checked, by kind (images, videos, news,
+        alternates); empty when no document was read."""
+        total: dict[str, int] = {}
+        for f in self.files:
+            for kind, n in f.discovered.items():
+                total[kind] = total.get(kind, 0) + n
+        return total
+
     def failed(self, fail_on: Severity | str = Severity.ERROR) -> bool:
         """True when an issue at or above ``fail_on`` was found."""
         floor = SEVERITY_RANK[Severity(fail_on)]
@@ -131,6 +144,7 @@ class CheckReport:
             "files": [f.to_dict() for f in self.files],
             "skipped": [{"path": path, "reason": why} for path, why in self.skipped],
             "summary": self.summary(),
+            "discovered": self.discovered() or None,
         }
 
     def to_sarif(self, *, version: str = "") -> dict[str, Any]:

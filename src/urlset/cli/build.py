@@ -6,6 +6,8 @@ writer and the sources load from ``build_run`` when the command runs.
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import Any
 
 import click
@@ -17,6 +19,25 @@ from .site_sources import crawl_limits, directory_options, log_options
 # (tests/test_startup.py holds them equal)
 INPUT_FORMATS = ("text", "csv", "tsv", "jsonl")
 DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click context
+
+
+_SPAN = re.compile(r"(\d+)\s*(d|h|m)", re.IGNORECASE)
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+def news_window(value: str | None) -> timedelta | None:
+    """``--news-window``: a span such as 2d, 36h or 90m (at most two days)."""
+    if value is None:
+        return None
+    m = _SPAN.fullmatch(value.strip())
+    span = None if m is None else timedelta(**{_UNITS[m[2].lower()]: int(m[1])})
+    if span is None or not timedelta(0) < span <= timedelta(days=2):
+        raise click.BadParameter(
+            f"{value!r}: give a span of at most two days (news sitemaps list the articles of "
+            "the last two days), e.g. 2d, 36h or 90m",
+            param_hint="--news-window",
+        )
+    return span
 
 
 @click.command()
@@ -85,6 +106,14 @@ DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click con
     "--timezone",
     "tz_name",
     help="Zone for lastmod times written without one (UTC, +02:00, Europe/Paris).",
+)
+@click.option(
+    "--news-window",
+    metavar="SPAN",
+    callback=lambda _ctx, _param, value: news_window(value),
+    help="Keep the news of articles published in this last span (2d, 36h, 90m; at most 2d, "
+    "as news sitemaps require): older articles are written without their <news:news>, "
+    "and counted.",
 )
 @click.option(
     "--report",

@@ -72,6 +72,7 @@ def build_sitemaps(
     no_dedupe: bool,
     strict: bool,
     tz_name: str | None,
+    news_window: timedelta | None,
     report_path: str | None,
     robots_path: str | None,
     stable: bool,
@@ -109,6 +110,7 @@ def build_sitemaps(
         "dedupe": not no_dedupe,
         "default_tz": default_tz,
         "sitemap_url": sitemap_url,
+        "news_window": news_window,
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
     try:
@@ -409,6 +411,11 @@ def _summary(
         )
     if report.duplicates:
         echo(f"dropped {plural(report.duplicates, 'duplicate URL')}")
+    if report.news_outside_window:
+        echo(
+            f"{plural(report.news_outside_window, 'news article')} outside the news window: "
+            "written without <news:news>, as in a regular sitemap"
+        )
     _problems("skipped {}", report.rejected, report.examples)
     _problems("wrote {} without a bad value", report.kept_without, report.warnings)
     _problems("wrote {} that check warns about", report.flagged, report.flag_examples)

@@ -545,6 +545,7 @@ def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem])
     report.kept_without.update(part.kept_without)
     report.flagged.update(part.flagged)
     report.noted.update(part.noted)
+    report.news_outside_window += part.news_outside_window
     for mine, theirs in (
         (report.examples, part.examples),
         (report.warnings, part.warnings),

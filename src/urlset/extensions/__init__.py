@@ -259,6 +259,9 @@ def json_fields(extensions: Iterable[object]) -> dict[str, Any]:
 # them equal): a build tells a mapping's extension keys from its core keys, and a writer
 # knows the typed namespaces, without loading the extensions
 JSON_KEYS = ("images", "videos", "news", "alternates", "extensions")
+# the typed extensions' ``kind``s (JSON_KEYS less the raw "extensions"): what check counts
+# per sitemap, as Search Console counts the images, videos and news it discovered
+KINDS = ("images", "videos", "news", "alternates")
 PREFIXES = {
     "http://www.google.com/schemas/sitemap-image/1.1": "image",
     "http://www.google.com/schemas/sitemap-video/1.1": "video",

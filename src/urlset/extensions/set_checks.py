@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ..model import Issue, Url
-from . import EXT_CODES
+from . import EXT_CODES, KINDS
 from .reciprocity import Reciprocity, describe
 
 
@@ -29,17 +29,23 @@ class SetChecks:
 
     def __init__(self, *, max_examples: int = 1_000) -> None:
         self.reciprocity = Reciprocity()
-        self._news: Counter[str] = Counter()
+        # typed extensions per sitemap and kind ("images", ..., as KINDS): the news limit
+        # is judged on them, and check reports them (Search Console's "discovered" counts)
+        self._kinds: dict[str, Counter[str]] = {}
         self._max_examples = max_examples
 
     def add(self, url: Url, *, source: str = "") -> None:
         if url.extensions:
-            from .news import News
-
-            news = sum(1 for e in url.extensions if type(e) is News)
-            if news:
-                self._news[source] += news
+            kinds = self._kinds.get(source)
+            if kinds is None:
+                kinds = self._kinds[source] = Counter()
+            kinds.update(kind for e in url.extensions if (kind := getattr(e, "kind", None)))
         self.reciprocity.add(url)
+
+    def discovered(self, source: str = "") -> dict[str, int]:
+        """The typed extensions the URLs of ``source`` hold, by kind (each of KINDS)."""
+        kinds = self._kinds.get(source, Counter())
+        return {kind: kinds[kind] for kind in KINDS}
 
     def add_all(self, urls: Iterable[Url], *, source: str = "") -> None:
         for url in urls:
@@ -47,17 +53,18 @@ class SetChecks:
 
     def finish(self) -> list[Issue]:
         out = []
-        if self._news:
+        if self._kinds:
             from .news import MAX_NEWS_PER_SITEMAP
 
             out = [
                 issue(
                     "too-many-news",
-                    f"{count:,} news entries; the limit is {MAX_NEWS_PER_SITEMAP:,} per sitemap",
+                    f"{kinds['news']:,} news entries; the limit is {MAX_NEWS_PER_SITEMAP:,} "
+                    "per sitemap",
                     source=source,
                 )
-                for source, count in self._news.items()
-                if count > MAX_NEWS_PER_SITEMAP
+                for source, kinds in self._kinds.items()
+                if kinds["news"] > MAX_NEWS_PER_SITEMAP
             ]
         return out + hreflang_findings(self.reciprocity, self._max_examples)
 

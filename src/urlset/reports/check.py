@@ -2,8 +2,9 @@
 
 In: the report, the limits it was checked under, and the URL counts of the documents
 (``UrlStats``, gathered by ``gather.UrlCounter`` as the check read them). Out: HTML text. Sections: the summary
-(files, URLs, errors and warnings, a verdict), issues by code, the sitemaps against the
-limits, lastmod over time, URLs per section, and the files (a row each, capped).
+(files, URLs, the images, videos, news and hreflang links discovered, errors and warnings, a
+verdict), issues by code, the sitemaps against the
+limits, lastmod over time, URLs per section, and the files (a row each, with what each holds; capped).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def check_html(
             part("limits", "Sizes", "Sitemaps against the limits", _limits(sitemaps, limits))
         )
     parts.extend(url_parts(stats))
-    parts.append(part("files", "Files", "Files", _files(files)))
+    kinds = [kind for kind, n in report.discovered().items() if n]
+    parts.append(part("files", "Files", "Files", _files(files, kinds)))
     names = ", ".join(f.source for f in files[:3]) + (
         f" and {len(files) - 3} more" if len(files) > 3 else ""
     )
@@ -94,6 +96,9 @@ def _summary(report: CheckReport, stats: UrlStats) -> Html:
         Tile("errors", s["errors"], "error" if s["errors"] else "ok"),
         Tile("warnings", s["warnings"], "warning" if s["warnings"] else "ok"),
     ]
+    for kind, n in report.discovered().items():
+        if n:
+            items.append(Tile(_KIND_COLUMNS[kind], n))
     if stats.urls:
         items.append(Tile("sections", stats.sections.count))
         items.append(Tile("hosts", stats.hosts))
@@ -130,13 +135,33 @@ def _limits(sitemaps: list[FileResult], limits: Limits) -> Html:
     return figure(svg, caption)
 
 
-def _files(files: list[FileResult]) -> Html:
+# the files table's column for each kind of typed extension a sitemap's URLs hold
+_KIND_COLUMNS = {
+    "images": "images",
+    "videos": "videos",
+    "news": "news",
+    "alternates": "hreflang links",
+}
+
+
+def _files(files: list[FileResult], kinds: list[str]) -> Html:
+    """A row a file; ``kinds``: the typed extensions to count in columns of their own (those
+    the set holds), as Search Console's sitemaps report shows what it discovered."""
     if not files:
         return note("No files were checked.")
     ordered = sorted(files, key=lambda f: (-f.errors, -f.warnings, f.source))
     shown = ordered[:FILES_SHOWN]
     rows: list[tuple[object, ...]] = [
-        (f.source, f.format or "unreadable", f.entries, f.size, f.errors, f.warnings) for f in shown
+        (
+            f.source,
+            f.format or "unreadable",
+            f.entries,
+            *(f.discovered.get(kind, "") for kind in kinds),
+            f.size,
+            f.errors,
+            f.warnings,
+        )
+        for f in shown
     ]
     rest = ordered[FILES_SHOWN:]
     if rest:
@@ -145,6 +170,7 @@ def _files(files: list[FileResult]) -> Html:
                 f"{count(len(rest), 'more file')}",
                 "",
                 sum(f.entries for f in rest),
+                *(sum(f.discovered.get(kind, 0) for f in rest) for kind in kinds),
                 sum(f.size for f in rest),
                 sum(f.errors for f in rest),
                 sum(f.warnings for f in rest),
@@ -154,6 +180,7 @@ def _files(files: list[FileResult]) -> Html:
         Column("file", url=True),
         Column("format"),
         Column("entries", numeric=True),
+        *(Column(_KIND_COLUMNS[kind], numeric=True) for kind in kinds),
         Column("bytes", numeric=True),
         Column("errors", numeric=True),
         Column("warnings", numeric=True),

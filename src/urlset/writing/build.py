@@ -75,6 +75,8 @@ class BuildOptions:
     now: datetime | None = (
         None  # for the rules check shares (future lastmod, news age); None: the clock
     )
+    # leave out the <news:news> of articles published longer ago than this (at most two days)
+    news_window: timedelta | None = None
     stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
@@ -241,7 +243,7 @@ def _checked(
     inside the scope, is rendered at once and never becomes ``Url`` values (the fast path);
     any other batch goes entry by entry (a ``SourceRows`` as its checked ``entries``)."""
     seen = SeenLocs(spill_dir)
-    rules = EntryRules(opts.now or datetime.now(UTC), report, strict=opts.strict)
+    rules = EntryRules.of(opts, report)
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
     try:
         prefix = scope.prefix

@@ -10,31 +10,65 @@ deprecated image fields, hreflang self-links, ...) with the entry written as giv
 (more than 1,000 images, a video on the page's own URL, an hreflang given two hrefs) with the
 entry written without what breaks the rule (``extensions.rules.repaired``). News entries per
 sitemap (at most 1,000) are the documents' to count (``SitemapDocument``).
+
+With a news window (``--news-window 2d``), an article published before ``now`` less the
+window is written without its ``<news:news>`` (the page stays, as in a regular sitemap) and
+counted in ``BuildReport.news_outside_window``: what stays is what a news sitemap may hold,
+so check finds no ``news-too-old``.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..dates import Lastmod, future_lastmod, lastmod_without_day
+from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day
 from ..errors import InvalidValue
 from ..model import Url
 
 if TYPE_CHECKING:
-    from .build import BuildReport
+    from .build import BuildOptions, BuildReport
 
 _KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
+
+
+def news_window_checked(window: timedelta) -> timedelta:
+    """``window`` when it is one a news sitemap allows: positive, at most two days."""
+    from ..extensions.news import NEWS_MAX_AGE
+
+    if not timedelta(0) < window <= NEWS_MAX_AGE:
+        raise InvalidValue(
+            "news window",
+            str(window),
+            "must be more than nothing and at most two days: news sitemaps list the articles "
+            "of the last two days",
+        )
+    return window
 
 
 class EntryRules:
     """Applies the shared rules at ``now`` (an aware datetime) and reports to ``report``."""
 
-    def __init__(self, now: datetime, report: BuildReport, *, strict: bool) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        report: BuildReport,
+        *,
+        strict: bool,
+        news_window: timedelta | None = None,
+    ) -> None:
         self.now = now
         self.report = report
         self.strict = strict
+        # articles published before this lose their news element (None: all are written)
+        self.news_since = None if news_window is None else now - news_window_checked(news_window)
         self._future: dict[Lastmod, str | None] = {}  # lastmod -> why it is in the future
+
+    @classmethod
+    def of(cls, opts: BuildOptions, report: BuildReport) -> EntryRules:
+        """The rules of a build with ``opts`` (its ``now``, or the clock)."""
+        now = opts.now or datetime.now(UTC)
+        return cls(now, report, strict=opts.strict, news_window=opts.news_window)
 
     def _why_future(self, lastmod: Lastmod) -> str | None:
         known = self._future
@@ -57,6 +91,12 @@ class EntryRules:
                 out[n] = url = url._replace(lastmod=None)
             elif lastmod is not None and (why := lastmod_without_day(lastmod)) is not None:
                 self._problem("lastmod-without-day", f"{url[0]}: {why}", left=False)
+            if url[4] and self.news_since is not None:
+                kept = self._within_news_window(url, self.news_since)
+                if kept is not url:
+                    if out is urls:
+                        out = list(urls)
+                    out[n] = url = kept
             if url[4]:
                 from ..extensions.rules import check_url, repaired  # with the first extension
 
@@ -77,6 +117,18 @@ class EntryRules:
                         out = list(urls)
                     out[n] = url
         return out
+
+    def _within_news_window(self, url: Url, since: datetime) -> Url:
+        """``url`` without the news articles published before ``since`` (itself when none)."""
+        from ..extensions.news import News  # only with extensions
+
+        kept = tuple(
+            e for e in url[4] if type(e) is not News or instant(e.publication_date) >= since
+        )
+        if len(kept) == len(url[4]):
+            return url
+        self.report.news_outside_window += len(url[4]) - len(kept)
+        return url._replace(extensions=kept)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
         if self.strict and severity != "info":
