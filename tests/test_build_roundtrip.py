@@ -435,15 +435,15 @@ def _articles(first: int, count: int, published: datetime) -> list[dict[str, Any
 
 @pytest.mark.parametrize(
     "mode",
-    [[], ["--no-gzip"], ["--max-urls", "700"], ["--stable"], ["--update"]],
-    ids=["plain", "no-gzip", "split", "stable", "update"],
+    [[], ["--no-gzip"], ["--max-urls", "700"], ["--stable"], ["--update"], ["csv"]],
+    ids=["plain", "no-gzip", "split", "stable", "update", "csv-input"],
 )
 def test_a_news_window_leaves_old_articles_out_of_the_news_and_check_agrees(
     tmp_path: Path, mode: list[str]
 ) -> None:
     """--news-window 2d: articles older than the window keep their page without <news:news>,
     the rest split at 1,000 a file, and check (at the same clock) finds nothing, in every
-    layout a build writes."""
+    layout a build writes and from either input that holds news (JSON Lines, CSV columns)."""
     now = datetime.now(UTC)
     lines = _articles(0, 1200, now - timedelta(hours=30)) + _articles(
         1200, 300, now - timedelta(days=3)
@@ -456,6 +456,14 @@ def test_a_news_window_leaves_old_articles_out_of_the_news_and_check_agrees(
         source = tmp_path / f"in-{n}.jsonl"
         source.write_text("".join(json.dumps(line) + "\n" for line in part))
         how = (["--stable"] if n == 0 else ["--update"]) if mode == ["--update"] else mode
+        if mode == ["csv"]:
+            source, how = source.with_suffix(".csv"), []
+            with source.open("w", newline="") as handle:
+                table = csv_module.writer(handle)
+                table.writerow(
+                    ("loc", "news_name", "news_language", "news_publication_date", "news_title")
+                )
+                table.writerows((a["loc"], *a["news"].values()) for a in part)
         code, text, err = urlset(
             "build", str(source), "--base-url", BASE, "--out", str(out), "--news-window", "2d", *how
         )

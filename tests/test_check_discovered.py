@@ -154,3 +154,23 @@ def test_the_html_report_has_a_column_for_each_kind_the_set_holds(tmp_path: Path
     for heading in ("images", "news", "hreflang links"):
         assert f">{heading}</th>" in files_part
     assert ">videos</th>" not in files_part  # none in the set: no empty column
+
+
+def test_advertools_extension_sitemaps_count_what_their_tests_expect(shared: Path) -> None:
+    """advertools' image, video and news test sitemaps: the images and news entries its tests
+    expect are counted; its six videos lack a thumbnail, so each is kept as written with an
+    ``invalid-video`` error and not counted (what is counted is what a crawler can use)."""
+    folder = shared / "corpus/peers/advertools/tests/data/sitemap_testing"
+    names = ("image_sitemap.xml", "video_sitemap.xml", "news_sitemap.xml")
+    result = CliRunner().invoke(
+        main, ["check", "--format", "json", *(str(folder / name) for name in names)]
+    )
+    report = json.loads(result.stdout)
+    found = {Path(f["source"]).name: f for f in report["files"]}
+    assert found["image_sitemap.xml"]["discovered"]["images"] == 4
+    assert found["news_sitemap.xml"]["discovered"] == {
+        "images": 5, "videos": 0, "news": 6, "alternates": 0
+    }  # fmt: skip
+    video = found["video_sitemap.xml"]
+    assert video["discovered"]["videos"] == 0
+    assert sum(1 for i in video["issues"] if i["code"] == "invalid-video") == 6

@@ -260,3 +260,26 @@ def test_no_robots_txt_allows_everything_and_a_server_error_is_an_i_o_error() ->
         server.handle("/robots.txt", failing)
         with pytest.raises(OSError, match="HTTP 503"):
             robots_matrix_sync(server.url("/"), ["/x"], http=fast_http())
+
+
+def test_advertools_robots_txt_gives_the_matrix_its_robotstxt_test_is_about(shared: Path) -> None:
+    """advertools' test robots.txt (two groups, Allow and Disallow with ``*`` and ``$``, a
+    rule written without a space after the colon), as its ``robotstxt_test`` asks it."""
+    body = (shared / "corpus/peers/advertools/tests/data/sitemap_testing/robots.txt").read_bytes()
+    urls = ["/help/faq", "/index.php", "/dont_crawl/x", "/app.js", "/other"]
+    found = {
+        (v.url, v.user_agent): (v.allowed, v.rule, v.line)
+        for v in robots_test(body, urls, ["*", "Googlebot"])
+    }
+    assert found == {
+        ("/help/faq", "*"): (True, "Allow: /help*", 4),
+        ("/index.php", "*"): (True, "Allow: /*php$", 5),
+        ("/dont_crawl/x", "*"): (True, None, None),
+        ("/app.js", "*"): (True, None, None),
+        ("/other", "*"): (True, None, None),
+        ("/help/faq", "Googlebot"): (True, None, None),
+        ("/index.php", "Googlebot"): (False, "Disallow: /*php$", 9),
+        ("/dont_crawl/x", "Googlebot"): (False, "Disallow:/dont_crawl", 8),
+        ("/app.js", "Googlebot"): (True, "Allow: /*js$", 10),
+        ("/other", "Googlebot"): (True, None, None),
+    }

@@ -114,6 +114,7 @@ __all__ = [
     "ISO_639_1",
     "ISO_3166_1",
     "JSON_KEYS",
+    "KINDS",
     "MAX_IMAGES_PER_URL",
     "MAX_NEWS_PER_SITEMAP",
     "MAX_STOCK_TICKERS",
