@@ -16,6 +16,7 @@ from sources_support import html_page
 from test_audit_politeness import Timed
 from test_fetch_support import NS, LoopbackServer, fast_http
 from urlset.auditing.driver import Audit, AuditOptions
+from urlset.auditing.output import text_lines
 from urlset.auditing.visit import looks_not_html
 
 PAGE = html_page().encode()
@@ -156,6 +157,8 @@ def test_head_first_only_where_the_body_is_not_needed(tmp_path: Path) -> None:
     assert methods[("HEAD", "/really-html.pdf")] == 1 and methods[("GET", "/really-html.pdf")] == 1
     assert audit.report.counts["page-noindex"] == 1 and audit.report.counts["page-not-html"] == 1
     assert audit.report.methods == {"HEAD": 2, "GET": 2}
+    lines = text_lines(audit.report)
+    assert "  pages requested: 2 HEAD, 2 GET (HEAD where the body was not needed, --head)" in lines
 
 
 def test_head_always_and_never(tmp_path: Path) -> None:

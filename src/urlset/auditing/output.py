@@ -114,6 +114,9 @@ def text_lines(report: AuditReport) -> list[str]:
         f"  response time: median {secs['median'] * 1000:.0f} ms, "
         f"95% under {secs['p95'] * 1000:.0f} ms, slowest {secs['max'] * 1000:.0f} ms"
     )
+    if any(report.methods.values()):
+        asked = ", ".join(f"{n:,} {method}" for method, n in report.methods.items() if n)
+        out.append(f"  pages requested: {asked} (HEAD where the body was not needed, --head)")
     out.extend(f"  note: {note}" for note in report.notes)
     for code, entry in data["findings"].items():
         gsc = f" [Search Console: {entry['gsc']}]" if entry["gsc"] else ""
