@@ -38,6 +38,8 @@ class FileResult:
     newest_lastmod: Lastmod | None = None
     # findings counted but not listed, per code (each code lists at most a thousand)
     unlisted: dict[str, int] = field(default_factory=dict)
+    # entries the rules took one by one as the reader's values, not in the core's columns
+    careful_entries: int = 0
 
     def count(self, severity: Severity) -> int:
         """Findings of this severity, listed or not (a "too-many-errors" line stands for
