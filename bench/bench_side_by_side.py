@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def main() -> None:
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     n = args.urls
-    files = {
+    files: dict[str, Callable[[Path], None]] = {
         f"shop-{n}.xml": lambda p: shop(p, n),
         f"shop-{n}-new.xml": lambda p: shop(p, n, 0.013),
         f"mix-{n}.xml": lambda p: mix(p, n),
