@@ -11,7 +11,6 @@ extension) is looked at on its own.
 
 from __future__ import annotations
 
-import json
 import operator
 from array import array
 from collections.abc import Sequence
@@ -394,6 +393,8 @@ class Records:
 
     def url(self, i: int) -> Url:
         """Record ``i`` (one with extensions) as a Url."""
+        import json  # with the first record that has extensions (a plain check loads none)
+
         assert self.extensions is not None
         lastmod = self.lastmod(i)
         return Url._trusted(
