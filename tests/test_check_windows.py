@@ -181,3 +181,40 @@ def test_positions_do_not_depend_on_the_windows(
     small = functools.partial(positions.windows_of, window=window)
     monkeypatch.setattr(document, "windows_of", small)
     assert check_document(_Pieces(data, piece), options, "doc").issues == whole
+
+
+# the XML's ways to write a character in a loc (only & and ' are plain in a URI as they
+# are), with the findings the careful scan gives (< and > the reader percent-encodes)
+ENTITY_CODES = {
+    "&amp;": set(),
+    "&apos;": set(),
+    "&quot;": {"url-not-escaped"},
+    "&lt;": {"normalized-url"},
+    "&gt;": {"normalized-url"},
+    "&#39;": set(),
+    "&#x22;": {"url-not-escaped"},
+}
+
+
+@pytest.mark.parametrize("entity", sorted(ENTITY_CODES))
+def test_entities_in_a_loc(entity: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loc with &amp; or &apos; (as build writes ' ) is proven plain in the windows, so the
+    document is never read whole for its locs; any other entity takes the careful scan, which
+    judges the character it stands for. Same findings either way."""
+    image = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+    data = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" {image}>\n'
+        + "".join(GOOD.format(n=n) for n in range(5))
+        + f"<url><loc>https://a.test/q?a=1{entity}b</loc><image:image><image:loc>"
+        "https://a.test/i.jpg</image:loc></image:image></url>\n</urlset>\n"
+    ).encode()
+    plain = entity in ("&amp;", "&apos;")
+    assert _verdict(data, 64, 7)[0] is plain
+    careful: list[bytes] = []
+    raw_locs = document.raw_locs
+    monkeypatch.setattr(
+        document, "raw_locs", lambda data, *rest: careful.append(data) or raw_locs(data, *rest)
+    )
+    result = check_document(data, CheckOptions(now=datetime(2026, 1, 1, tzinfo=UTC)), "doc")
+    assert {i.code for i in result.issues} - {"dev-host"} == ENTITY_CODES[entity]
+    assert bool(careful) is not plain

@@ -209,3 +209,21 @@ def test_entries_inserted_on_the_store_thread(tmp_path: Path, finish: bool) -> N
                 for r in runs
             ]
             assert rows[0] == rows[1] and len(rows[0]) == 10_000
+
+
+def test_url_columns_write_each_offset_of_one_instant() -> None:
+    """Two lastmods of one instant in different offsets are equal datetimes in Python; the
+    lastmod text of each is the one written (the memo of texts once gave the first's)."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from urlset.model import Url
+    from urlset.reading.output import UrlColumns
+
+    at = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+    zones = (timezone(timedelta(hours=1)), timezone(timedelta(hours=-5)), UTC)
+    urls = [Url(f"https://a.test/{i}", at.astimezone(zone)) for i, zone in enumerate(zones)]
+    assert UrlColumns.from_urls(urls).lastmods == [
+        "2024-03-01T11:00:00+01:00",
+        "2024-03-01T05:00:00-05:00",
+        "2024-03-01T10:00:00Z",
+    ]

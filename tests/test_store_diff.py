@@ -354,3 +354,104 @@ def test_read_frame(tmp_path: Path) -> None:
     row = frame[frame["loc"] == "https://e.com/same"].iloc[0]
     assert row["lastmod"] == "2014-06" and str(row["lastmod_at"]) == "2014-06-01 00:00:00+00:00"
     assert row["sitemap"] == "b.xml"
+
+
+def _values_rows(path: Path, sitemap: str | None) -> list[tuple[Any, ...]]:
+    """A sitemap file's rows as the reader's Url values give them, each value written on its
+    own (format_w3c, the extensions' JSON): the oracle of the columns a diff side holds."""
+    from urlset.dates import format_w3c
+    from urlset.extensions import json_fields
+    from urlset.model import Url
+    from urlset.reading.reader import read_file
+
+    rows = []
+    for url in read_file(path):
+        if type(url) is not Url:
+            continue
+        extensions = (
+            json.dumps(json_fields(url.extensions), ensure_ascii=False, separators=(",", ":"))
+            if url.extensions
+            else None
+        )
+        rows.append(
+            (
+                url.loc,
+                None if url.lastmod is None else format_w3c(url.lastmod),
+                None if url.changefreq is None else url.changefreq.value,
+                url.priority,
+                extensions,
+                sitemap,
+            )
+        )
+    return rows
+
+
+def _side_rows(path: Path) -> list[tuple[Any, ...]]:
+    from urlset.store.db import connect
+    from urlset.store.sources import load
+
+    con = connect()
+    side = load(con, str(path), "side")
+    columns = "loc, lastmod, changefreq, priority, extensions, sitemap"
+    return [tuple(row) for row in con.execute(f"SELECT {columns} FROM {side.table}").fetchall()]
+
+
+def _offsets_sitemap(n: int) -> bytes:
+    """One instant in four offsets (equal datetimes in Python, four different texts), plain
+    images, duplicates, and entries the core does not read into columns (a loc with spaces
+    around it, an extension it does not type), among canonical records."""
+    image = "http://www.google.com/schemas/sitemap-image/1.1"
+    video = "http://www.google.com/schemas/sitemap-video/1.1"
+    offsets = ("Z", "+01:00", "-05:00", "+05:30")
+    rows = []
+    for i in range(n):
+        hour = 10 + (0, 1, -5, 5)[i % 4]
+        minute = 30 if i % 4 == 3 else 0
+        lastmod = f"2024-03-01T{hour:02d}:{minute:02d}:00{offsets[i % 4]}"
+        loc = f"https://www.urlset-test.org/p/{i % (n - 3)}"
+        if i % 97 == 5:
+            loc = f"  {loc}\n"
+        extra = ""
+        if i % 10 == 0:
+            extra = f"<image:image><image:loc>https://www.urlset-test.org/i/{i}.jpg</image:loc></image:image>"
+        if i % 211 == 7:
+            extra = (
+                "<video:video><video:thumbnail_loc>https://www.urlset-test.org/t.jpg"
+                "</video:thumbnail_loc><video:title>T</video:title><video:description>D"
+                "</video:description><video:content_loc>https://www.urlset-test.org/v.mp4"
+                "</video:content_loc></video:video>"
+            )
+        rows.append(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod>{extra}</url>")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{image}"'
+        f' xmlns:video="{video}">\n' + "\n".join(rows) + "\n</urlset>\n"
+    ).encode()
+
+
+@pytest.mark.parametrize("packed", ["xml", "gz"])
+def test_a_sitemap_file_side_holds_what_the_reader_gives(tmp_path: Path, packed: str) -> None:
+    """A sitemap file goes into a diff side through the render lane's Arrow columns, a chunk
+    at a time: the rows are the reader's values, every field written as on its own (this
+    compared one instant in different offsets as one before: the memo of lastmod texts)."""
+    import gzip
+
+    data = _offsets_sitemap(30_000)  # several file chunks
+    path = tmp_path / ("map.xml" if packed == "xml" else "map.xml.gz")
+    path.write_bytes(data if packed == "xml" else gzip.compress(data))
+    expected = _values_rows(path, None)
+    assert len({row[1][-6:] for row in expected}) == 4  # all four offsets read as written
+    assert any(row[4] for row in expected) and len(expected) == 30_000
+    assert sorted(_side_rows(path), key=repr) == sorted(expected, key=repr)
+
+
+def test_one_instant_in_two_offsets_is_a_change(tmp_path: Path) -> None:
+    old = sitemap_xml([{"loc": "https://a.test/x", "lastmod": "2024-03-01T10:00:00Z"}])
+    new = sitemap_xml([{"loc": "https://a.test/x", "lastmod": "2024-03-01T11:00:00+01:00"}])
+    (tmp_path / "old.xml").write_text(old)
+    (tmp_path / "new.xml").write_text(new)
+    result = compare(str(tmp_path / "old.xml"), str(tmp_path / "new.xml"))
+    assert result.counts["changed"] == 1
+    rows = result.relation().fetchall()
+    assert [(r[0], r[3], r[4], r[5]) for r in rows] == [
+        ("changed", "other", "2024-03-01T10:00:00Z", "2024-03-01T11:00:00+01:00")
+    ]

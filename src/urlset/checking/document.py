@@ -11,19 +11,19 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from typing import cast
+from datetime import datetime
+from typing import Any
 
-from ..dates import Lastmod, future_lastmod, lastmod_without_day, latest_day
-from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
-from ..model import Issue, Severity, SitemapRef, Url
-from ..reading.reader import ReadResult, read_chunks
-from ..urls import Scope, non_production_host, placeholder_host
+from ..model import Issue, Severity, Url
+from ..reading.reader import ReadResult, SitemapReader
+from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
+from .entries import EntryRules, records
 from .findings import Findings, merge_issues, watch_lines
 from .positions import (
     Windows,
@@ -71,80 +71,6 @@ class CheckOptions:
 URL_BATCH = 20_000
 
 
-class _Hosts:
-    """Host rules, computed once per scheme://authority and applied to every URL on it."""
-
-    def __init__(
-        self, found: Findings, scope: Scope | None, index: bool, also: Scope | None = None
-    ) -> None:
-        self.found = found
-        self.scope = scope
-        self.also = None if index else also  # a cross-submitting site (urlsets only)
-        self.index = index
-        self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
-        self.first_host: str | None = None
-        self.prefix = "" if scope is None else scope.prefix
-
-    def of_index(self, served: Scope | None) -> _Hosts:
-        """The rules for an index's entries, on its own site (``served``), which this one
-        turns out to be."""
-        return _Hosts(self.found, served, True)
-
-    def check(self, loc: str) -> None:
-        end = loc.find("/", 8)
-        authority = loc if end < 0 else loc[:end]
-        verdicts = self.seen.get(authority)
-        if verdicts is None:
-            verdicts = self._judge(loc)
-            self.seen[authority] = verdicts
-        found = self.found
-        for code, message in verdicts:
-            # a development host is one finding whatever its scheme and port, as the reader
-            # reports it: every URL on the host counted
-            key = rules.host_of(loc) if code == "dev-host" else authority
-            found.per_host(code, key, message, loc)
-        scope = self.scope
-        if (
-            scope is not None
-            and not self.index
-            and not loc.startswith(self.prefix)
-            and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
-            and (self.also is None or not loc.startswith(self.also.prefix))
-        ):
-            why = rules.url_not_allowed(loc, scope)
-            if why is not None:
-                found.at_entry("url-not-allowed", why, loc)
-
-    def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
-        host = rules.host_of(loc)
-        out: list[tuple[str, str]] = []
-        message = non_production_host(host)
-        if message is not None:
-            out.append(("dev-host", message))
-        message = placeholder_host(host)
-        if message is not None:
-            out.append(("placeholder-host", message))
-        scope = self.scope
-        if scope is None:
-            if self.first_host is None:
-                self.first_host = host
-            message = rules.mixed_hosts(host, self.first_host)
-            if message is not None:
-                out.append(("mixed-hosts", message))
-            return tuple(out)
-        if self.also is not None and loc.startswith(self.also.prefix):
-            return tuple(out)  # cross-submitted: the site's robots.txt lists the sitemap
-        message = rules.www_variant(loc, scope)
-        if message is not None:
-            out.append(("www-variant", message))
-            return tuple(out)
-        site = Scope(scope.scheme, scope.host, scope.port, "/")
-        message = rules.index_other_site(loc, scope) if not loc.startswith(site.prefix) else None
-        if message is not None:
-            out.append(("index-other-site" if self.index else "url-not-allowed", message))
-        return tuple(out)
-
-
 def check_document(
     data: bytes | Source,
     options: CheckOptions = CheckOptions(),
@@ -166,13 +92,11 @@ def check_document(
     scan = Scan(options.limits)
     tee = Tee(stored, scan, cap)
     # the reader takes the stored chunks (it decompresses them itself); the scan, the same
-    # bytes decompressed, in the same pass
-    read = read_chunks(
-        tee,
-        source=source,
-        base_url=options.base_url,
-        limits=options.read_limits,
-        with_issues=True,
+    # bytes decompressed, in the same pass. The render lane reads a urlset's canonical records
+    # into columns, judged a column at a time (the HTML report's counts take the values)
+    spec = RenderSpec("arrow", "") if options.on_urls is None else None
+    reader = SitemapReader(
+        source, base_url=options.base_url, limits=options.read_limits, render=spec
     )
     reader_issues: list[Issue] = []
     # the rules across URLs (hreflang reciprocity, news per sitemap): this document alone,
@@ -180,9 +104,21 @@ def check_document(
     pooled = set_checks is not None
     if set_checks is None:
         set_checks = SetChecks()
-    result.entries, result.newest_lastmod = _check_entries(
-        read, options, found, set_checks, result.refs, reader_issues
+    entry_rules = EntryRules(
+        found,
+        set_checks,
+        result.refs,
+        source,
+        base_url=options.base_url,
+        url_scope=options.url_scope,
+        cross_submit=options.cross_submit,
+        now=options.now,
     )
+    runs = None if spec is None else _CoreRuns(spec, entry_rules)
+    read = ReadResult(reader, tee if runs is None else runs.draining(tee), with_issues=True)
+    _check_entries(read, runs, entry_rules, reader_issues, options.on_urls)
+    result.entries, result.newest_lastmod = entry_rules.entries, entry_rules.newest()
+    result.careful_entries = entry_rules.careful
     tee.finish()
     result.discovered = set_checks.discovered(source)
     if not pooled:
@@ -238,103 +174,66 @@ class _Again:
         return windows_of(self.pieces, text)
 
 
-def _scope(base_url: str | None) -> Scope | None:
-    if base_url is None:
-        return None
-    try:
-        return Scope.of(base_url)
-    except (InvalidValue, ValueError):
-        return None
-
-
 def _check_entries(
     read: ReadResult,
-    options: CheckOptions,
-    found: Findings,
-    set_checks: SetChecks,
-    refs: list[SitemapRef],
+    runs: _CoreRuns | None,
+    entry_rules: EntryRules,
     reader_issues: list[Issue],
-) -> tuple[int, Lastmod | None]:
-    """Run the reader and the rules on each entry it gives: extensions, host and scope,
-    future lastmod. The reader's issues go to ``reader_issues``, an index's entries to
-    ``refs``; gives the number of entries and the newest lastmod. The per-entry hot loop:
-    what it uses is bound to locals first."""
-    source = read.source
-    served = _scope(options.base_url)
-    scope = served if options.url_scope is None else _scope(options.url_scope)
-    now = options.now
-    day_limit = latest_day(now) if now is not None else date.max
-    newest_date: date | None = None
-    newest_time: datetime | None = None
-    entries = 0
-    hosts = _Hosts(found, scope, False, _scope(options.cross_submit))
-    seen_hosts = hosts.seen
-    prefix = None if scope is None else scope.prefix
-    add_plain = set_checks.reciprocity.add_plain
-    on_urls = options.on_urls
+    on_urls: Callable[[str, list[Url]], None] | None,
+) -> None:
+    """Run the reader and the rules on each entry it gives, in document order: the values
+    one by one, the runs the core read into columns (``spec``, the render lane) a column at
+    a time. The reader's issues go to ``reader_issues``."""
+    value = entry_rules.value
     batch: list[Url] = []
     for event in read:
-        kind = type(event)
-        if kind is Issue:
-            issue = cast(Issue, event)
-            if issue.code != "dev-host":  # the checker reports it per host, URLs counted
-                reader_issues.append(issue)
+        if type(event) is Issue:
+            if event.code != "dev-host":  # the checker reports it per host, URLs counted
+                reader_issues.append(event)
             continue
-        if kind is SitemapRef:
-            if not hosts.index:  # an index's children lie on its own site
-                hosts = hosts.of_index(served)
-                seen_hosts = hosts.seen
-                prefix = None if served is None else served.prefix
-            refs.append(event)  # type: ignore[arg-type]
-        entries += 1
-        loc: str = event[0]
-        if kind is Url:
-            url = cast(Url, event)
-            if url.extensions:  # their own rules, and the set-wide ones (hreflang, news)
-                from ..extensions.rules import check_url  # loaded with the first extension
-
-                # the reader has already reported elements it could not type (raw=False)
-                for problem in check_url(url, now=now, raw=False):
-                    found.at_entry(problem.code, problem.message, loc)
-                set_checks.add(url, source=source)
-            else:
-                add_plain(loc)
-            if on_urls is not None:
-                batch.append(url)
-                if len(batch) >= URL_BATCH:
-                    on_urls(source, batch)
-                    batch = []
-        lastmod: Lastmod | None = event[1]  # type: ignore[assignment]
-        # fast path: a known host without findings, inside the scope
-        end = loc.find("/", 8)
-        verdicts = seen_hosts.get(loc[:end] if end >= 0 else loc)
-        if verdicts is None or verdicts or (prefix is not None and not loc.startswith(prefix)):
-            hosts.check(loc)
-        if lastmod is not None:
-            if not isinstance(lastmod, datetime):
-                if newest_date is None or lastmod > newest_date:
-                    newest_date = lastmod
-                if lastmod > day_limit or type(lastmod) is not date:  # a year or a month
-                    _lastmod_rules(lastmod, now, found, loc)
-            else:
-                if newest_time is None or lastmod > newest_time:
-                    newest_time = lastmod
-                if now is not None and lastmod > now:
-                    _lastmod_rules(lastmod, now, found, loc)
+        if runs is not None:
+            runs.before()
+        url = value(event)  # type: ignore[arg-type]
+        if on_urls is not None and url is not None:
+            batch.append(url)
+            if len(batch) >= URL_BATCH:
+                on_urls(read.source, batch)
+                batch = []
+    if runs is not None:
+        runs.before(every=True)
     if on_urls is not None and batch:
-        on_urls(source, batch)
-    known = [v for v in (newest_date, newest_time) if v is not None]
-    return entries, rules.newest(known)
+        on_urls(read.source, batch)
 
 
-def _lastmod_rules(lastmod: Lastmod, now: datetime | None, found: Findings, loc: str) -> None:
-    """The rules on one lastmod (the hot loop calls this only when one may apply)."""
-    message = lastmod_without_day(lastmod)
-    if message is not None:
-        found.at_entry("lastmod-without-day", message, loc)
-    message = None if now is None else future_lastmod(lastmod, now)
-    if message is not None:
-        found.at_entry("future-lastmod", message, loc)
+class _CoreRuns:
+    """The render lane's runs, handed to the rules in their places among the values."""
+
+    def __init__(self, spec: RenderSpec, entry_rules: EntryRules) -> None:
+        self.spec = spec
+        self.entry_rules = entry_rules
+        self.pending: deque[RenderedRun] = deque()
+        self.columns: Any = None
+        self.row = 0
+
+    def draining(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """``chunks``, every run so far judged before the next is read: by then the reader
+        has given all its values so far, so the runs left come before any value to come
+        (a document of records only is never held in columns whole)."""
+        for chunk in chunks:
+            self.before(every=True)
+            yield chunk
+
+    def before(self, every: bool = False) -> None:
+        """The runs that come before the reader's next value (``every``: all so far)."""
+        pending, entry_rules = self.pending, self.entry_rules
+        pending.extend(self.spec.take())
+        while pending and (every or pending[0].at == entry_rules.entries):
+            run = pending.popleft()
+            if self.columns is None or self.row >= self.columns[0]:
+                # the records of every run so far, this one first
+                self.columns, self.row = self.spec.columns(), 0
+            entry_rules.records(records(self.columns, self.row, run.count))
+            self.row += run.count
 
 
 def _document_rules(

@@ -41,6 +41,8 @@ class FileResult:
     # the typed extensions its URLs hold, by kind (images, videos, news, alternates): what
     # Search Console calls discovered; empty for what is no document read
     discovered: dict[str, int] = field(default_factory=dict)
+    # entries the rules took one by one as the reader's values, not in the core's columns
+    careful_entries: int = 0
 
     def count(self, severity: Severity) -> int:
         """Findings of this severity, listed or not (a "too-many-errors" line stands for

@@ -94,6 +94,11 @@ class Reciprocity:
         if self._track_plain:
             self._plain.append(hash(loc))
 
+    def add_plain_many(self, locs: Iterable[str]) -> None:
+        """``add_plain`` for many pages at once (the checker's runs of the core's records)."""
+        if self._track_plain:
+            self._plain.extend(map(hash, locs))
+
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
         """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
         set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,

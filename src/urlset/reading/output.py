@@ -13,6 +13,7 @@ import io
 import json
 from array import array
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from itertools import repeat
 from typing import Any
 
@@ -27,9 +28,26 @@ NO_PRIORITY = -1.0  # in UrlColumns.priorities: no <priority>
 
 
 class _TextMemo(dict[Any, str]):
-    """format_w3c memoised; None -> "" (few distinct lastmods recur across many URLs)."""
+    """format_w3c memoised; None -> "" (few distinct lastmods recur across many URLs).
+
+    Zoned datetimes are never keys here: two of one instant in different offsets are equal
+    (and hash alike) in Python but are written differently, so they are memoised beside,
+    by value and offset."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.zoned: dict[tuple[datetime, Any], str] = {}
 
     def __missing__(self, key: Any) -> str:
+        if type(key) is datetime:
+            zoned = self.zoned
+            pair = (key, key.utcoffset())
+            text = zoned.get(pair)
+            if text is None:
+                if len(zoned) > 200_000:
+                    zoned.clear()
+                text = zoned[pair] = format_w3c(key)
+            return text
         if len(self) > 200_000:
             self.clear()
         text = self[key] = "" if key is None else format_w3c(key)

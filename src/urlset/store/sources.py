@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Url
-from ..reading.output import UrlColumns
 from .db import StoreError
 from .entries import TEXT_COLUMNS, Batches, distinct_locs, keyed, select_list
 from .snapshot import RUN_REF, SnapshotStore, _quote, open_store
@@ -216,10 +215,39 @@ def read_urls(path: Path) -> Iterator[list[Url]]:
 
 
 def _read_sitemap(path: Path, sitemap: str | None, batches: Batches, put: Put) -> None:
-    for urls in read_urls(path):
-        table = batches.add(UrlColumns.from_urls(urls), sitemap)
+    """One sitemap file's Urls into ``batches``, a chunk at a time, in the render lane: the
+    core reads canonical records straight into Arrow columns (no Python object per entry),
+    the reader's other Urls join them in their places (``fetch_batches``)."""
+    from ..reading.arrow import fetch_batches
+    from ..reading.reader import FILE_CHUNK, SitemapReader
+    from ..reading.rendered import RenderedRun, RenderSpec
+
+    spec = RenderSpec("arrow", "")
+    reader = SitemapReader(str(path), render=spec)
+    at = 0  # entries of the document handed on so far: runs count from its start
+
+    def hand_on(events: list[Any]) -> None:
+        nonlocal at
+        # an index's entries are no Urls, and an index has no rendered runs: both never
+        # meet in one document, so leaving them out moves no run
+        urls = [event for event in events if type(event) is Url]
+        runs = spec.take()
+        if not urls and not runs:
+            return
+        if at:
+            runs = [RenderedRun(run.at - at, run.count, None) for run in runs]
+        at += len(urls) + sum(run.count for run in runs)
+        table = batches.add_batches(fetch_batches(urls, spec, sitemap or "", runs))
         if table is not None:
             put(table)
+
+    try:
+        with path.open("rb") as f:
+            while not reader.done and (chunk := f.read(FILE_CHUNK)):
+                hand_on(reader.feed(chunk))
+        hand_on(reader.close())
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def sitemap_files(directory: Path) -> list[Path]:

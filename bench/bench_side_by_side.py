@@ -1,0 +1,143 @@
+"""check and diff side by side with read, on the same files (issue 26's targets).
+
+    .venv/bin/python bench/bench_side_by_side.py [--urls 1000000] [--repeat 3]
+
+Inputs, generated into bench/out/side-by-side/ (once per size; delete them to regenerate):
+
+* ``shop-N.xml``: one site's urlset as a CMS publishes it: a distinct lastmod per URL in
+  offsets Z, +01:00, -05:00, +05:30, a third with fractions; percent-encoded non-ASCII
+  paths; queries with ``&amp;`` and ``&apos;``; changefreq and priority in half; an image
+  on every 10th URL;
+* ``shop-N-new.xml``: the same with 1.3% of the lastmods moved forward;
+* ``mix-N.xml``: bench_read.py's mix (four hosts, an IDN host, IRIs, long locs; an image
+  every 10th URL): the hard case for check (every record's host judged).
+
+Each command runs in its own process; the figures are its CPU time (user + system) and
+peak resident set, the median of ``--repeat`` runs. Targets: check <= 1.5x read's CPU and
+<= 2x its memory on the same file; diff of the two files <= 2x reading both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "side-by-side"
+URLSET = [sys.executable, "-c", "import sys; from urlset.cli import main; sys.exit(main())"]
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+OFFSETS = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (1, 0), (-5, 0), (5, 30))]
+
+
+def shop(path: Path, n: int, moved: float = 0.0) -> None:
+    """The CMS-like urlset (see the module doc); ``moved``: the share of lastmods moved."""
+    rnd = random.Random(26)
+    start = datetime(2024, 1, 1)
+    freqs = ("daily", "weekly", "monthly")
+    with path.open("w", encoding="utf-8") as f:
+        f.write(
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{IMAGE_NS}">\n'
+        )
+        for i in range(n):
+            page = f"caf%C3%A9-{i}" if i % 20 == 0 else f"item-{i}"
+            query = f"?q={i}&amp;it&apos;s=1" if i % 10 == 3 else ""
+            seconds = i + (17 if moved and rnd.random() < moved else 0)
+            when = (start + timedelta(seconds=seconds)).replace(tzinfo=OFFSETS[i % 4])
+            spec = ("milliseconds" if i % 2 else "microseconds") if i % 3 == 0 else "seconds"
+            lastmod = when.isoformat(timespec=spec).replace("+00:00", "Z")
+            extra = (
+                f"<changefreq>{freqs[i % 3]}</changefreq><priority>0.{i % 10}</priority>"
+                if i % 2 == 0
+                else ""
+            )
+            image = (
+                f"<image:image><image:loc>https://www.urlset-shop.com/img/{i}.jpg</image:loc></image:image>"
+                if i % 10 == 0
+                else ""
+            )
+            f.write(
+                f"<url><loc>https://www.urlset-shop.com/products/{page}{query}</loc>"
+                f"<lastmod>{lastmod}</lastmod>{extra}{image}</url>\n"
+            )
+        f.write("</urlset>\n")
+
+
+def mix(path: Path, n: int) -> None:
+    sys.path.insert(0, str(HERE))
+    from bench_read import mixed_with_images
+
+    path.write_bytes(mixed_with_images(n, 10))
+
+
+def measure(args: list[str]) -> tuple[float, int]:
+    """CPU seconds (user + system) and peak RSS (KB) of one command in its own process, by
+    /usr/bin/time (a child's ru_maxrss would start from this process's high-water mark)."""
+    with tempfile.NamedTemporaryFile("r") as log, open(os.devnull, "wb") as null:
+        command = ["/usr/bin/time", "-o", log.name, "-f", "%U %S %M", *URLSET, *args]
+        subprocess.run(command, stdout=null, stderr=null, check=False)
+        user, system, peak = log.read().split()[-3:]
+    return float(user) + float(system), int(peak)
+
+
+def median(args: list[str], repeat: int) -> tuple[float, int]:
+    runs = [measure(args) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), int(statistics.median(r[1] for r in runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--urls", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    n = args.urls
+    files: dict[str, Callable[[Path], None]] = {
+        f"shop-{n}.xml": lambda p: shop(p, n),
+        f"shop-{n}-new.xml": lambda p: shop(p, n, 0.013),
+        f"mix-{n}.xml": lambda p: mix(p, n),
+    }
+    for name, make in files.items():
+        if not (OUT / name).exists():
+            make(OUT / name)
+    load = os.getloadavg()
+    print(
+        f"# {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.python_implementation()} "
+        f"{platform.python_version()}, {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f}"
+        f" {load[2]:.1f}; CPU s (user + sys) and peak RSS, median of {args.repeat}"
+    )
+    print("| work | file | CPU (s) | peak RSS (MB) | vs read: CPU | memory |")
+    print("|---|---|---:|---:|---:|---:|")
+    now = "2026-01-01T00:00:00Z"
+    for name in (f"shop-{n}.xml", f"mix-{n}.xml"):
+        path = str(OUT / name)
+        read = median(["read", path, "-o", os.devnull, "-q"], args.repeat)
+        check = median(["check", path, "--now", now, "-o", os.devnull], args.repeat)
+        print(f"| read | {name} | {read[0]:.2f} | {read[1] / 1024:.0f} | | |")
+        print(
+            f"| check | {name} | {check[0]:.2f} | {check[1] / 1024:.0f} "
+            f"| {check[0] / read[0]:.2f}x | {check[1] / read[1]:.2f}x |"
+        )
+    old, new = str(OUT / f"shop-{n}.xml"), str(OUT / f"shop-{n}-new.xml")
+    both = [median(["read", p, "-o", os.devnull, "-q"], args.repeat) for p in (old, new)]
+    read_both = both[0][0] + both[1][0]
+    diff = median(["diff", old, new, "-f", "jsonl", "-q", "-o", os.devnull], args.repeat)
+    print(
+        f"| read both | shop-{n}.xml, -new | {read_both:.2f} | {max(b[1] for b in both) / 1024:.0f} | | |"
+    )
+    print(
+        f"| diff | shop-{n}.xml -> -new | {diff[0]:.2f} | {diff[1] / 1024:.0f} | {diff[0] / read_both:.2f}x | |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,454 @@
+"""The rules on each entry of a document: host and scope, lastmod, extensions.
+
+``EntryRules`` takes a document's entries in order, two ways: one value at a time (``value``:
+a ``Url`` or ``SitemapRef`` the reader gave), or a run of records the compiled core read into
+columns (``records``: the render lane's locs and lastmods as text, their instants, their
+extensions' JSON), judged a column at a time. Both ways give the same findings in the same
+order per code: a run costs a few passes at C speed, and only a record a rule may flag (a
+host with findings, a loc outside the scope, a lastmod in the future or without a day, an
+extension) is looked at on its own.
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time
+from functools import cache
+from itertools import compress, pairwise, repeat
+from typing import Any, cast
+
+from ..dates import Lastmod, from_formatted, future_lastmod, lastmod_without_day, latest_day
+from ..errors import InvalidValue
+from ..extensions.set_checks import SetChecks
+from ..model import ChangeFreq, SitemapRef, Url
+from ..urls import Scope, non_production_host, placeholder_host
+from . import rules
+from .findings import Findings
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_FREQS = tuple(ChangeFreq)
+
+
+class Hosts:
+    """Host rules, computed once per scheme://authority and applied to every URL on it."""
+
+    def __init__(
+        self, found: Findings, scope: Scope | None, index: bool, also: Scope | None = None
+    ) -> None:
+        self.found = found
+        self.scope = scope
+        self.also = None if index else also  # a cross-submitting site (urlsets only)
+        self.index = index
+        self.seen: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.first_host: str | None = None
+        self.prefix = "" if scope is None else scope.prefix
+
+    def of_index(self, served: Scope | None) -> Hosts:
+        """The rules for an index's entries, on its own site (``served``), which this one
+        turns out to be."""
+        return Hosts(self.found, served, True)
+
+    def check(self, loc: str) -> None:
+        end = loc.find("/", 8)
+        authority = loc if end < 0 else loc[:end]
+        verdicts = self.seen.get(authority)
+        if verdicts is None:
+            verdicts = self._judge(loc)
+            self.seen[authority] = verdicts
+        found = self.found
+        for code, message in verdicts:
+            # a development host is one finding whatever its scheme and port, as the reader
+            # reports it: every URL on the host counted
+            key = rules.host_of(loc) if code == "dev-host" else authority
+            found.per_host(code, key, message, loc)
+        scope = self.scope
+        if (
+            scope is not None
+            and not self.index
+            and not loc.startswith(self.prefix)
+            and not any(code in ("www-variant", "url-not-allowed") for code, _ in verdicts)
+            and (self.also is None or not loc.startswith(self.also.prefix))
+        ):
+            why = rules.url_not_allowed(loc, scope)
+            if why is not None:
+                found.at_entry("url-not-allowed", why, loc)
+
+    def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
+        host = rules.host_of(loc)
+        out: list[tuple[str, str]] = []
+        message = non_production_host(host)
+        if message is not None:
+            out.append(("dev-host", message))
+        message = placeholder_host(host)
+        if message is not None:
+            out.append(("placeholder-host", message))
+        scope = self.scope
+        if scope is None:
+            if self.first_host is None:
+                self.first_host = host
+            message = rules.mixed_hosts(host, self.first_host)
+            if message is not None:
+                out.append(("mixed-hosts", message))
+            return tuple(out)
+        if self.also is not None and loc.startswith(self.also.prefix):
+            return tuple(out)  # cross-submitted: the site's robots.txt lists the sitemap
+        message = rules.www_variant(loc, scope)
+        if message is not None:
+            out.append(("www-variant", message))
+            return tuple(out)
+        site = Scope(scope.scheme, scope.host, scope.port, "/")
+        message = rules.index_other_site(loc, scope) if not loc.startswith(site.prefix) else None
+        if message is not None:
+            out.append(("index-other-site" if self.index else "url-not-allowed", message))
+        return tuple(out)
+
+
+def scope_of(base_url: str | None) -> Scope | None:
+    if base_url is None:
+        return None
+    try:
+        return Scope.of(base_url)
+    except (InvalidValue, ValueError):
+        return None
+
+
+class EntryRules:
+    """The rules on a document's entries, given in document order (see the module doc);
+    ``entries`` counts them, ``careful`` the ones given as values (not in the core's runs),
+    ``newest()`` is the newest lastmod."""
+
+    def __init__(
+        self,
+        found: Findings,
+        set_checks: SetChecks,
+        refs: list[SitemapRef],
+        source: str,
+        *,
+        base_url: str | None,
+        url_scope: str | None,
+        cross_submit: str | None,
+        now: datetime | None,
+    ) -> None:
+        self.found = found
+        self.set_checks = set_checks
+        self.refs = refs
+        self.source = source
+        self.served = scope_of(base_url)
+        scope = self.served if url_scope is None else scope_of(url_scope)
+        self.now = now
+        self.day_limit = latest_day(now) if now is not None else date.max
+        self.newest_date: date | None = None
+        self.newest_time: datetime | None = None
+        self.entries = 0
+        self.careful = 0
+        self.hosts = Hosts(found, scope, False, scope_of(cross_submit))
+        self.prefix = None if scope is None else scope.prefix
+        self._check_url: Any = None
+
+    def value(self, event: Url | SitemapRef) -> Url | None:
+        """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
+        hosts = self.hosts
+        if type(event) is SitemapRef:
+            if not hosts.index:  # an index's children lie on its own site
+                hosts = self.hosts = hosts.of_index(self.served)
+                self.prefix = None if self.served is None else self.served.prefix
+            self.refs.append(event)
+        self.entries += 1
+        self.careful += 1
+        loc: str = event[0]
+        url: Url | None = None
+        if type(event) is Url:
+            url = event
+            if url.extensions:
+                self._extensions(url)
+            else:
+                self.set_checks.reciprocity.add_plain(loc)
+        # fast path: a known host without findings, inside the scope
+        end = loc.find("/", 8)
+        verdicts = hosts.seen.get(loc[:end] if end >= 0 else loc)
+        prefix = self.prefix
+        if verdicts is None or verdicts or (prefix is not None and not loc.startswith(prefix)):
+            hosts.check(loc)
+        lastmod: Lastmod | None = event[1]
+        if lastmod is not None:
+            self._lastmod(lastmod, loc)
+        return url
+
+    def _lastmod(self, lastmod: Lastmod, loc: str) -> None:
+        if not isinstance(lastmod, datetime):
+            if self.newest_date is None or lastmod > self.newest_date:
+                self.newest_date = lastmod
+            if lastmod > self.day_limit or type(lastmod) is not date:  # a year or a month
+                self._lastmod_rules(lastmod, loc)
+        else:
+            if self.newest_time is None or lastmod > self.newest_time:
+                self.newest_time = lastmod
+            if self.now is not None and lastmod > self.now:
+                self._lastmod_rules(lastmod, loc)
+
+    def _lastmod_rules(self, lastmod: Lastmod, loc: str) -> None:
+        """The rules on one lastmod (called only when one may apply)."""
+        message = lastmod_without_day(lastmod)
+        if message is not None:
+            self.found.at_entry("lastmod-without-day", message, loc)
+        message = None if self.now is None else future_lastmod(lastmod, self.now)
+        if message is not None:
+            self.found.at_entry("future-lastmod", message, loc)
+
+    def _extensions(self, url: Url) -> None:
+        """Their own rules, and the set-wide ones (hreflang, news)."""
+        check_url = self._check_url
+        if check_url is None:
+            from ..extensions.rules import check_url  # loaded with the first extension
+
+            self._check_url = check_url
+        # the reader has already reported elements it could not type (raw=False)
+        for problem in check_url(url, now=self.now, raw=False):
+            self.found.at_entry(problem.code, problem.message, url[0])
+        self.set_checks.add(url, source=self.source)
+
+    def records(self, run: Records) -> None:
+        """A run of records the core read into columns, judged a column at a time; the
+        records a rule may flag are then taken in document order, each as ``value`` takes
+        an entry (extensions, host and scope, lastmod), so findings are placed alike."""
+        locs = run.locs
+        self.entries += len(locs)
+        hosts_each = self._hosts_each(locs)
+        one_by_one, flagged = self._lastmods_of(run)
+        texts = run.extensions
+        with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
+        plain = locs if texts is None else compress(locs, map(operator.not_, texts))
+        self.set_checks.reciprocity.add_plain_many(plain)
+        if not (hosts_each or one_by_one or flagged or with_extensions):
+            return
+        extended, flags = set(with_extensions), set(flagged)
+        every = hosts_each or one_by_one
+        hosts, prefix = self.hosts, self.prefix
+        seen = hosts.seen
+        for i in range(len(locs)) if every else sorted(extended | flags):
+            loc = locs[i]
+            if i in extended:
+                self._extensions(run.url(i))
+            if hosts_each:
+                end = loc.find("/", 8)
+                verdicts = seen.get(loc[:end] if end >= 0 else loc)
+                if (
+                    verdicts is None
+                    or verdicts
+                    or (prefix is not None and not loc.startswith(prefix))
+                ):
+                    hosts.check(loc)
+            if one_by_one:
+                if run.lastmod_lengths[i]:
+                    self._lastmod(from_formatted(run.lastmod(i)), loc)
+            elif i in flags:
+                self._lastmod_rules(from_formatted(run.lastmod(i)), loc)
+
+    def _hosts_each(self, locs: Sequence[str]) -> bool:
+        """Whether the host and scope rules must judge each loc: not when every loc is on
+        the first one's authority, known (judged here if new) without findings, and inside
+        the scope (C-speed passes)."""
+        hosts = self.hosts
+        first = locs[0]
+        end = first.find("/", 8)
+        authority = first if end < 0 else first[:end]
+        verdicts = hosts.seen.get(authority)
+        if verdicts is None:
+            verdicts = hosts.seen[authority] = hosts._judge(first)
+        prefix = self.prefix
+        return not (
+            not verdicts
+            and all(map(str.startswith, locs, repeat(authority + "/")))
+            and (prefix is None or all(map(str.startswith, locs, repeat(prefix))))
+        )
+
+    def _lastmods_of(self, run: Records) -> tuple[bool, list[int]]:
+        """Newest lastmods, and the records a lastmod rule may flag (a date after the latest
+        day, a time after now), by their instants (the text read only for the newest and
+        the flagged); or True when a year or a month is among them (each then a finding,
+        all taken one by one)."""
+        lengths = run.lastmod_lengths
+        if 4 in lengths or 7 in lengths:
+            return True, []
+        flagged: list[int] = []
+        shortest, longest = min(lengths), max(lengths)
+        if 10 in lengths:  # dates (at the start of their day in UTC)
+            where, newest = _newest(run.instants, lengths, operator.eq, shortest == longest)
+            day = date.fromisoformat(run.lastmod(where[newest]))
+            if self.newest_date is None or day > self.newest_date:
+                self.newest_date = day
+            limit = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
+            flagged += _after(run.instants, where, limit)
+        if longest > 10:  # times
+            where, newest = _newest(run.instants, lengths, operator.gt, shortest > 10)
+            moment = cast(datetime, from_formatted(run.lastmod(where[newest])))
+            if self.newest_time is None or moment > self.newest_time:
+                self.newest_time = moment
+            if self.now is not None:
+                flagged += _after(run.instants, where, (self.now - _EPOCH) // _MICROSECOND)
+        return False, flagged
+
+    def newest(self) -> Lastmod | None:
+        known: list[Lastmod] = [v for v in (self.newest_date, self.newest_time) if v]
+        return rules.newest(known)
+
+
+_PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
+
+
+def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
+    """A record's extensions from their JSON: plain images (the core checked them as the
+    reader's compiled lane does) made at once, anything else by the registry."""
+    images = fields.get("images")
+    if len(fields) == 1 and images and all(image.keys() <= _PLAIN_IMAGE for image in images):
+        made = _image()
+        get = dict.get
+        return tuple(
+            [
+                made(i["loc"], get(i, "caption"), get(i, "geo_location"), get(i, "title"))
+                for i in images
+            ]
+        )
+    from ..extensions import from_json_fields
+
+    return from_json_fields(fields)
+
+
+@cache
+def _image() -> Any:
+    """``Image._trusted``, its module loaded with the first record that has images."""
+    from ..extensions.image import Image
+
+    return Image._trusted
+
+
+def _newest(
+    instants: array[int], lengths: list[int], kind: Any, every: bool
+) -> tuple[Sequence[int], int]:
+    """The records of one kind of lastmod (``kind(length, 10)``: dates or times), and which
+    of them is the newest (the first of equal instants)."""
+    if every:
+        return range(len(instants)), instants.index(max(instants))
+    where = list(compress(range(len(lengths)), map(kind, lengths, repeat(10))))
+    times = array("q", map(instants.__getitem__, where))
+    return where, times.index(max(times))
+
+
+def _after(instants: array[int], where: Sequence[int], limit: int) -> list[int]:
+    """The records among ``where`` whose instant is after ``limit``."""
+    if max(map(instants.__getitem__, where)) <= limit:
+        return []
+    return [i for i in where if instants[i] > limit]
+
+
+_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH
+
+
+class Records:
+    """A run of the core's records as columns: ``locs``, the lengths of the lastmods (W3C
+    text as ``format_w3c`` writes it, read by ``lastmod(i)``; 0 for none), their ``instants``
+    (microseconds since 1970 UTC),
+    ``extensions`` (JSON text, "" for none; None when no record has any); changefreq and
+    priority read from the core's buffers for the few records that need them."""
+
+    __slots__ = (
+        "_base",
+        "_freqs",
+        "_lastmods",
+        "_priorities",
+        "extensions",
+        "instants",
+        "lastmod_lengths",
+        "locs",
+    )
+
+    def __init__(
+        self,
+        locs: list[str],
+        lastmods: Any,
+        instants: array[int],
+        extensions: list[str] | None,
+        freqs: Any,
+        priorities: Any,
+        base: int,
+    ) -> None:
+        self.locs = locs
+        self._lastmods = lastmods
+        offsets = memoryview(lastmods[1]).cast("i")[base : base + len(locs) + 1]
+        self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
+        self.instants = instants
+        self.extensions = extensions
+        self._freqs = freqs
+        self._priorities = priorities
+        self._base = base  # the first record's row in the buffers of changefreq and priority
+
+    def lastmod(self, i: int) -> str:
+        """Record ``i``'s lastmod text ("" for none)."""
+        _, offsets, values = self._lastmods
+        i += self._base
+        start, end = memoryview(offsets).cast("i")[i : i + 2].tolist()
+        return bytes(values[start:end]).decode("ascii")
+
+    def url(self, i: int) -> Url:
+        """Record ``i`` (one with extensions) as a Url."""
+        import json  # with the first record that has extensions (a plain check loads none)
+
+        assert self.extensions is not None
+        lastmod = self.lastmod(i)
+        return Url._trusted(
+            self.locs[i],
+            from_formatted(lastmod) if lastmod else None,
+            self.changefreq(i),
+            self.priority(i),
+            _extensions_from(json.loads(self.extensions[i])),
+        )
+
+    def changefreq(self, i: int) -> ChangeFreq | None:
+        (validity, nulls), values, _ = self._freqs
+        i += self._base
+        return _FREQS[values[i]] if _valid(validity, nulls, i) else None
+
+    def priority(self, i: int) -> float | None:
+        (validity, nulls), values, _ = self._priorities
+        i += self._base
+        if not _valid(validity, nulls, i):
+            return None
+        return float(memoryview(values).cast("d")[i])
+
+
+def _valid(validity: bytes | None, nulls: int, i: int) -> bool:
+    if validity is None:
+        return nulls == 0
+    return bool(validity[i >> 3] >> (i & 7) & 1)
+
+
+def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
+    """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
+    _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
+    stop = start + count
+    instants: array[int] = array("q")
+    instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
+    texts = None if extensions[0][1] == columns[0] else _texts(extensions, start, stop)
+    return Records(
+        _texts(loc, start, stop),
+        lastmod,
+        instants,
+        texts if texts is not None and any(texts) else None,
+        changefreq,
+        priority,
+        start,
+    )
+
+
+def _texts(buffers: Any, start: int, stop: int) -> list[str]:
+    """Rows of a string column; a null one is "" (its offsets hold no bytes for it)."""
+    _, offsets_bytes, values = buffers
+    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
+    data = bytes(memoryview(values)[offsets[0] : offsets[-1]])
+    base = offsets[0]
+    if data.isascii():  # byte offsets are character offsets: one decode, then slices
+        text = data.decode("ascii")
+        return [text[a - base : b - base] for a, b in pairwise(offsets)]
+    return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]

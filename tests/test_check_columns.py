@@ -1,0 +1,132 @@
+"""The checker judges the render lane's runs of records a column at a time
+(``checking/entries.py``) and the reader's other entries one by one; both ways must give
+the same findings, counts and newest lastmod as taking every entry one by one (what a
+check with ``on_urls``, the HTML report's counts, does)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from test_read_property import documents, mutated
+from urlset.checking.checker import CheckOptions, check_document
+from urlset.checking.report import FileResult
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
+
+
+def _one_by_one(doc: bytes, options: CheckOptions) -> FileResult:
+    return check_document(doc, replace(options, on_urls=lambda source, urls: None), "doc")
+
+
+def _same(doc: bytes, options: CheckOptions) -> FileResult:
+    result = check_document(doc, options, "doc")
+    careful = _one_by_one(doc, options)
+    assert result.issues == careful.issues
+    assert result.unlisted == careful.unlisted
+    assert (result.entries, result.newest_lastmod) == (careful.entries, careful.newest_lastmod)
+    assert type(result.newest_lastmod) is type(careful.newest_lastmod)
+    assert careful.careful_entries == careful.entries
+    return result
+
+
+def _lastmod(i: int, kind: str) -> str:
+    offsets = ("Z", "+01:00", "-05:00", "+05:30")
+    if kind == "times":
+        return f"2025-0{1 + i % 9}-1{i % 10}T10:{i % 60:02d}:00{offsets[i % 4]}"
+    if kind == "fractions":
+        return f"2025-03-01T10:00:0{i % 10}.{i % 1000:03d}{offsets[i % 4]}"
+    if kind == "dates":
+        return f"2025-0{1 + i % 9}-1{i % 10}"
+    if kind == "future":  # a future date or time now and then, among past ones
+        return ("2027-02-01", "2026-06-01T00:00:00+02:00", "2025-01-01")[i % 3]
+    if kind == "tomorrow":  # the day after now: not in the future somewhere on Earth
+        return ("2026-01-01", "2026-01-02", "2025-12-31T23:59:59-11:00")[i % 3]
+    if kind == "reduced":  # a year, a month among dates
+        return ("2024", "2024-05", "2025-01-01")[i % 3]
+    if kind == "some":  # a time now and then, most without a lastmod
+        return _lastmod(i, "times") if i % 5 == 0 else ""
+    if kind == "mixed":
+        return _lastmod(i, ("times", "dates", "fractions", "future")[i % 4])
+    return ""
+
+
+def _urlset(n: int, *, lastmods: str, host: str, images: int, other: str = "") -> bytes:
+    rows = []
+    for i in range(n):
+        loc = f"https://{host}/p/{i}?a=1&amp;b=it&apos;s" if i % 3 else f"https://{host}/c/{i}"
+        if other and i % 17 == 5:
+            loc = f"https://{other}/x/{i}"
+        lastmod = _lastmod(i, lastmods)
+        parts = [f"<loc>{loc}</loc>"]
+        if lastmod:
+            parts.append(f"<lastmod>{lastmod}</lastmod>")
+        if i % 2:
+            parts.append(f"<changefreq>weekly</changefreq><priority>0.{i % 10}</priority>")
+        if images and i % images == 0:
+            parts.append(
+                f"<image:image><image:loc>https://{host}/i/{i}.jpg</image:loc>"
+                f"<image:caption>c {i}</image:caption></image:image>"
+            )
+        if i == 40:  # a repeated loc
+            parts[0] = f"<loc>https://{host}/c/0</loc>"
+        rows.append("<url>" + "".join(parts) + "</url>\n")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{IMAGE}">\n'
+        + "".join(rows)
+        + "</urlset>\n"
+    ).encode()
+
+
+LASTMODS = ("none", "some", "times", "fractions", "dates", "future", "tomorrow", "reduced", "mixed")
+HOSTS = {  # host, another host now and then
+    "one": ("www.urlset-shop.com", ""),
+    "two": ("www.urlset-shop.com", "cdn.urlset-shop.com"),
+    "dev": ("localhost:8080", ""),
+    "placeholder": ("www.example.com", ""),
+    "www variant": ("urlset-shop.com", ""),
+}
+SCOPES = {
+    "none": CheckOptions(now=NOW),
+    "site": CheckOptions(base_url="https://www.urlset-shop.com/", now=NOW),
+    "folder": CheckOptions(base_url="https://www.urlset-shop.com/p/", now=NOW),
+    "no clock": CheckOptions(base_url="https://www.urlset-shop.com/"),
+}
+
+
+@pytest.mark.parametrize("lastmods", LASTMODS)
+@pytest.mark.parametrize("hosts", sorted(HOSTS))
+@pytest.mark.parametrize("images", [0, 7])
+def test_columns_give_what_one_by_one_gives(lastmods: str, hosts: str, images: int) -> None:
+    host, other = HOSTS[hosts]
+    doc = _urlset(300, lastmods=lastmods, host=host, images=images, other=other)
+    for options in SCOPES.values():
+        result = _same(doc, options)
+        assert result.entries == 300
+
+
+def test_a_plain_urlset_is_judged_in_columns() -> None:
+    """Every record of a canonical urlset (times in offsets, & and ', images) comes in the
+    core's columns: none is taken one by one."""
+    doc = _urlset(5_000, lastmods="mixed", host="www.urlset-shop.com", images=10)
+    result = _same(doc, SCOPES["site"])
+    # the first record (its origin judged by the reader) and a repeated loc (the reader
+    # reports it) come one by one
+    assert result.careful_entries == 2
+    codes = {i.code for i in result.issues}
+    assert codes == {"future-lastmod", "image-deprecated-field", "duplicate-loc"}
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(documents() | mutated())
+def test_columns_change_no_finding(doc: bytes) -> None:
+    _same(doc, SCOPES["site"])
