@@ -307,7 +307,7 @@ def test_a_plain_sitemap_read_by_the_compiled_lane_loads_no_lxml(tmp_path: Path)
     assert urlset_modules(modules, "urlset.reading") == {
         f"urlset.reading.{name}"
         for name in (
-            *("output", "reader", "rendered", "sink", "sniff", "text", "xml_common"),
+            *("columns", "output", "reader", "rendered", "sink", "sniff", "text", "xml_common"),
             *("xml_compiled", "xml_elements", "xml_feeds", "xml_full", "xml_guard"),
             *("xml_prolog", "xmlbody"),
         )

@@ -25,16 +25,19 @@ VALUE_ELEMENT = {
 _QUOTED = lazy(r"'([^'\n]{1,2048})'")
 
 
+def _escaped(text: str) -> str:
+    """``text`` as XML text writes it (xml.sax.saxutils.escape, which loads urllib.request)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _needles(issue: Issue) -> list[tuple[bytes, int]]:
     """What ``issue``'s value is written as, best first, and the column of the value past
     where the needle starts (the value quoted in the message, else its element)."""
-    from xml.sax.saxutils import escape  # here: it loads urllib.request, which reads never need
-
     out = []
-    quoted = _QUOTED.search(issue.message)
+    quoted = _QUOTED.search(issue.message) if "'" in issue.message else None
     if quoted is not None:
         value = quoted.group(1)
-        for needle in (value, escape(value)):
+        for needle in (value, _escaped(value)):
             out.append((b">" + needle.encode("utf-8", "replace"), 2))
     name = VALUE_ELEMENT.get(issue.code)
     if name is not None:
