@@ -15,8 +15,10 @@ as ``read_robots``), which holds one of the host's slots.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from array import array
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
@@ -74,6 +76,7 @@ class HostState:
         "ready",
         "robots",
         "unreadable",
+        "waiters",
     )
 
     def __init__(self, origin: str) -> None:
@@ -87,6 +90,7 @@ class HostState:
         self.queue = _Queue()
         self.head = True  # False once it answered HEAD with 405/501 or unlike GET
         self.head_checks = 0  # HEAD answers checked against GET so far
+        self.waiters: deque[asyncio.Future[None]] = deque()  # requests waiting in acquire()
 
     def hold(self, seconds: float) -> None:
         """No new request for ``seconds`` (a 429's or 503's Retry-After)."""
@@ -115,7 +119,7 @@ class Scheduler:
         self.blocked = blocked
         self.hosts: dict[str, HostState] = {}
         self.waiting: dict[str, HostState] = {}  # hosts with queued URLs, served in turn
-        self._changed = asyncio.Event()
+        self._idle: deque[asyncio.Future[None]] = deque()  # workers waiting in take()
         self._tasks: set[asyncio.Task[None]] = set()
 
     def host(self, origin: str) -> HostState:
@@ -134,7 +138,10 @@ class Scheduler:
             await self.read_robots(state)
         finally:
             state.ready = True
-            self.release(state)
+            state.in_flight -= 1
+            for waiters in (state.waiters, self._idle):  # the host's URLs may all go now
+                while _wake(waiters):
+                    pass
 
     def hold(self, url: str, seconds: float) -> None:
         """The Fetcher's word that ``url``'s server asked to wait (Retry-After): its host
@@ -144,8 +151,11 @@ class Scheduler:
             state.hold(seconds)
 
     def release(self, state: HostState) -> None:
+        """A slot given back: one worker waiting for it woken (one waiting in ``acquire``
+        for this host first), not all of them: a slot is used by one."""
         state.in_flight -= 1
-        self._changed.set()
+        if not _wake(state.waiters):
+            _wake(self._idle)
 
     def _claim(self, state: HostState, now: float, loc: str) -> str | None:
         """``GO`` (its slot taken) or ``BLOCKED`` (robots.txt: no slot) when ``loc`` of
@@ -196,9 +206,11 @@ class Scheduler:
             if pulled >= PULLED:
                 await asyncio.sleep(0)  # the answers in flight are read meanwhile
                 continue
-            if not self.waiting:
+            if not self.waiting:  # every URL handed out: the idle workers end too
+                while _wake(self._idle):
+                    pass
                 return None
-            await self._wait(now)
+            await self._wait(now, self._idle)
 
     def _any(self) -> tuple[int, HostState, str] | None:
         """Past the deadline: any URL left, not to be requested."""
@@ -226,22 +238,30 @@ class Scheduler:
                     state.in_flight += 1
                     state.next_slot = now + state.interval
                     return GO
-            await self._wait(now, state)
+            await self._wait(now, state.waiters, state)
 
-    async def _wait(self, now: float, also: HostState | None = None) -> None:
-        """Until a slot is given back, a robots.txt is read, a pacer's turn comes or the
-        deadline passes."""
+    async def _wait(
+        self, now: float, waiters: deque[asyncio.Future[None]], also: HostState | None = None
+    ) -> None:
+        """In ``waiters`` until woken (a slot given back, a robots.txt read), a pacer's turn
+        comes or the deadline passes."""
         hosts = [*self.waiting.values(), *([also] if also is not None else [])]
         turns = [s.next_slot for s in hosts if s.ready and s.in_flight < self.per_host]
         if self.ends is not None:
             turns.append(self.ends)
         timeout = max(0.0, min(turns) - now) if turns else None
-        self._changed.clear()
+        woken = asyncio.get_running_loop().create_future()
+        waiters.append(woken)
         try:
             async with asyncio.timeout(timeout):
-                await self._changed.wait()
+                await woken
         except TimeoutError:
             pass
+        finally:
+            if not woken.done():
+                woken.cancel()
+            with contextlib.suppress(ValueError):
+                waiters.remove(woken)
 
     async def close(self) -> None:
         """Robots.txt reads still under way (a deadline or an error ended the run) ended."""
@@ -249,3 +269,13 @@ class Scheduler:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _wake(waiters: deque[asyncio.Future[None]]) -> bool:
+    """The first waiter still waiting woken; False when there was none."""
+    while waiters:
+        woken = waiters.popleft()
+        if not woken.done():
+            woken.set_result(None)
+            return True
+    return False
