@@ -22,7 +22,7 @@ from ..errors import InvalidValue
 from ..model import Url
 
 if TYPE_CHECKING:
-    from .build import BuildReport
+    from .report import BuildReport
 
 _KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
 

@@ -25,15 +25,7 @@ from zlib_ng import zlib_ng
 from ..dates import format_w3c, from_formatted
 from ..errors import LimitExceeded, PublishError
 from ..urls import Scope
-from .build import (
-    BuildOptions,
-    BuildReport,
-    Entry,
-    FileReport,
-    _checked,
-    _Names,
-    write_indexes,
-)
+from .checked import checked_batches
 from .document import (
     URLSET_FOOTER,
     Rendered,
@@ -42,6 +34,9 @@ from .document import (
     uses_typed_prefix,
 )
 from .files import FileSink, Publisher
+from .indexes import write_indexes
+from .options import BuildOptions, Entry, FileNames
+from .report import BuildReport, FileReport
 from .shards import (
     NEWS_TAG,
     Change,
@@ -97,7 +92,7 @@ def _standalone(batch: list[Any] | Rendered, opts: BuildOptions) -> Items:
     return [url[0] for url in batch], standalone_entries(batch, text=opts.text)
 
 
-def load_manifest(out_dir: Path, names: _Names) -> Manifest | None:
+def load_manifest(out_dir: Path, names: FileNames) -> Manifest | None:
     """The manifest of the set published in ``out_dir``: the one whose indexes are the
     published ones, byte for byte (a build killed after publishing an index but before
     removing the old manifest leaves two; only one matches)."""
@@ -142,7 +137,7 @@ class _ShardWriter:
     """Writes shards into the staging directory, a few compressing at once; ``close``
     returns the leaves, each named by its content."""
 
-    def __init__(self, opts: BuildOptions, staging: Path, names: _Names) -> None:
+    def __init__(self, opts: BuildOptions, staging: Path, names: FileNames) -> None:
         self._opts = opts
         self._staging = staging
         self._names = names
@@ -345,7 +340,7 @@ def build_stable(
     scope: Scope,
     report: BuildReport,
     publisher: Publisher,
-    names: _Names,
+    names: FileNames,
     progress: Callable[[int], object] | None,
     on_change: Callable[[Change], None] | None,
 ) -> None:
@@ -366,7 +361,7 @@ def build_stable(
             )
     spill = _Spill(staging)
     try:
-        for batch in _checked(entries, opts, scope, report, staging):
+        for batch in checked_batches(entries, opts, scope, report, staging):
             locs, texts = _standalone(batch, opts)
             spill.add(locs, texts)
             report.urls += len(locs)
@@ -428,7 +423,7 @@ def _publish(
     directory: str,
     report: BuildReport,
     publisher: Publisher,
-    names: _Names,
+    names: FileNames,
 ) -> None:
     """Write the index(es) and the manifest of ``leaves`` and publish them with the shards
     written (every named leaf not in ``kept`` is in the staging directory)."""

@@ -19,9 +19,11 @@ from typing import Any
 from ..dates import from_formatted
 from ..errors import InvalidValue, PublishError
 from ..urls import Scope, to_uri
-from .build import BuildOptions, BuildProblem, BuildReport, Entry, FileReport, _checked, _Names
+from .checked import checked_batches
 from .document import uses_typed_prefix
 from .files import Publisher
+from .options import BuildOptions, Entry, FileNames
+from .report import BuildProblem, BuildReport, FileReport
 from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of
 from .stable import (
     _publish,
@@ -61,7 +63,7 @@ def update_sitemaps(
     scope = Scope.of(opts.base_directory())
     report = BuildReport(listener=on_problem)
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
-    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    names = FileNames(opts.prefix, gzip=opts.gzip, text=opts.text)
     out = Path(out_dir)
     with Publisher(out, names.stale) as publisher:
         manifest = load_manifest(out, names)
@@ -90,7 +92,7 @@ class _Update:
         scope: Scope,
         report: BuildReport,
         publisher: Publisher,
-        names: _Names,
+        names: FileNames,
         manifest: Manifest,
     ) -> None:
         self.opts = opts
@@ -122,7 +124,7 @@ class _Update:
         opts, report = self.opts, self.report
         upserts: dict[int, dict[str, str]] = {}
         given = 0
-        for batch in _checked(entries, opts, self.scope, report, self.publisher.staging):
+        for batch in checked_batches(entries, opts, self.scope, report, self.publisher.staging):
             locs, texts = _standalone(batch, opts)
             for loc, text in zip(locs, texts, strict=True):
                 upserts.setdefault(self._leaf_of(loc), {})[loc] = text
