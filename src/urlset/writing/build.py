@@ -8,16 +8,17 @@ index when there is more than one document (``indexes``), and publishes through
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..dates import Lastmod
 from ..errors import LimitExceeded
+from ..model import Url
 from ..urls import Scope
 from .checked import checked_batches
-from .document import DocumentStats, EntryTooLarge, SitemapDocument, urlset_header
+from .document import DocumentStats, EntryTooLarge, Rendered, SitemapDocument, urlset_header
 from .files import FileSink, Publisher
 from .indexes import write_indexes
 from .options import BuildOptions, Entry, FileNames, prepare_build
@@ -26,6 +27,7 @@ from .options import BuildOptions, Entry, FileNames, prepare_build
 from .report import BuildProblem as BuildProblem
 from .report import BuildReport as BuildReport
 from .report import FileReport as FileReport
+from .sections import by_section, sections_for
 
 if TYPE_CHECKING:
     from .shards import Change  # named in annotations only: shards loads with a stable build
@@ -56,10 +58,16 @@ def write_sitemaps(
     ``BuildProblem``; with ``strict=True`` the first one raises and nothing is published.
     A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
     also when ``sitemap_url`` says the files will be served from elsewhere.
+    ``section``: the URLs are written by section, each section's files named after it
+    (``sitemap-blog-2-<hash>.xml.gz``) and all listed in the index: the name of a key of
+    mapping entries, a callable of the loc (a name, or None for ``sections.DEFAULT``),
+    ``"path:N"`` (the first N directory segments) or a ``writing.sections.Sections``.
     With ``stable=True`` the URLs are sharded by a hash of their loc (``writing.stable``):
     ``on_change`` then receives each URL added, removed or changed against the set in
     ``out_dir``, and ``update_sitemaps`` can change the set without building it again.
     """
+    if options.get("section") is not None:
+        entries, options["section"] = sections_for(entries, options["section"])
     opts, scope, report, names = prepare_build(base_url, on_problem, options)
     directory = opts.sitemap_directory()
     if opts.stable:
@@ -95,6 +103,87 @@ class _Part(NamedTuple):
     written: int
     lastmod: Lastmod | None
     digest: str
+    section: str | None
+
+
+class _Documents:
+    """The documents of a build in input order, one open at a time per section (one in
+    all without sections); closed ones compress on their own threads, a few at once."""
+
+    def __init__(self, opts: BuildOptions, staging: Path, names: FileNames) -> None:
+        self._opts = opts
+        self._staging = staging
+        self._names = names
+        self._header = (
+            "" if opts.text else urlset_header(xsl=opts.xsl, schema_location=opts.schema_location)
+        )
+        self._open: dict[str | None, tuple[FileSink, SitemapDocument]] = {}
+        # closed documents whose files still compress and fsync, oldest first
+        self._finishing: deque[tuple[FileSink, DocumentStats, str | None]] = deque()
+        self._started = 0
+        self.parts: list[_Part] = []
+
+    def add(self, batch: list[Url] | Rendered, section: str | None) -> None:
+        start = 0
+        while start < len(batch):
+            _, document = self._open.get(section) or self._start(section)
+            start = document.add(batch, start)
+            if start < len(batch):
+                self._close(section)
+
+    def _start(self, section: str | None) -> tuple[FileSink, SitemapDocument]:
+        opts = self._opts
+        self._started += 1
+        sink = FileSink(
+            self._staging / self._names.staged(self._started),
+            gzip=opts.gzip,
+            level=opts.gzip_level,
+        )
+        document = SitemapDocument(
+            sink,
+            max_urls=opts.limits.max_urls,
+            max_bytes=opts.limits.max_bytes,
+            text=opts.text,
+            header=self._header,
+        )
+        self._open[section] = sink, document
+        return sink, document
+
+    def _close(self, section: str | None) -> None:
+        sink, document = self._open.pop(section)
+        self._finishing.append((sink, document.close(), section))
+        sink.finish()
+        if len(self._finishing) > _FINISHING:
+            self._settle()
+
+    def _settle(self) -> None:
+        done, stats, section = self._finishing.popleft()
+        done.wait()
+        self.parts.append(
+            _Part(
+                done.path.name,
+                stats.urls,
+                stats.bytes,
+                done.written,
+                stats.newest_lastmod,
+                done.hexdigest(),
+                section,
+            )
+        )
+
+    def close(self) -> list[_Part]:
+        """Every part, by section (in name order) and in input order within one."""
+        for section in sorted(self._open, key=str):
+            self._close(section)
+        while self._finishing:
+            self._settle()
+        return sorted(self.parts, key=lambda part: part.section or "")
+
+    def discard(self) -> None:
+        for sink, _ in self._open.values():
+            sink.discard()
+        for unsettled, _, _ in self._finishing:
+            unsettled.discard()
 
 
 def _write_parts(
@@ -106,75 +195,22 @@ def _write_parts(
     names: FileNames,
     progress: Callable[[int], object] | None,
 ) -> list[_Part]:
-    limits = opts.limits
-    header = "" if opts.text else urlset_header(xsl=opts.xsl, schema_location=opts.schema_location)
-    parts: list[_Part] = []
-    sink: FileSink | None = None
-    document: SitemapDocument | None = None
-    # closed documents whose files still compress and fsync on their own threads, oldest first
-    finishing: deque[tuple[FileSink, DocumentStats]] = deque()
-
-    def settle() -> None:
-        done, stats = finishing.popleft()
-        done.wait()
-        parts.append(
-            _Part(
-                done.path.name,
-                stats.urls,
-                stats.bytes,
-                done.written,
-                stats.newest_lastmod,
-                done.hexdigest(),
-            )
-        )
-
-    def close_current() -> None:
-        assert sink is not None and document is not None
-        finishing.append((sink, document.close()))
-        sink.finish()
-        if len(finishing) > _FINISHING:
-            settle()
-
+    documents = _Documents(opts, staging, names)
     try:
         for batch in checked_batches(entries, opts, scope, report, staging):
-            start = 0
-            while start < len(batch):
-                if document is None:
-                    sink = FileSink(
-                        staging / names.staged(len(parts) + len(finishing) + 1),
-                        gzip=opts.gzip,
-                        level=opts.gzip_level,
-                    )
-                    document = SitemapDocument(
-                        sink,
-                        max_urls=limits.max_urls,
-                        max_bytes=limits.max_bytes,
-                        text=opts.text,
-                        header=header,
-                    )
-                start = document.add(batch, start)
-                if start < len(batch):
-                    close_current()
-                    document = None
+            for section, part in by_section(batch, opts.section):
+                documents.add(part, section)
             report.urls += len(batch)
             if progress is not None:
                 progress(report.urls)
-        if document is not None:
-            close_current()
-            document = None
-        while finishing:
-            settle()
+        return documents.close()
     except EntryTooLarge as exc:
         raise LimitExceeded(
             f"{exc.url.loc[:100]}: this entry alone is {exc.size} bytes and cannot fit in a "
-            f"sitemap of at most {limits.max_bytes} bytes; raise the byte limit"
+            f"sitemap of at most {opts.limits.max_bytes} bytes; raise the byte limit"
         ) from None
     finally:
-        if document is not None and sink is not None:
-            sink.discard()
-        for unsettled, _ in finishing:
-            unsettled.discard()
-    return parts
+        documents.discard()
 
 
 def _finish(
@@ -187,13 +223,18 @@ def _finish(
 ) -> list[list[str]]:
     """Name the parts, write the index or indexes; return the sets to publish, each an
     index's children and then the index (or a set's only file)."""
-    final = [names.single()] if len(parts) == 1 else []
-    final = final or [names.child(n, part.digest) for n, part in enumerate(parts, 1)]
+    alone = len(parts) == 1 and opts.section is None  # a set with sections has an index
+    final = [names.single()] if alone else []
+    if not alone:
+        numbered: Counter[str | None] = Counter()
+        for part in parts:
+            numbered[part.section] += 1
+            final.append(names.child(numbered[part.section], part.digest, part.section))
     for part, name in zip(parts, final, strict=True):
         (staging / part.name).rename(staging / name)
         report.files.append(
             FileReport(name, directory + name, part.entries, part.bytes, part.written, part.lastmod)
         )
-    if len(parts) == 1:
+    if alone:
         return [final]
     return write_indexes(opts, directory, report, staging, names)

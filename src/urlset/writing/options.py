@@ -16,6 +16,7 @@ from ..model import Url
 from ..urls import Scope, non_production_host, placeholder_host, to_uri
 from .files import DEFAULT_GZIP_LEVEL
 from .report import BuildProblem, BuildReport
+from .sections import Sections
 from .source_rows import SourceRows
 
 
@@ -43,6 +44,8 @@ class BuildOptions:
     now: datetime | None = (
         None  # for the rules check shares (future lastmod, news age); None: the clock
     )
+    # which section each URL is written in (``sections``): its files are named after it
+    section: Sections | None = None
     stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
@@ -77,6 +80,8 @@ def prepare_build(
 ) -> tuple[BuildOptions, Scope, BuildReport, FileNames]:
     """A build's options, scope, report (with the notes about the whole set) and names."""
     opts = BuildOptions(base_url, **options)
+    if opts.stable and opts.section is not None:
+        raise InvalidValue("section", opts.section.describe, "a stable set has no sections yet")
     scope = Scope.of(opts.base_directory())
     report = BuildReport(listener=on_problem)
     not_public = non_production_host(scope.host)
@@ -111,8 +116,9 @@ class FileNames:
         self.prefix = prefix
         self.gz = ".gz" if gzip else ""
         self.ext = ".txt" if text else ".xml"
+        digest, section = f"[0-9a-f]{{{self.DIGITS}}}", "[a-z0-9][a-z0-9_-]*"
         self.stale = re.compile(
-            rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-[0-9a-f]{{{self.DIGITS}}})?)?"
+            rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-{digest})?|-{section}-\d+-{digest})?"
             rf"\.(?:xml|txt)(?:\.gz)?|\.{re.escape(prefix)}-manifest-[0-9a-f]{{16}}\.json"
         )
 
@@ -120,8 +126,10 @@ class FileNames:
         """The name a part is written under in the staging directory, before its hash is known."""
         return f"{self.prefix}-{number}{self.ext}{self.gz}"
 
-    def child(self, number: int, digest: str) -> str:
-        return f"{self.prefix}-{number}-{digest[: self.DIGITS]}{self.ext}{self.gz}"
+    def child(self, number: int, digest: str, section: str | None = None) -> str:
+        """A child's name; in a section, after it (``sitemap-products-3-<hash>.xml.gz``)."""
+        named = self.prefix if section is None else f"{self.prefix}-{section}"
+        return f"{named}-{number}-{digest[: self.DIGITS]}{self.ext}{self.gz}"
 
     def single(self) -> str:
         return f"{self.prefix}{self.ext}{self.gz}"
