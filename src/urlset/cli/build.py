@@ -120,8 +120,9 @@ DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click con
 @click.option(
     "--stable",
     is_flag=True,
-    help="Shard URLs by a hash of their loc and keep a manifest beside the set, so that "
-    "--update can change it later by writing only the shards that change.",
+    help="Shard URLs by the URL (its section, directory and place there, so neighbours "
+    "share files) and keep a manifest beside the set, so that --update can change it later "
+    "by writing only the shards that change.",
 )
 @click.option(
     "--update",

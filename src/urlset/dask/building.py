@@ -100,6 +100,8 @@ def build(
     options.setdefault("now", datetime.now(UTC))  # one clock for every worker's rules
     options["stable"] = True
     opts, _scope, report, names = prepare_build(base_url, on_problem, options)
+    if opts.section is not None:
+        raise InvalidValue("section", opts.section.describe, "a build on Dask has no sections")
     with connect(scheduler, client) as dask_client:
         frame = read_frame(data, input_format)
         with Publisher(Path(out), names.stale) as publisher:

@@ -80,8 +80,6 @@ def prepare_build(
 ) -> tuple[BuildOptions, Scope, BuildReport, FileNames]:
     """A build's options, scope, report (with the notes about the whole set) and names."""
     opts = BuildOptions(base_url, **options)
-    if opts.stable and opts.section is not None:
-        raise InvalidValue("section", opts.section.describe, "a stable set has no sections yet")
     scope = Scope.of(opts.base_directory())
     report = BuildReport(listener=on_problem)
     not_public = non_production_host(scope.host)
