@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from urlset.limits import CURRENT
 from urlset.writing.build import write_sitemaps
 from urlset.writing.update import update_sitemaps
 
@@ -40,6 +41,7 @@ BASE = "https://www.example.com/"
 FIRST_ID = 1_000_000
 SECTIONS = ("products", "blog", "recipes", "stores", "help")
 OUT = Path(__file__).resolve().parent / "out" / "sections"
+LIMITS: dict[str, Any] = {}  # the limits every build and update here is given
 
 
 def loc(section: str, n: int) -> str:
@@ -116,7 +118,7 @@ def day(
     before = index_lastmods(out)
     names_before = {p.name: p.stat().st_mtime_ns for p in out.glob("sitemap-*")}
     start = time.perf_counter()
-    report = update_sitemaps(upserts, out, BASE, remove=removed, section="path:1")
+    report = update_sitemaps(upserts, out, BASE, remove=removed, section="path:1", **LIMITS)
     update_s = time.perf_counter() - start
     after = index_lastmods(out)
     moved = sum(1 for child, lastmod in after.items() if before.get(child, b"-") != lastmod)
@@ -128,11 +130,9 @@ def day(
     full_out = OUT / f"{name}-full"
     shutil.rmtree(full_out, ignore_errors=True)
     start = time.perf_counter()
-    write_sitemaps(final.values(), full_out, BASE, stable=True, section="path:1")
+    write_sitemaps(final.values(), full_out, BASE, stable=True, section="path:1", **LIMITS)
     full_s = time.perf_counter() - start
-    same = sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(
-        p.name for p in full_out.iterdir() if p.is_file()
-    )
+    same = _files(out) == _files(full_out)
     return {
         "changes": len(upserts) + len(removed),
         "files": len(after),
@@ -146,11 +146,15 @@ def day(
     }
 
 
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+
 def timed(per: int, out: str, **options: Any) -> float:
     target = OUT / out
     shutil.rmtree(target, ignore_errors=True)
     start = time.perf_counter()
-    write_sitemaps(initial(per), target, BASE, **options)
+    write_sitemaps(initial(per), target, BASE, **options, **LIMITS)
     return round(time.perf_counter() - start, 2)
 
 
@@ -158,11 +162,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--max-urls",
+        type=int,
+        default=50_000,
+        help="URLs a file (5000 at 1M URLs gives the file count of 10M at the protocol's limit)",
+    )
     args = parser.parse_args()
+    LIMITS["limits"] = CURRENT.lowered(max_urls=args.max_urls)
     per = args.urls // 5
     total = per * 5
     OUT.mkdir(parents=True, exist_ok=True)
-    results: dict[str, object] = {"urls": total, "load": os.getloadavg()[0]}
+    results: dict[str, object] = {
+        "urls": total,
+        "max_urls": args.max_urls,
+        "load": os.getloadavg()[0],
+    }
     results["build_default_s"] = timed(per, "default")
     results["build_default_sections_s"] = timed(per, "default-sections", section="path:1")
     results["build_stable_s"] = timed(per, "stable", stable=True)

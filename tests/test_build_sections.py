@@ -156,3 +156,17 @@ def test_the_command_takes_sections_and_refuses_bad_ones(tmp_path: Path) -> None
         assert result.exit_code == 2, (wrong, result.output)
         assert "Error:" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize(
+    ("loc", "section"),
+    [
+        ("https://www.example.com", DEFAULT),
+        ("https://www.example.com?q=/shop/x/", DEFAULT),  # a query is not the path
+        ("https://www.example.com/about#/shop/x/", DEFAULT),  # nor is a fragment
+        ("https://www.example.com/shop/x?y=/z/", "shop"),
+        ("https://www.example.com/Shop/", "shop"),
+    ],
+)
+def test_the_section_of_a_path_is_read_from_the_path_alone(loc: str, section: str) -> None:
+    assert Sections.by_path(1).of([loc]) == [section]
