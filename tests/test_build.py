@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-import urlset.writing.build
+import urlset.writing.checked
 import urlset.writing.dedupe
 from helpers import NS, entries, load, locs, parse, unhashed
 from urlset import SITEMAPS_2008, InvalidValue, LimitExceeded, Url
@@ -561,13 +561,13 @@ def test_rows_are_written_exactly_as_their_urls(
     out_rows, out_urls = tmp_path_factory.mktemp("rows"), tmp_path_factory.mktemp("urls")
     options = {"gzip": False, "text": text, "skip_out_of_scope": True}
     options["limits"] = SITEMAPS_2008.lowered(max_urls=3)
-    saved = urlset.writing.build._BATCH
-    urlset.writing.build._BATCH = batch  # several batches, some clean and some not
+    saved = urlset.writing.checked.BATCH
+    urlset.writing.checked.BATCH = batch  # several batches, some clean and some not
     try:
         from_rows = write_sitemaps(rows, out_rows, BASE, **options)  # type: ignore[arg-type]
         from_urls = write_sitemaps(urls, out_urls, BASE, **options)  # type: ignore[arg-type]
     finally:
-        urlset.writing.build._BATCH = saved
+        urlset.writing.checked.BATCH = saved
     assert from_rows.urls == from_urls.urls and from_rows.duplicates == from_urls.duplicates
     assert sum(from_rows.rejected.values()) == len(rows) - len(in_scope)
     assert [f[1:] for f in from_rows.files] == [f[1:] for f in from_urls.files]

@@ -130,10 +130,28 @@ def news_window(value: str | None) -> timedelta | None:
     "for an earlier build of the set are replaced; every other byte is kept).",
 )
 @click.option(
+    "--section-by",
+    "section_by",
+    metavar="RULE",
+    help="Write the set by section, each section's files named after it and all listed in "
+    "the index: path:N takes the first N directory segments of each URL's path (/blog/2024/x "
+    "is in blog at 1, blog-2024 at 2; a page at the root in 'other').",
+)
+@click.option(
+    "--section",
+    "section_patterns",
+    multiple=True,
+    metavar="NAME=GLOB",
+    help="A named section of URLs whose path matches GLOB (* within a segment, ** across "
+    "them: --section products='/p/*' --section blog='/blog/**'); repeatable, the first match "
+    "wins, the rest go to 'other'.",
+)
+@click.option(
     "--stable",
     is_flag=True,
-    help="Shard URLs by a hash of their loc and keep a manifest beside the set, so that "
-    "--update can change it later by writing only the shards that change.",
+    help="Shard URLs by the URL (its section, directory and place there, so neighbours "
+    "share files) and keep a manifest beside the set, so that --update can change it later "
+    "by writing only the shards that change.",
 )
 @click.option(
     "--update",

@@ -24,6 +24,7 @@ from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
+from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
 from .build import DASK
@@ -84,6 +85,7 @@ def build_sitemaps(
 ) -> None:
     """Run ``urlset build`` with the command's parameters (see its help)."""
     default_tz = _timezone(tz_name)
+    sections = _sections(site_options.pop("section_by"), site_options.pop("section_patterns"))
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
     except InvalidValue as exc:
@@ -111,6 +113,7 @@ def build_sitemaps(
         "default_tz": default_tz,
         "sitemap_url": sitemap_url,
         "news_window": news_window,
+        "section": sections,
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
     try:
@@ -253,6 +256,20 @@ def _inputs(
 
 
 _SHOWN_LINKS = 1_000  # missing hreflang links named one by one, as check names them
+
+
+def _sections(rule: str | None, patterns: tuple[str, ...]) -> Sections | None:
+    """The sections --section-by or --section name; a bad rule is a usage error."""
+    if rule is not None and patterns:
+        raise click.UsageError("give --section-by or --section NAME=GLOB, not both")
+    try:
+        if rule is not None:
+            return parse_rule(rule)
+        if patterns:
+            return Sections.by_patterns(map(parse_pattern, patterns))
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    return None
 
 
 def _check_stable_usage(

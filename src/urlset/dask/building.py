@@ -3,7 +3,7 @@
 The stable layout (``writing.stable``) makes a shard's content a function of the URLs in
 its key range alone, so the work divides along the key space:
 
-1. each input partition is checked by the same ``_checked`` a local build runs (rules,
+1. each input partition is checked by the same ``checked_batches`` a local build runs (rules,
    scope, duplicates inside the partition) and rendered to entry texts, each tagged with
    the top ``BUCKET_BITS`` of its loc's key and its place in the input (partition, row);
 2. a shuffle on that bucket, through the build's staging directory: each partition writes
@@ -38,9 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidValue, LimitExceeded
 from ..urls import Scope
-from ..writing.build import BuildOptions, BuildProblem, BuildReport, _checked, _Names, prepare_build
+from ..writing.checked import checked_batches
 from ..writing.document import uses_typed_prefix
 from ..writing.files import Publisher
+from ..writing.options import BuildOptions, FileNames, prepare_build
+from ..writing.report import BuildProblem, BuildReport
 from ..writing.shards import Leaf, Node, Sizing, entry_size, key_of
 from ..writing.stable import (
     _publish,
@@ -98,6 +100,8 @@ def build(
     options.setdefault("now", datetime.now(UTC))  # one clock for every worker's rules
     options["stable"] = True
     opts, _scope, report, names = prepare_build(base_url, on_problem, options)
+    if opts.section is not None:
+        raise InvalidValue("section", opts.section.describe, "a build on Dask has no sections")
     with connect(scheduler, client) as dask_client:
         frame = read_frame(data, input_format)
         with Publisher(Path(out), names.stale) as publisher:
@@ -203,7 +207,7 @@ def _run(
     frame: DataFrame,
     opts: BuildOptions,
     report: BuildReport,
-    names: _Names,
+    names: FileNames,
     staging: Path,
     client: Client,
     shape: tuple[int | None, str | None],
@@ -371,7 +375,7 @@ def _entries(
     texts: list[str] = []
     typed: list[bool] = []
     with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
-        for batch in _checked(_rows(frame), opts, scope, report, Path(spill)):
+        for batch in checked_batches(_rows(frame), opts, scope, report, Path(spill)):
             batch_locs, batch_texts = _standalone(batch, opts)
             locs += batch_locs
             texts += batch_texts
@@ -519,7 +523,7 @@ def _read_bucket(staging: str, bucket: int) -> dict[str, str]:
 
 
 def _write_shards(
-    plan: list[Plan], opts: BuildOptions, staging: str, names: _Names, sizing: Sizing
+    plan: list[Plan], opts: BuildOptions, staging: str, names: FileNames, sizing: Sizing
 ) -> list[Leaf]:
     """Step 3 for a run of shards: each written by the local build's writer."""
     writer = _ShardWriter(opts, Path(staging), names)

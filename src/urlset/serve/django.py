@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from ..extensions.hreflang import Alternate
 from ..model import Url
-from ..writing.build import Entry
+from ..writing.options import Entry
 from . import sitemap_app
 from .app import SitemapSet
 from .http import REASONS, Request

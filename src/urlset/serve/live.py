@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..writing.build import BuildReport, Entry, write_sitemaps
+from ..writing.build import BuildReport, write_sitemaps
+from ..writing.options import Entry
 from .documents import DirectorySet, Document
 
 EntriesFactory = Callable[[], Iterable[Entry]]

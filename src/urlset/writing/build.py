@@ -1,109 +1,38 @@
 """Building a sitemap set: entries in, split documents plus index out, published atomically.
 
-``write_sitemaps`` is the whole job: it checks and de-duplicates entries, fills documents up
-to the URL and byte limits (counted exactly by ``SitemapDocument``), writes an index when
-there is more than one document, and publishes through ``files.Publisher``.
+``write_sitemaps`` is the whole job: it checks and de-duplicates entries (``checked``), fills
+documents up to the URL and byte limits (counted exactly by ``SitemapDocument``), writes an
+index when there is more than one document (``indexes``), and publishes through
+``files.Publisher``; a stable set is ``stable``'s to build.
 """
 
 from __future__ import annotations
 
-import re
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
-from itertools import repeat
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..dates import Lastmod, instant
-from ..errors import InputError, InvalidValue, LimitExceeded
-from ..extensions import JSON_KEYS, from_json_fields
-from ..limits import CURRENT, Limits
-from ..model import SitemapRef, Url, row_from_dict, url_keeping_loc, urls_from_rows
-from ..urls import Scope, non_production_host, placeholder_host, plain_directory, to_uri
-from .dedupe import SeenLocs
-from .document import (
-    DocumentStats,
-    EntryTooLarge,
-    Rendered,
-    SitemapDocument,
-    index_document,
-    render_rows,
-    urlset_header,
-)
-from .entry_rules import EntryRules
-from .files import DEFAULT_GZIP_LEVEL, FileSink, Publisher, gzip_bytes
+from ..dates import Lastmod
+from ..errors import LimitExceeded
+from ..model import Url
+from ..urls import Scope
+from .checked import checked_batches
+from .document import DocumentStats, EntryTooLarge, Rendered, SitemapDocument, urlset_header
+from .files import FileSink, Publisher
+from .indexes import write_indexes
+from .options import BuildOptions, Entry, FileNames, prepare_build
 
 # the build's API names them from here
 from .report import BuildProblem as BuildProblem
 from .report import BuildReport as BuildReport
 from .report import FileReport as FileReport
-from .source_rows import SourceRows, entry_batches
-from .tables import TableBatch
+from .sections import by_section, sections_for
 
 if TYPE_CHECKING:
     from .shards import Change  # named in annotations only: shards loads with a stable build
 
-_BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
 _FINISHING = 2  # files compressing beside the one being written (each holds at most ~4 MiB)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How a set is written. ``base_url`` is the scope every URL must lie under and, unless
-    ``sitemap_url`` names another, the directory URL the files will be served from.
-    ``sitemap_url``: the directory URL the files will be served from, on another host or
-    path; the index's child locs and the entry points name it, and the protocol then needs
-    the robots.txt of the base URL's host to list the entry points (a cross-submit)."""
-
-    base_url: str
-    limits: Limits = CURRENT
-    gzip: bool = True
-    text: bool = False
-    prefix: str = "sitemap"
-    xsl: str | None = None
-    schema_location: bool = False
-    skip_out_of_scope: bool = False
-    strict: bool = False
-    dedupe: bool = True
-    default_tz: tzinfo | None = None
-    gzip_level: int = DEFAULT_GZIP_LEVEL
-    sitemap_url: str | None = None
-    now: datetime | None = (
-        None  # for the rules check shares (future lastmod, news age); None: the clock
-    )
-    # leave out the <news:news> of articles published longer ago than this (at most two days)
-    news_window: timedelta | None = None
-    stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
-    # called with each batch as it is written (a list of Urls, or rows the core rendered:
-    # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
-    on_written: Callable[[Any], object] | None = None
-
-    def base_directory(self) -> str:
-        return _directory(self.base_url, "base URL")
-
-    def sitemap_directory(self) -> str:
-        """The directory URL the files will be served from."""
-        if self.sitemap_url is None:
-            return self.base_directory()
-        return _directory(self.sitemap_url, "sitemap URL")
-
-
-def _directory(url: str, name: str) -> str:
-    uri = to_uri(url, field=name)
-    last = uri.rsplit("/", 1)[1]
-    if "?" in uri:
-        raise InvalidValue(name, url, "must not have a query")
-    if re.search(r"\.(xml|txt|gz)$", last, re.IGNORECASE):
-        hint = "names a file; give the directory the sitemaps are served from, e.g. https://example.com/"
-        raise InvalidValue(name, url, hint)
-    return uri if uri.endswith("/") else uri + "/"
-
-
-Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError | SourceRows
 
 
 def write_sitemaps(
@@ -129,10 +58,16 @@ def write_sitemaps(
     ``BuildProblem``; with ``strict=True`` the first one raises and nothing is published.
     A URL outside the base URL's scope raises ``InvalidValue`` unless ``skip_out_of_scope``,
     also when ``sitemap_url`` says the files will be served from elsewhere.
+    ``section``: the URLs are written by section, each section's files named after it
+    (``sitemap-blog-2-<hash>.xml.gz``) and all listed in the index: the name of a key of
+    mapping entries, a callable of the loc (a name, or None for ``sections.DEFAULT``),
+    ``"path:N"`` (the first N directory segments) or a ``writing.sections.Sections``.
     With ``stable=True`` the URLs are sharded by a hash of their loc (``writing.stable``):
     ``on_change`` then receives each URL added, removed or changed against the set in
     ``out_dir``, and ``update_sitemaps`` can change the set without building it again.
     """
+    if options.get("section") is not None:
+        entries, options["section"] = sections_for(entries, options["section"])
     opts, scope, report, names = prepare_build(base_url, on_problem, options)
     directory = opts.sitemap_directory()
     if opts.stable:
@@ -161,66 +96,6 @@ def note_repaired(report: BuildReport, publisher: Publisher) -> None:
         )
 
 
-def prepare_build(
-    base_url: str, on_problem: Callable[[BuildProblem], None] | None, options: dict[str, Any]
-) -> tuple[BuildOptions, Scope, BuildReport, _Names]:
-    """A build's options, scope, report (with the notes about the whole set) and names."""
-    opts = BuildOptions(base_url, **options)
-    scope = Scope.of(opts.base_directory())
-    report = BuildReport(listener=on_problem)
-    not_public = non_production_host(scope.host)
-    if not_public is not None:
-        report.notes["dev-host"] = f"{not_public}: search engines will not crawl these URLs"
-    placeholder = placeholder_host(scope.host)
-    if placeholder is not None:
-        report.notes["placeholder-host"] = f"{placeholder}: set the site's public URL as --base-url"
-    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
-    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
-    report.entry_point_names = re.compile(re.escape(opts.sitemap_directory()) + names.stale.pattern)
-    return opts, scope, report, names
-
-
-class _Names:
-    """The file names of a set. A child of an index is named by its number and the first
-    ``DIGITS`` hex digits of the SHA-256 of its bytes (``sitemap-1-3fa9c2d1e5b60a47.xml.gz``):
-    a rebuild gives an unchanged child its name and bytes again, and a changed one a new name,
-    so publishing a child never alters a file a published index lists. 16 digits (64 bits):
-    the publisher takes a file already in place under a child's name (and size) for that
-    child, so a changed child must never take its old name: with 64 bits, the chance is
-    2**-64 for each changed child (8 digits would make it 1 in 4 billion, which a site
-    rebuilding hundreds of children a day for years could meet). The index and a set's only
-    file keep fixed names (robots.txt names them); the unhashed child names of earlier
-    versions still count as ours when stale."""
-
-    DIGITS = 16
-
-    def __init__(self, prefix: str, *, gzip: bool, text: bool) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", prefix):
-            raise InvalidValue("prefix", prefix, "use letters, digits, '.', '_' and '-' only")
-        self.prefix = prefix
-        self.gz = ".gz" if gzip else ""
-        self.ext = ".txt" if text else ".xml"
-        self.stale = re.compile(
-            rf"{re.escape(prefix)}(?:-index(?:-\d+)?|-\d+(?:-[0-9a-f]{{{self.DIGITS}}})?)?"
-            rf"\.(?:xml|txt)(?:\.gz)?|\.{re.escape(prefix)}-manifest-[0-9a-f]{{16}}\.json"
-        )
-
-    def staged(self, number: int) -> str:
-        """The name a part is written under in the staging directory, before its hash is known."""
-        return f"{self.prefix}-{number}{self.ext}{self.gz}"
-
-    def child(self, number: int, digest: str) -> str:
-        return f"{self.prefix}-{number}-{digest[: self.DIGITS]}{self.ext}{self.gz}"
-
-    def single(self) -> str:
-        return f"{self.prefix}{self.ext}{self.gz}"
-
-    def index(self, number: int, count: int) -> str:
-        if count == 1:
-            return f"{self.prefix}.xml{self.gz}"
-        return f"{self.prefix}-index-{number}.xml{self.gz}"
-
-
 class _Part(NamedTuple):
     name: str
     entries: int
@@ -228,189 +103,87 @@ class _Part(NamedTuple):
     written: int
     lastmod: Lastmod | None
     digest: str
+    section: str | None
 
 
-def _checked(
-    entries: Iterable[Entry],
-    opts: BuildOptions,
-    scope: Scope,
-    report: BuildReport,
-    spill_dir: Path,
-) -> Iterator[list[Url] | Rendered]:
-    """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
+class _Documents:
+    """The documents of a build in input order, one open at a time per section (one in
+    all without sections); closed ones compress on their own threads, a few at once."""
 
-    A batch of rows (or a source's ``SourceRows``) whose values all pass the core's checks,
-    inside the scope, is rendered at once and never becomes ``Url`` values (the fast path);
-    any other batch goes entry by entry (a ``SourceRows`` as its checked ``entries``)."""
-    seen = SeenLocs(spill_dir)
-    rules = EntryRules.of(opts, report)
-    now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
-    try:
-        prefix = scope.prefix
-        # rows are rendered at once only without a zone to apply, under a plain directory
-        fast_prefix = opts.default_tz is None and plain_directory(prefix)
-        for given, kinds in entry_batches(entries, _BATCH):
-            rendered = None
-            # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
-            if fast_prefix and kinds == {TableBatch}:
-                rendered = given.render(prefix, text=opts.text, beside=True)
-            elif fast_prefix and kinds == {tuple}:
-                rendered = render_rows(given, prefix, text=opts.text, beside=True)
-            elif fast_prefix and kinds == {SourceRows}:  # checked only there
-                rendered = given.render(prefix, text=opts.text)
-            if rendered is not None and not (rendered.all_current(now) and rendered.all_with_day()):
-                # the entries with a future lastmod are written without it, and a year or a
-                # month alone is reported: the rules need the entries one by one
-                rendered = None
-            lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
-            if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
-                if rendered is None:
-                    lines = (given.source, given.lines_by_loc())
-                    given = given.entries()
-                    kinds = set(map(type, given))
-                else:
-                    for _, error in given.errors:
-                        _from_input_error(error, opts, report)
-            if rendered is not None:
-                if opts.dedupe:
-                    fresh = seen.first_seen_packed(rendered.hashes())
-                    if 0 in fresh:
-                        report.duplicates += fresh.count(0)
-                        rendered = rendered.select(fresh)
-                if rendered:
-                    if opts.on_written is not None:
-                        opts.on_written(rendered)
-                    yield rendered
-                continue
-            if kinds == {TableBatch}:
-                given = given.rows()
-                kinds = set(map(type, given))
-            if kinds == {Url}:
-                good: list[Url] = given
-            elif kinds == {tuple}:
-                good = _from_rows(given, opts, report)
-            else:
-                good = [
-                    url
-                    for url in map(_convert, given, given, repeat(opts), repeat(report))
-                    if url is not None
-                ]
-            locs = [url[0] for url in good]
-            if not all(map(str.startswith, locs, repeat(prefix))):
-                good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
-                locs = [url[0] for url in good]
-            new = seen.first_seen(locs) if opts.dedupe else [True]
-            if not all(new):
-                report.duplicates += new.count(False)
-                good = [url for url, fresh in zip(good, new, strict=True) if fresh]
-            if good:
-                good = rules.apply(good)
-                if opts.on_written is not None:
-                    opts.on_written(good)
-                yield good
-    finally:
-        seen.close()
+    def __init__(self, opts: BuildOptions, staging: Path, names: FileNames) -> None:
+        self._opts = opts
+        self._staging = staging
+        self._names = names
+        self._header = (
+            "" if opts.text else urlset_header(xsl=opts.xsl, schema_location=opts.schema_location)
+        )
+        self._open: dict[str | None, tuple[FileSink, SitemapDocument]] = {}
+        # closed documents whose files still compress and fsync, oldest first
+        self._finishing: deque[tuple[FileSink, DocumentStats, str | None]] = deque()
+        self._started = 0
+        self.parts: list[_Part] = []
 
+    def add(self, batch: list[Url] | Rendered, section: str | None) -> None:
+        start = 0
+        while start < len(batch):
+            _, document = self._open.get(section) or self._start(section)
+            start = document.add(batch, start)
+            if start < len(batch):
+                self._close(section)
 
-def _in_scope(
-    url: Url,
-    scope: Scope,
-    opts: BuildOptions,
-    report: BuildReport,
-    lines: tuple[str, dict[str, int]] | None = None,
-) -> bool:
-    """Whether ``url`` lies in the scope; one outside is reported (with its source and
-    line, from ``lines`` when known) or raises."""
-    reason = scope.violation(url.loc)
-    if reason is None:
-        return True
-    prefix = scope.prefix
-    where = (
-        f"sitemap served from {prefix}"
-        if opts.sitemap_url is None
-        else f"sitemap set for URLs under {prefix}"
-    )
-    source, line = (None, None) if lines is None else (lines[0], lines[1].get(url.loc))
-    if not opts.skip_out_of_scope or opts.strict:
-        at = "" if line is None else f" ({source}:{line})"
-        raise InvalidValue("loc", url.loc, f"{reason}; {where}{at}")
-    message = f"{url.loc}: not allowed in a {where}: {reason}"
-    if line is not None:
-        message = f"{source}:{line}: {message}"
-    report.reject("out-of-scope", message, source, line)
-    return False
+    def _start(self, section: str | None) -> tuple[FileSink, SitemapDocument]:
+        opts = self._opts
+        self._started += 1
+        sink = FileSink(
+            self._staging / self._names.staged(self._started),
+            gzip=opts.gzip,
+            level=opts.gzip_level,
+        )
+        document = SitemapDocument(
+            sink,
+            max_urls=opts.limits.max_urls,
+            max_bytes=opts.limits.max_bytes,
+            text=opts.text,
+            header=self._header,
+        )
+        self._open[section] = sink, document
+        return sink, document
 
+    def _close(self, section: str | None) -> None:
+        sink, document = self._open.pop(section)
+        self._finishing.append((sink, document.close(), section))
+        sink.finish()
+        if len(self._finishing) > _FINISHING:
+            self._settle()
 
-def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport) -> list[Url]:
-    converted = urls_from_rows(rows, default_tz=opts.default_tz)
-    if InvalidValue not in set(map(type, converted)):
-        return converted  # type: ignore[return-value]
-    return [
-        url
-        for url in map(_convert, converted, rows, repeat(opts), repeat(report))
-        if url is not None
-    ]
-
-
-def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport) -> Url | None:
-    """The Url an entry gives (``row``: what it was made from, when it is already a Url or an
-    error), or None when it is left out; every problem goes to the report."""
-    if isinstance(entry, Url):
-        return entry
-    if isinstance(entry, InputError):
-        return _from_input_error(entry, opts, report)
-    if isinstance(entry, InvalidValue):
-        entry = row
-    notes: list[str] = []  # extension values left out alone, as the reader does
-    try:
-        if isinstance(entry, Mapping):
-            fields = {k: v for k, v in entry.items() if k not in JSON_KEYS}
-            if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
-                fields["extensions"] = from_json_fields(entry, None if opts.strict else notes)
-            entry = row_from_dict(fields)
-        if not isinstance(entry, tuple):
-            raise InvalidValue(
-                "entry",
-                entry,
-                "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping",
+    def _settle(self) -> None:
+        done, stats, section = self._finishing.popleft()
+        done.wait()
+        self.parts.append(
+            _Part(
+                done.path.name,
+                stats.urls,
+                stats.bytes,
+                done.written,
+                stats.newest_lastmod,
+                done.hexdigest(),
+                section,
             )
-        url, dropped = url_keeping_loc(entry, default_tz=opts.default_tz)
-    except InvalidValue as exc:
-        if opts.strict:
-            raise
-        report.reject(f"invalid-{exc.field}", str(exc))
-        return None
-    except TypeError:
-        error = InvalidValue("entry", entry, "a row is (loc, lastmod, changefreq, priority)")
-        if opts.strict:
-            raise error from None
-        report.reject("invalid-entry", str(error))
-        return None
-    if dropped and opts.strict:
-        raise dropped[0]
-    for note in notes:
-        report.warn(getattr(note, "code", "invalid-extensions"), f"{url[0]}: {note}")
-    for bad in dropped:
-        report.warn(f"invalid-{bad.field}", f"{bad} (written without its {bad.field})")
-    return url
+        )
 
+    def close(self) -> list[_Part]:
+        """Every part, by section (in name order) and in input order within one."""
+        for section in sorted(self._open, key=str):
+            self._close(section)
+        while self._finishing:
+            self._settle()
+        return sorted(self.parts, key=lambda part: part.section or "")
 
-def _from_input_error(error: InputError, opts: BuildOptions, report: BuildReport) -> Url | None:
-    if opts.strict:
-        raise error
-    code = "unreadable-line" if error.field == "line" else f"invalid-{error.field}"
-    if error.kept is None:
-        report.reject(code, str(error), error.source, error.line)
-        return None
-    if error.notes:  # each value left out under its own code, as check reports it
-        for note_code, message in error.notes:
-            report.warn(
-                note_code, f"{error.source}:{error.line}: {message}", error.source, error.line
-            )
-    else:
-        report.warn(code, str(error), error.source, error.line)
-    kept: Url = error.kept
-    return kept
+    def discard(self) -> None:
+        for sink, _ in self._open.values():
+            sink.discard()
+        for unsettled, _, _ in self._finishing:
+            unsettled.discard()
 
 
 def _write_parts(
@@ -419,78 +192,25 @@ def _write_parts(
     scope: Scope,
     report: BuildReport,
     staging: Path,
-    names: _Names,
+    names: FileNames,
     progress: Callable[[int], object] | None,
 ) -> list[_Part]:
-    limits = opts.limits
-    header = "" if opts.text else urlset_header(xsl=opts.xsl, schema_location=opts.schema_location)
-    parts: list[_Part] = []
-    sink: FileSink | None = None
-    document: SitemapDocument | None = None
-    # closed documents whose files still compress and fsync on their own threads, oldest first
-    finishing: deque[tuple[FileSink, DocumentStats]] = deque()
-
-    def settle() -> None:
-        done, stats = finishing.popleft()
-        done.wait()
-        parts.append(
-            _Part(
-                done.path.name,
-                stats.urls,
-                stats.bytes,
-                done.written,
-                stats.newest_lastmod,
-                done.hexdigest(),
-            )
-        )
-
-    def close_current() -> None:
-        assert sink is not None and document is not None
-        finishing.append((sink, document.close()))
-        sink.finish()
-        if len(finishing) > _FINISHING:
-            settle()
-
+    documents = _Documents(opts, staging, names)
     try:
-        for batch in _checked(entries, opts, scope, report, staging):
-            start = 0
-            while start < len(batch):
-                if document is None:
-                    sink = FileSink(
-                        staging / names.staged(len(parts) + len(finishing) + 1),
-                        gzip=opts.gzip,
-                        level=opts.gzip_level,
-                    )
-                    document = SitemapDocument(
-                        sink,
-                        max_urls=limits.max_urls,
-                        max_bytes=limits.max_bytes,
-                        text=opts.text,
-                        header=header,
-                    )
-                start = document.add(batch, start)
-                if start < len(batch):
-                    close_current()
-                    document = None
+        for batch in checked_batches(entries, opts, scope, report, staging):
+            for section, part in by_section(batch, opts.section):
+                documents.add(part, section)
             report.urls += len(batch)
             if progress is not None:
                 progress(report.urls)
-        if document is not None:
-            close_current()
-            document = None
-        while finishing:
-            settle()
+        return documents.close()
     except EntryTooLarge as exc:
         raise LimitExceeded(
             f"{exc.url.loc[:100]}: this entry alone is {exc.size} bytes and cannot fit in a "
-            f"sitemap of at most {limits.max_bytes} bytes; raise the byte limit"
+            f"sitemap of at most {opts.limits.max_bytes} bytes; raise the byte limit"
         ) from None
     finally:
-        if document is not None and sink is not None:
-            sink.discard()
-        for unsettled, _ in finishing:
-            unsettled.discard()
-    return parts
+        documents.discard()
 
 
 def _finish(
@@ -499,54 +219,22 @@ def _finish(
     directory: str,
     report: BuildReport,
     staging: Path,
-    names: _Names,
+    names: FileNames,
 ) -> list[list[str]]:
     """Name the parts, write the index or indexes; return the sets to publish, each an
     index's children and then the index (or a set's only file)."""
-    final = [names.single()] if len(parts) == 1 else []
-    final = final or [names.child(n, part.digest) for n, part in enumerate(parts, 1)]
+    alone = len(parts) == 1 and opts.section is None  # a set with sections has an index
+    final = [names.single()] if alone else []
+    if not alone:
+        numbered: Counter[str | None] = Counter()
+        for part in parts:
+            numbered[part.section] += 1
+            final.append(names.child(numbered[part.section], part.digest, part.section))
     for part, name in zip(parts, final, strict=True):
         (staging / part.name).rename(staging / name)
         report.files.append(
             FileReport(name, directory + name, part.entries, part.bytes, part.written, part.lastmod)
         )
-    if len(parts) == 1:
+    if alone:
         return [final]
     return write_indexes(opts, directory, report, staging, names)
-
-
-def write_indexes(
-    opts: BuildOptions, directory: str, report: BuildReport, staging: Path, names: _Names
-) -> list[list[str]]:
-    """Write the index or indexes of ``report.files`` into ``staging``; return the sets to
-    publish, each an index's children and then the index."""
-    per_index = opts.limits.max_sitemaps_per_index
-    groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
-    if len(groups) > opts.limits.max_sitemaps_per_index:
-        raise LimitExceeded(
-            f"{len(report.files)} sitemaps need more than {per_index} indexes; "
-            "that many URLs cannot be listed under this profile"
-        )
-    sets = []
-    for number, group in enumerate(groups, 1):
-        name = names.index(number, len(groups))
-        refs = [SitemapRef._trusted(f.url, f.lastmod) for f in group]
-        data = index_document(refs, xsl=opts.xsl, schema_location=opts.schema_location).encode()
-        if len(data) > opts.limits.max_bytes:
-            raise LimitExceeded(
-                f"index {name} would be {len(data)} bytes, over the limit of {opts.limits.max_bytes}"
-            )
-        written = gzip_bytes(data, opts.gzip_level) if opts.gzip else data
-        _write_file(staging / name, written)
-        newest = max((f.lastmod for f in group if f.lastmod is not None), default=None, key=instant)
-        report.indexes.append(
-            FileReport(name, directory + name, len(group), len(data), len(written), newest)
-        )
-        sets.append([*(f.name for f in group), name])
-    return sets
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    sink = FileSink(path, gzip=False)
-    sink(data)
-    sink.close()

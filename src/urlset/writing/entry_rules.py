@@ -27,7 +27,8 @@ from ..errors import InvalidValue
 from ..model import Url
 
 if TYPE_CHECKING:
-    from .build import BuildOptions, BuildReport
+    from .options import BuildOptions
+    from .report import BuildReport
 
 _KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
 

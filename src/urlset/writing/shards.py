@@ -1,13 +1,19 @@
 """Stable sharding: which shard each URL belongs to, and a stable set's manifest. Pure.
 
-A URL's key is the first 64 bits of the BLAKE2b hash of its loc. The key space is a binary
-trie: node ``(depth, value)`` holds the keys whose top ``depth`` bits are ``value``; its id is
-``(1 << depth) | value`` (the root is 1, its halves 2 and 3, ...). The shards of a set are the
-highest nodes whose URLs fit in one document: a node is a shard when it fits and its parent
-does not. That is a function of the set alone (not of its history), so a full build and any
-sequence of incremental ones give the same shards; and a change inside one shard can only
-split that shard (it no longer fits) or merge it with its siblings (their parent fits now).
-Inside a shard, entries are in loc order.
+A URL's key (64 bits) says where it lies in the site, so that neighbours share shards:
+its section (24 bits of a hash of the name; 0 without sections), its directory (8 bits of
+a hash of the path up to the last '/'), its place in the directory (24 bits, in order: the
+longest number in the last segment and query by value, ``/p/99`` before ``/p/100``, or else
+the segment's first letters), and 8 bits of a hash of the loc to part URLs that tie. So the pages a site adds
+(increasing IDs), edits (mostly the newest) and removes (the oldest) fall in few shards.
+The key space is a binary trie: node ``(depth, value)`` holds the keys whose top ``depth``
+bits are ``value``; its id is ``(1 << depth) | value`` (the root is 1, its halves 2 and 3,
+...). The shards of a set are the highest nodes whose URLs fit in one document (and, in a
+set with sections, lie below a section's node): a node is a shard when it fits and its
+parent does not. That is a function of the set alone (not of its history), so a full build
+and any sequence of incremental ones give the same shards; and a change inside one shard
+can only split that shard (it no longer fits) or merge it with its siblings (their parent
+fits now). Inside a shard, entries are in loc order.
 """
 
 from __future__ import annotations
@@ -15,8 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zlib
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from itertools import accumulate
 from typing import Any, NamedTuple
 
@@ -24,12 +33,48 @@ from ..dates import Lastmod, from_formatted, latest_moment
 from ..errors import LimitExceeded
 
 KEY_BITS = 64
-MANIFEST_VERSION = 1
+SECTION_BITS = 24  # the top bits of a key: its section's
+MANIFEST_VERSION = 2
+_DIGITS = re.compile(r"[0-9]+")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def key_of(loc: str) -> int:
-    """A loc's place in the key space (BLAKE2b: in the standard library, stable everywhere)."""
-    return int.from_bytes(hashlib.blake2b(loc.encode(), digest_size=8).digest(), "big")
+@cache
+def section_key(section: str | None) -> int:
+    """A section's top key bits, shifted in place (BLAKE2b: stable everywhere)."""
+    if section is None:
+        return 0
+    digest = hashlib.blake2b(section.encode(), digest_size=3, person=b"section").digest()
+    return int.from_bytes(digest, "big") << (KEY_BITS - SECTION_BITS)
+
+
+def key_of(loc: str, section: str | None = None) -> int:
+    """A loc's place in the key space (see the module's docstring)."""
+    start = loc.find("/", loc.find("//") + 2)
+    path = "/" if start < 0 else loc[start:].partition("#")[0]
+    directory, _, last = path.partition("?")[0].rpartition("/")
+    last = path[len(directory) + 1 :]  # with its query: /search?q=17 is at 17
+    if "%" in last:  # an escape's hex digits are no number: caf%C3%A9-12 is at 12
+        last = _ESCAPE.sub("-", last)
+    numbers = _DIGITS.findall(last)
+    if numbers:  # by value (the longest number: an ID): its digit count, then its first digits
+        digits = max(numbers, key=len).lstrip("0") or "0"
+        lead = int(digits[:6].ljust(6, "0")) * (1 << 19) // 1_000_000
+        place = (1 << 23) | (min(len(digits), 15) << 19) | lead
+    else:
+        place = int.from_bytes(last.lower().encode()[:3].ljust(3, b"\0"), "big") >> 1
+    tie = hashlib.blake2b(loc.encode(), digest_size=1).digest()[0]
+    where = (zlib.crc32(directory.encode()) & 0xFF) << 32 | place << 8 | tie
+    return section_key(section) | where
+
+
+def shard_number(node: Node) -> int:
+    """A shard's number in its file name: its node's id inside its section's subtree (1 for
+    a node that holds the whole set or section)."""
+    depth = node.depth - SECTION_BITS
+    if depth <= 0:
+        return 1
+    return (1 << depth) | (node.value & ((1 << depth) - 1))
 
 
 def entry_size(entry: str) -> int:
@@ -77,10 +122,13 @@ class Sizing(NamedTuple):
     plain_header: int
     typed_header: int
     footer: int
+    sections: bool = False  # then a shard lies inside one section's node
 
-    def fits(self, urls: int, body: int, typed: bool, news: int = 0) -> bool:
+    def fits(self, urls: int, body: int, typed: bool, news: int = 0, depth: int = KEY_BITS) -> bool:
         """Whether ``urls`` entries of ``body`` bytes fit one document, holding ``news`` news
-        entries (the news extension allows 1,000 a sitemap)."""
+        entries (the news extension allows 1,000 a sitemap), in a node of ``depth``."""
+        if urls and self.sections and depth < SECTION_BITS:
+            return False
         around = (self.typed_header if typed else self.plain_header) + self.footer
         return urls <= self.max_urls and around + body <= self.max_bytes and news <= MAX_NEWS
 
@@ -100,19 +148,33 @@ def split_sorted(
     """The shards inside ``node`` for entries sorted by key: (node, start, stop) each, in key
     order, empty ones included (they cover their part of the key space); ``news``: each
     entry's news entries (none when empty)."""
-    ends = list(accumulate(sizes, initial=0))
-    typed_ends = list(accumulate(map(int, typed), initial=0))
-    news_ends = list(accumulate(news or [0] * len(keys), initial=0))
+    ends = array("Q", accumulate(sizes, initial=0))
+    typed_ends = array("Q", accumulate(map(int, typed), initial=0))
+    news_ends = array("Q", accumulate(news, initial=0)) if news else None
+    return split_summed(node, keys, ends, typed_ends, news_ends, sizing)
+
+
+def split_summed(
+    node: Node,
+    keys: Sequence[int],
+    ends: Sequence[int],
+    typed_ends: Sequence[int] | None,
+    news_ends: Sequence[int] | None,
+    sizing: Sizing,
+) -> list[tuple[Node, int, int]]:
+    """``split_sorted`` given the running sums of the entries' bytes, typed flags and news
+    entries (each from 0; None: none typed, no news), as a full build gathers them."""
     found: list[tuple[Node, int, int]] = []
     todo = [(node, 0, len(keys))]
     while todo:
         at, start, stop = todo.pop()
-        typed_any = typed_ends[stop] > typed_ends[start]
-        held = news_ends[stop] - news_ends[start]
-        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any, held):
+        typed_any = typed_ends is not None and typed_ends[stop] > typed_ends[start]
+        held = 0 if news_ends is None else news_ends[stop] - news_ends[start]
+        if sizing.fits(stop - start, ends[stop] - ends[start], typed_any, held, at.depth):
             found.append((at, start, stop))
             continue
-        if stop - start == 1 or at.depth == KEY_BITS:
+        above_sections = sizing.sections and at.depth < SECTION_BITS
+        if (stop - start == 1 and not above_sections) or at.depth == KEY_BITS:
             raise LimitExceeded(
                 f"{stop - start} URL(s) of {ends[stop] - ends[start]} bytes cannot fit in a "
                 f"sitemap of at most {sizing.max_urls} URLs and {sizing.max_bytes} bytes; "
@@ -236,6 +298,7 @@ class Leaf(NamedTuple):
     bytes: int
     written: int
     digest: str  # of the uncompressed document
+    section: str | None = None
 
     @property
     def node(self) -> Node:

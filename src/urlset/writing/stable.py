@@ -1,39 +1,31 @@
-"""Stable sets: URLs sharded by a hash of their loc (``shards``), a manifest beside the set,
-and incremental rebuilds that read and write only the shards that changes fall in.
+"""Stable sets: URLs sharded by a local key of their loc (``shards``: section, directory,
+place), a manifest beside the set, and incremental rebuilds that read and write only the
+shards that changes fall in.
 
-A full build (``write_sitemaps(..., stable=True)``) spills its checked entries to one file per
-top-8-bit bucket of the key space, then walks the trie from the root: a node that fits is a
-shard (its buckets read back, its entries sorted by loc and written), one that does not is
-split, in memory below the bucket level. ``update_sitemaps`` reads the manifest, sends each
-added, changed or removed URL to the shard whose key range holds it, reads those shards,
-and writes again only the ones whose content changed (split when one no longer fits, merged
-with its siblings when their parent fits now); every other shard keeps its file, untouched.
-Either way the set is the same function of the final URLs, byte for byte.
+A full build (``write_sitemaps(..., stable=True)``) spills its checked entries in sorted
+runs (``spill``), plans the trie over the sorted keys (a node that fits is a shard, one that
+does not is split) and writes each shard with its entries in loc order. ``update_sitemaps``
+reads the manifest, sends each added, changed or removed URL to the shard whose key range
+holds it, reads those shards, and writes again only the ones whose content changed (split
+when one no longer fits, merged with its siblings when their parent fits now); every other
+shard keeps its file, untouched. Either way the set is the same function of the final URLs,
+byte for byte.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from zlib_ng import zlib_ng
 
 from ..dates import format_w3c, from_formatted
-from ..errors import LimitExceeded, PublishError
+from ..errors import InvalidValue, LimitExceeded, PublishError
 from ..urls import Scope
-from .build import (
-    BuildOptions,
-    BuildReport,
-    Entry,
-    FileReport,
-    _checked,
-    _Names,
-    write_indexes,
-)
+from .checked import checked_batches
 from .document import (
     URLSET_FOOTER,
     Rendered,
@@ -42,8 +34,13 @@ from .document import (
     uses_typed_prefix,
 )
 from .files import FileSink, Publisher
+from .indexes import write_indexes
+from .options import BuildOptions, Entry, FileNames
+from .report import BuildReport, FileReport
 from .shards import (
+    KEY_BITS,
     NEWS_TAG,
+    SECTION_BITS,
     Change,
     Leaf,
     Manifest,
@@ -54,12 +51,13 @@ from .shards import (
     key_of,
     locs_of,
     newest_lastmod,
+    section_key,
+    shard_number,
     split_entries,
     split_sorted,
 )
+from .spill import SortedRuns
 
-_BUCKET_BITS = 8  # a full build spills entries to 256 files by the top bits of their key
-_HELD = 1 << 17  # entries held in memory before they are spilled (~15-25 MB)
 _FINISHING = 2  # shard files compressing on their own threads while the next is prepared
 Items = tuple[list[str], list[str]]  # locs and their entry texts
 
@@ -77,6 +75,7 @@ def _settings(opts: BuildOptions, directory: str) -> dict[str, Any]:
         "text": opts.text,
         "xsl": opts.xsl,
         "schema_location": opts.schema_location,
+        "section": None if opts.section is None else opts.section.describe,
     }
 
 
@@ -88,7 +87,9 @@ def _sizing(opts: BuildOptions) -> Sizing:
         return len(text.encode())
 
     footer = 0 if opts.text else len(URLSET_FOOTER)
-    return Sizing(opts.limits.max_urls, opts.limits.max_bytes, header(False), header(True), footer)
+    limits = opts.limits
+    sections = opts.section is not None
+    return Sizing(limits.max_urls, limits.max_bytes, header(False), header(True), footer, sections)
 
 
 def _standalone(batch: list[Any] | Rendered, opts: BuildOptions) -> Items:
@@ -97,7 +98,7 @@ def _standalone(batch: list[Any] | Rendered, opts: BuildOptions) -> Items:
     return [url[0] for url in batch], standalone_entries(batch, text=opts.text)
 
 
-def load_manifest(out_dir: Path, names: _Names) -> Manifest | None:
+def load_manifest(out_dir: Path, names: FileNames) -> Manifest | None:
     """The manifest of the set published in ``out_dir``: the one whose indexes are the
     published ones, byte for byte (a build killed after publishing an index but before
     removing the old manifest leaves two; only one matches)."""
@@ -142,16 +143,19 @@ class _ShardWriter:
     """Writes shards into the staging directory, a few compressing at once; ``close``
     returns the leaves, each named by its content."""
 
-    def __init__(self, opts: BuildOptions, staging: Path, names: _Names) -> None:
+    def __init__(self, opts: BuildOptions, staging: Path, names: FileNames) -> None:
         self._opts = opts
         self._staging = staging
         self._names = names
         self._pending: deque[tuple[FileSink, Leaf]] = deque()
         self.leaves: list[Leaf] = []
 
-    def write(self, node: Node, items: dict[str, str], typed: bool) -> Leaf:
-        """Write the shard ``node`` holding ``items`` (loc -> entry text); ``typed``: whether
-        an entry uses a typed prefix (known exactly by every caller, and costly to find)."""
+    def write(
+        self, node: Node, items: dict[str, str], typed: bool, section: str | None = None
+    ) -> Leaf:
+        """Write the shard ``node`` holding ``items`` (loc -> entry text) of ``section``;
+        ``typed``: whether an entry uses a typed prefix (known exactly by every caller, and
+        costly to find)."""
         opts = self._opts
         body = "".join([items[loc] for loc in sorted(items)])
         if not items:
@@ -170,7 +174,16 @@ class _ShardWriter:
         lastmod = None if newest is None else format_w3c(newest)
         body_bytes = len(data) - len((document[: len(document) - len(body)]).encode())
         leaf = Leaf(
-            node.id, None, len(items), body_bytes, typed, lastmod, len(data), 0, _sha256(data)
+            node.id,
+            None,
+            len(items),
+            body_bytes,
+            typed,
+            lastmod,
+            len(data),
+            0,
+            _sha256(data),
+            section,
         )
         sink = FileSink(
             self._staging / self._names.staged(node.id), gzip=opts.gzip, level=opts.gzip_level
@@ -185,7 +198,7 @@ class _ShardWriter:
     def _settle(self) -> None:
         sink, leaf = self._pending.popleft()
         sink.wait()
-        name = self._names.child(leaf.id, sink.hexdigest())
+        name = self._names.child(shard_number(leaf.node), sink.hexdigest(), leaf.section)
         sink.path.rename(self._staging / name)
         self.leaves.append(leaf._replace(name=name, written=sink.written))
 
@@ -199,99 +212,6 @@ class _ShardWriter:
     def discard(self) -> None:
         for sink, _ in self._pending:
             sink.discard()
-
-
-class _Spill:
-    """A full build's entries on disk, one file per top-``_BUCKET_BITS`` bucket of keys,
-    with each bucket's URL count, entry bytes and whether an entry uses a typed prefix."""
-
-    def __init__(self, directory: Path) -> None:
-        self._directory = directory
-        count = 1 << _BUCKET_BITS
-        self._files: list[BinaryIO | None] = [None] * count
-        # entries wait here until _HELD are held, then go to their files, a bucket at a time
-        self._held: list[Items] = [([], []) for _ in range(count)]
-        self._holding = 0
-        self.urls = [0] * count
-        self.body = [0] * count
-        self.typed = [False] * count
-
-    def add(self, locs: list[str], entries: list[str]) -> None:
-        shift = 64 - _BUCKET_BITS
-        held = self._held
-        buckets = [key_of(loc) >> shift for loc in locs]
-        for bucket, loc, entry in zip(buckets, locs, entries, strict=True):
-            group = held[bucket]
-            group[0].append(loc)
-            group[1].append(entry)
-        self._holding += len(locs)
-        if uses_typed_prefix("".join(entries)):
-            for bucket, entry in zip(buckets, entries, strict=True):
-                if uses_typed_prefix(entry):
-                    self.typed[bucket] = True
-        if self._holding >= _HELD:
-            self._write_held()
-
-    def _write_held(self) -> None:
-        for bucket, (bucket_locs, bucket_entries) in enumerate(self._held):
-            if not bucket_locs:
-                continue
-            path = self._directory / f".bucket-{bucket}"
-            try:
-                file = self._files[bucket]
-                if file is None:
-                    file = self._files[bucket] = open(path, "wb")  # noqa: SIM115
-                pickle.dump((bucket_locs, bucket_entries), file, pickle.HIGHEST_PROTOCOL)
-            except OSError as exc:
-                raise _spill_failed(path, exc) from exc
-            self.urls[bucket] += len(bucket_locs)
-            self.body[bucket] += entry_size("".join(bucket_entries))
-            self._held[bucket] = ([], [])
-        self._holding = 0
-
-    def finish(self) -> None:
-        self._write_held()
-        for bucket, file in enumerate(self._files):
-            if file is not None:
-                try:
-                    file.close()  # what is still buffered is written here
-                except OSError as exc:
-                    raise _spill_failed(self._directory / f".bucket-{bucket}", exc) from exc
-
-    def read(self, bucket: int) -> Items:
-        locs: list[str] = []
-        entries: list[str] = []
-        if self._files[bucket] is None:
-            return locs, entries
-        with open(self._directory / f".bucket-{bucket}", "rb") as file:
-            while True:
-                try:
-                    more_locs, more_entries = pickle.load(file)
-                except EOFError:
-                    break
-                locs += more_locs
-                entries += more_entries
-        return locs, entries
-
-    def shards(self, sizing: Sizing) -> Iterator[tuple[Node, dict[str, str], bool]]:
-        """Every shard of the set in key order, with its entries (loc -> text)."""
-        for node, buckets, typed, fits in plan_shards(
-            self.urls, self.body, self.typed, sizing, _BUCKET_BITS
-        ):
-            items: dict[str, str] = {}
-            for bucket in buckets:
-                items.update(zip(*self.read(bucket), strict=True))
-            if fits and not typed:  # with extensions, its news entries are counted too
-                yield node, items, typed
-            else:
-                yield from split_shard(node, items, sizing, typed=typed)
-
-
-def _spill_failed(path: Path, exc: OSError) -> PublishError:
-    return PublishError(
-        f"{path}: could not write the build's spill file ({exc.strerror or exc}); it holds "
-        "the checked entries until they are sorted into shards, in --out's staging directory"
-    )
 
 
 def plan_shards(
@@ -319,17 +239,23 @@ def plan_shards(
 
 
 def split_shard(
-    node: Node, items: dict[str, str], sizing: Sizing, *, typed: bool
+    node: Node,
+    items: dict[str, str],
+    sizing: Sizing,
+    *,
+    typed: bool,
+    section_of: Callable[[str], str | None] | None = None,
 ) -> Iterator[tuple[Node, dict[str, str], bool]]:
     """The shards inside ``node`` for its entries (loc -> text), in key order, each with
     whether an entry uses a typed prefix; ``typed``: whether one of ``items`` does. Each
     holds at most 1,000 news entries (counted only when ``typed``)."""
     joined = "".join(items.values())
     news = joined.count(NEWS_TAG) if typed else 0
-    if sizing.fits(len(items), entry_size(joined), typed, news):  # the usual case
+    if sizing.fits(len(items), entry_size(joined), typed, news, node.depth):  # the usual case
         yield node, items, typed
         return
-    keyed = sorted((key_of(loc), loc) for loc in items)
+    of = section_of or (lambda _: None)
+    keyed = sorted((key_of(loc, of(loc)), loc) for loc in items)
     keys = [key for key, _ in keyed]
     entries = [items[loc] for _, loc in keyed]
     flags = list(map(uses_typed_prefix, entries)) if typed else [False] * len(entries)
@@ -339,13 +265,32 @@ def split_shard(
         yield at, {loc: items[loc] for _, loc in keyed[start:stop]}, any(flags[start:stop])
 
 
+SECTION_MASK = ((1 << SECTION_BITS) - 1) << (KEY_BITS - SECTION_BITS)
+
+
+def keys_of(locs: list[str], opts: BuildOptions, sections: dict[int, str]) -> list[int]:
+    """The key of each loc, in its section (``opts.section``) when the set has them;
+    ``sections`` gathers each section's top key bits and name (two names that share
+    them: ``InvalidValue``, as their shards would mix)."""
+    if opts.section is None:
+        return list(map(key_of, locs))
+    names = opts.section.of(locs)
+    for name in set(names):
+        top = section_key(name)
+        if sections.setdefault(top, name) != name:
+            raise InvalidValue(
+                "section", name, f"shares its shard key with section {sections[top]!r}; rename one"
+            )
+    return list(map(key_of, locs, names))
+
+
 def build_stable(
     entries: Iterable[Entry],
     opts: BuildOptions,
     scope: Scope,
     report: BuildReport,
     publisher: Publisher,
-    names: _Names,
+    names: FileNames,
     progress: Callable[[int], object] | None,
     on_change: Callable[[Change], None] | None,
 ) -> None:
@@ -364,22 +309,21 @@ def build_stable(
             report.notes["no-manifest"] = (
                 "the set in place has no manifest: every URL counts as added"
             )
-    spill = _Spill(staging)
-    try:
-        for batch in _checked(entries, opts, scope, report, staging):
-            locs, texts = _standalone(batch, opts)
-            spill.add(locs, texts)
-            report.urls += len(locs)
-            if progress is not None:
-                progress(report.urls)
-    finally:
-        spill.finish()
+    runs = SortedRuns(staging)
+    sections: dict[int, str] = {}  # a section's top key bits -> its name
+    for batch in checked_batches(entries, opts, scope, report, staging):
+        locs, texts = _standalone(batch, opts)
+        runs.add(keys_of(locs, opts, sections), locs, texts)
+        report.urls += len(locs)
+        if progress is not None:
+            progress(report.urls)
     if not report.urls:
         raise LimitExceeded(report.nothing_written())
     writer = _ShardWriter(opts, staging, names)
     try:
-        for node, items, typed in spill.shards(_sizing(opts)):
-            leaf = writer.write(node, items, typed)
+        for node, items, typed in runs.shards(_sizing(opts)):
+            section = sections.get(node.lo & SECTION_MASK) if items and opts.section else None
+            leaf = writer.write(node, items, typed, section)
             if on_change is not None:
                 _report_changes(leaf, items, previous, out_dir, opts, report, on_change)
         leaves = writer.close()
@@ -414,7 +358,11 @@ def _report_changes(
                 report.notes["damaged-file"] = f"{exc.args[0].split(':')[0]}: damaged in place"
                 continue
             if not node.holds(at):
-                held = {loc: e for loc, e in held.items() if node.lo <= key_of(loc) < node.hi}
+                held = {
+                    loc: e
+                    for loc, e in held.items()
+                    if node.lo <= key_of(loc, leaf.section) < node.hi
+                }
             old.update(held)
     for change in diff(old, items, old.keys() | items.keys()):
         report.changes[change.change] += 1
@@ -428,7 +376,7 @@ def _publish(
     directory: str,
     report: BuildReport,
     publisher: Publisher,
-    names: _Names,
+    names: FileNames,
 ) -> None:
     """Write the index(es) and the manifest of ``leaves`` and publish them with the shards
     written (every named leaf not in ``kept`` is in the staging directory)."""

@@ -19,16 +19,20 @@ from typing import Any
 from ..dates import from_formatted
 from ..errors import InvalidValue, PublishError
 from ..urls import Scope, to_uri
-from .build import BuildOptions, BuildProblem, BuildReport, Entry, FileReport, _checked, _Names
+from .checked import checked_batches
 from .document import uses_typed_prefix
 from .files import Publisher
-from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of
+from .options import BuildOptions, Entry, FileNames
+from .report import BuildProblem, BuildReport, FileReport
+from .sections import sections_for
+from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of, section_key
 from .stable import (
     _publish,
     _settings,
     _ShardWriter,
     _sizing,
     _standalone,
+    keys_of,
     load_manifest,
     read_shard,
     split_shard,
@@ -57,11 +61,13 @@ def update_sitemaps(
     ``report.files`` lists every shard of the new set, ``report.rewritten`` the ones written;
     ``report.urls`` counts the set's URLs.
     """
+    if options.get("section") is not None:
+        entries, options["section"] = sections_for(entries, options["section"])
     opts = BuildOptions(base_url, **{**options, "stable": True})
     scope = Scope.of(opts.base_directory())
     report = BuildReport(listener=on_problem)
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
-    names = _Names(opts.prefix, gzip=opts.gzip, text=opts.text)
+    names = FileNames(opts.prefix, gzip=opts.gzip, text=opts.text)
     out = Path(out_dir)
     with Publisher(out, names.stale) as publisher:
         manifest = load_manifest(out, names)
@@ -90,7 +96,7 @@ class _Update:
         scope: Scope,
         report: BuildReport,
         publisher: Publisher,
-        names: _Names,
+        names: FileNames,
         manifest: Manifest,
     ) -> None:
         self.opts = opts
@@ -104,9 +110,41 @@ class _Update:
         self.stats: list[Stats] = []
         self.sizing = _sizing(opts)
         self.early = _ShardWriter(opts, publisher.staging, names)
+        # each section's top key bits -> its name; the section of each URL given
+        self.sections = {
+            section_key(leaf.section): leaf.section for leaf in self.leaves if leaf.section
+        }
+        self.given_sections: dict[str, str | None] = {}
 
-    def _leaf_of(self, loc: str) -> int:
-        return bisect_right(self.los, key_of(loc)) - 1
+    def _leaf_of(self, key: int) -> int:
+        return bisect_right(self.los, key) - 1
+
+    def _removals(self, remove: Iterable[str]) -> dict[int, set[str]]:
+        """The locs to remove, by the shard that may hold them (in every section when the
+        sections come from a key of the entries, which a removal does not give)."""
+        opts, report = self.opts, self.report
+        removals: dict[int, set[str]] = {}
+        for raw in remove:
+            try:
+                loc = to_uri(raw.strip())
+            except InvalidValue as exc:
+                if opts.strict:
+                    raise
+                report.reject("invalid-loc", f"{exc} (not removed)")
+                continue
+            if opts.section is None:
+                keys = [key_of(loc)]
+            elif opts.section.describe.startswith("column "):
+                keys = [key_of(loc, name) for name in self.sections.values()]
+            else:
+                keys = [key_of(loc, opts.section.of([loc])[0])]
+            for key in keys:
+                removals.setdefault(self._leaf_of(key), set()).add(loc)
+        return removals
+
+    def _section(self, i: int, items: dict[str, str]) -> str | None:
+        """The section of shard ``i`` (one that was empty: its new URLs')."""
+        return self.leaves[i].section or next((self.given_sections.get(loc) for loc in items), None)
 
     def _changed_shards(
         self,
@@ -122,23 +160,17 @@ class _Update:
         opts, report = self.opts, self.report
         upserts: dict[int, dict[str, str]] = {}
         given = 0
-        for batch in _checked(entries, opts, self.scope, report, self.publisher.staging):
+        for batch in checked_batches(entries, opts, self.scope, report, self.publisher.staging):
             locs, texts = _standalone(batch, opts)
-            for loc, text in zip(locs, texts, strict=True):
-                upserts.setdefault(self._leaf_of(loc), {})[loc] = text
+            keys = keys_of(locs, opts, self.sections)
+            if opts.section is not None:
+                self.given_sections.update(zip(locs, opts.section.of(locs), strict=True))
+            for key, loc, text in zip(keys, locs, texts, strict=True):
+                upserts.setdefault(self._leaf_of(key), {})[loc] = text
             given += len(locs)
             if progress is not None:
                 progress(given)
-        removals: dict[int, set[str]] = {}
-        for raw in remove:
-            try:
-                loc = to_uri(raw.strip())
-            except InvalidValue as exc:
-                if opts.strict:
-                    raise
-                report.reject("invalid-loc", f"{exc} (not removed)")
-                continue
-            removals.setdefault(self._leaf_of(loc), set()).add(loc)
+        removals = self._removals(remove)
         dirty: dict[int, Stats] = {}
         for i in sorted(upserts.keys() | removals.keys()):
             old = read_shard(self.publisher.out_dir, self.leaves[i], opts)
@@ -155,8 +187,9 @@ class _Update:
             )
             dirty[i] = (len(new), entry_size(joined), typed)
             news = joined.count(NEWS_TAG) if typed else 0
-            if self.sizing.fits(*dirty[i], news):  # written now: the usual case needs no more
-                self.early.write(self.leaves[i].node, new, typed)
+            node = self.leaves[i].node
+            if self.sizing.fits(*dirty[i], news, node.depth):  # written now: the usual case
+                self.early.write(node, new, typed, self._section(i, new))
             else:  # split later: it waits on disk
                 with open(self.publisher.staging / f".changed-{i}", "wb") as file:
                     pickle.dump(new, file, pickle.HIGHEST_PROTOCOL)
@@ -190,12 +223,12 @@ class _Update:
         found: list[Node] = []
         for i in dirty:
             node = self.leaves[i].node
-            if sizing.fits(*stats[i]):
+            if sizing.fits(*stats[i], depth=node.depth):
                 while node.depth > 0:
                     parent = node.parent
                     inside = self._inside(parent)
                     urls, body = sum(s[0] for s in inside), sum(s[1] for s in inside)
-                    if not sizing.fits(urls, body, any(s[2] for s in inside)):
+                    if not sizing.fits(urls, body, any(s[2] for s in inside), depth=parent.depth):
                         break
                     node = parent
             found.append(node)
@@ -243,14 +276,23 @@ class _Update:
                     written.append(early[region.id])
                     continue
                 items: dict[str, str] = {}
+                owners: dict[str, str | None] = {}  # loc -> its section
                 for j in range(first, bisect_left(self.los, region.hi)):
                     replaced.add(j)
-                    items.update(
+                    held = (
                         self._new(j, early) if j in dirty else read_shard(out, self.leaves[j], opts)
                     )
+                    items.update(held)
+                    owners.update(dict.fromkeys(held, self.leaves[j].section))
+                owners.update(
+                    (loc, self.given_sections[loc])
+                    for loc in owners.keys() & self.given_sections.keys()
+                )
                 typed = any(s[2] for s in self._inside(region))
-                for node, shard, flag in split_shard(region, items, self.sizing, typed=typed):
-                    writer.write(node, shard, flag)
+                for node, shard, flag in split_shard(
+                    region, items, self.sizing, typed=typed, section_of=owners.get
+                ):
+                    writer.write(node, shard, flag, owners[next(iter(shard))] if shard else None)
             written += writer.close()
         finally:
             writer.discard()

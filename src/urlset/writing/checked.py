@@ -1,0 +1,210 @@
+"""The entries a build takes, checked: valid, in scope, first seen, the shared rules applied
+(``entry_rules``); every entry left out or changed goes to the report. Every build runs it
+(``build``, ``stable``, ``update``, the Dask build's partitions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from itertools import repeat
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, InvalidValue
+from ..extensions import JSON_KEYS, from_json_fields
+from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
+from ..urls import Scope, plain_directory
+from .dedupe import SeenLocs
+from .document import Rendered, render_rows
+from .entry_rules import EntryRules
+from .options import BuildOptions, Entry
+from .report import BuildReport
+from .source_rows import SourceRows, entry_batches
+from .tables import TableBatch
+
+BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def checked_batches(
+    entries: Iterable[Entry],
+    opts: BuildOptions,
+    scope: Scope,
+    report: BuildReport,
+    spill_dir: Path,
+) -> Iterator[list[Url] | Rendered]:
+    """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
+
+    A batch of rows (or a source's ``SourceRows``) whose values all pass the core's checks,
+    inside the scope, is rendered at once and never becomes ``Url`` values (the fast path);
+    any other batch goes entry by entry (a ``SourceRows`` as its checked ``entries``)."""
+    seen = SeenLocs(spill_dir)
+    rules = EntryRules.of(opts, report)
+    now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
+    try:
+        prefix = scope.prefix
+        # rows are rendered at once only without a zone to apply, under a plain directory
+        fast_prefix = opts.default_tz is None and plain_directory(prefix)
+        for given, kinds in entry_batches(entries, BATCH):
+            rendered = None
+            # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
+            if fast_prefix and kinds == {TableBatch}:
+                rendered = given.render(prefix, text=opts.text, beside=True)
+            elif fast_prefix and kinds == {tuple}:
+                rendered = render_rows(given, prefix, text=opts.text, beside=True)
+            elif fast_prefix and kinds == {SourceRows}:  # checked only there
+                rendered = given.render(prefix, text=opts.text)
+            if rendered is not None and not (rendered.all_current(now) and rendered.all_with_day()):
+                # the entries with a future lastmod are written without it, and a year or a
+                # month alone is reported: the rules need the entries one by one
+                rendered = None
+            lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
+            if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
+                if rendered is None:
+                    lines = (given.source, given.lines_by_loc())
+                    given = given.entries()
+                    kinds = set(map(type, given))
+                else:
+                    for _, error in given.errors:
+                        _from_input_error(error, opts, report)
+            if rendered is not None:
+                if opts.dedupe:
+                    fresh = seen.first_seen_packed(rendered.hashes())
+                    if 0 in fresh:
+                        report.duplicates += fresh.count(0)
+                        rendered = rendered.select(fresh)
+                if rendered:
+                    if opts.on_written is not None:
+                        opts.on_written(rendered)
+                    yield rendered
+                continue
+            if kinds == {TableBatch}:
+                given = given.rows()
+                kinds = set(map(type, given))
+            if kinds == {Url}:
+                good: list[Url] = given
+            elif kinds == {tuple}:
+                good = _from_rows(given, opts, report)
+            else:
+                good = [
+                    url
+                    for url in map(_convert, given, given, repeat(opts), repeat(report))
+                    if url is not None
+                ]
+            locs = [url[0] for url in good]
+            if not all(map(str.startswith, locs, repeat(prefix))):
+                good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
+                locs = [url[0] for url in good]
+            new = seen.first_seen(locs) if opts.dedupe else [True]
+            if not all(new):
+                report.duplicates += new.count(False)
+                good = [url for url, fresh in zip(good, new, strict=True) if fresh]
+            if good:
+                good = rules.apply(good)
+                if opts.on_written is not None:
+                    opts.on_written(good)
+                yield good
+    finally:
+        seen.close()
+
+
+def _in_scope(
+    url: Url,
+    scope: Scope,
+    opts: BuildOptions,
+    report: BuildReport,
+    lines: tuple[str, dict[str, int]] | None = None,
+) -> bool:
+    """Whether ``url`` lies in the scope; one outside is reported (with its source and
+    line, from ``lines`` when known) or raises."""
+    reason = scope.violation(url.loc)
+    if reason is None:
+        return True
+    prefix = scope.prefix
+    where = (
+        f"sitemap served from {prefix}"
+        if opts.sitemap_url is None
+        else f"sitemap set for URLs under {prefix}"
+    )
+    source, line = (None, None) if lines is None else (lines[0], lines[1].get(url.loc))
+    if not opts.skip_out_of_scope or opts.strict:
+        at = "" if line is None else f" ({source}:{line})"
+        raise InvalidValue("loc", url.loc, f"{reason}; {where}{at}")
+    message = f"{url.loc}: not allowed in a {where}: {reason}"
+    if line is not None:
+        message = f"{source}:{line}: {message}"
+    report.reject("out-of-scope", message, source, line)
+    return False
+
+
+def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport) -> list[Url]:
+    converted = urls_from_rows(rows, default_tz=opts.default_tz)
+    if InvalidValue not in set(map(type, converted)):
+        return converted  # type: ignore[return-value]
+    return [
+        url
+        for url in map(_convert, converted, rows, repeat(opts), repeat(report))
+        if url is not None
+    ]
+
+
+def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+    """The Url an entry gives (``row``: what it was made from, when it is already a Url or an
+    error), or None when it is left out; every problem goes to the report."""
+    if isinstance(entry, Url):
+        return entry
+    if isinstance(entry, InputError):
+        return _from_input_error(entry, opts, report)
+    if isinstance(entry, InvalidValue):
+        entry = row
+    notes: list[str] = []  # extension values left out alone, as the reader does
+    try:
+        if isinstance(entry, Mapping):
+            fields = {k: v for k, v in entry.items() if k not in JSON_KEYS}
+            if len(fields) < len(entry):  # images, videos, news, alternates, raw extensions
+                fields["extensions"] = from_json_fields(entry, None if opts.strict else notes)
+            entry = row_from_dict(fields)
+        if not isinstance(entry, tuple):
+            raise InvalidValue(
+                "entry",
+                entry,
+                "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping",
+            )
+        url, dropped = url_keeping_loc(entry, default_tz=opts.default_tz)
+    except InvalidValue as exc:
+        if opts.strict:
+            raise
+        report.reject(f"invalid-{exc.field}", str(exc))
+        return None
+    except TypeError:
+        error = InvalidValue("entry", entry, "a row is (loc, lastmod, changefreq, priority)")
+        if opts.strict:
+            raise error from None
+        report.reject("invalid-entry", str(error))
+        return None
+    if dropped and opts.strict:
+        raise dropped[0]
+    for note in notes:
+        report.warn(getattr(note, "code", "invalid-extensions"), f"{url[0]}: {note}")
+    for bad in dropped:
+        report.warn(f"invalid-{bad.field}", f"{bad} (written without its {bad.field})")
+    return url
+
+
+def _from_input_error(error: InputError, opts: BuildOptions, report: BuildReport) -> Url | None:
+    if opts.strict:
+        raise error
+    code = "unreadable-line" if error.field == "line" else f"invalid-{error.field}"
+    if error.kept is None:
+        report.reject(code, str(error), error.source, error.line)
+        return None
+    if error.notes:  # each value left out under its own code, as check reports it
+        for note_code, message in error.notes:
+            report.warn(
+                note_code, f"{error.source}:{error.line}: {message}", error.source, error.line
+            )
+    else:
+        report.warn(code, str(error), error.source, error.line)
+    kept: Url = error.kept
+    return kept

@@ -1,0 +1,212 @@
+"""Sections: named parts of a site, each written to its own files and listed in one index.
+Pure.
+
+A section is a function of the URL (``Sections.of``): by its first directory segments
+(``path:N``), by named path patterns (``products=/p/*``; the first that matches wins, the
+rest go to ``DEFAULT``), or by a callable. Search Console counts submitted and indexed pages
+per sitemap file, so a section's files show how that kind of page fares. A section's name is
+part of its file names (``sitemap-products-3-<hash>.xml.gz``): ``checked_name`` holds it to a
+safe, portable file-name part.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from ..errors import InvalidValue
+from ..model import Url
+from ..urls import to_uri
+from .document import Rendered
+
+DEFAULT = "other"  # the section of a URL no rule places
+MAX_NAME = 40
+_SAFE = re.compile(r"[a-z0-9][a-z0-9_-]*")
+# a section of one of these names would read as another file of the set
+_RESERVED = frozenset({"index", "manifest"})
+
+
+def checked_name(name: object, *, where: str = "section") -> str:
+    """``name`` when it may name a section's files: lower-case letters, digits, '_' and '-'
+    (the same file on every file system, case-insensitive ones too), not all digits (it
+    would read as a file's number), at most ``MAX_NAME`` characters."""
+    if not isinstance(name, str) or not _SAFE.fullmatch(name) or len(name) > MAX_NAME:
+        raise InvalidValue(
+            where,
+            name,
+            f"a section name is 1 to {MAX_NAME} lower-case letters, digits, '_' and '-', "
+            "starting with a letter or digit (it names the section's files)",
+        )
+    if name.isdigit() or name in _RESERVED:
+        raise InvalidValue(
+            where, name, "would read as a file number or another file of the set; rename it"
+        )
+    return name
+
+
+@lru_cache(maxsize=4096)  # a site has few directories: each is cleaned once
+def slug(text: str) -> str:
+    """A safe section name made from path text (``path:N``): lower case, any run of other
+    characters one '-'; ``DEFAULT`` when nothing is left."""
+    name = re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-_")[:MAX_NAME].strip("-_")
+    if not name or name.isdigit() or name in _RESERVED:
+        return DEFAULT if not name else f"s-{name}"[:MAX_NAME]
+    return name
+
+
+def _path(loc: str) -> str:
+    """The path of a checked loc (an absolute URI: no parsing needed, and none is paid for)."""
+    authority = loc.find("//") + 2
+    ends = [found for found in (loc.find(mark, authority) for mark in "/?#") if found >= 0]
+    start = min(ends, default=len(loc))
+    end = min((found for found in ends if found > start), default=len(loc))
+    if start == len(loc) or loc[start] != "/":
+        return "/"
+    return loc[start:end]
+
+
+class Sections:
+    """Which section each URL belongs to. ``describe`` says the rule in words (the report)."""
+
+    def __init__(self, of_loc: Callable[[str], str], describe: str) -> None:
+        self._of_loc = of_loc
+        self.describe = describe
+
+    def of(self, locs: Sequence[str]) -> list[str]:
+        return list(map(self._of_loc, locs))
+
+    @classmethod
+    def by_path(cls, depth: int) -> Sections:
+        """By the first ``depth`` directory segments of the path (``/blog/2024/post``:
+        ``blog`` at 1, ``blog-2024`` at 2); a page at the root (``/``, ``/about``) goes to
+        ``DEFAULT``."""
+        if depth < 1:
+            raise InvalidValue("section-by", f"path:{depth}", "the depth is 1 or more")
+
+        def of_loc(loc: str) -> str:
+            directories = _path(loc).split("/")[1:-1]
+            return slug("-".join(directories[:depth])) if directories else DEFAULT
+
+        return cls(of_loc, f"path:{depth}")
+
+    @classmethod
+    def by_patterns(cls, patterns: Iterable[tuple[str, str]]) -> Sections:
+        """By named path patterns, tried in the order given: ``*`` matches within one path
+        segment, ``**`` across segments (``/blog/**`` is everything under /blog/); a
+        pattern without a leading '/' is taken from the root."""
+        compiled: list[tuple[str, re.Pattern[str]]] = []
+        for name, pattern in patterns:
+            checked_name(name)
+            if name == DEFAULT:
+                raise InvalidValue("section", name, f"'{DEFAULT}' is the section of the rest")
+            compiled.append((name, _glob(pattern)))
+        if not compiled:
+            raise InvalidValue("section", None, "give at least one NAME=PATTERN")
+
+        def of_loc(loc: str) -> str:
+            path = _path(loc)
+            for name, regex in compiled:
+                if regex.fullmatch(path):
+                    return name
+            return DEFAULT
+
+        return cls(of_loc, ", ".join(f"{n}={p}" for n, p in patterns))
+
+    @classmethod
+    def by_callable(cls, function: Callable[[str], Any]) -> Sections:
+        """By ``function(loc)``, which returns a section name (None: ``DEFAULT``)."""
+
+        def of_loc(loc: str) -> str:
+            name = function(loc)
+            return DEFAULT if name is None else checked_name(name, where=f"section of {loc}")
+
+        return cls(of_loc, getattr(function, "__name__", "a function"))
+
+    @classmethod
+    def by_column(cls, column: str, given: Mapping[str, str]) -> Sections:
+        """By the ``column`` of the input, as ``given`` (loc -> section) records it."""
+
+        def of_loc(loc: str) -> str:
+            return given.get(loc, DEFAULT)
+
+        return cls(of_loc, f"column {column}")
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    if not pattern.startswith("/"):
+        pattern = "/" + pattern
+    parts = re.split(r"(\*\*|\*)", pattern)
+    regex = "".join({"**": ".*", "*": "[^/]*"}.get(part, re.escape(part)) for part in parts)
+    return re.compile(regex)
+
+
+def parse_rule(rule: str) -> Sections:
+    """A ``--section-by`` rule: ``path:N``."""
+    kind, _, value = rule.partition(":")
+    if kind == "path" and value.isdigit():
+        return Sections.by_path(int(value))
+    raise InvalidValue(
+        "section-by",
+        rule,
+        "use path:N (the first N directory segments), or name patterns with --section NAME=GLOB",
+    )
+
+
+def parse_pattern(text: str) -> tuple[str, str]:
+    """One ``--section NAME=GLOB``."""
+    name, equals, pattern = text.partition("=")
+    if not equals or not pattern:
+        raise InvalidValue("section", text, "give NAME=GLOB, e.g. products='/p/*'")
+    return checked_name(name.strip()), pattern.strip()
+
+
+def by_section(
+    batch: list[Url] | Rendered, sections: Sections | None
+) -> Iterator[tuple[str | None, list[Url] | Rendered]]:
+    """A checked batch's entries by section (None without sections), in input order."""
+    if sections is None:
+        yield None, batch
+        return
+    rendered = isinstance(batch, Rendered)
+    names = sections.of(batch.locs if rendered else [url[0] for url in batch])  # type: ignore[union-attr]
+    distinct = dict.fromkeys(names)
+    if len(distinct) == 1:
+        yield names[0], batch
+        return
+    for name in distinct:
+        if isinstance(batch, Rendered):
+            yield name, batch.select(bytes(found == name for found in names))
+        else:
+            yield name, [url for url, found in zip(batch, names, strict=True) if found == name]
+
+
+def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], Sections]:
+    """The ``section=`` a build is given, and its entries: a ``Sections``, a callable of the
+    loc, a ``path:N`` rule, or the name of a key of mapping entries (taken out of each before
+    the entry is read; an entry without it goes to ``DEFAULT``)."""
+    if isinstance(rule, Sections):
+        return entries, rule
+    if callable(rule):
+        return entries, Sections.by_callable(rule)
+    if not isinstance(rule, str) or not rule:
+        raise InvalidValue("section", rule, "give a key name, path:N, a callable or Sections")
+    if rule.startswith("path:"):
+        return entries, parse_rule(rule)
+    given: dict[str, str] = {}
+    return _taking_key(entries, rule, given), Sections.by_column(rule, given)
+
+
+def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iterator[Any]:
+    for entry in entries:
+        if isinstance(entry, Mapping) and key in entry:
+            entry = dict(entry)
+            name, loc = entry.pop(key), entry.get("loc")
+            if name not in (None, "") and isinstance(loc, str):
+                given[loc] = checked_name(name, where=f"section of {loc}")
+                # the loc as the build writes it too (a bad one: the build reports it)
+                with contextlib.suppress(InvalidValue):
+                    given.setdefault(to_uri(loc), given[loc])
+        yield entry
