@@ -119,14 +119,7 @@ def build_sitemaps(
     try:
         mode = _Mode(update, stable, remove_paths, report_path, changes_path)
         report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
-    except (
-        _SourceUnreadable,
-        PublishError,
-        OSError,
-        InputError,
-        InvalidValue,
-        LimitExceeded,
-    ) as exc:
+    except _BUILD_FAILURES as exc:
         _fail_build(exc)
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
@@ -402,6 +395,17 @@ def _fewer_collections() -> Iterator[None]:
 
 class _SourceUnreadable(Exception):
     pass
+
+
+# what ends a build with a message and exit status 2 (``_fail_build``)
+_BUILD_FAILURES = (
+    _SourceUnreadable,
+    PublishError,
+    OSError,
+    InputError,
+    InvalidValue,
+    LimitExceeded,
+)
 
 
 def _fail(status: int, message: str) -> NoReturn:
