@@ -19,7 +19,9 @@ entries, issues and output stay what they are without this lane. The lane and th
 from __future__ import annotations
 
 import sys
+import threading
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,6 +34,42 @@ if TYPE_CHECKING:
     from .xml_compiled import CompiledLane
 
 E = TypeVar("E")
+
+# Why an entry of a document read in the render lane was passed on as the reader's value
+# instead of rendered by the core (``RenderSpec.left``, ``left_core``):
+LEFT_REASONS = {
+    "duplicate": "its loc was listed before in the document (reported)",
+    "limit": "an entry count was due (the protocol's 50,000, or ReadLimits.max_entries)",
+    "new-origin": "the first entry on a host with a finding, whose loc the core made a URI of",
+    "values": "a value the reader judges (corrected or reported)",
+    "extension": "extensions other than plain images, typed in Python",
+    "piece": "markup the compiled lane does not read, parsed by lxml on its own",
+    "careful": "read by the careful (lxml) lane: the rest of a document handed over, or a "
+    "document the compiled lane never takes (RSS, Atom, another encoding)",
+    "index": "an entry of a sitemap index (the render lane renders urlsets)",
+    "text": "a line of a text sitemap",
+}
+_LEFT_TOTAL: Counter[str] = Counter()
+_LEFT_LOCK = threading.Lock()
+
+
+def left_core(*, reset: bool = False) -> dict[str, int]:
+    """Entries that left the compiled path in this process, per reason (``LEFT_REASONS``),
+    over every reader closed in the render lane (``urlset read``, ``read_arrow``, fetch's
+    parse threads); ``reset`` starts the count again. Benchmarks print it; tests hold it
+    at zero."""
+    with _LEFT_LOCK:
+        counts = {reason: n for reason, n in _LEFT_TOTAL.items() if n}
+        if reset:
+            _LEFT_TOTAL.clear()
+    return counts
+
+
+def add_left(counts: dict[str, int]) -> None:
+    """Add one closed reader's ``left`` counts to the process's (``left_core``)."""
+    if counts:
+        with _LEFT_LOCK:
+            _LEFT_TOTAL.update(counts)
 
 
 class RenderedRun:
@@ -57,6 +95,9 @@ class RenderSpec:
         self.tail = tail
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
+        # entries passed on as the reader's values instead, per reason (LEFT_REASONS): the
+        # reader's sink counts them
+        self.left: dict[str, int] = {}
         self.renderer: RecordRenderer | None = None
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
@@ -134,26 +175,32 @@ def render_records(
         made, images = found[10:]
         if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
             lane.records_only = False
-            sink.converted_run(made_uris)
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)
             origin = origins[0][1]
-            judged = None if made or images else _new_origin(sink, locs[0])
-            if judged is not None and sink.count < min(sink.next_check, limits.max_entries):
+            judged = _new_origin(sink, locs[0])
+            due = sink.count >= min(sink.next_check, limits.max_entries)
+            if judged is not None and not due and not (made_uris and _finding_due(sink, judged)):
                 # the first entry on an origin: judged here as Sink.add would (a finding is
                 # reported before it), then the record is rendered in the run after all
+                # (unless its loc was made a URI and a finding is due: that report comes
+                # first, as the careful lane gives them)
                 sink.origin(judged, record_line)
                 renderer.know(origin)
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
+            sink.converted_run(made_uris)
             extensions: tuple[object, ...] = ()
             if images:
                 from ..extensions.image import trusted_images  # a document with images
 
                 extensions = trusted_images(images[0][1])
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
-            if not sink.add(entry, record_line):
+            sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
+            added = sink.add(entry, record_line)
+            sink.reason = "careful"
+            if not added:
                 status.state = DONE
                 return pos, line
             renderer.know(origin)
@@ -167,6 +214,11 @@ def render_records(
         if not going:
             return pos, line
     return pos, line
+
+
+def _finding_due(sink: Sink, origin: str) -> bool:
+    """Whether ``Sink.origin`` would report something for ``origin`` (not yet judged)."""
+    return "@" in origin or sink.dev_host(origin) is not None
 
 
 def _new_origin(sink: Sink, loc: str) -> str | None:

@@ -32,7 +32,7 @@ from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import render_records
-from .sink import Sink
+from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
@@ -184,12 +184,16 @@ class CompiledLane:
         """Read what a scan stopped at (``pos``, ``line``: where the scan says reading goes
         on): where reading goes on, and False when it must stop."""
         self.records_only = False
+        sink = self.sink  # why these entries leave the render lane, if it runs: leaving
         if isinstance(stop, list):
-            return pos, line, self._judged(stop)
+            with leaving(sink, "values"):
+                return pos, line, self._judged(stop)
         start, stop_at = stop[0], stop[1]
-        typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
-        if not typed and not self._piece(data, start, stop_at, line):
-            return start, line, False
+        with leaving(sink, "extension"):
+            typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
+        with leaving(sink, "piece"):
+            if not typed and not self._piece(data, start, stop_at, line):
+                return start, line, False
         return stop_at, line + data.count(b"\n", start, stop_at), True
 
     def _emit(
