@@ -229,3 +229,25 @@ def test_the_render_lane_writes_what_the_values_give(
     expected = _jsonl(careful)
     assert _render_lane_output(data, len(data)) == expected
     assert _render_lane_output(data, chunk) == expected
+
+
+def test_read_arrow_imports_no_pandas(tmp_path: Path) -> None:
+    """pyarrow's conversion of Python values imports pandas (a second or more; pyarrow
+    itself loads numpy): read_arrow builds every column from buffers, on every shape (the
+    reader's values too)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "mix.xml"
+    path.write_bytes(SHAPES.urlset("mix", 200))
+    index = tmp_path / "index.xml"
+    index.write_bytes(SHAPES.index("mix", 20))
+    code = (
+        "import sys\nfrom urlset.reading.arrow import read_arrow\n"
+        f"read_arrow({str(path)!r}, sitemap='https://a.test/s.xml')\nread_arrow({str(index)!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]", done.stdout
