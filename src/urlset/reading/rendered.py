@@ -13,25 +13,22 @@ is rendered as that URI; the run says which, and the sink reports them (``normal
 where the usual path would, just before the run's entries. A record the sink must see itself
 -- its loc seen before, its origin not yet judged for development hosts, a limit due, or
 anything not canonical -- is read by the compiled lane's usual path at the same position, so
-entries, issues and output stay what they are without this lane. The lane and that path share the document's duplicate set (``Sink.seen``).
+entries, issues and output stay what they are without this lane. The lane and that path
+share the document's duplicate set (``Sink.seen``). The lane's loop is
+``xml_compiled.render_records``; this module holds the types the reader, its sink and its
+consumers share, below all of them.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .._core import RecordRenderer
 from ..model import Url
-from .xml_common import DONE, FAST
-
-if TYPE_CHECKING:
-    from .sink import Sink
-    from .xml_compiled import CompiledLane
 
 E = TypeVar("E")
 
@@ -107,13 +104,12 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, sink: Sink, image_prefix: str | None) -> RecordRenderer:
-        """The document's renderer, which from now on also holds its duplicate set. Given
-        the prefix the root binds to the image namespace, records with plain images are
-        rendered too (their extensions as JSON), by both renderers alike."""
-        limit = sink.limits.max_value_length
+    def start(self, limit: int, image_prefix: str | None) -> RecordRenderer:
+        """The document's renderer (values up to ``limit`` long), which the reader's sink
+        makes its duplicate set from now on. Given the prefix the root binds to the image
+        namespace, records with plain images are rendered too (their extensions as JSON), by
+        both renderers alike."""
         renderer = RecordRenderer(self.fmt, self.tail, limit, image_prefix)
-        sink.seen = renderer
         self.renderer = renderer
         if self.with_columns:
             self.column_renderer = RecordRenderer("arrow", "", limit, image_prefix)
@@ -138,95 +134,6 @@ class RenderSpec:
         """An origin the sink has judged, for the column renderer too."""
         if self.column_renderer is not None:
             self.column_renderer.know(origin)
-
-
-def render_records(
-    lane: CompiledLane, spec: RenderSpec, renderer: RecordRenderer, data: bytes, end: int
-) -> tuple[int, int]:
-    """``CompiledLane._records`` in the render lane: read ``data[:end]``; returns how far it
-    got and the line there."""
-    pos, line = 0, lane.fline
-    sink, status = lane.sink, lane.status
-    assert lane.scanner is not None
-    scan, render = lane.scanner.scan, renderer.render
-    limits = sink.limits
-    columns = spec.column_renderer is not None
-    while status.state == FAST:
-        room = min(sink.next_check, limits.max_entries + 1) - sink.count
-        if room > 0:
-            was, was_line = pos, line
-            pos, line, n, text, converted, made = render(data, pos, end, line, room)
-            if made:  # a loc not a URI as written, or images: as CompiledLane._records
-                lane.records_only = False
-            if n:
-                # a run's only issues: its locs made URIs, each before its entry
-                sink.converted_run(converted)
-                if columns:
-                    spec.also_columns(data, was, pos, was_line, n)
-                spec.runs.append(RenderedRun(sink.count, n, text))
-                spec.rendered += n
-                sink.count += n
-            if pos >= end:
-                return pos, line
-        # one entry the sink must see, or what the scanner stops at: the usual path
-        at, at_line = pos, line
-        found = scan(data, pos, end, line, 1)
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
-        made, images = found[10:]
-        if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
-            lane.records_only = False
-        if locs:
-            record_line = int.from_bytes(lines[:4], sys.byteorder)
-            origin = origins[0][1]
-            judged = _new_origin(sink, locs[0])
-            due = sink.count >= min(sink.next_check, limits.max_entries)
-            if judged is not None and not due and not (made_uris and _finding_due(sink, judged)):
-                # the first entry on an origin: judged here as Sink.add would (a finding is
-                # reported before it), then the record is rendered in the run after all
-                # (unless its loc was made a URI and a finding is due: that report comes
-                # first, as the careful lane gives them)
-                sink.origin(judged, record_line)
-                renderer.know(origin)
-                spec.know(origin)
-                pos, line = at, at_line
-                continue
-            sink.converted_run(made_uris)
-            extensions: tuple[object, ...] = ()
-            if images:
-                from ..extensions.image import trusted_images  # a document with images
-
-                extensions = trusted_images(images[0][1])
-            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
-            sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
-            added = sink.add(entry, record_line)
-            sink.reason = "careful"
-            if not added:
-                status.state = DONE
-                return pos, line
-            renderer.know(origin)
-            spec.know(origin)
-            continue
-        if stop is None:
-            if pos >= end:
-                return pos, line
-            continue
-        pos, line, going = lane.stopped(data, stop, pos, line)
-        if not going:
-            return pos, line
-    return pos, line
-
-
-def _finding_due(sink: Sink, origin: str) -> bool:
-    """Whether ``Sink.origin`` would report something for ``origin`` (not yet judged)."""
-    return "@" in origin or sink.dev_host(origin) is not None
-
-
-def _new_origin(sink: Sink, loc: str) -> str | None:
-    """The origin of ``loc`` (``scheme://authority/``, as ``Sink.add`` takes it) when the sink
-    has not judged it yet, else None."""
-    end = loc.find("/", 8)
-    origin = loc[: end + 1]
-    return None if origin in sink.origins else origin
 
 
 def in_order(
