@@ -101,19 +101,39 @@ def test_more_distinct_lastmods_than_are_kept_stay_exact() -> None:
 ODD = [
     "2024-12-31T23:59:60Z",  # a leap second: Python has none
     "2024-01-01T24:00:00Z",
-    "2024-01-01T10:30:00.1234567Z",  # seven digits
     "2024-02-30",
     "2023-02-29T00:00:00Z",
-    "2024-01-01T10:30Z",  # no seconds
     "2024-01-01T10:30:00z",
     "2024-01-01T10:30:00+0100",
     "2024-01-01T10:30:00+24:00",
     "2024-01-01T10:30:00",
-    "2024-01",
-    "2024",
     " 2024-01-01",
+    "\u0662\u0660\u0662\u0664",  # Arabic-Indic digits: Python's \d takes them
     "0000-01-01",
 ]
+
+
+# W3C forms the core reads itself: the same value (and type: Year, YearMonth) as the careful lane
+W3C_FORMS = [
+    "2024-01-01T10:30:00.1234567Z",  # seven digits, cut to microseconds
+    "2024-01-01T10:30Z",  # no seconds
+    "2024-01-01T10:30-05:00",
+    "2024-01",
+    "2024",
+]
+
+
+def test_every_w3c_form_is_the_careful_lanes_value() -> None:
+    for text in W3C_FORMS:
+        value, problem = parse_lenient(text)
+        made = _core.lastmod_value(text.encode())
+        assert problem is None and made == value and type(made) is type(value), text
+    records = [
+        f"<url><loc>https://a.test/{i}</loc><lastmod>{t}</lastmod></url>"
+        for i, t in enumerate(W3C_FORMS)
+    ]
+    fast, _ = both_lanes(urlset(*records))
+    assert [url.lastmod for url in fast[0]] == [parse_lenient(t)[0] for t in W3C_FORMS]  # type: ignore[union-attr]
 
 
 def test_odd_lastmods_are_handed_back_and_judged_as_the_careful_lane_does() -> None:

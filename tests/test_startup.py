@@ -216,7 +216,9 @@ def test_a_sitemap_with_an_image_loads_the_extensions_it_needs(tmp_path: Path) -
     )
     assert json.loads(done.stdout.splitlines()[0])["images"] == [{"loc": "https://shop.test/a.png"}]
     modules = set(json.loads(done.stderr.strip().splitlines()[-1])["modules"])
-    assert {"urlset.extensions.image", "urlset.extensions.registry"} <= modules
+    # the image module names the namespace; the record is rendered by the core (its first
+    # on the host too), so no extension value is made and the registry is not loaded
+    assert "urlset.extensions.image" in modules
 
 
 def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
@@ -246,7 +248,9 @@ def test_build_of_a_table_with_an_image_column_loads_the_extensions(tmp_path: Pa
     assert b"<image:loc>https://shop.test/a.png</image:loc>" in gzip.decompress(
         (out / "sitemap.xml.gz").read_bytes()
     )
-    assert {"urlset.extensions.image", "urlset.extensions.registry"} <= modules
+    # the image module names the namespace; the record is rendered by the core (its first
+    # on the host too), so no extension value is made and the registry is not loaded
+    assert "urlset.extensions.image" in modules
 
 
 def test_static_option_choices_match_the_implementations() -> None:

@@ -1,5 +1,6 @@
 //! The Python values of plain lastmods (`urlset_core::values::lastmod::plain_lastmod_value`):
-//! what the careful lane's `dates.parse_lenient` gives, a `date` or an aware `datetime` whose
+//! what the careful lane's `dates.parse_lenient` gives, a `dates.Year` or `dates.YearMonth`,
+//! a `date` or an aware `datetime` whose
 //! zone is `datetime.UTC` for a zero offset and a `timezone` of the offset otherwise.
 //!
 //! The core has parsed and checked the text, so no Python parser runs: a value is made from
@@ -23,7 +24,7 @@ const KEPT: usize = 4096;
 
 /// A lastmod's fields in one number, the key of the kept values.
 fn key(l: &Lastmod) -> u128 {
-    u128::from(l.precision == Precision::Time)
+    u128::from(l.precision as u8)
         | u128::from(l.year) << 8
         | u128::from(l.month) << 24
         | u128::from(l.day) << 32
@@ -61,6 +62,9 @@ impl Hasher for KeyHasher {
 /// two).
 struct Makers {
     date: Py<PyAny>,
+    /// `dates.Year` and `dates.YearMonth`: a lastmod given to the year or the month.
+    year: Py<PyAny>,
+    year_month: Py<PyAny>,
     datetime: Py<PyAny>,
     timezone: Py<PyAny>,
     timedelta: Py<PyAny>,
@@ -69,8 +73,17 @@ struct Makers {
 }
 
 impl Makers {
-    /// The `date` or `datetime` of a day or a time (the core checked its fields).
+    /// The `Year`, `YearMonth`, `date` or `datetime` of a lastmod (the core checked its
+    /// fields).
     fn make(&mut self, py: Python<'_>, l: &Lastmod) -> PyResult<Py<PyAny>> {
+        match l.precision {
+            Precision::Year => return Ok(self.year.bind(py).call1((l.year,))?.unbind()),
+            Precision::Month => {
+                let made = self.year_month.bind(py).call1((l.year, l.month))?;
+                return Ok(made.unbind());
+            }
+            _ => {}
+        }
         let [year_hi, year_lo] = l.year.to_be_bytes();
         if l.precision != Precision::Time {
             let state = PyBytes::new(py, &[year_hi, year_lo, l.month, l.day]);
@@ -116,9 +129,12 @@ impl LastmodValues {
     pub fn new(py: Python<'_>) -> PyResult<Self> {
         let module = py.import("datetime")?;
         let get = |name: &str| module.getattr(name).map(Bound::unbind);
+        let dates = py.import("urlset.dates")?;
         Ok(LastmodValues {
             makers: Makers {
                 date: get("date")?,
+                year: dates.getattr("Year")?.unbind(),
+                year_month: dates.getattr("YearMonth")?.unbind(),
                 datetime: get("datetime")?,
                 timezone: get("timezone")?,
                 timedelta: get("timedelta")?,

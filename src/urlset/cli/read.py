@@ -51,6 +51,13 @@ INDEX_COLUMNS = ("loc", "lastmod")
     type=click.Path(dir_okay=False),
     help="Also store the entries and issues as a run in this snapshot store (DuckDB file).",
 )
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also print how many entries the compiled core rendered and, per reason, how many "
+    "it passed to the Python reader (a speed diagnostic).",
+)
 def read(
     source: str,
     fmt: str,
@@ -60,6 +67,7 @@ def read(
     quiet: bool,
     max_bytes: int | None,
     snapshot: str | None = None,
+    verbose: bool = False,
 ) -> None:
     """Read SOURCE (a file path, or - for standard input) and print its entries.
 
@@ -67,4 +75,4 @@ def read(
     """
     from .read_run import run
 
-    run(source, fmt, output, issues_json, base_url, quiet, max_bytes, snapshot)
+    run(source, fmt, output, issues_json, base_url, quiet, max_bytes, snapshot, verbose=verbose)

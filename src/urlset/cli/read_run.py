@@ -222,6 +222,8 @@ def run(
     quiet: bool,
     max_bytes: int | None,
     snapshot: str | None,
+    *,
+    verbose: bool = False,
 ) -> None:
     """Read SOURCE and write its entries as FMT; exits 1 on errors found, 2 when it could not
     be read (see the command's help)."""
@@ -260,6 +262,8 @@ def run(
             else:
                 with contextlib.suppress(ValueError, OSError):
                     stream.detach()
+    if verbose:
+        click.echo(f"urlset read: {_lanes(reader, spec)}", err=True)
     if issues_json is not None:
         _write_issues(issues_json, result.issues)
     if snapshot is not None and writer.kept is not None:
@@ -268,6 +272,15 @@ def run(
         sys.exit(2)
     if any(i.severity == "error" for i in issues):
         sys.exit(1)
+
+
+def _lanes(reader: SitemapReader, spec: RenderSpec | None) -> str:
+    """--verbose: the entries the compiled core rendered, and the others per reason."""
+    if spec is None:
+        return f"{reader.entries:,} entries, each through the reader (--snapshot)"
+    left = ", ".join(f"{reason} {n:,}" for reason, n in sorted(spec.left.items()))
+    text = f"{reader.entries:,} entries, {spec.rendered:,} rendered by the compiled core"
+    return text + (f"; through the reader: {left}" if left else "")
 
 
 def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, shown: set[str]) -> None:

@@ -13,15 +13,18 @@ scanner straight into Arrow buffers (offsets, values, validity) that pyarrow wra
 are; any other entry (one whose values the reader judges, one with other extensions, one in a
 piece lxml reads, an index's)
 comes as the reader's value, in its place, and becomes the same columns. So an unusual entry
-costs itself, not the document. Needs pyarrow (the ``arrow`` extra).
+costs itself, not the document. Needs pyarrow (the ``arrow`` extra); every column is made
+from buffers, never by pyarrow's conversion of Python values, which imports pandas.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from itertools import accumulate
 from typing import Any, TypeVar
 
 from ..dates import format_w3c, instant
@@ -35,6 +38,8 @@ E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority", "extensions")
 # stretches of the reader's values up to which a document's batches are slices, not a take
 SLICED_STRETCHES = 8
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def read_arrow(
@@ -50,7 +55,7 @@ def read_arrow(
     batches, _ = read_batches(source, limits)
     table = pa.Table.from_batches(batches, schema=_schema())
     if sitemap is not None:
-        table = table.append_column("sitemap", pa.repeat(sitemap, table.num_rows))
+        table = table.append_column("sitemap", _texts([sitemap] * table.num_rows))
     return table
 
 
@@ -241,12 +246,13 @@ def _array(kind: Any, n: int, buffers: Any) -> Any:
 
 
 def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
-    """Entries read by ``urlset.read`` (a urlset's or an index's) as one record batch."""
+    """Entries read by ``urlset.read`` (a urlset's or an index's) as one record batch, made
+    from buffers: pyarrow's conversion of Python values imports pandas (a second or more)."""
     import pyarrow as pa
 
     locs: list[str] = []
     lastmods: list[str | None] = []
-    instants: list[datetime | None] = []
+    instants: list[int | None] = []
     changefreqs: list[int | None] = []
     priorities: list[float | None] = []
     extensions: list[str | None] = []
@@ -255,27 +261,53 @@ def _entries_batch(entries: Sequence[Url | SitemapRef]) -> Any:
         locs.append(entry.loc)
         lastmod = entry.lastmod
         lastmods.append(None if lastmod is None else format_w3c(lastmod))
-        instants.append(None if lastmod is None else instant(lastmod))
+        instants.append(None if lastmod is None else (instant(lastmod) - _EPOCH) // _MICROSECOND)
         changefreq = getattr(entry, "changefreq", None)
         changefreqs.append(None if changefreq is None else freq_index[changefreq])
         priorities.append(getattr(entry, "priority", None))
         extensions.append(_extensions_text(getattr(entry, "extensions", ())))
     schema = _schema()
     arrays = [
-        pa.array(locs, pa.string()),
-        pa.array(lastmods, pa.string()),
-        pa.array(instants, schema.field("lastmod_at").type),
-        pa.DictionaryArray.from_arrays(pa.array(changefreqs, pa.int8()), _changefreq_names()),
-        pa.array(priorities, pa.float64()),
-        pa.array(extensions, pa.string()),
+        _texts(locs),
+        _texts(lastmods),
+        _fixed(schema.field("lastmod_at").type, "q", instants),
+        pa.DictionaryArray.from_arrays(_fixed(pa.int8(), "b", changefreqs), _changefreq_names()),
+        _fixed(pa.float64(), "d", priorities),
+        _texts(extensions),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def _changefreq_names() -> Any:
+def _validity(values: Sequence[object]) -> tuple[bytes | None, int]:
+    """An Arrow validity bitmap of ``values`` (None: missing), and the count missing."""
+    nulls = sum(1 for v in values if v is None)
+    if not nulls:
+        return None, 0
+    bits = int("".join("0" if v is None else "1" for v in reversed(values)), 2)
+    return bits.to_bytes((len(values) + 7) // 8, "little"), nulls
+
+
+def _texts(values: Sequence[str | None]) -> Any:
+    """A string array of ``values``, from buffers."""
     import pyarrow as pa
 
-    return pa.array([c.value for c in ChangeFreq], pa.string())
+    data = [b"" if v is None else v.encode() for v in values]
+    offsets = array("i", [0])
+    offsets.extend(accumulate(map(len, data)))
+    validity, nulls = _validity(values)
+    buffers = [validity, offsets, b"".join(data)]
+    return _array(pa.string(), len(values), ((validity, nulls), buffers[1], buffers[2]))
+
+
+def _fixed(kind: Any, code: str, values: Sequence[float | int | None]) -> Any:
+    """An array of ``kind`` (``code``: its ``array`` type code) of ``values``, from buffers."""
+    validity, nulls = _validity(values)
+    data = array(code, [0 if v is None else v for v in values])
+    return _array(kind, len(values), ((validity, nulls), data, None))
+
+
+def _changefreq_names() -> Any:
+    return _texts([c.value for c in ChangeFreq])
 
 
 def _schema() -> Any:

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
 from ..urls import to_uri
-from .rendered import RenderSpec
+from .rendered import RenderSpec, add_left
 from .sink import Event, Sink
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, WideToUtf8, sniff
 from .text import TextBody
@@ -68,6 +68,8 @@ class SitemapReader:
         self._sink = Sink(source, limits, base_url)
         # the render lane: canonical records into render.runs as output text, not events
         self._sink.render = render
+        if render is not None:
+            self._sink.left = render.left  # counted as they leave (rendered.LEFT_REASONS)
         self._fast = _fast
         self._gzip: Gunzip | None = None
         self._decided_gzip = False
@@ -157,7 +159,13 @@ class SitemapReader:
             except GzipError as exc:
                 self._gzip_error(exc)
         self._finish_body()
-        self._sink.finish()
+        sink = self._sink
+        sink.finish()
+        if sink.render is not None:
+            if self.format == "sitemapindex":  # the render lane renders urlsets only
+                sink.left.clear()
+                sink.left["index"] = sink.count
+            add_left(sink.left)
         return self._take()
 
     def _take(self) -> list[Event]:
@@ -301,6 +309,7 @@ class SitemapReader:
             return
         if kind == "text":
             self._format = "text"
+            sink.reason = "text"
             text_body = TextBody(sink)
             self._body = text_body
             text_body.feed(data)

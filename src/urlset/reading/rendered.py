@@ -13,25 +13,60 @@ is rendered as that URI; the run says which, and the sink reports them (``normal
 where the usual path would, just before the run's entries. A record the sink must see itself
 -- its loc seen before, its origin not yet judged for development hosts, a limit due, or
 anything not canonical -- is read by the compiled lane's usual path at the same position, so
-entries, issues and output stay what they are without this lane. The lane and that path share the document's duplicate set (``Sink.seen``).
+entries, issues and output stay what they are without this lane. The lane and that path
+share the document's duplicate set (``Sink.seen``). The lane's loop is
+``xml_compiled.render_records``; this module holds the types the reader, its sink and its
+consumers share, below all of them.
 """
 
 from __future__ import annotations
 
-import sys
+import threading
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .._core import RecordRenderer
 from ..model import Url
-from .xml_common import DONE, FAST
-
-if TYPE_CHECKING:
-    from .sink import Sink
-    from .xml_compiled import CompiledLane
 
 E = TypeVar("E")
+
+# Why an entry of a document read in the render lane was passed on as the reader's value
+# instead of rendered by the core (``RenderSpec.left``, ``left_core``):
+LEFT_REASONS = {
+    "duplicate": "its loc was listed before in the document (reported)",
+    "limit": "an entry count was due (the protocol's 50,000, or ReadLimits.max_entries)",
+    "new-origin": "the first entry on a host with a finding, whose loc the core made a URI of",
+    "values": "a value the reader judges (corrected or reported)",
+    "extension": "extensions other than plain images, typed in Python",
+    "piece": "markup the compiled lane does not read, parsed by lxml on its own",
+    "careful": "read by the careful (lxml) lane: the rest of a document handed over, or a "
+    "document the compiled lane never takes (RSS, Atom, another encoding)",
+    "index": "an entry of a sitemap index (the render lane renders urlsets)",
+    "text": "a line of a text sitemap",
+}
+_LEFT_TOTAL: Counter[str] = Counter()
+_LEFT_LOCK = threading.Lock()
+
+
+def left_core(*, reset: bool = False) -> dict[str, int]:
+    """Entries that left the compiled path in this process, per reason (``LEFT_REASONS``),
+    over every reader closed in the render lane (``urlset read``, ``read_arrow``, fetch's
+    parse threads); ``reset`` starts the count again. Benchmarks print it; tests hold it
+    at zero."""
+    with _LEFT_LOCK:
+        counts = {reason: n for reason, n in _LEFT_TOTAL.items() if n}
+        if reset:
+            _LEFT_TOTAL.clear()
+    return counts
+
+
+def add_left(counts: dict[str, int]) -> None:
+    """Add one closed reader's ``left`` counts to the process's (``left_core``)."""
+    if counts:
+        with _LEFT_LOCK:
+            _LEFT_TOTAL.update(counts)
 
 
 class RenderedRun:
@@ -57,6 +92,9 @@ class RenderSpec:
         self.tail = tail
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
+        # entries passed on as the reader's values instead, per reason (LEFT_REASONS): the
+        # reader's sink counts them
+        self.left: dict[str, int] = {}
         self.renderer: RecordRenderer | None = None
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
@@ -66,13 +104,12 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, sink: Sink, image_prefix: str | None) -> RecordRenderer:
-        """The document's renderer, which from now on also holds its duplicate set. Given
-        the prefix the root binds to the image namespace, records with plain images are
-        rendered too (their extensions as JSON), by both renderers alike."""
-        limit = sink.limits.max_value_length
+    def start(self, limit: int, image_prefix: str | None) -> RecordRenderer:
+        """The document's renderer (values up to ``limit`` long), which the reader's sink
+        makes its duplicate set from now on. Given the prefix the root binds to the image
+        namespace, records with plain images are rendered too (their extensions as JSON), by
+        both renderers alike."""
         renderer = RecordRenderer(self.fmt, self.tail, limit, image_prefix)
-        sink.seen = renderer
         self.renderer = renderer
         if self.with_columns:
             self.column_renderer = RecordRenderer("arrow", "", limit, image_prefix)
@@ -97,84 +134,6 @@ class RenderSpec:
         """An origin the sink has judged, for the column renderer too."""
         if self.column_renderer is not None:
             self.column_renderer.know(origin)
-
-
-def render_records(
-    lane: CompiledLane, spec: RenderSpec, renderer: RecordRenderer, data: bytes, end: int
-) -> tuple[int, int]:
-    """``CompiledLane._records`` in the render lane: read ``data[:end]``; returns how far it
-    got and the line there."""
-    pos, line = 0, lane.fline
-    sink, status = lane.sink, lane.status
-    assert lane.scanner is not None
-    scan, render = lane.scanner.scan, renderer.render
-    limits = sink.limits
-    columns = spec.column_renderer is not None
-    while status.state == FAST:
-        room = min(sink.next_check, limits.max_entries + 1) - sink.count
-        if room > 0:
-            was, was_line = pos, line
-            pos, line, n, text, converted, made = render(data, pos, end, line, room)
-            if made:  # a loc not a URI as written, or images: as CompiledLane._records
-                lane.records_only = False
-            if n:
-                # a run's only issues: its locs made URIs, each before its entry
-                sink.converted_run(converted)
-                if columns:
-                    spec.also_columns(data, was, pos, was_line, n)
-                spec.runs.append(RenderedRun(sink.count, n, text))
-                spec.rendered += n
-                sink.count += n
-            if pos >= end:
-                return pos, line
-        # one entry the sink must see, or what the scanner stops at: the usual path
-        at, at_line = pos, line
-        found = scan(data, pos, end, line, 1)
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
-        made, images = found[10:]
-        if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
-            lane.records_only = False
-            sink.converted_run(made_uris)
-        if locs:
-            record_line = int.from_bytes(lines[:4], sys.byteorder)
-            origin = origins[0][1]
-            judged = None if made or images else _new_origin(sink, locs[0])
-            if judged is not None and sink.count < min(sink.next_check, limits.max_entries):
-                # the first entry on an origin: judged here as Sink.add would (a finding is
-                # reported before it), then the record is rendered in the run after all
-                sink.origin(judged, record_line)
-                renderer.know(origin)
-                spec.know(origin)
-                pos, line = at, at_line
-                continue
-            extensions: tuple[object, ...] = ()
-            if images:
-                from ..extensions.image import trusted_images  # a document with images
-
-                extensions = trusted_images(images[0][1])
-            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
-            if not sink.add(entry, record_line):
-                status.state = DONE
-                return pos, line
-            renderer.know(origin)
-            spec.know(origin)
-            continue
-        if stop is None:
-            if pos >= end:
-                return pos, line
-            continue
-        pos, line, going = lane.stopped(data, stop, pos, line)
-        if not going:
-            return pos, line
-    return pos, line
-
-
-def _new_origin(sink: Sink, loc: str) -> str | None:
-    """The origin of ``loc`` (``scheme://authority/``, as ``Sink.add`` takes it) when the sink
-    has not judged it yet, else None."""
-    end = loc.find("/", 8)
-    origin = loc[: end + 1]
-    return None if origin in sink.origins else origin
 
 
 def in_order(

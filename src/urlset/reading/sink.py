@@ -10,7 +10,8 @@ those decisions would give.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
@@ -112,6 +113,9 @@ class Sink:
         # (reading/rendered.py)
         self.seen: SeenLocs | RecordRenderer = SeenLocs()
         self.render: RenderSpec | None = None
+        # the render lane's entries passed on here, per ``reason`` (rendered.LEFT_REASONS)
+        self.left: dict[str, int] = {}
+        self.reason = "careful"
         # the entry count at which the slow bookkeeping in ``counted`` must run: the
         # protocol's count, or the entry limit when it is lower
         self.next_check = min(MAX_URLS_PER_SITEMAP, limits.max_entries)
@@ -186,6 +190,8 @@ class Sink:
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
+        if self.render is not None:
+            self.left[self.reason] = self.left.get(self.reason, 0) + 1
         loc = entry[0]
         if not self.seen.add(loc):
             self.duplicate(loc, line)
@@ -387,3 +393,13 @@ class Sink:
             return number
         self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
         return None
+
+
+@contextmanager
+def leaving(sink: Sink, reason: str) -> Iterator[None]:
+    """Entries ``sink`` is given inside leave the render lane for ``reason`` (``Sink.left``)."""
+    was, sink.reason = sink.reason, reason
+    try:
+        yield
+    finally:
+        sink.reason = was

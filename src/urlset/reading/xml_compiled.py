@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import re
+import sys
 from collections.abc import Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
@@ -31,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
-from .rendered import render_records
-from .sink import Sink
+from .rendered import RenderedRun, RenderSpec
+from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import LX_BLOCK, FullLane
@@ -88,11 +89,10 @@ class CompiledLane:
         self.entry_end = b"</sitemap>" if index else b"</url>"
         self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
         image_prefix = _image_prefix(self.root_prefixes)
-        self.scanner = UrlsetScanner(
-            index, self.sink.limits.max_value_length, list(ChangeFreq), image_prefix
-        )
-        if self.sink.render is not None and not index:
-            self.renderer = self.sink.render.start(self.sink, image_prefix)
+        limit = self.sink.limits.max_value_length
+        self.scanner = UrlsetScanner(index, limit, list(ChangeFreq), image_prefix)
+        if self.sink.render is not None and not index:  # also the document's duplicate set
+            self.renderer = self.sink.seen = self.sink.render.start(limit, image_prefix)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -184,12 +184,16 @@ class CompiledLane:
         """Read what a scan stopped at (``pos``, ``line``: where the scan says reading goes
         on): where reading goes on, and False when it must stop."""
         self.records_only = False
+        sink = self.sink  # why these entries leave the render lane, if it runs: leaving
         if isinstance(stop, list):
-            return pos, line, self._judged(stop)
+            with leaving(sink, "values"):
+                return pos, line, self._judged(stop)
         start, stop_at = stop[0], stop[1]
-        typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
-        if not typed and not self._piece(data, start, stop_at, line):
-            return start, line, False
+        with leaving(sink, "extension"):
+            typed = len(stop) == 5 and self._extension_record(stop[2], stop[3], stop[4])
+        with leaving(sink, "piece"):
+            if not typed and not self._piece(data, start, stop_at, line):
+                return start, line, False
         return stop_at, line + data.count(b"\n", start, stop_at), True
 
     def _emit(
@@ -346,6 +350,95 @@ class CompiledLane:
         self.buf = bytearray()
         if data and self.status.state == FULL:
             self.full.feed(data)
+
+
+def render_records(
+    lane: CompiledLane, spec: RenderSpec, renderer: RecordRenderer, data: bytes, end: int
+) -> tuple[int, int]:
+    """``CompiledLane._records`` in the render lane: read ``data[:end]``; returns how far it
+    got and the line there."""
+    pos, line = 0, lane.fline
+    sink, status = lane.sink, lane.status
+    assert lane.scanner is not None
+    scan, render = lane.scanner.scan, renderer.render
+    limits = sink.limits
+    columns = spec.column_renderer is not None
+    while status.state == FAST:
+        room = min(sink.next_check, limits.max_entries + 1) - sink.count
+        if room > 0:
+            was, was_line = pos, line
+            pos, line, n, text, converted, made = render(data, pos, end, line, room)
+            if made:  # a loc not a URI as written, or images: as CompiledLane._records
+                lane.records_only = False
+            if n:
+                # a run's only issues: its locs made URIs, each before its entry
+                sink.converted_run(converted)
+                if columns:
+                    spec.also_columns(data, was, pos, was_line, n)
+                spec.runs.append(RenderedRun(sink.count, n, text))
+                spec.rendered += n
+                sink.count += n
+            if pos >= end:
+                return pos, line
+        # one entry the sink must see, or what the scanner stops at: the usual path
+        at, at_line = pos, line
+        found = scan(data, pos, end, line, 1)
+        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
+        made, images = found[10:]
+        if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
+            lane.records_only = False
+        if locs:
+            record_line = int.from_bytes(lines[:4], sys.byteorder)
+            origin = origins[0][1]
+            judged = _new_origin(sink, locs[0])
+            due = sink.count >= min(sink.next_check, limits.max_entries)
+            if judged is not None and not due and not (made_uris and _finding_due(sink, judged)):
+                # the first entry on an origin: judged here as Sink.add would (a finding is
+                # reported before it), then the record is rendered in the run after all
+                # (unless its loc was made a URI and a finding is due: that report comes
+                # first, as the careful lane gives them)
+                sink.origin(judged, record_line)
+                renderer.know(origin)
+                spec.know(origin)
+                pos, line = at, at_line
+                continue
+            sink.converted_run(made_uris)
+            extensions: tuple[object, ...] = ()
+            if images:
+                from ..extensions.image import trusted_images  # a document with images
+
+                extensions = trusted_images(images[0][1])
+            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
+            sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
+            added = sink.add(entry, record_line)
+            sink.reason = "careful"
+            if not added:
+                status.state = DONE
+                return pos, line
+            renderer.know(origin)
+            spec.know(origin)
+            continue
+        if stop is None:
+            if pos >= end:
+                return pos, line
+            continue
+        pos, line, going = lane.stopped(data, stop, pos, line)
+        if not going:
+            return pos, line
+    return pos, line
+
+
+def _finding_due(sink: Sink, origin: str) -> bool:
+    """Whether ``Sink.origin`` would report something for ``origin`` (not yet judged)."""
+    return "@" in origin or sink.dev_host(origin) is not None
+
+
+def _new_origin(sink: Sink, loc: str) -> str | None:
+    """The origin of ``loc`` (``scheme://authority/``, as ``Sink.add`` takes it) when the sink
+    has not judged it yet, else None."""
+    end = loc.find("/", 8)
+    origin = loc[: end + 1]
+    return None if origin in sink.origins else origin
 
 
 def _tail_and_filler(fbytes: int, lines: int, fcol: int, col0: int) -> tuple[bytes, int]:

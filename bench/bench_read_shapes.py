@@ -1,0 +1,140 @@
+"""Reading every shape (bench/read_shapes.py) through the CLI and ``read_arrow``, per input byte,
+with the entries that left the compiled core, next to ``gzip -dc`` of the same file and Scrapy.
+
+    .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
+        [--peers PYTHON]
+
+Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
+entries (the issue's 500k ``.xml.gz``). Each figure is the median of ``--repeat`` fresh
+processes, wall seconds of the whole process (start-up and imports included, as a user waits):
+``urlset read FILE -f jsonl -o /dev/null -q --verbose`` (which prints the counters), a child
+that calls ``read_arrow(FILE)`` once, ``gzip -dc FILE > /dev/null`` (the floor), and, given
+the peers' Python (bench/setup_peers.sh: bench/.venv-peers/bin/python), Scrapy's sitemap
+reader through bench/peers/run.py. MB/s are of the decompressed XML; "vs plain" is the
+shape's per-byte speed over the plain shape's (the issue's target: at least 0.5). The load
+average is printed before and after: figures from a busy machine are not comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "read_shapes"
+sys.path.insert(0, str(HERE))
+
+import read_shapes  # noqa: E402  (bench/ on the path first)
+
+ARROW_CHILD = "import sys\nfrom urlset.reading.arrow import read_arrow\nread_arrow(sys.argv[1])\n"
+CLI_CHILD = "import sys\nfrom urlset.cli import main\nmain(sys.argv[1:])\n"
+
+
+def _wall(command: list[str], *, stderr: bool = False) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
+    )
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"{command[:3]} failed ({done.returncode}): {done.stderr[-500:]}")
+    return wall, done.stderr if stderr else ""
+
+
+def _median(command: list[str], repeat: int) -> tuple[float, str]:
+    runs = [_wall(command, stderr=True) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), runs[-1][1]
+
+
+def _file(shape: str, n: int) -> tuple[Path, int]:
+    """The shape's gzipped urlset of ``n`` entries, and its decompressed size."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{shape}-{n}.xml.gz"
+    data = read_shapes.urlset(shape, n)
+    if not path.exists():
+        path.write_bytes(gzip.compress(data, 6))
+    return path, len(data)
+
+
+def _scrapy(python: str, path: Path, repeat: int) -> float | None:
+    runs = []
+    for _ in range(repeat):
+        done = subprocess.run(
+            [python, str(HERE / "peers" / "run.py"), "scrapy", "read", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        try:
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            return None
+        if row.get("error"):
+            return None
+        runs.append(row.get("wall_seconds") or row["seconds"])
+    return float(statistics.median(runs))
+
+
+def _row(shape: str, n: int, args: argparse.Namespace) -> dict[str, object]:
+    path, size = _file(shape, n)
+    python = sys.executable
+    cli, said = _median(
+        [python, "-c", CLI_CHILD, "read", str(path), "-o", os.devnull, "-q", "--verbose"],
+        args.repeat,
+    )
+    arrow, _ = _median([python, "-c", ARROW_CHILD, str(path)], args.repeat)
+    floor = statistics.median(
+        _wall(["sh", "-c", f"gzip -dc '{path}' > /dev/null"])[0] for _ in range(args.repeat)
+    )
+    scrapy = _scrapy(args.peers, path, args.repeat) if args.peers else None
+    counts = said.strip().splitlines()[-1].removeprefix("urlset read: ") if said.strip() else ""
+    return {
+        "shape": shape,
+        "urls": n,
+        "xml_mb": size / 1e6,
+        "cli_s": cli,
+        "arrow_s": arrow,
+        "gzip_dc_s": floor,
+        "scrapy_s": scrapy,
+        "counts": counts,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--urls", type=int, default=50_000)
+    parser.add_argument("--mix", type=int, default=500_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peers", help="the peers' Python, for Scrapy")
+    parser.add_argument("--shapes", nargs="*", default=list(read_shapes.SHAPES))
+    args = parser.parse_args()
+    print(f"load before: {os.getloadavg()}")
+    rows = [_row(shape, args.urls, args) for shape in args.shapes]
+    if args.mix:
+        rows.append(_row("mix", args.mix, args))
+    plain = next((r for r in rows if r["shape"] == "plain"), None)
+    head = f"{'shape':10} {'urls':>7} {'MB':>6} {'cli s':>6} {'MB/s':>6} {'vs plain':>8} "
+    print(head + f"{'arrow s':>7} {'MB/s':>6} {'gzip -dc':>8} {'cli/gz':>6} {'scrapy':>7}  left")
+    for r in rows:
+        mb, cli, arrow = float(r["xml_mb"]), float(r["cli_s"]), float(r["arrow_s"])  # type: ignore[arg-type]
+        base = float(plain["xml_mb"]) / float(plain["cli_s"]) if plain else None  # type: ignore[arg-type]
+        versus = f"{mb / cli / base:8.2f}" if base else f"{'':8}"
+        scrapy = r["scrapy_s"]
+        print(
+            f"{r['shape']:10} {r['urls']:>7} {mb:6.1f} {cli:6.2f} {mb / cli:6.1f} {versus} "
+            f"{arrow:7.2f} {mb / arrow:6.1f} {r['gzip_dc_s']:8.2f} "
+            f"{cli / float(r['gzip_dc_s']):6.1f} "  # type: ignore[arg-type]
+            f"{'' if scrapy is None else f'{scrapy:7.2f}':>7}  {r['counts']}"
+        )
+    print(f"load after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
