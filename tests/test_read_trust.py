@@ -343,7 +343,7 @@ def test_the_fast_lane_judges_a_host_once_per_origin(monkeypatch: pytest.MonkeyP
 def test_the_checker_and_the_reader_judge_dev_hosts_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """One finding per host (the checker's, with its count of URLs and position), never the
     reader's and the checker's both; both ask ``urls.non_production_host``."""
-    from urlset.checking import document as document_module
+    from urlset.checking import entries as entries_module
     from urlset.checking.checker import check_bytes
     from urlset.reading import sink as sink_module
 
@@ -357,7 +357,7 @@ def test_the_checker_and_the_reader_judge_dev_hosts_alike(monkeypatch: pytest.Mo
         return "staging" if host == "staging.example.org" else None
 
     monkeypatch.setattr(sink_module, "non_production_host", judged)
-    monkeypatch.setattr(document_module, "non_production_host", judged)
+    monkeypatch.setattr(entries_module, "non_production_host", judged)
     doc = urlset("<url><loc>https://staging.example.org/a</loc></url>")
     hits = [i for i in check_bytes(doc).issues if i.code == "dev-host"]
     assert [(i.message, i.line) for i in hits] == [("staging", 3)]

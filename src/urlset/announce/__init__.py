@@ -53,13 +53,12 @@ if TYPE_CHECKING:
     from .robots_file import update_robots_file
     from .robots_policy import (
         Policy,
-        PolicyChange,
         edit_policies,
         parse_policy,
         parse_policy_file,
     )
     from .robots_rules import RobotsVerdict, robots_test
-    from .robots_text import RobotsEdit, edit_sitemaps, sitemap_lines
+    from .robots_text import PolicyChange, RobotsEdit, edit_sitemaps, sitemap_lines
     from .robots_verify import (
         RobotsCheckReport,
         RobotsMatrix,
@@ -101,7 +100,7 @@ _LAZY = {
     "ping_sitemap_sync": "ping",
     "update_robots_file": "robots_file",
     "Policy": "robots_policy",
-    "PolicyChange": "robots_policy",
+    "PolicyChange": "robots_text",
     "edit_policies": "robots_policy",
     "parse_policy": "robots_policy",
     "parse_policy_file": "robots_policy",

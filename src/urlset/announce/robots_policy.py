@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidValue
 from .robots_rules import Group, agent_keys, read_groups, rule_of
-from .robots_text import BOM, Line, RobotsEdit, _common_ending, split_lines
+from .robots_text import BOM, Line, PolicyChange, RobotsEdit, _common_ending, split_lines
 
 _AGENT = re.compile(r"\*|[A-Za-z0-9_.*-]+")  # RFC 9309's product token (a few more characters)
 _FIELDS = {"allow": "Allow", "disallow": "Disallow"}
@@ -118,16 +118,6 @@ def parse_policy_file(data: bytes) -> list[Policy]:
     if not policies:
         raise InvalidValue("policy file", "", "holds no User-agent group")
     return policies
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyChange:
-    """What a policy did: ``added`` a group, ``replaced`` the rules of the group at ``line``,
-    or found them ``unchanged``."""
-
-    agents: tuple[str, ...]
-    change: str
-    line: int  # the group's first line in the file written
 
 
 def edit_policies(data: bytes, policies: Sequence[Policy]) -> RobotsEdit:

@@ -22,17 +22,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import InvalidValue
 from ..urls import to_uri
 
-if TYPE_CHECKING:
-    from .robots_policy import PolicyChange
-
 BOM = b"\xef\xbb\xbf"
 _LINE = re.compile(rb"([^\r\n]*)(\r\n|\n|\r|)")
 _SITE_LINE = re.compile(rb"site", re.IGNORECASE)  # every spelling protego accepts holds it
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyChange:
+    """What a policy did: ``added`` a group, ``replaced`` the rules of the group at ``line``,
+    or found them ``unchanged``."""
+
+    agents: tuple[str, ...]
+    change: str
+    line: int  # the group's first line in the file written
 
 
 @dataclass(frozen=True, slots=True)
