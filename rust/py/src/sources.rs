@@ -8,9 +8,9 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::sources::delimited::{self, Columns, Record, Step};
 use urlset_core::sources::{json_lines, text, Rows, Value};
 use urlset_core::values::lastmod;
-use urlset_core::values::loc::plain_loc_under;
 use urlset_core::values::scalars::{self, Priority};
-use urlset_core::write::render::{Rendered, Values};
+use urlset_core::write::locs::writable_loc;
+use urlset_core::write::render::{Refusal, Rendered, Values};
 
 use crate::write::{from_text, Checked, PriorityMemo, RenderedRows};
 
@@ -59,8 +59,10 @@ impl SourceBatch {
     }
 
     /// The rows as tuples of str or None (and from JSON Lines float, int or bool), for the
-    /// checks row by row of a batch the core refuses.
-    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// checks row by row of the rows the core refuses: those at the positions `at` (in
+    /// order), or all of them.
+    #[pyo3(signature = (at = None))]
+    fn rows<'py>(&self, py: Python<'py>, at: Option<Vec<usize>>) -> PyResult<Bound<'py, PyList>> {
         let rows = &self.rows;
         let value = |value: Value| -> Bound<'py, PyAny> {
             match value {
@@ -73,16 +75,24 @@ impl SourceBatch {
                 text => PyString::new(py, rows.text_of(text).unwrap_or_default()).into_any(),
             }
         };
-        let tuples = rows
-            .values
-            .iter()
-            .map(|values| PyTuple::new(py, values.map(value)))
-            .collect::<PyResult<Vec<_>>>()?;
+        let tuple = |values: &[Value; 4]| PyTuple::new(py, values.map(value));
+        let tuples = match at {
+            None => rows
+                .values
+                .iter()
+                .map(tuple)
+                .collect::<PyResult<Vec<_>>>()?,
+            Some(at) => {
+                let picked = at.iter().filter_map(|&i| rows.values.get(i));
+                picked.map(tuple).collect::<PyResult<Vec<_>>>()?
+            }
+        };
         PyList::new(py, tuples)
     }
 
-    /// The rows rendered, with the checks of `render_rows` (locs plain URIs under `prefix`,
-    /// every value valid); None when a row needs the long way, or there are none.
+    /// The rows rendered, with the checks of `render_rows` (locs under `prefix`, plain or
+    /// IRIs made URIs; every value valid); a row that needs the long way is refused in its
+    /// place (`RenderedRows.refused`). None when there are no rows.
     fn render(
         &self,
         py: Python<'_>,
@@ -98,24 +108,30 @@ impl SourceBatch {
             let mut memo = PriorityMemo::new();
             let mut rendered = Rendered::with_capacity(rows.values.len());
             for values in &rows.values {
-                let loc = rows.text_of(values[0])?;
-                if !plain_loc_under(loc, prefix, max_length) {
-                    return None;
+                let loc = rows.text_of(values[0]);
+                let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
+                    rendered.refuse(Refusal::Loc);
+                    continue;
+                };
+                let mut checked = || {
+                    let priority = match values[3] {
+                        Value::Number(number) => memo.checked(number)?,
+                        Value::Integer(_) | Value::Bool(_) => return None,
+                        value => text_value(rows, value, Priority::from_text)?,
+                    };
+                    Some(Values {
+                        lastmod: text_value(rows, values[1], lastmod::parse)?,
+                        changefreq: text_value(rows, values[2], scalars::changefreq)?,
+                        priority,
+                    })
+                };
+                match checked() {
+                    Some(values) => rendered.push(&loc, &values, text),
+                    None => rendered.refuse(Refusal::Value),
                 }
-                let priority = match values[3] {
-                    Value::Number(number) => memo.checked(number)?,
-                    Value::Integer(_) | Value::Bool(_) => return None,
-                    value => text_value(rows, value, Priority::from_text)?,
-                };
-                let values = Values {
-                    lastmod: text_value(rows, values[1], lastmod::parse)?,
-                    changefreq: text_value(rows, values[2], scalars::changefreq)?,
-                    priority,
-                };
-                rendered.push(loc, &values, text);
             }
-            Some(rendered)
-        })?;
+            rendered
+        });
         Some(RenderedRows { rendered })
     }
 }

@@ -440,8 +440,9 @@ def render_rows(
     """Entries for (loc, lastmod, changefreq, priority) rows, rendered in the compiled core
     with every value checked there: locs plain URIs under ``prefix`` (a directory for which
     ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
-    names, decimal priorities, blank values and NaN absent. None when a loc or value is
-    invalid or unusual, so that the rows go the per-entry way and are reported one by one.
+    names, decimal priorities, blank values and NaN absent. A row whose loc or value is
+    invalid or unusual is refused in its place (``Rendered.refused``): it goes the per-entry
+    way, where it is reported (IRIs the core makes URIs of, as ``urls.to_uri`` would).
     ``beside``: check and render on a second thread while this one reads the rows (only the
     reading needs the GIL: it copies each row's texts), which a build asks for whether or not
     it compresses: its main thread is the critical path, and the threads compressing shards
@@ -450,8 +451,10 @@ def render_rows(
 
 
 def render_urls(batch: Sequence[Url], *, text: bool = False) -> Rendered | None:
-    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already)."""
-    return _render_rows(batch, None, MAX_LOC_LENGTH, text, False)
+    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already);
+    None when one is not of the usual types."""
+    rendered = _render_rows(batch, None, MAX_LOC_LENGTH, text, False)
+    return None if rendered is None or rendered.refused() else rendered
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:

@@ -42,8 +42,8 @@ class PythonRows:
     def problems(self) -> list[tuple[int, int, str]]:
         return []
 
-    def rows(self) -> list[CoreRow]:
-        return self._rows
+    def rows(self, at: list[int] | None = None) -> list[CoreRow]:
+        return self._rows if at is None else [self._rows[index] for index in at]
 
     def render(self, prefix: str, max_length: int, text: bool) -> RenderedRows | None:
         return render_rows(self._rows, prefix, max_length, text) if self._rows else None
@@ -70,6 +70,9 @@ class SourceRows:
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
         ]
 
+    def __len__(self) -> int:
+        return len(self.batch)
+
     @property
     def rows(self) -> list[CoreRow]:
         """The rows as tuples (made on each call: only a refused batch needs them)."""
@@ -81,8 +84,8 @@ class SourceRows:
         return self.batch.lines()
 
     def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
-        """The rows rendered in the compiled core with the checks of ``document.render_rows``;
-        None when a row needs the long way, or there are none."""
+        """The rows rendered in the compiled core with the checks of ``document.render_rows``,
+        each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
     def lines_by_loc(self) -> dict[str, int]:
@@ -105,7 +108,19 @@ class SourceRows:
         return out + checked[done:]
 
 
-Row = CoreRow | SourceRows  # what a batch of ``iter_batches(rows=True)`` holds beside entries
+class SourceEntries:
+    """A source's entries read the per-entry way (``Url`` or ``InputError``), and why they
+    left the compiled path (``reason``: the build counts them in ``BuildReport.left_core``)."""
+
+    __slots__ = ("entries", "reason")
+
+    def __init__(self, entries: list[Url | InputError], reason: str) -> None:
+        self.entries = entries
+        self.reason = reason
+
+
+# what a batch of ``iter_batches(rows=True)`` holds beside entries
+Row = CoreRow | SourceRows | SourceEntries
 
 
 def checked_rows(
@@ -182,6 +197,8 @@ def kept_or_error(
 _SOURCE_PULL = 16  # entries pulled at once unless they are rows from Python
 _TABLE_KINDS: set[type] = {TableBatch}
 _SOURCE_KINDS: set[type] = {SourceRows}
+_ENTRIES_KINDS: set[type] = {SourceEntries}
+_ON_THEIR_OWN = frozenset({SourceRows, SourceEntries})
 
 
 def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[type]]]:
@@ -200,25 +217,25 @@ def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[
     gathered: list[Any] = []
     kinds: set[type] = set()
     for first in iterator:
-        if type(first) is SourceRows:  # on its own, with nothing read ahead of it
+        if type(first) in _ON_THEIR_OWN:  # on its own, with nothing read ahead of it
             if gathered:
                 yield gathered, kinds
                 gathered, kinds = [], set()
-            yield first, _SOURCE_KINDS
+            yield first, (_SOURCE_KINDS if type(first) is SourceRows else _ENTRIES_KINDS)
             continue
         pull = size - len(gathered) if type(first) is tuple else _SOURCE_PULL
         batch = [first, *islice(iterator, max(pull, 1) - 1)]
         found = types_of(batch)  # set(map(type, batch)) at a tenth of the cost
-        if SourceRows in found:
+        if not found.isdisjoint(_ON_THEIR_OWN):
             for entry in batch:
-                if type(entry) is not SourceRows:
+                if type(entry) not in _ON_THEIR_OWN:
                     gathered.append(entry)
                     kinds.add(type(entry))
                     continue
                 if gathered:
                     yield gathered, kinds
                     gathered, kinds = [], set()
-                yield entry, _SOURCE_KINDS
+                yield entry, (_SOURCE_KINDS if type(entry) is SourceRows else _ENTRIES_KINDS)
             continue
         gathered = batch if not gathered else gathered + batch
         kinds |= found
