@@ -21,6 +21,8 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 #[pyclass(frozen, module = "urlset._core")]
 pub struct SourceBatch {
     rows: Rows,
+    /// why a long row (`Rows::long`) leaves the core: extension cells, or a JSON line
+    long: Refusal,
 }
 
 /// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
@@ -48,6 +50,24 @@ impl SourceBatch {
     /// The line of each row.
     fn lines(&self) -> Vec<u64> {
         self.rows.lines.clone()
+    }
+
+    /// The rows Python reads alone, by position among the rows: (row, its cells' bytes; a
+    /// JSON line is one cell), in order, from `start` to `end`.
+    fn long_rows<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        end: usize,
+    ) -> Vec<(usize, Vec<Bound<'py, PyBytes>>)> {
+        let rows = &self.rows;
+        let first = rows.long.partition_point(|(at, _)| *at < start);
+        let long = rows.long[first..].iter().take_while(|(at, _)| *at < end);
+        long.map(|(at, cells)| {
+            let cell = |&(a, b): &(usize, usize)| PyBytes::new(py, &rows.raw[a..b]);
+            (*at, cells.iter().map(cell).collect())
+        })
+        .collect()
     }
 
     /// The lines not used: (rows before it, its line, why), in order.
@@ -107,7 +127,12 @@ impl SourceBatch {
         let rendered = py.detach(|| {
             let mut memo = PriorityMemo::new();
             let mut rendered = Rendered::with_capacity(rows.values.len());
-            for values in &rows.values {
+            let mut long = rows.long.iter().map(|(at, _)| *at).peekable();
+            for (index, values) in rows.values.iter().enumerate() {
+                if long.next_if_eq(&index).is_some() {
+                    rendered.refuse(self.long);
+                    continue;
+                }
                 let loc = rows.text_of(values[0]);
                 let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
                     rendered.refuse(Refusal::Loc);
@@ -180,8 +205,13 @@ impl SourceReader {
     }
 
     fn batch(&mut self) -> SourceBatch {
+        let long = match self.format {
+            Format::JsonLines => Refusal::JsonLine,
+            _ => Refusal::Extensions,
+        };
         SourceBatch {
             rows: std::mem::take(&mut self.rows),
+            long,
         }
     }
 }
@@ -279,11 +309,14 @@ impl SourceReader {
         })
     }
 
-    /// Where a table's core columns are (-1: not there) and how many cells a record has.
-    fn set_columns(&mut self, positions: [i64; 4], width: usize) {
+    /// Where a table's core columns are (-1: not there), how many cells a record has, and
+    /// where its extension columns are (a record with any of them not blank is a long row).
+    #[pyo3(signature = (positions, width, extra = Vec::new()))]
+    fn set_columns(&mut self, positions: [i64; 4], width: usize, extra: Vec<usize>) {
         self.columns = Some(Columns {
             positions: positions.map(|p| usize::try_from(p).ok()),
             width,
+            extra,
         });
     }
 
@@ -294,7 +327,7 @@ impl SourceReader {
             return Ok(None);
         }
         let (format, lone_cr) = (self.format, self.lone_cr);
-        let columns = self.columns;
+        let columns = self.columns.clone();
         let Self {
             data,
             pos,
@@ -311,11 +344,11 @@ impl SourceReader {
                     Ok(rows.values.len() >= max)
                 }
                 Format::Table(reader) => {
-                    let Some(columns) = columns else {
+                    let Some(columns) = &columns else {
                         return Err("set_columns first");
                     };
                     *pos = delimited::read_rows(
-                        &reader, &columns, data, *pos, *eof, line, max, record, rows,
+                        &reader, columns, data, *pos, *eof, line, max, record, rows,
                     );
                     Ok(rows.count() >= max)
                 }
@@ -325,14 +358,9 @@ impl SourceReader {
         Ok((full || self.at_end()).then(|| self.batch()))
     }
 
-    /// The next chunk of `max` lines of JSON Lines: a batch of rows, or (the first line's
-    /// number, the chunk's bytes) for Python to read line by line; an empty batch at the end;
-    /// None when more bytes are needed.
-    fn json_chunk<'py>(
-        &mut self,
-        py: Python<'py>,
-        max: usize,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    /// The next batch of `max` lines of JSON Lines (a line the core does not read is a long
+    /// row, `SourceBatch.long_rows`); an empty batch at the end; None when more bytes are needed.
+    fn json_chunk(&mut self, py: Python<'_>, max: usize) -> PyResult<Option<SourceBatch>> {
         if !matches!(self.format, Format::JsonLines) {
             return Err(PyValueError::new_err(
                 "only JSON Lines come a chunk at a time",
@@ -341,29 +369,28 @@ impl SourceReader {
         if !self.started() {
             return Ok(None);
         }
-        let (start, first) = (self.pos, self.line + 1);
-        let Self {
-            data,
-            eof,
-            line,
-            rows,
-            ..
-        } = self;
-        let lone_cr = self.lone_cr;
-        let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
-        Ok(Some(match chunk {
-            json_lines::Chunk::More => return Ok(None),
-            json_lines::Chunk::End => Bound::new(py, self.batch())?.into_any(),
-            json_lines::Chunk::Rows(end) => {
-                self.pos = end;
-                Bound::new(py, self.batch())?.into_any()
+        loop {
+            let start = self.pos;
+            let Self {
+                data,
+                eof,
+                line,
+                rows,
+                ..
+            } = self;
+            let lone_cr = self.lone_cr;
+            let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
+            match chunk {
+                json_lines::Chunk::More => return Ok(None),
+                json_lines::Chunk::End => return Ok(Some(self.batch())),
+                json_lines::Chunk::Rows(end) => {
+                    self.pos = end;
+                    if self.rows.count() > 0 {
+                        return Ok(Some(self.batch()));
+                    } // blank lines alone: read on
+                }
             }
-            json_lines::Chunk::Lines(end) => {
-                self.pos = end;
-                let bytes = PyBytes::new(py, &self.data[start..end]);
-                (first, bytes).into_pyobject(py)?.into_any()
-            }
-        }))
+        }
     }
 
     /// The next records of a table, at most `max`: (line, cells, None) for a record (cells

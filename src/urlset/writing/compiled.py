@@ -10,7 +10,7 @@ from typing import Any
 
 from .._core import RenderedRows
 from .document import render_rows
-from .source_rows import PythonRows, SourceEntries, SourceRows
+from .source_rows import SourceEntries, SourceRows
 from .tables import TableBatch
 
 Run = tuple[int, int, RenderedRows | None]  # input rows start..end: rendered, or None: refused
@@ -93,13 +93,5 @@ def rows_between(given: Any, start: int, end: int) -> Any:
     if type(given) is TableBatch:
         return given.part(start, end)
     if type(given) is SourceRows:
-        at = list(range(start, end))
-        lines = given.numbers
-        part = SourceRows(
-            PythonRows(given.batch.rows(at), [lines[index] for index in at]),
-            given.source,
-            given.default_tz,
-        )
-        part.errors = [(before - start, e) for before, e in given.errors if start < before < end]
-        return part
+        return given.part(start, end)
     return given[start:end]

@@ -4,7 +4,7 @@ when the core refuses it, so that every problem keeps its source line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import islice
 from typing import Any
@@ -21,8 +21,7 @@ CoreRow = tuple[
 
 
 class PythonRows:
-    """Rows made in Python, with the methods of ``SourceBatch``: JSON Lines the compiled reader
-    leaves to ``json.loads`` that still make a batch of rows, as before."""
+    """Rows made in Python, with the methods of ``SourceBatch``."""
 
     __slots__ = ("_lines", "_rows")
 
@@ -42,6 +41,9 @@ class PythonRows:
     def problems(self) -> list[tuple[int, int, str]]:
         return []
 
+    def long_rows(self, start: int, end: int) -> list[tuple[int, list[bytes]]]:
+        return []
+
     def rows(self, at: list[int] | None = None) -> list[CoreRow]:
         return self._rows if at is None else [self._rows[index] for index in at]
 
@@ -58,14 +60,19 @@ class SourceRows:
     ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
     each problem keeps its line."""
 
-    __slots__ = ("batch", "default_tz", "errors", "source")
+    __slots__ = ("batch", "default_tz", "errors", "read_long", "source")
 
     def __init__(
-        self, batch: SourceBatch | PythonRows, source: str, default_tz: tzinfo | None
+        self,
+        batch: SourceBatch | PythonRows,
+        source: str,
+        default_tz: tzinfo | None,
+        read_long: LongReader | None = None,
     ) -> None:
         self.batch = batch
         self.source = source
         self.default_tz = default_tz
+        self.read_long = read_long
         self.errors = [
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
         ]
@@ -91,21 +98,79 @@ class SourceRows:
     def lines_by_loc(self) -> dict[str, int]:
         """The line of each row by its loc as written (where a loc the build leaves out later,
         outside the scope, came from)."""
-        return {row[0].strip(): number for number, row in zip(self.numbers, self.rows, strict=True)}
+        return self.part(0, len(self)).lines_by_loc()
 
     def entries(self) -> list[Url | InputError]:
         """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
-        numbered = list(zip(self.numbers, self.rows, strict=True))
-        checked = checked_rows(numbered, self.source, self.default_tz)
-        if not self.errors:
+        return self.part(0, len(self), whole=True).entries()
+
+    def part(self, start: int, end: int, *, whole: bool = False) -> SourcePart:
+        """Rows ``start..end``, with the unreadable lines among them (and, ``whole``, those
+        before the first row and after the last)."""
+        low, high = (-1, end + 1) if whole else (start, end)
+        errors = [(before, error) for before, error in self.errors if low < before < high]
+        return SourcePart(self, start, end, errors)
+
+
+LongReader = Callable[[int, list[bytes]], list[Url | InputError]]  # a long row's line, cells
+
+
+class SourcePart:
+    """Rows of a ``SourceRows`` checked one by one, in order: core rows as ``checked_rows``
+    checks them, long rows (``SourceBatch.long_rows``) by the source's own reader."""
+
+    __slots__ = ("end", "errors", "rows", "source", "start")
+
+    def __init__(
+        self, rows: SourceRows, start: int, end: int, errors: list[tuple[int, InputError]]
+    ) -> None:
+        self.rows = rows
+        self.source = rows.source
+        self.start = start
+        self.end = end
+        self.errors = errors
+
+    def _long(self) -> dict[int, list[bytes]]:
+        if self.rows.read_long is None:
+            return {}
+        return dict(self.rows.batch.long_rows(self.start, self.end))
+
+    def _plain(self, long: dict[int, list[bytes]]) -> list[tuple[int, int, CoreRow]]:
+        """(position, line, row) of each core row."""
+        at = [index for index in range(self.start, self.end) if index not in long]
+        numbers = self.rows.numbers
+        rows = self.rows.batch.rows(at)
+        return [(index, numbers[index], row) for index, row in zip(at, rows, strict=True)]
+
+    def lines_by_loc(self) -> dict[str, int]:
+        return {row[0].strip(): number for _, number, row in self._plain(self._long()) if row[0]}
+
+    def entries(self) -> list[Url | InputError]:
+        long = self._long()
+        plain = self._plain(long)
+        source, default_tz = self.source, self.rows.default_tz
+        checked = checked_rows([(number, row) for _, number, row in plain], source, default_tz)
+        if not long and not self.errors:
             return checked
+        by_index: dict[int, list[Url | InputError]] = {
+            index: [entry] for (index, _, _), entry in zip(plain, checked, strict=True)
+        }
+        read_long = self.rows.read_long
+        numbers = self.rows.numbers
+        if read_long is not None:
+            for index, cells in long.items():
+                by_index[index] = read_long(numbers[index], cells)
+        errors = iter(self.errors)
+        error = next(errors, None)
         out: list[Url | InputError] = []
-        done = 0
-        for before, error in self.errors:
-            out += checked[done:before]
-            out.append(error)
-            done = before
-        return out + checked[done:]
+        for index in range(self.start, self.end):
+            while error is not None and error[0] <= index:
+                out.append(error[1])
+                error = next(errors, None)
+            out += by_index[index]
+        if error is not None:
+            out += [error[1], *(e for _, e in errors)]
+        return out
 
 
 class SourceEntries:

@@ -25,14 +25,17 @@ pub enum Refusal {
     Row,
     /// a row with extension values (images, videos, news, alternates)
     Extensions,
+    /// a JSON line other than an object of the core keys with scalar values
+    JsonLine,
 }
 
 impl Refusal {
-    pub const ALL: [Refusal; 4] = [
+    pub const ALL: [Refusal; 5] = [
         Refusal::Loc,
         Refusal::Value,
         Refusal::Row,
         Refusal::Extensions,
+        Refusal::JsonLine,
     ];
 
     /// The reason's name in the build report's counter.
@@ -42,6 +45,7 @@ impl Refusal {
             Refusal::Value => "value",
             Refusal::Row => "row",
             Refusal::Extensions => "extensions",
+            Refusal::JsonLine => "json-line",
         }
     }
 }
