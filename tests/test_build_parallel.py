@@ -1,6 +1,6 @@
 """A build's work on two threads (rows read on one, checked and rendered on another; shards
 compressed on their own): the same entries in the same order as on one thread, a bad row in
-any chunk sends its batch the long way, and a failure on any thread mid-build publishes
+any chunk is refused alone in its place, and a failure on any thread mid-build publishes
 nothing."""
 
 from __future__ import annotations
@@ -67,23 +67,34 @@ def test_rows_rendered_beside_are_those_rendered_on_one_thread_in_order() -> Non
 
 @pytest.mark.parametrize("at", [0, CHUNK - 1, CHUNK, 3 * CHUNK + 5, 4 * CHUNK - 1])
 @pytest.mark.parametrize(
-    "bad",
+    ("bad", "why"),
     [
-        (PREFIX + "ä", None, None, None),  # a loc to encode: checked by the render thread
-        (PREFIX + "a", "2024-02-30", None, None),  # text values: checked there too
-        (PREFIX + "a", None, "sometimes", None),
-        (PREFIX + "a", None, None, "1.5"),
-        (PREFIX + "a", datetime(2024, 1, 1), None, None),  # naive: refused as it is read
-        (PREFIX + "a", None, None, 2),
-        [PREFIX + "a", None, None, None],
+        ((PREFIX + "a b", None, None, None), None),  # a loc to encode: made a URI there
+        ((PREFIX + "a", "2024-02-30", None, None), "value"),  # text values: checked there too
+        ((PREFIX + "a", None, "sometimes", None), "value"),
+        ((PREFIX + "a", None, None, "1.5"), "value"),
+        ((PREFIX + "a", datetime(2024, 1, 1), None, None), "row"),  # naive: refused as read
+        ((PREFIX + "a", None, None, 2), "row"),
+        ([PREFIX + "a", None, None, None], "row"),
+        (("https://elsewhere.example/a", None, None, None), "loc"),
     ],
 )
-def test_a_bad_row_in_any_chunk_refuses_the_batch(at: int, bad: Any) -> None:
+def test_a_bad_row_in_any_chunk_is_refused_alone_in_its_place(
+    at: int, bad: Any, why: str | None
+) -> None:
     rows: list[Any] = _rows(4 * CHUNK)
-    assert render_rows(rows, PREFIX, 2048, False, True) is not None
+    whole = render_rows(rows, PREFIX, 2048, False, True)
+    assert whole is not None and not whole.refused()
     rows[at] = bad
     for beside in (False, True):
-        assert render_rows(rows, PREFIX, 2048, False, beside) is None, (at, beside)
+        rendered = render_rows(rows, PREFIX, 2048, False, beside)
+        assert rendered is not None
+        assert rendered.refused() == ([] if why is None else [(at, why)]), (at, beside)
+        others = [row[0] for n, row in enumerate(rows) if n != at]
+        if why is None:
+            assert rendered.locs[at] == PREFIX + "a%20b"
+        else:
+            assert rendered.locs == others
 
 
 def test_types_of_is_the_set_of_types() -> None:

@@ -140,10 +140,10 @@ def test_the_schemas_do_reject_bad_extension_markup(schema: etree.XMLSchema) -> 
 
 
 def test_declarations_on_url_elements_are_valid_too(schema: etree.XMLSchema) -> None:
-    urls = [Url(BASE + str(i)) for i in range(3)]
+    urls = [Url(BASE + "p/" + str(i) + "x" * 40) for i in range(20_000)]  # over 1 MiB
     out: list[bytes] = []
-    doc = SitemapDocument(out.append, max_urls=100, max_bytes=10**7)
-    doc.add(urls)  # the first batch has no extensions: the root declares none
+    doc = SitemapDocument(out.append, max_urls=50_000, max_bytes=10**8)
+    doc.add(urls)  # no extensions, and the root handed to the sink: it declares none
     doc.add(rich_urls())
     doc.close()
     data = b"".join(out)
@@ -151,6 +151,23 @@ def test_declarations_on_url_elements_are_valid_too(schema: etree.XMLSchema) -> 
     root = etree.fromstring(data)
     assert list(root.nsmap.values()) == [NS[1:-1]]
     assert b'<url xmlns:image="' + IMAGE_NS.encode() + b'" xmlns:xhtml="' in data
+
+
+def test_a_root_not_yet_written_declares_what_a_later_batch_uses(
+    schema: etree.XMLSchema,
+) -> None:
+    """Entries without extensions first (a run the compiled core rendered), then some with:
+    the root, still unwritten, declares their namespaces, as one batch of them all would."""
+    plain = [Url(BASE + str(i)) for i in range(3)]
+    out: list[bytes] = []
+    doc = SitemapDocument(out.append, max_urls=100, max_bytes=10**7)
+    doc.add(plain)
+    doc.add(rich_urls())
+    doc.close()
+    data = b"".join(out)
+    assert_valid(data, schema)
+    assert data == document([*plain, *rich_urls()])
+    assert b"<url xmlns:" not in data
 
 
 @pytest.mark.parametrize("header", [{}, {"schema_location": True, "xsl": BASE + "s.xsl"}])

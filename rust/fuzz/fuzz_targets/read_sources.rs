@@ -24,6 +24,10 @@ fn drained(rows: &mut Rows, out: &mut Vec<String>) {
         out.push(format!("{line} {texts:?}"));
     }
     out.extend(problems.map(|p| format!("{} {}", p.line, p.reason)));
+    for (at, cells) in &rows.long {
+        let cells: Vec<_> = cells.iter().map(|&(a, b)| &rows.raw[a..b]).collect();
+        out.push(format!("long {} {cells:?}", rows.lines[*at]));
+    }
     rows.clear();
 }
 
@@ -58,11 +62,6 @@ fn read(data: &[u8], first: usize, format: u8, max: usize, lone_cr: bool) -> Vec
                 json_lines::Chunk::Rows(end) => {
                     pos = end;
                     drained(&mut rows, &mut out);
-                    false
-                }
-                json_lines::Chunk::Lines(end) => {
-                    out.push(format!("{line} {:?}", &data[pos..end]));
-                    pos = end;
                     false
                 }
                 json_lines::Chunk::More | json_lines::Chunk::End => true,

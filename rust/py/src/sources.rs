@@ -8,9 +8,9 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::sources::delimited::{self, Columns, Record, Step};
 use urlset_core::sources::{json_lines, text, Rows, Value};
 use urlset_core::values::lastmod;
-use urlset_core::values::loc::plain_loc_under;
 use urlset_core::values::scalars::{self, Priority};
-use urlset_core::write::render::{Rendered, Values};
+use urlset_core::write::locs::writable_loc;
+use urlset_core::write::render::{Refusal, Rendered, Values};
 
 use crate::write::{from_text, Checked, PriorityMemo, RenderedRows};
 
@@ -21,6 +21,8 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 #[pyclass(frozen, module = "urlset._core")]
 pub struct SourceBatch {
     rows: Rows,
+    /// why a long row (`Rows::long`) leaves the core: extension cells, or a JSON line
+    long: Refusal,
 }
 
 /// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
@@ -50,6 +52,24 @@ impl SourceBatch {
         self.rows.lines.clone()
     }
 
+    /// The rows Python reads alone, by position among the rows: (row, its cells' bytes; a
+    /// JSON line is one cell), in order, from `start` to `end`.
+    fn long_rows<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        end: usize,
+    ) -> Vec<(usize, Vec<Bound<'py, PyBytes>>)> {
+        let rows = &self.rows;
+        let first = rows.long.partition_point(|(at, _)| *at < start);
+        let long = rows.long[first..].iter().take_while(|(at, _)| *at < end);
+        long.map(|(at, cells)| {
+            let cell = |&(a, b): &(usize, usize)| PyBytes::new(py, &rows.raw[a..b]);
+            (*at, cells.iter().map(cell).collect())
+        })
+        .collect()
+    }
+
     /// The lines not used: (rows before it, its line, why), in order.
     fn problems(&self) -> Vec<(usize, u64, String)> {
         let problems = self.rows.problems.iter();
@@ -59,8 +79,10 @@ impl SourceBatch {
     }
 
     /// The rows as tuples of str or None (and from JSON Lines float, int or bool), for the
-    /// checks row by row of a batch the core refuses.
-    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// checks row by row of the rows the core refuses: those at the positions `at` (in
+    /// order), or all of them.
+    #[pyo3(signature = (at = None))]
+    fn rows<'py>(&self, py: Python<'py>, at: Option<Vec<usize>>) -> PyResult<Bound<'py, PyList>> {
         let rows = &self.rows;
         let value = |value: Value| -> Bound<'py, PyAny> {
             match value {
@@ -73,16 +95,24 @@ impl SourceBatch {
                 text => PyString::new(py, rows.text_of(text).unwrap_or_default()).into_any(),
             }
         };
-        let tuples = rows
-            .values
-            .iter()
-            .map(|values| PyTuple::new(py, values.map(value)))
-            .collect::<PyResult<Vec<_>>>()?;
+        let tuple = |values: &[Value; 4]| PyTuple::new(py, values.map(value));
+        let tuples = match at {
+            None => rows
+                .values
+                .iter()
+                .map(tuple)
+                .collect::<PyResult<Vec<_>>>()?,
+            Some(at) => {
+                let picked = at.iter().filter_map(|&i| rows.values.get(i));
+                picked.map(tuple).collect::<PyResult<Vec<_>>>()?
+            }
+        };
         PyList::new(py, tuples)
     }
 
-    /// The rows rendered, with the checks of `render_rows` (locs plain URIs under `prefix`,
-    /// every value valid); None when a row needs the long way, or there are none.
+    /// The rows rendered, with the checks of `render_rows` (locs under `prefix`, plain or
+    /// IRIs made URIs; every value valid); a row that needs the long way is refused in its
+    /// place (`RenderedRows.refused`). None when there are no rows.
     fn render(
         &self,
         py: Python<'_>,
@@ -97,25 +127,36 @@ impl SourceBatch {
         let rendered = py.detach(|| {
             let mut memo = PriorityMemo::new();
             let mut rendered = Rendered::with_capacity(rows.values.len());
-            for values in &rows.values {
-                let loc = rows.text_of(values[0])?;
-                if !plain_loc_under(loc, prefix, max_length) {
-                    return None;
+            let mut long = rows.long.iter().map(|(at, _)| *at).peekable();
+            for (index, values) in rows.values.iter().enumerate() {
+                if long.next_if_eq(&index).is_some() {
+                    rendered.refuse(self.long);
+                    continue;
                 }
-                let priority = match values[3] {
-                    Value::Number(number) => memo.checked(number)?,
-                    Value::Integer(_) | Value::Bool(_) => return None,
-                    value => text_value(rows, value, Priority::from_text)?,
+                let loc = rows.text_of(values[0]);
+                let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
+                    rendered.refuse(Refusal::Loc);
+                    continue;
                 };
-                let values = Values {
-                    lastmod: text_value(rows, values[1], lastmod::parse)?,
-                    changefreq: text_value(rows, values[2], scalars::changefreq)?,
-                    priority,
+                let mut checked = || {
+                    let priority = match values[3] {
+                        Value::Number(number) => memo.checked(number)?,
+                        Value::Integer(_) | Value::Bool(_) => return None,
+                        value => text_value(rows, value, Priority::from_text)?,
+                    };
+                    Some(Values {
+                        lastmod: text_value(rows, values[1], lastmod::parse)?,
+                        changefreq: text_value(rows, values[2], scalars::changefreq)?,
+                        priority,
+                    })
                 };
-                rendered.push(loc, &values, text);
+                match checked() {
+                    Some(values) => rendered.push(&loc, &values, text),
+                    None => rendered.refuse(Refusal::Value),
+                }
             }
-            Some(rendered)
-        })?;
+            rendered
+        });
         Some(RenderedRows { rendered })
     }
 }
@@ -164,8 +205,13 @@ impl SourceReader {
     }
 
     fn batch(&mut self) -> SourceBatch {
+        let long = match self.format {
+            Format::JsonLines => Refusal::JsonLine,
+            _ => Refusal::Extensions,
+        };
         SourceBatch {
             rows: std::mem::take(&mut self.rows),
+            long,
         }
     }
 }
@@ -263,11 +309,14 @@ impl SourceReader {
         })
     }
 
-    /// Where a table's core columns are (-1: not there) and how many cells a record has.
-    fn set_columns(&mut self, positions: [i64; 4], width: usize) {
+    /// Where a table's core columns are (-1: not there), how many cells a record has, and
+    /// where its extension columns are (a record with any of them not blank is a long row).
+    #[pyo3(signature = (positions, width, extra = Vec::new()))]
+    fn set_columns(&mut self, positions: [i64; 4], width: usize, extra: Vec<usize>) {
         self.columns = Some(Columns {
             positions: positions.map(|p| usize::try_from(p).ok()),
             width,
+            extra,
         });
     }
 
@@ -278,7 +327,7 @@ impl SourceReader {
             return Ok(None);
         }
         let (format, lone_cr) = (self.format, self.lone_cr);
-        let columns = self.columns;
+        let columns = self.columns.clone();
         let Self {
             data,
             pos,
@@ -295,11 +344,11 @@ impl SourceReader {
                     Ok(rows.values.len() >= max)
                 }
                 Format::Table(reader) => {
-                    let Some(columns) = columns else {
+                    let Some(columns) = &columns else {
                         return Err("set_columns first");
                     };
                     *pos = delimited::read_rows(
-                        &reader, &columns, data, *pos, *eof, line, max, record, rows,
+                        &reader, columns, data, *pos, *eof, line, max, record, rows,
                     );
                     Ok(rows.count() >= max)
                 }
@@ -309,14 +358,9 @@ impl SourceReader {
         Ok((full || self.at_end()).then(|| self.batch()))
     }
 
-    /// The next chunk of `max` lines of JSON Lines: a batch of rows, or (the first line's
-    /// number, the chunk's bytes) for Python to read line by line; an empty batch at the end;
-    /// None when more bytes are needed.
-    fn json_chunk<'py>(
-        &mut self,
-        py: Python<'py>,
-        max: usize,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    /// The next batch of `max` lines of JSON Lines (a line the core does not read is a long
+    /// row, `SourceBatch.long_rows`); an empty batch at the end; None when more bytes are needed.
+    fn json_chunk(&mut self, py: Python<'_>, max: usize) -> PyResult<Option<SourceBatch>> {
         if !matches!(self.format, Format::JsonLines) {
             return Err(PyValueError::new_err(
                 "only JSON Lines come a chunk at a time",
@@ -325,29 +369,28 @@ impl SourceReader {
         if !self.started() {
             return Ok(None);
         }
-        let (start, first) = (self.pos, self.line + 1);
-        let Self {
-            data,
-            eof,
-            line,
-            rows,
-            ..
-        } = self;
-        let lone_cr = self.lone_cr;
-        let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
-        Ok(Some(match chunk {
-            json_lines::Chunk::More => return Ok(None),
-            json_lines::Chunk::End => Bound::new(py, self.batch())?.into_any(),
-            json_lines::Chunk::Rows(end) => {
-                self.pos = end;
-                Bound::new(py, self.batch())?.into_any()
+        loop {
+            let start = self.pos;
+            let Self {
+                data,
+                eof,
+                line,
+                rows,
+                ..
+            } = self;
+            let lone_cr = self.lone_cr;
+            let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
+            match chunk {
+                json_lines::Chunk::More => return Ok(None),
+                json_lines::Chunk::End => return Ok(Some(self.batch())),
+                json_lines::Chunk::Rows(end) => {
+                    self.pos = end;
+                    if self.rows.count() > 0 {
+                        return Ok(Some(self.batch()));
+                    } // blank lines alone: read on
+                }
             }
-            json_lines::Chunk::Lines(end) => {
-                self.pos = end;
-                let bytes = PyBytes::new(py, &self.data[start..end]);
-                (first, bytes).into_pyobject(py)?.into_any()
-            }
-        }))
+        }
     }
 
     /// The next records of a table, at most `max`: (line, cells, None) for a record (cells

@@ -10,8 +10,8 @@ pub(crate) use urlset_core::write::chunk::{from_text, Checked};
 use urlset_core::write::chunk::{Given, RowChunk};
 use urlset_core::write::columns::{Cell, Column};
 use urlset_core::write::dedupe::SeenHashes;
-use urlset_core::write::locs::plain_under;
-use urlset_core::write::render::{self, Rendered, Values};
+use urlset_core::write::locs::writable_loc;
+use urlset_core::write::render::{self, Refusal, Rendered, Values};
 
 static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -227,6 +227,31 @@ impl RenderedRows {
         PyBytes::new(py, &bytes)
     }
 
+    /// The input rows refused (each goes the per-entry way): (position among the inputs,
+    /// why: "loc", "value", "row" or "extensions"), in order.
+    fn refused(&self) -> Vec<(usize, &'static str)> {
+        let refused = self.rendered.refused().iter();
+        refused.map(|&(at, why)| (at, why.name())).collect()
+    }
+
+    /// Entries `start..end`.
+    fn range(&self, start: usize, end: usize) -> RenderedRows {
+        let end = end.min(self.rendered.len());
+        RenderedRows {
+            rendered: self.rendered.range(start.min(end), end),
+        }
+    }
+
+    /// The entries whose lastmod is later than `now` (microseconds since 1970 UTC).
+    fn future(&self, now: i64) -> Vec<usize> {
+        self.rendered.future(now)
+    }
+
+    /// The entries whose lastmod is a year or a month alone: (entry, the lastmod's text).
+    fn without_day(&self) -> Vec<(usize, String)> {
+        self.rendered.without_day()
+    }
+
     /// The entries whose byte in `keep` is not zero.
     fn select(&self, keep: &[u8]) -> RenderedRows {
         let flags: Vec<bool> = keep.iter().map(|&k| k != 0).collect();
@@ -290,17 +315,15 @@ pub fn render_rows(
     let count = rows.len();
     let mut memo = PriorityMemo::new();
     let mut remaining = rows.iter();
-    // the next rows into `chunk`; false when one needs the long way
+    // the next rows into `chunk`; one the core cannot take is refused in its place
     let mut read = |chunk: &mut RowChunk| -> PyResult<bool> {
         for row in remaining.by_ref().take(CHUNK) {
-            let Ok(row) = row.cast_into::<PyTuple>() else {
-                return Ok(false);
+            let taken = match row.cast_into::<PyTuple>() {
+                Ok(row) => (prefix.is_none() || row.len() == 4) && read_row(&row, chunk, &mut memo),
+                Err(_) => false,
             };
-            if prefix.is_some() && row.len() != 4 {
-                return Ok(false);
-            }
-            if !read_row(&row, chunk, &mut memo) {
-                return Ok(false);
+            if !taken {
+                chunk.refuse();
             }
         }
         Ok(true)
@@ -311,9 +334,7 @@ pub fn render_rows(
     let mut rendered = Rendered::with_capacity(count);
     let render = move |chunks: &mut dyn Iterator<Item = RowChunk>| {
         for chunk in chunks {
-            if !rendered.push_chunk(&chunk, prefix, max_length, text) {
-                return None;
-            }
+            rendered.push_chunk(&chunk, prefix, max_length, text);
         }
         Some(rendered)
     };
@@ -465,18 +486,25 @@ pub fn render_columns(
     let render = |rows: std::ops::Range<usize>, mut rendered: Rendered| {
         let mut memo = PriorityMemo::new();
         for row in rows {
-            let Cell::Text(loc) = columns[0].cell(row) else {
-                return None;
+            let Cell::Text(given) = columns[0].cell(row) else {
+                rendered.refuse(Refusal::Loc);
+                continue;
             };
-            if !plain_under(loc, prefix, max_length) {
-                return None;
+            let Some(loc) = writable_loc(given, prefix, max_length) else {
+                rendered.refuse(Refusal::Loc);
+                continue;
+            };
+            let mut values = || {
+                Some(Values {
+                    lastmod: cell_lastmod(columns[1].cell(row))?,
+                    changefreq: cell_changefreq(columns[2].cell(row))?,
+                    priority: cell_priority(columns[3].cell(row), &mut memo)?,
+                })
+            };
+            match values() {
+                Some(values) => rendered.push(&loc, &values, text),
+                None => rendered.refuse(Refusal::Value),
             }
-            let values = Values {
-                lastmod: cell_lastmod(columns[1].cell(row))?,
-                changefreq: cell_changefreq(columns[2].cell(row))?,
-                priority: cell_priority(columns[3].cell(row), &mut memo)?,
-            };
-            rendered.push(loc, &values, text);
         }
         Some(rendered)
     };

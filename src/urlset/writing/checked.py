@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
@@ -14,12 +15,13 @@ from ..errors import InputError, InvalidValue
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, plain_directory
+from .compiled import refused_runs, render_batch, rows_between, without_future
 from .dedupe import SeenLocs
-from .document import Rendered, render_rows
+from .document import Rendered
 from .entry_rules import EntryRules
 from .options import BuildOptions, Entry
 from .report import BuildReport
-from .source_rows import SourceRows, entry_batches
+from .source_rows import SourceEntries, SourceRows, entry_batches
 from .tables import TableBatch
 
 BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -36,77 +38,101 @@ def checked_batches(
 ) -> Iterator[list[Url] | Rendered]:
     """Batches of valid, in-scope, first-seen URLs; rejected entries go to the report.
 
-    A batch of rows (or a source's ``SourceRows``) whose values all pass the core's checks,
-    inside the scope, is rendered at once and never becomes ``Url`` values (the fast path);
-    any other batch goes entry by entry (a ``SourceRows`` as its checked ``entries``)."""
+    A batch of rows (a list of rows, a table's, a source's ``SourceRows``) is rendered in the
+    compiled core and never becomes ``Url`` values (the fast path); a row the core refuses
+    goes entry by entry on its own, in its place (``compiled.refused_runs``), counted by
+    reason in ``report.left_core``, as is a batch that cannot go the fast way at all."""
     seen = SeenLocs(spill_dir)
     rules = EntryRules.of(opts, report)
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
+    # rows are rendered at once only without a zone to apply, under a plain directory
+    bypass = "default-tz" if opts.default_tz is not None else None
+    if bypass is None and not plain_directory(scope.prefix):
+        bypass = "base-url"
     try:
-        prefix = scope.prefix
-        # rows are rendered at once only without a zone to apply, under a plain directory
-        fast_prefix = opts.default_tz is None and plain_directory(prefix)
         for given, kinds in entry_batches(entries, BATCH):
-            rendered = None
-            # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
-            if fast_prefix and kinds == {TableBatch}:
-                rendered = given.render(prefix, text=opts.text, beside=True)
-            elif fast_prefix and kinds == {tuple}:
-                rendered = render_rows(given, prefix, text=opts.text, beside=True)
-            elif fast_prefix and kinds == {SourceRows}:  # checked only there
-                rendered = given.render(prefix, text=opts.text)
-            if rendered is not None and not (rendered.all_current(now) and rendered.all_with_day()):
-                # the entries with a future lastmod are written without it, and a year or a
-                # month alone is reported: the rules need the entries one by one
-                rendered = None
-            lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
-            if kinds == {SourceRows}:  # its unreadable lines; the others, one by one if refused
-                if rendered is None:
-                    lines = (given.source, given.lines_by_loc())
-                    given = given.entries()
-                    kinds = set(map(type, given))
-                else:
-                    for _, error in given.errors:
-                        _from_input_error(error, opts, report)
-            if rendered is not None:
+            rendered = render_batch(given, kinds, scope.prefix, opts.text, report.left_core, bypass)
+            if rendered is None:
+                yield from _one_by_one(given, kinds, opts, scope, report, seen, rules)
+                continue
+            errors = deque(given.errors if kinds == {SourceRows} else ())  # unreadable lines
+            count = len(given)
+            refused = rendered.refused()
+            if not rendered.all_current(now):  # each such entry the rules leave without it
+                rendered, refused = without_future(rendered, count, rendered.future(now))
+            for start, end, run in refused_runs(rendered, count, refused):
+                while errors and errors[0][0] <= (start if run is None else end):
+                    _from_input_error(errors.popleft()[1], opts, report)  # in their place
+                if run is None:
+                    part = rows_between(given, start, end)  # with the errors among its rows
+                    while errors and errors[0][0] < end:
+                        errors.popleft()
+                    yield from _one_by_one(part, kinds, opts, scope, report, seen, rules)
+                    continue
                 if opts.dedupe:
-                    fresh = seen.first_seen_packed(rendered.hashes())
+                    fresh = seen.first_seen_packed(run.hashes())
                     if 0 in fresh:
                         report.duplicates += fresh.count(0)
-                        rendered = rendered.select(fresh)
-                if rendered:
+                        run = run.select(fresh)
+                for index, text in run.without_day():  # reported, written as given
+                    rules.without_day(run.locs[index], text)
+                if run:
                     if opts.on_written is not None:
-                        opts.on_written(rendered)
-                    yield rendered
-                continue
-            if kinds == {TableBatch}:
-                given = given.rows()
-                kinds = set(map(type, given))
-            if kinds == {Url}:
-                good: list[Url] = given
-            elif kinds == {tuple}:
-                good = _from_rows(given, opts, report)
-            else:
-                good = [
-                    url
-                    for url in map(_convert, given, given, repeat(opts), repeat(report))
-                    if url is not None
-                ]
-            locs = [url[0] for url in good]
-            if not all(map(str.startswith, locs, repeat(prefix))):
-                good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
-                locs = [url[0] for url in good]
-            new = seen.first_seen(locs) if opts.dedupe else [True]
-            if not all(new):
-                report.duplicates += new.count(False)
-                good = [url for url, fresh in zip(good, new, strict=True) if fresh]
-            if good:
-                good = rules.apply(good)
-                if opts.on_written is not None:
-                    opts.on_written(good)
-                yield good
+                        opts.on_written(run)
+                    yield run
+            for _, error in errors:
+                _from_input_error(error, opts, report)
+            for _, why in refused:
+                report.left_core[why] += 1
     finally:
         seen.close()
+
+
+def _one_by_one(
+    given: Any,
+    kinds: set[type],
+    opts: BuildOptions,
+    scope: Scope,
+    report: BuildReport,
+    seen: SeenLocs,
+    rules: EntryRules,
+) -> Iterator[list[Url]]:
+    """A batch entry by entry: each checked, converted, its problems reported."""
+    lines: tuple[str, dict[str, int]] | None = None  # a source's line of each loc
+    if kinds == {SourceEntries}:
+        given = given.entries
+        kinds = set(map(type, given))
+    if kinds == {SourceRows}:
+        lines = (given.source, given.lines_by_loc())
+        given = given.entries()
+        kinds = set(map(type, given))
+    if kinds == {TableBatch}:
+        given = given.rows()
+        kinds = set(map(type, given))
+    if kinds == {Url}:
+        good: list[Url] = given
+    elif kinds == {tuple}:
+        good = _from_rows(given, opts, report)
+    else:
+        good = [
+            url
+            for url in map(_convert, given, given, repeat(opts), repeat(report))
+            if url is not None
+        ]
+    prefix = scope.prefix
+    locs = [url[0] for url in good]
+    if not all(map(str.startswith, locs, repeat(prefix))):
+        good = [url for url in good if _in_scope(url, scope, opts, report, lines)]
+        locs = [url[0] for url in good]
+    new = seen.first_seen(locs) if opts.dedupe else [True]
+    if not all(new):
+        report.duplicates += new.count(False)
+        good = [url for url, fresh in zip(good, new, strict=True) if fresh]
+    if good:
+        good = rules.apply(good)
+        if opts.on_written is not None:
+            opts.on_written(good)
+        yield good
 
 
 def _in_scope(

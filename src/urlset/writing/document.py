@@ -92,6 +92,7 @@ def _url_declarations(extensions: Sequence[object], declared: Collection[str]) -
 
 
 _DECLARATION = {ns: f' xmlns:{prefix}="{ns}"' for ns, prefix in PREFIXES.items()}
+_ALL_DECLARATIONS = sum(len(d.encode()) for d in _DECLARATION.values())
 
 
 class _Typed(NamedTuple):
@@ -190,6 +191,7 @@ class SitemapDocument:
         self._header = header
         # extension namespaces declared on the root; decided with the first batch written
         self._declared: tuple[str, ...] = ()
+        self._flushed = False  # whether bytes went to the sink (the root among them)
         self._parts: list[bytes] = [header.encode()]
         self._pending = len(self._parts[0])
         self._size = self._pending
@@ -222,7 +224,7 @@ class SitemapDocument:
             entries = _text_entries(batch)
         elif plain:
             entries = _xml_entries_ext(batch, self._declared)
-        elif self._urls == 0 and self._header.endswith(">\n"):
+        elif self._root_open() and self._header.endswith(">\n"):
             entries = self._first_with_extensions(batch)
         else:
             entries = _xml_entries_ext(batch, self._declared)
@@ -299,18 +301,29 @@ class SitemapDocument:
         fits = bisect_right(ends, self._budget) - 1
         return joined, fits, ends[fits]
 
+    def _root_open(self) -> bool:
+        """Whether the root may still take declarations: none made, the start tag not yet
+        handed to the sink, and room for the longest (entries written before without
+        extensions, as the compiled core renders runs of rows between rows with them, keep
+        the document's bytes what one batch of them all would give)."""
+        if self._declared or self._flushed:
+            return False
+        return self._urls == 0 or self._size + _ALL_DECLARATIONS <= self._budget
+
     def _first_with_extensions(self, batch: Sequence[Url]) -> list[str]:
-        """Entries of the document's first batch, declaring on the root the typed namespaces
-        that the written part of the batch uses, and only those (a namespace is declared
-        where it is used). When the byte limit cuts the batch before some namespace's first
-        use, the root is written again without it: the root shrinks and the entries that fit
-        before are unchanged, so they still fit and use every namespace left on the root.
-        At most two rounds."""
+        """Entries of the document's first batch with extensions, declaring on the root the
+        typed namespaces that the written part of the batch uses, and only those (a namespace
+        is declared where it is used). When the byte limit cuts the batch before some
+        namespace's first use, the root is written again without it: the root shrinks and the
+        entries that fit before are unchanged, so they still fit and use every namespace left
+        on the root. At most two rounds."""
         namespaces = tuple(_namespaces_of(_all_extensions(batch)))
         while True:
-            header = declare_on_root(self._header, namespaces)
-            self._parts[0] = header.encode()
-            self._size = self._pending = len(header.encode())
+            header = declare_on_root(self._header, namespaces).encode()
+            grown = len(header) - len(self._parts[0])
+            self._parts[0] = header
+            self._size += grown
+            self._pending += grown
             entries = _xml_entries_ext(batch, namespaces)
             _, fits, _ = self._measure(entries)
             used = _namespaces_of(_all_extensions(batch[: max(fits, 0)]))
@@ -342,6 +355,7 @@ class SitemapDocument:
             self._sink(b"".join(self._parts))
             self._parts.clear()
         self._pending = 0
+        self._flushed = True
 
     def close(self) -> DocumentStats:
         """Write the closing tag and hand over the last bytes; return what was written."""
@@ -440,8 +454,9 @@ def render_rows(
     """Entries for (loc, lastmod, changefreq, priority) rows, rendered in the compiled core
     with every value checked there: locs plain URIs under ``prefix`` (a directory for which
     ``urls.plain_directory`` holds), strict W3C lastmods parsed and written back, changefreq
-    names, decimal priorities, blank values and NaN absent. None when a loc or value is
-    invalid or unusual, so that the rows go the per-entry way and are reported one by one.
+    names, decimal priorities, blank values and NaN absent. A row whose loc or value is
+    invalid or unusual is refused in its place (``Rendered.refused``): it goes the per-entry
+    way, where it is reported (IRIs the core makes URIs of, as ``urls.to_uri`` would).
     ``beside``: check and render on a second thread while this one reads the rows (only the
     reading needs the GIL: it copies each row's texts), which a build asks for whether or not
     it compresses: its main thread is the critical path, and the threads compressing shards
@@ -450,8 +465,10 @@ def render_rows(
 
 
 def render_urls(batch: Sequence[Url], *, text: bool = False) -> Rendered | None:
-    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already)."""
-    return _render_rows(batch, None, MAX_LOC_LENGTH, text, False)
+    """``render_rows`` for ``Url`` values without extensions (their locs are URIs already);
+    None when one is not of the usual types."""
+    rendered = _render_rows(batch, None, MAX_LOC_LENGTH, text, False)
+    return None if rendered is None or rendered.refused() else rendered
 
 
 def _xml_entries_ext(batch: Sequence[Url], declared: Collection[str]) -> list[str]:

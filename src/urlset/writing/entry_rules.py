@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day
+from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day, parse_w3c
 from ..errors import InvalidValue
 from ..model import Url
 
@@ -130,6 +130,12 @@ class EntryRules:
             return url
         self.report.news_outside_window += len(url[4]) - len(kept)
         return url._replace(extensions=kept)
+
+    def without_day(self, loc: str, lastmod: str) -> None:
+        """An entry the core wrote whose lastmod (its text) is a year or a month alone."""
+        why = lastmod_without_day(parse_w3c(lastmod))
+        if why is not None:
+            self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
         if self.strict and severity != "info":

@@ -17,7 +17,7 @@ from ..urls import Scope, non_production_host, placeholder_host, to_uri
 from .files import DEFAULT_GZIP_LEVEL
 from .report import BuildProblem, BuildReport
 from .sections import Sections
-from .source_rows import SourceRows
+from .source_rows import SourceEntries, SourceRows
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _directory(url: str, name: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError | SourceRows
+Entry = Url | tuple[Any, ...] | Mapping[str, Any] | InputError | SourceRows | SourceEntries
 
 
 def prepare_build(

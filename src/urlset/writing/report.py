@@ -44,7 +44,16 @@ class BuildReport:
     """What a build wrote and what it left out or changed, and why.
 
     ``rejected`` and ``kept_without`` count problems by code, ``examples`` and ``warnings``
-    hold the first ones as text; ``listener``, when set, receives every ``BuildProblem``."""
+    hold the first ones as text; ``listener``, when set, receives every ``BuildProblem``.
+    ``left_core`` counts the input rows the compiled core did not write, which went the
+    per-entry way in Python, by why: "loc" (not a URL the core makes a URI under the base:
+    invalid, outside the scope, or rare), "value" (a lastmod, changefreq or priority invalid
+    or unusual), "row" (not a row of the usual types), "extensions" (extension values),
+    "future-lastmod", "default-tz" and "base-url" (a build option or base URL the core
+    does not take: every row), "column-type" (a table column of a type the core does not
+    read), "mixed-batch" (rows given among ``Url`` values or mappings), "json" (a JSON Lines
+    line that is not an object of the core keys with scalar values). Zero on the shapes
+    sites publish: the benchmarks print it."""
 
     files: list[FileReport] = field(default_factory=list)
     indexes: list[FileReport] = field(default_factory=list)
@@ -66,6 +75,8 @@ class BuildReport:
     news_outside_window: int = 0  # articles written without their news element (news_window)
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
+    # input rows that left the compiled path for the per-entry one, by why (``left_core``)
+    left_core: Counter[str] = field(default_factory=Counter)
 
     def owns(self, url: str) -> bool:
         """True for a URL that could be an entry point of this set or of an earlier build of it

@@ -4,7 +4,7 @@ when the core refuses it, so that every problem keeps its source line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import islice
 from typing import Any
@@ -21,8 +21,7 @@ CoreRow = tuple[
 
 
 class PythonRows:
-    """Rows made in Python, with the methods of ``SourceBatch``: JSON Lines the compiled reader
-    leaves to ``json.loads`` that still make a batch of rows, as before."""
+    """Rows made in Python, with the methods of ``SourceBatch``."""
 
     __slots__ = ("_lines", "_rows")
 
@@ -42,8 +41,11 @@ class PythonRows:
     def problems(self) -> list[tuple[int, int, str]]:
         return []
 
-    def rows(self) -> list[CoreRow]:
-        return self._rows
+    def long_rows(self, start: int, end: int) -> list[tuple[int, list[bytes]]]:
+        return []
+
+    def rows(self, at: list[int] | None = None) -> list[CoreRow]:
+        return self._rows if at is None else [self._rows[index] for index in at]
 
     def render(self, prefix: str, max_length: int, text: bool) -> RenderedRows | None:
         return render_rows(self._rows, prefix, max_length, text) if self._rows else None
@@ -58,17 +60,25 @@ class SourceRows:
     ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
     each problem keeps its line."""
 
-    __slots__ = ("batch", "default_tz", "errors", "source")
+    __slots__ = ("batch", "default_tz", "errors", "read_long", "source")
 
     def __init__(
-        self, batch: SourceBatch | PythonRows, source: str, default_tz: tzinfo | None
+        self,
+        batch: SourceBatch | PythonRows,
+        source: str,
+        default_tz: tzinfo | None,
+        read_long: LongReader | None = None,
     ) -> None:
         self.batch = batch
         self.source = source
         self.default_tz = default_tz
+        self.read_long = read_long
         self.errors = [
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
         ]
+
+    def __len__(self) -> int:
+        return len(self.batch)
 
     @property
     def rows(self) -> list[CoreRow]:
@@ -81,31 +91,101 @@ class SourceRows:
         return self.batch.lines()
 
     def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
-        """The rows rendered in the compiled core with the checks of ``document.render_rows``;
-        None when a row needs the long way, or there are none."""
+        """The rows rendered in the compiled core with the checks of ``document.render_rows``,
+        each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
     def lines_by_loc(self) -> dict[str, int]:
         """The line of each row by its loc as written (where a loc the build leaves out later,
         outside the scope, came from)."""
-        return {row[0].strip(): number for number, row in zip(self.numbers, self.rows, strict=True)}
+        return self.part(0, len(self)).lines_by_loc()
 
     def entries(self) -> list[Url | InputError]:
         """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
-        numbered = list(zip(self.numbers, self.rows, strict=True))
-        checked = checked_rows(numbered, self.source, self.default_tz)
-        if not self.errors:
+        return self.part(0, len(self), whole=True).entries()
+
+    def part(self, start: int, end: int, *, whole: bool = False) -> SourcePart:
+        """Rows ``start..end``, with the unreadable lines among them (and, ``whole``, those
+        before the first row and after the last)."""
+        low, high = (-1, end + 1) if whole else (start, end)
+        errors = [(before, error) for before, error in self.errors if low < before < high]
+        return SourcePart(self, start, end, errors)
+
+
+LongReader = Callable[[int, list[bytes]], list[Url | InputError]]  # a long row's line, cells
+
+
+class SourcePart:
+    """Rows of a ``SourceRows`` checked one by one, in order: core rows as ``checked_rows``
+    checks them, long rows (``SourceBatch.long_rows``) by the source's own reader."""
+
+    __slots__ = ("end", "errors", "rows", "source", "start")
+
+    def __init__(
+        self, rows: SourceRows, start: int, end: int, errors: list[tuple[int, InputError]]
+    ) -> None:
+        self.rows = rows
+        self.source = rows.source
+        self.start = start
+        self.end = end
+        self.errors = errors
+
+    def _long(self) -> dict[int, list[bytes]]:
+        if self.rows.read_long is None:
+            return {}
+        return dict(self.rows.batch.long_rows(self.start, self.end))
+
+    def _plain(self, long: dict[int, list[bytes]]) -> list[tuple[int, int, CoreRow]]:
+        """(position, line, row) of each core row."""
+        at = [index for index in range(self.start, self.end) if index not in long]
+        numbers = self.rows.numbers
+        rows = self.rows.batch.rows(at)
+        return [(index, numbers[index], row) for index, row in zip(at, rows, strict=True)]
+
+    def lines_by_loc(self) -> dict[str, int]:
+        return {row[0].strip(): number for _, number, row in self._plain(self._long()) if row[0]}
+
+    def entries(self) -> list[Url | InputError]:
+        long = self._long()
+        plain = self._plain(long)
+        source, default_tz = self.source, self.rows.default_tz
+        checked = checked_rows([(number, row) for _, number, row in plain], source, default_tz)
+        if not long and not self.errors:
             return checked
+        by_index: dict[int, list[Url | InputError]] = {
+            index: [entry] for (index, _, _), entry in zip(plain, checked, strict=True)
+        }
+        read_long = self.rows.read_long
+        numbers = self.rows.numbers
+        if read_long is not None:
+            for index, cells in long.items():
+                by_index[index] = read_long(numbers[index], cells)
+        errors = iter(self.errors)
+        error = next(errors, None)
         out: list[Url | InputError] = []
-        done = 0
-        for before, error in self.errors:
-            out += checked[done:before]
-            out.append(error)
-            done = before
-        return out + checked[done:]
+        for index in range(self.start, self.end):
+            while error is not None and error[0] <= index:
+                out.append(error[1])
+                error = next(errors, None)
+            out += by_index[index]
+        if error is not None:
+            out += [error[1], *(e for _, e in errors)]
+        return out
 
 
-Row = CoreRow | SourceRows  # what a batch of ``iter_batches(rows=True)`` holds beside entries
+class SourceEntries:
+    """A source's entries read the per-entry way (``Url`` or ``InputError``), and why they
+    left the compiled path (``reason``: the build counts them in ``BuildReport.left_core``)."""
+
+    __slots__ = ("entries", "reason")
+
+    def __init__(self, entries: list[Url | InputError], reason: str) -> None:
+        self.entries = entries
+        self.reason = reason
+
+
+# what a batch of ``iter_batches(rows=True)`` holds beside entries
+Row = CoreRow | SourceRows | SourceEntries
 
 
 def checked_rows(
@@ -182,6 +262,8 @@ def kept_or_error(
 _SOURCE_PULL = 16  # entries pulled at once unless they are rows from Python
 _TABLE_KINDS: set[type] = {TableBatch}
 _SOURCE_KINDS: set[type] = {SourceRows}
+_ENTRIES_KINDS: set[type] = {SourceEntries}
+_ON_THEIR_OWN = frozenset({SourceRows, SourceEntries})
 
 
 def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[type]]]:
@@ -200,25 +282,25 @@ def entry_batches(entries: Iterable[Any], size: int) -> Iterator[tuple[Any, set[
     gathered: list[Any] = []
     kinds: set[type] = set()
     for first in iterator:
-        if type(first) is SourceRows:  # on its own, with nothing read ahead of it
+        if type(first) in _ON_THEIR_OWN:  # on its own, with nothing read ahead of it
             if gathered:
                 yield gathered, kinds
                 gathered, kinds = [], set()
-            yield first, _SOURCE_KINDS
+            yield first, (_SOURCE_KINDS if type(first) is SourceRows else _ENTRIES_KINDS)
             continue
         pull = size - len(gathered) if type(first) is tuple else _SOURCE_PULL
         batch = [first, *islice(iterator, max(pull, 1) - 1)]
         found = types_of(batch)  # set(map(type, batch)) at a tenth of the cost
-        if SourceRows in found:
+        if not found.isdisjoint(_ON_THEIR_OWN):
             for entry in batch:
-                if type(entry) is not SourceRows:
+                if type(entry) not in _ON_THEIR_OWN:
                     gathered.append(entry)
                     kinds.add(type(entry))
                     continue
                 if gathered:
                     yield gathered, kinds
                     gathered, kinds = [], set()
-                yield entry, _SOURCE_KINDS
+                yield entry, (_SOURCE_KINDS if type(entry) is SourceRows else _ENTRIES_KINDS)
             continue
         gathered = batch if not gathered else gathered + batch
         kinds |= found

@@ -64,24 +64,21 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
-from itertools import chain, islice, repeat
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, Any, TypeVar
 
 from .._core import SourceBatch, SourceReader
 from ..errors import InputError, InvalidValue
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict
+from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
 from .source_rows import (
-    CoreRow,
-    PythonRows,
     SourceRows,
     kept_or_error,
     not_utf8,
     with_notes,
     without_extensions,
 )
-from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
 from .source_tables import (
     COLUMNS,
     IGNORED_FIELDS,
@@ -250,16 +247,16 @@ def _table(
         if name not in COLUMNS and name not in IGNORED_FIELDS
     ]
     width = len(header)
-    if not extra:
-        reader.reader.set_columns(positions, width)
-        for batch in reader.batches():
-            yield _passed_on(SourceRows(batch, source, default_tz), rows)
-        return
-    entries = extension_table(
-        reader.records(), source, positions, extra, width, default_tz, _ROWS_PER_CHECK
-    )
-    while checked := list(islice(entries, _ROWS_PER_CHECK)):
-        yield checked
+    reader.reader.set_columns(positions, width, [index for index, _ in extra])
+
+    def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
+        """A row with extension cells, read on its own."""
+        texts = [cell.decode("utf-8", "surrogateescape") for cell in cells]
+        record = iter([(number, texts, None)])
+        return list(extension_table(record, source, positions, extra, width, default_tz, 1))
+
+    for batch in reader.batches():
+        yield _passed_on(SourceRows(batch, source, default_tz, read_long), rows)
 
 
 _CORE_KEYS = frozenset(COLUMNS)
@@ -270,54 +267,15 @@ _JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | set(JSON_KEYS)
 def _jsonl(
     reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool
 ) -> Iterator[Sequence[Url | InputError | Row]]:
-    """JSON Lines a chunk of lines at a time: a chunk of objects of the core keys with plain
-    values comes from the core as rows; any other chunk is read line by line here."""
-    while True:
-        # a union the type checker does not solve _T for
-        chunk = cast(
-            "SourceBatch | tuple[int, bytes]",
-            reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK)),
-        )
-        if isinstance(chunk, tuple):
-            first, data = chunk
-            yield _json_chunk(data, first, source, default_tz, as_rows)
-        elif chunk.count():
-            yield _passed_on(SourceRows(chunk, source, default_tz), as_rows)
-        else:
-            return
+    """JSON Lines a chunk of lines at a time: an object of the core keys with plain values is
+    a row the core reads; any other line is read alone here, in its place."""
 
+    def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
+        line = cells[0].decode("utf-8", "surrogateescape")
+        return list(_json_lines([(number, line)], source, default_tz))
 
-def _json_chunk(
-    data: bytes, first: int, source: str, default_tz: tzinfo | None, as_rows: bool
-) -> Sequence[Url | InputError | Row]:
-    """A chunk of JSON Lines the core left to Python (a line other than an object of the core
-    keys with scalar values): if all are objects of the core keys with loc (lists among the
-    values, say), a batch of rows as ever; else each line on its own."""
-    stream = io.TextIOWrapper(
-        io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline=""
-    )
-    chunk = list(enumerate(stream, first))
-    lines = [line for _, line in chunk]
-    try:
-        if not_utf8("".join(lines)):
-            raise ValueError("not UTF-8")
-        objects: list[Any] = list(map(json.loads, lines))  # a blank line fails too
-    except ValueError:
-        return list(_json_lines(chunk, source, default_tz))
-    if (
-        set(map(type, objects)) != {dict}
-        or not set(chain.from_iterable(objects)) <= _FAST_KEYS
-        or not all(map(dict.__contains__, objects, repeat("loc")))
-    ):
-        return list(_json_lines(chunk, source, default_tz))
-    # empty values mean "none", as Url.from_dict reads them
-    lastmods = [value or None for value in map(dict.get, objects, repeat("lastmod"))]
-    freqs = [value or None for value in map(dict.get, objects, repeat("changefreq"))]
-    prios = [None if value == "" else value for value in map(dict.get, objects, repeat("priority"))]
-    locs = map(dict.__getitem__, objects, repeat("loc"))
-    rows: list[CoreRow] = list(zip(locs, lastmods, freqs, prios, strict=True))
-    batch = PythonRows(rows, [number for number, _ in chunk])
-    return _passed_on(SourceRows(batch, source, default_tz), as_rows)
+    while (chunk := reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK))).count():
+        yield _passed_on(SourceRows(chunk, source, default_tz, read_long), as_rows)
 
 
 def _json_lines(

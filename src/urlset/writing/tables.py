@@ -3,9 +3,10 @@ object exporting an Arrow stream, with the columns ``loc`` and optionally ``last
 ``changefreq`` and ``priority``.
 
 A table is cut into batches whose Arrow buffers go to the compiled core as they are
-(``_core.render_columns``): no Python object is made per URL. A batch with a value the core
-does not take (a loc to encode or outside the scope, an invalid or unusual value) becomes
-(loc, lastmod, changefreq, priority) rows, which the build checks one by one and reports.
+(``_core.render_columns``): no Python object is made per URL. A row with a value the core
+does not take (a loc outside the scope or not a URL, an invalid or unusual value) becomes a
+(loc, lastmod, changefreq, priority) row, which the build checks and reports on its own; a
+column of a type the core does not read sends its batch that way.
 pyarrow is imported only when a table is given.
 
 Column types: ``loc`` text; ``lastmod`` text (W3C Datetime), a date, or a timestamp with a
@@ -65,8 +66,13 @@ class TableBatch:
     def __len__(self) -> int:
         return self._count
 
+    def part(self, start: int, end: int) -> TableBatch:
+        """Rows ``start`` to ``end`` of this batch."""
+        return TableBatch(self._chunk, self._parts, self._start + start, end - start)
+
     def render(self, prefix: str, *, text: bool, beside: bool = False) -> RenderedRows | None:
-        """The rows rendered in the core, or None when some row needs the long way;
+        """The rows rendered in the core, each one it cannot take refused in its place
+        (``RenderedRows.refused``); None when a column has a type the core does not read.
         ``beside``: half of them on a second thread (as ``document.render_rows``)."""
         if any(part is False for part in self._parts):
             return None

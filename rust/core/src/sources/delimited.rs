@@ -280,11 +280,14 @@ impl Reader {
     }
 }
 
-/// Where a table's core columns (loc, lastmod, changefreq, priority) are, and its width.
-#[derive(Clone, Copy, Debug)]
+/// Where a table's core columns (loc, lastmod, changefreq, priority) are, its width, and
+/// where its extension columns are.
+#[derive(Clone, Debug)]
 pub struct Columns {
     pub positions: [Option<usize>; 4],
     pub width: usize,
+    /// the extension columns: a record with any of them not blank is read the long way
+    pub extra: Vec<usize>,
 }
 
 /// Read a table's records from `data[pos..]` as rows of its core columns, stripped (a blank
@@ -321,15 +324,33 @@ pub fn read_rows(
             rows.problem(number, reason);
             continue;
         }
-        if !record.utf8 {
-            rows.problem(number, NOT_UTF8.to_string());
-            continue;
-        }
         // the cells are cut at ASCII bytes, so each of a UTF-8 record is UTF-8
-        let Some(text) = utf8(&record.bytes) else {
-            rows.problem(number, NOT_UTF8.to_string());
+        let text = if record.utf8 {
+            utf8(&record.bytes)
+        } else {
+            None
+        };
+        let Some(text) = text else {
+            if columns.extra.is_empty() {
+                rows.problem(number, NOT_UTF8.to_string());
+            } else {
+                // with extension columns Python judges which cells must be UTF-8
+                rows.push_long(number, (0..count).map(|i| record.cell(i)));
+            }
             continue;
         };
+        let cell_at = |index: usize| {
+            let start = if index == 0 {
+                0
+            } else {
+                record.ends[index - 1]
+            };
+            text.get(start..record.ends[index]).unwrap_or_default()
+        };
+        if columns.extra.iter().any(|&i| !strip(cell_at(i)).is_empty()) {
+            rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
+            continue;
+        }
         let mut values = [Value::Absent; 4];
         for (value, position) in values.iter_mut().zip(columns.positions) {
             let Some(index) = position else { continue };
@@ -455,6 +476,7 @@ mod tests {
         let columns = Columns {
             positions: [Some(1), None, None, Some(0)],
             width: 2,
+            extra: Vec::new(),
         };
         let data = b" 0.5 , https://e.com/a\n\n , \nx\n1,https://e.com/\xff\n";
         let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());

@@ -1,9 +1,9 @@
-//! JSON Lines of the core keys, a chunk of lines at a time: a chunk whose every line is an
-//! object of loc, lastmod, changefreq, priority (and the ignored sitemap) with scalar values
-//! becomes `Rows` here, each value as Python's `json` and the Python path read it (an empty
-//! or false lastmod or changefreq, an empty priority: absent); any other chunk (a blank or bad
-//! line, an extension key, a list, an escaped key) is left to Python, which reads it with
-//! `json.loads` as before.
+//! JSON Lines of the core keys, a chunk of lines at a time: a line that is an object of loc,
+//! lastmod, changefreq, priority (and the ignored sitemap) with scalar values becomes a row
+//! here, each value as Python's `json` and the Python path read it (an empty or false lastmod
+//! or changefreq, an empty priority: absent); a blank line is skipped; any other line (a bad
+//! line, an extension key, a list, an escaped key) keeps its place as a long row
+//! (`Rows::long`), which Python reads alone with `json.loads` as before.
 use memchr::memchr;
 
 use super::lines::{line_at, utf8};
@@ -17,8 +17,6 @@ const SITEMAP: usize = 4;
 pub enum Chunk {
     /// the rows of the chunk, in `rows`; it ends at this position
     Rows(usize),
-    /// a chunk for Python to read line by line, from the position given to this one
-    Lines(usize),
     /// the data may go on: nothing was read
     More,
     /// the end of the data
@@ -42,7 +40,7 @@ pub fn read(
     while ends.len() < max_lines {
         match line_at(data, at, eof, lone_cr) {
             Some((end, next)) => {
-                ends.push((at, end));
+                ends.push((at, end, next));
                 at = next;
             }
             None if eof => break,
@@ -54,13 +52,13 @@ pub fn read(
     }
     let first = *line;
     *line += ends.len() as u64;
-    for (number, &(start, end)) in (first + 1..).zip(&ends) {
-        match object(&data[start..end], rows) {
+    for (number, &(start, end, next)) in (first + 1..).zip(&ends) {
+        let line = &data[start..end];
+        match object(line, rows) {
             Some(values) => rows.push(number, values),
-            None => {
-                rows.clear();
-                return Chunk::Lines(at);
-            }
+            None if line.iter().all(u8::is_ascii_whitespace) => {} // a blank line: skipped
+            // with its line break, as Python's reader gives a line to `json.loads`
+            None => rows.push_long(number, std::iter::once(&data[start..next])),
         }
     }
     Chunk::Rows(at)
@@ -344,10 +342,11 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_with_one_other_line_goes_to_python() {
+    fn a_line_python_reads_keeps_its_place_alone() {
         let mut rows = Rows::default();
         let mut line = 0;
-        let data = b"{\"loc\":\"a\"}\n{\"loc\":\"b\"}\r\n\n{\"loc\":\"c\"}";
+        let data =
+            b"{\"loc\":\"a\"}\n{\"loc\":\"b\"}\r\n\n{\"loc\":\"c\",\"images\":[]}\n{\"loc\":\"d\"}";
         assert_eq!(
             read(data, 0, true, &mut line, 2, &mut rows, true),
             Chunk::Rows(25)
@@ -355,14 +354,22 @@ mod tests {
         assert_eq!((rows.lines.as_slice(), line), (&[1, 2][..], 2));
         rows.clear();
         assert_eq!(
-            read(data, 25, false, &mut line, 2, &mut rows, true),
+            read(data, 25, false, &mut line, 3, &mut rows, true),
             Chunk::More
         );
         assert_eq!(
-            read(data, 25, true, &mut line, 2, &mut rows, true),
-            Chunk::Lines(data.len())
+            read(data, 25, true, &mut line, 3, &mut rows, true),
+            Chunk::Rows(data.len())
         );
-        assert_eq!((rows.values.len(), line), (0, 4));
+        // the blank line is skipped; the line with images is the first row, read by Python
+        assert_eq!((rows.lines.as_slice(), line), (&[4, 5][..], 5));
+        let (at, cells) = &rows.long[0];
+        assert_eq!((*at, cells.len()), (0, 1));
+        assert_eq!(
+            &rows.raw[cells[0].0..cells[0].1],
+            b"{\"loc\":\"c\",\"images\":[]}\n"
+        );
+        assert_eq!(rows.text_of(rows.values[1][0]), Some("d"));
         assert_eq!(
             read(data, data.len(), true, &mut line, 2, &mut rows, true),
             Chunk::End

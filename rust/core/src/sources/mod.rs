@@ -27,13 +27,19 @@ pub struct Problem {
 }
 
 /// A batch of (loc, lastmod, changefreq, priority) rows with the line of each, and the lines
-/// that could not be read, in order.
+/// that could not be read, in order. A row the core does not read itself (a table's row with
+/// extension cells, a JSON line other than an object of the core keys with scalar values)
+/// keeps its place among the rows, absent values, and its raw cells in `long`, for Python
+/// to read on its own.
 #[derive(Debug, Default)]
 pub struct Rows {
     pub text: String,
     pub values: Vec<[Value; 4]>,
     pub lines: Vec<u64>,
     pub problems: Vec<Problem>,
+    /// the rows read the long way: (row, its cells' ranges in `raw`), by row
+    pub long: Vec<(usize, Vec<(usize, usize)>)>,
+    pub raw: Vec<u8>,
 }
 
 impl Rows {
@@ -57,6 +63,19 @@ impl Rows {
         });
     }
 
+    /// A row for Python to read: its cells' bytes as the source has them.
+    pub fn push_long<'a>(&mut self, line: u64, cells: impl Iterator<Item = &'a [u8]>) {
+        let ranges = cells
+            .map(|cell| {
+                let start = self.raw.len();
+                self.raw.extend_from_slice(cell);
+                (start, self.raw.len())
+            })
+            .collect();
+        self.long.push((self.values.len(), ranges));
+        self.push(line, [Value::Absent; 4]);
+    }
+
     /// The text of a value (None when absent or a number).
     pub fn text_of(&self, value: Value) -> Option<&str> {
         match value {
@@ -75,6 +94,8 @@ impl Rows {
         self.values.clear();
         self.lines.clear();
         self.problems.clear();
+        self.long.clear();
+        self.raw.clear();
     }
 }
 

@@ -4,8 +4,8 @@
 //! value given as an object (a date, a float) is checked as it is read, since reading it needs
 //! the GIL anyway.
 
-use super::locs::plain_under;
-use super::render::{Rendered, Values};
+use super::locs::writable_loc;
+use super::render::{Refusal, Rendered, Values};
 use crate::values::lastmod::{self, Lastmod};
 use crate::values::scalars::{self, Priority};
 
@@ -42,7 +42,8 @@ impl<T> Given<T> {
 /// A row's loc (its span in the chunk's text) and its values as given.
 #[derive(Clone, Copy, Debug)]
 struct ChunkRow {
-    loc: (usize, usize),
+    /// None: a row read as one the core cannot take (it goes the per-entry way)
+    loc: Option<(usize, usize)>,
     lastmod: Given<Lastmod>,
     changefreq: Given<&'static str>,
     priority: Given<Priority>,
@@ -81,10 +82,20 @@ impl RowChunk {
         let start = self.texts.len();
         self.texts.push_str(loc);
         self.rows.push(ChunkRow {
-            loc: (start, self.texts.len()),
+            loc: Some((start, self.texts.len())),
             lastmod,
             changefreq,
             priority,
+        });
+    }
+
+    /// A row the reader cannot take: it keeps its place, refused.
+    pub fn refuse(&mut self) {
+        self.rows.push(ChunkRow {
+            loc: None,
+            lastmod: Given::Value(None),
+            changefreq: Given::Value(None),
+            priority: Given::Value(None),
         });
     }
 
@@ -98,23 +109,32 @@ impl RowChunk {
 }
 
 impl Rendered {
-    /// Check and render a chunk's rows: each loc, when there is a `prefix`, a plain URI under
-    /// it of at most `max_length` bytes (`locs::plain_under`); each text value as
-    /// [`from_text`] reads it. False, with the chunk rendered up to that row, when a loc or
-    /// value is not: the batch then goes the long way.
+    /// Check and render a chunk's rows: each loc, when there is a `prefix`, one the core
+    /// writes under it in at most `max_length` bytes (`locs::writable_loc`: plain, or an IRI
+    /// made a URI); each text value as [`from_text`] reads it. A row that is not is refused
+    /// (`Rendered::refuse`) and keeps its place: it alone goes the long way.
     pub fn push_chunk(
         &mut self,
         chunk: &RowChunk,
         prefix: Option<&str>,
         max_length: usize,
         text: bool,
-    ) -> bool {
+    ) {
         let texts = chunk.texts.as_str();
         for row in &chunk.rows {
-            let loc = &texts[row.loc.0..row.loc.1];
-            if prefix.is_some_and(|prefix| !plain_under(loc, prefix, max_length)) {
-                return false;
-            }
+            let Some((start, end)) = row.loc else {
+                self.refuse(Refusal::Row);
+                continue;
+            };
+            let given = &texts[start..end];
+            let loc = match prefix {
+                None => Some(std::borrow::Cow::Borrowed(given)),
+                Some(prefix) => writable_loc(given, prefix, max_length),
+            };
+            let Some(loc) = loc else {
+                self.refuse(Refusal::Loc);
+                continue;
+            };
             let values = || -> Option<Values> {
                 Some(Values {
                     lastmod: row.lastmod.checked(texts, lastmod::parse)?,
@@ -122,12 +142,11 @@ impl Rendered {
                     priority: row.priority.checked(texts, Priority::from_text)?,
                 })
             };
-            let Some(values) = values() else {
-                return false;
-            };
-            self.push(loc, &values, text);
+            match values() {
+                Some(values) => self.push(&loc, &values, text),
+                None => self.refuse(Refusal::Value),
+            }
         }
-        true
     }
 }
 
@@ -163,7 +182,8 @@ mod tests {
         texts(&mut chunk, "https://x.org/c", "", "\t", " ");
         assert_eq!(chunk.len(), 3);
         let mut whole = Rendered::with_capacity(3);
-        assert!(whole.push_chunk(&chunk, None, 2048, false));
+        whole.push_chunk(&chunk, None, 2048, false);
+        assert!(whole.refused().is_empty());
         let mut one_by_one = Rendered::with_capacity(3);
         let first = Values {
             lastmod: lastmod::parse("2024-01-02"),
@@ -181,14 +201,38 @@ mod tests {
         assert_eq!(whole.bytes(0, 3), one_by_one.bytes(0, 3));
         assert_eq!(whole.hashes(), one_by_one.hashes());
         assert_eq!(whole.loc(2), "https://x.org/c");
-        let mut refused = Rendered::with_capacity(3);
-        assert!(!refused.push_chunk(&chunk, Some("https://x.org/"), 2048, false));
-        assert_eq!(refused.len(), 1); // é is not a plain URI
-        assert!(!refused.push_chunk(&chunk, Some("https://y.org/"), 2048, false));
+        let mut under = Rendered::with_capacity(3);
+        under.push_chunk(&chunk, Some("https://x.org/"), 2048, false);
+        assert!(under.refused().is_empty());
+        assert_eq!(under.loc(1), "https://x.org/%C3%A9"); // the IRI made a URI
+        let mut elsewhere = Rendered::with_capacity(3);
+        elsewhere.push_chunk(&chunk, Some("https://y.org/"), 2048, false);
+        assert_eq!(elsewhere.len(), 0);
+        let all = [(0, Refusal::Loc), (1, Refusal::Loc), (2, Refusal::Loc)];
+        assert_eq!(elsewhere.refused(), all);
     }
 
     #[test]
-    fn a_bad_text_value_refuses_the_chunk_at_its_row() {
+    fn a_refused_row_keeps_its_place() {
+        let mut chunk = RowChunk::with_capacity(3);
+        texts(&mut chunk, "https://x.org/a", "", "", "");
+        chunk.refuse();
+        texts(&mut chunk, "https://x.org/b", "", "", "");
+        let mut rendered = Rendered::with_capacity(3);
+        rendered.push_chunk(&chunk, Some("https://x.org/"), 2048, false);
+        assert_eq!(rendered.refused(), [(1, Refusal::Row)]);
+        assert_eq!(
+            (rendered.loc(0), rendered.loc(1)),
+            ("https://x.org/a", "https://x.org/b")
+        );
+        let mut twice = rendered.clone();
+        twice.append(&rendered);
+        assert_eq!(twice.refused(), [(1, Refusal::Row), (4, Refusal::Row)]);
+        assert_eq!(rendered.range(1, 2).loc(0), "https://x.org/b");
+    }
+
+    #[test]
+    fn a_bad_text_value_refuses_its_row_alone() {
         for (lastmod, changefreq, priority) in [
             ("2024-13-01", "daily", "0.5"),
             ("2024-01-01", "sometimes", "0.5"),
@@ -198,9 +242,11 @@ mod tests {
             let mut chunk = RowChunk::with_capacity(2);
             texts(&mut chunk, "https://x.org/a", "2024-01-01", "daily", "0.5");
             texts(&mut chunk, "https://x.org/b", lastmod, changefreq, priority);
-            let mut rendered = Rendered::with_capacity(2);
-            assert!(!rendered.push_chunk(&chunk, None, 2048, false));
-            assert_eq!(rendered.len(), 1, "{lastmod} {changefreq} {priority}");
+            texts(&mut chunk, "https://x.org/c", "", "", "");
+            let mut rendered = Rendered::with_capacity(3);
+            rendered.push_chunk(&chunk, None, 2048, false);
+            assert_eq!(rendered.len(), 2, "{lastmod} {changefreq} {priority}");
+            assert_eq!(rendered.refused(), [(1, Refusal::Value)]);
         }
     }
 }

@@ -3,6 +3,9 @@
 //! no branch a byte, and a SIMD scan for the slashes. Anything else (an escape, a byte outside the set) is decided by
 //! [`plain_loc_under`], which this path agrees with (a property test below).
 
+use std::borrow::Cow;
+
+use crate::values::iri::iri_to_uri;
 use crate::values::loc::plain_loc_under;
 
 /// Bytes of a plain URI as the writer takes it (RFC 3986's unreserved and sub-delims, `:`,
@@ -34,6 +37,17 @@ pub fn plain_under(loc: &str, prefix: &str, max_length: usize) -> bool {
     let dot_segment =
         || memchr::memchr_iter(b'/', bytes).any(|at| bytes.get(at + 1) == Some(&b'.'));
     (other == 0 && !dot_segment()) || plain_loc_under(loc, prefix, max_length)
+}
+
+/// The loc the writer writes for a row's `loc` when the core can tell it: the text itself when
+/// it is [`plain_under`] `prefix`, or the URI `values::iri` makes of an IRI (as `urls.to_uri`
+/// would) when that is. None: the per-entry way decides (and reports what is wrong).
+pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option<Cow<'a, str>> {
+    if plain_under(loc, prefix, max_length) {
+        return Some(Cow::Borrowed(loc));
+    }
+    let uri = iri_to_uri(loc)?;
+    plain_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
 }
 
 #[cfg(test)]

@@ -14,9 +14,48 @@ pub struct Values {
     pub priority: Option<Priority>,
 }
 
-/// Entries of a batch, back to back in one buffer.
+/// Why a row left the compiled path for the per-entry one (the build counts them by name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// a loc the core does not make a URI under the prefix (invalid, out of scope, or rare)
+    Loc,
+    /// a lastmod, changefreq or priority that is invalid or given as an unusual object
+    Value,
+    /// a row that is not a (loc, lastmod, changefreq, priority) tuple of usual objects
+    Row,
+    /// a row with extension values (images, videos, news, alternates)
+    Extensions,
+    /// a JSON line other than an object of the core keys with scalar values
+    JsonLine,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 5] = [
+        Refusal::Loc,
+        Refusal::Value,
+        Refusal::Row,
+        Refusal::Extensions,
+        Refusal::JsonLine,
+    ];
+
+    /// The reason's name in the build report's counter.
+    pub fn name(self) -> &'static str {
+        match self {
+            Refusal::Loc => "loc",
+            Refusal::Value => "value",
+            Refusal::Row => "row",
+            Refusal::Extensions => "extensions",
+            Refusal::JsonLine => "json-line",
+        }
+    }
+}
+
+/// Entries of a batch, back to back in one buffer, and the input rows that were refused (each
+/// by its position among the inputs: rendered and refused rows in their given order).
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
+    inputs: usize,
+    refused: Vec<(usize, Refusal)>,
     buf: Vec<u8>,
     ends: Vec<usize>,
     lastmods: Vec<Option<Lastmod>>,
@@ -44,6 +83,8 @@ pub fn loc_hash(loc: &str) -> u64 {
 impl Rendered {
     pub fn with_capacity(entries: usize) -> Rendered {
         Rendered {
+            inputs: 0,
+            refused: Vec::new(),
             buf: Vec::with_capacity(entries * 160),
             ends: Vec::with_capacity(entries),
             lastmods: Vec::with_capacity(entries),
@@ -89,11 +130,27 @@ impl Rendered {
         self.hashes.push(loc_hash(loc));
         self.locs.extend_from_slice(loc.as_bytes());
         self.loc_ends.push(self.locs.len());
+        self.inputs += 1;
     }
 
-    /// Add `other`'s entries after these.
+    /// The next input row is not rendered: it goes the per-entry way, for `why`.
+    pub fn refuse(&mut self, why: Refusal) {
+        self.refused.push((self.inputs, why));
+        self.inputs += 1;
+    }
+
+    /// The refused input rows, by position among the inputs, in order.
+    pub fn refused(&self) -> &[(usize, Refusal)] {
+        &self.refused
+    }
+
+    /// Add `other`'s entries (and refused rows) after these.
     pub fn append(&mut self, other: &Rendered) {
         let (base, loc_base) = (self.buf.len(), self.locs.len());
+        let inputs = self.inputs;
+        self.refused
+            .extend(other.refused.iter().map(|&(at, why)| (inputs + at, why)));
+        self.inputs += other.inputs;
         self.buf.extend_from_slice(&other.buf);
         self.ends.extend(other.ends.iter().map(|end| base + end));
         self.lastmods.extend_from_slice(&other.lastmods);
@@ -179,18 +236,62 @@ impl Rendered {
         &self.hashes
     }
 
-    /// The entries whose flag is true, in order.
+    /// The entries whose flag is true, in order (no refused rows among the inputs).
     pub fn select(&self, keep: &[bool]) -> Rendered {
         let mut out = Rendered::with_capacity(keep.len());
         for (index, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
-            out.buf.extend_from_slice(self.bytes(index, index + 1));
-            out.ends.push(out.buf.len());
-            out.push_lastmod(self.lastmods[index]);
-            out.hashes.push(self.hashes[index]);
-            out.locs.extend_from_slice(self.loc(index).as_bytes());
-            out.loc_ends.push(out.locs.len());
+            out.copy_entry(self, index);
         }
         out
+    }
+
+    /// Entries `start..end` (no refused rows among the inputs).
+    pub fn range(&self, start: usize, end: usize) -> Rendered {
+        let mut out = Rendered::with_capacity(end - start);
+        for index in start..end {
+            out.copy_entry(self, index);
+        }
+        out
+    }
+
+    fn copy_entry(&mut self, from: &Rendered, index: usize) {
+        self.buf.extend_from_slice(from.bytes(index, index + 1));
+        self.ends.push(self.buf.len());
+        self.push_lastmod(from.lastmods[index]);
+        self.hashes.push(from.hashes[index]);
+        self.locs.extend_from_slice(from.loc(index).as_bytes());
+        self.loc_ends.push(self.locs.len());
+        self.inputs += 1;
+    }
+
+    /// The entries whose lastmod is later than `now` (microseconds since 1970 UTC).
+    pub fn future(&self, now: i64) -> Vec<usize> {
+        if self.all_current(now) {
+            return Vec::new();
+        }
+        let later = |(_, lastmod): &(usize, &Option<Lastmod>)| {
+            lastmod.is_some_and(|lastmod| lastmod.future_key() > now)
+        };
+        let lastmods = self.lastmods.iter().enumerate();
+        lastmods.filter(later).map(|(index, _)| index).collect()
+    }
+
+    /// The entries whose lastmod is a year or a month alone, with its text.
+    pub fn without_day(&self) -> Vec<(usize, String)> {
+        if self.all_with_day() {
+            return Vec::new();
+        }
+        let short = |(_, lastmod): &(usize, &Option<Lastmod>)| {
+            lastmod.is_some_and(|l| matches!(l.precision, Precision::Year | Precision::Month))
+        };
+        let lastmods = self.lastmods.iter().enumerate().filter(short);
+        lastmods
+            .filter_map(|(index, lastmod)| {
+                let mut text = Vec::with_capacity(8);
+                lastmod.as_ref()?.write(&mut text);
+                Some((index, String::from_utf8_lossy(&text).into_owned()))
+            })
+            .collect()
     }
 }
 

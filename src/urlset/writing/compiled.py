@@ -1,0 +1,97 @@
+"""A batch the compiled core rendered, cut into runs: the entries it rendered, and between
+them the input rows it refused (``RenderedRows.refused``), which go the per-entry way on
+their own, in their place. A row costs itself, never its batch or its file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from .._core import RenderedRows
+from .document import render_rows
+from .source_rows import SourceEntries, SourceRows
+from .tables import TableBatch
+
+Run = tuple[int, int, RenderedRows | None]  # input rows start..end: rendered, or None: refused
+_ROW_KINDS = frozenset({TableBatch, tuple, SourceRows})
+
+
+def render_batch(
+    given: Any,
+    kinds: set[type],
+    prefix: str,
+    text: bool,
+    left_core: Counter[str],
+    bypass: str | None,
+) -> RenderedRows | None:
+    """A batch of rows rendered in the compiled core (its refused rows among them), or None
+    when it is not rows or cannot go that way at all, counted in ``left_core`` by why
+    (``bypass``: a build option that sends every row the per-entry way)."""
+    if kinds == {SourceEntries}:
+        left_core[given.reason] += len(given.entries)
+        return None
+    if not kinds or not kinds <= _ROW_KINDS:
+        if tuple in kinds:
+            left_core["mixed-batch"] += sum(type(entry) is tuple for entry in given)
+        return None
+    if bypass is not None:
+        left_core[bypass] += len(given)
+        return None
+    # on two threads with gzip too: this thread is the critical path (ARCHITECTURE.md)
+    if kinds == {TableBatch}:
+        rendered: RenderedRows | None = given.render(prefix, text=text, beside=True)
+        if rendered is None:
+            left_core["column-type"] += len(given)
+        return rendered
+    if kinds == {tuple}:
+        return render_rows(given, prefix, text=text, beside=True)
+    source: SourceRows = given  # a source's rows: checked only there
+    return source.render(prefix, text=text)
+
+
+def refused_runs(
+    rendered: RenderedRows, count: int, refused: list[tuple[int, str]]
+) -> Iterator[Run]:
+    """The runs of a batch of ``count`` input rows, in order: ``refused`` holds the positions
+    of the rows the core did not render (ascending), ``rendered`` the others' entries."""
+    done = taken = 0  # input rows passed; entries used
+    index = 0
+    while index < len(refused):
+        start = refused[index][0]
+        if start > done:
+            yield done, start, rendered.range(taken, taken + start - done)
+            taken += start - done
+        end = start + 1
+        index += 1
+        while index < len(refused) and refused[index][0] == end:
+            end += 1
+            index += 1
+        yield start, end, None
+        done = end
+    if done < count:
+        yield done, count, rendered.range(taken, len(rendered))
+
+
+def without_future(
+    rendered: RenderedRows, count: int, future: list[int]
+) -> tuple[RenderedRows, list[tuple[int, str]]]:
+    """``rendered`` without the entries ``future`` names (a lastmod later than the build's
+    now, which the per-entry way leaves out and reports), those refused in their place."""
+    refused = rendered.refused()
+    taken = sorted({at for at, _ in refused} ^ set(range(count)))  # input row of each entry
+    refused += [(taken[index], "future-lastmod") for index in future]
+    keep = bytearray(b"\x01") * len(rendered)
+    for index in future:
+        keep[index] = 0
+    return rendered.select(bytes(keep)), sorted(refused)
+
+
+def rows_between(given: Any, start: int, end: int) -> Any:
+    """Input rows ``start..end`` of a batch, of the batch's own kind (a list of rows, a table
+    batch or a source's rows, with the unreadable lines among them)."""
+    if type(given) is TableBatch:
+        return given.part(start, end)
+    if type(given) is SourceRows:
+        return given.part(start, end)
+    return given[start:end]
