@@ -60,7 +60,7 @@ class SourceRows:
     ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
     each problem keeps its line."""
 
-    __slots__ = ("batch", "default_tz", "errors", "read_long", "source")
+    __slots__ = ("_numbers", "batch", "default_tz", "errors", "read_long", "source")
 
     def __init__(
         self,
@@ -73,6 +73,7 @@ class SourceRows:
         self.source = source
         self.default_tz = default_tz
         self.read_long = read_long
+        self._numbers: list[int] | None = None
         self.errors = [
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
         ]
@@ -87,8 +88,10 @@ class SourceRows:
 
     @property
     def numbers(self) -> list[int]:
-        """The line of each row."""
-        return self.batch.lines()
+        """The line of each row (made once: each row the core refuses asks for its own)."""
+        if self._numbers is None:
+            self._numbers = self.batch.lines()
+        return self._numbers
 
     def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
         """The rows rendered in the compiled core with the checks of ``document.render_rows``,
