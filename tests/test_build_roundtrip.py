@@ -667,6 +667,9 @@ OPTIONS = {
     "stable": ["--stable"],
     "stable-no-gzip-stylesheet": ["--stable", "--no-gzip", "--stylesheet"],
     "dask": ["--dask", "local"],
+    "sections": ["--section-by", "path:1"],
+    "stable-sections": ["--stable", "--section-by", "path:1"],
+    "named-sections": ["--section", "shop=/p/**", "--news-window", "2d"],
 }
 
 
