@@ -19,7 +19,7 @@ from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
 from ..patterns import lazy
 from ..reading.columns import VALUE_ELEMENT, LineSearch
-from ..urls import to_uri
+from ..urls import is_plain_uri, to_uri
 from . import rules
 from .xmlevents import drop, parse_events, split_tag
 
@@ -66,18 +66,7 @@ class _Locator:
         self._lines: list[bytes] | None = None
 
     def _uri(self, text: str) -> str | None:
-        try:
-            return to_uri(text)
-        except InvalidValue:
-            pass
-        if self.base_url is None:
-            return None
-        from urllib.parse import urljoin
-
-        try:
-            return to_uri(urljoin(self.base_url, text))
-        except (InvalidValue, ValueError):
-            return None
+        return _uri_of(text, self.base_url)
 
     def line_of(self, loc: str) -> int:
         lines = self.by_text.get(loc)
@@ -147,17 +136,132 @@ def place_entries(
         spots.append((at, None if name == b"loc" else name))
     places = _lines_and_columns(windows, [spot for spot in spots if spot[0] >= 0])
     out = []
+    unwritten = {loc for (_c, _m, loc, _o), spot in zip(pending, spots, strict=True) if spot[0] < 0}
+    found = _LocTexts(windows, unwritten, base_url) if unwritten and fmt in _SITEMAPS else None
     locator: _Locator | None = None
     for (code, message, loc, _ordered), spot in zip(pending, spots, strict=True):
-        if spot[0] < 0:
+        if spot[0] >= 0:
+            where, column = places[spot]
+        elif found is not None and found.has(loc):
+            where, column = found.place_of(loc)
+        else:  # not a <loc> text the scan reads (CDATA, a prefixed element, RSS, Atom)
             if locator is None:
                 locator = _Locator(plain(), fmt, base_url)
             where = locator.line_of(loc)
             column = locator.column_of(where, loc)
-        else:
-            where, column = places[spot]
         out.append(rules.make_issue(code, message, where, column, source))
     return out
+
+
+_SITEMAPS = ("urlset", "sitemapindex")
+# an unprefixed loc element's text, the offset of its start tag (the element's line)
+_LOC_ELEMENT = lazy(rb"<loc>([^<]*)</loc>")
+_XML_ENTITY = lazy(r"&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-z]+);")
+
+
+class _LocTexts:
+    """Where the locs not written as their URI are (an IRI, a loc around spaces or with
+    entities, a relative one): every ``<loc>`` text read a window at a time, and only a
+    text that is not a URI as written made one (``to_uri``), the rest skipped at the cost
+    of a set lookup. Places as ``_Locator`` gives them: the loc element's line, the column
+    of the loc as written there, else of its text; the same loc again at its next place."""
+
+    def __init__(self, windows: Windows, wanted: set[str], base_url: str | None) -> None:
+        self.base_url = base_url
+        # a text equal to the loc first (as lxml's text), then one whose URI it is
+        self.by_text: dict[str, list[tuple[int, int]]] = {}
+        self.by_uri: dict[str, list[tuple[int, int]]] = {}
+        self.used: dict[str, int] = {}
+        lines = 1  # lines before the window
+        last_nl = -1  # offset of the last line end before the window
+        for base, window in windows():
+            line, last = lines, 0
+            for m in _LOC_ELEMENT.finditer(window):
+                raw = m.group(1)
+                if is_plain_uri_bytes(raw):
+                    continue  # its own URI, and not wanted: placed by its text already
+                text = _xml_text(raw)
+                kind = self.by_text if text in wanted else None
+                if kind is None:
+                    uri = _uri_of(text, base_url)
+                    if uri not in wanted:
+                        continue
+                    text, kind = uri or "", self.by_uri
+                start = m.start()
+                line += window.count(b"\n", last, start)
+                last = start
+                begins = window.rfind(b"\n", 0, start) + 1
+                ends = window.find(b"\n", start)
+                row = window[start : ends if ends >= 0 else len(window)]
+                column = _column_in(row, text) + start - begins
+                if not begins:  # the line began in an earlier window
+                    column += base - last_nl - 1
+                kind.setdefault(text, []).append((line, column))
+            lines += window.count(b"\n")
+            nl = window.rfind(b"\n")
+            if nl >= 0:
+                last_nl = base + nl
+
+    def has(self, loc: str) -> bool:
+        return loc in self.by_text or loc in self.by_uri
+
+    def place_of(self, loc: str) -> tuple[int, int]:
+        places = self.by_text.get(loc) or self.by_uri[loc]
+        k = self.used.get(loc, 0)
+        self.used[loc] = k + 1
+        return places[min(k, len(places) - 1)]
+
+
+def is_plain_uri_bytes(raw: bytes) -> bool:
+    """``is_plain_uri`` of a loc text as written (its bytes; an entity, a space or a byte
+    beyond ASCII is never plain)."""
+    return raw.isascii() and b"&" not in raw and is_plain_uri(raw.decode("ascii"))
+
+
+def _xml_text(raw: bytes) -> str:
+    """A loc element's text as the XML parse gives it, stripped as ``_entry_locs`` does."""
+    text = raw.decode("utf-8", "replace")
+    if "&" in text:
+        text = _XML_ENTITY.sub(_entity, text)
+    return text.strip()
+
+
+def _entity(m: re.Match[str]) -> str:
+    name = m.group()[1:-1]
+    if name[0] == "#":
+        code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+        return chr(code) if 0 < code <= 0x10FFFF else m.group()
+    return _NAMED.get(name, m.group())
+
+
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
+def _uri_of(text: str, base_url: str | None) -> str | None:
+    """The URI of a loc's text as the reader makes it (resolved against ``base_url`` when
+    relative), or None when it makes none."""
+    try:
+        return to_uri(text)
+    except InvalidValue:
+        pass
+    if base_url is None:
+        return None
+    from urllib.parse import urljoin
+
+    try:
+        return to_uri(urljoin(base_url, text))
+    except (InvalidValue, ValueError):
+        return None
+
+
+def _column_in(row: bytes, loc: str) -> int:
+    """The column, from the loc element's start tag (``row``: to its line's end), of the
+    loc as written, else escaped, else of the element's text."""
+    for needle in (loc.encode("utf-8"), loc.replace("&", "&amp;").encode("utf-8")):
+        at = row.find(needle)
+        if at >= 0:
+            return at + 1
+    return len(b"<loc>") + 1
 
 
 def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
