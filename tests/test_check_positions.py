@@ -62,12 +62,29 @@ def test_a_loc_not_written_as_its_uri_is_placed_where_the_lxml_walk_places_it(
     assert _host_findings(doc, base_url) == scanned
 
 
-def test_a_scan_finds_the_iri_without_the_whole_document(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_iri_is_found_at_its_entry_without_reading_every_loc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def walked(*args: object) -> None:
-        raise AssertionError("the whole document walked for a position")
+        raise AssertionError("every loc read for a position")
 
     monkeypatch.setattr(positions, "_Locator", walked)
+    monkeypatch.setattr(positions, "_LocTexts", walked)
     issues = _host_findings(_doc(SPELLINGS["IRI path"][0]), None)
+    assert [(i.code, i.line, i.column) for i in issues] == [
+        ("placeholder-host", 5, 10),
+        ("mixed-hosts", 5, 10),
+    ]
+
+
+def test_an_entry_the_reader_dropped_before_it_does_not_misplace_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc = _doc(SPELLINGS["IRI path"][0]).replace(
+        b"<url><loc>https://www.urlset-shop.com/a</loc></url>",
+        b"<url><loc>https://www.urlset-shop.com/a</loc></url><url><lastmod>2025-01-01</lastmod></url>",
+    )
+    issues = _host_findings(doc, None)
     assert [(i.code, i.line, i.column) for i in issues] == [
         ("placeholder-host", 5, 10),
         ("mixed-hosts", 5, 10),

@@ -155,6 +155,7 @@ class EntryRules:
                 hosts = self.hosts = hosts.of_index(self.served)
                 self.prefix = None if self.served is None else self.served.prefix
             self.refs.append(event)
+        self.found.entry = self.entries
         self.entries += 1
         self.careful += 1
         loc: str = event[0]
@@ -214,6 +215,7 @@ class EntryRules:
         records a rule may flag are then taken in document order, each as ``value`` takes
         an entry (extensions, host and scope, lastmod), so findings are placed alike."""
         locs = run.locs
+        first = self.entries
         self.entries += len(locs)
         hosts_each = self._hosts_each(locs)
         one_by_one, flagged = self._lastmods_of(run)
@@ -225,10 +227,11 @@ class EntryRules:
             return
         extended, flags = set(with_extensions), set(flagged)
         every = hosts_each or one_by_one
-        hosts, prefix = self.hosts, self.prefix
+        hosts, prefix, found = self.hosts, self.prefix, self.found
         seen = hosts.seen
         for i in range(len(locs)) if every else sorted(extended | flags):
             loc = locs[i]
+            found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
             if hosts_each:

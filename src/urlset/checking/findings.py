@@ -25,8 +25,11 @@ class Findings:
     def __init__(self, source: str) -> None:
         self.source = source
         self.placed: list[Issue] = []
-        # code, message, loc, and whether it came in document order
-        self.pending: list[tuple[str, str, str, bool]] = []
+        # code, message, loc, whether it came in document order, and its entry's number
+        self.pending: list[tuple[str, str, str, bool, int]] = []
+        # the number (from 0, in document order) of the entry the rules judge now: where a
+        # finding about it is looked for first (-1: none)
+        self.entry = -1
         self.per_code: dict[str, int] = {}
         # (code, host) -> [message, loc of the first URL, number of URLs]
         self.by_host: dict[tuple[str, str], list[Any]] = {}
@@ -47,22 +50,25 @@ class Findings:
         if self._room(code):
             self.placed.append(rules.make_issue(code, message, line, column, self.source))
 
-    def at_entry(self, code: str, message: str, loc: str, ordered: bool = True) -> None:
+    def at_entry(
+        self, code: str, message: str, loc: str, ordered: bool = True, entry: int | None = None
+    ) -> None:
         if self._room(code):
-            self.pending.append((code, message, loc, ordered))
+            at = self.entry if entry is None else entry
+            self.pending.append((code, message, loc, ordered, at))
 
     def per_host(self, code: str, host: str, message: str, loc: str) -> None:
         key = (code, host)
         found = self.by_host.get(key)
         if found is None:
-            self.by_host[key] = [message, loc, 1]
+            self.by_host[key] = [message, loc, 1, self.entry]
         else:
             found[2] += 1
 
     def finish(self) -> None:
-        for (code, _host), (message, loc, n) in self.by_host.items():
+        for (code, _host), (message, loc, n, entry) in self.by_host.items():
             more = f" ({plural(n, 'URL')})" if n > 1 else ""
-            self.at_entry(code, message + more, loc, ordered=False)
+            self.at_entry(code, message + more, loc, ordered=False, entry=entry)
         self.by_host = {}
         for code, n in self.per_code.items():
             if n > MAX_PER_CODE:

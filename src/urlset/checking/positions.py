@@ -3,8 +3,10 @@
 The reader gives entries no position; ``place_entries`` takes the pending findings (code,
 message, loc) and gives ``Issue`` objects placed at their entry's loc (or the value they are
 about), found by its text in the bytes, a window at a time (``windows_of``: the document is
-never held for this), or, when a loc is not written as its URI, by one lxml pass over the
-whole document (``_Locator``). ``place_values`` fills in the column of the reader's value
+never held for this). A loc not written as its URI (an IRI, a relative loc) is found at
+its entry, by the number the rules gave it, its text made a URI to be sure; else among
+every loc text (``_LocTexts``); else (CDATA, a prefixed element, RSS, Atom) by one lxml
+pass over the whole document (``_Locator``). ``place_values`` fills in the column of the reader's value
 findings, also a window at a time. ``lines_of_refs`` gives the line of each child entry of
 an index (lxml, whole).
 """
@@ -102,7 +104,7 @@ class _Locator:
 def place_entries(
     windows: Windows,
     fmt: str | None,
-    pending: list[tuple[str, str, str, bool]],
+    pending: list[tuple[str, str, str, bool, int]],
     source: str,
     base_url: str | None,
     plain: Callable[[], bytes],
@@ -110,10 +112,11 @@ def place_entries(
     """Issues for entry findings, placed at the loc's text as written (or escaped): each
     found in document order after the last one, the same finding on the same loc again at
     that loc's next occurrence. Two passes over ``windows`` (where each loc is written,
-    then the lines and columns); a loc not written as its URI is found by the lxml locator
-    on the whole document (``plain``)."""
+    then the lines and columns). A loc not written as its URI is looked for at its entry
+    (the number the rules gave it), else among every loc text (``_LocTexts``), else by the
+    lxml locator on the whole document (``plain``)."""
     needles: set[bytes] = set()
-    for _code, _message, loc, _ordered in pending:
+    for _code, _message, loc, _ordered, _entry in pending:
         raw = loc.encode("utf-8")
         needles.add(raw)
         if fmt != "text":
@@ -122,7 +125,7 @@ def place_entries(
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
     spots: list[tuple[int, bytes | None]] = []
-    for code, _message, loc, ordered in pending:
+    for code, _message, loc, ordered, _entry in pending:
         start = pos if ordered else 0
         before = last_at.get((code, loc))
         if before is not None:
@@ -135,13 +138,17 @@ def place_entries(
         name = VALUE_ELEMENT.get(code)
         spots.append((at, None if name == b"loc" else name))
     places = _lines_and_columns(windows, [spot for spot in spots if spot[0] >= 0])
+    unwritten = [p for p, spot in zip(pending, spots, strict=True) if spot[0] < 0]
+    at_entry = {} if fmt not in _SITEMAPS else _at_entries(windows, fmt, unwritten, base_url)
+    others = {p[2] for p in unwritten if p[4] not in at_entry}
+    found = _LocTexts(windows, others, base_url) if others and fmt in _SITEMAPS else None
     out = []
-    unwritten = {loc for (_c, _m, loc, _o), spot in zip(pending, spots, strict=True) if spot[0] < 0}
-    found = _LocTexts(windows, unwritten, base_url) if unwritten and fmt in _SITEMAPS else None
     locator: _Locator | None = None
-    for (code, message, loc, _ordered), spot in zip(pending, spots, strict=True):
+    for (code, message, loc, _ordered, entry), spot in zip(pending, spots, strict=True):
         if spot[0] >= 0:
             where, column = places[spot]
+        elif entry in at_entry:
+            where, column = at_entry[entry]
         elif found is not None and found.has(loc):
             where, column = found.place_of(loc)
         else:  # not a <loc> text the scan reads (CDATA, a prefixed element, RSS, Atom)
@@ -150,6 +157,53 @@ def place_entries(
             where = locator.line_of(loc)
             column = locator.column_of(where, loc)
         out.append(rules.make_issue(code, message, where, column, source))
+    return out
+
+
+def _at_entries(
+    windows: Windows,
+    fmt: str | None,
+    unwritten: list[tuple[str, str, str, bool, int]],
+    base_url: str | None,
+) -> dict[int, tuple[int, int]]:
+    """(line, column) of the loc of each numbered entry that holds the loc its finding
+    names, its text made a URI (one pass over ``windows``, counting entry start tags; an
+    entry the reader dropped shifts the count, and its findings are looked for otherwise)."""
+    wanted = {entry: loc for _c, _m, loc, _o, entry in unwritten if entry >= 0}
+    todo = sorted(wanted)
+    tag, closing = (b"<url>", b"</url>") if fmt == "urlset" else (b"<sitemap>", b"</sitemap>")
+    out: dict[int, tuple[int, int]] = {}
+    k = 0
+    before = 0  # entries before the window
+    lines, last_nl = 1, -1  # lines before the window; the last line end before it
+    for base, window in windows():
+        if k >= len(todo):
+            break
+        count = window.count(tag)
+        cursor, index = 0, 0  # past the ``index``th start tag found in this window
+        line, counted = lines, 0  # the line at offset ``counted``
+        while k < len(todo) and todo[k] < before + count:
+            entry = todo[k]
+            k += 1
+            while index <= entry - before:
+                at = window.find(tag, cursor)
+                cursor, index = at + 1, index + 1
+            m = _LOC_ELEMENT.search(window, cursor)
+            close = window.find(closing, cursor)
+            if m is None or 0 <= close < m.start():  # no loc of its own
+                continue
+            text = _xml_text(m.group(1))
+            loc = wanted[entry]
+            if text != loc and _uri_of(text, base_url) != loc:
+                continue
+            line += window.count(b"\n", counted, m.start())
+            counted = m.start()
+            out[entry] = (line, _column_of(window, m.start(), loc, base, last_nl))
+        before += count
+        lines += window.count(b"\n")
+        nl = window.rfind(b"\n")
+        if nl >= 0:
+            last_nl = base + nl
     return out
 
 
@@ -190,12 +244,7 @@ class _LocTexts:
                 start = m.start()
                 line += window.count(b"\n", last, start)
                 last = start
-                begins = window.rfind(b"\n", 0, start) + 1
-                ends = window.find(b"\n", start)
-                row = window[start : ends if ends >= 0 else len(window)]
-                column = _column_in(row, text) + start - begins
-                if not begins:  # the line began in an earlier window
-                    column += base - last_nl - 1
+                column = _column_of(window, start, text, base, last_nl)
                 kind.setdefault(text, []).append((line, column))
             lines += window.count(b"\n")
             nl = window.rfind(b"\n")
@@ -254,14 +303,22 @@ def _uri_of(text: str, base_url: str | None) -> str | None:
         return None
 
 
-def _column_in(row: bytes, loc: str) -> int:
-    """The column, from the loc element's start tag (``row``: to its line's end), of the
-    loc as written, else escaped, else of the element's text."""
+def _column_of(window: bytes, start: int, loc: str, base: int, last_nl: int) -> int:
+    """The column of the loc element starting at ``start`` in ``window`` (at ``base`` in
+    the document; ``last_nl``: the last line end before the window): of the loc as
+    written in its line from there, else escaped, else of the element's text."""
+    begins = window.rfind(b"\n", 0, start) + 1
+    ends = window.find(b"\n", start)
+    row = window[start : ends if ends >= 0 else len(window)]
+    column = len(b"<loc>") + 1
     for needle in (loc.encode("utf-8"), loc.replace("&", "&amp;").encode("utf-8")):
         at = row.find(needle)
         if at >= 0:
-            return at + 1
-    return len(b"<loc>") + 1
+            column = at + 1
+            break
+    if not begins:  # the line began in an earlier window
+        return column + start + base - last_nl - 1
+    return column + start - begins
 
 
 def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
