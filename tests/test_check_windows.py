@@ -218,3 +218,31 @@ def test_entities_in_a_loc(entity: str, monkeypatch: pytest.MonkeyPatch) -> None
     result = check_document(data, CheckOptions(now=datetime(2026, 1, 1, tzinfo=UTC)), "doc")
     assert {i.code for i in result.issues} - {"dev-host"} == ENTITY_CODES[entity]
     assert bool(careful) is not plain
+
+
+def test_locs_not_plain_are_judged_a_window_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """IRIs, spaces and a raw & in locs: their findings (with lines and columns) come from
+    the windows; the document is never read whole for them."""
+    rows = [
+        "<url><loc>https://a.test/café-{n}</loc></url>\n",
+        "<url><loc>https://a.test/a b{n}</loc></url>\n",
+        "<url>\n  <loc>https://a.test/{n}?a=1&amp;b=2</loc></url>\n",
+    ]
+    data = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+        + "".join(rows[n % 3].format(n=n) for n in range(300))
+        + "</urlset>\n"
+    ).encode()
+    whole = check_document(data, CheckOptions(), "doc")
+
+    def held(self: object) -> bytes:
+        raise AssertionError("the document read whole")
+
+    monkeypatch.setattr(document._Again, "plain", held)
+    monkeypatch.setattr(positions, "windows_of", functools.partial(positions.windows_of, window=512))
+    monkeypatch.setattr(document, "windows_of", positions.windows_of)
+    windowed = check_document(data, CheckOptions(), "doc")
+    assert windowed.issues == whole.issues
+    codes = {(i.code, i.line, i.column) for i in windowed.issues}
+    assert ("normalized-url", 3, 11) in codes
+    assert ("url-not-escaped", 4, 11) in codes

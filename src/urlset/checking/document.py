@@ -306,7 +306,7 @@ def _scan_bytes(
         if not proven:  # one pass of windows, the document never whole
             provers = Provers(limits).run(pieces(again.stored, scan, again.cap))
         if provers is not None and not provers.locs_plain:
-            raw_locs(again.plain(), limits, found)
+            raw_locs(again.windows(False), limits, found)
         if not read.fatal:
             if unexpected or (provers is not None and not provers.structure.proves(fmt)):
                 check_structure(again.plain(), fmt, found)

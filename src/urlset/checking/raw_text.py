@@ -8,7 +8,7 @@ sitemap. They give their findings to a ``Findings``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..limits import Limits
 from ..patterns import lazy
@@ -56,37 +56,55 @@ def _plain_entities(text: bytes) -> int:
     return text.count(b"&amp;") + text.count(b"&apos;")
 
 
-def raw_locs(plain: bytes, limits: Limits, found: Findings) -> None:
+def raw_locs(
+    windows: Callable[[], Iterable[tuple[int, bytes]]], limits: Limits, found: Findings
+) -> None:
     """The findings on the loc texts as written, with their positions (the scan's
-    ``plain_locs`` proves most documents need none)."""
-    line = 1
-    last = 0
-    for m in _LOC_TEXT.finditer(plain):
-        raw = m.group(1)
-        if len(raw) <= limits.max_loc_length and not _SUSPECT.search(
-            raw.replace(b"&amp;", b"").replace(b"&apos;", b"")
-        ):
-            continue
-        start = m.start(1)
-        line += plain.count(b"\n", last, start)
-        last = start
-        column = start - plain.rfind(b"\n", 0, start)
-        text = raw.decode("utf-8", "replace")
-        stripped = text.strip()
-        if not stripped:
-            continue
-        message = rules.unescaped_ampersand(text)
-        if message is not None:
-            found.add("unescaped-ampersand", message, line, column)
-        message = rules.url_not_escaped(_ENTITY.sub(lambda e: _ENTITIES[e.group()], text))
-        if message is not None:
-            found.add("url-not-escaped", message, line, column)
-        message = rules.url_not_ascii(text)
-        if message is not None:
-            found.add("normalized-url", message, line, column)
-        message = rules.url_too_long(_ENTITY.sub(lambda e: _ENTITIES[e.group()], stripped), limits)
-        if message is not None:
-            found.add("url-too-long", message, line, column)
+    ``plain_locs`` proves most documents need none), read a window at a time (``windows``:
+    (offset, bytes) pieces that never split an element's text); only the texts with a byte
+    worth a closer look (``_SUSPECT``) or over the length limit are judged."""
+    longest = limits.max_loc_length
+    lines = 1  # lines before the window
+    last_nl = -1  # offset of the last line end before the window
+    for base, window in windows():
+        line, last = lines, 0
+        for m in _LOC_TEXT.finditer(window):
+            raw = m.group(1)
+            if len(raw) <= longest and (
+                not raw.translate(None, _URI_BYTES)  # a byte at C speed, mostly
+                or not _SUSPECT.search(raw.replace(b"&amp;", b"").replace(b"&apos;", b""))
+            ):
+                continue
+            start = m.start(1)
+            line += window.count(b"\n", last, start)
+            last = start
+            nl = window.rfind(b"\n", 0, start)
+            column = start - nl if nl >= 0 else base + start - last_nl
+            _loc_text(raw, line, column, limits, found)
+        lines += window.count(b"\n")
+        nl = window.rfind(b"\n")
+        if nl >= 0:
+            last_nl = base + nl
+
+
+def _loc_text(raw: bytes, line: int, column: int, limits: Limits, found: Findings) -> None:
+    """The rules on one loc text as written, found at ``line``, ``column``."""
+    text = raw.decode("utf-8", "replace")
+    stripped = text.strip()
+    if not stripped:
+        return
+    message = rules.unescaped_ampersand(text)
+    if message is not None:
+        found.add("unescaped-ampersand", message, line, column)
+    message = rules.url_not_escaped(_ENTITY.sub(lambda e: _ENTITIES[e.group()], text))
+    if message is not None:
+        found.add("url-not-escaped", message, line, column)
+    message = rules.url_not_ascii(text)
+    if message is not None:
+        found.add("normalized-url", message, line, column)
+    message = rules.url_too_long(_ENTITY.sub(lambda e: _ENTITIES[e.group()], stripped), limits)
+    if message is not None:
+        found.add("url-too-long", message, line, column)
 
 
 # --- text sitemaps ---------------------------------------------------------------------------
