@@ -130,3 +130,33 @@ def test_a_plain_urlset_is_judged_in_columns() -> None:
 @given(documents() | mutated())
 def test_columns_change_no_finding(doc: bytes) -> None:
     _same(doc, SCOPES["site"])
+
+
+@pytest.mark.parametrize("per_url", [1, 2, 1000, 1001])
+def test_images_with_their_loc_only_are_counted_in_columns(
+    per_url: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records whose only extensions are images with a loc each (a shop's usual image
+    sitemap) are counted a column at a time, typed as Urls only past 1,000 images (where
+    a rule flags them), with the findings and counts of taking each one by one."""
+    from urlset.checking import entries
+
+    typed: list[int] = []
+    url = entries.Records.url
+    monkeypatch.setattr(entries.Records, "url", lambda self, i: typed.append(i) or url(self, i))
+    images = "".join(
+        f"<image:image><image:loc>https://www.urlset-shop.com/i/{k}.jpg</image:loc></image:image>"
+        for k in range(per_url)
+    )
+    rows = "".join(
+        f"<url><loc>https://www.urlset-shop.com/p/{i}</loc>{images if i % 3 == 0 else ''}</url>\n"
+        for i in range(30)
+    )
+    doc = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{IMAGE}">\n'
+        f"{rows}</urlset>\n"
+    ).encode()
+    result = _same(doc, SCOPES["site"])
+    assert result.discovered["images"] == 10 * per_url
+    assert bool(typed) is (per_url > 1000)
+    assert ("too-many-images" in {i.code for i in result.issues}) is (per_url > 1000)

@@ -239,7 +239,9 @@ def test_locs_not_plain_are_judged_a_window_at_a_time(monkeypatch: pytest.Monkey
         raise AssertionError("the document read whole")
 
     monkeypatch.setattr(document._Again, "plain", held)
-    monkeypatch.setattr(positions, "windows_of", functools.partial(positions.windows_of, window=512))
+    monkeypatch.setattr(
+        positions, "windows_of", functools.partial(positions.windows_of, window=512)
+    )
     monkeypatch.setattr(document, "windows_of", positions.windows_of)
     windowed = check_document(data, CheckOptions(), "doc")
     assert windowed.issues == whole.issues

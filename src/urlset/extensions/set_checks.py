@@ -9,7 +9,7 @@ extensions, or the first finding.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..model import Issue, Url
 from . import EXT_CODES, KINDS
@@ -41,6 +41,15 @@ class SetChecks:
                 kinds = self._kinds[source] = Counter()
             kinds.update(kind for e in url.extensions if (kind := getattr(e, "kind", None)))
         self.reciprocity.add(url)
+
+    def add_plain_images(self, locs: Sequence[str], images: int, *, source: str = "") -> None:
+        """``add`` for pages whose extensions are ``images`` images in all, each with its
+        loc only (no alternates, nothing a set rule reads): counted, the pages plain."""
+        kinds = self._kinds.get(source)
+        if kinds is None:
+            kinds = self._kinds[source] = Counter()
+        kinds["images"] += images
+        self.reciprocity.add_plain_many(locs)
 
     def discovered(self, source: str = "") -> dict[str, int]:
         """The typed extensions the URLs of ``source`` hold, by kind (each of KINDS)."""
