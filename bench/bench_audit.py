@@ -100,9 +100,10 @@ start = time.perf_counter()
 concurrency = int(sys.argv[2])
 options = AuditOptions(concurrency=concurrency, per_host=concurrency, head=sys.argv[3])
 report = Audit(sys.argv[1], options).run_sync()
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"seconds": time.perf_counter() - start, "urls": report.audited,
     "findings": sum(report.counts.values()), "requests": report.methods,
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    "cpu": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}))
 """
 
 ADVERTOOLS = r"""
@@ -179,12 +180,25 @@ def write_list(folder: Path, base: str, count: int) -> Path:
     return sitemaps
 
 
-def run(name: str, python: str, code: str, *args: str) -> dict[str, Any] | None:
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user + system) process ``pid`` has used so far (Linux's /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(
+    name: str, python: str, code: str, *args: str, server: int | None = None
+) -> dict[str, Any] | None:
+    """One tool's run; with ``server`` (the site's pid), the CPU the site spent on it too."""
     # the interpreter's scripts first on PATH: advertools runs the `scrapy` command
     path = f"{Path(python).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     # a file, not -c: Scrapy reads its spider's source
     script = Path(tempfile.gettempdir()) / f"bench_audit_{os.getpid()}_{abs(hash(name))}.py"
     script.write_text(code)
+    site_before = None if server is None else process_cpu(server)
     done = subprocess.run(
         [python, str(script), *args],
         capture_output=True,
@@ -193,14 +207,23 @@ def run(name: str, python: str, code: str, *args: str) -> dict[str, Any] | None:
         env={**os.environ, "PATH": path},
     )
     script.unlink()
+    site_after = None if server is None else process_cpu(server)
     if done.returncode != 0:
         print(f"{name}: failed ({done.stderr.strip().splitlines()[-1:]})")
         return None
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     requests = result.get("requests")
+    urls = max(1, result["urls"])
+    cpu = ""
+    if "cpu" in result:
+        cpu = f", CPU a URL: client {result['cpu'] / urls * 1e6:,.0f} us"
+    if site_before is not None and site_after is not None:
+        result["site_cpu"] = site_after - site_before
+        cpu += f", site {result['site_cpu'] / urls * 1e6:,.0f} us"
     print(
         f"{name}: {result['urls']:,.0f} URLs in {result['seconds']:.2f} s = "
         f"{result['urls'] / result['seconds']:,.0f} URLs/s, peak RSS {result['peak_rss_mb']:.0f} MB"
+        + cpu
         + (f", requests {requests}" if requests else "")
     )
     return result
@@ -232,7 +255,7 @@ def main() -> None:
             for head in args.head or ["auto"]:
                 result = run(
                     f"urlset audit --head {head}", sys.executable, URLSET, str(sitemaps),
-                    str(args.concurrency), head,
+                    str(args.concurrency), head, server=server.pid,
                 )  # fmt: skip
                 ours = ours or result
             if not args.peers:
@@ -242,7 +265,7 @@ def main() -> None:
                 return
             flat = str(folder / "urls.txt")
             for name, code in (("advertools crawl (list mode)", ADVERTOOLS), ("scrapy", SCRAPY)):
-                theirs = run(name, str(peers), code, flat, str(args.concurrency))
+                theirs = run(name, str(peers), code, flat, str(args.concurrency), server=server.pid)
                 if ours and theirs and theirs["urls"]:
                     ratio = (ours["urls"] / ours["seconds"]) / (theirs["urls"] / theirs["seconds"])
                     print(f"  urlset is {ratio:.1f}x as fast")
