@@ -30,6 +30,7 @@ from .failures import (
     undecodable,
     undecodable_reason,
 )
+from .h1 import LeanSession
 from .http_options import HttpOptions, plain_duration, retry_after_refused
 from .issues import (
     CROSS_HOST_REDIRECT,
@@ -78,7 +79,7 @@ class Fetcher(BodyReading):
 
     def __init__(
         self,
-        session: aiohttp.ClientSession,
+        session: aiohttp.ClientSession | LeanSession,
         options: HttpOptions = HttpOptions(),  # noqa: B008 (frozen: one shared default is safe)
         *,
         cache: FetchCache | None = None,
@@ -368,7 +369,7 @@ class Fetcher(BodyReading):
 
 
 async def _undecodable(
-    session: aiohttp.ClientSession,
+    session: aiohttp.ClientSession | LeanSession,
     options: HttpOptions,
     request: FetchRequest,
     url: str,
