@@ -290,7 +290,6 @@ class Fetcher(BodyReading):
         asked for, ``cut`` what was read of a body cut off."""
         current = request.url
         visited = [current]
-        origin = site_of(request.url)
         redirect_issues: list[Issue] = []
         followed: list[tuple[int, str]] = []
         for _ in range(self.options.max_redirects + 1):
@@ -331,7 +330,7 @@ class Fetcher(BodyReading):
                             issues=redirect_issues,
                             unfollowed=target,
                         )
-                    _note_cross_host(request, target, origin, redirect_issues)
+                    _note_cross_host(request, target, redirect_issues)
                     visited.append(target)
                     followed.append((resp.status, target))
                     current = target
@@ -434,14 +433,13 @@ def _given_up(
     return response
 
 
-def _note_cross_host(request: FetchRequest, target: str, origin: str, issues: list[Issue]) -> None:
+def _note_cross_host(request: FetchRequest, target: str, issues: list[Issue]) -> None:
     """A sitemap redirected to another site is told once: its host matters (its URLs must
     be on it); robots.txt may move."""
-    if (
-        request.kind == "sitemap"
-        and site_of(target) != origin
-        and not any(i.code == CROSS_HOST_REDIRECT for i in issues)
-    ):
+    if request.kind != "sitemap":
+        return
+    origin = site_of(request.url)
+    if site_of(target) != origin and not any(i.code == CROSS_HOST_REDIRECT for i in issues):
         issues.append(
             fetch_issue(
                 CROSS_HOST_REDIRECT,

@@ -261,6 +261,7 @@ _PLAIN = re.compile(
     r"((?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-F]{2})*)*)"
     r"(\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-F]{2})*)?"
 )
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f]|[^\x00-\xff]")
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _ENCODINGS = frozenset({"", "identity", "gzip", "deflate"})
 
@@ -308,6 +309,8 @@ class LeanSession:
         self.origins: dict[tuple[str, str, int], _Origin] = {}
         self._ssl: ssl.SSLContext | None = None
         self.delegated = 0  # requests aiohttp made instead (for the tests and the benchmark)
+        # a user agent that cannot go in a header as it is: aiohttp's to send (or refuse)
+        self.usable = _UNSAFE.search(http.user_agent) is None
 
     def request(
         self,
@@ -335,7 +338,7 @@ class LeanSession:
         """The answer's status line and headers read (its body is read as it is asked for);
         raises _Delegate for what aiohttp is to send."""
         target = request_target(url)
-        if target is None or method not in ("GET", "HEAD"):
+        if target is None or method not in ("GET", "HEAD") or not self.usable:
             raise _Delegate
         scheme, host, port, host_header, path = target
         lines = [
@@ -346,9 +349,9 @@ class LeanSession:
             "Accept-Encoding: gzip, deflate",
             *(f"{name}: {value}" for name, value in headers.items()),
         ]
-        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="strict")
-        if any(ord(c) < 32 for line in lines for c in line):
-            raise _Delegate
+        if headers and any(_UNSAFE.search(f"{k}{v}") for k, v in headers.items()):
+            raise _Delegate  # a line break in a header: aiohttp refuses it in its words
+        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         key = (scheme, host, port)
         origin = self.origins.get(key)
         if origin is None:
