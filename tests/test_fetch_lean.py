@@ -84,6 +84,10 @@ CASES: dict[str, Any] = {
         "close",
     ),
     "/chunk-cut": (_chunked(HTML)[:120], "close"),
+    "/bad-chunk": (
+        _answer("200 OK", ["Content-Type: text/html", "Transfer-Encoding: chunked"]) + b"zz\r\n",
+        "close",
+    ),
     "/closed": (b"", "close"),
     "/reset": (b"", "reset"),
     "/half-head": (b"HTTP/1.1 200 OK\r\nContent-Ty", "close"),
@@ -299,3 +303,26 @@ def test_request_target_is_what_aiohttp_sends(url: str) -> None:
 @pytest.mark.parametrize("url", NOT_PLAIN)
 def test_request_target_leaves_to_aiohttp_what_yarl_would_rewrite(url: str) -> None:
     assert request_target(url) is None
+
+
+def test_fetcher_gates_a_url_by_its_host_as_host_of_reads_it() -> None:
+    """The per-host semaphore is found by the URL's authority, then memoised: every form
+    of a host (case, port, user info, no path, a query or fragment right after it) gets
+    the gate ``host_of`` names."""
+    from urlset.fetching.fetcher import _HostGates
+    from urlset.urls import host_of
+
+    gates = _HostGates(2)
+    forms = [
+        "http://Example.com/a",
+        "http://example.com:8080/b",
+        "https://user@EXAMPLE.com",
+        "http://example.com?q=1",
+        "http://example.com#top",
+        "http://other.example/",
+        "http://[::1]:8000/x",
+        "http://[::1]/y",
+    ]
+    for url in forms * 2:
+        assert gates.of(url) is gates.gates[host_of(url)]
+    assert sorted(gates.gates) == ["::1", "example.com", "other.example"]

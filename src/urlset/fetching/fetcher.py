@@ -74,6 +74,36 @@ def _most(best: FetchResponse | None, cut: list[FetchResponse]) -> FetchResponse
     return best
 
 
+class _HostGates:
+    """A semaphore per host: ``per_host`` requests in flight to it at most."""
+
+    def __init__(self, per_host: int) -> None:
+        self.per_host = per_host
+        self.gates: dict[str, asyncio.Semaphore] = {}
+        self.host_by_authority: dict[str, str] = {}
+
+    def of(self, url: str) -> asyncio.Semaphore:
+        """The URL's host's semaphore, its host found by the URL's authority (scheme, user
+        info, host, port: all ``host_of`` reads), so that a run's millionth URL of one host
+        is not split again."""
+        start = url.find("//") + 2
+        end = len(url)
+        for mark in ("/", "?", "#"):
+            found = url.find(mark, start)
+            if 0 <= found < end:
+                end = found
+        authority = url[:end]
+        host = self.host_by_authority.get(authority)
+        if host is None:
+            if len(self.host_by_authority) >= 10_000:  # a crawl of many hosts: bounded
+                self.host_by_authority.clear()
+            host = self.host_by_authority[authority] = host_of(url)
+        gate = self.gates.get(host)
+        if gate is None:
+            gate = self.gates[host] = asyncio.Semaphore(self.per_host)
+        return gate
+
+
 class Fetcher(BodyReading):
     """Answers FetchRequests over one aiohttp session; never raises."""
 
@@ -97,7 +127,7 @@ class Fetcher(BodyReading):
         self.cache = cache
         self.reader_factory = reader_factory
         self._sleep = sleep
-        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._gates = _HostGates(options.per_host)
         # told (URL, seconds) when a server asks to wait (Retry-After), so that a caller
         # pacing a host's requests can hold them all back, not only this one's retry
         self.on_retry_after: Callable[[str, float], None] | None = None
@@ -112,10 +142,7 @@ class Fetcher(BodyReading):
             elif self.run_ends is not None and time.monotonic() >= self.run_ends:
                 response = self._past_deadline(request)
             else:
-                host = host_of(request.url)
-                gate = self._hosts.get(host)
-                if gate is None:
-                    gate = self._hosts[host] = asyncio.Semaphore(self.options.per_host)
+                gate = self._gates.of(request.url)
                 async with gate:
                     response = await self._with_retries(request)
         except asyncio.CancelledError:

@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import Any
 
+import yarl
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from .addresses import AddressGuard
@@ -102,6 +103,10 @@ class _Connection(asyncio.Protocol):
         return not self.closed or bool(self.buffer)
 
     def take(self, size: int) -> bytes:
+        if size >= len(self.buffer):
+            data = bytes(self.buffer)
+            self.buffer.clear()
+            return data
         data = bytes(self.buffer[:size])
         del self.buffer[:size]
         return data
@@ -117,14 +122,24 @@ def _expire(waiter: asyncio.Future[None]) -> None:
         waiter.set_exception(aiohttp.SocketTimeoutError("Timeout on reading data from socket"))
 
 
-class LeanContent:
+class LeanContent(AsyncIterator[bytes]):
     """The body as ``resp.content`` gives it to the Fetcher: ``iter_any()``, ``at_eof()``."""
 
     def __init__(self, response: LeanResponse) -> None:
         self._response = response
 
     def iter_any(self) -> AsyncIterator[bytes]:
-        return self._response.chunks()
+        return self
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        # a class, not an async generator: no finalizer hook to register for each answer
+        chunk = await self._response.next_chunk()
+        if chunk is None:
+            raise StopAsyncIteration
+        return chunk
 
     def at_eof(self) -> bool:
         return self._response.done
@@ -140,14 +155,19 @@ class LeanResponse:
         headers: CIMultiDictProxy[str],
         method: str,
         read_timeout: float,
+        url: str,
     ) -> None:
         self.connection = connection
+        self.method = method
+        self.url = url
         self.status = status
         self.headers = headers
         self.content = LeanContent(self)
         self.read_timeout = read_timeout
         self.length: int | None = None  # bytes of the body left (Content-Length)
         self.chunked = False
+        self.chunk_left = 0  # bytes of the current chunk not read yet
+        self.chunk_seen = False  # a chunk's size line was read (its data's end comes next)
         self.keep_alive = headers.get("Connection", "").lower() != "close"
         if method == "HEAD" or status in _NO_BODY or 100 <= status < 200:
             self.length = 0
@@ -167,68 +187,74 @@ class LeanResponse:
         elif encoding == "deflate":
             self._decoder = _Deflate()
 
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """The body's bytes as they come, decoded from gzip or deflate."""
-        async for raw in self._raw():
+    async def next_chunk(self) -> bytes | None:
+        """The body's next bytes, decoded from gzip or deflate; None at its end."""
+        while (raw := await self._next_raw()) is not None:
             if self._decoder is None:
-                yield raw
-                continue
+                return raw
             try:
-                data = self._decoder.decompress(raw)
+                data: bytes = self._decoder.decompress(raw)
             except zlib.error as exc:
                 self.keep_alive = False
                 raise aiohttp.ClientPayloadError(
                     f"Can not decode content-encoding: {exc}"
                 ) from None
             if data:
-                yield data
+                return data
+        return None
 
-    async def _raw(self) -> AsyncIterator[bytes]:
+    async def _next_raw(self) -> bytes | None:
+        if self.done:
+            return None
+        connection = self.connection
+        if self.chunked and not self.chunk_left:
+            await self._chunk_size()
+            if self.done:
+                return None
+        if not connection.buffer and not await connection.more(self.read_timeout):
+            if self.length is None and not self.chunked:
+                self.done = True  # the body ends with the connection
+                return None
+            raise self._cut_off()
+        size = len(connection.buffer)
         if self.chunked:
-            async for part in self._chunked():
-                yield part
-            return
-        connection = self.connection
-        while not self.done:
-            if not connection.buffer and not await connection.more(self.read_timeout):
-                if self.length is None:
-                    self.done = True
-                    return
-                raise self._cut_off()
-            size = len(connection.buffer)
-            if self.length is not None:
-                size = min(size, self.length)
-                self.length -= size
-                self.done = self.length == 0
-            self.received += size
-            yield connection.take(size)
+            size = min(size, self.chunk_left)
+            self.chunk_left -= size
+        elif self.length is not None:
+            size = min(size, self.length)
+            self.length -= size
+            self.done = self.length == 0
+        self.received += size
+        return connection.take(size)
 
-    async def _chunked(self) -> AsyncIterator[bytes]:
-        connection = self.connection
-        while True:
-            line = await self._line()
-            size = int(line.split(b";", 1)[0].strip() or b"x", 16)
-            if size == 0:
-                while await self._line():  # trailers, up to the empty line
-                    pass
-                self.done = True
-                return
-            while size:
-                if not connection.buffer and not await connection.more(self.read_timeout):
-                    raise self._cut_off()
-                part = connection.take(min(size, len(connection.buffer)))
-                size -= len(part)
-                self.received += len(part)
-                yield part
+    async def _chunk_size(self) -> None:
+        """The next chunk's size line read (the end of the one before first); the trailer
+        read and the body done at the last chunk."""
+        if self.chunk_seen:
             await self._line()
+        self.chunk_seen = True
+        line = await self._line()
+        try:
+            size = int(line.split(b";", 1)[0].strip(), 16)
+        except ValueError:  # aiohttp's 400 for it, which no server sent (failures.py)
+            self.keep_alive = False
+            url = yarl.URL(self.url, encoded=True)
+            info = aiohttp.RequestInfo(url, self.method, CIMultiDictProxy(CIMultiDict()), url)
+            raise aiohttp.ClientResponseError(
+                info, (), status=400, message="Invalid character in chunk size"
+            ) from None
+        if size == 0:
+            while await self._line():  # trailers, up to the empty line
+                pass
+            self.done = True
+        self.chunk_left = size
 
     async def _line(self) -> bytes:
         connection = self.connection
         while (end := connection.buffer.find(b"\r\n")) < 0:
             if len(connection.buffer) > _HEAD_LIMIT or not await connection.more(self.read_timeout):
                 raise self._cut_off()
-        line = connection.take(end + 2)[:-2]
-        return line
+        return connection.take(end + 2)[:-2]
 
     def _cut_off(self) -> aiohttp.ClientPayloadError:
         self.keep_alive = False
@@ -369,7 +395,7 @@ class LeanSession:
             assert connection.transport is not None
             connection.transport.write(data)
             try:
-                return await self._head(connection, key, method)
+                return await self._head(connection, key, method, url)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
                 if retried:
                     raise
@@ -425,7 +451,7 @@ class LeanSession:
         return self._ssl
 
     async def _head(
-        self, connection: _Connection, key: tuple[str, str, int], method: str
+        self, connection: _Connection, key: tuple[str, str, int], method: str, url: str
     ) -> LeanResponse:
         """The status line and headers (a 1xx skipped); aiohttp's errors for a connection
         that ends first, _Delegate for an answer this client does not read."""
@@ -439,7 +465,8 @@ class LeanSession:
                         connection.closed and connection.buffer.find(b"\r\n\r\n") < 0
                     ):
                         raise _ended(connection)
-                response = _parsed(connection, connection.take(end + 4), method, timeout)
+                head = connection.take(end + 4)
+                response = _parsed(connection, head, method, timeout, url)
                 if not 100 <= response.status < 200:
                     response.key = key
                     return response
@@ -480,7 +507,9 @@ def _ended(connection: _Connection) -> Exception:
     return aiohttp.ServerDisconnectedError()
 
 
-def _parsed(connection: _Connection, head: bytes, method: str, timeout: float) -> LeanResponse:
+def _parsed(
+    connection: _Connection, head: bytes, method: str, timeout: float, url: str
+) -> LeanResponse:
     """An answer's status line and headers (_Delegate when they are not plain HTTP/1.x)."""
     lines = head[:-4].decode("latin-1").split("\r\n")
     version, _, rest = lines[0].partition(" ")
@@ -502,7 +531,7 @@ def _parsed(connection: _Connection, head: bytes, method: str, timeout: float) -
         or len(headers.getall("Content-Length", ())) > 1
     ):
         raise _Delegate
-    response = LeanResponse(connection, int(code), CIMultiDictProxy(headers), method, timeout)
+    response = LeanResponse(connection, int(code), CIMultiDictProxy(headers), method, timeout, url)
     if version == "HTTP/1.0" and headers.get("Connection", "").lower() != "keep-alive":
         response.keep_alive = False
     return response
