@@ -17,6 +17,7 @@ import struct
 import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -326,3 +327,46 @@ def test_fetcher_gates_a_url_by_its_host_as_host_of_reads_it() -> None:
     for url in forms * 2:
         assert gates.of(url) is gates.gates[host_of(url)]
     assert sorted(gates.gates) == ["::1", "example.com", "other.example"]
+
+
+def test_lean_client_pools_at_most_concurrency_idle_connections_over_all_hosts() -> None:
+    async def run() -> tuple[int, list[int]]:
+        http = replace(_options(), concurrency=2)
+        async with raw_server() as a, raw_server() as b, raw_server() as c:
+            servers = [a, b, c]
+            async with client_session(http, (a.url("/"),)) as session:
+                lean = lean_session(session, http, (a.url("/"),))
+                fetcher = Fetcher(lean, http)
+                for _ in range(2):
+                    for raw in servers:
+                        answer = await fetcher.fetch(FetchRequest(raw.url("/length"), kind="page"))
+                        assert answer.status == 200
+                pooled = lean.idle
+                lean.close()
+            return pooled, [raw.connections for raw in servers]
+
+    pooled, connections = asyncio.run(run())
+    assert pooled == 2
+    assert sum(connections) > 3  # a host's connection was closed, not pooled, at least once
+
+
+def test_lean_client_does_not_reuse_a_connection_idle_past_keep_alive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from urlset.fetching import h1
+
+    monkeypatch.setattr(h1, "KEEP_ALIVE", 0.0)
+
+    async def run() -> int:
+        http = _options()
+        async with raw_server() as raw, client_session(http, (raw.url("/"),)) as session:
+            lean = lean_session(session, http, (raw.url("/"),))
+            for _ in range(3):
+                answer = await Fetcher(lean, http).fetch(
+                    FetchRequest(raw.url("/length"), kind="page")
+                )
+                assert answer.status == 200
+            lean.close()
+            return raw.connections
+
+    assert asyncio.run(run()) == 3

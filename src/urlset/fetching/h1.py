@@ -38,6 +38,7 @@ from .http_options import HttpOptions
 from .tls import aiohttp
 
 DNS_TTL = 300.0  # seconds a name's addresses are kept (aiohttp's ttl_dns_cache)
+KEEP_ALIVE = 15.0  # seconds an idle connection is kept for reuse (aiohttp's keepalive_timeout)
 _HEAD_LIMIT = 64 * 1024  # bytes of status line and headers at most (then aiohttp reads it)
 _PAUSE = 1024 * 1024  # bytes buffered before the socket is no longer read
 _NO_BODY = (204, 304)
@@ -57,7 +58,7 @@ class _Connection(asyncio.Protocol):
         self.error: BaseException | None = None
         self.waiter: asyncio.Future[None] | None = None
         self.paused = False
-        self.used = False  # an answer was read on it already (a reused connection)
+        self.idle_since = 0.0  # when it went back to its pool
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
@@ -333,6 +334,7 @@ class LeanSession:
         self.resolver = resolver
         self.guard = guard
         self.origins: dict[tuple[str, str, int], _Origin] = {}
+        self.idle = 0  # connections in the pools, all origins together (``concurrency`` at most)
         self._ssl: ssl.SSLContext | None = None
         self.delegated = 0  # requests aiohttp made instead (for the tests and the benchmark)
         # a user agent that cannot go in a header as it is: aiohttp's to send (or refuse)
@@ -359,6 +361,7 @@ class LeanSession:
             for connection in origin.idle:
                 connection.close()
             origin.idle.clear()
+        self.idle = 0
 
     async def send(self, method: str, url: str, headers: dict[str, str]) -> LeanResponse:
         """The answer's status line and headers read (its body is read as it is asked for);
@@ -387,7 +390,9 @@ class LeanSession:
             connection = None
             while origin.idle and connection is None:
                 connection = origin.idle.pop()
-                if connection.closed or connection.buffer:
+                self.idle -= 1
+                stale = time.monotonic() - connection.idle_since > KEEP_ALIVE
+                if connection.closed or connection.buffer or stale:
                     connection.close()
                     connection = None
             if connection is None:
@@ -490,9 +495,11 @@ class LeanSession:
             and not connection.closed
             and not connection.buffer
             and origin is not None
-            and len(origin.idle) < self.options.concurrency
+            and self.idle < self.options.concurrency
         ):
+            connection.idle_since = time.monotonic()
             origin.idle.append(connection)
+            self.idle += 1
         else:
             connection.close()
 
