@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import socket
+import ssl
 import struct
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
@@ -370,3 +371,47 @@ def test_lean_client_does_not_reuse_a_connection_idle_past_keep_alive(
             return raw.connections
 
     assert asyncio.run(run()) == 3
+
+
+@pytest.fixture(scope="module")
+def tls_server_context() -> Iterator[tuple[str, ssl.SSLContext]]:
+    trustme = pytest.importorskip("trustme")
+    authority = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    with authority.cert_pem.tempfile() as pem:
+        yield pem, context
+
+
+async def _over_tls(context: ssl.SSLContext) -> tuple[FetchResponse, LeanSession]:
+    raw = RawServer()
+    server = await asyncio.start_server(raw.handle, "127.0.0.1", 0, ssl=context)
+    raw.port = server.sockets[0].getsockname()[1]
+    url = f"https://127.0.0.1:{raw.port}/length"
+    http = _options()
+    async with server, client_session(http, (url,)) as session:
+        lean = lean_session(session, http, (url,))
+        response = await Fetcher(lean, http).fetch(FetchRequest(url, kind="page"))
+        lean.close()
+    return response, lean
+
+
+def test_lean_client_speaks_tls_and_verifies_the_certificate(
+    tls_server_context: tuple[str, ssl.SSLContext], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pem, context = tls_server_context
+    monkeypatch.setenv("SSL_CERT_FILE", pem)  # the test CA trusted (read when loaded)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    response, lean = asyncio.run(_over_tls(context))
+    assert (response.status, response.body) == (200, HTML)
+    assert lean.delegated == 0
+
+
+def test_lean_client_leaves_an_untrusted_certificate_to_aiohttp_to_reject(
+    tls_server_context: tuple[str, ssl.SSLContext], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    response, lean = asyncio.run(_over_tls(tls_server_context[1]))
+    assert response.status is None
+    assert response.error is not None and "certificate was rejected" in response.error
+    assert lean.delegated == 1
