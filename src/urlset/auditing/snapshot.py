@@ -156,8 +156,10 @@ class AuditStore:
         findings: list[Issue],
         redirects: tuple[tuple[int, str], ...] = (),
     ) -> None:
-        codes = " ".join(sorted({i.code for i in findings}))
-        shown = json.dumps([[i.code, i.message] for i in findings], ensure_ascii=False)
+        codes, shown = "", "[]"  # most URLs: nothing found, nothing to encode
+        if findings:
+            codes = " ".join(sorted({i.code for i in findings}))
+            shown = json.dumps([[i.code, i.message] for i in findings], ensure_ascii=False)
         hops = json.dumps(redirects, ensure_ascii=False) if redirects else None
         self._rows.append(
             (self.audit_id, loc, sitemap, bucket, status, final, seconds, codes, shown, hops)
