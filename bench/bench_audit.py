@@ -2,7 +2,7 @@
 by advertools' list-mode crawl and Scrapy (the peers), each in its own process, in one run.
 
     .venv/bin/python bench/bench_audit.py [--urls 1000000] [--concurrency 64] [--peers]
-                                          [--head auto|always|never ...]
+                                          [--head auto|always|never ...] [--aiohttp]
 
 Each --head mode given is one urlset run (HEAD before GET where the path names another
 type than HTML, before every GET, or never), so that their cost is seen side by side.
@@ -14,7 +14,11 @@ with a head (title, canonical to itself, Last-Modified); 1 page in 100 is noinde
 without its body). The list is written as sitemap files of 50,000 URLs in a
 temporary folder and audited as `urlset audit DIR` audits it (``Audit.run_sync``). Each
 tool's wall time, URLs per second and peak RSS are printed with the load average, since the
-figures mean little on a loaded machine. Targets: >= 2,000 URLs/s and < 300 MB for 1,000,000
+figures mean little on a loaded machine, and the CPU time a URL cost the tool (its process
+and children: user + system) and the site (its process's CPU times across the run), which
+the load changes far less: on 2 cores, 2,000 URLs/s needs the two together under 1,000 us
+a URL, and the client alone (one process) under 500. ``--aiohttp`` adds a urlset run with
+aiohttp for every request (``AuditOptions(lean=False)``) beside the lean client's. Targets: >= 2,000 URLs/s and < 300 MB for 1,000,000
 URLs; >= 5x the peers.
 
 The peers run from bench/.venv-peers (bench/setup_peers.sh installs them); without it they
@@ -98,11 +102,13 @@ import json, resource, sys, time
 from urlset.auditing.driver import Audit, AuditOptions
 start = time.perf_counter()
 concurrency = int(sys.argv[2])
-options = AuditOptions(concurrency=concurrency, per_host=concurrency, head=sys.argv[3])
+options = AuditOptions(concurrency=concurrency, per_host=concurrency, head=sys.argv[3],
+                       lean=sys.argv[4] == "lean")
 report = Audit(sys.argv[1], options).run_sync()
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"seconds": time.perf_counter() - start, "urls": report.audited,
     "findings": sum(report.counts.values()), "requests": report.methods,
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    "cpu": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}))
 """
 
 ADVERTOOLS = r"""
@@ -117,9 +123,10 @@ with tempfile.TemporaryDirectory() as folder:
         "CONCURRENT_REQUESTS": int(sys.argv[2]), "CONCURRENT_REQUESTS_PER_DOMAIN": int(sys.argv[2]),
         "LOG_LEVEL": "ERROR", "ROBOTSTXT_OBEY": True})
     count = sum(1 for _ in open(out))
+own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"seconds": time.perf_counter() - start, "urls": count,
-    "peak_rss_mb": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                       resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024}))
+    "cpu": own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
+    "peak_rss_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024}))
 """
 
 SCRAPY = r"""
@@ -150,8 +157,9 @@ process = CrawlerProcess({"CONCURRENT_REQUESTS": int(sys.argv[2]),
     "ROBOTSTXT_OBEY": True, "TELNETCONSOLE_ENABLED": False})
 process.crawl(Audit)
 process.start()
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"seconds": time.perf_counter() - start, "urls": COUNT[0],
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    "cpu": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}))
 """
 
 PER_SITEMAP = 50_000
@@ -179,12 +187,25 @@ def write_list(folder: Path, base: str, count: int) -> Path:
     return sitemaps
 
 
-def run(name: str, python: str, code: str, *args: str) -> dict[str, Any] | None:
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user + system) process ``pid`` has used so far (Linux's /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(
+    name: str, python: str, code: str, *args: str, server: int | None = None
+) -> dict[str, Any] | None:
+    """One tool's run; with ``server`` (the site's pid), the CPU the site spent on it too."""
     # the interpreter's scripts first on PATH: advertools runs the `scrapy` command
     path = f"{Path(python).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     # a file, not -c: Scrapy reads its spider's source
     script = Path(tempfile.gettempdir()) / f"bench_audit_{os.getpid()}_{abs(hash(name))}.py"
     script.write_text(code)
+    site_before = None if server is None else process_cpu(server)
     done = subprocess.run(
         [python, str(script), *args],
         capture_output=True,
@@ -193,14 +214,23 @@ def run(name: str, python: str, code: str, *args: str) -> dict[str, Any] | None:
         env={**os.environ, "PATH": path},
     )
     script.unlink()
+    site_after = None if server is None else process_cpu(server)
     if done.returncode != 0:
         print(f"{name}: failed ({done.stderr.strip().splitlines()[-1:]})")
         return None
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     requests = result.get("requests")
+    urls = max(1, result["urls"])
+    cpu = ""
+    if "cpu" in result:
+        cpu = f", CPU a URL: client {result['cpu'] / urls * 1e6:,.0f} us"
+    if site_before is not None and site_after is not None:
+        result["site_cpu"] = site_after - site_before
+        cpu += f", site {result['site_cpu'] / urls * 1e6:,.0f} us"
     print(
         f"{name}: {result['urls']:,.0f} URLs in {result['seconds']:.2f} s = "
         f"{result['urls'] / result['seconds']:,.0f} URLs/s, peak RSS {result['peak_rss_mb']:.0f} MB"
+        + cpu
         + (f", requests {requests}" if requests else "")
     )
     return result
@@ -213,6 +243,9 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also run advertools and Scrapy")
     parser.add_argument(
         "--head", choices=("auto", "always", "never"), action="append", help="urlset's --head"
+    )
+    parser.add_argument(
+        "--aiohttp", action="store_true", help="also urlset with aiohttp for every request"
     )
     args = parser.parse_args()
     port = free_port()
@@ -229,12 +262,14 @@ def main() -> None:
                 f"concurrency {args.concurrency}"
             )
             ours = None
+            clients = ["lean", "aiohttp"] if args.aiohttp else ["lean"]
             for head in args.head or ["auto"]:
-                result = run(
-                    f"urlset audit --head {head}", sys.executable, URLSET, str(sitemaps),
-                    str(args.concurrency), head,
-                )  # fmt: skip
-                ours = ours or result
+                for client in clients:
+                    result = run(
+                        f"urlset audit --head {head} ({client})", sys.executable, URLSET,
+                        str(sitemaps), str(args.concurrency), head, client, server=server.pid,
+                    )  # fmt: skip
+                    ours = ours or result
             if not args.peers:
                 return
             if not peers.exists():
@@ -242,7 +277,7 @@ def main() -> None:
                 return
             flat = str(folder / "urls.txt")
             for name, code in (("advertools crawl (list mode)", ADVERTOOLS), ("scrapy", SCRAPY)):
-                theirs = run(name, str(peers), code, flat, str(args.concurrency))
+                theirs = run(name, str(peers), code, flat, str(args.concurrency), server=server.pid)
                 if ours and theirs and theirs["urls"]:
                     ratio = (ours["urls"] / ours["seconds"]) / (theirs["urls"] / theirs["seconds"])
                     print(f"  urlset is {ratio:.1f}x as fast")

@@ -120,3 +120,34 @@ def test_changes_in_json_and_html(tmp_path: Path) -> None:
     }
     assert "Changes since audit 2" in as_html.output
     assert "page-not-found" in as_html.output
+
+
+def test_a_batch_of_results_reads_back_as_written(tmp_path: Path) -> None:
+    """Results go in as one Arrow batch a flush: every column, a status and redirects that
+    are absent, findings and a non-ASCII loc included, read back by a resumed run; more
+    than one batch (FLUSH) and a last short one."""
+    from urlset.auditing.snapshot import FLUSH, open_store
+    from urlset.checking.rules import make_issue
+
+    path = str(tmp_path / "audit.duckdb")
+    store = open_store(path)
+    store.start("https://example.com/", FLUSH + 3, None, 0)
+    written = []
+    for i in range(FLUSH + 3):
+        loc = f"https://example.com/é/{i}"
+        status = None if i % 3 == 0 else 200 + i % 2 * 101
+        redirects = ((301, f"https://example.com/to/{i}"),) if status == 301 else ()
+        findings = [make_issue("page-not-found", f"gone {i}", source=loc)] if i % 5 == 0 else []
+        store.add(loc, "s.xml", "x", status, f"{loc}#final", i / 10, findings, redirects)
+        written.append((loc, status, i / 10, [f.message for f in findings], redirects))
+    store.finish(False)
+    store.close()
+
+    again = open_store(path)
+    again.start("https://example.com/", FLUSH + 3, None, 0)
+    read = sorted(
+        (r.loc, r.status, r.seconds, [f.message for f in r.findings], r.redirects)
+        for r in again.resumed()
+    )
+    again.close()
+    assert read == sorted(written)

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from ..checking.rules import make_issue
 from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
-from ..fetching.http import client_session, run_flow
+from ..fetching.http import client_session, lean_session, run_flow
 from ..fetching.http_options import HttpOptions
 from ..fetching.values import SitemapRead
 from ..model import Issue, Severity, Url
@@ -77,6 +77,7 @@ class AuditOptions:
     crawl: bool = False  # crawl the site after the audit: unlisted pages and orphans
     crawl_pages: int = 10_000  # pages the crawl requests at most
     head: HeadMode = "auto"  # HEAD before GET: where the path names another type than HTML
+    lean: bool = True  # the pages asked with the lean HTTP/1.1 client (fetching/h1.py)
 
 
 @dataclass(slots=True)
@@ -185,13 +186,17 @@ class Audit:
             self._list_files(path)
             self._listed()
         # only the audited site (for files: their first URL's) may be on a private address
-        async with client_session(http, (self.locs[0] if local else self.target,)) as session:
+        starts = (self.locs[0] if local else self.target,)
+        async with client_session(http, starts) as session:
             fetcher = Fetcher(session, http)
             if not local:
                 await self._list_site(fetcher)
                 self._listed()
             # from here on each redirect is one hop the audit follows itself (visit.py)
             fetcher.may_follow = _hop_by_hop
+            lean = lean_session(session, http, starts) if options.lean else None
+            if lean is not None:
+                fetcher.session = lean
             visits = Visits(
                 fetcher, http.user_agent, options.rate, options.head, self.report.notes.append
             )
@@ -212,6 +217,8 @@ class Audit:
                 complete = self.report.not_requested == 0
             finally:
                 await scheduler.close()
+                if lean is not None:
+                    lean.close()
                 if self.store is not None:  # what was done is kept, even when interrupted
                     self.report.notes.extend(self.store.finish(complete))
                     self.report.changes = self.store.changes

@@ -17,6 +17,7 @@ from ..codes import plural
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
 from .failures import Retry, Unconditional, retry_for
+from .h1 import LeanResponse
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, FETCH_PARTIAL, HTTP_STATUS, fetch_issue
 from .parse_pool import ParsePool
@@ -48,6 +49,8 @@ _KEPT_HEADERS = (
     "X-Robots-Tag",
 )
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+# an answer as aiohttp or the lean client (h1.py, the audit's) gives it
+Response = aiohttp.ClientResponse | LeanResponse
 
 
 class ReaderLike(Protocol):
@@ -172,7 +175,7 @@ class BodyReading:
         self,
         request: FetchRequest,
         url: str,
-        resp: aiohttp.ClientResponse,
+        resp: Response,
         issues: list[Issue],
         conditional: Mapping[str, str],
         cut: list[FetchResponse],
@@ -215,7 +218,7 @@ class BodyReading:
         self,
         request: FetchRequest,
         url: str,
-        resp: aiohttp.ClientResponse,
+        resp: Response,
         headers: dict[str, str],
         issues: list[Issue],
     ) -> FetchResponse:
@@ -237,7 +240,7 @@ class BodyReading:
         self,
         request: FetchRequest,
         url: str,
-        resp: aiohttp.ClientResponse,
+        resp: Response,
         headers: dict[str, str],
         issues: list[Issue],
     ) -> FetchResponse:
@@ -262,7 +265,7 @@ class BodyReading:
         self,
         request: FetchRequest,
         url: str,
-        resp: aiohttp.ClientResponse,
+        resp: Response,
         headers: dict[str, str],
         issues: list[Issue],
         cut: list[FetchResponse],
@@ -306,7 +309,7 @@ class BodyReading:
         self,
         request: FetchRequest,
         url: str,
-        resp: aiohttp.ClientResponse,
+        resp: Response,
         count: Callable[[int], bool],
         keep: Callable[[str | None, list[Url | SitemapRef | Issue]], None],
     ) -> tuple[str | None, bool, list[Url | SitemapRef | Issue]]:
@@ -360,7 +363,7 @@ def _stopped_early(
     )
 
 
-async def _capped(resp: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:
+async def _capped(resp: Response, limit: int) -> tuple[bytes, bool]:
     """The body's first ``limit`` bytes, and whether there was more (not downloaded)."""
     parts: list[bytes] = []
     size = 0

@@ -30,6 +30,7 @@ from .failures import (
     undecodable,
     undecodable_reason,
 )
+from .h1 import LeanSession
 from .http_options import HttpOptions, plain_duration, retry_after_refused
 from .issues import (
     CROSS_HOST_REDIRECT,
@@ -73,12 +74,42 @@ def _most(best: FetchResponse | None, cut: list[FetchResponse]) -> FetchResponse
     return best
 
 
+class _HostGates:
+    """A semaphore per host: ``per_host`` requests in flight to it at most."""
+
+    def __init__(self, per_host: int) -> None:
+        self.per_host = per_host
+        self.gates: dict[str, asyncio.Semaphore] = {}
+        self.host_by_authority: dict[str, str] = {}
+
+    def of(self, url: str) -> asyncio.Semaphore:
+        """The URL's host's semaphore, its host found by the URL's authority (scheme, user
+        info, host, port: all ``host_of`` reads), so that a run's millionth URL of one host
+        is not split again."""
+        start = url.find("//") + 2
+        end = len(url)
+        for mark in ("/", "?", "#"):
+            found = url.find(mark, start)
+            if 0 <= found < end:
+                end = found
+        authority = url[:end]
+        host = self.host_by_authority.get(authority)
+        if host is None:
+            if len(self.host_by_authority) >= 10_000:  # a crawl of many hosts: bounded
+                self.host_by_authority.clear()
+            host = self.host_by_authority[authority] = host_of(url)
+        gate = self.gates.get(host)
+        if gate is None:
+            gate = self.gates[host] = asyncio.Semaphore(self.per_host)
+        return gate
+
+
 class Fetcher(BodyReading):
     """Answers FetchRequests over one aiohttp session; never raises."""
 
     def __init__(
         self,
-        session: aiohttp.ClientSession,
+        session: aiohttp.ClientSession | LeanSession,
         options: HttpOptions = HttpOptions(),  # noqa: B008 (frozen: one shared default is safe)
         *,
         cache: FetchCache | None = None,
@@ -96,7 +127,7 @@ class Fetcher(BodyReading):
         self.cache = cache
         self.reader_factory = reader_factory
         self._sleep = sleep
-        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._gates = _HostGates(options.per_host)
         # told (URL, seconds) when a server asks to wait (Retry-After), so that a caller
         # pacing a host's requests can hold them all back, not only this one's retry
         self.on_retry_after: Callable[[str, float], None] | None = None
@@ -111,10 +142,7 @@ class Fetcher(BodyReading):
             elif self.run_ends is not None and time.monotonic() >= self.run_ends:
                 response = self._past_deadline(request)
             else:
-                host = host_of(request.url)
-                gate = self._hosts.get(host)
-                if gate is None:
-                    gate = self._hosts[host] = asyncio.Semaphore(self.options.per_host)
+                gate = self._gates.of(request.url)
                 async with gate:
                     response = await self._with_retries(request)
         except asyncio.CancelledError:
@@ -289,7 +317,6 @@ class Fetcher(BodyReading):
         asked for, ``cut`` what was read of a body cut off."""
         current = request.url
         visited = [current]
-        origin = site_of(request.url)
         redirect_issues: list[Issue] = []
         followed: list[tuple[int, str]] = []
         for _ in range(self.options.max_redirects + 1):
@@ -330,7 +357,7 @@ class Fetcher(BodyReading):
                             issues=redirect_issues,
                             unfollowed=target,
                         )
-                    _note_cross_host(request, target, origin, redirect_issues)
+                    _note_cross_host(request, target, redirect_issues)
                     visited.append(target)
                     followed.append((resp.status, target))
                     current = target
@@ -368,7 +395,7 @@ class Fetcher(BodyReading):
 
 
 async def _undecodable(
-    session: aiohttp.ClientSession,
+    session: aiohttp.ClientSession | LeanSession,
     options: HttpOptions,
     request: FetchRequest,
     url: str,
@@ -433,14 +460,13 @@ def _given_up(
     return response
 
 
-def _note_cross_host(request: FetchRequest, target: str, origin: str, issues: list[Issue]) -> None:
+def _note_cross_host(request: FetchRequest, target: str, issues: list[Issue]) -> None:
     """A sitemap redirected to another site is told once: its host matters (its URLs must
     be on it); robots.txt may move."""
-    if (
-        request.kind == "sitemap"
-        and site_of(target) != origin
-        and not any(i.code == CROSS_HOST_REDIRECT for i in issues)
-    ):
+    if request.kind != "sitemap":
+        return
+    origin = site_of(request.url)
+    if site_of(target) != origin and not any(i.code == CROSS_HOST_REDIRECT for i in issues):
         issues.append(
             fetch_issue(
                 CROSS_HOST_REDIRECT,

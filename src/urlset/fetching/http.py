@@ -48,6 +48,7 @@ from .addresses import AddressGuard, BlockedAddress
 from .body import ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
+from .h1 import LeanSession
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
 from .parse_pool import ParsePool, UrlBatch
 from .tls import aiohttp
@@ -198,6 +199,15 @@ def client_session(http: HttpOptions, starts: Iterable[str] = ()) -> aiohttp.Cli
         headers={"User-Agent": http.user_agent},
         auto_decompress=True,
     )
+
+
+def lean_session(
+    fallback: aiohttp.ClientSession, http: HttpOptions, starts: Iterable[str]
+) -> LeanSession:
+    """The lean HTTP/1.1 client (h1.py) beside ``fallback``, the session ``client_session``
+    made of the same options and starts: the same guard and resolver rules, its own pool."""
+    guard = AddressGuard.starting_at(starts, http.allow_private)
+    return LeanSession(fallback, http, _GuardedResolver(dict(http.resolve), guard), guard)
 
 
 def _guarded_socket(guard: AddressGuard, addr_info: tuple[Any, ...]) -> socket.socket:
