@@ -103,7 +103,13 @@ def test_import_urlset_loads_only_the_errors() -> None:
 
 def test_fetch_help_loads_the_command_only() -> None:
     modules = loaded("fetch", "--help")
-    assert urlset_modules(modules, "urlset") == {"urlset.errors", "urlset.cli", "urlset.cli.fetch"}
+    # (with the options and keys the commands share: click and the errors only)
+    assert urlset_modules(modules, "urlset") == {
+        "urlset.errors",
+        "urlset.cli",
+        "urlset.cli.fetch",
+        "urlset.cli.shared",
+    }
     # the event loop, TLS and the parse threads are for a fetch that runs
     assert not tops(modules) & {"aiohttp", "asyncio", "ssl", "concurrent", "lxml"}
 
