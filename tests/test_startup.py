@@ -103,7 +103,13 @@ def test_import_urlset_loads_only_the_errors() -> None:
 
 def test_fetch_help_loads_the_command_only() -> None:
     modules = loaded("fetch", "--help")
-    assert urlset_modules(modules, "urlset") == {"urlset.errors", "urlset.cli", "urlset.cli.fetch"}
+    # (with the options and keys the commands share: click and the errors only)
+    assert urlset_modules(modules, "urlset") == {
+        "urlset.errors",
+        "urlset.cli",
+        "urlset.cli.fetch",
+        "urlset.cli.shared",
+    }
     # the event loop, TLS and the parse threads are for a fetch that runs
     assert not tops(modules) & {"aiohttp", "asyncio", "ssl", "concurrent", "lxml"}
 
@@ -443,3 +449,23 @@ def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
     year = lazy(r"\d{4}")
     assert year.sub("Y", "2024-2025", count=1) == "Y-2025"
     assert year.sub(lambda m: m.group()[::-1], "2024") == "4202"
+
+
+def test_a_diff_of_two_sitemap_files_loads_no_pandas(tmp_path: Path) -> None:
+    """The sides go file -> Arrow (made from buffers) -> DuckDB: pyarrow's conversion of
+    Python values, which imports pandas (a second or more), is never used."""
+    old, new = tmp_path / "old.xml", tmp_path / "new.xml"
+    old.write_text(TINY, encoding="utf-8")
+    new.write_text(TINY.replace("2024-01-01", "2024-02-01"), encoding="utf-8")
+    out = tmp_path / "diff.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, "diff", str(old), str(new), "-f", "jsonl", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] == 1  # a change found
+    assert json.loads(out.read_text(encoding="utf-8"))["change"] == "changed"
+    assert {"duckdb", "pyarrow"} <= tops(set(report["modules"]))
+    assert "pandas" not in tops(set(report["modules"]))

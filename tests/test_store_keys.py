@@ -92,3 +92,37 @@ def test_a_store_of_an_earlier_key_layout_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="earlier urlset"):
         SnapshotStore(db, read_only=True)
+
+
+@pytest.mark.parametrize("stored", ["old", "new", "both", "neither"])
+def test_a_stored_run_and_a_loaded_side_diff_as_the_oracle_says(
+    tmp_path: Path, stored: str
+) -> None:
+    """A run stored with MD5 keys and a side loaded for this diff (a JSON Lines file, keyed
+    by DuckDB's hash for the session) meet: the diff computes both sides' join keys itself,
+    and finds what the oracle finds, with moves and repeated locs, whichever side is stored."""
+    from test_store_diff import write_entries
+    from urlset.store.db import connect
+    from urlset.store.sources import load
+
+    old, new = generated(seed=11, n=300)
+    db = tmp_path / "s.duckdb"
+    specs = []
+    with SnapshotStore(db) as store:
+        for name, entries in (("old", old), ("new", new)):
+            if stored in (name, "both"):
+                specs.append(f"{db}@{store_run(store, entries, '')}")
+            else:
+                specs.append(str(write_entries(tmp_path / f"{name}.jsonl", entries, BASE)))
+    con = connect()
+    sides = [load(con, spec, f"side_{n}") for n, spec in enumerate(specs)]
+    assert [side.session_keys for side in sides] == [
+        stored not in (name, "both") for name in ("old", "new")
+    ]
+    result = compare(*specs, moves=True)
+    expected = oracle(
+        [dict(e, sitemap=BASE + e["sitemap"]) for e in old],
+        [dict(e, sitemap=BASE + e["sitemap"]) for e in new],
+    )
+    assert rows_of(result) == expected
+    assert {v[0] for v in expected.values()} == {"added", "removed", "changed", "moved"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 from array import array
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
 from functools import cache
@@ -54,6 +55,12 @@ class Hosts:
     def check(self, loc: str) -> None:
         end = loc.find("/", 8)
         authority = loc if end < 0 else loc[:end]
+        verdicts = self.count(authority, loc, 1, self.found.entry)
+        self.in_scope(loc, verdicts)
+
+    def count(self, authority: str, loc: str, urls: int, entry: int) -> tuple[tuple[str, str], ...]:
+        """The verdicts on ``authority`` (judged on ``loc`` when new), counted for ``urls``
+        URLs on it, the first of them ``loc``, entry number ``entry``."""
         verdicts = self.seen.get(authority)
         if verdicts is None:
             verdicts = self._judge(loc)
@@ -63,7 +70,11 @@ class Hosts:
             # a development host is one finding whatever its scheme and port, as the reader
             # reports it: every URL on the host counted
             key = rules.host_of(loc) if code == "dev-host" else authority
-            found.per_host(code, key, message, loc)
+            found.per_host(code, key, message, loc, urls, entry)
+        return verdicts
+
+    def in_scope(self, loc: str, verdicts: tuple[tuple[str, str], ...]) -> None:
+        """The scope rule on ``loc``, whose authority's verdicts are ``verdicts``."""
         scope = self.scope
         if (
             scope is not None
@@ -74,7 +85,7 @@ class Hosts:
         ):
             why = rules.url_not_allowed(loc, scope)
             if why is not None:
-                found.at_entry("url-not-allowed", why, loc)
+                self.found.at_entry("url-not-allowed", why, loc)
 
     def _judge(self, loc: str) -> tuple[tuple[str, str], ...]:
         host = rules.host_of(loc)
@@ -219,6 +230,7 @@ class EntryRules:
         first = self.entries
         self.entries += len(locs)
         hosts_each = self._hosts_each(locs)
+        outside = self._hosts_in_columns(locs, first) if hosts_each else set()
         one_by_one, flagged = self._lastmods_of(run)
         texts = run.extensions
         with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
@@ -226,26 +238,19 @@ class EntryRules:
         self.set_checks.reciprocity.add_plain_many(plain)
         if with_extensions:
             with_extensions = self._plain_images(locs, cast(list[str], texts), with_extensions)
-        if not (hosts_each or one_by_one or flagged or with_extensions):
+        if not (outside or one_by_one or flagged or with_extensions):
             return
         extended, flags = set(with_extensions), set(flagged)
-        every = hosts_each or one_by_one
-        hosts, prefix, found = self.hosts, self.prefix, self.found
+        hosts, found = self.hosts, self.found
         seen = hosts.seen
-        for i in range(len(locs)) if every else sorted(extended | flags):
+        for i in range(len(locs)) if one_by_one else sorted(extended | flags | outside):
             loc = locs[i]
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
-            if hosts_each:
+            if i in outside:
                 end = loc.find("/", 8)
-                verdicts = seen.get(loc[:end] if end >= 0 else loc)
-                if (
-                    verdicts is None
-                    or verdicts
-                    or (prefix is not None and not loc.startswith(prefix))
-                ):
-                    hosts.check(loc)
+                hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
             if one_by_one:
                 if run.lastmod_lengths[i]:
                     self._lastmod(from_formatted(run.lastmod(i)), loc)
@@ -265,6 +270,27 @@ class EntryRules:
             list(map(locs.__getitem__, plain)), images, source=self.source
         )
         return list(compress(where, map(operator.not_, shapes)))
+
+    def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
+        """The host rules on a run, an authority at a time (the URLs on each counted at C
+        speed, its first one named); the records outside the scope, for the scope rule."""
+        # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
+        ends = list(map(str.find, locs, repeat("/"), repeat(8)))
+        if -1 in ends:
+            ends = [end if end >= 0 else len(loc) for end, loc in zip(ends, locs, strict=True)]
+        authorities = list(map(str.__getitem__, locs, map(slice, repeat(None), ends)))
+        hosts = self.hosts
+        for authority, urls in Counter(authorities).items():
+            at = authorities.index(authority)
+            hosts.count(authority, locs[at], urls, first + at)
+        prefix = self.prefix
+        if prefix is None:
+            return set()
+        return set(
+            compress(
+                range(len(locs)), map(operator.not_, map(str.startswith, locs, repeat(prefix)))
+            )
+        )
 
     def _hosts_each(self, locs: Sequence[str]) -> bool:
         """Whether the host and scope rules must judge each loc: not when every loc is on

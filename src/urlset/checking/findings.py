@@ -57,13 +57,16 @@ class Findings:
             at = self.entry if entry is None else entry
             self.pending.append((code, message, loc, ordered, at))
 
-    def per_host(self, code: str, host: str, message: str, loc: str) -> None:
+    def per_host(
+        self, code: str, host: str, message: str, loc: str, urls: int = 1, entry: int = -1
+    ) -> None:
+        """A host finding for ``urls`` URLs, the first of them ``loc`` (entry ``entry``)."""
         key = (code, host)
         found = self.by_host.get(key)
         if found is None:
-            self.by_host[key] = [message, loc, 1, self.entry]
+            self.by_host[key] = [message, loc, urls, entry]
         else:
-            found[2] += 1
+            found[2] += urls
 
     def finish(self) -> None:
         for (code, _host), (message, loc, n, entry) in self.by_host.items():

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .check import _open, _parse_now, _version
+from .shared import network_options
 from .streams import Output, need_report_extra, output_errors
 
 if TYPE_CHECKING:
@@ -94,33 +95,10 @@ FORMATS = ("text", "json", "jsonl", "sarif", "html")
     "images, archives), always, or never. GET follows for HTML, and for a host that answers "
     "HEAD with 405/501 or unlike GET.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds for one page, redirects and retries included.",
-)
-@click.option(
-    "--read-timeout",
-    type=click.FloatRange(min=0.1),
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait for the next bytes (longer: a timeout).",
-)
-@click.option(
-    "--retries",
-    type=click.IntRange(0, 20),
-    default=3,
-    show_default=True,
-    help="Tries after the first for a 5xx, a 429, a timeout or a reset.",
-)
-@click.option("--user-agent", help="The User-Agent sent and matched in robots.txt.")
-@click.option(
-    "--allow-private",
-    is_flag=True,
-    help="Connect to private, loopback and link-local addresses too (by default only the "
-    "audited site's host may be on one).",
+@network_options(
+    timeout=60.0,
+    timeout_help="Seconds for one page, redirects and retries included.",
+    private_hosts="the audited site's host",
 )
 @click.option(
     "--fail-on",

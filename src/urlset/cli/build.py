@@ -13,12 +13,12 @@ from typing import Any
 import click
 
 from ..limits import PROFILES
+from .shared import BUILD_DASK
 from .site_sources import crawl_limits, directory_options, log_options
 
 # `writing.sources.FORMATS`, written out so that the options load without the writer
 # (tests/test_startup.py holds them equal)
 INPUT_FORMATS = ("text", "csv", "tsv", "jsonl")
-DASK = "urlset.build.dask"  # where --dask leaves its scheduler in the click context
 
 
 _SPAN = re.compile(r"(\d+)\s*(d|h|m)", re.IGNORECASE)
@@ -179,7 +179,7 @@ def news_window(value: str | None) -> timedelta | None:
     "dask_scheduler",
     metavar="SCHEDULER",
     expose_value=False,
-    callback=lambda ctx, _, value: ctx.meta.update({DASK: value}),
+    callback=lambda ctx, _, value: ctx.meta.update({BUILD_DASK: value}),
     help="Build on a Dask cluster: the scheduler's address (tcp://host:8786), or 'local' for "
     "a local cluster. SOURCES are Parquet (a file or a directory of parts), CSV, TSV or JSON "
     "Lines, paths or fsspec URLs; the set is the one --stable writes (pip install "

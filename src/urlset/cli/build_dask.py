@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from concurrent.futures import CancelledError
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from ..errors import InvalidValue, PublishError
 from ..writing.build import BuildReport
-from .build_run import _json_lines_log
-
-if TYPE_CHECKING:
-    from .build_run import _Mode
+from .shared import BuildMode, json_lines_log
 
 _USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe")
 
@@ -24,7 +21,7 @@ def run_on_dask(
     out_dir: str,
     base_url: str,
     options: dict[str, Any],
-    mode: _Mode,
+    mode: BuildMode,
 ) -> BuildReport:
     """The whole stable set of ``sources`` built on the cluster, its problems logged to
     --report; a job that fails or is cancelled publishes nothing (PublishError)."""
@@ -38,7 +35,7 @@ def run_on_dask(
         from ..dask.building import build
     except ImportError as exc:
         raise click.UsageError(str(exc)) from None
-    with _json_lines_log("--report", mode.report_path) as on_problem:
+    with json_lines_log("--report", mode.report_path) as on_problem:
         try:
             return build(
                 list(sources),

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import sys
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain
-from typing import Any, NamedTuple, NoReturn, Protocol
+from typing import Any, NoReturn
 
 import click
 
@@ -27,7 +26,7 @@ from ..writing.build import BuildReport, write_sitemaps
 from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
-from .build import DASK
+from .shared import BUILD_DASK, BuildMode, json_lines_log
 from .site_sources import (
     DIRECTORY,
     SiteSources,
@@ -117,7 +116,7 @@ def build_sitemaps(
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
     try:
-        mode = _Mode(update, stable, remove_paths, report_path, changes_path)
+        mode = BuildMode(update, stable, remove_paths, report_path, changes_path)
         report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
     except _BUILD_FAILURES as exc:
         _fail_build(exc)
@@ -174,15 +173,7 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
 
 def _on_dask() -> str:
     """The scheduler --dask named ('' without --dask)."""
-    return str(click.get_current_context().meta.get(DASK) or "")
-
-
-class _Mode(NamedTuple):
-    update: bool
-    stable: bool
-    remove_paths: tuple[str, ...]
-    report_path: str | None
-    changes_path: str | None
+    return str(click.get_current_context().meta.get(BUILD_DASK) or "")
 
 
 def _run(
@@ -191,7 +182,7 @@ def _run(
     base_url: str,
     options: dict[str, Any],
     progress: _Progress,
-    mode: _Mode,
+    mode: BuildMode,
     reciprocity: Reciprocity,
 ) -> BuildReport:
     """The build, or with ``mode.update`` the update, with its progress line and logs; then
@@ -205,8 +196,8 @@ def _run(
     with (
         progress,
         _fewer_collections(),
-        _json_lines_log("--report", mode.report_path) as on_problem,
-        _json_lines_log("--changes", mode.changes_path) as on_change,
+        json_lines_log("--report", mode.report_path) as on_problem,
+        json_lines_log("--changes", mode.changes_path) as on_change,
     ):
         options.update(progress=progress.update, on_problem=on_problem)
         if mode.update:
@@ -330,29 +321,6 @@ def _fail_build(exc: Exception) -> NoReturn:
         )
     reason, _, examples = str(exc).partition("\n")  # the first rejected entries go last
     _fail(1, f"{reason}; nothing was published" + "\n" * bool(examples) + examples)
-
-
-class _AsDict(Protocol):
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-@contextlib.contextmanager
-def _json_lines_log(option: str, path: str | None) -> Iterator[Callable[[_AsDict], None] | None]:
-    """A listener writing each item (a problem, a change) to ``path`` as a JSON line; None
-    when no file was asked for. ``option`` names the file in an error."""
-    if path is None:
-        yield None
-        return
-    try:
-        log = open(path, "w", encoding="utf-8")  # noqa: SIM115
-    except OSError as exc:
-        raise PublishError(f"{option} {path}: cannot write ({exc.strerror or exc})") from exc
-    with log:
-
-        def write(item: _AsDict) -> None:
-            log.write(json.dumps(item.as_dict(), ensure_ascii=False) + "\n")
-
-        yield write
 
 
 def _removals(paths: tuple[str, ...]) -> Iterator[str]:

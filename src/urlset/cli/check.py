@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import click
 
 from ..limits import PROFILES
+from .shared import allow_private_option
 from .streams import Output, OutputError, need_report_extra, output_errors, target_name
 
 if TYPE_CHECKING:
@@ -98,12 +99,7 @@ def _parse_now(text: str | None) -> datetime:
     metavar="SECONDS",
     help="For URLs: end the whole run after this long, with what was read (as fetch does).",
 )
-@click.option(
-    "--allow-private",
-    is_flag=True,
-    help="For URLs: connect to private, loopback and link-local addresses too (by default "
-    "only the URL's own host may be on one, as in fetch).",
-)
+@allow_private_option("the URL's own host", when="For URLs: ")
 def check(
     paths: tuple[str, ...],
     base_url: str | None,

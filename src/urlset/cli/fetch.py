@@ -19,12 +19,12 @@ from datetime import datetime
 
 import click
 
+from .shared import FETCH_DASK, FETCH_SITES, network_options
+
 FORMATS = ("jsonl", "csv", "tsv", "locs", "parquet")
 TREE_FORMATS = ("json",)  # --tree --format json: the tree as one JSON object
 # fetching.http_options.DEFAULT_USER_AGENT
 DEFAULT_USER_AGENT = "urlset/0.1 (sitemap fetcher; +https://www.sitemaps.org/protocol.html)"
-SITES = "urlset.fetch.sites"  # where --sites and --dask leave their values in the context
-DASK = "urlset.fetch.dask"
 
 
 def _parquet_available() -> bool:
@@ -37,7 +37,7 @@ def _parquet_available() -> bool:
 def _target(value: str | None) -> tuple[str, bool]:
     """The start URL, and whether it was given without a scheme: then it is https, with a
     fallback to http when https cannot be connected to. No URL: "" with --sites."""
-    if (value is None) != bool(click.get_current_context().meta.get(SITES)):
+    if (value is None) != bool(click.get_current_context().meta.get(FETCH_SITES)):
         raise click.UsageError("give either SITE_OR_SITEMAP_URL or --sites FILE")
     if value is None:
         return "", False
@@ -85,24 +85,15 @@ def _target(value: str | None) -> tuple[str, bool]:
     default=None,
     help="Seconds for the whole run; what is read by then is written, labelled partial.",
 )
-@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=False)
 @click.option("--concurrency", type=click.IntRange(1, 512), default=16, show_default=True)
 @click.option("--per-host", type=click.IntRange(1, 128), default=6, show_default=True)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1),
-    default=300.0,
-    show_default=True,
-    help="Seconds for one whole download; connecting and each read are bounded too.",
+@network_options(
+    timeout=300.0,
+    timeout_help="Seconds for one whole download; connecting and each read are bounded too.",
+    private_hosts="the start's host",
+    refused="a sitemap, redirect or robots.txt line leading to another is refused",
+    user_agent=DEFAULT_USER_AGENT,
 )
-@click.option(
-    "--read-timeout",
-    type=click.FloatRange(min=0.1),
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait for the next bytes.",
-)
-@click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True)
 @click.option("--max-depth", type=click.IntRange(0, 100), default=5, show_default=True)
 @click.option("--max-sitemaps", type=click.IntRange(1), default=10_000, show_default=True)
 @click.option("--max-urls", type=click.IntRange(1), default=50_000_000, show_default=True)
@@ -136,13 +127,6 @@ def _target(value: str | None) -> tuple[str, bool]:
     help="Follow index children on other hosts (or other ports of its host) too.",
 )
 @click.option(
-    "--allow-private",
-    is_flag=True,
-    help="Connect to private, loopback and link-local addresses too (by default only the "
-    "start's host may be on one: a sitemap, redirect or robots.txt line leading to another "
-    "is refused).",
-)
-@click.option(
     "--workers",
     type=click.IntRange(0, 64),
     default=None,
@@ -165,7 +149,7 @@ def _target(value: str | None) -> tuple[str, bool]:
     type=click.Path(dir_okay=False, exists=True),
     expose_value=False,
     is_eager=True,
-    callback=lambda ctx, _, value: ctx.meta.update({SITES: value}),
+    callback=lambda ctx, _, value: ctx.meta.update({FETCH_SITES: value}),
     help="Fetch every site listed in this file (one URL a line, '#' comments) on a Dask "
     "cluster into a Parquet dataset in the new directory -o names: urls/, issues/ and sites/ "
     "(a summary row per site), one file a batch of sites (pip install 'urlset[dask]').",
@@ -174,7 +158,7 @@ def _target(value: str | None) -> tuple[str, bool]:
     "--dask",
     metavar="SCHEDULER",
     expose_value=False,
-    callback=lambda ctx, _, value: ctx.meta.update({DASK: value}),
+    callback=lambda ctx, _, value: ctx.meta.update({FETCH_DASK: value}),
     help="With --sites: the Dask scheduler's address (tcp://host:8786); default: a local cluster.",
 )
 @click.option(

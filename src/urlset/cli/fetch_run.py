@@ -30,7 +30,7 @@ from ..fetching.parse_pool import UrlBatch, columns_of
 from ..fetching.report import render_tree, size_text, summary, tree_json
 from ..model import Severity
 from ..reading.output import RENDERERS, Render
-from .read import URL_COLUMNS
+from .shared import URL_COLUMNS
 from .streams import quiet_stdout
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import click
 
 from ..errors import InvalidValue
 from ..urls import to_uri
-from .fetch import DASK, SITES
+from .shared import FETCH_DASK, FETCH_SITES
 
 if TYPE_CHECKING:
     from ..fetching.http import HttpOptions
@@ -31,12 +31,12 @@ def run_sites(
         raise click.UsageError(
             "--sites writes a Parquet dataset: --tree, --cache and --snapshot do not apply"
         )
-    sites = _read_sites(str(context.meta[SITES]))
+    sites = _read_sites(str(context.meta[FETCH_SITES]))
     try:
         from ..dask.fetching import fetch_sites
 
         summaries = fetch_sites(
-            sites, output, scheduler=context.meta.get(DASK), discovery=discovery, http=http
+            sites, output, scheduler=context.meta.get(FETCH_DASK), discovery=discovery, http=http
         )
     except ImportError as exc:
         raise click.UsageError(str(exc)) from None

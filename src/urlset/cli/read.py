@@ -15,8 +15,6 @@ import click
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 # CSV/TSV columns of URL entries (`urlset fetch` writes these, then the sitemap's URL);
 # extensions: the entry's extension fields as one JSON object (the JSON Lines shape), or ""
-URL_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "extensions")
-INDEX_COLUMNS = ("loc", "lastmod")
 
 
 @click.command(name="read")

@@ -29,7 +29,7 @@ from ..model import Issue, SitemapRef, Url
 from ..reading.output import RENDERERS, UrlColumns, line_tail
 from ..reading.reader import FILE_CHUNK, ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
-from .read import INDEX_COLUMNS, URL_COLUMNS
+from .shared import INDEX_COLUMNS, URL_COLUMNS
 from .streams import Output, OutputError, output_errors, target_name
 
 STDIN_CHUNK = 262_144

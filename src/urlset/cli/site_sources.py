@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from ..sources.report import SourceReport
+from .shared import allow_private_option
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -135,12 +136,7 @@ def crawl_limits(command: F) -> F:
             "Without it the crawl never leaves the start URL's host and directory.",
         ),
         click.option("--user-agent", help="Crawl: the User-Agent sent and matched in robots.txt."),
-        click.option(
-            "--allow-private",
-            is_flag=True,
-            help="Crawl: connect to private, loopback and link-local addresses too (by "
-            "default only the start's and --allow-host's hosts may be on one).",
-        ),
+        allow_private_option("the start's and --allow-host's hosts", when="Crawl: "),
     ]
     return _decorated(command, options)
 

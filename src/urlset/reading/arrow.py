@@ -176,7 +176,8 @@ def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
         _changefreq_names().take(codes),
         _array(pa.float64(), n, priority),
         _array(pa.string(), n, extensions),
-        pa.repeat(sitemap, n),
+        # the sitemap's one text taken n times (pa.repeat converts a Python value: pandas)
+        _texts([sitemap]).take(_array(pa.int32(), n, ((None, 0), bytes(4 * n), None))),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
 
@@ -186,17 +187,17 @@ def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
     import pyarrow as pa
 
     extensions = columns.extensions
-    rows = {
-        "loc": columns.locs,
-        "lastmod": [t or None for t in columns.lastmods],
-        "changefreq": [CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs],
-        "priority": [None if p == NO_PRIORITY else p for p in columns.priorities],
-        "extensions": [None] * columns.count
-        if extensions is None
-        else list(map(_extensions_text, extensions)),
-        "sitemap": [sitemap] * columns.count,
-    }
-    return pa.RecordBatch.from_pydict(rows, schema=fetch_schema())
+    count = columns.count
+    arrays = [
+        _texts(columns.locs),
+        _texts([t or None for t in columns.lastmods]),
+        _texts([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs]),
+        _fixed(pa.float64(), "d", [None if p == NO_PRIORITY else p for p in columns.priorities]),
+        _texts([None] * count if extensions is None else list(map(_extensions_text, extensions))),
+        _texts([sitemap] * count),
+    ]
+    # from buffers: pyarrow's conversion of Python values imports pandas
+    return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
 
 
 def _extensions_text(extensions: tuple[Any, ...]) -> str | None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .db import arrow_table
-from .entries import COLUMNS, select_list
+from .entries import COLUMNS, SESSION_KEYS, STORED_KEYS, select_list
 from .sources import Side
 
 KINDS = ("added", "removed", "changed", "moved")
@@ -100,6 +100,8 @@ def _collapsed(side: Side) -> str:
     t = side.table
     if not side.duplicates:
         return t
+    keys = SESSION_KEYS if side.session_keys else STORED_KEYS
+    sitemap_key = keys["sh"].replace("sitemap", "maps.maps")
     return f"""(
     WITH rows AS (SELECT * FROM {t}),
     repeated AS (SELECT k FROM rows GROUP BY k HAVING count(*) > 1),
@@ -113,7 +115,7 @@ def _collapsed(side: Side) -> str:
         FROM candidates c),
     chosen AS (
         SELECT ranked.* EXCLUDE (sitemap, sh, n), maps.maps AS sitemap,
-            md5_number_lower(coalesce(maps.maps, chr(0))) AS sh
+            {sitemap_key} AS sh
         FROM ranked JOIN maps USING (loc) WHERE n = 1)
     SELECT * FROM rows ANTI JOIN repeated USING (k)
     UNION ALL BY NAME SELECT * FROM chosen)"""
@@ -133,14 +135,17 @@ def diff_sides(
     o_src, o_where = _base(con, old, f"{name}_old")
     n_src, n_where = _base(con, new, f"{name}_new")
     o, n = f"(SELECT * FROM {o_src} WHERE {o_where})", f"(SELECT * FROM {n_src} WHERE {n_where})"
-    compare = moves and old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n)
-    entry = "xor(h, sh)" if compare else "h"
+    # a stored run's keys and a loaded side's are of two kinds: then both sides' join keys
+    # are the session's, computed here from their columns (cheap beside reading them)
+    k, h, sh = ("k", "h", "sh") if old.session_keys == new.session_keys else _session()
+    compare = moves and old.named_sitemaps and new.named_sitemaps and _share_sitemaps(con, o, n, sh)
+    entry = f"xor({h}, {sh})" if compare else h
     # pass 1: rows without an identical twin (same entry hash and key) on the other side
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {name}_keys AS
         SELECT o.r AS orow, n.r AS nrow
-        FROM (SELECT {entry} AS e, k, rowid AS r FROM {o_src} WHERE {o_where}) o
-        FULL JOIN (SELECT {entry} AS e, k, rowid AS r FROM {n_src} WHERE {n_where}) n
+        FROM (SELECT {entry} AS e, {k} AS k, rowid AS r FROM {o_src} WHERE {o_where}) o
+        FULL JOIN (SELECT {entry} AS e, {k} AS k, rowid AS r FROM {n_src} WHERE {n_where}) n
             ON o.e = n.e AND o.k = n.k
         WHERE o.e IS NULL OR n.e IS NULL"""
     )
@@ -194,10 +199,15 @@ def _base(con: Any, side: Side, table: str) -> tuple[str, str]:
     return table, "true"
 
 
-def _share_sitemaps(con: Any, o: str, n: str) -> bool:
+def _session() -> tuple[str, str, str]:
+    """The session's keys (k, h, sh), as expressions over a side's columns."""
+    return SESSION_KEYS["k"], SESSION_KEYS["h"], SESSION_KEYS["sh"]
+
+
+def _share_sitemaps(con: Any, o: str, n: str, sh: str) -> bool:
     shared = con.execute(
-        f"SELECT count(*) FROM (SELECT DISTINCT sh FROM {o}) SEMI JOIN"
-        f" (SELECT DISTINCT sh FROM {n}) USING (sh)"
+        f"SELECT count(*) FROM (SELECT DISTINCT {sh} AS sh FROM {o}) SEMI JOIN"
+        f" (SELECT DISTINCT {sh} AS sh FROM {n}) USING (sh)"
     ).fetchall()[0][0]
     return bool(shared)
 

@@ -17,7 +17,11 @@ stored run) becomes rows of ``TEXT_COLUMNS``; ``KEYED`` then adds what comparing
   back: rows of two locs match only when both numbers collide (2^-128 a pair).
 - ``sh``: 64 bits of MD5 over the sitemap the entry came from ("moved between sitemaps").
 
-MD5 rather than DuckDB's ``hash()``: stored keys must mean the same under the next DuckDB.
+MD5 rather than DuckDB's ``hash()`` for what is stored: stored keys must mean the same under
+the next DuckDB. A side loaded for one diff (a file, a directory, a fetch) is never stored:
+its keys are DuckDB's ``hash()`` of the same columns (``keyed(session=True)``, about 20x
+cheaper than MD5), and a diff of a stored run with such a side computes its join keys from
+the columns of both (``session_keys``), so keys of the two kinds never meet.
 """
 
 from __future__ import annotations
@@ -59,25 +63,38 @@ INSTANT_SQL = """CASE length(lastmod)
     WHEN 4 THEN try_cast(lastmod || '-01-01' AS TIMESTAMPTZ)
     WHEN 7 THEN try_cast(lastmod || '-01' AS TIMESTAMPTZ)
     ELSE try_cast(lastmod AS TIMESTAMPTZ) END"""
-KEYED = f"""SELECT loc, lastmod, changefreq, priority, extensions, sitemap,
-    md5_number_lower(loc) AS k,
-    md5_number_lower(concat_ws({_SEP}, loc, coalesce(lastmod, {_NULL}),
+STORED_KEYS = {
+    "k": "md5_number_lower(loc)",
+    "h": f"""md5_number_lower(concat_ws({_SEP}, loc, coalesce(lastmod, {_NULL}),
         coalesce(changefreq, {_NULL}), coalesce(CAST(priority AS VARCHAR), {_NULL}),
-        coalesce(extensions, {_NULL}))) AS h,
-    md5_number_lower(coalesce(sitemap, {_NULL})) AS sh
+        coalesce(extensions, {_NULL})))""",
+    "sh": f"md5_number_lower(coalesce(sitemap, {_NULL}))",
+}
+# the same keys for a side of one session: DuckDB's hash (a NULL hashes apart from any text)
+SESSION_KEYS = {
+    "k": "hash(loc)",
+    "h": "hash(loc, lastmod, changefreq, priority, extensions)",
+    "sh": "hash(sitemap)",
+}
+KEYED = """SELECT loc, lastmod, changefreq, priority, extensions, sitemap,
+    {k} AS k, {h} AS h, {sh} AS sh
 FROM (SELECT CAST(loc AS VARCHAR) AS loc, nullif(CAST(lastmod AS VARCHAR), '') AS lastmod,
         nullif(lower(CAST(changefreq AS VARCHAR)), '') AS changefreq,
         try_cast(nullif(CAST(priority AS VARCHAR), '') AS DOUBLE) AS priority,
-        coalesce(CAST(try(json(nullif(nullif(CAST(extensions AS VARCHAR), ''), '{{}}'))) AS VARCHAR),
-            nullif(nullif(CAST(extensions AS VARCHAR), ''), '{{}}')) AS extensions,
+        coalesce(CAST(try(json(nullif(nullif(CAST(extensions AS VARCHAR), ''), '{}'))) AS VARCHAR),
+            nullif(nullif(CAST(extensions AS VARCHAR), ''), '{}')) AS extensions,
         nullif(CAST(sitemap AS VARCHAR), '') AS sitemap
-      FROM {{source}} WHERE loc IS NOT NULL AND CAST(loc AS VARCHAR) <> '')"""
+      FROM {source} WHERE loc IS NOT NULL AND CAST(loc AS VARCHAR) <> '')"""
 
 
-def keyed(source: str) -> str:
+def keyed(source: str, *, session: bool = False) -> str:
     """The SELECT that turns ``source`` (a table, view or table function with the text
-    columns) into keyed rows (``COLUMNS`` but ``lastmod_at``, in ``TABLE_DDL``'s order)."""
-    return KEYED.replace("{source}", source)
+    columns) into keyed rows (``COLUMNS`` but ``lastmod_at``, in ``TABLE_DDL``'s order):
+    with the stored keys (MD5), or with a session's (``session``: never stored)."""
+    select = KEYED
+    for name, key in (SESSION_KEYS if session else STORED_KEYS).items():
+        select = select.replace("{" + name + "}", key)
+    return select.replace("{source}", source)
 
 
 def select_list(names: tuple[str, ...] = COLUMNS) -> str:

@@ -44,6 +44,7 @@ class Side:
     count: int
     duplicates: int
     named_sitemaps: bool  # entries carry the sitemap they came from
+    session_keys: bool = False  # keyed for this session only (entries.SESSION_KEYS)
 
     @property
     def table(self) -> str:
@@ -151,7 +152,7 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
         cells = [c if c in names else f"NULL AS {c}" for c in TEXT_COLUMNS]
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {name} AS "
-            + keyed(f"(SELECT {', '.join(cells)} FROM {source})")
+            + keyed(f"(SELECT {', '.join(cells)} FROM {source})", session=True)
         )
     except StoreError:
         raise
@@ -161,8 +162,10 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
 
 
 def _counted(con: Any, name: str, label: str) -> Side:
+    """A side loaded here (its keys the session's)."""
     count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
-    return Side(label, name, "true", count, count - distinct_locs(con, name), bool(named))
+    duplicates = count - distinct_locs(con, name)
+    return Side(label, name, "true", count, duplicates, bool(named), session_keys=True)
 
 
 Put = Callable[[Any], None]
@@ -171,12 +174,13 @@ Put = Callable[[Any], None]
 def _from_batches(con: Any, name: str, label: str, produce: Callable[[Batches, Put], None]) -> Side:
     """A side made of Arrow batches: ``produce`` adds entries to the Batches and calls
     ``put`` with each full table."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM ({keyed(_EMPTY)}) LIMIT 0")
+    empty = keyed(_EMPTY, session=True)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM ({empty}) LIMIT 0")
 
     def put(table: Any) -> None:
         con.register("_urlset_side", table)
         try:
-            con.execute(f"INSERT INTO {name} {keyed('_urlset_side')}")
+            con.execute(f"INSERT INTO {name} {keyed('_urlset_side', session=True)}")
         finally:
             con.unregister("_urlset_side")
 
