@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import locs
 from urlset import SITEMAPS_2008, InvalidValue, Url
@@ -170,3 +172,17 @@ def test_the_command_takes_sections_and_refuses_bad_ones(tmp_path: Path) -> None
 )
 def test_the_section_of_a_path_is_read_from_the_path_alone(loc: str, section: str) -> None:
     assert Sections.by_path(1).of([loc]) == [section]
+
+
+_SEGMENT = st.text(alphabet="aZ0_-.%/?#:", max_size=6)
+
+
+@given(
+    paths=st.lists(st.lists(_SEGMENT, max_size=4).map("/".join), min_size=2, max_size=8),
+    depth=st.integers(1, 3),
+)
+def test_path_sections_of_a_batch_are_those_of_each_loc(paths: list[str], depth: int) -> None:
+    # the batch pass (one pattern over the joined locs) names each loc as the loc alone does
+    rule = Sections.by_path(depth)
+    batch = [f"https://www.example.com{'/' if i % 3 else ''}{p}" for i, p in enumerate(paths)]
+    assert rule.of(batch) == [rule.of([loc])[0] for loc in batch]
