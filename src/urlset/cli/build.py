@@ -135,7 +135,8 @@ def news_window(value: str | None) -> timedelta | None:
     metavar="RULE",
     help="Write the set by section, each section's files named after it and all listed in "
     "the index: path:N takes the first N directory segments of each URL's path (/blog/2024/x "
-    "is in blog at 1, blog-2024 at 2; a page at the root in 'other').",
+    "is in blog at 1, blog-2024 at 2; a page at the root in 'other'); column:section takes "
+    "the input's section column (CSV, TSV) or key (JSON Lines), a blank one 'other'.",
 )
 @click.option(
     "--section",

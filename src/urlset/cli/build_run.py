@@ -98,7 +98,7 @@ def build_sitemaps(
     # hreflang across the set, judged as check judges it (8 bytes a plain URL, as check's)
     reciprocity = Reciprocity()
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        _batches(sources, formats, default_tz, site)
+        _batches(sources, formats, default_tz, site, None if sections is None else sections.given)
     )
     options: dict[str, Any] = {
         "limits": limits,
@@ -285,7 +285,11 @@ def _check_stable_usage(
 
 
 def _batches(
-    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None, site: SiteSources
+    sources: tuple[str, ...],
+    formats: list[str],
+    default_tz: tzinfo | None,
+    site: SiteSources,
+    sections: dict[str, str] | None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     from ..sources.report import SourceError
 
@@ -297,7 +301,9 @@ def _batches(
                 continue
             with open_source(name) as stream:
                 # clean rows pass as tuples: the build renders them without Url values
-                yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
+                yield from iter_batches(
+                    stream, fmt, label, default_tz=default_tz, rows=True, sections=sections
+                )
         except OSError as exc:
             raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
         except (EOFError, zlib.error) as exc:

@@ -19,10 +19,12 @@ from typing import Any
 
 from ..errors import InvalidValue
 from ..model import Url
-from ..urls import to_uri
+from ..urls import is_plain_uri, to_uri
 from .document import Rendered
+from .tables import as_arrow, is_table
 
 DEFAULT = "other"  # the section of a URL no rule places
+COLUMN = "section"  # the input column or key that names a URL's section
 MAX_NAME = 40
 _SAFE = re.compile(r"[a-z0-9][a-z0-9_-]*")
 # a section of one of these names would read as another file of the set
@@ -82,10 +84,13 @@ class Sections:
         of_loc: Callable[[str], str],
         describe: str,
         of_locs: Callable[[Sequence[str]], list[str]] | None = None,
+        given: dict[str, str] | None = None,
     ) -> None:
         self._of_loc = of_loc
         self._of_locs = of_locs
         self.describe = describe
+        # by a column of the input: loc -> section, as the sources read them
+        self.given = given
 
     def of(self, locs: Sequence[str]) -> list[str]:
         if self._of_locs is not None and len(locs) > 1:
@@ -151,13 +156,15 @@ class Sections:
         return cls(of_loc, getattr(function, "__name__", "a function"))
 
     @classmethod
-    def by_column(cls, column: str, given: Mapping[str, str]) -> Sections:
-        """By the ``column`` of the input, as ``given`` (loc -> section) records it."""
+    def by_column(cls, column: str, given: dict[str, str] | None = None) -> Sections:
+        """By the ``column`` of the input, as ``given`` (loc -> section) records it; the
+        sources of a build fill ``Sections.given`` as they read."""
+        given = {} if given is None else given
 
         def of_loc(loc: str) -> str:
             return given.get(loc, DEFAULT)
 
-        return cls(of_loc, f"column {column}")
+        return cls(of_loc, f"column {column}", given=given)
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
@@ -169,15 +176,25 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 
 def parse_rule(rule: str) -> Sections:
-    """A ``--section-by`` rule: ``path:N``."""
+    """A ``--section-by`` rule: ``path:N``, or ``column:section`` (the input's column or key)."""
     kind, _, value = rule.partition(":")
     if kind == "path" and value.isdigit():
         return Sections.by_path(int(value))
+    if kind == "column" and value == COLUMN:
+        return Sections.by_column(COLUMN)
     raise InvalidValue(
         "section-by",
         rule,
-        "use path:N (the first N directory segments), or name patterns with --section NAME=GLOB",
+        "use path:N (the first N directory segments), column:section (a 'section' column of "
+        "CSV or TSV, a key of JSON Lines), or name patterns with --section NAME=GLOB",
     )
+
+
+def note(given: dict[str, str], loc: str, name: object, where: str) -> None:
+    """Record that ``loc`` is in section ``name`` (a blank or None: in none)."""
+    if name is None or (isinstance(name, str) and not name.strip()):
+        return
+    given[loc] = checked_name(name.strip() if isinstance(name, str) else name, where=where)
 
 
 def parse_pattern(text: str) -> tuple[str, str]:
@@ -211,7 +228,7 @@ def by_section(
 def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], Sections]:
     """The ``section=`` a build is given, and its entries: a ``Sections``, a callable of the
     loc, a ``path:N`` rule, or the name of a key of mapping entries (taken out of each before
-    the entry is read; an entry without it goes to ``DEFAULT``)."""
+    the entry is read; an entry without it goes to ``DEFAULT``) or of a table's column."""
     if isinstance(rule, Sections):
         return entries, rule
     if callable(rule):
@@ -220,8 +237,36 @@ def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], S
         raise InvalidValue("section", rule, "give a key name, path:N, a callable or Sections")
     if rule.startswith("path:"):
         return entries, parse_rule(rule)
+    if is_table(entries):
+        return _from_table(entries, rule)
     given: dict[str, str] = {}
     return _taking_key(entries, rule, given), Sections.by_column(rule, given)
+
+
+def _from_table(entries: Any, column: str) -> tuple[Any, Sections]:
+    """A table without its ``column``, and the sections that column names (each distinct
+    name checked once; a null or blank one: ``DEFAULT``)."""
+    table = as_arrow(entries)
+    if column not in table.column_names or "loc" not in table.column_names:
+        raise InvalidValue("section", column, f"the table has no {column!r} or 'loc' column")
+    given: dict[str, str] = {}
+    checked: dict[object, str | None] = {}
+    for loc, name in zip(
+        table.column("loc").to_pylist(), table.column(column).to_pylist(), strict=True
+    ):
+        if name is None or not isinstance(loc, str):
+            continue
+        if name not in checked:
+            blank = isinstance(name, str) and not name.strip()
+            text = name.strip() if isinstance(name, str) else name
+            checked[name] = None if blank else checked_name(text, where=f"{column} of {loc}")
+        section = checked[name]
+        if section is not None:
+            given[loc] = section
+            if not is_plain_uri(loc):  # the loc as the build writes it too
+                with contextlib.suppress(InvalidValue):
+                    given.setdefault(to_uri(loc), section)
+    return table.drop_columns([column]), Sections.by_column(column, given)
 
 
 def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iterator[Any]:
