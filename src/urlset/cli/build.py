@@ -148,6 +148,29 @@ def news_window(value: str | None) -> timedelta | None:
     "wins, the rest go to 'other'.",
 )
 @click.option(
+    "--include-sitemap",
+    "include_sitemaps",
+    multiple=True,
+    metavar="URL",
+    help="Another generator's sitemap (or index) to list in the index beside the set's own "
+    "files; repeatable. It must be on the index's own site (scheme, host and port). The set "
+    "then always has an index; --update keeps the ones the set has unless given others.",
+)
+@click.option(
+    "--include-sitemaps",
+    "include_list",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="A file of such sitemap URLs, one a line ('#' comments).",
+)
+@click.option(
+    "--include-fetch",
+    is_flag=True,
+    help="Download each included sitemap (an index's children one level down) and give its "
+    "index entry the newest lastmod it lists; one that cannot be read is listed as given, "
+    "with a warning.",
+)
+@click.option(
     "--stable",
     is_flag=True,
     help="Shard URLs by the URL (its section, directory and place there, so neighbours "

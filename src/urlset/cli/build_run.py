@@ -24,10 +24,12 @@ from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
+from ..writing.options import BuildOptions
 from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
 from .build import DASK
+from .build_includes import included_sitemaps
 from .site_sources import (
     DIRECTORY,
     SiteSources,
@@ -116,6 +118,8 @@ def build_sitemaps(
         "section": sections,
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
+    naming = _options_for_names(base_url, sitemap_url, prefix, gzip, output_format)
+    options["include"] = included_sitemaps(site_options, naming, out_dir, update)
     try:
         mode = _Mode(update, stable, remove_paths, report_path, changes_path)
         report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
@@ -249,6 +253,24 @@ def _inputs(
 
 
 _SHOWN_LINKS = 1_000  # missing hreflang links named one by one, as check names them
+
+
+def _options_for_names(
+    base_url: str, sitemap_url: str | None, prefix: str, gzip: bool, output_format: str
+) -> BuildOptions:
+    """The options that name a set's files and where they are served (a bad one: usage)."""
+    try:
+        options = BuildOptions(
+            base_url,
+            sitemap_url=sitemap_url,
+            prefix=prefix,
+            gzip=gzip,
+            text=output_format == "text",
+        )
+        options.sitemap_directory()
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    return options
 
 
 def _sections(rule: str | None, patterns: tuple[str, ...]) -> Sections | None:
@@ -436,6 +458,8 @@ def _summary(
             f" to {out_dir}: {plural(report.urls, 'URL')}, {plural(raw, 'byte')} uncompressed,"
             f" {written:,} on disk"
         )
+    if report.included:
+        echo(f"listed {plural(len(report.included), 'other sitemap')} in the index")
     if report.duplicates:
         echo(f"dropped {plural(report.duplicates, 'duplicate URL')}")
     if report.news_outside_window:

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from ..errors import InputError, InvalidValue
 from ..limits import CURRENT, Limits
-from ..model import Url
+from ..model import SitemapRef, Url
 from ..urls import Scope, non_production_host, placeholder_host, to_uri
 from .files import DEFAULT_GZIP_LEVEL
+from .includes import included_refs
 from .report import BuildProblem, BuildReport
 from .sections import Sections
 from .source_rows import SourceEntries, SourceRows
@@ -49,6 +50,9 @@ class BuildOptions:
     # which section each URL is written in (``sections``): its files are named after it
     section: Sections | None = None
     stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
+    # other generators' sitemaps (URLs or SitemapRefs) listed in the index beside the set's
+    # own files (``includes``); a set with any always has an index
+    include: tuple[str | SitemapRef, ...] = ()
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
     on_written: Callable[[Any], object] | None = None
@@ -93,6 +97,9 @@ def prepare_build(
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = FileNames(opts.prefix, gzip=opts.gzip, text=opts.text)
     report.entry_point_names = re.compile(re.escape(opts.sitemap_directory()) + names.stale.pattern)
+    if opts.include:
+        refs = included_refs(opts.include, opts.sitemap_directory(), names.stale)
+        opts = replace(opts, include=refs)
     return opts, scope, report, names
 
 
