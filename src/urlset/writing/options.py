@@ -145,3 +145,26 @@ class FileNames:
         if count == 1:
             return f"{self.prefix}.xml{self.gz}"
         return f"{self.prefix}-index-{number}.xml{self.gz}"
+
+
+_INDEX_NAME = re.compile(r"(?P<prefix>[A-Za-z0-9][A-Za-z0-9._-]*?)(?:-index-\d+)?\.xml(?:\.gz)?")
+_SECTION_CHILD = r"-(?P<section>[a-z0-9][a-z0-9_-]*)-\d+-[0-9a-f]{16}\.(?:xml|txt)(?:\.gz)?"
+
+
+def sections_of_names(names: list[str], indexes: list[str]) -> dict[str, str]:
+    """Which section each of a set's file ``names`` belongs to, by the name urlset gives a
+    section's files (``FileNames.child``: ``sitemap-blog-3-<hash>.xml.gz``), with the prefix
+    read from the set's index names (``sitemap.xml``, ``sitemap-index-2.xml``; without one,
+    the text before the first '-'); names of no section are left out."""
+    prefixes = {m["prefix"] for m in map(_INDEX_NAME.fullmatch, indexes) if m is not None}
+    patterns = [re.compile(re.escape(prefix) + _SECTION_CHILD) for prefix in prefixes]
+    if not patterns:  # a prefix with a '-' is told apart only by its index
+        patterns.append(re.compile(r"[A-Za-z0-9][A-Za-z0-9._]*" + _SECTION_CHILD))
+    found: dict[str, str] = {}
+    for name in names:
+        for pattern in patterns:
+            match = pattern.fullmatch(name)
+            if match is not None:
+                found[name] = match["section"]
+                break
+    return found
