@@ -197,3 +197,19 @@ def test_a_dask_build_with_sections_is_refused_saying_why(tmp_path: Path) -> Non
     assert result.exit_code == 2, result.output
     assert "one worker would hold a whole section" in result.output
     assert not (tmp_path / "out").exists()
+
+
+_GLOB = st.lists(st.sampled_from(["/", "a", "Z", "*", "**", ".", "-"]), max_size=6).map("".join)
+
+
+@given(
+    paths=st.lists(st.lists(_SEGMENT, max_size=4).map("/".join), min_size=2, max_size=8),
+    globs=st.lists(_GLOB, min_size=1, max_size=3),
+)
+def test_pattern_sections_of_a_batch_are_those_of_each_loc(
+    paths: list[str], globs: list[str]
+) -> None:
+    # the batch pass (the patterns as alternatives over the joined locs) as loc by loc
+    rule = Sections.by_patterns([(f"s{i}", glob) for i, glob in enumerate(globs)])
+    batch = [f"https://www.example.com{'/' if i % 3 else ''}{p}" for i, p in enumerate(paths)]
+    assert rule.of(batch) == [rule.of([loc])[0] for loc in batch]

@@ -143,7 +143,24 @@ class Sections:
                     return name
             return DEFAULT
 
-        return cls(of_loc, ", ".join(f"{n}={p}" for n, p in patterns))
+        # the same for a batch: one pass over the joined locs, the patterns as alternatives
+        # tried in order, each to the end of the path (a loc without a path is at "/")
+        alternatives = [
+            f"(?P<g{i}>{_glob_text(pattern)}{'|' if regex.fullmatch('/') else ''})"
+            for i, ((_, pattern), (_, regex)) in enumerate(zip(patterns, compiled, strict=True))
+        ]
+        batch = re.compile(
+            r"(?m)^[^/\n]*//[^/?#\n]*(?:"
+            + "|".join([*alternatives, "(?P<rest>[^?#\n]*)"])
+            + r")(?=[?#\n]|$)"
+        )
+        by_group = {f"g{i}": name for i, (name, _) in enumerate(compiled)} | {"rest": DEFAULT}
+
+        def of_locs(locs: Sequence[str]) -> list[str]:
+            found = [by_group[str(m.lastgroup)] for m in batch.finditer("\n".join(locs))]
+            return found if len(found) == len(locs) else list(map(of_loc, locs))
+
+        return cls(of_loc, ", ".join(f"{n}={p}" for n, p in patterns), of_locs)
 
     @classmethod
     def by_callable(cls, function: Callable[[str], Any]) -> Sections:
@@ -168,11 +185,18 @@ class Sections:
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(_glob_text(pattern, within="/"))
+
+
+def _glob_text(pattern: str, within: str = "/?#\n") -> str:
+    """A path pattern as a regular expression: ``*`` inside a segment, ``**`` across them;
+    ``within``: what a path cannot hold besides (a batch's paths end at '?', '#' or a line
+    end)."""
     if not pattern.startswith("/"):
         pattern = "/" + pattern
+    one, any_ = f"[^{within}]*", f"[^{within[1:]}]*" if within != "/" else ".*"
     parts = re.split(r"(\*\*|\*)", pattern)
-    regex = "".join({"**": ".*", "*": "[^/]*"}.get(part, re.escape(part)) for part in parts)
-    return re.compile(regex)
+    return "".join({"**": any_, "*": one}.get(part, re.escape(part)) for part in parts)
 
 
 def parse_rule(rule: str) -> Sections:
