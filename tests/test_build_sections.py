@@ -141,6 +141,9 @@ def test_the_command_takes_sections_and_refuses_bad_ones(tmp_path: Path) -> None
     result = runner.invoke(main, ["build", *common, "--out", str(out), *args])
     assert result.exit_code == 0, result.output
     assert sorted(_sections(out)) == ["blog", DEFAULT, "products"]
+    # the rule as given, also from an iterator (the command's): a stable set keeps it
+    given = iter([("products", "/p/*"), ("blog", "/blog/**")])
+    assert Sections.by_patterns(given).describe == "products=/p/*, blog=/blog/**"
     out = tmp_path / "path"
     result = runner.invoke(main, ["build", *common, "--out", str(out), "--section-by", "path:1"])
     assert result.exit_code == 0, result.output

@@ -127,6 +127,7 @@ class Sections:
         """By named path patterns, tried in the order given: ``*`` matches within one path
         segment, ``**`` across segments (``/blog/**`` is everything under /blog/); a
         pattern without a leading '/' is taken from the root."""
+        patterns = list(patterns)  # read twice (an iterator too: the CLI's map)
         compiled: list[tuple[str, re.Pattern[str]]] = []
         for name, pattern in patterns:
             checked_name(name)
