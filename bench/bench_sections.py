@@ -11,7 +11,8 @@ built with ``--section-by path:1 --stable``.
   with a mean of 2% of the section), 0.1% removals: the oldest products (expired listings);
 - evenly spread day: the same counts, new pages with IDs between the existing ones and edits
   and removals drawn uniformly over every section.
-Reported for each: files rewritten (of how many), index lastmods that moved, the update's
+Reported for each: files rewritten (of how many; and the least a layout in ID order could
+rewrite, ``least_files``), index lastmods that moved, the update's
 time and a full stable build of the same final URLs (which must give the same files).
 And what sections cost: a full build (default layout, and stable) with and without them.
 Times are wall seconds in this process; say the machine's load beside them.
@@ -108,6 +109,25 @@ def index_lastmods(out: Path) -> dict[bytes, bytes | None]:
     return found
 
 
+def _id(location: str) -> tuple[str, int]:
+    """A bench URL's section and ID (``loc`` backwards)."""
+    section, last = location[len(BASE) :].split("/", 1)
+    return section, int(re.findall(r"[0-9]+", last)[0])
+
+
+def least_files(per: int, changes: tuple[list[tuple[str, str]], list[str]]) -> int:
+    """The files a day's changes must rewrite at the least in a local layout: each section's
+    URLs in ID order in full files counted back from its newest ID (the best case for edits
+    skewed to the newest), its new pages in one more file. An edit rewrites its file, so no
+    layout in ID order rewrites fewer."""
+    newest = FIRST_ID + per - 1
+    files = set()
+    for location in [upsert[0] for upsert in changes[0]] + changes[1]:
+        section, n = _id(location)
+        files.add((section, -1 if n > newest else (newest - n) // LIMITS["limits"].max_urls))
+    return len(files)
+
+
 def day(
     name: str, per: int, changes: tuple[list[tuple[str, str]], list[str]], base: Path
 ) -> dict[str, object]:
@@ -137,6 +157,7 @@ def day(
         "changes": len(upserts) + len(removed),
         "files": len(after),
         "rewritten": len(report.rewritten),
+        "least_possible": least_files(per, changes),
         "kept_untouched": kept,
         "index_lastmods_moved": moved,
         "update_s": round(update_s, 2),

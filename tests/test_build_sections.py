@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import locs
 from urlset import SITEMAPS_2008, InvalidValue, Url
@@ -139,6 +141,9 @@ def test_the_command_takes_sections_and_refuses_bad_ones(tmp_path: Path) -> None
     result = runner.invoke(main, ["build", *common, "--out", str(out), *args])
     assert result.exit_code == 0, result.output
     assert sorted(_sections(out)) == ["blog", DEFAULT, "products"]
+    # the rule as given, also from an iterator (the command's): a stable set keeps it
+    given = iter([("products", "/p/*"), ("blog", "/blog/**")])
+    assert Sections.by_patterns(given).describe == "products=/p/*, blog=/blog/**"
     out = tmp_path / "path"
     result = runner.invoke(main, ["build", *common, "--out", str(out), "--section-by", "path:1"])
     assert result.exit_code == 0, result.output
@@ -170,3 +175,44 @@ def test_the_command_takes_sections_and_refuses_bad_ones(tmp_path: Path) -> None
 )
 def test_the_section_of_a_path_is_read_from_the_path_alone(loc: str, section: str) -> None:
     assert Sections.by_path(1).of([loc]) == [section]
+
+
+_SEGMENT = st.text(alphabet="aZ0_-.%/?#:", max_size=6)
+
+
+@given(
+    paths=st.lists(st.lists(_SEGMENT, max_size=4).map("/".join), min_size=2, max_size=8),
+    depth=st.integers(1, 3),
+)
+def test_path_sections_of_a_batch_are_those_of_each_loc(paths: list[str], depth: int) -> None:
+    # the batch pass (one pattern over the joined locs) names each loc as the loc alone does
+    rule = Sections.by_path(depth)
+    batch = [f"https://www.example.com{'/' if i % 3 else ''}{p}" for i, p in enumerate(paths)]
+    assert rule.of(batch) == [rule.of([loc])[0] for loc in batch]
+
+
+def test_a_dask_build_with_sections_is_refused_saying_why(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    source = tmp_path / "urls.txt"
+    source.write_text("\n".join(SITE) + "\n")
+    args = ["build", str(source), "--base-url", BASE, "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, [*args, "--dask", "local", "--section-by", "path:1"])
+    assert result.exit_code == 2, result.output
+    assert "one worker would hold a whole section" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+_GLOB = st.lists(st.sampled_from(["/", "a", "Z", "*", "**", ".", "-"]), max_size=6).map("".join)
+
+
+@given(
+    paths=st.lists(st.lists(_SEGMENT, max_size=4).map("/".join), min_size=2, max_size=8),
+    globs=st.lists(_GLOB, min_size=1, max_size=3),
+)
+def test_pattern_sections_of_a_batch_are_those_of_each_loc(
+    paths: list[str], globs: list[str]
+) -> None:
+    # the batch pass (the patterns as alternatives over the joined locs) as loc by loc
+    rule = Sections.by_patterns([(f"s{i}", glob) for i, glob in enumerate(globs)])
+    batch = [f"https://www.example.com{'/' if i % 3 else ''}{p}" for i, p in enumerate(paths)]
+    assert rule.of(batch) == [rule.of([loc])[0] for loc in batch]

@@ -103,10 +103,16 @@ def test_django_serves_a_published_set(django_site: str, published: Path) -> Non
 def test_django_sitemap_classes_become_a_live_set(django_site: str) -> None:
     status, _, index = fetch(django_site, "/live/sitemap.xml")
     assert status == 200
-    (ref,) = read_bytes(index)
-    status, _, shard = fetch(django_site, "/live/" + ref.loc.rsplit("/", 1)[1])
-    urls = {url.loc: url for url in read_bytes(shard)}
-    assert len(urls) == 82  # 40 articles in two languages, two static pages
+    urls = {}
+    by_key: dict[str, int] = {}
+    for ref in read_bytes(index):  # a file per key of the sitemaps dict, named after it
+        name = ref.loc.rsplit("/", 1)[1]
+        status, _, shard = fetch(django_site, "/live/" + name)
+        found = {url.loc: url for url in read_bytes(shard)}
+        by_key[name.split("-")[1]] = len(found)
+        urls.update(found)
+    assert by_key == {"articles": 80, "static": 2}  # 40 articles in two languages
+    assert len(urls) == 82
     article = urls[f"{BASE}de/a/art-7&more"]
     assert article.lastmod == datetime(2026, 11, 3, 9, 30, tzinfo=UTC)
     assert article.priority == 0.6 and article.changefreq is not None
@@ -117,6 +123,22 @@ def test_django_sitemap_classes_become_a_live_set(django_site: str) -> None:
         ("x-default", f"{BASE}a/art-7&more"),
     }
     assert f"{BASE}about" in urls
+
+
+def test_django_keys_become_safe_section_names_or_none(tmp_path: Path) -> None:
+    configure_django()
+    from urlset.serve.django import from_django_sitemaps
+
+    given = _django_sitemaps()
+    sitemaps = {"Blog Posts": given["articles"], "index": given["static"]}
+    live = LiveSet(from_django_sitemaps(sitemaps, BASE), BASE, directory=tmp_path / "named")
+    # cleaned as a path's directory is: "index" would read as the set's own index
+    assert {f.name.rsplit("-", 2)[0] for f in live.refresh().files} == {
+        "sitemap-blog-posts",
+        "sitemap-s-index",
+    }
+    plain = LiveSet(from_django_sitemaps(sitemaps, BASE, sections=False), BASE, directory=tmp_path)
+    assert [f.name.split("-")[1] for f in plain.refresh().files] == ["1"]
 
 
 def test_starlette_mount_under_uvicorn(published: Path) -> None:

@@ -293,6 +293,43 @@ def userinfo_shown(uri: str) -> str:
     return f"'{user}{':***' if colon else ''}@': search engines reject URLs with credentials"
 
 
+def shown(text: str, width: int = 120) -> str:
+    """``text`` cut to ``width`` characters for a message."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def authority_host(uri: str) -> str:
+    """The host of an http(s) URI, lower case, without port or brackets (no parsing)."""
+    rest = uri.split("://", 1)[-1]
+    authority = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+    if authority.startswith("["):
+        return authority[1 : authority.find("]")].lower()
+    return authority.split(":", 1)[0].lower()
+
+
+def _bare(host: str) -> str:
+    return host[4:] if host.startswith("www.") else host
+
+
+def www_variant(uri: str, scope: Scope) -> str | None:
+    """The URL is on the www. (or bare) twin of the sitemap's host: a frequent, named mistake
+    (check's ``www-variant``)."""
+    host = authority_host(uri)
+    if host != scope.host and _bare(host) == _bare(scope.host):
+        return f"{shown(uri)} is on {host}, the sitemap on {scope.host}"
+    return None
+
+
+def index_other_site(uri: str, index_scope: Scope) -> str | None:
+    """ "A Sitemap index file can only specify Sitemaps that are found on the same site"
+    (check's ``index-other-site``; the build's ``--include-sitemap`` too)."""
+    site = Scope(index_scope.scheme, index_scope.host, index_scope.port, "/")
+    if uri.startswith(site.prefix):
+        return None
+    why = site.violation(uri)
+    return None if why is None else f"{shown(uri)}: {why}"
+
+
 def host_of(url: str) -> str:
     """The lower-case host name of a URL ('' when it has none)."""
     return (urlsplit(url).hostname or "").lower()

@@ -70,6 +70,31 @@ impl SourceBatch {
         .collect()
     }
 
+    /// The sections a `section` column or key names: (the names, each once; for each row, the
+    /// place of its name in them plus one, 0 for none, as u32 bytes in native order); None
+    /// when no row names one.
+    fn sections<'py>(&self, py: Python<'py>) -> Option<(Vec<String>, Bound<'py, PyBytes>)> {
+        let rows = &self.rows;
+        if rows.sections.is_empty() {
+            return None;
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut codes = vec![0u32; rows.values.len()];
+        for &(at, value) in &rows.sections {
+            let name = rows.text_of(value).unwrap_or_default();
+            let code = match names.iter().position(|known| known == name) {
+                Some(found) => found,
+                None => {
+                    names.push(name.to_string());
+                    names.len() - 1
+                }
+            };
+            codes[at] = u32::try_from(code + 1).unwrap_or(u32::MAX);
+        }
+        let bytes: Vec<u8> = codes.iter().flat_map(|code| code.to_ne_bytes()).collect();
+        Some((names, PyBytes::new(py, &bytes)))
+    }
+
     /// The lines not used: (rows before it, its line, why), in order.
     fn problems(&self) -> Vec<(usize, u64, String)> {
         let problems = self.rows.problems.iter();
@@ -209,10 +234,10 @@ impl SourceReader {
             Format::JsonLines => Refusal::JsonLine,
             _ => Refusal::Extensions,
         };
-        SourceBatch {
-            rows: std::mem::take(&mut self.rows),
-            long,
-        }
+        let read_sections = self.rows.read_sections;
+        let rows = std::mem::take(&mut self.rows);
+        self.rows.read_sections = read_sections;
+        SourceBatch { rows, long }
     }
 }
 
@@ -311,13 +336,27 @@ impl SourceReader {
 
     /// Where a table's core columns are (-1: not there), how many cells a record has, and
     /// where its extension columns are (a record with any of them not blank is a long row).
-    #[pyo3(signature = (positions, width, extra = Vec::new()))]
-    fn set_columns(&mut self, positions: [i64; 4], width: usize, extra: Vec<usize>) {
+    /// `section`: where the `section` column is (`SourceBatch.sections`).
+    #[pyo3(signature = (positions, width, extra = Vec::new(), section = None))]
+    fn set_columns(
+        &mut self,
+        positions: [i64; 4],
+        width: usize,
+        extra: Vec<usize>,
+        section: Option<usize>,
+    ) {
         self.columns = Some(Columns {
             positions: positions.map(|p| usize::try_from(p).ok()),
             width,
             extra,
+            section,
         });
+    }
+
+    /// Read each JSON line's `section` key (`SourceBatch.sections`); without it, the key is
+    /// unknown.
+    fn read_sections(&mut self) {
+        self.rows.read_sections = true;
     }
 
     /// The next batch of `max` rows (text: rows; a table of the core columns: rows and

@@ -360,6 +360,16 @@ def _children(
         missing.append("")
     if root_url is None and not in_directory and not any(found):
         missing = [""] * len(missing)
+    # a child in another URL directory than the children found here is another generator's
+    # sitemap the index lists (build --include-sitemap), published elsewhere: not missing
+    here = {
+        ref.loc.rsplit("/", 1)[0] for ref, child in zip(index.refs, found, strict=True) if child
+    }
+    if here:
+        missing = [
+            where if where and ref.loc.rsplit("/", 1)[0] in here else ""
+            for ref, where in zip(index.refs, missing, strict=True)
+        ]
     compare_with_children(index, found, missing)
 
 
@@ -382,6 +392,7 @@ def _local_child(loc: str, index_path: Path, root: Path, root_url: str | None) -
         return None
     for n in range(len(parts)):
         candidate = index_path.parent.joinpath(*parts[n:])
-        if candidate.is_file():
+        if candidate.is_file() and not candidate.samefile(index_path):  # not itself
             return candidate
-    return index_path.parent / parts[-1]
+    candidate = index_path.parent / parts[-1]
+    return None if candidate == index_path else candidate

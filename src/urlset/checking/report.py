@@ -12,6 +12,7 @@ from typing import Any
 
 from ..dates import Lastmod
 from ..model import Issue, Severity, SitemapRef
+from ..writing.options import sections_of_names
 from . import rules
 
 # the format of the entry that holds findings across the files of a set, not one document
@@ -136,6 +137,31 @@ class CheckReport:
                 total[kind] = total.get(kind, 0) + n
         return total
 
+    def section_of(self) -> dict[str, str]:
+        """The section of each file of a set written by section (by its name:
+        ``sitemap-blog-3-<hash>.xml.gz``), by source; empty for a set without sections."""
+        indexes = [_name(f.source) for f in self.files if f.format == "sitemapindex"]
+        named = sections_of_names([_name(f.source) for f in self.files], indexes)
+        return {f.source: named[_name(f.source)] for f in self.files if _name(f.source) in named}
+
+    def sections(self) -> dict[str, dict[str, int]]:
+        """Files, entries and findings by severity of each section (the report grouped as
+        the set is; Search Console counts pages per sitemap file), in name order."""
+        of = self.section_of()
+        found: dict[str, dict[str, int]] = {}
+        for f in self.files:
+            if f.source in of:
+                counts = found.setdefault(
+                    of[f.source],
+                    dict.fromkeys(("files", "entries", "errors", "warnings", "infos"), 0),
+                )
+                counts["files"] += 1
+                counts["entries"] += f.entries
+                counts["errors"] += f.errors
+                counts["warnings"] += f.warnings
+                counts["infos"] += f.count(Severity.INFO)
+        return dict(sorted(found.items()))
+
     def failed(self, fail_on: Severity | str = Severity.ERROR) -> bool:
         """True when an issue at or above ``fail_on`` was found."""
         floor = SEVERITY_RANK[Severity(fail_on)]
@@ -147,6 +173,7 @@ class CheckReport:
             "skipped": [{"path": path, "reason": why} for path, why in self.skipped],
             "summary": self.summary(),
             "discovered": self.discovered() or None,
+            "sections": self.sections() or None,
         }
 
     def to_sarif(self, *, version: str = "") -> dict[str, Any]:
@@ -170,6 +197,7 @@ class CheckReport:
                 rule["properties"] = {"searchConsole": row.gsc}
             driver_rules.append(rule)
         results = []
+        section_of = self.section_of()
         for f in self.files:
             for i in f.issues:
                 region = {"startLine": max(i.line, 1), "startColumn": max(i.column, 1)}
@@ -179,6 +207,8 @@ class CheckReport:
                     "level": _sarif_level(i.severity),
                     "message": {"text": i.message},
                 }
+                if f.source in section_of:  # grouped as the set is
+                    result["properties"] = {"section": section_of[f.source]}
                 if f.format != SET_FORMAT:  # findings across files have no single place
                     result["locations"] = [
                         {
@@ -201,6 +231,11 @@ class CheckReport:
             "version": "2.1.0",
             "runs": [{"tool": {"driver": driver}, "results": results}],
         }
+
+
+def _name(source: str) -> str:
+    """A file's name in its set (a path's or a URL's last segment)."""
+    return source.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _sarif_level(severity: Severity) -> str:

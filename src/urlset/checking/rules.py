@@ -18,7 +18,14 @@ from ..dates import Lastmod, latest_moment
 from ..limits import Limits
 from ..model import Issue
 from ..patterns import lazy
-from ..urls import Scope, unescaped
+from ..urls import Scope, authority_host, unescaped
+
+# the location rules the build shares (--include-sitemap) live with the URL core
+from ..urls import index_other_site as index_other_site
+from ..urls import shown as shown
+from ..urls import www_variant as www_variant
+
+host_of = authority_host
 
 # a row of the one table (``codes.Code``: severity, title, hint, Search Console's name)
 RuleCode = Code
@@ -41,10 +48,6 @@ def row_of(issue: Issue) -> Code:
 def make_issue(code: str, message: str, line: int = 0, column: int = 0, source: str = "") -> Issue:
     row = lookup(code)
     return Issue(code, row.severity, message, line, column, source, row.hint)
-
-
-def shown(text: str, width: int = 120) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # --- the document ------------------------------------------------------------------------
@@ -141,27 +144,6 @@ def too_many_sitemaps(count: int, limits: Limits) -> str | None:
 # --- location ------------------------------------------------------------------------------
 
 
-def host_of(uri: str) -> str:
-    """The host of an http(s) URI, lower case, without port or brackets."""
-    rest = uri.split("://", 1)[-1]
-    authority = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
-    if authority.startswith("["):
-        return authority[1 : authority.find("]")].lower()
-    return authority.split(":", 1)[0].lower()
-
-
-def _bare(host: str) -> str:
-    return host[4:] if host.startswith("www.") else host
-
-
-def www_variant(uri: str, scope: Scope) -> str | None:
-    """The URL is on the www. (or bare) twin of the sitemap's host: a frequent, named mistake."""
-    host = host_of(uri)
-    if host != scope.host and _bare(host) == _bare(scope.host):
-        return f"{shown(uri)} is on {host}, the sitemap on {scope.host}"
-    return None
-
-
 def url_not_allowed(uri: str, scope: Scope) -> str | None:
     """ "A Sitemap file located at http://example.com/catalog/sitemap.xml can include any URLs
     starting with http://example.com/catalog/ but can not include URLs starting with
@@ -190,15 +172,6 @@ def nested_index(child_format: str | None) -> str | None:
     if child_format == "sitemapindex":
         return "the listed file is itself a sitemap index"
     return None
-
-
-def index_other_site(uri: str, index_scope: Scope) -> str | None:
-    """ "A Sitemap index file can only specify Sitemaps that are found on the same site"."""
-    site = Scope(index_scope.scheme, index_scope.host, index_scope.port, "/")
-    if uri.startswith(site.prefix):
-        return None
-    why = site.violation(uri)
-    return None if why is None else f"{shown(uri)}: {why}"
 
 
 def missing_child(uri: str, local: str) -> str | None:

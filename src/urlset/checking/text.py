@@ -101,6 +101,12 @@ def report_lines(report: CheckReport, *, errors_only: bool = False) -> Iterator[
     if errors_only:
         return
     yield from _skipped(report.skipped)
+    for name, counts in report.sections().items():
+        yield (
+            f"section {name}: {plural(counts['files'], 'file')}, "
+            f"{plural(counts['entries'], 'entry', 'entries')}: "
+            f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}"
+        )
     s = report.summary()
     found = discovered_text(report.discovered(), " holding ")
     yield (

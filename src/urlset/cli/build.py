@@ -135,7 +135,8 @@ def news_window(value: str | None) -> timedelta | None:
     metavar="RULE",
     help="Write the set by section, each section's files named after it and all listed in "
     "the index: path:N takes the first N directory segments of each URL's path (/blog/2024/x "
-    "is in blog at 1, blog-2024 at 2; a page at the root in 'other').",
+    "is in blog at 1, blog-2024 at 2; a page at the root in 'other'); column:section takes "
+    "the input's section column (CSV, TSV) or key (JSON Lines), a blank one 'other'.",
 )
 @click.option(
     "--section",
@@ -145,6 +146,29 @@ def news_window(value: str | None) -> timedelta | None:
     help="A named section of URLs whose path matches GLOB (* within a segment, ** across "
     "them: --section products='/p/*' --section blog='/blog/**'); repeatable, the first match "
     "wins, the rest go to 'other'.",
+)
+@click.option(
+    "--include-sitemap",
+    "include_sitemaps",
+    multiple=True,
+    metavar="URL",
+    help="Another generator's sitemap (or index) to list in the index beside the set's own "
+    "files; repeatable. It must be on the index's own site (scheme, host and port). The set "
+    "then always has an index; --update keeps the ones the set has unless given others.",
+)
+@click.option(
+    "--include-sitemaps",
+    "include_list",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="A file of such sitemap URLs, one a line ('#' comments).",
+)
+@click.option(
+    "--include-fetch",
+    is_flag=True,
+    help="Download each included sitemap (an index's children one level down) and give its "
+    "index entry the newest lastmod it lists; one that cannot be read is listed as given, "
+    "with a warning.",
 )
 @click.option(
     "--stable",

@@ -23,9 +23,11 @@ from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
+from ..writing.options import BuildOptions
 from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
+from .build_includes import included_sitemaps
 from .shared import BUILD_DASK, BuildMode, json_lines_log
 from .site_sources import (
     DIRECTORY,
@@ -97,7 +99,7 @@ def build_sitemaps(
     # hreflang across the set, judged as check judges it (8 bytes a plain URL, as check's)
     reciprocity = Reciprocity()
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
-        _batches(sources, formats, default_tz, site)
+        _batches(sources, formats, default_tz, site, None if sections is None else sections.given)
     )
     options: dict[str, Any] = {
         "limits": limits,
@@ -115,6 +117,8 @@ def build_sitemaps(
         "section": sections,
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
+    naming = _options_for_names(base_url, sitemap_url, prefix, gzip, output_format)
+    options["include"] = included_sitemaps(site_options, naming, out_dir, update)
     try:
         mode = BuildMode(update, stable, remove_paths, report_path, changes_path)
         report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
@@ -242,6 +246,24 @@ def _inputs(
 _SHOWN_LINKS = 1_000  # missing hreflang links named one by one, as check names them
 
 
+def _options_for_names(
+    base_url: str, sitemap_url: str | None, prefix: str, gzip: bool, output_format: str
+) -> BuildOptions:
+    """The options that name a set's files and where they are served (a bad one: usage)."""
+    try:
+        options = BuildOptions(
+            base_url,
+            sitemap_url=sitemap_url,
+            prefix=prefix,
+            gzip=gzip,
+            text=output_format == "text",
+        )
+        options.sitemap_directory()
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
+    return options
+
+
 def _sections(rule: str | None, patterns: tuple[str, ...]) -> Sections | None:
     """The sections --section-by or --section name; a bad rule is a usage error."""
     if rule is not None and patterns:
@@ -276,7 +298,11 @@ def _check_stable_usage(
 
 
 def _batches(
-    sources: tuple[str, ...], formats: list[str], default_tz: tzinfo | None, site: SiteSources
+    sources: tuple[str, ...],
+    formats: list[str],
+    default_tz: tzinfo | None,
+    site: SiteSources,
+    sections: dict[str, str] | None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     from ..sources.report import SourceError
 
@@ -288,7 +314,9 @@ def _batches(
                 continue
             with open_source(name) as stream:
                 # clean rows pass as tuples: the build renders them without Url values
-                yield from iter_batches(stream, fmt, label, default_tz=default_tz, rows=True)
+                yield from iter_batches(
+                    stream, fmt, label, default_tz=default_tz, rows=True, sections=sections
+                )
         except OSError as exc:
             raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
         except (EOFError, zlib.error) as exc:
@@ -398,6 +426,8 @@ def _summary(
             f" to {out_dir}: {plural(report.urls, 'URL')}, {plural(raw, 'byte')} uncompressed,"
             f" {written:,} on disk"
         )
+    if report.included:
+        echo(f"listed {plural(len(report.included), 'other sitemap')} in the index")
     if report.duplicates:
         echo(f"dropped {plural(report.duplicates, 'duplicate URL')}")
     if report.news_outside_window:

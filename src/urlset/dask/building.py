@@ -43,7 +43,7 @@ from ..writing.document import uses_typed_prefix
 from ..writing.files import Publisher
 from ..writing.options import BuildOptions, FileNames, prepare_build
 from ..writing.report import BuildProblem, BuildReport
-from ..writing.shards import Leaf, Node, Sizing, entry_size, key_of
+from ..writing.shards import SECTION_BITS, Leaf, Node, Sizing, entry_size, key_of
 from ..writing.stable import (
     _publish,
     _ShardWriter,
@@ -101,7 +101,14 @@ def build(
     options["stable"] = True
     opts, _scope, report, names = prepare_build(base_url, on_problem, options)
     if opts.section is not None:
-        raise InvalidValue("section", opts.section.describe, "a build on Dask has no sections")
+        raise InvalidValue(
+            "section",
+            opts.section.describe,
+            f"a build on Dask has no sections: its shuffle buckets are the top {BUCKET_BITS} "
+            f"bits of the key, inside the {SECTION_BITS} a section takes, so one worker would "
+            "hold a whole section; build with sections in one process (--stable works per "
+            "section, and --update keeps a day's work small)",
+        )
     with connect(scheduler, client) as dask_client:
         frame = read_frame(data, input_format)
         with Publisher(Path(out), names.stale) as publisher:

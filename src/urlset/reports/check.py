@@ -4,7 +4,8 @@ In: the report, the limits it was checked under, and the URL counts of the docum
 (``UrlStats``, gathered by ``gather.UrlCounter`` as the check read them). Out: HTML text. Sections: the summary
 (files, URLs, the images, videos, news and hreflang links discovered, errors and warnings, a
 verdict), issues by code, the sitemaps against the
-limits, lastmod over time, URLs per section, and the files (a row each, with what each holds; capped).
+limits, the set's own sections (when it was written by section), lastmod over time, URLs per
+path section, and the files (a row each, with what each holds; capped).
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def check_html(
     if sitemaps:
         parts.append(
             part("limits", "Sizes", "Sitemaps against the limits", _limits(sitemaps, limits))
+        )
+    by_section = report.sections()
+    if by_section:  # the set's own sections (its file names), as Search Console counts them
+        parts.append(
+            part("set-sections", "Set sections", "The set's sections", _set_sections(by_section))
         )
     parts.extend(url_parts(stats))
     kinds = [kind for kind, n in report.discovered().items() if n]
@@ -192,3 +198,11 @@ def _files(files: list[FileResult], kinds: list[str]) -> Html:
 
 
 __all__ = ["check_html"]
+
+
+def _set_sections(by_section: dict[str, dict[str, int]]) -> Html:
+    """A row per section the set was written in: its files, URLs and findings."""
+    kinds = ("files", "entries", "errors", "warnings")
+    columns = [Column("section"), *(Column(kind, numeric=True) for kind in kinds)]
+    rows = [(name, *(counts[kind] for kind in kinds)) for name, counts in by_section.items()]
+    return table("Files, URLs and findings per section of the set", columns, rows)

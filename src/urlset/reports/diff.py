@@ -99,7 +99,12 @@ def diff_html(
     parts = [part("summary", "Summary", "Summary", _summary(summary, compared_sitemaps))]
     if any(counts[k] for k in KINDS):
         parts.append(part("kinds", "Changes", "Changes by kind", _kinds(counts, found)))
-        parts.append(part("sections", "Sections", "Changes per section", _sections(found)))
+        if summary.get("sections"):  # the sets' own sections (their file names)
+            named = _set_sections(summary["sections"])
+            parts.append(
+                part("set-sections", "Set sections", "Changes per section of the set", named)
+            )
+        parts.append(part("sections", "Sections", "Changes per path section", _sections(found)))
         if found.fresh.urls:
             fresh = lastmod_part(found.fresh, "lastmod")
             parts.append(part("lastmod", "Lastmod", "Lastmod of what is new or changed", fresh))
@@ -199,6 +204,13 @@ def _sections(found: DiffStats) -> Html:
     ]
     caption = f"The {len(top)} sections with the most changes, of {len(totals):,}."
     return join([figure(svg, caption), table("Changes per section, by kind", columns, rows)])
+
+
+def _set_sections(sections: Mapping[str, Mapping[str, int]]) -> Html:
+    """A row per section the sets were written in: its changes by kind."""
+    columns = [Column("section"), *(Column(k, numeric=True) for k in KINDS)]
+    rows = [(name, *(kinds.get(k, 0) for k in KINDS)) for name, kinds in sections.items()]
+    return table("Changes per section of the set, by kind", columns, rows)
 
 
 def _moves(found: DiffStats) -> Html:

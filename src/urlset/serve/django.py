@@ -12,6 +12,7 @@ Django is imported only here, and only when these are called.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -19,9 +20,12 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import InvalidValue
 from ..extensions.hreflang import Alternate
 from ..model import Url
+from ..urls import is_plain_uri, to_uri
 from ..writing.options import Entry
+from ..writing.sections import Sections, slug
 from . import sitemap_app
 from .app import SitemapSet
 from .http import REASONS, Request
@@ -69,22 +73,49 @@ def sitemap_urls(prefix: str, source: SitemapSet | str | Path, *, html: bool = T
     return [re_path(pattern, sitemap_view(source, html=html), name="urlset-sitemaps")]
 
 
-def from_django_sitemaps(sitemaps: Mapping[str, Any], base_url: str) -> EntriesFactory:
+def from_django_sitemaps(
+    sitemaps: Mapping[str, Any], base_url: str, *, sections: bool = True
+) -> EntriesFactory:
     """Entries from Django ``Sitemap`` classes or instances (the dict ``django.contrib.
     sitemaps.views.sitemap`` takes), read through Django's own ``get_urls``: locations,
     lastmod, changefreq, priority and i18n alternates (hreflang) as Django computes them,
-    for the host and scheme of ``base_url``."""
-    parts = urlsplit(base_url)
-    site = SimpleNamespace(domain=parts.netloc, name=parts.netloc)
+    for the host and scheme of ``base_url``. With ``sections`` (the default), each key of
+    the dict is a section, as Django's own index makes a sitemap per key: its files are named
+    after it (the key cleaned to a safe file-name part, as ``path:N`` cleans a directory)."""
+    return DjangoEntries(sitemaps, base_url, sections=sections)
 
-    def entries() -> Iterator[Entry]:
-        for sitemap in sitemaps.values():
+
+class DjangoEntries:
+    """The entries of Django sitemaps, read again at each call; ``section``: which key each
+    URL came from (``LiveSet`` builds with it), or None."""
+
+    def __init__(self, sitemaps: Mapping[str, Any], base_url: str, *, sections: bool) -> None:
+        self._sitemaps = sitemaps
+        self._parts = urlsplit(base_url)
+        self.section = Sections.by_column("key of the sitemaps dict") if sections else None
+
+    def __call__(self) -> Iterator[Entry]:
+        parts = self._parts
+        site = SimpleNamespace(domain=parts.netloc, name=parts.netloc)
+        given = None if self.section is None else self.section.given
+        if given is not None:
+            given.clear()  # this snapshot's
+        for key, sitemap in self._sitemaps.items():
+            name = slug(str(key))
             instance = sitemap() if isinstance(sitemap, type) else sitemap
             for page in instance.paginator.page_range:
                 for info in instance.get_urls(page=page, site=site, protocol=parts.scheme):
+                    if given is not None:
+                        _note(given, info["location"], name)
                     yield _entry(info)
 
-    return entries
+
+def _note(given: dict[str, str], loc: str, name: str) -> None:
+    """``loc`` is in section ``name``, as given and as the build writes it."""
+    given[loc] = name
+    if not is_plain_uri(loc):
+        with contextlib.suppress(InvalidValue):  # a bad loc: the build reports it
+            given.setdefault(to_uri(loc), name)
 
 
 def _entry(info: Mapping[str, Any]) -> Entry:

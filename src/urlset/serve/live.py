@@ -82,6 +82,9 @@ class LiveSet:
         self._entries = entries
         self._base_url = base_url
         self._options = {"gzip": False, **options, "stable": True}
+        named = getattr(entries, "section", None)  # a source that names sections (Django's)
+        if named is not None:
+            self._options.setdefault("section", named)
         self._max_age = max_age
         self._clock = clock
         if directory is None:  # removed with this set (or at exit)

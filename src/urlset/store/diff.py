@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..writing.options import sections_of_names
 from .db import arrow_table
 from .entries import COLUMNS, SESSION_KEYS, STORED_KEYS, select_list
 from .sources import Side
@@ -83,6 +84,28 @@ class Diff:
     @property
     def changed(self) -> bool:
         return any(self.counts[k] for k in ("added", "removed", "changed", "moved"))
+
+    def sections(self) -> dict[str, dict[str, int]]:
+        """Changes by kind in each section of the sides, when they were written by section
+        (their sitemap files named ``sitemap-blog-3-<hash>.xml.gz``: an added, changed or
+        moved loc counts in its new file's section, a removed one in its old file's), in
+        name order; empty otherwise."""
+        columns = self.con.execute(f"SELECT * FROM {self.table} LIMIT 0").description
+        if "new_sitemap" not in {d[0] for d in columns}:
+            return {}
+        found = self.con.execute(
+            f"SELECT change, coalesce(new_sitemap, old_sitemap) AS sitemap, count(*) "
+            f"FROM {self.table} WHERE sitemap IS NOT NULL GROUP BY ALL"
+        ).fetchall()
+        # a loc listed in several files: the first; a URL: its file name
+        first = {s: s.split(" ")[0].rstrip("/").rsplit("/", 1)[-1] for _, s, _ in found}
+        section_of = sections_of_names(sorted(set(first.values())), [])
+        out: dict[str, dict[str, int]] = {}
+        for change, sitemap, n in found:
+            section = section_of.get(first[sitemap])
+            if section is not None:
+                out.setdefault(section, dict.fromkeys(KINDS, 0))[change] += int(n)
+        return dict(sorted(out.items()))
 
     def relation(self) -> Any:
         return self.con.sql(f"SELECT * FROM {self.table} ORDER BY change, loc")

@@ -35,6 +35,9 @@ def summary(diff: Diff, *, moves: bool = False) -> str:
             f"moved    {c['moved']:>10,}"
             + ("" if diff.compared_sitemaps else "  (sitemaps not compared: the sides share none)")
         )
+    for name, kinds in diff.sections().items():  # the sides' own sections
+        shown = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items() if n or kind != "moved")
+        lines.append(f"section {name}: {shown}")
     if c["old_duplicates"] or c["new_duplicates"]:
         lines.append(
             f"repeated locs: old {c['old_duplicates']:,}, new {c['new_duplicates']:,}"
@@ -123,6 +126,7 @@ def summary_json(diff: Diff) -> dict[str, Any]:
         "old": diff.old.label,
         "new": diff.new.label,
         "counts": diff.counts,
+        "sections": diff.sections() or None,
         "examples": {
             kind: [{k: v for k, v in row.items() if v is not None} for row in found]
             for kind, found in diff.examples.items()

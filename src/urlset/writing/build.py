@@ -223,7 +223,8 @@ def _finish(
 ) -> list[list[str]]:
     """Name the parts, write the index or indexes; return the sets to publish, each an
     index's children and then the index (or a set's only file)."""
-    alone = len(parts) == 1 and opts.section is None  # a set with sections has an index
+    # a set with sections, or with other sitemaps to list, has an index
+    alone = len(parts) == 1 and opts.section is None and not opts.include
     final = [names.single()] if alone else []
     if not alone:
         numbered: Counter[str | None] = Counter()

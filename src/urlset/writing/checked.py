@@ -56,6 +56,7 @@ def checked_batches(
                 yield from _one_by_one(given, kinds, opts, scope, report, seen, rules)
                 continue
             errors = deque(given.errors if kinds == {SourceRows} else ())  # unreadable lines
+            named = kinds == {SourceRows} and given.sections is not None
             count = len(given)
             refused = rendered.refused()
             if not rendered.all_current(now):  # each such entry the rules leave without it
@@ -69,6 +70,8 @@ def checked_batches(
                         errors.popleft()
                     yield from _one_by_one(part, kinds, opts, scope, report, seen, rules)
                     continue
+                if named:  # a section column: each entry's, by its loc
+                    given.note_sections(run.locs, start, end)
                 if opts.dedupe:
                     fresh = seen.first_seen_packed(run.hashes())
                     if 0 in fresh:

@@ -20,16 +20,21 @@ def write_indexes(
     """Write the index or indexes of ``report.files`` into ``staging``; return the sets to
     publish, each an index's children and then the index."""
     per_index = opts.limits.max_sitemaps_per_index
-    groups = [report.files[i : i + per_index] for i in range(0, len(report.files), per_index)]
+    # the set's own files, then the included sitemaps (``includes``; checked by prepare_build)
+    listed: list[FileReport | SitemapRef] = [*report.files, *opts.include]  # type: ignore[list-item]
+    groups = [listed[i : i + per_index] for i in range(0, len(listed), per_index)]
     if len(groups) > opts.limits.max_sitemaps_per_index:
         raise LimitExceeded(
-            f"{len(report.files)} sitemaps need more than {per_index} indexes; "
+            f"{len(listed)} sitemaps need more than {per_index} indexes; "
             "that many URLs cannot be listed under this profile"
         )
+    report.included = [ref.loc for ref in opts.include]  # type: ignore[union-attr]
     sets = []
     for number, group in enumerate(groups, 1):
         name = names.index(number, len(groups))
-        refs = [SitemapRef._trusted(f.url, f.lastmod) for f in group]
+        refs = [
+            f if isinstance(f, SitemapRef) else SitemapRef._trusted(f.url, f.lastmod) for f in group
+        ]
         data = index_document(refs, xsl=opts.xsl, schema_location=opts.schema_location).encode()
         if len(data) > opts.limits.max_bytes:
             raise LimitExceeded(
@@ -37,11 +42,11 @@ def write_indexes(
             )
         written = gzip_bytes(data, opts.gzip_level) if opts.gzip else data
         _write_file(staging / name, written)
-        newest = max((f.lastmod for f in group if f.lastmod is not None), default=None, key=instant)
+        newest = max((f.lastmod for f in refs if f.lastmod is not None), default=None, key=instant)
         report.indexes.append(
             FileReport(name, directory + name, len(group), len(data), len(written), newest)
         )
-        sets.append([*(f.name for f in group), name])
+        sets.append([*(f.name for f in group if isinstance(f, FileReport)), name])
     return sets
 
 

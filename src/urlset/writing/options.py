@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from ..errors import InputError, InvalidValue
 from ..limits import CURRENT, Limits
-from ..model import Url
+from ..model import SitemapRef, Url
 from ..urls import Scope, non_production_host, placeholder_host, to_uri
 from .files import DEFAULT_GZIP_LEVEL
+from .includes import included_refs
 from .report import BuildProblem, BuildReport
 from .sections import Sections
 from .source_rows import SourceEntries, SourceRows
@@ -49,6 +50,9 @@ class BuildOptions:
     # which section each URL is written in (``sections``): its files are named after it
     section: Sections | None = None
     stable: bool = False  # shards by a hash of the loc, for incremental rebuilds (stable.py)
+    # other generators' sitemaps (URLs or SitemapRefs) listed in the index beside the set's
+    # own files (``includes``); a set with any always has an index
+    include: tuple[str | SitemapRef, ...] = ()
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
     on_written: Callable[[Any], object] | None = None
@@ -93,6 +97,9 @@ def prepare_build(
     report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
     names = FileNames(opts.prefix, gzip=opts.gzip, text=opts.text)
     report.entry_point_names = re.compile(re.escape(opts.sitemap_directory()) + names.stale.pattern)
+    if opts.include:
+        refs = included_refs(opts.include, opts.sitemap_directory(), names.stale)
+        opts = replace(opts, include=refs)
     return opts, scope, report, names
 
 
@@ -138,3 +145,26 @@ class FileNames:
         if count == 1:
             return f"{self.prefix}.xml{self.gz}"
         return f"{self.prefix}-index-{number}.xml{self.gz}"
+
+
+_INDEX_NAME = re.compile(r"(?P<prefix>[A-Za-z0-9][A-Za-z0-9._-]*?)(?:-index-\d+)?\.xml(?:\.gz)?")
+_SECTION_CHILD = r"-(?P<section>[a-z0-9][a-z0-9_-]*)-\d+-[0-9a-f]{16}\.(?:xml|txt)(?:\.gz)?"
+
+
+def sections_of_names(names: list[str], indexes: list[str]) -> dict[str, str]:
+    """Which section each of a set's file ``names`` belongs to, by the name urlset gives a
+    section's files (``FileNames.child``: ``sitemap-blog-3-<hash>.xml.gz``), with the prefix
+    read from the set's index names (``sitemap.xml``, ``sitemap-index-2.xml``; without one,
+    the text before the first '-'); names of no section are left out."""
+    prefixes = {m["prefix"] for m in map(_INDEX_NAME.fullmatch, indexes) if m is not None}
+    patterns = [re.compile(re.escape(prefix) + _SECTION_CHILD) for prefix in prefixes]
+    if not patterns:  # a prefix with a '-' is told apart only by its index
+        patterns.append(re.compile(r"[A-Za-z0-9][A-Za-z0-9._]*" + _SECTION_CHILD))
+    found: dict[str, str] = {}
+    for name in names:
+        for pattern in patterns:
+            match = pattern.fullmatch(name)
+            if match is not None:
+                found[name] = match["section"]
+                break
+    return found

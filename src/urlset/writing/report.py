@@ -72,6 +72,7 @@ class BuildReport:
     removed: list[str] = field(default_factory=list)
     changes: Counter[str] = field(default_factory=Counter)  # stable: URLs added, removed, changed
     rewritten: list[str] = field(default_factory=list)  # an update's shards written again
+    included: list[str] = field(default_factory=list)  # other sitemaps the index lists
     news_outside_window: int = 0  # articles written without their news element (news_window)
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)

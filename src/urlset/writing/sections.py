@@ -19,10 +19,12 @@ from typing import Any
 
 from ..errors import InvalidValue
 from ..model import Url
-from ..urls import to_uri
+from ..urls import is_plain_uri, to_uri
 from .document import Rendered
+from .tables import as_arrow, is_table
 
 DEFAULT = "other"  # the section of a URL no rule places
+COLUMN = "section"  # the input column or key that names a URL's section
 MAX_NAME = 40
 _SAFE = re.compile(r"[a-z0-9][a-z0-9_-]*")
 # a section of one of these names would read as another file of the set
@@ -57,6 +59,12 @@ def slug(text: str) -> str:
     return name
 
 
+@lru_cache(maxsize=4096)
+def _directory_name(directories: str) -> str:
+    """The section of the directories ``a/b/`` a loc's path starts with."""
+    return slug(directories[:-1].replace("/", "-")) if directories else DEFAULT
+
+
 def _path(loc: str) -> str:
     """The path of a checked loc (an absolute URI: no parsing needed, and none is paid for)."""
     authority = loc.find("//") + 2
@@ -71,11 +79,22 @@ def _path(loc: str) -> str:
 class Sections:
     """Which section each URL belongs to. ``describe`` says the rule in words (the report)."""
 
-    def __init__(self, of_loc: Callable[[str], str], describe: str) -> None:
+    def __init__(
+        self,
+        of_loc: Callable[[str], str],
+        describe: str,
+        of_locs: Callable[[Sequence[str]], list[str]] | None = None,
+        given: dict[str, str] | None = None,
+    ) -> None:
         self._of_loc = of_loc
+        self._of_locs = of_locs
         self.describe = describe
+        # by a column of the input: loc -> section, as the sources read them
+        self.given = given
 
     def of(self, locs: Sequence[str]) -> list[str]:
+        if self._of_locs is not None and len(locs) > 1:
+            return self._of_locs(locs)
         return list(map(self._of_loc, locs))
 
     @classmethod
@@ -90,13 +109,25 @@ class Sections:
             directories = _path(loc).split("/")[1:-1]
             return slug("-".join(directories[:depth])) if directories else DEFAULT
 
-        return cls(of_loc, f"path:{depth}")
+        # the same for a batch: one pass of one pattern over the locs joined (a checked loc
+        # is an absolute URI: no line break, an authority after '//'), the first ``depth``
+        # segments that end in '/' captured per line
+        directories = re.compile(rf"(?m)^[^/\n]*//[^/?#\n]*/?((?:[^/?#\n]*/){{0,{depth}}})")
+
+        def of_locs(locs: Sequence[str]) -> list[str]:
+            found = directories.findall("\n".join(locs))
+            if len(found) != len(locs):  # not all absolute: loc by loc
+                return list(map(of_loc, locs))
+            return list(map(_directory_name, found))
+
+        return cls(of_loc, f"path:{depth}", of_locs)
 
     @classmethod
     def by_patterns(cls, patterns: Iterable[tuple[str, str]]) -> Sections:
         """By named path patterns, tried in the order given: ``*`` matches within one path
         segment, ``**`` across segments (``/blog/**`` is everything under /blog/); a
         pattern without a leading '/' is taken from the root."""
+        patterns = list(patterns)  # read twice (an iterator too: the CLI's map)
         compiled: list[tuple[str, re.Pattern[str]]] = []
         for name, pattern in patterns:
             checked_name(name)
@@ -113,7 +144,24 @@ class Sections:
                     return name
             return DEFAULT
 
-        return cls(of_loc, ", ".join(f"{n}={p}" for n, p in patterns))
+        # the same for a batch: one pass over the joined locs, the patterns as alternatives
+        # tried in order, each to the end of the path (a loc without a path is at "/")
+        alternatives = [
+            f"(?P<g{i}>{_glob_text(pattern)}{'|' if regex.fullmatch('/') else ''})"
+            for i, ((_, pattern), (_, regex)) in enumerate(zip(patterns, compiled, strict=True))
+        ]
+        batch = re.compile(
+            r"(?m)^[^/\n]*//[^/?#\n]*(?:"
+            + "|".join([*alternatives, "(?P<rest>[^?#\n]*)"])
+            + r")(?=[?#\n]|$)"
+        )
+        by_group = {f"g{i}": name for i, (name, _) in enumerate(compiled)} | {"rest": DEFAULT}
+
+        def of_locs(locs: Sequence[str]) -> list[str]:
+            found = [by_group[str(m.lastgroup)] for m in batch.finditer("\n".join(locs))]
+            return found if len(found) == len(locs) else list(map(of_loc, locs))
+
+        return cls(of_loc, ", ".join(f"{n}={p}" for n, p in patterns), of_locs)
 
     @classmethod
     def by_callable(cls, function: Callable[[str], Any]) -> Sections:
@@ -126,33 +174,52 @@ class Sections:
         return cls(of_loc, getattr(function, "__name__", "a function"))
 
     @classmethod
-    def by_column(cls, column: str, given: Mapping[str, str]) -> Sections:
-        """By the ``column`` of the input, as ``given`` (loc -> section) records it."""
+    def by_column(cls, column: str, given: dict[str, str] | None = None) -> Sections:
+        """By the ``column`` of the input, as ``given`` (loc -> section) records it; the
+        sources of a build fill ``Sections.given`` as they read."""
+        given = {} if given is None else given
 
         def of_loc(loc: str) -> str:
             return given.get(loc, DEFAULT)
 
-        return cls(of_loc, f"column {column}")
+        return cls(of_loc, f"column {column}", given=given)
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(_glob_text(pattern, within="/"))
+
+
+def _glob_text(pattern: str, within: str = "/?#\n") -> str:
+    """A path pattern as a regular expression: ``*`` inside a segment, ``**`` across them;
+    ``within``: what a path cannot hold besides (a batch's paths end at '?', '#' or a line
+    end)."""
     if not pattern.startswith("/"):
         pattern = "/" + pattern
+    one, any_ = f"[^{within}]*", f"[^{within[1:]}]*" if within != "/" else ".*"
     parts = re.split(r"(\*\*|\*)", pattern)
-    regex = "".join({"**": ".*", "*": "[^/]*"}.get(part, re.escape(part)) for part in parts)
-    return re.compile(regex)
+    return "".join({"**": any_, "*": one}.get(part, re.escape(part)) for part in parts)
 
 
 def parse_rule(rule: str) -> Sections:
-    """A ``--section-by`` rule: ``path:N``."""
+    """A ``--section-by`` rule: ``path:N``, or ``column:section`` (the input's column or key)."""
     kind, _, value = rule.partition(":")
     if kind == "path" and value.isdigit():
         return Sections.by_path(int(value))
+    if kind == "column" and value == COLUMN:
+        return Sections.by_column(COLUMN)
     raise InvalidValue(
         "section-by",
         rule,
-        "use path:N (the first N directory segments), or name patterns with --section NAME=GLOB",
+        "use path:N (the first N directory segments), column:section (a 'section' column of "
+        "CSV or TSV, a key of JSON Lines), or name patterns with --section NAME=GLOB",
     )
+
+
+def note(given: dict[str, str], loc: str, name: object, where: str) -> None:
+    """Record that ``loc`` is in section ``name`` (a blank or None: in none)."""
+    if name is None or (isinstance(name, str) and not name.strip()):
+        return
+    given[loc] = checked_name(name.strip() if isinstance(name, str) else name, where=where)
 
 
 def parse_pattern(text: str) -> tuple[str, str]:
@@ -186,7 +253,7 @@ def by_section(
 def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], Sections]:
     """The ``section=`` a build is given, and its entries: a ``Sections``, a callable of the
     loc, a ``path:N`` rule, or the name of a key of mapping entries (taken out of each before
-    the entry is read; an entry without it goes to ``DEFAULT``)."""
+    the entry is read; an entry without it goes to ``DEFAULT``) or of a table's column."""
     if isinstance(rule, Sections):
         return entries, rule
     if callable(rule):
@@ -195,8 +262,36 @@ def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], S
         raise InvalidValue("section", rule, "give a key name, path:N, a callable or Sections")
     if rule.startswith("path:"):
         return entries, parse_rule(rule)
+    if is_table(entries):
+        return _from_table(entries, rule)
     given: dict[str, str] = {}
     return _taking_key(entries, rule, given), Sections.by_column(rule, given)
+
+
+def _from_table(entries: Any, column: str) -> tuple[Any, Sections]:
+    """A table without its ``column``, and the sections that column names (each distinct
+    name checked once; a null or blank one: ``DEFAULT``)."""
+    table = as_arrow(entries)
+    if column not in table.column_names or "loc" not in table.column_names:
+        raise InvalidValue("section", column, f"the table has no {column!r} or 'loc' column")
+    given: dict[str, str] = {}
+    checked: dict[object, str | None] = {}
+    for loc, name in zip(
+        table.column("loc").to_pylist(), table.column(column).to_pylist(), strict=True
+    ):
+        if name is None or not isinstance(loc, str):
+            continue
+        if name not in checked:
+            blank = isinstance(name, str) and not name.strip()
+            text = name.strip() if isinstance(name, str) else name
+            checked[name] = None if blank else checked_name(text, where=f"{column} of {loc}")
+        section = checked[name]
+        if section is not None:
+            given[loc] = section
+            if not is_plain_uri(loc):  # the loc as the build writes it too
+                with contextlib.suppress(InvalidValue):
+                    given.setdefault(to_uri(loc), section)
+    return table.drop_columns([column]), Sections.by_column(column, given)
 
 
 def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iterator[Any]:

@@ -13,6 +13,7 @@ from .._core import RenderedRows, SourceBatch, render_rows, types_of
 from ..errors import InputError, InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
+from .sections import COLUMN, checked_name
 from .tables import TableBatch, is_table, table_batches
 
 CoreRow = tuple[
@@ -60,7 +61,16 @@ class SourceRows:
     ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
     each problem keeps its line."""
 
-    __slots__ = ("_numbers", "batch", "default_tz", "errors", "read_long", "source")
+    __slots__ = (
+        "_numbers",
+        "_sections",
+        "batch",
+        "default_tz",
+        "errors",
+        "read_long",
+        "sections",
+        "source",
+    )
 
     def __init__(
         self,
@@ -68,11 +78,15 @@ class SourceRows:
         source: str,
         default_tz: tzinfo | None,
         read_long: LongReader | None = None,
+        sections: dict[str, str] | None = None,
     ) -> None:
         self.batch = batch
         self.source = source
         self.default_tz = default_tz
         self.read_long = read_long
+        # with a section column: loc -> section, filled as the rows are used
+        self.sections = sections
+        self._sections: tuple[list[str], Sequence[int]] | None = None
         self._numbers: list[int] | None = None
         self.errors = [
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
@@ -92,6 +106,40 @@ class SourceRows:
         if self._numbers is None:
             self._numbers = self.batch.lines()
         return self._numbers
+
+    def section_codes(self) -> tuple[list[str], Sequence[int]] | None:
+        """The sections the rows name (``SourceBatch.sections``: the names, each checked
+        once, and per row its name's place plus one, 0 for none); None without any."""
+        if self.sections is None or isinstance(self.batch, PythonRows):
+            return None
+        if self._sections is None:
+            found = self.batch.sections()
+            if found is None:
+                return None
+            names, given = found
+            codes = memoryview(given).cast("I")
+            checked = []
+            for code, name in enumerate(names, 1):
+                line = self.numbers[list(codes).index(code)] if not _safe(name) else 0
+                checked.append(
+                    checked_name(name.strip(), where=f"{COLUMN} at {self.source}:{line}")
+                )
+            self._sections = checked, codes
+        return self._sections
+
+    def note_sections(self, locs: Sequence[str], start: int, end: int) -> None:
+        """Record the sections of rows ``start..end``, whose entries have ``locs``, in place
+        of the last run's: the build takes a run's sections before it reads on, so memory
+        holds one run's, not the set's."""
+        if self.sections is not None:
+            self.sections.clear()
+        found = self.section_codes()
+        if found is None or self.sections is None:
+            return
+        names, codes = found
+        self.sections.update(
+            (loc, names[code - 1]) for loc, code in zip(locs, codes[start:end], strict=True) if code
+        )
 
     def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
         """The rows rendered in the compiled core with the checks of ``document.render_rows``,
@@ -113,6 +161,14 @@ class SourceRows:
         low, high = (-1, end + 1) if whole else (start, end)
         errors = [(before, error) for before, error in self.errors if low < before < high]
         return SourcePart(self, start, end, errors)
+
+
+def _safe(name: str) -> bool:
+    try:
+        checked_name(name.strip())
+    except InvalidValue:
+        return False
+    return True
 
 
 LongReader = Callable[[int, list[bytes]], list[Url | InputError]]  # a long row's line, cells
@@ -149,10 +205,19 @@ class SourcePart:
         return {row[0].strip(): number for _, number, row in self._plain(self._long()) if row[0]}
 
     def entries(self) -> list[Url | InputError]:
+        if self.rows.sections is not None:
+            self.rows.sections.clear()  # the last run's are taken (``note_sections``)
         long = self._long()
         plain = self._plain(long)
         source, default_tz = self.source, self.rows.default_tz
         checked = checked_rows([(number, row) for _, number, row in plain], source, default_tz)
+        found = self.rows.section_codes()
+        if found is not None and self.rows.sections is not None:
+            names, codes = found
+            for (index, _, _), entry in zip(plain, checked, strict=True):
+                url = entry if type(entry) is Url else getattr(entry, "kept", None)
+                if codes[index] and url is not None:
+                    self.rows.sections[url.loc] = names[codes[index] - 1]
         if not long and not self.errors:
             return checked
         by_index: dict[int, list[Url | InputError]] = {

@@ -51,6 +51,8 @@ CSV and TSV: columns beside loc, lastmod, changefreq, priority (empty cells mean
 
 A literal ``|`` cannot appear inside a ``|``-separated cell; use JSON Lines for such values.
 
+Both: a ``section`` column or key names the URL's section when the build is given
+``--section-by column:section`` (``iter_batches(..., sections=)``), and is unknown otherwise.
 Both: a ``sitemap`` column or key (the sitemap a URL was found in, as ``urlset fetch`` writes
 it) is ignored, so fetched URLs build again. Any other unknown column fails the build and an
 unknown key rejects its line: a misspelt ``lastmod`` would otherwise be lost without a word.
@@ -71,6 +73,7 @@ from .._core import SourceBatch, SourceReader
 from ..errors import InputError, InvalidValue
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict
+from .sections import COLUMN, note
 from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
 from .source_rows import (
     SourceRows,
@@ -133,21 +136,24 @@ def iter_batches(
     *,
     default_tz: tzinfo | None = None,
     rows: bool = False,
+    sections: dict[str, str] | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """``iter_entries`` a list at a time: a build takes them so, without a generator step
     per line (a table of the core columns is read a batch of rows at a time). With
     ``rows``, a batch of core-column rows comes as one ``SourceRows`` entry, unchecked:
     ``write_sitemaps`` renders it in the compiled core, which checks every value, and only
-    when the core refuses it are its rows checked one by one (``SourceRows.entries``)."""
+    when the core refuses it are its rows checked one by one (``SourceRows.entries``).
+    ``sections``: a ``section`` column or key is read, and the section of each entry written
+    recorded there by its loc (``Sections.by_column``); without it, it is an unknown one."""
     if fmt not in FORMATS:
         raise InvalidValue("input format", fmt, f"choose one of {', '.join(FORMATS)}")
     reader = _Bytes(stream, fmt)
     if fmt == "text":
         yield from _text(reader, source, default_tz, rows)
     elif fmt in ("csv", "tsv"):
-        yield from _table(reader, source, default_tz, rows)
+        yield from _table(reader, source, default_tz, rows, sections)
     else:
-        yield from _jsonl(reader, source, default_tz, rows)
+        yield from _jsonl(reader, source, default_tz, rows, sections)
 
 
 _T = TypeVar("_T")
@@ -221,7 +227,11 @@ def _text(
 
 
 def _table(
-    reader: _Bytes, source: str, default_tz: tzinfo | None, rows: bool = False
+    reader: _Bytes,
+    source: str,
+    default_tz: tzinfo | None,
+    rows: bool = False,
+    sections: dict[str, str] | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     cells, unreadable = reader.pull(reader.reader.header)
     if unreadable is not None:
@@ -230,9 +240,12 @@ def _table(
     if cells is None:
         return  # an empty file
     header = [cell.decode("utf-8", "surrogateescape").strip().lower() for cell in cells]
-    unknown = [name for name in header if not known_column(name)]
+    known = {COLUMN} if sections is not None else set()
+    unknown = [name for name in header if not known_column(name) and name not in known]
     if "loc" not in header or unknown:
         wrong = f"unknown columns {unknown}" if unknown else "no 'loc' column"
+        if COLUMN in unknown:
+            wrong += f" (a {COLUMN} column names each URL's section: --section-by column:{COLUMN})"
         raise InvalidValue(
             "header",
             f"{source}:1",
@@ -241,45 +254,90 @@ def _table(
             "(see the urlset.writing.sources documentation)",
         )
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
+    section = header.index(COLUMN) if sections is not None and COLUMN in header else None
     extra = [
         (i, name)
         for i, name in enumerate(header)
-        if name not in COLUMNS and name not in IGNORED_FIELDS
+        if name not in COLUMNS and name not in IGNORED_FIELDS and i != section
     ]
     width = len(header)
-    reader.reader.set_columns(positions, width, [index for index, _ in extra])
+    reader.reader.set_columns(positions, width, [index for index, _ in extra], section)
 
     def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
         """A row with extension cells, read on its own."""
         texts = [cell.decode("utf-8", "surrogateescape") for cell in cells]
         record = iter([(number, texts, None)])
-        return list(extension_table(record, source, positions, extra, width, default_tz, 1))
+        entries = list(extension_table(record, source, positions, extra, width, default_tz, 1))
+        if sections is not None and section is not None and len(texts) == width:
+            _note(sections, entries, texts[section], source, number)
+        return entries
 
     for batch in reader.batches():
-        yield _passed_on(SourceRows(batch, source, default_tz, read_long), rows)
+        yield _passed_on(SourceRows(batch, source, default_tz, read_long, sections), rows)
+
+
+def _note(
+    sections: dict[str, str], entries: list[Url | InputError], name: object, source: str, line: int
+) -> None:
+    """The section of the entries of one line read on its own."""
+    for entry in entries:
+        url = entry if type(entry) is Url else getattr(entry, "kept", None)
+        if url is not None:
+            note(sections, url.loc, name, f"{COLUMN} at {source}:{line}")
 
 
 _CORE_KEYS = frozenset(COLUMNS)
 _FAST_KEYS = _CORE_KEYS | IGNORED_FIELDS  # lines passed on as rows
-_JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | set(JSON_KEYS)
+_JSON_KEYS = _CORE_KEYS | IGNORED_FIELDS | frozenset(JSON_KEYS)
 
 
 def _jsonl(
-    reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool
+    reader: _Bytes,
+    source: str,
+    default_tz: tzinfo | None,
+    as_rows: bool,
+    sections: dict[str, str] | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """JSON Lines a chunk of lines at a time: an object of the core keys with plain values is
     a row the core reads; any other line is read alone here, in its place."""
 
     def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
         line = cells[0].decode("utf-8", "surrogateescape")
-        return list(_json_lines([(number, line)], source, default_tz))
+        return list(_json_lines([(number, line)], source, default_tz, sections))
 
+    if sections is not None:
+        reader.reader.read_sections()
     while (chunk := reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK))).count():
-        yield _passed_on(SourceRows(chunk, source, default_tz, read_long), as_rows)
+        yield _passed_on(SourceRows(chunk, source, default_tz, read_long, sections), as_rows)
 
 
 def _json_lines(
-    numbered: Iterable[tuple[int, str]], source: str, default_tz: tzinfo | None
+    numbered: Iterable[tuple[int, str]],
+    source: str,
+    default_tz: tzinfo | None,
+    sections: dict[str, str] | None = None,
+) -> Iterator[Url | InputError]:
+    """One by one: each line's entry, or why it has none (with ``sections``, a ``section``
+    key is read and recorded there)."""
+    if sections is None:
+        yield from _json_entries(numbered, source, default_tz, _JSON_KEYS)
+        return
+    for number, line in numbered:  # a line at a time: its entries are in its section
+        entries = list(_json_entries([(number, line)], source, default_tz, _SECTIONED_KEYS))
+        if any(type(e) is Url or getattr(e, "kept", None) is not None for e in entries):
+            data = json.loads(line)  # an object: it gave an entry
+            _note(sections, entries, data.get(COLUMN), source, number)
+        yield from entries
+
+
+_SECTIONED_KEYS = _JSON_KEYS | {COLUMN}
+
+
+def _json_entries(
+    numbered: Iterable[tuple[int, str]],
+    source: str,
+    default_tz: tzinfo | None,
+    keys: frozenset[str],
 ) -> Iterator[Url | InputError]:
     for number, line in numbered:
         if not line.strip():
@@ -298,9 +356,9 @@ def _json_lines(
         if data.get("type", "url") != "url":
             yield InputError(source, number, f"a {data['type']!r} entry, not a URL")
             continue
-        unknown = sorted(set(data) - _JSON_KEYS - {"type"})
+        unknown = sorted(set(data) - keys - {"type"})
         if unknown:
-            known = ", ".join(sorted(_JSON_KEYS))
+            known = ", ".join(sorted(keys))
             message = f"unknown keys {unknown}; the keys are {known}"
             yield InputError(source, number, message, "keys")
             continue

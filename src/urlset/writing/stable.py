@@ -34,6 +34,7 @@ from .document import (
     uses_typed_prefix,
 )
 from .files import FileSink, Publisher
+from .includes import INCLUDE, to_settings
 from .indexes import write_indexes
 from .options import BuildOptions, Entry, FileNames
 from .report import BuildReport, FileReport
@@ -76,6 +77,8 @@ def _settings(opts: BuildOptions, directory: str) -> dict[str, Any]:
         "xsl": opts.xsl,
         "schema_location": opts.schema_location,
         "section": None if opts.section is None else opts.section.describe,
+        # what may change: an update keeps these unless given others
+        INCLUDE: to_settings(opts.include),  # type: ignore[arg-type]  # SitemapRefs here
     }
 
 

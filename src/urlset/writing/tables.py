@@ -37,7 +37,8 @@ def is_table(entries: object) -> bool:
     return module in _FRAME_MODULES or hasattr(entries, "__arrow_c_stream__")
 
 
-def _as_arrow(entries: Any) -> pa.Table:
+def as_arrow(entries: Any) -> pa.Table:
+    """A table as an Arrow table (pyarrow, pandas, Polars, an Arrow stream)."""
     import pyarrow as pa
 
     if isinstance(entries, pa.Table):
@@ -151,7 +152,7 @@ def _is_view(kind: Any) -> bool:
 def table_batches(entries: object, size: int) -> Iterator[TableBatch]:
     """A table as batches of at most ``size`` rows; InvalidValue when it has no ``loc`` column
     or a column the protocol does not know."""
-    table = _as_arrow(entries)
+    table = as_arrow(entries)
     names = tuple(table.column_names)
     if "loc" not in names:
         raise InvalidValue("entries", names, "a table needs a 'loc' column")

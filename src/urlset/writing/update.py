@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from ..urls import Scope, to_uri
 from .checked import checked_batches
 from .document import uses_typed_prefix
 from .files import Publisher
-from .options import BuildOptions, Entry, FileNames
+from .includes import INCLUDE, from_settings
+from .options import BuildOptions, Entry, FileNames, prepare_build
 from .report import BuildProblem, BuildReport, FileReport
 from .sections import sections_for
 from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of, section_key
@@ -63,11 +65,7 @@ def update_sitemaps(
     """
     if options.get("section") is not None:
         entries, options["section"] = sections_for(entries, options["section"])
-    opts = BuildOptions(base_url, **{**options, "stable": True})
-    scope = Scope.of(opts.base_directory())
-    report = BuildReport(listener=on_problem)
-    report.robots_txt = scope.prefix.removesuffix(scope.directory) + "/robots.txt"
-    names = FileNames(opts.prefix, gzip=opts.gzip, text=opts.text)
+    opts, scope, report, names = prepare_build(base_url, on_problem, {**options, "stable": True})
     out = Path(out_dir)
     with Publisher(out, names.stale) as publisher:
         manifest = load_manifest(out, names)
@@ -76,15 +74,20 @@ def update_sitemaps(
                 f"{out}: no stable set to update here (no manifest that matches its index); "
                 "build it in full with --stable first"
             )
+        kept = from_settings(manifest.settings.get(INCLUDE))
+        if not opts.include:  # the included sitemaps stay unless others are given
+            opts = replace(opts, include=kept)
         settings = _settings(opts, opts.sitemap_directory())
-        if manifest.settings != settings:
-            differ = sorted(k for k in settings if manifest.settings.get(k) != settings[k])
+        differ = sorted(
+            k for k in settings if k != INCLUDE and manifest.settings.get(k) != settings[k]
+        )
+        if differ:
             raise PublishError(
                 f"{out}: the set was built with other options ({', '.join(differ)}); "
                 "give the same ones, or build it in full"
             )
         _Update(opts, scope, report, publisher, names, manifest).run(
-            entries, remove, progress, on_change
+            entries, remove, progress, on_change, kept != opts.include
         )
     return report
 
@@ -244,6 +247,7 @@ class _Update:
         remove: Iterable[str],
         progress: Callable[[int], object] | None,
         on_change: Callable[[Change], None] | None,
+        include_changed: bool = False,
     ) -> None:
         opts, report, out = self.opts, self.report, self.publisher.out_dir
         try:
@@ -252,7 +256,7 @@ class _Update:
             self.early.discard()
             raise
         directory = opts.sitemap_directory()
-        if not dirty:
+        if not dirty and not include_changed:
             report.notes["unchanged"] = "nothing changed: the set in place is left as it is"
             report.urls = sum(leaf.urls for leaf in self.leaves)
             report.files = [_file(leaf, directory) for leaf in self.leaves if leaf.name]

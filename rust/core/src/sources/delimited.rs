@@ -288,6 +288,8 @@ pub struct Columns {
     pub width: usize,
     /// the extension columns: a record with any of them not blank is read the long way
     pub extra: Vec<usize>,
+    /// the `section` column (`Rows::sections`)
+    pub section: Option<usize>,
 }
 
 /// Read a table's records from `data[pos..]` as rows of its core columns, stripped (a blank
@@ -366,6 +368,9 @@ pub fn read_rows(
         }
         if values[0] == Value::Absent {
             values[0] = rows.keep("");
+        }
+        if let Some(index) = columns.section {
+            rows.section(strip(cell_at(index)));
         }
         rows.push(number, values);
     }
@@ -472,11 +477,47 @@ mod tests {
     }
 
     #[test]
+    fn a_section_column_names_its_rows_section() {
+        let columns = Columns {
+            positions: [Some(0), None, None, None],
+            width: 2,
+            extra: Vec::new(),
+            section: Some(1),
+        };
+        let data = b"https://e.com/a, blog \nhttps://e.com/b,\n";
+        let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());
+        let reader = Reader {
+            delimiter: b',',
+            field_limit: FIELD_LIMIT,
+            lone_cr: true,
+        };
+        read_rows(
+            &reader,
+            &columns,
+            data,
+            0,
+            true,
+            &mut line,
+            9,
+            &mut record,
+            &mut rows,
+        );
+        assert_eq!(rows.values.len(), 2);
+        let sections: Vec<_> = rows
+            .sections
+            .iter()
+            .map(|&(at, v)| (at, rows.text_of(v)))
+            .collect();
+        assert_eq!(sections, [(0, Some("blog"))]);
+    }
+
+    #[test]
     fn rows_of_the_core_columns() {
         let columns = Columns {
             positions: [Some(1), None, None, Some(0)],
             width: 2,
             extra: Vec::new(),
+            section: None,
         };
         let data = b" 0.5 , https://e.com/a\n\n , \nx\n1,https://e.com/\xff\n";
         let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());

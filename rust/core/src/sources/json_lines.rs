@@ -9,8 +9,16 @@ use memchr::memchr;
 use super::lines::{line_at, utf8};
 use super::{Rows, Value};
 
-const KEYS: [&[u8]; 5] = [b"loc", b"lastmod", b"changefreq", b"priority", b"sitemap"];
+const KEYS: [&[u8]; 6] = [
+    b"loc",
+    b"lastmod",
+    b"changefreq",
+    b"priority",
+    b"sitemap",
+    b"section",
+];
 const SITEMAP: usize = 4;
+const SECTION: usize = 5;
 
 /// What a chunk of lines gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -55,7 +63,13 @@ pub fn read(
     for (number, &(start, end, next)) in (first + 1..).zip(&ends) {
         let line = &data[start..end];
         match object(line, rows) {
-            Some(values) => rows.push(number, values),
+            Some((values, section)) => {
+                if let Some((start, end)) = section.filter(|(start, end)| start < end) {
+                    rows.sections
+                        .push((rows.values.len(), Value::Text(start, end)));
+                }
+                rows.push(number, values);
+            }
             None if line.iter().all(u8::is_ascii_whitespace) => {} // a blank line: skipped
             // with its line break, as Python's reader gives a line to `json.loads`
             None => rows.push_long(number, std::iter::once(&data[start..next])),
@@ -210,8 +224,10 @@ fn falsy(value: Value) -> bool {
 /// The row of one line when it is an object of the core keys (sitemap ignored) with scalar
 /// values, loc among them; values as the Python path took them from `json.loads`: lastmod and
 /// changefreq absent when false, priority absent when "", loc as it is. None for any other
-/// line (a key written with an escape too: Python reads those).
-fn object(line: &[u8], rows: &mut Rows) -> Option<[Value; 4]> {
+/// line (a key written with an escape too: Python reads those). With `Rows::read_sections`,
+/// a `section` key of text (null: none) gives the row's section too, a range of `rows.text`.
+#[allow(clippy::type_complexity)]
+fn object(line: &[u8], rows: &mut Rows) -> Option<([Value; 4], Option<(usize, usize)>)> {
     utf8(line)?;
     let mut cursor = Cursor { bytes: line, at: 0 };
     cursor.space();
@@ -219,6 +235,7 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<[Value; 4]> {
         return None;
     }
     let mut values: [Option<Value>; 4] = [None; 4];
+    let mut section = None;
     cursor.space();
     loop {
         if !cursor.eat(b'"') {
@@ -248,6 +265,13 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<[Value; 4]> {
         };
         if key < SITEMAP {
             values[key] = Some(value);
+        } else if key == SECTION {
+            match value {
+                _ if !rows.read_sections => return None, // an unknown key: Python says so
+                Value::Text(start, end) => section = Some((start, end)),
+                Value::Absent => {}
+                _ => return None, // not a name: Python says why
+            }
         } else if let Value::Text(start, _) = value {
             rows.text.truncate(start);
         }
@@ -272,12 +296,13 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<[Value; 4]> {
         Some(Value::Text(start, end)) if start == end => Value::Absent,
         value => value.unwrap_or(Value::Absent),
     };
-    Some([
+    let values = [
         values[0]?,
         optional(values[1]),
         optional(values[2]),
         priority,
-    ])
+    ];
+    Some((values, section))
 }
 
 #[cfg(test)]
@@ -286,7 +311,7 @@ mod tests {
 
     fn row(line: &str) -> Option<Vec<String>> {
         let mut rows = Rows::default();
-        let values = object(line.as_bytes(), &mut rows)?;
+        let (values, _) = object(line.as_bytes(), &mut rows)?;
         Some(
             values
                 .iter()
@@ -339,6 +364,27 @@ mod tests {
         ] {
             assert_eq!(row(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn a_section_key_is_read_only_when_asked_for() {
+        let data = b"{\"section\":\"blog\",\"loc\":\"a\",\"lastmod\":\"d\"}\n{\"loc\":\"b\",\"section\":null}\n{\"loc\":\"c\",\"section\":1}\n";
+        let mut rows = Rows::default();
+        let mut line = 0;
+        read(data, 0, true, &mut line, 9, &mut rows, true);
+        assert_eq!(rows.long.len(), 3); // without sections asked for: an unknown key
+        let mut rows = Rows {
+            read_sections: true,
+            ..Rows::default()
+        };
+        line = 0;
+        read(data, 0, true, &mut line, 9, &mut rows, true);
+        let long: Vec<usize> = rows.long.iter().map(|(at, _)| *at).collect();
+        assert_eq!(long, [2]); // a section that is not text: Python says why
+        assert_eq!(rows.sections.len(), 1);
+        let (at, value) = rows.sections[0];
+        assert_eq!((at, rows.text_of(value)), (0, Some("blog")));
+        assert_eq!(rows.text_of(rows.values[0][1]), Some("d"));
     }
 
     #[test]

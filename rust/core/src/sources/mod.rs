@@ -40,6 +40,10 @@ pub struct Rows {
     /// the rows read the long way: (row, its cells' ranges in `raw`), by row
     pub long: Vec<(usize, Vec<(usize, usize)>)>,
     pub raw: Vec<u8>,
+    /// whether a `section` column or key is read (`urlset build --section-by column:section`)
+    pub read_sections: bool,
+    /// the section of each row that names one: (row, its text), by row
+    pub sections: Vec<(usize, Value)>,
 }
 
 impl Rows {
@@ -53,6 +57,14 @@ impl Rows {
     pub fn push(&mut self, line: u64, values: [Value; 4]) {
         self.values.push(values);
         self.lines.push(line);
+    }
+
+    /// The next row's section (kept only when not blank).
+    pub fn section(&mut self, text: &str) {
+        if !text.is_empty() {
+            let value = self.keep(text);
+            self.sections.push((self.values.len(), value));
+        }
     }
 
     pub fn problem(&mut self, line: u64, reason: String) {
@@ -96,6 +108,7 @@ impl Rows {
         self.problems.clear();
         self.long.clear();
         self.raw.clear();
+        self.sections.clear();
     }
 }
 
