@@ -21,7 +21,7 @@ from .document import Rendered
 from .entry_rules import EntryRules
 from .options import BuildOptions, Entry
 from .report import BuildReport
-from .source_rows import SourceEntries, SourceRows, entry_batches
+from .source_rows import SourceEntries, SourceRows, entry_batches, resolved_row
 from .tables import TableBatch
 
 BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -103,8 +103,8 @@ def _one_by_one(
         given = given.entries
         kinds = set(map(type, given))
     if kinds == {SourceRows}:
-        lines = (given.source, given.lines_by_loc())
-        given = given.entries()
+        lines = (given.source, given.lines_by_loc(scope.prefix))
+        given = given.entries(scope.prefix)
         kinds = set(map(type, given))
     if kinds == {TableBatch}:
         given = given.rows()
@@ -112,11 +112,13 @@ def _one_by_one(
     if kinds == {Url}:
         good: list[Url] = given
     elif kinds == {tuple}:
-        good = _from_rows(given, opts, report)
+        good = _from_rows(given, opts, report, scope.prefix)
     else:
         good = [
             url
-            for url in map(_convert, given, given, repeat(opts), repeat(report))
+            for url in map(
+                _convert, given, given, repeat(opts), repeat(report), repeat(scope.prefix)
+            )
             if url is not None
         ]
     prefix = scope.prefix
@@ -164,20 +166,25 @@ def _in_scope(
     return False
 
 
-def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport) -> list[Url]:
+def _from_rows(
+    rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport, base: str
+) -> list[Url]:
     converted = urls_from_rows(rows, default_tz=opts.default_tz)
     if InvalidValue not in set(map(type, converted)):
         return converted  # type: ignore[return-value]
     return [
         url
-        for url in map(_convert, converted, rows, repeat(opts), repeat(report))
+        for url in map(_convert, converted, rows, repeat(opts), repeat(report), repeat(base))
         if url is not None
     ]
 
 
-def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+def _convert(
+    entry: object, row: object, opts: BuildOptions, report: BuildReport, base: str
+) -> Url | None:
     """The Url an entry gives (``row``: what it was made from, when it is already a Url or an
-    error), or None when it is left out; every problem goes to the report."""
+    error), or None when it is left out; every problem goes to the report. A relative loc
+    is resolved against ``base``, the build's base directory, as the compiled core does."""
     if isinstance(entry, Url):
         return entry
     if isinstance(entry, InputError):
@@ -197,7 +204,7 @@ def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport
                 entry,
                 "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping",
             )
-        url, dropped = url_keeping_loc(entry, default_tz=opts.default_tz)
+        url, dropped = url_keeping_loc(resolved_row(entry, base), default_tz=opts.default_tz)
     except InvalidValue as exc:
         if opts.strict:
             raise

@@ -63,6 +63,12 @@ class BuildOptions:
         return _directory(self.sitemap_url, "sitemap URL")
 
 
+def base_prefix(base_url: str) -> str:
+    """The directory URI of a build's ``base_url`` as its scope writes it: what every URL
+    must start with, and what a relative loc is resolved against."""
+    return Scope.of(_directory(base_url, "base URL")).prefix
+
+
 def _directory(url: str, name: str) -> str:
     uri = to_uri(url, field=name)
     last = uri.rsplit("/", 1)[1]

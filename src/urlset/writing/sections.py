@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import InvalidValue
 from ..model import Url
-from ..urls import to_uri
+from ..urls import resolved_loc, to_uri
 from .document import Rendered
 
 DEFAULT = "other"  # the section of a URL no rule places
@@ -183,10 +183,13 @@ def by_section(
             yield name, [url for url, found in zip(batch, names, strict=True) if found == name]
 
 
-def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], Sections]:
+def sections_for(
+    entries: Iterable[Any], rule: object, base: str | None = None
+) -> tuple[Iterable[Any], Sections]:
     """The ``section=`` a build is given, and its entries: a ``Sections``, a callable of the
     loc, a ``path:N`` rule, or the name of a key of mapping entries (taken out of each before
-    the entry is read; an entry without it goes to ``DEFAULT``)."""
+    the entry is read; an entry without it goes to ``DEFAULT``; a relative loc is found
+    resolved against ``base``, the build's base directory)."""
     if isinstance(rule, Sections):
         return entries, rule
     if callable(rule):
@@ -196,10 +199,12 @@ def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], S
     if rule.startswith("path:"):
         return entries, parse_rule(rule)
     given: dict[str, str] = {}
-    return _taking_key(entries, rule, given), Sections.by_column(rule, given)
+    return _taking_key(entries, rule, given, base), Sections.by_column(rule, given)
 
 
-def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iterator[Any]:
+def _taking_key(
+    entries: Iterable[Any], key: str, given: dict[str, str], base: str | None
+) -> Iterator[Any]:
     for entry in entries:
         if isinstance(entry, Mapping) and key in entry:
             entry = dict(entry)
@@ -208,5 +213,5 @@ def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iter
                 given[loc] = checked_name(name, where=f"section of {loc}")
                 # the loc as the build writes it too (a bad one: the build reports it)
                 with contextlib.suppress(InvalidValue):
-                    given.setdefault(to_uri(loc), given[loc])
+                    given.setdefault(to_uri(resolved_loc(loc, base)), given[loc])
         yield entry

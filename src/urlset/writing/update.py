@@ -18,11 +18,11 @@ from typing import Any
 
 from ..dates import from_formatted
 from ..errors import InvalidValue, PublishError
-from ..urls import Scope, to_uri
+from ..urls import Scope, resolved_loc, to_uri
 from .checked import checked_batches
 from .document import uses_typed_prefix
 from .files import Publisher
-from .options import BuildOptions, Entry, FileNames
+from .options import BuildOptions, Entry, FileNames, base_prefix
 from .report import BuildProblem, BuildReport, FileReport
 from .sections import sections_for
 from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of, section_key
@@ -62,7 +62,8 @@ def update_sitemaps(
     ``report.urls`` counts the set's URLs.
     """
     if options.get("section") is not None:
-        entries, options["section"] = sections_for(entries, options["section"])
+        base = base_prefix(base_url)
+        entries, options["section"] = sections_for(entries, options["section"], base)
     opts = BuildOptions(base_url, **{**options, "stable": True})
     scope = Scope.of(opts.base_directory())
     report = BuildReport(listener=on_problem)
@@ -126,7 +127,7 @@ class _Update:
         removals: dict[int, set[str]] = {}
         for raw in remove:
             try:
-                loc = to_uri(raw.strip())
+                loc = to_uri(resolved_loc(raw.strip(), self.scope.prefix))
             except InvalidValue as exc:
                 if opts.strict:
                     raise
