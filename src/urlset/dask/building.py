@@ -550,6 +550,7 @@ def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem])
     report.flagged.update(part.flagged)
     report.noted.update(part.noted)
     report.news_outside_window += part.news_outside_window
+    report.excluded += part.excluded
     for mine, theirs in (
         (report.examples, part.examples),
         (report.warnings, part.warnings),

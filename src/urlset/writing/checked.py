@@ -19,6 +19,7 @@ from .compiled import refused_runs, render_batch, rows_between, without_future
 from .dedupe import SeenLocs
 from .document import Rendered
 from .entry_rules import EntryRules
+from .excludes import Excludes
 from .options import BuildOptions, Entry
 from .report import BuildReport
 from .source_rows import SourceEntries, SourceRows, entry_batches, resolved_row
@@ -69,6 +70,8 @@ def checked_batches(
                         errors.popleft()
                     yield from _one_by_one(part, kinds, opts, scope, report, seen, rules)
                     continue
+                if opts.exclude is not None:
+                    run = _without_excluded(run, opts.exclude, report)
                 if opts.dedupe:
                     fresh = seen.first_seen_packed(run.hashes())
                     if 0 in fresh:
@@ -121,6 +124,10 @@ def _one_by_one(
             )
             if url is not None
         ]
+    if opts.exclude is not None:
+        kept = [url for url in good if not opts.exclude.excludes(url[0])]
+        report.excluded += len(good) - len(kept)
+        good = kept
     prefix = scope.prefix
     locs = [url[0] for url in good]
     if not all(map(str.startswith, locs, repeat(prefix))):
@@ -135,6 +142,16 @@ def _one_by_one(
         if opts.on_written is not None:
             opts.on_written(good)
         yield good
+
+
+def _without_excluded(run: Rendered, exclude: Excludes, report: BuildReport) -> Rendered:
+    """A run the core rendered without the entries an ``exclude`` pattern matches (they stay
+    in the core: only their locs are read), counted."""
+    keep = exclude.kept(run.locs)
+    if keep is None:
+        return run
+    report.excluded += keep.count(0)
+    return run.select(keep)
 
 
 def _in_scope(

@@ -14,6 +14,7 @@ from ..errors import InputError, InvalidValue
 from ..limits import CURRENT, Limits
 from ..model import Url
 from ..urls import Scope, non_production_host, placeholder_host, to_uri
+from .excludes import Excludes, excludes_of
 from .files import DEFAULT_GZIP_LEVEL
 from .report import BuildProblem, BuildReport
 from .sections import Sections
@@ -52,6 +53,11 @@ class BuildOptions:
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
     on_written: Callable[[Any], object] | None = None
+    # URLs left out by pattern: a path glob or re:REGEX, several, or ``Excludes`` (excludes.py)
+    exclude: Excludes | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exclude", excludes_of(self.exclude))
 
     def base_directory(self) -> str:
         return _directory(self.base_url, "base URL")

@@ -102,7 +102,7 @@ class Sections:
             checked_name(name)
             if name == DEFAULT:
                 raise InvalidValue("section", name, f"'{DEFAULT}' is the section of the rest")
-            compiled.append((name, _glob(pattern)))
+            compiled.append((name, path_glob(pattern)))
         if not compiled:
             raise InvalidValue("section", None, "give at least one NAME=PATTERN")
 
@@ -135,7 +135,10 @@ class Sections:
         return cls(of_loc, f"column {column}")
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
+def path_glob(pattern: str) -> re.Pattern[str]:
+    """A path pattern as a regular expression to match a whole path: ``*`` within one
+    segment, ``**`` across segments, the rest as written; taken from the root ('/') when it
+    does not start there."""
     if not pattern.startswith("/"):
         pattern = "/" + pattern
     parts = re.split(r"(\*\*|\*)", pattern)
