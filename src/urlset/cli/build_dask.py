@@ -14,7 +14,7 @@ from .build_run import _json_lines_log
 if TYPE_CHECKING:
     from .build_run import _Mode
 
-_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe", "exclude")
+_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe", "exclude", "section")
 
 
 def run_on_dask(
