@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from urlset import write_sitemaps
 from urlset._core import resolve_loc
 from urlset.cli import main
-from urlset.errors import InputError
+from urlset.errors import InputError, LimitExceeded
 from urlset.urls import resolved_loc, to_uri
 from urlset.writing.build import BuildReport
 from urlset.writing.sources import iter_batches, iter_entries, open_source
@@ -225,8 +227,8 @@ def test_stable_sections_and_update_resolve_too(tmp_path: Path) -> None:
     assert _files(tmp_path / "rel") == _files(tmp_path / "abs")
     from urlset.writing.update import update_sitemaps
 
-    for name, given, gone in (("rel", ["/new"], ["a/2"]), ("abs", [f"{BASE}new"], [f"{BASE}a/2"])):
-        rows = [(loc, LASTMOD, None, None) for loc in given]
+    for name, added, gone in (("rel", ["/new"], ["a/2"]), ("abs", [f"{BASE}new"], [f"{BASE}a/2"])):
+        rows = [(loc, LASTMOD, None, None) for loc in added]
         report = update_sitemaps(
             rows, tmp_path / name, BASE, remove=gone, gzip=False, now=NOW, section="path:1"
         )
@@ -248,3 +250,54 @@ def _build_file(source: Path, out: Path, base: str = BASE, **options: Any) -> Bu
         return write_sitemaps(
             chain.from_iterable(batches), out, base, gzip=False, now=NOW, **options
         )
+
+
+def test_a_live_served_set_resolves_and_excludes_as_the_build(tmp_path: Path) -> None:
+    """``serve``'s live sets build with ``write_sitemaps``: an application's paths are URLs."""
+    from urlset.serve import LiveSet
+
+    rows = [(loc, LASTMOD, None, None) for loc in [*RELATIVE, "/admin/x"]]
+    live = LiveSet.from_iterable(rows, BASE, directory=tmp_path / "live", exclude="/admin/*")
+    report = live.refresh()
+    assert (report.urls, report.excluded, report.left_core) == (len(RELATIVE), 1, {})
+    absolute = [(_absolute(loc), LASTMOD, None, None) for loc in RELATIVE]
+    write_sitemaps(absolute, tmp_path / "abs", BASE, gzip=False, now=NOW, stable=True)
+    assert {p.name for p in (tmp_path / "live").iterdir()} == set(_files(tmp_path / "abs"))
+
+
+_PIECES = ["a", "/", "//", ".", "..", "?", "#", "&", "'", "%41", "%", "é", " ", ":", "~", "x.y"]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), min_size=1, max_size=5))
+def test_the_core_and_the_per_entry_way_agree_on_any_reference(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[list[str]]
+) -> None:
+    """Whatever the core resolves and writes, the per-entry way (a zone to apply sends every
+    row there) writes the same bytes; what one refuses, the other reports alike."""
+    rows = [("".join(parts), None, None, None) for parts in pieces]
+    base = "https://x.org/shop/"
+    out = [tmp_path_factory.mktemp("core"), tmp_path_factory.mktemp("python")]
+    reports = []
+    for directory, tz in zip(out, (None, timezone.utc), strict=True):
+        try:
+            reports.append(
+                write_sitemaps(
+                    rows,
+                    directory,
+                    base,
+                    gzip=False,
+                    now=NOW,
+                    default_tz=tz,
+                    skip_out_of_scope=True,
+                )
+            )
+        except LimitExceeded as exc:  # nothing left to write
+            reports.append(str(exc).split("\n")[0])
+    if isinstance(reports[0], str) or isinstance(reports[1], str):
+        assert reports[0] == reports[1]
+        return
+    assert reports[0].rejected == reports[1].rejected
+    assert _files(out[0]) == _files(out[1])

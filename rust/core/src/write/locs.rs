@@ -48,7 +48,8 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
         return Some(Cow::Borrowed(loc));
     }
     let loc = resolved(loc, prefix)?;
-    if plain_under(&loc, prefix, max_length) {
+    // an absolute loc was just found not plain: only a resolved one is tried again
+    if matches!(loc, Cow::Owned(_)) && plain_under(&loc, prefix, max_length) {
         return Some(loc);
     }
     let uri = iri_to_uri(&loc)?;
