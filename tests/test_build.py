@@ -317,7 +317,7 @@ def test_base_url_must_be_a_directory(tmp_path: Path) -> None:
 def test_bad_mappings_are_skipped_and_reported_or_fail_under_strict(tmp_path: Path) -> None:
     rows = [
         {"loc": BASE + "a"},
-        {"loc": "nope"},
+        {"loc": "not a url"},
         {"loc": BASE + "b", "priority": 7},
         {"loc": BASE + "c", "lastmod": "2024-01-01"},
     ]
@@ -514,7 +514,7 @@ def _mostly(clean: list[object], odd: list[object]) -> st.SearchStrategy[object]
 
 _row_locs = _mostly(
     [BASE + path for path in ["a", "b", "a&b", "it's", "caf%C3%A9", "caf%c3%a9", "c?x=1&y=2"]],
-    [BASE + "%2e/x", BASE + "sp ace", BASE + "ü", "https://other.example/x", "relative"],
+    [BASE + "%2e/x", BASE + "sp ace", BASE + "ü", "https://other.example/x", "not a url"],
 )
 _row_lastmods = _mostly(
     [

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import repeat
 from urllib.parse import urlsplit
 
-from ._core import iri_to_uri
+from ._core import iri_to_uri, resolve_loc
 from .errors import InvalidValue
 from .limits import MAX_LOC_LENGTH
 from .patterns import lazy
@@ -86,6 +86,19 @@ def to_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") ->
     if uri is not None and len(uri) <= max_length:
         return uri
     return full_uri(loc, max_length=max_length, field=field)
+
+
+def resolved_loc(loc: str, base: str | None) -> str:
+    """A build input's ``loc`` made absolute against ``base`` (the build's base directory, a
+    URI ending in '/') when it is a relative reference, as the compiled core resolves it
+    (``_core.resolve_loc``: ``/x`` from the base's origin, ``x`` from its directory, as a
+    browser and sitemap.js resolve a link); anything else as it is, for ``to_uri`` to judge
+    (an absolute URL, a relative one without a base, a host written without its scheme)."""
+    if base is None or loc.startswith(("https://", "http://")):
+        return loc
+    text = loc.strip()
+    joined = resolve_loc(text, base) if text else None
+    return loc if joined is None or joined == text else joined
 
 
 def full_uri(loc: str, *, max_length: int = MAX_LOC_LENGTH, field: str = "loc") -> str:

@@ -603,8 +603,17 @@ impl PySeenHashes {
 }
 
 /// Add the writer's functions and classes to the module.
+/// A build input's loc made absolute against `prefix`, the build's base directory
+/// (`urlset_core::write::locs::resolved`): the text itself when it has a scheme; None for
+/// one the core leaves alone (empty, led by whitespace, a host without its scheme).
+#[pyfunction]
+pub fn resolve_loc(loc: &str, prefix: &str) -> Option<String> {
+    urlset_core::write::locs::resolved(loc, prefix).map(std::borrow::Cow::into_owned)
+}
+
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<RenderedRows>()?;
+    module.add_function(wrap_pyfunction!(resolve_loc, module)?)?;
     module.add_class::<PySeenHashes>()?;
     module.add_function(wrap_pyfunction!(render_rows, module)?)?;
     module.add_function(wrap_pyfunction!(render_columns, module)?)?;

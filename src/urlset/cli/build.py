@@ -116,6 +116,16 @@ def news_window(value: str | None) -> timedelta | None:
     "and counted.",
 )
 @click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out the URLs of list inputs that PATTERN matches, counted in the report: a "
+    "path glob as --section takes ('/admin/**', '/drafts/*': * within a segment, ** across "
+    "them; the query aside), or re:REGEX searched anywhere in the URL ('re:[?&]sessionid='). "
+    "Repeatable; relative locs are matched once resolved.",
+)
+@click.option(
     "--report",
     "report_path",
     type=click.Path(dir_okay=False, writable=True),

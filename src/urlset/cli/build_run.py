@@ -23,6 +23,7 @@ from ..extensions.reciprocity import Reciprocity
 from ..limits import profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
+from ..writing.excludes import Excludes, excludes_of
 from ..writing.options import BuildOptions
 from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source
@@ -75,6 +76,7 @@ def build_sitemaps(
     strict: bool,
     tz_name: str | None,
     news_window: timedelta | None,
+    exclude: tuple[str, ...],
     report_path: str | None,
     robots_path: str | None,
     stable: bool,
@@ -87,6 +89,7 @@ def build_sitemaps(
     """Run ``urlset build`` with the command's parameters (see its help)."""
     default_tz = _timezone(tz_name)
     sections = _sections(site_options.pop("section_by"), site_options.pop("section_patterns"))
+    excludes = _excludes(exclude)
     try:
         limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
     except InvalidValue as exc:
@@ -115,6 +118,7 @@ def build_sitemaps(
         "sitemap_url": sitemap_url,
         "news_window": news_window,
         "section": sections,
+        "exclude": excludes,
         "on_written": None if _on_dask() else reciprocity.add_written,
     }
     naming = _options_for_names(base_url, sitemap_url, prefix, gzip, output_format)
@@ -278,6 +282,14 @@ def _sections(rule: str | None, patterns: tuple[str, ...]) -> Sections | None:
     return None
 
 
+def _excludes(patterns: tuple[str, ...]) -> Excludes | None:
+    """The --exclude patterns; a bad one is a usage error."""
+    try:
+        return excludes_of(patterns)
+    except InvalidValue as exc:
+        raise click.BadParameter(str(exc), param_hint="--exclude") from None
+
+
 def _check_stable_usage(
     sources: tuple[str, ...],
     site: SiteSources,
@@ -339,7 +351,7 @@ def _fail_build(exc: Exception) -> NoReturn:
     if isinstance(exc, InputError):
         _fail(1, f"{exc} (--strict: nothing was published)")
     if isinstance(exc, InvalidValue):
-        if exc.field in ("base URL", "sitemap URL", "prefix"):
+        if exc.field in ("base URL", "sitemap URL", "prefix", "exclude"):
             _fail(2, str(exc))
         _fail(
             1,
@@ -430,6 +442,8 @@ def _summary(
         echo(f"listed {plural(len(report.included), 'other sitemap')} in the index")
     if report.duplicates:
         echo(f"dropped {plural(report.duplicates, 'duplicate URL')}")
+    if report.excluded:
+        echo(f"{plural(report.excluded, 'URL')} excluded (--exclude)")
     if report.news_outside_window:
         echo(
             f"{plural(report.news_outside_window, 'news article')} outside the news window: "

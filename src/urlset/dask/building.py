@@ -30,7 +30,7 @@ import os
 import pickle
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from itertools import repeat
 from pathlib import Path
@@ -53,6 +53,7 @@ from ..writing.stable import (
     split_shard,
 )
 from .cluster import connect
+from .partitions import known, partition_entries
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     from distributed import Client
 
 BUCKET_BITS = 10  # 1,024 buckets: ~1M URLs each at a billion, a shard group's working set
-COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows a partition)
 _EXAMPLES = 20
 _SETTLE_SECONDS = 60  # after a failure, how long the other running tasks are waited for
@@ -106,8 +106,8 @@ def build(
             opts.section.describe,
             f"a build on Dask has no sections: its shuffle buckets are the top {BUCKET_BITS} "
             f"bits of the key, inside the {SECTION_BITS} a section takes, so one worker would "
-            "hold a whole section; build with sections in one process (--stable works per "
-            "section, and --update keeps a day's work small)",
+            "hold a whole section; build the sections without --dask, in one process (--stable "
+            "works per section, and --update keeps a day's work small)",
         )
     with connect(scheduler, client) as dask_client:
         frame = read_frame(data, input_format)
@@ -140,12 +140,14 @@ def read_frame(
             frame = _read(dd, paths, fmt)
         except (ValueError, OSError) as exc:  # what the readers say about files they refuse
             raise InvalidValue("input", paths[0], f"cannot be read as {fmt} ({exc})") from None
-    unknown = [str(c) for c in frame.columns if c not in COLUMNS]
+    unknown = [str(c) for c in frame.columns if not known(str(c))]
     if "loc" not in frame.columns or unknown:
         raise InvalidValue(
             "columns",
             list(map(str, frame.columns)),
-            "the Dask build reads loc and optionally lastmod, changefreq, priority"
+            "the Dask build reads loc and optionally lastmod, changefreq, priority, and the "
+            "extension columns (image_*, video_*, news_*, alternates, alternate_<hreflang>) "
+            "or keys (images, videos, news, alternates, extensions) a local build reads"
             + (f"; drop {', '.join(unknown)}" if unknown else "; loc is missing"),
         )
     return frame
@@ -158,7 +160,11 @@ def _read(dd: Any, paths: list[str], fmt: str) -> DataFrame:
     if fmt in ("csv", "tsv"):
         return dd.read_csv(paths, sep="," if fmt == "csv" else "\t", blocksize=None, **text)
     if fmt == "jsonl":
-        return dd.read_json(paths, lines=True, dtype=False, convert_dates=False, blocksize=None)
+        import dask
+
+        # extension keys hold objects (news: {...}); Dask would make them strings
+        with dask.config.set({"dataframe.convert-string": False}):
+            return dd.read_json(paths, lines=True, dtype=False, convert_dates=False, blocksize=None)
     raise InvalidValue("input format", fmt, "use parquet, csv, tsv or jsonl")
 
 
@@ -353,18 +359,6 @@ def _groups(plan: list[Plan], urls: list[int], client: Client) -> list[list[Plan
     return groups
 
 
-def _rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """A partition's (loc, lastmod, changefreq, priority) rows; a missing value is None."""
-    columns: list[Iterable[Any]] = []
-    for name in COLUMNS:
-        if name not in frame.columns:
-            columns.append(repeat(None, len(frame)))
-            continue
-        column = frame[name].astype(object)
-        columns.append(column.where(column.notna(), None).tolist())
-    return list(zip(*columns, strict=False))
-
-
 Entries = tuple[list[int], list[str], list[str], list[bool]]  # buckets, locs, texts, typed
 
 
@@ -382,7 +376,8 @@ def _entries(
     texts: list[str] = []
     typed: list[bool] = []
     with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
-        for batch in checked_batches(_rows(frame), opts, scope, report, Path(spill)):
+        entries = partition_entries(frame, opts, number)
+        for batch in checked_batches(entries, opts, scope, report, Path(spill)):
             batch_locs, batch_texts = _standalone(batch, opts)
             locs += batch_locs
             texts += batch_texts
@@ -557,6 +552,7 @@ def _merge(report: BuildReport, part: BuildReport, problems: list[BuildProblem])
     report.flagged.update(part.flagged)
     report.noted.update(part.noted)
     report.news_outside_window += part.news_outside_window
+    report.excluded += part.excluded
     for mine, theirs in (
         (report.examples, part.examples),
         (report.warnings, part.warnings),

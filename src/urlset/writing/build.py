@@ -21,7 +21,7 @@ from .checked import checked_batches
 from .document import DocumentStats, EntryTooLarge, Rendered, SitemapDocument, urlset_header
 from .files import FileSink, Publisher
 from .indexes import write_indexes
-from .options import BuildOptions, Entry, FileNames, prepare_build
+from .options import BuildOptions, Entry, FileNames, base_prefix, prepare_build
 
 # the build's API names them from here
 from .report import BuildProblem as BuildProblem
@@ -67,7 +67,8 @@ def write_sitemaps(
     ``out_dir``, and ``update_sitemaps`` can change the set without building it again.
     """
     if options.get("section") is not None:
-        entries, options["section"] = sections_for(entries, options["section"])
+        base = base_prefix(base_url)
+        entries, options["section"] = sections_for(entries, options["section"], base)
     opts, scope, report, names = prepare_build(base_url, on_problem, options)
     directory = opts.sitemap_directory()
     if opts.stable:

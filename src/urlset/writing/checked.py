@@ -19,9 +19,10 @@ from .compiled import refused_runs, render_batch, rows_between, without_future
 from .dedupe import SeenLocs
 from .document import Rendered
 from .entry_rules import EntryRules
+from .excludes import Excludes
 from .options import BuildOptions, Entry
 from .report import BuildReport
-from .source_rows import SourceEntries, SourceRows, entry_batches
+from .source_rows import SourceEntries, SourceRows, entry_batches, resolved_row
 from .tables import TableBatch
 
 BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -72,6 +73,8 @@ def checked_batches(
                     continue
                 if named:  # a section column: each entry's, by its loc
                     given.note_sections(run.locs, start, end)
+                if opts.exclude is not None:
+                    run = _without_excluded(run, opts.exclude, report)
                 if opts.dedupe:
                     fresh = seen.first_seen_packed(run.hashes())
                     if 0 in fresh:
@@ -106,8 +109,8 @@ def _one_by_one(
         given = given.entries
         kinds = set(map(type, given))
     if kinds == {SourceRows}:
-        lines = (given.source, given.lines_by_loc())
-        given = given.entries()
+        lines = (given.source, given.lines_by_loc(scope.prefix))
+        given = given.entries(scope.prefix)
         kinds = set(map(type, given))
     if kinds == {TableBatch}:
         given = given.rows()
@@ -115,13 +118,19 @@ def _one_by_one(
     if kinds == {Url}:
         good: list[Url] = given
     elif kinds == {tuple}:
-        good = _from_rows(given, opts, report)
+        good = _from_rows(given, opts, report, scope.prefix)
     else:
         good = [
             url
-            for url in map(_convert, given, given, repeat(opts), repeat(report))
+            for url in map(
+                _convert, given, given, repeat(opts), repeat(report), repeat(scope.prefix)
+            )
             if url is not None
         ]
+    if opts.exclude is not None:
+        kept = [url for url in good if not opts.exclude.excludes(url[0])]
+        report.excluded += len(good) - len(kept)
+        good = kept
     prefix = scope.prefix
     locs = [url[0] for url in good]
     if not all(map(str.startswith, locs, repeat(prefix))):
@@ -136,6 +145,16 @@ def _one_by_one(
         if opts.on_written is not None:
             opts.on_written(good)
         yield good
+
+
+def _without_excluded(run: Rendered, exclude: Excludes, report: BuildReport) -> Rendered:
+    """A run the core rendered without the entries an ``exclude`` pattern matches (they stay
+    in the core: only their locs are read), counted."""
+    keep = exclude.kept(run.locs)
+    if keep is None:
+        return run
+    report.excluded += keep.count(0)
+    return run.select(keep)
 
 
 def _in_scope(
@@ -167,20 +186,25 @@ def _in_scope(
     return False
 
 
-def _from_rows(rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport) -> list[Url]:
+def _from_rows(
+    rows: list[tuple[Any, ...]], opts: BuildOptions, report: BuildReport, base: str
+) -> list[Url]:
     converted = urls_from_rows(rows, default_tz=opts.default_tz)
     if InvalidValue not in set(map(type, converted)):
         return converted  # type: ignore[return-value]
     return [
         url
-        for url in map(_convert, converted, rows, repeat(opts), repeat(report))
+        for url in map(_convert, converted, rows, repeat(opts), repeat(report), repeat(base))
         if url is not None
     ]
 
 
-def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport) -> Url | None:
+def _convert(
+    entry: object, row: object, opts: BuildOptions, report: BuildReport, base: str
+) -> Url | None:
     """The Url an entry gives (``row``: what it was made from, when it is already a Url or an
-    error), or None when it is left out; every problem goes to the report."""
+    error), or None when it is left out; every problem goes to the report. A relative loc
+    is resolved against ``base``, the build's base directory, as the compiled core does."""
     if isinstance(entry, Url):
         return entry
     if isinstance(entry, InputError):
@@ -200,7 +224,7 @@ def _convert(entry: object, row: object, opts: BuildOptions, report: BuildReport
                 entry,
                 "must be a Url, a (loc, lastmod, changefreq, priority) row or a mapping",
             )
-        url, dropped = url_keeping_loc(entry, default_tz=opts.default_tz)
+        url, dropped = url_keeping_loc(resolved_row(entry, base), default_tz=opts.default_tz)
     except InvalidValue as exc:
         if opts.strict:
             raise

@@ -14,6 +14,7 @@ from ..errors import InputError, InvalidValue
 from ..limits import CURRENT, Limits
 from ..model import SitemapRef, Url
 from ..urls import Scope, non_production_host, placeholder_host, to_uri
+from .excludes import Excludes, excludes_of
 from .files import DEFAULT_GZIP_LEVEL
 from .includes import included_refs
 from .report import BuildProblem, BuildReport
@@ -56,6 +57,11 @@ class BuildOptions:
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
     on_written: Callable[[Any], object] | None = None
+    # URLs left out by pattern: a path glob or re:REGEX, several, or ``Excludes`` (excludes.py)
+    exclude: Excludes | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exclude", excludes_of(self.exclude))
 
     def base_directory(self) -> str:
         return _directory(self.base_url, "base URL")
@@ -65,6 +71,12 @@ class BuildOptions:
         if self.sitemap_url is None:
             return self.base_directory()
         return _directory(self.sitemap_url, "sitemap URL")
+
+
+def base_prefix(base_url: str) -> str:
+    """The directory URI of a build's ``base_url`` as its scope writes it: what every URL
+    must start with, and what a relative loc is resolved against."""
+    return Scope.of(_directory(base_url, "base URL")).prefix
 
 
 def _directory(url: str, name: str) -> str:

@@ -74,6 +74,7 @@ class BuildReport:
     rewritten: list[str] = field(default_factory=list)  # an update's shards written again
     included: list[str] = field(default_factory=list)  # other sitemaps the index lists
     news_outside_window: int = 0  # articles written without their news element (news_window)
+    excluded: int = 0  # URLs left out by an ``exclude`` pattern
     robots_txt: str = ""  # the robots.txt of the URLs' host: where entry_points may be listed
     listener: Callable[[BuildProblem], None] | None = field(default=None, repr=False)
     # input rows that left the compiled path for the per-entry one, by why (``left_core``)
@@ -91,11 +92,13 @@ class BuildReport:
 
     def nothing_written(self) -> str:
         """Why a build wrote no URL, with the first rejected entries."""
-        if not self.rejected and not self.duplicates:
+        if not self.rejected and not self.duplicates and not self.excluded:
             return "no URLs to write: the input is empty"
         counts = [f"{kind}: {count:,}" for kind, count in self.rejected.most_common()]
         if self.duplicates:
             counts.append(f"duplicate: {self.duplicates:,}")
+        if self.excluded:
+            counts.append(f"excluded: {self.excluded:,}")
         first = "".join(f"\n  {example}" for example in self.examples[:5])
         return f"no URLs to write: every entry was left out ({', '.join(counts)}){first}"
 

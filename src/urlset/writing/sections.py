@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import InvalidValue
 from ..model import Url
-from ..urls import is_plain_uri, to_uri
+from ..urls import is_plain_uri, resolved_loc, to_uri
 from .document import Rendered
 from .tables import as_arrow, is_table
 
@@ -133,7 +133,7 @@ class Sections:
             checked_name(name)
             if name == DEFAULT:
                 raise InvalidValue("section", name, f"'{DEFAULT}' is the section of the rest")
-            compiled.append((name, _glob(pattern)))
+            compiled.append((name, path_glob(pattern)))
         if not compiled:
             raise InvalidValue("section", None, "give at least one NAME=PATTERN")
 
@@ -185,7 +185,10 @@ class Sections:
         return cls(of_loc, f"column {column}", given=given)
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
+def path_glob(pattern: str) -> re.Pattern[str]:
+    """A path pattern as a regular expression to match a whole path: ``*`` within one
+    segment, ``**`` across segments, the rest as written; taken from the root ('/') when it
+    does not start there."""
     return re.compile(_glob_text(pattern, within="/"))
 
 
@@ -250,10 +253,13 @@ def by_section(
             yield name, [url for url, found in zip(batch, names, strict=True) if found == name]
 
 
-def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], Sections]:
+def sections_for(
+    entries: Iterable[Any], rule: object, base: str | None = None
+) -> tuple[Iterable[Any], Sections]:
     """The ``section=`` a build is given, and its entries: a ``Sections``, a callable of the
     loc, a ``path:N`` rule, or the name of a key of mapping entries (taken out of each before
-    the entry is read; an entry without it goes to ``DEFAULT``) or of a table's column."""
+    the entry is read; an entry without it goes to ``DEFAULT``; a relative loc is found
+    resolved against ``base``, the build's base directory) or of a table's column."""
     if isinstance(rule, Sections):
         return entries, rule
     if callable(rule):
@@ -263,12 +269,12 @@ def sections_for(entries: Iterable[Any], rule: object) -> tuple[Iterable[Any], S
     if rule.startswith("path:"):
         return entries, parse_rule(rule)
     if is_table(entries):
-        return _from_table(entries, rule)
+        return _from_table(entries, rule, base)
     given: dict[str, str] = {}
-    return _taking_key(entries, rule, given), Sections.by_column(rule, given)
+    return _taking_key(entries, rule, given, base), Sections.by_column(rule, given)
 
 
-def _from_table(entries: Any, column: str) -> tuple[Any, Sections]:
+def _from_table(entries: Any, column: str, base: str | None) -> tuple[Any, Sections]:
     """A table without its ``column``, and the sections that column names (each distinct
     name checked once; a null or blank one: ``DEFAULT``)."""
     table = as_arrow(entries)
@@ -290,11 +296,13 @@ def _from_table(entries: Any, column: str) -> tuple[Any, Sections]:
             given[loc] = section
             if not is_plain_uri(loc):  # the loc as the build writes it too
                 with contextlib.suppress(InvalidValue):
-                    given.setdefault(to_uri(loc), section)
+                    given.setdefault(to_uri(resolved_loc(loc, base)), section)
     return table.drop_columns([column]), Sections.by_column(column, given)
 
 
-def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iterator[Any]:
+def _taking_key(
+    entries: Iterable[Any], key: str, given: dict[str, str], base: str | None
+) -> Iterator[Any]:
     for entry in entries:
         if isinstance(entry, Mapping) and key in entry:
             entry = dict(entry)
@@ -303,5 +311,5 @@ def _taking_key(entries: Iterable[Any], key: str, given: dict[str, str]) -> Iter
                 given[loc] = checked_name(name, where=f"section of {loc}")
                 # the loc as the build writes it too (a bad one: the build reports it)
                 with contextlib.suppress(InvalidValue):
-                    given.setdefault(to_uri(loc), given[loc])
+                    given.setdefault(to_uri(resolved_loc(loc, base)), given[loc])
         yield entry

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from .._core import RenderedRows, SourceBatch, render_rows, types_of
 from ..errors import InputError, InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
+from ..urls import resolved_loc
 from .sections import COLUMN, checked_name
 from .tables import TableBatch, is_table, table_batches
 
@@ -59,11 +60,13 @@ class SourceRows:
     (``errors``: the number of rows before each, and its InputError). The build renders the
     rows in the compiled core (``render``), which checks every value; ``entries`` gives what
     ``iter_entries`` gives for the same lines, in order, for a batch the core refuses, so that
-    each problem keeps its line."""
+    each problem keeps its line. ``base``: the base directory a relative loc is resolved
+    against when the rows are checked one by one (the build gives its own)."""
 
     __slots__ = (
         "_numbers",
         "_sections",
+        "base",
         "batch",
         "default_tz",
         "errors",
@@ -79,6 +82,7 @@ class SourceRows:
         default_tz: tzinfo | None,
         read_long: LongReader | None = None,
         sections: dict[str, str] | None = None,
+        base: str | None = None,
     ) -> None:
         self.batch = batch
         self.source = source
@@ -87,6 +91,7 @@ class SourceRows:
         # with a section column: loc -> section, filled as the rows are used
         self.sections = sections
         self._sections: tuple[list[str], Sequence[int]] | None = None
+        self.base = base
         self._numbers: list[int] | None = None
         self.errors = [
             (before, InputError(source, line, reason)) for before, line, reason in batch.problems()
@@ -146,14 +151,15 @@ class SourceRows:
         each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
-    def lines_by_loc(self) -> dict[str, int]:
-        """The line of each row by its loc as written (where a loc the build leaves out later,
-        outside the scope, came from)."""
-        return self.part(0, len(self)).lines_by_loc()
+    def lines_by_loc(self, base: str | None = None) -> dict[str, int]:
+        """The line of each row by its loc as written, a relative one resolved (where a loc
+        the build leaves out later, outside the scope, came from)."""
+        return self.part(0, len(self)).lines_by_loc(base)
 
-    def entries(self) -> list[Url | InputError]:
-        """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order."""
-        return self.part(0, len(self), whole=True).entries()
+    def entries(self, base: str | None = None) -> list[Url | InputError]:
+        """The rows checked one by one (``Url`` or ``InputError``), and the errors, in order;
+        a relative loc resolved against ``base`` (default: the source's)."""
+        return self.part(0, len(self), whole=True).entries(base)
 
     def part(self, start: int, end: int, *, whole: bool = False) -> SourcePart:
         """Rows ``start..end``, with the unreadable lines among them (and, ``whole``, those
@@ -171,7 +177,8 @@ def _safe(name: str) -> bool:
     return True
 
 
-LongReader = Callable[[int, list[bytes]], list[Url | InputError]]  # a long row's line, cells
+# a long row's line, cells and the base directory its loc is resolved against
+LongReader = Callable[[int, list[bytes], str | None], list[Url | InputError]]
 
 
 class SourcePart:
@@ -194,21 +201,31 @@ class SourcePart:
             return {}
         return dict(self.rows.batch.long_rows(self.start, self.end))
 
-    def _plain(self, long: dict[int, list[bytes]]) -> list[tuple[int, int, CoreRow]]:
-        """(position, line, row) of each core row."""
+    def _plain(
+        self, long: dict[int, list[bytes]], base: str | None
+    ) -> list[tuple[int, int, CoreRow]]:
+        """(position, line, row) of each core row, a relative loc resolved against ``base``."""
         at = [index for index in range(self.start, self.end) if index not in long]
         numbers = self.rows.numbers
         rows = self.rows.batch.rows(at)
+        if base is not None:
+            rows = [resolved_row(row, base) for row in rows]
         return [(index, numbers[index], row) for index, row in zip(at, rows, strict=True)]
 
-    def lines_by_loc(self) -> dict[str, int]:
-        return {row[0].strip(): number for _, number, row in self._plain(self._long()) if row[0]}
+    def lines_by_loc(self, base: str | None = None) -> dict[str, int]:
+        """The line of each core row by its loc (resolved against ``base``, default: the
+        source's)."""
+        plain = self._plain(self._long(), base or self.rows.base)
+        return {row[0].strip(): number for _, number, row in plain if row[0]}
 
-    def entries(self) -> list[Url | InputError]:
+    def entries(self, base: str | None = None) -> list[Url | InputError]:
+        """The rows checked one by one, in order; a relative loc resolved against ``base``
+        (default: the source's)."""
+        base = base or self.rows.base
         if self.rows.sections is not None:
             self.rows.sections.clear()  # the last run's are taken (``note_sections``)
         long = self._long()
-        plain = self._plain(long)
+        plain = self._plain(long, base)
         source, default_tz = self.source, self.rows.default_tz
         checked = checked_rows([(number, row) for _, number, row in plain], source, default_tz)
         found = self.rows.section_codes()
@@ -227,7 +244,7 @@ class SourcePart:
         numbers = self.rows.numbers
         if read_long is not None:
             for index, cells in long.items():
-                by_index[index] = read_long(numbers[index], cells)
+                by_index[index] = read_long(numbers[index], cells, base)
         errors = iter(self.errors)
         error = next(errors, None)
         out: list[Url | InputError] = []
@@ -254,6 +271,19 @@ class SourceEntries:
 
 # what a batch of ``iter_batches(rows=True)`` holds beside entries
 Row = CoreRow | SourceRows | SourceEntries
+
+
+_ROW = TypeVar("_ROW", bound=tuple[Any, ...])
+
+
+def resolved_row(row: _ROW, base: str | None) -> _ROW:
+    """``row`` with its loc (first) resolved against ``base`` when relative
+    (``urls.resolved_loc``, as the compiled core resolves it)."""
+    loc = row[0] if row else None
+    if base is None or type(loc) is not str or loc.startswith(base):
+        return row
+    resolved = resolved_loc(loc, base)
+    return row if resolved is loc else (resolved, *row[1:])  # type: ignore[return-value]
 
 
 def checked_rows(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import extensions as ext
 from ..errors import InputError, InvalidValue
 from ..model import RawElement, Url
-from .source_rows import checked_rows, not_utf8, with_notes
+from .source_rows import checked_rows, not_utf8, resolved_row, with_notes
 
 if TYPE_CHECKING:
     from ..extensions import Extension
@@ -65,9 +65,11 @@ def extension_table(
     width: int,
     default_tz: tzinfo | None,
     per_check: int,
+    base: str | None = None,
 ) -> Iterator[Url | InputError]:
     """The rows of a table with extension columns, one at a time (rows of the core values
-    only gathered and checked ``per_check`` at a time)."""
+    only gathered and checked ``per_check`` at a time); a relative loc resolved against
+    ``base``."""
     batch: list[tuple[int, tuple[Any, ...]]] = []
     for number, row, unreadable in records:
         if row is None:
@@ -81,6 +83,7 @@ def extension_table(
             problem = f"has {len(row)} fields; the header has {width}"
         else:
             values = tuple(row[i].strip() or None if i >= 0 else None for i in positions)
+            values = resolved_row(values, base)
             if any(v is not None and not_utf8(v) for v in values):
                 problem = "not valid UTF-8"
             else:

@@ -73,12 +73,14 @@ from .._core import SourceBatch, SourceReader
 from ..errors import InputError, InvalidValue
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict
+from .options import base_prefix
 from .sections import COLUMN, note
 from .source_rows import Row as Row  # what iter_batches(rows=True) yields beside entries
 from .source_rows import (
     SourceRows,
     kept_or_error,
     not_utf8,
+    resolved_row,
     with_notes,
     without_extensions,
 )
@@ -122,10 +124,17 @@ def open_source(name: str) -> IO[str]:
 
 
 def iter_entries(
-    stream: IO[str], fmt: str, source: str, *, default_tz: tzinfo | None = None
+    stream: IO[str],
+    fmt: str,
+    source: str,
+    *,
+    default_tz: tzinfo | None = None,
+    base_url: str | None = None,
 ) -> Iterator[Url | InputError]:
-    """Entries of one input stream; bad lines come as InputError values, in order."""
-    for batch in iter_batches(stream, fmt, source, default_tz=default_tz):
+    """Entries of one input stream; bad lines come as InputError values, in order. A
+    relative loc (``/blog/post-1``, ``blog/post-1``) is resolved against ``base_url`` (the
+    build's; without it, such a line is an InputError)."""
+    for batch in iter_batches(stream, fmt, source, default_tz=default_tz, base_url=base_url):
         yield from batch  # type: ignore[misc]  # without rows=True: Urls and InputErrors only
 
 
@@ -137,6 +146,7 @@ def iter_batches(
     default_tz: tzinfo | None = None,
     rows: bool = False,
     sections: dict[str, str] | None = None,
+    base_url: str | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """``iter_entries`` a list at a time: a build takes them so, without a generator step
     per line (a table of the core columns is read a batch of rows at a time). With
@@ -148,12 +158,13 @@ def iter_batches(
     if fmt not in FORMATS:
         raise InvalidValue("input format", fmt, f"choose one of {', '.join(FORMATS)}")
     reader = _Bytes(stream, fmt)
+    base = None if base_url is None else base_prefix(base_url)
     if fmt == "text":
-        yield from _text(reader, source, default_tz, rows)
+        yield from _text(reader, source, default_tz, rows, base)
     elif fmt in ("csv", "tsv"):
-        yield from _table(reader, source, default_tz, rows, sections)
+        yield from _table(reader, source, default_tz, rows, sections, base)
     else:
-        yield from _jsonl(reader, source, default_tz, rows, sections)
+        yield from _jsonl(reader, source, default_tz, rows, sections, base)
 
 
 _T = TypeVar("_T")
@@ -219,11 +230,11 @@ def _passed_on(rows: SourceRows, as_rows: bool) -> Sequence[Url | InputError | S
 
 
 def _text(
-    reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool
+    reader: _Bytes, source: str, default_tz: tzinfo | None, as_rows: bool, base: str | None
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """One URL a line, a batch of lines at a time ('#' comments and blank lines skipped)."""
     for batch in reader.batches():
-        yield _passed_on(SourceRows(batch, source, default_tz), as_rows)
+        yield _passed_on(SourceRows(batch, source, default_tz, base=base), as_rows)
 
 
 def _table(
@@ -232,6 +243,7 @@ def _table(
     default_tz: tzinfo | None,
     rows: bool = False,
     sections: dict[str, str] | None = None,
+    base: str | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     cells, unreadable = reader.pull(reader.reader.header)
     if unreadable is not None:
@@ -263,17 +275,18 @@ def _table(
     width = len(header)
     reader.reader.set_columns(positions, width, [index for index, _ in extra], section)
 
-    def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
+    def read_long(number: int, cells: list[bytes], base: str | None) -> list[Url | InputError]:
         """A row with extension cells, read on its own."""
         texts = [cell.decode("utf-8", "surrogateescape") for cell in cells]
         record = iter([(number, texts, None)])
-        entries = list(extension_table(record, source, positions, extra, width, default_tz, 1))
+        shape = (positions, extra, width)
+        entries = list(extension_table(record, source, *shape, default_tz, 1, base))
         if sections is not None and section is not None and len(texts) == width:
             _note(sections, entries, texts[section], source, number)
         return entries
 
     for batch in reader.batches():
-        yield _passed_on(SourceRows(batch, source, default_tz, read_long, sections), rows)
+        yield _passed_on(SourceRows(batch, source, default_tz, read_long, sections, base), rows)
 
 
 def _note(
@@ -297,18 +310,19 @@ def _jsonl(
     default_tz: tzinfo | None,
     as_rows: bool,
     sections: dict[str, str] | None = None,
+    base: str | None = None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
     """JSON Lines a chunk of lines at a time: an object of the core keys with plain values is
     a row the core reads; any other line is read alone here, in its place."""
 
-    def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
+    def read_long(number: int, cells: list[bytes], base: str | None) -> list[Url | InputError]:
         line = cells[0].decode("utf-8", "surrogateescape")
-        return list(_json_lines([(number, line)], source, default_tz, sections))
+        return list(_json_lines([(number, line)], source, default_tz, sections, base))
 
     if sections is not None:
         reader.reader.read_sections()
     while (chunk := reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK))).count():
-        yield _passed_on(SourceRows(chunk, source, default_tz, read_long, sections), as_rows)
+        yield _passed_on(SourceRows(chunk, source, default_tz, read_long, sections, base), as_rows)
 
 
 def _json_lines(
@@ -316,14 +330,15 @@ def _json_lines(
     source: str,
     default_tz: tzinfo | None,
     sections: dict[str, str] | None = None,
+    base: str | None = None,
 ) -> Iterator[Url | InputError]:
     """One by one: each line's entry, or why it has none (with ``sections``, a ``section``
     key is read and recorded there)."""
     if sections is None:
-        yield from _json_entries(numbered, source, default_tz, _JSON_KEYS)
+        yield from _json_entries(numbered, source, default_tz, _JSON_KEYS, base)
         return
     for number, line in numbered:  # a line at a time: its entries are in its section
-        entries = list(_json_entries([(number, line)], source, default_tz, _SECTIONED_KEYS))
+        entries = list(_json_entries([(number, line)], source, default_tz, _SECTIONED_KEYS, base))
         if any(type(e) is Url or getattr(e, "kept", None) is not None for e in entries):
             data = json.loads(line)  # an object: it gave an entry
             _note(sections, entries, data.get(COLUMN), source, number)
@@ -338,6 +353,7 @@ def _json_entries(
     source: str,
     default_tz: tzinfo | None,
     keys: frozenset[str],
+    base: str | None = None,
 ) -> Iterator[Url | InputError]:
     for number, line in numbered:
         if not line.strip():
@@ -366,7 +382,7 @@ def _json_entries(
             k: v for k, v in data.items() if k in ("loc", "lastmod", "changefreq", "priority")
         }
         try:
-            row = row_from_dict(fields)
+            row = resolved_row(row_from_dict(fields), base)
         except InvalidValue as exc:
             yield InputError(source, number, str(exc), exc.field)
             continue

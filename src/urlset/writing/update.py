@@ -19,12 +19,12 @@ from typing import Any
 
 from ..dates import from_formatted
 from ..errors import InvalidValue, PublishError
-from ..urls import Scope, to_uri
+from ..urls import Scope, resolved_loc, to_uri
 from .checked import checked_batches
 from .document import uses_typed_prefix
 from .files import Publisher
 from .includes import INCLUDE, from_settings
-from .options import BuildOptions, Entry, FileNames, prepare_build
+from .options import BuildOptions, Entry, FileNames, base_prefix, prepare_build
 from .report import BuildProblem, BuildReport, FileReport
 from .sections import sections_for
 from .shards import NEWS_TAG, Change, Leaf, Manifest, Node, diff, entry_size, key_of, section_key
@@ -64,7 +64,8 @@ def update_sitemaps(
     ``report.urls`` counts the set's URLs.
     """
     if options.get("section") is not None:
-        entries, options["section"] = sections_for(entries, options["section"])
+        base = base_prefix(base_url)
+        entries, options["section"] = sections_for(entries, options["section"], base)
     opts, scope, report, names = prepare_build(base_url, on_problem, {**options, "stable": True})
     out = Path(out_dir)
     with Publisher(out, names.stale) as publisher:
@@ -129,7 +130,7 @@ class _Update:
         removals: dict[int, set[str]] = {}
         for raw in remove:
             try:
-                loc = to_uri(raw.strip())
+                loc = to_uri(resolved_loc(raw.strip(), self.scope.prefix))
             except InvalidValue as exc:
                 if opts.strict:
                     raise

@@ -41,19 +41,133 @@ pub fn plain_under(loc: &str, prefix: &str, max_length: usize) -> bool {
 
 /// The loc the writer writes for a row's `loc` when the core can tell it: the text itself when
 /// it is [`plain_under`] `prefix`, or the URI `values::iri` makes of an IRI (as `urls.to_uri`
-/// would) when that is. None: the per-entry way decides (and reports what is wrong).
+/// would) when that is; a relative reference ([`resolved`]) first made absolute against
+/// `prefix`. None: the per-entry way decides (and reports what is wrong).
 pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option<Cow<'a, str>> {
     if plain_under(loc, prefix, max_length) {
         return Some(Cow::Borrowed(loc));
     }
-    let uri = iri_to_uri(loc)?;
+    let loc = resolved(loc, prefix)?;
+    // an absolute loc was just found not plain: only a resolved one is tried again
+    if matches!(loc, Cow::Owned(_)) && plain_under(&loc, prefix, max_length) {
+        return Some(loc);
+    }
+    let uri = iri_to_uri(&loc)?;
     plain_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
+}
+
+/// `loc` made absolute against `prefix` (a directory URI, `scheme://authority/path/`, as the
+/// build's base URL is) when it is a relative reference (RFC 3986 section 4.2: no scheme),
+/// as a browser resolves a link and sitemap.js resolves a path against its `hostname`:
+/// `//host/x` takes the base's scheme, `/x` its origin, anything else (`x`, `?q`, `../x`)
+/// its directory. Dot segments stay as they are: the writer's check refuses them and the
+/// per-entry way (`urls.resolved_loc`, which calls this, then `urls.to_uri`) removes them,
+/// so both ways give one URI. A loc with a scheme is itself. None: a text the core does not
+/// resolve: empty, holding whitespace or a control character (the per-entry way strips the
+/// ends first; RFC 3986 allows none inside), a first segment with a colon (RFC 3986 section 4.2 allows none: `\u{feff}https://x`
+/// is a damaged URL, not a path), or a host written without its scheme (its first segment is
+/// the base's host, with or without `www.`: `example.com/a` against `https://example.com/`).
+pub fn resolved<'a>(loc: &'a str, prefix: &str) -> Option<Cow<'a, str>> {
+    let bytes = loc.as_bytes();
+    let first = *bytes.first()?;
+    if first <= b' ' || first == 0x7f {
+        return None;
+    }
+    if has_scheme(bytes) {
+        return Some(Cow::Borrowed(loc));
+    }
+    if bytes.iter().any(|&byte| byte <= b' ' || byte == 0x7f) {
+        return None; // no reference holds a space: a line of words, not a path
+    }
+    let after_scheme = prefix.find("://")? + 3;
+    let path_at = prefix[after_scheme..]
+        .find('/')
+        .map_or(prefix.len(), |at| after_scheme + at);
+    let joined = if loc.starts_with("//") {
+        [&prefix[..after_scheme - 2], loc].concat()
+    } else if first == b'/' {
+        [&prefix[..path_at], loc].concat()
+    } else {
+        let segment = loc.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = prefix[after_scheme..path_at]
+            .split(':')
+            .next()
+            .unwrap_or_default();
+        let bare = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            name.strip_prefix("www.").map(str::to_owned).unwrap_or(name)
+        };
+        if segment.contains(':') || (!segment.is_empty() && bare(segment) == bare(host)) {
+            return None;
+        }
+        [prefix, loc].concat()
+    };
+    Some(Cow::Owned(joined))
+}
+
+/// Whether a reference starts with a scheme (RFC 3986 section 3.1: a letter, then letters,
+/// digits, `+`, `-` or `.`, then `:`).
+fn has_scheme(bytes: &[u8]) -> bool {
+    let Some(colon) = bytes.iter().position(|&byte| byte == b':') else {
+        return false;
+    };
+    bytes[0].is_ascii_alphabetic()
+        && bytes[1..colon]
+            .iter()
+            .all(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::plain_under;
+    use super::{plain_under, resolved, writable_loc};
     use crate::values::loc::plain_loc_under;
+
+    #[test]
+    fn relative_references_resolve_against_the_base_directory() {
+        let prefix = "https://x.org/shop/";
+        let cases = [
+            ("https://y.org/a", Some("https://y.org/a")),
+            ("/blog/post-1", Some("https://x.org/blog/post-1")),
+            ("blog/post-1", Some("https://x.org/shop/blog/post-1")),
+            ("?page=2", Some("https://x.org/shop/?page=2")),
+            ("//y.org/a", Some("https://y.org/a")),
+            ("../a", Some("https://x.org/shop/../a")),
+            ("x.org/a", None),
+            ("WWW.X.org", None),
+            (" /a", None),
+            ("/a b", None),
+            ("not a url", None),
+            ("", None),
+            ("mailto:a@x.org", Some("mailto:a@x.org")),
+            ("a:b/c", Some("a:b/c")),
+            ("1a:b", None), // RFC 3986 4.2: no colon in a relative path's first segment
+            ("\u{feff}https://x.org/a", None),
+            ("a/b:c", Some("https://x.org/shop/a/b:c")),
+        ];
+        for (loc, want) in cases {
+            assert_eq!(resolved(loc, prefix).as_deref(), want, "{loc:?}");
+        }
+        let port = "http://x.org:8080/";
+        assert_eq!(resolved("/a", port).as_deref(), Some("http://x.org:8080/a"));
+        assert_eq!(resolved("x.org/a", port), None);
+    }
+
+    #[test]
+    fn a_relative_loc_is_written_as_its_uri_under_the_base() {
+        let prefix = "https://x.org/shop/";
+        let written = |loc| writable_loc(loc, prefix, 2048).map(|loc| loc.into_owned());
+        assert_eq!(written("a/b").as_deref(), Some("https://x.org/shop/a/b"));
+        assert_eq!(
+            written("caf\u{e9}").as_deref(),
+            Some("https://x.org/shop/caf%C3%A9")
+        );
+        assert_eq!(written("/a"), None); // outside the directory: the per-entry way says so
+        assert_eq!(written("../shop/a"), None); // dot segments: the per-entry way
+        assert_eq!(
+            written("https://x.org/shop/a").as_deref(),
+            Some("https://x.org/shop/a")
+        );
+    }
 
     #[test]
     fn the_fast_path_agrees_with_the_full_check() {
