@@ -175,20 +175,45 @@ impl RenderedRows {
             .collect()
     }
 
-    /// How many entries from `start` (at most `limit`) fit in `room` bytes.
-    fn fit(&self, start: usize, limit: usize, room: usize) -> usize {
-        self.rendered
-            .fit(start.min(self.rendered.len()), limit, room)
+    /// How many entries from `start` (at most `limit`) fit in `room` bytes, in a document
+    /// whose root declares the typed namespaces `declared` (bits of `typed_declarations`; an
+    /// entry declares the others it uses on its `<url>`).
+    #[pyo3(signature = (start, limit, room, declared = ALL_DECLARED))]
+    fn fit(&self, start: usize, limit: usize, room: usize, declared: u8) -> usize {
+        let start = start.min(self.rendered.len());
+        self.rendered.fit_declared(start, limit, room, declared)
     }
 
-    /// The bytes of entry `index`.
-    fn size(&self, index: usize) -> usize {
-        self.rendered.bytes(index, index + 1).len()
+    /// The bytes of entry `index` (see `fit` for `declared`).
+    #[pyo3(signature = (index, declared = ALL_DECLARED))]
+    fn size(&self, index: usize, declared: u8) -> usize {
+        self.rendered.size_declared(index, declared)
     }
 
-    /// The bytes of entries `start..end`.
-    fn text<'py>(&self, py: Python<'py>, start: usize, end: usize) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.rendered.bytes(start, end))
+    /// The bytes of entries `start..end` (see `fit` for `declared`).
+    #[pyo3(signature = (start, end, declared = ALL_DECLARED))]
+    fn text<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        end: usize,
+        declared: u8,
+    ) -> Bound<'py, PyBytes> {
+        if self.rendered.namespaces(start, end) & !declared == 0 {
+            return PyBytes::new(py, self.rendered.bytes(start, end));
+        }
+        PyBytes::new(py, &self.rendered.bytes_declared(start, end, declared))
+    }
+
+    /// The typed namespaces entries `start..end` use (bits of `typed_declarations`).
+    fn namespaces(&self, start: usize, end: usize) -> u8 {
+        self.rendered.namespaces(start, end)
+    }
+
+    /// (entry, the image fields it uses that Google no longer reads, as
+    /// `image.image_deprecated_fields` names them), in order.
+    fn image_fields(&self) -> Vec<(usize, String)> {
+        self.rendered.image_fields().to_vec()
     }
 
     /// Each entry's text.
@@ -259,6 +284,15 @@ impl RenderedRows {
             rendered: self.rendered.select(&flags),
         }
     }
+}
+
+/// Every typed namespace declared on the root: entries as they are rendered.
+const ALL_DECLARED: u8 = u8::MAX;
+
+/// The typed namespaces an entry's bits name, in order: (prefix, namespace) of bit 0, 1, ...
+#[pyfunction]
+pub fn typed_declarations() -> Vec<(&'static str, &'static str)> {
+    render::TYPED_NAMESPACES.to_vec()
 }
 
 /// Copy one row into `chunk` (its texts; its other values checked); false when it needs the
@@ -611,5 +645,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
     module.add_function(wrap_pyfunction!(types_of, module)?)?;
+    module.add_function(wrap_pyfunction!(typed_declarations, module)?)?;
     Ok(())
 }

@@ -247,7 +247,10 @@ def _table(
         if name not in COLUMNS and name not in IGNORED_FIELDS
     ]
     width = len(header)
-    reader.reader.set_columns(positions, width, [index for index, _ in extra])
+    json = [index for index, name in extra if name == "extensions"]  # the core reads its images
+    reader.reader.set_columns(
+        positions, width, [index for index, _ in extra], json[0] if len(json) == 1 else None
+    )
 
     def read_long(number: int, cells: list[bytes]) -> list[Url | InputError]:
         """A row with extension cells, read on its own."""

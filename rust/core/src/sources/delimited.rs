@@ -288,6 +288,32 @@ pub struct Columns {
     pub width: usize,
     /// the extension columns: a record with any of them not blank is read the long way
     pub extra: Vec<usize>,
+    /// the `extensions` column among them (JSON of extension fields), which the core reads
+    /// when it is the only one not blank (`json_lines::extensions_cell`)
+    pub json: Option<usize>,
+}
+
+impl Columns {
+    /// A record's core values as `read_rows` keeps them (`cell_at`: its cells' texts): each
+    /// stripped, a blank one absent, a blank loc empty.
+    pub fn core_values<'a>(
+        &self,
+        cell_at: impl Fn(usize) -> &'a str,
+        rows: &mut Rows,
+    ) -> [Value; 4] {
+        let mut values = [Value::Absent; 4];
+        for (value, position) in values.iter_mut().zip(self.positions) {
+            let Some(index) = position else { continue };
+            let cell = strip(cell_at(index));
+            if !cell.is_empty() {
+                *value = rows.keep(cell);
+            }
+        }
+        if values[0] == Value::Absent {
+            values[0] = rows.keep("");
+        }
+        values
+    }
 }
 
 /// Read a table's records from `data[pos..]` as rows of its core columns, stripped (a blank
@@ -351,22 +377,7 @@ pub fn read_rows(
             rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
             continue;
         }
-        let mut values = [Value::Absent; 4];
-        for (value, position) in values.iter_mut().zip(columns.positions) {
-            let Some(index) = position else { continue };
-            let start = if index == 0 {
-                0
-            } else {
-                record.ends[index - 1]
-            };
-            let cell = strip(text.get(start..record.ends[index]).unwrap_or_default());
-            if !cell.is_empty() {
-                *value = rows.keep(cell);
-            }
-        }
-        if values[0] == Value::Absent {
-            values[0] = rows.keep("");
-        }
+        let values = columns.core_values(cell_at, rows);
         rows.push(number, values);
     }
     pos
@@ -477,6 +488,7 @@ mod tests {
             positions: [Some(1), None, None, Some(0)],
             width: 2,
             extra: Vec::new(),
+            json: None,
         };
         let data = b" 0.5 , https://e.com/a\n\n , \nx\n1,https://e.com/\xff\n";
         let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());
