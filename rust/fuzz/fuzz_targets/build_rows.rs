@@ -42,7 +42,10 @@ fn check(images: &[Image]) {
 }
 
 fn texts(rows: &Rows, values: &[Value; 4]) -> Vec<String> {
-    let shown = |&v: &Value| rows.text_of(v).map_or_else(|| format!("{v:?}"), str::to_string);
+    let shown = |&v: &Value| {
+        rows.text_of(v)
+            .map_or_else(|| format!("{v:?}"), str::to_string)
+    };
     values.iter().map(shown).collect()
 }
 
