@@ -162,5 +162,5 @@ def test_build_verbose_prints_the_rows_that_left_the_core(tmp_path: Path) -> Non
     src.write_bytes(_source("csv", _rows(40, 100), False))
     result = CliRunner().invoke(main, [*args[:-2], str(tmp_path / "p"), "--verbose"])
     assert "urlset build: every row through the compiled core" in result.output
-    quiet = CliRunner().invoke(main, args[:-1] + [str(tmp_path / "q")])
+    quiet = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "q")])
     assert "urlset build:" not in quiet.output

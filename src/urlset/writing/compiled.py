@@ -9,12 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._core import RenderedRows
+from ..model import Url
 from .document import render_rows
 from .source_rows import SourceEntries, SourceRows
 from .tables import TableBatch
 
 Run = tuple[int, int, RenderedRows | None]  # input rows start..end: rendered, or None: refused
-_ROW_KINDS = frozenset({TableBatch, tuple, SourceRows})
+_ROW_KINDS = frozenset({TableBatch, tuple, Url, SourceRows})
+_VALUE_KINDS = frozenset({tuple, Url})  # rows and Url values (with images at most)
 
 
 def render_batch(
@@ -44,7 +46,7 @@ def render_batch(
         if rendered is None:
             left_core["column-type"] += len(given)
         return rendered
-    if kinds == {tuple}:
+    if kinds <= _VALUE_KINDS:
         return render_rows(given, prefix, text=text, beside=True)
     source: SourceRows = given  # a source's rows: checked only there
     return source.render(prefix, text=text)
