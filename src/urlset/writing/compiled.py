@@ -17,6 +17,7 @@ from .tables import TableBatch
 Run = tuple[int, int, RenderedRows | None]  # input rows start..end: rendered, or None: refused
 _ROW_KINDS = frozenset({TableBatch, tuple, Url, SourceRows})
 _VALUE_KINDS = frozenset({tuple, Url})  # rows and Url values (with images at most)
+_MAPPINGS = frozenset({dict})
 
 
 def render_batch(
@@ -34,8 +35,10 @@ def render_batch(
         left_core[given.reason] += len(given.entries)
         return None
     if not kinds or not kinds <= _ROW_KINDS:
-        if tuple in kinds:
-            left_core["mixed-batch"] += sum(type(entry) is tuple for entry in given)
+        if not kinds.isdisjoint(_VALUE_KINDS):
+            left_core["mixed-batch"] += sum(type(entry) in _VALUE_KINDS for entry in given)
+        if not kinds.isdisjoint(_MAPPINGS):  # each read by row_from_dict, one by one
+            left_core["mapping"] += sum(type(entry) in _MAPPINGS for entry in given)
         return None
     if bypass is not None:
         left_core[bypass] += len(given)
