@@ -96,12 +96,15 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     if not short and not fields:
         return
     locs = run.locs
+    if not short:  # the usual case with images: one call
+        rules.image_fields([(locs[index], text) for index, text in fields])
+        return
     found = sorted([(index, 0, text) for index, text in short] + [(i, 1, t) for i, t in fields])
     for index, kind, text in found:
         if kind == 0:
             rules.without_day(locs[index], text)
         else:
-            rules.image_fields(locs[index], text)
+            rules.image_fields([(locs[index], text)])
 
 
 def _one_by_one(

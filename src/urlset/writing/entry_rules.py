@@ -19,6 +19,7 @@ so check finds no ``news-too-old``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -137,13 +138,14 @@ class EntryRules:
         if why is not None:
             self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
 
-    def image_fields(self, loc: str, fields: str) -> None:
-        """An entry the core wrote whose images use ``fields``, which Google no longer reads
-        (``image.image_deprecated_fields``, named by the core)."""
+    def image_fields(self, found: Iterable[tuple[str, str]]) -> None:
+        """Entries the core wrote, (loc, fields) each, whose images use ``fields``, which
+        Google no longer reads (``image.image_deprecated_fields``, named by the core)."""
         from ..extensions.image import deprecated_fields_issue  # only with images
 
-        issue = deprecated_fields_issue(loc, fields)
-        self._problem(issue.code, issue.message, left=False, severity=issue.severity)
+        for loc, fields in found:
+            issue = deprecated_fields_issue(loc, fields)
+            self._problem(issue.code, issue.message, left=False, severity=issue.severity)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
         if self.strict and severity != "info":
