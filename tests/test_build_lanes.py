@@ -79,3 +79,11 @@ def _build_file(source: Path, out: Path, **options: Any) -> BuildReport:
         return write_sitemaps(
             chain.from_iterable(batches), out, BASE, gzip=False, now=NOW, **options
         )
+
+
+def test_mappings_are_counted_as_they_leave_the_core(tmp_path: Path) -> None:
+    """Entries given as mappings are read one by one in Python: counted, not hidden."""
+    rows = [{"loc": f"{BASE}m/{n}", "lastmod": "2024-05-01"} for n in range(5)]
+    report = write_sitemaps([*rows, (f"{BASE}t", None, None, None)], tmp_path, BASE, now=NOW)
+    assert report.left_core == {"mapping": 5, "mixed-batch": 1}
+    assert report.urls == 6

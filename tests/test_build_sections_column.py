@@ -177,3 +177,24 @@ def test_a_stable_set_by_column_updates_as_a_full_build_of_its_final_urls(tmp_pa
         p.name: p.read_bytes() for p in full.iterdir()
     }
     assert {p.name.split("-")[1] for p in out.glob("sitemap-*")} == {"news", "shop"}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_rows_with_images_the_core_renders_keep_their_section(fmt: str, tmp_path: Path) -> None:
+    """Images the compiled core writes itself (an ``extensions`` cell, an ``images`` key): the
+    row stays in the core and in its section."""
+    image = json.dumps({"images": [{"loc": f"{BASE}e.png"}]})
+    if fmt == "csv":
+        cell = '"' + image.replace('"', '""') + '"'
+        text = f"loc,section,extensions\n{BASE}a,blog,\n{BASE}e,shop,{cell}\n{BASE}f,,{cell}\n"
+    else:
+        lines = [{"loc": f"{BASE}a", "section": "blog"}]
+        lines += [{"loc": f"{BASE}e", "section": "shop", "images": [{"loc": f"{BASE}e.png"}]}]
+        lines += [{"loc": f"{BASE}f", "images": [{"loc": f"{BASE}e.png"}]}]
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+    sections = Sections.by_column("section")
+    batches = iter_batches(io.StringIO(text), fmt, "x", rows=True, sections=sections.given)
+    report = write_sitemaps(chain.from_iterable(batches), tmp_path, BASE, section=sections)
+    assert report.urls == 3 and not report.left_core, report.left_core
+    found = _sections_gz(tmp_path)
+    assert found == {"blog": [f"{BASE}a"], "shop": [f"{BASE}e"], DEFAULT: [f"{BASE}f"]}

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from urlset._core import escape, loc_hashes, render_rows
 from urlset.dates import check_lastmod, format_w3c
 from urlset.errors import InvalidValue
-from urlset.model import _absent, check_changefreq, check_priority
+from urlset.extensions.image import Image
+from urlset.model import RawElement, _absent, check_changefreq, check_priority
 from urlset.writing.document import format_priority
 
 PREFIX = "https://example.com/"
@@ -202,7 +203,8 @@ def test_rows_that_need_the_long_way_are_refused() -> None:
         (PREFIX + "a/../b", None, None, None),
         (PREFIX + "x" * 2048, None, None, None),
         (LOC, None, None),  # not four fields
-        (LOC, None, None, None, ()),
+        (LOC, None, None, None, [Image(LOC)]),  # extensions other than a tuple of images
+        (LOC, None, None, None, (RawElement("urn:x", "x", "<x xmlns='urn:x'/>"),)),
         [LOC, None, None, None],  # not a tuple
         (LOC, None, None, 1),  # an int priority: the long way tells it from 1.0
         (LOC, "2024-02-30", None, None),
@@ -211,5 +213,9 @@ def test_rows_that_need_the_long_way_are_refused() -> None:
     # an IRI is made a URI in the core, as urls.to_uri makes it
     iri = _whole([good, (PREFIX + "ä", None, None, None)], PREFIX, 2048, False)
     assert iri is not None and iri.locs[1] == PREFIX + "%C3%A4"
-    # Url values (no prefix): locs taken as they are, fields past the fourth not read
+    # Url values (no prefix): locs taken as they are; a fifth field of images only (a Url's
+    # extensions) is written as the entry's images
     assert _whole([(PREFIX + "ä", None, None, None, ())], None, 2048, False) is not None
+    with_image = _whole([good, (LOC, None, None, None, (Image(LOC),))], PREFIX, 2048, False)
+    assert with_image is not None and with_image.namespaces(0, 2) == 1
+    assert b"<image:image><image:loc>" in with_image.text(1, 2)

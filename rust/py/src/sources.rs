@@ -6,7 +6,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::sources::delimited::{self, Columns, Record, Step};
+use urlset_core::sources::lines::strip;
 use urlset_core::sources::{json_lines, text, Rows, Value};
+use urlset_core::values::image::Image;
 use urlset_core::values::lastmod;
 use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::locs::writable_loc;
@@ -23,6 +25,77 @@ pub struct SourceBatch {
     rows: Rows,
     /// why a long row (`Rows::long`) leaves the core: extension cells, or a JSON line
     long: Refusal,
+    /// a table's columns (None: JSON Lines or text), for the long rows the core reads itself
+    columns: Option<Columns>,
+}
+
+/// A long row's values and images when the core reads it itself (`scratch`: its texts;
+/// `columns`: a table's, or why its long rows are long): a JSON line of the core keys and `images` (`json_lines::object`), or a table's record
+/// whose only extension cell not blank is `extensions` with images alone in it. None: Python
+/// reads the row.
+fn long_entry(
+    columns: Result<&Columns, Refusal>,
+    rows: &Rows,
+    cells: &[(usize, usize)],
+    scratch: &mut Rows,
+) -> Option<([Value; 4], Vec<Image>)> {
+    scratch.clear();
+    let cell = |index: usize| {
+        let &(start, end) = cells.get(index)?;
+        std::str::from_utf8(&rows.raw[start..end]).ok()
+    };
+    let Ok(columns) = columns else {
+        if !matches!(columns, Err(Refusal::JsonLine)) {
+            return None;
+        }
+        let mut images = Vec::new();
+        scratch.read_sections = rows.read_sections; // its section was read with the line
+        let (values, _) = json_lines::object(cell(0)?.as_bytes(), scratch, Some(&mut images))?;
+        return Some((values, images));
+    };
+    let json = columns.json?;
+    if cells.len() != columns.width || (0..cells.len()).any(|index| cell(index).is_none()) {
+        return None; // Python says which cell is not UTF-8
+    }
+    let text = |index: usize| cell(index).unwrap_or_default();
+    let others = columns.extra.iter().filter(|&&index| index != json);
+    if others
+        .into_iter()
+        .any(|&index| !strip(text(index)).is_empty())
+    {
+        return None;
+    }
+    let images = json_lines::extensions_cell(strip(text(json)))?;
+    Some((columns.core_values(text, scratch), images))
+}
+
+/// A row's loc and values as the core writes them (`rows`: the row's texts), or why not.
+fn checked_row(
+    rows: &Rows,
+    values: &[Value; 4],
+    prefix: &str,
+    max_length: usize,
+    memo: &mut PriorityMemo,
+) -> Result<(String, Values), Refusal> {
+    let loc = rows.text_of(values[0]);
+    let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
+        return Err(Refusal::Loc);
+    };
+    let mut checked = || {
+        let priority = match values[3] {
+            Value::Number(number) => memo.checked(number)?,
+            Value::Integer(_) | Value::Bool(_) => return None,
+            value => text_value(rows, value, Priority::from_text)?,
+        };
+        Some(Values {
+            lastmod: text_value(rows, values[1], lastmod::parse)?,
+            changefreq: text_value(rows, values[2], scalars::changefreq)?,
+            priority,
+        })
+    };
+    checked()
+        .map(|values| (loc.into_owned(), values))
+        .ok_or(Refusal::Value)
 }
 
 /// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
@@ -152,32 +225,27 @@ impl SourceBatch {
         let rendered = py.detach(|| {
             let mut memo = PriorityMemo::new();
             let mut rendered = Rendered::with_capacity(rows.values.len());
-            let mut long = rows.long.iter().map(|(at, _)| *at).peekable();
+            let mut long = rows.long.iter().peekable();
+            let mut scratch = Rows::default();
             for (index, values) in rows.values.iter().enumerate() {
-                if long.next_if_eq(&index).is_some() {
-                    rendered.refuse(self.long);
-                    continue;
-                }
-                let loc = rows.text_of(values[0]);
-                let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
-                    rendered.refuse(Refusal::Loc);
-                    continue;
+                let checked = match long.next_if(|(at, _)| *at == index) {
+                    None => checked_row(rows, values, prefix, max_length, &mut memo)
+                        .map(|(loc, values)| (loc, values, Vec::new())),
+                    Some((_, cells)) => {
+                        let columns = self.columns.as_ref().ok_or(self.long);
+                        match long_entry(columns, rows, cells, &mut scratch) {
+                            // the row's values are checked as any row's; its images were
+                            Some((values, images)) => {
+                                checked_row(&scratch, &values, prefix, max_length, &mut memo)
+                                    .map(|(loc, values)| (loc, values, images))
+                            }
+                            None => Err(self.long),
+                        }
+                    }
                 };
-                let mut checked = || {
-                    let priority = match values[3] {
-                        Value::Number(number) => memo.checked(number)?,
-                        Value::Integer(_) | Value::Bool(_) => return None,
-                        value => text_value(rows, value, Priority::from_text)?,
-                    };
-                    Some(Values {
-                        lastmod: text_value(rows, values[1], lastmod::parse)?,
-                        changefreq: text_value(rows, values[2], scalars::changefreq)?,
-                        priority,
-                    })
-                };
-                match checked() {
-                    Some(values) => rendered.push(&loc, &values, text),
-                    None => rendered.refuse(Refusal::Value),
+                match checked {
+                    Ok((loc, values, images)) => rendered.push_with(&loc, &values, text, &images),
+                    Err(why) => rendered.refuse(why),
                 }
             }
             rendered
@@ -237,7 +305,11 @@ impl SourceReader {
         let read_sections = self.rows.read_sections;
         let rows = std::mem::take(&mut self.rows);
         self.rows.read_sections = read_sections;
-        SourceBatch { rows, long }
+        SourceBatch {
+            rows,
+            long,
+            columns: self.columns.clone(),
+        }
     }
 }
 
@@ -336,20 +408,23 @@ impl SourceReader {
 
     /// Where a table's core columns are (-1: not there), how many cells a record has, and
     /// where its extension columns are (a record with any of them not blank is a long row).
-    /// `section`: where the `section` column is (`SourceBatch.sections`).
-    #[pyo3(signature = (positions, width, extra = Vec::new(), section = None))]
+    /// `section`: where the `section` column is (`SourceBatch.sections`); `json`: the
+    /// `extensions` column's place among them, when the table has it.
+    #[pyo3(signature = (positions, width, extra = Vec::new(), section = None, json = None))]
     fn set_columns(
         &mut self,
         positions: [i64; 4],
         width: usize,
         extra: Vec<usize>,
         section: Option<usize>,
+        json: Option<usize>,
     ) {
         self.columns = Some(Columns {
             positions: positions.map(|p| usize::try_from(p).ok()),
             width,
             extra,
             section,
+            json,
         });
     }
 

@@ -4,6 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
 use urlset_core::values::scalars::{self, Priority};
 pub(crate) use urlset_core::write::chunk::{from_text, Checked};
@@ -17,6 +18,7 @@ static DATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static IMAGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -175,20 +177,45 @@ impl RenderedRows {
             .collect()
     }
 
-    /// How many entries from `start` (at most `limit`) fit in `room` bytes.
-    fn fit(&self, start: usize, limit: usize, room: usize) -> usize {
-        self.rendered
-            .fit(start.min(self.rendered.len()), limit, room)
+    /// How many entries from `start` (at most `limit`) fit in `room` bytes, in a document
+    /// whose root declares the typed namespaces `declared` (bits of `typed_declarations`; an
+    /// entry declares the others it uses on its `<url>`).
+    #[pyo3(signature = (start, limit, room, declared = ALL_DECLARED))]
+    fn fit(&self, start: usize, limit: usize, room: usize, declared: u8) -> usize {
+        let start = start.min(self.rendered.len());
+        self.rendered.fit_declared(start, limit, room, declared)
     }
 
-    /// The bytes of entry `index`.
-    fn size(&self, index: usize) -> usize {
-        self.rendered.bytes(index, index + 1).len()
+    /// The bytes of entry `index` (see `fit` for `declared`).
+    #[pyo3(signature = (index, declared = ALL_DECLARED))]
+    fn size(&self, index: usize, declared: u8) -> usize {
+        self.rendered.size_declared(index, declared)
     }
 
-    /// The bytes of entries `start..end`.
-    fn text<'py>(&self, py: Python<'py>, start: usize, end: usize) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.rendered.bytes(start, end))
+    /// The bytes of entries `start..end` (see `fit` for `declared`).
+    #[pyo3(signature = (start, end, declared = ALL_DECLARED))]
+    fn text<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        end: usize,
+        declared: u8,
+    ) -> Bound<'py, PyBytes> {
+        if self.rendered.namespaces(start, end) & !declared == 0 {
+            return PyBytes::new(py, self.rendered.bytes(start, end));
+        }
+        PyBytes::new(py, &self.rendered.bytes_declared(start, end, declared))
+    }
+
+    /// The typed namespaces entries `start..end` use (bits of `typed_declarations`).
+    fn namespaces(&self, start: usize, end: usize) -> u8 {
+        self.rendered.namespaces(start, end)
+    }
+
+    /// (entry, the image fields it uses that Google no longer reads, as
+    /// `image.image_deprecated_fields` names them), in order.
+    fn image_fields(&self) -> Vec<(usize, String)> {
+        self.rendered.image_fields().to_vec()
     }
 
     /// Each entry's text.
@@ -261,9 +288,62 @@ impl RenderedRows {
     }
 }
 
+/// Every typed namespace declared on the root: entries as they are rendered.
+const ALL_DECLARED: u8 = u8::MAX;
+
+/// The typed namespaces an entry's bits name, in order: (prefix, namespace) of bit 0, 1, ...
+#[pyfunction]
+pub fn typed_declarations() -> Vec<(&'static str, &'static str)> {
+    render::TYPED_NAMESPACES.to_vec()
+}
+
+/// The images of a row's (a `Url`'s) extensions: a tuple of `Image` values (exact type),
+/// each taken as `values::image` checks it; None for any other extension or value.
+fn images(extensions: &Bound<'_, PyAny>) -> Option<Vec<Image>> {
+    let extensions = extensions.cast::<PyTuple>().ok()?;
+    if extensions.is_empty() {
+        return Some(Vec::new());
+    }
+    let py = extensions.py();
+    let image_type = IMAGE.import(py, "urlset.extensions.image", "Image").ok()?;
+    let text = |image: &Bound<'_, PyAny>, name: &str| -> Option<Option<String>> {
+        let value = image.getattr(name).ok()?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    let mut out = Vec::with_capacity(extensions.len());
+    for image in extensions.iter() {
+        if !image.get_type().is(image_type) {
+            return None;
+        }
+        let loc = text(&image, "loc")??;
+        let fields = [
+            text(&image, "caption")?,
+            text(&image, "geo_location")?,
+            text(&image, "title")?,
+            text(&image, "license")?,
+        ];
+        out.push(Image::checked(
+            &loc,
+            fields.each_ref().map(Option::as_deref),
+        )?);
+    }
+    (out.len() <= urlset_core::values::image::MAX_IMAGES_PER_URL).then_some(out)
+}
+
 /// Copy one row into `chunk` (its texts; its other values checked); false when it needs the
-/// long way.
+/// long way. A fifth value (a `Url`'s extensions) is taken when it holds images only.
 fn read_row(row: &Bound<'_, PyTuple>, chunk: &mut RowChunk, memo: &mut PriorityMemo) -> bool {
+    if row.len() == 5 {
+        let Some(images) = row.get_borrowed_item(4).ok().and_then(|e| images(&e)) else {
+            return false;
+        };
+        chunk.images(images);
+    }
     // borrowed: read while the GIL is held, no reference counts to change
     let (Ok(loc), Ok(lastmod), Ok(changefreq), Ok(priority)) = (
         row.get_borrowed_item(0),
@@ -319,7 +399,11 @@ pub fn render_rows(
     let mut read = |chunk: &mut RowChunk| -> PyResult<bool> {
         for row in remaining.by_ref().take(CHUNK) {
             let taken = match row.cast_into::<PyTuple>() {
-                Ok(row) => (prefix.is_none() || row.len() == 4) && read_row(&row, chunk, &mut memo),
+                Ok(row) => {
+                    let width = row.len();
+                    (prefix.is_none() || width == 4 || width == 5)
+                        && read_row(&row, chunk, &mut memo)
+                }
                 Err(_) => false,
             };
             if !taken {
@@ -620,5 +704,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add_function(wrap_pyfunction!(loc_hashes, module)?)?;
     module.add_function(wrap_pyfunction!(types_of, module)?)?;
+    module.add_function(wrap_pyfunction!(typed_declarations, module)?)?;
     Ok(())
 }

@@ -222,6 +222,13 @@ def news_window(value: str | None) -> timedelta | None:
 @click.option(
     "--quiet", "-q", is_flag=True, help="Print nothing but errors (entries skipped), no warnings."
 )
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also print how many input rows went the per-entry Python way instead of the "
+    "compiled core, per reason (a speed diagnostic).",
+)
 @directory_options
 @log_options
 @crawl_limits

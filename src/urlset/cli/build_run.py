@@ -84,6 +84,7 @@ def build_sitemaps(
     remove_paths: tuple[str, ...],
     changes_path: str | None,
     quiet: bool,
+    verbose: bool = False,
     **site_options: Any,
 ) -> None:
     """Run ``urlset build`` with the command's parameters (see its help)."""
@@ -134,8 +135,20 @@ def build_sitemaps(
         _all_reciprocal(report, reciprocity)
     else:  # -q: the errors only (entries skipped), none of the warnings or notes
         _problems("skipped {}", report.rejected, report.examples)
+    if verbose:
+        click.echo(f"urlset build: {_lanes(report)}", err=True)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
+
+
+def _lanes(report: BuildReport) -> str:
+    """--verbose: how many input rows left the compiled core for the per-entry way, by why
+    (``BuildReport.left_core``)."""
+    left = report.left_core
+    if not +left:
+        return "every row through the compiled core"
+    reasons = ", ".join(f"{reason} {n:,}" for reason, n in sorted(left.items()) if n)
+    return f"{plural(sum(left.values()), 'row')} the per-entry way: {reasons}"
 
 
 def _all_reciprocal(report: BuildReport, reciprocity: Reciprocity) -> None:

@@ -334,7 +334,13 @@ def image_deprecated_fields(url: Url, now: datetime | None = None) -> list[Issue
     if not used:
         return []
     fields = ", ".join(f"{name} ({count})" for name, count in used.items())
-    return [coded_issue(CODES, "image-deprecated-field", f"{url.loc}: images use {fields}")]
+    return [deprecated_fields_issue(url.loc, fields)]
+
+
+def deprecated_fields_issue(loc: str, fields: str) -> Issue:
+    """``image-deprecated-field`` for the page ``loc`` whose images use ``fields`` ("title
+    (2), caption (1)"; the compiled core names them alike: rust/core/src/values/image.rs)."""
+    return coded_issue(CODES, "image-deprecated-field", f"{loc}: images use {fields}")
 
 
 SPEC = ExtensionSpec(

@@ -80,8 +80,7 @@ def checked_batches(
                     if 0 in fresh:
                         report.duplicates += fresh.count(0)
                         run = run.select(fresh)
-                for index, text in run.without_day():  # reported, written as given
-                    rules.without_day(run.locs[index], text)
+                _entry_findings(run, rules)
                 if run:
                     if opts.on_written is not None:
                         opts.on_written(run)
@@ -92,6 +91,26 @@ def checked_batches(
                 report.left_core[why] += 1
     finally:
         seen.close()
+
+
+def _entry_findings(run: Rendered, rules: EntryRules) -> None:
+    """What the shared rules report on entries the core wrote as given, entry by entry in
+    the order the per-entry way reports them: a lastmod without a day, then image fields
+    Google no longer reads."""
+    short = run.without_day()
+    fields = run.image_fields()
+    if not short and not fields:
+        return
+    locs = run.locs
+    if not short:  # the usual case with images: one call
+        rules.image_fields([(locs[index], text) for index, text in fields])
+        return
+    found = sorted([(index, 0, text) for index, text in short] + [(i, 1, t) for i, t in fields])
+    for index, kind, text in found:
+        if kind == 0:
+            rules.without_day(locs[index], text)
+        else:
+            rules.image_fields([(locs[index], text)])
 
 
 def _one_by_one(

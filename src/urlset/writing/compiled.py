@@ -9,12 +9,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._core import RenderedRows
+from ..model import Url
 from .document import render_rows
 from .source_rows import SourceEntries, SourceRows
 from .tables import TableBatch
 
 Run = tuple[int, int, RenderedRows | None]  # input rows start..end: rendered, or None: refused
-_ROW_KINDS = frozenset({TableBatch, tuple, SourceRows})
+_ROW_KINDS = frozenset({TableBatch, tuple, Url, SourceRows})
+_VALUE_KINDS = frozenset({tuple, Url})  # rows and Url values (with images at most)
+_MAPPINGS = frozenset({dict})
 
 
 def render_batch(
@@ -32,8 +35,10 @@ def render_batch(
         left_core[given.reason] += len(given.entries)
         return None
     if not kinds or not kinds <= _ROW_KINDS:
-        if tuple in kinds:
-            left_core["mixed-batch"] += sum(type(entry) is tuple for entry in given)
+        if not kinds.isdisjoint(_VALUE_KINDS):
+            left_core["mixed-batch"] += sum(type(entry) in _VALUE_KINDS for entry in given)
+        if not kinds.isdisjoint(_MAPPINGS):  # each read by row_from_dict, one by one
+            left_core["mapping"] += sum(type(entry) in _MAPPINGS for entry in given)
         return None
     if bypass is not None:
         left_core[bypass] += len(given)
@@ -44,7 +49,7 @@ def render_batch(
         if rendered is None:
             left_core["column-type"] += len(given)
         return rendered
-    if kinds == {tuple}:
+    if kinds <= _VALUE_KINDS:
         return render_rows(given, prefix, text=text, beside=True)
     source: SourceRows = given  # a source's rows: checked only there
     return source.render(prefix, text=text)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 # "All data values in a Sitemap must be entity-escaped" (sitemaps.org 0.9, "Entity escaping"):
 # escape turns & < > " ' into their entities, in the compiled core (rust/core/src/write)
-from .._core import RenderedRows, escape
+from .._core import RenderedRows, escape, typed_declarations
 from .._core import render_rows as _render_rows
 from ..dates import Lastmod, format_w3c, from_formatted, latest_moment
 from ..extensions import PREFIXES
@@ -245,17 +245,24 @@ class SitemapDocument:
 
     def _add_rendered(self, rendered: Rendered, start: int) -> int:
         """Write ``rendered[start:]`` until this document is full; return the index reached.
-        The cut is found in the core on the entries' exact byte counts."""
+        The cut is found in the core on the entries' exact byte counts. Entries with typed
+        extensions get their namespaces declared as ``add`` declares them for values: on the
+        root with the document's first such entries while it is open, else on each ``<url>``."""
         limit = self._max_urls - self._urls
         if start >= len(rendered) or limit <= 0:
             return start
-        fits = rendered.fit(start, limit, self._budget - self._size)
+        declared = _bits(self._declared)
+        undeclared = rendered.namespaces(start, start + limit) & ~declared and not self._text
+        if undeclared and self._root_open() and self._header.endswith(">\n"):
+            declared = self._declare_rendered(rendered, start, limit)
+        fits = rendered.fit(start, limit, self._budget - self._size, declared)
         if fits == 0:
             if self._urls == 0:
-                raise EntryTooLarge(Url._trusted(rendered.locs[start]), rendered.size(start))
+                size = rendered.size(start, declared)
+                raise EntryTooLarge(Url._trusted(rendered.locs[start]), size)
             return start
         end = start + fits
-        data = rendered.text(start, end)
+        data = rendered.text(start, end, declared)
         self._parts.append(data)
         self._pending += len(data)
         self._size += len(data)
@@ -331,6 +338,25 @@ class SitemapDocument:
                 self._declared = namespaces
                 return entries
             namespaces = tuple(ns for ns in namespaces if ns in used)
+
+    def _declare_rendered(self, rendered: Rendered, start: int, limit: int) -> int:
+        """``_first_with_extensions`` for entries the core rendered: the root declares the
+        typed namespaces that the part of ``rendered[start:start + limit]`` that fits uses;
+        their bits."""
+        bits = rendered.namespaces(start, start + limit)
+        while True:
+            namespaces = [ns for ns, bit in _NAMESPACE_BITS.items() if bits & bit]
+            header = declare_on_root(self._header, namespaces).encode()
+            grown = len(header) - len(self._parts[0])
+            self._parts[0] = header
+            self._size += grown
+            self._pending += grown
+            fits = rendered.fit(start, limit, self._budget - self._size, bits)
+            used = rendered.namespaces(start, start + fits)
+            if not bits & ~used:
+                self._declared = tuple(namespaces)
+                return bits
+            bits &= used
 
     def _track_newest(self, written: Sequence[Lastmod | None]) -> None:
         """Keep the newest lastmod; of equal instants spelt in other zones, the first written
@@ -446,6 +472,13 @@ def _all_extensions(batch: Sequence[Url]) -> Iterable[object]:
 
 
 Rendered = RenderedRows  # entries rendered in the compiled core (rust/core/src/write)
+# the typed namespaces the core renders, by the bit its entries use for each
+_NAMESPACE_BITS = {ns: 1 << bit for bit, (_, ns) in enumerate(typed_declarations())}
+
+
+def _bits(namespaces: Iterable[str]) -> int:
+    """The core's bits for these typed namespaces (those it renders)."""
+    return sum(_NAMESPACE_BITS.get(ns, 0) for ns in namespaces)
 
 
 def render_rows(

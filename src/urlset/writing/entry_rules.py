@@ -19,6 +19,7 @@ so check finds no ``news-too-old``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from .report import BuildReport
 
 _KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
+_UNKNOWN = ""  # not yet judged (a reason is never empty)
 
 
 def news_window_checked(window: timedelta) -> timedelta:
@@ -64,6 +66,7 @@ class EntryRules:
         # articles published before this lose their news element (None: all are written)
         self.news_since = None if news_window is None else now - news_window_checked(news_window)
         self._future: dict[Lastmod, str | None] = {}  # lastmod -> why it is in the future
+        self._without_day: dict[str, str | None] = {}  # lastmod text -> why it has no day
 
     @classmethod
     def of(cls, opts: BuildOptions, report: BuildReport) -> EntryRules:
@@ -133,9 +136,23 @@ class EntryRules:
 
     def without_day(self, loc: str, lastmod: str) -> None:
         """An entry the core wrote whose lastmod (its text) is a year or a month alone."""
-        why = lastmod_without_day(parse_w3c(lastmod))
+        known = self._without_day
+        why = known.get(lastmod, _UNKNOWN)
+        if why is _UNKNOWN:  # a site has few such lastmods: each judged once
+            if len(known) >= _KNOWN_MAX:
+                known.clear()
+            why = known[lastmod] = lastmod_without_day(parse_w3c(lastmod))
         if why is not None:
             self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
+
+    def image_fields(self, found: Iterable[tuple[str, str]]) -> None:
+        """Entries the core wrote, (loc, fields) each, whose images use ``fields``, which
+        Google no longer reads (``image.image_deprecated_fields``, named by the core)."""
+        from ..extensions.image import deprecated_fields_issue  # only with images
+
+        for loc, fields in found:
+            issue = deprecated_fields_issue(loc, fields)
+            self._problem(issue.code, issue.message, left=False, severity=issue.severity)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
         if self.strict and severity != "info":

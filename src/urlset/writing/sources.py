@@ -273,7 +273,14 @@ def _table(
         if name not in COLUMNS and name not in IGNORED_FIELDS and i != section
     ]
     width = len(header)
-    reader.reader.set_columns(positions, width, [index for index, _ in extra], section)
+    json = [index for index, name in extra if name == "extensions"]  # the core reads its images
+    reader.reader.set_columns(
+        positions,
+        width,
+        [index for index, _ in extra],
+        section,
+        json[0] if len(json) == 1 else None,
+    )
 
     def read_long(number: int, cells: list[bytes], base: str | None) -> list[Url | InputError]:
         """A row with extension cells, read on its own."""

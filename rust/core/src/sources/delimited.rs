@@ -290,6 +290,32 @@ pub struct Columns {
     pub extra: Vec<usize>,
     /// the `section` column (`Rows::sections`)
     pub section: Option<usize>,
+    /// the `extensions` column among them (JSON of extension fields), which the core reads
+    /// when it is the only one not blank (`json_lines::extensions_cell`)
+    pub json: Option<usize>,
+}
+
+impl Columns {
+    /// A record's core values as `read_rows` keeps them (`cell_at`: its cells' texts): each
+    /// stripped, a blank one absent, a blank loc empty.
+    pub fn core_values<'a>(
+        &self,
+        cell_at: impl Fn(usize) -> &'a str,
+        rows: &mut Rows,
+    ) -> [Value; 4] {
+        let mut values = [Value::Absent; 4];
+        for (value, position) in values.iter_mut().zip(self.positions) {
+            let Some(index) = position else { continue };
+            let cell = strip(cell_at(index));
+            if !cell.is_empty() {
+                *value = rows.keep(cell);
+            }
+        }
+        if values[0] == Value::Absent {
+            values[0] = rows.keep("");
+        }
+        values
+    }
 }
 
 /// Read a table's records from `data[pos..]` as rows of its core columns, stripped (a blank
@@ -349,29 +375,14 @@ pub fn read_rows(
             };
             text.get(start..record.ends[index]).unwrap_or_default()
         };
+        if let Some(index) = columns.section {
+            rows.section(strip(cell_at(index))); // a long row's too: the core may render it
+        }
         if columns.extra.iter().any(|&i| !strip(cell_at(i)).is_empty()) {
             rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
             continue;
         }
-        let mut values = [Value::Absent; 4];
-        for (value, position) in values.iter_mut().zip(columns.positions) {
-            let Some(index) = position else { continue };
-            let start = if index == 0 {
-                0
-            } else {
-                record.ends[index - 1]
-            };
-            let cell = strip(text.get(start..record.ends[index]).unwrap_or_default());
-            if !cell.is_empty() {
-                *value = rows.keep(cell);
-            }
-        }
-        if values[0] == Value::Absent {
-            values[0] = rows.keep("");
-        }
-        if let Some(index) = columns.section {
-            rows.section(strip(cell_at(index)));
-        }
+        let values = columns.core_values(cell_at, rows);
         rows.push(number, values);
     }
     pos
@@ -483,6 +494,7 @@ mod tests {
             width: 2,
             extra: Vec::new(),
             section: Some(1),
+            json: None,
         };
         let data = b"https://e.com/a, blog \nhttps://e.com/b,\n";
         let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());
@@ -518,6 +530,7 @@ mod tests {
             width: 2,
             extra: Vec::new(),
             section: None,
+            json: None,
         };
         let data = b" 0.5 , https://e.com/a\n\n , \nx\n1,https://e.com/\xff\n";
         let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());

@@ -8,6 +8,7 @@ use memchr::memchr;
 
 use super::lines::{line_at, utf8};
 use super::{Rows, Value};
+use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
 
 const KEYS: [&[u8]; 6] = [
     b"loc",
@@ -62,7 +63,7 @@ pub fn read(
     *line += ends.len() as u64;
     for (number, &(start, end, next)) in (first + 1..).zip(&ends) {
         let line = &data[start..end];
-        match object(line, rows) {
+        match object(line, rows, None) {
             Some((values, section)) => {
                 if let Some((start, end)) = section.filter(|(start, end)| start < end) {
                     rows.sections
@@ -72,7 +73,22 @@ pub fn read(
             }
             None if line.iter().all(u8::is_ascii_whitespace) => {} // a blank line: skipped
             // with its line break, as Python's reader gives a line to `json.loads`
-            None => rows.push_long(number, std::iter::once(&data[start..next])),
+            None => {
+                if rows.read_sections {
+                    // the long line's section now: the core may still render it (its images)
+                    let mut scratch = Rows {
+                        read_sections: true,
+                        ..Rows::default()
+                    };
+                    let mut images = Vec::new();
+                    if let Some((_, Some((from, to)))) =
+                        object(line, &mut scratch, Some(&mut images))
+                    {
+                        rows.section(&scratch.text[from..to]);
+                    }
+                }
+                rows.push_long(number, std::iter::once(&data[start..next]));
+            }
         }
     }
     Chunk::Rows(at)
@@ -226,8 +242,15 @@ fn falsy(value: Value) -> bool {
 /// changefreq absent when false, priority absent when "", loc as it is. None for any other
 /// line (a key written with an escape too: Python reads those). With `Rows::read_sections`,
 /// a `section` key of text (null: none) gives the row's section too, a range of `rows.text`.
+///
+/// With `images`, an `images` key is taken too: a list of image objects the core checks
+/// (`images_list`), into `images`.
 #[allow(clippy::type_complexity)]
-fn object(line: &[u8], rows: &mut Rows) -> Option<([Value; 4], Option<(usize, usize)>)> {
+pub fn object(
+    line: &[u8],
+    rows: &mut Rows,
+    mut images: Option<&mut Vec<Image>>,
+) -> Option<([Value; 4], Option<(usize, usize)>)> {
     utf8(line)?;
     let mut cursor = Cursor { bytes: line, at: 0 };
     cursor.space();
@@ -243,13 +266,36 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<([Value; 4], Option<(usize, us
         }
         let rest = &line[cursor.at..];
         let length = memchr(b'"', rest)?;
-        let key = KEYS.iter().position(|k| *k == &rest[..length])?;
+        let key = KEYS.iter().position(|k| *k == &rest[..length]);
+        let taken = images
+            .as_deref_mut()
+            .filter(|_| &rest[..length] == b"images");
+        if key.is_none() && taken.is_none() {
+            return None;
+        }
         cursor.at += length + 1;
         cursor.space();
         if !cursor.eat(b':') {
             return None;
         }
         cursor.space();
+        let Some(key) = key else {
+            let images = taken?;
+            if !images.is_empty() {
+                return None; // a key given twice: Python keeps the last
+            }
+            *images = images_list(&mut cursor)?;
+            images.push(Image::default()); // a mark that the key was seen
+            cursor.space();
+            if cursor.eat(b'}') {
+                break;
+            }
+            if !cursor.eat(b',') {
+                return None;
+            }
+            cursor.space();
+            continue;
+        };
         let value = match *line.get(cursor.at)? {
             b'"' => {
                 cursor.at += 1;
@@ -288,6 +334,9 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<([Value; 4], Option<(usize, us
     if cursor.at != line.len() {
         return None;
     }
+    if let Some(images) = images {
+        images.pop_if(|image| image.loc.is_empty()); // the mark
+    }
     let optional = |value: Option<Value>| match value {
         Some(value) if !falsy(value) => value,
         _ => Value::Absent,
@@ -305,13 +354,130 @@ fn object(line: &[u8], rows: &mut Rows) -> Option<([Value; 4], Option<(usize, us
     Some((values, section))
 }
 
+/// The value of an `images` key after the key's colon, as `registry.from_json_fields` types
+/// it when nothing is at fault: null (no images), or a list of at most 1,000 objects of the
+/// image's fields (`values::image::FIELDS` and its loc) with text or null values, each key
+/// once and loc given, checked by `Image::checked`. None for anything else (Python judges it).
+fn images_list(cursor: &mut Cursor<'_>) -> Option<Vec<Image>> {
+    if cursor.word(b"null").is_some() {
+        return Some(Vec::new());
+    }
+    if !cursor.eat(b'[') {
+        return None;
+    }
+    let mut images = Vec::new();
+    cursor.space();
+    if cursor.eat(b']') {
+        return Some(images);
+    }
+    loop {
+        images.push(image_object(cursor)?);
+        if images.len() > MAX_IMAGES_PER_URL {
+            return None;
+        }
+        cursor.space();
+        if cursor.eat(b']') {
+            return Some(images);
+        }
+        if !cursor.eat(b',') {
+            return None;
+        }
+        cursor.space();
+    }
+}
+
+/// One image object (see `images_list`).
+fn image_object(cursor: &mut Cursor<'_>) -> Option<Image> {
+    if !cursor.eat(b'{') {
+        return None;
+    }
+    // loc, then FIELDS; outer None: not given, inner None: null
+    let mut given: [Option<Option<String>>; 5] = Default::default();
+    cursor.space();
+    loop {
+        if !cursor.eat(b'"') {
+            return None;
+        }
+        let rest = cursor.bytes.get(cursor.at..)?;
+        let length = memchr(b'"', rest)?;
+        let key = &rest[..length];
+        let slot = if key == b"loc" {
+            0
+        } else {
+            1 + FIELDS.iter().position(|f| f.as_bytes() == key)?
+        };
+        cursor.at += length + 1;
+        cursor.space();
+        if !cursor.eat(b':') || given[slot].is_some() {
+            return None;
+        }
+        cursor.space();
+        given[slot] = Some(if cursor.word(b"null").is_some() {
+            None
+        } else {
+            if !cursor.eat(b'"') {
+                return None; // a number, a list: Python says why
+            }
+            let mut text = String::new();
+            cursor.string(&mut text)?;
+            Some(text)
+        });
+        cursor.space();
+        if cursor.eat(b'}') {
+            break;
+        }
+        if !cursor.eat(b',') {
+            return None;
+        }
+        cursor.space();
+    }
+    let [loc, fields @ ..] = given;
+    let fields = fields
+        .each_ref()
+        .map(|f| f.as_ref().and_then(|v| v.as_deref()));
+    Image::checked(loc??.as_str(), fields)
+}
+
+/// The images of a table's `extensions` cell (stripped) as `source_tables` reads it when
+/// nothing is at fault: a JSON object whose only key is `images` (or no key at all). None
+/// for anything else: Python reads the row.
+pub fn extensions_cell(text: &str) -> Option<Vec<Image>> {
+    let mut cursor = Cursor {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    cursor.space();
+    if !cursor.eat(b'{') {
+        return None;
+    }
+    cursor.space();
+    let images = if cursor.eat(b'}') {
+        Vec::new()
+    } else {
+        cursor.word(b"\"images\"")?;
+        cursor.space();
+        if !cursor.eat(b':') {
+            return None;
+        }
+        cursor.space();
+        let images = images_list(&mut cursor)?;
+        cursor.space();
+        if !cursor.eat(b'}') {
+            return None;
+        }
+        images
+    };
+    cursor.space();
+    (cursor.at == text.len()).then_some(images)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(line: &str) -> Option<Vec<String>> {
         let mut rows = Rows::default();
-        let (values, _) = object(line.as_bytes(), &mut rows)?;
+        let (values, _) = object(line.as_bytes(), &mut rows, None)?;
         Some(
             values
                 .iter()

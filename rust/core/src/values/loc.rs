@@ -118,6 +118,30 @@ pub struct PlainLoc {
 /// 1-65535 without a leading zero, other than 80 and 443; then [`plain_characters`] as XML
 /// text, at most 2,048 characters once unescaped. None sends the record to the careful lane.
 pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
+    let origin_len = plain_origin(text)?;
+    let amps = plain_characters(&text[origin_len - 1..], Spelling::XmlText)?;
+    if text.len() - 4 * amps > MAX_LOC_LENGTH {
+        return None;
+    }
+    Some(PlainLoc {
+        origin_len,
+        has_amp: amps > 0,
+    })
+}
+
+/// A URI given as a value (an image's loc: any site's) that `urls.to_uri` returns unchanged:
+/// the origin of [`plain_loc`], then [`plain_characters`] as a URI, at most `max_length` bytes.
+pub fn plain_uri(text: &str, max_length: usize) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() <= max_length
+        && plain_origin(bytes)
+            .is_some_and(|len| plain_characters(&bytes[len - 1..], Spelling::Uri).is_some())
+}
+
+/// The length of `scheme://host[:port]/` when it is as `urls.to_uri` writes it: a lower-case
+/// host name whose last label starts with a letter or a canonical dotted quad, a port of
+/// 1-65535 without a leading zero other than 80 and 443.
+fn plain_origin(text: &[u8]) -> Option<usize> {
     let rest = if let Some(r) = text.strip_prefix(b"https://") {
         r
     } else {
@@ -139,19 +163,11 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
             return None;
         }
         i += 1 + digits;
-        if rest.get(i) != Some(&b'/') {
-            return None;
-        }
     }
-    let origin_len = scheme_len + i + 1;
-    let amps = plain_characters(&rest[i..], Spelling::XmlText)?;
-    if text.len() - 4 * amps > MAX_LOC_LENGTH {
+    if rest.get(i) != Some(&b'/') {
         return None;
     }
-    Some(PlainLoc {
-        origin_len,
-        has_amp: amps > 0,
-    })
+    Some(scheme_len + i + 1)
 }
 
 /// The writer's question: true when `loc` starts with `prefix` (a directory URI whose origin

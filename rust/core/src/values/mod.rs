@@ -5,6 +5,7 @@
 //! may be trimmed or folded) each asks it here on top of the same check.
 pub mod bytes;
 pub mod entities;
+pub mod image;
 pub mod iri;
 pub mod lastmod;
 pub mod loc;

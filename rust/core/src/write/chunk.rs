@@ -6,6 +6,7 @@
 
 use super::locs::writable_loc;
 use super::render::{Refusal, Rendered, Values};
+use crate::values::image::Image;
 use crate::values::lastmod::{self, Lastmod};
 use crate::values::scalars::{self, Priority};
 
@@ -49,11 +50,13 @@ struct ChunkRow {
     priority: Given<Priority>,
 }
 
-/// Rows read but not yet checked nor rendered: their texts back to back, and each row's spans.
+/// Rows read but not yet checked nor rendered: their texts back to back, each row's spans,
+/// and the images of the rows that have some (by row, in order).
 #[derive(Clone, Debug, Default)]
 pub struct RowChunk {
     texts: String,
     rows: Vec<ChunkRow>,
+    images: Vec<(usize, Vec<Image>)>,
 }
 
 impl RowChunk {
@@ -61,6 +64,7 @@ impl RowChunk {
         RowChunk {
             texts: String::with_capacity(rows * 80),
             rows: Vec::with_capacity(rows),
+            images: Vec::new(),
         }
     }
 
@@ -87,6 +91,13 @@ impl RowChunk {
             changefreq,
             priority,
         });
+    }
+
+    /// The images of the row pushed next (checked: `values::image`).
+    pub fn images(&mut self, images: Vec<Image>) {
+        if !images.is_empty() {
+            self.images.push((self.rows.len(), images));
+        }
     }
 
     /// A row the reader cannot take: it keeps its place, refused.
@@ -121,7 +132,10 @@ impl Rendered {
         text: bool,
     ) {
         let texts = chunk.texts.as_str();
-        for row in &chunk.rows {
+        let mut images = chunk.images.iter().peekable();
+        for (index, row) in chunk.rows.iter().enumerate() {
+            let row_images = images.next_if(|(at, _)| *at == index);
+            let row_images = row_images.map_or(&[][..], |(_, images)| images.as_slice());
             let Some((start, end)) = row.loc else {
                 self.refuse(Refusal::Row);
                 continue;
@@ -143,7 +157,7 @@ impl Rendered {
                 })
             };
             match values() {
-                Some(values) => self.push(&loc, &values, text),
+                Some(values) => self.push_with(&loc, &values, text, row_images),
                 None => self.refuse(Refusal::Value),
             }
         }

@@ -3,6 +3,7 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
+use crate::values::image::{deprecated_fields, Image, IMAGE_NS};
 use crate::values::lastmod::{Lastmod, Precision};
 use crate::values::scalars::Priority;
 
@@ -50,6 +51,13 @@ impl Refusal {
     }
 }
 
+/// The typed namespaces an entry may use, by bit, in the order the writer declares them
+/// (`extensions.registry.DECLARED_BY`): (prefix, namespace). Only the image's are rendered
+/// here so far; the others' rows go the per-entry way.
+pub const TYPED_NAMESPACES: [(&str, &str); 1] = [("image", IMAGE_NS)];
+/// The bit of the image namespace in an entry's [`Rendered`] namespaces.
+pub const IMAGE_BIT: u8 = 1;
+
 /// Entries of a batch, back to back in one buffer, and the input rows that were refused (each
 /// by its position among the inputs: rendered and refused rows in their given order).
 #[derive(Clone, Debug, Default)]
@@ -70,6 +78,14 @@ pub struct Rendered {
     hashes: Vec<u64>,
     locs: Vec<u8>,
     loc_ends: Vec<usize>,
+    /// the typed namespaces each entry uses (bits of [`TYPED_NAMESPACES`]): its text has no
+    /// declaration of them, the document's root or its `<url>` gets one (`bytes_declared`)
+    namespaces: Vec<u8>,
+    /// all entries' namespaces together
+    any_namespace: u8,
+    /// (entry, the image fields Google no longer uses, as `image_deprecated_fields` names
+    /// them), in order: the build reports each (`image-deprecated-field`)
+    image_fields: Vec<(usize, String)>,
 }
 
 /// The key of an entry without a lastmod: before every instant a lastmod can name.
@@ -94,12 +110,32 @@ impl Rendered {
             hashes: Vec::with_capacity(entries),
             locs: Vec::with_capacity(entries * 48),
             loc_ends: Vec::with_capacity(entries),
+            namespaces: Vec::with_capacity(entries),
+            any_namespace: 0,
+            image_fields: Vec::new(),
         }
     }
 
     /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
     /// a newline (`loc` is a URI: no line break in it).
     pub fn push(&mut self, loc: &str, values: &Values, text: bool) {
+        self.push_with(loc, values, text, &[]);
+    }
+
+    /// [`Rendered::push`] with the entry's images (checked: `values::image`), written after
+    /// its priority as `document._xml_entries_ext` writes them, without the namespace's
+    /// declaration; their deprecated fields noted for the report (a text sitemap too).
+    pub fn push_with(&mut self, loc: &str, values: &Values, text: bool, images: &[Image]) {
+        if let Some(fields) = deprecated_fields(images) {
+            self.image_fields.push((self.ends.len(), fields));
+        }
+        let namespaces = if images.is_empty() || text {
+            0
+        } else {
+            IMAGE_BIT
+        };
+        self.namespaces.push(namespaces);
+        self.any_namespace |= namespaces;
         let out = &mut self.buf;
         if text {
             out.extend_from_slice(loc.as_bytes());
@@ -122,6 +158,9 @@ impl Rendered {
                 out.extend_from_slice(b"<priority>");
                 priority.write(out);
                 out.extend_from_slice(b"</priority>");
+            }
+            for image in images {
+                image.write(out);
             }
             out.extend_from_slice(b"</url>\n");
         }
@@ -161,6 +200,12 @@ impl Rendered {
         self.locs.extend_from_slice(&other.locs);
         self.loc_ends
             .extend(other.loc_ends.iter().map(|end| loc_base + end));
+        let entries = self.namespaces.len();
+        self.namespaces.extend_from_slice(&other.namespaces);
+        self.any_namespace |= other.any_namespace;
+        let fields = other.image_fields.iter();
+        self.image_fields
+            .extend(fields.map(|(at, text)| (entries + at, text.clone())));
     }
 
     /// The loc of entry `index`.
@@ -200,6 +245,87 @@ impl Rendered {
         let base = self.start_of(start);
         // ends are ascending: the first end past the room is where the run stops
         self.ends[start..stop].partition_point(|&end| end - base <= room)
+    }
+
+    /// The typed namespaces entries `start..end` use (bits of [`TYPED_NAMESPACES`]).
+    pub fn namespaces(&self, start: usize, end: usize) -> u8 {
+        if self.any_namespace == 0 {
+            return 0;
+        }
+        let end = end.min(self.len());
+        self.namespaces[start.min(end)..end]
+            .iter()
+            .fold(0, |all, &bits| all | bits)
+    }
+
+    /// The declarations entry `index` carries when the root declares `declared`: each
+    /// namespace it uses that the root does not, ` xmlns:prefix="namespace"`, in order.
+    fn declarations(&self, index: usize, declared: u8) -> impl Iterator<Item = (&str, &str)> {
+        let missing = self
+            .namespaces
+            .get(index)
+            .map_or(0, |bits| bits & !declared);
+        let typed = TYPED_NAMESPACES.iter().enumerate();
+        typed
+            .filter(move |(bit, _)| missing & (1 << bit) != 0)
+            .map(|(_, &pair)| pair)
+    }
+
+    /// The bytes of entry `index` when the root declares `declared`.
+    pub fn size_declared(&self, index: usize, declared: u8) -> usize {
+        let extra: usize = self
+            .declarations(index, declared)
+            .map(|(prefix, ns)| " xmlns:=\"\"".len() + prefix.len() + ns.len())
+            .sum();
+        self.bytes(index, index + 1).len() + extra
+    }
+
+    /// [`Rendered::fit`] when the root declares `declared` (an entry using another typed
+    /// namespace declares it on its `<url>`).
+    pub fn fit_declared(&self, start: usize, limit: usize, room: usize, declared: u8) -> usize {
+        if self.namespaces(start, start + limit) & !declared == 0 {
+            return self.fit(start, limit, room);
+        }
+        let stop = (start + limit).min(self.len());
+        let mut used = 0;
+        for index in start..stop {
+            used += self.size_declared(index, declared);
+            if used > room {
+                return index - start;
+            }
+        }
+        stop - start
+    }
+
+    /// The bytes of entries `start..end` when the root declares `declared`.
+    pub fn bytes_declared(&self, start: usize, end: usize, declared: u8) -> Vec<u8> {
+        if self.namespaces(start, end) & !declared == 0 {
+            return self.bytes(start, end).to_vec();
+        }
+        let mut out = Vec::with_capacity(self.bytes(start, end).len() + 64);
+        for index in start..end {
+            let entry = self.bytes(index, index + 1);
+            let mut declarations = self.declarations(index, declared).peekable();
+            if declarations.peek().is_none() {
+                out.extend_from_slice(entry);
+                continue;
+            }
+            out.extend_from_slice(b"<url");
+            for (prefix, ns) in declarations {
+                out.extend_from_slice(b" xmlns:");
+                out.extend_from_slice(prefix.as_bytes());
+                out.extend_from_slice(b"=\"");
+                out.extend_from_slice(ns.as_bytes());
+                out.push(b'"');
+            }
+            out.extend_from_slice(&entry[b"<url".len()..]);
+        }
+        out
+    }
+
+    /// (entry, the image fields it uses that Google no longer reads), in order.
+    pub fn image_fields(&self) -> &[(usize, String)] {
+        &self.image_fields
     }
 
     fn push_lastmod(&mut self, lastmod: Option<Lastmod>) {
@@ -255,6 +381,16 @@ impl Rendered {
     }
 
     fn copy_entry(&mut self, from: &Rendered, index: usize) {
+        let namespaces = from.namespaces.get(index).copied().unwrap_or(0);
+        self.namespaces.push(namespaces);
+        self.any_namespace |= namespaces;
+        if !from.image_fields.is_empty() {
+            let fields = &from.image_fields;
+            if let Ok(at) = fields.binary_search_by_key(&index, |(at, _)| *at) {
+                self.image_fields
+                    .push((self.ends.len(), fields[at].1.clone()));
+            }
+        }
         self.buf.extend_from_slice(from.bytes(index, index + 1));
         self.ends.push(self.buf.len());
         self.push_lastmod(from.lastmods[index]);
@@ -337,6 +473,50 @@ mod tests {
             (one_by_one.loc(0), one_by_one.loc(1))
         );
         assert_eq!(halves.fit(1, 1, 1000), 1);
+    }
+
+    #[test]
+    fn images_are_declared_where_the_root_does_not() {
+        let image = crate::values::image::Image::checked(
+            "https://x.org/i.jpg",
+            [None, None, Some("T"), None],
+        )
+        .unwrap();
+        let mut rendered = Rendered::with_capacity(3);
+        rendered.push("https://x.org/a", &Values::default(), false);
+        rendered.push_with(
+            "https://x.org/b",
+            &Values::default(),
+            false,
+            std::slice::from_ref(&image),
+        );
+        rendered.push("https://x.org/c", &Values::default(), false);
+        assert_eq!(
+            (rendered.namespaces(0, 1), rendered.namespaces(0, 3)),
+            (0, 1)
+        );
+        let on_root = "<url><loc>https://x.org/b</loc><image:image><image:loc>https://x.org/i.jpg\
+                       </image:loc><image:title>T</image:title></image:image></url>\n";
+        assert_eq!(rendered.bytes_declared(1, 2, IMAGE_BIT), on_root.as_bytes());
+        let own = rendered.bytes_declared(1, 2, 0);
+        let declared = format!("<url xmlns:image=\"{IMAGE_NS}\">{}", &on_root[5..]);
+        assert_eq!(std::str::from_utf8(&own).unwrap(), declared);
+        assert_eq!(rendered.size_declared(1, 0), declared.len());
+        let all = rendered.bytes_declared(0, 3, 0).len();
+        assert_eq!(rendered.fit_declared(0, 3, all, 0), 3);
+        assert_eq!(rendered.fit_declared(0, 3, all - 1, 0), 2);
+        assert_eq!(rendered.fit_declared(0, 3, all - 1, IMAGE_BIT), 3);
+        assert_eq!(rendered.image_fields(), &[(1, "title (1)".to_string())]);
+        let kept = rendered.select(&[false, true, true]);
+        assert_eq!(kept.image_fields(), &[(0, "title (1)".to_string())]);
+        assert_eq!(kept.namespaces(1, 2), 0);
+        let mut joined = rendered.range(0, 1);
+        joined.append(&kept);
+        assert_eq!(
+            joined.bytes_declared(0, 3, 0),
+            rendered.bytes_declared(0, 3, 0)
+        );
+        assert_eq!(joined.image_fields(), rendered.image_fields());
     }
 
     #[test]
