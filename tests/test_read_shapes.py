@@ -112,11 +112,8 @@ CONTAINERS = ("xml", "xml.gz", "text", "index")
 OUTPUTS = ("jsonl", "csv", "tsv", "arrow")
 # what still leaves the core, each with its reason: these cells fail the zero (strict xfail)
 _GAPS = {
-    "video": "video entries are typed in Python (a piece lxml reads)",
-    "news": "news entries are typed in Python (a piece lxml reads)",
-    "hreflang": "hreflang links are typed in Python (fast_extensions)",
     "unknown": "elements of unknown namespaces are kept by lxml (a piece)",
-    "mix": "the mix holds video, news, hreflang and unknown-namespace entries",
+    "mix": "the mix holds unknown-namespace entries",
 }
 _CONTAINER_GAPS = {
     "text": "text sitemaps are read line by line in Python (reading/text.py)",
