@@ -112,11 +112,8 @@ CONTAINERS = ("xml", "xml.gz", "text", "index")
 OUTPUTS = ("jsonl", "csv", "tsv", "arrow")
 # what still leaves the core, each with its reason: these cells fail the zero (strict xfail)
 _GAPS = {
-    "video": "video entries are typed in Python (a piece lxml reads)",
-    "news": "news entries are typed in Python (a piece lxml reads)",
-    "hreflang": "hreflang links are typed in Python (fast_extensions)",
     "unknown": "elements of unknown namespaces are kept by lxml (a piece)",
-    "mix": "the mix holds video, news, hreflang and unknown-namespace entries",
+    "mix": "the mix holds unknown-namespace entries",
 }
 _CONTAINER_GAPS = {
     "text": "text sitemaps are read line by line in Python (reading/text.py)",
@@ -251,3 +248,45 @@ def test_read_arrow_imports_no_pandas(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_fetch_batches_import_no_pandas(tmp_path: Path) -> None:
+    """``urlset fetch --format parquet``'s batches (the core's columns and the reader's
+    values, each with its sitemap) are made from buffers too: no ``pa.repeat`` or
+    ``from_pydict``, which import pandas; and they hold what the values give."""
+    import subprocess
+    import sys
+
+    from urlset.reading.arrow import fetch_batches, fetch_values_batch
+
+    path = tmp_path / "mix.xml"
+    path.write_bytes(SHAPES.urlset("mix", 200))
+    code = (
+        "import sys\nfrom urlset.model import Url\nfrom urlset.reading.arrow import fetch_batches\n"
+        "from urlset.reading.reader import SitemapReader\n"
+        "from urlset.reading.rendered import RenderSpec\n"
+        "spec = RenderSpec('arrow', '')\nreader = SitemapReader('doc', render=spec)\n"
+        f"data = open({str(path)!r}, 'rb').read()\n"
+        "urls = [e for e in reader.feed(data) + reader.close() if type(e) is Url]\n"
+        "batches = fetch_batches(urls, spec, 'https://a.test/s.xml')\n"
+        "print(sum(b.num_rows for b in batches), len(urls))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    counts, pandas = done.stdout.strip().splitlines()
+    assert pandas == "[]", done.stdout
+    assert counts.split()[0] == "200" and counts.split()[1] != "0", counts  # both kinds
+    spec = RenderSpec("arrow", "")
+    reader = SitemapReader("doc", render=spec)
+    data = path.read_bytes()
+    urls = [e for e in reader.feed(data) + reader.close() if type(e) is Url]
+    rows = [r for b in fetch_batches(urls, spec, "https://a.test/s.xml") for r in b.to_pylist()]
+    careful = [e for e in SitemapReader("v").feed(data) if type(e) is Url]
+    expected = fetch_values_batch(UrlColumns.from_urls(careful), "https://a.test/s.xml")
+    assert rows == expected.to_pylist()
+    assert (
+        fetch_values_batch(UrlColumns.from_urls(careful[:3]), None).to_pylist()[0]["sitemap"]
+        is None
+    )

@@ -141,7 +141,12 @@ class UrlsetScanner:
         index: bool,
         max_value: int,
         changefreqs: Sequence[Any],
-        image_prefix: str | None = None,  # the root's prefix for images: typed in the scan
+        # the root's prefixes for images, videos, news and hreflang links: plain ones are
+        # typed in the scan
+        image_prefix: str | None = None,
+        video_prefix: str | None = None,
+        news_prefix: str | None = None,
+        xhtml_prefix: str | None = None,
     ) -> None: ...
     def scan(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, texts: int = ...
@@ -164,9 +169,22 @@ class UrlsetScanner:
         # text; the text only for the first ``texts`` of them, else None
         list[tuple[int, int, str | None, str]],
         bool,  # whether any loc was made a URI (the same text or not)
-        # (record, ((loc, caption, geo_location, title), ...)): records with plain images
-        list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
+        # records with plain extensions (TypedExtensions)
+        list[TypedExtensions],
     ]: ...
+
+# a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
+# ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
+# and links ((hreflang, href), ...), and the kind of each element in document order (0
+# image, 1 video, 2 news, 3 link) when it is not that order, else None
+TypedExtensions = tuple[
+    int,
+    tuple[tuple[str, str | None, str | None, str | None], ...],
+    tuple[tuple[Any, ...], ...],
+    tuple[tuple[Any, ...], ...],
+    tuple[tuple[str, str], ...],
+    bytes | None,
+]
 
 # ((validity bitmap or None, null count), offsets or values, values of a string or None),
 # native byte order, as pyarrow.Array.from_buffers takes them
@@ -184,10 +202,18 @@ class RecordRenderer:
     """Canonical records of a urlset's body rendered as output text, or for ``format``
     "arrow" as Arrow buffers (urlset.reading.rendered)."""
 
-    # with ``image_prefix`` (the root's for the image namespace), records with plain images
-    # are rendered with them (their ``images`` JSON; in columns, the ``extensions`` text)
+    # with the root's prefixes for the image, video and news namespaces, records with plain
+    # images, videos and news are rendered with them (their JSON; in columns, the
+    # ``extensions`` text)
     def __init__(
-        self, format: str, tail: str, max_value: int, image_prefix: str | None = None
+        self,
+        format: str,
+        tail: str,
+        max_value: int,
+        image_prefix: str | None = None,
+        video_prefix: str | None = None,
+        news_prefix: str | None = None,
+        xhtml_prefix: str | None = None,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, /
@@ -198,7 +224,7 @@ class RecordRenderer:
         bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
         # (record, loc line, text, uri): locs the core made URIs of that differ from the text
         list[tuple[int, int, str, str]],
-        bool,  # whether any loc was made a URI (the same text or not) or had images
+        bool,  # whether any loc was made a URI (the same text or not) or had extensions
     ]: ...
     def columns(
         self,

@@ -3,11 +3,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
 use urlset_core::read::images::ImageSpans;
+use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::records::{
-    scan, scan_converting, scan_with_images, Judged, Kind, Limits, Record, Scan, Stop, Value,
+    scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, Record, Scan, Stop, Value,
 };
 
 use crate::lastmods::LastmodValues;
+
+/// A record's videos, news and links as tuples, and the order of its elements or None.
+type MediaValues = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
+
+/// A record with typed extensions: its index, its images, videos, news and links as tuples,
+/// and the order of its elements (bytes) or None.
+type Extended = (usize, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -20,9 +28,27 @@ pub struct UrlsetScanner {
     max_value: usize,
     changefreqs: Vec<Py<PyAny>>,
     lastmods: LastmodValues,
-    /// The prefix the root binds to the image namespace: plain images are read with their
-    /// records (urlset_core::read::images).
-    image_prefix: Option<Vec<u8>>,
+    /// The prefixes the root binds to the image, video and news namespaces: plain images,
+    /// videos and news are read with their records (urlset_core::read::images, media).
+    prefixes: Option<Prefixes>,
+}
+
+/// The prefixes the root binds to the image, video, news and XHTML namespaces, or None
+/// for none.
+pub(crate) fn prefixes(
+    image: Option<&str>,
+    video: Option<&str>,
+    news: Option<&str>,
+    xhtml: Option<&str>,
+) -> Option<Prefixes> {
+    let own = |p: Option<&str>| p.map(|p| p.as_bytes().to_vec());
+    let found = Prefixes {
+        image: own(image),
+        video: own(video),
+        news: own(news),
+        xhtml: own(xhtml),
+    };
+    found.any().then_some(found)
 }
 
 impl UrlsetScanner {
@@ -112,17 +138,117 @@ impl UrlsetScanner {
             max_records,
             max_value: self.max_value,
         };
-        let prefix = self.image_prefix.as_deref().filter(|_| convert);
+        let prefixes = self.prefixes.as_ref().filter(|_| convert);
         py.detach(|| {
             let pos = pos.min(end);
-            let found = match prefix {
-                Some(p) => scan_with_images(bytes, (pos, end), line, limits, p),
+            let found = match prefixes {
+                Some(p) => scan_with_extensions(bytes, (pos, end), line, limits, p),
                 None if convert => scan_converting(bytes, pos, end, line, limits),
                 None => scan(bytes, pos, end, line, limits),
             };
             let extra = then(&found);
             (found, extra)
         })
+    }
+
+    /// A record's plain videos, news and links as tuples of their fields, and the kinds of
+    /// its elements in document order (bytes) when that is not the JSON's order, else None.
+    fn media_values(&mut self, py: Python<'_>, media: Option<&Media>) -> PyResult<MediaValues> {
+        let empty = || PyTuple::empty(py).into_any().unbind();
+        let Some(media) = media else {
+            return Ok((empty(), empty(), empty(), py.None()));
+        };
+        let videos = media
+            .videos
+            .iter()
+            .map(|v| self.video_fields(py, v))
+            .collect::<PyResult<Vec<_>>>()?;
+        let news = media
+            .news
+            .iter()
+            .map(|n| self.news_fields(py, n))
+            .collect::<PyResult<Vec<_>>>()?;
+        let links = media
+            .links
+            .iter()
+            .map(|l| (l.hreflang.as_str(), l.href.as_str()));
+        let order = match &media.order {
+            Some(order) => PyBytes::new(py, order).into_any().unbind(),
+            None => py.None(),
+        };
+        Ok((
+            PyTuple::new(py, videos)?.into_any().unbind(),
+            PyTuple::new(py, news)?.into_any().unbind(),
+            PyTuple::new(py, links)?.into_any().unbind(),
+            order,
+        ))
+    }
+
+    /// A video's fields as `Video._trusted` takes them (the ones the core types, in
+    /// `Video`'s order).
+    fn video_fields(&mut self, py: Python<'_>, v: &Video) -> PyResult<Py<PyAny>> {
+        let text = |t: &str| PyString::new(py, t).into_any().unbind();
+        let opt_text = |t: &Option<String>| t.as_deref().map_or_else(|| py.None(), text);
+        let flag = |b: Option<bool>| -> PyResult<Py<PyAny>> {
+            Ok(match b {
+                Some(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+                None => py.None(),
+            })
+        };
+        let number = |n: Option<u64>| -> PyResult<Py<PyAny>> {
+            Ok(match n {
+                Some(n) => n.into_pyobject(py)?.into_any().unbind(),
+                None => py.None(),
+            })
+        };
+        let mut date = |d: &Option<_>| -> PyResult<Py<PyAny>> {
+            match d {
+                Some(d) => self.lastmods.of(py, d),
+                None => Ok(py.None()),
+            }
+        };
+        let expiration = date(&v.expiration_date)?;
+        let published = date(&v.publication_date)?;
+        let tags = PyTuple::new(py, v.tags.iter().map(|t| text(t)))?;
+        let fields: [Py<PyAny>; 16] = [
+            text(&v.thumbnail_loc),
+            text(&v.title),
+            text(&v.description),
+            opt_text(&v.content_loc),
+            opt_text(&v.player_loc),
+            number(v.duration.map(u64::from))?,
+            expiration,
+            v.rating
+                .map_or_else(|| py.None(), |r| PyFloat::new(py, r).into_any().unbind()),
+            number(v.view_count)?,
+            published,
+            tags.into_any().unbind(),
+            opt_text(&v.category),
+            flag(v.family_friendly)?,
+            flag(v.requires_subscription)?,
+            opt_text(&v.uploader),
+            flag(v.live)?,
+        ];
+        Ok(PyTuple::new(py, fields)?.into_any().unbind())
+    }
+
+    /// A news article's fields in `News`' order.
+    fn news_fields(&mut self, py: Python<'_>, n: &News) -> PyResult<Py<PyAny>> {
+        let texts = |items: &[String]| PyTuple::new(py, items.iter().map(String::as_str));
+        let fields: [Py<PyAny>; 8] = [
+            PyString::new(py, &n.publication_name).into_any().unbind(),
+            PyString::new(py, &n.language).into_any().unbind(),
+            self.lastmods.of(py, &n.publication_date)?,
+            PyString::new(py, &n.title).into_any().unbind(),
+            n.access
+                .map_or_else(|| py.None(), |a| PyString::new(py, a).into_any().unbind()),
+            PyTuple::new(py, n.genres.iter().copied())?
+                .into_any()
+                .unbind(),
+            texts(&n.keywords)?.into_any().unbind(),
+            texts(&n.stock_tickers)?.into_any().unbind(),
+        ];
+        Ok(PyTuple::new(py, fields)?.into_any().unbind())
     }
 
     fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
@@ -247,20 +373,24 @@ fn loc_string(
 #[pymethods]
 impl UrlsetScanner {
     #[new]
-    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None))]
+    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         index: bool,
         max_value: usize,
         changefreqs: Vec<Py<PyAny>>,
         image_prefix: Option<&str>,
+        video_prefix: Option<&str>,
+        news_prefix: Option<&str>,
+        xhtml_prefix: Option<&str>,
     ) -> PyResult<Self> {
         Ok(UrlsetScanner {
             kind: if index { Kind::Index } else { Kind::Urlset },
             max_value,
             changefreqs,
             lastmods: LastmodValues::new(py)?,
-            image_prefix: image_prefix.map(|p| p.as_bytes().to_vec()),
+            prefixes: prefixes(image_prefix, video_prefix, news_prefix, xhtml_prefix),
         })
     }
 
@@ -291,10 +421,15 @@ impl UrlsetScanner {
         let mut origins = Origins::default();
         let mut converted: Vec<(usize, u32, Option<&str>, Py<PyAny>)> = Vec::new();
         let mut any_converted = false;
-        let mut images: Vec<(usize, Py<PyAny>)> = Vec::new();
+        let mut images: Vec<Extended> = Vec::new();
         for (i, r) in found.records.iter().enumerate() {
-            if let Some(found) = &r.images {
-                images.push((i, image_values(py, bytes, found)?));
+            if r.extended() {
+                let found = match &r.images {
+                    Some(found) => image_values(py, bytes, found)?,
+                    None => PyTuple::empty(py).into_any().unbind(),
+                };
+                let (videos, news, links, order) = self.media_values(py, r.media.as_deref())?;
+                images.push((i, found, videos, news, links, order));
             }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             if let Some(c) = &r.uri {

@@ -4,24 +4,26 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
+use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
 use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
 
-use crate::read::{fixed, texts, with_texts};
+use crate::read::{fixed, prefixes, texts, with_texts};
 
 /// Output bytes from which the copy into Python's bytes object releases the GIL (below, the
 /// release costs more than the copy).
 const DETACHED_COPY: usize = 1 << 16;
 
 /// One document's renderer: its format and line tail (None: into Arrow columns), with the
-/// root's image prefix records with plain images too, and the locs and origins seen so far.
+/// root's image, video and news prefixes records with plain images, videos and news too, and
+/// the locs and origins seen so far.
 #[pyclass(module = "urlset._core")]
 pub struct RecordRenderer {
     renderer: Option<Renderer>,
     /// "arrow": every run's records, in document order, until `columns` takes them.
     columns: Columns,
-    /// "arrow": the root's image prefix (a text renderer holds its own).
-    image_prefix: Option<Vec<u8>>,
+    /// "arrow": the root's image, video and news prefixes (a text renderer holds its own).
+    prefixes: Option<Prefixes>,
     seen: Seen,
     max_value: usize,
 }
@@ -29,13 +31,17 @@ pub struct RecordRenderer {
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None))]
     fn new(
         format: &str,
         tail: &str,
         max_value: usize,
         image_prefix: Option<&str>,
+        video_prefix: Option<&str>,
+        news_prefix: Option<&str>,
+        xhtml_prefix: Option<&str>,
     ) -> PyResult<Self> {
+        let found = prefixes(image_prefix, video_prefix, news_prefix, xhtml_prefix);
         let renderer = if format == "arrow" {
             None
         } else {
@@ -43,15 +49,13 @@ impl RecordRenderer {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
             let renderer = Renderer::new(format, tail.as_bytes());
-            Some(match image_prefix {
-                Some(prefix) => renderer.with_images(prefix.as_bytes()),
+            Some(match found.clone() {
+                Some(found) => renderer.with_extensions(found),
                 None => renderer,
             })
         };
         Ok(RecordRenderer {
-            image_prefix: image_prefix
-                .filter(|_| renderer.is_none())
-                .map(|p| p.as_bytes().to_vec()),
+            prefixes: found.filter(|_| renderer.is_none()),
             renderer,
             columns: Columns::default(),
             seen: Seen::default(),
@@ -84,13 +88,13 @@ impl RecordRenderer {
         let mut conversions = Vec::new();
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
-            let images = self.image_prefix.as_deref();
+            let prefixes = self.prefixes.as_ref();
             let done = py.detach(|| {
                 columns_run(
                     bytes,
                     span,
                     line,
-                    (limits, images),
+                    (limits, prefixes),
                     seen,
                     columns,
                     &mut conversions,

@@ -161,6 +161,12 @@ def _fast_link(xml: str) -> Alternate | None:
     return alternate_from_attrs(m.group("attrs"))
 
 
+def trusted_links(values: tuple[tuple[str, str], ...]) -> tuple[Alternate, ...]:
+    """The links of (hreflang, href) pairs the reader's compiled tokenizer checked as
+    ``fast_links`` checks them (rust/core/src/read/media.rs)."""
+    return tuple(Alternate._trusted(code, href) for code, href in values)
+
+
 _LINK_SPLITS: dict[str, re.Pattern[str]] = {}
 _HREFLANG_CODES: dict[str, str] = {}  # hreflang as written -> canonical, for valid ones
 _HREFLANG_WRITTEN = re.compile(r"[A-Za-z0-9_\-]+")

@@ -269,6 +269,17 @@ class Video:
         set_field(s, "platform", platform and platform._as_platforms())
         set_field(s, "live", yes_no("video live", s.live))
 
+    @classmethod
+    def _trusted(cls, *typed: Any) -> Video:
+        """A Video of the fields the reader's compiled tokenizer types (``_TYPED_BY_CORE``),
+        checked as ``__post_init__`` checks them (rust/core/src/read/media.rs)."""
+        video = object.__new__(cls)
+        for name, value in _UNTYPED_BY_CORE.items():
+            set_field(video, name, value)
+        for name, value in zip(_TYPED_BY_CORE, typed, strict=True):
+            set_field(video, name, value)
+        return video
+
     def body(self) -> str:
         p = [
             "<video:video><video:thumbnail_loc>",
@@ -341,6 +352,20 @@ class Video:
     @property
     def xml(self) -> str:
         return declared(self.body(), PREFIX, self.namespace, self.name)
+
+
+# the fields the compiled tokenizer types, in its order, and the others with their values
+_TYPED_BY_CORE = (
+    "thumbnail_loc", "title", "description", "content_loc", "player_loc", "duration",
+    "expiration_date", "rating", "view_count", "publication_date", "tags", "category",
+    "family_friendly", "requires_subscription", "uploader", "live",
+)  # fmt: skip
+_UNTYPED_BY_CORE = {f.name: f.default for f in fields(Video) if f.name not in _TYPED_BY_CORE}
+
+
+def trusted_videos(values: tuple[tuple[Any, ...], ...]) -> tuple[Video, ...]:
+    """The videos of the field tuples the reader's compiled tokenizer gives."""
+    return tuple(Video._trusted(*fields) for fields in values)
 
 
 def _yn(value: bool) -> str:

@@ -176,27 +176,37 @@ def _fetch_run(columns: tuple[Any, ...], sitemap: str) -> Any:
         _changefreq_names().take(codes),
         _array(pa.float64(), n, priority),
         _array(pa.string(), n, extensions),
-        # the sitemap's one text taken n times (pa.repeat converts a Python value: pandas)
-        _texts([sitemap]).take(_array(pa.int32(), n, ((None, 0), bytes(4 * n), None))),
+        _repeated(sitemap, n),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
 
 
-def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
-    """Urls (as columns of values) as one record batch in FETCH_COLUMNS."""
+def _repeated(text: str, n: int) -> Any:
+    """A string array of ``text`` ``n`` times, from buffers (``pa.repeat`` converts a Python
+    value, which imports pandas)."""
     import pyarrow as pa
 
+    data = text.encode()
+    size = len(data)
+    offsets = array("i", range(0, (n + 1) * size, size) if size else bytes(4 * (n + 1)))
+    return _array(pa.string(), n, ((None, 0), offsets, data * n))
+
+
+def fetch_values_batch(columns: UrlColumns, sitemap: str | None) -> Any:
+    """Urls (as columns of values) as one record batch in FETCH_COLUMNS, made from buffers
+    (``from_pydict`` converts Python values, which imports pandas)."""
+    import pyarrow as pa
+
+    n = columns.count
     extensions = columns.extensions
-    count = columns.count
     arrays = [
         _texts(columns.locs),
         _texts([t or None for t in columns.lastmods]),
         _texts([CHANGEFREQ_TEXT[c] or None for c in columns.changefreqs]),
         _fixed(pa.float64(), "d", [None if p == NO_PRIORITY else p for p in columns.priorities]),
-        _texts([None] * count if extensions is None else list(map(_extensions_text, extensions))),
-        _texts([sitemap] * count),
+        _texts([None] * n if extensions is None else list(map(_extensions_text, extensions))),
+        _texts([None] * n) if sitemap is None else _repeated(sitemap, n),
     ]
-    # from buffers: pyarrow's conversion of Python values imports pandas
     return pa.RecordBatch.from_arrays(arrays, schema=fetch_schema())
 
 

@@ -39,7 +39,7 @@ LEFT_REASONS = {
     "limit": "an entry count was due (the protocol's 50,000, or ReadLimits.max_entries)",
     "new-origin": "the first entry on a host with a finding, whose loc the core made a URI of",
     "values": "a value the reader judges (corrected or reported)",
-    "extension": "extensions other than plain images, typed in Python",
+    "extension": "extensions other than plain images, videos, news and links, typed in Python",
     "piece": "markup the compiled lane does not read, parsed by lxml on its own",
     "careful": "read by the careful (lxml) lane: the rest of a document handed over, or a "
     "document the compiled lane never takes (RSS, Atom, another encoding)",
@@ -104,15 +104,15 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, limit: int, image_prefix: str | None) -> RecordRenderer:
+    def start(self, limit: int, prefixes: tuple[str | None, ...]) -> RecordRenderer:
         """The document's renderer (values up to ``limit`` long), which the reader's sink
-        makes its duplicate set from now on. Given the prefix the root binds to the image
-        namespace, records with plain images are rendered too (their extensions as JSON), by
-        both renderers alike."""
-        renderer = RecordRenderer(self.fmt, self.tail, limit, image_prefix)
+        makes its duplicate set from now on. Given the prefixes the root binds to the image,
+        video, news and XHTML namespaces, records with plain images, videos, news and hreflang
+        links are rendered too (their extensions as JSON), by both renderers alike."""
+        renderer = RecordRenderer(self.fmt, self.tail, limit, *prefixes)
         self.renderer = renderer
         if self.with_columns:
-            self.column_renderer = RecordRenderer("arrow", "", limit, image_prefix)
+            self.column_renderer = RecordRenderer("arrow", "", limit, *prefixes)
         return renderer
 
     def columns(self) -> Any:

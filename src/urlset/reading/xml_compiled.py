@@ -30,7 +30,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
-from ..extensions import SAFE_PARSER_OPTIONS, fast_extensions
+from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
 from .sink import Sink, leaving
@@ -40,7 +40,7 @@ from .xml_full import LX_BLOCK, FullLane
 from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
-    from .._core import JudgedEntry
+    from .._core import JudgedEntry, TypedExtensions
 
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
@@ -88,11 +88,11 @@ class CompiledLane:
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
         self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
-        image_prefix = _image_prefix(self.root_prefixes)
+        prefixes = _typed_prefixes(self.root_prefixes)
         limit = self.sink.limits.max_value_length
-        self.scanner = UrlsetScanner(index, limit, list(ChangeFreq), image_prefix)
+        self.scanner = UrlsetScanner(index, limit, list(ChangeFreq), *prefixes)
         if self.sink.render is not None and not index:  # also the document's duplicate set
-            self.renderer = self.sink.seen = self.sink.render.start(limit, image_prefix)
+            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -205,10 +205,10 @@ class CompiledLane:
         lines: bytes,
         origins: list[tuple[int, str]],
         converted: list[tuple[int, int, str | None, str]],
-        images: list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
+        images: list[TypedExtensions],
     ) -> bool:
-        """Pass on a run of records (``images``: (record, image values) for those with plain
-        images) in bulk when nothing is due (no limit, new host finding or duplicate); else
+        """Pass on a run of records (``images``: (record, images, videos, news) for those
+        with plain extensions) in bulk when nothing is due (no limit, new host finding or duplicate); else
         one at a time (``Sink.add_each``). False when reading must stop."""
         sink = self.sink
         n = len(locs)
@@ -403,11 +403,7 @@ def render_records(
                 pos, line = at, at_line
                 continue
             sink.converted_run(made_uris)
-            extensions: tuple[object, ...] = ()
-            if images:
-                from ..extensions.image import trusted_images  # a document with images
-
-                extensions = trusted_images(images[0][1])
+            extensions = _typed(images[0]) if images else ()
             entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
             sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
             added = sink.add(entry, record_line)
@@ -489,35 +485,59 @@ def _urls(
     lastmods: list[object],
     freqs: list[ChangeFreq | None],
     prios: list[float | None],
-    images: list[tuple[int, tuple[tuple[str, str | None, str | None, str | None], ...]]],
+    images: list[TypedExtensions],
 ) -> Iterator[Url]:
-    """A run's ``Url`` values, built in bulk; ``images``: (record, image texts) for the
-    records with plain images."""
+    """A run's ``Url`` values, built in bulk; ``images``: (record, images, videos, news)
+    for the records with plain extensions."""
     n = len(locs)
     extensions: Any = repeat(_NO_EXTENSIONS, n)
     if images:
-        from ..extensions.image import trusted_images  # loaded by a document with images
-
         extensions = [_NO_EXTENSIONS] * n
-        for i, values in images:
-            extensions[i] = trusted_images(values)
+        for typed in images:
+            extensions[typed[0]] = _typed(typed)
     return map(
         tuple.__new__, repeat(Url, n), zip(locs, lastmods, freqs, prios, extensions, strict=True)
     )
 
 
-def _image_prefix(prefixes: dict[str, str]) -> str | None:
-    """The prefix the root binds to the image namespace (the one ``fast_extensions`` takes
-    when there are two), or None."""
-    if not prefixes:
-        return None  # a plain sitemap loads no extension
-    from ..extensions.image import IMAGE_NS
+def _typed(typed: TypedExtensions) -> tuple[object, ...]:
+    """A record's extensions from the scanner's fields: its images, videos, news and links
+    (each module loaded by the first record that has one), in document order."""
+    _, images, videos, news, links, order = typed
+    kinds: list[tuple[object, ...]] = [(), (), (), ()]
+    if images:
+        from ..extensions.image import trusted_images
 
-    found = None
+        kinds[0] = trusted_images(images)
+    if videos:
+        from ..extensions.video import trusted_videos
+
+        kinds[1] = trusted_videos(videos)
+    if news:
+        from ..extensions.news import trusted_news
+
+        kinds[2] = trusted_news(news)
+    if links:
+        from ..extensions.hreflang import trusted_links
+
+        kinds[3] = trusted_links(links)
+    if order is None:
+        return kinds[0] + kinds[1] + kinds[2] + kinds[3]
+    each = [iter(values) for values in kinds]
+    return tuple(next(each[kind]) for kind in order)
+
+
+def _typed_prefixes(prefixes: dict[str, str]) -> tuple[str | None, ...]:
+    """The prefixes the root binds to the image, video, news and XHTML namespaces (of two
+    for one, the last, as ``fast_extensions`` takes it), each None when it binds none."""
+    if not prefixes:
+        return None, None, None, None  # a plain sitemap loads no extension
+    found: dict[str, str] = {}
     for prefix, namespace in prefixes.items():
-        if namespace == IMAGE_NS:
-            found = prefix
-    return found
+        kind = PREFIXES.get(namespace)  # the extension's own name: image, video, news, xhtml
+        if kind is not None:
+            found[kind] = prefix
+    return tuple(found.get(kind) for kind in ("image", "video", "news", "xhtml"))
 
 
 def _piece_parser() -> Any:

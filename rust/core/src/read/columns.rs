@@ -6,7 +6,7 @@
 //! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority,
 //! and the extensions object of a record's plain images as JSON text (null for none).
 
-use super::json::images_object;
+use super::json::extensions_object;
 use super::records::Record;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
@@ -145,10 +145,10 @@ impl Columns {
         self.changefreq
             .push(r.changefreq.map(|i| i8::try_from(i).unwrap_or_default()));
         self.priority.push(r.priority);
-        if let Some(images) = &r.images {
-            images_object(data, images, &mut self.extensions.values);
+        if r.extended() {
+            extensions_object(data, r, &mut self.extensions.values);
         }
-        self.extensions.close(r.images.is_some());
+        self.extensions.close(r.extended());
         self.len += 1;
     }
 

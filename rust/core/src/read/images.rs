@@ -35,22 +35,22 @@ fn is_space(b: u8) -> bool {
 }
 
 /// A cursor over `text[..end]` that matches tags with one prefix.
-struct Tags<'a> {
-    text: &'a [u8],
-    pos: usize,
-    end: usize,
-    prefix: &'a [u8],
+pub(crate) struct Tags<'a> {
+    pub(crate) text: &'a [u8],
+    pub(crate) pos: usize,
+    pub(crate) end: usize,
+    pub(crate) prefix: &'a [u8],
 }
 
 impl Tags<'_> {
-    fn spaces(&mut self) {
+    pub(crate) fn spaces(&mut self) {
         while self.pos < self.end && is_space(self.text[self.pos]) {
             self.pos += 1;
         }
     }
 
     /// `<p:name>` (`close`: `</p:name>`) at the cursor: moves past it.
-    fn tag(&mut self, name: &[u8], close: bool) -> bool {
+    pub(crate) fn tag(&mut self, name: &[u8], close: bool) -> bool {
         let rest = &self.text[self.pos..self.end];
         let opener: &[u8] = if close { b"</" } else { b"<" };
         let Some(rest) = rest.strip_prefix(opener) else {
@@ -74,7 +74,7 @@ impl Tags<'_> {
 
     /// A CDATA section, then `</p:name>`: the section's content; the cursor is past the tag.
     /// None (the cursor unmoved) when the text is not one section alone.
-    fn cdata_then_close(&mut self, name: &[u8]) -> Option<Span> {
+    pub(crate) fn cdata_then_close(&mut self, name: &[u8]) -> Option<Span> {
         const OPEN: &[u8] = b"<![CDATA[";
         let start = self.pos + OPEN.len();
         if !self.text[self.pos..self.end].starts_with(OPEN) {
@@ -92,7 +92,7 @@ impl Tags<'_> {
     }
 
     /// The text up to the next '<', then `</p:name>`: its span; the cursor is past the tag.
-    fn text_then_close(&mut self, name: &[u8]) -> Option<Span> {
+    pub(crate) fn text_then_close(&mut self, name: &[u8]) -> Option<Span> {
         let start = self.pos;
         let len = memchr::memchr(b'<', &self.text[start..self.end])?;
         self.pos = start + len;
@@ -146,34 +146,41 @@ pub fn plain_images(
         if !(t.tag(b"image", false)) {
             return None;
         }
-        t.spaces();
-        if !t.tag(b"loc", false) {
-            return None;
-        }
-        let loc = t.text_then_close(b"loc")?;
-        let plain = plain_loc(&text[loc.0..loc.1])?;
-        t.spaces();
-        let mut texts: [Option<String>; 3] = Default::default();
-        for (slot, name) in texts.iter_mut().zip(CHILDREN) {
-            if t.tag(name, false) {
-                *slot = match t.cdata_then_close(name) {
-                    Some(span) => cdata_text(text, span, max_value)?,
-                    None => plain_text(text, t.text_then_close(name)?, max_value)?,
-                };
-                t.spaces();
-            }
-        }
-        if !t.tag(b"image", true) {
-            return None;
-        }
-        t.spaces();
-        images.push(ImageSpans {
-            loc,
-            has_amp: plain.has_amp,
-            texts,
-        });
+        images.push(image_at(&mut t, max_value)?);
     }
     (!images.is_empty()).then_some(images)
+}
+
+/// The plain image whose start tag the cursor has just passed; the cursor then stands past
+/// the whitespace after its end tag. None when it is not plain.
+pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans> {
+    let text = t.text;
+    t.spaces();
+    if !t.tag(b"loc", false) {
+        return None;
+    }
+    let loc = t.text_then_close(b"loc")?;
+    let plain = plain_loc(&text[loc.0..loc.1])?;
+    t.spaces();
+    let mut texts: [Option<String>; 3] = Default::default();
+    for (slot, name) in texts.iter_mut().zip(CHILDREN) {
+        if t.tag(name, false) {
+            *slot = match t.cdata_then_close(name) {
+                Some(span) => cdata_text(text, span, max_value)?,
+                None => plain_text(text, t.text_then_close(name)?, max_value)?,
+            };
+            t.spaces();
+        }
+    }
+    if !t.tag(b"image", true) {
+        return None;
+    }
+    t.spaces();
+    Some(ImageSpans {
+        loc,
+        has_amp: plain.has_amp,
+        texts,
+    })
 }
 
 #[cfg(test)]

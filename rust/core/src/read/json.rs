@@ -3,7 +3,9 @@
 //! `extensions.json_fields` gives them (urlset.reading.output, urlset.reading.arrow).
 
 use super::images::ImageSpans;
-use super::records::Span;
+use super::media::{Media, News, Video};
+use super::records::{Record, Span};
+use crate::values::lastmod::Lastmod;
 
 /// A plain loc text's value (each `&amp;` read as `&`) appended to `out`.
 pub fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
@@ -84,12 +86,199 @@ pub fn json_string(text: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&text[start..]);
 }
 
-/// `{"images":[...]}`: the extensions object of a record's plain images (the JSON Lines
-/// output's keys, the CSV cell's and the Parquet and Arrow column's text).
-pub fn images_object(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
+/// `{"images":[...],"videos":[...],"news":...}`: the extensions object of a record's typed
+/// extensions (the JSON Lines output's keys, the CSV cell's and the Parquet and Arrow
+/// column's text).
+pub fn extensions_object(data: &[u8], r: &Record, out: &mut Vec<u8>) {
     out.push(b'{');
-    images_json(data, images, out);
+    extensions_json(data, r, out);
     out.push(b'}');
+}
+
+/// The keys `json.dumps(json_fields(...))` writes for a record's typed extensions, without
+/// the braces: `images`, `videos`, `news` (an object for one article, else a list),
+/// `alternates`, in
+/// `registry.JSON_KEYS`' order; nothing for a record without any.
+pub fn extensions_json(data: &[u8], r: &Record, out: &mut Vec<u8>) {
+    let mut first = true;
+    if let Some(images) = &r.images {
+        images_json(data, images, out);
+        first = false;
+    }
+    let Some(media) = &r.media else {
+        return;
+    };
+    media_json(media, first, out);
+}
+
+fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
+    if !media.videos.is_empty() {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(b"\"videos\":[");
+        for (i, video) in media.videos.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            video_json(video, out);
+        }
+        out.push(b']');
+    }
+    if !media.news.is_empty() {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(b"\"news\":");
+        let many = media.news.len() > 1;
+        if many {
+            out.push(b'[');
+        }
+        for (i, news) in media.news.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            news_json(news, out);
+        }
+        if many {
+            out.push(b']');
+        }
+    }
+    if !media.links.is_empty() {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"alternates\":[");
+        for (i, link) in media.links.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let mut o = Object::new(out);
+            o.text("hreflang", &link.hreflang);
+            o.text("href", &link.href);
+            o.close();
+        }
+        out.push(b']');
+    }
+}
+
+/// The fields of one JSON object, each `"name":value` after a comma but the first.
+struct Object<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Object<'a> {
+    fn new(out: &'a mut Vec<u8>) -> Object<'a> {
+        out.push(b'{');
+        Object { out, first: true }
+    }
+
+    fn key(&mut self, name: &str) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"\":");
+        self.out
+    }
+
+    fn text(&mut self, name: &str, value: &str) {
+        let out = self.key(name);
+        out.push(b'"');
+        json_string(value.as_bytes(), out);
+        out.push(b'"');
+    }
+
+    fn optional_text(&mut self, name: &str, value: Option<&str>) {
+        if let Some(value) = value {
+            self.text(name, value);
+        }
+    }
+
+    fn raw(&mut self, name: &str, value: Option<String>) {
+        if let Some(value) = value {
+            self.key(name).extend_from_slice(value.as_bytes());
+        }
+    }
+
+    fn date(&mut self, name: &str, value: Option<&Lastmod>) {
+        if let Some(value) = value {
+            let out = self.key(name);
+            out.push(b'"');
+            value.write(out);
+            out.push(b'"');
+        }
+    }
+
+    fn list<S: AsRef<str>>(&mut self, name: &str, values: &[S]) {
+        if values.is_empty() {
+            return; // an empty tuple is left out, as None is
+        }
+        let out = self.key(name);
+        out.push(b'[');
+        for (i, value) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            json_string(value.as_ref().as_bytes(), out);
+            out.push(b'"');
+        }
+        out.push(b']');
+    }
+
+    fn flag(&mut self, name: &str, value: Option<bool>) {
+        self.raw(
+            name,
+            value.map(|v| if v { "true" } else { "false" }.to_owned()),
+        );
+    }
+
+    fn close(self) {
+        self.out.push(b'}');
+    }
+}
+
+/// A video as `registry.to_json` gives it: its fields in `Video`'s order, absent ones left
+/// out (a rating as Python's `repr` writes the float: the scanner takes short decimals only).
+fn video_json(v: &Video, out: &mut Vec<u8>) {
+    let mut o = Object::new(out);
+    o.text("thumbnail_loc", &v.thumbnail_loc);
+    o.text("title", &v.title);
+    o.text("description", &v.description);
+    o.optional_text("content_loc", v.content_loc.as_deref());
+    o.optional_text("player_loc", v.player_loc.as_deref());
+    o.raw("duration", v.duration.map(|d| d.to_string()));
+    o.date("expiration_date", v.expiration_date.as_ref());
+    o.raw("rating", v.rating.map(|r| format!("{r:?}")));
+    o.raw("view_count", v.view_count.map(|n| n.to_string()));
+    o.date("publication_date", v.publication_date.as_ref());
+    o.list("tags", &v.tags);
+    o.optional_text("category", v.category.as_deref());
+    o.flag("family_friendly", v.family_friendly);
+    o.flag("requires_subscription", v.requires_subscription);
+    o.optional_text("uploader", v.uploader.as_deref());
+    o.flag("live", v.live);
+    o.close();
+}
+
+/// A news article as `registry.to_json` gives it.
+fn news_json(n: &News, out: &mut Vec<u8>) {
+    let mut o = Object::new(out);
+    o.text("publication_name", &n.publication_name);
+    o.text("language", &n.language);
+    o.date("publication_date", Some(&n.publication_date));
+    o.text("title", &n.title);
+    o.optional_text("access", n.access);
+    o.list("genres", &n.genres);
+    o.list("keywords", &n.keywords);
+    o.list("stock_tickers", &n.stock_tickers);
+    o.close();
 }
 
 #[cfg(test)]

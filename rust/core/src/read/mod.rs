@@ -4,6 +4,7 @@ pub mod gzip;
 pub mod gzip_ahead;
 pub mod images;
 pub mod json;
+pub mod media;
 pub mod printable;
 pub mod records;
 pub mod render;

@@ -13,7 +13,8 @@
 //! the image prefix and they are plain images ([`super::images`]): then the record carries
 //! them and stays in the run ([`Record::images`]).
 
-use super::images::{plain_images, ImageSpans};
+use super::images::ImageSpans;
+use super::media::{plain_extensions, Media, Prefixes};
 use super::values::value_text;
 use crate::values::iri::iri_to_uri;
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
@@ -67,8 +68,18 @@ pub struct Record {
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
-    /// The plain images after the core values (only from [`scan_with_images`]).
+    /// The plain images after the core values (only from [`scan_with_images`] and
+    /// [`scan_with_extensions`]).
     pub images: Option<Box<[ImageSpans]>>,
+    /// The plain videos and news after them (only from [`scan_with_extensions`]).
+    pub media: Option<Box<Media>>,
+}
+
+impl Record {
+    /// Whether the record carries typed extensions.
+    pub fn extended(&self) -> bool {
+        self.images.is_some() || self.media.is_some()
+    }
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
@@ -230,7 +241,7 @@ fn entry(
     c: &mut Cursor<'_>,
     limits: Limits,
     convert: bool,
-    images: Option<&[u8]>,
+    prefixes: Option<&Prefixes>,
 ) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
@@ -294,11 +305,12 @@ fn entry(
             changefreq,
             priority,
             images: None,
+            media: None,
         })
     })();
-    if let (Some(record), Some(prefix)) = (plain.as_mut(), images) {
+    if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
         if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) {
-            with_images(c, record, prefix, limits);
+            with_extensions(c, record, prefixes, limits);
         }
     }
     match plain {
@@ -362,16 +374,20 @@ fn judged(
     Some(Entry::Judged(Judged { line, values }))
 }
 
-/// Types the extension elements at the cursor as plain images of `record`, the cursor then
-/// standing on the entry end tag; when they are not plain, nothing changes.
-fn with_images(c: &mut Cursor<'_>, record: &mut Record, prefix: &[u8], limits: Limits) {
+/// Types the extension elements at the cursor as plain images, videos and news of
+/// `record`, the cursor then standing on the entry end tag; when they are not plain,
+/// nothing changes.
+fn with_extensions(c: &mut Cursor<'_>, record: &mut Record, prefixes: &Prefixes, limits: Limits) {
     let Some(end) = find(c.text, limits.kind.close(), c.pos) else {
         return;
     };
-    if let Some(found) = plain_images(c.text, (c.pos, end), prefix, limits.max_value) {
+    if let Some((images, media)) =
+        plain_extensions(c.text, (c.pos, end), prefixes, limits.max_value)
+    {
         c.line += count_lines(&c.text[c.pos..end]);
         c.pos = end;
-        record.images = Some(found.into_boxed_slice());
+        record.images = (!images.is_empty()).then(|| images.into_boxed_slice());
+        record.media = media.any().then(|| Box::new(media));
     }
 }
 
@@ -449,7 +465,27 @@ pub fn scan_with_images(
     limits: Limits,
     prefix: &[u8],
 ) -> Scan {
-    scan_records(text, (pos, end), line, limits, true, Some(prefix))
+    scan_records(
+        text,
+        (pos, end),
+        line,
+        limits,
+        true,
+        Some(&Prefixes::images(prefix)),
+    )
+}
+
+/// [`scan_converting`], with canonical records followed by plain images, videos and news
+/// (in the namespaces the root binds to `prefixes`) taken with them ([`Record::images`],
+/// [`Record::media`]).
+pub fn scan_with_extensions(
+    text: &[u8],
+    (pos, end): Span,
+    line: u32,
+    limits: Limits,
+    prefixes: &Prefixes,
+) -> Scan {
+    scan_records(text, (pos, end), line, limits, true, Some(prefixes))
 }
 
 fn scan_records(
@@ -458,7 +494,7 @@ fn scan_records(
     line: u32,
     limits: Limits,
     convert: bool,
-    images: Option<&[u8]>,
+    prefixes: Option<&Prefixes>,
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -474,7 +510,7 @@ fn scan_records(
         let (start, line) = (c.pos, c.line);
         let full = records.len() + judged.len() >= limits.max_records;
         let found = if start < end && !full && c.at(limits.kind.open()) {
-            entry(&mut c, limits, convert, images)
+            entry(&mut c, limits, convert, prefixes)
         } else {
             None
         };
@@ -484,8 +520,8 @@ fn scan_records(
                 records.push(record);
                 continue;
             }
-            // a run to judge ends before a record with images (a run's entries have none)
-            Some(Entry::Canonical(record)) if record.images.is_some() => {
+            // a run to judge ends before a record with extensions (a run's entries have none)
+            Some(Entry::Canonical(record)) if record.extended() => {
                 return Scan {
                     records,
                     pos: start,

@@ -10,8 +10,9 @@
 use std::collections::HashSet;
 
 use super::columns::Columns;
-use super::json::{images_json, images_object, plain_loc_value};
-use super::records::{scan_converting, scan_with_images, Limits, Record, Stop};
+use super::json::{extensions_json, extensions_object, plain_loc_value};
+use super::media::Prefixes;
+use super::records::{scan_converting, scan_with_extensions, Limits, Record, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
@@ -87,9 +88,10 @@ impl Seen {
 pub struct Renderer {
     format: Format,
     tail: Vec<u8>,
-    /// The prefix the root binds to the image namespace: records with plain images are
-    /// rendered with them (`images` as `urlset read` writes it) instead of ending the run.
-    image_prefix: Option<Vec<u8>>,
+    /// The prefixes the root binds to the image, video and news namespaces: records with
+    /// plain images, videos and news are rendered with them (as `urlset read` writes them)
+    /// instead of ending the run.
+    prefixes: Option<Prefixes>,
     /// The CSV/TSV extensions cell's JSON before quoting (kept: one allocation a renderer).
     extension: Vec<u8>,
     loc: Vec<u8>,
@@ -106,7 +108,7 @@ impl Renderer {
         Renderer {
             format,
             tail: tail.to_vec(),
-            image_prefix: None,
+            prefixes: None,
             extension: Vec::new(),
             loc: Vec::with_capacity(256),
             lastmod_in: Vec::with_capacity(32),
@@ -117,8 +119,14 @@ impl Renderer {
 
     /// Records with plain images (`prefix`: the image namespace's, as the root binds it)
     /// are rendered in the run from now on.
-    pub fn with_images(mut self, prefix: &[u8]) -> Renderer {
-        self.image_prefix = Some(prefix.to_vec());
+    pub fn with_images(self, prefix: &[u8]) -> Renderer {
+        self.with_extensions(Prefixes::images(prefix))
+    }
+
+    /// Records with plain images, videos and news (in the namespaces the root binds to
+    /// `prefixes`) are rendered in the run from now on.
+    pub fn with_extensions(mut self, prefixes: Prefixes) -> Renderer {
+        self.prefixes = prefixes.any().then_some(prefixes);
         self
     }
 
@@ -180,9 +188,9 @@ impl Renderer {
                     out.extend_from_slice(b",\"priority\":");
                     out.extend_from_slice(self.priority_text(p));
                 }
-                if let Some(images) = &r.images {
+                if r.extended() {
                     out.push(b',');
-                    images_json(data, images, out);
+                    extensions_json(data, r, out);
                 }
                 out.extend_from_slice(&self.tail);
             }
@@ -213,12 +221,12 @@ impl Renderer {
                     out.extend_from_slice(self.priority_text(p));
                 }
                 out.push(d);
-                if let Some(images) = &r.images {
+                if r.extended() {
                     // the extensions cell: the JSON object, quoted as csv.writer quotes it
                     // (JSON escapes tabs and line breaks, so this is right for TSV too)
                     let mut json = std::mem::take(&mut self.extension);
                     json.clear();
-                    images_object(data, images, &mut json);
+                    extensions_object(data, r, &mut json);
                     out.push(b'"');
                     for part in json.split_inclusive(|&b| b == b'"') {
                         out.extend_from_slice(part);
@@ -267,12 +275,12 @@ pub fn render_run(
     conversions: &mut Vec<Conversion>,
 ) -> Rendered {
     let mut loc = std::mem::take(&mut renderer.loc);
-    let prefix = renderer.image_prefix.take();
+    let prefixes = renderer.prefixes.take();
     let done = run(
         text,
         span,
         line,
-        (limits, prefix.as_deref()),
+        (limits, prefixes.as_ref()),
         seen,
         &mut loc,
         conversions,
@@ -281,7 +289,7 @@ pub fn render_run(
         },
     );
     renderer.loc = loc;
-    renderer.image_prefix = prefix;
+    renderer.prefixes = prefixes;
     done
 }
 
@@ -291,7 +299,7 @@ pub fn columns_run(
     text: &[u8],
     span: (usize, usize),
     line: u32,
-    (limits, image_prefix): (Limits, Option<&[u8]>),
+    (limits, prefixes): (Limits, Option<&Prefixes>),
     seen: &mut Seen,
     columns: &mut Columns,
     conversions: &mut Vec<Conversion>,
@@ -301,7 +309,7 @@ pub fn columns_run(
         text,
         span,
         line,
-        (limits, image_prefix),
+        (limits, prefixes),
         seen,
         &mut loc,
         conversions,
@@ -325,7 +333,7 @@ fn run(
     text: &[u8],
     (mut pos, end): (usize, usize),
     mut line: u32,
-    (limits, image_prefix): (Limits, Option<&[u8]>),
+    (limits, prefixes): (Limits, Option<&Prefixes>),
     seen: &mut Seen,
     loc: &mut Vec<u8>,
     conversions: &mut Vec<Conversion>,
@@ -341,8 +349,8 @@ fn run(
             max_records,
             ..limits
         };
-        let found = match image_prefix {
-            Some(prefix) => scan_with_images(text, (pos, end), line, limits_now, prefix),
+        let found = match prefixes {
+            Some(prefixes) => scan_with_extensions(text, (pos, end), line, limits_now, prefixes),
             None => scan_converting(text, pos, end, line, limits_now),
         };
         seen.hashes.reserve(found.records.len());
@@ -369,7 +377,7 @@ fn run(
                     conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
                 }
             }
-            images |= r.images.is_some();
+            images |= r.extended();
             each(loc, r);
             count += 1;
         }

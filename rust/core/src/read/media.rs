@@ -1,0 +1,717 @@
+//! Plain `<video:video>` and `<news:news>` elements after a urlset entry's core values (and its
+//! plain images, [`super::images`]), typed by the compiled scanner so that video and news
+//! sitemaps stay in the scanner's runs instead of sending each entry to lxml.
+//!
+//! Plain is what the extension readers (src/urlset/extensions/video.py, news.py) take without
+//! a word and give the same values for: no attributes, comments or processing instructions,
+//! the children in the schema's order, each at most once (a video's tags excepted), XML
+//! whitespace between them, and each value already valid as written. A value's text is the
+//! five predefined entities replaced or one CDATA section taken as it is, then stripped of
+//! Unicode whitespace as Python's `str.strip` strips it. Anything else, among it every value
+//! a reader would drop with a warning (`video-field-dropped`, `news-field-dropped`,
+//! `news-language`), order warnings, and the children not typed here (a video's
+//! `player_loc` attributes, restriction, platform, gallery_loc, price, uploader info), is
+//! left to the extension readers as before.
+
+use super::images::{image_at, ImageSpans, Tags};
+use super::records::Span;
+use super::values::value_text;
+use crate::values::lastmod::{plain_lastmod_value, Lastmod};
+use crate::values::loc::plain_loc;
+
+/// sitemap-video.xsd and Google's limits, as video.py holds them.
+const MAX_VIDEO_TITLE: usize = 100;
+const MAX_VIDEO_DESCRIPTION: usize = 2_048;
+const MAX_VIDEO_DURATION: u32 = 28_800;
+const MAX_VIDEO_TAGS: usize = 32;
+const MAX_VIDEO_CATEGORY: usize = 256;
+const MAX_VIDEO_UPLOADER: usize = 255;
+/// limits.MAX_LOC_LENGTH: a longer URI is one the extension readers convert.
+const MAX_URI: usize = 2_048;
+/// sitemap-news.xsd: up to 5 stock tickers.
+const MAX_STOCK_TICKERS: usize = 5;
+
+/// news.py's GENRES and ACCESS, as the reader spells them whatever case was written.
+const GENRES: [&str; 6] = [
+    "PressRelease",
+    "Satire",
+    "Blog",
+    "OpEd",
+    "Opinion",
+    "UserGenerated",
+];
+const ACCESS: [&str; 2] = ["Subscription", "Registration"];
+
+/// field_checks.ISO_639_1, the two-letter language codes a news language may be.
+const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca \
+ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv \
+ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks \
+ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr \
+nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss \
+st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh \
+zu";
+
+/// field_checks.ISO_3166_1, the region codes an hreflang may name.
+const ISO_3166_1: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI \
+BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE \
+DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS \
+GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW \
+KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW \
+MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO \
+RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM \
+TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
+
+/// One `<video:video>` as video.py's `Video` holds it (the fields typed here).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Video {
+    pub thumbnail_loc: String,
+    pub title: String,
+    pub description: String,
+    pub content_loc: Option<String>,
+    pub player_loc: Option<String>,
+    pub duration: Option<u32>,
+    pub expiration_date: Option<Lastmod>,
+    pub rating: Option<f64>,
+    pub view_count: Option<u64>,
+    pub publication_date: Option<Lastmod>,
+    pub tags: Vec<String>,
+    pub category: Option<String>,
+    pub family_friendly: Option<bool>,
+    pub requires_subscription: Option<bool>,
+    pub uploader: Option<String>,
+    pub live: Option<bool>,
+}
+
+/// One `<news:news>` as news.py's `News` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct News {
+    pub publication_name: String,
+    pub language: String,
+    pub publication_date: Lastmod,
+    pub title: String,
+    pub access: Option<&'static str>,
+    pub genres: Vec<&'static str>,
+    pub keywords: Vec<String>,
+    pub stock_tickers: Vec<String>,
+}
+
+/// One `<xhtml:link rel="alternate" hreflang=".." href=".."/>` as hreflang.py's
+/// `Alternate` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alternate {
+    pub hreflang: String,
+    pub href: String,
+}
+
+/// The kinds of typed extension, in the order the reader's JSON groups them.
+pub const IMAGE: u8 = 0;
+pub const VIDEO: u8 = 1;
+pub const NEWS: u8 = 2;
+pub const LINK: u8 = 3;
+
+/// A record's videos, news articles and hreflang links, in document order each.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Media {
+    pub videos: Vec<Video>,
+    pub news: Vec<News>,
+    pub links: Vec<Alternate>,
+    /// The kind of each element (images included) in document order, when it is not the
+    /// JSON's order (images, videos, news, links): a value's extensions keep the document's.
+    pub order: Option<Vec<u8>>,
+}
+
+impl Media {
+    /// Whether it holds anything beyond images.
+    pub fn any(&self) -> bool {
+        !self.videos.is_empty()
+            || !self.news.is_empty()
+            || !self.links.is_empty()
+            || self.order.is_some()
+    }
+}
+
+/// The prefixes the root binds to the image, video, news and XHTML namespaces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prefixes {
+    pub image: Option<Vec<u8>>,
+    pub video: Option<Vec<u8>>,
+    pub news: Option<Vec<u8>>,
+    pub xhtml: Option<Vec<u8>>,
+}
+
+impl Prefixes {
+    /// Only the image prefix (what the scanner took before videos and news).
+    pub fn images(prefix: &[u8]) -> Prefixes {
+        Prefixes {
+            image: Some(prefix.to_vec()),
+            ..Prefixes::default()
+        }
+    }
+
+    pub fn any(&self) -> bool {
+        self.image.is_some() || self.video.is_some() || self.news.is_some() || self.xhtml.is_some()
+    }
+}
+
+/// The typed extensions of `text[start..end]` (all of it, whitespace around the elements):
+/// plain images, videos, news and hreflang links in any order (`Media::order` says which
+/// when it is not the JSON's); None when anything there is not plain or there is nothing.
+pub fn plain_extensions<'a>(
+    text: &'a [u8],
+    (start, end): Span,
+    prefixes: &'a Prefixes,
+    max_value: usize,
+) -> Option<(Vec<ImageSpans>, Media)> {
+    let mut t = Tags {
+        text,
+        pos: start,
+        end,
+        prefix: b"",
+    };
+    let mut images = Vec::new();
+    let mut media = Media::default();
+    let mut order = Vec::new();
+    t.spaces();
+    while t.pos < end {
+        let at = |t: &mut Tags<'a>, p: &'a Option<Vec<u8>>, name: &[u8]| match p {
+            Some(p) => {
+                t.prefix = p;
+                t.tag(name, false)
+            }
+            None => false,
+        };
+        if at(&mut t, &prefixes.image, b"image") {
+            images.push(image_at(&mut t, max_value)?);
+            order.push(IMAGE);
+        } else if at(&mut t, &prefixes.video, b"video") {
+            media.videos.push(video_at(&mut t, max_value)?);
+            order.push(VIDEO);
+        } else if at(&mut t, &prefixes.news, b"news") {
+            media.news.push(news_at(&mut t, max_value)?);
+            order.push(NEWS);
+        } else if let Some(p) = &prefixes.xhtml {
+            t.prefix = p;
+            media.links.push(link_at(&mut t)?);
+            order.push(LINK);
+        } else {
+            return None;
+        }
+    }
+    if order.is_empty() {
+        return None;
+    }
+    if !order.is_sorted() {
+        media.order = Some(order);
+    }
+    Some((images, media))
+}
+
+/// An hreflang link at the cursor, written as writers write it (`<p:link`, then `rel`,
+/// `hreflang` and `href` in that order, `/>`), whose values the reader takes as they are:
+/// the cursor then past it and the whitespace after.
+fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
+    let text = &t.text[..t.end];
+    let mut pos = t.pos;
+    let expect =
+        |pos: &mut usize, what: &[u8]| text[*pos..].starts_with(what).then(|| *pos += what.len());
+    let spaces = |pos: &mut usize| {
+        let from = *pos;
+        while text
+            .get(*pos)
+            .is_some_and(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            *pos += 1;
+        }
+        *pos > from
+    };
+    let value = |pos: &mut usize| {
+        let from = *pos;
+        let len = memchr::memchr2(b'"', b'<', &text[from..])?;
+        (text[from + len] == b'"').then(|| {
+            *pos = from + len + 1;
+            (from, from + len)
+        })
+    };
+    expect(&mut pos, b"<")?;
+    expect(&mut pos, t.prefix)?;
+    expect(&mut pos, b":link")?;
+    spaces(&mut pos).then_some(())?;
+    expect(&mut pos, b"rel=\"alternate\"")?;
+    spaces(&mut pos).then_some(())?;
+    expect(&mut pos, b"hreflang=\"")?;
+    let (a, b) = value(&mut pos)?;
+    let hreflang = hreflang_code(std::str::from_utf8(&text[a..b]).ok()?)?;
+    spaces(&mut pos).then_some(())?;
+    expect(&mut pos, b"href=\"")?;
+    let (a, b) = value(&mut pos)?;
+    let plain = plain_loc(&text[a..b])?;
+    let mut href = Vec::with_capacity(b - a);
+    super::json::plain_loc_value(text, (a, b), plain.has_amp, &mut href);
+    spaces(&mut pos);
+    expect(&mut pos, b"/>")?;
+    t.pos = pos;
+    t.spaces();
+    (href.len() <= MAX_URI).then_some(())?;
+    Some(Alternate {
+        hreflang,
+        href: String::from_utf8(href).ok()?,
+    })
+}
+
+/// An hreflang value in the canonical case hreflang.py's `hreflang_code` gives it
+/// (`en`, `en-GB`, `zh-Hant-TW`, `es-419`, `x-default`); None for anything it rejects or
+/// changes otherwise (spaces around it, `_`).
+fn hreflang_code(value: &str) -> Option<String> {
+    if value.eq_ignore_ascii_case("x-default") {
+        return Some("x-default".to_owned());
+    }
+    let letters = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_alphabetic());
+    let mut parts = value.split('-').peekable();
+    let language = parts.next()?.to_ascii_lowercase();
+    let two = letters(&language, 2) && ISO_639_1.split(' ').any(|c| c == language);
+    if !two && !letters(&language, 3) {
+        return None;
+    }
+    let mut code = language;
+    if let Some(script) = parts.next_if(|s| letters(s, 4)) {
+        code.push('-');
+        code.push_str(&script[..1].to_ascii_uppercase());
+        code.push_str(&script[1..].to_ascii_lowercase());
+    }
+    if let Some(region) = parts.next() {
+        let upper = region.to_ascii_uppercase();
+        let known = letters(&upper, 2) && ISO_3166_1.split(' ').any(|c| c == upper);
+        let numeric = region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit());
+        if !known && !numeric {
+            return None;
+        }
+        code.push('-');
+        code.push_str(&upper);
+    }
+    parts.next().is_none().then_some(code)
+}
+
+/// The text of the element whose start tag the cursor has passed, up to its end tag (the
+/// cursor then past it and the whitespace after), as the extension readers take it: entities
+/// replaced (or one CDATA section as it is), stripped as Python strips; None when a parser
+/// must read it.
+fn content(t: &mut Tags<'_>, name: &[u8], max_value: usize) -> Option<String> {
+    let value = match t.cdata_then_close(name) {
+        Some((a, b)) => cdata(&t.text[a..b], max_value)?,
+        None => {
+            let (a, b) = t.text_then_close(name)?;
+            value_text(&t.text[a..b], max_value)?
+        }
+    };
+    t.spaces();
+    Some(value.trim().to_owned())
+}
+
+/// A CDATA section's content as a parser gives it, when it is that as written (no carriage
+/// return, which a parser rewrites, nor a character XML forbids).
+fn cdata(raw: &[u8], max_value: usize) -> Option<String> {
+    if raw.len() > max_value {
+        return None;
+    }
+    let s = std::str::from_utf8(raw).ok()?;
+    let forbidden =
+        |c: char| (c < ' ' && c != '\t' && c != '\n') || c == '\u{FFFE}' || c == '\u{FFFF}';
+    (!s.contains(forbidden)).then(|| s.to_owned())
+}
+
+/// A required text: not empty after stripping, at most `limit` characters (0: no limit).
+fn required(value: String, limit: usize) -> Option<String> {
+    let fits = limit == 0 || value.len() <= limit || value.chars().count() <= limit;
+    (!value.is_empty() && fits).then_some(value)
+}
+
+/// `<p:name>text</p:name>` at the cursor when it is there: `Some(value)`; `Some(None)` when
+/// the element is absent; None when it is there but not plain.
+fn optional<T>(
+    t: &mut Tags<'_>,
+    name: &[u8],
+    read: impl FnOnce(&mut Tags<'_>) -> Option<T>,
+) -> Option<Option<T>> {
+    if t.tag(name, false) {
+        read(t).map(Some)
+    } else {
+        Some(None)
+    }
+}
+
+/// A URI element's text: a plain URI as written (`&amp;` read as `&`), no longer than
+/// `limits.MAX_LOC_LENGTH`.
+fn uri(t: &mut Tags<'_>, name: &[u8]) -> Option<String> {
+    let (a, b) = t.text_then_close(name)?;
+    let raw = &t.text[a..b];
+    let plain = plain_loc(raw)?;
+    let mut value = Vec::with_capacity(raw.len());
+    super::json::plain_loc_value(t.text, (a, b), plain.has_amp, &mut value);
+    t.spaces();
+    (value.len() <= MAX_URI)
+        .then(|| String::from_utf8(value).ok())
+        .flatten()
+}
+
+/// A date element's text: a lastmod form the scanner takes as plain (no spaces around it).
+fn date(t: &mut Tags<'_>, name: &[u8]) -> Option<Lastmod> {
+    let (a, b) = t.text_then_close(name)?;
+    let value = plain_lastmod_value(&t.text[a..b])?;
+    t.spaces();
+    Some(value)
+}
+
+/// ASCII digits only, at most `most` of them.
+fn digits(value: &str, most: usize) -> Option<u64> {
+    let ok = !value.is_empty() && value.len() <= most && value.bytes().all(|b| b.is_ascii_digit());
+    ok.then(|| value.parse().ok()).flatten()
+}
+
+fn yes_no(value: &str) -> Option<bool> {
+    if value.eq_ignore_ascii_case("yes") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("no") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A rating the reader takes as the same float and `json.dumps` writes as Rust does: up to
+/// three digits after the point, from 0.0 to 5.0.
+fn rating(value: &str) -> Option<f64> {
+    let (whole, fraction) = value.split_once('.').unwrap_or((value, "0"));
+    let digits = |s: &str, most: usize| {
+        !s.is_empty() && s.len() <= most && s.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !digits(whole, 3) || !digits(fraction, 3) {
+        return None;
+    }
+    let number: f64 = value.parse().ok()?;
+    (0.0..=5.0).contains(&number).then_some(number)
+}
+
+/// The video whose start tag the cursor has passed, when it is plain.
+fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
+    t.spaces();
+    let text =
+        |t: &mut Tags<'_>, name: &[u8], limit: usize| required(content(t, name, max_value)?, limit);
+    if !t.tag(b"thumbnail_loc", false) {
+        return None;
+    }
+    let thumbnail_loc = uri(t, b"thumbnail_loc")?;
+    let title = t
+        .tag(b"title", false)
+        .then(|| text(t, b"title", MAX_VIDEO_TITLE))??;
+    let description = t
+        .tag(b"description", false)
+        .then(|| text(t, b"description", MAX_VIDEO_DESCRIPTION))??;
+    let content_loc = optional(t, b"content_loc", |t| uri(t, b"content_loc"))?;
+    let player_loc = optional(t, b"player_loc", |t| uri(t, b"player_loc"))?;
+    if content_loc.is_none() && player_loc.is_none() {
+        return None;
+    }
+    let duration = optional(t, b"duration", |t| {
+        let n = digits(&content(t, b"duration", max_value)?, 9)?;
+        u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_VIDEO_DURATION).contains(n))
+    })?;
+    let expiration_date = optional(t, b"expiration_date", |t| date(t, b"expiration_date"))?;
+    let rating = optional(t, b"rating", |t| rating(&content(t, b"rating", max_value)?))?;
+    let view_count = optional(t, b"view_count", |t| {
+        digits(&content(t, b"view_count", max_value)?, 18)
+    })?;
+    let publication_date = optional(t, b"publication_date", |t| date(t, b"publication_date"))?;
+    let mut tags = Vec::new();
+    while t.tag(b"tag", false) {
+        tags.push(text(t, b"tag", 0)?);
+    }
+    if tags.len() > MAX_VIDEO_TAGS {
+        return None;
+    }
+    let category = optional(t, b"category", |t| {
+        let value = content(t, b"category", max_value)?;
+        (value.chars().count() <= MAX_VIDEO_CATEGORY).then_some(value)
+    })?
+    .filter(|c| !c.is_empty());
+    let flag = |t: &mut Tags<'_>, name: &[u8]| {
+        optional(t, name, |t| yes_no(&content(t, name, max_value)?))
+    };
+    let family_friendly = flag(t, b"family_friendly")?;
+    let requires_subscription = flag(t, b"requires_subscription")?;
+    let uploader = optional(t, b"uploader", |t| text(t, b"uploader", MAX_VIDEO_UPLOADER))?;
+    let live = flag(t, b"live")?;
+    if !t.tag(b"video", true) {
+        return None;
+    }
+    t.spaces();
+    Some(Video {
+        thumbnail_loc,
+        title,
+        description,
+        content_loc,
+        player_loc,
+        duration,
+        expiration_date,
+        rating,
+        view_count,
+        publication_date,
+        tags,
+        category,
+        family_friendly,
+        requires_subscription,
+        uploader,
+        live,
+    })
+}
+
+/// A news language as news.py reads it without a word: an ISO 639 code (two letters from
+/// ISO 639-1, or three), zh-cn or zh-tw, in any case (read in lower case).
+fn news_language(value: &str) -> Option<String> {
+    let code = value.to_ascii_lowercase();
+    let letters = code.bytes().all(|b| b.is_ascii_lowercase());
+    let ok = match code.len() {
+        2 => letters && ISO_639_1.split(' ').any(|c| c == code),
+        3 => letters,
+        5 => code == "zh-cn" || code == "zh-tw",
+        _ => false,
+    };
+    (ok && value.is_ascii()).then_some(code)
+}
+
+/// A comma-separated list as `field_checks.text_list` splits it: each item stripped, empty
+/// ones left out.
+fn items(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// `word` as one of `known` spells it, its case aside (ASCII only).
+fn known(word: &str, known: &[&'static str]) -> Option<&'static str> {
+    known.iter().copied().find(|k| k.eq_ignore_ascii_case(word))
+}
+
+/// An EXCHANGE:SYMBOL ticker of ASCII word characters.
+fn ticker(value: &str) -> bool {
+    let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    value
+        .split_once(':')
+        .is_some_and(|(a, b)| word(a) && word(b))
+}
+
+/// The news article whose start tag the cursor has passed, when it is plain.
+fn news_at(t: &mut Tags<'_>, max_value: usize) -> Option<News> {
+    t.spaces();
+    if !t.tag(b"publication", false) {
+        return None;
+    }
+    t.spaces();
+    let name = t
+        .tag(b"name", false)
+        .then(|| required(content(t, b"name", max_value)?, 0))??;
+    let language = t
+        .tag(b"language", false)
+        .then(|| news_language(&content(t, b"language", max_value)?))??;
+    if !t.tag(b"publication", true) {
+        return None;
+    }
+    t.spaces();
+    let access = optional(t, b"access", |t| {
+        let value = content(t, b"access", max_value)?;
+        if value.is_empty() {
+            return Some(None);
+        }
+        known(&value, &ACCESS).map(Some)
+    })?
+    .flatten();
+    let genres = optional(t, b"genres", |t| {
+        let value = content(t, b"genres", max_value)?;
+        items(&value)
+            .map(|g| known(g, &GENRES))
+            .collect::<Option<Vec<_>>>()
+    })?
+    .unwrap_or_default();
+    let publication_date = t
+        .tag(b"publication_date", false)
+        .then(|| date(t, b"publication_date"))??;
+    let title = t
+        .tag(b"title", false)
+        .then(|| required(content(t, b"title", max_value)?, 0))??;
+    let keywords = optional(t, b"keywords", |t| {
+        let value = content(t, b"keywords", max_value)?;
+        Some(items(&value).map(str::to_owned).collect::<Vec<_>>())
+    })?
+    .unwrap_or_default();
+    let stock_tickers = optional(t, b"stock_tickers", |t| {
+        let value = content(t, b"stock_tickers", max_value)?;
+        let found: Vec<String> = items(&value).map(str::to_owned).collect();
+        (found.len() <= MAX_STOCK_TICKERS && found.iter().all(|s| ticker(s))).then_some(found)
+    })?
+    .unwrap_or_default();
+    if !t.tag(b"news", true) {
+        return None;
+    }
+    t.spaces();
+    Some(News {
+        publication_name: name,
+        language,
+        publication_date,
+        title,
+        access,
+        genres,
+        keywords,
+        stock_tickers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prefixes() -> Prefixes {
+        Prefixes {
+            image: Some(b"image".to_vec()),
+            video: Some(b"video".to_vec()),
+            news: Some(b"news".to_vec()),
+            xhtml: Some(b"xhtml".to_vec()),
+        }
+    }
+
+    fn typed(text: &str) -> Option<(Vec<ImageSpans>, Media)> {
+        plain_extensions(text.as_bytes(), (0, text.len()), &prefixes(), 1 << 20)
+    }
+
+    const VIDEO: &str = "<video:video><video:thumbnail_loc>https://a.test/t.jpg</video:thumbnail_loc><video:title>A &amp; B</video:title><video:description><![CDATA[ line one\nline <two> ]]></video:description><video:content_loc>https://a.test/v.mp4?a&amp;b</video:content_loc><video:duration>600</video:duration><video:rating>4.25</video:rating><video:view_count>12</video:view_count><video:publication_date>2024-05-06T10:00:00+01:00</video:publication_date><video:tag>a</video:tag><video:tag> b </video:tag><video:family_friendly>YES</video:family_friendly><video:live>no</video:live></video:video>";
+    const NEWS: &str = "<news:news><news:publication><news:name>Example News</news:name><news:language>EN</news:language></news:publication><news:access>subscription</news:access><news:genres>Blog, opinion</news:genres><news:publication_date>2024-05-06</news:publication_date><news:title>Story</news:title><news:keywords>a, b ,,c</news:keywords><news:stock_tickers>NASDAQ:A</news:stock_tickers></news:news>";
+
+    #[test]
+    fn plain_videos_and_news_are_typed() {
+        let text = format!(
+            "\n<image:image><image:loc>https://a.test/i</image:loc></image:image>{VIDEO}\n{NEWS}\n"
+        );
+        let (images, media) = typed(&text).unwrap();
+        assert_eq!(images.len(), 1);
+        let v = &media.videos[0];
+        assert_eq!(v.title, "A & B");
+        assert_eq!(v.description, "line one\nline <two>");
+        assert_eq!(v.content_loc.as_deref(), Some("https://a.test/v.mp4?a&b"));
+        assert_eq!(
+            (v.duration, v.rating, v.view_count),
+            (Some(600), Some(4.25), Some(12))
+        );
+        assert_eq!(v.tags, ["a", "b"]);
+        assert_eq!((v.family_friendly, v.live), (Some(true), Some(false)));
+        let n = &media.news[0];
+        assert_eq!(
+            (n.language.as_str(), n.access),
+            ("en", Some("Subscription"))
+        );
+        assert_eq!(n.genres, ["Blog", "Opinion"]);
+        assert_eq!(n.keywords, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_extension_readers() {
+        let swaps = [
+            ("<video:title>A &amp; B</video:title>", ""),
+            ("<video:video>", "<video:video id=\"1\">"),
+            ("<video:duration>600", "<video:duration>0"),
+            ("<video:duration>600", "<video:duration>28801"),
+            ("<video:rating>4.25", "<video:rating>5.5"),
+            ("<video:rating>4.25", "<video:rating>1e0"),
+            ("<video:live>no", "<video:live>maybe"),
+            (
+                "<video:content_loc>https://a.test/v.mp4?a&amp;b</video:content_loc>",
+                "",
+            ),
+            ("<video:tag>a</video:tag>", "<video:tag> </video:tag>"),
+            (
+                "<video:live>no</video:live>",
+                "<video:live>no</video:live><video:id>1</video:id>",
+            ),
+            ("<video:rating>4.25</video:rating>", ""),
+        ];
+        for (from, to) in swaps {
+            let text = VIDEO.replace(from, to);
+            let expected = from == "<video:rating>4.25</video:rating>";
+            assert_eq!(typed(&text).is_some(), expected, "{text}");
+        }
+        for (from, to) in [
+            ("<news:language>EN", "<news:language>en-US"),
+            ("<news:language>EN", "<news:language>xx"),
+            ("<news:genres>Blog", "<news:genres>Gossip"),
+            ("<news:access>subscription", "<news:access>free"),
+            ("NASDAQ:A", "NASDAQ"),
+            ("<news:title>Story</news:title>", ""),
+            (
+                "<news:title>Story</news:title>",
+                "<news:title> </news:title>",
+            ),
+            (
+                "<news:publication_date>2024-05-06",
+                "<news:publication_date> 2024-05-06",
+            ),
+        ] {
+            let text = NEWS.replace(from, to);
+            assert_eq!(typed(&text), None, "{text}");
+        }
+        assert_eq!(typed(" "), None);
+    }
+
+    #[test]
+    fn another_order_than_the_jsons_is_kept() {
+        let image = "<image:image><image:loc>https://a.test/i</image:loc></image:image>";
+        let link = r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"/>"#;
+        let (_, media) = typed(&format!("{VIDEO}{VIDEO}{NEWS}{NEWS}{link}")).unwrap();
+        assert_eq!(media.order, None);
+        let (images, media) = typed(&format!("{link}\n{NEWS}{image}{VIDEO}")).unwrap();
+        assert_eq!(images.len(), 1);
+        assert_eq!(
+            media.order,
+            Some(vec![super::LINK, super::NEWS, super::IMAGE, super::VIDEO])
+        );
+    }
+
+    #[test]
+    fn plain_links_and_their_codes() {
+        let link = |code: &str, href: &str| {
+            format!("<xhtml:link rel=\"alternate\"\n hreflang=\"{code}\" href=\"{href}\" />")
+        };
+        let code = |written: &str| {
+            let (_, media) = typed(&link(written, "https://a.test/x?a&amp;b"))?;
+            assert_eq!(media.links[0].href, "https://a.test/x?a&b");
+            Some(media.links[0].hreflang.clone())
+        };
+        for (written, canonical) in [
+            ("de", "de"),
+            ("EN-gb", "en-GB"),
+            ("zh-hant-tw", "zh-Hant-TW"),
+            ("es-419", "es-419"),
+            ("X-Default", "x-default"),
+            ("fil", "fil"),
+        ] {
+            assert_eq!(code(written).as_deref(), Some(canonical), "{written}");
+        }
+        for odd in [
+            "xx",
+            "en-UK",
+            "en_GB",
+            " de",
+            "de-",
+            "en-GB-x",
+            "e",
+            "zh-Hant-1",
+        ] {
+            assert_eq!(code(odd), None, "{odd}");
+        }
+        for odd in [
+            r#"<xhtml:link hreflang="de" rel="alternate" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"></xhtml:link>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href=" https://a.test/de"/>"#,
+            r#"<xhtml:link rel="canonical" hreflang="de" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de" media="x"/>"#,
+        ] {
+            assert_eq!(typed(odd), None, "{odd}");
+        }
+    }
+}
