@@ -9,6 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::columns::Columns;
+use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{scan_converting, scan_with_images, Kind, Limits, Scan, Stop};
 use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
 
@@ -24,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let end = text.len();
     let prefix: Option<&[u8]> = if mode & 8 != 0 { Some(b"image") } else { None };
+    let prefixes = prefix.map(Prefixes::images);
     let mut renderer = Renderer::new(format, b"\n");
     if let Some(prefix) = prefix {
         renderer = renderer.with_images(prefix);
@@ -49,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
             text,
             (pos, end),
             line,
-            (limits, prefix),
+            (limits, prefixes.as_ref()),
             &mut seen_columns,
             &mut columns,
             &mut conversions_columns,
