@@ -117,11 +117,12 @@ def test_the_per_entry_way_resolves_as_the_core(tmp_path: Path) -> None:
     python = write_sitemaps(rows, tmp_path / "python", BASE, gzip=False, now=NOW, default_tz=tz)
     assert python.left_core == {"default-tz": len(RELATIVE)} and core.left_core == {}
     assert _files(tmp_path / "core") == _files(tmp_path / "python")
-    image = {"images": [{"loc": "https://www.example.com/i.jpg"}]}
+    # hreflang links: an extension the core leaves to Python (images it writes itself)
+    links = {"alternates": [{"hreflang": "en", "href": _absolute(RELATIVE[1])}]}
     for name, locs in (("rel", RELATIVE), ("abs", [_absolute(loc) for loc in RELATIVE])):
         path = tmp_path / f"{name}.jsonl"
         lines = [
-            {"loc": loc, "lastmod": LASTMOD, **(image if n == 1 else {})}
+            {"loc": loc, "lastmod": LASTMOD, **(links if n == 1 else {})}
             for n, loc in enumerate(locs)
         ]
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))

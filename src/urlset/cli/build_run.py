@@ -20,7 +20,7 @@ import click
 from ..codes import plural
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity
-from ..limits import profile
+from ..limits import Limits, profile
 from ..model import Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.excludes import Excludes, excludes_of
@@ -91,10 +91,7 @@ def build_sitemaps(
     default_tz = _timezone(tz_name)
     sections = _sections(site_options.pop("section_by"), site_options.pop("section_patterns"))
     excludes = _excludes(exclude)
-    try:
-        limits = profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
-    except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+    limits = _limits(profile_name, max_urls, max_bytes)
     sources, formats, site = _inputs(sources, input_format, base_url, site_options)
     _check_stable_usage(
         sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
@@ -139,6 +136,14 @@ def build_sitemaps(
         click.echo(f"urlset build: {_lanes(report)}", err=True)
     if robots_path is not None:
         _update_robots(robots_path, report, quiet)
+
+
+def _limits(profile_name: str, max_urls: int | None, max_bytes: int | None) -> Limits:
+    """The --profile's limits, lowered by --max-urls and --max-bytes (a bad one: usage)."""
+    try:
+        return profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
+    except InvalidValue as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _lanes(report: BuildReport) -> str:
