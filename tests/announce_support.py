@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from test_fetch_support import stop_runner
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -69,8 +71,7 @@ class Endpoints:
         self.port = server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        await stop_runner(self._runner)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"

@@ -49,6 +49,20 @@ def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
+async def stop_runner(runner: web.AppRunner | None) -> None:
+    """Stops a test server's runner and finishes every task left on its loop: a handler still
+    sleeping past the shutdown timeout would otherwise be destroyed pending with the loop, and
+    its socket reported unclosed (an unraisable warning) in whichever test runs next."""
+    if runner is not None:
+        await runner.cleanup()
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not current]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    await asyncio.sleep(0)  # the cancelled handlers' transports close on the next turn
+
+
 @dataclass
 class Served:
     body: bytes
@@ -95,8 +109,7 @@ class LoopbackServer:
         self.port = server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        await stop_runner(self._runner)
 
     @property
     def base(self) -> str:
