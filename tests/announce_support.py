@@ -8,14 +8,12 @@ method, query and body, which is how the tests see what was sent.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from aiohttp import web
 
-from test_fetch_support import stop_runner
+from test_fetch_support import ThreadedServer
 
 
 @dataclass(frozen=True)
@@ -37,41 +35,16 @@ class Seen:
     raw_path: str = ""  # the path and query as they came on the request line
 
 
-class Endpoints:
+class Endpoints(ThreadedServer):
     """aiohttp.web in its own thread on 127.0.0.1; ``script(path, replies)`` sets the answers."""
 
+    route_methods = "*"
+
     def __init__(self) -> None:
+        super().__init__()
         self.scripts: dict[str, list[Reply]] = {}
         self.handlers: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]] = {}
         self.seen: list[Seen] = []
-        self.port = 0
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
-
-    def __enter__(self) -> Endpoints:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
-
-    async def _start(self) -> None:
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", self._dispatch)
-        self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server: Any = site._server
-        self.port = server.sockets[0].getsockname()[1]
-
-    async def _stop(self) -> None:
-        await stop_runner(self._runner)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"

@@ -26,23 +26,15 @@ HTML = "text/html; charset=utf-8"
 class MethodServer(LoopbackServer):
     """The loopback server answering every method (HEAD too), counting (method, path)."""
 
+    route_methods = "*"
+
     def __init__(self) -> None:
         super().__init__()
         self.methods: Counter[tuple[str, str]] = Counter()
 
-    async def _start(self) -> None:
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", self._counted)
-        self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server: Any = site._server
-        self.port = server.sockets[0].getsockname()[1]
-
-    async def _counted(self, request: web.Request) -> web.StreamResponse:
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         self.methods[request.method, request.path] += 1
-        return await self._dispatch(request)
+        return await super()._dispatch(request)
 
 
 def _sitemap_file(folder: Path, locs: list[str]) -> str:

@@ -15,7 +15,7 @@ import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -49,20 +49,6 @@ def gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-async def stop_runner(runner: web.AppRunner | None) -> None:
-    """Stops a test server's runner and finishes every task left on its loop: a handler still
-    sleeping past the shutdown timeout would otherwise be destroyed pending with the loop, and
-    its socket reported unclosed (an unraisable warning) in whichever test runs next."""
-    if runner is not None:
-        await runner.cleanup()
-    current = asyncio.current_task()
-    left = [task for task in asyncio.all_tasks() if task is not current]
-    for task in left:
-        task.cancel()
-    await asyncio.gather(*left, return_exceptions=True)
-    await asyncio.sleep(0)  # the cancelled handlers' transports close on the next turn
-
-
 @dataclass
 class Served:
     body: bytes
@@ -71,23 +57,20 @@ class Served:
     conditional: bool = True
 
 
-class LoopbackServer:
-    """Serves registered files and handlers; unknown paths are 404."""
+class ThreadedServer:
+    """An aiohttp app in its own thread and event loop on a free loopback port, routing
+    ``route_methods`` of every path to ``_dispatch``; used as a context manager."""
+
+    route_methods = "GET"
 
     def __init__(self, ssl_context: ssl.SSLContext | None = None) -> None:
         self.ssl_context = ssl_context  # serve https with it
-        self.files: dict[str, Served] = {}
-        self.handlers: dict[str, Handler] = {}
-        self.hits: Counter[str] = Counter()  # requests per path
-        self.bodies: Counter[str] = Counter()  # 200 answers with a body, per path
-        self.request_headers: dict[str, list[dict[str, str]]] = {}
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
 
-    # -- lifecycle
-    def __enter__(self) -> LoopbackServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
         return self
@@ -100,7 +83,7 @@ class LoopbackServer:
 
     async def _start(self) -> None:
         app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", self._dispatch)
+        app.router.add_route(self.route_methods, "/{tail:.*}", self._dispatch)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.ssl_context)
@@ -109,7 +92,33 @@ class LoopbackServer:
         self.port = server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
-        await stop_runner(self._runner)
+        """Stops the runner and finishes every task left on the loop: a handler still sleeping
+        after its client went is no longer tracked by aiohttp, and would otherwise be destroyed
+        pending with the loop, its socket reported unclosed (an unraisable warning) in
+        whichever test runs next."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+        current = asyncio.current_task()
+        left = [task for task in asyncio.all_tasks() if task is not current]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        await asyncio.sleep(0)  # the cancelled handlers' transports close on the next turn
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        raise NotImplementedError
+
+
+class LoopbackServer(ThreadedServer):
+    """Serves registered files and handlers; unknown paths are 404."""
+
+    def __init__(self, ssl_context: ssl.SSLContext | None = None) -> None:
+        super().__init__(ssl_context)
+        self.files: dict[str, Served] = {}
+        self.handlers: dict[str, Handler] = {}
+        self.hits: Counter[str] = Counter()  # requests per path
+        self.bodies: Counter[str] = Counter()  # 200 answers with a body, per path
+        self.request_headers: dict[str, list[dict[str, str]]] = {}
 
     @property
     def base(self) -> str:
