@@ -85,12 +85,14 @@ class Sections:
         describe: str,
         of_locs: Callable[[Sequence[str]], list[str]] | None = None,
         given: dict[str, str] | None = None,
+        column: str | None = None,
     ) -> None:
         self._of_loc = of_loc
         self._of_locs = of_locs
         self.describe = describe
         # by a column of the input: loc -> section, as the sources read them
         self.given = given
+        self.column = column  # that column's name
 
     def of(self, locs: Sequence[str]) -> list[str]:
         if self._of_locs is not None and len(locs) > 1:
@@ -182,7 +184,7 @@ class Sections:
         def of_loc(loc: str) -> str:
             return given.get(loc, DEFAULT)
 
-        return cls(of_loc, f"column {column}", given=given)
+        return cls(of_loc, f"column {column}", given=given, column=column)
 
 
 def path_glob(pattern: str) -> re.Pattern[str]:
