@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from bisect import bisect_left, bisect_right
 from datetime import UTC, datetime
 from pathlib import Path
@@ -254,3 +255,55 @@ def test_the_plan_over_buckets_is_the_split_over_every_key() -> None:
             planned += [(at, b - a) for at, a, b in inside]
     assert len(los) > 10
     assert planned == whole
+
+
+@pytest.mark.parametrize("shuffle", [None, "tasks"])
+def test_a_loc_two_partitions_place_in_two_sections_is_kept_once_as_locally(
+    dask_client: Any, tmp_path: Path, shuffle: str | None
+) -> None:
+    """A later partition that gives a loc another section (or none) than the first did:
+    a local build keeps the first copy, in its section; the Dask build too, though the two
+    copies' keys lie in different sections' ranges (different runs)."""
+    rnd = random.Random(9)
+    parts: list[list[Row]] = []
+    for n in range(3):
+        numbers = rnd.sample(range(1500), 700)  # each loc at most once a partition
+        parts.append(
+            [
+                (f"{BASE}p/{i}", f"2024-05-0{n + 1}", rnd.choice(["products", "blog", ""]))
+                for i in numbers
+            ]
+        )
+    paths = []
+    for n, rows in enumerate(parts):
+        paths += _write_csv(rows, tmp_path / f"in{n}", 1)
+    common = [
+        *paths,
+        "--base-url",
+        BASE,
+        "--max-urls",
+        "30",
+        "--section-by",
+        "column:section",
+        "--no-gzip",
+        "-q",
+    ]
+    local = CliRunner().invoke(
+        main, ["build", *common, "--out", str(tmp_path / "local"), "--stable"]
+    )
+    assert local.exit_code == 0, local.output
+    report = build(
+        paths, tmp_path / "dask", BASE, client=dask_client, section="section",
+        limits=CURRENT.lowered(max_urls=30), shuffle_method=shuffle, partitions=5, gzip=False,
+    )  # fmt: skip
+    files = _files(tmp_path / "local")
+    assert _files(tmp_path / "dask") == files
+    listed = [
+        loc
+        for name, data in files.items()
+        if name.startswith("sitemap-") and ".xml" in name
+        for loc in re.findall(r"<loc>([^<]*)</loc>", data.decode())
+        if "/p/" in loc
+    ]
+    assert len(listed) == len(set(listed)) == report.urls
+    assert report.duplicates == 3 * 700 - report.urls

@@ -46,8 +46,11 @@ from .cluster import connect
 from .partitions import known
 from .plan import Plan, Sample, buckets_of, estimates, plan_shards, runs_of
 from .staging import (
+    HASHES,
     BucketRow,
+    Drops,
     Spilled,
+    find_conflicts,
     partition_frame,
     read_pickle,
     spill_partition,
@@ -258,16 +261,19 @@ def _run(
     if not total:
         raise LimitExceeded(report.nothing_written())
     count = max(1, min(partitions or frame.npartitions, MAX_RUNS))
+    drops = _conflicts(opts, len(spilled), str(staging), count, client)
+    report.duplicates += sum(map(len, drops.values()))
     buckets = buckets_of(samples, min(_BUCKET_URLS, max(_MIN_BUCKET_URLS, total // (4 * count))))
     runs = runs_of(estimates(buckets, samples), count)
     if method in (None, "staging"):
         futures = client.map(
             stage_run, [buckets[run.start : run.stop] for run in runs], [run.start for run in runs],
-            parts=len(spilled), staging=str(staging), pure=False,
+            parts=len(spilled), staging=str(staging), drops=drops, pure=False,
         )  # fmt: skip
         rows = [row for staged in _gather(client, futures) for row in staged]
     else:
-        rows = _stage_through_dask(buckets, len(spilled), str(staging), len(runs), method, client)
+        counts = (len(spilled), len(runs), method)
+        rows = _stage_through_dask(buckets, drops, str(staging), counts, client)
     urls, body, typed = [0] * len(buckets), [0] * len(buckets), [False] * len(buckets)
     for bucket, n, b, t, dropped in rows:
         report.duplicates += int(dropped)
@@ -283,8 +289,28 @@ def _run(
     return sorted((leaf for leaves in written for leaf in leaves), key=lambda leaf: leaf.node.lo)
 
 
+def _conflicts(opts: BuildOptions, parts: int, staging: str, count: int, client: Client) -> Drops:
+    """With sections by a column, the copies of a loc that a later partition places in
+    another section than the first did (``staging.find_conflicts``), by partition."""
+    drops: Drops = {}
+    if opts.section is None or opts.section.column is None:
+        return drops  # a loc's section is a function of the loc
+    bounds = [HASHES * i // count for i in range(count + 1)]
+    futures = client.map(
+        find_conflicts, bounds[:-1], bounds[1:], parts=parts, staging=staging, pure=False
+    )
+    for found in _gather(client, futures):
+        for number, hashes in found.items():
+            drops.setdefault(number, set()).update(hashes)
+    return drops
+
+
 def _stage_through_dask(
-    buckets: list[Node], parts: int, staging: str, count: int, method: str, client: Client
+    buckets: list[Node],
+    drops: Drops,
+    staging: str,
+    shape: tuple[int, int, str],
+    client: Client,
 ) -> list[BucketRow]:
     """Step 2 through Dask's shuffle ("tasks" or "p2p"), kept to measure against the
     staging one: each worker passes a share of the whole set's entry texts through it."""
@@ -302,11 +328,12 @@ def _stage_through_dask(
             "typed": pd.Series(dtype=bool),
         }
     )
+    parts, count, method = shape
     los = [bucket.lo for bucket in buckets]
     read = dask.delayed(partition_frame, pure=False)
     with dask.config.set({"dataframe.convert-string": False}):  # texts stay objects
         entries = dd.from_delayed(
-            [read(n, staging, los) for n in range(parts)], meta=meta, verify_meta=False
+            [read(n, staging, los, drops) for n in range(parts)], meta=meta, verify_meta=False
         )
         columns = ("bucket", "urls", "body", "typed", "duplicates")
         stats = entries.shuffle(

@@ -4,8 +4,11 @@ directory; the driver (``building``) runs them in order.
 1. ``spill_partition``: an input partition checked by the local build's ``checked_batches``
    and rendered, each entry keyed in its section as a local build keys it, sorted by key and
    pickled in chunks (``.dask-part-N``, with the first key of each chunk in
-   ``.dask-index-N``); returned: the partition's URL count, a sample of its keys and its
-   sections;
+   ``.dask-part-N-index``); returned: the partition's URL count, a sample of its keys and its
+   sections. With sections by a column, a loc's section is the input's word, which two
+   partitions may say differently: each also writes its locs' hashes and sections
+   (``.dask-sections-N``), and ``find_conflicts`` finds, by ranges of the hash, the copies
+   to leave out (a later partition's in another section than the first copy's);
 2. ``stage_run``: a run of buckets (``plan.buckets_of``) gathered from every partition's
    chunks that overlap it, in partition order, the first copy of each loc kept (the one a
    single-process build keeps), each bucket pickled (``.dask-bucket-I``) and counted;
@@ -18,12 +21,13 @@ died never leaves half a file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import tempfile
 import uuid
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from itertools import repeat
 from pathlib import Path
@@ -49,6 +53,7 @@ _ORDINAL_SHIFT = 40  # an entry's place: partition << 40 | row (a trillion rows 
 BucketRow = tuple[int, int, int, int, int]  # bucket (-1: none), URLs, body, typed, duplicates
 Spilled = tuple[int, list[int], dict[int, str]]  # URLs, sampled keys, sections by top key bits
 Chunk = tuple[list[int], list[str], list[str], list[bool]]  # keys, locs, texts, typed
+Drops = dict[int, set[int]]  # partition -> the hashes of the locs it must leave out
 
 
 def spill_partition(
@@ -75,20 +80,32 @@ def spill_partition(
     report.listener = None
     write_pickle(Path(staging) / f".dask-report-{number}", (report, problems))
     keyed.sort(key=lambda entry: entry[0])  # stable: the partition's order among equal keys
-    firsts: list[int] = []
+    write_sorted(Path(staging) / f".dask-part-{number}", keyed)
+    if opts.section is not None and opts.section.column is not None:
+        tops = sorted((loc_hash(loc), key & SECTION_MASK) for key, loc, _, _ in keyed)
+        write_sorted(Path(staging) / f".dask-sections-{number}", tops)
+    return len(keyed), sample_of([entry[0] for entry in keyed], SAMPLE), sections
+
+
+def write_sorted(path: Path, rows: Sequence[tuple[Any, ...]]) -> None:
+    """``rows``, sorted by their first value, in pickled chunks of columns in ``path``, and
+    the first value and offset of each chunk in ``path`` + ``-index`` (``chunks_of``)."""
+    firsts: list[Any] = []
     offsets: list[int] = []
-    path = Path(staging) / f".dask-part-{number}"
     temporary = path.with_name(f"{path.name}.{uuid.uuid4().hex}")
     with open(temporary, "wb") as file:
-        for start in range(0, len(keyed), _CHUNK):
-            chunk = keyed[start : start + _CHUNK]
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start : start + _CHUNK]
             firsts.append(chunk[0][0])
             offsets.append(file.tell())
-            columns = tuple(map(list, zip(*chunk, strict=True)))
-            pickle.dump(columns, file, pickle.HIGHEST_PROTOCOL)
+            pickle.dump(tuple(map(list, zip(*chunk, strict=True))), file, pickle.HIGHEST_PROTOCOL)
     os.replace(temporary, path)
-    write_pickle(Path(staging) / f".dask-index-{number}", (firsts, offsets))
-    return len(keyed), sample_of([entry[0] for entry in keyed], SAMPLE), sections
+    write_pickle(path.with_name(f"{path.name}-index"), (firsts, offsets))
+
+
+def loc_hash(loc: str) -> int:
+    """128 bits of a hash of ``loc`` (two locs that share them: about never)."""
+    return int.from_bytes(hashlib.blake2b(loc.encode(), digest_size=16).digest(), "big")
 
 
 def _with_sections(frame: pd.DataFrame, opts: BuildOptions) -> tuple[pd.DataFrame, BuildOptions]:
@@ -103,11 +120,11 @@ def _with_sections(frame: pd.DataFrame, opts: BuildOptions) -> tuple[pd.DataFram
     return frame.drop(columns=[column]), replace(opts, section=sections)
 
 
-def chunks_of(staging: str, number: int, lo: int, hi: int) -> Iterator[Chunk]:
-    """The chunks of partition ``number``'s file that may hold keys in [lo, hi)."""
-    firsts, offsets = read_pickle(Path(staging) / f".dask-index-{number}")
+def chunks_of(path: Path, lo: int, hi: int) -> Iterator[Any]:
+    """The chunks of a file ``write_sorted`` wrote that may hold first values in [lo, hi)."""
+    firsts, offsets = read_pickle(path.with_name(f"{path.name}-index"))
     start = max(0, bisect_left(firsts, lo) - 1)  # the chunk before may reach into the range
-    with open(Path(staging) / f".dask-part-{number}", "rb") as file:
+    with open(path, "rb") as file:
         for at in range(start, len(firsts)):
             if firsts[at] >= hi:
                 return
@@ -115,18 +132,41 @@ def chunks_of(staging: str, number: int, lo: int, hi: int) -> Iterator[Chunk]:
             yield pickle.load(file)
 
 
-def stage_run(buckets: list[Node], first: int, parts: int, staging: str) -> list[BucketRow]:
+HASHES = 1 << 128  # the range of ``loc_hash``
+
+
+def find_conflicts(lo: int, hi: int, parts: int, staging: str) -> dict[int, list[int]]:
+    """With sections by a column: the locs (by ``loc_hash`` in [lo, hi)) that a partition
+    places in another section than the first partition that has them did, by partition.
+    A local build keeps the first copy of a loc, in its section; these copies lie in
+    another section's key range, where no run would meet the first, so they are dropped
+    by hash."""
+    first: dict[int, int] = {}  # a loc's hash -> the top key bits of its first section
+    found: dict[int, list[int]] = {}
+    for number in range(parts):
+        for hashes, tops in chunks_of(Path(staging) / f".dask-sections-{number}", lo, hi):
+            for at, top in zip(hashes, tops, strict=True):
+                if lo <= at < hi and first.setdefault(at, top) != top:
+                    found.setdefault(number, []).append(at)
+    return found
+
+
+def stage_run(
+    buckets: list[Node], first: int, parts: int, staging: str, drops: Drops
+) -> list[BucketRow]:
     """Step 2 for the run of ``buckets`` numbered from ``first``: a row per bucket with its
-    counts, and one (bucket -1) with the duplicates dropped."""
+    counts, and one (bucket -1) with the duplicates dropped (not counting the ``drops``:
+    ``find_conflicts``'s, counted by the driver)."""
     lo, hi = buckets[0].lo, buckets[-1].hi
     los = [bucket.lo for bucket in buckets]
     kept: list[dict[str, tuple[str, int]]] = [{} for _ in buckets]
     typed = [False] * len(buckets)
     dropped = 0
     for number in range(parts):
-        for keys, locs, texts, flags in chunks_of(staging, number, lo, hi):
+        dropping = drops.get(number)
+        for keys, locs, texts, flags in chunks_of(Path(staging) / f".dask-part-{number}", lo, hi):
             for key, loc, text, flag in zip(keys, locs, texts, flags, strict=True):
-                if not lo <= key < hi:
+                if not lo <= key < hi or (dropping and loc_hash(loc) in dropping):
                     continue
                 at = bisect_left(los, key + 1) - 1
                 if loc in kept[at]:
@@ -143,15 +183,19 @@ def stage_run(buckets: list[Node], first: int, parts: int, staging: str) -> list
     return rows
 
 
-def partition_frame(number: int, staging: str, los: list[int]) -> pd.DataFrame:
-    """Partition ``number``'s entries as a frame for Dask's shuffle, each with its bucket
-    (of those starting at ``los``) and its place in the input (partition, row)."""
+def partition_frame(number: int, staging: str, los: list[int], drops: Drops) -> pd.DataFrame:
+    """Partition ``number``'s entries (but its ``drops``) as a frame for Dask's shuffle,
+    each with its bucket (of those starting at ``los``) and its place in the input
+    (partition, row)."""
     import pandas as pd
 
     columns: Chunk = ([], [], [], [])
-    for chunk in chunks_of(staging, number, 0, 1 << 64):
-        for into, values in zip(columns, chunk, strict=True):
-            into += values  # type: ignore[operator]
+    dropping = drops.get(number)
+    for chunk in chunks_of(Path(staging) / f".dask-part-{number}", 0, 1 << 64):
+        for row in zip(*chunk, strict=True):
+            if not dropping or loc_hash(row[1]) not in dropping:
+                for into, value in zip(columns, row, strict=True):
+                    into.append(value)  # type: ignore[attr-defined]
     keys, locs, texts, typed = columns
     first = number << _ORDINAL_SHIFT
     return pd.DataFrame(
