@@ -7,6 +7,7 @@ the shared two-process LocalCluster of conftest.py."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
 from bisect import bisect_left, bisect_right
@@ -307,3 +308,45 @@ def test_a_loc_two_partitions_place_in_two_sections_is_kept_once_as_locally(
     ]
     assert len(listed) == len(set(listed)) == report.urls
     assert report.duplicates == 3 * 700 - report.urls
+
+
+def test_json_lines_parts_with_a_section_key_and_extensions(
+    dask_client: Any, tmp_path: Path
+) -> None:
+    """The section key of JSON Lines (null, absent or blank: the default section), beside
+    extension keys (the rows read as mappings), as a local build reads them."""
+    rows = _rows(900, seed=4, root_pages=True)
+    (tmp_path / "in").mkdir()
+    paths = []
+    for n in range(3):
+        lines = []
+        for i, (loc, lastmod, section) in enumerate(rows[n * 300 : (n + 1) * 300]):
+            record: dict[str, Any] = {"loc": loc, "lastmod": lastmod}
+            if i % 4:
+                record["section"] = section or (None if i % 2 else " ")
+            if i % 5 == 0:
+                record["images"] = [{"loc": f"{BASE}img/{i}.jpg"}]
+            lines.append(json.dumps(record))
+        path = tmp_path / "in" / f"part-{n}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    common = [
+        *paths,
+        "--base-url",
+        BASE,
+        "--max-urls",
+        "25",
+        "--section-by",
+        "column:section",
+        "-q",
+    ]
+    runner = CliRunner()
+    local = runner.invoke(main, ["build", *common, "--out", str(tmp_path / "local"), "--stable"])
+    address = dask_client.scheduler.address
+    spread = runner.invoke(
+        main, ["build", *common, "--out", str(tmp_path / "dask"), "--dask", address]
+    )
+    assert (local.exit_code, spread.exit_code) == (0, 0), local.output + spread.output
+    files = _files(tmp_path / "local")
+    assert _files(tmp_path / "dask") == files
+    assert _sections_of(files) == {"products", "blog", "help", DEFAULT}

@@ -309,7 +309,9 @@ def _taking_key(
         if isinstance(entry, Mapping) and key in entry:
             entry = dict(entry)
             name, loc = entry.pop(key), entry.get("loc")
-            if name not in (None, "") and isinstance(loc, str):
+            if isinstance(name, str):
+                name = name.strip() or None  # blank: the default section
+            if name is not None and isinstance(loc, str):
                 given[loc] = checked_name(name, where=f"section of {loc}")
                 # the loc as the build writes it too (a bad one: the build reports it)
                 with contextlib.suppress(InvalidValue):
