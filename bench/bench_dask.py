@@ -1,16 +1,19 @@
 """Dask benchmark: a partitioned build and a many-site fetch, each beside its single-process run.
 
     .venv/bin/python bench/bench_dask.py [--urls 2000000] [--partitions 16]
-        [--shuffle staging,tasks] [--sites 1000] [--urls-per-site 50]
+        [--shuffle staging,tasks] [--section-by path:1] [--sites 1000] [--urls-per-site 50]
         [--skip-build] [--skip-fetch]
 
 Build: ``--urls`` URLs (``bench/peers/items.py item(i)``: lastmod, changefreq, priority)
 written once as ``--partitions`` Parquet files in bench/out/dask/; then, each in a fresh
 process, ``write_sitemaps(..., stable=True)`` over the files' rows (the single-process
 build), and ``urlset.dask.build`` on a local cluster of 2 worker processes of 1 thread each,
-once for each ``--shuffle`` method (default: staging, the build's own).
+once for each ``--shuffle`` method (default: staging, the build's own); then both again with
+sections (``--section-by``, default ``path:1``: every URL is under /products/, so one section
+holds the whole set, the case a cut of fixed top key bits would give to one worker).
 Reported: seconds, the driver's peak RSS and each worker's (VmHWM of its process),
-and whether the two sets are the same bytes. Fetch: ``--sites`` loopback sites (one aiohttp
+whether the two sets are the same bytes, and the sectioned build's time over the plain
+one's (the target: at most 1.2x), with the load. Fetch: ``--sites`` loopback sites (one aiohttp
 server in this process answers for site-N.test by the Host header; the fetcher's resolver
 override sends the names to 127.0.0.1), each a robots.txt and one sitemap of
 ``--urls-per-site`` URLs, fetched by ``urlset.dask.fetch_sites`` on the same kind of cluster
@@ -86,11 +89,11 @@ def _rows(directory: Path) -> Any:
             yield from zip(*columns, strict=True)
 
 
-def child_single(directory: Path, out: Path) -> dict[str, Any]:
+def child_single(directory: Path, out: Path, section: str | None) -> dict[str, Any]:
     from urlset import write_sitemaps
 
     start = time.perf_counter()
-    report = write_sitemaps(_rows(directory), out, BASE, stable=True)
+    report = write_sitemaps(_rows(directory), out, BASE, stable=True, section=section)
     return {"seconds": time.perf_counter() - start, "urls": report.urls, "peak_mb": _peak_mb()}
 
 
@@ -98,7 +101,7 @@ def _worker_peak() -> float:
     return round(_peak_mb())
 
 
-def child_dask(directory: Path, out: Path, method: str) -> dict[str, Any]:
+def child_dask(directory: Path, out: Path, method: str, section: str | None) -> dict[str, Any]:
     from distributed import Client, LocalCluster
 
     from urlset.dask import build
@@ -110,7 +113,7 @@ def child_dask(directory: Path, out: Path, method: str) -> dict[str, Any]:
         Client(cluster) as client,
     ):
         start = time.perf_counter()
-        report = build(directory, out, BASE, client=client, shuffle_method=method)
+        report = build(directory, out, BASE, client=client, shuffle_method=method, section=section)
         seconds = time.perf_counter() - start
         workers = sorted(client.run(_worker_peak).values())
     return {"seconds": seconds, "urls": report.urls, "peak_mb": _peak_mb(), "workers_mb": workers}
@@ -123,10 +126,12 @@ def _digest(directory: Path) -> str:
     return digest.hexdigest()
 
 
-def _child(mode: str, directory: Path, out: Path) -> dict[str, Any]:
-    """``mode`` (single, or dask:METHOD) run in a fresh process."""
+def _child(mode: str, directory: Path, out: Path, section: str | None = None) -> dict[str, Any]:
+    """``mode`` (single, or dask:METHOD) run in a fresh process, by ``section`` if given."""
     shutil.rmtree(out, ignore_errors=True)
     argv = [sys.executable, __file__, "--child", mode, str(directory), str(out)]
+    if section is not None:
+        argv += ["--child-section", section]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{done.stderr[-3000:]}")
@@ -134,7 +139,7 @@ def _child(mode: str, directory: Path, out: Path) -> dict[str, Any]:
     return result
 
 
-def bench_build(urls: int, partitions: int, methods: list[str]) -> None:
+def bench_build(urls: int, partitions: int, methods: list[str], section: str) -> None:
     started = time.perf_counter()
     directory = write_input(urls, partitions)
     print(
@@ -159,6 +164,25 @@ def bench_build(urls: int, partitions: int, methods: list[str]) -> None:
             f"this rate: {projected / 60:.0f} min; load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
+        bench_sections(directory, section, method, single, spread)
+
+
+def bench_sections(
+    directory: Path, section: str, method: str, single: dict[str, Any], spread: dict[str, Any]
+) -> None:
+    """The same builds by ``section``, beside the plain ones."""
+    local = _child("single", directory, OUT / "single-sections", section)
+    sectioned = _child(f"dask:{method}", directory, OUT / "spread-sections", section)
+    same = _digest(OUT / "single-sections") == _digest(OUT / "spread-sections")
+    print(json.dumps({"section": section, "single": local, method: sectioned, "identical": same}))
+    print(
+        f"by section {section}: single process {local['seconds']:.1f} s "
+        f"({local['seconds'] / single['seconds']:.2f}x the plain build); dask {method} "
+        f"{sectioned['seconds']:.1f} s ({sectioned['seconds'] / spread['seconds']:.2f}x the "
+        f"plain dask build; workers peak {sectioned['workers_mb']} MB); identical: {same}; "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
 
 def _serve(port_box: list[int], ready: threading.Event, per_site: int) -> None:
@@ -237,18 +261,21 @@ def main() -> None:
     parser.add_argument("--urls", type=int, default=2_000_000)
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--shuffle", default="staging", help="methods, comma-separated")
+    parser.add_argument("--section-by", default="path:1", help="the sectioned runs' rule")
     parser.add_argument("--sites", type=int, default=1000)
     parser.add_argument("--urls-per-site", type=int, default=50)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--skip-fetch", action="store_true")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "IN", "OUT"))
+    parser.add_argument("--child-section")
     args = parser.parse_args()
     if args.child:
         mode, directory, out = args.child
         if mode == "single":
-            result = child_single(Path(directory), Path(out))
+            result = child_single(Path(directory), Path(out), args.child_section)
         else:
-            result = child_dask(Path(directory), Path(out), mode.removeprefix("dask:"))
+            method = mode.removeprefix("dask:")
+            result = child_dask(Path(directory), Path(out), method, args.child_section)
         print(json.dumps(result))
         return
     load = os.getloadavg()[0]
@@ -256,7 +283,7 @@ def main() -> None:
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
     )
     if not args.skip_build:
-        bench_build(args.urls, args.partitions, args.shuffle.split(","))
+        bench_build(args.urls, args.partitions, args.shuffle.split(","), args.section_by)
     if not args.skip_fetch:
         bench_fetch(args.sites, args.urls_per_site)
     print(f"load at the end {os.getloadavg()[0]:.1f}")

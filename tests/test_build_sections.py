@@ -191,17 +191,6 @@ def test_path_sections_of_a_batch_are_those_of_each_loc(paths: list[str], depth:
     assert rule.of(batch) == [rule.of([loc])[0] for loc in batch]
 
 
-def test_a_dask_build_with_sections_is_refused_saying_why(tmp_path: Path) -> None:
-    pytest.importorskip("distributed")
-    source = tmp_path / "urls.txt"
-    source.write_text("\n".join(SITE) + "\n")
-    args = ["build", str(source), "--base-url", BASE, "--out", str(tmp_path / "out")]
-    result = CliRunner().invoke(main, [*args, "--dask", "local", "--section-by", "path:1"])
-    assert result.exit_code == 2, result.output
-    assert "one worker would hold a whole section" in result.output
-    assert not (tmp_path / "out").exists()
-
-
 _GLOB = st.lists(st.sampled_from(["/", "a", "Z", "*", "**", ".", "-"]), max_size=6).map("".join)
 
 

@@ -198,3 +198,34 @@ def test_rows_with_images_the_core_renders_keep_their_section(fmt: str, tmp_path
     assert report.urls == 3 and not report.left_core, report.left_core
     found = _sections_gz(tmp_path)
     assert found == {"blog": [f"{BASE}a"], "shop": [f"{BASE}e"], DEFAULT: [f"{BASE}f"]}
+
+
+BLANKS = ("", " ", "\t ")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "mappings", "table"])
+def test_every_blank_section_is_the_default_one_in_every_reader(fmt: str, tmp_path: Path) -> None:
+    """A blank section (empty, spaces, a tab) is the default section whichever way the rows
+    come; the JSON Lines reader of the core refused an empty or spaced key as a bad name,
+    and mapping entries a spaced one."""
+    rows = [(f"{BASE}x/{i}", blank) for i, blank in enumerate(BLANKS)]
+    rows.append((f"{BASE}y/1", "blog"))
+    out = tmp_path / "out"
+    if fmt in ("csv", "tsv", "jsonl"):
+        if fmt == "jsonl":
+            text = "".join(json.dumps({"loc": loc, "section": name}) + "\n" for loc, name in rows)
+        else:
+            sep = "," if fmt == "csv" else "\t"
+            text = f"loc{sep}section\n" + "".join(f'{loc}{sep}"{name}"\n' for loc, name in rows)
+        source = tmp_path / f"urls.{fmt}"
+        source.write_text(text, encoding="utf-8")
+        args = ["build", str(source), "--base-url", BASE, "--out", str(out), "--no-gzip"]
+        result = CliRunner().invoke(main, [*args, "--section-by", "column:section"])
+        assert result.exit_code == 0, result.output
+    elif fmt == "mappings":
+        entries = [{"loc": loc, "section": name} for loc, name in rows]
+        write_sitemaps(entries, out, BASE, gzip=False, section="section")
+    else:
+        table = pa.table({"loc": [r[0] for r in rows], "section": [r[1] for r in rows]})
+        write_sitemaps(table, out, BASE, gzip=False, section="section")
+    assert _sections(out) == {"blog": [f"{BASE}y/1"], DEFAULT: [r[0] for r in rows[:-1]]}

@@ -1,6 +1,6 @@
 """What a local build takes, the Dask build takes too, with the same result: extension columns
 and keys (so ``--news-window`` keeps only recent articles' news there as well), relative locs
-resolved against the base URL, ``--exclude``; sections are refused as a usage error."""
+resolved against the base URL, ``--exclude`` (sections: test_dask_build_sections.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from urlset import write_sitemaps
-from urlset.cli import main
 
 pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
@@ -103,13 +101,3 @@ def _local(source: Path, out: Path, options: dict[str, Any]) -> Any:
     with open_source(str(source)) as stream:
         batches = list(chain.from_iterable(iter_batches(stream, fmt, source.name, rows=True)))
     return write_sitemaps(batches, out, BASE, stable=True, **options)
-
-
-def test_sections_on_dask_are_a_usage_error(dask_client: Any, tmp_path: Path) -> None:
-    source = tmp_path / "in.csv"
-    source.write_text(f"loc\n{BASE}a\n", encoding="utf-8")
-    address = dask_client.scheduler.address
-    args = ["build", str(source), "--base-url", BASE, "--out", str(tmp_path / "o")]
-    refused = CliRunner().invoke(main, [*args, "--dask", address, "--section-by", "path:1"])
-    assert refused.exit_code == 2, refused.output
-    assert "sections" in refused.output and "without --dask" in refused.output

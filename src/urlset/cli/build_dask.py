@@ -11,7 +11,7 @@ from ..errors import InvalidValue, PublishError
 from ..writing.build import BuildReport
 from .shared import BuildMode, json_lines_log
 
-_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe", "exclude", "section")
+_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe", "exclude")
 
 
 def run_on_dask(

@@ -85,12 +85,14 @@ class Sections:
         describe: str,
         of_locs: Callable[[Sequence[str]], list[str]] | None = None,
         given: dict[str, str] | None = None,
+        column: str | None = None,
     ) -> None:
         self._of_loc = of_loc
         self._of_locs = of_locs
         self.describe = describe
         # by a column of the input: loc -> section, as the sources read them
         self.given = given
+        self.column = column  # that column's name
 
     def of(self, locs: Sequence[str]) -> list[str]:
         if self._of_locs is not None and len(locs) > 1:
@@ -182,7 +184,7 @@ class Sections:
         def of_loc(loc: str) -> str:
             return given.get(loc, DEFAULT)
 
-        return cls(of_loc, f"column {column}", given=given)
+        return cls(of_loc, f"column {column}", given=given, column=column)
 
 
 def path_glob(pattern: str) -> re.Pattern[str]:
@@ -307,7 +309,9 @@ def _taking_key(
         if isinstance(entry, Mapping) and key in entry:
             entry = dict(entry)
             name, loc = entry.pop(key), entry.get("loc")
-            if name not in (None, "") and isinstance(loc, str):
+            if isinstance(name, str):
+                name = name.strip() or None  # blank: the default section
+            if name is not None and isinstance(loc, str):
                 given[loc] = checked_name(name, where=f"section of {loc}")
                 # the loc as the build writes it too (a bad one: the build reports it)
                 with contextlib.suppress(InvalidValue):

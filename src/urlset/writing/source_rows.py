@@ -14,7 +14,7 @@ from ..errors import InputError, InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
 from ..urls import resolved_loc
-from .sections import COLUMN, checked_name
+from .sections import COLUMN, DEFAULT, checked_name
 from .tables import TableBatch, is_table, table_batches
 
 CoreRow = tuple[
@@ -125,6 +125,9 @@ class SourceRows:
             codes = memoryview(given).cast("I")
             checked = []
             for code, name in enumerate(names, 1):
+                if not name.strip():  # blank: the default section, as a blank CSV cell is
+                    checked.append(DEFAULT)
+                    continue
                 line = self.numbers[list(codes).index(code)] if not _safe(name) else 0
                 checked.append(
                     checked_name(name.strip(), where=f"{COLUMN} at {self.source}:{line}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,30 +217,6 @@ class _ShardWriter:
             sink.discard()
 
 
-def plan_shards(
-    urls: Sequence[int], body: Sequence[int], typed: Sequence[bool], sizing: Sizing, bits: int
-) -> Iterator[tuple[Node, range, bool, bool]]:
-    """The trie walked from the root down to buckets of the top ``bits`` key bits, given each
-    bucket's URL count, entry bytes and typed flag: in key order, each node that is a shard
-    (``fits``) or a single bucket too big for one, to be split by ``split_shard``; with the
-    buckets it covers and whether an entry in them uses a typed prefix."""
-    todo = [Node(0, 0)]
-    while todo:
-        node = todo.pop()
-        first = node.lo >> (64 - bits)
-        last = ((node.hi - 1) >> (64 - bits)) + 1
-        buckets = range(first, last)
-        count = sum(urls[b] for b in buckets)
-        size = sum(body[b] for b in buckets)
-        any_typed = any(typed[b] for b in buckets)
-        fits = sizing.fits(count, size, any_typed)
-        if fits or node.depth >= bits:
-            yield node, buckets, any_typed, fits
-        else:
-            low, high = node.children()
-            todo += [high, low]
-
-
 def split_shard(
     node: Node,
     items: dict[str, str],
@@ -279,12 +255,18 @@ def keys_of(locs: list[str], opts: BuildOptions, sections: dict[int, str]) -> li
         return list(map(key_of, locs))
     names = opts.section.of(locs)
     for name in set(names):
-        top = section_key(name)
-        if sections.setdefault(top, name) != name:
-            raise InvalidValue(
-                "section", name, f"shares its shard key with section {sections[top]!r}; rename one"
-            )
+        note_section(sections, name)
     return list(map(key_of, locs, names))
+
+
+def note_section(sections: dict[int, str], name: str) -> None:
+    """Record section ``name`` by its top key bits in ``sections`` (``InvalidValue`` when
+    another name has them: their shards would mix)."""
+    top = section_key(name)
+    if sections.setdefault(top, name) != name:
+        raise InvalidValue(
+            "section", name, f"shares its shard key with section {sections[top]!r}; rename one"
+        )
 
 
 def build_stable(
