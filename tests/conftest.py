@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -23,6 +24,12 @@ def shared() -> Path:
     if not (SHARED / "corpus").is_dir():
         pytest.skip(reason="../shared is absent (a fresh clone): no corpus or official schemas")
     return SHARED
+
+
+# what a property asserts is never how fast examples come: on shared, loaded cores (CI) the
+# generation-speed check and the per-example deadline fail properties that hold
+settings.register_profile("urlset", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("urlset")
 
 
 # fixture -> the marker its tests get, so that scripts/check --quick can leave them out by
