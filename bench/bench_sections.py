@@ -8,7 +8,7 @@ The set: 5 sections of N/5 URLs each (``/products/ID``, ``/blog/ID-slug``, ``/re
 built with ``--section-by path:1 --stable``.
 - realistic day: 0.5% of N new pages in 2 sections (products, blog; the next IDs), 0.4% edits
   skewed to the newest pages (the ID's distance from the newest drawn from an exponential
-  with a mean of 2% of the section), 0.1% removals: the oldest products (expired listings);
+  with a mean of 2% of the section: ``--edit-mean``), 0.1% removals: the oldest products (expired listings);
 - evenly spread day: the same counts, new pages with IDs between the existing ones and edits
   and removals drawn uniformly over every section.
 Reported for each: files rewritten (of how many; and the least a layout in ID order could
@@ -16,6 +16,8 @@ rewrite, ``least_files``), index lastmods that moved, the update's
 time and a full stable build of the same final URLs (which must give the same files).
 And what sections cost: a full build (default layout, and stable) with and without them.
 Times are wall seconds in this process; say the machine's load beside them.
+``--least-only`` builds nothing: for a few edit skews it prints the least share of files any
+layout in ID order could rewrite on the realistic day (the 10% target's reach under the model).
 """
 
 from __future__ import annotations
@@ -63,14 +65,16 @@ def initial(per: int) -> Iterator[tuple[str, str]]:
             yield row(section, n)
 
 
-def realistic(per: int, total: int, rnd: random.Random) -> tuple[list[tuple[str, str]], list[str]]:
+def realistic(
+    per: int, total: int, rnd: random.Random, edit_mean: float = 0.02
+) -> tuple[list[tuple[str, str]], list[str]]:
     newest = FIRST_ID + per - 1
     added = [
         row(s, newest + 1 + i, 2) for s in ("products", "blog") for i in range(total * 5 // 2000)
     ]
     edited: dict[str, tuple[str, str]] = {}
     while len(edited) < total * 4 // 1000:
-        back = min(int(rnd.expovariate(1 / (per * 0.02))), per - 1)
+        back = min(int(rnd.expovariate(1 / (per * edit_mean))), per - 1)
         section = rnd.choice(SECTIONS)
         edited[loc(section, newest - back)] = row(section, newest - back, 3)
     removed = [loc("products", FIRST_ID + i) for i in range(total // 1000)]
@@ -126,6 +130,19 @@ def least_files(per: int, changes: tuple[list[tuple[str, str]], list[str]]) -> i
         section, n = _id(location)
         files.add((section, -1 if n > newest else (newest - n) // LIMITS["limits"].max_urls))
     return len(files)
+
+
+def least_share(per: int, total: int, edit_mean: float) -> dict[str, object]:
+    """The realistic day's least files (``least_files``) over the set's files after it."""
+    changes = realistic(per, total, random.Random(1), edit_mean)
+    sections = dict.fromkeys(SECTIONS, per)
+    for upsert in changes[0]:
+        section, n = _id(upsert[0])
+        sections[section] += n > FIRST_ID + per - 1
+    sections["products"] -= len(changes[1])
+    files = sum(-(-count // LIMITS["limits"].max_urls) for count in sections.values())
+    least = least_files(per, changes)
+    return {"edit_mean": edit_mean, "least_files": least, "files": files, "share": least / files}
 
 
 def day(
@@ -189,10 +206,23 @@ def main() -> None:
         default=50_000,
         help="URLs a file (5000 at 1M URLs gives the file count of 10M at the protocol's limit)",
     )
+    parser.add_argument(
+        "--edit-mean",
+        type=float,
+        default=0.02,
+        help="realistic day: an edit's mean distance from the newest ID, a share of its section",
+    )
+    parser.add_argument(
+        "--least-only", action="store_true", help="print least_files; build nothing"
+    )
     args = parser.parse_args()
     LIMITS["limits"] = CURRENT.lowered(max_urls=args.max_urls)
     per = args.urls // 5
     total = per * 5
+    if args.least_only:
+        for mean in (0.005, 0.01, 0.02, 0.04):
+            print(json.dumps(least_share(per, total, mean)))
+        return
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict[str, object] = {
         "urls": total,
@@ -204,7 +234,9 @@ def main() -> None:
     results["build_stable_s"] = timed(per, "stable", stable=True)
     results["build_stable_sections_s"] = timed(per, "base", stable=True, section="path:1")
     base = OUT / "base"
-    results["realistic"] = day("realistic", per, realistic(per, total, random.Random(1)), base)
+    results["realistic"] = day(
+        "realistic", per, realistic(per, total, random.Random(1), args.edit_mean), base
+    )
     results["spread"] = day("spread", per, spread(per, total, random.Random(2)), base)
     results["load_after"] = os.getloadavg()[0]
     text = json.dumps(results, indent=2)
