@@ -103,3 +103,6 @@ class HttpOptions:
     # connect to private, loopback, link-local and other special addresses too (by default
     # only the run's own start may be on one: fetching/addresses.py)
     allow_private: bool = False
+    # the lean HTTP/1.1 client (fetching/h1.py) for every request it speaks, aiohttp for
+    # the rest; False: aiohttp for every request (a fetch; the audit has its own switch)
+    lean: bool = True
