@@ -41,7 +41,8 @@ ultimate-sitemap-parser alone, best and median of the repeats.
 
 ``--instructions``: each reader's whole process (interpreter start, imports, the fetch)
 counted once by valgrind's callgrind on the same server and files: urlset, the ``--compare``
-urlset, and ultimate-sitemap-parser (``sitemap_tree_for_homepage`` in the peers' venv). On a
+urlset, and (unless ``--no-peers``) ultimate-sitemap-parser (``sitemap_tree_for_homepage``
+in the peers' venv). On a
 shared machine the count holds where the wall time does not. Python reads bytecode caches
 only where they exist (``PYTHONDONTWRITEBYTECODE`` is set on the project machine), so the
 src trees are compiled first, as ``pip install`` does.
@@ -297,7 +298,7 @@ def count_instructions(url: str, args: argparse.Namespace) -> dict[str, int | No
     counts = {"urlset": instructions([URLSET, "fetch", url, "-o", out, "-q"])}
     if args.compare:
         counts["--compare urlset"] = instructions([args.compare, "fetch", url, "-o", out, "-q"])
-    if PEERS_PY.is_file():
+    if PEERS_PY.is_file() and not args.no_peers:
         counts["ultimate-sitemap-parser"] = instructions([str(PEERS_PY), "-c", USP_FETCH, url])
     return counts
 
@@ -386,9 +387,12 @@ def print_site(found: dict[str, Any], expected: int) -> None:
         )
     if any(r["count"] != expected for r in ours):
         print(f"WARNING: urlset's output has {best['count']:,} URLs, expected {expected:,}")
+    small = found["site"] == "small"  # start-up dominates: whole processes compared
     for p in found["peers"]:
         secs = p.get("seconds")
         ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"
+        if small and p.get("wall_seconds"):
+            ratio = f"{float(p['wall_seconds']) / found['median']:.2f}x (wall, medians)"
         error = f" (error: {p['error'][:80]})" if p.get("error") else ""
         print(
             f"| {p.get('peer')} {p.get('version') or ''}{error} "
