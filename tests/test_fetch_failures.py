@@ -202,6 +202,38 @@ def test_silence_is_a_timeout_and_tried_again() -> None:
     assert "no data for 0.3 s" in (response.error or "") and len(slept) == 2
 
 
+def test_silence_in_the_body_is_a_timeout_and_tried_again() -> None:
+    async def stalls(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        await resp.prepare(request)
+        await resp.write(b'<?xml version="1.0"?>\n<urlset>')
+        await asyncio.sleep(5)
+        return resp
+
+    with LoopbackServer() as server:
+        server.handle("/s.xml", stalls)
+        response, slept = fetch(server.url("/s.xml"), fast_http(read_timeout=0.3, total_timeout=10))
+        assert server.hits["/s.xml"] == 3
+    assert response.error == (
+        "no data during the body for longer than the read timeout (after 3 attempts)"
+    )
+    assert [i.code for i in response.issues] == ["fetch-timeout"] and len(slept) == 2
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_body_not_valid_in_its_encoding_says_so_and_is_not_tried_again(encoding: str) -> None:
+    """Asking again brings the same bytes: one request, and words that name the encoding
+    (aiohttp's ClientPayloadError once read "the body ended early", tried three times)."""
+    with LoopbackServer() as server:
+        server.add("/s.xml", b"\x00\x01 not compressed", headers={"Content-Encoding": encoding})
+        response, slept = fetch(server.url("/s.xml"))
+        assert server.hits["/s.xml"] == 1
+    assert response.error == (
+        f"the body is not valid {encoding} (its Content-Encoding), so it cannot be read"
+    )
+    assert response.status is None and slept == []
+
+
 @pytest.mark.parametrize(("encoding", "package"), [("br", "Brotli"), ("zstd", "backports.zstd")])
 def test_an_encoding_that_cannot_be_decoded_keeps_the_real_status(
     encoding: str, package: str, either_client: str

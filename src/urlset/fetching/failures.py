@@ -58,8 +58,8 @@ _UNDECODABLE = lazy(r"content-encoding: [^(]*\(([\w-]+)\)\. Please install `([^`
 
 
 def _aiohttp() -> Any:
-    """aiohttp when loaded (else no error can be its): an object with no attributes but
-    the exception classes asked for below, each a class nothing is an instance of."""
+    """aiohttp when loaded; else a stand-in whose every attribute is a class nothing is an
+    instance of (before aiohttp is loaded, no error can be its)."""
     return loaded_aiohttp() or _NOT_LOADED
 
 
