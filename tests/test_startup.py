@@ -149,6 +149,21 @@ def test_a_fetch_loads_what_its_run_needs_only(tmp_path: Path) -> None:
     assert not urlset_modules(modules, "urlset.store") | urlset_modules(modules, "urlset.reports")
 
 
+def test_no_fetching_module_imports_aiohttp_at_its_top() -> None:
+    """Every module of fetching/ but aio.py (the aiohttp session, imported on need) loads
+    without aiohttp, nor its yarl and multidict."""
+    package = Path(__file__).resolve().parents[1] / "src" / "urlset" / "fetching"
+    names = sorted(f"urlset.fetching.{p.stem}" for p in package.glob("*.py") if p.stem != "aio")
+    code = (
+        f"import importlib, sys; [importlib.import_module(n) for n in {names!r}]; "
+        "print(sorted(m for m in ('aiohttp', 'yarl', 'multidict') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert len(names) > 15 and done.stdout.strip() == "[]"
+
+
 def test_a_fetch_loads_aiohttp_when_a_request_needs_it(tmp_path: Path) -> None:
     """An answer the lean client does not read (a Content-Encoding it has no decoder for)
     is asked again through aiohttp, imported then, so that the failure reads as it always
