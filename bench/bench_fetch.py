@@ -38,6 +38,14 @@ this one's, on the same server; both printed.
 
 ``--small-site``: an index and 3 children of 20 URLs, where start-up dominates; urlset beside
 ultimate-sitemap-parser alone, best and median of the repeats.
+
+``--instructions``: each reader's whole process (interpreter start, imports, the fetch)
+counted once by valgrind's callgrind on the same server and files: urlset, the ``--compare``
+urlset, and (unless ``--no-peers``) ultimate-sitemap-parser (``sitemap_tree_for_homepage``
+in the peers' venv). On a
+shared machine the count holds where the wall time does not. Python reads bytecode caches
+only where they exist (``PYTHONDONTWRITEBYTECODE`` is set on the project machine), so the
+src trees are compiled first, as ``pip install`` does.
 """
 
 from __future__ import annotations
@@ -49,11 +57,13 @@ import itertools
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +98,11 @@ MIX_HOSTS = (
 # the six shapes of bench_read.mixed_sitemap, in its order
 MIX_SHAPES = ("query", "escaped", "iri", "apostrophe", "long", "html")
 RUNS = itertools.count()  # "{run}" in --fetch-args: a number of its own in every run
+# ultimate-sitemap-parser's fetch of a site, as bench/peers/run.py's child makes it
+USP_FETCH = (
+    "import sys; from usp.tree import sitemap_tree_for_homepage; "
+    "print(sum(1 for _ in sitemap_tree_for_homepage(sys.argv[1]).all_pages()))"
+)
 IMAGE_NS = b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
 
 
@@ -257,6 +272,37 @@ def run_urlset(
     return runs
 
 
+def instructions(argv: list[str]) -> int | None:
+    """The instructions a fresh process of ``argv`` runs, counted once by callgrind (None
+    when valgrind is missing or the run fails)."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp, "callgrind.out")
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode or not out.exists():
+            print(done.stderr.decode(errors="replace")[-1000:], file=sys.stderr)
+            return None
+        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
+        return int(found.group(1)) if found else None
+
+
+def count_instructions(url: str, args: argparse.Namespace) -> dict[str, int | None]:
+    """urlset's (and the --compare urlset's) fetch of ``url`` and ultimate-sitemap-parser's,
+    in instructions."""
+    out = str(OUT / "fetch.jsonl")
+    counts = {"urlset": instructions([URLSET, "fetch", url, "-o", out, "-q"])}
+    if args.compare:
+        counts["--compare urlset"] = instructions([args.compare, "fetch", url, "-o", out, "-q"])
+    if PEERS_PY.is_file() and not args.no_peers:
+        counts["ultimate-sitemap-parser"] = instructions([str(PEERS_PY), "-c", USP_FETCH, url])
+    return counts
+
+
 def run_peers(url: str, timeout: float, peer: str = "all", repeat: int = 1) -> list[Row]:
     if not (PEERS.is_file() and PEERS_PY.is_file()):
         print(f"no peers: {PEERS_PY} is missing (run bench/setup_peers.sh)", file=sys.stderr)
@@ -279,17 +325,21 @@ def bench_site(
     extra = shlex.split(args.fetch_args)
     server = Server(root, sock)
     other: list[dict[str, float]] = []
+    peers: list[Row] = []
     try:
+        counts = count_instructions(url, args) if args.instructions else {}
         if args.compare:  # alternating, one run each at a time
             ours = []
             for _ in range(args.repeat):
                 other += run_urlset(url, OUT / "fetch.jsonl", 1, extra, args.compare)
                 ours += run_urlset(url, OUT / "fetch.jsonl", 1, extra)
-            return summary(name, url, ours, [], other)
+            if args.small_site and not args.no_peers:
+                peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
+            return {**summary(name, url, ours, peers, other), "instructions": counts}
         first = (args.repeat + 1) // 2
         ours = run_urlset(url, OUT / "fetch.jsonl", first, extra)
         if args.no_peers:
-            peers: list[Row] = []
+            pass
         elif args.small_site:
             peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
         else:
@@ -297,7 +347,7 @@ def bench_site(
         ours += run_urlset(url, OUT / "fetch.jsonl", args.repeat - first, extra)
     finally:
         server.close()
-    return summary(name, url, ours, peers, other)
+    return {**summary(name, url, ours, peers, other), "instructions": counts}
 
 
 def summary(
@@ -337,15 +387,22 @@ def print_site(found: dict[str, Any], expected: int) -> None:
         )
     if any(r["count"] != expected for r in ours):
         print(f"WARNING: urlset's output has {best['count']:,} URLs, expected {expected:,}")
+    small = found["site"] == "small"  # start-up dominates: whole processes compared
     for p in found["peers"]:
         secs = p.get("seconds")
         ratio = f"{float(secs) / best['seconds']:.1f}x" if secs else "-"
+        if small and p.get("wall_seconds"):
+            ratio = f"{float(p['wall_seconds']) / found['median']:.2f}x (wall, medians)"
         error = f" (error: {p['error'][:80]})" if p.get("error") else ""
         print(
             f"| {p.get('peer')} {p.get('version') or ''}{error} "
             f"| {'-' if secs is None else f'{float(secs):.2f}'} | {p.get('wall_seconds')} "
             f"| {p.get('cpu_seconds')} | {p.get('peak_rss_mb')} | {p.get('count') or 0:,} | {ratio} |"
         )
+    if found.get("instructions"):
+        print("| reader | instructions (M), whole process, callgrind |\n|---|---:|")
+        for reader, count in found["instructions"].items():
+            print(f"| {reader} | {'-' if count is None else f'{count / 1e6:,.0f}'} |")
     timed = [p for p in found["peers"] if not p.get("error") and p.get("seconds")]
     if timed:
         fastest = min(timed, key=lambda p: float(p["seconds"]))
@@ -376,6 +433,11 @@ def main() -> None:
     )
     parser.add_argument("--compare", help="another urlset command, its runs alternating")
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count each reader's whole process once with valgrind (callgrind)",
+    )
+    parser.add_argument(
         "--images", type=int, default=10, help="every Nth URL of mixed and shape has an image"
     )
     parser.add_argument("--build", nargs=5, help=argparse.SUPPRESS)
@@ -392,6 +454,8 @@ def main() -> None:
     if args.small_site:
         args.sitemaps, args.urls, args.repeat = 3, 20, max(args.repeat, 10)
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.instructions:  # bytecode caches, as an installed package has them
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
     sites = {}
     for name in names:
         print(f"site {name}: {args.sitemaps} sitemaps ...", file=sys.stderr)

@@ -18,6 +18,16 @@ if TYPE_CHECKING:
 SHARED = Path(os.environ.get("URLSET_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 
 
+@pytest.fixture(params=["lean", "aiohttp"])
+def either_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a fetch test over each HTTP client: the lean one (fetching/h1.py, aiohttp only
+    for what it leaves to it) and aiohttp alone, through ``test_fetch_support.fast_http``."""
+    import test_fetch_support
+
+    monkeypatch.setattr(test_fetch_support, "LEAN", request.param == "lean")
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     """The project's shared material (spec, schemas, corpus); skips when it is not beside the repo."""

@@ -20,6 +20,9 @@ from urlset.fetching.parse_pool import UrlBatch
 from urlset.model import SitemapRef, Url
 from urlset.reading.output import UrlColumns
 
+# every case over the lean client and over aiohttp alone
+pytestmark = pytest.mark.usefixtures("either_client")
+
 CHILDREN = {"/a.xml": 40, "/b.xml": 30, "/c.xml": 20}
 
 

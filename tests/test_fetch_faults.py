@@ -28,6 +28,7 @@ from test_fetch_support import (
     urlset,
 )
 from urlset.fetching.discovery import FetchRequest, FetchResponse, NodeState
+from urlset.fetching.h1 import LeanSession
 from urlset.fetching.http import Fetcher, RetryPolicy, parse_retry_after
 from urlset.model import Severity
 
@@ -186,11 +187,13 @@ def build_faulty_site(server: LoopbackServer) -> None:
     server.add("/beyond.xml", urlset(locs(server, "/beyond.xml", 3)))
 
 
-@pytest.fixture(scope="module")
-def faulty() -> Iterator[tuple[LoopbackServer, Run]]:
+@pytest.fixture(scope="module", params=["lean", "aiohttp"])
+def faulty(request: pytest.FixtureRequest) -> Iterator[tuple[LoopbackServer, Run]]:
+    """The faulty site fetched over the lean client, and over aiohttp alone."""
     with LoopbackServer() as server:
         build_faulty_site(server)
-        run = run_fetch(server.base + "/", http=fast_http(total_timeout=2.0))
+        http = fast_http(total_timeout=2.0, lean=request.param == "lean")
+        run = run_fetch(server.base + "/", http=http)
         yield server, run
 
 
@@ -323,6 +326,7 @@ def test_huge_robots_txt(faulty: tuple[LoopbackServer, Run]) -> None:
     assert len(run.locs_from(server.url("/good1.xml"))) == 120
 
 
+@pytest.mark.usefixtures("either_client")
 def test_robots_with_only_relative_sitemap_paths() -> None:
     with LoopbackServer() as server:
         server.add(
@@ -339,6 +343,7 @@ def test_robots_with_only_relative_sitemap_paths() -> None:
     assert server.hits["/sitemap.xml"] == 0  # no well-known probing: robots.txt named some
 
 
+@pytest.mark.usefixtures("either_client")
 def test_no_robots_uses_well_known_locations() -> None:
     with LoopbackServer() as server:
         server.add("/sitemap_index.xml", sitemapindex([server.url("/s.xml")]))
@@ -348,6 +353,7 @@ def test_no_robots_uses_well_known_locations() -> None:
     assert server.hits["/sitemap.xml"] == 1 and server.hits["/wp-sitemap.xml"] == 1
 
 
+@pytest.mark.usefixtures("either_client")
 def test_cross_host_redirect_is_reported() -> None:
     with LoopbackServer() as server:
         target = f"http://localhost:{server.port}/target.xml"
@@ -359,6 +365,7 @@ def test_cross_host_redirect_is_reported() -> None:
     assert "cross-host-redirect" in [i.code for i in node.issues]
 
 
+@pytest.mark.usefixtures("either_client")
 def test_too_many_redirects() -> None:
     with LoopbackServer() as server:
         for i in range(10):
@@ -369,6 +376,7 @@ def test_too_many_redirects() -> None:
     assert run.result.nothing
 
 
+@pytest.mark.usefixtures("either_client")
 def test_connection_refused_is_reported_at_once() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -381,6 +389,7 @@ def test_connection_refused_is_reported_at_once() -> None:
     assert issue.message == f"could not connect to 127.0.0.1:{port} (connection refused)"
 
 
+@pytest.mark.usefixtures("either_client")
 def test_persistent_5xx_gives_up_after_the_attempts() -> None:
     with LoopbackServer() as server:
         server.handle("/down.xml", failing_first(b"", 503, {}, times=1_000))
@@ -391,20 +400,24 @@ def test_persistent_5xx_gives_up_after_the_attempts() -> None:
 
 
 # ----------------------------------------------------------------------------- retry policy
-def test_retry_after_is_honoured_up_to_the_cap_and_past_it_given_up() -> None:
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "aiohttp"])
+def test_retry_after_is_honoured_up_to_the_cap_and_past_it_given_up(lean: bool) -> None:
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:
         slept.append(seconds)
 
     async def fetch_each(*urls: str) -> list[FetchResponse]:
+        retry = RetryPolicy(attempts=3, max_retry_after=5.0)
+        http = fast_http(total_timeout=10.0, retry=retry, lean=lean)
         async with aiohttp.ClientSession() as session:
-            fetcher = Fetcher(
-                session,
-                fast_http(total_timeout=10.0, retry=RetryPolicy(attempts=3, max_retry_after=5.0)),
-                sleep=sleep,
-            )
-            return [await fetcher.fetch(FetchRequest(url, "sitemap")) for url in urls]
+            client = LeanSession(http, urls[:1]) if lean else session
+            fetcher = Fetcher(client, http, sleep=sleep)
+            answers = [await fetcher.fetch(FetchRequest(url, "sitemap")) for url in urls]
+            if isinstance(client, LeanSession):
+                assert not client.fell_back  # every answer was the lean client's
+                await client.aclose()
+            return answers
 
     with LoopbackServer() as server:
         body = urlset(locs(server, "x", 1))
@@ -438,6 +451,7 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after(None, now) is None
 
 
+@pytest.mark.usefixtures("either_client")
 def test_robots_txt_may_move_to_another_host() -> None:
     with LoopbackServer() as server:
         other = f"http://localhost:{server.port}"

@@ -29,6 +29,9 @@ from urlset.sitecheck.driver import check_site
 from urlset.sources.crawl import Crawl, CrawlOptions
 from urlset.urls import to_uri
 
+# every case over the lean client and over aiohttp alone
+pytestmark = pytest.mark.usefixtures("either_client")
+
 REFUSED = "a fetch does not connect to unless the run starts there"
 
 KINDS = {

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yarl
 
-from test_fetch_support import fast_http
+from test_fetch_support import LoopbackServer, fast_http, gz, run_fetch, sitemapindex, urlset
 from urlset.fetching.fetcher import Fetcher
 from urlset.fetching.h1 import LeanSession, request_target
 from urlset.fetching.http import client_session, lean_session
@@ -415,3 +415,25 @@ def test_lean_client_leaves_an_untrusted_certificate_to_aiohttp_to_reject(
     assert response.status is None
     assert response.error is not None and "certificate was rejected" in response.error
     assert lean.delegated == 1
+
+
+@pytest.mark.usefixtures("either_client")
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_larger_fetch_keeps_its_connections_alive_within_the_per_host_limit(
+    workers: int,
+) -> None:
+    """A run of many sitemaps, one of them megabytes (the client stops reading the socket
+    while a megabyte waits), parsed here or on parse threads: every URL read, over no more
+    connections than the per-host limit, whichever client."""
+    with LoopbackServer() as server:
+        sizes = {f"/s{n}.xml.gz": 50 for n in range(40)} | {"/big.xml.gz": 30_000}
+        server.add("/index.xml", sitemapindex([server.url(name) for name in sizes]))
+        for name, size in sizes.items():
+            body = gz(urlset(server.url(f"/p{name}/{i}") for i in range(size)))
+            server.add(name, body, "application/gzip")
+        run = run_fetch(server.url("/index.xml"), http=fast_http(per_host=4), workers=workers)
+        connections = len(server.peers)
+    assert not run.result.partial
+    for name, size in sizes.items():
+        assert run.locs_from(server.url(name)) == [server.url(f"/p{name}/{i}") for i in range(size)]
+    assert 1 <= connections <= 4

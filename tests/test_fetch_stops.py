@@ -21,6 +21,9 @@ STREAMED = 40 * 1024 * 1024  # what each server would send in all
 BLOCK = 64 * 1024
 KEPT = 100  # entries before the place where the reader stops
 
+# every case over the lean client and over aiohttp alone
+pytestmark = pytest.mark.usefixtures("either_client")
+
 
 def streaming(
     opening: bytes, tail: bytes

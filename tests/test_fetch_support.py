@@ -26,6 +26,9 @@ from urlset.limits import ReadLimits
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
+# the client fast_http's options choose (HttpOptions.lean); the either_client fixture
+# (conftest.py) runs a test over both
+LEAN = True
 
 
 def urlset(locs: Iterable[str]) -> bytes:
@@ -119,6 +122,7 @@ class LoopbackServer(ThreadedServer):
         self.hits: Counter[str] = Counter()  # requests per path
         self.bodies: Counter[str] = Counter()  # 200 answers with a body, per path
         self.request_headers: dict[str, list[dict[str, str]]] = {}
+        self.peers: set[tuple[str, int]] = set()  # the clients' ends: one a connection
 
     @property
     def base(self) -> str:
@@ -145,6 +149,8 @@ class LoopbackServer(ThreadedServer):
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         path = request.path
         self.hits[path] += 1
+        if request.transport is not None:
+            self.peers.add(request.transport.get_extra_info("peername")[:2])
         self.request_headers.setdefault(path, []).append(dict(request.headers))
         handler = self.handlers.get(path)
         if handler is not None:
@@ -175,6 +181,7 @@ def fast_http(**overrides: Any) -> HttpOptions:
         "retry": RetryPolicy(attempts=3, backoff=0.05, max_backoff=0.2, max_retry_after=2.0),
         # a large value limit, so that a bomb of blanks meets the size limit first
         "read_limits": ReadLimits(max_decompressed_bytes=4_000_000, max_value_length=50_000_000),
+        "lean": LEAN,
     }
     values.update(overrides)
     return HttpOptions(**values)

@@ -78,19 +78,49 @@ def test_https_certificate_of_an_unknown_ca_is_still_rejected(
     assert "certificate" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_plain_http_fetch_loads_no_certificates(tmp_path: Path) -> None:
-    """A fetch of an http:// site leaves aiohttp's default contexts without their CA
-    certificates (asked for as the interpreter exits, after the fetch)."""
+# a fetch over aiohttp alone (no lean client) through the API; as it exits, as PROBE
+AIOHTTP_PROBE = (
+    "import sys; from urlset.fetching.http import HttpOptions, fetch_sitemaps_sync; "
+    "r = fetch_sitemaps_sync(sys.argv[1], http=HttpOptions(lean=False)); "
+    "print('URLs:', r.url_count, 'CA certificates:', __import__('aiohttp.connector')"
+    ".connector._SSL_CONTEXT_VERIFIED.cert_store_stats()['x509_ca'])"
+)
+
+
+def test_plain_http_fetch_over_aiohttp_loads_no_certificates() -> None:
+    """A fetch of an http:// site over aiohttp leaves its default contexts without their
+    CA certificates (asked for after the fetch)."""
     with LoopbackServer() as server:
         server.add("/sitemap.xml", urlset(server.url(f"/p/{i}") for i in range(3)))
-        argv = ["urlset", "fetch", server.url("/sitemap.xml"), "-o", str(tmp_path / "o"), "-q"]
         done = subprocess.run(
-            [sys.executable, "-c", PROBE.format(argv=argv)],
+            [sys.executable, "-c", AIOHTTP_PROBE, server.url("/sitemap.xml")],
             capture_output=True,
             text=True,
             timeout=60,
             check=False,
         )
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip() == "CA certificates: 0"
+    assert done.stdout.strip() == "URLs: 3 CA certificates: 0"
+
+
+def test_plain_http_fetch_loads_no_aiohttp(tmp_path: Path) -> None:
+    """The lean client answers a plain http:// fetch alone: aiohttp (and its contexts)
+    never loads (asked for as the interpreter exits, after the fetch)."""
+    probe = PROBE.replace(
+        "print('CA certificates:', __import__('aiohttp.connector')"
+        ".connector._SSL_CONTEXT_VERIFIED.cert_store_stats()['x509_ca'], file=sys.stderr)",
+        "print('aiohttp loaded:', 'aiohttp' in sys.modules, file=sys.stderr)",
+    )
+    with LoopbackServer() as server:
+        server.add("/sitemap.xml", urlset(server.url(f"/p/{i}") for i in range(3)))
+        argv = ["urlset", "fetch", server.url("/sitemap.xml"), "-o", str(tmp_path / "o"), "-q"]
+        done = subprocess.run(
+            [sys.executable, "-c", probe.format(argv=argv)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "aiohttp loaded: False"
     assert (tmp_path / "o").read_text().count("\n") == 3

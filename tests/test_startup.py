@@ -8,6 +8,7 @@ loaded when the command has finished; heavy libraries must load only where they 
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import subprocess
 import sys
@@ -46,15 +47,21 @@ TINY = (
 )
 
 
-def loaded(*args: str) -> set[str]:
-    """The modules loaded once ``urlset ARGS`` has run (it must exit 0)."""
+def loaded(*args: str, code: int = 0) -> set[str]:
+    """The modules loaded once ``urlset ARGS`` has run (it must exit ``code``)."""
+    return probed(*args, code=code)[0]
+
+
+def probed(*args: str, code: int = 0) -> tuple[set[str], str]:
+    """The modules loaded once ``urlset ARGS`` has run (it must exit ``code``), and what it
+    wrote to standard error."""
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120
     )
-    last = done.stderr.strip().splitlines()[-1]
+    *said, last = done.stderr.strip().splitlines()
     report = json.loads(last)
-    assert report["code"] in (0, None), done.stderr
-    return set(report["modules"])
+    assert report["code"] in ((0, None) if code == 0 else (code,)), done.stderr
+    return set(report["modules"]), "\n".join(said)
 
 
 def tops(modules: set[str]) -> set[str]:
@@ -115,18 +122,66 @@ def test_fetch_help_loads_the_command_only() -> None:
 
 
 def test_a_fetch_loads_what_its_run_needs_only(tmp_path: Path) -> None:
+    """A tiny site (robots.txt, an index, three children, one gzipped) is fetched by the
+    lean client alone: no aiohttp, nor its yarl and multidict, nor any heavy library."""
     with LoopbackServer() as site:
         site.add("/robots.txt", b"User-agent: *\nSitemap: /index.xml\n", "text/plain")
-        site.add("/index.xml", sitemapindex([site.url("/one.xml.gz")]))
+        children = [site.url(f"/{n}.xml") for n in ("two", "three")]
+        site.add("/index.xml", sitemapindex([site.url("/one.xml.gz"), *children]))
         site.add("/one.xml.gz", gz(TINY.encode()), "application/gzip")
+        for child in children:
+            site.add(child.removeprefix(site.base), TINY.encode())
         out = tmp_path / "urls.jsonl"
         modules = loaded("fetch", site.base, "-q", "-o", str(out))
-    assert json.loads(out.read_text(encoding="utf-8"))["loc"] == "https://shop.test/a?x=1&y=2"
-    assert "aiohttp" in tops(modules)  # the run itself: the HTTP client is there
-    assert not tops(modules) & set(HEAVY) - {"aiohttp"}, sorted(tops(modules) & {*HEAVY})
+        assert {path: site.hits[path] for path in site.hits} == {
+            "/robots.txt": 1,
+            "/index.xml": 1,
+            "/one.xml.gz": 1,
+            "/two.xml": 1,
+            "/three.xml": 1,
+        }
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["loc"] for line in lines] == ["https://shop.test/a?x=1&y=2"] * 3
+    assert not tops(modules) & {*HEAVY, "yarl", "multidict"}, sorted(tops(modules) & {*HEAVY})
+    assert "urlset.fetching.aio" not in modules
     # no cache, snapshot, report, --sites or --tree: none of their modules
     assert not modules & {"urlset.fetching.cache", "urlset.cli.fetch_sites", "urlset.dask"}
     assert not urlset_modules(modules, "urlset.store") | urlset_modules(modules, "urlset.reports")
+
+
+def test_no_fetching_module_imports_aiohttp_at_its_top() -> None:
+    """Every module of fetching/ but aio.py (the aiohttp session, imported on need) loads
+    without aiohttp, nor its yarl and multidict."""
+    package = Path(__file__).resolve().parents[1] / "src" / "urlset" / "fetching"
+    names = sorted(f"urlset.fetching.{p.stem}" for p in package.glob("*.py") if p.stem != "aio")
+    code = (
+        f"import importlib, sys; [importlib.import_module(n) for n in {names!r}]; "
+        "print(sorted(m for m in ('aiohttp', 'yarl', 'multidict') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert len(names) > 15 and done.stdout.strip() == "[]"
+
+
+def test_a_fetch_loads_aiohttp_when_a_request_needs_it(tmp_path: Path) -> None:
+    """An answer the lean client does not read (a Content-Encoding it has no decoder for)
+    is asked again through aiohttp, imported then, so that the failure reads as it always
+    did; the sitemaps before and after it are read all the same."""
+    if any(importlib.util.find_spec(name) for name in ("brotli", "brotlicffi")):
+        pytest.skip("aiohttp decodes br here")
+    with LoopbackServer() as site:
+        names = [f"/s{n}.xml" for n in range(12)]
+        site.add("/index.xml", sitemapindex([site.url(n) for n in [*names, "/br.xml"]]))
+        for n, name in enumerate(names):
+            site.add(name, TINY.replace("/a?", f"/a{n}?").encode())
+        site.add("/br.xml", b"\x0b\x02\x80hello\x03", headers={"Content-Encoding": "br"})
+        out = tmp_path / "urls.jsonl"
+        modules, said = probed("fetch", site.url("/index.xml"), "-o", str(out), code=1)
+    locs = [json.loads(line)["loc"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(locs) == sorted(f"https://shop.test/a{n}?x=1&y=2" for n in range(len(names)))
+    assert "Content-Encoding br" in said
+    assert {"aiohttp", "urlset.fetching.aio"} <= modules
 
 
 def test_read_and_check_of_a_small_file_skip_the_network_stack(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
 """Reading an HTTP answer: a robots.txt's bytes, or a sitemap streamed into a reader.
 
-In: the aiohttp response the Fetcher settled on (redirects followed). Out: a FetchResponse
-with the reader's events (parsed on the event loop, or on the ParsePool's threads) and the driver's findings (too
-large, content type); a 304 answered from the cache, which also stores each sitemap read.
-Raises Retry for a 429/5xx or a body cut short, Unconditional when a 304's stored result is
-gone.
+In: the response the Fetcher settled on (redirects followed), the lean client's or
+aiohttp's. Out: a FetchResponse with the reader's events (parsed on the event loop, or on
+the ParsePool's threads) and the driver's findings (too large, content type); a 304
+answered from the cache, which also stores each sitemap read. Raises Retry for a 429/5xx
+or a body cut short, Unconditional when a 304's stored result is gone.
 """
 
 from __future__ import annotations
@@ -16,16 +16,20 @@ from typing import TYPE_CHECKING, Protocol
 from ..codes import plural
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
-from .failures import Retry, Unconditional, retry_for
-from .h1 import LeanResponse
+from .failures import Retry, Unconditional, body_errors, retry_for
 from .http_options import HttpOptions, parse_retry_after
 from .issues import CONTENT_TYPE, FETCH_PARTIAL, HTTP_STATUS, fetch_issue
 from .parse_pool import ParsePool
-from .tls import aiohttp
 from .values import FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
+    import aiohttp
+
     from .cache import FetchCache
+    from .h1 import LeanResponse
+
+    # an answer as aiohttp or the lean client (h1.py) gives it
+    Response = aiohttp.ClientResponse | LeanResponse
 
 # Types a sitemap may come with: XML (any +xml), plain text, gzip or an unnamed binary.
 _SITEMAP_TYPES = frozenset(
@@ -49,8 +53,6 @@ _KEPT_HEADERS = (
     "X-Robots-Tag",
 )
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-# an answer as aiohttp or the lean client (h1.py, the audit's) gives it
-Response = aiohttp.ClientResponse | LeanResponse
 
 
 class ReaderLike(Protocol):
@@ -282,7 +284,7 @@ class BodyReading:
                 items = list(others)
             else:
                 fmt, fatal, items = await self._read_here(request, url, resp, body.count, body.keep)
-        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+        except body_errors() as exc:
             raise retry_for(exc) from None
         if not fatal and not resp.content.at_eof():
             issues = [*issues, _stopped_early(body, limits, items, urls, url)]
@@ -373,7 +375,7 @@ async def _capped(resp: Response, limit: int) -> tuple[bytes, bool]:
             size += len(chunk)
             if size > limit:
                 return b"".join(parts)[:limit], True
-    except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+    except body_errors() as exc:
         raise retry_for(exc) from None
     return b"".join(parts), False
 

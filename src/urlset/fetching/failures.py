@@ -1,7 +1,10 @@
 """How an attempt failed: which errors are worth another try, and how each reads.
 
-In: an aiohttp or OS error (or a retryable answer found by the body reader). Out: a Retry
-(reason, issue code, Retry-After) for the Fetcher's retry loop, or the words an issue uses.
+In: an error of the lean client (wire.py), of aiohttp or of the OS (or a retryable answer
+found by the body reader). Out: a Retry (reason, issue code, Retry-After) for the Fetcher's
+retry loop, or the words an issue uses: the same words for a lean error as for the aiohttp
+one it stands for. aiohttp is not imported here: while nothing has loaded it (a fetch the
+lean client answered alone), no error can be its.
 """
 
 from __future__ import annotations
@@ -11,21 +14,37 @@ import os
 import re
 import socket
 import ssl
+from typing import Any
 
 from ..patterns import lazy
 from .addresses import BlockedAddress
 from .issues import FETCH_FAILED, FETCH_TIMEOUT
-from .tls import aiohttp
+from .tls import loaded_aiohttp
+from .wire import (
+    WIRE_ERRORS,
+    BodyCut,
+    ConnectTimeout,
+    Disconnected,
+    Dropped,
+    NotHttp,
+    ReadTimeout,
+    Undecodable,
+    is_reset,
+)
 
 
 class Retry(Exception):
-    """This attempt failed in a way worth trying again."""
+    """This attempt failed in a way worth trying again (``final``: one that would fail the
+    same again, so not)."""
 
-    def __init__(self, reason: str, code: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, code: str, retry_after: float | None = None, final: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.code = code
         self.retry_after = retry_after
+        self.final = final
 
 
 class Unconditional(Exception):
@@ -33,14 +52,58 @@ class Unconditional(Exception):
 
 
 _RECEIVED = lazy(r"received (\d+) of (\d+) bytes")
+_DECODING = lazy(r"can not decode content-encoding: ([\w-]+)\s*$")
 # aiohttp's words for a Content-Encoding it has no decoder for (brotli, zstd)
 _UNDECODABLE = lazy(r"content-encoding: [^(]*\(([\w-]+)\)\. Please install `([^`]+)`")
+
+
+def _aiohttp() -> Any:
+    """aiohttp when loaded; else a stand-in whose every attribute is a class nothing is an
+    instance of (before aiohttp is loaded, no error can be its)."""
+    return loaded_aiohttp() or _NOT_LOADED
+
+
+class _NoSuchError(Exception):
+    """Stands for an aiohttp error class while aiohttp is not loaded: nothing is one."""
+
+
+class _NotLoaded:
+    def __getattr__(self, name: str) -> type[Exception]:
+        return _NoSuchError
+
+
+_NOT_LOADED = _NotLoaded()
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """What an attempt can fail with: the lean client's errors, the OS's, aiohttp's (for
+    an ``except`` clause, read when the exception is raised)."""
+    return (*WIRE_ERRORS, OSError, _aiohttp().ClientError)
+
+
+def body_errors() -> tuple[type[BaseException], ...]:
+    """What reading a body can fail with, to be tried again (``retry_for``)."""
+    aiohttp = _aiohttp()
+    return (
+        BodyCut,
+        ReadTimeout,
+        Disconnected,
+        Dropped,
+        Undecodable,
+        aiohttp.ClientPayloadError,
+        aiohttp.ClientConnectionError,
+    )
+
+
+def connect_timeout(exc: BaseException) -> bool:
+    """No connection was made in the connect timeout (not a read that timed out)."""
+    return isinstance(exc, ConnectTimeout | _aiohttp().ConnectionTimeoutError)
 
 
 def undecodable(exc: BaseException) -> tuple[str, str] | None:
     """(encoding, package) when the answer came in a Content-Encoding this installation
     cannot decode (aiohttp calls it a 400, though the server said no such thing)."""
-    if not isinstance(exc, aiohttp.ClientResponseError):
+    if not isinstance(exc, _aiohttp().ClientResponseError):
         return None
     found = _UNDECODABLE.search(str(exc.message))
     return (found.group(1), found.group(2)) if found else None
@@ -57,16 +120,27 @@ def undecodable_reason(status: int | None, encoding: str, package: str) -> str:
 
 
 def retry_for(exc: BaseException) -> Retry:
+    """The Retry for a body that could not be read to its end (one not valid in its
+    Content-Encoding is final: it would come the same again)."""
     if isinstance(exc, TimeoutError):
-        return Retry(
-            f"no data for a while during the body ({describe_failure(exc)})", FETCH_TIMEOUT
-        )
-    return Retry(describe_failure(exc), FETCH_FAILED)
+        return Retry("no data during the body for longer than the read timeout", FETCH_TIMEOUT)
+    return Retry(describe_failure(exc), FETCH_FAILED, final=_encoding_of(exc) is not None)
+
+
+def _encoding_of(exc: BaseException) -> str | None:
+    """The Content-Encoding a body was not valid in."""
+    if isinstance(exc, Undecodable):
+        return str(exc)
+    if isinstance(exc, _aiohttp().ClientPayloadError):
+        found = _DECODING.search(str(exc).lower())
+        return found.group(1) if found else None
+    return None
 
 
 def cannot_connect(exc: BaseException) -> bool:
     """No connection could be made: refused, unreachable, the TLS handshake failed. A DNS
     failure or a refused address is not counted: it fails whatever the scheme."""
+    aiohttp = _aiohttp()
     return (
         isinstance(exc, aiohttp.ClientConnectorError)
         and not isinstance(exc, aiohttp.ClientConnectorDNSError)
@@ -77,6 +151,7 @@ def cannot_connect(exc: BaseException) -> bool:
 def refused(exc: BaseException) -> bool:
     """Nothing listens there: every address tried refused the connection. Trying again at
     once would be refused again, so it is not retried."""
+    aiohttp = _aiohttp()
     if not isinstance(exc, aiohttp.ClientConnectorError) or isinstance(
         exc, aiohttp.ClientConnectorDNSError
     ):
@@ -110,7 +185,7 @@ _NOT_TLS = (
 
 def blocked(exc: BaseException) -> bool:
     """The AddressGuard refused the address (addresses.py)."""
-    return isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+    return isinstance(exc, _aiohttp().ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddress
     )
 
@@ -118,6 +193,7 @@ def blocked(exc: BaseException) -> bool:
 def _not_http(exc: BaseException) -> bool:
     """aiohttp could not parse the answer (a bad status line or headers): its 400, which
     no server sent."""
+    aiohttp = _aiohttp()
     return (
         isinstance(exc, aiohttp.ClientResponseError)
         and exc.status == 400
@@ -130,8 +206,9 @@ def final_failure(exc: BaseException) -> bool:
     """Whether trying again at once cannot change this failure: nothing listens on the
     port, the name has no address, the TLS handshake or the certificate failed, the address
     is one the run may not connect to."""
-    if blocked(exc) or _not_http(exc):
+    if blocked(exc) or _not_http(exc) or isinstance(exc, NotHttp):
         return True
+    aiohttp = _aiohttp()
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
         return exc.os_error.errno in _NO_ADDRESS or exc.os_error.errno == getattr(
             socket, "EAI_FAIL", None
@@ -145,7 +222,7 @@ def final_failure(exc: BaseException) -> bool:
     return False
 
 
-def _connect_reason(exc: aiohttp.ClientConnectorError) -> str:
+def _connect_reason(exc: Any) -> str:
     if refused(exc):
         return "connection refused"
     error = exc.os_error
@@ -154,7 +231,7 @@ def _connect_reason(exc: aiohttp.ClientConnectorError) -> str:
     return error.strerror or str(error) or type(error).__name__
 
 
-def _certificate(exc: aiohttp.ClientConnectorCertificateError) -> str:
+def _certificate(exc: Any) -> str:
     error = exc.certificate_error
     detail = str(getattr(error, "verify_message", None) or getattr(error, "reason", None) or error)
     low = detail.lower()
@@ -172,7 +249,7 @@ def _certificate(exc: aiohttp.ClientConnectorCertificateError) -> str:
     return f"could not connect: the server's TLS certificate was rejected ({why})"
 
 
-def _handshake(exc: aiohttp.ClientConnectorError) -> str:
+def _handshake(exc: Any) -> str:
     error = exc.os_error
     detail = str(getattr(error, "reason", None) or error)
     if any(sign in str(error).lower() for sign in _NOT_TLS):
@@ -183,7 +260,7 @@ def _handshake(exc: aiohttp.ClientConnectorError) -> str:
     return f"TLS handshake with {exc.host}:{exc.port} failed ({detail})"
 
 
-def _dns(exc: aiohttp.ClientConnectorDNSError) -> str:
+def _dns(exc: Any) -> str:
     error = exc.os_error
     if error.errno in _NO_ADDRESS:
         return f"name not found: DNS has no address for {exc.host}"
@@ -193,17 +270,37 @@ def _dns(exc: aiohttp.ClientConnectorDNSError) -> str:
     return f"DNS lookup of {exc.host} failed ({detail})"
 
 
+def _cut(received: int | None, expected: int | None, reset: bool) -> str:
+    detail = f" after {received} of {expected} bytes" if expected is not None else ""
+    if reset:
+        return f"the connection was reset in the middle of the body{detail}"
+    return f"the body ended early{detail}"
+
+
+def _undecodable_body(encoding: str) -> str:
+    return f"the body is not valid {encoding} (its Content-Encoding), so it cannot be read"
+
+
 def describe_failure(exc: BaseException) -> str:
+    """A failure in words, the same for a lean client's error as for aiohttp's."""
     text = str(exc).strip()
     name = type(exc).__name__
+    aiohttp = _aiohttp()
+    encoding = _encoding_of(exc)
+    if encoding is not None:
+        return _undecodable_body(encoding)
+    if isinstance(exc, BodyCut):
+        return _cut(exc.received, exc.expected, exc.reset)
     if isinstance(exc, aiohttp.ClientPayloadError):
         counts = _RECEIVED.search(text)
-        detail = f" after {counts.group(1)} of {counts.group(2)} bytes" if counts else ""
-        if "ConnectionResetError" in text or "reset" in text.lower():
-            return f"the connection was reset in the middle of the body{detail}"
-        return f"the body ended early{detail} ({type(exc).__name__})"
-    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        reset = "ConnectionResetError" in text or "reset" in text.lower()
+        if counts:
+            return _cut(int(counts.group(1)), int(counts.group(2)), reset)
+        return _cut(None, None, reset)
+    if isinstance(exc, Disconnected | aiohttp.ServerDisconnectedError):
         return "the server closed the connection without an answer"
+    if isinstance(exc, NotHttp):
+        return f"the answer is not HTTP that can be read ({exc})"
     if blocked(exc):
         return str(exc.os_error)  # type: ignore[attr-defined]
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
@@ -219,6 +316,6 @@ def describe_failure(exc: BaseException) -> str:
     if _not_http(exc):
         detail = str(exc.message).strip().splitlines()[0]  # type: ignore[attr-defined]
         return f"the answer is not HTTP that can be read ({detail.rstrip(':')})"
-    if isinstance(exc, aiohttp.ClientOSError) and exc.errno == errno.ECONNRESET:
+    if isinstance(exc, Dropped | aiohttp.ClientOSError) and is_reset(exc):
         return "the connection was reset"
     return f"{name}: {text}" if text else name

@@ -1,4 +1,5 @@
-"""The Fetcher: one FetchRequest in, one FetchResponse out, over an aiohttp session.
+"""The Fetcher: one FetchRequest in, one FetchResponse out, over the lean client (h1.py)
+or an aiohttp session.
 
 It keeps to a per-host limit, follows redirects by hand (loops, host changes, too many),
 retries what is worth retrying (failures.py, with the RetryPolicy's waits), every attempt
@@ -25,8 +26,10 @@ from .failures import (
     Retry,
     Unconditional,
     cannot_connect,
+    connect_timeout,
     describe_failure,
     final_failure,
+    transport_errors,
     undecodable,
     undecodable_reason,
 )
@@ -44,10 +47,11 @@ from .issues import (
     fetch_issue,
 )
 from .parse_pool import ParsePool
-from .tls import aiohttp
 from .values import FetchRequest, FetchResponse, site_of
 
 if TYPE_CHECKING:
+    import aiohttp
+
     from .cache import FetchCache
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -105,7 +109,7 @@ class _HostGates:
 
 
 class Fetcher(BodyReading):
-    """Answers FetchRequests over one aiohttp session; never raises."""
+    """Answers FetchRequests over one session (lean or aiohttp); never raises."""
 
     def __init__(
         self,
@@ -206,13 +210,13 @@ class Fetcher(BodyReading):
                 attempt -= 1
                 continue
             except Retry as retry:
-                failure = _Failure(retry.reason, retry.code, retry.retry_after)
+                failure = _Failure(retry.reason, retry.code, retry.retry_after, final=retry.final)
             except TimeoutError as exc:
                 best = _most(best, cut)
                 if deadline.expired():
                     return self._out_of_time(request, issues, attempt, ends, best)
                 failure = self._timed_out(exc, hops)
-            except (aiohttp.ClientError, OSError) as exc:
+            except transport_errors() as exc:
                 encoding = undecodable(exc)
                 if encoding is not None:  # would come the same way again
                     return await _undecodable(
@@ -260,7 +264,7 @@ class Fetcher(BodyReading):
         return f"whole-download timeout ({self.options.total_timeout:g} s)"
 
     def _timed_out(self, exc: TimeoutError, hops: list[str]) -> _Failure:
-        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        if connect_timeout(exc):
             reason = f"could not connect in {self.options.connect_timeout:g} s"
             return _Failure(reason, FETCH_TIMEOUT, unreachable=len(hops) == 1)
         reason = (
@@ -413,7 +417,7 @@ async def _undecodable(
                 url, headers=conditional, allow_redirects=False, auto_decompress=False
             ) as resp:
                 status = resp.status
-    except (aiohttp.ClientError, OSError, TimeoutError):
+    except transport_errors():  # TimeoutError is an OSError
         pass
     reason = undecodable_reason(status, encoding, package)
     issue = fetch_issue(FETCH_FAILED, Severity.ERROR, reason, request.url)

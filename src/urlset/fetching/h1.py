@@ -1,41 +1,57 @@
-"""A lean HTTP/1.1 keep-alive client for the audit's requests, beside the aiohttp session.
+"""A lean HTTP/1.1 keep-alive client: every request of a fetch and of an audit's visits.
 
-Why: an audit makes one small request a URL, a million of them, and aiohttp's request and
-response machinery (yarl URLs, tracing, cookies, the connector's layers) costs more CPU than
-the rest of the audit together (BENCHMARKS.md, "Audit"). This speaks HTTP/1.1 on asyncio
-protocols: a pool of keep-alive connections per origin, the status line and headers split
-once, the body framed by Content-Length, chunks or the connection's end, and gzip or
-deflate decoded. The Fetcher (fetcher.py, body.py) uses it as it uses the aiohttp session,
-so retries, redirects, body caps, whole-download timeouts and the run's deadline stay its
-own; the connect and read timeouts are kept here as aiohttp keeps them.
+Why: a fetch or an audit makes small requests, and aiohttp costs more than they do: importing
+it is most of a tiny site's fetch (BENCHMARKS.md, "Fetch start-up"), and its request and
+response machinery (yarl URLs, tracing, cookies, the connector's layers) more CPU than the
+rest of an audit together (BENCHMARKS.md, "Audit"). This speaks HTTP/1.1 on asyncio
+protocols with the standard library only: a pool of keep-alive connections per origin, the
+status line and headers split once, the body framed by Content-Length, chunks or the
+connection's end, and gzip or deflate decoded. The Fetcher (fetcher.py, body.py) uses it as
+it uses an aiohttp session, so retries, redirects, body caps, whole-download timeouts and
+the run's deadline stay its own; the connect and read timeouts are kept here as aiohttp
+keeps them, and its failures are this module's exceptions, worded by failures.py as
+aiohttp's are.
 
-Whatever it does not do as aiohttp does, aiohttp does: a URL that is not plain ASCII (yarl
-requotes it) or has a fragment, user info or an IPv6 literal, an answer in another
-Content-Encoding, an answer it cannot parse, and every connection that cannot be made (a
-name DNS does not know, an address the run may not reach, a refused port, a failed TLS
-handshake) are asked again through the aiohttp session, so that their errors read as
-they always did. Names are resolved as aiohttp resolves them (``--resolve`` first, the
-AddressGuard on every address) and kept 300 s, as the aiohttp connector keeps them.
+Whatever it does not do as aiohttp does, aiohttp does (imported then, and only then: tls.py):
+a URL that is not plain ASCII (yarl requotes it) or has a fragment, user info or an IPv6
+literal, an answer in another Content-Encoding, an answer it cannot parse, and every
+connection that cannot be made (a name DNS does not know, an address the run may not reach,
+a refused port, a failed TLS handshake) are asked again through an aiohttp session of the
+same options, so that their errors read as they always did. Names are resolved as aiohttp
+resolves them (``--resolve`` first, the AddressGuard on every address) and kept 300 s, as
+the aiohttp connector keeps them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import socket
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from types import TracebackType
-from typing import Any
-
-import yarl
-from multidict import CIMultiDict, CIMultiDictProxy
+from typing import TYPE_CHECKING, Any
 
 from .addresses import AddressGuard
 from .http_options import HttpOptions
-from .tls import aiohttp
+from .wire import (
+    ENCODINGS,
+    BodyCut,
+    ConnectTimeout,
+    Disconnected,
+    Dropped,
+    Headers,
+    NotHttp,
+    ReadTimeout,
+    Undecodable,
+    is_reset,
+    request_target,
+    unsafe_in_header,
+)
+
+if TYPE_CHECKING:
+    import aiohttp
 
 DNS_TTL = 300.0  # seconds a name's addresses are kept (aiohttp's ttl_dns_cache)
 KEEP_ALIVE = 15.0  # seconds an idle connection is kept for reuse (aiohttp's keepalive_timeout)
@@ -86,8 +102,8 @@ class _Connection(asyncio.Protocol):
             waiter.set_result(None)
 
     async def more(self, timeout: float) -> bool:
-        """Wait for more bytes (False: the connection ended); raises aiohttp's
-        SocketTimeoutError when none came for ``timeout`` seconds, as aiohttp does."""
+        """Wait for more bytes (False: the connection ended); raises ReadTimeout when none
+        came for ``timeout`` seconds, as aiohttp raises its SocketTimeoutError."""
         if self.closed:
             return False
         if self.paused and self.transport is not None:
@@ -120,7 +136,7 @@ class _Connection(asyncio.Protocol):
 
 def _expire(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
-        waiter.set_exception(aiohttp.SocketTimeoutError("Timeout on reading data from socket"))
+        waiter.set_exception(ReadTimeout("Timeout on reading data from socket"))
 
 
 class LeanContent(AsyncIterator[bytes]):
@@ -153,7 +169,7 @@ class LeanResponse:
         self,
         connection: _Connection,
         status: int,
-        headers: CIMultiDictProxy[str],
+        headers: Headers,
         method: str,
         read_timeout: float,
         url: str,
@@ -195,10 +211,10 @@ class LeanResponse:
                 return raw
             try:
                 data: bytes = self._decoder.decompress(raw)
-            except zlib.error as exc:
+            except zlib.error:
                 self.keep_alive = False
-                raise aiohttp.ClientPayloadError(
-                    f"Can not decode content-encoding: {exc}"
+                raise Undecodable(
+                    self.headers.get("Content-Encoding", "").strip().lower()
                 ) from None
             if data:
                 return data
@@ -237,13 +253,9 @@ class LeanResponse:
         line = await self._line()
         try:
             size = int(line.split(b";", 1)[0].strip(), 16)
-        except ValueError:  # aiohttp's 400 for it, which no server sent (failures.py)
+        except ValueError:
             self.keep_alive = False
-            url = yarl.URL(self.url, encoded=True)
-            info = aiohttp.RequestInfo(url, self.method, CIMultiDictProxy(CIMultiDict()), url)
-            raise aiohttp.ClientResponseError(
-                info, (), status=400, message="Invalid character in chunk size"
-            ) from None
+            raise NotHttp("Invalid character in chunk size") from None
         if size == 0:
             while await self._line():  # trailers, up to the empty line
                 pass
@@ -257,15 +269,10 @@ class LeanResponse:
                 raise self._cut_off()
         return connection.take(end + 2)[:-2]
 
-    def _cut_off(self) -> aiohttp.ClientPayloadError:
+    def _cut_off(self) -> BodyCut:
         self.keep_alive = False
-        if self.length is not None:
-            expected = self.received + self.length
-            return aiohttp.ClientPayloadError(
-                "Response payload is not completed: Not enough data to satisfy content "
-                f"length header (received {self.received} of {expected} bytes)."
-            )
-        return aiohttp.ClientPayloadError("Response payload is not completed: chunked body cut")
+        expected = None if self.length is None else self.received + self.length
+        return BodyCut(self.received, expected, is_reset(self.connection.error))
 
 
 class _Deflate:
@@ -281,35 +288,6 @@ class _Deflate:
         return bytes(self._inner.decompress(data))
 
 
-# a URL yarl sends as it is written (lower-case host, no dot segment, no fragment): the
-# request line is then the URL's own path and query, byte for byte
-_PLAIN = re.compile(
-    r"(https?)://([a-z0-9.-]+)(?::(\d{1,5}))?"
-    r"((?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-F]{2})*)*)"
-    r"(\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-F]{2})*)?"
-)
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f]|[^\x00-\xff]")
-_DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
-_ENCODINGS = frozenset({"", "identity", "gzip", "deflate"})
-
-
-def request_target(url: str) -> tuple[str, str, int, str, str] | None:
-    """(scheme, host, port, Host header, request target) of a URL this client sends as
-    aiohttp would, or None: aiohttp's to send."""
-    plain = _PLAIN.fullmatch(url)
-    if plain is None:
-        return None
-    scheme, host, port_text, path, query = plain.groups()
-    if _DOT_SEGMENT.search(path):
-        return None
-    default = 443 if scheme == "https" else 80
-    port = int(port_text) if port_text else default
-    if not 0 < port < 65536:
-        return None
-    header = host if port == default else f"{host}:{port}"
-    return scheme, host, port, header, (path or "/") + (query or "")
-
-
 class _Origin:
     """The keep-alive connections to one scheme, host and port, and its addresses."""
 
@@ -323,22 +301,30 @@ class _Origin:
 
 class LeanSession:
     """Requests as ``aiohttp.ClientSession.request`` makes them, for the Fetcher; what it
-    does not do goes to ``fallback`` (see the module's docstring)."""
+    does not do goes to an aiohttp session of the same options and starts (see the
+    module's docstring)."""
 
     def __init__(
-        self, fallback: aiohttp.ClientSession, http: HttpOptions, resolver: Any, guard: AddressGuard
+        self,
+        http: HttpOptions,
+        starts: Iterable[str] = (),
+        fallback: aiohttp.ClientSession | None = None,
     ) -> None:
-        """``resolver``: the aiohttp session's own (``resolve(host, port, family)``)."""
-        self.fallback = fallback
+        """``starts``: the run's start URLs (their hosts may be private: addresses.py);
+        ``fallback``: the aiohttp session to leave requests to (its owner closes it), else
+        one made of the same options on first need, closed by ``aclose``."""
         self.options = http
-        self.resolver = resolver
-        self.guard = guard
+        self.starts = tuple(starts)
+        self.guard = AddressGuard.starting_at(self.starts, http.allow_private)
+        self.hosts = {name.lower().rstrip("."): address for name, address in http.resolve}
+        self._fallback = fallback
+        self._owns_fallback = fallback is None
         self.origins: dict[tuple[str, str, int], _Origin] = {}
         self.idle = 0  # connections in the pools, all origins together (``concurrency`` at most)
         self._ssl: ssl.SSLContext | None = None
         self.delegated = 0  # requests aiohttp made instead (for the tests and the benchmark)
         # a user agent that cannot go in a header as it is: aiohttp's to send (or refuse)
-        self.usable = _UNSAFE.search(http.user_agent) is None
+        self.usable = not unsafe_in_header(http.user_agent)
 
     def request(
         self,
@@ -351,17 +337,38 @@ class LeanSession:
         assert not allow_redirects, "the Fetcher follows redirects itself"
         return LeanRequest(self, method, url, dict(headers or {}))
 
+    @property
+    def fallback(self) -> aiohttp.ClientSession:
+        """The aiohttp session requests are left to (aiohttp imported on first need)."""
+        if self._fallback is None:
+            from .aio import client_session
+
+            self._fallback = client_session(self.options, self.starts)
+        return self._fallback
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether an aiohttp session was needed (given, or made on a request's need)."""
+        return self._fallback is not None
+
     def get(self, url: str, **kwargs: Any) -> Any:
         """aiohttp's, as it is (the Fetcher's second look at an undecodable answer)."""
         return self.fallback.get(url, **kwargs)
 
     def close(self) -> None:
-        """The idle connections closed (the fallback is its owner's to close)."""
+        """The idle connections closed (a fallback given is its owner's to close)."""
         for origin in self.origins.values():
             for connection in origin.idle:
                 connection.close()
             origin.idle.clear()
         self.idle = 0
+
+    async def aclose(self) -> None:
+        """The idle connections closed, and the aiohttp session made here."""
+        self.close()
+        if self._owns_fallback and self._fallback is not None:
+            await self._fallback.close()
+            self._fallback = None
 
     async def send(self, method: str, url: str, headers: dict[str, str]) -> LeanResponse:
         """The answer's status line and headers read (its body is read as it is asked for);
@@ -378,7 +385,7 @@ class LeanSession:
             "Accept-Encoding: gzip, deflate",
             *(f"{name}: {value}" for name, value in headers.items()),
         ]
-        if headers and any(_UNSAFE.search(f"{k}{v}") for k, v in headers.items()):
+        if headers and any(unsafe_in_header(f"{k}{v}") for k, v in headers.items()):
             raise _Delegate  # a line break in a header: aiohttp refuses it in its words
         data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         key = (scheme, host, port)
@@ -401,14 +408,14 @@ class LeanSession:
             connection.transport.write(data)
             try:
                 return await self._head(connection, key, method, url)
-            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+            except (Disconnected, Dropped):
                 if retried:
                     raise
                 retried = True
 
     async def _connect(self, origin: _Origin, scheme: str, host: str, port: int) -> _Connection:
         """A new connection to one of the host's addresses; aiohttp's to make when none can
-        be made (its errors say why), its ConnectionTimeoutError when that takes too long."""
+        be made (its errors say why), ConnectTimeout when that takes too long."""
         if time.monotonic() - origin.resolved > DNS_TTL or not origin.addresses:
             origin.addresses = await self._resolve(host, port)
             origin.resolved = time.monotonic()
@@ -425,7 +432,7 @@ class LeanSession:
                         server_hostname=host if context is not None else None,
                     )
             except TimeoutError:
-                raise aiohttp.ConnectionTimeoutError(
+                raise ConnectTimeout(
                     f"Connection timeout to host {scheme}://{host}:{port}"
                 ) from None
             except (OSError, ssl.SSLError):
@@ -434,18 +441,25 @@ class LeanSession:
         raise _Delegate
 
     async def _resolve(self, host: str, port: int) -> list[str]:
-        """The host's addresses the run may connect to, as the aiohttp session finds them."""
+        """The host's addresses the run may connect to, found as the aiohttp session finds
+        them: ``HttpOptions.resolve`` first (curl's --resolve), then DNS, the guard on each."""
         if host.replace(".", "").isdigit():  # an IP literal: no resolver, the guard only
             if self.guard.refusal(None, host) is not None:
                 raise _Delegate
             return [host]
-        try:
-            found = await self.resolver.resolve(host, port, socket.AF_UNSPEC)
-        except (OSError, aiohttp.ClientError):
-            raise _Delegate from None
-        addresses = [
-            each["host"] for each in found if self.guard.refusal(None, each["host"]) is None
-        ]
+        given = self.hosts.get(host.rstrip("."))
+        if given is not None:
+            found = [given]
+        else:
+            loop = asyncio.get_running_loop()
+            try:
+                infos = await loop.getaddrinfo(
+                    host, port, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG
+                )
+            except OSError:
+                raise _Delegate from None
+            found = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        addresses = [each for each in found if self.guard.refusal(host, each) is None]
         if not addresses:
             raise _Delegate
         return addresses
@@ -505,13 +519,13 @@ class LeanSession:
 
 
 def _ended(connection: _Connection) -> Exception:
-    """What aiohttp raises when a connection ends before an answer's headers."""
+    """What a connection that ends before an answer's headers raises."""
     error = connection.error
     if connection.buffer:  # part of an answer, then the end: aiohttp's to describe
         return _Delegate()
     if isinstance(error, OSError):
-        return aiohttp.ClientOSError(error.errno, error.strerror or str(error))
-    return aiohttp.ServerDisconnectedError()
+        return Dropped(error.errno, error.strerror or str(error))
+    return Disconnected()
 
 
 def _parsed(
@@ -523,22 +537,23 @@ def _parsed(
     code = rest[:3]
     if version not in ("HTTP/1.1", "HTTP/1.0") or not code.isdigit() or rest[3:4] not in ("", " "):
         raise _Delegate
-    headers: CIMultiDict[str] = CIMultiDict()
+    pairs = []
     for line in lines[1:]:
         name, colon, value = line.partition(":")
         if not colon or not name or name != name.strip() or " " in name:
             raise _Delegate
-        headers.add(name, value.strip())
+        pairs.append((name, value.strip()))
+    headers = Headers(pairs)
     length = headers.get("Content-Length")
     coding = headers.get("Transfer-Encoding")
     if (
         (length is not None and not length.isdigit())
         or (coding is not None and coding.strip().lower() != "chunked")
-        or headers.get("Content-Encoding", "").strip().lower() not in _ENCODINGS
-        or len(headers.getall("Content-Length", ())) > 1
+        or headers.get("Content-Encoding", "").strip().lower() not in ENCODINGS
+        or headers.count("Content-Length") > 1
     ):
         raise _Delegate
-    response = LeanResponse(connection, int(code), CIMultiDictProxy(headers), method, timeout, url)
+    response = LeanResponse(connection, int(code), headers, method, timeout, url)
     if version == "HTTP/1.0" and headers.get("Connection", "").lower() != "keep-alive":
         response.keep_alive = False
     return response

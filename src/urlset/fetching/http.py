@@ -1,4 +1,9 @@
-"""The HTTP driver: runs the discovery flow (discovery.py) over aiohttp.
+"""The HTTP driver: runs the discovery flow (discovery.py) over the lean client or aiohttp.
+
+The lean HTTP/1.1 client (h1.py, standard library only) makes every request it can speak,
+and leaves the rest to an aiohttp session made on first need (``HttpOptions.lean`` False:
+aiohttp for every request). A tiny site's fetch then never imports aiohttp, most of what it
+cost to start (BENCHMARKS.md, "Fetch start-up").
 
 Each fetch is short: connect, follow redirects by hand (to see loops and host changes),
 stream the body chunk by chunk into a SitemapReader, hand the reader's events back to the
@@ -17,7 +22,7 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 - Cut off: the entries read of a body before a reset or a timeout are kept (the most an
   attempt read), labelled partial.
 - Memory: the body is never held whole; the reader decompresses and parses as chunks come.
-  A body that aiohttp decoded from Content-Encoding is counted here against the reader's
+  A body decoded from Content-Encoding is counted here against the reader's
   decompressed-size limit; a gzip file inside that encoding is the reader's to unpack.
 - Cores: with ``workers`` > 0 the readers run on a ParsePool's parse threads
   (parse_pool.py; the scan and gzip inflation release the GIL); the event loop keeps all
@@ -29,29 +34,26 @@ flow. What the core cannot know lives here: timeouts, retries, concurrency, the 
 
 The parts: ``http_options`` (HttpOptions, RetryPolicy), ``fetcher`` (per-host limits,
 redirects, retries), ``failures`` (what is retried, how a failure reads), ``body`` (reading
-an answer into a reader, the cache), ``parse_pool`` (the parse threads); here the run
-itself, re-exporting the names callers import from this module.
+an answer into a reader, the cache), ``parse_pool`` (the parse threads), ``h1`` and ``wire``
+(the lean client), ``aio`` (the aiohttp session); here the run itself, re-exporting the
+names callers import from this module.
 """
 
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Iterable
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..reading.output import Render
-from .addresses import AddressGuard, BlockedAddress
 from .body import ReaderFactory, ReaderLike, sitemap_reader
 from .discovery import discover
 from .fetcher import Fetcher
 from .h1 import LeanSession
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
 from .parse_pool import ParsePool, UrlBatch
-from .tls import aiohttp
 from .values import (
     CacheRecord,
     DiscoveryOptions,
@@ -63,6 +65,8 @@ from .values import (
 )
 
 if TYPE_CHECKING:
+    import aiohttp
+
     from .cache import FetchCache
 
 
@@ -175,30 +179,10 @@ async def fetch_sitemaps(
 
 
 def client_session(http: HttpOptions, starts: Iterable[str] = ()) -> aiohttp.ClientSession:
-    """The aiohttp session the Fetcher runs over: the options' connection limits, connect
-    and read timeouts (the whole-download one is the Fetcher's) and user agent, and the
-    AddressGuard of a run that starts at ``starts`` (addresses.py), applied to every address
-    a name resolves to and to every connection made (redirects and IP literals included)."""
-    guard = AddressGuard.starting_at(starts, http.allow_private)
-    connector = aiohttp.TCPConnector(
-        limit=http.concurrency,
-        limit_per_host=http.per_host,
-        ttl_dns_cache=300,
-        resolver=_GuardedResolver(dict(http.resolve), guard),
-        socket_factory=partial(_guarded_socket, guard),
-    )
-    timeout = aiohttp.ClientTimeout(
-        total=None,
-        connect=http.connect_timeout,
-        sock_connect=http.connect_timeout,
-        sock_read=http.read_timeout,
-    )
-    return aiohttp.ClientSession(
-        connector=connector,
-        timeout=timeout,
-        headers={"User-Agent": http.user_agent},
-        auto_decompress=True,
-    )
+    """The aiohttp session of ``http`` and the run's ``starts`` (aio.py; imports aiohttp)."""
+    from .aio import client_session as made
+
+    return made(http, starts)
 
 
 def lean_session(
@@ -206,18 +190,7 @@ def lean_session(
 ) -> LeanSession:
     """The lean HTTP/1.1 client (h1.py) beside ``fallback``, the session ``client_session``
     made of the same options and starts: the same guard and resolver rules, its own pool."""
-    guard = AddressGuard.starting_at(starts, http.allow_private)
-    return LeanSession(fallback, http, _GuardedResolver(dict(http.resolve), guard), guard)
-
-
-def _guarded_socket(guard: AddressGuard, addr_info: tuple[Any, ...]) -> socket.socket:
-    """The socket for one address about to be connected to, unless the guard refuses it
-    (an IP literal never passes the resolver; this sees every address)."""
-    family, kind, proto, _, sockaddr = addr_info
-    why = guard.refusal(None, sockaddr[0])
-    if why is not None:
-        raise BlockedAddress(why)
-    return socket.socket(family=family, type=kind, proto=proto)
+    return LeanSession(http, starts, fallback)
 
 
 async def _run_session(
@@ -230,7 +203,11 @@ async def _run_session(
     on_read: Callable[[SitemapRead], None] | None,
     on_progress: Callable[[Progress], None] | None,
 ) -> DiscoveryResult:
-    async with client_session(http, (start,)) as session:
+    """The flow run over the lean client (aiohttp made when it leaves a request to it), or
+    over aiohttp alone."""
+    session: LeanSession | aiohttp.ClientSession
+    session = LeanSession(http, (start,)) if http.lean else client_session(http, (start,))
+    try:
         fetcher = Fetcher(session, http, cache=cache, reader_factory=reader_factory, pool=pool)
         return await run_flow(
             flow,
@@ -239,44 +216,11 @@ async def _run_session(
             on_read=on_read,
             on_progress=on_progress,
         )
-
-
-class _GuardedResolver(aiohttp.abc.AbstractResolver):
-    """Names to addresses: ``HttpOptions.resolve`` first (curl's --resolve), DNS for the
-    rest; the addresses the guard refuses are dropped, and a name left without any fails
-    with the guard's reason."""
-
-    def __init__(self, hosts: dict[str, str], guard: AddressGuard) -> None:
-        self._hosts = {name.lower().rstrip("."): address for name, address in hosts.items()}
-        self._guard = guard
-        self._dns = aiohttp.ThreadedResolver()
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[aiohttp.abc.ResolveResult]:
-        address = self._hosts.get(host.lower().rstrip("."))
-        if address is None:
-            found = await self._dns.resolve(host, port, family)
+    finally:
+        if isinstance(session, LeanSession):
+            await session.aclose()
         else:
-            kind = socket.AF_INET6 if ":" in address else socket.AF_INET
-            found = [
-                {
-                    "hostname": host,
-                    "host": address,
-                    "port": port,
-                    "family": kind,
-                    "proto": 0,
-                    "flags": socket.AI_NUMERICHOST,
-                }
-            ]
-        refusals = [self._guard.refusal(host, each["host"]) for each in found]
-        allowed = [each for each, why in zip(found, refusals, strict=True) if why is None]
-        if not allowed and found:
-            raise BlockedAddress(next(why for why in refusals if why is not None))
-        return allowed
-
-    async def close(self) -> None:
-        await self._dns.close()
+            await session.close()
 
 
 def fetch_sitemaps_sync(

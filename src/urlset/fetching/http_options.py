@@ -83,6 +83,11 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 @dataclass(frozen=True, slots=True)
 class HttpOptions:
+    """How a fetch speaks HTTP: user agent, limits, timeouts, retries, read limits, the
+    address guard. Requests go over the lean HTTP/1.1 client (standard library only; aiohttp
+    is imported only for what that client leaves to it), or with ``lean=False`` over aiohttp
+    alone; both answer alike (the same retries, redirects, limits and words)."""
+
     user_agent: str = DEFAULT_USER_AGENT
     concurrency: int = 16  # requests in flight in all
     per_host: int = 6  # requests in flight per host
@@ -103,3 +108,6 @@ class HttpOptions:
     # connect to private, loopback, link-local and other special addresses too (by default
     # only the run's own start may be on one: fetching/addresses.py)
     allow_private: bool = False
+    # the lean HTTP/1.1 client (fetching/h1.py) for every request it speaks, aiohttp for
+    # the rest; False: aiohttp for every request (a fetch; the audit has its own switch)
+    lean: bool = True

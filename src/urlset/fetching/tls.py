@@ -1,5 +1,11 @@
-"""aiohttp, imported so that its TLS contexts load their CA certificates only when a
-connection needs them.
+"""aiohttp, imported when a run first needs it, so that its TLS contexts load their CA
+certificates only when a connection needs them.
+
+No fetching module imports aiohttp at its top: a fetch speaks the lean client (h1.py) and
+asks ``load_aiohttp()`` only for what that client leaves to aiohttp (an error to be worded as
+aiohttp words it, a URL it would rewrite, an answer it does not read) and for the commands
+that run over an aiohttp session (audit listing, crawl, announce). A tiny site's fetch then
+never imports it (BENCHMARKS.md, "Fetch start-up").
 
 aiohttp makes its two default client contexts when ``aiohttp.connector`` is imported; loading
 the system's CA bundle into them (``SSLContext.set_default_verify_paths``) is most of the
@@ -17,7 +23,23 @@ from __future__ import annotations
 import ssl
 import sys
 import threading
+from functools import cache
 from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+@cache
+def load_aiohttp() -> ModuleType:
+    """aiohttp, imported on the first call (its contexts' CA certificates deferred)."""
+    module: ModuleType = _import_aiohttp()
+    return module
+
+
+def loaded_aiohttp() -> ModuleType | None:
+    """aiohttp if something imported it already, else None (then no error is its)."""
+    return sys.modules.get("aiohttp")
 
 
 def _import_aiohttp() -> Any:
@@ -74,9 +96,4 @@ def _complete_on_use(aiohttp: Any, deferred: list[ssl.SSLContext]) -> None:
     connector._get_ssl_context = get_ssl_context
 
 
-if TYPE_CHECKING:
-    import aiohttp
-else:
-    aiohttp = _import_aiohttp()
-
-__all__ = ["aiohttp"]
+__all__ = ["load_aiohttp", "loaded_aiohttp"]
