@@ -31,7 +31,8 @@ pub struct RecordRenderer {
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
         tail: &str,
@@ -40,8 +41,14 @@ impl RecordRenderer {
         video_prefix: Option<&str>,
         news_prefix: Option<&str>,
         xhtml_prefix: Option<&str>,
+        namespaces: Vec<(String, String)>,
+        raw_levels: usize,
     ) -> PyResult<Self> {
-        let found = prefixes(image_prefix, video_prefix, news_prefix, xhtml_prefix);
+        let found = prefixes(
+            [image_prefix, video_prefix, news_prefix, xhtml_prefix],
+            namespaces,
+            raw_levels,
+        );
         let renderer = if format == "arrow" {
             None
         } else {

@@ -104,15 +104,27 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, limit: int, prefixes: tuple[str | None, ...]) -> RecordRenderer:
+    def start(
+        self,
+        limit: int,
+        prefixes: tuple[str | None, ...],
+        raw: tuple[list[tuple[str, str]], int] = ([], 0),
+    ) -> RecordRenderer:
         """The document's renderer (values up to ``limit`` long), which the reader's sink
         makes its duplicate set from now on. Given the prefixes the root binds to the image,
         video, news and XHTML namespaces, records with plain images, videos, news and hreflang
-        links are rendered too (their extensions as JSON), by both renderers alike."""
-        renderer = RecordRenderer(self.fmt, self.tail, limit, *prefixes)
+        links are rendered too (their extensions as JSON), by both renderers alike; given
+        ``raw`` (every prefix the root binds, and the levels an element may nest), so are
+        records with plain elements of other namespaces (kept raw, as the reader keeps them)."""
+        namespaces, levels = raw
+        renderer = RecordRenderer(
+            self.fmt, self.tail, limit, *prefixes, namespaces=namespaces, raw_levels=levels
+        )
         self.renderer = renderer
         if self.with_columns:
-            self.column_renderer = RecordRenderer("arrow", "", limit, *prefixes)
+            self.column_renderer = RecordRenderer(
+                "arrow", "", limit, *prefixes, namespaces=namespaces, raw_levels=levels
+            )
         return renderer
 
     def columns(self) -> Any:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
-from ..model import ChangeFreq, SitemapRef, Url
+from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
 from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, Status
@@ -81,18 +81,20 @@ class CompiledLane:
         self.root_prefixes: dict[str, str] = {}
 
     def start(self, root_tag: re.Match[bytes], head: bytes, rest: bytes) -> None:
-        """Take over with ``rest``, after ``head`` (the document up to the end of
-        ``root_tag``, the root start tag, which the full lane has read): the root start tag
-        is also the context a piece is parsed in."""
+        """Take over with ``rest``, after ``head`` (the document up to the end of the root
+        start tag ``root_tag``, which the full lane has read, and a piece's context)."""
         tag = root_tag.group(0)
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
         self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
         prefixes = _typed_prefixes(self.root_prefixes)
         limit = self.sink.limits.max_value_length
-        self.scanner = UrlsetScanner(index, limit, list(ChangeFreq), *prefixes)
+        raw = _raw_scope(self.root_prefixes, self.sink.limits.max_depth)
+        self.scanner = UrlsetScanner(
+            index, limit, list(ChangeFreq), *prefixes, namespaces=raw[0], raw_levels=raw[1]
+        )
         if self.sink.render is not None and not index:  # also the document's duplicate set
-            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes)
+            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes, raw)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -502,9 +504,10 @@ def _urls(
 
 def _typed(typed: TypedExtensions) -> tuple[object, ...]:
     """A record's extensions from the scanner's fields: its images, videos, news and links
-    (each module loaded by the first record that has one), in document order."""
-    _, images, videos, news, links, order = typed
-    kinds: list[tuple[object, ...]] = [(), (), (), ()]
+    (each module loaded by the first record that has one) and its elements of other
+    namespaces (``RawElement``), in document order."""
+    _, images, videos, news, links, raws, order = typed
+    kinds: list[tuple[object, ...]] = [(), (), (), (), ()]
     if images:
         from ..extensions.image import trusted_images
 
@@ -521,10 +524,19 @@ def _typed(typed: TypedExtensions) -> tuple[object, ...]:
         from ..extensions.hreflang import trusted_links
 
         kinds[3] = trusted_links(links)
+    if raws:
+        kinds[4] = tuple(map(tuple.__new__, repeat(RawElement), raws))
     if order is None:
-        return kinds[0] + kinds[1] + kinds[2] + kinds[3]
+        return kinds[0] + kinds[1] + kinds[2] + kinds[3] + kinds[4]
     each = [iter(values) for values in kinds]
     return tuple(next(each[kind]) for kind in order)
+
+
+def _raw_scope(prefixes: dict[str, str], max_depth: int) -> tuple[list[tuple[str, str]], int]:
+    """What the core keeps elements of other namespaces raw with: the root's prefixes, and
+    how many levels such an element may nest below ``<url>`` (at depth 2) within
+    ReadLimits.max_depth."""
+    return list(prefixes.items()), max(max_depth - 2, 0)
 
 
 def _typed_prefixes(prefixes: dict[str, str]) -> tuple[str | None, ...]:
