@@ -153,6 +153,8 @@ class UrlsetScanner:
         namespaces: Sequence[tuple[str, str]] = ...,
         raw_levels: int = 0,
     ) -> None: ...
+    # an element (namespace, name) the reader has reported once: read by the scan from now on
+    def know_stray(self, namespace: str, name: str, /) -> None: ...
     def scan(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, texts: int = ...
     ) -> tuple[
@@ -238,6 +240,7 @@ class RecordRenderer:
         list[tuple[int, int, str, str]],
         bool,  # whether any loc was made a URI (the same text or not) or had extensions
     ]: ...
+    def know_stray(self, namespace: str, name: str, /) -> None: ...
     def columns(
         self,
     ) -> tuple[

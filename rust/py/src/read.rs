@@ -63,6 +63,8 @@ pub(crate) fn prefixes(
                 .map(|(p, uri)| (p.into_bytes(), uri))
                 .collect(),
             levels,
+            strays: Vec::new(),
+            raw_strays: true,
         },
     };
     found.any().then_some(found)
@@ -420,6 +422,14 @@ impl UrlsetScanner {
                 raw_levels,
             ),
         })
+    }
+
+    /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
+    /// reads it too (kept raw in an entry, dropped at the urlset's level), as the reader does.
+    fn know_stray(&mut self, namespace: &str, name: &str) {
+        if let Some(p) = self.prefixes.as_mut() {
+            p.scope.strays.push((namespace.to_owned(), name.to_owned()));
+        }
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,

@@ -44,11 +44,14 @@ impl RecordRenderer {
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
     ) -> PyResult<Self> {
-        let found = prefixes(
+        let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
             namespaces,
             raw_levels,
         );
+        if let Some(found) = found.as_mut() {
+            found.scope.raw_strays = format != "arrow";
+        }
         let renderer = if format == "arrow" {
             None
         } else {
@@ -183,6 +186,17 @@ impl RecordRenderer {
     /// among them (True); else note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
         with_texts(locs, |texts| self.seen.all_new(texts.into_iter()))
+    }
+
+    /// As `UrlsetScanner.know_stray`.
+    fn know_stray(&mut self, namespace: &str, name: &str) {
+        let scope = match self.renderer.as_mut() {
+            Some(renderer) => renderer.scope_mut(),
+            None => self.prefixes.as_mut().map(|p| &mut p.scope),
+        };
+        if let Some(scope) = scope {
+            scope.strays.push((namespace.to_owned(), name.to_owned()));
+        }
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

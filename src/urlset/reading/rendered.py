@@ -98,6 +98,7 @@ class RenderSpec:
         self.renderer: RecordRenderer | None = None
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
+        self.told: set[str] = set()  # origins the renderers know (know)
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""
@@ -143,7 +144,9 @@ class RenderSpec:
             raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")
 
     def know(self, origin: str) -> None:
-        """An origin the sink has judged, for the column renderer too."""
+        """An origin the sink has judged, told to the renderers (``told``): the column
+        renderer here, the text renderer by the caller."""
+        self.told.add(origin)
         if self.column_renderer is not None:
             self.column_renderer.know(origin)
 

@@ -46,6 +46,13 @@ pub struct Raw {
 pub struct RootScope {
     pub bindings: Vec<(Vec<u8>, String)>,
     pub levels: usize,
+    /// Elements (namespace, local name) the reader has reported as `unknown-element` once
+    /// (it reports each once a document): from now on read here too, with nothing to say.
+    pub strays: Vec<(String, String)>,
+    /// Whether such an element of the protocol's namespace in an entry is kept raw here too:
+    /// not for Arrow columns, whose JSON check and fetch's store read back as build input
+    /// (which refuses an extension in the protocol's namespace).
+    pub raw_strays: bool,
 }
 
 impl RootScope {
@@ -67,6 +74,8 @@ struct Decl {
 /// One element of the copy, as parsed (in the order of their start tags).
 struct Element {
     qname: Vec<u8>,
+    /// Its namespace, once resolved.
+    namespace: String,
     parent: Option<usize>,
     decls: Vec<Decl>,
     attributes: Vec<(Vec<u8>, String)>,
@@ -176,6 +185,7 @@ impl Parser<'_> {
         let me = self.elements.len();
         self.elements.push(Element {
             qname,
+            namespace: String::new(),
             parent,
             decls: Vec::new(),
             attributes: Vec::new(),
@@ -307,6 +317,18 @@ impl Parser<'_> {
     }
 }
 
+/// The protocol's names, which the reader reads or reports in their own ways.
+const PROTOCOL_NAMES: [&str; 8] = [
+    "urlset",
+    "sitemapindex",
+    "url",
+    "sitemap",
+    "loc",
+    "lastmod",
+    "changefreq",
+    "priority",
+];
+
 /// The URI `prefix` names on element `at` of the copy, marked used there, or declared on the
 /// top element (first, from the root's scope) when nothing inside declares it.
 fn resolve(elements: &mut [Element], at: usize, prefix: &[u8], root: &RootScope) -> Option<String> {
@@ -377,14 +399,71 @@ fn write(elements: &[Element], at: usize, out: &mut String) {
     out.push('>');
 }
 
-/// The element at `text[pos..end]` (its `<`) when it is a plain element of a namespace urlset
-/// does not read itself: it as the careful lane keeps it, and where it ends.
+/// The element at `text[pos..end]` (its `<`), a child of `<url>`, when it is a plain element
+/// of a namespace urlset does not read itself, or one the reader reported already
+/// (`RootScope::strays`): it as the careful lane keeps it, and where it ends.
 pub fn raw_at(
     text: &[u8],
     (pos, end): (usize, usize),
     root: &RootScope,
     max_value: usize,
 ) -> Option<(Raw, usize)> {
+    let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 0)?;
+    let name = split(&elements[0].qname).1;
+    let name = std::str::from_utf8(name).ok()?.to_owned();
+    let kept = reported(root, &namespace, &name) && (root.raw_strays || namespace != SITEMAP_NS);
+    if KNOWN.contains(&namespace.as_str()) && !kept {
+        return None;
+    }
+    let mut xml = String::with_capacity(after - pos + 64);
+    write(&elements, 0, &mut xml);
+    Some((
+        Raw {
+            namespace,
+            name,
+            xml,
+        },
+        after,
+    ))
+}
+
+/// Whether the reader reported the element (`namespace`, `name`) once already, so that it
+/// has nothing more to say about it.
+fn reported(root: &RootScope, namespace: &str, name: &str) -> bool {
+    !(namespace == SITEMAP_NS && PROTOCOL_NAMES.contains(&name))
+        && root.strays.iter().any(|(n, l)| n == namespace && l == name)
+}
+
+/// An element at the urlset's level (`text[pos..end]`, its `<`) the reader reported once
+/// already and drops (`RootScope::strays`), plain, holding none of the protocol's elements:
+/// where it ends.
+pub fn stray_at(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+) -> Option<usize> {
+    if root.strays.is_empty() {
+        return None;
+    }
+    let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 1)?;
+    let name = std::str::from_utf8(split(&elements[0].qname).1).ok()?;
+    let protocol = |e: &Element| {
+        e.namespace == SITEMAP_NS
+            && PROTOCOL_NAMES.contains(&std::str::from_utf8(split(&e.qname).1).unwrap_or(""))
+    };
+    (reported(root, &namespace, name) && !elements[1..].iter().any(protocol)).then_some(after)
+}
+
+/// The element at `text[pos..end]` parsed and its names resolved (`above`: levels of the
+/// document above a child of `<url>`): its elements, where it ends, its namespace.
+fn parsed(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+    above: usize,
+) -> Option<(Vec<Element>, usize, String)> {
     let mut parser = Parser {
         text,
         pos,
@@ -392,7 +471,7 @@ pub fn raw_at(
         max_value,
         elements: Vec::new(),
     };
-    parser.element(None, 0, root.levels)?;
+    parser.element(None, 0, root.levels.saturating_sub(above))?;
     let after = parser.pos;
     let mut elements = parser.elements;
     let mut namespace = String::new();
@@ -404,8 +483,9 @@ pub fn raw_at(
         let prefix = prefix.to_vec();
         let uri = resolve(&mut elements, at, &prefix, root)?;
         if at == 0 {
-            namespace = uri;
+            namespace.clone_from(&uri);
         }
+        elements[at].namespace = uri;
         let prefixes: Vec<Vec<u8>> = elements[at]
             .attributes
             .iter()
@@ -417,21 +497,7 @@ pub fn raw_at(
             }
         }
     }
-    if KNOWN.contains(&namespace.as_str()) || namespace == XML_NS {
-        return None;
-    }
-    let name = split(&elements[0].qname).1;
-    let name = std::str::from_utf8(name).ok()?.to_owned();
-    let mut xml = String::with_capacity(after - pos + 64);
-    write(&elements, 0, &mut xml);
-    Some((
-        Raw {
-            namespace,
-            name,
-            xml,
-        },
-        after,
-    ))
+    (namespace != XML_NS).then_some((elements, after, namespace))
 }
 
 #[cfg(test)]
@@ -449,6 +515,8 @@ mod tests {
                 ),
             ],
             levels: 30,
+            strays: Vec::new(),
+            raw_strays: true,
         }
     }
 
@@ -533,5 +601,28 @@ mod tests {
         };
         assert!(raw_at(deep.as_bytes(), (0, deep.len()), &shallow, 99).is_none());
         assert!(raw(deep).is_some());
+    }
+
+    #[test]
+    fn elements_reported_once_are_read_after() {
+        let mut root = scope();
+        let foo = "<foo>1</foo>";
+        assert!(raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).is_none());
+        assert_eq!(stray_at(b"<other:r/>", (0, 10), &root, 99), None);
+        root.strays.push((SITEMAP_NS.to_owned(), "foo".to_owned()));
+        root.strays
+            .push(("https://other.example/ns".to_owned(), "r".to_owned()));
+        let (r, _) = raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).unwrap();
+        assert_eq!(r.xml, format!(r#"<foo xmlns="{SITEMAP_NS}">1</foo>"#));
+        assert_eq!(stray_at(b"<other:r/>", (0, 10), &root, 99), Some(10));
+        // never the protocol's own names, nor a stray that holds them
+        root.strays.push((SITEMAP_NS.to_owned(), "loc".to_owned()));
+        let loc = "<loc>x</loc>";
+        assert!(raw_at(loc.as_bytes(), (0, loc.len()), &root, 99).is_none());
+        let holds = "<other:r><url/></other:r>";
+        assert_eq!(
+            stray_at(holds.as_bytes(), (0, holds.len()), &root, 99),
+            None
+        );
     }
 }
