@@ -111,6 +111,11 @@ ENTRIES = (
     "</image:image></url>",
     "<url><loc>https://www.shop.org/{n}</loc><video:video><video:title>t</video:title>"
     "<video:duration>-5</video:duration></video:video></url>",
+    # elements of other namespaces: kept raw (the core keeps the plain ones), an undeclared
+    # prefix, one at the urlset's level
+    '<url><loc>https://www.shop.org/{n}</loc><other:r a="1"><other:s>t</other:s></other:r></url>',
+    '<url><loc>https://www.shop.org/{n}</loc><r xmlns="urn:x"><![CDATA[<c>]]></r></url>',
+    "<other:top>x</other:top>",
 )
 ROOTS = (
     f'<urlset xmlns="{NS}">',
@@ -118,6 +123,7 @@ ROOTS = (
     "<urlset>",  # no namespace
     f'<urlset xmlns="{NS}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
     ' xmlns:video="http://www.google.com/schemas/sitemap-video/1.1">',
+    f'<urlset xmlns="{NS}" xmlns:other="https://other.example/ns">',
 )
 
 

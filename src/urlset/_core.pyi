@@ -147,7 +147,14 @@ class UrlsetScanner:
         video_prefix: str | None = None,
         news_prefix: str | None = None,
         xhtml_prefix: str | None = None,
+        *,
+        # every (prefix, URI) the root binds, and how many levels an element of another
+        # namespace may nest (0: none is read here): plain ones are kept raw in the scan
+        namespaces: Sequence[tuple[str, str]] = ...,
+        raw_levels: int = 0,
     ) -> None: ...
+    # an element (namespace, name) the reader has reported once: read by the scan from now on
+    def know_stray(self, namespace: str, name: str, /) -> None: ...
     def scan(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, texts: int = ...
     ) -> tuple[
@@ -175,14 +182,16 @@ class UrlsetScanner:
 
 # a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
 # ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
-# and links ((hreflang, href), ...), and the kind of each element in document order (0
-# image, 1 video, 2 news, 3 link) when it is not that order, else None
+# and links ((hreflang, href), ...), elements of other namespaces ((namespace, name, xml),
+# ...: RawElement's fields), and the kind of each element in document order (0 image,
+# 1 video, 2 news, 3 link, 4 raw) when it is not that order, else None
 TypedExtensions = tuple[
     int,
     tuple[tuple[str, str | None, str | None, str | None], ...],
     tuple[tuple[Any, ...], ...],
     tuple[tuple[Any, ...], ...],
     tuple[tuple[str, str], ...],
+    tuple[tuple[str, str, str], ...],
     bytes | None,
 ]
 
@@ -214,6 +223,11 @@ class RecordRenderer:
         video_prefix: str | None = None,
         news_prefix: str | None = None,
         xhtml_prefix: str | None = None,
+        *,
+        # every (prefix, URI) the root binds, and how many levels an element of another
+        # namespace may nest (0: none is read here): plain ones are kept raw in the scan
+        namespaces: Sequence[tuple[str, str]] = ...,
+        raw_levels: int = 0,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, /
@@ -226,6 +240,7 @@ class RecordRenderer:
         list[tuple[int, int, str, str]],
         bool,  # whether any loc was made a URI (the same text or not) or had extensions
     ]: ...
+    def know_stray(self, namespace: str, name: str, /) -> None: ...
     def columns(
         self,
     ) -> tuple[

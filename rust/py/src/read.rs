@@ -4,18 +4,28 @@ use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
 use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
+use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
     scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, Record, Scan, Stop, Value,
 };
 
 use crate::lastmods::LastmodValues;
 
-/// A record's videos, news and links as tuples, and the order of its elements or None.
-type MediaValues = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
+/// A record's videos, news, links and raw elements as tuples, and the order of its elements
+/// or None.
+type MediaValues = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
 
-/// A record with typed extensions: its index, its images, videos, news and links as tuples,
-/// and the order of its elements (bytes) or None.
-type Extended = (usize, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
+/// A record with typed extensions: its index, its images, videos, news, links and raw
+/// elements as tuples, and the order of its elements (bytes) or None.
+type Extended = (
+    usize,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+);
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
 type Values = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
@@ -33,13 +43,13 @@ pub struct UrlsetScanner {
     prefixes: Option<Prefixes>,
 }
 
-/// The prefixes the root binds to the image, video, news and XHTML namespaces, or None
-/// for none.
+/// The prefixes the root binds to the image, video, news and XHTML namespaces, and every
+/// prefix it binds (`namespaces`: (prefix, URI)) with the levels an element of another
+/// namespace may nest (0: such elements are left to lxml); None for none of these.
 pub(crate) fn prefixes(
-    image: Option<&str>,
-    video: Option<&str>,
-    news: Option<&str>,
-    xhtml: Option<&str>,
+    [image, video, news, xhtml]: [Option<&str>; 4],
+    namespaces: Vec<(String, String)>,
+    levels: usize,
 ) -> Option<Prefixes> {
     let own = |p: Option<&str>| p.map(|p| p.as_bytes().to_vec());
     let found = Prefixes {
@@ -47,6 +57,15 @@ pub(crate) fn prefixes(
         video: own(video),
         news: own(news),
         xhtml: own(xhtml),
+        scope: RootScope {
+            bindings: namespaces
+                .into_iter()
+                .map(|(p, uri)| (p.into_bytes(), uri))
+                .collect(),
+            levels,
+            strays: Vec::new(),
+            raw_strays: true,
+        },
     };
     found.any().then_some(found)
 }
@@ -156,7 +175,7 @@ impl UrlsetScanner {
     fn media_values(&mut self, py: Python<'_>, media: Option<&Media>) -> PyResult<MediaValues> {
         let empty = || PyTuple::empty(py).into_any().unbind();
         let Some(media) = media else {
-            return Ok((empty(), empty(), empty(), py.None()));
+            return Ok((empty(), empty(), empty(), empty(), py.None()));
         };
         let videos = media
             .videos
@@ -172,6 +191,10 @@ impl UrlsetScanner {
             .links
             .iter()
             .map(|l| (l.hreflang.as_str(), l.href.as_str()));
+        let raws = media
+            .raws
+            .iter()
+            .map(|r| (r.namespace.as_str(), r.name.as_str(), r.xml.as_str()));
         let order = match &media.order {
             Some(order) => PyBytes::new(py, order).into_any().unbind(),
             None => py.None(),
@@ -180,6 +203,7 @@ impl UrlsetScanner {
             PyTuple::new(py, videos)?.into_any().unbind(),
             PyTuple::new(py, news)?.into_any().unbind(),
             PyTuple::new(py, links)?.into_any().unbind(),
+            PyTuple::new(py, raws)?.into_any().unbind(),
             order,
         ))
     }
@@ -373,7 +397,7 @@ fn loc_string(
 #[pymethods]
 impl UrlsetScanner {
     #[new]
-    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None))]
+    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -384,14 +408,28 @@ impl UrlsetScanner {
         video_prefix: Option<&str>,
         news_prefix: Option<&str>,
         xhtml_prefix: Option<&str>,
+        namespaces: Vec<(String, String)>,
+        raw_levels: usize,
     ) -> PyResult<Self> {
         Ok(UrlsetScanner {
             kind: if index { Kind::Index } else { Kind::Urlset },
             max_value,
             changefreqs,
             lastmods: LastmodValues::new(py)?,
-            prefixes: prefixes(image_prefix, video_prefix, news_prefix, xhtml_prefix),
+            prefixes: prefixes(
+                [image_prefix, video_prefix, news_prefix, xhtml_prefix],
+                namespaces,
+                raw_levels,
+            ),
         })
+    }
+
+    /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
+    /// reads it too (kept raw in an entry, dropped at the urlset's level), as the reader does.
+    fn know_stray(&mut self, namespace: &str, name: &str) {
+        if let Some(p) = self.prefixes.as_mut() {
+            p.scope.strays.push((namespace.to_owned(), name.to_owned()));
+        }
     }
 
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
@@ -428,8 +466,9 @@ impl UrlsetScanner {
                     Some(found) => image_values(py, bytes, found)?,
                     None => PyTuple::empty(py).into_any().unbind(),
                 };
-                let (videos, news, links, order) = self.media_values(py, r.media.as_deref())?;
-                images.push((i, found, videos, news, links, order));
+                let (videos, news, links, raws, order) =
+                    self.media_values(py, r.media.as_deref())?;
+                images.push((i, found, videos, news, links, raws, order));
             }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             if let Some(c) = &r.uri {

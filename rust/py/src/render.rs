@@ -31,7 +31,8 @@ pub struct RecordRenderer {
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
         tail: &str,
@@ -40,8 +41,17 @@ impl RecordRenderer {
         video_prefix: Option<&str>,
         news_prefix: Option<&str>,
         xhtml_prefix: Option<&str>,
+        namespaces: Vec<(String, String)>,
+        raw_levels: usize,
     ) -> PyResult<Self> {
-        let found = prefixes(image_prefix, video_prefix, news_prefix, xhtml_prefix);
+        let mut found = prefixes(
+            [image_prefix, video_prefix, news_prefix, xhtml_prefix],
+            namespaces,
+            raw_levels,
+        );
+        if let Some(found) = found.as_mut() {
+            found.scope.raw_strays = format != "arrow";
+        }
         let renderer = if format == "arrow" {
             None
         } else {
@@ -176,6 +186,17 @@ impl RecordRenderer {
     /// among them (True); else note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
         with_texts(locs, |texts| self.seen.all_new(texts.into_iter()))
+    }
+
+    /// As `UrlsetScanner.know_stray`.
+    fn know_stray(&mut self, namespace: &str, name: &str) {
+        let scope = match self.renderer.as_mut() {
+            Some(renderer) => renderer.scope_mut(),
+            None => self.prefixes.as_mut().map(|p| &mut p.scope),
+        };
+        if let Some(scope) = scope {
+            scope.strays.push((namespace.to_owned(), name.to_owned()));
+        }
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

@@ -98,21 +98,34 @@ class RenderSpec:
         self.renderer: RecordRenderer | None = None
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
+        self.told: set[str] = set()  # origins the renderers know (know)
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""
         runs, self.runs = self.runs, []
         return runs
 
-    def start(self, limit: int, prefixes: tuple[str | None, ...]) -> RecordRenderer:
+    def start(
+        self,
+        limit: int,
+        prefixes: tuple[str | None, ...],
+        raw: tuple[list[tuple[str, str]], int] = ([], 0),
+    ) -> RecordRenderer:
         """The document's renderer (values up to ``limit`` long), which the reader's sink
         makes its duplicate set from now on. Given the prefixes the root binds to the image,
         video, news and XHTML namespaces, records with plain images, videos, news and hreflang
-        links are rendered too (their extensions as JSON), by both renderers alike."""
-        renderer = RecordRenderer(self.fmt, self.tail, limit, *prefixes)
+        links are rendered too (their extensions as JSON), by both renderers alike; given
+        ``raw`` (every prefix the root binds, and the levels an element may nest), so are
+        records with plain elements of other namespaces (kept raw, as the reader keeps them)."""
+        namespaces, levels = raw
+        renderer = RecordRenderer(
+            self.fmt, self.tail, limit, *prefixes, namespaces=namespaces, raw_levels=levels
+        )
         self.renderer = renderer
         if self.with_columns:
-            self.column_renderer = RecordRenderer("arrow", "", limit, *prefixes)
+            self.column_renderer = RecordRenderer(
+                "arrow", "", limit, *prefixes, namespaces=namespaces, raw_levels=levels
+            )
         return renderer
 
     def columns(self) -> Any:
@@ -131,7 +144,9 @@ class RenderSpec:
             raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")
 
     def know(self, origin: str) -> None:
-        """An origin the sink has judged, for the column renderer too."""
+        """An origin the sink has judged, told to the renderers (``told``): the column
+        renderer here, the text renderer by the caller."""
+        self.told.add(origin)
         if self.column_renderer is not None:
             self.column_renderer.know(origin)
 

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
-from ..model import ChangeFreq, SitemapRef, Url
+from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
 from .sink import Sink, leaving
-from .xml_common import DONE, FAST, FULL, Status
+from .xml_common import DONE, FAST, FULL, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
-from .xml_full import LX_BLOCK, FullLane
+from .xml_full import FullLane, tail_and_filler
 from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
@@ -79,20 +79,23 @@ class CompiledLane:
         self.mini_line = 1
         self.mini_parser: Any = None  # lxml's, made for the first piece it reads
         self.root_prefixes: dict[str, str] = {}
+        self.strays_known, self.strays_told = 0, set[tuple[str, str]]()  # _know_strays
 
     def start(self, root_tag: re.Match[bytes], head: bytes, rest: bytes) -> None:
-        """Take over with ``rest``, after ``head`` (the document up to the end of
-        ``root_tag``, the root start tag, which the full lane has read): the root start tag
-        is also the context a piece is parsed in."""
+        """Take over with ``rest``, after ``head`` (the document up to the end of the root
+        start tag ``root_tag``, which the full lane has read, and a piece's context)."""
         tag = root_tag.group(0)
         self.index = index = root_tag.group(1) == b"sitemapindex"
         self.entry_end = b"</sitemap>" if index else b"</url>"
         self.root_prefixes = _prefixes(root_tag.group(2), tag + b"</" + root_tag.group(1) + b">")
         prefixes = _typed_prefixes(self.root_prefixes)
         limit = self.sink.limits.max_value_length
-        self.scanner = UrlsetScanner(index, limit, list(ChangeFreq), *prefixes)
+        raw = _raw_scope(self.root_prefixes, self.sink.limits.max_depth)
+        self.scanner = UrlsetScanner(
+            index, limit, list(ChangeFreq), *prefixes, namespaces=raw[0], raw_levels=raw[1]
+        )
         if self.sink.render is not None and not index:  # also the document's duplicate set
-            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes)
+            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes, raw)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -147,7 +150,7 @@ class CompiledLane:
         finally:
             if enabled:
                 gc.enable()
-        self._consumed(data, pos, line)
+        _consumed(self, data, pos, line)
         self.buf = bytearray(buf[pos:])  # the start of the next record, as a rule
         if (pos < end or stretch) and self.status.state == FAST:
             self._handoff()
@@ -300,26 +303,8 @@ class CompiledLane:
             self.elements.events(events, truncated=False)
         finally:
             sink.line_shift -= delta
+        _know_strays(self)
         return True
-
-    def _consumed(self, data: bytes, pos: int, line: int) -> None:
-        """Count the first ``pos`` bytes of ``data`` as read; ``line`` is the line reading
-        reached."""
-        if not pos:
-            return
-        last = data.rfind(b"\n", 0, pos) + 1
-        tail = data[last:pos]
-        width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
-        if line != self.fline:
-            self.fline, self.fcol, self.fdelta = line, 1 + width, 0
-        else:
-            self.fcol += width
-        self.fbytes += pos
-        if data.find(b"&", 0, pos) >= 0:
-            # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
-            self.fbytes += entity_delta(data, 0, pos)
-            delta = entity_delta(tail, 0, len(tail))  # fdelta: of libxml2's, not the guard's
-            self.fcol, self.fdelta = self.fcol + delta, self.fdelta + delta
 
     def _handoff(self, aligned: bool = True) -> None:
         """Give the rest to the full lane, at the same line, column and block offset
@@ -329,7 +314,7 @@ class CompiledLane:
             self.fbytes, self.fline, self.fcol, self.fdelta = 0, self.line0, self.col0, 0
         # The pad has the byte length of what was read (libxml2 sees the rest at the full
         # lane's stream offsets, FullLane._feed_blocks) and ends at the same line and column.
-        tail, filler = _tail_and_filler(self.fbytes, self.fline - self.line0, self.fcol, self.col0)
+        tail, filler = tail_and_filler(self.fbytes, self.fline - self.line0, self.fcol, self.col0)
         # comments, not spaces: megabytes of whitespace would hit libxml2's text-node limit
         if filler % _PAD_COMMENT_SIZE < 7:
             self.full.pad(b" " * (filler % _PAD_COMMENT_SIZE))
@@ -392,12 +377,17 @@ def render_records(
             origin = origins[0][1]
             judged = _new_origin(sink, locs[0])
             due = sink.count >= min(sink.next_check, limits.max_entries)
-            if judged is not None and not due and not (made_uris and _finding_due(sink, judged)):
+            if not due and (
+                origin not in spec.told
+                if judged is None
+                else not (made_uris and _finding_due(sink, judged))
+            ):
                 # the first entry on an origin: judged here as Sink.add would (a finding is
-                # reported before it), then the record is rendered in the run after all
-                # (unless its loc was made a URI and a finding is due: that report comes
-                # first, as the careful lane gives them)
-                sink.origin(judged, record_line)
+                # reported before it; or judged by an entry of the usual path), then the
+                # record is rendered in the run after all (unless its loc was made a URI and
+                # a finding is due: that report comes first, as the careful lane gives them)
+                if judged is not None:
+                    sink.origin(judged, record_line)
                 renderer.know(origin)
                 spec.know(origin)
                 pos, line = at, at_line
@@ -424,6 +414,47 @@ def render_records(
     return pos, line
 
 
+def _consumed(lane: CompiledLane, data: bytes, pos: int, line: int) -> None:
+    """Count the first ``pos`` bytes of ``data`` as read by ``lane``; ``line`` is the line reading
+    reached."""
+    if not pos:
+        return
+    last = data.rfind(b"\n", 0, pos) + 1
+    tail = data[last:pos]
+    width = len(tail) if tail.isascii() else len(tail.decode("utf-8"))
+    if line != lane.fline:
+        lane.fline, lane.fcol, lane.fdelta = line, 1 + width, 0
+    else:
+        lane.fcol += width
+    lane.fbytes += pos
+    if data.find(b"&", 0, pos) >= 0:
+        # the guard hands '&lt;' '&gt;' over one byte longer, '&quot;' '&apos;' one shorter
+        lane.fbytes += entity_delta(data, 0, pos)
+        delta = entity_delta(tail, 0, len(tail))  # fdelta: of libxml2's, not the guard's
+        lane.fcol, lane.fdelta = lane.fcol + delta, lane.fdelta + delta
+
+
+def _know_strays(lane: CompiledLane) -> None:
+    """Tell the core the elements the reader reported as ``unknown-element`` since the last
+    call: it reports each once a document, so the core reads the next ones itself."""
+    strays = lane.elements.strays
+    if len(strays) == lane.strays_known:
+        return
+    lane.strays_known = len(strays)
+    render = lane.sink.render
+    columns = render.column_renderer if render else None
+    for code, shown in strays - lane.strays_told:
+        if code == "unknown-element" and shown.startswith("{"):
+            namespace, name = shown[1:].split("}", 1)
+            # columns keep none of the protocol's namespace raw (RootScope::raw_strays): the
+            # text renderer beside them reads the same records
+            both = columns is None or namespace != SITEMAP_NS
+            for told in (lane.scanner, lane.renderer if both else None, columns):
+                if told is not None:
+                    told.know_stray(namespace, name)
+    lane.strays_told = set(strays)
+
+
 def _finding_due(sink: Sink, origin: str) -> bool:
     """Whether ``Sink.origin`` would report something for ``origin`` (not yet judged)."""
     return "@" in origin or sink.dev_host(origin) is not None
@@ -435,31 +466,6 @@ def _new_origin(sink: Sink, loc: str) -> str | None:
     end = loc.find("/", 8)
     origin = loc[: end + 1]
     return None if origin in sink.origins else origin
-
-
-def _tail_and_filler(fbytes: int, lines: int, fcol: int, col0: int) -> tuple[bytes, int]:
-    """The pad's end, which puts libxml2 at column ``fcol`` after ``lines`` more lines, and
-    how many bytes of filler go before it so that the pad is ``fbytes`` long (modulo
-    LX_BLOCK, all that matters for where libxml2's blocks end)."""
-    tail = b"\n" * lines + b" " * (fcol - 1) if lines else b" " * (fcol - col0)
-    filler = max(fbytes - len(tail), 0) % LX_BLOCK
-    if filler and not lines:  # on the root's line: in columns the tail has
-        same_line = _same_line_pad(len(tail), filler)
-        if same_line is not None:
-            return same_line, 0
-    return tail, filler
-
-
-def _same_line_pad(width: int, extra: int) -> bytes | None:
-    """``width`` columns of pad that are ``extra`` bytes longer (what multi-byte characters
-    read on the root's line add), as a comment of 4-byte characters: filler bytes before it
-    would move libxml2's columns. None when the columns are too few to hold them."""
-    fours, rest = divmod(extra, 3)
-    body = "\U00010000" * fours + ("", "\u00e9", "\u4e00")[rest]
-    columns = 7 + fours + (rest > 0)
-    if columns > width:
-        return None
-    return b" " * (width - columns) + f"<!--{body}-->".encode()
 
 
 def _before_stretch(data: bytes, end: int, entry_end: bytes, cap: int) -> tuple[int, bool]:
@@ -502,9 +508,10 @@ def _urls(
 
 def _typed(typed: TypedExtensions) -> tuple[object, ...]:
     """A record's extensions from the scanner's fields: its images, videos, news and links
-    (each module loaded by the first record that has one), in document order."""
-    _, images, videos, news, links, order = typed
-    kinds: list[tuple[object, ...]] = [(), (), (), ()]
+    (each module loaded by the first record that has one) and its elements of other
+    namespaces (``RawElement``), in document order."""
+    _, images, videos, news, links, raws, order = typed
+    kinds: list[tuple[object, ...]] = [(), (), (), (), ()]
     if images:
         from ..extensions.image import trusted_images
 
@@ -521,10 +528,19 @@ def _typed(typed: TypedExtensions) -> tuple[object, ...]:
         from ..extensions.hreflang import trusted_links
 
         kinds[3] = trusted_links(links)
+    if raws:
+        kinds[4] = tuple(map(tuple.__new__, repeat(RawElement), raws))
     if order is None:
-        return kinds[0] + kinds[1] + kinds[2] + kinds[3]
+        return kinds[0] + kinds[1] + kinds[2] + kinds[3] + kinds[4]
     each = [iter(values) for values in kinds]
     return tuple(next(each[kind]) for kind in order)
+
+
+def _raw_scope(prefixes: dict[str, str], max_depth: int) -> tuple[list[tuple[str, str]], int]:
+    """What the core keeps elements of other namespaces raw with: the root's prefixes, and
+    how many levels such an element may nest below ``<url>`` (at depth 2) within
+    ReadLimits.max_depth."""
+    return list(prefixes.items()), max(max_depth - 2, 0)
 
 
 def _typed_prefixes(prefixes: dict[str, str]) -> tuple[str | None, ...]:

@@ -281,3 +281,28 @@ class FullLane:
             issue(code, message, e.line, e.column)
             self.syntax_errors += 1
         self.nerr = n
+
+
+def tail_and_filler(fbytes: int, lines: int, fcol: int, col0: int) -> tuple[bytes, int]:
+    """The compiled lane's pad (``CompiledLane._handoff``): its end, which puts libxml2 at column ``fcol`` after ``lines`` more lines, and
+    how many bytes of filler go before it so that the pad is ``fbytes`` long (modulo
+    LX_BLOCK, all that matters for where libxml2's blocks end)."""
+    tail = b"\n" * lines + b" " * (fcol - 1) if lines else b" " * (fcol - col0)
+    filler = max(fbytes - len(tail), 0) % LX_BLOCK
+    if filler and not lines:  # on the root's line: in columns the tail has
+        same_line = same_line_pad(len(tail), filler)
+        if same_line is not None:
+            return same_line, 0
+    return tail, filler
+
+
+def same_line_pad(width: int, extra: int) -> bytes | None:
+    """``width`` columns of pad that are ``extra`` bytes longer (what multi-byte characters
+    read on the root's line add), as a comment of 4-byte characters: filler bytes before it
+    would move libxml2's columns. None when the columns are too few to hold them."""
+    fours, rest = divmod(extra, 3)
+    body = "\U00010000" * fours + ("", "\u00e9", "\u4e00")[rest]
+    columns = 7 + fours + (rest > 0)
+    if columns > width:
+        return None
+    return b" " * (width - columns) + f"<!--{body}-->".encode()

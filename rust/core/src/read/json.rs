@@ -150,6 +150,7 @@ fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
         if !first {
             out.push(b',');
         }
+        first = false;
         out.extend_from_slice(b"\"alternates\":[");
         for (i, link) in media.links.iter().enumerate() {
             if i > 0 {
@@ -158,6 +159,23 @@ fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
             let mut o = Object::new(out);
             o.text("hreflang", &link.hreflang);
             o.text("href", &link.href);
+            o.close();
+        }
+        out.push(b']');
+    }
+    if !media.raws.is_empty() {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"extensions\":[");
+        for (i, raw) in media.raws.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let mut o = Object::new(out);
+            o.text("namespace", &raw.namespace);
+            o.text("name", &raw.name);
+            o.text("xml", &raw.xml);
             o.close();
         }
         out.push(b']');

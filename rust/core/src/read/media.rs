@@ -14,6 +14,7 @@
 //! left to the extension readers as before.
 
 use super::images::{image_at, ImageSpans, Tags};
+use super::raw::{raw_at, Raw, RootScope};
 use super::records::Span;
 use super::values::value_text;
 use crate::values::lastmod::{plain_lastmod_value, Lastmod};
@@ -108,6 +109,7 @@ pub const IMAGE: u8 = 0;
 pub const VIDEO: u8 = 1;
 pub const NEWS: u8 = 2;
 pub const LINK: u8 = 3;
+pub const RAW: u8 = 4;
 
 /// A record's videos, news articles and hreflang links, in document order each.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -115,8 +117,11 @@ pub struct Media {
     pub videos: Vec<Video>,
     pub news: Vec<News>,
     pub links: Vec<Alternate>,
+    /// Elements of namespaces urlset does not type, kept as written ([`super::raw`]).
+    pub raws: Vec<Raw>,
     /// The kind of each element (images included) in document order, when it is not the
-    /// JSON's order (images, videos, news, links): a value's extensions keep the document's.
+    /// JSON's order (images, videos, news, links, raw): a value's extensions keep the
+    /// document's.
     pub order: Option<Vec<u8>>,
 }
 
@@ -126,6 +131,7 @@ impl Media {
         !self.videos.is_empty()
             || !self.news.is_empty()
             || !self.links.is_empty()
+            || !self.raws.is_empty()
             || self.order.is_some()
     }
 }
@@ -137,6 +143,8 @@ pub struct Prefixes {
     pub video: Option<Vec<u8>>,
     pub news: Option<Vec<u8>>,
     pub xhtml: Option<Vec<u8>>,
+    /// Every prefix the root declares, for elements of other namespaces ([`super::raw`]).
+    pub scope: RootScope,
 }
 
 impl Prefixes {
@@ -149,13 +157,18 @@ impl Prefixes {
     }
 
     pub fn any(&self) -> bool {
-        self.image.is_some() || self.video.is_some() || self.news.is_some() || self.xhtml.is_some()
+        self.image.is_some()
+            || self.video.is_some()
+            || self.news.is_some()
+            || self.xhtml.is_some()
+            || self.scope.levels > 0
     }
 }
 
 /// The typed extensions of `text[start..end]` (all of it, whitespace around the elements):
-/// plain images, videos, news and hreflang links in any order (`Media::order` says which
-/// when it is not the JSON's); None when anything there is not plain or there is nothing.
+/// plain images, videos, news and hreflang links, and plain elements of other namespaces, in
+/// any order (`Media::order` says which when it is not the JSON's); None when anything there
+/// is not plain or there is nothing.
 pub fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
@@ -189,12 +202,18 @@ pub fn plain_extensions<'a>(
         } else if at(&mut t, &prefixes.news, b"news") {
             media.news.push(news_at(&mut t, max_value)?);
             order.push(NEWS);
-        } else if let Some(p) = &prefixes.xhtml {
+        } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
             t.prefix = p;
-            media.links.push(link_at(&mut t)?);
+            link_at(&mut t)
+        }) {
+            media.links.push(link);
             order.push(LINK);
         } else {
-            return None;
+            let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
+            t.pos = after;
+            t.spaces();
+            media.raws.push(raw);
+            order.push(RAW);
         }
     }
     if order.is_empty() {
@@ -574,6 +593,7 @@ mod tests {
             video: Some(b"video".to_vec()),
             news: Some(b"news".to_vec()),
             xhtml: Some(b"xhtml".to_vec()),
+            scope: RootScope::default(),
         }
     }
 

@@ -6,6 +6,7 @@ pub mod images;
 pub mod json;
 pub mod media;
 pub mod printable;
+pub mod raw;
 pub mod records;
 pub mod render;
 pub mod seen;

@@ -15,6 +15,7 @@
 
 use super::images::ImageSpans;
 use super::media::{plain_extensions, Media, Prefixes};
+use super::raw::stray_at;
 use super::values::value_text;
 use crate::values::iri::iri_to_uri;
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
@@ -309,7 +310,7 @@ fn entry(
         })
     })();
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
-        if limits.kind == Kind::Urlset && extension_start(&c.text[c.pos..]) {
+        if limits.kind == Kind::Urlset && element_start(&c.text[c.pos..]) {
             with_extensions(c, record, prefixes, limits);
         }
     }
@@ -431,6 +432,11 @@ fn extension_start(text: &[u8]) -> bool {
     }
 }
 
+/// `<` then a name start character: an element's start tag.
+fn element_start(text: &[u8]) -> bool {
+    matches!(text, [b'<', first, ..] if first.is_ascii_alphabetic() || *first == b'_')
+}
+
 /// A loc text that is not a URI as written but that the core makes one of, on `line`.
 fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
     let text = value_text(raw, max)?;
@@ -509,6 +515,15 @@ fn scan_records(
         c.spaces();
         let (start, line) = (c.pos, c.line);
         let full = records.len() + judged.len() >= limits.max_records;
+        if let Some(after) = prefixes
+            .filter(|_| start < end && !c.at(limits.kind.open()) && element_start(&text[start..]))
+            .and_then(|p| stray_at(text, (start, end), &p.scope, limits.max_value))
+        {
+            // an element the reader reported once already: dropped, as it drops it
+            c.line += count_lines(&text[start..after]);
+            c.pos = after;
+            continue;
+        }
         let found = if start < end && !full && c.at(limits.kind.open()) {
             entry(&mut c, limits, convert, prefixes)
         } else {

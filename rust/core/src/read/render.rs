@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
+use super::raw::RootScope;
 use super::records::{scan_converting, scan_with_extensions, Limits, Record, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::parse_bytes;
@@ -128,6 +129,12 @@ impl Renderer {
     pub fn with_extensions(mut self, prefixes: Prefixes) -> Renderer {
         self.prefixes = prefixes.any().then_some(prefixes);
         self
+    }
+
+    /// The root's scope for elements of other namespaces (strays are added to it as the
+    /// reader reports them), when the renderer reads extensions.
+    pub fn scope_mut(&mut self) -> Option<&mut RootScope> {
+        self.prefixes.as_mut().map(|p| &mut p.scope)
     }
 
     /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one

@@ -1,0 +1,628 @@
+//! Elements of namespaces urlset does not type, after a urlset entry's core values, kept as
+//! the careful lane keeps them (`RawElement`: namespace, local name, the element serialised on
+//! its own) by the compiled scanner, so that a sitemap with such elements stays in the
+//! scanner's runs instead of sending each entry to lxml.
+//!
+//! The careful lane serialises a copy of the element (src/urlset/reading/xml_elements.py
+//! `_serialise`: lxml's deep copy, `cleanup_namespaces`, `tostring`). What that gives is
+//! written here from the same rules: the copy declares, on its top element and in the order
+//! they are first needed (each element's name, then its attributes', in document order), the
+//! prefixes it uses that were declared outside it; its own declarations stay where they are
+//! unless nothing uses them; an element without content is written `<p:x/>`; comments are
+//! dropped; text is escaped `&amp;` `&lt;` `&gt;`, attribute values `&amp;` `&lt;` `&gt;`
+//! `&quot;` (their tabs and line feeds read as spaces, as a parser normalises them); CDATA
+//! sections are text. Plain is what this covers exactly: ASCII names with at most one prefix
+//! (`xml:` attributes too), each prefix declared, the five predefined entities and no other
+//! reference, no carriage return, processing instruction or DOCTYPE, no `xmlns=""`, no
+//! attribute twice, texts and values within the value limit, nesting within `levels`.
+//! Anything else is left to lxml as before (tests/test_read_shapes.py holds the two alike).
+
+use super::values::value_text;
+
+pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+/// The namespaces urlset reads itself: the protocol's and the typed extensions'
+/// (extensions.PREFIXES).
+const KNOWN: [&str; 5] = [
+    SITEMAP_NS,
+    "http://www.google.com/schemas/sitemap-image/1.1",
+    "http://www.google.com/schemas/sitemap-video/1.1",
+    "http://www.google.com/schemas/sitemap-news/0.9",
+    "http://www.w3.org/1999/xhtml",
+];
+
+/// An element of another namespace, as `model.RawElement` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raw {
+    pub namespace: String,
+    pub name: String,
+    pub xml: String,
+}
+
+/// What the root start tag declares (prefix, URI; the empty prefix is the default
+/// namespace, the protocol's when the root does not say), and how many levels of elements a
+/// raw element may hold (itself included) within `ReadLimits.max_depth`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RootScope {
+    pub bindings: Vec<(Vec<u8>, String)>,
+    pub levels: usize,
+    /// Elements (namespace, local name) the reader has reported as `unknown-element` once
+    /// (it reports each once a document): from now on read here too, with nothing to say.
+    pub strays: Vec<(String, String)>,
+    /// Whether such an element of the protocol's namespace in an entry is kept raw here too:
+    /// not for Arrow columns, whose JSON check and fetch's store read back as build input
+    /// (which refuses an extension in the protocol's namespace).
+    pub raw_strays: bool,
+}
+
+impl RootScope {
+    fn lookup(&self, prefix: &[u8]) -> Option<&str> {
+        if let Some((_, uri)) = self.bindings.iter().rev().find(|(p, _)| p == prefix) {
+            return Some(uri);
+        }
+        prefix.is_empty().then_some(SITEMAP_NS)
+    }
+}
+
+/// A namespace declaration of the copy: prefix, URI, and whether a name uses it.
+struct Decl {
+    prefix: Vec<u8>,
+    uri: String,
+    used: bool,
+}
+
+/// One element of the copy, as parsed (in the order of their start tags).
+struct Element {
+    qname: Vec<u8>,
+    /// Its namespace, once resolved.
+    namespace: String,
+    parent: Option<usize>,
+    decls: Vec<Decl>,
+    attributes: Vec<(Vec<u8>, String)>,
+    /// What is written between its tags: children (by index) and texts, in order.
+    content: Vec<Content>,
+}
+
+enum Content {
+    Child(usize),
+    Text(String),
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// An ASCII name with at most one prefix at `text[pos..]`: its end.
+fn qname(text: &[u8], pos: usize) -> Option<usize> {
+    let part = |at: usize| {
+        let first = *text.get(at)?;
+        let rest = text.get(at + 1..)?;
+        name_start(first).then(|| at + 1 + rest.iter().take_while(|&&b| name_char(b)).count())
+    };
+    let end = part(pos)?;
+    if text.get(end) == Some(&b':') {
+        return part(end + 1);
+    }
+    Some(end)
+}
+
+fn split(qname: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memchr(b':', qname) {
+        Some(i) => (&qname[..i], &qname[i + 1..]),
+        None => (b"", qname),
+    }
+}
+
+/// Characters XML allows, in UTF-8, without a carriage return (a parser rewrites it).
+fn plain_chars(raw: &[u8]) -> bool {
+    std::str::from_utf8(raw).is_ok()
+        && !raw.iter().enumerate().any(|(i, &b)| match b {
+            b'\t' | b'\n' => false,
+            0..=0x1f => true,
+            0xEF => matches!(raw[i + 1..], [0xBF, 0xBE | 0xBF, ..]),
+            _ => false,
+        })
+}
+
+/// A namespace URI a parser takes without a word and `tostring` writes back as it is: a
+/// scheme, then printable ASCII without quotes, `&`, `<`, `>` or `\`.
+fn plain_uri(uri: &str) -> bool {
+    let b = uri.as_bytes();
+    let scheme = b
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+        .count();
+    scheme > 0
+        && b[0].is_ascii_alphabetic()
+        && b.get(scheme) == Some(&b':')
+        && b.iter().all(|&c| {
+            c.is_ascii_graphic() && !matches!(c, b'"' | b'\'' | b'&' | b'<' | b'>' | b'\\')
+        })
+}
+
+/// The parser of one element's markup.
+struct Parser<'a> {
+    text: &'a [u8],
+    pos: usize,
+    end: usize,
+    max_value: usize,
+    elements: Vec<Element>,
+}
+
+impl Parser<'_> {
+    fn spaces(&mut self) -> bool {
+        let from = self.pos;
+        while self.pos < self.end && is_space(self.text[self.pos]) {
+            self.pos += 1;
+        }
+        self.pos > from
+    }
+
+    fn eat(&mut self, what: &[u8]) -> bool {
+        let ok = self.text[self.pos..self.end].starts_with(what);
+        if ok {
+            self.pos += what.len();
+        }
+        ok
+    }
+
+    /// The element whose `<` the cursor stands on, with its content, read into `elements`.
+    fn element(&mut self, parent: Option<usize>, depth: usize, levels: usize) -> Option<()> {
+        if depth >= levels || !self.eat(b"<") {
+            return None;
+        }
+        let name_end = qname(&self.text[..self.end], self.pos)?;
+        let qname = self.text[self.pos..name_end].to_vec();
+        self.pos = name_end;
+        let me = self.elements.len();
+        self.elements.push(Element {
+            qname,
+            namespace: String::new(),
+            parent,
+            decls: Vec::new(),
+            attributes: Vec::new(),
+            content: Vec::new(),
+        });
+        loop {
+            let spaced = self.spaces();
+            if self.eat(b"/>") {
+                return Some(());
+            }
+            if self.eat(b">") {
+                break;
+            }
+            if !spaced {
+                return None;
+            }
+            self.attribute(me)?;
+        }
+        let mut text = String::new();
+        loop {
+            let from = self.pos;
+            let len = memchr::memchr(b'<', &self.text[from..self.end])?;
+            if len > 0 {
+                text.push_str(&value_text(&self.text[from..from + len], self.max_value)?);
+            }
+            self.pos = from + len;
+            if self.eat(b"<![CDATA[") {
+                let start = self.pos;
+                let len = memchr::memmem::find(&self.text[start..self.end], b"]]>")?;
+                let raw = &self.text[start..start + len];
+                // an empty section, or one a parser rewrites: left to it
+                if raw.is_empty() || !plain_chars(raw) {
+                    return None;
+                }
+                text.push_str(std::str::from_utf8(raw).ok()?);
+                self.pos = start + len + 3;
+            } else if self.eat(b"<!--") {
+                // comments are dropped (SAFE_PARSER_OPTIONS' remove_comments)
+                let start = self.pos;
+                let len = memchr::memmem::find(&self.text[start..self.end], b"--")?;
+                self.pos = start + len;
+                if !self.eat(b"-->") || !plain_chars(&self.text[start..start + len]) {
+                    return None;
+                }
+            } else if self.eat(b"</") {
+                let name = &self.elements[me].qname;
+                if !self.text[self.pos..self.end].starts_with(name) {
+                    return None;
+                }
+                self.pos += name.len();
+                self.spaces();
+                if !self.eat(b">") {
+                    return None;
+                }
+                if !text.is_empty() {
+                    self.elements[me].content.push(Content::Text(text));
+                }
+                return Some(());
+            } else {
+                if !text.is_empty() {
+                    self.elements[me]
+                        .content
+                        .push(Content::Text(std::mem::take(&mut text)));
+                }
+                let child = self.elements.len();
+                self.element(Some(me), depth + 1, levels)?;
+                self.elements[me].content.push(Content::Child(child));
+            }
+            if text.len() > self.max_value {
+                return None;
+            }
+        }
+    }
+
+    /// One attribute or namespace declaration of element `me`, the cursor on its name.
+    fn attribute(&mut self, me: usize) -> Option<()> {
+        let end = qname(&self.text[..self.end], self.pos)?;
+        let attribute = self.text[self.pos..end].to_vec();
+        self.pos = end;
+        self.spaces();
+        if !self.eat(b"=") {
+            return None;
+        }
+        self.spaces();
+        let value = self.attribute_value()?;
+        let (prefix, local) = split(&attribute);
+        let declared = if attribute == b"xmlns" {
+            Some(Vec::new())
+        } else if prefix == b"xmlns" {
+            Some(local.to_vec())
+        } else {
+            None
+        };
+        let element = &mut self.elements[me];
+        if let Some(prefix) = declared {
+            let reserved = prefix.len() >= 3 && prefix[..3].eq_ignore_ascii_case(b"xml");
+            if reserved || !plain_uri(&value) || element.decls.iter().any(|d| d.prefix == prefix) {
+                return None;
+            }
+            element.decls.push(Decl {
+                prefix,
+                uri: value,
+                used: false,
+            });
+        } else {
+            if element.attributes.iter().any(|(a, _)| *a == attribute) {
+                return None;
+            }
+            element.attributes.push((attribute, value));
+        }
+        Some(())
+    }
+
+    /// A quoted attribute value as a parser gives it: entities replaced, tabs and line feeds
+    /// read as spaces.
+    fn attribute_value(&mut self) -> Option<String> {
+        let quote = *self.text[..self.end].get(self.pos)?;
+        if quote != b'"' && quote != b'\'' {
+            return None;
+        }
+        let start = self.pos + 1;
+        let len = memchr::memchr2(quote, b'<', &self.text[start..self.end])?;
+        if self.text[start + len] != quote {
+            return None;
+        }
+        self.pos = start + len + 1;
+        let value = value_text(&self.text[start..start + len], self.max_value)?;
+        Some(value.replace(['\t', '\n'], " "))
+    }
+}
+
+/// The protocol's names, which the reader reads or reports in their own ways.
+const PROTOCOL_NAMES: [&str; 8] = [
+    "urlset",
+    "sitemapindex",
+    "url",
+    "sitemap",
+    "loc",
+    "lastmod",
+    "changefreq",
+    "priority",
+];
+
+/// The URI `prefix` names on element `at` of the copy, marked used there, or declared on the
+/// top element (first, from the root's scope) when nothing inside declares it.
+fn resolve(elements: &mut [Element], at: usize, prefix: &[u8], root: &RootScope) -> Option<String> {
+    let mut node = Some(at);
+    while let Some(i) = node {
+        if let Some(decl) = elements[i].decls.iter_mut().find(|d| d.prefix == prefix) {
+            decl.used = true;
+            return Some(decl.uri.clone());
+        }
+        node = elements[i].parent;
+    }
+    let uri = root.lookup(prefix)?.to_owned();
+    elements[0].decls.push(Decl {
+        prefix: prefix.to_vec(),
+        uri: uri.clone(),
+        used: true,
+    });
+    Some(uri)
+}
+
+fn write_escaped(text: &str, attribute: bool, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+}
+
+fn write(elements: &[Element], at: usize, out: &mut String) {
+    let e = &elements[at];
+    let name = std::str::from_utf8(&e.qname).unwrap_or_default();
+    out.push('<');
+    out.push_str(name);
+    for d in e.decls.iter().filter(|d| d.used) {
+        out.push_str(" xmlns");
+        if !d.prefix.is_empty() {
+            out.push(':');
+            out.push_str(std::str::from_utf8(&d.prefix).unwrap_or_default());
+        }
+        out.push_str("=\"");
+        out.push_str(&d.uri);
+        out.push('"');
+    }
+    for (attribute, value) in &e.attributes {
+        out.push(' ');
+        out.push_str(std::str::from_utf8(attribute).unwrap_or_default());
+        out.push_str("=\"");
+        write_escaped(value, true, out);
+        out.push('"');
+    }
+    if e.content.is_empty() {
+        out.push_str("/>");
+        return;
+    }
+    out.push('>');
+    for part in &e.content {
+        match part {
+            Content::Child(child) => write(elements, *child, out),
+            Content::Text(text) => write_escaped(text, false, out),
+        }
+    }
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// The element at `text[pos..end]` (its `<`), a child of `<url>`, when it is a plain element
+/// of a namespace urlset does not read itself, or one the reader reported already
+/// (`RootScope::strays`): it as the careful lane keeps it, and where it ends.
+pub fn raw_at(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+) -> Option<(Raw, usize)> {
+    let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 0)?;
+    let name = split(&elements[0].qname).1;
+    let name = std::str::from_utf8(name).ok()?.to_owned();
+    let kept = reported(root, &namespace, &name) && (root.raw_strays || namespace != SITEMAP_NS);
+    if KNOWN.contains(&namespace.as_str()) && !kept {
+        return None;
+    }
+    let mut xml = String::with_capacity(after - pos + 64);
+    write(&elements, 0, &mut xml);
+    Some((
+        Raw {
+            namespace,
+            name,
+            xml,
+        },
+        after,
+    ))
+}
+
+/// Whether the reader reported the element (`namespace`, `name`) once already, so that it
+/// has nothing more to say about it.
+fn reported(root: &RootScope, namespace: &str, name: &str) -> bool {
+    !(namespace == SITEMAP_NS && PROTOCOL_NAMES.contains(&name))
+        && root.strays.iter().any(|(n, l)| n == namespace && l == name)
+}
+
+/// An element at the urlset's level (`text[pos..end]`, its `<`) the reader reported once
+/// already and drops (`RootScope::strays`), plain, holding none of the protocol's elements:
+/// where it ends.
+pub fn stray_at(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+) -> Option<usize> {
+    if root.strays.is_empty() {
+        return None;
+    }
+    let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 1)?;
+    let name = std::str::from_utf8(split(&elements[0].qname).1).ok()?;
+    let protocol = |e: &Element| {
+        e.namespace == SITEMAP_NS
+            && PROTOCOL_NAMES.contains(&std::str::from_utf8(split(&e.qname).1).unwrap_or(""))
+    };
+    (reported(root, &namespace, name) && !elements[1..].iter().any(protocol)).then_some(after)
+}
+
+/// The element at `text[pos..end]` parsed and its names resolved (`above`: levels of the
+/// document above a child of `<url>`): its elements, where it ends, its namespace.
+fn parsed(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+    above: usize,
+) -> Option<(Vec<Element>, usize, String)> {
+    let mut parser = Parser {
+        text,
+        pos,
+        end,
+        max_value,
+        elements: Vec::new(),
+    };
+    parser.element(None, 0, root.levels.saturating_sub(above))?;
+    let after = parser.pos;
+    let mut elements = parser.elements;
+    let mut namespace = String::new();
+    for at in 0..elements.len() {
+        let (prefix, _) = split(&elements[at].qname);
+        if prefix == b"xml" {
+            return None;
+        }
+        let prefix = prefix.to_vec();
+        let uri = resolve(&mut elements, at, &prefix, root)?;
+        if at == 0 {
+            namespace.clone_from(&uri);
+        }
+        elements[at].namespace = uri;
+        let prefixes: Vec<Vec<u8>> = elements[at]
+            .attributes
+            .iter()
+            .map(|(a, _)| split(a).0.to_vec())
+            .collect();
+        for prefix in prefixes {
+            if !prefix.is_empty() && prefix != b"xml" {
+                resolve(&mut elements, at, &prefix, root)?;
+            }
+        }
+    }
+    (namespace != XML_NS).then_some((elements, after, namespace))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope() -> RootScope {
+        RootScope {
+            bindings: vec![
+                (b"other".to_vec(), "https://other.example/ns".to_owned()),
+                (b"o2".to_vec(), "urn:o2".to_owned()),
+                (
+                    b"image".to_vec(),
+                    "http://www.google.com/schemas/sitemap-image/1.1".to_owned(),
+                ),
+            ],
+            levels: 30,
+            strays: Vec::new(),
+            raw_strays: true,
+        }
+    }
+
+    fn raw(text: &str) -> Option<Raw> {
+        raw_at(text.as_bytes(), (0, text.len()), &scope(), 1 << 20).map(|(r, end)| {
+            assert_eq!(end, text.len());
+            r
+        })
+    }
+
+    // each expected text is what lxml's deep copy, cleanup_namespaces and tostring give
+    #[test]
+    fn elements_of_other_namespaces_as_lxml_writes_them_alone() {
+        let ns = r#"xmlns:other="https://other.example/ns""#;
+        for (written, kept) in [
+            ("<other:r>3</other:r>", format!("<other:r {ns}>3</other:r>")),
+            (
+                r#"<other:r a='x"y' b="1&amp;&lt;&gt;2">3</other:r>"#,
+                format!(r#"<other:r {ns} a="x&quot;y" b="1&amp;&lt;&gt;2">3</other:r>"#),
+            ),
+            (
+                "<other:r><o2:x>1</o2:x></other:r>",
+                format!(r#"<other:r {ns} xmlns:o2="urn:o2"><o2:x>1</o2:x></other:r>"#),
+            ),
+            (
+                "<other:r><x>1</x></other:r>",
+                format!(r#"<other:r {ns} xmlns="{SITEMAP_NS}"><x>1</x></other:r>"#),
+            ),
+            (
+                r#"<other:r other:a="1" o2:b="2"/>"#,
+                format!(r#"<other:r {ns} xmlns:o2="urn:o2" other:a="1" o2:b="2"/>"#),
+            ),
+            ("<other:r></other:r>", format!("<other:r {ns}/>")),
+            (
+                "<other:r>a&gt;b>c<![CDATA[<d>]]><!-- e -->\n</other:r >",
+                format!("<other:r {ns}>a&gt;b&gt;c&lt;d&gt;\n</other:r>"),
+            ),
+            (
+                r#"<x:r xmlns:x="urn:x" xmlns:y="urn:y">1</x:r>"#,
+                r#"<x:r xmlns:x="urn:x">1</x:r>"#.to_owned(),
+            ),
+            (
+                r#"<r xmlns="urn:x"><s>1</s></r>"#,
+                r#"<r xmlns="urn:x"><s>1</s></r>"#.to_owned(),
+            ),
+            (
+                "<other:r a=\"x\ty\nz\" xml:lang=\"en\">1</other:r>",
+                format!(r#"<other:r {ns} a="x y z" xml:lang="en">1</other:r>"#),
+            ),
+        ] {
+            let found = raw(written).unwrap_or_else(|| panic!("{written}"));
+            assert_eq!(found.xml, kept, "{written}");
+        }
+        let r = raw(r#"<r xmlns="urn:x"/>"#).unwrap();
+        assert_eq!((r.namespace.as_str(), r.name.as_str()), ("urn:x", "r"));
+    }
+
+    #[test]
+    fn anything_else_is_left_to_lxml() {
+        for odd in [
+            "<foo>1</foo>",             // the protocol's namespace: reported
+            "<image:foo>1</image:foo>", // a typed extension's
+            "<zz:r>1</zz:r>",           // an undeclared prefix
+            "<other:r>&#65;</other:r>",
+            "<other:r>a]]>b</other:r>",
+            "<other:r><?pi x?></other:r>",
+            r#"<other:r a="1" a="2"/>"#,
+            r#"<other:r xmlns="">1</other:r>"#,
+            "<other:r>\r\n</other:r>",
+            r#"<other:r xmlns:q="relative">1</other:r>"#,
+            "<other:r><![CDATA[]]></other:r>",
+            "<other:r>1</other:s>",
+            "<other:r>1",
+            "<other:r\u{e9}>1</other:r\u{e9}>",
+        ] {
+            assert_eq!(raw(odd), None, "{odd}");
+        }
+        let deep = "<other:a><other:b><other:c/></other:b></other:a>";
+        let shallow = RootScope {
+            levels: 2,
+            ..scope()
+        };
+        assert!(raw_at(deep.as_bytes(), (0, deep.len()), &shallow, 99).is_none());
+        assert!(raw(deep).is_some());
+    }
+
+    #[test]
+    fn elements_reported_once_are_read_after() {
+        let mut root = scope();
+        let foo = "<foo>1</foo>";
+        assert!(raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).is_none());
+        assert_eq!(stray_at(b"<other:r/>", (0, 10), &root, 99), None);
+        root.strays.push((SITEMAP_NS.to_owned(), "foo".to_owned()));
+        root.strays
+            .push(("https://other.example/ns".to_owned(), "r".to_owned()));
+        let (r, _) = raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).unwrap();
+        assert_eq!(r.xml, format!(r#"<foo xmlns="{SITEMAP_NS}">1</foo>"#));
+        assert_eq!(stray_at(b"<other:r/>", (0, 10), &root, 99), Some(10));
+        // never the protocol's own names, nor a stray that holds them
+        root.strays.push((SITEMAP_NS.to_owned(), "loc".to_owned()));
+        let loc = "<loc>x</loc>";
+        assert!(raw_at(loc.as_bytes(), (0, loc.len()), &root, 99).is_none());
+        let holds = "<other:r><url/></other:r>";
+        assert_eq!(
+            stray_at(holds.as_bytes(), (0, holds.len()), &root, 99),
+            None
+        );
+    }
+}
