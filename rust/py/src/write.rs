@@ -4,6 +4,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use urlset_core::values::alternate::Alternate;
+use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
 use urlset_core::values::scalars::{self, Priority};
@@ -19,6 +21,7 @@ static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static IMAGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ALTERNATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -212,10 +215,15 @@ impl RenderedRows {
         self.rendered.namespaces(start, end)
     }
 
-    /// (entry, the image fields it uses that Google no longer reads, as
-    /// `image.image_deprecated_fields` names them), in order.
-    fn image_fields(&self) -> Vec<(usize, String)> {
-        self.rendered.image_fields().to_vec()
+    /// (entry, code, text): what the per-URL extension rules found in entries written as
+    /// given (`values::extensions::Extensions::findings`), in order.
+    fn findings(&self) -> Vec<(usize, &'static str, &str)> {
+        self.rendered.findings().collect()
+    }
+
+    /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
+    fn links(&self) -> Vec<(usize, Vec<(String, String)>)> {
+        self.rendered.links().to_vec()
     }
 
     /// Each entry's text.
@@ -297,17 +305,17 @@ pub fn typed_declarations() -> Vec<(&'static str, &'static str)> {
     render::TYPED_NAMESPACES.to_vec()
 }
 
-/// The images of a row's (a `Url`'s) extensions: a tuple of `Image` values (exact type),
-/// each taken as `values::image` checks it; None for any other extension or value.
-fn images(extensions: &Bound<'_, PyAny>) -> Option<Vec<Image>> {
-    let extensions = extensions.cast::<PyTuple>().ok()?;
-    if extensions.is_empty() {
-        return Some(Vec::new());
+/// A row's (a `Url`'s) extensions: a tuple of `Image` and `Alternate` values (exact types),
+/// each taken as `values::extensions` checks it; None for any other extension or value.
+fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
+    let given = given.cast::<PyTuple>().ok()?;
+    let mut out = Extensions::default();
+    if given.is_empty() {
+        return Some(out);
     }
-    let py = extensions.py();
-    let image_type = IMAGE.import(py, "urlset.extensions.image", "Image").ok()?;
-    let text = |image: &Bound<'_, PyAny>, name: &str| -> Option<Option<String>> {
-        let value = image.getattr(name).ok()?;
+    let py = given.py();
+    let text = |value: &Bound<'_, PyAny>, name: &str| -> Option<Option<String>> {
+        let value = value.getattr(name).ok()?;
         if value.is_none() {
             return Some(None);
         }
@@ -315,34 +323,39 @@ fn images(extensions: &Bound<'_, PyAny>) -> Option<Vec<Image>> {
             value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
         ))
     };
-    let mut out = Vec::with_capacity(extensions.len());
-    for image in extensions.iter() {
-        if !image.get_type().is(image_type) {
+    for value in given.iter() {
+        let kind = value.get_type();
+        if kind.is(IMAGE.import(py, "urlset.extensions.image", "Image").ok()?) {
+            let loc = text(&value, "loc")??;
+            let fields = [
+                text(&value, "caption")?,
+                text(&value, "geo_location")?,
+                text(&value, "title")?,
+                text(&value, "license")?,
+            ];
+            let image = Image::checked(&loc, fields.each_ref().map(Option::as_deref))?;
+            out.push(Extension::Image(image));
+        } else if kind.is(ALTERNATE
+            .import(py, "urlset.extensions.hreflang", "Alternate")
+            .ok()?)
+        {
+            let link = Alternate::checked(&text(&value, "hreflang")??, &text(&value, "href")??)?;
+            out.push(Extension::Alternate(link));
+        } else {
             return None;
         }
-        let loc = text(&image, "loc")??;
-        let fields = [
-            text(&image, "caption")?,
-            text(&image, "geo_location")?,
-            text(&image, "title")?,
-            text(&image, "license")?,
-        ];
-        out.push(Image::checked(
-            &loc,
-            fields.each_ref().map(Option::as_deref),
-        )?);
     }
-    (out.len() <= urlset_core::values::image::MAX_IMAGES_PER_URL).then_some(out)
+    out.within_limits().then_some(out)
 }
 
 /// Copy one row into `chunk` (its texts; its other values checked); false when it needs the
-/// long way. A fifth value (a `Url`'s extensions) is taken when it holds images only.
+/// long way. A fifth value (a `Url`'s extensions) is taken when the core checks each.
 fn read_row(row: &Bound<'_, PyTuple>, chunk: &mut RowChunk, memo: &mut PriorityMemo) -> bool {
     if row.len() == 5 {
-        let Some(images) = row.get_borrowed_item(4).ok().and_then(|e| images(&e)) else {
+        let Some(found) = row.get_borrowed_item(4).ok().and_then(|e| extensions(&e)) else {
             return false;
         };
-        chunk.images(images);
+        chunk.extensions(found);
     }
     // borrowed: read while the GIL is held, no reference counts to change
     let (Ok(loc), Ok(lastmod), Ok(changefreq), Ok(priority)) = (

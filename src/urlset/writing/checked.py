@@ -95,22 +95,27 @@ def checked_batches(
 
 def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     """What the shared rules report on entries the core wrote as given, entry by entry in
-    the order the per-entry way reports them: a lastmod without a day, then image fields
-    Google no longer reads."""
+    the order the per-entry way reports them: a lastmod without a day, then what the
+    extension rules found (image fields Google no longer reads, an hreflang self-link)."""
     short = run.without_day()
-    fields = run.image_fields()
-    if not short and not fields:
+    found = run.findings()
+    if not short and not found:
         return
     locs = run.locs
-    if not short:  # the usual case with images: one call
-        rules.image_fields([(locs[index], text) for index, text in fields])
+    if not short:  # the usual case with extensions: one call
+        rules.core_findings([(locs[index], code, text) for index, code, text in found])
         return
-    found = sorted([(index, 0, text) for index, text in short] + [(i, 1, t) for i, t in fields])
-    for index, kind, text in found:
+    # stable: an entry's lastmod first, then its findings in the core's order
+    merged = sorted(
+        [(index, 0, "", text) for index, text in short]
+        + [(index, 1, code, text) for index, code, text in found],
+        key=lambda item: item[:2],
+    )
+    for index, kind, code, text in merged:
         if kind == 0:
             rules.without_day(locs[index], text)
         else:
-            rules.image_fields([(locs[index], text)])
+            rules.core_findings([(locs[index], code, text)])
 
 
 def _one_by_one(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day, parse_w3c
 from ..errors import InvalidValue
-from ..model import Url
+from ..model import Issue, Url
 
 if TYPE_CHECKING:
     from .options import BuildOptions
@@ -145,13 +145,12 @@ class EntryRules:
         if why is not None:
             self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
 
-    def image_fields(self, found: Iterable[tuple[str, str]]) -> None:
-        """Entries the core wrote, (loc, fields) each, whose images use ``fields``, which
-        Google no longer reads (``image.image_deprecated_fields``, named by the core)."""
-        from ..extensions.image import deprecated_fields_issue  # only with images
-
-        for loc, fields in found:
-            issue = deprecated_fields_issue(loc, fields)
+    def core_findings(self, found: Iterable[tuple[str, str, str]]) -> None:
+        """What the per-URL extension rules found in entries the core wrote as given,
+        (loc, code, text) each: the issue the Python rule makes of it (the text is what
+        the core named: image fields Google no longer reads, an hreflang's codes)."""
+        for loc, code, text in found:
+            issue = _core_issue(code, loc, text)
             self._problem(issue.code, issue.message, left=False, severity=issue.severity)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
@@ -161,3 +160,17 @@ class EntryRules:
             self.report.warn(code, message)
         else:
             self.report.flag(code, message, severity)
+
+
+def _core_issue(code: str, loc: str, text: str) -> Issue:
+    """The issue of rule ``code`` for the page ``loc`` of what the core named (``text``); each
+    extension module loaded only when its rule found something."""
+    if code == "image-deprecated-field":
+        from ..extensions.image import deprecated_fields_issue
+
+        return deprecated_fields_issue(loc, text)
+    if code == "hreflang-missing-self":
+        from ..extensions.hreflang import missing_self_issue
+
+        return missing_self_issue(loc, text)
+    raise ValueError(f"the compiled core found {code!r}, which no rule here makes")
