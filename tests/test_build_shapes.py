@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from itertools import chain
 from pathlib import Path
 from types import ModuleType
@@ -42,7 +42,6 @@ SHAPES = _shapes()
 # cells whose rows still go the per-entry way, and why
 LEAVING = {
     "video": "videos are typed and written by Python (not yet in the core)",
-    "news": "news are typed and written by Python (not yet in the core)",
 }
 
 
@@ -129,6 +128,32 @@ _LANE_SHAPES = [s for s in SHAPES.SHAPES if s not in ("idn", "port", *LEAVING)]
 _CODES = ("en", "EN-gb", " de ", "de-AT", "zh-hant-TW", "es-419", "x-default", "X-Default", "fil")
 _HREFS = ("{loc}", "{host}de/{i}", "{host}dé/{i}", "{host}?a={i}&b='c'")
 _links = st.lists(st.tuples(st.sampled_from(_CODES), st.sampled_from(_HREFS)), max_size=4)
+# news beyond the matrix's shape: every optional field in the spellings Python takes (lists
+# or comma texts, any case), titles with & and ', dates of every form, old ones (reported
+# at the build's now), and more than one article on a page (reported)
+_article = st.fixed_dictionaries(
+    {
+        "publication_name": st.sampled_from(["The Example Times", " A & B's News "]),
+        "language": st.sampled_from(["en", "DE", "zh-cn", "fil"]),
+        "publication_date": st.sampled_from(
+            ["2025-12-31T10:00:00Z", "2025-12-31", "2025-12-30T23:00:00-05:00", "2024-05-06"]
+        ),
+        "title": st.sampled_from(["Article", "It's <big> & new"]),
+    },
+    optional={
+        "access": st.sampled_from([None, "Subscription", " registration "]),
+        "genres": st.sampled_from([None, "Blog, opinion", ["PressRelease"], []]),
+        "keywords": st.sampled_from([None, "a, b & c", ["x", " y "]]),
+        "stock_tickers": st.sampled_from([None, "NASDAQ:A, NYSE:B", ["LON:X"]]),
+    },
+)
+_news = st.one_of(_article, st.lists(_article, min_size=1, max_size=2))
+
+
+def _with_news(i: int, news: Any) -> Any:
+    """Row ``i`` of the plain shape with this news value (an article or a list of them)."""
+    loc, lastmod, freq, priority, _ = SHAPES.entry("plain", i)
+    return loc, lastmod, freq, priority, {"news": news}
 
 
 def _with_links(i: int, links: list[tuple[str, str]]) -> Any:
@@ -163,6 +188,7 @@ def _repaired(row: Any) -> bool:
                 lambda pick: SHAPES.entry(*pick)
             ),
             st.tuples(st.integers(0, 200_000), _links).map(lambda pick: _with_links(*pick)),
+            st.tuples(st.integers(0, 200_000), _news).map(lambda pick: _with_news(*pick)),
         ),
         min_size=1,
         max_size=40,
@@ -215,3 +241,35 @@ def test_a_row_left_to_python_after_images_declares_as_the_per_entry_way(tmp_pat
     _, files, _ = _build("plain", "csv", rows, tmp_path)
     _, careful_files, _ = _build("plain", "csv", rows, tmp_path, default_tz=UTC)
     assert files == careful_files
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "rows"])
+def test_news_past_a_sitemaps_thousand_split_as_the_per_entry_way(tmp_path: Path, fmt: str) -> None:
+    """A sitemap holds at most 1,000 news entries: the core's entries are cut there as the
+    per-entry way cuts them; with a news window, the articles outside it leave their rows
+    alone (counted) and are written without their news, as the per-entry way writes them."""
+    rows = SHAPES.entries("news", 1_100)
+    report, files, problems = _build("news", fmt, rows, tmp_path)
+    _, careful_files, careful_problems = _build("news", fmt, rows, tmp_path, default_tz=UTC)
+    assert report.left_core == Counter()
+    assert (files, problems) == (careful_files, careful_problems)
+    counts = sorted(
+        data.count(b"<news:news>") for name, data in files.items() if name != "sitemap.xml"
+    )
+    assert counts == [100, 1_000]
+    window = {"news_window": timedelta(hours=12)}  # before NOW: 2025-12-31T12:00Z on
+    report, files, problems = _build("news", fmt, rows[:50], tmp_path, **window)
+    _, careful_files, careful_problems = _build(
+        "news", fmt, rows[:50], tmp_path, default_tz=UTC, **window
+    )
+    assert report.left_core == Counter({"news-window": 50})
+    assert (files, problems) == (careful_files, careful_problems)
+    assert b"<news:news>" not in files["sitemap.xml"]
+
+
+def test_the_core_judges_news_age_with_the_rules_limit() -> None:
+    """The build's microsecond limit for ``news-too-old`` is the news rule's two days."""
+    from urlset.extensions.news import NEWS_MAX_AGE
+    from urlset.writing import entry_rules
+
+    assert NEWS_MAX_AGE // timedelta(microseconds=1) == entry_rules._NEWS_MAX_AGE_MICROS

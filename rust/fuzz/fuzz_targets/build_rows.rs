@@ -1,8 +1,9 @@
 //! The build's row parsing with extensions on any bytes: a JSON line with extension keys
-//! (`images`, `alternates`: `json_lines::object`) and a table's `extensions` cell
+//! (`images`, `news`, `alternates`: `json_lines::object`) and a table's `extensions` cell
 //! (`json_lines::extensions_cell`) never panic; what the core takes is what it promises (at
 //! most 1,000 images, each loc, license and href a plain URI, texts stripped and without a
-//! control character, hreflang codes canonical, the core keys read as without extensions),
+//! control character, hreflang codes canonical, news tickers and keywords as the schema
+//! has them, the core keys read as without extensions),
 //! and an entry rendered with them is counted, declared and judged consistently.
 #![no_main]
 
@@ -12,11 +13,13 @@ use urlset_core::values::alternate::hreflang_code;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::MAX_IMAGES_PER_URL;
 use urlset_core::values::loc::{plain_uri, MAX_LOC_LENGTH};
+use urlset_core::values::news::MAX_STOCK_TICKERS;
 use urlset_core::write::render::{Rendered, Values, TYPED_NAMESPACES};
 
 fn check(extensions: &Extensions) {
     let mut images = 0;
     let mut links = 0;
+    let mut articles = 0;
     for item in extensions.items() {
         match item {
             Extension::Image(image) => {
@@ -30,6 +33,15 @@ fn check(extensions: &Extensions) {
                         assert!(plain_uri(text, MAX_LOC_LENGTH), "{text:?}");
                     }
                 }
+            }
+            Extension::News(news) => {
+                articles += 1;
+                for text in [&news.publication_name, &news.title] {
+                    assert!(!text.is_empty() && text.trim() == text, "{text:?}");
+                    assert!(!text.chars().any(char::is_control), "{text:?}");
+                }
+                assert!(news.stock_tickers.len() <= MAX_STOCK_TICKERS);
+                assert!(news.keywords.iter().all(|word| !word.contains(',')));
             }
             Extension::Alternate(link) => {
                 links += 1;
@@ -60,6 +72,7 @@ fn check(extensions: &Extensions) {
         let text = std::str::from_utf8(&bytes).expect("entries are UTF-8");
         assert_eq!(text.matches("<image:image>").count(), images);
         assert_eq!(text.matches("<xhtml:link ").count(), links);
+        assert_eq!(text.matches("<news:news>").count(), articles);
     }
     assert_eq!(rendered.namespaces(0, 1), extensions.namespaces());
     assert_eq!(rendered.namespaces(0, 1) == 0, extensions.is_empty());

@@ -8,6 +8,7 @@ use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
+use urlset_core::values::news::{News, Texts};
 use urlset_core::values::scalars::{self, Priority};
 pub(crate) use urlset_core::write::chunk::{from_text, Checked};
 use urlset_core::write::chunk::{Given, RowChunk};
@@ -22,6 +23,7 @@ static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static IMAGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ALTERNATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static NEWS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -221,6 +223,17 @@ impl RenderedRows {
         self.rendered.findings().collect()
     }
 
+    /// (entry, how many news articles) of the entries that have some.
+    fn news_counts(&self) -> Vec<(usize, usize)> {
+        self.rendered.news_counts()
+    }
+
+    /// (entry, title, publication instant) of each news article published before `since`
+    /// (microseconds since 1970 UTC), in order.
+    fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
+        self.rendered.news_before(since)
+    }
+
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
     fn links(&self) -> Vec<(usize, Vec<(String, String)>)> {
         self.rendered.links().to_vec()
@@ -335,6 +348,8 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
             ];
             let image = Image::checked(&loc, fields.each_ref().map(Option::as_deref))?;
             out.push(Extension::Image(image));
+        } else if kind.is(NEWS.import(py, "urlset.extensions.news", "News").ok()?) {
+            out.push(Extension::News(news(&value)?));
         } else if kind.is(ALTERNATE
             .import(py, "urlset.extensions.hreflang", "Alternate")
             .ok()?)
@@ -346,6 +361,44 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
         }
     }
     out.within_limits().then_some(out)
+}
+
+/// A `News` value, checked again as `values::news` checks it.
+fn news(value: &Bound<'_, PyAny>) -> Option<News> {
+    let text = |name: &str| -> Option<Option<String>> {
+        let value = value.getattr(name).ok()?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    let texts = |name: &str| -> Option<Option<Texts>> {
+        let items = value.getattr(name).ok()?;
+        let items = items.cast::<PyTuple>().ok()?;
+        if items.is_empty() {
+            return Some(None);
+        }
+        let texts = items
+            .iter()
+            .map(|item| Some(item.cast::<PyString>().ok()?.to_str().ok()?.to_owned()));
+        Some(Some(Texts::Many(texts.collect::<Option<Vec<_>>>()?)))
+    };
+    let published = lastmod_object(&value.getattr("publication_date").ok()?)??;
+    let lists = [
+        texts("genres")?,
+        texts("keywords")?,
+        texts("stock_tickers")?,
+    ];
+    let access = text("access")?;
+    News::checked(
+        &text("publication_name")??,
+        &text("language")??,
+        published,
+        &text("title")??,
+        (access.as_deref(), lists.each_ref().map(Option::as_ref)),
+    )
 }
 
 /// Copy one row into `chunk` (its texts; its other values checked); false when it needs the

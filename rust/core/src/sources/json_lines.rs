@@ -11,6 +11,7 @@ use super::{Rows, Value};
 use crate::values::alternate::Alternate;
 use crate::values::extensions::{Extension, Extensions};
 use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
+use crate::values::news::{self, News, Texts};
 
 const KEYS: [&[u8]; 6] = [
     b"loc",
@@ -309,25 +310,32 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// An object of text (or null) members named in `names`, each at most once: for each
-    /// name, None when not given, Some(None) when null, else its text. None for anything
-    /// else (a number, a list, another key: Python says why).
-    fn texts<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Option<String>>; N]> {
-        let mut given: [Option<Option<String>>; N] = std::array::from_fn(|_| None);
+    /// A text after its opening quote.
+    fn text(&mut self) -> Option<String> {
+        let mut text = String::new();
+        self.string(&mut text)?;
+        Some(text)
+    }
+
+    /// An object of members named in `names`, each at most once, each null, a text or a
+    /// list of texts: for each name, None when not given. None for anything else (a number,
+    /// another key: Python says why).
+    fn fields<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Field>; N]> {
+        let mut given: [Option<Field>; N] = std::array::from_fn(|_| None);
         self.object(|cursor, key| {
             let slot = names.iter().position(|name| *name == key)?;
             if given[slot].is_some() {
                 return None; // given twice: Python keeps the last
             }
             given[slot] = Some(if cursor.word(b"null").is_some() {
-                None
+                Field::Null
+            } else if cursor.eat(b'"') {
+                Field::Text(cursor.text()?)
             } else {
-                if !cursor.eat(b'"') {
-                    return None;
-                }
-                let mut text = String::new();
-                cursor.string(&mut text)?;
-                Some(text)
+                let texts = cursor.list(usize::MAX, |cursor| {
+                    cursor.eat(b'"').then(|| cursor.text()).flatten()
+                })?;
+                Field::List(texts)
             });
             Some(())
         })?;
@@ -335,8 +343,35 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A member's value in an extension's object.
+enum Field {
+    Null,
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Field {
+    /// A text field: Some(None) when null or not given, None when a list.
+    fn text(field: &Option<Field>) -> Option<Option<&str>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Text(text)) => Some(Some(text)),
+            Some(Field::List(_)) => None,
+        }
+    }
+
+    /// A list field as `field_checks.text_list` takes it (None: absent).
+    fn texts(field: Option<Field>) -> Option<Texts> {
+        match field? {
+            Field::Null => None,
+            Field::Text(text) => Some(Texts::One(text)),
+            Field::List(texts) => Some(Texts::Many(texts)),
+        }
+    }
+}
+
 /// The extension keys of an entry, in the order `registry.from_json_fields` types them.
-const KINDS: [&[u8]; 2] = [b"images", b"alternates"];
+const KINDS: [&[u8]; 3] = [b"images", b"news", b"alternates"];
 
 /// The value of extension key `KINDS[kind]` after its colon, as `registry.from_json_fields`
 /// types it when nothing is at fault: null (none), or a list of objects of the value's
@@ -346,23 +381,51 @@ const KINDS: [&[u8]; 2] = [b"images", b"alternates"];
 fn kind_items(cursor: &mut Cursor<'_>, kind: usize) -> Option<Vec<Extension>> {
     match kind {
         0 => cursor.list(MAX_IMAGES_PER_URL, |cursor| {
-            let [loc, fields @ ..] = cursor.texts([
+            let given = cursor.fields([
                 b"loc",
                 FIELDS[0].as_bytes(),
                 FIELDS[1].as_bytes(),
                 FIELDS[2].as_bytes(),
                 FIELDS[3].as_bytes(),
             ])?;
-            let fields = fields
-                .each_ref()
-                .map(|f| f.as_ref().and_then(|v| v.as_deref()));
-            Image::checked(loc??.as_str(), fields).map(Extension::Image)
+            let [loc, a, b, c, d] = [0, 1, 2, 3, 4].map(|at| Field::text(&given[at]));
+            Image::checked(loc??, [a?, b?, c?, d?]).map(Extension::Image)
         }),
+        1 if cursor.bytes.get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
+        1 => cursor.list(usize::MAX, news_object),
         _ => cursor.list(usize::MAX, |cursor| {
-            let [hreflang, href] = cursor.texts([b"hreflang", b"href"])?;
-            Alternate::checked(&hreflang??, &href??).map(Extension::Alternate)
+            let [hreflang, href] = cursor.fields([b"hreflang", b"href"])?;
+            let (hreflang, href) = (Field::text(&hreflang)??, Field::text(&href)??);
+            Alternate::checked(hreflang, href).map(Extension::Alternate)
         }),
     }
+}
+
+/// One news object (`news` takes one, or a list of them).
+fn news_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
+    let [name, language, date, title, access, genres, keywords, tickers] = cursor.fields([
+        b"publication_name",
+        b"language",
+        b"publication_date",
+        b"title",
+        b"access",
+        b"genres",
+        b"keywords",
+        b"stock_tickers",
+    ])?;
+    let text = Field::text;
+    let published = news::published(text(&date)??)?;
+    let lists = [genres, keywords, tickers].map(Field::texts);
+    let lists = [lists[0].as_ref(), lists[1].as_ref(), lists[2].as_ref()];
+    let optional = (text(&access)?, lists);
+    let news = News::checked(
+        text(&name)??,
+        text(&language)??,
+        published,
+        text(&title)??,
+        optional,
+    );
+    news.map(Extension::News)
 }
 
 /// Extension keys met in an object, each kind's items once, made [`Extensions`] in kind order.
@@ -396,7 +459,7 @@ impl Kinds {
 /// line (a key written with an escape too: Python reads those). With `Rows::read_sections`,
 /// a `section` key of text (null: none) gives the row's section too, a range of `rows.text`.
 ///
-/// With `extensions`, the extension keys (`images`, `alternates`) are taken too, checked by
+/// With `extensions`, the extension keys (`images`, `news`, `alternates`) are taken too, checked by
 /// the core ([`kind_items`]), into `extensions`.
 #[allow(clippy::type_complexity)]
 pub fn object(

@@ -6,6 +6,7 @@
 
 use super::alternate::{self, Alternate, XHTML_NS};
 use super::image::{deprecated_fields, Image, IMAGE_NS, MAX_IMAGES_PER_URL};
+use super::news::News;
 
 /// The video and news namespaces: declared in their order among the typed ones.
 pub const VIDEO_NS: &str = "http://www.google.com/schemas/sitemap-video/1.1";
@@ -20,12 +21,14 @@ pub const TYPED_NAMESPACES: [(&str, &str); 4] = [
     ("xhtml", XHTML_NS),
 ];
 pub const IMAGE_BIT: u8 = 1;
+pub const NEWS_BIT: u8 = 1 << 2;
 pub const XHTML_BIT: u8 = 1 << 3;
 
 /// One typed extension value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Extension {
     Image(Image),
+    News(News),
     Alternate(Alternate),
 }
 
@@ -68,6 +71,21 @@ impl Extensions {
         })
     }
 
+    fn news(&self) -> impl Iterator<Item = &News> {
+        self.items.iter().filter_map(|item| match item {
+            Extension::News(news) => Some(news),
+            _ => None,
+        })
+    }
+
+    /// Each news article's publication instant (microseconds since 1970 UTC:
+    /// `dates.instant`) and title: the document counts them, and the build's rules judge
+    /// their age at its `now`.
+    pub fn news_published(&self) -> Vec<(i64, String)> {
+        let published = |news: &News| (news.publication_date.instant(), news.title.clone());
+        self.news().map(published).collect()
+    }
+
     /// The hreflang links, in order.
     pub fn links(&self) -> impl Iterator<Item = &Alternate> + Clone {
         self.items.iter().filter_map(|item| match item {
@@ -86,6 +104,7 @@ impl Extensions {
         self.items.iter().fold(0, |bits, item| {
             bits | match item {
                 Extension::Image(_) => IMAGE_BIT,
+                Extension::News(_) => NEWS_BIT,
                 Extension::Alternate(_) => XHTML_BIT,
             }
         })
@@ -96,6 +115,7 @@ impl Extensions {
         for item in &self.items {
             match item {
                 Extension::Image(image) => image.write(out),
+                Extension::News(news) => news.write(out),
                 Extension::Alternate(link) => link.write(out),
             }
         }
@@ -114,6 +134,9 @@ impl Extensions {
         let images: Vec<Image> = self.images().cloned().collect();
         let found = [
             deprecated_fields(&images).map(|text| ("image-deprecated-field", text)),
+            Some(self.news().count())
+                .filter(|&count| count > 1)
+                .map(|count| ("news-repeated", count.to_string())),
             alternate::missing_self(loc, self.links()).map(|text| ("hreflang-missing-self", text)),
         ];
         Some(found.into_iter().flatten().collect())

@@ -11,4 +11,5 @@ pub mod image;
 pub mod iri;
 pub mod lastmod;
 pub mod loc;
+pub mod news;
 pub mod scalars;

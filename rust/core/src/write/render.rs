@@ -84,6 +84,9 @@ pub struct Rendered {
     /// the hreflang links of the entries that have some, (hreflang, href) each: the set's
     /// reciprocity is judged on what was written
     links: ByEntry<Vec<(String, String)>>,
+    /// the news articles of the entries that have some, (publication instant, title) each:
+    /// a document holds at most 1,000, and the build's rules judge their age
+    news: ByEntry<Vec<(i64, String)>>,
 }
 
 /// Values some entries have, by entry, in order.
@@ -144,6 +147,7 @@ impl Rendered {
             any_namespace: 0,
             findings: ByEntry::default(),
             links: ByEntry::default(),
+            news: ByEntry::default(),
         }
     }
 
@@ -173,6 +177,10 @@ impl Rendered {
         let links: Vec<(String, String)> = links.collect();
         if !links.is_empty() {
             self.links.0.push((entry, links));
+        }
+        let news = extensions.news_published();
+        if !news.is_empty() {
+            self.news.0.push((entry, news));
         }
         let namespaces = if text { 0 } else { extensions.namespaces() };
         self.namespaces.push(namespaces);
@@ -244,6 +252,7 @@ impl Rendered {
         self.any_namespace |= other.any_namespace;
         self.findings.append(&other.findings, entries);
         self.links.append(&other.links, entries);
+        self.news.append(&other.news, entries);
     }
 
     /// The loc of entry `index`.
@@ -368,6 +377,26 @@ impl Rendered {
         found.map(|(at, (code, text))| (*at, *code, text.as_str()))
     }
 
+    /// (entry, how many news articles) of the entries that have some.
+    pub fn news_counts(&self) -> Vec<(usize, usize)> {
+        self.news
+            .0
+            .iter()
+            .map(|(at, news)| (*at, news.len()))
+            .collect()
+    }
+
+    /// (entry, title, publication instant) of each news article published before `since`
+    /// (microseconds since 1970 UTC), in order: the build's rules leave it out or report it.
+    pub fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
+        let entries = self.news.0.iter();
+        let articles =
+            entries.flat_map(|(at, news)| news.iter().map(move |article| (*at, article)));
+        let old = articles.filter(|(_, (published, _))| *published < since);
+        old.map(|(at, (published, title))| (at, title.as_str(), *published))
+            .collect()
+    }
+
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
     pub fn links(&self) -> &[(usize, Vec<(String, String)>)] {
         &self.links.0
@@ -432,6 +461,7 @@ impl Rendered {
         let entry = self.ends.len();
         self.findings.copy(&from.findings, index, entry);
         self.links.copy(&from.links, index, entry);
+        self.news.copy(&from.news, index, entry);
         self.buf.extend_from_slice(from.bytes(index, index + 1));
         self.ends.push(self.buf.len());
         self.push_lastmod(from.lastmods[index]);
