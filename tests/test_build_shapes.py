@@ -40,9 +40,7 @@ def _shapes() -> ModuleType:
 
 SHAPES = _shapes()
 # cells whose rows still go the per-entry way, and why
-LEAVING = {
-    "video": "videos are typed and written by Python (not yet in the core)",
-}
+LEAVING: dict[str, str] = {}
 
 
 def _given(fmt: str, rows: list[Any], tmp: Path) -> tuple[Any, Any]:
@@ -148,6 +146,39 @@ _article = st.fixed_dictionaries(
     },
 )
 _news = st.one_of(_article, st.lists(_article, min_size=1, max_size=2))
+# videos of every field the core types, in the spellings Python takes (numbers and flags as
+# JSON values or text, tags as a list or one text), with a content or a player loc, some
+# with a field it leaves to Python (a rating, a restriction: that row alone leaves)
+_video = st.fixed_dictionaries(
+    {
+        "thumbnail_loc": st.sampled_from(
+            ["https://www.example.com/t.jpg", "https://www.example.com/tö.jpg"]
+        ),
+        "title": st.sampled_from(["Video", " It's <big> & new "]),
+        "description": st.sampled_from(["A short film.", "Über & más"]),
+    },
+    optional={
+        "content_loc": st.sampled_from(["https://www.example.com/v.mp4?a=1&b=2", ""]),
+        "player_loc": st.sampled_from(["https://www.example.com/player?id=1"]),
+        "duration": st.sampled_from([600, "42", None]),
+        "view_count": st.sampled_from([0, "1200"]),
+        "expiration_date": st.sampled_from(["2026-12-31", "2026-12-31T10:00:00+05:30"]),
+        "publication_date": st.sampled_from(["2024-05-06T10:00:00Z", None]),
+        "tags": st.sampled_from([["a", " b "], "one, tag", []]),
+        "category": st.sampled_from(["Films", " "]),
+        "family_friendly": st.sampled_from([True, "YES", " no"]),
+        "requires_subscription": st.sampled_from([False, "yes"]),
+        "uploader": st.sampled_from(["Ann & Co", None]),
+        "live": st.sampled_from([False, "no"]),
+        "rating": st.sampled_from([None, 4.5]),
+    },
+).filter(lambda video: video.get("content_loc") or video.get("player_loc"))
+
+
+def _with_videos(i: int, videos: list[dict[str, Any]]) -> Any:
+    """Row ``i`` of the plain shape with these videos."""
+    loc, lastmod, freq, priority, _ = SHAPES.entry("plain", i)
+    return loc, lastmod, freq, priority, {"videos": videos}
 
 
 def _with_news(i: int, news: Any) -> Any:
@@ -167,7 +198,10 @@ def _with_links(i: int, links: list[tuple[str, str]]) -> Any:
 
 
 def _repaired(row: Any) -> bool:
-    """Whether a row's links name two hrefs for one code (the per-entry way repairs it)."""
+    """Whether a row leaves the core: its links name two hrefs for one code (the per-entry
+    way repairs it), or a video of it has a field the core leaves to Python (a rating)."""
+    if any(video.get("rating") is not None for video in (row[4] or {}).get("videos", ())):
+        return True
     seen: dict[str, str] = {}
     for link in (row[4] or {}).get("alternates", ()):
         code = link["hreflang"].strip().lower()
@@ -189,6 +223,9 @@ def _repaired(row: Any) -> bool:
             ),
             st.tuples(st.integers(0, 200_000), _links).map(lambda pick: _with_links(*pick)),
             st.tuples(st.integers(0, 200_000), _news).map(lambda pick: _with_news(*pick)),
+            st.tuples(st.integers(0, 200_000), st.lists(_video, min_size=1, max_size=2)).map(
+                lambda pick: _with_videos(*pick)
+            ),
         ),
         min_size=1,
         max_size=40,
@@ -273,3 +310,25 @@ def test_the_core_judges_news_age_with_the_rules_limit() -> None:
     from urlset.writing import entry_rules
 
     assert NEWS_MAX_AGE // timedelta(microseconds=1) == entry_rules._NEWS_MAX_AGE_MICROS
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "rows", "urls"])
+def test_a_video_on_its_page_leaves_its_row_alone(tmp_path: Path, fmt: str) -> None:
+    """A video whose content loc is the page (``video-loc-is-page``, an error the build
+    repairs by leaving the video out) sends its row alone the per-entry way; the rest of the
+    batch, videos among it, stays in the core: the same set and findings either way."""
+    rows = SHAPES.entries("video", 3)
+    loc, lastmod, freq, priority, extensions = rows[1]
+    rows[1] = (
+        loc,
+        lastmod,
+        freq,
+        priority,
+        {"videos": [{**extensions["videos"][0], "content_loc": loc}]},
+    )
+    report, files, problems = _build("video", fmt, rows, tmp_path)
+    _, careful_files, careful_problems = _build("video", fmt, rows, tmp_path, default_tz=UTC)
+    assert sum(report.left_core.values()) == 1
+    assert (files, problems) == (careful_files, careful_problems)
+    assert files["sitemap.xml"].count(b"<video:video>") == 2
+    assert "video-loc-is-page" in problems[0]

@@ -1,5 +1,5 @@
 //! The build's row parsing with extensions on any bytes: a JSON line with extension keys
-//! (`images`, `news`, `alternates`: `json_lines::object`) and a table's `extensions` cell
+//! (`images`, `videos`, `news`, `alternates`: `json_lines::object`) and a table's `extensions` cell
 //! (`json_lines::extensions_cell`) never panic; what the core takes is what it promises (at
 //! most 1,000 images, each loc, license and href a plain URI, texts stripped and without a
 //! control character, hreflang codes canonical, news tickers and keywords as the schema
@@ -20,6 +20,7 @@ fn check(extensions: &Extensions) {
     let mut images = 0;
     let mut links = 0;
     let mut articles = 0;
+    let mut videos = 0;
     for item in extensions.items() {
         match item {
             Extension::Image(image) => {
@@ -33,6 +34,12 @@ fn check(extensions: &Extensions) {
                         assert!(plain_uri(text, MAX_LOC_LENGTH), "{text:?}");
                     }
                 }
+            }
+            Extension::Video(video) => {
+                videos += 1;
+                assert!(plain_uri(&video.thumbnail_loc, MAX_LOC_LENGTH));
+                assert!(video.content_loc.is_some() || video.player_loc.is_some());
+                assert!(video.title.chars().count() <= 100 && video.tags.len() <= 32);
             }
             Extension::News(news) => {
                 articles += 1;
@@ -57,7 +64,7 @@ fn check(extensions: &Extensions) {
     rendered.push_with("https://x.org/a", &Values::default(), false, extensions);
     rendered.push("https://x.org/b", &Values::default(), false);
     if rendered.refused().first().is_some_and(|(at, _)| *at == 0) {
-        // refused (an hreflang naming two hrefs): nothing of it written or found
+        // refused (an hreflang naming two hrefs, a video on the page): nothing written or found
         assert_eq!(rendered.len(), 1);
         assert!(rendered.findings().next().is_none() && rendered.links().is_empty());
         return;
@@ -73,6 +80,7 @@ fn check(extensions: &Extensions) {
         assert_eq!(text.matches("<image:image>").count(), images);
         assert_eq!(text.matches("<xhtml:link ").count(), links);
         assert_eq!(text.matches("<news:news>").count(), articles);
+        assert_eq!(text.matches("<video:video>").count(), videos);
     }
     assert_eq!(rendered.namespaces(0, 1), extensions.namespaces());
     assert_eq!(rendered.namespaces(0, 1) == 0, extensions.is_empty());

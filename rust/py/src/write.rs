@@ -3,13 +3,14 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
 use urlset_core::values::news::{News, Texts};
 use urlset_core::values::scalars::{self, Priority};
+use urlset_core::values::video::{self, Video};
 pub(crate) use urlset_core::write::chunk::{from_text, Checked};
 use urlset_core::write::chunk::{Given, RowChunk};
 use urlset_core::write::columns::{Cell, Column};
@@ -24,6 +25,7 @@ static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static IMAGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ALTERNATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static NEWS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static VIDEO: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -348,6 +350,8 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
             ];
             let image = Image::checked(&loc, fields.each_ref().map(Option::as_deref))?;
             out.push(Extension::Image(image));
+        } else if kind.is(VIDEO.import(py, "urlset.extensions.video", "Video").ok()?) {
+            out.push(Extension::Video(video_value(&value)?));
         } else if kind.is(NEWS.import(py, "urlset.extensions.news", "News").ok()?) {
             out.push(Extension::News(news(&value)?));
         } else if kind.is(ALTERNATE
@@ -361,6 +365,93 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
         }
     }
     out.within_limits().then_some(out)
+}
+
+/// A `Video` value of the fields `values::video` types, checked again as it checks them.
+fn video_value(value: &Bound<'_, PyAny>) -> Option<Video> {
+    let attr = |name: &str| value.getattr(name).ok();
+    let text = |name: &str| -> Option<Option<String>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    let untyped = [
+        "player_allow_embed",
+        "player_autoplay",
+        "rating",
+        "restriction",
+        "gallery_loc",
+        "gallery_title",
+        "uploader_info",
+        "platform",
+    ];
+    if !untyped
+        .iter()
+        .all(|name| attr(name).is_some_and(|v| v.is_none()))
+        || !attr("prices")?.cast::<PyTuple>().ok()?.is_empty()
+    {
+        return None;
+    }
+    let number = |name: &str| -> Option<Option<u64>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        if value.cast::<PyBool>().is_ok() {
+            return None;
+        }
+        Some(Some(value.extract::<u64>().ok()?))
+    };
+    let flag = |name: &str| -> Option<Option<bool>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(value.cast::<PyBool>().ok()?.is_true()))
+    };
+    let date = |name: &str| -> Option<Option<Lastmod>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(lastmod_object(&value)??))
+    };
+    let mut video = Video::new(
+        &text("thumbnail_loc")??,
+        &text("title")??,
+        &text("description")??,
+    )?;
+    let loc = |name: &str| text(name)?.map_or(Some(None), |loc| Video::loc(&loc));
+    video.content_loc = loc("content_loc")?;
+    video.player_loc = loc("player_loc")?;
+    video.duration = match number("duration")? {
+        Some(seconds) => Some(video::duration(seconds)?),
+        None => None,
+    };
+    video.expiration_date = date("expiration_date")?;
+    video.view_count = number("view_count")?;
+    video.publication_date = date("publication_date")?;
+    let tags = attr("tags")?;
+    let tags = tags
+        .cast::<PyTuple>()
+        .ok()?
+        .iter()
+        .map(|tag| Some(tag.cast::<PyString>().ok()?.to_str().ok()?.to_owned()));
+    video.set_tags(tags.collect::<Option<Vec<_>>>()?)?;
+    if let Some(category) = text("category")? {
+        video.set_category(&category)?;
+    }
+    video.family_friendly = flag("family_friendly")?;
+    video.requires_subscription = flag("requires_subscription")?;
+    if let Some(uploader) = text("uploader")? {
+        video.set_uploader(&uploader)?;
+    }
+    video.live = flag("live")?;
+    video.finished()
 }
 
 /// A `News` value, checked again as `values::news` checks it.

@@ -12,6 +12,7 @@ use crate::values::alternate::Alternate;
 use crate::values::extensions::{Extension, Extensions};
 use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
 use crate::values::news::{self, News, Texts};
+use crate::values::video::{self, Video};
 
 const KEYS: [&[u8]; 6] = [
     b"loc",
@@ -331,6 +332,15 @@ impl<'a> Cursor<'a> {
                 Field::Null
             } else if cursor.eat(b'"') {
                 Field::Text(cursor.text()?)
+            } else if cursor.word(b"true").is_some() {
+                Field::Bool(true)
+            } else if cursor.word(b"false").is_some() {
+                Field::Bool(false)
+            } else if cursor.bytes.get(cursor.at) != Some(&b'[') {
+                match cursor.number()? {
+                    Value::Integer(number) => Field::Integer(number),
+                    _ => return None, // a float: Python judges it
+                }
             } else {
                 let texts = cursor.list(usize::MAX, |cursor| {
                     cursor.eat(b'"').then(|| cursor.text()).flatten()
@@ -348,6 +358,8 @@ enum Field {
     Null,
     Text(String),
     List(Vec<String>),
+    Integer(i64),
+    Bool(bool),
 }
 
 impl Field {
@@ -356,8 +368,33 @@ impl Field {
         match field {
             None | Some(Field::Null) => Some(None),
             Some(Field::Text(text)) => Some(Some(text)),
-            Some(Field::List(_)) => None,
+            Some(_) => None,
         }
+    }
+
+    /// A whole number (`whole_number`): an integer, or its digits as text; None absent.
+    fn number(field: &Option<Field>) -> Option<Option<u64>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Integer(number)) => Some(Some(u64::try_from(*number).ok()?)),
+            Some(Field::Text(text)) => Some(Some(video::whole_number(text)?)),
+            Some(_) => None,
+        }
+    }
+
+    /// A yes/no flag (`yes_no`): a bool, or yes or no as text; None absent.
+    fn flag(field: &Option<Field>) -> Option<Option<bool>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Bool(flag)) => Some(Some(*flag)),
+            Some(Field::Text(text)) => Some(Some(video::yes_no(text)?)),
+            Some(_) => None,
+        }
+    }
+
+    /// Whether a field the core does not type is absent.
+    fn absent(field: &Option<Field>) -> bool {
+        matches!(field, None | Some(Field::Null))
     }
 
     /// A list field as `field_checks.text_list` takes it (None: absent).
@@ -366,12 +403,13 @@ impl Field {
             Field::Null => None,
             Field::Text(text) => Some(Texts::One(text)),
             Field::List(texts) => Some(Texts::Many(texts)),
+            _ => Some(Texts::Many(vec![String::new()])), // a number: refused as a text
         }
     }
 }
 
 /// The extension keys of an entry, in the order `registry.from_json_fields` types them.
-const KINDS: [&[u8]; 3] = [b"images", b"news", b"alternates"];
+const KINDS: [&[u8]; 4] = [b"images", b"videos", b"news", b"alternates"];
 
 /// The value of extension key `KINDS[kind]` after its colon, as `registry.from_json_fields`
 /// types it when nothing is at fault: null (none), or a list of objects of the value's
@@ -391,14 +429,78 @@ fn kind_items(cursor: &mut Cursor<'_>, kind: usize) -> Option<Vec<Extension>> {
             let [loc, a, b, c, d] = [0, 1, 2, 3, 4].map(|at| Field::text(&given[at]));
             Image::checked(loc??, [a?, b?, c?, d?]).map(Extension::Image)
         }),
-        1 if cursor.bytes.get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
-        1 => cursor.list(usize::MAX, news_object),
+        1 => cursor.list(usize::MAX, video_object),
+        2 if cursor.bytes.get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
+        2 => cursor.list(usize::MAX, news_object),
         _ => cursor.list(usize::MAX, |cursor| {
             let [hreflang, href] = cursor.fields([b"hreflang", b"href"])?;
             let (hreflang, href) = (Field::text(&hreflang)??, Field::text(&href)??);
             Alternate::checked(hreflang, href).map(Extension::Alternate)
         }),
     }
+}
+
+/// One video object, of the fields `values::video` types (the others null or not given).
+fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
+    let given = cursor.fields([
+        b"thumbnail_loc",
+        b"title",
+        b"description",
+        b"content_loc",
+        b"player_loc",
+        b"duration",
+        b"expiration_date",
+        b"view_count",
+        b"publication_date",
+        b"tags",
+        b"category",
+        b"family_friendly",
+        b"requires_subscription",
+        b"uploader",
+        b"live",
+        // not typed here: given, the row is Python's
+        b"player_allow_embed",
+        b"player_autoplay",
+        b"rating",
+        b"restriction",
+        b"gallery_loc",
+        b"gallery_title",
+        b"prices",
+        b"uploader_info",
+        b"platform",
+    ])?;
+    if !given[15..].iter().all(Field::absent) {
+        return None;
+    }
+    let text = |at: usize| Field::text(&given[at]);
+    let mut video = Video::new(text(0)??, text(1)??, text(2)??)?;
+    let loc = |at: usize| text(at)?.map_or(Some(None), Video::loc);
+    video.content_loc = loc(3)?;
+    video.player_loc = loc(4)?;
+    video.duration = match Field::number(&given[5])? {
+        Some(seconds) => Some(video::duration(seconds)?),
+        None => None,
+    };
+    let date = |at: usize| text(at)?.map_or(Some(None), |t| news::published(t).map(Some));
+    video.expiration_date = date(6)?;
+    video.view_count = Field::number(&given[7])?;
+    video.publication_date = date(8)?;
+    match &given[9] {
+        None | Some(Field::Null) => {}
+        Some(Field::Text(tag)) => video.set_tags(vec![tag.clone()])?,
+        Some(Field::List(tags)) => video.set_tags(tags.clone())?,
+        Some(_) => return None,
+    }
+    if let Some(category) = text(10)? {
+        video.set_category(category)?;
+    }
+    video.family_friendly = Field::flag(&given[11])?;
+    video.requires_subscription = Field::flag(&given[12])?;
+    if let Some(uploader) = text(13)? {
+        video.set_uploader(uploader)?;
+    }
+    video.live = Field::flag(&given[14])?;
+    video.finished().map(Extension::Video)
 }
 
 /// One news object (`news` takes one, or a list of them).
@@ -459,7 +561,7 @@ impl Kinds {
 /// line (a key written with an escape too: Python reads those). With `Rows::read_sections`,
 /// a `section` key of text (null: none) gives the row's section too, a range of `rows.text`.
 ///
-/// With `extensions`, the extension keys (`images`, `news`, `alternates`) are taken too, checked by
+/// With `extensions`, the extension keys (`images`, `videos`, `news`, `alternates`) are taken too, checked by
 /// the core ([`kind_items`]), into `extensions`.
 #[allow(clippy::type_complexity)]
 pub fn object(

@@ -7,6 +7,7 @@
 use super::alternate::{self, Alternate, XHTML_NS};
 use super::image::{deprecated_fields, Image, IMAGE_NS, MAX_IMAGES_PER_URL};
 use super::news::News;
+use super::video::Video;
 
 /// The video and news namespaces: declared in their order among the typed ones.
 pub const VIDEO_NS: &str = "http://www.google.com/schemas/sitemap-video/1.1";
@@ -21,6 +22,7 @@ pub const TYPED_NAMESPACES: [(&str, &str); 4] = [
     ("xhtml", XHTML_NS),
 ];
 pub const IMAGE_BIT: u8 = 1;
+pub const VIDEO_BIT: u8 = 1 << 1;
 pub const NEWS_BIT: u8 = 1 << 2;
 pub const XHTML_BIT: u8 = 1 << 3;
 
@@ -28,6 +30,7 @@ pub const XHTML_BIT: u8 = 1 << 3;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Extension {
     Image(Image),
+    Video(Video),
     News(News),
     Alternate(Alternate),
 }
@@ -104,6 +107,7 @@ impl Extensions {
         self.items.iter().fold(0, |bits, item| {
             bits | match item {
                 Extension::Image(_) => IMAGE_BIT,
+                Extension::Video(_) => VIDEO_BIT,
                 Extension::News(_) => NEWS_BIT,
                 Extension::Alternate(_) => XHTML_BIT,
             }
@@ -115,6 +119,7 @@ impl Extensions {
         for item in &self.items {
             match item {
                 Extension::Image(image) => image.write(out),
+                Extension::Video(video) => video.write(out),
                 Extension::News(news) => news.write(out),
                 Extension::Alternate(link) => link.write(out),
             }
@@ -129,6 +134,13 @@ impl Extensions {
             return Some(Vec::new());
         }
         if alternate::duplicate(self.links()) {
+            return None;
+        }
+        let videos = self.items.iter().filter_map(|item| match item {
+            Extension::Video(video) => Some(video),
+            _ => None,
+        });
+        if videos.into_iter().any(|video| video.on_page(loc)) {
             return None;
         }
         let images: Vec<Image> = self.images().cloned().collect();

@@ -13,3 +13,4 @@ pub mod lastmod;
 pub mod loc;
 pub mod news;
 pub mod scalars;
+pub mod video;
