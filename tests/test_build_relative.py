@@ -117,8 +117,14 @@ def test_the_per_entry_way_resolves_as_the_core(tmp_path: Path) -> None:
     python = write_sitemaps(rows, tmp_path / "python", BASE, gzip=False, now=NOW, default_tz=tz)
     assert python.left_core == {"default-tz": len(RELATIVE)} and core.left_core == {}
     assert _files(tmp_path / "core") == _files(tmp_path / "python")
-    # hreflang links: an extension the core leaves to Python (images it writes itself)
-    links = {"alternates": [{"hreflang": "en", "href": _absolute(RELATIVE[1])}]}
+    # hreflang links naming two hrefs for one code: a row the core leaves to Python (the
+    # per-entry way repairs it; links and images it writes itself)
+    links = {
+        "alternates": [
+            {"hreflang": "en", "href": _absolute(RELATIVE[1])},
+            {"hreflang": "en", "href": _absolute(RELATIVE[0])},
+        ]
+    }
     for name, locs in (("rel", RELATIVE), ("abs", [_absolute(loc) for loc in RELATIVE])):
         path = tmp_path / f"{name}.jsonl"
         lines = [
@@ -127,7 +133,7 @@ def test_the_per_entry_way_resolves_as_the_core(tmp_path: Path) -> None:
         ]
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
         report = _build_file(path, tmp_path / f"{name}-out")
-        assert report.left_core == {"json-line": 1}
+        assert report.left_core == {"extensions": 1}  # a repair: the per-entry way's
         table = tmp_path / f"{name}.csv"  # a row with an image cell is read alone too
         cells = [
             f"{loc},{'https://www.example.com/i.jpg' if n == 1 else ''}"

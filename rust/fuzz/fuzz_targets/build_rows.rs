@@ -1,44 +1,92 @@
-//! The build's row parsing with extensions on any bytes: a JSON line with an `images` key
-//! (`json_lines::object`) and a table's `extensions` cell (`json_lines::extensions_cell`)
-//! never panic; what the core takes is what it promises (at most 1,000 images, each loc and
-//! license a plain URI, texts stripped and without a control character, the core keys read as
-//! without images), and an entry rendered with them is counted and declared consistently.
+//! The build's row parsing with extensions on any bytes: a JSON line with extension keys
+//! (`images`, `videos`, `news`, `alternates`: `json_lines::object`) and a table's `extensions` cell
+//! (`json_lines::extensions_cell`) never panic; what the core takes is what it promises (at
+//! most 1,000 images, each loc, license and href a plain URI, texts stripped and without a
+//! control character, hreflang codes canonical, news tickers and keywords as the schema
+//! has them, the core keys read as without extensions),
+//! and an entry rendered with them is counted, declared and judged consistently.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::sources::{json_lines, Rows, Value};
-use urlset_core::values::image::{Image, MAX_IMAGES_PER_URL};
+use urlset_core::values::alternate::hreflang_code;
+use urlset_core::values::extensions::{Extension, Extensions};
+use urlset_core::values::image::MAX_IMAGES_PER_URL;
 use urlset_core::values::loc::{plain_uri, MAX_LOC_LENGTH};
-use urlset_core::write::render::{Rendered, Values, IMAGE_BIT};
+use urlset_core::values::news::MAX_STOCK_TICKERS;
+use urlset_core::write::render::{Rendered, Values, TYPED_NAMESPACES};
 
-fn check(images: &[Image]) {
-    assert!(images.len() <= MAX_IMAGES_PER_URL);
-    for image in images {
-        assert!(plain_uri(&image.loc, MAX_LOC_LENGTH), "{:?}", image.loc);
-        for (index, field) in image.fields.iter().enumerate() {
-            let Some(text) = field else { continue };
-            assert!(!text.is_empty() && text.trim() == text, "{text:?}");
-            assert!(!text.chars().any(char::is_control), "{text:?}");
-            if index == 3 {
-                assert!(plain_uri(text, MAX_LOC_LENGTH), "{text:?}");
+fn check(extensions: &Extensions) {
+    let mut images = 0;
+    let mut links = 0;
+    let mut articles = 0;
+    let mut videos = 0;
+    for item in extensions.items() {
+        match item {
+            Extension::Image(image) => {
+                images += 1;
+                assert!(plain_uri(&image.loc, MAX_LOC_LENGTH), "{:?}", image.loc);
+                for (index, field) in image.fields.iter().enumerate() {
+                    let Some(text) = field else { continue };
+                    assert!(!text.is_empty() && text.trim() == text, "{text:?}");
+                    assert!(!text.chars().any(char::is_control), "{text:?}");
+                    if index == 3 {
+                        assert!(plain_uri(text, MAX_LOC_LENGTH), "{text:?}");
+                    }
+                }
+            }
+            Extension::Video(video) => {
+                videos += 1;
+                assert!(plain_uri(&video.thumbnail_loc, MAX_LOC_LENGTH));
+                assert!(video.content_loc.is_some() || video.player_loc.is_some());
+                assert!(video.title.chars().count() <= 100 && video.tags.len() <= 32);
+            }
+            Extension::News(news) => {
+                articles += 1;
+                for text in [&news.publication_name, &news.title] {
+                    assert!(!text.is_empty() && text.trim() == text, "{text:?}");
+                    assert!(!text.chars().any(char::is_control), "{text:?}");
+                }
+                assert!(news.stock_tickers.len() <= MAX_STOCK_TICKERS);
+                assert!(news.keywords.iter().all(|word| !word.contains(',')));
+            }
+            Extension::Alternate(link) => {
+                links += 1;
+                assert!(plain_uri(&link.href, MAX_LOC_LENGTH), "{:?}", link.href);
+                // canonical: the check gives it back unchanged
+                assert_eq!(hreflang_code(&link.hreflang).as_ref(), Some(&link.hreflang));
             }
         }
     }
+    assert!(images <= MAX_IMAGES_PER_URL);
     // rendered: the document's byte counts agree with the bytes, declared or not
     let mut rendered = Rendered::with_capacity(2);
-    rendered.push_with("https://x.org/a", &Values::default(), false, images);
+    rendered.push_with("https://x.org/a", &Values::default(), false, extensions);
     rendered.push("https://x.org/b", &Values::default(), false);
-    for declared in [0, IMAGE_BIT] {
+    if rendered.refused().first().is_some_and(|(at, _)| *at == 0) {
+        // refused (an hreflang naming two hrefs, a video on the page): nothing written or found
+        assert_eq!(rendered.len(), 1);
+        assert!(rendered.findings().next().is_none() && rendered.links().is_empty());
+        return;
+    }
+    let all = (1u8 << TYPED_NAMESPACES.len()) - 1;
+    for declared in [0, extensions.namespaces(), all] {
         let bytes = rendered.bytes_declared(0, 2, declared);
         let sizes = rendered.size_declared(0, declared) + rendered.size_declared(1, declared);
         assert_eq!(bytes.len(), sizes);
         assert_eq!(rendered.fit_declared(0, 2, bytes.len(), declared), 2);
         assert_eq!(rendered.fit_declared(0, 2, bytes.len() - 1, declared), 1);
         let text = std::str::from_utf8(&bytes).expect("entries are UTF-8");
-        assert_eq!(text.matches("<image:image>").count(), images.len());
+        assert_eq!(text.matches("<image:image>").count(), images);
+        assert_eq!(text.matches("<xhtml:link ").count(), links);
+        assert_eq!(text.matches("<news:news>").count(), articles);
+        assert_eq!(text.matches("<video:video>").count(), videos);
     }
-    let uses = rendered.namespaces(0, 1) == IMAGE_BIT;
-    assert_eq!(uses, !images.is_empty());
+    assert_eq!(rendered.namespaces(0, 1), extensions.namespaces());
+    assert_eq!(rendered.namespaces(0, 1) == 0, extensions.is_empty());
+    assert!(rendered.findings().all(|(at, _, _)| at == 0));
+    let written: usize = rendered.links().iter().map(|(_, links)| links.len()).sum();
+    assert_eq!(written, links);
 }
 
 fn texts(rows: &Rows, values: &[Value; 4]) -> Vec<String> {
@@ -50,13 +98,13 @@ fn texts(rows: &Rows, values: &[Value; 4]) -> Vec<String> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut images = Vec::new();
+    let mut extensions = Extensions::default();
     let mut rows = Rows::default();
-    if let Some((values, _)) = json_lines::object(data, &mut rows, Some(&mut images)) {
-        check(&images);
+    if let Some((values, _)) = json_lines::object(data, &mut rows, Some(&mut extensions)) {
+        check(&extensions);
         let with = texts(&rows, &values);
-        if images.is_empty() {
-            // a line the core reads without images reads the same with them allowed
+        if extensions.is_empty() {
+            // a line the core reads without extensions reads the same with them allowed
             let mut plain = Rows::default();
             if let Some((again, _)) = json_lines::object(data, &mut plain, None) {
                 assert_eq!(texts(&plain, &again), with);
@@ -66,8 +114,8 @@ fuzz_target!(|data: &[u8]| {
         assert!(json_lines::object(data, &mut Rows::default(), None).is_none());
     }
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Some(images) = json_lines::extensions_cell(text) {
-            check(&images);
+        if let Some(extensions) = json_lines::extensions_cell(text) {
+            check(&extensions);
         }
     }
 });

@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use urlset_core::sources::delimited::{self, Columns, Record, Step};
 use urlset_core::sources::lines::strip;
 use urlset_core::sources::{json_lines, text, Rows, Value};
-use urlset_core::values::image::Image;
+use urlset_core::values::extensions::Extensions;
 use urlset_core::values::lastmod;
 use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::locs::writable_loc;
@@ -29,16 +29,16 @@ pub struct SourceBatch {
     columns: Option<Columns>,
 }
 
-/// A long row's values and images when the core reads it itself (`scratch`: its texts;
-/// `columns`: a table's, or why its long rows are long): a JSON line of the core keys and `images` (`json_lines::object`), or a table's record
-/// whose only extension cell not blank is `extensions` with images alone in it. None: Python
-/// reads the row.
+/// A long row's values and extensions when the core reads it itself (`scratch`: its texts;
+/// `columns`: a table's, or why its long rows are long): a JSON line of the core keys and
+/// extension keys (`json_lines::object`), or a table's record whose only extension cell not
+/// blank is `extensions` with extension keys alone in it. None: Python reads the row.
 fn long_entry(
     columns: Result<&Columns, Refusal>,
     rows: &Rows,
     cells: &[(usize, usize)],
     scratch: &mut Rows,
-) -> Option<([Value; 4], Vec<Image>)> {
+) -> Option<([Value; 4], Extensions)> {
     scratch.clear();
     let cell = |index: usize| {
         let &(start, end) = cells.get(index)?;
@@ -48,10 +48,11 @@ fn long_entry(
         if !matches!(columns, Err(Refusal::JsonLine)) {
             return None;
         }
-        let mut images = Vec::new();
+        let mut extensions = Extensions::default();
         scratch.read_sections = rows.read_sections; // its section was read with the line
-        let (values, _) = json_lines::object(cell(0)?.as_bytes(), scratch, Some(&mut images))?;
-        return Some((values, images));
+        let line = cell(0)?.as_bytes();
+        let (values, _) = json_lines::object(line, scratch, Some(&mut extensions))?;
+        return Some((values, extensions));
     };
     let json = columns.json?;
     if cells.len() != columns.width || (0..cells.len()).any(|index| cell(index).is_none()) {
@@ -65,8 +66,8 @@ fn long_entry(
     {
         return None;
     }
-    let images = json_lines::extensions_cell(strip(text(json)))?;
-    Some((columns.core_values(text, scratch), images))
+    let extensions = json_lines::extensions_cell(strip(text(json)))?;
+    Some((columns.core_values(text, scratch), extensions))
 }
 
 /// A row's loc and values as the core writes them (`rows`: the row's texts), or why not.
@@ -230,21 +231,23 @@ impl SourceBatch {
             for (index, values) in rows.values.iter().enumerate() {
                 let checked = match long.next_if(|(at, _)| *at == index) {
                     None => checked_row(rows, values, prefix, max_length, &mut memo)
-                        .map(|(loc, values)| (loc, values, Vec::new())),
+                        .map(|(loc, values)| (loc, values, Extensions::default())),
                     Some((_, cells)) => {
                         let columns = self.columns.as_ref().ok_or(self.long);
                         match long_entry(columns, rows, cells, &mut scratch) {
-                            // the row's values are checked as any row's; its images were
-                            Some((values, images)) => {
+                            // the row's values are checked as any row's; its extensions were
+                            Some((values, extensions)) => {
                                 checked_row(&scratch, &values, prefix, max_length, &mut memo)
-                                    .map(|(loc, values)| (loc, values, images))
+                                    .map(|(loc, values)| (loc, values, extensions))
                             }
                             None => Err(self.long),
                         }
                     }
                 };
                 match checked {
-                    Ok((loc, values, images)) => rendered.push_with(&loc, &values, text, &images),
+                    Ok((loc, values, extensions)) => {
+                        rendered.push_with(&loc, &values, text, &extensions)
+                    }
                     Err(why) => rendered.refuse(why),
                 }
             }

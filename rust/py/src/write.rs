@@ -3,10 +3,14 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use urlset_core::values::alternate::Alternate;
+use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
+use urlset_core::values::news::{News, Texts};
 use urlset_core::values::scalars::{self, Priority};
+use urlset_core::values::video::{self, Video};
 pub(crate) use urlset_core::write::chunk::{from_text, Checked};
 use urlset_core::write::chunk::{Given, RowChunk};
 use urlset_core::write::columns::{Cell, Column};
@@ -19,6 +23,9 @@ static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static YEAR_MONTH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static IMAGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ALTERNATE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static NEWS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static VIDEO: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// An empty or blank string, or a NaN (what a DataFrame holds in an empty cell): `model._absent`.
 fn absent(value: &Bound<'_, PyAny>) -> Option<bool> {
@@ -212,10 +219,26 @@ impl RenderedRows {
         self.rendered.namespaces(start, end)
     }
 
-    /// (entry, the image fields it uses that Google no longer reads, as
-    /// `image.image_deprecated_fields` names them), in order.
-    fn image_fields(&self) -> Vec<(usize, String)> {
-        self.rendered.image_fields().to_vec()
+    /// (entry, code, text): what the per-URL extension rules found in entries written as
+    /// given (`values::extensions::Extensions::findings`), in order.
+    fn findings(&self) -> Vec<(usize, &'static str, &str)> {
+        self.rendered.findings().collect()
+    }
+
+    /// (entry, how many news articles) of the entries that have some.
+    fn news_counts(&self) -> Vec<(usize, usize)> {
+        self.rendered.news_counts()
+    }
+
+    /// (entry, title, publication instant) of each news article published before `since`
+    /// (microseconds since 1970 UTC), in order.
+    fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
+        self.rendered.news_before(since)
+    }
+
+    /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
+    fn links(&self) -> Vec<(usize, Vec<(String, String)>)> {
+        self.rendered.links().to_vec()
     }
 
     /// Each entry's text.
@@ -297,17 +320,17 @@ pub fn typed_declarations() -> Vec<(&'static str, &'static str)> {
     render::TYPED_NAMESPACES.to_vec()
 }
 
-/// The images of a row's (a `Url`'s) extensions: a tuple of `Image` values (exact type),
-/// each taken as `values::image` checks it; None for any other extension or value.
-fn images(extensions: &Bound<'_, PyAny>) -> Option<Vec<Image>> {
-    let extensions = extensions.cast::<PyTuple>().ok()?;
-    if extensions.is_empty() {
-        return Some(Vec::new());
+/// A row's (a `Url`'s) extensions: a tuple of `Image` and `Alternate` values (exact types),
+/// each taken as `values::extensions` checks it; None for any other extension or value.
+fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
+    let given = given.cast::<PyTuple>().ok()?;
+    let mut out = Extensions::default();
+    if given.is_empty() {
+        return Some(out);
     }
-    let py = extensions.py();
-    let image_type = IMAGE.import(py, "urlset.extensions.image", "Image").ok()?;
-    let text = |image: &Bound<'_, PyAny>, name: &str| -> Option<Option<String>> {
-        let value = image.getattr(name).ok()?;
+    let py = given.py();
+    let text = |value: &Bound<'_, PyAny>, name: &str| -> Option<Option<String>> {
+        let value = value.getattr(name).ok()?;
         if value.is_none() {
             return Some(None);
         }
@@ -315,34 +338,168 @@ fn images(extensions: &Bound<'_, PyAny>) -> Option<Vec<Image>> {
             value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
         ))
     };
-    let mut out = Vec::with_capacity(extensions.len());
-    for image in extensions.iter() {
-        if !image.get_type().is(image_type) {
+    for value in given.iter() {
+        let kind = value.get_type();
+        if kind.is(IMAGE.import(py, "urlset.extensions.image", "Image").ok()?) {
+            let loc = text(&value, "loc")??;
+            let fields = [
+                text(&value, "caption")?,
+                text(&value, "geo_location")?,
+                text(&value, "title")?,
+                text(&value, "license")?,
+            ];
+            let image = Image::checked(&loc, fields.each_ref().map(Option::as_deref))?;
+            out.push(Extension::Image(image));
+        } else if kind.is(VIDEO.import(py, "urlset.extensions.video", "Video").ok()?) {
+            out.push(Extension::Video(video_value(&value)?));
+        } else if kind.is(NEWS.import(py, "urlset.extensions.news", "News").ok()?) {
+            out.push(Extension::News(news(&value)?));
+        } else if kind.is(ALTERNATE
+            .import(py, "urlset.extensions.hreflang", "Alternate")
+            .ok()?)
+        {
+            let link = Alternate::checked(&text(&value, "hreflang")??, &text(&value, "href")??)?;
+            out.push(Extension::Alternate(link));
+        } else {
             return None;
         }
-        let loc = text(&image, "loc")??;
-        let fields = [
-            text(&image, "caption")?,
-            text(&image, "geo_location")?,
-            text(&image, "title")?,
-            text(&image, "license")?,
-        ];
-        out.push(Image::checked(
-            &loc,
-            fields.each_ref().map(Option::as_deref),
-        )?);
     }
-    (out.len() <= urlset_core::values::image::MAX_IMAGES_PER_URL).then_some(out)
+    out.within_limits().then_some(out)
+}
+
+/// A `Video` value of the fields `values::video` types, checked again as it checks them.
+fn video_value(value: &Bound<'_, PyAny>) -> Option<Video> {
+    let attr = |name: &str| value.getattr(name).ok();
+    let text = |name: &str| -> Option<Option<String>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    let untyped = [
+        "player_allow_embed",
+        "player_autoplay",
+        "rating",
+        "restriction",
+        "gallery_loc",
+        "gallery_title",
+        "uploader_info",
+        "platform",
+    ];
+    if !untyped
+        .iter()
+        .all(|name| attr(name).is_some_and(|v| v.is_none()))
+        || !attr("prices")?.cast::<PyTuple>().ok()?.is_empty()
+    {
+        return None;
+    }
+    let number = |name: &str| -> Option<Option<u64>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        if value.cast::<PyBool>().is_ok() {
+            return None;
+        }
+        Some(Some(value.extract::<u64>().ok()?))
+    };
+    let flag = |name: &str| -> Option<Option<bool>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(value.cast::<PyBool>().ok()?.is_true()))
+    };
+    let date = |name: &str| -> Option<Option<Lastmod>> {
+        let value = attr(name)?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(lastmod_object(&value)??))
+    };
+    let mut video = Video::new(
+        &text("thumbnail_loc")??,
+        &text("title")??,
+        &text("description")??,
+    )?;
+    let loc = |name: &str| text(name)?.map_or(Some(None), |loc| Video::loc(&loc));
+    video.content_loc = loc("content_loc")?;
+    video.player_loc = loc("player_loc")?;
+    video.duration = match number("duration")? {
+        Some(seconds) => Some(video::duration(seconds)?),
+        None => None,
+    };
+    video.expiration_date = date("expiration_date")?;
+    video.view_count = number("view_count")?;
+    video.publication_date = date("publication_date")?;
+    let tags = attr("tags")?;
+    let tags = tags
+        .cast::<PyTuple>()
+        .ok()?
+        .iter()
+        .map(|tag| Some(tag.cast::<PyString>().ok()?.to_str().ok()?.to_owned()));
+    video.set_tags(tags.collect::<Option<Vec<_>>>()?)?;
+    if let Some(category) = text("category")? {
+        video.set_category(&category)?;
+    }
+    video.family_friendly = flag("family_friendly")?;
+    video.requires_subscription = flag("requires_subscription")?;
+    if let Some(uploader) = text("uploader")? {
+        video.set_uploader(&uploader)?;
+    }
+    video.live = flag("live")?;
+    video.finished()
+}
+
+/// A `News` value, checked again as `values::news` checks it.
+fn news(value: &Bound<'_, PyAny>) -> Option<News> {
+    let text = |name: &str| -> Option<Option<String>> {
+        let value = value.getattr(name).ok()?;
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    let texts = |name: &str| -> Option<Option<Texts>> {
+        let items = value.getattr(name).ok()?;
+        let items = items.cast::<PyTuple>().ok()?;
+        if items.is_empty() {
+            return Some(None);
+        }
+        let texts = items
+            .iter()
+            .map(|item| Some(item.cast::<PyString>().ok()?.to_str().ok()?.to_owned()));
+        Some(Some(Texts::Many(texts.collect::<Option<Vec<_>>>()?)))
+    };
+    let published = lastmod_object(&value.getattr("publication_date").ok()?)??;
+    let lists = [
+        texts("genres")?,
+        texts("keywords")?,
+        texts("stock_tickers")?,
+    ];
+    let access = text("access")?;
+    News::checked(
+        &text("publication_name")??,
+        &text("language")??,
+        published,
+        &text("title")??,
+        (access.as_deref(), lists.each_ref().map(Option::as_ref)),
+    )
 }
 
 /// Copy one row into `chunk` (its texts; its other values checked); false when it needs the
-/// long way. A fifth value (a `Url`'s extensions) is taken when it holds images only.
+/// long way. A fifth value (a `Url`'s extensions) is taken when the core checks each.
 fn read_row(row: &Bound<'_, PyTuple>, chunk: &mut RowChunk, memo: &mut PriorityMemo) -> bool {
     if row.len() == 5 {
-        let Some(images) = row.get_borrowed_item(4).ok().and_then(|e| images(&e)) else {
+        let Some(found) = row.get_borrowed_item(4).ok().and_then(|e| extensions(&e)) else {
             return false;
         };
-        chunk.images(images);
+        chunk.extensions(found);
     }
     // borrowed: read while the GIL is held, no reference counts to change
     let (Ok(loc), Ok(lastmod), Ok(changefreq), Ok(priority)) = (

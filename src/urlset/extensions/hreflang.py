@@ -246,14 +246,17 @@ def hreflang_missing_self(url: Url, now: datetime | None = None) -> list[Issue]:
     links = [e for e in url.extensions if type(e) is Alternate]
     if not links or any(link.href == url.loc for link in links):
         return []
-    codes = ", ".join(link.hreflang for link in links)
-    return [
-        coded_issue(
-            CODES,
-            "hreflang-missing-self",
-            f"{url.loc}: lists alternates ({codes}) but none points to the page itself",
-        )
-    ]
+    return [missing_self_issue(url.loc, ", ".join(link.hreflang for link in links))]
+
+
+def missing_self_issue(loc: str, codes: str) -> Issue:
+    """``hreflang-missing-self`` for the page ``loc`` whose links name ``codes`` ("en, de";
+    the compiled core names them alike: rust/core/src/values/alternate.rs)."""
+    return coded_issue(
+        CODES,
+        "hreflang-missing-self",
+        f"{loc}: lists alternates ({codes}) but none points to the page itself",
+    )
 
 
 def hreflang_duplicate(url: Url, now: datetime | None = None) -> list[Issue]:

@@ -300,21 +300,27 @@ def news_too_old(url: Url, now: datetime | None = None) -> list[Issue]:
         if type(e) is News:
             age = now - instant(e.publication_date)
             if age > NEWS_MAX_AGE:
-                out.append(
-                    coded_issue(
-                        CODES,
-                        "news-too-old",
-                        f"{url.loc}: {e.title!r} was published {age.days} days before {now:%Y-%m-%d}",
-                    )
-                )
+                out.append(too_old_issue(url.loc, e.title, age, now))
     return out
+
+
+def too_old_issue(loc: str, title: str, age: timedelta, now: datetime) -> Issue:
+    """``news-too-old`` for the article ``title`` of the page ``loc``, ``age`` old at ``now``
+    (the build's compiled core gives the same of the articles it writes)."""
+    message = f"{loc}: {title!r} was published {age.days} days before {now:%Y-%m-%d}"
+    return coded_issue(CODES, "news-too-old", message)
 
 
 def news_repeated(url: Url, now: datetime | None = None) -> list[Issue]:
     count = sum(1 for e in url.extensions if type(e) is News)
     if count <= 1:
         return []
-    return [coded_issue(CODES, "news-repeated", f"{url.loc}: {count} <news:news> elements")]
+    return [repeated_issue(url.loc, count)]
+
+
+def repeated_issue(loc: str, count: int) -> Issue:
+    """``news-repeated`` for the page ``loc`` with ``count`` news elements."""
+    return coded_issue(CODES, "news-repeated", f"{loc}: {count} <news:news> elements")
 
 
 SPEC = ExtensionSpec(

@@ -77,7 +77,10 @@ class Reciprocity:
 
     def add_links(self, loc: str, alternates: Iterable[Alternate]) -> None:
         """Record a page's alternates directly (a URL listed twice gets the union)."""
-        found = {a.href: a.hreflang for a in alternates}
+        self._add_found(loc, {a.href: a.hreflang for a in alternates})
+
+    def _add_found(self, loc: str, found: dict[str, str]) -> None:
+        """Record a page's alternates as {href: hreflang}."""
         if not found:
             if self._track_plain:
                 self._plain.append(hash(loc))
@@ -141,14 +144,26 @@ class Reciprocity:
             yield batch
 
     def add_written(self, batch: Sequence[Url] | Any) -> None:
-        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``, no
-        alternates), so that the set judged is the one published."""
+        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``, and
+        ``links()``: the (hreflang, href) links of the entries that have some), so that the
+        set judged is the one published."""
         locs = getattr(batch, "locs", None)
         if locs is None:
             for _ in self.tap_batches([batch]):
                 pass
-        elif self._track_plain:
-            self._plain.extend(map(hash, locs))
+            return
+        written: Any = batch  # the core's entries (urlset._core.RenderedRows)
+        links: dict[int, list[tuple[str, str]]] = dict(written.links())
+        if not links:
+            if self._track_plain:
+                self._plain.extend(map(hash, locs))
+            return
+        for index, loc in enumerate(locs):
+            pairs = links.get(index)
+            if pairs is not None:
+                self._add_found(loc, {href: code for code, href in pairs})
+            elif self._track_plain:
+                self._plain.append(hash(loc))
 
     @property
     def pages(self) -> int:

@@ -15,7 +15,7 @@ from ..errors import InputError, InvalidValue
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, plain_directory
-from .compiled import refused_runs, render_batch, rows_between, without_future
+from .compiled import refused_runs, render_batch, rows_between, without_entries
 from .dedupe import SeenLocs
 from .document import Rendered
 from .entry_rules import EntryRules
@@ -60,8 +60,15 @@ def checked_batches(
             named = kinds == {SourceRows} and given.sections is not None
             count = len(given)
             refused = rendered.refused()
-            if not rendered.all_current(now):  # each such entry the rules leave without it
-                rendered, refused = without_future(rendered, count, rendered.future(now))
+            left = dict.fromkeys(() if rendered.all_current(now) else rendered.future(now), "")
+            for index in left:  # each such entry the rules leave without its lastmod
+                left[index] = "future-lastmod"
+            if rules.news_since is not None:  # articles the window leaves out: theirs
+                since = (rules.news_since - _EPOCH) // _MICROSECOND
+                for index, _, _ in rendered.news_before(since):
+                    left.setdefault(index, "news-window")
+            if left:
+                rendered, refused = without_entries(rendered, count, left)
             for start, end, run in refused_runs(rendered, count, refused):
                 while errors and errors[0][0] <= (start if run is None else end):
                     _from_input_error(errors.popleft()[1], opts, report)  # in their place
@@ -95,22 +102,42 @@ def checked_batches(
 
 def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     """What the shared rules report on entries the core wrote as given, entry by entry in
-    the order the per-entry way reports them: a lastmod without a day, then image fields
-    Google no longer reads."""
+    the order the per-entry way reports them: a lastmod without a day, then what the
+    extension rules found (image fields Google no longer reads, news older than two days at
+    the build's now, a news element repeated, an hreflang self-link), in their rules' order."""
     short = run.without_day()
-    fields = run.image_fields()
-    if not short and not fields:
+    found = run.findings()
+    old = run.news_before(rules.news_too_old_before) if run.news_counts() else []
+    if not short and not found and not old:
         return
     locs = run.locs
-    if not short:  # the usual case with images: one call
-        rules.image_fields([(locs[index], text) for index, text in fields])
+    if not short and not old:  # the usual case with extensions: one call
+        rules.core_findings([(locs[index], code, text) for index, code, text in found])
         return
-    found = sorted([(index, 0, text) for index, text in short] + [(i, 1, t) for i, t in fields])
-    for index, kind, text in found:
-        if kind == 0:
+    # stable: an entry's lastmod first, then its findings in the rules' order
+    too_old = _RULE_ORDER["news-too-old"]
+    merged = sorted(
+        [(index, -1, "", text, 0) for index, text in short]
+        + [(index, _RULE_ORDER[code], code, text, 0) for index, code, text in found]
+        + [(index, too_old, "", title, published) for index, title, published in old],
+        key=lambda item: item[:2],
+    )
+    for index, rank, code, text, published in merged:
+        if rank < 0:
             rules.without_day(locs[index], text)
+        elif rank == too_old:
+            rules.news_too_old(locs[index], text, published)
         else:
-            rules.image_fields([(locs[index], text)])
+            rules.core_findings([(locs[index], code, text)])
+
+
+# the per-URL rules the core finds something for, in the order ``check_url`` runs them
+_RULE_ORDER = {
+    code: rank
+    for rank, code in enumerate(
+        ("image-deprecated-field", "news-too-old", "news-repeated", "hreflang-missing-self")
+    )
+}
 
 
 def _one_by_one(

@@ -78,16 +78,17 @@ def refused_runs(
         yield done, count, rendered.range(taken, len(rendered))
 
 
-def without_future(
-    rendered: RenderedRows, count: int, future: list[int]
+def without_entries(
+    rendered: RenderedRows, count: int, left: dict[int, str]
 ) -> tuple[RenderedRows, list[tuple[int, str]]]:
-    """``rendered`` without the entries ``future`` names (a lastmod later than the build's
-    now, which the per-entry way leaves out and reports), those refused in their place."""
+    """``rendered`` without the entries ``left`` names, each with why (a lastmod later than
+    the build's now, which the per-entry way leaves out and reports; a news article outside
+    the news window), those refused in their place."""
     refused = rendered.refused()
     taken = sorted({at for at, _ in refused} ^ set(range(count)))  # input row of each entry
-    refused += [(taken[index], "future-lastmod") for index in future]
+    refused += [(taken[index], why) for index, why in left.items()]
     keep = bytearray(b"\x01") * len(rendered)
-    for index in future:
+    for index in left:
         keep[index] = 0
     return rendered.select(bytes(keep)), sorted(refused)
 

@@ -243,6 +243,23 @@ class SitemapDocument:
         self._news = ends[fits]
         return batch[:fits]
 
+    def _news_limit(self, news: list[tuple[int, int]], start: int, limit: int) -> int:
+        """How many entries from ``start`` (at most ``limit``) keep this document within the
+        news extension's 1,000 news entries a sitemap, as ``_within_news`` counts them for
+        values; ``news``: (entry, its news count) of the entries that have some."""
+        from ..extensions.news import MAX_NEWS_PER_SITEMAP  # only with news
+
+        total = self._news
+        for at, count in news:
+            if at < start:
+                continue
+            if at >= start + limit:
+                break
+            total += count
+            if total > MAX_NEWS_PER_SITEMAP:
+                return max(at - start, 0 if self._urls else 1)
+        return limit
+
     def _add_rendered(self, rendered: Rendered, start: int) -> int:
         """Write ``rendered[start:]`` until this document is full; return the index reached.
         The cut is found in the core on the entries' exact byte counts. Entries with typed
@@ -251,6 +268,11 @@ class SitemapDocument:
         limit = self._max_urls - self._urls
         if start >= len(rendered) or limit <= 0:
             return start
+        news = rendered.news_counts()
+        if news and not self._text:
+            limit = self._news_limit(news, start, limit)
+            if limit == 0:
+                return start
         declared = _bits(self._declared)
         undeclared = rendered.namespaces(start, start + limit) & ~declared and not self._text
         if undeclared and self._root_open() and self._header.endswith(">\n"):
@@ -262,6 +284,8 @@ class SitemapDocument:
                 raise EntryTooLarge(Url._trusted(rendered.locs[start]), size)
             return start
         end = start + fits
+        if news and not self._text:
+            self._news += sum(count for at, count in news if start <= at < end)
         data = rendered.text(start, end, declared)
         self._parts.append(data)
         self._pending += len(data)
@@ -309,22 +333,25 @@ class SitemapDocument:
         return joined, fits, ends[fits]
 
     def _root_open(self) -> bool:
-        """Whether the root may still take declarations: none made, the start tag not yet
-        handed to the sink, and room for the longest (entries written before without
-        extensions, as the compiled core renders runs of rows between rows with them, keep
-        the document's bytes what one batch of them all would give)."""
-        if self._declared or self._flushed:
+        """Whether the root may still take declarations: the start tag not yet handed to the
+        sink, and room for the longest. Entries written before keep their bytes (those
+        without extensions, or with those the root declares already), so a document's bytes
+        never depend on how its entries came in batches or runs: the compiled core renders
+        runs of rows between the rows it leaves to the per-entry way."""
+        if self._flushed:
             return False
         return self._urls == 0 or self._size + _ALL_DECLARATIONS <= self._budget
 
     def _first_with_extensions(self, batch: Sequence[Url]) -> list[str]:
-        """Entries of the document's first batch with extensions, declaring on the root the
-        typed namespaces that the written part of the batch uses, and only those (a namespace
-        is declared where it is used). When the byte limit cuts the batch before some
+        """Entries of a batch with extensions while the root is open, declaring on the root
+        the typed namespaces that the written part of the batch uses besides those it declares
+        already, and only those (a namespace is declared where it is used). When the byte limit cuts the batch before some
         namespace's first use, the root is written again without it: the root shrinks and the
         entries that fit before are unchanged, so they still fit and use every namespace left
         on the root. At most two rounds."""
-        namespaces = tuple(_namespaces_of(_all_extensions(batch)))
+        before = set(self._declared)
+        uses = before.union(_namespaces_of(_all_extensions(batch)))
+        namespaces = tuple(ns for ns in TYPED_NAMESPACES if ns in uses)
         while True:
             header = declare_on_root(self._header, namespaces).encode()
             grown = len(header) - len(self._parts[0])
@@ -334,16 +361,17 @@ class SitemapDocument:
             entries = _xml_entries_ext(batch, namespaces)
             _, fits, _ = self._measure(entries)
             used = _namespaces_of(_all_extensions(batch[: max(fits, 0)]))
-            if set(namespaces) <= set(used):
+            if set(namespaces) <= before.union(used):
                 self._declared = namespaces
                 return entries
-            namespaces = tuple(ns for ns in namespaces if ns in used)
+            namespaces = tuple(ns for ns in namespaces if ns in used or ns in before)
 
     def _declare_rendered(self, rendered: Rendered, start: int, limit: int) -> int:
         """``_first_with_extensions`` for entries the core rendered: the root declares the
-        typed namespaces that the part of ``rendered[start:start + limit]`` that fits uses;
-        their bits."""
-        bits = rendered.namespaces(start, start + limit)
+        typed namespaces that the part of ``rendered[start:start + limit]`` that fits uses,
+        besides those it declares already; their bits."""
+        before = _bits(self._declared)
+        bits = rendered.namespaces(start, start + limit) | before
         while True:
             namespaces = [ns for ns, bit in _NAMESPACE_BITS.items() if bits & bit]
             header = declare_on_root(self._header, namespaces).encode()
@@ -352,7 +380,7 @@ class SitemapDocument:
             self._size += grown
             self._pending += grown
             fits = rendered.fit(start, limit, self._budget - self._size, bits)
-            used = rendered.namespaces(start, start + fits)
+            used = rendered.namespaces(start, start + fits) | before
             if not bits & ~used:
                 self._declared = tuple(namespaces)
                 return bits

@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING
 
 from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day, parse_w3c
 from ..errors import InvalidValue
-from ..model import Url
+from ..model import Issue, Url
 
 if TYPE_CHECKING:
     from .options import BuildOptions
     from .report import BuildReport
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_NEWS_MAX_AGE_MICROS = 2 * 86_400 * 1_000_000  # news.NEWS_MAX_AGE, held equal by a test
 _KNOWN_MAX = 4096  # distinct lastmods remembered between batches (a site has few)
 _UNKNOWN = ""  # not yet judged (a reason is never empty)
 
@@ -65,6 +68,8 @@ class EntryRules:
         self.strict = strict
         # articles published before this lose their news element (None: all are written)
         self.news_since = None if news_window is None else now - news_window_checked(news_window)
+        # news published before this are older than two days (microseconds since 1970 UTC)
+        self.news_too_old_before = (now - _EPOCH) // _MICROSECOND - _NEWS_MAX_AGE_MICROS
         self._future: dict[Lastmod, str | None] = {}  # lastmod -> why it is in the future
         self._without_day: dict[str, str | None] = {}  # lastmod text -> why it has no day
 
@@ -145,13 +150,21 @@ class EntryRules:
         if why is not None:
             self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
 
-    def image_fields(self, found: Iterable[tuple[str, str]]) -> None:
-        """Entries the core wrote, (loc, fields) each, whose images use ``fields``, which
-        Google no longer reads (``image.image_deprecated_fields``, named by the core)."""
-        from ..extensions.image import deprecated_fields_issue  # only with images
+    def news_too_old(self, loc: str, title: str, published: int) -> None:
+        """An article the core wrote published ``published`` (microseconds since 1970 UTC)
+        that is older than two days: ``news-too-old``, as the news rule says it."""
+        from ..extensions.news import too_old_issue  # only with old news
 
-        for loc, fields in found:
-            issue = deprecated_fields_issue(loc, fields)
+        age = self.now - (_EPOCH + timedelta(microseconds=published))
+        issue = too_old_issue(loc, title, age, self.now)
+        self._problem(issue.code, issue.message, left=False, severity=issue.severity)
+
+    def core_findings(self, found: Iterable[tuple[str, str, str]]) -> None:
+        """What the per-URL extension rules found in entries the core wrote as given,
+        (loc, code, text) each: the issue the Python rule makes of it (the text is what
+        the core named: image fields Google no longer reads, an hreflang's codes)."""
+        for loc, code, text in found:
+            issue = _core_issue(code, loc, text)
             self._problem(issue.code, issue.message, left=False, severity=issue.severity)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
@@ -161,3 +174,21 @@ class EntryRules:
             self.report.warn(code, message)
         else:
             self.report.flag(code, message, severity)
+
+
+def _core_issue(code: str, loc: str, text: str) -> Issue:
+    """The issue of rule ``code`` for the page ``loc`` of what the core named (``text``); each
+    extension module loaded only when its rule found something."""
+    if code == "image-deprecated-field":
+        from ..extensions.image import deprecated_fields_issue
+
+        return deprecated_fields_issue(loc, text)
+    if code == "news-repeated":
+        from ..extensions.news import repeated_issue
+
+        return repeated_issue(loc, int(text))
+    if code == "hreflang-missing-self":
+        from ..extensions.hreflang import missing_self_issue
+
+        return missing_self_issue(loc, text)
+    raise ValueError(f"the compiled core found {code!r}, which no rule here makes")

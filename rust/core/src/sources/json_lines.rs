@@ -8,7 +8,11 @@ use memchr::memchr;
 
 use super::lines::{line_at, utf8};
 use super::{Rows, Value};
+use crate::values::alternate::Alternate;
+use crate::values::extensions::{Extension, Extensions};
 use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
+use crate::values::news::{self, News, Texts};
+use crate::values::video::{self, Video};
 
 const KEYS: [&[u8]; 6] = [
     b"loc",
@@ -75,14 +79,14 @@ pub fn read(
             // with its line break, as Python's reader gives a line to `json.loads`
             None => {
                 if rows.read_sections {
-                    // the long line's section now: the core may still render it (its images)
+                    // the long line's section now: the core may still render it (its extensions)
                     let mut scratch = Rows {
                         read_sections: true,
                         ..Rows::default()
                     };
-                    let mut images = Vec::new();
+                    let mut extensions = Extensions::default();
                     if let Some((_, Some((from, to)))) =
-                        object(line, &mut scratch, Some(&mut images))
+                        object(line, &mut scratch, Some(&mut extensions))
                     {
                         rows.section(&scratch.text[from..to]);
                     }
@@ -237,66 +241,345 @@ fn falsy(value: Value) -> bool {
     }
 }
 
+impl<'a> Cursor<'a> {
+    /// An object at the cursor, each member given to `member` with its key (written without
+    /// an escape: a key with one is left to Python) and the cursor at its value, which
+    /// `member` reads; None when it is not such an object or `member` gives None.
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        if !self.eat(b'{') {
+            return None;
+        }
+        self.space();
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            if !self.eat(b'"') {
+                return None;
+            }
+            let bytes: &'a [u8] = self.bytes;
+            let rest = bytes.get(self.at..)?;
+            let key = &rest[..memchr(b'"', rest)?];
+            self.at += key.len() + 1;
+            self.space();
+            if !self.eat(b':') {
+                return None;
+            }
+            self.space();
+            member(self, key)?;
+            self.space();
+            if self.eat(b'}') {
+                return Some(());
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+            self.space();
+        }
+    }
+
+    /// A list at the cursor (null: empty) of at most `most` items each read by `item`.
+    fn list<T>(
+        &mut self,
+        most: usize,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        if self.word(b"null").is_some() {
+            return Some(Vec::new());
+        }
+        if !self.eat(b'[') {
+            return None;
+        }
+        let mut items = Vec::new();
+        self.space();
+        if self.eat(b']') {
+            return Some(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if items.len() > most {
+                return None;
+            }
+            self.space();
+            if self.eat(b']') {
+                return Some(items);
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+            self.space();
+        }
+    }
+
+    /// A text after its opening quote.
+    fn text(&mut self) -> Option<String> {
+        let mut text = String::new();
+        self.string(&mut text)?;
+        Some(text)
+    }
+
+    /// An object of members named in `names`, each at most once, each null, a text or a
+    /// list of texts: for each name, None when not given. None for anything else (a number,
+    /// another key: Python says why).
+    fn fields<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Field>; N]> {
+        let mut given: [Option<Field>; N] = std::array::from_fn(|_| None);
+        self.object(|cursor, key| {
+            let slot = names.iter().position(|name| *name == key)?;
+            if given[slot].is_some() {
+                return None; // given twice: Python keeps the last
+            }
+            given[slot] = Some(if cursor.word(b"null").is_some() {
+                Field::Null
+            } else if cursor.eat(b'"') {
+                Field::Text(cursor.text()?)
+            } else if cursor.word(b"true").is_some() {
+                Field::Bool(true)
+            } else if cursor.word(b"false").is_some() {
+                Field::Bool(false)
+            } else if cursor.bytes.get(cursor.at) != Some(&b'[') {
+                match cursor.number()? {
+                    Value::Integer(number) => Field::Integer(number),
+                    _ => return None, // a float: Python judges it
+                }
+            } else {
+                let texts = cursor.list(usize::MAX, |cursor| {
+                    cursor.eat(b'"').then(|| cursor.text()).flatten()
+                })?;
+                Field::List(texts)
+            });
+            Some(())
+        })?;
+        Some(given)
+    }
+}
+
+/// A member's value in an extension's object.
+enum Field {
+    Null,
+    Text(String),
+    List(Vec<String>),
+    Integer(i64),
+    Bool(bool),
+}
+
+impl Field {
+    /// A text field: Some(None) when null or not given, None when a list.
+    fn text(field: &Option<Field>) -> Option<Option<&str>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Text(text)) => Some(Some(text)),
+            Some(_) => None,
+        }
+    }
+
+    /// A whole number (`whole_number`): an integer, or its digits as text; None absent.
+    fn number(field: &Option<Field>) -> Option<Option<u64>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Integer(number)) => Some(Some(u64::try_from(*number).ok()?)),
+            Some(Field::Text(text)) => Some(Some(video::whole_number(text)?)),
+            Some(_) => None,
+        }
+    }
+
+    /// A yes/no flag (`yes_no`): a bool, or yes or no as text; None absent.
+    fn flag(field: &Option<Field>) -> Option<Option<bool>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Bool(flag)) => Some(Some(*flag)),
+            Some(Field::Text(text)) => Some(Some(video::yes_no(text)?)),
+            Some(_) => None,
+        }
+    }
+
+    /// Whether a field the core does not type is absent.
+    fn absent(field: &Option<Field>) -> bool {
+        matches!(field, None | Some(Field::Null))
+    }
+
+    /// A list field as `field_checks.text_list` takes it (None: absent).
+    fn texts(field: Option<Field>) -> Option<Texts> {
+        match field? {
+            Field::Null => None,
+            Field::Text(text) => Some(Texts::One(text)),
+            Field::List(texts) => Some(Texts::Many(texts)),
+            _ => Some(Texts::Many(vec![String::new()])), // a number: refused as a text
+        }
+    }
+}
+
+/// The extension keys of an entry, in the order `registry.from_json_fields` types them.
+const KINDS: [&[u8]; 4] = [b"images", b"videos", b"news", b"alternates"];
+
+/// The value of extension key `KINDS[kind]` after its colon, as `registry.from_json_fields`
+/// types it when nothing is at fault: null (none), or a list of objects of the value's
+/// fields with text (or null where the field is optional), each key once and the required
+/// ones given, checked as `values::extensions` checks them (at most 1,000 images). None for
+/// anything else (Python judges it).
+fn kind_items(cursor: &mut Cursor<'_>, kind: usize) -> Option<Vec<Extension>> {
+    match kind {
+        0 => cursor.list(MAX_IMAGES_PER_URL, |cursor| {
+            let given = cursor.fields([
+                b"loc",
+                FIELDS[0].as_bytes(),
+                FIELDS[1].as_bytes(),
+                FIELDS[2].as_bytes(),
+                FIELDS[3].as_bytes(),
+            ])?;
+            let [loc, a, b, c, d] = [0, 1, 2, 3, 4].map(|at| Field::text(&given[at]));
+            Image::checked(loc??, [a?, b?, c?, d?]).map(Extension::Image)
+        }),
+        1 => cursor.list(usize::MAX, video_object),
+        2 if cursor.bytes.get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
+        2 => cursor.list(usize::MAX, news_object),
+        _ => cursor.list(usize::MAX, |cursor| {
+            let [hreflang, href] = cursor.fields([b"hreflang", b"href"])?;
+            let (hreflang, href) = (Field::text(&hreflang)??, Field::text(&href)??);
+            Alternate::checked(hreflang, href).map(Extension::Alternate)
+        }),
+    }
+}
+
+/// One video object, of the fields `values::video` types (the others null or not given).
+fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
+    let given = cursor.fields([
+        b"thumbnail_loc",
+        b"title",
+        b"description",
+        b"content_loc",
+        b"player_loc",
+        b"duration",
+        b"expiration_date",
+        b"view_count",
+        b"publication_date",
+        b"tags",
+        b"category",
+        b"family_friendly",
+        b"requires_subscription",
+        b"uploader",
+        b"live",
+        // not typed here: given, the row is Python's
+        b"player_allow_embed",
+        b"player_autoplay",
+        b"rating",
+        b"restriction",
+        b"gallery_loc",
+        b"gallery_title",
+        b"prices",
+        b"uploader_info",
+        b"platform",
+    ])?;
+    if !given[15..].iter().all(Field::absent) {
+        return None;
+    }
+    let text = |at: usize| Field::text(&given[at]);
+    let mut video = Video::new(text(0)??, text(1)??, text(2)??)?;
+    let loc = |at: usize| text(at)?.map_or(Some(None), Video::loc);
+    video.content_loc = loc(3)?;
+    video.player_loc = loc(4)?;
+    video.duration = match Field::number(&given[5])? {
+        Some(seconds) => Some(video::duration(seconds)?),
+        None => None,
+    };
+    let date = |at: usize| text(at)?.map_or(Some(None), |t| news::published(t).map(Some));
+    video.expiration_date = date(6)?;
+    video.view_count = Field::number(&given[7])?;
+    video.publication_date = date(8)?;
+    match &given[9] {
+        None | Some(Field::Null) => {}
+        Some(Field::Text(tag)) => video.set_tags(vec![tag.clone()])?,
+        Some(Field::List(tags)) => video.set_tags(tags.clone())?,
+        Some(_) => return None,
+    }
+    if let Some(category) = text(10)? {
+        video.set_category(category)?;
+    }
+    video.family_friendly = Field::flag(&given[11])?;
+    video.requires_subscription = Field::flag(&given[12])?;
+    if let Some(uploader) = text(13)? {
+        video.set_uploader(uploader)?;
+    }
+    video.live = Field::flag(&given[14])?;
+    video.finished().map(Extension::Video)
+}
+
+/// One news object (`news` takes one, or a list of them).
+fn news_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
+    let [name, language, date, title, access, genres, keywords, tickers] = cursor.fields([
+        b"publication_name",
+        b"language",
+        b"publication_date",
+        b"title",
+        b"access",
+        b"genres",
+        b"keywords",
+        b"stock_tickers",
+    ])?;
+    let text = Field::text;
+    let published = news::published(text(&date)??)?;
+    let lists = [genres, keywords, tickers].map(Field::texts);
+    let lists = [lists[0].as_ref(), lists[1].as_ref(), lists[2].as_ref()];
+    let optional = (text(&access)?, lists);
+    let news = News::checked(
+        text(&name)??,
+        text(&language)??,
+        published,
+        text(&title)??,
+        optional,
+    );
+    news.map(Extension::News)
+}
+
+/// Extension keys met in an object, each kind's items once, made [`Extensions`] in kind order.
+#[derive(Default)]
+struct Kinds([Option<Vec<Extension>>; KINDS.len()]);
+
+impl Kinds {
+    /// Read the value of `key` when it is an extension key: Some(true) read, Some(false) not
+    /// such a key, None when the value is not one the core takes (or the key is repeated).
+    fn member(&mut self, cursor: &mut Cursor<'_>, key: &[u8]) -> Option<bool> {
+        let Some(kind) = KINDS.iter().position(|k| *k == key) else {
+            return Some(false);
+        };
+        if self.0[kind].is_some() {
+            return None; // a key given twice: Python keeps the last
+        }
+        self.0[kind] = Some(kind_items(cursor, kind)?);
+        Some(true)
+    }
+
+    fn extensions(self) -> Extensions {
+        let mut out = Extensions::default();
+        out.extend(self.0.into_iter().flatten().flatten());
+        out
+    }
+}
+
 /// The row of one line when it is an object of the core keys (sitemap ignored) with scalar
 /// values, loc among them; values as the Python path took them from `json.loads`: lastmod and
 /// changefreq absent when false, priority absent when "", loc as it is. None for any other
 /// line (a key written with an escape too: Python reads those). With `Rows::read_sections`,
 /// a `section` key of text (null: none) gives the row's section too, a range of `rows.text`.
 ///
-/// With `images`, an `images` key is taken too: a list of image objects the core checks
-/// (`images_list`), into `images`.
+/// With `extensions`, the extension keys (`images`, `videos`, `news`, `alternates`) are taken too, checked by
+/// the core ([`kind_items`]), into `extensions`.
 #[allow(clippy::type_complexity)]
 pub fn object(
     line: &[u8],
     rows: &mut Rows,
-    mut images: Option<&mut Vec<Image>>,
+    extensions: Option<&mut Extensions>,
 ) -> Option<([Value; 4], Option<(usize, usize)>)> {
     utf8(line)?;
     let mut cursor = Cursor { bytes: line, at: 0 };
-    cursor.space();
-    if !cursor.eat(b'{') {
-        return None;
-    }
     let mut values: [Option<Value>; 4] = [None; 4];
     let mut section = None;
+    let mut kinds = extensions.is_some().then(Kinds::default);
     cursor.space();
-    loop {
-        if !cursor.eat(b'"') {
-            return None; // `{}` too: it has no loc
-        }
-        let rest = &line[cursor.at..];
-        let length = memchr(b'"', rest)?;
-        let key = KEYS.iter().position(|k| *k == &rest[..length]);
-        let taken = images
-            .as_deref_mut()
-            .filter(|_| &rest[..length] == b"images");
-        if key.is_none() && taken.is_none() {
-            return None;
-        }
-        cursor.at += length + 1;
-        cursor.space();
-        if !cursor.eat(b':') {
-            return None;
-        }
-        cursor.space();
-        let Some(key) = key else {
-            let images = taken?;
-            if !images.is_empty() {
-                return None; // a key given twice: Python keeps the last
-            }
-            *images = images_list(&mut cursor)?;
-            images.push(Image::default()); // a mark that the key was seen
-            cursor.space();
-            if cursor.eat(b'}') {
-                break;
-            }
-            if !cursor.eat(b',') {
-                return None;
-            }
-            cursor.space();
-            continue;
+    cursor.object(|cursor, key| {
+        let Some(key) = KEYS.iter().position(|k| *k == key) else {
+            return kinds.as_mut()?.member(cursor, key)?.then_some(());
         };
-        let value = match *line.get(cursor.at)? {
+        let value = match *cursor.bytes.get(cursor.at)? {
             b'"' => {
                 cursor.at += 1;
                 let start = rows.text.len();
@@ -321,21 +604,14 @@ pub fn object(
         } else if let Value::Text(start, _) = value {
             rows.text.truncate(start);
         }
-        cursor.space();
-        if cursor.eat(b'}') {
-            break;
-        }
-        if !cursor.eat(b',') {
-            return None;
-        }
-        cursor.space();
-    }
+        Some(())
+    })?;
     cursor.space();
     if cursor.at != line.len() {
         return None;
     }
-    if let Some(images) = images {
-        images.pop_if(|image| image.loc.is_empty()); // the mark
+    if let (Some(extensions), Some(kinds)) = (extensions, kinds) {
+        *extensions = kinds.extensions();
     }
     let optional = |value: Option<Value>| match value {
         Some(value) if !falsy(value) => value,
@@ -354,121 +630,19 @@ pub fn object(
     Some((values, section))
 }
 
-/// The value of an `images` key after the key's colon, as `registry.from_json_fields` types
-/// it when nothing is at fault: null (no images), or a list of at most 1,000 objects of the
-/// image's fields (`values::image::FIELDS` and its loc) with text or null values, each key
-/// once and loc given, checked by `Image::checked`. None for anything else (Python judges it).
-fn images_list(cursor: &mut Cursor<'_>) -> Option<Vec<Image>> {
-    if cursor.word(b"null").is_some() {
-        return Some(Vec::new());
-    }
-    if !cursor.eat(b'[') {
-        return None;
-    }
-    let mut images = Vec::new();
-    cursor.space();
-    if cursor.eat(b']') {
-        return Some(images);
-    }
-    loop {
-        images.push(image_object(cursor)?);
-        if images.len() > MAX_IMAGES_PER_URL {
-            return None;
-        }
-        cursor.space();
-        if cursor.eat(b']') {
-            return Some(images);
-        }
-        if !cursor.eat(b',') {
-            return None;
-        }
-        cursor.space();
-    }
-}
-
-/// One image object (see `images_list`).
-fn image_object(cursor: &mut Cursor<'_>) -> Option<Image> {
-    if !cursor.eat(b'{') {
-        return None;
-    }
-    // loc, then FIELDS; outer None: not given, inner None: null
-    let mut given: [Option<Option<String>>; 5] = Default::default();
-    cursor.space();
-    loop {
-        if !cursor.eat(b'"') {
-            return None;
-        }
-        let rest = cursor.bytes.get(cursor.at..)?;
-        let length = memchr(b'"', rest)?;
-        let key = &rest[..length];
-        let slot = if key == b"loc" {
-            0
-        } else {
-            1 + FIELDS.iter().position(|f| f.as_bytes() == key)?
-        };
-        cursor.at += length + 1;
-        cursor.space();
-        if !cursor.eat(b':') || given[slot].is_some() {
-            return None;
-        }
-        cursor.space();
-        given[slot] = Some(if cursor.word(b"null").is_some() {
-            None
-        } else {
-            if !cursor.eat(b'"') {
-                return None; // a number, a list: Python says why
-            }
-            let mut text = String::new();
-            cursor.string(&mut text)?;
-            Some(text)
-        });
-        cursor.space();
-        if cursor.eat(b'}') {
-            break;
-        }
-        if !cursor.eat(b',') {
-            return None;
-        }
-        cursor.space();
-    }
-    let [loc, fields @ ..] = given;
-    let fields = fields
-        .each_ref()
-        .map(|f| f.as_ref().and_then(|v| v.as_deref()));
-    Image::checked(loc??.as_str(), fields)
-}
-
-/// The images of a table's `extensions` cell (stripped) as `source_tables` reads it when
-/// nothing is at fault: a JSON object whose only key is `images` (or no key at all). None
-/// for anything else: Python reads the row.
-pub fn extensions_cell(text: &str) -> Option<Vec<Image>> {
+/// The extensions of a table's `extensions` cell (stripped) as `source_tables` reads it when
+/// nothing is at fault: a JSON object whose keys are extension keys only (or none). None for
+/// anything else: Python reads the row.
+pub fn extensions_cell(text: &str) -> Option<Extensions> {
     let mut cursor = Cursor {
         bytes: text.as_bytes(),
         at: 0,
     };
+    let mut kinds = Kinds::default();
     cursor.space();
-    if !cursor.eat(b'{') {
-        return None;
-    }
+    cursor.object(|cursor, key| kinds.member(cursor, key)?.then_some(()))?;
     cursor.space();
-    let images = if cursor.eat(b'}') {
-        Vec::new()
-    } else {
-        cursor.word(b"\"images\"")?;
-        cursor.space();
-        if !cursor.eat(b':') {
-            return None;
-        }
-        cursor.space();
-        let images = images_list(&mut cursor)?;
-        cursor.space();
-        if !cursor.eat(b'}') {
-            return None;
-        }
-        images
-    };
-    cursor.space();
-    (cursor.at == text.len()).then_some(images)
+    (cursor.at == text.len()).then(|| kinds.extensions())
 }
 
 #[cfg(test)]

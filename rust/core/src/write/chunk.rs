@@ -6,7 +6,7 @@
 
 use super::locs::writable_loc;
 use super::render::{Refusal, Rendered, Values};
-use crate::values::image::Image;
+use crate::values::extensions::Extensions;
 use crate::values::lastmod::{self, Lastmod};
 use crate::values::scalars::{self, Priority};
 
@@ -51,12 +51,12 @@ struct ChunkRow {
 }
 
 /// Rows read but not yet checked nor rendered: their texts back to back, each row's spans,
-/// and the images of the rows that have some (by row, in order).
+/// and the extensions of the rows that have some (by row, in order).
 #[derive(Clone, Debug, Default)]
 pub struct RowChunk {
     texts: String,
     rows: Vec<ChunkRow>,
-    images: Vec<(usize, Vec<Image>)>,
+    extensions: Vec<(usize, Extensions)>,
 }
 
 impl RowChunk {
@@ -64,7 +64,7 @@ impl RowChunk {
         RowChunk {
             texts: String::with_capacity(rows * 80),
             rows: Vec::with_capacity(rows),
-            images: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 
@@ -93,10 +93,10 @@ impl RowChunk {
         });
     }
 
-    /// The images of the row pushed next (checked: `values::image`).
-    pub fn images(&mut self, images: Vec<Image>) {
-        if !images.is_empty() {
-            self.images.push((self.rows.len(), images));
+    /// The extensions of the row pushed next (checked: `values::extensions`).
+    pub fn extensions(&mut self, extensions: Extensions) {
+        if !extensions.is_empty() {
+            self.extensions.push((self.rows.len(), extensions));
         }
     }
 
@@ -132,10 +132,11 @@ impl Rendered {
         text: bool,
     ) {
         let texts = chunk.texts.as_str();
-        let mut images = chunk.images.iter().peekable();
+        let none = Extensions::default();
+        let mut extensions = chunk.extensions.iter().peekable();
         for (index, row) in chunk.rows.iter().enumerate() {
-            let row_images = images.next_if(|(at, _)| *at == index);
-            let row_images = row_images.map_or(&[][..], |(_, images)| images.as_slice());
+            let row_extensions = extensions.next_if(|(at, _)| *at == index);
+            let row_extensions = row_extensions.map_or(&none, |(_, extensions)| extensions);
             let Some((start, end)) = row.loc else {
                 self.refuse(Refusal::Row);
                 continue;
@@ -157,7 +158,7 @@ impl Rendered {
                 })
             };
             match values() {
-                Some(values) => self.push_with(&loc, &values, text, row_images),
+                Some(values) => self.push_with(&loc, &values, text, row_extensions),
                 None => self.refuse(Refusal::Value),
             }
         }

@@ -3,7 +3,7 @@
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
 use super::escape::escape_into;
-use crate::values::image::{deprecated_fields, Image, IMAGE_NS};
+use crate::values::extensions::Extensions;
 use crate::values::lastmod::{Lastmod, Precision};
 use crate::values::scalars::Priority;
 
@@ -51,12 +51,7 @@ impl Refusal {
     }
 }
 
-/// The typed namespaces an entry may use, by bit, in the order the writer declares them
-/// (`extensions.registry.DECLARED_BY`): (prefix, namespace). Only the image's are rendered
-/// here so far; the others' rows go the per-entry way.
-pub const TYPED_NAMESPACES: [(&str, &str); 1] = [("image", IMAGE_NS)];
-/// The bit of the image namespace in an entry's [`Rendered`] namespaces.
-pub const IMAGE_BIT: u8 = 1;
+pub use crate::values::extensions::{IMAGE_BIT, TYPED_NAMESPACES, XHTML_BIT};
 
 /// Entries of a batch, back to back in one buffer, and the input rows that were refused (each
 /// by its position among the inputs: rendered and refused rows in their given order).
@@ -83,9 +78,47 @@ pub struct Rendered {
     namespaces: Vec<u8>,
     /// all entries' namespaces together
     any_namespace: u8,
-    /// (entry, the image fields Google no longer uses, as `image_deprecated_fields` names
-    /// them), in order: the build reports each (`image-deprecated-field`)
-    image_fields: Vec<(usize, String)>,
+    /// (entry, code, text) of what the per-URL extension rules found in entries written as
+    /// given (`Extensions::findings`), in order: the build reports each with check's code
+    findings: ByEntry<(&'static str, String)>,
+    /// the hreflang links of the entries that have some, (hreflang, href) each: the set's
+    /// reciprocity is judged on what was written
+    links: ByEntry<Vec<(String, String)>>,
+    /// the news articles of the entries that have some, (publication instant, title) each:
+    /// a document holds at most 1,000, and the build's rules judge their age
+    news: ByEntry<Vec<(i64, String)>>,
+}
+
+/// Values some entries have, by entry, in order.
+#[derive(Clone, Debug)]
+struct ByEntry<T>(Vec<(usize, T)>);
+
+impl<T> Default for ByEntry<T> {
+    fn default() -> Self {
+        ByEntry(Vec::new())
+    }
+}
+
+impl<T: Clone> ByEntry<T> {
+    /// Add `other`'s after these, its entries counted from `entries`.
+    fn append(&mut self, other: &ByEntry<T>, entries: usize) {
+        let moved = other
+            .0
+            .iter()
+            .map(|(at, value)| (entries + at, value.clone()));
+        self.0.extend(moved);
+    }
+
+    /// Copy entry `index`'s values of `from` as those of entry `entry`.
+    fn copy(&mut self, from: &ByEntry<T>, index: usize, entry: usize) {
+        if from.0.is_empty() {
+            return;
+        }
+        let first = from.0.partition_point(|(at, _)| *at < index);
+        let values = from.0[first..].iter().take_while(|(at, _)| *at == index);
+        self.0
+            .extend(values.map(|(_, value)| (entry, value.clone())));
+    }
 }
 
 /// The key of an entry without a lastmod: before every instant a lastmod can name.
@@ -112,28 +145,44 @@ impl Rendered {
             loc_ends: Vec::with_capacity(entries),
             namespaces: Vec::with_capacity(entries),
             any_namespace: 0,
-            image_fields: Vec::new(),
+            findings: ByEntry::default(),
+            links: ByEntry::default(),
+            news: ByEntry::default(),
         }
     }
 
     /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
     /// a newline (`loc` is a URI: no line break in it).
     pub fn push(&mut self, loc: &str, values: &Values, text: bool) {
-        self.push_with(loc, values, text, &[]);
+        self.push_with(loc, values, text, &Extensions::default());
     }
 
-    /// [`Rendered::push`] with the entry's images (checked: `values::image`), written after
-    /// its priority as `document._xml_entries_ext` writes them, without the namespace's
-    /// declaration; their deprecated fields noted for the report (a text sitemap too).
-    pub fn push_with(&mut self, loc: &str, values: &Values, text: bool, images: &[Image]) {
-        if let Some(fields) = deprecated_fields(images) {
-            self.image_fields.push((self.ends.len(), fields));
-        }
-        let namespaces = if images.is_empty() || text {
-            0
-        } else {
-            IMAGE_BIT
+    /// [`Rendered::push`] with the entry's extensions (checked: `values::extensions`),
+    /// written after its priority as `document._xml_entries_ext` writes them, without their
+    /// namespaces' declarations; what the per-URL rules find noted for the report (a text
+    /// sitemap too). An entry the rules would have the build repair is refused instead
+    /// ([`Refusal::Extensions`]): the per-entry way repairs it and says so.
+    pub fn push_with(&mut self, loc: &str, values: &Values, text: bool, extensions: &Extensions) {
+        let Some(found) = extensions.findings(loc) else {
+            self.refuse(Refusal::Extensions);
+            return;
         };
+        let entry = self.ends.len();
+        self.findings
+            .0
+            .extend(found.into_iter().map(|found| (entry, found)));
+        let links = extensions
+            .links()
+            .map(|link| (link.hreflang.clone(), link.href.clone()));
+        let links: Vec<(String, String)> = links.collect();
+        if !links.is_empty() {
+            self.links.0.push((entry, links));
+        }
+        let news = extensions.news_published();
+        if !news.is_empty() {
+            self.news.0.push((entry, news));
+        }
+        let namespaces = if text { 0 } else { extensions.namespaces() };
         self.namespaces.push(namespaces);
         self.any_namespace |= namespaces;
         let out = &mut self.buf;
@@ -159,9 +208,7 @@ impl Rendered {
                 priority.write(out);
                 out.extend_from_slice(b"</priority>");
             }
-            for image in images {
-                image.write(out);
-            }
+            extensions.write(out);
             out.extend_from_slice(b"</url>\n");
         }
         self.ends.push(out.len());
@@ -203,9 +250,9 @@ impl Rendered {
         let entries = self.namespaces.len();
         self.namespaces.extend_from_slice(&other.namespaces);
         self.any_namespace |= other.any_namespace;
-        let fields = other.image_fields.iter();
-        self.image_fields
-            .extend(fields.map(|(at, text)| (entries + at, text.clone())));
+        self.findings.append(&other.findings, entries);
+        self.links.append(&other.links, entries);
+        self.news.append(&other.news, entries);
     }
 
     /// The loc of entry `index`.
@@ -323,9 +370,36 @@ impl Rendered {
         out
     }
 
-    /// (entry, the image fields it uses that Google no longer reads), in order.
-    pub fn image_fields(&self) -> &[(usize, String)] {
-        &self.image_fields
+    /// (entry, code, text): what the per-URL extension rules found, entry by entry in the
+    /// order `extensions.rules.check_url` reports it.
+    pub fn findings(&self) -> impl Iterator<Item = (usize, &'static str, &str)> {
+        let found = self.findings.0.iter();
+        found.map(|(at, (code, text))| (*at, *code, text.as_str()))
+    }
+
+    /// (entry, how many news articles) of the entries that have some.
+    pub fn news_counts(&self) -> Vec<(usize, usize)> {
+        self.news
+            .0
+            .iter()
+            .map(|(at, news)| (*at, news.len()))
+            .collect()
+    }
+
+    /// (entry, title, publication instant) of each news article published before `since`
+    /// (microseconds since 1970 UTC), in order: the build's rules leave it out or report it.
+    pub fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
+        let entries = self.news.0.iter();
+        let articles =
+            entries.flat_map(|(at, news)| news.iter().map(move |article| (*at, article)));
+        let old = articles.filter(|(_, (published, _))| *published < since);
+        old.map(|(at, (published, title))| (at, title.as_str(), *published))
+            .collect()
+    }
+
+    /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
+    pub fn links(&self) -> &[(usize, Vec<(String, String)>)] {
+        &self.links.0
     }
 
     fn push_lastmod(&mut self, lastmod: Option<Lastmod>) {
@@ -384,13 +458,10 @@ impl Rendered {
         let namespaces = from.namespaces.get(index).copied().unwrap_or(0);
         self.namespaces.push(namespaces);
         self.any_namespace |= namespaces;
-        if !from.image_fields.is_empty() {
-            let fields = &from.image_fields;
-            if let Ok(at) = fields.binary_search_by_key(&index, |(at, _)| *at) {
-                self.image_fields
-                    .push((self.ends.len(), fields[at].1.clone()));
-            }
-        }
+        let entry = self.ends.len();
+        self.findings.copy(&from.findings, index, entry);
+        self.links.copy(&from.links, index, entry);
+        self.news.copy(&from.news, index, entry);
         self.buf.extend_from_slice(from.bytes(index, index + 1));
         self.ends.push(self.buf.len());
         self.push_lastmod(from.lastmods[index]);
@@ -484,12 +555,9 @@ mod tests {
         .unwrap();
         let mut rendered = Rendered::with_capacity(3);
         rendered.push("https://x.org/a", &Values::default(), false);
-        rendered.push_with(
-            "https://x.org/b",
-            &Values::default(),
-            false,
-            std::slice::from_ref(&image),
-        );
+        let mut extensions = Extensions::default();
+        extensions.push(crate::values::extensions::Extension::Image(image));
+        rendered.push_with("https://x.org/b", &Values::default(), false, &extensions);
         rendered.push("https://x.org/c", &Values::default(), false);
         assert_eq!(
             (rendered.namespaces(0, 1), rendered.namespaces(0, 3)),
@@ -499,16 +567,20 @@ mod tests {
                        </image:loc><image:title>T</image:title></image:image></url>\n";
         assert_eq!(rendered.bytes_declared(1, 2, IMAGE_BIT), on_root.as_bytes());
         let own = rendered.bytes_declared(1, 2, 0);
-        let declared = format!("<url xmlns:image=\"{IMAGE_NS}\">{}", &on_root[5..]);
+        let ns = crate::values::image::IMAGE_NS;
+        let declared = format!("<url xmlns:image=\"{ns}\">{}", &on_root[5..]);
         assert_eq!(std::str::from_utf8(&own).unwrap(), declared);
         assert_eq!(rendered.size_declared(1, 0), declared.len());
         let all = rendered.bytes_declared(0, 3, 0).len();
         assert_eq!(rendered.fit_declared(0, 3, all, 0), 3);
         assert_eq!(rendered.fit_declared(0, 3, all - 1, 0), 2);
         assert_eq!(rendered.fit_declared(0, 3, all - 1, IMAGE_BIT), 3);
-        assert_eq!(rendered.image_fields(), &[(1, "title (1)".to_string())]);
+        let title = "title (1)".to_string();
+        let found: Vec<_> = rendered.findings().collect();
+        assert_eq!(found, [(1, "image-deprecated-field", title.as_str())]);
         let kept = rendered.select(&[false, true, true]);
-        assert_eq!(kept.image_fields(), &[(0, "title (1)".to_string())]);
+        let found: Vec<_> = kept.findings().collect();
+        assert_eq!(found, [(0, "image-deprecated-field", title.as_str())]);
         assert_eq!(kept.namespaces(1, 2), 0);
         let mut joined = rendered.range(0, 1);
         joined.append(&kept);
@@ -516,7 +588,7 @@ mod tests {
             joined.bytes_declared(0, 3, 0),
             rendered.bytes_declared(0, 3, 0)
         );
-        assert_eq!(joined.image_fields(), rendered.image_fields());
+        assert!(joined.findings().eq(rendered.findings()));
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! The hreflang extension's values as a build takes them (`extensions/hreflang.py`
+//! `Alternate`): a language or region variant of the page, `<xhtml:link rel="alternate"
+//! hreflang=".." href=".."/>`. A value the Python class would refuse or change in a way this
+//! module does not know gives None: the row then goes the per-entry way, which explains it.
+//! What is taken is written byte for byte as `Alternate.body` writes it.
+
+use super::image::image_uri;
+use crate::write::escape::escape_into;
+
+/// The XHTML namespace, as the root or a `<url>` declares it.
+pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+
+/// field_checks.ISO_639_1: the two-letter language codes an hreflang or a news language may be.
+pub const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca \
+ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv \
+ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks \
+ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr \
+nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss \
+st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh \
+zu";
+
+/// field_checks.ISO_3166_1, the region codes an hreflang may name.
+pub const ISO_3166_1: &str =
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI \
+BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE \
+DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS \
+GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW \
+KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW \
+MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO \
+RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM \
+TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
+
+/// An hreflang in the canonical case `hreflang.hreflang_code` gives it (`en`, `en-GB`,
+/// `zh-Hant-TW`, `es-419`, `x-default`), of a value as given (stripped first, as Python
+/// strips); None for anything that function rejects (an `_` separator too: it says so).
+pub fn hreflang_code(value: &str) -> Option<String> {
+    // no code holds a non-ASCII letter: Python explains one
+    let value = super::scalars::trim_python_space(value)?;
+    if value.eq_ignore_ascii_case("x-default") {
+        return Some("x-default".to_owned());
+    }
+    let letters = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_alphabetic());
+    let mut parts = value.split('-').peekable();
+    let language = parts.next()?.to_ascii_lowercase();
+    let two = letters(&language, 2) && ISO_639_1.split(' ').any(|c| c == language);
+    if !two && !letters(&language, 3) {
+        return None;
+    }
+    let mut code = language;
+    if let Some(script) = parts.next_if(|s| letters(s, 4)) {
+        code.push('-');
+        code.push_str(&script[..1].to_ascii_uppercase());
+        code.push_str(&script[1..].to_ascii_lowercase());
+    }
+    if let Some(region) = parts.next() {
+        let upper = region.to_ascii_uppercase();
+        let known = letters(&upper, 2) && ISO_3166_1.split(' ').any(|c| c == upper);
+        let numeric = region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit());
+        if !known && !numeric {
+            return None;
+        }
+        code.push('-');
+        code.push_str(&upper);
+    }
+    parts.next().is_none().then_some(code)
+}
+
+/// One `<xhtml:link rel="alternate">`: its canonical hreflang and its href (a URI).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternate {
+    pub hreflang: String,
+    pub href: String,
+}
+
+impl Alternate {
+    /// The link of an hreflang and an href as given, checked as the Python class checks
+    /// them; None when one needs the Python check.
+    pub fn checked(hreflang: &str, href: &str) -> Option<Alternate> {
+        Some(Alternate {
+            hreflang: hreflang_code(hreflang)?,
+            href: image_uri(href)?.into_owned(),
+        })
+    }
+
+    /// The element as `Alternate.body` writes it (the root or the `<url>` declares xhtml).
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"<xhtml:link rel=\"alternate\" hreflang=\"");
+        out.extend_from_slice(self.hreflang.as_bytes());
+        out.extend_from_slice(b"\" href=\"");
+        escape_into(out, &self.href);
+        out.extend_from_slice(b"\"/>");
+    }
+}
+
+/// Whether an hreflang names two hrefs among `links` (`hreflang.hreflang_duplicate`, an
+/// error a build repairs by leaving the later link out: the per-entry way does that).
+pub fn duplicate<'a>(links: impl Iterator<Item = &'a Alternate> + Clone) -> bool {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for link in links {
+        // canonical codes: their lower case is ASCII's
+        match seen
+            .iter()
+            .find(|(code, _)| code.eq_ignore_ascii_case(&link.hreflang))
+        {
+            Some((_, href)) if *href != link.href => return true,
+            Some(_) => {}
+            None => seen.push((&link.hreflang, &link.href)),
+        }
+    }
+    false
+}
+
+/// The codes `hreflang.hreflang_missing_self` names ("en, de") when links are given and
+/// none points to the page `loc` itself; None when the rule holds.
+pub fn missing_self<'a>(
+    loc: &str,
+    links: impl Iterator<Item = &'a Alternate> + Clone,
+) -> Option<String> {
+    let mut codes = links.clone().map(|link| link.hreflang.as_str()).peekable();
+    codes.peek()?;
+    if links.clone().any(|link| link.href == loc) {
+        return None;
+    }
+    Some(codes.collect::<Vec<_>>().join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_made_canonical_as_python_makes_them() {
+        for (given, code) in [
+            ("en", Some("en")),
+            (" EN-gb ", Some("en-GB")),
+            ("zh-hant-tw", Some("zh-Hant-TW")),
+            ("es-419", Some("es-419")),
+            ("X-Default", Some("x-default")),
+            ("fil", Some("fil")),
+            ("en_GB", None),
+            ("xx", None),
+            ("en-UK", None),
+            ("en-", None),
+            ("en-Latn-GB-x", None),
+            ("énglish", None),
+            ("", None),
+        ] {
+            assert_eq!(hreflang_code(given).as_deref(), code, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_link_is_written_as_the_python_class_writes_it() {
+        let link = Alternate::checked("de", "https://x.org/dé?a=1&b='2'").unwrap();
+        let mut out = Vec::new();
+        link.write(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "<xhtml:link rel=\"alternate\" hreflang=\"de\" \
+             href=\"https://x.org/d%C3%A9?a=1&amp;b=&apos;2&apos;\"/>"
+        );
+        assert!(Alternate::checked("de", "/relative").is_none());
+    }
+
+    #[test]
+    fn the_per_url_rules() {
+        let links = [
+            Alternate::checked("en", "https://x.org/a").unwrap(),
+            Alternate::checked("de", "https://x.org/de/a").unwrap(),
+        ];
+        assert_eq!(missing_self("https://x.org/a", links.iter()), None);
+        assert_eq!(
+            missing_self("https://x.org/b", links.iter()).as_deref(),
+            Some("en, de")
+        );
+        assert_eq!(missing_self("https://x.org/b", [].iter()), None);
+        assert!(!duplicate(links.iter()));
+        let again = Alternate::checked("EN", "https://x.org/a").unwrap();
+        assert!(!duplicate(links.iter().chain([&again])));
+        let other = Alternate::checked("en", "https://x.org/other").unwrap();
+        assert!(duplicate(links.iter().chain([&other])));
+    }
+}
