@@ -44,6 +44,15 @@ class Findings:
         self.per_code[code] = n
         return n <= MAX_PER_CODE
 
+    def has_room(self, code: str) -> bool:
+        """Whether one more finding of ``code`` would be listed."""
+        return self.per_code.get(code, 0) < MAX_PER_CODE
+
+    def count(self, code: str) -> None:
+        """A finding of ``code`` past its cap, on a line not watched: ``add`` without the
+        message it would not list."""
+        self.per_code[code] = self.per_code.get(code, 0) + 1
+
     def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
         if line in self.watch:
             self.codes_at.setdefault(line, set()).add(code)
