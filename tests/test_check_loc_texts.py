@@ -70,12 +70,13 @@ def test_the_core_flags_and_judges_as_the_rules_do(
     raw = "".join(pieces).encode() + (b"\xff" if bad else b"")
     limits = Limits(name="t", max_loc_length=longest)
     window = b"<url><loc>" + raw + b"</loc></url>\n"
-    flagged = _core.loc_texts(window, longest, 1, 0)[0]
+    columns = _core.loc_texts(window, longest, 1, 0)[0]
     expected = _python_codes(raw, limits)
-    if not flagged:  # nothing worth a closer look: the rules find nothing either
+    if not columns[4]:  # nothing worth a closer look: the rules find nothing either
         assert expected == []
         return
-    ((start, end, line, column, flags),) = flagged
+    (start,), (end,), (line,), (column,) = (memoryview(c).cast("Q") for c in columns[:4])
+    (flags,) = columns[4]
     assert (window[start:end], line, column) == (raw, 1, 11)
     if not flags & _core.LOC_JUDGE:
         assert expected == [code for bit, code in CODES.items() if flags & bit]
@@ -105,9 +106,9 @@ def test_counted_past_the_caps_as_the_rules_find(
     loc_texts = raw_text.loc_texts
 
     def every_one_judged(*args: object) -> object:
-        flagged, newlines, last = loc_texts(*args)  # type: ignore[arg-type]
-        judged = [(s, e, line, c, _core.LOC_JUDGE) for s, e, line, c, _ in flagged]
-        return judged, newlines, last
+        columns, newlines, last = loc_texts(*args)  # type: ignore[arg-type]
+        judged = bytes([_core.LOC_JUDGE]) * len(columns[4])
+        return (*columns[:4], judged), newlines, last
 
     monkeypatch.setattr(raw_text, "loc_texts", every_one_judged)
     judged = check_document(data, options, "doc")

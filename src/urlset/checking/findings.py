@@ -48,10 +48,11 @@ class Findings:
         """Whether one more finding of ``code`` would be listed."""
         return self.per_code.get(code, 0) < MAX_PER_CODE
 
-    def count(self, code: str) -> None:
-        """A finding of ``code`` past its cap, on a line not watched: ``add`` without the
-        message it would not list."""
-        self.per_code[code] = self.per_code.get(code, 0) + 1
+    def count(self, code: str, n: int = 1) -> None:
+        """``n`` findings of ``code`` past its cap, on lines not watched: ``add`` without the
+        messages it would not list."""
+        if n:
+            self.per_code[code] = self.per_code.get(code, 0) + n
 
     def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
         if line in self.watch:

@@ -7,7 +7,9 @@ sitemap. They give their findings to a ``Findings``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 from .._core import LOC_JUDGE, LOC_NON_ASCII, LOC_TOO_LONG, loc_texts
 from ..limits import Limits
@@ -28,8 +30,8 @@ class LocTexts:
     compiled core (``_core.loc_texts``) finds every text of an element named loc (prefixed
     or not: image:loc too) and flags those with a byte worth a closer look (beyond ``&amp;``
     and ``&apos;``) or over the length limit; of those, it judges an IRI's (non-ASCII, too
-    long) itself, so that past the caps of their codes they are only counted here, and
-    leaves any other to ``_loc_text``. ``flagged`` counts the texts it flagged."""
+    long) itself, so that past the caps of their codes they are only counted, a window at a
+    time, and leaves any other to ``_loc_text``. ``flagged`` counts the texts it flagged."""
 
     def __init__(self, limits: Limits, found: Findings) -> None:
         self.limits = limits
@@ -40,23 +42,45 @@ class LocTexts:
     def window(self, base: int, window: bytes) -> None:
         lines, found, limits = self.lines, self.found, self.limits
         lines.enter(base, window)
-        flagged = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)[0]
-        self.flagged += len(flagged)
-        watch, room = found.watch, found.has_room
-        for start, end, line, column, flags in flagged:
-            if (
-                flags & LOC_JUDGE
-                or line in watch
-                or (flags & LOC_NON_ASCII and room("normalized-url"))
-                or (flags & LOC_TOO_LONG and room("url-too-long"))
-            ):
-                _loc_text(window[start:end], line, column, limits, found)
-                continue
-            # as ``_loc_text`` would find, past the caps: counted only
-            if flags & LOC_NON_ASCII:
-                found.count("normalized-url")
-            if flags & LOC_TOO_LONG:
-                found.count("url-too-long")
+        columns = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)[0]
+        flags = columns[4]
+        if not flags:
+            return
+        self.flagged += len(flags)
+        starts, ends, rows, places = (memoryview(c).cast("Q") for c in columns[:4])
+        rest = bytearray(flags)
+        for k in self._listed(flags, rows):
+            _loc_text(window[starts[k] : ends[k]], rows[k], places[k], limits, found)
+            rest[k] = 0
+        # the others, as ``_loc_text`` would find them past the caps: counted only
+        for bit, code in _JUDGED:
+            found.count(code, sum(map(rest.count, _WITH[bit])))
+
+    def _listed(self, flags: bytes, rows: memoryview) -> list[int]:
+        """Which flagged texts go to ``_loc_text``: any the core did not judge, any whose
+        finding may still be listed (the caps are checked again there), any on a line a
+        reader issue is watched at."""
+        room = self.found.has_room
+        values = bytes(
+            v
+            for v in range(1, 8)
+            if v & LOC_JUDGE or any(v & bit and room(code) for bit, code in _JUDGED)
+        )
+        listed = [m.start() for m in _any_of(values).finditer(flags)] if values else []
+        watch = self.found.watch
+        if watch and not watch.isdisjoint(rows):
+            listed = sorted({*listed, *(k for k, row in enumerate(rows) if row in watch)})
+        return listed
+
+
+# the verdicts the core gives (a bit of the flags each) and the codes they are
+_JUDGED = ((LOC_NON_ASCII, "normalized-url"), (LOC_TOO_LONG, "url-too-long"))
+_WITH = {bit: bytes(v for v in range(1, 8) if v & bit and not v & LOC_JUDGE) for bit, _ in _JUDGED}
+
+
+@cache
+def _any_of(values: bytes) -> re.Pattern[bytes]:
+    return re.compile(b"[" + re.escape(values) + b"]")
 
 
 def _loc_text(raw: bytes, line: int, column: int, limits: Limits, found: Findings) -> None:
