@@ -266,3 +266,22 @@ def test_locs_not_plain_are_judged_a_window_at_a_time(monkeypatch: pytest.Monkey
     codes = {(i.code, i.line, i.column) for i in windowed.issues}
     assert ("normalized-url", 3, 11) in codes
     assert ("url-not-escaped", 4, 11) in codes
+
+
+def test_a_few_locs_are_found_where_every_text_is_looked_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A few pending locs are looked for as themselves, not among every element's text; the
+    places are the same, a '>' inside a text included (a text that starts like a loc takes
+    in what follows its '>')."""
+    data = (
+        b"<urlset><url><loc>https://a.test/1</loc></url>"
+        b"<url><loc>https://a.test/x>https://a.test/1</loc></url>"
+        b"<url><loc>x>https://a.test/1</loc></url></urlset>"
+    )
+    needles = {b"https://a.test/1", b"https://b.test/2"}
+    windows = positions.whole_windows(data)
+    few = positions._occurrences(windows, needles, "urlset")
+    monkeypatch.setattr(positions, "_FEW", 0)
+    assert positions._occurrences(windows, needles, "urlset") == few
+    assert few == {b"https://a.test/1": [18, data.rindex(b"https://a.test/1")]}

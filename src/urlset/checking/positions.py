@@ -392,10 +392,11 @@ def windows_of(
             buffer += data
             if len(buffer) < window:
                 continue
-            cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in ends)
+            cut = _last_end(buffer, ends)
             if cut <= 0:
                 continue  # an entry longer than a window: the window grows until it ends
-            out = bytes(buffer[:cut])
+            with memoryview(buffer) as view:
+                out = view[:cut].tobytes()  # one copy
             del buffer[:cut]
             yield base, out
             base += cut
@@ -403,6 +404,17 @@ def windows_of(
             yield base, bytes(buffer)
 
     return run
+
+
+def _last_end(buffer: bytearray, ends: tuple[bytes, ...]) -> int:
+    """The offset just after the last of ``ends`` in ``buffer`` (-1 for none): each later
+    end looked for only after the last one found (a urlset's ``</url>`` is near the end)."""
+    cut = -1
+    for end in ends:
+        at = buffer.rfind(end, max(cut, 0))
+        if at >= 0:
+            cut = max(cut, at + len(end))
+    return cut
 
 
 def whole_windows(plain: bytes) -> Windows:
@@ -472,11 +484,41 @@ def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict
             body = rb"(?:" + b"|".join(map(re.escape, prefixes)) + rb")[^<]*"
         pattern = re.compile(rb">(" + body + rb")<")
         group = 1
+        if all(prefixes) and len(needles) <= _FEW:
+            return _few_occurrences(windows, needles, pattern)
     for base, window in windows():
         for m in pattern.finditer(window):
             text = m.group(group)
             if text in needles:
                 found.setdefault(text, []).append(base + m.start(group))
+    return found
+
+
+# so many needles at most are looked for as themselves (an alternation the regular
+# expression engine tries at each '>'), not by their prefixes
+_FEW = 32
+
+
+def _few_occurrences(
+    windows: Windows, needles: set[bytes], texts: re.Pattern[bytes]
+) -> dict[bytes, list[int]]:
+    """``_occurrences`` of a few needles in an XML document: each looked for as an element's
+    whole text, so that the other texts cost nothing in Python. An occurrence counts where
+    ``texts`` (which the many needles' way runs over every text) would have found it: not
+    when a '>' before it in the same text starts a text of ``texts`` that takes it in."""
+    found: dict[bytes, list[int]] = {}
+    exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+    for base, window in windows():
+        for m in exact.finditer(window):
+            at = m.start()
+            opened = window.rfind(b"<", 0, at)
+            inner = window.find(b">", opened + 1, at)
+            while inner >= 0:  # a '>' inside the text: rare
+                if texts.match(window, inner):
+                    break
+                inner = window.find(b">", inner + 1, at)
+            else:
+                found.setdefault(m.group(1), []).append(base + m.start(1))
     return found
 
 
