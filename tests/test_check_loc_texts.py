@@ -118,3 +118,17 @@ def test_counted_past_the_caps_as_the_rules_find(
     codes = counted.code_counts()
     assert codes["normalized-url"] == n - len(range(0, n, 7))
     assert codes["url-too-long"] == len([k for k in range(0, n, long_every) if k % 7])
+
+
+def test_one_too_many_errors_line_a_code() -> None:
+    """Past the caps, the reader (normalized-url: the locs it made URIs of) and the rules
+    (the loc texts as written) both count normalized-url: one line says how many more, not
+    one from each (it was listed twice)."""
+    n = MAX_PER_CODE + 500
+    result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
+    summaries = [i.message for i in result.issues if i.code == "too-many-errors"]
+    iris = n - len(range(0, n, 7))
+    assert summaries == [
+        f"{iris - MAX_PER_CODE} more normalized-url issues not listed ({iris} in all)"
+    ]
+    assert result.code_counts()["normalized-url"] == iris
