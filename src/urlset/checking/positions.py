@@ -439,12 +439,17 @@ class Lines:
         """The next window, at ``base`` in the document."""
         before = self.window
         if before:
-            self.lines += before.count(b"\n")
-            nl = before.rfind(b"\n")
-            if nl >= 0:
-                self.last_nl = self.base + nl
+            self.past(before.count(b"\n"), before.rfind(b"\n"))
         self.base, self.window = base, window
         self._line, self._counted = self.lines, 0
+
+    def past(self, newlines: int, last: int | None) -> None:
+        """Past the window, which holds ``newlines`` line ends, the last at ``last`` (-1 or
+        None: none), as a scan of it counted them: the next ``enter`` counts none."""
+        self.lines += newlines
+        if last is not None and last >= 0:
+            self.last_nl = self.base + last
+        self.window = b""
 
     @property
     def carry(self) -> int:

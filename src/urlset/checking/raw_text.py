@@ -42,7 +42,8 @@ class LocTexts:
     def window(self, base: int, window: bytes) -> None:
         lines, found, limits = self.lines, self.found, self.limits
         lines.enter(base, window)
-        columns = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)[0]
+        columns, newlines, last = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)
+        lines.past(newlines, last)  # the window's lines are counted
         flags = columns[4]
         if not flags:
             return
