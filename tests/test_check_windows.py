@@ -11,33 +11,46 @@ from pathlib import Path
 
 import pytest
 
-from urlset.checking import document, positions
+from urlset.checking import document, positions, raw_text
 from urlset.checking.document import CheckOptions, check_document
+from urlset.checking.findings import Findings
 from urlset.checking.scan import Provers
 from urlset.limits import CURRENT
+from urlset.model import Issue
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 HEAD = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
 GOOD = "<url><loc>https://a.test/{n}</loc><lastmod>2025-01-01</lastmod></url>\n"
 
 
+def _judged(
+    data: bytes, window: int, piece: int, max_window: int | None = None
+) -> tuple[tuple[bool, bool, bool], list[Issue]]:
+    """The provers' verdicts (locs plain, a urlset's order, an index's order) and the loc
+    findings, with their places."""
+    pieces = [data[i : i + piece] for i in range(0, len(data), piece)]
+    most = len(data) + 1 if max_window is None else max_window
+    found = Findings("doc")
+    provers = Provers(CURRENT, found, window=window, max_window=most).run(lambda: pieces)
+    structure = provers.structure
+    assert structure is not None
+    verdicts = (provers.locs_plain, structure.proves("urlset"), structure.proves("sitemapindex"))
+    return verdicts, found.placed
+
+
 def _verdict(
     data: bytes, window: int, piece: int, max_window: int | None = None
 ) -> tuple[bool, bool, bool]:
-    pieces = [data[i : i + piece] for i in range(0, len(data), piece)]
-    most = len(data) + 1 if max_window is None else max_window
-    provers = Provers(CURRENT, window=window, max_window=most).run(pieces)
-    structure = provers.structure
-    return provers.locs_plain, structure.proves("urlset"), structure.proves("sitemapindex")
+    return _judged(data, window, piece, max_window)[0]
 
 
 WINDOWS = ((1, 7), (16, 3), (64, 64), (200, 1000))
 
 
 def _same_in_windows(data: bytes, windows: tuple[tuple[int, int], ...] = WINDOWS) -> None:
-    whole = _verdict(data, len(data) + 1, len(data) + 1)
+    whole = _judged(data, len(data) + 1, len(data) + 1)
     for window, piece in WINDOWS:
-        assert _verdict(data, window, piece) == whole, (window, piece)
+        assert _judged(data, window, piece) == whole, (window, piece)
 
 
 def _doc(*entries: str) -> bytes:
@@ -103,16 +116,21 @@ def test_the_corpus_gets_the_same_verdicts_in_small_windows(shared: Path) -> Non
         _same_in_windows(data, ((64, 4096), (1000, 1000)))
 
 
-def test_no_entry_end_within_the_largest_window_proves_nothing() -> None:
-    """Past ``max_window`` bytes without an entry's end tag the provers give up: the slow
-    scans decide (a cost in time, never a missed finding)."""
+def test_no_entry_end_within_the_largest_window_proves_no_order() -> None:
+    """Past ``max_window`` bytes without an entry's end tag the structure prover gives up:
+    the lxml walk decides (a cost in time, never a missed finding); the locs are judged in
+    the window that grows until an entry ends."""
     data = _doc(*(GOOD.format(n=n) for n in range(20)))
     assert _verdict(data, 16, 5) == (True, True, False)
     assert _verdict(data.replace(b"</url>", b"</url >"), 16, 5, max_window=100) == (
-        False,
+        True,
         False,
         False,
     )
+    iri = data.replace(b"a.test/3<", "a.test/é<".encode()).replace(b"</url>", b"</url >")
+    verdicts, placed = _judged(iri, 16, 5, max_window=100)
+    assert verdicts == (False, False, False)
+    assert [(i.code, i.line) for i in placed] == [("normalized-url", 6)]
 
 
 # --- placing findings a window at a time --------------------------------------------------------
@@ -198,9 +216,9 @@ ENTITY_CODES = {
 
 @pytest.mark.parametrize("entity", sorted(ENTITY_CODES))
 def test_entities_in_a_loc(entity: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A loc with &amp; or &apos; (as build writes ' ) is proven plain in the windows, so the
-    document is never read whole for its locs; any other entity takes the careful scan, which
-    judges the character it stands for. Same findings either way."""
+    """A loc with &amp; or &apos; (as build writes ' ) is proven plain in the windows; any
+    other entity takes the Python rules on the loc text, which judge the character it stands
+    for."""
     image = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
     data = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" {image}>\n'
@@ -211,9 +229,9 @@ def test_entities_in_a_loc(entity: str, monkeypatch: pytest.MonkeyPatch) -> None
     plain = entity in ("&amp;", "&apos;")
     assert _verdict(data, 64, 7)[0] is plain
     careful: list[bytes] = []
-    raw_locs = document.raw_locs
+    loc_text = raw_text._loc_text
     monkeypatch.setattr(
-        document, "raw_locs", lambda data, *rest: careful.append(data) or raw_locs(data, *rest)
+        raw_text, "_loc_text", lambda text, *rest: careful.append(text) or loc_text(text, *rest)
     )
     result = check_document(data, CheckOptions(now=datetime(2026, 1, 1, tzinfo=UTC)), "doc")
     assert {i.code for i in result.issues} - {"dev-host"} == ENTITY_CODES[entity]
@@ -248,3 +266,22 @@ def test_locs_not_plain_are_judged_a_window_at_a_time(monkeypatch: pytest.Monkey
     codes = {(i.code, i.line, i.column) for i in windowed.issues}
     assert ("normalized-url", 3, 11) in codes
     assert ("url-not-escaped", 4, 11) in codes
+
+
+def test_a_few_locs_are_found_where_every_text_is_looked_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A few pending locs are looked for as themselves, not among every element's text; the
+    places are the same, a '>' inside a text included (a text that starts like a loc takes
+    in what follows its '>')."""
+    data = (
+        b"<urlset><url><loc>https://a.test/1</loc></url>"
+        b"<url><loc>https://a.test/x>https://a.test/1</loc></url>"
+        b"<url><loc>x>https://a.test/1</loc></url></urlset>"
+    )
+    needles = {b"https://a.test/1", b"https://b.test/2"}
+    windows = positions.whole_windows(data)
+    few = positions._occurrences(windows, needles, "urlset")
+    monkeypatch.setattr(positions, "_FEW", 0)
+    assert positions._occurrences(windows, needles, "urlset") == few
+    assert few == {b"https://a.test/1": [18, data.rindex(b"https://a.test/1")]}

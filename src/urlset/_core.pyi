@@ -115,6 +115,15 @@ class GzipInflater:
     def threaded(self) -> bool: ...
 
 def iri_to_uri(text: str, /) -> str | None: ...
+
+# checking/raw_text.py: the loc texts of a window worth a closer look (rust/core/src/check)
+LOC_NON_ASCII: int
+LOC_TOO_LONG: int
+LOC_JUDGE: int
+
+def loc_texts(
+    window: bytes, longest: int, line: int, carry: int, /
+) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], int, int | None]: ...
 def resolve_loc(loc: str, prefix: str) -> str | None: ...
 
 class SeenLocs:

@@ -722,3 +722,9 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
     unless it is one (``nouns``, when the plural is not the noun plus s). Every summary
     that counts says it so."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {nouns or noun + 's'}"
+
+
+def unlisted_message(code: str, n: int, cap: int) -> str:
+    """What a ``too-many-errors`` line says of ``n`` issues of ``code`` when ``cap`` are
+    listed (the reader's and the checker's alike: the checker knows the reader's by it)."""
+    return f"{n - cap} more {code} issues not listed ({n} in all)"

@@ -2,6 +2,7 @@
 //! (the private module `urlset._core`); nothing here is a public Rust API.
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod read;
 pub mod sources;
 pub mod values;

@@ -1,6 +1,7 @@
 //! The private extension module `urlset._core`: thin bindings over `urlset-core`.
 use pyo3::prelude::*;
 
+mod check;
 mod gzip;
 mod lastmods;
 mod read;
@@ -12,6 +13,7 @@ mod write;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", urlset_core::VERSION)?;
     m.add("OPTIMIZED", urlset_core::OPTIMIZED)?;
+    check::register(m)?;
     gzip::register(m)?;
     read::register(m)?;
     m.add_function(wrap_pyfunction!(lastmods::lastmod_value, m)?)?;

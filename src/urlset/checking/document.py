@@ -33,7 +33,7 @@ from .positions import (
     whole_windows,
     windows_of,
 )
-from .raw_text import raw_locs, text_lines, text_with_header
+from .raw_text import text_lines, text_with_header
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
@@ -300,15 +300,15 @@ def _scan_bytes(
     limits = options.limits
     scan = again.scan
     if fmt in ("urlset", "sitemapindex"):
-        proven = read.reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
+        reader = read.reader
+        proven = reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
         unexpected = any(i.code in UNEXPECTED for i in reader_issues)
-        provers = None
+        structure = None
         if not proven:  # one pass of windows, the document never whole
-            provers = Provers(limits).run(pieces(again.stored, scan, again.cap))
-        if provers is not None and not provers.locs_plain:
-            raw_locs(again.windows(False), limits, found)
+            provers = Provers(limits, found, structure=not reader.plain_structure)
+            structure = provers.run(lambda: pieces(again.stored, scan, again.cap)).structure
         if not read.fatal:
-            if unexpected or (provers is not None and not provers.structure.proves(fmt)):
+            if unexpected or (structure is not None and not structure.proves(fmt)):
                 check_structure(again.plain(), fmt, found)
             if options.schema:
                 from .schema import check_schema  # with importlib.resources: --schema only

@@ -478,12 +478,12 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     stop = start + count
     instants: array[int] = array("q")
     instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
-    texts = None if extensions[0][1] == columns[0] else _texts(extensions, start, stop)
+    texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
     return Records(
         _texts(loc, start, stop),
         lastmod,
         instants,
-        texts if texts is not None and any(texts) else None,
+        texts,
         changefreq,
         priority,
         start,
@@ -500,3 +500,17 @@ def _texts(buffers: Any, start: int, stop: int) -> list[str]:
         text = data.decode("ascii")
         return [text[a - base : b - base] for a, b in pairwise(offsets)]
     return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
+
+
+def _sparse_texts(buffers: Any, start: int, stop: int) -> list[str] | None:
+    """``_texts`` of a column most of whose rows are empty (the extensions' JSON: an image
+    every tenth record), only the others decoded; None when all are empty."""
+    _, offsets_bytes, values = buffers
+    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
+    if offsets[0] == offsets[-1]:
+        return None
+    out = [""] * (stop - start)
+    with memoryview(values) as view:
+        for i in compress(range(stop - start), map(operator.sub, offsets[1:], offsets)):
+            out[i] = view[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
+    return out

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codes import plural
+from ..codes import plural, unlisted_message
 from ..model import Issue
+from ..reading.sink import MAX_ISSUES_PER_CODE
 from . import rules
-from .report import SEVERITY_RANK
+from .report import SEVERITY_RANK, SUMMARY_CODE
 
 # At most this many issues of one code per file are listed; the rest are counted.
 MAX_PER_CODE = 1000
@@ -43,6 +44,16 @@ class Findings:
         n = self.per_code.get(code, 0) + 1
         self.per_code[code] = n
         return n <= MAX_PER_CODE
+
+    def has_room(self, code: str) -> bool:
+        """Whether one more finding of ``code`` would be listed."""
+        return self.per_code.get(code, 0) < MAX_PER_CODE
+
+    def count(self, code: str, n: int = 1) -> None:
+        """``n`` findings of ``code`` past its cap, on lines not watched: ``add`` without the
+        messages it would not list."""
+        if n:
+            self.per_code[code] = self.per_code.get(code, 0) + n
 
     def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
         if line in self.watch:
@@ -76,9 +87,7 @@ class Findings:
         for code, n in self.per_code.items():
             if n > MAX_PER_CODE:
                 summary = rules.make_issue(
-                    "too-many-errors",
-                    f"{n - MAX_PER_CODE} more {code} issues not listed ({n} in all)",
-                    source=self.source,
+                    SUMMARY_CODE, unlisted_message(code, n, MAX_PER_CODE), source=self.source
                 )
                 # as severe as what it counts: unlisted notes do not make a warning
                 severity = rules.lookup(code).severity
@@ -121,10 +130,17 @@ def merge_issues(
     out: list[Issue] = []
     listed: dict[str, int] = {}  # reader issues listed per code, dropped or kept
     dropped: dict[str, int] = {}  # of which a rule said better
+    # the reader's too-many-errors lines for codes the rules count past their caps too: the
+    # rules' own line says it (the reader's extra findings are taken to be the same things)
+    summarized = {
+        unlisted_message(code, reader_counts[code], MAX_ISSUES_PER_CODE)
+        for code, n in found.per_code.items()
+        if n > MAX_PER_CODE and reader_counts.get(code, 0) > MAX_ISSUES_PER_CODE
+    }
     for issue in reader_issues:
         code = issue.code
         listed[code] = listed.get(code, 0) + 1
-        if code in _REPLACED:
+        if code in _REPLACED or (code == SUMMARY_CODE and issue.message in summarized):
             continue
         if code == "not-well-formed" and issue.message.startswith(_ENTITY_REF):
             issue = rules.make_issue(

@@ -175,13 +175,13 @@ def _at_entries(
     out: dict[int, tuple[int, int]] = {}
     k = 0
     before = 0  # entries before the window
-    lines, last_nl = 1, -1  # lines before the window; the last line end before it
+    lines = Lines()
     for base, window in windows():
         if k >= len(todo):
             break
+        lines.enter(base, window)
         count = window.count(tag)
         cursor, index = 0, 0  # past the ``index``th start tag found in this window
-        line, counted = lines, 0  # the line at offset ``counted``
         while k < len(todo) and todo[k] < before + count:
             entry = todo[k]
             k += 1
@@ -196,14 +196,8 @@ def _at_entries(
             loc = wanted[entry]
             if text != loc and _uri_of(text, base_url) != loc:
                 continue
-            line += window.count(b"\n", counted, m.start())
-            counted = m.start()
-            out[entry] = (line, _column_of(window, m.start(), loc, base, last_nl))
+            out[entry] = (lines.line_at(m.start()), _column_of(lines, m.start(), loc))
         before += count
-        lines += window.count(b"\n")
-        nl = window.rfind(b"\n")
-        if nl >= 0:
-            last_nl = base + nl
     return out
 
 
@@ -226,10 +220,9 @@ class _LocTexts:
         self.by_text: dict[str, list[tuple[int, int]]] = {}
         self.by_uri: dict[str, list[tuple[int, int]]] = {}
         self.used: dict[str, int] = {}
-        lines = 1  # lines before the window
-        last_nl = -1  # offset of the last line end before the window
+        lines = Lines()
         for base, window in windows():
-            line, last = lines, 0
+            lines.enter(base, window)
             for m in _LOC_ELEMENT.finditer(window):
                 raw = m.group(1)
                 if is_plain_uri_bytes(raw):
@@ -242,14 +235,8 @@ class _LocTexts:
                         continue
                     text, kind = uri or "", self.by_uri
                 start = m.start()
-                line += window.count(b"\n", last, start)
-                last = start
-                column = _column_of(window, start, text, base, last_nl)
-                kind.setdefault(text, []).append((line, column))
-            lines += window.count(b"\n")
-            nl = window.rfind(b"\n")
-            if nl >= 0:
-                last_nl = base + nl
+                place = (lines.line_at(start), _column_of(lines, start, text))
+                kind.setdefault(text, []).append(place)
 
     def has(self, loc: str) -> bool:
         return loc in self.by_text or loc in self.by_uri
@@ -303,22 +290,19 @@ def _uri_of(text: str, base_url: str | None) -> str | None:
         return None
 
 
-def _column_of(window: bytes, start: int, loc: str, base: int, last_nl: int) -> int:
-    """The column of the loc element starting at ``start`` in ``window`` (at ``base`` in
-    the document; ``last_nl``: the last line end before the window): of the loc as
-    written in its line from there, else escaped, else of the element's text."""
-    begins = window.rfind(b"\n", 0, start) + 1
+def _column_of(lines: Lines, start: int, loc: str) -> int:
+    """The column of the loc element starting at ``start`` in the window of ``lines``: of
+    the loc as written in its line from there, else escaped, else of the element's text."""
+    window = lines.window
     ends = window.find(b"\n", start)
     row = window[start : ends if ends >= 0 else len(window)]
-    column = len(b"<loc>") + 1
+    offset = len(b"<loc>")
     for needle in (loc.encode("utf-8"), loc.replace("&", "&amp;").encode("utf-8")):
         at = row.find(needle)
         if at >= 0:
-            column = at + 1
+            offset = at
             break
-    if not begins:  # the line began in an earlier window
-        return column + start + base - last_nl - 1
-    return column + start - begins
+    return lines.column_at(start) + offset
 
 
 def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
@@ -390,10 +374,16 @@ Windows = Callable[[], Iterable[tuple[int, bytes]]]
 _CUTS = (b"</url>", b"</sitemap>", b"</item>", b"</entry>")
 
 
-def windows_of(pieces: Callable[[], Iterable[bytes]], text: bool, window: int = 1 << 22) -> Windows:
+def windows_of(
+    pieces: Callable[[], Iterable[bytes]],
+    text: bool,
+    window: int = 1 << 22,
+    ends: tuple[bytes, ...] = _CUTS,
+) -> Windows:
     """The document's pieces as windows of about ``window`` bytes, cut right after an entry's
-    end tag (a text sitemap: after a line end); afresh on each call."""
-    ends = (b"\n",) if text else _CUTS
+    end tag (one of ``ends``; a text sitemap: after a line end); afresh on each call. An
+    entry longer than a window makes the window grow until it ends."""
+    ends = (b"\n",) if text else ends
 
     def run() -> Iterator[tuple[int, bytes]]:
         buffer = bytearray()
@@ -402,10 +392,11 @@ def windows_of(pieces: Callable[[], Iterable[bytes]], text: bool, window: int = 
             buffer += data
             if len(buffer) < window:
                 continue
-            cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in ends)
+            cut = _last_end(buffer, ends)
             if cut <= 0:
                 continue  # an entry longer than a window: the window grows until it ends
-            out = bytes(buffer[:cut])
+            with memoryview(buffer) as view:
+                out = view[:cut].tobytes()  # one copy
             del buffer[:cut]
             yield base, out
             base += cut
@@ -415,8 +406,69 @@ def windows_of(pieces: Callable[[], Iterable[bytes]], text: bool, window: int = 
     return run
 
 
+def _last_end(buffer: bytearray, ends: tuple[bytes, ...]) -> int:
+    """The offset just after the last of ``ends`` in ``buffer`` (-1 for none): each later
+    end looked for only after the last one found (a urlset's ``</url>`` is near the end)."""
+    cut = -1
+    for end in ends:
+        at = buffer.rfind(end, max(cut, 0))
+        if at >= 0:
+            cut = max(cut, at + len(end))
+    return cut
+
+
 def whole_windows(plain: bytes) -> Windows:
     return lambda: [(0, plain)]
+
+
+class Lines:
+    """Lines and columns (from 1, in bytes) of offsets in a document read a window at a
+    time: ``enter`` each window in turn, then ask of offsets in it (``line_at`` in
+    increasing order)."""
+
+    __slots__ = ("_counted", "_line", "base", "last_nl", "lines", "window")
+
+    def __init__(self) -> None:
+        self.lines = 1  # the line the window starts on
+        self.last_nl = -1  # the document offset of the last line end before the window
+        self.base = 0
+        self.window = b""
+        self._line, self._counted = 1, 0  # the line at offset ``_counted`` of the window
+
+    def enter(self, base: int, window: bytes) -> None:
+        """The next window, at ``base`` in the document."""
+        before = self.window
+        if before:
+            self.past(before.count(b"\n"), before.rfind(b"\n"))
+        self.base, self.window = base, window
+        self._line, self._counted = self.lines, 0
+
+    def past(self, newlines: int, last: int | None) -> None:
+        """Past the window, which holds ``newlines`` line ends, the last at ``last`` (-1 or
+        None: none), as a scan of it counted them: the next ``enter`` counts none."""
+        self.lines += newlines
+        if last is not None and last >= 0:
+            self.last_nl = self.base + last
+        self.window = b""
+
+    @property
+    def carry(self) -> int:
+        """What the line the window starts on holds before it, in bytes."""
+        return self.base - self.last_nl - 1
+
+    def line_at(self, offset: int) -> int:
+        """The line of ``offset`` (no smaller than the one asked before in this window)."""
+        self._line += self.window.count(b"\n", self._counted, offset)
+        self._counted = offset
+        return self._line
+
+    def line_of(self, offset: int) -> int:
+        """The line of any ``offset`` of the window."""
+        return self.lines + self.window.count(b"\n", 0, offset)
+
+    def column_at(self, offset: int) -> int:
+        nl = self.window.rfind(b"\n", 0, offset)
+        return offset - nl if nl >= 0 else offset + self.carry + 1
 
 
 _TEXT_TOKEN = lazy(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
@@ -437,11 +489,41 @@ def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict
             body = rb"(?:" + b"|".join(map(re.escape, prefixes)) + rb")[^<]*"
         pattern = re.compile(rb">(" + body + rb")<")
         group = 1
+        if all(prefixes) and len(needles) <= _FEW:
+            return _few_occurrences(windows, needles, pattern)
     for base, window in windows():
         for m in pattern.finditer(window):
             text = m.group(group)
             if text in needles:
                 found.setdefault(text, []).append(base + m.start(group))
+    return found
+
+
+# so many needles at most are looked for as themselves (an alternation the regular
+# expression engine tries at each '>'), not by their prefixes
+_FEW = 32
+
+
+def _few_occurrences(
+    windows: Windows, needles: set[bytes], texts: re.Pattern[bytes]
+) -> dict[bytes, list[int]]:
+    """``_occurrences`` of a few needles in an XML document: each looked for as an element's
+    whole text, so that the other texts cost nothing in Python. An occurrence counts where
+    ``texts`` (which the many needles' way runs over every text) would have found it: not
+    when a '>' before it in the same text starts a text of ``texts`` that takes it in."""
+    found: dict[bytes, list[int]] = {}
+    exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+    for base, window in windows():
+        for m in exact.finditer(window):
+            at = m.start()
+            opened = window.rfind(b"<", 0, at)
+            inner = window.find(b">", opened + 1, at)
+            while inner >= 0:  # a '>' inside the text: rare
+                if texts.match(window, inner):
+                    break
+                inner = window.find(b">", inner + 1, at)
+            else:
+                found.setdefault(m.group(1), []).append(base + m.start(1))
     return found
 
 
@@ -468,24 +550,17 @@ def _lines_and_columns(
     out: dict[tuple[int, bytes | None], tuple[int, int]] = {}
     todo = sorted(set(wanted), key=lambda spot: (spot[0], spot[1] or b""))
     k = 0
-    lines = 1  # line at the start of the window
-    last_nl = -1  # offset of the last line end before the window
+    lines = Lines()
     for base, window in windows():
+        if k >= len(todo):
+            break
+        lines.enter(base, window)
         end = base + len(window)
         while k < len(todo) and todo[k][0] < end:
             at, name = todo[k]
             k += 1
-            local = at - base
-            value = _value_in(window, local, name)
-            nl = window.rfind(b"\n", 0, value)
-            line = lines + window.count(b"\n", 0, value)
-            out[(at, name)] = (line, value - nl if nl >= 0 else base + value - last_nl)
-        lines += window.count(b"\n")
-        nl = window.rfind(b"\n")
-        if nl >= 0:
-            last_nl = base + nl
-        if k >= len(todo):
-            break
+            value = _value_in(window, at - base, name)
+            out[(at, name)] = (lines.line_of(value), lines.column_at(value))
     return out
 
 

@@ -1,90 +1,87 @@
 """The text as written, scanned in the bytes: what the reader's parsed values no longer show.
 
-``plain_locs`` proves a window of an XML document's bytes holds only plain loc texts;
-``raw_locs`` takes the document's bytes and judges each loc's text (escaping, ASCII,
-length) as written; ``text_lines`` and ``text_with_header`` judge the lines of a text
+``LocTexts`` judges each loc's text (escaping, ASCII, length) as written, a window of an
+XML document at a time; ``text_lines`` and ``text_with_header`` judge the lines of a text
 sitemap. They give their findings to a ``Findings``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator
+from functools import cache
 
+from .._core import LOC_JUDGE, LOC_NON_ASCII, LOC_TOO_LONG, loc_texts
 from ..limits import Limits
 from ..patterns import lazy
 from . import rules
 from .findings import Findings
+from .positions import Lines
 
 # --- loc text as written ----------------------------------------------------------------------
 
-# any element named loc, prefixed or not (image:loc, video:content_loc too): its text
-_LOC_TEXT = lazy(rb"loc>([^<]*)</")
-_SUSPECT = lazy(rb"[\x00-\x20\x7f-\xff&`^{}|\\\"]")
-_URI_BYTES = bytes(b for b in range(0x21, 0x7F) if b not in b'&`^{}|\\"')  # not _SUSPECT
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
 _ENTITY = lazy(r"&(?:amp|lt|gt|quot|apos);")
 
 
-# the locs are first looked at in windows of about this many bytes (memory stays bounded)
-_WINDOW = 1 << 22
+class LocTexts:
+    """The findings on the loc texts as written, with their positions, judged a window at a
+    time (``window``: windows that never split an element's text, in document order). The
+    compiled core (``_core.loc_texts``) finds every text of an element named loc (prefixed
+    or not: image:loc too) and flags those with a byte worth a closer look (beyond ``&amp;``
+    and ``&apos;``) or over the length limit; of those, it judges an IRI's (non-ASCII, too
+    long) itself, so that past the caps of their codes they are only counted, a window at a
+    time, and leaves any other to ``_loc_text``. ``flagged`` counts the texts it flagged."""
+
+    def __init__(self, limits: Limits, found: Findings) -> None:
+        self.limits = limits
+        self.found = found
+        self.lines = Lines()
+        self.flagged = 0
+
+    def window(self, base: int, window: bytes) -> None:
+        lines, found, limits = self.lines, self.found, self.limits
+        lines.enter(base, window)
+        columns, newlines, last = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)
+        lines.past(newlines, last)  # the window's lines are counted
+        flags = columns[4]
+        if not flags:
+            return
+        self.flagged += len(flags)
+        starts, ends, rows, places = (memoryview(c).cast("Q") for c in columns[:4])
+        rest = bytearray(flags)
+        for k in self._listed(flags, rows):
+            _loc_text(window[starts[k] : ends[k]], rows[k], places[k], limits, found)
+            rest[k] = 0
+        # the others, as ``_loc_text`` would find them past the caps: counted only
+        for bit, code in _JUDGED:
+            found.count(code, sum(map(rest.count, _WITH[bit])))
+
+    def _listed(self, flags: bytes, rows: memoryview) -> list[int]:
+        """Which flagged texts go to ``_loc_text``: any the core did not judge, any whose
+        finding may still be listed (the caps are checked again there), any on a line a
+        reader issue is watched at."""
+        room = self.found.has_room
+        values = bytes(
+            v
+            for v in range(1, 8)
+            if v & LOC_JUDGE or any(v & bit and room(code) for bit, code in _JUDGED)
+        )
+        listed = [m.start() for m in _any_of(values).finditer(flags)] if values else []
+        watch = self.found.watch
+        if watch and not watch.isdisjoint(rows):
+            listed = sorted({*listed, *(k for k, row in enumerate(rows) if row in watch)})
+        return listed
 
 
-def plain_locs(plain: bytes, limits: Limits) -> bool:
-    """True when every loc text is plain as written (no byte worth a closer look, no
-    length over the limit), judged a window at a time."""
-    start = 0
-    size = len(plain)
-    while start < size:
-        end = plain.find(b"</", min(start + _WINDOW, size))
-        end = size if end < 0 else end + 2
-        texts = _LOC_TEXT.findall(plain, start, end)
-        start = end
-        if not texts:
-            continue
-        if max(map(len, texts)) > limits.max_loc_length:
-            return False
-        joined = b"".join(texts)
-        odd = joined.translate(None, _URI_BYTES)  # what is left is worth a closer look
-        if odd and (odd.strip(b"&") != b"" or len(odd) != _plain_entities(joined)):
-            return False
-    return True
+# the verdicts the core gives (a bit of the flags each) and the codes they are
+_JUDGED = ((LOC_NON_ASCII, "normalized-url"), (LOC_TOO_LONG, "url-too-long"))
+_WITH = {bit: bytes(v for v in range(1, 8) if v & bit and not v & LOC_JUDGE) for bit, _ in _JUDGED}
 
 
-def _plain_entities(text: bytes) -> int:
-    """How many entities in ``text`` stand for a character a URI holds as it is: & and '
-    (which build writes as &apos;, the protocol's escaping)."""
-    return text.count(b"&amp;") + text.count(b"&apos;")
-
-
-def raw_locs(
-    windows: Callable[[], Iterable[tuple[int, bytes]]], limits: Limits, found: Findings
-) -> None:
-    """The findings on the loc texts as written, with their positions (the scan's
-    ``plain_locs`` proves most documents need none), read a window at a time (``windows``:
-    (offset, bytes) pieces that never split an element's text); only the texts with a byte
-    worth a closer look (``_SUSPECT``) or over the length limit are judged."""
-    longest = limits.max_loc_length
-    lines = 1  # lines before the window
-    last_nl = -1  # offset of the last line end before the window
-    for base, window in windows():
-        line, last = lines, 0
-        for m in _LOC_TEXT.finditer(window):
-            raw = m.group(1)
-            if len(raw) <= longest and (
-                not raw.translate(None, _URI_BYTES)  # a byte at C speed, mostly
-                or not _SUSPECT.search(raw.replace(b"&amp;", b"").replace(b"&apos;", b""))
-            ):
-                continue
-            start = m.start(1)
-            line += window.count(b"\n", last, start)
-            last = start
-            nl = window.rfind(b"\n", 0, start)
-            column = start - nl if nl >= 0 else base + start - last_nl
-            _loc_text(raw, line, column, limits, found)
-        lines += window.count(b"\n")
-        nl = window.rfind(b"\n")
-        if nl >= 0:
-            last_nl = base + nl
+@cache
+def _any_of(values: bytes) -> re.Pattern[bytes]:
+    return re.compile(b"[" + re.escape(values) + b"]")
 
 
 def _loc_text(raw: bytes, line: int, column: int, limits: Limits, found: Findings) -> None:

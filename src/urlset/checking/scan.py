@@ -4,22 +4,24 @@ to know of the bytes as written, a window at a time, the document never held who
 ``Tee`` hands the reader the stored chunks and gives ``Scan`` the same bytes decompressed
 (and a UTF-16 document converted to UTF-8, as the reader reads it). ``Scan`` keeps the
 sizes, the line count and the head of the document. When the reader's fast lane did not
-prove the document plain, ``Provers`` reads it again (``pieces``) and runs the two provers
-on windows cut right after an entry's end tag (``</url>``, ``</sitemap>``: no pattern of
-theirs spans one): every loc plain as written (``raw_text.plain_locs``), the protocol's
-elements in the protocol's order (``structure.StructureProver``). A document they cannot
-prove is read again whole by the slow scans (``whole``); the positions of findings are
+prove the document plain, ``Provers`` reads it again (``pieces``) on windows cut right
+after an entry's end tag (``</url>``, ``</sitemap>``: no pattern spans one): each loc text
+judged as written (``raw_text.LocTexts``), and unless the reader proved it, the protocol's
+elements in the protocol's order (``structure.StructureProver``). A structure they cannot
+prove is read again whole by the lxml walk (``whole``); the positions of findings are
 found a window at a time (``positions.windows_of``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import cast
 
 from ..limits import Limits
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, WideToUtf8, sniff
-from .raw_text import plain_locs
+from .findings import Findings
+from .positions import windows_of
+from .raw_text import LocTexts
 from .source import Source, plain_chunks
 from .structure import StructureProver
 
@@ -91,40 +93,42 @@ class Scan:
 
 
 class Provers:
-    """The two provers, run on windows of the document cut right after an entry's end tag:
-    every loc plain as written, the protocol's elements in the protocol's order. Run only
-    when the reader's fast lane did not prove the document already."""
+    """One pass over the document's windows, cut right after an entry's end tag
+    (``positions.windows_of``): the loc texts judged as written (``raw_text.LocTexts``, its
+    findings to ``found``), and unless the reader proved it already (``structure=False``),
+    the protocol's elements proven in the protocol's order. Run only when the reader's fast
+    lane did not prove the document plain. Past ``max_window`` bytes without an entry's end
+    tag the structure is not proven (the lxml walk decides); the locs are still judged, in
+    a window that grows until an entry ends."""
 
-    def __init__(self, limits: Limits, window: int = WINDOW, max_window: int = MAX_WINDOW) -> None:
-        self.limits = limits
+    def __init__(
+        self,
+        limits: Limits,
+        found: Findings,
+        *,
+        structure: bool = True,
+        window: int = WINDOW,
+        max_window: int = MAX_WINDOW,
+    ) -> None:
         self.window = window
         self.max_window = max_window
-        self.locs_plain = True
-        self.structure = StructureProver()
+        self.locs = LocTexts(limits, found)
+        self.structure: StructureProver | None = StructureProver() if structure else None
 
-    def run(self, pieces: Iterable[bytes]) -> Provers:
-        buffer = bytearray()
-        for data in pieces:
-            buffer += data
-            if len(buffer) < self.window:
-                continue
-            cut = max(buffer.rfind(end) + len(end) if end in buffer else -1 for end in _ENDS)
-            if cut > 0:
-                window = bytes(buffer[:cut])
-                del buffer[:cut]
-                self._window(window)
-            elif len(buffer) > self.max_window:  # no entry ends here: the slow scans decide
-                self.locs_plain = False
-                self.structure.give_up()
-                return self
-        if buffer:
-            self._window(bytes(buffer))
+    @property
+    def locs_plain(self) -> bool:
+        """Whether no loc text was worth a closer look."""
+        return not self.locs.flagged
+
+    def run(self, pieces: Callable[[], Iterable[bytes]]) -> Provers:
+        structure = self.structure
+        for base, window in windows_of(pieces, False, self.window, _ENDS)():
+            self.locs.window(base, window)
+            if structure is not None:
+                if len(window) > self.max_window:  # no entry ends in it: the walk decides
+                    structure.give_up()
+                structure.feed(window)
         return self
-
-    def _window(self, window: bytes) -> None:
-        if self.locs_plain and not plain_locs(window, self.limits):
-            self.locs_plain = False
-        self.structure.feed(window)
 
 
 class Tee:

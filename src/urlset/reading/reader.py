@@ -105,6 +105,14 @@ class SitemapReader:
         return self._closed and isinstance(body, XmlBody) and body.plain_records
 
     @property
+    def plain_structure(self) -> bool:
+        """True once closed when the document was a urlset of canonical records only, as
+        ``plain_records`` says, whatever their locs (an IRI) or extensions: the protocol's
+        elements in its order, without attributes, comments or other elements."""
+        body = self._body
+        return self._closed and isinstance(body, XmlBody) and body.plain_structure
+
+    @property
     def done(self) -> bool:
         """True once reading has stopped early (fatal input, a limit): feed no more data."""
         return self._done

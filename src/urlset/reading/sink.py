@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from .._core import RecordRenderer, SeenLocs
-from ..codes import CODES, rule
+from ..codes import CODES, rule, unlisted_message
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
@@ -152,14 +152,13 @@ class Sink:
     def finish(self) -> None:
         for code, n in self.per_code.items():
             if n > MAX_ISSUES_PER_CODE:
-                more = n - MAX_ISSUES_PER_CODE
                 row = CODES["too-many-errors"]
                 counted = rule(code).severity
                 self.out.append(
                     Issue(
                         "too-many-errors",
                         counted if counted == Severity.INFO else row.severity,
-                        f"{more} more {code} issues not listed ({n} in all)",
+                        unlisted_message(code, n, MAX_ISSUES_PER_CODE),
                         0,
                         0,
                         self.source,

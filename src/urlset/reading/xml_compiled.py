@@ -73,7 +73,8 @@ class CompiledLane:
         self.line0 = 1
         self.col0 = 1
         self.throughout = False  # entered the lane and left it only at close
-        self.records_only = True  # no piece between records needed a parser or a new URI
+        self.records_only = True  # no piece between records needed a parser
+        self.locs_plain = True  # no loc made a URI, no record with extensions
         self.mini_head = b""
         self.mini_tail = b""
         self.mini_line = 1
@@ -169,7 +170,7 @@ class CompiledLane:
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
             made, images = found[10:]
             if made or images:  # the checker's own loc scan (and extension rules) must run
-                self.records_only = False
+                self.locs_plain = False
             if locs and not self._emit(
                 locs, lastmods, freqs, prios, lines, origins, converted, images
             ):
@@ -354,7 +355,7 @@ def render_records(
             was, was_line = pos, line
             pos, line, n, text, converted, made = render(data, pos, end, line, room)
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
-                lane.records_only = False
+                lane.locs_plain = False
             if n:
                 # a run's only issues: its locs made URIs, each before its entry
                 sink.converted_run(converted)
@@ -371,7 +372,7 @@ def render_records(
         pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
         made, images = found[10:]
         if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
-            lane.records_only = False
+            lane.locs_plain = False
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)
             origin = origins[0][1]

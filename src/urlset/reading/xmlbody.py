@@ -74,6 +74,11 @@ class XmlBody:
         """True when every entry was a canonical record of the fast lane's pattern (protocol
         order, no attributes, locs proven plain as written), the body held nothing else but
         whitespace, and after the last record came only the root's end tag."""
+        return self.fast.throughout and self.fast.records_only and self.fast.locs_plain
+
+    @property
+    def plain_structure(self) -> bool:
+        """``plain_records`` whatever the locs and extensions of the records."""
         return self.fast.throughout and self.fast.records_only
 
     def feed(self, data: bytes) -> None:

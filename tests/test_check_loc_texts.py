@@ -1,0 +1,134 @@
+"""The loc texts as written: the compiled core (``_core.loc_texts``) flags the texts worth a
+closer look and judges an IRI's itself (non-ASCII, too long); everything else goes to the
+Python rules (``raw_text._loc_text``). Its verdicts must be theirs, text for text, and a
+check whose IRIs are past the caps (only counted) must give what the Python rules give."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from urlset import _core
+from urlset.checking import raw_text
+from urlset.checking.document import CheckOptions, check_document
+from urlset.checking.findings import MAX_PER_CODE, Findings
+from urlset.limits import CURRENT, Limits
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+CODES = {_core.LOC_NON_ASCII: "normalized-url", _core.LOC_TOO_LONG: "url-too-long"}
+
+# the pieces a loc text is made of: URI characters, the entities, the characters the rules
+# look at (spaces of every kind Python's str.isspace knows, controls, what a URI forbids,
+# a raw &), non-ASCII letters, a byte that is not UTF-8
+PIECES = [
+    "https://a.test/",
+    "p",
+    "%C3%A9",
+    "?q=1",
+    "&amp;",
+    "&apos;",
+    "&quot;",
+    "&lt;",
+    "&#39;",
+    "&",
+    "&amp;apos;",
+    "é",
+    "ü",
+    "日本",
+    " ",
+    "\t",
+    "\x1c",
+    "\x7f",
+    "\x85",
+    "\xa0",
+    "\u2003",
+    "\u3000",
+    "{",
+    "|",
+    '"',
+    "`",
+    "\n",
+]
+
+
+def _python_codes(raw: bytes, limits: Limits) -> list[str]:
+    found = Findings("doc")
+    raw_text._loc_text(raw, 1, 1, limits, found)
+    return [issue.code for issue in found.placed]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=12),
+    st.booleans(),
+    st.integers(min_value=10, max_value=60),
+)
+def test_the_core_flags_and_judges_as_the_rules_do(
+    pieces: list[str], bad: bool, longest: int
+) -> None:
+    raw = "".join(pieces).encode() + (b"\xff" if bad else b"")
+    limits = Limits(name="t", max_loc_length=longest)
+    window = b"<url><loc>" + raw + b"</loc></url>\n"
+    columns = _core.loc_texts(window, longest, 1, 0)[0]
+    expected = _python_codes(raw, limits)
+    if not columns[4]:  # nothing worth a closer look: the rules find nothing either
+        assert expected == []
+        return
+    (start,), (end,), (line,), (column,) = (memoryview(c).cast("Q") for c in columns[:4])
+    (flags,) = columns[4]
+    assert (window[start:end], line, column) == (raw, 1, 11)
+    if not flags & _core.LOC_JUDGE:
+        assert expected == [code for bit, code in CODES.items() if flags & bit]
+
+
+def _iris(n: int, long_every: int) -> bytes:
+    rows = []
+    for k in range(n):
+        loc = f"https://a.test/café/{k}" + ("x" * 2100 if k % long_every == 0 else "")
+        if k % 7 == 0:
+            loc = f"https://a.test/a b/{k}"  # for the Python rules
+        rows.append(f"<url>\n  <loc>{loc}</loc>\n</url>\n")
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+    return (head + "".join(rows) + "</urlset>\n").encode()
+
+
+@pytest.mark.parametrize(("n", "long_every"), [(40, 3), (MAX_PER_CODE + 700, 500)])
+def test_counted_past_the_caps_as_the_rules_find(
+    n: int, long_every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IRIs past the caps of their codes are counted without their messages: the check
+    gives what it gives when the Python rules judge every flagged text (totals, listed
+    issues and their places, the too-many-errors lines)."""
+    data = _iris(n, long_every)
+    options = CheckOptions(limits=CURRENT)
+    counted = check_document(data, options, "doc")
+    loc_texts = raw_text.loc_texts
+
+    def every_one_judged(*args: object) -> object:
+        columns, newlines, last = loc_texts(*args)  # type: ignore[arg-type]
+        judged = bytes([_core.LOC_JUDGE]) * len(columns[4])
+        return (*columns[:4], judged), newlines, last
+
+    monkeypatch.setattr(raw_text, "loc_texts", every_one_judged)
+    judged = check_document(data, options, "doc")
+    assert counted.issues == judged.issues
+    assert counted.unlisted == judged.unlisted
+    assert (counted.errors, counted.warnings) == (judged.errors, judged.warnings)
+    codes = counted.code_counts()
+    assert codes["normalized-url"] == n - len(range(0, n, 7))
+    assert codes["url-too-long"] == len([k for k in range(0, n, long_every) if k % 7])
+
+
+def test_one_too_many_errors_line_a_code() -> None:
+    """Past the caps, the reader (normalized-url: the locs it made URIs of) and the rules
+    (the loc texts as written) both count normalized-url: one line says how many more, not
+    one from each (it was listed twice)."""
+    n = MAX_PER_CODE + 500
+    result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
+    summaries = [i.message for i in result.issues if i.code == "too-many-errors"]
+    iris = n - len(range(0, n, 7))
+    assert summaries == [
+        f"{iris - MAX_PER_CODE} more normalized-url issues not listed ({iris} in all)"
+    ]
+    assert result.code_counts()["normalized-url"] == iris
