@@ -123,6 +123,13 @@ REFUSED: dict[str, tuple[str, str | bytes | None, tuple[str, ...], int, str]] = 
         0,
         "skipped 1 entry (out-of-scope: 1)",
     ),
+    "out of scope, --strict": (
+        "in.csv",
+        f"loc\nhttps://other.example/a\n{_GOOD}\n",
+        ("--skip-out-of-scope", "--strict"),
+        1,
+        "host other.example differs",
+    ),
     "empty input": ("in.csv", "loc\n", (), 1, "no URLs to write: the input is empty"),
     "missing file": ("in.csv", None, (), 2, "in.csv: cannot read (No such file or directory)"),
     "damaged gzip": (
@@ -154,6 +161,10 @@ def test_both_builds_refuse_or_report_an_input_alike(
     if case != "empty input" and (status == 1 or "skipped" in said):
         # an entry or the header at fault: the file is named in both
         assert all(str(source) in output for output in outputs.values()), outputs
+    if "--strict" in options:  # not the hint to skip such URLs: --strict overrides it
+        for output in outputs.values():
+            assert "(--strict: nothing was published)" in output, output
+            assert "use --skip-out-of-scope" not in output, output
     if status == 2 and not options:  # the file cannot be read: one message
         assert outputs["dask"] == outputs["local"]
 
