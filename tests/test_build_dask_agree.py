@@ -186,3 +186,34 @@ def test_a_json_lines_file_with_one_bad_line_builds_alike(dask_client: Any, tmp_
             build,
             result.output,
         )
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (("--access-log", "{log}"), "--access-log and --crawl build without it"),
+        (("{text}",), "is a text list: the Dask build reads Parquet, CSV, TSV or JSON Lines"),
+        (("--update",), "--update, --remove and --changes run without it"),
+        (("--stable", "--changes", "{out}.jsonl"), "--update, --remove and --changes"),
+        (("--no-dedupe",), "always removes duplicates"),
+    ],
+)
+def test_what_only_a_local_build_takes_is_a_usage_error_on_dask(
+    dask_client: Any, tmp_path: Path, extra: tuple[str, ...], said: str
+) -> None:
+    """Inputs and modes the Dask build does not take are refused (2), never dropped: an
+    --access-log beside a list was left out of the set without a word."""
+    source, log, text = tmp_path / "in.csv", tmp_path / "access.log", tmp_path / "urls.txt"
+    source.write_text(f"loc\n{_GOOD}\n", encoding="utf-8")
+    log.write_text('1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] "GET /x HTTP/1.1" 200 9 "-" "M"\n')
+    text.write_text(f"{_GOOD}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    names = {"log": log, "text": text, "out": out}
+    args = [str(source), *(part.format(**names) for part in extra), "--base-url", BASE]
+    address = dask_client.scheduler.address
+    result = CliRunner().invoke(main, ["build", *args, "--out", str(out), "--dask", address])
+    assert result.exit_code == 2 and said in result.output, result.output
+    assert not out.exists() or not list(out.glob("sitemap*"))
+    if "--update" not in extra:  # (an update needs a set to update)
+        local = CliRunner().invoke(main, ["build", *args, "--out", str(tmp_path / "local")])
+        assert local.exit_code == 0, local.output  # as the message says: it builds without

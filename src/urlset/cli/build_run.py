@@ -317,6 +317,11 @@ def _check_stable_usage(
     remove: tuple[str, ...],
     changes: str | None,
 ) -> None:
+    if _on_dask() and site.given:  # the cluster reads files of rows only: never drop these
+        raise click.UsageError(
+            "--dask reads URL lists (Parquet, CSV, TSV, JSON Lines); --access-log and --crawl "
+            "build without it"
+        )
     if remove and not update:
         raise click.UsageError("--remove takes URLs out of a set with --update only")
     if changes and not (stable or update):

@@ -246,9 +246,14 @@ def _format_of(path: str) -> str:
     ):
         if name.endswith(suffix):
             return fmt
-    raise InvalidValue(
-        "input format", path, "cannot be told from the name; give input_format (--input-format)"
-    )
+    if name.endswith(".txt"):
+        reason = (
+            "is a text list: the Dask build reads Parquet, CSV, TSV or JSON Lines "
+            "(build a text list without it)"
+        )
+    else:
+        reason = "cannot be told from the name; give input_format (--input-format)"
+    raise InvalidValue("input format", path, reason)
 
 
 def _run(
