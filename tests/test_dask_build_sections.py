@@ -201,7 +201,9 @@ def test_a_section_column_without_the_rule_is_refused_naming_it(
     address = dask_client.scheduler.address
     args = ["build", *paths, "--base-url", BASE, "--out", str(tmp_path / "o"), "--dask", address]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 2 and "drop section" in result.output, result.output
+    # as a local build refuses it: the input's fault (1), at the file's header
+    assert result.exit_code == 1 and "unknown columns ['section']" in result.output, result.output
+    assert f"{paths[0]}:1" in result.output
     assert "--section-by column:section" in result.output
 
 

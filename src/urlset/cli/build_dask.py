@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from concurrent.futures import CancelledError
 from typing import Any
 
@@ -11,7 +13,7 @@ from ..errors import InvalidValue, PublishError
 from ..writing.build import BuildReport
 from .shared import BuildMode, json_lines_log
 
-_USAGE_FIELDS = ("input format", "columns", "scheduler", "input", "dedupe", "exclude")
+_USAGE_FIELDS = ("input format", "scheduler", "input", "dedupe", "exclude")
 
 
 def run_on_dask(
@@ -52,6 +54,14 @@ def run_on_dask(
             if exc.field in _USAGE_FIELDS:
                 raise click.UsageError(str(exc)) from None
             raise
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            from ..dask.partitions import reader_message
+
+            # as a local build says it (a bare EOFError would be click's "Aborted!")
+            raise PublishError(
+                f"{_compressed(sources)}: the gzip stream ends early or is damaged "
+                f"({reader_message(exc)})"
+            ) from None
         except CancelledError as exc:
             raise PublishError(f"the Dask job was cancelled ({exc})") from None
         except Exception as exc:
@@ -60,3 +70,12 @@ def run_on_dask(
             if isinstance(exc, KilledWorker):
                 raise PublishError(f"the Dask job lost its workers ({exc})") from None
             raise
+
+
+def _compressed(sources: tuple[str, ...]) -> str:
+    """The gzipped input a damaged stream is in: the one named, or among several (a task's
+    error does not say which file it read)."""
+    gzipped = [name for name in sources if name.endswith(".gz")] or list(sources)
+    if len(gzipped) == 1:
+        return gzipped[0]
+    return f"one of {', '.join(gzipped)} (the Dask job does not say which)"

@@ -125,7 +125,7 @@ def build_sitemaps(
         mode = BuildMode(update, stable, remove_paths, report_path, changes_path)
         report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
     except _BUILD_FAILURES as exc:
-        _fail_build(exc)
+        _fail_build(exc, strict=strict)
     if not quiet:
         _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
         site.print_reports()
@@ -317,6 +317,11 @@ def _check_stable_usage(
     remove: tuple[str, ...],
     changes: str | None,
 ) -> None:
+    if _on_dask() and site.given:  # the cluster reads files of rows only: never drop these
+        raise click.UsageError(
+            "--dask reads URL lists (Parquet, CSV, TSV, JSON Lines); --access-log and --crawl "
+            "build without it"
+        )
     if remove and not update:
         raise click.UsageError("--remove takes URLs out of a set with --update only")
     if changes and not (stable or update):
@@ -362,7 +367,7 @@ def _batches(
         raise _SourceUnreadable(str(exc)) from exc
 
 
-def _fail_build(exc: Exception) -> NoReturn:
+def _fail_build(exc: Exception, *, strict: bool = False) -> NoReturn:
     """Exit with the status and message a failed build gets: nothing was published."""
     if isinstance(exc, _SourceUnreadable | PublishError | OSError):
         _fail(2, f"{exc}; nothing was published")
@@ -371,6 +376,10 @@ def _fail_build(exc: Exception) -> NoReturn:
     if isinstance(exc, InvalidValue):
         if exc.field in ("base URL", "sitemap URL", "prefix", "exclude"):
             _fail(2, str(exc))
+        if strict and exc.field in _ENTRY_FIELDS:
+            # an entry's value (a Dask partition's rows fail so; scope too, which
+            # --skip-out-of-scope does not skip under --strict)
+            _fail(1, f"{exc} (--strict: nothing was published)")
         _fail(
             1,
             f"{exc}; nothing was published (use --skip-out-of-scope to leave such URLs out)"
@@ -417,6 +426,9 @@ def _fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*threshold)
+
+
+_ENTRY_FIELDS = frozenset({"loc", "lastmod", "changefreq", "priority", "entry"})
 
 
 class _SourceUnreadable(Exception):

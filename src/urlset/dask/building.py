@@ -41,9 +41,10 @@ from ..writing.options import BuildOptions, FileNames, prepare_build
 from ..writing.report import BuildProblem, BuildReport
 from ..writing.sections import Sections, sections_for
 from ..writing.shards import Leaf, Node
+from ..writing.sources import refused_header
 from ..writing.stable import _publish, _sizing, note_section
 from .cluster import connect
-from .partitions import known
+from .partitions import known, reader_message
 from .plan import Plan, Sample, buckets_of, estimates, plan_shards, runs_of
 from .staging import (
     HASHES,
@@ -109,12 +110,27 @@ def build(
     with connect(scheduler, client) as dask_client:
         column = None if opts.section is None else opts.section.column
         frame = read_frame(data, input_format, () if column is None else (column,))
+        sources = _partition_sources(data, input_format, frame.npartitions)
         with Publisher(Path(out), names.stale) as publisher:
             shape = (partitions, shuffle_method)
-            leaves = _run(frame, opts, report, names, publisher.staging, dask_client, shape)
+            work = (publisher.staging, dask_client, sources)
+            leaves = _run(frame, opts, report, names, work, shape)
             report.urls = sum(leaf.urls for leaf in leaves)
             _publish(leaves, set(), opts, opts.sitemap_directory(), report, publisher, names)
     return report
+
+
+def _partition_sources(data: object, input_format: str | None, count: int) -> list[str | None]:
+    """The file each partition reads, where each reads one (CSV, TSV, JSON Lines: read
+    whole, ``_read``); None for the others (a Parquet file's row groups, a DataFrame's)."""
+    if isinstance(data, str | os.PathLike):
+        data = [data]
+    if not isinstance(data, list | tuple):
+        return [None] * count
+    paths, fmt = _parts_of(list(map(os.fspath, data)), input_format)
+    if fmt == "parquet" or len(paths) != count:
+        return [None] * count
+    return list(paths)
 
 
 def _sections(rule: object) -> Sections:
@@ -135,6 +151,7 @@ def read_frame(
     tell."""
     import dask.dataframe as dd
 
+    where = "the DataFrame's columns"
     if isinstance(data, dd.DataFrame):
         frame = data
     else:
@@ -144,22 +161,31 @@ def read_frame(
         if not paths:
             raise InvalidValue("input", paths, "give at least one path")
         paths, fmt = _parts_of(paths, input_format)
+        for path in paths:
+            _readable(path)
         try:
             frame = _read(dd, paths, fmt)
         except (ValueError, OSError) as exc:  # what the readers say about files they refuse
-            raise InvalidValue("input", paths[0], f"cannot be read as {fmt} ({exc})") from None
+            reason = f"cannot be read as {fmt} ({reader_message(exc)})"
+            raise InvalidValue("input", paths[0], reason) from None
+        # Dask takes the first file's header (CSV, TSV) or keys for every partition's
+        where = f"{paths[0]}:1" if fmt in ("csv", "tsv") else paths[0]
     unknown = [str(c) for c in frame.columns if not known(str(c)) and c not in columns]
     if "loc" not in frame.columns or unknown:
-        raise InvalidValue(
-            "columns",
-            list(map(str, frame.columns)),
-            "the Dask build reads loc and optionally lastmod, changefreq, priority, and the "
-            "extension columns (image_*, video_*, news_*, alternates, alternate_<hreflang>) "
-            "or keys (images, videos, news, alternates, extensions) a local build reads (and "
-            "a section column with --section-by column:section)"
-            + (f"; drop {', '.join(unknown)}" if unknown else "; loc is missing"),
-        )
+        raise refused_header(where, unknown)  # as a local build refuses it: exit 1
     return frame
+
+
+def _readable(path: str) -> None:
+    """A local input file that cannot be opened fails as it fails a local build (OSError:
+    exit 2, the file and why); fsspec URLs and Parquet datasets are left to their readers."""
+    if "://" in path or os.path.isdir(path):
+        return
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise OSError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _read(dd: Any, paths: list[str], fmt: str) -> DataFrame:
@@ -220,9 +246,14 @@ def _format_of(path: str) -> str:
     ):
         if name.endswith(suffix):
             return fmt
-    raise InvalidValue(
-        "input format", path, "cannot be told from the name; give input_format (--input-format)"
-    )
+    if name.endswith(".txt"):
+        reason = (
+            "is a text list: the Dask build reads Parquet, CSV, TSV or JSON Lines "
+            "(build a text list without it)"
+        )
+    else:
+        reason = "cannot be told from the name; give input_format (--input-format)"
+    raise InvalidValue("input format", path, reason)
 
 
 def _run(
@@ -230,13 +261,14 @@ def _run(
     opts: BuildOptions,
     report: BuildReport,
     names: FileNames,
-    staging: Path,
-    client: Client,
+    work: tuple[Path, Client, list[str | None]],
     shape: tuple[int | None, str | None],
 ) -> list[Leaf]:
-    """Steps 1-3: the leaves of the set, written into ``staging``, in key order."""
+    """Steps 1-3: the leaves of the set, written into ``staging`` by ``client``'s workers,
+    in key order (``sources``: the file each partition reads, when known)."""
     import dask
 
+    staging, client, sources = work
     partitions, method = shape
     if method not in (None, "staging", "tasks", "p2p"):
         raise InvalidValue("shuffle method", method, "use staging, tasks or p2p")
@@ -246,7 +278,7 @@ def _run(
         client,
         client.compute(
             [
-                spill(part, n, opts, str(staging), listen)
+                spill(part, n, opts, str(staging), listen, sources[n])
                 for n, part in enumerate(frame.to_delayed())
             ]
         ),

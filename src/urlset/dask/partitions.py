@@ -54,3 +54,9 @@ def _table_rows(frame: pd.DataFrame, opts: BuildOptions, number: int) -> Iterabl
     return extension_table(
         records, f"partition {number}", *shape, opts.default_tz, 4096, base_prefix(opts.base_url)
     )
+
+
+def reader_message(exc: BaseException) -> str:
+    """What a reader said, without the wrapping Dask adds to an error of a reading task
+    ("An error occurred while calling the read_csv method ... Original Message: ...")."""
+    return str(exc).rpartition("Original Message: ")[2]

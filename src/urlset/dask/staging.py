@@ -33,6 +33,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InvalidValue
 from ..urls import Scope
 from ..writing.checked import checked_batches
 from ..writing.document import uses_typed_prefix
@@ -57,26 +58,37 @@ Drops = dict[int, set[int]]  # partition -> the hashes of the locs it must leave
 
 
 def spill_partition(
-    frame: pd.DataFrame, number: int, opts: BuildOptions, staging: str, listen: bool
+    frame: pd.DataFrame,
+    number: int,
+    opts: BuildOptions,
+    staging: str,
+    listen: bool,
+    source: str | None = None,
 ) -> Spilled:
-    """Step 1 for input partition ``number``. Its report (with its problems when they are
-    listened to) goes to ``.dask-report-N``, which the driver reads once every partition is
-    done."""
+    """Step 1 for input partition ``number``, read from ``source`` (a file, when the
+    partition is one). Its report (with its problems when they are listened to) goes to
+    ``.dask-report-N``, which the driver reads once every partition is done."""
     problems: list[BuildProblem] = []
     report = BuildReport(listener=problems.append if listen else None)
-    frame, opts = _with_sections(frame, opts)
+    given = frame
     scope = Scope.of(opts.base_directory())
     sections: dict[int, str] = {}
     keyed: list[tuple[int, str, str, bool]] = []
-    with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
-        entries = partition_entries(frame, opts, number)
-        for batch in checked_batches(entries, opts, scope, report, Path(spill)):
-            locs, texts = _standalone(batch, opts)
-            if uses_typed_prefix("".join(texts)):
-                typed: Iterator[bool] = map(uses_typed_prefix, texts)
-            else:
-                typed = repeat(False, len(texts))
-            keyed += zip(keys_of(locs, opts, sections), locs, texts, typed, strict=True)
+    try:
+        frame, opts = _with_sections(frame, opts)
+        with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
+            entries = partition_entries(frame, opts, number)
+            for batch in checked_batches(entries, opts, scope, report, Path(spill)):
+                locs, texts = _standalone(batch, opts)
+                if uses_typed_prefix("".join(texts)):
+                    typed: Iterator[bool] = map(uses_typed_prefix, texts)
+                else:
+                    typed = repeat(False, len(texts))
+                keyed += zip(keys_of(locs, opts, sections), locs, texts, typed, strict=True)
+    except InvalidValue as exc:  # a value that fails the build (--strict, scope, a section)
+        raise located(exc, given, source or f"partition {number} of the input") from None
+    if source is not None:
+        _placed(report, problems, source)
     report.listener = None
     write_pickle(Path(staging) / f".dask-report-{number}", (report, problems))
     keyed.sort(key=lambda entry: entry[0])  # stable: the partition's order among equal keys
@@ -85,6 +97,34 @@ def spill_partition(
         tops = sorted((loc_hash(loc), key & SECTION_MASK) for key, loc, _, _ in keyed)
         write_sorted(Path(staging) / f".dask-sections-{number}", tops)
     return len(keyed), sample_of([entry[0] for entry in keyed], SAMPLE), sections
+
+
+def _placed(report: BuildReport, problems: list[BuildProblem], source: str) -> None:
+    """The entries the partition left out or wrote without a value, said to be in
+    ``source`` (its file) as a local build names the file; not their lines, which the
+    partition's rows come without."""
+    for examples in (report.examples, report.warnings):
+        examples[:] = [e if e.startswith(source) else f"{source}: {e}" for e in examples]
+    own = report.rejected.keys() | report.kept_without.keys()
+    problems[:] = [
+        p._replace(source=source) if p.source is None and p.code in own else p for p in problems
+    ]
+
+
+def located(exc: InvalidValue, frame: pd.DataFrame, source: str) -> InvalidValue:
+    """``exc`` saying where: the partition's file (or number) and the first data row that
+    holds the value. Not its line: the partition's rows come without their line numbers
+    (a reader skips blank lines), so the row is counted among the data rows."""
+    row = None
+    wanted = str(exc.value)
+    for column in sorted(frame.columns, key=lambda name: name != exc.field):
+        values = frame[column].astype(str).tolist()
+        if wanted in values:
+            row = values.index(wanted) + 1
+            break
+    at = source if row is None else f"{source}, data row {row}"
+    reason = f"{exc.reason} (in {at}; the Dask build reads rows without their line numbers)"
+    return InvalidValue(exc.field, exc.value, reason)
 
 
 def write_sorted(path: Path, rows: Sequence[tuple[Any, ...]]) -> None:

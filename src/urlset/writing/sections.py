@@ -221,10 +221,13 @@ def parse_rule(rule: str) -> Sections:
 
 
 def note(given: dict[str, str], loc: str, name: object, where: str) -> None:
-    """Record that ``loc`` is in section ``name`` (a blank or None: in none)."""
+    """Record that ``loc`` is in section ``name`` (a blank or None: in none), unless an
+    earlier copy of it placed it: the build keeps a repeated loc's first copy."""
     if name is None or (isinstance(name, str) and not name.strip()):
-        return
-    given[loc] = checked_name(name.strip() if isinstance(name, str) else name, where=where)
+        checked = DEFAULT
+    else:
+        checked = checked_name(name.strip() if isinstance(name, str) else name, where=where)
+    given.setdefault(loc, checked)
 
 
 def parse_pattern(text: str) -> tuple[str, str]:
@@ -283,22 +286,21 @@ def _from_table(entries: Any, column: str, base: str | None) -> tuple[Any, Secti
     if column not in table.column_names or "loc" not in table.column_names:
         raise InvalidValue("section", column, f"the table has no {column!r} or 'loc' column")
     given: dict[str, str] = {}
-    checked: dict[object, str | None] = {}
+    checked: dict[object, str] = {}
     for loc, name in zip(
         table.column("loc").to_pylist(), table.column(column).to_pylist(), strict=True
     ):
-        if name is None or not isinstance(loc, str):
+        if not isinstance(loc, str):
             continue
         if name not in checked:
-            blank = isinstance(name, str) and not name.strip()
+            blank = name is None or (isinstance(name, str) and not name.strip())
             text = name.strip() if isinstance(name, str) else name
-            checked[name] = None if blank else checked_name(text, where=f"{column} of {loc}")
+            checked[name] = DEFAULT if blank else checked_name(text, where=f"{column} of {loc}")
         section = checked[name]
-        if section is not None:
-            given[loc] = section
-            if not is_plain_uri(loc):  # the loc as the build writes it too
-                with contextlib.suppress(InvalidValue):
-                    given.setdefault(to_uri(resolved_loc(loc, base)), section)
+        given.setdefault(loc, section)  # a repeated loc: its first copy's, as the build keeps
+        if not is_plain_uri(loc):  # the loc as the build writes it too
+            with contextlib.suppress(InvalidValue):
+                given.setdefault(to_uri(resolved_loc(loc, base)), section)
     return table.drop_columns([column]), Sections.by_column(column, given)
 
 
@@ -310,9 +312,12 @@ def _taking_key(
             entry = dict(entry)
             name, loc = entry.pop(key), entry.get("loc")
             if isinstance(name, str):
-                name = name.strip() or None  # blank: the default section
-            if name is not None and isinstance(loc, str):
-                given[loc] = checked_name(name, where=f"section of {loc}")
+                name = name.strip() or None
+            if isinstance(loc, str):
+                # a repeated loc keeps its first copy's section, as the build keeps it;
+                # a blank or null one: the default section
+                section = DEFAULT if name is None else checked_name(name, where=f"section of {loc}")
+                given.setdefault(loc, section)
                 # the loc as the build writes it too (a bad one: the build reports it)
                 with contextlib.suppress(InvalidValue):
                     given.setdefault(to_uri(resolved_loc(loc, base)), given[loc])

@@ -145,9 +145,9 @@ class SourceRows:
         if found is None or self.sections is None:
             return
         names, codes = found
-        self.sections.update(
-            (loc, names[code - 1]) for loc, code in zip(locs, codes[start:end], strict=True) if code
-        )
+        for loc, code in zip(locs, codes[start:end], strict=True):
+            # a loc the run repeats keeps its first copy's section, as the build keeps it
+            self.sections.setdefault(loc, names[code - 1] if code else DEFAULT)
 
     def render(self, prefix: str, *, text: bool = False) -> RenderedRows | None:
         """The rows rendered in the compiled core with the checks of ``document.render_rows``,

@@ -255,16 +255,7 @@ def _table(
     known = {COLUMN} if sections is not None else set()
     unknown = [name for name in header if not known_column(name) and name not in known]
     if "loc" not in header or unknown:
-        wrong = f"unknown columns {unknown}" if unknown else "no 'loc' column"
-        if COLUMN in unknown:
-            wrong += f" (a {COLUMN} column names each URL's section: --section-by column:{COLUMN})"
-        raise InvalidValue(
-            "header",
-            f"{source}:1",
-            f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required), and for "
-            "extensions image_*, video_*, news_*, alternates and alternate_<hreflang> "
-            "(see the urlset.writing.sources documentation)",
-        )
+        raise refused_header(f"{source}:1", unknown)
     positions = [header.index(name) if name in header else -1 for name in COLUMNS]
     section = header.index(COLUMN) if sections is not None and COLUMN in header else None
     extra = [
@@ -294,6 +285,22 @@ def _table(
 
     for batch in reader.batches():
         yield _passed_on(SourceRows(batch, source, default_tz, read_long, sections, base), rows)
+
+
+def refused_header(where: str, unknown: Sequence[str]) -> InvalidValue:
+    """The error of a header with ``unknown`` columns, or without loc when there are none
+    (the build exits 1: the input is at fault), at ``where`` (file:1 when the file is
+    known); one message for a local build and ``build --dask``."""
+    wrong = f"unknown columns {list(unknown)}" if unknown else "no 'loc' column"
+    if COLUMN in unknown:
+        wrong += f" (a {COLUMN} column names each URL's section: --section-by column:{COLUMN})"
+    return InvalidValue(
+        "header",
+        where,
+        f"{wrong}; the columns are {', '.join(COLUMNS)} (loc required), and for "
+        "extensions image_*, video_*, news_*, alternates and alternate_<hreflang> "
+        "(see the urlset.writing.sources documentation)",
+    )
 
 
 def _note(
