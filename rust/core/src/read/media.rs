@@ -19,48 +19,11 @@ use super::records::Span;
 use super::values::value_text;
 use crate::values::lastmod::{plain_lastmod_value, Lastmod};
 use crate::values::loc::plain_loc;
+use crate::values::scalars::trim_python_space;
+use crate::values::{alternate, news, video};
 
-/// sitemap-video.xsd and Google's limits, as video.py holds them.
-const MAX_VIDEO_TITLE: usize = 100;
-const MAX_VIDEO_DESCRIPTION: usize = 2_048;
-const MAX_VIDEO_DURATION: u32 = 28_800;
-const MAX_VIDEO_TAGS: usize = 32;
-const MAX_VIDEO_CATEGORY: usize = 256;
-const MAX_VIDEO_UPLOADER: usize = 255;
 /// limits.MAX_LOC_LENGTH: a longer URI is one the extension readers convert.
 const MAX_URI: usize = 2_048;
-/// sitemap-news.xsd: up to 5 stock tickers.
-const MAX_STOCK_TICKERS: usize = 5;
-
-/// news.py's GENRES and ACCESS, as the reader spells them whatever case was written.
-const GENRES: [&str; 6] = [
-    "PressRelease",
-    "Satire",
-    "Blog",
-    "OpEd",
-    "Opinion",
-    "UserGenerated",
-];
-const ACCESS: [&str; 2] = ["Subscription", "Registration"];
-
-/// field_checks.ISO_639_1, the two-letter language codes a news language may be.
-const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca \
-ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv \
-ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks \
-ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr \
-nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss \
-st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh \
-zu";
-
-/// field_checks.ISO_3166_1, the region codes an hreflang may name.
-const ISO_3166_1: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI \
-BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE \
-DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS \
-GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW \
-KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW \
-MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO \
-RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM \
-TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
 
 /// One `<video:video>` as video.py's `Video` holds it (the fields typed here).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -277,37 +240,16 @@ fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
     })
 }
 
-/// An hreflang value in the canonical case hreflang.py's `hreflang_code` gives it
-/// (`en`, `en-GB`, `zh-Hant-TW`, `es-419`, `x-default`); None for anything it rejects or
-/// changes otherwise (spaces around it, `_`).
+/// A value as written when it needs no stripping (the reader explains spaces around a
+/// code); the values' checks then give the reader's canonical form.
+fn unstripped(value: &str) -> Option<&str> {
+    (trim_python_space(value)? == value).then_some(value)
+}
+
+/// An hreflang value in the canonical case hreflang.py's `hreflang_code` gives it; None for
+/// anything it rejects or changes otherwise (spaces around it, `_`).
 fn hreflang_code(value: &str) -> Option<String> {
-    if value.eq_ignore_ascii_case("x-default") {
-        return Some("x-default".to_owned());
-    }
-    let letters = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_alphabetic());
-    let mut parts = value.split('-').peekable();
-    let language = parts.next()?.to_ascii_lowercase();
-    let two = letters(&language, 2) && ISO_639_1.split(' ').any(|c| c == language);
-    if !two && !letters(&language, 3) {
-        return None;
-    }
-    let mut code = language;
-    if let Some(script) = parts.next_if(|s| letters(s, 4)) {
-        code.push('-');
-        code.push_str(&script[..1].to_ascii_uppercase());
-        code.push_str(&script[1..].to_ascii_lowercase());
-    }
-    if let Some(region) = parts.next() {
-        let upper = region.to_ascii_uppercase();
-        let known = letters(&upper, 2) && ISO_3166_1.split(' ').any(|c| c == upper);
-        let numeric = region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit());
-        if !known && !numeric {
-            return None;
-        }
-        code.push('-');
-        code.push_str(&upper);
-    }
-    parts.next().is_none().then_some(code)
+    alternate::hreflang_code(unstripped(value)?)
 }
 
 /// The text of the element whose start tag the cursor has passed, up to its end tag (the
@@ -421,10 +363,10 @@ fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
     let thumbnail_loc = uri(t, b"thumbnail_loc")?;
     let title = t
         .tag(b"title", false)
-        .then(|| text(t, b"title", MAX_VIDEO_TITLE))??;
+        .then(|| text(t, b"title", video::MAX_TITLE))??;
     let description = t
         .tag(b"description", false)
-        .then(|| text(t, b"description", MAX_VIDEO_DESCRIPTION))??;
+        .then(|| text(t, b"description", video::MAX_DESCRIPTION))??;
     let content_loc = optional(t, b"content_loc", |t| uri(t, b"content_loc"))?;
     let player_loc = optional(t, b"player_loc", |t| uri(t, b"player_loc"))?;
     if content_loc.is_none() && player_loc.is_none() {
@@ -434,7 +376,7 @@ fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
         let n = digits(&content(t, b"duration", max_value)?, 9)?;
         u32::try_from(n)
             .ok()
-            .filter(|n| (1..=MAX_VIDEO_DURATION).contains(n))
+            .filter(|&n| (1..=video::MAX_DURATION).contains(&u64::from(n)))
     })?;
     let expiration_date = optional(t, b"expiration_date", |t| date(t, b"expiration_date"))?;
     let rating = optional(t, b"rating", |t| rating(&content(t, b"rating", max_value)?))?;
@@ -446,12 +388,12 @@ fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
     while t.tag(b"tag", false) {
         tags.push(text(t, b"tag", 0)?);
     }
-    if tags.len() > MAX_VIDEO_TAGS {
+    if tags.len() > video::MAX_TAGS {
         return None;
     }
     let category = optional(t, b"category", |t| {
         let value = content(t, b"category", max_value)?;
-        (value.chars().count() <= MAX_VIDEO_CATEGORY).then_some(value)
+        (value.chars().count() <= video::MAX_CATEGORY).then_some(value)
     })?
     .filter(|c| !c.is_empty());
     let flag = |t: &mut Tags<'_>, name: &[u8]| {
@@ -459,7 +401,9 @@ fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
     };
     let family_friendly = flag(t, b"family_friendly")?;
     let requires_subscription = flag(t, b"requires_subscription")?;
-    let uploader = optional(t, b"uploader", |t| text(t, b"uploader", MAX_VIDEO_UPLOADER))?;
+    let uploader = optional(t, b"uploader", |t| {
+        text(t, b"uploader", video::MAX_UPLOADER)
+    })?;
     let live = flag(t, b"live")?;
     if !t.tag(b"video", true) {
         return None;
@@ -485,37 +429,15 @@ fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
     })
 }
 
-/// A news language as news.py reads it without a word: an ISO 639 code (two letters from
-/// ISO 639-1, or three), zh-cn or zh-tw, in any case (read in lower case).
+/// A news language as news.py reads it without a word (read in lower case).
 fn news_language(value: &str) -> Option<String> {
-    let code = value.to_ascii_lowercase();
-    let letters = code.bytes().all(|b| b.is_ascii_lowercase());
-    let ok = match code.len() {
-        2 => letters && ISO_639_1.split(' ').any(|c| c == code),
-        3 => letters,
-        5 => code == "zh-cn" || code == "zh-tw",
-        _ => false,
-    };
-    (ok && value.is_ascii()).then_some(code)
+    news::news_language(unstripped(value)?)
 }
 
 /// A comma-separated list as `field_checks.text_list` splits it: each item stripped, empty
 /// ones left out.
 fn items(value: &str) -> impl Iterator<Item = &str> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty())
-}
-
-/// `word` as one of `known` spells it, its case aside (ASCII only).
-fn known(word: &str, known: &[&'static str]) -> Option<&'static str> {
-    known.iter().copied().find(|k| k.eq_ignore_ascii_case(word))
-}
-
-/// An EXCHANGE:SYMBOL ticker of ASCII word characters.
-fn ticker(value: &str) -> bool {
-    let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    value
-        .split_once(':')
-        .is_some_and(|(a, b)| word(a) && word(b))
 }
 
 /// The news article whose start tag the cursor has passed, when it is plain.
@@ -540,13 +462,13 @@ fn news_at(t: &mut Tags<'_>, max_value: usize) -> Option<News> {
         if value.is_empty() {
             return Some(None);
         }
-        known(&value, &ACCESS).map(Some)
+        news::known(&value, &news::ACCESS).map(Some)
     })?
     .flatten();
     let genres = optional(t, b"genres", |t| {
         let value = content(t, b"genres", max_value)?;
         items(&value)
-            .map(|g| known(g, &GENRES))
+            .map(|g| news::known(g, &news::GENRES))
             .collect::<Option<Vec<_>>>()
     })?
     .unwrap_or_default();
@@ -564,7 +486,8 @@ fn news_at(t: &mut Tags<'_>, max_value: usize) -> Option<News> {
     let stock_tickers = optional(t, b"stock_tickers", |t| {
         let value = content(t, b"stock_tickers", max_value)?;
         let found: Vec<String> = items(&value).map(str::to_owned).collect();
-        (found.len() <= MAX_STOCK_TICKERS && found.iter().all(|s| ticker(s))).then_some(found)
+        (found.len() <= news::MAX_STOCK_TICKERS && found.iter().all(|s| news::ticker(s)))
+            .then_some(found)
     })?
     .unwrap_or_default();
     if !t.tag(b"news", true) {

@@ -12,7 +12,8 @@ use crate::write::escape::escape_into;
 
 /// sitemap-news.xsd: up to 5 tickers.
 pub const MAX_STOCK_TICKERS: usize = 5;
-const GENRES: [&str; 6] = [
+/// news.py's GENRES and ACCESS, as the class spells them whatever case was given.
+pub const GENRES: [&str; 6] = [
     "PressRelease",
     "Satire",
     "Blog",
@@ -20,7 +21,7 @@ const GENRES: [&str; 6] = [
     "Opinion",
     "UserGenerated",
 ];
-const ACCESS: [&str; 2] = ["Subscription", "Registration"];
+pub const ACCESS: [&str; 2] = ["Subscription", "Registration"];
 
 /// A list field as given (`field_checks.text_list`): one comma-separated text, or texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +50,7 @@ pub fn required_text(text: &str) -> Option<String> {
 
 /// A news language as `news.news_language` gives it: an ISO 639 code (two letters from
 /// ISO 639-1, or three), zh-cn or zh-tw, in lower case.
-fn news_language(value: &str) -> Option<String> {
+pub fn news_language(value: &str) -> Option<String> {
     let code = trim_python_space(value)?.to_ascii_lowercase();
     let letters = code.bytes().all(|b| b.is_ascii_lowercase());
     let known = match code.len() {
@@ -61,12 +62,12 @@ fn news_language(value: &str) -> Option<String> {
 }
 
 /// One of `known` in any case, as the class names it.
-fn known(word: &str, known: &[&'static str]) -> Option<&'static str> {
+pub fn known(word: &str, known: &[&'static str]) -> Option<&'static str> {
     known.iter().copied().find(|k| k.eq_ignore_ascii_case(word))
 }
 
 /// A stock ticker as `_TICKER` takes it (`EXCHANGE:SYMBOL`, ASCII word characters here).
-fn ticker(value: &str) -> bool {
+pub fn ticker(value: &str) -> bool {
     let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     value
         .split_once(':')

@@ -11,12 +11,13 @@ use super::lastmod::Lastmod;
 use super::scalars::trim_python_space;
 use crate::write::escape::escape_into;
 
-const MAX_TITLE: usize = 100;
-const MAX_DESCRIPTION: usize = 2_048;
-const MAX_DURATION: u64 = 28_800;
-const MAX_TAGS: usize = 32;
-const MAX_CATEGORY: usize = 256;
-const MAX_UPLOADER: usize = 255;
+/// sitemap-video.xsd and Google's limits, as video.py holds them.
+pub const MAX_TITLE: usize = 100;
+pub const MAX_DESCRIPTION: usize = 2_048;
+pub const MAX_DURATION: u64 = 28_800;
+pub const MAX_TAGS: usize = 32;
+pub const MAX_CATEGORY: usize = 256;
+pub const MAX_UPLOADER: usize = 255;
 
 /// One `<video:video>` of the fields typed here.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
