@@ -42,6 +42,17 @@ class ReadError(UrlsetError, ValueError):
     """A document could not be read at all."""
 
 
+def written_without(fault: object, field: str) -> str:
+    """A kept line's message: its fault, and the value it is written without."""
+    return f"{fault} (written without its {field})"
+
+
+# the repairs a build that writes a line at fault says it made (written_without here; the
+# extension readers' "; the image is left out", "; the image is written without it"):
+# what --strict, which writes nothing, must not claim
+_REPAIRS = r" \(written without its [^)]*\)|; the [a-z ]+ (?:is|are) (?:left out|written without (?:it|them))"
+
+
 class InputError(UrlsetError, ValueError):
     """A build input line could not be used as it was written.
 
@@ -68,6 +79,13 @@ class InputError(UrlsetError, ValueError):
         self.kept = kept
         self.notes = notes
         super().__init__(f"{source}:{line}: {reason}")
+
+    def refused(self) -> str:
+        """The message when nothing may be left out (``--strict``): the faults, without the
+        repairs a build that writes the line would make."""
+        import re  # not at import: `import urlset` loads this module alone
+
+        return f"{self.source}:{self.line}: {re.sub(_REPAIRS, '', self.reason)}"
 
 
 class PublishError(UrlsetError, OSError):

@@ -372,7 +372,7 @@ def _fail_build(exc: Exception, *, strict: bool = False) -> NoReturn:
     if isinstance(exc, _SourceUnreadable | PublishError | OSError):
         _fail(2, f"{exc}; nothing was published")
     if isinstance(exc, InputError):
-        _fail(1, f"{exc} (--strict: nothing was published)")
+        _fail(1, f"{exc.refused()} (--strict: nothing was published)")
     if isinstance(exc, InvalidValue):
         if exc.field in ("base URL", "sitemap URL", "prefix", "exclude"):
             _fail(2, str(exc))

@@ -11,7 +11,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, InvalidValue
+from ..errors import InputError, InvalidValue, written_without
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, plain_directory
@@ -287,7 +287,7 @@ def _convert(
     for note in notes:
         report.warn(getattr(note, "code", "invalid-extensions"), f"{url[0]}: {note}")
     for bad in dropped:
-        report.warn(f"invalid-{bad.field}", f"{bad} (written without its {bad.field})")
+        report.warn(f"invalid-{bad.field}", written_without(bad, bad.field))
     return url
 
 

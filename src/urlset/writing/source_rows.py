@@ -10,7 +10,7 @@ from itertools import islice
 from typing import Any, TypeVar
 
 from .._core import RenderedRows, SourceBatch, render_rows, types_of
-from ..errors import InputError, InvalidValue
+from ..errors import InputError, InvalidValue, written_without
 from ..limits import MAX_LOC_LENGTH
 from ..model import Url, url_keeping_loc, urls_from_rows
 from ..urls import resolved_loc
@@ -321,7 +321,7 @@ def without_extensions(
         kept, dropped = url_keeping_loc(row[:4], default_tz=default_tz)
     except (InvalidValue, TypeError):
         return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
-    reasons = [f"{exc} (written without its extensions)", *map(written_without, dropped)]
+    reasons = [written_without(exc, "extensions"), *(written_without(d, d.field) for d in dropped)]
     return InputError(source, number, "; ".join(reasons), exc.field, kept=kept)
 
 
@@ -336,14 +336,10 @@ def with_notes(
         return kept_or_error(source, number, row[:4], default_tz)  # the loc is bad too
     problems = (
         *((getattr(note, "code", "invalid-extensions"), str(note)) for note in notes),
-        *((f"invalid-{exc.field}", written_without(exc)) for exc in dropped),
+        *((f"invalid-{exc.field}", written_without(exc, exc.field)) for exc in dropped),
     )
     reason = "; ".join(message for _, message in problems)
     return InputError(source, number, reason, "extensions", kept=kept, notes=problems)
-
-
-def written_without(exc: InvalidValue) -> str:
-    return f"{exc} (written without its {exc.field})"
 
 
 def kept_or_error(
@@ -356,7 +352,7 @@ def kept_or_error(
         return InputError(source, number, str(exc), exc.field)
     except TypeError:
         return InputError(source, number, "a row is (loc, lastmod, changefreq, priority)")
-    reason = "; ".join(map(written_without, dropped))
+    reason = "; ".join(written_without(exc, exc.field) for exc in dropped)
     return InputError(source, number, reason, dropped[0].field, kept=kept)
 
 
