@@ -3,6 +3,7 @@ in two sections, and the same exit status and message for every input either ref
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -169,23 +170,59 @@ def test_both_builds_refuse_or_report_an_input_alike(
         assert outputs["dask"] == outputs["local"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Dask build reads JSON Lines with pandas, which refuses a whole file for one "
-    "line that is not JSON; a local build skips that line (unreadable-line) and goes on",
-)
-def test_a_json_lines_file_with_one_bad_line_builds_alike(dask_client: Any, tmp_path: Path) -> None:
-    source = tmp_path / "in.jsonl"
-    source.write_text(json.dumps({"loc": _GOOD}) + "\n{not json\n", encoding="utf-8")
+_LINE = f'{{"loc": "{_GOOD}"}}\n'
+# a line either build skips, at line 2 of each: name -> (file, content, what is counted). The
+# family: each way the local reader refuses a line (not JSON, not an object, an unknown key,
+# not UTF-8, a row of the wrong width, a bad value), in each text format the Dask build
+# reads (JSON Lines, CSV, TSV, gzipped)
+SKIPPED_LINES: dict[str, tuple[str, bytes, str]] = {
+    "jsonl, not JSON": ("in.jsonl", f"{_LINE}{{not json\n".encode(), "unreadable-line: 1"),
+    "jsonl, not an object": ("in.jsonl", f"{_LINE}[1]\n".encode(), "unreadable-line: 1"),
+    "jsonl, unknown key": (
+        "in.jsonl",
+        f'{_LINE}{{"loc": "{BASE}b", "colour": "red"}}\n'.encode(),
+        "invalid-keys: 1",
+    ),
+    "jsonl, not UTF-8": ("in.jsonl", _LINE.encode() + b'{"loc": "\xff"}\n', "unreadable-line: 1"),
+    "jsonl, bad loc": ("in.jsonl", f'{_LINE}{{"loc": "not a url"}}\n'.encode(), "invalid-loc: 1"),
+    "jsonl.gz, not JSON": (
+        "in.jsonl.gz", gzip.compress(f"{_LINE}{{not json\n".encode()), "unreadable-line: 1"
+    ),
+    "csv, too many cells": ("in.csv", f"loc\n{BASE}b,x\n{_GOOD}\n".encode(), "unreadable-line: 1"),
+    "csv, not UTF-8": ("in.csv", f"loc\n{BASE}\xff\n{_GOOD}\n".encode("latin-1"), "unreadable-line: 1"),
+    "tsv, bad lastmod": (
+        "in.tsv", f"loc\tlastmod\n{BASE}b\tyesterday\n{_GOOD}\t\n".encode(), "invalid-lastmod: 1"
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(SKIPPED_LINES))
+def test_a_line_a_local_build_skips_is_skipped_alike_at_its_file_and_line(
+    dask_client: Any, tmp_path: Path, case: str
+) -> None:
+    """The Dask build reads a text input by the local build's reader: one bad line is
+    skipped and said at its file:line (it refused the whole JSON Lines file, and said a
+    CSV's row by its place in the partition), and under --strict fails the build alike."""
+    name, content, counted = SKIPPED_LINES[case]
+    source = tmp_path / name
+    source.write_bytes(content)
     common = [str(source), "--base-url", BASE, "--no-gzip"]
+    said: dict[tuple[str, bool], list[str]] = {}
     for build, extra in (("local", []), ("dask", ["--dask", dask_client.scheduler.address])):
-        result = CliRunner().invoke(
-            main, ["build", *common, "--out", str(tmp_path / build), *extra]
-        )
-        assert result.exit_code == 0 and "unreadable-line: 1" in result.output, (
-            build,
-            result.output,
-        )
+        for strict in (False, True):
+            out = str(tmp_path / f"{build}-{strict}")
+            args = ["build", *common, "--out", out, *extra, *(["--strict"] * strict)]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == (1 if strict else 0), (build, result.output)
+            lines = result.output.splitlines()
+            said[build, strict] = [line for line in lines if "skipped" in line or name in line]
+            assert any(f"{source}:2: " in line for line in said[build, strict]), result.output
+            if not strict:
+                assert counted in result.output, (build, result.output)
+            else:
+                assert "(--strict: nothing was published)" in result.output, result.output
+    assert said["dask", False] == said["local", False]
+    assert said["dask", True] == said["local", True]
 
 
 @pytest.mark.parametrize(
@@ -217,22 +254,3 @@ def test_what_only_a_local_build_takes_is_a_usage_error_on_dask(
     if "--update" not in extra:  # (an update needs a set to update)
         local = CliRunner().invoke(main, ["build", *args, "--out", str(tmp_path / "local")])
         assert local.exit_code == 0, local.output  # as the message says: it builds without
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="JSON Lines keys are per line: a local build leaves out a line with an unknown key "
-    "(invalid-keys) and builds the rest; the Dask build reads the file as one table whose "
-    "columns are every line's keys, and refuses it as a CSV with an unknown column",
-)
-def test_a_json_lines_line_with_an_unknown_key_builds_alike(
-    dask_client: Any, tmp_path: Path
-) -> None:
-    source = tmp_path / "in.jsonl"
-    lines = [json.dumps({"loc": _GOOD}), json.dumps({"loc": f"{BASE}b", "colour": "red"})]
-    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    common = [str(source), "--base-url", BASE, "--no-gzip"]
-    for build, extra in (("local", []), ("dask", ["--dask", dask_client.scheduler.address])):
-        out = str(tmp_path / build)
-        result = CliRunner().invoke(main, ["build", *common, "--out", out, *extra])
-        assert result.exit_code == 0 and "invalid-keys: 1" in result.output, result.output

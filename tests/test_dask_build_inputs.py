@@ -1,6 +1,7 @@
 """What a local build takes, the Dask build takes too, with the same result: extension columns
 and keys (so ``--news-window`` keeps only recent articles' news there as well), relative locs
-resolved against the base URL, ``--exclude`` (sections: test_dask_build_sections.py)."""
+resolved against the base URL, ``--exclude``, each text part by its own header and compression,
+from a path or an fsspec URL (sections: test_dask_build_sections.py)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,27 @@ def _local(source: Path, out: Path, options: dict[str, Any]) -> Any:
     with open_source(str(source)) as stream:
         batches = list(chain.from_iterable(iter_batches(stream, fmt, source.name, rows=True)))
     return write_sitemaps(batches, out, BASE, stable=True, **options)
+
+
+def test_each_text_part_is_read_by_its_own_header_from_a_path_or_an_fsspec_url(
+    dask_client: Any, tmp_path: Path
+) -> None:
+    """Each CSV part is read as a local build reads it, by its own header (its columns in
+    its own order), gzipped or not, from a path or a ``file://`` URL (read through fsspec)."""
+    import gzip
+
+    articles = _articles(40)
+    (tmp_path / "in").mkdir()
+    first, second = tmp_path / "in" / "part-0.csv", tmp_path / "in" / "part-1.csv.gz"
+    _write_csv(articles[:20], first)
+    header = list(reversed(list(articles[0])))
+    rows = [",".join(header)] + [",".join(a[k] for k in header) for a in articles[20:]]
+    second.write_bytes(gzip.compress(("\n".join(rows) + "\n").encode()))
+    whole = tmp_path / "whole.csv"
+    _write_csv(articles, whole)
+    options: dict[str, Any] = {"now": NOW, "gzip": False}
+    local = _local(whole, tmp_path / "local", options)
+    sources = [str(first), second.as_uri()]
+    spread = build(sources, tmp_path / "dask", BASE, client=dask_client, **options)
+    assert _files(tmp_path / "dask") == _files(tmp_path / "local")
+    assert spread.urls == local.urls == 40 and not spread.rejected

@@ -44,7 +44,7 @@ from ..writing.shards import Leaf, Node
 from ..writing.sources import refused_header
 from ..writing.stable import _publish, _sizing, note_section
 from .cluster import connect
-from .partitions import known, reader_message
+from .partitions import known, reader_message, reads_alone
 from .plan import Plan, Sample, buckets_of, estimates, plan_shards, runs_of
 from .staging import (
     HASHES,
@@ -108,16 +108,48 @@ def build(
         options["section"] = _sections(options["section"])
     opts, _scope, report, names = prepare_build(base_url, on_problem, options)
     with connect(scheduler, client) as dask_client:
-        column = None if opts.section is None else opts.section.column
-        frame = read_frame(data, input_format, () if column is None else (column,))
-        sources = _partition_sources(data, input_format, frame.npartitions)
+        parts = _inputs(data, input_format, opts)
         with Publisher(Path(out), names.stale) as publisher:
             shape = (partitions, shuffle_method)
-            work = (publisher.staging, dask_client, sources)
-            leaves = _run(frame, opts, report, names, work, shape)
+            work = (publisher.staging, dask_client, parts)
+            leaves = _run(opts, report, names, work, shape)
             report.urls = sum(leaf.urls for leaf in leaves)
             _publish(leaves, set(), opts, opts.sitemap_directory(), report, publisher, names)
     return report
+
+
+Inputs = tuple[list[Any], list[str | None], str | None]  # partitions, their files, format
+
+
+def _inputs(
+    data: DataFrame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    input_format: str | None,
+    opts: BuildOptions,
+) -> Inputs:
+    """The partitions to check: each CSV, TSV or JSON Lines file read whole on a worker by
+    the local build's reader (a line it cannot use skipped and reported at its file:line, as
+    a local build does), else the delayed partitions of a Dask DataFrame of the input."""
+    import dask.dataframe as dd
+
+    if not isinstance(data, dd.DataFrame):
+        paths, fmt = _parts_of(_paths_of(data), input_format)
+        if reads_alone(fmt, opts):
+            for path in paths:
+                _readable(path)
+            return [None] * len(paths), list(paths), fmt
+    column = None if opts.section is None else opts.section.column
+    frame = read_frame(data, input_format, () if column is None else (column,))
+    parts = frame.to_delayed()
+    return parts, _partition_sources(data, input_format, len(parts)), None
+
+
+def _paths_of(data: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    if isinstance(data, str | os.PathLike):
+        return [os.fspath(data)]
+    paths = [os.fspath(path) for path in data]
+    if not paths:
+        raise InvalidValue("input", paths, "give at least one path")
+    return paths
 
 
 def _partition_sources(data: object, input_format: str | None, count: int) -> list[str | None]:
@@ -155,12 +187,7 @@ def read_frame(
     if isinstance(data, dd.DataFrame):
         frame = data
     else:
-        paths = (
-            [os.fspath(data)] if isinstance(data, str | os.PathLike) else list(map(os.fspath, data))
-        )
-        if not paths:
-            raise InvalidValue("input", paths, "give at least one path")
-        paths, fmt = _parts_of(paths, input_format)
+        paths, fmt = _parts_of(_paths_of(data), input_format)
         for path in paths:
             _readable(path)
         try:
@@ -257,18 +284,18 @@ def _format_of(path: str) -> str:
 
 
 def _run(
-    frame: DataFrame,
     opts: BuildOptions,
     report: BuildReport,
     names: FileNames,
-    work: tuple[Path, Client, list[str | None]],
+    work: tuple[Path, Client, Inputs],
     shape: tuple[int | None, str | None],
 ) -> list[Leaf]:
     """Steps 1-3: the leaves of the set, written into ``staging`` by ``client``'s workers,
-    in key order (``sources``: the file each partition reads, when known)."""
+    in key order (``parts``: the input partitions, ``sources``: the file each reads, when
+    known, ``fmt``: the format of those read whole by the local reader)."""
     import dask
 
-    staging, client, sources = work
+    staging, client, (parts, sources, fmt) = work
     partitions, method = shape
     if method not in (None, "staging", "tasks", "p2p"):
         raise InvalidValue("shuffle method", method, "use staging, tasks or p2p")
@@ -278,8 +305,8 @@ def _run(
         client,
         client.compute(
             [
-                spill(part, n, opts, str(staging), listen, sources[n])
-                for n, part in enumerate(frame.to_delayed())
+                spill(part, n, opts, str(staging), listen, sources[n], fmt)
+                for n, part in enumerate(parts)
             ]
         ),
     )
@@ -292,7 +319,7 @@ def _run(
     total = sum(urls for urls, _, _ in spilled)
     if not total:
         raise LimitExceeded(report.nothing_written())
-    count = max(1, min(partitions or frame.npartitions, MAX_RUNS))
+    count = max(1, min(partitions or len(parts), MAX_RUNS))
     drops = _conflicts(opts, len(spilled), str(staging), count, client)
     report.duplicates += sum(map(len, drops.values()))
     buckets = buckets_of(samples, min(_BUCKET_URLS, max(_MIN_BUCKET_URLS, total // (4 * count))))

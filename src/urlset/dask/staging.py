@@ -42,7 +42,7 @@ from ..writing.report import BuildProblem, BuildReport
 from ..writing.sections import Sections, sections_for
 from ..writing.shards import Leaf, Node, Sizing, entry_size
 from ..writing.stable import SECTION_MASK, _ShardWriter, _standalone, keys_of, split_shard
-from .partitions import partition_entries
+from .partitions import file_entries, partition_entries
 from .plan import Plan, sample_of
 
 if TYPE_CHECKING:
@@ -58,16 +58,19 @@ Drops = dict[int, set[int]]  # partition -> the hashes of the locs it must leave
 
 
 def spill_partition(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | None,
     number: int,
     opts: BuildOptions,
     staging: str,
     listen: bool,
     source: str | None = None,
+    fmt: str | None = None,
 ) -> Spilled:
-    """Step 1 for input partition ``number``, read from ``source`` (a file, when the
-    partition is one). Its report (with its problems when they are listened to) goes to
-    ``.dask-report-N``, which the driver reads once every partition is done."""
+    """Step 1 for input partition ``number``: the rows of ``frame``, read from ``source``
+    (a file, when the partition is one), or without ``frame``, the file ``source`` read by
+    the local build's reader as ``fmt``. Its report (with its problems when they are
+    listened to) goes to ``.dask-report-N``, which the driver reads once every partition is
+    done."""
     problems: list[BuildProblem] = []
     report = BuildReport(listener=problems.append if listen else None)
     given = frame
@@ -75,9 +78,13 @@ def spill_partition(
     sections: dict[int, str] = {}
     keyed: list[tuple[int, str, str, bool]] = []
     try:
-        frame, opts = _with_sections(frame, opts)
-        with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
+        if frame is None:  # the reader names each line at fault: file:line
+            assert source is not None and fmt is not None
+            entries, opts = file_entries(source, fmt, opts)
+        else:
+            frame, opts = _with_sections(frame, opts)
             entries = partition_entries(frame, opts, number)
+        with tempfile.TemporaryDirectory(prefix="urlset-dask-") as spill:
             for batch in checked_batches(entries, opts, scope, report, Path(spill)):
                 locs, texts = _standalone(batch, opts)
                 if uses_typed_prefix("".join(texts)):
@@ -86,8 +93,10 @@ def spill_partition(
                     typed = repeat(False, len(texts))
                 keyed += zip(keys_of(locs, opts, sections), locs, texts, typed, strict=True)
     except InvalidValue as exc:  # a value that fails the build (--strict, scope, a section)
+        if given is None:
+            raise  # said at its file:line by the reader
         raise located(exc, given, source or f"partition {number} of the input") from None
-    if source is not None:
+    if source is not None and given is not None:
         _placed(report, problems, source)
     report.listener = None
     write_pickle(Path(staging) / f".dask-report-{number}", (report, problems))
