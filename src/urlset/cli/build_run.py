@@ -26,7 +26,7 @@ from ..writing.build import BuildReport, write_sitemaps
 from ..writing.excludes import Excludes, excludes_of
 from ..writing.options import BuildOptions
 from ..writing.sections import Sections, parse_pattern, parse_rule
-from ..writing.sources import Row, detect_format, iter_batches, open_source
+from ..writing.sources import Row, detect_format, iter_batches, open_source, unreadable
 from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
 from .build_includes import included_sitemaps
 from .shared import BUILD_DASK, BuildMode, json_lines_log
@@ -352,13 +352,8 @@ def _batches(
                 yield from iter_batches(
                     stream, fmt, label, default_tz=default_tz, rows=True, sections=sections
                 )
-        except OSError as exc:
-            raise _SourceUnreadable(f"{label}: cannot read ({exc.strerror or exc})") from exc
-        except (EOFError, zlib.error) as exc:
-            # gzip.open raises these mid-read: a truncated or damaged .gz is not a short input
-            raise _SourceUnreadable(
-                f"{label}: the gzip stream ends early or is damaged ({exc})"
-            ) from exc
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _SourceUnreadable(unreadable(label, exc)) from exc
         except SourceError as exc:
             raise _SourceUnreadable(str(exc)) from exc
     try:

@@ -16,7 +16,7 @@ from ..extensions import JSON_KEYS
 from ..writing.options import BuildOptions, base_prefix
 from ..writing.sections import COLUMN, Sections
 from ..writing.source_tables import extension_table, known_column
-from ..writing.sources import iter_batches, open_source
+from ..writing.sources import iter_batches, open_source, unreadable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,10 +55,8 @@ def _batches(
             yield from iter_batches(
                 stream, fmt, source, default_tz=tz, rows=True, sections=sections
             )
-    except OSError as exc:
-        raise OSError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    except (EOFError, zlib.error) as exc:  # gzip raises these mid-read
-        raise OSError(f"{source}: the gzip stream ends early or is damaged ({exc})") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise OSError(unreadable(source, exc)) from None
 
 
 def _opened(source: str) -> IO[str]:

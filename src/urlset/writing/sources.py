@@ -287,6 +287,15 @@ def _table(
         yield _passed_on(SourceRows(batch, source, default_tz, read_long, sections, base), rows)
 
 
+def unreadable(label: str, exc: Exception) -> str:
+    """Why the source ``label`` could not be read (an OSError, or the EOFError and zlib.error
+    gzip raises mid-read: a truncated or damaged .gz is not a short input); one message for a
+    local build and ``build --dask`` (both exit 2)."""
+    if isinstance(exc, OSError):
+        return f"{label}: cannot read ({exc.strerror or exc})"
+    return f"{label}: the gzip stream ends early or is damaged ({exc})"
+
+
 def refused_header(where: str, unknown: Sequence[str]) -> InvalidValue:
     """The error of a header with ``unknown`` columns, or without loc when there are none
     (the build exits 1: the input is at fault), at ``where`` (file:1 when the file is
