@@ -3,7 +3,8 @@
 //! column (in bytes, from 1); its verdicts are those of the rules as the module states them,
 //! worked out here the plain way; and the document cut into windows right after entries'
 //! end tags (as `windows_of` cuts it, its lines carried as `positions.Lines` does) gives
-//! what the whole gives.
+//! what the whole gives. The first byte sets the limit (and whether the rest are bytes or
+//! pieces to build a document of), the second which end tags the windows are cut after.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,12 +14,63 @@ use urlset_core::check::loc_texts::{loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LO
 /// `scan._ENDS` is a part).
 const CUTS: [&[u8]; 4] = [b"</url>", b"</sitemap>", b"</item>", b"</entry>"];
 
+/// What loc texts and their surroundings are made of: tags (a loc's, an image's, the end
+/// tags windows are cut after, a truncated one, CDATA), URI bytes, the two entities and the
+/// others, a raw `&`, spaces of every kind, controls, bytes a URI forbids, non-ASCII
+/// characters, a byte that is not UTF-8, line ends.
+const PIECES: [&[u8]; 32] = [
+    b"<url><loc>",
+    b"</loc></url>",
+    b"<image:loc>",
+    b"</image:loc>",
+    b"</sitemap>",
+    b"loc>",
+    b"</",
+    b"<",
+    b"<![CDATA[",
+    b"]]>",
+    b"https://a.test/",
+    b"p",
+    b"%C3%A9",
+    b"&amp;",
+    b"&apos;",
+    b"&quot;",
+    b"&lt;",
+    b"&#39;",
+    b"&",
+    b"amp;",
+    b"apos;",
+    "é".as_bytes(),
+    "日本".as_bytes(),
+    b" ",
+    b"\t",
+    b"\x1c",
+    "\u{a0}".as_bytes(),
+    "\u{3000}".as_bytes(),
+    b"{",
+    b"\xc3",
+    b"\xff",
+    b"\n",
+];
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
     let Some((&cut_bits, doc)) = rest.split_first() else {
         return;
+    };
+    // mode bit 0x40: the bytes pick the pieces a document is made of (a byte each), so that
+    // the pieces meet in every order without libFuzzer having to find their spellings
+    let built: Vec<u8>;
+    let doc = if mode & 0x40 == 0 {
+        doc
+    } else {
+        built = doc
+            .iter()
+            .flat_map(|&b| PIECES[usize::from(b) % PIECES.len()].iter().copied())
+            .collect();
+        &built
     };
     // small limits make TOO_LONG and the bytes-but-not-characters case reachable
     let longest = if mode & 0x80 == 0 {
