@@ -78,6 +78,20 @@ def _files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
+def _built_alike(dask_client: Any, tmp_path: Path, common: list[str]) -> dict[str, bytes]:
+    """The files ``build --stable`` writes of ``common``, which ``build --dask`` writes too."""
+    runner = CliRunner()
+    local = runner.invoke(main, ["build", *common, "--out", str(tmp_path / "local"), "--stable"])
+    address = dask_client.scheduler.address
+    spread = runner.invoke(
+        main, ["build", *common, "--out", str(tmp_path / "dask"), "--dask", address]
+    )
+    assert (local.exit_code, spread.exit_code) == (0, 0), local.output + spread.output
+    files = _files(tmp_path / "local")
+    assert _files(tmp_path / "dask") == files
+    return files
+
+
 def _sections_of(files: dict[str, bytes]) -> set[str]:
     return {name.split("-")[1] for name in files if name.count("-") == 3}
 
@@ -103,15 +117,7 @@ def test_the_command_builds_sections_on_dask_as_the_local_build_does(
     rows = _rows(2400, seed=len(rule), root_pages=root_pages)
     paths = _write_csv(rows, tmp_path / "in", 3, column=rule == "column")
     common = [*paths, "--base-url", BASE, "--max-urls", str(MAX_URLS), gzip, *args, "-q"]
-    runner = CliRunner()
-    local = runner.invoke(main, ["build", *common, "--out", str(tmp_path / "local"), "--stable"])
-    address = dask_client.scheduler.address
-    spread = runner.invoke(
-        main, ["build", *common, "--out", str(tmp_path / "dask"), "--dask", address]
-    )
-    assert (local.exit_code, spread.exit_code) == (0, 0), local.output + spread.output
-    files = _files(tmp_path / "local")
-    assert _files(tmp_path / "dask") == files
+    files = _built_alike(dask_client, tmp_path, common)
     assert _sections_of(files) == sections
     products = "products" if "products" in sections else "p"
     assert sum(name.startswith(f"sitemap-{products}-") for name in files) > 3
@@ -121,6 +127,7 @@ def test_the_command_builds_sections_on_dask_as_the_local_build_does(
     header, cell = ("loc,lastmod,section", ",products") if rule == "column" else ("loc,lastmod", "")
     day.write_text(f"{header}\n{BASE}p/999999,2024-06-01{cell}\n", encoding="utf-8")
     options = common[len(paths) :]
+    runner = CliRunner()
     update = runner.invoke(
         main, ["build", str(day), *options, "--out", str(tmp_path / "dask"), "--update"]
     )
@@ -342,13 +349,5 @@ def test_json_lines_parts_with_a_section_key_and_extensions(
         "column:section",
         "-q",
     ]
-    runner = CliRunner()
-    local = runner.invoke(main, ["build", *common, "--out", str(tmp_path / "local"), "--stable"])
-    address = dask_client.scheduler.address
-    spread = runner.invoke(
-        main, ["build", *common, "--out", str(tmp_path / "dask"), "--dask", address]
-    )
-    assert (local.exit_code, spread.exit_code) == (0, 0), local.output + spread.output
-    files = _files(tmp_path / "local")
-    assert _files(tmp_path / "dask") == files
+    files = _built_alike(dask_client, tmp_path, common)
     assert _sections_of(files) == {"products", "blog", "help", DEFAULT}
