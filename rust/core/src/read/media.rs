@@ -46,18 +46,8 @@ pub struct Video {
     pub live: Option<bool>,
 }
 
-/// One `<news:news>` as news.py's `News` holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct News {
-    pub publication_name: String,
-    pub language: String,
-    pub publication_date: Lastmod,
-    pub title: String,
-    pub access: Option<&'static str>,
-    pub genres: Vec<&'static str>,
-    pub keywords: Vec<String>,
-    pub stock_tickers: Vec<String>,
-}
+/// One `<news:news>` as news.py's `News` holds it: the build's value, read alike.
+pub use crate::values::news::News;
 
 /// One `<xhtml:link rel="alternate" hreflang=".." href=".."/>` as hreflang.py's
 /// `Alternate` holds it.
