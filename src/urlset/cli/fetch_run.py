@@ -8,7 +8,6 @@ threads and aiohttp behind it) loads only when a fetch runs.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import time
@@ -347,6 +346,7 @@ def _fetch(
 ) -> DiscoveryResult:
     # aiohttp loads here, not with the module, so `urlset fetch --help` starts fast
     from ..fetching.http import fetch_sitemaps
+    from ..fetching.running import run_loop
 
     render: tuple[str, Render | None] | None = None
     if writer is not None and writer.fmt in RENDERERS:
@@ -363,7 +363,7 @@ def _fetch(
             read(event)
 
     try:
-        result = asyncio.run(
+        result = run_loop(
             fetch_sitemaps(
                 start,
                 discovery=discovery,
