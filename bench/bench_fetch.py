@@ -425,10 +425,12 @@ def target_lines(found: dict[str, Any]) -> list[str]:
     if advertools is not None and not advertools.get("error"):
         theirs = float(advertools.get("wall_seconds") or advertools["seconds"])
         ratio = theirs / wall
+        their_cpu = advertools.get("cpu_seconds")
+        on_cpu = f"; CPU {float(their_cpu):.2f} s / {cpu:.2f} s = {float(their_cpu) / cpu:.1f}x"
         lines.append(
             f"target [{site}] fetch >= 10x advertools: {theirs:.2f} s / {wall:.2f} s "
             f"(wall; urlset's median of {len(ours)}) = {ratio:.1f}x: "
-            f"{'met' if ratio >= 10 else 'NOT met'}"
+            f"{'met' if ratio >= 10 else 'NOT met'}{on_cpu if their_cpu else ''}"
         )
     elif advertools is not None:
         lines.append(f"target [{site}] fetch >= 10x advertools: advertools failed")
