@@ -530,7 +530,11 @@ def main() -> None:
             print_site(found, count)
     report["load_average_end"] = os.getloadavg()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\n{report['date']}, {report['machine']}, load average at the end: {load}")
+    began = ", ".join(f"{x:.1f}" for x in report["load_average_start"])
+    print(
+        f"\n{report['date']}, {report['machine']}, load average at the start: {began}, "
+        f"at the end: {load}"
+    )
     if args.json:
         print(json.dumps(report))
 
