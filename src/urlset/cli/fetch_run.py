@@ -270,7 +270,9 @@ def _open_writer(fmt: str, output: str | None) -> tuple[_Writer, Callable[[], No
         out: IO[bytes] = sys.stdout.buffer
         close: Callable[[], None] = lambda: None  # noqa: E731
     else:
-        out = open(output, "wb", buffering=1 << 20)  # noqa: SIM115
+        # a buffer smaller than a rendered part (~300 KiB a gzip piece), so that parts go
+        # to the file as they are, not copied into the buffer first
+        out = open(output, "wb", buffering=1 << 16)  # noqa: SIM115
         close = out.close
     return _Writer(out, fmt), close
 
