@@ -2,7 +2,9 @@
 """Benchmark ``urlset fetch`` end to end over loopback, beside the peers, in one run.
 
     .venv/bin/python bench/bench_fetch.py [--sites plain,mixed] [--sitemaps 10] [--urls 50000]
-                                          [--repeat 3] [--no-peers] [--json] [--fetch-args ARGS]
+                                          [--repeat 3] [--no-peers | --peers advertools,...]
+                                          [--no-floor] [--json] [--fetch-args ARGS]
+    .venv/bin/python bench/bench_fetch.py --sites mix --peers advertools --repeat 5  # issue 26
     URLSET_COMMAND=/path/to/urlset .venv/bin/python bench/bench_fetch.py ...  # another build
     .venv/bin/python bench/bench_fetch.py --no-peers --compare /other/urlset  # alternating
     .venv/bin/python bench/bench_fetch.py --small-site [--repeat 10]
@@ -17,6 +19,16 @@ Sites (robots.txt -> /sitemap-index.xml -> K gzipped children of M URLs, in benc
           5-digit port; every 10th URL with an image (an extension; ``--images N``, 0 none)
   shape   fetch-shape/: the mixed site's URLs of one shape only (a sixth of them), the
           slowest for urlset of the shapes common on real sites (``--shape``)
+  mix     fetch-mix/: bench/read_shapes.py's ``mix``, the documents bench_read_shapes.py
+          reads (every loc shape, every lastmod form, image, video, news, hreflang and an
+          unknown extension in turn; changefreq and priority on every other entry), entry
+          numbers running on across the children; its hosts (www.example.com, a 5-digit
+          port, a development host) all on the site's origin, itself a 5-digit port on a
+          loopback address. The issue's "fetch of the mix site" is this one, so that fetch
+          and read measure the same documents; ``mixed`` is another mix (bench_read.py's
+          six loc shapes, pretty-printed, with images but no video, news, hreflang or
+          lastmod forms other than offsets and milliseconds), kept for the figures
+          measured on it.
 
 One server for every reader: the script binds 127.0.0.1 port 0 once and hands the listening
 socket to a server process (aiohttp, files held in memory), one per site in turn; no port is
@@ -31,7 +43,21 @@ fresh process: wall seconds (interpreter start and imports included), CPU and pe
 (os.wait4's rusage, parse threads included), the URL count of the output checked. Half the
 runs come before the peers, half after, so that load drifting over the run falls on both.
 Peers: bench/peers/run.py ``all fetch http://127.0.0.1:PORT/`` (their own work after
-imports, and their wall time), when bench/.venv-peers exists.
+imports, and their wall time), when bench/.venv-peers exists; ``--peers`` names some.
+
+The floor (unless ``--no-floor``): after each urlset run, one ``curl`` + ``gzip -dc`` of
+the same files from the same server, as one shell pipeline: robots.txt and the index, then
+every child in one curl process (one kept-alive connection) piped into ``gzip -dc``. curl,
+not a small client of our own, because the issue's target names it and it is the
+download at C speed with nothing parsed; an untimed run of the same pipeline first counts
+the ``<url>`` elements it gives (all of them, or the script stops). Each site then prints
+one line per target of issue 26: urlset >= 10x advertools (wall to wall, whole
+processes) and within 3x of the floor (wall medians; CPU beside it, which holds on a
+busy machine).
+
+The src tree is compiled to bytecode first (``compileall``), as ``pip install`` does:
+Python writes no caches where ``PYTHONDONTWRITEBYTECODE`` is set (the project machine),
+and compiling ~130 modules from source in every run is not what a user's run pays.
 
 ``--compare CMD``: another urlset (an older checkout's) run too, its runs alternating with
 this one's, on the same server; both printed.
@@ -39,9 +65,10 @@ this one's, on the same server; both printed.
 ``--small-site``: an index and 3 children of 20 URLs, where start-up dominates; urlset beside
 ultimate-sitemap-parser alone, best and median of the repeats.
 
-``--instructions``: each reader's whole process (interpreter start, imports, the fetch)
-counted once by valgrind's callgrind on the same server and files: urlset, the ``--compare``
-urlset, and (unless ``--no-peers``) ultimate-sitemap-parser (``sitemap_tree_for_homepage``
+``--instructions``: each reader's whole process (interpreter start, imports, the fetch;
+children included) counted once by valgrind's callgrind on the same server and files:
+urlset, the ``--compare`` urlset, the floor (unless ``--no-floor``) and (unless
+``--no-peers``) ultimate-sitemap-parser (``sitemap_tree_for_homepage``
 in the peers' venv). On a
 shared machine the count holds where the wall time does not. Python reads bytecode caches
 only where they exist (``PYTHONDONTWRITEBYTECODE`` is set on the project machine), so the
@@ -71,110 +98,23 @@ from typing import TYPE_CHECKING, Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from peers.run import PLACEHOLDER, TRAFILATURA_HOST, make_site  # noqa: E402
+from fetch_sites import MIX_SHAPES, OUT, SITES, build  # noqa: E402
+from peers.run import PLACEHOLDER, TRAFILATURA_HOST  # noqa: E402
 
 if TYPE_CHECKING:
     from peers.run import Row
 
 ROOT = BENCH.parent
-OUT = BENCH / "out"
-SITES = {
-    "plain": OUT / "fetch-site",  # bench_snapshot_parse.py reads this one's sitemaps too
-    "mixed": OUT / "fetch-mixed",
-    "shape": OUT / "fetch-shape",
-    "small": OUT / "fetch-small",  # --small-site: the plain site's shape, 3 x 20 URLs
-}
 PEERS = BENCH / "peers" / "run.py"
 PEERS_PY = BENCH / ".venv-peers" / "bin" / "python"
 # URLSET_COMMAND: another urlset to time (e.g. an older checkout's), side by side
 URLSET = os.environ.get("URLSET_COMMAND") or str(ROOT / ".venv" / "bin" / "urlset")
-# the hosts of bench_read.mixed_sitemap, each put on the site's own origin
-MIX_HOSTS = (
-    b"www.example.com",
-    b"shop.example.com:8443",
-    b"example.org:44300",
-    b"b\xc3\xbccher.example",
-)
-# the six shapes of bench_read.mixed_sitemap, in its order
-MIX_SHAPES = ("query", "escaped", "iri", "apostrophe", "long", "html")
 RUNS = itertools.count()  # "{run}" in --fetch-args: a number of its own in every run
 # ultimate-sitemap-parser's fetch of a site, as bench/peers/run.py's child makes it
 USP_FETCH = (
     "import sys; from usp.tree import sitemap_tree_for_homepage; "
     "print(sum(1 for _ in sitemap_tree_for_homepage(sys.argv[1]).all_pages()))"
 )
-IMAGE_NS = b'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
-
-
-# ----------------------------------------------------------------------------- the sites
-def build_mixed(
-    root: Path, sitemaps: int, urls: int, shape: str | None = None, images: int = 10
-) -> None:
-    """bench_read.mixed_sitemap's URLs on the placeholder origin, as make_site lays out a
-    site; every ``images``th URL with an image (0: none). ``shape``: only the URLs of that
-    shape (a sixth)."""
-    from bench_read import mixed_sitemap
-
-    made = mixed_sitemap(sitemaps * urls)
-    head, _, body = made.partition(b"\n  <url>\n")
-    records = (b"  <url>\n" + body.rsplit(b"</urlset>", 1)[0]).split(b"  <url>\n")[1:]
-    if shape is not None:
-        records = records[MIX_SHAPES.index(shape) :: len(MIX_SHAPES)]
-        urls = -(-len(records) // sitemaps)
-    origin = PLACEHOLDER + b"/"
-    for host in MIX_HOSTS:
-        records = [r.replace(b"https://" + host + b"/", origin) for r in records]
-    image = b"    <image:image><image:loc>%s/img/%d.jpg</image:loc></image:image>\n  </url>\n"
-    for i in range(0, len(records), images or len(records) + 1):
-        records[i] = records[i].replace(b"  </url>\n", image % (PLACEHOLDER, i))
-    head = head.replace(b'0.9">', b'0.9" ' + IMAGE_NS + b">")
-    if root.exists():
-        shutil.rmtree(root)
-    (root / "sitemaps").mkdir(parents=True)
-    (root / "index.html").write_text("<!doctype html><title>bench site</title><p>hello</p>\n")
-    origin_text = PLACEHOLDER.decode()
-    (root / "robots.txt").write_text(f"User-agent: *\nSitemap: {origin_text}/sitemap-index.xml\n")
-    index = []
-    for k in range(sitemaps):
-        part = records[k * urls : (k + 1) * urls]
-        xml = head + b"\n" + b"".join(b"  <url>\n" + r for r in part) + b"</urlset>\n"
-        (root / "sitemaps" / f"sitemap-{k}.xml.gz").write_bytes(gzip.compress(xml, 6, mtime=0))
-        index.append(
-            f"<sitemap><loc>{origin_text}/sitemaps/sitemap-{k}.xml.gz</loc>"
-            f"<lastmod>2024-01-01</lastmod></sitemap>\n"
-        )
-    (root / "sitemap-index.xml").write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        + "".join(index)
-        + "</sitemapindex>\n"
-    )
-
-
-def build(name: str, sitemaps: int, urls: int, shape: str, images: int) -> tuple[Path, int]:
-    """The site's directory and its URL count (made again unless an earlier run made it
-    with the same settings)."""
-    root = SITES[name]
-    stamp = root / "BENCH.json"
-    wanted = {
-        "sitemaps": sitemaps,
-        "urls": urls,
-        "shape": shape if name == "shape" else None,
-        "images": images if name not in ("plain", "small") else None,
-    }
-    if stamp.is_file():
-        made = json.loads(stamp.read_text())
-        if made.pop("count") is not None and made == wanted:
-            return root, int(json.loads(stamp.read_text())["count"])
-    if name in ("plain", "small"):
-        make_site(root, sitemaps, urls)
-    else:
-        build_mixed(root, sitemaps, urls, shape if name == "shape" else None, images)
-    count = 0
-    for child in (root / "sitemaps").iterdir():
-        count += gzip.decompress(child.read_bytes()).count(b"<url>")
-    stamp.write_text(json.dumps({**wanted, "count": count}))
-    return root, count
 
 
 # ----------------------------------------------------------------------------- the server
@@ -272,32 +212,76 @@ def run_urlset(
     return runs
 
 
+def floor_commands(url: str, root: Path) -> tuple[str, str]:
+    """The floor's shell pipeline and an untimed check of it: robots.txt and the index
+    first (a reader needs them before the children), then every child of the site in one
+    ``curl`` process (one connection kept alive, the files in turn) piped into ``gzip -dc``,
+    which inflates while curl downloads, as urlset's parse threads do. The check counts the
+    ``<url>`` elements the same pipeline gives."""
+    base = url.rstrip("/")
+    names = sorted(
+        (root / "sitemaps").glob("sitemap-*.xml.gz"), key=lambda p: int(p.name[8:].split(".")[0])
+    )
+    children = " ".join(shlex.quote(f"{base}/sitemaps/{p.name}") for p in names)
+    first = f"curl -sS --fail {base}/robots.txt {base}/sitemap-index.xml > /dev/null"
+    pipeline = f"{first} && curl -sS --fail {children} | gzip -dc"
+    return f"{pipeline} > /dev/null", f"{pipeline} | grep -o '<url>' | wc -l"
+
+
+def run_floor(url: str, root: Path, repeat: int, expected: int) -> list[dict[str, float]]:
+    """``curl`` + ``gzip -dc`` of the site's files from the same server (floor_commands):
+    wall and CPU seconds (curl's and gzip's, through the shell's rusage) of each run."""
+    timed, check = floor_commands(url, root)
+    done = subprocess.run(["sh", "-c", check], capture_output=True, text=True, check=False)
+    if done.stdout.strip() != str(expected):
+        raise SystemExit(f"curl + gzip -dc gave {done.stdout.strip()} URLs, not {expected}")
+    runs = []
+    for _ in range(repeat):
+        wall, cpu, rss, code = measure(["sh", "-c", timed])
+        if code:
+            raise SystemExit(f"curl + gzip -dc failed ({code}): {timed[:200]}")
+        runs.append({"seconds": wall, "cpu_seconds": cpu, "peak_rss_mb": rss})
+    return runs
+
+
 def instructions(argv: list[str]) -> int | None:
-    """The instructions a fresh process of ``argv`` runs, counted once by callgrind (None
-    when valgrind is missing or the run fails)."""
+    """The instructions a fresh process of ``argv`` and its children (a wrapper script's
+    exec, the floor's curl and gzip) run, counted once by callgrind (None when valgrind is
+    missing or the run fails)."""
     if shutil.which("valgrind") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp, "callgrind.out")
         done = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--trace-children=yes",
+                f"--callgrind-out-file={tmp}/callgrind.out.%p",
+                *argv,
+            ],
             capture_output=True,
             check=False,
         )
-        if done.returncode or not out.exists():
+        outs = sorted(Path(tmp).glob("callgrind.out.*"))
+        if done.returncode or not outs:
             print(done.stderr.decode(errors="replace")[-1000:], file=sys.stderr)
             return None
-        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-        return int(found.group(1)) if found else None
+        total = 0
+        for out in outs:
+            found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
+            total += int(found.group(1)) if found else 0
+        return total
 
 
-def count_instructions(url: str, args: argparse.Namespace) -> dict[str, int | None]:
-    """urlset's (and the --compare urlset's) fetch of ``url`` and ultimate-sitemap-parser's,
-    in instructions."""
+def count_instructions(url: str, root: Path, args: argparse.Namespace) -> dict[str, int | None]:
+    """urlset's (and the --compare urlset's) fetch of ``url``, the floor's curl + gzip -dc of
+    the site's files in ``root`` and ultimate-sitemap-parser's, in instructions."""
     out = str(OUT / "fetch.jsonl")
     counts = {"urlset": instructions([URLSET, "fetch", url, "-o", out, "-q"])}
     if args.compare:
         counts["--compare urlset"] = instructions([args.compare, "fetch", url, "-o", out, "-q"])
+    if not (args.no_floor or args.small_site):
+        counts["curl + gzip -dc"] = instructions(["sh", "-c", floor_commands(url, root)[0]])
     if PEERS_PY.is_file() and not args.no_peers:
         counts["ultimate-sitemap-parser"] = instructions([str(PEERS_PY), "-c", USP_FETCH, url])
     return counts
@@ -308,46 +292,62 @@ def run_peers(url: str, timeout: float, peer: str = "all", repeat: int = 1) -> l
         print(f"no peers: {PEERS_PY} is missing (run bench/setup_peers.sh)", file=sys.stderr)
         return []
     more = ["--repeat", str(repeat)] if repeat > 1 else []
-    argv = [str(PEERS_PY), str(PEERS), "--timeout", str(int(timeout)), *more, peer, "fetch", url]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    found: list[Row] = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
-    if not found:
-        print(proc.stderr[-2000:], file=sys.stderr)
+    found: list[Row] = []
+    for name in peer.split(","):  # "all", or the names wanted
+        argv = [str(PEERS_PY), str(PEERS), "--timeout", str(int(timeout)), *more, name, "fetch"]
+        proc = subprocess.run([*argv, url], capture_output=True, text=True, check=False)
+        rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+        if not rows:
+            print(proc.stderr[-2000:], file=sys.stderr)
+        found += rows
     return found
 
 
 def bench_site(
-    name: str, root: Path, sock: socket.socket, args: argparse.Namespace
+    name: str, root: Path, sock: socket.socket, args: argparse.Namespace, expected: int
 ) -> dict[str, Any]:
-    """urlset (half its runs before the peers, half after) and the peers on one site."""
+    """urlset (half its runs before the peers, half after, each followed by a run of the
+    floor, curl + gzip -dc, so that both see the same load) and the peers on one site."""
     port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/"
     extra = shlex.split(args.fetch_args)
     server = Server(root, sock)
     other: list[dict[str, float]] = []
     peers: list[Row] = []
+    floor: list[dict[str, float]] = []
+    with_floor = not (args.no_floor or args.small_site)
+
+    def ours_then_floor(runs: int, command: str = URLSET) -> list[dict[str, float]]:
+        done = []
+        for _ in range(runs):
+            done += run_urlset(url, OUT / "fetch.jsonl", 1, extra, command)
+            if with_floor and command == URLSET:
+                floor.extend(run_floor(url, root, 1, expected))
+        return done
+
     try:
-        counts = count_instructions(url, args) if args.instructions else {}
+        counts = count_instructions(url, root, args) if args.instructions else {}
         if args.compare:  # alternating, one run each at a time
             ours = []
             for _ in range(args.repeat):
-                other += run_urlset(url, OUT / "fetch.jsonl", 1, extra, args.compare)
-                ours += run_urlset(url, OUT / "fetch.jsonl", 1, extra)
+                other += ours_then_floor(1, args.compare)
+                ours += ours_then_floor(1)
             if args.small_site and not args.no_peers:
                 peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
-            return {**summary(name, url, ours, peers, other), "instructions": counts}
+            found = summary(name, url, ours, peers, other)
+            return {**found, "floor": floor, "instructions": counts}
         first = (args.repeat + 1) // 2
-        ours = run_urlset(url, OUT / "fetch.jsonl", first, extra)
+        ours = ours_then_floor(first)
         if args.no_peers:
             pass
         elif args.small_site:
             peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
         else:
-            peers = run_peers(url, args.peer_timeout)
-        ours += run_urlset(url, OUT / "fetch.jsonl", args.repeat - first, extra)
+            peers = run_peers(url, args.peer_timeout, args.peers)
+        ours += ours_then_floor(args.repeat - first)
     finally:
         server.close()
-    return {**summary(name, url, ours, peers, other), "instructions": counts}
+    return {**summary(name, url, ours, peers, other), "floor": floor, "instructions": counts}
 
 
 def summary(
@@ -399,6 +399,16 @@ def print_site(found: dict[str, Any], expected: int) -> None:
             f"| {'-' if secs is None else f'{float(secs):.2f}'} | {p.get('wall_seconds')} "
             f"| {p.get('cpu_seconds')} | {p.get('peak_rss_mb')} | {p.get('count') or 0:,} | {ratio} |"
         )
+    floor = found.get("floor") or []
+    if floor:
+        middle = sorted(floor, key=lambda r: r["seconds"])[len(floor) // 2]
+        runs = ", ".join(f"{r['seconds']:.2f}" for r in floor)
+        print(
+            f"| curl + gzip -dc of the same files (median of {len(floor)}; runs {runs}) "
+            f"| {middle['seconds']:.2f} | {middle['seconds']:.2f} | {middle['cpu_seconds']:.2f} "
+            f"| {max(r['peak_rss_mb'] for r in floor):.0f} | {expected:,} "
+            f"| {middle['seconds'] / found['median']:.2f}x |"
+        )
     if found.get("instructions"):
         print("| reader | instructions (M), whole process, callgrind |\n|---|---:|")
         for reader, count in found["instructions"].items():
@@ -408,16 +418,73 @@ def print_site(found: dict[str, Any], expected: int) -> None:
         fastest = min(timed, key=lambda p: float(p["seconds"]))
         ratio = float(fastest["seconds"]) / best["seconds"]
         print(f"fastest peer: {fastest['peer']}; urlset faster by {ratio:.1f}x")
+    for line in target_lines(found):
+        print(line)
+
+
+def _median_of(runs: list[dict[str, float]], key: str) -> float:
+    return sorted(r[key] for r in runs)[len(runs) // 2]
+
+
+def target_lines(found: dict[str, Any]) -> list[str]:
+    """One line per target of issue 26 for fetch (set on the mix site, printed for each):
+    >= 10x advertools and within 3x of curl + gzip -dc of the same files. Whole processes
+    wall to wall (urlset's and the floor's medians, advertools's wall time); CPU (user +
+    sys, children included) beside the floor's, which holds on a busy machine."""
+    lines = []
+    site, ours = found["site"], found["urlset"]
+    wall, cpu = _median_of(ours, "seconds"), _median_of(ours, "cpu_seconds")
+    advertools = next((p for p in found["peers"] if p.get("peer") == "advertools"), None)
+    if advertools is not None and not advertools.get("error"):
+        theirs = float(advertools.get("wall_seconds") or advertools["seconds"])
+        ratio = theirs / wall
+        their_cpu = advertools.get("cpu_seconds")
+        on_cpu = f"; CPU {float(their_cpu):.2f} s / {cpu:.2f} s = {float(their_cpu) / cpu:.1f}x"
+        lines.append(
+            f"target [{site}] fetch >= 10x advertools: {theirs:.2f} s / {wall:.2f} s "
+            f"(wall; urlset's median of {len(ours)}) = {ratio:.1f}x: "
+            f"{'met' if ratio >= 10 else 'NOT met'}{on_cpu if their_cpu else ''}"
+        )
+    elif advertools is not None:
+        lines.append(f"target [{site}] fetch >= 10x advertools: advertools failed")
+    floor = found.get("floor") or []
+    if floor:
+        floor_wall, floor_cpu = _median_of(floor, "seconds"), _median_of(floor, "cpu_seconds")
+        ratio = wall / floor_wall
+        lines.append(
+            f"target [{site}] fetch within 3x of curl + gzip -dc: {wall:.2f} s / "
+            f"{floor_wall:.2f} s (wall, medians of {len(ours)} and {len(floor)}, alternating) = "
+            f"{ratio:.1f}x: {'met' if ratio <= 3 else 'NOT met'}; CPU {cpu:.2f} s / "
+            f"{floor_cpu:.2f} s = {cpu / floor_cpu:.1f}x"
+        )
+    counted = found.get("instructions") or {}
+    if counted.get("urlset") and counted.get("curl + gzip -dc"):
+        ours_count, floor_count = counted["urlset"], counted["curl + gzip -dc"]
+        lines.append(
+            f"target [{site}] fetch within 3x of curl + gzip -dc, in instructions: "
+            f"{ours_count / 1e6:,.0f} M / {floor_count / 1e6:,.0f} M = "
+            f"{ours_count / floor_count:.1f}x (every thread and process counted; "
+            f"the wall ratio is the target)"
+        )
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sites", default="plain,mixed", help="plain, mixed, shape (comma list)")
+    parser.add_argument(
+        "--sites", default="plain,mixed", help="plain, mixed, shape, mix (comma list)"
+    )
     parser.add_argument("--shape", default="iri", choices=MIX_SHAPES, help="the shape site's")
     parser.add_argument("--sitemaps", type=int, default=10)
     parser.add_argument("--urls", type=int, default=50_000, help="URLs per sitemap")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument(
+        "--peers", default="all", help="the peers to run (bench/peers/run.py's names, comma list)"
+    )
+    parser.add_argument(
+        "--no-floor", action="store_true", help="no curl + gzip -dc of the same files"
+    )
     parser.add_argument("--peer-timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     parser.add_argument(
@@ -454,8 +521,8 @@ def main() -> None:
     if args.small_site:
         args.sitemaps, args.urls, args.repeat = 3, 20, max(args.repeat, 10)
     OUT.mkdir(parents=True, exist_ok=True)
-    if args.instructions:  # bytecode caches, as an installed package has them
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
+    # bytecode caches, as an installed package has them (see the docstring)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
     sites = {}
     for name in names:
         print(f"site {name}: {args.sitemaps} sitemaps ...", file=sys.stderr)
@@ -480,12 +547,16 @@ def main() -> None:
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
         for name, (root, count) in sites.items():
-            found = bench_site(name, root, sock, args)
+            found = bench_site(name, root, sock, args, count)
             report["sites"].append(found)
             print_site(found, count)
     report["load_average_end"] = os.getloadavg()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\n{report['date']}, {report['machine']}, load average at the end: {load}")
+    began = ", ".join(f"{x:.1f}" for x in report["load_average_start"])
+    print(
+        f"\n{report['date']}, {report['machine']}, load average at the start: {began}, "
+        f"at the end: {load}"
+    )
     if args.json:
         print(json.dumps(report))
 

@@ -34,6 +34,7 @@ from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, lean_session, run_flow
 from ..fetching.http_options import HttpOptions
+from ..fetching.running import run_loop
 from ..fetching.values import SitemapRead
 from ..model import Issue, Severity, Url
 from ..reports.stats import section_of
@@ -173,7 +174,7 @@ class Audit:
         self._now = options.now or datetime.now(UTC)
 
     def run_sync(self) -> AuditReport:
-        return asyncio.run(self.run())
+        return run_loop(self.run())
 
     async def run(self) -> AuditReport:
         options = self.options

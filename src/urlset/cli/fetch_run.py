@@ -8,7 +8,6 @@ threads and aiohttp behind it) loads only when a fetch runs.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import time
@@ -271,7 +270,9 @@ def _open_writer(fmt: str, output: str | None) -> tuple[_Writer, Callable[[], No
         out: IO[bytes] = sys.stdout.buffer
         close: Callable[[], None] = lambda: None  # noqa: E731
     else:
-        out = open(output, "wb", buffering=1 << 20)  # noqa: SIM115
+        # a buffer smaller than a rendered part (~300 KiB a gzip piece), so that parts go
+        # to the file as they are, not copied into the buffer first
+        out = open(output, "wb", buffering=1 << 16)  # noqa: SIM115
         close = out.close
     return _Writer(out, fmt), close
 
@@ -347,6 +348,7 @@ def _fetch(
 ) -> DiscoveryResult:
     # aiohttp loads here, not with the module, so `urlset fetch --help` starts fast
     from ..fetching.http import fetch_sitemaps
+    from ..fetching.running import run_loop
 
     render: tuple[str, Render | None] | None = None
     if writer is not None and writer.fmt in RENDERERS:
@@ -363,7 +365,7 @@ def _fetch(
             read(event)
 
     try:
-        result = asyncio.run(
+        result = run_loop(
             fetch_sitemaps(
                 start,
                 discovery=discovery,

@@ -54,6 +54,7 @@ from .fetcher import Fetcher
 from .h1 import LeanSession
 from .http_options import DEFAULT_USER_AGENT, HttpOptions, RetryPolicy, parse_retry_after
 from .parse_pool import ParsePool, UrlBatch
+from .running import run_loop
 from .values import (
     CacheRecord,
     DiscoveryOptions,
@@ -233,7 +234,7 @@ def fetch_sitemaps_sync(
     workers: int = 0,
 ) -> DiscoveryResult:
     """``fetch_sitemaps`` for code without an event loop."""
-    return asyncio.run(
+    return run_loop(
         fetch_sitemaps(
             start,
             discovery=discovery,

@@ -11,7 +11,6 @@ cut-off one). Documents that could not be read, and what the fetch found about e
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from urllib.parse import urlsplit
@@ -24,6 +23,7 @@ from ..checking.report import CheckReport, FileResult
 from ..extensions import rules as ext_rules
 from ..fetching.http import HttpOptions, fetch_sitemaps
 from ..fetching.issues import FETCH_CODES
+from ..fetching.running import run_loop
 from ..fetching.values import DiscoveryOptions, DiscoveryResult, SitemapNode, SitemapRead
 from ..limits import ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
@@ -207,5 +207,5 @@ def check_site(
     discovery: DiscoveryOptions | None = None,
 ) -> CheckReport:
     """``check_site_async`` for code without an event loop (the report only)."""
-    report, _ = asyncio.run(check_site_async(start, options, http=http, discovery=discovery))
+    report, _ = run_loop(check_site_async(start, options, http=http, discovery=discovery))
     return report

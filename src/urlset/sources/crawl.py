@@ -38,6 +38,7 @@ from ..fetching.discovery import DiscoveryOptions, discover
 from ..fetching.fetcher import Fetcher
 from ..fetching.http import client_session, run_flow
 from ..fetching.http_options import HttpOptions
+from ..fetching.running import run_loop
 from ..fetching.values import FetchRequest, FetchResponse, SitemapRead
 from ..model import Url
 from ..patterns import lazy
@@ -172,7 +173,7 @@ class Crawl:
         return None
 
     def run_sync(self) -> list[CrawledPage]:
-        return asyncio.run(self.run())
+        return run_loop(self.run())
 
     async def run(self) -> list[CrawledPage]:
         options = self.options

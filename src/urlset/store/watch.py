@@ -13,7 +13,6 @@ of that site, hand the outcome on; then wait, until told to stop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..fetching.http import HttpOptions, fetch_sitemaps
+from ..fetching.running import run_loop
 from ..fetching.values import DiscoveryOptions, DiscoveryResult
 from .db import StoreError
 from .diff import Diff, diff_sides
@@ -137,7 +137,7 @@ class Watcher:
         options = self.options
         recorder = FetchRecorder(store, options.site)
         try:
-            result = asyncio.run(
+            result = run_loop(
                 fetch_sitemaps(
                     options.site,
                     discovery=options.discovery,
