@@ -11,8 +11,11 @@ processes, wall seconds of the whole process (start-up and imports included, as 
 that calls ``read_arrow(FILE)`` once, ``gzip -dc FILE > /dev/null`` (the floor), and, given
 the peers' Python (bench/setup_peers.sh: bench/.venv-peers/bin/python), Scrapy's sitemap
 reader through bench/peers/run.py. MB/s are of the decompressed XML; "vs plain" is the
-shape's per-byte speed over the plain shape's (the issue's target: at least 0.5). The load
-average is printed before and after: figures from a busy machine are not comparable.
+shape's per-byte speed over the plain shape's (the issue's target: at least 0.5). The table
+ends with one line per target of issue 26's read side, its measured ratio (CLI against
+``gzip -dc`` on the mix, both paths against Scrapy, each path's slowest shape against plain,
+``read_arrow`` against the CLI per byte). The load average is printed before and after:
+figures from a busy machine are not comparable.
 """
 
 from __future__ import annotations
@@ -133,7 +136,48 @@ def main() -> None:
             f"{cli / float(r['gzip_dc_s']):6.1f} "  # type: ignore[arg-type]
             f"{'' if scrapy is None else f'{scrapy:7.2f}':>7}  {r['counts']}"
         )
+    for line in _targets(rows):
+        print(line)
     print(f"load after: {os.getloadavg()}")
+
+
+def _targets(rows: list[dict[str, object]]) -> list[str]:
+    """One line per target of issue 26's read side, each with its measured ratio."""
+    speed = {  # MB/s per path and shape
+        path: {str(r["shape"]): float(r["xml_mb"]) / float(r[f"{path}_s"]) for r in rows}  # type: ignore[arg-type]
+        for path in ("cli", "arrow")
+    }
+    lines = []
+    mix = next((r for r in rows if r["shape"] == "mix"), None)
+    if mix is not None:
+        cli, arrow = float(mix["cli_s"]), float(mix["arrow_s"])  # type: ignore[arg-type]
+        gz = float(mix["gzip_dc_s"])  # type: ignore[arg-type]
+        lines.append(f"target mix CLI within 2x of gzip -dc: {cli / gz:.2f}x")
+        scrapy = mix["scrapy_s"]
+        if scrapy is not None:
+            s = float(scrapy)  # type: ignore[arg-type]
+            lines.append(f"target mix CLI >= 20x Scrapy: {s / cli:.1f}x")
+            lines.append(f"target mix read_arrow >= 20x Scrapy: {s / arrow:.1f}x")
+    peer = [r for r in rows if r["scrapy_s"] is not None]
+    for path, name in (("cli", "CLI"), ("arrow", "read_arrow")):
+        if peer:
+            times = {str(r["shape"]): float(r["scrapy_s"]) / float(r[f"{path}_s"]) for r in peer}  # type: ignore[arg-type]
+            worst = min(times, key=lambda shape: times[shape])
+            lines.append(
+                f"target {name} >= 20x Scrapy on every shape: {times[worst]:.1f}x ({worst})"
+            )
+    for path in ("cli", "arrow"):
+        plain = speed[path].get("plain")
+        if plain:
+            worst = min(speed[path], key=lambda shape: speed[path][shape])
+            ratio = speed[path][worst] / plain
+            lines.append(
+                f"target {path} every shape >= 0.5 of plain per byte: {ratio:.2f} ({worst})"
+            )
+    slowest = min(speed["arrow"], key=lambda shape: speed["arrow"][shape] / speed["cli"][shape])
+    ratio = speed["arrow"][slowest] / speed["cli"][slowest]
+    lines.append(f"target read_arrow as fast as the CLI per byte: {ratio:.2f} at worst ({slowest})")
+    return lines
 
 
 if __name__ == "__main__":

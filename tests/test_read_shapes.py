@@ -425,3 +425,43 @@ def test_fetch_batches_import_no_pandas(tmp_path: Path) -> None:
         fetch_values_batch(UrlColumns.from_urls(careful[:3]), None).to_pylist()[0]["sitemap"]
         is None
     )
+
+
+def test_locs_made_uris_past_the_listed_issues_are_counted_alike() -> None:
+    """Past the first 1,000 locs made URIs, the core gives no texts (the reader only counts
+    them): the render lane's issues, whole or chunked, are still the careful lane's, and
+    its output the values' (a file of IRIs made two strings per entry to drop them)."""
+    data = SHAPES.urlset("iri", 1_300)
+    careful = feed_all(data, [len(data)], fast=False)
+    for chunk in (len(data), 7_001):
+        spec = RenderSpec("jsonl", line_tail("jsonl", None))
+        reader = SitemapReader("doc", render=spec)
+        events: list[object] = []
+        for at in range(0, len(data), chunk):
+            events += reader.feed(data[at : at + chunk])
+        events += reader.close()
+        issues = sorted(
+            (i for i in events if type(i) is Issue),
+            key=lambda i: (i.line, i.column, i.code, i.message),  # type: ignore[attr-defined]
+        )
+        assert issues == careful[1]
+        assert sum(i.code == "normalized-url" for i in issues) == 1_000
+        urls = [e for e in events if type(e) is Url]
+        assert b"".join(merge_rendered(urls, spec.take(), _jsonl)) == _jsonl(careful[0])  # type: ignore[arg-type]
+
+
+def test_the_renderer_leaves_out_texts_past_the_listed_conversions() -> None:
+    from urlset._core import RecordRenderer
+
+    body = b"".join(b"<url><loc>https://a.test/caf\xc3\xa9/%d</loc></url>\n" % i for i in range(4))
+    renderer = RecordRenderer("jsonl", "}\n", 4096)
+    renderer.know("https://a.test/")
+    done = renderer.render(body, 0, len(body), 1, 10, 2)
+    assert done[2] == 4
+    assert [(c[0], c[1], c[2]) for c in done[4]] == [
+        (0, 1, "https://a.test/café/0"),
+        (1, 2, "https://a.test/café/1"),
+        (2, 3, None),
+        (3, 4, None),
+    ]
+    assert done[4][0][3] == "https://a.test/caf%C3%A9/0"

@@ -135,6 +135,7 @@ class SeenLocs:
     def __len__(self) -> int: ...
 
 def entity_delta(data: bytes, start: int, end: int, /) -> int: ...
+def newlines(data: bytes, /) -> int: ...
 def run_over(data: bytes, start: int, end: int, run_before: int, cap: int, /) -> int | None: ...
 def overlong(data: bytes, start: int, end: int, cap: int, /) -> int | None: ...
 
@@ -242,14 +243,15 @@ class RecordRenderer:
         raw_levels: int = 0,
     ) -> None: ...
     def render(
-        self, data: bytes, pos: int, end: int, line: int, max_records: int, /
+        self, data: bytes, pos: int, end: int, line: int, max_records: int, listed: int = ..., /
     ) -> tuple[
         int,  # where rendering stopped: the end, or the start of an entry it left
         int,  # the line there
         int,  # records rendered
         bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
-        # (record, loc line, text, uri): locs the core made URIs of that differ from the text
-        list[tuple[int, int, str, str]],
+        # (record, loc line, text, uri): locs the core made URIs of that differ from the text;
+        # past the first ``listed`` (default: all), text None and uri "" (only counted)
+        list[tuple[int, int, str | None, str]],
         bool,  # whether any loc was made a URI (the same text or not) or had extensions
     ]: ...
     def know_stray(self, namespace: str, name: str, /) -> None: ...

@@ -589,6 +589,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(printable, m)?)?;
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(entity_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(newlines, m)?)?;
     m.add_function(wrap_pyfunction!(run_over, m)?)?;
     m.add_function(wrap_pyfunction!(overlong, m)?)
 }
@@ -621,6 +622,13 @@ pub fn overlong(
         return None; // too short to hold one: no need to let go of the GIL
     }
     py.detach(|| urlset_core::read::stretch::overlong(data, start, end, cap))
+}
+
+/// `data.count(b"\n")`, by SIMD: the reader counts the lines of every piece it reads
+/// (Python's count takes a byte at a time, ~0.1 s of a 500k-entry read).
+#[pyfunction]
+pub fn newlines(data: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', data).count()
 }
 
 /// `urlset.reading.xml_guard.entity_delta` of `data[start:end]` in one pass (clamped).

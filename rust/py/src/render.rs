@@ -75,8 +75,11 @@ impl RecordRenderer {
 
     /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
     /// (pos, line, count, text or None, conversions, any loc made a URI or images); see
-    /// _core.pyi.
-    #[allow(clippy::type_complexity)]
+    /// _core.pyi. Past the first `listed` conversions, their texts are not made Python
+    /// strings (the reader only counts those: a file of IRIs made 100,000 strings a 50k
+    /// read to drop them).
+    #[pyo3(signature = (data, pos, end, line, max_records, listed=usize::MAX, /))]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn render<'py>(
         &mut self,
         py: Python<'py>,
@@ -85,7 +88,8 @@ impl RecordRenderer {
         end: usize,
         line: u32,
         max_records: usize,
-    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>, Vec<Conversion>, bool)> {
+        listed: usize,
+    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>, Vec<Listed>, bool)> {
         let bytes = data.as_bytes();
         let end = end.min(bytes.len());
         let span = (pos.min(end), end);
@@ -120,7 +124,7 @@ impl RecordRenderer {
                 done.line,
                 done.count,
                 py.None().into_bound(py),
-                conversions,
+                listed_only(conversions, listed),
                 done.made,
             ));
         };
@@ -156,7 +160,7 @@ impl RecordRenderer {
             done.line,
             done.count,
             text,
-            conversions,
+            listed_only(conversions, listed),
             done.made || done.images,
         ))
     }
@@ -203,6 +207,25 @@ impl RecordRenderer {
     fn know(&mut self, origin: &str) {
         self.seen.know(origin.as_bytes());
     }
+}
+
+/// A conversion as Python gets it: (record, line, text or None past the listed ones, uri).
+type Listed = (usize, u32, Option<String>, String);
+
+/// `conversions` with the texts of the first `listed` only (the others' texts and URIs left
+/// out: the reader counts them).
+fn listed_only(conversions: Vec<Conversion>, listed: usize) -> Vec<Listed> {
+    conversions
+        .into_iter()
+        .enumerate()
+        .map(|(i, (record, line, text, uri))| {
+            if i < listed {
+                (record, line, Some(text), uri)
+            } else {
+                (record, line, None, String::new())
+            }
+        })
+        .collect()
 }
 
 /// Adds the render lane's class to `urlset._core`.

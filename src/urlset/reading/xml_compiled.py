@@ -353,7 +353,8 @@ def render_records(
         room = min(sink.next_check, limits.max_entries + 1) - sink.count
         if room > 0:
             was, was_line = pos, line
-            pos, line, n, text, converted, made = render(data, pos, end, line, room)
+            listed = sink.converted_listed()  # locs made URIs past it are only counted
+            pos, line, n, text, converted, made = render(data, pos, end, line, room, listed)
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:

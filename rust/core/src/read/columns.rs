@@ -136,7 +136,9 @@ impl Columns {
             self.loc.values.extend_from_slice(loc);
         }
         self.loc.close(true);
-        let lastmod = r.lastmod.and_then(|(a, b)| self.lastmod_of(&data[a..b]));
+        let lastmod = r
+            .lastmod
+            .and_then(|(a, b)| r.lastmod_value.or_else(|| self.lastmod_of(&data[a..b])));
         if let Some(value) = lastmod {
             value.write(&mut self.lastmod.values);
         }

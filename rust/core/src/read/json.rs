@@ -2,6 +2,8 @@
 //! it, for what the reader's output holds beyond the core fields: a record's plain images, as
 //! `extensions.json_fields` gives them (urlset.reading.output, urlset.reading.arrow).
 
+use std::io::Write;
+
 use super::images::ImageSpans;
 use super::media::{Media, News, Video};
 use super::records::{Record, Span};
@@ -218,9 +220,20 @@ impl<'a> Object<'a> {
         }
     }
 
-    fn raw(&mut self, name: &str, value: Option<String>) {
+    /// A number as Rust's `Display` writes it (as Python's `repr` writes an int), written in
+    /// place: no text made for it first.
+    fn number(&mut self, name: &str, value: Option<impl std::fmt::Display>) {
         if let Some(value) = value {
-            self.key(name).extend_from_slice(value.as_bytes());
+            // writing into a Vec cannot fail
+            let _ = write!(self.key(name), "{value}");
+        }
+    }
+
+    /// A float as Python's `repr` writes it (the shortest text that reads back, `.0` on a
+    /// whole number): Rust's `Debug`.
+    fn float(&mut self, name: &str, value: Option<f64>) {
+        if let Some(value) = value {
+            let _ = write!(self.key(name), "{value:?}");
         }
     }
 
@@ -251,10 +264,10 @@ impl<'a> Object<'a> {
     }
 
     fn flag(&mut self, name: &str, value: Option<bool>) {
-        self.raw(
-            name,
-            value.map(|v| if v { "true" } else { "false" }.to_owned()),
-        );
+        if let Some(value) = value {
+            let text: &[u8] = if value { b"true" } else { b"false" };
+            self.key(name).extend_from_slice(text);
+        }
     }
 
     fn close(self) {
@@ -271,10 +284,10 @@ fn video_json(v: &Video, out: &mut Vec<u8>) {
     o.text("description", &v.description);
     o.optional_text("content_loc", v.content_loc.as_deref());
     o.optional_text("player_loc", v.player_loc.as_deref());
-    o.raw("duration", v.duration.map(|d| d.to_string()));
+    o.number("duration", v.duration);
     o.date("expiration_date", v.expiration_date.as_ref());
-    o.raw("rating", v.rating.map(|r| format!("{r:?}")));
-    o.raw("view_count", v.view_count.map(|n| n.to_string()));
+    o.float("rating", v.rating);
+    o.number("view_count", v.view_count);
     o.date("publication_date", v.publication_date.as_ref());
     o.list("tags", &v.tags);
     o.optional_text("category", v.category.as_deref());

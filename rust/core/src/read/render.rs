@@ -15,7 +15,7 @@ use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{scan_converting, scan_with_extensions, Limits, Record, Stop};
 use super::seen::SeenLocs;
-use crate::values::lastmod::parse_bytes;
+use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
 
 /// An output format of `urlset read` / `urlset fetch` for text.
@@ -138,14 +138,15 @@ impl Renderer {
     }
 
     /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
-    /// kept: a file's lastmods often repeat), into `out`.
-    fn lastmod_text(&mut self, text: &[u8], out: &mut Vec<u8>) {
+    /// kept: a file's lastmods often repeat), into `out`; `value` is the scan's, when it
+    /// gave one (the text is not parsed again).
+    fn lastmod_text(&mut self, text: &[u8], value: Option<Lastmod>, out: &mut Vec<u8>) {
         if self.lastmod_in != text {
             self.lastmod_in.clear();
             self.lastmod_in.extend_from_slice(text);
             self.lastmod_out.clear();
             // the scanner took the text as plain, so it parses
-            if let Some(value) = parse_bytes(text) {
+            if let Some(value) = value.or_else(|| parse_bytes(text)) {
                 value.write(&mut self.lastmod_out);
             }
         }
@@ -183,7 +184,7 @@ impl Renderer {
                 out.push(b'"');
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
-                    self.lastmod_text(&data[a..b], out);
+                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
                     out.push(b'"');
                 }
                 if let Some(i) = r.changefreq {
@@ -217,7 +218,7 @@ impl Renderer {
                 }
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
-                    self.lastmod_text(&data[a..b], out);
+                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
                 }
                 out.push(d);
                 if let Some(i) = r.changefreq {

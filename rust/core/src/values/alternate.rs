@@ -30,6 +30,54 @@ MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS
 RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM \
 TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
 
+/// A set of two-letter codes as a bit per second letter in a row per first letter (either
+/// case): a lookup is two shifts, where a scan of the list took ~500 instructions.
+pub struct TwoLetterCodes([u32; 26]);
+
+impl TwoLetterCodes {
+    /// The codes of `list`: two ASCII letters each, one space between them (checked when
+    /// the constant is built: a bad list does not compile).
+    const fn of(list: &str) -> TwoLetterCodes {
+        let bytes = list.as_bytes();
+        let mut rows = [0u32; 26];
+        let mut i = 0;
+        while i + 1 < bytes.len() {
+            let (a, b) = (
+                bytes[i].to_ascii_lowercase(),
+                bytes[i + 1].to_ascii_lowercase(),
+            );
+            assert!(
+                a.is_ascii_lowercase() && b.is_ascii_lowercase(),
+                "two letters a code"
+            );
+            assert!(
+                i + 2 == bytes.len() || bytes[i + 2] == b' ',
+                "one space between codes"
+            );
+            rows[(a - b'a') as usize] |= 1 << (b - b'a');
+            i += 3;
+        }
+        assert!(i == bytes.len() + 1, "no partial code at the end");
+        TwoLetterCodes(rows)
+    }
+
+    /// Whether `code` is one of the set, in either case.
+    pub fn holds(&self, code: &str) -> bool {
+        match code.as_bytes() {
+            &[a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+                let (a, b) = (a.to_ascii_lowercase() - b'a', b.to_ascii_lowercase() - b'a');
+                self.0[a as usize] & (1 << b) != 0
+            }
+            _ => false,
+        }
+    }
+}
+
+/// [`ISO_639_1`] as a set.
+pub const LANGUAGES: TwoLetterCodes = TwoLetterCodes::of(ISO_639_1);
+/// [`ISO_3166_1`] as a set.
+pub const REGIONS: TwoLetterCodes = TwoLetterCodes::of(ISO_3166_1);
+
 /// An hreflang in the canonical case `hreflang.hreflang_code` gives it (`en`, `en-GB`,
 /// `zh-Hant-TW`, `es-419`, `x-default`), of a value as given (stripped first, as Python
 /// strips); None for anything that function rejects (an `_` separator too: it says so).
@@ -42,7 +90,7 @@ pub fn hreflang_code(value: &str) -> Option<String> {
     let letters = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_alphabetic());
     let mut parts = value.split('-').peekable();
     let language = parts.next()?.to_ascii_lowercase();
-    let two = letters(&language, 2) && ISO_639_1.split(' ').any(|c| c == language);
+    let two = LANGUAGES.holds(&language);
     if !two && !letters(&language, 3) {
         return None;
     }
@@ -54,7 +102,7 @@ pub fn hreflang_code(value: &str) -> Option<String> {
     }
     if let Some(region) = parts.next() {
         let upper = region.to_ascii_uppercase();
-        let known = letters(&upper, 2) && ISO_3166_1.split(' ').any(|c| c == upper);
+        let known = REGIONS.holds(&upper);
         let numeric = region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit());
         if !known && !numeric {
             return None;
@@ -127,6 +175,23 @@ pub fn missing_self<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_sets_hold_what_their_lists_name_in_either_case() {
+        for (set, list) in [(&LANGUAGES, ISO_639_1), (&REGIONS, ISO_3166_1)] {
+            for a in b'a'..=b'z' {
+                for b in b'a'..=b'z' {
+                    let code = String::from_utf8(vec![a, b]).unwrap();
+                    let listed = list.split(' ').any(|c| c.eq_ignore_ascii_case(&code));
+                    assert_eq!(set.holds(&code), listed, "{code}");
+                    assert_eq!(set.holds(&code.to_ascii_uppercase()), listed, "{code}");
+                }
+            }
+            for other in ["", "e", "eng", "e1", "é", "-n"] {
+                assert!(!set.holds(other), "{other:?}");
+            }
+        }
+    }
 
     #[test]
     fn codes_are_made_canonical_as_python_makes_them() {

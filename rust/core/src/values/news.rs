@@ -4,7 +4,7 @@
 //! way this module does not know gives None: the row then goes the per-entry way, which
 //! explains it. What is taken is written byte for byte as `News.body` writes it.
 
-use super::alternate::ISO_639_1;
+use super::alternate::LANGUAGES;
 use super::image::image_text;
 use super::lastmod::{self, Lastmod};
 use super::scalars::trim_python_space;
@@ -54,7 +54,7 @@ pub fn news_language(value: &str) -> Option<String> {
     let code = trim_python_space(value)?.to_ascii_lowercase();
     let letters = code.bytes().all(|b| b.is_ascii_lowercase());
     let known = match code.len() {
-        2 => letters && ISO_639_1.split(' ').any(|c| c == code),
+        2 => letters && LANGUAGES.holds(&code),
         3 => letters,
         _ => code == "zh-cn" || code == "zh-tw",
     };
