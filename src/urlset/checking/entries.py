@@ -27,6 +27,7 @@ from ..model import ChangeFreq, SitemapRef, Url
 from ..patterns import lazy
 from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
+from .ext_columns import NewsAges, judged
 from .findings import Findings
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -158,6 +159,7 @@ class EntryRules:
         self.hosts = Hosts(found, scope, False, scope_of(cross_submit))
         self.prefix = None if scope is None else scope.prefix
         self._check_url: Any = None
+        self._ages: NewsAges | None = None
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -236,18 +238,26 @@ class EntryRules:
         with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
         plain = locs if texts is None else compress(locs, map(operator.not_, texts))
         self.set_checks.reciprocity.add_plain_many(plain)
+        links: dict[int, dict[str, str]] = {}
         if with_extensions:
             with_extensions = self._plain_images(locs, cast(list[str], texts), with_extensions)
-        if not (outside or one_by_one or flagged or with_extensions):
+        if with_extensions:
+            with_extensions, links = self._judged(locs, cast(list[str], texts), with_extensions)
+        if not (outside or one_by_one or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
-        for i in range(len(locs)) if one_by_one else sorted(extended | flags | outside):
+        reciprocity = self.set_checks.reciprocity
+        for i in (
+            range(len(locs)) if one_by_one else sorted(extended | flags | outside | links.keys())
+        ):
             loc = locs[i]
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
+            elif i in links:  # the set rule takes them in document order
+                reciprocity.add_hrefs(loc, links[i])
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -256,6 +266,20 @@ class EntryRules:
                     self._lastmod(from_formatted(run.lastmod(i)), loc)
             elif i in flags:
                 self._lastmod_rules(from_formatted(run.lastmod(i)), loc)
+
+    def _judged(
+        self, locs: list[str], texts: list[str], where: list[int]
+    ) -> tuple[list[int], dict[int, dict[str, str]]]:
+        """The records among ``where`` a per-URL extension rule flags (made values later),
+        the others counted for the set rules here (``ext_columns``); and their hreflang
+        links by record, for the reciprocity in document order."""
+        if self._ages is None:
+            self._ages = NewsAges(self.now)
+        kinds: Counter[str] = Counter()
+        found = judged(locs, texts, where, self._ages, kinds)
+        self.set_checks.add_kinds(kinds, source=self.source)
+        self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
+        return found.flagged, found.links
 
     def _plain_images(self, locs: list[str], texts: list[str], where: list[int]) -> list[int]:
         """The records among ``where`` whose extensions are more than images with their loc
