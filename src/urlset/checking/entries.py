@@ -276,7 +276,7 @@ class EntryRules:
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(locs, texts, where, self._ages, kinds)
+        found = judged(locs, texts, where, self._ages, kinds, self.found)
         self.set_checks.add_kinds(kinds, source=self.source)
         self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
         return found.flagged, found.links

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from ..dates import from_formatted, instant
+from .findings import Findings
 
 _KNOWN = {"images", "videos", "news", "alternates", "extensions"}
 _MAX_IMAGES = 1_000  # image.MAX_IMAGES_PER_URL, without loading the module
@@ -66,17 +67,22 @@ class NewsAges:
 
 
 def judged(
-    locs: Sequence[str], texts: Sequence[str], where: list[int], ages: NewsAges, kinds: Counter[str]
+    locs: Sequence[str],
+    texts: Sequence[str],
+    where: list[int],
+    ages: NewsAges,
+    kinds: Counter[str],
+    found: Findings,
 ) -> Judged:
     """The records ``where`` (their extensions' JSON in ``texts``) judged by the per-URL rules
     (see the module doc); the typed extensions of the records not flagged counted in
-    ``kinds``."""
+    ``kinds``. A record whose every finding is past its code's cap in ``found`` is not
+    flagged: its findings are counted there (as listing them would count them)."""
     import json  # with the first record that has extensions (a plain check loads none)
 
     out = Judged()
     decoded = json.loads("[" + ",".join(map(texts.__getitem__, where)) + "]")
     for i, fields in zip(where, decoded, strict=True):
-        loc = locs[i]
         if not isinstance(fields, dict) or not fields.keys() <= _KNOWN:
             out.flagged.append(i)
             continue
@@ -86,14 +92,13 @@ def judged(
         images = fields.get("images", ())
         videos = fields.get("videos", ())
         alternates = fields.get("alternates", ())
-        if (
-            (images and _images_flagged(images))
-            or (videos and _videos_flagged(videos, loc))
-            or (news and (len(news) > 1 or ages.too_old(news[0].get("publication_date"))))
-            or (alternates and _links_flagged(alternates, loc))
-        ):
-            out.flagged.append(i)
-            continue
+        codes = _codes(locs[i], images, videos, news, alternates, ages)
+        if codes:
+            if any(map(found.has_room, codes)):
+                out.flagged.append(i)
+                continue
+            for code in codes:
+                found.count(code)
         typed = False
         for kind, items in (
             ("images", images),
@@ -111,25 +116,35 @@ def judged(
     return out
 
 
-def _images_flagged(images: list[dict[str, Any]]) -> bool:
-    """Too many images, or one with a field other than its loc (each a deprecated one)."""
-    return len(images) > _MAX_IMAGES or any(len(image) != 1 for image in images)
-
-
-def _videos_flagged(videos: list[dict[str, Any]], loc: str) -> bool:
-    """A video whose content or player URL is the page."""
-    return any(loc in (video.get("content_loc"), video.get("player_loc")) for video in videos)
-
-
-def _links_flagged(alternates: list[dict[str, Any]], loc: str) -> bool:
-    """Links none of which names the page, or two hrefs for one hreflang (in any case)."""
-    if not any(link.get("href") == loc for link in alternates):
-        return True
-    seen: dict[str, Any] = {}
-    for link in alternates:
-        code = link.get("hreflang")
-        if not isinstance(code, str) or seen.setdefault(code.lower(), link.get("href")) != link.get(
-            "href"
-        ):
-            return True
-    return False
+def _codes(
+    loc: str,
+    images: Sequence[dict[str, Any]],
+    videos: Sequence[dict[str, Any]],
+    news: Sequence[dict[str, Any]] | None,
+    alternates: Sequence[dict[str, Any]],
+    ages: NewsAges,
+) -> list[str]:
+    """The code of each finding the per-URL rules give a page (``extensions.rules.RULES``,
+    in their order; the messages are theirs)."""
+    out: list[str] = []
+    if images:
+        if len(images) > _MAX_IMAGES:
+            out.append("too-many-images")
+        if any(len(image) != 1 for image in images):  # a field besides the loc: deprecated
+            out.append("image-deprecated-field")
+    for video in videos:
+        out += ["video-loc-is-page"] * (
+            (video.get("content_loc") == loc) + (video.get("player_loc") == loc)
+        )
+    if news:
+        out += ["news-too-old"] * sum(ages.too_old(item.get("publication_date")) for item in news)
+        if len(news) > 1:
+            out.append("news-repeated")
+    if alternates:
+        if not any(link["href"] == loc for link in alternates):
+            out.append("hreflang-missing-self")
+        seen: dict[str, str] = {}
+        for link in alternates:
+            if seen.setdefault(link["hreflang"].lower(), link["href"]) != link["href"]:
+                out.append("hreflang-duplicate")
+    return out
