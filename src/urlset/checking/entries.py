@@ -298,15 +298,24 @@ class EntryRules:
     def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
         speed, its first one named); the records outside the scope, for the scope rule."""
+        hosts = self.hosts
+        first_loc = locs[0]
+        end = first_loc.find("/", 8)
+        if end >= 0 and all(map(str.startswith, locs, repeat(first_loc[: end + 1]))):
+            hosts.count(first_loc[:end], first_loc, len(locs), first)  # one authority
+            return self._outside(locs)
         # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
         ends = list(map(str.find, locs, repeat("/"), repeat(8)))
         if -1 in ends:
             ends = [end if end >= 0 else len(loc) for end, loc in zip(ends, locs, strict=True)]
         authorities = list(map(str.__getitem__, locs, map(slice, repeat(None), ends)))
-        hosts = self.hosts
         for authority, urls in Counter(authorities).items():
             at = authorities.index(authority)
             hosts.count(authority, locs[at], urls, first + at)
+        return self._outside(locs)
+
+    def _outside(self, locs: list[str]) -> set[int]:
+        """The records of a run outside the scope (none without one)."""
         prefix = self.prefix
         if prefix is None:
             return set()
