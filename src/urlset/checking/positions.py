@@ -466,7 +466,9 @@ class Lines:
         return self._line
 
     def line_of(self, offset: int) -> int:
-        """The line of any ``offset`` of the window."""
+        """The line of any ``offset`` of the window (counted on from the last one asked)."""
+        if offset >= self._counted:
+            return self.line_at(offset)
         return self.lines + self.window.count(b"\n", 0, offset)
 
     def column_at(self, offset: int) -> int:
