@@ -1,6 +1,7 @@
 """check and diff side by side with read, on the same files (issue 26's targets).
 
     .venv/bin/python bench/bench_side_by_side.py [--urls 1000000] [--repeat 3]
+    .venv/bin/python bench/bench_side_by_side.py --shapes [--urls 200000] [--repeat 3]
 
 Inputs, generated into bench/out/side-by-side/ (once per size; delete them to regenerate):
 
@@ -11,6 +12,10 @@ Inputs, generated into bench/out/side-by-side/ (once per size; delete them to re
 * ``shop-N-new.xml``: the same with 1.3% of the lastmods moved forward;
 * ``mix-N.xml``: bench_read.py's mix (four hosts, an IDN host, IRIs, long locs; an image
   every 10th URL): the hard case for check (every record's host judged).
+
+``--shapes``: check against read on a urlset of every shape of bench/read_shapes.py (plain,
+IRI, ``&``, ``'``, ``%``, port, dev host, each lastmod form, image, video, news, hreflang, an
+unknown namespace, and their mix), one ratio line per shape, instead of the files above.
 
 Each command runs in its own process; the figures are its CPU time (user + system) and
 peak resident set, the median of ``--repeat`` runs. Targets: check <= 1.5x read's CPU and
@@ -36,6 +41,9 @@ OUT = HERE / "out" / "side-by-side"
 URLSET = [sys.executable, "-c", "import sys; from urlset.cli import main; sys.exit(main())"]
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+# byte-compiled modules, as an installed package has them (PYTHONDONTWRITEBYTECODE would have
+# each command compile its modules again: more of them for check than for read)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 OFFSETS = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (1, 0), (-5, 0), (5, 30))]
 
 
@@ -84,7 +92,7 @@ def measure(args: list[str]) -> tuple[float, int]:
     /usr/bin/time (a child's ru_maxrss would start from this process's high-water mark)."""
     with tempfile.NamedTemporaryFile("r") as log, open(os.devnull, "wb") as null:
         command = ["/usr/bin/time", "-o", log.name, "-f", "%U %S %M", *URLSET, *args]
-        subprocess.run(command, stdout=null, stderr=null, check=False)
+        subprocess.run(command, stdout=null, stderr=null, check=False, env=ENV)
         user, system, peak = log.read().split()[-3:]
     return float(user) + float(system), int(peak)
 
@@ -94,10 +102,53 @@ def median(args: list[str], repeat: int) -> tuple[float, int]:
     return statistics.median(r[0] for r in runs), int(statistics.median(r[1] for r in runs))
 
 
+def shape_file(shape: str, n: int) -> Path:
+    """A urlset of ``n`` entries of one shape of bench/read_shapes.py (made once)."""
+    sys.path.insert(0, str(HERE))
+    import read_shapes
+
+    path = OUT / f"shape-{shape}-{n}.xml"
+    if not path.exists():
+        path.write_bytes(read_shapes.urlset(shape, n))
+    return path
+
+
+def shapes(n: int, repeat: int) -> None:
+    """check vs read on every shape, runs alternated so a change of load hits both alike."""
+    sys.path.insert(0, str(HERE))
+    import read_shapes
+
+    now = "2026-01-01T00:00:00Z"
+    print(
+        "| shape | read CPU (s) | check CPU (s) | read RSS (MB) | check RSS (MB) | CPU | memory |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    worst = (0.0, 0.0)
+    for shape in read_shapes.SHAPES:
+        path = str(shape_file(shape, n))
+        measure(["check", path, "-o", os.devnull])  # the modules byte-compiled once
+        reads, checks = [], []
+        for _ in range(repeat):
+            reads.append(measure(["read", path, "-o", os.devnull, "-q"]))
+            checks.append(measure(["check", path, "--now", now, "-o", os.devnull]))
+        read = statistics.median(r[0] for r in reads), statistics.median(r[1] for r in reads)
+        check = statistics.median(c[0] for c in checks), statistics.median(c[1] for c in checks)
+        cpu, memory = check[0] / read[0], check[1] / read[1]
+        worst = (max(worst[0], cpu), max(worst[1], memory))
+        print(
+            f"| {shape} | {read[0]:.2f} | {check[0]:.2f} | {read[1] / 1024:.0f} "
+            f"| {check[1] / 1024:.0f} | {cpu:.2f}x | {memory:.2f}x |"
+        )
+    print(
+        f"worst: check {worst[0]:.2f}x read's CPU (target 1.5x), {worst[1]:.2f}x its memory (target 2x)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--shapes", action="store_true", help="check vs read on every shape")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     n = args.urls
@@ -107,7 +158,7 @@ def main() -> None:
         f"mix-{n}.xml": lambda p: mix(p, n),
     }
     for name, make in files.items():
-        if not (OUT / name).exists():
+        if not args.shapes and not (OUT / name).exists():
             make(OUT / name)
     load = os.getloadavg()
     print(
@@ -115,6 +166,9 @@ def main() -> None:
         f"{platform.python_version()}, {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f}"
         f" {load[2]:.1f}; CPU s (user + sys) and peak RSS, median of {args.repeat}"
     )
+    if args.shapes:
+        shapes(n, args.repeat)
+        return
     print("| work | file | CPU (s) | peak RSS (MB) | vs read: CPU | memory |")
     print("|---|---|---:|---:|---:|---:|")
     now = "2026-01-01T00:00:00Z"

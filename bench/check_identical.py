@@ -1,7 +1,8 @@
 """Whether a change to the checker kept its findings: check's JSON, byte for byte, from two
-source trees on the same files (bench_side_by_side.py's shop and mix).
+source trees on the same files (bench_side_by_side.py's shop and mix, and a urlset of every
+shape of read_shapes.py).
 
-    .venv/bin/python bench/check_identical.py OTHER_SRC [--urls 20000 200000]
+    .venv/bin/python bench/check_identical.py OTHER_SRC [--urls 20000 200000] [--no-shapes]
 
 ``OTHER_SRC`` is the ``src`` folder of the other tree (a worktree of the base branch, with
 its compiled core); this tree's ``src`` is the one beside this script. Each file's JSON is
@@ -16,6 +17,7 @@ import difflib
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,17 +36,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("other", type=Path, help="the other tree's src folder")
     parser.add_argument("--urls", type=int, nargs="+", default=[20_000, 200_000])
+    parser.add_argument("--no-shapes", action="store_true", help="shop and mix only")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    from bench_side_by_side import OUT, mix, shop
+    import read_shapes
+    from bench_side_by_side import OUT, mix, shape_file, shop
 
     OUT.mkdir(parents=True, exist_ok=True)
     differ = False
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.urls:
-            for name, make in ((f"shop-{n}.xml", shop), (f"mix-{n}.xml", mix)):
+            files: list[tuple[str, Callable[[Path, int], None] | None]] = [
+                (f"shop-{n}.xml", shop),
+                (f"mix-{n}.xml", mix),
+            ]
+            if not args.no_shapes:
+                files += [(shape_file(shape, n).name, None) for shape in read_shapes.SHAPES]
+            for name, make in files:
                 path = OUT / name
-                if not path.exists():
+                if make is not None and not path.exists():
                     make(path, n)
                 ours = check_json(OURS, path, Path(tmp) / "ours.json")
                 theirs = check_json(args.other, path, Path(tmp) / "theirs.json")

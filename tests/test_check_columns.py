@@ -160,3 +160,13 @@ def test_images_with_their_loc_only_are_counted_in_columns(
     assert result.discovered["images"] == 10 * per_url
     assert bool(typed) is (per_url > 1000)
     assert ("too-many-images" in {i.code for i in result.issues}) is (per_url > 1000)
+
+
+@pytest.mark.parametrize("options", [SCOPES["site"], SCOPES["no clock"]], ids=["clock", "none"])
+def test_years_and_months_past_the_cap_are_counted_in_columns(options: CheckOptions) -> None:
+    """A year or a month is a finding each: the first 1,000 listed, the rest counted, a
+    distinct text judged once; in columns as one by one, with the newest lastmod alike."""
+    doc = _urlset(3_000, lastmods="reduced", host="www.urlset-shop.com", images=0)
+    result = _same(doc, options)
+    assert result.unlisted["lastmod-without-day"] == 2 * 3_000 // 3 - 1_000
+    assert result.careful_entries <= 2

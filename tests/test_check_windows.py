@@ -285,3 +285,48 @@ def test_a_few_locs_are_found_where_every_text_is_looked_at(
     monkeypatch.setattr(positions, "_FEW", 0)
     assert positions._occurrences(windows, needles, "urlset") == few
     assert few == {b"https://a.test/1": [18, data.rindex(b"https://a.test/1")]}
+
+
+def test_placing_a_few_findings_stops_at_the_window_that_places_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A finding early in a document (a host's, at its first URL) is placed without reading
+    the rest of it again; a loc written twice is placed at its occurrence after the last
+    finding's, so the scan goes on until that one; the places are those of a whole scan."""
+    rows = [f"<url><loc>https://a.test/{i}</loc></url>\n" for i in range(3_000)]
+    rows[2_500] = "<url><loc>https://a.test/0</loc></url>\n"  # written again, late
+    data = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
+    chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
+
+    def placed(pending: list[tuple[str, str, str, bool, int]]) -> list[tuple[int, int]]:
+        windows = positions.windows_of(lambda: chunks, False, window=8192)
+        issues = positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
+        return [(issue.line, issue.column) for issue in issues]
+
+    def consumed(pending: list[tuple[str, str, str, bool, int]]) -> int:
+        """Bytes the placement took from the pieces (a lazy iterator of them)."""
+        taken = 0
+
+        def lazy() -> Iterator[bytes]:
+            nonlocal taken
+            for chunk in chunks:
+                taken += len(chunk)
+                yield chunk
+
+        windows = positions.windows_of(lazy, False, window=8192)
+        positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
+        return taken
+
+    early = [("placeholder-host", "m", "https://a.test/1", False, 1)]
+    twice = [
+        ("mixed-hosts", "m", "https://a.test/0", True, 0),
+        ("duplicate-loc", "m", "https://a.test/0", True, 2_500),
+    ]
+    assert consumed(early) < len(data) // 3  # two passes (occurrences, lines) of a window each
+    assert consumed(twice) > len(data) * 3 // 4
+    for pending in (early, twice):
+        fast = placed(pending)
+        monkeypatch.setattr(positions, "_placed", lambda found, pending: False)
+        assert placed(pending) == fast
+        monkeypatch.undo()
+    assert placed(twice) == [(2, 11), (2_502, 11)]  # at the loc text

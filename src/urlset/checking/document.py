@@ -23,7 +23,7 @@ from ..model import Issue, Severity, Url
 from ..reading.reader import ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
-from .entries import EntryRules, records
+from .entries import EntryRules
 from .findings import Findings, merge_issues, watch_lines
 from .positions import (
     Windows,
@@ -34,6 +34,7 @@ from .positions import (
     windows_of,
 )
 from .raw_text import text_lines, text_with_header
+from .records import records
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source

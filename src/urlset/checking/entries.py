@@ -16,8 +16,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
-from functools import cache
-from itertools import compress, pairwise, repeat
+from itertools import compress, repeat
 from typing import Any, cast
 
 from ..dates import Lastmod, from_formatted, future_lastmod, lastmod_without_day, latest_day
@@ -27,7 +26,9 @@ from ..model import ChangeFreq, SitemapRef, Url
 from ..patterns import lazy
 from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
+from .ext_columns import NewsAges, judged
 from .findings import Findings
+from .records import Records
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FREQS = tuple(ChangeFreq)
@@ -158,6 +159,8 @@ class EntryRules:
         self.hosts = Hosts(found, scope, False, scope_of(cross_submit))
         self.prefix = None if scope is None else scope.prefix
         self._check_url: Any = None
+        self._ages: NewsAges | None = None
+        self._reduced: dict[str, list[tuple[str, str]]] = {}
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -203,12 +206,45 @@ class EntryRules:
 
     def _lastmod_rules(self, lastmod: Lastmod, loc: str) -> None:
         """The rules on one lastmod (called only when one may apply)."""
+        for code, message in self._lastmod_findings(lastmod):
+            self.found.at_entry(code, message, loc)
+
+    def _lastmod_findings(self, lastmod: Lastmod) -> list[tuple[str, str]]:
+        out = []
         message = lastmod_without_day(lastmod)
         if message is not None:
-            self.found.at_entry("lastmod-without-day", message, loc)
+            out.append(("lastmod-without-day", message))
         message = None if self.now is None else future_lastmod(lastmod, self.now)
         if message is not None:
-            self.found.at_entry("future-lastmod", message, loc)
+            out.append(("future-lastmod", message))
+        return out
+
+    def _reduced_rules(self, text: str, loc: str) -> None:
+        """``_lastmod_rules`` on a year or a month as the core wrote it, worked out once per
+        text (a sitemap of them repeats a few)."""
+        for code, message in self._reduced_findings(text):
+            self.found.at_entry(code, message, loc)
+
+    def _reduced_findings(self, text: str) -> list[tuple[str, str]]:
+        said = self._reduced.get(text)
+        if said is None:
+            said = self._reduced[text] = self._lastmod_findings(from_formatted(text))
+        return said
+
+    def _reduced_listed(self, texts: list[str], reduced: list[int]) -> list[int]:
+        """The records among ``reduced`` (a year or a month each) whose findings may still
+        be listed; the others' findings, every code past its cap, counted at once."""
+        found = self.found
+        full: set[str] = set()
+        for text, n in Counter(map(texts.__getitem__, reduced)).items():
+            said = self._reduced_findings(text)
+            if not any(found.has_room(code) for code, _ in said):
+                full.add(text)
+                for code, _ in said:
+                    found.count(code, n)
+        if not full:
+            return reduced
+        return [i for i in reduced if texts[i] not in full]
 
     def _extensions(self, url: Url) -> None:
         """Their own rules, and the set-wide ones (hreflang, news)."""
@@ -231,31 +267,52 @@ class EntryRules:
         self.entries += len(locs)
         hosts_each = self._hosts_each(locs)
         outside = self._hosts_in_columns(locs, first) if hosts_each else set()
-        one_by_one, flagged = self._lastmods_of(run)
+        flagged = self._lastmods_of(run)
         texts = run.extensions
         with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
         plain = locs if texts is None else compress(locs, map(operator.not_, texts))
         self.set_checks.reciprocity.add_plain_many(plain)
+        links: dict[int, dict[str, str]] = {}
         if with_extensions:
             with_extensions = self._plain_images(locs, cast(list[str], texts), with_extensions)
-        if not (outside or one_by_one or flagged or with_extensions):
+        if with_extensions:
+            with_extensions, links = self._judged(locs, cast(list[str], texts), with_extensions)
+        if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
-        for i in range(len(locs)) if one_by_one else sorted(extended | flags | outside):
+        reciprocity = self.set_checks.reciprocity
+        for i in sorted(extended | flags | outside | links.keys()):
             loc = locs[i]
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
+            elif i in links:  # the set rule takes them in document order
+                reciprocity.add_hrefs(loc, links[i])
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
-            if one_by_one:
-                if run.lastmod_lengths[i]:
-                    self._lastmod(from_formatted(run.lastmod(i)), loc)
-            elif i in flags:
-                self._lastmod_rules(from_formatted(run.lastmod(i)), loc)
+            if i in flags:
+                text = run.lastmod(i)
+                if len(text) in (4, 7):  # a year, a month: each a finding, the same per text
+                    self._reduced_rules(text, loc)
+                else:
+                    self._lastmod_rules(from_formatted(text), loc)
+
+    def _judged(
+        self, locs: list[str], texts: list[str], where: list[int]
+    ) -> tuple[list[int], dict[int, dict[str, str]]]:
+        """The records among ``where`` a per-URL extension rule flags (made values later),
+        the others counted for the set rules here (``ext_columns``); and their hreflang
+        links by record, for the reciprocity in document order."""
+        if self._ages is None:
+            self._ages = NewsAges(self.now)
+        kinds: Counter[str] = Counter()
+        found = judged(locs, texts, where, self._ages, kinds, self.found)
+        self.set_checks.add_kinds(kinds, source=self.source)
+        self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
+        return found.flagged, found.links
 
     def _plain_images(self, locs: list[str], texts: list[str], where: list[int]) -> list[int]:
         """The records among ``where`` whose extensions are more than images with their loc
@@ -274,15 +331,24 @@ class EntryRules:
     def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
         speed, its first one named); the records outside the scope, for the scope rule."""
+        hosts = self.hosts
+        first_loc = locs[0]
+        end = first_loc.find("/", 8)
+        if end >= 0 and all(map(str.startswith, locs, repeat(first_loc[: end + 1]))):
+            hosts.count(first_loc[:end], first_loc, len(locs), first)  # one authority
+            return self._outside(locs)
         # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
         ends = list(map(str.find, locs, repeat("/"), repeat(8)))
         if -1 in ends:
             ends = [end if end >= 0 else len(loc) for end, loc in zip(ends, locs, strict=True)]
         authorities = list(map(str.__getitem__, locs, map(slice, repeat(None), ends)))
-        hosts = self.hosts
         for authority, urls in Counter(authorities).items():
             at = authorities.index(authority)
             hosts.count(authority, locs[at], urls, first + at)
+        return self._outside(locs)
+
+    def _outside(self, locs: list[str]) -> set[int]:
+        """The records of a run outside the scope (none without one)."""
         prefix = self.prefix
         if prefix is None:
             return set()
@@ -310,66 +376,43 @@ class EntryRules:
             and (prefix is None or all(map(str.startswith, locs, repeat(prefix))))
         )
 
-    def _lastmods_of(self, run: Records) -> tuple[bool, list[int]]:
+    def _lastmods_of(self, run: Records) -> list[int]:
         """Newest lastmods, and the records a lastmod rule may flag (a date after the latest
         day, a time after now), by their instants (the text read only for the newest and
-        the flagged); or True when a year or a month is among them (each then a finding,
-        all taken one by one)."""
+        the flagged); every year and month among them (each a finding)."""
         lengths = run.lastmod_lengths
-        if 4 in lengths or 7 in lengths:
-            return True, []
         flagged: list[int] = []
+        newest: list[tuple[int, date]] = []  # the run's newest date-kind lastmods, by kind
+        if 4 in lengths or 7 in lengths:
+            texts = run.lastmod_texts()
+            reduced = [i for i, n in enumerate(lengths) if n == 4 or n == 7]
+            newest.append(_newest_reduced(texts, reduced))
+            flagged = self._reduced_listed(texts, reduced)
         shortest, longest = min(lengths), max(lengths)
         if 10 in lengths:  # dates (at the start of their day in UTC)
-            where, newest = _newest(run.instants, lengths, operator.eq, shortest == longest)
-            day = date.fromisoformat(run.lastmod(where[newest]))
-            if self.newest_date is None or day > self.newest_date:
-                self.newest_date = day
+            where, at = _newest(run.instants, lengths, operator.eq, shortest == longest)
+            newest.append((where[at], date.fromisoformat(run.lastmod(where[at]))))
             limit = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
             flagged += _after(run.instants, where, limit)
+        for _, day in sorted(newest, key=operator.itemgetter(0)):  # in document order
+            if self.newest_date is None or day > self.newest_date:
+                self.newest_date = day
         if longest > 10:  # times
-            where, newest = _newest(run.instants, lengths, operator.gt, shortest > 10)
-            moment = cast(datetime, from_formatted(run.lastmod(where[newest])))
+            where, at = _newest(run.instants, lengths, operator.gt, shortest > 10)
+            moment = cast(datetime, from_formatted(run.lastmod(where[at])))
             if self.newest_time is None or moment > self.newest_time:
                 self.newest_time = moment
             if self.now is not None:
                 flagged += _after(run.instants, where, (self.now - _EPOCH) // _MICROSECOND)
-        return False, flagged
+        return flagged
 
     def newest(self) -> Lastmod | None:
         known: list[Lastmod] = [v for v in (self.newest_date, self.newest_time) if v]
         return rules.newest(known)
 
 
-_PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
 # the core's JSON of 1 to 1,000 images with a loc each and nothing else (no escape in a loc)
 _LOC_ONLY_IMAGES = lazy(r'\{"images":\[\{"loc":"[^"\\]*"\}(?:,\{"loc":"[^"\\]*"\}){0,999}\]\}')
-
-
-def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
-    """A record's extensions from their JSON: plain images (the core checked them as the
-    reader's compiled lane does) made at once, anything else by the registry."""
-    images = fields.get("images")
-    if len(fields) == 1 and images and all(image.keys() <= _PLAIN_IMAGE for image in images):
-        made = _image()
-        get = dict.get
-        return tuple(
-            [
-                made(i["loc"], get(i, "caption"), get(i, "geo_location"), get(i, "title"))
-                for i in images
-            ]
-        )
-    from ..extensions import from_json_fields
-
-    return from_json_fields(fields)
-
-
-@cache
-def _image() -> Any:
-    """``Image._trusted``, its module loaded with the first record that has images."""
-    from ..extensions.image import Image
-
-    return Image._trusted
 
 
 def _newest(
@@ -384,6 +427,21 @@ def _newest(
     return where, times.index(max(times))
 
 
+def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:
+    """The first of the newest years and months among the records ``where`` (their lastmod
+    texts in ``texts``), each distinct text read once."""
+    firsts: dict[str, int] = {}
+    for i in where:
+        firsts.setdefault(texts[i], i)
+    best: tuple[int, date] | None = None
+    for text, i in firsts.items():  # in document order
+        value = from_formatted(text)
+        if best is None or value > best[1]:
+            best = (i, value)
+    assert best is not None
+    return best
+
+
 def _after(instants: array[int], where: Sequence[int], limit: int) -> list[int]:
     """The records among ``where`` whose instant is after ``limit``."""
     if max(map(instants.__getitem__, where)) <= limit:
@@ -392,125 +450,3 @@ def _after(instants: array[int], where: Sequence[int], limit: int) -> list[int]:
 
 
 _MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH
-
-
-class Records:
-    """A run of the core's records as columns: ``locs``, the lengths of the lastmods (W3C
-    text as ``format_w3c`` writes it, read by ``lastmod(i)``; 0 for none), their ``instants``
-    (microseconds since 1970 UTC),
-    ``extensions`` (JSON text, "" for none; None when no record has any); changefreq and
-    priority read from the core's buffers for the few records that need them."""
-
-    __slots__ = (
-        "_base",
-        "_freqs",
-        "_lastmods",
-        "_priorities",
-        "extensions",
-        "instants",
-        "lastmod_lengths",
-        "locs",
-    )
-
-    def __init__(
-        self,
-        locs: list[str],
-        lastmods: Any,
-        instants: array[int],
-        extensions: list[str] | None,
-        freqs: Any,
-        priorities: Any,
-        base: int,
-    ) -> None:
-        self.locs = locs
-        self._lastmods = lastmods
-        offsets = memoryview(lastmods[1]).cast("i")[base : base + len(locs) + 1]
-        self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
-        self.instants = instants
-        self.extensions = extensions
-        self._freqs = freqs
-        self._priorities = priorities
-        self._base = base  # the first record's row in the buffers of changefreq and priority
-
-    def lastmod(self, i: int) -> str:
-        """Record ``i``'s lastmod text ("" for none)."""
-        _, offsets, values = self._lastmods
-        i += self._base
-        start, end = memoryview(offsets).cast("i")[i : i + 2].tolist()
-        return bytes(values[start:end]).decode("ascii")
-
-    def url(self, i: int) -> Url:
-        """Record ``i`` (one with extensions) as a Url."""
-        import json  # with the first record that has extensions (a plain check loads none)
-
-        assert self.extensions is not None
-        lastmod = self.lastmod(i)
-        return Url._trusted(
-            self.locs[i],
-            from_formatted(lastmod) if lastmod else None,
-            self.changefreq(i),
-            self.priority(i),
-            _extensions_from(json.loads(self.extensions[i])),
-        )
-
-    def changefreq(self, i: int) -> ChangeFreq | None:
-        (validity, nulls), values, _ = self._freqs
-        i += self._base
-        return _FREQS[values[i]] if _valid(validity, nulls, i) else None
-
-    def priority(self, i: int) -> float | None:
-        (validity, nulls), values, _ = self._priorities
-        i += self._base
-        if not _valid(validity, nulls, i):
-            return None
-        return float(memoryview(values).cast("d")[i])
-
-
-def _valid(validity: bytes | None, nulls: int, i: int) -> bool:
-    if validity is None:
-        return nulls == 0
-    return bool(validity[i >> 3] >> (i & 7) & 1)
-
-
-def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
-    """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
-    _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
-    stop = start + count
-    instants: array[int] = array("q")
-    instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
-    texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
-    return Records(
-        _texts(loc, start, stop),
-        lastmod,
-        instants,
-        texts,
-        changefreq,
-        priority,
-        start,
-    )
-
-
-def _texts(buffers: Any, start: int, stop: int) -> list[str]:
-    """Rows of a string column; a null one is "" (its offsets hold no bytes for it)."""
-    _, offsets_bytes, values = buffers
-    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
-    data = bytes(memoryview(values)[offsets[0] : offsets[-1]])
-    base = offsets[0]
-    if data.isascii():  # byte offsets are character offsets: one decode, then slices
-        text = data.decode("ascii")
-        return [text[a - base : b - base] for a, b in pairwise(offsets)]
-    return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
-
-
-def _sparse_texts(buffers: Any, start: int, stop: int) -> list[str] | None:
-    """``_texts`` of a column most of whose rows are empty (the extensions' JSON: an image
-    every tenth record), only the others decoded; None when all are empty."""
-    _, offsets_bytes, values = buffers
-    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
-    if offsets[0] == offsets[-1]:
-        return None
-    out = [""] * (stop - start)
-    with memoryview(values) as view:
-        for i in compress(range(stop - start), map(operator.sub, offsets[1:], offsets)):
-            out[i] = view[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
-    return out

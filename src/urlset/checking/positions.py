@@ -121,7 +121,7 @@ def place_entries(
         needles.add(raw)
         if fmt != "text":
             needles.add(raw.replace(b"&", b"&amp;"))
-    occurrences = _occurrences(windows, needles, fmt)
+    occurrences = _occurrences(windows, needles, fmt, lambda found: _placed(found, pending))
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
     spots: list[tuple[int, bytes | None]] = []
@@ -371,6 +371,9 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
 # document with many findings is placed in the memory of a window.
 
 Windows = Callable[[], Iterable[tuple[int, bytes]]]
+Found = dict[bytes, list[int]]  # offsets of each needle, in document order
+Placed = Callable[[Found], bool] | None  # whether the occurrences so far place every finding
+Regex = re.Pattern[bytes]
 _CUTS = (b"</url>", b"</sitemap>", b"</item>", b"</entry>")
 
 
@@ -463,7 +466,9 @@ class Lines:
         return self._line
 
     def line_of(self, offset: int) -> int:
-        """The line of any ``offset`` of the window."""
+        """The line of any ``offset`` of the window (counted on from the last one asked)."""
+        if offset >= self._counted:
+            return self.line_at(offset)
         return self.lines + self.window.count(b"\n", 0, offset)
 
     def column_at(self, offset: int) -> int:
@@ -474,9 +479,12 @@ class Lines:
 _TEXT_TOKEN = lazy(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
 
 
-def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict[bytes, list[int]]:
+def _occurrences(
+    windows: Windows, needles: set[bytes], fmt: str | None, placed: Placed = None
+) -> Found:
     """Offset of every occurrence of each needle written as an element's text (a text
-    sitemap: as a whitespace-delimited word), in document order: one pass for them all."""
+    sitemap: as a whitespace-delimited word), in document order: one pass for them all (a
+    few needles in XML: until ``placed`` says the occurrences so far place every finding)."""
     found: dict[bytes, list[int]] = {}
     if fmt == "text":
         pattern = _TEXT_TOKEN
@@ -490,7 +498,7 @@ def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict
         pattern = re.compile(rb">(" + body + rb")<")
         group = 1
         if all(prefixes) and len(needles) <= _FEW:
-            return _few_occurrences(windows, needles, pattern)
+            return _few_occurrences(windows, needles, pattern, placed)
     for base, window in windows():
         for m in pattern.finditer(window):
             text = m.group(group)
@@ -504,14 +512,12 @@ def _occurrences(windows: Windows, needles: set[bytes], fmt: str | None) -> dict
 _FEW = 32
 
 
-def _few_occurrences(
-    windows: Windows, needles: set[bytes], texts: re.Pattern[bytes]
-) -> dict[bytes, list[int]]:
+def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed: Placed) -> Found:
     """``_occurrences`` of a few needles in an XML document: each looked for as an element's
     whole text, so that the other texts cost nothing in Python. An occurrence counts where
     ``texts`` (which the many needles' way runs over every text) would have found it: not
     when a '>' before it in the same text starts a text of ``texts`` that takes it in."""
-    found: dict[bytes, list[int]] = {}
+    found: Found = {}
     exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
     for base, window in windows():
         for m in exact.finditer(window):
@@ -524,7 +530,25 @@ def _few_occurrences(
                 inner = window.find(b">", inner + 1, at)
             else:
                 found.setdefault(m.group(1), []).append(base + m.start(1))
+        if placed is not None and placed(found):
+            break  # later windows add later occurrences only: no finding would move
     return found
+
+
+def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]]) -> bool:
+    """Whether ``place_entries`` would place every finding at an occurrence of its loc as
+    written (not escaped: that is looked for only when this one is missing) among these."""
+    pos, last_at = 0, dict[tuple[str, str], int]()
+    for code, _message, loc, ordered, _entry in pending:
+        before = last_at.get((code, loc), -1)
+        least = max(pos if ordered else 0, before + 1) + 1  # as _first_at's XML ``least``
+        offsets = occurrences.get(loc.encode("utf-8"), ())
+        k = bisect_left(offsets, least)
+        if k == len(offsets):
+            return False
+        last_at[(code, loc)] = offsets[k]
+        pos = offsets[k] if ordered else pos
+    return True
 
 
 def _first_at(occurrences: dict[bytes, list[int]], loc: str, start: int, fmt: str | None) -> int:

@@ -12,7 +12,6 @@ from typing import Any
 
 from ..dates import Lastmod
 from ..model import Issue, Severity, SitemapRef
-from ..writing.options import sections_of_names
 from . import rules
 
 # the format of the entry that holds findings across the files of a set, not one document
@@ -140,8 +139,14 @@ class CheckReport:
     def section_of(self) -> dict[str, str]:
         """The section of each file of a set written by section (by its name:
         ``sitemap-blog-3-<hash>.xml.gz``), by source; empty for a set without sections."""
+        names = [_name(f.source) for f in self.files]
+        if not any(name.count("-") >= 2 for name in names):
+            return {}  # no section's file name (its section, number and hash): none to load
+        # here: the build's options load the writing stage, which few checks need
+        from ..writing.options import sections_of_names
+
         indexes = [_name(f.source) for f in self.files if f.format == "sitemapindex"]
-        named = sections_of_names([_name(f.source) for f in self.files], indexes)
+        named = sections_of_names(names, indexes)
         return {f.source: named[_name(f.source)] for f in self.files if _name(f.source) in named}
 
     def sections(self) -> dict[str, dict[str, int]]:

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -289,13 +290,19 @@ def fast_extensions(
     return typed_run(fragment, prefixes)
 
 
+@cache
+def _ext_codes() -> Mapping[str, Code]:
+    """``rules.EXT_CODES``, imported once (a finding per URL looks it up)."""
+    from .rules import EXT_CODES as table
+
+    return table
+
+
 class _Codes(Mapping[str, "Code"]):
     """``rules.EXT_CODES`` (every extension's issue codes), built when first looked up."""
 
     def _table(self) -> Mapping[str, Code]:
-        from .rules import EXT_CODES as table
-
-        return table
+        return _ext_codes()
 
     def __getitem__(self, code: str) -> Code:
         return self._table()[code]

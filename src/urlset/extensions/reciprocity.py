@@ -79,6 +79,11 @@ class Reciprocity:
         """Record a page's alternates directly (a URL listed twice gets the union)."""
         self._add_found(loc, {a.href: a.hreflang for a in alternates})
 
+    def add_hrefs(self, loc: str, found: dict[str, str]) -> None:
+        """Record a page's alternates given as {href: hreflang} (check's runs of the core's
+        records, from their JSON)."""
+        self._add_found(loc, found)
+
     def _add_found(self, loc: str, found: dict[str, str]) -> None:
         """Record a page's alternates as {href: hreflang}."""
         if not found:

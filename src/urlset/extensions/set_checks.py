@@ -42,6 +42,14 @@ class SetChecks:
             kinds.update(kind for e in url.extensions if (kind := getattr(e, "kind", None)))
         self.reciprocity.add(url)
 
+    def add_kinds(self, counted: Counter[str], *, source: str = "") -> None:
+        """Typed extensions counted elsewhere (check's runs of the core's records), by kind."""
+        if counted:
+            kinds = self._kinds.get(source)
+            if kinds is None:
+                kinds = self._kinds[source] = Counter()
+            kinds.update(counted)
+
     def add_plain_images(self, locs: Sequence[str], images: int, *, source: str = "") -> None:
         """``add`` for pages whose extensions are ``images`` images in all, each with its
         loc only (no alternates, nothing a set rule reads): counted, the pages plain."""

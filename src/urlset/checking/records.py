@@ -1,0 +1,169 @@
+"""A run of the compiled core's records as the checker reads it: the render lane's Arrow
+columns (``RenderSpec.columns()``) cut into ``Records``, a column at a time, and one record
+made a ``Url`` (``Records.url``) only when a rule needs its value."""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from functools import cache
+from itertools import compress, pairwise
+from typing import Any
+
+from ..dates import from_formatted
+from ..model import ChangeFreq, Url
+
+_FREQS = tuple(ChangeFreq)
+_PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
+
+
+def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
+    """A record's extensions from their JSON: plain images (the core checked them as the
+    reader's compiled lane does) made at once, anything else by the registry."""
+    images = fields.get("images")
+    if len(fields) == 1 and images and all(image.keys() <= _PLAIN_IMAGE for image in images):
+        made = _image()
+        get = dict.get
+        return tuple(
+            [
+                made(i["loc"], get(i, "caption"), get(i, "geo_location"), get(i, "title"))
+                for i in images
+            ]
+        )
+    from ..extensions import from_json_fields
+
+    return from_json_fields(fields)
+
+
+@cache
+def _image() -> Any:
+    """``Image._trusted``, its module loaded with the first record that has images."""
+    from ..extensions.image import Image
+
+    return Image._trusted
+
+
+class Records:
+    """A run of the core's records as columns: ``locs``, the lengths of the lastmods (W3C
+    text as ``format_w3c`` writes it, read by ``lastmod(i)``; 0 for none), their ``instants``
+    (microseconds since 1970 UTC),
+    ``extensions`` (JSON text, "" for none; None when no record has any); changefreq and
+    priority read from the core's buffers for the few records that need them."""
+
+    __slots__ = (
+        "_base",
+        "_freqs",
+        "_lastmods",
+        "_priorities",
+        "extensions",
+        "instants",
+        "lastmod_lengths",
+        "locs",
+    )
+
+    def __init__(
+        self,
+        locs: list[str],
+        lastmods: Any,
+        instants: array[int],
+        extensions: list[str] | None,
+        freqs: Any,
+        priorities: Any,
+        base: int,
+    ) -> None:
+        self.locs = locs
+        self._lastmods = lastmods
+        offsets = memoryview(lastmods[1]).cast("i")[base : base + len(locs) + 1]
+        self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
+        self.instants = instants
+        self.extensions = extensions
+        self._freqs = freqs
+        self._priorities = priorities
+        self._base = base  # the first record's row in the buffers of changefreq and priority
+
+    def lastmod(self, i: int) -> str:
+        """Record ``i``'s lastmod text ("" for none)."""
+        _, offsets, values = self._lastmods
+        i += self._base
+        start, end = memoryview(offsets).cast("i")[i : i + 2].tolist()
+        return bytes(values[start:end]).decode("ascii")
+
+    def lastmod_texts(self) -> list[str]:
+        """Every record's lastmod text ("" for none)."""
+        return _texts(self._lastmods, self._base, self._base + len(self.locs))
+
+    def url(self, i: int) -> Url:
+        """Record ``i`` (one with extensions) as a Url."""
+        import json  # with the first record that has extensions (a plain check loads none)
+
+        assert self.extensions is not None
+        lastmod = self.lastmod(i)
+        return Url._trusted(
+            self.locs[i],
+            from_formatted(lastmod) if lastmod else None,
+            self.changefreq(i),
+            self.priority(i),
+            _extensions_from(json.loads(self.extensions[i])),
+        )
+
+    def changefreq(self, i: int) -> ChangeFreq | None:
+        (validity, nulls), values, _ = self._freqs
+        i += self._base
+        return _FREQS[values[i]] if _valid(validity, nulls, i) else None
+
+    def priority(self, i: int) -> float | None:
+        (validity, nulls), values, _ = self._priorities
+        i += self._base
+        if not _valid(validity, nulls, i):
+            return None
+        return float(memoryview(values).cast("d")[i])
+
+
+def _valid(validity: bytes | None, nulls: int, i: int) -> bool:
+    if validity is None:
+        return nulls == 0
+    return bool(validity[i >> 3] >> (i & 7) & 1)
+
+
+def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
+    """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
+    _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
+    stop = start + count
+    instants: array[int] = array("q")
+    instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
+    texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
+    return Records(
+        _texts(loc, start, stop),
+        lastmod,
+        instants,
+        texts,
+        changefreq,
+        priority,
+        start,
+    )
+
+
+def _texts(buffers: Any, start: int, stop: int) -> list[str]:
+    """Rows of a string column; a null one is "" (its offsets hold no bytes for it)."""
+    _, offsets_bytes, values = buffers
+    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
+    data = bytes(memoryview(values)[offsets[0] : offsets[-1]])
+    base = offsets[0]
+    if data.isascii():  # byte offsets are character offsets: one decode, then slices
+        text = data.decode("ascii")
+        return [text[a - base : b - base] for a, b in pairwise(offsets)]
+    return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
+
+
+def _sparse_texts(buffers: Any, start: int, stop: int) -> list[str] | None:
+    """``_texts`` of a column most of whose rows are empty (the extensions' JSON: an image
+    every tenth record), only the others decoded; None when all are empty."""
+    _, offsets_bytes, values = buffers
+    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
+    if offsets[0] == offsets[-1]:
+        return None
+    out = [""] * (stop - start)
+    with memoryview(values) as view:
+        for i in compress(range(stop - start), map(operator.sub, offsets[1:], offsets)):
+            out[i] = view[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
+    return out

@@ -1,0 +1,199 @@
+"""The extension rules on the core's runs of records (``checking/ext_columns.py``): judged
+from the core's JSON, only the records a per-URL rule flags made ``Url`` values, with the
+findings, set findings and counts of taking every entry one by one.
+
+The family: every per-URL rule of the registry (``extensions.rules.RULES``: too many images
+and a deprecated image field, a video's content or player URL that is the page, an old and
+a repeated news article, hreflang links without the page and with two hrefs for one code in
+any case), each flagged and just not flagged, alone and with other kinds on the same page;
+elements of another namespace alone and beside typed ones; the set rules (more than 1,000
+news, hreflang return links missing, unlisted and unverified variants); with a clock and
+without one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from urlset.checking import entries
+from urlset.checking.checker import CheckOptions, check_document
+from urlset.checking.report import FileResult
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+SITE = "https://www.urlset-shop.com"
+ROOT = (
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:other="https://other.example/ns">'
+)
+
+
+def _video(i: int, content: str) -> str:
+    return (
+        f"<video:video><video:thumbnail_loc>{SITE}/t/{i}.jpg</video:thumbnail_loc>"
+        f"<video:title>V {i}</video:title><video:description>About {i}</video:description>"
+        f"{content}</video:video>"
+    )
+
+
+def _news(i: int, when: str) -> str:
+    return (
+        "<news:news><news:publication><news:name>Daily</news:name><news:language>en"
+        f"</news:language></news:publication><news:publication_date>{when}"
+        f"</news:publication_date><news:title>Story {i}</news:title></news:news>"
+    )
+
+
+def _link(code: str, href: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{code}" href="{href}"/>'
+
+
+def _extensions(kind: str, i: int, page: str) -> str:
+    """The extension elements of one page of ``kind``."""
+    image = f"<image:image><image:loc>{SITE}/i/{i}.jpg</image:loc></image:image>"
+    shapes = {
+        "image": image * 2,
+        "image title": f"<image:image><image:loc>{SITE}/i/{i}.jpg</image:loc>"
+        f"<image:title>T</image:title></image:image>",
+        "images 1001": image * 1001,
+        "video": _video(i, f"<video:content_loc>{SITE}/v/{i}.mp4</video:content_loc>"),
+        "video content is page": _video(i, f"<video:content_loc>{page}</video:content_loc>"),
+        "video player is page": _video(i, f"<video:player_loc>{page}</video:player_loc>"),
+        "news fresh": _news(i, "2025-12-31T10:00:00+01:00"),
+        "news two days": _news(i, "2025-12-30"),
+        "news old": _news(i, "2025-12-01T10:00:00Z"),
+        "news repeated": _news(i, "2025-12-31") + _news(i + 1, "2025-12-31"),
+        "hreflang": _link("en", page) + _link("de", f"{SITE}/de/{i}"),
+        "hreflang returned": _link("en", page) + _link("de", f"{SITE}/p/{i + 1}"),
+        "hreflang no self": _link("de", f"{SITE}/de/{i}"),
+        "hreflang duplicate": _link("en", page) + _link("EN", f"{SITE}/en/{i}"),
+        "hreflang same twice": _link("en", page) + _link("EN", page),
+        "other": f"<other:rating>{i % 5}</other:rating>",
+        "other and image": f"<other:rating>1</other:rating>{image}",
+        "image video news": image
+        + _video(i, "<video:player_loc>https://p.example/x</video:player_loc>")
+        + _news(i, "2025-12-31"),
+    }
+    return shapes[kind]
+
+
+KINDS = (
+    "image",
+    "image title",
+    "images 1001",
+    "video",
+    "video content is page",
+    "video player is page",
+    "news fresh",
+    "news two days",
+    "news old",
+    "news repeated",
+    "hreflang",
+    "hreflang returned",
+    "hreflang no self",
+    "hreflang duplicate",
+    "hreflang same twice",
+    "other",
+    "other and image",
+    "image video news",
+)
+
+
+def _doc(kinds: tuple[str, ...], n: int) -> bytes:
+    rows = []
+    for i in range(n):
+        page = f"{SITE}/p/{i}"
+        extra = _extensions(kinds[i % len(kinds)], i, page) if i % 5 else ""
+        rows.append(f"<url><loc>{page}</loc><lastmod>2025-06-01</lastmod>{extra}</url>\n")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{ROOT}\n{"".join(rows)}</urlset>\n'.encode()
+
+
+def _same(doc: bytes, options: CheckOptions) -> FileResult:
+    result = check_document(doc, options, "doc")
+    careful = check_document(doc, replace(options, on_urls=lambda source, urls: None), "doc")
+    assert result.issues == careful.issues
+    assert result.discovered == careful.discovered
+    assert result.unlisted == careful.unlisted
+    assert result.entries == careful.entries
+    return result
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("now", [NOW, None], ids=["clock", "no clock"])
+def test_each_shape_gives_what_one_by_one_gives(kind: str, now: datetime | None) -> None:
+    _same(_doc((kind,), 40), CheckOptions(base_url=f"{SITE}/", now=now))
+
+
+@pytest.mark.parametrize("now", [NOW, None], ids=["clock", "no clock"])
+def test_every_shape_among_the_others(now: datetime | None) -> None:
+    result = _same(_doc(KINDS, 400), CheckOptions(base_url=f"{SITE}/", now=now))
+    codes = {issue.code for issue in result.issues}
+    assert {"video-loc-is-page", "news-repeated", "hreflang-missing-self"} <= codes
+    assert ("news-too-old" in codes) is (now is not None)
+
+
+def test_more_than_a_thousand_news_in_columns() -> None:
+    result = _same(_doc(("news fresh",), 1_400), CheckOptions(base_url=f"{SITE}/", now=NOW))
+    assert result.discovered["news"] == 1_120
+    assert "too-many-news" in {issue.code for issue in result.issues}
+
+
+def test_only_flagged_records_become_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page no per-URL rule flags is counted from the core's JSON, never typed."""
+    typed: list[str] = []
+    url = entries.Records.url
+    monkeypatch.setattr(
+        entries.Records, "url", lambda self, i: typed.append(self.locs[i]) or url(self, i)
+    )
+    clean = ("image", "video", "news fresh", "hreflang", "hreflang returned", "other")
+    result = check_document(_doc(clean, 200), CheckOptions(base_url=f"{SITE}/", now=NOW), "doc")
+    assert typed == []
+    assert result.careful_entries == 0  # every record came in the core's columns
+    assert result.discovered["videos"] == sum(1 for i in range(200) if i % 5 and i % 6 == 1)
+    flagged = ("video", "video content is page")
+    check_document(_doc(flagged, 40), CheckOptions(base_url=f"{SITE}/", now=NOW), "doc")
+    assert typed == [f"{SITE}/p/{i}" for i in range(40) if i % 5 and i % 2]
+
+
+def test_findings_past_their_cap_are_counted_in_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past 1,000 findings of a code only their count is kept: a record whose findings are
+    all past their caps is counted from its JSON, not typed, with the same counts."""
+    typed: list[int] = []
+    url = entries.Records.url
+    monkeypatch.setattr(entries.Records, "url", lambda self, i: typed.append(i) or url(self, i))
+    kinds = ("news old", "video content is page", "news repeated", "hreflang duplicate")
+    result = _same(_doc(kinds, 6_000), CheckOptions(base_url=f"{SITE}/", now=NOW))
+    assert result.unlisted["news-too-old"] > 100
+    assert result.unlisted["video-loc-is-page"] > 100
+    # 4,800 pages with findings: past the caps (judged a run at a time) most are not typed
+    assert len(typed) < 4_800 - 500
+
+
+def test_the_rules_read_from_json_are_the_registry_s() -> None:
+    """``ext_columns._codes`` words no finding: it says which codes the per-URL rules give a
+    page. A new rule in the registry must be taught to it (then this list grows)."""
+    from urlset.extensions.rules import EXT_CODES, RULES
+
+    assert [rule.__name__ for rule in RULES] == [
+        "too_many_images",
+        "image_deprecated_fields",
+        "video_loc_is_page",
+        "news_too_old",
+        "news_repeated",
+        "hreflang_missing_self",
+        "hreflang_duplicate",
+    ]
+    codes = {
+        "too-many-images",
+        "image-deprecated-field",
+        "video-loc-is-page",
+        "news-too-old",
+        "news-repeated",
+        "hreflang-missing-self",
+        "hreflang-duplicate",
+    }
+    assert codes <= set(EXT_CODES)
