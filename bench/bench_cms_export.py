@@ -30,12 +30,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from build_targets import measured, peer_line, pigz_line, rss_line
+from build_targets import URLSET, measured, peer_line, pigz_line, rss_line
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -145,7 +144,7 @@ def main() -> None:
     parser.add_argument("--compare", help="another urlset command, its runs alternating")
     args = parser.parse_args()
     source = make_csv(args.rows)
-    urlset = [sys.executable, "-c", "import sys; from urlset.cli import main; sys.exit(main())"]
+    urlset = URLSET
     runs: dict[str, list[float]] = {}
     sizes: dict[str, int] = {}
     commands: dict[str, object] = {"urlset": lambda: run_urlset(urlset, source)}
