@@ -33,6 +33,7 @@ from types import ModuleType
 
 from build_targets import (
     URLSET,
+    Measured,
     measured,
     memory_line,
     peer_line,
@@ -94,18 +95,13 @@ def timed(command: list[str], stdin: bytes | None = None) -> tuple[float, str]:
     return time.perf_counter() - start, done.stderr.decode(errors="replace")
 
 
-def run_urlset(shape: str, source: Path) -> tuple[float, bytes, str, float]:
-    """Wall seconds, the XML written, the lanes line, peak RSS in MB."""
+def run_urlset(shape: str, source: Path) -> tuple[Measured, bytes, str]:
+    """What the build took, the XML it wrote, its lanes line."""
     with tempfile.TemporaryDirectory() as out:
         args = ["build", str(source), "--base-url", SHAPES.base(shape), "--out", out, "-q", "-v"]
         taken, err = measured([*URLSET, *args])
         lanes = next((line for line in err.splitlines() if line.startswith("urlset build:")), "")
-        return (
-            taken.seconds,
-            plain_bytes(Path(out)),
-            lanes.removeprefix("urlset build: "),
-            taken.peak_mb,
-        )
+        return taken, plain_bytes(Path(out)), lanes.removeprefix("urlset build: ")
 
 
 def run_peer(shape: str, source: Path) -> tuple[float, int]:
@@ -128,6 +124,7 @@ def main() -> None:
     args = parser.parse_args()
     speedups: dict[str, float] = {}
     over_pigz: dict[str, float] = {}
+    cpu_over_pigz: dict[str, float] = {}
     peaks: dict[str, float] = {}
     shapes = args.shapes.split(",")
     peer = PEERS_PYTHON.exists()
@@ -143,16 +140,19 @@ def main() -> None:
         ours: list[float] = []
         theirs: list[float] = []
         floor: list[float] = []
+        cpus: list[float] = []  # urlset's CPU seconds over pigz's, run by run
         xml, lanes, peer_size = b"", "", 0
         for _ in range(args.repeat):
-            seconds, xml, lanes, peak = run_urlset(shape, source)
-            ours.append(seconds)
-            peaks[shape] = max(peaks.get(shape, 0.0), peak)
+            taken, xml, lanes = run_urlset(shape, source)
+            ours.append(taken.seconds)
+            peaks[shape] = max(peaks.get(shape, 0.0), taken.peak_mb)
             if peer:
                 seconds, peer_size = run_peer(shape, source)
                 theirs.append(seconds)
             if pigz:
-                floor.append(timed([pigz, "-6", "-p", "2", "-c"], xml)[0])
+                pigz_taken, _ = measured([pigz, "-6", "-p", "2", "-c"], xml)
+                floor.append(pigz_taken.seconds)
+                cpus.append(taken.cpu / pigz_taken.cpu)
         speed = len(xml) / statistics.median(ours) / 1e6
         peer_speed = peer_size / statistics.median(theirs) / 1e6 if theirs else float("nan")
         pigz_seconds = statistics.median(floor) if floor else float("nan")
@@ -166,11 +166,14 @@ def main() -> None:
             speedups[shape] = speed / peer_speed
         if floor:
             over_pigz[shape] = statistics.median(ours) / pigz_seconds
+            cpu_over_pigz[shape] = statistics.median(cpus)
     print(f"load at the end {load()}")
     if speedups:
         print(peer_line(speedups))
     if over_pigz:
         print(pigz_line(over_pigz))
+        shown = ", ".join(f"{shape} {x:.2f}x" for shape, x in cpu_over_pigz.items())
+        print(f"CPU seconds (user + sys), urlset build over pigz -6 -p 2 (load-proof): {shown}")
     print(rss_line(peaks, args.rows))
     for shape in args.memory_shapes.split(",") if args.memory_rows else ():
         with tempfile.TemporaryDirectory() as out:
