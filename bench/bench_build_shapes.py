@@ -173,7 +173,7 @@ def main() -> None:
     if over_pigz:
         print(pigz_line(over_pigz))
         shown = ", ".join(f"{shape} {x:.2f}x" for shape, x in cpu_over_pigz.items())
-        print(f"CPU seconds (user + sys), urlset build over pigz -6 -p 2 (load-proof): {shown}")
+        print(f"CPU (user + sys) of urlset build over pigz -6 -p 2's (load skews it less): {shown}")
     print(rss_line(peaks, args.rows))
     for shape in args.memory_shapes.split(",") if args.memory_rows else ():
         with tempfile.TemporaryDirectory() as out:
