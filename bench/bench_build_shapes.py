@@ -4,13 +4,17 @@ extension, and issue 26's CMS mix), one CSV per shape, with ``urlset build`` (gz
 beside xml-sitemap-writer at the same gzip level and ``pigz -6 -p 2`` of urlset's own output
 bytes (the compression floor), per output byte; and the rows that left the compiled core.
 
-    .venv/bin/python bench/bench_build_shapes.py [--rows 100000] [--repeat 1] [--shapes a,b]
+    .venv/bin/python bench/bench_build_shapes.py [--rows 1000000] [--repeat 1] [--shapes a,b]
+        [--memory-rows 10000000] [--memory-shapes plain,mix]
 
 The CSVs are made once per size in bench/out/. xml-sitemap-writer (the peers' venv,
 bench/.venv-peers; bench/setup_peers.sh makes it) is given each row's loc, lastmod,
 changefreq and priority (it writes no extensions and leaves out lastmods it refuses), so
 speeds are MB of uncompressed XML each writes a second. Every command runs in a fresh
-process, commands alternating; the load is printed at the start and the end.
+process, commands alternating; the load is printed at the start and the end. Then one line
+per target of issue 26 (build_targets.py): the speed-up over the peer on every shape it
+writes, the wall time over pigz's, each build's peak RSS; and with ``--memory-rows`` the peak
+RSS of a build of that many rows streamed to ``urlset build -`` (no file on disk).
 """
 
 from __future__ import annotations
@@ -22,11 +26,21 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
+
+from build_targets import (
+    URLSET,
+    Measured,
+    measured,
+    memory_line,
+    peer_line,
+    pigz_line,
+    rss_line,
+    streamed_build,
+)
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -81,15 +95,13 @@ def timed(command: list[str], stdin: bytes | None = None) -> tuple[float, str]:
     return time.perf_counter() - start, done.stderr.decode(errors="replace")
 
 
-URLSET = [sys.executable, "-c", "import sys; from urlset.cli import main; sys.exit(main())"]
-
-
-def run_urlset(shape: str, source: Path) -> tuple[float, bytes, str]:
+def run_urlset(shape: str, source: Path) -> tuple[Measured, bytes, str]:
+    """What the build took, the XML it wrote, its lanes line."""
     with tempfile.TemporaryDirectory() as out:
         args = ["build", str(source), "--base-url", SHAPES.base(shape), "--out", out, "-q", "-v"]
-        seconds, err = timed([*URLSET, *args])
+        taken, err = measured([*URLSET, *args])
         lanes = next((line for line in err.splitlines() if line.startswith("urlset build:")), "")
-        return seconds, plain_bytes(Path(out)), lanes.removeprefix("urlset build: ")
+        return taken, plain_bytes(Path(out)), lanes.removeprefix("urlset build: ")
 
 
 def run_peer(shape: str, source: Path) -> tuple[float, int]:
@@ -104,10 +116,16 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--shapes", default=",".join(SHAPES.SHAPES))
+    parser.add_argument("--memory-rows", type=int, default=0, help="10000000: the memory target")
+    parser.add_argument("--memory-shapes", default="plain,mix")
     args = parser.parse_args()
+    speedups: dict[str, float] = {}
+    over_pigz: dict[str, float] = {}
+    cpu_over_pigz: dict[str, float] = {}
+    peaks: dict[str, float] = {}
     shapes = args.shapes.split(",")
     peer = PEERS_PYTHON.exists()
     pigz = shutil.which("pigz")
@@ -122,15 +140,19 @@ def main() -> None:
         ours: list[float] = []
         theirs: list[float] = []
         floor: list[float] = []
+        cpus: list[float] = []  # urlset's CPU seconds over pigz's, run by run
         xml, lanes, peer_size = b"", "", 0
         for _ in range(args.repeat):
-            seconds, xml, lanes = run_urlset(shape, source)
-            ours.append(seconds)
+            taken, xml, lanes = run_urlset(shape, source)
+            ours.append(taken.seconds)
+            peaks[shape] = max(peaks.get(shape, 0.0), taken.peak_mb)
             if peer:
                 seconds, peer_size = run_peer(shape, source)
                 theirs.append(seconds)
             if pigz:
-                floor.append(timed([pigz, "-6", "-p", "2", "-c"], xml)[0])
+                pigz_taken, _ = measured([pigz, "-6", "-p", "2", "-c"], xml)
+                floor.append(pigz_taken.seconds)
+                cpus.append(taken.cpu / pigz_taken.cpu)
         speed = len(xml) / statistics.median(ours) / 1e6
         peer_speed = peer_size / statistics.median(theirs) / 1e6 if theirs else float("nan")
         pigz_seconds = statistics.median(floor) if floor else float("nan")
@@ -140,7 +162,25 @@ def main() -> None:
             f"| {statistics.median(ours) / pigz_seconds:.1f} | {lanes} |",
             flush=True,
         )
+        if theirs and shape not in SHAPES.EXTENSIONS:  # it writes no extensions
+            speedups[shape] = speed / peer_speed
+        if floor:
+            over_pigz[shape] = statistics.median(ours) / pigz_seconds
+            cpu_over_pigz[shape] = statistics.median(cpus)
     print(f"load at the end {load()}")
+    if speedups:
+        print(peer_line(speedups))
+    if over_pigz:
+        print(pigz_line(over_pigz))
+        shown = ", ".join(f"{shape} {x:.2f}x" for shape, x in cpu_over_pigz.items())
+        print(f"CPU (user + sys) of urlset build over pigz -6 -p 2's (load skews it less): {shown}")
+    print(rss_line(peaks, args.rows))
+    for shape in args.memory_shapes.split(",") if args.memory_rows else ():
+        with tempfile.TemporaryDirectory() as out:
+            taken = streamed_build(shape, args.memory_rows, SHAPES.base(shape), out)
+        print(memory_line(shape, args.memory_rows, taken), flush=True)
+    if args.memory_rows:
+        print(f"load at the end {load()}")
 
 
 if __name__ == "__main__":

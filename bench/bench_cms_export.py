@@ -17,7 +17,8 @@ uncompressed XML each wrote).
 
 Every command runs in a fresh process; wall seconds are the median of ``--repeat`` runs, the
 commands alternating so that load drifting over the run falls on all of them; the load is
-printed at the start and the end.
+printed at the start and the end. Then one line per target of issue 26 (build_targets.py):
+the speed-up over the peer, the wall time over pigz's, urlset's peak RSS.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from build_targets import URLSET, measured, peer_line, pigz_line, rss_line
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -112,10 +114,17 @@ def timed(command: list[str], stdin: bytes | None = None) -> float:
     return time.perf_counter() - start
 
 
+PEAKS: dict[str, float] = {}  # peak RSS (MB) of each urlset command's builds
+
+
 def run_urlset(command: list[str], source: Path) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as out:
-        seconds = timed([*command, "build", str(source), "--base-url", BASE, "--out", out, "-q"])
-        return seconds, len(plain_bytes(Path(out)))
+        taken, _ = measured(
+            [*command, "build", str(source), "--base-url", BASE, "--out", out, "-q"]
+        )
+        key = " ".join(command)
+        PEAKS[key] = max(PEAKS.get(key, 0.0), taken.peak_mb)
+        return taken.seconds, len(plain_bytes(Path(out)))
 
 
 def run_peer(source: Path) -> tuple[float, int]:
@@ -135,7 +144,7 @@ def main() -> None:
     parser.add_argument("--compare", help="another urlset command, its runs alternating")
     args = parser.parse_args()
     source = make_csv(args.rows)
-    urlset = [sys.executable, "-c", "import sys; from urlset.cli import main; sys.exit(main())"]
+    urlset = URLSET
     runs: dict[str, list[float]] = {}
     sizes: dict[str, int] = {}
     commands: dict[str, object] = {"urlset": lambda: run_urlset(urlset, source)}
@@ -166,6 +175,14 @@ def main() -> None:
         seconds = statistics.median(times)
         per_byte = sizes[name] / seconds / 1e6
         print(f"| {name} | {seconds:.2f} | {per_byte:.1f} | {speed / per_byte:.2f} |")
+    peer = "xml-sitemap-writer (gzip 6)"
+    if peer in runs:
+        print(peer_line({"cms mix": speed / (sizes[peer] / statistics.median(runs[peer]) / 1e6)}))
+    floor = "pigz -6 -p 2 of urlset's XML"
+    if floor in runs:
+        ratio = statistics.median(runs["urlset"]) / statistics.median(runs[floor])
+        print(pigz_line({"cms mix": ratio}))
+    print(rss_line({"urlset": PEAKS[" ".join(urlset)]}, args.rows))
 
 
 if __name__ == "__main__":

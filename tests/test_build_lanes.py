@@ -87,3 +87,26 @@ def test_mappings_are_counted_as_they_leave_the_core(tmp_path: Path) -> None:
     report = write_sitemaps([*rows, (f"{BASE}t", None, None, None)], tmp_path, BASE, now=NOW)
     assert report.left_core == {"mapping": 5, "mixed-batch": 1}
     assert report.urls == 6
+
+
+def test_runs_of_a_batch_are_its_entries_in_order_and_a_whole_batch_is_not_copied() -> None:
+    """``refused_runs`` cuts a rendered batch around the rows the core refused; a batch it
+    took whole is passed on as it is (a copy of ~1 MiB of XML a batch, the GIL held, was
+    the build's for nothing)."""
+    from urlset._core import render_rows
+    from urlset.writing.compiled import refused_runs
+
+    rows = [(f"https://www.example.com/{i}", None, None, None) for i in range(6)]
+    whole = render_rows(rows, "https://www.example.com/", 2048, False)
+    assert whole is not None and not whole.refused()
+    ((start, end, run),) = list(refused_runs(whole, len(rows), []))
+    assert (start, end, run) == (0, 6, whole) and run is whole
+    rows[2] = ("not a url", None, None, None)
+    cut = render_rows(rows, "https://www.example.com/", 2048, False)
+    assert cut is not None
+    runs = list(refused_runs(cut, len(rows), cut.refused()))
+    assert [(s, e, None if r is None else r.locs) for s, e, r in runs] == [
+        (0, 2, [row[0] for row in rows[:2]]),
+        (2, 3, None),
+        (3, 6, [row[0] for row in rows[3:]]),
+    ]

@@ -251,10 +251,14 @@ def test_a_bad_extension_field_costs_that_field_only(tmp_path: Path, kind: str) 
     assert [type(e).__name__ for e in url.extensions].count("Alternate") == 1
 
 
-def test_build_reports_the_set_wide_and_info_findings_as_check_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dedupe", [[], ["--no-dedupe"]])
+def test_build_reports_the_set_wide_and_info_findings_as_check_does(
+    tmp_path: Path, dedupe: list[str]
+) -> None:
     """hreflang across the set and the extensions' infos: build's --report gives each the
     code and severity check gives it on the published set, and says nothing is reciprocal
-    only when check finds nothing."""
+    only when check finds nothing. Whether a variant is in the set: the de-duplication set
+    says, or without it (--no-dedupe) the hashes the build keeps of its plain pages."""
     source = tmp_path / "in.jsonl"
     lines = [
         {
@@ -271,7 +275,7 @@ def test_build_reports_the_set_wide_and_info_findings_as_check_does(tmp_path: Pa
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out, log = tmp_path / "out", tmp_path / "report.jsonl"
     code, stdout, err = urlset(
-        "build", str(source), "--base-url", BASE, "--out", str(out), "--report", str(log)
+        "build", str(source), "--base-url", BASE, "--out", str(out), "--report", str(log), *dedupe
     )
     assert code == 0, err
     built = {(p["code"], p["severity"]) for p in map(json.loads, log.read_text().splitlines())}

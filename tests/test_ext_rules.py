@@ -304,6 +304,27 @@ def test_reciprocity_without_plain_pages_finds_the_same_missing_links() -> None:
     assert [u.in_set for u in lean.unlisted()] == [False]
 
 
+def test_reciprocity_settled_by_the_builds_set_places_an_unlisted_variant() -> None:
+    """A build keeps no hash of its plain pages: its de-duplication set, asked once the set
+    is in (``settle``), says which unlisted variants are in it; a variant named twice is
+    asked once, so the question itself never makes it look seen."""
+    from urlset.writing.dedupe import SeenLocs
+
+    urls = hreflang_set({"en": ["en", "de", "fr", "it"], "de": ["de", "it"]})
+    urls.append(Url("https://www.example.com/fr/"))  # in the set, lists no alternates
+    rec = Reciprocity(track_plain=False)
+    seen = SeenLocs()
+    for batch in rec.tap_batches([urls]):
+        seen.first_seen([url.loc for url in batch])
+    rec.settle(seen.known)
+    assert {u.variant.rsplit("/", 2)[-2]: u.in_set for u in rec.unlisted()} == {
+        "fr": True,
+        "it": False,
+    }
+    twice = ["https://www.example.com/es/"] * 2
+    assert SeenLocs().known(twice) == [False, False]
+
+
 def test_reciprocity_counts_a_sources_rows_as_plain_pages(tmp_path: Path) -> None:
     """A CSV's rows reach the build as one SourceRows entry a batch: its pages are in the
     set, as Urls of the same locs would be."""

@@ -276,3 +276,38 @@ def test_a_huge_input_is_read_with_memory_bounded(tmp_path: Path, fmt: str) -> N
     assert rows == n
     assert path.stat().st_size > 100 * 2**20
     assert peak - baseline < 40 * 2**20, (peak, baseline)
+
+
+def test_batches_read_ahead_come_in_order_with_an_error_in_its_place() -> None:
+    """The source's batches are read on a thread (``sources.ahead``): each comes in order,
+    a read error after every batch before it, and a consumer that stops early stops the
+    thread (the stream it reads is then the caller's to close)."""
+    import threading
+
+    from urlset.writing.sources import ahead
+
+    def failing() -> Any:
+        yield from range(5)
+        raise OSError(5, "Input/output error")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="Input/output"):
+        for batch in ahead(failing()):
+            got.append(batch)
+    assert got == [0, 1, 2, 3, 4]
+    assert list(ahead(iter(range(1000)))) == list(range(1000))
+
+    pulled: list[int] = []
+
+    def endless() -> Any:
+        n = 0
+        while True:
+            pulled.append(n)
+            yield n
+            n += 1
+
+    batches = ahead(endless())
+    assert [next(batches) for _ in range(3)] == [0, 1, 2]
+    batches.close()
+    assert not [t for t in threading.enumerate() if t.name == "urlset-source"]
+    assert len(pulled) <= 3 + 2 + 2  # taken, queued, and the one in hand when it stopped

@@ -97,8 +97,8 @@ def build_sitemaps(
         sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    # hreflang across the set, judged as check judges it (8 bytes a plain URL, as check's)
-    reciprocity = Reciprocity()
+    # hreflang across the set as check judges it (its pages: the de-duplication set's)
+    reciprocity = Reciprocity(track_plain=no_dedupe)
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
         _batches(sources, formats, default_tz, site, None if sections is None else sections.given)
     )
@@ -117,7 +117,7 @@ def build_sitemaps(
         "news_window": news_window,
         "section": sections,
         "exclude": excludes,
-        "on_written": None if _on_dask() else reciprocity.add_written,
+        **_set_rules(reciprocity),
     }
     naming = _options_for_names(base_url, sitemap_url, prefix, gzip, output_format)
     options["include"] = included_sitemaps(site_options, naming, out_dir, update)
@@ -195,6 +195,13 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
             f"added {len(edit.added)}, removed {len(edit.removed)}" if edit.changed else "unchanged"
         )
         click.echo(f"{path}: Sitemap lines {what}")
+
+
+def _set_rules(reciprocity: Reciprocity) -> dict[str, Any]:
+    """The build's hooks for hreflang across the set (none on Dask: its workers write)."""
+    if _on_dask():
+        return {}
+    return {"on_written": reciprocity.add_written, "on_seen": reciprocity.settle}
 
 
 def _on_dask() -> str:

@@ -7,18 +7,19 @@ group; each page of the group must link to every member of the group.
 
 ``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
 keeps only what the rule needs: the alternates of pages that have some, and a 64-bit hash
-of every other loc in an array, 8 bytes a URL (to tell "in the set but lists no alternates"
-from "not in this set").
+of every other loc, 8 bytes a URL (to tell "in the set but lists no alternates" from "not in
+this set"): the compiled core's (``_core.loc_hashes``, ``RenderedRows.hashes``), so a build
+hands over the hashes it computed to de-duplicate, without a Python string per URL.
 ``missing()`` then names each page that lacks a link, the link it lacks, and the page whose
 annotations require it.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from .._core import loc_hashes
 from ..model import Url
 
 if TYPE_CHECKING:
@@ -59,11 +60,14 @@ class Reciprocity:
     def __init__(self, *, track_plain: bool = True) -> None:
         """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
         URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
-        variant for one outside the set."""
+        variant for one outside the set, unless ``settle`` was told which are in it."""
         self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
         self._track_plain = track_plain
-        # hashes of locs without alternates: 8 bytes a URL (a set of ints takes ~70)
-        self._plain = array("q")
+        self._settled: dict[str, bool] = {}  # variant -> in the set, as ``settle`` was told
+        # the core's hashes of locs without alternates: 8 bytes a URL (a set of ints takes
+        # ~70); locs given one at a time wait in _loose to be hashed a batch at a time
+        self._plain = bytearray()
+        self._loose: list[str] = []
 
     def add(self, url: Url) -> None:
         """Record one URL of the set (its typed alternates; others are ignored)."""
@@ -87,8 +91,7 @@ class Reciprocity:
     def _add_found(self, loc: str, found: dict[str, str]) -> None:
         """Record a page's alternates as {href: hreflang}."""
         if not found:
-            if self._track_plain:
-                self._plain.append(hash(loc))
+            self._note_plain(loc)
             return
         known = self._links.get(loc)
         if known is None:
@@ -99,26 +102,38 @@ class Reciprocity:
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
-        if self._track_plain:
-            self._plain.append(hash(loc))
+        self._note_plain(loc)
 
     def add_plain_many(self, locs: Iterable[str]) -> None:
         """``add_plain`` for many pages at once (the checker's runs of the core's records)."""
         if self._track_plain:
-            self._plain.extend(map(hash, locs))
+            self._loose.extend(locs)
+            self._hash_loose(_LOOSE)
+
+    def _note_plain(self, loc: str) -> None:
+        if self._track_plain:
+            self._loose.append(loc)
+            if len(self._loose) >= _LOOSE:
+                self._hash_loose()
+
+    def _hash_loose(self, at_least: int = 0) -> None:
+        """Hash the locs waiting in ``_loose`` into ``_plain`` (when there are ``at_least``)."""
+        if len(self._loose) < max(at_least, 1):
+            return
+        self._plain += _hashes(self._loose)
+        self._loose.clear()
 
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
         """Pass ``entries`` through unchanged, recording each ``Url`` on the way: checks the
         set a build writes without a second pass (``write_sitemaps(rec.tap(urls), ...)``,
         then ``rec.missing()``). Entries the build later rejects are recorded too."""
         add = self.add
-        plain = self._plain.append if self._track_plain else None
         for entry in entries:
             if isinstance(entry, Url):
                 if entry[4]:
                     add(entry)
-                elif plain is not None:
-                    plain(hash(entry[0]))
+                else:
+                    self._note_plain(entry[0])
             yield entry
 
     def tap_batches(self, batches: Iterable[Sequence[T]]) -> Iterator[Sequence[T]]:
@@ -126,49 +141,47 @@ class Reciprocity:
         and (loc, lastmod, changefreq, priority) rows, loose or as a source's ``SourceRows``,
         which have no alternates."""
         add = self.add
-        plain = self._plain
-        track = self._track_plain
         for batch in batches:
             kinds = set(map(type, batch))
             if kinds == {tuple}:
-                if track:
-                    plain.extend(map(hash, [row[0] for row in batch]))  # type: ignore[index]
+                self.add_plain_many([row[0] for row in batch])  # type: ignore[index]
             elif Url in kinds:
                 urls: list[Url] = [entry for entry in batch if type(entry) is Url]  # type: ignore[misc]
-                if track:
-                    plain.extend(map(hash, [url[0] for url in urls if not url[4]]))
+                self.add_plain_many([url[0] for url in urls if not url[4]])
                 for url in urls:
                     if url[4]:
                         add(url)
-            elif track:
+            elif self._track_plain:
                 # a source's unchecked rows (writing.SourceRows, one entry for the batch)
                 for entry in batch:
                     rows = getattr(entry, "rows", None)
                     if rows is not None:
-                        plain.extend(map(hash, [row[0] for row in rows]))
+                        self.add_plain_many([row[0] for row in rows])
             yield batch
 
     def add_written(self, batch: Sequence[Url] | Any) -> None:
-        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``, and
-        ``links()``: the (hreflang, href) links of the entries that have some), so that the
-        set judged is the one published."""
-        locs = getattr(batch, "locs", None)
-        if locs is None:
+        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``,
+        ``hashes()`` and ``links()``: the (hreflang, href) links of the entries that have
+        some), so that the set judged is the one published."""
+        if not hasattr(batch, "links"):
             for _ in self.tap_batches([batch]):
                 pass
             return
         written: Any = batch  # the core's entries (urlset._core.RenderedRows)
         links: dict[int, list[tuple[str, str]]] = dict(written.links())
-        if not links:
-            if self._track_plain:
-                self._plain.extend(map(hash, locs))
+        hashes: bytes = written.hashes() if self._track_plain else b""
+        if not links:  # the usual run: its hashes as the core made them, no loc read
+            self._plain += hashes
             return
-        for index, loc in enumerate(locs):
-            pairs = links.get(index)
-            if pairs is not None:
-                self._add_found(loc, {href: code for code, href in pairs})
-            elif self._track_plain:
-                self._plain.append(hash(loc))
+        locs = written.locs
+        for index, pairs in sorted(links.items()):
+            self._add_found(locs[index], {href: code for code, href in pairs})
+        if hashes:
+            self._plain += b"".join(
+                hashes[8 * index : 8 * index + 8]
+                for index in range(len(locs))
+                if index not in links
+            )
 
     @property
     def pages(self) -> int:
@@ -197,8 +210,17 @@ class Reciprocity:
                     reported.add((page, target))
                     yield MissingLink(page, target, own.get(target, ""), loc)
 
-    def unlisted(self) -> Iterator[Unlisted]:
-        """Variants named by some page that list no alternates themselves (each once)."""
+    def settle(self, known: Callable[[list[str]], list[bool]]) -> None:
+        """Once the whole set is in: ask ``known`` which of the variants that list no
+        alternates are in the set (a build's de-duplication set answers it, so the build keeps
+        no hash of its own per URL: ``track_plain=False``); ``unlisted`` then says so."""
+        hrefs = [href for href, _, _ in self._named_unlisted()]
+        if hrefs:
+            self._settled = dict(zip(hrefs, known(hrefs), strict=True))
+
+    def _named_unlisted(self) -> list[tuple[str, str, str]]:
+        """(variant, its hreflang, the page naming it) of each variant named that lists no
+        alternates, once each."""
         links = self._links
         found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
@@ -208,15 +230,34 @@ class Reciprocity:
                     continue
                 reported.add(href)
                 found.append((href, code, loc))
+        return found
+
+    def unlisted(self) -> Iterator[Unlisted]:
+        """Variants named by some page that list no alternates themselves (each once)."""
+        found = self._named_unlisted()
         if not found:
             return
         import numpy as np  # here: reading and checking import this module, few use it
 
-        plain = np.frombuffer(self._plain.tobytes(), dtype=np.int64)  # a copy: adds go on
-        wanted = np.fromiter((hash(href) for href, _, _ in found), dtype=np.int64, count=len(found))
+        self._hash_loose()
+        plain = np.frombuffer(bytes(self._plain), dtype=np.uint64)  # a copy: adds go on
+        wanted = np.frombuffer(_hashes([href for href, _, _ in found]), dtype=np.uint64)
         in_set = np.isin(wanted, plain).tolist()
         for (href, code, loc), listed in zip(found, in_set, strict=True):
-            yield Unlisted(href, code, loc, listed)
+            yield Unlisted(href, code, loc, listed or self._settled.get(href, False))
+
+
+_LOOSE = 4096  # locs hashed at once
+
+
+def _hashes(locs: list[str]) -> bytes:
+    """The core's 64-bit hash of each loc (a text that is not UTF-8, a lone surrogate, is
+    hashed as its UTF-8 with U+FFFD: no URL holds one, and the core hashes UTF-8 only)."""
+    try:
+        return loc_hashes(locs)
+    except UnicodeEncodeError:
+        fixed = [loc.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for loc in locs]
+        return loc_hashes(fixed)
 
 
 def describe(link: MissingLink) -> str:

@@ -96,6 +96,8 @@ def checked_batches(
                 _from_input_error(error, opts, report)
             for _, why in refused:
                 report.left_core[why] += 1
+        if opts.on_seen is not None and opts.dedupe:
+            opts.on_seen(seen.known)
     finally:
         seen.close()
 

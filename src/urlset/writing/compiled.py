@@ -74,8 +74,8 @@ def refused_runs(
             index += 1
         yield start, end, None
         done = end
-    if done < count:
-        yield done, count, rendered.range(taken, len(rendered))
+    if done < count:  # the whole batch as it is when the core refused none (no copy)
+        yield done, count, rendered if not refused else rendered.range(taken, len(rendered))
 
 
 def without_entries(

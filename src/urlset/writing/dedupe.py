@@ -38,6 +38,12 @@ class SeenLocs:
         """For each loc, whether it is new (not seen before, not earlier in this batch); records them."""
         return list(map(bool, self.first_seen_packed(loc_hashes(locs))))
 
+    def known(self, locs: list[str]) -> list[bool]:
+        """For each loc, whether it was seen; records the ones not seen (so ask it last)."""
+        distinct = list(dict.fromkeys(locs))
+        seen = dict(zip(distinct, (not new for new in self.first_seen(distinct)), strict=True))
+        return [seen[loc] for loc in locs]
+
     def first_seen_packed(self, hashes: bytes) -> bytes:
         """``first_seen`` for the locs' hashes as the core packs them (``loc_hashes``,
         ``RenderedRows.hashes``): a byte per hash, 1 for a new one."""

@@ -57,6 +57,10 @@ class BuildOptions:
     # called with each batch as it is written (a list of Urls, or rows the core rendered:
     # ``locs``, no extensions): the set-wide rules on what was written (hreflang)
     on_written: Callable[[Any], object] | None = None
+    # called once every batch is checked, with de-duplication on, with a function that tells
+    # which of some locs the set holds (its de-duplication set answers: no second copy of
+    # it is kept): the set-wide rules' questions about pages (hreflang's unlisted variants)
+    on_seen: Callable[[Callable[[list[str]], list[bool]]], object] | None = None
     # URLs left out by pattern: a path glob or re:REGEX, several, or ``Excludes`` (excludes.py)
     exclude: Excludes | None = None
 

@@ -63,7 +63,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import queue
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import tzinfo
 from pathlib import Path
@@ -198,8 +200,16 @@ class _Bytes:
         return got
 
     def batches(self) -> Iterator[SourceBatch]:
-        """Batches of rows (text, or a table once its columns are set) until the end."""
-        while (batch := self.pull(lambda: self.reader.rows(_ROWS_PER_CHECK))).count():
+        """Batches of rows (text, or a table once its columns are set) until the end, read
+        ahead on a thread (``ahead``)."""
+        return ahead(self._next(lambda: self.reader.rows(_ROWS_PER_CHECK)))
+
+    def chunks(self) -> Iterator[SourceBatch]:
+        """JSON Lines a chunk of lines at a time until the end, read ahead on a thread."""
+        return ahead(self._next(lambda: self.reader.json_chunk(_ROWS_PER_CHECK)))
+
+    def _next(self, read: Callable[[], SourceBatch | None]) -> Iterator[SourceBatch]:
+        while (batch := self.pull(read)).count():
             yield batch
 
     def records(self) -> Iterator[Record]:
@@ -212,6 +222,47 @@ class _Bytes:
                     else cells  # type: ignore[assignment]
                 )
                 yield number, texts, unreadable
+
+
+_AHEAD = 2  # batches read ahead (4,096 rows each)
+
+
+def ahead(batches: Iterator[_T]) -> Iterator[_T]:
+    """``batches`` as they are, each read and parsed on a thread while the ones before it
+    are used: the core parses a source's next rows (the GIL released) on one core while the
+    build renders, de-duplicates and hands out the rows before them on the other. An error
+    reading (an OSError, a damaged gzip stream) comes where it happened, after every batch
+    before it. Closed early, it stops the thread before returning (the stream is the
+    caller's to close)."""
+    box: queue.Queue[tuple[_T | None, BaseException | None]] = queue.Queue(_AHEAD)
+    stop = threading.Event()
+    end = (None, None)
+
+    def read() -> None:
+        try:
+            for batch in batches:
+                if stop.is_set():
+                    return
+                box.put((batch, None))
+            box.put(end)
+        except BaseException as exc:  # handed over in its place
+            box.put((None, exc))
+
+    reader = threading.Thread(target=read, name="urlset-source", daemon=True)
+    reader.start()
+    try:
+        while (got := box.get()) is not end:
+            batch, error = got
+            if error is not None:
+                raise error
+            yield batch  # type: ignore[misc]
+    finally:
+        stop.set()
+        while reader.is_alive():  # a put waiting for room: make room until it ends
+            try:
+                box.get_nowait()
+            except queue.Empty:
+                reader.join(0.01)
 
 
 def _field_limit(fmt: str) -> int:
@@ -344,7 +395,7 @@ def _jsonl(
 
     if sections is not None:
         reader.reader.read_sections()
-    while (chunk := reader.pull(lambda: reader.reader.json_chunk(_ROWS_PER_CHECK))).count():
+    for chunk in reader.chunks():
         yield _passed_on(SourceRows(chunk, source, default_tz, read_long, sections, base), as_rows)
 
 
