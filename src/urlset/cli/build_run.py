@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ..codes import plural
+from ..codes import plural, rule
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity
 from ..limits import Limits, profile
@@ -238,10 +238,13 @@ def _run(
                 options.update(stable=True, on_change=on_change)
             report = write_sitemaps(entries, out_dir, base_url, **options)
         if reciprocity.pages:  # pages with alternates: judged across the set as check does
-            from ..extensions.set_checks import hreflang_findings
+            from ..extensions.set_checks import hreflang_found
 
-            for finding in hreflang_findings(reciprocity, _SHOWN_LINKS):
-                report.flag(finding.code, finding.message, finding.severity)
+            severities: dict[str, str] = {}
+            for code, message in hreflang_found(reciprocity, _SHOWN_LINKS):
+                severity = severities.get(code) or severities.setdefault(code, rule(code).severity)
+                if not report.count_flag(code, severity):
+                    report.flag(code, message(), severity)
         return report
 
 

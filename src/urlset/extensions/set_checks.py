@@ -9,11 +9,12 @@ extensions, or the first finding.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 
 from ..model import Issue, Url
 from . import EXT_CODES, KINDS
-from .reciprocity import Reciprocity, describe
+from .reciprocity import Reciprocity, Unlisted, describe
 
 
 def issue(code: str, message: str, *, source: str = "") -> Issue:
@@ -82,31 +83,31 @@ def hreflang_findings(reciprocity: Reciprocity, max_examples: int = 1_000) -> li
     """The hreflang findings across a set (check's, and build's on what it wrote): each
     missing return link (the first ``max_examples``, then a count), each variant in the set
     without alternates, each variant outside it (not verified)."""
-    out = []
+    return [issue(code, message()) for code, message in hreflang_found(reciprocity, max_examples)]
+
+
+def hreflang_found(
+    reciprocity: Reciprocity, max_examples: int = 1_000
+) -> Iterator[tuple[str, Callable[[], str]]]:
+    """``hreflang_findings`` as (code, its message when asked), in order: a build that only
+    counts most of them (``BuildReport.count_flag``) makes no message for those."""
     missing = 0
     for link in reciprocity.missing(include_self=False):
         missing += 1
         if missing <= max_examples:
-            out.append(issue("hreflang-not-reciprocal", describe(link)))
+            yield "hreflang-not-reciprocal", partial(describe, link)
     if missing > max_examples:
-        out.append(
-            issue(
-                "hreflang-not-reciprocal",
-                f"{missing - max_examples:,} more missing return links not shown",
-            )
-        )
+        more = f"{missing - max_examples:,} more missing return links not shown"
+        yield "hreflang-not-reciprocal", partial(str, more)
     for unlisted in reciprocity.unlisted():
         code = "hreflang-unlisted" if unlisted.in_set else "hreflang-unverified"
-        what = (
-            "is in this set but lists no alternates"
-            if unlisted.in_set
-            else "is not in this set; its return links were not checked"
-        )
-        out.append(
-            issue(
-                code,
-                f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) "
-                + what,
-            )
-        )
-    return out
+        yield code, partial(_unlisted_message, unlisted)
+
+
+def _unlisted_message(unlisted: Unlisted) -> str:
+    what = (
+        "is in this set but lists no alternates"
+        if unlisted.in_set
+        else "is not in this set; its return links were not checked"
+    )
+    return f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) {what}"

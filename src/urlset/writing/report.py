@@ -126,6 +126,42 @@ class BuildReport:
         if self.listener is not None:
             self.listener(BuildProblem(None, None, code, severity, message))
 
+    def count_flag(self, code: str, severity: str = "warning") -> bool:
+        """``flag`` one finding without its message when nothing would read it (no listener,
+        the examples of its severity full): True; False when the caller must ``flag`` it
+        whole. A set of 100,000 pages with one finding each builds 20 messages, not all."""
+        if self.listener is not None:
+            return False
+        counts, examples = (
+            (self.noted, self.note_examples)
+            if severity == "info"
+            else (self.flagged, self.flag_examples)
+        )
+        if len(examples) < _EXAMPLES:
+            return False
+        counts[code] += 1
+        return True
+
+    def count_flags(self, codes: list[str], severities: dict[str, str]) -> bool:
+        """``count_flag`` for many findings at once (``codes`` in order, each code's
+        severity in ``severities``): True when all are counted, False (none counted) when
+        a message would be read."""
+        if self.listener is not None:
+            return False
+        kinds = set(severities.values())
+        if len(self.note_examples if "info" in kinds else self.flag_examples) < _EXAMPLES:
+            return False
+        if kinds - {"info"} and len(self.flag_examples) < _EXAMPLES:
+            return False
+        if kinds == {"info"}:
+            self.noted.update(codes)
+        elif "info" not in kinds:
+            self.flagged.update(codes)
+        else:
+            for code in codes:
+                (self.noted if severities[code] == "info" else self.flagged)[code] += 1
+        return True
+
     def warn(
         self,
         code: str,
