@@ -172,3 +172,48 @@ def test_the_sets_hreflang_findings_are_the_same_with_or_without_a_report(
     assert any("300" in line for line in said[0])
     logged = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines()]
     assert sum(problem["code"] == "hreflang-unverified" for problem in logged) == 300
+
+
+def test_the_links_a_build_records_are_those_of_what_it_wrote(tmp_path: Path) -> None:
+    """``Reciprocity.add_written`` takes a batch's links at once (``RenderedRows.link_maps``)
+    and a page given twice (no de-duplication: its links joined, a plain copy among them)
+    entry by entry: what it records judges as the set read back from the files does."""
+    from urlset import Url, read_file
+    from urlset.extensions.reciprocity import Reciprocity
+
+    rows = SHAPES.entries("hreflang", 300) + SHAPES.entries("plain", 40)
+    rows += [(SHAPES.HOST + "de/5", "2024-05-06", None, None, None)]  # a variant with none
+    twice = rows[7]
+    rows.append(
+        (
+            twice[0],
+            twice[1],
+            None,
+            None,
+            {"alternates": [{"hreflang": "fr", "href": SHAPES.HOST + "fr/7"}]},
+        )
+    )
+    rows.append((rows[3][0], "2024-05-06", None, None, None))
+    written = Reciprocity()
+    source = tmp_path / "in.csv"
+    source.write_bytes(SHAPES.source_bytes("csv", rows))
+    with open_source(str(source)) as stream:
+        entries = (e for batch in iter_batches(stream, "csv", "in.csv", rows=True) for e in batch)
+        write_sitemaps(
+            entries,
+            tmp_path / "out",
+            SHAPES.HOST,
+            gzip=False,
+            now=NOW,
+            dedupe=False,
+            on_written=written.add_written,
+        )
+    read = Reciprocity()
+    for entry in read_file(tmp_path / "out" / "sitemap.xml"):
+        assert isinstance(entry, Url)
+        read.add(entry)
+    assert written.pages == read.pages == 300
+    assert list(written.missing()) == list(read.missing())
+    unlisted = list(written.unlisted())
+    assert unlisted == list(read.unlisted())
+    assert [u.in_set for u in unlisted].count(True) == 1  # de/5, in the set without links

@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
@@ -239,6 +239,21 @@ impl RenderedRows {
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
     fn links(&self) -> Vec<(usize, Vec<(String, String)>)> {
         self.rendered.links().to_vec()
+    }
+
+    /// (entry, loc, {href: hreflang}) of the entries that have hreflang links, in order (a later
+    /// link to the same href wins, as in `Reciprocity.add_links`): what the set's
+    /// reciprocity check records, made here rather than a row at a time in Python.
+    fn link_maps<'py>(&self, py: Python<'py>) -> PyResult<Vec<(usize, &str, Bound<'py, PyDict>)>> {
+        let mut out = Vec::with_capacity(self.rendered.links().len());
+        for (index, links) in self.rendered.links() {
+            let found = PyDict::new(py);
+            for (hreflang, href) in links {
+                found.set_item(href, hreflang)?;
+            }
+            out.push((*index, self.rendered.loc(*index), found));
+        }
+        Ok(out)
     }
 
     /// Each entry's text.

@@ -238,13 +238,11 @@ def _run(
                 options.update(stable=True, on_change=on_change)
             report = write_sitemaps(entries, out_dir, base_url, **options)
         if reciprocity.pages:  # pages with alternates: judged across the set as check does
-            from ..extensions.set_checks import hreflang_found
+            from ..extensions.set_checks import HreflangFound
 
-            severities: dict[str, str] = {}
-            for code, message in hreflang_found(reciprocity, _SHOWN_LINKS):
-                severity = severities.get(code) or severities.setdefault(code, rule(code).severity)
-                if not report.count_flag(code, severity):
-                    report.flag(code, message(), severity)
+            found = HreflangFound(reciprocity, _SHOWN_LINKS)
+            severities = {code: rule(code).severity for code in dict.fromkeys(found.codes)}
+            report.flag_each(found.codes, severities, found.message)
         return report
 
 

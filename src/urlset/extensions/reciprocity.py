@@ -153,17 +153,18 @@ class Reciprocity:
                 pass
             return
         written: Any = batch  # the core's entries (urlset._core.RenderedRows)
-        links: dict[int, list[tuple[str, str]]] = dict(written.links())
-        if not links:
-            if self._track_plain:
-                self._plain.extend(map(hash, locs))
+        found: list[tuple[int, str, dict[str, str]]] = written.link_maps()
+        if len(found) < len(locs) and self._track_plain:
+            linked = {index for index, _, _ in found}  # the other entries are plain
+            plain = [loc for index, loc in enumerate(locs) if index not in linked]
+            self._plain.extend(map(hash, plain))
+        links = self._links
+        batch_links = {loc: hrefs for _, loc, hrefs in found}
+        if len(batch_links) == len(found) and links.keys().isdisjoint(batch_links):
+            links.update(batch_links)  # the usual batch: each page new, recorded at once
             return
-        for index, loc in enumerate(locs):
-            pairs = links.get(index)
-            if pairs is not None:
-                self._add_found(loc, {href: code for code, href in pairs})
-            elif self._track_plain:
-                self._plain.append(hash(loc))
+        for _, loc, hrefs in found:
+            self._add_found(loc, hrefs)
 
     @property
     def pages(self) -> int:
@@ -194,6 +195,13 @@ class Reciprocity:
 
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
+        found, in_set = self.unlisted_found()
+        for (href, code, loc), listed in zip(found, in_set, strict=True):
+            yield Unlisted(href, code, loc, listed)
+
+    def unlisted_found(self) -> tuple[list[tuple[str, str, str]], list[bool]]:
+        """``unlisted()`` as columns: each (variant, hreflang, named_by), and whether it is in
+        the set; a set of 100,000 such variants makes no object a variant."""
         links = self._links
         found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
@@ -204,14 +212,12 @@ class Reciprocity:
                 reported.add(href)
                 found.append((href, code, loc))
         if not found:
-            return
-        import numpy as np  # here: reading and checking import this module, few use it
-
-        plain = np.frombuffer(self._plain.tobytes(), dtype=np.int64)  # a copy: adds go on
-        wanted = np.fromiter((hash(href) for href, _, _ in found), dtype=np.int64, count=len(found))
-        in_set = np.isin(wanted, plain).tolist()
-        for (href, code, loc), listed in zip(found, in_set, strict=True):
-            yield Unlisted(href, code, loc, listed)
+            return found, []
+        wanted = {hash(href) for href, _, _ in found}
+        listed = wanted.intersection(self._plain)  # one pass over the plain pages' hashes
+        if not listed:
+            return found, [False] * len(found)
+        return found, [hash(href) in listed for href, _, _ in found]
 
 
 def describe(link: MissingLink) -> str:

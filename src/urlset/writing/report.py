@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -142,17 +142,13 @@ class BuildReport:
         counts[code] += 1
         return True
 
-    def count_flags(self, codes: list[str], severities: dict[str, str]) -> bool:
+    def count_flags(self, codes: list[str], severities: Mapping[str, str]) -> bool:
         """``count_flag`` for many findings at once (``codes`` in order, each code's
         severity in ``severities``): True when all are counted, False (none counted) when
         a message would be read."""
-        if self.listener is not None:
+        if self.listener is not None or not self._examples_full(severities.values()):
             return False
         kinds = set(severities.values())
-        if len(self.note_examples if "info" in kinds else self.flag_examples) < _EXAMPLES:
-            return False
-        if kinds - {"info"} and len(self.flag_examples) < _EXAMPLES:
-            return False
         if kinds == {"info"}:
             self.noted.update(codes)
         elif "info" not in kinds:
@@ -161,6 +157,24 @@ class BuildReport:
             for code in codes:
                 (self.noted if severities[code] == "info" else self.flagged)[code] += 1
         return True
+
+    def flag_each(
+        self, codes: list[str], severities: Mapping[str, str], message: Callable[[int], str]
+    ) -> None:
+        """``flag`` finding ``index`` of ``codes`` for each, its message (``message(index)``)
+        made only while something reads it; the rest counted at once (``count_flags``)."""
+        for index, code in enumerate(codes):
+            if self.listener is None and self._examples_full(severities.values()):
+                self.count_flags(codes[index:], severities)
+                return
+            self.flag(code, message(index), severities[code])
+
+    def _examples_full(self, severities: Iterable[str]) -> bool:
+        """Whether the examples of each of ``severities`` are full."""
+        return all(
+            len(self.note_examples if severity == "info" else self.flag_examples) >= _EXAMPLES
+            for severity in set(severities)
+        )
 
     def warn(
         self,
