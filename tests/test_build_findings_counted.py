@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from urlset import write_sitemaps
 from urlset.cli import main
@@ -217,3 +219,60 @@ def test_the_links_a_build_records_are_those_of_what_it_wrote(tmp_path: Path) ->
     unlisted = list(written.unlisted())
     assert unlisted == list(read.unlisted())
     assert [u.in_set for u in unlisted].count(True) == 1  # de/5, in the set without links
+
+
+def _missing_as_specified(links: dict[str, dict[str, str]], include_self: bool) -> list[Any]:
+    """The rule as stated: each page of a group (a page and its alternates) must link to
+    every member; each (page, target) once, in the order pages were added."""
+    out, reported = [], set()
+    for loc, own in links.items():
+        group = [*own, loc] if loc not in own else list(own)
+        for page in group:
+            theirs = links.get(page)
+            for target in group if theirs is not None else ():
+                if target in theirs or (page, target) in reported:
+                    continue
+                if page == target and not include_self:
+                    continue
+                reported.add((page, target))
+                out.append((page, target, own.get(target, ""), loc))
+    return out
+
+
+_PAGES = [f"{SHAPES.HOST}{name}" for name in "abcdef"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pages=st.lists(
+        st.tuples(
+            st.sampled_from(_PAGES),
+            st.dictionaries(st.sampled_from(_PAGES), st.sampled_from(["en", "de", "x-default"])),
+        ),
+        max_size=8,
+    ),
+    include_self=st.booleans(),
+)
+def test_reciprocity_finds_what_the_rule_says(
+    pages: list[tuple[str, dict[str, str]]], include_self: bool
+) -> None:
+    """``Reciprocity.missing`` (a page's own group walked without copying it) and
+    ``unlisted_found`` (no plain page: none in the set) give what the rule as stated gives."""
+    from urlset.extensions.reciprocity import Reciprocity
+
+    reciprocity = Reciprocity()
+    for loc, found in pages:
+        reciprocity._add_found(loc, dict(found))
+    links = reciprocity._links
+    assert [tuple(m) for m in reciprocity.missing(include_self=include_self)] == (
+        _missing_as_specified(links, include_self)
+    )
+    plain = {loc for loc, found in pages if not found}
+    named = {}
+    for loc, own in links.items():
+        for href, code in own.items():
+            if href not in links:
+                named.setdefault(href, (href, code, loc))
+    found, in_set = reciprocity.unlisted_found()
+    assert found == list(named.values())
+    assert in_set == [href in plain for href in named]

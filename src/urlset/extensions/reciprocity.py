@@ -180,8 +180,15 @@ class Reciprocity:
         links = self._links
         reported: set[tuple[str, str]] = set()
         for loc, own in links.items():
-            group = [*own, loc] if loc not in own else list(own)
+            listed = loc in own
+            group = own if listed else [*own, loc]
             for page in group:
+                if page == loc:  # the page itself lists the whole group but perhaps itself
+                    if listed or not include_self or (loc, loc) in reported:
+                        continue
+                    reported.add((loc, loc))
+                    yield MissingLink(loc, loc, "", loc)
+                    continue
                 theirs = links.get(page)
                 if theirs is None:
                     continue
@@ -206,13 +213,13 @@ class Reciprocity:
         found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
         for loc, own in links.items():
-            for href, code in own.items():
+            for href in own:
                 if href in links or href in reported:
                     continue
                 reported.add(href)
-                found.append((href, code, loc))
-        if not found:
-            return found, []
+                found.append((href, own[href], loc))
+        if not found or not self._plain:  # no page without alternates: none is in the set
+            return found, [False] * len(found)
         wanted = {hash(href) for href, _, _ in found}
         listed = wanted.intersection(self._plain)  # one pass over the plain pages' hashes
         if not listed:
