@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Build the shape matrix (bench/build_shapes.py: every loc spelling, lastmod form and
 extension, and issue 26's CMS mix), one CSV per shape, with ``urlset build`` (gzip 6),
-beside xml-sitemap-writer at the same gzip level and ``pigz -6 -p 2`` of urlset's own output
-bytes (the compression floor), per output byte; and the rows that left the compiled core.
+beside xml-sitemap-writer at the same gzip level, sitemap.js (gzip 6) on the extension
+shapes and ``pigz -6 -p 2`` of urlset's own output bytes (the compression floor), per output
+byte; and the rows that left the compiled core.
 
     .venv/bin/python bench/bench_build_shapes.py [--rows 1000000] [--repeat 1] [--shapes a,b]
         [--memory-rows 10000000] [--memory-shapes plain,mix]
@@ -10,10 +11,13 @@ bytes (the compression floor), per output byte; and the rows that left the compi
 The CSVs are made once per size in bench/out/. xml-sitemap-writer (the peers' venv,
 bench/.venv-peers; bench/setup_peers.sh makes it) is given each row's loc, lastmod,
 changefreq and priority (it writes no extensions and leaves out lastmods it refuses), so
-speeds are MB of uncompressed XML each writes a second. Every command runs in a fresh
+speeds are MB of uncompressed XML each writes a second. sitemap.js (bench/node/build_csv.mjs,
+node_modules from setup_peers.sh) is given each row with its extensions mapped to its item
+fields (img, links, video, news). Every command runs in a fresh
 process, commands alternating; the load is printed at the start and the end. Then one line
-per target of issue 26 (build_targets.py): the speed-up over the peer on every shape it
-writes, the wall time over pigz's, each build's peak RSS; and with ``--memory-rows`` the peak
+per target of issue 26 (build_targets.py): each shape's speed per output byte over the plain
+shape's, the speed-up over xml-sitemap-writer on every shape it writes and over sitemap.js on
+the shapes with extensions, the wall time over pigz's, each build's peak RSS; and with ``--memory-rows`` the peak
 RSS of a build of that many rows streamed to ``urlset build -`` (no file on disk).
 """
 
@@ -36,8 +40,10 @@ from build_targets import (
     Measured,
     measured,
     memory_line,
+    node_line,
     peer_line,
     pigz_line,
+    plain_share_line,
     rss_line,
     streamed_build,
 )
@@ -110,6 +116,18 @@ def run_peer(shape: str, source: Path) -> tuple[float, int]:
         return seconds, len(plain_bytes(Path(out)))
 
 
+def run_sitemap_js(shape: str, source: Path) -> tuple[float, int] | None:
+    """sitemap.js (bench/node/build_csv.mjs, gzip 6) on the shape's CSV, its extensions
+    mapped to its item fields: (seconds, uncompressed bytes), or None without node or it."""
+    node = shutil.which("node")
+    if node is None or not (HERE / "node" / "node_modules" / "sitemap").exists():
+        return None
+    script = str(HERE / "node" / "build_csv.mjs")
+    with tempfile.TemporaryDirectory() as out:
+        seconds, _ = timed([node, script, str(source), out, SHAPES.base(shape)])
+        return seconds, len(plain_bytes(Path(out)))
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -123,6 +141,8 @@ def main() -> None:
     parser.add_argument("--memory-shapes", default="plain,mix")
     args = parser.parse_args()
     speedups: dict[str, float] = {}
+    speeds: dict[str, float] = {}  # urlset's MB/s
+    over_node: dict[str, float] = {}
     over_pigz: dict[str, float] = {}
     cpu_over_pigz: dict[str, float] = {}
     peaks: dict[str, float] = {}
@@ -131,17 +151,19 @@ def main() -> None:
     pigz = shutil.which("pigz")
     print(f"{args.rows:,} rows a shape, CSV in, gzip 6; load {load()}")
     print(
-        "| shape | urlset s | urlset MB/s | xml-sitemap-writer MB/s | x peer | pigz -6 -p 2 s "
-        "| x pigz | rows the per-entry way |"
+        "| shape | urlset s | urlset MB/s | xml-sitemap-writer MB/s | x peer | sitemap.js MB/s "
+        "| x sitemap.js | pigz -6 -p 2 s | x pigz | rows the per-entry way |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for shape in shapes:
         source = make_csv(shape, args.rows)
         ours: list[float] = []
         theirs: list[float] = []
         floor: list[float] = []
         cpus: list[float] = []  # urlset's CPU seconds over pigz's, run by run
-        xml, lanes, peer_size = b"", "", 0
+        node: list[float] = []
+        xml, lanes, peer_size, node_size = b"", "", 0, 0
+        extended = shape in (*SHAPES.EXTENSIONS, "mix")
         for _ in range(args.repeat):
             taken, xml, lanes = run_urlset(shape, source)
             ours.append(taken.seconds)
@@ -149,27 +171,40 @@ def main() -> None:
             if peer:
                 seconds, peer_size = run_peer(shape, source)
                 theirs.append(seconds)
+            ran = run_sitemap_js(shape, source) if extended else None
+            if ran is not None:
+                node.append(ran[0])
+                node_size = ran[1]
             if pigz:
                 pigz_taken, _ = measured([pigz, "-6", "-p", "2", "-c"], xml)
                 floor.append(pigz_taken.seconds)
                 cpus.append(taken.cpu / pigz_taken.cpu)
         speed = len(xml) / statistics.median(ours) / 1e6
         peer_speed = peer_size / statistics.median(theirs) / 1e6 if theirs else float("nan")
+        node_speed = node_size / statistics.median(node) / 1e6 if node else float("nan")
+        speeds[shape] = speed
         pigz_seconds = statistics.median(floor) if floor else float("nan")
         print(
             f"| {shape} | {statistics.median(ours):.2f} | {speed:.1f} | {peer_speed:.1f} "
-            f"| {speed / peer_speed:.1f} | {pigz_seconds:.2f} "
+            f"| {speed / peer_speed:.1f} | {node_speed:.1f} | {speed / node_speed:.1f} "
+            f"| {pigz_seconds:.2f} "
             f"| {statistics.median(ours) / pigz_seconds:.1f} | {lanes} |",
             flush=True,
         )
         if theirs and shape not in SHAPES.EXTENSIONS:  # it writes no extensions
             speedups[shape] = speed / peer_speed
+        if node:
+            over_node[shape] = speed / node_speed
         if floor:
             over_pigz[shape] = statistics.median(ours) / pigz_seconds
             cpu_over_pigz[shape] = statistics.median(cpus)
     print(f"load at the end {load()}")
+    if "plain" in speeds:
+        print(plain_share_line({shape: speed / speeds["plain"] for shape, speed in speeds.items()}))
     if speedups:
         print(peer_line(speedups))
+    if over_node:
+        print(node_line(over_node))
     if over_pigz:
         print(pigz_line(over_pigz))
         shown = ", ".join(f"{shape} {x:.2f}x" for shape, x in cpu_over_pigz.items())

@@ -29,6 +29,8 @@ URLSET = [
     f"    print({_PEAK_TAG!r} + status, file=sys.stderr)",
 ]
 PEER_TARGET = 10.0  # build >= 10x xml-sitemap-writer at gzip 6, per output byte
+NODE_TARGET = 20.0  # build >= 20x sitemap.js on rows with extensions
+PLAIN_SHARE_TARGET = 0.5  # no shape below half the plain shape's speed per output byte
 PIGZ_TARGET = 2.0  # build within 2x of `pigz -6 -p 2` of its own output bytes
 MEMORY_TARGET_MB = 100.0  # build of 10M rows under 100 MB
 
@@ -90,6 +92,26 @@ def peer_line(speedups: dict[str, float]) -> str:
     return (
         f"target build >= {PEER_TARGET:.0f}x xml-sitemap-writer at gzip 6 (per output byte): "
         f"{shown}: {verdict(met)}"
+    )
+
+
+def node_line(speedups: dict[str, float]) -> str:
+    """The line of the target against sitemap.js on the shapes with extensions."""
+    shown = ", ".join(f"{name} {x:.1f}x" for name, x in speedups.items())
+    met = all(x >= NODE_TARGET for x in speedups.values())
+    return (
+        f"target build >= {NODE_TARGET:.0f}x sitemap.js at gzip 6 on rows with extensions "
+        f"(per output byte): {shown}: {verdict(met)}"
+    )
+
+
+def plain_share_line(shares: dict[str, float]) -> str:
+    """The line of the no-cliff target: each shape's MB/s over the plain shape's."""
+    shown = ", ".join(f"{name} {x:.2f}" for name, x in shares.items())
+    met = all(x >= PLAIN_SHARE_TARGET for x in shares.values())
+    return (
+        f"target every shape >= {PLAIN_SHARE_TARGET} x the plain shape's speed per output "
+        f"byte: {shown}: {verdict(met)}"
     )
 
 

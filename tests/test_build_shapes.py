@@ -146,9 +146,24 @@ _article = st.fixed_dictionaries(
     },
 )
 _news = st.one_of(_article, st.lists(_article, min_size=1, max_size=2))
-# videos of every field the core types, in the spellings Python takes (numbers and flags as
-# JSON values or text, tags as a list or one text), with a content or a player loc, some
-# with a field it leaves to Python (a rating, a restriction: that row alone leaves)
+
+
+def _orphan_attributes(video: dict[str, Any]) -> bool:
+    """Whether a video has an attribute without its element (Python refuses it)."""
+    return bool(
+        (
+            ("player_allow_embed" in video or "player_autoplay" in video)
+            and "player_loc" not in video
+        )
+        or (video.get("gallery_title", " ").strip() and not video.get("gallery_loc"))
+        or ("uploader_info" in video and not video.get("uploader"))
+    )
+
+
+# videos of every field the class has, in the spellings Python takes (numbers and flags as
+# JSON values or text, tags as a list or one text, relationships' values as a list or a
+# text, prices' amounts as text or numbers), with a content or a player loc and each
+# attribute with its element (what Python refuses: tests/test_build_videos_core.py)
 _video = st.fixed_dictionaries(
     {
         "thumbnail_loc": st.sampled_from(
@@ -170,9 +185,25 @@ _video = st.fixed_dictionaries(
         "requires_subscription": st.sampled_from([False, "yes"]),
         "uploader": st.sampled_from(["Ann & Co", None]),
         "live": st.sampled_from([False, "no"]),
-        "rating": st.sampled_from([None, 4.5]),
+        "rating": st.sampled_from([None, 4.5, 5, "0.25"]),
+        "player_allow_embed": st.sampled_from([True, " No "]),
+        "player_autoplay": st.sampled_from(["ap=1&x", " on "]),
+        "restriction": st.sampled_from(
+            [{"relationship": "Allow", "values": ["US", "GB"]}, {"relationship": "deny"}]
+        ),
+        "platform": st.sampled_from([{"relationship": " deny ", "values": "tv mobile"}]),
+        "gallery_loc": st.sampled_from(["https://www.example.com/g?a=1&b=2", ""]),
+        "gallery_title": st.sampled_from(["Café & co", " "]),
+        "prices": st.sampled_from(
+            [[], [{"amount": "1.99", "currency": "eur"}], [{"amount": 2.5, "currency": "USD"}]]
+        ),
+        "uploader_info": st.sampled_from(["https://www.example.com/u/é"]),
     },
-).filter(lambda video: video.get("content_loc") or video.get("player_loc"))
+).filter(
+    lambda video: (
+        (video.get("content_loc") or video.get("player_loc")) and not _orphan_attributes(video)
+    )
+)
 
 
 def _with_videos(i: int, videos: list[dict[str, Any]]) -> Any:
@@ -199,9 +230,7 @@ def _with_links(i: int, links: list[tuple[str, str]]) -> Any:
 
 def _repaired(row: Any) -> bool:
     """Whether a row leaves the core: its links name two hrefs for one code (the per-entry
-    way repairs it), or a video of it has a field the core leaves to Python (a rating)."""
-    if any(video.get("rating") is not None for video in (row[4] or {}).get("videos", ())):
-        return True
+    way repairs it)."""
     seen: dict[str, str] = {}
     for link in (row[4] or {}).get("alternates", ()):
         code = link["hreflang"].strip().lower()

@@ -3,7 +3,8 @@
 //! (`json_lines::extensions_cell`) never panic; what the core takes is what it promises (at
 //! most 1,000 images, each loc, license and href a plain URI, texts stripped and without a
 //! control character, hreflang codes canonical, news tickers and keywords as the schema
-//! has them, the core keys read as without extensions),
+//! has them, every video field as the class promises it, the core keys read as without
+//! extensions),
 //! and an entry rendered with them is counted, declared and judged consistently.
 #![no_main]
 
@@ -14,6 +15,7 @@ use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::MAX_IMAGES_PER_URL;
 use urlset_core::values::loc::{plain_uri, MAX_LOC_LENGTH};
 use urlset_core::values::news::MAX_STOCK_TICKERS;
+use urlset_core::values::video::{self, Video};
 use urlset_core::write::render::{Rendered, Values, TYPED_NAMESPACES};
 
 fn check(extensions: &Extensions) {
@@ -40,6 +42,7 @@ fn check(extensions: &Extensions) {
                 assert!(plain_uri(&video.thumbnail_loc, MAX_LOC_LENGTH));
                 assert!(video.content_loc.is_some() || video.player_loc.is_some());
                 assert!(video.title.chars().count() <= 100 && video.tags.len() <= 32);
+                check_video_extras(video);
             }
             Extension::News(news) => {
                 articles += 1;
@@ -87,6 +90,52 @@ fn check(extensions: &Extensions) {
     assert!(rendered.findings().all(|(at, _, _)| at == 0));
     let written: usize = rendered.links().iter().map(|(_, links)| links.len()).sum();
     assert_eq!(written, links);
+}
+
+/// The fields of a video the reader's core does not type, as the class promises them: each
+/// attribute with its element, a rating from 0 to 5, restriction and platform values of the
+/// schema's kinds, prices of a decimal amount and a currency code, URIs plain.
+fn check_video_extras(video: &Video) {
+    let player = video.player_allow_embed.is_some() || video.player_autoplay.is_some();
+    assert!(!player || video.player_loc.is_some());
+    assert!(video.gallery_title.is_none() || video.gallery_loc.is_some());
+    assert!(video.uploader_info.is_none() || video.uploader.is_some());
+    for uri in [&video.gallery_loc, &video.uploader_info]
+        .into_iter()
+        .flatten()
+    {
+        assert!(plain_uri(uri, MAX_LOC_LENGTH), "{uri:?}");
+    }
+    for text in [&video.player_autoplay, &video.gallery_title]
+        .into_iter()
+        .flatten()
+    {
+        assert!(!text.is_empty() && text.trim() == text, "{text:?}");
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+    }
+    if let Some(rating) = video.rating {
+        assert!((0.0..=5.0).contains(&rating));
+        let written = video::decimal(rating).expect("a finite rating");
+        assert_eq!(written.parse::<f64>().ok(), Some(rating), "{written}");
+        assert!(written.contains('.') && !written.contains('e'), "{written}");
+    }
+    if let Some(restriction) = &video.restriction {
+        let code = |v: &String| v.len() == 2 && v.bytes().all(|b| b.is_ascii_uppercase());
+        assert!(restriction.values.iter().all(code));
+    }
+    if let Some(platform) = &video.platform {
+        let known = |v: &String| ["web", "mobile", "tv"].contains(&v.as_str());
+        assert!(platform.values.iter().all(known));
+    }
+    for price in &video.prices {
+        let (whole, fraction) = price.amount.split_once('.').unwrap_or((&price.amount, "0"));
+        for digits in [whole, fraction] {
+            assert!(!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+        }
+        assert!(
+            price.currency.len() == 3 && price.currency.bytes().all(|b| b.is_ascii_uppercase())
+        );
+    }
 }
 
 fn texts(rows: &Rows, values: &[Value; 4]) -> Vec<String> {

@@ -3,14 +3,14 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
 use urlset_core::values::lastmod::{self, Lastmod, Precision};
 use urlset_core::values::news::{News, Texts};
 use urlset_core::values::scalars::{self, Priority};
-use urlset_core::values::video::{self, Video};
+use urlset_core::values::video::{self, Price, Relationship, Video};
 pub(crate) use urlset_core::write::chunk::{from_text, Checked};
 use urlset_core::write::chunk::{Given, RowChunk};
 use urlset_core::write::columns::{Cell, Column};
@@ -241,6 +241,21 @@ impl RenderedRows {
         self.rendered.links().to_vec()
     }
 
+    /// (entry, loc, {href: hreflang}) of the entries that have hreflang links, in order (a later
+    /// link to the same href wins, as in `Reciprocity.add_links`): what the set's
+    /// reciprocity check records, made here rather than a row at a time in Python.
+    fn link_maps<'py>(&self, py: Python<'py>) -> PyResult<Vec<(usize, &str, Bound<'py, PyDict>)>> {
+        let mut out = Vec::with_capacity(self.rendered.links().len());
+        for (index, links) in self.rendered.links() {
+            let found = PyDict::new(py);
+            for (hreflang, href) in links {
+                found.set_item(href, hreflang)?;
+            }
+            out.push((*index, self.rendered.loc(*index), found));
+        }
+        Ok(out)
+    }
+
     /// Each entry's text.
     fn entries(&self) -> Vec<String> {
         (0..self.rendered.len())
@@ -351,7 +366,7 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
             let image = Image::checked(&loc, fields.each_ref().map(Option::as_deref))?;
             out.push(Extension::Image(image));
         } else if kind.is(VIDEO.import(py, "urlset.extensions.video", "Video").ok()?) {
-            out.push(Extension::Video(video_value(&value)?));
+            out.push(Extension::Video(Box::new(video_value(&value)?)));
         } else if kind.is(NEWS.import(py, "urlset.extensions.news", "News").ok()?) {
             out.push(Extension::News(news(&value)?));
         } else if kind.is(ALTERNATE
@@ -367,7 +382,7 @@ fn extensions(given: &Bound<'_, PyAny>) -> Option<Extensions> {
     out.within_limits().then_some(out)
 }
 
-/// A `Video` value of the fields `values::video` types, checked again as it checks them.
+/// A `Video` value, checked again as `values::video` checks it.
 fn video_value(value: &Bound<'_, PyAny>) -> Option<Video> {
     let attr = |name: &str| value.getattr(name).ok();
     let text = |name: &str| -> Option<Option<String>> {
@@ -379,23 +394,6 @@ fn video_value(value: &Bound<'_, PyAny>) -> Option<Video> {
             value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
         ))
     };
-    let untyped = [
-        "player_allow_embed",
-        "player_autoplay",
-        "rating",
-        "restriction",
-        "gallery_loc",
-        "gallery_title",
-        "uploader_info",
-        "platform",
-    ];
-    if !untyped
-        .iter()
-        .all(|name| attr(name).is_some_and(|v| v.is_none()))
-        || !attr("prices")?.cast::<PyTuple>().ok()?.is_empty()
-    {
-        return None;
-    }
     let number = |name: &str| -> Option<Option<u64>> {
         let value = attr(name)?;
         if value.is_none() {
@@ -451,7 +449,69 @@ fn video_value(value: &Bound<'_, PyAny>) -> Option<Video> {
         video.set_uploader(&uploader)?;
     }
     video.live = flag("live")?;
+    video.player_allow_embed = flag("player_allow_embed")?;
+    video_extras(value, &mut video)?;
     video.finished()
+}
+
+/// The fields of a `Video` value the reader's core does not type: the player's autoplay,
+/// the rating, restriction and platform, the gallery, the prices, the uploader's info URL.
+fn video_extras(value: &Bound<'_, PyAny>, video: &mut Video) -> Option<()> {
+    let attr = |name: &str| value.getattr(name).ok();
+    let text = |value: &Bound<'_, PyAny>| -> Option<Option<String>> {
+        if value.is_none() {
+            return Some(None);
+        }
+        Some(Some(
+            value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+        ))
+    };
+    if let Some(autoplay) = text(&attr("player_autoplay")?)? {
+        video.set_autoplay(&autoplay)?;
+    }
+    let rating = attr("rating")?;
+    if !rating.is_none() {
+        video.rating = Some(video::rating(rating.cast_exact::<PyFloat>().ok()?.value())?);
+    }
+    let relationship = |name: &str, checked: fn(&str, &[&str]) -> Option<Relationship>| {
+        let given = attr(name)?;
+        if given.is_none() {
+            return Some(None);
+        }
+        let relationship = text(&given.getattr("relationship").ok()?)??;
+        let values = given.getattr("values").ok()?;
+        let values = values.cast::<PyTuple>().ok()?;
+        let values = values
+            .iter()
+            .map(|v| Some(v.cast::<PyString>().ok()?.to_str().ok()?.to_owned()))
+            .collect::<Option<Vec<String>>>()?;
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        Some(Some(checked(&relationship, &values)?))
+    };
+    video.restriction = relationship("restriction", Relationship::countries)?;
+    video.platform = relationship("platform", Relationship::platforms)?;
+    if let Some(gallery) = text(&attr("gallery_loc")?)? {
+        video.gallery_loc = Video::loc(&gallery)?;
+    }
+    if let Some(title) = text(&attr("gallery_title")?)? {
+        video.set_gallery_title(&title)?;
+    }
+    if let Some(info) = text(&attr("uploader_info")?)? {
+        video.uploader_info = Video::loc(&info)?;
+    }
+    let prices = attr("prices")?;
+    for price in prices.cast::<PyTuple>().ok()?.iter() {
+        let field = |name: &str| text(&price.getattr(name).ok()?);
+        let (amount, currency) = (field("amount")??, field("currency")??);
+        let (kind, resolution) = (field("type")?, field("resolution")?);
+        video.prices.push(Price::checked(
+            &amount,
+            &currency,
+            kind.as_deref(),
+            resolution.as_deref(),
+        )?);
+    }
+    Some(())
 }
 
 /// A `News` value, checked again as `values::news` checks it.

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ..codes import plural
+from ..codes import plural, rule
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity
 from ..limits import Limits, profile
@@ -245,10 +245,11 @@ def _run(
                 options.update(stable=True, on_change=on_change)
             report = write_sitemaps(entries, out_dir, base_url, **options)
         if reciprocity.pages:  # pages with alternates: judged across the set as check does
-            from ..extensions.set_checks import hreflang_findings
+            from ..extensions.set_checks import HreflangFound
 
-            for finding in hreflang_findings(reciprocity, _SHOWN_LINKS):
-                report.flag(finding.code, finding.message, finding.severity)
+            found = HreflangFound(reciprocity, _SHOWN_LINKS)
+            severities = {code: rule(code).severity for code in dict.fromkeys(found.codes)}
+            report.flag_each(found.codes, severities, found.message)
         return report
 
 

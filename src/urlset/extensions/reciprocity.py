@@ -162,26 +162,32 @@ class Reciprocity:
     def add_written(self, batch: Sequence[Url] | Any) -> None:
         """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``,
         ``hashes()`` and ``links()``: the (hreflang, href) links of the entries that have
-        some), so that the set judged is the one published."""
+        some, ``link_maps()`` as (index, loc, {href: hreflang})), so that the set judged is the
+        one published."""
         if not hasattr(batch, "links"):
             for _ in self.tap_batches([batch]):
                 pass
             return
         written: Any = batch  # the core's entries (urlset._core.RenderedRows)
-        links: dict[int, list[tuple[str, str]]] = dict(written.links())
+        found: list[tuple[int, str, dict[str, str]]] = written.link_maps()
         hashes: bytes = written.hashes() if self._track_plain else b""
-        if not links:  # the usual run: its hashes as the core made them, no loc read
+        if not found:  # the usual run: its hashes as the core made them, no loc read
             self._plain += hashes
             return
-        locs = written.locs
-        for index, pairs in sorted(links.items()):
-            self._add_found(locs[index], {href: code for code, href in pairs})
         if hashes:
+            linked = {index for index, _, _ in found}  # the other entries are plain
             self._plain += b"".join(
                 hashes[8 * index : 8 * index + 8]
-                for index in range(len(locs))
-                if index not in links
+                for index in range(len(hashes) // 8)
+                if index not in linked
             )
+        links = self._links
+        batch_links = {loc: hrefs for _, loc, hrefs in found}
+        if len(batch_links) == len(found) and links.keys().isdisjoint(batch_links):
+            links.update(batch_links)  # the usual batch: each page new, recorded at once
+            return
+        for _, loc, hrefs in found:
+            self._add_found(loc, hrefs)
 
     @property
     def pages(self) -> int:
@@ -197,8 +203,15 @@ class Reciprocity:
         links = self._links
         reported: set[tuple[str, str]] = set()
         for loc, own in links.items():
-            group = [*own, loc] if loc not in own else list(own)
+            listed = loc in own
+            group = own if listed else [*own, loc]
             for page in group:
+                if page == loc:  # the page itself lists the whole group but perhaps itself
+                    if listed or not include_self or (loc, loc) in reported:
+                        continue
+                    reported.add((loc, loc))
+                    yield MissingLink(loc, loc, "", loc)
+                    continue
                 theirs = links.get(page)
                 if theirs is None:
                     continue
@@ -234,17 +247,24 @@ class Reciprocity:
 
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
-        found = self._named_unlisted()
-        if not found:
-            return
-        import numpy as np  # here: reading and checking import this module, few use it
-
-        self._hash_loose()
-        plain = np.frombuffer(bytes(self._plain), dtype=np.uint64)  # a copy: adds go on
-        wanted = np.frombuffer(_hashes([href for href, _, _ in found]), dtype=np.uint64)
-        in_set = np.isin(wanted, plain).tolist()
+        found, in_set = self.unlisted_found()
         for (href, code, loc), listed in zip(found, in_set, strict=True):
-            yield Unlisted(href, code, loc, listed or self._settled.get(href, False))
+            yield Unlisted(href, code, loc, listed)
+
+    def unlisted_found(self) -> tuple[list[tuple[str, str, str]], list[bool]]:
+        """``unlisted()`` as columns: each (variant, hreflang, named_by), and whether it is in
+        the set; a set of 100,000 such variants makes no object a variant."""
+        found = self._named_unlisted()
+        in_set = [self._settled.get(href, False) for href, _, _ in found]
+        self._hash_loose()
+        if not found or not self._plain:  # no page without alternates hashed: settled only
+            return found, in_set
+        wanted = memoryview(_hashes([href for href, _, _ in found])).cast("Q")
+        with memoryview(self._plain) as plain:  # one pass over the plain pages' hashes
+            listed = set(wanted).intersection(plain.cast("Q"))
+        if listed:
+            in_set = [was or hashed in listed for was, hashed in zip(in_set, wanted, strict=True)]
+        return found, in_set
 
 
 _LOOSE = 4096  # locs hashed at once

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from ..model import Issue, Url
 from . import EXT_CODES, KINDS
-from .reciprocity import Reciprocity, describe
+from .reciprocity import MissingLink, Reciprocity, describe
 
 
 def issue(code: str, message: str, *, source: str = "") -> Issue:
@@ -90,31 +90,41 @@ def hreflang_findings(reciprocity: Reciprocity, max_examples: int = 1_000) -> li
     """The hreflang findings across a set (check's, and build's on what it wrote): each
     missing return link (the first ``max_examples``, then a count), each variant in the set
     without alternates, each variant outside it (not verified)."""
-    out = []
-    missing = 0
-    for link in reciprocity.missing(include_self=False):
-        missing += 1
-        if missing <= max_examples:
-            out.append(issue("hreflang-not-reciprocal", describe(link)))
-    if missing > max_examples:
-        out.append(
-            issue(
-                "hreflang-not-reciprocal",
-                f"{missing - max_examples:,} more missing return links not shown",
-            )
-        )
-    for unlisted in reciprocity.unlisted():
-        code = "hreflang-unlisted" if unlisted.in_set else "hreflang-unverified"
+    found = HreflangFound(reciprocity, max_examples)
+    return [issue(code, found.message(index)) for index, code in enumerate(found.codes)]
+
+
+class HreflangFound:
+    """``hreflang_findings`` as columns: ``codes`` in order, and ``message(index)`` made
+    when asked. A build that only counts most of them (``BuildReport.flag_each``) makes
+    no message, nor any object, for those."""
+
+    def __init__(self, reciprocity: Reciprocity, max_examples: int = 1_000) -> None:
+        self._links: list[MissingLink] = []
+        missing = 0
+        for link in reciprocity.missing(include_self=False):
+            missing += 1
+            if missing <= max_examples:
+                self._links.append(link)
+        self._more = missing - max_examples
+        self._unlisted, in_set = reciprocity.unlisted_found()
+        self._in_set = in_set
+        self.codes = ["hreflang-not-reciprocal"] * (len(self._links) + (self._more > 0))
+        self.codes += ["hreflang-unlisted" if x else "hreflang-unverified" for x in in_set]
+
+    def message(self, index: int) -> str:
+        """The message of finding ``index``."""
+        if index < len(self._links):
+            return describe(self._links[index])
+        index -= len(self._links)
+        if self._more > 0:
+            if index == 0:
+                return f"{self._more:,} more missing return links not shown"
+            index -= 1
+        variant, hreflang, named_by = self._unlisted[index]
         what = (
             "is in this set but lists no alternates"
-            if unlisted.in_set
+            if self._in_set[index]
             else "is not in this set; its return links were not checked"
         )
-        out.append(
-            issue(
-                code,
-                f"{unlisted.variant} (hreflang {unlisted.hreflang!r} of {unlisted.named_by}) "
-                + what,
-            )
-        )
-    return out
+        return f"{variant} (hreflang {hreflang!r} of {named_by}) {what}"

@@ -112,6 +112,8 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     old = run.news_before(rules.news_too_old_before) if run.news_counts() else []
     if not short and not found and not old:
         return
+    if _only_counted(short, found, old, rules):  # the examples full: no message made
+        return
     locs = run.locs
     if not short and not old:  # the usual case with extensions: one call
         rules.core_findings([(locs[index], code, text) for index, code, text in found])
@@ -131,6 +133,24 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
             rules.news_too_old(locs[index], text, published)
         else:
             rules.core_findings([(locs[index], code, text)])
+
+
+def _only_counted(
+    short: list[tuple[int, str]],
+    found: list[tuple[int, str, str]],
+    old: list[tuple[int, str, int]],
+    rules: EntryRules,
+) -> bool:
+    """Whether a run's findings of one kind (the usual case: one a row) were counted without
+    their messages (``EntryRules.counts_only``); mixed kinds go entry by entry."""
+    if bool(short) + bool(found) + bool(old) != 1:
+        return False
+    if found:
+        return rules.counts_only([code for _, code, _ in found])
+    if old:
+        return rules.counts_only(["news-too-old"] * len(old))
+    why = rules.why_without_day
+    return rules.counts_only(["lastmod-without-day" for _, text in short if why(text)])
 
 
 # the per-URL rules the core finds something for, in the order ``check_url`` runs them

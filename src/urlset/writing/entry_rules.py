@@ -19,10 +19,12 @@ so check finds no ``news-too-old``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from ..codes import rule
 from ..dates import Lastmod, future_lastmod, instant, lastmod_without_day, parse_w3c
 from ..errors import InvalidValue
 from ..model import Issue, Url
@@ -141,18 +143,33 @@ class EntryRules:
 
     def without_day(self, loc: str, lastmod: str) -> None:
         """An entry the core wrote whose lastmod (its text) is a year or a month alone."""
+        why = self.why_without_day(lastmod)
+        if why is not None and not self.counted("lastmod-without-day", "warning"):
+            self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
+
+    def why_without_day(self, lastmod: str) -> str | None:
+        """What check says of a lastmod text naming a year or a month alone (None: nothing)."""
         known = self._without_day
         why = known.get(lastmod, _UNKNOWN)
         if why is _UNKNOWN:  # a site has few such lastmods: each judged once
             if len(known) >= _KNOWN_MAX:
                 known.clear()
             why = known[lastmod] = lastmod_without_day(parse_w3c(lastmod))
-        if why is not None:
-            self._problem("lastmod-without-day", f"{loc}: {why}", left=False)
+        return why
+
+    def counts_only(self, codes: list[str]) -> bool:
+        """``counted`` for many findings at once (their codes, in order): True when all are
+        counted; False (none counted) when the caller must report each whole."""
+        severities = {code: _severity(code) for code in dict.fromkeys(codes)}
+        if self.strict and any(severity != "info" for severity in severities.values()):
+            return False
+        return self.report.count_flags(codes, severities)
 
     def news_too_old(self, loc: str, title: str, published: int) -> None:
         """An article the core wrote published ``published`` (microseconds since 1970 UTC)
         that is older than two days: ``news-too-old``, as the news rule says it."""
+        if self.counted("news-too-old", _severity("news-too-old")):
+            return
         from ..extensions.news import too_old_issue  # only with old news
 
         age = self.now - (_EPOCH + timedelta(microseconds=published))
@@ -164,8 +181,18 @@ class EntryRules:
         (loc, code, text) each: the issue the Python rule makes of it (the text is what
         the core named: image fields Google no longer reads, an hreflang's codes)."""
         for loc, code, text in found:
+            if self.counted(code, _severity(code)):
+                continue
             issue = _core_issue(code, loc, text)
             self._problem(issue.code, issue.message, left=False, severity=issue.severity)
+
+    def counted(self, code: str, severity: str) -> bool:
+        """Count one finding of an entry written as given when its message is read by
+        nothing (``BuildReport.count_flag``; not under --strict, which stops at it): True;
+        False when the caller must report it whole."""
+        if self.strict and severity != "info":
+            return False
+        return self.report.count_flag(code, severity)
 
     def _problem(self, code: str, message: str, *, left: bool, severity: str = "warning") -> None:
         if self.strict and severity != "info":
@@ -174,6 +201,12 @@ class EntryRules:
             self.report.warn(code, message)
         else:
             self.report.flag(code, message, severity)
+
+
+@functools.cache
+def _severity(code: str) -> str:
+    """The severity check gives ``code`` (an extension's: loaded with the extensions)."""
+    return str(rule(code).severity)
 
 
 def _core_issue(code: str, loc: str, text: str) -> Issue:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -125,6 +125,56 @@ class BuildReport:
             examples.append(message)
         if self.listener is not None:
             self.listener(BuildProblem(None, None, code, severity, message))
+
+    def count_flag(self, code: str, severity: str = "warning") -> bool:
+        """``flag`` one finding without its message when nothing would read it (no listener,
+        the examples of its severity full): True; False when the caller must ``flag`` it
+        whole. A set of 100,000 pages with one finding each builds 20 messages, not all."""
+        if self.listener is not None:
+            return False
+        counts, examples = (
+            (self.noted, self.note_examples)
+            if severity == "info"
+            else (self.flagged, self.flag_examples)
+        )
+        if len(examples) < _EXAMPLES:
+            return False
+        counts[code] += 1
+        return True
+
+    def count_flags(self, codes: list[str], severities: Mapping[str, str]) -> bool:
+        """``count_flag`` for many findings at once (``codes`` in order, each code's
+        severity in ``severities``): True when all are counted, False (none counted) when
+        a message would be read."""
+        if self.listener is not None or not self._examples_full(severities.values()):
+            return False
+        kinds = set(severities.values())
+        if kinds == {"info"}:
+            self.noted.update(codes)
+        elif "info" not in kinds:
+            self.flagged.update(codes)
+        else:
+            for code in codes:
+                (self.noted if severities[code] == "info" else self.flagged)[code] += 1
+        return True
+
+    def flag_each(
+        self, codes: list[str], severities: Mapping[str, str], message: Callable[[int], str]
+    ) -> None:
+        """``flag`` finding ``index`` of ``codes`` for each, its message (``message(index)``)
+        made only while something reads it; the rest counted at once (``count_flags``)."""
+        for index, code in enumerate(codes):
+            if self.listener is None and self._examples_full(severities.values()):
+                self.count_flags(codes[index:], severities)
+                return
+            self.flag(code, message(index), severities[code])
+
+    def _examples_full(self, severities: Iterable[str]) -> bool:
+        """Whether the examples of each of ``severities`` are full."""
+        return all(
+            len(self.note_examples if severity == "info" else self.flag_examples) >= _EXAMPLES
+            for severity in set(severities)
+        )
 
     def warn(
         self,

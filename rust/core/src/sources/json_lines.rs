@@ -12,7 +12,7 @@ use crate::values::alternate::Alternate;
 use crate::values::extensions::{Extension, Extensions};
 use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
 use crate::values::news::{self, News, Texts};
-use crate::values::video::{self, Video};
+use crate::values::video::{self, Price, Relationship, Video};
 
 const KEYS: [&[u8]; 6] = [
     b"loc",
@@ -318,9 +318,9 @@ impl<'a> Cursor<'a> {
         Some(text)
     }
 
-    /// An object of members named in `names`, each at most once, each null, a text or a
-    /// list of texts: for each name, None when not given. None for anything else (a number,
-    /// another key: Python says why).
+    /// An object of members named in `names`, each at most once (any JSON value: see
+    /// [`Cursor::field`]): for each name, None when not given. None for anything else
+    /// (another key, a value nested too deep: Python says why).
     fn fields<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Field>; N]> {
         let mut given: [Option<Field>; N] = std::array::from_fn(|_| None);
         self.object(|cursor, key| {
@@ -328,28 +328,54 @@ impl<'a> Cursor<'a> {
             if given[slot].is_some() {
                 return None; // given twice: Python keeps the last
             }
-            given[slot] = Some(if cursor.word(b"null").is_some() {
-                Field::Null
-            } else if cursor.eat(b'"') {
-                Field::Text(cursor.text()?)
-            } else if cursor.word(b"true").is_some() {
-                Field::Bool(true)
-            } else if cursor.word(b"false").is_some() {
-                Field::Bool(false)
-            } else if cursor.bytes.get(cursor.at) != Some(&b'[') {
-                match cursor.number()? {
-                    Value::Integer(number) => Field::Integer(number),
-                    _ => return None, // a float: Python judges it
-                }
-            } else {
-                let texts = cursor.list(usize::MAX, |cursor| {
-                    cursor.eat(b'"').then(|| cursor.text()).flatten()
-                })?;
-                Field::List(texts)
-            });
+            given[slot] = Some(cursor.field(2)?);
             Some(())
         })?;
         Some(given)
+    }
+
+    /// A member's value: null, a text, a bool, a number, a list (of texts: `Field::List`;
+    /// else `Field::Items`) or, `depth` levels down at most, an object (its members in
+    /// order, each key once).
+    fn field(&mut self, depth: usize) -> Option<Field> {
+        Some(if self.word(b"null").is_some() {
+            Field::Null
+        } else if self.eat(b'"') {
+            Field::Text(self.text()?)
+        } else if self.word(b"true").is_some() {
+            Field::Bool(true)
+        } else if self.word(b"false").is_some() {
+            Field::Bool(false)
+        } else if self.bytes.get(self.at) == Some(&b'{') {
+            let deeper = depth.checked_sub(1)?;
+            let mut members: Vec<(Vec<u8>, Field)> = Vec::new();
+            self.object(|cursor, key| {
+                if members.iter().any(|(known, _)| known == key) {
+                    return None; // given twice: Python keeps the last
+                }
+                members.push((key.to_vec(), cursor.field(deeper)?));
+                Some(())
+            })?;
+            Field::Object(members)
+        } else if self.bytes.get(self.at) == Some(&b'[') {
+            let deeper = depth.checked_sub(1)?;
+            let items = self.list(usize::MAX, |cursor| cursor.field(deeper))?;
+            if items.iter().all(|item| matches!(item, Field::Text(_))) {
+                let texts = items.into_iter().filter_map(|item| match item {
+                    Field::Text(text) => Some(text),
+                    _ => None,
+                });
+                Field::List(texts.collect())
+            } else {
+                Field::Items(items)
+            }
+        } else {
+            match self.number()? {
+                Value::Integer(number) => Field::Integer(number),
+                Value::Number(number) => Field::Float(number),
+                _ => return None,
+            }
+        })
     }
 }
 
@@ -359,7 +385,10 @@ enum Field {
     Text(String),
     List(Vec<String>),
     Integer(i64),
+    Float(f64),
     Bool(bool),
+    Items(Vec<Field>),
+    Object(Vec<(Vec<u8>, Field)>),
 }
 
 impl Field {
@@ -390,11 +419,6 @@ impl Field {
             Some(Field::Text(text)) => Some(Some(video::yes_no(text)?)),
             Some(_) => None,
         }
-    }
-
-    /// Whether a field the core does not type is absent.
-    fn absent(field: &Option<Field>) -> bool {
-        matches!(field, None | Some(Field::Null))
     }
 
     /// A list field as `field_checks.text_list` takes it (None: absent).
@@ -440,7 +464,7 @@ fn kind_items(cursor: &mut Cursor<'_>, kind: usize) -> Option<Vec<Extension>> {
     }
 }
 
-/// One video object, of the fields `values::video` types (the others null or not given).
+/// One video object as `Video(**fields)` takes it (every field the class has).
 fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
     let given = cursor.fields([
         b"thumbnail_loc",
@@ -458,7 +482,6 @@ fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
         b"requires_subscription",
         b"uploader",
         b"live",
-        // not typed here: given, the row is Python's
         b"player_allow_embed",
         b"player_autoplay",
         b"rating",
@@ -469,9 +492,6 @@ fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
         b"uploader_info",
         b"platform",
     ])?;
-    if !given[15..].iter().all(Field::absent) {
-        return None;
-    }
     let text = |at: usize| Field::text(&given[at]);
     let mut video = Video::new(text(0)??, text(1)??, text(2)??)?;
     let loc = |at: usize| text(at)?.map_or(Some(None), Video::loc);
@@ -500,7 +520,95 @@ fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
         video.set_uploader(uploader)?;
     }
     video.live = Field::flag(&given[14])?;
-    video.finished().map(Extension::Video)
+    video.player_allow_embed = Field::flag(&given[15])?;
+    if let Some(autoplay) = text(16)? {
+        video.set_autoplay(autoplay)?;
+    }
+    video.rating = match &given[17] {
+        None | Some(Field::Null) => None,
+        Some(Field::Integer(number)) => Some(video::rating(*number as f64)?),
+        Some(Field::Float(number)) => Some(video::rating(*number)?),
+        Some(Field::Text(number)) => Some(video::rating_text(number)?),
+        Some(_) => return None,
+    };
+    video.restriction = relationship(&given[18], Relationship::countries)?;
+    video.gallery_loc = loc(19)?;
+    if let Some(title) = text(20)? {
+        video.set_gallery_title(title)?;
+    }
+    video.prices = match &given[21] {
+        None | Some(Field::Null) => Vec::new(),
+        Some(Field::List(empty)) if empty.is_empty() => Vec::new(),
+        Some(Field::Items(items)) => items.iter().map(price).collect::<Option<Vec<_>>>()?,
+        Some(_) => return None,
+    };
+    video.uploader_info = loc(22)?;
+    video.platform = relationship(&given[23], Relationship::platforms)?;
+    video
+        .finished()
+        .map(|video| Extension::Video(Box::new(video)))
+}
+
+/// The members of an object field named in `names` (each else absent), or None when it has
+/// another.
+fn members<'f, const N: usize>(
+    members: &'f [(Vec<u8>, Field)],
+    names: [&[u8]; N],
+) -> Option<[Option<&'f Field>; N]> {
+    let mut out = [None; N];
+    for (key, value) in members {
+        out[names.iter().position(|name| *name == key.as_slice())?] = Some(value);
+    }
+    Some(out)
+}
+
+/// A restriction or platform (`video._relationship` of a mapping): Some(None) absent.
+fn relationship(
+    field: &Option<Field>,
+    checked: fn(&str, &[&str]) -> Option<Relationship>,
+) -> Option<Option<Relationship>> {
+    let given = match field {
+        None | Some(Field::Null) => return Some(None),
+        Some(Field::Object(given)) => given,
+        Some(_) => return None,
+    };
+    let [relationship, values] = members(given, [b"relationship", b"values"])?;
+    let Some(Field::Text(relationship)) = relationship else {
+        return None;
+    };
+    let values: Vec<&str> = match values {
+        None | Some(Field::Null) => Vec::new(),
+        Some(Field::Text(text)) => text.split_whitespace().collect(),
+        Some(Field::List(texts)) => texts.iter().map(String::as_str).collect(),
+        Some(_) => return None,
+    };
+    Some(Some(checked(relationship, &values)?))
+}
+
+/// A price (`video._prices` of a mapping): its amount a text or a number.
+fn price(item: &Field) -> Option<Price> {
+    let Field::Object(given) = item else {
+        return None;
+    };
+    let [amount, currency, kind, resolution] =
+        members(given, [b"amount", b"currency", b"type", b"resolution"])?;
+    let amount = match amount? {
+        Field::Text(text) => text.clone(),
+        Field::Integer(number) => number.to_string(),
+        Field::Float(number) => video::decimal(*number)?,
+        _ => return None,
+    };
+    fn text(field: Option<&Field>) -> Option<Option<&str>> {
+        match field {
+            None | Some(Field::Null) => Some(None),
+            Some(Field::Text(text)) => Some(Some(text.as_str())),
+            Some(_) => None,
+        }
+    }
+    let Some(Field::Text(currency)) = currency else {
+        return None;
+    };
+    Price::checked(&amount, currency, text(kind)?, text(resolution)?)
 }
 
 /// One news object (`news` takes one, or a list of them).

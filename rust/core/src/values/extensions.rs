@@ -30,7 +30,7 @@ pub const XHTML_BIT: u8 = 1 << 3;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Extension {
     Image(Image),
-    Video(Video),
+    Video(Box<Video>), // every field: the largest by far
     News(News),
     Alternate(Alternate),
 }
@@ -137,7 +137,7 @@ impl Extensions {
             return None;
         }
         let videos = self.items.iter().filter_map(|item| match item {
-            Extension::Video(video) => Some(video),
+            Extension::Video(video) => Some(&**video),
             _ => None,
         });
         if videos.into_iter().any(|video| video.on_page(loc)) {
