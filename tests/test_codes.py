@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import urlset
+from test_read_index_lane import INDEX_ENTRIES, index_document
 from urlset.codes import CODES, all_codes, rule
 from urlset.extensions import EXT_CODES
 from urlset.fetching.issues import FETCH_CODES
@@ -195,3 +196,27 @@ def test_read_issues_carry_the_columns_check_gives() -> None:
         (i.code, i.line, i.column) for i in checked
     ]
     assert read[0].column == doc.split(b"\n")[2].index(b">2<") + 2  # the value, 1-based
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(range(len(INDEX_ENTRIES))), min_size=1, max_size=12),
+    st.booleans(),
+    st.sampled_from(["jsonl", "arrow"]),
+)
+def test_every_problem_read_reports_in_an_index_check_reports_alike(
+    picks: list[int], declared: bool, fmt: str
+) -> None:
+    """A sitemap index read as ``urlset read`` and ``read_arrow`` read it (the render lane,
+    the core rendering its plain entries) and checked: each issue read gives, check gives
+    too, with the same code and severity at the same line and column."""
+    from urlset.checking.checker import check_document
+    from urlset.reading.reader import SitemapReader
+    from urlset.reading.rendered import RenderSpec
+
+    doc = index_document(picks, declared)
+    reader = SitemapReader("doc", render=RenderSpec(fmt, "}\n", indexes=True))
+    read = [e for e in reader.feed(doc) + reader.close() if type(e) is Issue]
+    found = {(i.code, i.severity, i.line, i.column) for i in check_document(doc).issues}
+    missing = [i for i in read if (i.code, i.severity, i.line, i.column) not in found]
+    assert not missing, doc.decode()

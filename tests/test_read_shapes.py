@@ -124,7 +124,6 @@ OUTPUTS = ("jsonl", "csv", "tsv", "arrow")
 _GAPS: dict[str, str] = {}
 _CONTAINER_GAPS = {
     "text": "text sitemaps are read line by line in Python (reading/text.py)",
-    "index": "the render lane renders urlsets only: an index's entries are the reader's",
 }
 
 

@@ -240,6 +240,9 @@ class RecordRenderer:
         # namespace may nest (0: none is read here): plain ones are kept raw in the scan
         namespaces: Sequence[tuple[str, str]] = ...,
         raw_levels: int = 0,
+        # a sitemap index's records (loc and lastmod), rendered as ``urlset read`` writes
+        # a SitemapRef
+        index: bool = False,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, /

@@ -26,12 +26,14 @@ pub struct RecordRenderer {
     prefixes: Option<Prefixes>,
     seen: Seen,
     max_value: usize,
+    /// A urlset's records, or a sitemap index's (`index=True`).
+    kind: Kind,
 }
 
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -43,7 +45,9 @@ impl RecordRenderer {
         xhtml_prefix: Option<&str>,
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
+        index: bool,
     ) -> PyResult<Self> {
+        let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
             namespaces,
@@ -58,7 +62,7 @@ impl RecordRenderer {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            let renderer = Renderer::new(format, tail.as_bytes());
+            let renderer = Renderer::new(format, tail.as_bytes()).with_kind(kind);
             Some(match found.clone() {
                 Some(found) => renderer.with_extensions(found),
                 None => renderer,
@@ -70,6 +74,7 @@ impl RecordRenderer {
             columns: Columns::default(),
             seen: Seen::default(),
             max_value,
+            kind,
         })
     }
 
@@ -90,7 +95,7 @@ impl RecordRenderer {
         let end = end.min(bytes.len());
         let span = (pos.min(end), end);
         let limits = Limits {
-            kind: Kind::Urlset,
+            kind: self.kind,
             max_records,
             max_value: self.max_value,
         };

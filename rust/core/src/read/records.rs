@@ -33,7 +33,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn open(self) -> &'static [u8] {
+    /// The entry's start tag.
+    pub fn open(self) -> &'static [u8] {
         match self {
             Kind::Urlset => b"<url>",
             Kind::Index => b"<sitemap>",
