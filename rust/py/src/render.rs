@@ -7,6 +7,7 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
 use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
+use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 
 use crate::read::{fixed, prefixes, texts, with_texts};
 
@@ -163,6 +164,74 @@ impl RecordRenderer {
             text,
             conversions,
             done.made || done.images,
+        ))
+    }
+
+    /// A text sitemap's lines `data[pos:end]` (the first is line `line`), at most
+    /// `max_records`: (pos, line, count, text or None, conversions, any loc made a URI, the
+    /// new origin it stopped at and whether that loc was made a URI, or None); see _core.pyi.
+    #[allow(clippy::type_complexity)]
+    fn render_text<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<(
+        usize,
+        u32,
+        usize,
+        Bound<'py, PyAny>,
+        Vec<Conversion>,
+        bool,
+        Option<(String, bool)>,
+    )> {
+        let bytes = data.as_bytes();
+        let end = end.min(bytes.len());
+        let span = (pos.min(end), end);
+        let limits = (max_records, self.max_value);
+        let seen = &mut self.seen;
+        let mut conversions = Vec::new();
+        let (done, text): (TextRun, Bound<'py, PyAny>) = match self.renderer.as_mut() {
+            None => {
+                let columns = &mut self.columns;
+                let done = py.detach(|| {
+                    columns_text_run(bytes, span, line, limits, seen, (columns, &mut conversions))
+                });
+                if !columns.has_room(0) {
+                    return Err(pyo3::exceptions::PyValueError::new_err(
+                        "records over 2 GiB of text: read the document in parts",
+                    ));
+                }
+                (done, py.None().into_bound(py))
+            }
+            Some(renderer) => {
+                let (done, out) = py.detach(|| {
+                    let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+                    let done = render_text_run(
+                        bytes,
+                        span,
+                        line,
+                        limits,
+                        renderer,
+                        seen,
+                        (&mut out, &mut conversions),
+                    );
+                    (done, out)
+                });
+                (done, PyBytes::new(py, &out).into_any())
+            }
+        };
+        Ok((
+            done.pos,
+            done.line,
+            done.count,
+            text,
+            conversions,
+            done.made,
+            done.new_origin,
         ))
     }
 

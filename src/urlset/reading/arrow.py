@@ -10,7 +10,7 @@ entry, in document order, the same entries ``urlset.read`` gives.
 The document is read by urlset's reader in the render lane (reading/rendered.py) with the
 "arrow" format: runs of canonical records (plain images included) go from the compiled
 scanner straight into Arrow buffers (offsets, values, validity) that pyarrow wraps as they
-are (a sitemap index's records too: loc and lastmod); any other entry (one whose values the
+are (a sitemap index's records too: loc and lastmod; a text sitemap's lines: loc); any other entry (one whose values the
 reader judges, one with other extensions, one in a piece lxml reads) comes as the reader's
 value, in its place, and becomes the same columns. So an unusual entry costs itself, not the
 document. Needs pyarrow (the ``arrow`` extra); every column is made
@@ -66,7 +66,7 @@ def read_batches(
     """The entries of ``source`` as Arrow record batches in document order, and how many of
     them the compiled core read into columns (the rest came through the reader's values)."""
     name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-    spec = RenderSpec("arrow", "", indexes=True)
+    spec = RenderSpec("arrow", "", indexes=True, texts=True)
     reader = SitemapReader(name, limits=limits, render=spec)
     entries: list[Url | SitemapRef] = []
     for chunk in _chunks(source):

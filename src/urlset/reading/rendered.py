@@ -44,7 +44,8 @@ LEFT_REASONS = {
     "document the compiled lane never takes (RSS, Atom, another encoding)",
     "index": "an entry of a sitemap index read by a consumer that follows it (fetch; "
     "RenderSpec.indexes)",
-    "text": "a line of a text sitemap",
+    "text": "a line of a text sitemap the reader reads: white space around it, not a URL, "
+    "not UTF-8, too long, a duplicate (or any, without RenderSpec.texts)",
 }
 _LEFT_TOTAL: Counter[str] = Counter()
 _LEFT_LOCK = threading.Lock()
@@ -87,14 +88,23 @@ class RenderSpec:
     ``runs``. ``columns`` with a text ``fmt``: the same records in Arrow columns too, for a
     consumer besides the output (a fetch's snapshot store). ``indexes``: a sitemap index's
     records are rendered too (as ``urlset read`` writes a ``SitemapRef``; in columns, loc and
-    lastmod); without it, a consumer that follows an index (fetch) gets its entries as values."""
+    lastmod); without it, a consumer that follows an index (fetch) gets its entries as values.
+    ``texts``: a text sitemap's lines are rendered too (reading/text.py), as records with a
+    loc only; without it (fetch, check) they come as the reader's values."""
 
     def __init__(
-        self, fmt: str, tail: str, *, columns: bool = False, indexes: bool = False
+        self,
+        fmt: str,
+        tail: str,
+        *,
+        columns: bool = False,
+        indexes: bool = False,
+        texts: bool = False,
     ) -> None:
         self.fmt = fmt
         self.tail = tail
         self.indexes = indexes
+        self.texts = texts
         self.index = False  # the document read is a sitemap index (rendered: ``indexes``)
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far

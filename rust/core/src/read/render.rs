@@ -72,7 +72,7 @@ impl Seen {
         self.origins.insert(origin.to_vec());
     }
 
-    fn known(&mut self, origin: &[u8]) -> bool {
+    pub(crate) fn known(&mut self, origin: &[u8]) -> bool {
         if origin == self.last_origin.as_slice() {
             return true;
         }
@@ -180,7 +180,7 @@ impl Renderer {
     }
 
     /// Append the line of record `r` of `data`, whose loc's value is `loc`.
-    fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
         if self.kind == Kind::Index {
             self.index_line(data, r, loc, out);
             return;
