@@ -205,3 +205,16 @@ def test_the_cli_writes_a_text_sitemap_alike_in_every_format() -> None:
                     result = CliRunner().invoke(main, ["read", str(path), "-f", fmt])
                 outputs.append((result.exit_code, result.stdout_bytes, result.stderr))
             assert outputs[0] == outputs[1], fmt
+
+
+@pytest.mark.parametrize("lane", [True, False])
+def test_a_development_host_is_placed_where_its_url_starts(lane: bool) -> None:
+    """A text line's dev-host finding at the column its URL starts (check's place; it had
+    none), through the core or the line reader, with white space before it or not."""
+    from urlset.checking.checker import check_document
+
+    data = b"http://localhost:3000/a\n  http://dev.local/b\n"
+    read = [(i.code, i.line, i.column) for i in _read(data, 7, lane=lane)[1]]
+    assert ("dev-host", 1, 1) in read and ("dev-host", 2, 3) in read
+    checked = {(i.code, i.line, i.column) for i in check_document(data).issues}
+    assert {("dev-host", 1, 1), ("dev-host", 2, 3)} <= checked

@@ -184,8 +184,8 @@ class Sink:
         self.next_check = limit if self.count < limit else self.count + 1
         return True
 
-    def add(self, entry: Url | SitemapRef, line: int) -> bool:
-        """Pass on one entry; False when reading must stop (entry limit)."""
+    def add(self, entry: Url | SitemapRef, line: int, column: int = 0) -> bool:
+        """Pass on one entry (its loc at ``column`` when known); False when reading must stop."""
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
@@ -196,7 +196,7 @@ class Sink:
             self.duplicate(loc, line)
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
-            self.origin(loc[: end + 1], line)
+            self.origin(loc[: end + 1], line, column)
         self.out.append(entry)
         return True
 
@@ -236,9 +236,10 @@ class Sink:
             o not in known and ("@" in o or self.dev_host(o) is not None) for _, o in origins
         )
 
-    def origin(self, origin: str, line: int) -> None:
+    def origin(self, origin: str, line: int, column: int = 0) -> None:
         """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``: user
-        info in it is reported once per origin, a development host once per host."""
+        info in it is reported once per origin, a development host once per host (at its
+        loc's ``column`` when known, as check places it)."""
         if "@" in origin:  # the only '@' a scheme://authority/ may hold
             self.issue(
                 "url-userinfo", f"URLs on {_host_of(origin)} hold {userinfo_shown(origin)}", line
@@ -246,7 +247,7 @@ class Sink:
         message = self.dev_host(origin)
         if message is not None:
             self.dev_hosts.add(_host_of(origin))
-            self.issue("dev-host", message, line)
+            self.issue("dev-host", message, line, column)
         self._known(origin)
 
     def _known(self, origin: str) -> None:

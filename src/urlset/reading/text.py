@@ -131,7 +131,7 @@ class TextBody:
                     judged = origin not in sink.origins
                     if not (judged and made and sink.findings_due([(0, origin)])):
                         if judged:
-                            sink.origin(origin, line)
+                            sink.origin(origin, line, 1)  # the line is its URL
                         renderer.know(origin)
                         spec.know(origin)
                         continue
@@ -180,7 +180,7 @@ class TextBody:
         loc = sink.loc(text, line, 1)
         if loc is None:
             return True
-        if not sink.add(Url._trusted(loc), line):
+        if not sink.add(Url._trusted(loc), line, len(raw) - len(raw.lstrip()) + 1):
             self.dead = True
             return False
         return True
