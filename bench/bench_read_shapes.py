@@ -2,10 +2,12 @@
 with the entries that left the compiled core, next to ``gzip -dc`` of the same file and Scrapy.
 
     .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
-        [--peers PYTHON]
+        [--peers PYTHON] [--containers urlset index text]
 
 Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
-entries (the issue's 500k ``.xml.gz``). Each figure is the median of ``--repeat`` fresh
+entries (the issue's 500k ``.xml.gz``). ``--containers index text`` adds each shape as a
+gzipped sitemap index and text sitemap of as many entries (the loc and lastmod shapes and the
+mix: the others are the plain shape there), each "vs plain" against the plain urlset. Each figure is the median of ``--repeat`` fresh
 processes, wall seconds of the whole process (start-up and imports included, as a user waits):
 ``urlset read FILE -f jsonl -o /dev/null -q --verbose`` (which prints the counters), a child
 that calls ``read_arrow(FILE)`` once, ``gzip -dc FILE > /dev/null`` (the floor), and, given
@@ -56,11 +58,24 @@ def _median(command: list[str], repeat: int) -> tuple[float, str]:
     return statistics.median(r[0] for r in runs), runs[-1][1]
 
 
-def _file(shape: str, n: int) -> tuple[Path, int]:
-    """The shape's gzipped urlset of ``n`` entries, and its decompressed size."""
+# the shapes that differ in each container (an index has locs and lastmods, a text sitemap
+# locs only)
+CONTAINER_SHAPES = {
+    "urlset": read_shapes.SHAPES,
+    "index": (*read_shapes.LOCS, *read_shapes.LASTMODS, "mix"),
+    "text": (*read_shapes.LOCS, "mix"),
+}
+_MAKE = {"urlset": read_shapes.urlset, "index": read_shapes.index, "text": read_shapes.text}
+
+
+def _file(shape: str, n: int, container: str = "urlset") -> tuple[Path, int]:
+    """The shape's gzipped document of ``n`` entries in ``container``, and its decompressed
+    size."""
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{shape}-{n}.xml.gz"
-    data = read_shapes.urlset(shape, n)
+    suffix = ".txt.gz" if container == "text" else ".xml.gz"
+    name = shape if container == "urlset" else f"{container}-{shape}"
+    path = OUT / f"{name}-{n}{suffix}"
+    data = _MAKE[container](shape, n)
     if not path.exists():
         path.write_bytes(gzip.compress(data, 6))
     return path, len(data)
@@ -85,8 +100,10 @@ def _scrapy(python: str, path: Path, repeat: int) -> float | None:
     return float(statistics.median(runs))
 
 
-def _row(shape: str, n: int, args: argparse.Namespace) -> dict[str, object]:
-    path, size = _file(shape, n)
+def _row(
+    shape: str, n: int, args: argparse.Namespace, container: str = "urlset"
+) -> dict[str, object]:
+    path, size = _file(shape, n, container)
     python = sys.executable
     cli, said = _median(
         [python, "-c", CLI_CHILD, "read", str(path), "-o", os.devnull, "-q", "--verbose"],
@@ -99,7 +116,7 @@ def _row(shape: str, n: int, args: argparse.Namespace) -> dict[str, object]:
     scrapy = _scrapy(args.peers, path, args.repeat) if args.peers else None
     counts = said.strip().splitlines()[-1].removeprefix("urlset read: ") if said.strip() else ""
     return {
-        "shape": shape,
+        "shape": shape if container == "urlset" else f"{container}:{shape}",
         "urls": n,
         "xml_mb": size / 1e6,
         "cli_s": cli,
@@ -117,13 +134,24 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peers", help="the peers' Python, for Scrapy")
     parser.add_argument("--shapes", nargs="*", default=list(read_shapes.SHAPES))
+    parser.add_argument(
+        "--containers", nargs="*", default=["urlset"], choices=list(CONTAINER_SHAPES)
+    )
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()}")
-    rows = [_row(shape, args.urls, args) for shape in args.shapes]
+    rows = []
+    for container in args.containers:
+        shapes = [s for s in args.shapes if s in CONTAINER_SHAPES[container]]
+        if container != "urlset" and "plain" not in shapes:
+            shapes.insert(0, "plain")
+        rows += [_row(shape, args.urls, args, container) for shape in shapes]
+    if not any(r["shape"] == "plain" for r in rows):
+        rows.insert(0, _row("plain", args.urls, args))  # what "vs plain" compares with
     if args.mix:
         rows.append(_row("mix", args.mix, args))
     plain = next((r for r in rows if r["shape"] == "plain"), None)
-    head = f"{'shape':10} {'urls':>7} {'MB':>6} {'cli s':>6} {'MB/s':>6} {'vs plain':>8} "
+    wide = max(len(str(r["shape"])) for r in rows)
+    head = f"{'shape':{wide}} {'urls':>7} {'MB':>6} {'cli s':>6} {'MB/s':>6} {'vs plain':>8} "
     print(head + f"{'arrow s':>7} {'MB/s':>6} {'gzip -dc':>8} {'cli/gz':>6} {'scrapy':>7}  left")
     for r in rows:
         mb, cli, arrow = float(r["xml_mb"]), float(r["cli_s"]), float(r["arrow_s"])  # type: ignore[arg-type]
@@ -131,7 +159,7 @@ def main() -> None:
         versus = f"{mb / cli / base:8.2f}" if base else f"{'':8}"
         scrapy = r["scrapy_s"]
         print(
-            f"{r['shape']:10} {r['urls']:>7} {mb:6.1f} {cli:6.2f} {mb / cli:6.1f} {versus} "
+            f"{r['shape']:{wide}} {r['urls']:>7} {mb:6.1f} {cli:6.2f} {mb / cli:6.1f} {versus} "
             f"{arrow:7.2f} {mb / arrow:6.1f} {r['gzip_dc_s']:8.2f} "
             f"{cli / float(r['gzip_dc_s']):6.1f} "  # type: ignore[arg-type]
             f"{'' if scrapy is None else f'{scrapy:7.2f}':>7}  {r['counts']}"

@@ -32,8 +32,8 @@ class _Counted(RenderSpec):
 
     made: ClassVar[list[RenderSpec]] = []
 
-    def __init__(self, fmt: str, tail: str) -> None:
-        super().__init__(fmt, tail)
+    def __init__(self, fmt: str, tail: str, *, indexes: bool = False, texts: bool = False) -> None:
+        super().__init__(fmt, tail, indexes=indexes, texts=texts)
         _Counted.made.append(self)
 
 
@@ -180,7 +180,9 @@ def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_other_formats_go_the_usual_way(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
 ) -> None:
-    """Indexes, RSS, Atom and text sitemaps: no record rendered in the core, the same output."""
+    """RSS and Atom: no record rendered in the core, the same output; an index's records
+    and a text sitemap's lines are rendered in the core (tests/test_read_index_lane.py,
+    tests/test_read_text_lane.py), with the same output too."""
     documents = {
         "index.xml": '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/'
         'schemas/sitemap/0.9"><sitemap><loc>https://example.com/s1.xml</loc>'
@@ -197,9 +199,11 @@ def test_other_formats_go_the_usual_way(
     for name, text in documents.items():
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
+        counted.clear()
         status, out = _same(monkeypatch, tmp_path, path)
         assert status == 0 and out.count(b"\n") >= 1, name
-    assert counted and all(spec.rendered == 0 for spec in counted)
+        rendered = 2 if name in ("index.xml", "list.txt") else 0
+        assert counted and all(spec.rendered == rendered for spec in counted), name
 
 
 def _corpus() -> list[Path]:

@@ -242,6 +242,9 @@ class RecordRenderer:
         # namespace may nest (0: none is read here): plain ones are kept raw in the scan
         namespaces: Sequence[tuple[str, str]] = ...,
         raw_levels: int = 0,
+        # a sitemap index's records (loc and lastmod), rendered as ``urlset read`` writes
+        # a SitemapRef
+        index: bool = False,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, listed: int = ..., /
@@ -256,6 +259,23 @@ class RecordRenderer:
         bool,  # whether any loc was made a URI (the same text or not) or had extensions
     ]: ...
     def know_stray(self, namespace: str, name: str, /) -> None: ...
+    def render_text(
+        self, data: bytes, pos: int, end: int, line: int, max_records: int, /
+    ) -> tuple[
+        int,  # where rendering stopped: the end, or the start of a line it left
+        int,  # the number of the line there
+        int,  # lines rendered (blank ones passed over are not counted)
+        bytes | None,  # their output lines; None for "arrow"
+        list[tuple[int, int, str, str]],  # as ``render``'s
+        bool,  # any loc made a URI
+        # the new origin of the line it stopped at (the reader judges it, then the run goes
+        # on) and whether that line's loc was made a URI; None when it stopped otherwise
+        tuple[str, bool] | None,
+    ]:
+        """A text sitemap's lines ``data[pos:end]`` (the first is line ``line``): each that is
+        a URI as written, or one the core makes a URI of, rendered as a record with a loc
+        only; stops at any other line, a duplicate or a new origin."""
+        ...
     def columns(
         self,
     ) -> tuple[

@@ -4,7 +4,8 @@
 //! then known, its loc seen), always forward, to the end. Both runs hand back the same locs
 //! made URIs of, in order, each differing from its text. With the image prefix (a mode bit),
 //! both take records with plain images too: as many `images` keys in JSON Lines as extension
-//! texts in the columns, and text output that stays UTF-8.
+//! texts in the columns, and text output that stays UTF-8. With the index bit, a sitemap
+//! index's records the same way (no image is read there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -18,15 +19,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let format = [Format::JsonLines, Format::Csv, Format::Tsv, Format::Locs][usize::from(mode & 3)];
+    let kind = if mode & 0x80 != 0 {
+        Kind::Index
+    } else {
+        Kind::Urlset
+    };
     let limits = Limits {
-        kind: Kind::Urlset,
-        max_records: usize::from(mode >> 4) + 1,
+        kind,
+        max_records: usize::from((mode >> 4) & 7) + 1,
         max_value: if mode & 4 == 0 { 1 << 20 } else { 16 },
     };
     let end = text.len();
     let prefix: Option<&[u8]> = if mode & 8 != 0 { Some(b"image") } else { None };
     let prefixes = prefix.map(Prefixes::images);
-    let mut renderer = Renderer::new(format, b"\n");
+    let mut renderer = Renderer::new(format, b"\n").with_kind(kind);
     if let Some(prefix) = prefix {
         renderer = renderer.with_images(prefix);
     }

@@ -7,6 +7,7 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
 use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
+use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 
 use crate::read::{fixed, prefixes, texts, with_texts};
 
@@ -26,12 +27,14 @@ pub struct RecordRenderer {
     prefixes: Option<Prefixes>,
     seen: Seen,
     max_value: usize,
+    /// A urlset's records, or a sitemap index's (`index=True`).
+    kind: Kind,
 }
 
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -43,7 +46,9 @@ impl RecordRenderer {
         xhtml_prefix: Option<&str>,
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
+        index: bool,
     ) -> PyResult<Self> {
+        let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
             namespaces,
@@ -58,7 +63,7 @@ impl RecordRenderer {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            let renderer = Renderer::new(format, tail.as_bytes());
+            let renderer = Renderer::new(format, tail.as_bytes()).with_kind(kind);
             Some(match found.clone() {
                 Some(found) => renderer.with_extensions(found),
                 None => renderer,
@@ -70,6 +75,7 @@ impl RecordRenderer {
             columns: Columns::default(),
             seen: Seen::default(),
             max_value,
+            kind,
         })
     }
 
@@ -94,7 +100,7 @@ impl RecordRenderer {
         let end = end.min(bytes.len());
         let span = (pos.min(end), end);
         let limits = Limits {
-            kind: Kind::Urlset,
+            kind: self.kind,
             max_records,
             max_value: self.max_value,
         };
@@ -162,6 +168,74 @@ impl RecordRenderer {
             text,
             listed_only(conversions, listed),
             done.made || done.images,
+        ))
+    }
+
+    /// A text sitemap's lines `data[pos:end]` (the first is line `line`), at most
+    /// `max_records`: (pos, line, count, text or None, conversions, any loc made a URI, the
+    /// new origin it stopped at and whether that loc was made a URI, or None); see _core.pyi.
+    #[allow(clippy::type_complexity)]
+    fn render_text<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        pos: usize,
+        end: usize,
+        line: u32,
+        max_records: usize,
+    ) -> PyResult<(
+        usize,
+        u32,
+        usize,
+        Bound<'py, PyAny>,
+        Vec<Conversion>,
+        bool,
+        Option<(String, bool)>,
+    )> {
+        let bytes = data.as_bytes();
+        let end = end.min(bytes.len());
+        let span = (pos.min(end), end);
+        let limits = (max_records, self.max_value);
+        let seen = &mut self.seen;
+        let mut conversions = Vec::new();
+        let (done, text): (TextRun, Bound<'py, PyAny>) = match self.renderer.as_mut() {
+            None => {
+                let columns = &mut self.columns;
+                let done = py.detach(|| {
+                    columns_text_run(bytes, span, line, limits, seen, (columns, &mut conversions))
+                });
+                if !columns.has_room(0) {
+                    return Err(pyo3::exceptions::PyValueError::new_err(
+                        "records over 2 GiB of text: read the document in parts",
+                    ));
+                }
+                (done, py.None().into_bound(py))
+            }
+            Some(renderer) => {
+                let (done, out) = py.detach(|| {
+                    let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+                    let done = render_text_run(
+                        bytes,
+                        span,
+                        line,
+                        limits,
+                        renderer,
+                        seen,
+                        (&mut out, &mut conversions),
+                    );
+                    (done, out)
+                });
+                (done, PyBytes::new(py, &out).into_any())
+            }
+        };
+        Ok((
+            done.pos,
+            done.line,
+            done.count,
+            text,
+            conversions,
+            done.made,
+            done.new_origin,
         ))
     }
 

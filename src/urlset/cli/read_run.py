@@ -16,6 +16,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from itertools import groupby
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -113,7 +114,7 @@ class _Writer:
         self.out = out
         self.fmt = fmt
         self.header = False
-        self.urls: list[Url] = []
+        self.urls: list[Url | SitemapRef] = []  # SitemapRefs only in the render lane
         self.csv: Any = None
         self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
         self.spec = spec
@@ -122,25 +123,16 @@ class _Writer:
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
     def entry(self, entry: Url | SitemapRef) -> None:
-        if type(entry) is Url:
+        # the render lane holds an index's entries back too: the core's runs go between them
+        if type(entry) is Url or self.spec is not None:
             self.urls.append(entry)
             if len(self.urls) >= _URL_BATCH:
                 self.flush()
             return
         self.flush()  # keep the order of the entries
-        self.at += 1
-        fmt = self.fmt
-        if fmt == "jsonl":
-            self.out.write(
-                json.dumps(entry_dict(entry), ensure_ascii=False, separators=(",", ":")) + "\n"
-            )
-        elif fmt == "locs":
-            self.out.write(entry.loc + "\n")
-        else:
-            if not self.header:
-                self._header(index=True)
-            lastmod = "" if entry.lastmod is None else format_w3c(entry.lastmod)
-            self.csv.writerow((entry.loc, lastmod))
+        if self.csv is not None and not self.header:
+            self._header(index=True)
+        self.out.write(_index_lines(self.fmt, [entry]))  # type: ignore[list-item]
 
     def flush(self) -> None:
         """Write the URLs held back (and in the render lane the runs rendered so far)."""
@@ -151,13 +143,14 @@ class _Writer:
             return
         if self.csv is not None and not self.header:
             self._header(index=False)
+        urls: list[Url] = self.urls  # type: ignore[assignment]  # Urls only outside the lane
         columns = (
-            UrlColumns.from_urls(self.urls) if self.fmt != "locs" or self.kept is not None else None
+            UrlColumns.from_urls(urls) if self.fmt != "locs" or self.kept is not None else None
         )
         if self.kept is not None and columns is not None:
             self.kept.append(columns)
         if self.fmt == "locs":
-            self.out.write("".join([url[0] + "\n" for url in self.urls]))
+            self.out.write("".join([url[0] + "\n" for url in urls]))
         else:
             assert columns is not None
             self.out.write(RENDERERS[self.fmt](columns, None))
@@ -170,7 +163,7 @@ class _Writer:
         if not runs and not urls:
             return
         if self.csv is not None and not self.header:
-            self._header(index=False)
+            self._header(index=spec.index or type(urls[:1] and urls[0]) is SitemapRef)
         at = self.at
         if at:  # run.at counts from the document's start; these URLs from entry `at`
             runs = [RenderedRun(run.at - at, run.count, run.text) for run in runs]
@@ -178,12 +171,18 @@ class _Writer:
         self.at = at + len(urls) + sum(run.count for run in runs)
         self.urls = []
 
-    def _render(self, urls: Sequence[Url]) -> bytes:
-        if self.fmt == "locs":
-            text = "".join([url[0] + "\n" for url in urls])
-        else:
-            text = RENDERERS[self.fmt](UrlColumns.from_urls(urls), None)
-        return text.encode("utf-8")
+    def _render(self, entries: Sequence[Url | SitemapRef]) -> bytes:
+        """One line per entry, a run of one type at a time (an index's, a urlset's)."""
+        parts = []
+        for is_url, group in groupby(entries, lambda entry: type(entry) is Url):
+            same: list[Any] = list(group)
+            if not is_url:
+                parts.append(_index_lines(self.fmt, same))
+            elif self.fmt == "locs":
+                parts.append("".join([url[0] + "\n" for url in same]))
+            else:
+                parts.append(RENDERERS[self.fmt](UrlColumns.from_urls(same), None))
+        return "".join(parts).encode("utf-8")
 
     def _header(self, index: bool) -> None:
         self.header = True
@@ -208,6 +207,24 @@ class _Writer:
             self._header(False)
 
 
+def _index_lines(fmt: str, refs: Sequence[SitemapRef]) -> str:
+    """An index's entries as lines of ``fmt`` (JSON Lines: ``entry_dict``; CSV and TSV: the
+    loc and lastmod cells), as the compiled core renders them too (core/src/read/render.rs)."""
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(entry_dict(ref), ensure_ascii=False, separators=(",", ":")) + "\n"
+            for ref in refs
+        )
+    if fmt == "locs":
+        return "".join(ref.loc + "\n" for ref in refs)
+    text = io.StringIO()
+    writer = csv.writer(text, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+    writer.writerows(
+        (ref.loc, "" if ref.lastmod is None else format_w3c(ref.lastmod)) for ref in refs
+    )
+    return text.getvalue()
+
+
 def _fail(message: str) -> NoReturn:
     click.echo(f"urlset read: {message}", err=True)
     sys.exit(2)
@@ -230,7 +247,11 @@ def run(
     if source.lower().startswith(("http://", "https://")):
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
     # the render lane unless --snapshot needs the URLs' values
-    spec = RenderSpec(fmt, line_tail(fmt, None)) if RENDER_LANE and snapshot is None else None
+    spec = (
+        RenderSpec(fmt, line_tail(fmt, None), indexes=True, texts=True)
+        if RENDER_LANE and snapshot is None
+        else None
+    )
     reader = _reader(source, base_url, max_bytes, spec)
     try:
         stream = (

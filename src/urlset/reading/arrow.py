@@ -10,10 +10,10 @@ entry, in document order, the same entries ``urlset.read`` gives.
 The document is read by urlset's reader in the render lane (reading/rendered.py) with the
 "arrow" format: runs of canonical records (plain images included) go from the compiled
 scanner straight into Arrow buffers (offsets, values, validity) that pyarrow wraps as they
-are; any other entry (one whose values the reader judges, one with other extensions, one in a
-piece lxml reads, an index's)
-comes as the reader's value, in its place, and becomes the same columns. So an unusual entry
-costs itself, not the document. Needs pyarrow (the ``arrow`` extra); every column is made
+are (a sitemap index's records too: loc and lastmod; a text sitemap's lines: loc); any other entry (one whose values the
+reader judges, one with other extensions, one in a piece lxml reads) comes as the reader's
+value, in its place, and becomes the same columns. So an unusual entry costs itself, not the
+document. Needs pyarrow (the ``arrow`` extra); every column is made
 from buffers, never by pyarrow's conversion of Python values, which imports pandas.
 """
 
@@ -66,7 +66,7 @@ def read_batches(
     """The entries of ``source`` as Arrow record batches in document order, and how many of
     them the compiled core read into columns (the rest came through the reader's values)."""
     name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-    spec = RenderSpec("arrow", "")
+    spec = RenderSpec("arrow", "", indexes=True, texts=True)
     reader = SitemapReader(name, limits=limits, render=spec)
     entries: list[Url | SitemapRef] = []
     for chunk in _chunks(source):

@@ -170,7 +170,8 @@ class SitemapReader:
         sink = self._sink
         sink.finish()
         if sink.render is not None:
-            if self.format == "sitemapindex":  # the render lane renders urlsets only
+            if self.format == "sitemapindex" and not sink.render.indexes:
+                # a consumer that follows an index (fetch) takes its entries as values
                 sink.left.clear()
                 sink.left["index"] = sink.count
             add_left(sink.left)

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .._core import RecordRenderer
-from ..model import Url
 
 E = TypeVar("E")
 
@@ -43,8 +42,10 @@ LEFT_REASONS = {
     "piece": "markup the compiled lane does not read, parsed by lxml on its own",
     "careful": "read by the careful (lxml) lane: the rest of a document handed over, or a "
     "document the compiled lane never takes (RSS, Atom, another encoding)",
-    "index": "an entry of a sitemap index (the render lane renders urlsets)",
-    "text": "a line of a text sitemap",
+    "index": "an entry of a sitemap index read by a consumer that follows it (fetch; "
+    "RenderSpec.indexes)",
+    "text": "a line of a text sitemap the reader reads: white space around it, not a URL, "
+    "not UTF-8, too long, a duplicate (or any, without RenderSpec.texts)",
 }
 _LEFT_TOTAL: Counter[str] = Counter()
 _LEFT_LOCK = threading.Lock()
@@ -85,11 +86,26 @@ class RenderSpec:
     """What a reader renders: ``fmt`` (jsonl, csv, tsv, locs) with ``tail`` ending each line
     (``output.line_tail``), or "arrow" (columns); the runs rendered so far collect in
     ``runs``. ``columns`` with a text ``fmt``: the same records in Arrow columns too, for a
-    consumer besides the output (a fetch's snapshot store)."""
+    consumer besides the output (a fetch's snapshot store). ``indexes``: a sitemap index's
+    records are rendered too (as ``urlset read`` writes a ``SitemapRef``; in columns, loc and
+    lastmod); without it, a consumer that follows an index (fetch) gets its entries as values.
+    ``texts``: a text sitemap's lines are rendered too (reading/text.py), as records with a
+    loc only; without it (fetch, check) they come as the reader's values."""
 
-    def __init__(self, fmt: str, tail: str, *, columns: bool = False) -> None:
+    def __init__(
+        self,
+        fmt: str,
+        tail: str,
+        *,
+        columns: bool = False,
+        indexes: bool = False,
+        texts: bool = False,
+    ) -> None:
         self.fmt = fmt
         self.tail = tail
+        self.indexes = indexes
+        self.texts = texts
+        self.index = False  # the document read is a sitemap index (rendered: ``indexes``)
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
         # entries passed on as the reader's values instead, per reason (LEFT_REASONS): the
@@ -110,21 +126,37 @@ class RenderSpec:
         limit: int,
         prefixes: tuple[str | None, ...],
         raw: tuple[list[tuple[str, str]], int] = ([], 0),
+        *,
+        index: bool = False,
     ) -> RecordRenderer:
         """The document's renderer (values up to ``limit`` long), which the reader's sink
         makes its duplicate set from now on. Given the prefixes the root binds to the image,
         video, news and XHTML namespaces, records with plain images, videos, news and hreflang
         links are rendered too (their extensions as JSON), by both renderers alike; given
         ``raw`` (every prefix the root binds, and the levels an element may nest), so are
-        records with plain elements of other namespaces (kept raw, as the reader keeps them)."""
+        records with plain elements of other namespaces (kept raw, as the reader keeps them).
+        ``index``: the document is a sitemap index (``indexes``)."""
         namespaces, levels = raw
+        self.index = index
         renderer = RecordRenderer(
-            self.fmt, self.tail, limit, *prefixes, namespaces=namespaces, raw_levels=levels
+            self.fmt,
+            self.tail,
+            limit,
+            *prefixes,
+            namespaces=namespaces,
+            raw_levels=levels,
+            index=index,
         )
         self.renderer = renderer
         if self.with_columns:
             self.column_renderer = RecordRenderer(
-                "arrow", "", limit, *prefixes, namespaces=namespaces, raw_levels=levels
+                "arrow",
+                "",
+                limit,
+                *prefixes,
+                namespaces=namespaces,
+                raw_levels=levels,
+                index=index,
             )
         return renderer
 
@@ -185,9 +217,9 @@ def take_order(values: int, runs: Sequence[RenderedRun]) -> array[int]:
 
 
 def merge_rendered(
-    urls: Sequence[Url],
+    urls: Sequence[E],
     runs: Sequence[RenderedRun],
-    render: Callable[[Sequence[Url]], bytes],
+    render: Callable[[Sequence[E]], bytes],
 ) -> list[bytes]:
     """A document's output, in pieces: the rendered ``runs`` with ``urls`` (its other
     entries, in order) rendered by ``render`` (one line each) in the places between them."""

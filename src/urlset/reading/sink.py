@@ -184,8 +184,8 @@ class Sink:
         self.next_check = limit if self.count < limit else self.count + 1
         return True
 
-    def add(self, entry: Url | SitemapRef, line: int) -> bool:
-        """Pass on one entry; False when reading must stop (entry limit)."""
+    def add(self, entry: Url | SitemapRef, line: int, column: int = 0) -> bool:
+        """Pass on one entry (its loc at ``column`` when known); False when reading must stop."""
         if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
             return False
         self.count += 1
@@ -196,7 +196,7 @@ class Sink:
             self.duplicate(loc, line)
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
-            self.origin(loc[: end + 1], line)
+            self.origin(loc[: end + 1], line, column)
         self.out.append(entry)
         return True
 
@@ -236,9 +236,10 @@ class Sink:
             o not in known and ("@" in o or self.dev_host(o) is not None) for _, o in origins
         )
 
-    def origin(self, origin: str, line: int) -> None:
+    def origin(self, origin: str, line: int, column: int = 0) -> None:
         """An entry on ``origin`` (not in ``origins``) is passed on next, at ``line``: user
-        info in it is reported once per origin, a development host once per host."""
+        info in it is reported once per origin, a development host once per host (at its
+        loc's ``column`` when known, as check places it)."""
         if "@" in origin:  # the only '@' a scheme://authority/ may hold
             self.issue(
                 "url-userinfo", f"URLs on {_host_of(origin)} hold {userinfo_shown(origin)}", line
@@ -246,7 +247,7 @@ class Sink:
         message = self.dev_host(origin)
         if message is not None:
             self.dev_hosts.add(_host_of(origin))
-            self.issue("dev-host", message, line)
+            self.issue("dev-host", message, line, column)
         self._known(origin)
 
     def _known(self, origin: str) -> None:
@@ -317,19 +318,22 @@ class Sink:
         compiled core gives the texts of so many (``converted_run``)."""
         return max(MAX_ISSUES_PER_CODE - self.made_uris, 0)
 
-    def converted_run(self, found: Sequence[tuple[int, int, str | None, str]]) -> None:
+    def converted_run(
+        self, found: Sequence[tuple[int, int, str | None, str]], column: int = 0
+    ) -> None:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
         of (each differs from its text), the next records passed on: past the listed issues
         only counted, and none past the entry limit (reading stops there). A text is None
         only past the issues listed when the run was read (``converted_listed``), and the
-        count only grows, so none is needed."""
+        count only grows, so none is needed. ``column``: where each loc starts, when known (a
+        text sitemap's line: 1)."""
         room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
         if found and found[-1][0] >= room:
             found = [c for c in found if c[0] < room]
         listed = self.converted_listed()
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
-            self.converted(text, uri, line)
+            self.converted(text, uri, line, column)
         if len(found) > listed:  # past the listed ones, without their texts: counted here
             more = len(found) - listed
             self.made_uris += more

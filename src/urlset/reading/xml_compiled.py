@@ -95,8 +95,9 @@ class CompiledLane:
         self.scanner = UrlsetScanner(
             index, limit, list(ChangeFreq), *prefixes, namespaces=raw[0], raw_levels=raw[1]
         )
-        if self.sink.render is not None and not index:  # also the document's duplicate set
-            self.renderer = self.sink.seen = self.sink.render.start(limit, prefixes, raw)
+        render = self.sink.render
+        if render is not None and (render.indexes or not index):  # also the duplicate set
+            self.renderer = self.sink.seen = render.start(limit, prefixes, raw, index=index)
         self.mini_head = tag
         self.mini_tail = b"</" + root_tag.group(1) + b">"
         self.mini_line = 1 + tag.count(b"\n")
@@ -395,8 +396,12 @@ def render_records(
                 pos, line = at, at_line
                 continue
             sink.converted_run(made_uris)
-            extensions = _typed(images[0]) if images else ()
-            entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
+            entry: Url | SitemapRef
+            if lane.index:
+                entry = SitemapRef._trusted(locs[0], lastmods[0])
+            else:
+                extensions = _typed(images[0]) if images else ()
+                entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
             sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
             added = sink.add(entry, record_line)
             sink.reason = "careful"

@@ -11,4 +11,5 @@ pub mod records;
 pub mod render;
 pub mod seen;
 pub mod stretch;
+pub mod text;
 pub mod values;

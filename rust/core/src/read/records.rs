@@ -33,7 +33,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn open(self) -> &'static [u8] {
+    /// The entry's start tag.
+    pub fn open(self) -> &'static [u8] {
         match self {
             Kind::Urlset => b"<url>",
             Kind::Index => b"<sitemap>",
@@ -445,7 +446,7 @@ fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
 }
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
-fn origin_len(uri: &str) -> usize {
+pub(crate) fn origin_len(uri: &str) -> usize {
     let after = memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3);
     memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }

@@ -13,7 +13,7 @@ use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
-use super::records::{scan_converting, scan_with_extensions, Limits, Record, Stop};
+use super::records::{scan_converting, scan_with_extensions, Kind, Limits, Record, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
@@ -72,7 +72,7 @@ impl Seen {
         self.origins.insert(origin.to_vec());
     }
 
-    fn known(&mut self, origin: &[u8]) -> bool {
+    pub(crate) fn known(&mut self, origin: &[u8]) -> bool {
         if origin == self.last_origin.as_slice() {
             return true;
         }
@@ -89,6 +89,8 @@ impl Seen {
 pub struct Renderer {
     format: Format,
     tail: Vec<u8>,
+    /// A sitemap index's records are rendered as `urlset read` writes a `SitemapRef`.
+    kind: Kind,
     /// The prefixes the root binds to the image, video and news namespaces: records with
     /// plain images, videos and news are rendered with them (as `urlset read` writes them)
     /// instead of ending the run.
@@ -109,6 +111,7 @@ impl Renderer {
         Renderer {
             format,
             tail: tail.to_vec(),
+            kind: Kind::Urlset,
             prefixes: None,
             extension: Vec::new(),
             loc: Vec::with_capacity(256),
@@ -116,6 +119,13 @@ impl Renderer {
             lastmod_out: Vec::with_capacity(32),
             priorities: Vec::new(),
         }
+    }
+
+    /// Records of a document of `kind`: an index's are rendered with its loc and lastmod
+    /// only (JSON Lines says `"type":"sitemap"`; CSV and TSV have two columns).
+    pub fn with_kind(mut self, kind: Kind) -> Renderer {
+        self.kind = kind;
+        self
     }
 
     /// Records with plain images (`prefix`: the image namespace's, as the root binds it)
@@ -171,7 +181,11 @@ impl Renderer {
     }
 
     /// Append the line of record `r` of `data`, whose loc's value is `loc`.
-    fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
+        if self.kind == Kind::Index {
+            self.index_line(data, r, loc, out);
+            return;
+        }
         match self.format {
             Format::Locs => {
                 out.extend_from_slice(loc);
@@ -208,14 +222,7 @@ impl Renderer {
                 } else {
                     b'\t'
                 };
-                // quoted as csv.writer quotes (a plain loc holds no quote or line break)
-                if loc.contains(&d) {
-                    out.push(b'"');
-                    out.extend_from_slice(loc);
-                    out.push(b'"');
-                } else {
-                    out.extend_from_slice(loc);
-                }
+                quoted_loc(loc, d, out);
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
                     self.lastmod_text(&data[a..b], r.lastmod_value, out);
@@ -248,6 +255,56 @@ impl Renderer {
                 out.extend_from_slice(&self.tail);
             }
         }
+    }
+}
+
+impl Renderer {
+    /// [`Renderer::line`] of a sitemap index's record: what `urlset read` writes for a
+    /// `SitemapRef` (`entry_dict` as JSON, or the loc and lastmod cells).
+    fn index_line(&mut self, data: &[u8], r: &Record, loc: &[u8], out: &mut Vec<u8>) {
+        match self.format {
+            Format::Locs => {
+                out.extend_from_slice(loc);
+                out.push(b'\n');
+            }
+            Format::JsonLines => {
+                // a plain loc holds no character JSON escapes
+                out.extend_from_slice(b"{\"loc\":\"");
+                out.extend_from_slice(loc);
+                out.extend_from_slice(b"\",\"type\":\"sitemap\"");
+                if let Some((a, b)) = r.lastmod {
+                    out.extend_from_slice(b",\"lastmod\":\"");
+                    self.lastmod_text(&data[a..b], out);
+                    out.push(b'"');
+                }
+                out.extend_from_slice(&self.tail);
+            }
+            Format::Csv | Format::Tsv => {
+                let d = if self.format == Format::Csv {
+                    b','
+                } else {
+                    b'\t'
+                };
+                quoted_loc(loc, d, out);
+                out.push(d);
+                if let Some((a, b)) = r.lastmod {
+                    self.lastmod_text(&data[a..b], out);
+                }
+                out.extend_from_slice(&self.tail);
+            }
+        }
+    }
+}
+
+/// A loc's CSV/TSV cell as csv.writer writes it: quoted when it holds the delimiter (a plain
+/// loc holds no quote or line break).
+fn quoted_loc(loc: &[u8], d: u8, out: &mut Vec<u8>) {
+    if loc.contains(&d) {
+        out.push(b'"');
+        out.extend_from_slice(loc);
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(loc);
     }
 }
 
@@ -370,7 +427,8 @@ fn run(
             };
             if !seen.known(origin) || !seen.first_seen(loc) {
                 // the record's start tag: only whitespace lies between it and <loc>
-                let start = memchr::memmem::rfind(&text[..r.loc.0], b"<url>").unwrap_or(r.loc.0);
+                let start =
+                    memchr::memmem::rfind(&text[..r.loc.0], limits.kind.open()).unwrap_or(r.loc.0);
                 return Rendered {
                     pos: start,
                     line: r.line,
@@ -401,10 +459,11 @@ fn run(
         if let Stop::Judged(judged) = &found.stop {
             if let Some(first) = judged.first() {
                 let from = found.records.last().map_or(pos, |r| {
-                    memchr::memmem::find(&text[r.loc.1..end], b"</url>")
+                    memchr::memmem::find(&text[r.loc.1..end], limits.kind.close())
                         .map_or(r.loc.1, |i| r.loc.1 + i)
                 });
-                stop = memchr::memmem::find(&text[from..end], b"<url>").map_or(from, |i| from + i);
+                stop = memchr::memmem::find(&text[from..end], limits.kind.open())
+                    .map_or(from, |i| from + i);
                 stop_line = first.line;
             }
         }
@@ -660,6 +719,54 @@ mod tests {
         // without the prefix (or with another), the run ends before the record
         assert_eq!(render(Format::Locs, b"", None), (0, false, String::new()));
         assert_eq!(render(Format::Locs, b"", Some(b"image")).0, 0);
+    }
+
+    #[test]
+    fn index_records_render_as_urlset_read_writes_sitemap_refs() {
+        let text = "<sitemap><loc>https://e.com/a,b.xml</loc><lastmod>2024-01-02T03:04:05.500+01:00</lastmod></sitemap>\n\
+<sitemap>\n <loc>https://e.com/caf\u{e9}.xml</loc>\n</sitemap>\n<sitemap><loc>https://e.com/a,b.xml</loc></sitemap>"
+            .as_bytes();
+        let index = Limits {
+            kind: Kind::Index,
+            ..ALL
+        };
+        let render = |format: Format, tail: &[u8]| {
+            let mut seen = Seen::default();
+            seen.know(b"https://e.com/");
+            let mut renderer = Renderer::new(format, tail).with_kind(Kind::Index);
+            let (mut out, mut conversions) = (Vec::new(), Vec::new());
+            let done = render_run(
+                text,
+                (0, text.len()),
+                1,
+                index,
+                &mut renderer,
+                &mut seen,
+                &mut out,
+                &mut conversions,
+            );
+            // the third is a duplicate: the run stops at its start tag, on its line
+            assert_eq!((done.count, done.line, conversions.len()), (2, 5, 1));
+            assert!(text[done.pos..].starts_with(b"<sitemap><loc>https://e.com/a,b"));
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            render(Format::JsonLines, b"}\n"),
+            "{\"loc\":\"https://e.com/a,b.xml\",\"type\":\"sitemap\",\"lastmod\":\"2024-01-02T03:04:05.500000+01:00\"}\n\
+{\"loc\":\"https://e.com/caf%C3%A9.xml\",\"type\":\"sitemap\"}\n"
+        );
+        assert_eq!(
+            render(Format::Csv, b"\n"),
+            "\"https://e.com/a,b.xml\",2024-01-02T03:04:05.500000+01:00\nhttps://e.com/caf%C3%A9.xml,\n"
+        );
+        assert_eq!(
+            render(Format::Tsv, b"\n"),
+            "https://e.com/a,b.xml\t2024-01-02T03:04:05.500000+01:00\nhttps://e.com/caf%C3%A9.xml\t\n"
+        );
+        assert_eq!(
+            render(Format::Locs, b""),
+            "https://e.com/a,b.xml\nhttps://e.com/caf%C3%A9.xml\n"
+        );
     }
 
     #[test]

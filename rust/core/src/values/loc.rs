@@ -134,10 +134,18 @@ pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
 /// A URI given as a value (an image's loc: any site's) that `urls.to_uri` returns unchanged:
 /// the origin of [`plain_loc`], then [`plain_characters`] as a URI, at most `max_length` bytes.
 pub fn plain_uri(text: &str, max_length: usize) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() <= max_length
-        && plain_origin(bytes)
-            .is_some_and(|len| plain_characters(&bytes[len - 1..], Spelling::Uri).is_some())
+    plain_uri_origin(text.as_bytes(), max_length).is_some()
+}
+
+/// The length of the origin (`scheme://authority/`) of `text` when [`plain_uri`] takes it (a
+/// text sitemap's line: a URI as written, `&` and `'` as they are).
+pub fn plain_uri_origin(text: &[u8], max_length: usize) -> Option<usize> {
+    if text.len() > max_length {
+        return None;
+    }
+    let len = plain_origin(text)?;
+    plain_characters(&text[len - 1..], Spelling::Uri)?;
+    Some(len)
 }
 
 thread_local! {
