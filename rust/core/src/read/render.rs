@@ -274,7 +274,7 @@ impl Renderer {
                 out.extend_from_slice(b"\",\"type\":\"sitemap\"");
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
-                    self.lastmod_text(&data[a..b], out);
+                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
                     out.push(b'"');
                 }
                 out.extend_from_slice(&self.tail);
@@ -288,7 +288,7 @@ impl Renderer {
                 quoted_loc(loc, d, out);
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
-                    self.lastmod_text(&data[a..b], out);
+                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
                 }
                 out.extend_from_slice(&self.tail);
             }
