@@ -176,7 +176,8 @@ def _targets(rows: list[dict[str, object]]) -> list[str]:
         for path in ("cli", "arrow")
     }
     lines = []
-    mix = next((r for r in rows if r["shape"] == "mix"), None)
+    # the mix is the --mix row, read last (the matrix's mix row is --urls entries)
+    mix = next((r for r in reversed(rows) if r["shape"] == "mix"), None)
     if mix is not None:
         cli, arrow = float(mix["cli_s"]), float(mix["arrow_s"])  # type: ignore[arg-type]
         gz = float(mix["gzip_dc_s"])  # type: ignore[arg-type]
