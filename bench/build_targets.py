@@ -85,44 +85,38 @@ def verdict(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
+def target_line(
+    what: str, ratios: dict[str, float], bound: float, *, at_most: bool = False, unit: str = "x"
+) -> str:
+    """One target's line: each shape's ratio, and whether every one is at least ``bound``
+    (at most, for a ratio of times)."""
+    shown = ", ".join(f"{name} {x:.2f}{unit}" for name, x in ratios.items())
+    met = all(x <= bound if at_most else x >= bound for x in ratios.values())
+    return f"target {what}: {shown}: {verdict(met)}"
+
+
 def peer_line(speedups: dict[str, float]) -> str:
-    """The line of the target against xml-sitemap-writer (urlset's MB/s over the peer's)."""
-    shown = ", ".join(f"{name} {x:.1f}x" for name, x in speedups.items())
-    met = all(x >= PEER_TARGET for x in speedups.values())
-    return (
-        f"target build >= {PEER_TARGET:.0f}x xml-sitemap-writer at gzip 6 (per output byte): "
-        f"{shown}: {verdict(met)}"
-    )
+    """The target against xml-sitemap-writer (urlset's MB/s over the peer's)."""
+    what = f"build >= {PEER_TARGET:.0f}x xml-sitemap-writer at gzip 6 (per output byte)"
+    return target_line(what, speedups, PEER_TARGET)
 
 
 def node_line(speedups: dict[str, float]) -> str:
-    """The line of the target against sitemap.js on the shapes with extensions."""
-    shown = ", ".join(f"{name} {x:.1f}x" for name, x in speedups.items())
-    met = all(x >= NODE_TARGET for x in speedups.values())
-    return (
-        f"target build >= {NODE_TARGET:.0f}x sitemap.js at gzip 6 on rows with extensions "
-        f"(per output byte): {shown}: {verdict(met)}"
-    )
+    """The target against sitemap.js on the shapes with extensions."""
+    what = f"build >= {NODE_TARGET:.0f}x sitemap.js at gzip 6 on rows with extensions (per output byte)"
+    return target_line(what, speedups, NODE_TARGET)
 
 
 def plain_share_line(shares: dict[str, float]) -> str:
-    """The line of the no-cliff target: each shape's MB/s over the plain shape's."""
-    shown = ", ".join(f"{name} {x:.2f}" for name, x in shares.items())
-    met = all(x >= PLAIN_SHARE_TARGET for x in shares.values())
-    return (
-        f"target every shape >= {PLAIN_SHARE_TARGET} x the plain shape's speed per output "
-        f"byte: {shown}: {verdict(met)}"
-    )
+    """The no-cliff target: each shape's MB/s over the plain shape's."""
+    what = f"every shape >= {PLAIN_SHARE_TARGET} x the plain shape's speed per output byte"
+    return target_line(what, shares, PLAIN_SHARE_TARGET, unit="")
 
 
 def pigz_line(ratios: dict[str, float]) -> str:
-    """The line of the compression floor (urlset's seconds over pigz's on the same bytes)."""
-    shown = ", ".join(f"{name} {x:.2f}x" for name, x in ratios.items())
-    met = all(x <= PIGZ_TARGET for x in ratios.values())
-    return (
-        f"target build within {PIGZ_TARGET:.0f}x of pigz -6 -p 2 of its own bytes "
-        f"(wall): {shown}: {verdict(met)}"
-    )
+    """The compression floor (urlset's seconds over pigz's on the same bytes)."""
+    what = f"build within {PIGZ_TARGET:.0f}x of pigz -6 -p 2 of its own bytes (wall)"
+    return target_line(what, ratios, PIGZ_TARGET, at_most=True)
 
 
 def rss_line(peaks: dict[str, float], rows: int) -> str:
