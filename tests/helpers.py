@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import re
 from pathlib import Path
+from types import ModuleType
 
 from lxml import etree
 
@@ -53,15 +54,20 @@ def unhashed(out: Path, name: str) -> str:
     return match[1] + match[3]
 
 
-def mixed_sitemap(n: int) -> bytes:
-    """``bench/bench_read.py``'s realistic mix of ``n`` URLs (queries with & and ', IRIs, an
-    IDN host, ports, long locs, distinct lastmods), the benchmarks' and the tests' one input."""
+def bench_module(name: str) -> ModuleType:
+    """A module of ``bench/`` (its shape generators: the benchmarks' and the tests' inputs)."""
     import importlib.util
 
-    bench = Path(__file__).resolve().parent.parent / "bench" / "bench_read.py"
-    spec = importlib.util.spec_from_file_location("bench_read", bench)
+    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    data: bytes = module.mixed_sitemap(n)
+    return module
+
+
+def mixed_sitemap(n: int) -> bytes:
+    """``bench/bench_read.py``'s realistic mix of ``n`` URLs (queries with & and ', IRIs, an
+    IDN host, ports, long locs, distinct lastmods), the benchmarks' and the tests' one input."""
+    data: bytes = bench_module("bench_read").mixed_sitemap(n)
     return data

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import bench_module
 from urlset import write_sitemaps
 from urlset.cli import main
 from urlset.errors import InvalidValue
@@ -34,16 +34,7 @@ from urlset.writing.sources import iter_batches, open_source
 NOW = datetime(2026, 3, 1, tzinfo=UTC)  # the shapes' news, of 2025-12-31, are too old
 
 
-def _shapes() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "build_shapes.py"
-    spec = importlib.util.spec_from_file_location("build_shapes", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SHAPES = _shapes()
+SHAPES = bench_module("build_shapes")
 
 
 def _year_on_odd(rows: list[Any]) -> list[Any]:

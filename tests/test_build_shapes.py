@@ -10,18 +10,17 @@ table the four core columns)."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from itertools import chain
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import bench_module
 from urlset import write_sitemaps
 from urlset.writing.build import BuildReport
 from urlset.writing.sources import iter_batches, open_source
@@ -29,16 +28,7 @@ from urlset.writing.sources import iter_batches, open_source
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _shapes() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "build_shapes.py"
-    spec = importlib.util.spec_from_file_location("build_shapes", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SHAPES = _shapes()
+SHAPES = bench_module("build_shapes")
 # cells whose rows still go the per-entry way, and why
 LEAVING: dict[str, str] = {}
 

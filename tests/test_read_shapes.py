@@ -9,32 +9,21 @@ and a mix, in a urlset (plain and gzipped), a sitemap index and a text sitemap.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import bench_module
 from test_read_support import feed_all, four_ways
 from urlset.model import Issue, Url
 from urlset.reading.output import RENDERERS, UrlColumns, line_tail
 from urlset.reading.reader import SitemapReader
 from urlset.reading.rendered import LEFT_REASONS, RenderSpec, left_core, merge_rendered
 
-
-def _shapes() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "read_shapes.py"
-    spec = importlib.util.spec_from_file_location("read_shapes", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SHAPES = _shapes()
+SHAPES = bench_module("read_shapes")
 
 
 def _read(data: bytes, fmt: str = "jsonl") -> tuple[RenderSpec, list[object]]:
