@@ -63,7 +63,15 @@ and compiling ~130 modules from source in every run is not what a user's run pay
 this one's, on the same server; both printed.
 
 ``--small-site``: an index and 3 children of 20 URLs, where start-up dominates; urlset beside
-ultimate-sitemap-parser alone, best and median of the repeats.
+ultimate-sitemap-parser alone, each a whole bare process (``USP_FETCH``: its import and
+``sitemap_tree_for_homepage``, not bench/peers/run.py's harness), their runs alternating; one
+line for issue 26's target (a tiny site's fetch no slower than ultimate-sitemap-parser's:
+wall medians, CPU beside).
+
+``--threads``: one more urlset run per site, profiled from the outside by
+bench/thread_profile.py: each thread's CPU seconds and run-queue wait (the machine's load),
+when it ran, and the cores the process kept busy in each tenth of the run (how much of the
+fetch overlaps).
 
 ``--instructions``: each reader's whole process (interpreter start, imports, the fetch;
 children included) counted once by valgrind's callgrind on the same server and files:
@@ -100,6 +108,7 @@ sys.path.insert(0, str(BENCH))
 
 from fetch_sites import MIX_SHAPES, OUT, SITES, build  # noqa: E402
 from peers.run import PLACEHOLDER, TRAFILATURA_HOST  # noqa: E402
+from thread_profile import profile, report  # noqa: E402
 
 if TYPE_CHECKING:
     from peers.run import Row
@@ -287,6 +296,25 @@ def count_instructions(url: str, root: Path, args: argparse.Namespace) -> dict[s
     return counts
 
 
+def run_usp(url: str) -> dict[str, float]:
+    """ultimate-sitemap-parser's fetch of ``url`` as a bare process (``USP_FETCH``: its import
+    and ``sitemap_tree_for_homepage``, nothing of bench/peers/run.py's harness), measured as
+    urlset's runs are: wall and CPU seconds, peak RSS. Its URL count is checked."""
+    argv = [str(PEERS_PY), "-c", USP_FETCH, url]
+    wall, cpu, rss, code = measure(argv)
+    if code:
+        raise SystemExit(f"ultimate-sitemap-parser failed ({code}) on {url}")
+    return {"seconds": wall, "cpu_seconds": cpu, "peak_rss_mb": rss}
+
+
+def check_usp(url: str, expected: int) -> None:
+    """Stops the script unless ultimate-sitemap-parser finds the site's ``expected`` URLs."""
+    argv = [str(PEERS_PY), "-c", USP_FETCH, url]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300)
+    if done.stdout.strip() != str(expected):
+        raise SystemExit(f"ultimate-sitemap-parser found {done.stdout.strip()!r}, not {expected}")
+
+
 def run_peers(url: str, timeout: float, peer: str = "all", repeat: int = 1) -> list[Row]:
     if not (PEERS.is_file() and PEERS_PY.is_file()):
         print(f"no peers: {PEERS_PY} is missing (run bench/setup_peers.sh)", file=sys.stderr)
@@ -316,6 +344,7 @@ def bench_site(
     peers: list[Row] = []
     floor: list[dict[str, float]] = []
     with_floor = not (args.no_floor or args.small_site)
+    threads: list[str] = []
 
     def ours_then_floor(runs: int, command: str = URLSET) -> list[dict[str, float]]:
         done = []
@@ -327,6 +356,19 @@ def bench_site(
 
     try:
         counts = count_instructions(url, root, args) if args.instructions else {}
+        if args.threads:  # one urlset run, its threads read from /proc (thread_profile.py)
+            more = [arg.replace("{run}", str(next(RUNS))) for arg in extra]
+            out = str(OUT / "fetch.jsonl")
+            threads = report(profile([URLSET, "fetch", url, "-o", out, "-q", *more]))
+        if args.small_site and not args.no_peers and PEERS_PY.is_file():
+            # start-up dominates: whole processes side by side, one run each at a time
+            check_usp(url, expected)
+            ours, usp = [], []
+            for _ in range(args.repeat):
+                ours += ours_then_floor(1)
+                usp.append(run_usp(url))
+            found = summary(name, url, ours, peers, other)
+            return {**found, "floor": floor, "instructions": counts, "usp": usp, "threads": threads}
         if args.compare:  # alternating, one run each at a time
             ours = []
             for _ in range(args.repeat):
@@ -335,7 +377,7 @@ def bench_site(
             if args.small_site and not args.no_peers:
                 peers = run_peers(url, args.peer_timeout, "ultimate-sitemap-parser", args.repeat)
             found = summary(name, url, ours, peers, other)
-            return {**found, "floor": floor, "instructions": counts}
+            return {**found, "floor": floor, "instructions": counts, "threads": threads}
         first = (args.repeat + 1) // 2
         ours = ours_then_floor(first)
         if args.no_peers:
@@ -347,7 +389,8 @@ def bench_site(
         ours += ours_then_floor(args.repeat - first)
     finally:
         server.close()
-    return {**summary(name, url, ours, peers, other), "floor": floor, "instructions": counts}
+    found = summary(name, url, ours, peers, other)
+    return {**found, "floor": floor, "instructions": counts, "threads": threads}
 
 
 def summary(
@@ -399,6 +442,16 @@ def print_site(found: dict[str, Any], expected: int) -> None:
             f"| {'-' if secs is None else f'{float(secs):.2f}'} | {p.get('wall_seconds')} "
             f"| {p.get('cpu_seconds')} | {p.get('peak_rss_mb')} | {p.get('count') or 0:,} | {ratio} |"
         )
+    usp = found.get("usp") or []
+    if usp:
+        middle = sorted(usp, key=lambda r: r["seconds"])[len(usp) // 2]
+        runs = ", ".join(f"{r['seconds']:.2f}" for r in usp)
+        print(
+            f"| ultimate-sitemap-parser, bare process (median of {len(usp)}; runs {runs}) "
+            f"| {middle['seconds']:.3f} | {middle['seconds']:.3f} | {middle['cpu_seconds']:.3f} "
+            f"| {max(r['peak_rss_mb'] for r in usp):.0f} | {expected:,} "
+            f"| {middle['seconds'] / found['median']:.2f}x (wall, medians) |"
+        )
     floor = found.get("floor") or []
     if floor:
         middle = sorted(floor, key=lambda r: r["seconds"])[len(floor) // 2]
@@ -409,10 +462,14 @@ def print_site(found: dict[str, Any], expected: int) -> None:
             f"| {max(r['peak_rss_mb'] for r in floor):.0f} | {expected:,} "
             f"| {middle['seconds'] / found['median']:.2f}x |"
         )
-    if found.get("instructions"):
+    counted, threads = found.get("instructions") or {}, found.get("threads")
+    if counted:
         print("| reader | instructions (M), whole process, callgrind |\n|---|---:|")
-        for reader, count in found["instructions"].items():
+        for reader, count in counted.items():
             print(f"| {reader} | {'-' if count is None else f'{count / 1e6:,.0f}'} |")
+    if threads:
+        print("urlset fetch's threads (one run; bench/thread_profile.py):")
+        print("\n".join(threads))
     timed = [p for p in found["peers"] if not p.get("error") and p.get("seconds")]
     if timed:
         fastest = min(timed, key=lambda p: float(p["seconds"]))
@@ -428,7 +485,8 @@ def _median_of(runs: list[dict[str, float]], key: str) -> float:
 
 def target_lines(found: dict[str, Any]) -> list[str]:
     """One line per target of issue 26 for fetch (set on the mix site, printed for each):
-    >= 10x advertools and within 3x of curl + gzip -dc of the same files. Whole processes
+    >= 10x advertools and within 3x of curl + gzip -dc of the same files; on the small site,
+    no slower than ultimate-sitemap-parser. Whole processes
     wall to wall (urlset's and the floor's medians, advertools's wall time); CPU (user +
     sys, children included) beside the floor's, which holds on a busy machine."""
     lines = []
@@ -447,6 +505,17 @@ def target_lines(found: dict[str, Any]) -> list[str]:
         )
     elif advertools is not None:
         lines.append(f"target [{site}] fetch >= 10x advertools: advertools failed")
+    usp = found.get("usp") or []
+    if usp:
+        their_wall, their_cpu = _median_of(usp, "seconds"), _median_of(usp, "cpu_seconds")
+        ratio = their_wall / wall
+        lines.append(
+            f"target [{site}] fetch of a tiny site no slower than ultimate-sitemap-parser: "
+            f"{their_wall:.3f} s / {wall:.3f} s (wall, whole processes, medians of {len(usp)} "
+            f"and {len(ours)}, alternating) = {ratio:.2f}x: "
+            f"{'met' if ratio >= 1 else 'NOT met'}; CPU {their_cpu:.3f} s / {cpu:.3f} s = "
+            f"{their_cpu / cpu:.2f}x"
+        )
     floor = found.get("floor") or []
     if floor:
         floor_wall, floor_cpu = _median_of(floor, "seconds"), _median_of(floor, "cpu_seconds")
@@ -503,6 +572,12 @@ def main() -> None:
         "--instructions",
         action="store_true",
         help="count each reader's whole process once with valgrind (callgrind)",
+    )
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="one more urlset run per site, each thread's CPU and the cores busy over time "
+        "read from /proc (bench/thread_profile.py; Linux)",
     )
     parser.add_argument(
         "--images", type=int, default=10, help="every Nth URL of mixed and shape has an image"

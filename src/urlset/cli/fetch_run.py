@@ -244,6 +244,26 @@ def _default_workers() -> int:
     return cores if cores > 1 else 0
 
 
+def _skip_exit_collection() -> None:
+    """Spare the interpreter's exit its walk of every object still alive (the modules a
+    fetch imports, its result): ``gc.freeze`` as the last exit handler, so the collections
+    Python makes while it finalizes see nothing. What the run opens it closes itself
+    (output, cache, store), so no finalizer is left to a collection. Measured on a tiny
+    site (index and 3 children, callgrind, the whole process): 503 M instructions -> 469 M
+    (the imports are 415 M of the 503). In a process that runs fetch in process (the
+    tests) it acts only when that process exits."""
+    if not _EXIT_FREEZE:
+        import atexit
+        import gc
+
+        # exit handlers run last registered first: those of what the run opens come before
+        atexit.register(gc.freeze)
+        _EXIT_FREEZE.append(True)
+
+
+_EXIT_FREEZE: list[bool] = []  # registered once a process
+
+
 def _return_large_buffers() -> None:
     """Have glibc give multi-megabyte buffers (a sitemap's rendered output, a worker's
     batch) back to the OS when freed. By default glibc raises its mmap threshold after the
@@ -290,6 +310,7 @@ def _run(
     snapshot: str | None = None,
     report: str | None = None,
 ) -> int:
+    _skip_exit_collection()
     workers = _default_workers() if workers is None else workers
     stats = None
     if report is not None:
