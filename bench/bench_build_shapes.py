@@ -114,10 +114,10 @@ def run_urlset(shape: str, source: Path) -> tuple[Measured, bytes, str]:
         return taken, plain_bytes(Path(out)), lanes.removeprefix("urlset build: ")
 
 
-def run_peer(shape: str, source: Path) -> tuple[float, int]:
+def run_peer(shape: str, source: Path) -> tuple[Measured, int]:
     with tempfile.TemporaryDirectory() as out:
-        seconds, _ = timed([str(PEERS_PYTHON), "-c", PEER, str(source), out, SHAPES.base(shape)])
-        return seconds, len(plain_bytes(Path(out)))
+        taken, _ = measured([str(PEERS_PYTHON), "-c", PEER, str(source), out, SHAPES.base(shape)])
+        return taken, len(plain_bytes(Path(out)))
 
 
 def run_sitemap_js(shape: str, source: Path) -> tuple[float, int] | None:
@@ -148,6 +148,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     speedups: dict[str, float] = {}
+    cpu_speedups: dict[str, float] = {}  # the same per CPU second (user + sys), not wall
     speeds: dict[str, float] = {}  # urlset's MB/s
     over_node: dict[str, float] = {}
     over_pigz: dict[str, float] = {}
@@ -168,6 +169,7 @@ def main() -> None:
         theirs: list[float] = []
         floor: list[float] = []
         cpus: list[float] = []  # urlset's CPU seconds over pigz's, run by run
+        peer_cpus: list[float] = []  # the peer's CPU seconds over urlset's, run by run
         node: list[float] = []
         xml, lanes, peer_size, node_size = b"", "", 0, 0
         extended = shape in (*SHAPES.EXTENSIONS, "mix")
@@ -176,8 +178,9 @@ def main() -> None:
             ours.append(taken.seconds)
             peaks[shape] = max(peaks.get(shape, 0.0), taken.peak_mb)
             if peer:
-                seconds, peer_size = run_peer(shape, source)
-                theirs.append(seconds)
+                peer_taken, peer_size = run_peer(shape, source)
+                theirs.append(peer_taken.seconds)
+                peer_cpus.append(peer_taken.cpu / taken.cpu)
             ran = run_sitemap_js(shape, source) if extended and not args.no_sitemap_js else None
             if ran is not None:
                 node.append(ran[0])
@@ -200,6 +203,7 @@ def main() -> None:
         )
         if theirs and shape not in SHAPES.EXTENSIONS:  # it writes no extensions
             speedups[shape] = speed / peer_speed
+            cpu_speedups[shape] = statistics.median(peer_cpus) * len(xml) / peer_size
         if node:
             over_node[shape] = speed / node_speed
         if floor:
@@ -210,6 +214,11 @@ def main() -> None:
         print(plain_share_line({shape: speed / speeds["plain"] for shape, speed in speeds.items()}))
     if speedups:
         print(peer_line(speedups))
+        shown = ", ".join(f"{shape} {x:.1f}x" for shape, x in cpu_speedups.items())
+        print(
+            "xml-sitemap-writer's CPU (user + sys) over urlset build's, per output byte (load "
+            f"skews it less; urlset spreads its CPU over both cores, so its wall gains more): {shown}"
+        )
     if over_node:
         print(node_line(over_node))
     if over_pigz:
