@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -738,6 +739,23 @@ def test_cli_build_timezone_for_naive_times(tmp_path: Path) -> None:
 
 
 def test_no_staging_leftovers_after_success(tmp_path: Path) -> None:
+    write_sitemaps(numbered(3), tmp_path, BASE)
+    assert sorted(os.listdir(tmp_path)) == ["sitemap.xml.gz"]
+
+
+def test_a_killed_builds_staging_with_files_in_it_is_removed(tmp_path: Path) -> None:
+    """The staging directory is made and removed without tempfile and shutil; one a killed
+    build left, files and folders in it, still goes whole (shutil, loaded for it)."""
+    from urlset.writing.files import STAGING_PREFIX, Publisher
+
+    left = tmp_path / f"{STAGING_PREFIX}killed"
+    (left / "deeper").mkdir(parents=True)
+    (left / "sitemap-1.xml.gz").write_bytes(b"half")
+    (left / "deeper" / ".seen-1").write_bytes(b"\0" * 8)
+    with Publisher(tmp_path, re.compile("sitemap.*")) as publisher:
+        assert not left.exists()
+        assert publisher.staging.name.startswith(STAGING_PREFIX)
+        assert publisher.staging.stat().st_mode & 0o777 == 0o700  # as mkdtemp made it
     write_sitemaps(numbered(3), tmp_path, BASE)
     assert sorted(os.listdir(tmp_path)) == ["sitemap.xml.gz"]
 

@@ -291,6 +291,17 @@ def test_a_sitemap_with_an_image_loads_the_extensions_it_needs(tmp_path: Path) -
     assert not {m for m in modules if m.startswith("urlset.extensions.")}
 
 
+def test_build_of_a_plain_csv_loads_only_what_it_uses(tmp_path: Path) -> None:
+    """A CSV of the core columns is read by the core: no JSON reader; the staging directory
+    is made and removed without tempfile and shutil (with random, bz2 and lzma: ~4 ms)."""
+    source = tmp_path / "urls.csv"
+    source.write_text("loc,lastmod\nhttps://shop.test/a,2024-05-06\n", encoding="utf-8")
+    out = tmp_path / "out"
+    modules = loaded("build", "--base-url", "https://shop.test/", "--out", str(out), str(source))
+    assert [path.name for path in out.iterdir()] == ["sitemap.xml.gz"]  # staging removed
+    assert not modules & {"json", "tempfile", "shutil", "filecmp", "random", "bz2", "lzma"}
+
+
 def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
     tmp_path: Path,
 ) -> None:

@@ -2,6 +2,8 @@
 //! `urlset.writing.sources` reads them, into `SourceBatch` values (rows of the core columns
 //! with their lines, and the lines it could not use) that render without a Python object per
 //! row. The GIL is released while bytes are parsed and rows rendered.
+use std::borrow::Cow;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
@@ -70,14 +72,15 @@ fn long_entry(
     Some((columns.core_values(text, scratch), extensions))
 }
 
-/// A row's loc and values as the core writes them (`rows`: the row's texts), or why not.
-fn checked_row(
-    rows: &Rows,
+/// A row's loc and values as the core writes them (`rows`: the row's texts), or why not. A
+/// loc written as it is stays borrowed from the row (no allocation a row).
+fn checked_row<'a>(
+    rows: &'a Rows,
     values: &[Value; 4],
     prefix: &str,
     max_length: usize,
     memo: &mut PriorityMemo,
-) -> Result<(String, Values), Refusal> {
+) -> Result<(Cow<'a, str>, Values), Refusal> {
     let loc = rows.text_of(values[0]);
     let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
         return Err(Refusal::Loc);
@@ -94,9 +97,7 @@ fn checked_row(
             priority,
         })
     };
-    checked()
-        .map(|values| (loc.into_owned(), values))
-        .ok_or(Refusal::Value)
+    checked().map(|values| (loc, values)).ok_or(Refusal::Value)
 }
 
 /// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
@@ -308,6 +309,12 @@ impl SourceReader {
         let read_sections = self.rows.read_sections;
         let rows = std::mem::take(&mut self.rows);
         self.rows.read_sections = read_sections;
+        // the next batch is about as large: its buffers made so at once, not grown by
+        // doubling (every realloc copied what was read: ~7% of the reading thread)
+        self.rows.text.reserve(rows.text.len());
+        self.rows.values.reserve(rows.values.len());
+        self.rows.lines.reserve(rows.lines.len());
+        self.rows.raw.reserve(rows.raw.len());
         SourceBatch {
             rows,
             long,

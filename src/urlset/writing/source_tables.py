@@ -5,7 +5,6 @@ a table of the core columns only never comes here (``sources`` passes it on in b
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from functools import cache
@@ -148,6 +147,8 @@ def _extensions_cell(
 ) -> None:
     if "extensions" not in cells:
         return
+    import json  # loaded by the first such cell, not by a table of the core columns
+
     try:
         data = json.loads(cells["extensions"])
         if not isinstance(data, dict):

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import queue
 import sys
 import threading
@@ -414,6 +413,8 @@ def _json_lines(
     for number, line in numbered:  # a line at a time: its entries are in its section
         entries = list(_json_entries([(number, line)], source, default_tz, _SECTIONED_KEYS, base))
         if any(type(e) is Url or getattr(e, "kept", None) is not None for e in entries):
+            import json  # loaded by the first line read here, not by a CSV build
+
             data = json.loads(line)  # an object: it gave an entry
             _note(sections, entries, data.get(COLUMN), source, number)
         yield from entries
@@ -429,6 +430,8 @@ def _json_entries(
     keys: frozenset[str],
     base: str | None = None,
 ) -> Iterator[Url | InputError]:
+    import json  # loaded by the first line read here, not by a CSV build
+
     for number, line in numbered:
         if not line.strip():
             continue
