@@ -24,7 +24,7 @@ from ..reading.reader import ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
 from .entries import EntryRules
-from .findings import Findings, merge_issues, watch_lines
+from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
 from .positions import (
     Windows,
     lines_of_refs,
@@ -123,8 +123,11 @@ def check_document(
     tee.finish()
     result.discovered = set_checks.discovered(source)
     if not pooled:
-        for problem in set_checks.finish():
+        capped = set_checks.findings(MAX_PER_CODE)
+        for problem in capped.listed:
             found.add(problem.code, problem.message)
+        for (_, code), n in capped.unlisted.items():
+            found.count(code, n)
     result.size = scan.size
     result.format = fmt = read.format
     bytes_again = _Again(stored, scan, cap)

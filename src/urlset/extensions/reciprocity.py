@@ -234,16 +234,18 @@ class Reciprocity:
     def _named_unlisted(self) -> list[tuple[str, str, str]]:
         """(variant, its hreflang, the page naming it) of each variant named that lists no
         alternates, once each."""
+        return list(self._each_named_unlisted())
+
+    def _each_named_unlisted(self) -> Iterator[tuple[str, str, str]]:
+        """``_named_unlisted`` one at a time."""
         links = self._links
-        found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
         for loc, own in links.items():
             for href, code in own.items():
                 if href in links or href in reported:
                     continue
                 reported.add(href)
-                found.append((href, code, loc))
-        return found
+                yield href, code, loc
 
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
@@ -255,16 +257,38 @@ class Reciprocity:
         """``unlisted()`` as columns: each (variant, hreflang, named_by), and whether it is in
         the set; a set of 100,000 such variants makes no object a variant."""
         found = self._named_unlisted()
-        in_set = [self._settled.get(href, False) for href, _, _ in found]
+        return found, self._in_set([href for href, _, _ in found])
+
+    def unlisted_capped(self, cap: int) -> tuple[list[Unlisted], dict[bool, int]]:
+        """``unlisted()`` with at most ``cap`` variants in the set and ``cap`` outside it, in
+        order, and how many of each there are (``True``: in the set): past the caps a
+        variant is counted, never made a value."""
+        in_set = self._in_set([href for href, _, _ in self._each_named_unlisted()])
+        counts = {True: sum(in_set), False: len(in_set) - sum(in_set)}
+        room = {True: min(cap, counts[True]), False: min(cap, counts[False])}
+        out: list[Unlisted] = []
+        if room[True] or room[False]:
+            for (href, code, loc), listed in zip(self._each_named_unlisted(), in_set, strict=True):
+                if room[listed]:
+                    room[listed] -= 1
+                    out.append(Unlisted(href, code, loc, listed))
+                    if not (room[True] or room[False]):
+                        break
+        return out, counts
+
+    def _in_set(self, hrefs: list[str]) -> list[bool]:
+        """Whether each variant is in the set: ``settle``'s answer, or the hash of a page
+        without alternates."""
+        in_set = [self._settled.get(href, False) for href in hrefs]
         self._hash_loose()
-        if not found or not self._plain:  # no page without alternates hashed: settled only
-            return found, in_set
-        wanted = memoryview(_hashes([href for href, _, _ in found])).cast("Q")
+        if not hrefs or not self._plain:  # no page without alternates hashed: settled only
+            return in_set
+        wanted = memoryview(_hashes(hrefs)).cast("Q")
         with memoryview(self._plain) as plain:  # one pass over the plain pages' hashes
             listed = set(wanted).intersection(plain.cast("Q"))
         if listed:
             in_set = [was or hashed in listed for was, hashed in zip(in_set, wanted, strict=True)]
-        return found, in_set
+        return in_set
 
 
 _LOOSE = 4096  # locs hashed at once
