@@ -197,3 +197,33 @@ def test_the_rules_read_from_json_are_the_registry_s() -> None:
         "hreflang-duplicate",
     }
     assert codes <= set(EXT_CODES)
+
+
+def test_links_held_for_the_set_share_their_strings() -> None:
+    """The hreflang links a run hands to the set rule, held until the whole set is in, keep
+    one string per code and the page's own loc for its self-link (not a copy each)."""
+    import json
+    from collections import Counter
+
+    from urlset.checking.ext_columns import NewsAges, judged
+    from urlset.checking.findings import Findings
+
+    locs = [f"https://www.example.com/p/{i}" for i in range(3)]
+    texts = [
+        json.dumps(
+            {
+                "alternates": [
+                    {"hreflang": "en", "href": loc},
+                    {"hreflang": "de", "href": f"https://www.example.com/de/{i}"},
+                ]
+            },
+            separators=(",", ":"),
+        )
+        for i, loc in enumerate(locs)
+    ]
+    codes: dict[str, str] = {}
+    out = judged(locs, texts, [0, 1, 2], NewsAges(None), Counter(), Findings(""), codes)
+    assert not out.flagged and sorted(out.links) == [0, 1, 2]
+    for i, loc in enumerate(locs):
+        (own, en), (_, de) = out.links[i].items()
+        assert own is loc and en is codes["en"] and de is codes["de"]

@@ -161,6 +161,7 @@ class EntryRules:
         self._check_url: Any = None
         self._ages: NewsAges | None = None
         self._reduced: dict[str, list[tuple[str, str]]] = {}
+        self._hreflangs: dict[str, str] = {}  # one string per hreflang code (ext_columns)
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -309,7 +310,7 @@ class EntryRules:
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(locs, texts, where, self._ages, kinds, self.found)
+        found = judged(locs, texts, where, self._ages, kinds, self.found, self._hreflangs)
         self.set_checks.add_kinds(kinds, source=self.source)
         self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
         return found.flagged, found.links

@@ -33,12 +33,13 @@ class Judged:
     made values, in document order); ``links``, the others' hreflang links ({href: hreflang})
     by record; ``plain``, the records with no typed extension (raw elements only)."""
 
-    __slots__ = ("flagged", "links", "plain")
+    __slots__ = ("flagged", "hreflangs", "links", "plain")
 
-    def __init__(self) -> None:
+    def __init__(self, hreflangs: dict[str, str]) -> None:
         self.flagged: list[int] = []
         self.links: dict[int, dict[str, str]] = {}
         self.plain: list[int] = []
+        self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
 
 class NewsAges:
@@ -73,6 +74,7 @@ def judged(
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
+    hreflangs: dict[str, str],
 ) -> Judged:
     """The records ``where`` (their extensions' JSON in ``texts``) judged by the per-URL rules
     (see the module doc); the typed extensions of the records not flagged counted in
@@ -80,7 +82,7 @@ def judged(
     flagged: its findings are counted there (as listing them would count them)."""
     import json  # with the first record that has extensions (a plain check loads none)
 
-    out = Judged()
+    out = Judged(hreflangs)
     decoded = json.loads("[" + ",".join(map(texts.__getitem__, where)) + "]")
     for i, fields in zip(where, decoded, strict=True):
         if not isinstance(fields, dict) or not fields.keys() <= _KNOWN:
@@ -110,7 +112,15 @@ def judged(
                 kinds[kind] += len(items)
                 typed = True
         if alternates:
-            out.links[i] = {link["href"]: link["hreflang"] for link in alternates}
+            # held for the whole set: the page's own loc and one string per hreflang code
+            # stand for their copies (a third of the set rule's memory on a set of them)
+            loc, codes_seen = locs[i], out.hreflangs
+            out.links[i] = {
+                (loc if (href := link["href"]) == loc else href): codes_seen.setdefault(
+                    code := link["hreflang"], code
+                )
+                for link in alternates
+            }
         elif not typed:
             out.plain.append(i)
     return out
