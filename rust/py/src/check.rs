@@ -1,6 +1,8 @@
 //! The checker's scans of the bytes as written (`urlset_core::check`).
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
@@ -46,8 +48,43 @@ fn loc_texts<'py>(
     (columns, scanned.newlines, scanned.last_newline)
 }
 
+fn outside() -> PyErr {
+    PyValueError::new_err("rows outside the column's buffers, or not UTF-8")
+}
+
+/// The hash of each loc of rows `start..stop` of the render lane's loc column (its offsets
+/// and values buffers), as `loc_hashes` gives them for the locs as strings.
+#[pyfunction]
+fn loc_column_hashes<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let column = StringColumn::new(offsets, values);
+    let hashes = py.detach(|| loc_column::hashes(column, start, stop));
+    Ok(PyBytes::new(py, &hashes.ok_or_else(outside)?))
+}
+
+/// Whether every loc of rows `start..stop` of the render lane's loc column starts with
+/// `prefix`.
+#[pyfunction]
+fn loc_column_starts_with(
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+    prefix: &[u8],
+) -> PyResult<bool> {
+    let column = StringColumn::new(offsets, values);
+    loc_column::all_start_with(column, start, stop, prefix).ok_or_else(outside)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;
     m.add("LOC_TOO_LONG", TOO_LONG)?;
     m.add("LOC_JUDGE", JUDGE)?;

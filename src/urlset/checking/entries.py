@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
@@ -263,29 +263,33 @@ class EntryRules:
         """A run of records the core read into columns, judged a column at a time; the
         records a rule may flag are then taken in document order, each as ``value`` takes
         an entry (extensions, host and scope, lastmod), so findings are placed alike."""
-        locs = run.locs
         first = self.entries
-        self.entries += len(locs)
-        hosts_each = self._hosts_each(locs)
-        outside = self._hosts_in_columns(locs, first) if hosts_each else set()
+        count = run.count
+        self.entries += count
+        hosts_each = self._hosts_each(run)
+        outside = self._hosts_in_columns(run.locs, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
         texts = run.extensions
-        with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
-        plain = locs if texts is None else compress(locs, map(operator.not_, texts))
-        self.set_checks.reciprocity.add_plain_many(plain)
+        reciprocity = self.set_checks.reciprocity
+        with_extensions = [] if texts is None else list(compress(range(count), texts))
+        hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
+        plain = hashes if texts is None else _selected(hashes, map(operator.not_, texts))
+        reciprocity.add_plain_hashes(plain)
         links: dict[int, dict[str, str]] = {}
         if with_extensions:
-            with_extensions = self._plain_images(locs, cast(list[str], texts), with_extensions)
+            with_extensions = self._plain_images(hashes, cast(list[str], texts), with_extensions)
         if with_extensions:
-            with_extensions, links = self._judged(locs, cast(list[str], texts), with_extensions)
+            with_extensions, links = self._judged(run.locs, cast(list[str], texts), with_extensions)
         if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
-        reciprocity = self.set_checks.reciprocity
-        for i in sorted(extended | flags | outside | links.keys()):
-            loc = locs[i]
+        todo = sorted(extended | flags | outside | links.keys())
+        # a few records' locs made strings one by one; many at once
+        loc_of = run.locs.__getitem__ if len(todo) > _FEW_LOCS else run.loc
+        for i in todo:
+            loc = loc_of(i)
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
@@ -315,7 +319,7 @@ class EntryRules:
         self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
         return found.flagged, found.links
 
-    def _plain_images(self, locs: list[str], texts: list[str], where: list[int]) -> list[int]:
+    def _plain_images(self, hashes: bytes, texts: list[str], where: list[int]) -> list[int]:
         """The records among ``where`` whose extensions are more than images with their loc
         only: those (a few hundred at most, fewer than 1,000 images each) no per-URL rule
         flags and no set rule reads, so they are counted here, a column at a time."""
@@ -324,8 +328,9 @@ class EntryRules:
         if not plain:
             return where
         images = sum(texts[i].count('{"loc":') for i in plain)
+        each = memoryview(hashes).cast("Q")  # the run's locs' hashes
         self.set_checks.add_plain_images(
-            list(map(locs.__getitem__, plain)), images, source=self.source
+            array("Q", map(each.__getitem__, plain)).tobytes(), images, source=self.source
         )
         return list(compress(where, map(operator.not_, shapes)))
 
@@ -359,12 +364,12 @@ class EntryRules:
             )
         )
 
-    def _hosts_each(self, locs: Sequence[str]) -> bool:
+    def _hosts_each(self, run: Records) -> bool:
         """Whether the host and scope rules must judge each loc: not when every loc is on
         the first one's authority, known (judged here if new) without findings, and inside
-        the scope (C-speed passes)."""
+        the scope (judged on the loc column's buffers: no string per loc)."""
         hosts = self.hosts
-        first = locs[0]
+        first = run.loc(0)
         end = first.find("/", 8)
         authority = first if end < 0 else first[:end]
         verdicts = hosts.seen.get(authority)
@@ -373,8 +378,8 @@ class EntryRules:
         prefix = self.prefix
         return not (
             not verdicts
-            and all(map(str.startswith, locs, repeat(authority + "/")))
-            and (prefix is None or all(map(str.startswith, locs, repeat(prefix))))
+            and run.all_start_with(authority + "/")
+            and (prefix is None or run.all_start_with(prefix))
         )
 
     def _lastmods_of(self, run: Records) -> list[int]:
@@ -410,6 +415,15 @@ class EntryRules:
     def newest(self) -> Lastmod | None:
         known: list[Lastmod] = [v for v in (self.newest_date, self.newest_time) if v]
         return rules.newest(known)
+
+
+# more records than this taken one by one in a run: their locs made strings at once
+_FEW_LOCS = 32
+
+
+def _selected(hashes: bytes, keep: Iterable[bool]) -> bytes:
+    """The 64-bit hashes (native-endian) of ``hashes`` whose ``keep`` is true."""
+    return array("Q", compress(memoryview(hashes).cast("Q"), keep)).tobytes()
 
 
 # the core's JSON of 1 to 1,000 images with a loc each and nothing else (no escape in a loc)

@@ -10,6 +10,7 @@ from functools import cache
 from itertools import compress, pairwise
 from typing import Any
 
+from .._core import loc_column_hashes, loc_column_starts_with
 from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
@@ -54,16 +55,18 @@ class Records:
         "_base",
         "_freqs",
         "_lastmods",
+        "_loc_buffers",
+        "_locs",
         "_priorities",
+        "count",
         "extensions",
         "instants",
         "lastmod_lengths",
-        "locs",
     )
 
     def __init__(
         self,
-        locs: list[str],
+        loc_buffers: Any,
         lastmods: Any,
         instants: array[int],
         extensions: list[str] | None,
@@ -71,15 +74,43 @@ class Records:
         priorities: Any,
         base: int,
     ) -> None:
-        self.locs = locs
+        self.count = len(instants)
+        self._loc_buffers = loc_buffers
+        self._locs: list[str] | None = None
         self._lastmods = lastmods
-        offsets = memoryview(lastmods[1]).cast("i")[base : base + len(locs) + 1]
+        offsets = memoryview(lastmods[1]).cast("i")[base : base + self.count + 1]
         self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
         self.instants = instants
         self.extensions = extensions
         self._freqs = freqs
         self._priorities = priorities
         self._base = base  # the first record's row in the buffers of changefreq and priority
+
+    @property
+    def locs(self) -> list[str]:
+        """Every record's loc, made strings at the first use (a run of plain records on one
+        known authority needs none: ``loc_hashes``, ``all_start_with``)."""
+        if self._locs is None:
+            self._locs = _texts(self._loc_buffers, self._base, self._base + self.count)
+        return self._locs
+
+    def loc(self, i: int) -> str:
+        """Record ``i``'s loc."""
+        if self._locs is not None:
+            return self._locs[i]
+        return _texts(self._loc_buffers, self._base + i, self._base + i + 1)[0]
+
+    def loc_hashes(self) -> bytes:
+        """Each record's loc hashed as ``_core.loc_hashes`` hashes it, from the buffers."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_hashes(offsets, values or b"", self._base, stop)
+
+    def all_start_with(self, prefix: str) -> bool:
+        """Whether every record's loc starts with ``prefix``, judged on the buffers."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_starts_with(offsets, values or b"", self._base, stop, prefix.encode())
 
     def lastmod(self, i: int) -> str:
         """Record ``i``'s lastmod text ("" for none)."""
@@ -90,7 +121,7 @@ class Records:
 
     def lastmod_texts(self) -> list[str]:
         """Every record's lastmod text ("" for none)."""
-        return _texts(self._lastmods, self._base, self._base + len(self.locs))
+        return _texts(self._lastmods, self._base, self._base + self.count)
 
     def url(self, i: int) -> Url:
         """Record ``i`` (one with extensions) as a Url."""
@@ -99,7 +130,7 @@ class Records:
         assert self.extensions is not None
         lastmod = self.lastmod(i)
         return Url._trusted(
-            self.locs[i],
+            self.loc(i),
             from_formatted(lastmod) if lastmod else None,
             self.changefreq(i),
             self.priority(i),
@@ -133,7 +164,7 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
     texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
     return Records(
-        _texts(loc, start, stop),
+        loc,
         lastmod,
         instants,
         texts,

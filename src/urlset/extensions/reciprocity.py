@@ -110,6 +110,12 @@ class Reciprocity:
             self._loose.extend(locs)
             self._hash_loose(_LOOSE)
 
+    def add_plain_hashes(self, hashes: bytes) -> None:
+        """``add_plain_many`` for pages given as their locs' hashes (``_core.loc_hashes``,
+        native-endian: check's runs of the core's records, hashed from its buffers)."""
+        if self._track_plain:
+            self._plain += hashes
+
     def _note_plain(self, loc: str) -> None:
         if self._track_plain:
             self._loose.append(loc)

@@ -9,7 +9,7 @@ extensions, or the first finding.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..model import Issue, Url
@@ -51,14 +51,15 @@ class SetChecks:
                 kinds = self._kinds[source] = Counter()
             kinds.update(counted)
 
-    def add_plain_images(self, locs: Sequence[str], images: int, *, source: str = "") -> None:
+    def add_plain_images(self, hashes: bytes, images: int, *, source: str = "") -> None:
         """``add`` for pages whose extensions are ``images`` images in all, each with its
-        loc only (no alternates, nothing a set rule reads): counted, the pages plain."""
+        loc only (no alternates, nothing a set rule reads): counted, the pages plain (given
+        as their locs' hashes, ``Reciprocity.add_plain_hashes``)."""
         kinds = self._kinds.get(source)
         if kinds is None:
             kinds = self._kinds[source] = Counter()
         kinds["images"] += images
-        self.reciprocity.add_plain_many(locs)
+        self.reciprocity.add_plain_hashes(hashes)
 
     def discovered(self, source: str = "") -> dict[str, int]:
         """The typed extensions the URLs of ``source`` hold, by kind (each of KINDS)."""
