@@ -2,6 +2,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use urlset_core::check::ext_json;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 
@@ -81,7 +82,58 @@ fn loc_column_starts_with(
     loc_column::all_start_with(column, start, stop, prefix).ok_or_else(outside)
 }
 
+/// A run's records judged by the per-URL extension rules from their JSON
+/// (`urlset_core::check::ext_json`): each record's status (a byte), its counts (the codes' and
+/// the kinds', native-endian u32s), each news item's record (u32s) and date (i32s: an index
+/// into the distinct dates, -1 for none), and the distinct dates.
+type JudgedColumns<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Vec<String>,
+);
+
+/// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
+/// column's buffers): see `JudgedColumns`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn judge_extensions<'py>(
+    py: Python<'py>,
+    ext_offsets: &[u8],
+    ext_values: &[u8],
+    loc_offsets: &[u8],
+    loc_values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<JudgedColumns<'py>> {
+    let extensions = StringColumn::new(ext_offsets, ext_values);
+    let locs = StringColumn::new(loc_offsets, loc_values);
+    let judged = py
+        .detach(|| ext_json::judge(extensions, locs, start, stop))
+        .ok_or_else(outside)?;
+    let words =
+        |values: &[u32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_ne_bytes()).collect() };
+    let dates: Vec<u8> = judged
+        .news_dates
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    Ok((
+        PyBytes::new(py, &judged.status),
+        PyBytes::new(py, &words(&judged.counts)),
+        PyBytes::new(py, &words(&judged.news_records)),
+        PyBytes::new(py, &dates),
+        judged.dates,
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
+    m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
+    m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
+    m.add("EXT_JSON_FLAGGED", ext_json::FLAGGED)?;
+    m.add("EXT_JSON_FOUND", ext_json::FOUND)?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

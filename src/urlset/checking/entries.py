@@ -279,7 +279,9 @@ class EntryRules:
         if with_extensions:
             with_extensions = self._plain_images(hashes, cast(list[str], texts), with_extensions)
         if with_extensions:
-            with_extensions, links = self._judged(run.locs, cast(list[str], texts), with_extensions)
+            with_extensions, links = self._judged(
+                run, cast(list[str], texts), with_extensions, hashes
+            )
         if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
@@ -306,17 +308,18 @@ class EntryRules:
                     self._lastmod_rules(from_formatted(text), loc)
 
     def _judged(
-        self, locs: list[str], texts: list[str], where: list[int]
+        self, run: Records, texts: list[str], where: list[int], hashes: bytes
     ) -> tuple[list[int], dict[int, dict[str, str]]]:
         """The records among ``where`` a per-URL extension rule flags (made values later),
-        the others counted for the set rules here (``ext_columns``); and their hreflang
-        links by record, for the reciprocity in document order."""
+        the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
+        locs' hashes, for the pages without alternates); and their hreflang links by
+        record, for the reciprocity in document order."""
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(locs, texts, where, self._ages, kinds, self.found, self._hreflangs)
+        found = judged(run, texts, where, self._ages, kinds, self.found, self._hreflangs)
         self.set_checks.add_kinds(kinds, source=self.source)
-        self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
+        self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
         return found.flagged, found.links
 
     def _plain_images(self, hashes: bytes, texts: list[str], where: list[int]) -> list[int]:
@@ -328,10 +331,7 @@ class EntryRules:
         if not plain:
             return where
         images = sum(texts[i].count('{"loc":') for i in plain)
-        each = memoryview(hashes).cast("Q")  # the run's locs' hashes
-        self.set_checks.add_plain_images(
-            array("Q", map(each.__getitem__, plain)).tobytes(), images, source=self.source
-        )
+        self.set_checks.add_plain_images(_hashes_at(hashes, plain), images, source=self.source)
         return list(compress(where, map(operator.not_, shapes)))
 
     def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
@@ -424,6 +424,11 @@ _FEW_LOCS = 32
 def _selected(hashes: bytes, keep: Iterable[bool]) -> bytes:
     """The 64-bit hashes (native-endian) of ``hashes`` whose ``keep`` is true."""
     return array("Q", compress(memoryview(hashes).cast("Q"), keep)).tobytes()
+
+
+def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
+    """The 64-bit hashes (native-endian) of ``hashes`` at the indexes ``where``."""
+    return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
 
 
 # the core's JSON of 1 to 1,000 images with a loc each and nothing else (no escape in a loc)

@@ -10,7 +10,7 @@ from functools import cache
 from itertools import compress, pairwise
 from typing import Any
 
-from .._core import loc_column_hashes, loc_column_starts_with
+from .._core import judge_extensions, loc_column_hashes, loc_column_starts_with
 from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
@@ -53,6 +53,7 @@ class Records:
 
     __slots__ = (
         "_base",
+        "_ext_buffers",
         "_freqs",
         "_lastmods",
         "_loc_buffers",
@@ -73,8 +74,10 @@ class Records:
         freqs: Any,
         priorities: Any,
         base: int,
+        ext_buffers: Any = None,
     ) -> None:
         self.count = len(instants)
+        self._ext_buffers = ext_buffers
         self._loc_buffers = loc_buffers
         self._locs: list[str] | None = None
         self._lastmods = lastmods
@@ -111,6 +114,16 @@ class Records:
         _, offsets, values = self._loc_buffers
         stop = self._base + self.count
         return loc_column_starts_with(offsets, values or b"", self._base, stop, prefix.encode())
+
+    def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
+        """The per-URL extension rules on every record's JSON, in the core
+        (``_core.judge_extensions``: statuses, counts, news items and their dates)."""
+        _, ext_offsets, ext_values = self._ext_buffers
+        _, loc_offsets, loc_values = self._loc_buffers
+        stop = self._base + self.count
+        return judge_extensions(
+            ext_offsets, ext_values or b"", loc_offsets, loc_values or b"", self._base, stop
+        )
 
     def lastmod(self, i: int) -> str:
         """Record ``i``'s lastmod text ("" for none)."""
@@ -171,6 +184,7 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
         changefreq,
         priority,
         start,
+        extensions,
     )
 
 
