@@ -85,23 +85,25 @@ def judged(
     counts = memoryview(counted).cast("I").tolist()
     old = _old_news(ages, dates, news_records, news_dates)
     out = Judged(hreflangs)
-    clean: list[int] = []
-    for i in where:
-        verdict = status[i]
-        if verdict == EXT_JSON_FLAGGED:
-            out.flagged.append(i)
-            continue
-        if verdict == EXT_JSON_FOUND or i in old:
-            at = i * _WIDTH
-            row = counts[at : at + _CODES]
-            codes = [c for c, n in zip(EXT_JSON_CODES, row, strict=True) for _ in range(n)]
-            codes += ["news-too-old"] * old.get(i, 0)
-            if any(map(found.has_room, codes)):
-                out.flagged.append(i)
-                continue
-            for code in codes:
-                found.count(code)
-        clean.append(i)
+    # a code's room does not change while a run is judged: a record past every cap counts
+    # only codes that have none left, and a flagged record's findings are added later
+    careful = {i for i in where if status[i] == EXT_JSON_FLAGGED}
+    with_findings = [i for i in where if status[i] == EXT_JSON_FOUND or i in old]
+    listed: set[int] = set()
+    if with_findings:
+        for k, code in enumerate(EXT_JSON_CODES):
+            if found.has_room(code):
+                column = counts[k::_WIDTH]
+                listed.update(i for i in with_findings if column[i])
+        if found.has_room("news-too-old"):
+            listed.update(i for i in with_findings if i in old)
+        past = [i for i in with_findings if i not in listed]
+        for k, code in enumerate(EXT_JSON_CODES):
+            found.count(code, sum(map(counts[k::_WIDTH].__getitem__, past)))
+        found.count("news-too-old", sum(old.get(i, 0) for i in past))
+    out.flagged = sorted(careful | listed)
+    flagged = careful | listed
+    clean = [i for i in where if i not in flagged] if flagged else where
     for k, kind in enumerate(EXT_JSON_KINDS):
         column = counts[_CODES + k :: _WIDTH]
         kinds[kind] += sum(map(column.__getitem__, clean))
