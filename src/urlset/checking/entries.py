@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
@@ -23,7 +23,6 @@ from ..dates import Lastmod, from_formatted, future_lastmod, lastmod_without_day
 from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
 from ..model import ChangeFreq, SitemapRef, Url
-from ..patterns import lazy
 from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .ext_columns import NewsAges, judged
@@ -269,19 +268,21 @@ class EntryRules:
         hosts_each = self._hosts_each(run)
         outside = self._hosts_in_columns(run.locs, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
-        texts = run.extensions
         reciprocity = self.set_checks.reciprocity
-        with_extensions = [] if texts is None else list(compress(range(count), texts))
+        with_extensions = run.with_extensions
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
-        plain = hashes if texts is None else _selected(hashes, map(operator.not_, texts))
-        reciprocity.add_plain_hashes(plain)
+        if with_extensions:  # the pages without extensions now, the others once judged
+            plain = bytearray(b"\x01") * count
+            for i in with_extensions:
+                plain[i] = 0
+            reciprocity.add_plain_hashes(
+                array("Q", compress(memoryview(hashes).cast("Q"), plain)).tobytes()
+            )
+        else:
+            reciprocity.add_plain_hashes(hashes)
         links: dict[int, dict[str, str]] = {}
         if with_extensions:
-            with_extensions = self._plain_images(hashes, cast(list[str], texts), with_extensions)
-        if with_extensions:
-            with_extensions, links = self._judged(
-                run, cast(list[str], texts), with_extensions, hashes
-            )
+            with_extensions, links = self._judged(run, with_extensions, hashes)
         if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
@@ -308,7 +309,7 @@ class EntryRules:
                     self._lastmod_rules(from_formatted(text), loc)
 
     def _judged(
-        self, run: Records, texts: list[str], where: list[int], hashes: bytes
+        self, run: Records, where: list[int], hashes: bytes
     ) -> tuple[list[int], dict[int, dict[str, str]]]:
         """The records among ``where`` a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
@@ -317,22 +318,10 @@ class EntryRules:
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(run, texts, where, self._ages, kinds, self.found, self._hreflangs)
+        found = judged(run, where, self._ages, kinds, self.found, self._hreflangs)
         self.set_checks.add_kinds(kinds, source=self.source)
         self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
         return found.flagged, found.links
-
-    def _plain_images(self, hashes: bytes, texts: list[str], where: list[int]) -> list[int]:
-        """The records among ``where`` whose extensions are more than images with their loc
-        only: those (a few hundred at most, fewer than 1,000 images each) no per-URL rule
-        flags and no set rule reads, so they are counted here, a column at a time."""
-        shapes = list(map(_LOC_ONLY_IMAGES.fullmatch, map(texts.__getitem__, where)))
-        plain = list(compress(where, shapes))
-        if not plain:
-            return where
-        images = sum(texts[i].count('{"loc":') for i in plain)
-        self.set_checks.add_plain_images(_hashes_at(hashes, plain), images, source=self.source)
-        return list(compress(where, map(operator.not_, shapes)))
 
     def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
@@ -421,18 +410,9 @@ class EntryRules:
 _FEW_LOCS = 32
 
 
-def _selected(hashes: bytes, keep: Iterable[bool]) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` whose ``keep`` is true."""
-    return array("Q", compress(memoryview(hashes).cast("Q"), keep)).tobytes()
-
-
 def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
     """The 64-bit hashes (native-endian) of ``hashes`` at the indexes ``where``."""
     return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
-
-
-# the core's JSON of 1 to 1,000 images with a loc each and nothing else (no escape in a loc)
-_LOC_ONLY_IMAGES = lazy(r'\{"images":\[\{"loc":"[^"\\]*"\}(?:,\{"loc":"[^"\\]*"\}){0,999}\]\}')
 
 
 def _newest(

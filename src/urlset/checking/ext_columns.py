@@ -20,7 +20,6 @@ JSON's ``extensions``) has no per-URL rule once the reader has said why it staye
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from datetime import datetime
 
 from .._core import EXT_JSON_CODES, EXT_JSON_FLAGGED, EXT_JSON_FOUND, EXT_JSON_KINDS
@@ -70,14 +69,13 @@ class NewsAges:
 
 def judged(
     run: Records,
-    texts: Sequence[str],
     where: list[int],
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
     hreflangs: dict[str, str],
 ) -> Judged:
-    """The records ``where`` of ``run`` (their extensions' JSON in ``texts``) judged by the
+    """The records ``where`` of ``run`` (those with extensions) judged by the
     per-URL rules (see the module doc); the typed extensions of the records not flagged
     counted in ``kinds``. A record whose every finding is past its code's cap in ``found``
     is not flagged: its findings are counted there (as listing them would count them)."""
@@ -114,7 +112,7 @@ def judged(
     if linked:
         import json  # with the first record that has alternates
 
-        decoded = json.loads("[" + ",".join(map(texts.__getitem__, linked)) + "]")
+        decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
         for i, fields in zip(linked, decoded, strict=True):
             # held for the whole set: the page's own loc and one string per hreflang code
             # stand for their copies (a third of the set rule's memory on a set of them)

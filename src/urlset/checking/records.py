@@ -60,9 +60,9 @@ class Records:
         "_locs",
         "_priorities",
         "count",
-        "extensions",
         "instants",
         "lastmod_lengths",
+        "with_extensions",
     )
 
     def __init__(
@@ -70,7 +70,7 @@ class Records:
         loc_buffers: Any,
         lastmods: Any,
         instants: array[int],
-        extensions: list[str] | None,
+        with_extensions: list[int],
         freqs: Any,
         priorities: Any,
         base: int,
@@ -84,7 +84,7 @@ class Records:
         offsets = memoryview(lastmods[1]).cast("i")[base : base + self.count + 1]
         self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
         self.instants = instants
-        self.extensions = extensions
+        self.with_extensions = with_extensions  # the records that have extensions
         self._freqs = freqs
         self._priorities = priorities
         self._base = base  # the first record's row in the buffers of changefreq and priority
@@ -115,6 +115,14 @@ class Records:
         stop = self._base + self.count
         return loc_column_starts_with(offsets, values or b"", self._base, stop, prefix.encode())
 
+    def extension(self, i: int) -> str:
+        """Record ``i``'s extensions' JSON ("" for none)."""
+        return _texts(self._ext_buffers, self._base + i, self._base + i + 1)[0]
+
+    def extension_texts(self, where: list[int]) -> list[str]:
+        """The extensions' JSON of the records ``where``."""
+        return list(map(self.extension, where))
+
     def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
         """The per-URL extension rules on every record's JSON, in the core
         (``_core.judge_extensions``: statuses, counts, news items and their dates)."""
@@ -140,14 +148,13 @@ class Records:
         """Record ``i`` (one with extensions) as a Url."""
         import json  # with the first record that has extensions (a plain check loads none)
 
-        assert self.extensions is not None
         lastmod = self.lastmod(i)
         return Url._trusted(
             self.loc(i),
             from_formatted(lastmod) if lastmod else None,
             self.changefreq(i),
             self.priority(i),
-            _extensions_from(json.loads(self.extensions[i])),
+            _extensions_from(json.loads(self.extension(i))),
         )
 
     def changefreq(self, i: int) -> ChangeFreq | None:
@@ -175,12 +182,12 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     stop = start + count
     instants: array[int] = array("q")
     instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
-    texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
+    with_extensions = [] if extensions[0][1] == columns[0] else _non_empty(extensions, start, stop)
     return Records(
         loc,
         lastmod,
         instants,
-        texts,
+        with_extensions,
         changefreq,
         priority,
         start,
@@ -200,15 +207,11 @@ def _texts(buffers: Any, start: int, stop: int) -> list[str]:
     return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
 
 
-def _sparse_texts(buffers: Any, start: int, stop: int) -> list[str] | None:
-    """``_texts`` of a column most of whose rows are empty (the extensions' JSON: an image
-    every tenth record), only the others decoded; None when all are empty."""
-    _, offsets_bytes, values = buffers
+def _non_empty(buffers: Any, start: int, stop: int) -> list[int]:
+    """The rows (from ``start``, counted from 0) of a string column that are not empty (the
+    extensions' JSON: an image every tenth record), from its offsets alone."""
+    _, offsets_bytes, _ = buffers
     offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
     if offsets[0] == offsets[-1]:
-        return None
-    out = [""] * (stop - start)
-    with memoryview(values) as view:
-        for i in compress(range(stop - start), map(operator.sub, offsets[1:], offsets)):
-            out[i] = view[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
-    return out
+        return []
+    return list(compress(range(stop - start), map(operator.sub, offsets[1:], offsets)))

@@ -51,16 +51,6 @@ class SetChecks:
                 kinds = self._kinds[source] = Counter()
             kinds.update(counted)
 
-    def add_plain_images(self, hashes: bytes, images: int, *, source: str = "") -> None:
-        """``add`` for pages whose extensions are ``images`` images in all, each with its
-        loc only (no alternates, nothing a set rule reads): counted, the pages plain (given
-        as their locs' hashes, ``Reciprocity.add_plain_hashes``)."""
-        kinds = self._kinds.get(source)
-        if kinds is None:
-            kinds = self._kinds[source] = Counter()
-        kinds["images"] += images
-        self.reciprocity.add_plain_hashes(hashes)
-
     def discovered(self, source: str = "") -> dict[str, int]:
         """The typed extensions the URLs of ``source`` hold, by kind (each of KINDS)."""
         kinds = self._kinds.get(source, Counter())
