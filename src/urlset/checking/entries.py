@@ -289,8 +289,7 @@ class EntryRules:
         hosts, found = self.hosts, self.found
         seen = hosts.seen
         todo = sorted(extended | flags | outside | links.keys())
-        # a few records' locs made strings one by one; many at once
-        loc_of = run.locs.__getitem__ if len(todo) > _FEW_LOCS else run.loc
+        loc_of = run.loc_of(len(todo))
         for i in todo:
             loc = loc_of(i)
             found.entry = first + i
@@ -404,10 +403,6 @@ class EntryRules:
     def newest(self) -> Lastmod | None:
         known: list[Lastmod] = [v for v in (self.newest_date, self.newest_time) if v]
         return rules.newest(known)
-
-
-# more records than this taken one by one in a run: their locs made strings at once
-_FEW_LOCS = 32
 
 
 def _hashes_at(hashes: bytes, where: list[int]) -> bytes:

@@ -113,10 +113,11 @@ def judged(
         import json  # with the first record that has alternates
 
         decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
+        loc_of = run.loc_of(len(linked))
         for i, fields in zip(linked, decoded, strict=True):
             # held for the whole set: the page's own loc and one string per hreflang code
             # stand for their copies (a third of the set rule's memory on a set of them)
-            loc = run.loc(i)
+            loc = loc_of(i)
             out.links[i] = {
                 (loc if (href := link["href"]) == loc else href): hreflangs.setdefault(
                     code := link["hreflang"], code

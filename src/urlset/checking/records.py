@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 from array import array
+from collections.abc import Callable
 from functools import cache
 from itertools import compress, pairwise
 from typing import Any
@@ -15,6 +16,7 @@ from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
 _FREQS = tuple(ChangeFreq)
+_FEW = 32  # records whose texts are made one by one; more are made at once
 _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
 
 
@@ -120,8 +122,16 @@ class Records:
         return _texts(self._ext_buffers, self._base + i, self._base + i + 1)[0]
 
     def extension_texts(self, where: list[int]) -> list[str]:
-        """The extensions' JSON of the records ``where``."""
-        return list(map(self.extension, where))
+        """The extensions' JSON of the records ``where`` (many decoded at once)."""
+        if len(where) <= _FEW:
+            return list(map(self.extension, where))
+        every = _texts(self._ext_buffers, self._base, self._base + self.count)
+        return list(map(every.__getitem__, where))
+
+    def loc_of(self, wanted: int) -> Callable[[int], str]:
+        """``loc`` for ``wanted`` records: one by one for a few, else every loc made a
+        string at once."""
+        return self.locs.__getitem__ if wanted > _FEW else self.loc
 
     def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
         """The per-URL extension rules on every record's JSON, in the core
