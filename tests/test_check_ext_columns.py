@@ -214,11 +214,10 @@ def test_links_held_for_the_set_share_their_strings() -> None:
     )
     pool = SetChecks()
     check_document(f"{ROOT}\n{entries}</urlset>\n".encode(), set_checks=pool)
-    held = pool.reciprocity._links
+    held = pool.reciprocity._links  # each page's (href, hreflang, href, hreflang)
     assert len(held) == 3
-    (own, en), (_, de) = held[f"{site}/p/0"].items()
-    for loc, links in held.items():
-        (own, en_i), (_, de_i) = links.items()
+    _, en, _, de = held[f"{site}/p/0"]
+    for loc, (own, en_i, _, de_i) in held.items():
         assert own is loc and en_i is en and de_i is de
 
 

@@ -16,7 +16,8 @@ annotations require it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .._core import loc_hashes
@@ -61,7 +62,9 @@ class Reciprocity:
         """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
         URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
         variant for one outside the set, unless ``settle`` was told which are in it."""
-        self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
+        # loc -> its links (href, hreflang, href, hreflang, ...): a tuple takes a third of
+        # the memory of a dict of two, and a set holds one for each page with alternates
+        self._links: dict[str, Links] = {}
         self._track_plain = track_plain
         self._settled: dict[str, bool] = {}  # variant -> in the set, as ``settle`` was told
         # the core's hashes of locs without alternates: 8 bytes a URL (a set of ints takes
@@ -95,10 +98,12 @@ class Reciprocity:
             return
         known = self._links.get(loc)
         if known is None:
-            self._links[loc] = found
+            self._links[loc] = _flat(found)
         else:
+            merged = _pairs(known)
             for href, code in found.items():
-                known.setdefault(href, code)
+                merged.setdefault(href, code)
+            self._links[loc] = _flat(merged)
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
@@ -190,7 +195,8 @@ class Reciprocity:
         links = self._links
         batch_links = {loc: hrefs for _, loc, hrefs in found}
         if len(batch_links) == len(found) and links.keys().isdisjoint(batch_links):
-            links.update(batch_links)  # the usual batch: each page new, recorded at once
+            # the usual batch: each page new, recorded at once
+            links.update((loc, _flat(hrefs)) for loc, hrefs in batch_links.items())
             return
         for _, loc, hrefs in found:
             self._add_found(loc, hrefs)
@@ -208,9 +214,10 @@ class Reciprocity:
         """
         links = self._links
         reported: set[tuple[str, str]] = set()
-        for loc, own in links.items():
+        for loc, flat in links.items():
+            own = flat[0::2]
             listed = loc in own
-            group = own if listed else [*own, loc]
+            group = own if listed else (*own, loc)
             for page in group:
                 if page == loc:  # the page itself lists the whole group but perhaps itself
                     if listed or not include_self or (loc, loc) in reported:
@@ -218,16 +225,20 @@ class Reciprocity:
                     reported.add((loc, loc))
                     yield MissingLink(loc, loc, "", loc)
                     continue
-                theirs = links.get(page)
-                if theirs is None:
+                their_links = links.get(page)
+                if their_links is None:
                     continue
+                # a large group's links looked up in a set, a few in the tuple
+                theirs: Collection[str] = their_links[0::2]
+                if len(theirs) > 8:
+                    theirs = set(theirs)
                 for target in group:
                     if target in theirs or (page, target) in reported:
                         continue
                     if page == target and not include_self:
                         continue
                     reported.add((page, target))
-                    yield MissingLink(page, target, own.get(target, ""), loc)
+                    yield MissingLink(page, target, _code_of(flat, target), loc)
 
     def settle(self, known: Callable[[list[str]], list[bool]]) -> None:
         """Once the whole set is in: ask ``known`` which of the variants that list no
@@ -246,8 +257,8 @@ class Reciprocity:
         """``_named_unlisted`` one at a time."""
         links = self._links
         reported: set[str] = set()
-        for loc, own in links.items():
-            for href, code in own.items():
+        for loc, flat in links.items():
+            for href, code in zip(flat[0::2], flat[1::2], strict=True):
                 if href in links or href in reported:
                     continue
                 reported.add(href)
@@ -298,6 +309,26 @@ class Reciprocity:
 
 
 _LOOSE = 4096  # locs hashed at once
+
+Links = tuple[str, ...]  # a page's links: href, hreflang, href, hreflang, ...
+
+
+def _flat(found: dict[str, str]) -> Links:
+    """A page's links {href: hreflang} as held."""
+    return tuple(chain.from_iterable(found.items()))
+
+
+def _pairs(flat: Links) -> dict[str, str]:
+    """A page's links as held, as {href: hreflang}."""
+    return dict(zip(flat[0::2], flat[1::2], strict=True))
+
+
+def _code_of(flat: Links, href: str) -> str:
+    """The hreflang a page's links give ``href`` ("" when they do not list it)."""
+    for at in range(0, len(flat), 2):
+        if flat[at] == href:
+            return flat[at + 1]
+    return ""
 
 
 def _hashes(locs: list[str]) -> bytes:
