@@ -266,7 +266,7 @@ class EntryRules:
         count = run.count
         self.entries += count
         hosts_each = self._hosts_each(run)
-        outside = self._hosts_in_columns(run.locs, first) if hosts_each else set()
+        outside = self._hosts_in_columns(run, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
         reciprocity = self.set_checks.reciprocity
         with_extensions = run.with_extensions
@@ -280,7 +280,7 @@ class EntryRules:
             )
         else:
             reciprocity.add_plain_hashes(hashes)
-        links: dict[int, dict[str, str]] = {}
+        links: dict[int, tuple[str, dict[str, str]]] = {}
         if with_extensions:
             with_extensions, links = self._judged(run, with_extensions, hashes)
         if not (outside or flagged or with_extensions or links):
@@ -296,7 +296,7 @@ class EntryRules:
             if i in extended:
                 self._extensions(run.url(i))
             elif i in links:  # the set rule takes them in document order
-                reciprocity.add_hrefs(loc, links[i])
+                reciprocity.add_hrefs(*links[i])  # its loc the string its self-link is
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -309,7 +309,7 @@ class EntryRules:
 
     def _judged(
         self, run: Records, where: list[int], hashes: bytes
-    ) -> tuple[list[int], dict[int, dict[str, str]]]:
+    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]]]:
         """The records among ``where`` a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
         locs' hashes, for the pages without alternates); and their hreflang links by
@@ -322,16 +322,19 @@ class EntryRules:
         self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
         return found.flagged, found.links
 
-    def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
+    def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
-        speed, its first one named); the records outside the scope, for the scope rule."""
+        speed, its first one named); the records outside the scope, for the scope rule.
+        A run on one authority inside the scope is judged on the loc column's buffers."""
         hosts = self.hosts
-        first_loc = locs[0]
+        first_loc = run.loc(0)
         end = first_loc.find("/", 8)
-        if end >= 0 and all(map(str.startswith, locs, repeat(first_loc[: end + 1]))):
-            hosts.count(first_loc[:end], first_loc, len(locs), first)  # one authority
-            return self._outside(locs)
+        if end >= 0 and run.all_start_with(first_loc[: end + 1]):
+            hosts.count(first_loc[:end], first_loc, run.count, first)  # one authority
+            prefix = self.prefix
+            return set() if prefix is None or run.all_start_with(prefix) else self._outside(run)
         # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
+        locs = run.locs
         ends = list(map(str.find, locs, repeat("/"), repeat(8)))
         if -1 in ends:
             ends = [end if end >= 0 else len(loc) for end, loc in zip(ends, locs, strict=True)]
@@ -339,13 +342,14 @@ class EntryRules:
         for authority, urls in Counter(authorities).items():
             at = authorities.index(authority)
             hosts.count(authority, locs[at], urls, first + at)
-        return self._outside(locs)
+        return self._outside(run)
 
-    def _outside(self, locs: list[str]) -> set[int]:
+    def _outside(self, run: Records) -> set[int]:
         """The records of a run outside the scope (none without one)."""
         prefix = self.prefix
         if prefix is None:
             return set()
+        locs = run.locs
         return set(
             compress(
                 range(len(locs)), map(operator.not_, map(str.startswith, locs, repeat(prefix)))

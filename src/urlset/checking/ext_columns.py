@@ -30,14 +30,14 @@ from .records import Records
 
 class Judged:
     """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
-    made values, in document order); ``links``, the others' hreflang links ({href: hreflang})
-    by record; ``plain``, the records with no typed extension (raw elements only)."""
+    made values, in document order); ``links``, the others' locs and hreflang links (loc,
+    {href: hreflang}) by record; ``plain``, the records without alternates."""
 
     __slots__ = ("flagged", "hreflangs", "links", "plain")
 
     def __init__(self, hreflangs: dict[str, str]) -> None:
         self.flagged: list[int] = []
-        self.links: dict[int, dict[str, str]] = {}
+        self.links: dict[int, tuple[str, dict[str, str]]] = {}
         self.plain: list[int] = []
         self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
@@ -118,12 +118,15 @@ def judged(
             # held for the whole set: the page's own loc and one string per hreflang code
             # stand for their copies (a third of the set rule's memory on a set of them)
             loc = loc_of(i)
-            out.links[i] = {
-                (loc if (href := link["href"]) == loc else href): hreflangs.setdefault(
-                    code := link["hreflang"], code
-                )
-                for link in fields["alternates"]
-            }
+            out.links[i] = (
+                loc,
+                {
+                    (loc if (href := link["href"]) == loc else href): hreflangs.setdefault(
+                        code := link["hreflang"], code
+                    )
+                    for link in fields["alternates"]
+                },
+            )
     return out
 
 
