@@ -118,6 +118,9 @@ def judge_extensions(
     bytes,  # and its date (i32s: an index into the dates, -1 for none)
     list[str],  # the distinct dates
 ]: ...
+def loc_column_authorities(
+    offsets: bytes, values: bytes, start: int, stop: int, /
+) -> list[tuple[str, int, int]] | None: ...
 def loc_column_hashes(offsets: bytes, values: bytes, start: int, stop: int, /) -> bytes: ...
 def loc_column_starts_with(
     offsets: bytes, values: bytes, start: int, stop: int, prefix: bytes, /

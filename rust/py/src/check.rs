@@ -128,7 +128,35 @@ fn judge_extensions<'py>(
     ))
 }
 
+/// Each distinct `scheme://authority` of rows `start..stop` of the render lane's loc column,
+/// first seen first, with the row (from `start`) of its first loc and its number of locs;
+/// None when the checker must cut the locs itself (see `loc_column::authorities`).
+#[pyfunction]
+fn loc_column_authorities(
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<Option<Vec<(String, usize, usize)>>> {
+    if stop > start
+        && loc_column::all_start_with(StringColumn::new(offsets, values), start, stop, b"")
+            .is_none()
+    {
+        return Err(outside());
+    }
+    let column = StringColumn::new(offsets, values);
+    Ok(loc_column::authorities(column, start, stop).map(|found| {
+        found
+            .into_iter()
+            .map(|(authority, row, count)| {
+                (String::from_utf8_lossy(authority).into_owned(), row, count)
+            })
+            .collect()
+    }))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;

@@ -333,6 +333,11 @@ class EntryRules:
             hosts.count(first_loc[:end], first_loc, run.count, first)  # one authority
             prefix = self.prefix
             return set() if prefix is None or run.all_start_with(prefix) else self._outside(run)
+        cut = run.authorities()  # (authority, its first record, its records), in the core
+        if cut is not None:
+            for authority, at, urls in cut:
+                hosts.count(authority, run.loc(at), urls, first + at)
+            return self._outside(run)
         # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
         locs = run.locs
         ends = list(map(str.find, locs, repeat("/"), repeat(8)))

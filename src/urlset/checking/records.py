@@ -11,7 +11,12 @@ from functools import cache
 from itertools import compress, pairwise
 from typing import Any
 
-from .._core import judge_extensions, loc_column_hashes, loc_column_starts_with
+from .._core import (
+    judge_extensions,
+    loc_column_authorities,
+    loc_column_hashes,
+    loc_column_starts_with,
+)
 from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
@@ -110,6 +115,14 @@ class Records:
         _, offsets, values = self._loc_buffers
         stop = self._base + self.count
         return loc_column_hashes(offsets, values or b"", self._base, stop)
+
+    def authorities(self) -> list[tuple[str, int, int]] | None:
+        """Each distinct scheme://authority of the locs, first seen first, with its first
+        record and number of records (``_core.loc_column_authorities``; None when a loc
+        must be cut as a string)."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_authorities(offsets, values or b"", self._base, stop)
 
     def all_start_with(self, prefix: str) -> bool:
         """Whether every record's loc starts with ``prefix``, judged on the buffers."""

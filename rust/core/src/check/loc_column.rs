@@ -57,6 +57,43 @@ pub fn all_start_with(
     Some(true)
 }
 
+/// Each distinct `scheme://authority` of rows `start..stop` (a loc cut at its first `/`
+/// from its ninth byte on, all of it without one, as the checker's `Hosts.check` cuts it),
+/// in the order first seen, with the row (from `start`) of its first loc and its number of
+/// locs; None when a row is outside the column or a loc's first eight bytes are not ASCII
+/// (the cut is by characters there).
+pub fn authorities<'a>(
+    column: StringColumn<'a>,
+    start: usize,
+    stop: usize,
+) -> Option<Vec<(&'a [u8], usize, usize)>> {
+    let mut found: Vec<(&'a [u8], usize, usize)> = Vec::new();
+    let mut index: std::collections::HashMap<&'a [u8], usize> = std::collections::HashMap::new();
+    let mut last: Option<usize> = None; // the usual run: the same authority as the row before
+    for row in start..stop {
+        let loc = column.row(row)?;
+        if !loc.iter().take(8).all(u8::is_ascii) {
+            return None;
+        }
+        let end = loc
+            .get(8..)
+            .and_then(|rest| memchr::memchr(b'/', rest))
+            .map_or(loc.len(), |at| at + 8);
+        let authority = &loc[..end];
+        if let Some(at) = last.filter(|&at| found[at].0 == authority) {
+            found[at].2 += 1;
+            continue;
+        }
+        let at = *index.entry(authority).or_insert_with(|| {
+            found.push((authority, row - start, 0));
+            found.len() - 1
+        });
+        found[at].2 += 1;
+        last = Some(at);
+    }
+    Some(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +127,31 @@ mod tests {
         assert_eq!(all_start_with(col, 1, 3, b"https://a.org/"), Some(true));
         assert_eq!(all_start_with(col, 0, 3, b"https://a.org/"), Some(false));
         assert_eq!(all_start_with(col, 1, 1, b"x"), Some(true));
+    }
+
+    #[test]
+    fn authorities_in_the_order_first_seen_with_counts() {
+        let rows = [
+            "https://a.org/x",
+            "https://a.org/y",
+            "http://b.org:8080/",
+            "https://a.org",
+            "https://a.org/z",
+            "https://c.org?q=1/2",
+        ];
+        let (offsets, values) = column(&rows);
+        let got = authorities(StringColumn::new(&offsets, &values), 0, rows.len()).unwrap();
+        let want: Vec<(&[u8], usize, usize)> = vec![
+            (b"https://a.org", 0, 4),
+            (b"http://b.org:8080", 2, 1),
+            (b"https://c.org?q=1", 5, 1),
+        ];
+        assert_eq!(got, want);
+        let (offsets, values) = column(&["h\u{e9}tp://x/"]);
+        assert_eq!(
+            authorities(StringColumn::new(&offsets, &values), 0, 1),
+            None
+        );
     }
 
     #[test]
