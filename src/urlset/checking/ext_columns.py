@@ -99,8 +99,8 @@ def judged(
         for k, code in enumerate(EXT_JSON_CODES):
             found.count(code, sum(map(counts[k::_WIDTH].__getitem__, past)))
         found.count("news-too-old", sum(old.get(i, 0) for i in past))
-    out.flagged = sorted(careful | listed)
     flagged = careful | listed
+    out.flagged = sorted(flagged)
     clean = [i for i in where if i not in flagged] if flagged else where
     for k, kind in enumerate(EXT_JSON_KINDS):
         column = counts[_CODES + k :: _WIDTH]
