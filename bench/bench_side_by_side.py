@@ -172,6 +172,7 @@ def main() -> None:
     print("| work | file | CPU (s) | peak RSS (MB) | vs read: CPU | memory |")
     print("|---|---|---:|---:|---:|---:|")
     now = "2026-01-01T00:00:00Z"
+    targets = []
     for name in (f"shop-{n}.xml", f"mix-{n}.xml"):
         path = str(OUT / name)
         read = median(["read", path, "-o", os.devnull, "-q"], args.repeat)
@@ -180,6 +181,12 @@ def main() -> None:
         print(
             f"| check | {name} | {check[0]:.2f} | {check[1] / 1024:.0f} "
             f"| {check[0] / read[0]:.2f}x | {check[1] / read[1]:.2f}x |"
+        )
+        cpu, memory = check[0] / read[0], check[1] / read[1]
+        held = "held" if cpu <= 1.5 and memory <= 2 else "not held"
+        targets.append(
+            f"check {name}: {cpu:.2f}x read's CPU (target 1.5x), {memory:.2f}x its memory "
+            f"(target 2x): {held}"
         )
     old, new = str(OUT / f"shop-{n}.xml"), str(OUT / f"shop-{n}-new.xml")
     both = [median(["read", p, "-o", os.devnull, "-q"], args.repeat) for p in (old, new)]
@@ -191,6 +198,7 @@ def main() -> None:
     print(
         f"| diff | shop-{n}.xml -> -new | {diff[0]:.2f} | {diff[1] / 1024:.0f} | {diff[0] / read_both:.2f}x | |"
     )
+    print("\n".join(targets))
 
 
 if __name__ == "__main__":

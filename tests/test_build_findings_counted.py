@@ -254,7 +254,7 @@ def test_reciprocity_finds_what_the_rule_says(
     reciprocity = Reciprocity()
     for loc, found in pages:
         reciprocity._add_found(loc, dict(found))
-    links = reciprocity._links
+    links = {loc: dict(zip(f[0::2], f[1::2], strict=True)) for loc, f in reciprocity._links.items()}
     assert [tuple(m) for m in reciprocity.missing(include_self=include_self)] == (
         _missing_as_specified(links, include_self)
     )

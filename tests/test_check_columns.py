@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -170,3 +171,45 @@ def test_years_and_months_past_the_cap_are_counted_in_columns(options: CheckOpti
     result = _same(doc, options)
     assert result.unlisted["lastmod-without-day"] == 2 * 3_000 // 3 - 1_000
     assert result.careful_entries <= 2
+
+
+def test_plain_runs_make_no_loc_strings_and_hash_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of plain records on one known host is judged on the loc column's buffers (no
+    string per loc), its pages hashed there for the set rules as the strings would be: a
+    variant another file names among them is in the set (``hreflang-unlisted``), one beside
+    them is not (``hreflang-unverified``); a page with only loc-only images too."""
+    from urlset.checking import records
+    from urlset.checking.checker import check_paths
+
+    site = "https://www.shop.org"
+    image = f"<image:image><image:loc>{site}/i.jpg</image:loc></image:image>"
+    plain = "".join(
+        f"<url><loc>{site}/p/{i}</loc>{image if i % 10 == 3 else ''}</url>\n" for i in range(3_000)
+    )
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{IMAGE}" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+    (tmp_path / "a.xml").write_text(head + plain + "</urlset>\n")
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{code}" href="{site}/{path}"/>'
+        for code, path in (("en", "en"), ("de", "p/7"), ("fr", "p/13"), ("it", "p/3000"))
+    )
+    (tmp_path / "b.xml").write_text(f"{head}<url><loc>{site}/en</loc>{links}</url>\n</urlset>\n")
+    made = []
+    locs = records.Records.locs
+    monkeypatch.setattr(
+        records.Records, "locs", property(lambda run: made.append(run) or locs.fget(run))
+    )
+    report = check_paths([tmp_path / "a.xml"])
+    assert report.files[0].entries == 3_000 and not made
+    found = sorted(
+        (i.code, i.message.split()[0])
+        for f in check_paths([tmp_path]).files
+        for i in f.issues
+        if i.code.startswith("hreflang")
+    )
+    assert found == [
+        ("hreflang-unlisted", f"{site}/p/13"),
+        ("hreflang-unlisted", f"{site}/p/7"),
+        ("hreflang-unverified", f"{site}/p/3000"),
+    ]

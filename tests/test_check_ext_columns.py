@@ -174,8 +174,10 @@ def test_findings_past_their_cap_are_counted_in_columns(monkeypatch: pytest.Monk
 
 
 def test_the_rules_read_from_json_are_the_registry_s() -> None:
-    """``ext_columns._codes`` words no finding: it says which codes the per-URL rules give a
-    page. A new rule in the registry must be taught to it (then this list grows)."""
+    """The core's ``judge_extensions`` (``core/src/check/ext_json.rs``) words no finding: it
+    counts which codes the per-URL rules give a page (the news window judged in Python). A
+    new rule in the registry must be taught to it (then this list grows)."""
+    from urlset._core import EXT_JSON_CODES
     from urlset.extensions.rules import EXT_CODES, RULES
 
     assert [rule.__name__ for rule in RULES] == [
@@ -197,3 +199,45 @@ def test_the_rules_read_from_json_are_the_registry_s() -> None:
         "hreflang-duplicate",
     }
     assert codes <= set(EXT_CODES)
+    assert set(EXT_JSON_CODES) == codes - {"news-too-old"}
+
+
+def test_links_held_for_the_set_share_their_strings() -> None:
+    """The hreflang links a run hands to the set rule, held until the whole set is in, keep
+    one string per code and the page's own loc for its self-link (not a copy each)."""
+    from urlset.extensions.set_checks import SetChecks
+
+    site = "https://www.example.com"
+    entries = "".join(
+        f"<url><loc>{site}/p/{i}</loc>{_link('en', f'{site}/p/{i}')}{_link('de', f'{site}/de/{i}')}</url>\n"
+        for i in range(3)
+    )
+    pool = SetChecks()
+    check_document(f"{ROOT}\n{entries}</urlset>\n".encode(), set_checks=pool)
+    held = pool.reciprocity._links  # each page's (href, hreflang, href, hreflang)
+    assert len(held) == 3
+    _, en, _, de = held[f"{site}/p/0"]
+    for loc, (own, en_i, _, de_i) in held.items():
+        assert own is loc and en_i is en and de_i is de
+
+
+def test_a_variant_with_other_extensions_is_in_the_set() -> None:
+    """A page with a video, news or images but no alternates, named as a variant by another
+    page, is in the set and lists no alternates (``hreflang-unlisted``), in columns as one by
+    one (the columns once took only pages without any typed extension for plain ones)."""
+    content = f"<video:content_loc>{SITE}/v.mp4</video:content_loc>"
+    variants = {
+        "video": _video(1, content),
+        "news": _news(2, "2025-12-31T10:00:00Z"),
+        "image": f"<image:image><image:loc>{SITE}/i.jpg</image:loc><image:title>T</image:title></image:image>",
+    }
+    rows = [f"<url><loc>{SITE}/{name}</loc>{extra}</url>" for name, extra in variants.items()]
+    links = _link("en", f"{SITE}/en") + "".join(
+        _link(code, f"{SITE}/{name}")
+        for code, name in zip(("de", "fr", "it"), variants, strict=True)
+    )
+    rows.append(f"<url><loc>{SITE}/en</loc>{links}</url>")
+    doc = f"{ROOT}\n" + "\n".join(rows) + "\n</urlset>\n"
+    result = _same(doc.encode(), CheckOptions(base_url=f"{SITE}/", now=NOW))
+    unlisted = sorted(i.message.split()[0] for i in result.issues if i.code == "hreflang-unlisted")
+    assert unlisted == [f"{SITE}/{name}" for name in sorted(variants)]

@@ -211,6 +211,12 @@ CASES = [
         b"https://a.org/\nhttps://a.org/b\n",
         {"limits": CURRENT.lowered(max_urls=2)},
     ),
+    Case(  # a CR alone ends a text line, as the reader takes it; CR LF is one line end
+        "too-many-urls",
+        b"https://a.org/\rhttps://a.org/b\rhttps://a.org/c",
+        b"https://a.org/\r\nhttps://a.org/b\r\n",
+        {"limits": CURRENT.lowered(max_urls=2)},
+    ),
     # reader codes that a check reports with its own severity
     Case(
         "wrong-namespace",
@@ -526,3 +532,21 @@ def test_same_finding_on_a_repeated_loc_points_at_each_occurrence() -> None:
     doc = urlset(entry, loc(A + "y"), entry)
     result = _run(doc, now=NOW)
     assert [i.line for i in result.issues if i.code == "future-lastmod"] == [3, 5]
+
+
+def test_text_lines_end_as_the_reader_ends_them_however_the_pieces_fall() -> None:
+    """A CR alone is a line end of a text file (made a LF for check's line scans, the bytes
+    keeping their offsets), a CR LF one line end, whether or not a piece ends between the
+    two; the scan counts the lines alike."""
+    from urlset.checking.raw_text import lone_cr_as_lf
+    from urlset.checking.scan import Scan
+
+    data = b"a\rb\r\nc\r\rd\r"
+    for cut in range(len(data) + 1):
+        pieces = [data[:cut], data[cut:]]
+        assert b"".join(lone_cr_as_lf(pieces)) == b"a\nb\r\nc\n\nd\n", cut
+        scan = Scan(CURRENT)
+        scan.feed(b"h" * 4096 + pieces[0])  # past the first 4 KB: each piece counted apart
+        scan.feed(pieces[1])
+        scan.finish()
+        assert scan.newlines + scan.lone_crs == 5, cut

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from test_fetch_support import LoopbackServer, gz, sitemapindex
 from urlset.checking.checker import CheckOptions, check_paths
 from urlset.cli import main
+from urlset.model import Severity
 from urlset.sitecheck.driver import check_site
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -100,3 +101,56 @@ def test_hreflang_is_checked_across_the_files_of_a_directory(tmp_path: Path) -> 
     source, issue = found[0]
     assert "the 2 files checked" in source
     assert "https://shop.test.org/de/ lacks" in issue.message and "hreflang='en'" in issue.message
+
+
+def _past_the_cap(pages: int) -> bytes:
+    """``pages`` of each set finding: a variant outside the set (unverified), one in it that
+    lists no alternates (unlisted), and one that lists alternates but no return link."""
+    site = "https://shop.test.org"
+    entries = []
+    for i in range(pages):
+        away = f'<xhtml:link rel="alternate" hreflang="de" href="https://elsewhere.test.org/{i}"/>'
+        plain = f'<xhtml:link rel="alternate" hreflang="fr" href="{site}/plain/{i}"/>'
+        other = f'<xhtml:link rel="alternate" hreflang="it" href="{site}/it/{i}"/>'
+        own = f'<xhtml:link rel="alternate" hreflang="en" href="{site}/en/{i}"/>'
+        entries.append(f"<url><loc>{site}/en/{i}</loc>{own}{away}{plain}{other}</url>")
+        entries.append(f"<url><loc>{site}/plain/{i}</loc></url>")
+        it_self = f'<xhtml:link rel="alternate" hreflang="it" href="{site}/it/{i}"/>'
+        entries.append(f"<url><loc>{site}/it/{i}</loc>{it_self}</url>")
+    return HREFLANG.split("<url>")[0].encode() + "\n".join(entries).encode() + b"\n</urlset>\n"
+
+
+@pytest.mark.parametrize("files", [1, 2])
+def test_set_findings_are_capped_like_every_code(tmp_path: Path, files: int) -> None:
+    """The set-wide hreflang findings list at most 1,000 a code, as every code does: the
+    rest counted exactly (in totals and ``unlisted``) with one too-many-errors line, on one
+    file, on a set of files (the set's own entry) and through ``check`` of one document."""
+    from urlset import check
+
+    doc = _past_the_cap(1_200)
+    for n in range(files):
+        (tmp_path / f"s{n}.xml").write_bytes(doc)
+    report = check_paths([tmp_path])
+    holder = report.files[-1]
+    assert holder.format == ("urlset" if files == 1 else "set")
+    # the Italian page lacks its links to the other three variants of its group
+    found = {
+        "hreflang-unverified": 1_200,
+        "hreflang-unlisted": 1_200,
+        "hreflang-not-reciprocal": 3_600,
+    }
+    for code, n in found.items():
+        listed = [i for i in holder.issues if i.code == code]
+        assert len(listed) == 1_000 and holder.code_counts()[code] == n
+        assert holder.unlisted[code] == n - 1_000
+        summary = [
+            i.message for i in holder.issues if i.code == "too-many-errors" and code in i.message
+        ]
+        assert summary == [f"{n - 1_000} more {code} issues not listed ({n} in all)"]
+    assert holder.count(Severity.INFO) == 1_200
+    alone = check(doc)  # one document, its own set: the same caps
+    for code, n in found.items():
+        assert sum(i.code == code for i in alone) == 1_000
+        assert f"{n - 1_000} more {code} issues not listed ({n} in all)" in {
+            i.message for i in alone
+        }

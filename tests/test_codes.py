@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import urlset
 from test_read_index_lane import INDEX_ENTRIES, index_document
-from test_read_text_lane import LINES, text_document
+from test_read_text_lane import BREAKS, LINES, text_document
 from urlset.codes import CODES, all_codes, rule
 from urlset.extensions import EXT_CODES
 from urlset.fetching.issues import FETCH_CODES
@@ -226,9 +226,8 @@ def test_every_problem_read_reports_in_an_index_check_reports_alike(
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
-        # LF and CR LF: check's raw-text scans do not end a line at a CR alone (the reader
-        # does), so findings after one are placed apart (left to check's owners)
-        st.tuples(st.sampled_from(range(len(LINES))), st.sampled_from(range(2))),
+        # each line break the reader takes (LF, CR LF, a CR alone): check's lines are its
+        st.tuples(st.sampled_from(range(len(LINES))), st.sampled_from(range(len(BREAKS)))),
         min_size=1,
         max_size=14,
     ),

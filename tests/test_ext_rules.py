@@ -340,3 +340,17 @@ def test_reciprocity_counts_a_sources_rows_as_plain_pages(tmp_path: Path) -> Non
     for _ in rec.tap_batches([urls, *rows]):
         pass
     assert [u.in_set for u in rec.unlisted()] == [True]
+
+
+@pytest.mark.parametrize("size", [3, 12])
+def test_a_group_missing_one_link_names_it_whatever_its_size(size: int) -> None:
+    """A group of variants that all list each other but one link (a small group's links
+    looked up as held, a large one's in a set): exactly that link is missing."""
+    langs = ["en", "de", "fr", "it", "es", "nl", "pt", "pl", "sv", "da", "fi", "cs"][:size]
+    links = {lang: list(langs) for lang in langs}
+    links["de"].remove("fr")
+    rec = Reciprocity()
+    for url in hreflang_set(links):
+        rec.add(url)
+    url = "https://www.example.com/{}/".format
+    assert list(rec.missing()) == [MissingLink(url("de"), url("fr"), "fr", url("en"))]

@@ -96,6 +96,35 @@ def render_columns(
     beside: bool = ...,
 ) -> RenderedRows | None: ...
 def loc_hashes(locs: list[str], /) -> bytes: ...
+
+# the per-URL extension rules on a run's JSON (core/src/check/ext_json.rs)
+EXT_JSON_CODES: list[str]  # the codes counted per record, in order
+EXT_JSON_KINDS: list[str]  # then the kinds
+EXT_JSON_FLAGGED: int  # a record's status: not the core's usual JSON, for the careful way
+EXT_JSON_FOUND: int  # a record's status: judged, with findings
+
+def judge_extensions(
+    ext_offsets: bytes,
+    ext_values: bytes,
+    loc_offsets: bytes,
+    loc_values: bytes,
+    start: int,
+    stop: int,
+    /,
+) -> tuple[
+    bytes,  # each record's status (a byte)
+    bytes,  # its counts: the codes', then the kinds' (native-endian u32s)
+    bytes,  # each news item's record (u32s)
+    bytes,  # and its date (i32s: an index into the dates, -1 for none)
+    list[str],  # the distinct dates
+]: ...
+def loc_column_authorities(
+    offsets: bytes, values: bytes, start: int, stop: int, /
+) -> list[tuple[str, int, int]] | None: ...
+def loc_column_hashes(offsets: bytes, values: bytes, start: int, stop: int, /) -> bytes: ...
+def loc_column_starts_with(
+    offsets: bytes, values: bytes, start: int, stop: int, prefix: bytes, /
+) -> bool: ...
 def types_of(items: list[Any], /) -> set[type]: ...
 def typed_declarations() -> list[tuple[str, str]]: ...
 def escape(text: str, /) -> str: ...

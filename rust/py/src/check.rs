@@ -1,6 +1,9 @@
 //! The checker's scans of the bytes as written (`urlset_core::check`).
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use urlset_core::check::ext_json;
+use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
@@ -46,8 +49,122 @@ fn loc_texts<'py>(
     (columns, scanned.newlines, scanned.last_newline)
 }
 
+fn outside() -> PyErr {
+    PyValueError::new_err("rows outside the column's buffers, or not UTF-8")
+}
+
+/// The hash of each loc of rows `start..stop` of the render lane's loc column (its offsets
+/// and values buffers), as `loc_hashes` gives them for the locs as strings.
+#[pyfunction]
+fn loc_column_hashes<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let column = StringColumn::new(offsets, values);
+    let hashes = py.detach(|| loc_column::hashes(column, start, stop));
+    Ok(PyBytes::new(py, &hashes.ok_or_else(outside)?))
+}
+
+/// Whether every loc of rows `start..stop` of the render lane's loc column starts with
+/// `prefix`.
+#[pyfunction]
+fn loc_column_starts_with(
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+    prefix: &[u8],
+) -> PyResult<bool> {
+    let column = StringColumn::new(offsets, values);
+    loc_column::all_start_with(column, start, stop, prefix).ok_or_else(outside)
+}
+
+/// A run's records judged by the per-URL extension rules from their JSON
+/// (`urlset_core::check::ext_json`): each record's status (a byte), its counts (the codes' and
+/// the kinds', native-endian u32s), each news item's record (u32s) and date (i32s: an index
+/// into the distinct dates, -1 for none), and the distinct dates.
+type JudgedColumns<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Vec<String>,
+);
+
+/// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
+/// column's buffers): see `JudgedColumns`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn judge_extensions<'py>(
+    py: Python<'py>,
+    ext_offsets: &[u8],
+    ext_values: &[u8],
+    loc_offsets: &[u8],
+    loc_values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<JudgedColumns<'py>> {
+    let extensions = StringColumn::new(ext_offsets, ext_values);
+    let locs = StringColumn::new(loc_offsets, loc_values);
+    let judged = py
+        .detach(|| ext_json::judge(extensions, locs, start, stop))
+        .ok_or_else(outside)?;
+    let words =
+        |values: &[u32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_ne_bytes()).collect() };
+    let dates: Vec<u8> = judged
+        .news_dates
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    Ok((
+        PyBytes::new(py, &judged.status),
+        PyBytes::new(py, &words(&judged.counts)),
+        PyBytes::new(py, &words(&judged.news_records)),
+        PyBytes::new(py, &dates),
+        judged.dates,
+    ))
+}
+
+/// Each distinct `scheme://authority` of rows `start..stop` of the render lane's loc column,
+/// first seen first, with the row (from `start`) of its first loc and its number of locs;
+/// None when the checker must cut the locs itself (see `loc_column::authorities`).
+#[pyfunction]
+fn loc_column_authorities(
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    stop: usize,
+) -> PyResult<Option<Vec<(String, usize, usize)>>> {
+    if stop > start
+        && loc_column::all_start_with(StringColumn::new(offsets, values), start, stop, b"")
+            .is_none()
+    {
+        return Err(outside());
+    }
+    let column = StringColumn::new(offsets, values);
+    Ok(loc_column::authorities(column, start, stop).map(|found| {
+        found
+            .into_iter()
+            .map(|(authority, row, count)| {
+                (String::from_utf8_lossy(authority).into_owned(), row, count)
+            })
+            .collect()
+    }))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
+    m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
+    m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
+    m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
+    m.add("EXT_JSON_FLAGGED", ext_json::FLAGGED)?;
+    m.add("EXT_JSON_FOUND", ext_json::FOUND)?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;
     m.add("LOC_TOO_LONG", TOO_LONG)?;
     m.add("LOC_JUDGE", JUDGE)?;

@@ -24,7 +24,7 @@ from ..reading.reader import ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
 from .entries import EntryRules
-from .findings import Findings, merge_issues, watch_lines
+from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
 from .positions import (
     Windows,
     lines_of_refs,
@@ -33,7 +33,7 @@ from .positions import (
     whole_windows,
     windows_of,
 )
-from .raw_text import text_lines, text_with_header
+from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
@@ -123,11 +123,14 @@ def check_document(
     tee.finish()
     result.discovered = set_checks.discovered(source)
     if not pooled:
-        for problem in set_checks.finish():
+        capped = set_checks.findings(MAX_PER_CODE)
+        for problem in capped.listed:
             found.add(problem.code, problem.message)
+        for (_, code), n in capped.unlisted.items():
+            found.count(code, n)
     result.size = scan.size
     result.format = fmt = read.format
-    bytes_again = _Again(stored, scan, cap)
+    bytes_again = _Again(stored, scan, cap, lines_of_text=fmt in ("text", "unknown"))
     watch_lines(reader_issues, found)
     _document_rules(result, scan, read.fatal, reader_issues, options.limits, full_size, found)
     _scan_bytes(bytes_again, read, reader_issues, options, found)
@@ -153,21 +156,27 @@ class _Again:
     sitemap's lines), or whole, once, for the scans that need it (a loc or an element the
     scan could not prove plain, an index's children, the schema)."""
 
-    def __init__(self, stored: Source, scan: Scan, cap: int) -> None:
+    def __init__(self, stored: Source, scan: Scan, cap: int, *, lines_of_text: bool) -> None:
+        """``lines_of_text``: a text file, whose lines end as the reader ends them (a CR
+        alone too: ``lone_cr_as_lf``)."""
         self.stored = stored
         self.scan = scan
         self.cap = cap
+        self.lines_of_text = lines_of_text
         self._plain: bytes | None = None
 
     def plain(self) -> bytes:
         if self._plain is None:
-            self._plain = whole(self.stored, self.scan, self.cap)
+            self._plain = b"".join(self._text((whole(self.stored, self.scan, self.cap),)))
         return self._plain
 
     def pieces(self) -> Iterable[bytes]:
         if self._plain is not None:  # held already: no need to read it again
             return (self._plain,)
-        return pieces(self.stored, self.scan, self.cap)
+        return self._text(pieces(self.stored, self.scan, self.cap))
+
+    def _text(self, pieces: Iterable[bytes]) -> Iterable[bytes]:
+        return lone_cr_as_lf(pieces) if self.lines_of_text else pieces
 
     def windows(self, text: bool) -> Windows:
         if self._plain is not None:
@@ -274,7 +283,7 @@ def _document_rules(
         if message is not None:
             found.add("too-many-sitemaps", message)
     elif fmt == "text":
-        lines = scan.newlines + (0 if scan.last == b"\n" else 1)
+        lines = scan.newlines + scan.lone_crs + (0 if scan.last in (b"\n", b"\r") else 1)
         message = rules.too_many_lines(lines, limits)
         if message is not None:
             found.add("too-many-urls", message)

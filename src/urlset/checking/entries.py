@@ -23,7 +23,6 @@ from ..dates import Lastmod, from_formatted, future_lastmod, lastmod_without_day
 from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
 from ..model import ChangeFreq, SitemapRef, Url
-from ..patterns import lazy
 from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .ext_columns import NewsAges, judged
@@ -161,6 +160,7 @@ class EntryRules:
         self._check_url: Any = None
         self._ages: NewsAges | None = None
         self._reduced: dict[str, list[tuple[str, str]]] = {}
+        self._hreflangs: dict[str, str] = {}  # one string per hreflang code (ext_columns)
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -262,34 +262,41 @@ class EntryRules:
         """A run of records the core read into columns, judged a column at a time; the
         records a rule may flag are then taken in document order, each as ``value`` takes
         an entry (extensions, host and scope, lastmod), so findings are placed alike."""
-        locs = run.locs
         first = self.entries
-        self.entries += len(locs)
-        hosts_each = self._hosts_each(locs)
-        outside = self._hosts_in_columns(locs, first) if hosts_each else set()
+        count = run.count
+        self.entries += count
+        hosts_each = self._hosts_each(run)
+        outside = self._hosts_in_columns(run, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
-        texts = run.extensions
-        with_extensions = [] if texts is None else list(compress(range(len(locs)), texts))
-        plain = locs if texts is None else compress(locs, map(operator.not_, texts))
-        self.set_checks.reciprocity.add_plain_many(plain)
-        links: dict[int, dict[str, str]] = {}
+        reciprocity = self.set_checks.reciprocity
+        with_extensions = run.with_extensions
+        hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
+        if with_extensions:  # the pages without extensions now, the others once judged
+            plain = bytearray(b"\x01") * count
+            for i in with_extensions:
+                plain[i] = 0
+            reciprocity.add_plain_hashes(
+                array("Q", compress(memoryview(hashes).cast("Q"), plain)).tobytes()
+            )
+        else:
+            reciprocity.add_plain_hashes(hashes)
+        links: dict[int, tuple[str, dict[str, str]]] = {}
         if with_extensions:
-            with_extensions = self._plain_images(locs, cast(list[str], texts), with_extensions)
-        if with_extensions:
-            with_extensions, links = self._judged(locs, cast(list[str], texts), with_extensions)
+            with_extensions, links = self._judged(run, with_extensions, hashes)
         if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
-        reciprocity = self.set_checks.reciprocity
-        for i in sorted(extended | flags | outside | links.keys()):
-            loc = locs[i]
+        todo = sorted(extended | flags | outside | links.keys())
+        loc_of = run.loc_of(len(todo))
+        for i in todo:
+            loc = loc_of(i)
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
             elif i in links:  # the set rule takes them in document order
-                reciprocity.add_hrefs(loc, links[i])
+                reciprocity.add_hrefs(*links[i])  # its loc the string its self-link is
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -301,43 +308,38 @@ class EntryRules:
                     self._lastmod_rules(from_formatted(text), loc)
 
     def _judged(
-        self, locs: list[str], texts: list[str], where: list[int]
-    ) -> tuple[list[int], dict[int, dict[str, str]]]:
+        self, run: Records, where: list[int], hashes: bytes
+    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]]]:
         """The records among ``where`` a per-URL extension rule flags (made values later),
-        the others counted for the set rules here (``ext_columns``); and their hreflang
-        links by record, for the reciprocity in document order."""
+        the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
+        locs' hashes, for the pages without alternates); and their hreflang links by
+        record, for the reciprocity in document order."""
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(locs, texts, where, self._ages, kinds, self.found)
+        found = judged(run, where, self._ages, kinds, self.found, self._hreflangs)
         self.set_checks.add_kinds(kinds, source=self.source)
-        self.set_checks.reciprocity.add_plain_many(map(locs.__getitem__, found.plain))
+        self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
         return found.flagged, found.links
 
-    def _plain_images(self, locs: list[str], texts: list[str], where: list[int]) -> list[int]:
-        """The records among ``where`` whose extensions are more than images with their loc
-        only: those (a few hundred at most, fewer than 1,000 images each) no per-URL rule
-        flags and no set rule reads, so they are counted here, a column at a time."""
-        shapes = list(map(_LOC_ONLY_IMAGES.fullmatch, map(texts.__getitem__, where)))
-        plain = list(compress(where, shapes))
-        if not plain:
-            return where
-        images = sum(texts[i].count('{"loc":') for i in plain)
-        self.set_checks.add_plain_images(
-            list(map(locs.__getitem__, plain)), images, source=self.source
-        )
-        return list(compress(where, map(operator.not_, shapes)))
-
-    def _hosts_in_columns(self, locs: list[str], first: int) -> set[int]:
+    def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
-        speed, its first one named); the records outside the scope, for the scope rule."""
+        speed, its first one named); the records outside the scope, for the scope rule.
+        A run on one authority inside the scope is judged on the loc column's buffers."""
         hosts = self.hosts
-        first_loc = locs[0]
+        first_loc = run.loc(0)
         end = first_loc.find("/", 8)
-        if end >= 0 and all(map(str.startswith, locs, repeat(first_loc[: end + 1]))):
-            hosts.count(first_loc[:end], first_loc, len(locs), first)  # one authority
-            return self._outside(locs)
+        if end >= 0 and run.all_start_with(first_loc[: end + 1]):
+            hosts.count(first_loc[:end], first_loc, run.count, first)  # one authority
+            prefix = self.prefix
+            return set() if prefix is None or run.all_start_with(prefix) else self._outside(run)
+        cut = run.authorities()  # (authority, its first record, its records), in the core
+        if cut is not None:
+            for authority, at, urls in cut:
+                hosts.count(authority, run.loc(at), urls, first + at)
+            return self._outside(run)
         # each loc's scheme://authority, as ``Hosts.check`` cuts it (C-speed maps)
+        locs = run.locs
         ends = list(map(str.find, locs, repeat("/"), repeat(8)))
         if -1 in ends:
             ends = [end if end >= 0 else len(loc) for end, loc in zip(ends, locs, strict=True)]
@@ -345,25 +347,26 @@ class EntryRules:
         for authority, urls in Counter(authorities).items():
             at = authorities.index(authority)
             hosts.count(authority, locs[at], urls, first + at)
-        return self._outside(locs)
+        return self._outside(run)
 
-    def _outside(self, locs: list[str]) -> set[int]:
+    def _outside(self, run: Records) -> set[int]:
         """The records of a run outside the scope (none without one)."""
         prefix = self.prefix
         if prefix is None:
             return set()
+        locs = run.locs
         return set(
             compress(
                 range(len(locs)), map(operator.not_, map(str.startswith, locs, repeat(prefix)))
             )
         )
 
-    def _hosts_each(self, locs: Sequence[str]) -> bool:
+    def _hosts_each(self, run: Records) -> bool:
         """Whether the host and scope rules must judge each loc: not when every loc is on
         the first one's authority, known (judged here if new) without findings, and inside
-        the scope (C-speed passes)."""
+        the scope (judged on the loc column's buffers: no string per loc)."""
         hosts = self.hosts
-        first = locs[0]
+        first = run.loc(0)
         end = first.find("/", 8)
         authority = first if end < 0 else first[:end]
         verdicts = hosts.seen.get(authority)
@@ -372,8 +375,8 @@ class EntryRules:
         prefix = self.prefix
         return not (
             not verdicts
-            and all(map(str.startswith, locs, repeat(authority + "/")))
-            and (prefix is None or all(map(str.startswith, locs, repeat(prefix))))
+            and run.all_start_with(authority + "/")
+            and (prefix is None or run.all_start_with(prefix))
         )
 
     def _lastmods_of(self, run: Records) -> list[int]:
@@ -411,8 +414,9 @@ class EntryRules:
         return rules.newest(known)
 
 
-# the core's JSON of 1 to 1,000 images with a loc each and nothing else (no escape in a loc)
-_LOC_ONLY_IMAGES = lazy(r'\{"images":\[\{"loc":"[^"\\]*"\}(?:,\{"loc":"[^"\\]*"\}){0,999}\]\}')
+def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
+    """The 64-bit hashes (native-endian) of ``hashes`` at the indexes ``where``."""
+    return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
 
 
 def _newest(

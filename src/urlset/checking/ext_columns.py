@@ -5,40 +5,41 @@ The compiled core types and checks a record's images, videos, news and hreflang 
 reader's careful lane does before it writes them as JSON, so the per-URL rules are all that
 is left, and each reads one or two fields: ``image-deprecated-field`` and
 ``too-many-images``, ``video-loc-is-page``, ``news-too-old`` and ``news-repeated``,
-``hreflang-missing-self`` and ``hreflang-duplicate``. ``judged`` reads those fields from the
-decoded JSON (one ``json.loads`` for the run) and returns the records a rule flags: only
-those become ``Url`` values (``Records.url``) and go through ``rules.check_url``, which
-words each finding; the others are counted for the set rules here (their kinds; their
-hreflang links, handed back for the reciprocity in document order). An element of another
-namespace (the JSON's ``extensions``) has no per-URL rule once the reader has said why it
-stayed raw, so a record of those alone is a plain page to the set rules.
+``hreflang-missing-self`` and ``hreflang-duplicate``. The core reads those fields from each
+record's JSON (``Records.judge_extensions``, ``core/src/check/ext_json.rs``: per record the
+findings of each code, the typed extensions by kind, the news dates, whose window is judged
+here once per distinct date); ``judged`` returns the records a rule flags (or whose JSON is
+not the core's usual shape): only those become ``Url`` values (``Records.url``) and go
+through ``rules.check_url``, which words each finding; the others are counted for the set
+rules here (their kinds; the hreflang links of those that have some, decoded here and handed
+back for the reciprocity in document order; the rest plain pages to the set rules, as
+``Reciprocity.add`` has a page without alternates). An element of another namespace (the
+JSON's ``extensions``) has no per-URL rule once the reader has said why it stayed raw.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
+from .._core import EXT_JSON_CODES, EXT_JSON_FLAGGED, EXT_JSON_FOUND, EXT_JSON_KINDS
 from ..dates import from_formatted, instant
 from .findings import Findings
-
-_KNOWN = {"images", "videos", "news", "alternates", "extensions"}
-_MAX_IMAGES = 1_000  # image.MAX_IMAGES_PER_URL, without loading the module
+from .records import Records
 
 
 class Judged:
     """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
-    made values, in document order); ``links``, the others' hreflang links ({href: hreflang})
-    by record; ``plain``, the records with no typed extension (raw elements only)."""
+    made values, in document order); ``links``, the others' locs and hreflang links (loc,
+    {href: hreflang}) by record; ``plain``, the records without alternates."""
 
-    __slots__ = ("flagged", "links", "plain")
+    __slots__ = ("flagged", "hreflangs", "links", "plain")
 
-    def __init__(self) -> None:
+    def __init__(self, hreflangs: dict[str, str]) -> None:
         self.flagged: list[int] = []
-        self.links: dict[int, dict[str, str]] = {}
+        self.links: dict[int, tuple[str, dict[str, str]]] = {}
         self.plain: list[int] = []
+        self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
 
 class NewsAges:
@@ -67,84 +68,82 @@ class NewsAges:
 
 
 def judged(
-    locs: Sequence[str],
-    texts: Sequence[str],
+    run: Records,
     where: list[int],
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
+    hreflangs: dict[str, str],
 ) -> Judged:
-    """The records ``where`` (their extensions' JSON in ``texts``) judged by the per-URL rules
-    (see the module doc); the typed extensions of the records not flagged counted in
-    ``kinds``. A record whose every finding is past its code's cap in ``found`` is not
-    flagged: its findings are counted there (as listing them would count them)."""
-    import json  # with the first record that has extensions (a plain check loads none)
+    """The records ``where`` of ``run`` (those with extensions) judged by the
+    per-URL rules (see the module doc); the typed extensions of the records not flagged
+    counted in ``kinds``. A record whose every finding is past its code's cap in ``found``
+    is not flagged: its findings are counted there (as listing them would count them)."""
+    status, counted, news_records, news_dates, dates = run.judge_extensions()
+    counts = memoryview(counted).cast("I").tolist()
+    old = _old_news(ages, dates, news_records, news_dates)
+    out = Judged(hreflangs)
+    # a code's room does not change while a run is judged: a record past every cap counts
+    # only codes that have none left, and a flagged record's findings are added later
+    careful = {i for i in where if status[i] == EXT_JSON_FLAGGED}
+    with_findings = [i for i in where if status[i] == EXT_JSON_FOUND or i in old]
+    listed: set[int] = set()
+    if with_findings:
+        for k, code in enumerate(EXT_JSON_CODES):
+            if found.has_room(code):
+                column = counts[k::_WIDTH]
+                listed.update(i for i in with_findings if column[i])
+        if found.has_room("news-too-old"):
+            listed.update(i for i in with_findings if i in old)
+        past = [i for i in with_findings if i not in listed]
+        for k, code in enumerate(EXT_JSON_CODES):
+            found.count(code, sum(map(counts[k::_WIDTH].__getitem__, past)))
+        found.count("news-too-old", sum(old.get(i, 0) for i in past))
+    flagged = careful | listed
+    out.flagged = sorted(flagged)
+    clean = [i for i in where if i not in flagged] if flagged else where
+    for k, kind in enumerate(EXT_JSON_KINDS):
+        column = counts[_CODES + k :: _WIDTH]
+        kinds[kind] += sum(map(column.__getitem__, clean))
+    alternates = counts[_WIDTH - 1 :: _WIDTH]
+    linked = [i for i in clean if alternates[i]]
+    # a page without alternates is a plain page to the set rules, as ``Reciprocity.add`` has it
+    out.plain = [i for i in clean if not alternates[i]]
+    if linked:
+        import json  # with the first record that has alternates
 
-    out = Judged()
-    decoded = json.loads("[" + ",".join(map(texts.__getitem__, where)) + "]")
-    for i, fields in zip(where, decoded, strict=True):
-        if not isinstance(fields, dict) or not fields.keys() <= _KNOWN:
-            out.flagged.append(i)
-            continue
-        news = fields.get("news")
-        if isinstance(news, dict):
-            news = [news]
-        images = fields.get("images", ())
-        videos = fields.get("videos", ())
-        alternates = fields.get("alternates", ())
-        codes = _codes(locs[i], images, videos, news, alternates, ages)
-        if codes:
-            if any(map(found.has_room, codes)):
-                out.flagged.append(i)
-                continue
-            for code in codes:
-                found.count(code)
-        typed = False
-        for kind, items in (
-            ("images", images),
-            ("videos", videos),
-            ("news", news),
-            ("alternates", alternates),
-        ):
-            if items:
-                kinds[kind] += len(items)
-                typed = True
-        if alternates:
-            out.links[i] = {link["href"]: link["hreflang"] for link in alternates}
-        elif not typed:
-            out.plain.append(i)
+        decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
+        loc_of = run.loc_of(len(linked))
+        for i, fields in zip(linked, decoded, strict=True):
+            # held for the whole set: the page's own loc and one string per hreflang code
+            # stand for their copies (a third of the set rule's memory on a set of them)
+            loc = loc_of(i)
+            out.links[i] = (
+                loc,
+                {
+                    (loc if (href := link["href"]) == loc else href): hreflangs.setdefault(
+                        code := link["hreflang"], code
+                    )
+                    for link in fields["alternates"]
+                },
+            )
     return out
 
 
-def _codes(
-    loc: str,
-    images: Sequence[dict[str, Any]],
-    videos: Sequence[dict[str, Any]],
-    news: Sequence[dict[str, Any]] | None,
-    alternates: Sequence[dict[str, Any]],
-    ages: NewsAges,
-) -> list[str]:
-    """The code of each finding the per-URL rules give a page (``extensions.rules.RULES``,
-    in their order; the messages are theirs)."""
-    out: list[str] = []
-    if images:
-        if len(images) > _MAX_IMAGES:
-            out.append("too-many-images")
-        if any(len(image) != 1 for image in images):  # a field besides the loc: deprecated
-            out.append("image-deprecated-field")
-    for video in videos:
-        out += ["video-loc-is-page"] * (
-            (video.get("content_loc") == loc) + (video.get("player_loc") == loc)
-        )
-    if news:
-        out += ["news-too-old"] * sum(ages.too_old(item.get("publication_date")) for item in news)
-        if len(news) > 1:
-            out.append("news-repeated")
-    if alternates:
-        if not any(link["href"] == loc for link in alternates):
-            out.append("hreflang-missing-self")
-        seen: dict[str, str] = {}
-        for link in alternates:
-            if seen.setdefault(link["hreflang"].lower(), link["href"]) != link["href"]:
-                out.append("hreflang-duplicate")
+_CODES = len(EXT_JSON_CODES)
+_WIDTH = _CODES + len(EXT_JSON_KINDS)
+
+
+def _old_news(ages: NewsAges, dates: list[str], records: bytes, indexes: bytes) -> dict[int, int]:
+    """The number of news items older than the window, by record (none without ``now``):
+    each distinct date judged once, an item without one as old (its value's rule says why)."""
+    if ages.now is None or not records:
+        return {}
+    old = [ages.too_old(date) for date in dates]
+    out: dict[int, int] = {}
+    for record, index in zip(
+        memoryview(records).cast("I"), memoryview(indexes).cast("i"), strict=True
+    ):
+        if index < 0 or old[index]:
+            out[record] = out.get(record, 0) + 1
     return out

@@ -23,6 +23,7 @@ from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .children import compare_with_children
 from .document import CheckOptions, check_document
+from .findings import MAX_PER_CODE, unlisted_summary
 from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
 from .source import FileSource, spool
 
@@ -306,23 +307,34 @@ def check_paths(
 def attach_set_findings(pool: SetChecks, report: CheckReport) -> None:
     """The findings across the checked files: news counts go to their sitemap; hreflang
     findings to the one file checked, or to an entry of their own for a set of files."""
-    findings = pool.finish()
-    if not findings:
+    findings = pool.findings(MAX_PER_CODE)
+    if not findings.listed:
         return
     by_source = {f.source: f for f in report.files}
-    whole_set: FileResult | None = None
-    for finding in findings:
-        target = by_source.get(finding.source)
+    whole_set: list[FileResult] = []
+
+    def target_of(source: str) -> FileResult:
+        target = by_source.get(source)
         if target is None and len(report.files) == 1:
             target = report.files[0]
         if target is None:
-            if whole_set is None:
-                whole_set = FileResult(
-                    f"(the {len(report.files)} files checked, as one set)", format=SET_FORMAT
+            if not whole_set:
+                files = len(report.files)
+                whole_set.append(
+                    FileResult(f"(the {files} files checked, as one set)", format=SET_FORMAT)
                 )
-                report.files.append(whole_set)
-            target = whole_set
+                report.files.append(whole_set[0])
+            target = whole_set[0]
+        return target
+
+    for finding in findings.listed:
+        target = target_of(finding.source)
         target.issues.append(rules.make_issue(finding.code, finding.message, source=target.source))
+    # past the cap, as every code is listed: counted, with the line that says so
+    for (source, code), n in findings.unlisted.items():
+        target = target_of(source)
+        target.unlisted[code] = target.unlisted.get(code, 0) + n
+        target.issues.append(unlisted_summary(code, MAX_PER_CODE + n, target.source))
 
 
 def _children(

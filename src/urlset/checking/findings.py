@@ -86,16 +86,15 @@ class Findings:
         self.by_host = {}
         for code, n in self.per_code.items():
             if n > MAX_PER_CODE:
-                summary = rules.make_issue(
-                    SUMMARY_CODE, unlisted_message(code, n, MAX_PER_CODE), source=self.source
-                )
-                # as severe as what it counts: unlisted notes do not make a warning
-                severity = rules.lookup(code).severity
-                self.placed.append(
-                    summary._replace(
-                        severity=min(severity, summary.severity, key=SEVERITY_RANK.__getitem__)
-                    )
-                )
+                self.placed.append(unlisted_summary(code, n, self.source))
+
+
+def unlisted_summary(code: str, n: int, source: str) -> Issue:
+    """The line that says ``n - MAX_PER_CODE`` findings of ``code`` were not listed."""
+    summary = rules.make_issue(SUMMARY_CODE, unlisted_message(code, n, MAX_PER_CODE), source=source)
+    # as severe as what it counts: unlisted notes do not make a warning
+    severity = rules.lookup(code).severity
+    return summary._replace(severity=min(severity, summary.severity, key=SEVERITY_RANK.__getitem__))
 
 
 # reader codes that the checker reports more precisely at the same line

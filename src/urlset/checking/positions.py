@@ -483,9 +483,9 @@ def _occurrences(
     windows: Windows, needles: set[bytes], fmt: str | None, placed: Placed = None
 ) -> Found:
     """Offset of every occurrence of each needle written as an element's text (a text
-    sitemap: as a whitespace-delimited word), in document order: one pass for them all (a
-    few needles in XML: until ``placed`` says the occurrences so far place every finding)."""
-    found: dict[bytes, list[int]] = {}
+    sitemap: as a whitespace-delimited word), in document order, in one pass (in XML until
+    ``placed`` says the occurrences so far place every finding: later ones move none)."""
+    found: Found = {}
     if fmt == "text":
         pattern = _TEXT_TOKEN
         group = 0
@@ -504,12 +504,12 @@ def _occurrences(
             text = m.group(group)
             if text in needles:
                 found.setdefault(text, []).append(base + m.start(group))
+        if placed is not None and fmt != "text" and placed(found):
+            break  # as in _few_occurrences
     return found
 
 
-# so many needles at most are looked for as themselves (an alternation the regular
-# expression engine tries at each '>'), not by their prefixes
-_FEW = 32
+_FEW = 32  # needles looked for as themselves (an alternation tried at each '>'), not prefixes
 
 
 def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed: Placed) -> Found:

@@ -107,6 +107,29 @@ def _loc_text(raw: bytes, line: int, column: int, limits: Limits, found: Finding
 # --- text sitemaps ---------------------------------------------------------------------------
 
 
+# a CR that ends a line by itself (old Mac files): a line end, as the reader takes it
+_LONE_CR = lazy(rb"\r(?!\n)")
+
+
+def lone_cr_as_lf(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """A text file's pieces with each CR that ends a line alone made a LF: the reader ends a
+    text line at LF, CR LF or a CR alone (``reading/text.py``), and check's line scans
+    (lines, entry places, columns) count LFs, so that their lines are the reader's. The
+    bytes keep their offsets (one byte for one; a CR at a piece's end waits for the next)."""
+    held = b""
+    for piece in pieces:
+        data = held + piece if held else piece
+        held = b""
+        if data.endswith(b"\r"):  # the LF of a CR LF may start the next piece
+            data, held = data[:-1], b"\r"
+        if b"\r" in data:
+            data = _LONE_CR.sub(b"\n", data)
+        if data:
+            yield data
+    if held:
+        yield b"\n"
+
+
 def text_lines(pieces: Iterable[bytes], found: Findings) -> None:
     """The findings on the lines of a text sitemap, read a piece at a time (no more than a
     line held): each non-blank line a URL, or a header line at either end."""

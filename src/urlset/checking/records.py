@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import operator
 from array import array
+from collections.abc import Callable
 from functools import cache
 from itertools import compress, pairwise
 from typing import Any
 
+from .._core import (
+    judge_extensions,
+    loc_column_authorities,
+    loc_column_hashes,
+    loc_column_starts_with,
+)
 from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
 _FREQS = tuple(ChangeFreq)
+_FEW = 32  # records whose texts are made one by one; more are made at once
 _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
 
 
@@ -52,34 +60,101 @@ class Records:
 
     __slots__ = (
         "_base",
+        "_ext_buffers",
         "_freqs",
         "_lastmods",
+        "_loc_buffers",
+        "_locs",
         "_priorities",
-        "extensions",
+        "count",
         "instants",
         "lastmod_lengths",
-        "locs",
+        "with_extensions",
     )
 
     def __init__(
         self,
-        locs: list[str],
+        loc_buffers: Any,
         lastmods: Any,
         instants: array[int],
-        extensions: list[str] | None,
+        with_extensions: list[int],
         freqs: Any,
         priorities: Any,
         base: int,
+        ext_buffers: Any = None,
     ) -> None:
-        self.locs = locs
+        self.count = len(instants)
+        self._ext_buffers = ext_buffers
+        self._loc_buffers = loc_buffers
+        self._locs: list[str] | None = None
         self._lastmods = lastmods
-        offsets = memoryview(lastmods[1]).cast("i")[base : base + len(locs) + 1]
+        offsets = memoryview(lastmods[1]).cast("i")[base : base + self.count + 1]
         self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
         self.instants = instants
-        self.extensions = extensions
+        self.with_extensions = with_extensions  # the records that have extensions
         self._freqs = freqs
         self._priorities = priorities
         self._base = base  # the first record's row in the buffers of changefreq and priority
+
+    @property
+    def locs(self) -> list[str]:
+        """Every record's loc, made strings at the first use (a run of plain records on one
+        known authority needs none: ``loc_hashes``, ``all_start_with``)."""
+        if self._locs is None:
+            self._locs = _texts(self._loc_buffers, self._base, self._base + self.count)
+        return self._locs
+
+    def loc(self, i: int) -> str:
+        """Record ``i``'s loc."""
+        if self._locs is not None:
+            return self._locs[i]
+        return _texts(self._loc_buffers, self._base + i, self._base + i + 1)[0]
+
+    def loc_hashes(self) -> bytes:
+        """Each record's loc hashed as ``_core.loc_hashes`` hashes it, from the buffers."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_hashes(offsets, values or b"", self._base, stop)
+
+    def authorities(self) -> list[tuple[str, int, int]] | None:
+        """Each distinct scheme://authority of the locs, first seen first, with its first
+        record and number of records (``_core.loc_column_authorities``; None when a loc
+        must be cut as a string)."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_authorities(offsets, values or b"", self._base, stop)
+
+    def all_start_with(self, prefix: str) -> bool:
+        """Whether every record's loc starts with ``prefix``, judged on the buffers."""
+        _, offsets, values = self._loc_buffers
+        stop = self._base + self.count
+        return loc_column_starts_with(offsets, values or b"", self._base, stop, prefix.encode())
+
+    def extension(self, i: int) -> str:
+        """Record ``i``'s extensions' JSON ("" for none)."""
+        return _texts(self._ext_buffers, self._base + i, self._base + i + 1)[0]
+
+    def extension_texts(self, where: list[int]) -> list[str]:
+        """The extensions' JSON of the records ``where`` (many decoded at once)."""
+        if len(where) <= _FEW:
+            return list(map(self.extension, where))
+        every = _texts(self._ext_buffers, self._base, self._base + self.count)
+        return list(map(every.__getitem__, where))
+
+    def loc_of(self, wanted: int) -> Callable[[int], str]:
+        """``loc`` for ``wanted`` records: one by one for a few, else every loc made a
+        string at once."""
+        return self.locs.__getitem__ if wanted > _FEW else self.loc
+
+    def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
+        """The per-URL extension rules on every record's JSON, in the core
+        (``_core.judge_extensions``: statuses, counts, news items and their dates)."""
+        _, ext_offsets, ext_values = self._ext_buffers
+        _, loc_offsets, loc_values = self._loc_buffers
+        stop = self._base + self.count
+        return judge_extensions(
+            ext_offsets, ext_values or b"", loc_offsets, loc_values or b"", self._base, stop
+        )
 
     def lastmod(self, i: int) -> str:
         """Record ``i``'s lastmod text ("" for none)."""
@@ -90,20 +165,19 @@ class Records:
 
     def lastmod_texts(self) -> list[str]:
         """Every record's lastmod text ("" for none)."""
-        return _texts(self._lastmods, self._base, self._base + len(self.locs))
+        return _texts(self._lastmods, self._base, self._base + self.count)
 
     def url(self, i: int) -> Url:
         """Record ``i`` (one with extensions) as a Url."""
         import json  # with the first record that has extensions (a plain check loads none)
 
-        assert self.extensions is not None
         lastmod = self.lastmod(i)
         return Url._trusted(
-            self.locs[i],
+            self.loc(i),
             from_formatted(lastmod) if lastmod else None,
             self.changefreq(i),
             self.priority(i),
-            _extensions_from(json.loads(self.extensions[i])),
+            _extensions_from(json.loads(self.extension(i))),
         )
 
     def changefreq(self, i: int) -> ChangeFreq | None:
@@ -131,15 +205,16 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     stop = start + count
     instants: array[int] = array("q")
     instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
-    texts = None if extensions[0][1] == columns[0] else _sparse_texts(extensions, start, stop)
+    with_extensions = [] if extensions[0][1] == columns[0] else _non_empty(extensions, start, stop)
     return Records(
-        _texts(loc, start, stop),
+        loc,
         lastmod,
         instants,
-        texts,
+        with_extensions,
         changefreq,
         priority,
         start,
+        extensions,
     )
 
 
@@ -155,15 +230,11 @@ def _texts(buffers: Any, start: int, stop: int) -> list[str]:
     return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
 
 
-def _sparse_texts(buffers: Any, start: int, stop: int) -> list[str] | None:
-    """``_texts`` of a column most of whose rows are empty (the extensions' JSON: an image
-    every tenth record), only the others decoded; None when all are empty."""
-    _, offsets_bytes, values = buffers
+def _non_empty(buffers: Any, start: int, stop: int) -> list[int]:
+    """The rows (from ``start``, counted from 0) of a string column that are not empty (the
+    extensions' JSON: an image every tenth record), from its offsets alone."""
+    _, offsets_bytes, _ = buffers
     offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
     if offsets[0] == offsets[-1]:
-        return None
-    out = [""] * (stop - start)
-    with memoryview(values) as view:
-        for i in compress(range(stop - start), map(operator.sub, offsets[1:], offsets)):
-            out[i] = view[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
-    return out
+        return []
+    return list(compress(range(stop - start), map(operator.sub, offsets[1:], offsets)))

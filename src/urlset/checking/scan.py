@@ -41,6 +41,7 @@ class Scan:
         self.size = 0  # decompressed bytes, before any UTF-16 conversion
         self.length = 0  # bytes as the scans see them (UTF-8)
         self.newlines = 0
+        self.lone_crs = 0  # CRs that end a line alone (a text file's line ends, as LFs)
         self.last = b""
         self.head = b""  # the first bytes as the scans see them
         self.utf16 = False  # UTF-16 or UTF-32 (`wide` says which), converted to UTF-8
@@ -85,6 +86,11 @@ class Scan:
             return
         self.length += len(data)
         self.newlines += data.count(b"\n")
+        if b"\r" in data or self.last == b"\r":
+            # a CR LF split between two pieces was counted a lone CR in the first
+            self.lone_crs += (
+                data.count(b"\r") - data.count(b"\r\n") - (self.last == b"\r" and data[:1] == b"\n")
+            )
         self.last = data[-1:]
         if self.blank and data.strip():
             self.blank = False

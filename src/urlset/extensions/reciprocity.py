@@ -16,7 +16,8 @@ annotations require it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .._core import loc_hashes
@@ -61,7 +62,9 @@ class Reciprocity:
         """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
         URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
         variant for one outside the set, unless ``settle`` was told which are in it."""
-        self._links: dict[str, dict[str, str]] = {}  # loc -> {href: hreflang}
+        # loc -> its links (href, hreflang, href, hreflang, ...): a tuple takes a third of
+        # the memory of a dict of two, and a set holds one for each page with alternates
+        self._links: dict[str, Links] = {}
         self._track_plain = track_plain
         self._settled: dict[str, bool] = {}  # variant -> in the set, as ``settle`` was told
         # the core's hashes of locs without alternates: 8 bytes a URL (a set of ints takes
@@ -95,10 +98,12 @@ class Reciprocity:
             return
         known = self._links.get(loc)
         if known is None:
-            self._links[loc] = found
+            self._links[loc] = _flat(found)
         else:
+            merged = _pairs(known)
             for href, code in found.items():
-                known.setdefault(href, code)
+                merged.setdefault(href, code)
+            self._links[loc] = _flat(merged)
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
@@ -109,6 +114,12 @@ class Reciprocity:
         if self._track_plain:
             self._loose.extend(locs)
             self._hash_loose(_LOOSE)
+
+    def add_plain_hashes(self, hashes: bytes) -> None:
+        """``add_plain_many`` for pages given as their locs' hashes (``_core.loc_hashes``,
+        native-endian: check's runs of the core's records, hashed from its buffers)."""
+        if self._track_plain:
+            self._plain += hashes
 
     def _note_plain(self, loc: str) -> None:
         if self._track_plain:
@@ -184,7 +195,8 @@ class Reciprocity:
         links = self._links
         batch_links = {loc: hrefs for _, loc, hrefs in found}
         if len(batch_links) == len(found) and links.keys().isdisjoint(batch_links):
-            links.update(batch_links)  # the usual batch: each page new, recorded at once
+            # the usual batch: each page new, recorded at once
+            links.update((loc, _flat(hrefs)) for loc, hrefs in batch_links.items())
             return
         for _, loc, hrefs in found:
             self._add_found(loc, hrefs)
@@ -202,9 +214,10 @@ class Reciprocity:
         """
         links = self._links
         reported: set[tuple[str, str]] = set()
-        for loc, own in links.items():
+        for loc, flat in links.items():
+            own = flat[0::2]
             listed = loc in own
-            group = own if listed else [*own, loc]
+            group = own if listed else (*own, loc)
             for page in group:
                 if page == loc:  # the page itself lists the whole group but perhaps itself
                     if listed or not include_self or (loc, loc) in reported:
@@ -212,16 +225,20 @@ class Reciprocity:
                     reported.add((loc, loc))
                     yield MissingLink(loc, loc, "", loc)
                     continue
-                theirs = links.get(page)
-                if theirs is None:
+                their_links = links.get(page)
+                if their_links is None:
                     continue
+                # a large group's links looked up in a set, a few in the tuple
+                theirs: Collection[str] = their_links[0::2]
+                if len(theirs) > 8:
+                    theirs = set(theirs)
                 for target in group:
                     if target in theirs or (page, target) in reported:
                         continue
                     if page == target and not include_self:
                         continue
                     reported.add((page, target))
-                    yield MissingLink(page, target, own.get(target, ""), loc)
+                    yield MissingLink(page, target, _code_of(flat, target), loc)
 
     def settle(self, known: Callable[[list[str]], list[bool]]) -> None:
         """Once the whole set is in: ask ``known`` which of the variants that list no
@@ -234,16 +251,18 @@ class Reciprocity:
     def _named_unlisted(self) -> list[tuple[str, str, str]]:
         """(variant, its hreflang, the page naming it) of each variant named that lists no
         alternates, once each."""
+        return list(self._each_named_unlisted())
+
+    def _each_named_unlisted(self) -> Iterator[tuple[str, str, str]]:
+        """``_named_unlisted`` one at a time."""
         links = self._links
-        found: list[tuple[str, str, str]] = []
         reported: set[str] = set()
-        for loc, own in links.items():
-            for href, code in own.items():
+        for loc, flat in links.items():
+            for href, code in zip(flat[0::2], flat[1::2], strict=True):
                 if href in links or href in reported:
                     continue
                 reported.add(href)
-                found.append((href, code, loc))
-        return found
+                yield href, code, loc
 
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
@@ -255,19 +274,61 @@ class Reciprocity:
         """``unlisted()`` as columns: each (variant, hreflang, named_by), and whether it is in
         the set; a set of 100,000 such variants makes no object a variant."""
         found = self._named_unlisted()
-        in_set = [self._settled.get(href, False) for href, _, _ in found]
+        return found, self._in_set([href for href, _, _ in found])
+
+    def unlisted_capped(self, cap: int) -> tuple[list[Unlisted], dict[bool, int]]:
+        """``unlisted()`` with at most ``cap`` variants in the set and ``cap`` outside it, in
+        order, and how many of each there are (``True``: in the set): past the caps a
+        variant is counted, never made a value."""
+        in_set = self._in_set([href for href, _, _ in self._each_named_unlisted()])
+        counts = {True: sum(in_set), False: len(in_set) - sum(in_set)}
+        room = {True: min(cap, counts[True]), False: min(cap, counts[False])}
+        out: list[Unlisted] = []
+        if room[True] or room[False]:
+            for (href, code, loc), listed in zip(self._each_named_unlisted(), in_set, strict=True):
+                if room[listed]:
+                    room[listed] -= 1
+                    out.append(Unlisted(href, code, loc, listed))
+                    if not (room[True] or room[False]):
+                        break
+        return out, counts
+
+    def _in_set(self, hrefs: list[str]) -> list[bool]:
+        """Whether each variant is in the set: ``settle``'s answer, or the hash of a page
+        without alternates."""
+        in_set = [self._settled.get(href, False) for href in hrefs]
         self._hash_loose()
-        if not found or not self._plain:  # no page without alternates hashed: settled only
-            return found, in_set
-        wanted = memoryview(_hashes([href for href, _, _ in found])).cast("Q")
+        if not hrefs or not self._plain:  # no page without alternates hashed: settled only
+            return in_set
+        wanted = memoryview(_hashes(hrefs)).cast("Q")
         with memoryview(self._plain) as plain:  # one pass over the plain pages' hashes
             listed = set(wanted).intersection(plain.cast("Q"))
         if listed:
             in_set = [was or hashed in listed for was, hashed in zip(in_set, wanted, strict=True)]
-        return found, in_set
+        return in_set
 
 
 _LOOSE = 4096  # locs hashed at once
+
+Links = tuple[str, ...]  # a page's links: href, hreflang, href, hreflang, ...
+
+
+def _flat(found: dict[str, str]) -> Links:
+    """A page's links {href: hreflang} as held."""
+    return tuple(chain.from_iterable(found.items()))
+
+
+def _pairs(flat: Links) -> dict[str, str]:
+    """A page's links as held, as {href: hreflang}."""
+    return dict(zip(flat[0::2], flat[1::2], strict=True))
+
+
+def _code_of(flat: Links, href: str) -> str:
+    """The hreflang a page's links give ``href`` ("" when they do not list it)."""
+    for at in range(0, len(flat), 2):
+        if flat[at] == href:
+            return flat[at + 1]
+    return ""
 
 
 def _hashes(locs: list[str]) -> bytes:

@@ -9,7 +9,8 @@ extensions, or the first finding.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..model import Issue, Url
 from . import EXT_CODES, KINDS
@@ -50,15 +51,6 @@ class SetChecks:
                 kinds = self._kinds[source] = Counter()
             kinds.update(counted)
 
-    def add_plain_images(self, locs: Sequence[str], images: int, *, source: str = "") -> None:
-        """``add`` for pages whose extensions are ``images`` images in all, each with its
-        loc only (no alternates, nothing a set rule reads): counted, the pages plain."""
-        kinds = self._kinds.get(source)
-        if kinds is None:
-            kinds = self._kinds[source] = Counter()
-        kinds["images"] += images
-        self.reciprocity.add_plain_many(locs)
-
     def discovered(self, source: str = "") -> dict[str, int]:
         """The typed extensions the URLs of ``source`` hold, by kind (each of KINDS)."""
         kinds = self._kinds.get(source, Counter())
@@ -69,21 +61,38 @@ class SetChecks:
             self.add(url, source=source)
 
     def finish(self) -> list[Issue]:
-        out = []
-        if self._kinds:
-            from .news import MAX_NEWS_PER_SITEMAP
+        """Every finding, the missing return links past ``max_examples`` in one line."""
+        return self._news() + hreflang_findings(self.reciprocity, self._max_examples)
 
-            out = [
-                issue(
-                    "too-many-news",
-                    f"{kinds['news']:,} news entries; the limit is {MAX_NEWS_PER_SITEMAP:,} "
-                    "per sitemap",
-                    source=source,
-                )
-                for source, kinds in self._kinds.items()
-                if kinds["news"] > MAX_NEWS_PER_SITEMAP
-            ]
-        return out + hreflang_findings(self.reciprocity, self._max_examples)
+    def findings(self, max_per_code: int) -> SetFindings:
+        """The findings as check lists every code's: at most ``max_per_code`` of each,
+        in order, and how many more of each were found (held as counts only)."""
+        listed, more = capped_hreflang_findings(self.reciprocity, max_per_code)
+        return SetFindings(self._news() + listed, {("", code): n for code, n in more.items()})
+
+    def _news(self) -> list[Issue]:
+        """A sitemap's news past the limit (one finding a sitemap)."""
+        if not self._kinds:
+            return []
+        from .news import MAX_NEWS_PER_SITEMAP
+
+        return [
+            issue(
+                "too-many-news",
+                f"{kinds['news']:,} news entries; the limit is {MAX_NEWS_PER_SITEMAP:,} "
+                "per sitemap",
+                source=source,
+            )
+            for source, kinds in self._kinds.items()
+            if kinds["news"] > MAX_NEWS_PER_SITEMAP
+        ]
+
+
+class SetFindings(NamedTuple):
+    """``SetChecks.findings``: the findings listed, and per (source, code) how many more."""
+
+    listed: list[Issue]
+    unlisted: dict[tuple[str, str], int]
 
 
 def hreflang_findings(reciprocity: Reciprocity, max_examples: int = 1_000) -> list[Issue]:
@@ -122,9 +131,37 @@ class HreflangFound:
                 return f"{self._more:,} more missing return links not shown"
             index -= 1
         variant, hreflang, named_by = self._unlisted[index]
-        what = (
-            "is in this set but lists no alternates"
-            if self._in_set[index]
-            else "is not in this set; its return links were not checked"
-        )
-        return f"{variant} (hreflang {hreflang!r} of {named_by}) {what}"
+        return unlisted_sentence(variant, hreflang, named_by, self._in_set[index])
+
+
+def unlisted_sentence(variant: str, hreflang: str, named_by: str, in_set: bool) -> str:
+    """The message of a variant that lists no alternates (``hreflang-unlisted`` when it is in
+    the set, ``hreflang-unverified`` when not)."""
+    what = (
+        "is in this set but lists no alternates"
+        if in_set
+        else "is not in this set; its return links were not checked"
+    )
+    return f"{variant} (hreflang {hreflang!r} of {named_by}) {what}"
+
+
+def capped_hreflang_findings(
+    reciprocity: Reciprocity, max_per_code: int
+) -> tuple[list[Issue], dict[str, int]]:
+    """``hreflang_findings`` with at most ``max_per_code`` of each code made, in order, and
+    how many more of each code there are: the rest are counted, never made, so a set of
+    200,000 variants outside it holds no message for them."""
+    listed: list[Issue] = []
+    missing = 0
+    for link in reciprocity.missing(include_self=False):
+        missing += 1
+        if missing <= max_per_code:
+            listed.append(issue("hreflang-not-reciprocal", describe(link)))
+    more = {"hreflang-not-reciprocal": missing - max_per_code}
+    variants, counts = reciprocity.unlisted_capped(max_per_code)
+    for variant in variants:
+        code = "hreflang-unlisted" if variant.in_set else "hreflang-unverified"
+        listed.append(issue(code, unlisted_sentence(*variant)))
+    more["hreflang-unlisted"] = counts[True] - max_per_code
+    more["hreflang-unverified"] = counts[False] - max_per_code
+    return listed, {code: n for code, n in more.items() if n > 0}

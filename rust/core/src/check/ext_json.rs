@@ -1,0 +1,469 @@
+//! The per-URL extension rules on the JSON the render lane wrote for a run's records (Python's
+//! `checking/ext_columns.py` words and counts the findings): each record's extensions read
+//! once here, so that no record becomes a Python object unless a rule flags it.
+//!
+//! For each record: whether it has extensions, whether its JSON is what the core writes (an
+//! object of the known keys, each of the shape the core gives it: anything else is flagged
+//! for the careful way), the number of findings of each per-URL code ([`CODES`]), the typed
+//! extensions by kind ([`KINDS`]), and its news items' publication dates (the window is
+//! judged in Python, once per distinct text).
+use std::borrow::Cow;
+
+use super::loc_column::StringColumn;
+
+/// The per-URL codes counted, in the order of a record's counts.
+pub const CODES: [&str; 6] = [
+    "too-many-images",
+    "image-deprecated-field",
+    "video-loc-is-page",
+    "news-repeated",
+    "hreflang-missing-self",
+    "hreflang-duplicate",
+];
+/// The kinds counted after the codes.
+pub const KINDS: [&str; 4] = ["images", "videos", "news", "alternates"];
+/// Numbers per record: the codes', then the kinds'.
+pub const COUNTS: usize = CODES.len() + KINDS.len();
+const KNOWN: [&str; 5] = ["images", "videos", "news", "alternates", "extensions"];
+const MAX_IMAGES: usize = 1_000;
+const MAX_DEPTH: usize = 64;
+
+/// A record without extensions.
+pub const NONE: u8 = 0;
+/// A record judged here, without findings.
+pub const JUDGED: u8 = 1;
+/// A record judged here, with findings (its counts say which).
+pub const FOUND: u8 = 3;
+/// A record whose JSON is not the core's usual shape: the careful way judges it.
+pub const FLAGGED: u8 = 2;
+
+/// What [`judge`] found: per record its status and [`COUNTS`] numbers; each news item's
+/// record and publication date (an index into `dates`, -1 when it has none as a string).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    pub status: Vec<u8>,
+    pub counts: Vec<u32>,
+    pub news_records: Vec<u32>,
+    pub news_dates: Vec<i32>,
+    pub dates: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Json<'a> {
+    Null,
+    Scalar,
+    Str(Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+impl<'a> Json<'a> {
+    /// A key's value (the last of equal keys, as Python's `json` keeps it).
+    fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Obj(fields) => fields.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn str(&self) -> Option<&str> {
+        match self {
+            Json::Str(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The distinct keys of an object.
+    fn keys(&self) -> usize {
+        match self {
+            Json::Obj(fields) => {
+                let mut seen: Vec<&str> = Vec::with_capacity(fields.len());
+                for (key, _) in fields {
+                    if !seen.contains(&key.as_ref()) {
+                        seen.push(key);
+                    }
+                }
+                seen.len()
+            }
+            _ => 0,
+        }
+    }
+}
+
+struct Parser<'a> {
+    text: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn space(&mut self) {
+        while matches!(self.text.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        self.space();
+        if self.text.get(self.pos) == Some(&byte) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Json<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.space();
+        match *self.text.get(self.pos)? {
+            b'{' => {
+                self.pos += 1;
+                let mut fields = Vec::new();
+                if self.eat(b'}') {
+                    return Some(Json::Obj(fields));
+                }
+                loop {
+                    self.space();
+                    let key = self.string()?;
+                    if !self.eat(b':') {
+                        return None;
+                    }
+                    fields.push((key, self.value(depth + 1)?));
+                    if self.eat(b'}') {
+                        return Some(Json::Obj(fields));
+                    }
+                    if !self.eat(b',') {
+                        return None;
+                    }
+                }
+            }
+            b'[' => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if self.eat(b']') {
+                    return Some(Json::Arr(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    if self.eat(b']') {
+                        return Some(Json::Arr(items));
+                    }
+                    if !self.eat(b',') {
+                        return None;
+                    }
+                }
+            }
+            b'"' => self.string().map(Json::Str),
+            b'n' => self.word(b"null").map(|_| Json::Null),
+            b't' => self.word(b"true").map(|_| Json::Scalar),
+            b'f' => self.word(b"false").map(|_| Json::Scalar),
+            b'-' | b'0'..=b'9' => {
+                let start = self.pos;
+                while matches!(
+                    self.text.get(self.pos),
+                    Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                ) {
+                    self.pos += 1;
+                }
+                std::str::from_utf8(&self.text[start..self.pos])
+                    .ok()?
+                    .parse::<f64>()
+                    .ok()?;
+                Some(Json::Scalar)
+            }
+            _ => None,
+        }
+    }
+
+    fn word(&mut self, word: &[u8]) -> Option<()> {
+        if self.text.get(self.pos..self.pos + word.len())? == word {
+            self.pos += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        if self.text.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let start = self.pos + 1;
+        let mut end = start;
+        loop {
+            match *self.text.get(end)? {
+                b'"' => break,
+                b'\\' => return self.escaped(start),
+                byte if byte < 0x20 => return None,
+                _ => end += 1,
+            }
+        }
+        self.pos = end + 1;
+        std::str::from_utf8(&self.text[start..end])
+            .ok()
+            .map(Cow::Borrowed)
+    }
+
+    /// A string with escapes, from its first byte `start`.
+    fn escaped(&mut self, start: usize) -> Option<Cow<'a, str>> {
+        let mut out: Vec<u8> = Vec::new();
+        let mut at = start;
+        loop {
+            let byte = *self.text.get(at)?;
+            at += 1;
+            match byte {
+                b'"' => break,
+                b'\\' => {
+                    let kind = *self.text.get(at)?;
+                    at += 1;
+                    let plain = match kind {
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'u' => {
+                            let mut code = self.hex4(at)?;
+                            at += 4;
+                            if (0xD800..0xDC00).contains(&code)
+                                && self.text.get(at..at + 2) == Some(b"\\u")
+                            {
+                                let low = self.hex4(at + 2)?;
+                                if (0xDC00..0xE000).contains(&low) {
+                                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                                    at += 6;
+                                }
+                            }
+                            // a lone surrogate: Python keeps it; no URL or code holds one
+                            let ch = char::from_u32(code).unwrap_or('\u{FFFD}');
+                            out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                            continue;
+                        }
+                        _ => return None,
+                    };
+                    out.push(plain);
+                }
+                byte if byte < 0x20 => return None,
+                byte => out.push(byte),
+            }
+        }
+        self.pos = at;
+        String::from_utf8(out).ok().map(Cow::Owned)
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = std::str::from_utf8(self.text.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    }
+}
+
+fn parse(text: &[u8]) -> Option<Json<'_>> {
+    let mut parser = Parser { text, pos: 0 };
+    let value = parser.value(0)?;
+    parser.space();
+    (parser.pos == text.len()).then_some(value)
+}
+
+/// The items of an optional list field: missing or null is none; anything but a list of
+/// objects is None (flagged).
+fn objects<'j, 'a>(fields: &'j Json<'a>, key: &str) -> Option<&'j [Json<'a>]> {
+    match fields.get(key) {
+        None | Some(Json::Null) => Some(&[]),
+        Some(Json::Arr(items)) if items.iter().all(|i| matches!(i, Json::Obj(_))) => Some(items),
+        _ => None,
+    }
+}
+
+/// One record's counts ([`COUNTS`]) and news dates (None: flagged).
+fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
+    let Json::Obj(pairs) = fields else {
+        return None;
+    };
+    if !pairs.iter().all(|(key, _)| KNOWN.contains(&key.as_ref())) {
+        return None;
+    }
+    let images = objects(fields, "images")?;
+    let videos = objects(fields, "videos")?;
+    let alternates = objects(fields, "alternates")?;
+    let news: &[Json<'a>] = match fields.get("news") {
+        Some(one @ Json::Obj(_)) => std::slice::from_ref(one),
+        _ => objects(fields, "news")?,
+    };
+    let mut counts = [0u32; COUNTS];
+    counts[0] = u32::from(images.len() > MAX_IMAGES);
+    counts[1] = u32::from(images.iter().any(|image| image.keys() != 1));
+    for video in videos {
+        let on_page = |key| video.get(key).and_then(Json::str) == Some(loc);
+        counts[2] += u32::from(on_page("content_loc")) + u32::from(on_page("player_loc"));
+    }
+    counts[3] = u32::from(news.len() > 1);
+    if !alternates.is_empty() {
+        let mut links: Vec<(&str, &str)> = Vec::with_capacity(alternates.len());
+        for link in alternates {
+            links.push((link.get("href")?.str()?, link.get("hreflang")?.str()?));
+        }
+        counts[4] = u32::from(!links.iter().any(|(href, _)| *href == loc));
+        let mut seen: Vec<(String, &str)> = Vec::with_capacity(links.len());
+        for (href, code) in links {
+            let code = code.to_lowercase();
+            match seen.iter().find(|(known, _)| *known == code) {
+                Some((_, first)) => counts[5] += u32::from(*first != href),
+                None => seen.push((code, href)),
+            }
+        }
+    }
+    let kinds = [images.len(), videos.len(), news.len(), alternates.len()];
+    for (at, n) in kinds.into_iter().enumerate() {
+        counts[CODES.len() + at] = u32::try_from(n).ok()?;
+    }
+    let dates = news
+        .iter()
+        .map(|item| {
+            item.get("publication_date")
+                .and_then(Json::str)
+                .map(str::to_owned)
+        })
+        .collect();
+    Some((counts, dates))
+}
+
+/// The records `start..stop` of a run judged from their extensions' JSON (`extensions`, a
+/// null or empty row for none) and their locs; None when a row is outside its buffers.
+pub fn judge(
+    extensions: StringColumn<'_>,
+    locs: StringColumn<'_>,
+    start: usize,
+    stop: usize,
+) -> Option<Judged> {
+    let rows = stop.saturating_sub(start);
+    let mut out = Judged {
+        status: Vec::with_capacity(rows),
+        counts: Vec::with_capacity(rows * COUNTS),
+        ..Judged::default()
+    };
+    let mut known_dates: Vec<(String, i32)> = Vec::new();
+    for row in start..stop {
+        let text = extensions.row(row)?;
+        let mut counts = [0u32; COUNTS];
+        let status = if text.is_empty() {
+            NONE
+        } else {
+            let loc = std::str::from_utf8(locs.row(row)?).ok()?;
+            match parse(text).as_ref().and_then(|fields| record(fields, loc)) {
+                None => FLAGGED,
+                Some((found, dates)) => {
+                    counts = found;
+                    let any = counts[..CODES.len()].iter().any(|&n| n > 0);
+                    for date in dates {
+                        let index = match date {
+                            None => -1,
+                            Some(date) => match known_dates.iter().find(|(d, _)| *d == date) {
+                                Some((_, index)) => *index,
+                                None => {
+                                    let index = i32::try_from(out.dates.len()).ok()?;
+                                    known_dates.push((date.clone(), index));
+                                    out.dates.push(date);
+                                    index
+                                }
+                            },
+                        };
+                        out.news_records.push(u32::try_from(row - start).ok()?);
+                        out.news_dates.push(index);
+                    }
+                    if any {
+                        FOUND
+                    } else {
+                        JUDGED
+                    }
+                }
+            }
+        };
+        out.status.push(status);
+        out.counts.extend_from_slice(&counts);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(rows: &[&str]) -> (Vec<u8>, Vec<u8>) {
+        let mut offsets = 0i32.to_ne_bytes().to_vec();
+        let mut values = Vec::new();
+        for row in rows {
+            values.extend_from_slice(row.as_bytes());
+            offsets.extend_from_slice(&(values.len() as i32).to_ne_bytes());
+        }
+        (offsets, values)
+    }
+
+    fn judged(exts: &[&str], locs: &[&str]) -> Judged {
+        let (eo, ev) = column(exts);
+        let (lo, lv) = column(locs);
+        judge(
+            StringColumn::new(&eo, &ev),
+            StringColumn::new(&lo, &lv),
+            0,
+            exts.len(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn each_rule_is_counted() {
+        let loc = "https://a.org/p";
+        let exts = [
+            "",
+            r#"{"images":[{"loc":"https://a.org/i.jpg","title":"t"},{"loc":"https://a.org/j.jpg"}]}"#,
+            r#"{"videos":[{"content_loc":"https://a.org/p","player_loc":"https:\/\/a.org\/p"}]}"#,
+            r#"{"news":[{"publication_date":"2024-01-01"},{"title":"x"}]}"#,
+            r#"{"alternates":[{"hreflang":"en","href":"https://a.org/x"},{"hreflang":"EN","href":"https://a.org/y"},{"hreflang":"de","href":"https://a.org/x"}]}"#,
+            r#"{"news":{"publication_date":"2024-01-01"},"extensions":[{"x":1}]}"#,
+        ];
+        let got = judged(&exts, &[loc; 6]);
+        assert_eq!(got.status, vec![NONE, FOUND, FOUND, FOUND, FOUND, JUDGED]);
+        let row = |i: usize| &got.counts[i * COUNTS..(i + 1) * COUNTS];
+        assert_eq!(row(0), &[0; COUNTS]);
+        assert_eq!(row(1), &[0, 1, 0, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(row(2), &[0, 0, 2, 0, 0, 0, 0, 1, 0, 0]);
+        assert_eq!(row(3), &[0, 0, 0, 1, 0, 0, 0, 0, 2, 0]);
+        assert_eq!(row(4), &[0, 0, 0, 0, 1, 1, 0, 0, 0, 3]);
+        assert_eq!(row(5), &[0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
+        assert_eq!(got.news_records, vec![3, 3, 5]);
+        assert_eq!(got.news_dates, vec![0, -1, 0]);
+        assert_eq!(got.dates, vec!["2024-01-01".to_string()]);
+    }
+
+    #[test]
+    fn what_the_core_does_not_write_is_flagged() {
+        let exts = [
+            "[1]",
+            r#"{"other":[]}"#,
+            r#"{"images":"x"}"#,
+            r#"{"alternates":[{"href":"https://a.org/"}]}"#,
+            r#"{"images":[]"#,
+            r#"{"images":[]} x"#,
+            "\"\\ud800\"",
+        ];
+        let got = judged(&exts, &["https://a.org/"; 7]);
+        assert_eq!(got.status, vec![FLAGGED; 7]);
+    }
+
+    #[test]
+    fn escapes_and_deep_nesting() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let exts = [
+            r#"{"videos":[{"content_loc":"https://a.org/caf\u00e9"}]}"#,
+            &format!(r#"{{"extensions":{deep}}}"#),
+        ];
+        let got = judged(&exts, &["https://a.org/café", "https://a.org/"]);
+        assert_eq!(got.status, vec![FOUND, FLAGGED]);
+        assert_eq!(got.counts[2], 1);
+    }
+}

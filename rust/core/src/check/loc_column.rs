@@ -1,0 +1,177 @@
+//! What the checker's rules need of a run of the loc column the render lane wrote (the rows
+//! of an Arrow string column: offsets and UTF-8 values), so that a run of plain records
+//! makes no string per loc: each loc's hash for the set rules (the build's
+//! [`loc_hash`], which hreflang's reciprocity compares), and whether every loc starts with
+//! a prefix (its authority, the scope), the host and scope rules' fast path.
+use crate::write::render::loc_hash;
+
+/// The rows of an Arrow string column: `offsets` (native-endian `i32`s, one more than the
+/// rows) into `values`.
+#[derive(Debug, Clone, Copy)]
+pub struct StringColumn<'a> {
+    offsets: &'a [u8],
+    values: &'a [u8],
+}
+
+impl<'a> StringColumn<'a> {
+    pub fn new(offsets: &'a [u8], values: &'a [u8]) -> StringColumn<'a> {
+        StringColumn { offsets, values }
+    }
+
+    fn offset(&self, row: usize) -> Option<usize> {
+        let bytes = self.offsets.get(4 * row..4 * row + 4)?;
+        usize::try_from(i32::from_ne_bytes(bytes.try_into().ok()?)).ok()
+    }
+
+    /// Row `row`'s bytes; None past the column or for offsets that do not fit its values.
+    pub fn row(&self, row: usize) -> Option<&'a [u8]> {
+        let (start, end) = (self.offset(row)?, self.offset(row + 1)?);
+        self.values.get(start..end)
+    }
+}
+
+/// The hash of each loc of rows `start..stop` ([`loc_hash`], native-endian `u64`s); None
+/// when a row is outside the column or not UTF-8 (the core writes neither).
+pub fn hashes(column: StringColumn<'_>, start: usize, stop: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(8 * stop.saturating_sub(start));
+    for row in start..stop {
+        let loc = std::str::from_utf8(column.row(row)?).ok()?;
+        out.extend_from_slice(&loc_hash(loc).to_ne_bytes());
+    }
+    Some(out)
+}
+
+/// Whether every loc of rows `start..stop` starts with `prefix`; None when a row is outside
+/// the column.
+pub fn all_start_with(
+    column: StringColumn<'_>,
+    start: usize,
+    stop: usize,
+    prefix: &[u8],
+) -> Option<bool> {
+    for row in start..stop {
+        if !column.row(row)?.starts_with(prefix) {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// Each distinct `scheme://authority` of rows `start..stop` (a loc cut at its first `/`
+/// from its ninth byte on, all of it without one, as the checker's `Hosts.check` cuts it),
+/// in the order first seen, with the row (from `start`) of its first loc and its number of
+/// locs; None when a row is outside the column or a loc's first eight bytes are not ASCII
+/// (the cut is by characters there).
+pub fn authorities<'a>(
+    column: StringColumn<'a>,
+    start: usize,
+    stop: usize,
+) -> Option<Vec<(&'a [u8], usize, usize)>> {
+    let mut found: Vec<(&'a [u8], usize, usize)> = Vec::new();
+    let mut index: std::collections::HashMap<&'a [u8], usize> = std::collections::HashMap::new();
+    let mut last: Option<usize> = None; // the usual run: the same authority as the row before
+    for row in start..stop {
+        let loc = column.row(row)?;
+        if !loc.iter().take(8).all(u8::is_ascii) {
+            return None;
+        }
+        let end = loc
+            .get(8..)
+            .and_then(|rest| memchr::memchr(b'/', rest))
+            .map_or(loc.len(), |at| at + 8);
+        let authority = &loc[..end];
+        if let Some(at) = last.filter(|&at| found[at].0 == authority) {
+            found[at].2 += 1;
+            continue;
+        }
+        let at = *index.entry(authority).or_insert_with(|| {
+            found.push((authority, row - start, 0));
+            found.len() - 1
+        });
+        found[at].2 += 1;
+        last = Some(at);
+    }
+    Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(rows: &[&str]) -> (Vec<u8>, Vec<u8>) {
+        let mut offsets = 0i32.to_ne_bytes().to_vec();
+        let mut values = Vec::new();
+        for row in rows {
+            values.extend_from_slice(row.as_bytes());
+            offsets.extend_from_slice(&(values.len() as i32).to_ne_bytes());
+        }
+        (offsets, values)
+    }
+
+    #[test]
+    fn hashes_are_the_build_s_loc_hashes() {
+        let rows = ["https://a.org/x", "https://a.org/caf\u{e9}", ""];
+        let (offsets, values) = column(&rows);
+        let got = hashes(StringColumn::new(&offsets, &values), 1, 3).unwrap();
+        let want: Vec<u8> = rows[1..]
+            .iter()
+            .flat_map(|r| loc_hash(r).to_ne_bytes())
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn prefixes_are_judged_on_the_rows_asked_only() {
+        let (offsets, values) = column(&["http://b.org/", "https://a.org/x", "https://a.org/"]);
+        let col = StringColumn::new(&offsets, &values);
+        assert_eq!(all_start_with(col, 1, 3, b"https://a.org/"), Some(true));
+        assert_eq!(all_start_with(col, 0, 3, b"https://a.org/"), Some(false));
+        assert_eq!(all_start_with(col, 1, 1, b"x"), Some(true));
+    }
+
+    #[test]
+    fn authorities_in_the_order_first_seen_with_counts() {
+        let rows = [
+            "https://a.org/x",
+            "https://a.org/y",
+            "http://b.org:8080/",
+            "https://a.org",
+            "https://a.org/z",
+            "https://c.org?q=1/2",
+        ];
+        let (offsets, values) = column(&rows);
+        let got = authorities(StringColumn::new(&offsets, &values), 0, rows.len()).unwrap();
+        let want: Vec<(&[u8], usize, usize)> = vec![
+            (b"https://a.org", 0, 4),
+            (b"http://b.org:8080", 2, 1),
+            (b"https://c.org?q=1", 5, 1),
+        ];
+        assert_eq!(got, want);
+        let (offsets, values) = column(&["h\u{e9}tp://x/"]);
+        assert_eq!(
+            authorities(StringColumn::new(&offsets, &values), 0, 1),
+            None
+        );
+    }
+
+    #[test]
+    fn rows_outside_the_buffers_are_refused_not_read() {
+        let (offsets, values) = column(&["https://a.org/x"]);
+        let col = StringColumn::new(&offsets, &values);
+        assert_eq!(hashes(col, 0, 2), None);
+        assert_eq!(all_start_with(col, 0, 2, b"https://"), None);
+        let short = StringColumn::new(&offsets, &values[..3]);
+        assert_eq!(short.row(0), None);
+        assert_eq!(
+            hashes(
+                StringColumn::new(
+                    &offsets,
+                    b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                ),
+                0,
+                1
+            ),
+            None
+        );
+    }
+}
