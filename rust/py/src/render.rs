@@ -6,7 +6,9 @@ use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
+use urlset_core::read::render::{
+    columns_run_split, default_split_from, render_run, Conversion, Format, Renderer, Seen,
+};
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 
 use crate::read::{fixed, prefixes, texts, with_texts};
@@ -29,12 +31,14 @@ pub struct RecordRenderer {
     max_value: usize,
     /// A urlset's records, or a sitemap index's (`index=True`).
     kind: Kind,
+    /// Spans from which a run is read in two halves at once.
+    split_from: usize,
 }
 
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, split_from=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -47,7 +51,9 @@ impl RecordRenderer {
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
         index: bool,
+        split_from: Option<usize>,
     ) -> PyResult<Self> {
+        let split_from = split_from.unwrap_or_else(default_split_from);
         let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
@@ -63,7 +69,9 @@ impl RecordRenderer {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            let renderer = Renderer::new(format, tail.as_bytes()).with_kind(kind);
+            let renderer = Renderer::new(format, tail.as_bytes())
+                .with_kind(kind)
+                .with_split_from(split_from);
             Some(match found.clone() {
                 Some(found) => renderer.with_extensions(found),
                 None => renderer,
@@ -76,6 +84,7 @@ impl RecordRenderer {
             seen: Seen::default(),
             max_value,
             kind,
+            split_from,
         })
     }
 
@@ -109,15 +118,15 @@ impl RecordRenderer {
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
             let prefixes = self.prefixes.as_ref();
+            let split_from = self.split_from;
             let done = py.detach(|| {
-                columns_run(
+                columns_run_split(
                     bytes,
                     span,
                     line,
                     (limits, prefixes),
-                    seen,
-                    columns,
-                    &mut conversions,
+                    (seen, columns, &mut conversions),
+                    split_from,
                 )
             });
             if !columns.has_room(0) {

@@ -28,8 +28,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .._core import RecordRenderer
+from .sniff import free_core_from
 
 E = TypeVar("E")
+
+# bytes of a run from which the core reads it in two halves at once, on two threads (the
+# output is the same byte for byte); None: while the load leaves a core free, the core's
+# choice (64 KiB where a second core exists; see sniff.free_core_from)
+SPLIT_FROM: int | None = None
 
 # Why an entry of a document read in the render lane was passed on as the reader's value
 # instead of rendered by the core (``RenderSpec.left``, ``left_core``):
@@ -138,6 +144,7 @@ class RenderSpec:
         ``index``: the document is a sitemap index (``indexes``)."""
         namespaces, levels = raw
         self.index = index
+        split_from = SPLIT_FROM if SPLIT_FROM is not None else free_core_from()
         renderer = RecordRenderer(
             self.fmt,
             self.tail,
@@ -146,6 +153,7 @@ class RenderSpec:
             namespaces=namespaces,
             raw_levels=levels,
             index=index,
+            split_from=split_from,
         )
         self.renderer = renderer
         if self.with_columns:
@@ -157,6 +165,7 @@ class RenderSpec:
                 namespaces=namespaces,
                 raw_levels=levels,
                 index=index,
+                split_from=split_from,
             )
         return renderer
 
