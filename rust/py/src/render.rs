@@ -33,7 +33,12 @@ pub struct RecordRenderer {
     kind: Kind,
     /// Spans from which a run is read in two halves at once.
     split_from: usize,
+    /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
+    out: Vec<u8>,
 }
+
+/// The largest output buffer a renderer keeps between calls (a gzip piece's lines fit).
+const KEPT_OUT: usize = 4 << 20;
 
 #[pymethods]
 impl RecordRenderer {
@@ -85,6 +90,7 @@ impl RecordRenderer {
             max_value,
             kind,
             split_from,
+            out: Vec::new(),
         })
     }
 
@@ -143,10 +149,13 @@ impl RecordRenderer {
                 done.made,
             ));
         };
-        let (done, out) = py.detach(|| {
-            // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from; room
-            // reserved and not written costs no memory
-            let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+        // the output buffer of the last call, kept: a fresh one each call would be
+        // faulted in page by page again
+        let mut out = std::mem::take(&mut self.out);
+        let (done, mut out) = py.detach(|| {
+            out.clear();
+            // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from
+            out.reserve((span.1 - span.0) * 2 + 256);
             let done = render_run(
                 bytes,
                 span,
@@ -170,6 +179,10 @@ impl RecordRenderer {
             })?
             .into_any()
         };
+        if out.capacity() <= KEPT_OUT {
+            out.clear();
+            self.out = out;
+        }
         Ok((
             done.pos,
             done.line,

@@ -507,7 +507,9 @@ fn scan_records(
     let close = limits.kind.close();
     let piece_end = |from: usize| find(text, close, from).map_or(end, |i| i + close.len());
     let mut c = Cursor { text, pos, line };
-    let mut records = Vec::new();
+    // room for the records the text can hold (one in ~100 bytes at the most of a real
+    // sitemap's), so that a long run is not copied as it grows
+    let mut records = Vec::with_capacity(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();
     // canonical records met inside a run of entries to judge join it (one call for a file
     // that mixes both), until RUN_BREAK in a row end the run where they started

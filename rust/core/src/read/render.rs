@@ -77,7 +77,9 @@ impl Seen {
             return true;
         }
         if self.origins.contains(origin) {
-            self.last_origin = origin.to_vec();
+            // a document's origins take turns: the buffer is kept, not made anew
+            self.last_origin.clear();
+            self.last_origin.extend_from_slice(origin);
             return true;
         }
         false
