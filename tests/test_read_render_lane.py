@@ -33,8 +33,16 @@ class _Counted(RenderSpec):
 
     made: ClassVar[list[RenderSpec]] = []
 
-    def __init__(self, fmt: str, tail: str, *, indexes: bool = False, texts: bool = False) -> None:
-        super().__init__(fmt, tail, indexes=indexes, texts=texts)
+    def __init__(
+        self,
+        fmt: str,
+        tail: str,
+        *,
+        indexes: bool = False,
+        texts: bool = False,
+        split: bool = False,
+    ) -> None:
+        super().__init__(fmt, tail, indexes=indexes, texts=texts, split=split)
         _Counted.made.append(self)
 
 

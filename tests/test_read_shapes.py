@@ -323,7 +323,7 @@ def test_any_element_of_another_namespace_reads_alike(
 
 def _render_lane_output(data: bytes, chunk: int) -> bytes:
     """The JSON Lines ``urlset read`` writes through the render lane, fed in chunks."""
-    spec = RenderSpec("jsonl", line_tail("jsonl", None))
+    spec = RenderSpec("jsonl", line_tail("jsonl", None), split=True)
     reader = SitemapReader("doc", render=spec)
     urls: list[Url] = []
     for at in range(0, len(data), chunk):
