@@ -13,7 +13,9 @@ use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
-use super::records::{scan_converting, scan_with_extensions, Kind, Limits, Record, Scan, Stop};
+use super::records::{
+    scan_converting, scan_until, scan_with_extensions, Kind, Limits, Record, Scan, Stop,
+};
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
@@ -523,10 +525,12 @@ fn count_lines(text: &[u8]) -> u32 {
 }
 
 /// [`run`] over the whole span, or, from `split_from` bytes, its first half here while a
-/// thread reads the second ([`read_ahead`]). The second half's records are taken only when
-/// the first half ran to its end as nothing but records, on the line the cut was counted
+/// thread reads the second ([`read_ahead`]). The first half is read as the whole would be
+/// (the text to the span's end in view: an entry that runs past the cut is read whole), but
+/// no entry is started at the cut or past it; the second half's records are taken only when
+/// the first half ran to the cut as nothing but records, on the line the cut was counted
 /// on: the scanner is then at the cut exactly as a scan of the whole would be, so the
-/// records, the stop and every byte rendered are the same; else that half is read again.
+/// records, the stop and every byte rendered are the same; else the rest is read here.
 #[allow(clippy::too_many_arguments)]
 fn split_run(
     text: &[u8],
@@ -539,7 +543,7 @@ fn split_run(
     let Some((mid, mid_line)) = split_point(text, (pos, end), line, limits.kind, split_from) else {
         return run(
             text,
-            (pos, end),
+            ((pos, end), end),
             line,
             (limits, prefixes),
             (seen, loc, conversions),
@@ -558,7 +562,7 @@ fn split_run(
             s.spawn(|| read_ahead(text, (mid, end), mid_line, (limits, prefixes), renderer));
         let (first, clean) = run(
             text,
-            (pos, mid),
+            ((pos, end), mid),
             line,
             (limits, prefixes),
             (seen, loc, conversions),
@@ -618,7 +622,7 @@ fn go_on(
 ) -> Rendered {
     let (rest, _) = run(
         text,
-        (done.pos, end),
+        ((done.pos, end), end),
         done.line,
         (limits, prefixes),
         (seen, loc, conversions),
@@ -729,12 +733,13 @@ const FIRST_WINDOW: usize = 4;
 
 /// The records of scans that need no Python, each given to `lane` with its loc's value
 /// (made in `loc`: the URI the core made of it, if any, noted in `conversions` when it
-/// differs from the text), counted on from `counted`; where the run stopped, and whether it
-/// ran to the span's end with nothing but records (no limit reached). With an image prefix,
+/// differs from the text), counted on from `counted`, starting no entry at or past `cut`;
+/// where the run stopped, and whether it ran to `cut` with nothing but records (no limit
+/// reached). With an image prefix,
 /// records with plain images are in the run too.
 fn run(
     text: &[u8],
-    (mut pos, end): (usize, usize),
+    ((mut pos, end), cut): ((usize, usize), usize),
     mut line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
     (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Vec<Conversion>),
@@ -751,10 +756,7 @@ fn run(
             max_records,
             ..limits
         };
-        let found = match prefixes {
-            Some(prefixes) => scan_with_extensions(text, (pos, end), line, limits_now, prefixes),
-            None => scan_converting(text, pos, end, line, limits_now),
-        };
+        let found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes));
         seen.hashes.reserve(found.records.len());
         for r in &found.records {
             loc_value(text, r, loc);
@@ -786,12 +788,12 @@ fn run(
             count += 1;
         }
         let full = found.records.len() == max_records;
-        if found.stop == Stop::End && full && count < limits.max_records && found.pos < end {
+        if found.stop == Stop::End && full && count < limits.max_records && found.pos < cut {
             (pos, line) = (found.pos, found.line);
             window = window.saturating_mul(4);
             continue;
         }
-        let clean = found.stop == Stop::End && found.pos >= end && count < limits.max_records;
+        let clean = found.stop == Stop::End && found.pos >= cut && count < limits.max_records;
         let (stop, stop_line) = stop_of(text, &found, (pos, end), limits.kind);
         let done = Rendered {
             pos: stop,
@@ -815,6 +817,7 @@ fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::raw::RootScope;
     use super::super::records::Kind;
     use super::*;
 
@@ -1102,9 +1105,18 @@ mod tests {
     /// bytes: the runs, the conversions, the text and the columns.
     fn driven(text: &[u8], max_records: usize, split_from: usize) -> (Vec<Rendered>, String) {
         let limits = Limits { max_records, ..ALL };
-        let prefixes = Prefixes::images(b"i");
+        // images, and `o:r` of another namespace, reported once already (read here)
+        let prefixes = Prefixes {
+            scope: RootScope {
+                bindings: vec![(b"o".to_vec(), "urn:o".into())],
+                levels: 3,
+                strays: vec![("urn:o".into(), "r".into())],
+                raw_strays: true,
+            },
+            ..Prefixes::images(b"i")
+        };
         let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
-            .with_images(b"i")
+            .with_extensions(prefixes.clone())
             .with_split_from(split_from);
         let (mut seen, mut seen_columns) = (Seen::default(), Seen::default());
         let (mut out, mut columns) = (Vec::new(), Columns::default());
@@ -1172,6 +1184,10 @@ mod tests {
             "<url><loc>https://f{i}.com/n</loc></url>\n",
             "<url><loc>https://e.com/p1</loc></url>\n",
             "<url><loc>https://e.com/x{i}</loc><other>1</other></url>\n",
+            // an end tag inside CDATA, where a cut may fall: in a stray element between
+            // entries, and in an element of an entry
+            "<o:r><![CDATA[</url>\n]]></o:r>\n<url><loc>https://e.com/s{i}</loc></url>\n",
+            "<url><loc>https://e.com/r{i}</loc><o:r><![CDATA[</url>]]></o:r></url>\n",
         ];
         for seed in 0..24usize {
             // entries of a few kinds each, in an order the seed picks
@@ -1184,7 +1200,7 @@ mod tests {
                 let kind = if seed % 3 == 0 {
                     (state >> 33) % 4
                 } else {
-                    (state >> 33) % 9
+                    (state >> 33) % entries.len()
                 };
                 text += &entries[kind].replace("{i}", &i.to_string());
             }
