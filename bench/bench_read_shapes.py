@@ -2,7 +2,7 @@
 with the entries that left the compiled core, next to ``gzip -dc`` of the same file and Scrapy.
 
     .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
-        [--peers PYTHON] [--containers urlset index text]
+        [--peers PYTHON] [--containers urlset index text] [--threads auto|on]
 
 Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
 entries (the issue's 500k ``.xml.gz``). ``--containers index text`` adds each shape as a
@@ -40,6 +40,12 @@ import read_shapes  # noqa: E402  (bench/ on the path first)
 
 ARROW_CHILD = "import sys\nfrom urlset.reading.arrow import read_arrow\nread_arrow(sys.argv[1])\n"
 CLI_CHILD = "import sys\nfrom urlset.cli import main\nmain(sys.argv[1:])\n"
+# --threads on: the gzip thread and the runs in two halves whatever the load average says
+# (by default each is used only while the load leaves a core free: reading/sniff.py)
+THREADS_ON = (
+    "from urlset.reading import rendered, sniff\n"
+    "rendered.SPLIT_FROM = sniff.GZIP_THREAD_FROM = 65536\n"
+)
 
 
 def _wall(command: list[str], *, stderr: bool = False) -> tuple[float, str]:
@@ -105,11 +111,12 @@ def _row(
 ) -> dict[str, object]:
     path, size = _file(shape, n, container)
     python = sys.executable
+    first = THREADS_ON if args.threads == "on" else ""
     cli, said = _median(
-        [python, "-c", CLI_CHILD, "read", str(path), "-o", os.devnull, "-q", "--verbose"],
+        [python, "-c", first + CLI_CHILD, "read", str(path), "-o", os.devnull, "-q", "--verbose"],
         args.repeat,
     )
-    arrow, _ = _median([python, "-c", ARROW_CHILD, str(path)], args.repeat)
+    arrow, _ = _median([python, "-c", first + ARROW_CHILD, str(path)], args.repeat)
     floor = statistics.median(
         _wall(["sh", "-c", f"gzip -dc '{path}' > /dev/null"])[0] for _ in range(args.repeat)
     )
@@ -133,6 +140,12 @@ def main() -> None:
     parser.add_argument("--mix", type=int, default=500_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peers", help="the peers' Python, for Scrapy")
+    parser.add_argument(
+        "--threads",
+        choices=["auto", "on"],
+        default="auto",
+        help="on: urlset's second thread whatever the load (auto: while a core is free)",
+    )
     parser.add_argument("--shapes", nargs="*", default=list(read_shapes.SHAPES))
     parser.add_argument(
         "--containers", nargs="*", default=["urlset"], choices=list(CONTAINER_SHAPES)

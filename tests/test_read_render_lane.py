@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from helpers import mixed_sitemap
 from urlset.cli import main, read_run
+from urlset.reading import rendered
 from urlset.reading.reader import FILE_CHUNK
 from urlset.reading.rendered import RenderSpec
 
@@ -32,8 +33,16 @@ class _Counted(RenderSpec):
 
     made: ClassVar[list[RenderSpec]] = []
 
-    def __init__(self, fmt: str, tail: str, *, indexes: bool = False, texts: bool = False) -> None:
-        super().__init__(fmt, tail, indexes=indexes, texts=texts)
+    def __init__(
+        self,
+        fmt: str,
+        tail: str,
+        *,
+        indexes: bool = False,
+        texts: bool = False,
+        split: bool = False,
+    ) -> None:
+        super().__init__(fmt, tail, indexes=indexes, texts=texts, split=split)
         _Counted.made.append(self)
 
 
@@ -91,6 +100,13 @@ def _same(
     return usual[0], usual[1]
 
 
+@pytest.fixture(params=[1 << 62, 1], ids=["whole", "halves"])
+def split(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> int:
+    """Runs read whole, or each in two halves at once (reading/rendered.py SPLIT_FROM)."""
+    monkeypatch.setattr(rendered, "SPLIT_FROM", request.param)
+    return int(request.param)
+
+
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[RenderSpec]:
     _Counted.made = []
@@ -106,6 +122,7 @@ def test_mixed_shapes(
     counted: list[RenderSpec],
     chunk: int,
     gz: bool,
+    split: int,
 ) -> None:
     """bench_read.py's mixed shapes: half of them canonical (rendered in the core), half
     judged by the reader (normalised, reported): the two interleave in the output."""
@@ -142,7 +159,7 @@ def test_snapshot_takes_the_per_url_path(
 
 
 def test_entries_handed_back_and_errors(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec], split: int
 ) -> None:
     """Duplicates, development hosts, comments, extensions, entities between rendered runs,
     then a document broken part-way: exit 1, what was read written, the same issues."""
@@ -169,7 +186,7 @@ def test_entries_handed_back_and_errors(
     assert counted and all(spec.rendered >= 350 for spec in counted)
 
 
-def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, split: int) -> None:
     """--max-bytes stops both paths at the same entry, with the same issue and status."""
     path = tmp_path / "mixed.xml"
     path.write_bytes(mixed_sitemap(4000))

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from helpers import bench_module
 from test_read_support import feed_all, four_ways
 from urlset.model import Issue, Url
+from urlset.reading import rendered
 from urlset.reading.output import RENDERERS, UrlColumns, line_tail
 from urlset.reading.reader import SitemapReader
 from urlset.reading.rendered import LEFT_REASONS, RenderSpec, left_core, merge_rendered
@@ -322,7 +323,7 @@ def test_any_element_of_another_namespace_reads_alike(
 
 def _render_lane_output(data: bytes, chunk: int) -> bytes:
     """The JSON Lines ``urlset read`` writes through the render lane, fed in chunks."""
-    spec = RenderSpec("jsonl", line_tail("jsonl", None))
+    spec = RenderSpec("jsonl", line_tail("jsonl", None), split=True)
     reader = SitemapReader("doc", render=spec)
     urls: list[Url] = []
     for at in range(0, len(data), chunk):
@@ -347,6 +348,30 @@ def test_the_render_lane_writes_what_the_values_give(
     expected = _jsonl(careful)
     assert _render_lane_output(data, len(data)) == expected
     assert _render_lane_output(data, chunk) == expected
+    was = rendered.SPLIT_FROM
+    rendered.SPLIT_FROM = 1  # every run read in two halves at once
+    try:
+        assert _render_lane_output(data, len(data)) == expected
+    finally:
+        rendered.SPLIT_FROM = was
+
+
+@pytest.mark.parametrize(
+    ("data", "rows"),
+    [(SHAPES.urlset("mix", 3000), 3000), (_with_duplicate(SHAPES.urlset("mix", 300)), 301)],
+)
+def test_read_arrow_reads_runs_in_halves_as_whole(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, rows: int
+) -> None:
+    """Each run read in two halves at once gives the table a run read whole gives."""
+    from urlset.reading.arrow import read_arrow
+
+    monkeypatch.setattr(rendered, "SPLIT_FROM", 1 << 62)
+    whole = read_arrow(data)
+    monkeypatch.setattr(rendered, "SPLIT_FROM", 1)
+    halves = read_arrow(data)
+    assert whole.num_rows == rows
+    assert halves.equals(whole)
 
 
 def test_read_arrow_imports_no_pandas(tmp_path: Path) -> None:

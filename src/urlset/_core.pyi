@@ -274,6 +274,9 @@ class RecordRenderer:
         # a sitemap index's records (loc and lastmod), rendered as ``urlset read`` writes
         # a SitemapRef
         index: bool = False,
+        # spans of at least so many bytes are read in two halves at once, on two threads
+        # (None: the core's choice, 64 KiB where a second core exists)
+        split_from: int | None = None,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, listed: int = ..., /

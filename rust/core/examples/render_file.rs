@@ -1,7 +1,7 @@
 //! Times the render lane alone on an uncompressed urlset whose root binds the image, video,
 //! news and XHTML namespaces to their usual prefixes and `other` to the element of another
 //! namespace of bench/read_shapes.py's mix:
-//! `cargo run --release --example render_file -- FILE [jsonl|arrow]`. For instruction
+//! `cargo run --release --example render_file -- FILE [jsonl|arrow] [whole]`. For instruction
 //! counts under callgrind, build with `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only`.
 use std::time::Instant;
 
@@ -9,11 +9,20 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{columns_run, render_run, Format, Renderer, Seen};
+use urlset_core::read::render::{columns_run_split, render_run, Format, Renderer, Seen};
+
+/// The reader's gzip piece (urlset.reading.sniff.GZIP_PIECE).
+const PIECE: usize = 262_144;
 
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
     let arrow = std::env::args().nth(2).as_deref() == Some("arrow");
+    // a third argument: read each span whole (no second thread)
+    let split_from = if std::env::args().nth(3).is_some() {
+        usize::MAX
+    } else {
+        urlset_core::read::render::default_split_from()
+    };
     let data = std::fs::read(path).expect("readable");
     let start = data
         .windows(8)
@@ -42,33 +51,40 @@ fn main() {
     for _ in 0..3 {
         let t = Instant::now();
         let mut seen = Seen::default();
-        let mut renderer =
-            Renderer::new(Format::JsonLines, b"}\n").with_extensions(prefixes.clone());
+        let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
+            .with_extensions(prefixes.clone())
+            .with_split_from(split_from);
         let mut columns = Columns::default();
         let mut conversions = Vec::new();
         let (mut pos, mut line, mut records, mut out_bytes) = (start, 1, 0, 0);
         // a run stops at each new origin or entry the reader must see: known, then on
+        let mut out = Vec::new();
         while pos < end {
+            // a piece as the reader hands it over: 256 KiB, up to its last entry end tag
+            let cut = (pos + PIECE).min(end);
+            let stop = data[pos..cut]
+                .windows(6)
+                .rposition(|w| w == b"</url>")
+                .map_or(end, |i| pos + i + 6);
             let limits = Limits {
                 kind: Kind::Urlset,
                 max_records: usize::MAX,
                 max_value: 1 << 20,
             };
             let done = if arrow {
-                columns_run(
+                columns_run_split(
                     &data,
-                    (pos, end),
+                    (pos, stop),
                     line,
                     (limits, Some(&prefixes)),
-                    &mut seen,
-                    &mut columns,
-                    &mut conversions,
+                    (&mut seen, &mut columns, &mut conversions),
+                    split_from,
                 )
             } else {
-                let mut out = Vec::with_capacity((end - pos) * 2);
+                out.clear();
                 let done = render_run(
                     &data,
-                    (pos, end),
+                    (pos, stop),
                     line,
                     limits,
                     &mut renderer,

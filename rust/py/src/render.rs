@@ -6,7 +6,9 @@ use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{columns_run, render_run, Conversion, Format, Renderer, Seen};
+use urlset_core::read::render::{
+    columns_run_split, default_split_from, render_run, Conversion, Format, Renderer, Seen,
+};
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 
 use crate::read::{fixed, prefixes, texts, with_texts};
@@ -29,12 +31,19 @@ pub struct RecordRenderer {
     max_value: usize,
     /// A urlset's records, or a sitemap index's (`index=True`).
     kind: Kind,
+    /// Spans from which a run is read in two halves at once.
+    split_from: usize,
+    /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
+    out: Vec<u8>,
 }
+
+/// The largest output buffer a renderer keeps between calls (a gzip piece's lines fit).
+const KEPT_OUT: usize = 4 << 20;
 
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, split_from=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -47,7 +56,9 @@ impl RecordRenderer {
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
         index: bool,
+        split_from: Option<usize>,
     ) -> PyResult<Self> {
+        let split_from = split_from.unwrap_or_else(default_split_from);
         let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
@@ -63,7 +74,9 @@ impl RecordRenderer {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            let renderer = Renderer::new(format, tail.as_bytes()).with_kind(kind);
+            let renderer = Renderer::new(format, tail.as_bytes())
+                .with_kind(kind)
+                .with_split_from(split_from);
             Some(match found.clone() {
                 Some(found) => renderer.with_extensions(found),
                 None => renderer,
@@ -76,6 +89,8 @@ impl RecordRenderer {
             seen: Seen::default(),
             max_value,
             kind,
+            split_from,
+            out: Vec::new(),
         })
     }
 
@@ -109,15 +124,15 @@ impl RecordRenderer {
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
             let prefixes = self.prefixes.as_ref();
+            let split_from = self.split_from;
             let done = py.detach(|| {
-                columns_run(
+                columns_run_split(
                     bytes,
                     span,
                     line,
                     (limits, prefixes),
-                    seen,
-                    columns,
-                    &mut conversions,
+                    (seen, columns, &mut conversions),
+                    split_from,
                 )
             });
             if !columns.has_room(0) {
@@ -134,10 +149,13 @@ impl RecordRenderer {
                 done.made,
             ));
         };
-        let (done, out) = py.detach(|| {
-            // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from; room
-            // reserved and not written costs no memory
-            let mut out = Vec::with_capacity((span.1 - span.0) * 2 + 256);
+        // the output buffer of the last call, kept: a fresh one each call would be
+        // faulted in page by page again
+        let mut out = std::mem::take(&mut self.out);
+        let (done, mut out) = py.detach(|| {
+            out.clear();
+            // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from
+            out.reserve((span.1 - span.0) * 2 + 256);
             let done = render_run(
                 bytes,
                 span,
@@ -161,6 +179,10 @@ impl RecordRenderer {
             })?
             .into_any()
         };
+        if out.capacity() <= KEPT_OUT {
+            out.clear();
+            self.out = out;
+        }
         Ok((
             done.pos,
             done.line,

@@ -96,10 +96,14 @@ class _Output(Output):
         super().__init__(stream, target)
         self._text = stream
 
-    def write_bytes(self, data: bytes) -> None:
+    def write_bytes(self, parts: Sequence[bytes]) -> None:
+        """``parts`` one after another (each as it is: the runs are large, joining them
+        first would copy every byte once more)."""
         try:
             self._text.flush()  # what the text layer holds goes first
-            self._text.buffer.write(data)
+            write = self._text.buffer.write
+            for part in parts:
+                write(part)
         except OSError as exc:
             raise OutputError(self.target, exc) from exc
 
@@ -167,7 +171,7 @@ class _Writer:
         at = self.at
         if at:  # run.at counts from the document's start; these URLs from entry `at`
             runs = [RenderedRun(run.at - at, run.count, run.text) for run in runs]
-        self.out.write_bytes(b"".join(merge_rendered(urls, runs, self._render)))
+        self.out.write_bytes(merge_rendered(urls, runs, self._render))
         self.at = at + len(urls) + sum(run.count for run in runs)
         self.urls = []
 
@@ -248,7 +252,7 @@ def run(
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
     # the render lane unless --snapshot needs the URLs' values
     spec = (
-        RenderSpec(fmt, line_tail(fmt, None), indexes=True, texts=True)
+        RenderSpec(fmt, line_tail(fmt, None), indexes=True, texts=True, split=True)
         if RENDER_LANE and snapshot is None
         else None
     )

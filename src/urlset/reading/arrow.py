@@ -66,7 +66,7 @@ def read_batches(
     """The entries of ``source`` as Arrow record batches in document order, and how many of
     them the compiled core read into columns (the rest came through the reader's values)."""
     name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-    spec = RenderSpec("arrow", "", indexes=True, texts=True)
+    spec = RenderSpec("arrow", "", indexes=True, texts=True, split=True)
     reader = SitemapReader(name, limits=limits, render=spec)
     entries: list[Url | SitemapRef] = []
     for chunk in _chunks(source):

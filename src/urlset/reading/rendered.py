@@ -28,8 +28,16 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .._core import RecordRenderer
+from .sniff import free_core_from
 
 E = TypeVar("E")
+
+# bytes of a run from which the core reads it in two halves at once, on two threads (the
+# output is the same byte for byte), for a RenderSpec with ``split``; None: while the load
+# leaves a core free, the core's choice (64 KiB where a second core exists; see
+# sniff.free_core_from)
+SPLIT_FROM: int | None = None
+_NEVER = 1 << 62
 
 # Why an entry of a document read in the render lane was passed on as the reader's value
 # instead of rendered by the core (``RenderSpec.left``, ``left_core``):
@@ -90,7 +98,10 @@ class RenderSpec:
     records are rendered too (as ``urlset read`` writes a ``SitemapRef``; in columns, loc and
     lastmod); without it, a consumer that follows an index (fetch) gets its entries as values.
     ``texts``: a text sitemap's lines are rendered too (reading/text.py), as records with a
-    loc only; without it (fetch, check) they come as the reader's values."""
+    loc only; without it (fetch, check) they come as the reader's values. ``split``: a long
+    run is read in two halves at once while a core is free (``SPLIT_FROM``), for a reader
+    that has the process to itself (``urlset read``, ``read_arrow``), not one of several
+    readers on parse threads."""
 
     def __init__(
         self,
@@ -100,8 +111,10 @@ class RenderSpec:
         columns: bool = False,
         indexes: bool = False,
         texts: bool = False,
+        split: bool = False,
     ) -> None:
         self.fmt = fmt
+        self.split = split
         self.tail = tail
         self.indexes = indexes
         self.texts = texts
@@ -138,6 +151,9 @@ class RenderSpec:
         ``index``: the document is a sitemap index (``indexes``)."""
         namespaces, levels = raw
         self.index = index
+        split_from: int | None = _NEVER
+        if self.split:
+            split_from = SPLIT_FROM if SPLIT_FROM is not None else free_core_from()
         renderer = RecordRenderer(
             self.fmt,
             self.tail,
@@ -146,6 +162,7 @@ class RenderSpec:
             namespaces=namespaces,
             raw_levels=levels,
             index=index,
+            split_from=split_from,
         )
         self.renderer = renderer
         if self.with_columns:
@@ -157,6 +174,7 @@ class RenderSpec:
                 namespaces=namespaces,
                 raw_levels=levels,
                 index=index,
+                split_from=split_from,
             )
         return renderer
 

@@ -56,7 +56,7 @@ class Gunzip:
 
     def __init__(self, thread_from: int | None = None) -> None:
         if thread_from is None:
-            thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else _free_core()
+            thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else free_core_from()
         self._core = GzipInflater(GZIP_PIECE, thread_from)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
@@ -87,9 +87,10 @@ class Gunzip:
         return self._core.threaded
 
 
-def _free_core() -> int | None:
-    """None (the core's choice) when the 1-minute load average leaves a core free besides
-    the reader's own, else never a thread."""
+def free_core_from() -> int | None:
+    """None (the core's choice of size) when the 1-minute load average leaves a core free
+    besides the reader's own, else a size never reached: never a second thread (the gzip
+    inflated ahead, a run read in two halves)."""
     try:
         load = os.getloadavg()[0]
     except OSError:  # not known here: the core decides by the number of cores

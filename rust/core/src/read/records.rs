@@ -454,13 +454,13 @@ pub(crate) fn origin_len(uri: &str) -> usize {
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
 /// starting on `line`, taking at most `limits.max_records` canonical records.
 pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), line, limits, false, None)
+    scan_records(text, (pos, end), end, line, limits, (false, None))
 }
 
 /// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
 /// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
 pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), line, limits, true, None)
+    scan_records(text, (pos, end), end, line, limits, (true, None))
 }
 
 /// [`scan_converting`], with canonical records followed by plain images (`prefix`: the one the
@@ -475,10 +475,10 @@ pub fn scan_with_images(
     scan_records(
         text,
         (pos, end),
+        end,
         line,
         limits,
-        true,
-        Some(&Prefixes::images(prefix)),
+        (true, Some(&Prefixes::images(prefix))),
     )
 }
 
@@ -492,22 +492,44 @@ pub fn scan_with_extensions(
     limits: Limits,
     prefixes: &Prefixes,
 ) -> Scan {
-    scan_records(text, (pos, end), line, limits, true, Some(prefixes))
+    scan_records(text, (pos, end), end, line, limits, (true, Some(prefixes)))
+}
+
+/// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
+/// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
+/// would not see an entry's end past it).
+pub(crate) fn scan_until(
+    text: &[u8],
+    (pos, end): Span,
+    cut: usize,
+    line: u32,
+    (limits, prefixes): (Limits, Option<&Prefixes>),
+) -> Scan {
+    scan_records(
+        text,
+        (pos, end),
+        cut.min(end),
+        line,
+        limits,
+        (true, prefixes),
+    )
 }
 
 fn scan_records(
     text: &[u8],
     (pos, end): (usize, usize),
+    cut: usize,
     line: u32,
     limits: Limits,
-    convert: bool,
-    prefixes: Option<&Prefixes>,
+    (convert, prefixes): (bool, Option<&Prefixes>),
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
     let piece_end = |from: usize| find(text, close, from).map_or(end, |i| i + close.len());
     let mut c = Cursor { text, pos, line };
-    let mut records = Vec::new();
+    // room for the records the text can hold (one in ~100 bytes at the most of a real
+    // sitemap's), so that a long run is not copied as it grows
+    let mut records = Vec::with_capacity(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();
     // canonical records met inside a run of entries to judge join it (one call for a file
     // that mixes both), until RUN_BREAK in a row end the run where they started
@@ -517,7 +539,7 @@ fn scan_records(
         let (start, line) = (c.pos, c.line);
         let full = records.len() + judged.len() >= limits.max_records;
         if let Some(after) = prefixes
-            .filter(|_| start < end && !c.at(limits.kind.open()) && element_start(&text[start..]))
+            .filter(|_| start < cut && !c.at(limits.kind.open()) && element_start(&text[start..]))
             .and_then(|p| stray_at(text, (start, end), &p.scope, limits.max_value))
         {
             // an element the reader reported once already: dropped, as it drops it
@@ -525,7 +547,7 @@ fn scan_records(
             c.pos = after;
             continue;
         }
-        let found = if start < end && !full && c.at(limits.kind.open()) {
+        let found = if start < cut && !full && c.at(limits.kind.open()) {
             entry(&mut c, limits, convert, prefixes)
         } else {
             None
@@ -570,7 +592,7 @@ fn scan_records(
                 continue;
             }
             _ if !judged.is_empty() => Stop::Judged(judged),
-            _ if start >= end || full => Stop::End,
+            _ if start >= cut || full => Stop::End,
             Some(Entry::Extension(record)) => {
                 let stop = piece_end(c.pos);
                 if text[..stop].ends_with(close) {
