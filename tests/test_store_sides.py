@@ -155,3 +155,22 @@ def test_a_fetched_side_holds_what_the_file_side_holds(tmp_path: Path) -> None:
         for line in output.splitlines()
     ]
     assert unsited == [json.loads(line) for line in _diff_jsonl(old, new)[1].splitlines()]
+
+
+def test_the_sides_load_at_once_and_fail_in_order(tmp_path: Path) -> None:
+    """The two sides load at the same time (the old one on a thread): an error of the old
+    side is still the one reported when both fail, the new side's when only it fails, and an
+    error raised while a side streams into DuckDB is the side's own message, not DuckDB's."""
+    good = _write(tmp_path / "good.xml", _old_new("plain", "urlset")[0], False)
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    for args, message in (
+        ([str(tmp_path / "gone-old.xml"), str(tmp_path / "gone-new.xml")], "gone-old.xml"),
+        ([str(good), str(tmp_path / "gone-new.xml")], "gone-new.xml: no such file"),
+        ([str(folder), str(good)], "empty: no sitemap files in it"),
+        ([str(good), str(folder)], "empty: no sitemap files in it"),
+    ):
+        result = CliRunner().invoke(main, ["diff", *args])
+        assert (result.exit_code, "Traceback" in result.output) == (2, False), result.output
+        assert message in result.output
+        assert result.output.count("urlset diff:") == 1

@@ -30,6 +30,9 @@ SNAPSHOT = re.compile(rf"(?P<db>.+)@(?P<run>{RUN_REF.pattern})")
 SITEMAP_SUFFIXES = (".xml", ".gz", ".txt", ".rss", ".atom")
 _TABLE_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
 _BATCH = 8192
+# the loaded sides' tables: an in-memory database every cursor of the session's database sees
+# (a temp table is its own cursor's), so that two sides load at once (diff.compare)
+SIDES = "urlset_sides"
 # JSON Lines keys that are not extension fields (what remains is the extensions object)
 _NOT_EXTENSIONS = '{"loc":null,"lastmod":null,"changefreq":null,"priority":null,"sitemap":null}'
 
@@ -72,10 +75,12 @@ def load(
     site: str | None = None,
     fetch: Callable[[str, Batches, Callable[[Any], None]], None] | None = None,
 ) -> Side:
-    """Load ``spec`` (see the module doc) into ``con`` as side ``name`` (a table name)."""
+    """Load ``spec`` (see the module doc) into ``con`` as side ``name`` (a table name, in
+    the ``SIDES`` database)."""
     match = SNAPSHOT.fullmatch(spec)
     if match and os.path.isfile(match["db"]):
         return _snapshot(con, match["db"], match["run"], name, site)
+    name = f"{attach_sides(con)}.{name}"
     if spec.lower().startswith(("http://", "https://")):
         return _from_batches(con, name, spec, lambda b, put: (fetch or fetch_entries)(spec, b, put))
     path = Path(spec)
@@ -88,6 +93,12 @@ def load(
     if fmt is not None:
         return _from_table_file(con, name, spec, fmt)
     return _from_stream(con, name, spec, sitemap_batches(path, None))
+
+
+def attach_sides(con: Any) -> str:
+    """The ``SIDES`` database, attached to ``con``'s database once."""
+    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SIDES}")
+    return SIDES
 
 
 def table_format(path: str) -> str | None:
@@ -151,7 +162,7 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
             raise StoreError(f"{path}: no 'loc' column (found: {', '.join(sorted(names))})")
         cells = [c if c in names else f"NULL AS {c}" for c in TEXT_COLUMNS]
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {name} AS "
+            f"CREATE OR REPLACE TABLE {name} AS "
             + keyed(f"(SELECT {', '.join(cells)} FROM {source})", session=True)
         )
     except StoreError:
@@ -177,7 +188,7 @@ def _from_batches(con: Any, name: str, label: str, produce: Callable[[Batches, P
     """A side made of Arrow batches: ``produce`` adds entries to the Batches and calls
     ``put`` with each full table."""
     empty = keyed(_EMPTY, session=True)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM ({empty}) LIMIT 0")
+    con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM ({empty}) LIMIT 0")
 
     def put(table: Any) -> None:
         con.register("_urlset_side", table)
@@ -239,8 +250,7 @@ def _from_stream(con: Any, name: str, label: str, batches: Iterator[Any]) -> Sid
     con.register("_urlset_side", stream)
     try:
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {name} AS "
-            + keyed("_urlset_side", session=True, read=True)
+            f"CREATE OR REPLACE TABLE {name} AS " + keyed("_urlset_side", session=True, read=True)
         )
     except Exception:
         if not failed:
