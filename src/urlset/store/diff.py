@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..writing.options import sections_of_names
 from .db import arrow_table
 from .entries import COLUMNS, SESSION_KEYS, STORED_KEYS, select_list
 from .sources import Side
@@ -90,6 +89,8 @@ class Diff:
         (their sitemap files named ``sitemap-blog-3-<hash>.xml.gz``: an added, changed or
         moved loc counts in its new file's section, a removed one in its old file's), in
         name order; empty otherwise."""
+        from ..writing.options import sections_of_names  # the build's options: only here
+
         columns = self.con.execute(f"SELECT * FROM {self.table} LIMIT 0").description
         if "new_sitemap" not in {d[0] for d in columns}:
             return {}
