@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_side_by_side.py [--urls 1000000] [--repeat 3]
     .venv/bin/python bench/bench_side_by_side.py --shapes [--urls 200000] [--repeat 3]
-    .venv/bin/python bench/bench_side_by_side.py --diff [--urls 1000000] [--repeat 3]
+    .venv/bin/python bench/bench_side_by_side.py --diff [--phases] [--urls 1000000] [--repeat 3]
 
 Inputs, generated into bench/out/side-by-side/ (once per size; delete them to regenerate):
 
@@ -159,6 +159,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--shapes", action="store_true", help="check vs read on every shape")
     parser.add_argument("--diff", action="store_true", help="the diff target only")
+    parser.add_argument("--phases", action="store_true", help="with --diff: the diff's phases")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     n = args.urls
@@ -181,6 +182,8 @@ def main() -> None:
         shapes(n, args.repeat)
         return
     if args.diff:
+        if args.phases:
+            diff_phases(n)
         print("| work | file | CPU (s) | peak RSS (MB) | vs read: CPU | memory |")
         print("|---|---|---:|---:|---:|---:|")
         diff_target(n, args.repeat)
@@ -231,3 +234,48 @@ def diff_target(n: int, repeat: int) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+PHASES = r"""
+import os, resource, sys, time
+
+last = [time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)]
+
+
+def mark(what):
+    now, use = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    cpu = use.ru_utime + use.ru_stime - last[1].ru_utime - last[1].ru_stime
+    with open("/proc/self/status") as f:
+        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
+    print(f"| {what} | {now - last[0]:.2f} | {cpu:.2f} | {use.ru_stime - last[1].ru_stime:.2f} "
+          f"| {rss / 1024:.0f} | {use.ru_maxrss / 1024:.0f} |")
+    last[:] = [now, use]
+
+
+print("| phase | wall (s) | CPU (s) | of which system | RSS after (MB) | peak (MB) |")
+print("|---|---:|---:|---:|---:|---:|")
+from urlset.cli.streams import Output
+from urlset.store.db import connect
+from urlset.store.diff import _load_both, diff_sides
+from urlset.store.report import write_jsonl
+
+mark("imports (urlset, DuckDB)")
+con = connect()
+mark("connect")
+old, new = _load_both(con, sys.argv[1], sys.argv[2], None)
+mark("read both sides into DuckDB (at once)")
+diff = diff_sides(con, old, new, examples=0)
+mark("join and compare")
+with open(os.devnull, "w", encoding="utf-8") as f:
+    out = Output(f, "null")
+    write_jsonl(diff, out)
+    out.flush()
+mark("write the rows (JSON Lines)")
+print(f"{diff.counts['changed']:,} changed of {diff.counts['old_urls']:,}")
+"""
+
+
+def diff_phases(n: int) -> None:
+    """The diff's phases, in one process: wall, CPU and memory of each."""
+    old, new = str(OUT / f"shop-{n}.xml"), str(OUT / f"shop-{n}-new.xml")
+    subprocess.run([sys.executable, "-c", PHASES, old, new], check=True, env=ENV)
