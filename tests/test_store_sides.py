@@ -174,3 +174,24 @@ def test_the_sides_load_at_once_and_fail_in_order(tmp_path: Path) -> None:
         assert (result.exit_code, "Traceback" in result.output) == (2, False), result.output
         assert message in result.output
         assert result.output.count("urlset diff:") == 1
+
+
+@pytest.mark.parametrize("repeated", [0, 1, 3])
+def test_a_file_side_counts_its_repeated_locs(tmp_path: Path, repeated: int) -> None:
+    """A sitemap file's side takes "no loc repeats" from the reader (which reports the first
+    repeat of any document, whichever lane read it) and counts the repeats in DuckDB only
+    when it reported one: a repeat read by the core, by the reader's careful way (a loc with
+    white space around it) or both is counted, and compared through its newest entry."""
+    from urlset.store.db import connect
+    from urlset.store.sources import load
+
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {SHAPES.NAMESPACES}>\n'
+    entries = [SHAPES.entry("plain", i) for i in range(50)]
+    again = [SHAPES.entry("plain", 7).replace("2024-05-06", "2024-06-01")]
+    again.append(SHAPES.entry("plain", 8).replace("<loc>", "<loc>\n  "))
+    again.append(SHAPES.entry("plain", 7))
+    path = tmp_path / "map.xml"
+    path.write_text(head + "".join(entries + again[:repeated]) + "</urlset>\n", encoding="utf-8")
+    side = load(connect(), str(path), "side")
+    assert (side.count, side.duplicates) == (50 + repeated, repeated)
+    assert sorted(_side_rows(path), key=repr) == sorted(_values_rows(path, None), key=repr)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Url
+from ..model import Issue, Url
 from .db import StoreError
 from .entries import TEXT_COLUMNS, Batches, arrow_schema, distinct_locs, keyed, select_list
 from .snapshot import RUN_REF, SnapshotStore, _quote, open_store
@@ -92,7 +92,10 @@ def load(
     fmt = table_format(spec)
     if fmt is not None:
         return _from_table_file(con, name, spec, fmt)
-    return _from_stream(con, name, spec, sitemap_batches(path, None))
+    repeats: list[Issue] = []
+    return _from_stream(
+        con, name, spec, sitemap_batches(path, None, repeats), unique=lambda: not repeats
+    )
 
 
 def attach_sides(con: Any) -> str:
@@ -231,11 +234,18 @@ def read_urls(path: Path) -> Iterator[list[Url]]:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _from_stream(con: Any, name: str, label: str, batches: Iterator[Any]) -> Side:
+def _from_stream(
+    con: Any,
+    name: str,
+    label: str,
+    batches: Iterator[Any],
+    unique: Callable[[], bool] = lambda: False,
+) -> Side:
     """A side made of Arrow record batches, streamed into DuckDB by one statement: DuckDB
     scans each batch where pyarrow holds it and keeps only its keyed rows, so the side costs
     its table and one batch in flight. An error of ``batches`` (a StoreError) is raised as
-    itself, not as DuckDB's error about the stream it ended."""
+    itself, not as DuckDB's error about the stream it ended. ``unique`` (asked once they are
+    read): the batches are known to hold no loc twice, so their locs are not counted."""
     import pyarrow as pa
 
     failed: list[BaseException] = []
@@ -259,15 +269,23 @@ def _from_stream(con: Any, name: str, label: str, batches: Iterator[Any]) -> Sid
         con.unregister("_urlset_side")
     if failed:
         raise failed[0]
+    if unique():
+        count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
+        return Side(label, name, "true", count, 0, bool(named), session_keys=True)
     return _counted(con, name, label)
 
 
-def sitemap_batches(path: Path, sitemap: str | None) -> Iterator[Any]:
+def sitemap_batches(
+    path: Path, sitemap: str | None, repeats: list[Issue] | None = None
+) -> Iterator[Any]:
     """One sitemap file's Urls as Arrow record batches (``arrow_schema``), a chunk at a time,
     in the render lane: the core reads canonical records, a text sitemap's lines and an
     index's records straight into Arrow columns (no Python object per entry); the reader's
     other Urls join them in their places (``fetch_batches``). An index's entries are no Urls:
-    a side holds the Urls of the sitemaps it reads, not the index's list of them."""
+    a side holds the Urls of the sitemaps it reads, not the index's list of them.
+    ``repeats`` collects the reader's ``duplicate-loc`` findings: the first loc listed twice
+    in the document is always reported (the reader's set of locs, core and Python lanes
+    alike, holds every loc as the batches have it), so none means no loc repeats."""
     from ..reading.arrow import fetch_batches
     from ..reading.reader import FILE_CHUNK, SitemapReader
     from ..reading.rendered import RenderedRun, RenderSpec
@@ -278,6 +296,8 @@ def sitemap_batches(path: Path, sitemap: str | None) -> Iterator[Any]:
 
     def hand_on(events: list[Any]) -> list[Any]:
         nonlocal at
+        if repeats is not None:
+            repeats.extend(e for e in events if type(e) is Issue and e.code == "duplicate-loc")
         runs = spec.take()
         if spec.index:  # the records and the values of an index: dropped, unmade
             spec.columns()
