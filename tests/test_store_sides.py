@@ -90,9 +90,10 @@ def _cases() -> Iterator[Any]:
 
 @pytest.mark.parametrize(("shape", "kind"), list(_cases()))
 def test_every_shape_and_kind_diffs_as_its_values(tmp_path: Path, shape: str, kind: str) -> None:
-    """A side holds the reader's values (an index: no Urls, so nothing), its index records and
-    text lines came as columns, not values, and the diff of the two files writes what the diff
-    of their values (as entries files) writes."""
+    """A side holds the reader's values (an index: no Urls, so nothing), every entry came as
+    columns (none left the core: an index's records and a text sitemap's lines used to come
+    as values), and the diff of the two files writes what the diff of their values (as
+    entries files) writes."""
     old_doc, new_doc = _old_new(shape, kind)
     suffix = ".txt" if kind == "text" else ".xml"
     for packed in (False, True):
@@ -102,7 +103,7 @@ def test_every_shape_and_kind_diffs_as_its_values(tmp_path: Path, shape: str, ki
         left_core(reset=True)
         expected = _values_rows(old, None)
         assert sorted(_side_rows(old), key=repr) == sorted(expected, key=repr)
-        assert not {"index", "text"} & set(left_core(reset=True))
+        assert left_core(reset=True) == {}  # no entry of any shape left the core
         assert (kind == "index") == (expected == [])
         reference = _diff_jsonl(
             _entries_file(tmp_path / "old.parquet", expected),
@@ -195,3 +196,30 @@ def test_a_file_side_counts_its_repeated_locs(tmp_path: Path, repeated: int) -> 
     side = load(connect(), str(path), "side")
     assert (side.count, side.duplicates) == (50 + repeated, repeated)
     assert sorted(_side_rows(path), key=repr) == sorted(_values_rows(path, None), key=repr)
+
+
+FEEDS = {
+    "rss": '<rss version="2.0"><channel><title>t</title>{}</channel></rss>',
+    "atom": '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>{}</feed>',
+}
+ITEMS = {
+    "rss": "<item><link>https://www.example.com/{i}</link>"
+    "<pubDate>Mon, 06 May 2024 10:00:0{d} GMT</pubDate></item>",
+    "atom": '<entry><link href="https://www.example.com/{i}"/>'
+    "<updated>2024-05-06T10:00:0{d}Z</updated></entry>",
+}
+
+
+@pytest.mark.parametrize("feed", ["rss", "atom"])
+def test_a_feed_side_holds_its_values(tmp_path: Path, feed: str) -> None:
+    """RSS and Atom (sitemap files too, for a diff) are read by the reader's careful way, whose
+    Urls become the same columns: the side is their values, and a moved date is a change."""
+    old = FEEDS[feed].format("".join(ITEMS[feed].format(i=i, d=0) for i in range(4)))
+    new = FEEDS[feed].format("".join(ITEMS[feed].format(i=i, d=i % 2) for i in range(4)))
+    a = _write(tmp_path / f"old.{feed}", old.encode(), False)
+    b = _write(tmp_path / f"new.{feed}", new.encode(), True)
+    expected = _values_rows(a, None)
+    assert len(expected) == 4 and all(row[1] for row in expected)
+    assert sorted(_side_rows(a), key=repr) == sorted(expected, key=repr)
+    counts = compare(str(a), str(b)).counts
+    assert (counts["changed"], counts["lastmod_forward"]) == (2, 2)
