@@ -386,7 +386,7 @@ def _values_rows(path: Path, sitemap: str | None) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _side_rows(path: Path) -> list[tuple[Any, ...]]:
+def _side_rows(path: Path | str) -> list[tuple[Any, ...]]:
     from urlset.store.db import connect
     from urlset.store.sources import load
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..writing.options import sections_of_names
 from .db import arrow_table
 from .entries import COLUMNS, SESSION_KEYS, STORED_KEYS, select_list
 from .sources import Side
@@ -90,6 +89,8 @@ class Diff:
         (their sitemap files named ``sitemap-blog-3-<hash>.xml.gz``: an added, changed or
         moved loc counts in its new file's section, a removed one in its old file's), in
         name order; empty otherwise."""
+        from ..writing.options import sections_of_names  # the build's options: only here
+
         columns = self.con.execute(f"SELECT * FROM {self.table} LIMIT 0").description
         if "new_sitemap" not in {d[0] for d in columns}:
             return {}
@@ -282,10 +283,38 @@ def compare(
     or an entries file) and diff them, on ``con`` or a new in-memory connection; ``moves``
     also reports locs that moved between sitemaps."""
     from .db import connect
-    from .sources import load, shared_connection
+    from .sources import shared_connection
 
     if con is None:  # in the database of a store open on a side's file, if one is
         con = shared_connection(old, new) or connect()
-    old_side = load(con, old, "urlset_old", site=site)
-    new_side = load(con, new, "urlset_new", site=site)
+    old_side, new_side = _load_both(con, old, new, site)
     return diff_sides(con, old_side, new_side, examples=examples, moves=moves)
+
+
+def _load_both(con: Any, old: str, new: str, site: str | None) -> tuple[Side, Side]:
+    """Both sides, loaded at once unless one is a stored run (nothing to read): reading a
+    sitemap is one core's work (the compiled reader lets go of the GIL), so the old side
+    reads on a thread, into another cursor of the same database, while the new one reads
+    here. An error of the old side is raised first, as when they load in turn."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .db import configured
+    from .sources import SNAPSHOT, attach_sides, load
+
+    if any(SNAPSHOT.fullmatch(spec) for spec in (old, new)):
+        return load(con, old, "urlset_old", site=site), load(con, new, "urlset_new", site=site)
+    attach_sides(con)
+    cursor = configured(con.cursor())
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="urlset-diff-side") as pool:
+            loading = pool.submit(load, cursor, old, "urlset_old", site=site)
+            try:
+                new_side = load(con, new, "urlset_new", site=site)
+            except BaseException as exc:
+                if not isinstance(exc, Exception):  # Ctrl-C: the old side stops too
+                    cursor.interrupt()
+                if loading.exception() is None or not isinstance(exc, Exception):
+                    raise
+            return loading.result(), new_side
+    finally:
+        cursor.close()

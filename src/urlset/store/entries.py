@@ -85,13 +85,22 @@ FROM (SELECT CAST(loc AS VARCHAR) AS loc, nullif(CAST(lastmod AS VARCHAR), '') A
             nullif(nullif(CAST(extensions AS VARCHAR), ''), '{}')) AS extensions,
         nullif(CAST(sitemap AS VARCHAR), '') AS sitemap
       FROM {source} WHERE loc IS NOT NULL AND CAST(loc AS VARCHAR) <> '')"""
+# the same for rows as the reader's record batches hold them (``arrow_schema``): a loc on
+# every row, no empty text but the sitemap's, changefreq names in lower case, priority a
+# double, extensions the JSON object urlset writes (which DuckDB's json() leaves as it is:
+# tests/test_store_sides.py); the rest of KEYED's cleaning would cost a side a third more
+KEYED_READ = """SELECT loc, lastmod, changefreq, priority, extensions, sitemap,
+    {k} AS k, {h} AS h, {sh} AS sh
+FROM (SELECT loc, lastmod, changefreq, priority, extensions, nullif(sitemap, '') AS sitemap
+      FROM {source})"""
 
 
-def keyed(source: str, *, session: bool = False) -> str:
+def keyed(source: str, *, session: bool = False, read: bool = False) -> str:
     """The SELECT that turns ``source`` (a table, view or table function with the text
     columns) into keyed rows (``COLUMNS`` but ``lastmod_at``, in ``TABLE_DDL``'s order):
-    with the stored keys (MD5), or with a session's (``session``: never stored)."""
-    select = KEYED
+    with the stored keys (MD5), or with a session's (``session``: never stored). ``read``:
+    ``source`` holds record batches the reader made (``KEYED_READ``), not any table."""
+    select = KEYED_READ if read else KEYED
     for name, key in (SESSION_KEYS if session else STORED_KEYS).items():
         select = select.replace("{" + name + "}", key)
     return select.replace("{source}", source)

@@ -21,15 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Url
+from ..model import Issue, Url
 from .db import StoreError
-from .entries import TEXT_COLUMNS, Batches, distinct_locs, keyed, select_list
+from .entries import TEXT_COLUMNS, Batches, arrow_schema, distinct_locs, keyed, select_list
 from .snapshot import RUN_REF, SnapshotStore, _quote, open_store
 
 SNAPSHOT = re.compile(rf"(?P<db>.+)@(?P<run>{RUN_REF.pattern})")
 SITEMAP_SUFFIXES = (".xml", ".gz", ".txt", ".rss", ".atom")
 _TABLE_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
 _BATCH = 8192
+# the loaded sides' tables: an in-memory database every cursor of the session's database sees
+# (a temp table is its own cursor's), so that two sides load at once (diff.compare)
+SIDES = "urlset_sides"
 # JSON Lines keys that are not extension fields (what remains is the extensions object)
 _NOT_EXTENSIONS = '{"loc":null,"lastmod":null,"changefreq":null,"priority":null,"sitemap":null}'
 
@@ -72,22 +75,33 @@ def load(
     site: str | None = None,
     fetch: Callable[[str, Batches, Callable[[Any], None]], None] | None = None,
 ) -> Side:
-    """Load ``spec`` (see the module doc) into ``con`` as side ``name`` (a table name)."""
+    """Load ``spec`` (see the module doc) into ``con`` as side ``name`` (a table name, in
+    the ``SIDES`` database)."""
     match = SNAPSHOT.fullmatch(spec)
     if match and os.path.isfile(match["db"]):
         return _snapshot(con, match["db"], match["run"], name, site)
+    name = f"{attach_sides(con)}.{name}"
     if spec.lower().startswith(("http://", "https://")):
         return _from_batches(con, name, spec, lambda b, put: (fetch or fetch_entries)(spec, b, put))
     path = Path(spec)
     if path.is_dir():
-        return _from_batches(con, name, spec, lambda b, put: _read_dir(path, b, put))
+        return _from_stream(con, name, spec, _dir_batches(path))
     if not path.is_file():
         hint = " (a snapshot is DB@latest, DB@-1 or DB@<run id>)" if "@" in spec else ""
         raise StoreError(f"{spec}: no such file, directory or snapshot{hint}")
     fmt = table_format(spec)
     if fmt is not None:
         return _from_table_file(con, name, spec, fmt)
-    return _from_batches(con, name, spec, lambda b, put: _read_sitemap(path, None, b, put))
+    repeats: list[Issue] = []
+    return _from_stream(
+        con, name, spec, sitemap_batches(path, None, repeats), unique=lambda: not repeats
+    )
+
+
+def attach_sides(con: Any) -> str:
+    """The ``SIDES`` database, attached to ``con``'s database once."""
+    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SIDES}")
+    return SIDES
 
 
 def table_format(path: str) -> str | None:
@@ -151,7 +165,7 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
             raise StoreError(f"{path}: no 'loc' column (found: {', '.join(sorted(names))})")
         cells = [c if c in names else f"NULL AS {c}" for c in TEXT_COLUMNS]
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {name} AS "
+            f"CREATE OR REPLACE TABLE {name} AS "
             + keyed(f"(SELECT {', '.join(cells)} FROM {source})", session=True)
         )
     except StoreError:
@@ -162,9 +176,11 @@ def _from_table_file(con: Any, name: str, path: str, fmt: str) -> Side:
 
 
 def _counted(con: Any, name: str, label: str) -> Side:
-    """A side loaded here (its keys the session's)."""
-    count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
-    duplicates = count - distinct_locs(con, name)
+    """A side loaded here (its keys the session's), counted in one scan unless keys repeat."""
+    count, keys, named = con.execute(
+        f"SELECT count(*), count(DISTINCT k), count(sitemap) > 0 FROM {name}"
+    ).fetchall()[0]
+    duplicates = count - (keys if keys == count else distinct_locs(con, name))
     return Side(label, name, "true", count, duplicates, bool(named), session_keys=True)
 
 
@@ -175,12 +191,12 @@ def _from_batches(con: Any, name: str, label: str, produce: Callable[[Batches, P
     """A side made of Arrow batches: ``produce`` adds entries to the Batches and calls
     ``put`` with each full table."""
     empty = keyed(_EMPTY, session=True)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM ({empty}) LIMIT 0")
+    con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM ({empty}) LIMIT 0")
 
     def put(table: Any) -> None:
         con.register("_urlset_side", table)
         try:
-            con.execute(f"INSERT INTO {name} {keyed('_urlset_side', session=True)}")
+            con.execute(f"INSERT INTO {name} {keyed('_urlset_side', session=True, read=True)}")
         finally:
             con.unregister("_urlset_side")
 
@@ -218,38 +234,87 @@ def read_urls(path: Path) -> Iterator[list[Url]]:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _read_sitemap(path: Path, sitemap: str | None, batches: Batches, put: Put) -> None:
-    """One sitemap file's Urls into ``batches``, a chunk at a time, in the render lane: the
-    core reads canonical records straight into Arrow columns (no Python object per entry),
-    the reader's other Urls join them in their places (``fetch_batches``)."""
+def _from_stream(
+    con: Any,
+    name: str,
+    label: str,
+    batches: Iterator[Any],
+    unique: Callable[[], bool] = lambda: False,
+) -> Side:
+    """A side made of Arrow record batches, streamed into DuckDB by one statement: DuckDB
+    scans each batch where pyarrow holds it and keeps only its keyed rows, so the side costs
+    its table and one batch in flight. An error of ``batches`` (a StoreError) is raised as
+    itself, not as DuckDB's error about the stream it ended. ``unique`` (asked once they are
+    read): the batches are known to hold no loc twice, so their locs are not counted."""
+    import pyarrow as pa
+
+    failed: list[BaseException] = []
+
+    def guarded() -> Iterator[Any]:
+        try:
+            yield from batches
+        except BaseException as exc:  # raised again below, once DuckDB has let go
+            failed.append(exc)
+
+    stream = pa.RecordBatchReader.from_batches(arrow_schema(), guarded())
+    con.register("_urlset_side", stream)
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TABLE {name} AS " + keyed("_urlset_side", session=True, read=True)
+        )
+    except Exception:
+        if not failed:
+            raise
+    finally:
+        con.unregister("_urlset_side")
+    if failed:
+        raise failed[0]
+    if unique():
+        count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
+        return Side(label, name, "true", count, 0, bool(named), session_keys=True)
+    return _counted(con, name, label)
+
+
+def sitemap_batches(
+    path: Path, sitemap: str | None, repeats: list[Issue] | None = None
+) -> Iterator[Any]:
+    """One sitemap file's Urls as Arrow record batches (``arrow_schema``), a chunk at a time,
+    in the render lane: the core reads canonical records, a text sitemap's lines and an
+    index's records straight into Arrow columns (no Python object per entry); the reader's
+    other Urls join them in their places (``fetch_batches``). An index's entries are no Urls:
+    a side holds the Urls of the sitemaps it reads, not the index's list of them.
+    ``repeats`` collects the reader's ``duplicate-loc`` findings: the first loc listed twice
+    in the document is always reported (the reader's set of locs, core and Python lanes
+    alike, holds every loc as the batches have it), so none means no loc repeats."""
     from ..reading.arrow import fetch_batches
     from ..reading.reader import FILE_CHUNK, SitemapReader
     from ..reading.rendered import RenderedRun, RenderSpec
 
-    spec = RenderSpec("arrow", "")
+    spec = RenderSpec("arrow", "", indexes=True, texts=True)
     reader = SitemapReader(str(path), render=spec)
     at = 0  # entries of the document handed on so far: runs count from its start
 
-    def hand_on(events: list[Any]) -> None:
+    def hand_on(events: list[Any]) -> list[Any]:
         nonlocal at
-        # an index's entries are no Urls, and an index has no rendered runs: both never
-        # meet in one document, so leaving them out moves no run
-        urls = [event for event in events if type(event) is Url]
+        if repeats is not None:
+            repeats.extend(e for e in events if type(e) is Issue and e.code == "duplicate-loc")
         runs = spec.take()
+        if spec.index:  # the records and the values of an index: dropped, unmade
+            spec.columns()
+            return []
+        urls = [event for event in events if type(event) is Url]
         if not urls and not runs:
-            return
+            return []
         if at:
             runs = [RenderedRun(run.at - at, run.count, None) for run in runs]
         at += len(urls) + sum(run.count for run in runs)
-        table = batches.add_batches(fetch_batches(urls, spec, sitemap or "", runs))
-        if table is not None:
-            put(table)
+        return fetch_batches(urls, spec, sitemap or "", runs)
 
     try:
         with path.open("rb") as f:
             while not reader.done and (chunk := f.read(FILE_CHUNK)):
-                hand_on(reader.feed(chunk))
-        hand_on(reader.close())
+                yield from hand_on(reader.feed(chunk))
+        yield from hand_on(reader.close())
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -262,28 +327,35 @@ def sitemap_files(directory: Path) -> list[Path]:
     )
 
 
-def _read_dir(directory: Path, batches: Batches, put: Put) -> None:
+def _dir_batches(directory: Path) -> Iterator[Any]:
     files = sitemap_files(directory)
     if not files:
         raise StoreError(f"{directory}: no sitemap files in it ({', '.join(SITEMAP_SUFFIXES)})")
     for path in files:
-        _read_sitemap(path, path.relative_to(directory).as_posix(), batches, put)
+        yield from sitemap_batches(path, path.relative_to(directory).as_posix())
 
 
 def fetch_entries(url: str, batches: Batches, put: Put) -> None:
-    """Fetch a site or sitemap URL and add every entry, with the sitemap it came from."""
-    from ..fetching.http import fetch_sitemaps_sync
-    from ..fetching.parse_pool import columns_of
+    """Fetch a site or sitemap URL and add every entry, with the sitemap it came from: in
+    the render lane, as Arrow record batches (no Python object per canonical entry), as
+    ``fetch --format parquet`` reads them."""
+    from ..fetching.http import fetch_sitemaps
+    from ..fetching.parse_pool import UrlBatch, columns_of
+    from ..fetching.running import run_loop
     from ..fetching.values import SitemapRead
 
     def on_read(event: SitemapRead) -> None:
         urls = event.urls
-        columns = columns_of(urls)
-        table = batches.add(columns, event.node.url)
+        if isinstance(urls, UrlBatch) and urls.batches is not None:
+            table = batches.add_batches(urls.batches)
+        else:
+            table = batches.add(columns_of(urls), event.node.url)
         if table is not None:
             put(table)
 
-    result = fetch_sitemaps_sync(url, on_read=on_read)
+    result = run_loop(
+        fetch_sitemaps(url, on_read=on_read, render=("parquet", None), rendered_only=True)
+    )
     if result.nothing:
         reasons = [f"{n.url}: {n.issues[0].message}" for n in result.failed if n.issues]
         raise StoreError(
