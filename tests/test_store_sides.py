@@ -223,3 +223,60 @@ def test_a_feed_side_holds_its_values(tmp_path: Path, feed: str) -> None:
     assert sorted(_side_rows(a), key=repr) == sorted(expected, key=repr)
     counts = compare(str(a), str(b)).counts
     assert (counts["changed"], counts["lastmod_forward"]) == (2, 2)
+
+
+def test_a_streamed_side_is_made_on_one_thread() -> None:
+    """DuckDB pulls a stream's batches from whichever of its threads is free; the reader
+    behind them (libxml2's parser in its careful lane) must stay on one thread."""
+    import threading
+
+    import duckdb
+    import pyarrow as pa
+
+    from urlset.store.entries import arrow_schema
+    from urlset.store.sources import on_one_thread
+
+    made_on: set[int] = set()
+    schema = arrow_schema()
+
+    def batches() -> Iterator[Any]:
+        for i in range(200):
+            made_on.add(threading.get_ident())
+            yield pa.RecordBatch.from_pylist([{"loc": f"https://example.com/{i}"}], schema=schema)
+
+    con = duckdb.connect()
+    con.execute("SET threads = 4")
+    stream = pa.RecordBatchReader.from_batches(schema, on_one_thread(batches()))
+    con.register("side", stream)
+    assert con.execute("SELECT count(*) FROM side").fetchall() == [(200,)]
+    assert len(made_on) == 1 and threading.get_ident() not in made_on
+
+
+def test_sides_read_by_libxml2_diff_again_and_again(tmp_path: Path) -> None:
+    """A set whose files carry a stylesheet is read in the careful lane (libxml2): diffed
+    in one process over and over, as a test run or a watch loop does, it never crashes
+    (it did: DuckDB's threads fed one parser in turn, 'free(): invalid pointer')."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for n in range(8):
+        entries = "".join(f"<url><loc>https://example.com/{n}/{i}</loc></url>" for i in range(25))
+        (site / f"sitemap-{n}.xml").write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>\n'
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>\n'
+        )
+    script = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from urlset.cli import main\n"
+        "for _ in range(30):\n"
+        "    result = CliRunner().invoke(main, ['diff', sys.argv[1], sys.argv[1]])\n"
+        "    assert result.exit_code == 0, result.output\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(site)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

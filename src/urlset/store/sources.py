@@ -256,7 +256,7 @@ def _from_stream(
         except BaseException as exc:  # raised again below, once DuckDB has let go
             failed.append(exc)
 
-    stream = pa.RecordBatchReader.from_batches(arrow_schema(), guarded())
+    stream = pa.RecordBatchReader.from_batches(arrow_schema(), on_one_thread(guarded()))
     con.register("_urlset_side", stream)
     try:
         con.execute(
@@ -273,6 +273,55 @@ def _from_stream(
         count, named = con.execute(f"SELECT count(*), count(sitemap) > 0 FROM {name}").fetchall()[0]
         return Side(label, name, "true", count, 0, bool(named), session_keys=True)
     return _counted(con, name, label)
+
+
+def on_one_thread(items: Iterator[Any]) -> Iterator[Any]:
+    """``items``, made on one thread of their own and handed over two at a time. DuckDB
+    pulls a stream's batches from whichever of its threads is free, while the reader's
+    careful lane must stay on one thread: a libxml2 parser fed from a thread other than the
+    one that made it frees its names into the wrong dictionary (free(): invalid pointer)."""
+    import queue
+    import threading
+
+    handed: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def hand(entry: tuple[bool, Any]) -> None:
+        while not stop.is_set():  # the consumer gone: nothing waits for it
+            try:
+                handed.put(entry, timeout=0.05)
+                return
+            except queue.Full:
+                continue
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    break
+                hand((False, item))
+        except BaseException as exc:  # raised on the consumer's side
+            hand((True, exc))
+            return
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+        hand((True, None))
+
+    worker = threading.Thread(target=produce, name="urlset-side-reader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            done, item = handed.get()
+            if done:
+                if item is not None:
+                    raise item
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def sitemap_batches(
