@@ -212,3 +212,24 @@ def _damaged(data: bytes) -> bytes:
     damaged = bytearray(data)
     damaged[len(data) // 2] ^= 0xFF
     return bytes(damaged)
+
+
+def test_no_second_thread_while_other_work_holds_every_core() -> None:
+    """A core is free when nothing else is running or ready this instant; with a busy process
+    on every core the reader keeps to its own thread (the gzip ahead, a run in halves)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        time.sleep(0.3)
+        assert sniff.free_core_from() is not None
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()

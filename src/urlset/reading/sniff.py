@@ -88,14 +88,22 @@ class Gunzip:
 
 
 def free_core_from() -> int | None:
-    """None (the core's choice of size) when the 1-minute load average leaves a core free
-    besides the reader's own, else a size never reached: never a second thread (the gzip
-    inflated ahead, a run read in two halves)."""
+    """None (the core's choice of size) when a core is free now besides the reader's own,
+    else a size never reached: never a second thread (the gzip inflated ahead, a run read in
+    two halves). Now: the threads the kernel has running or ready this instant, the reader's
+    own included (/proc/loadavg); the load averages trail by a minute, so a read right after
+    another command (a benchmark's runs, a build then a check) saw its own last minute as
+    load. Where that count is not kept, the 1-minute load average."""
+    cores = os.cpu_count() or 1
     try:
-        load = os.getloadavg()[0]
-    except OSError:  # not known here: the core decides by the number of cores
-        return None
-    return None if load < (os.cpu_count() or 1) - 0.5 else _INLINE
+        with open("/proc/loadavg", "rb") as f:
+            others = int(f.read().split()[3].split(b"/")[0]) - 1
+    except (OSError, ValueError, IndexError):
+        try:
+            others = os.getloadavg()[0] - 0.5
+        except OSError:  # not known here: the core decides by the number of cores
+            return None
+    return None if others < cores - 1 else _INLINE
 
 
 class Sniffed(NamedTuple):
