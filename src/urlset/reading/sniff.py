@@ -97,7 +97,7 @@ def free_core_from() -> int | None:
     cores = os.cpu_count() or 1
     try:
         with open("/proc/loadavg", "rb") as f:
-            others = int(f.read().split()[3].split(b"/")[0]) - 1
+            others: float = int(f.read().split()[3].split(b"/")[0]) - 1
     except (OSError, ValueError, IndexError):
         try:
             others = os.getloadavg()[0] - 0.5
