@@ -74,7 +74,9 @@ def _groups(f: FileResult) -> Iterator[str]:
         row = rules.row_of(first)
         n = max(counts.get(code, len(members)), len(members))
         places = [w for w in (_where(i) for i in members[: PLACES_SHOWN + 1]) if w]
-        shown = ", ".join(places[:PLACES_SHOWN]) + (", ..." if n > PLACES_SHOWN else "")
+        shown = ", ".join(places[:PLACES_SHOWN])
+        if shown and n > PLACES_SHOWN:
+            shown += ", ..."
         tail = f'  [Search Console: "{row.gsc}"]' if row.gsc else ""
         severity = first.severity.value
         if n == 1:
