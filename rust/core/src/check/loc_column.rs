@@ -98,15 +98,7 @@ pub fn authorities<'a>(
 mod tests {
     use super::*;
 
-    fn column(rows: &[&str]) -> (Vec<u8>, Vec<u8>) {
-        let mut offsets = 0i32.to_ne_bytes().to_vec();
-        let mut values = Vec::new();
-        for row in rows {
-            values.extend_from_slice(row.as_bytes());
-            offsets.extend_from_slice(&(values.len() as i32).to_ne_bytes());
-        }
-        (offsets, values)
-    }
+    use crate::check::test_column as column;
 
     #[test]
     fn hashes_are_the_build_s_loc_hashes() {

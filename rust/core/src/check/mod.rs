@@ -4,3 +4,15 @@
 pub mod ext_json;
 pub mod loc_column;
 pub mod loc_texts;
+
+/// An Arrow string column's offset and value buffers holding `rows` (the tests' columns).
+#[cfg(test)]
+pub(crate) fn test_column(rows: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let mut offsets = 0i32.to_ne_bytes().to_vec();
+    let mut values = Vec::new();
+    for row in rows {
+        values.extend_from_slice(row.as_bytes());
+        offsets.extend_from_slice(&(values.len() as i32).to_ne_bytes());
+    }
+    (offsets, values)
+}
