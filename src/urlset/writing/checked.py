@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -149,8 +150,11 @@ def _only_counted(
         return rules.counts_only([code for _, code, _ in found])
     if old:
         return rules.counts_only(["news-too-old"] * len(old))
+    # each distinct lastmod text judged once: a run of a year-month site has a few dozen
     why = rules.why_without_day
-    return rules.counts_only(["lastmod-without-day" for _, text in short if why(text)])
+    texts = Counter(map(itemgetter(1), short))
+    without_day = sum(n for text, n in texts.items() if why(text))
+    return rules.counts_only(["lastmod-without-day"] * without_day)
 
 
 # the per-URL rules the core finds something for, in the order ``check_url`` runs them
