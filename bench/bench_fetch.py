@@ -406,6 +406,21 @@ def summary(
     return {**found, "peers": peers, "compared": other}
 
 
+def _median_row(
+    label: str, runs: list[dict], expected: int, urlset_median: float, digits: int, note: str
+) -> str:
+    """A table row of a reader timed as a bare process: its median run, every run, its
+    peak RSS and its time over urlset's median."""
+    middle = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+    listed = ", ".join(f"{r['seconds']:.2f}" for r in runs)
+    secs, cpu = f"{middle['seconds']:.{digits}f}", f"{middle['cpu_seconds']:.{digits}f}"
+    return (
+        f"| {label}; runs {listed}) | {secs} | {secs} | {cpu} "
+        f"| {max(r['peak_rss_mb'] for r in runs):.0f} | {expected:,} "
+        f"| {middle['seconds'] / urlset_median:.2f}x{note} |"
+    )
+
+
 def print_site(found: dict[str, Any], expected: int) -> None:
     ours, best = found["urlset"], found["best"]
     times = ", ".join(f"{r['seconds']:.2f}" for r in ours)
@@ -442,26 +457,13 @@ def print_site(found: dict[str, Any], expected: int) -> None:
             f"| {'-' if secs is None else f'{float(secs):.2f}'} | {p.get('wall_seconds')} "
             f"| {p.get('cpu_seconds')} | {p.get('peak_rss_mb')} | {p.get('count') or 0:,} | {ratio} |"
         )
-    usp = found.get("usp") or []
+    usp, floor = found.get("usp") or [], found.get("floor") or []
     if usp:
-        middle = sorted(usp, key=lambda r: r["seconds"])[len(usp) // 2]
-        runs = ", ".join(f"{r['seconds']:.2f}" for r in usp)
-        print(
-            f"| ultimate-sitemap-parser, bare process (median of {len(usp)}; runs {runs}) "
-            f"| {middle['seconds']:.3f} | {middle['seconds']:.3f} | {middle['cpu_seconds']:.3f} "
-            f"| {max(r['peak_rss_mb'] for r in usp):.0f} | {expected:,} "
-            f"| {middle['seconds'] / found['median']:.2f}x (wall, medians) |"
-        )
-    floor = found.get("floor") or []
+        label = f"ultimate-sitemap-parser, bare process (median of {len(usp)}"
+        print(_median_row(label, usp, expected, found["median"], 3, " (wall, medians)"))
     if floor:
-        middle = sorted(floor, key=lambda r: r["seconds"])[len(floor) // 2]
-        runs = ", ".join(f"{r['seconds']:.2f}" for r in floor)
-        print(
-            f"| curl + gzip -dc of the same files (median of {len(floor)}; runs {runs}) "
-            f"| {middle['seconds']:.2f} | {middle['seconds']:.2f} | {middle['cpu_seconds']:.2f} "
-            f"| {max(r['peak_rss_mb'] for r in floor):.0f} | {expected:,} "
-            f"| {middle['seconds'] / found['median']:.2f}x |"
-        )
+        label = f"curl + gzip -dc of the same files (median of {len(floor)}"
+        print(_median_row(label, floor, expected, found["median"], 2, ""))
     counted, threads = found.get("instructions") or {}, found.get("threads")
     if counted:
         print("| reader | instructions (M), whole process, callgrind |\n|---|---:|")
