@@ -407,7 +407,12 @@ def summary(
 
 
 def _median_row(
-    label: str, runs: list[dict], expected: int, urlset_median: float, digits: int, note: str
+    label: str,
+    runs: list[dict[str, float]],
+    expected: int,
+    urlset_median: float,
+    digits: int,
+    note: str,
 ) -> str:
     """A table row of a reader timed as a bare process: its median run, every run, its
     peak RSS and its time over urlset's median."""
