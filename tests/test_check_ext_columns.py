@@ -202,9 +202,9 @@ def test_the_rules_read_from_json_are_the_registry_s() -> None:
     assert set(EXT_JSON_CODES) == codes - {"news-too-old"}
 
 
-def test_links_held_for_the_set_share_their_strings() -> None:
-    """The hreflang links a run hands to the set rule, held until the whole set is in, keep
-    one string per code and the page's own loc for its self-link (not a copy each)."""
+def test_links_held_for_the_set_are_named_again_from_their_strings() -> None:
+    """The hreflang links a run hands to the set rule are held as hashes, their strings
+    pickled aside; the findings listed name the variant, its code and the page as written."""
     from urlset.extensions.set_checks import SetChecks
 
     site = "https://www.example.com"
@@ -214,11 +214,11 @@ def test_links_held_for_the_set_share_their_strings() -> None:
     )
     pool = SetChecks()
     check_document(f"{ROOT}\n{entries}</urlset>\n".encode(), set_checks=pool)
-    held = pool.reciprocity._links  # each page's (href, hreflang, href, hreflang)
-    assert len(held) == 3
-    _, en, _, de = held[f"{site}/p/0"]
-    for loc, (own, en_i, _, de_i) in held.items():
-        assert own is loc and en_i is en and de_i is de
+    said = pool.reciprocity.judged()
+    assert said.pages == 3 and said.unlisted_counts == {True: 0, False: 3}
+    assert [tuple(u) for u in said.unlisted] == [
+        (f"{site}/de/{i}", "de", f"{site}/p/{i}", False) for i in range(3)
+    ]
 
 
 def test_a_variant_with_other_extensions_is_in_the_set() -> None:

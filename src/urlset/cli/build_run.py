@@ -245,12 +245,22 @@ def _run(
                 options.update(stable=True, on_change=on_change)
             report = write_sitemaps(entries, out_dir, base_url, **options)
         if reciprocity.pages:  # pages with alternates: judged across the set as check does
-            from ..extensions.set_checks import HreflangFound
-
-            found = HreflangFound(reciprocity, _SHOWN_LINKS)
-            severities = {code: rule(code).severity for code in dict.fromkeys(found.codes)}
-            report.flag_each(found.codes, severities, found.message)
+            _flag_hreflang(report, reciprocity)
         return report
+
+
+def _flag_hreflang(report: BuildReport, reciprocity: Reciprocity) -> None:
+    """The set's hreflang findings flagged as check lists them: the first 1,000 of each
+    code, the rest counted (every one made and logged when ``--report`` takes them)."""
+    from ..extensions.set_checks import HreflangFound
+
+    found = HreflangFound(reciprocity, None if report.listener is not None else _SHOWN_LINKS)
+    codes = [*found.codes, *found.more]
+    severities = {code: rule(code).severity for code in dict.fromkeys(codes)}
+    report.flag_each(found.codes, severities, found.message)
+    for code, more in found.more.items():  # past the cap: counted, as check counts them
+        (report.noted if severities[code] == "info" else report.flagged)[code] += more
+    reciprocity.close()
 
 
 def _inputs(
@@ -273,7 +283,7 @@ def _inputs(
     return sources, formats, SiteSources(base_url, site_options)
 
 
-_SHOWN_LINKS = 1_000  # missing hreflang links named one by one, as check names them
+_SHOWN_LINKS = 1_000  # hreflang findings named one by one a code, as check names them
 
 
 def _options_for_names(

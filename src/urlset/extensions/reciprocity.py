@@ -16,12 +16,17 @@ annotations require it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from .._core import loc_hashes
 from ..model import Url
+from .hash_spill import Known, PlainHashes, SpillDir, hashes_of
+
+if TYPE_CHECKING:
+    from .link_hashes import LinkHashes
+
+LAST = 2**64 - 1  # the place of a page's own loc appended to its group (link_hashes.LAST)
 
 if TYPE_CHECKING:
     from .hreflang import Alternate
@@ -55,22 +60,32 @@ class Unlisted(NamedTuple):
     in_set: bool
 
 
+class SetLinks(NamedTuple):
+    """What ``Reciprocity.judged`` finds: the findings listed (the first ``cap`` of each
+    code, in the order the rule walks the set) and how many of each there are."""
+
+    missing: list[MissingLink]
+    missing_count: int
+    unlisted: list[Unlisted]
+    unlisted_counts: dict[bool, int]  # True: variants in the set (hreflang-unlisted)
+    pages: int
+
+
 class Reciprocity:
-    """Collect the alternates of a set; then ``missing()`` and ``unlisted()`` say what is wrong."""
+    """Collect the alternates of a set; then ``judged()`` (or ``missing()`` and
+    ``unlisted()``) says what is wrong. Held as hashes, on disk past a few megabytes
+    (``link_hashes.LinkHashes``); ``close`` removes its files (else collection does)."""
 
     def __init__(self, *, track_plain: bool = True) -> None:
         """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
         URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
         variant for one outside the set, unless ``settle`` was told which are in it."""
-        # loc -> its links (href, hreflang, href, hreflang, ...): a tuple takes a third of
-        # the memory of a dict of two, and a set holds one for each page with alternates
-        self._links: dict[str, Links] = {}
+        self._spill = SpillDir()
+        self._plain = PlainHashes(self._spill)
+        self._hashes: LinkHashes | None = None  # with the first page that has alternates
         self._track_plain = track_plain
-        self._settled: dict[str, bool] = {}  # variant -> in the set, as ``settle`` was told
-        # the core's hashes of locs without alternates: 8 bytes a URL (a set of ints takes
-        # ~70); locs given one at a time wait in _loose to be hashed a batch at a time
-        self._plain = bytearray()
-        self._loose: list[str] = []
+        self._loose: list[str] = []  # locs given one at a time, hashed a batch at a time
+        self._judged: dict[tuple[int | None, bool], SetLinks] = {}
 
     def add(self, url: Url) -> None:
         """Record one URL of the set (its typed alternates; others are ignored)."""
@@ -96,14 +111,12 @@ class Reciprocity:
         if not found:
             self._note_plain(loc)
             return
-        known = self._links.get(loc)
-        if known is None:
-            self._links[loc] = _flat(found)
-        else:
-            merged = _pairs(known)
-            for href, code in found.items():
-                merged.setdefault(href, code)
-            self._links[loc] = _flat(merged)
+        self._judged.clear()
+        if self._hashes is None:
+            from .link_hashes import LinkHashes  # numpy, with the first page with links
+
+            self._hashes = LinkHashes(self._spill, self._plain)
+        self._hashes.add(loc, tuple(chain.from_iterable(found.items())))
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
@@ -118,8 +131,9 @@ class Reciprocity:
     def add_plain_hashes(self, hashes: bytes) -> None:
         """``add_plain_many`` for pages given as their locs' hashes (``_core.loc_hashes``,
         native-endian: check's runs of the core's records, hashed from its buffers)."""
-        if self._track_plain:
-            self._plain += hashes
+        if self._track_plain and hashes:
+            self._judged.clear()
+            self._plain.add(hashes)
 
     def _note_plain(self, loc: str) -> None:
         if self._track_plain:
@@ -128,10 +142,11 @@ class Reciprocity:
                 self._hash_loose()
 
     def _hash_loose(self, at_least: int = 0) -> None:
-        """Hash the locs waiting in ``_loose`` into ``_plain`` (when there are ``at_least``)."""
+        """Hash the locs waiting in ``_loose`` (when there are ``at_least``)."""
         if len(self._loose) < max(at_least, 1):
             return
-        self._plain += _hashes(self._loose)
+        self._judged.clear()
+        self._plain.add(hashes_of(self._loose))
         self._loose.clear()
 
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
@@ -182,29 +197,65 @@ class Reciprocity:
         written: Any = batch  # the core's entries (urlset._core.RenderedRows)
         found: list[tuple[int, str, dict[str, str]]] = written.link_maps()
         hashes: bytes = written.hashes() if self._track_plain else b""
-        if not found:  # the usual run: its hashes as the core made them, no loc read
-            self._plain += hashes
-            return
-        if hashes:
-            linked = {index for index, _, _ in found}  # the other entries are plain
-            self._plain += b"".join(
-                hashes[8 * index : 8 * index + 8]
-                for index in range(len(hashes) // 8)
-                if index not in linked
-            )
-        links = self._links
-        batch_links = {loc: hrefs for _, loc, hrefs in found}
-        if len(batch_links) == len(found) and links.keys().isdisjoint(batch_links):
-            # the usual batch: each page new, recorded at once
-            links.update((loc, _flat(hrefs)) for loc, hrefs in batch_links.items())
-            return
+        if hashes:  # the entries without links: their hashes as the core made them
+            if found:
+                linked = {index for index, _, _ in found}
+                hashes = b"".join(
+                    hashes[8 * index : 8 * index + 8]
+                    for index in range(len(hashes) // 8)
+                    if index not in linked
+                )
+            self.add_plain_hashes(hashes)
         for _, loc, hrefs in found:
             self._add_found(loc, hrefs)
+
+    def judged(self, cap: int | None = None, *, include_self: bool = False) -> SetLinks:
+        """The set's findings: the first ``cap`` of each code (all without one), in the
+        order the rule walks the set, and how many of each there are."""
+        key = (cap, include_self)
+        said = self._judged.get(key)
+        if said is None:
+            said = self._judged[key] = self._judge(cap, include_self, None)
+        return said
+
+    def _judge(self, cap: int | None, include_self: bool, known: Known | None) -> SetLinks:
+        """``judged`` worked out: the hashes joined, then the strings of the listed read."""
+        self._hash_loose()
+        if self._hashes is None:  # no page with alternates: nothing to find
+            return SetLinks([], 0, [], {True: 0, False: 0}, 0)
+        found = self._hashes.judge(cap, include_self=include_self, known=known)
+        missing = found.missing.tolist()
+        unlisted = found.unlisted.tolist()
+        locs, links = self._hashes.strings.look_up(
+            {rec for _, _, rec, _, _ in missing} | {rec for _, rec, _, _ in unlisted},
+            {g for *_, gq, gt in missing for g in (gq, gt) if g != LAST}
+            | {g for _, _, g, _ in unlisted},
+        )
+
+        def named(rec: int, g: int) -> tuple[str, str]:
+            return (locs[rec], "") if g == LAST else links[g]
+
+        return SetLinks(
+            [
+                MissingLink(named(rec, gq)[0], *named(rec, gt), locs[rec])
+                for _, _, rec, gq, gt in missing
+            ],
+            found.missing_count,
+            [Unlisted(*links[g], locs[rec], bool(in_set)) for _, rec, g, in_set in unlisted],
+            found.unlisted_counts,
+            found.pages,
+        )
+
+    def close(self) -> None:
+        """Remove the files the set's hashes spilled to (collection does too)."""
+        self._spill.close()
 
     @property
     def pages(self) -> int:
         """Pages seen that have alternates."""
-        return len(self._links)
+        if self._hashes is None or self._hashes.empty:
+            return 0
+        return self.judged(_CAP).pages
 
     def missing(self, *, include_self: bool = True) -> Iterator[MissingLink]:
         """Each (page, missing target) once, in the order pages were added.
@@ -212,133 +263,35 @@ class Reciprocity:
         ``include_self=False`` leaves out pages that lack only their self-link (a per-URL
         rule can report those without the set).
         """
-        links = self._links
-        reported: set[tuple[str, str]] = set()
-        for loc, flat in links.items():
-            own = flat[0::2]
-            listed = loc in own
-            group = own if listed else (*own, loc)
-            for page in group:
-                if page == loc:  # the page itself lists the whole group but perhaps itself
-                    if listed or not include_self or (loc, loc) in reported:
-                        continue
-                    reported.add((loc, loc))
-                    yield MissingLink(loc, loc, "", loc)
-                    continue
-                their_links = links.get(page)
-                if their_links is None:
-                    continue
-                # a large group's links looked up in a set, a few in the tuple
-                theirs: Collection[str] = their_links[0::2]
-                if len(theirs) > 8:
-                    theirs = set(theirs)
-                for target in group:
-                    if target in theirs or (page, target) in reported:
-                        continue
-                    if page == target and not include_self:
-                        continue
-                    reported.add((page, target))
-                    yield MissingLink(page, target, _code_of(flat, target), loc)
+        return iter(self.judged(include_self=include_self).missing)
 
-    def settle(self, known: Callable[[list[str]], list[bool]]) -> None:
+    def settle(self, known: Known) -> None:
         """Once the whole set is in: ask ``known`` which of the variants that list no
         alternates are in the set (a build's de-duplication set answers it, so the build keeps
         no hash of its own per URL: ``track_plain=False``); ``unlisted`` then says so."""
-        hrefs = [href for href, _, _ in self._named_unlisted()]
-        if hrefs:
-            self._settled = dict(zip(hrefs, known(hrefs), strict=True))
-
-    def _named_unlisted(self) -> list[tuple[str, str, str]]:
-        """(variant, its hreflang, the page naming it) of each variant named that lists no
-        alternates, once each."""
-        return list(self._each_named_unlisted())
-
-    def _each_named_unlisted(self) -> Iterator[tuple[str, str, str]]:
-        """``_named_unlisted`` one at a time."""
-        links = self._links
-        reported: set[str] = set()
-        for loc, flat in links.items():
-            for href, code in zip(flat[0::2], flat[1::2], strict=True):
-                if href in links or href in reported:
-                    continue
-                reported.add(href)
-                yield href, code, loc
+        if self._hashes is not None and not self._hashes.empty:
+            self._judged[(_CAP, False)] = self._judge(_CAP, False, known)
 
     def unlisted(self) -> Iterator[Unlisted]:
         """Variants named by some page that list no alternates themselves (each once)."""
-        found, in_set = self.unlisted_found()
-        for (href, code, loc), listed in zip(found, in_set, strict=True):
-            yield Unlisted(href, code, loc, listed)
+        return iter(self.judged().unlisted)
 
     def unlisted_found(self) -> tuple[list[tuple[str, str, str]], list[bool]]:
         """``unlisted()`` as columns: each (variant, hreflang, named_by), and whether it is in
-        the set; a set of 100,000 such variants makes no object a variant."""
-        found = self._named_unlisted()
-        return found, self._in_set([href for href, _, _ in found])
+        the set."""
+        found = self.judged().unlisted
+        return [(u.variant, u.hreflang, u.named_by) for u in found], [u.in_set for u in found]
 
     def unlisted_capped(self, cap: int) -> tuple[list[Unlisted], dict[bool, int]]:
         """``unlisted()`` with at most ``cap`` variants in the set and ``cap`` outside it, in
         order, and how many of each there are (``True``: in the set): past the caps a
         variant is counted, never made a value."""
-        in_set = self._in_set([href for href, _, _ in self._each_named_unlisted()])
-        counts = {True: sum(in_set), False: len(in_set) - sum(in_set)}
-        room = {True: min(cap, counts[True]), False: min(cap, counts[False])}
-        out: list[Unlisted] = []
-        if room[True] or room[False]:
-            for (href, code, loc), listed in zip(self._each_named_unlisted(), in_set, strict=True):
-                if room[listed]:
-                    room[listed] -= 1
-                    out.append(Unlisted(href, code, loc, listed))
-                    if not (room[True] or room[False]):
-                        break
-        return out, counts
-
-    def _in_set(self, hrefs: list[str]) -> list[bool]:
-        """Whether each variant is in the set: ``settle``'s answer, or the hash of a page
-        without alternates."""
-        in_set = [self._settled.get(href, False) for href in hrefs]
-        self._hash_loose()
-        if not hrefs or not self._plain:  # no page without alternates hashed: settled only
-            return in_set
-        wanted = memoryview(_hashes(hrefs)).cast("Q")
-        with memoryview(self._plain) as plain:  # one pass over the plain pages' hashes
-            listed = set(wanted).intersection(plain.cast("Q"))
-        if listed:
-            in_set = [was or hashed in listed for was, hashed in zip(in_set, wanted, strict=True)]
-        return in_set
+        said = self.judged(cap)
+        return said.unlisted, said.unlisted_counts
 
 
+_CAP = 1_000  # findings listed a code, as check and build list them
 _LOOSE = 4096  # locs hashed at once
-
-Links = tuple[str, ...]  # a page's links: href, hreflang, href, hreflang, ...
-
-
-def _flat(found: dict[str, str]) -> Links:
-    """A page's links {href: hreflang} as held."""
-    return tuple(chain.from_iterable(found.items()))
-
-
-def _pairs(flat: Links) -> dict[str, str]:
-    """A page's links as held, as {href: hreflang}."""
-    return dict(zip(flat[0::2], flat[1::2], strict=True))
-
-
-def _code_of(flat: Links, href: str) -> str:
-    """The hreflang a page's links give ``href`` ("" when they do not list it)."""
-    for at in range(0, len(flat), 2):
-        if flat[at] == href:
-            return flat[at + 1]
-    return ""
-
-
-def _hashes(locs: list[str]) -> bytes:
-    """The core's 64-bit hash of each loc (a text that is not UTF-8, a lone surrogate, is
-    hashed as its UTF-8 with U+FFFD: no URL holds one, and the core hashes UTF-8 only)."""
-    try:
-        return loc_hashes(locs)
-    except UnicodeEncodeError:
-        fixed = [loc.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for loc in locs]
-        return loc_hashes(fixed)
 
 
 def describe(link: MissingLink) -> str:

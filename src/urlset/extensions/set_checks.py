@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..model import Issue, Url
 from . import EXT_CODES, KINDS
-from .reciprocity import MissingLink, Reciprocity, describe
+from .reciprocity import Reciprocity, describe
 
 
 def issue(code: str, message: str, *, source: str = "") -> Issue:
@@ -28,7 +28,7 @@ class SetChecks:
     """Rules that need more than one URL. ``add`` each URL (with the sitemap it is in), then
     ``finish()``: news per sitemap (at most 1,000) and hreflang reciprocity over all URLs."""
 
-    def __init__(self, *, max_examples: int = 1_000) -> None:
+    def __init__(self, *, max_examples: int | None = None) -> None:
         self.reciprocity = Reciprocity()
         # typed extensions per sitemap and kind ("images", ..., as KINDS): the news limit
         # is judged on them, and check reports them (Search Console's "discovered" counts)
@@ -61,7 +61,8 @@ class SetChecks:
             self.add(url, source=source)
 
     def finish(self) -> list[Issue]:
-        """Every finding, the missing return links past ``max_examples`` in one line."""
+        """Every finding (with ``max_examples``, the first that many of each hreflang code;
+        ``findings`` says how many more)."""
         return self._news() + hreflang_findings(self.reciprocity, self._max_examples)
 
     def findings(self, max_per_code: int) -> SetFindings:
@@ -95,43 +96,43 @@ class SetFindings(NamedTuple):
     unlisted: dict[tuple[str, str], int]
 
 
-def hreflang_findings(reciprocity: Reciprocity, max_examples: int = 1_000) -> list[Issue]:
-    """The hreflang findings across a set (check's, and build's on what it wrote): each
-    missing return link (the first ``max_examples``, then a count), each variant in the set
-    without alternates, each variant outside it (not verified)."""
+def hreflang_findings(reciprocity: Reciprocity, max_examples: int | None = None) -> list[Issue]:
+    """The hreflang findings across a set: each missing return link, each variant in the set
+    without alternates, each variant outside it (not verified); with ``max_examples``, the
+    first that many of each code."""
     found = HreflangFound(reciprocity, max_examples)
     return [issue(code, found.message(index)) for index, code in enumerate(found.codes)]
 
 
 class HreflangFound:
-    """``hreflang_findings`` as columns: ``codes`` in order, and ``message(index)`` made
-    when asked. A build that only counts most of them (``BuildReport.flag_each``) makes
-    no message, nor any object, for those."""
+    """The hreflang findings as columns, as check lists them: ``codes`` of the first ``cap``
+    of each code (all without one) in order, ``message(index)`` made when asked, and
+    ``more``: how many more of each code were found, counted only."""
 
-    def __init__(self, reciprocity: Reciprocity, max_examples: int = 1_000) -> None:
-        self._links: list[MissingLink] = []
-        missing = 0
-        for link in reciprocity.missing(include_self=False):
-            missing += 1
-            if missing <= max_examples:
-                self._links.append(link)
-        self._more = missing - max_examples
-        self._unlisted, in_set = reciprocity.unlisted_found()
-        self._in_set = in_set
-        self.codes = ["hreflang-not-reciprocal"] * (len(self._links) + (self._more > 0))
-        self.codes += ["hreflang-unlisted" if x else "hreflang-unverified" for x in in_set]
+    def __init__(self, reciprocity: Reciprocity, cap: int | None = None) -> None:
+        said = reciprocity.judged(cap)
+        self._links = said.missing
+        self._unlisted = said.unlisted
+        self.codes = ["hreflang-not-reciprocal"] * len(self._links)
+        self.codes += [_unlisted_code(u.in_set) for u in self._unlisted]
+        more = {
+            "hreflang-not-reciprocal": said.missing_count - len(self._links),
+            "hreflang-unlisted": said.unlisted_counts[True],
+            "hreflang-unverified": said.unlisted_counts[False],
+        }
+        for code in self.codes[len(self._links) :]:
+            more[code] -= 1
+        self.more = {code: n for code, n in more.items() if n > 0}
 
     def message(self, index: int) -> str:
         """The message of finding ``index``."""
         if index < len(self._links):
             return describe(self._links[index])
-        index -= len(self._links)
-        if self._more > 0:
-            if index == 0:
-                return f"{self._more:,} more missing return links not shown"
-            index -= 1
-        variant, hreflang, named_by = self._unlisted[index]
-        return unlisted_sentence(variant, hreflang, named_by, self._in_set[index])
+        return unlisted_sentence(*self._unlisted[index - len(self._links)])
+
+
+def _unlisted_code(in_set: bool) -> str:
+    return "hreflang-unlisted" if in_set else "hreflang-unverified"
 
 
 def unlisted_sentence(variant: str, hreflang: str, named_by: str, in_set: bool) -> str:
@@ -151,17 +152,6 @@ def capped_hreflang_findings(
     """``hreflang_findings`` with at most ``max_per_code`` of each code made, in order, and
     how many more of each code there are: the rest are counted, never made, so a set of
     200,000 variants outside it holds no message for them."""
-    listed: list[Issue] = []
-    missing = 0
-    for link in reciprocity.missing(include_self=False):
-        missing += 1
-        if missing <= max_per_code:
-            listed.append(issue("hreflang-not-reciprocal", describe(link)))
-    more = {"hreflang-not-reciprocal": missing - max_per_code}
-    variants, counts = reciprocity.unlisted_capped(max_per_code)
-    for variant in variants:
-        code = "hreflang-unlisted" if variant.in_set else "hreflang-unverified"
-        listed.append(issue(code, unlisted_sentence(*variant)))
-    more["hreflang-unlisted"] = counts[True] - max_per_code
-    more["hreflang-unverified"] = counts[False] - max_per_code
-    return listed, {code: n for code, n in more.items() if n > 0}
+    found = HreflangFound(reciprocity, max_per_code)
+    listed = [issue(code, found.message(index)) for index, code in enumerate(found.codes)]
+    return listed, found.more
