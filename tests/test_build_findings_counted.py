@@ -347,3 +347,26 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
     assert (spill is not None) == spilled
     reciprocity.close()
     assert spill is None or not spill.exists()
+
+
+def test_builds_missing_links_past_the_cap_are_counted_as_check_counts(tmp_path: Path) -> None:
+    """Past 1,000 missing return links the build counted one line for the rest ("N more
+    missing return links", so 1,001 in its summary); it lists the first 1,000 of each code
+    and counts the rest, as check does on the set it wrote: the same counts."""
+    host = SHAPES.HOST
+    lines = []
+    for i in range(1_200):  # a_i names b_i as a variant; b_i does not link back to a_i
+        pair = [
+            {"hreflang": "en", "href": f"{host}a/{i}"},
+            {"hreflang": "de", "href": f"{host}b/{i}"},
+        ]
+        lines.append({"loc": f"{host}a/{i}", "alternates": pair})
+        lines.append({"loc": f"{host}b/{i}", "alternates": pair[1:]})
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "out"
+    built = CliRunner().invoke(main, ["build", str(source), "--base-url", host, "--out", str(out)])
+    assert built.exit_code == 0, built.output
+    assert "hreflang-not-reciprocal: 1,200" in built.output
+    checked = CliRunner().invoke(main, ["check", str(out / "sitemap.xml.gz")])
+    assert "hreflang-not-reciprocal x1,200" in checked.output

@@ -87,8 +87,9 @@ class _Table:
             self._runs.append((rows, bounds))
 
     def freeze(self) -> None:
-        """Seal the rows in memory (in memory), so that ``bucket`` sees every row so far."""
-        self._seal(to_disk=False)
+        """Seal the rows held, so that ``bucket`` sees every row so far: in memory while
+        the table fits there, else to a run file like the others."""
+        self._seal(to_disk=self.on_disk)
 
     def bucket(self, number: int, bits: int) -> np.ndarray[Any, Any]:
         """The rows whose key's top ``bits`` (0 or 8) are ``number``."""
