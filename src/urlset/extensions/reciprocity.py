@@ -6,12 +6,13 @@ variant and itself ("return links"). One page's alternates and the page itself f
 group; each page of the group must link to every member of the group.
 
 ``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
-keeps only what the rule needs: the alternates of pages that have some, and a 64-bit hash
-of every other loc, 8 bytes a URL (to tell "in the set but lists no alternates" from "not in
-this set"): the compiled core's (``_core.loc_hashes``, ``RenderedRows.hashes``), so a build
-hands over the hashes it computed to de-duplicate, without a Python string per URL.
-``missing()`` then names each page that lacks a link, the link it lacks, and the page whose
-annotations require it.
+keeps what the rule needs as 64-bit hashes (``link_hashes``: each page's links as rows of
+hashes, on disk past a few megabytes, its strings pickled aside), and the core's hash of
+every page without alternates (``_core.loc_hashes``, ``RenderedRows.hashes``: a build hands
+over the hashes it computed to de-duplicate, without a Python string per URL), to tell "in
+the set but lists no alternates" from "not in this set". ``judged()`` then names each page
+that lacks a link, the link it lacks, and the page whose annotations require it (the first
+``cap`` of each code; the rest counted), reading back the strings of those alone.
 """
 
 from __future__ import annotations
