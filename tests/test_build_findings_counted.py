@@ -289,8 +289,8 @@ def _unlisted_as_specified(
 def test_reciprocity_on_disk_finds_what_the_rule_says(
     monkeypatch: pytest.MonkeyPatch, spilled: bool
 ) -> None:
-    """A set past the memory budget (spilled: every table in run files of 4 KiB, the joins a
-    bucket of 256 at a time, the strings pickled 16 pages a batch) gives what the rule as
+    """A set past the memory budget (spilled: every table in run files of 4 KiB, the joins in a
+    few dozen buckets, the strings pickled 16 pages a batch) gives what the rule as
     stated gives: every missing link and unlisted variant in order, the first ``cap`` of
     each code and their counts; and its spill directory is gone once closed."""
     import random
@@ -302,7 +302,6 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
         for module in (hash_spill, link_hashes):
             monkeypatch.setattr(module, "SPILL_BYTES", 4096)
         monkeypatch.setattr(link_hashes, "_STRING_BATCH", 16)
-        monkeypatch.setattr(link_hashes, "_BUCKETED_FROM", 0)
     draw = random.Random(26)
     names = [f"{SHAPES.HOST}p/{i}" for i in range(900)]
     reciprocity = Reciprocity()

@@ -288,6 +288,9 @@ class EntryRules:
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
+        if links and not extended:  # the set rule takes them in document order, at once
+            reciprocity.add_pages([links[i] for i in sorted(links)])
+            links = {}
         todo = sorted(extended | flags | outside | links.keys())
         loc_of = run.loc_of(len(todo))
         for i in todo:

@@ -4,7 +4,8 @@ Each page with alternates is recorded as rows of hashes, one a link: (page, targ
 link number); its strings go to a pickled batch on disk, read again only for the findings
 listed. Rows wait in memory up to ``SPILL_BYTES`` a table, then go to a run file sorted by
 the top byte of their key (256 buckets), so a set of ten million pages holds a few
-megabytes. ``judge`` then works a bucket at a time, in four joins on the hashes:
+megabytes. ``judge`` then works a bucket (of 256 or fewer: about ``SPILL_BYTES`` of links
+each) at a time, in four joins on the hashes:
 
 1. the links of each page (a page given twice: the union, first place kept), its group's
    fingerprint (a sum of mixed hashes: the same set of pages gives the same sum), and a
@@ -38,7 +39,6 @@ import numpy as np
 from .hash_spill import SPILL_BYTES, Known, PlainHashes, SpillDir, hashes_of
 
 _STRING_BATCH = 4096  # pages whose strings are pickled together
-_BUCKETED_FROM = 1 << 16  # links from which the joins go a bucket (1/256 of the keys) at a time
 LAST = 2**64 - 1  # the place of a page's own loc appended to its group
 
 U8 = np.dtype(np.uint64)
@@ -92,17 +92,12 @@ class _Table:
         self._seal(to_disk=self.on_disk)
 
     def bucket(self, number: int, bits: int) -> np.ndarray[Any, Any]:
-        """The rows whose key's top ``bits`` (0 or 8) are ``number``."""
+        """The rows whose key's top ``bits`` (0 to 8) are ``number``: a run's rows of
+        ``2 ** (8 - bits)`` neighbouring buckets of its 256 at once."""
         parts = []
+        width = 1 << (8 - bits)
         for run, bounds in self._runs:
-            lo, hi = (
-                (int(bounds[0]), int(bounds[256]))
-                if bits == 0
-                else (
-                    int(bounds[number]),
-                    int(bounds[number + 1]),
-                )
-            )
+            lo, hi = int(bounds[number * width]), int(bounds[(number + 1) * width])
             if hi == lo:
                 continue
             if isinstance(run, Path):
@@ -220,6 +215,12 @@ class LinkHashes:
         if len(self._pending) >= _STRING_BATCH:
             self.flush()
 
+    def add_many(self, pages: list[tuple[str, tuple[str, ...]]]) -> None:
+        """``add`` for pages with links, in order."""
+        self._pending += pages
+        while len(self._pending) >= _STRING_BATCH:
+            self.flush()
+
     @property
     def empty(self) -> bool:
         """Whether no page with links was added."""
@@ -229,8 +230,9 @@ class LinkHashes:
         self.plain.append(hashes.astype(U8, copy=True).view(HASH))
 
     def flush(self) -> None:
-        """The pages waiting hashed into rows, their strings to a batch."""
-        batch, self._pending = self._pending, []
+        """The first ``_STRING_BATCH`` pages waiting hashed into rows, their strings to a batch."""
+        batch = self._pending[:_STRING_BATCH]
+        del self._pending[:_STRING_BATCH]
         if not batch:
             return
         counts = np.fromiter((len(flat) // 2 for _, flat in batch), np.int64, len(batch))
@@ -251,12 +253,14 @@ class LinkHashes:
         """The findings (the first ``cap`` of each code, all without one) and their counts;
         ``known`` (a build's de-duplication set) says which unlisted variants are in the set,
         and those are kept as plain pages for later judgements."""
-        self.flush()
+        while self._pending:
+            self.flush()
         for piece in self._plain_waiting.take():
             self.add_plain(np.frombuffer(piece, U8))
         self.own.freeze()
         self.plain.freeze()
-        bits = 8 if self.own.on_disk or self.own.rows >= _BUCKETED_FROM else 0
+        # buckets of about SPILL_BYTES of links each (at most 256): a few reads a run
+        bits = min(8, max(0, (self.own.rows * OWN.itemsize // SPILL_BYTES).bit_length()))
         return _Judgement(self, cap, include_self, known, bits).run()
 
 
@@ -299,7 +303,7 @@ class _Judgement:
         self.out = Judged(np.empty(0, CAND), 0, np.empty(0, UNLISTED), {True: 0, False: 0})
 
     def buckets(self) -> range:
-        return range(256 if self.bits else 1)
+        return range(1 << self.bits)
 
     def run(self) -> Judged:
         """One piece because the stages share the tables it makes and frees in turn."""

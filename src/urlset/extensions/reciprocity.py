@@ -107,17 +107,30 @@ class Reciprocity:
         records, from their JSON)."""
         self._add_found(loc, found)
 
+    def add_pages(self, pages: list[tuple[str, dict[str, str]]]) -> None:
+        """``add_hrefs`` for many pages at once, in order (check's runs of the core's records)."""
+        linked = [(loc, tuple(chain.from_iterable(found.items()))) for loc, found in pages if found]
+        if len(linked) < len(pages):
+            self.add_plain_many([loc for loc, found in pages if not found])
+        if linked:
+            self._judged.clear()
+            self._links_held().add_many(linked)
+
+    def _links_held(self) -> LinkHashes:
+        """The pages with alternates, as hashes (made with the first)."""
+        if self._hashes is None:
+            from .link_hashes import LinkHashes  # numpy, with the first page with links
+
+            self._hashes = LinkHashes(self._spill, self._plain)
+        return self._hashes
+
     def _add_found(self, loc: str, found: dict[str, str]) -> None:
         """Record a page's alternates as {href: hreflang}."""
         if not found:
             self._note_plain(loc)
             return
         self._judged.clear()
-        if self._hashes is None:
-            from .link_hashes import LinkHashes  # numpy, with the first page with links
-
-            self._hashes = LinkHashes(self._spill, self._plain)
-        self._hashes.add(loc, tuple(chain.from_iterable(found.items())))
+        self._links_held().add(loc, tuple(chain.from_iterable(found.items())))
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
