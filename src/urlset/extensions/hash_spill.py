@@ -16,7 +16,7 @@ from .._core import loc_hashes
 
 Known = Callable[[list[str]], list[bool]]  # a set asked which locs it holds
 
-SPILL_BYTES = 2 << 20  # bytes a table holds in memory before they go to a file
+SPILL_BYTES = 1 << 20  # bytes a table holds in memory before they go to a file
 
 
 class SpillDir:

@@ -124,18 +124,25 @@ class _Strings:
 
     def add(self, batch: list[tuple[str, tuple[str, ...]]], first_rec: int, first_g: int) -> None:
         data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._file is not None:  # spilled: each batch to the file at once
+            self._batches.append((first_rec, first_g, self._write(data)))
+            return
         self._batches.append((first_rec, first_g, data))
         self._held += len(data)
         if self._held >= SPILL_BYTES:
-            if self._file is None:
-                self._file = self._spill.new_file()
-            with open(self._file, "ab") as out:
-                for at, (rec, g, held) in enumerate(self._batches):
-                    if isinstance(held, bytes):
-                        out.write(held)
-                        self._batches[at] = (rec, g, self._written)
-                        self._written += len(held)
+            self._file = self._spill.new_file()
+            for at, (rec, g, held) in enumerate(self._batches):
+                assert isinstance(held, bytes)  # nothing written before the file
+                self._batches[at] = (rec, g, self._write(held))
             self._held = 0
+
+    def _write(self, data: bytes) -> int:
+        """Append ``data`` to the file; where it starts."""
+        assert self._file is not None
+        with open(self._file, "ab") as out:
+            out.write(data)
+        at, self._written = self._written, self._written + len(data)
+        return at
 
     def _batch(self, at: int) -> list[tuple[str, tuple[str, ...]]]:
         data = self._batches[at][2]
