@@ -97,8 +97,8 @@ def build_sitemaps(
         sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
     )
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    # hreflang across the set as check judges it (its pages: the de-duplication set's)
-    reciprocity = Reciprocity(track_plain=no_dedupe)
+    # hreflang across the set as check judges it: every page written, as hashes (see _set_rules)
+    reciprocity = Reciprocity()
     entries: Iterator[Url | InputError | Row] = chain.from_iterable(
         _batches(sources, formats, default_tz, site, None if sections is None else sections.given)
     )
@@ -198,10 +198,13 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
 
 
 def _set_rules(reciprocity: Reciprocity) -> dict[str, Any]:
-    """The build's hooks for hreflang across the set (none on Dask: its workers write)."""
+    """The build's hooks for hreflang across the set (none on Dask: its workers write): the
+    pages written, kept as hashes spilled to disk and judged once the build has let go
+    (asking the de-duplication set which variants it holds would add each one outside the
+    set to it: 23 MB of its trace for ten million)."""
     if _on_dask():
         return {}
-    return {"on_written": reciprocity.add_written, "on_seen": reciprocity.settle}
+    return {"on_written": reciprocity.add_written}
 
 
 def _on_dask() -> str:
