@@ -290,7 +290,7 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
     monkeypatch: pytest.MonkeyPatch, spilled: bool
 ) -> None:
     """A set past the memory budget (spilled: every table in run files of 4 KiB, the joins in a
-    few dozen buckets, the strings pickled 16 pages a batch) gives what the rule as
+    few dozen buckets, the strings marshalled 16 pages a batch) gives what the rule as
     stated gives: every missing link and unlisted variant in order, the first ``cap`` of
     each code and their counts; and its spill directory is gone once closed."""
     import random

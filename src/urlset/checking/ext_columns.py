@@ -116,7 +116,7 @@ def judged(
         loc_of = run.loc_of(len(linked))
         for i, fields in zip(linked, decoded, strict=True):
             # the page's own loc and one string per hreflang code stand for their copies
-            # (the set rule pickles a batch of them: fewer strings, fewer bytes)
+            # (the set rule marshals a batch of them: fewer strings, fewer bytes)
             loc = loc_of(i)
             out.links[i] = (
                 loc,

@@ -1,7 +1,7 @@
 """hreflang reciprocity on 64-bit hashes in flat memory: the engine behind ``Reciprocity``.
 
 Each page with alternates is recorded as rows of hashes, one a link: (page, target, record,
-link number); its strings go to a pickled batch on disk, read again only for the findings
+link number); its strings go to a marshalled batch on disk, read again only for the findings
 listed. Rows wait in memory up to ``SPILL_BYTES`` a table, then go to a run file sorted by
 the top byte of their key (256 buckets), so a set of ten million pages holds a few
 megabytes. ``judge`` then works a bucket (of 256 or fewer: about ``SPILL_BYTES`` of links
@@ -28,7 +28,7 @@ engine is collected or the process ends.
 
 from __future__ import annotations
 
-import pickle
+import marshal
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +38,7 @@ import numpy as np
 
 from .hash_spill import SPILL_BYTES, Known, PlainHashes, SpillDir, hashes_of
 
-_STRING_BATCH = 4096  # pages whose strings are pickled together
+_STRING_BATCH = 4096  # pages whose strings are marshalled together
 LAST = 2**64 - 1  # the place of a page's own loc appended to its group
 
 U8 = np.dtype(np.uint64)
@@ -111,7 +111,7 @@ class _Table:
 
 
 class _Strings:
-    """Each page's strings (its loc, then href, hreflang, ...), pickled a batch at a time:
+    """Each page's strings (its loc, then href, hreflang, ...), marshalled a batch at a time (the same process reads them):
     in memory up to ``SPILL_BYTES``, then in one file; found again by record or link number."""
 
     def __init__(self, spill: SpillDir) -> None:
@@ -123,7 +123,7 @@ class _Strings:
         self._written = 0
 
     def add(self, batch: list[tuple[str, tuple[str, ...]]], first_rec: int, first_g: int) -> None:
-        data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+        data = marshal.dumps(batch)
         if self._file is not None:  # spilled: each batch to the file at once
             self._batches.append((first_rec, first_g, self._write(data)))
             return
@@ -154,7 +154,7 @@ class _Strings:
             with open(self._file, "rb") as f:
                 f.seek(data)
                 data = f.read(end - data)
-        batch: list[tuple[str, tuple[str, ...]]] = pickle.loads(data)
+        batch: list[tuple[str, tuple[str, ...]]] = marshal.loads(data)
         return batch
 
     def look_up(

@@ -7,7 +7,7 @@ group; each page of the group must link to every member of the group.
 
 ``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
 keeps what the rule needs as 64-bit hashes (``link_hashes``: each page's links as rows of
-hashes, on disk past a few megabytes, its strings pickled aside), and the core's hash of
+hashes, on disk past a few megabytes, its strings marshalled aside), and the core's hash of
 every page without alternates (``_core.loc_hashes``, ``RenderedRows.hashes``: a build hands
 over the hashes it computed to de-duplicate, without a Python string per URL), to tell "in
 the set but lists no alternates" from "not in this set". ``judged()`` then names each page
