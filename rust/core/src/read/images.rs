@@ -55,14 +55,14 @@ impl Tags<'_> {
         let opener: &[u8] = if close { b"</" } else { b"<" };
         let (p, n) = (opener.len(), self.prefix.len());
         let len = p + n + 2 + name.len();
-        // byte by byte: these names are a few bytes, shorter than a memcmp call costs
-        let same = |at: usize, what: &[u8]| what.iter().zip(&rest[at..]).all(|(a, b)| a == b);
+        // the single bytes first: most tags tried and not there fail on one of them
         let found = rest.len() >= len
-            && same(0, opener)
-            && same(p, self.prefix)
+            && rest[len - 1] == b'>'
             && rest[p + n] == b':'
-            && same(p + n + 1, name)
-            && rest[len - 1] == b'>';
+            && rest[p - 1] == opener[p - 1]
+            && rest[0] == b'<'
+            && rest[p..p + n] == *self.prefix
+            && rest[p + n + 1..len - 1] == *name;
         if found {
             self.pos += len;
         }
