@@ -471,13 +471,29 @@ pub(crate) fn origin_len(uri: &str) -> usize {
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
 /// starting on `line`, taking at most `limits.max_records` canonical records.
 pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (false, None))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (false, None),
+        Vec::new(),
+    )
 }
 
 /// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
 /// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
 pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (true, None))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (true, None),
+        Vec::new(),
+    )
 }
 
 /// [`scan_converting`], with canonical records followed by plain images (`prefix`: the one the
@@ -496,6 +512,7 @@ pub fn scan_with_images(
         line,
         limits,
         (true, Some(&Prefixes::images(prefix))),
+        Vec::new(),
     )
 }
 
@@ -509,18 +526,28 @@ pub fn scan_with_extensions(
     limits: Limits,
     prefixes: &Prefixes,
 ) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (true, Some(prefixes)))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (true, Some(prefixes)),
+        Vec::new(),
+    )
 }
 
 /// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
 /// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
-/// would not see an entry's end past it).
+/// would not see an entry's end past it). The records go into `room` (emptied first), whose
+/// memory a caller scanning again hands back.
 pub(crate) fn scan_until(
     text: &[u8],
     (pos, end): Span,
     cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
+    room: Vec<Record>,
 ) -> Scan {
     scan_records(
         text,
@@ -529,6 +556,7 @@ pub(crate) fn scan_until(
         line,
         limits,
         (true, prefixes),
+        room,
     )
 }
 
@@ -539,6 +567,7 @@ fn scan_records(
     line: u32,
     limits: Limits,
     (convert, prefixes): (bool, Option<&Prefixes>),
+    mut records: Vec<Record>,
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -547,7 +576,8 @@ fn scan_records(
     let mut c = Cursor { text, pos, line };
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
-    let mut records = Vec::with_capacity(limits.max_records.min((end - pos.min(end)) / 100 + 1));
+    records.clear();
+    records.reserve(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();
     // canonical records met inside a run of entries to judge join it (one call for a file
     // that mixes both), until RUN_BREAK in a row end the run where they started

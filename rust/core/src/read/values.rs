@@ -21,6 +21,12 @@ pub fn value_str(raw: &[u8], max: usize) -> Option<Cow<'_, str>> {
     if raw.len() > max {
         return None;
     }
+    // printable ASCII without a reference or `]` (most titles, names, codes): as it is, in
+    // one pass the compiler vectorises, without the UTF-8 check and the searches below
+    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'&' && b != b']';
+    if raw.iter().fold(true, |all, &b| all & plain(b)) {
+        return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
+    }
     let s = std::str::from_utf8(raw).ok()?;
     // in UTF-8 a byte below 0x80 is that character, and 0xEF only starts one (U+FFFE and
     // U+FFFF are EF BF BE and EF BF BF)
