@@ -36,6 +36,7 @@ from ..model import ChangeFreq, Issue, SitemapRef, Url
 from .output import CHANGEFREQ_TEXT, NO_PRIORITY, UrlColumns
 from .reader import FILE_CHUNK, SitemapReader
 from .rendered import RenderedRun, RenderSpec, in_order, take_order
+from .sniff import free_core_from
 
 E = TypeVar("E")
 ARROW_COLUMNS = ("loc", "lastmod", "lastmod_at", "changefreq", "priority", "extensions")
@@ -66,11 +67,14 @@ def read_arrow(
 
 
 def _import_pyarrow_beside() -> threading.Thread | None:
-    """pyarrow imported on a thread of its own while the caller reads (None: imported
-    already). Importing it is ~0.15-0.25 s of CPU, as long as the core takes for a few
-    hundred thousand entries, which it reads without the GIL: the two overlap instead of
-    adding up. A failed import is left for the caller's own ``import`` to raise."""
-    if "pyarrow" in sys.modules:
+    """pyarrow imported on a thread of its own while the caller reads, when a core is free
+    for it (None: imported already, or no core free: the caller imports it). Importing it
+    (numpy with it) is ~0.15-0.25 s of CPU, as long as the core takes for a few hundred
+    thousand entries, which it reads without the GIL: the two overlap instead of adding up.
+    On a busy machine they only share a core and hand the GIL to and fro (measured at load
+    5.5 on 2 cores: the 500k mix 0.09 s more CPU, no faster). A failed import is left for
+    the caller's own ``import`` to raise."""
+    if "pyarrow" in sys.modules or free_core_from() is not None:
         return None
 
     def run() -> None:
