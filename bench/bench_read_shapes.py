@@ -2,7 +2,8 @@
 with the entries that left the compiled core, next to ``gzip -dc`` of the same file and Scrapy.
 
     .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
-        [--peers PYTHON] [--containers urlset index text] [--threads auto|on]
+        [--peers PYTHON] [--containers urlset index text]
+        [--threads auto|on|off|gzip|halves] [--arrow-import auto|first]
 
 Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
 entries (the issue's 500k ``.xml.gz``). ``--containers index text`` adds each shape as a
@@ -39,13 +40,27 @@ sys.path.insert(0, str(HERE))
 import read_shapes  # noqa: E402  (bench/ on the path first)
 
 ARROW_CHILD = "import sys\nfrom urlset.reading.arrow import read_arrow\nread_arrow(sys.argv[1])\n"
+# --arrow-import first: pyarrow imported before read_arrow is called, as read_arrow did before
+# it imported it beside the read (reading/arrow.py _import_pyarrow_beside)
+ARROW_IMPORT_FIRST = "import pyarrow  # noqa: F401\n"
 CLI_CHILD = "import sys\nfrom urlset.cli import main\nmain(sys.argv[1:])\n"
-# --threads on: the gzip thread and the runs in two halves whatever the load average says
-# (by default each is used only while the load leaves a core free: reading/sniff.py)
-THREADS_ON = (
-    "from urlset.reading import rendered, sniff\n"
-    "rendered.SPLIT_FROM = sniff.GZIP_THREAD_FROM = 65536\n"
-)
+# --threads: the gzip thread and the runs in two halves whatever the machine's load says
+# (auto, the default: both while a core is free, reading/sniff.py free_core_from); on, off,
+# or one of them ("gzip": inflated ahead, runs whole; "halves": inflated inline)
+_ON, _OFF = "65536", "(1 << 62)"
+THREADS = {
+    "auto": "",
+    **{
+        name: "from urlset.reading import rendered, sniff\n"
+        f"sniff.GZIP_THREAD_FROM = {gzip_from}\nrendered.SPLIT_FROM = {split_from}\n"
+        for name, gzip_from, split_from in (
+            ("on", _ON, _ON),
+            ("off", _OFF, _OFF),
+            ("gzip", _ON, _OFF),
+            ("halves", _OFF, _ON),
+        )
+    },
+}
 
 
 def _wall(command: list[str], *, stderr: bool = False) -> tuple[float, str]:
@@ -111,12 +126,13 @@ def _row(
 ) -> dict[str, object]:
     path, size = _file(shape, n, container)
     python = sys.executable
-    first = THREADS_ON if args.threads == "on" else ""
+    first = THREADS[args.threads]
     cli, said = _median(
         [python, "-c", first + CLI_CHILD, "read", str(path), "-o", os.devnull, "-q", "--verbose"],
         args.repeat,
     )
-    arrow, _ = _median([python, "-c", first + ARROW_CHILD, str(path)], args.repeat)
+    arrow_first = first + (ARROW_IMPORT_FIRST if args.arrow_import == "first" else "")
+    arrow, _ = _median([python, "-c", arrow_first + ARROW_CHILD, str(path)], args.repeat)
     floor = statistics.median(
         _wall(["sh", "-c", f"gzip -dc '{path}' > /dev/null"])[0] for _ in range(args.repeat)
     )
@@ -142,9 +158,17 @@ def main() -> None:
     parser.add_argument("--peers", help="the peers' Python, for Scrapy")
     parser.add_argument(
         "--threads",
-        choices=["auto", "on"],
+        choices=list(THREADS),
         default="auto",
-        help="on: urlset's second thread whatever the load (auto: while a core is free)",
+        help="urlset's second threads whatever the load: on, off, gzip (inflating ahead "
+        "only), halves (runs in two halves only); auto: both while a core is free",
+    )
+    parser.add_argument(
+        "--arrow-import",
+        choices=["auto", "first"],
+        default="auto",
+        help="first: the read_arrow child imports pyarrow before reading (auto: read_arrow "
+        "imports it beside the read while a core is free)",
     )
     parser.add_argument("--shapes", nargs="*", default=list(read_shapes.SHAPES))
     parser.add_argument(

@@ -238,3 +238,63 @@ def test_plain_images_are_read_into_the_extensions_column_by_the_core() -> None:
         == '{"images":[{"loc":"https://example.com/3.jpg?a=1&b=2","caption":"Caf\u00e9 \\"3\\""}]}'
     )
     assert texts[-1] is None
+
+
+_FRESH = """
+import gzip, sys, threading
+{before}
+from urlset.reading import arrow
+from urlset.reading.arrow import read_arrow
+arrow.free_core_from = lambda: None  # a core free, whatever the machine's load
+beside = arrow._import_pyarrow_beside
+started = []
+arrow._import_pyarrow_beside = lambda: started.append(beside()) or started[-1]
+doc = gzip.compress(
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    + b"".join(b"<url><loc>https://e.com/%d</loc></url>" % i for i in range(3000))
+    + b"</urlset>"
+)
+failed = []
+threading.excepthook = lambda args: failed.append(args.exc_type)
+try:
+    table = read_arrow(doc)
+except ImportError as exc:
+    print("ImportError", exc)
+else:
+    print(type(table).__module__, type(table).__name__, table.num_rows)
+print("pandas" in sys.modules, failed, threading.active_count())
+print([type(thread).__name__ for thread in started])
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "said"),
+    [
+        ("", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']"]),
+        # pyarrow missing: its thread says nothing; the caller's import raises
+        (
+            "class No:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'pyarrow': raise ImportError('no pyarrow here')\n"
+            "sys.meta_path.insert(0, No())",
+            ["ImportError no pyarrow here", "False [] 1", "['Thread']"],
+        ),
+    ],
+)
+def test_pyarrow_is_imported_beside_the_read(before: str, said: list[str]) -> None:
+    """A fresh process's first read_arrow imports pyarrow on a thread of its own while the
+    core reads, given a free core (the import is as long as reading a few hundred thousand
+    entries): a Table
+    all the same, no pandas, no thread left over; without pyarrow, the caller's ImportError
+    and nothing from the thread."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH.format(before=before)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.splitlines() == said, done.stderr

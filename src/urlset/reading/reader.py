@@ -194,6 +194,8 @@ class SitemapReader:
             self._decided_gzip = True
             if data[:2] == GZIP_MAGIC:
                 self._gzip = Gunzip()
+                if self._sink.render is not None:
+                    self._sink.render.looked = self._gzip.looked  # one look for both threads
         if self._gzip is not None:
             for piece in self._gzip.feed(data):
                 self._plain(piece)

@@ -128,6 +128,11 @@ class RenderSpec:
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
         self.told: set[str] = set()  # origins the renderers know (know)
+        # the machine as the reader found it before its gzip thread started (Gunzip.looked):
+        # once started, that thread is this read's own work, not another program's load, and
+        # a look when the first run starts would count it as one (the halves were then off
+        # whenever the gzip thread happened to be running that instant)
+        self.looked: tuple[int | None] | None = None
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""
@@ -153,7 +158,8 @@ class RenderSpec:
         self.index = index
         split_from: int | None = _NEVER
         if self.split:
-            split_from = SPLIT_FROM if SPLIT_FROM is not None else free_core_from()
+            looked = self.looked or (free_core_from(),)
+            split_from = SPLIT_FROM if SPLIT_FROM is not None else looked[0]
         renderer = RecordRenderer(
             self.fmt,
             self.tail,

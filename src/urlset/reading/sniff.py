@@ -55,8 +55,12 @@ class Gunzip:
     """
 
     def __init__(self, thread_from: int | None = None) -> None:
+        # the machine as this stream found it (free_core_from), before a thread of its own
+        # ran; None when the caller chose
+        self.looked: tuple[int | None] | None = None
         if thread_from is None:
-            thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else free_core_from()
+            self.looked = (free_core_from(),)
+            thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else self.looked[0]
         self._core = GzipInflater(GZIP_PIECE, thread_from)
 
     def feed(self, data: bytes) -> Iterator[bytes]:

@@ -7,13 +7,13 @@
 //! them, each `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`,
 //! `<p:title>` in the schema's order (another order is reported: `extension-order`), no
 //! attributes, comments or license; the loc a plain loc as the reader takes an entry's loc
-//! ([`plain_loc`]); the other texts, the five predefined entities replaced ([`value_text`])
+//! ([`plain_loc`]); the other texts, the five predefined entities replaced ([`super::values::value_text`])
 //! or one CDATA section taken as it is, printable ([`printable`]) and within the value-length
 //! limit. Anything else is left to the extension readers as before.
 
 use super::printable::printable;
 use super::records::Span;
-use super::values::value_text;
+use super::values::value_str;
 use crate::values::loc::plain_loc;
 
 /// Where one plain image's values are in the scanned text.
@@ -53,23 +53,20 @@ impl Tags<'_> {
     pub(crate) fn tag(&mut self, name: &[u8], close: bool) -> bool {
         let rest = &self.text[self.pos..self.end];
         let opener: &[u8] = if close { b"</" } else { b"<" };
-        let Some(rest) = rest.strip_prefix(opener) else {
-            return false;
-        };
-        let Some(rest) = rest.strip_prefix(self.prefix) else {
-            return false;
-        };
-        let Some(rest) = rest.strip_prefix(b":") else {
-            return false;
-        };
-        let Some(rest) = rest.strip_prefix(name) else {
-            return false;
-        };
-        if rest.first() != Some(&b'>') {
-            return false;
+        let (p, n) = (opener.len(), self.prefix.len());
+        let len = p + n + 2 + name.len();
+        // the single bytes first: most tags tried and not there fail on one of them
+        let found = rest.len() >= len
+            && rest[len - 1] == b'>'
+            && rest[p + n] == b':'
+            && rest[p - 1] == opener[p - 1]
+            && rest[0] == b'<'
+            && rest[p..p + n] == *self.prefix
+            && rest[p + n + 1..len - 1] == *name;
+        if found {
+            self.pos += len;
         }
-        self.pos += opener.len() + self.prefix.len() + 2 + name.len();
-        true
+        found
     }
 
     /// A CDATA section, then `</p:name>`: the section's content; the cursor is past the tag.
@@ -107,6 +104,12 @@ fn cdata_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Optio
     let value = std::str::from_utf8(raw)
         .ok()
         .filter(|_| raw.len() <= max_value)?;
+    kept(value)
+}
+
+/// A printable text without the spaces around it (None when nothing else is left), the one
+/// text made for it; None when a character is not printable.
+fn kept(value: &str) -> Option<Option<String>> {
     if !value.chars().all(printable) {
         return None;
     }
@@ -118,12 +121,7 @@ fn cdata_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Optio
 /// to leave the images to them: entities replaced, printable, spaces around it dropped (all
 /// spaces: absent, `Some(None)`).
 fn plain_text(text: &[u8], (start, end): Span, max_value: usize) -> Option<Option<String>> {
-    let value = value_text(&text[start..end], max_value)?;
-    if !value.chars().all(printable) {
-        return None;
-    }
-    let trimmed = value.trim_matches(' ');
-    Some((!trimmed.is_empty()).then(|| trimmed.to_owned()))
+    kept(&value_str(&text[start..end], max_value)?)
 }
 
 /// The plain images of `text[start..end]` (all of it: one image at least, whitespace around

@@ -62,6 +62,14 @@ pub fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
 /// with `ensure_ascii=False`: `"`, `\` and the C0 controls only.
 pub fn json_string(text: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    // most texts need no escape: one pass the compiler vectorises, then one copy
+    if !text
+        .iter()
+        .fold(false, |any, &b| any | (b < 0x20 || b == b'"' || b == b'\\'))
+    {
+        out.extend_from_slice(text);
+        return;
+    }
     let mut start = 0;
     for (i, &b) in text.iter().enumerate() {
         let escaped: &[u8] = match b {

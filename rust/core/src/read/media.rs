@@ -16,7 +16,9 @@
 use super::images::{image_at, ImageSpans, Tags};
 use super::raw::{raw_at, Raw, RootScope};
 use super::records::Span;
-use super::values::value_text;
+use std::borrow::Cow;
+
+use super::values::value_str;
 use crate::values::lastmod::{plain_lastmod_value, Lastmod};
 use crate::values::loc::plain_loc;
 use crate::values::scalars::trim_python_space;
@@ -136,7 +138,7 @@ pub fn plain_extensions<'a>(
     };
     let mut images = Vec::new();
     let mut media = Media::default();
-    let mut order = Vec::new();
+    let mut order = Order::default();
     t.spaces();
     while t.pos < end {
         let at = |t: &mut Tags<'a>, p: &'a Option<Vec<u8>>, name: &[u8]| match p {
@@ -147,35 +149,71 @@ pub fn plain_extensions<'a>(
             None => false,
         };
         if at(&mut t, &prefixes.image, b"image") {
-            images.push(image_at(&mut t, max_value)?);
-            order.push(IMAGE);
+            let image = image_at(&mut t, max_value)?;
+            if images.is_empty() {
+                // most records have one: its slice then needs no copy to fit (into_boxed_slice)
+                images.reserve_exact(1);
+            }
+            images.push(image);
+            order.push(IMAGE, &images, &media);
         } else if at(&mut t, &prefixes.video, b"video") {
             media.videos.push(video_at(&mut t, max_value)?);
-            order.push(VIDEO);
+            order.push(VIDEO, &images, &media);
         } else if at(&mut t, &prefixes.news, b"news") {
             media.news.push(news_at(&mut t, max_value)?);
-            order.push(NEWS);
+            order.push(NEWS, &images, &media);
         } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
             t.prefix = p;
             link_at(&mut t)
         }) {
             media.links.push(link);
-            order.push(LINK);
+            order.push(LINK, &images, &media);
         } else {
             let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
             t.pos = after;
             t.spaces();
             media.raws.push(raw);
-            order.push(RAW);
+            order.push(RAW, &images, &media);
         }
     }
-    if order.is_empty() {
-        return None;
-    }
-    if !order.is_sorted() {
-        media.order = Some(order);
-    }
+    order.last?; // nothing there
+    media.order = order.kinds;
     Some((images, media))
+}
+
+/// The kinds of a record's extensions in document order, kept only once they leave the
+/// JSON's order (most records: none made).
+#[derive(Default)]
+struct Order {
+    last: Option<u8>,
+    kinds: Option<Vec<u8>>,
+}
+
+impl Order {
+    /// An element of `kind` was just added to `images` or `media` (which hold it and those
+    /// before it).
+    fn push(&mut self, kind: u8, images: &[ImageSpans], media: &Media) {
+        if let Some(kinds) = self.kinds.as_mut() {
+            kinds.push(kind);
+        } else if self.last.is_some_and(|last| last > kind) {
+            // the order before it was the JSON's: its kinds, each as often as met
+            let mut counts = [
+                images.len(),
+                media.videos.len(),
+                media.news.len(),
+                media.links.len(),
+                media.raws.len(),
+            ];
+            counts[usize::from(kind)] -= 1;
+            let mut kinds: Vec<u8> = (IMAGE..=RAW)
+                .zip(counts)
+                .flat_map(|(k, n)| std::iter::repeat_n(k, n))
+                .collect();
+            kinds.push(kind);
+            self.kinds = Some(kinds);
+        }
+        self.last = Some(kind);
+    }
 }
 
 /// An hreflang link at the cursor, written as writers write it (`<p:link`, then `rel`,
@@ -247,11 +285,13 @@ fn hreflang_code(value: &str) -> Option<String> {
 /// replaced (or one CDATA section as it is), stripped as Python strips; None when a parser
 /// must read it.
 fn content(t: &mut Tags<'_>, name: &[u8], max_value: usize) -> Option<String> {
+    let text = t.text;
+    // borrowed from the input unless an entity was replaced: the one text made is the value
     let value = match t.cdata_then_close(name) {
-        Some((a, b)) => cdata(&t.text[a..b], max_value)?,
+        Some((a, b)) => Cow::Borrowed(cdata(&text[a..b], max_value)?),
         None => {
             let (a, b) = t.text_then_close(name)?;
-            value_text(&t.text[a..b], max_value)?
+            value_str(&text[a..b], max_value)?
         }
     };
     t.spaces();
@@ -260,14 +300,14 @@ fn content(t: &mut Tags<'_>, name: &[u8], max_value: usize) -> Option<String> {
 
 /// A CDATA section's content as a parser gives it, when it is that as written (no carriage
 /// return, which a parser rewrites, nor a character XML forbids).
-fn cdata(raw: &[u8], max_value: usize) -> Option<String> {
+fn cdata(raw: &[u8], max_value: usize) -> Option<&str> {
     if raw.len() > max_value {
         return None;
     }
     let s = std::str::from_utf8(raw).ok()?;
     let forbidden =
         |c: char| (c < ' ' && c != '\t' && c != '\n') || c == '\u{FFFE}' || c == '\u{FFFF}';
-    (!s.contains(forbidden)).then(|| s.to_owned())
+    (!s.contains(forbidden)).then_some(s)
 }
 
 /// A required text: not empty after stripping, at most `limit` characters (0: no limit).
@@ -602,6 +642,18 @@ mod tests {
         assert_eq!(
             media.order,
             Some(vec![super::LINK, super::NEWS, super::IMAGE, super::VIDEO])
+        );
+        let (images, media) = typed(&format!("{image}{image}{VIDEO}{image}{link}")).unwrap();
+        assert_eq!((images.len(), media.videos.len()), (3, 1));
+        assert_eq!(
+            media.order,
+            Some(vec![
+                super::IMAGE,
+                super::IMAGE,
+                super::VIDEO,
+                super::IMAGE,
+                super::LINK
+            ])
         );
     }
 

@@ -194,6 +194,7 @@ impl Cursor<'_> {
         }
     }
 
+    #[inline(always)]
     fn at(&self, tag: &[u8]) -> bool {
         self.text[self.pos..].starts_with(tag)
     }
@@ -202,6 +203,7 @@ impl Cursor<'_> {
     /// cursor does not move when the element is not there or its text holds a '<' that is not
     /// its end tag. Line feeds inside the text are not counted (no plain value holds one;
     /// `entry` counts them again for values it judges).
+    #[inline(always)]
     fn element(&mut self, open: &[u8], close: &[u8]) -> Option<(Span, u32)> {
         if !self.at(open) {
             return None;
@@ -219,8 +221,18 @@ impl Cursor<'_> {
     }
 }
 
-fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    memchr::memmem::find(text.get(from..)?, needle).map(|i| i + from)
+/// The first entry end tag of `kind` in `text` at or after `from`.
+fn find_close(text: &[u8], kind: Kind, from: usize) -> Option<usize> {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    // built once: a searcher made per call cost ~280 instructions, as much as the search
+    static URL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(Kind::Urlset.close()));
+    static SITEMAP: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(Kind::Index.close()));
+    let finder = match kind {
+        Kind::Urlset => &*URL,
+        Kind::Index => &*SITEMAP,
+    };
+    finder.find(text.get(from..)?).map(|i| i + from)
 }
 
 /// An entry read at the cursor, with what follows its values.
@@ -248,10 +260,15 @@ fn entry(
     let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
     c.spaces();
-    let fields = if limits.kind == Kind::Index { 2 } else { 4 };
+    // one call per element, each with its tags as constants: compared in place, not by a
+    // memcmp call per tag
+    let [loc, lastmod, changefreq, priority] = ELEMENTS;
     let mut spans: [Option<(Span, u32)>; 4] = [None; 4];
-    for (slot, (open, close)) in spans.iter_mut().zip(ELEMENTS).take(fields) {
-        *slot = c.element(open, close);
+    spans[0] = c.element(loc.0, loc.1);
+    spans[1] = c.element(lastmod.0, lastmod.1);
+    if limits.kind == Kind::Urlset {
+        spans[2] = c.element(changefreq.0, changefreq.1);
+        spans[3] = c.element(priority.0, priority.1);
     }
     let close = limits.kind.close();
     let Some((loc, loc_line)) = spans[0] else {
@@ -380,7 +397,7 @@ fn judged(
 /// `record`, the cursor then standing on the entry end tag; when they are not plain,
 /// nothing changes.
 fn with_extensions(c: &mut Cursor<'_>, record: &mut Record, prefixes: &Prefixes, limits: Limits) {
-    let Some(end) = find(c.text, limits.kind.close(), c.pos) else {
+    let Some(end) = find_close(c.text, limits.kind, c.pos) else {
         return;
     };
     if let Some((images, media)) =
@@ -454,13 +471,29 @@ pub(crate) fn origin_len(uri: &str) -> usize {
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)
 /// starting on `line`, taking at most `limits.max_records` canonical records.
 pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (false, None))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (false, None),
+        Vec::new(),
+    )
 }
 
 /// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
 /// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
 pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (true, None))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (true, None),
+        Vec::new(),
+    )
 }
 
 /// [`scan_converting`], with canonical records followed by plain images (`prefix`: the one the
@@ -479,6 +512,7 @@ pub fn scan_with_images(
         line,
         limits,
         (true, Some(&Prefixes::images(prefix))),
+        Vec::new(),
     )
 }
 
@@ -492,18 +526,28 @@ pub fn scan_with_extensions(
     limits: Limits,
     prefixes: &Prefixes,
 ) -> Scan {
-    scan_records(text, (pos, end), end, line, limits, (true, Some(prefixes)))
+    scan_records(
+        text,
+        (pos, end),
+        end,
+        line,
+        limits,
+        (true, Some(prefixes)),
+        Vec::new(),
+    )
 }
 
 /// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
 /// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
-/// would not see an entry's end past it).
+/// would not see an entry's end past it). The records go into `room` (emptied first), whose
+/// memory a caller scanning again hands back.
 pub(crate) fn scan_until(
     text: &[u8],
     (pos, end): Span,
     cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
+    room: Vec<Record>,
 ) -> Scan {
     scan_records(
         text,
@@ -512,6 +556,7 @@ pub(crate) fn scan_until(
         line,
         limits,
         (true, prefixes),
+        room,
     )
 }
 
@@ -522,14 +567,17 @@ fn scan_records(
     line: u32,
     limits: Limits,
     (convert, prefixes): (bool, Option<&Prefixes>),
+    mut records: Vec<Record>,
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
-    let piece_end = |from: usize| find(text, close, from).map_or(end, |i| i + close.len());
+    let piece_end =
+        |from: usize| find_close(text, limits.kind, from).map_or(end, |i| i + close.len());
     let mut c = Cursor { text, pos, line };
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
-    let mut records = Vec::with_capacity(limits.max_records.min((end - pos.min(end)) / 100 + 1));
+    records.clear();
+    records.reserve(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();
     // canonical records met inside a run of entries to judge join it (one call for a file
     // that mixes both), until RUN_BREAK in a row end the run where they started

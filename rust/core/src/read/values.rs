@@ -3,6 +3,8 @@
 //! priority rules) would give, so the record needs no correction and no report. The checks
 //! themselves are the shared ones in [`crate::values`]; here is what only the reader needs.
 
+use std::borrow::Cow;
+
 use crate::values::bytes::any_flagged;
 use crate::values::entities::unescape_at;
 
@@ -10,8 +12,20 @@ use crate::values::entities::unescape_at;
 /// the parser must read it: longer than `max` bytes, not UTF-8, a reference of another kind,
 /// a character XML forbids, a carriage return (the parser rewrites line ends), or `]]>`.
 pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
+    value_str(raw, max).map(Cow::into_owned)
+}
+
+/// [`value_text`], borrowed from `raw` when it holds no reference (most texts): a caller that
+/// trims or checks it before keeping it makes no text it drops.
+pub fn value_str(raw: &[u8], max: usize) -> Option<Cow<'_, str>> {
     if raw.len() > max {
         return None;
+    }
+    // printable ASCII without a reference or `]` (most titles, names, codes): as it is, in
+    // one pass the compiler vectorises, without the UTF-8 check and the searches below
+    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'&' && b != b']';
+    if raw.iter().fold(true, |all, &b| all & plain(b)) {
+        return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
     }
     let s = std::str::from_utf8(raw).ok()?;
     // in UTF-8 a byte below 0x80 is that character, and 0xEF only starts one (U+FFFE and
@@ -28,7 +42,7 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
         return None;
     }
     let Some(first) = memchr::memchr(b'&', raw) else {
-        return Some(s.to_owned());
+        return Some(Cow::Borrowed(s));
     };
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -44,7 +58,7 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
         }
     }
     out.push_str(rest);
-    Some(out)
+    Some(Cow::Owned(out))
 }
 
 #[cfg(test)]
