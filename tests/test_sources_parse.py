@@ -311,3 +311,52 @@ def test_batches_read_ahead_come_in_order_with_an_error_in_its_place() -> None:
     batches.close()
     assert not [t for t in threading.enumerate() if t.name == "urlset-source"]
     assert len(pulled) <= 3 + 2 + 2  # taken, queued, and the one in hand when it stopped
+
+
+def _rendered_batches(fmt: str, data: bytes, prefixes: list[str]) -> list[Any]:
+    """Each batch of ``data`` (3 rows a batch) rendered under its prefix in ``prefixes``
+    (the reader renders a batch ahead as the batch before it was rendered), then rendered
+    again (a second ``render`` renders anew): both renderings' entries, locs and refusals."""
+    reader = SourceReader(fmt, False)
+    reader.feed(data)
+    reader.finish()
+    if fmt == "csv":
+        assert reader.header() is not None
+        reader.set_columns([0, 1, 2, 3], 4)
+    read = (lambda: reader.json_chunk(3)) if fmt == "jsonl" else (lambda: reader.rows(3))
+    out = []
+    for prefix in prefixes:
+        batch = read()
+        assert batch is not None and batch.count()
+        twice = [batch.render(prefix, 2048, False) for _ in range(2)]
+        out.append([(r.entries(), r.locs, r.refused()) for r in twice if r is not None])
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_batch_rendered_ahead_is_the_batch_rendered_now(fmt: str) -> None:
+    """The reader renders each batch as the one before it was rendered (on the thread that
+    reads ahead); a batch asked for under another prefix is rendered under that one, so the
+    build writes the same entries whichever thread rendered them."""
+    locs = [
+        "https://a.test/x/café",
+        "https://a.test/x/p",
+        "/x/rel",
+        "https://b.test/x/q",
+        "https://a.test/x/ü?q=1",
+        "https://a.test/y",
+    ] * 3
+    if fmt == "csv":
+        data = "loc,lastmod,changefreq,priority\n" + "".join(
+            f"{loc},2024-0{i % 9 + 1},daily,0.{i % 10}\n" for i, loc in enumerate(locs)
+        )
+    else:
+        data = "".join(json.dumps({"loc": loc, "lastmod": "2024-05-06"}) + "\n" for loc in locs)
+    prefixes = ["https://a.test/x/", "https://a.test/x/", "https://b.test/x/"]
+    prefixes += ["https://a.test/", "https://a.test/", "https://a.test/"]
+    for twice in _rendered_batches(fmt, data.encode(), prefixes):
+        assert len(twice) == 2 and twice[0] == twice[1]
+    # rows 6-8 under b.test, after two batches under a.test: a.test's locs refused
+    _, locs_under_b, refused = _rendered_batches(fmt, data.encode(), prefixes)[2][0]
+    assert locs_under_b == ["https://b.test/x/rel"]
+    assert [row for row, _ in refused] == [0, 1]

@@ -3,6 +3,7 @@
 //! with their lines, and the lines it could not use) that render without a Python object per
 //! row. The GIL is released while bytes are parsed and rows rendered.
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -29,7 +30,24 @@ pub struct SourceBatch {
     long: Refusal,
     /// a table's columns (None: JSON Lines or text), for the long rows the core reads itself
     columns: Option<Columns>,
+    /// how the last batch of its reader was rendered (shared by the reader's batches)
+    hint: RenderHint,
+    /// the batch rendered on the reading thread, as `hint` said when it was read
+    ahead: Mutex<Option<(RenderKey, Rendered)>>,
 }
+
+/// What `SourceBatch.render` is asked: the prefix, the longest loc, the text flag.
+#[derive(Clone, PartialEq, Eq)]
+struct RenderKey {
+    prefix: String,
+    max_length: usize,
+    text: bool,
+}
+
+/// How a reader's batches were last rendered: its next batches are rendered so as they are
+/// read (on the thread that reads ahead, `sources.ahead`), off the thread that writes them.
+/// Unset until the first `render`, so a batch nobody renders is never rendered.
+type RenderHint = Arc<Mutex<Option<RenderKey>>>;
 
 /// A long row's values and extensions when the core reads it itself (`scratch`: its texts;
 /// `columns`: a table's, or why its long rows are long): a JSON line of the core keys and
@@ -212,7 +230,8 @@ impl SourceBatch {
 
     /// The rows rendered, with the checks of `render_rows` (locs under `prefix`, plain or
     /// IRIs made URIs; every value valid); a row that needs the long way is refused in its
-    /// place (`RenderedRows.refused`). None when there are no rows.
+    /// place (`RenderedRows.refused`). None when there are no rows. Rendered already when
+    /// the reader read it after a batch rendered alike (`SourceReader.rows`).
     fn render(
         &self,
         py: Python<'_>,
@@ -220,41 +239,79 @@ impl SourceBatch {
         max_length: usize,
         text: bool,
     ) -> Option<RenderedRows> {
-        let rows = &self.rows;
-        if rows.values.is_empty() {
+        if self.rows.values.is_empty() {
             return None;
         }
-        let rendered = py.detach(|| {
-            let mut memo = PriorityMemo::new();
-            let mut rendered = Rendered::with_capacity(rows.values.len());
-            let mut long = rows.long.iter().peekable();
-            let mut scratch = Rows::default();
-            for (index, values) in rows.values.iter().enumerate() {
-                let checked = match long.next_if(|(at, _)| *at == index) {
-                    None => checked_row(rows, values, prefix, max_length, &mut memo)
-                        .map(|(loc, values)| (loc, values, Extensions::default())),
-                    Some((_, cells)) => {
-                        let columns = self.columns.as_ref().ok_or(self.long);
-                        match long_entry(columns, rows, cells, &mut scratch) {
-                            // the row's values are checked as any row's; its extensions were
-                            Some((values, extensions)) => {
-                                checked_row(&scratch, &values, prefix, max_length, &mut memo)
-                                    .map(|(loc, values)| (loc, values, extensions))
-                            }
-                            None => Err(self.long),
-                        }
-                    }
-                };
-                match checked {
-                    Ok((loc, values, extensions)) => {
-                        rendered.push_with(&loc, &values, text, &extensions)
-                    }
-                    Err(why) => rendered.refuse(why),
-                }
-            }
-            rendered
-        });
+        let key = RenderKey {
+            prefix: prefix.to_owned(),
+            max_length,
+            text,
+        };
+        let done = lock(&self.ahead).take();
+        if let Some((_, rendered)) = done.filter(|(done, _)| *done == key) {
+            return Some(RenderedRows { rendered });
+        }
+        let rendered = py.detach(|| self.rendered(&key));
+        let mut hint = lock(&self.hint);
+        if hint.as_ref() != Some(&key) {
+            *hint = Some(key);
+        }
         Some(RenderedRows { rendered })
+    }
+}
+
+/// The value behind `mutex`, even when a thread panicked holding it (the value is whole:
+/// every writer replaces it at once).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl SourceBatch {
+    /// The rows rendered as `key` says (`render`), without the GIL.
+    fn rendered(&self, key: &RenderKey) -> Rendered {
+        let (prefix, max_length, text) = (key.prefix.as_str(), key.max_length, key.text);
+        let rows = &self.rows;
+        let mut memo = PriorityMemo::new();
+        let mut rendered = Rendered::with_capacity(rows.values.len());
+        let mut long = rows.long.iter().peekable();
+        let mut scratch = Rows::default();
+        for (index, values) in rows.values.iter().enumerate() {
+            let checked = match long.next_if(|(at, _)| *at == index) {
+                None => checked_row(rows, values, prefix, max_length, &mut memo)
+                    .map(|(loc, values)| (loc, values, Extensions::default())),
+                Some((_, cells)) => {
+                    let columns = self.columns.as_ref().ok_or(self.long);
+                    match long_entry(columns, rows, cells, &mut scratch) {
+                        // the row's values are checked as any row's; its extensions were
+                        Some((values, extensions)) => {
+                            checked_row(&scratch, &values, prefix, max_length, &mut memo)
+                                .map(|(loc, values)| (loc, values, extensions))
+                        }
+                        None => Err(self.long),
+                    }
+                }
+            };
+            match checked {
+                Ok((loc, values, extensions)) => {
+                    rendered.push_with(&loc, &values, text, &extensions)
+                }
+                Err(why) => rendered.refuse(why),
+            }
+        }
+        rendered
+    }
+
+    /// Render the batch now, as the reader's last batch was (nothing before the first
+    /// `render`), so that `render` finds it done.
+    fn render_ahead(self, py: Python<'_>) -> Self {
+        let key = lock(&self.hint).clone();
+        if let Some(key) = key.filter(|_| !self.rows.values.is_empty()) {
+            let rendered = py.detach(|| self.rendered(&key));
+            *lock(&self.ahead) = Some((key, rendered));
+        }
+        self
     }
 }
 
@@ -280,6 +337,7 @@ pub struct SourceReader {
     columns: Option<Columns>,
     record: Record,
     rows: Rows,
+    hint: RenderHint,
 }
 
 impl SourceReader {
@@ -319,6 +377,8 @@ impl SourceReader {
             rows,
             long,
             columns: self.columns.clone(),
+            hint: Arc::clone(&self.hint),
+            ahead: Mutex::new(None),
         }
     }
 }
@@ -367,6 +427,7 @@ impl SourceReader {
             columns: None,
             record: Record::default(),
             rows: Rows::default(),
+            hint: RenderHint::default(),
         })
     }
 
@@ -479,7 +540,7 @@ impl SourceReader {
                 Format::JsonLines => Err("JSON Lines come a chunk at a time"),
             })
             .map_err(PyValueError::new_err)?;
-        Ok((full || self.at_end()).then(|| self.batch()))
+        Ok((full || self.at_end()).then(|| self.batch().render_ahead(py)))
     }
 
     /// The next batch of `max` lines of JSON Lines (a line the core does not read is a long
@@ -506,11 +567,11 @@ impl SourceReader {
             let chunk = py.detach(|| json_lines::read(data, start, *eof, line, max, rows, lone_cr));
             match chunk {
                 json_lines::Chunk::More => return Ok(None),
-                json_lines::Chunk::End => return Ok(Some(self.batch())),
+                json_lines::Chunk::End => return Ok(Some(self.batch().render_ahead(py))),
                 json_lines::Chunk::Rows(end) => {
                     self.pos = end;
                     if self.rows.count() > 0 {
-                        return Ok(Some(self.batch()));
+                        return Ok(Some(self.batch().render_ahead(py)));
                     } // blank lines alone: read on
                 }
             }

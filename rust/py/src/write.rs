@@ -312,6 +312,12 @@ impl RenderedRows {
         self.rendered.future(now)
     }
 
+    /// The distinct texts of the lastmods that are a year or a month alone, each with its
+    /// count of entries, in the order of first use.
+    fn without_day_texts(&self) -> Vec<(String, usize)> {
+        self.rendered.without_day_texts()
+    }
+
     /// The entries whose lastmod is a year or a month alone: (entry, the lastmod's text).
     fn without_day(&self) -> Vec<(usize, String)> {
         self.rendered.without_day()

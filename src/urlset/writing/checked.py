@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -108,13 +107,14 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     the order the per-entry way reports them: a lastmod without a day, then what the
     extension rules found (image fields Google no longer reads, news older than two days at
     the build's now, a news element repeated, an hreflang self-link), in their rules' order."""
-    short = run.without_day()
+    short_texts = run.without_day_texts()  # a few distinct texts, however many entries
     found = run.findings()
     old = run.news_before(rules.news_too_old_before) if run.news_counts() else []
-    if not short and not found and not old:
+    if not short_texts and not found and not old:
         return
-    if _only_counted(short, found, old, rules):  # the examples full: no message made
+    if _only_counted(short_texts, found, old, rules):  # the examples full: no message made
         return
+    short = run.without_day() if short_texts else []  # each entry's, for its message
     locs = run.locs
     if not short and not old:  # the usual case with extensions: one call
         rules.core_findings([(locs[index], code, text) for index, code, text in found])
@@ -137,23 +137,23 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
 
 
 def _only_counted(
-    short: list[tuple[int, str]],
+    short_texts: list[tuple[str, int]],
     found: list[tuple[int, str, str]],
     old: list[tuple[int, str, int]],
     rules: EntryRules,
 ) -> bool:
     """Whether a run's findings of one kind (the usual case: one a row) were counted without
     their messages (``EntryRules.counts_only``); mixed kinds go entry by entry."""
-    if bool(short) + bool(found) + bool(old) != 1:
+    if bool(short_texts) + bool(found) + bool(old) != 1:
         return False
     if found:
         return rules.counts_only([code for _, code, _ in found])
     if old:
         return rules.counts_only(["news-too-old"] * len(old))
-    # each distinct lastmod text judged once: a run of a year-month site has a few dozen
+    # each distinct lastmod text judged once (the core counts them): a run of a year-month
+    # site has a few dozen
     why = rules.why_without_day
-    texts = Counter(map(itemgetter(1), short))
-    without_day = sum(n for text, n in texts.items() if why(text))
+    without_day = sum(n for text, n in short_texts if why(text))
     return rules.counts_only(["lastmod-without-day"] * without_day)
 
 

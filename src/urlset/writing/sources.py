@@ -228,8 +228,9 @@ _AHEAD = 2  # batches read ahead (4,096 rows each)
 
 def ahead(batches: Iterator[_T]) -> Iterator[_T]:
     """``batches`` as they are, each read and parsed on a thread while the ones before it
-    are used: the core parses a source's next rows (the GIL released) on one core while the
-    build renders, de-duplicates and hands out the rows before them on the other. An error
+    are used: the core parses a source's next rows (the GIL released) on one core, and
+    renders them as the batch before them was rendered (``SourceReader.rows``), while the
+    build de-duplicates, writes and hands out the rows before them on the other. An error
     reading (an OSError, a damaged gzip stream) comes where it happened, after every batch
     before it. Closed early, it stops the thread before returning (the stream is the
     caller's to close)."""

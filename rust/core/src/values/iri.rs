@@ -67,20 +67,19 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
         .position(|b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
         .unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_len);
-    let (host_text, port_text) = match memchr::memrchr(b':', authority.as_bytes()) {
-        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-        None => (authority, None),
-    };
     let mut out = String::with_capacity(text.len() + text.len() / 2);
-    out.push_str(if https { "https://" } else { "http://" });
-    push_host(&mut out, host_text)?;
-    if let Some(digits) = port_text {
-        let port = port_number(digits)?;
-        if port != if https { 443 } else { 80 } {
-            out.push(':');
-            push_number(&mut out, port);
+    // the origin is its text's alone: a sitemap's locs share a few, each made once
+    LAST_ORIGIN.with_borrow_mut(|(from, to)| {
+        let given = &text[..text.len() - tail.len()];
+        if from != given {
+            from.clear(); // first: an origin refused leaves no stale pair behind
+            to.clear();
+            push_origin(to, https, authority)?;
+            from.push_str(given);
         }
-    }
+        out.push_str(to);
+        Some(())
+    })?;
     let tail = &tail[..memchr::memchr(b'#', tail.as_bytes()).unwrap_or(tail.len())];
     let (path, query) = match memchr::memchr(b'?', tail.as_bytes()) {
         Some(i) => (&tail[..i], Some(&tail[i..])),
@@ -102,6 +101,26 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
         push_escaped(&mut out, q);
     }
     (out.len() <= MAX_LOC_LENGTH).then_some(out)
+}
+
+/// `scheme://authority` as WHATWG writes it: the scheme in lower case, the host as
+/// [`push_host`] writes it, the port without leading zeros and left out when it is the
+/// scheme's. None: a host or port done by the Python function.
+fn push_origin(out: &mut String, https: bool, authority: &str) -> Option<()> {
+    let (host_text, port_text) = match memchr::memrchr(b':', authority.as_bytes()) {
+        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+        None => (authority, None),
+    };
+    out.push_str(if https { "https://" } else { "http://" });
+    push_host(out, host_text)?;
+    if let Some(digits) = port_text {
+        let port = port_number(digits)?;
+        if port != if https { 443 } else { 80 } {
+            out.push(':');
+            push_number(out, port);
+        }
+    }
+    Some(())
 }
 
 /// The host as WHATWG writes it: a domain name in lower case, punycode for its non-ASCII
@@ -144,6 +163,8 @@ fn push_host(out: &mut String, host: &str) -> Option<()> {
 }
 
 thread_local! {
+    /// The last `scheme://authority` text [`push_origin`] took and what it wrote.
+    static LAST_ORIGIN: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
     /// The last host IDNA converted and its ASCII form: a sitemap's locs share a few hosts.
     static LAST_HOST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
 }
@@ -288,6 +309,30 @@ mod tests {
             "https://a.test/\u{FFFD}",
         ] {
             assert_eq!(uri(odd), None, "{odd}");
+        }
+        // each after the one before: an origin taken (or refused) before changes no answer
+        for (iri, want) in [
+            ("https://a.test/é", Some("https://a.test/%C3%A9")),
+            ("https://a.test:99999/", None),
+            ("https://a.test/x", Some("https://a.test/x")),
+            ("https://a.test:99999/", None),
+            ("https://a.test:99999/", None),
+            ("https://a.test:8080/", Some("https://a.test:8080/")),
+            ("https://a.test:8080/", Some("https://a.test:8080/")),
+            ("https://a.test/", Some("https://a.test/")),
+            ("HTTPS://a.test/", Some("https://a.test/")),
+            ("https://A.test/", Some("https://a.test/")),
+            ("https://a.test.evil/", Some("https://a.test.evil/")),
+            (
+                "https://bücher.example/",
+                Some("https://xn--bcher-kva.example/"),
+            ),
+            (
+                "https://bücher.example:443/",
+                Some("https://xn--bcher-kva.example/"),
+            ),
+        ] {
+            assert_eq!(uri(iri).as_deref(), want, "{iri}");
         }
         let long = format!("https://a.test/{}", "é".repeat(700));
         assert_eq!(uri(&long), None);

@@ -9,10 +9,11 @@ use crate::values::iri::iri_to_uri;
 use crate::values::loc::plain_loc_under;
 
 /// Bytes of a plain URI as the writer takes it (RFC 3986's unreserved and sub-delims, `:`,
-/// `@`, `/`, `?`; `&` and `'` as they are, the writer escapes them): 0; any other byte, `%`
-/// among them, 1.
+/// `@`, `/`, `?`; `&` and `'` as they are, the writer escapes them): 0; `%` (plain when it
+/// starts an escape): [`PERCENT`]; any other byte (never plain): [`NEVER`].
 const OTHER: [u8; 256] = {
-    let mut table = [1u8; 256];
+    let mut table = [NEVER; 256];
+    table[b'%' as usize] = PERCENT;
     let plain =
         b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?";
     let mut i = 0;
@@ -22,6 +23,8 @@ const OTHER: [u8; 256] = {
     }
     table
 };
+const PERCENT: u8 = 1;
+const NEVER: u8 = 2;
 
 /// True when `loc` starts with `prefix` (a directory URI whose origin the caller checked), is
 /// at most `max_length` bytes and is a plain URI (`values::loc::plain_loc_under`).
@@ -33,10 +36,42 @@ pub fn plain_under(loc: &str, prefix: &str, max_length: usize) -> bool {
     let other = bytes
         .iter()
         .fold(0u8, |other, &byte| other | OTHER[usize::from(byte)]);
-    // a dot segment starts with "/." (WHATWG would rewrite it); a loc has a few slashes
-    let dot_segment =
-        || memchr::memchr_iter(b'/', bytes).any(|at| bytes.get(at + 1) == Some(&b'.'));
-    (other == 0 && !dot_segment()) || plain_loc_under(loc, prefix, max_length)
+    if other & NEVER != 0 {
+        return false; // a byte no plain URI holds (an IRI's, a space): the full check agrees
+    }
+    (other == 0 && !dot_segment(bytes)) || plain_loc_under(loc, prefix, max_length)
+}
+
+/// Whether `bytes` holds "/." (a dot segment starts so, and WHATWG would rewrite it): every
+/// pair of neighbours looked at without a branch (vector code; a loc is short, and a search
+/// call a slash cost more).
+fn dot_segment(bytes: &[u8]) -> bool {
+    let pairs = bytes.iter().zip(bytes.iter().skip(1));
+    pairs.fold(false, |found, (&a, &b)| found | ((a == b'/') & (b == b'.')))
+}
+
+/// Whether `bytes` holds `%2E` or `%2e` (a dot to WHATWG), looked at as [`dot_segment`].
+fn dot_escape(bytes: &[u8]) -> bool {
+    let triples = bytes
+        .iter()
+        .zip(bytes.iter().skip(1))
+        .zip(bytes.iter().skip(2));
+    triples.fold(false, |found, ((&a, &b), &c)| {
+        found | ((a == b'%') & (b == b'2') & (c | 0x20 == b'e'))
+    })
+}
+
+/// [`plain_under`] of a URI [`iri_to_uri`] made: its bytes are all ones a plain URI holds
+/// and each `%` starts an escape (it escapes every other byte), so what is left to check is
+/// the length, the prefix, a dot segment and a `%2E` (a dot to WHATWG).
+fn made_uri_under(uri: &str, prefix: &str, max_length: usize) -> bool {
+    let bytes = uri.as_bytes();
+    let under = bytes.len() <= max_length
+        && bytes.starts_with(prefix.as_bytes())
+        && !dot_segment(bytes)
+        && !dot_escape(bytes);
+    debug_assert_eq!(under, plain_under(uri, prefix, max_length), "{uri:?}");
+    under
 }
 
 /// The loc the writer writes for a row's `loc` when the core can tell it: the text itself when
@@ -53,7 +88,7 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
         return Some(loc);
     }
     let uri = iri_to_uri(&loc)?;
-    plain_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
+    made_uri_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
 }
 
 /// `loc` made absolute against `prefix` (a directory URI, `scheme://authority/path/`, as the
@@ -119,7 +154,8 @@ fn has_scheme(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{plain_under, resolved, writable_loc};
+    use super::{made_uri_under, plain_under, resolved, writable_loc};
+    use crate::values::iri::iri_to_uri;
     use crate::values::loc::plain_loc_under;
 
     #[test]
@@ -167,6 +203,54 @@ mod tests {
             written("https://x.org/shop/a").as_deref(),
             Some("https://x.org/shop/a")
         );
+    }
+
+    #[test]
+    fn a_made_uri_is_judged_as_the_full_check_judges_it() {
+        let prefixes = [
+            "https://x.org/",
+            "https://x.org/a/",
+            "https://xn--bcher-kva.example/",
+        ];
+        let pieces = [
+            "a", "Z", "0", "-", ".", "_", "~", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";",
+            "=", ":", "@", "/", "?", "%", "%2e", "%2E", "%41", "%4", "%zz", "#", " ", "\"", "<",
+            ">", "\\", "^", "`", "{", "|", "}", "[", "]", "é", "€", "..", "/.", "/..", "%e2",
+        ];
+        let starts = [
+            "https://x.org/",
+            "HTTPS://X.org",
+            "https://bücher.example/",
+            "http://x.org:80/",
+        ];
+        let mut state = 7u64;
+        let mut next = |below: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % below
+        };
+        let mut made = 0;
+        for _ in 0..20_000 {
+            let mut loc = String::from(starts[next(starts.len())]);
+            for _ in 0..next(12) {
+                loc.push_str(pieces[next(pieces.len())]);
+            }
+            let Some(uri) = iri_to_uri(&loc) else {
+                continue;
+            };
+            made += 1;
+            for prefix in prefixes {
+                for max in [2048, 24] {
+                    assert_eq!(
+                        made_uri_under(&uri, prefix, max),
+                        plain_under(&uri, prefix, max),
+                        "{loc:?} -> {uri:?} under {prefix} ({max})"
+                    );
+                }
+            }
+        }
+        assert!(made > 5_000, "{made}");
     }
 
     #[test]

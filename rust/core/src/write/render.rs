@@ -2,6 +2,8 @@
 //! entry ends, its lastmod (for the index's newest and the future check) and its loc's hash
 //! (for de-duplication), so a document takes a run of entries as one slice of bytes.
 
+use std::collections::HashMap;
+
 use super::escape::escape_into;
 use crate::values::extensions::Extensions;
 use crate::values::lastmod::{Lastmod, Precision};
@@ -483,6 +485,37 @@ impl Rendered {
         lastmods.filter(later).map(|(index, _)| index).collect()
     }
 
+    /// The distinct texts of the lastmods that are a year or a month alone, each with how
+    /// many entries have it, in the order of first use: what the build counts when the
+    /// examples of `lastmod-without-day` are full (a year-month site has a few dozen such
+    /// texts over millions of entries).
+    pub fn without_day_texts(&self) -> Vec<(String, usize)> {
+        if self.all_with_day() {
+            return Vec::new();
+        }
+        let mut first: HashMap<(bool, u16, u8), usize> = HashMap::new();
+        let mut texts: Vec<(Lastmod, usize)> = Vec::new();
+        for lastmod in self.lastmods.iter().flatten() {
+            let month = match lastmod.precision {
+                Precision::Year => false,
+                Precision::Month => true,
+                _ => continue,
+            };
+            let key = (month, lastmod.year, if month { lastmod.month } else { 0 });
+            let index = *first.entry(key).or_insert_with(|| {
+                texts.push((*lastmod, 0));
+                texts.len() - 1
+            });
+            texts[index].1 += 1;
+        }
+        let text = |lastmod: Lastmod| {
+            let mut text = Vec::with_capacity(8);
+            lastmod.write(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        };
+        texts.into_iter().map(|(l, n)| (text(l), n)).collect()
+    }
+
     /// The entries whose lastmod is a year or a month alone, with its text.
     pub fn without_day(&self) -> Vec<(usize, String)> {
         if self.all_with_day() {
@@ -525,6 +558,34 @@ mod tests {
             "<url><loc>https://x.org/?a=1&amp;b=&apos;2&apos;</loc><lastmod>2024-01-02</lastmod>\
              <changefreq>daily</changefreq><priority>0.5</priority></url>\n"
         );
+    }
+
+    #[test]
+    fn lastmods_without_a_day_are_counted_by_text() {
+        let mut rendered = Rendered::with_capacity(7);
+        for lastmod in [
+            "2024-02",
+            "2024",
+            "2024-02-03",
+            "2024-02",
+            "",
+            "2023-12",
+            "2024",
+        ] {
+            rendered.push("https://x.org/a", &values(lastmod), false);
+        }
+        let counted = rendered.without_day_texts();
+        let want = [("2024-02", 2), ("2024", 2), ("2023-12", 1)];
+        assert_eq!(counted, want.map(|(text, n)| (text.to_owned(), n)));
+        // the same texts as the per-entry list, counted
+        let each = rendered.without_day();
+        assert_eq!(each.len(), 5);
+        for (text, n) in &counted {
+            assert_eq!(each.iter().filter(|(_, t)| t == text).count(), *n);
+        }
+        let mut with_days = Rendered::with_capacity(1);
+        with_days.push("https://x.org/a", &values("2024-02-03"), false);
+        assert!(with_days.without_day_texts().is_empty());
     }
 
     #[test]
