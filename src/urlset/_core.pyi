@@ -122,6 +122,21 @@ def loc_column_authorities(
     offsets: bytes, values: bytes, start: int, stop: int, /
 ) -> list[tuple[str, int, int]] | None: ...
 def loc_column_hashes(offsets: bytes, values: bytes, start: int, stop: int, /) -> bytes: ...
+def judge_lastmods(
+    offsets: bytes,
+    instants: bytes,
+    start: int,
+    stop: int,
+    latest_day: int,
+    now: int | None,
+    /,
+) -> tuple[
+    int | None,  # the newest date's record (the first of equals)
+    int | None,  # the newest time's record
+    bytes,  # the records flagged: dates after the latest day, then times after now (u32s)
+    bytes,  # the years and months (u32s)
+]: ...
+def column_texts_at(offsets: bytes, values: bytes, start: int, rows: bytes, /) -> list[str]: ...
 def loc_column_starts_with(
     offsets: bytes, values: bytes, start: int, stop: int, prefix: bytes, /
 ) -> bool: ...

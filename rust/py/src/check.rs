@@ -1,8 +1,9 @@
 //! The checker's scans of the bytes as written (`urlset_core::check`).
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 use urlset_core::check::ext_json;
+use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 
@@ -155,9 +156,69 @@ fn loc_column_authorities(
     }))
 }
 
+/// A run's lastmods (`urlset_core::check::lastmods`): rows `start..stop` of the lastmod
+/// text column (its offsets) and the instant column (its values buffer), the latest day's
+/// instant and now's (None: no time flagged): the newest date's row and the newest time's
+/// (None for none), the flagged rows and the years and months (native-endian u32s, counted
+/// from `start`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[allow(clippy::type_complexity)]
+fn judge_lastmods<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    instants: &[u8],
+    start: usize,
+    stop: usize,
+    latest_day: i64,
+    now: Option<i64>,
+) -> PyResult<(
+    Option<usize>,
+    Option<usize>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
+    let texts = StringColumn::new(offsets, b"");
+    let found = py
+        .detach(|| lastmods::judge(texts, instants, start, stop, latest_day, now))
+        .ok_or_else(outside)?;
+    let words = |rows: &[u32]| -> Vec<u8> { rows.iter().flat_map(|v| v.to_ne_bytes()).collect() };
+    Ok((
+        found.newest_date,
+        found.newest_time,
+        PyBytes::new(py, &words(&found.flagged)),
+        PyBytes::new(py, &words(&found.reduced)),
+    ))
+}
+
+/// The texts of `rows` (native-endian u32s, counted from `start`) of a string column (its
+/// offsets and values buffers) as strings: a few records' locs, lastmods or JSON without
+/// making every row's.
+#[pyfunction]
+fn column_texts_at<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    rows: &[u8],
+) -> PyResult<Vec<Bound<'py, PyString>>> {
+    let column = StringColumn::new(offsets, values);
+    rows.chunks_exact(4)
+        .map(|word| {
+            let row = start + u32::from_ne_bytes(word.try_into().map_err(|_| outside())?) as usize;
+            let text = column
+                .row(row)
+                .and_then(|bytes| std::str::from_utf8(bytes).ok());
+            Ok(PyString::new(py, text.ok_or_else(outside)?))
+        })
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
+    m.add_function(wrap_pyfunction!(judge_lastmods, m)?)?;
+    m.add_function(wrap_pyfunction!(column_texts_at, m)?)?;
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add("EXT_JSON_FLAGGED", ext_json::FLAGGED)?;

@@ -14,7 +14,6 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
-from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
@@ -161,6 +160,9 @@ class EntryRules:
         self._ages: NewsAges | None = None
         self._reduced: dict[str, list[tuple[str, str]]] = {}
         self._hreflangs: dict[str, str] = {}  # one string per hreflang code (ext_columns)
+        # the lastmod rules' limits as the core's instants (microseconds since 1970 UTC)
+        self._latest_day = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
+        self._now = None if now is None else (now - _EPOCH) // _MICROSECOND
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -232,11 +234,12 @@ class EntryRules:
         return said
 
     def _reduced_listed(self, texts: list[str], reduced: list[int]) -> list[int]:
-        """The records among ``reduced`` (a year or a month each) whose findings may still
-        be listed; the others' findings, every code past its cap, counted at once."""
+        """The records among ``reduced`` (a year or a month each, its text in ``texts``)
+        whose findings may still be listed; the others' findings, every code past its cap,
+        counted at once."""
         found = self.found
         full: set[str] = set()
-        for text, n in Counter(map(texts.__getitem__, reduced)).items():
+        for text, n in Counter(texts).items():
             said = self._reduced_findings(text)
             if not any(found.has_room(code) for code, _ in said):
                 full.add(text)
@@ -244,7 +247,7 @@ class EntryRules:
                     found.count(code, n)
         if not full:
             return reduced
-        return [i for i in reduced if texts[i] not in full]
+        return [i for i, text in zip(reduced, texts, strict=True) if text not in full]
 
     def _extensions(self, url: Url) -> None:
         """Their own rules, and the set-wide ones (hreflang, news)."""
@@ -289,9 +292,12 @@ class EntryRules:
         hosts, found = self.hosts, self.found
         seen = hosts.seen
         todo = sorted(extended | flags | outside | links.keys())
-        loc_of = run.loc_of(len(todo))
+        needed = sorted(flags | outside)  # the records whose loc a rule here words
+        locs = dict(zip(needed, run.locs_at(needed), strict=True))
+        lastmods = sorted(flags)
+        texts = dict(zip(lastmods, run.lastmod_texts_at(lastmods), strict=True))
         for i in todo:
-            loc = loc_of(i)
+            loc = locs.get(i, "")
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
@@ -301,7 +307,7 @@ class EntryRules:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
             if i in flags:
-                text = run.lastmod(i)
+                text = texts[i]
                 if len(text) in (4, 7):  # a year, a month: each a finding, the same per text
                     self._reduced_rules(text, loc)
                 else:
@@ -381,32 +387,23 @@ class EntryRules:
 
     def _lastmods_of(self, run: Records) -> list[int]:
         """Newest lastmods, and the records a lastmod rule may flag (a date after the latest
-        day, a time after now), by their instants (the text read only for the newest and
-        the flagged); every year and month among them (each a finding)."""
-        lengths = run.lastmod_lengths
-        flagged: list[int] = []
+        day, a time after now), judged by their instants in the core (the text read only for
+        the newest and the flagged); every year and month among them (each a finding)."""
+        at_date, at_time, flagged, reduced = run.judge_lastmods(self._latest_day, self._now)
         newest: list[tuple[int, date]] = []  # the run's newest date-kind lastmods, by kind
-        if 4 in lengths or 7 in lengths:
-            texts = run.lastmod_texts()
-            reduced = [i for i, n in enumerate(lengths) if n == 4 or n == 7]
+        if reduced:
+            texts = run.lastmod_texts_at(reduced)
             newest.append(_newest_reduced(texts, reduced))
-            flagged = self._reduced_listed(texts, reduced)
-        shortest, longest = min(lengths), max(lengths)
-        if 10 in lengths:  # dates (at the start of their day in UTC)
-            where, at = _newest(run.instants, lengths, operator.eq, shortest == longest)
-            newest.append((where[at], date.fromisoformat(run.lastmod(where[at]))))
-            limit = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
-            flagged += _after(run.instants, where, limit)
+            flagged += self._reduced_listed(texts, reduced)
+        if at_date is not None:  # dates (at the start of their day in UTC)
+            newest.append((at_date, date.fromisoformat(run.lastmod(at_date))))
         for _, day in sorted(newest, key=operator.itemgetter(0)):  # in document order
             if self.newest_date is None or day > self.newest_date:
                 self.newest_date = day
-        if longest > 10:  # times
-            where, at = _newest(run.instants, lengths, operator.gt, shortest > 10)
-            moment = cast(datetime, from_formatted(run.lastmod(where[at])))
+        if at_time is not None:  # times
+            moment = cast(datetime, from_formatted(run.lastmod(at_time)))
             if self.newest_time is None or moment > self.newest_time:
                 self.newest_time = moment
-            if self.now is not None:
-                flagged += _after(run.instants, where, (self.now - _EPOCH) // _MICROSECOND)
         return flagged
 
     def newest(self) -> Lastmod | None:
@@ -419,24 +416,12 @@ def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
     return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
 
 
-def _newest(
-    instants: array[int], lengths: list[int], kind: Any, every: bool
-) -> tuple[Sequence[int], int]:
-    """The records of one kind of lastmod (``kind(length, 10)``: dates or times), and which
-    of them is the newest (the first of equal instants)."""
-    if every:
-        return range(len(instants)), instants.index(max(instants))
-    where = list(compress(range(len(lengths)), map(kind, lengths, repeat(10))))
-    times = array("q", map(instants.__getitem__, where))
-    return where, times.index(max(times))
-
-
 def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:
     """The first of the newest years and months among the records ``where`` (their lastmod
-    texts in ``texts``), each distinct text read once."""
+    texts, ``texts``), each distinct text read once."""
     firsts: dict[str, int] = {}
-    for i in where:
-        firsts.setdefault(texts[i], i)
+    for text, i in zip(texts, where, strict=True):
+        firsts.setdefault(text, i)
     best: tuple[int, date] | None = None
     for text, i in firsts.items():  # in document order
         value = from_formatted(text)
@@ -444,13 +429,6 @@ def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:
             best = (i, value)
     assert best is not None
     return best
-
-
-def _after(instants: array[int], where: Sequence[int], limit: int) -> list[int]:
-    """The records among ``where`` whose instant is after ``limit``."""
-    if max(map(instants.__getitem__, where)) <= limit:
-        return []
-    return [i for i in where if instants[i] > limit]
 
 
 _MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH

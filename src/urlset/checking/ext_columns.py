@@ -113,11 +113,9 @@ def judged(
         import json  # with the first record that has alternates
 
         decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
-        loc_of = run.loc_of(len(linked))
-        for i, fields in zip(linked, decoded, strict=True):
+        for i, loc, fields in zip(linked, run.locs_at(linked), decoded, strict=True):
             # held for the whole set: the page's own loc and one string per hreflang code
             # stand for their copies (a third of the set rule's memory on a set of them)
-            loc = loc_of(i)
             out.links[i] = (
                 loc,
                 {
