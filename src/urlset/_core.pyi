@@ -100,8 +100,6 @@ def loc_hashes(locs: list[str], /) -> bytes: ...
 # the per-URL extension rules on a run's JSON (core/src/check/ext_json.rs)
 EXT_JSON_CODES: list[str]  # the codes counted per record, in order
 EXT_JSON_KINDS: list[str]  # then the kinds
-EXT_JSON_FLAGGED: int  # a record's status: not the core's usual JSON, for the careful way
-EXT_JSON_FOUND: int  # a record's status: judged, with findings
 
 def judge_extensions(
     ext_offsets: bytes,
@@ -112,8 +110,15 @@ def judge_extensions(
     stop: int,
     /,
 ) -> tuple[
-    bytes,  # each record's status (a byte)
-    bytes,  # its counts: the codes', then the kinds' (native-endian u32s)
+    tuple[
+        bytes,  # the records flagged for the careful way (native-endian u32s)
+        bytes,  # the records judged with findings (u32s)
+        bytes,  # the records judged that have alternates (u32s)
+        bytes,  # a byte a record: 1 for a plain page among those judged (no alternates)
+        bytes,  # a byte a record: 1 for one without extensions
+        list[int],  # each kind's total over the records judged
+    ],
+    bytes,  # each record's counts: the codes', then the kinds' (native-endian u32s)
     bytes,  # each news item's record (u32s)
     bytes,  # and its date (i32s: an index into the dates, -1 for none)
     list[str],  # the distinct dates

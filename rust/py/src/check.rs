@@ -84,16 +84,31 @@ fn loc_column_starts_with(
 }
 
 /// A run's records judged by the per-URL extension rules from their JSON
-/// (`urlset_core::check::ext_json`): each record's status (a byte), its counts (the codes' and
-/// the kinds', native-endian u32s), each news item's record (u32s) and date (i32s: an index
-/// into the distinct dates, -1 for none), and the distinct dates.
+/// (`urlset_core::check::ext_json`), sorted so that Python walks none of them: the records
+/// flagged for the careful way, those with findings and those with alternates (native-endian
+/// u32s, counted from the run's first); a byte a record for the plain pages among those
+/// judged and one for the records without extensions; each kind's total over the records
+/// judged; every record's counts (the codes', then the kinds', u32s); each news item's record
+/// (u32s) and date (i32s: an index into the distinct dates, -1 for none), and the distinct
+/// dates.
 type JudgedColumns<'py> = (
-    Bound<'py, PyBytes>,
+    (
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Vec<u64>,
+    ),
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
     Vec<String>,
 );
+
+fn words(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+}
 
 /// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
 /// column's buffers): see `JudgedColumns`.
@@ -110,18 +125,28 @@ fn judge_extensions<'py>(
 ) -> PyResult<JudgedColumns<'py>> {
     let extensions = StringColumn::new(ext_offsets, ext_values);
     let locs = StringColumn::new(loc_offsets, loc_values);
-    let judged = py
-        .detach(|| ext_json::judge(extensions, locs, start, stop))
+    let (judged, rows) = py
+        .detach(|| {
+            ext_json::judge(extensions, locs, start, stop).map(|judged| {
+                let rows = judged.rows();
+                (judged, rows)
+            })
+        })
         .ok_or_else(outside)?;
-    let words =
-        |values: &[u32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_ne_bytes()).collect() };
     let dates: Vec<u8> = judged
         .news_dates
         .iter()
         .flat_map(|v| v.to_ne_bytes())
         .collect();
     Ok((
-        PyBytes::new(py, &judged.status),
+        (
+            PyBytes::new(py, &words(&rows.flagged)),
+            PyBytes::new(py, &words(&rows.found)),
+            PyBytes::new(py, &words(&rows.linked)),
+            PyBytes::new(py, &rows.plain),
+            PyBytes::new(py, &rows.without),
+            rows.kinds.to_vec(),
+        ),
         PyBytes::new(py, &words(&judged.counts)),
         PyBytes::new(py, &words(&judged.news_records)),
         PyBytes::new(py, &dates),
@@ -182,7 +207,6 @@ fn judge_lastmods<'py>(
     let found = py
         .detach(|| lastmods::judge(texts, instants, start, stop, latest_day, now))
         .ok_or_else(outside)?;
-    let words = |rows: &[u32]| -> Vec<u8> { rows.iter().flat_map(|v| v.to_ne_bytes()).collect() };
     Ok((
         found.newest_date,
         found.newest_time,
@@ -221,8 +245,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(column_texts_at, m)?)?;
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
-    m.add("EXT_JSON_FLAGGED", ext_json::FLAGGED)?;
-    m.add("EXT_JSON_FOUND", ext_json::FOUND)?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

@@ -274,18 +274,11 @@ class EntryRules:
         reciprocity = self.set_checks.reciprocity
         with_extensions = run.with_extensions
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
-        if with_extensions:  # the pages without extensions now, the others once judged
-            plain = bytearray(b"\x01") * count
-            for i in with_extensions:
-                plain[i] = 0
-            reciprocity.add_plain_hashes(
-                array("Q", compress(memoryview(hashes).cast("Q"), plain)).tobytes()
-            )
+        links: dict[int, tuple[str, dict[str, str]]] = {}
+        if with_extensions:  # the pages without extensions, then the others once judged
+            with_extensions, links = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
-        links: dict[int, tuple[str, dict[str, str]]] = {}
-        if with_extensions:
-            with_extensions, links = self._judged(run, with_extensions, hashes)
         if not (outside or flagged or with_extensions or links):
             return
         extended, flags = set(with_extensions), set(flagged)
@@ -314,18 +307,20 @@ class EntryRules:
                     self._lastmod_rules(from_formatted(text), loc)
 
     def _judged(
-        self, run: Records, where: list[int], hashes: bytes
+        self, run: Records, hashes: bytes
     ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]]]:
-        """The records among ``where`` a per-URL extension rule flags (made values later),
+        """The records with extensions a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
-        locs' hashes, for the pages without alternates); and their hreflang links by
-        record, for the reciprocity in document order."""
+        locs' hashes: the pages without extensions, then those without alternates); and
+        their hreflang links by record, for the reciprocity in document order."""
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(run, where, self._ages, kinds, self.found, self._hreflangs)
+        found = judged(run, self._ages, kinds, self.found, self._hreflangs)
+        reciprocity = self.set_checks.reciprocity
+        reciprocity.add_plain_hashes(_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
-        self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
+        reciprocity.add_plain_hashes(_hashes_where(hashes, found.plain))
         return found.flagged, found.links
 
     def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
@@ -411,9 +406,9 @@ class EntryRules:
         return rules.newest(known)
 
 
-def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` at the indexes ``where``."""
-    return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
+def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
+    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1."""
+    return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 
 def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from .._core import EXT_JSON_CODES, EXT_JSON_FLAGGED, EXT_JSON_FOUND, EXT_JSON_KINDS
+from .._core import EXT_JSON_CODES, EXT_JSON_KINDS
 from ..dates import from_formatted, instant
 from .findings import Findings
 from .records import Records
@@ -31,14 +31,17 @@ from .records import Records
 class Judged:
     """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
     made values, in document order); ``links``, the others' locs and hreflang links (loc,
-    {href: hreflang}) by record; ``plain``, the records without alternates."""
+    {href: hreflang}) by record; ``plain``, a byte a record, 1 for those judged without
+    alternates (plain pages to the set rules); ``without``, 1 for the records without
+    extensions."""
 
-    __slots__ = ("flagged", "hreflangs", "links", "plain")
+    __slots__ = ("flagged", "hreflangs", "links", "plain", "without")
 
     def __init__(self, hreflangs: dict[str, str]) -> None:
         self.flagged: list[int] = []
         self.links: dict[int, tuple[str, dict[str, str]]] = {}
-        self.plain: list[int] = []
+        self.plain = bytearray()
+        self.without = b""
         self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
 
@@ -69,46 +72,45 @@ class NewsAges:
 
 def judged(
     run: Records,
-    where: list[int],
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
     hreflangs: dict[str, str],
 ) -> Judged:
-    """The records ``where`` of ``run`` (those with extensions) judged by the
-    per-URL rules (see the module doc); the typed extensions of the records not flagged
-    counted in ``kinds``. A record whose every finding is past its code's cap in ``found``
-    is not flagged: its findings are counted there (as listing them would count them)."""
-    status, counted, news_records, news_dates, dates = run.judge_extensions()
-    counts = memoryview(counted).cast("I").tolist()
+    """The records of ``run`` that have extensions judged by the per-URL rules (see the
+    module doc); the typed extensions of the records not flagged counted in ``kinds``. A
+    record whose every finding is past its code's cap in ``found`` is not flagged: its
+    findings are counted there (as listing them would count them). The core sorts the
+    records (``_core.judge_extensions``), so only the flagged, those with findings and those
+    with alternates are walked here."""
+    rows, counted, news_records, news_dates, dates = run.judge_extensions()
+    careful_rows, found_rows, linked_rows, plain, without, totals = rows
+    counts = memoryview(counted).cast("I")
     old = _old_news(ages, dates, news_records, news_dates)
     out = Judged(hreflangs)
+    out.plain, out.without = bytearray(plain), without
     # a code's room does not change while a run is judged: a record past every cap counts
     # only codes that have none left, and a flagged record's findings are added later
-    careful = {i for i in where if status[i] == EXT_JSON_FLAGGED}
-    with_findings = [i for i in where if status[i] == EXT_JSON_FOUND or i in old]
+    careful = set(_rows(careful_rows))
+    with_findings = sorted({*_rows(found_rows), *old})
     listed: set[int] = set()
     if with_findings:
         for k, code in enumerate(EXT_JSON_CODES):
             if found.has_room(code):
-                column = counts[k::_WIDTH]
-                listed.update(i for i in with_findings if column[i])
+                listed.update(i for i in with_findings if counts[i * _WIDTH + k])
         if found.has_room("news-too-old"):
             listed.update(i for i in with_findings if i in old)
         past = [i for i in with_findings if i not in listed]
         for k, code in enumerate(EXT_JSON_CODES):
-            found.count(code, sum(map(counts[k::_WIDTH].__getitem__, past)))
+            found.count(code, sum(counts[i * _WIDTH + k] for i in past))
         found.count("news-too-old", sum(old.get(i, 0) for i in past))
-    flagged = careful | listed
-    out.flagged = sorted(flagged)
-    clean = [i for i in where if i not in flagged] if flagged else where
+    out.flagged = sorted(careful | listed)
+    # the kinds of the records judged in the core, but those listed (made values later)
     for k, kind in enumerate(EXT_JSON_KINDS):
-        column = counts[_CODES + k :: _WIDTH]
-        kinds[kind] += sum(map(column.__getitem__, clean))
-    alternates = counts[_WIDTH - 1 :: _WIDTH]
-    linked = [i for i in clean if alternates[i]]
-    # a page without alternates is a plain page to the set rules, as ``Reciprocity.add`` has it
-    out.plain = [i for i in clean if not alternates[i]]
+        kinds[kind] += totals[k] - sum(counts[i * _WIDTH + _CODES + k] for i in listed)
+    for i in listed:  # not a plain page here: its value is added to the set rules
+        out.plain[i] = 0
+    linked = [i for i in _rows(linked_rows) if i not in listed]
     if linked:
         import json  # with the first record that has alternates
 
@@ -126,6 +128,11 @@ def judged(
                 },
             )
     return out
+
+
+def _rows(words: bytes) -> list[int]:
+    """Row numbers from the core's native-endian u32s."""
+    return memoryview(words).cast("I").tolist()
 
 
 _CODES = len(EXT_JSON_CODES)

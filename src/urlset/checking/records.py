@@ -142,9 +142,12 @@ class Records:
             return list(map(self._locs.__getitem__, where))
         return _texts_at(self._loc_buffers, self._base, where)
 
-    def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
+    def judge_extensions(
+        self,
+    ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes, list[int]], bytes, bytes, bytes, list[str]]:
         """The per-URL extension rules on every record's JSON, in the core
-        (``_core.judge_extensions``: statuses, counts, news items and their dates)."""
+        (``_core.judge_extensions``: the records by status, counts, news items and their
+        dates)."""
         _, ext_offsets, ext_values = self._ext_buffers
         _, loc_offsets, loc_values = self._loc_buffers
         stop = self._base + self.count
