@@ -129,6 +129,7 @@ def loc_column_authorities(
 def loc_column_hashes(offsets: bytes, values: bytes, start: int, stop: int, /) -> bytes: ...
 def judge_lastmods(
     offsets: bytes,
+    values: bytes,
     instants: bytes,
     start: int,
     stop: int,
@@ -140,6 +141,8 @@ def judge_lastmods(
     int | None,  # the newest time's record
     bytes,  # the records flagged: dates after the latest day, then times after now (u32s)
     bytes,  # the years and months (u32s)
+    list[tuple[str, int, int]],  # their distinct texts: text, first record, records
+    bytes,  # each one's text (u32s: an index into the texts)
 ]: ...
 def column_texts_at(offsets: bytes, values: bytes, start: int, rows: bytes, /) -> list[str]: ...
 def loc_column_starts_with(

@@ -182,38 +182,57 @@ fn loc_column_authorities(
 }
 
 /// A run's lastmods (`urlset_core::check::lastmods`): rows `start..stop` of the lastmod
-/// text column (its offsets) and the instant column (its values buffer), the latest day's
-/// instant and now's (None: no time flagged): the newest date's row and the newest time's
-/// (None for none), the flagged rows and the years and months (native-endian u32s, counted
-/// from `start`).
+/// text column (its offsets and values) and the instant column (its values buffer), the
+/// latest day's instant and now's (None: no time flagged): the newest date's row and the
+/// newest time's (None for none), the flagged rows, the years and months (native-endian u32s,
+/// counted from `start`), their distinct texts (text, first row, rows) and each one's
+/// (u32s: an index into the texts).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[allow(clippy::type_complexity)]
 fn judge_lastmods<'py>(
     py: Python<'py>,
     offsets: &[u8],
+    values: &[u8],
     instants: &[u8],
     start: usize,
     stop: usize,
     latest_day: i64,
     now: Option<i64>,
-) -> PyResult<(
-    Option<usize>,
-    Option<usize>,
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-)> {
-    let texts = StringColumn::new(offsets, b"");
+) -> PyResult<JudgedLastmods<'py>> {
+    let texts = StringColumn::new(offsets, values);
     let found = py
         .detach(|| lastmods::judge(texts, instants, start, stop, latest_day, now))
         .ok_or_else(outside)?;
+    let groups = found
+        .groups
+        .iter()
+        .map(|(text, first, rows)| {
+            Ok((
+                String::from_utf8(text.clone()).map_err(|_| outside())?,
+                *first,
+                *rows,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     Ok((
         found.newest_date,
         found.newest_time,
         PyBytes::new(py, &words(&found.flagged)),
         PyBytes::new(py, &words(&found.reduced)),
+        groups,
+        PyBytes::new(py, &words(&found.group_of)),
     ))
 }
+
+/// See `judge_lastmods`.
+type JudgedLastmods<'py> = (
+    Option<usize>,
+    Option<usize>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Vec<(String, u32, u32)>,
+    Bound<'py, PyBytes>,
+);
 
 /// The texts of `rows` (native-endian u32s, counted from `start`) of a string column (its
 /// offsets and values buffers) as strings: a few records' locs, lastmods or JSON without

@@ -233,21 +233,26 @@ class EntryRules:
             said = self._reduced[text] = self._lastmod_findings(from_formatted(text))
         return said
 
-    def _reduced_listed(self, texts: list[str], reduced: list[int]) -> list[int]:
-        """The records among ``reduced`` (a year or a month each, its text in ``texts``)
-        whose findings may still be listed; the others' findings, every code past its cap,
-        counted at once."""
+    def _reduced_listed(
+        self, groups: list[tuple[str, int, int]], reduced: list[int], group_of: bytes
+    ) -> list[int]:
+        """The records among ``reduced`` (a year or a month each, its distinct text's index
+        in ``group_of``) whose findings may still be listed; the others' findings, every
+        code past its cap, counted at once per text."""
         found = self.found
-        full: set[str] = set()
-        for text, n in Counter(texts).items():
+        full: set[int] = set()
+        for group, (text, _, n) in enumerate(groups):
             said = self._reduced_findings(text)
             if not any(found.has_room(code) for code, _ in said):
-                full.add(text)
+                full.add(group)
                 for code, _ in said:
                     found.count(code, n)
         if not full:
             return reduced
-        return [i for i, text in zip(reduced, texts, strict=True) if text not in full]
+        if len(full) == len(groups):
+            return []
+        groups_of = memoryview(group_of).cast("I")
+        return [i for i, group in zip(reduced, groups_of, strict=True) if group not in full]
 
     def _extensions(self, url: Url) -> None:
         """Their own rules, and the set-wide ones (hreflang, news)."""
@@ -383,20 +388,22 @@ class EntryRules:
     def _lastmods_of(self, run: Records) -> list[int]:
         """Newest lastmods, and the records a lastmod rule may flag (a date after the latest
         day, a time after now), judged by their instants in the core (the text read only for
-        the newest and the flagged); every year and month among them (each a finding)."""
-        at_date, at_time, flagged, reduced = run.judge_lastmods(self._latest_day, self._now)
+        the newest and the flagged); every year and month among them (each a finding), by
+        their distinct texts."""
+        judged = run.judge_lastmods(self._latest_day, self._now)
+        flagged = judged.flagged
         newest: list[tuple[int, date]] = []  # the run's newest date-kind lastmods, by kind
-        if reduced:
-            texts = run.lastmod_texts_at(reduced)
-            newest.append(_newest_reduced(texts, reduced))
-            flagged += self._reduced_listed(texts, reduced)
-        if at_date is not None:  # dates (at the start of their day in UTC)
-            newest.append((at_date, date.fromisoformat(run.lastmod(at_date))))
+        if judged.reduced:
+            newest.append(_newest_reduced(judged.groups))
+            flagged += self._reduced_listed(judged.groups, judged.reduced, judged.group_of)
+        if judged.newest_date is not None:  # dates (at the start of their day in UTC)
+            at = judged.newest_date
+            newest.append((at, date.fromisoformat(run.lastmod(at))))
         for _, day in sorted(newest, key=operator.itemgetter(0)):  # in document order
             if self.newest_date is None or day > self.newest_date:
                 self.newest_date = day
-        if at_time is not None:  # times
-            moment = cast(datetime, from_formatted(run.lastmod(at_time)))
+        if judged.newest_time is not None:  # times
+            moment = cast(datetime, from_formatted(run.lastmod(judged.newest_time)))
             if self.newest_time is None or moment > self.newest_time:
                 self.newest_time = moment
         return flagged
@@ -411,17 +418,14 @@ def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
     return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 
-def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:
-    """The first of the newest years and months among the records ``where`` (their lastmod
-    texts, ``texts``), each distinct text read once."""
-    firsts: dict[str, int] = {}
-    for text, i in zip(texts, where, strict=True):
-        firsts.setdefault(text, i)
+def _newest_reduced(groups: list[tuple[str, int, int]]) -> tuple[int, date]:
+    """The first of the newest years and months of a run (``groups``: each distinct text
+    with its first record, first seen first), each text read once."""
     best: tuple[int, date] | None = None
-    for text, i in firsts.items():  # in document order
+    for text, first, _ in groups:  # in document order
         value = from_formatted(text)
         if best is None or value > best[1]:
-            best = (i, value)
+            best = (first, value)
     assert best is not None
     return best
 

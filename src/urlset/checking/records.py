@@ -8,7 +8,7 @@ import operator
 from array import array
 from functools import cache
 from itertools import compress, pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._core import (
     column_texts_at,
@@ -49,6 +49,21 @@ def _image() -> Any:
     from ..extensions.image import Image
 
     return Image._trusted
+
+
+class Lastmods(NamedTuple):
+    """What the core found of a run's lastmods, records counted from its first: the newest
+    date's and the newest time's (by instant, the first of equals; None for none), the
+    records a rule may flag (a date after the latest day, a time after now), the years and
+    months (each a finding), their distinct texts (text, first record, records; first seen
+    first) and each one's text (an index into ``groups``, native-endian u32s)."""
+
+    newest_date: int | None
+    newest_time: int | None
+    flagged: list[int]
+    reduced: list[int]
+    groups: list[tuple[str, int, int]]
+    group_of: bytes
 
 
 class Records:
@@ -166,18 +181,21 @@ class Records:
         """The lastmod texts of the records ``where``."""
         return _texts_at(self._lastmods, self._base, where)
 
-    def judge_lastmods(
-        self, latest_day: int, now: int | None
-    ) -> tuple[int | None, int | None, list[int], list[int]]:
-        """The newest date's record and the newest time's (by instant, the first of equals;
-        None for none), the records flagged (a date whose instant is after ``latest_day``'s,
-        a time after ``now``'s; none when None) and the years and months, in the core
-        (``_core.judge_lastmods``)."""
-        _, offsets, _ = self._lastmods
-        date, moment, flagged, reduced = judge_lastmods(
-            offsets, self._instants, self._base, self._base + self.count, latest_day, now
+    def judge_lastmods(self, latest_day: int, now: int | None) -> Lastmods:
+        """The run's lastmods judged in the core (``_core.judge_lastmods``): see
+        ``Lastmods``; a date is flagged when its instant is after ``latest_day``, a time when
+        after ``now`` (none when None)."""
+        _, offsets, values = self._lastmods
+        date, moment, flagged, reduced, groups, group_of = judge_lastmods(
+            offsets,
+            values or b"",
+            self._instants,
+            self._base,
+            self._base + self.count,
+            latest_day,
+            now,
         )
-        return date, moment, _rows(flagged), _rows(reduced)
+        return Lastmods(date, moment, _rows(flagged), _rows(reduced), groups, group_of)
 
     def url(self, i: int) -> Url:
         """Record ``i`` (one with extensions) as a Url."""

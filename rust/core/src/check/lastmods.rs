@@ -3,6 +3,8 @@
 //! the checker makes no Python value per lastmod: the newest date and the newest time, the
 //! records a rule may flag (a date after the latest day, a time after now) and the years and
 //! months (each a `lastmod-without-day` finding, judged by their text in Python).
+use std::collections::HashMap;
+
 use crate::check::loc_column::StringColumn;
 
 /// What [`judge`] finds in a run; rows are counted from the run's first.
@@ -17,10 +19,15 @@ pub struct Lastmods {
     pub flagged: Vec<u32>,
     /// The years and months (texts of 4 or 7 bytes), in document order.
     pub reduced: Vec<u32>,
+    /// Each distinct text among them, first seen first, with its first row and its number
+    /// of rows.
+    pub groups: Vec<(Vec<u8>, u32, u32)>,
+    /// The group of each of `reduced`.
+    pub group_of: Vec<u32>,
 }
 
-/// The lastmods of rows `start..stop`: `texts`, the lastmod text column (only its offsets are
-/// read: a text's length is its kind, 0 for none), `instants`, native-endian `i64`
+/// The lastmods of rows `start..stop`: `texts`, the lastmod text column (a text's length is
+/// its kind, 0 for none; only the years' and months' are read), `instants`, native-endian `i64`
 /// microseconds since 1970 UTC a row; `latest_day`, the instant of the latest day a date may
 /// name (a date after it is flagged); `now`, the instant a time may not pass (None: no time
 /// is flagged). None when a row is outside the buffers.
@@ -36,6 +43,7 @@ pub fn judge(
     let mut newest_date = (i64::MIN, None);
     let mut newest_time = (i64::MIN, None);
     let mut later_times = Vec::new();
+    let mut groups: HashMap<&[u8], u32> = HashMap::new();
     for row in start..stop {
         let length = texts.length(row)?;
         if length == 0 {
@@ -43,7 +51,14 @@ pub fn judge(
         }
         let at = u32::try_from(row - start).ok()?;
         if length == 4 || length == 7 {
+            let text = texts.row(row)?;
+            let group = *groups.entry(text).or_insert_with(|| {
+                out.groups.push((text.to_vec(), at, 0));
+                (out.groups.len() - 1) as u32
+            });
+            out.groups[group as usize].2 += 1;
             out.reduced.push(at);
+            out.group_of.push(group);
             continue;
         }
         let bytes = instants.get(8 * row..8 * row + 8)?;
@@ -100,12 +115,32 @@ mod tests {
         assert_eq!(got.newest_time, Some(7));
         assert_eq!(got.flagged, vec![4, 6, 7]);
         assert_eq!(got.reduced, vec![2, 5]);
+        assert_eq!(
+            got.groups,
+            vec![(b"2024".to_vec(), 2, 1), (b"2024-05".to_vec(), 5, 1)]
+        );
+        assert_eq!(got.group_of, vec![0, 1]);
         // without now no time is flagged; rows counted from the run's first
         let got = judge(col, &at, 3, rows.len(), i64::MAX, None).unwrap();
         assert_eq!(got.newest_date, Some(1));
         assert_eq!(got.newest_time, Some(4));
         assert!(got.flagged.is_empty());
         assert_eq!(got.reduced, vec![2]);
+    }
+
+    #[test]
+    fn years_and_months_grouped_by_text_first_seen_first() {
+        let rows = ["2024", "2023-01", "2024", "2024-01-01", "2023-01", "2024"];
+        let (offsets, values) = column(&rows);
+        let at = instants(&[0; 6]);
+        let col = StringColumn::new(&offsets, &values);
+        let got = judge(col, &at, 0, rows.len(), 0, None).unwrap();
+        assert_eq!(got.reduced, vec![0, 1, 2, 4, 5]);
+        assert_eq!(
+            got.groups,
+            vec![(b"2024".to_vec(), 0, 3), (b"2023-01".to_vec(), 1, 2)]
+        );
+        assert_eq!(got.group_of, vec![0, 1, 0, 1, 0]);
     }
 
     #[test]
