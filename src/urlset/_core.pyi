@@ -117,12 +117,15 @@ def judge_extensions(
         bytes,  # a byte a record: 1 for a plain page among those judged (no alternates)
         bytes,  # a byte a record: 1 for one without extensions
         list[int],  # each kind's total over the records judged
+        list[bytes],  # for each code, the records judged with findings of it (u32s)
+        list[int],  # and its findings over them
     ],
     bytes,  # each record's counts: the codes', then the kinds' (native-endian u32s)
     bytes,  # each news item's record (u32s)
     bytes,  # and its date (i32s: an index into the dates, -1 for none)
     list[str],  # the distinct dates
 ]: ...
+def old_news(records: bytes, dates: bytes, old: bytes, /) -> tuple[bytes, bytes]: ...
 def loc_column_authorities(
     offsets: bytes, values: bytes, start: int, stop: int, /
 ) -> list[tuple[str, int, int]] | None: ...

@@ -88,7 +88,8 @@ fn loc_column_starts_with(
 /// flagged for the careful way, those with findings and those with alternates (native-endian
 /// u32s, counted from the run's first); a byte a record for the plain pages among those
 /// judged and one for the records without extensions; each kind's total over the records
-/// judged; every record's counts (the codes', then the kinds', u32s); each news item's record
+/// judged; for each code the records judged with findings of it (u32s) and its total over
+/// them; every record's counts (the codes', then the kinds', u32s); each news item's record
 /// (u32s) and date (i32s: an index into the distinct dates, -1 for none), and the distinct
 /// dates.
 type JudgedColumns<'py> = (
@@ -98,6 +99,8 @@ type JudgedColumns<'py> = (
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
+        Vec<u64>,
+        Vec<Bound<'py, PyBytes>>,
         Vec<u64>,
     ),
     Bound<'py, PyBytes>,
@@ -146,11 +149,42 @@ fn judge_extensions<'py>(
             PyBytes::new(py, &rows.plain),
             PyBytes::new(py, &rows.without),
             rows.kinds.to_vec(),
+            rows.with_code
+                .iter()
+                .map(|rows| PyBytes::new(py, &words(rows)))
+                .collect(),
+            rows.codes.to_vec(),
         ),
         PyBytes::new(py, &words(&judged.counts)),
         PyBytes::new(py, &words(&judged.news_records)),
         PyBytes::new(py, &dates),
         judged.dates,
+    ))
+}
+
+/// The news items older than the window, by record (`ext_json::old_by_record`): each item's
+/// record (u32s) and date (i32s) as `judge_extensions` gives them, and a byte per distinct date
+/// (1: older than the window): the records with old items and how many each has (u32s).
+#[pyfunction]
+fn old_news<'py>(
+    py: Python<'py>,
+    records: &[u8],
+    dates: &[u8],
+    old: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let records: Vec<u32> = records
+        .chunks_exact(4)
+        .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let dates: Vec<i32> = dates
+        .chunks_exact(4)
+        .map(|w| i32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let old: Vec<bool> = old.iter().map(|&b| b != 0).collect();
+    let (rows, counts) = ext_json::old_by_record(&records, &dates, &old).ok_or_else(outside)?;
+    Ok((
+        PyBytes::new(py, &words(&rows)),
+        PyBytes::new(py, &words(&counts)),
     ))
 }
 
@@ -261,6 +295,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
     m.add_function(wrap_pyfunction!(judge_lastmods, m)?)?;
+    m.add_function(wrap_pyfunction!(old_news, m)?)?;
     m.add_function(wrap_pyfunction!(column_texts_at, m)?)?;
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;

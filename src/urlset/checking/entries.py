@@ -280,12 +280,29 @@ class EntryRules:
         with_extensions = run.with_extensions
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
         links: dict[int, tuple[str, dict[str, str]]] = {}
+        counted: list[tuple[str, int]] = []
         if with_extensions:  # the pages without extensions, then the others once judged
-            with_extensions, links = self._judged(run, hashes)
+            with_extensions, links, counted = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
-        if not (outside or flagged or with_extensions or links):
-            return
+        if outside or flagged or with_extensions or links:
+            self._one_by_one(run, first, outside, flagged, with_extensions, links)
+        for code, n in counted:  # after the listed ones (see ``ext_columns.judged``)
+            self.found.count(code, n)
+
+    def _one_by_one(
+        self,
+        run: Records,
+        first: int,
+        outside: set[int],
+        flagged: list[int],
+        with_extensions: list[int],
+        links: dict[int, tuple[str, dict[str, str]]],
+    ) -> None:
+        """The records of a run a rule may flag, in document order, each as ``value``
+        takes an entry (extensions, host and scope, lastmod), so findings are placed
+        alike."""
+        reciprocity = self.set_checks.reciprocity
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
@@ -313,11 +330,12 @@ class EntryRules:
 
     def _judged(
         self, run: Records, hashes: bytes
-    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]]]:
+    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]], list[tuple[str, int]]]:
         """The records with extensions a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
-        locs' hashes: the pages without extensions, then those without alternates); and
-        their hreflang links by record, for the reciprocity in document order."""
+        locs' hashes: the pages without extensions, then those without alternates); their
+        hreflang links by record, for the reciprocity in document order; the findings not
+        listed, by code, to count once the listed ones are added."""
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
@@ -326,7 +344,7 @@ class EntryRules:
         reciprocity.add_plain_hashes(_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
         reciprocity.add_plain_hashes(_hashes_where(hashes, found.plain))
-        return found.flagged, found.links
+        return found.flagged, found.links, found.counted
 
     def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C

@@ -159,7 +159,13 @@ class Records:
 
     def judge_extensions(
         self,
-    ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes, list[int]], bytes, bytes, bytes, list[str]]:
+    ) -> tuple[
+        tuple[bytes, bytes, bytes, bytes, bytes, list[int], list[bytes], list[int]],
+        bytes,
+        bytes,
+        bytes,
+        list[str],
+    ]:
         """The per-URL extension rules on every record's JSON, in the core
         (``_core.judge_extensions``: the records by status, counts, news items and their
         dates)."""

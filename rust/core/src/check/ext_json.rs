@@ -406,6 +406,10 @@ pub struct Rows {
     pub without: Vec<u8>,
     /// The typed extensions of each kind ([`KINDS`]) over the records judged here.
     pub kinds: [u64; KINDS.len()],
+    /// For each code ([`CODES`]), the records judged here with findings of it.
+    pub with_code: [Vec<u32>; CODES.len()],
+    /// For each code, its findings over the records judged here.
+    pub codes: [u64; CODES.len()],
 }
 
 impl Judged {
@@ -429,6 +433,12 @@ impl Judged {
                 _ => {
                     if status == FOUND {
                         out.found.push(at);
+                        for (code, &n) in counts[..CODES.len()].iter().enumerate() {
+                            if n > 0 {
+                                out.with_code[code].push(at);
+                                out.codes[code] += u64::from(n);
+                            }
+                        }
                     }
                     let kinds = &counts[CODES.len()..];
                     for (total, &n) in out.kinds.iter_mut().zip(kinds) {
@@ -444,6 +454,31 @@ impl Judged {
         }
         out
     }
+}
+
+/// The news items older than the window, by record: `records` and `dates`, each item's
+/// record and date (an index into `old`, -1 for none: old, its value's rule says why), as
+/// [`Judged`] gives them; `old`, whether each distinct date is older than the window. The
+/// records with old items, in order, and how many each has; None for a date out of `old`.
+pub fn old_by_record(records: &[u32], dates: &[i32], old: &[bool]) -> Option<(Vec<u32>, Vec<u32>)> {
+    let (mut rows, mut counts): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    for (&record, &date) in records.iter().zip(dates) {
+        let is_old = match usize::try_from(date) {
+            Ok(date) => *old.get(date)?,
+            Err(_) => true,
+        };
+        if !is_old {
+            continue;
+        }
+        match (rows.last(), counts.last_mut()) {
+            (Some(&last), Some(count)) if last == record => *count += 1,
+            _ => {
+                rows.push(record);
+                counts.push(1);
+            }
+        }
+    }
+    Some((rows, counts))
 }
 
 #[cfg(test)]
@@ -471,6 +506,17 @@ mod tests {
         assert_eq!(rows.plain, vec![0, 1, 0, 0]);
         assert_eq!(rows.without, vec![1, 0, 0, 0]);
         assert_eq!(rows.kinds, [2, 0, 0, 3]);
+        assert_eq!(rows.with_code[0], vec![1]);
+        assert!(rows.with_code[1..].iter().all(Vec::is_empty));
+        assert_eq!(rows.codes, [1, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn old_news_counted_by_record_in_order() {
+        // items of records 0, 0, 2, 5: dates 0 (old), none, 1 (recent), 0
+        let got = old_by_record(&[0, 0, 2, 5], &[0, -1, 1, 0], &[true, false]);
+        assert_eq!(got, Some((vec![0, 5], vec![2, 1])));
+        assert_eq!(old_by_record(&[0], &[3], &[true]), None);
     }
 
     fn judged(exts: &[&str], locs: &[&str]) -> Judged {
