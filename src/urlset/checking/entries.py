@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
@@ -26,7 +27,7 @@ from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .ext_columns import NewsAges, judged
 from .findings import Findings
-from .records import Records
+from .records import Lastmods, Records
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FREQS = tuple(ChangeFreq)
@@ -233,27 +234,6 @@ class EntryRules:
             said = self._reduced[text] = self._lastmod_findings(from_formatted(text))
         return said
 
-    def _reduced_listed(
-        self, groups: list[tuple[str, int, int]], reduced: list[int], group_of: bytes
-    ) -> list[int]:
-        """The records among ``reduced`` (a year or a month each, its distinct text's index
-        in ``group_of``) whose findings may still be listed; the others' findings, every
-        code past its cap, counted at once per text."""
-        found = self.found
-        full: set[int] = set()
-        for group, (text, _, n) in enumerate(groups):
-            said = self._reduced_findings(text)
-            if not any(found.has_room(code) for code, _ in said):
-                full.add(group)
-                for code, _ in said:
-                    found.count(code, n)
-        if not full:
-            return reduced
-        if len(full) == len(groups):
-            return []
-        groups_of = memoryview(group_of).cast("I")
-        return [i for i, group in zip(reduced, groups_of, strict=True) if group not in full]
-
     def _extensions(self, url: Url) -> None:
         """Their own rules, and the set-wide ones (hreflang, news)."""
         check_url = self._check_url
@@ -413,7 +393,7 @@ class EntryRules:
         newest: list[tuple[int, date]] = []  # the run's newest date-kind lastmods, by kind
         if judged.reduced:
             newest.append(_newest_reduced(judged.groups))
-            flagged += self._reduced_listed(judged.groups, judged.reduced, judged.group_of)
+            flagged += _reduced_listed(self.found, self._reduced_findings, judged)
         if judged.newest_date is not None:  # dates (at the start of their day in UTC)
             at = judged.newest_date
             newest.append((at, date.fromisoformat(run.lastmod(at))))
@@ -434,6 +414,28 @@ class EntryRules:
 def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
     """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1."""
     return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
+
+
+def _reduced_listed(
+    found: Findings, findings: Callable[[str], list[tuple[str, str]]], judged: Lastmods
+) -> list[int]:
+    """The years and months of a run (``judged.reduced``, each with its distinct text's
+    index in ``judged.group_of``) whose findings (``findings`` of a text) may still be
+    listed; the others' findings, every code past its cap, counted at once per text."""
+    groups, reduced = judged.groups, judged.reduced
+    full: set[int] = set()
+    for group, (text, _, n) in enumerate(groups):
+        said = findings(text)
+        if not any(found.has_room(code) for code, _ in said):
+            full.add(group)
+            for code, _ in said:
+                found.count(code, n)
+    if not full:
+        return reduced
+    if len(full) == len(groups):
+        return []
+    groups_of = memoryview(judged.group_of).cast("I")
+    return [i for i, group in zip(reduced, groups_of, strict=True) if group not in full]
 
 
 def _newest_reduced(groups: list[tuple[str, int, int]]) -> tuple[int, date]:
