@@ -213,3 +213,47 @@ def test_plain_runs_make_no_loc_strings_and_hash_alike(
         ("hreflang-unlisted", f"{site}/p/7"),
         ("hreflang-unverified", f"{site}/p/3000"),
     ]
+
+
+def test_lastmods_are_judged_in_the_core_a_text_made_only_where_a_rule_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The newest lastmods and the ones a rule may flag are found on the core's columns
+    (``_core.judge_lastmods``): among dates and times, a year now and then and a date after
+    now, only those records' texts become strings (and each run's newest), never the
+    column's whole; the findings are what one by one gives."""
+    from urlset.checking import records
+
+    made: list[int] = []
+    texts_at = records._texts_at
+    monkeypatch.setattr(
+        records, "_texts_at", lambda b, s, where: made.append(len(where)) or texts_at(b, s, where)
+    )
+    texts = records._texts
+
+    def one(buffers: object, start: int, stop: int) -> list[str]:
+        assert stop - start == 1, "a whole column made"
+        return texts(buffers, start, stop)
+
+    monkeypatch.setattr(records, "_texts", one)
+    site = "https://www.urlset-shop.com"
+    forms = ["2025-03-0{}", "2025-03-01T10:00:0{}Z", "2025-03-01T10:00:00.{}+05:30"]
+    rows = "".join(
+        f"<url><loc>{site}/p/{i}</loc><lastmod>"
+        + (
+            "2024"
+            if i % 100 == 7
+            else "2027-01-01"
+            if i % 100 == 8
+            else forms[i % 3].format(i % 9 + 1)
+        )
+        + "</lastmod></url>\n"
+        for i in range(3_000)
+    )
+    doc = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{rows}</urlset>\n'
+    result = check_document(doc.encode(), SCOPES["site"], "doc")
+    assert {i.code for i in result.issues} == {"lastmod-without-day", "future-lastmod"}
+    # the years' texts, then each flagged record's lastmod and loc (30 years, 30 future dates)
+    assert sum(made) <= 5 * 30
+    monkeypatch.undo()
+    _same(doc.encode(), SCOPES["site"])

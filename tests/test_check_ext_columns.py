@@ -241,3 +241,22 @@ def test_a_variant_with_other_extensions_is_in_the_set() -> None:
     result = _same(doc.encode(), CheckOptions(base_url=f"{SITE}/", now=NOW))
     unlisted = sorted(i.message.split()[0] for i in result.issues if i.code == "hreflang-unlisted")
     assert unlisted == [f"{SITE}/{name}" for name in sorted(variants)]
+
+
+@pytest.mark.parametrize("kind", ["news old", "video content is page", "news repeated"])
+def test_a_run_lists_only_the_records_that_fill_a_cap(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Of a run's records with findings of a code that has room, only the first that fill
+    the room are typed (each the rules word one by one); the others' findings are counted
+    after them, so the listed findings and the counts are one by one's. A run of thousands
+    of old news pages typed each (the room was asked once a run)."""
+    typed: list[int] = []
+    url = entries.Records.url
+    monkeypatch.setattr(entries.Records, "url", lambda self, i: typed.append(i) or url(self, i))
+    n = 5_000  # four pages in five with the finding, in runs of thousands
+    result = _same(_doc((kind,), n), CheckOptions(base_url=f"{SITE}/", now=NOW))
+    counts = result.code_counts()
+    (code,) = (c for c in counts if c in ("news-too-old", "video-loc-is-page", "news-repeated"))
+    assert counts[code] >= n * 4 // 5
+    assert 1_000 <= len(typed) <= 1_000 + 1  # as many pages as fill the cap (one finding each)

@@ -135,3 +135,22 @@ def test_one_too_many_errors_line_a_code() -> None:
         f"{iris - MAX_PER_CODE} more normalized-url issues not listed ({iris} in all)"
     ]
     assert result.code_counts()["normalized-url"] == iris
+
+
+def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a window of thousands of IRIs, only as many as their code may still list (and
+    those on a line the reader reported) go to the Python rules; the rest are counted, not
+    every IRI of the window because the cap had room as it began."""
+    judged: list[int] = []
+    loc_text = raw_text._loc_text
+    monkeypatch.setattr(
+        # a loc end tag's "\n" before "</url>" is a (blank) text too, flagged for the rules
+        raw_text,
+        "_loc_text",
+        lambda raw, *a: (raw.strip() and judged.append(1)) or loc_text(raw, *a),
+    )
+    n = 4 * MAX_PER_CODE
+    result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
+    assert result.code_counts()["normalized-url"] == n - len(range(0, n, 7))
+    # the IRIs the code may list, and every loc with a space (for the Python rules)
+    assert len(judged) == MAX_PER_CODE + len(range(0, n, 7))

@@ -101,8 +101,6 @@ def loc_hashes(locs: list[str], /) -> bytes: ...
 # the per-URL extension rules on a run's JSON (core/src/check/ext_json.rs)
 EXT_JSON_CODES: list[str]  # the codes counted per record, in order
 EXT_JSON_KINDS: list[str]  # then the kinds
-EXT_JSON_FLAGGED: int  # a record's status: not the core's usual JSON, for the careful way
-EXT_JSON_FOUND: int  # a record's status: judged, with findings
 
 def judge_extensions(
     ext_offsets: bytes,
@@ -113,16 +111,44 @@ def judge_extensions(
     stop: int,
     /,
 ) -> tuple[
-    bytes,  # each record's status (a byte)
-    bytes,  # its counts: the codes', then the kinds' (native-endian u32s)
+    tuple[
+        bytes,  # the records flagged for the careful way (native-endian u32s)
+        bytes,  # the records judged with findings (u32s)
+        bytes,  # the records judged that have alternates (u32s)
+        bytes,  # a byte a record: 1 for a plain page among those judged (no alternates)
+        bytes,  # a byte a record: 1 for one without extensions
+        list[int],  # each kind's total over the records judged
+        list[bytes],  # for each code, the records judged with findings of it (u32s)
+        list[int],  # and its findings over them
+    ],
+    bytes,  # each record's counts: the codes', then the kinds' (native-endian u32s)
     bytes,  # each news item's record (u32s)
     bytes,  # and its date (i32s: an index into the dates, -1 for none)
     list[str],  # the distinct dates
 ]: ...
+def old_news(records: bytes, dates: bytes, old: bytes, /) -> tuple[bytes, bytes]: ...
 def loc_column_authorities(
     offsets: bytes, values: bytes, start: int, stop: int, /
 ) -> list[tuple[str, int, int]] | None: ...
 def loc_column_hashes(offsets: bytes, values: bytes, start: int, stop: int, /) -> bytes: ...
+def judge_lastmods(
+    offsets: bytes,
+    values: bytes,
+    instants: bytes,
+    start: int,
+    stop: int,
+    latest_day: int,
+    now: int | None,
+    /,
+) -> tuple[
+    int | None,  # the newest date's record (the first of equals)
+    int | None,  # the newest time's record
+    bytes,  # the records flagged: dates after the latest day, then times after now (u32s)
+    bytes,  # the years and months (u32s)
+    list[tuple[str, int, int]],  # their distinct texts: text, first record, records
+    bytes,  # each one's text (u32s: an index into the texts)
+]: ...
+def column_texts_at(offsets: bytes, values: bytes, start: int, rows: bytes, /) -> list[str]: ...
 def loc_column_starts_with(
     offsets: bytes, values: bytes, start: int, stop: int, prefix: bytes, /
 ) -> bool: ...

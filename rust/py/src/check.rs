@@ -1,8 +1,9 @@
 //! The checker's scans of the bytes as written (`urlset_core::check`).
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 use urlset_core::check::ext_json;
+use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 
@@ -83,16 +84,34 @@ fn loc_column_starts_with(
 }
 
 /// A run's records judged by the per-URL extension rules from their JSON
-/// (`urlset_core::check::ext_json`): each record's status (a byte), its counts (the codes' and
-/// the kinds', native-endian u32s), each news item's record (u32s) and date (i32s: an index
-/// into the distinct dates, -1 for none), and the distinct dates.
+/// (`urlset_core::check::ext_json`), sorted so that Python walks none of them: the records
+/// flagged for the careful way, those with findings and those with alternates (native-endian
+/// u32s, counted from the run's first); a byte a record for the plain pages among those
+/// judged and one for the records without extensions; each kind's total over the records
+/// judged; for each code the records judged with findings of it (u32s) and its total over
+/// them; every record's counts (the codes', then the kinds', u32s); each news item's record
+/// (u32s) and date (i32s: an index into the distinct dates, -1 for none), and the distinct
+/// dates.
 type JudgedColumns<'py> = (
-    Bound<'py, PyBytes>,
+    (
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Vec<u64>,
+        Vec<Bound<'py, PyBytes>>,
+        Vec<u64>,
+    ),
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
     Vec<String>,
 );
+
+fn words(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_ne_bytes()).collect()
+}
 
 /// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
 /// column's buffers): see `JudgedColumns`.
@@ -109,22 +128,63 @@ fn judge_extensions<'py>(
 ) -> PyResult<JudgedColumns<'py>> {
     let extensions = StringColumn::new(ext_offsets, ext_values);
     let locs = StringColumn::new(loc_offsets, loc_values);
-    let judged = py
-        .detach(|| ext_json::judge(extensions, locs, start, stop))
+    let (judged, rows) = py
+        .detach(|| {
+            ext_json::judge(extensions, locs, start, stop).map(|judged| {
+                let rows = judged.rows();
+                (judged, rows)
+            })
+        })
         .ok_or_else(outside)?;
-    let words =
-        |values: &[u32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_ne_bytes()).collect() };
     let dates: Vec<u8> = judged
         .news_dates
         .iter()
         .flat_map(|v| v.to_ne_bytes())
         .collect();
     Ok((
-        PyBytes::new(py, &judged.status),
+        (
+            PyBytes::new(py, &words(&rows.flagged)),
+            PyBytes::new(py, &words(&rows.found)),
+            PyBytes::new(py, &words(&rows.linked)),
+            PyBytes::new(py, &rows.plain),
+            PyBytes::new(py, &rows.without),
+            rows.kinds.to_vec(),
+            rows.with_code
+                .iter()
+                .map(|rows| PyBytes::new(py, &words(rows)))
+                .collect(),
+            rows.codes.to_vec(),
+        ),
         PyBytes::new(py, &words(&judged.counts)),
         PyBytes::new(py, &words(&judged.news_records)),
         PyBytes::new(py, &dates),
         judged.dates,
+    ))
+}
+
+/// The news items older than the window, by record (`ext_json::old_by_record`): each item's
+/// record (u32s) and date (i32s) as `judge_extensions` gives them, and a byte per distinct date
+/// (1: older than the window): the records with old items and how many each has (u32s).
+#[pyfunction]
+fn old_news<'py>(
+    py: Python<'py>,
+    records: &[u8],
+    dates: &[u8],
+    old: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let records: Vec<u32> = records
+        .chunks_exact(4)
+        .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let dates: Vec<i32> = dates
+        .chunks_exact(4)
+        .map(|w| i32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let old: Vec<bool> = old.iter().map(|&b| b != 0).collect();
+    let (rows, counts) = ext_json::old_by_record(&records, &dates, &old).ok_or_else(outside)?;
+    Ok((
+        PyBytes::new(py, &words(&rows)),
+        PyBytes::new(py, &words(&counts)),
     ))
 }
 
@@ -155,13 +215,90 @@ fn loc_column_authorities(
     }))
 }
 
+/// A run's lastmods (`urlset_core::check::lastmods`): rows `start..stop` of the lastmod
+/// text column (its offsets and values) and the instant column (its values buffer), the
+/// latest day's instant and now's (None: no time flagged): the newest date's row and the
+/// newest time's (None for none), the flagged rows, the years and months (native-endian u32s,
+/// counted from `start`), their distinct texts (text, first row, rows) and each one's
+/// (u32s: an index into the texts).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn judge_lastmods<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    values: &[u8],
+    instants: &[u8],
+    start: usize,
+    stop: usize,
+    latest_day: i64,
+    now: Option<i64>,
+) -> PyResult<JudgedLastmods<'py>> {
+    let texts = StringColumn::new(offsets, values);
+    let found = py
+        .detach(|| lastmods::judge(texts, instants, start, stop, latest_day, now))
+        .ok_or_else(outside)?;
+    let groups = found
+        .groups
+        .iter()
+        .map(|(text, first, rows)| {
+            Ok((
+                String::from_utf8(text.clone()).map_err(|_| outside())?,
+                *first,
+                *rows,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((
+        found.newest_date,
+        found.newest_time,
+        PyBytes::new(py, &words(&found.flagged)),
+        PyBytes::new(py, &words(&found.reduced)),
+        groups,
+        PyBytes::new(py, &words(&found.group_of)),
+    ))
+}
+
+/// See `judge_lastmods`.
+type JudgedLastmods<'py> = (
+    Option<usize>,
+    Option<usize>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Vec<(String, u32, u32)>,
+    Bound<'py, PyBytes>,
+);
+
+/// The texts of `rows` (native-endian u32s, counted from `start`) of a string column (its
+/// offsets and values buffers) as strings: a few records' locs, lastmods or JSON without
+/// making every row's.
+#[pyfunction]
+fn column_texts_at<'py>(
+    py: Python<'py>,
+    offsets: &[u8],
+    values: &[u8],
+    start: usize,
+    rows: &[u8],
+) -> PyResult<Vec<Bound<'py, PyString>>> {
+    let column = StringColumn::new(offsets, values);
+    rows.chunks_exact(4)
+        .map(|word| {
+            let row = start + u32::from_ne_bytes(word.try_into().map_err(|_| outside())?) as usize;
+            let text = column
+                .row(row)
+                .and_then(|bytes| std::str::from_utf8(bytes).ok());
+            Ok(PyString::new(py, text.ok_or_else(outside)?))
+        })
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
+    m.add_function(wrap_pyfunction!(judge_lastmods, m)?)?;
+    m.add_function(wrap_pyfunction!(old_news, m)?)?;
+    m.add_function(wrap_pyfunction!(column_texts_at, m)?)?;
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
-    m.add("EXT_JSON_FLAGGED", ext_json::FLAGGED)?;
-    m.add("EXT_JSON_FOUND", ext_json::FOUND)?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

@@ -117,6 +117,7 @@ def check_document(
     )
     runs = None if spec is None else _CoreRuns(spec, entry_rules)
     read = ReadResult(reader, tee if runs is None else runs.draining(tee), with_issues=True)
+    scan.lines_wanted = lambda: read.format in (None, "text")  # a text sitemap's line limit
     _check_entries(read, runs, entry_rules, reader_issues, options.on_urls)
     result.entries, result.newest_lastmod = entry_rules.entries, entry_rules.newest()
     result.careful_entries = entry_rules.careful

@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
@@ -27,7 +27,7 @@ from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
 from .ext_columns import NewsAges, judged
 from .findings import Findings
-from .records import Records
+from .records import Lastmods, Records
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FREQS = tuple(ChangeFreq)
@@ -161,6 +161,9 @@ class EntryRules:
         self._ages: NewsAges | None = None
         self._reduced: dict[str, list[tuple[str, str]]] = {}
         self._hreflangs: dict[str, str] = {}  # one string per hreflang code (ext_columns)
+        # the lastmod rules' limits as the core's instants (microseconds since 1970 UTC)
+        self._latest_day = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
+        self._now = None if now is None else (now - _EPOCH) // _MICROSECOND
 
     def value(self, event: Url | SitemapRef) -> Url | None:
         """One entry the reader gave; the Url, when it is one. The per-entry hot loop."""
@@ -231,21 +234,6 @@ class EntryRules:
             said = self._reduced[text] = self._lastmod_findings(from_formatted(text))
         return said
 
-    def _reduced_listed(self, texts: list[str], reduced: list[int]) -> list[int]:
-        """The records among ``reduced`` (a year or a month each) whose findings may still
-        be listed; the others' findings, every code past its cap, counted at once."""
-        found = self.found
-        full: set[str] = set()
-        for text, n in Counter(map(texts.__getitem__, reduced)).items():
-            said = self._reduced_findings(text)
-            if not any(found.has_room(code) for code, _ in said):
-                full.add(text)
-                for code, _ in said:
-                    found.count(code, n)
-        if not full:
-            return reduced
-        return [i for i in reduced if texts[i] not in full]
-
     def _extensions(self, url: Url) -> None:
         """Their own rules, and the set-wide ones (hreflang, news)."""
         check_url = self._check_url
@@ -271,20 +259,30 @@ class EntryRules:
         reciprocity = self.set_checks.reciprocity
         with_extensions = run.with_extensions
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
-        if with_extensions:  # the pages without extensions now, the others once judged
-            plain = bytearray(b"\x01") * count
-            for i in with_extensions:
-                plain[i] = 0
-            reciprocity.add_plain_hashes(
-                array("Q", compress(memoryview(hashes).cast("Q"), plain)).tobytes()
-            )
+        links: dict[int, tuple[str, dict[str, str]]] = {}
+        counted: list[tuple[str, int]] = []
+        if with_extensions:  # the pages without extensions, then the others once judged
+            with_extensions, links, counted = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
-        links: dict[int, tuple[str, dict[str, str]]] = {}
-        if with_extensions:
-            with_extensions, links = self._judged(run, with_extensions, hashes)
-        if not (outside or flagged or with_extensions or links):
-            return
+        if outside or flagged or with_extensions or links:
+            self._one_by_one(run, first, outside, flagged, with_extensions, links)
+        for code, n in counted:  # after the listed ones (see ``ext_columns.judged``)
+            self.found.count(code, n)
+
+    def _one_by_one(
+        self,
+        run: Records,
+        first: int,
+        outside: set[int],
+        flagged: list[int],
+        with_extensions: list[int],
+        links: dict[int, tuple[str, dict[str, str]]],
+    ) -> None:
+        """The records of a run a rule may flag, in document order, each as ``value``
+        takes an entry (extensions, host and scope, lastmod), so findings are placed
+        alike."""
+        reciprocity = self.set_checks.reciprocity
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
         seen = hosts.seen
@@ -292,9 +290,12 @@ class EntryRules:
             reciprocity.add_pages([links[i] for i in sorted(links)])
             links = {}
         todo = sorted(extended | flags | outside | links.keys())
-        loc_of = run.loc_of(len(todo))
+        needed = sorted(flags | outside)  # the records whose loc a rule here words
+        locs = dict(zip(needed, run.locs_at(needed), strict=True))
+        lastmods = sorted(flags)
+        texts = dict(zip(lastmods, run.lastmod_texts_at(lastmods), strict=True))
         for i in todo:
-            loc = loc_of(i)
+            loc = locs.get(i, "")
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
@@ -304,26 +305,29 @@ class EntryRules:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
             if i in flags:
-                text = run.lastmod(i)
+                text = texts[i]
                 if len(text) in (4, 7):  # a year, a month: each a finding, the same per text
                     self._reduced_rules(text, loc)
                 else:
                     self._lastmod_rules(from_formatted(text), loc)
 
     def _judged(
-        self, run: Records, where: list[int], hashes: bytes
-    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]]]:
-        """The records among ``where`` a per-URL extension rule flags (made values later),
+        self, run: Records, hashes: bytes
+    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]], list[tuple[str, int]]]:
+        """The records with extensions a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
-        locs' hashes, for the pages without alternates); and their hreflang links by
-        record, for the reciprocity in document order."""
+        locs' hashes: the pages without extensions, then those without alternates); their
+        hreflang links by record, for the reciprocity in document order; the findings not
+        listed, by code, to count once the listed ones are added."""
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(run, where, self._ages, kinds, self.found, self._hreflangs)
+        found = judged(run, self._ages, kinds, self.found, self._hreflangs)
+        reciprocity = self.set_checks.reciprocity
+        reciprocity.add_plain_hashes(_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
-        self.set_checks.reciprocity.add_plain_hashes(_hashes_at(hashes, found.plain))
-        return found.flagged, found.links
+        reciprocity.add_plain_hashes(_hashes_where(hashes, found.plain))
+        return found.flagged, found.links, found.counted
 
     def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C
@@ -384,32 +388,25 @@ class EntryRules:
 
     def _lastmods_of(self, run: Records) -> list[int]:
         """Newest lastmods, and the records a lastmod rule may flag (a date after the latest
-        day, a time after now), by their instants (the text read only for the newest and
-        the flagged); every year and month among them (each a finding)."""
-        lengths = run.lastmod_lengths
-        flagged: list[int] = []
+        day, a time after now), judged by their instants in the core (the text read only for
+        the newest and the flagged); every year and month among them (each a finding), by
+        their distinct texts."""
+        judged = run.judge_lastmods(self._latest_day, self._now)
+        flagged = judged.flagged
         newest: list[tuple[int, date]] = []  # the run's newest date-kind lastmods, by kind
-        if 4 in lengths or 7 in lengths:
-            texts = run.lastmod_texts()
-            reduced = [i for i, n in enumerate(lengths) if n == 4 or n == 7]
-            newest.append(_newest_reduced(texts, reduced))
-            flagged = self._reduced_listed(texts, reduced)
-        shortest, longest = min(lengths), max(lengths)
-        if 10 in lengths:  # dates (at the start of their day in UTC)
-            where, at = _newest(run.instants, lengths, operator.eq, shortest == longest)
-            newest.append((where[at], date.fromisoformat(run.lastmod(where[at]))))
-            limit = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
-            flagged += _after(run.instants, where, limit)
+        if judged.reduced:
+            newest.append(_newest_reduced(judged.groups))
+            flagged += _reduced_listed(self.found, self._reduced_findings, judged)
+        if judged.newest_date is not None:  # dates (at the start of their day in UTC)
+            at = judged.newest_date
+            newest.append((at, date.fromisoformat(run.lastmod(at))))
         for _, day in sorted(newest, key=operator.itemgetter(0)):  # in document order
             if self.newest_date is None or day > self.newest_date:
                 self.newest_date = day
-        if longest > 10:  # times
-            where, at = _newest(run.instants, lengths, operator.gt, shortest > 10)
-            moment = cast(datetime, from_formatted(run.lastmod(where[at])))
+        if judged.newest_time is not None:  # times
+            moment = cast(datetime, from_formatted(run.lastmod(judged.newest_time)))
             if self.newest_time is None or moment > self.newest_time:
                 self.newest_time = moment
-            if self.now is not None:
-                flagged += _after(run.instants, where, (self.now - _EPOCH) // _MICROSECOND)
         return flagged
 
     def newest(self) -> Lastmod | None:
@@ -417,43 +414,43 @@ class EntryRules:
         return rules.newest(known)
 
 
-def _hashes_at(hashes: bytes, where: list[int]) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` at the indexes ``where``."""
-    return array("Q", map(memoryview(hashes).cast("Q").__getitem__, where)).tobytes()
+def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
+    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1."""
+    return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 
-def _newest(
-    instants: array[int], lengths: list[int], kind: Any, every: bool
-) -> tuple[Sequence[int], int]:
-    """The records of one kind of lastmod (``kind(length, 10)``: dates or times), and which
-    of them is the newest (the first of equal instants)."""
-    if every:
-        return range(len(instants)), instants.index(max(instants))
-    where = list(compress(range(len(lengths)), map(kind, lengths, repeat(10))))
-    times = array("q", map(instants.__getitem__, where))
-    return where, times.index(max(times))
+def _reduced_listed(
+    found: Findings, findings: Callable[[str], list[tuple[str, str]]], judged: Lastmods
+) -> list[int]:
+    """The years and months of a run (``judged.reduced``, each with its distinct text's
+    index in ``judged.group_of``) whose findings (``findings`` of a text) may still be
+    listed; the others' findings, every code past its cap, counted at once per text."""
+    groups, reduced = judged.groups, judged.reduced
+    full: set[int] = set()
+    for group, (text, _, n) in enumerate(groups):
+        said = findings(text)
+        if not any(found.has_room(code) for code, _ in said):
+            full.add(group)
+            for code, _ in said:
+                found.count(code, n)
+    if not full:
+        return reduced
+    if len(full) == len(groups):
+        return []
+    groups_of = memoryview(judged.group_of).cast("I")
+    return [i for i, group in zip(reduced, groups_of, strict=True) if group not in full]
 
 
-def _newest_reduced(texts: list[str], where: list[int]) -> tuple[int, date]:
-    """The first of the newest years and months among the records ``where`` (their lastmod
-    texts in ``texts``), each distinct text read once."""
-    firsts: dict[str, int] = {}
-    for i in where:
-        firsts.setdefault(texts[i], i)
+def _newest_reduced(groups: list[tuple[str, int, int]]) -> tuple[int, date]:
+    """The first of the newest years and months of a run (``groups``: each distinct text
+    with its first record, first seen first), each text read once."""
     best: tuple[int, date] | None = None
-    for text, i in firsts.items():  # in document order
+    for text, first, _ in groups:  # in document order
         value = from_formatted(text)
         if best is None or value > best[1]:
-            best = (i, value)
+            best = (first, value)
     assert best is not None
     return best
-
-
-def _after(instants: array[int], where: Sequence[int], limit: int) -> list[int]:
-    """The records among ``where`` whose instant is after ``limit``."""
-    if max(map(instants.__getitem__, where)) <= limit:
-        return []
-    return [i for i in where if instants[i] > limit]
 
 
 _MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH

@@ -20,9 +20,10 @@ JSON's ``extensions``) has no per-URL rule once the reader has said why it staye
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 
-from .._core import EXT_JSON_CODES, EXT_JSON_FLAGGED, EXT_JSON_FOUND, EXT_JSON_KINDS
+from .._core import EXT_JSON_CODES, EXT_JSON_KINDS, old_news
 from ..dates import from_formatted, instant
 from .findings import Findings
 from .records import Records
@@ -31,14 +32,19 @@ from .records import Records
 class Judged:
     """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
     made values, in document order); ``links``, the others' locs and hreflang links (loc,
-    {href: hreflang}) by record; ``plain``, the records without alternates."""
+    {href: hreflang}) by record; ``plain``, a byte a record, 1 for those judged without
+    alternates (plain pages to the set rules); ``without``, 1 for the records without
+    extensions; ``counted``, the findings of the records not listed, by code, to be counted
+    once the listed ones are added."""
 
-    __slots__ = ("flagged", "hreflangs", "links", "plain")
+    __slots__ = ("counted", "flagged", "hreflangs", "links", "plain", "without")
 
     def __init__(self, hreflangs: dict[str, str]) -> None:
         self.flagged: list[int] = []
+        self.counted: list[tuple[str, int]] = []  # findings past the caps, by code
         self.links: dict[int, tuple[str, dict[str, str]]] = {}
-        self.plain: list[int] = []
+        self.plain = bytearray()
+        self.without = b""
         self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
 
@@ -69,55 +75,54 @@ class NewsAges:
 
 def judged(
     run: Records,
-    where: list[int],
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
     hreflangs: dict[str, str],
 ) -> Judged:
-    """The records ``where`` of ``run`` (those with extensions) judged by the
-    per-URL rules (see the module doc); the typed extensions of the records not flagged
-    counted in ``kinds``. A record whose every finding is past its code's cap in ``found``
-    is not flagged: its findings are counted there (as listing them would count them)."""
-    status, counted, news_records, news_dates, dates = run.judge_extensions()
-    counts = memoryview(counted).cast("I").tolist()
-    old = _old_news(ages, dates, news_records, news_dates)
+    """The records of ``run`` that have extensions judged by the per-URL rules (see the
+    module doc); the typed extensions of the records not flagged counted in ``kinds``. A
+    record whose every finding is past its code's cap in ``found`` is not flagged: its
+    findings are counted there (as listing them would count them). The core sorts the
+    records (``_core.judge_extensions``), so only the flagged, those with findings and those
+    with alternates are walked here."""
+    rows, counted, news_records, news_dates, dates = run.judge_extensions()
+    careful_rows, _, linked_rows, plain, without, totals, with_code, code_totals = rows
+    counts = memoryview(counted).cast("I")
+    old_rows, old_counts = _old_news(ages, dates, news_records, news_dates)
     out = Judged(hreflangs)
-    # a code's room does not change while a run is judged: a record past every cap counts
-    # only codes that have none left, and a flagged record's findings are added later
-    careful = {i for i in where if status[i] == EXT_JSON_FLAGGED}
-    with_findings = [i for i in where if status[i] == EXT_JSON_FOUND or i in old]
+    out.plain, out.without = bytearray(plain), without
+    # of the records with findings of a code that has room, the first that fill the room
+    # are listed (made values, each finding added in document order); the others' findings,
+    # like those of a code without room, are counted once the run's listed ones are added
+    # (``Judged.counted``), so that none is counted before a listed one
+    careful = set(_rows(careful_rows))
     listed: set[int] = set()
-    if with_findings:
-        for k, code in enumerate(EXT_JSON_CODES):
-            if found.has_room(code):
-                column = counts[k::_WIDTH]
-                listed.update(i for i in with_findings if column[i])
-        if found.has_room("news-too-old"):
-            listed.update(i for i in with_findings if i in old)
-        past = [i for i in with_findings if i not in listed]
-        for k, code in enumerate(EXT_JSON_CODES):
-            found.count(code, sum(map(counts[k::_WIDTH].__getitem__, past)))
-        found.count("news-too-old", sum(old.get(i, 0) for i in past))
-    flagged = careful | listed
-    out.flagged = sorted(flagged)
-    clean = [i for i in where if i not in flagged] if flagged else where
+    for k, (code, where) in enumerate(zip(EXT_JSON_CODES, with_code, strict=True)):
+        if where and (room := found.room(code)):
+            listed.update(_filling(_rows(where), counts[k::_WIDTH].__getitem__, room))
+    if old_rows and (room := found.room("news-too-old")):
+        old = dict(zip(old_rows, old_counts, strict=True))
+        listed.update(_filling(old_rows, old.__getitem__, room))
+    for k, code in enumerate(EXT_JSON_CODES):
+        out.counted.append((code, code_totals[k] - sum(counts[i * _WIDTH + k] for i in listed)))
+    if old_rows:
+        old = dict(zip(old_rows, old_counts, strict=True)) if listed else {}
+        out.counted.append(("news-too-old", sum(old_counts) - sum(old.get(i, 0) for i in listed)))
+    out.flagged = sorted(careful | listed)
+    # the kinds of the records judged in the core, but those listed (made values later)
     for k, kind in enumerate(EXT_JSON_KINDS):
-        column = counts[_CODES + k :: _WIDTH]
-        kinds[kind] += sum(map(column.__getitem__, clean))
-    alternates = counts[_WIDTH - 1 :: _WIDTH]
-    linked = [i for i in clean if alternates[i]]
-    # a page without alternates is a plain page to the set rules, as ``Reciprocity.add`` has it
-    out.plain = [i for i in clean if not alternates[i]]
+        kinds[kind] += totals[k] - sum(counts[i * _WIDTH + _CODES + k] for i in listed)
+    for i in listed:  # not a plain page here: its value is added to the set rules
+        out.plain[i] = 0
+    linked = [i for i in _rows(linked_rows) if i not in listed]
     if linked:
         import json  # with the first record that has alternates
 
         decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
-        loc_of = run.loc_of(len(linked))
-        for i, fields in zip(linked, decoded, strict=True):
+        for i, loc, fields in zip(linked, run.locs_at(linked), decoded, strict=True):
             # the page's own loc and one string per hreflang code stand for their copies
             # (the set rule marshals a batch of them: fewer strings, fewer bytes)
-            loc = loc_of(i)
             out.links[i] = (
                 loc,
                 {
@@ -130,20 +135,33 @@ def judged(
     return out
 
 
+def _filling(rows: list[int], amount: Callable[[int], int], room: int) -> list[int]:
+    """The first of ``rows`` whose amounts together reach ``room`` (all when they do not)."""
+    total = 0
+    for n, row in enumerate(rows):
+        total += amount(row)
+        if total >= room:
+            return rows[: n + 1]
+    return rows
+
+
+def _rows(words: bytes) -> list[int]:
+    """Row numbers from the core's native-endian u32s."""
+    return memoryview(words).cast("I").tolist()
+
+
 _CODES = len(EXT_JSON_CODES)
 _WIDTH = _CODES + len(EXT_JSON_KINDS)
 
 
-def _old_news(ages: NewsAges, dates: list[str], records: bytes, indexes: bytes) -> dict[int, int]:
-    """The number of news items older than the window, by record (none without ``now``):
-    each distinct date judged once, an item without one as old (its value's rule says why)."""
+def _old_news(
+    ages: NewsAges, dates: list[str], records: bytes, indexes: bytes
+) -> tuple[list[int], list[int]]:
+    """The records with news items older than the window (none without ``now``), and how
+    many each has: each distinct date judged once here, an item without one as old (its
+    value's rule says why), the items counted by record in the core (``_core.old_news``)."""
     if ages.now is None or not records:
-        return {}
-    old = [ages.too_old(date) for date in dates]
-    out: dict[int, int] = {}
-    for record, index in zip(
-        memoryview(records).cast("I"), memoryview(indexes).cast("i"), strict=True
-    ):
-        if index < 0 or old[index]:
-            out[record] = out.get(record, 0) + 1
-    return out
+        return [], []
+    old = bytes([ages.too_old(date) for date in dates])
+    rows, counts = old_news(records, indexes, old)
+    return _rows(rows), _rows(counts)

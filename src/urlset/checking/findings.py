@@ -49,6 +49,10 @@ class Findings:
         """Whether one more finding of ``code`` would be listed."""
         return self.per_code.get(code, 0) < MAX_PER_CODE
 
+    def room(self, code: str) -> int:
+        """How many more findings of ``code`` would be listed."""
+        return max(0, MAX_PER_CODE - self.per_code.get(code, 0))
+
     def count(self, code: str, n: int = 1) -> None:
         """``n`` findings of ``code`` past its cap, on lines not watched: ``add`` without the
         messages it would not list."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
+from itertools import islice
 
 from .._core import LOC_JUDGE, LOC_NON_ASCII, LOC_TOO_LONG, loc_texts
 from ..limits import Limits
@@ -58,25 +59,28 @@ class LocTexts:
             found.count(code, sum(map(rest.count, _WITH[bit])))
 
     def _listed(self, flags: bytes, rows: memoryview) -> list[int]:
-        """Which flagged texts go to ``_loc_text``: any the core did not judge, any whose
-        finding may still be listed (the caps are checked again there), any on a line a
-        reader issue is watched at."""
-        room = self.found.has_room
-        values = bytes(
-            v
-            for v in range(1, 8)
-            if v & LOC_JUDGE or any(v & bit and room(code) for bit, code in _JUDGED)
-        )
-        listed = [m.start() for m in _any_of(values).finditer(flags)] if values else []
+        """Which flagged texts go to ``_loc_text``: any the core did not judge, of those it
+        judged the first a code's room may still list (the core's verdicts are the rules',
+        so each of them lists one finding of its code: the ones after it would be counted
+        only; the caps are checked again there), any on a line a reader issue is watched
+        at."""
+        room = self.found.room
+        listed = {m.start() for m in _any_of(_JUDGE).finditer(flags)}
+        for bit, code in _JUDGED:
+            if room(code):
+                listed.update(
+                    m.start() for m in islice(_any_of(_WITH[bit]).finditer(flags), room(code))
+                )
         watch = self.found.watch
         if watch and not watch.isdisjoint(rows):
-            listed = sorted({*listed, *(k for k, row in enumerate(rows) if row in watch)})
-        return listed
+            listed.update(k for k, row in enumerate(rows) if row in watch)
+        return sorted(listed)
 
 
 # the verdicts the core gives (a bit of the flags each) and the codes they are
 _JUDGED = ((LOC_NON_ASCII, "normalized-url"), (LOC_TOO_LONG, "url-too-long"))
 _WITH = {bit: bytes(v for v in range(1, 8) if v & bit and not v & LOC_JUDGE) for bit, _ in _JUDGED}
+_JUDGE = bytes(v for v in range(1, 8) if v & LOC_JUDGE)
 
 
 @cache

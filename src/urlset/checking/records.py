@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Callable
 from functools import cache
 from itertools import compress, pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._core import (
+    column_texts_at,
     judge_extensions,
+    judge_lastmods,
     loc_column_authorities,
     loc_column_hashes,
     loc_column_starts_with,
@@ -21,7 +22,6 @@ from ..dates import from_formatted
 from ..model import ChangeFreq, Url
 
 _FREQS = tuple(ChangeFreq)
-_FEW = 32  # records whose texts are made one by one; more are made at once
 _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
 
 
@@ -51,10 +51,25 @@ def _image() -> Any:
     return Image._trusted
 
 
+class Lastmods(NamedTuple):
+    """What the core found of a run's lastmods, records counted from its first: the newest
+    date's and the newest time's (by instant, the first of equals; None for none), the
+    records a rule may flag (a date after the latest day, a time after now), the years and
+    months (each a finding), their distinct texts (text, first record, records; first seen
+    first) and each one's text (an index into ``groups``, native-endian u32s)."""
+
+    newest_date: int | None
+    newest_time: int | None
+    flagged: list[int]
+    reduced: list[int]
+    groups: list[tuple[str, int, int]]
+    group_of: bytes
+
+
 class Records:
-    """A run of the core's records as columns: ``locs``, the lengths of the lastmods (W3C
-    text as ``format_w3c`` writes it, read by ``lastmod(i)``; 0 for none), their ``instants``
-    (microseconds since 1970 UTC),
+    """A run of the core's records as columns: ``locs``, the lastmods (W3C text as
+    ``format_w3c`` writes it, read by ``lastmod(i)``, "" for none) and their instants
+    (microseconds since 1970 UTC), judged in the core (``judge_lastmods``),
     ``extensions`` (JSON text, "" for none; None when no record has any); changefreq and
     priority read from the core's buffers for the few records that need them."""
 
@@ -62,13 +77,12 @@ class Records:
         "_base",
         "_ext_buffers",
         "_freqs",
+        "_instants",
         "_lastmods",
         "_loc_buffers",
         "_locs",
         "_priorities",
         "count",
-        "instants",
-        "lastmod_lengths",
         "with_extensions",
     )
 
@@ -76,25 +90,24 @@ class Records:
         self,
         loc_buffers: Any,
         lastmods: Any,
-        instants: array[int],
+        instants: Any,
+        count: int,
         with_extensions: list[int],
         freqs: Any,
         priorities: Any,
         base: int,
         ext_buffers: Any = None,
     ) -> None:
-        self.count = len(instants)
+        self.count = count
         self._ext_buffers = ext_buffers
         self._loc_buffers = loc_buffers
         self._locs: list[str] | None = None
         self._lastmods = lastmods
-        offsets = memoryview(lastmods[1]).cast("i")[base : base + self.count + 1]
-        self.lastmod_lengths = list(map(operator.sub, offsets[1:], offsets[:-1]))
-        self.instants = instants
+        self._instants = instants  # the instant column's values buffer (i64s)
         self.with_extensions = with_extensions  # the records that have extensions
         self._freqs = freqs
         self._priorities = priorities
-        self._base = base  # the first record's row in the buffers of changefreq and priority
+        self._base = base  # the first record's row in the column buffers
 
     @property
     def locs(self) -> list[str]:
@@ -136,19 +149,26 @@ class Records:
 
     def extension_texts(self, where: list[int]) -> list[str]:
         """The extensions' JSON of the records ``where`` (many decoded at once)."""
-        if len(where) <= _FEW:
-            return list(map(self.extension, where))
-        every = _texts(self._ext_buffers, self._base, self._base + self.count)
-        return list(map(every.__getitem__, where))
+        return _texts_at(self._ext_buffers, self._base, where)
 
-    def loc_of(self, wanted: int) -> Callable[[int], str]:
-        """``loc`` for ``wanted`` records: one by one for a few, else every loc made a
-        string at once."""
-        return self.locs.__getitem__ if wanted > _FEW else self.loc
+    def locs_at(self, where: list[int]) -> list[str]:
+        """The locs of the records ``where`` (made in the core: no string for the others)."""
+        if self._locs is not None:
+            return list(map(self._locs.__getitem__, where))
+        return _texts_at(self._loc_buffers, self._base, where)
 
-    def judge_extensions(self) -> tuple[bytes, bytes, bytes, bytes, list[str]]:
+    def judge_extensions(
+        self,
+    ) -> tuple[
+        tuple[bytes, bytes, bytes, bytes, bytes, list[int], list[bytes], list[int]],
+        bytes,
+        bytes,
+        bytes,
+        list[str],
+    ]:
         """The per-URL extension rules on every record's JSON, in the core
-        (``_core.judge_extensions``: statuses, counts, news items and their dates)."""
+        (``_core.judge_extensions``: the records by status, counts, news items and their
+        dates)."""
         _, ext_offsets, ext_values = self._ext_buffers
         _, loc_offsets, loc_values = self._loc_buffers
         stop = self._base + self.count
@@ -163,9 +183,25 @@ class Records:
         start, end = memoryview(offsets).cast("i")[i : i + 2].tolist()
         return bytes(values[start:end]).decode("ascii")
 
-    def lastmod_texts(self) -> list[str]:
-        """Every record's lastmod text ("" for none)."""
-        return _texts(self._lastmods, self._base, self._base + self.count)
+    def lastmod_texts_at(self, where: list[int]) -> list[str]:
+        """The lastmod texts of the records ``where``."""
+        return _texts_at(self._lastmods, self._base, where)
+
+    def judge_lastmods(self, latest_day: int, now: int | None) -> Lastmods:
+        """The run's lastmods judged in the core (``_core.judge_lastmods``): see
+        ``Lastmods``; a date is flagged when its instant is after ``latest_day``, a time when
+        after ``now`` (none when None)."""
+        _, offsets, values = self._lastmods
+        date, moment, flagged, reduced, groups, group_of = judge_lastmods(
+            offsets,
+            values or b"",
+            self._instants,
+            self._base,
+            self._base + self.count,
+            latest_day,
+            now,
+        )
+        return Lastmods(date, moment, _rows(flagged), _rows(reduced), groups, group_of)
 
     def url(self, i: int) -> Url:
         """Record ``i`` (one with extensions) as a Url."""
@@ -203,13 +239,12 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
     _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
     stop = start + count
-    instants: array[int] = array("q")
-    instants.frombytes(memoryview(lastmod_at[1])[8 * start : 8 * stop])
     with_extensions = [] if extensions[0][1] == columns[0] else _non_empty(extensions, start, stop)
     return Records(
         loc,
         lastmod,
-        instants,
+        lastmod_at[1],
+        count,
         with_extensions,
         changefreq,
         priority,
@@ -228,6 +263,17 @@ def _texts(buffers: Any, start: int, stop: int) -> list[str]:
         text = data.decode("ascii")
         return [text[a - base : b - base] for a, b in pairwise(offsets)]
     return [data[a - base : b - base].decode("utf-8") for a, b in pairwise(offsets)]
+
+
+def _texts_at(buffers: Any, start: int, where: list[int]) -> list[str]:
+    """Rows ``where`` (from ``start``, counted from 0) of a string column."""
+    _, offsets, values = buffers
+    return column_texts_at(offsets, values or b"", start, array("I", where).tobytes())
+
+
+def _rows(words: bytes) -> list[int]:
+    """Row numbers from the core's native-endian u32s."""
+    return memoryview(words).cast("I").tolist()
 
 
 def _non_empty(buffers: Any, start: int, stop: int) -> list[int]:

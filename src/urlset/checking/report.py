@@ -140,8 +140,10 @@ class CheckReport:
         """The section of each file of a set written by section (by its name:
         ``sitemap-blog-3-<hash>.xml.gz``), by source; empty for a set without sections."""
         names = [_name(f.source) for f in self.files]
-        if not any(name.count("-") >= 2 for name in names):
-            return {}  # no section's file name (its section, number and hash): none to load
+        if not any(map(_may_be_section_file, names)):
+            # no name ends as a section's file does (`-<number>-<16 hex>.xml`): none to load
+            # (`wp-sitemap-posts-post-1.xml` would load the writing stage for nothing)
+            return {}
         # here: the build's options load the writing stage, which few checks need
         from ..writing.options import sections_of_names
 
@@ -236,6 +238,23 @@ class CheckReport:
             "version": "2.1.0",
             "runs": [{"tool": {"driver": driver}, "results": results}],
         }
+
+
+def _may_be_section_file(name: str) -> bool:
+    """Whether ``name`` ends as every name ``writing.options.sections_of_names`` gives a
+    section does (``FileNames.child``: ``-<section>-<number>-<16 hex>.xml``, ``.txt``, gzipped
+    or not); string tests, not a pattern to compile."""
+    stem = name.removesuffix(".gz")
+    if not stem.endswith((".xml", ".txt")):
+        return False
+    parts = stem[:-4].rsplit("-", 3)
+    return (
+        len(parts) == 4
+        and parts[2].isascii()
+        and parts[2].isdigit()
+        and len(parts[3]) == 16
+        and not parts[3].strip("0123456789abcdef")
+    )
 
 
 def _name(source: str) -> str:

@@ -3,7 +3,8 @@ to know of the bytes as written, a window at a time, the document never held who
 
 ``Tee`` hands the reader the stored chunks and gives ``Scan`` the same bytes decompressed
 (and a UTF-16 document converted to UTF-8, as the reader reads it). ``Scan`` keeps the
-sizes, the line count and the head of the document. When the reader's fast lane did not
+sizes, the line count (while the document may be a text sitemap) and the head of the
+document. When the reader's fast lane did not
 prove the document plain, ``Provers`` reads it again (``pieces``) on windows cut right
 after an entry's end tag (``</url>``, ``</sitemap>``: no pattern spans one): each loc text
 judged as written (``raw_text.LocTexts``), and unless the reader proved it, the protocol's
@@ -50,6 +51,9 @@ class Scan:
         self._undecided = bytearray()
         self._decided = False
         self._convert: WideToUtf8 | None = None
+        # whether the line counts are still wanted (only a text sitemap's lines are counted
+        # against a limit): asked a piece at a time, so that an XML document's are not
+        self.lines_wanted: Callable[[], bool] = lambda: True
 
     def feed(self, piece: bytes) -> None:
         if not piece:
@@ -85,12 +89,15 @@ class Scan:
         if not data:
             return
         self.length += len(data)
-        self.newlines += data.count(b"\n")
-        if b"\r" in data or self.last == b"\r":
-            # a CR LF split between two pieces was counted a lone CR in the first
-            self.lone_crs += (
-                data.count(b"\r") - data.count(b"\r\n") - (self.last == b"\r" and data[:1] == b"\n")
-            )
+        if self.lines_wanted():
+            self.newlines += data.count(b"\n")
+            if b"\r" in data or self.last == b"\r":
+                # a CR LF split between two pieces was counted a lone CR in the first
+                self.lone_crs += (
+                    data.count(b"\r")
+                    - data.count(b"\r\n")
+                    - (self.last == b"\r" and data[:1] == b"\n")
+                )
         self.last = data[-1:]
         if self.blank and data.strip():
             self.blank = False

@@ -389,11 +389,135 @@ pub fn judge(
     Some(out)
 }
 
+/// A run's records sorted by what [`Judged::status`] and [`Judged::counts`] say, so that the
+/// checker walks none of them in Python: rows counted from the run's first.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Rows {
+    /// The records [`FLAGGED`] for the careful way.
+    pub flagged: Vec<u32>,
+    /// The records judged here [`FOUND`] with findings.
+    pub found: Vec<u32>,
+    /// The records judged here that have alternates (hreflang links).
+    pub linked: Vec<u32>,
+    /// A byte a record: 1 for one judged here without alternates (a plain page to the set
+    /// rules), else 0.
+    pub plain: Vec<u8>,
+    /// A byte a record: 1 for one without extensions, else 0.
+    pub without: Vec<u8>,
+    /// The typed extensions of each kind ([`KINDS`]) over the records judged here.
+    pub kinds: [u64; KINDS.len()],
+    /// For each code ([`CODES`]), the records judged here with findings of it.
+    pub with_code: [Vec<u32>; CODES.len()],
+    /// For each code, its findings over the records judged here.
+    pub codes: [u64; CODES.len()],
+}
+
+impl Judged {
+    /// The records by status and by whether they have alternates (see [`Rows`]).
+    pub fn rows(&self) -> Rows {
+        let mut out = Rows {
+            plain: vec![0; self.status.len()],
+            without: vec![0; self.status.len()],
+            ..Rows::default()
+        };
+        for (row, (&status, counts)) in self
+            .status
+            .iter()
+            .zip(self.counts.chunks_exact(COUNTS))
+            .enumerate()
+        {
+            let at = row as u32;
+            match status {
+                NONE => out.without[row] = 1,
+                FLAGGED => out.flagged.push(at),
+                _ => {
+                    if status == FOUND {
+                        out.found.push(at);
+                        for (code, &n) in counts[..CODES.len()].iter().enumerate() {
+                            if n > 0 {
+                                out.with_code[code].push(at);
+                                out.codes[code] += u64::from(n);
+                            }
+                        }
+                    }
+                    let kinds = &counts[CODES.len()..];
+                    for (total, &n) in out.kinds.iter_mut().zip(kinds) {
+                        *total += u64::from(n);
+                    }
+                    if kinds[KINDS.len() - 1] > 0 {
+                        out.linked.push(at);
+                    } else {
+                        out.plain[row] = 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The news items older than the window, by record: `records` and `dates`, each item's
+/// record and date (an index into `old`, -1 for none: old, its value's rule says why), as
+/// [`Judged`] gives them; `old`, whether each distinct date is older than the window. The
+/// records with old items, in order, and how many each has; None for a date out of `old`.
+pub fn old_by_record(records: &[u32], dates: &[i32], old: &[bool]) -> Option<(Vec<u32>, Vec<u32>)> {
+    let (mut rows, mut counts): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    for (&record, &date) in records.iter().zip(dates) {
+        let is_old = match usize::try_from(date) {
+            Ok(date) => *old.get(date)?,
+            Err(_) => true,
+        };
+        if !is_old {
+            continue;
+        }
+        match (rows.last(), counts.last_mut()) {
+            (Some(&last), Some(count)) if last == record => *count += 1,
+            _ => {
+                rows.push(record);
+                counts.push(1);
+            }
+        }
+    }
+    Some((rows, counts))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     use crate::check::test_column as column;
+
+    #[test]
+    fn rows_by_status_and_alternates() {
+        let mut counts = vec![0u32; 4 * COUNTS];
+        counts[COUNTS + CODES.len()] = 2; // two images, a finding too
+        counts[COUNTS] = 1;
+        counts[2 * COUNTS + COUNTS - 1] = 3; // three alternates
+        counts[3 * COUNTS + CODES.len()] = 5; // flagged: not counted here
+        let judged = Judged {
+            status: vec![NONE, FOUND, JUDGED, FLAGGED],
+            counts,
+            ..Judged::default()
+        };
+        let rows = judged.rows();
+        assert_eq!(rows.flagged, vec![3]);
+        assert_eq!(rows.found, vec![1]);
+        assert_eq!(rows.linked, vec![2]);
+        assert_eq!(rows.plain, vec![0, 1, 0, 0]);
+        assert_eq!(rows.without, vec![1, 0, 0, 0]);
+        assert_eq!(rows.kinds, [2, 0, 0, 3]);
+        assert_eq!(rows.with_code[0], vec![1]);
+        assert!(rows.with_code[1..].iter().all(Vec::is_empty));
+        assert_eq!(rows.codes, [1, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn old_news_counted_by_record_in_order() {
+        // items of records 0, 0, 2, 5: dates 0 (old), none, 1 (recent), 0
+        let got = old_by_record(&[0, 0, 2, 5], &[0, -1, 1, 0], &[true, false]);
+        assert_eq!(got, Some((vec![0, 5], vec![2, 1])));
+        assert_eq!(old_by_record(&[0], &[3], &[true]), None);
+    }
 
     fn judged(exts: &[&str], locs: &[&str]) -> Judged {
         let (eo, ev) = column(exts);

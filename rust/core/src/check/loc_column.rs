@@ -28,6 +28,11 @@ impl<'a> StringColumn<'a> {
         let (start, end) = (self.offset(row)?, self.offset(row + 1)?);
         self.values.get(start..end)
     }
+
+    /// Row `row`'s length in bytes; None past the column or for offsets out of order.
+    pub fn length(&self, row: usize) -> Option<usize> {
+        self.offset(row + 1)?.checked_sub(self.offset(row)?)
+    }
 }
 
 /// The hash of each loc of rows `start..stop` ([`loc_hash`], native-endian `u64`s); None
