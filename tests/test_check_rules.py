@@ -35,6 +35,18 @@ def loc(url: str, rest: str = "") -> str:
     return f"<loc>{url}</loc>{rest}"
 
 
+NEWS_NS = ' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
+
+
+def _news(published: str) -> str:
+    return (
+        "<news:news><news:publication><news:name>Shop</news:name>"
+        "<news:language>en</news:language></news:publication>"
+        f"<news:publication_date>{published}</news:publication_date>"
+        "<news:title>Sale</news:title></news:news>"
+    )
+
+
 @dataclass
 class Case:
     code: str
@@ -251,6 +263,12 @@ CASES = [
     Case("leading-whitespace", b"\n  " + urlset(loc(A)), urlset(loc(A))),
     Case(
         "junk-before-root", b"This XML file does not appear ...\n" + urlset(loc(A)), urlset(loc(A))
+    ),
+    Case(
+        "news-too-old",
+        urlset(loc(A, _news("2026-04-01")), extra_ns=NEWS_NS),
+        urlset(loc(A, _news("2026-05-31")), extra_ns=NEWS_NS),
+        {"now": NOW},
     ),
     Case("unknown-root", b'<?xml version="1.0"?><catalog><item/></catalog>', urlset(loc(A))),
     Case("empty-document", b"", urlset(loc(A))),
