@@ -1,72 +1,44 @@
-"""The ``urlset`` command: a click group whose subcommands live in their own modules.
+"""The ``urlset`` command line: ``main``, the click group (cli/group.py), and ``console``,
+the console script, which runs a plain ``urlset read FILE ...`` without click (cli/lean.py).
 
-Each subcommand module is imported only when that command runs, so ``urlset --help`` and
-short commands start fast. Exit status everywhere: 0 ok, 1 problems found, 2 usage or I/O.
+Loading this package loads neither: click and its imports (inspect, ast, uuid, ...) are
+about 25 ms of a read's start-up, more than the interpreter's own. Every other command line,
+and every one the lean path does not parse exactly as click would (``--help``, a usage error,
+an option it does not know), goes to the click group.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import sys
 
-import click
+TYPE_CHECKING = False  # as in urlset/__init__.py: typing is not loaded for it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-# command name -> (module, attribute, one-line help shown by `urlset --help`)
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "build": (
-        "urlset.cli.build",
-        "build",
-        "Write a sitemap set (split, indexed, gzipped) from URL lists.",
-    ),
-    "read": ("urlset.cli.read", "read", "Read any sitemap format and print its entries."),
-    "check": ("urlset.cli.check", "check", "Validate sitemaps the way a search engine does."),
-    "fetch": ("urlset.cli.fetch", "fetch", "Discover and download a site's sitemaps."),
-    "robots": (
-        "urlset.cli.robots",
-        "robots",
-        "Add or update Sitemap: lines in robots.txt, or --check one.",
-    ),
-    "announce": (
-        "urlset.cli.announce_engines",  # the group of announce.py with the engines' APIs
-        "announce",
-        "Tell search engines: ping, IndexNow, Search Console, Bing Webmaster.",
-    ),
-    "crawl": (
-        "urlset.cli.crawl",
-        "crawl",
-        "Crawl a running site politely and list its pages for build.",
-    ),
-    "audit": ("urlset.cli.audit", "audit", "Request the URLs sitemaps list: are they indexable?"),
-    "diff": ("urlset.cli.diff", "diff", "Compare two snapshots, sitemap sets or sites."),
-    "watch": ("urlset.cli.watch", "watch", "Fetch a site every so often, store and diff each run."),
-    "serve": ("urlset.cli.serve", "serve", "Preview a published sitemap set over HTTP."),
-}
+    from .group import COMMANDS as COMMANDS
+    from .group import main as main
 
 
-class _LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in COMMANDS if _available(name)]
+def console(argv: Sequence[str] | None = None) -> None:
+    """The ``urlset`` console script: ``argv`` (default ``sys.argv[1:]``) run as ``urlset``
+    runs it, ``urlset read`` by the lean path when it takes the command line."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["read"]:
+        from .lean import read_command
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS or not _available(cmd_name):
-            return None
-        module, attribute, _ = COMMANDS[cmd_name]
-        command = getattr(importlib.import_module(module), attribute)
-        assert isinstance(command, click.Command)
-        return command
+        if (read := read_command(args)) is not None:
+            read()
+            return
+    from .group import main as group
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    group(args, prog_name="urlset")
 
 
-def _available(name: str) -> bool:
-    return importlib.util.find_spec(COMMANDS[name][0]) is not None
+def __getattr__(name: str) -> Any:
+    """``main`` and ``COMMANDS``: the click group and its table, loaded on first use."""
+    if name in ("main", "COMMANDS"):
+        from . import group
 
-
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="urlset", prog_name="urlset")  # whatever argv[0] is
-def main() -> None:
-    """urlset: the Sitemaps protocol, complete and fast."""
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import click
 
-FORMATS = ("jsonl", "csv", "tsv", "locs")
-# CSV/TSV columns of URL entries (`urlset fetch` writes these, then the sitemap's URL);
-# extensions: the entry's extension fields as one JSON object (the JSON Lines shape), or ""
+from .lean import FORMATS  # the lean parse of the console script (cli/lean.py) shares them
 
 
 @click.command(name="read")

@@ -20,8 +20,6 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, NoReturn
 
-import click
-
 from ..dates import format_w3c
 from ..errors import InvalidValue
 from ..extensions import json_fields
@@ -31,7 +29,7 @@ from ..reading.output import RENDERERS, UrlColumns, line_tail
 from ..reading.reader import FILE_CHUNK, ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec, merge_rendered
 from .shared import INDEX_COLUMNS, URL_COLUMNS
-from .streams import Output, OutputError, output_errors, target_name
+from .streams import Output, OutputError, output_errors, say, target_name
 
 STDIN_CHUNK = 262_144
 _URL_BATCH = 8192  # URLs rendered at once (a few MB of text at most)
@@ -230,7 +228,7 @@ def _index_lines(fmt: str, refs: Sequence[SitemapRef]) -> str:
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"urlset read: {message}", err=True)
+    say(f"urlset read: {message}")
     sys.exit(2)
 
 
@@ -288,7 +286,7 @@ def run(
                 with contextlib.suppress(ValueError, OSError):
                     stream.detach()
     if verbose:
-        click.echo(f"urlset read: {_lanes(reader, spec)}", err=True)
+        say(f"urlset read: {_lanes(reader, spec)}")
     if issues_json is not None:
         _write_issues(issues_json, result.issues)
     if snapshot is not None and writer.kept is not None:
@@ -316,7 +314,7 @@ def _copy(result: ReadResult, writer: _Writer, issues: list[Issue], *, shown: se
             if type(event) is Issue:
                 issues.append(event)
                 if event.severity in shown:
-                    click.echo(str(event), err=True)
+                    say(str(event))
             else:
                 writer.entry(event)  # type: ignore[arg-type]
     finally:
@@ -351,7 +349,7 @@ def _store(db: str, source: str, kept: list[UrlColumns], issues: list[Issue]) ->
         _fail(str(exc))
     except Exception as exc:  # a DuckDB error: never a traceback
         _fail(f"cannot store the run in {db}: {type(exc).__name__}: {exc}")
-    click.echo(f"urlset read: stored as run {run} in {db}", err=True)
+    say(f"urlset read: stored as run {run} in {db}")
 
 
 def _write_issues(path: str, issues: list[Issue]) -> None:

@@ -10,8 +10,6 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-import click
-
 from ..errors import PublishError
 
 # where --dask, --sites leave their values in the click context
@@ -38,6 +36,8 @@ def network_options(
     the hosts that may be on a private address by default (``private_hosts``; what else is
     refused: ``refused``), the
     User-Agent sent when none is given (``user_agent``; None: the HTTP client's)."""
+    import click  # here: ``urlset read`` takes its columns from this module without click
+
     options = [
         click.option(
             "--timeout",
@@ -80,6 +80,8 @@ def network_options(
 def allow_private_option(private_hosts: str, when: str = "", more: str = "") -> Callable[[F], F]:
     """--allow-private: ``private_hosts``, the hosts that may be on a private address by
     default; ``when``, what the option is for ("For URLs: "); ``more``, said after."""
+    import click
+
     return click.option(
         "--allow-private",
         is_flag=True,

@@ -14,8 +14,6 @@ import sys
 from collections.abc import Iterator
 from typing import IO
 
-import click
-
 
 class OutputError(Exception):
     """Writing the command's output failed."""
@@ -72,12 +70,28 @@ def output_errors(command: str, *, closed_pipe_status: int = 0) -> Iterator[None
         if isinstance(exc.error, BrokenPipeError):
             quiet_stdout()
             sys.exit(closed_pipe_status)
-        click.echo(f"urlset {command}: {exc}", err=True)
+        say(f"urlset {command}: {exc}")
         quiet_stdout()
         sys.exit(2)
     except BrokenPipeError:
         quiet_stdout()
         sys.exit(closed_pipe_status)
+
+
+def say(message: str) -> None:
+    """``message`` and a newline to standard error, as ``click.echo(message, err=True)``
+    writes it, without loading click (``urlset read`` runs without it, cli/lean.py) unless
+    click would change the text: it strips escape sequences when standard error is no
+    terminal, and re-encodes for a standard error that is not UTF-8."""
+    stderr = sys.stderr
+    encoding = (getattr(stderr, "encoding", None) or "").lower().replace("-", "")
+    if "\x1b" in message or not (message.isascii() or encoding == "utf8"):
+        import click
+
+        click.echo(message, err=True)
+        return
+    stderr.write(message + "\n")
+    stderr.flush()
 
 
 def quiet_stdout() -> None:
@@ -92,6 +106,8 @@ def quiet_stdout() -> None:
 def need_report_extra() -> None:
     """A usage error (exit 2) naming the pip command when the HTML reports' extra
     (matplotlib) is not installed; called before any work is done."""
+    import click
+
     from ..reports import ExtraMissing, require
 
     try:

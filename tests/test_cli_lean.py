@@ -1,0 +1,173 @@
+"""The console script's lean parse of ``urlset read`` (cli/lean.py): it takes a command line
+only when click would parse it to the same parameters, and the command then runs as it does
+under click, byte for byte, without loading click."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from urlset.cli import lean, streams
+from urlset.cli.read import read
+
+DOC = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    "<url><loc>https://shop.test/a?x=1&amp;y=2</loc><lastmod>2024-05-01T10:00:00+02:00"
+    "</lastmod><changefreq>daily</changefreq><priority>0.8</priority></url>"
+    "<url><loc>https://shop.test/b</loc><lastmod>2024-13-01</lastmod></url>"
+    "</urlset>\n"
+)
+
+
+def click_params(args: list[str]) -> dict[str, object] | None:
+    """What click parses ``args`` (after ``read``) to, or None for a usage error."""
+    try:
+        with read.make_context("read", list(args), resilient_parsing=False) as context:
+            return dict(context.params)
+    except click.exceptions.Exit:
+        return None  # --help
+    except click.UsageError:
+        return None
+
+
+def test_the_option_table_is_the_click_commands() -> None:
+    options = [p for p in read.params if isinstance(p, click.Option)]
+    words = {word: p.name for p in options for word in p.opts}
+    assert words == {**lean.FLAGS, **lean.VALUED}
+    assert {w for p in options if p.is_flag for w in p.opts} == set(lean.FLAGS)
+    assert click_params(["s.xml"]) == {"source": "s.xml", **lean.DEFAULTS}
+    fmt = next(p for p in options if p.name == "fmt")
+    assert isinstance(fmt.type, click.Choice) and tuple(fmt.type.choices) == lean.FORMATS
+    assert {p.name for p in options if isinstance(p.type, click.Path)} == set(lean.PATHS)
+    assert [p.name for p in read.params if isinstance(p, click.Argument)] == ["source"]
+
+
+def test_the_plain_spellings_are_taken(tmp_path: Path) -> None:
+    out = str(tmp_path / "out.jsonl")
+    taken = [
+        ["read", "s.xml"],
+        ["read", "s.xml", "-o", out, "-q"],
+        ["read", "-f", "csv", "s.xml.gz", "--verbose", "--max-bytes", "1000"],
+        ["read", "-", "--format", "locs", "--issues-json", out, "--base-url", "https://a.test/"],
+    ]
+    for args in taken:
+        assert lean.read_params(args) == click_params(args[1:]) is not None, args
+
+
+def test_every_other_spelling_goes_to_click(tmp_path: Path) -> None:
+    given_dir = str(tmp_path)
+    for args in (
+        ["read"],
+        ["read", "--help"],
+        ["read", "s.xml", "-h"],
+        ["read", "s.xml", "-qv"],
+        ["read", "s.xml", "--format=csv"],
+        ["read", "s.xml", "-fcsv"],
+        ["read", "s.xml", "-f", "CSV"],
+        ["read", "s.xml", "-o", given_dir],
+        ["read", "s.xml", "--max-bytes", "0"],
+        ["read", "s.xml", "--max-bytes", "1_000"],
+        ["read", "s.xml", "-q", "-q"],
+        ["read", "s.xml", "t.xml"],
+        ["read", "--", "-s.xml"],
+        ["read", "s.xml", "-o"],
+        ["read", "s.xml", "-o", "-q"],
+        ["read", "s.xml", "--snapshot-x", "a"],
+        ["check", "s.xml"],
+        ["--version"],
+    ):
+        assert lean.read_params(args) is None, args
+
+
+WORDS = st.sampled_from(
+    [
+        *lean.FLAGS,
+        *lean.VALUED,
+        *lean.FORMATS,
+        *("CSV", "json", "0", "7", "12", "-1", "+5", "1_0", "٣", "-", "--", "-x", "--help"),
+        *("s.xml", "t.xml.gz", "out.csv", "https://a.test/", "", ".", "-qv", "--format=csv"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(WORDS, max_size=7))
+def test_a_lean_parse_is_clicks(words: list[str]) -> None:
+    """Any command line the lean parse takes, click parses to the same parameters."""
+    taken = lean.read_params(["read", *words])
+    if taken is not None:
+        assert taken == click_params(words), words
+
+
+def run_console(args: list[str], cwd: Path, *, lean_path: bool = True) -> tuple[int, bytes, bytes]:
+    """``urlset ARGS`` in a fresh interpreter, by the console script (the lean path when it
+    takes the line) or by the click group; and whether click was loaded, said on stderr."""
+    entry = "console" if lean_path else "main"
+    code = (
+        f"import sys\nsys.argv[0] = 'urlset'\nfrom urlset.cli import {entry}\n"
+        "try:\n    " + entry + "(sys.argv[1:])\n"
+        "finally:\n    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, timeout=120
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+# (a command line, whether the lean path takes it): exit 0, 1 (an error in the document: the
+# second lastmod; a limit hit) and 2 (the run's own usage and I/O errors, and click's)
+LINES = [
+    (["read", "s.xml"], True),
+    (["read", "s.xml", "-q"], True),
+    (["read", "s.xml.gz", "-f", "csv"], True),
+    (["read", "s.xml", "-f", "tsv", "--verbose"], True),
+    (["read", "s.xml.gz", "-f", "locs", "--max-bytes", "40"], True),
+    (["read", "s.xml", "--base-url", "ftp://nope"], True),
+    (["read", "missing.xml"], True),
+    (["read", "s.xml", "-o", "out/none/x.jsonl"], True),
+    (["read", "s.xml", "--issues-json", "issues.json"], True),
+    (["read", "s.xml", "-o", "dir"], False),
+    (["read", "s.xml", "-f", "bogus"], False),
+    (["read", "--help"], False),
+]
+
+
+@pytest.mark.parametrize(("args", "taken"), LINES, ids=[" ".join(a) for a, _ in LINES])
+def test_the_console_reads_as_the_click_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], taken: bool
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where the lean parse below looks at the paths
+    (tmp_path / "s.xml").write_text(DOC, encoding="utf-8")
+    (tmp_path / "s.xml.gz").write_bytes(gzip.compress(DOC.encode()))
+    (tmp_path / "dir").mkdir()
+    code, out, err = run_console(args, tmp_path)
+    issues = (tmp_path / "issues.json").read_bytes() if "--issues-json" in args else b""
+    click_code, click_out, click_err = run_console(args, tmp_path, lean_path=False)
+    assert (code, out) == (click_code, click_out)
+    assert err.replace(b"click loaded: False", b"click loaded: True") == click_err
+    if "--issues-json" in args:
+        assert (tmp_path / "issues.json").read_bytes() == issues
+    assert (lean.read_params(args) is not None) == taken
+    # the lean path ran without click; click ran the others
+    assert err.endswith(b"click loaded: %s" % str(not taken).encode())
+
+
+def test_a_message_with_an_escape_is_written_by_click(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """click strips escape sequences from a message for an output that is not a terminal;
+    ``say`` leaves such a message to click, and writes any other as click would."""
+    for message in ("plain words", "a \x1b[31mred\x1b[0m loc", "non-ASCII: ä"):
+        streams.say(message)
+        said = capsys.readouterr().err
+        click.echo(message, err=True)
+        assert said == capsys.readouterr().err
+        assert "\x1b" not in said, message
