@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import click
 import pytest
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from urlset.cli import lean, streams
 from urlset.cli.read import read
+from urlset.cli.read_run import path_name
 
 DOC = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -171,3 +172,10 @@ def test_a_message_with_an_escape_is_written_by_click(
         click.echo(message, err=True)
         assert said == capsys.readouterr().err
         assert "\x1b" not in said, message
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("/.ab"), max_size=9))
+def test_a_source_is_named_as_pathlib_names_it(path: str) -> None:
+    """``urlset read`` names its source as ``str(Path(source))`` did, without pathlib."""
+    assert path_name(path) == str(PurePosixPath(path))

@@ -412,6 +412,21 @@ def test_a_plain_sitemap_read_by_the_compiled_lane_loads_no_lxml(tmp_path: Path)
     }
 
 
+def test_a_read_of_a_plain_sitemap_loads_neither_click_nor_what_it_does_not_use(
+    tmp_path: Path,
+) -> None:
+    """The console script reads by the lean parse (cli/lean.py): no click (with its inspect,
+    ast, uuid: ~60M instructions); the core renders every entry: no json, csv, pathlib or
+    urllib.parse (~25M). Written to CSV, the csv module loads."""
+    sitemap = tmp_path / "sitemap.xml.gz"
+    sitemap.write_bytes(gzip.compress(TINY.encode()))
+    out = tmp_path / "out.jsonl"
+    modules = loaded("read", str(sitemap), "-o", str(out), "-q")
+    assert json.loads(out.read_text(encoding="utf-8"))["loc"] == "https://shop.test/a?x=1&y=2"
+    assert not tops(modules) & {"click", "json", "csv", "pathlib", "urllib"}, sorted(modules)
+    assert "csv" in loaded("read", str(sitemap), "-o", str(out), "-f", "csv")
+
+
 def test_a_sitemap_the_compiled_lane_hands_over_loads_lxml(tmp_path: Path) -> None:
     sitemap = tmp_path / "sitemap.xml"
     sitemap.write_text(TINY.replace("</urlset>", "<!-- x --></urlset>"), encoding="utf-8")

@@ -8,12 +8,10 @@ an RFC 3986 URI: non-ASCII percent-encoded as UTF-8, host names in IDNA, fragmen
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
-from urllib.parse import urlsplit
 
 from ._core import iri_to_uri, resolve_loc
 from .errors import InvalidValue
@@ -345,6 +343,8 @@ def index_other_site(uri: str, index_scope: Scope) -> str | None:
 
 def host_of(url: str) -> str:
     """The lower-case host name of a URL ('' when it has none)."""
+    from urllib.parse import urlsplit  # here: a read starts without it (~7M instructions)
+
     return (urlsplit(url).hostname or "").lower()
 
 
@@ -369,6 +369,8 @@ def non_production_host(host: str) -> str | None:
     host = host.lower().rstrip(".")
     if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
         return f"host {host} is a local or development name"
+    import ipaddress  # here: a read starts without it (~5M instructions)
+
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:

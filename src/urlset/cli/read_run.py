@@ -11,13 +11,10 @@ still gives (and every other format) are written by the column renderers in thei
 from __future__ import annotations
 
 import contextlib
-import csv
 import io
-import json
 import sys
 from collections.abc import Iterator, Sequence
 from itertools import groupby
-from pathlib import Path
 from typing import Any, NoReturn
 
 from ..dates import format_w3c
@@ -122,6 +119,8 @@ class _Writer:
         self.spec = spec
         self.at = 0  # the render lane: entries of the document written so far
         if fmt in ("csv", "tsv"):
+            import csv
+
             self.csv = csv.writer(out, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
 
     def entry(self, entry: Url | SitemapRef) -> None:
@@ -213,12 +212,16 @@ def _index_lines(fmt: str, refs: Sequence[SitemapRef]) -> str:
     """An index's entries as lines of ``fmt`` (JSON Lines: ``entry_dict``; CSV and TSV: the
     loc and lastmod cells), as the compiled core renders them too (core/src/read/render.rs)."""
     if fmt == "jsonl":
+        import json
+
         return "".join(
             json.dumps(entry_dict(ref), ensure_ascii=False, separators=(",", ":")) + "\n"
             for ref in refs
         )
     if fmt == "locs":
         return "".join(ref.loc + "\n" for ref in refs)
+    import csv
+
     text = io.StringIO()
     writer = csv.writer(text, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
     writer.writerows(
@@ -330,13 +333,21 @@ def _reader(
     limits = ReadLimits() if max_bytes is None else ReadLimits(max_decompressed_bytes=max_bytes)
     try:
         return SitemapReader(
-            "<stdin>" if source == "-" else str(Path(source)),
+            "<stdin>" if source == "-" else path_name(source),
             base_url=base_url,
             limits=limits,
             render=spec,
         )
     except InvalidValue as exc:
         _fail(f"--base-url: {exc}")
+
+
+def path_name(path: str) -> str:
+    """``str(pathlib.Path(path))`` (a POSIX path as the reader names it: ``./a//b/`` is
+    ``a/b``), without loading pathlib (with urllib.parse, ~7M instructions of start-up)."""
+    root = "//" if path[:2] == "//" and path[2:3] != "/" else "/" if path[:1] == "/" else ""
+    name = root + "/".join(part for part in path.split("/") if part not in ("", "."))
+    return name or "."
 
 
 def _store(db: str, source: str, kept: list[UrlColumns], issues: list[Issue]) -> None:
@@ -353,6 +364,8 @@ def _store(db: str, source: str, kept: list[UrlColumns], issues: list[Issue]) ->
 
 
 def _write_issues(path: str, issues: list[Issue]) -> None:
+    import json
+
     try:
         with open(path, "w", encoding="utf-8") as f:
             json.dump([issue_dict(i) for i in issues], f, ensure_ascii=False, indent=1)

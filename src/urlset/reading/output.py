@@ -8,9 +8,7 @@ per value and a line is one f-string.
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 from array import array
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -185,8 +183,10 @@ _NEEDS_QUOTES = {",": lazy(r'[",\r\n]'), "\t": lazy(r'["\t\r\n]')}
 def line_tail(fmt: str, sitemap: str | None) -> str:
     """What ends each line of ``fmt`` after an entry's own cells (the render lane's
     ``RenderSpec.tail``); the renderers below end their lines the same way."""
+    # json is loaded where it is used: a read whose entries the compiled core renders needs
+    # none (~6M instructions of start-up)
     if fmt == "jsonl":
-        return "}\n" if sitemap is None else ',"sitemap":' + json.dumps(sitemap) + "}\n"
+        return "}\n" if sitemap is None else ',"sitemap":' + _dumps(sitemap) + "}\n"
     if fmt in ("csv", "tsv") and sitemap is not None:
         d = "," if fmt == "csv" else "\t"
         cell = sitemap
@@ -199,11 +199,11 @@ def line_tail(fmt: str, sitemap: str | None) -> str:
 def render_jsonl(columns: UrlColumns, sitemap: str | None) -> str:
     """One JSON object per URL. The hot path of a large read or fetch, so it works column by
     column with memoised pieces (~0.5 us per URL; json.dumps per object takes ~5 us)."""
-    tail = "}\n" if sitemap is None else ',"sitemap":' + json.dumps(sitemap) + "}\n"
+    tail = "}\n" if sitemap is None else ',"sitemap":' + _dumps(sitemap) + "}\n"
     locs = columns.locs
     # URIs from to_uri never need JSON escaping; one scan of all of them checks it
     if _JSON_UNSAFE.search("".join(locs)) is not None:
-        locs = [json.dumps(loc)[1:-1] for loc in locs]
+        locs = [_dumps(loc)[1:-1] for loc in locs]
     lastmods = map(_LASTMOD_JSON.__getitem__, columns.lastmods)
     changefreqs = map(_CHANGEFREQ_JSON.__getitem__, columns.changefreqs)
     priorities = map(_PRIORITY_JSON.__getitem__, columns.priorities)
@@ -228,10 +228,24 @@ def render_jsonl(columns: UrlColumns, sitemap: str | None) -> str:
     )
 
 
+def _dumps(text: str) -> str:
+    """``text`` as a JSON string."""
+    import json
+
+    return json.dumps(text)
+
+
+def _fields_json(extensions: tuple[Any, ...]) -> str:
+    """An entry's extensions as the JSON object ``urlset read`` writes."""
+    import json
+
+    return json.dumps(json_fields(extensions), ensure_ascii=False, separators=_COMPACT)
+
+
 def _extension_json(extensions: tuple[Any, ...]) -> str:
     if not extensions:
         return ""
-    return "," + json.dumps(json_fields(extensions), ensure_ascii=False, separators=_COMPACT)[1:-1]
+    return "," + _fields_json(extensions)[1:-1]
 
 
 def _extension_cell(extensions: tuple[Any, ...]) -> str:
@@ -240,7 +254,7 @@ def _extension_cell(extensions: tuple[Any, ...]) -> str:
     quotes doubled is right for CSV and TSV alike); "" when there are none."""
     if not extensions:
         return ""
-    text = json.dumps(json_fields(extensions), ensure_ascii=False, separators=_COMPACT)
+    text = _fields_json(extensions)
     return '"' + text.replace('"', '""') + '"'
 
 
@@ -252,13 +266,12 @@ def _render_delimited(columns: UrlColumns, sitemap: str | None, delimiter: str) 
     extensions = columns.extensions
     last: tuple[str, ...] = () if sitemap is None else (sitemap,)
     if _NEEDS_QUOTES[delimiter].search("".join(locs) + "".join(last)) is not None:
+        import csv
+
         cells: Any = (
             repeat("")
             if extensions is None
-            else [
-                json.dumps(json_fields(ext), ensure_ascii=False, separators=_COMPACT) if ext else ""
-                for ext in extensions
-            ]
+            else [_fields_json(ext) if ext else "" for ext in extensions]
         )
         out = io.StringIO()
         csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(

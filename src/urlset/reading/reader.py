@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
@@ -27,6 +27,9 @@ from .sink import Event, Sink
 from .sniff import GZIP_MAGIC, Gunzip, GzipError, Sniffed, WideToUtf8, sniff
 from .text import TextBody
 from .xmlbody import XmlBody
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "ReadResult",
@@ -441,6 +444,8 @@ def read_file(
 
     The file is opened when iteration starts; an OSError then propagates.
     """
+    from pathlib import Path  # here: `urlset read` starts without it (cli/read_run.py)
+
     p = Path(path)
     reader = SitemapReader(str(p) if source is None else source, base_url=base_url, limits=limits)
     return ReadResult(reader, _file_chunks(p, FILE_CHUNK), with_issues=with_issues)

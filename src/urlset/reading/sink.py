@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
 
 from .._core import RecordRenderer, SeenLocs
 from ..codes import CODES, rule, unlisted_message
@@ -345,7 +344,7 @@ class Sink:
         assert self.base_url is not None
         shown = text if len(text) <= 200 else text[:197] + "..."
         try:
-            uri = to_uri(urljoin(self.base_url, text))
+            uri = to_uri(_joined(self.base_url, text))
         except (InvalidValue, ValueError) as exc:
             self.issue(
                 "invalid-url", f"{what}{shown!r} resolves to no valid URL: {exc}", line, column
@@ -406,3 +405,11 @@ def leaving(sink: Sink, reason: str) -> Iterator[None]:
         yield
     finally:
         sink.reason = was
+
+
+def _joined(base_url: str, text: str) -> str:
+    """``text`` resolved against ``base_url`` (urllib.parse loaded here: only a read with
+    --base-url needs it)."""
+    from urllib.parse import urljoin
+
+    return urljoin(base_url, text)
