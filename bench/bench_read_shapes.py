@@ -2,15 +2,19 @@
 with the entries that left the compiled core, next to ``gzip -dc`` of the same file and Scrapy.
 
     .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
-        [--peers PYTHON] [--containers urlset index text]
+        [--large 500000] [--peers PYTHON] [--containers urlset index text]
         [--threads auto|on|off|gzip|halves] [--arrow-import auto|first]
 
 Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
-entries (the issue's 500k ``.xml.gz``). ``--containers index text`` adds each shape as a
+entries (the issue's 500k ``.xml.gz``). ``--large N`` reads every shape again at N entries
+(a second table, with its own target lines, after the first): at 50,000 entries a read is
+mostly the interpreter's start and imports, at 500,000 mostly the work, so the two tables
+tell start-up from speed. ``--containers index text`` adds each shape as a
 gzipped sitemap index and text sitemap of as many entries (the loc and lastmod shapes and the
 mix: the others are the plain shape there), each "vs plain" against the plain urlset. Each figure is the median of ``--repeat`` fresh
 processes, wall seconds of the whole process (start-up and imports included, as a user waits):
-``urlset read FILE -f jsonl -o /dev/null -q --verbose`` (which prints the counters), a child
+``urlset read FILE -f jsonl -o /dev/null -q --verbose`` (the console script, as a user runs
+it; ``--verbose`` prints the counters), a child
 that calls ``read_arrow(FILE)`` once, ``gzip -dc FILE > /dev/null`` (the floor), and, given
 the peers' Python (bench/setup_peers.sh: bench/.venv-peers/bin/python), Scrapy's sitemap
 reader through bench/peers/run.py. MB/s are of the decompressed XML; "vs plain" is the
@@ -43,7 +47,8 @@ ARROW_CHILD = "import sys\nfrom urlset.reading.arrow import read_arrow\nread_arr
 # --arrow-import first: pyarrow imported before read_arrow is called, as read_arrow did before
 # it imported it beside the read (reading/arrow.py _import_pyarrow_beside)
 ARROW_IMPORT_FIRST = "import pyarrow  # noqa: F401\n"
-CLI_CHILD = "import sys\nfrom urlset.cli import main\nmain(sys.argv[1:])\n"
+# what the `urlset` console script runs (pyproject.toml [project.scripts])
+CLI_CHILD = "import sys\nfrom urlset.cli import console\nconsole(sys.argv[1:])\n"
 # --threads: the gzip thread and the runs in two halves whatever the machine's load says
 # (auto, the default: both while a core is free, reading/sniff.py free_core_from); on, off,
 # or one of them ("gzip": inflated ahead, runs whole; "halves": inflated inline)
@@ -96,9 +101,12 @@ def _file(shape: str, n: int, container: str = "urlset") -> tuple[Path, int]:
     suffix = ".txt.gz" if container == "text" else ".xml.gz"
     name = shape if container == "urlset" else f"{container}-{shape}"
     path = OUT / f"{name}-{n}{suffix}"
+    if path.exists():  # its size from the gzip trailer (ISIZE: the size mod 2**32)
+        with path.open("rb") as f:
+            f.seek(-4, os.SEEK_END)
+            return path, int.from_bytes(f.read(4), "little")
     data = _MAKE[container](shape, n)
-    if not path.exists():
-        path.write_bytes(gzip.compress(data, 6))
+    path.write_bytes(gzip.compress(data, 6))
     return path, len(data)
 
 
@@ -154,6 +162,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--urls", type=int, default=50_000)
     parser.add_argument("--mix", type=int, default=500_000)
+    parser.add_argument(
+        "--large",
+        type=int,
+        default=0,
+        help="also read every shape at this many entries, in a table of its own (0: not)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peers", help="the peers' Python, for Scrapy")
     parser.add_argument(
@@ -176,16 +190,38 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()}")
+    rows = _matrix(args.urls, args)
+    if args.mix and not (args.large == args.mix and "mix" in args.shapes):
+        rows.append(_row("mix", args.mix, args))
+    _table(rows)
+    if args.large:
+        print(f"\nevery shape at {args.large:,} entries (load {os.getloadavg()})")
+        large = _matrix(args.large, args)
+        _table(large)
+        if args.mix == args.large and "mix" in args.shapes:
+            rows.append(next(r for r in large if r["shape"] == "mix"))  # the issue's mix
+    for line in _targets(rows):
+        print(line)
+    if args.large:
+        for line in _targets(large, f" at {args.large:,}"):
+            print(line)
+    print(f"load after: {os.getloadavg()}")
+
+
+def _matrix(n: int, args: argparse.Namespace) -> list[dict[str, object]]:
+    """Every shape of ``--shapes`` at ``n`` entries, in each container; plain first."""
     rows = []
     for container in args.containers:
         shapes = [s for s in args.shapes if s in CONTAINER_SHAPES[container]]
         if container != "urlset" and "plain" not in shapes:
             shapes.insert(0, "plain")
-        rows += [_row(shape, args.urls, args, container) for shape in shapes]
+        rows += [_row(shape, n, args, container) for shape in shapes]
     if not any(r["shape"] == "plain" for r in rows):
-        rows.insert(0, _row("plain", args.urls, args))  # what "vs plain" compares with
-    if args.mix:
-        rows.append(_row("mix", args.mix, args))
+        rows.insert(0, _row("plain", n, args))  # what "vs plain" compares with
+    return rows
+
+
+def _table(rows: list[dict[str, object]]) -> None:
     plain = next((r for r in rows if r["shape"] == "plain"), None)
     wide = max(len(str(r["shape"])) for r in rows)
     head = f"{'shape':{wide}} {'urls':>7} {'MB':>6} {'cli s':>6} {'MB/s':>6} {'vs plain':>8} "
@@ -201,13 +237,11 @@ def main() -> None:
             f"{cli / float(r['gzip_dc_s']):6.1f} "  # type: ignore[arg-type]
             f"{'' if scrapy is None else f'{scrapy:7.2f}':>7}  {r['counts']}"
         )
-    for line in _targets(rows):
-        print(line)
-    print(f"load after: {os.getloadavg()}")
 
 
-def _targets(rows: list[dict[str, object]]) -> list[str]:
-    """One line per target of issue 26's read side, each with its measured ratio."""
+def _targets(rows: list[dict[str, object]], at: str = "") -> list[str]:
+    """One line per target of issue 26's read side, each with its measured ratio (``at``:
+    said after each target's name, the size of a --large table)."""
     speed = {  # MB/s per path and shape
         path: {str(r["shape"]): float(r["xml_mb"]) / float(r[f"{path}_s"]) for r in rows}  # type: ignore[arg-type]
         for path in ("cli", "arrow")
@@ -243,7 +277,7 @@ def _targets(rows: list[dict[str, object]]) -> list[str]:
     slowest = min(speed["arrow"], key=lambda shape: speed["arrow"][shape] / speed["cli"][shape])
     ratio = speed["arrow"][slowest] / speed["cli"][slowest]
     lines.append(f"target read_arrow as fast as the CLI per byte: {ratio:.2f} at worst ({slowest})")
-    return lines
+    return [line.replace(":", f"{at}:", 1) for line in lines]
 
 
 if __name__ == "__main__":
