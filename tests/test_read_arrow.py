@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -248,7 +249,7 @@ from urlset.reading.arrow import read_arrow
 arrow.free_core_from = lambda: None  # a core free, whatever the machine's load
 beside = arrow._import_pyarrow_beside
 started = []
-arrow._import_pyarrow_beside = lambda: started.append(beside()) or started[-1]
+arrow._import_pyarrow_beside = lambda free: started.append(beside(free)) or started[-1]
 doc = gzip.compress(
     b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
     + b"".join(b"<url><loc>https://e.com/%d</loc></url>" % i for i in range(3000))
@@ -298,3 +299,25 @@ def test_pyarrow_is_imported_beside_the_read(before: str, said: list[str]) -> No
         check=True,
     )
     assert done.stdout.splitlines() == said, done.stderr
+
+
+def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import's thread and the read's own (the gzip inflated ahead, runs in two halves)
+    follow one look taken before any of them runs: a look the read took after the import's
+    thread started counted that thread as another program's load, and read inline."""
+    from urlset.reading import arrow, rendered, sniff
+
+    looks: list[str] = []
+
+    def look(where: str) -> Callable[[], int | None]:
+        return lambda: looks.append(where) or None
+
+    monkeypatch.setattr(arrow, "free_core_from", look("read_arrow"))
+    monkeypatch.setattr(sniff, "free_core_from", look("gzip"))
+    monkeypatch.setattr(rendered, "free_core_from", look("halves"))
+    urls = b"".join(b"<url><loc>https://e.com/%d</loc></url>" % i for i in range(30_000))
+    doc = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + urls + b"</urlset>"
+    for data in (gzip.compress(doc), doc):
+        looks.clear()
+        assert read_arrow(data).num_rows == 30_000
+        assert looks == ["read_arrow"]

@@ -54,8 +54,12 @@ def read_arrow(
 ) -> Any:
     """``source`` (a sitemap file's path, or its bytes; gzip detected by content) as a
     ``pyarrow.Table``, one row per entry (see the module's docstring)."""
-    importing = _import_pyarrow_beside()
-    batches, _ = read_batches(source, limits)
+    # one look at the machine for the import's thread and the read's own (the gzip inflated
+    # ahead, runs in two halves): a look the read took once the import ran counted that
+    # thread as another program's load, and read inline (the 500k mix: 0.77 s, the CLI 0.42)
+    looked = (free_core_from(),)
+    importing = _import_pyarrow_beside(looked[0])
+    batches, _ = read_batches(source, limits, looked=looked)
     if importing is not None:
         importing.join()
     import pyarrow as pa  # imported by now, or raising here what the import raised
@@ -66,15 +70,16 @@ def read_arrow(
     return table
 
 
-def _import_pyarrow_beside() -> threading.Thread | None:
+def _import_pyarrow_beside(free: int | None) -> threading.Thread | None:
     """pyarrow imported on a thread of its own while the caller reads, when a core is free
     for it (None: imported already, or no core free: the caller imports it). Importing it
     (numpy with it) is ~0.15-0.25 s of CPU, as long as the core takes for a few hundred
     thousand entries, which it reads without the GIL: the two overlap instead of adding up.
     On a busy machine they only share a core and hand the GIL to and fro (measured at load
     5.5 on 2 cores: the 500k mix 0.09 s more CPU, no faster). A failed import is left for
-    the caller's own ``import`` to raise."""
-    if "pyarrow" in sys.modules or free_core_from() is not None:
+    the caller's own ``import`` to raise. ``free``: ``sniff.free_core_from()`` as the caller
+    found it."""
+    if "pyarrow" in sys.modules or free is not None:
         return None
 
     def run() -> None:
@@ -89,11 +94,16 @@ def _import_pyarrow_beside() -> threading.Thread | None:
 def read_batches(
     source: str | os.PathLike[str] | bytes,
     limits: ReadLimits = ReadLimits(),  # noqa: B008
+    *,
+    looked: tuple[int | None] | None = None,
 ) -> tuple[list[Any], int]:
     """The entries of ``source`` as Arrow record batches in document order, and how many of
-    them the compiled core read into columns (the rest came through the reader's values)."""
+    them the compiled core read into columns (the rest came through the reader's values).
+    ``looked``: ``(sniff.free_core_from(),)`` as the caller found the machine, for the read's
+    second threads (None: the read looks itself)."""
     name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
     spec = RenderSpec("arrow", "", indexes=True, texts=True, split=True)
+    spec.looked = looked
     reader = SitemapReader(name, limits=limits, render=spec)
     entries: list[Url | SitemapRef] = []
     for chunk in _chunks(source):

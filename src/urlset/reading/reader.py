@@ -196,9 +196,10 @@ class SitemapReader:
             data, self._head = self._head, b""
             self._decided_gzip = True
             if data[:2] == GZIP_MAGIC:
-                self._gzip = Gunzip()
-                if self._sink.render is not None:
-                    self._sink.render.looked = self._gzip.looked  # one look for both threads
+                render = self._sink.render
+                self._gzip = Gunzip(looked=None if render is None else render.looked)
+                if render is not None:
+                    render.looked = self._gzip.looked  # one look for both threads
         if self._gzip is not None:
             for piece in self._gzip.feed(data):
                 self._plain(piece)

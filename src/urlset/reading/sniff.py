@@ -54,12 +54,15 @@ class Gunzip:
     this reader's, else never.
     """
 
-    def __init__(self, thread_from: int | None = None) -> None:
+    def __init__(
+        self, thread_from: int | None = None, looked: tuple[int | None] | None = None
+    ) -> None:
         # the machine as this stream found it (free_core_from), before a thread of its own
-        # ran; None when the caller chose
+        # ran, or as the caller found it (``looked``: before threads of the caller's own,
+        # read_arrow's import); None when the caller chose ``thread_from``
         self.looked: tuple[int | None] | None = None
         if thread_from is None:
-            self.looked = (free_core_from(),)
+            self.looked = looked or (free_core_from(),)
             thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else self.looked[0]
         self._core = GzipInflater(GZIP_PIECE, thread_from)
 
