@@ -401,6 +401,8 @@ def placeholder_host(host: str) -> str | None:
 _INNER_SPACE = lazy(r"\S\s+\S")
 _CONTROL = lazy(r"[\x00-\x1f\x7f]")
 _FORBIDDEN = lazy(r"[`^{}|\\\"]")
+# any character of the three above: most texts hold none, and are judged by one search
+_ANY_UNESCAPED = lazy(r"[\s\x00-\x1f\x7f`^{}|\\\"]")
 
 
 def unescaped(text: str) -> str | None:
@@ -408,6 +410,8 @@ def unescaped(text: str) -> str | None:
     spaces inside it, control characters, or characters RFC 3986 never allows ("all URLs
     ... must be URL-escaped", Entity escaping). The reader and the checker judge a loc by
     this, so both give it the same code."""
+    if _ANY_UNESCAPED.search(text) is None:
+        return None
     text = text.strip()
     if _INNER_SPACE.search(text) or _CONTROL.search(text):
         return "contains spaces or control characters"

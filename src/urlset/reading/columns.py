@@ -49,8 +49,8 @@ def _needles(issue: Issue) -> list[tuple[bytes, int]]:
 class LineSearch:
     """The first place of each needle in one line, fed a piece of the line at a time."""
 
-    def __init__(self, issue: Issue) -> None:
-        self.needles = _needles(issue)
+    def __init__(self, issue: Issue, needles: list[tuple[bytes, int]] | None = None) -> None:
+        self.needles = _needles(issue) if needles is None else needles
         self.first: list[int] = [-1] * len(self.needles)
         self.longest = max((len(n) for n, _ in self.needles), default=1)
         self.tail = b""
@@ -115,12 +115,13 @@ class RecentLines:
         line = issue.line
         if not line or issue.column or not self.pieces or line < self.pieces[0][0]:
             return issue
-        search = LineSearch(issue)
-        if not search.needles:
+        needles = _needles(issue)
+        if not needles:
             return issue
-        column = self._best_on_its_line(line, *search.needles[0])
+        column = self._best_on_its_line(line, *needles[0])
         if column:
             return issue._replace(column=column)
+        search = LineSearch(issue, needles)  # the line piece by piece: rarely needed
         for first, piece, starts in self.pieces:
             if not starts:  # where each of its lines starts, once per piece
                 starts.append(0)
