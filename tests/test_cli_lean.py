@@ -113,9 +113,10 @@ def run_console(args: list[str], cwd: Path, *, lean_path: bool = True) -> tuple[
     takes the line) or by the click group; and whether click was loaded, said on stderr."""
     entry = "console" if lean_path else "main"
     code = (
-        f"import sys\nsys.argv[0] = 'urlset'\nfrom urlset.cli import {entry}\n"
+        f"import gc, sys\nsys.argv[0] = 'urlset'\nfrom urlset.cli import {entry}\n"
         "try:\n    " + entry + "(sys.argv[1:])\n"
-        "finally:\n    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
+        "finally:\n    assert gc.isenabled()\n"
+        "    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, timeout=120

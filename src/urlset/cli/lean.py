@@ -13,6 +13,7 @@ options (cli/read.py) and each parse to click's.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -100,7 +101,15 @@ def read_command(args: Sequence[str]) -> Callable[[], None] | None:
         return None
 
     def run() -> None:
-        from .read_run import run
+        # the reader's modules are loaded without the cyclic collector, which would walk
+        # their new objects a few times over (~10M instructions), and kept out of its later
+        # walks (frozen): they live as long as the process
+        gc.disable()
+        try:
+            from .read_run import run
+        finally:
+            gc.freeze()
+            gc.enable()
 
         # as click's standalone mode ends a command interrupted, or whose stderr has gone
         try:
