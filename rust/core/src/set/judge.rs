@@ -94,10 +94,15 @@ impl Judgement<'_, '_> {
         t: &mut Tables,
         out: &mut Places,
     ) -> io::Result<()> {
-        own.sort_unstable_by_key(|r| (r[0], r[1], r[3]));
+        // by page, then a page's links by target (the first place of each kept), then in
+        // their order: a page's links are few, so the one big sort compares one number
+        own.sort_unstable_by_key(|r| r[0]);
+        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+            small_sort(group, |r| (r[1], r[3]));
+        }
         own.dedup_by_key(|r| (r[0], r[1]));
         for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
-            group.sort_unstable_by_key(|r| r[3]); // a page's links in their order
+            small_sort(group, |r| (r[3], 0));
             let group = &*group;
             let (page, rec) = (group[0][0], group[0][2]);
             let listed = group.iter().any(|r| r[1] == page);
@@ -128,8 +133,8 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        let mut pages = t.pages.bucket(b, self.bits)?;
-        pages.sort_unstable_by_key(|p| p[0]);
+        let pages = t.pages.bucket(b, self.bits)?;
+        debug_assert!(pages.is_sorted_by_key(|p| p[0])); // written in order by join 1
         let mut unlisted = Vec::new();
         for claim in claims {
             match pages.binary_search_by_key(&claim[0], |p| p[0]) {
@@ -150,8 +155,11 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        claims.sort_unstable_by_key(|c| (c[0], c[2], c[3]));
-        claims.dedup_by_key(|c| c[0]);
+        claims.sort_unstable_by_key(|c| c[0]);
+        let claims: Vec<Row<5>> = claims
+            .chunk_by(|a, b| a[0] == b[0])
+            .map(|same| *same.iter().min_by_key(|c| (c[2], c[3])).expect("a run"))
+            .collect();
         let mut plain: Vec<u64> = self
             .plain
             .bucket(b, self.bits)?
@@ -213,10 +221,10 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        let mut merged = t.merged.bucket(b, self.bits)?;
-        merged.sort_unstable_by_key(|r| (r[0], r[3]));
-        let mut pages = t.pages.bucket(b, self.bits)?;
-        pages.sort_unstable_by_key(|p| p[0]);
+        // both written in order by join 1: by page, a page's links in their order
+        let merged = t.merged.bucket(b, self.bits)?;
+        debug_assert!(merged.is_sorted_by_key(|r| (r[0], r[3])));
+        let pages = t.pages.bucket(b, self.bits)?;
         for [q, _, rec, g, page] in claims {
             let lo = merged.partition_point(|r| r[0] < page);
             let hi = merged.partition_point(|r| r[0] <= page);
@@ -261,5 +269,20 @@ impl Judgement<'_, '_> {
             out.missing.truncate(cap);
         }
         Ok(())
+    }
+}
+
+/// Sort a page's few rows by `key`: insertion for a handful, else the library's sort.
+fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64, u64)) {
+    if rows.len() > 16 {
+        rows.sort_unstable_by_key(key);
+        return;
+    }
+    for i in 1..rows.len() {
+        let mut j = i;
+        while j > 0 && key(&rows[j - 1]) > key(&rows[j]) {
+            rows.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Where the set rule's rows wait: a spill directory, and tables of fixed-width rows of
 //! `u64`s bucketed by the top byte of one column (their key).
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -116,37 +116,42 @@ impl<const W: usize> Table<W> {
         if self.chunk.is_empty() {
             return Ok(());
         }
-        let held = std::mem::take(&mut self.chunk);
         let key = self.key;
         // a counting sort by the key's top byte: stable, so a run keeps the order rows came
         let mut bounds = Box::new([0usize; 257]);
-        for row in &held {
+        for row in &self.chunk {
             bounds[(row[key] >> 56) as usize + 1] += 1;
         }
         for top in 0..256 {
             bounds[top + 1] += bounds[top];
         }
         let mut next: [usize; 256] = bounds[..256].try_into().expect("256 bounds");
-        let mut rows = vec![[0u64; W]; held.len()];
-        for row in held {
-            let top = (row[key] >> 56) as usize;
-            rows[next[top]] = row;
-            next[top] += 1;
-        }
         if to_disk {
-            let path = spill.new_file()?;
-            let mut out = BufWriter::new(File::create(&path)?);
-            for row in &rows {
-                for value in row {
-                    out.write_all(&value.to_ne_bytes())?;
+            // the rows' bytes put in their places at once: one pass, one write
+            let width = 8 * W;
+            let mut bytes = vec![0u8; self.chunk.len() * width];
+            for row in &self.chunk {
+                let top = (row[key] >> 56) as usize;
+                let place = &mut bytes[next[top] * width..(next[top] + 1) * width];
+                for (word, value) in place.chunks_exact_mut(8).zip(row) {
+                    word.copy_from_slice(&value.to_ne_bytes());
                 }
+                next[top] += 1;
             }
-            out.flush()?;
+            let path = spill.new_file()?;
+            File::create(&path)?.write_all(&bytes)?;
             self.runs.push((Run::File(path), bounds));
             self.on_disk = true;
         } else {
+            let mut rows = vec![[0u64; W]; self.chunk.len()];
+            for row in &self.chunk {
+                let top = (row[key] >> 56) as usize;
+                rows[next[top]] = *row;
+                next[top] += 1;
+            }
             self.runs.push((Run::Held(rows), bounds));
         }
+        self.chunk.clear(); // its capacity kept for the next rows
         Ok(())
     }
 
