@@ -12,9 +12,10 @@ here once per distinct date); ``judged`` returns the records a rule flags (or wh
 not the core's usual shape): only those become ``Url`` values (``Records.url``) and go
 through ``rules.check_url``, which words each finding; the others are counted for the set
 rules here (their kinds; those with hreflang links handed back by record, for the set rule
-to read their links from the columns in the core, in document order; the rest plain pages to
-the set rules, as ``Reciprocity.add`` has a page without alternates). An element of another namespace (the
-JSON's ``extensions``) has no per-URL rule once the reader has said why it stayed raw.
+to read their links from the columns in the core, in document order; the rest plain pages
+to the set rules, as ``Reciprocity.add`` has a page without alternates). An element of
+another namespace (the JSON's ``extensions``) has no per-URL rule once the reader has said
+why it stayed raw.
 """
 
 from __future__ import annotations
