@@ -415,7 +415,10 @@ class EntryRules:
 
 
 def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1."""
+    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1 (a run of
+    pages with alternates alone has none: counted at C speed, no hash walked)."""
+    if not mask.count(1):
+        return b""
     return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 
