@@ -290,18 +290,17 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
     monkeypatch: pytest.MonkeyPatch, spilled: bool
 ) -> None:
     """A set past the memory budget (spilled: every table in run files of 4 KiB, the joins in a
-    few dozen buckets, the strings marshalled 16 pages a batch) gives what the rule as
+    few dozen buckets, the strings kept 16 pages a block) gives what the rule as
     stated gives: every missing link and unlisted variant in order, the first ``cap`` of
     each code and their counts; and its spill directory is gone once closed."""
     import random
 
-    from urlset.extensions import hash_spill, link_hashes
+    from urlset.extensions import reciprocity as module
     from urlset.extensions.reciprocity import Reciprocity
 
     if spilled:
-        for module in (hash_spill, link_hashes):
-            monkeypatch.setattr(module, "SPILL_BYTES", 4096)
-        monkeypatch.setattr(link_hashes, "_STRING_BATCH", 16)
+        monkeypatch.setattr(module, "SPILL_BYTES", 4096)
+        monkeypatch.setattr(module, "STRING_BATCH", 16)
     draw = random.Random(26)
     names = [f"{SHAPES.HOST}p/{i}" for i in range(900)]
     reciprocity = Reciprocity()
@@ -342,7 +341,7 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
             first.append(u)
     assert capped.unlisted == first
     assert capped.unlisted_counts == said.unlisted_counts
-    spill = reciprocity._spill.path
+    spill = reciprocity.spill_path
     assert (spill is not None) == spilled
     reciprocity.close()
     assert spill is None or not spill.exists()
@@ -351,7 +350,7 @@ def test_reciprocity_on_disk_finds_what_the_rule_says(
         for _, found in zip(range(600), links.items(), strict=False):
             dropped.add_hrefs(*found)
         assert dropped.judged().pages == 600
-        spill = dropped._spill.path
+        spill = dropped.spill_path
         assert spill is not None and spill.exists()
         del dropped
         assert not spill.exists()

@@ -204,7 +204,8 @@ def test_the_rules_read_from_json_are_the_registry_s() -> None:
 
 def test_links_held_for_the_set_are_named_again_from_their_strings() -> None:
     """The hreflang links a run hands to the set rule are held as hashes, their strings
-    marshalled aside; the findings listed name the variant, its code and the page as written."""
+    kept aside in the core; the findings listed name the variant, its code and the page as
+    written."""
     from urlset.extensions.set_checks import SetChecks
 
     site = "https://www.example.com"

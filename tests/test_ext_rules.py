@@ -329,6 +329,27 @@ def test_reciprocity_settled_by_the_builds_set_places_an_unlisted_variant() -> N
     assert SeenLocs().known(twice) == [False, False]
 
 
+def test_reciprocity_settled_by_any_callable_is_asked_by_href() -> None:
+    """A ``known`` that is not a de-duplication set's is asked with the unlisted variants'
+    hrefs (read back from the engine's strings), each once, and its answer places them."""
+    urls = hreflang_set({"en": ["en", "de", "fr", "it"], "de": ["de", "it"]})
+    rec = Reciprocity(track_plain=False)
+    for _ in rec.tap_batches([urls]):
+        pass
+    asked: list[list[str]] = []
+
+    def known(locs: list[str]) -> list[bool]:
+        asked.append(locs)
+        return ["/fr/" in loc for loc in locs]
+
+    rec.settle(known)
+    assert [sorted(loc.rsplit("/", 2)[-2] for loc in locs) for locs in asked] == [["fr", "it"]]
+    assert {u.variant.rsplit("/", 2)[-2]: u.in_set for u in rec.unlisted()} == {
+        "fr": True,
+        "it": False,
+    }
+
+
 def test_reciprocity_counts_a_sources_rows_as_plain_pages(tmp_path: Path) -> None:
     """A CSV's rows reach the build as one SourceRows entry a batch: its pages are in the
     set, as Urls of the same locs would be."""

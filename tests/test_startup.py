@@ -269,9 +269,8 @@ def test_a_sitemap_without_extensions_loads_none(tmp_path: Path) -> None:
     assert urlset_modules(loaded("read", str(sitemap)), "urlset.extensions") == set()
     # check keeps one set-wide rule object for every document (a plain page can be the
     # return link of another file's alternate), without any extension module (nor numpy:
-    # the plain pages' hashes wait in hash_spill until a page with alternates needs them)
+    # the set rule's engine is the compiled core's)
     assert urlset_modules(loaded("check", str(sitemap)), "urlset.extensions") == {
-        "urlset.extensions.hash_spill",
         "urlset.extensions.reciprocity",
         "urlset.extensions.set_checks",
     }
@@ -328,10 +327,7 @@ def test_build_of_a_list_loads_neither_the_folder_walk_nor_the_stable_build(
         "urlset.writing.shards",
     }
     # URLs without extensions: no extension module but the set-wide hreflang report's
-    assert urlset_modules(modules, "urlset.extensions") == {
-        "urlset.extensions.hash_spill",
-        "urlset.extensions.reciprocity",
-    }
+    assert urlset_modules(modules, "urlset.extensions") == {"urlset.extensions.reciprocity"}
 
 
 def test_build_of_a_table_with_an_image_column_loads_the_extensions(tmp_path: Path) -> None:

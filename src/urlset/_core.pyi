@@ -1,5 +1,5 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -72,6 +72,40 @@ class SourceReader:
     def records(
         self, max: int, /
     ) -> list[tuple[int, list[str] | list[bytes] | None, str | None]] | None: ...
+
+SET_SPILL_BYTES: int
+
+class LinkSet:
+    """hreflang reciprocity across a set on hashes (``rust/core/src/set/``)."""
+
+    def __init__(self, spill_bytes: int = ..., string_batch: int = ...) -> None: ...
+    def add_page(self, loc: str, links: list[tuple[str, str]], /) -> None: ...
+    def add_plain(self, hashes: bytes, /) -> None: ...
+    def add_json_rows(
+        self,
+        ext_offsets: bytes,
+        ext_values: bytes,
+        loc_offsets: bytes,
+        loc_values: bytes,
+        start: int,
+        rows: bytes,
+        /,
+    ) -> None: ...
+    def add_rendered(self, written: RenderedRows, plain: bool, /) -> None: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def spill_path(self) -> str | None: ...
+    def close(self) -> None: ...
+    def judge(
+        self,
+        cap: int | None,
+        include_self: bool,
+        known_packed: Callable[[bytes], bytes] | None = None,
+        known_strings: Callable[[list[str]], list[bool]] | None = None,
+    ) -> tuple[
+        list[tuple[str, str, str, str]], int, list[tuple[str, str, str, bool]], int, int, int
+    ]: ...
 
 class SeenHashes:
     def __init__(self, spill_dir: str | None, seal_at: int) -> None: ...

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod read;
+pub mod set;
 pub mod sources;
 pub mod values;
 pub mod write;

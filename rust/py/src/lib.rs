@@ -6,6 +6,7 @@ mod gzip;
 mod lastmods;
 mod read;
 mod render;
+mod set;
 mod sources;
 mod write;
 
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     read::register(m)?;
     m.add_function(wrap_pyfunction!(lastmods::lastmod_value, m)?)?;
     render::register(m)?;
+    set::register(m)?;
     write::register(m)?;
     sources::register(m)?;
     Ok(())

@@ -160,7 +160,6 @@ class EntryRules:
         self._check_url: Any = None
         self._ages: NewsAges | None = None
         self._reduced: dict[str, list[tuple[str, str]]] = {}
-        self._hreflangs: dict[str, str] = {}  # one string per hreflang code (ext_columns)
         # the lastmod rules' limits as the core's instants (microseconds since 1970 UTC)
         self._latest_day = (datetime.combine(self.day_limit, time(), UTC) - _EPOCH) // _MICROSECOND
         self._now = None if now is None else (now - _EPOCH) // _MICROSECOND
@@ -259,7 +258,7 @@ class EntryRules:
         reciprocity = self.set_checks.reciprocity
         with_extensions = run.with_extensions
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
-        links: dict[int, tuple[str, dict[str, str]]] = {}
+        links: list[int] = []
         counted: list[tuple[str, int]] = []
         if with_extensions:  # the pages without extensions, then the others once judged
             with_extensions, links, counted = self._judged(run, hashes)
@@ -277,7 +276,7 @@ class EntryRules:
         outside: set[int],
         flagged: list[int],
         with_extensions: list[int],
-        links: dict[int, tuple[str, dict[str, str]]],
+        links: list[int],
     ) -> None:
         """The records of a run a rule may flag, in document order, each as ``value``
         takes an entry (extensions, host and scope, lastmod), so findings are placed
@@ -287,9 +286,10 @@ class EntryRules:
         hosts, found = self.hosts, self.found
         seen = hosts.seen
         if links and not extended:  # the set rule takes them in document order, at once
-            reciprocity.add_pages([links[i] for i in sorted(links)])
-            links = {}
-        todo = sorted(extended | flags | outside | links.keys())
+            reciprocity.add_json_rows(run.column_buffers(), links)
+            links = []
+        linked = set(links)
+        todo = sorted(extended | flags | outside | linked)
         needed = sorted(flags | outside)  # the records whose loc a rule here words
         locs = dict(zip(needed, run.locs_at(needed), strict=True))
         lastmods = sorted(flags)
@@ -299,8 +299,8 @@ class EntryRules:
             found.entry = first + i
             if i in extended:
                 self._extensions(run.url(i))
-            elif i in links:  # the set rule takes them in document order
-                reciprocity.add_hrefs(*links[i])  # its loc the string its self-link is
+            elif i in linked:  # the set rule takes them in document order
+                reciprocity.add_json_rows(run.column_buffers(), (i,))
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -313,7 +313,7 @@ class EntryRules:
 
     def _judged(
         self, run: Records, hashes: bytes
-    ) -> tuple[list[int], dict[int, tuple[str, dict[str, str]]], list[tuple[str, int]]]:
+    ) -> tuple[list[int], list[int], list[tuple[str, int]]]:
         """The records with extensions a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
         locs' hashes: the pages without extensions, then those without alternates); their
@@ -322,7 +322,7 @@ class EntryRules:
         if self._ages is None:
             self._ages = NewsAges(self.now)
         kinds: Counter[str] = Counter()
-        found = judged(run, self._ages, kinds, self.found, self._hreflangs)
+        found = judged(run, self._ages, kinds, self.found)
         reciprocity = self.set_checks.reciprocity
         reciprocity.add_plain_hashes(_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
@@ -415,7 +415,10 @@ class EntryRules:
 
 
 def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1."""
+    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1 (a run of
+    pages with alternates alone has none: counted at C speed, no hash walked)."""
+    if not mask.count(1):
+        return b""
     return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 

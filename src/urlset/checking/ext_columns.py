@@ -11,10 +11,11 @@ findings of each code, the typed extensions by kind, the news dates, whose windo
 here once per distinct date); ``judged`` returns the records a rule flags (or whose JSON is
 not the core's usual shape): only those become ``Url`` values (``Records.url``) and go
 through ``rules.check_url``, which words each finding; the others are counted for the set
-rules here (their kinds; the hreflang links of those that have some, decoded here and handed
-back for the reciprocity in document order; the rest plain pages to the set rules, as
-``Reciprocity.add`` has a page without alternates). An element of another namespace (the
-JSON's ``extensions``) has no per-URL rule once the reader has said why it stayed raw.
+rules here (their kinds; those with hreflang links handed back by record, for the set rule
+to read their links from the columns in the core, in document order; the rest plain pages
+to the set rules, as ``Reciprocity.add`` has a page without alternates). An element of
+another namespace (the JSON's ``extensions``) has no per-URL rule once the reader has said
+why it stayed raw.
 """
 
 from __future__ import annotations
@@ -31,21 +32,21 @@ from .records import Records
 
 class Judged:
     """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
-    made values, in document order); ``links``, the others' locs and hreflang links (loc,
-    {href: hreflang}) by record; ``plain``, a byte a record, 1 for those judged without
+    made values, in document order); ``links``, the others that have hreflang links (for
+    the set rule, which reads them from the columns: ``Reciprocity.add_json_rows``);
+    ``plain``, a byte a record, 1 for those judged without
     alternates (plain pages to the set rules); ``without``, 1 for the records without
     extensions; ``counted``, the findings of the records not listed, by code, to be counted
     once the listed ones are added."""
 
-    __slots__ = ("counted", "flagged", "hreflangs", "links", "plain", "without")
+    __slots__ = ("counted", "flagged", "links", "plain", "without")
 
-    def __init__(self, hreflangs: dict[str, str]) -> None:
+    def __init__(self) -> None:
         self.flagged: list[int] = []
         self.counted: list[tuple[str, int]] = []  # findings past the caps, by code
-        self.links: dict[int, tuple[str, dict[str, str]]] = {}
+        self.links: list[int] = []
         self.plain = bytearray()
         self.without = b""
-        self.hreflangs = hreflangs  # one string per hreflang code, for the whole document
 
 
 class NewsAges:
@@ -78,7 +79,6 @@ def judged(
     ages: NewsAges,
     kinds: Counter[str],
     found: Findings,
-    hreflangs: dict[str, str],
 ) -> Judged:
     """The records of ``run`` that have extensions judged by the per-URL rules (see the
     module doc); the typed extensions of the records not flagged counted in ``kinds``. A
@@ -90,7 +90,7 @@ def judged(
     careful_rows, _, linked_rows, plain, without, totals, with_code, code_totals = rows
     counts = memoryview(counted).cast("I")
     old_rows, old_counts = _old_news(ages, dates, news_records, news_dates)
-    out = Judged(hreflangs)
+    out = Judged()
     out.plain, out.without = bytearray(plain), without
     # of the records with findings of a code that has room, the first that fill the room
     # are listed (made values, each finding added in document order); the others' findings,
@@ -115,23 +115,8 @@ def judged(
         kinds[kind] += totals[k] - sum(counts[i * _WIDTH + _CODES + k] for i in listed)
     for i in listed:  # not a plain page here: its value is added to the set rules
         out.plain[i] = 0
-    linked = [i for i in _rows(linked_rows) if i not in listed]
-    if linked:
-        import json  # with the first record that has alternates
-
-        decoded = json.loads("[" + ",".join(run.extension_texts(linked)) + "]")
-        for i, loc, fields in zip(linked, run.locs_at(linked), decoded, strict=True):
-            # the page's own loc and one string per hreflang code stand for their copies
-            # (the set rule marshals a batch of them: fewer strings, fewer bytes)
-            out.links[i] = (
-                loc,
-                {
-                    (loc if (href := link["href"]) == loc else href): hreflangs.setdefault(
-                        code := link["hreflang"], code
-                    )
-                    for link in fields["alternates"]
-                },
-            )
+    # the others with alternates: their links go to the set rule from the columns, in the core
+    out.links = [i for i in _rows(linked_rows) if i not in listed]
     return out
 
 

@@ -143,6 +143,13 @@ class Records:
         stop = self._base + self.count
         return loc_column_starts_with(offsets, values or b"", self._base, stop, prefix.encode())
 
+    def column_buffers(self) -> tuple[Any, Any, Any, Any, int]:
+        """The extensions' offsets and values, the locs' offsets and values, and the first
+        record's row: what the set rule reads records' links from in the core."""
+        _, ext_offsets, ext_values = self._ext_buffers
+        _, loc_offsets, loc_values = self._loc_buffers
+        return ext_offsets, ext_values, loc_offsets, loc_values, self._base
+
     def extension(self, i: int) -> str:
         """Record ``i``'s extensions' JSON ("" for none)."""
         return _texts(self._ext_buffers, self._base + i, self._base + i + 1)[0]

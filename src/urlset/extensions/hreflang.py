@@ -5,7 +5,7 @@ Here: the value (checked on construction), its readers (from an lxml element, fr
 XML by regex, and a whole run of plain links in a ``<url>`` a column at a time, for a
 reader's regex lane), the hreflang codes and the per-URL rules. Whether the variants link
 back to each other needs the whole set: ``reciprocity.Reciprocity`` checks that (it keeps
-its own module: it holds the set, and loads numpy).
+its own module: it holds the set, in the compiled core).
 """
 
 from __future__ import annotations

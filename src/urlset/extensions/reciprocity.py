@@ -5,34 +5,38 @@ only when they are confirmed from both sides: every variant of a page lists ever
 variant and itself ("return links"). One page's alternates and the page itself form a
 group; each page of the group must link to every member of the group.
 
-``Reciprocity`` takes the URLs of a set one at a time (a build or a check streams them) and
-keeps what the rule needs as 64-bit hashes (``link_hashes``: each page's links as rows of
-hashes, on disk past a few megabytes, its strings marshalled aside), and the core's hash of
-every page without alternates (``_core.loc_hashes``, ``RenderedRows.hashes``: a build hands
-over the hashes it computed to de-duplicate, without a Python string per URL), to tell "in
-the set but lists no alternates" from "not in this set". ``judged()`` then names each page
-that lacks a link, the link it lacks, and the page whose annotations require it (the first
-``cap`` of each code; the rest counted), reading back the strings of those alone.
+``Reciprocity`` takes the URLs of a set as a build or a check streams them and hands them to
+the compiled core's set engine (``_core.LinkSet``, ``rust/core/src/set/``): each page's links
+as rows of 64-bit hashes (XXH3, the build's de-duplication hash), on disk past a megabyte a
+table, its strings in blocks beside them; the core's hash of every page without alternates
+(``_core.loc_hashes``, ``RenderedRows.hashes``, check's loc column), to tell "in the set but
+lists no alternates" from "not in this set". Check's records go to it straight from the
+core's columns (``add_json_rows``: no JSON decoded here, no dict per record), a build's
+rendered batches as they are (``add_written``). ``judged()`` then names each page that lacks
+a link, the link it lacks, and the page whose annotations require it (the first ``cap`` of
+each code; the rest counted), the core reading back the strings of those alone. The spill
+directory goes with ``close``, the collection of this object, or the end of the process
+(``weakref.finalize``), and with the engine's own collection (its ``Drop``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from .._core import SET_SPILL_BYTES, LinkSet, loc_hashes
 from ..model import Url
-from .hash_spill import Known, PlainHashes, SpillDir, hashes_of
-
-if TYPE_CHECKING:
-    from .link_hashes import LinkHashes
-
-LAST = 2**64 - 1  # the place of a page's own loc appended to its group (link_hashes.LAST)
 
 if TYPE_CHECKING:
     from .hreflang import Alternate
 
 T = TypeVar("T")
+Known = Callable[[list[str]], list[bool]]  # a set asked which locs it holds
+
+SPILL_BYTES = SET_SPILL_BYTES  # bytes a table of the engine holds before it spills
+STRING_BATCH = 4096  # pages whose strings the engine keeps in one block
 
 
 class MissingLink(NamedTuple):
@@ -74,16 +78,15 @@ class SetLinks(NamedTuple):
 
 class Reciprocity:
     """Collect the alternates of a set; then ``judged()`` (or ``missing()`` and
-    ``unlisted()``) says what is wrong. Held as hashes, on disk past a few megabytes
-    (``link_hashes.LinkHashes``); ``close`` removes its files (else collection does)."""
+    ``unlisted()``) says what is wrong. Held as hashes in the core, on disk past a few
+    megabytes; ``close`` removes its files (else collection or the process's end does)."""
 
     def __init__(self, *, track_plain: bool = True) -> None:
         """``track_plain=False``: keep no hash of the pages without alternates (8 bytes a
         URL); ``missing()`` does not need them, only ``unlisted()``, which then takes every
         variant for one outside the set, unless ``settle`` was told which are in it."""
-        self._spill = SpillDir()
-        self._plain = PlainHashes(self._spill)
-        self._hashes: LinkHashes | None = None  # with the first page that has alternates
+        self._set = LinkSet(SPILL_BYTES, STRING_BATCH)
+        self._close = weakref.finalize(self, self._set.close)
         self._track_plain = track_plain
         self._loose: list[str] = []  # locs given one at a time, hashed a batch at a time
         self._judged: dict[tuple[int | None, bool], SetLinks] = {}
@@ -91,46 +94,42 @@ class Reciprocity:
     def add(self, url: Url) -> None:
         """Record one URL of the set (its typed alternates; others are ignored)."""
         if not url.extensions:
-            self.add_links(url.loc, ())
+            self._note_plain(url.loc)
             return
         from .hreflang import Alternate  # loaded with the first URL that has extensions
 
-        links = [e for e in url.extensions if type(e) is Alternate]
-        self.add_links(url.loc, links)
+        self.add_links(url.loc, [e for e in url.extensions if type(e) is Alternate])
 
     def add_links(self, loc: str, alternates: Iterable[Alternate]) -> None:
         """Record a page's alternates directly (a URL listed twice gets the union)."""
-        self._add_found(loc, {a.href: a.hreflang for a in alternates})
+        self._add_found(loc, [(a.href, a.hreflang) for a in alternates])
 
     def add_hrefs(self, loc: str, found: dict[str, str]) -> None:
-        """Record a page's alternates given as {href: hreflang} (check's runs of the core's
-        records, from their JSON)."""
-        self._add_found(loc, found)
+        """Record a page's alternates given as {href: hreflang}."""
+        self._add_found(loc, list(found.items()))
 
-    def add_pages(self, pages: list[tuple[str, dict[str, str]]]) -> None:
-        """``add_hrefs`` for many pages at once, in order (check's runs of the core's records)."""
-        linked = [(loc, tuple(chain.from_iterable(found.items()))) for loc, found in pages if found]
-        if len(linked) < len(pages):
-            self.add_plain_many([loc for loc, found in pages if not found])
-        if linked:
+    def add_json_rows(
+        self, buffers: tuple[Any, Any, Any, Any, int], rows: Sequence[int] | bytes
+    ) -> None:
+        """Records of check's run of the core's columns that have alternates, in order:
+        ``buffers`` (the extensions' offsets and values, the locs' offsets and values, the
+        run's first row: ``Records.column_buffers``) and the records (from the run's first;
+        native-endian u32s or ints): each one's links read from its JSON in the core."""
+        words = rows if isinstance(rows, bytes) else _words(rows)
+        if words:
             self._judged.clear()
-            self._links_held().add_many(linked)
+            ext_offsets, ext_values, loc_offsets, loc_values, start = buffers
+            self._set.add_json_rows(
+                ext_offsets, ext_values or b"", loc_offsets, loc_values or b"", start, words
+            )
 
-    def _links_held(self) -> LinkHashes:
-        """The pages with alternates, as hashes (made with the first)."""
-        if self._hashes is None:
-            from .link_hashes import LinkHashes  # numpy, with the first page with links
-
-            self._hashes = LinkHashes(self._spill, self._plain)
-        return self._hashes
-
-    def _add_found(self, loc: str, found: dict[str, str]) -> None:
-        """Record a page's alternates as {href: hreflang}."""
-        if not found:
+    def _add_found(self, loc: str, links: list[tuple[str, str]]) -> None:
+        """Record a page's alternates as (href, hreflang) pairs."""
+        if not links:
             self._note_plain(loc)
             return
         self._judged.clear()
-        self._links_held().add(loc, tuple(chain.from_iterable(found.items())))
+        self._set.add_page(loc, links)
 
     def add_plain(self, loc: str) -> None:
         """Record a page of the set known to have no extensions at all (the checker's fast path)."""
@@ -147,7 +146,7 @@ class Reciprocity:
         native-endian: check's runs of the core's records, hashed from its buffers)."""
         if self._track_plain and hashes:
             self._judged.clear()
-            self._plain.add(hashes)
+            self._set.add_plain(hashes)
 
     def _note_plain(self, loc: str) -> None:
         if self._track_plain:
@@ -160,7 +159,7 @@ class Reciprocity:
         if len(self._loose) < max(at_least, 1):
             return
         self._judged.clear()
-        self._plain.add(hashes_of(self._loose))
+        self._set.add_plain(hashes_of(self._loose))
         self._loose.clear()
 
     def tap(self, entries: Iterable[T]) -> Iterator[T]:
@@ -200,28 +199,17 @@ class Reciprocity:
             yield batch
 
     def add_written(self, batch: Sequence[Url] | Any) -> None:
-        """A batch a build wrote: ``Url`` values, or rows the core rendered (``locs``,
-        ``hashes()`` and ``links()``: the (hreflang, href) links of the entries that have
-        some, ``link_maps()`` as (index, loc, {href: hreflang})), so that the set judged is the
-        one published."""
+        """A batch a build wrote: ``Url`` values, or rows the core rendered
+        (``_core.RenderedRows``: its entries with hreflang links and the hashes of the
+        others taken in the core, no string made here), so that the set judged is the one
+        published."""
         if not hasattr(batch, "links"):
             for _ in self.tap_batches([batch]):
                 pass
             return
         written: Any = batch  # the core's entries (urlset._core.RenderedRows)
-        found: list[tuple[int, str, dict[str, str]]] = written.link_maps()
-        hashes: bytes = written.hashes() if self._track_plain else b""
-        if hashes:  # the entries without links: their hashes as the core made them
-            if found:
-                linked = {index for index, _, _ in found}
-                hashes = b"".join(
-                    hashes[8 * index : 8 * index + 8]
-                    for index in range(len(hashes) // 8)
-                    if index not in linked
-                )
-            self.add_plain_hashes(hashes)
-        for _, loc, hrefs in found:
-            self._add_found(loc, hrefs)
+        self._judged.clear()
+        self._set.add_rendered(written, self._track_plain)
 
     def judged(self, cap: int | None = None, *, include_self: bool = False) -> SetLinks:
         """The set's findings: the first ``cap`` of each code (all without one), in the
@@ -233,41 +221,38 @@ class Reciprocity:
         return said
 
     def _judge(self, cap: int | None, include_self: bool, known: Known | None) -> SetLinks:
-        """``judged`` worked out: the hashes joined, then the strings of the listed read."""
+        """``judged`` worked out in the core: the hashes joined, the strings of the listed
+        read back."""
         self._hash_loose()
-        if self._hashes is None:  # no page with alternates: nothing to find
+        if not self._set.records:  # no page with alternates: nothing to find
             return SetLinks([], 0, [], {True: 0, False: 0}, 0)
-        found = self._hashes.judge(cap, include_self=include_self, known=known)
-        missing = found.missing.tolist()
-        unlisted = found.unlisted.tolist()
-        locs, links = self._hashes.strings.look_up(
-            {rec for _, _, rec, _, _ in missing} | {rec for _, rec, _, _ in unlisted},
-            {g for *_, gq, gt in missing for g in (gq, gt) if g != LAST}
-            | {g for _, _, g, _ in unlisted},
+        # a de-duplication set (``SeenLocs.known``) is asked on the hashes, others on hrefs
+        packed = getattr(getattr(known, "__self__", None), "first_seen_packed", None)
+        missing, missing_count, unlisted, in_set, outside, pages = self._set.judge(
+            cap, include_self, packed, None if packed is not None else known
         )
-
-        def named(rec: int, g: int) -> tuple[str, str]:
-            return (locs[rec], "") if g == LAST else links[g]
-
         return SetLinks(
-            [
-                MissingLink(named(rec, gq)[0], *named(rec, gt), locs[rec])
-                for _, _, rec, gq, gt in missing
-            ],
-            found.missing_count,
-            [Unlisted(*links[g], locs[rec], bool(in_set)) for _, rec, g, in_set in unlisted],
-            found.unlisted_counts,
-            found.pages,
+            [MissingLink(*found) for found in missing],
+            missing_count,
+            [Unlisted(*found) for found in unlisted],
+            {True: in_set, False: outside},
+            pages,
         )
 
     def close(self) -> None:
         """Remove the files the set's hashes spilled to (collection does too)."""
-        self._spill.close()
+        self._close()
+
+    @property
+    def spill_path(self) -> Path | None:
+        """The engine's spill directory, once a table went to a file."""
+        path = self._set.spill_path
+        return None if path is None else Path(path)
 
     @property
     def pages(self) -> int:
         """Pages seen that have alternates."""
-        if self._hashes is None or self._hashes.empty:
+        if not self._set.records:
             return 0
         return self.judged(_CAP).pages
 
@@ -283,7 +268,7 @@ class Reciprocity:
         """Once the whole set is in: ask ``known`` which of the variants that list no
         alternates are in the set (a build's de-duplication set answers it, so the build keeps
         no hash of its own per URL: ``track_plain=False``); ``unlisted`` then says so."""
-        if self._hashes is not None and not self._hashes.empty:
+        if self._set.records:
             self._judged[(_CAP, False)] = self._judge(_CAP, False, known)
 
     def unlisted(self) -> Iterator[Unlisted]:
@@ -302,6 +287,23 @@ class Reciprocity:
         variant is counted, never made a value."""
         said = self.judged(cap)
         return said.unlisted, said.unlisted_counts
+
+
+def hashes_of(locs: list[str]) -> bytes:
+    """The core's 64-bit hash of each loc (a text that is not UTF-8, a lone surrogate, is
+    hashed as its UTF-8 with U+FFFD, as the engine takes it: no URL holds one, and the core
+    hashes UTF-8 only)."""
+    try:
+        return loc_hashes(locs)
+    except UnicodeEncodeError:
+        fixed = [loc.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for loc in locs]
+        return loc_hashes(fixed)
+
+
+def _words(rows: Sequence[int]) -> bytes:
+    from array import array
+
+    return array("I", rows).tobytes()
 
 
 _CAP = 1_000  # findings listed a code, as check and build list them

@@ -456,6 +456,19 @@ impl Judged {
     }
 }
 
+/// The (href, hreflang) of each alternate in a record's JSON, in order (the set rule's
+/// input, `crate::set`); None when the JSON is not the core's shape.
+pub fn alternates(text: &[u8]) -> Option<Vec<(String, String)>> {
+    let fields = parse(text)?;
+    objects(&fields, "alternates")?
+        .iter()
+        .map(|link| {
+            let href = link.get("href")?.str()?;
+            Some((href.to_owned(), link.get("hreflang")?.str()?.to_owned()))
+        })
+        .collect()
+}
+
 /// The news items older than the window, by record: `records` and `dates`, each item's
 /// record and date (an index into `old`, -1 for none: old, its value's rule says why), as
 /// [`Judged`] gives them; `old`, whether each distinct date is older than the window. The

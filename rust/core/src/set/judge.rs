@@ -1,0 +1,288 @@
+//! One judgement of a set: the four joins on hashes, a bucket at a time (see the module doc
+//! of `set`).
+use std::io;
+
+use super::strings::Strings;
+use super::table::{Row, SpillDir, Table};
+use super::{Known, LAST};
+
+/// splitmix64's finaliser, so that a sum of hashes tells sets apart.
+pub fn mixed(value: u64) -> u64 {
+    let z = value.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// What a judgement finds, as places and hashes: the missing links (variant, target, the
+/// naming page's record, the link numbers of the variant and the target), in order, and
+/// the variants without alternates (variant, record, link number, in the set), in order;
+/// the first `cap` of each code (of the unlisted, `cap` in the set and `cap` outside).
+#[derive(Debug, Default)]
+pub struct Places {
+    pub missing: Vec<Row<5>>,
+    pub missing_count: u64,
+    pub unlisted: Vec<Row<4>>,
+    pub in_set: u64,
+    pub outside: u64,
+    pub pages: u64,
+}
+
+/// The tables of one judgement (rows of `u64`s; see each join).
+pub struct Judgement<'s, 'k> {
+    pub own: &'s Table<4>, // page, target, record, link number
+    pub plain: &'s mut Table<1>,
+    pub strings: &'s Strings,
+    pub spill: &'s mut SpillDir,
+    pub known: Option<&'s mut Known<'k>>,
+    pub cap: Option<usize>,
+    pub include_self: bool,
+    pub bits: u32,
+    pub spill_bytes: usize,
+}
+
+struct Tables {
+    claims: Table<5>, // variant, naming page's fingerprint, its record, link number, page
+    mismatch: Table<5>, // the same, by the naming page
+    cands: Table<5>,  // variant, target, record, variant's link number, target's
+    pages: Table<4>,  // page, record, fingerprint, lists itself
+    merged: Table<4>, // page, target, record, link number: each (page, target) once
+}
+
+impl Judgement<'_, '_> {
+    pub fn run(mut self) -> io::Result<Places> {
+        let n = self.spill_bytes;
+        let mut t = Tables {
+            claims: Table::new(0, n),
+            mismatch: Table::new(4, n),
+            cands: Table::new(0, n),
+            pages: Table::new(0, n),
+            merged: Table::new(0, n),
+        };
+        let mut out = Places::default();
+        let buckets = 1usize << self.bits;
+        for b in 0..buckets {
+            let own = self.own.bucket(b, self.bits)?;
+            self.pages_of(own, &mut t, &mut out)?;
+        }
+        t.claims.freeze(self.spill)?;
+        t.pages.freeze(self.spill)?;
+        t.merged.freeze(self.spill)?;
+        for b in 0..buckets {
+            self.claims(b, &mut t, &mut out)?;
+        }
+        t.mismatch.freeze(self.spill)?;
+        for b in 0..buckets {
+            self.members(b, &mut t)?;
+        }
+        t.cands.freeze(self.spill)?;
+        for b in 0..buckets {
+            self.missing(b, &t, &mut out)?;
+        }
+        if self.cap.is_none() {
+            out.missing.sort_unstable_by_key(|c| (c[2], c[3], c[4]));
+            out.unlisted.sort_unstable_by_key(|u| (u[1], u[2]));
+        }
+        Ok(out)
+    }
+
+    /// Join 1: each page's links merged (first place kept), its fingerprint, a claim on
+    /// each variant it names.
+    fn pages_of(
+        &mut self,
+        mut own: Vec<Row<4>>,
+        t: &mut Tables,
+        out: &mut Places,
+    ) -> io::Result<()> {
+        // by page, then a page's links by target (the first place of each kept), then in
+        // their order: a page's links are few, so the one big sort compares one number
+        own.sort_unstable_by_key(|r| r[0]);
+        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+            small_sort(group, |r| (r[1], r[3]));
+        }
+        own.dedup_by_key(|r| (r[0], r[1]));
+        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+            small_sort(group, |r| (r[3], 0));
+            let group = &*group;
+            let (page, rec) = (group[0][0], group[0][2]);
+            let listed = group.iter().any(|r| r[1] == page);
+            let mut fp = group
+                .iter()
+                .fold(0u64, |sum, r| sum.wrapping_add(mixed(r[1])));
+            if !listed {
+                fp = fp.wrapping_add(mixed(page));
+            }
+            t.pages
+                .push([page, rec, fp, u64::from(listed)], self.spill)?;
+            t.merged.extend(group, self.spill)?;
+            out.pages += 1;
+            for r in group.iter().filter(|r| r[1] != page) {
+                t.claims.push([r[1], fp, rec, r[3], page], self.spill)?;
+            }
+            if self.include_self && !listed {
+                // a page lacking its own link, placed after its group
+                t.cands.push([page, page, rec, LAST, LAST], self.spill)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Join 2: each claim against the variant's own page.
+    fn claims(&mut self, b: usize, t: &mut Tables, out: &mut Places) -> io::Result<()> {
+        let claims = t.claims.bucket(b, self.bits)?;
+        if claims.is_empty() {
+            return Ok(());
+        }
+        let pages = t.pages.bucket(b, self.bits)?;
+        debug_assert!(pages.is_sorted_by_key(|p| p[0])); // written in order by join 1
+        let mut unlisted = Vec::new();
+        for claim in claims {
+            match pages.binary_search_by_key(&claim[0], |p| p[0]) {
+                Err(_) => unlisted.push(claim),
+                Ok(at) => {
+                    let theirs = pages[at];
+                    if theirs[2] != claim[1] || (self.include_self && theirs[3] == 0) {
+                        t.mismatch.push(claim, self.spill)?;
+                    }
+                }
+            }
+        }
+        self.unlisted(b, unlisted, out)
+    }
+
+    /// Variants without alternates, each once at its first place; in the set or not.
+    fn unlisted(&mut self, b: usize, mut claims: Vec<Row<5>>, out: &mut Places) -> io::Result<()> {
+        if claims.is_empty() {
+            return Ok(());
+        }
+        claims.sort_unstable_by_key(|c| c[0]);
+        let claims: Vec<Row<5>> = claims
+            .chunk_by(|a, b| a[0] == b[0])
+            .map(|same| *same.iter().min_by_key(|c| (c[2], c[3])).expect("a run"))
+            .collect();
+        let mut plain: Vec<u64> = self
+            .plain
+            .bucket(b, self.bits)?
+            .into_iter()
+            .map(|h| h[0])
+            .collect();
+        plain.sort_unstable();
+        let mut in_set: Vec<bool> = claims
+            .iter()
+            .map(|c| plain.binary_search(&c[0]).is_ok())
+            .collect();
+        if let Some(known) = self.known.as_deref_mut() {
+            let asked: Vec<usize> = (0..claims.len()).filter(|&i| !in_set[i]).collect();
+            if !asked.is_empty() {
+                let hashes: Vec<u64> = asked.iter().map(|&i| claims[i][0]).collect();
+                let numbers: Vec<u64> = asked.iter().map(|&i| claims[i][3]).collect();
+                let strings = self.strings;
+                let mut hrefs = || -> io::Result<Vec<String>> {
+                    let (_, found) =
+                        strings.look_up(&Default::default(), &numbers.iter().copied().collect())?;
+                    Ok(numbers.iter().map(|g| found[g].0.clone()).collect())
+                };
+                let answer = known(&hashes, &mut hrefs)?;
+                for (&i, yes) in asked.iter().zip(answer) {
+                    in_set[i] = yes;
+                    if yes {
+                        self.plain.push([claims[i][0]], self.spill)?;
+                    }
+                }
+            }
+        }
+        for (claim, &yes) in claims.iter().zip(&in_set) {
+            if yes {
+                out.in_set += 1;
+            } else {
+                out.outside += 1;
+            }
+            out.unlisted
+                .push([claim[0], claim[2], claim[3], u64::from(yes)]);
+        }
+        if let Some(cap) = self.cap {
+            // the first `cap` in the set and the first `cap` outside it
+            out.unlisted.sort_unstable_by_key(|u| (u[1], u[2]));
+            let mut room = [cap, cap];
+            out.unlisted.retain(|u| {
+                let left = &mut room[usize::from(u[3] != 0)];
+                let kept = *left > 0;
+                *left = left.saturating_sub(1);
+                kept
+            });
+        }
+        Ok(())
+    }
+
+    /// Join 3: a claim whose groups differ made one candidate a member of the naming
+    /// page's group (the naming page itself last when it does not list itself).
+    fn members(&mut self, b: usize, t: &mut Tables) -> io::Result<()> {
+        let claims = t.mismatch.bucket(b, self.bits)?;
+        if claims.is_empty() {
+            return Ok(());
+        }
+        // both written in order by join 1: by page, a page's links in their order
+        let merged = t.merged.bucket(b, self.bits)?;
+        debug_assert!(merged.is_sorted_by_key(|r| (r[0], r[3])));
+        let pages = t.pages.bucket(b, self.bits)?;
+        for [q, _, rec, g, page] in claims {
+            let lo = merged.partition_point(|r| r[0] < page);
+            let hi = merged.partition_point(|r| r[0] <= page);
+            for r in &merged[lo..hi] {
+                if self.include_self || q != r[1] {
+                    t.cands.push([q, r[1], rec, g, r[3]], self.spill)?;
+                }
+            }
+            let at = pages
+                .binary_search_by_key(&page, |p| p[0])
+                .expect("the naming page's own row");
+            if pages[at][3] == 0 && (self.include_self || q != page) {
+                t.cands.push([q, page, rec, g, LAST], self.spill)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Join 4: each candidate the variant does not link to, once a (page, target).
+    fn missing(&mut self, b: usize, t: &Tables, out: &mut Places) -> io::Result<()> {
+        let cands = t.cands.bucket(b, self.bits)?;
+        if cands.is_empty() {
+            return Ok(());
+        }
+        let mut linked: Vec<(u64, u64)> = t
+            .merged
+            .bucket(b, self.bits)?
+            .iter()
+            .map(|r| (r[0], r[1]))
+            .collect();
+        linked.sort_unstable();
+        let mut missing: Vec<Row<5>> = cands
+            .into_iter()
+            .filter(|c| linked.binary_search(&(c[0], c[1])).is_err())
+            .collect();
+        missing.sort_unstable();
+        missing.dedup_by_key(|c| (c[0], c[1]));
+        out.missing_count += missing.len() as u64;
+        out.missing.extend(missing);
+        if let Some(cap) = self.cap {
+            out.missing.sort_unstable_by_key(|c| (c[2], c[3], c[4]));
+            out.missing.truncate(cap);
+        }
+        Ok(())
+    }
+}
+
+/// Sort a page's few rows by `key`: insertion for a handful, else the library's sort.
+fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64, u64)) {
+    if rows.len() > 16 {
+        rows.sort_unstable_by_key(key);
+        return;
+    }
+    for i in 1..rows.len() {
+        let mut j = i;
+        while j > 0 && key(&rows[j - 1]) > key(&rows[j]) {
+            rows.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
