@@ -303,16 +303,51 @@ impl Columns {
         cell_at: impl Fn(usize) -> &'a str,
         rows: &mut Rows,
     ) -> [Value; 4] {
+        self.values_kept(cell_at, |cell| rows.keep(cell))
+    }
+
+    /// [`Columns::core_values`] of a record whose cells are `spans` of `text`: the text kept
+    /// once and each value a span of it (one copy a record, not one a cell).
+    pub fn record_values(
+        &self,
+        text: &str,
+        spans: &[(usize, usize)],
+        rows: &mut Rows,
+    ) -> [Value; 4] {
+        let base = rows.text.len();
+        rows.text.push_str(text);
+        let origin = text.as_ptr() as usize;
+        let cell_at = |index: usize| {
+            let (start, end) = spans[index];
+            text.get(start..end).unwrap_or_default()
+        };
+        self.values_kept(cell_at, |cell| {
+            // a cell is a piece of `text`: where it starts in it (an empty one anywhere)
+            let at = base
+                + (cell.as_ptr() as usize)
+                    .saturating_sub(origin)
+                    .min(text.len());
+            Value::Text(at, at + cell.len())
+        })
+    }
+
+    /// The core values, each cell stripped and given to `keep` (a blank one absent; a blank
+    /// loc given as "").
+    fn values_kept<'a>(
+        &self,
+        cell_at: impl Fn(usize) -> &'a str,
+        mut keep: impl FnMut(&'a str) -> Value,
+    ) -> [Value; 4] {
         let mut values = [Value::Absent; 4];
         for (value, position) in values.iter_mut().zip(self.positions) {
             let Some(index) = position else { continue };
             let cell = strip(cell_at(index));
             if !cell.is_empty() {
-                *value = rows.keep(cell);
+                *value = keep(cell);
             }
         }
         if values[0] == Value::Absent {
-            values[0] = rows.keep("");
+            values[0] = keep("");
         }
         values
     }
@@ -435,7 +470,7 @@ fn take_record(
         rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
         return;
     }
-    let values = columns.core_values(cell_at, rows);
+    let values = columns.record_values(text, spans, rows);
     rows.push(number, values);
 }
 
