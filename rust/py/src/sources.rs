@@ -12,7 +12,7 @@ use urlset_core::sources::delimited::{self, Columns, Record, Step};
 use urlset_core::sources::lines::strip;
 use urlset_core::sources::{json_lines, text, Rows, Value};
 use urlset_core::values::extensions::Extensions;
-use urlset_core::values::lastmod;
+use urlset_core::values::lastmod::{self, Lastmod};
 use urlset_core::values::scalars::{self, Priority};
 use urlset_core::write::locs::writable_loc;
 use urlset_core::write::render::{Refusal, Rendered, Values};
@@ -98,6 +98,7 @@ fn checked_row<'a>(
     prefix: &str,
     max_length: usize,
     memo: &mut PriorityMemo,
+    lastmods: &mut LastmodMemo,
 ) -> Result<(Cow<'a, str>, Values), Refusal> {
     let loc = rows.text_of(values[0]);
     let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
@@ -110,12 +111,37 @@ fn checked_row<'a>(
             value => text_value(rows, value, Priority::from_text)?,
         };
         Some(Values {
-            lastmod: text_value(rows, values[1], lastmod::parse)?,
+            lastmod: lastmods.checked(rows, values[1])?,
             changefreq: text_value(rows, values[2], scalars::changefreq)?,
             priority,
         })
     };
     checked().map(|values| (loc, values)).ok_or(Refusal::Value)
+}
+
+/// The last lastmod text read and what it gave: a source's rows share a few lastmods, so
+/// most are read by one comparison.
+#[derive(Default)]
+struct LastmodMemo {
+    text: String,
+    checked: Option<Checked<Lastmod>>,
+}
+
+impl LastmodMemo {
+    /// [`text_value`] of a lastmod.
+    fn checked(&mut self, rows: &Rows, value: Value) -> Checked<Lastmod> {
+        let Some(text) = rows.text_of(value) else {
+            return text_value(rows, value, lastmod::parse);
+        };
+        match self.checked {
+            Some(checked) if self.text == text => checked,
+            _ => {
+                self.text.clear();
+                self.text.push_str(text);
+                *self.checked.insert(from_text(text, lastmod::parse))
+            }
+        }
+    }
 }
 
 /// A lastmod or changefreq as `render_rows` takes the Python value: None or a NaN absent,
@@ -274,20 +300,29 @@ impl SourceBatch {
         let (prefix, max_length, text) = (key.prefix.as_str(), key.max_length, key.text);
         let rows = &self.rows;
         let mut memo = PriorityMemo::new();
+        let mut lastmods = LastmodMemo::default();
         let mut rendered = Rendered::with_capacity(rows.values.len());
         let mut long = rows.long.iter().peekable();
         let mut scratch = Rows::default();
         for (index, values) in rows.values.iter().enumerate() {
             let checked = match long.next_if(|(at, _)| *at == index) {
-                None => checked_row(rows, values, prefix, max_length, &mut memo)
+                None => checked_row(rows, values, prefix, max_length, &mut memo, &mut lastmods)
                     .map(|(loc, values)| (loc, values, Extensions::default())),
                 Some((_, cells)) => {
                     let columns = self.columns.as_ref().ok_or(self.long);
                     match long_entry(columns, rows, cells, &mut scratch) {
                         // the row's values are checked as any row's; its extensions were
                         Some((values, extensions)) => {
-                            checked_row(&scratch, &values, prefix, max_length, &mut memo)
-                                .map(|(loc, values)| (loc, values, extensions))
+                            let scratch = &scratch;
+                            checked_row(
+                                scratch,
+                                &values,
+                                prefix,
+                                max_length,
+                                &mut memo,
+                                &mut lastmods,
+                            )
+                            .map(|(loc, values)| (loc, values, extensions))
                         }
                         None => Err(self.long),
                     }

@@ -4,7 +4,7 @@
 //! the cell, a quote inside an unquoted cell is kept, a cell longer than the field limit makes
 //! its line unreadable (the rest of that line is skipped), an open quote at the end of the
 //! data ends the record, and each record has the number of its last line (`reader.line_num`).
-use memchr::{memchr, memchr3};
+use memchr::{memchr, memchr2, memchr3, memchr_iter};
 
 use super::lines::{line_at, strip, utf8};
 use super::{Rows, Value, NOT_UTF8};
@@ -303,16 +303,51 @@ impl Columns {
         cell_at: impl Fn(usize) -> &'a str,
         rows: &mut Rows,
     ) -> [Value; 4] {
+        self.values_kept(cell_at, |cell| rows.keep(cell))
+    }
+
+    /// [`Columns::core_values`] of a record whose cells are `spans` of `text`: the text kept
+    /// once and each value a span of it (one copy a record, not one a cell).
+    pub fn record_values(
+        &self,
+        text: &str,
+        spans: &[(usize, usize)],
+        rows: &mut Rows,
+    ) -> [Value; 4] {
+        let base = rows.text.len();
+        rows.text.push_str(text);
+        let origin = text.as_ptr() as usize;
+        let cell_at = |index: usize| {
+            let (start, end) = spans[index];
+            text.get(start..end).unwrap_or_default()
+        };
+        self.values_kept(cell_at, |cell| {
+            // a cell is a piece of `text`: where it starts in it (an empty one anywhere)
+            let at = base
+                + (cell.as_ptr() as usize)
+                    .saturating_sub(origin)
+                    .min(text.len());
+            Value::Text(at, at + cell.len())
+        })
+    }
+
+    /// The core values, each cell stripped and given to `keep` (a blank one absent; a blank
+    /// loc given as "").
+    fn values_kept<'a>(
+        &self,
+        cell_at: impl Fn(usize) -> &'a str,
+        mut keep: impl FnMut(&'a str) -> Value,
+    ) -> [Value; 4] {
         let mut values = [Value::Absent; 4];
         for (value, position) in values.iter_mut().zip(self.positions) {
             let Some(index) = position else { continue };
             let cell = strip(cell_at(index));
             if !cell.is_empty() {
-                *value = rows.keep(cell);
+                *value = keep(cell);
             }
         }
         if values[0] == Value::Absent {
-            values[0] = rows.keep("");
+            values[0] = keep("");
         }
         values
     }
@@ -327,14 +362,56 @@ pub fn read_rows(
     reader: &Reader,
     columns: &Columns,
     data: &[u8],
-    mut pos: usize,
+    pos: usize,
     eof: bool,
     line: &mut u64,
     max: usize,
     record: &mut Record,
     rows: &mut Rows,
 ) -> usize {
+    let lines = Lines { data, eof };
+    read_rows_from(reader, columns, lines, pos, line, max, record, rows, true)
+}
+
+/// The bytes `read_rows` reads, and whether they are all there is.
+#[derive(Clone, Copy)]
+struct Lines<'a> {
+    data: &'a [u8],
+    eof: bool,
+}
+
+/// [`read_rows`]; `plain`: a line without a quote is cut at its delimiters at once
+/// ([`Reader::plain_line`]), not fed through the states (false in tests, which hold the two
+/// ways equal).
+#[allow(clippy::too_many_arguments)]
+fn read_rows_from(
+    reader: &Reader,
+    columns: &Columns,
+    Lines { data, eof }: Lines<'_>,
+    mut pos: usize,
+    line: &mut u64,
+    max: usize,
+    record: &mut Record,
+    rows: &mut Rows,
+    plain: bool,
+) -> usize {
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(columns.width);
     while rows.count() < max {
+        if let Some((next, text)) = plain.then(|| reader.plain_line(data, pos, eof)).flatten() {
+            spans.clear();
+            if !text.is_empty() {
+                let mut start = 0;
+                for at in memchr_iter(reader.delimiter, text.as_bytes()) {
+                    spans.push((start, at));
+                    start = at + 1;
+                }
+                spans.push((start, text.len()));
+            }
+            pos = next;
+            *line += 1;
+            take_record(columns, *line, text, &spans, rows);
+            continue;
+        }
         let number = match reader.next(data, &mut pos, eof, line, record) {
             Step::More | Step::End => break,
             Step::Unreadable(number, reason) => {
@@ -343,23 +420,13 @@ pub fn read_rows(
             }
             Step::Record(number) => number,
         };
-        let count = record.len();
-        if count <= 1 && (count == 0 || blank(record)) {
-            continue;
-        }
-        if count != columns.width {
-            let reason = format!("has {count} fields; the header has {}", columns.width);
-            rows.problem(number, reason);
-            continue;
-        }
         // the cells are cut at ASCII bytes, so each of a UTF-8 record is UTF-8
-        let text = if record.utf8 {
-            utf8(&record.bytes)
-        } else {
-            None
-        };
-        let Some(text) = text else {
-            if columns.extra.is_empty() {
+        let Some(text) = record.utf8.then(|| utf8(&record.bytes)).flatten() else {
+            let count = record.len(); // a line's bytes: one cell at least, and not blank
+            if count != columns.width {
+                let reason = format!("has {count} fields; the header has {}", columns.width);
+                rows.problem(number, reason);
+            } else if columns.extra.is_empty() {
                 rows.problem(number, NOT_UTF8.to_string());
             } else {
                 // with extension columns Python judges which cells must be UTF-8
@@ -367,30 +434,60 @@ pub fn read_rows(
             }
             continue;
         };
-        let cell_at = |index: usize| {
-            let start = if index == 0 {
-                0
-            } else {
-                record.ends[index - 1]
-            };
-            text.get(start..record.ends[index]).unwrap_or_default()
-        };
-        if let Some(index) = columns.section {
-            rows.section(strip(cell_at(index))); // a long row's too: the core may render it
-        }
-        if columns.extra.iter().any(|&i| !strip(cell_at(i)).is_empty()) {
-            rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
-            continue;
-        }
-        let values = columns.core_values(cell_at, rows);
-        rows.push(number, values);
+        spans.clear();
+        let starts = std::iter::once(0).chain(record.ends.iter().copied());
+        spans.extend(starts.zip(record.ends.iter().copied()));
+        take_record(columns, number, text, &spans, rows);
     }
     pos
 }
 
-/// A record of one cell that is blank (a cell Python cannot decode is not).
-fn blank(record: &Record) -> bool {
-    record.utf8 && utf8(record.cell(0)).is_some_and(|text| strip(text).is_empty())
+/// A UTF-8 record's row (its cells: `spans` of `text`), a problem, or nothing for a blank one.
+fn take_record(
+    columns: &Columns,
+    number: u64,
+    text: &str,
+    spans: &[(usize, usize)],
+    rows: &mut Rows,
+) {
+    let cell_at = |index: usize| {
+        let (start, end) = spans[index];
+        text.get(start..end).unwrap_or_default()
+    };
+    let count = spans.len();
+    if count == 0 || (count == 1 && strip(cell_at(0)).is_empty()) {
+        return;
+    }
+    if count != columns.width {
+        let reason = format!("has {count} fields; the header has {}", columns.width);
+        rows.problem(number, reason);
+        return;
+    }
+    if let Some(index) = columns.section {
+        rows.section(strip(cell_at(index))); // a long row's too: the core may render it
+    }
+    if columns.extra.iter().any(|&i| !strip(cell_at(i)).is_empty()) {
+        rows.push_long(number, (0..count).map(|i| cell_at(i).as_bytes()));
+        return;
+    }
+    let values = columns.record_values(text, spans, rows);
+    rows.push(number, values);
+}
+
+impl Reader {
+    /// The line at `pos` when `csv.reader` would read it as its own record of unquoted cells:
+    /// (where the next line starts, its text), or None for the states to read it. Such a line
+    /// holds no quote (none opens a cell), no CR inside (where a CR alone does not end a line,
+    /// `csv.reader` refuses one), no more bytes than a cell may hold characters, and is UTF-8
+    /// (checked once here: the cells are cut at ASCII bytes).
+    fn plain_line<'a>(&self, data: &'a [u8], pos: usize, eof: bool) -> Option<(usize, &'a str)> {
+        let (end, next) = line_at(data, pos, eof, self.lone_cr)?;
+        let text = &data[pos..end];
+        if text.len() > self.field_limit || memchr2(b'"', b'\r', text).is_some() {
+            return None;
+        }
+        Some((next, utf8(text)?))
+    }
 }
 
 #[cfg(test)]
@@ -561,5 +658,102 @@ mod tests {
             problems,
             [(2, 4, "has 1 fields; the header has 2"), (2, 5, NOT_UTF8)]
         );
+    }
+
+    /// Every row, problem and line as read with the plain-line cut and without it, and
+    /// where reading stopped.
+    fn both_ways(reader: &Reader, columns: &Columns, data: &[u8], eof: bool) -> [String; 2] {
+        [true, false].map(|plain| {
+            let (mut line, mut record, mut rows) = (0, Record::default(), Rows::default());
+            let lines = Lines { data, eof };
+            let mut pos = 0;
+            let mut steps = Vec::new();
+            loop {
+                let at = read_rows_from(
+                    reader,
+                    columns,
+                    lines,
+                    pos,
+                    &mut line,
+                    3,
+                    &mut record,
+                    &mut rows,
+                    plain,
+                );
+                steps.push(at);
+                if at == pos && rows.count() == 0 {
+                    break;
+                }
+                pos = at;
+                let values: Vec<_> = rows
+                    .values
+                    .iter()
+                    .map(|v| v.map(|v| rows.text_of(v).map(str::to_owned)))
+                    .collect();
+                steps.push(values.len());
+                steps.extend(rows.lines.iter().map(|&n| n as usize));
+                steps.push(rows.long.len());
+                steps.push(rows.sections.len());
+                let problems = format!("{:?}{values:?}", rows.problems);
+                steps.push(problems.len());
+                steps.extend(problems.bytes().map(usize::from));
+                rows.clear();
+            }
+            format!("{steps:?} line {line}")
+        })
+    }
+
+    #[test]
+    fn a_plain_line_is_read_as_the_states_read_it() {
+        // lines of these pieces: quotes, both line ends, blanks, non-UTF-8, the delimiters
+        let pieces: [&[u8]; 14] = [
+            b"a",
+            b",",
+            b"\t",
+            b"\"",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b" ",
+            b"\xc3\xa9",
+            b"\xff",
+            b"https://e.com/x",
+            b"2024-01-02",
+            b"\x1f",
+            b"\xe2\x80\x83",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut random = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let columns = |extra: Vec<usize>, section| Columns {
+            positions: [Some(0), Some(1), None, Some(2)],
+            width: 3,
+            extra,
+            section,
+            json: None,
+        };
+        for case in 0..3000 {
+            let data: Vec<u8> = (0..random(40))
+                .flat_map(|_| pieces[random(pieces.len())].iter().copied())
+                .collect();
+            let reader = Reader {
+                delimiter: if case % 5 == 0 { b'\t' } else { b',' },
+                field_limit: [4, 30, FIELD_LIMIT][case % 3],
+                lone_cr: case % 4 != 0,
+            };
+            let columns = columns(if case % 7 == 0 { vec![2] } else { vec![] }, None);
+            for eof in [true, false] {
+                let [plain, states] = both_ways(&reader, &columns, &data, eof);
+                assert_eq!(plain, states, "{:?} {eof}", String::from_utf8_lossy(&data));
+            }
+        }
+        let sections = columns(vec![], Some(1));
+        let data = b"https://e.com/a, blog ,1\n\nhttps://e.com/b,,\n";
+        let [plain, states] = both_ways(&Reader::new(b','), &sections, data, true);
+        assert_eq!(plain, states);
     }
 }

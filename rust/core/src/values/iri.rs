@@ -80,14 +80,17 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
         out.push_str(to);
         Some(())
     })?;
-    let tail = &tail[..memchr::memchr(b'#', tail.as_bytes()).unwrap_or(tail.len())];
-    let (path, query) = match memchr::memchr(b'?', tail.as_bytes()) {
-        Some(i) => (&tail[..i], Some(&tail[i..])),
+    // the path ends at the first `?` or `#`; a `\\` before it is done by the Python function
+    let (path, query) = match memchr::memchr3(b'?', b'#', b'\\', tail.as_bytes()) {
         None => (tail, None),
+        Some(i) if tail.as_bytes()[i] == b'\\' => return None,
+        Some(i) if tail.as_bytes()[i] == b'#' => (&tail[..i], None),
+        Some(i) => {
+            let end = memchr::memchr(b'#', &tail.as_bytes()[i..]).map_or(tail.len(), |f| i + f);
+            (&tail[..i], Some(&tail[i..end]))
+        }
     };
-    if memchr::memchr(b'\\', path.as_bytes()).is_some()
-        || path.as_bytes().split(|&b| b == b'/').any(dot_segment)
-    {
+    if path.as_bytes().split(|&b| b == b'/').any(dot_segment) {
         return None;
     }
     if query.is_some_and(|q| memchr::memchr(b'\'', q.as_bytes()).is_some()) && all_stand_ins(text) {

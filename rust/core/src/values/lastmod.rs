@@ -179,50 +179,59 @@ impl Lastmod {
 
     /// Append its W3C text, as `dates.format_w3c` writes it.
     pub fn write(&self, out: &mut Vec<u8>) {
-        push_digits(out, u32::from(self.year), 4);
+        let (text, len) = self.text();
+        out.extend_from_slice(&text[..len]);
+    }
+
+    /// Its W3C text ([`Lastmod::write`]) in the first bytes of an array (the longest,
+    /// `2024-05-06T10:30:00.123456+05:30`, fills it), and how many: made with no call and
+    /// no division loop, as each entry's lastmod is.
+    pub fn text(&self) -> ([u8; 32], usize) {
+        let mut text = [0u8; 32];
+        let two = |value: u8| [b'0' + value / 10, b'0' + value % 10];
+        let year = self.year; // 1 to 9999 (`Lastmod::date`)
+        let ([a, b], [c, d]) = (two((year / 100) as u8), two((year % 100) as u8));
+        text[..4].copy_from_slice(&[a, b, c, d]);
         if self.precision == Precision::Year {
-            return;
+            return (text, 4);
         }
-        out.push(b'-');
-        push_digits(out, u32::from(self.month), 2);
+        text[4] = b'-';
+        text[5..7].copy_from_slice(&two(self.month));
         if self.precision == Precision::Month {
-            return;
+            return (text, 7);
         }
-        out.push(b'-');
-        push_digits(out, u32::from(self.day), 2);
+        text[7] = b'-';
+        text[8..10].copy_from_slice(&two(self.day));
         if self.precision == Precision::Day {
-            return;
+            return (text, 10);
         }
-        out.push(b'T');
-        push_digits(out, u32::from(self.hour), 2);
-        out.push(b':');
-        push_digits(out, u32::from(self.minute), 2);
-        out.push(b':');
-        push_digits(out, u32::from(self.second), 2);
+        text[10] = b'T';
+        text[11..13].copy_from_slice(&two(self.hour));
+        text[13] = b':';
+        text[14..16].copy_from_slice(&two(self.minute));
+        text[16] = b':';
+        text[17..19].copy_from_slice(&two(self.second));
+        let mut len = 19;
         if self.micro != 0 {
-            out.push(b'.');
-            push_digits(out, self.micro, 6);
+            text[19] = b'.';
+            let mut rest = self.micro; // below 1,000,000: six digits
+            for slot in text[20..26].iter_mut().rev() {
+                *slot = b'0' + (rest % 10) as u8;
+                rest /= 10;
+            }
+            len = 26;
         }
         if self.offset_minutes == 0 {
-            out.push(b'Z');
-        } else {
-            out.push(if self.offset_minutes < 0 { b'-' } else { b'+' });
-            let offset = u32::from(self.offset_minutes.unsigned_abs());
-            push_digits(out, offset / 60, 2);
-            out.push(b':');
-            push_digits(out, offset % 60, 2);
+            text[len] = b'Z';
+            return (text, len + 1);
         }
+        text[len] = if self.offset_minutes < 0 { b'-' } else { b'+' };
+        let offset = self.offset_minutes.unsigned_abs(); // under 24 hours
+        text[len + 1..len + 3].copy_from_slice(&two((offset / 60) as u8));
+        text[len + 3] = b':';
+        text[len + 4..len + 6].copy_from_slice(&two((offset % 60) as u8));
+        (text, len + 6)
     }
-}
-
-fn push_digits(out: &mut Vec<u8>, value: u32, width: usize) {
-    let mut digits = [b'0'; 10];
-    let mut rest = value;
-    for slot in digits[..width].iter_mut().rev() {
-        *slot = b'0' + (rest % 10) as u8;
-        rest /= 10;
-    }
-    out.extend_from_slice(&digits[..width]);
 }
 
 /// The value of `count` ASCII digits at `at`, or None.
@@ -345,6 +354,71 @@ mod tests {
         let mut out = Vec::new();
         parse(text)?.write(&mut out);
         Some(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn every_field_is_written_with_its_digits() {
+        let expected = |l: &Lastmod| {
+            let date = format!("{:04}-{:02}-{:02}", l.year, l.month, l.day);
+            let micro = if l.micro == 0 {
+                String::new()
+            } else {
+                format!(".{:06}", l.micro)
+            };
+            let (sign, offset) = (
+                if l.offset_minutes < 0 { '-' } else { '+' },
+                l.offset_minutes.unsigned_abs(),
+            );
+            let zone = if offset == 0 {
+                "Z".to_string()
+            } else {
+                format!("{sign}{:02}:{:02}", offset / 60, offset % 60)
+            };
+            let time = format!(
+                "T{:02}:{:02}:{:02}{micro}{zone}",
+                l.hour, l.minute, l.second
+            );
+            match l.precision {
+                Precision::Year => date[..4].to_string(),
+                Precision::Month => date[..7].to_string(),
+                Precision::Day => date,
+                Precision::Time => date + &time,
+            }
+        };
+        let years = [1, 9, 10, 99, 100, 999, 1000, 1969, 2024, 9999];
+        let micros = [0, 1, 10, 999_999, 500_000, 123_456];
+        let offsets = [0, 1, -1, 59, -60, 330, -570, 23 * 60 + 59, -(23 * 60 + 59)];
+        let mut written = 0;
+        for (i, &year) in years.iter().enumerate() {
+            for precision in [Precision::Year, Precision::Month, Precision::Day] {
+                let lastmod = Lastmod::date(precision, year, 12 - i as u8, 28).unwrap();
+                let mut out = Vec::new();
+                lastmod.write(&mut out);
+                assert_eq!(String::from_utf8(out).unwrap(), expected(&lastmod));
+                written += 1;
+            }
+            for (&micro, &offset) in micros.iter().cycle().zip(&offsets) {
+                let (hour, minute, second) = (i as u8 * 2 + 1, 59 - i as u8, i as u8 * 6);
+                let lastmod = Lastmod::time(
+                    year,
+                    1 + i as u8,
+                    9 + i as u8,
+                    hour,
+                    minute,
+                    second,
+                    micro,
+                    offset,
+                )
+                .unwrap();
+                let (text, len) = lastmod.text();
+                assert_eq!(
+                    std::str::from_utf8(&text[..len]).unwrap(),
+                    expected(&lastmod)
+                );
+                written += 1;
+            }
+        }
+        assert_eq!(written, 120);
     }
 
     #[test]

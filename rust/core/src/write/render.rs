@@ -70,6 +70,9 @@ pub struct Rendered {
     newest_keys: Vec<i64>,
     /// the latest `Lastmod::future_key` of the entries (`NO_KEY` when none has a lastmod)
     latest_future: i64,
+    /// the last lastmod written, its text and keys: most entries of a batch share the lastmod
+    /// of the entry before (a site's pages have a few dates), which is then copied
+    last_lastmod: Option<WrittenLastmod>,
     /// whether a lastmod is a year or a month alone (check warns: `lastmod-without-day`)
     without_day: bool,
     hashes: Vec<u64>,
@@ -123,6 +126,36 @@ impl<T: Clone> ByEntry<T> {
     }
 }
 
+/// A lastmod as an entry's text has it, and its keys (`Lastmod::newest_key`, `future_key`).
+#[derive(Clone, Copy, Debug)]
+struct WrittenLastmod {
+    lastmod: Lastmod,
+    text: [u8; 32],
+    len: usize,
+    newest: i64,
+    future: i64,
+}
+
+impl WrittenLastmod {
+    fn of(lastmod: Lastmod) -> WrittenLastmod {
+        let (text, len) = lastmod.text();
+        let (newest, future) = match lastmod.precision {
+            Precision::Time => {
+                let instant = lastmod.instant(); // both keys of a time
+                (instant, instant)
+            }
+            _ => (lastmod.newest_key(), lastmod.future_key()),
+        };
+        WrittenLastmod {
+            lastmod,
+            text,
+            len,
+            newest,
+            future,
+        }
+    }
+}
+
 /// The key of an entry without a lastmod: before every instant a lastmod can name.
 const NO_KEY: i64 = i64::MIN;
 
@@ -141,6 +174,7 @@ impl Rendered {
             lastmods: Vec::with_capacity(entries),
             newest_keys: Vec::with_capacity(entries),
             latest_future: NO_KEY,
+            last_lastmod: None,
             without_day: false,
             hashes: Vec::with_capacity(entries),
             locs: Vec::with_capacity(entries * 48),
@@ -187,6 +221,7 @@ impl Rendered {
         let namespaces = if text { 0 } else { extensions.namespaces() };
         self.namespaces.push(namespaces);
         self.any_namespace |= namespaces;
+        let written = values.lastmod.map(|lastmod| self.written_lastmod(lastmod));
         let out = &mut self.buf;
         if text {
             out.extend_from_slice(loc.as_bytes());
@@ -195,9 +230,9 @@ impl Rendered {
             out.extend_from_slice(b"<url><loc>");
             escape_into(out, loc);
             out.extend_from_slice(b"</loc>");
-            if let Some(lastmod) = &values.lastmod {
+            if let Some(lastmod) = &written {
                 out.extend_from_slice(b"<lastmod>");
-                lastmod.write(out);
+                out.extend_from_slice(&lastmod.text[..lastmod.len]);
                 out.extend_from_slice(b"</lastmod>");
             }
             if let Some(changefreq) = values.changefreq {
@@ -214,7 +249,7 @@ impl Rendered {
             out.extend_from_slice(b"</url>\n");
         }
         self.ends.push(out.len());
-        self.push_lastmod(values.lastmod);
+        self.push_lastmod(values.lastmod, written.map(|w| (w.newest, w.future)));
         self.hashes.push(loc_hash(loc));
         self.locs.extend_from_slice(loc.as_bytes());
         self.loc_ends.push(self.locs.len());
@@ -404,14 +439,26 @@ impl Rendered {
         &self.links.0
     }
 
-    fn push_lastmod(&mut self, lastmod: Option<Lastmod>) {
-        self.lastmods.push(lastmod);
-        self.newest_keys
-            .push(lastmod.map_or(NO_KEY, |lastmod| lastmod.newest_key()));
-        if let Some(lastmod) = lastmod {
-            self.latest_future = self.latest_future.max(lastmod.future_key());
-            self.without_day |= matches!(lastmod.precision, Precision::Year | Precision::Month);
+    /// `lastmod` written and keyed, or the last one again when it is the same.
+    fn written_lastmod(&mut self, lastmod: Lastmod) -> WrittenLastmod {
+        match self.last_lastmod {
+            Some(last) if last.lastmod == lastmod => last,
+            _ => *self.last_lastmod.insert(WrittenLastmod::of(lastmod)),
         }
+    }
+
+    /// An entry's lastmod and its keys (newest, future), made by `written_lastmod` (None:
+    /// made here).
+    fn push_lastmod(&mut self, lastmod: Option<Lastmod>, keys: Option<(i64, i64)>) {
+        self.lastmods.push(lastmod);
+        let Some(lastmod) = lastmod else {
+            self.newest_keys.push(NO_KEY);
+            return;
+        };
+        let (newest, future) = keys.unwrap_or_else(|| (lastmod.newest_key(), lastmod.future_key()));
+        self.newest_keys.push(newest);
+        self.latest_future = self.latest_future.max(future);
+        self.without_day |= matches!(lastmod.precision, Precision::Year | Precision::Month);
     }
 
     /// The newest lastmod of entries `start..end` (`dates.latest_moment`); of equal ones the
@@ -466,7 +513,7 @@ impl Rendered {
         self.news.copy(&from.news, index, entry);
         self.buf.extend_from_slice(from.bytes(index, index + 1));
         self.ends.push(self.buf.len());
-        self.push_lastmod(from.lastmods[index]);
+        self.push_lastmod(from.lastmods[index], None);
         self.hashes.push(from.hashes[index]);
         self.locs.extend_from_slice(from.loc(index).as_bytes());
         self.loc_ends.push(self.locs.len());
@@ -558,6 +605,43 @@ mod tests {
             "<url><loc>https://x.org/?a=1&amp;b=&apos;2&apos;</loc><lastmod>2024-01-02</lastmod>\
              <changefreq>daily</changefreq><priority>0.5</priority></url>\n"
         );
+    }
+
+    #[test]
+    fn a_lastmod_repeated_is_written_and_keyed_as_a_new_one() {
+        let texts = [
+            "2024-01-02",
+            "2024-01-02",
+            "2024",
+            "2024-01-01",
+            "2024",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00+01:00",
+            "2024-01-02",
+            "",
+        ];
+        let mut rendered = Rendered::with_capacity(texts.len());
+        for text in texts {
+            rendered.push("https://x.org/a", &values(text), false);
+        }
+        for (index, text) in texts.iter().enumerate() {
+            let mut alone = Rendered::with_capacity(1);
+            alone.push("https://x.org/a", &values(text), false);
+            assert_eq!(
+                rendered.bytes(index, index + 1),
+                alone.bytes(0, 1),
+                "{text}"
+            );
+            assert_eq!(rendered.newest(index, index + 1), alone.newest(0, 1));
+            assert_eq!(rendered.newest_keys[index], alone.newest_keys[0]);
+        }
+        let latest = texts
+            .iter()
+            .filter_map(|text| parse(text))
+            .map(|l| l.future_key())
+            .max();
+        assert_eq!(Some(rendered.latest_future), latest);
     }
 
     #[test]
