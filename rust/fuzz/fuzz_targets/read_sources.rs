@@ -1,15 +1,21 @@
 //! The build inputs' readers (text, CSV/TSV records, JSON Lines chunks) on any bytes: no panic,
 //! and the same rows, records, problems and lines whether the bytes come whole or in two
-//! blocks (the second arriving when the first runs out), as Python feeds them.
+//! blocks (the second arriving when the first runs out), as Python feeds them; a table's rows
+//! (`read_rows`, which cuts a plain line at its delimiters at once) the same as when every line
+//! goes through the states (`read_rows_by_states`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlset_core::sources::delimited::{Reader, Record, Step};
+use urlset_core::sources::delimited::{
+    read_rows, read_rows_by_states, Columns, Reader, Record, Step,
+};
 use urlset_core::sources::{json_lines, text, Rows};
 
-/// Every row and problem of `rows` as text, in order; `rows` emptied.
+/// Every row (a long one with its cells) and problem of `rows` as text, in order; `rows`
+/// emptied.
 fn drained(rows: &mut Rows, out: &mut Vec<String>) {
     let mut problems = rows.problems.iter().peekable();
+    let mut long = rows.long.iter().peekable();
     for (index, (values, line)) in rows.values.iter().zip(&rows.lines).enumerate() {
         while let Some(p) = problems.next_if(|p| p.before == index) {
             out.push(format!("{} {}", p.line, p.reason));
@@ -22,12 +28,13 @@ fn drained(rows: &mut Rows, out: &mut Vec<String>) {
             })
             .collect();
         out.push(format!("{line} {texts:?}"));
+        if let Some((_, cells)) = long.next_if(|(at, _)| *at == index) {
+            let cells: Vec<_> = cells.iter().map(|&(a, b)| &rows.raw[a..b]).collect();
+            out.push(format!("long {cells:?}"));
+        }
     }
     out.extend(problems.map(|p| format!("{} {}", p.line, p.reason)));
-    for (at, cells) in &rows.long {
-        let cells: Vec<_> = cells.iter().map(|&(a, b)| &rows.raw[a..b]).collect();
-        out.push(format!("long {} {cells:?}", rows.lines[*at]));
-    }
+    assert!(long.next().is_none(), "a long row is one of the rows");
     rows.clear();
 }
 
@@ -76,6 +83,56 @@ fn read(data: &[u8], first: usize, format: u8, max: usize, lone_cr: bool) -> Vec
     }
 }
 
+/// A table's rows (loc, lastmod, priority; the third an extension column when `extra`) as
+/// `read_rows` gives them (`plain`) or as the states alone read them, the bytes in two blocks.
+fn table(
+    data: &[u8],
+    first: usize,
+    reader: &Reader,
+    max: usize,
+    extra: bool,
+    plain: bool,
+) -> Vec<String> {
+    let columns = Columns {
+        positions: [Some(0), Some(1), None, Some(2)],
+        width: 3,
+        extra: if extra { vec![2] } else { vec![] },
+        section: None,
+        json: None,
+    };
+    let (mut available, mut pos, mut line) = (first, 0, 0);
+    let (mut rows, mut record, mut out) = (Rows::default(), Record::default(), Vec::new());
+    let read = if plain {
+        read_rows
+    } else {
+        read_rows_by_states
+    };
+    loop {
+        let eof = available == data.len();
+        let bytes = &data[..available];
+        pos = read(
+            reader,
+            &columns,
+            bytes,
+            pos,
+            eof,
+            &mut line,
+            max,
+            &mut record,
+            &mut rows,
+        );
+        let full = rows.count() >= max;
+        drained(&mut rows, &mut out);
+        if !full {
+            if eof {
+                out.push(format!("end {pos} line {line}"));
+                return out;
+            }
+            available = data.len();
+        }
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let Some((&choice, data)) = input.split_first() else {
         return;
@@ -86,4 +143,11 @@ fuzz_target!(|input: &[u8]| {
     let cut = usize::from(choice) * data.len() / 255;
     let whole = read(data, data.len(), format, max, lone_cr);
     assert_eq!(whole, read(data, cut, format, max, lone_cr));
+    if format == 1 || format == 2 {
+        let mut reader = Reader::new(if format == 1 { b',' } else { b'\t' });
+        reader.lone_cr = lone_cr;
+        let extra = choice / 40 % 2 == 1;
+        let rows = table(data, data.len(), &reader, max, extra, true);
+        assert_eq!(rows, table(data, cut, &reader, max, extra, false));
+    }
 });
