@@ -5,6 +5,7 @@ one window over the whole document gives, on the corpus and on faults placed at 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -285,6 +286,24 @@ def test_a_few_locs_are_found_where_every_text_is_looked_at(
     monkeypatch.setattr(positions, "_FEW", 0)
     assert positions._occurrences(windows, needles, "urlset") == few
     assert few == {b"https://a.test/1": [18, data.rindex(b"https://a.test/1")]}
+
+
+def test_a_few_locs_are_found_as_the_pattern_finds_them() -> None:
+    """``bytes.find`` of ``>loc<`` gives the pattern's matches, a loc written twice and two
+    locs side by side included; a loc with a '<' (which could overlap another's match) is
+    found by the pattern itself."""
+    data = (
+        b"<urlset><url><loc>https://a.test/1</loc><x>https://a.test/2</x></url>"
+        b"<url><loc>https://a.test/2</loc><loc>https://a.test/1</loc></url>"
+        b"<url><loc>https://a.test/<</loc><loc>https://a.test/<<</loc></url></urlset>"
+    )
+    texts = re.compile(rb">([^<]+)<")
+    for needles in ({b"https://a.test/1", b"https://a.test/2"}, {b"https://a.test/<"}):
+        pattern = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+        expected = [(m.start(), m.group(1)) for m in pattern.finditer(data)]
+        assert positions._marked_texts(needles)(data) == expected
+        found = positions._few_occurrences(positions.whole_windows(data), needles, texts, None)
+        assert sum(map(len, found.values())) == len(expected) > 0
 
 
 def test_placing_a_few_findings_stops_at_the_window_that_places_them(
