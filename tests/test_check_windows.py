@@ -5,6 +5,7 @@ one window over the whole document gives, on the corpus and on faults placed at 
 from __future__ import annotations
 
 import functools
+import random
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -349,3 +350,29 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
         assert placed(pending) == fast
         monkeypatch.undo()
     assert placed(twice) == [(2, 11), (2_502, 11)]  # at the loc text
+
+
+def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
+    """Each window ends right after the last entry end tag of what was read when it reached
+    its size (whichever piece that end is in, or across two), an entry longer than a window
+    makes it grow, and the windows joined are the document."""
+    rnd = random.Random(26)
+    parts = [b"<url><loc>x</loc></url>\n", b"</url>", b"<u", b"rl>", b"</", b"url>", b"</sitemap>"]
+    for _ in range(2_000):
+        doc = b"".join(rnd.choice([*parts, b"x" * rnd.randint(0, 90)]) for _ in range(40))
+        cuts = sorted(rnd.sample(range(len(doc) + 1), min(len(doc) + 1, rnd.randint(0, 12))))
+        chunks = [doc[a:b] for a, b in zip([0, *cuts], [*cuts, len(doc)], strict=True)]
+        size = rnd.choice([1, 8, 30, 64, 200])
+        for text in (False, True):
+            ends = (b"\n",) if text else (b"</url>", b"</sitemap>")
+            expected, held, base = [], b"", 0  # cut at the last end of all that is held
+            for chunk in chunks:
+                held += chunk
+                cut = max((held.rfind(end) + len(end) for end in ends if end in held), default=0)
+                if len(held) >= size and cut > 0:
+                    expected.append((base, held[:cut]))
+                    base, held = base + cut, held[cut:]
+            if held:
+                expected.append((base, held))
+            windows = positions.windows_of(lambda c=chunks: c, text, size, ends)
+            assert list(windows()) == expected

@@ -69,6 +69,19 @@ fn loc_column_hashes<'py>(
     Ok(PyBytes::new(py, &hashes.ok_or_else(outside)?))
 }
 
+/// The loc hashes (native-endian u64s, as `loc_column_hashes` gives them) whose byte in
+/// `mask` is not 0 (`loc_column::hashes_where`).
+#[pyfunction]
+fn loc_hashes_where<'py>(
+    py: Python<'py>,
+    hashes: &[u8],
+    mask: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let kept = loc_column::hashes_where(hashes, mask)
+        .ok_or_else(|| PyValueError::new_err("the mask needs one byte a hash"))?;
+    Ok(PyBytes::new(py, &kept))
+}
+
 /// Whether every loc of rows `start..stop` of the render lane's loc column starts with
 /// `prefix`.
 #[pyfunction]
@@ -301,6 +314,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;
     m.add("LOC_TOO_LONG", TOO_LONG)?;

@@ -390,27 +390,43 @@ def windows_of(
     ends = (b"\n",) if text else ends
 
     def run() -> Iterator[tuple[int, bytes]]:
-        buffer = bytearray()
-        base = 0
+        held: list[bytes | bytearray] = []  # the pieces since the last cut
+        size = base = 0
         for data in pieces():
-            buffer += data
-            if len(buffer) < window:
+            if not data:
                 continue
-            cut = _last_end(buffer, ends)
-            if cut <= 0:
-                continue  # an entry longer than a window: the window grows until it ends
-            with memoryview(buffer) as view:
-                out = view[:cut].tobytes()  # one copy
-            del buffer[:cut]
+            if held and isinstance(held[-1], bytearray):
+                held[-1] += data  # an entry longer than a window: it grows in place
+            else:
+                held.append(data)
+            size += len(data)
+            if size < window:
+                continue
+            # the last end is in the last piece (else in the pieces joined): only that
+            # piece is cut, the window copied once, by the join
+            last = held[-1]
+            cut = -1 if isinstance(last, bytearray) else _last_end(last, ends)
+            if cut > 0:
+                out = b"".join([*held[:-1], last[:cut]]) if cut < len(last) else b"".join(held)
+                rest = last[cut:]
+            else:
+                grown = last if len(held) == 1 else bytearray().join(held)
+                cut = _last_end(grown, ends)
+                if cut <= 0:
+                    held = [grown if isinstance(grown, bytearray) else bytearray(grown)]
+                    continue  # an entry longer than a window: the window grows until it ends
+                out, rest = bytes(grown[:cut]), bytes(grown[cut:])
+            held = [rest] if rest else []
+            size = len(rest)
             yield base, out
-            base += cut
-        if buffer:
-            yield base, bytes(buffer)
+            base += len(out)
+        if held:
+            yield base, b"".join(held)
 
     return run
 
 
-def _last_end(buffer: bytearray, ends: tuple[bytes, ...]) -> int:
+def _last_end(buffer: bytes | bytearray, ends: tuple[bytes, ...]) -> int:
     """The offset just after the last of ``ends`` in ``buffer`` (-1 for none): each later
     end looked for only after the last one found (a urlset's ``</url>`` is near the end)."""
     cut = -1

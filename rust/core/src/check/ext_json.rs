@@ -90,7 +90,10 @@ impl<'a> Json<'a> {
     }
 }
 
+/// A record's JSON, checked as UTF-8 once (`src`), read as bytes (`text`): a string
+/// without escapes is a slice of `src` between two quotes (no check of its own).
 struct Parser<'a> {
+    src: &'a str,
     text: &'a [u8],
     pos: usize,
 }
@@ -201,9 +204,8 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos = end + 1;
-        std::str::from_utf8(&self.text[start..end])
-            .ok()
-            .map(Cow::Borrowed)
+        // both ends are at ASCII quotes: character boundaries of `src`
+        Some(Cow::Borrowed(&self.src[start..end]))
     }
 
     /// A string with escapes, from its first byte `start`.
@@ -263,7 +265,12 @@ impl<'a> Parser<'a> {
 }
 
 fn parse(text: &[u8]) -> Option<Json<'_>> {
-    let mut parser = Parser { text, pos: 0 };
+    let src = std::str::from_utf8(text).ok()?;
+    let mut parser = Parser {
+        src,
+        text,
+        pos: 0,
+    };
     let value = parser.value(0)?;
     parser.space();
     (parser.pos == text.len()).then_some(value)
