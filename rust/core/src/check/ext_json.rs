@@ -266,11 +266,7 @@ impl<'a> Parser<'a> {
 
 fn parse(text: &[u8]) -> Option<Json<'_>> {
     let src = std::str::from_utf8(text).ok()?;
-    let mut parser = Parser {
-        src,
-        text,
-        pos: 0,
-    };
+    let mut parser = Parser { src, text, pos: 0 };
     let value = parser.value(0)?;
     parser.space();
     (parser.pos == text.len()).then_some(value)
