@@ -357,7 +357,11 @@ pub fn judge(
             NONE
         } else {
             let loc = std::str::from_utf8(locs.row(row)?).ok()?;
-            match parse(text).as_ref().and_then(|fields| record(fields, loc)) {
+            let judged = match plain_images(text) {
+                Some(images) => Some((images_only(images)?, Vec::new())),
+                None => parse(text).as_ref().and_then(|fields| record(fields, loc)),
+            };
+            match judged {
                 None => FLAGGED,
                 Some((found, dates)) => {
                     counts = found;
@@ -390,6 +394,40 @@ pub fn judge(
         out.counts.extend_from_slice(&counts);
     }
     Some(out)
+}
+
+/// The number of images of a record whose JSON is the render lane's for images with a loc
+/// alone, `{"images":[{"loc":"…"},…]}` (each loc UTF-8 without escapes or control
+/// characters), read without a tree; None for any other JSON (the parser reads it).
+fn plain_images(text: &[u8]) -> Option<usize> {
+    let mut rest = text.strip_prefix(b"{\"images\":[")?;
+    let mut images = 0;
+    loop {
+        rest = rest.strip_prefix(b"{\"loc\":\"")?;
+        let end = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let loc = &rest[..end];
+        if rest[end] != b'"' || (!loc.is_ascii() && std::str::from_utf8(loc).is_err()) {
+            return None;
+        }
+        rest = rest[end + 1..].strip_prefix(b"}")?;
+        images += 1;
+        match rest {
+            [b',', tail @ ..] => rest = tail,
+            b"]}" => return Some(images),
+            _ => return None,
+        }
+    }
+}
+
+/// A record's counts ([`COUNTS`]) when it has `images` images with a loc alone, as
+/// [`record`] counts them.
+fn images_only(images: usize) -> Option<[u32; COUNTS]> {
+    let mut counts = [0u32; COUNTS];
+    counts[0] = u32::from(images > MAX_IMAGES);
+    counts[CODES.len()] = u32::try_from(images).ok()?;
+    Some(counts)
 }
 
 /// A run's records sorted by what [`Judged::status`] and [`Judged::counts`] say, so that the
@@ -489,6 +527,41 @@ mod tests {
     use super::*;
 
     use crate::check::test_column as column;
+
+    #[test]
+    fn images_with_a_loc_alone_are_counted_as_the_parser_counts_them() {
+        let many = format!(
+            "{{\"images\":[{}]}}",
+            vec![r#"{"loc":"x"}"#; 1001].join(",")
+        );
+        for text in [
+            r#"{"images":[{"loc":"https://a.test/1.jpg"}]}"#,
+            "{\"images\":[{\"loc\":\"https://a.test/\u{e9}.jpg\"},{\"loc\":\"\"}]}",
+            many.as_str(),
+        ] {
+            let images = plain_images(text.as_bytes()).expect(text);
+            let parsed = record(&parse(text.as_bytes()).unwrap(), "https://a.test/").unwrap();
+            assert_eq!(parsed, (images_only(images).unwrap(), vec![]), "{text}");
+        }
+        // escapes, spaces, other keys, a second field, bytes that are not UTF-8: the parser's
+        for text in [
+            &br#"{"images":[{"loc":"https://a.test/\"x"}]}"#[..],
+            b"{\"images\":[{\"loc\":\"a\tb\"}]}",
+            b"{\"images\":[{\"loc\":\"a\x01b\"}]}",
+            br#"{"images": [{"loc":"a"}]}"#,
+            br#"{"images":[{"loc":"a","title":"t"}]}"#,
+            br#"{"images":[{"loc":"a"}],"news":[]}"#,
+            br#"{"images":[]}"#,
+            b"{\"images\":[{\"loc\":\"\xff\"}]}",
+        ] {
+            assert_eq!(
+                plain_images(text),
+                None,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
 
     #[test]
     fn rows_by_status_and_alternates() {
