@@ -257,11 +257,11 @@ class EntryRules:
         outside = self._hosts_in_columns(run, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
         reciprocity = self.set_checks.reciprocity
-        with_extensions = run.with_extensions
+        with_extensions: list[int] = []
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
         links: dict[int, tuple[str, dict[str, str]]] = {}
         counted: list[tuple[str, int]] = []
-        if with_extensions:  # the pages without extensions, then the others once judged
+        if run.has_extensions:  # the pages without extensions, then the others once judged
             with_extensions, links, counted = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
