@@ -6,6 +6,7 @@ use urlset_core::check::ext_json;
 use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
+use urlset_core::check::order;
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
 /// native-endian u64s of a bytes object, for `memoryview.cast("Q")`), and the flags (a byte
@@ -48,6 +49,14 @@ fn loc_texts<'py>(
         PyBytes::new(py, &flags),
     );
     (columns, scanned.newlines, scanned.last_newline)
+}
+
+/// Whether `window` from `start` breaks the protocol's order of elements
+/// (`urlset_core::check::order`): `index` for a sitemap index, `prefixes` when a prefix is
+/// declared.
+#[pyfunction]
+fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefixes: bool) -> bool {
+    py.detach(|| order::breaks_order(window, start, index, prefixes))
 }
 
 fn outside() -> PyErr {
@@ -313,6 +322,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
