@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from urlset._core import breaks_order
+from urlset._core import breaks_order, declares_namespace
 
 _X = rb"[A-Za-z_][\w.\-]*:"
 _URLSET = (
@@ -63,6 +63,8 @@ def test_the_order_rule_finds_what_the_patterns_find() -> None:
                     prefixes,
                 )
     assert found > 1_000  # the documents break the order often enough to tell
+    for window in (b"", b"xmlns", b'<urlset xmlns:x="u">', b"xmln", b"<url>xmlns</url>"):
+        assert declares_namespace(window) == (b"xmlns" in window)
 
 
 def test_a_canonical_urlset_keeps_the_order() -> None:

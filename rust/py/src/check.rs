@@ -59,6 +59,12 @@ fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefix
     py.detach(|| order::breaks_order(window, start, index, prefixes))
 }
 
+/// Whether `window` holds `xmlns` (`order::declares_namespace`).
+#[pyfunction]
+fn declares_namespace(py: Python<'_>, window: &[u8]) -> bool {
+    py.detach(|| order::declares_namespace(window))
+}
+
 fn outside() -> PyErr {
     PyValueError::new_err("rows outside the column's buffers, or not UTF-8")
 }
@@ -323,6 +329,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
+    m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

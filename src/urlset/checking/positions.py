@@ -501,10 +501,11 @@ def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed
 
 def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, bytes]]]:
     """The matches of the pattern ``>(needle|...)<`` in a window, as (offset of its '>',
-    needle), in document order. Needles without '<' and '>' are found as ``>needle<`` by
-    ``bytes.find`` (a fraction of the pattern's cost, which stops at every '>'): then no two
-    matches overlap and at most one needle matches at a '>', so these are the pattern's."""
-    if any(b"<" in needle or b">" in needle for needle in needles):
+    needle), in document order. One needle without '<' and '>' is found as ``>needle<`` by
+    ``bytes.find`` (a fraction of the pattern's cost, which stops at every '>'; a search a
+    needle, beyond one, costs more than the pattern): then no two matches overlap, so these
+    are the pattern's."""
+    if len(needles) > 1 or any(b"<" in needle or b">" in needle for needle in needles):
         exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
         return lambda window: [(m.start(), m.group(1)) for m in exact.finditer(window)]
     marked = [(b">" + needle + b"<", needle) for needle in needles]

@@ -8,7 +8,7 @@ named by one lxml pass.
 
 from __future__ import annotations
 
-from .._core import breaks_order
+from .._core import breaks_order, declares_namespace
 from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
 from .findings import Findings
@@ -73,8 +73,8 @@ class StructureProver:
                     self.broken = True
                     return
         prefixed_before = self.prefixes
-        # (a window without a declaration, as most after the root's, costs one search)
-        for prefix, uri in _XMLNS.findall(window) if b"xmlns" in window else ():
+        # (a window without a declaration, as most after the root's, costs one memmem)
+        for prefix, uri in _XMLNS.findall(window) if declares_namespace(window) else ():
             if not prefix:
                 self.defaults += 1
             elif uri == SITEMAP_NS.encode():

@@ -90,9 +90,21 @@ pub fn breaks_order(window: &[u8], start: usize, index: bool, prefixes: bool) ->
         .any(|at| next_tag(window, at + open.len()).is_some_and(|next| !next.starts_with(b"loc>")))
 }
 
+/// Whether `window` holds `xmlns` (a namespace declaration may follow: the prover reads
+/// it by its pattern; most windows after the root's have none).
+pub fn declares_namespace(window: &[u8]) -> bool {
+    memmem::find(window, b"xmlns").is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_namespace_declaration_is_found_by_its_attribute_name() {
+        assert!(declares_namespace(b"<urlset xmlns=\"x\">"));
+        assert!(!declares_namespace(b"<url>xmln</url>"));
+    }
 
     #[test]
     fn the_protocol_order_holds_and_each_break_is_found() {
