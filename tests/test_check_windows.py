@@ -5,6 +5,8 @@ one window over the whole document gives, on the corpus and on faults placed at 
 from __future__ import annotations
 
 import functools
+import random
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -287,6 +289,28 @@ def test_a_few_locs_are_found_where_every_text_is_looked_at(
     assert few == {b"https://a.test/1": [18, data.rindex(b"https://a.test/1")]}
 
 
+def test_a_few_locs_are_found_as_the_pattern_finds_them() -> None:
+    """``bytes.find`` of ``>loc<`` gives the pattern's matches, a loc written twice and two
+    locs side by side included; a loc with a '<' (which could overlap another's match) is
+    found by the pattern itself."""
+    data = (
+        b"<urlset><url><loc>https://a.test/1</loc><x>https://a.test/2</x></url>"
+        b"<url><loc>https://a.test/2</loc><loc>https://a.test/1</loc></url>"
+        b"<url><loc>https://a.test/<</loc><loc>https://a.test/<<</loc></url></urlset>"
+    )
+    texts = re.compile(rb">([^<]+)<")
+    for needles in (
+        {b"https://a.test/1"},
+        {b"https://a.test/1", b"https://a.test/2"},
+        {b"https://a.test/<"},
+    ):
+        pattern = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+        expected = [(m.start(), m.group(1)) for m in pattern.finditer(data)]
+        assert positions._marked_texts(needles)(data) == expected
+        found = positions._few_occurrences(positions.whole_windows(data), needles, texts, None)
+        assert sum(map(len, found.values())) == len(expected) > 0
+
+
 def test_placing_a_few_findings_stops_at_the_window_that_places_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -330,3 +354,29 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
         assert placed(pending) == fast
         monkeypatch.undo()
     assert placed(twice) == [(2, 11), (2_502, 11)]  # at the loc text
+
+
+def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
+    """Each window ends right after the last entry end tag of what was read when it reached
+    its size (whichever piece that end is in, or across two), an entry longer than a window
+    makes it grow, and the windows joined are the document."""
+    rnd = random.Random(26)
+    parts = [b"<url><loc>x</loc></url>\n", b"</url>", b"<u", b"rl>", b"</", b"url>", b"</sitemap>"]
+    for _ in range(2_000):
+        doc = b"".join(rnd.choice([*parts, b"x" * rnd.randint(0, 90)]) for _ in range(40))
+        cuts = sorted(rnd.sample(range(len(doc) + 1), min(len(doc) + 1, rnd.randint(0, 12))))
+        chunks = [doc[a:b] for a, b in zip([0, *cuts], [*cuts, len(doc)], strict=True)]
+        size = rnd.choice([1, 8, 30, 64, 200])
+        for text in (False, True):
+            ends = (b"\n",) if text else (b"</url>", b"</sitemap>")
+            expected, held, base = [], b"", 0  # cut at the last end of all that is held
+            for chunk in chunks:
+                held += chunk
+                cut = max((held.rfind(end) + len(end) for end in ends if end in held), default=0)
+                if len(held) >= size and cut > 0:
+                    expected.append((base, held[:cut]))
+                    base, held = base + cut, held[cut:]
+            if held:
+                expected.append((base, held))
+            windows = positions.windows_of(lambda c=chunks: c, text, size, ends)
+            assert list(windows()) == expected

@@ -6,6 +6,7 @@ use urlset_core::check::ext_json;
 use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
+use urlset_core::check::order;
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
 /// native-endian u64s of a bytes object, for `memoryview.cast("Q")`), and the flags (a byte
@@ -50,6 +51,20 @@ fn loc_texts<'py>(
     (columns, scanned.newlines, scanned.last_newline)
 }
 
+/// Whether `window` from `start` breaks the protocol's order of elements
+/// (`urlset_core::check::order`): `index` for a sitemap index, `prefixes` when a prefix is
+/// declared.
+#[pyfunction]
+fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefixes: bool) -> bool {
+    py.detach(|| order::breaks_order(window, start, index, prefixes))
+}
+
+/// Whether `window` holds `xmlns` (`order::declares_namespace`).
+#[pyfunction]
+fn declares_namespace(py: Python<'_>, window: &[u8]) -> bool {
+    py.detach(|| order::declares_namespace(window))
+}
+
 fn outside() -> PyErr {
     PyValueError::new_err("rows outside the column's buffers, or not UTF-8")
 }
@@ -67,6 +82,19 @@ fn loc_column_hashes<'py>(
     let column = StringColumn::new(offsets, values);
     let hashes = py.detach(|| loc_column::hashes(column, start, stop));
     Ok(PyBytes::new(py, &hashes.ok_or_else(outside)?))
+}
+
+/// The loc hashes (native-endian u64s, as `loc_column_hashes` gives them) whose byte in
+/// `mask` is not 0 (`loc_column::hashes_where`).
+#[pyfunction]
+fn loc_hashes_where<'py>(
+    py: Python<'py>,
+    hashes: &[u8],
+    mask: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let kept = loc_column::hashes_where(hashes, mask)
+        .ok_or_else(|| PyValueError::new_err("the mask needs one byte a hash"))?;
+    Ok(PyBytes::new(py, &kept))
 }
 
 /// Whether every loc of rows `start..stop` of the render lane's loc column starts with
@@ -300,7 +328,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
+    m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;
     m.add("LOC_TOO_LONG", TOO_LONG)?;

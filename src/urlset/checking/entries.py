@@ -12,13 +12,13 @@ extension) is looked at on its own.
 from __future__ import annotations
 
 import operator
-from array import array
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from itertools import compress, repeat
 from typing import Any, cast
 
+from .._core import loc_hashes_where
 from ..dates import Lastmod, from_formatted, future_lastmod, lastmod_without_day, latest_day
 from ..errors import InvalidValue
 from ..extensions.set_checks import SetChecks
@@ -256,11 +256,11 @@ class EntryRules:
         outside = self._hosts_in_columns(run, first) if hosts_each else set()
         flagged = self._lastmods_of(run)
         reciprocity = self.set_checks.reciprocity
-        with_extensions = run.with_extensions
+        with_extensions: list[int] = []
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
         links: list[int] = []
         counted: list[tuple[str, int]] = []
-        if with_extensions:  # the pages without extensions, then the others once judged
+        if run.has_extensions:  # the pages without extensions, then the others once judged
             with_extensions, links, counted = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
@@ -324,9 +324,9 @@ class EntryRules:
         kinds: Counter[str] = Counter()
         found = judged(run, self._ages, kinds, self.found)
         reciprocity = self.set_checks.reciprocity
-        reciprocity.add_plain_hashes(_hashes_where(hashes, found.without))
+        reciprocity.add_plain_hashes(loc_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
-        reciprocity.add_plain_hashes(_hashes_where(hashes, found.plain))
+        reciprocity.add_plain_hashes(loc_hashes_where(hashes, bytes(found.plain)))
         return found.flagged, found.links, found.counted
 
     def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
@@ -412,14 +412,6 @@ class EntryRules:
     def newest(self) -> Lastmod | None:
         known: list[Lastmod] = [v for v in (self.newest_date, self.newest_time) if v]
         return rules.newest(known)
-
-
-def _hashes_where(hashes: bytes, mask: bytes | bytearray) -> bytes:
-    """The 64-bit hashes (native-endian) of ``hashes`` where ``mask`` has a 1 (a run of
-    pages with alternates alone has none: counted at C speed, no hash walked)."""
-    if not mask.count(1):
-        return b""
-    return array("Q", compress(memoryview(hashes).cast("Q"), mask)).tobytes()
 
 
 def _reduced_listed(

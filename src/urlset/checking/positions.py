@@ -23,6 +23,7 @@ from ..patterns import lazy
 from ..reading.columns import VALUE_ELEMENT, LineSearch
 from ..urls import is_plain_uri, to_uri
 from . import rules
+from .lines import Lines
 from .xmlevents import drop, parse_events, split_tag
 
 
@@ -389,27 +390,43 @@ def windows_of(
     ends = (b"\n",) if text else ends
 
     def run() -> Iterator[tuple[int, bytes]]:
-        buffer = bytearray()
-        base = 0
+        held: list[bytes | bytearray] = []  # the pieces since the last cut
+        size = base = 0
         for data in pieces():
-            buffer += data
-            if len(buffer) < window:
+            if not data:
                 continue
-            cut = _last_end(buffer, ends)
-            if cut <= 0:
-                continue  # an entry longer than a window: the window grows until it ends
-            with memoryview(buffer) as view:
-                out = view[:cut].tobytes()  # one copy
-            del buffer[:cut]
+            if held and isinstance(held[-1], bytearray):
+                held[-1] += data  # an entry longer than a window: it grows in place
+            else:
+                held.append(data)
+            size += len(data)
+            if size < window:
+                continue
+            # the last end is in the last piece (else in the pieces joined): only that
+            # piece is cut, the window copied once, by the join
+            last = held[-1]
+            cut = -1 if isinstance(last, bytearray) else _last_end(last, ends)
+            if cut > 0:
+                out = b"".join([*held[:-1], last[:cut]]) if cut < len(last) else b"".join(held)
+                rest = last[cut:]
+            else:
+                grown = last if len(held) == 1 else bytearray().join(held)
+                cut = _last_end(grown, ends)
+                if cut <= 0:
+                    held = [grown if isinstance(grown, bytearray) else bytearray(grown)]
+                    continue  # an entry longer than a window: the window grows until it ends
+                out, rest = bytes(grown[:cut]), bytes(grown[cut:])
+            held = [rest] if rest else []
+            size = len(rest)
             yield base, out
-            base += cut
-        if buffer:
-            yield base, bytes(buffer)
+            base += len(out)
+        if held:
+            yield base, b"".join(held)
 
     return run
 
 
-def _last_end(buffer: bytearray, ends: tuple[bytes, ...]) -> int:
+def _last_end(buffer: bytes | bytearray, ends: tuple[bytes, ...]) -> int:
     """The offset just after the last of ``ends`` in ``buffer`` (-1 for none): each later
     end looked for only after the last one found (a urlset's ``</url>`` is near the end)."""
     cut = -1
@@ -422,58 +439,6 @@ def _last_end(buffer: bytearray, ends: tuple[bytes, ...]) -> int:
 
 def whole_windows(plain: bytes) -> Windows:
     return lambda: [(0, plain)]
-
-
-class Lines:
-    """Lines and columns (from 1, in bytes) of offsets in a document read a window at a
-    time: ``enter`` each window in turn, then ask of offsets in it (``line_at`` in
-    increasing order)."""
-
-    __slots__ = ("_counted", "_line", "base", "last_nl", "lines", "window")
-
-    def __init__(self) -> None:
-        self.lines = 1  # the line the window starts on
-        self.last_nl = -1  # the document offset of the last line end before the window
-        self.base = 0
-        self.window = b""
-        self._line, self._counted = 1, 0  # the line at offset ``_counted`` of the window
-
-    def enter(self, base: int, window: bytes) -> None:
-        """The next window, at ``base`` in the document."""
-        before = self.window
-        if before:
-            self.past(before.count(b"\n"), before.rfind(b"\n"))
-        self.base, self.window = base, window
-        self._line, self._counted = self.lines, 0
-
-    def past(self, newlines: int, last: int | None) -> None:
-        """Past the window, which holds ``newlines`` line ends, the last at ``last`` (-1 or
-        None: none), as a scan of it counted them: the next ``enter`` counts none."""
-        self.lines += newlines
-        if last is not None and last >= 0:
-            self.last_nl = self.base + last
-        self.window = b""
-
-    @property
-    def carry(self) -> int:
-        """What the line the window starts on holds before it, in bytes."""
-        return self.base - self.last_nl - 1
-
-    def line_at(self, offset: int) -> int:
-        """The line of ``offset`` (no smaller than the one asked before in this window)."""
-        self._line += self.window.count(b"\n", self._counted, offset)
-        self._counted = offset
-        return self._line
-
-    def line_of(self, offset: int) -> int:
-        """The line of any ``offset`` of the window (counted on from the last one asked)."""
-        if offset >= self._counted:
-            return self.line_at(offset)
-        return self.lines + self.window.count(b"\n", 0, offset)
-
-    def column_at(self, offset: int) -> int:
-        nl = self.window.rfind(b"\n", 0, offset)
-        return offset - nl if nl >= 0 else offset + self.carry + 1
 
 
 _TEXT_TOKEN = lazy(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
@@ -518,10 +483,9 @@ def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed
     ``texts`` (which the many needles' way runs over every text) would have found it: not
     when a '>' before it in the same text starts a text of ``texts`` that takes it in."""
     found: Found = {}
-    exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+    matches = _marked_texts(needles)
     for base, window in windows():
-        for m in exact.finditer(window):
-            at = m.start()
+        for at, needle in matches(window):
             opened = window.rfind(b"<", 0, at)
             inner = window.find(b">", opened + 1, at)
             while inner >= 0:  # a '>' inside the text: rare
@@ -529,10 +493,34 @@ def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed
                     break
                 inner = window.find(b">", inner + 1, at)
             else:
-                found.setdefault(m.group(1), []).append(base + m.start(1))
+                found.setdefault(needle, []).append(base + at + 1)
         if placed is not None and placed(found):
             break  # later windows add later occurrences only: no finding would move
     return found
+
+
+def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, bytes]]]:
+    """The matches of the pattern ``>(needle|...)<`` in a window, as (offset of its '>',
+    needle), in document order. One needle without '<' and '>' is found as ``>needle<`` by
+    ``bytes.find`` (a fraction of the pattern's cost, which stops at every '>'; a search a
+    needle, beyond one, costs more than the pattern): then no two matches overlap, so these
+    are the pattern's."""
+    if len(needles) > 1 or any(b"<" in needle or b">" in needle for needle in needles):
+        exact = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
+        return lambda window: [(m.start(), m.group(1)) for m in exact.finditer(window)]
+    marked = [(b">" + needle + b"<", needle) for needle in needles]
+
+    def matches(window: bytes) -> list[tuple[int, bytes]]:
+        out = []
+        for text, needle in marked:
+            at = window.find(text)
+            while at >= 0:
+                out.append((at, needle))
+                at = window.find(text, at + 1)
+        out.sort()
+        return out
+
+    return matches
 
 
 def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]]) -> bool:

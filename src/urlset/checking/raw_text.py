@@ -17,7 +17,7 @@ from ..limits import Limits
 from ..patterns import lazy
 from . import rules
 from .findings import Findings
-from .positions import Lines
+from .lines import Lines
 
 # --- loc text as written ----------------------------------------------------------------------
 

@@ -4,10 +4,9 @@ made a ``Url`` (``Records.url``) only when a rule needs its value."""
 
 from __future__ import annotations
 
-import operator
 from array import array
 from functools import cache
-from itertools import compress, pairwise
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from .._core import (
@@ -83,7 +82,7 @@ class Records:
         "_locs",
         "_priorities",
         "count",
-        "with_extensions",
+        "has_extensions",
     )
 
     def __init__(
@@ -92,7 +91,7 @@ class Records:
         lastmods: Any,
         instants: Any,
         count: int,
-        with_extensions: list[int],
+        has_extensions: bool,
         freqs: Any,
         priorities: Any,
         base: int,
@@ -104,7 +103,7 @@ class Records:
         self._locs: list[str] | None = None
         self._lastmods = lastmods
         self._instants = instants  # the instant column's values buffer (i64s)
-        self.with_extensions = with_extensions  # the records that have extensions
+        self.has_extensions = has_extensions  # whether any record has extensions
         self._freqs = freqs
         self._priorities = priorities
         self._base = base  # the first record's row in the column buffers
@@ -246,13 +245,13 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
     _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
     stop = start + count
-    with_extensions = [] if extensions[0][1] == columns[0] else _non_empty(extensions, start, stop)
+    has_extensions = extensions[0][1] != columns[0] and _any_text(extensions, start, stop)
     return Records(
         loc,
         lastmod,
         lastmod_at[1],
         count,
-        with_extensions,
+        has_extensions,
         changefreq,
         priority,
         start,
@@ -283,11 +282,9 @@ def _rows(words: bytes) -> list[int]:
     return memoryview(words).cast("I").tolist()
 
 
-def _non_empty(buffers: Any, start: int, stop: int) -> list[int]:
-    """The rows (from ``start``, counted from 0) of a string column that are not empty (the
-    extensions' JSON: an image every tenth record), from its offsets alone."""
+def _any_text(buffers: Any, start: int, stop: int) -> bool:
+    """Whether any row (from ``start`` to ``stop``) of a string column is not empty (the
+    extensions' JSON), from its first and last offsets alone."""
     _, offsets_bytes, _ = buffers
-    offsets = memoryview(offsets_bytes).cast("i")[start : stop + 1].tolist()
-    if offsets[0] == offsets[-1]:
-        return []
-    return list(compress(range(stop - start), map(operator.sub, offsets[1:], offsets)))
+    offsets = memoryview(offsets_bytes).cast("i")
+    return bool(offsets[stop] != offsets[start])

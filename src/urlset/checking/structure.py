@@ -1,16 +1,14 @@
 """The order and place of the protocol's elements in an XML sitemap or index.
 
-``StructureProver`` proves the common case right with a few regular expressions over the
-bytes, a window at a time; when it cannot, ``check_structure`` takes the document's bytes
+``StructureProver`` proves the common case right over the bytes, a window at a time (the
+order in the compiled core, ``core/src/check/order.rs``); when it cannot, ``check_structure`` takes the document's bytes
 and its format and gives a ``Findings`` the misplaced, unknown and out-of-order elements,
 named by one lxml pass.
 """
 
 from __future__ import annotations
 
-import re
-from typing import NamedTuple
-
+from .._core import breaks_order, declares_namespace
 from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
 from .findings import Findings
@@ -19,44 +17,6 @@ from .xmlevents import drop, parse_events, split_tag
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
 _XMLNS = lazy(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
 _ROOT = lazy(rb"<(urlset|sitemapindex)[\s>/]")
-_X = rb"[A-Za-z_][\w.\-]*:"  # a prefixed (extension) element
-
-
-class _Shape(NamedTuple):
-    """Byte patterns that find a break of the protocol's order, fast.
-
-    ``after`` looks at what follows each closing tag of the protocol (one pattern, so one
-    pass), ``entry`` at what opens an entry, ``after_extension`` for a protocol element
-    after an extension element. Unknown and misplaced elements need no pattern: the reader
-    reports every element it does not expect (unknown-element, unexpected-child), and then
-    the lxml walk names them.
-    """
-
-    after: re.Pattern[bytes]
-    entry: re.Pattern[bytes]
-    after_extension: re.Pattern[bytes]
-
-
-_SHAPES = {
-    "urlset": _Shape(
-        lazy(
-            rb"</(?:loc>\s*<(?!lastmod>|changefreq>|priority>|/url>|" + _X + rb")"
-            rb"|lastmod>\s*<(?!changefreq>|priority>|/url>|" + _X + rb")"
-            rb"|changefreq>\s*<(?!priority>|/url>|" + _X + rb")"
-            rb"|priority>\s*<(?!/url>|" + _X + rb"))"
-        ),
-        lazy(rb"<url>\s*<(?!loc>)"),
-        lazy(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod|changefreq|priority)>"),
-    ),
-    "sitemapindex": _Shape(
-        lazy(
-            rb"</(?:loc>\s*<(?!lastmod>|/sitemap>|" + _X + rb")"
-            rb"|lastmod>\s*<(?!/sitemap>|" + _X + rb"))"
-        ),
-        lazy(rb"<sitemap>\s*<(?!loc>)"),
-        lazy(rb"</" + _X + rb"[^>]*>\s*<(?:loc|lastmod)>"),
-    ),
-}
 # reader codes that mean an element stands where the protocol does not expect it
 UNEXPECTED = frozenset(("unknown-element", "unexpected-child", "loc-as-text"))
 
@@ -113,7 +73,8 @@ class StructureProver:
                     self.broken = True
                     return
         prefixed_before = self.prefixes
-        for prefix, uri in _XMLNS.findall(window):
+        # (a window without a declaration, as most after the root's, costs one memmem)
+        for prefix, uri in _XMLNS.findall(window) if declares_namespace(window) else ():
             if not prefix:
                 self.defaults += 1
             elif uri == SITEMAP_NS.encode():
@@ -128,13 +89,11 @@ class StructureProver:
         if self.prefixes and not prefixed_before and start == 0:
             self.broken = True  # a prefix declared after the root's window: not the plain shape
             return
-        shape = _SHAPES[self.root]
-        # prefixed (extension) elements exist only where a prefix is declared
-        self.broken = bool(
-            shape.after.search(window, start)
-            or shape.entry.search(window, start)
-            or (self.prefixes and shape.after_extension.search(window, start))
-        )
+        # an element out of the protocol's order (core/src/check/order.rs: a protocol end
+        # tag followed by one the protocol does not allow next, an entry that does not open
+        # with its loc, a protocol element after an extension's end tag, where prefixed
+        # extension elements can be, a prefix being declared)
+        self.broken = breaks_order(window, start, self.root == "sitemapindex", self.prefixes)
 
     def finish(self) -> None:
         """Nothing is kept between windows but the counts: nothing to close."""

@@ -90,7 +90,10 @@ impl<'a> Json<'a> {
     }
 }
 
+/// A record's JSON, checked as UTF-8 once (`src`), read as bytes (`text`): a string
+/// without escapes is a slice of `src` between two quotes (no check of its own).
 struct Parser<'a> {
+    src: &'a str,
     text: &'a [u8],
     pos: usize,
 }
@@ -201,9 +204,8 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos = end + 1;
-        std::str::from_utf8(&self.text[start..end])
-            .ok()
-            .map(Cow::Borrowed)
+        // both ends are at ASCII quotes: character boundaries of `src`
+        Some(Cow::Borrowed(&self.src[start..end]))
     }
 
     /// A string with escapes, from its first byte `start`.
@@ -263,7 +265,8 @@ impl<'a> Parser<'a> {
 }
 
 fn parse(text: &[u8]) -> Option<Json<'_>> {
-    let mut parser = Parser { text, pos: 0 };
+    let src = std::str::from_utf8(text).ok()?;
+    let mut parser = Parser { src, text, pos: 0 };
     let value = parser.value(0)?;
     parser.space();
     (parser.pos == text.len()).then_some(value)
@@ -354,7 +357,11 @@ pub fn judge(
             NONE
         } else {
             let loc = std::str::from_utf8(locs.row(row)?).ok()?;
-            match parse(text).as_ref().and_then(|fields| record(fields, loc)) {
+            let judged = match plain_record(text, loc) {
+                Some(judged) => Some(judged),
+                None => parse(text).as_ref().and_then(|fields| record(fields, loc)),
+            };
+            match judged {
                 None => FLAGGED,
                 Some((found, dates)) => {
                     counts = found;
@@ -387,6 +394,124 @@ pub fn judge(
         out.counts.extend_from_slice(&counts);
     }
     Some(out)
+}
+
+/// The number of images of a record whose JSON is the render lane's for images with a loc
+/// alone, `{"images":[{"loc":"…"},…]}` (each loc UTF-8 without escapes or control
+/// characters), read without a tree; None for any other JSON (the parser reads it).
+fn plain_images(text: &[u8]) -> Option<usize> {
+    let mut rest = text.strip_prefix(b"{\"images\":[")?;
+    let mut images = 0;
+    loop {
+        rest = rest.strip_prefix(b"{\"loc\":\"")?;
+        let end = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let loc = &rest[..end];
+        if rest[end] != b'"' || (!loc.is_ascii() && std::str::from_utf8(loc).is_err()) {
+            return None;
+        }
+        rest = rest[end + 1..].strip_prefix(b"}")?;
+        images += 1;
+        match rest {
+            [b',', tail @ ..] => rest = tail,
+            b"]}" => return Some(images),
+            _ => return None,
+        }
+    }
+}
+
+/// A record's counts ([`COUNTS`]) when it has `images` images with a loc alone, as
+/// [`record`] counts them.
+fn images_only(images: usize) -> Option<[u32; COUNTS]> {
+    let mut counts = [0u32; COUNTS];
+    counts[0] = u32::from(images > MAX_IMAGES);
+    counts[CODES.len()] = u32::try_from(images).ok()?;
+    Some(counts)
+}
+
+/// The string pairs of a flat JSON object at the start of `text` (`{"key":"value",...}`,
+/// no spaces, escapes or control characters: as the render lane writes a news item or a
+/// video of text fields), each given to `each`; what follows the object, or None for any
+/// other shape (the parser reads it).
+fn flat_pairs<'a>(text: &'a str, mut each: impl FnMut(&'a str, &'a str)) -> Option<&'a str> {
+    let mut rest = text.strip_prefix('{')?;
+    if let Some(after) = rest.strip_prefix('}') {
+        return Some(after);
+    }
+    loop {
+        let (key, after) = plain_string(rest)?;
+        let (value, after) = plain_string(after.strip_prefix(':')?)?;
+        each(key, value);
+        if let Some(after) = after.strip_prefix('}') {
+            return Some(after);
+        }
+        rest = after.strip_prefix(',')?;
+    }
+}
+
+/// A JSON string without escapes or control characters at the start of `text`, and what
+/// follows it.
+fn plain_string(text: &str) -> Option<(&str, &str)> {
+    let body = text.strip_prefix('"')?;
+    let end = body
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    // `end` is at an ASCII byte: a character boundary
+    (body.as_bytes()[end] == b'"').then(|| (&body[..end], &body[end + 1..]))
+}
+
+/// A record whose JSON is one news item of text fields (`{"news":{...}}`), counted as
+/// [`record`] counts it, without a tree: its counts and publication date.
+fn plain_news(text: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
+    let mut date = None;
+    let rest = flat_pairs(text.strip_prefix("{\"news\":")?, |key, value| {
+        if key == "publication_date" {
+            date = Some(value);
+        }
+    })?;
+    if rest != "}" {
+        return None;
+    }
+    let mut counts = [0u32; COUNTS];
+    counts[CODES.len() + 2] = 1;
+    Some((counts, vec![date.map(str::to_owned)]))
+}
+
+/// A record whose JSON is videos of text fields (`{"videos":[{...},...]}`), counted as
+/// [`record`] counts them, without a tree.
+fn plain_videos(text: &str, loc: &str) -> Option<[u32; COUNTS]> {
+    let mut rest = text.strip_prefix("{\"videos\":[")?;
+    let mut counts = [0u32; COUNTS];
+    loop {
+        let (mut content, mut player) = (None, None);
+        rest = flat_pairs(rest, |key, value| match key {
+            "content_loc" => content = Some(value),
+            "player_loc" => player = Some(value),
+            _ => {}
+        })?;
+        counts[2] += u32::from(content == Some(loc)) + u32::from(player == Some(loc));
+        counts[CODES.len() + 1] += 1;
+        if rest == "]}" {
+            return Some(counts);
+        }
+        rest = rest.strip_prefix(',')?;
+    }
+}
+
+/// A record's counts and news dates read without a tree when its JSON is one of the render
+/// lane's usual shapes (images with a loc alone, one news item or videos of text fields);
+/// None for any other (the parser reads it).
+fn plain_record(text: &[u8], loc: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
+    if let Some(counts) = plain_images(text).and_then(images_only) {
+        return Some((counts, Vec::new()));
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    match text.as_bytes().get(2) {
+        Some(b'n') => plain_news(text),
+        Some(b'v') => plain_videos(text, loc).map(|counts| (counts, Vec::new())),
+        _ => None,
+    }
 }
 
 /// A run's records sorted by what [`Judged::status`] and [`Judged::counts`] say, so that the
@@ -499,6 +624,72 @@ mod tests {
     use super::*;
 
     use crate::check::test_column as column;
+
+    #[test]
+    fn news_and_videos_of_text_fields_are_counted_as_the_parser_counts_them() {
+        let loc = "https://a.test/p";
+        let same = [
+            r#"{"news":{"publication_name":"N","language":"en","publication_date":"2024-05-06T10:00:00Z","title":"S"}}"#,
+            r#"{"news":{"title":"S"}}"#,
+            r#"{"news":{}}"#,
+            r#"{"news":{"publication_date":"2024","publication_date":"2025"}}"#,
+            r#"{"videos":[{"thumbnail_loc":"t","title":"V","description":"D","content_loc":"https://a.test/v.mp4"}]}"#,
+            r#"{"videos":[{"content_loc":"https://a.test/p"},{"player_loc":"https://a.test/p","content_loc":"https://a.test/p"}]}"#,
+            r#"{"videos":[{"content_loc":"https://a.test/p","content_loc":"x"}]}"#,
+        ];
+        for text in same {
+            let fast = plain_record(text.as_bytes(), loc).expect(text);
+            let parsed = record(&parse(text.as_bytes()).unwrap(), loc).unwrap();
+            assert_eq!(fast, parsed, "{text}");
+        }
+        // numbers, lists, escapes, spaces, a list of news, a second field: the parser's
+        for text in [
+            r#"{"videos":[{"duration":60}]}"#,
+            r#"{"videos":[{"tags":["a"]}]}"#,
+            r#"{"news":{"title":"a\"b"}}"#,
+            r#"{"news": {"title":"S"}}"#,
+            r#"{"news":[{"title":"S"}]}"#,
+            r#"{"news":{"title":"S"},"videos":[]}"#,
+            r#"{"videos":[]}"#,
+        ] {
+            assert_eq!(plain_record(text.as_bytes(), loc), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn images_with_a_loc_alone_are_counted_as_the_parser_counts_them() {
+        let many = format!(
+            "{{\"images\":[{}]}}",
+            vec![r#"{"loc":"x"}"#; 1001].join(",")
+        );
+        for text in [
+            r#"{"images":[{"loc":"https://a.test/1.jpg"}]}"#,
+            "{\"images\":[{\"loc\":\"https://a.test/\u{e9}.jpg\"},{\"loc\":\"\"}]}",
+            many.as_str(),
+        ] {
+            let images = plain_images(text.as_bytes()).expect(text);
+            let parsed = record(&parse(text.as_bytes()).unwrap(), "https://a.test/").unwrap();
+            assert_eq!(parsed, (images_only(images).unwrap(), vec![]), "{text}");
+        }
+        // escapes, spaces, other keys, a second field, bytes that are not UTF-8: the parser's
+        for text in [
+            &br#"{"images":[{"loc":"https://a.test/\"x"}]}"#[..],
+            b"{\"images\":[{\"loc\":\"a\tb\"}]}",
+            b"{\"images\":[{\"loc\":\"a\x01b\"}]}",
+            br#"{"images": [{"loc":"a"}]}"#,
+            br#"{"images":[{"loc":"a","title":"t"}]}"#,
+            br#"{"images":[{"loc":"a"}],"news":[]}"#,
+            br#"{"images":[]}"#,
+            b"{\"images\":[{\"loc\":\"\xff\"}]}",
+        ] {
+            assert_eq!(
+                plain_images(text),
+                None,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
 
     #[test]
     fn rows_by_status_and_alternates() {

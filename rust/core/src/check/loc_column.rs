@@ -46,6 +46,25 @@ pub fn hashes(column: StringColumn<'_>, start: usize, stop: usize) -> Option<Vec
     Some(out)
 }
 
+/// The hashes of [`hashes`] (8 bytes each) whose byte in `mask` is not 0, in their order;
+/// None when `mask` has not one byte a hash.
+pub fn hashes_where(hashes: &[u8], mask: &[u8]) -> Option<Vec<u8>> {
+    if hashes.len() != 8 * mask.len() {
+        return None;
+    }
+    let kept = mask.iter().filter(|&&m| m != 0).count();
+    if kept == mask.len() {
+        return Some(hashes.to_vec());
+    }
+    let mut out = Vec::with_capacity(8 * kept);
+    for (hash, &m) in hashes.chunks_exact(8).zip(mask) {
+        if m != 0 {
+            out.extend_from_slice(hash);
+        }
+    }
+    Some(out)
+}
+
 /// Whether every loc of rows `start..stop` starts with `prefix`; None when a row is outside
 /// the column.
 pub fn all_start_with(
@@ -104,6 +123,16 @@ mod tests {
     use super::*;
 
     use crate::check::test_column as column;
+
+    #[test]
+    fn hashes_where_keeps_those_the_mask_marks() {
+        let hashes: Vec<u8> = (0u64..4).flat_map(u64::to_ne_bytes).collect();
+        let kept: Vec<u8> = [1u64, 3].into_iter().flat_map(u64::to_ne_bytes).collect();
+        assert_eq!(hashes_where(&hashes, &[0, 1, 0, 1]), Some(kept));
+        assert_eq!(hashes_where(&hashes, &[1; 4]), Some(hashes.clone()));
+        assert_eq!(hashes_where(&hashes, &[0; 4]), Some(vec![]));
+        assert_eq!(hashes_where(&hashes, &[1; 3]), None);
+    }
 
     #[test]
     fn hashes_are_the_build_s_loc_hashes() {

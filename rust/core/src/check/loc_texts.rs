@@ -111,7 +111,7 @@ fn judged(text: &[u8], longest: usize) -> Option<u8> {
     if text.len() <= longest && text.iter().all(|&b| URI_BYTE[b as usize]) {
         return None;
     }
-    let (amp, apos) = (entity_count(text, b"&amp;"), entity_count(text, b"&apos;"));
+    let (amp, apos) = entity_counts(text);
     if text.len() <= longest && !suspect_beyond_entities(text, amp, apos) {
         return None;
     }
@@ -134,8 +134,19 @@ fn suspect_beyond_entities(text: &[u8], amp: usize, apos: usize) -> bool {
     ampersands != amp + apos
 }
 
-fn entity_count(text: &[u8], entity: &[u8]) -> usize {
-    memmem::find_iter(text, entity).count()
+/// How many `&amp;` and `&apos;` `text` holds, found at its `&`s (a text without one, as an
+/// IRI's, costs one `memchr`: no substring searcher is built per text).
+fn entity_counts(text: &[u8]) -> (usize, usize) {
+    let (mut amp, mut apos) = (0, 0);
+    for at in memchr_iter(b'&', text) {
+        let rest = &text[at..];
+        if rest.starts_with(b"&amp;") {
+            amp += 1;
+        } else if rest.starts_with(b"&apos;") {
+            apos += 1;
+        }
+    }
+    (amp, apos)
 }
 
 /// The verdicts on a flagged text: [`NON_ASCII`] and [`TOO_LONG`] for a text of URI bytes,
@@ -240,6 +251,14 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_millis(500));
         assert_eq!(s.flagged.len(), 1);
         assert_eq!(s.flagged[0].start, (1 << 21) + 8);
+    }
+
+    #[test]
+    fn entities_are_counted_at_their_ampersands() {
+        assert_eq!(entity_counts(b"https://a.test/"), (0, 0));
+        assert_eq!(entity_counts(b"a&amp;b&apos;c&amp;&apos;"), (2, 2));
+        // each '&' starts one entity at most; a cut one or another is neither
+        assert_eq!(entity_counts(b"&amp;apos; &&apos;amp; &lt; &amp"), (1, 1));
     }
 
     #[test]

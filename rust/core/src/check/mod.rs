@@ -5,6 +5,7 @@ pub mod ext_json;
 pub mod lastmods;
 pub mod loc_column;
 pub mod loc_texts;
+pub mod order;
 
 /// An Arrow string column's offset and value buffers holding `rows` (the tests' columns).
 #[cfg(test)]
