@@ -16,7 +16,8 @@ Inputs, generated into bench/out/side-by-side/ (once per size; delete them to re
 
 ``--shapes``: check against read on a urlset of every shape of bench/read_shapes.py (plain,
 IRI, ``&``, ``'``, ``%``, port, dev host, each lastmod form, image, video, news, hreflang, an
-unknown namespace, and their mix), one ratio line per shape, instead of the files above.
+unknown namespace, and their mix), one ratio line per shape, instead of the files above
+(``--only hreflang,mix``: those shapes alone).
 
 Each command runs in its own process; the figures are its CPU time (user + system) and
 peak resident set, the median of ``--repeat`` runs. Targets: check <= 1.5x read's CPU and
@@ -122,8 +123,9 @@ def shape_file(shape: str, n: int) -> Path:
     return path
 
 
-def shapes(n: int, repeat: int) -> None:
-    """check vs read on every shape, runs alternated so a change of load hits both alike."""
+def shapes(n: int, repeat: int, only: list[str] | None = None) -> None:
+    """check vs read on every shape (or those of ``only``), runs alternated so a change of
+    load hits both alike."""
     sys.path.insert(0, str(HERE))
     import read_shapes
 
@@ -133,7 +135,7 @@ def shapes(n: int, repeat: int) -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     worst = (0.0, 0.0)
-    for shape in read_shapes.SHAPES:
+    for shape in only or read_shapes.SHAPES:
         path = str(shape_file(shape, n))
         measure(["check", path, "-o", os.devnull])  # the modules byte-compiled once
         reads, checks = [], []
@@ -158,6 +160,9 @@ def main() -> None:
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--shapes", action="store_true", help="check vs read on every shape")
+    parser.add_argument(
+        "--only", default="", help="with --shapes: these shapes alone (comma-separated)"
+    )
     parser.add_argument("--diff", action="store_true", help="the diff target only")
     parser.add_argument("--phases", action="store_true", help="with --diff: the diff's phases")
     args = parser.parse_args()
@@ -179,7 +184,7 @@ def main() -> None:
         f" {load[2]:.1f}; CPU s (user + sys) and peak RSS, median of {args.repeat}"
     )
     if args.shapes:
-        shapes(n, args.repeat)
+        shapes(n, args.repeat, [s for s in args.only.split(",") if s] or None)
         return
     if args.diff:
         if args.phases:

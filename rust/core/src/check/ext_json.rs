@@ -310,15 +310,7 @@ fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<([u32; COUNTS], Vec<Option
         for link in alternates {
             links.push((link.get("href")?.str()?, link.get("hreflang")?.str()?));
         }
-        counts[4] = u32::from(!links.iter().any(|(href, _)| *href == loc));
-        let mut seen: Vec<(String, &str)> = Vec::with_capacity(links.len());
-        for (href, code) in links {
-            let code = code.to_lowercase();
-            match seen.iter().find(|(known, _)| *known == code) {
-                Some((_, first)) => counts[5] += u32::from(*first != href),
-                None => seen.push((code, href)),
-            }
-        }
+        [counts[4], counts[5]] = link_findings(&links, loc);
     }
     let kinds = [images.len(), videos.len(), news.len(), alternates.len()];
     for (at, n) in kinds.into_iter().enumerate() {
@@ -333,6 +325,30 @@ fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<([u32; COUNTS], Vec<Option
         })
         .collect();
     Some((counts, dates))
+}
+
+/// A page's `hreflang-missing-self` (no link to `loc`) and `hreflang-duplicate` (a code given
+/// again, in any case, for another href) findings from its links, (href, hreflang) each.
+fn link_findings(links: &[(&str, &str)], loc: &str) -> [u32; 2] {
+    let missing_self = u32::from(!links.iter().any(|(href, _)| *href == loc));
+    let mut duplicates = 0;
+    let mut seen: Vec<(&str, &str)> = Vec::with_capacity(links.len());
+    for &(href, code) in links {
+        match seen.iter().find(|(known, _)| same_code(known, code)) {
+            Some((_, first)) => duplicates += u32::from(*first != href),
+            None => seen.push((code, href)),
+        }
+    }
+    [missing_self, duplicates]
+}
+
+/// Two codes equal once lower-cased (ASCII ones compared in place: a code is ASCII).
+fn same_code(one: &str, other: &str) -> bool {
+    if one.is_ascii() && other.is_ascii() {
+        one.eq_ignore_ascii_case(other)
+    } else {
+        one.to_lowercase() == other.to_lowercase()
+    }
 }
 
 /// The records `start..stop` of a run judged from their extensions' JSON (`extensions`, a
@@ -499,9 +515,33 @@ fn plain_videos(text: &str, loc: &str) -> Option<[u32; COUNTS]> {
     }
 }
 
+/// A record whose JSON is hreflang links of text fields (`{"alternates":[{...},...]}`),
+/// counted as [`record`] counts them, without a tree.
+fn plain_alternates(text: &str, loc: &str) -> Option<[u32; COUNTS]> {
+    let mut rest = text.strip_prefix("{\"alternates\":[")?;
+    let mut links: Vec<(&str, &str)> = Vec::with_capacity(4);
+    loop {
+        let (mut href, mut code) = (None, None);
+        rest = flat_pairs(rest, |key, value| match key {
+            "href" => href = Some(value),
+            "hreflang" => code = Some(value),
+            _ => {}
+        })?;
+        links.push((href?, code?));
+        if rest == "]}" {
+            break;
+        }
+        rest = rest.strip_prefix(',')?;
+    }
+    let mut counts = [0u32; COUNTS];
+    [counts[4], counts[5]] = link_findings(&links, loc);
+    counts[CODES.len() + 3] = u32::try_from(links.len()).ok()?;
+    Some(counts)
+}
+
 /// A record's counts and news dates read without a tree when its JSON is one of the render
-/// lane's usual shapes (images with a loc alone, one news item or videos of text fields);
-/// None for any other (the parser reads it).
+/// lane's usual shapes (images with a loc alone, one news item, videos or hreflang links of
+/// text fields); None for any other (the parser reads it).
 fn plain_record(text: &[u8], loc: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
     if let Some(counts) = plain_images(text).and_then(images_only) {
         return Some((counts, Vec::new()));
@@ -510,6 +550,7 @@ fn plain_record(text: &[u8], loc: &str) -> Option<([u32; COUNTS], Vec<Option<Str
     match text.as_bytes().get(2) {
         Some(b'n') => plain_news(text),
         Some(b'v') => plain_videos(text, loc).map(|counts| (counts, Vec::new())),
+        Some(b'a') => plain_alternates(text, loc).map(|counts| (counts, Vec::new())),
         _ => None,
     }
 }
@@ -651,6 +692,36 @@ mod tests {
             r#"{"news":[{"title":"S"}]}"#,
             r#"{"news":{"title":"S"},"videos":[]}"#,
             r#"{"videos":[]}"#,
+        ] {
+            assert_eq!(plain_record(text.as_bytes(), loc), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn hreflang_links_of_text_fields_are_counted_as_the_parser_counts_them() {
+        let loc = "https://a.test/p";
+        let same = [
+            r#"{"alternates":[{"hreflang":"de","href":"https://a.test/de"},{"hreflang":"en","href":"https://a.test/p"}]}"#,
+            r#"{"alternates":[{"hreflang":"en","href":"https://a.test/x"},{"hreflang":"EN","href":"https://a.test/y"},{"hreflang":"en","href":"https://a.test/x"}]}"#,
+            r#"{"alternates":[{"hreflang":"x-default","href":"https://a.test/p"},{"hreflang":"X-Default","href":"https://a.test/p"}]}"#,
+            "{\"alternates\":[{\"hreflang\":\"\u{130}\",\"href\":\"a\"},{\"hreflang\":\"i\u{307}\",\"href\":\"b\"}]}",
+            r#"{"alternates":[{"href":"https://a.test/p","hreflang":"de","rel":"alternate"}]}"#,
+            r#"{"alternates":[{"hreflang":"de","href":"https://a.test/q","href":"https://a.test/p"}]}"#,
+        ];
+        for text in same {
+            let fast = plain_record(text.as_bytes(), loc).expect(text);
+            let parsed = record(&parse(text.as_bytes()).unwrap(), loc).unwrap();
+            assert_eq!(fast, parsed, "{text}");
+        }
+        let counts = plain_record(same[1].as_bytes(), loc).unwrap().0;
+        assert_eq!((counts[4], counts[5], counts[COUNTS - 1]), (1, 1, 3));
+        // no link, a link without a code, escapes, spaces, a second field: the parser's
+        for text in [
+            r#"{"alternates":[]}"#,
+            r#"{"alternates":[{"href":"https://a.test/p"}]}"#,
+            r#"{"alternates":[{"hreflang":"en","href":"https:\/\/a.test\/p"}]}"#,
+            r#"{"alternates": [{"hreflang":"en","href":"https://a.test/p"}]}"#,
+            r#"{"alternates":[{"hreflang":"en","href":"https://a.test/p"}],"images":[]}"#,
         ] {
             assert_eq!(plain_record(text.as_bytes(), loc), None, "{text}");
         }
