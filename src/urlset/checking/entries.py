@@ -258,7 +258,7 @@ class EntryRules:
         reciprocity = self.set_checks.reciprocity
         with_extensions: list[int] = []
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
-        links: list[int] = []
+        links: list[int] | bytes = []
         counted: list[tuple[str, int]] = []
         if run.has_extensions:  # the pages without extensions, then the others once judged
             with_extensions, links, counted = self._judged(run, hashes)
@@ -276,7 +276,7 @@ class EntryRules:
         outside: set[int],
         flagged: list[int],
         with_extensions: list[int],
-        links: list[int],
+        links: list[int] | bytes,
     ) -> None:
         """The records of a run a rule may flag, in document order, each as ``value``
         takes an entry (extensions, host and scope, lastmod), so findings are placed
@@ -288,19 +288,23 @@ class EntryRules:
         if links and not extended:  # the set rule takes them in document order, at once
             reciprocity.add_json_rows(run.column_buffers(), links)
             links = []
-        linked = set(links)
+        linked = set(links if isinstance(links, list) else memoryview(links).cast("I"))
         todo = sorted(extended | flags | outside | linked)
         needed = sorted(flags | outside)  # the records whose loc a rule here words
         locs = dict(zip(needed, run.locs_at(needed), strict=True))
         lastmods = sorted(flags)
         texts = dict(zip(lastmods, run.lastmod_texts_at(lastmods), strict=True))
+        waiting: list[int] = []  # records with alternates not yet given to the set rule
         for i in todo:
             loc = locs.get(i, "")
             found.entry = first + i
             if i in extended:
+                if waiting:  # the set rule takes them in document order: those before first
+                    reciprocity.add_json_rows(run.column_buffers(), waiting)
+                    waiting = []
                 self._extensions(run.url(i))
-            elif i in linked:  # the set rule takes them in document order
-                reciprocity.add_json_rows(run.column_buffers(), (i,))
+            elif i in linked:
+                waiting.append(i)
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -310,10 +314,12 @@ class EntryRules:
                     self._reduced_rules(text, loc)
                 else:
                     self._lastmod_rules(from_formatted(text), loc)
+        if waiting:
+            reciprocity.add_json_rows(run.column_buffers(), waiting)
 
     def _judged(
         self, run: Records, hashes: bytes
-    ) -> tuple[list[int], list[int], list[tuple[str, int]]]:
+    ) -> tuple[list[int], list[int] | bytes, list[tuple[str, int]]]:
         """The records with extensions a per-URL extension rule flags (made values later),
         the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
         locs' hashes: the pages without extensions, then those without alternates); their

@@ -37,14 +37,15 @@ class Judged:
     ``plain``, a byte a record, 1 for those judged without
     alternates (plain pages to the set rules); ``without``, 1 for the records without
     extensions; ``counted``, the findings of the records not listed, by code, to be counted
-    once the listed ones are added."""
+    once the listed ones are added. ``links`` stays the core's native-endian u32s when no
+    record is listed (a run's pages with alternates are not made ints, then words again)."""
 
     __slots__ = ("counted", "flagged", "links", "plain", "without")
 
     def __init__(self) -> None:
         self.flagged: list[int] = []
         self.counted: list[tuple[str, int]] = []  # findings past the caps, by code
-        self.links: list[int] = []
+        self.links: list[int] | bytes = b""
         self.plain = bytearray()
         self.without = b""
 
@@ -116,7 +117,7 @@ def judged(
     for i in listed:  # not a plain page here: its value is added to the set rules
         out.plain[i] = 0
     # the others with alternates: their links go to the set rule from the columns, in the core
-    out.links = [i for i in _rows(linked_rows) if i not in listed]
+    out.links = [i for i in _rows(linked_rows) if i not in listed] if listed else linked_rows
     return out
 
 

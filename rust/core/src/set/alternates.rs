@@ -26,7 +26,12 @@ const KEY: &[u8] = b"\"alternates\":[";
 /// quote there opens a key, and no other object the reader writes has this one); None
 /// for anything else.
 fn written(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
-    let at = memchr::memmem::find(text, KEY)?;
+    // most records hold links alone: their key is first (no searcher built for them)
+    let at = if text.get(1..=KEY.len()) == Some(KEY) {
+        1
+    } else {
+        memchr::memmem::find(text, KEY)?
+    };
     if at == 0 || !matches!(text[at - 1], b'{' | b',') {
         return None;
     }
