@@ -201,15 +201,21 @@ impl Judgement<'_, '_> {
                 .push([claim[0], claim[2], claim[3], u64::from(yes)]);
         }
         if let Some(cap) = self.cap {
-            // the first `cap` in the set and the first `cap` outside it
+            // the first `cap` in the set and the first `cap` outside it (each place is one
+            // link's: no two equal), each found by selection, not by sorting all of them
+            let (mut inside, mut outside): (Vec<Row<4>>, Vec<Row<4>>) =
+                out.unlisted.drain(..).partition(|u| u[3] != 0);
+            for kept in [&mut inside, &mut outside] {
+                if kept.len() > cap {
+                    if cap > 0 {
+                        kept.select_nth_unstable_by_key(cap - 1, |u| (u[1], u[2]));
+                    }
+                    kept.truncate(cap);
+                }
+            }
+            out.unlisted = inside;
+            out.unlisted.append(&mut outside);
             out.unlisted.sort_unstable_by_key(|u| (u[1], u[2]));
-            let mut room = [cap, cap];
-            out.unlisted.retain(|u| {
-                let left = &mut room[usize::from(u[3] != 0)];
-                let kept = *left > 0;
-                *left = left.saturating_sub(1);
-                kept
-            });
         }
         Ok(())
     }

@@ -155,6 +155,9 @@ fn the_engine_finds_what_the_rule_says_in_memory_and_spilled() {
             .cloned()
             .collect();
         assert_eq!(capped.unlisted, first);
+        let none = set.judge(Some(0), false, None).unwrap();
+        assert!(none.unlisted.is_empty() && none.missing.is_empty());
+        assert_eq!(none.unlisted_outside, said.unlisted_outside);
         let spilled = set.spill_path().map(Path::to_path_buf);
         assert_eq!(spilled.is_some(), spill_bytes < SPILL_BYTES);
         drop(set);
