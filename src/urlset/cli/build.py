@@ -6,6 +6,7 @@ writer and the sources load from ``build_run`` when the command runs.
 
 from __future__ import annotations
 
+import gc
 import re
 from datetime import timedelta
 from typing import Any
@@ -240,6 +241,14 @@ def build(**params: Any) -> None:
     file, and publishes atomically into --out. Exit status: 0 written (skipped lines are
     reported), 1 rejected input under --strict or a limit that cannot be met, 2 usage or I/O.
     """
-    from .build_run import build_sitemaps  # the writer and the sources load when it runs
+    # the writer and the sources load when it runs, without the cyclic collector, which
+    # would walk their new objects a few times over, and are kept out of its later walks
+    # (frozen): they live as long as the process (as cli/lean.py loads the reader)
+    gc.disable()
+    try:
+        from .build_run import build_sitemaps
+    finally:
+        gc.freeze()
+        gc.enable()
 
     build_sitemaps(**params)

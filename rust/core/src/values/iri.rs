@@ -25,7 +25,7 @@ const fn escaped_bytes() -> [bool; 128] {
     t
 }
 
-const ESCAPED: [bool; 128] = escaped_bytes();
+pub(crate) const ESCAPED: [bool; 128] = escaped_bytes();
 
 /// Characters the Python function may put in for "'" during the WHATWG parse (see
 /// `urls._apostrophe_stand_in`): when a URL holds each of them, its query's "'" becomes %27

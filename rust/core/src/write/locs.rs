@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use crate::values::iri::iri_to_uri;
-use crate::values::loc::plain_loc_under;
+use crate::values::iri::{iri_to_uri, ESCAPED};
+use crate::values::loc::{plain_loc_under, MAX_LOC_LENGTH};
 
 /// Bytes of a plain URI as the writer takes it (RFC 3986's unreserved and sub-delims, `:`,
 /// `@`, `/`, `?`; `&` and `'` as they are, the writer escapes them): 0; `%` (plain when it
@@ -46,7 +46,24 @@ pub fn plain_under(loc: &str, prefix: &str, max_length: usize) -> bool {
     if other & NEVER != 0 {
         return false; // a byte no plain URI holds (an IRI's, a space): the full check agrees
     }
-    (other == 0 && !dot_segment(rest)) || plain_loc_under(loc, prefix, max_length)
+    if from == 0 {
+        return (other == 0 && !dot_segment(rest)) || plain_loc_under(loc, prefix, max_length);
+    }
+    // a plain prefix holds no '%': each escape is in `rest`, which the full check of the
+    // whole loc would read again from its scheme on (a third of pct's reading thread)
+    let plain = !dot_segment(rest) && (other == 0 || escapes_plain(rest));
+    debug_assert_eq!(plain, plain_loc_under(loc, prefix, max_length), "{loc:?}");
+    plain
+}
+
+/// Whether each `%` of `bytes` starts an escape `%XX` other than `%2E` (a dot to WHATWG).
+fn escapes_plain(bytes: &[u8]) -> bool {
+    bytes.iter().enumerate().all(|(at, &byte)| {
+        byte != b'%'
+            || matches!(bytes.get(at + 1..at + 3), Some(&[high, low])
+                if high.is_ascii_hexdigit() && low.is_ascii_hexdigit()
+                    && !(high == b'2' && low | 0x20 == b'e'))
+    })
 }
 
 /// The [`OTHER`] classes of `bytes` together.
@@ -116,6 +133,9 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
     if plain_under(loc, prefix, max_length) {
         return Some(Cow::Borrowed(loc));
     }
+    if let Some(uri) = escaped_path(loc, prefix, max_length) {
+        return Some(Cow::Owned(uri));
+    }
     let loc = resolved(loc, prefix)?;
     // an absolute loc was just found not plain: only a resolved one is tried again
     if matches!(loc, Cow::Owned(_)) && plain_under(&loc, prefix, max_length) {
@@ -123,6 +143,107 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
     }
     let uri = iri_to_uri(&loc)?;
     made_uri_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
+}
+
+/// How [`escaped_path`] takes each byte of a path: as it is, escaped (non-ASCII, and what
+/// [`ESCAPED`] names), or not at all (the full way decides: `%`, `?`, `#`, `\\`, controls, and
+/// 0xEF, which may start U+FFFD).
+const PATH_BYTES: [u8; 256] = {
+    let mut table = [DECIDE; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = if byte >= 0x80 || ESCAPED[byte] {
+            ESCAPE
+        } else if OTHER[byte] == 0 && byte != b'?' as usize {
+            KEEP
+        } else {
+            DECIDE
+        };
+        byte += 1;
+    }
+    table[0xEF] = DECIDE;
+    table[b'\\' as usize] = DECIDE;
+    table
+};
+const KEEP: u8 = 0;
+const ESCAPE: u8 = 1;
+const DECIDE: u8 = 2;
+
+thread_local! {
+    /// The last `scheme://authority` [`escaped_path`] met and the origin [`iri_to_uri`] makes
+    /// of it (None: one it refuses): a source's locs share a few.
+    static LAST_ORIGIN: RefCell<(String, Option<String>)> = const { RefCell::new((String::new(), None)) };
+}
+
+/// [`iri_to_uri`] and [`made_uri_under`] at once for the usual IRI: an `http://` or
+/// `https://` origin seen on the row before (one comparison), then a path without a query, a
+/// fragment, a `%`, a control or a dot segment, whose non-ASCII bytes and the characters a
+/// URI cannot hold are escaped in one pass. Some only when it is the URI those give (debug
+/// builds check); None: the full way decides.
+fn escaped_path(loc: &str, prefix: &str, max_length: usize) -> Option<String> {
+    let bytes = loc.as_bytes();
+    let after = if bytes.starts_with(b"https://") {
+        8
+    } else if bytes.starts_with(b"http://") {
+        7
+    } else {
+        return None;
+    };
+    let slash = after + memchr::memchr(b'/', &bytes[after..])?;
+    let (origin, path) = (&loc[..slash], &bytes[slash..]);
+    // the authority ends at the first of these; a loc whose origin holds one is rare
+    if memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()).is_some()
+        || loc.chars().next_back().is_some_and(char::is_whitespace)
+        || dot_segment(path)
+    {
+        return None;
+    }
+    let mut out = LAST_ORIGIN.with_borrow_mut(|(from, to)| {
+        if from != origin {
+            from.clear();
+            from.push_str(origin);
+            // the origin as the full way writes it: the same for any path after it
+            *to = iri_to_uri(&[origin, "/"].concat()).map(|mut uri| {
+                uri.pop();
+                uri
+            });
+        }
+        let to = to.as_deref()?;
+        let mut out = Vec::with_capacity(to.len() + 3 * path.len());
+        out.extend_from_slice(to.as_bytes());
+        Some(out)
+    })?;
+    let mut kept_from = 0;
+    for (at, &byte) in path.iter().enumerate() {
+        match PATH_BYTES[usize::from(byte)] {
+            KEEP => {}
+            ESCAPE => {
+                out.extend_from_slice(&path[kept_from..at]);
+                let hex = b"0123456789ABCDEF";
+                out.extend([
+                    b'%',
+                    hex[usize::from(byte >> 4)],
+                    hex[usize::from(byte & 15)],
+                ]);
+                kept_from = at + 1;
+            }
+            _ => return None,
+        }
+    }
+    out.extend_from_slice(&path[kept_from..]);
+    if out.len() > max_length.min(MAX_LOC_LENGTH) || !out.starts_with(prefix.as_bytes()) {
+        return None;
+    }
+    // escapes of whole characters and ASCII bytes: UTF-8 still
+    let uri = String::from_utf8(out).ok()?;
+    debug_assert_eq!(
+        Some(&uri),
+        iri_to_uri(loc)
+            .filter(|uri| made_uri_under(uri, prefix, max_length))
+            .as_ref(),
+        "{loc:?}"
+    );
+    Some(uri)
 }
 
 /// `loc` made absolute against `prefix` (a directory URI, `scheme://authority/path/`, as the
@@ -188,7 +309,7 @@ fn has_scheme(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{made_uri_under, plain_under, resolved, writable_loc};
+    use super::{escaped_path, made_uri_under, plain_under, resolved, writable_loc};
     use crate::values::iri::iri_to_uri;
     use crate::values::loc::plain_loc_under;
 
@@ -324,6 +445,77 @@ mod tests {
                 );
             }
             assert!(!plain_under(&loc, "https://y.org/", 2048));
+        }
+    }
+
+    #[test]
+    fn an_escaped_path_is_the_uri_of_the_full_way() {
+        // the full way: the IRI made a URI, then judged under the prefix
+        let full = |loc: &str, prefix: &str, max: usize| {
+            iri_to_uri(loc).filter(|uri| made_uri_under(uri, prefix, max))
+        };
+        let prefixes = [
+            "https://x.org/",
+            "https://x.org/a/",
+            "https://xn--bcher-kva.example/",
+            "http://x.org:8080/",
+        ];
+        let starts = [
+            "https://x.org",
+            "https://x.org/a",
+            "HTTPS://X.org",
+            "https://bücher.example",
+            "https://BÜCHER.example:443",
+            "http://x.org:8080",
+            "http://x.org:08080",
+            "http://x.org:80",
+            "https://u@x.org",
+            "https://x.org?",
+            "https://x.org#",
+            "https://x..org",
+            "https://x.org\\",
+        ];
+        let pieces = [
+            "a", "Z", "0", "-", ".", "_", "~", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";",
+            "=", ":", "@", "/", "?", "%", "%2e", "%41", "#", " ", "\"", "<", ">", "\\", "^", "`",
+            "{", "|", "}", "[", "]", "é", "€", "\u{3000}", "\u{a0}", "\u{fffd}", "\u{feff}", "\n",
+            "\u{7f}", "..", "/.", "/..", "/a",
+        ];
+        let mut state = 11u64;
+        let mut next = |below: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % below
+        };
+        let mut taken = 0;
+        for _ in 0..40_000 {
+            let mut loc = String::from(starts[next(starts.len())]);
+            loc.push('/');
+            for _ in 0..next(10) {
+                loc.push_str(pieces[next(pieces.len())]);
+            }
+            let prefix = prefixes[next(prefixes.len())];
+            for max in [2048, 30] {
+                if let Some(uri) = escaped_path(&loc, prefix, max) {
+                    taken += 1;
+                    assert_eq!(Some(uri), full(&loc, prefix, max), "{loc:?} under {prefix}");
+                }
+            }
+        }
+        assert!(taken > 3_000, "{taken}");
+        // an origin refused, then one taken, then the refused one again: no stale answer
+        let prefix = "https://x.org/";
+        for (loc, want) in [
+            ("https://x.org:99999/é", None),
+            ("https://x.org/é", Some("https://x.org/%C3%A9")),
+            ("https://x.org:99999/é", None),
+            ("https://X.org/é", Some("https://x.org/%C3%A9")), // the origin as WHATWG writes it
+            ("https://x.org/é ", None), // white space at an end: the full way refuses it
+            ("https://x.org/é a", Some("https://x.org/%C3%A9%20a")),
+            ("https://x.org/é\u{3000}", None),
+        ] {
+            assert_eq!(escaped_path(loc, prefix, 2048).as_deref(), want, "{loc:?}");
         }
     }
 }
