@@ -472,7 +472,6 @@ def test_the_renderer_leaves_out_texts_past_the_listed_conversions() -> None:
     assert [(c[0], c[1], c[2]) for c in done[4]] == [
         (0, 1, "https://a.test/café/0"),
         (1, 2, "https://a.test/café/1"),
-        (2, 3, None),
-        (3, 4, None),
     ]
     assert done[4][0][3] == "https://a.test/caf%C3%A9/0"
+    assert done[6] == 2  # the two past the listed ones, only counted

@@ -760,9 +760,9 @@ fn run(
             ..limits
         };
         let room = std::mem::take(&mut seen.room);
-        let found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
+        let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
-        for r in &found.records {
+        for r in &mut found.records {
             loc_value(text, r, loc);
             let origin = match r.uri {
                 Some(_) => &loc[..r.origin_len],
@@ -781,14 +781,16 @@ fn run(
                 };
                 return (done, false);
             }
-            if let Some(c) = &r.uri {
-                made = true;
-                if c.uri != c.text {
-                    conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
-                }
-            }
             images |= r.extended();
             lane.take(text, loc, r);
+            // taken: the record's strings move into the conversion, not copied (the scan's
+            // records are dropped or cleared after the run)
+            if let Some(c) = r.uri.take() {
+                made = true;
+                if c.uri != c.text {
+                    conversions.push((count, c.line, c.text, c.uri));
+                }
+            }
             count += 1;
         }
         let full = found.records.len() == max_records;
