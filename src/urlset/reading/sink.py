@@ -323,10 +323,9 @@ class Sink:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
         of (each differs from its text), the next records passed on: past the listed issues
         only counted, and none past the entry limit (reading stops there). A text is None
-        only past the issues listed when the run was read (``converted_listed``), and the
-        count only grows, so none is needed. ``more``: how many more the core made past those
-        it gave (the render lane's, which stops at the entry limit). ``column``: where each
-        loc starts, when known (a text sitemap's line: 1)."""
+        only past the issues listed when the run was read (``converted_listed``); ``more``
+        counts those the render lane gave no tuple for. ``column``: where each loc starts,
+        when known (a text sitemap's line: 1)."""
         room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
         if found and found[-1][0] >= room:
             found = [c for c in found if c[0] < room]
