@@ -63,11 +63,21 @@ pub fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
 pub fn json_string(text: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     // most texts need no escape: one pass the compiler vectorises, then one copy
-    if !text
-        .iter()
-        .fold(false, |any, &b| any | (b < 0x20 || b == b'"' || b == b'\\'))
-    {
-        out.extend_from_slice(text);
+    let seen = text.iter().fold(0u8, |seen, &b| {
+        seen | u8::from(b < 0x20) << 1 | u8::from(b == b'"' || b == b'\\')
+    });
+    let (controls, quotes) = (seen & 2 != 0, seen & 1 != 0);
+    if !controls {
+        // quotes only (an element's XML): from one to the next, found by memchr
+        let mut start = 0;
+        if quotes {
+            for i in memchr::memchr2_iter(b'"', b'\\', text) {
+                out.extend_from_slice(&text[start..i]);
+                out.push(b'\\');
+                start = i;
+            }
+        }
+        out.extend_from_slice(&text[start..]);
         return;
     }
     let mut start = 0;
