@@ -13,9 +13,15 @@ use crate::values::lastmod::Lastmod;
 pub fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
     let mut rest = &data[a..b];
     if has_amp {
-        while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
+        // by '&' (memmem built a searcher a call, twice a loc); a plain loc holds no other
+        while let Some(i) = memchr::memchr(b'&', rest) {
             out.extend_from_slice(&rest[..=i]);
-            rest = &rest[i + 5..];
+            let entity = if rest[i..].starts_with(b"&amp;") {
+                5
+            } else {
+                1
+            };
+            rest = &rest[i + entity..];
         }
     }
     out.extend_from_slice(rest);
@@ -333,6 +339,23 @@ fn news_json(n: &News, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_locs_amp_entities_are_read_as_ampersands() {
+        for (text, want) in [
+            (
+                &b"https://a.test/?x=1&amp;y=2&amp;&amp;z"[..],
+                &b"https://a.test/?x=1&y=2&&z"[..],
+            ),
+            (b"https://a.test/&amp;", b"https://a.test/&"),
+            (b"&amp;amp;", b"&amp;"),
+            (b"a&b&amp;c", b"a&b&c"),
+        ] {
+            let mut out = Vec::new();
+            plain_loc_value(text, (0, text.len()), true, &mut out);
+            assert_eq!(out, want);
+        }
+    }
 
     #[test]
     fn json_strings_escape_as_python_json_does() {
