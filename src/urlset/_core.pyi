@@ -349,10 +349,11 @@ class RecordRenderer:
         int,  # the line there
         int,  # records rendered
         bytes | None,  # their lines; None for "arrow" (the records stay in ``columns``)
-        # (record, loc line, text, uri): locs the core made URIs of that differ from the text;
-        # past the first ``listed`` (default: all), text None and uri "" (only counted)
-        list[tuple[int, int, str | None, str]],
+        # (record, loc line, text, uri): the first ``listed`` (default: all) locs the core made
+        # URIs of that differ from the text
+        list[tuple[int, int, str, str]],
         bool,  # whether any loc was made a URI (the same text or not) or had extensions
+        int,  # how many more locs it made such URIs of (only counted)
     ]: ...
     def know_stray(self, namespace: str, name: str, /) -> None: ...
     def render_text(

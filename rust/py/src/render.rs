@@ -95,10 +95,10 @@ impl RecordRenderer {
     }
 
     /// Render the canonical records of `data[pos:end]` from `line` on, at most `max_records`:
-    /// (pos, line, count, text or None, conversions, any loc made a URI or images); see
-    /// _core.pyi. Past the first `listed` conversions, their texts are not made Python
-    /// strings (the reader only counts those: a file of IRIs made 100,000 strings a 50k
-    /// read to drop them).
+    /// (pos, line, count, text or None, the first `listed` conversions, any loc made a URI or
+    /// images, how many conversions more); see _core.pyi. Past the first `listed`
+    /// conversions only their count is made Python's (the reader only counts those: a file of
+    /// IRIs made 100,000 strings a 50k read to drop them, and then a tuple each).
     #[pyo3(signature = (data, pos, end, line, max_records, listed=usize::MAX, /))]
     #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn render<'py>(
@@ -110,7 +110,15 @@ impl RecordRenderer {
         line: u32,
         max_records: usize,
         listed: usize,
-    ) -> PyResult<(usize, u32, usize, Bound<'py, PyAny>, Vec<Listed>, bool)> {
+    ) -> PyResult<(
+        usize,
+        u32,
+        usize,
+        Bound<'py, PyAny>,
+        Vec<Listed>,
+        bool,
+        usize,
+    )> {
         let bytes = data.as_bytes();
         let end = end.min(bytes.len());
         let span = (pos.min(end), end);
@@ -140,13 +148,15 @@ impl RecordRenderer {
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
+            let (conversions, more) = listed_only(conversions, listed);
             return Ok((
                 done.pos,
                 done.line,
                 done.count,
                 py.None().into_bound(py),
-                listed_only(conversions, listed),
+                conversions,
                 done.made,
+                more,
             ));
         };
         // the output buffer of the last call, kept: a fresh one each call would be
@@ -183,13 +193,15 @@ impl RecordRenderer {
             out.clear();
             self.out = out;
         }
+        let (conversions, more) = listed_only(conversions, listed);
         Ok((
             done.pos,
             done.line,
             done.count,
             text,
-            listed_only(conversions, listed),
+            conversions,
             done.made || done.images,
+            more,
         ))
     }
 
@@ -305,23 +317,15 @@ impl RecordRenderer {
     }
 }
 
-/// A conversion as Python gets it: (record, line, text or None past the listed ones, uri).
-type Listed = (usize, u32, Option<String>, String);
+/// A conversion as Python gets it: (record, line, text, uri).
+type Listed = (usize, u32, String, String);
 
-/// `conversions` with the texts of the first `listed` only (the others' texts and URIs left
-/// out: the reader counts them).
-fn listed_only(conversions: Vec<Conversion>, listed: usize) -> Vec<Listed> {
-    conversions
-        .into_iter()
-        .enumerate()
-        .map(|(i, (record, line, text, uri))| {
-            if i < listed {
-                (record, line, Some(text), uri)
-            } else {
-                (record, line, None, String::new())
-            }
-        })
-        .collect()
+/// The first `listed` of `conversions`, and how many more there are (the reader only counts
+/// those: a tuple each cost a file of IRIs more than the conversions themselves).
+fn listed_only(mut conversions: Vec<Conversion>, listed: usize) -> (Vec<Listed>, usize) {
+    let more = conversions.len().saturating_sub(listed);
+    conversions.truncate(listed);
+    (conversions, more)
 }
 
 /// Adds the render lane's class to `urlset._core`.

@@ -318,14 +318,14 @@ class Sink:
         return max(MAX_ISSUES_PER_CODE - self.made_uris, 0)
 
     def converted_run(
-        self, found: Sequence[tuple[int, int, str | None, str]], column: int = 0
+        self, found: Sequence[tuple[int, int, str | None, str]], more: int = 0, column: int = 0
     ) -> None:
         """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
         of (each differs from its text), the next records passed on: past the listed issues
         only counted, and none past the entry limit (reading stops there). A text is None
-        only past the issues listed when the run was read (``converted_listed``), and the
-        count only grows, so none is needed. ``column``: where each loc starts, when known (a
-        text sitemap's line: 1)."""
+        only past the issues listed when the run was read (``converted_listed``); ``more``
+        counts those the render lane gave no tuple for. ``column``: where each loc starts,
+        when known (a text sitemap's line: 1)."""
         room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
         if found and found[-1][0] >= room:
             found = [c for c in found if c[0] < room]
@@ -333,8 +333,8 @@ class Sink:
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line, column)
-        if len(found) > listed:  # past the listed ones, without their texts: counted here
-            more = len(found) - listed
+        more += max(len(found) - listed, 0)
+        if more:  # past the listed ones, without their texts: counted here
             self.made_uris += more
             self.per_code["normalized-url"] = self.per_code.get("normalized-url", 0) + more
 

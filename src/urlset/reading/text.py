@@ -115,7 +115,7 @@ class TextBody:
                 found = renderer.render_text(buf, pos, end, line, sink.next_check - sink.count)
                 pos, line, n, text, converted, _, new = found
                 if n:
-                    sink.converted_run(converted, 1)  # a line's URL starts it
+                    sink.converted_run(converted, column=1)  # a line's URL starts it
                     if spec.column_renderer is not None:  # the same lines into columns
                         done = spec.column_renderer.render_text(buf, at, pos, at_line, n)[2]
                         assert done == n, "the text and column renderers read alike"

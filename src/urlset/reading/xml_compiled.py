@@ -355,12 +355,12 @@ def render_records(
         if room > 0:
             was, was_line = pos, line
             listed = sink.converted_listed()  # locs made URIs past it are only counted
-            pos, line, n, text, converted, made = render(data, pos, end, line, room, listed)
+            pos, line, n, text, converted, made, more = render(data, pos, end, line, room, listed)
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
                 # a run's only issues: its locs made URIs, each before its entry
-                sink.converted_run(converted)
+                sink.converted_run(converted, more)
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.runs.append(RenderedRun(sink.count, n, text))

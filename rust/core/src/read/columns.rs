@@ -6,7 +6,7 @@
 //! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority,
 //! and the extensions object of a record's plain images as JSON text (null for none).
 
-use super::json::extensions_object;
+use super::json::{extensions_object, plain_loc_value};
 use super::records::Record;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
@@ -122,18 +122,9 @@ impl Columns {
 
     /// Append a record read from `data`.
     pub fn push(&mut self, data: &[u8], r: &Record) {
-        let loc = &data[r.loc.0..r.loc.1];
-        if let Some(c) = &r.uri {
-            self.loc.values.extend_from_slice(c.uri.as_bytes());
-        } else if r.has_amp {
-            let mut rest = loc;
-            while let Some(i) = memchr::memmem::find(rest, b"&amp;") {
-                self.loc.values.extend_from_slice(&rest[..=i]);
-                rest = &rest[i + 5..];
-            }
-            self.loc.values.extend_from_slice(rest);
-        } else {
-            self.loc.values.extend_from_slice(loc);
+        match &r.uri {
+            Some(c) => self.loc.values.extend_from_slice(c.uri.as_bytes()),
+            None => plain_loc_value(data, r.loc, r.has_amp, &mut self.loc.values),
         }
         self.loc.close(true);
         let lastmod = r

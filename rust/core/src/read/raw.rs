@@ -350,15 +350,21 @@ fn resolve(elements: &mut [Element], at: usize, prefix: &[u8], root: &RootScope)
 }
 
 fn write_escaped(text: &str, attribute: bool, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attribute => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
+    // the characters escaped are ASCII: the text between them is copied a run at a time
+    let mut start = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        let escaped = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' if attribute => "&quot;",
+            _ => continue,
+        };
+        out.push_str(&text[start..i]);
+        out.push_str(escaped);
+        start = i + 1;
     }
+    out.push_str(&text[start..]);
 }
 
 fn write(elements: &[Element], at: usize, out: &mut String) {
@@ -408,6 +414,9 @@ pub fn raw_at(
     root: &RootScope,
     max_value: usize,
 ) -> Option<(Raw, usize)> {
+    if let Some(found) = simple_raw(text, (pos, end), root, max_value) {
+        return Some(found);
+    }
     let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 0)?;
     let name = split(&elements[0].qname).1;
     let name = std::str::from_utf8(name).ok()?.to_owned();
@@ -425,6 +434,76 @@ pub fn raw_at(
         },
         after,
     ))
+}
+
+/// [`raw_at`] of an element written the simplest way, `<p:name>text</p:name>` (no
+/// attribute, no markup inside, the prefix the root's): what the parse and [`write`] would
+/// give, made without them (an element each on many entries is the common shape). None for
+/// any other shape, or where the parse finds fault: the parse then decides.
+fn simple_raw(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    root: &RootScope,
+    max_value: usize,
+) -> Option<(Raw, usize)> {
+    let t = &text[..end];
+    if root.levels == 0 || t.get(pos) != Some(&b'<') {
+        return None;
+    }
+    let name_end = qname(t, pos + 1)?;
+    if t.get(name_end) != Some(&b'>') {
+        return None;
+    }
+    let qname = &t[pos + 1..name_end];
+    let start = name_end + 1;
+    let close = start + memchr::memchr(b'<', &t[start..])?;
+    let after = close + qname.len() + 3;
+    let closed = t[close..].starts_with(b"</")
+        && t[close + 2..].starts_with(qname)
+        && t.get(after - 1) == Some(&b'>');
+    let (prefix, local) = split(qname);
+    if !closed || prefix == b"xml" {
+        return None;
+    }
+    let namespace = root.lookup(prefix)?;
+    // a qname is ASCII
+    let (qname, prefix, name) = (
+        std::str::from_utf8(qname).ok()?,
+        std::str::from_utf8(prefix).ok()?,
+        std::str::from_utf8(local).ok()?,
+    );
+    let kept = reported(root, namespace, name) && (root.raw_strays || namespace != SITEMAP_NS);
+    if namespace == XML_NS || (KNOWN.contains(&namespace) && !kept) {
+        return None;
+    }
+    let value = super::values::value_str(&t[start..close], max_value)?;
+    let mut xml = String::with_capacity(2 * qname.len() + namespace.len() + value.len() + 16);
+    xml.push('<');
+    xml.push_str(qname);
+    xml.push_str(if prefix.is_empty() {
+        " xmlns"
+    } else {
+        " xmlns:"
+    });
+    xml.push_str(prefix);
+    xml.push_str("=\"");
+    xml.push_str(namespace);
+    xml.push('"');
+    if value.is_empty() {
+        xml.push_str("/>");
+    } else {
+        xml.push('>');
+        write_escaped(&value, false, &mut xml);
+        xml.push_str("</");
+        xml.push_str(qname);
+        xml.push('>');
+    }
+    let raw = Raw {
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+        xml,
+    };
+    Some((raw, after))
 }
 
 /// Whether the reader reported the element (`namespace`, `name`) once already, so that it
@@ -504,7 +583,7 @@ fn parsed(
 mod tests {
     use super::*;
 
-    fn scope() -> RootScope {
+    pub(super) fn scope() -> RootScope {
         RootScope {
             bindings: vec![
                 (b"other".to_vec(), "https://other.example/ns".to_owned()),
@@ -624,5 +703,54 @@ mod tests {
             stray_at(holds.as_bytes(), (0, holds.len()), &root, 99),
             None
         );
+    }
+}
+
+#[cfg(test)]
+mod simple_tests {
+    use super::tests::scope;
+    use super::*;
+
+    #[test]
+    fn the_simplest_form_is_written_as_the_parse_writes_it() {
+        let root = scope();
+        for xml in [
+            "<other:r>1</other:r>",
+            "<other:r></other:r>",
+            "<o2:x>a&amp;b&lt;&gt;\"'\u{e9} \t\n</o2:x>",
+            "<other:r>1</other:r>   ",
+        ] {
+            let text = xml.as_bytes();
+            let span = (0, text.len());
+            let (fast, after) = simple_raw(text, span, &root, 100).expect(xml);
+            let (elements, parsed_after, namespace) = parsed(text, span, &root, 100, 0).unwrap();
+            let mut written = String::new();
+            write(&elements, 0, &mut written);
+            assert_eq!(after, parsed_after, "{xml}");
+            assert_eq!(fast.namespace, namespace, "{xml}");
+            assert_eq!(
+                fast.name,
+                std::str::from_utf8(split(&elements[0].qname).1).unwrap()
+            );
+            assert_eq!(fast.xml, written, "{xml}");
+        }
+        // every other form is the parse's to judge
+        for xml in [
+            "<other:r a=\"1\">1</other:r>",
+            "<other:r>1</other:r >",
+            "<other:r>1</other:rr>",
+            "<other:r><o2:x/></other:r>",
+            "<zz:r>1</zz:r>",
+            "<xml:r>1</xml:r>",
+            "<image:r>1</image:r>",
+            "<r>the protocol's</r>",
+            "<other:r>&#65;</other:r>",
+        ] {
+            let text = xml.as_bytes();
+            assert!(
+                simple_raw(text, (0, text.len()), &root, 100).is_none(),
+                "{xml}"
+            );
+        }
     }
 }

@@ -464,7 +464,12 @@ fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
 pub(crate) fn origin_len(uri: &str) -> usize {
-    let after = memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3);
+    // its scheme is written in lower case: no search for "://" (a searcher made per call)
+    let after = match uri.as_bytes() {
+        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => 8,
+        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => 7,
+        _ => memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3),
+    };
     memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }
 

@@ -608,7 +608,7 @@ fn split_run(
         text,
         (mid, end),
         first,
-        &ahead,
+        ahead,
         limits.kind,
         (seen, conversions),
         lane,
@@ -645,7 +645,7 @@ fn take_ahead(
     text: &[u8],
     (mid, end): (usize, usize),
     done: Rendered,
-    ahead: &Ahead,
+    ahead: Ahead,
     kind: Kind,
     (seen, conversions): (&mut Seen, &mut Vec<Conversion>),
     lane: &mut Lane<'_>,
@@ -657,10 +657,16 @@ fn take_ahead(
         ..
     } = done;
     let first = count;
-    let found = &ahead.found;
+    let Ahead {
+        mut found,
+        locs,
+        loc_ends,
+        out: lines,
+        line_ends,
+    } = ahead;
     let mut stopped = None;
-    for (k, r) in found.records.iter().enumerate() {
-        let loc = &ahead.locs[if k == 0 { 0 } else { ahead.loc_ends[k - 1] }..ahead.loc_ends[k]];
+    for (k, r) in found.records.iter_mut().enumerate() {
+        let loc = &locs[if k == 0 { 0 } else { loc_ends[k - 1] }..loc_ends[k]];
         let origin = match r.uri {
             Some(_) => &loc[..r.origin_len],
             None => &text[r.loc.0..r.loc.0 + r.origin_len],
@@ -669,26 +675,23 @@ fn take_ahead(
             stopped = Some(k);
             break;
         }
-        if let Some(c) = &r.uri {
-            made = true;
-            if c.uri != c.text {
-                conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
-            }
-        }
         images |= r.extended();
         if let Lane::Columns(columns) = lane {
             columns.push(text, r);
+        }
+        // taken: its strings move into the conversion (as in `run`)
+        if let Some(c) = r.uri.take() {
+            made = true;
+            if c.uri != c.text {
+                conversions.push((count, c.line, c.text, c.uri));
+            }
         }
         count += 1;
     }
     if let Lane::Text { out, .. } = lane {
         let taken = count - first;
-        let bytes = if taken == 0 {
-            0
-        } else {
-            ahead.line_ends[taken - 1]
-        };
-        out.extend_from_slice(&ahead.out[..bytes]);
+        let bytes = if taken == 0 { 0 } else { line_ends[taken - 1] };
+        out.extend_from_slice(&lines[..bytes]);
     }
     if let Some(k) = stopped {
         let r = &found.records[k];
@@ -701,7 +704,7 @@ fn take_ahead(
             images,
         };
     }
-    let (pos, line) = stop_of(text, found, (mid, end), kind);
+    let (pos, line) = stop_of(text, &found, (mid, end), kind);
     Rendered {
         pos,
         line,
@@ -760,9 +763,9 @@ fn run(
             ..limits
         };
         let room = std::mem::take(&mut seen.room);
-        let found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
+        let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
-        for r in &found.records {
+        for r in &mut found.records {
             loc_value(text, r, loc);
             let origin = match r.uri {
                 Some(_) => &loc[..r.origin_len],
@@ -781,14 +784,16 @@ fn run(
                 };
                 return (done, false);
             }
-            if let Some(c) = &r.uri {
-                made = true;
-                if c.uri != c.text {
-                    conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
-                }
-            }
             images |= r.extended();
             lane.take(text, loc, r);
+            // taken: the record's strings move into the conversion, not copied (the scan's
+            // records are dropped or cleared after the run)
+            if let Some(c) = r.uri.take() {
+                made = true;
+                if c.uri != c.text {
+                    conversions.push((count, c.line, c.text, c.uri));
+                }
+            }
             count += 1;
         }
         let full = found.records.len() == max_records;

@@ -130,13 +130,14 @@ pub fn text_run(
         if !seen.first_seen(loc) {
             return stop(pos, line, count, made, None); // a duplicate: the reader reports it
         }
-        if let Some(c) = &r.uri {
+        each(loc, &r);
+        // its strings move into the conversion, not copied
+        if let Some(c) = r.uri {
             made = true;
             if c.uri != c.text {
-                conversions.push((count, c.line, c.text.clone(), c.uri.clone()));
+                conversions.push((count, c.line, c.text, c.uri));
             }
         }
-        each(loc, &r);
         count += 1;
         (pos, line) = (next, line + 1);
     }

@@ -24,7 +24,7 @@ pub fn value_str(raw: &[u8], max: usize) -> Option<Cow<'_, str>> {
     // printable ASCII without a reference or `]` (most titles, names, codes): as it is, in
     // one pass the compiler vectorises, without the UTF-8 check and the searches below
     let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'&' && b != b']';
-    if raw.iter().fold(true, |all, &b| all & plain(b)) {
+    if !any_flagged(raw, |b| !plain(b)) {
         return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
     }
     let s = std::str::from_utf8(raw).ok()?;

@@ -90,7 +90,10 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
             (&tail[..i], Some(&tail[i..end]))
         }
     };
-    if path.as_bytes().split(|&b| b == b'/').any(dot_segment) {
+    // a dot segment holds a '.' or a '%' (most paths have neither)
+    if memchr::memchr2(b'.', b'%', path.as_bytes()).is_some()
+        && path.as_bytes().split(|&b| b == b'/').any(dot_segment)
+    {
         return None;
     }
     if query.is_some_and(|q| memchr::memchr(b'\'', q.as_bytes()).is_some()) && all_stand_ins(text) {
@@ -201,8 +204,8 @@ fn dot_segment(segment: &[u8]) -> bool {
             .any(|dots| segment.eq_ignore_ascii_case(dots))
 }
 
-/// The URL holds U+E000 (raw or as its escape) and each of [`STAND_INS`]; the rare first
-/// part is asked first.
+/// The URL holds U+E000 (raw or as its escape) and each of [`STAND_INS`]; the stand-ins
+/// are asked first (a URL without '!' answers at once; a search for U+E000 makes a searcher).
 fn all_stand_ins(text: &str) -> bool {
     let bytes = text.as_bytes();
     let escaped = |at: usize| {
@@ -210,9 +213,9 @@ fn all_stand_ins(text: &str) -> bool {
             .get(at..at + 9)
             .is_some_and(|w| w.eq_ignore_ascii_case(b"%EE%80%80"))
     };
-    (memchr::memmem::find(bytes, "\u{E000}".as_bytes()).is_some()
-        || memchr::memchr_iter(b'%', bytes).any(escaped))
-        && STAND_INS.iter().all(|&c| text.contains(c))
+    STAND_INS.iter().all(|&c| text.contains(c))
+        && (memchr::memmem::find(bytes, "\u{E000}".as_bytes()).is_some()
+            || memchr::memchr_iter(b'%', bytes).any(escaped))
 }
 
 /// Appends a number's decimal digits.
@@ -231,12 +234,30 @@ fn push_number(out: &mut String, n: u32) {
     out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
+/// `%00%01...%FF`: the escape of byte `b` at `3 * b`, pushed as one piece of text (three
+/// `push`es of a char each cost a capacity check and an encoding).
+const BYTE_ESCAPES: &str = {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    const BYTES: [u8; 768] = {
+        let mut t = [0u8; 768];
+        let mut b = 0;
+        while b < 256 {
+            t[3 * b] = b'%';
+            t[3 * b + 1] = HEX[b >> 4];
+            t[3 * b + 2] = HEX[b & 15];
+            b += 1;
+        }
+        t
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(text) => text,
+        Err(_) => panic!("escapes are ASCII"),
+    }
+};
 
 fn push_byte_escape(out: &mut String, b: u8) {
-    out.push('%');
-    out.push(char::from(HEX[usize::from(b >> 4)]));
-    out.push(char::from(HEX[usize::from(b & 15)]));
+    let at = 3 * usize::from(b);
+    out.push_str(&BYTE_ESCAPES[at..at + 3]);
 }
 
 /// `part` (a path or a query with its '?') with non-ASCII as UTF-8 escapes, the characters
