@@ -360,6 +360,18 @@ mod tests {
         );
     }
 
+    /// Numbers below a bound from a seeded linear congruential generator: random cases that
+    /// are the same on every run.
+    fn draws(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut state = seed;
+        move |below| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % below
+        }
+    }
+
     #[test]
     fn a_made_uri_is_judged_as_the_full_check_judges_it() {
         let prefixes = [
@@ -378,13 +390,7 @@ mod tests {
             "https://bücher.example/",
             "http://x.org:80/",
         ];
-        let mut state = 7u64;
-        let mut next = |below: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as usize % below
-        };
+        let mut next = draws(7);
         let mut made = 0;
         for _ in 0..20_000 {
             let mut loc = String::from(starts[next(starts.len())]);
@@ -481,13 +487,7 @@ mod tests {
             "{", "|", "}", "[", "]", "é", "€", "\u{3000}", "\u{a0}", "\u{fffd}", "\u{feff}", "\n",
             "\u{7f}", "..", "/.", "/..", "/a",
         ];
-        let mut state = 11u64;
-        let mut next = |below: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as usize % below
-        };
+        let mut next = draws(11);
         let mut taken = 0;
         for _ in 0..40_000 {
             let mut loc = String::from(starts[next(starts.len())]);
