@@ -170,11 +170,8 @@ def test_no_circular_imports_at_load_time() -> None:
 
 # Packages whose files import one another one way only, counting every import (inside
 # functions and under TYPE_CHECKING too): shared option, report and sink types sit below
-# the modules that use them (DESIGN.md; cli/shared.py for the commands). writing/ is not
-# there yet (issue 26).
-ONE_WAY_PACKAGES = sorted(
-    {m.rpartition(".")[0] for m in MODULES if m.count(".") >= 2} - {"urlset.writing"}
-)
+# the modules that use them (DESIGN.md; cli/shared.py for the commands).
+ONE_WAY_PACKAGES = sorted({m.rpartition(".")[0] for m in MODULES if m.count(".") >= 2})
 
 
 @pytest.mark.parametrize("package", ONE_WAY_PACKAGES)
