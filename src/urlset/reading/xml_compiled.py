@@ -170,7 +170,7 @@ class CompiledLane:
             found = scan(data, pos, end, line, left, sink.converted_listed())
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
             made, images = found[10:]
-            if made or _loc_texts_unproven(images):  # the checker's own loc scan must run
+            if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
                 self.locs_plain = False
             if locs and not self._emit(
                 locs, lastmods, freqs, prios, lines, origins, converted, images
@@ -373,7 +373,7 @@ def render_records(
         found = scan(data, pos, end, line, 1)
         pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
         made, images = found[10:]
-        if made or _loc_texts_unproven(images):  # as CompiledLane._records
+        if made or any(t[5] for t in images):  # as CompiledLane._records
             lane.locs_plain = False
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)
@@ -511,15 +511,6 @@ def _urls(
     return map(
         tuple.__new__, repeat(Url, n), zip(locs, lastmods, freqs, prios, extensions, strict=True)
     )
-
-
-def _loc_texts_unproven(typed: list[TypedExtensions]) -> bool:
-    """Whether the records' extensions may hold a loc text the checker's own scan must judge
-    as written: an element of another namespace (kept raw, its texts unread). The images'
-    and videos' locs the core typed are plain as written (``values::loc::plain_loc``), as
-    a rendered run's are (the run's flag says only whether a loc was made a URI); news and
-    hreflang links hold no loc text."""
-    return any(raws for _, _, _, _, _, raws, _ in typed)
 
 
 def _typed(typed: TypedExtensions) -> tuple[object, ...]:
