@@ -170,9 +170,7 @@ def _run(
     allow_private: bool = False,
     sitemap_url: str | None = None,
 ) -> int:
-    # the checker's modules load without the cyclic collector, which would walk their new
-    # objects a few times over, and are kept out of its later walks (frozen): they live as
-    # long as the process (as cli/lean.py loads the reader and cli/build.py the writer)
+    # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py's)
     gc.disable()
     try:
         from ..checking.checker import CheckOptions, check_paths
