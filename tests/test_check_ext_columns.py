@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from urlset.checking import entries
 from urlset.checking.checker import CheckOptions, check_document
 from urlset.checking.report import FileResult
+from urlset.extensions import from_json_fields
+from urlset.extensions.news import trusted_news_json
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 SITE = "https://www.urlset-shop.com"
@@ -67,6 +70,12 @@ def _extensions(kind: str, i: int, page: str) -> str:
         "news two days": _news(i, "2025-12-30"),
         "news old": _news(i, "2025-12-01T10:00:00Z"),
         "news repeated": _news(i, "2025-12-31") + _news(i + 1, "2025-12-31"),
+        "news every field": "<news:news><news:publication><news:name>Daily</news:name>"
+        "<news:language>zh-cn</news:language></news:publication><news:access>Registration"
+        "</news:access><news:genres>Blog, OpEd</news:genres><news:publication_date>"
+        f"2025-11-01T10:00:00.5+05:30</news:publication_date><news:title>Story {i}"
+        "</news:title><news:keywords>a, b c</news:keywords><news:stock_tickers>NASDAQ:A"
+        "</news:stock_tickers></news:news>",
         "hreflang": _link("en", page) + _link("de", f"{SITE}/de/{i}"),
         "hreflang returned": _link("en", page) + _link("de", f"{SITE}/p/{i + 1}"),
         "hreflang no self": _link("de", f"{SITE}/de/{i}"),
@@ -92,6 +101,7 @@ KINDS = (
     "news two days",
     "news old",
     "news repeated",
+    "news every field",
     "hreflang",
     "hreflang returned",
     "hreflang no self",
@@ -261,3 +271,27 @@ def test_a_run_lists_only_the_records_that_fill_a_cap(
     (code,) = (c for c in counts if c in ("news-too-old", "video-loc-is-page", "news-repeated"))
     assert counts[code] >= n * 4 // 5
     assert 1_000 <= len(typed) <= 1_000 + 1  # as many pages as fill the cap (one finding each)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"publication_name": "D", "language": "en", "publication_date": "2025-12-31T10:00:00Z",
+         "title": "S"},
+        {"publication_name": "D", "language": "zh-cn", "access": "Registration",
+         "genres": ["Blog", "OpEd"], "publication_date": "2025-11-01T10:00:00.5+05:30",
+         "title": "S", "keywords": ["a", "b c"], "stock_tickers": ["NASDAQ:A"]},
+        {"publication_name": "D", "language": "fr", "publication_date": "2025-12", "title": "S"},
+        {"publication_name": "D", "language": "fr", "publication_date": "2025-12-30",
+         "title": "S"},
+    ],
+)  # fmt: skip
+def test_a_news_article_made_from_the_core_s_json_is_the_registry_s(item: dict[str, Any]) -> None:
+    """Check makes a listed record's article from the core's JSON without checking it again
+    (``trusted_news_json``): the value the registry makes of that JSON."""
+    (article,) = from_json_fields({"news": item})
+    made = trusted_news_json(item)
+    assert made == article
+    assert made is not None and repr(made.publication_date) == repr(article.publication_date)
+    assert trusted_news_json({**item, "other": 1}) is None
+    assert trusted_news_json({k: v for k, v in item.items() if k != "title"}) is None

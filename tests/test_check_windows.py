@@ -367,16 +367,19 @@ def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
         cuts = sorted(rnd.sample(range(len(doc) + 1), min(len(doc) + 1, rnd.randint(0, 12))))
         chunks = [doc[a:b] for a, b in zip([0, *cuts], [*cuts, len(doc)], strict=True)]
         size = rnd.choice([1, 8, 30, 64, 200])
+        first = rnd.choice([None, 1, 8, 30])  # the first window's size, doubled each window
         for text in (False, True):
             ends = (b"\n",) if text else (b"</url>", b"</sitemap>")
             expected, held, base = [], b"", 0  # cut at the last end of all that is held
+            wanted = size if first is None else min(first, size)
             for chunk in chunks:
                 held += chunk
                 cut = max((held.rfind(end) + len(end) for end in ends if end in held), default=0)
-                if len(held) >= size and cut > 0:
+                if len(held) >= wanted and cut > 0:
                     expected.append((base, held[:cut]))
                     base, held = base + cut, held[cut:]
+                    wanted = min(wanted * 2, size)
             if held:
                 expected.append((base, held))
-            windows = positions.windows_of(lambda c=chunks: c, text, size, ends)
+            windows = positions.windows_of(lambda c=chunks: c, text, size, ends, first)
             assert list(windows()) == expected

@@ -70,6 +70,9 @@ class CheckOptions:
 
 
 URL_BATCH = 20_000
+# the first window of the passes that place findings (they stop once every finding is
+# placed, and most are near the start: the first of each code); the next ones grow to 4 MiB
+PLACING_FIRST = 1 << 18
 
 
 def check_document(
@@ -182,7 +185,7 @@ class _Again:
     def windows(self, text: bool) -> Windows:
         if self._plain is not None:
             return whole_windows(self._plain)
-        return windows_of(self.pieces, text)
+        return windows_of(self.pieces, text, first=PLACING_FIRST)
 
 
 def _check_entries(

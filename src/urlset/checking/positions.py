@@ -383,15 +383,19 @@ def windows_of(
     text: bool,
     window: int = 1 << 22,
     ends: tuple[bytes, ...] = _CUTS,
+    first: int | None = None,
 ) -> Windows:
     """The document's pieces as windows of about ``window`` bytes, cut right after an entry's
     end tag (one of ``ends``; a text sitemap: after a line end); afresh on each call. An
-    entry longer than a window makes the window grow until it ends."""
+    entry longer than a window makes the window grow until it ends. ``first``: the first
+    window's size, each next one twice the last up to ``window`` (a pass that may stop
+    early, as placing the first findings of each code does, reads no more than it needs)."""
     ends = (b"\n",) if text else ends
 
     def run() -> Iterator[tuple[int, bytes]]:
         held: list[bytes | bytearray] = []  # the pieces since the last cut
         size = base = 0
+        wanted = window if first is None else min(first, window)
         for data in pieces():
             if not data:
                 continue
@@ -400,7 +404,7 @@ def windows_of(
             else:
                 held.append(data)
             size += len(data)
-            if size < window:
+            if size < wanted:
                 continue
             # the last end is in the last piece (else in the pieces joined): only that
             # piece is cut, the window copied once, by the join
@@ -418,6 +422,7 @@ def windows_of(
                 out, rest = bytes(grown[:cut]), bytes(grown[cut:])
             held = [rest] if rest else []
             size = len(rest)
+            wanted = min(wanted * 2, window)
             yield base, out
             base += len(out)
         if held:

@@ -25,9 +25,14 @@ _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
 
 
 def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
-    """A record's extensions from their JSON: plain images (the core checked them as the
-    reader's compiled lane does) made at once, anything else by the registry."""
+    """A record's extensions from their JSON: plain images and one news article (the core
+    checked them as the reader's compiled lane does) made at once, anything else by the
+    registry."""
     images = fields.get("images")
+    if len(fields) == 1 and type(news := fields.get("news")) is dict:  # one article
+        article = _news_json()(news)
+        if article is not None:
+            return (article,)
     if len(fields) == 1 and images and all(image.keys() <= _PLAIN_IMAGE for image in images):
         made = _image()
         get = dict.get
@@ -40,6 +45,14 @@ def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
     from ..extensions import from_json_fields
 
     return from_json_fields(fields)
+
+
+@cache
+def _news_json() -> Any:
+    """``trusted_news_json``, its module loaded with the first record that has news."""
+    from ..extensions.news import trusted_news_json
+
+    return trusted_news_json
 
 
 @cache

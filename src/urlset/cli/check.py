@@ -12,6 +12,7 @@ that could not start (a file named that cannot be read, a start URL not fetched)
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import replace
@@ -169,7 +170,13 @@ def _run(
     allow_private: bool = False,
     sitemap_url: str | None = None,
 ) -> int:
-    from ..checking.checker import CheckOptions, check_paths
+    # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py's)
+    gc.disable()
+    try:
+        from ..checking.checker import CheckOptions, check_paths
+    finally:
+        gc.freeze()
+        gc.enable()
     from ..errors import InvalidValue
     from ..limits import profile as get_profile
     from ..urls import to_uri

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from ..codes import Code
-from ..dates import Lastmod, format_w3c, instant
+from ..dates import Lastmod, format_w3c, from_formatted, instant
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
 from .common import (
@@ -150,6 +150,29 @@ _FIELDS = (
 def trusted_news(values: tuple[tuple[Any, ...], ...]) -> tuple[News, ...]:
     """The news articles of the field tuples the reader's compiled tokenizer gives."""
     return tuple(News._trusted(*fields) for fields in values)
+
+
+def trusted_news_json(item: dict[str, Any]) -> News | None:
+    """The article of a JSON object the compiled core wrote for a ``News`` it had checked
+    (``to_json``'s fields, its date as ``format_w3c`` writes it), made without checking it
+    again; None for any other shape (``from_json`` judges it)."""
+    if not _JSON_REQUIRED <= item.keys() <= _JSON_FIELDS:
+        return None
+    get = item.get
+    return News._trusted(
+        item["publication_name"],
+        item["language"],
+        from_formatted(item["publication_date"]),
+        item["title"],
+        get("access"),
+        tuple(get("genres", ())),
+        tuple(get("keywords", ())),
+        tuple(get("stock_tickers", ())),
+    )
+
+
+_JSON_FIELDS = frozenset(_FIELDS)
+_JSON_REQUIRED = frozenset(_FIELDS[:4])
 
 
 def news_language(value: object) -> str:

@@ -170,7 +170,7 @@ class CompiledLane:
             found = scan(data, pos, end, line, left, sink.converted_listed())
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
             made, images = found[10:]
-            if made or images:  # the checker's own loc scan (and extension rules) must run
+            if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
                 self.locs_plain = False
             if locs and not self._emit(
                 locs, lastmods, freqs, prios, lines, origins, converted, images
@@ -373,7 +373,7 @@ def render_records(
         found = scan(data, pos, end, line, 1)
         pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
         made, images = found[10:]
-        if made or images:  # a loc not a URI as written, or images: as CompiledLane._records
+        if made or any(t[5] for t in images):  # as CompiledLane._records
             lane.locs_plain = False
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)

@@ -560,7 +560,58 @@ fn plain_record(text: &[u8], loc: &str) -> Option<([u32; COUNTS], Vec<Option<Str
         Some(b'n') => plain_news(text),
         Some(b'v') => plain_videos(text, loc).map(|counts| (counts, Vec::new())),
         Some(b'a') => plain_alternates(text, loc).map(|counts| (counts, Vec::new())),
+        Some(b'e') => plain_raws(text.as_bytes()).map(|()| ([0; COUNTS], Vec::new())),
         _ => None,
+    }
+}
+
+/// A record's elements of other namespaces alone, as the render lane writes them,
+/// `{"extensions":[{"namespace":"…","name":"…","xml":"…"},…]}` (strings whose escapes
+/// the parser reads, no control characters, no spaces between tokens), read without a tree:
+/// no rule reads them, so the record counts nothing (as [`record`] counts it); None for any
+/// other JSON (the parser reads it). `text` is UTF-8.
+fn plain_raws(text: &[u8]) -> Option<()> {
+    let mut rest = text.strip_prefix(b"{\"extensions\":[")?;
+    if text.iter().any(|&b| b < 0x20) {
+        return None; // the parser refuses one inside a string; the core writes none outside
+    }
+    loop {
+        rest = rest.strip_prefix(b"{")?;
+        loop {
+            rest = after_string(rest)?.strip_prefix(b":")?;
+            rest = after_string(rest)?;
+            match rest.split_first()? {
+                (b',', more) => rest = more,
+                (b'}', more) => {
+                    rest = more;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        match rest.split_first()? {
+            (b',', more) => rest = more,
+            (b']', more) => return (more == b"}").then_some(()),
+            _ => return None,
+        }
+    }
+}
+
+/// What follows the JSON string `text` starts with, when each of its escapes is one the
+/// parser reads (`\uXXXX`: four hex digits); None for anything else.
+fn after_string(text: &[u8]) -> Option<&[u8]> {
+    let mut rest = text.strip_prefix(b"\"")?;
+    loop {
+        let at = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[at] == b'"' {
+            return Some(&rest[at + 1..]);
+        }
+        let next = match *rest.get(at + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at + 2,
+            b'u' if rest.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => at + 6,
+            _ => return None,
+        };
+        rest = &rest[next..];
     }
 }
 
@@ -840,6 +891,37 @@ mod tests {
         assert_eq!(got.news_records, vec![3, 3, 5]);
         assert_eq!(got.news_dates, vec![0, -1, 0]);
         assert_eq!(got.dates, vec!["2024-01-01".to_string()]);
+    }
+
+    #[test]
+    fn elements_of_other_namespaces_are_counted_as_the_parser_counts_them() {
+        let loc = "https://a.test/p";
+        let same = [
+            r#"{"extensions":[{"namespace":"https://o.example/ns","name":"rating","xml":"<o:rating xmlns:o=\"https://o.example/ns\">4</o:rating>"}]}"#,
+            r#"{"extensions":[{"namespace":"n","name":"a","xml":"x"},{"namespace":"n","name":"b","xml":"caf\u00e9 \\ \/ \b\f\n\r\t \ud800"}]}"#,
+            r#"{"extensions":[{"xml":"x","xml":"y"}]}"#,
+        ];
+        for text in same {
+            let fast = plain_record(text.as_bytes(), loc).expect(text);
+            let parsed = record(&parse(text.as_bytes()).unwrap(), loc).unwrap();
+            assert_eq!(fast, parsed, "{text}");
+        }
+        // what the render lane does not write goes to the parser, whatever it makes of it
+        for text in [
+            r#"{"extensions":[]}"#,
+            r#"{"extensions":[{}]}"#,
+            r#"{"extensions":[{"xml":1}]}"#,
+            r#"{"extensions":[{"xml":"x"}], "images":[]}"#,
+            r#"{"extensions":[{"xml":"x"}]} "#,
+            r#"{"extensions":[{"xml":"\x"}]}"#,
+            r#"{"extensions":[{"xml":"\u12"}]}"#,
+            r#"{"extensions":[{"xml":"\u+123"}]}"#,
+            "{\"extensions\":[{\"xml\":\"a\tb\"}]}",
+            r#"{"extensions":[{"xml":"x"}"#,
+            r#"{"extensions":[{"xml":"x}]}"#,
+        ] {
+            assert_eq!(plain_raws(text.as_bytes()), None, "{text}");
+        }
     }
 
     #[test]
