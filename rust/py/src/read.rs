@@ -194,7 +194,7 @@ impl UrlsetScanner {
         let raws = media
             .raws
             .iter()
-            .map(|r| (r.namespace.as_str(), r.name.as_str(), r.xml.as_str()));
+            .map(|r| (&*r.namespace, &*r.name, r.xml.as_str()));
         let order = match &media.order {
             Some(order) => PyBytes::new(py, order).into_any().unbind(),
             None => py.None(),
