@@ -168,6 +168,10 @@ impl Renderer {
     /// kept: a file's lastmods often repeat), into `out`; `value` is the scan's, when it
     /// gave one (the text is not parsed again).
     fn lastmod_text(&mut self, text: &[u8], value: Option<Lastmod>, out: &mut Vec<u8>) {
+        if value.is_some_and(|v| v.written_as(text)) {
+            out.extend_from_slice(text);
+            return;
+        }
         if self.lastmod_in != text {
             self.lastmod_in.clear();
             self.lastmod_in.extend_from_slice(text);

@@ -74,16 +74,17 @@ fn text_bytes(text: &[u8]) -> Option<u8> {
 /// (`/.`, which WHATWG would rewrite), `&` as `spelling` allows it. None otherwise.
 pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
     let seen = text_bytes(text)?;
-    if seen & DOT != 0 && memchr::memchr_iter(b'.', text).any(|at| at > 0 && text[at - 1] == b'/') {
+    if seen & DOT != 0 && any_at(text, b'.', |at| at > 0 && text[at - 1] == b'/') {
         return None;
     }
-    if seen & PERCENT != 0 {
-        for at in memchr::memchr_iter(b'%', text) {
-            let (h, l) = (*text.get(at + 1)?, *text.get(at + 2)?);
-            if !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() || (h == b'2' && l | 0x20 == b'e') {
-                return None;
-            }
+    let bad_escape = |at: usize| match (text.get(at + 1), text.get(at + 2)) {
+        (Some(&h), Some(&l)) => {
+            !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() || (h == b'2' && l | 0x20 == b'e')
         }
+        _ => true,
+    };
+    if seen & PERCENT != 0 && any_at(text, b'%', bad_escape) {
+        return None;
     }
     if spelling == Spelling::Uri || seen & AMP == 0 {
         return Some(0);
@@ -96,6 +97,17 @@ pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
         amps += 1;
     }
     Some(amps)
+}
+
+/// Whether `bad` holds at some place of `byte` in `text`: a byte at a time in a text as short
+/// as most locs' (memchr's set-up, a call a place, costs more there), by memchr in a longer.
+#[inline(always)]
+fn any_at(text: &[u8], byte: u8, bad: impl Fn(usize) -> bool) -> bool {
+    if text.len() <= 64 {
+        text.iter().enumerate().any(|(at, &b)| b == byte && bad(at))
+    } else {
+        memchr::memchr_iter(byte, text).any(bad)
+    }
 }
 
 /// A loc text that is a plain URI as written.
