@@ -11,20 +11,22 @@ use super::media::{Media, News, Video};
 use super::raw::Raw;
 use super::records::{Record, Span};
 use crate::values::lastmod::Lastmod;
+use crate::values::loc::ENTITY_VALUES;
 
-/// A plain loc text's value (each `&amp;` read as `&`) appended to `out`.
-pub fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
+/// A plain loc text's value (each entity of `ENTITY_VALUES` read as its character) appended
+/// to `out`.
+pub fn plain_loc_value(data: &[u8], (a, b): Span, has_entity: bool, out: &mut Vec<u8>) {
     let mut rest = &data[a..b];
-    if has_amp {
+    if has_entity {
         // by '&' (memmem built a searcher a call, twice a loc); a plain loc holds no other
         while let Some(i) = memchr::memchr(b'&', rest) {
-            out.extend_from_slice(&rest[..=i]);
-            let entity = if rest[i..].starts_with(b"&amp;") {
-                5
-            } else {
-                1
-            };
-            rest = &rest[i + entity..];
+            out.extend_from_slice(&rest[..i]);
+            let (len, value) = ENTITY_VALUES
+                .iter()
+                .find(|(e, _)| rest[i..].starts_with(e))
+                .map_or((1, b'&'), |(e, value)| (e.len(), *value));
+            out.push(value);
+            rest = &rest[i + len..];
         }
     }
     out.extend_from_slice(rest);
@@ -43,7 +45,7 @@ pub fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
         }
         out.extend_from_slice(b"{\"loc\":\"");
         let from = out.len();
-        plain_loc_value(data, image.loc, image.has_amp, out);
+        plain_loc_value(data, image.loc, image.has_entity, out);
         // a plain loc needs no JSON escape; checked all the same, it costs one pass
         if out[from..]
             .iter()
@@ -401,6 +403,8 @@ mod tests {
             (b"https://a.test/&amp;", b"https://a.test/&"),
             (b"&amp;amp;", b"&amp;"),
             (b"a&b&amp;c", b"a&b&c"),
+            (b"it&apos;s&amp;&apos;", b"it's&'"),
+            (b"&amp;apos;", b"&apos;"),
         ] {
             let mut out = Vec::new();
             plain_loc_value(text, (0, text.len()), true, &mut out);

@@ -821,12 +821,13 @@ fn run(
     }
 }
 
-/// The loc's value (`&amp;` read as `&`, or the URI the core made of it) into `out`.
+/// The loc's value (its entities read as their characters, or the URI the core made of it)
+/// into `out`.
 fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
     out.clear();
     match &r.uri {
         Some(c) => out.extend_from_slice(c.uri.as_bytes()),
-        None => plain_loc_value(data, r.loc, r.has_amp, out),
+        None => plain_loc_value(data, r.loc, r.has_entity, out),
     }
 }
 
