@@ -86,7 +86,9 @@ impl UrlsetScanner {
             for v in &j.values {
                 values.push(match v {
                     None => py.None(),
-                    Some(Value::Loc { span, has_amp }) => loc_string(py, data, *span, *has_amp)?,
+                    Some(Value::Loc { span, has_entity }) => {
+                        loc_string(py, data, *span, *has_entity)?
+                    }
                     Some(Value::Lastmod((a, b))) => self.lastmod(py, &data[*a..*b])?,
                     Some(Value::Changefreq(i)) => self.changefreqs[usize::from(*i)].clone_ref(py),
                     Some(Value::Priority(p)) => PyFloat::new(py, *p).into_any().unbind(),
@@ -194,7 +196,7 @@ impl UrlsetScanner {
         let raws = media
             .raws
             .iter()
-            .map(|r| (r.namespace.as_str(), r.name.as_str(), r.xml.as_str()));
+            .map(|r| (&*r.namespace, &*r.name, r.xml.as_str()));
         let order = match &media.order {
             Some(order) => PyBytes::new(py, order).into_any().unbind(),
             None => py.None(),
@@ -352,7 +354,7 @@ fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<P
         .map(|i| {
             let [caption, geo, title] = &i.texts;
             (
-                loc_string(py, data, i.loc, i.has_amp)?,
+                loc_string(py, data, i.loc, i.has_entity)?,
                 caption.as_deref(),
                 geo.as_deref(),
                 title.as_deref(),
@@ -366,27 +368,22 @@ fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<P
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Py<PyAny>> {
     match &r.uri {
         Some(c) => Ok(PyString::new(py, &c.uri).into_any().unbind()),
-        None => loc_string(py, data, r.loc, r.has_amp),
+        None => loc_string(py, data, r.loc, r.has_entity),
     }
 }
 
 /// The loc of a plain loc text: its bytes (ASCII, the core checked: Python's decoding is
-/// the only check), each `&amp;` made `&`.
+/// the only check), each entity read as its character (`plain_loc_value`).
 fn loc_string(
     py: Python<'_>,
     data: &[u8],
     loc: (usize, usize),
-    has_amp: bool,
+    has_entity: bool,
 ) -> PyResult<Py<PyAny>> {
     let raw = &data[loc.0..loc.1];
-    let text = if has_amp {
+    let text = if has_entity {
         let mut text = Vec::with_capacity(raw.len());
-        let mut from = 0;
-        for at in memchr::memmem::find_iter(raw, b"&amp;") {
-            text.extend_from_slice(&raw[from..=at]);
-            from = at + 5;
-        }
-        text.extend_from_slice(&raw[from..]);
+        urlset_core::read::json::plain_loc_value(data, loc, true, &mut text);
         PyString::from_bytes(py, &text)?
     } else {
         PyString::from_bytes(py, raw)?

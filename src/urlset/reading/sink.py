@@ -36,14 +36,14 @@ MAX_ISSUES_PER_CODE = 1000
 # --- values: one place that decides what a value means, for every lane and format --------
 
 # A URL this matches is already what urls.to_uri returns for it: a strict subset of
-# urls.is_plain_uri (the same host rule; no quote, no dot segment, '%' only in an escape other
-# than %2E). Anything else goes through to_uri. tests/test_read_property.py checks the
-# inclusion. urls.PLAIN_HOST, and a port of 1-65535 without leading zeros, other than the
+# urls.is_plain_uri (the same host rule; "'" kept as it keeps it, no dot segment, '%' only in
+# an escape other than %2E). Anything else goes through to_uri. tests/test_read_property.py
+# checks the inclusion. urls.PLAIN_HOST, and a port of 1-65535 without leading zeros, other than the
 # defaults (which WHATWG drops). Every pattern using HOST has a '/' right after it.
 PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 HOST = PLAIN_HOST + rf"(?::(?!80/|443/){PORT})?"
 ESCAPE = r"%(?!2[eE])[0-9A-Fa-f]{2}"
-_FAST_URI = lazy(rf"https?://{HOST}/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|{ESCAPE})*")
+_FAST_URI = lazy(rf"https?://{HOST}/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|{ESCAPE})*")
 SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _FAST_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 _FAST_DATETIME = lazy(

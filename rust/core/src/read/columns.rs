@@ -1,7 +1,7 @@
 //! Records as Arrow-compatible columns (offsets, values, validity bitmaps), so a table of a
 //! plain sitemap is built without a Python object per entry (urlset.reading.arrow).
 //!
-//! The values are the reader's: the loc with `&amp;` replaced, the lastmod as
+//! The values are the reader's: the loc with its entities replaced, the lastmod as
 //! `dates.format_w3c` writes the value read and its instant (`dates.instant`), the
 //! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority,
 //! and the extensions object of a record's plain images as JSON text (null for none).
@@ -124,7 +124,7 @@ impl Columns {
     pub fn push(&mut self, data: &[u8], r: &Record) {
         match &r.uri {
             Some(c) => self.loc.values.extend_from_slice(c.uri.as_bytes()),
-            None => plain_loc_value(data, r.loc, r.has_amp, &mut self.loc.values),
+            None => plain_loc_value(data, r.loc, r.has_entity, &mut self.loc.values),
         }
         self.loc.close(true);
         let lastmod = r

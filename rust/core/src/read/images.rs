@@ -19,9 +19,9 @@ use crate::values::loc::plain_loc;
 /// Where one plain image's values are in the scanned text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageSpans {
-    /// The loc text as written (`&amp;` still escaped when `has_amp`).
+    /// The loc text as written (its entities still escaped when `has_entity`).
     pub loc: Span,
-    pub has_amp: bool,
+    pub has_entity: bool,
     /// caption, geo_location, title: the text (entities replaced) without surrounding
     /// spaces; None when the element is absent or holds only spaces (as the image
     /// extension's readers give them).
@@ -176,7 +176,7 @@ pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans>
     t.spaces();
     Some(ImageSpans {
         loc,
-        has_amp: plain.has_amp,
+        has_entity: plain.has_entity,
         texts,
     })
 }
@@ -199,7 +199,7 @@ mod tests {
         let found = images(text).unwrap();
         assert_eq!(found.len(), 2);
         assert_eq!(at(text, found[0].loc), "https://a.test/i?a&amp;b");
-        assert!(found[0].has_amp && !found[1].has_amp);
+        assert!(found[0].has_entity && !found[1].has_entity);
         assert_eq!(found[0].texts[0].as_deref(), Some("A <cap>"));
         assert_eq!(found[0].texts[1], None);
         assert_eq!(found[0].texts[2], None); // only spaces

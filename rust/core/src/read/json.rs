@@ -2,26 +2,31 @@
 //! it, for what the reader's output holds beyond the core fields: a record's plain images, as
 //! `extensions.json_fields` gives them (urlset.reading.output, urlset.reading.arrow).
 
+use std::cell::RefCell;
 use std::io::Write;
+use std::sync::Arc;
 
 use super::images::ImageSpans;
 use super::media::{Media, News, Video};
+use super::raw::Raw;
 use super::records::{Record, Span};
 use crate::values::lastmod::Lastmod;
+use crate::values::loc::ENTITY_VALUES;
 
-/// A plain loc text's value (each `&amp;` read as `&`) appended to `out`.
-pub fn plain_loc_value(data: &[u8], (a, b): Span, has_amp: bool, out: &mut Vec<u8>) {
+/// A plain loc text's value (each entity of `ENTITY_VALUES` read as its character) appended
+/// to `out`.
+pub fn plain_loc_value(data: &[u8], (a, b): Span, has_entity: bool, out: &mut Vec<u8>) {
     let mut rest = &data[a..b];
-    if has_amp {
+    if has_entity {
         // by '&' (memmem built a searcher a call, twice a loc); a plain loc holds no other
         while let Some(i) = memchr::memchr(b'&', rest) {
-            out.extend_from_slice(&rest[..=i]);
-            let entity = if rest[i..].starts_with(b"&amp;") {
-                5
-            } else {
-                1
-            };
-            rest = &rest[i + entity..];
+            out.extend_from_slice(&rest[..i]);
+            let (len, value) = ENTITY_VALUES
+                .iter()
+                .find(|(e, _)| rest[i..].starts_with(e))
+                .map_or((1, b'&'), |(e, value)| (e.len(), *value));
+            out.push(value);
+            rest = &rest[i + len..];
         }
     }
     out.extend_from_slice(rest);
@@ -40,7 +45,7 @@ pub fn images_json(data: &[u8], images: &[ImageSpans], out: &mut Vec<u8>) {
         }
         out.extend_from_slice(b"{\"loc\":\"");
         let from = out.len();
-        plain_loc_value(data, image.loc, image.has_amp, out);
+        plain_loc_value(data, image.loc, image.has_entity, out);
         // a plain loc needs no JSON escape; checked all the same, it costs one pass
         if out[from..]
             .iter()
@@ -204,14 +209,56 @@ fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
             if i > 0 {
                 out.push(b',');
             }
-            let mut o = Object::new(out);
-            o.text("namespace", &raw.namespace);
-            o.text("name", &raw.name);
-            o.text("xml", &raw.xml);
-            o.close();
+            raw_json(raw, out);
         }
         out.push(b']');
     }
+}
+
+/// The JSON of a raw element up to its xml's first `>` (`{"namespace":...,"name":...,
+/// "xml":"<p:x xmlns:p=\"...\"`), and what it was made of: most entries repeat the element,
+/// its shared namespace and name (`Raw`'s) and its start tag.
+struct RawHead {
+    /// Kept, so that no other string takes their addresses while they are compared by them.
+    names: (Arc<str>, Arc<str>),
+    start_tag: Vec<u8>,
+    json: Vec<u8>,
+}
+
+thread_local! {
+    static LAST_RAW_HEAD: RefCell<Option<RawHead>> = const { RefCell::new(None) };
+}
+
+/// `{"namespace":...,"name":...,"xml":...}` of an element of another namespace.
+fn raw_json(raw: &Raw, out: &mut Vec<u8>) {
+    let xml = raw.xml.as_bytes();
+    // JSON escapes byte by byte (none of '>'): the xml's two parts escape as it does whole
+    let (start_tag, rest) = xml.split_at(memchr::memchr(b'>', xml).unwrap_or(xml.len()));
+    LAST_RAW_HEAD.with_borrow_mut(|last| {
+        let same = last.as_ref().is_some_and(|h| {
+            Arc::ptr_eq(&h.names.0, &raw.namespace)
+                && Arc::ptr_eq(&h.names.1, &raw.name)
+                && h.start_tag == start_tag
+        });
+        if !same {
+            let mut json = Vec::with_capacity(2 * xml.len());
+            let mut o = Object::new(&mut json);
+            o.text("namespace", &raw.namespace);
+            o.text("name", &raw.name);
+            o.key("xml").push(b'"');
+            json_string(start_tag, &mut json);
+            *last = Some(RawHead {
+                names: (Arc::clone(&raw.namespace), Arc::clone(&raw.name)),
+                start_tag: start_tag.to_vec(),
+                json,
+            });
+        }
+        if let Some(head) = last.as_ref() {
+            out.extend_from_slice(&head.json);
+        }
+    });
+    json_string(rest, out);
+    out.extend_from_slice(b"\"}");
 }
 
 /// The fields of one JSON object, each `"name":value` after a comma but the first.
@@ -356,10 +403,44 @@ mod tests {
             (b"https://a.test/&amp;", b"https://a.test/&"),
             (b"&amp;amp;", b"&amp;"),
             (b"a&b&amp;c", b"a&b&c"),
+            (b"it&apos;s&amp;&apos;", b"it's&'"),
+            (b"&amp;apos;", b"&apos;"),
         ] {
             let mut out = Vec::new();
             plain_loc_value(text, (0, text.len()), true, &mut out);
             assert_eq!(out, want);
+        }
+    }
+
+    #[test]
+    fn raw_elements_write_as_their_fields_do_whatever_came_before() {
+        let raw = |namespace: &Arc<str>, name: &Arc<str>, xml: &str| Raw {
+            namespace: Arc::clone(namespace),
+            name: Arc::clone(name),
+            xml: xml.to_owned(),
+        };
+        let (ns, other_ns): (Arc<str>, Arc<str>) = ("urn:\"x".into(), "urn:y".into());
+        let (r, r_again, s): (Arc<str>, Arc<str>, Arc<str>) = ("r".into(), "r".into(), "s".into());
+        // each after the one before it: the same strings, equal ones at other addresses,
+        // another start tag, no '>' at all
+        for raw in [
+            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\">1\n</p:r>"),
+            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\">2</p:r>"),
+            raw(&ns, &r_again, "<p:r xmlns:p=\"urn:&quot;x\">3</p:r>"),
+            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\" a=\"\t\"/>"),
+            raw(&other_ns, &r, "<p:r xmlns:p=\"urn:y\"/>"),
+            raw(&ns, &s, "<p:s xmlns:p=\"urn:&quot;x\">4</p:s>"),
+            raw(&ns, &s, "no tag"),
+            raw(&ns, &s, "<p:s xmlns:p=\"urn:&quot;x\">4</p:s>"),
+        ] {
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            raw_json(&raw, &mut got);
+            let mut o = Object::new(&mut want);
+            o.text("namespace", &raw.namespace);
+            o.text("name", &raw.name);
+            o.text("xml", &raw.xml);
+            o.close();
+            assert_eq!(String::from_utf8(got), String::from_utf8(want));
         }
     }
 

@@ -256,7 +256,7 @@ fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
     let (a, b) = value(&mut pos)?;
     let plain = plain_loc(&text[a..b])?;
     let mut href = Vec::with_capacity(b - a);
-    super::json::plain_loc_value(text, (a, b), plain.has_amp, &mut href);
+    super::json::plain_loc_value(text, (a, b), plain.has_entity, &mut href);
     spaces(&mut pos);
     expect(&mut pos, b"/>")?;
     t.pos = pos;
@@ -330,14 +330,14 @@ fn optional<T>(
     }
 }
 
-/// A URI element's text: a plain URI as written (`&amp;` read as `&`), no longer than
-/// `limits.MAX_LOC_LENGTH`.
+/// A URI element's text: a plain URI as written (its entities read as their characters), no
+/// longer than `limits.MAX_LOC_LENGTH`.
 fn uri(t: &mut Tags<'_>, name: &[u8]) -> Option<String> {
     let (a, b) = t.text_then_close(name)?;
     let raw = &t.text[a..b];
     let plain = plain_loc(raw)?;
     let mut value = Vec::with_capacity(raw.len());
-    super::json::plain_loc_value(t.text, (a, b), plain.has_amp, &mut value);
+    super::json::plain_loc_value(t.text, (a, b), plain.has_entity, &mut value);
     t.spaces();
     (value.len() <= MAX_URI)
         .then(|| String::from_utf8(value).ok())

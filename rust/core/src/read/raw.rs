@@ -17,6 +17,9 @@
 //! attribute twice, texts and values within the value limit, nesting within `levels`.
 //! Anything else is left to lxml as before (tests/test_read_shapes.py holds the two alike).
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
 use super::values::value_text;
 
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -31,11 +34,13 @@ const KNOWN: [&str; 5] = [
     "http://www.w3.org/1999/xhtml",
 ];
 
-/// An element of another namespace, as `model.RawElement` holds it.
+/// An element of another namespace, as `model.RawElement` holds it. The namespace and name
+/// are shared: a sitemap's entries repeat a few elements, each made once
+/// ([`simple_raw`]'s cache), and the JSON writer knows them again by pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Raw {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Arc<str>,
+    pub name: Arc<str>,
     pub xml: String,
 }
 
@@ -428,12 +433,72 @@ pub fn raw_at(
     write(&elements, 0, &mut xml);
     Some((
         Raw {
-            namespace,
-            name,
+            namespace: namespace.into(),
+            name: name.into(),
             xml,
         },
         after,
     ))
+}
+
+/// What [`simple_raw`] makes of an element name once: its namespace and local name, and the
+/// start of its start tag as written (`<p:name xmlns:p="..."`).
+struct SimpleName {
+    qname: Vec<u8>,
+    namespace: Arc<str>,
+    name: Arc<str>,
+    open: String,
+}
+
+thread_local! {
+    /// The last element name [`simple_raw`] took (of a namespace urlset does not read, whose
+    /// answer depends on the name and its namespace alone): most entries repeat it.
+    static LAST_SIMPLE: RefCell<Option<SimpleName>> = const { RefCell::new(None) };
+}
+
+impl SimpleName {
+    /// `qname` of `namespace` made one (None: an element the parse or the reader judges).
+    fn new(qname: &[u8], namespace: &str, root: &RootScope) -> Option<SimpleName> {
+        let (prefix, local) = split(qname);
+        // a qname is ASCII
+        let (qname_str, prefix, name) = (
+            std::str::from_utf8(qname).ok()?,
+            std::str::from_utf8(prefix).ok()?,
+            std::str::from_utf8(local).ok()?,
+        );
+        let kept = reported(root, namespace, name) && (root.raw_strays || namespace != SITEMAP_NS);
+        if namespace == XML_NS || (KNOWN.contains(&namespace) && !kept) {
+            return None;
+        }
+        let mut open = String::with_capacity(2 * qname.len() + namespace.len() + 12);
+        open.push('<');
+        open.push_str(qname_str);
+        open.push_str(if prefix.is_empty() {
+            " xmlns"
+        } else {
+            " xmlns:"
+        });
+        open.push_str(prefix);
+        open.push_str("=\"");
+        open.push_str(namespace);
+        open.push('"');
+        Some(SimpleName {
+            qname: qname.to_vec(),
+            namespace: namespace.into(),
+            name: name.into(),
+            open,
+        })
+    }
+
+    /// Whether it is `qname` of `namespace`, and its answer stays whatever the reader has
+    /// reported since (a namespace urlset does not read: kept raw always).
+    fn is(&self, qname: &[u8], namespace: &str) -> bool {
+        self.qname == qname && *self.namespace == *namespace
+    }
+
+    fn reusable(&self) -> bool {
+        !KNOWN.contains(&&*self.namespace) && *self.namespace != *XML_NS
+    }
 }
 
 /// [`raw_at`] of an element written the simplest way, `<p:name>text</p:name>` (no
@@ -461,49 +526,42 @@ fn simple_raw(
     let closed = t[close..].starts_with(b"</")
         && t[close + 2..].starts_with(qname)
         && t.get(after - 1) == Some(&b'>');
-    let (prefix, local) = split(qname);
+    let prefix = split(qname).0;
     if !closed || prefix == b"xml" {
         return None;
     }
     let namespace = root.lookup(prefix)?;
-    // a qname is ASCII
-    let (qname, prefix, name) = (
-        std::str::from_utf8(qname).ok()?,
-        std::str::from_utf8(prefix).ok()?,
-        std::str::from_utf8(local).ok()?,
-    );
-    let kept = reported(root, namespace, name) && (root.raw_strays || namespace != SITEMAP_NS);
-    if namespace == XML_NS || (KNOWN.contains(&namespace) && !kept) {
-        return None;
-    }
     let value = super::values::value_str(&t[start..close], max_value)?;
-    let mut xml = String::with_capacity(2 * qname.len() + namespace.len() + value.len() + 16);
-    xml.push('<');
-    xml.push_str(qname);
-    xml.push_str(if prefix.is_empty() {
-        " xmlns"
-    } else {
-        " xmlns:"
-    });
-    xml.push_str(prefix);
-    xml.push_str("=\"");
-    xml.push_str(namespace);
-    xml.push('"');
-    if value.is_empty() {
-        xml.push_str("/>");
-    } else {
-        xml.push('>');
-        write_escaped(&value, false, &mut xml);
-        xml.push_str("</");
-        xml.push_str(qname);
-        xml.push('>');
-    }
-    let raw = Raw {
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
-        xml,
+    let written = |known: &SimpleName| {
+        let mut xml = String::with_capacity(known.open.len() + qname.len() + value.len() + 5);
+        xml.push_str(&known.open);
+        if value.is_empty() {
+            xml.push_str("/>");
+        } else {
+            xml.push('>');
+            write_escaped(&value, false, &mut xml);
+            xml.push_str("</");
+            // ASCII: the qname of `known.open`
+            xml.push_str(std::str::from_utf8(qname).unwrap_or_default());
+            xml.push('>');
+        }
+        Raw {
+            namespace: Arc::clone(&known.namespace),
+            name: Arc::clone(&known.name),
+            xml,
+        }
     };
-    Some((raw, after))
+    LAST_SIMPLE.with_borrow_mut(|last| {
+        if let Some(known) = last.as_ref().filter(|k| k.is(qname, namespace)) {
+            return Some((written(known), after));
+        }
+        let known = SimpleName::new(qname, namespace, root)?;
+        let raw = written(&known);
+        if known.reusable() {
+            *last = Some(known);
+        }
+        Some((raw, after))
+    })
 }
 
 /// Whether the reader reported the element (`namespace`, `name`) once already, so that it
@@ -650,7 +708,7 @@ mod tests {
             assert_eq!(found.xml, kept, "{written}");
         }
         let r = raw(r#"<r xmlns="urn:x"/>"#).unwrap();
-        assert_eq!((r.namespace.as_str(), r.name.as_str()), ("urn:x", "r"));
+        assert_eq!((&*r.namespace, &*r.name), ("urn:x", "r"));
     }
 
     #[test]
@@ -727,12 +785,33 @@ mod simple_tests {
             let mut written = String::new();
             write(&elements, 0, &mut written);
             assert_eq!(after, parsed_after, "{xml}");
-            assert_eq!(fast.namespace, namespace, "{xml}");
+            assert_eq!(*fast.namespace, *namespace, "{xml}");
             assert_eq!(
-                fast.name,
+                &*fast.name,
                 std::str::from_utf8(split(&elements[0].qname).1).unwrap()
             );
             assert_eq!(fast.xml, written, "{xml}");
+        }
+        // one after another, each name's answer as on its own (the last name is kept)
+        for (xml, raws) in [
+            ("<other:r>1</other:r>", true),
+            ("<other:r>2</other:r>", true),
+            ("<o2:r>3</o2:r>", true),
+            ("<image:r>1</image:r>", false),
+            ("<other:s>4</other:s>", true),
+            ("<xml:r>1</xml:r>", false),
+            ("<other:s></other:s>", true),
+        ] {
+            let text = xml.as_bytes();
+            let span = (0, text.len());
+            let fast = simple_raw(text, span, &root, 100);
+            assert_eq!(fast.is_some(), raws, "{xml}");
+            if let Some((fast, _)) = fast {
+                let (elements, _, namespace) = parsed(text, span, &root, 100, 0).unwrap();
+                let mut written = String::new();
+                write(&elements, 0, &mut written);
+                assert_eq!((&*fast.namespace, fast.xml), (&*namespace, written));
+            }
         }
         // every other form is the parse's to judge
         for xml in [

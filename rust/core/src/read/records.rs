@@ -55,14 +55,14 @@ impl Kind {
 pub struct Record {
     /// The line of its start tag (1-based, counted in line feeds).
     pub line: u32,
-    /// The loc text as written (`&amp;` still escaped when `has_amp`).
+    /// The loc text as written (its entities still escaped when `has_entity`).
     pub loc: Span,
     /// Bytes of the loc's `scheme://authority/` (of `uri` when there is one).
     pub origin_len: usize,
     /// The URI the core made of a loc that is not one as written (`crate::values::iri`);
     /// only when the scan was asked to ([`scan_converting`]).
     pub uri: Option<Box<Converted>>,
-    pub has_amp: bool,
+    pub has_entity: bool,
     /// The lastmod text, a form Python's `fromisoformat` reads.
     pub lastmod: Option<Span>,
     /// Its value, as the scan parsed it.
@@ -104,7 +104,7 @@ pub struct Text {
 pub enum Value {
     Loc {
         span: Span,
-        has_amp: bool,
+        has_entity: bool,
     },
     Lastmod(Span),
     Changefreq(u8),
@@ -285,7 +285,7 @@ fn entry(
         let (
             PlainLoc {
                 origin_len,
-                has_amp,
+                has_entity,
             },
             uri,
         ) = match plain_loc(text(loc)) {
@@ -295,7 +295,7 @@ fn entry(
                 let origin_len = origin_len(&converted.uri);
                 let plain = PlainLoc {
                     origin_len,
-                    has_amp: false,
+                    has_entity: false,
                 };
                 (plain, Some(Box::new(converted)))
             }
@@ -318,7 +318,7 @@ fn entry(
             loc,
             origin_len,
             uri,
-            has_amp,
+            has_entity,
             lastmod,
             lastmod_value,
             changefreq,
@@ -365,7 +365,7 @@ fn judged(
             let plain = match i {
                 0 => plain_loc(raw).map(|p| Value::Loc {
                     span: s,
-                    has_amp: p.has_amp,
+                    has_entity: p.has_entity,
                 }),
                 1 => plain_lastmod(raw).then_some(Value::Lastmod(s)),
                 2 => plain_changefreq(raw).map(Value::Changefreq),
@@ -425,7 +425,7 @@ fn typed(r: Record) -> Judged {
         },
         None => Value::Loc {
             span: r.loc,
-            has_amp: r.has_amp,
+            has_entity: r.has_entity,
         },
     };
     Judged {
@@ -698,7 +698,7 @@ mod tests {
         let (a, b) = (&s.records[0], &s.records[1]);
         assert_eq!((a.line, b.line), (2, 3));
         assert_eq!(&text[b.loc.0..b.loc.1], "https://a.test/y?a&amp;b");
-        assert!(b.has_amp && !a.has_amp);
+        assert!(b.has_entity && !a.has_entity);
         assert_eq!(b.origin_len, "https://a.test/".len());
         let lm = b.lastmod.unwrap();
         assert_eq!(&text[lm.0..lm.1], "2024-01-02");

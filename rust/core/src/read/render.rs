@@ -168,6 +168,10 @@ impl Renderer {
     /// kept: a file's lastmods often repeat), into `out`; `value` is the scan's, when it
     /// gave one (the text is not parsed again).
     fn lastmod_text(&mut self, text: &[u8], value: Option<Lastmod>, out: &mut Vec<u8>) {
+        if value.is_some_and(|v| v.written_as(text)) {
+            out.extend_from_slice(text);
+            return;
+        }
         if self.lastmod_in != text {
             self.lastmod_in.clear();
             self.lastmod_in.extend_from_slice(text);
@@ -817,12 +821,13 @@ fn run(
     }
 }
 
-/// The loc's value (`&amp;` read as `&`, or the URI the core made of it) into `out`.
+/// The loc's value (its entities read as their characters, or the URI the core made of it)
+/// into `out`.
 fn loc_value(data: &[u8], r: &Record, out: &mut Vec<u8>) {
     out.clear();
     match &r.uri {
         Some(c) => out.extend_from_slice(c.uri.as_bytes()),
-        None => plain_loc_value(data, r.loc, r.has_amp, out),
+        None => plain_loc_value(data, r.loc, r.has_entity, out),
     }
 }
 

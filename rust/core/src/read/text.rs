@@ -72,7 +72,7 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
         loc: (a, b),
         origin_len: origin,
         uri,
-        has_amp: false,
+        has_entity: false,
         lastmod: None,
         lastmod_value: None,
         changefreq: None,

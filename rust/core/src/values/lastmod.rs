@@ -183,6 +183,28 @@ impl Lastmod {
         out.extend_from_slice(&text[..len]);
     }
 
+    /// Whether `text`, the text it was parsed from ([`parse_bytes`]), is its W3C text
+    /// already ([`Lastmod::text`]): a year, a month or a day; or a time with seconds, a
+    /// fraction of six digits not all zero or none, and `Z` or an offset other than zero.
+    /// Most sitemaps' lastmods are: the writer copies them instead of writing the value.
+    pub fn written_as(&self, text: &[u8]) -> bool {
+        if matches!(text.len(), 4 | 7 | 10) {
+            return true;
+        }
+        if text.len() < 20 || text[16] != b':' {
+            return false; // no seconds: written with them
+        }
+        let zone = if text[19] == b'.' {
+            if text.len() < 27 || text[26].is_ascii_digit() || self.micro == 0 {
+                return false; // a fraction other than six digits, or zero: written otherwise
+            }
+            &text[26..]
+        } else {
+            &text[19..]
+        };
+        zone == b"Z" || (zone.len() == 6 && self.offset_minutes != 0)
+    }
+
     /// Its W3C text ([`Lastmod::write`]) in the first bytes of an array (the longest,
     /// `2024-05-06T10:30:00.123456+05:30`, fills it), and how many: made with no call and
     /// no division loop, as each entry's lastmod is.
@@ -348,6 +370,31 @@ fn parse_fields(text: &[u8]) -> Option<Lastmod> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn texts_taken_as_written_are_what_the_value_writes() {
+        let (mut taken, mut all) = (0, 0);
+        for date in ["2024", "2024-05", "0999-12-31", "2024-02-29"] {
+            for time in ["", "T10:30", "T10:30:59", "T00:00:00"] {
+                for fraction in [
+                    "", ".1", ".123", ".000000", ".123456", ".0000001", ".1234567",
+                ] {
+                    for zone in ["", "Z", "+05:30", "-00:00", "+00:00", "-23:59", "z"] {
+                        let text = format!("{date}{time}{fraction}{zone}");
+                        let Some(value) = super::parse_bytes(text.as_bytes()) else {
+                            continue;
+                        };
+                        let (written, len) = value.text();
+                        let same = written[..len] == *text.as_bytes();
+                        assert_eq!(value.written_as(text.as_bytes()), same, "{text}");
+                        taken += usize::from(same);
+                        all += 1;
+                    }
+                }
+            }
+        }
+        assert!(taken >= 10 && all > taken, "{taken} of {all}");
+    }
+
     use super::*;
 
     fn round(text: &str) -> Option<String> {

@@ -8,31 +8,28 @@ use std::cell::RefCell;
 /// "must be less than 2,048 characters" (sitemaps.org 0.9; urlset.limits.MAX_LOC_LENGTH).
 pub const MAX_LOC_LENGTH: usize = 2048;
 
-/// How the loc is spelled: the reader's XML text (`&` only as `&amp;`, no `'`, which WHATWG
-/// escapes in a query) or the writer's URI as `urls.is_plain_uri` takes it (`&` and `'` as
-/// they are; escaping is the writer's job).
+/// How the loc is spelled: the reader's XML text (`&` only as `&amp;`, `'` as it is or as
+/// `&apos;`) or the writer's URI as
+/// `urls.is_plain_uri` takes it (`&` as it is; escaping is the writer's job). Both take a raw
+/// `'`: `urls.to_uri` keeps it (is_plain_uri allows it; only its WHATWG parse would escape it
+/// in a query).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spelling {
     XmlText,
     Uri,
 }
 
-/// Whether a byte may stand in a plain URI as `spelling` writes it (`URI`: the writer's):
-/// a character RFC 3986 allows as it is (unreserved, sub-delims, `:`, `@`, `/`, `?`), `%`
-/// (each escape is checked on its own), `&` (the reader's only as `&amp;`, checked on its
-/// own) and for the writer `'`. Comparisons with ranges rather than a table, so that a
-/// block of bytes is judged at once (the compiler makes vector code of it).
+/// Whether a byte may stand in a plain URI: a character RFC 3986 allows as it is
+/// (unreserved, sub-delims, `:`, `@`, `/`, `?`), `%` (each escape is checked on its own) and
+/// `&` (the reader's only in an entity, checked on its own). Comparisons with ranges rather
+/// than a table, so that a block of bytes is judged at once (the compiler makes vector code
+/// of it).
 #[inline(always)]
-fn allowed<const URI: bool>(b: u8) -> bool {
+fn allowed(b: u8) -> bool {
     let within = |lo: u8, hi: u8| b.wrapping_sub(lo) <= hi - lo;
-    // ! $%& ('  ()*+,-./0-9:;  =  ?@A-Z  _  a-z  ~
-    let quote = if URI {
-        within(b'$', b';')
-    } else {
-        within(b'$', b'&') | within(b'(', b';')
-    };
+    // ! $%&'()*+,-./0-9:;  =  ?@A-Z  _  a-z  ~
     (b == b'!')
-        | quote
+        | within(b'$', b';')
         | (b == b'=')
         | within(b'?', b'Z')
         | (b == b'_')
@@ -41,7 +38,7 @@ fn allowed<const URI: bool>(b: u8) -> bool {
 }
 
 /// Bytes a plain URI holds that need a look at their neighbours: `.` (after `/`, a dot
-/// segment), `%` (an escape) and `&` (the reader's `&amp;`); bits of [`block_bytes`].
+/// segment), `%` (an escape) and `&` (the reader's entities); bits of [`block_bytes`].
 const DOT: u8 = 1;
 const PERCENT: u8 = 2;
 const AMP: u8 = 4;
@@ -50,59 +47,76 @@ const AMP: u8 = 4;
 /// bytes is not [`allowed`]. Most blocks hold only `a-z`, `0-9`, `-` and `/`: one test of
 /// three ranges says so; the others get the full one.
 #[inline(always)]
-fn block_bytes<const URI: bool>(block: &[u8]) -> Option<u8> {
+fn block_bytes(block: &[u8]) -> Option<u8> {
     let common = |b: u8| b.wrapping_sub(b'a') <= 25 || b.wrapping_sub(b'/') <= 10 || b == b'-';
     if block.iter().fold(true, |all, &b| all & common(b)) {
         return Some(0);
     }
     let (mut all, mut seen) = (true, 0u8);
     for &b in block {
-        all &= allowed::<URI>(b);
+        all &= allowed(b);
         seen |= u8::from(b == b'.') | u8::from(b == b'%') << 1 | u8::from(b == b'&') << 2;
     }
     all.then_some(seen)
 }
 
 /// [`block_bytes`] of the whole text, sixteen bytes at a time.
-fn text_bytes<const URI: bool>(text: &[u8]) -> Option<u8> {
+fn text_bytes(text: &[u8]) -> Option<u8> {
     let mut blocks = text.chunks_exact(16);
     let mut seen = 0;
     for block in blocks.by_ref() {
-        seen |= block_bytes::<URI>(block)?;
+        seen |= block_bytes(block)?;
     }
-    Some(seen | block_bytes::<URI>(blocks.remainder())?)
+    Some(seen | block_bytes(blocks.remainder())?)
 }
 
-/// The count of `&amp;` in `text` when all its characters are plain: only ones RFC 3986
-/// allows as they are, `%XX` escapes other than `%2E` (a dot to WHATWG), no dot segment
-/// (`/.`, which WHATWG would rewrite), `&` as `spelling` allows it. None otherwise.
+/// How many bytes longer than its value `text` is (its entities: `&amp;` and `&apos;`) when
+/// all its characters are plain: only ones RFC 3986 allows as they are, `%XX` escapes other
+/// than `%2E` (a dot to WHATWG), no dot segment (`/.`, which WHATWG would rewrite), `&` as
+/// `spelling` allows it. None otherwise.
 pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
-    let seen = match spelling {
-        Spelling::XmlText => text_bytes::<false>(text)?,
-        Spelling::Uri => text_bytes::<true>(text)?,
-    };
-    if seen & DOT != 0 && memchr::memchr_iter(b'.', text).any(|at| at > 0 && text[at - 1] == b'/') {
+    let seen = text_bytes(text)?;
+    if seen & DOT != 0 && any_at(text, b'.', |at| at > 0 && text[at - 1] == b'/') {
         return None;
     }
-    if seen & PERCENT != 0 {
-        for at in memchr::memchr_iter(b'%', text) {
-            let (h, l) = (*text.get(at + 1)?, *text.get(at + 2)?);
-            if !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() || (h == b'2' && l | 0x20 == b'e') {
-                return None;
-            }
+    let bad_escape = |at: usize| match (text.get(at + 1), text.get(at + 2)) {
+        (Some(&h), Some(&l)) => {
+            !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() || (h == b'2' && l | 0x20 == b'e')
         }
+        _ => true,
+    };
+    if seen & PERCENT != 0 && any_at(text, b'%', bad_escape) {
+        return None;
     }
     if spelling == Spelling::Uri || seen & AMP == 0 {
         return Some(0);
     }
-    let mut amps = 0usize;
+    let mut longer = 0usize;
     for at in memchr::memchr_iter(b'&', text) {
-        if !text[at..].starts_with(b"&amp;") {
-            return None;
-        }
-        amps += 1;
+        longer += match ENTITY_VALUES
+            .iter()
+            .find(|(e, _)| text[at..].starts_with(e))
+        {
+            Some((entity, _)) => entity.len() - 1,
+            None => return None,
+        };
     }
-    Some(amps)
+    Some(longer)
+}
+
+/// The entities a plain loc text may hold, and the characters they stand for: `'` too, as
+/// `urls.to_uri` keeps it and the writer escapes it (`escape_into`).
+pub const ENTITY_VALUES: [(&[u8], u8); 2] = [(b"&amp;", b'&'), (b"&apos;", b'\'')];
+
+/// Whether `bad` holds at some place of `byte` in `text`: a byte at a time in a text as short
+/// as most locs' (memchr's set-up, a call a place, costs more there), by memchr in a longer.
+#[inline(always)]
+fn any_at(text: &[u8], byte: u8, bad: impl Fn(usize) -> bool) -> bool {
+    if text.len() <= 64 {
+        text.iter().enumerate().any(|(at, &b)| b == byte && bad(at))
+    } else {
+        memchr::memchr_iter(byte, text).any(bad)
+    }
 }
 
 /// A loc text that is a plain URI as written.
@@ -110,8 +124,9 @@ pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
 pub struct PlainLoc {
     /// Bytes of `scheme://authority/` (the origin, with its slash; no entity in it).
     pub origin_len: usize,
-    /// Whether the text holds `&amp;` (the loc is the text with each one as `&`).
-    pub has_amp: bool,
+    /// Whether the text holds an entity of [`ENTITY_VALUES`] (the loc is the text with each
+    /// one as its character).
+    pub has_entity: bool,
 }
 
 /// The reader's question: the loc text `text` (between `<loc>` and `</loc>`, not unescaped)
@@ -121,13 +136,13 @@ pub struct PlainLoc {
 /// text, at most 2,048 characters once unescaped. None sends the record to the careful lane.
 pub fn plain_loc(text: &[u8]) -> Option<PlainLoc> {
     let origin_len = plain_origin(text)?;
-    let amps = plain_characters(&text[origin_len - 1..], Spelling::XmlText)?;
-    if text.len() - 4 * amps > MAX_LOC_LENGTH {
+    let longer = plain_characters(&text[origin_len - 1..], Spelling::XmlText)?;
+    if text.len() - longer > MAX_LOC_LENGTH {
         return None;
     }
     Some(PlainLoc {
         origin_len,
-        has_amp: amps > 0,
+        has_entity: longer > 0,
     })
 }
 
@@ -295,12 +310,24 @@ mod tests {
         assert!(ok("https://example.com/"));
         assert!(ok("http://a.b-c.example:8080/x?q=1&amp;r=%C3%A9"));
         assert!(ok("http://127.0.0.1:65535/"));
+        assert!(ok("https://example.com/search?q=it's-1&amp;page=2"));
+        assert!(ok("https://example.com/search?q=it&apos;s"));
+        assert_eq!(
+            plain_loc(b"https://x.test/&apos;"),
+            Some(PlainLoc {
+                origin_len: 15,
+                has_entity: true
+            })
+        );
+        let apos = format!("https://e.com/{}&apos;", "a".repeat(MAX_LOC_LENGTH - 15));
+        assert!(ok(&apos));
+        assert!(!ok(&format!("{apos}a")));
         assert!(ok("https://example.com:18080/p"));
         assert_eq!(
             plain_loc(b"https://x.test:81/a&amp;b"),
             Some(PlainLoc {
                 origin_len: 18,
-                has_amp: true
+                has_entity: true
             })
         );
         for bad in [
@@ -319,12 +346,14 @@ mod tests {
             "https://123/",
             "https://example.com/a b",
             "https://example.com/a&b",
+            "https://example.com/a&#39;b",
+            "https://example.com/a&quot;b",
+            "https://example.com/a&apos",
             "https://example.com/100%",
             "https://example.com/%2e",
             "https://example.com/%2E",
             "https://example.com/./",
             "https://example.com/a#f",
-            "https://example.com/'",
             "https://u@example.com/",
             "ftp://example.com/",
             "https://example.com/é",
