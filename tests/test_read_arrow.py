@@ -242,7 +242,7 @@ def test_plain_images_are_read_into_the_extensions_column_by_the_core() -> None:
 
 
 _FRESH = """
-import gzip, sys, threading
+import gc, gzip, sys, threading
 {before}
 from urlset.reading import arrow
 from urlset.reading.arrow import read_arrow
@@ -265,29 +265,31 @@ else:
     print(type(table).__module__, type(table).__name__, table.num_rows)
 print("pandas" in sys.modules, failed, threading.active_count())
 print([type(thread).__name__ for thread in started])
+print(gc.isenabled())
 """
 
 
 @pytest.mark.parametrize(
     ("before", "said"),
     [
-        ("", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']"]),
+        ("", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']", "True"]),
+        # the collector, off while pyarrow is imported, is left as the caller had it
+        ("gc.disable()", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']", "False"]),
         # pyarrow missing: its thread says nothing; the caller's import raises
         (
             "class No:\n"
             "    def find_spec(self, name, path=None, target=None):\n"
             "        if name == 'pyarrow': raise ImportError('no pyarrow here')\n"
             "sys.meta_path.insert(0, No())",
-            ["ImportError no pyarrow here", "False [] 1", "['Thread']"],
+            ["ImportError no pyarrow here", "False [] 1", "['Thread']", "True"],
         ),
     ],
 )
 def test_pyarrow_is_imported_beside_the_read(before: str, said: list[str]) -> None:
     """A fresh process's first read_arrow imports pyarrow on a thread of its own while the
     core reads, given a free core (the import is as long as reading a few hundred thousand
-    entries): a Table
-    all the same, no pandas, no thread left over; without pyarrow, the caller's ImportError
-    and nothing from the thread."""
+    entries): a Table all the same, no pandas, no thread left over, the collector as it
+    was; without pyarrow, the caller's ImportError and nothing from the thread."""
     import subprocess
     import sys
 
