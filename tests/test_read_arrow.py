@@ -323,3 +323,41 @@ def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -
         looks.clear()
         assert read_arrow(data).num_rows == 30_000
         assert looks == ["read_arrow"]
+
+
+def test_column_views_are_the_columns_without_a_copy() -> None:
+    """``column_views`` hands over the core's own buffers (read-only, alive as long as a
+    view of them is): byte for byte what ``columns`` copies into bytes, nulls included."""
+    from urlset._core import RecordRenderer
+
+    doc = (
+        "".join(
+            f"<url><loc>https://e.com/{i}?a&amp;b</loc>"
+            + (f"<lastmod>2024-01-0{i % 9 + 1}T10:00:00+02:00</lastmod>" if i % 3 else "")
+            + ("<changefreq>daily</changefreq><priority>0.3</priority>" if i % 2 else "")
+            + "</url>\n"
+            for i in range(40)
+        )
+    ).encode()
+
+    def taken(views: bool) -> Any:
+        renderer = RecordRenderer("arrow", "", 4096, split_from=16)
+        renderer.know("https://e.com/")  # judged by the sink: the run does not stop there
+        assert renderer.render(doc, 0, len(doc), 1, 1000)[2] == 40
+        return renderer.column_views() if views else renderer.columns()
+
+    copied, views = taken(False), taken(True)
+    assert views[0] == copied[0] == 40
+    flat = []
+    for (validity, nulls), first, second in views[1:]:
+        flat += [validity, first, second]
+        assert (validity is None) == (nulls == 0)
+    expected = [b for (validity, _), first, second in copied[1:] for b in (validity, first, second)]
+    assert [None if b is None else bytes(memoryview(b)) for b in flat] == expected
+    assert any(b is not None for b in flat[::3])  # some column has nulls
+    held = memoryview(views[1][2])
+    assert held.readonly
+    with pytest.raises(TypeError):
+        held[0] = 0
+    del views, flat
+    assert held.tobytes() == copied[1][2]  # the view keeps its buffer

@@ -148,7 +148,7 @@ def in_document_order(
     import pyarrow as pa
 
     runs = spec.take() if runs is None else runs
-    columns = spec.columns()
+    columns = spec.column_views()
     if columns is None:
         return [values_batch(values)]
     core = core_batch(columns)
