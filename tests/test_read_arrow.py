@@ -242,7 +242,7 @@ def test_plain_images_are_read_into_the_extensions_column_by_the_core() -> None:
 
 
 _FRESH = """
-import gzip, sys, threading
+import gc, gzip, sys, threading
 {before}
 from urlset.reading import arrow
 from urlset.reading.arrow import read_arrow
@@ -265,29 +265,31 @@ else:
     print(type(table).__module__, type(table).__name__, table.num_rows)
 print("pandas" in sys.modules, failed, threading.active_count())
 print([type(thread).__name__ for thread in started])
+print(gc.isenabled())
 """
 
 
 @pytest.mark.parametrize(
     ("before", "said"),
     [
-        ("", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']"]),
+        ("", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']", "True"]),
+        # the collector, off while pyarrow is imported, is left as the caller had it
+        ("gc.disable()", ["pyarrow.lib Table 3000", "False [] 1", "['Thread']", "False"]),
         # pyarrow missing: its thread says nothing; the caller's import raises
         (
             "class No:\n"
             "    def find_spec(self, name, path=None, target=None):\n"
             "        if name == 'pyarrow': raise ImportError('no pyarrow here')\n"
             "sys.meta_path.insert(0, No())",
-            ["ImportError no pyarrow here", "False [] 1", "['Thread']"],
+            ["ImportError no pyarrow here", "False [] 1", "['Thread']", "True"],
         ),
     ],
 )
 def test_pyarrow_is_imported_beside_the_read(before: str, said: list[str]) -> None:
     """A fresh process's first read_arrow imports pyarrow on a thread of its own while the
     core reads, given a free core (the import is as long as reading a few hundred thousand
-    entries): a Table
-    all the same, no pandas, no thread left over; without pyarrow, the caller's ImportError
-    and nothing from the thread."""
+    entries): a Table all the same, no pandas, no thread left over, the collector as it
+    was; without pyarrow, the caller's ImportError and nothing from the thread."""
     import subprocess
     import sys
 
@@ -321,3 +323,41 @@ def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -
         looks.clear()
         assert read_arrow(data).num_rows == 30_000
         assert looks == ["read_arrow"]
+
+
+def test_column_views_are_the_columns_without_a_copy() -> None:
+    """``column_views`` hands over the core's own buffers (read-only, alive as long as a
+    view of them is): byte for byte what ``columns`` copies into bytes, nulls included."""
+    from urlset._core import RecordRenderer
+
+    doc = (
+        "".join(
+            f"<url><loc>https://e.com/{i}?a&amp;b</loc>"
+            + (f"<lastmod>2024-01-0{i % 9 + 1}T10:00:00+02:00</lastmod>" if i % 3 else "")
+            + ("<changefreq>daily</changefreq><priority>0.3</priority>" if i % 2 else "")
+            + "</url>\n"
+            for i in range(40)
+        )
+    ).encode()
+
+    def taken(views: bool) -> Any:
+        renderer = RecordRenderer("arrow", "", 4096, split_from=16)
+        renderer.know("https://e.com/")  # judged by the sink: the run does not stop there
+        assert renderer.render(doc, 0, len(doc), 1, 1000)[2] == 40
+        return renderer.column_views() if views else renderer.columns()
+
+    copied, views = taken(False), taken(True)
+    assert views[0] == copied[0] == 40
+    flat = []
+    for (validity, nulls), first, second in views[1:]:
+        flat += [validity, first, second]
+        assert (validity is None) == (nulls == 0)
+    expected = [b for (validity, _), first, second in copied[1:] for b in (validity, first, second)]
+    assert [None if b is None else bytes(memoryview(b)) for b in flat] == expected
+    assert any(b is not None for b in flat[::3])  # some column has nulls
+    held = memoryview(views[1][2])
+    assert held.readonly
+    with pytest.raises(TypeError):
+        held[0] = 0
+    del views, flat
+    assert held.tobytes() == copied[1][2]  # the view keeps its buffer

@@ -306,6 +306,15 @@ TypedExtensions = tuple[
 # native byte order, as pyarrow.Array.from_buffers takes them
 ArrowBuffers = tuple[tuple[bytes | None, int], bytes, bytes | None]
 
+class ColumnBuffer:
+    """One of a renderer's column buffers, read-only through the buffer protocol (no copy:
+    ``pyarrow.py_buffer`` wraps it); rust/py/src/views.rs."""
+
+    def __len__(self) -> int: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+ArrowViews = tuple[tuple[ColumnBuffer | None, int], ColumnBuffer, ColumnBuffer | None]
+
 def plain_loc(text: bytes) -> bool: ...
 def printable(text: str) -> bool: ...
 
@@ -384,6 +393,10 @@ class RecordRenderer:
         ArrowBuffers,  # priority: float64
         ArrowBuffers,  # extensions: string, {"images":[...]} as json_fields gives it, or null
     ]: ...
+    # columns() with each buffer the core's own, not a bytes copy
+    def column_views(
+        self,
+    ) -> tuple[int, ArrowViews, ArrowViews, ArrowViews, ArrowViews, ArrowViews, ArrowViews]: ...
     # the sink's duplicate set while it reads, as SeenLocs
     def add(self, loc: str, /) -> bool: ...
     def add_all_new(self, locs: list[str], /) -> bool: ...

@@ -8,6 +8,7 @@ mod read;
 mod render;
 mod set;
 mod sources;
+mod views;
 mod write;
 
 #[pymodule]
@@ -22,5 +23,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     set::register(m)?;
     write::register(m)?;
     sources::register(m)?;
+    views::register(m)?;
     Ok(())
 }

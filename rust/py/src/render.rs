@@ -288,6 +288,13 @@ impl RecordRenderer {
         Ok(buffers.into_pyobject(py)?.into_any())
     }
 
+    /// "arrow": as `columns`, each buffer the core's own vector (a `ColumnBuffer`, read
+    /// through the buffer protocol) instead of a bytes copy of it.
+    fn column_views<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let views = crate::views::column_views(py, std::mem::take(&mut self.columns))?;
+        Ok(views.into_pyobject(py)?.into_any())
+    }
+
     /// The sink's duplicate set while the renderer reads (as `SeenLocs.add`): whether `loc`
     /// is new in the document (remembered from now on).
     fn add(&mut self, loc: &str) -> bool {

@@ -190,6 +190,12 @@ class RenderSpec:
         renderer = self.column_renderer or self.renderer
         return renderer.columns() if renderer is not None and self.rendered else None
 
+    def column_views(self) -> Any:
+        """As ``columns``, each buffer the core's own (``_core.ColumnBuffer``, for Arrow to
+        wrap without a copy) instead of bytes."""
+        renderer = self.column_renderer or self.renderer
+        return renderer.column_views() if renderer is not None and self.rendered else None
+
     def also_columns(self, data: bytes, pos: int, end: int, line: int, count: int) -> None:
         """Read the ``count`` records just rendered from ``data[pos:end]`` into columns too.
         The column renderer knows the origins the sink judged (``know``) and the run's locs,
