@@ -154,3 +154,38 @@ def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPa
     assert result.code_counts()["normalized-url"] == n - len(range(0, n, 7))
     # the IRIs the code may list, and every loc with a space (for the Python rules)
     assert len(judged) == MAX_PER_CODE + len(range(0, n, 7))
+
+
+def _with_foreign_locs(n: int, iri_every: int) -> bytes:
+    """``n`` entries, each with an element named loc of another namespace holding an IRI
+    (``<other:loc>``), one in ``iri_every`` with an IRI loc of its own, the first with an
+    image, and the last written with a prefix of the sitemap namespace (``<sm:loc>``)."""
+    rows = []
+    for k in range(n):
+        loc = f"https://a.test/café/{k}" if k % iri_every == 0 else f"https://a.test/p/{k}"
+        other = f"<other:loc>https://a.test/été/{k}</other:loc>"
+        image = "<image:image><image:loc>https://a.test/né.jpg</image:loc></image:image>"
+        if k == n - 1:
+            rows.append(f"<sm:url><sm:loc>{loc}</sm:loc>{other}</sm:url>\n")
+        else:
+            rows.append(f"<url><loc>{loc}</loc>{other}{image if k == 0 else ''}</url>\n")
+    head = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:sm="{NS}" '
+        'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+        'xmlns:other="https://other.example/ns">\n'
+    )
+    return (head + "".join(rows) + "</urlset>\n").encode()
+
+
+@pytest.mark.parametrize("n", [3, 40, 3000, 12_000])
+def test_a_foreign_element_named_loc_is_no_url_at_any_size(n: int) -> None:
+    """``<other:loc>`` of another namespace is an unknown element, not a loc: no
+    normalized-url for its IRI, in a small document or a large one (whose runs the compiled
+    core reads), while the locs of the sitemap's own prefixes and images are judged."""
+    iri_every = 5
+    result = check_document(_with_foreign_locs(n, iri_every), CheckOptions(), "doc")
+    named = [i.message for i in result.issues if i.code == "normalized-url"]
+    assert not any("été" in message for message in named)
+    # the IRI locs (the sitemap's own prefix's too) and the image's
+    assert result.code_counts()["normalized-url"] == len(range(0, n, iri_every)) + 1
+    assert any("né.jpg" in message for message in named)

@@ -216,7 +216,7 @@ LOC_TOO_LONG: int
 LOC_JUDGE: int
 
 def loc_texts(
-    window: bytes, longest: int, line: int, carry: int, /
+    window: bytes, longest: int, line: int, carry: int, foreign: list[bytes] = ..., /
 ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], int, int | None]: ...
 def resolve_loc(loc: str, prefix: str) -> str | None: ...
 

@@ -78,7 +78,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         2048
     };
-    let whole = loc_texts(doc, longest, 1, 0);
+    let whole = loc_texts(doc, longest, 1, 0, &[]);
     assert_eq!(whole.newlines, count(doc, b'\n') as u64);
     assert_eq!(whole.last_newline, doc.iter().rposition(|&b| b == b'\n'));
     let expected = plain_flagged(doc, longest);
@@ -86,6 +86,15 @@ fuzz_target!(|data: &[u8]| {
     for f in &whole.flagged {
         // on char boundaries: the text is whole between the tags, so a UTF-8 text decodes
         assert!(doc[f.start - 4..f.start] == *b"loc>" && doc[f.end..f.end + 2] == *b"</");
+    }
+    // a foreign prefix's elements passed over: the others flagged as before, in order
+    let kept = loc_texts(doc, longest, 1, 0, &[b"o"]).flagged;
+    let mut rest = whole.flagged.iter();
+    for f in &kept {
+        assert!(rest.any(|w| w == f));
+    }
+    for f in whole.flagged.iter().filter(|w| !kept.contains(w)) {
+        assert!(doc[..f.start - 4].ends_with(b"<o:"));
     }
 
     // the same document in windows, cut after some of its entries' end tags
@@ -109,7 +118,7 @@ fuzz_target!(|data: &[u8]| {
             Some(nl) => base - nl - 1,
             None => base,
         } as u64;
-        let s = loc_texts(window, longest, lines, carry);
+        let s = loc_texts(window, longest, lines, carry, &[]);
         windowed.extend(s.flagged.into_iter().map(|f| Flagged {
             start: f.start + base,
             end: f.end + base,

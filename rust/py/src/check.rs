@@ -28,17 +28,21 @@ fn column<'py>(
     PyBytes::new(py, &bytes)
 }
 
-/// The flagged loc texts of `window` (`urlset_core::check::loc_texts`) as columns, the
-/// window's line end count and the offset of its last one (None when it has none).
+/// The flagged loc texts of `window` (`urlset_core::check::loc_texts`, past the elements of
+/// the `foreign` prefixes) as columns, the window's line end count and the offset of its
+/// last one (None when it has none).
 #[pyfunction]
+#[pyo3(signature = (window, longest, line, carry, foreign = Vec::new()))]
 fn loc_texts<'py>(
     py: Python<'py>,
     window: &[u8],
     longest: usize,
     line: u64,
     carry: u64,
+    foreign: Vec<Vec<u8>>,
 ) -> (FlaggedColumns<'py>, u64, Option<usize>) {
-    let scanned = py.detach(|| core_loc_texts::loc_texts(window, longest, line, carry));
+    let foreign: Vec<&[u8]> = foreign.iter().map(Vec::as_slice).collect();
+    let scanned = py.detach(|| core_loc_texts::loc_texts(window, longest, line, carry, &foreign));
     let found = &scanned.flagged;
     let flags: Vec<u8> = found.iter().map(|f| f.flags).collect();
     let columns = (

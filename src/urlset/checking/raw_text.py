@@ -13,8 +13,11 @@ from functools import cache
 from itertools import islice
 
 from .._core import LOC_JUDGE, LOC_NON_ASCII, LOC_TOO_LONG, loc_texts
+from ..extensions import PREFIXES
 from ..limits import Limits
+from ..model import SITEMAP_NS
 from ..patterns import lazy
+from ..reading.xml_prolog import plain_prefixes
 from . import rules
 from .findings import Findings
 from .lines import Lines
@@ -29,7 +32,8 @@ class LocTexts:
     """The findings on the loc texts as written, with their positions, judged a window at a
     time (``window``: windows that never split an element's text, in document order). The
     compiled core (``_core.loc_texts``) finds every text of an element named loc (prefixed
-    or not: image:loc too) and flags those with a byte worth a closer look (beyond ``&amp;``
+    or not: image:loc too; not of a prefix the root declares for another namespace,
+    ``<other:loc>``) and flags those with a byte worth a closer look (beyond ``&amp;``
     and ``&apos;``) or over the length limit; of those, it judges an IRI's (non-ASCII, too
     long) itself, so that past the caps of their codes they are only counted, a window at a
     time, and leaves any other to ``_loc_text``. ``flagged`` counts the texts it flagged."""
@@ -39,11 +43,16 @@ class LocTexts:
         self.found = found
         self.lines = Lines()
         self.flagged = 0
+        self.foreign: list[bytes] | None = None  # read from the first window's root tag
 
     def window(self, base: int, window: bytes) -> None:
         lines, found, limits = self.lines, self.found, self.limits
         lines.enter(base, window)
-        columns, newlines, last = loc_texts(window, limits.max_loc_length, lines.lines, lines.carry)
+        if self.foreign is None:
+            self.foreign = _foreign_prefixes(window)
+        columns, newlines, last = loc_texts(
+            window, limits.max_loc_length, lines.lines, lines.carry, self.foreign
+        )
         lines.past(newlines, last)  # the window's lines are counted
         flags = columns[4]
         if not flags:
@@ -75,6 +84,23 @@ class LocTexts:
         if watch and not watch.isdisjoint(rows):
             listed.update(k for k, row in enumerate(rows) if row in watch)
         return sorted(listed)
+
+
+# a sitemap's root start tag, its attributes (group 1)
+_ROOT_TAG = lazy(rb"<(?:[A-Za-z_][\w.-]*:)?(?:urlset|sitemapindex)(\s[^>]*)?>")
+# the namespaces whose elements named loc (or *_loc) hold URLs a search engine reads
+_LOC_NAMESPACES = frozenset(
+    (SITEMAP_NS, *(uri for uri, name in PREFIXES.items() if name in ("image", "video")))
+)
+
+
+def _foreign_prefixes(head: bytes) -> list[bytes]:
+    """The prefixes the root start tag in ``head`` declares for other namespaces: their
+    ``<other:loc>`` is no URL the reader reads, so no loc text to judge. None are known when
+    the tag is not plain (``plain_prefixes``): then every element named loc is judged."""
+    m = _ROOT_TAG.search(head)
+    declared = plain_prefixes(m.group(1) or b"") if m else None
+    return [p.encode() for p, uri in (declared or {}).items() if uri not in _LOC_NAMESPACES]
 
 
 # the verdicts the core gives (a bit of the flags each) and the codes they are

@@ -57,8 +57,16 @@ const URI_BYTE: [bool; 256] = uri_bytes();
 
 /// The flagged loc texts of `window` (cut after an entry's end tag: no text is split);
 /// `line` is the line the window starts on, `carry` the column of its first byte minus one
-/// (what the line it starts in held before it).
-pub fn loc_texts(window: &[u8], longest: usize, line: u64, carry: u64) -> Scanned {
+/// (what the line it starts in held before it). An element whose prefix is one of `foreign`
+/// (the root's prefixes of namespaces whose `loc` is no URL a search engine reads:
+/// `<other:loc>`) is passed over.
+pub fn loc_texts(
+    window: &[u8],
+    longest: usize,
+    line: u64,
+    carry: u64,
+    foreign: &[&[u8]],
+) -> Scanned {
     let mut out = Scanned::default();
     let finder = memmem::Finder::new(b"loc>");
     let mut pos = 0;
@@ -66,6 +74,12 @@ pub fn loc_texts(window: &[u8], longest: usize, line: u64, carry: u64) -> Scanne
     let mut line = line;
     let mut line_start: Option<usize> = None; // just after the last line end before `counted`
     while let Some(found) = finder.find(&window[pos..]) {
+        if !foreign.is_empty() && foreign.contains(&prefix_before(window, pos + found)) {
+            // on from its text's end, as from a loc's (no "loc>" in it starts a text)
+            let text_start = pos + found + 4;
+            pos = memchr(b'<', &window[text_start..]).map_or(window.len(), |k| text_start + k);
+            continue;
+        }
         let text_start = pos + found + 4;
         // [^<]* then "</": else no match starts at this "loc>"
         let Some(lt) = memchr(b'<', &window[text_start..]).map(|k| text_start + k) else {
@@ -103,6 +117,27 @@ pub fn loc_texts(window: &[u8], longest: usize, line: u64, carry: u64) -> Scanne
     out.newlines = memchr_iter(b'\n', window).count() as u64;
     out.last_newline = memchr::memrchr(b'\n', window);
     out
+}
+
+/// The prefix of the start tag whose name ends just before `at` (`<p:loc>`: `p`); empty for
+/// an unprefixed name, an end tag or a name longer than any prefix is written.
+fn prefix_before(window: &[u8], at: usize) -> &[u8] {
+    const LONGEST_NAME: usize = 128;
+    let from = at.saturating_sub(LONGEST_NAME);
+    let Some(lt) = memchr::memrchr(b'<', &window[from..at]).map(|k| from + k) else {
+        return b"";
+    };
+    let name = &window[lt + 1..at];
+    match memchr(b':', name) {
+        Some(colon)
+            if !name
+                .iter()
+                .any(|b| matches!(b, b'/' | b'>' | b' ' | b'\t' | b'\n' | b'\r')) =>
+        {
+            &name[..colon]
+        }
+        _ => b"",
+    }
 }
 
 /// None for a text that needs no closer look (URI bytes, `&amp;` and `&apos;` only, no longer
@@ -194,7 +229,7 @@ mod tests {
     use super::*;
 
     fn flags(window: &str, longest: usize) -> Vec<(u64, u64, u8)> {
-        let s = loc_texts(window.as_bytes(), longest, 1, 0);
+        let s = loc_texts(window.as_bytes(), longest, 1, 0, &[]);
         s.flagged
             .iter()
             .map(|f| (f.line, f.column, f.flags))
@@ -229,7 +264,7 @@ mod tests {
             assert_eq!(flags(&doc, 2048), vec![(1, 6, JUDGE)], "{text}");
         }
         let bad = b"<loc>https://a.test/\xff</loc>";
-        assert_eq!(loc_texts(bad, 2048, 1, 0).flagged[0].flags, JUDGE);
+        assert_eq!(loc_texts(bad, 2048, 1, 0, &[]).flagged[0].flags, JUDGE);
     }
 
     #[test]
@@ -247,7 +282,7 @@ mod tests {
         let mut doc = b"loc>".repeat(1 << 19);
         doc.extend_from_slice(b"<x><loc>https://a.test/\xc3\xa9</loc>");
         let started = std::time::Instant::now();
-        let s = loc_texts(&doc, 2048, 1, 0);
+        let s = loc_texts(&doc, 2048, 1, 0, &[]);
         assert!(started.elapsed() < std::time::Duration::from_millis(500));
         assert_eq!(s.flagged.len(), 1);
         assert_eq!(s.flagged[0].start, (1 << 21) + 8);
@@ -280,8 +315,25 @@ mod tests {
 
     #[test]
     fn columns_and_lines_carry_over_from_the_window_before() {
-        let s = loc_texts("<loc>\u{e9}</loc>\n".as_bytes(), 2048, 7, 10);
+        let s = loc_texts("<loc>\u{e9}</loc>\n".as_bytes(), 2048, 7, 10, &[]);
         assert_eq!((s.flagged[0].line, s.flagged[0].column), (7, 16));
         assert_eq!((s.newlines, s.last_newline), (1, Some(13)));
+    }
+
+    #[test]
+    fn a_loc_of_a_foreign_prefix_is_passed_over_and_no_other() {
+        let doc =
+            "<url><loc>https://a.test/\u{e9}</loc><other:loc>https://a.test/\u{e9}</other:loc>\
+                   <image:image><image:loc>https://a.test/\u{e9}</image:loc></image:image>\
+                   <other:x><loc>https://a.test/\u{e9}</loc></other:x></url>";
+        let columns = |foreign: &[&[u8]]| -> Vec<u64> {
+            let s = loc_texts(doc.as_bytes(), 2048, 1, 0, foreign);
+            s.flagged.iter().map(|f| f.column).collect()
+        };
+        let every = columns(&[]);
+        assert_eq!(every.len(), 4);
+        let kept = columns(&[b"other", b"news"]);
+        assert_eq!(kept, [every[0], every[2], every[3]]);
+        assert_eq!(columns(&[b"image"]), [every[0], every[1], every[3]]);
     }
 }
