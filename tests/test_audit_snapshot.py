@@ -3,7 +3,10 @@ and a later audit says what changed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from click.testing import CliRunner
 from sources_support import html_page
 from test_fetch_support import NS, LoopbackServer, fast_http
 from urlset.auditing.driver import Audit, AuditError, AuditOptions
+from urlset.auditing.rules import CUT_OFF
 from urlset.cli import main
 
 COUNT = 20
@@ -26,20 +30,51 @@ def _site(server: LoopbackServer) -> str:
     return server.url("/sitemap.xml")
 
 
+FAST = 5  # the pages a cut run can finish: the others are held until the cut run is over
+
+
+def _hold_the_rest(server: LoopbackServer) -> threading.Event:
+    """Pages FAST and on answer only once the returned event is set (or after 30 s): a run
+    with a deadline is cut with those pages unfinished however loaded the machine is, where a
+    rate limit left the cut to the clock."""
+    released = threading.Event()
+
+    async def held(request: web.Request) -> web.StreamResponse:
+        for _ in range(600):
+            if released.is_set():
+                break
+            await asyncio.sleep(0.05)
+        return web.Response(body=html_page().encode(), content_type="text/html")
+
+    for i in range(FAST, COUNT):
+        server.handle(f"/p/{i}", held)
+    return released
+
+
+def _cut() -> AuditOptions:
+    """Options for a run the deadline cuts while the held pages wait (no read timeout first)."""
+    return AuditOptions(
+        http=fast_http(deadline=3.0, read_timeout=30.0, total_timeout=30.0), concurrency=2
+    )
+
+
 def test_resume_then_report_changes(tmp_path: Path) -> None:
     db = str(tmp_path / "audit.duckdb")
     with LoopbackServer() as server:
         target = _site(server)
-        # cut by the deadline (at 4 a second, about half the list)
-        cut = AuditOptions(http=fast_http(deadline=2.5), rate=4.0, snapshot=db, concurrency=2)
-        first = Audit(target, cut).run_sync()
-        assert 0 < first.audited < COUNT
+        released = _hold_the_rest(server)
+        first = Audit(target, replace(_cut(), snapshot=db)).run_sync()
+        cut = first.status_mix[CUT_OFF]  # the held pages in flight when the deadline came
+        assert first.status_mix["2xx"] == FAST and 0 < cut <= 2 and first.audited == FAST + cut
         assert any("unfinished: run again to go on" in n for n in first.notes)
-        done_before = first.audited
+        released.set()
         rest = Audit(target, AuditOptions(http=fast_http(), snapshot=db)).run_sync()
-        # every URL audited once in all: the stored ones counted, not requested again
+        # every URL audited in all: the stored ones counted, not requested again; the ones
+        # the deadline cut asked again, as no answer was stored for them
         assert rest.audited == COUNT and rest.status_mix == {"2xx": COUNT}
-        assert all(server.hits[f"/p/{i}"] == 1 for i in range(COUNT))
+        assert all(server.hits[f"/p/{i}"] == 1 for i in range(FAST))
+        assert sum(server.hits[f"/p/{i}"] for i in range(FAST, COUNT)) == COUNT - FAST + cut
+        done_before = FAST
         assert any(f"{done_before:,} URLs were done" in n for n in rest.notes)
         del server.files["/p/3"]  # the page is gone now
         later = Audit(target, AuditOptions(http=fast_http(), snapshot=db)).run_sync()
@@ -79,9 +114,10 @@ def test_resumed_results_are_in_every_output(tmp_path: Path) -> None:
     db = str(tmp_path / "audit.duckdb")
     with LoopbackServer() as server:
         target = _site_with_findings(server)
-        cut = AuditOptions(http=fast_http(deadline=2.5), rate=4.0, snapshot=db, concurrency=1)
-        first = Audit(target, cut).run_sync()
-        assert 3 <= first.audited < COUNT
+        released = _hold_the_rest(server)
+        first = Audit(target, replace(_cut(), snapshot=db)).run_sync()
+        assert first.status_mix["2xx"] + first.status_mix["4xx"] == FAST
+        released.set()
         runner = CliRunner()
         lines = runner.invoke(main, ["audit", target, "--snapshot", db, "--format", "jsonl"])
         assert server.hits["/p/1"] == 1 and server.hits["/p/2"] == 1  # not asked again
@@ -90,7 +126,7 @@ def test_resumed_results_are_in_every_output(tmp_path: Path) -> None:
     results = [json.loads(line) for line in lines.output.splitlines()]
     assert sorted(r["loc"] for r in results) == sorted(server.url(f"/p/{i}") for i in range(COUNT))
     resumed = {r["loc"]: r for r in results if r["resumed"]}
-    assert len(resumed) == first.audited
+    assert len(resumed) == FAST  # the pages the deadline cut were asked again
     gone, moved = resumed[server.url("/p/1")], resumed[server.url("/p/2")]
     assert gone["status"] == 404 and [f["code"] for f in gone["findings"]] == ["page-not-found"]
     assert moved["redirects"] == [{"status": 301, "to": server.url("/p/0")}]

@@ -38,7 +38,15 @@ from ..fetching.running import run_loop
 from ..fetching.values import SitemapRead
 from ..model import Issue, Severity, Url
 from ..reports.stats import section_of
-from .rules import Answer, Listed, SetRules, future_finding, page_findings, status_class
+from .rules import (
+    CUT_OFF,
+    Answer,
+    Listed,
+    SetRules,
+    future_finding,
+    page_findings,
+    status_class,
+)
 from .schedule import GO, LATE, Scheduler
 from .visit import HeadMode, Visits
 
@@ -409,7 +417,8 @@ class Audit:
             findings.append(variant)
         bucket = status_class(answer)
         self._count(listed.loc, bucket, answer, findings)
-        if self.store is not None:
+        # a request the run's own deadline cut is no result: the resumed run asks it again
+        if self.store is not None and bucket != CUT_OFF:
             self.store.add(
                 listed.loc, listed.sitemap, bucket, answer.status, answer.final, answer.seconds,
                 findings, answer.redirects,

@@ -60,6 +60,9 @@ class Answer:
         return self.content_type.split(";", 1)[0].strip().lower() in HTML_TYPES
 
 
+CUT_OFF = "cut off (deadline)"  # the bucket of a request the run's deadline cut
+
+
 def status_class(answer: Answer) -> str:
     """The status mix's bucket: 2xx, 3xx (a redirect ending in an error), 4xx, 5xx, or why
     there was no answer (disallowed, timeout, error, deadline)."""
@@ -69,7 +72,7 @@ def status_class(answer: Answer) -> str:
         if answer.error_code in (REDIRECT_LOOP, TOO_MANY_REDIRECTS):
             return "redirect-loop"
         if answer.error_code == DEADLINE:
-            return "cut off (deadline)"
+            return CUT_OFF
         return "timeout" if answer.error_code == "fetch-timeout" else "no answer"
     return f"{answer.status // 100}xx"
 
