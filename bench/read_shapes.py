@@ -14,7 +14,11 @@ shape (tests/test_read_shapes.py).
               .123 (milliseconds), .123456, hh:mm without seconds, 2024, 2024-05
   image, video, news, hreflang, unknown
               one extension on every entry (unknown: an element of another namespace)
-  mix         all of the above in turn
+  cmsimage    an image with its title before its caption, as Shopify and WordPress SEO
+              plugins write them (out of the schema's order: extension-order), the caption
+              empty, in CDATA or plain in turn
+  mix         all of the above in turn but cmsimage (the mix of the matrix's first runs,
+              kept so that its figures compare across them)
 
 Each document is a urlset (``urlset``), a sitemap index of the same locs (``index``) or a
 text sitemap (``text``). Imports only the standard library.
@@ -35,9 +39,10 @@ NAMESPACES = (
 )
 LOCS = ("plain", "iri", "amp", "apostrophe", "pct", "port", "devhost")
 LASTMODS = ("date", "utc", "offset", "fraction", "micro", "minutes", "year", "month")
-EXTENSIONS = ("image", "video", "news", "hreflang", "unknown")
+EXTENSIONS = ("image", "video", "news", "hreflang", "unknown", "cmsimage")
 KINDS = (*LOCS, *LASTMODS, *EXTENSIONS)
 SHAPES = (*KINDS, "mix")
+MIXED = tuple(kind for kind in KINDS if kind != "cmsimage")
 _T0 = datetime(2024, 1, 1, tzinfo=UTC)
 _OFFSETS = ("+05:30", "-05:00", "+01:00")
 
@@ -105,11 +110,18 @@ def extension(kind: str, i: int) -> str:
         )
     if kind == "unknown":
         return f"<other:rating>{i % 5}</other:rating>"
+    if kind == "cmsimage":
+        caption = ("", f"<![CDATA[Item {i} & more]]>", f"Item {i} &amp; more")[i % 3]
+        return (
+            f"<image:image><image:loc>{HOST}img/{i}.jpg?v=1654753469</image:loc>"
+            f"<image:title>Item {i}</image:title><image:caption>{caption}</image:caption>"
+            "</image:image>"
+        )
     return ""
 
 
 def kind_of(shape: str, i: int) -> str:
-    return KINDS[i % len(KINDS)] if shape == "mix" else shape
+    return MIXED[i % len(MIXED)] if shape == "mix" else shape
 
 
 def entry(shape: str, i: int) -> str:

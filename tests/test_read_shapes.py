@@ -482,3 +482,33 @@ def test_the_renderer_leaves_out_texts_past_the_listed_conversions() -> None:
     ]
     assert done[4][0][3] == "https://a.test/caf%C3%A9/0"
     assert done[6] == 2  # the two past the listed ones, only counted
+
+
+def test_images_out_of_the_schemas_order_are_reported_where_the_careful_lane_reports_them() -> None:
+    """Images whose title comes before their caption (Shopify's and WordPress SEO plugins'
+    order) stay in the core, in every lane: each is reported (``extension-order``) in the
+    careful lane's words and order, between its loc's ``normalized-url`` and its entry's own
+    findings, past the 1,000 listed only counted, in runs read whole, in two halves and in
+    chunks, the object lane too."""
+    kinds = ("cmsimage", "iri", "cmsimage", "devhost", "cmsimage", "plain", "image")
+    body = "".join(SHAPES.entry(kinds[i % len(kinds)], i) for i in range(3_000))
+    body += SHAPES.entry("cmsimage", 0)  # a duplicate with an image out of order
+    data = f"<urlset {SHAPES.NAMESPACES}>\n{body}</urlset>\n".encode()
+    careful = SitemapReader("doc", _fast=False)
+    expected = [e for e in careful.feed(data) + careful.close() if type(e) is Issue]
+    assert sum(i.code == "extension-order" for i in expected) == 1_000
+    late = sum(kinds[i % len(kinds)] == "cmsimage" for i in range(3_000)) + 1
+    assert any(
+        f"extension-order issues not listed ({late} in all)" in i.message for i in expected
+    )
+    for chunk in (len(data), 65_537, 7_001):
+        for render in (RenderSpec("jsonl", line_tail("jsonl", None), split=True), None):
+            reader = SitemapReader("doc", render=render)
+            events: list[object] = []
+            for at in range(0, len(data), chunk):
+                events += reader.feed(data[at : at + chunk])
+            events += reader.close()
+            assert [e for e in events if type(e) is Issue] == expected, (chunk, render)
+    left_core(reset=True)
+    _read(data)
+    assert left_core() == {"duplicate": 1}  # the duplicate's own finding, as for any entry

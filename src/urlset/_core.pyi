@@ -286,6 +286,13 @@ class UrlsetScanner:
         # records with plain extensions (TypedExtensions)
         list[TypedExtensions],
     ]: ...
+    # the last scan's images out of the schema's order (OrderNote each), taken
+    def scanned_order_notes(self) -> list[OrderNote]: ...
+
+# an image whose children are out of the schema's order: (record, the line of its start tag,
+# the child's place and the place of the one it comes after, in the schema's order: loc 0,
+# caption 1, geo_location 2, title 3, license 4)
+OrderNote = tuple[int, int, int, int]
 
 # a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
 # ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
@@ -401,3 +408,6 @@ class RecordRenderer:
     def add(self, loc: str, /) -> bool: ...
     def add_all_new(self, locs: list[str], /) -> bool: ...
     def know(self, origin: str, /) -> None: ...
+    # the images out of the schema's order among the records rendered since the last call
+    # (OrderNote each, its record counted in its run), taken
+    def order_notes(self) -> list[OrderNote]: ...

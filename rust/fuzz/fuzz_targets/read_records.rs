@@ -44,6 +44,12 @@ fuzz_target!(|data: &[u8]| {
             for image in r.images.iter().flat_map(|i| i.iter()) {
                 assert!(image.loc.0 <= image.loc.1 && image.loc.1 <= end);
                 assert!(plain_loc(&text[image.loc.0..image.loc.1]).is_some());
+                // an image out of the schema's order: its start tag, a text child (caption 1,
+                // geo_location 2, title 3) after one placed later
+                if let Some(late) = image.late {
+                    assert!(text[late.at..image.loc.0].starts_with(b"<image:image>"));
+                    assert!(1 <= late.child && late.child < late.after && late.after <= 3);
+                }
             }
         }
         (pos, line) = match s.stop {

@@ -6,7 +6,8 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, Record, Scan, Stop, Value,
+    note_late_images, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
+    Record, Scan, Stop, Value,
 };
 
 use crate::lastmods::LastmodValues;
@@ -41,6 +42,8 @@ pub struct UrlsetScanner {
     /// The prefixes the root binds to the image, video and news namespaces: plain images,
     /// videos and news are read with their records (urlset_core::read::images, media).
     prefixes: Option<Prefixes>,
+    /// The last scan's images out of the schema's order (`order_notes`).
+    notes: Vec<OrderNote>,
 }
 
 /// The prefixes the root binds to the image, video, news and XHTML namespaces, and every
@@ -418,7 +421,14 @@ impl UrlsetScanner {
                 namespaces,
                 raw_levels,
             ),
+            notes: Vec::new(),
         })
+    }
+
+    /// The images out of the schema's order among the last `scan`'s records: (record, line of
+    /// the image, the child's place, the place of the one it comes after), taken.
+    fn scanned_order_notes(&mut self) -> Vec<OrderNote> {
+        std::mem::take(&mut self.notes)
     }
 
     /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
@@ -447,6 +457,10 @@ impl UrlsetScanner {
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
+        self.notes.clear();
+        for (i, r) in found.records.iter().enumerate() {
+            note_late_images(bytes, r, i, self.kind, &mut self.notes);
+        }
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);
         let mut lastmods = Vec::with_capacity(n);

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
-use urlset_core::read::records::{Kind, Limits};
+use urlset_core::read::records::{Kind, Limits, OrderNote};
 use urlset_core::read::render::{
     columns_run_split, default_split_from, render_run, Conversion, Format, Renderer, Seen,
 };
@@ -316,6 +316,13 @@ impl RecordRenderer {
         if let Some(scope) = scope {
             scope.strays.push((namespace.to_owned(), name.to_owned()));
         }
+    }
+
+    /// The images out of the schema's order among the records rendered since the last call:
+    /// (record, line of the image, the child's place, the place of the one it comes after),
+    /// each record counted in its run.
+    fn order_notes(&mut self) -> Vec<OrderNote> {
+        self.seen.take_notes()
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

@@ -209,6 +209,16 @@ def schema_tags(ns: str, order: Sequence[str]) -> dict[str, tuple[str, int]]:
     return {f"{{{ns}}}{local}": (local, i) for i, local in enumerate(order)}
 
 
+def order_warning(prefix: str, order: Sequence[str], child: int, after: int) -> str:
+    """The ``extension-order`` warning of a child (``order[child]``) that comes after one the
+    schema puts after it (``order[after]``): one text for the extension readers and the
+    compiled core's notes (``reading/xml_compiled.py``)."""
+    return (
+        f"<{prefix}:{order[child]}> comes after <{prefix}:{order[after]}>; "
+        f"the schema's order is {', '.join(order)}"
+    )
+
+
 def checked_children(
     el: Any,
     ns: str,
@@ -261,11 +271,8 @@ def checked_children(
         if position < last:
             if not warned:
                 warned = True
-                order = sorted(tags.values(), key=lambda item: item[1])
-                warnings.append(
-                    f"<{prefix}:{local}> comes after <{prefix}:{order[last][0]}>; "
-                    f"the schema's order is {', '.join(name for name, _ in order)}"
-                )
+                order = [name for name, _ in sorted(tags.values(), key=lambda item: item[1])]
+                warnings.append(order_warning(prefix, order, position, last))
         else:
             last = position
         keys = child.keys()

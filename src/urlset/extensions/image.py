@@ -126,7 +126,8 @@ class Image:
 
 # ---------------------------------------------------------------- reading an lxml element
 
-_IMAGE_TAGS = schema_tags(IMAGE_NS, ("loc", "caption", "geo_location", "title", "license"))
+IMAGE_CHILDREN = ("loc", "caption", "geo_location", "title", "license")  # the schema's order
+_IMAGE_TAGS = schema_tags(IMAGE_NS, IMAGE_CHILDREN)
 
 
 def _read_image(el: Any, warnings: list[str]) -> Image:

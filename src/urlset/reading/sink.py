@@ -26,6 +26,7 @@ from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped, userinfo_
 from .columns import RecentLines
 
 if TYPE_CHECKING:
+    from .._core import OrderNote
     from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
@@ -204,17 +205,66 @@ class Sink:
         entries: Iterable[Url | SitemapRef],
         lines: Sequence[int],
         converted: list[tuple[int, int, str | None, str]],
+        notes: Sequence[OrderNote] = (),
     ) -> bool:
         """``add`` for each of a run of entries with their lines; each loc the core made a URI
-        of (``converted``: record, line, text, uri) is reported just before its entry, in
-        document order as the careful lane reports it. False when reading must stop."""
+        of (``converted``: record, line, text, uri) is reported just before its entry, then
+        its images out of order (``notes``), in document order as the careful lane reports
+        them. False when reading must stop."""
         due = {c[0]: c for c in converted}
+        late: dict[int, list[OrderNote]] = {}
+        for note in notes:
+            late.setdefault(note[0], []).append(note)
         for i, entry in enumerate(entries):
             if i in due:
                 self.converted_run([(0, *due[i][1:])])
+            if i in late:
+                self.order_notes(late[i])
             if not self.add(entry, lines[i]):
                 return False
         return True
+
+    def run_issues(
+        self,
+        converted: Sequence[tuple[int, int, str | None, str]],
+        more: int = 0,
+        notes: Sequence[OrderNote] = (),
+    ) -> None:
+        """A run's issues before its entries are passed on: ``converted_run``, each record's
+        images out of the schema's order (``notes``) after its loc's, as the careful lane
+        gives them."""
+        if notes:
+            room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
+            done = first = 0  # the conversions and notes reported
+            while first < len(notes) and notes[first][0] < room:
+                at = done
+                while at < len(converted) and converted[at][0] <= notes[first][0]:
+                    at += 1
+                self.converted_run(converted[done:at])
+                done = at
+                # the notes up to the next record with a conversion
+                before = min(converted[done][0], room) if done < len(converted) else room
+                last = first
+                while last < len(notes) and notes[last][0] < before:
+                    last += 1
+                self.order_notes(notes[first:last])
+                first = last
+            converted = converted[done:]
+        self.converted_run(converted, more)
+
+    def order_notes(self, notes: Sequence[OrderNote]) -> None:
+        """``extension-order`` for each image whose children the compiled core read out of
+        the schema's order: (record, line, the child's place, the place of the one before
+        it), worded as the image extension's reader words it."""
+        from ..extensions.common import order_warning
+        from ..extensions.image import IMAGE_CHILDREN, PREFIX
+
+        listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("extension-order", 0), 0)
+        for _, line, child, after in notes[:listed]:
+            message = order_warning(PREFIX, IMAGE_CHILDREN, child, after)
+            self.issue("extension-order", message, line)
+        if len(notes) > listed:  # past the listed ones: counted, as ``issue`` counts them
+            self.per_code["extension-order"] += len(notes) - listed
 
     # -- hosts: a development or preview host is reported once, at its first entry --
     def dev_host(self, origin: str) -> str | None:

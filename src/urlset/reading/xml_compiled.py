@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,7 @@ from .xml_full import FullLane, tail_and_filler
 from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
-    from .._core import JudgedEntry, TypedExtensions
+    from .._core import JudgedEntry, OrderNote, TypedExtensions
 
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
@@ -172,8 +172,9 @@ class CompiledLane:
             made, images = found[10:]
             if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
                 self.locs_plain = False
+            notes = self.scanner.scanned_order_notes() if images else ()
             if locs and not self._emit(
-                locs, lastmods, freqs, prios, lines, origins, converted, images
+                locs, lastmods, freqs, prios, lines, origins, converted, images, notes
             ):
                 return pos, line
             if stop is None:
@@ -211,10 +212,12 @@ class CompiledLane:
         origins: list[tuple[int, str]],
         converted: list[tuple[int, int, str | None, str]],
         images: list[TypedExtensions],
+        notes: Sequence[OrderNote],
     ) -> bool:
         """Pass on a run of records (``images``: (record, images, videos, news) for those
-        with plain extensions) in bulk when nothing is due (no limit, new host finding or duplicate); else
-        one at a time (``Sink.add_each``). False when reading must stop."""
+        with plain extensions; ``notes``: their images out of the schema's order) in bulk
+        when nothing is due (no limit, new host finding or duplicate); else one at a time
+        (``Sink.add_each``). False when reading must stop."""
         sink = self.sink
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
@@ -227,11 +230,11 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            sink.converted_run(converted)
+            sink.run_issues(converted, 0, notes)
             sink.count += n
             sink.out.extend(entries)
             return True
-        if not sink.add_each(entries, memoryview(lines).cast("I"), converted):
+        if not sink.add_each(entries, memoryview(lines).cast("I"), converted, notes):
             self.status.state = DONE
             return False
         return True
@@ -359,8 +362,9 @@ def render_records(
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
-                # a run's only issues: its locs made URIs, each before its entry
-                sink.converted_run(converted, more)
+                # a run's only issues: its locs made URIs, each before its entry, and its
+                # images out of the schema's order
+                sink.run_issues(converted, more, renderer.order_notes())
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.runs.append(RenderedRun(sink.count, n, text))
@@ -396,6 +400,8 @@ def render_records(
                 pos, line = at, at_line
                 continue
             sink.converted_run(made_uris)
+            if images:
+                sink.order_notes(lane.scanner.scanned_order_notes())
             entry: Url | SitemapRef
             if lane.index:
                 entry = SitemapRef._trusted(locs[0], lastmods[0])

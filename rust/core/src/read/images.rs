@@ -2,11 +2,12 @@
 //! compiled scanner so that an image sitemap's entries stay in the scanner's runs instead of
 //! stopping it once per entry (see src/urlset/reading/xml_compiled.py).
 //!
-//! Plain is what the image extension's readers take without judgement (no issue): images
+//! Plain is what the image extension's readers type without dropping anything: images
 //! (the prefix the root binds to the image namespace) with XML whitespace between and around
 //! them, each `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`,
-//! `<p:title>` in the schema's order (another order is reported: `extension-order`), no
-//! attributes, comments or license; the loc a plain loc as the reader takes an entry's loc
+//! `<p:title>` once each, in any order (Shopify and WordPress plugins write the title first:
+//! an image out of the schema's order says so in [`ImageSpans::late`], for the reader's
+//! `extension-order`), no attributes, comments or license; the loc a plain loc as the reader takes an entry's loc
 //! ([`plain_loc`]); the other texts, the five predefined entities replaced ([`super::values::value_text`])
 //! or one CDATA section taken as it is, printable ([`printable`]) and within the value-length
 //! limit. Anything else is left to the extension readers as before.
@@ -26,6 +27,19 @@ pub struct ImageSpans {
     /// spaces; None when the element is absent or holds only spaces (as the image
     /// extension's readers give them).
     pub texts: [Option<String>; 3],
+    /// The first child out of the schema's order, when one is.
+    pub late: Option<Late>,
+}
+
+/// A child of an image that comes after one the schema puts after it: the image's start tag
+/// (a byte offset), and the two children's places in the schema's order (loc 0, caption 1,
+/// geo_location 2, title 3, license 4; as src/urlset/extensions/image.py numbers them): the
+/// child's and that of the latest-placed child before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Late {
+    pub at: usize,
+    pub child: u8,
+    pub after: u8,
 }
 
 const CHILDREN: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
@@ -153,6 +167,8 @@ pub fn plain_images(
 /// the whitespace after its end tag. None when it is not plain.
 pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans> {
     let text = t.text;
+    // the start tag, just passed: `<p:image>`
+    let at = t.pos - (t.prefix.len() + 8);
     t.spaces();
     if !t.tag(b"loc", false) {
         return None;
@@ -161,23 +177,44 @@ pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans>
     let plain = plain_loc(&text[loc.0..loc.1])?;
     t.spaces();
     let mut texts: [Option<String>; 3] = Default::default();
-    for (slot, name) in texts.iter_mut().zip(CHILDREN) {
-        if t.tag(name, false) {
-            *slot = match t.cdata_then_close(name) {
-                Some(span) => cdata_text(text, span, max_value)?,
-                None => plain_text(text, t.text_then_close(name)?, max_value)?,
-            };
-            t.spaces();
+    let (mut met, mut after, mut late) = (0u8, 0u8, None);
+    // the schema's order tried first: one pass over the children for most images
+    let mut next = 0;
+    while met != 0b111 {
+        let Some(i) = (next..3)
+            .chain(0..next)
+            .find(|&i| met & (1 << i) == 0 && t.tag(CHILDREN[i], false))
+        else {
+            break;
+        };
+        let name = CHILDREN[i];
+        texts[i] = match t.cdata_then_close(name) {
+            Some(span) => cdata_text(text, span, max_value)?,
+            None => plain_text(text, t.text_then_close(name)?, max_value)?,
+        };
+        t.spaces();
+        met |= 1 << i;
+        let place = i as u8 + 1;
+        if place < after {
+            late = late.or(Some(Late {
+                at,
+                child: place,
+                after,
+            }));
+        } else {
+            after = place;
         }
+        next = i + 1;
     }
     if !t.tag(b"image", true) {
-        return None;
+        return None; // a child twice, or anything else: the extension readers say what
     }
     t.spaces();
     Some(ImageSpans {
         loc,
         has_entity: plain.has_entity,
         texts,
+        late,
     })
 }
 
@@ -214,6 +251,65 @@ mod tests {
     }
 
     #[test]
+    fn children_out_of_the_schemas_order_are_typed_and_noted() {
+        // (children as written, the texts typed, the first child out of order and the one
+        // it comes after, by their places: caption 1, geo_location 2, title 3)
+        type Case<'a> = (&'a str, [Option<&'a str>; 3], Option<(u8, u8)>);
+        let cases: [Case<'_>; 7] = [
+            (
+                "<i:title>t</i:title><i:caption>c</i:caption>",
+                [Some("c"), None, Some("t")],
+                Some((1, 3)),
+            ),
+            (
+                "<i:geo_location>g</i:geo_location><i:caption><![CDATA[c & d]]></i:caption>",
+                [Some("c & d"), Some("g"), None],
+                Some((1, 2)),
+            ),
+            (
+                "<i:title>t</i:title><i:geo_location>g</i:geo_location><i:caption></i:caption>",
+                [None, Some("g"), Some("t")],
+                Some((2, 3)),
+            ),
+            (
+                "<i:caption>c</i:caption><i:title>t</i:title><i:geo_location>g</i:geo_location>",
+                [Some("c"), Some("g"), Some("t")],
+                Some((2, 3)),
+            ),
+            (
+                "<i:caption>c</i:caption><i:geo_location>g</i:geo_location><i:title>t</i:title>",
+                [Some("c"), Some("g"), Some("t")],
+                None,
+            ),
+            (
+                "<i:caption>c</i:caption><i:title>t</i:title>",
+                [Some("c"), None, Some("t")],
+                None,
+            ),
+            ("", [None, None, None], None),
+        ];
+        for (children, texts, late) in cases {
+            let text = format!(
+                "<i:image><i:loc>https://a.test/1</i:loc></i:image>\n<i:image><i:loc>https://a.test/2</i:loc>{children}</i:image>"
+            );
+            let found = plain_images(text.as_bytes(), (0, text.len()), b"i", 1 << 20).unwrap();
+            assert_eq!(found[0].late, None, "{children}");
+            let image = &found[1];
+            assert_eq!(
+                image.texts.each_ref().map(|t| t.as_deref()),
+                texts,
+                "{children}"
+            );
+            let start = text.rfind("<i:image>").unwrap();
+            assert_eq!(
+                image.late.map(|l| (l.at, l.child, l.after)),
+                late.map(|(child, after)| (start, child, after)),
+                "{children}"
+            );
+        }
+    }
+
+    #[test]
     fn anything_else_is_left_to_the_extension_readers() {
         for odd in [
             "",
@@ -226,7 +322,8 @@ mod tests {
             "<image:image><image:loc> https://a.test/i</image:loc></image:image>",
             "<image:image><image:loc>https://a.test/&#105;</image:loc></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:license>https://a.test/l</image:license></image:image>",
-            "<image:image><image:loc>https://a.test/i</image:loc><image:title>t</image:title><image:caption>c</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:title>t</image:title><image:title>t</image:title></image:image>",
+            "<image:image><image:title>t</image:title><image:loc>https://a.test/i</image:loc></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &#38; b</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a & b</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>nbsp\u{a0}</image:caption></image:image>",

@@ -487,6 +487,37 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
     )
 }
 
+/// An image out of the schema's order among a run's records: the record's index in the run,
+/// the line of the image's start tag, and the two children's places
+/// ([`super::images::Late`]). The reader reports each (`extension-order`), as the extension
+/// readers would have.
+pub type OrderNote = (usize, u32, u8, u8);
+
+/// The [`OrderNote`]s of `r`, the run's record `index`, into `notes` (most records: none).
+pub fn note_late_images(
+    text: &[u8],
+    r: &Record,
+    index: usize,
+    kind: Kind,
+    notes: &mut Vec<OrderNote>,
+) {
+    let Some(images) = r.images.as_deref() else {
+        return;
+    };
+    let mut late = images.iter().filter_map(|i| i.late).peekable();
+    if late.peek().is_none() {
+        return;
+    }
+    // the record's start tag: only whitespace lies between it and <loc>
+    let start = memchr::memmem::rfind(&text[..r.loc.0], kind.open()).unwrap_or(r.loc.0);
+    let (mut counted, mut line) = (start, r.line);
+    for l in late {
+        line += count_lines(&text[counted..l.at]);
+        counted = l.at;
+        notes.push((index, line, l.child, l.after));
+    }
+}
+
 /// [`scan`], with locs that the core makes URIs of (`crate::values::iri`) taken as canonical
 /// records carrying their URI ([`Record::uri`]) rather than judged one at a time.
 pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> Scan {

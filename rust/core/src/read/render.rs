@@ -14,7 +14,8 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    scan_converting, scan_until, scan_with_extensions, Kind, Limits, Record, Scan, Stop,
+    note_late_images, scan_converting, scan_until, scan_with_extensions, Kind, Limits, OrderNote,
+    Record, Scan, Stop,
 };
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
@@ -55,9 +56,18 @@ pub struct Seen {
     /// The memory of the last scan's records, for the document's next scan: a piece's
     /// records take ~0.5 MB, which glibc gave back and took again for every piece.
     room: Vec<Record>,
+    /// The images out of the schema's order among the records rendered since the notes
+    /// were taken, each record counted in its run ([`Seen::take_notes`]).
+    notes: Vec<OrderNote>,
 }
 
 impl Seen {
+    /// The images out of the schema's order among the records of the runs since the last
+    /// call (the reader reports them: `extension-order`).
+    pub fn take_notes(&mut self) -> Vec<OrderNote> {
+        std::mem::take(&mut self.notes)
+    }
+
     /// Whether `loc` is new in the document (it is remembered from now on).
     pub fn first_seen(&mut self, loc: &[u8]) -> bool {
         self.hashes.insert_bytes(loc)
@@ -683,6 +693,7 @@ fn take_ahead(
         if let Lane::Columns(columns) = lane {
             columns.push(text, r);
         }
+        note_late_images(text, r, count, kind, &mut seen.notes);
         // taken: its strings move into the conversion (as in `run`)
         if let Some(c) = r.uri.take() {
             made = true;
@@ -790,6 +801,7 @@ fn run(
             }
             images |= r.extended();
             lane.take(text, loc, r);
+            note_late_images(text, r, count, limits.kind, &mut seen.notes);
             // taken: the record's strings move into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
             if let Some(c) = r.uri.take() {
