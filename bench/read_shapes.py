@@ -14,10 +14,12 @@ shape (tests/test_read_shapes.py).
               .123 (milliseconds), .123456, hh:mm without seconds, 2024, 2024-05
   image, video, news, hreflang, unknown
               one extension on every entry (unknown: an element of another namespace)
-  cmsimage    an image with its title before its caption, as Shopify and WordPress SEO
-              plugins write them (out of the schema's order: extension-order), the caption
-              empty, in CDATA or plain in turn
-  mix         all of the above in turn but cmsimage (the mix of the matrix's first runs,
+  unordered   extension children out of the schema's order (each reported: extension-order)
+              as CMS plugins write them, in turn: an image with its title before its caption
+              (Shopify, WordPress SEO plugins; the caption empty, in CDATA or plain), a video
+              with its title and description before its thumbnail, a news article with its
+              title before its date and its publication's language before its name
+  mix         all of the above in turn but unordered (the mix of the matrix's first runs,
               kept so that its figures compare across them)
 
 Each document is a urlset (``urlset``), a sitemap index of the same locs (``index``) or a
@@ -39,10 +41,10 @@ NAMESPACES = (
 )
 LOCS = ("plain", "iri", "amp", "apostrophe", "pct", "port", "devhost")
 LASTMODS = ("date", "utc", "offset", "fraction", "micro", "minutes", "year", "month")
-EXTENSIONS = ("image", "video", "news", "hreflang", "unknown", "cmsimage")
+EXTENSIONS = ("image", "video", "news", "hreflang", "unknown", "unordered")
 KINDS = (*LOCS, *LASTMODS, *EXTENSIONS)
 SHAPES = (*KINDS, "mix")
-MIXED = tuple(kind for kind in KINDS if kind != "cmsimage")
+MIXED = tuple(kind for kind in KINDS if kind != "unordered")
 _T0 = datetime(2024, 1, 1, tzinfo=UTC)
 _OFFSETS = ("+05:30", "-05:00", "+01:00")
 
@@ -110,14 +112,32 @@ def extension(kind: str, i: int) -> str:
         )
     if kind == "unknown":
         return f"<other:rating>{i % 5}</other:rating>"
-    if kind == "cmsimage":
-        caption = ("", f"<![CDATA[Item {i} & more]]>", f"Item {i} &amp; more")[i % 3]
-        return (
-            f"<image:image><image:loc>{HOST}img/{i}.jpg?v=1654753469</image:loc>"
-            f"<image:title>Item {i}</image:title><image:caption>{caption}</image:caption>"
-            "</image:image>"
-        )
+    if kind == "unordered":
+        return _unordered(i)
     return ""
+
+
+def _unordered(i: int) -> str:
+    """Entry ``i``'s extension of the ``unordered`` shape."""
+    if i % 5 == 3:
+        return (
+            f"<video:video><video:title>Video {i}</video:title><video:description>About {i}"
+            f"</video:description><video:thumbnail_loc>{HOST}thumb/{i}.jpg</video:thumbnail_loc>"
+            f"<video:content_loc>{HOST}v/{i}.mp4</video:content_loc></video:video>"
+        )
+    if i % 5 == 4:
+        return (
+            "<news:news><news:publication><news:language>en</news:language>"
+            "<news:name>Example News</news:name></news:publication>"
+            f"<news:title>Story {i}</news:title>"
+            "<news:publication_date>2024-05-06T10:00:00Z</news:publication_date></news:news>"
+        )
+    caption = ("", f"<![CDATA[Item {i} & more]]>", f"Item {i} &amp; more")[i % 5]
+    return (
+        f"<image:image><image:loc>{HOST}img/{i}.jpg?v=1654753469</image:loc>"
+        f"<image:title>Item {i}</image:title><image:caption>{caption}</image:caption>"
+        "</image:image>"
+    )
 
 
 def kind_of(shape: str, i: int) -> str:

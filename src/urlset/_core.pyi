@@ -286,13 +286,14 @@ class UrlsetScanner:
         # records with plain extensions (TypedExtensions)
         list[TypedExtensions],
     ]: ...
-    # the last scan's images out of the schema's order (OrderNote each), taken
+    # the last scan's extension elements out of the schema's order (OrderNote each), taken
     def scanned_order_notes(self) -> list[OrderNote]: ...
 
-# an image whose children are out of the schema's order: (record, the line of its start tag,
-# the child's place and the place of the one it comes after, in the schema's order: loc 0,
-# caption 1, geo_location 2, title 3, license 4)
-OrderNote = tuple[int, int, int, int]
+# an extension element whose children are out of the schema's order: (record, the line of its
+# start tag, its kind (0 image, 1 video, 2 news, 3 a news article's publication), the child's
+# place and the place of the one it comes after, in the schema's order as the extension
+# modules' IMAGE_CHILDREN, VIDEO_CHILDREN, NEWS_CHILDREN, PUBLICATION_CHILDREN list them)
+OrderNote = tuple[int, int, int, int, int]
 
 # a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
 # ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
@@ -408,6 +409,6 @@ class RecordRenderer:
     def add(self, loc: str, /) -> bool: ...
     def add_all_new(self, locs: list[str], /) -> bool: ...
     def know(self, origin: str, /) -> None: ...
-    # the images out of the schema's order among the records rendered since the last call
-    # (OrderNote each, its record counted in its run), taken
+    # the extension elements out of the schema's order among the records rendered since the
+    # last call (OrderNote each, its record counted in its run), taken
     def order_notes(self) -> list[OrderNote]: ...

@@ -6,7 +6,7 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_late_images, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
+    note_late, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
     Record, Scan, Stop, Value,
 };
 
@@ -459,7 +459,7 @@ impl UrlsetScanner {
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
         self.notes.clear();
         for (i, r) in found.records.iter().enumerate() {
-            note_late_images(bytes, r, i, self.kind, &mut self.notes);
+            note_late(bytes, r, i, self.kind, &mut self.notes);
         }
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);

@@ -192,7 +192,7 @@ def news_language(value: object) -> str:
 
 # ---------------------------------------------------------------- reading an lxml element
 
-_NEWS_ORDER = (
+NEWS_CHILDREN = (
     "publication",
     "access",
     "genres",
@@ -201,8 +201,9 @@ _NEWS_ORDER = (
     "keywords",
     "stock_tickers",
 )
-_NEWS_TAGS = schema_tags(NEWS_NS, _NEWS_ORDER)
-_PUBLICATION_TAGS = schema_tags(NEWS_NS, ("name", "language"))
+_NEWS_TAGS = schema_tags(NEWS_NS, NEWS_CHILDREN)
+PUBLICATION_CHILDREN = ("name", "language")
+_PUBLICATION_TAGS = schema_tags(NEWS_NS, PUBLICATION_CHILDREN)
 _HOLDERS = frozenset({"publication"})  # holds name and language, not a value
 
 

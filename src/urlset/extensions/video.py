@@ -388,13 +388,13 @@ def _rating(value: object) -> float | None:
 
 # ---------------------------------------------------------------- reading an lxml element
 
-_VIDEO_ORDER = (
+VIDEO_CHILDREN = (
     "thumbnail_loc", "title", "description", "content_loc", "player_loc", "duration",
     "expiration_date", "rating", "content_segment_loc", "view_count", "publication_date", "tag",
     "category", "family_friendly", "restriction", "gallery_loc", "price", "requires_subscription",
     "uploader", "tvshow", "platform", "live", "id",
 )  # fmt: skip
-_VIDEO_TAGS = schema_tags(VIDEO_NS, _VIDEO_ORDER)
+_VIDEO_TAGS = schema_tags(VIDEO_NS, VIDEO_CHILDREN)
 # in the schema but not typed: a video holding them stays as written (nothing is lost on a
 # round trip), and the reader says so
 _VIDEO_UNMODELLED = frozenset({"content_segment_loc", "tvshow", "id"})

@@ -253,15 +253,22 @@ class Sink:
         self.converted_run(converted, more)
 
     def order_notes(self, notes: Sequence[OrderNote]) -> None:
-        """``extension-order`` for each image whose children the compiled core read out of
-        the schema's order: (record, line, the child's place, the place of the one before
-        it), worded as the image extension's reader words it."""
+        """``extension-order`` for each image, video, news article or publication whose
+        children the compiled core read out of the schema's order (``OrderNote``s), worded
+        as the extension's reader words it."""
+        from ..extensions import image, news, video
         from ..extensions.common import order_warning
-        from ..extensions.image import IMAGE_CHILDREN, PREFIX
 
+        orders: tuple[tuple[str, Sequence[str]], ...] = (
+            (image.PREFIX, image.IMAGE_CHILDREN),
+            (video.PREFIX, video.VIDEO_CHILDREN),
+            (news.PREFIX, news.NEWS_CHILDREN),
+            (news.PREFIX, news.PUBLICATION_CHILDREN),
+        )
         listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("extension-order", 0), 0)
-        for _, line, child, after in notes[:listed]:
-            message = order_warning(PREFIX, IMAGE_CHILDREN, child, after)
+        for _, line, kind, child, after in notes[:listed]:
+            prefix, order = orders[kind]
+            message = order_warning(prefix, order, child, after)
             self.issue("extension-order", message, line)
         if len(notes) > listed:  # past the listed ones: counted, as ``issue`` counts them
             self.per_code["extension-order"] += len(notes) - listed

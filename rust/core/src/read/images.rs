@@ -31,16 +31,25 @@ pub struct ImageSpans {
     pub late: Option<Late>,
 }
 
-/// A child of an image that comes after one the schema puts after it: the image's start tag
-/// (a byte offset), and the two children's places in the schema's order (loc 0, caption 1,
-/// geo_location 2, title 3, license 4; as src/urlset/extensions/image.py numbers them): the
+/// A child of an extension element that comes after one the schema puts after it: the
+/// element's start tag (a byte offset), its kind ([`LATE_IMAGE`] ...), and the two children's
+/// places in the schema's order (for an image loc 0, caption 1, geo_location 2, title 3,
+/// license 4: as src/urlset/extensions/image.py, video.py and news.py number them): the
 /// child's and that of the latest-placed child before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Late {
     pub at: usize,
+    pub kind: u8,
     pub child: u8,
     pub after: u8,
 }
+
+/// The kinds of [`Late`]: an image's children, a video's, a news article's, and those of a
+/// news article's publication (the reader notes a news article's before its publication's).
+pub const LATE_IMAGE: u8 = 0;
+pub const LATE_VIDEO: u8 = 1;
+pub const LATE_NEWS: u8 = 2;
+pub const LATE_PUBLICATION: u8 = 3;
 
 const CHILDREN: [&[u8]; 3] = [b"caption", b"geo_location", b"title"];
 
@@ -198,6 +207,7 @@ pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans>
         if place < after {
             late = late.or(Some(Late {
                 at,
+                kind: LATE_IMAGE,
                 child: place,
                 after,
             }));
@@ -302,8 +312,8 @@ mod tests {
             );
             let start = text.rfind("<i:image>").unwrap();
             assert_eq!(
-                image.late.map(|l| (l.at, l.child, l.after)),
-                late.map(|(child, after)| (start, child, after)),
+                image.late.map(|l| (l.at, l.kind, l.child, l.after)),
+                late.map(|(child, after)| (start, LATE_IMAGE, child, after)),
                 "{children}"
             );
         }

@@ -13,7 +13,7 @@
 //! `player_loc` attributes, restriction, platform, gallery_loc, price, uploader info), is
 //! left to the extension readers as before.
 
-use super::images::{image_at, ImageSpans, Tags};
+use super::images::{image_at, ImageSpans, Late, Tags, LATE_NEWS, LATE_PUBLICATION, LATE_VIDEO};
 use super::raw::{raw_at, Raw, RootScope};
 use super::records::Span;
 use std::borrow::Cow;
@@ -78,6 +78,9 @@ pub struct Media {
     /// JSON's order (images, videos, news, links, raw): a value's extensions keep the
     /// document's.
     pub order: Option<Vec<u8>>,
+    /// The videos and news articles whose children are out of the schema's order, in
+    /// document order (an image's is its own: `ImageSpans::late`).
+    pub lates: Vec<Late>,
 }
 
 impl Media {
@@ -157,10 +160,14 @@ pub fn plain_extensions<'a>(
             images.push(image);
             order.push(IMAGE, &images, &media);
         } else if at(&mut t, &prefixes.video, b"video") {
-            media.videos.push(video_at(&mut t, max_value)?);
+            let (video, late) = video_at(&mut t, max_value)?;
+            media.videos.push(video);
+            media.lates.extend(late);
             order.push(VIDEO, &images, &media);
         } else if at(&mut t, &prefixes.news, b"news") {
-            media.news.push(news_at(&mut t, max_value)?);
+            let (news, lates) = news_at(&mut t, max_value)?;
+            media.news.push(news);
+            media.lates.extend(lates.into_iter().flatten());
             order.push(NEWS, &images, &media);
         } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
             t.prefix = p;
@@ -316,20 +323,6 @@ fn required(value: String, limit: usize) -> Option<String> {
     (!value.is_empty() && fits).then_some(value)
 }
 
-/// `<p:name>text</p:name>` at the cursor when it is there: `Some(value)`; `Some(None)` when
-/// the element is absent; None when it is there but not plain.
-fn optional<T>(
-    t: &mut Tags<'_>,
-    name: &[u8],
-    read: impl FnOnce(&mut Tags<'_>) -> Option<T>,
-) -> Option<Option<T>> {
-    if t.tag(name, false) {
-        read(t).map(Some)
-    } else {
-        Some(None)
-    }
-}
-
 /// A URI element's text: a plain URI as written (its entities read as their characters), no
 /// longer than `limits.MAX_LOC_LENGTH`.
 fn uri(t: &mut Tags<'_>, name: &[u8]) -> Option<String> {
@@ -382,81 +375,131 @@ fn rating(value: &str) -> Option<f64> {
     (0.0..=5.0).contains(&number).then_some(number)
 }
 
-/// The video whose start tag the cursor has passed, when it is plain.
-fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<Video> {
+/// The children of an extension element as met, against the schema's order: a child placed
+/// before one met earlier is late (the first such child is noted, as the extension readers
+/// note it: `extension-order`); a child met twice is not plain unless it may repeat.
+#[derive(Default)]
+struct Placed {
+    /// The latest place met so far.
+    after: u8,
+    late: Option<(u8, u8)>,
+    met: u32,
+}
+
+impl Placed {
+    /// The child of schema place `place` was met: None when it was met before and may not
+    /// repeat.
+    fn met(&mut self, place: u8, repeats: bool) -> Option<()> {
+        let bit = 1u32 << place;
+        if self.met & bit != 0 && !repeats {
+            return None;
+        }
+        self.met |= bit;
+        if place < self.after {
+            self.late = self.late.or(Some((place, self.after)));
+        } else {
+            self.after = place;
+        }
+        Some(())
+    }
+
+    fn has(&self, place: u8) -> bool {
+        self.met & (1u32 << place) != 0
+    }
+
+    /// The [`Late`] of the element whose start tag is at `at`, of `kind` ([`LATE_KINDS`]).
+    fn late(&self, at: usize, kind: u8) -> Option<Late> {
+        self.late.map(|(child, after)| Late {
+            at,
+            kind,
+            child,
+            after,
+        })
+    }
+}
+
+/// Which of `names` (each with its place in the schema's order) starts at the cursor, tried
+/// from `from` on first (the child after the last one met, in the usual order); the cursor
+/// then past its start tag.
+fn child_at(t: &mut Tags<'_>, names: &[(&[u8], u8)], from: usize) -> Option<usize> {
+    let from = from.min(names.len());
+    (from..names.len())
+        .chain(0..from)
+        .find(|&i| t.tag(names[i].0, false))
+}
+
+/// A video's children typed here, with their places in the schema's order (video.py's
+/// `_VIDEO_ORDER`; the others are left to the extension reader).
+const VIDEO_CHILDREN: [(&[u8], u8); 16] = [
+    (b"thumbnail_loc", 0),
+    (b"title", 1),
+    (b"description", 2),
+    (b"content_loc", 3),
+    (b"player_loc", 4),
+    (b"duration", 5),
+    (b"expiration_date", 6),
+    (b"rating", 7),
+    (b"view_count", 9),
+    (b"publication_date", 10),
+    (b"tag", 11),
+    (b"category", 12),
+    (b"family_friendly", 13),
+    (b"requires_subscription", 17),
+    (b"uploader", 18),
+    (b"live", 21),
+];
+
+/// The video whose start tag the cursor has passed, when it is plain, and its first child
+/// out of the schema's order.
+fn video_at(t: &mut Tags<'_>, max_value: usize) -> Option<(Video, Option<Late>)> {
+    let at = t.pos - (t.prefix.len() + 8); // `<p:video>`
     t.spaces();
     let text =
         |t: &mut Tags<'_>, name: &[u8], limit: usize| required(content(t, name, max_value)?, limit);
-    if !t.tag(b"thumbnail_loc", false) {
-        return None;
+    let flag = |t: &mut Tags<'_>, name: &[u8]| yes_no(&content(t, name, max_value)?);
+    let mut v = Video::default();
+    let (mut placed, mut next) = (Placed::default(), 0);
+    while let Some(i) = child_at(t, &VIDEO_CHILDREN, next) {
+        let (name, place) = VIDEO_CHILDREN[i];
+        placed.met(place, name == b"tag")?;
+        match name {
+            b"thumbnail_loc" => v.thumbnail_loc = uri(t, name)?,
+            b"title" => v.title = text(t, name, video::MAX_TITLE)?,
+            b"description" => v.description = text(t, name, video::MAX_DESCRIPTION)?,
+            b"content_loc" => v.content_loc = Some(uri(t, name)?),
+            b"player_loc" => v.player_loc = Some(uri(t, name)?),
+            b"duration" => {
+                let n = digits(&content(t, name, max_value)?, 9)?;
+                let n = u32::try_from(n).ok()?;
+                (1..=video::MAX_DURATION)
+                    .contains(&u64::from(n))
+                    .then_some(())?;
+                v.duration = Some(n);
+            }
+            b"expiration_date" => v.expiration_date = Some(date(t, name)?),
+            b"rating" => v.rating = Some(rating(&content(t, name, max_value)?)?),
+            b"view_count" => v.view_count = Some(digits(&content(t, name, max_value)?, 18)?),
+            b"publication_date" => v.publication_date = Some(date(t, name)?),
+            b"tag" => v.tags.push(text(t, name, 0)?),
+            b"category" => {
+                let value = content(t, name, max_value)?;
+                (value.chars().count() <= video::MAX_CATEGORY).then_some(())?;
+                v.category = (!value.is_empty()).then_some(value);
+            }
+            b"family_friendly" => v.family_friendly = Some(flag(t, name)?),
+            b"requires_subscription" => v.requires_subscription = Some(flag(t, name)?),
+            b"uploader" => v.uploader = Some(text(t, name, video::MAX_UPLOADER)?),
+            _ => v.live = Some(flag(t, name)?),
+        }
+        next = i + usize::from(name != b"tag");
     }
-    let thumbnail_loc = uri(t, b"thumbnail_loc")?;
-    let title = t
-        .tag(b"title", false)
-        .then(|| text(t, b"title", video::MAX_TITLE))??;
-    let description = t
-        .tag(b"description", false)
-        .then(|| text(t, b"description", video::MAX_DESCRIPTION))??;
-    let content_loc = optional(t, b"content_loc", |t| uri(t, b"content_loc"))?;
-    let player_loc = optional(t, b"player_loc", |t| uri(t, b"player_loc"))?;
-    if content_loc.is_none() && player_loc.is_none() {
-        return None;
-    }
-    let duration = optional(t, b"duration", |t| {
-        let n = digits(&content(t, b"duration", max_value)?, 9)?;
-        u32::try_from(n)
-            .ok()
-            .filter(|&n| (1..=video::MAX_DURATION).contains(&u64::from(n)))
-    })?;
-    let expiration_date = optional(t, b"expiration_date", |t| date(t, b"expiration_date"))?;
-    let rating = optional(t, b"rating", |t| rating(&content(t, b"rating", max_value)?))?;
-    let view_count = optional(t, b"view_count", |t| {
-        digits(&content(t, b"view_count", max_value)?, 18)
-    })?;
-    let publication_date = optional(t, b"publication_date", |t| date(t, b"publication_date"))?;
-    let mut tags = Vec::new();
-    while t.tag(b"tag", false) {
-        tags.push(text(t, b"tag", 0)?);
-    }
-    if tags.len() > video::MAX_TAGS {
-        return None;
-    }
-    let category = optional(t, b"category", |t| {
-        let value = content(t, b"category", max_value)?;
-        (value.chars().count() <= video::MAX_CATEGORY).then_some(value)
-    })?
-    .filter(|c| !c.is_empty());
-    let flag = |t: &mut Tags<'_>, name: &[u8]| {
-        optional(t, name, |t| yes_no(&content(t, name, max_value)?))
-    };
-    let family_friendly = flag(t, b"family_friendly")?;
-    let requires_subscription = flag(t, b"requires_subscription")?;
-    let uploader = optional(t, b"uploader", |t| {
-        text(t, b"uploader", video::MAX_UPLOADER)
-    })?;
-    let live = flag(t, b"live")?;
-    if !t.tag(b"video", true) {
+    let required = [0, 1, 2].iter().all(|&p| placed.has(p));
+    let playable = v.content_loc.is_some() || v.player_loc.is_some();
+    if !required || !playable || v.tags.len() > video::MAX_TAGS || !t.tag(b"video", true) {
         return None;
     }
     t.spaces();
-    Some(Video {
-        thumbnail_loc,
-        title,
-        description,
-        content_loc,
-        player_loc,
-        duration,
-        expiration_date,
-        rating,
-        view_count,
-        publication_date,
-        tags,
-        category,
-        family_friendly,
-        requires_subscription,
-        uploader,
-        live,
-    })
+    Some((v, placed.late(at, LATE_VIDEO)))
 }
 
 /// A news language as news.py reads it without a word (read in lower case).
@@ -470,70 +513,99 @@ fn items(value: &str) -> impl Iterator<Item = &str> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// The news article whose start tag the cursor has passed, when it is plain.
-fn news_at(t: &mut Tags<'_>, max_value: usize) -> Option<News> {
+/// A news article's children, with their places in the schema's order (news.py's
+/// `_NEWS_ORDER`), and its publication's.
+const NEWS_CHILDREN: [(&[u8], u8); 7] = [
+    (b"publication", 0),
+    (b"access", 1),
+    (b"genres", 2),
+    (b"publication_date", 3),
+    (b"title", 4),
+    (b"keywords", 5),
+    (b"stock_tickers", 6),
+];
+const PUBLICATION_CHILDREN: [(&[u8], u8); 2] = [(b"name", 0), (b"language", 1)];
+
+/// The news article whose start tag the cursor has passed, when it is plain, and its first
+/// child out of the schema's order and its publication's (the order the reader notes them).
+fn news_at(t: &mut Tags<'_>, max_value: usize) -> Option<(News, [Option<Late>; 2])> {
+    let at = t.pos - (t.prefix.len() + 7); // `<p:news>`
     t.spaces();
-    if !t.tag(b"publication", false) {
-        return None;
-    }
-    t.spaces();
-    let name = t
-        .tag(b"name", false)
-        .then(|| required(content(t, b"name", max_value)?, 0))??;
-    let language = t
-        .tag(b"language", false)
-        .then(|| news_language(&content(t, b"language", max_value)?))??;
-    if !t.tag(b"publication", true) {
-        return None;
-    }
-    t.spaces();
-    let access = optional(t, b"access", |t| {
-        let value = content(t, b"access", max_value)?;
-        if value.is_empty() {
-            return Some(None);
+    let (mut publication_name, mut language, mut publication_date, mut title) =
+        (None, None, None, None);
+    let (mut access, mut genres, mut keywords, mut stock_tickers) = (None, vec![], vec![], vec![]);
+    let (mut placed, mut next) = (Placed::default(), 0);
+    let mut in_publication = Placed::default();
+    while let Some(i) = child_at(t, &NEWS_CHILDREN, next) {
+        let (name, place) = NEWS_CHILDREN[i];
+        placed.met(place, false)?;
+        match name {
+            b"publication" => {
+                t.spaces();
+                let mut next = 0;
+                while let Some(i) = child_at(t, &PUBLICATION_CHILDREN, next) {
+                    let (name, place) = PUBLICATION_CHILDREN[i];
+                    in_publication.met(place, false)?;
+                    let value = content(t, name, max_value)?;
+                    if place == 0 {
+                        publication_name = Some(required(value, 0)?);
+                    } else {
+                        language = Some(news_language(&value)?);
+                    }
+                    next = i + 1;
+                }
+                if !(in_publication.has(0) && in_publication.has(1) && t.tag(name, true)) {
+                    return None;
+                }
+                t.spaces();
+            }
+            b"access" => {
+                let value = content(t, name, max_value)?;
+                if !value.is_empty() {
+                    access = Some(news::known(&value, &news::ACCESS)?);
+                }
+            }
+            b"genres" => {
+                let value = content(t, name, max_value)?;
+                genres = items(&value)
+                    .map(|g| news::known(g, &news::GENRES))
+                    .collect::<Option<Vec<_>>>()?;
+            }
+            b"publication_date" => publication_date = Some(date(t, name)?),
+            b"title" => title = Some(required(content(t, name, max_value)?, 0)?),
+            b"keywords" => {
+                let value = content(t, name, max_value)?;
+                keywords = items(&value).map(str::to_owned).collect();
+            }
+            _ => {
+                let value = content(t, name, max_value)?;
+                let found: Vec<String> = items(&value).map(str::to_owned).collect();
+                let known = found.iter().all(|s| news::ticker(s));
+                (found.len() <= news::MAX_STOCK_TICKERS && known).then_some(())?;
+                stock_tickers = found;
+            }
         }
-        news::known(&value, &news::ACCESS).map(Some)
-    })?
-    .flatten();
-    let genres = optional(t, b"genres", |t| {
-        let value = content(t, b"genres", max_value)?;
-        items(&value)
-            .map(|g| news::known(g, &news::GENRES))
-            .collect::<Option<Vec<_>>>()
-    })?
-    .unwrap_or_default();
-    let publication_date = t
-        .tag(b"publication_date", false)
-        .then(|| date(t, b"publication_date"))??;
-    let title = t
-        .tag(b"title", false)
-        .then(|| required(content(t, b"title", max_value)?, 0))??;
-    let keywords = optional(t, b"keywords", |t| {
-        let value = content(t, b"keywords", max_value)?;
-        Some(items(&value).map(str::to_owned).collect::<Vec<_>>())
-    })?
-    .unwrap_or_default();
-    let stock_tickers = optional(t, b"stock_tickers", |t| {
-        let value = content(t, b"stock_tickers", max_value)?;
-        let found: Vec<String> = items(&value).map(str::to_owned).collect();
-        (found.len() <= news::MAX_STOCK_TICKERS && found.iter().all(|s| news::ticker(s)))
-            .then_some(found)
-    })?
-    .unwrap_or_default();
+        next = i + 1;
+    }
     if !t.tag(b"news", true) {
         return None;
     }
     t.spaces();
-    Some(News {
-        publication_name: name,
-        language,
-        publication_date,
-        title,
+    let news = News {
+        publication_name: publication_name?,
+        language: language?,
+        publication_date: publication_date?,
+        title: title?,
         access,
         genres,
         keywords,
         stock_tickers,
-    })
+    };
+    let lates = [
+        placed.late(at, LATE_NEWS),
+        in_publication.late(at, LATE_PUBLICATION),
+    ];
+    Some((news, lates))
 }
 
 #[cfg(test)]
@@ -581,6 +653,84 @@ mod tests {
         );
         assert_eq!(n.genres, ["Blog", "Opinion"]);
         assert_eq!(n.keywords, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn children_out_of_the_schemas_order_are_typed_and_noted() {
+        let (_, ordered) = typed(&format!("{VIDEO}{NEWS}")).unwrap();
+        assert!(ordered.lates.is_empty());
+        let title = "<video:title>A &amp; B</video:title>";
+        let thumbnail = "<video:thumbnail_loc>https://a.test/t.jpg</video:thumbnail_loc>";
+        let date = "<news:publication_date>2024-05-06</news:publication_date>";
+        let (name, language) = (
+            "<news:name>Example News</news:name>",
+            "<news:language>EN</news:language>",
+        );
+        // (the video, the news article, the lates' kinds and places)
+        let cases = [
+            // the title first: the thumbnail (place 0) comes after it (1)
+            (
+                VIDEO.replace(thumbnail, "").replace(title, &format!("{title}{thumbnail}")),
+                NEWS.to_owned(),
+                vec![(LATE_VIDEO, 0, 1)],
+            ),
+            // a tag after the category comes after it; tags in a row do not
+            (
+                VIDEO.replace(
+                    "<video:family_friendly>",
+                    "<video:category>c</video:category><video:tag>z</video:tag><video:family_friendly>",
+                ),
+                NEWS.replace(date, "").replace(
+                    "<news:keywords>",
+                    &format!("{date}<news:keywords>"),
+                ),
+                vec![(LATE_VIDEO, 11, 12), (LATE_NEWS, 3, 4)],
+            ),
+            // the news article's order first, then its publication's
+            (
+                VIDEO.to_owned(),
+                NEWS.replace(&format!("{name}{language}"), &format!("{language}{name}"))
+                    .replace("<news:publication>", "<news:title>Story</news:title><news:publication>")
+                    .replacen("</news:publication_date><news:title>Story</news:title>", "</news:publication_date>", 1),
+                vec![(LATE_NEWS, 0, 4), (LATE_PUBLICATION, 0, 1)],
+            ),
+        ];
+        for (video, news, expected) in cases {
+            let text = format!("{video}\n{news}");
+            let (_, media) = typed(&text).unwrap_or_else(|| panic!("{text}"));
+            let (at_video, at_news) = (0, video.len() + 1);
+            let lates: Vec<_> = media
+                .lates
+                .iter()
+                .map(|l| (l.at, l.kind, l.child, l.after))
+                .collect();
+            let expected: Vec<_> = expected
+                .into_iter()
+                .map(|(kind, child, after)| {
+                    let at = if kind == LATE_VIDEO {
+                        at_video
+                    } else {
+                        at_news
+                    };
+                    (at, kind, child, after)
+                })
+                .collect();
+            assert_eq!(lates, expected, "{text}");
+            // the same values as the schema's order gives, the tags in document order
+            let v = &media.videos[0];
+            assert_eq!(
+                (v.title.as_str(), v.thumbnail_loc.as_str()),
+                ("A & B", "https://a.test/t.jpg")
+            );
+            assert_eq!(&media.news[0].title, "Story");
+            assert_eq!(media.news[0].publication_name, "Example News");
+        }
+        // a child twice (tags excepted) is left to the extension readers
+        assert_eq!(
+            typed(&VIDEO.replace(title, &format!("{title}{title}"))),
+            None
+        );
+        assert_eq!(typed(&NEWS.replace(name, &format!("{name}{name}"))), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! the image prefix and they are plain images ([`super::images`]): then the record carries
 //! them and stays in the run ([`Record::images`]).
 
-use super::images::ImageSpans;
+use super::images::{ImageSpans, Late};
 use super::media::{plain_extensions, Media, Prefixes};
 use super::raw::stray_at;
 use super::values::value_text;
@@ -487,34 +487,32 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
     )
 }
 
-/// An image out of the schema's order among a run's records: the record's index in the run,
-/// the line of the image's start tag, and the two children's places
-/// ([`super::images::Late`]). The reader reports each (`extension-order`), as the extension
-/// readers would have.
-pub type OrderNote = (usize, u32, u8, u8);
+/// An extension element of a run's record whose children are out of the schema's order: the
+/// record's index in the run, the line of the element's start tag, and its [`Late`]'s kind
+/// and places. The reader reports each (`extension-order`), as the extension readers would.
+pub type OrderNote = (usize, u32, u8, u8, u8);
 
-/// The [`OrderNote`]s of `r`, the run's record `index`, into `notes` (most records: none).
-pub fn note_late_images(
-    text: &[u8],
-    r: &Record,
-    index: usize,
-    kind: Kind,
-    notes: &mut Vec<OrderNote>,
-) {
-    let Some(images) = r.images.as_deref() else {
-        return;
+/// The [`OrderNote`]s of `r`, the run's record `index`, into `notes`, in document order
+/// (most records: none).
+pub fn note_late(text: &[u8], r: &Record, index: usize, kind: Kind, notes: &mut Vec<OrderNote>) {
+    let images = r.images.iter().flatten().filter_map(|i| i.late);
+    let mut lates: Vec<Late> = match r.media.as_deref() {
+        Some(media) if !media.lates.is_empty() => {
+            images.chain(media.lates.iter().copied()).collect()
+        }
+        _ => images.collect(),
     };
-    let mut late = images.iter().filter_map(|i| i.late).peekable();
-    if late.peek().is_none() {
+    if lates.is_empty() {
         return;
     }
+    lates.sort_by_key(|l| (l.at, l.kind));
     // the record's start tag: only whitespace lies between it and <loc>
     let start = memchr::memmem::rfind(&text[..r.loc.0], kind.open()).unwrap_or(r.loc.0);
     let (mut counted, mut line) = (start, r.line);
-    for l in late {
+    for l in lates {
         line += count_lines(&text[counted..l.at]);
         counted = l.at;
-        notes.push((index, line, l.child, l.after));
+        notes.push((index, line, l.kind, l.child, l.after));
     }
 }
 

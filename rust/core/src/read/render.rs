@@ -14,8 +14,8 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_late_images, scan_converting, scan_until, scan_with_extensions, Kind, Limits, OrderNote,
-    Record, Scan, Stop,
+    note_late, scan_converting, scan_until, scan_with_extensions, Kind, Limits, OrderNote, Record,
+    Scan, Stop,
 };
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
@@ -693,7 +693,7 @@ fn take_ahead(
         if let Lane::Columns(columns) = lane {
             columns.push(text, r);
         }
-        note_late_images(text, r, count, kind, &mut seen.notes);
+        note_late(text, r, count, kind, &mut seen.notes);
         // taken: its strings move into the conversion (as in `run`)
         if let Some(c) = r.uri.take() {
             made = true;
@@ -801,7 +801,7 @@ fn run(
             }
             images |= r.extended();
             lane.take(text, loc, r);
-            note_late_images(text, r, count, limits.kind, &mut seen.notes);
+            note_late(text, r, count, limits.kind, &mut seen.notes);
             // taken: the record's strings move into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
             if let Some(c) = r.uri.take() {
