@@ -200,79 +200,6 @@ class Sink:
         self.out.append(entry)
         return True
 
-    def add_each(
-        self,
-        entries: Iterable[Url | SitemapRef],
-        lines: Sequence[int],
-        converted: list[tuple[int, int, str | None, str]],
-        notes: Sequence[OrderNote] = (),
-    ) -> bool:
-        """``add`` for each of a run of entries with their lines; each loc the core made a URI
-        of (``converted``: record, line, text, uri) is reported just before its entry, then
-        its images out of order (``notes``), in document order as the careful lane reports
-        them. False when reading must stop."""
-        due = {c[0]: c for c in converted}
-        late: dict[int, list[OrderNote]] = {}
-        for note in notes:
-            late.setdefault(note[0], []).append(note)
-        for i, entry in enumerate(entries):
-            if i in due:
-                self.converted_run([(0, *due[i][1:])])
-            if i in late:
-                self.order_notes(late[i])
-            if not self.add(entry, lines[i]):
-                return False
-        return True
-
-    def run_issues(
-        self,
-        converted: Sequence[tuple[int, int, str | None, str]],
-        more: int = 0,
-        notes: Sequence[OrderNote] = (),
-    ) -> None:
-        """A run's issues before its entries are passed on: ``converted_run``, each record's
-        images out of the schema's order (``notes``) after its loc's, as the careful lane
-        gives them."""
-        if notes:
-            room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
-            done = first = 0  # the conversions and notes reported
-            while first < len(notes) and notes[first][0] < room:
-                at = done
-                while at < len(converted) and converted[at][0] <= notes[first][0]:
-                    at += 1
-                self.converted_run(converted[done:at])
-                done = at
-                # the notes up to the next record with a conversion
-                before = min(converted[done][0], room) if done < len(converted) else room
-                last = first
-                while last < len(notes) and notes[last][0] < before:
-                    last += 1
-                self.order_notes(notes[first:last])
-                first = last
-            converted = converted[done:]
-        self.converted_run(converted, more)
-
-    def order_notes(self, notes: Sequence[OrderNote]) -> None:
-        """``extension-order`` for each image, video, news article or publication whose
-        children the compiled core read out of the schema's order (``OrderNote``s), worded
-        as the extension's reader words it."""
-        from ..extensions import image, news, video
-        from ..extensions.common import order_warning
-
-        orders: tuple[tuple[str, Sequence[str]], ...] = (
-            (image.PREFIX, image.IMAGE_CHILDREN),
-            (video.PREFIX, video.VIDEO_CHILDREN),
-            (news.PREFIX, news.NEWS_CHILDREN),
-            (news.PREFIX, news.PUBLICATION_CHILDREN),
-        )
-        listed = max(MAX_ISSUES_PER_CODE - self.per_code.get("extension-order", 0), 0)
-        for _, line, kind, child, after in notes[:listed]:
-            prefix, order = orders[kind]
-            message = order_warning(prefix, order, child, after)
-            self.issue("extension-order", message, line)
-        if len(notes) > listed:  # past the listed ones: counted, as ``issue`` counts them
-            self.per_code["extension-order"] += len(notes) - listed
-
     # -- hosts: a development or preview host is reported once, at its first entry --
     def dev_host(self, origin: str) -> str | None:
         """The finding due for ``origin`` (``scheme://authority/`` of a loc) if its host is
@@ -462,6 +389,81 @@ def leaving(sink: Sink, reason: str) -> Iterator[None]:
         yield
     finally:
         sink.reason = was
+
+
+def add_each(
+    sink: Sink,
+    entries: Iterable[Url | SitemapRef],
+    lines: Sequence[int],
+    converted: list[tuple[int, int, str | None, str]],
+    notes: Sequence[OrderNote] = (),
+) -> bool:
+    """``Sink.add`` for each of a run of entries with their lines; each loc the core made a URI
+    of (``converted``: record, line, text, uri) is reported just before its entry, then its
+    extension elements out of the schema's order (``notes``), in document order as the
+    careful lane reports them. False when reading must stop."""
+    due = {c[0]: c for c in converted}
+    late: dict[int, list[OrderNote]] = {}
+    for note in notes:
+        late.setdefault(note[0], []).append(note)
+    for i, entry in enumerate(entries):
+        if i in due:
+            sink.converted_run([(0, *due[i][1:])])
+        if i in late:
+            order_notes(sink, late[i])
+        if not sink.add(entry, lines[i]):
+            return False
+    return True
+
+
+def run_issues(
+    sink: Sink,
+    converted: Sequence[tuple[int, int, str | None, str]],
+    more: int = 0,
+    notes: Sequence[OrderNote] = (),
+) -> None:
+    """A compiled run's issues before its entries are passed on: ``Sink.converted_run``, and
+    each record's extension elements out of the schema's order (``notes``) after its loc's,
+    as the careful lane gives them."""
+    if notes:
+        room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
+        done = first = 0  # the conversions and notes reported
+        while first < len(notes) and notes[first][0] < room:
+            at = done
+            while at < len(converted) and converted[at][0] <= notes[first][0]:
+                at += 1
+            sink.converted_run(converted[done:at])
+            done = at
+            # the notes up to the next record with a conversion
+            before = min(converted[done][0], room) if done < len(converted) else room
+            last = first
+            while last < len(notes) and notes[last][0] < before:
+                last += 1
+            order_notes(sink, notes[first:last])
+            first = last
+        converted = converted[done:]
+    sink.converted_run(converted, more)
+
+
+def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:
+    """``extension-order`` for each image, video, news article or publication whose children
+    the compiled core read out of the schema's order (``OrderNote``s), worded as the
+    extension's reader words it; past the listed ones counted, as ``Sink.issue`` counts."""
+    from ..extensions import image, news, video
+    from ..extensions.common import order_warning
+
+    orders: tuple[tuple[str, Sequence[str]], ...] = (
+        (image.PREFIX, image.IMAGE_CHILDREN),
+        (video.PREFIX, video.VIDEO_CHILDREN),
+        (news.PREFIX, news.NEWS_CHILDREN),
+        (news.PREFIX, news.PUBLICATION_CHILDREN),
+    )
+    listed = max(MAX_ISSUES_PER_CODE - sink.per_code.get("extension-order", 0), 0)
+    for _, line, kind, child, after in notes[:listed]:
+        prefix, order = orders[kind]
+        sink.issue("extension-order", order_warning(prefix, order, child, after), line)
+    if len(notes) > listed:
+        sink.per_code["extension-order"] += len(notes) - listed
 
 
 def _joined(base_url: str, text: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -33,14 +33,14 @@ from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
-from .sink import Sink, leaving
+from .sink import Sink, add_each, leaving, run_issues
 from .xml_common import DONE, FAST, FULL, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import FullLane, tail_and_filler
 from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
-    from .._core import JudgedEntry, OrderNote, TypedExtensions
+    from .._core import JudgedEntry, TypedExtensions
 
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
@@ -172,9 +172,8 @@ class CompiledLane:
             made, images = found[10:]
             if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
                 self.locs_plain = False
-            notes = self.scanner.scanned_order_notes() if images else ()
             if locs and not self._emit(
-                locs, lastmods, freqs, prios, lines, origins, converted, images, notes
+                locs, lastmods, freqs, prios, lines, origins, converted, images
             ):
                 return pos, line
             if stop is None:
@@ -212,13 +211,12 @@ class CompiledLane:
         origins: list[tuple[int, str]],
         converted: list[tuple[int, int, str | None, str]],
         images: list[TypedExtensions],
-        notes: Sequence[OrderNote],
     ) -> bool:
-        """Pass on a run of records (``images``: (record, images, videos, news) for those
-        with plain extensions; ``notes``: their images out of the schema's order) in bulk
-        when nothing is due (no limit, new host finding or duplicate); else one at a time
-        (``Sink.add_each``). False when reading must stop."""
+        """Pass on a run of records (``images``: those with plain extensions) and its issues in
+        bulk when nothing is due (no limit, new host finding or duplicate); else one at a time
+        (``add_each``). False when reading must stop."""
         sink = self.sink
+        notes = self.scanner.scanned_order_notes() if images and self.scanner else []
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
@@ -230,11 +228,11 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            sink.run_issues(converted, 0, notes)
+            run_issues(sink, converted, 0, notes)
             sink.count += n
             sink.out.extend(entries)
             return True
-        if not sink.add_each(entries, memoryview(lines).cast("I"), converted, notes):
+        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes):
             self.status.state = DONE
             return False
         return True
@@ -362,9 +360,7 @@ def render_records(
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
-                # a run's only issues: its locs made URIs, each before its entry, and its
-                # images out of the schema's order
-                sink.run_issues(converted, more, renderer.order_notes())
+                run_issues(sink, converted, more, renderer.order_notes())  # its only issues
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.runs.append(RenderedRun(sink.count, n, text))
@@ -399,9 +395,7 @@ def render_records(
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
-            sink.converted_run(made_uris)
-            if images:
-                sink.order_notes(lane.scanner.scanned_order_notes())
+            run_issues(sink, made_uris, 0, lane.scanner.scanned_order_notes())
             entry: Url | SitemapRef
             if lane.index:
                 entry = SitemapRef._trusted(locs[0], lastmods[0])
