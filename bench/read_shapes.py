@@ -14,11 +14,13 @@ shape (tests/test_read_shapes.py).
               .123 (milliseconds), .123456, hh:mm without seconds, 2024, 2024-05
   image, video, news, hreflang, unknown
               one extension on every entry (unknown: an element of another namespace)
-  unordered   extension children out of the schema's order (each reported: extension-order)
-              as CMS plugins write them, in turn: an image with its title before its caption
-              (Shopify, WordPress SEO plugins; the caption empty, in CDATA or plain), a video
-              with its title and description before its thumbnail, a news article with its
-              title before its date and its publication's language before its name
+  unordered   extensions as CMS plugins write them, out of the schema's order (each
+              reported: extension-order), in turn: an image with its title before its caption
+              (Shopify, WordPress SEO plugins; the caption empty, in CDATA or plain) and an
+              hreflang link written another way (href first in single quotes, an end tag,
+              hreflang first), a video with its title and description before its thumbnail,
+              a news article with its title before its date and its publication's language
+              before its name
   mix         all of the above in turn but unordered (the mix of the matrix's first runs,
               kept so that its figures compare across them)
 
@@ -133,10 +135,15 @@ def _unordered(i: int) -> str:
             "<news:publication_date>2024-05-06T10:00:00Z</news:publication_date></news:news>"
         )
     caption = ("", f"<![CDATA[Item {i} & more]]>", f"Item {i} &amp; more")[i % 5]
+    link = (
+        f"<xhtml:link rel='alternate' href='{HOST}de/{i}' hreflang='de'/>",
+        f'<xhtml:link rel="alternate" hreflang="de" href="{HOST}de/{i}"></xhtml:link>',
+        f'<xhtml:link hreflang="de" rel="alternate" href="{HOST}de/{i}" />',
+    )[i % 5]
     return (
         f"<image:image><image:loc>{HOST}img/{i}.jpg?v=1654753469</image:loc>"
         f"<image:title>Item {i}</image:title><image:caption>{caption}</image:caption>"
-        "</image:image>"
+        f"</image:image>{link}"
     )
 
 

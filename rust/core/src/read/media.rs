@@ -223,9 +223,10 @@ impl Order {
     }
 }
 
-/// An hreflang link at the cursor, written as writers write it (`<p:link`, then `rel`,
-/// `hreflang` and `href` in that order, `/>`), whose values the reader takes as they are:
-/// the cursor then past it and the whitespace after.
+/// An hreflang link at the cursor (`<p:link` with `rel="alternate"`, `hreflang` and `href`,
+/// in any order, in double or single quotes, then `/>` or `>` and its end tag with only
+/// whitespace between), whose values the reader takes as they are: the cursor then past it
+/// and the whitespace after. XML gives attributes no order, and writers use each of these.
 fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
     let text = &t.text[..t.end];
     let mut pos = t.pos;
@@ -241,31 +242,56 @@ fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
         }
         *pos > from
     };
-    let value = |pos: &mut usize| {
-        let from = *pos;
-        let len = memchr::memchr2(b'"', b'<', &text[from..])?;
-        (text[from + len] == b'"').then(|| {
-            *pos = from + len + 1;
-            (from, from + len)
-        })
-    };
     expect(&mut pos, b"<")?;
     expect(&mut pos, t.prefix)?;
     expect(&mut pos, b":link")?;
-    spaces(&mut pos).then_some(())?;
-    expect(&mut pos, b"rel=\"alternate\"")?;
-    spaces(&mut pos).then_some(())?;
-    expect(&mut pos, b"hreflang=\"")?;
-    let (a, b) = value(&mut pos)?;
+    let (mut rel, mut hreflang, mut href): (bool, Option<Span>, Option<Span>) = (false, None, None);
+    loop {
+        let spaced = spaces(&mut pos);
+        if expect(&mut pos, b"/>").is_some() {
+            break;
+        }
+        if expect(&mut pos, b">").is_some() {
+            spaces(&mut pos);
+            (
+                expect(&mut pos, b"</")?,
+                expect(&mut pos, t.prefix)?,
+                expect(&mut pos, b":link>")?,
+            );
+            break;
+        }
+        spaced.then_some(())?;
+        // name = 'value' or "value": the value up to its quote, holding no '<'
+        let name_len = text[pos..].iter().position(|&b| !b.is_ascii_alphabetic())?;
+        let name = &text[pos..pos + name_len];
+        pos += name_len;
+        spaces(&mut pos);
+        expect(&mut pos, b"=")?;
+        spaces(&mut pos);
+        let quote = *text.get(pos).filter(|&&q| q == b'"' || q == b'\'')?;
+        let from = pos + 1;
+        let len = memchr::memchr2(quote, b'<', &text[from..])?;
+        (text[from + len] == quote).then_some(())?;
+        pos = from + len + 1;
+        let value = (from, from + len);
+        let slot = match name {
+            b"rel" if !rel => {
+                rel = text[from..from + len].eq_ignore_ascii_case(b"alternate");
+                rel.then_some(())?;
+                continue;
+            }
+            b"hreflang" => &mut hreflang,
+            b"href" => &mut href,
+            _ => return None, // another attribute, or one twice: the extension reader says
+        };
+        slot.is_none().then_some(())?;
+        *slot = Some(value);
+    }
+    let ((a, b), (c, d)) = (hreflang.filter(|_| rel)?, href?);
     let hreflang = hreflang_code(std::str::from_utf8(&text[a..b]).ok()?)?;
-    spaces(&mut pos).then_some(())?;
-    expect(&mut pos, b"href=\"")?;
-    let (a, b) = value(&mut pos)?;
-    let plain = plain_loc(&text[a..b])?;
-    let mut href = Vec::with_capacity(b - a);
-    super::json::plain_loc_value(text, (a, b), plain.has_entity, &mut href);
-    spaces(&mut pos);
-    expect(&mut pos, b"/>")?;
+    let plain = plain_loc(&text[c..d])?;
+    let mut href = Vec::with_capacity(d - c);
+    super::json::plain_loc_value(text, (c, d), plain.has_entity, &mut href);
     t.pos = pos;
     t.spaces();
     (href.len() <= MAX_URI).then_some(())?;
@@ -839,12 +865,39 @@ mod tests {
         ] {
             assert_eq!(code(odd), None, "{odd}");
         }
-        for odd in [
+        // every way writers write one link: attributes in any order and either quote, an
+        // end tag, spaces around '=' and before '/>'
+        for written in [
             r#"<xhtml:link hreflang="de" rel="alternate" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate" href="https://a.test/de" hreflang="de" />"#,
+            r#"<xhtml:link href="https://a.test/de" hreflang="de" rel="Alternate"/>"#,
             r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"></xhtml:link>"#,
+            "<xhtml:link rel='alternate' hreflang='de' href='https://a.test/de'>\n </xhtml:link>",
+            "<xhtml:link\trel = \"alternate\"\nhreflang='de'  href=\"https://a.test/de\"/>",
+        ] {
+            let (_, media) = typed(written).unwrap_or_else(|| panic!("{written}"));
+            assert_eq!(
+                media.links,
+                [Alternate {
+                    hreflang: "de".into(),
+                    href: "https://a.test/de".into()
+                }],
+                "{written}"
+            );
+        }
+        for odd in [
             r#"<xhtml:link rel="alternate" hreflang="de" href=" https://a.test/de"/>"#,
             r#"<xhtml:link rel="canonical" hreflang="de" href="https://a.test/de"/>"#,
             r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de" media="x"/>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de" href="https://a.test/e"/>"#,
+            r#"<xhtml:link rel="alternate" rel="alternate" hreflang="de" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate" href="https://a.test/de"/>"#,
+            r#"<xhtml:link hreflang="de" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate"hreflang="de" href="https://a.test/de"/>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de'/>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de">x</xhtml:link>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"></xhtml:lnk>"#,
+            r#"<xhtml:link rel="alternate" hreflang="de" xml:lang="de" href="https://a.test/de"/>"#,
         ] {
             assert_eq!(typed(odd), None, "{odd}");
         }
