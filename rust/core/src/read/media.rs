@@ -253,11 +253,9 @@ fn link_at(t: &mut Tags<'_>) -> Option<Alternate> {
         }
         if expect(&mut pos, b">").is_some() {
             spaces(&mut pos);
-            (
-                expect(&mut pos, b"</")?,
-                expect(&mut pos, t.prefix)?,
-                expect(&mut pos, b":link>")?,
-            );
+            expect(&mut pos, b"</")?;
+            expect(&mut pos, t.prefix)?;
+            expect(&mut pos, b":link>")?;
             break;
         }
         spaced.then_some(())?;
