@@ -17,7 +17,7 @@ use super::images::ImageSpans;
 use super::media::{plain_extensions, Media, Prefixes};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
-use crate::values::iri::iri_to_uri;
+use crate::values::iri::{iri_to_uri, iri_to_uri_into};
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -85,7 +85,7 @@ impl Record {
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Converted {
     pub line: u32,
     /// Empty from a scan that keeps URIs only ([`scan_until`]: the render lane lists the
@@ -106,6 +106,10 @@ impl Converted {
         std::mem::take(&mut self.text)
     }
 }
+
+/// Conversions a scan fills again: the boxes (and their URIs' memory) of records a caller
+/// took before, handed back, so that a run of IRIs allocates nothing per loc.
+pub(crate) type SpareUris = Vec<Box<Converted>>;
 
 /// Whether a scan makes URIs of locs that are not ones as written ([`Record::uri`]), and
 /// whether it keeps their texts.
@@ -278,7 +282,7 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 fn entry(
     c: &mut Cursor<'_>,
     limits: Limits,
-    convert: Converting,
+    (convert, spare): (Converting, &mut SpareUris),
     prefixes: Option<&Prefixes>,
 ) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
@@ -316,13 +320,13 @@ fn entry(
             Some(p) => (p, None),
             None if convert != Converting::No => {
                 let texts = convert == Converting::WithTexts;
-                let converted = converted(text(loc), loc_line, limits.max_value, texts)?;
+                let converted = converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
                 let origin_len = origin_len(&converted.uri);
                 let plain = PlainLoc {
                     origin_len,
                     has_entity: false,
                 };
-                (plain, Some(Box::new(converted)))
+                (plain, Some(converted))
             }
             None => return None,
         };
@@ -480,23 +484,30 @@ fn element_start(text: &[u8]) -> bool {
     matches!(text, [b'<', first, ..] if first.is_ascii_alphabetic() || *first == b'_')
 }
 
-/// A loc text that is not a URI as written but that the core makes one of, on `line`; its
-/// text kept when `texts` (else only whether the URI differs from it).
-fn converted(raw: &[u8], line: u32, max: usize, texts: bool) -> Option<Converted> {
+/// A loc text that is not a URI as written but that the core makes one of, on `line` (in a
+/// box of `spare` when there is one); its text kept when `texts` (else only whether the URI
+/// differs from it).
+fn converted(
+    raw: &[u8],
+    line: u32,
+    (max, texts): (usize, bool),
+    spare: &mut SpareUris,
+) -> Option<Box<Converted>> {
     let text = value_str(raw, max)?;
-    let uri = iri_to_uri(&text)?;
-    let differs = uri != *text;
-    let text = if texts {
+    let mut c = spare.pop().unwrap_or_default();
+    c.uri.clear();
+    if !iri_to_uri_into(&text, &mut c.uri) {
+        spare.push(c);
+        return None;
+    }
+    c.line = line;
+    c.differs = c.uri != *text;
+    c.text = if texts {
         text.into_owned()
     } else {
         String::new()
     };
-    Some(Converted {
-        line,
-        text,
-        uri,
-        differs,
-    })
+    Some(c)
 }
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
@@ -520,7 +531,7 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
         line,
         limits,
         (Converting::No, None),
-        Vec::new(),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -534,7 +545,7 @@ pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: L
         line,
         limits,
         (Converting::WithTexts, None),
-        Vec::new(),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -554,7 +565,7 @@ pub fn scan_with_images(
         line,
         limits,
         (Converting::WithTexts, Some(&Prefixes::images(prefix))),
-        Vec::new(),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -575,14 +586,14 @@ pub fn scan_with_extensions(
         line,
         limits,
         (Converting::WithTexts, Some(prefixes)),
-        Vec::new(),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
 /// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
 /// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
 /// would not see an entry's end past it). The records go into `room` (emptied first), whose
-/// memory a caller scanning again hands back. A loc made a URI keeps its URI only (the
+/// memory a caller scanning again hands back, with the boxes of the conversions it took. A loc made a URI keeps its URI only (the
 /// render lane's: [`Converted::take_text`] makes the few texts it lists).
 pub(crate) fn scan_until(
     text: &[u8],
@@ -590,7 +601,7 @@ pub(crate) fn scan_until(
     cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    room: Vec<Record>,
+    room: (Vec<Record>, &mut SpareUris),
 ) -> Scan {
     scan_records(
         text,
@@ -610,7 +621,7 @@ fn scan_records(
     line: u32,
     limits: Limits,
     (convert, prefixes): (Converting, Option<&Prefixes>),
-    mut records: Vec<Record>,
+    (mut records, spare): (Vec<Record>, &mut SpareUris),
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -639,7 +650,7 @@ fn scan_records(
             continue;
         }
         let found = if start < cut && !full && c.at(limits.kind.open()) {
-            entry(&mut c, limits, convert, prefixes)
+            entry(&mut c, limits, (convert, &mut *spare), prefixes)
         } else {
             None
         };

@@ -13,7 +13,7 @@ use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
-use super::records::{scan_until, Converted, Kind, Limits, Record, Scan, Stop};
+use super::records::{scan_until, Converted, Kind, Limits, Record, Scan, SpareUris, Stop};
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
@@ -53,6 +53,20 @@ pub struct Seen {
     /// The memory of the last scan's records, for the document's next scan: a piece's
     /// records take ~0.5 MB, which glibc gave back and took again for every piece.
     room: Vec<Record>,
+    /// The conversions of records taken, for the next scans to fill again.
+    spare: SpareUris,
+}
+
+/// The most conversions [`Seen`] keeps for the next scans (a window's worth).
+const KEPT_SPARE: usize = 1 << 12;
+
+impl Seen {
+    /// Keep `c`, a taken record's conversion, for a next scan to fill again.
+    fn spare(&mut self, c: Box<Converted>) {
+        if self.spare.len() < KEPT_SPARE {
+            self.spare.push(c);
+        }
+    }
 }
 
 impl Seen {
@@ -515,7 +529,8 @@ fn read_ahead(
     (limits, prefixes): (Limits, Option<&Prefixes>),
     mut renderer: Option<Renderer>,
 ) -> Ahead {
-    let found = scan_until(text, (mid, end), end, line, (limits, prefixes), Vec::new());
+    let room = (Vec::new(), &mut Vec::new());
+    let found = scan_until(text, (mid, end), end, line, (limits, prefixes), room);
     let n = found.records.len();
     let mut ahead = Ahead {
         locs: Vec::with_capacity((end - mid) / 2),
@@ -725,6 +740,7 @@ fn take_ahead(
         if let Some(mut c) = r.uri.take() {
             made = true;
             conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
+            seen.spare(c);
         }
         count += 1;
     }
@@ -802,7 +818,7 @@ fn run(
             max_records,
             ..limits
         };
-        let room = std::mem::take(&mut seen.room);
+        let room = (std::mem::take(&mut seen.room), &mut seen.spare);
         let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
         for r in &mut found.records {
@@ -831,6 +847,7 @@ fn run(
             if let Some(mut c) = r.uri.take() {
                 made = true;
                 conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
+                seen.spare(c);
             }
             count += 1;
         }

@@ -35,12 +35,24 @@ const STAND_INS: [char; 10] = ['!', '$', '(', ')', '*', ',', ';', '~', '+', '@']
 /// The URI `urls.to_uri` gives for `text` (stripped already), or None when the text is not
 /// one of the shapes done here (the caller asks the Python function).
 pub fn iri_to_uri(text: &str) -> Option<String> {
-    let mut out = Vec::new();
+    let mut out = String::new();
     if push_usual_uri(text, &mut out) {
-        // escapes of whole characters and ASCII bytes: UTF-8 still
-        return String::from_utf8(out).ok();
+        return Some(out);
     }
     full_iri_to_uri(text)
+}
+
+/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc); false, `out`
+/// as it was, where that gives None.
+pub fn iri_to_uri_into(text: &str, out: &mut String) -> bool {
+    if push_usual_uri(text, out) {
+        return true;
+    }
+    let Some(uri) = full_iri_to_uri(text) else {
+        return false;
+    };
+    out.push_str(&uri);
+    true
 }
 
 /// How [`push_usual_uri`] takes each byte of a path: as it is (the bytes a plain URI holds:
@@ -75,7 +87,7 @@ const DECIDE: u8 = 2;
 /// a control or a "/." (a dot segment may start so), whose non-ASCII bytes and the
 /// characters a URI cannot hold are escaped in one pass. False, `out` as it was: the full
 /// way decides. Shared by the reader's locs and the build's (`write::locs`).
-pub(crate) fn push_usual_uri(loc: &str, out: &mut Vec<u8>) -> bool {
+pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
     let bytes = loc.as_bytes();
     let after = if bytes.starts_with(b"https://") {
         8
@@ -87,7 +99,8 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut Vec<u8>) -> bool {
     let Some(slash) = memchr::memchr(b'/', &bytes[after..]).map(|i| after + i) else {
         return false;
     };
-    let (origin, path) = (&loc[..slash], &bytes[slash..]);
+    let (origin, path_text) = loc.split_at(slash);
+    let path = path_text.as_bytes();
     // the authority ends at the first of these; a loc whose origin holds one is rare
     if memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()).is_some()
         || loc.chars().next_back().is_some_and(char::is_whitespace)
@@ -110,20 +123,25 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut Vec<u8>) -> bool {
             return false;
         };
         out.reserve(to.len() + 3 * path.len());
-        out.extend_from_slice(to.as_bytes());
+        out.push_str(to);
         true
     });
     if !origin_taken {
         return false;
     }
+    // the text is pushed a piece at a time, no UTF-8 check of the whole: what lies between
+    // two escaped bytes is ASCII (so each piece starts and ends on a character), and every
+    // byte of a character beyond ASCII is escaped
     let mut kept_from = 0;
     for (at, &byte) in path.iter().enumerate() {
         match PATH_BYTES[usize::from(byte)] {
             KEEP => {}
             ESCAPE => {
-                out.extend_from_slice(&path[kept_from..at]);
+                if at > kept_from {
+                    out.push_str(&path_text[kept_from..at]);
+                }
                 let escape = 3 * usize::from(byte);
-                out.extend_from_slice(&BYTE_ESCAPES.as_bytes()[escape..escape + 3]);
+                out.push_str(&BYTE_ESCAPES[escape..escape + 3]);
                 kept_from = at + 1;
             }
             _ => {
@@ -132,7 +150,7 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut Vec<u8>) -> bool {
             }
         }
     }
-    out.extend_from_slice(&path[kept_from..]);
+    out.push_str(&path_text[kept_from..]);
     if out.len() - start > MAX_LOC_LENGTH {
         out.truncate(start);
         return false;
@@ -405,7 +423,7 @@ fn push_escaped(out: &mut String, part: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{full_iri_to_uri, iri_to_uri, push_usual_uri};
+    use super::{full_iri_to_uri, iri_to_uri, iri_to_uri_into, push_usual_uri};
     use crate::draws;
 
     fn uri(text: &str) -> Option<String> {
@@ -591,15 +609,18 @@ mod tests {
             }
             let full = full_iri_to_uri(&iri);
             made += usize::from(full.is_some());
-            let mut out = b"before".to_vec();
+            let mut out = String::from("before");
             if push_usual_uri(&iri, &mut out) {
                 usual += 1;
-                let uri = std::str::from_utf8(&out[6..]).ok();
-                assert_eq!(uri, full.as_deref(), "{iri:?}");
+                assert_eq!(Some(&out[6..]), full.as_deref(), "{iri:?}");
             } else {
-                assert_eq!(out, b"before", "{iri:?}: refused, yet written");
+                assert_eq!(out, "before", "{iri:?}: refused, yet written");
             }
             assert_eq!(iri_to_uri(&iri), full, "{iri:?}");
+            let mut into = String::from("x");
+            let taken = iri_to_uri_into(&iri, &mut into);
+            assert_eq!(taken.then(|| &into[1..]), full.as_deref(), "{iri:?}");
+            assert!(taken || into == "x", "{iri:?}");
         }
         // most of the family goes the usual way, and the full way takes more of it
         assert!(usual > 4_000 && made > usual + 8_000, "{usual} {made}");

@@ -149,15 +149,10 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
 /// origin seen before, a path escaped in one pass). Some only when it is the URI those give
 /// (debug builds check); None: the full way decides.
 fn escaped_path(loc: &str, prefix: &str, max_length: usize) -> Option<String> {
-    let mut out = Vec::new();
-    if !push_usual_uri(loc, &mut out)
-        || out.len() > max_length
-        || !out.starts_with(prefix.as_bytes())
-    {
+    let mut uri = String::new();
+    if !push_usual_uri(loc, &mut uri) || uri.len() > max_length || !uri.starts_with(prefix) {
         return None;
     }
-    // escapes of whole characters and ASCII bytes: UTF-8 still
-    let uri = String::from_utf8(out).ok()?;
     debug_assert_eq!(
         Some(&uri),
         crate::values::iri::full_iri_to_uri(loc)
