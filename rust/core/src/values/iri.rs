@@ -58,7 +58,7 @@ pub fn iri_to_uri_into(text: &str, out: &mut String) -> bool {
 /// How [`push_usual_uri`] takes each byte of a path: as it is (the bytes a plain URI holds:
 /// RFC 3986's unreserved and sub-delims, `:`, `@`, `/`), escaped (non-ASCII, and what
 /// [`ESCAPED`] names), or not at all (the full way decides: `%`, `?`, `#`, `\\`, controls,
-/// and 0xEF, which may start U+FFFD).
+/// and 0xEF, which may start U+FFFD); a dot as it is unless it follows a '/'.
 const PATH_BYTES: [u8; 256] = {
     let mut table = [DECIDE; 256];
     let keep = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/";
@@ -76,11 +76,13 @@ const PATH_BYTES: [u8; 256] = {
     }
     table[0xEF] = DECIDE;
     table[b'\\' as usize] = DECIDE;
+    table[b'.' as usize] = DOT;
     table
 };
 const KEEP: u8 = 0;
 const ESCAPE: u8 = 1;
 const DECIDE: u8 = 2;
+const DOT: u8 = 3;
 
 /// [`iri_to_uri`] for the usual IRI, appended to `out`: an `http://` or `https://` origin
 /// seen on the call before (one comparison), then a path without a query, a fragment, a `%`,
@@ -101,11 +103,10 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
     };
     let (origin, path_text) = loc.split_at(slash);
     let path = path_text.as_bytes();
-    // the authority ends at the first of these; a loc whose origin holds one is rare
-    if memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()).is_some()
-        || loc.chars().next_back().is_some_and(char::is_whitespace)
-        || dot_start(path)
-    {
+    // white space at an end: the full way refuses it (ASCII's other than ' ' are controls,
+    // which the path's table leaves to the full way)
+    let last = path[path.len() - 1];
+    if last == b' ' || (last >= 0x80 && loc.chars().next_back().is_some_and(char::is_whitespace)) {
         return false;
     }
     let start = out.len();
@@ -113,11 +114,15 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
         if from != origin {
             from.clear();
             from.push_str(origin);
-            // the origin as the full way writes it: the same for any path after it
-            *to = full_iri_to_uri(&[origin, "/"].concat()).map(|mut uri| {
-                uri.pop();
-                uri
-            });
+            // the origin as the full way writes it: the same for any path after it; the
+            // authority ends at the first of these, so an origin that holds one is refused
+            *to = match memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()) {
+                Some(_) => None,
+                None => full_iri_to_uri(&[origin, "/"].concat()).map(|mut uri| {
+                    uri.pop();
+                    uri
+                }),
+            };
         }
         let Some(to) = to.as_deref() else {
             return false;
@@ -136,6 +141,8 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
     for (at, &byte) in path.iter().enumerate() {
         match PATH_BYTES[usize::from(byte)] {
             KEEP => {}
+            // "/." may start a dot segment (the path starts with '/': a dot has a byte before)
+            DOT if path[at - 1] != b'/' => {}
             ESCAPE => {
                 if at > kept_from {
                     out.push_str(&path_text[kept_from..at]);
@@ -156,11 +163,6 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
         return false;
     }
     true
-}
-
-/// Whether `path` holds "/." (every dot segment starts so).
-fn dot_start(path: &[u8]) -> bool {
-    memchr::memchr_iter(b'.', path).any(|at| at > 0 && path[at - 1] == b'/')
 }
 
 /// [`iri_to_uri`] checked step by step (every shape it takes; [`push_usual_uri`] agrees with
