@@ -9,7 +9,9 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{columns_run_split, render_run, Format, Renderer, Seen};
+use urlset_core::read::render::{
+    columns_run_split, render_run, Conversions, Format, Renderer, Seen,
+};
 
 /// The reader's gzip piece (urlset.reading.sniff.GZIP_PIECE).
 const PIECE: usize = 262_144;
@@ -55,7 +57,7 @@ fn main() {
             .with_extensions(prefixes.clone())
             .with_split_from(split_from);
         let mut columns = Columns::default();
-        let mut conversions = Vec::new();
+        let mut conversions = Conversions::default();
         let (mut pos, mut line, mut records, mut out_bytes) = (start, 1, 0, 0);
         // a run stops at each new origin or entry the reader must see: known, then on
         let mut out = Vec::new();

@@ -15,6 +15,19 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Whether this was compiled with optimisations; benchmarks refuse a debug build.
 pub const OPTIMIZED: bool = !cfg!(debug_assertions);
 
+/// Numbers below a bound from a seeded linear congruential generator: random cases that are
+/// the same on every run (the property tests' draws).
+#[cfg(test)]
+pub(crate) fn draws(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |below| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize % below
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -2,7 +2,8 @@
 //! a run into Arrow columns stop at the same place with the same count, every rendered
 //! record is one output line, and after each stop one entry goes the usual way (its origin
 //! then known, its loc seen), always forward, to the end. Both runs hand back the same locs
-//! made URIs of, in order, each differing from its text. With the image prefix (a mode bit),
+//! made URIs of, in order, each differing from its text (the text run lists up to two, and
+//! counts the rest). With the image prefix (a mode bit),
 //! both take records with plain images too: as many `images` keys in JSON Lines as extension
 //! texts in the columns, and text output that stays UTF-8. With the index bit, a sitemap
 //! index's records the same way (no image is read there). One of the two runs, by the
@@ -13,7 +14,9 @@ use libfuzzer_sys::fuzz_target;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{scan_converting, scan_with_images, Kind, Limits, Scan, Stop};
-use urlset_core::read::render::{columns_run_split, render_run, Format, Renderer, Seen};
+use urlset_core::read::render::{
+    columns_run_split, render_run, Conversions, Format, Renderer, Seen,
+};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else {
@@ -47,11 +50,12 @@ fuzz_target!(|data: &[u8]| {
     }
     let (mut seen_text, mut seen_columns) = (Seen::default(), Seen::default());
     let (mut out, mut columns) = (Vec::new(), Columns::default());
-    let (mut conversions_text, mut conversions_columns) = (Vec::new(), Vec::new());
+    let mut conversions_columns = Conversions::default();
     let (mut pos, mut line, mut calls, mut rendered) = (0usize, 1u32, 0usize, 0usize);
     while pos < end {
         calls += 1;
         assert!(calls <= 2 * end + 2, "no progress");
+        let mut conversions_text = Conversions::listing(calls % 3);
         let r = render_run(
             text,
             (pos, end),
@@ -71,12 +75,13 @@ fuzz_target!(|data: &[u8]| {
             columns_split,
         );
         assert_eq!((r.pos, r.line, r.count), (c.pos, c.line, c.count));
-        assert_eq!(conversions_text, conversions_columns);
-        assert!(conversions_text.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(conversions_text.iter().all(|c| c.0 < r.count && c.2 != c.3));
-        assert!(r.made || conversions_text.is_empty());
-        conversions_text.clear();
-        conversions_columns.clear();
+        let all = std::mem::take(&mut conversions_columns).listed;
+        let listed = all.len().min(calls % 3);
+        assert_eq!(conversions_text.listed, all[..listed]);
+        assert_eq!(conversions_text.more, all.len() - listed);
+        assert!(all.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(all.iter().all(|c| c.0 < r.count && c.2 != c.3));
+        assert!(r.made || all.is_empty());
         assert!(r.pos >= pos && r.pos <= end && r.line >= line && r.count <= limits.max_records);
         rendered += r.count;
         (pos, line) = (r.pos, r.line);

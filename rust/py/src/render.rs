@@ -7,7 +7,8 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits, OrderNote};
 use urlset_core::read::render::{
-    columns_run_split, default_split_from, render_run, Conversion, Format, Renderer, Seen,
+    columns_run_split, default_split_from, render_run, Conversion, Conversions, Format, Renderer,
+    Seen,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 
@@ -115,7 +116,7 @@ impl RecordRenderer {
         u32,
         usize,
         Bound<'py, PyAny>,
-        Vec<Listed>,
+        Vec<Conversion>,
         bool,
         usize,
     )> {
@@ -128,7 +129,7 @@ impl RecordRenderer {
             max_value: self.max_value,
         };
         let seen = &mut self.seen;
-        let mut conversions = Vec::new();
+        let mut conversions = Conversions::listing(listed);
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
             let prefixes = self.prefixes.as_ref();
@@ -148,15 +149,14 @@ impl RecordRenderer {
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
-            let (conversions, more) = listed_only(conversions, listed);
             return Ok((
                 done.pos,
                 done.line,
                 done.count,
                 py.None().into_bound(py),
-                conversions,
+                conversions.listed,
                 done.made,
-                more,
+                conversions.more,
             ));
         };
         // the output buffer of the last call, kept: a fresh one each call would be
@@ -193,15 +193,14 @@ impl RecordRenderer {
             out.clear();
             self.out = out;
         }
-        let (conversions, more) = listed_only(conversions, listed);
         Ok((
             done.pos,
             done.line,
             done.count,
             text,
-            conversions,
+            conversions.listed,
             done.made || done.images,
-            more,
+            conversions.more,
         ))
     }
 
@@ -329,17 +328,6 @@ impl RecordRenderer {
     fn know(&mut self, origin: &str) {
         self.seen.know(origin.as_bytes());
     }
-}
-
-/// A conversion as Python gets it: (record, line, text, uri).
-type Listed = (usize, u32, String, String);
-
-/// The first `listed` of `conversions`, and how many more there are (the reader only counts
-/// those: a tuple each cost a file of IRIs more than the conversions themselves).
-fn listed_only(mut conversions: Vec<Conversion>, listed: usize) -> (Vec<Listed>, usize) {
-    let more = conversions.len().saturating_sub(listed);
-    conversions.truncate(listed);
-    (conversions, more)
 }
 
 /// Adds the render lane's class to `urlset._core`.

@@ -16,8 +16,8 @@
 use super::images::{ImageSpans, Late};
 use super::media::{plain_extensions, Media, Prefixes};
 use super::raw::stray_at;
-use super::values::value_text;
-use crate::values::iri::iri_to_uri;
+use super::values::{value_str, value_text};
+use crate::values::iri::{iri_to_uri, iri_to_uri_into};
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, PlainLoc};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -85,11 +85,39 @@ impl Record {
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Converted {
     pub line: u32,
+    /// Empty from a scan that keeps URIs only ([`scan_until`]: the render lane lists the
+    /// texts of a few and makes those again, [`Converted::take_text`]).
     pub text: String,
     pub uri: String,
+    /// Whether the URI differs from the text.
+    pub differs: bool,
+}
+
+impl Converted {
+    /// The loc's text, taken: the one kept, or made again from the record's loc span
+    /// `raw` when the scan kept URIs only (the scan took it, so it is a value text).
+    pub fn take_text(&mut self, raw: &[u8]) -> String {
+        if self.text.is_empty() {
+            return value_text(raw, usize::MAX).unwrap_or_default();
+        }
+        std::mem::take(&mut self.text)
+    }
+}
+
+/// Conversions a scan fills again: the boxes (and their URIs' memory) of records a caller
+/// took before, handed back, so that a run of IRIs allocates nothing per loc.
+pub(crate) type SpareUris = Vec<Box<Converted>>;
+
+/// Whether a scan makes URIs of locs that are not ones as written ([`Record::uri`]), and
+/// whether it keeps their texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Converting {
+    No,
+    WithTexts,
+    UrisOnly,
 }
 
 /// A value's text as an XML parser gives it, and the line of its element.
@@ -254,7 +282,7 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 fn entry(
     c: &mut Cursor<'_>,
     limits: Limits,
-    convert: bool,
+    (convert, spare): (Converting, &mut SpareUris),
     prefixes: Option<&Prefixes>,
 ) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
@@ -290,14 +318,15 @@ fn entry(
             uri,
         ) = match plain_loc(text(loc)) {
             Some(p) => (p, None),
-            None if convert => {
-                let converted = converted(text(loc), loc_line, limits.max_value)?;
+            None if convert != Converting::No => {
+                let texts = convert == Converting::WithTexts;
+                let converted = converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
                 let origin_len = origin_len(&converted.uri);
                 let plain = PlainLoc {
                     origin_len,
                     has_entity: false,
                 };
-                (plain, Some(Box::new(converted)))
+                (plain, Some(converted))
             }
             None => return None,
         };
@@ -413,13 +442,13 @@ fn with_extensions(c: &mut Cursor<'_>, record: &mut Record, prefixes: &Prefixes,
 /// Canonical records in a row that end a run of entries to judge.
 const RUN_BREAK: usize = 32;
 
-/// A canonical record as an entry of a run to judge, every value typed.
-fn typed(r: Record) -> Judged {
+/// A canonical record of `src` as an entry of a run to judge, every value typed.
+fn typed(src: &[u8], r: Record) -> Judged {
     let loc = match r.uri {
-        Some(c) => Value::Uri {
+        Some(mut c) => Value::Uri {
             text: Text {
                 line: c.line,
-                text: c.text,
+                text: c.take_text(&src[r.loc.0..r.loc.1]),
             },
             uri: c.uri,
         },
@@ -455,11 +484,30 @@ fn element_start(text: &[u8]) -> bool {
     matches!(text, [b'<', first, ..] if first.is_ascii_alphabetic() || *first == b'_')
 }
 
-/// A loc text that is not a URI as written but that the core makes one of, on `line`.
-fn converted(raw: &[u8], line: u32, max: usize) -> Option<Converted> {
-    let text = value_text(raw, max)?;
-    let uri = iri_to_uri(&text)?;
-    Some(Converted { line, text, uri })
+/// A loc text that is not a URI as written but that the core makes one of, on `line` (in a
+/// box of `spare` when there is one); its text kept when `texts` (else only whether the URI
+/// differs from it).
+fn converted(
+    raw: &[u8],
+    line: u32,
+    (max, texts): (usize, bool),
+    spare: &mut SpareUris,
+) -> Option<Box<Converted>> {
+    let text = value_str(raw, max)?;
+    let mut c = spare.pop().unwrap_or_default();
+    c.uri.clear();
+    if !iri_to_uri_into(&text, &mut c.uri) {
+        spare.push(c);
+        return None;
+    }
+    c.line = line;
+    c.differs = c.uri != *text;
+    c.text = if texts {
+        text.into_owned()
+    } else {
+        String::new()
+    };
+    Some(c)
 }
 
 /// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
@@ -482,8 +530,8 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
         end,
         line,
         limits,
-        (false, None),
-        Vec::new(),
+        (Converting::No, None),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -525,8 +573,8 @@ pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: L
         end,
         line,
         limits,
-        (true, None),
-        Vec::new(),
+        (Converting::WithTexts, None),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -545,8 +593,8 @@ pub fn scan_with_images(
         end,
         line,
         limits,
-        (true, Some(&Prefixes::images(prefix))),
-        Vec::new(),
+        (Converting::WithTexts, Some(&Prefixes::images(prefix))),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
@@ -566,22 +614,23 @@ pub fn scan_with_extensions(
         end,
         line,
         limits,
-        (true, Some(prefixes)),
-        Vec::new(),
+        (Converting::WithTexts, Some(prefixes)),
+        (Vec::new(), &mut Vec::new()),
     )
 }
 
 /// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
 /// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
 /// would not see an entry's end past it). The records go into `room` (emptied first), whose
-/// memory a caller scanning again hands back.
+/// memory a caller scanning again hands back, with the boxes of the conversions it took. A loc made a URI keeps its URI only (the
+/// render lane's: [`Converted::take_text`] makes the few texts it lists).
 pub(crate) fn scan_until(
     text: &[u8],
     (pos, end): Span,
     cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    room: Vec<Record>,
+    room: (Vec<Record>, &mut SpareUris),
 ) -> Scan {
     scan_records(
         text,
@@ -589,7 +638,7 @@ pub(crate) fn scan_until(
         cut.min(end),
         line,
         limits,
-        (true, prefixes),
+        (Converting::UrisOnly, prefixes),
         room,
     )
 }
@@ -600,8 +649,8 @@ fn scan_records(
     cut: usize,
     line: u32,
     limits: Limits,
-    (convert, prefixes): (bool, Option<&Prefixes>),
-    mut records: Vec<Record>,
+    (convert, prefixes): (Converting, Option<&Prefixes>),
+    (mut records, spare): (Vec<Record>, &mut SpareUris),
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -630,7 +679,7 @@ fn scan_records(
             continue;
         }
         let found = if start < cut && !full && c.at(limits.kind.open()) {
-            entry(&mut c, limits, convert, prefixes)
+            entry(&mut c, limits, (convert, &mut *spare), prefixes)
         } else {
             None
         };
@@ -655,7 +704,7 @@ fn scan_records(
                 }
                 streak += 1;
                 c.pos += close.len();
-                judged.push(typed(record));
+                judged.push(typed(text, record));
                 if streak < RUN_BREAK {
                     continue;
                 }

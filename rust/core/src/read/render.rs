@@ -14,8 +14,7 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_late, scan_converting, scan_until, scan_with_extensions, Kind, Limits, OrderNote, Record,
-    Scan, Stop,
+    note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, SpareUris, Stop,
 };
 use super::seen::SeenLocs;
 use crate::values::lastmod::{parse_bytes, Lastmod};
@@ -56,9 +55,23 @@ pub struct Seen {
     /// The memory of the last scan's records, for the document's next scan: a piece's
     /// records take ~0.5 MB, which glibc gave back and took again for every piece.
     room: Vec<Record>,
-    /// The images out of the schema's order among the records rendered since the notes
-    /// were taken, each record counted in its run ([`Seen::take_notes`]).
+    /// The extension elements out of the schema's order among the records rendered since
+    /// the notes were taken, each record counted in its run ([`Seen::take_notes`]).
     notes: Vec<OrderNote>,
+    /// The conversions of records taken, for the next scans to fill again.
+    spare: SpareUris,
+}
+
+/// The most conversions [`Seen`] keeps for the next scans (a window's worth).
+const KEPT_SPARE: usize = 1 << 12;
+
+impl Seen {
+    /// Keep `c`, a taken record's conversion, for a next scan to fill again.
+    fn spare(&mut self, c: Box<Converted>) {
+        if self.spare.len() < KEPT_SPARE {
+            self.spare.push(c);
+        }
+    }
 }
 
 impl Seen {
@@ -356,6 +369,49 @@ pub struct Rendered {
 /// gives them, for the reader's `normalized-url`).
 pub type Conversion = (usize, u32, String, String);
 
+/// A run's [`Conversion`]s as the reader takes them: the first `room` listed, the rest only
+/// counted in `more` (the reader lists the first `MAX_ISSUES_PER_CODE` locs made URIs and
+/// counts the others: a file of IRIs made two strings a loc to drop them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conversions {
+    pub listed: Vec<Conversion>,
+    room: usize,
+    pub more: usize,
+}
+
+impl Default for Conversions {
+    /// Every conversion listed.
+    fn default() -> Conversions {
+        Conversions::listing(usize::MAX)
+    }
+}
+
+impl Conversions {
+    /// The first `room` conversions listed, the rest counted.
+    pub fn listing(room: usize) -> Conversions {
+        Conversions {
+            listed: Vec::new(),
+            room,
+            more: 0,
+        }
+    }
+
+    /// Record `record`'s loc made a URI (`c`, of the loc `raw`): listed or counted when the
+    /// URI differs from its text.
+    fn note(&mut self, record: usize, c: &mut Converted, raw: &[u8]) {
+        if !c.differs {
+            return;
+        }
+        if self.listed.len() < self.room {
+            let text = c.take_text(raw);
+            self.listed
+                .push((record, c.line, text, std::mem::take(&mut c.uri)));
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
 /// Render the canonical records of `text[pos..end]` (from `line` on) into `out`, at most
 /// `limits.max_records`, stopping before the first entry that is not canonical, whose loc
 /// `seen` holds, or whose origin it does not know. A long span is read in two halves at once
@@ -369,7 +425,7 @@ pub fn render_run(
     renderer: &mut Renderer,
     seen: &mut Seen,
     out: &mut Vec<u8>,
-    conversions: &mut Vec<Conversion>,
+    conversions: &mut Conversions,
 ) -> Rendered {
     let mut loc = std::mem::take(&mut renderer.loc);
     let prefixes = renderer.prefixes.take();
@@ -400,7 +456,7 @@ pub fn columns_run(
     (limits, prefixes): (Limits, Option<&Prefixes>),
     seen: &mut Seen,
     columns: &mut Columns,
-    conversions: &mut Vec<Conversion>,
+    conversions: &mut Conversions,
 ) -> Rendered {
     columns_run_split(
         text,
@@ -418,7 +474,7 @@ pub fn columns_run_split(
     span: (usize, usize),
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    (seen, columns, conversions): (&mut Seen, &mut Columns, &mut Vec<Conversion>),
+    (seen, columns, conversions): (&mut Seen, &mut Columns, &mut Conversions),
     split_from: usize,
 ) -> Rendered {
     let mut loc = Vec::new();
@@ -484,10 +540,8 @@ fn read_ahead(
     (limits, prefixes): (Limits, Option<&Prefixes>),
     mut renderer: Option<Renderer>,
 ) -> Ahead {
-    let found = match prefixes {
-        Some(prefixes) => scan_with_extensions(text, (mid, end), line, limits, prefixes),
-        None => scan_converting(text, mid, end, line, limits),
-    };
+    let room = (Vec::new(), &mut Vec::new());
+    let found = scan_until(text, (mid, end), end, line, (limits, prefixes), room);
     let n = found.records.len();
     let mut ahead = Ahead {
         locs: Vec::with_capacity((end - mid) / 2),
@@ -554,7 +608,7 @@ fn split_run(
     ((pos, end), line): ((usize, usize), u32),
     (limits, prefixes): (Limits, Option<&Prefixes>),
     split_from: usize,
-    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Vec<Conversion>),
+    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
     lane: &mut Lane<'_>,
 ) -> Rendered {
     let Some((mid, mid_line)) = split_point(text, (pos, end), line, limits.kind, split_from) else {
@@ -634,7 +688,7 @@ fn go_on(
     text: &[u8],
     (done, end): (Rendered, usize),
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Vec<Conversion>),
+    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
     lane: &mut Lane<'_>,
 ) -> Rendered {
     let (rest, _) = run(
@@ -661,7 +715,7 @@ fn take_ahead(
     done: Rendered,
     ahead: Ahead,
     kind: Kind,
-    (seen, conversions): (&mut Seen, &mut Vec<Conversion>),
+    (seen, conversions): (&mut Seen, &mut Conversions),
     lane: &mut Lane<'_>,
 ) -> Rendered {
     let Rendered {
@@ -694,12 +748,11 @@ fn take_ahead(
             columns.push(text, r);
         }
         note_late(text, r, count, kind, &mut seen.notes);
-        // taken: its strings move into the conversion (as in `run`)
-        if let Some(c) = r.uri.take() {
+        // taken: its URI moves into the conversion (as in `run`)
+        if let Some(mut c) = r.uri.take() {
             made = true;
-            if c.uri != c.text {
-                conversions.push((count, c.line, c.text, c.uri));
-            }
+            conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
+            seen.spare(c);
         }
         count += 1;
     }
@@ -763,7 +816,7 @@ fn run(
     ((mut pos, end), cut): ((usize, usize), usize),
     mut line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Vec<Conversion>),
+    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
     counted: usize,
     lane: &mut Lane<'_>,
 ) -> (Rendered, bool) {
@@ -777,7 +830,7 @@ fn run(
             max_records,
             ..limits
         };
-        let room = std::mem::take(&mut seen.room);
+        let room = (std::mem::take(&mut seen.room), &mut seen.spare);
         let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
         for r in &mut found.records {
@@ -802,13 +855,12 @@ fn run(
             images |= r.extended();
             lane.take(text, loc, r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
-            // taken: the record's strings move into the conversion, not copied (the scan's
+            // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
-            if let Some(c) = r.uri.take() {
+            if let Some(mut c) = r.uri.take() {
                 made = true;
-                if c.uri != c.text {
-                    conversions.push((count, c.line, c.text, c.uri));
-                }
+                conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
+                seen.spare(c);
             }
             count += 1;
         }
@@ -880,7 +932,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         (done, String::from_utf8(out).unwrap())
     }
@@ -927,7 +979,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         assert_eq!((first.count, first.line), (1, 2));
         assert!(text[first.pos..].starts_with(b"<url><loc>https://e.com/a"));
@@ -941,7 +993,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         assert_eq!((second.count, second.pos, second.line), (0, after, 3));
         seen.know(b"https://f.com/");
@@ -953,7 +1005,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         assert_eq!((third.count, third.pos), (1, text.len()));
         assert_eq!(out, b"https://e.com/a\nhttps://f.com/\n");
@@ -974,7 +1026,7 @@ mod tests {
             &mut renderer,
             &mut seen,
             &mut out,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         assert_eq!((done.count, done.line), (1, 2));
         assert!(text[done.pos..].starts_with(b"<url><loc>https://e.com/b"));
@@ -993,7 +1045,7 @@ mod tests {
             (ALL, None),
             &mut seen,
             &mut columns,
-            &mut Vec::new(),
+            &mut Conversions::default(),
         );
         assert_eq!((done.count, done.line), (1, 2));
         assert_eq!(columns.len, 1);
@@ -1007,7 +1059,7 @@ mod tests {
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut renderer = Renderer::new(Format::Locs, b"");
-        let (mut out, mut conversions) = (Vec::new(), Vec::new());
+        let (mut out, mut conversions) = (Vec::new(), Conversions::default());
         let done = render_run(
             text,
             (0, text.len()),
@@ -1022,7 +1074,7 @@ mod tests {
         assert_eq!((done.count, done.line, done.made), (2, 3, true));
         assert_eq!(out, b"https://e.com/a\nhttps://e.com/%C3%A9\n");
         assert_eq!(
-            conversions,
+            conversions.listed,
             [(
                 1,
                 2,
@@ -1033,7 +1085,8 @@ mod tests {
         let mut columns = Columns::default();
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
-        conversions.clear();
+        // none listed: counted only
+        let mut conversions = Conversions::listing(0);
         let done = columns_run(
             text,
             (0, text.len()),
@@ -1043,8 +1096,40 @@ mod tests {
             &mut columns,
             &mut conversions,
         );
-        assert_eq!((done.count, conversions.len()), (2, 1));
+        assert_eq!(
+            (done.count, conversions.listed.len(), conversions.more),
+            (2, 0, 1)
+        );
         assert_eq!(columns.loc.values, b"https://e.com/ahttps://e.com/%C3%A9");
+        // a listed text is the loc's value, its entities replaced, whichever half read it
+        let text: String = (0..40)
+            .map(|i| format!("<url><loc>https://e.com/é{i}?a&amp;b</loc></url>\n"))
+            .collect();
+        for split_from in [usize::MAX, 1] {
+            let mut seen = Seen::default();
+            seen.know(b"https://e.com/");
+            let mut renderer = Renderer::new(Format::Locs, b"").with_split_from(split_from);
+            let (mut out, mut conversions) = (Vec::new(), Conversions::listing(30));
+            let done = render_run(
+                text.as_bytes(),
+                (0, text.len()),
+                1,
+                ALL,
+                &mut renderer,
+                &mut seen,
+                &mut out,
+                &mut conversions,
+            );
+            assert_eq!(
+                (done.count, conversions.listed.len(), conversions.more),
+                (40, 30, 10)
+            );
+            for (i, listed) in conversions.listed.iter().enumerate() {
+                let text = format!("https://e.com/é{i}?a&b");
+                let uri = format!("https://e.com/%C3%A9{i}?a&b");
+                assert_eq!(*listed, (i, i as u32 + 1, text, uri));
+            }
+        }
     }
 
     #[test]
@@ -1092,7 +1177,7 @@ mod tests {
             let mut seen = Seen::default();
             seen.know(b"https://e.com/");
             let mut renderer = Renderer::new(format, tail).with_kind(Kind::Index);
-            let (mut out, mut conversions) = (Vec::new(), Vec::new());
+            let (mut out, mut conversions) = (Vec::new(), Conversions::default());
             let done = render_run(
                 text,
                 (0, text.len()),
@@ -1104,7 +1189,7 @@ mod tests {
                 &mut conversions,
             );
             // the third is a duplicate: the run stops at its start tag, on its line
-            assert_eq!((done.count, done.line, conversions.len()), (2, 5, 1));
+            assert_eq!((done.count, done.line, conversions.listed.len()), (2, 5, 1));
             assert!(text[done.pos..].starts_with(b"<sitemap><loc>https://e.com/a,b"));
             String::from_utf8(out).unwrap()
         };
@@ -1148,7 +1233,8 @@ mod tests {
             .with_split_from(split_from);
         let (mut seen, mut seen_columns) = (Seen::default(), Seen::default());
         let (mut out, mut columns) = (Vec::new(), Columns::default());
-        let (mut conversions, mut column_conversions) = (Vec::new(), Vec::new());
+        let (mut conversions, mut column_conversions) =
+            (Conversions::default(), Conversions::default());
         let (mut pos, mut line, mut runs) = (0, 1, Vec::new());
         while pos < text.len() {
             let done = render_run(

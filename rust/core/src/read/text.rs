@@ -62,6 +62,7 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
             let converted = Converted {
                 line,
                 text: written.to_owned(),
+                differs: uri != written,
                 uri,
             };
             (origin_len(&converted.uri), Some(Box::new(converted)))

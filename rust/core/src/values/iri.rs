@@ -35,6 +35,139 @@ const STAND_INS: [char; 10] = ['!', '$', '(', ')', '*', ',', ';', '~', '+', '@']
 /// The URI `urls.to_uri` gives for `text` (stripped already), or None when the text is not
 /// one of the shapes done here (the caller asks the Python function).
 pub fn iri_to_uri(text: &str) -> Option<String> {
+    let mut out = String::new();
+    if push_usual_uri(text, &mut out) {
+        return Some(out);
+    }
+    full_iri_to_uri(text)
+}
+
+/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc); false, `out`
+/// as it was, where that gives None.
+pub fn iri_to_uri_into(text: &str, out: &mut String) -> bool {
+    if push_usual_uri(text, out) {
+        return true;
+    }
+    let Some(uri) = full_iri_to_uri(text) else {
+        return false;
+    };
+    out.push_str(&uri);
+    true
+}
+
+/// How [`push_usual_uri`] takes each byte of a path: as it is (the bytes a plain URI holds:
+/// RFC 3986's unreserved and sub-delims, `:`, `@`, `/`), escaped (non-ASCII, and what
+/// [`ESCAPED`] names), or not at all (the full way decides: `%`, `?`, `#`, `\\`, controls,
+/// and 0xEF, which may start U+FFFD); a dot as it is unless it follows a '/'.
+const PATH_BYTES: [u8; 256] = {
+    let mut table = [DECIDE; 256];
+    let keep = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/";
+    let mut i = 0;
+    while i < keep.len() {
+        table[keep[i] as usize] = KEEP;
+        i += 1;
+    }
+    let mut byte = 0;
+    while byte < 256 {
+        if byte >= 0x80 || ESCAPED[byte] {
+            table[byte] = ESCAPE;
+        }
+        byte += 1;
+    }
+    table[0xEF] = DECIDE;
+    table[b'\\' as usize] = DECIDE;
+    table[b'.' as usize] = DOT;
+    table
+};
+const KEEP: u8 = 0;
+const ESCAPE: u8 = 1;
+const DECIDE: u8 = 2;
+const DOT: u8 = 3;
+
+/// [`iri_to_uri`] for the usual IRI, appended to `out`: an `http://` or `https://` origin
+/// seen on the call before (one comparison), then a path without a query, a fragment, a `%`,
+/// a control or a "/." (a dot segment may start so), whose non-ASCII bytes and the
+/// characters a URI cannot hold are escaped in one pass. False, `out` as it was: the full
+/// way decides. Shared by the reader's locs and the build's (`write::locs`).
+pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
+    let bytes = loc.as_bytes();
+    let after = if bytes.starts_with(b"https://") {
+        8
+    } else if bytes.starts_with(b"http://") {
+        7
+    } else {
+        return false;
+    };
+    let Some(slash) = memchr::memchr(b'/', &bytes[after..]).map(|i| after + i) else {
+        return false;
+    };
+    let (origin, path_text) = loc.split_at(slash);
+    let path = path_text.as_bytes();
+    // white space at an end: the full way refuses it (ASCII's other than ' ' are controls,
+    // which the path's table leaves to the full way)
+    let last = path[path.len() - 1];
+    if last == b' ' || (last >= 0x80 && loc.chars().next_back().is_some_and(char::is_whitespace)) {
+        return false;
+    }
+    let start = out.len();
+    let origin_taken = LAST_USUAL_ORIGIN.with_borrow_mut(|(from, to)| {
+        if from != origin {
+            from.clear();
+            from.push_str(origin);
+            // the origin as the full way writes it: the same for any path after it; the
+            // authority ends at the first of these, so an origin that holds one is refused
+            *to = match memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()) {
+                Some(_) => None,
+                None => full_iri_to_uri(&[origin, "/"].concat()).map(|mut uri| {
+                    uri.pop();
+                    uri
+                }),
+            };
+        }
+        let Some(to) = to.as_deref() else {
+            return false;
+        };
+        out.reserve(to.len() + 3 * path.len());
+        out.push_str(to);
+        true
+    });
+    if !origin_taken {
+        return false;
+    }
+    // the text is pushed a piece at a time, no UTF-8 check of the whole: what lies between
+    // two escaped bytes is ASCII (so each piece starts and ends on a character), and every
+    // byte of a character beyond ASCII is escaped
+    let mut kept_from = 0;
+    for (at, &byte) in path.iter().enumerate() {
+        match PATH_BYTES[usize::from(byte)] {
+            KEEP => {}
+            // "/." may start a dot segment (the path starts with '/': a dot has a byte before)
+            DOT if path[at - 1] != b'/' => {}
+            ESCAPE => {
+                if at > kept_from {
+                    out.push_str(&path_text[kept_from..at]);
+                }
+                let escape = 3 * usize::from(byte);
+                out.push_str(&BYTE_ESCAPES[escape..escape + 3]);
+                kept_from = at + 1;
+            }
+            _ => {
+                out.truncate(start);
+                return false;
+            }
+        }
+    }
+    out.push_str(&path_text[kept_from..]);
+    if out.len() - start > MAX_LOC_LENGTH {
+        out.truncate(start);
+        return false;
+    }
+    true
+}
+
+/// [`iri_to_uri`] checked step by step (every shape it takes; [`push_usual_uri`] agrees with
+/// it, tested below).
+pub(crate) fn full_iri_to_uri(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     // controls, and U+FFFD (EF BF BD: a lead byte, so always a character of its own)
     let odd = |(i, &b): (usize, &u8)| {
@@ -171,6 +304,9 @@ fn push_host(out: &mut String, host: &str) -> Option<()> {
 thread_local! {
     /// The last `scheme://authority` text [`push_origin`] took and what it wrote.
     static LAST_ORIGIN: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+    /// The last `scheme://authority` [`push_usual_uri`] met and the origin the full way makes
+    /// of it (None: one it refuses): a sitemap's locs share a few.
+    static LAST_USUAL_ORIGIN: RefCell<(String, Option<String>)> = const { RefCell::new((String::new(), None)) };
     /// The last host IDNA converted and its ASCII form: a sitemap's locs share a few hosts.
     static LAST_HOST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
 }
@@ -289,7 +425,8 @@ fn push_escaped(out: &mut String, part: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::iri_to_uri;
+    use super::{full_iri_to_uri, iri_to_uri, iri_to_uri_into, push_usual_uri};
+    use crate::draws;
 
     fn uri(text: &str) -> Option<String> {
         iri_to_uri(text)
@@ -360,5 +497,134 @@ mod tests {
         }
         let long = format!("https://a.test/{}", "é".repeat(700));
         assert_eq!(uri(&long), None);
+    }
+
+    #[test]
+    fn the_usual_way_gives_the_uri_of_the_full_way() {
+        let starts = [
+            "https://a.test",
+            "http://a.test",
+            "https://www.example.com",
+            "HTTPS://A.test",
+            "https://a.test:8443",
+            "https://a.test:443",
+            "http://a.test:080",
+            "https://a.test:",
+            "https://a.test:99999",
+            "https://u:p@a.test",
+            "https://bücher.example",
+            "https://BÜCHER.example:443",
+            "https://xn--bcher-kva.example",
+            "https://1.2.3.4",
+            "https://1.2.3",
+            "https://a..test",
+            "https://a.test.",
+            "https://a_b.test",
+            "https://[::1]",
+            "https://a.test?",
+            "https://a.test#",
+            "https://a.test\\",
+            "https://a.t\u{1}est",
+            "ftp://a.test",
+            " https://a.test",
+        ];
+        // every UTF-8 length, what a URI escapes, dot segments, '%' and escapes, a query and a
+        // fragment, controls, U+FFFD and white space (at an end, the full way refuses it)
+        let pieces = [
+            "a",
+            "Z",
+            "0",
+            "-",
+            ".",
+            "_",
+            "~",
+            "!",
+            "$",
+            "&",
+            "'",
+            "(",
+            ")",
+            "*",
+            "+",
+            ",",
+            ";",
+            "=",
+            ":",
+            "@",
+            "/",
+            "?",
+            "?q=it's",
+            "%",
+            "%2e",
+            "%2E",
+            "%41",
+            "%4",
+            "%zz",
+            "#",
+            "#frag",
+            " ",
+            "\"",
+            "<",
+            ">",
+            "\\",
+            "^",
+            "`",
+            "{",
+            "|",
+            "}",
+            "[",
+            "]",
+            "é",
+            "€",
+            "😀",
+            "\u{7ff}",
+            "\u{800}",
+            "\u{ffff}",
+            "\u{10000}",
+            "\u{e000}",
+            "\u{3000}",
+            "\u{a0}",
+            "\u{fffd}",
+            "\u{feff}",
+            "\n",
+            "\t",
+            "\u{7f}",
+            "..",
+            "/.",
+            "/..",
+            "/./",
+            "/../",
+            "/.a",
+            "/a.",
+            "%e2%82%ac",
+            "ë".repeat(700).leak(),
+        ];
+        let mut next = draws(26);
+        let (mut usual, mut made) = (0, 0);
+        for _ in 0..60_000 {
+            let mut iri = String::from(starts[next(starts.len())]);
+            if next(8) > 0 {
+                iri.push('/');
+            }
+            for _ in 0..next(9) {
+                iri.push_str(pieces[next(pieces.len())]);
+            }
+            let full = full_iri_to_uri(&iri);
+            made += usize::from(full.is_some());
+            let mut out = String::from("before");
+            if push_usual_uri(&iri, &mut out) {
+                usual += 1;
+                assert_eq!(Some(&out[6..]), full.as_deref(), "{iri:?}");
+            } else {
+                assert_eq!(out, "before", "{iri:?}: refused, yet written");
+            }
+            assert_eq!(iri_to_uri(&iri), full, "{iri:?}");
+            let mut into = String::from("x");
+            let taken = iri_to_uri_into(&iri, &mut into);
+            assert_eq!(taken.then(|| &into[1..]), full.as_deref(), "{iri:?}");
+            assert!(taken || into == "x", "{iri:?}");
+        }
+        // most of the family goes the usual way, and the full way takes more of it
+        assert!(usual > 4_000 && made > usual + 8_000, "{usual} {made}");
     }
 }

@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use crate::values::iri::{iri_to_uri, ESCAPED};
-use crate::values::loc::{plain_loc_under, MAX_LOC_LENGTH};
+use crate::values::iri::{iri_to_uri, push_usual_uri};
+use crate::values::loc::plain_loc_under;
 
 /// Bytes of a plain URI as the writer takes it (RFC 3986's unreserved and sub-delims, `:`,
 /// `@`, `/`, `?`; `&` and `'` as they are, the writer escapes them): 0; `%` (plain when it
@@ -145,100 +145,17 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
     made_uri_under(&uri, prefix, max_length).then_some(Cow::Owned(uri))
 }
 
-/// How [`escaped_path`] takes each byte of a path: as it is, escaped (non-ASCII, and what
-/// [`ESCAPED`] names), or not at all (the full way decides: `%`, `?`, `#`, `\\`, controls, and
-/// 0xEF, which may start U+FFFD).
-const PATH_BYTES: [u8; 256] = {
-    let mut table = [DECIDE; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        table[byte] = if byte >= 0x80 || ESCAPED[byte] {
-            ESCAPE
-        } else if OTHER[byte] == 0 && byte != b'?' as usize {
-            KEEP
-        } else {
-            DECIDE
-        };
-        byte += 1;
-    }
-    table[0xEF] = DECIDE;
-    table[b'\\' as usize] = DECIDE;
-    table
-};
-const KEEP: u8 = 0;
-const ESCAPE: u8 = 1;
-const DECIDE: u8 = 2;
-
-thread_local! {
-    /// The last `scheme://authority` [`escaped_path`] met and the origin [`iri_to_uri`] makes
-    /// of it (None: one it refuses): a source's locs share a few.
-    static LAST_ORIGIN: RefCell<(String, Option<String>)> = const { RefCell::new((String::new(), None)) };
-}
-
-/// [`iri_to_uri`] and [`made_uri_under`] at once for the usual IRI: an `http://` or
-/// `https://` origin seen on the row before (one comparison), then a path without a query, a
-/// fragment, a `%`, a control or a dot segment, whose non-ASCII bytes and the characters a
-/// URI cannot hold are escaped in one pass. Some only when it is the URI those give (debug
-/// builds check); None: the full way decides.
+/// [`iri_to_uri`] and [`made_uri_under`] at once for the usual IRI ([`push_usual_uri`]: an
+/// origin seen before, a path escaped in one pass). Some only when it is the URI those give
+/// (debug builds check); None: the full way decides.
 fn escaped_path(loc: &str, prefix: &str, max_length: usize) -> Option<String> {
-    let bytes = loc.as_bytes();
-    let after = if bytes.starts_with(b"https://") {
-        8
-    } else if bytes.starts_with(b"http://") {
-        7
-    } else {
-        return None;
-    };
-    let slash = after + memchr::memchr(b'/', &bytes[after..])?;
-    let (origin, path) = (&loc[..slash], &bytes[slash..]);
-    // the authority ends at the first of these; a loc whose origin holds one is rare
-    if memchr::memchr3(b'?', b'#', b'\\', origin.as_bytes()).is_some()
-        || loc.chars().next_back().is_some_and(char::is_whitespace)
-        || dot_segment(path)
-    {
+    let mut uri = String::new();
+    if !push_usual_uri(loc, &mut uri) || uri.len() > max_length || !uri.starts_with(prefix) {
         return None;
     }
-    let mut out = LAST_ORIGIN.with_borrow_mut(|(from, to)| {
-        if from != origin {
-            from.clear();
-            from.push_str(origin);
-            // the origin as the full way writes it: the same for any path after it
-            *to = iri_to_uri(&[origin, "/"].concat()).map(|mut uri| {
-                uri.pop();
-                uri
-            });
-        }
-        let to = to.as_deref()?;
-        let mut out = Vec::with_capacity(to.len() + 3 * path.len());
-        out.extend_from_slice(to.as_bytes());
-        Some(out)
-    })?;
-    let mut kept_from = 0;
-    for (at, &byte) in path.iter().enumerate() {
-        match PATH_BYTES[usize::from(byte)] {
-            KEEP => {}
-            ESCAPE => {
-                out.extend_from_slice(&path[kept_from..at]);
-                let hex = b"0123456789ABCDEF";
-                out.extend([
-                    b'%',
-                    hex[usize::from(byte >> 4)],
-                    hex[usize::from(byte & 15)],
-                ]);
-                kept_from = at + 1;
-            }
-            _ => return None,
-        }
-    }
-    out.extend_from_slice(&path[kept_from..]);
-    if out.len() > max_length.min(MAX_LOC_LENGTH) || !out.starts_with(prefix.as_bytes()) {
-        return None;
-    }
-    // escapes of whole characters and ASCII bytes: UTF-8 still
-    let uri = String::from_utf8(out).ok()?;
     debug_assert_eq!(
         Some(&uri),
-        iri_to_uri(loc)
+        crate::values::iri::full_iri_to_uri(loc)
             .filter(|uri| made_uri_under(uri, prefix, max_length))
             .as_ref(),
         "{loc:?}"
@@ -310,7 +227,8 @@ fn has_scheme(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{escaped_path, made_uri_under, plain_under, resolved, writable_loc};
-    use crate::values::iri::iri_to_uri;
+    use crate::draws;
+    use crate::values::iri::{full_iri_to_uri, iri_to_uri};
     use crate::values::loc::plain_loc_under;
 
     #[test]
@@ -358,18 +276,6 @@ mod tests {
             written("https://x.org/shop/a").as_deref(),
             Some("https://x.org/shop/a")
         );
-    }
-
-    /// Numbers below a bound from a seeded linear congruential generator: random cases that
-    /// are the same on every run.
-    fn draws(seed: u64) -> impl FnMut(usize) -> usize {
-        let mut state = seed;
-        move |below| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as usize % below
-        }
     }
 
     #[test]
@@ -452,7 +358,7 @@ mod tests {
     fn an_escaped_path_is_the_uri_of_the_full_way() {
         // the full way: the IRI made a URI, then judged under the prefix
         let full = |loc: &str, prefix: &str, max: usize| {
-            iri_to_uri(loc).filter(|uri| made_uri_under(uri, prefix, max))
+            full_iri_to_uri(loc).filter(|uri| made_uri_under(uri, prefix, max))
         };
         let prefixes = [
             "https://x.org/",
