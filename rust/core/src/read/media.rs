@@ -14,7 +14,7 @@
 //! left to the extension readers as before.
 
 use super::images::{image_at, ImageSpans, Tags};
-use super::raw::{raw_at, Raw, RootScope};
+use super::raw::{raw_at, Raws, RootScope};
 use super::records::Span;
 use std::borrow::Cow;
 
@@ -73,7 +73,7 @@ pub struct Media {
     pub news: Vec<News>,
     pub links: Vec<Alternate>,
     /// Elements of namespaces urlset does not type, kept as written ([`super::raw`]).
-    pub raws: Vec<Raw>,
+    pub raws: Raws,
     /// The kind of each element (images included) in document order, when it is not the
     /// JSON's order (images, videos, news, links, raw): a value's extensions keep the
     /// document's.
