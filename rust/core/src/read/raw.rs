@@ -438,7 +438,8 @@ fn resolve(elements: &mut [Element], at: usize, prefix: &[u8], root: &RootScope)
         }
         node = elements[i].parent;
     }
-    let uri = root.lookup(prefix)?.to_owned();
+    // the root's declaration, as `tostring` writes it again: only a plain one
+    let uri = root.lookup(prefix).filter(|uri| plain_uri(uri))?.to_owned();
     elements[0].decls.push(Decl {
         prefix: prefix.to_vec(),
         uri: uri.clone(),
@@ -560,7 +561,8 @@ fn element_name(qname: &[u8], namespace: &str, root: &RootScope) -> Option<Arc<E
     );
     let known = KNOWN.contains(&namespace);
     let kept = reported(root, namespace, name) && (root.raw_strays || namespace != SITEMAP_NS);
-    if namespace == XML_NS || (known && !kept) {
+    // a namespace declared on the root is written into the start tag: only a plain one
+    if namespace == XML_NS || (known && !kept) || !plain_uri(namespace) {
         return None;
     }
     let colon = if prefix.is_empty() { "" } else { ":" };
@@ -805,6 +807,21 @@ mod tests {
             "<other:r\u{e9}>1</other:r\u{e9}>",
         ] {
             assert_eq!(raw(odd), None, "{odd}");
+        }
+        // a prefix the root binds to a URI `tostring` writes otherwise (escaped)
+        let odd = RootScope {
+            bindings: vec![(b"q".to_vec(), "&//x.test/ns".to_owned())],
+            ..scope()
+        };
+        for xml in [
+            "<q:r>1</q:r>",
+            "<q:r a=\"1\">1</q:r>",
+            "<other:r><q:s/></other:r>",
+        ] {
+            assert!(
+                raw_at(xml.as_bytes(), (0, xml.len()), &odd, 99).is_none(),
+                "{xml}"
+            );
         }
         let deep = "<other:a><other:b><other:c/></other:b></other:a>";
         let shallow = RootScope {
