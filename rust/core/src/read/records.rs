@@ -411,7 +411,7 @@ fn with_extensions(c: &mut Cursor<'_>, record: &mut Record, prefixes: &Prefixes,
         c.line += count_lines(&c.text[c.pos..end]);
         c.pos = end;
         record.images = (!images.is_empty()).then(|| images.into_boxed_slice());
-        record.media = media.any().then(|| Box::new(media));
+        record.media = media;
     }
 }
 
