@@ -143,11 +143,13 @@ pub fn plain_extensions<'a>(
     t.spaces();
     while t.pos < end {
         let at = |t: &mut Tags<'a>, p: &'a Option<Vec<u8>>, name: &[u8]| match p {
-            Some(p) => {
+            // the prefix's first byte first: an element of another prefix, tried for each
+            // kind, fails there without the call
+            Some(p) if t.text.get(t.pos + 1) == p.first() => {
                 t.prefix = p;
                 t.tag(name, false)
             }
-            None => false,
+            _ => false,
         };
         if at(&mut t, &prefixes.image, b"image") {
             let image = image_at(&mut t, max_value)?;
