@@ -6,7 +6,7 @@ use std::io::Write;
 
 use super::images::ImageSpans;
 use super::media::{Media, News, Video};
-use super::raw::{Raw, Xml};
+use super::raw::{Raw, RawJson, Xml};
 use super::records::{Record, Span};
 use crate::values::lastmod::Lastmod;
 use crate::values::loc::ENTITY_VALUES;
@@ -215,40 +215,39 @@ fn media_json(data: &[u8], media: &Media, mut first: bool, out: &mut Vec<u8>) {
 
 /// `{"namespace":...,"name":...,"xml":...}` of an element of another namespace (`data`: the
 /// text it was read from). What its name gives, the keys and the start tag of the simplest
-/// form, is written once a name (`ElementName::json`) and copied after.
+/// form, and that form's end, is written once a name (`ElementName::json`) and copied after.
 fn raw_json(data: &[u8], raw: &Raw, out: &mut Vec<u8>) {
     let e = &raw.element;
-    let (head, keys) = e.json.get_or_init(|| {
-        let mut json = Vec::with_capacity(2 * (e.namespace.len() + e.open.len()) + 32);
-        let mut o = Object::new(&mut json);
+    let made = e.json.get_or_init(|| {
+        let mut head = Vec::with_capacity(2 * (e.namespace.len() + e.open.len()) + 32);
+        let mut o = Object::new(&mut head);
         o.text("namespace", &e.namespace);
         o.text("name", &e.name);
         o.key("xml").push(b'"');
-        let keys = json.len();
-        json_string(e.open.as_bytes(), &mut json);
-        (json, keys)
+        let keys = head.len();
+        json_string(e.open.as_bytes(), &mut head);
+        // a qname is ASCII name characters: nothing JSON escapes
+        let end = format!("</{}>\"}}", e.qname).into_bytes();
+        RawJson { head, keys, end }
     });
     // JSON escapes byte by byte: the xml's parts escape as it does whole
     match raw.xml {
+        Xml::Text(a, b) if a == b => {
+            out.extend_from_slice(&made.head);
+            out.extend_from_slice(b"/>\"}");
+        }
         Xml::Text(a, b) => {
-            out.extend_from_slice(head);
-            if a == b {
-                out.extend_from_slice(b"/>");
-            } else {
-                out.push(b'>');
-                json_string(&data[a..b], out);
-                out.extend_from_slice(b"</");
-                // ASCII name characters: nothing JSON escapes
-                out.extend_from_slice(e.qname.as_bytes());
-                out.push(b'>');
-            }
+            out.extend_from_slice(&made.head);
+            out.push(b'>');
+            json_string(&data[a..b], out);
+            out.extend_from_slice(&made.end);
         }
         Xml::Written(ref xml) => {
-            out.extend_from_slice(&head[..*keys]);
+            out.extend_from_slice(&made.head[..made.keys]);
             json_string(xml.as_bytes(), out);
+            out.extend_from_slice(b"\"}");
         }
     }
-    out.extend_from_slice(b"\"}");
 }
 
 /// The fields of one JSON object, each `"name":value` after a comma but the first.

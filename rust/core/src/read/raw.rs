@@ -84,9 +84,19 @@ pub struct ElementName {
     pub qname: String,
     /// `<p:name xmlns:p="..."`: the start tag of [`Xml::Text`], its `>` left off.
     pub open: String,
-    /// What the JSON writer makes of it once (json.rs `raw_json`): the JSON of a raw element
-    /// of this name up to its xml's text, and where the xml begins in it.
-    pub json: std::sync::OnceLock<(Vec<u8>, usize)>,
+    /// What the JSON writer makes of it once (json.rs `raw_json`).
+    pub json: std::sync::OnceLock<RawJson>,
+}
+
+/// The JSON of a raw element of one name, as far as the name gives it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RawJson {
+    /// Up to its xml's text in the simplest form (`{"namespace":..,"xml":"<p:x xmlns:p=..`).
+    pub head: Vec<u8>,
+    /// Where the xml begins in `head`.
+    pub keys: usize,
+    /// The simplest form's end (`</p:x>"}`).
+    pub end: Vec<u8>,
 }
 
 /// A record's elements of other namespaces in document order: the first in place (most
