@@ -177,7 +177,12 @@ impl UrlsetScanner {
 
     /// A record's plain videos, news and links as tuples of their fields, and the kinds of
     /// its elements in document order (bytes) when that is not the JSON's order, else None.
-    fn media_values(&mut self, py: Python<'_>, media: Option<&Media>) -> PyResult<MediaValues> {
+    fn media_values(
+        &mut self,
+        py: Python<'_>,
+        data: &[u8],
+        media: Option<&Media>,
+    ) -> PyResult<MediaValues> {
         let empty = || PyTuple::empty(py).into_any().unbind();
         let Some(media) = media else {
             return Ok((empty(), empty(), empty(), empty(), py.None()));
@@ -199,7 +204,8 @@ impl UrlsetScanner {
         let raws = media
             .raws
             .iter()
-            .map(|r| (&*r.namespace, &*r.name, r.xml.as_str()));
+            .map(|r| (&*r.element.namespace, &*r.element.name, r.xml(data)))
+            .collect::<Vec<_>>();
         let order = match &media.order {
             Some(order) => PyBytes::new(py, order).into_any().unbind(),
             None => py.None(),
@@ -478,7 +484,7 @@ impl UrlsetScanner {
                     None => PyTuple::empty(py).into_any().unbind(),
                 };
                 let (videos, news, links, raws, order) =
-                    self.media_values(py, r.media.as_deref())?;
+                    self.media_values(py, bytes, r.media.as_deref())?;
                 images.push((i, found, videos, news, links, raws, order));
             }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;

@@ -18,6 +18,26 @@ use crate::read::{fixed, prefixes, texts, with_texts};
 /// release costs more than the copy).
 const DETACHED_COPY: usize = 1 << 16;
 
+/// `out` as a new bytes object. A long copy runs without the GIL (nothing else can see the
+/// object before it is returned), into an object made uninitialised: pyo3's `new_with`
+/// zeroes it first, a second pass over every byte of the output.
+fn bytes_of<'py>(py: Python<'py>, out: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    if out.len() < DETACHED_COPY {
+        return Ok(PyBytes::new(py, out).into_any());
+    }
+    let len = isize::try_from(out.len())?;
+    // SAFETY: a new bytes object of `len` bytes (NULL: its bytes left as they are), which
+    // nothing else holds yet, filled whole before it is returned
+    unsafe {
+        let made = pyo3::ffi::PyBytes_FromStringAndSize(std::ptr::null(), len);
+        let text = Bound::from_owned_ptr_or_err(py, made)?;
+        let buf = pyo3::ffi::PyBytes_AsString(made).cast::<u8>();
+        let buf = std::slice::from_raw_parts_mut(buf, out.len());
+        py.detach(|| buf.copy_from_slice(out));
+        Ok(text)
+    }
+}
+
 /// One document's renderer: its format and line tail (None: into Arrow columns), with the
 /// root's image, video and news prefixes records with plain images, videos and news too, and
 /// the locs and origins seen so far.
@@ -178,17 +198,7 @@ impl RecordRenderer {
             );
             (done, out)
         });
-        // a long copy into the bytes object runs without the GIL too: nothing else can see
-        // the object before it is returned
-        let text = if out.len() < DETACHED_COPY {
-            PyBytes::new(py, &out).into_any()
-        } else {
-            PyBytes::new_with(py, out.len(), |buf| {
-                py.detach(|| buf.copy_from_slice(&out));
-                Ok(())
-            })?
-            .into_any()
-        };
+        let text = bytes_of(py, &out)?;
         if out.capacity() <= KEPT_OUT {
             out.clear();
             self.out = out;

@@ -2,13 +2,11 @@
 //! it, for what the reader's output holds beyond the core fields: a record's plain images, as
 //! `extensions.json_fields` gives them (urlset.reading.output, urlset.reading.arrow).
 
-use std::cell::RefCell;
 use std::io::Write;
-use std::sync::Arc;
 
 use super::images::ImageSpans;
 use super::media::{Media, News, Video};
-use super::raw::Raw;
+use super::raw::{Raw, RawJson, Xml};
 use super::records::{Record, Span};
 use crate::values::lastmod::Lastmod;
 use crate::values::loc::ENTITY_VALUES;
@@ -145,10 +143,10 @@ pub fn extensions_json(data: &[u8], r: &Record, out: &mut Vec<u8>) {
     let Some(media) = &r.media else {
         return;
     };
-    media_json(media, first, out);
+    media_json(data, media, first, out);
 }
 
-fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
+fn media_json(data: &[u8], media: &Media, mut first: bool, out: &mut Vec<u8>) {
     if !media.videos.is_empty() {
         if !first {
             out.push(b',');
@@ -209,56 +207,47 @@ fn media_json(media: &Media, mut first: bool, out: &mut Vec<u8>) {
             if i > 0 {
                 out.push(b',');
             }
-            raw_json(raw, out);
+            raw_json(data, raw, out);
         }
         out.push(b']');
     }
 }
 
-/// The JSON of a raw element up to its xml's first `>` (`{"namespace":...,"name":...,
-/// "xml":"<p:x xmlns:p=\"...\"`), and what it was made of: most entries repeat the element,
-/// its shared namespace and name (`Raw`'s) and its start tag.
-struct RawHead {
-    /// Kept, so that no other string takes their addresses while they are compared by them.
-    names: (Arc<str>, Arc<str>),
-    start_tag: Vec<u8>,
-    json: Vec<u8>,
-}
-
-thread_local! {
-    static LAST_RAW_HEAD: RefCell<Option<RawHead>> = const { RefCell::new(None) };
-}
-
-/// `{"namespace":...,"name":...,"xml":...}` of an element of another namespace.
-fn raw_json(raw: &Raw, out: &mut Vec<u8>) {
-    let xml = raw.xml.as_bytes();
-    // JSON escapes byte by byte (none of '>'): the xml's two parts escape as it does whole
-    let (start_tag, rest) = xml.split_at(memchr::memchr(b'>', xml).unwrap_or(xml.len()));
-    LAST_RAW_HEAD.with_borrow_mut(|last| {
-        let same = last.as_ref().is_some_and(|h| {
-            Arc::ptr_eq(&h.names.0, &raw.namespace)
-                && Arc::ptr_eq(&h.names.1, &raw.name)
-                && h.start_tag == start_tag
-        });
-        if !same {
-            let mut json = Vec::with_capacity(2 * xml.len());
-            let mut o = Object::new(&mut json);
-            o.text("namespace", &raw.namespace);
-            o.text("name", &raw.name);
-            o.key("xml").push(b'"');
-            json_string(start_tag, &mut json);
-            *last = Some(RawHead {
-                names: (Arc::clone(&raw.namespace), Arc::clone(&raw.name)),
-                start_tag: start_tag.to_vec(),
-                json,
-            });
-        }
-        if let Some(head) = last.as_ref() {
-            out.extend_from_slice(&head.json);
-        }
+/// `{"namespace":...,"name":...,"xml":...}` of an element of another namespace (`data`: the
+/// text it was read from). What its name gives, the keys and the start tag of the simplest
+/// form, and that form's end, is written once a name (`ElementName::json`) and copied after.
+fn raw_json(data: &[u8], raw: &Raw, out: &mut Vec<u8>) {
+    let e = &raw.element;
+    let made = e.json.get_or_init(|| {
+        let mut head = Vec::with_capacity(2 * (e.namespace.len() + e.open.len()) + 32);
+        let mut o = Object::new(&mut head);
+        o.text("namespace", &e.namespace);
+        o.text("name", &e.name);
+        o.key("xml").push(b'"');
+        let keys = head.len();
+        json_string(e.open.as_bytes(), &mut head);
+        // a qname is ASCII name characters: nothing JSON escapes
+        let end = format!("</{}>\"}}", e.qname).into_bytes();
+        RawJson { head, keys, end }
     });
-    json_string(rest, out);
-    out.extend_from_slice(b"\"}");
+    // JSON escapes byte by byte: the xml's parts escape as it does whole
+    match raw.xml {
+        Xml::Text(a, b) if a == b => {
+            out.extend_from_slice(&made.head);
+            out.extend_from_slice(b"/>\"}");
+        }
+        Xml::Text(a, b) => {
+            out.extend_from_slice(&made.head);
+            out.push(b'>');
+            json_string(&data[a..b], out);
+            out.extend_from_slice(&made.end);
+        }
+        Xml::Written(ref xml) => {
+            out.extend_from_slice(&made.head[..made.keys]);
+            json_string(xml.as_bytes(), out);
+            out.extend_from_slice(b"\"}");
+        }
+    }
 }
 
 /// The fields of one JSON object, each `"name":value` after a comma but the first.
@@ -391,7 +380,9 @@ fn news_json(n: &News, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::raw::ElementName;
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn a_locs_amp_entities_are_read_as_ampersands() {
@@ -413,34 +404,43 @@ mod tests {
     }
 
     #[test]
-    fn raw_elements_write_as_their_fields_do_whatever_came_before() {
-        let raw = |namespace: &Arc<str>, name: &Arc<str>, xml: &str| Raw {
-            namespace: Arc::clone(namespace),
-            name: Arc::clone(name),
-            xml: xml.to_owned(),
+    fn raw_elements_write_as_their_fields_do() {
+        let name = |namespace: &str, qname: &str| {
+            let (prefix, name) = qname.split_once(':').unwrap_or(("", qname));
+            let colon = if prefix.is_empty() { "" } else { ":" };
+            Arc::new(ElementName {
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+                qname: qname.to_owned(),
+                open: format!("<{qname} xmlns{colon}{prefix}=\"{namespace}\""),
+                json: std::sync::OnceLock::new(),
+            })
         };
-        let (ns, other_ns): (Arc<str>, Arc<str>) = ("urn:\"x".into(), "urn:y".into());
-        let (r, r_again, s): (Arc<str>, Arc<str>, Arc<str>) = ("r".into(), "r".into(), "s".into());
-        // each after the one before it: the same strings, equal ones at other addresses,
-        // another start tag, no '>' at all
-        for raw in [
-            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\">1\n</p:r>"),
-            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\">2</p:r>"),
-            raw(&ns, &r_again, "<p:r xmlns:p=\"urn:&quot;x\">3</p:r>"),
-            raw(&ns, &r, "<p:r xmlns:p=\"urn:&quot;x\" a=\"\t\"/>"),
-            raw(&other_ns, &r, "<p:r xmlns:p=\"urn:y\"/>"),
-            raw(&ns, &s, "<p:s xmlns:p=\"urn:&quot;x\">4</p:s>"),
-            raw(&ns, &s, "no tag"),
-            raw(&ns, &s, "<p:s xmlns:p=\"urn:&quot;x\">4</p:s>"),
-        ] {
-            let (mut got, mut want) = (Vec::new(), Vec::new());
-            raw_json(&raw, &mut got);
-            let mut o = Object::new(&mut want);
-            o.text("namespace", &raw.namespace);
-            o.text("name", &raw.name);
-            o.text("xml", &raw.xml);
-            o.close();
-            assert_eq!(String::from_utf8(got), String::from_utf8(want));
+        // a name JSON escapes, and one it does not; each written more than once (its JSON
+        // made the first time), in both forms
+        let (odd, plain) = (name("urn:\\x\"", "p:r"), name("urn:y", "s"));
+        let data = "1\n\t\"\\\u{e9}";
+        for element in [&odd, &plain, &odd, &plain] {
+            for xml in [
+                Xml::Text(0, data.len()),
+                Xml::Text(0, 1),
+                Xml::Text(2, 2),
+                Xml::Written(format!("{} a=\"&quot;\">\"</p:r>", element.open)),
+                Xml::Written("no tag".to_owned()),
+            ] {
+                let raw = Raw {
+                    element: Arc::clone(element),
+                    xml,
+                };
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                raw_json(data.as_bytes(), &raw, &mut got);
+                let mut o = Object::new(&mut want);
+                o.text("namespace", &element.namespace);
+                o.text("name", &element.name);
+                o.text("xml", &raw.xml(data.as_bytes()));
+                o.close();
+                assert_eq!(String::from_utf8(got), String::from_utf8(want));
+            }
         }
     }
 

@@ -14,7 +14,7 @@
 //! left to the extension readers as before.
 
 use super::images::{image_at, ImageSpans, Late, Tags, LATE_NEWS, LATE_PUBLICATION, LATE_VIDEO};
-use super::raw::{raw_at, Raw, RootScope};
+use super::raw::{raw_at, Raws, RootScope};
 use super::records::Span;
 use std::borrow::Cow;
 
@@ -73,7 +73,7 @@ pub struct Media {
     pub news: Vec<News>,
     pub links: Vec<Alternate>,
     /// Elements of namespaces urlset does not type, kept as written ([`super::raw`]).
-    pub raws: Vec<Raw>,
+    pub raws: Raws,
     /// The kind of each element (images included) in document order, when it is not the
     /// JSON's order (images, videos, news, links, raw): a value's extensions keep the
     /// document's.
@@ -126,13 +126,14 @@ impl Prefixes {
 /// The typed extensions of `text[start..end]` (all of it, whitespace around the elements):
 /// plain images, videos, news and hreflang links, and plain elements of other namespaces, in
 /// any order (`Media::order` says which when it is not the JSON's); None when anything there
-/// is not plain or there is nothing.
+/// is not plain or there is nothing. The media are made in their box (none for images alone):
+/// a record keeps them so, and moving them there cost two copies a record.
 pub fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
     prefixes: &'a Prefixes,
     max_value: usize,
-) -> Option<(Vec<ImageSpans>, Media)> {
+) -> Option<(Vec<ImageSpans>, Option<Box<Media>>)> {
     let mut t = Tags {
         text,
         pos: start,
@@ -140,16 +141,18 @@ pub fn plain_extensions<'a>(
         prefix: b"",
     };
     let mut images = Vec::new();
-    let mut media = Media::default();
+    let mut boxed: Option<Box<Media>> = None;
     let mut order = Order::default();
     t.spaces();
     while t.pos < end {
         let at = |t: &mut Tags<'a>, p: &'a Option<Vec<u8>>, name: &[u8]| match p {
-            Some(p) => {
+            // the prefix's first byte first: an element of another prefix, tried for each
+            // kind, fails there without the call
+            Some(p) if t.text.get(t.pos + 1) == p.first() => {
                 t.prefix = p;
                 t.tag(name, false)
             }
-            None => false,
+            _ => false,
         };
         if at(&mut t, &prefixes.image, b"image") {
             let image = image_at(&mut t, max_value)?;
@@ -158,34 +161,41 @@ pub fn plain_extensions<'a>(
                 images.reserve_exact(1);
             }
             images.push(image);
-            order.push(IMAGE, &images, &media);
-        } else if at(&mut t, &prefixes.video, b"video") {
+            order.push(IMAGE, &images, boxed.as_deref());
+            continue;
+        }
+        let kind = if at(&mut t, &prefixes.video, b"video") {
             let (video, late) = video_at(&mut t, max_value)?;
+            let media = boxed.get_or_insert_default();
             media.videos.push(video);
             media.lates.extend(late);
-            order.push(VIDEO, &images, &media);
+            VIDEO
         } else if at(&mut t, &prefixes.news, b"news") {
             let (news, lates) = news_at(&mut t, max_value)?;
+            let media = boxed.get_or_insert_default();
             media.news.push(news);
             media.lates.extend(lates.into_iter().flatten());
-            order.push(NEWS, &images, &media);
+            NEWS
         } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
             t.prefix = p;
             link_at(&mut t)
         }) {
-            media.links.push(link);
-            order.push(LINK, &images, &media);
+            boxed.get_or_insert_default().links.push(link);
+            LINK
         } else {
             let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
             t.pos = after;
             t.spaces();
-            media.raws.push(raw);
-            order.push(RAW, &images, &media);
-        }
+            boxed.get_or_insert_default().raws.push(raw);
+            RAW
+        };
+        order.push(kind, &images, boxed.as_deref());
     }
     order.last?; // nothing there
-    media.order = order.kinds;
-    Some((images, media))
+    if let Some(kinds) = order.kinds {
+        boxed.get_or_insert_default().order = Some(kinds);
+    }
+    Some((images, boxed))
 }
 
 /// The kinds of a record's extensions in document order, kept only once they leave the
@@ -199,18 +209,20 @@ struct Order {
 impl Order {
     /// An element of `kind` was just added to `images` or `media` (which hold it and those
     /// before it).
-    fn push(&mut self, kind: u8, images: &[ImageSpans], media: &Media) {
+    fn push(&mut self, kind: u8, images: &[ImageSpans], media: Option<&Media>) {
         if let Some(kinds) = self.kinds.as_mut() {
             kinds.push(kind);
         } else if self.last.is_some_and(|last| last > kind) {
             // the order before it was the JSON's: its kinds, each as often as met
-            let mut counts = [
-                images.len(),
-                media.videos.len(),
-                media.news.len(),
-                media.links.len(),
-                media.raws.len(),
-            ];
+            let mut counts = [images.len(), 0, 0, 0, 0];
+            if let Some(media) = media {
+                counts[1..].copy_from_slice(&[
+                    media.videos.len(),
+                    media.news.len(),
+                    media.links.len(),
+                    media.raws.len(),
+                ]);
+            }
             counts[usize::from(kind)] -= 1;
             let mut kinds: Vec<u8> = (IMAGE..=RAW)
                 .zip(counts)
@@ -647,7 +659,14 @@ mod tests {
     }
 
     fn typed(text: &str) -> Option<(Vec<ImageSpans>, Media)> {
-        plain_extensions(text.as_bytes(), (0, text.len()), &prefixes(), 1 << 20)
+        let (images, media) =
+            plain_extensions(text.as_bytes(), (0, text.len()), &prefixes(), 1 << 20)?;
+        // made only for what is not an image, and then holding something
+        assert_eq!(
+            media.as_ref().map(|m| m.any()),
+            media.as_ref().map(|_| true)
+        );
+        Some((images, media.map(|m| *m).unwrap_or_default()))
     }
 
     const VIDEO: &str = "<video:video><video:thumbnail_loc>https://a.test/t.jpg</video:thumbnail_loc><video:title>A &amp; B</video:title><video:description><![CDATA[ line one\nline <two> ]]></video:description><video:content_loc>https://a.test/v.mp4?a&amp;b</video:content_loc><video:duration>600</video:duration><video:rating>4.25</video:rating><video:view_count>12</video:view_count><video:publication_date>2024-05-06T10:00:00+01:00</video:publication_date><video:tag>a</video:tag><video:tag> b </video:tag><video:family_friendly>YES</video:family_friendly><video:live>no</video:live></video:video>";
