@@ -1,7 +1,8 @@
 """The loc texts as written: the compiled core (``_core.loc_texts``) flags the texts worth a
-closer look and judges an IRI's itself (non-ASCII, too long); everything else goes to the
-Python rules (``raw_text._loc_text``). Its verdicts must be theirs, text for text, and a
-check whose IRIs are past the caps (only counted) must give what the Python rules give."""
+closer look and judges an IRI's itself (too long; that it is no URI is the reader's
+normalized-url, which check passes on); everything else goes to the Python rules
+(``raw_text._loc_text``). Its verdicts must be theirs, text for text, and a check whose
+IRIs are past the caps (only counted) must give what the Python rules give."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from urlset.checking.findings import MAX_PER_CODE, Findings
 from urlset.limits import CURRENT, Limits
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-CODES = {_core.LOC_NON_ASCII: "normalized-url", _core.LOC_TOO_LONG: "url-too-long"}
+# the core's verdicts the rules give a code of (an IRI's non-ASCII is the reader's to say)
+CODES = {_core.LOC_TOO_LONG: "url-too-long"}
 
 # the pieces a loc text is made of: URI characters, the entities, the characters the rules
 # look at (spaces of every kind Python's str.isspace knows, controls, what a URI forbids,
@@ -81,6 +83,7 @@ def test_the_core_flags_and_judges_as_the_rules_do(
     (start,), (end,), (line,), (column,) = (memoryview(c).cast("Q") for c in columns[:4])
     (flags,) = columns[4]
     assert (window[start:end], line, column) == (raw, 1, 11)
+    assert bool(flags & _core.LOC_NON_ASCII) == (not raw.isascii() and not flags & _core.LOC_JUDGE)
     if not flags & _core.LOC_JUDGE:
         assert expected == [code for bit, code in CODES.items() if flags & bit]
 
@@ -119,18 +122,25 @@ def test_counted_past_the_caps_as_the_rules_find(
     assert counted.unlisted == judged.unlisted
     assert (counted.errors, counted.warnings) == (judged.errors, judged.warnings)
     codes = counted.code_counts()
-    assert codes["normalized-url"] == n - len(range(0, n, 7))
+    assert codes["normalized-url"] == _read_as_iris(n, long_every)
     assert codes["url-too-long"] == len([k for k in range(0, n, long_every) if k % 7])
 
 
+def _read_as_iris(n: int, long_every: int) -> int:
+    """The reader's normalized-url count for ``_iris(n, long_every)``: each loc it made a URI
+    of (a too long one it makes none of) but the ones with a space (url-not-escaped) among
+    its first ``MAX_PER_CODE``; past them, each counted unjudged."""
+    made = [k for k in range(n) if k % 7 == 0 or k % long_every]
+    return len(made) - len([k for k in made[:MAX_PER_CODE] if k % 7 == 0])
+
+
 def test_one_too_many_errors_line_a_code() -> None:
-    """Past the caps, the reader (normalized-url: the locs it made URIs of) and the rules
-    (the loc texts as written) both count normalized-url: one line says how many more, not
-    one from each (it was listed twice)."""
+    """Past the caps, normalized-url is the reader's count (the locs it made URIs of), which
+    check passes on: one line says how many more, the reader's."""
     n = MAX_PER_CODE + 500
     result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
     summaries = [i.message for i in result.issues if i.code == "too-many-errors"]
-    iris = n - len(range(0, n, 7))
+    iris = _read_as_iris(n, 10**9)
     assert summaries == [
         f"{iris - MAX_PER_CODE} more normalized-url issues not listed ({iris} in all)"
     ]
@@ -138,9 +148,8 @@ def test_one_too_many_errors_line_a_code() -> None:
 
 
 def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """In a window of thousands of IRIs, only as many as their code may still list (and
-    those on a line the reader reported) go to the Python rules; the rest are counted, not
-    every IRI of the window because the cap had room as it began."""
+    """In a window of thousands of IRIs, none goes to the Python rules (the reader's
+    normalized-url says what each was read as): only the locs with a space do."""
     judged: list[int] = []
     loc_text = raw_text._loc_text
     monkeypatch.setattr(
@@ -151,9 +160,9 @@ def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPa
     )
     n = 4 * MAX_PER_CODE
     result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
-    assert result.code_counts()["normalized-url"] == n - len(range(0, n, 7))
-    # the IRIs the code may list, and every loc with a space (for the Python rules)
-    assert len(judged) == MAX_PER_CODE + len(range(0, n, 7))
+    assert result.code_counts()["normalized-url"] == _read_as_iris(n, 10**9)
+    # every loc with a space (for the Python rules)
+    assert len(judged) == len(range(0, n, 7))
 
 
 def _with_foreign_locs(n: int, iri_every: int) -> bytes:

@@ -129,10 +129,10 @@ def test_no_entry_end_within_the_largest_window_proves_no_order() -> None:
         False,
         False,
     )
-    iri = data.replace(b"a.test/3<", "a.test/é<".encode()).replace(b"</url>", b"</url >")
-    verdicts, placed = _judged(iri, 16, 5, max_window=100)
+    spaced = data.replace(b"a.test/3<", b"a.test/a 3<").replace(b"</url>", b"</url >")
+    verdicts, placed = _judged(spaced, 16, 5, max_window=100)
     assert verdicts == (False, False, False)
-    assert [(i.code, i.line) for i in placed] == [("normalized-url", 6)]
+    assert [(i.code, i.line) for i in placed] == [("url-not-escaped", 6)]
 
 
 # --- placing findings a window at a time --------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from ..codes import Code
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
+from ..urls import is_plain_uri
 from .common import (
     ExtensionSpec,
     Unmodelled,
@@ -149,8 +150,8 @@ def alternate_from_attrs(written: str) -> Alternate | None:
     hreflang, href = attrs.get("hreflang"), attrs.get("href")
     if href is not None and "&" in href:  # else plain_text would give it back as it is
         href = plain_text(href)
-    if hreflang is None or href is None or "\t" in href or "\n" in href:
-        return None
+    if hreflang is None or href is None or not is_plain_uri(href):
+        return None  # a URL its value makes a URI of: the full reading reports it
     return Alternate(hreflang, href)
 
 

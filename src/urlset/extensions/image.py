@@ -220,8 +220,8 @@ def image_from_texts(texts: Sequence[str | None]) -> Image | None:
                     return None
             text = text.strip() or None
         values.append(text)
-    if values[0] is None:
-        return None
+    if values[0] is None or not all(is_plain_uri(u) for u in (values[0], values[4]) if u):
+        return None  # a URL its value makes a URI of: the full reading reports it
     return Image(*values)  # type: ignore[arg-type]
 
 

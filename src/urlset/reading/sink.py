@@ -22,7 +22,14 @@ from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped, userinfo_shown
+from ..urls import (
+    PLAIN_HOST,
+    is_plain_uri,
+    made_uri_finding,
+    non_production_host,
+    to_uri,
+    userinfo_shown,
+)
 from .columns import RecentLines
 
 if TYPE_CHECKING:
@@ -298,19 +305,34 @@ class Sink:
     def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
         """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ,
         as ``url-not-escaped`` when the text holds spaces or characters a URI never holds
-        (the protocol's "must be URL-escaped"), else ``normalized-url``: the codes a check
-        gives. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
+        (the protocol's "must be URL-escaped"), else ``normalized-url``, in the words of
+        ``urls.made_uri_finding``: check passes these findings on as they are. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
         ``normalized-url`` unjudged, as the compiled core's runs give no texts past them."""
         if uri != text:
             self.made_uris += 1
-            past = self.made_uris > MAX_ISSUES_PER_CODE
-            code = "url-not-escaped" if not past and unescaped(text) else "normalized-url"
-            if past or self.per_code.get(code, 0) >= MAX_ISSUES_PER_CODE:
-                self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
+            if self.made_uris > MAX_ISSUES_PER_CODE:
+                code = "normalized-url"  # counted only, unjudged
             else:
-                shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue(code, f"{shown!r} read as {uri}", line, column)
+                code, message = made_uri_finding(text, uri)
+                if self.per_code.get(code, 0) < MAX_ISSUES_PER_CODE:
+                    self.issue(code, message, line, column)
+                    return uri
+            self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
         return uri
+
+    def extension_uri(self, text: str, line: int) -> None:
+        """An extension's URL text (stripped, entities decoded), on ``line``, as its typed
+        value reads it: when that is another text (a URI made of it), reported in the
+        words ``converted`` reports a loc in (not counted among the locs made URIs, whose
+        texts the compiled core lists)."""
+        if is_plain_uri(text):
+            return
+        try:
+            uri = to_uri(text)
+        except InvalidValue:
+            return  # the typed value refused it: not read as a URL
+        if uri != text:
+            self.issue(*made_uri_finding(text, uri), line)
 
     def converted_listed(self) -> int:
         """How many more locs made URIs are listed as issues (the rest only counted): the

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..dates import Lastmod
+from ..extensions import PREFIXES
 from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
 from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
@@ -22,6 +23,8 @@ from .xml_feeds import atom_entry, rss_entry
 _V = TypeVar("_V")
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+# the extensions' namespaces by their usual prefixes
+EXTENSION_NS = {name: uri for uri, name in PREFIXES.items()}
 
 # root element -> (format, entry element, depth of the entries)
 _FORMATS = {
@@ -334,7 +337,38 @@ class ElementReader:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
         for warning in parsed.warnings:
             self.sink.issue(warning_code(warning), warning, el.sourceline or line)
+        if parsed.error is None:
+            made_uris(self.sink, el, line)
         return parsed.value
+
+
+# The URL fields of the typed extensions (the values read them as URIs: ``required_uri``,
+# ``optional_uri``): an element's tag -> the attribute that holds the URL, None for its text.
+# News holds none. The image's and the video's are children of their element; the link's
+# href is its own.
+_URL_FIELDS: dict[str, str | None] = {
+    **{f"{{{EXTENSION_NS['image']}}}{local}": None for local in ("loc", "license")},
+    **{
+        f"{{{EXTENSION_NS['video']}}}{local}": None
+        for local in ("thumbnail_loc", "content_loc", "player_loc", "gallery_loc")
+    },
+    f"{{{EXTENSION_NS['video']}}}uploader": "info",
+    f"{{{XHTML_NS}}}link": "href",
+}
+_LINK = f"{{{XHTML_NS}}}link"
+
+
+def made_uris(sink: Sink, el: Any, line: int) -> None:
+    """Each URL of the typed extension element ``el`` its value made a URI of, reported at
+    its element's line (``Sink.extension_uri``), as a loc made a URI is."""
+    fields = _URL_FIELDS
+    for node in (el,) if el.tag == _LINK else el:
+        attribute = fields.get(node.tag, "")
+        if attribute == "":
+            continue
+        text = node.text if attribute is None else node.get(attribute)
+        if text:
+            sink.extension_uri(text.strip(), node.sourceline or line)
 
 
 # -- helpers of ElementReader --
