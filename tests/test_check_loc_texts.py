@@ -11,10 +11,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from urlset import _core
-from urlset.checking import raw_text
+from urlset.checking import document, raw_text
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.findings import MAX_PER_CODE, Findings
 from urlset.limits import CURRENT, Limits
+from urlset.reading.reader import SitemapReader
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # the core's verdicts the rules give a code of (an IRI's non-ASCII is the reader's to say)
@@ -86,6 +87,69 @@ def test_the_core_flags_and_judges_as_the_rules_do(
     assert bool(flags & _core.LOC_NON_ASCII) == (not raw.isascii() and not flags & _core.LOC_JUDGE)
     if not flags & _core.LOC_JUDGE:
         assert expected == [code for bit, code in CODES.items() if flags & bit]
+
+
+_ENTITY_VALUES = {"&amp;": "&", "&apos;": "'", "&quot;": '"', "&lt;": "<", "&gt;": ">"}
+
+
+def _as_read(raw: bytes) -> str | None:
+    """A loc text as the reader reads it (``read::values::value_text``: the five entities
+    replaced; None for what it does not take: a raw '&', another reference, not UTF-8)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    out, rest = [], text
+    while "&" in rest:
+        at = rest.index("&")
+        entity = next((e for e in _ENTITY_VALUES if rest.startswith(e, at)), None)
+        if entity is None:
+            return None
+        out.append(rest[:at] + _ENTITY_VALUES[entity])
+        rest = rest[at + len(entity) :]
+    return "".join(out) + rest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12), st.integers(0, 2100))
+@example(["https://a.test/", "é"], 2048 - len("https://a.test/"))
+@example(["https://a.test/", "&lt;", "é"], 2048 - len("https://a.test/") - 1)
+def test_a_text_read_as_an_iri_only_gives_the_rules_nothing(pieces: list[str], pad: int) -> None:
+    """A loc text the reader took that ``_core.loc_read_iri_only`` passes (then check reads
+    no loc text again) gives the loc-text rules nothing to say: no Python finding, no
+    too-long verdict of the core's."""
+    raw = ("".join(pieces) + "p" * pad).encode()
+    text = _as_read(raw)
+    if text is None or not _core.loc_read_iri_only(text.strip()) or text != text.strip():
+        return
+    assert _python_codes(raw, CURRENT) == []
+    columns = _core.loc_texts(b"<url><loc>" + raw + b"</loc></url>\n", 2048, 1, 0)[0]
+    assert not any(flags & _core.LOC_TOO_LONG for flags in columns[4])
+
+
+@pytest.mark.parametrize("odd", ["", "a b", "&quot;", "x" * 2100])
+@pytest.mark.parametrize("n", [40, 3000])
+def test_iris_only_are_not_read_again(odd: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A urlset of canonical records whose locs are plain or IRIs only (the reader said what
+    each was read as) is not read again for its loc texts; one other text among them (a
+    space, an entity, too long) has them read again. The findings are the same either way."""
+    rows = [
+        f"<url><loc>https://a.test/{'café' if k % 3 else 'p'}/{k}</loc></url>\n" for k in range(n)
+    ]
+    if odd:
+        rows[n // 2] = f"<url><loc>https://a.test/é/{odd}</loc></url>\n"
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+    data = (head + "".join(rows) + "</urlset>\n").encode()
+    runs: list[int] = []
+    provers = document.Provers
+    monkeypatch.setattr(document, "Provers", lambda *a, **k: runs.append(1) or provers(*a, **k))
+    fast = check_document(data, CheckOptions(), "doc")
+    assert runs == ([1] if odd else [])
+    monkeypatch.setattr(SitemapReader, "plain_but_iris", property(lambda _: False))
+    slow = check_document(data, CheckOptions(), "doc")
+    assert runs == [1, 1] if odd else [1]
+    assert fast.issues == slow.issues
+    assert fast.unlisted == slow.unlisted
 
 
 def _iris(n: int, long_every: int) -> bytes:

@@ -3,6 +3,7 @@
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
+use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits};
@@ -10,6 +11,7 @@ use urlset_core::read::render::{
     columns_run_split, default_split_from, render_run, Conversion, Format, Renderer, Seen,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
+use urlset_core::values::loc::MAX_LOC_LENGTH;
 
 use crate::read::{fixed, prefixes, texts, with_texts};
 
@@ -35,6 +37,17 @@ pub struct RecordRenderer {
     split_from: usize,
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
+    /// Whether a loc was made a URI whose text check's loc-text rules would read again (not
+    /// `read_iri_only`), or (text formats) a record had images.
+    #[pyo3(get)]
+    odd_made: bool,
+}
+
+/// Whether a loc of `conversions` is not `read_iri_only` (its text check reads again).
+fn odd_made(conversions: &[Conversion]) -> bool {
+    conversions
+        .iter()
+        .any(|c| !read_iri_only(&c.2, MAX_LOC_LENGTH))
 }
 
 /// The largest output buffer a renderer keeps between calls (a gzip piece's lines fit).
@@ -91,6 +104,7 @@ impl RecordRenderer {
             kind,
             split_from,
             out: Vec::new(),
+            odd_made: false,
         })
     }
 
@@ -148,6 +162,7 @@ impl RecordRenderer {
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
+            self.odd_made |= odd_made(&conversions);
             let (conversions, more) = listed_only(conversions, listed);
             return Ok((
                 done.pos,
@@ -193,6 +208,7 @@ impl RecordRenderer {
             out.clear();
             self.out = out;
         }
+        self.odd_made |= done.images || odd_made(&conversions);
         let (conversions, more) = listed_only(conversions, listed);
         Ok((
             done.pos,

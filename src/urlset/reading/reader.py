@@ -108,6 +108,15 @@ class SitemapReader:
         return self._closed and isinstance(body, XmlBody) and body.plain_records
 
     @property
+    def plain_but_iris(self) -> bool:
+        """``plain_records``, but that locs may be IRIs the reader made URIs of (and said so:
+        ``normalized-url``) whose text holds nothing else a checker looks for as written
+        (``_core.loc_read_iri_only``: no space, no character a URI forbids, no entity but
+        ``&amp;`` and ``&apos;``, at most 2,048 characters)."""
+        body = self._body
+        return self._closed and isinstance(body, XmlBody) and body.plain_but_iris
+
+    @property
     def plain_structure(self) -> bool:
         """True once closed when the document was a urlset of canonical records only, as
         ``plain_records`` says, whatever their locs (an IRI) or extensions: the protocol's

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from .._core import RecordRenderer, SeenLocs
+from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
 from ..codes import CODES, rule, unlisted_message
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
@@ -134,6 +134,9 @@ class Sink:
         # locs made URIs so far (issues of either code): the compiled core gives the texts
         # of the first MAX_ISSUES_PER_CODE of them (``converted_listed``)
         self.made_uris = 0
+        # a loc made a URI whose text a check reads again (not _core.loc_read_iri_only), or
+        # one given without its text: ``XmlBody.plain_but_iris``
+        self.odd_made = False
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
@@ -308,6 +311,8 @@ class Sink:
         (the protocol's "must be URL-escaped"), else ``normalized-url``, in the words of
         ``urls.made_uri_finding``: check passes these findings on as they are. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
         ``normalized-url`` unjudged, as the compiled core's runs give no texts past them."""
+        if not self.odd_made and not loc_read_iri_only(text):
+            self.odd_made = True
         if uri != text:
             self.made_uris += 1
             if self.made_uris > MAX_ISSUES_PER_CODE:
@@ -355,6 +360,10 @@ class Sink:
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line, column)
+        for _, _, text, _ in found[listed:]:
+            if text is None or not loc_read_iri_only(text):
+                self.odd_made = True  # (the render lane's renderer judges its own)
+                break
         more += max(len(found) - listed, 0)
         if more:  # past the listed ones, without their texts: counted here
             self.made_uris += more

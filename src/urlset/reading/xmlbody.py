@@ -77,6 +77,20 @@ class XmlBody:
         return self.fast.throughout and self.fast.records_only and self.fast.locs_plain
 
     @property
+    def plain_but_iris(self) -> bool:
+        """``plain_records``, but that the locs made URIs are IRIs only
+        (``_core.loc_read_iri_only``: the sink judged each text it was given, the renderer
+        the rest) and no record had elements of another namespace."""
+        fast = self.fast
+        renderer = fast.renderer
+        return (
+            self.plain_structure
+            and not fast.odd_texts
+            and not self.sink.odd_made
+            and (renderer is None or not renderer.odd_made)
+        )
+
+    @property
     def plain_structure(self) -> bool:
         """``plain_records`` whatever the locs and extensions of the records."""
         return self.fast.throughout and self.fast.records_only
