@@ -195,3 +195,17 @@ def test_counted_alike_past_the_cap(tmp_path: Path) -> None:
     assert read == checked == _read_cli(data, tmp_path)
     assert len(read) == 1000
     assert read_counts["normalized-url"] == check_counts["normalized-url"] == n
+
+
+@pytest.mark.parametrize("n", [3, 3000])
+def test_a_sitemap_index_alike(n: int, tmp_path: Path) -> None:
+    """An index's sitemap locs: the same three findings from read and check."""
+    locs = [f"https://a.test/s/{k}.xml" for k in range(n)]
+    for k, form in zip((0, n // 2, n - 1), ("iri", "idn", "space"), strict=True):
+        locs[k] = FORMS[form].format(k=k) + ".xml"
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    data = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n{body}'
+        "</sitemapindex>\n"
+    ).encode()
+    _same(data, tmp_path, 3)

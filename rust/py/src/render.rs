@@ -38,7 +38,8 @@ pub struct RecordRenderer {
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
     /// Whether a loc was made a URI whose text check's loc-text rules would read again (not
-    /// `read_iri_only`), or (text formats) a record had images.
+    /// `read_iri_only`; in the text formats, which no check reads, any loc made a URI or a
+    /// record with images).
     #[pyo3(get)]
     odd_made: bool,
 }
@@ -162,7 +163,7 @@ impl RecordRenderer {
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
-            self.odd_made |= odd_made(&conversions);
+            self.odd_made = self.odd_made || odd_made(&conversions);
             let (conversions, more) = listed_only(conversions, listed);
             return Ok((
                 done.pos,
@@ -208,7 +209,8 @@ impl RecordRenderer {
             out.clear();
             self.out = out;
         }
-        self.odd_made |= done.images || odd_made(&conversions);
+        // (judged in the columns lane only, which check reads: here any is taken for odd)
+        self.odd_made |= done.images || done.made;
         let (conversions, more) = listed_only(conversions, listed);
         Ok((
             done.pos,

@@ -261,7 +261,11 @@ mod tests {
 
     #[test]
     fn a_text_read_as_an_iri_only_holds_nothing_else() {
-        for fine in ["https://a.test/café/€", "https://a.test/?a=1&b='2'", "https://a.test/<>"] {
+        for fine in [
+            "https://a.test/café/€",
+            "https://a.test/?a=1&b='2'",
+            "https://a.test/<>",
+        ] {
             assert!(read_iri_only(fine, 40), "{fine}");
         }
         for odd in [
