@@ -145,7 +145,7 @@ def test_iris_only_are_not_read_again(odd: str, n: int, monkeypatch: pytest.Monk
     monkeypatch.setattr(document, "Provers", lambda *a, **k: runs.append(1) or provers(*a, **k))
     fast = check_document(data, CheckOptions(), "doc")
     assert runs == ([1] if odd else [])
-    monkeypatch.setattr(SitemapReader, "plain_but_iris", property(lambda _: False))
+    monkeypatch.setattr(SitemapReader, "plain_records", property(lambda _: False))
     slow = check_document(data, CheckOptions(), "doc")
     assert runs == [1, 1] if odd else [1]
     assert fast.issues == slow.issues

@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 from ..codes import Code
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
-from ..urls import is_plain_uri
 from .common import (
     ExtensionSpec,
     Unmodelled,
@@ -28,7 +27,7 @@ from .common import (
     plain_text,
     plain_written_uris,
 )
-from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field
+from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field, uri_as_written
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 PREFIX = "xhtml"
@@ -150,7 +149,7 @@ def alternate_from_attrs(written: str) -> Alternate | None:
     hreflang, href = attrs.get("hreflang"), attrs.get("href")
     if href is not None and "&" in href:  # else plain_text would give it back as it is
         href = plain_text(href)
-    if hreflang is None or href is None or not is_plain_uri(href):
+    if hreflang is None or href is None or not uri_as_written(href):
         return None  # a URL its value makes a URI of: the full reading reports it
     return Alternate(hreflang, href)
 

@@ -103,18 +103,10 @@ class SitemapReader:
         """True once closed when the document was a urlset of canonical records only: the
         protocol's elements in its order, without attributes, comments or other elements,
         every loc a plain URI as written (ASCII, '&' only as '&amp;', no character that
-        needs escaping, at most 2,048 characters). A checker need not prove these again."""
+        needs escaping, at most 2,048 characters) or an IRI and no more (reported as read:
+        normalized-url). A checker need not prove these again."""
         body = self._body
         return self._closed and isinstance(body, XmlBody) and body.plain_records
-
-    @property
-    def plain_but_iris(self) -> bool:
-        """``plain_records``, but that locs may be IRIs the reader made URIs of (and said so:
-        ``normalized-url``) whose text holds nothing else a checker looks for as written
-        (``_core.loc_read_iri_only``: no space, no character a URI forbids, no entity but
-        ``&amp;`` and ``&apos;``, at most 2,048 characters)."""
-        body = self._body
-        return self._closed and isinstance(body, XmlBody) and body.plain_but_iris
 
     @property
     def plain_structure(self) -> bool:

@@ -22,14 +22,7 @@ from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import (
-    PLAIN_HOST,
-    is_plain_uri,
-    made_uri_finding,
-    non_production_host,
-    to_uri,
-    userinfo_shown,
-)
+from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, userinfo_shown
 from .columns import RecentLines
 
 if TYPE_CHECKING:
@@ -134,9 +127,7 @@ class Sink:
         # locs made URIs so far (issues of either code): the compiled core gives the texts
         # of the first MAX_ISSUES_PER_CODE of them (``converted_listed``)
         self.made_uris = 0
-        # a loc made a URI whose text a check reads again (not _core.loc_read_iri_only), or
-        # one given without its text: ``XmlBody.plain_but_iris``
-        self.odd_made = False
+        self.odd_made = False  # a loc made a URI check reads again (the renderer: its own)
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
@@ -306,38 +297,19 @@ class Sink:
         return None
 
     def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
-        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ,
-        as ``url-not-escaped`` when the text holds spaces or characters a URI never holds
-        (the protocol's "must be URL-escaped"), else ``normalized-url``, in the words of
-        ``urls.made_uri_finding``: check passes these findings on as they are. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
-        ``normalized-url`` unjudged, as the compiled core's runs give no texts past them."""
-        if not self.odd_made and not loc_read_iri_only(text):
-            self.odd_made = True
+        """``uri``, what ``to_uri`` made of the loc ``text``, reported when the two differ in
+        the words of ``urls.made_uri_finding`` (``url-not-escaped``, ``normalized-url``);
+        past the first ``MAX_ISSUES_PER_CODE`` locs made URIs counted as ``normalized-url``
+        unjudged, as the compiled core's runs give no texts past them."""
         if uri != text:
             self.made_uris += 1
-            if self.made_uris > MAX_ISSUES_PER_CODE:
-                code = "normalized-url"  # counted only, unjudged
+            past = self.made_uris > MAX_ISSUES_PER_CODE
+            code, message = ("normalized-url", "") if past else made_uri_finding(text, uri)
+            if past or self.per_code.get(code, 0) >= MAX_ISSUES_PER_CODE:
+                self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
             else:
-                code, message = made_uri_finding(text, uri)
-                if self.per_code.get(code, 0) < MAX_ISSUES_PER_CODE:
-                    self.issue(code, message, line, column)
-                    return uri
-            self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
+                self.issue(code, message, line, column)
         return uri
-
-    def extension_uri(self, text: str, line: int) -> None:
-        """An extension's URL text (stripped, entities decoded), on ``line``, as its typed
-        value reads it: when that is another text (a URI made of it), reported in the
-        words ``converted`` reports a loc in (not counted among the locs made URIs, whose
-        texts the compiled core lists)."""
-        if is_plain_uri(text):
-            return
-        try:
-            uri = to_uri(text)
-        except InvalidValue:
-            return  # the typed value refused it: not read as a URL
-        if uri != text:
-            self.issue(*made_uri_finding(text, uri), line)
 
     def converted_listed(self) -> int:
         """How many more locs made URIs are listed as issues (the rest only counted): the
@@ -360,10 +332,7 @@ class Sink:
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line, column)
-        for _, _, text, _ in found[listed:]:
-            if text is None or not loc_read_iri_only(text):
-                self.odd_made = True  # (the render lane's renderer judges its own)
-                break
+        self.odd_made |= any(t[2] is None or not loc_read_iri_only(t[2]) for t in found)
         more += max(len(found) - listed, 0)
         if more:  # past the listed ones, without their texts: counted here
             self.made_uris += more

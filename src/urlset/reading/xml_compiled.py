@@ -75,7 +75,6 @@ class CompiledLane:
         self.throughout = False  # entered the lane and left it only at close
         self.records_only = True  # no piece between records needed a parser
         self.locs_plain = True  # no loc made a URI, no record with extensions
-        self.odd_texts = False  # a record with elements of another namespace (raws)
         self.mini_head = b""
         self.mini_tail = b""
         self.mini_line = 1
@@ -173,7 +172,6 @@ class CompiledLane:
             made, images = found[10:]
             if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
                 self.locs_plain = False
-                self.odd_texts = self.odd_texts or any(t[5] for t in images)
             if locs and not self._emit(
                 locs, lastmods, freqs, prios, lines, origins, converted, images
             ):
@@ -377,7 +375,6 @@ def render_records(
         made, images = found[10:]
         if made or any(t[5] for t in images):  # as CompiledLane._records
             lane.locs_plain = False
-            lane.odd_texts = lane.odd_texts or any(t[5] for t in images)
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)
             origin = origins[0][1]

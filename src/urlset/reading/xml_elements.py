@@ -14,8 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..dates import Lastmod
+from ..errors import InvalidValue
 from ..extensions import PREFIXES
 from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
+from ..urls import is_plain_uri, made_uri_finding, to_uri
 from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
@@ -360,7 +362,7 @@ _LINK = f"{{{XHTML_NS}}}link"
 
 def made_uris(sink: Sink, el: Any, line: int) -> None:
     """Each URL of the typed extension element ``el`` its value made a URI of, reported at
-    its element's line (``Sink.extension_uri``), as a loc made a URI is."""
+    its element's line, as a loc made a URI is."""
     fields = _URL_FIELDS
     for node in (el,) if el.tag == _LINK else el:
         attribute = fields.get(node.tag, "")
@@ -368,7 +370,22 @@ def made_uris(sink: Sink, el: Any, line: int) -> None:
             continue
         text = node.text if attribute is None else node.get(attribute)
         if text:
-            sink.extension_uri(text.strip(), node.sourceline or line)
+            _made_uri(sink, text.strip(), node.sourceline or line)
+
+
+def _made_uri(sink: Sink, text: str, line: int) -> None:
+    """An extension's URL text (stripped, entities decoded) on ``line``, as its typed value
+    reads it: when that is another text (a URI made of it), reported in the words a loc
+    made a URI is (``Sink.converted``; not counted among the locs made URIs, whose texts
+    the compiled core lists)."""
+    if is_plain_uri(text):
+        return
+    try:
+        uri = to_uri(text)
+    except InvalidValue:
+        return  # the typed value refused it: not read as a URL
+    if uri != text:
+        sink.issue(*made_uri_finding(text, uri), line)
 
 
 # -- helpers of ElementReader --

@@ -73,22 +73,13 @@ class XmlBody:
     def plain_records(self) -> bool:
         """True when every entry was a canonical record of the fast lane's pattern (protocol
         order, no attributes, locs proven plain as written), the body held nothing else but
-        whitespace, and after the last record came only the root's end tag."""
-        return self.fast.throughout and self.fast.records_only and self.fast.locs_plain
-
-    @property
-    def plain_but_iris(self) -> bool:
-        """``plain_records``, but that the locs made URIs are IRIs only
-        (``_core.loc_read_iri_only``: the sink judged each text it was given, the renderer
-        the rest) and no record had elements of another namespace."""
+        whitespace, and after the last record came only the root's end tag; every loc plain
+        as written, or made a URI of a text that holds nothing else a check reads again
+        (``_core.loc_read_iri_only``: the sink judges each it is given, the renderer every
+        one of its runs), so that the reader's normalized-url says all of it."""
         fast = self.fast
-        renderer = fast.renderer
-        return (
-            self.plain_structure
-            and not fast.odd_texts
-            and not self.sink.odd_made
-            and (renderer is None or not renderer.odd_made)
-        )
+        odd = self.sink.odd_made or (fast.renderer is not None and fast.renderer.odd_made)
+        return fast.throughout and fast.records_only and (fast.locs_plain or not odd)
 
     @property
     def plain_structure(self) -> bool:
