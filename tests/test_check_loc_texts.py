@@ -1,7 +1,8 @@
 """The loc texts as written: the compiled core (``_core.loc_texts``) flags the texts worth a
-closer look and judges an IRI's itself (non-ASCII, too long); everything else goes to the
-Python rules (``raw_text._loc_text``). Its verdicts must be theirs, text for text, and a
-check whose IRIs are past the caps (only counted) must give what the Python rules give."""
+closer look and judges an IRI's itself (too long; that it is no URI is the reader's
+normalized-url, which check passes on); everything else goes to the Python rules
+(``raw_text._loc_text``). Its verdicts must be theirs, text for text, and a check whose
+IRIs are past the caps (only counted) must give what the Python rules give."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from urlset import _core
-from urlset.checking import raw_text
+from urlset.checking import document, raw_text
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.findings import MAX_PER_CODE, Findings
 from urlset.limits import CURRENT, Limits
+from urlset.reading.reader import SitemapReader
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-CODES = {_core.LOC_NON_ASCII: "normalized-url", _core.LOC_TOO_LONG: "url-too-long"}
+# the core's verdicts the rules give a code of (an IRI's non-ASCII is the reader's to say)
+CODES = {_core.LOC_TOO_LONG: "url-too-long"}
 
 # the pieces a loc text is made of: URI characters, the entities, the characters the rules
 # look at (spaces of every kind Python's str.isspace knows, controls, what a URI forbids,
@@ -81,8 +84,72 @@ def test_the_core_flags_and_judges_as_the_rules_do(
     (start,), (end,), (line,), (column,) = (memoryview(c).cast("Q") for c in columns[:4])
     (flags,) = columns[4]
     assert (window[start:end], line, column) == (raw, 1, 11)
+    assert bool(flags & _core.LOC_NON_ASCII) == (not raw.isascii() and not flags & _core.LOC_JUDGE)
     if not flags & _core.LOC_JUDGE:
         assert expected == [code for bit, code in CODES.items() if flags & bit]
+
+
+_ENTITY_VALUES = {"&amp;": "&", "&apos;": "'", "&quot;": '"', "&lt;": "<", "&gt;": ">"}
+
+
+def _as_read(raw: bytes) -> str | None:
+    """A loc text as the reader reads it (``read::values::value_text``: the five entities
+    replaced; None for what it does not take: a raw '&', another reference, not UTF-8)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    out, rest = [], text
+    while "&" in rest:
+        at = rest.index("&")
+        entity = next((e for e in _ENTITY_VALUES if rest.startswith(e, at)), None)
+        if entity is None:
+            return None
+        out.append(rest[:at] + _ENTITY_VALUES[entity])
+        rest = rest[at + len(entity) :]
+    return "".join(out) + rest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12), st.integers(0, 2100))
+@example(["https://a.test/", "é"], 2048 - len("https://a.test/"))
+@example(["https://a.test/", "&lt;", "é"], 2048 - len("https://a.test/") - 1)
+def test_a_text_read_as_an_iri_only_gives_the_rules_nothing(pieces: list[str], pad: int) -> None:
+    """A loc text the reader took that ``_core.loc_read_iri_only`` passes (then check reads
+    no loc text again) gives the loc-text rules nothing to say: no Python finding, no
+    too-long verdict of the core's."""
+    raw = ("".join(pieces) + "p" * pad).encode()
+    text = _as_read(raw)
+    if text is None or not _core.loc_read_iri_only(text.strip()) or text != text.strip():
+        return
+    assert _python_codes(raw, CURRENT) == []
+    columns = _core.loc_texts(b"<url><loc>" + raw + b"</loc></url>\n", 2048, 1, 0)[0]
+    assert not any(flags & _core.LOC_TOO_LONG for flags in columns[4])
+
+
+@pytest.mark.parametrize("odd", ["", "a b", "&quot;", "x" * 2100])
+@pytest.mark.parametrize("n", [40, 3000])
+def test_iris_only_are_not_read_again(odd: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A urlset of canonical records whose locs are plain or IRIs only (the reader said what
+    each was read as) is not read again for its loc texts; one other text among them (a
+    space, an entity, too long) has them read again. The findings are the same either way."""
+    rows = [
+        f"<url><loc>https://a.test/{'café' if k % 3 else 'p'}/{k}</loc></url>\n" for k in range(n)
+    ]
+    if odd:
+        rows[n // 2] = f"<url><loc>https://a.test/é/{odd}</loc></url>\n"
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+    data = (head + "".join(rows) + "</urlset>\n").encode()
+    runs: list[int] = []
+    provers = document.Provers
+    monkeypatch.setattr(document, "Provers", lambda *a, **k: runs.append(1) or provers(*a, **k))
+    fast = check_document(data, CheckOptions(), "doc")
+    assert runs == ([1] if odd else [])
+    monkeypatch.setattr(SitemapReader, "plain_records", property(lambda _: False))
+    slow = check_document(data, CheckOptions(), "doc")
+    assert runs == [1, 1] if odd else [1]
+    assert fast.issues == slow.issues
+    assert fast.unlisted == slow.unlisted
 
 
 def _iris(n: int, long_every: int) -> bytes:
@@ -119,18 +186,25 @@ def test_counted_past_the_caps_as_the_rules_find(
     assert counted.unlisted == judged.unlisted
     assert (counted.errors, counted.warnings) == (judged.errors, judged.warnings)
     codes = counted.code_counts()
-    assert codes["normalized-url"] == n - len(range(0, n, 7))
+    assert codes["normalized-url"] == _read_as_iris(n, long_every)
     assert codes["url-too-long"] == len([k for k in range(0, n, long_every) if k % 7])
 
 
+def _read_as_iris(n: int, long_every: int) -> int:
+    """The reader's normalized-url count for ``_iris(n, long_every)``: each loc it made a URI
+    of (a too long one it makes none of) but the ones with a space (url-not-escaped) among
+    its first ``MAX_PER_CODE``; past them, each counted unjudged."""
+    made = [k for k in range(n) if k % 7 == 0 or k % long_every]
+    return len(made) - len([k for k in made[:MAX_PER_CODE] if k % 7 == 0])
+
+
 def test_one_too_many_errors_line_a_code() -> None:
-    """Past the caps, the reader (normalized-url: the locs it made URIs of) and the rules
-    (the loc texts as written) both count normalized-url: one line says how many more, not
-    one from each (it was listed twice)."""
+    """Past the caps, normalized-url is the reader's count (the locs it made URIs of), which
+    check passes on: one line says how many more, the reader's."""
     n = MAX_PER_CODE + 500
     result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
     summaries = [i.message for i in result.issues if i.code == "too-many-errors"]
-    iris = n - len(range(0, n, 7))
+    iris = _read_as_iris(n, 10**9)
     assert summaries == [
         f"{iris - MAX_PER_CODE} more normalized-url issues not listed ({iris} in all)"
     ]
@@ -138,9 +212,8 @@ def test_one_too_many_errors_line_a_code() -> None:
 
 
 def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """In a window of thousands of IRIs, only as many as their code may still list (and
-    those on a line the reader reported) go to the Python rules; the rest are counted, not
-    every IRI of the window because the cap had room as it began."""
+    """In a window of thousands of IRIs, none goes to the Python rules (the reader's
+    normalized-url says what each was read as): only the locs with a space do."""
     judged: list[int] = []
     loc_text = raw_text._loc_text
     monkeypatch.setattr(
@@ -151,9 +224,9 @@ def test_texts_past_a_cap_are_not_judged_one_by_one(monkeypatch: pytest.MonkeyPa
     )
     n = 4 * MAX_PER_CODE
     result = check_document(_iris(n, 10**9), CheckOptions(), "doc")
-    assert result.code_counts()["normalized-url"] == n - len(range(0, n, 7))
-    # the IRIs the code may list, and every loc with a space (for the Python rules)
-    assert len(judged) == MAX_PER_CODE + len(range(0, n, 7))
+    assert result.code_counts()["normalized-url"] == _read_as_iris(n, 10**9)
+    # every loc with a space (for the Python rules)
+    assert len(judged) == len(range(0, n, 7))
 
 
 def _with_foreign_locs(n: int, iri_every: int) -> bytes:

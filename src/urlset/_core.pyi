@@ -218,6 +218,7 @@ LOC_JUDGE: int
 def loc_texts(
     window: bytes, longest: int, line: int, carry: int, foreign: list[bytes] = ..., /
 ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], int, int | None]: ...
+def loc_read_iri_only(text: str, /) -> bool: ...
 def resolve_loc(loc: str, prefix: str) -> str | None: ...
 
 class SeenLocs:
@@ -334,6 +335,10 @@ def lastmod_value(text: bytes) -> date | datetime | None: ...
 class RecordRenderer:
     """Canonical records of a urlset's body rendered as output text, or for ``format``
     "arrow" as Arrow buffers (urlset.reading.rendered)."""
+
+    # a loc made a URI whose text is not loc_read_iri_only (check reads it again), or (text
+    # formats) a record with images, in any run so far
+    odd_made: bool
 
     # with the root's prefixes for the image, video and news namespaces, records with plain
     # images, videos and news are rendered with them (their JSON; in columns, the

@@ -419,3 +419,27 @@ def unescaped(text: str) -> str | None:
     if forbidden is not None:
         return f"contains {forbidden.group()!r}, which must be percent-encoded"
     return None
+
+
+# how much of a URL text the findings on its form quote
+_QUOTED = 200
+
+
+def not_escaped_message(text: str) -> str | None:
+    """``url-not-escaped``'s message for a URL text as written (entities decoded), or None
+    when ``unescaped`` finds nothing: read and check both say it in these words."""
+    why = unescaped(text)
+    return None if why is None else f"{shown(text.strip(), _QUOTED)!r} {why}"
+
+
+def made_uri_finding(text: str, uri: str) -> tuple[str, str]:
+    """The code and message of a URL text (stripped; entities decoded) that was read as
+    ``uri``, another text: ``url-not-escaped`` when it holds what a URI never holds
+    (``unescaped``), else ``normalized-url`` (its non-ASCII characters named when it holds
+    any). The one wording of both: the reader reports every URL it makes a URI of (a loc,
+    an extension's URL) by it, and check passes those findings on."""
+    message = not_escaped_message(text)
+    if message is not None:
+        return "url-not-escaped", message
+    held = "" if text.isascii() else " holds non-ASCII characters:"
+    return "normalized-url", f"{shown(text, _QUOTED)!r}{held} read as {uri}"

@@ -7,6 +7,7 @@ use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 use urlset_core::check::order;
+use urlset_core::values::loc::MAX_LOC_LENGTH;
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
 /// native-endian u64s of a bytes object, for `memoryview.cast("Q")`), and the flags (a byte
@@ -329,6 +330,14 @@ fn column_texts_at<'py>(
         .collect()
 }
 
+/// `urlset_core::check::loc_texts::read_iri_only` at the protocol's length limit: a loc text
+/// as the reader reads it that check's loc-text rules find nothing in beyond the reader's
+/// own `normalized-url`.
+#[pyfunction]
+fn loc_read_iri_only(text: &str) -> bool {
+    core_loc_texts::read_iri_only(text, MAX_LOC_LENGTH)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
@@ -338,6 +347,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(loc_read_iri_only, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;

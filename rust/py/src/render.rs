@@ -3,6 +3,7 @@
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
+use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits, OrderNote};
@@ -11,6 +12,7 @@ use urlset_core::read::render::{
     Seen,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
+use urlset_core::values::loc::MAX_LOC_LENGTH;
 
 use crate::read::{fixed, prefixes, texts, with_texts};
 
@@ -56,6 +58,16 @@ pub struct RecordRenderer {
     split_from: usize,
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
+    /// Whether a loc was made a URI whose text check's loc-text rules would read again (not
+    /// `read_iri_only`; in the text formats, which no check reads, any loc made a URI or a
+    /// record with images).
+    #[pyo3(get)]
+    odd_made: bool,
+}
+
+/// Whether a loc text made a URI is one check need not read again (`read_iri_only`).
+fn read_iri_only_loc(text: &str) -> bool {
+    read_iri_only(text, MAX_LOC_LENGTH)
 }
 
 /// The largest output buffer a renderer keeps between calls (a gzip piece's lines fit).
@@ -112,6 +124,7 @@ impl RecordRenderer {
             kind,
             split_from,
             out: Vec::new(),
+            odd_made: false,
         })
     }
 
@@ -150,6 +163,10 @@ impl RecordRenderer {
         };
         let seen = &mut self.seen;
         let mut conversions = Conversions::listing(listed);
+        if self.renderer.is_none() {
+            // the columns lane, which check reads: every loc text made a URI judged for it
+            conversions = conversions.judging(read_iri_only_loc);
+        }
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
             let prefixes = self.prefixes.as_ref();
@@ -169,6 +186,7 @@ impl RecordRenderer {
                     "records over 2 GiB of text: read the document in parts",
                 ));
             }
+            self.odd_made |= conversions.odd;
             return Ok((
                 done.pos,
                 done.line,
@@ -203,6 +221,8 @@ impl RecordRenderer {
             out.clear();
             self.out = out;
         }
+        // (judged in the columns lane only, which check reads: here any is taken for odd)
+        self.odd_made |= done.images || done.made;
         Ok((
             done.pos,
             done.line,

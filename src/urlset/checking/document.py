@@ -315,6 +315,7 @@ def _scan_bytes(
     scan = again.scan
     if fmt in ("urlset", "sitemapindex"):
         reader = read.reader
+        # (an IRI loc is the reader's normalized-url: no loc text to read again for it)
         proven = reader.plain_records and limits.max_loc_length >= MAX_LOC_LENGTH
         unexpected = any(i.code in UNEXPECTED for i in reader_issues)
         structure = None

@@ -39,6 +39,9 @@ class Findings:
         # rule found the same thing, even past the cap)
         self.watch: set[int] = set()
         self.codes_at: dict[int, set[str]] = {}
+        # (line, code, message) of the findings on those lines: a reader issue of an
+        # ``_EXACT`` code is dropped only for the same finding
+        self.said: set[tuple[int, str, str]] = set()
 
     def _room(self, code: str) -> bool:
         n = self.per_code.get(code, 0) + 1
@@ -62,6 +65,7 @@ class Findings:
     def add(self, code: str, message: str, line: int = 0, column: int = 0) -> None:
         if line in self.watch:
             self.codes_at.setdefault(line, set()).add(code)
+            self.said.add((line, code, message))
         if self._room(code):
             self.placed.append(rules.make_issue(code, message, line, column, self.source))
 
@@ -101,9 +105,9 @@ def unlisted_summary(code: str, n: int, source: str) -> Issue:
     return summary._replace(severity=min(severity, summary.severity, key=SEVERITY_RANK.__getitem__))
 
 
-# reader codes that the checker reports more precisely at the same line
+# reader codes that the checker reports more precisely at the same line (a loc made a URI,
+# normalized-url, is the reader's alone: check passes it on)
 _SUPERSEDED = {
-    "normalized-url": ("url-not-escaped", "normalized-url"),
     "url-not-escaped": ("url-not-escaped",),
     "invalid-url": ("url-too-long",),
     "not-well-formed": ("unescaped-ampersand",),
@@ -111,6 +115,9 @@ _SUPERSEDED = {
     "misplaced-element": ("misplaced-element",),
     "relative-url": ("text-not-url", "text-header-line"),
 }
+# of those, the ones the checker says in the reader's words: dropped only where the rules
+# found the same (another URL of that line, an hreflang href, is the reader's alone)
+_EXACT = {"url-not-escaped"}
 # reader codes the profile-aware limit rules replace
 _REPLACED = {"too-many-urls", "too-many-sitemaps"}
 _ENTITY_REF = ("xmlParseEntityRef", "EntityRef: expecting")
@@ -155,7 +162,12 @@ def merge_issues(
             )
             code = issue.code
         better = _SUPERSEDED.get(code)
-        if better is not None and issue.line and mine.get(issue.line, set()) & set(better):
+        if (
+            better is not None
+            and issue.line
+            and mine.get(issue.line, set()) & set(better)
+            and (code not in _EXACT or (issue.line, code, issue.message) in found.said)
+        ):
             dropped[code] = dropped.get(code, 0) + 1
             continue
         row = rules.lookup(code)

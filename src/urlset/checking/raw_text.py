@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import islice
 
-from .._core import LOC_JUDGE, LOC_NON_ASCII, LOC_TOO_LONG, loc_texts
+from .._core import LOC_JUDGE, LOC_TOO_LONG, loc_texts
 from ..extensions import PREFIXES
 from ..limits import Limits
 from ..model import SITEMAP_NS
@@ -34,9 +34,11 @@ class LocTexts:
     compiled core (``_core.loc_texts``) finds every text of an element named loc (prefixed
     or not: image:loc too; not of a prefix the root declares for another namespace,
     ``<other:loc>``) and flags those with a byte worth a closer look (beyond ``&amp;``
-    and ``&apos;``) or over the length limit; of those, it judges an IRI's (non-ASCII, too
-    long) itself, so that past the caps of their codes they are only counted, a window at a
-    time, and leaves any other to ``_loc_text``. ``flagged`` counts the texts it flagged."""
+    and ``&apos;``) or over the length limit; of those, it judges an IRI's (too long)
+    itself, so that past the cap of its code they are only counted, a window at a time, and
+    leaves any other to ``_loc_text``. That an IRI is no URI is the reader's finding
+    (``normalized-url``, the URI it made named), passed on as it is: one truth for read and
+    check. ``flagged`` counts the texts it flagged."""
 
     def __init__(self, limits: Limits, found: Findings) -> None:
         self.limits = limits
@@ -58,6 +60,8 @@ class LocTexts:
         if not flags:
             return
         self.flagged += len(flags)
+        if not flags.translate(None, _READ_ONLY):
+            return  # IRIs, no more: the reader's normalized-url says what they were read as
         starts, ends, rows, places = (memoryview(c).cast("Q") for c in columns[:4])
         rest = bytearray(flags)
         for k in self._listed(flags, rows):
@@ -103,8 +107,11 @@ def _foreign_prefixes(head: bytes) -> list[bytes]:
     return [p.encode() for p, uri in (declared or {}).items() if uri not in _LOC_NAMESPACES]
 
 
-# the verdicts the core gives (a bit of the flags each) and the codes they are
-_JUDGED = ((LOC_NON_ASCII, "normalized-url"), (LOC_TOO_LONG, "url-too-long"))
+# the verdicts the core gives (a bit of the flags each) and the codes they are; its other
+# verdict, an IRI's (non-ASCII), is the reader's normalized-url (with the URI it made)
+_JUDGED = ((LOC_TOO_LONG, "url-too-long"),)
+# the flags of a text the reader judges alone (an IRI, not too long)
+_READ_ONLY = bytes(v for v in range(1, 8) if not v & (LOC_TOO_LONG | LOC_JUDGE))
 _WITH = {bit: bytes(v for v in range(1, 8) if v & bit and not v & LOC_JUDGE) for bit, _ in _JUDGED}
 _JUDGE = bytes(v for v in range(1, 8) if v & LOC_JUDGE)
 
@@ -126,9 +133,6 @@ def _loc_text(raw: bytes, line: int, column: int, limits: Limits, found: Finding
     message = rules.url_not_escaped(_ENTITY.sub(lambda e: _ENTITIES[e.group()], text))
     if message is not None:
         found.add("url-not-escaped", message, line, column)
-    message = rules.url_not_ascii(text)
-    if message is not None:
-        found.add("normalized-url", message, line, column)
     message = rules.url_too_long(_ENTITY.sub(lambda e: _ENTITIES[e.group()], stripped), limits)
     if message is not None:
         found.add("url-too-long", message, line, column)
@@ -208,9 +212,7 @@ def _text_line(n: int, line: str, edge: bool, found: Findings) -> None:
         message = rules.url_not_escaped(line)
         if message is not None:
             found.add("url-not-escaped", message, n, 1)
-        message = rules.url_not_ascii(line)
-        if message is not None:
-            found.add("normalized-url", message, n, 1)
+        # its other forms (an IRI): the reader's normalized-url, which check passes on
         return
     if edge:
         message = rules.text_header_line(line)

@@ -18,7 +18,7 @@ from ..dates import Lastmod, latest_moment
 from ..limits import Limits
 from ..model import Issue
 from ..patterns import lazy
-from ..urls import Scope, authority_host, unescaped
+from ..urls import Scope, authority_host, not_escaped_message
 
 # the location rules the build shares (--include-sitemap) live with the URL core
 from ..urls import index_other_site as index_other_site
@@ -87,17 +87,12 @@ _BARE_AMP = lazy(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
 def url_not_escaped(raw: str) -> str | None:
     """ "all URLs ... must be URL-escaped" (Entity escaping): no spaces or control characters.
 
-    ``raw`` is the loc text as written in the file, not the URI the reader made of it.
+    ``raw`` is the loc text as written in the file, not the URI the reader made of it; the
+    reader says the same of a loc it makes a URI of (``urls.made_uri_finding``). A loc's
+    other forms (an IRI, an upper-case host) are the reader's ``normalized-url``: check
+    passes it on.
     """
-    why = unescaped(raw)
-    return None if why is None else f"{shown(raw.strip())!r} {why}"
-
-
-def url_not_ascii(raw: str) -> str | None:
-    """An IRI is accepted by the protocol (RFC 3987) but not percent-encoded as advised."""
-    if not raw.isascii():
-        return f"{shown(raw.strip())!r} contains non-ASCII characters"
-    return None
+    return not_escaped_message(raw)
 
 
 def unescaped_ampersand(raw: str) -> str | None:

@@ -91,6 +91,17 @@ def required_uri(field: str, value: object) -> str:
     return to_uri(value, field=field)
 
 
+def uri_as_written(text: str) -> bool:
+    """Whether ``required_uri`` gives ``text`` back as it is (no URI made of it: a reader
+    that makes one reports it), or refuses it."""
+    if is_plain_uri(text):
+        return True
+    try:
+        return to_uri(text) == text
+    except InvalidValue:
+        return True
+
+
 def optional_uri(field: str, value: object) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None

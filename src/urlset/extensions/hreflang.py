@@ -27,7 +27,7 @@ from .common import (
     plain_text,
     plain_written_uris,
 )
-from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field
+from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field, uri_as_written
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 PREFIX = "xhtml"
@@ -149,8 +149,8 @@ def alternate_from_attrs(written: str) -> Alternate | None:
     hreflang, href = attrs.get("hreflang"), attrs.get("href")
     if href is not None and "&" in href:  # else plain_text would give it back as it is
         href = plain_text(href)
-    if hreflang is None or href is None or "\t" in href or "\n" in href:
-        return None
+    if hreflang is None or href is None or not uri_as_written(href):
+        return None  # a URL its value makes a URI of: the full reading reports it
     return Alternate(hreflang, href)
 
 

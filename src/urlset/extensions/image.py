@@ -33,7 +33,14 @@ from .common import (
     schema_tags,
     without_faults,
 )
-from .field_checks import escape, optional_text, optional_uri, required_uri, set_field
+from .field_checks import (
+    escape,
+    optional_text,
+    optional_uri,
+    required_uri,
+    set_field,
+    uri_as_written,
+)
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 PREFIX = "image"
@@ -221,8 +228,8 @@ def image_from_texts(texts: Sequence[str | None]) -> Image | None:
                     return None
             text = text.strip() or None
         values.append(text)
-    if values[0] is None:
-        return None
+    if values[0] is None or not all(uri_as_written(u) for u in (values[0], values[4]) if u):
+        return None  # a URL its value makes a URI of: the full reading reports it
     return Image(*values)  # type: ignore[arg-type]
 
 

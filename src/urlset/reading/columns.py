@@ -2,7 +2,8 @@
 
 A finding about a value (a lastmod, a priority, an extension field) is made where its line
 is known but not its column (libxml2 gives elements a line only). The column is the first
-place in that line of the value the message quotes, else of the element the code is about.
+place in that line of the value the message quotes (an element's text, else an attribute's),
+else of the element the code is about.
 The reader fills it in from the bytes it has just read (``RecentLines``), and check from the
 document read again (``checking.positions.place_values``): both with ``LineSearch``, so one
 finding has one position in either.
@@ -40,6 +41,8 @@ def _needles(issue: Issue) -> list[tuple[bytes, int]]:
         value = quoted.group(1)
         for needle in (value, _escaped(value)):
             out.append((b">" + needle.encode("utf-8", "replace"), 2))
+        # else an attribute's value (an hreflang href)
+        out.append((b'="' + _escaped(value).encode("utf-8", "replace"), 3))
     name = VALUE_ELEMENT.get(issue.code)
     if name is not None:
         out.append((b"<" + name + b">", len(name) + 3))

@@ -103,7 +103,8 @@ class SitemapReader:
         """True once closed when the document was a urlset of canonical records only: the
         protocol's elements in its order, without attributes, comments or other elements,
         every loc a plain URI as written (ASCII, '&' only as '&amp;', no character that
-        needs escaping, at most 2,048 characters). A checker need not prove these again."""
+        needs escaping, at most 2,048 characters) or an IRI and no more (reported as read:
+        normalized-url). A checker need not prove these again."""
         body = self._body
         return self._closed and isinstance(body, XmlBody) and body.plain_records
 

@@ -15,14 +15,14 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from .._core import RecordRenderer, SeenLocs
+from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
 from ..codes import CODES, rule, unlisted_message
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
 from ..patterns import lazy
-from ..urls import PLAIN_HOST, non_production_host, to_uri, unescaped, userinfo_shown
+from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, userinfo_shown
 from .columns import RecentLines
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class Sink:
         # locs made URIs so far (issues of either code): the compiled core gives the texts
         # of the first MAX_ISSUES_PER_CODE of them (``converted_listed``)
         self.made_uris = 0
+        self.odd_made = False  # a loc made a URI check reads again (the renderer: its own)
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
@@ -280,20 +281,18 @@ class Sink:
         return None
 
     def converted(self, text: str, uri: str, line: int, column: int = 0) -> str:
-        """``uri``, what ``to_uri`` made of the loc ``text``: reported when the two differ,
-        as ``url-not-escaped`` when the text holds spaces or characters a URI never holds
-        (the protocol's "must be URL-escaped"), else ``normalized-url``: the codes a check
-        gives. Past the first ``MAX_ISSUES_PER_CODE`` locs made URIs each is counted as
-        ``normalized-url`` unjudged, as the compiled core's runs give no texts past them."""
+        """``uri``, what ``to_uri`` made of the loc ``text``, reported when the two differ in
+        the words of ``urls.made_uri_finding`` (``url-not-escaped``, ``normalized-url``);
+        past the first ``MAX_ISSUES_PER_CODE`` locs made URIs counted as ``normalized-url``
+        unjudged, as the compiled core's runs give no texts past them."""
         if uri != text:
             self.made_uris += 1
             past = self.made_uris > MAX_ISSUES_PER_CODE
-            code = "url-not-escaped" if not past and unescaped(text) else "normalized-url"
+            code, message = ("normalized-url", "") if past else made_uri_finding(text, uri)
             if past or self.per_code.get(code, 0) >= MAX_ISSUES_PER_CODE:
                 self.per_code[code] = self.per_code.get(code, 0) + 1  # counted only
             else:
-                shown = text if len(text) <= 200 else text[:197] + "..."
-                self.issue(code, f"{shown!r} read as {uri}", line, column)
+                self.issue(code, message, line, column)
         return uri
 
     def converted_listed(self) -> int:
@@ -317,6 +316,7 @@ class Sink:
         for _, line, text, uri in found[:listed]:
             assert text is not None, "a listed issue without its text"
             self.converted(text, uri, line, column)
+        self.odd_made |= any(t[2] is None or not loc_read_iri_only(t[2]) for t in found)
         more += max(len(found) - listed, 0)
         if more:  # past the listed ones, without their texts: counted here
             self.made_uris += more

@@ -14,7 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..dates import Lastmod
+from ..errors import InvalidValue
+from ..extensions import PREFIXES
 from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
+from ..urls import is_plain_uri, made_uri_finding, to_uri
 from .sink import Sink, relative
 from .xml_common import DONE, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
@@ -22,6 +25,8 @@ from .xml_feeds import atom_entry, rss_entry
 _V = TypeVar("_V")
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+# the extensions' namespaces by their usual prefixes
+EXTENSION_NS = {name: uri for uri, name in PREFIXES.items()}
 
 # root element -> (format, entry element, depth of the entries)
 _FORMATS = {
@@ -334,7 +339,53 @@ class ElementReader:
             self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
         for warning in parsed.warnings:
             self.sink.issue(warning_code(warning), warning, el.sourceline or line)
+        if parsed.error is None:
+            made_uris(self.sink, el, line)
         return parsed.value
+
+
+# The URL fields of the typed extensions (the values read them as URIs: ``required_uri``,
+# ``optional_uri``): an element's tag -> the attribute that holds the URL, None for its text.
+# News holds none. The image's and the video's are children of their element; the link's
+# href is its own.
+_URL_FIELDS: dict[str, str | None] = {
+    **{f"{{{EXTENSION_NS['image']}}}{local}": None for local in ("loc", "license")},
+    **{
+        f"{{{EXTENSION_NS['video']}}}{local}": None
+        for local in ("thumbnail_loc", "content_loc", "player_loc", "gallery_loc")
+    },
+    f"{{{EXTENSION_NS['video']}}}uploader": "info",
+    f"{{{XHTML_NS}}}link": "href",
+}
+_LINK = f"{{{XHTML_NS}}}link"
+
+
+def made_uris(sink: Sink, el: Any, line: int) -> None:
+    """Each URL of the typed extension element ``el`` its value made a URI of, reported at
+    its element's line, as a loc made a URI is."""
+    fields = _URL_FIELDS
+    for node in (el,) if el.tag == _LINK else el:
+        attribute = fields.get(node.tag, "")
+        if attribute == "":
+            continue
+        text = node.text if attribute is None else node.get(attribute)
+        if text:
+            _made_uri(sink, text.strip(), node.sourceline or line)
+
+
+def _made_uri(sink: Sink, text: str, line: int) -> None:
+    """An extension's URL text (stripped, entities decoded) on ``line``, as its typed value
+    reads it: when that is another text (a URI made of it), reported in the words a loc
+    made a URI is (``Sink.converted``; not counted among the locs made URIs, whose texts
+    the compiled core lists)."""
+    if is_plain_uri(text):
+        return
+    try:
+        uri = to_uri(text)
+    except InvalidValue:
+        return  # the typed value refused it: not read as a URL
+    if uri != text:
+        sink.issue(*made_uri_finding(text, uri), line)
 
 
 # -- helpers of ElementReader --

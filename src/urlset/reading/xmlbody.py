@@ -73,8 +73,13 @@ class XmlBody:
     def plain_records(self) -> bool:
         """True when every entry was a canonical record of the fast lane's pattern (protocol
         order, no attributes, locs proven plain as written), the body held nothing else but
-        whitespace, and after the last record came only the root's end tag."""
-        return self.fast.throughout and self.fast.records_only and self.fast.locs_plain
+        whitespace, and after the last record came only the root's end tag; every loc plain
+        as written, or made a URI of a text that holds nothing else a check reads again
+        (``_core.loc_read_iri_only``: the sink judges each it is given, the renderer every
+        one of its runs), so that the reader's normalized-url says all of it."""
+        fast = self.fast
+        odd = self.sink.odd_made or (fast.renderer is not None and fast.renderer.odd_made)
+        return fast.throughout and fast.records_only and (fast.locs_plain or not odd)
 
     @property
     def plain_structure(self) -> bool:

@@ -215,6 +215,29 @@ fn verdicts(text: &[u8], longest: usize, amp: usize, apos: usize) -> u8 {
     flags
 }
 
+/// Whether a loc text as the reader reads it (stripped, the five entities replaced by their
+/// characters: `read::values::value_text`) holds nothing the loc-text rules find beyond
+/// what the reader says of it (its `normalized-url`, when it is made a URI): URI bytes, `&`
+/// (an `&amp;` as written: a raw one is no text the reader takes), characters beyond ASCII
+/// but spaces, at most `longest` characters. Its text as written then gives none of
+/// [`JUDGE`]'s findings nor [`TOO_LONG`] (`&lt;` and `&gt;` are marked [`JUDGE`], and the
+/// rules find nothing in them), so that check need not read it again.
+pub fn read_iri_only(text: &str, longest: usize) -> bool {
+    let mut chars = 0;
+    for c in text.chars() {
+        chars += 1;
+        let fine = if c.is_ascii() {
+            c == '&' || URI_BYTE[c as usize]
+        } else {
+            !python_space(c)
+        };
+        if !fine {
+            return false;
+        }
+    }
+    chars <= longest
+}
+
 /// The characters beyond ASCII that Python's `str.isspace` (and `\s`) take for spaces.
 fn python_space(c: char) -> bool {
     matches!(
@@ -234,6 +257,27 @@ mod tests {
             .iter()
             .map(|f| (f.line, f.column, f.flags))
             .collect()
+    }
+
+    #[test]
+    fn a_text_read_as_an_iri_only_holds_nothing_else() {
+        for fine in [
+            "https://a.test/café/€",
+            "https://a.test/?a=1&b='2'",
+            "https://a.test/<>",
+        ] {
+            assert!(read_iri_only(fine, 40), "{fine}");
+        }
+        for odd in [
+            "https://a.test/a b",
+            "https://a.test/é\u{a0}",
+            "https://a.test/\"",
+            "https://a.test/{x}",
+            "https://a.test/\t",
+            "https://a.test/ééééééééééééééééééééééééééééé",
+        ] {
+            assert!(!read_iri_only(odd, 40), "{odd}");
+        }
     }
 
     #[test]

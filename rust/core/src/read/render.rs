@@ -17,6 +17,7 @@ use super::records::{
     note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, SpareUris, Stop,
 };
 use super::seen::SeenLocs;
+use super::values::value_str;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
 
@@ -372,12 +373,26 @@ pub type Conversion = (usize, u32, String, String);
 /// A run's [`Conversion`]s as the reader takes them: the first `room` listed, the rest only
 /// counted in `more` (the reader lists the first `MAX_ISSUES_PER_CODE` locs made URIs and
 /// counts the others: a file of IRIs made two strings a loc to drop them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Conversions {
     pub listed: Vec<Conversion>,
     room: usize,
     pub more: usize,
+    /// A test of each loc text made a URI, listed or not ([`Conversions::judging`]).
+    judge: Option<fn(&str) -> bool>,
+    /// Whether a loc text failed it.
+    pub odd: bool,
 }
+
+/// Conversions are equal when they list and count the same (whatever judged them).
+impl PartialEq for Conversions {
+    fn eq(&self, other: &Conversions) -> bool {
+        (&self.listed, self.room, self.more, self.odd)
+            == (&other.listed, other.room, other.more, other.odd)
+    }
+}
+
+impl Eq for Conversions {}
 
 impl Default for Conversions {
     /// Every conversion listed.
@@ -393,6 +408,18 @@ impl Conversions {
             listed: Vec::new(),
             room,
             more: 0,
+            judge: None,
+            odd: false,
+        }
+    }
+
+    /// Each loc text made a URI tested with `fine` as it is noted (`odd` when one fails):
+    /// check's test of the texts it need not read again, asked for every text, not only
+    /// the listed ones.
+    pub fn judging(self, fine: fn(&str) -> bool) -> Conversions {
+        Conversions {
+            judge: Some(fine),
+            ..self
         }
     }
 
@@ -402,12 +429,17 @@ impl Conversions {
         if !c.differs {
             return;
         }
+        let judge = self.judge.filter(|_| !self.odd);
         if self.listed.len() < self.room {
             let text = c.take_text(raw);
+            self.odd |= judge.is_some_and(|fine| !fine(&text));
             self.listed
                 .push((record, c.line, text, std::mem::take(&mut c.uri)));
         } else {
             self.more += 1;
+            // not listed: its text made only to judge it (none holds a reference, as a rule)
+            self.odd |=
+                judge.is_some_and(|fine| value_str(raw, usize::MAX).is_none_or(|t| !fine(&t)));
         }
     }
 }
