@@ -7,10 +7,11 @@
 //! them, each `<p:image>`, `<p:loc>` then optionally `<p:caption>`, `<p:geo_location>`,
 //! `<p:title>` once each, in any order (Shopify and WordPress plugins write the title first:
 //! an image out of the schema's order says so in [`ImageSpans::late`], for the reader's
-//! `extension-order`), no attributes, comments or license; the loc a plain loc as the reader takes an entry's loc
-//! ([`plain_loc`]); the other texts, the five predefined entities replaced ([`super::values::value_text`])
-//! or one CDATA section taken as it is, printable ([`printable`]) and within the value-length
-//! limit. Anything else is left to the extension readers as before.
+//! `extension-order`), no attributes, comments or license; the loc a plain loc as the reader
+//! takes an entry's loc ([`plain_loc`]); the other texts, the five predefined entities
+//! replaced ([`super::values::value_text`]) or one CDATA section taken as it is, printable
+//! ([`printable`]) and within the value-length limit. Anything else is left to the extension
+//! readers as before.
 
 use super::printable::printable;
 use super::records::Span;

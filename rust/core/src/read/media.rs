@@ -2,16 +2,17 @@
 //! plain images, [`super::images`]), typed by the compiled scanner so that video and news
 //! sitemaps stay in the scanner's runs instead of sending each entry to lxml.
 //!
-//! Plain is what the extension readers (src/urlset/extensions/video.py, news.py) take without
-//! a word and give the same values for: no attributes, comments or processing instructions,
-//! the children in the schema's order, each at most once (a video's tags excepted), XML
-//! whitespace between them, and each value already valid as written. A value's text is the
-//! five predefined entities replaced or one CDATA section taken as it is, then stripped of
-//! Unicode whitespace as Python's `str.strip` strips it. Anything else, among it every value
-//! a reader would drop with a warning (`video-field-dropped`, `news-field-dropped`,
-//! `news-language`), order warnings, and the children not typed here (a video's
-//! `player_loc` attributes, restriction, platform, gallery_loc, price, uploader info), is
-//! left to the extension readers as before.
+//! Plain is what the extension readers (src/urlset/extensions/video.py, news.py) type
+//! without dropping anything and give the same values for: no attributes, comments or
+//! processing instructions, each child at most once (a video's tags excepted) in any order
+//! (one out of the schema's order is noted, [`super::images::Late`], for the reader's
+//! `extension-order`, as CMS plugins write some), XML whitespace between them, and each
+//! value already valid as written. A value's text is the five predefined entities replaced
+//! or one CDATA section taken as it is, then stripped of Unicode whitespace as Python's
+//! `str.strip` strips it. Anything else, among it every value a reader would drop with a
+//! warning (`video-field-dropped`, `news-field-dropped`, `news-language`), and the children
+//! not typed here (a video's `player_loc` attributes, restriction, platform, gallery_loc,
+//! price, uploader info), is left to the extension readers as before.
 
 use super::images::{image_at, ImageSpans, Late, Tags, LATE_NEWS, LATE_PUBLICATION, LATE_VIDEO};
 use super::raw::{raw_at, Raws, RootScope};
