@@ -10,9 +10,11 @@ those decisions would give.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
@@ -416,6 +418,9 @@ def add_each(
     return True
 
 
+_record = itemgetter(0)  # a conversion's or note's record, by which both are ordered
+
+
 def run_issues(
     sink: Sink,
     converted: Sequence[tuple[int, int, str | None, str]],
@@ -427,18 +432,16 @@ def run_issues(
     as the careful lane gives them."""
     if notes:
         room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
+        notes = notes[: bisect_left(notes, room, key=_record)]
         done = first = 0  # the conversions and notes reported
-        while first < len(notes) and notes[first][0] < room:
-            at = done
-            while at < len(converted) and converted[at][0] <= notes[first][0]:
-                at += 1
+        while first < len(notes):  # by bisection: a run can hold thousands of each
+            at = bisect_right(converted, notes[first][0], lo=done, key=_record)
             sink.converted_run(converted[done:at])
             done = at
             # the notes up to the next record with a conversion
-            before = min(converted[done][0], room) if done < len(converted) else room
-            last = first
-            while last < len(notes) and notes[last][0] < before:
-                last += 1
+            last = len(notes)
+            if done < len(converted):
+                last = bisect_left(notes, converted[done][0], lo=first, key=_record)
             order_notes(sink, notes[first:last])
             first = last
         converted = converted[done:]
