@@ -8,6 +8,7 @@
 //! which the Python path shares (the sink's `seen` is the renderer then), so both paths find the same duplicates.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
@@ -524,6 +525,9 @@ pub fn columns_run_split(
 /// thread costs some tens of microseconds, reading 64 KiB about a third of a millisecond.
 pub const SPLIT_FROM: usize = 65_536;
 
+/// The head of a span read before it is split: `split_from / SPLIT_HEAD` bytes.
+const SPLIT_HEAD: usize = 4;
+
 /// [`SPLIT_FROM`] where a second core exists, else never.
 pub fn default_split_from() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -564,16 +568,48 @@ struct Ahead {
     line_ends: Vec<usize>,
 }
 
-/// Scan `text[mid..end]` from `line` whole, and render its records with `renderer`.
+/// Records an ahead scan reads between two looks at whether the first half still wants them.
+const AHEAD_CHUNK: usize = 256;
+
+/// Scan `text[mid..end]` from `line` whole, and render its records with `renderer`; the
+/// scan gives up, a chunk of records on, once `abandoned` is set (the first half stopped
+/// before the cut: what was read ahead is not used).
 fn read_ahead(
     text: &[u8],
     (mid, end): (usize, usize),
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
     mut renderer: Option<Renderer>,
+    abandoned: &AtomicBool,
 ) -> Ahead {
-    let room = (Vec::new(), &mut Vec::new());
-    let found = scan_until(text, (mid, end), end, line, (limits, prefixes), room);
+    let (mut records, mut room, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pos, mut line) = (mid, line);
+    // in chunks, as `run` reads in windows: a scan from where the last one stopped on
+    // its record limit reads on as one scan would
+    let found = loop {
+        let max_records = AHEAD_CHUNK.min(limits.max_records - records.len());
+        let chunk = Limits {
+            max_records,
+            ..limits
+        };
+        let mut found = scan_until(
+            text,
+            (pos, end),
+            end,
+            line,
+            (chunk, prefixes),
+            (room, &mut spare),
+        );
+        let full = found.records.len() == max_records;
+        records.append(&mut found.records);
+        room = std::mem::take(&mut found.records);
+        let more = found.stop == Stop::End && full && found.pos < end;
+        if !more || records.len() >= limits.max_records || abandoned.load(Ordering::Relaxed) {
+            found.records = records;
+            break found;
+        }
+        (pos, line) = (found.pos, found.line);
+    };
     let n = found.records.len();
     let mut ahead = Ahead {
         locs: Vec::with_capacity((end - mid) / 2),
@@ -643,7 +679,7 @@ fn split_run(
     (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
     lane: &mut Lane<'_>,
 ) -> Rendered {
-    let Some((mid, mid_line)) = split_point(text, (pos, end), line, limits.kind, split_from) else {
+    if split_point(text, (pos, end), line, limits.kind, split_from).is_none() {
         return run(
             text,
             ((pos, end), end),
@@ -654,32 +690,81 @@ fn split_run(
             lane,
         )
         .0;
+    }
+    // a head read here first: a span that stops in its first entries (one the reader must
+    // see, one after another in a file of odd entries) starts no thread to read ahead
+    let head_cut = pos + split_from / SPLIT_HEAD;
+    let (head, clean) = run(
+        text,
+        ((pos, end), head_cut),
+        line,
+        (limits, prefixes),
+        (seen, loc, conversions),
+        0,
+        lane,
+    );
+    if !clean {
+        if head.count >= limits.max_records {
+            // on past what follows the last record, as a run to the span's end goes
+            return go_on(
+                text,
+                (head, end),
+                (limits, prefixes),
+                (seen, loc, conversions),
+                lane,
+            );
+        }
+        return head;
+    }
+    let Some((mid, mid_line)) =
+        split_point(text, (head.pos, end), head.line, limits.kind, split_from)
+    else {
+        return go_on(
+            text,
+            (head, end),
+            (limits, prefixes),
+            (seen, loc, conversions),
+            lane,
+        );
     };
     // the second half's renderer: the same format, without the first half's state
     let renderer = match lane {
         Lane::Text { renderer, .. } => Some((**renderer).clone()),
         Lane::Columns(_) => None,
     };
+    let abandoned = AtomicBool::new(false);
     let (first, clean, ahead) = std::thread::scope(|s| {
-        let second =
-            s.spawn(|| read_ahead(text, (mid, end), mid_line, (limits, prefixes), renderer));
+        let second = s.spawn(|| {
+            let half = (limits, prefixes);
+            read_ahead(text, (mid, end), mid_line, half, renderer, &abandoned)
+        });
         let (first, clean) = run(
             text,
-            ((pos, end), mid),
-            line,
+            ((head.pos, end), mid),
+            head.line,
             (limits, prefixes),
             (seen, loc, conversions),
-            0,
+            head.count,
             lane,
         );
+        let first = Rendered {
+            made: head.made || first.made,
+            images: head.images || first.images,
+            ..first
+        };
+        let used = clean && (first.pos, first.line) == (mid, mid_line);
+        if !used || first.count >= limits.max_records {
+            abandoned.store(true, Ordering::Relaxed);
+        }
         let ahead = second
             .join()
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
         (first, clean, ahead)
     });
     if !clean || (first.pos, first.line) != (mid, mid_line) || first.count >= limits.max_records {
-        if clean && first.count < limits.max_records {
-            // the scanner's line differs from the one counted: read the rest here
+        // the scanner's line differs from the one counted: the rest read here; or the
+        // limit reached: on past what follows the last record, as a run to the end goes
+        if clean || first.count >= limits.max_records {
             return go_on(
                 text,
                 (first, end),
