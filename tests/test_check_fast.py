@@ -38,7 +38,13 @@ def test_canonical_urlsets_are_proven_and_others_not() -> None:
         canonical: True,
         "<url><lastmod>2024-01-02</lastmod><loc>https://example.com/a</loc></url>\n": False,
         "<url><loc>https://example.com/a b</loc></url>\n": False,
-        "<!-- c -->" + canonical: False,
+        # a comment or processing instruction the parser passes over: read by the core
+        "<!-- c -->" + canonical: True,
+        "<?php-tag x?>\n" + canonical + "<!---->\n": True,
+        "<!-- a -- b -->" + canonical: False,  # not well-formed: libxml2 reports it
+        "<?xml-stylesheet href='s.xsl'?>" + canonical: False,  # a declaration's place only
+        canonical.replace("&amp;", "&#038;"): True,
+        canonical.replace("<loc>", "<!-- p -->\n<loc>"): True,
         '<url id="1"><loc>https://example.com/a</loc></url>\n': False,
     }
     cases[canonical + "<url><loc>https://example.com/b</loc></url"] = False  # cut short

@@ -607,6 +607,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(entity_delta, m)?)?;
     m.add_function(wrap_pyfunction!(newlines, m)?)?;
+    m.add_function(wrap_pyfunction!(plain_end, m)?)?;
     m.add_function(wrap_pyfunction!(run_over, m)?)?;
     m.add_function(wrap_pyfunction!(overlong, m)?)
 }
@@ -643,6 +644,13 @@ pub fn overlong(
 
 /// `data.count(b"\n")`, by SIMD: the reader counts the lines of every piece it reads
 /// (Python's count takes a byte at a time, ~0.1 s of a 500k-entry read).
+/// Whether what follows a document's last entry is the root's end tag `tail`, with only
+/// whitespace, comments and processing instructions a parser passes over around it.
+#[pyfunction]
+pub fn plain_end(rest: &[u8], tail: &[u8]) -> bool {
+    urlset_core::read::records::plain_end(rest, tail)
+}
+
 #[pyfunction]
 pub fn newlines(data: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', data).count()

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong
+from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain_end
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
@@ -118,14 +118,14 @@ class CompiledLane:
             self._read(buf)
 
     def close(self) -> None:
-        # proven only when what is left after the last record is the root's end tag (the
-        # checker's trust covers urlsets only)
-        rest = bytes(self.buf).strip(b" \t\r\n")
-        self.throughout = not self.index and rest == self.mini_tail
+        # proven only when what is left after the last record is the root's end tag, with
+        # whitespace, comments... a parser passes over (the checker's trust covers urlsets)
+        ended = plain_end(bytes(self.buf), self.mini_tail)
+        self.throughout = not self.index and ended
         blank = self.fline - self.line0 + self.fcol + len(self.buf)
-        if rest == self.mini_tail and self.full.end_unread(blank):
+        if ended and self.full.end_unread(blank):
             return
-        self._handoff(aligned=rest != self.mini_tail)
+        self._handoff(aligned=not ended)
 
     def _read(self, buf: bytes | bytearray) -> None:
         """Read the whole records in ``buf`` (what was not read, then what came), keeping

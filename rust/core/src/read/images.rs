@@ -248,6 +248,11 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!(at(text, found[0].loc), "https://a.test/i?a&amp;b");
         assert!(found[0].has_entity && !found[1].has_entity);
+        // references as WordPress writes them, read as their characters
+        let refs = "<image:image><image:loc>https://a.test/i?a&#038;b</image:loc><image:caption>it&#8217;s &#38; more</image:caption></image:image>";
+        let with_refs = images(refs).unwrap();
+        assert!(with_refs[0].has_entity);
+        assert_eq!(with_refs[0].texts[0].as_deref(), Some("it\u{2019}s & more"));
         assert_eq!(found[0].texts[0].as_deref(), Some("A <cap>"));
         assert_eq!(found[0].texts[1], None);
         assert_eq!(found[0].texts[2], None); // only spaces
@@ -335,7 +340,7 @@ mod tests {
             "<image:image><image:loc>https://a.test/i</image:loc><image:license>https://a.test/l</image:license></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title>t</image:title><image:title>t</image:title></image:image>",
             "<image:image><image:title>t</image:title><image:loc>https://a.test/i</image:loc></image:image>",
-            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &#38; b</image:caption></image:image>",
+            "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a &#9; b</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>a & b</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>nbsp\u{a0}</image:caption></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:caption>soft\u{ad}hyphen</image:caption></image:image>",

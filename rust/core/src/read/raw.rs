@@ -804,7 +804,7 @@ mod tests {
             "<foo>1</foo>",             // the protocol's namespace: reported
             "<image:foo>1</image:foo>", // a typed extension's
             "<zz:r>1</zz:r>",           // an undeclared prefix
-            "<other:r>&#65;</other:r>",
+            "<other:r>&#1;</other:r>",
             "<other:r>a]]>b</other:r>",
             "<other:r><?pi x?></other:r>",
             r#"<other:r a="1" a="2"/>"#,
@@ -818,6 +818,16 @@ mod tests {
         ] {
             assert_eq!(raw(odd), None, "{odd}");
         }
+        // a character reference is read as its character, as the parse reads it
+        let written = "<other:r xmlns:other=\"https://other.example/ns\">A\u{2019}</other:r>";
+        assert_eq!(
+            raw("<other:r>&#65;&#8217;</other:r>"),
+            Some((
+                "https://other.example/ns".into(),
+                "r".into(),
+                written.into()
+            ))
+        );
         // a prefix the root binds to a URI `tostring` writes otherwise (escaped)
         let odd = RootScope {
             bindings: vec![(b"q".to_vec(), "&//x.test/ns".to_owned())],
@@ -976,7 +986,7 @@ mod simple_tests {
             "<xml:r>1</xml:r>",
             "<image:r>1</image:r>",
             "<r>the protocol's</r>",
-            "<other:r>&#65;</other:r>",
+            "<other:r>&#1;</other:r>",
         ] {
             let text = xml.as_bytes();
             assert!(

@@ -5,8 +5,10 @@
 //!
 //! An entry is read here when it is `<url>` (`<sitemap>`), then `<loc>`, `<lastmod>`,
 //! `<changefreq>`, `<priority>` (an index entry: loc, lastmod) in protocol order, all but loc
-//! optional, with no attributes, comments, CDATA or references but the five predefined
-//! entities, XML whitespace between elements, and values within the value-length limit. It is
+//! optional, with no attributes or CDATA, references a parser reads as characters (the five
+//! predefined entities; character references, `reference_at`), XML whitespace and the
+//! comments and processing instructions a parser passes over between elements and entries
+//! ([`unsaid_len`]), and values within the value-length limit. It is
 //! canonical when its values need no correction ([`super::values`]). A canonical urlset entry
 //! whose core values are followed by an element with a prefix comes back as
 //! [`Stop::Extension`], for the extension readers to type or hand on, unless the scan was given
@@ -215,15 +217,28 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    /// XML whitespace, and the comments and processing instructions between elements that
+    /// a parser passes over without a word ([`unsaid_len`]).
     fn spaces(&mut self) {
-        while let Some(&b) = self.text.get(self.pos) {
-            if !is_space(b) {
-                break;
+        loop {
+            while let Some(&b) = self.text.get(self.pos) {
+                if !is_space(b) {
+                    break;
+                }
+                if b == b'\n' {
+                    self.line += 1;
+                }
+                self.pos += 1;
             }
-            if b == b'\n' {
-                self.line += 1;
+            let rest = &self.text[self.pos..];
+            if !matches!(rest, [b'<', b'!' | b'?', ..]) {
+                return;
             }
-            self.pos += 1;
+            let Some(len) = unsaid_len(rest) else {
+                return;
+            };
+            self.line += count_lines(&rest[..len]);
+            self.pos += len;
         }
     }
 
@@ -252,6 +267,62 @@ impl Cursor<'_> {
         self.spaces();
         Some(((start, end), line))
     }
+}
+
+/// The length of the comment or processing instruction at the start of `text` when a parser
+/// reads it without a word (CMSs write a comment before each entry, or inside it): not one it
+/// reports (`--` in a comment, a target `xml...`, not a name, bytes XML forbids), nor one
+/// holding a '<' (entries are found by their tags in the text, from anywhere before them) or
+/// a carriage return not before a line feed (lines are counted in line feeds).
+fn unsaid_len(text: &[u8]) -> Option<usize> {
+    let (body, len) = if let Some(rest) = text.strip_prefix(b"<!--") {
+        // the first "--" must end the comment
+        let at = memchr::memmem::find(rest, b"--")?;
+        (rest.get(at + 2) == Some(&b'>')).then_some(())?;
+        (&rest[..at], 4 + at + 3)
+    } else {
+        let rest = text.strip_prefix(b"<?")?;
+        let at = memchr::memmem::find(rest, b"?>")?;
+        let inner = &rest[..at];
+        let name = inner.iter().position(|&b| is_space(b)).unwrap_or(at);
+        let target = &inner[..name];
+        let named = matches!(target, [first, ..] if first.is_ascii_alphabetic() || *first == b'_')
+            && target
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !named || target.len() >= 3 && target[..3].eq_ignore_ascii_case(b"xml") {
+            return None;
+        }
+        (inner, 2 + at + 2)
+    };
+    let odd = |(i, &b): (usize, &u8)| match b {
+        b'<' => true,
+        b'\r' => body.get(i + 1) != Some(&b'\n'),
+        b'\t' | b'\n' => false,
+        0..=0x1f => true,
+        0xEF => matches!(body[i + 1..], [0xBF, 0xBE | 0xBF, ..]),
+        _ => false,
+    };
+    let plain = body.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'<');
+    (plain || (std::str::from_utf8(body).is_ok() && !body.iter().enumerate().any(odd)))
+        .then_some(len)
+}
+
+/// Whether `rest` (what follows a document's last entry) is the root's end tag `tail`, with
+/// only whitespace and what [`unsaid_len`] passes over around it (Yoast writes a comment
+/// after the root).
+pub fn plain_end(rest: &[u8], tail: &[u8]) -> bool {
+    let skip = |pos: usize| {
+        let mut c = Cursor {
+            text: rest,
+            pos,
+            line: 0,
+        };
+        c.spaces();
+        c.pos
+    };
+    let at = skip(0);
+    rest[at..].starts_with(tail) && skip(at + tail.len()) == rest.len()
 }
 
 /// The first entry end tag of `kind` in `text` at or after `from`.
@@ -844,8 +915,43 @@ mod tests {
     }
 
     #[test]
+    fn comments_and_processing_instructions_are_passed_over_where_a_parser_says_nothing() {
+        let text = "<!-- a\n b --><?php x?>\n<url><!----><loc>https://a.test/x</loc><?t\r\n?>\n<lastmod>2024-01-02</lastmod><!-- c --></url>\n<?t?><url><loc>https://a.test/y</loc></url>";
+        let s = scan_all(text);
+        assert_eq!((s.records.len(), &s.stop), (2, &Stop::End));
+        assert_eq!((s.records[0].line, s.records[1].line), (3, 6));
+        assert!(s.records[0].lastmod.is_some());
+        for said in [
+            "<!-- a -- b -->",
+            "<!-- a --->",
+            "<!-- <url> -->",
+            "<!-- \r -->",
+            "<!-- \u{1} -->",
+            "<!-- a",
+            "<?xml version=\"1.0\"?>",
+            "<?XML-stylesheet x?>",
+            "<? x?>",
+            "<?a:b x?>",
+            "<?t <url> ?>",
+        ] {
+            let text = format!("{said}<url><loc>https://a.test/x</loc></url>");
+            let s = scan_all(&text);
+            assert!(matches!(s.stop, Stop::Gap { start: 0, .. }), "{said}");
+        }
+        let tail = b"</urlset>";
+        assert!(plain_end(
+            b" <!-- a -->\n</urlset>\n<!-- Yoast --><?t?>\n",
+            tail
+        ));
+        assert!(plain_end(b"</urlset>", tail));
+        assert!(!plain_end(b"<!-- a -- b --></urlset>", tail));
+        assert!(!plain_end(b"</urlset>x", tail));
+        assert!(!plain_end(b"<url/></urlset>", tail));
+    }
+
+    #[test]
     fn anything_else_is_a_gap_up_to_the_next_url_end() {
-        let text = "<url><loc>https://a.test/x</loc></url> <!-- c --><url><loc>https://a.test/y</loc></url><url><loc>https://a.test/&#x41;</loc></url>";
+        let text = "<url><loc>https://a.test/x</loc></url> <!-- c -- d --><url><loc>https://a.test/y</loc></url><url><loc>https://a.test/&#x9;</loc></url>";
         let s = scan_all(text);
         assert_eq!(s.records.len(), 1);
         let start = text.find("<!--").unwrap();

@@ -6,10 +6,10 @@
 use std::borrow::Cow;
 
 use crate::values::bytes::any_flagged;
-use crate::values::entities::unescape_at;
+use crate::values::entities::reference_at;
 
-/// A value's text as an XML parser gives it, the five predefined entities replaced; None when
-/// the parser must read it: longer than `max` bytes, not UTF-8, a reference of another kind,
+/// A value's text as an XML parser gives it, its references replaced; None when the parser
+/// must read it: longer than `max` bytes, not UTF-8, a reference `reference_at` does not read,
 /// a character XML forbids, a carriage return (the parser rewrites line ends), or `]]>`.
 pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
     value_str(raw, max).map(Cow::into_owned)
@@ -49,8 +49,8 @@ pub fn value_str(raw: &[u8], max: usize) -> Option<Cow<'_, str>> {
     let mut at = first;
     loop {
         out.push_str(&rest[..at]);
-        let (ch, len) = unescape_at(&rest.as_bytes()[at..])?;
-        out.push(char::from(ch));
+        let (ch, len) = reference_at(&rest.as_bytes()[at..])?;
+        out.push(ch);
         rest = &rest[at + len..];
         match memchr::memchr(b'&', rest.as_bytes()) {
             Some(next) => at = next,
@@ -71,10 +71,14 @@ mod text_tests {
             value_text(b"a&amp;b&lt;&apos;", 99).as_deref(),
             Some("a&b<'")
         );
+        assert_eq!(
+            value_text(b"it&#8217;s &#038; &#x41;", 99).as_deref(),
+            Some("it\u{2019}s & A")
+        );
         assert_eq!(value_text("é\t\n".as_bytes(), 99).as_deref(), Some("é\t\n"));
         for bad in [
             &b"a&b"[..],
-            b"&#65;",
+            b"&#1;",
             b"\r",
             b"\x01",
             b"]]>",

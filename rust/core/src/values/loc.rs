@@ -21,15 +21,15 @@ pub enum Spelling {
 
 /// Whether a byte may stand in a plain URI: a character RFC 3986 allows as it is
 /// (unreserved, sub-delims, `:`, `@`, `/`, `?`), `%` (each escape is checked on its own) and
-/// `&` (the reader's only in an entity, checked on its own). Comparisons with ranges rather
+/// `&` and `#` (the reader's only in a reference, checked on its own). Comparisons with ranges rather
 /// than a table, so that a block of bytes is judged at once (the compiler makes vector code
 /// of it).
 #[inline(always)]
 fn allowed(b: u8) -> bool {
     let within = |lo: u8, hi: u8| b.wrapping_sub(lo) <= hi - lo;
-    // ! $%&'()*+,-./0-9:;  =  ?@A-Z  _  a-z  ~
+    // ! #$%&'()*+,-./0-9:;  =  ?@A-Z  _  a-z  ~
     (b == b'!')
-        | within(b'$', b';')
+        | within(b'#', b';')
         | (b == b'=')
         | within(b'?', b'Z')
         | (b == b'_')
@@ -38,10 +38,11 @@ fn allowed(b: u8) -> bool {
 }
 
 /// Bytes a plain URI holds that need a look at their neighbours: `.` (after `/`, a dot
-/// segment), `%` (an escape) and `&` (the reader's entities); bits of [`block_bytes`].
+/// segment), `%` (an escape), `&` and `#` (the reader's references); bits of [`block_bytes`].
 const DOT: u8 = 1;
 const PERCENT: u8 = 2;
 const AMP: u8 = 4;
+const HASH: u8 = 8;
 
 /// Which of [`DOT`], [`PERCENT`] and [`AMP`] a block of bytes holds, or None when one of its
 /// bytes is not [`allowed`]. Most blocks hold only `a-z`, `0-9`, `-` and `/`: one test of
@@ -55,7 +56,10 @@ fn block_bytes(block: &[u8]) -> Option<u8> {
     let (mut all, mut seen) = (true, 0u8);
     for &b in block {
         all &= allowed(b);
-        seen |= u8::from(b == b'.') | u8::from(b == b'%') << 1 | u8::from(b == b'&') << 2;
+        seen |= u8::from(b == b'.')
+            | u8::from(b == b'%') << 1
+            | u8::from(b == b'&') << 2
+            | u8::from(b == b'#') << 3;
     }
     all.then_some(seen)
 }
@@ -76,6 +80,11 @@ fn text_bytes(text: &[u8]) -> Option<u8> {
 /// `spelling` allows it. None otherwise.
 pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
     let seen = text_bytes(text)?;
+    // a fragment is no plain loc's; a '#' of a character reference is checked with its '&'
+    let lone_hash = |at: usize| at == 0 || text[at - 1] != b'&';
+    if seen & HASH != 0 && (spelling == Spelling::Uri || any_at(text, b'#', lone_hash)) {
+        return None;
+    }
     if seen & DOT != 0 && any_at(text, b'.', |at| at > 0 && text[at - 1] == b'/') {
         return None;
     }
@@ -104,9 +113,19 @@ pub fn plain_characters(text: &[u8], spelling: Spelling) -> Option<usize> {
     Some(longer)
 }
 
-/// The entities a plain loc text may hold, and the characters they stand for: `'` too, as
-/// `urls.to_uri` keeps it and the writer escapes it (`escape_into`).
-pub const ENTITY_VALUES: [(&[u8], u8); 2] = [(b"&amp;", b'&'), (b"&apos;", b'\'')];
+/// The references a plain loc text may hold, and the characters they stand for: `'` too, as
+/// `urls.to_uri` keeps it and the writer escapes it (`escape_into`); and each as the
+/// character references PHP's `htmlspecialchars` and WordPress's `esc_url` write.
+pub const ENTITY_VALUES: [(&[u8], u8); 8] = [
+    (b"&amp;", b'&'),
+    (b"&apos;", b'\''),
+    (b"&#038;", b'&'),
+    (b"&#38;", b'&'),
+    (b"&#x26;", b'&'),
+    (b"&#039;", b'\''),
+    (b"&#39;", b'\''),
+    (b"&#x27;", b'\''),
+];
 
 /// Whether `bad` holds at some place of `byte` in `text`: a byte at a time in a text as short
 /// as most locs' (memchr's set-up, a call a place, costs more there), by memchr in a longer.
@@ -312,6 +331,23 @@ mod tests {
         assert!(ok("http://127.0.0.1:65535/"));
         assert!(ok("https://example.com/search?q=it's-1&amp;page=2"));
         assert!(ok("https://example.com/search?q=it&apos;s"));
+        // character references as WordPress and PHP write them; a fragment stays careful
+        assert_eq!(
+            plain_loc(b"https://x.test/?a=1&#038;b=it&#039;s&#x26;&#39;&#38;&#x27;")
+                .map(|p| p.has_entity),
+            Some(true)
+        );
+        for careful in [
+            "https://x.test/#top",
+            "https://x.test/a#&amp;",
+            "https://x.test/&#65;",
+            "https://x.test/&#0038;",
+            "https://x.test/&#x2F;",
+        ] {
+            assert!(!ok(careful), "{careful}");
+        }
+        assert!(!plain_uri("https://x.test/a#b", 99));
+        assert!(!plain_uri("https://x.test/a&#038;b", 99));
         assert_eq!(
             plain_loc(b"https://x.test/&apos;"),
             Some(PlainLoc {
@@ -346,7 +382,7 @@ mod tests {
             "https://123/",
             "https://example.com/a b",
             "https://example.com/a&b",
-            "https://example.com/a&#39;b",
+            "https://example.com/a&#40;b",
             "https://example.com/a&quot;b",
             "https://example.com/a&apos",
             "https://example.com/100%",
