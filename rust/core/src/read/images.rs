@@ -112,6 +112,21 @@ impl Tags<'_> {
         }
     }
 
+    /// A CDATA section that reads as the same text would (`records::literal_cdata`), then
+    /// `</p:name>`: the section's content; the cursor is past the tag. None (the cursor
+    /// unmoved) otherwise.
+    pub(crate) fn literal_cdata_then_close(&mut self, name: &[u8]) -> Option<Span> {
+        let (a, b, after) = super::records::literal_cdata(&self.text[self.pos..self.end])?;
+        let was = self.pos;
+        self.pos += after;
+        if self.tag(name, true) {
+            Some((was + a, was + b))
+        } else {
+            self.pos = was;
+            None
+        }
+    }
+
     /// The text up to the next '<', then `</p:name>`: its span; the cursor is past the tag.
     pub(crate) fn text_then_close(&mut self, name: &[u8]) -> Option<Span> {
         let start = self.pos;
@@ -183,7 +198,10 @@ pub(crate) fn image_at(t: &mut Tags<'_>, max_value: usize) -> Option<ImageSpans>
     if !t.tag(b"loc", false) {
         return None;
     }
-    let loc = t.text_then_close(b"loc")?;
+    let loc = match t.literal_cdata_then_close(b"loc") {
+        Some(span) => span,
+        None => t.text_then_close(b"loc")?,
+    };
     let plain = plain_loc(&text[loc.0..loc.1])?;
     t.spaces();
     let mut texts: [Option<String>; 3] = Default::default();
@@ -351,7 +369,8 @@ mod tests {
             "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a]]>b</image:title></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a\nb]]></image:title></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc><image:title><![CDATA[a]]></image:image>",
-            "<image:image><image:loc><![CDATA[https://a.test/i]]></image:loc></image:image>",
+            "<image:image><image:loc><![CDATA[https://a.test/i?a&b]]></image:loc></image:image>",
+            "<image:image><image:loc><![CDATA[https://a.test/i]]> </image:loc></image:image>",
             "<image:image><image:loc>https://a.test/i</image:loc></image:image><xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://a.test/de\"/>",
             "<image:image><image:loc>https://a.test/i</image:loc>",
             "<image:image></image:image>",

@@ -250,7 +250,8 @@ impl Cursor<'_> {
     /// `<name>` text `</name>` then whitespace: the text's span and the element's line; the
     /// cursor does not move when the element is not there or its text holds a '<' that is not
     /// its end tag. Line feeds inside the text are not counted (no plain value holds one;
-    /// `entry` counts them again for values it judges).
+    /// `entry` counts them again for values it judges). The text may be one CDATA section
+    /// alone that reads as the same text would ([`literal_cdata`]): its content's span.
     #[inline(always)]
     fn element(&mut self, open: &[u8], close: &[u8]) -> Option<(Span, u32)> {
         if !self.at(open) {
@@ -258,14 +259,17 @@ impl Cursor<'_> {
         }
         let start = self.pos + open.len();
         let len = memchr::memchr(b'<', &self.text[start..])?;
-        let end = start + len;
+        let (span, end) = match literal_cdata(&self.text[start + len..]) {
+            Some((a, b, after)) if len == 0 => ((start + a, start + b), start + after),
+            _ => ((start, start + len), start + len),
+        };
         if !self.text[end..].starts_with(close) {
             return None;
         }
         let line = self.line;
         self.pos = end + close.len();
         self.spaces();
-        Some(((start, end), line))
+        Some((span, line))
     }
 }
 
@@ -306,6 +310,21 @@ fn unsaid_len(text: &[u8]) -> Option<usize> {
     let plain = body.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'<');
     (plain || (std::str::from_utf8(body).is_ok() && !body.iter().enumerate().any(odd)))
         .then_some(len)
+}
+
+/// A CDATA section at the start of `text` whose content reads as the same text written
+/// plainly would (no '&' or '<': generators wrap plain URLs in one): the content's span and
+/// the offset past the section.
+pub(crate) fn literal_cdata(text: &[u8]) -> Option<(usize, usize, usize)> {
+    const OPEN: &[u8] = b"<![CDATA[";
+    let rest = text.strip_prefix(OPEN)?;
+    // no '<' inside: the section ends just before the next '<' (searched no further)
+    let next = memchr::memchr(b'<', rest)?;
+    let len = memchr::memmem::find(&rest[..next], b"]]>")?;
+    if len + 3 != next || memchr::memchr(b'&', &rest[..len]).is_some() {
+        return None;
+    }
+    Some((OPEN.len(), OPEN.len() + len, OPEN.len() + next))
 }
 
 /// Whether `rest` (what follows a document's last entry) is the root's end tag `tail`, with
@@ -937,6 +956,21 @@ mod tests {
             let text = format!("{said}<url><loc>https://a.test/x</loc></url>");
             let s = scan_all(&text);
             assert!(matches!(s.stop, Stop::Gap { start: 0, .. }), "{said}");
+        }
+        // a CDATA section alone that reads as its text would
+        let text = "<url><loc><![CDATA[https://a.test/x]]></loc><lastmod><![CDATA[2024-01-02]]></lastmod></url>";
+        let s = scan_all(text);
+        assert_eq!((s.records.len(), &s.stop), (1, &Stop::End));
+        assert_eq!(
+            &text[s.records[0].loc.0..s.records[0].loc.1],
+            "https://a.test/x"
+        );
+        for said in ["https://a.test/?a&b", "https://a.test/<", "x]]>y", "x]]> "] {
+            let text = format!("<url><loc><![CDATA[{said}]]></loc></url>");
+            assert!(
+                matches!(scan_all(&text).stop, Stop::Gap { start: 0, .. }),
+                "{said}"
+            );
         }
         let tail = b"</urlset>";
         assert!(plain_end(
