@@ -323,6 +323,14 @@ impl RenderedRows {
         self.rendered.without_day()
     }
 
+    /// These rows with the refused inputs `at` (ascending) rendered in `other` after all,
+    /// each in its place (one entry of `other` for each, in order).
+    fn spliced(&self, other: &RenderedRows, at: Vec<usize>) -> RenderedRows {
+        RenderedRows {
+            rendered: self.rendered.spliced(&other.rendered, &at),
+        }
+    }
+
     /// The entries whose byte in `keep` is not zero.
     fn select(&self, keep: &[u8]) -> RenderedRows {
         let flags: Vec<bool> = keep.iter().map(|&k| k != 0).collect();

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from .._core import RenderedRows, SourceBatch, render_rows, types_of
 from ..errors import InputError, InvalidValue, written_without
 from ..limits import MAX_LOC_LENGTH
-from ..model import Url, url_keeping_loc, urls_from_rows
+from ..model import OPTIONAL_FIELDS, Url, optional_faults, url_keeping_loc, urls_from_rows
 from ..urls import resolved_loc
 from .sections import COLUMN, DEFAULT, checked_name
 from .tables import TableBatch, is_table, table_batches
@@ -20,6 +20,7 @@ from .tables import TableBatch, is_table, table_batches
 CoreRow = tuple[
     str, str | None, str | None, str | float | None
 ]  # loc, lastmod, changefreq, priority
+KeptWarning = tuple[str, str, str, int]  # a kept line's code, message, source and line
 
 
 class PythonRows:
@@ -153,6 +154,36 @@ class SourceRows:
         """The rows rendered in the compiled core with the checks of ``document.render_rows``,
         each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
+
+    def repaired(self, at: list[int]) -> tuple[list[int], list[CoreRow], list[KeptWarning]]:
+        """Of rows ``at``, which the core refused for their values, those the per-entry way
+        keeps without the values at fault (``model.optional_faults``; not a long row, nor one
+        with a value of an unusual type): their places, their rows without those values (for
+        the core to render after all) and the warning of each as the per-entry way reports
+        it (``kept_or_error``'s InputError: its code, its message, the source and line)."""
+        long = {index for index, _ in self.batch.long_rows(at[0], at[-1] + 1)} if at else set()
+        places = [index for index in at if index not in long]
+        numbers, source = self.numbers, self.source
+        taken: list[int] = []
+        rows: list[CoreRow] = []
+        warnings: list[KeptWarning] = []
+        for index, row in zip(places, self.batch.rows(places), strict=True):
+            try:
+                faults = optional_faults(row)
+            except TypeError:
+                continue
+            if not faults:
+                continue
+            fields = list(row)
+            for fault in faults:
+                fields[OPTIONAL_FIELDS[fault.field]] = None
+            reason = "; ".join([written_without(fault, fault.field) for fault in faults])
+            line = numbers[index]
+            message = f"{source}:{line}: {reason}"  # str(InputError(source, line, reason))
+            warnings.append((f"invalid-{faults[0].field}", message, source, line))
+            taken.append(index)
+            rows.append(tuple(fields))  # type: ignore[arg-type]
+        return taken, rows, warnings
 
     def lines_by_loc(self, base: str | None = None) -> dict[str, int]:
         """The line of each row by its loc as written, a relative one resolved (where a loc

@@ -1,0 +1,190 @@
+"""The build's compiled core owns every row of every input form real exporters write
+(bench/build_forms.py: Excel's byte order mark and CRLF, every cell quoted, header names in
+other case, a CMS's column order, blank lines and padded cells, spreadsheet lastmods and
+priorities, JSON Lines as PHP and Python escape it, text lists with comments; each gzipped
+too): ``BuildReport.left_core`` stays empty. A form whose values are not valid as they are
+(a spreadsheet's ``2024-01-02 10:00:00``, ``+0100``, a time without a zone, a decimal comma)
+is written without them and warned of, each row as the per-entry way words it, the rows
+still rendered by the core; the property at the end holds the two ways to the same set
+and the same warnings. The forms the build refuses by design are refused, with why."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import bench_module
+from urlset import write_sitemaps
+from urlset.errors import InputError, InvalidValue
+from urlset.writing.build import BuildReport
+from urlset.writing.sources import iter_batches, open_source
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+FORMS = bench_module("build_forms")
+SHAPES = bench_module("build_shapes")
+_SUFFIX = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "text": "txt"}
+_ACCEPTED = [name for name, form in FORMS.FORMS.items() if form.refused is None]
+_REFUSED = [name for name, form in FORMS.FORMS.items() if form.refused is not None]
+
+
+def _build(
+    data: bytes, fmt: str, tmp: Path, *, gz: bool = False, **options: Any
+) -> tuple[BuildReport, dict[str, bytes], list[str]]:
+    """A build of one source file of ``fmt`` holding ``data``: its report, files, problems."""
+    here = tmp / f"build-{len(list(tmp.iterdir()))}"  # the source's name is the same in each
+    here.mkdir()
+    path = here / f"in.{_SUFFIX[fmt]}{'.gz' if gz else ''}"
+    path.write_bytes(data)
+    out = here / "out"
+    problems: list[Any] = []
+    with open_source(str(path)) as stream:
+        entries = chain.from_iterable(iter_batches(stream, fmt, path.name, rows=True))
+        report = write_sitemaps(
+            entries, out, SHAPES.HOST, gzip=False, now=NOW, on_problem=problems.append, **options
+        )
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+    return report, files, sorted(str(list(p)) for p in problems)
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["file", "gz"])
+@pytest.mark.parametrize("form", _ACCEPTED)
+def test_every_row_of_every_form_stays_in_the_core(tmp_path: Path, form: str, gz: bool) -> None:
+    rows = SHAPES.entries("utc", 300)
+    data = FORMS.source_bytes(form, rows, gz)
+    report, files, _ = _build(data, FORMS.FORMS[form].fmt, tmp_path, gz=gz)
+    assert report.urls == 300
+    assert report.left_core == Counter()
+    assert files
+
+
+@pytest.mark.parametrize("form", _REFUSED)
+def test_a_form_refused_by_design_says_why(tmp_path: Path, form: str) -> None:
+    """A header the build cannot read (a ``sep=`` line, ``;`` cells, other column names, a
+    CMS's own columns) fails the build at line 1, naming the columns it knows."""
+    data = FORMS.source_bytes(form, SHAPES.entries("utc", 3))
+    with pytest.raises(InvalidValue, match=r":1.*the columns are loc"):
+        _build(data, FORMS.FORMS[form].fmt, tmp_path)
+
+
+# forms whose values are not valid as they are: written without them, the same way either
+# way (the careful way: a default zone sends every row there; a time without a zone is
+# valid under it, so that form is held by the matrix above and the next test alone)
+_ODD = ["csv-lastmod-space", "csv-lastmod-no-colon", "csv-priority-comma"]
+
+
+@pytest.mark.parametrize("form", _ODD)
+def test_values_at_fault_are_left_out_as_the_per_entry_way_does(tmp_path: Path, form: str) -> None:
+    rows = SHAPES.entries("utc", 200)
+    data = FORMS.source_bytes(form, rows)
+    fmt = FORMS.FORMS[form].fmt
+    report, files, problems = _build(data, fmt, tmp_path)
+    careful, careful_files, careful_problems = _build(data, fmt, tmp_path, default_tz=UTC)
+    assert report.left_core == Counter()
+    assert set(careful.left_core) == {"default-tz"}
+    assert (files, problems) == (careful_files, careful_problems)
+    assert problems and all("written without its" in problem for problem in problems)
+
+
+def test_a_time_without_a_zone_is_written_without_it_and_named(tmp_path: Path) -> None:
+    """A lastmod with a time and no zone is at fault unless the build names one: each row is
+    written without it, with the per-entry way's words, its rows in the core."""
+    rows = SHAPES.entries("utc", 5)
+    data = FORMS.source_bytes("csv-lastmod-no-zone", rows)
+    report, files, problems = _build(data, "csv", tmp_path)
+    assert report.left_core == Counter()
+    assert b"<lastmod>" not in files["sitemap.xml"]
+    assert len(problems) == 5
+    assert "in.csv:2: lastmod '2024-01-01T00:00:00': has no time zone" in problems[0]
+    assert "(written without its lastmod)" in problems[0]
+
+
+def test_strict_stops_at_the_first_value_at_fault(tmp_path: Path) -> None:
+    data = FORMS.source_bytes("csv-priority-comma", SHAPES.entries("utc", 10))
+    with pytest.raises(InputError, match=r"in\.csv:3: priority '0,1'"):
+        _build(data, "csv", tmp_path, strict=True)
+
+
+_LASTMODS = (
+    "2024-05-06T10:00:00Z",
+    "2024-05-06",
+    "2024-05-06 10:00:00+01:00",
+    "2024-05-06T10:00:00+0100",
+    "2024-05-06T10:00:00.000Z",
+    "06/05/2024",
+    "2024-13-01",
+    "2030-01-01",  # later than the build's now: left out and reported by the rules
+    "",
+)
+_FREQS = ("daily", "Weekly", " MONTHLY ", "sometimes", "")
+_PRIORITIES = ("0.5", ".5", "1", "0,5", "1.5", "high", "")
+_LOCS = ("products/{i}", "café/{i}", "search?q={i}&x='y'", "http://elsewhere.example/{i}")
+
+
+def _row(pick: tuple[int, int, int, int, int]) -> Any:
+    loc, lastmod, freq, priority, i = pick
+    given = (_LASTMODS[lastmod], _FREQS[freq], _PRIORITIES[priority])
+    loc_text = SHAPES.HOST + _LOCS[loc].format(i=i)
+    return (loc_text, *(value or None for value in given), None)
+
+
+def _source(fmt: str, rows: list[Any]) -> bytes:
+    """The rows as a ``fmt`` source, an unreadable line among them (a CSV row of the wrong
+    width, a JSON line that is not an object)."""
+    data = SHAPES.source_bytes(fmt, rows)
+    bad = b"not,a,row,of,this,width\n" if fmt != "jsonl" else b"[1]\n"
+    lines = data.splitlines(keepends=True)
+    lines.insert(len(lines) // 2 + 1, bad)
+    return b"".join(lines)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    picks=st.lists(
+        st.tuples(
+            st.integers(0, len(_LOCS) - 1),
+            st.integers(0, len(_LASTMODS) - 1),
+            st.integers(0, len(_FREQS) - 1),
+            st.integers(0, len(_PRIORITIES) - 1),
+            st.integers(0, 50),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+)
+def test_odd_values_among_rows_build_as_the_per_entry_way(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[Any], fmt: str
+) -> None:
+    """Rows with values at fault anywhere among good ones (and duplicates, a loc elsewhere,
+    an unreadable line): the compiled core and the per-entry way write the same set and the
+    same problems; only the rows whose loc is at fault, or whose lastmod is later than the
+    build's now, leave the core."""
+    tmp = tmp_path_factory.mktemp("forms")
+    rows = [_row(pick) for pick in picks]
+    data = _source(fmt, rows)
+    options = {"skip_out_of_scope": True}
+    report, files, problems = _build(data, fmt, tmp, **options)
+    _, careful_files, careful_problems = _build(data, fmt, tmp, default_tz=UTC, **options)
+    elsewhere = sum(row[0].startswith("http://") for row in rows)
+    not_an_object = fmt == "jsonl"  # a JSON line is read by Python to say why it is none
+    # a later lastmod with another value at fault: the per-entry way says both
+    later = sum(
+        row[1] == "2030-01-01" and (row[2] == "sometimes" or row[3] in ("0,5", "1.5", "high"))
+        for row in rows
+        if not row[0].startswith("http://")
+    )
+    left = Counter({"loc": elsewhere, "json-line": not_an_object, "value": later})
+    left["future-lastmod"] = report.left_core["future-lastmod"]
+    assert +report.left_core == +left
+    assert (files, problems) == (careful_files, careful_problems)
