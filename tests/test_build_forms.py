@@ -134,6 +134,16 @@ def _row(pick: tuple[int, int, int, int, int]) -> Any:
     return (loc_text, *(value or None for value in given), None)
 
 
+def _later(rows: list[Any]) -> int:
+    """The rows whose lastmod is later than now with another value at fault (in scope): the
+    per-entry way says both."""
+    return sum(
+        row[1] == "2030-01-01" and (row[2] == "sometimes" or row[3] in ("0,5", "1.5", "high"))
+        for row in rows
+        if not row[0].startswith("http://")
+    )
+
+
 def _source(fmt: str, rows: list[Any]) -> bytes:
     """The rows as a ``fmt`` source, an unreadable line among them (a CSV row of the wrong
     width, a JSON line that is not an object)."""
@@ -178,13 +188,82 @@ def test_odd_values_among_rows_build_as_the_per_entry_way(
     _, careful_files, careful_problems = _build(data, fmt, tmp, default_tz=UTC, **options)
     elsewhere = sum(row[0].startswith("http://") for row in rows)
     not_an_object = fmt == "jsonl"  # a JSON line is read by Python to say why it is none
-    # a later lastmod with another value at fault: the per-entry way says both
-    later = sum(
-        row[1] == "2030-01-01" and (row[2] == "sometimes" or row[3] in ("0,5", "1.5", "high"))
-        for row in rows
-        if not row[0].startswith("http://")
+    left = Counter({"loc": elsewhere, "json-line": not_an_object, "value": _later(rows)})
+    left["future-lastmod"] = report.left_core["future-lastmod"]
+    assert +report.left_core == +left
+    assert (files, problems) == (careful_files, careful_problems)
+
+
+def _python(kind: str, rows: list[Any]) -> list[Any]:
+    """Rows as a program gives them: (loc, lastmod, changefreq, priority) tuples, or dicts
+    of the keys a row has (a CMS's records; ``None`` values kept in every other one)."""
+    core = [row[:4] for row in rows]
+    if kind == "tuples":
+        return core
+    keys = ("loc", "lastmod", "changefreq", "priority")
+    return [
+        {k: v for k, v in zip(keys, row, strict=True) if v is not None or i % 2}
+        for i, row in enumerate(core)
+    ]
+
+
+def _build_rows(
+    given: list[Any], tmp: Path, **options: Any
+) -> tuple[BuildReport, dict[str, bytes], list[str]]:
+    out = tmp / f"out-{len(list(tmp.iterdir()))}"
+    problems: list[Any] = []
+    report = write_sitemaps(
+        given, out, SHAPES.HOST, gzip=False, now=NOW, on_problem=problems.append, **options
     )
-    left = Counter({"loc": elsewhere, "json-line": not_an_object, "value": later})
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+    return report, files, sorted(str(list(p)) for p in problems)
+
+
+@pytest.mark.parametrize("kind", ["tuples", "dicts"])
+@pytest.mark.parametrize("shape", [*SHAPES.LOCS, *SHAPES.LASTMODS])
+def test_python_rows_and_mappings_stay_in_the_core(tmp_path: Path, shape: str, kind: str) -> None:
+    """Rows and mappings of the core keys (every loc spelling and lastmod form) are rendered
+    by the core, not read one by one."""
+    if shape in SHAPES.BASES:
+        pytest.skip("built under another base URL (test_build_shapes.py)")
+    report, files, _ = _build_rows(_python(kind, SHAPES.entries(shape, 300)), tmp_path)
+    assert (report.urls, report.left_core) == (300, Counter())
+    assert files
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    picks=st.lists(
+        st.tuples(
+            st.integers(0, len(_LOCS) - 1),
+            st.integers(0, len(_LASTMODS) - 1),
+            st.integers(0, len(_FREQS) - 1),
+            st.integers(0, len(_PRIORITIES) - 1),
+            st.integers(0, 50),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    kind=st.sampled_from(["tuples", "dicts"]),
+)
+def test_odd_values_in_python_rows_build_as_the_per_entry_way(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[Any], kind: str
+) -> None:
+    """Python rows and mappings with values at fault among good ones: the same set and
+    problems either way; only a loc at fault (or a lastmod later than now with another
+    value at fault) leaves the core."""
+    tmp = tmp_path_factory.mktemp("rows")
+    rows = [_row(pick) for pick in picks]
+    given = _python(kind, rows)
+    options = {"skip_out_of_scope": True}
+    report, files, problems = _build_rows(given, tmp, **options)
+    _, careful_files, careful_problems = _build_rows(given, tmp, default_tz=UTC, **options)
+    elsewhere = sum(row[0].startswith("http://") for row in rows)
+    left = Counter({"loc": elsewhere, "value": _later(rows)})
     left["future-lastmod"] = report.left_core["future-lastmod"]
     assert +report.left_core == +left
     assert (files, problems) == (careful_files, careful_problems)

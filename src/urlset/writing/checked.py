@@ -15,14 +15,21 @@ from ..errors import InputError, InvalidValue, written_without
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, plain_directory
-from .compiled import refused_runs, render_batch, rows_between, without_entries
+from .compiled import mapping_rows, refused_runs, render_batch, rows_between, without_entries
 from .dedupe import SeenLocs
 from .document import Rendered, render_rows
 from .entry_rules import EntryRules
 from .excludes import Excludes
 from .options import BuildOptions, Entry
 from .report import BuildReport
-from .source_rows import KeptWarning, SourceEntries, SourceRows, entry_batches, resolved_row
+from .source_rows import (
+    KeptWarning,
+    SourceEntries,
+    SourceRows,
+    entry_batches,
+    repaired_rows,
+    resolved_row,
+)
 from .tables import TableBatch
 
 BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -52,6 +59,8 @@ def checked_batches(
         bypass = "base-url"
     try:
         for given, kinds in entry_batches(entries, BATCH):
+            if kinds == {dict} and (rows := mapping_rows(given)) is not None:
+                given, kinds = rows, {tuple}  # mappings of the core keys: rows, in the core
             rendered = render_batch(given, kinds, scope.prefix, opts.text, report.left_core, bypass)
             if rendered is None:
                 yield from _one_by_one(given, kinds, opts, scope, report, seen, rules)
@@ -62,7 +71,7 @@ def checked_batches(
             named = kinds == {SourceRows} and given.sections is not None
             count = len(given)
             refused = rendered.refused()
-            if kinds == {SourceRows} and refused:
+            if refused and (kinds == {SourceRows} or kinds == {tuple}):
                 rendered, refused = _repaired(given, rendered, refused, scope, opts, errors, now)
             left = dict.fromkeys(() if rendered.all_current(now) else rendered.future(now), "")
             for index in left:  # each such entry the rules leave without its lastmod
@@ -107,7 +116,7 @@ def checked_batches(
 
 
 def _repaired(
-    given: SourceRows,
+    given: SourceRows | list[tuple[Any, ...]],
     rendered: Rendered,
     refused: list[tuple[int, str]],
     scope: Scope,
@@ -115,17 +124,20 @@ def _repaired(
     errors: deque[tuple[int, InputError | KeptWarning]],
     now: int,
 ) -> tuple[Rendered, list[tuple[int, str]]]:
-    """A source's batch with the rows the core refused for a value at fault alone (a
-    spreadsheet's lastmod, a decimal comma) rendered by the core after all, without those
-    values, in their places; each such row's warning put among ``errors`` in its place, in
-    the per-entry way's words (``SourceRows.repaired``), so that a file of such rows stays
-    in the core and costs a warning a row. A row whose repair the core still refuses goes
+    """A source's batch (or Python rows) with the rows the core refused for a value at fault
+    alone (a spreadsheet's lastmod, a decimal comma) rendered by the core after all, without
+    those values, in their places; each such row's warnings put among ``errors`` in its
+    place, in the per-entry way's words (``SourceRows.repaired``, ``repaired_rows``), so
+    that a file of such rows stays in the core and costs a warning a row. A row whose repair the core still refuses goes
     the per-entry way as before (and one whose lastmod is later than ``now``, the core's
     microseconds), and so does every row under ``strict`` (which stops at the first)."""
     value = [at for at, why in refused if why == "value"]
     if not value or opts.strict:
         return rendered, refused
-    at, rows, warnings = given.repaired(value)
+    if isinstance(given, SourceRows):
+        at, rows, warnings = given.repaired(value)
+    else:
+        at, rows, warnings = repaired_rows([given[index] for index in value], value)
     again = render_rows(rows, scope.prefix, text=opts.text) if rows else None
     if again is None:
         return rendered, refused
@@ -140,7 +152,8 @@ def _repaired(
     if len(taken) < len(at):
         at, warnings = [at[n] for n in taken], [warnings[n] for n in taken]
     spliced = rendered.spliced(again, at)
-    places = sorted([*errors, *zip(at, warnings, strict=True)], key=lambda item: item[0])
+    warned = [(index, w) for index, ws in zip(at, warnings, strict=True) for w in ws]
+    places = sorted([*errors, *warned], key=lambda item: item[0])
     errors.clear()
     errors.extend(places)  # an unreadable line before a row, then the row's warning
     return spliced, spliced.refused()

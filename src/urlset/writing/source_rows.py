@@ -20,7 +20,7 @@ from .tables import TableBatch, is_table, table_batches
 CoreRow = tuple[
     str, str | None, str | None, str | float | None
 ]  # loc, lastmod, changefreq, priority
-KeptWarning = tuple[str, str, str, int]  # a kept line's code, message, source and line
+KeptWarning = tuple[str, str, str | None, int | None]  # code, message, source and line
 
 
 class PythonRows:
@@ -155,35 +155,21 @@ class SourceRows:
         each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
 
-    def repaired(self, at: list[int]) -> tuple[list[int], list[CoreRow], list[KeptWarning]]:
-        """Of rows ``at``, which the core refused for their values, those the per-entry way
-        keeps without the values at fault (``model.optional_faults``; not a long row, nor one
-        with a value of an unusual type): their places, their rows without those values (for
-        the core to render after all) and the warning of each as the per-entry way reports
-        it (``kept_or_error``'s InputError: its code, its message, the source and line)."""
+    def repaired(self, at: list[int]) -> Repaired:
+        """``repaired_rows`` of this batch's rows ``at`` (not a long row), each warning as
+        the per-entry way reports the line (``kept_or_error``'s InputError: the code of its
+        first fault, its line and every fault "written without")."""
         long = {index for index, _ in self.batch.long_rows(at[0], at[-1] + 1)} if at else set()
         places = [index for index in at if index not in long]
         numbers, source = self.numbers, self.source
-        taken: list[int] = []
-        rows: list[CoreRow] = []
-        warnings: list[KeptWarning] = []
-        for index, row in zip(places, self.batch.rows(places), strict=True):
-            try:
-                faults = optional_faults(row)
-            except TypeError:
-                continue
-            if not faults:
-                continue
-            fields = list(row)
-            for fault in faults:
-                fields[OPTIONAL_FIELDS[fault.field]] = None
+
+        def warned(index: int, faults: list[InvalidValue]) -> tuple[KeptWarning, ...]:
             reason = "; ".join([written_without(fault, fault.field) for fault in faults])
             line = numbers[index]
             message = f"{source}:{line}: {reason}"  # str(InputError(source, line, reason))
-            warnings.append((f"invalid-{faults[0].field}", message, source, line))
-            taken.append(index)
-            rows.append(tuple(fields))  # type: ignore[arg-type]
-        return taken, rows, warnings
+            return ((f"invalid-{faults[0].field}", message, source, line),)
+
+        return repaired_rows(self.batch.rows(places), places, warned)
 
     def lines_by_loc(self, base: str | None = None) -> dict[str, int]:
         """The line of each row by its loc as written, a relative one resolved (where a loc
@@ -385,6 +371,44 @@ def kept_or_error(
         return InputError(source, number, "a row is (loc, lastmod, changefreq, priority)")
     reason = "; ".join(written_without(exc, exc.field) for exc in dropped)
     return InputError(source, number, reason, dropped[0].field, kept=kept)
+
+
+# rows the core refused for their values, some repaired: their places, their rows without
+# the values at fault, and each one's warnings
+Repaired = tuple[list[int], list[Any], list[tuple[KeptWarning, ...]]]
+
+
+def _warned(_: int, faults: list[InvalidValue]) -> tuple[KeptWarning, ...]:
+    """A Python row's warnings as ``checked._convert`` reports them: one a fault."""
+    return tuple((f"invalid-{f.field}", written_without(f, f.field), None, None) for f in faults)
+
+
+def repaired_rows(
+    rows: Sequence[tuple[Any, ...]],
+    at: list[int],
+    warned: Callable[[int, list[InvalidValue]], tuple[KeptWarning, ...]] = _warned,
+) -> Repaired:
+    """Of ``rows`` (at places ``at``), which the core refused for their values, those the
+    per-entry way keeps without the values at fault (``model.optional_faults``; not one with
+    a value of an unusual type): their places, their rows without those values (for the
+    core to render after all) and their warnings (``warned``: of a place and its faults)."""
+    taken: list[int] = []
+    kept: list[Any] = []
+    warnings: list[tuple[KeptWarning, ...]] = []
+    for index, row in zip(at, rows, strict=True):
+        try:
+            faults = optional_faults(row)
+        except TypeError:
+            continue
+        if not faults:
+            continue
+        fields = list(row)
+        for fault in faults:
+            fields[OPTIONAL_FIELDS[fault.field]] = None
+        taken.append(index)
+        kept.append(tuple(fields))
+        warnings.append(warned(index, faults))
+    return taken, kept, warnings
 
 
 _SOURCE_PULL = 16  # entries pulled at once unless they are rows from Python
