@@ -194,6 +194,15 @@ FORMS: dict[str, Form] = {
         "jsonl",
         lambda rows: _jsonl(rows, value=lambda k, v: float(v) if k == "priority" and v else v),
     ),
+    "jsonl-priority-integer": Form(
+        "jsonl",
+        lambda rows: _jsonl(
+            rows, value=lambda k, v: int(float(v) >= 0.5) if k == "priority" and v else v
+        ),
+    ),
+    "jsonl-type-url": Form(
+        "jsonl", lambda rows: _jsonl(rows, line=lambda o: json.dumps({"type": "url", **o}))
+    ),
     "jsonl-crlf": Form("jsonl", lambda rows: _jsonl(rows, line_end="\r\n")),
     "jsonl-bom": Form("jsonl", lambda rows: BOM.encode() + _jsonl(rows)),
     "jsonl-pretty-spaces": Form(

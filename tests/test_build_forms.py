@@ -10,6 +10,7 @@ and the same warnings. The forms the build refuses by design are refused, with w
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import UTC, datetime
 from itertools import chain
@@ -123,7 +124,7 @@ _LASTMODS = (
     "",
 )
 _FREQS = ("daily", "Weekly", " MONTHLY ", "sometimes", "")
-_PRIORITIES = ("0.5", ".5", "1", "0,5", "1.5", "high", "")
+_PRIORITIES = ("0.5", ".5", "1", "0,5", "1.5", "high", "", 1, 0, 2)  # JSON's and Python's ints
 _LOCS = ("products/{i}", "café/{i}", "search?q={i}&x='y'", "http://elsewhere.example/{i}")
 
 
@@ -131,14 +132,14 @@ def _row(pick: tuple[int, int, int, int, int]) -> Any:
     loc, lastmod, freq, priority, i = pick
     given = (_LASTMODS[lastmod], _FREQS[freq], _PRIORITIES[priority])
     loc_text = SHAPES.HOST + _LOCS[loc].format(i=i)
-    return (loc_text, *(value or None for value in given), None)
+    return (loc_text, *(None if value == "" else value for value in given), None)
 
 
 def _later(rows: list[Any]) -> int:
     """The rows whose lastmod is later than now with another value at fault (in scope): the
     per-entry way says both."""
     return sum(
-        row[1] == "2030-01-01" and (row[2] == "sometimes" or row[3] in ("0,5", "1.5", "high"))
+        row[1] == "2030-01-01" and (row[2] == "sometimes" or row[3] in ("0,5", "1.5", "high", 2))
         for row in rows
         if not row[0].startswith("http://")
     )
@@ -263,7 +264,25 @@ def test_odd_values_in_python_rows_build_as_the_per_entry_way(
     report, files, problems = _build_rows(given, tmp, **options)
     _, careful_files, careful_problems = _build_rows(given, tmp, default_tz=UTC, **options)
     elsewhere = sum(row[0].startswith("http://") for row in rows)
-    left = Counter({"loc": elsewhere, "value": _later(rows)})
+    # a number out of range: the core does not take the row (as for a float: 'row')
+    numbers = [row for row in rows if row[3] == 2 and not row[0].startswith("http://")]
+    later = _later(rows) - sum(row[1] == "2030-01-01" for row in numbers)
+    left = Counter({"loc": elsewhere, "value": later, "row": len(numbers)})
     left["future-lastmod"] = report.left_core["future-lastmod"]
     assert +report.left_core == +left
     assert (files, problems) == (careful_files, careful_problems)
+
+
+def test_a_json_line_of_another_type_costs_itself(tmp_path: Path) -> None:
+    """``"type": "url"`` lines (a URL entry saying what it is) stay in the core; a line of
+    another type is read by Python, which says why it is no URL, and costs that line."""
+    lines = [{"type": "url", "loc": f"{SHAPES.HOST}p/{i}", "priority": i % 2} for i in range(9)]
+    lines[4] = {"type": "sitemap", "loc": f"{SHAPES.HOST}sitemap.xml"}
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    report, files, problems = _build(data, "jsonl", tmp_path)
+    assert report.left_core == Counter({"json-line": 1})
+    assert report.urls == 8
+    assert problems == [
+        "['in.jsonl', 5, 'unreadable-line', 'error', \"in.jsonl:5: a 'sitemap' entry, not a URL\"]"
+    ]
+    assert files["sitemap.xml"].count(b"<priority>1.0</priority>") == 4

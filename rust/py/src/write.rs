@@ -3,7 +3,9 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PySet, PyString, PyTuple, PyType,
+};
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
@@ -159,6 +161,12 @@ fn given_priority(
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
         return Some(Given::Value(memo.checked(number.value())?));
+    }
+    if let Ok(number) = value.cast_exact::<PyInt>() {
+        // Python's float of an int (not a bool: `cast_exact`); past 64 bits the long way
+        return Some(Given::Value(
+            memo.checked(number.extract::<i64>().ok()? as f64)?,
+        ));
     }
     let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
     Some(chunk.text(text))
