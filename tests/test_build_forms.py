@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from itertools import chain
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,17 +37,20 @@ _REFUSED = [name for name, form in FORMS.FORMS.items() if form.refused is not No
 
 
 def _build(
-    data: bytes, fmt: str, tmp: Path, *, gz: bool = False, **options: Any
+    data: bytes, fmt: str, tmp: Path, *, gz: bool = False, careful: bool = False, **options: Any
 ) -> tuple[BuildReport, dict[str, bytes], list[str]]:
-    """A build of one source file of ``fmt`` holding ``data``: its report, files, problems."""
+    """A build of one source file of ``fmt`` holding ``data``: its report, files, problems
+    (``careful``: its lines read the per-entry way, ``iter_entries``)."""
     here = tmp / f"build-{len(list(tmp.iterdir()))}"  # the source's name is the same in each
     here.mkdir()
     path = here / f"in.{_SUFFIX[fmt]}{'.gz' if gz else ''}"
     path.write_bytes(data)
     out = here / "out"
     problems: list[Any] = []
+    zone = options.get("default_tz")
     with open_source(str(path)) as stream:
-        entries = chain.from_iterable(iter_batches(stream, fmt, path.name, rows=True))
+        batches = iter_batches(stream, fmt, path.name, default_tz=zone, rows=not careful)
+        entries = chain.from_iterable(batches)
         report = write_sitemaps(
             entries, out, SHAPES.HOST, gzip=False, now=NOW, on_problem=problems.append, **options
         )
@@ -75,9 +79,8 @@ def test_a_form_refused_by_design_says_why(tmp_path: Path, form: str) -> None:
 
 
 # forms whose values are not valid as they are: written without them, the same way either
-# way (the careful way: a default zone sends every row there; a time without a zone is
-# valid under it, so that form is held by the matrix above and the next test alone)
-_ODD = ["csv-lastmod-space", "csv-lastmod-no-colon", "csv-priority-comma"]
+# way (the careful way: each line read the per-entry way)
+_ODD = ["csv-lastmod-space", "csv-lastmod-no-colon", "csv-lastmod-no-zone", "csv-priority-comma"]
 
 
 @pytest.mark.parametrize("form", _ODD)
@@ -86,9 +89,8 @@ def test_values_at_fault_are_left_out_as_the_per_entry_way_does(tmp_path: Path, 
     data = FORMS.source_bytes(form, rows)
     fmt = FORMS.FORMS[form].fmt
     report, files, problems = _build(data, fmt, tmp_path)
-    careful, careful_files, careful_problems = _build(data, fmt, tmp_path, default_tz=UTC)
+    _, careful_files, careful_problems = _build(data, fmt, tmp_path, careful=True)
     assert report.left_core == Counter()
-    assert set(careful.left_core) == {"default-tz"}
     assert (files, problems) == (careful_files, careful_problems)
     assert problems and all("written without its" in problem for problem in problems)
 
@@ -114,6 +116,9 @@ def test_strict_stops_at_the_first_value_at_fault(tmp_path: Path) -> None:
 
 _LASTMODS = (
     "2024-05-06T10:00:00Z",
+    "2024-05-06T10:00:00",  # no zone: at fault unless one is given
+    "2024-05-06T10:00:00.5",
+    "2024-10-27T02:30",  # a time Paris has twice
     "2024-05-06",
     "2024-05-06 10:00:00+01:00",
     "2024-05-06T10:00:00+0100",
@@ -123,6 +128,7 @@ _LASTMODS = (
     "2030-01-01",  # later than the build's now: left out and reported by the rules
     "",
 )
+_ZONELESS = {"2024-05-06T10:00:00", "2024-05-06T10:00:00.5", "2024-10-27T02:30"}
 _FREQS = ("daily", "Weekly", " MONTHLY ", "sometimes", "")
 _PRIORITIES = ("0.5", ".5", "1", "0,5", "1.5", "high", "", 1, 0, 2)  # JSON's and Python's ints
 _LOCS = ("products/{i}", "café/{i}", "search?q={i}&x='y'", "http://elsewhere.example/{i}")
@@ -173,20 +179,21 @@ def _source(fmt: str, rows: list[Any]) -> bytes:
         max_size=40,
     ),
     fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+    zone=st.sampled_from([None, UTC, timezone(timedelta(hours=-5)), ZoneInfo("Europe/Paris")]),
 )
 def test_odd_values_among_rows_build_as_the_per_entry_way(
-    tmp_path_factory: pytest.TempPathFactory, picks: list[Any], fmt: str
+    tmp_path_factory: pytest.TempPathFactory, picks: list[Any], fmt: str, zone: tzinfo | None
 ) -> None:
     """Rows with values at fault anywhere among good ones (and duplicates, a loc elsewhere,
-    an unreadable line): the compiled core and the per-entry way write the same set and the
-    same problems; only the rows whose loc is at fault, or whose lastmod is later than the
+    an unreadable line), with a zone to apply (``--timezone``) or none: the compiled core and
+    the per-entry way write the same set and the same problems; only the rows whose loc is at fault, or whose lastmod is later than the
     build's now, leave the core."""
     tmp = tmp_path_factory.mktemp("forms")
     rows = [_row(pick) for pick in picks]
     data = _source(fmt, rows)
-    options = {"skip_out_of_scope": True}
+    options = {"skip_out_of_scope": True, "default_tz": zone}
     report, files, problems = _build(data, fmt, tmp, **options)
-    _, careful_files, careful_problems = _build(data, fmt, tmp, default_tz=UTC, **options)
+    _, careful_files, careful_problems = _build(data, fmt, tmp, careful=True, **options)
     elsewhere = sum(row[0].startswith("http://") for row in rows)
     not_an_object = fmt == "jsonl"  # a JSON line is read by Python to say why it is none
     left = Counter({"loc": elsewhere, "json-line": not_an_object, "value": _later(rows)})
@@ -241,7 +248,8 @@ def test_python_rows_and_mappings_stay_in_the_core(tmp_path: Path, shape: str, k
     picks=st.lists(
         st.tuples(
             st.integers(0, len(_LOCS) - 1),
-            st.integers(0, len(_LASTMODS) - 1),
+            # the careful way of Python's rows is a zone to apply: no time without one
+            st.sampled_from([n for n, text in enumerate(_LASTMODS) if text not in _ZONELESS]),
             st.integers(0, len(_FREQS) - 1),
             st.integers(0, len(_PRIORITIES) - 1),
             st.integers(0, 50),
@@ -286,3 +294,20 @@ def test_a_json_line_of_another_type_costs_itself(tmp_path: Path) -> None:
         "['in.jsonl', 5, 'unreadable-line', 'error', \"in.jsonl:5: a 'sitemap' entry, not a URL\"]"
     ]
     assert files["sitemap.xml"].count(b"<priority>1.0</priority>") == 4
+
+
+@pytest.mark.parametrize("form", ["csv-plain", "csv-lastmod-no-zone", "jsonl-plain"])
+@pytest.mark.parametrize("zone", [UTC, ZoneInfo("Europe/Paris")], ids=["utc", "paris"])
+def test_a_zone_to_apply_keeps_a_source_in_the_core(
+    tmp_path: Path, form: str, zone: tzinfo
+) -> None:
+    """``--timezone``: a source's lastmods with a zone are the core's as ever, those without
+    one are read in the zone given (as the per-entry way reads them) and written by the core;
+    no row leaves it (every row did: 'default-tz')."""
+    data = FORMS.source_bytes(form, SHAPES.entries("utc", 300))
+    fmt = FORMS.FORMS[form].fmt
+    report, files, problems = _build(data, fmt, tmp_path, default_tz=zone)
+    _, careful_files, careful_problems = _build(data, fmt, tmp_path, careful=True, default_tz=zone)
+    assert report.left_core == Counter()
+    assert (files, problems) == (careful_files, careful_problems)
+    assert not problems

@@ -245,9 +245,9 @@ def url_keeping_loc(
             fields[place] = None
 
 
-def optional_faults(row: Sequence[Any]) -> list[InvalidValue]:
-    """The failures ``url_keeping_loc`` drops the optional fields of ``row`` for (no default
-    zone), in its order, each value checked alone and no ``Url`` made: a source's row whose
+def optional_faults(row: Sequence[Any], default_tz: tzinfo | None = None) -> list[InvalidValue]:
+    """The failures ``url_keeping_loc`` drops the optional fields of ``row`` for (a lastmod
+    without a zone read in ``default_tz``), in its order, each value checked alone and no ``Url`` made: a source's row whose
     values the compiled core refused costs a few small checks, not three ``Url`` values (a
     text's verdict remembered: a sheet repeats its changefreqs and priorities). A value of
     an unusual type may raise TypeError, as it does in ``Url``."""
@@ -256,8 +256,10 @@ def optional_faults(row: Sequence[Any]) -> list[InvalidValue]:
         value = row[place] if place < len(row) else None
         if value is None:
             continue
+        if place == 1 and default_tz is not None:
+            check = partial(check_lastmod, default_tz=default_tz)
         if type(value) is str:
-            key = (place, value)
+            key = (place, value, default_tz if place == 1 else None)
             fault = _FAULTS.get(key, _MISSING)
             if fault is _MISSING:
                 fault = _fault(check, value)
@@ -283,7 +285,7 @@ def _fault(check: Callable[[Any], object], value: object) -> InvalidValue | None
     return None
 
 
-_FAULTS: dict[tuple[int, str], object] = {}  # (place, text) -> its fault or None
+_FAULTS: dict[tuple[int, str, tzinfo | None], object] = {}  # (place, text, zone) -> fault
 _FAULTS_KEPT = 10_000
 
 _new_url = partial(tuple.__new__, Url)

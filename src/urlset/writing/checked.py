@@ -53,14 +53,15 @@ def checked_batches(
     seen = SeenLocs(spill_dir)
     rules = EntryRules.of(opts, report)
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
-    # rows are rendered at once only without a zone to apply, under a plain directory
-    bypass = "default-tz" if opts.default_tz is not None else None
-    if bypass is None and not plain_directory(scope.prefix):
-        bypass = "base-url"
+    # rows are rendered at once under a plain directory; a zone to apply sends Python's rows
+    # and tables the per-entry way, not a source's (read with its own zone: ``_repaired``)
+    zone = "default-tz" if opts.default_tz is not None else None
+    directory = None if plain_directory(scope.prefix) else "base-url"
     try:
         for given, kinds in entry_batches(entries, BATCH):
             if kinds == {dict} and (rows := mapping_rows(given)) is not None:
                 given, kinds = rows, {tuple}  # mappings of the core keys: rows, in the core
+            bypass = directory or (zone if kinds != {SourceRows} else None)
             rendered = render_batch(given, kinds, scope.prefix, opts.text, report.left_core, bypass)
             if rendered is None:
                 yield from _one_by_one(given, kinds, opts, scope, report, seen, rules)
@@ -126,7 +127,8 @@ def _repaired(
 ) -> tuple[Rendered, list[tuple[int, str]]]:
     """A source's batch (or Python rows) with the rows the core refused for a value at fault
     alone (a spreadsheet's lastmod, a decimal comma) rendered by the core after all, without
-    those values, in their places; each such row's warnings put among ``errors`` in its
+    those values (a lastmod without a zone given the source's, as its lines are read), in
+    their places; each such row's warnings put among ``errors`` in its
     place, in the per-entry way's words (``SourceRows.repaired``, ``repaired_rows``), so
     that a file of such rows stays in the core and costs a warning a row. A row whose repair the core still refuses goes
     the per-entry way as before (and one whose lastmod is later than ``now``, the core's
@@ -135,7 +137,7 @@ def _repaired(
     if not value or opts.strict:
         return rendered, refused
     if isinstance(given, SourceRows):
-        at, rows, warnings = given.repaired(value)
+        at, rows, warnings = given.repaired(value, given.default_tz)  # its lines' zone
     else:
         at, rows, warnings = repaired_rows([given[index] for index in value], value)
     again = render_rows(rows, scope.prefix, text=opts.text) if rows else None
