@@ -206,10 +206,13 @@ def test_rows_that_need_the_long_way_are_refused() -> None:
         (LOC, None, None, None, [Image(LOC)]),  # extensions other than a tuple of images
         (LOC, None, None, None, (RawElement("urn:x", "x", "<x xmlns='urn:x'/>"),)),
         [LOC, None, None, None],  # not a tuple
-        (LOC, None, None, 1),  # an int priority: the long way tells it from 1.0
+        (LOC, None, None, True),  # a bool priority: the long way refuses it
         (LOC, "2024-02-30", None, None),
     ]:
         assert _whole([good, bad], PREFIX, 2048, False) is None, bad  # type: ignore[list-item]
+    # an int priority is Python's float of it, as check_priority takes it
+    ints = _whole([good, (LOC, None, None, 1), (LOC, None, None, 0)], PREFIX, 2048, False)
+    assert ints is not None and "<priority>1.0</priority>" in ints.entries()[1]
     # an IRI is made a URI in the core, as urls.to_uri makes it
     iri = _whole([good, (PREFIX + "ä", None, None, None)], PREFIX, 2048, False)
     assert iri is not None and iri.locs[1] == PREFIX + "%C3%A4"

@@ -10,7 +10,7 @@ checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, tzinfo
 from enum import StrEnum
 from functools import partial
@@ -223,6 +223,7 @@ def row_from_dict(data: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 OPTIONAL_FIELDS = {"lastmod": 1, "changefreq": 2, "priority": 3}  # name -> place in a row
+_OPTIONAL_CHECKS = ((1, check_lastmod), (2, check_changefreq), (3, check_priority))
 
 
 def url_keeping_loc(
@@ -243,6 +244,49 @@ def url_keeping_loc(
             dropped.append(exc)
             fields[place] = None
 
+
+def optional_faults(row: Sequence[Any], default_tz: tzinfo | None = None) -> list[InvalidValue]:
+    """The failures ``url_keeping_loc`` drops the optional fields of ``row`` for (a lastmod
+    without a zone read in ``default_tz``), in its order, each value checked alone and no ``Url`` made: a source's row whose
+    values the compiled core refused costs a few small checks, not three ``Url`` values (a
+    text's verdict remembered: a sheet repeats its changefreqs and priorities). A value of
+    an unusual type may raise TypeError, as it does in ``Url``."""
+    faults: list[InvalidValue] = []
+    for place, check in _OPTIONAL_CHECKS:
+        value = row[place] if place < len(row) else None
+        if value is None:
+            continue
+        if place == 1 and default_tz is not None:
+            check = partial(check_lastmod, default_tz=default_tz)
+        if type(value) is str:
+            key = (place, value, default_tz if place == 1 else None)
+            fault = _FAULTS.get(key, _MISSING)
+            if fault is _MISSING:
+                fault = _fault(check, value)
+                if len(_FAULTS) > _FAULTS_KEPT:
+                    _FAULTS.clear()
+                _FAULTS[key] = fault
+        else:
+            fault = _fault(check, value)
+        if fault is not None:
+            faults.append(fault)  # type: ignore[arg-type]
+    return faults
+
+
+def _fault(check: Callable[[Any], object], value: object) -> InvalidValue | None:
+    """Why ``check`` refuses ``value`` (None: it takes it, or the value is absent)."""
+    if _absent(value):
+        return None
+    try:
+        check(value)
+    except InvalidValue as exc:
+        exc.__traceback__ = None  # kept without its frames: thousands are remembered
+        return exc
+    return None
+
+
+_FAULTS: dict[tuple[int, str, tzinfo | None], object] = {}  # (place, text, zone) -> fault
+_FAULTS_KEPT = 10_000
 
 _new_url = partial(tuple.__new__, Url)
 _ROW_TYPES = {str, float, type(None)}

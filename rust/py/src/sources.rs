@@ -107,7 +107,10 @@ fn checked_row<'a>(
     let mut checked = || {
         let priority = match values[3] {
             Value::Number(number) => memo.checked(number)?,
-            Value::Integer(_) | Value::Bool(_) => return None,
+            // Python's float of the int: 0 and 1 as JSON writes them (past 2**53 still out
+            // of range)
+            Value::Integer(number) => memo.checked(number as f64)?,
+            Value::Bool(_) => return None,
             value => text_value(rows, value, Priority::from_text)?,
         };
         Some(Values {

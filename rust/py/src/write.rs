@@ -3,7 +3,9 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PySet, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PySet, PyString, PyTuple, PyType,
+};
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
@@ -159,6 +161,12 @@ fn given_priority(
     }
     if let Ok(number) = value.cast_exact::<PyFloat>() {
         return Some(Given::Value(memo.checked(number.value())?));
+    }
+    if let Ok(number) = value.cast_exact::<PyInt>() {
+        // Python's float of an int (not a bool: `cast_exact`); past 64 bits the long way
+        return Some(Given::Value(
+            memo.checked(number.extract::<i64>().ok()? as f64)?,
+        ));
     }
     let text = value.cast_exact::<PyString>().ok()?.to_str().ok()?;
     Some(chunk.text(text))
@@ -321,6 +329,14 @@ impl RenderedRows {
     /// The entries whose lastmod is a year or a month alone: (entry, the lastmod's text).
     fn without_day(&self) -> Vec<(usize, String)> {
         self.rendered.without_day()
+    }
+
+    /// These rows with the refused inputs `at` (ascending) rendered in `other` after all,
+    /// each in its place (one entry of `other` for each, in order).
+    fn spliced(&self, other: &RenderedRows, at: Vec<usize>) -> RenderedRows {
+        RenderedRows {
+            rendered: self.rendered.spliced(&other.rendered, &at),
+        }
     }
 
     /// The entries whose byte in `keep` is not zero.

@@ -15,14 +15,21 @@ from ..errors import InputError, InvalidValue, written_without
 from ..extensions import JSON_KEYS, from_json_fields
 from ..model import Url, row_from_dict, url_keeping_loc, urls_from_rows
 from ..urls import Scope, plain_directory
-from .compiled import refused_runs, render_batch, rows_between, without_entries
+from .compiled import mapping_rows, refused_runs, render_batch, rows_between, without_entries
 from .dedupe import SeenLocs
-from .document import Rendered
+from .document import Rendered, render_rows
 from .entry_rules import EntryRules
 from .excludes import Excludes
 from .options import BuildOptions, Entry
 from .report import BuildReport
-from .source_rows import SourceEntries, SourceRows, entry_batches, resolved_row
+from .source_rows import (
+    KeptWarning,
+    SourceEntries,
+    SourceRows,
+    entry_batches,
+    repaired_rows,
+    resolved_row,
+)
 from .tables import TableBatch
 
 BATCH = 8192  # entries written at once (~1 MiB of XML); 16k: no faster, 10 MB more
@@ -46,20 +53,27 @@ def checked_batches(
     seen = SeenLocs(spill_dir)
     rules = EntryRules.of(opts, report)
     now = (rules.now - _EPOCH) // _MICROSECOND  # as the core compares lastmods
-    # rows are rendered at once only without a zone to apply, under a plain directory
-    bypass = "default-tz" if opts.default_tz is not None else None
-    if bypass is None and not plain_directory(scope.prefix):
-        bypass = "base-url"
+    # rows are rendered at once under a plain directory; a zone to apply sends Python's rows
+    # and tables the per-entry way, not a source's (read with its own zone: ``_repaired``)
+    zone = "default-tz" if opts.default_tz is not None else None
+    directory = None if plain_directory(scope.prefix) else "base-url"
     try:
         for given, kinds in entry_batches(entries, BATCH):
+            if kinds == {dict} and (rows := mapping_rows(given)) is not None:
+                given, kinds = rows, {tuple}  # mappings of the core keys: rows, in the core
+            bypass = directory or (zone if kinds != {SourceRows} else None)
             rendered = render_batch(given, kinds, scope.prefix, opts.text, report.left_core, bypass)
             if rendered is None:
                 yield from _one_by_one(given, kinds, opts, scope, report, seen, rules)
                 continue
-            errors = deque(given.errors if kinds == {SourceRows} else ())  # unreadable lines
+            # unreadable lines (and with them the warnings of rows written without a value)
+            errors: deque[tuple[int, InputError | KeptWarning]]
+            errors = deque(given.errors if kinds == {SourceRows} else ())
             named = kinds == {SourceRows} and given.sections is not None
             count = len(given)
             refused = rendered.refused()
+            if refused and (kinds == {SourceRows} or kinds == {tuple}):
+                rendered, refused = _repaired(given, rendered, refused, scope, opts, errors, now)
             left = dict.fromkeys(() if rendered.all_current(now) else rendered.future(now), "")
             for index in left:  # each such entry the rules leave without its lastmod
                 left[index] = "future-lastmod"
@@ -71,7 +85,7 @@ def checked_batches(
                 rendered, refused = without_entries(rendered, count, left)
             for start, end, run in refused_runs(rendered, count, refused):
                 while errors and errors[0][0] <= (start if run is None else end):
-                    _from_input_error(errors.popleft()[1], opts, report)  # in their place
+                    _in_place(errors.popleft()[1], opts, report)  # in their place
                 if run is None:
                     part = rows_between(given, start, end)  # with the errors among its rows
                     while errors and errors[0][0] < end:
@@ -93,13 +107,66 @@ def checked_batches(
                         opts.on_written(run)
                     yield run
             for _, error in errors:
-                _from_input_error(error, opts, report)
+                _in_place(error, opts, report)
             for _, why in refused:
                 report.left_core[why] += 1
         if opts.on_seen is not None and opts.dedupe:
             opts.on_seen(seen.known)
     finally:
         seen.close()
+
+
+def _repaired(
+    given: SourceRows | list[tuple[Any, ...]],
+    rendered: Rendered,
+    refused: list[tuple[int, str]],
+    scope: Scope,
+    opts: BuildOptions,
+    errors: deque[tuple[int, InputError | KeptWarning]],
+    now: int,
+) -> tuple[Rendered, list[tuple[int, str]]]:
+    """A source's batch (or Python rows) with the rows the core refused for a value at fault
+    alone (a spreadsheet's lastmod, a decimal comma) rendered by the core after all, without
+    those values (a lastmod without a zone given the source's, as its lines are read), in
+    their places; each such row's warnings put among ``errors`` in its
+    place, in the per-entry way's words (``SourceRows.repaired``, ``repaired_rows``), so
+    that a file of such rows stays in the core and costs a warning a row. A row whose repair the core still refuses goes
+    the per-entry way as before (and one whose lastmod is later than ``now``, the core's
+    microseconds), and so does every row under ``strict`` (which stops at the first)."""
+    value = [at for at, why in refused if why == "value"]
+    if not value or opts.strict:
+        return rendered, refused
+    if isinstance(given, SourceRows):
+        at, rows, warnings = given.repaired(value, given.default_tz)  # its lines' zone
+    else:
+        at, rows, warnings = repaired_rows([given[index] for index in value], value)
+    again = render_rows(rows, scope.prefix, text=opts.text) if rows else None
+    if again is None:
+        return rendered, refused
+    # the core's entries only for the repaired rows it takes, and whose lastmod is not later
+    # than the build's now (the rules leave such a lastmod out: the per-entry way says all)
+    out = {index for index, _ in again.refused()}
+    taken = [n for n in range(len(at)) if n not in out]
+    later = set(again.future(now))
+    if later:
+        again = again.select(bytes(entry not in later for entry in range(len(again))))
+        taken = [n for entry, n in enumerate(taken) if entry not in later]
+    if len(taken) < len(at):
+        at, warnings = [at[n] for n in taken], [warnings[n] for n in taken]
+    spliced = rendered.spliced(again, at)
+    warned = [(index, w) for index, ws in zip(at, warnings, strict=True) for w in ws]
+    places = sorted([*errors, *warned], key=lambda item: item[0])
+    errors.clear()
+    errors.extend(places)  # an unreadable line before a row, then the row's warning
+    return spliced, spliced.refused()
+
+
+def _in_place(item: InputError | KeptWarning, opts: BuildOptions, report: BuildReport) -> None:
+    """An unreadable line, or the warning of a row written without a value, reported."""
+    if type(item) is tuple:
+        report.warn(*item)
+    else:
+        _from_input_error(item, opts, report)  # type: ignore[arg-type]
 
 
 def _entry_findings(run: Rendered, rules: EntryRules) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._core import RenderedRows
-from ..model import Url
+from ..model import Url, row_from_dict
 from .document import render_rows
 from .source_rows import SourceEntries, SourceRows
 from .tables import TableBatch
@@ -53,6 +53,20 @@ def render_batch(
         return render_rows(given, prefix, text=text, beside=True)
     source: SourceRows = given  # a source's rows: checked only there
     return source.render(prefix, text=text)
+
+
+_CORE_KEYS = frozenset({"loc", "lastmod", "changefreq", "priority"})
+
+
+def mapping_rows(given: list[Any]) -> list[tuple[Any, ...]] | None:
+    """A batch of entry mappings as the rows ``model.row_from_dict`` makes of them, for the
+    core to render as any rows (a refused one goes the per-entry way as a row, which reads it
+    as it reads the mapping), when each is a dict of the core keys with a loc; else None (the
+    per-entry way reads the mappings, and says what is wrong)."""
+    for entry in given:
+        if type(entry) is not dict or "loc" not in entry or not entry.keys() <= _CORE_KEYS:
+            return None
+    return list(map(row_from_dict, given))
 
 
 def refused_runs(

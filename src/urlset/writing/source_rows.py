@@ -5,14 +5,16 @@ when the core refuses it, so that every problem keeps its source line."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
 from datetime import tzinfo
 from itertools import islice
 from typing import Any, TypeVar
 
 from .._core import RenderedRows, SourceBatch, render_rows, types_of
+from ..dates import check_lastmod
 from ..errors import InputError, InvalidValue, written_without
 from ..limits import MAX_LOC_LENGTH
-from ..model import Url, url_keeping_loc, urls_from_rows
+from ..model import OPTIONAL_FIELDS, Url, optional_faults, url_keeping_loc, urls_from_rows
 from ..urls import resolved_loc
 from .sections import COLUMN, DEFAULT, checked_name
 from .tables import TableBatch, is_table, table_batches
@@ -20,6 +22,7 @@ from .tables import TableBatch, is_table, table_batches
 CoreRow = tuple[
     str, str | None, str | None, str | float | None
 ]  # loc, lastmod, changefreq, priority
+KeptWarning = tuple[str, str, str | None, int | None]  # code, message, source and line
 
 
 class PythonRows:
@@ -153,6 +156,22 @@ class SourceRows:
         """The rows rendered in the compiled core with the checks of ``document.render_rows``,
         each row that needs the long way refused in its place; None when there are none."""
         return self.batch.render(prefix, MAX_LOC_LENGTH, text)
+
+    def repaired(self, at: list[int], default_tz: tzinfo | None = None) -> Repaired:
+        """``repaired_rows`` of this batch's rows ``at`` (not a long row), each warning as
+        the per-entry way reports the line (``kept_or_error``'s InputError: the code of its
+        first fault, its line and every fault "written without")."""
+        long = {index for index, _ in self.batch.long_rows(at[0], at[-1] + 1)} if at else set()
+        places = [index for index in at if index not in long]
+        numbers, source = self.numbers, self.source
+
+        def warned(index: int, faults: list[InvalidValue]) -> tuple[KeptWarning, ...]:
+            reason = "; ".join([written_without(fault, fault.field) for fault in faults])
+            line = numbers[index]
+            message = f"{source}:{line}: {reason}"  # str(InputError(source, line, reason))
+            return ((f"invalid-{faults[0].field}", message, source, line),) if faults else ()
+
+        return repaired_rows(self.batch.rows(places), places, warned, default_tz)
 
     def lines_by_loc(self, base: str | None = None) -> dict[str, int]:
         """The line of each row by its loc as written, a relative one resolved (where a loc
@@ -354,6 +373,52 @@ def kept_or_error(
         return InputError(source, number, "a row is (loc, lastmod, changefreq, priority)")
     reason = "; ".join(written_without(exc, exc.field) for exc in dropped)
     return InputError(source, number, reason, dropped[0].field, kept=kept)
+
+
+# rows the core refused for their values, some repaired: their places, their rows without
+# the values at fault, and each one's warnings
+Repaired = tuple[list[int], list[Any], list[tuple[KeptWarning, ...]]]
+
+
+def _warned(_: int, faults: list[InvalidValue]) -> tuple[KeptWarning, ...]:
+    """A Python row's warnings as ``checked._convert`` reports them: one a fault."""
+    return tuple((f"invalid-{f.field}", written_without(f, f.field), None, None) for f in faults)
+
+
+def repaired_rows(
+    rows: Sequence[tuple[Any, ...]],
+    at: list[int],
+    warned: Callable[[int, list[InvalidValue]], tuple[KeptWarning, ...]] = _warned,
+    default_tz: tzinfo | None = None,
+) -> Repaired:
+    """Of ``rows`` (at places ``at``), which the core refused for their values, those the
+    per-entry way keeps without the values at fault (``model.optional_faults``; not one with
+    a value of an unusual type): their places, their rows without those values (for the
+    core to render after all) and their warnings (``warned``: of a place and its faults).
+    With ``default_tz``, a lastmod text without a zone is the time Python makes it in that
+    zone (the core writes a zoned time as Python writes it)."""
+    taken: list[int] = []
+    kept: list[Any] = []
+    warnings: list[tuple[KeptWarning, ...]] = []
+    for index, given in zip(at, rows, strict=True):
+        row, zoned = given, False
+        if default_tz is not None and type(given[1]) is str and given[1].strip():
+            # read once (a file of them has a new text a row); a fault is found below
+            with suppress(InvalidValue):
+                row, zoned = (given[0], check_lastmod(given[1], default_tz), *given[2:]), True
+        try:
+            faults = optional_faults(row, default_tz)
+        except TypeError:
+            continue
+        if not faults and not zoned:
+            continue
+        fields = list(row)
+        for fault in faults:
+            fields[OPTIONAL_FIELDS[fault.field]] = None
+        taken.append(index)
+        kept.append(tuple(fields))
+        warnings.append(warned(index, faults))
+    return taken, kept, warnings
 
 
 _SOURCE_PULL = 16  # entries pulled at once unless they are rows from Python

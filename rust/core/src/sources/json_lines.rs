@@ -14,16 +14,18 @@ use crate::values::image::{Image, FIELDS, MAX_IMAGES_PER_URL};
 use crate::values::news::{self, News, Texts};
 use crate::values::video::{self, Price, Relationship, Video};
 
-const KEYS: [&[u8]; 6] = [
+const KEYS: [&[u8]; 7] = [
     b"loc",
     b"lastmod",
     b"changefreq",
     b"priority",
     b"sitemap",
     b"section",
+    b"type",
 ];
 const SITEMAP: usize = 4;
 const SECTION: usize = 5;
+const TYPE: usize = 6;
 
 /// What a chunk of lines gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -709,6 +711,15 @@ pub fn object(
                 Value::Absent => {}
                 _ => return None, // not a name: Python says why
             }
+        } else if key == TYPE {
+            // "url", as a URL entry may say it is (`urlset read` writes "sitemap" for an
+            // index's): any other type, Python says why the line is not a URL
+            match value {
+                Value::Text(start, end) if &rows.text[start..end] == "url" => {
+                    rows.text.truncate(start)
+                }
+                _ => return None,
+            }
         } else if let Value::Text(start, _) = value {
             rows.text.truncate(start);
         }
@@ -786,6 +797,8 @@ mod tests {
             row(r#"{"loc":"","sitemap":3,"priority":1e-1}"#).unwrap(),
             ["", "-", "-", "0.1"]
         );
+        let got = row(r#"{"type":"url","loc":"c","type":"\u0075rl"}"#);
+        assert_eq!(got.unwrap(), ["c", "-", "-", "-"]); // a URL entry saying so
         let got = row(r#"{"loc":1,"lastmod":0,"changefreq":false,"priority":0}"#);
         assert_eq!(got.unwrap(), ["int 1", "-", "-", "int 0"]);
         let got = row(r#"{"loc":null,"lastmod":NaN,"changefreq":true,"priority":-Infinity}"#);
@@ -804,7 +817,8 @@ mod tests {
             r#"{"loc": "a", "priority": 01.5}"#,
             r#"{"loc": "a\ud800"}"#,
             "{\"loc\": \"a\tb\"}",
-            r#"{"loc": "a", "type": "url"}"#,
+            r#"{"loc": "a", "type": "sitemap"}"#,
+            r#"{"loc": "a", "type": null}"#,
             r#"{"lo\u0063": "a"}"#,
             r#"{"loc": "a"} x"#,
             r#"{"loc": "a",}"#,

@@ -503,6 +503,30 @@ impl Rendered {
         out
     }
 
+    /// These rows with the refused inputs `at` (ascending, each refused here) rendered in
+    /// `other` after all (`other`'s entries, one for each in order): the batch whole again,
+    /// in input order, the other refused rows still refused.
+    pub fn spliced(&self, other: &Rendered, at: &[usize]) -> Rendered {
+        let mut out = Rendered::with_capacity(self.len() + other.len());
+        let (mut entry, mut taken) = (0, 0);
+        let mut refused = self.refused.iter().peekable();
+        let mut at = at.iter().peekable();
+        for input in 0..self.inputs {
+            let Some(&(_, why)) = refused.next_if(|(row, _)| *row == input) else {
+                out.copy_entry(self, entry);
+                entry += 1;
+                continue;
+            };
+            if at.next_if(|&&row| row == input).is_some() && taken < other.len() {
+                out.copy_entry(other, taken);
+                taken += 1;
+            } else {
+                out.refuse(why);
+            }
+        }
+        out
+    }
+
     fn copy_entry(&mut self, from: &Rendered, index: usize) {
         let namespaces = from.namespaces.get(index).copied().unwrap_or(0);
         self.namespaces.push(namespaces);
@@ -670,6 +694,30 @@ mod tests {
         let mut with_days = Rendered::with_capacity(1);
         with_days.push("https://x.org/a", &values("2024-02-03"), false);
         assert!(with_days.without_day_texts().is_empty());
+    }
+
+    #[test]
+    fn rows_rendered_after_all_take_their_places() {
+        let mut first = Rendered::with_capacity(4);
+        first.push("https://e.com/a", &values("2024-01-02"), false);
+        first.refuse(Refusal::Value);
+        first.refuse(Refusal::Loc);
+        first.push("https://e.com/d", &values("2024-01-03"), false);
+        first.refuse(Refusal::Value);
+        let mut again = Rendered::with_capacity(1);
+        again.push("https://e.com/b", &Values::default(), false);
+        let spliced = first.spliced(&again, &[1]);
+        assert_eq!(spliced.refused(), [(2, Refusal::Loc), (4, Refusal::Value)]);
+        let locs: Vec<_> = (0..spliced.len()).map(|i| spliced.loc(i)).collect();
+        assert_eq!(
+            locs,
+            ["https://e.com/a", "https://e.com/b", "https://e.com/d"]
+        );
+        let mut whole = first.range(0, 1);
+        whole.append(&again);
+        whole.append(&first.range(1, 2));
+        assert_eq!(spliced.bytes(0, 3), whole.bytes(0, 3));
+        assert_eq!(spliced.newest(0, 3), whole.newest(0, 3));
     }
 
     #[test]
