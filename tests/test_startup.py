@@ -425,7 +425,7 @@ def test_a_read_of_a_plain_sitemap_loads_neither_click_nor_what_it_does_not_use(
 
 def test_a_sitemap_the_compiled_lane_hands_over_loads_lxml(tmp_path: Path) -> None:
     sitemap = tmp_path / "sitemap.xml"
-    sitemap.write_text(TINY.replace("</urlset>", "<!-- x --></urlset>"), encoding="utf-8")
+    sitemap.write_text(TINY.replace("</urlset>", "<!-- <x> --></urlset>"), encoding="utf-8")
     assert "lxml" in tops(loaded("read", str(sitemap)))  # the check above could fail
 
 
@@ -511,7 +511,7 @@ def test_a_short_command_compiles_only_the_patterns_it_uses(tmp_path: Path) -> N
     build = ("build", "--base-url", "https://shop.test/", "--out", str(out), str(listing))
     assert compiled_patterns(*build) == {"urlset.urls._PLAIN_ORIGIN"}
     # a document the compiled lane hands over: the full lane's patterns are compiled then
-    sitemap.write_text(TINY.replace("</urlset>", "<!-- x --></urlset>"), encoding="utf-8")
+    sitemap.write_text(TINY.replace("</urlset>", "<!-- <x> --></urlset>"), encoding="utf-8")
     assert "urlset.reading.xml_guard._GUARD_TOKEN" in compiled_patterns("read", str(sitemap))
 
 

@@ -148,6 +148,13 @@ pub enum Value {
     },
 }
 
+impl Value {
+    /// Whether the value is typed as written (plain: the reader has nothing to say of it).
+    fn is_typed(&self) -> bool {
+        !matches!(self, Value::Text(_) | Value::Uri { .. })
+    }
+}
+
 /// An entry some of whose values the reader judges (they may need correction or a report):
 /// its line and its loc, lastmod, changefreq, priority.
 #[derive(Debug, Clone, PartialEq)]
@@ -394,6 +401,18 @@ fn entry(
         spans[3] = c.element(priority.0, priority.1);
     }
     let close = limits.kind.close();
+    if !c.at(close) && reordered(c, &mut spans, limits.kind) {
+        // the sink's findings of one entry come in the protocol's order: an entry written
+        // in another is judged here only when it has none to give (the checker, which
+        // reads such a run's bytes again, reports the order)
+        let entry = c.at(close).then(|| judged(c, spans, line, start, limits));
+        return match entry.flatten() {
+            Some(Entry::Judged(j)) if j.values.iter().flatten().all(Value::is_typed) => {
+                Some(Entry::Judged(j))
+            }
+            _ => None,
+        };
+    }
     let Some((loc, loc_line)) = spans[0] else {
         // an entry without a loc (empty, or other values only): judged, the reader reports it
         return if c.at(close) {
@@ -469,6 +488,21 @@ fn entry(
         _ if c.at(close) => judged(c, spans, line, start, limits),
         _ => None,
     }
+}
+
+/// The core elements at the cursor not read yet, in any order (a generator's, each once):
+/// whether there was one.
+fn reordered(c: &mut Cursor<'_>, spans: &mut [Option<(Span, u32)>; 4], kind: Kind) -> bool {
+    let names = if kind == Kind::Urlset { 4 } else { 2 };
+    let mut found = false;
+    while let Some(i) = (0..names).find(|&i| spans[i].is_none() && c.at(ELEMENTS[i].0)) {
+        let Some(element) = c.element(ELEMENTS[i].0, ELEMENTS[i].1) else {
+            break;
+        };
+        spans[i] = Some(element);
+        found = true;
+    }
+    found
 }
 
 /// An entry standing on its end tag whose values (`spans`, loc maybe absent) the reader
@@ -984,6 +1018,30 @@ mod tests {
     }
 
     #[test]
+    fn core_elements_in_another_order_are_judged_when_plain() {
+        let text = "<url><lastmod>2024-01-02</lastmod><loc>https://a.test/x</loc></url>\n<url><loc>https://a.test/y</loc><priority>0.5</priority><changefreq>daily</changefreq></url>";
+        let s = scan_all(text);
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run.len(), 2);
+        assert!(matches!(run[0].values[0], Some(Value::Loc { .. })));
+        assert!(matches!(run[0].values[1], Some(Value::Lastmod(_))));
+        assert_eq!(run[1].values[3], Some(Value::Priority(0.5)));
+        assert_eq!(run[1].line, 2);
+        for odd in [
+            "<url><lastmod>2024-1-2</lastmod><loc>https://a.test/x</loc></url>",
+            "<url><lastmod>2024-01-02</lastmod><loc>https://A.test/x</loc></url>",
+            "<url><loc>https://a.test/x</loc><priority>1</priority><lastmod>2024-01-02</lastmod><priority>1</priority></url>",
+        ] {
+            assert!(
+                matches!(scan_all(odd).stop, Stop::Gap { start: 0, .. }),
+                "{odd}"
+            );
+        }
+    }
+
+    #[test]
     fn anything_else_is_a_gap_up_to_the_next_url_end() {
         let text = "<url><loc>https://a.test/x</loc></url> <!-- c -- d --><url><loc>https://a.test/y</loc></url><url><loc>https://a.test/&#x9;</loc></url>";
         let s = scan_all(text);
@@ -1001,7 +1059,7 @@ mod tests {
             }
         );
         for odd in [
-            "<url><lastmod>2024-01-01</lastmod><loc>https://a.test/</loc></url>",
+            "<url><lastmod>2024-1-1</lastmod><loc>https://a.test/</loc></url>",
             "<url ><loc>https://a.test/</loc></url>",
             "<url><loc>https://a.test/</loc><unknown/></url>",
             "<url><loc>https://a.test/</loc><lastmod>2024-01-01</lastmod><lastmod>2024-01-01</lastmod></url>",
@@ -1010,7 +1068,6 @@ mod tests {
             "<url><loc>https://a.test/]]></loc></url>",
             "<url><loc>https://a.test/&nbsp;</loc></url>",
             "<url><loc/></url>",
-            "<url><lastmod>2024-01-01</lastmod><loc>https://a.test/</loc></url>",
         ] {
             assert_eq!(
                 scan_all(odd).stop,
