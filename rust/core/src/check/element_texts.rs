@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use memchr::memchr;
+use memchr::{memchr, memmem};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::read::seen::PassThrough;
@@ -23,8 +23,14 @@ pub fn element_texts<'a>(
     starts: Option<&'a Prefixes>,
 ) -> impl Iterator<Item = (usize, usize)> + 'a {
     let mut pos = 0;
+    // a few prefixes: the next '>' followed by each (usize::MAX: none left), so that the '>'
+    // where none starts cost nothing
+    let mut marked: Vec<Option<usize>> = vec![None; starts.map_or(0, |s| s.marked.len())];
     std::iter::from_fn(move || loop {
-        let start = pos + memchr(b'>', &window[pos..])? + 1;
+        let start = match starts {
+            Some(starts) if !marked.is_empty() => starts.next_marked(window, pos, &mut marked)?,
+            _ => pos + memchr(b'>', &window[pos..])?,
+        } + 1;
         let end = match starts {
             None => {
                 let lt = start + memchr(b'<', &window[start..])?;
@@ -42,6 +48,9 @@ pub fn element_texts<'a>(
     })
 }
 
+/// Past this many prefixes, each '>' is looked at (a search a prefix costs more).
+const MARKED: usize = 4;
+
 /// The alternation of prefixes a text starts with (Python's ``(?:p1|p2|...)``).
 pub struct Prefixes {
     /// longest first, as the alternation tries them (two of one length that both match are
@@ -49,6 +58,8 @@ pub struct Prefixes {
     prefixes: Vec<Box<[u8]>>,
     /// the bytes a prefix starts with (every byte when one is empty)
     first_byte: [bool; 256],
+    /// a few prefixes (none empty): a search for each after a '>'
+    marked: Vec<memmem::Finder<'static>>,
 }
 
 impl Prefixes {
@@ -62,10 +73,32 @@ impl Prefixes {
                 None => first_byte = [true; 256], // an empty one matches anywhere
             }
         }
+        let marked = if prefixes.len() <= MARKED && prefixes.iter().all(|p| !p.is_empty()) {
+            let marked = |p: &Box<[u8]>| memmem::Finder::new(&[b">", &p[..]].concat()).into_owned();
+            prefixes.iter().map(marked).collect()
+        } else {
+            Vec::new()
+        };
         Prefixes {
             prefixes,
             first_byte,
+            marked,
         }
+    }
+
+    /// The first '>' at `pos` or after that a prefix follows (`next`: each prefix's next one
+    /// found so far, None before the first search).
+    fn next_marked(&self, window: &[u8], pos: usize, next: &mut [Option<usize>]) -> Option<usize> {
+        for (finder, at) in self.marked.iter().zip(next.iter_mut()) {
+            if at.is_none_or(|at| at < pos) {
+                *at = Some(finder.find(&window[pos..]).map_or(usize::MAX, |k| pos + k));
+            }
+        }
+        next.iter()
+            .flatten()
+            .copied()
+            .min()
+            .filter(|&at| at != usize::MAX)
     }
 
     /// The end of the text starting at `start` as `(?:p1|...)[^<]*<` matches there: the
@@ -230,6 +263,7 @@ mod tests {
         // a prefix holding '<' takes it in
         assert_eq!(texts(b"<l>x<y</l>"), [&b"x<y"[..]]);
         assert_eq!(texts(b"<l>ab"), Vec::<&[u8]>::new());
+        assert_eq!(texts(b"ab<>a<"), [&b"a"[..]]); // not at the window's start
         let any = Prefixes::new([&b""[..]]);
         let window = b"<a><b>x</b></a>";
         let found: Vec<_> = element_texts(window, Some(&any)).collect();
