@@ -74,8 +74,8 @@ impl Prefixes {
             }
         }
         let marked = if prefixes.len() <= MARKED && prefixes.iter().all(|p| !p.is_empty()) {
-            let marked = |p: &Box<[u8]>| memmem::Finder::new(&[b">", &p[..]].concat()).into_owned();
-            prefixes.iter().map(marked).collect()
+            let marked = |p: &[u8]| memmem::Finder::new(&[b">", p].concat()).into_owned();
+            prefixes.iter().map(|p| marked(p)).collect()
         } else {
             Vec::new()
         };

@@ -3,6 +3,7 @@
 //! rules need of the render lane's columns (`loc_column`, `lastmods`).
 pub mod element_texts;
 pub mod ext_json;
+mod ext_walk;
 pub mod lastmods;
 pub mod loc_column;
 pub mod loc_texts;
