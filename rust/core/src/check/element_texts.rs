@@ -1,8 +1,8 @@
 //! Where given texts (the locs check placed findings on) are written as an element's text
-//! (Python's `checking/positions.py:_occurrences`, its way for many needles): the texts the
-//! pattern `>([^<]+)<` finds, as `re.finditer` finds them, each looked up among the needles
-//! by its xxh3 hash, so that the hundreds of thousands of texts of a large urlset cost no
-//! Python object each.
+//! (Python's `checking/positions.py:_occurrences` past a few needles): the texts the pattern
+//! `>([^<]+)<` finds (or, a few needle prefixes, `>((?:p1|p2|...)[^<]*)<`), as `re.finditer`
+//! finds them, each looked up among the needles by its xxh3 hash, so that the hundreds of
+//! thousands of texts of a large urlset cost no Python object each.
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
