@@ -1,5 +1,5 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -220,6 +220,17 @@ def loc_texts(
     window: bytes, longest: int, line: int, carry: int, foreign: list[bytes] = ..., /
 ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], int, int | None]: ...
 def loc_read_iri_only(text: str, /) -> bool: ...
+
+class ElementTexts:
+    """Where needles are written as an element's text, a window at a time
+    (checking/positions.py: the texts of ``>([^<]+)<``, with ``prefixes`` of
+    ``>((?:p1|p2|...)[^<]*)<``): each needle's offsets found so far."""
+
+    def __init__(self, needles: Iterable[bytes], prefixes: list[bytes] | None = None) -> None: ...
+    def scan(self, window: bytes, base: int, /) -> None: ...
+    @property
+    def found(self) -> dict[bytes, list[int]]: ...
+
 def resolve_loc(loc: str, prefix: str) -> str | None: ...
 
 class SeenLocs:

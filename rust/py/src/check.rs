@@ -1,7 +1,8 @@
 //! The checker's scans of the bytes as written (`urlset_core::check`).
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use urlset_core::check::element_texts::{Needles, Prefixes};
 use urlset_core::check::ext_json;
 use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
@@ -145,9 +146,10 @@ type JudgedColumns<'py> = (
 /// Native-endian bytes of `values` (a copy a word: a `flat_map` collected byte by byte cost
 /// ~40 instructions a word, on ten words a record for `judge_extensions`'s counts).
 fn words(values: &[u32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 * values.len());
-    for value in values {
-        out.extend_from_slice(&value.to_ne_bytes());
+    // into a buffer of the full size, four bytes a word (vectorised; a push a word is not)
+    let mut out = vec![0u8; 4 * values.len()];
+    for (bytes, value) in out.chunks_exact_mut(4).zip(values) {
+        bytes.copy_from_slice(&value.to_ne_bytes());
     }
     out
 }
@@ -347,6 +349,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EXT_JSON_CODES", ext_json::CODES.to_vec())?;
     m.add("EXT_JSON_KINDS", ext_json::KINDS.to_vec())?;
     m.add_function(wrap_pyfunction!(loc_texts, m)?)?;
+    m.add_class::<ElementTexts>()?;
     m.add_function(wrap_pyfunction!(loc_read_iri_only, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
@@ -357,4 +360,70 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LOC_TOO_LONG", TOO_LONG)?;
     m.add("LOC_JUDGE", JUDGE)?;
     Ok(())
+}
+
+/// Where the needles (bytes) are written as an element's text, a window at a time
+/// (`urlset_core::check::element_texts`: the texts of `>([^<]+)<`, or with `prefixes` of
+/// `>((?:p1|p2|...)[^<]*)<`): `found` holds the offsets of each needle found so far (a list
+/// a needle, keyed by its bytes object, in document order).
+#[pyclass(module = "urlset._core")]
+pub struct ElementTexts {
+    needles: Needles,
+    starts: Option<Prefixes>,
+    keys: Vec<Py<PyBytes>>,
+    lists: Vec<Option<Py<PyList>>>,
+    found: Py<PyDict>,
+}
+
+#[pymethods]
+impl ElementTexts {
+    #[new]
+    #[pyo3(signature = (needles, prefixes = None))]
+    fn new(
+        py: Python<'_>,
+        needles: &Bound<'_, PyAny>,
+        prefixes: Option<Vec<Vec<u8>>>,
+    ) -> PyResult<Self> {
+        let mut texts = ElementTexts {
+            needles: Needles::default(),
+            starts: prefixes.map(|p| Prefixes::new(p.iter().map(Vec::as_slice))),
+            keys: Vec::new(),
+            lists: Vec::new(),
+            found: PyDict::new(py).unbind(),
+        };
+        for needle in needles.try_iter()? {
+            let needle = needle?.cast_into::<PyBytes>().map_err(PyErr::from)?;
+            if texts.needles.insert(needle.as_bytes()) as usize == texts.keys.len() {
+                texts.keys.push(needle.unbind());
+                texts.lists.push(None);
+            }
+        }
+        Ok(texts)
+    }
+
+    /// Add the occurrences in `window`, whose first byte is the document's `base`th.
+    fn scan(&mut self, py: Python<'_>, window: &[u8], base: u64) -> PyResult<()> {
+        let (needles, starts) = (&self.needles, self.starts.as_ref());
+        let found = py.detach(|| needles.occurrences(window, starts));
+        let dict = self.found.bind(py);
+        for (number, start) in found {
+            let k = number as usize;
+            let list = match &self.lists[k] {
+                Some(list) => list.bind(py).clone(),
+                None => {
+                    let list = PyList::empty(py);
+                    dict.set_item(self.keys[k].bind(py), &list)?;
+                    self.lists[k] = Some(list.clone().unbind());
+                    list
+                }
+            };
+            list.append(base + start as u64)?;
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn found<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
+        self.found.bind(py).clone()
+    }
 }

@@ -17,6 +17,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 
+from .._core import ElementTexts
 from ..errors import InvalidValue
 from ..model import Issue, SitemapRef
 from ..patterns import lazy
@@ -454,29 +455,32 @@ def _occurrences(
 ) -> Found:
     """Offset of every occurrence of each needle written as an element's text (a text
     sitemap: as a whitespace-delimited word), in document order, in one pass (in XML until
-    ``placed`` says the occurrences so far place every finding: later ones move none)."""
-    found: Found = {}
+    ``placed`` says the occurrences so far place every finding: later ones move none). In
+    XML, the texts of ``>([^<]+)<`` (or, a few needle prefixes, of the texts starting with
+    one) are found and looked up in the compiled core (``_core.ElementTexts``)."""
     if fmt == "text":
-        pattern = _TEXT_TOKEN
-        group = 0
-    else:
-        prefixes = sorted({n[:8] for n in needles}, key=len, reverse=True)
-        if len(prefixes) > 64 or not all(prefixes):
-            body = rb"[^<]+"
-        else:
-            body = rb"(?:" + b"|".join(map(re.escape, prefixes)) + rb")[^<]*"
-        pattern = re.compile(rb">(" + body + rb")<")
-        group = 1
-        if all(prefixes) and len(needles) <= _FEW:
-            return _few_occurrences(windows, needles, pattern, placed)
+        found: Found = {}
+        for base, window in windows():
+            for m in _TEXT_TOKEN.finditer(window):
+                text = m.group()
+                if text in needles:
+                    found.setdefault(text, []).append(base + m.start())
+        return found
+    prefixes = sorted({n[:8] for n in needles}, key=len, reverse=True)
+    few_prefixes = len(prefixes) <= 64 and all(prefixes)
+    if few_prefixes and len(needles) <= _FEW:
+        return _few_occurrences(windows, needles, _texts_pattern(prefixes), placed)
+    texts = ElementTexts(needles, prefixes if few_prefixes else None)
     for base, window in windows():
-        for m in pattern.finditer(window):
-            text = m.group(group)
-            if text in needles:
-                found.setdefault(text, []).append(base + m.start(group))
-        if placed is not None and fmt != "text" and placed(found):
+        texts.scan(window, base)
+        if placed is not None and placed(texts.found):
             break  # as in _few_occurrences
-    return found
+    return texts.found
+
+
+def _texts_pattern(prefixes: list[bytes]) -> Regex:
+    """The texts ``_occurrences`` looks at, of a few needle prefixes (longest first)."""
+    return re.compile(rb">((?:" + b"|".join(map(re.escape, prefixes)) + rb")[^<]*)<")
 
 
 _FEW = 32  # needles looked for as themselves (an alternation tried at each '>'), not prefixes

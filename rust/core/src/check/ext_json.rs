@@ -9,6 +9,7 @@
 //! judged in Python, once per distinct text).
 use std::borrow::Cow;
 
+use super::ext_walk::walked_record;
 use super::loc_column::StringColumn;
 
 /// The per-URL codes counted, in the order of a record's counts.
@@ -25,7 +26,7 @@ pub const KINDS: [&str; 4] = ["images", "videos", "news", "alternates"];
 /// Numbers per record: the codes', then the kinds'.
 pub const COUNTS: usize = CODES.len() + KINDS.len();
 const KNOWN: [&str; 5] = ["images", "videos", "news", "alternates", "extensions"];
-const MAX_IMAGES: usize = 1_000;
+pub(super) const MAX_IMAGES: usize = 1_000;
 const MAX_DEPTH: usize = 64;
 
 /// A record without extensions.
@@ -92,20 +93,39 @@ impl<'a> Json<'a> {
 
 /// A record's JSON, checked as UTF-8 once (`src`), read as bytes (`text`): a string
 /// without escapes is a slice of `src` between two quotes (no check of its own).
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     src: &'a str,
     text: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Parser<'a> {
+    /// A parser of `text` (None when it is not UTF-8).
+    pub(super) fn new(text: &'a [u8]) -> Option<Parser<'a>> {
+        Some(Parser::of(std::str::from_utf8(text).ok()?))
+    }
+
+    pub(super) fn of(src: &'a str) -> Parser<'a> {
+        Parser {
+            src,
+            text: src.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    /// Whether only spaces are left.
+    pub(super) fn done(&mut self) -> bool {
+        self.space();
+        self.pos == self.text.len()
+    }
+
     fn space(&mut self) {
         while matches!(self.text.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
         }
     }
 
-    fn eat(&mut self, byte: u8) -> bool {
+    pub(super) fn eat(&mut self, byte: u8) -> bool {
         self.space();
         if self.text.get(self.pos) == Some(&byte) {
             self.pos += 1;
@@ -115,50 +135,100 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Option<Json<'a>> {
+    /// The first byte of the value at `depth` (spaces passed over); None past the nesting
+    /// limit or at the end.
+    pub(super) fn at(&mut self, depth: usize) -> Option<u8> {
         if depth > MAX_DEPTH {
             return None;
         }
         self.space();
-        match *self.text.get(self.pos)? {
+        self.text.get(self.pos).copied()
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Json<'a>> {
+        match self.at(depth)? {
             b'{' => {
-                self.pos += 1;
                 let mut fields = Vec::new();
-                if self.eat(b'}') {
-                    return Some(Json::Obj(fields));
-                }
-                loop {
-                    self.space();
-                    let key = self.string()?;
-                    if !self.eat(b':') {
-                        return None;
-                    }
-                    fields.push((key, self.value(depth + 1)?));
-                    if self.eat(b'}') {
-                        return Some(Json::Obj(fields));
-                    }
-                    if !self.eat(b',') {
-                        return None;
-                    }
-                }
+                self.object(depth, |parser, key, depth| {
+                    fields.push((key, parser.value(depth)?));
+                    Some(())
+                })?;
+                Some(Json::Obj(fields))
             }
             b'[' => {
-                self.pos += 1;
                 let mut items = Vec::new();
-                if self.eat(b']') {
-                    return Some(Json::Arr(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    if self.eat(b']') {
-                        return Some(Json::Arr(items));
-                    }
-                    if !self.eat(b',') {
-                        return None;
-                    }
-                }
+                self.array(depth, |parser, depth| {
+                    items.push(parser.value(depth)?);
+                    Some(())
+                })?;
+                Some(Json::Arr(items))
             }
             b'"' => self.string().map(Json::Str),
+            _ => self.scalar(),
+        }
+    }
+
+    /// A valid value at `depth`, passed over.
+    pub(super) fn skip(&mut self, depth: usize) -> Option<()> {
+        match self.at(depth)? {
+            b'{' => self.object(depth, |parser, _key, depth| parser.skip(depth)),
+            b'[' => self.array(depth, Parser::skip),
+            b'"' => self.string().map(drop),
+            _ => self.scalar().map(drop),
+        }
+    }
+
+    /// The object at `pos` (its '{'), each key given to `field` with the depth of its value,
+    /// which `field` reads.
+    pub(super) fn object(
+        &mut self,
+        depth: usize,
+        mut field: impl FnMut(&mut Self, Cow<'a, str>, usize) -> Option<()>,
+    ) -> Option<()> {
+        self.pos += 1;
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            self.space();
+            let key = self.string()?;
+            if !self.eat(b':') {
+                return None;
+            }
+            field(self, key, depth + 1)?;
+            if self.eat(b'}') {
+                return Some(());
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+        }
+    }
+
+    /// The list at `pos` (its '['), each item read by `item` at its depth.
+    pub(super) fn array(
+        &mut self,
+        depth: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        self.pos += 1;
+        if self.eat(b']') {
+            return Some(());
+        }
+        loop {
+            item(self, depth + 1)?;
+            if self.eat(b']') {
+                return Some(());
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+        }
+    }
+
+    /// A null, true, false or number at `pos`.
+    fn scalar(&mut self) -> Option<Json<'a>> {
+        match *self.text.get(self.pos)? {
             b'n' => self.word(b"null").map(|_| Json::Null),
             b't' => self.word(b"true").map(|_| Json::Scalar),
             b'f' => self.word(b"false").map(|_| Json::Scalar),
@@ -189,19 +259,22 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         if self.text.get(self.pos) != Some(&b'"') {
             return None;
         }
         let start = self.pos + 1;
-        let mut end = start;
-        loop {
-            match *self.text.get(end)? {
-                b'"' => break,
-                b'\\' => return self.escaped(start),
-                byte if byte < 0x20 => return None,
-                _ => end += 1,
-            }
+        // the closing quote or the first escape, then no control character before it (a
+        // search, not a byte at a time: the strings are most of a record's JSON)
+        let end = start + memchr::memchr2(b'"', b'\\', &self.text[start..])?;
+        if self.text[start..end]
+            .iter()
+            .fold(false, |any, &b| any | (b < 0x20))
+        {
+            return None;
+        }
+        if self.text[end] == b'\\' {
+            return self.escaped(start);
         }
         self.pos = end + 1;
         // both ends are at ASCII quotes: character boundaries of `src`
@@ -265,11 +338,9 @@ impl<'a> Parser<'a> {
 }
 
 fn parse(text: &[u8]) -> Option<Json<'_>> {
-    let src = std::str::from_utf8(text).ok()?;
-    let mut parser = Parser { src, text, pos: 0 };
+    let mut parser = Parser::new(text)?;
     let value = parser.value(0)?;
-    parser.space();
-    (parser.pos == text.len()).then_some(value)
+    parser.done().then_some(value)
 }
 
 /// The items of an optional list field: missing or null is none; anything but a list of
@@ -282,8 +353,19 @@ fn objects<'j, 'a>(fields: &'j Json<'a>, key: &str) -> Option<&'j [Json<'a>]> {
     }
 }
 
-/// One record's counts ([`COUNTS`]) and news dates (None: flagged).
-fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
+/// What the tree gives of a record's JSON (`ext_walk`'s reference).
+#[cfg(test)]
+pub(super) fn reference_record(text: &[u8], loc: &str) -> Option<Judgement> {
+    record(&parse(text)?, loc)
+}
+
+/// A record's counts ([`COUNTS`]) and its news items' publication dates.
+pub(super) type Judgement = ([u32; COUNTS], Vec<Option<String>>);
+
+/// One record's counts ([`COUNTS`]) and news dates (None: flagged); `ext_walk` gives the
+/// same without the tree (the tests hold the two equal).
+#[cfg_attr(not(test), allow(dead_code))]
+fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<Judgement> {
     let Json::Obj(pairs) = fields else {
         return None;
     };
@@ -329,7 +411,7 @@ fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<([u32; COUNTS], Vec<Option
 
 /// A page's `hreflang-missing-self` (no link to `loc`) and `hreflang-duplicate` (a code given
 /// again, in any case, for another href) findings from its links, (href, hreflang) each.
-fn link_findings(links: &[(&str, &str)], loc: &str) -> [u32; 2] {
+pub(super) fn link_findings(links: &[(&str, &str)], loc: &str) -> [u32; 2] {
     let missing_self = u32::from(!links.iter().any(|(href, _)| *href == loc));
     let mut duplicates = 0;
     for (at, &(href, code)) in links.iter().enumerate() {
@@ -372,10 +454,7 @@ pub fn judge(
             NONE
         } else {
             let loc = std::str::from_utf8(locs.row(row)?).ok()?;
-            let judged = match plain_record(text, loc) {
-                Some(judged) => Some(judged),
-                None => parse(text).as_ref().and_then(|fields| record(fields, loc)),
-            };
+            let judged = judged_record(text, loc);
             match judged {
                 None => FLAGGED,
                 Some((found, dates)) => {
@@ -548,14 +627,29 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
     (text.as_bytes()[end] == b'"').then(|| (&text[..end], &text[end + 1..]))
 }
 
+/// A record's counts and news dates (None: flagged): its JSON read as one of the render
+/// lane's usual shapes, else walked (`ext_walk`), its UTF-8 checked once.
+fn judged_record(text: &[u8], loc: &str) -> Option<Judgement> {
+    if let Some(counts) = plain_images(text).and_then(images_only) {
+        return Some((counts, Vec::new()));
+    }
+    let src = std::str::from_utf8(text).ok()?;
+    plain_shapes(src, loc).or_else(|| walked_record(src, loc))
+}
+
 /// A record's counts and news dates read without a tree when its JSON is one of the render
 /// lane's usual shapes (images with a loc alone, one news item, videos or hreflang links of
 /// text fields); None for any other (the parser reads it).
+#[cfg(test)]
 fn plain_record(text: &[u8], loc: &str) -> Option<([u32; COUNTS], Vec<Option<String>>)> {
     if let Some(counts) = plain_images(text).and_then(images_only) {
         return Some((counts, Vec::new()));
     }
-    let text = std::str::from_utf8(text).ok()?;
+    plain_shapes(std::str::from_utf8(text).ok()?, loc)
+}
+
+/// `plain_record` of the shapes other than images with a loc alone.
+fn plain_shapes(text: &str, loc: &str) -> Option<Judgement> {
     match text.as_bytes().get(2) {
         Some(b'n') => plain_news(text),
         Some(b'v') => plain_videos(text, loc).map(|counts| (counts, Vec::new())),

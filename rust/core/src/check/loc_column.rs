@@ -81,6 +81,8 @@ pub fn all_start_with(
     Some(true)
 }
 
+const FEW_AUTHORITIES: usize = 8;
+
 /// Each distinct `scheme://authority` of rows `start..stop` (a loc cut at its first `/`
 /// from its ninth byte on, all of it without one, as the checker's `Hosts.check` cuts it),
 /// in the order first seen, with the row (from `start`) of its first loc and its number of
@@ -108,8 +110,15 @@ pub fn authorities<'a>(
             found[at].2 += 1;
             continue;
         }
-        let at = *index.entry(authority).or_insert_with(|| {
+        // a few authorities (a sitemap's usual): compared in turn, not hashed
+        let known = if found.len() <= FEW_AUTHORITIES {
+            found.iter().position(|f| f.0 == authority)
+        } else {
+            index.get(authority).copied()
+        };
+        let at = known.unwrap_or_else(|| {
             found.push((authority, row - start, 0));
+            index.insert(authority, found.len() - 1);
             found.len() - 1
         });
         found[at].2 += 1;
@@ -173,6 +182,20 @@ mod tests {
             (b"https://c.org?q=1", 5, 1),
         ];
         assert_eq!(got, want);
+        // more authorities than are compared in turn: hashed, the same counts
+        let many: Vec<String> = (0..60)
+            .map(|i| format!("https://h{}.org/{i}", i % 20))
+            .collect();
+        let rows: Vec<&str> = many.iter().map(String::as_str).collect();
+        let (offsets, values) = column(&rows);
+        let got = authorities(StringColumn::new(&offsets, &values), 0, rows.len()).unwrap();
+        assert_eq!(got.len(), 20);
+        for (k, (authority, first, count)) in got.into_iter().enumerate() {
+            assert_eq!(
+                (authority, first, count),
+                (format!("https://h{k}.org").as_bytes(), k, 3)
+            );
+        }
         let (offsets, values) = column(&["h\u{e9}tp://x/"]);
         assert_eq!(
             authorities(StringColumn::new(&offsets, &values), 0, 1),
