@@ -170,15 +170,20 @@ FORMS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
+def document(name: str, entries: int) -> bytes:
+    """The form's document of ``entries`` entries (tests/test_read_forms.py reads them too)."""
+    prolog, root, entry, end = FORMS[name]
+    encoding = {"latin1": "latin-1", "utf16": "utf-16"}.get(name, "utf-8")
+    body = "".join(entry.replace("{i}", str(i)) for i in range(entries))
+    return (prolog + root + body + end).encode(encoding)
+
+
 def form_file(name: str, entries: int) -> Path:
     """The form's document of ``entries`` entries, made once."""
     path = OUT / f"{name}-{entries}.xml"
     if not path.exists():
-        prolog, root, entry, end = FORMS[name]
-        encoding = {"latin1": "latin-1", "utf16": "utf-16"}.get(name, "utf-8")
-        body = "".join(entry.replace("{i}", str(i)) for i in range(entries))
         OUT.mkdir(parents=True, exist_ok=True)
-        path.write_text(prolog + root + body + end, encoding=encoding, newline="")
+        path.write_bytes(document(name, entries))
     return path
 
 

@@ -21,7 +21,7 @@ use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into};
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
-use crate::values::loc::{plain_loc, PlainLoc};
+use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{plain_changefreq, plain_priority};
 
 /// Byte offsets `start..end` into the scanned buffer.
@@ -224,6 +224,23 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    /// `<loc>` holding one CDATA section whose '&' are as they are (a URL with a query,
+    /// wrapped so that it needs no escape), then `</loc>` and whitespace: the content's span
+    /// (the loc as written) and the element's line; the cursor does not move otherwise.
+    fn literal_loc(&mut self) -> Option<(Span, u32)> {
+        const OPEN: &[u8] = b"<loc>";
+        let start = self.pos + OPEN.len();
+        let (a, b, after) = cdata_section(self.text.get(start..)?)?;
+        let end = start + after;
+        if !self.at(OPEN) || !self.text[end..].starts_with(b"</loc>") {
+            return None;
+        }
+        let line = self.line;
+        self.pos = end + b"</loc>".len();
+        self.spaces();
+        Some(((start + a, start + b), line))
+    }
+
     /// XML whitespace, and the comments and processing instructions between elements that
     /// a parser passes over without a word ([`unsaid_len`]).
     fn spaces(&mut self) {
@@ -323,15 +340,18 @@ fn unsaid_len(text: &[u8]) -> Option<usize> {
 /// plainly would (no '&' or '<': generators wrap plain URLs in one): the content's span and
 /// the offset past the section.
 pub(crate) fn literal_cdata(text: &[u8]) -> Option<(usize, usize, usize)> {
+    cdata_section(text).filter(|&(a, b, _)| memchr::memchr(b'&', &text[a..b]).is_none())
+}
+
+/// A CDATA section at the start of `text` holding no '<': the content's span and the offset
+/// past the section.
+fn cdata_section(text: &[u8]) -> Option<(usize, usize, usize)> {
     const OPEN: &[u8] = b"<![CDATA[";
     let rest = text.strip_prefix(OPEN)?;
     // no '<' inside: the section ends just before the next '<' (searched no further)
     let next = memchr::memchr(b'<', rest)?;
     let len = memchr::memmem::find(&rest[..next], b"]]>")?;
-    if len + 3 != next || memchr::memchr(b'&', &rest[..len]).is_some() {
-        return None;
-    }
-    Some((OPEN.len(), OPEN.len() + len, OPEN.len() + next))
+    (len + 3 == next).then_some((OPEN.len(), OPEN.len() + len, OPEN.len() + next))
 }
 
 /// Whether `rest` (what follows a document's last entry) is the root's end tag `tail`, with
@@ -395,13 +415,18 @@ fn entry(
     let [loc, lastmod, changefreq, priority] = ELEMENTS;
     let mut spans: [Option<(Span, u32)>; 4] = [None; 4];
     spans[0] = c.element(loc.0, loc.1);
+    // a loc in CDATA with its '&' as they are: read only as a plain URI as written
+    let literal = spans[0].is_none() && {
+        spans[0] = c.literal_loc();
+        spans[0].is_some()
+    };
     spans[1] = c.element(lastmod.0, lastmod.1);
     if limits.kind == Kind::Urlset {
         spans[2] = c.element(changefreq.0, changefreq.1);
         spans[3] = c.element(priority.0, priority.1);
     }
     let close = limits.kind.close();
-    if !c.at(close) && reordered(c, &mut spans, limits.kind) {
+    if !c.at(close) && !literal && reordered(c, &mut spans, limits.kind) {
         // the sink's findings of one entry come in the protocol's order: an entry written
         // in another is judged here only when it has none to give (the checker, which
         // reads such a run's bytes again, reports the order)
@@ -431,6 +456,14 @@ fn entry(
             },
             uri,
         ) = match plain_loc(text(loc)) {
+            _ if literal => {
+                let origin_len = plain_uri_origin(text(loc), MAX_LOC_LENGTH)?;
+                let plain = PlainLoc {
+                    origin_len,
+                    has_entity: false,
+                };
+                (plain, None)
+            }
             Some(p) => (p, None),
             None if convert != Converting::No => {
                 let texts = convert == Converting::WithTexts;
@@ -485,7 +518,7 @@ fn entry(
         {
             Some(Entry::Extension(record))
         }
-        _ if c.at(close) => judged(c, spans, line, start, limits),
+        _ if c.at(close) && !literal => judged(c, spans, line, start, limits),
         _ => None,
     }
 }
@@ -999,7 +1032,19 @@ mod tests {
             &text[s.records[0].loc.0..s.records[0].loc.1],
             "https://a.test/x"
         );
-        for said in ["https://a.test/?a&b", "https://a.test/<", "x]]>y", "x]]> "] {
+        // a loc's '&' as they are, when it is a plain URI so written
+        let text = "<url><loc><![CDATA[https://a.test/?a=1&b=2]]></loc></url>";
+        let s = scan_all(text);
+        assert_eq!((s.records.len(), &s.stop), (1, &Stop::End));
+        let r = &s.records[0];
+        assert_eq!(&text[r.loc.0..r.loc.1], "https://a.test/?a=1&b=2");
+        assert!(!r.has_entity);
+        for said in [
+            "https://a.test/caf\u{e9}?a&b",
+            "https://a.test/<",
+            "x]]>y",
+            "x]]> ",
+        ] {
             let text = format!("<url><loc><![CDATA[{said}]]></loc></url>");
             assert!(
                 matches!(scan_all(&text).stop, Stop::Gap { start: 0, .. }),
