@@ -257,6 +257,9 @@ class UrlsetScanner:
     """The compiled lane's tokenizer for the body of a plain urlset or sitemap index
     (urlset.reading.xml_compiled)."""
 
+    # a record whose core elements were in another order than the protocol's, in any scan
+    reordered: bool
+
     def __init__(
         self,
         index: bool,
@@ -352,6 +355,8 @@ class RecordRenderer:
     # a loc made a URI whose text is not loc_read_iri_only (check reads it again), or (text
     # formats) a record with images, in any run so far
     odd_made: bool
+    # a record whose core elements were in another order than the protocol's, in any run
+    reordered: bool
 
     # with the root's prefixes for the image, video and news namespaces, records with plain
     # images, videos and news are rendered with them (their JSON; in columns, the

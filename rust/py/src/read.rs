@@ -44,6 +44,10 @@ pub struct UrlsetScanner {
     prefixes: Option<Prefixes>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
+    /// Whether a record's core elements were in another order than the protocol's (the
+    /// checker then reads the structure itself).
+    #[pyo3(get)]
+    reordered: bool,
 }
 
 /// The prefixes the root binds to the image, video, news and XHTML namespaces, and every
@@ -428,6 +432,7 @@ impl UrlsetScanner {
                 raw_levels,
             ),
             notes: Vec::new(),
+            reordered: false,
         })
     }
 
@@ -466,6 +471,7 @@ impl UrlsetScanner {
         self.notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
+            self.reordered |= r.reordered;
         }
         let n = found.records.len();
         let mut locs = Vec::with_capacity(n);

@@ -63,6 +63,10 @@ pub struct RecordRenderer {
     /// record with images).
     #[pyo3(get)]
     odd_made: bool,
+    /// Whether a record's core elements were in another order than the protocol's (the
+    /// checker then reads the structure itself).
+    #[pyo3(get)]
+    reordered: bool,
 }
 
 /// Whether a loc text made a URI is one check need not read again (`read_iri_only`).
@@ -125,6 +129,7 @@ impl RecordRenderer {
             split_from,
             out: Vec::new(),
             odd_made: false,
+            reordered: false,
         })
     }
 
@@ -187,6 +192,7 @@ impl RecordRenderer {
                 ));
             }
             self.odd_made |= conversions.odd;
+            self.reordered |= done.reordered;
             return Ok((
                 done.pos,
                 done.line,
@@ -223,6 +229,7 @@ impl RecordRenderer {
         }
         // (judged in the columns lane only, which check reads: here any is taken for odd)
         self.odd_made |= done.images || done.made;
+        self.reordered |= done.reordered;
         Ok((
             done.pos,
             done.line,

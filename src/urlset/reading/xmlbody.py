@@ -79,12 +79,17 @@ class XmlBody:
         one of its runs), so that the reader's normalized-url says all of it."""
         fast = self.fast
         odd = self.sink.odd_made or (fast.renderer is not None and fast.renderer.odd_made)
-        return fast.throughout and fast.records_only and (fast.locs_plain or not odd)
+        return self.plain_structure and (fast.locs_plain or not odd)
 
     @property
     def plain_structure(self) -> bool:
-        """``plain_records`` whatever the locs and extensions of the records."""
-        return self.fast.throughout and self.fast.records_only
+        """``plain_records`` whatever the locs and extensions of the records (the core
+        reads an entry's elements in another order as a record too: that is said here)."""
+        fast = self.fast
+        reordered = (fast.scanner is not None and fast.scanner.reordered) or (
+            fast.renderer is not None and fast.renderer.reordered
+        )
+        return fast.throughout and fast.records_only and not reordered
 
     def feed(self, data: bytes) -> None:
         state = self.status.state

@@ -77,6 +77,9 @@ pub struct Record {
     pub images: Option<Box<[ImageSpans]>>,
     /// The plain videos and news after them (only from [`scan_with_extensions`]).
     pub media: Option<Box<Media>>,
+    /// Whether its core elements are written in another order than the protocol's (the
+    /// checker, which trusts a run's structure, reports it: `element-order`).
+    pub reordered: bool,
 }
 
 impl Record {
@@ -146,13 +149,6 @@ pub enum Value {
         text: Text,
         uri: String,
     },
-}
-
-impl Value {
-    /// Whether the value is typed as written (plain: the reader has nothing to say of it).
-    fn is_typed(&self) -> bool {
-        !matches!(self, Value::Text(_) | Value::Uri { .. })
-    }
 }
 
 /// An entry some of whose values the reader judges (they may need correction or a report):
@@ -426,18 +422,9 @@ fn entry(
         spans[3] = c.element(priority.0, priority.1);
     }
     let close = limits.kind.close();
-    if !c.at(close) && !literal && reordered(c, &mut spans, limits.kind) {
-        // the sink's findings of one entry come in the protocol's order: an entry written
-        // in another is judged here only when it has none to give (the checker, which
-        // reads such a run's bytes again, reports the order)
-        let entry = c.at(close).then(|| judged(c, spans, line, start, limits));
-        return match entry.flatten() {
-            Some(Entry::Judged(j)) if j.values.iter().flatten().all(Value::is_typed) => {
-                Some(Entry::Judged(j))
-            }
-            _ => None,
-        };
-    }
+    // the core elements in another order: a record when its values are plain (the sink's
+    // findings of one entry come in the protocol's order, so one with any is lxml's)
+    let moved = !c.at(close) && !literal && reordered(c, &mut spans, limits.kind);
     let Some((loc, loc_line)) = spans[0] else {
         // an entry without a loc (empty, or other values only): judged, the reader reports it
         return if c.at(close) {
@@ -501,6 +488,7 @@ fn entry(
             priority,
             images: None,
             media: None,
+            reordered: moved,
         })
     })();
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
@@ -518,7 +506,7 @@ fn entry(
         {
             Some(Entry::Extension(record))
         }
-        _ if c.at(close) && !literal => judged(c, spans, line, start, limits),
+        _ if c.at(close) && !literal && !moved => judged(c, spans, line, start, limits),
         _ => None,
     }
 }
@@ -1063,17 +1051,17 @@ mod tests {
     }
 
     #[test]
-    fn core_elements_in_another_order_are_judged_when_plain() {
-        let text = "<url><lastmod>2024-01-02</lastmod><loc>https://a.test/x</loc></url>\n<url><loc>https://a.test/y</loc><priority>0.5</priority><changefreq>daily</changefreq></url>";
+    fn core_elements_in_another_order_are_records_when_plain() {
+        let text = "<url><lastmod>2024-01-02</lastmod><loc>https://a.test/x</loc></url>\n<url><loc>https://a.test/y</loc><priority>0.5</priority><changefreq>daily</changefreq></url><url><loc>https://a.test/z</loc></url>";
         let s = scan_all(text);
-        let Stop::Judged(run) = &s.stop else {
-            panic!("{:?}", s.stop)
-        };
-        assert_eq!(run.len(), 2);
-        assert!(matches!(run[0].values[0], Some(Value::Loc { .. })));
-        assert!(matches!(run[0].values[1], Some(Value::Lastmod(_))));
-        assert_eq!(run[1].values[3], Some(Value::Priority(0.5)));
-        assert_eq!(run[1].line, 2);
+        assert_eq!((s.records.len(), &s.stop), (3, &Stop::End));
+        let r = &s.records;
+        assert!(r[0].reordered && r[1].reordered && !r[2].reordered);
+        assert!(r[0].lastmod.is_some());
+        assert_eq!(
+            (r[1].priority, r[1].changefreq.is_some(), r[1].line),
+            (Some(0.5), true, 2)
+        );
         for odd in [
             "<url><lastmod>2024-1-2</lastmod><loc>https://a.test/x</loc></url>",
             "<url><lastmod>2024-01-02</lastmod><loc>https://A.test/x</loc></url>",

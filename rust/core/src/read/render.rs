@@ -364,6 +364,8 @@ pub struct Rendered {
     pub count: usize,
     pub made: bool,
     pub images: bool,
+    /// Whether a record's core elements were in another order ([`Record::reordered`]).
+    pub reordered: bool,
 }
 
 /// A loc of a run the core made a URI of that differs from its text: the record's index in
@@ -750,6 +752,7 @@ fn split_run(
         let first = Rendered {
             made: head.made || first.made,
             images: head.images || first.images,
+            reordered: head.reordered || first.reordered,
             ..first
         };
         let used = clean && (first.pos, first.line) == (mid, mid_line);
@@ -820,6 +823,7 @@ fn go_on(
     Rendered {
         made: done.made || rest.made,
         images: done.images || rest.images,
+        reordered: done.reordered || rest.reordered,
         ..rest
     }
 }
@@ -839,6 +843,7 @@ fn take_ahead(
         mut count,
         mut made,
         mut images,
+        mut reordered,
         ..
     } = done;
     let first = count;
@@ -861,6 +866,7 @@ fn take_ahead(
             break;
         }
         images |= r.extended();
+        reordered |= r.reordered;
         if let Lane::Columns(columns) = lane {
             columns.push(text, r);
         }
@@ -887,6 +893,7 @@ fn take_ahead(
             count,
             made,
             images,
+            reordered,
         };
     }
     let (pos, line) = stop_of(text, &found, (mid, end), kind);
@@ -896,6 +903,7 @@ fn take_ahead(
         count,
         made,
         images,
+        reordered,
     }
 }
 
@@ -938,8 +946,7 @@ fn run(
     lane: &mut Lane<'_>,
 ) -> (Rendered, bool) {
     let mut count = counted;
-    let mut made = false;
-    let mut images = false;
+    let (mut made, mut images, mut reordered) = (false, false, false);
     let mut window = FIRST_WINDOW;
     loop {
         let max_records = window.min(limits.max_records - count);
@@ -966,10 +973,12 @@ fn run(
                     count,
                     made,
                     images,
+                    reordered,
                 };
                 return (done, false);
             }
             images |= r.extended();
+            reordered |= r.reordered;
             lane.take(text, loc, r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
             // taken: the record's URI moves into the conversion, not copied (the scan's
@@ -997,6 +1006,7 @@ fn run(
             count,
             made,
             images,
+            reordered,
         };
         return (done, clean);
     }

@@ -80,6 +80,7 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
         priority: None,
         images: None,
         media: None,
+        reordered: false,
     })
 }
 
