@@ -693,6 +693,7 @@ fn split_run(
         )
         .0;
     }
+    let bounds = (limits, prefixes);
     // a head read here first: a span that stops in its first entries (one the reader must
     // see, one after another in a file of odd entries) starts no thread to read ahead
     let head_cut = pos + split_from / SPLIT_HEAD;
@@ -708,26 +709,14 @@ fn split_run(
     if !clean {
         if head.count >= limits.max_records {
             // on past what follows the last record, as a run to the span's end goes
-            return go_on(
-                text,
-                (head, end),
-                (limits, prefixes),
-                (seen, loc, conversions),
-                lane,
-            );
+            return go_on(text, (head, end), bounds, (seen, loc, conversions), lane);
         }
         return head;
     }
     let Some((mid, mid_line)) =
         split_point(text, (head.pos, end), head.line, limits.kind, split_from)
     else {
-        return go_on(
-            text,
-            (head, end),
-            (limits, prefixes),
-            (seen, loc, conversions),
-            lane,
-        );
+        return go_on(text, (head, end), bounds, (seen, loc, conversions), lane);
     };
     // the second half's renderer: the same format, without the first half's state
     let renderer = match lane {
@@ -768,13 +757,7 @@ fn split_run(
         // the scanner's line differs from the one counted: the rest read here; or the
         // limit reached: on past what follows the last record, as a run to the end goes
         if clean || first.count >= limits.max_records {
-            return go_on(
-                text,
-                (first, end),
-                (limits, prefixes),
-                (seen, loc, conversions),
-                lane,
-            );
+            return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
         }
         return first;
     }
@@ -784,13 +767,7 @@ fn split_run(
     };
     if first.count + ahead.found.records.len() + judged >= limits.max_records {
         // the limit falls in the second half: it is read here, to stop where it falls
-        return go_on(
-            text,
-            (first, end),
-            (limits, prefixes),
-            (seen, loc, conversions),
-            lane,
-        );
+        return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
     }
     take_ahead(
         text,
