@@ -5,9 +5,11 @@
 //!
 //! An entry is read here when it is `<url>` (`<sitemap>`), then `<loc>`, `<lastmod>`,
 //! `<changefreq>`, `<priority>` (an index entry: loc, lastmod) in protocol order, all but loc
-//! optional, with no attributes or CDATA, references a parser reads as characters (the five
-//! predefined entities; character references, `reference_at`), XML whitespace and the
-//! comments and processing instructions a parser passes over between elements and entries
+//! optional (in another order, each once, when every value is plain: [`Record::reordered`]),
+//! with no attributes, a value's text as written or one CDATA section that reads as it
+//! ([`literal_cdata`]), references a parser reads as characters (the five predefined
+//! entities; character references, `reference_at`), XML whitespace and the comments and
+//! processing instructions a parser passes over between elements and entries
 //! ([`unsaid_len`]), and values within the value-length limit. It is
 //! canonical when its values need no correction ([`super::values`]). A canonical urlset entry
 //! whose core values are followed by an element with a prefix comes back as
