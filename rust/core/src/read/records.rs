@@ -7,10 +7,10 @@
 //! `<changefreq>`, `<priority>` (an index entry: loc, lastmod) in protocol order, all but loc
 //! optional (in another order, each once, when every value is plain: [`Record::reordered`]),
 //! with no attributes, a value's text as written or one CDATA section that reads as it
-//! ([`literal_cdata`]), references a parser reads as characters (the five predefined
+//! (`literal_cdata`), references a parser reads as characters (the five predefined
 //! entities; character references, `reference_at`), XML whitespace and the comments and
 //! processing instructions a parser passes over between elements and entries
-//! ([`unsaid_len`]), and values within the value-length limit. It is
+//! (`unsaid_len`), and values within the value-length limit. It is
 //! canonical when its values need no correction ([`super::values`]). A canonical urlset entry
 //! whose core values are followed by an element with a prefix comes back as
 //! [`Stop::Extension`], for the extension readers to type or hand on, unless the scan was given
