@@ -75,23 +75,8 @@ fn outside() -> PyErr {
     PyValueError::new_err("rows outside the column's buffers, or not UTF-8")
 }
 
-/// The hash of each loc of rows `start..stop` of the render lane's loc column (its offsets
-/// and values buffers), as `loc_hashes` gives them for the locs as strings.
-#[pyfunction]
-fn loc_column_hashes<'py>(
-    py: Python<'py>,
-    offsets: &[u8],
-    values: &[u8],
-    start: usize,
-    stop: usize,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let column = StringColumn::new(offsets, values);
-    let hashes = py.detach(|| loc_column::hashes(column, start, stop));
-    Ok(PyBytes::new(py, &hashes.ok_or_else(outside)?))
-}
-
-/// The loc hashes (native-endian u64s, as `loc_column_hashes` gives them) whose byte in
-/// `mask` is not 0 (`loc_column::hashes_where`).
+/// The loc hashes (native-endian u64s, as the render lane's columns give them) whose byte
+/// in `mask` is not 0 (`loc_column::hashes_where`).
 #[pyfunction]
 fn loc_hashes_where<'py>(
     py: Python<'py>,
@@ -143,15 +128,10 @@ type JudgedColumns<'py> = (
     Vec<String>,
 );
 
-/// Native-endian bytes of `values` (a copy a word: a `flat_map` collected byte by byte cost
-/// ~40 instructions a word, on ten words a record for `judge_extensions`'s counts).
-fn words(values: &[u32]) -> Vec<u8> {
-    // into a buffer of the full size, four bytes a word (vectorised; a push a word is not)
-    let mut out = vec![0u8; 4 * values.len()];
-    for (bytes, value) in out.chunks_exact_mut(4).zip(values) {
-        bytes.copy_from_slice(&value.to_ne_bytes());
-    }
-    out
+/// Native-endian bytes of `values`, as they are in memory: copied once, into the bytes
+/// object (ten words a record for `judge_extensions`'s counts).
+fn words(values: &[u32]) -> &[u8] {
+    crate::views::as_bytes(values)
 }
 
 /// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
@@ -184,20 +164,20 @@ fn judge_extensions<'py>(
         .collect();
     Ok((
         (
-            PyBytes::new(py, &words(&rows.flagged)),
-            PyBytes::new(py, &words(&rows.found)),
-            PyBytes::new(py, &words(&rows.linked)),
+            PyBytes::new(py, words(&rows.flagged)),
+            PyBytes::new(py, words(&rows.found)),
+            PyBytes::new(py, words(&rows.linked)),
             PyBytes::new(py, &rows.plain),
             PyBytes::new(py, &rows.without),
             rows.kinds.to_vec(),
             rows.with_code
                 .iter()
-                .map(|rows| PyBytes::new(py, &words(rows)))
+                .map(|rows| PyBytes::new(py, words(rows)))
                 .collect(),
             rows.codes.to_vec(),
         ),
-        PyBytes::new(py, &words(&judged.counts)),
-        PyBytes::new(py, &words(&judged.news_records)),
+        PyBytes::new(py, words(&judged.counts)),
+        PyBytes::new(py, words(&judged.news_records)),
         PyBytes::new(py, &dates),
         judged.dates,
     ))
@@ -224,8 +204,8 @@ fn old_news<'py>(
     let old: Vec<bool> = old.iter().map(|&b| b != 0).collect();
     let (rows, counts) = ext_json::old_by_record(&records, &dates, &old).ok_or_else(outside)?;
     Ok((
-        PyBytes::new(py, &words(&rows)),
-        PyBytes::new(py, &words(&counts)),
+        PyBytes::new(py, words(&rows)),
+        PyBytes::new(py, words(&counts)),
     ))
 }
 
@@ -292,10 +272,10 @@ fn judge_lastmods<'py>(
     Ok((
         found.newest_date,
         found.newest_time,
-        PyBytes::new(py, &words(&found.flagged)),
-        PyBytes::new(py, &words(&found.reduced)),
+        PyBytes::new(py, words(&found.flagged)),
+        PyBytes::new(py, words(&found.reduced)),
         groups,
-        PyBytes::new(py, &words(&found.group_of)),
+        PyBytes::new(py, words(&found.group_of)),
     ))
 }
 
@@ -353,7 +333,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_read_iri_only, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
-    m.add_function(wrap_pyfunction!(loc_column_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;

@@ -311,7 +311,7 @@ impl RecordRenderer {
 
     /// "arrow": the records of every run so far as Arrow buffers (see _core.pyi), taken.
     fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let columns = std::mem::take(&mut self.columns);
+        let columns = self.columns.take();
         let buffers = (
             columns.len,
             texts(py, &columns.loc)?,
@@ -320,6 +320,7 @@ impl RecordRenderer {
             fixed(py, &columns.changefreq, |v| v.to_ne_bytes())?,
             fixed(py, &columns.priority, |v| v.to_ne_bytes())?,
             texts(py, &columns.extensions)?,
+            PyBytes::new(py, crate::views::as_bytes(&columns.loc_hashes)),
         );
         Ok(buffers.into_pyobject(py)?.into_any())
     }
@@ -327,7 +328,7 @@ impl RecordRenderer {
     /// "arrow": as `columns`, each buffer the core's own vector (a `ColumnBuffer`, read
     /// through the buffer protocol) instead of a bytes copy of it.
     fn column_views<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let views = crate::views::column_views(py, std::mem::take(&mut self.columns))?;
+        let views = crate::views::column_views(py, self.columns.take())?;
         Ok(views.into_pyobject(py)?.into_any())
     }
 

@@ -19,8 +19,8 @@ enum Owned {
 }
 
 /// `values` as the bytes they are in memory (native-endian, as Arrow reads them).
-fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
-    // SAFETY: every T here (i8, i32, i64, f64) is plain data without padding; the slice
+pub(crate) fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
+    // SAFETY: every T here (i8, i32, u32, i64, f64) is plain data without padding; the slice
     // borrows `values`, so it lives no longer than they do
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
 }

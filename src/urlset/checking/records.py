@@ -14,7 +14,6 @@ from .._core import (
     judge_extensions,
     judge_lastmods,
     loc_column_authorities,
-    loc_column_hashes,
     loc_column_starts_with,
 )
 from ..dates import from_formatted
@@ -92,6 +91,7 @@ class Records:
         "_instants",
         "_lastmods",
         "_loc_buffers",
+        "_loc_hashes",
         "_locs",
         "_priorities",
         "count",
@@ -109,8 +109,10 @@ class Records:
         priorities: Any,
         base: int,
         ext_buffers: Any = None,
+        loc_hashes: bytes = b"",
     ) -> None:
         self.count = count
+        self._loc_hashes = loc_hashes
         self._ext_buffers = ext_buffers
         self._loc_buffers = loc_buffers
         self._locs: list[str] | None = None
@@ -136,10 +138,9 @@ class Records:
         return _texts(self._loc_buffers, self._base + i, self._base + i + 1)[0]
 
     def loc_hashes(self) -> bytes:
-        """Each record's loc hashed as ``_core.loc_hashes`` hashes it, from the buffers."""
-        _, offsets, values = self._loc_buffers
-        stop = self._base + self.count
-        return loc_column_hashes(offsets, values or b"", self._base, stop)
+        """Each record's loc hashed as ``_core.loc_hashes`` hashes it: the hashes the
+        reader's duplicate test made (native-endian u64s)."""
+        return self._loc_hashes[8 * self._base : 8 * (self._base + self.count)]
 
     def authorities(self) -> list[tuple[str, int, int]] | None:
         """Each distinct scheme://authority of the locs, first seen first, with its first
@@ -256,7 +257,7 @@ def _valid(validity: bytes | None, nulls: int, i: int) -> bool:
 
 def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
     """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
-    _, loc, lastmod, lastmod_at, changefreq, priority, extensions = columns
+    _, loc, lastmod, lastmod_at, changefreq, priority, extensions, loc_hashes = columns
     stop = start + count
     has_extensions = extensions[0][1] != columns[0] and _any_text(extensions, start, stop)
     return Records(
@@ -269,6 +270,7 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
         priority,
         start,
         extensions,
+        loc_hashes,
     )
 
 

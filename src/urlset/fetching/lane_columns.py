@@ -32,10 +32,11 @@ _FLAGS = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
 
 def core_columns(buffers: tuple[Any, ...] | None) -> UrlColumns:
     """The core's records (``RecordRenderer.columns()``: count, then loc, lastmod,
-    lastmod_at, changefreq, priority, extensions buffers) as UrlColumns; None: no records."""
+    lastmod_at, changefreq, priority, extensions buffers, loc hashes) as UrlColumns; None:
+    no records."""
     if buffers is None:
         return UrlColumns([], [], b"", array("d"), None)
-    n, loc, lastmod, _, changefreq, priority, extensions = buffers
+    n, loc, lastmod, _, changefreq, priority, extensions, _ = buffers
     (freq_validity, freq_nulls), freq_values, _ = changefreq
     codes = freq_values[:n].translate(_NEXT_CODE)
     if freq_nulls:

@@ -447,14 +447,23 @@ pub fn judge(
         ..Judged::default()
     };
     let mut known_dates: Vec<(String, i32)> = Vec::new();
+    // the rows' JSON and locs checked as UTF-8 once, not a row at a time (a row of a column
+    // that is not all text is checked alone, as before)
+    let (texts, loc_texts) = (extensions.texts(start, stop), locs.texts(start, stop));
     for row in start..stop {
         let text = extensions.row(row)?;
         let mut counts = [0u32; COUNTS];
         let status = if text.is_empty() {
             NONE
         } else {
-            let loc = std::str::from_utf8(locs.row(row)?).ok()?;
-            let judged = judged_record(text, loc);
+            let loc = match loc_texts {
+                Some(checked) => checked.row(row),
+                None => std::str::from_utf8(locs.row(row)?).ok(),
+            }?;
+            let judged = match texts.and_then(|texts| texts.row(row)) {
+                Some(src) => judged_text(src, loc),
+                None => judged_record(text, loc),
+            };
             match judged {
                 None => FLAGGED,
                 Some((found, dates)) => {
@@ -630,10 +639,14 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
 /// A record's counts and news dates (None: flagged): its JSON read as one of the render
 /// lane's usual shapes, else walked (`ext_walk`), its UTF-8 checked once.
 fn judged_record(text: &[u8], loc: &str) -> Option<Judgement> {
-    if let Some(counts) = plain_images(text).and_then(images_only) {
+    judged_text(std::str::from_utf8(text).ok()?, loc)
+}
+
+/// [`judged_record`] of a JSON text.
+fn judged_text(src: &str, loc: &str) -> Option<Judgement> {
+    if let Some(counts) = plain_images(src.as_bytes()).and_then(images_only) {
         return Some((counts, Vec::new()));
     }
-    let src = std::str::from_utf8(text).ok()?;
     plain_shapes(src, loc).or_else(|| walked_record(src, loc))
 }
 

@@ -8,6 +8,7 @@
 
 use super::json::{extensions_object, plain_loc_value};
 use super::records::Record;
+use super::seen::hash_of;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
 /// A validity bitmap as Arrow lays it out: bit `i % 8` of byte `i / 8`, set when valid.
@@ -50,7 +51,26 @@ impl Default for Texts {
     }
 }
 
+impl Validity {
+    fn with_room_of(&self) -> Validity {
+        Validity {
+            bits: Vec::with_capacity(self.bits.len()),
+            ..Validity::default()
+        }
+    }
+}
+
 impl Texts {
+    fn with_room_of(&self) -> Texts {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        Texts {
+            offsets,
+            values: Vec::with_capacity(self.values.len()),
+            validity: self.validity.with_room_of(),
+        }
+    }
+
     fn close(&mut self, valid: bool) {
         // Arrow's string offsets are i32; a column stops taking records before 2 GiB
         self.offsets
@@ -67,6 +87,13 @@ pub struct Fixed<T> {
 }
 
 impl<T: Default> Fixed<T> {
+    fn with_room_of(&self) -> Fixed<T> {
+        Fixed {
+            values: Vec::with_capacity(self.values.len()),
+            validity: self.validity.with_room_of(),
+        }
+    }
+
     fn push(&mut self, value: Option<T>) {
         self.validity.push(value.is_some());
         self.values.push(value.unwrap_or_default());
@@ -85,6 +112,8 @@ pub struct Columns {
     pub priority: Fixed<f64>,
     /// `{"images":[...]}`, as `json.dumps(extensions.json_fields(...))` writes it.
     pub extensions: Texts,
+    /// Each loc's hash ([`hash_of`]): the check's set rules take the reader's, not their own.
+    pub loc_hashes: Vec<u64>,
     /// The last lastmod text and its value: a file's lastmods repeat.
     last: Option<(Vec<u8>, Lastmod)>,
 }
@@ -113,6 +142,24 @@ impl Columns {
         columns
     }
 
+    /// The columns so far, taken; left in their place are empty ones with room for as many
+    /// records and bytes (the next run's are about as many: grown from nothing, each
+    /// vector was copied over a few times a run).
+    pub fn take(&mut self) -> Columns {
+        let room = Columns {
+            len: 0,
+            loc: self.loc.with_room_of(),
+            lastmod: self.lastmod.with_room_of(),
+            lastmod_at: self.lastmod_at.with_room_of(),
+            changefreq: self.changefreq.with_room_of(),
+            priority: self.priority.with_room_of(),
+            extensions: self.extensions.with_room_of(),
+            loc_hashes: Vec::with_capacity(self.loc_hashes.len()),
+            last: self.last.clone(),
+        };
+        std::mem::replace(self, room)
+    }
+
     /// Whether `more` bytes still fit in the text columns.
     pub fn has_room(&self, more: usize) -> bool {
         [&self.loc, &self.lastmod, &self.extensions]
@@ -122,11 +169,20 @@ impl Columns {
 
     /// Append a record read from `data`.
     pub fn push(&mut self, data: &[u8], r: &Record) {
+        let mut loc = Vec::new();
         match &r.uri {
-            Some(c) => self.loc.values.extend_from_slice(c.uri.as_bytes()),
-            None => plain_loc_value(data, r.loc, r.has_entity, &mut self.loc.values),
+            Some(c) => loc.extend_from_slice(c.uri.as_bytes()),
+            None => plain_loc_value(data, r.loc, r.has_entity, &mut loc),
         }
+        self.push_valued(data, r, (&loc, hash_of(&loc)));
+    }
+
+    /// Append a record read from `data` whose loc's value is `loc` and its hash `hash`, as
+    /// the render lane made them for its duplicate test.
+    pub fn push_valued(&mut self, data: &[u8], r: &Record, (loc, hash): (&[u8], u64)) {
+        self.loc.values.extend_from_slice(loc);
         self.loc.close(true);
+        self.loc_hashes.push(hash);
         let lastmod = r
             .lastmod
             .and_then(|(a, b)| r.lastmod_value.or_else(|| self.lastmod_of(&data[a..b])));

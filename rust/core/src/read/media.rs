@@ -168,12 +168,14 @@ pub fn plain_extensions<'a>(
         let kind = if at(&mut t, &prefixes.video, b"video") {
             let (video, late) = video_at(&mut t, max_value)?;
             let media = boxed.get_or_insert_default();
+            media.videos.reserve_exact(1); // as images: most records have one
             media.videos.push(video);
             media.lates.extend(late);
             VIDEO
         } else if at(&mut t, &prefixes.news, b"news") {
             let (news, lates) = news_at(&mut t, max_value)?;
             let media = boxed.get_or_insert_default();
+            media.news.reserve_exact(1);
             media.news.push(news);
             media.lates.extend(lates.into_iter().flatten());
             NEWS

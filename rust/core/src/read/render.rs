@@ -17,7 +17,7 @@ use super::raw::RootScope;
 use super::records::{
     note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, SpareUris, Stop,
 };
-use super::seen::SeenLocs;
+use super::seen::{hash_of, SeenLocs};
 use super::values::value_str;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
@@ -86,6 +86,11 @@ impl Seen {
     /// Whether `loc` is new in the document (it is remembered from now on).
     pub fn first_seen(&mut self, loc: &[u8]) -> bool {
         self.hashes.insert_bytes(loc)
+    }
+
+    /// `first_seen` of the loc whose hash ([`hash_of`]) is `hash`.
+    fn first_seen_hash(&mut self, hash: u64) -> bool {
+        self.hashes.insert_hash(hash)
     }
 
     /// Note every loc when none was seen before (nor twice among them), and say so; else
@@ -551,10 +556,11 @@ enum Lane<'a> {
 }
 
 impl Lane<'_> {
-    fn take(&mut self, text: &[u8], loc: &[u8], r: &Record) {
+    /// `r`, whose loc's value is `loc` and its hash `hash` (the duplicate test's).
+    fn take(&mut self, text: &[u8], (loc, hash): (&[u8], u64), r: &Record) {
         match self {
             Lane::Text { renderer, out } => renderer.line(text, r, loc, out),
-            Lane::Columns(columns) => columns.push(text, r),
+            Lane::Columns(columns) => columns.push_valued(text, r, (loc, hash)),
         }
     }
 }
@@ -838,14 +844,15 @@ fn take_ahead(
             Some(_) => &loc[..r.origin_len],
             None => &text[r.loc.0..r.loc.0 + r.origin_len],
         };
-        if !seen.known(origin) || !seen.first_seen(loc) {
+        let hash = hash_of(loc);
+        if !seen.known(origin) || !seen.first_seen_hash(hash) {
             stopped = Some(k);
             break;
         }
         images |= r.extended();
         reordered |= r.reordered;
         if let Lane::Columns(columns) = lane {
-            columns.push(text, r);
+            columns.push_valued(text, r, (loc, hash));
         }
         note_late(text, r, count, kind, &mut seen.notes);
         // taken: its URI moves into the conversion (as in `run`)
@@ -940,7 +947,8 @@ fn run(
                 Some(_) => &loc[..r.origin_len],
                 None => &text[r.loc.0..r.loc.0 + r.origin_len],
             };
-            if !seen.known(origin) || !seen.first_seen(loc) {
+            let hash = hash_of(loc);
+            if !seen.known(origin) || !seen.first_seen_hash(hash) {
                 // the record's start tag: only whitespace lies between it and <loc>
                 let start =
                     memchr::memmem::rfind(&text[..r.loc.0], limits.kind.open()).unwrap_or(r.loc.0);
@@ -956,7 +964,7 @@ fn run(
             }
             images |= r.extended();
             reordered |= r.reordered;
-            lane.take(text, loc, r);
+            lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
             // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)

@@ -8,6 +8,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use xxhash_rust::xxh3::xxh3_64;
 
+/// A loc's hash as the reader's duplicate test takes it (the writer's `loc_hash` of the same
+/// text: the check's set rules compare the two).
+pub fn hash_of(loc: &[u8]) -> u64 {
+    xxh3_64(loc)
+}
+
 /// A hasher that passes an xxh3 hash through: it is already well mixed.
 #[derive(Default)]
 pub struct PassThrough(u64);
@@ -46,13 +52,18 @@ impl SeenLocs {
 
     /// `insert` for a loc's UTF-8 bytes.
     pub fn insert_bytes(&mut self, loc: &[u8]) -> bool {
-        self.hashes.insert(xxh3_64(loc))
+        self.insert_hash(hash_of(loc))
+    }
+
+    /// `insert` for a loc's hash ([`hash_of`]).
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        self.hashes.insert(hash)
     }
 
     /// Note every loc when none was seen before (nor twice among them), and say so; else
     /// note none (each is then taken one at a time).
     pub fn insert_all_new<'a>(&mut self, locs: impl ExactSizeIterator<Item = &'a str>) -> bool {
-        let hashes: Vec<u64> = locs.map(|l| xxh3_64(l.as_bytes())).collect();
+        let hashes: Vec<u64> = locs.map(|l| hash_of(l.as_bytes())).collect();
         self.hashes.reserve(hashes.len());
         for (i, &h) in hashes.iter().enumerate() {
             if !self.hashes.insert(h) {
