@@ -215,6 +215,41 @@ def test_plain_runs_make_no_loc_strings_and_hash_alike(
     ]
 
 
+def test_the_readers_loc_hashes_are_the_locs_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The set rules take each run's loc hashes from the reader's duplicate test: they are
+    the hashes of the locs as the columns hold them, written with references, as IRIs the
+    core made URIs of, or in CDATA, in runs of every size."""
+    from urlset import _core
+    from urlset.checking import records
+
+    forms = (
+        "{site}/p/{i}",
+        "{site}/q?a={i}&amp;b=&#038;c&#x27;",
+        "{site}/caf\u00e9/{i}-\u20ac",
+        "<![CDATA[{site}/c/{i}]]>",
+    )
+    site = "https://www.shop.org"
+    entries = "".join(
+        f"<url><loc>{forms[i % len(forms)].format(site=site, i=i)}</loc></url>\n"
+        for i in range(20_000)
+    )
+    doc = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{entries}</urlset>\n'
+    seen: list[tuple[list[str], bytes]] = []
+    loc_hashes = records.Records.loc_hashes
+
+    def spied(run: records.Records) -> bytes:
+        hashes = loc_hashes(run)
+        seen.append((run.locs, hashes))
+        return hashes
+
+    monkeypatch.setattr(records.Records, "loc_hashes", spied)
+    result = _same(doc.encode(), CheckOptions())
+    assert result.entries == 20_000
+    assert sum(len(locs) for locs, _ in seen) == 20_000 and len(seen) > 1
+    for locs, hashes in seen:
+        assert hashes == _core.loc_hashes(locs)
+
+
 def test_lastmods_are_judged_in_the_core_a_text_made_only_where_a_rule_reads_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

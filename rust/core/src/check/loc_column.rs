@@ -245,6 +245,49 @@ mod tests {
         );
     }
 
+    /// Each loc cut as the checker cuts it (at its first `/` from its ninth byte on).
+    fn cut_one_by_one<'a>(rows: &[&'a str]) -> Vec<(&'a [u8], usize, usize)> {
+        let mut found: Vec<(&[u8], usize, usize)> = Vec::new();
+        for (row, loc) in rows.iter().enumerate() {
+            let end = loc
+                .get(8..)
+                .and_then(|r| r.find('/'))
+                .map_or(loc.len(), |at| at + 8);
+            let authority = &loc.as_bytes()[..end];
+            match found.iter_mut().find(|f| f.0 == authority) {
+                Some(f) => f.2 += 1,
+                None => found.push((authority, row, 1)),
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn an_authority_like_the_row_before_s_is_cut_as_any_other() {
+        // every sequence of three locs that share a prefix with the one before and differ
+        // after it: the authority before, longer, shorter, with a query, at the end
+        let locs = [
+            "https://a.org/x",
+            "https://a.org",
+            "https://a.orgx/y",
+            "https://a.or/g",
+            "https://a.org?q=/",
+            "https://a.org/",
+            "http://a.org/x",
+            "https:/",
+        ];
+        for a in locs {
+            for b in locs {
+                for c in locs {
+                    let rows = [a, b, c, b];
+                    let (offsets, values) = column(&rows);
+                    let got = authorities(StringColumn::new(&offsets, &values), 0, rows.len());
+                    assert_eq!(got.unwrap(), cut_one_by_one(&rows), "{rows:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn rows_outside_the_buffers_are_refused_not_read() {
         let (offsets, values) = column(&["https://a.org/x"]);
