@@ -106,7 +106,8 @@ def _run(
     allow_private: bool = False,
     sitemap_url: str | None = None,
 ) -> int:
-    # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py's)
+    # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py
+    # loads this module: here for the click command)
     gc.disable()
     try:
         from ..checking.checker import CheckOptions, check_paths

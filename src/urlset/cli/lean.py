@@ -19,8 +19,11 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # as in urlset/__init__.py: typing is loaded with the command's run
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")  # read's
 CHECK_FORMATS = ("text", "json", "sarif", "html")
@@ -197,13 +200,14 @@ def lean_command(args: Sequence[str]) -> Callable[[], None] | None:
     if params is None:
         return None
     if args[0] == "read":
-        return lambda: _standalone(_load_read(), params)
+        return lambda: _standalone(_load("read"), params)
 
     def check() -> None:
-        from .check_run import UsageProblem
+        run = _load("check")
+        from .check_run import UsageProblem  # loaded by now
 
         try:
-            _standalone(_load_check(), params)
+            _standalone(run, params)
         except UsageProblem:
             # a value check refuses (--now, --base-url) is found before anything is
             # written: click says so, as for any other usage error
@@ -214,23 +218,23 @@ def lean_command(args: Sequence[str]) -> Callable[[], None] | None:
     return check
 
 
-def _load_read() -> Callable[..., None]:
-    # the reader's modules are loaded without the cyclic collector, which would walk their
-    # new objects a few times over (~10M instructions), and kept out of its later walks
-    # (frozen): they live as long as the process
+def _load(command: str) -> Callable[..., None]:
+    """The ``run`` of ``read_run`` or ``check_run``."""
+    # the reader's and the checker's modules are loaded without the cyclic collector, which
+    # would walk their new objects a few times over (~10M instructions), and kept out of its
+    # later walks (frozen): they live as long as the process
     gc.disable()
     try:
-        from .read_run import run
+        if command == "read":
+            from .read_run import run as read
+
+            return read
+        from .check_run import run as check
+
+        return check
     finally:
         gc.freeze()
         gc.enable()
-    return run
-
-
-def _load_check() -> Callable[..., None]:
-    from .check_run import run  # it loads the checker as _load_read loads the reader
-
-    return run
 
 
 def _standalone(run: Callable[..., None], params: dict[str, Any]) -> None:
