@@ -3,9 +3,9 @@ the console script, which runs a plain ``urlset read FILE ...`` or ``urlset chec
 without click (cli/lean.py).
 
 Loading this package loads neither: click and its imports (inspect, ast, uuid, ...) are
-about 25 ms of a read's or a check's start-up, more than the interpreter's own. Every other command line,
-and every one the lean path does not parse exactly as click would (``--help``, a usage error,
-an option it does not know), goes to the click group.
+about 25 ms of a read's or a check's start-up, more than the interpreter's own. Every other
+command line, and every one the lean path does not parse exactly as click would (``--help``,
+a usage error, an option it does not know), goes to the click group.
 """
 
 from __future__ import annotations
