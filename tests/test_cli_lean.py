@@ -1,6 +1,7 @@
-"""The console script's lean parse of ``urlset read`` (cli/lean.py): it takes a command line
-only when click would parse it to the same parameters, and the command then runs as it does
-under click, byte for byte, without loading click."""
+"""The console script's lean parse (cli/lean.py): its option tables are the click commands'
+(``read`` and ``check``); it takes a ``urlset read`` command line only when click would parse
+it to the same parameters, and the command then runs as it does under click, byte for byte,
+without loading click (``check``'s: tests/test_cli_lean_check.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from urlset.cli import lean, streams
+from urlset.cli.check import check
 from urlset.cli.read import read
 from urlset.cli.read_run import path_name
 
@@ -28,10 +30,10 @@ DOC = (
 )
 
 
-def click_params(args: list[str]) -> dict[str, object] | None:
-    """What click parses ``args`` (after ``read``) to, or None for a usage error."""
+def click_params(args: list[str], command: click.Command = read) -> dict[str, object] | None:
+    """What click parses ``args`` (after the command's name) to, or None for a usage error."""
     try:
-        with read.make_context("read", list(args), resilient_parsing=False) as context:
+        with command.make_context(command.name, list(args), resilient_parsing=False) as context:
             return dict(context.params)
     except click.exceptions.Exit:
         return None  # --help
@@ -39,16 +41,34 @@ def click_params(args: list[str]) -> dict[str, object] | None:
         return None
 
 
-def test_the_option_table_is_the_click_commands() -> None:
-    options = [p for p in read.params if isinstance(p, click.Option)]
+@pytest.mark.parametrize(("table", "command"), [(lean.READ, read), (lean.CHECK, check)])
+def test_the_option_table_is_the_click_commands(
+    table: lean.Options, command: click.Command
+) -> None:
+    assert lean.COMMANDS[str(command.name)] is table
+    options = [p for p in command.params if isinstance(p, click.Option)]
     words = {word: p.name for p in options for word in p.opts}
-    assert words == {**lean.FLAGS, **lean.VALUED}
-    assert {w for p in options if p.is_flag for w in p.opts} == set(lean.FLAGS)
-    assert click_params(["s.xml"]) == {"source": "s.xml", **lean.DEFAULTS}
-    fmt = next(p for p in options if p.name == "fmt")
-    assert isinstance(fmt.type, click.Choice) and tuple(fmt.type.choices) == lean.FORMATS
-    assert {p.name for p in options if isinstance(p.type, click.Path)} == set(lean.PATHS)
-    assert [p.name for p in read.params if isinstance(p, click.Argument)] == ["source"]
+    assert words == {**table.flags, **table.valued}
+    assert not {w for p in options for w in p.secondary_opts}  # no --x/--no-x to take
+    assert {w for p in options if p.is_flag for w in p.opts} == set(table.flags)
+    assert click_params(["s.xml"], command) == {
+        table.argument: ("s.xml",) if table.many else "s.xml",
+        **table.defaults,
+    }
+    choices = {p.name: tuple(p.type.choices) for p in options if isinstance(p.type, click.Choice)}
+    assert choices == table.choices
+    assert {p.name for p in options if isinstance(p.type, click.Path)} == set(table.files)
+    numbers = (click.IntRange, click.FloatRange)
+    assert {p.name for p in options if isinstance(p.type, numbers)} == set(table.numbers)
+    # every other option's value is click's plain string, taken as it is
+    valued = {p.name for p in options if not p.is_flag} - {*choices, *table.files, *table.numbers}
+    assert {p.name for p in options if p.type is click.STRING} >= valued
+    (argument,) = [p for p in command.params if isinstance(p, click.Argument)]
+    assert (argument.name, argument.nargs == -1, argument.required) == (
+        table.argument,
+        table.many,
+        True,
+    )
 
 
 def test_the_plain_spellings_are_taken(tmp_path: Path) -> None:
@@ -60,7 +80,7 @@ def test_the_plain_spellings_are_taken(tmp_path: Path) -> None:
         ["read", "-", "--format", "locs", "--issues-json", out, "--base-url", "https://a.test/"],
     ]
     for args in taken:
-        assert lean.read_params(args) == click_params(args[1:]) is not None, args
+        assert lean.lean_params(args) == click_params(args[1:]) is not None, args
 
 
 def test_every_other_spelling_goes_to_click(tmp_path: Path) -> None:
@@ -82,16 +102,16 @@ def test_every_other_spelling_goes_to_click(tmp_path: Path) -> None:
         ["read", "s.xml", "-o"],
         ["read", "s.xml", "-o", "-q"],
         ["read", "s.xml", "--snapshot-x", "a"],
-        ["check", "s.xml"],
+        ["fetch", "s.xml"],
         ["--version"],
     ):
-        assert lean.read_params(args) is None, args
+        assert lean.lean_params(args) is None, args
 
 
 WORDS = st.sampled_from(
     [
-        *lean.FLAGS,
-        *lean.VALUED,
+        *lean.READ.flags,
+        *lean.READ.valued,
         *lean.FORMATS,
         *("CSV", "json", "0", "7", "12", "-1", "+5", "1_0", "٣", "-", "--", "-x", "--help"),
         *("s.xml", "t.xml.gz", "out.csv", "https://a.test/", "", ".", "-qv", "--format=csv"),
@@ -103,12 +123,14 @@ WORDS = st.sampled_from(
 @given(st.lists(WORDS, max_size=7))
 def test_a_lean_parse_is_clicks(words: list[str]) -> None:
     """Any command line the lean parse takes, click parses to the same parameters."""
-    taken = lean.read_params(["read", *words])
+    taken = lean.lean_params(["read", *words])
     if taken is not None:
         assert taken == click_params(words), words
 
 
-def run_console(args: list[str], cwd: Path, *, lean_path: bool = True) -> tuple[int, bytes, bytes]:
+def run_console(
+    args: list[str], cwd: Path, *, lean_path: bool = True, stdin: bytes = b""
+) -> tuple[int, bytes, bytes]:
     """``urlset ARGS`` in a fresh interpreter, by the console script (the lean path when it
     takes the line) or by the click group; and whether click was loaded, said on stderr."""
     entry = "console" if lean_path else "main"
@@ -119,7 +141,7 @@ def run_console(args: list[str], cwd: Path, *, lean_path: bool = True) -> tuple[
         "    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, timeout=120
+        [sys.executable, "-c", code, *args], cwd=cwd, input=stdin, capture_output=True, timeout=120
     )
     return done.returncode, done.stdout, done.stderr
 
@@ -157,7 +179,7 @@ def test_the_console_reads_as_the_click_command(
     assert err.replace(b"click loaded: False", b"click loaded: True") == click_err
     if "--issues-json" in args:
         assert (tmp_path / "issues.json").read_bytes() == issues
-    assert (lean.read_params(args) is not None) == taken
+    assert (lean.lean_params(args) is not None) == taken
     # the lean path ran without click; click ran the others
     assert err.endswith(b"click loaded: %s" % str(not taken).encode())
 

@@ -423,6 +423,23 @@ def test_a_read_of_a_plain_sitemap_loads_neither_click_nor_what_it_does_not_use(
     assert "csv" in loaded("read", str(sitemap), "-o", str(out), "-f", "csv")
 
 
+def test_a_check_of_a_plain_sitemap_loads_no_click(tmp_path: Path) -> None:
+    """The console script checks by the lean parse (cli/lean.py) too: no click (with its
+    uuid, platform, gettext: ~50M instructions, a fifth of a small check), nor json for the
+    text report; under ``--format json`` json loads, still without click."""
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(TINY, encoding="utf-8")
+    out = tmp_path / "report.txt"
+    now = ("--now", "2026-11-29T00:00:00Z")
+    modules = loaded("check", str(sitemap), "-o", str(out), "-q", *now)
+    assert out.read_text(encoding="utf-8") == ""  # -q: no errors, so nothing written
+    assert not tops(modules) & {"click", "json", "uuid", "platform"}, sorted(modules)
+    modules = loaded("check", str(sitemap), "--format", "json", *now)
+    assert "json" in tops(modules) and "click" not in tops(modules)
+    # a value check refuses is said by click: it loads then
+    assert "click" in tops(loaded("check", str(sitemap), "--now", "soon", code=2))
+
+
 def test_a_sitemap_the_compiled_lane_hands_over_loads_lxml(tmp_path: Path) -> None:
     sitemap = tmp_path / "sitemap.xml"
     sitemap.write_text(TINY.replace("</urlset>", "<!-- <x> --></urlset>"), encoding="utf-8")

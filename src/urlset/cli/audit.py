@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .check import _open, _parse_now, _version
+from .check import parse_now
+from .check_run import open_output, package_version
 from .shared import network_options
 from .streams import Output, need_report_extra, output_errors
 
@@ -134,7 +135,7 @@ def audit(target: str, fmt: str, output: str | None, fail_on: str, **settings: A
     if fmt == "html":
         need_report_extra()
     with output_errors("audit", closed_pipe_status=1):
-        out: Output = _open(output)
+        out: Output = open_output(output)
         on_result = None
         if fmt == "jsonl":
 
@@ -154,7 +155,7 @@ def audit(target: str, fmt: str, output: str | None, fail_on: str, **settings: A
 
             out.write(audit_html(report, options.now))
         elif fmt in ("json", "sarif"):
-            data = summary(report) if fmt == "json" else sarif(report, _version())
+            data = summary(report) if fmt == "json" else sarif(report, package_version())
             json.dump(data, out, indent=2, ensure_ascii=False)
             out.write("\n")
         out.flush()
@@ -175,7 +176,7 @@ def _options(settings: dict[str, Any]) -> AuditOptions:
     options = AuditOptions(
         concurrency=settings["concurrency"], per_host=settings["per_host"],
         rate=settings["rate"], sample=settings["sample"], seed=settings["seed"],
-        now=_parse_now(settings["now"]), snapshot=settings["snapshot"],
+        now=parse_now(settings["now"]), snapshot=settings["snapshot"],
         crawl=settings["crawl"], crawl_pages=settings["max_pages"], head=settings["head"],
     )  # fmt: skip
     http = replace(

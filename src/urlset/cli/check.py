@@ -8,45 +8,25 @@ code and file; the totals count them all), or ``--format html`` (a report page w
 the ``report`` extra), to standard output or ``-o FILE``. Exit status: 0 clean, 1 issues at
 or above ``--fail-on`` (a missing or unreadable child among them), 2 a usage error or a run
 that could not start (a file named that cannot be read, a start URL not fetched).
+
+This module is the command and its options only (what ``urlset check --help`` needs); the
+check and its report load from ``check_run`` when the command runs.
 """
 
 from __future__ import annotations
 
-import gc
-import sys
-import time
-from dataclasses import replace
-from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import click
 
 from ..limits import PROFILES
+from .lean import CHECK_FAIL_ON, CHECK_FORMATS  # the lean parse (cli/lean.py) shares them
 from .shared import allow_private_option
-from .streams import Output, OutputError, need_report_extra, output_errors, target_name
 
 if TYPE_CHECKING:
-    from ..checking.checker import CheckReport
+    from datetime import datetime
 
-FORMATS = ("text", "json", "sarif", "html")
-
-
-def _parse_now(text: str | None) -> datetime:
-    if text is None:
-        return datetime.now(UTC)
-    value = text.strip()
-    try:
-        if len(value) == 10:
-            day = date.fromisoformat(value)
-            return datetime(day.year, day.month, day.day, tzinfo=UTC)
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(
-            f"{text!r} is not a date (YYYY-MM-DD) or a datetime with zone", param_hint="--now"
-        ) from None
-    if parsed.tzinfo is None:
-        raise click.BadParameter("give the zone, e.g. 2026-01-01T00:00:00Z", param_hint="--now")
-    return parsed
+    from .check_run import UsageProblem
 
 
 @click.command(
@@ -73,11 +53,13 @@ def _parse_now(text: str | None) -> datetime:
     show_default=True,
     help="Protocol limits to check against.",
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(CHECK_FORMATS), default="text", show_default=True
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
 @click.option(
     "--fail-on",
-    type=click.Choice(("error", "warning")),
+    type=click.Choice(CHECK_FAIL_ON),
     default="error",
     show_default=True,
     help="Lowest severity that makes the exit status 1.",
@@ -130,133 +112,40 @@ def check(
     missing or cannot be read is one), 2 usage error or a run that could not start (a file
     named that cannot be read, a start URL not fetched).
     """
-    moment = _parse_now(now)
-    if fmt == "html":
-        need_report_extra()
+    from .check_run import UsageProblem, run  # the check: none of it for --help
+
     try:
-        code = _run(
+        run(
             paths,
             base_url,
             profile,
             fmt,
             fail_on,
             schema,
-            moment,
+            now,
             output,
-            deadline,
             quiet,
+            deadline,
             allow_private,
             sitemap_url,
         )
-    except click.ClickException:
-        raise
-    except Exception as exc:  # never a traceback: report and exit 2
-        click.echo(f"urlset check: {type(exc).__name__}: {exc}", err=True)
-        code = 2
-    sys.exit(code)
+    except UsageProblem as problem:
+        raise _usage_error(problem) from None
 
 
-def _run(
-    paths: tuple[str, ...],
-    base_url: str | None,
-    profile: str,
-    fmt: str,
-    fail_on: str,
-    schema: bool,
-    now: datetime,
-    output: str | None = None,
-    deadline: float | None = None,
-    quiet: bool = False,
-    allow_private: bool = False,
-    sitemap_url: str | None = None,
-) -> int:
-    # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py's)
-    gc.disable()
-    try:
-        from ..checking.checker import CheckOptions, check_paths
-    finally:
-        gc.freeze()
-        gc.enable()
-    from ..errors import InvalidValue
-    from ..limits import profile as get_profile
-    from ..urls import to_uri
-
-    for option, value in (("--base-url", base_url), ("--sitemap-url", sitemap_url)):
-        if value is not None:
-            try:
-                to_uri(value, field=option[2:].replace("-", " ").replace("url", "URL"))
-            except InvalidValue as exc:
-                raise click.BadParameter(str(exc), param_hint=option) from None
-    if sitemap_url is not None and base_url is None:
-        raise click.UsageError("--sitemap-url needs --base-url, the URLs' scope")
-    options = CheckOptions(limits=get_profile(profile), base_url=base_url, now=now, schema=schema)
-    if sitemap_url is not None:  # the files are served there; their URLs lie under base_url
-        options = replace(options, base_url=sitemap_url, url_scope=base_url)
-    urls = [p for p in paths if p.lower().startswith(("http://", "https://"))]
-    local = [p for p in paths if p not in urls]
-    stdin: BinaryIO | None = sys.stdin.buffer if "-" in local else None
-    counter = None
-    if fmt == "html":  # the report's URL charts count what the checker reads, as it reads
-        from ..reports.gather import UrlCounter
-
-        counter = UrlCounter()
-    report = check_paths(local, replace(options, on_urls=counter), stdin=stdin)
-    if urls:
-        from ..fetching.http import HttpOptions
-        from ..sitecheck.driver import check_site
-
-        # --deadline bounds the whole run: each URL gets the time the ones before it left
-        ends = None if deadline is None else time.monotonic() + deadline
-        for url in urls:
-            left = None if ends is None else max(ends - time.monotonic(), 0.001)
-            http = HttpOptions(deadline=left, allow_private=allow_private)
-            site = check_site(url, replace(options, base_url=None), http=http)
-            report.files.extend(site.files)
-            report.not_started.extend(site.not_started)
-    # 2 only when the run could not start from an argument; what it found is 1
-    status = 2 if report.not_started else 1 if report.failed(fail_on) else 0
-    # a closed pipe still ends with the findings' status: the report was made
-    with output_errors("check", closed_pipe_status=status):
-        out = _open(output)
-        if fmt == "html":
-            from ..reports.gather import check_page
-
-            assert counter is not None
-            out.write(check_page(report, options.limits, counter, now))
-        elif fmt in ("json", "sarif"):
-            import json  # the text report, the usual one, needs none
-
-            found = report.to_dict() if fmt == "json" else report.to_sarif(version=_version())
-            json.dump(found, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        else:
-            _text(report, out, quiet)
-        out.flush()
-        if output is not None:
-            out.close()
-    return status
-
-
-def _open(output: str | None) -> Output:
-    if output is None:
-        return Output(sys.stdout, target_name(None))
-    try:
-        return Output(open(output, "w", encoding="utf-8"), output)
-    except OSError as exc:
-        raise OutputError(output, exc) from exc
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+def parse_now(text: str | None) -> datetime:
+    """--now as check reads it, a value it refuses a usage error (audit's --now too)."""
+    from .check_run import UsageProblem
+    from .check_run import parse_now as parsed
 
     try:
-        return version("urlset")
-    except PackageNotFoundError:
-        return ""
+        return parsed(text)
+    except UsageProblem as problem:
+        raise _usage_error(problem) from None
 
 
-def _text(report: CheckReport, out: Output, errors_only: bool) -> None:
-    from ..checking.text import report_lines
-
-    for line in report_lines(report, errors_only=errors_only):
-        out.write(line + "\n")
+def _usage_error(problem: UsageProblem) -> click.UsageError:
+    """click's usage error saying what check refused (exit 2, with the usage line)."""
+    if problem.option is None:
+        return click.UsageError(str(problem))
+    return click.BadParameter(str(problem), param_hint=problem.option)

@@ -106,11 +106,18 @@ def quiet_stdout() -> None:
 def need_report_extra() -> None:
     """A usage error (exit 2) naming the pip command when the HTML reports' extra
     (matplotlib) is not installed; called before any work is done."""
-    import click
+    if (missing := report_extra_missing()) is not None:
+        import click
 
+        raise click.UsageError(missing)
+
+
+def report_extra_missing() -> str | None:
+    """What to install when the HTML reports' extra (matplotlib) is missing, else None."""
     from ..reports import ExtraMissing, require
 
     try:
         require()
     except ExtraMissing as exc:
-        raise click.UsageError(str(exc)) from None
+        return str(exc)
+    return None
