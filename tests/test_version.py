@@ -11,6 +11,8 @@ import tomllib
 from pathlib import Path
 
 import urlset
+from urlset import _core
+from urlset.cli.check_run import package_version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,6 +27,8 @@ def cargo_version() -> str:
 def test_version_is_the_cargo_workspace_version() -> None:
     assert urlset.__version__ == cargo_version()
     assert urlset.__version__ == importlib.metadata.version("urlset")
+    # what SARIF logs and HTML reports name, without loading importlib.metadata
+    assert urlset.__version__ == _core.VERSION == package_version()
     assert re.fullmatch(r"\d+\.\d+\.\d+([-.+][0-9A-Za-z.]+)?", urlset.__version__)
 
 

@@ -118,12 +118,9 @@ def link(url: str, label: str | None = None) -> Html:
 
 def made_by(made: datetime | None, what: str) -> str:
     """The footer's line: urlset's version, when the report was made, what it shows."""
-    from importlib.metadata import PackageNotFoundError, version
+    from .._core import VERSION  # the package's (see cli/check_run.py package_version)
 
-    try:
-        name = f"urlset {version('urlset')}"
-    except PackageNotFoundError:
-        name = "urlset"
+    name = f"urlset {VERSION}"
     stamp = f" at {made.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if made is not None else ""
     return f"Made by {name}{stamp}. {what}"
 
