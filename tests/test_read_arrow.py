@@ -328,7 +328,7 @@ def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -
 def test_column_views_are_the_columns_without_a_copy() -> None:
     """``column_views`` hands over the core's own buffers (read-only, alive as long as a
     view of them is): byte for byte what ``columns`` copies into bytes, nulls included."""
-    from urlset._core import RecordRenderer
+    from urlset._core import RecordRenderer, loc_hashes
 
     doc = (
         "".join(
@@ -352,8 +352,10 @@ def test_column_views_are_the_columns_without_a_copy() -> None:
     for (validity, nulls), first, second in views[1:]:
         flat += [validity, first, second]
         assert (validity is None) == (nulls == 0)
-    expected = [b for (validity, _), first, second in copied[1:] for b in (validity, first, second)]
+    *buffers, hashes = copied[1:]  # the bytes copy ends with the locs' hashes (check's)
+    expected = [b for (validity, _), first, second in buffers for b in (validity, first, second)]
     assert [None if b is None else bytes(memoryview(b)) for b in flat] == expected
+    assert hashes == loc_hashes([f"https://e.com/{i}?a&b" for i in range(40)])
     assert any(b is not None for b in flat[::3])  # some column has nulls
     held = memoryview(views[1][2])
     assert held.readonly
