@@ -456,8 +456,8 @@ fn entry(
             Some(p) => (p, None),
             None if convert != Converting::No => {
                 let texts = convert == Converting::WithTexts;
-                let converted = converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
-                let origin_len = origin_len(&converted.uri);
+                let (converted, origin_len) =
+                    converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
                 let plain = PlainLoc {
                     origin_len,
                     has_entity: false,
@@ -637,21 +637,21 @@ fn element_start(text: &[u8]) -> bool {
 }
 
 /// A loc text that is not a URI as written but that the core makes one of, on `line` (in a
-/// box of `spare` when there is one); its text kept when `texts` (else only whether the URI
-/// differs from it).
+/// box of `spare` when there is one), and the bytes of the URI's `scheme://authority/`; its
+/// text kept when `texts` (else only whether the URI differs from it).
 fn converted(
     raw: &[u8],
     line: u32,
     (max, texts): (usize, bool),
     spare: &mut SpareUris,
-) -> Option<Box<Converted>> {
+) -> Option<(Box<Converted>, usize)> {
     let text = value_str(raw, max)?;
     let mut c = spare.pop().unwrap_or_default();
     c.uri.clear();
-    if !iri_to_uri_into(&text, &mut c.uri) {
+    let Some(origin_len) = iri_to_uri_into(&text, &mut c.uri) else {
         spare.push(c);
         return None;
-    }
+    };
     c.line = line;
     c.differs = c.uri != *text;
     c.text = if texts {
@@ -659,18 +659,7 @@ fn converted(
     } else {
         String::new()
     };
-    Some(c)
-}
-
-/// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
-pub(crate) fn origin_len(uri: &str) -> usize {
-    // its scheme is written in lower case: no search for "://" (a searcher made per call)
-    let after = match uri.as_bytes() {
-        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => 8,
-        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => 7,
-        _ => memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3),
-    };
-    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
+    Some((c, origin_len))
 }
 
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)

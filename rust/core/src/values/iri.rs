@@ -42,17 +42,27 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
     full_iri_to_uri(text)
 }
 
-/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc); false, `out`
-/// as it was, where that gives None.
-pub fn iri_to_uri_into(text: &str, out: &mut String) -> bool {
-    if push_usual_uri(text, out) {
-        return true;
+/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc): the bytes of
+/// its `scheme://authority/`, or None, `out` as it was, where that gives None.
+pub fn iri_to_uri_into(text: &str, out: &mut String) -> Option<usize> {
+    let start = out.len();
+    if let Some(origin) = push_usual(text, out) {
+        return Some(origin + 1);
     }
-    let Some(uri) = full_iri_to_uri(text) else {
-        return false;
-    };
+    let uri = full_iri_to_uri(text)?;
     out.push_str(&uri);
-    true
+    Some(origin_len(&out[start..]))
+}
+
+/// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
+pub(crate) fn origin_len(uri: &str) -> usize {
+    // its scheme is written in lower case: no search for "://" (a searcher made per call)
+    let after = match uri.as_bytes() {
+        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => 8,
+        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => 7,
+        _ => memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3),
+    };
+    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }
 
 /// How [`push_usual_uri`] takes each byte of a path: as it is (the bytes a plain URI holds:
@@ -90,28 +100,41 @@ const DOT: u8 = 3;
 /// characters a URI cannot hold are escaped in one pass. False, `out` as it was: the full
 /// way decides. Shared by the reader's locs and the build's (`write::locs`).
 pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
+    push_usual(loc, out).is_some()
+}
+
+/// [`push_usual_uri`], giving the bytes of the origin it wrote (`scheme://authority`).
+fn push_usual(loc: &str, out: &mut String) -> Option<usize> {
     let bytes = loc.as_bytes();
-    let after = if bytes.starts_with(b"https://") {
-        8
-    } else if bytes.starts_with(b"http://") {
-        7
-    } else {
-        return false;
-    };
-    let Some(slash) = memchr::memchr(b'/', &bytes[after..]).map(|i| after + i) else {
-        return false;
-    };
-    let (origin, path_text) = loc.split_at(slash);
-    let path = path_text.as_bytes();
     // white space at an end: the full way refuses it (ASCII's other than ' ' are controls,
-    // which the path's table leaves to the full way)
-    let last = path[path.len() - 1];
-    if last == b' ' || (last >= 0x80 && loc.chars().next_back().is_some_and(char::is_whitespace)) {
-        return false;
+    // which the path's table leaves to the full way; beyond ASCII, a character of White_Space
+    // ends in one of these bytes)
+    let last = *bytes.last()?;
+    if last == b' '
+        || (matches!(last, 0x80..=0x8A | 0x9F | 0xA0 | 0xA8 | 0xA9 | 0xAF)
+            && loc.chars().next_back().is_some_and(char::is_whitespace))
+    {
+        return None;
     }
     let start = out.len();
-    let origin_taken = LAST_USUAL_ORIGIN.with_borrow_mut(|(from, to)| {
-        if from != origin {
+    let (slash, origin_written) = LAST_USUAL_ORIGIN.with_borrow_mut(|(from, to)| {
+        // the origin of the call before, with a '/' after it: this loc's (that origin holds no
+        // '/' after its scheme's), found without a search
+        let slash = if !from.is_empty()
+            && bytes.starts_with(from.as_bytes())
+            && bytes.get(from.len()) == Some(&b'/')
+        {
+            from.len()
+        } else {
+            let after = if bytes.starts_with(b"https://") {
+                8
+            } else if bytes.starts_with(b"http://") {
+                7
+            } else {
+                return None;
+            };
+            let slash = after + memchr::memchr(b'/', &bytes[after..])?;
+            let origin = &loc[..slash];
             from.clear();
             from.push_str(origin);
             // the origin as the full way writes it: the same for any path after it; the
@@ -123,17 +146,15 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
                     uri
                 }),
             };
-        }
-        let Some(to) = to.as_deref() else {
-            return false;
+            slash
         };
-        out.reserve(to.len() + 3 * path.len());
+        let to = to.as_deref()?;
+        out.reserve(to.len() + 3 * (bytes.len() - slash));
         out.push_str(to);
-        true
-    });
-    if !origin_taken {
-        return false;
-    }
+        Some((slash, to.len()))
+    })?;
+    let path_text = &loc[slash..];
+    let path = path_text.as_bytes();
     // the text is pushed a piece at a time, no UTF-8 check of the whole: what lies between
     // two escaped bytes is ASCII (so each piece starts and ends on a character), and every
     // byte of a character beyond ASCII is escaped
@@ -153,16 +174,16 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
             }
             _ => {
                 out.truncate(start);
-                return false;
+                return None;
             }
         }
     }
     out.push_str(&path_text[kept_from..]);
     if out.len() - start > MAX_LOC_LENGTH {
         out.truncate(start);
-        return false;
+        return None;
     }
-    true
+    Some(origin_written)
 }
 
 /// [`iri_to_uri`] checked step by step (every shape it takes; [`push_usual_uri`] agrees with
@@ -425,7 +446,7 @@ fn push_escaped(out: &mut String, part: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{full_iri_to_uri, iri_to_uri, iri_to_uri_into, push_usual_uri};
+    use super::{full_iri_to_uri, iri_to_uri, iri_to_uri_into, origin_len, push_usual_uri};
     use crate::draws;
 
     fn uri(text: &str) -> Option<String> {
@@ -584,6 +605,13 @@ mod tests {
             "\u{e000}",
             "\u{3000}",
             "\u{a0}",
+            "\u{85}",
+            "\u{1680}",
+            "\u{200a}",
+            "\u{2028}",
+            "\u{202f}",
+            "\u{205f}",
+            "\u{200b}",
             "\u{fffd}",
             "\u{feff}",
             "\n",
@@ -621,8 +649,9 @@ mod tests {
             assert_eq!(iri_to_uri(&iri), full, "{iri:?}");
             let mut into = String::from("x");
             let taken = iri_to_uri_into(&iri, &mut into);
-            assert_eq!(taken.then(|| &into[1..]), full.as_deref(), "{iri:?}");
-            assert!(taken || into == "x", "{iri:?}");
+            assert_eq!(taken.map(|_| &into[1..]), full.as_deref(), "{iri:?}");
+            assert_eq!(taken, full.as_deref().map(origin_len), "{iri:?}");
+            assert!(taken.is_some() || into == "x", "{iri:?}");
         }
         // most of the family goes the usual way, and the full way takes more of it
         assert!(usual > 4_000 && made > usual + 8_000, "{usual} {made}");
