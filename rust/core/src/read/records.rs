@@ -21,7 +21,7 @@ use super::images::{ImageSpans, Late};
 use super::media::{plain_extensions, Media, Prefixes};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
-use crate::values::iri::{iri_to_uri, iri_to_uri_into};
+use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -645,19 +645,29 @@ fn converted(
     (max, texts): (usize, bool),
     spare: &mut SpareUris,
 ) -> Option<(Box<Converted>, usize)> {
-    let text = value_str(raw, max)?;
+    if raw.len() > max {
+        return None;
+    }
     let mut c = spare.pop().unwrap_or_default();
     c.uri.clear();
-    let Some(origin_len) = iri_to_uri_into(&text, &mut c.uri) else {
+    // the usual IRI made a URI from the text's bytes as they are (no reference in them);
+    // any other text read first
+    let made = match xml_text_to_uri_into(raw, &mut c.uri) {
+        Some(origin_len) => Some((origin_len, None)),
+        None => value_str(raw, max)
+            .and_then(|text| Some((iri_to_uri_into(&text, &mut c.uri)?, Some(text)))),
+    };
+    let Some((origin_len, text)) = made else {
         spare.push(c);
         return None;
     };
     c.line = line;
-    c.differs = c.uri != *text;
-    c.text = if texts {
-        text.into_owned()
-    } else {
-        String::new()
+    c.differs = c.uri.as_bytes() != text.as_deref().map_or(raw, str::as_bytes);
+    c.text = match text {
+        _ if !texts => String::new(),
+        Some(text) => text.into_owned(),
+        // UTF-8: the usual way checked each character beyond ASCII
+        None => String::from_utf8_lossy(raw).into_owned(),
     };
     Some((c, origin_len))
 }
