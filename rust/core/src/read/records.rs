@@ -21,7 +21,7 @@ use super::images::{ImageSpans, Late};
 use super::media::{plain_extensions, Media, Prefixes};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
-use crate::values::iri::{iri_to_uri, iri_to_uri_into};
+use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
 use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -456,8 +456,8 @@ fn entry(
             Some(p) => (p, None),
             None if convert != Converting::No => {
                 let texts = convert == Converting::WithTexts;
-                let converted = converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
-                let origin_len = origin_len(&converted.uri);
+                let (converted, origin_len) =
+                    converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
                 let plain = PlainLoc {
                     origin_len,
                     has_entity: false,
@@ -637,40 +637,39 @@ fn element_start(text: &[u8]) -> bool {
 }
 
 /// A loc text that is not a URI as written but that the core makes one of, on `line` (in a
-/// box of `spare` when there is one); its text kept when `texts` (else only whether the URI
-/// differs from it).
+/// box of `spare` when there is one), and the bytes of the URI's `scheme://authority/`; its
+/// text kept when `texts` (else only whether the URI differs from it).
 fn converted(
     raw: &[u8],
     line: u32,
     (max, texts): (usize, bool),
     spare: &mut SpareUris,
-) -> Option<Box<Converted>> {
-    let text = value_str(raw, max)?;
-    let mut c = spare.pop().unwrap_or_default();
-    c.uri.clear();
-    if !iri_to_uri_into(&text, &mut c.uri) {
-        spare.push(c);
+) -> Option<(Box<Converted>, usize)> {
+    if raw.len() > max {
         return None;
     }
+    let mut c = spare.pop().unwrap_or_default();
+    c.uri.clear();
+    // the usual IRI made a URI from the text's bytes as they are (no reference in them);
+    // any other text read first
+    let made = match xml_text_to_uri_into(raw, &mut c.uri) {
+        Some(origin_len) => Some((origin_len, None)),
+        None => value_str(raw, max)
+            .and_then(|text| Some((iri_to_uri_into(&text, &mut c.uri)?, Some(text)))),
+    };
+    let Some((origin_len, text)) = made else {
+        spare.push(c);
+        return None;
+    };
     c.line = line;
-    c.differs = c.uri != *text;
-    c.text = if texts {
-        text.into_owned()
-    } else {
-        String::new()
+    c.differs = c.uri.as_bytes() != text.as_deref().map_or(raw, str::as_bytes);
+    c.text = match text {
+        _ if !texts => String::new(),
+        Some(text) => text.into_owned(),
+        // UTF-8: the usual way checked each character beyond ASCII
+        None => String::from_utf8_lossy(raw).into_owned(),
     };
-    Some(c)
-}
-
-/// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
-pub(crate) fn origin_len(uri: &str) -> usize {
-    // its scheme is written in lower case: no search for "://" (a searcher made per call)
-    let after = match uri.as_bytes() {
-        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => 8,
-        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => 7,
-        _ => memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3),
-    };
-    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
+    Some((c, origin_len))
 }
 
 /// Read `text[pos..end]` (which must end just after an entry end tag, or be whitespace)

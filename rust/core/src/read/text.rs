@@ -11,9 +11,10 @@
 //! reader judges it and the run goes on): the reader reads that line its own way.
 
 use super::columns::Columns;
-use super::records::{origin_len, Converted, Record};
+use super::records::{Converted, Record};
 use super::render::{Conversion, Renderer, Seen};
 use crate::values::iri::iri_to_uri;
+use crate::values::iri::origin_len;
 use crate::values::loc::{plain_uri_origin, MAX_LOC_LENGTH};
 
 /// Where a run of lines stopped: `pos` (the start of the line it stopped at, or the end),

@@ -14,9 +14,89 @@ pub fn any_flagged(text: &[u8], flag: impl Fn(u8) -> bool) -> bool {
     blocks.remainder().iter().any(|&b| flag(b))
 }
 
+/// `0x01` in each byte of a word, and `0x80`: the constants of the word-at-a-time tests below.
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+const HIGHS: u64 = ONES << 7;
+
+/// Bit 7 of each byte of `word` (eight bytes of text, the first lowest) set where the byte is
+/// not printable ASCII (a control or not ASCII; DEL passes) or is `&` or `]`. Only the lowest
+/// set bit is sure to be right: the subtractions' borrows may flag bytes above a flagged one.
+#[inline(always)]
+pub fn unplain_bits(word: u64) -> u64 {
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (word | control | zero(word ^ (ONES * u64::from(b'&'))) | zero(word ^ (ONES * u64::from(b']'))))
+        & HIGHS
+}
+
+/// The first place at or after `from` of a byte of `text` that `bits` ([`unplain_bits`]'s
+/// kind: the lowest set bit right) flags, eight bytes at a time; a text's last bytes are read
+/// as the word that ends it, the bytes before `from` in it made `filler` (a byte never
+/// flagged), so that no byte already passed flags another.
+#[inline(always)]
+pub fn next_flagged(
+    text: &[u8],
+    from: usize,
+    bits: impl Fn(u64) -> u64,
+    filler: u8,
+) -> Option<usize> {
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&text[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let first = |flags: u64| (flags.trailing_zeros() / 8) as usize;
+    let mut at = from;
+    while at + 8 <= text.len() {
+        let flags = bits(word(at));
+        if flags != 0 {
+            return Some(at + first(flags));
+        }
+        at += 8;
+    }
+    if at >= text.len() {
+        return None;
+    }
+    let (start, w) = if text.len() >= 8 {
+        (text.len() - 8, word(text.len() - 8))
+    } else {
+        let mut w = [filler; 8];
+        w[..text.len()].copy_from_slice(text);
+        (0, u64::from_le_bytes(w))
+    };
+    // the bytes before `at` (already passed) as `filler`
+    let passed = 8 * (at - start) as u32;
+    let kept = u64::MAX.checked_shl(passed).unwrap_or(0);
+    let flags = bits((w & kept) | ((ONES * u64::from(filler)) & !kept));
+    (flags != 0)
+        .then(|| start + first(flags))
+        .filter(|&i| i < text.len())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::any_flagged;
+    use super::{any_flagged, next_flagged, unplain_bits};
+
+    #[test]
+    fn finds_each_unplain_byte_in_turn() {
+        let plain = |b: u8| (0x20..0x80).contains(&b) && b != b'&' && b != b']';
+        let mut next = crate::draws(13);
+        let bytes = [
+            b'a', b' ', b'~', 0x7f, b'&', b']', b'\t', 0, 0x1f, 0x20, 0x80, 0xff, 0xEF,
+        ];
+        for _ in 0..20_000 {
+            let len = next(40);
+            let text: Vec<u8> = (0..len).map(|_| bytes[next(bytes.len())]).collect();
+            let want: Vec<usize> = (0..len).filter(|&i| !plain(text[i])).collect();
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some(at) = next_flagged(&text, from, unplain_bits, b'a') {
+                got.push(at);
+                from = at + 1;
+            }
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
 
     #[test]
     fn flags_anywhere() {

@@ -42,17 +42,27 @@ pub fn iri_to_uri(text: &str) -> Option<String> {
     full_iri_to_uri(text)
 }
 
-/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc); false, `out`
-/// as it was, where that gives None.
-pub fn iri_to_uri_into(text: &str, out: &mut String) -> bool {
-    if push_usual_uri(text, out) {
-        return true;
+/// [`iri_to_uri`] appended to `out` (a reader's string kept from loc to loc): the bytes of
+/// its `scheme://authority/`, or None, `out` as it was, where that gives None.
+pub fn iri_to_uri_into(text: &str, out: &mut String) -> Option<usize> {
+    let start = out.len();
+    if let Some(origin) = push_usual(text.as_bytes(), Some(text), out) {
+        return Some(origin + 1);
     }
-    let Some(uri) = full_iri_to_uri(text) else {
-        return false;
-    };
+    let uri = full_iri_to_uri(text)?;
     out.push_str(&uri);
-    true
+    Some(origin_len(&out[start..]))
+}
+
+/// Bytes of `scheme://authority/` in a URI from [`iri_to_uri`] (which always has a path).
+pub(crate) fn origin_len(uri: &str) -> usize {
+    // its scheme is written in lower case: no search for "://" (a searcher made per call)
+    let after = match uri.as_bytes() {
+        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => 8,
+        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => 7,
+        _ => memchr::memmem::find(uri.as_bytes(), b"://").map_or(0, |i| i + 3),
+    };
+    memchr::memchr(b'/', &uri.as_bytes()[after..]).map_or(uri.len(), |i| after + i + 1)
 }
 
 /// How [`push_usual_uri`] takes each byte of a path: as it is (the bytes a plain URI holds:
@@ -84,34 +94,93 @@ const ESCAPE: u8 = 1;
 const DECIDE: u8 = 2;
 const DOT: u8 = 3;
 
+/// [`PATH_BYTES`] for the bytes of an XML text: `&` (a reference) and `]` (`]]>`) left to
+/// the full way.
+const PATH_TEXT_BYTES: [u8; 256] = {
+    let mut table = PATH_BYTES;
+    table[b'&' as usize] = DECIDE;
+    table[b']' as usize] = DECIDE;
+    table
+};
+
 /// [`iri_to_uri`] for the usual IRI, appended to `out`: an `http://` or `https://` origin
 /// seen on the call before (one comparison), then a path without a query, a fragment, a `%`,
 /// a control or a "/." (a dot segment may start so), whose non-ASCII bytes and the
 /// characters a URI cannot hold are escaped in one pass. False, `out` as it was: the full
 /// way decides. Shared by the reader's locs and the build's (`write::locs`).
 pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
-    let bytes = loc.as_bytes();
-    let after = if bytes.starts_with(b"https://") {
-        8
-    } else if bytes.starts_with(b"http://") {
-        7
-    } else {
-        return false;
-    };
-    let Some(slash) = memchr::memchr(b'/', &bytes[after..]).map(|i| after + i) else {
-        return false;
-    };
-    let (origin, path_text) = loc.split_at(slash);
-    let path = path_text.as_bytes();
+    push_usual(loc.as_bytes(), Some(loc), out).is_some()
+}
+
+/// [`iri_to_uri_into`] for the usual IRI given as the bytes of an XML text, which are its
+/// characters as they are: [`push_usual_uri`]'s shape, holding no reference (`&`), no `]`
+/// (`]]>` is refused) and nothing else XML forbids; only its path checked as UTF-8 (its
+/// origin is the one met before, a `str` then). None, `out` as it was: not that shape (the
+/// caller reads the text, then asks [`iri_to_uri_into`]).
+pub fn xml_text_to_uri_into(raw: &[u8], out: &mut String) -> Option<usize> {
+    push_usual(raw, None, out).map(|origin| origin + 1)
+}
+
+/// [`push_usual_uri`] of `bytes`, giving the bytes of the origin it wrote
+/// (`scheme://authority`): `text` is the loc as a `str` (its `bytes`), or None for the
+/// bytes of an XML text ([`xml_text_to_uri_into`]).
+fn push_usual(bytes: &[u8], text: Option<&str>, out: &mut String) -> Option<usize> {
     // white space at an end: the full way refuses it (ASCII's other than ' ' are controls,
-    // which the path's table leaves to the full way)
-    let last = path[path.len() - 1];
-    if last == b' ' || (last >= 0x80 && loc.chars().next_back().is_some_and(char::is_whitespace)) {
-        return false;
+    // which the path's table leaves to the full way; beyond ASCII, a character of White_Space
+    // ends in one of these bytes)
+    let last = *bytes.last()?;
+    if last == b' ' || matches!(last, 0x80..=0x8A | 0x9F | 0xA0 | 0xA8 | 0xA9 | 0xAF) {
+        let lead = (bytes.len().saturating_sub(4)..bytes.len())
+            .rev()
+            .find(|&at| bytes[at] & 0xC0 != 0x80)?;
+        let last_char = std::str::from_utf8(&bytes[lead..])
+            .ok()?
+            .chars()
+            .next_back();
+        if last_char.is_none_or(char::is_whitespace) {
+            return None;
+        }
     }
     let start = out.len();
-    let origin_taken = LAST_USUAL_ORIGIN.with_borrow_mut(|(from, to)| {
-        if from != origin {
+    let (slash, origin_written) = push_usual_origin(bytes, text.is_none(), out)?;
+    // an XML text's path checked as UTF-8 (its origin is one met before, checked then)
+    let path = match text {
+        Some(text) => Some((&text[slash..], &PATH_BYTES)),
+        None => std::str::from_utf8(&bytes[slash..])
+            .ok()
+            .map(|path| (path, &PATH_TEXT_BYTES)),
+    };
+    let escaped = path.and_then(|(path, table)| push_usual_path(path, table, out));
+    if escaped.is_none() || out.len() - start > MAX_LOC_LENGTH {
+        out.truncate(start);
+        return None;
+    }
+    Some(origin_written)
+}
+
+/// The origin of `bytes` (`scheme://authority`, up to the path's '/') as the full way writes
+/// it, appended to `out` (room made for the path escaped); the path's offset and the bytes
+/// written. None, `out` as it was: the full way decides; also for an origin a reader's XML
+/// text (`xml_text`) would read otherwise (a reference, a byte XML forbids).
+fn push_usual_origin(bytes: &[u8], xml_text: bool, out: &mut String) -> Option<(usize, usize)> {
+    LAST_USUAL_ORIGIN.with_borrow_mut(|(from, to, as_text)| {
+        // the origin of the call before, with a '/' after it: this loc's (that origin holds no
+        // '/' after its scheme's), found without a search
+        let slash = if !from.is_empty()
+            && bytes.starts_with(from.as_bytes())
+            && bytes.get(from.len()) == Some(&b'/')
+        {
+            from.len()
+        } else {
+            let after = if bytes.starts_with(b"https://") {
+                8
+            } else if bytes.starts_with(b"http://") {
+                7
+            } else {
+                return None;
+            };
+            let slash = after + memchr::memchr(b'/', &bytes[after..])?;
+            let origin = std::str::from_utf8(&bytes[..slash]).ok()?;
             from.clear();
             from.push_str(origin);
             // the origin as the full way writes it: the same for any path after it; the
@@ -123,23 +192,28 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
                     uri
                 }),
             };
-        }
-        let Some(to) = to.as_deref() else {
-            return false;
+            *as_text = !origin
+                .bytes()
+                .any(|b| b < 0x20 || matches!(b, b'&' | b']' | 0xEF));
+            slash
         };
-        out.reserve(to.len() + 3 * path.len());
+        let to = to.as_deref().filter(|_| *as_text || !xml_text)?;
+        out.reserve(to.len() + 3 * (bytes.len() - slash));
         out.push_str(to);
-        true
-    });
-    if !origin_taken {
-        return false;
-    }
-    // the text is pushed a piece at a time, no UTF-8 check of the whole: what lies between
-    // two escaped bytes is ASCII (so each piece starts and ends on a character), and every
-    // byte of a character beyond ASCII is escaped
+        Some((slash, to.len()))
+    })
+}
+
+/// The path of [`push_usual`] escaped onto `out` (bytes judged by `table`); None where the
+/// full way decides (`out` then holds a part of it).
+fn push_usual_path(path_text: &str, table: &[u8; 256], out: &mut String) -> Option<()> {
+    let path = path_text.as_bytes();
+    // the path is pushed a piece at a time: what lies between two escaped bytes is ASCII (so
+    // each piece starts and ends on a character), and every byte of a character beyond ASCII
+    // is escaped
     let mut kept_from = 0;
     for (at, &byte) in path.iter().enumerate() {
-        match PATH_BYTES[usize::from(byte)] {
+        match table[usize::from(byte)] {
             KEEP => {}
             // "/." may start a dot segment (the path starts with '/': a dot has a byte before)
             DOT if path[at - 1] != b'/' => {}
@@ -151,18 +225,11 @@ pub(crate) fn push_usual_uri(loc: &str, out: &mut String) -> bool {
                 out.push_str(&BYTE_ESCAPES[escape..escape + 3]);
                 kept_from = at + 1;
             }
-            _ => {
-                out.truncate(start);
-                return false;
-            }
+            _ => return None,
         }
     }
     out.push_str(&path_text[kept_from..]);
-    if out.len() - start > MAX_LOC_LENGTH {
-        out.truncate(start);
-        return false;
-    }
-    true
+    Some(())
 }
 
 /// [`iri_to_uri`] checked step by step (every shape it takes; [`push_usual_uri`] agrees with
@@ -306,7 +373,9 @@ thread_local! {
     static LAST_ORIGIN: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
     /// The last `scheme://authority` [`push_usual_uri`] met and the origin the full way makes
     /// of it (None: one it refuses): a sitemap's locs share a few.
-    static LAST_USUAL_ORIGIN: RefCell<(String, Option<String>)> = const { RefCell::new((String::new(), None)) };
+    /// Also whether that origin reads the same as an XML text's bytes (no reference, nothing
+    /// XML forbids).
+    static LAST_USUAL_ORIGIN: RefCell<(String, Option<String>, bool)> = const { RefCell::new((String::new(), None, false)) };
     /// The last host IDNA converted and its ASCII form: a sitemap's locs share a few hosts.
     static LAST_HOST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
 }
@@ -425,8 +494,12 @@ fn push_escaped(out: &mut String, part: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{full_iri_to_uri, iri_to_uri, iri_to_uri_into, push_usual_uri};
+    use super::{
+        full_iri_to_uri, iri_to_uri, iri_to_uri_into, origin_len, push_usual_uri,
+        xml_text_to_uri_into,
+    };
     use crate::draws;
+    use crate::read::values::value_str;
 
     fn uri(text: &str) -> Option<String> {
         iri_to_uri(text)
@@ -584,6 +657,13 @@ mod tests {
             "\u{e000}",
             "\u{3000}",
             "\u{a0}",
+            "\u{85}",
+            "\u{1680}",
+            "\u{200a}",
+            "\u{2028}",
+            "\u{202f}",
+            "\u{205f}",
+            "\u{200b}",
             "\u{fffd}",
             "\u{feff}",
             "\n",
@@ -621,10 +701,103 @@ mod tests {
             assert_eq!(iri_to_uri(&iri), full, "{iri:?}");
             let mut into = String::from("x");
             let taken = iri_to_uri_into(&iri, &mut into);
-            assert_eq!(taken.then(|| &into[1..]), full.as_deref(), "{iri:?}");
-            assert!(taken || into == "x", "{iri:?}");
+            assert_eq!(taken.map(|_| &into[1..]), full.as_deref(), "{iri:?}");
+            assert_eq!(taken, full.as_deref().map(origin_len), "{iri:?}");
+            assert!(taken.is_some() || into == "x", "{iri:?}");
         }
         // most of the family goes the usual way, and the full way takes more of it
         assert!(usual > 4_000 && made > usual + 8_000, "{usual} {made}");
+    }
+
+    /// The reader's way for a loc's text: [`xml_text_to_uri_into`] of its bytes, else the
+    /// text read ([`value_str`]) and [`iri_to_uri_into`] of it.
+    fn read_then_made(raw: &[u8]) -> Option<(usize, String)> {
+        let text = value_str(raw, usize::MAX)?;
+        let mut out = String::from("x");
+        let origin = iri_to_uri_into(&text, &mut out)?;
+        Some((origin, out))
+    }
+
+    #[test]
+    fn the_bytes_of_a_text_give_the_uri_of_the_text_read() {
+        let starts: [&[u8]; 9] = [
+            b"https://a.test",
+            b"https://www.example.com",
+            b"HTTPS://A.test:443",
+            b"https://b\xc3\xbccher.example",
+            b"https://a&amp;b.test",
+            b"https://a]b.test",
+            b"https://a\x01b.test",
+            b"https://a.test\xef\xbf\xbe",
+            b"http://a.test:8080",
+        ];
+        // what XML text holds besides a str's characters: references, "]]>", CR, bytes that
+        // are no UTF-8 (alone, cut short, overlong, a surrogate, beyond U+10FFFF), U+FFFE/F
+        let pieces: [&[u8]; 38] = [
+            b"a",
+            b"item-0",
+            b"/",
+            b".",
+            b"/.",
+            b"%",
+            b"%41",
+            b"?q=1",
+            b"#f",
+            b" ",
+            b"\"",
+            b"[",
+            b"]",
+            b"]]>",
+            b"&amp;",
+            b"&apos;",
+            b"&#233;",
+            b"&",
+            b"'",
+            b"\t",
+            b"\r",
+            b"\x01",
+            b"\x7f",
+            "\u{e9}".as_bytes(),
+            "\u{20ac}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{3000}".as_bytes(),
+            "\u{a0}".as_bytes(),
+            "\u{fffd}".as_bytes(),
+            "\u{fffe}".as_bytes(),
+            "\u{ffff}".as_bytes(),
+            b"\xff",
+            b"\x80",
+            b"\xc3",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xc0\x80",
+        ];
+        let mut next = draws(27);
+        let mut taken = 0;
+        for _ in 0..60_000 {
+            let mut raw = starts[next(starts.len())].to_vec();
+            if next(8) > 0 {
+                raw.push(b'/');
+            }
+            for _ in 0..next(8) {
+                raw.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            // a str's loc between, now and then: its origin, taken or refused, is the one
+            // the next call meets
+            if next(4) == 0 {
+                let loc = String::from_utf8_lossy(&raw).replace("&amp;", "&");
+                iri_to_uri(&loc);
+            }
+            let mut out = String::from("x");
+            match xml_text_to_uri_into(&raw, &mut out) {
+                Some(origin) => {
+                    taken += 1;
+                    assert_eq!(Some((origin, out)), read_then_made(&raw), "{raw:?}");
+                }
+                None => assert_eq!(out, "x", "{raw:?}"),
+            }
+        }
+        assert!(taken > 3_000, "{taken}");
     }
 }
