@@ -6,9 +6,8 @@
 //! changefreq's index in [`CHANGEFREQS`](crate::values::scalars::CHANGEFREQS), the priority,
 //! and the extensions object of a record's plain images as JSON text (null for none).
 
-use super::json::{extensions_object, plain_loc_value};
+use super::json::extensions_object;
 use super::records::Record;
-use super::seen::hash_of;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
 /// A validity bitmap as Arrow lays it out: bit `i % 8` of byte `i / 8`, set when valid.
@@ -112,7 +111,8 @@ pub struct Columns {
     pub priority: Fixed<f64>,
     /// `{"images":[...]}`, as `json.dumps(extensions.json_fields(...))` writes it.
     pub extensions: Texts,
-    /// Each loc's hash ([`hash_of`]): the check's set rules take the reader's, not their own.
+    /// Each loc's hash ([`hash_of`](super::seen::hash_of)): the check's set rules take the
+    /// reader's, not their own.
     pub loc_hashes: Vec<u64>,
     /// The last lastmod text and its value: a file's lastmods repeat.
     last: Option<(Vec<u8>, Lastmod)>,
@@ -167,14 +167,16 @@ impl Columns {
             .all(|column| column.values.len() + more < MAX_COLUMN_BYTES)
     }
 
-    /// Append a record read from `data`.
+    /// Append a record read from `data`, its loc's value and hash made here (the lanes
+    /// pass the ones their duplicate test made: [`Columns::push_valued`]).
+    #[cfg(test)]
     pub fn push(&mut self, data: &[u8], r: &Record) {
         let mut loc = Vec::new();
         match &r.uri {
             Some(c) => loc.extend_from_slice(c.uri.as_bytes()),
-            None => plain_loc_value(data, r.loc, r.has_entity, &mut loc),
+            None => super::json::plain_loc_value(data, r.loc, r.has_entity, &mut loc),
         }
-        self.push_valued(data, r, (&loc, hash_of(&loc)));
+        self.push_valued(data, r, (&loc, super::seen::hash_of(&loc)));
     }
 
     /// Append a record read from `data` whose loc's value is `loc` and its hash `hash`, as

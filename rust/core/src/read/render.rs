@@ -89,7 +89,7 @@ impl Seen {
     }
 
     /// `first_seen` of the loc whose hash ([`hash_of`]) is `hash`.
-    fn first_seen_hash(&mut self, hash: u64) -> bool {
+    pub(crate) fn first_seen_hash(&mut self, hash: u64) -> bool {
         self.hashes.insert_hash(hash)
     }
 

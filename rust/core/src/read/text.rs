@@ -13,6 +13,7 @@
 use super::columns::Columns;
 use super::records::{Converted, Record};
 use super::render::{Conversion, Renderer, Seen};
+use super::seen::hash_of;
 use crate::values::iri::iri_to_uri;
 use crate::values::iri::origin_len;
 use crate::values::loc::{plain_uri_origin, MAX_LOC_LENGTH};
@@ -95,7 +96,7 @@ pub fn text_run(
     (max_records, max_value): (usize, usize),
     seen: &mut Seen,
     conversions: &mut Vec<Conversion>,
-    mut each: impl FnMut(&[u8], &Record),
+    mut each: impl FnMut((&[u8], u64), &Record),
 ) -> TextRun {
     let (mut count, mut made) = (0, false);
     let stop = |pos, line, count, made, new_origin| TextRun {
@@ -130,10 +131,11 @@ pub fn text_run(
             let origin = String::from_utf8_lossy(origin).into_owned();
             return stop(pos, line, count, made, Some((origin, r.uri.is_some())));
         }
-        if !seen.first_seen(loc) {
+        let hash = hash_of(loc);
+        if !seen.first_seen_hash(hash) {
             return stop(pos, line, count, made, None); // a duplicate: the reader reports it
         }
-        each(loc, &r);
+        each((loc, hash), &r);
         // its strings move into the conversion, not copied
         if let Some(c) = r.uri {
             made = true;
@@ -157,9 +159,17 @@ pub fn render_text_run(
     seen: &mut Seen,
     (out, conversions): (&mut Vec<u8>, &mut Vec<Conversion>),
 ) -> TextRun {
-    text_run(text, span, line, limits, seen, conversions, |loc, r| {
-        renderer.line(text, r, loc, out);
-    })
+    text_run(
+        text,
+        span,
+        line,
+        limits,
+        seen,
+        conversions,
+        |(loc, _), r| {
+            renderer.line(text, r, loc, out);
+        },
+    )
 }
 
 /// [`text_run`] into Arrow columns.
@@ -171,8 +181,8 @@ pub fn columns_text_run(
     seen: &mut Seen,
     (columns, conversions): (&mut Columns, &mut Vec<Conversion>),
 ) -> TextRun {
-    text_run(text, span, line, limits, seen, conversions, |_, r| {
-        columns.push(text, r);
+    text_run(text, span, line, limits, seen, conversions, |loc, r| {
+        columns.push_valued(text, r, loc);
     })
 }
 
