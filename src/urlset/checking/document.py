@@ -134,7 +134,7 @@ def check_document(
             found.count(code, n)
     result.size = scan.size
     result.format = fmt = read.format
-    bytes_again = _Again(stored, scan, cap, lines_of_text=fmt in ("text", "unknown"))
+    bytes_again = _Again(stored, scan, cap, fmt)
     watch_lines(reader_issues, found)
     _document_rules(result, scan, read.fatal, reader_issues, options.limits, full_size, found)
     _scan_bytes(bytes_again, read, reader_issues, options, found)
@@ -155,29 +155,41 @@ def check_document(
     return result
 
 
+# where an entry ends: a document cut by the size limit is judged up to its last one
+_ENTRY_ENDS = {
+    "urlset": (b"</url>",),
+    "sitemapindex": (b"</sitemap>",),
+    "text": (b"\n", b"\r"),
+    "unknown": (b"\n", b"\r"),
+}
+
+
 class _Again:
     """The document read again: a window at a time (the positions of findings, a text
     sitemap's lines), or whole, once, for the scans that need it (a loc or an element the
     scan could not prove plain, an index's children, the schema)."""
 
-    def __init__(self, stored: Source, scan: Scan, cap: int, *, lines_of_text: bool) -> None:
-        """``lines_of_text``: a text file, whose lines end as the reader ends them (a CR
-        alone too: ``lone_cr_as_lf``)."""
+    def __init__(self, stored: Source, scan: Scan, cap: int, fmt: str | None) -> None:
+        """A text file's lines end as the reader ends them (a CR alone too:
+        ``lone_cr_as_lf``); a document cut by the size limit ends with its last whole
+        entry, as the reader's entries do."""
         self.stored = stored
         self.scan = scan
         self.cap = cap
-        self.lines_of_text = lines_of_text
+        self.lines_of_text = fmt in ("text", "unknown")
+        self.entry_ends = _ENTRY_ENDS.get(fmt or "", ())
         self._plain: bytes | None = None
 
     def plain(self) -> bytes:
         if self._plain is None:
-            self._plain = b"".join(self._text((whole(self.stored, self.scan, self.cap),)))
+            plain = whole(self.stored, self.scan, self.cap, self.entry_ends)
+            self._plain = b"".join(self._text((plain,)))
         return self._plain
 
     def pieces(self) -> Iterable[bytes]:
         if self._plain is not None:  # held already: no need to read it again
             return (self._plain,)
-        return self._text(pieces(self.stored, self.scan, self.cap))
+        return self._text(pieces(self.stored, self.scan, self.cap, self.entry_ends))
 
     def _text(self, pieces: Iterable[bytes]) -> Iterable[bytes]:
         return lone_cr_as_lf(pieces) if self.lines_of_text else pieces
@@ -321,7 +333,7 @@ def _scan_bytes(
         structure = None
         if not proven:  # one pass of windows, the document never whole
             provers = Provers(limits, found, structure=not reader.plain_structure)
-            structure = provers.run(lambda: pieces(again.stored, scan, again.cap)).structure
+            structure = provers.run(again.pieces).structure
         if not read.fatal:
             if unexpected or (structure is not None and not structure.proves(fmt)):
                 check_structure(again.plain(), fmt, found)

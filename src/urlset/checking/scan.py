@@ -193,19 +193,21 @@ class Tee:
             self._stopped = True  # what came before the damage is the document
 
 
-def whole(source: Source, scan: Scan, cap: int) -> bytes:
+def whole(source: Source, scan: Scan, cap: int, entry_ends: tuple[bytes, ...] = ()) -> bytes:
     """The document as the slow scans read it (UTF-8), read again from ``source``."""
     out = bytearray()
-    for piece in pieces(source, scan, cap):
+    for piece in pieces(source, scan, cap, entry_ends):
         out += piece
     # a bytearray is read as bytes by every scan: converting would hold the document twice
     return cast(bytes, out)
 
 
-def pieces(source: Source, scan: Scan, cap: int) -> Iterator[bytes]:
-    """The document as the slow scans read it (UTF-8), a piece at a time."""
+def pieces(
+    source: Source, scan: Scan, cap: int, entry_ends: tuple[bytes, ...] = ()
+) -> Iterator[bytes]:
+    """The document as the slow scans read it (UTF-8), a piece at a time (``plain_chunks``)."""
     convert = WideToUtf8(scan.wide) if scan.utf16 else None
-    for piece in plain_chunks(source, cap):
+    for piece in plain_chunks(source, cap, () if scan.utf16 else entry_ends):
         yield piece if convert is None else convert.feed(piece)
     if convert is not None:
         yield convert.feed(b"", final=True)

@@ -87,28 +87,36 @@ def spool(stream: BinaryIO, limit: int) -> tuple[BinaryIO, int]:
     return file, size
 
 
-def plain_chunks(source: Source, cap: int) -> Iterator[bytes]:
-    """The document decompressed (a gzip stream: at most ``cap`` + 1 bytes, and of a damaged
-    one those before the damage, as the reader gives them), a piece at a time."""
+def plain_chunks(source: Source, cap: int, entry_ends: tuple[bytes, ...] = ()) -> Iterator[bytes]:
+    """The document decompressed, at most ``cap`` + 1 bytes: the bytes the reader reads, so
+    that the byte rules judge what the entry rules judge, gzipped or not. Cut there, it
+    ends after the last of ``entry_ends`` in its last piece (no element or line cut in two
+    to judge); of a damaged gzip stream, the bytes before the damage, as the reader gives
+    them."""
     pieces = iter(source)
     first = next(pieces, b"")
-    if first[:2] != GZIP_MAGIC:
-        if first:
-            yield first
-        yield from pieces
-        return
-    stream = Gunzip()
+    chunks = _chain(first, pieces)
     size = 0
+    for chunk in _inflated(chunks) if first[:2] == GZIP_MAGIC else chunks:
+        size += len(chunk)
+        if size > cap:
+            last = chunk[: len(chunk) - (size - cap - 1)]
+            if entry_ends:
+                found = (at + len(end) for end in entry_ends if (at := last.rfind(end)) >= 0)
+                last = last[: max(found, default=0)]
+            yield last
+            return
+        if chunk:
+            yield chunk
+
+
+def _inflated(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    stream = Gunzip()
     try:
-        for data in _chain(first, pieces):
+        for data in chunks:
             # fed in file-sized chunks: the decoder copies what is left of its input each time
             for start in range(0, len(data), FILE_CHUNK):
-                for piece in stream.feed(data[start : start + FILE_CHUNK]):
-                    size += len(piece)
-                    if size > cap:
-                        yield piece[: len(piece) - (size - cap - 1)]
-                        return
-                    yield piece
+                yield from stream.feed(data[start : start + FILE_CHUNK])
     except GzipError:
         return
 

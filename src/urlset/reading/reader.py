@@ -100,11 +100,11 @@ class SitemapReader:
 
     @property
     def plain_records(self) -> bool:
-        """True once closed when the document was a urlset of canonical records only: the
-        protocol's elements in its order, without attributes, comments or other elements,
-        every loc a plain URI as written (ASCII, '&' only as '&amp;', no character that
-        needs escaping, at most 2,048 characters) or an IRI and no more (reported as read:
-        normalized-url). A checker need not prove these again."""
+        """True once closed when the document was a urlset of canonical records only (to
+        its end or to a size limit's cut): the protocol's elements in its order, without
+        attributes, comments or other elements, every loc a plain URI as written (ASCII, '&'
+        only as '&amp;', no character that needs escaping, at most 2,048 characters) or an
+        IRI and no more (reported as read: normalized-url). Need not be proven again."""
         body = self._body
         return self._closed and isinstance(body, XmlBody) and body.plain_records
 
@@ -262,6 +262,8 @@ class SitemapReader:
                 self._size -= len(data)
                 if keep > 0:
                     self._plain(data[:keep])
+                if self._body is None and sniff(self._head, True).kind == "text":  # no LF yet
+                    self._plain(b"", final=True)
                 self._sink.issue(
                     "decompressed-size-limit",
                     f"stopped at {limit:,} bytes (ReadLimits.max_decompressed_bytes)",

@@ -72,7 +72,7 @@ class CompiledLane:
         self.fdelta = 0  # of fcol, what the guard's entity changes add on its line
         self.line0 = 1
         self.col0 = 1
-        self.throughout = False  # entered the lane and left it only at close
+        self.throughout = False  # entered the lane and left it only at close or a size limit
         self.records_only = True  # no piece between records needed a parser
         self.locs_plain = True  # no loc made a URI, no record with extensions
         self.mini_head = b""

@@ -112,6 +112,11 @@ class XmlBody:
         status.state = DONE
 
     def stop(self) -> None:
+        """No more is read. Stopped in the fast lane (not by the end of the document, which
+        ``close`` read: by a size limit), the records read are all there is to prove (a
+        check judges the bytes the reader read)."""
+        if self.status.state == FAST:
+            self.fast.throughout = not self.fast.index
         self.status.state = DONE
 
     def _prolog(self, final: bool) -> None:
