@@ -262,7 +262,7 @@ class SitemapReader:
                 self._size -= len(data)
                 if keep > 0:
                     self._plain(data[:keep])
-                if self._body is None and sniff(self._head, True).kind == "text":  # no LF yet
+                if self._body is None and sniff(self._head, True) == Sniffed("text"):  # no LF yet
                     self._plain(b"", final=True)
                 self._sink.issue(
                     "decompressed-size-limit",
