@@ -362,6 +362,58 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
     assert placed(twice) == [(2, 11), (2_502, 11)]  # at the loc text
 
 
+def test_placing_stops_after_the_last_findings_entry_when_the_reader_read_every_entry() -> None:
+    """A loc not written as its URI (an IRI, an '&' written '&amp;') is never found as its
+    needle, so the first pass read the whole document for it; when the reader passed on
+    every entry (its records canonical), the entries are numbered as the document's and the
+    pass ends with the last finding's entry. The places are those of the whole pass, for
+    findings of every kind (as written, escaped, an IRI placed by its entry number, a loc
+    written twice, ordered or not), and a finding's loc written again after its entry does
+    not move it there."""
+    rows = [f"<url><loc>https://a.test/{i}</loc></url>\n" for i in range(3_000)]
+    rows[3] = "<url><loc>https://a.test/café/3</loc></url>\n"
+    rows[5] = "<url><loc>https://a.test/5?a=1&amp;b=2</loc></url>\n"
+    rows[9] = "<url><loc>https://a.test/7</loc></url>\n"  # the loc of entry 7 again
+    data = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
+    taken = 0
+
+    def placed(
+        pending: list[tuple[str, str, str, bool, int]], every: bool, doc: bytes = data
+    ) -> list[Issue]:
+        nonlocal taken
+        taken = 0
+
+        def lazy() -> Iterator[bytes]:
+            nonlocal taken
+            for at in range(0, len(doc), 4096):
+                taken += len(doc[at : at + 4096])
+                yield doc[at : at + 4096]
+
+        windows = positions.windows_of(lazy, False, window=8192)
+        return positions.place_entries(windows, "urlset", pending, "doc", None, lambda: doc, every)
+
+    iri = ("normalized-url", "m", "https://a.test/caf%C3%A9/3", True, 3)
+    amp = ("placeholder-host", "m", "https://a.test/5?a=1&b=2", False, 5)
+    again = [
+        ("mixed-hosts", "m", "https://a.test/7", True, 7),
+        ("duplicate-loc", "m", "https://a.test/7", True, 9),
+    ]
+    for pending in ([iri], [amp], [iri, amp], again, [amp, *again], [iri, *again]):
+        whole = placed(pending, False)
+        assert taken >= len(data) or (iri not in pending and amp not in pending)
+        assert placed(pending, True) == whole, pending
+        assert taken < len(data) // 3
+    # entry 3's URI written as such at entry 2,900: the whole pass placed entry 3's
+    # finding there; it is at entry 3 (line 5)
+    rows[2_900] = "<url><loc>https://a.test/caf%C3%A9/3</loc></url>\n"
+    late = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
+    assert [(i.line, i.column) for i in placed([iri], False, late)] == [(2_902, 11)]
+    assert [(i.line, i.column) for i in placed([iri], True, late)] == [(5, 11)]
+    # a finding without an entry number: the whole pass, as before
+    unnumbered = [("mixed-hosts", "m", "https://a.test/5?a=1&b=2", False, -1)]
+    assert placed(unnumbered, True) == placed(unnumbered, False) and taken >= len(data)
+
+
 def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
     """Each window ends right after the last entry end tag of what was read when it reached
     its size (whichever piece that end is in, or across two), an entry longer than a window

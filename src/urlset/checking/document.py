@@ -143,8 +143,9 @@ def check_document(
     issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
     windows = bytes_again.windows(fmt == "text")
     if found.pending:
-        issues.extend(
-            place_entries(windows, fmt, found.pending, source, options.base_url, bytes_again.plain)
+        every_entry = read.reader.plain_structure  # its entries numbered as the document's
+        issues += place_entries(
+            windows, fmt, found.pending, source, options.base_url, bytes_again.plain, every_entry
         )
     if fmt == "sitemapindex" and result.refs:
         result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)

@@ -110,20 +110,24 @@ def place_entries(
     source: str,
     base_url: str | None,
     plain: Callable[[], bytes],
+    every_entry: bool = False,
 ) -> list[Issue]:
     """Issues for entry findings, placed at the loc's text as written (or escaped): each
     found in document order after the last one, the same finding on the same loc again at
     that loc's next occurrence. Two passes over ``windows`` (where each loc is written,
     then the lines and columns). A loc not written as its URI is looked for at its entry
     (the number the rules gave it), else among every loc text (``_LocTexts``), else by the
-    lxml locator on the whole document (``plain``)."""
+    lxml locator on the whole document (``plain``). ``every_entry``: the reader passed on
+    every entry of the document (``SitemapReader.plain_structure``), so the entry numbered
+    n is the document's nth, and the first pass ends with the last finding's entry."""
     needles: set[bytes] = set()
     for _code, _message, loc, _ordered, _entry in pending:
         raw = loc.encode("utf-8")
         needles.add(raw)
         if fmt != "text":
             needles.add(raw.replace(b"&", b"&amp;"))
-    occurrences = _occurrences(windows, needles, fmt, lambda found: _placed(found, pending))
+    placed = _placing(pending, fmt if every_entry else None)
+    occurrences = _occurrences(windows, needles, fmt, placed)
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
     spots: list[tuple[int, bytes | None]] = []
@@ -338,15 +342,17 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
     for _base, window in windows():
         start = 0
         size = len(window)
+        after = window.count(b"\n")  # the line ends at ``start`` or later: counted once
         while start <= size and (searches or k < len(lines)):
             if not searches and lines[k] == line:
                 searches.extend((n, LineSearch(issues[n])) for n in wanted[lines[k]])
                 k += 1
             if not searches:  # skip to the line wanted, or to the next window
                 left = lines[k] - line
-                if window.count(b"\n", start) < left:
-                    line += window.count(b"\n", start)
+                if after < left:
+                    line += after
                     break
+                after -= left
                 while left:
                     start = window.index(b"\n", start) + 1
                     left -= 1
@@ -359,6 +365,7 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
                 break
             done()
             line += 1
+            after -= 1
             start = nl + 1
         if k >= len(lines) and not searches:
             break
@@ -374,7 +381,8 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
 
 Windows = Callable[[], Iterable[tuple[int, bytes]]]
 Found = dict[bytes, list[int]]  # offsets of each needle, in document order
-Placed = Callable[[Found], bool] | None  # whether the occurrences so far place every finding
+# whether the occurrences so far, the window just read the last, place every finding
+Placed = Callable[[Found, bytes], bool] | None
 Regex = re.Pattern[bytes]
 _CUTS = (b"</url>", b"</sitemap>", b"</item>", b"</entry>")
 
@@ -473,7 +481,7 @@ def _occurrences(
     texts = ElementTexts(needles, prefixes if few_prefixes else None)
     for base, window in windows():
         texts.scan(window, base)
-        if placed is not None and placed(texts.found):
+        if placed is not None and placed(texts.found, window):
             break  # as in _few_occurrences
     return texts.found
 
@@ -503,7 +511,7 @@ def _few_occurrences(windows: Windows, needles: set[bytes], texts: Regex, placed
                 inner = window.find(b">", inner + 1, at)
             else:
                 found.setdefault(needle, []).append(base + at + 1)
-        if placed is not None and placed(found):
+        if placed is not None and placed(found, window):
             break  # later windows add later occurrences only: no finding would move
     return found
 
@@ -530,6 +538,27 @@ def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, byte
         return out
 
     return matches
+
+
+def _placing(pending: list[tuple[str, str, str, bool, int]], fmt: str | None) -> Placed:
+    """``_occurrences``' test: every finding placed by the occurrences so far, or, the
+    entries numbered as the document's (``fmt`` given), every finding's entry read: an
+    occurrence after it would be another entry's (an entry whose loc is not written as its
+    URI is placed at its own, by number, instead)."""
+    last = max((entry for *_, entry in pending), default=-1)
+    counted = fmt in _SITEMAPS and all(entry >= 0 for *_, entry in pending)
+    tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
+    seen = 0
+
+    def placed(found: Found, window: bytes) -> bool:
+        nonlocal seen
+        if counted:
+            seen += window.count(tag)
+            if seen > last:
+                return True
+        return _placed(found, pending)
+
+    return placed
 
 
 def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]]) -> bool:
