@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from urlset import _core
 from urlset.checking import positions
+from urlset.checking import windows as windowing
 
 # what a document around the locs is made of: tags, texts with '>' and '<' where XML has
 # none, entities, the locs themselves (appended per example), line ends
@@ -102,8 +103,8 @@ def test_whole_and_in_windows_alike(locs: list[str], window: int) -> None:
     rows = [f"<url><loc>{loc.replace('&', '&amp;')}</loc></url>\n" for loc in locs]
     data = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
     chunks = [data[i : i + 7] for i in range(0, len(data), 7)]
-    windows = positions.windows_of(lambda: chunks, False, window=window)
-    whole = positions.whole_windows(data)
+    windows = windowing.windows_of(lambda: chunks, False, window=window)
+    whole = windowing.whole_windows(data)
     needles = {loc.encode() for loc in locs}
     # more needles than a few, of a few prefixes; more prefixes than a few
     shared = {n + b"/%d" % i for n in needles for i in range(40)} | needles

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from urlset.checking import document, positions, raw_text
+from urlset.checking import windows as windowing
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.findings import Findings
 from urlset.checking.scan import Provers
@@ -198,7 +199,7 @@ def test_positions_do_not_depend_on_the_windows(
     whole = check_document(data, options, "doc").issues
     placed = [i for i in whole if i.line and i.column]
     assert len(placed) >= 5  # the document has findings to place
-    small = functools.partial(positions.windows_of, window=window)
+    small = functools.partial(windowing.windows_of, window=window)
     monkeypatch.setattr(document, "windows_of", small)
     assert check_document(_Pieces(data, piece), options, "doc").issues == whole
 
@@ -265,10 +266,7 @@ def test_locs_not_plain_are_judged_a_window_at_a_time(monkeypatch: pytest.Monkey
         raise AssertionError("the document read whole")
 
     monkeypatch.setattr(document._Again, "plain", held)
-    monkeypatch.setattr(
-        positions, "windows_of", functools.partial(positions.windows_of, window=512)
-    )
-    monkeypatch.setattr(document, "windows_of", positions.windows_of)
+    monkeypatch.setattr(document, "windows_of", functools.partial(windowing.windows_of, window=512))
     windowed = check_document(data, CheckOptions(), "doc")
     assert windowed.issues == whole.issues
     codes = {(i.code, i.line, i.column) for i in windowed.issues}
@@ -288,7 +286,7 @@ def test_a_few_locs_are_found_where_every_text_is_looked_at(
         b"<url><loc>x>https://a.test/1</loc></url></urlset>"
     )
     needles = {b"https://a.test/1", b"https://b.test/2"}
-    windows = positions.whole_windows(data)
+    windows = windowing.whole_windows(data)
     few = positions._occurrences(windows, needles, "urlset")
     monkeypatch.setattr(positions, "_FEW", 0)
     assert positions._occurrences(windows, needles, "urlset") == few
@@ -313,7 +311,7 @@ def test_a_few_locs_are_found_as_the_pattern_finds_them() -> None:
         pattern = re.compile(rb">(" + b"|".join(map(re.escape, needles)) + rb")<")
         expected = [(m.start(), m.group(1)) for m in pattern.finditer(data)]
         assert positions._marked_texts(needles)(data) == expected
-        found = positions._few_occurrences(positions.whole_windows(data), needles, texts, None)
+        found = positions._few_occurrences(windowing.whole_windows(data), needles, texts, None)
         assert sum(map(len, found.values())) == len(expected) > 0
 
 
@@ -329,7 +327,7 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
     chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
 
     def placed(pending: list[tuple[str, str, str, bool, int]]) -> list[tuple[int, int]]:
-        windows = positions.windows_of(lambda: chunks, False, window=8192)
+        windows = windowing.windows_of(lambda: chunks, False, window=8192)
         issues = positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
         return [(issue.line, issue.column) for issue in issues]
 
@@ -343,7 +341,7 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
                 taken += len(chunk)
                 yield chunk
 
-        windows = positions.windows_of(lazy, False, window=8192)
+        windows = windowing.windows_of(lazy, False, window=8192)
         positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
         return taken
 
@@ -389,8 +387,11 @@ def test_placing_stops_after_the_last_findings_entry_when_the_reader_read_every_
                 taken += len(doc[at : at + 4096])
                 yield doc[at : at + 4096]
 
-        windows = positions.windows_of(lazy, False, window=8192)
-        return positions.place_entries(windows, "urlset", pending, "doc", None, lambda: doc, every)
+        windows = windowing.windows_of(lazy, False, window=8192)
+        entries = 3_000 if every else None
+        return positions.place_entries(
+            windows, "urlset", pending, "doc", None, lambda: doc, entries
+        )
 
     iri = ("normalized-url", "m", "https://a.test/caf%C3%A9/3", True, 3)
     amp = ("placeholder-host", "m", "https://a.test/5?a=1&b=2", False, 5)
@@ -409,6 +410,9 @@ def test_placing_stops_after_the_last_findings_entry_when_the_reader_read_every_
     late = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
     assert [(i.line, i.column) for i in placed([iri], False, late)] == [(2_902, 11)]
     assert [(i.line, i.column) for i in placed([iri], True, late)] == [(5, 11)]
+    # the last finding in the document's last tenth: the entries are not counted
+    near_end = [iri, ("duplicate-loc", "m", "https://a.test/2950", True, 2_950)]
+    assert placed(near_end, True) == placed(near_end, False) and taken >= len(data)
     # a finding without an entry number: the whole pass, as before
     unnumbered = [("mixed-hosts", "m", "https://a.test/5?a=1&b=2", False, -1)]
     assert placed(unnumbered, True) == placed(unnumbered, False) and taken >= len(data)
@@ -439,5 +443,5 @@ def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
                     wanted = min(wanted * 2, size)
             if held:
                 expected.append((base, held))
-            windows = positions.windows_of(lambda c=chunks: c, text, size, ends, first)
+            windows = windowing.windows_of(lambda c=chunks: c, text, size, ends, first)
             assert list(windows()) == expected

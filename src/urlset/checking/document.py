@@ -25,20 +25,14 @@ from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
 from .entries import EntryRules
 from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
-from .positions import (
-    Windows,
-    lines_of_refs,
-    place_entries,
-    place_values,
-    whole_windows,
-    windows_of,
-)
+from .positions import lines_of_refs, place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
+from .windows import Windows, whole_windows, windows_of
 
 
 @dataclass(frozen=True)
@@ -143,9 +137,10 @@ def check_document(
     issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
     windows = bytes_again.windows(fmt == "text")
     if found.pending:
-        every_entry = read.reader.plain_structure  # its entries numbered as the document's
+        # the reader's entries numbered as the document's when it passed on every one
+        entries = read.reader.entries if read.reader.plain_structure else None
         issues += place_entries(
-            windows, fmt, found.pending, source, options.base_url, bytes_again.plain, every_entry
+            windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
     if fmt == "sitemapindex" and result.refs:
         result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 from .._core import ElementTexts
 from ..errors import InvalidValue
@@ -25,6 +25,7 @@ from ..reading.columns import VALUE_ELEMENT, LineSearch
 from ..urls import is_plain_uri, to_uri
 from . import rules
 from .lines import Lines
+from .windows import Windows
 from .xmlevents import drop, parse_events, split_tag
 
 
@@ -110,23 +111,24 @@ def place_entries(
     source: str,
     base_url: str | None,
     plain: Callable[[], bytes],
-    every_entry: bool = False,
+    entries: int | None = None,
 ) -> list[Issue]:
     """Issues for entry findings, placed at the loc's text as written (or escaped): each
     found in document order after the last one, the same finding on the same loc again at
     that loc's next occurrence. Two passes over ``windows`` (where each loc is written,
     then the lines and columns). A loc not written as its URI is looked for at its entry
     (the number the rules gave it), else among every loc text (``_LocTexts``), else by the
-    lxml locator on the whole document (``plain``). ``every_entry``: the reader passed on
-    every entry of the document (``SitemapReader.plain_structure``), so the entry numbered
-    n is the document's nth, and the first pass ends with the last finding's entry."""
+    lxml locator on the whole document (``plain``). ``entries``: how many the reader passed
+    on when it passed on every entry of the document (``SitemapReader.plain_structure``):
+    the entry numbered n is the document's nth, and the first pass ends with the last
+    finding's entry."""
     needles: set[bytes] = set()
     for _code, _message, loc, _ordered, _entry in pending:
         raw = loc.encode("utf-8")
         needles.add(raw)
         if fmt != "text":
             needles.add(raw.replace(b"&", b"&amp;"))
-    placed = _placing(pending, fmt if every_entry else None)
+    placed = _placing(pending, fmt, entries)
     occurrences = _occurrences(windows, needles, fmt, placed)
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
@@ -375,86 +377,13 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
 
 # --- placing a window at a time -----------------------------------------------------------------
 #
-# ``place_entries`` and ``place_values`` read the document as ``Windows``: (offset, bytes)
-# pieces cut right after an entry's end tag (an entry, a text line, never split), so a large
-# document with many findings is placed in the memory of a window.
+# ``place_entries`` and ``place_values`` read the document as ``Windows`` (windows.py), so a
+# large document with many findings is placed in the memory of a window.
 
-Windows = Callable[[], Iterable[tuple[int, bytes]]]
 Found = dict[bytes, list[int]]  # offsets of each needle, in document order
 # whether the occurrences so far, the window just read the last, place every finding
 Placed = Callable[[Found, bytes], bool] | None
 Regex = re.Pattern[bytes]
-_CUTS = (b"</url>", b"</sitemap>", b"</item>", b"</entry>")
-
-
-def windows_of(
-    pieces: Callable[[], Iterable[bytes]],
-    text: bool,
-    window: int = 1 << 22,
-    ends: tuple[bytes, ...] = _CUTS,
-    first: int | None = None,
-) -> Windows:
-    """The document's pieces as windows of about ``window`` bytes, cut right after an entry's
-    end tag (one of ``ends``; a text sitemap: after a line end); afresh on each call. An
-    entry longer than a window makes the window grow until it ends. ``first``: the first
-    window's size, each next one twice the last up to ``window`` (a pass that may stop
-    early, as placing the first findings of each code does, reads no more than it needs)."""
-    ends = (b"\n",) if text else ends
-
-    def run() -> Iterator[tuple[int, bytes]]:
-        held: list[bytes | bytearray] = []  # the pieces since the last cut
-        size = base = 0
-        wanted = window if first is None else min(first, window)
-        for data in pieces():
-            if not data:
-                continue
-            if held and isinstance(held[-1], bytearray):
-                held[-1] += data  # an entry longer than a window: it grows in place
-            else:
-                held.append(data)
-            size += len(data)
-            if size < wanted:
-                continue
-            # the last end is in the last piece (else in the pieces joined): only that
-            # piece is cut, the window copied once, by the join
-            last = held[-1]
-            cut = -1 if isinstance(last, bytearray) else _last_end(last, ends)
-            if cut > 0:
-                out = b"".join([*held[:-1], last[:cut]]) if cut < len(last) else b"".join(held)
-                rest = last[cut:]
-            else:
-                grown = last if len(held) == 1 else bytearray().join(held)
-                cut = _last_end(grown, ends)
-                if cut <= 0:
-                    held = [grown if isinstance(grown, bytearray) else bytearray(grown)]
-                    continue  # an entry longer than a window: the window grows until it ends
-                out, rest = bytes(grown[:cut]), bytes(grown[cut:])
-            held = [rest] if rest else []
-            size = len(rest)
-            wanted = min(wanted * 2, window)
-            yield base, out
-            base += len(out)
-        if held:
-            yield base, b"".join(held)
-
-    return run
-
-
-def _last_end(buffer: bytes | bytearray, ends: tuple[bytes, ...]) -> int:
-    """The offset just after the last of ``ends`` in ``buffer`` (-1 for none): each later
-    end looked for only after the last one found (a urlset's ``</url>`` is near the end)."""
-    cut = -1
-    for end in ends:
-        at = buffer.rfind(end, max(cut, 0))
-        if at >= 0:
-            cut = max(cut, at + len(end))
-    return cut
-
-
-def whole_windows(plain: bytes) -> Windows:
-    return lambda: [(0, plain)]
-
-
 _TEXT_TOKEN = lazy(rb"(?:(?<=[\n \t])|\A)[^\n\r \t]+")
 
 
@@ -540,23 +469,32 @@ def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, byte
     return matches
 
 
-def _placing(pending: list[tuple[str, str, str, bool, int]], fmt: str | None) -> Placed:
+def _placing(
+    pending: list[tuple[str, str, str, bool, int]], fmt: str | None, entries: int | None
+) -> Placed:
     """``_occurrences``' test: every finding placed by the occurrences so far, or, the
-    entries numbered as the document's (``fmt`` given), every finding's entry read: an
+    entries numbered as the document's (``entries`` given), every finding's entry read: an
     occurrence after it would be another entry's (an entry whose loc is not written as its
-    URI is placed at its own, by number, instead)."""
+    URI is placed at its own, by number, instead). Entries are counted only where that may
+    end the pass well before the document's end: in its last tenth it would cost more than
+    it saves."""
     last = max((entry for *_, entry in pending), default=-1)
-    counted = fmt in _SITEMAPS and all(entry >= 0 for *_, entry in pending)
+    counted = (
+        fmt in _SITEMAPS
+        and entries is not None
+        and last < entries - entries // 10
+        and all(entry >= 0 for *_, entry in pending)
+    )
     tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
     seen = 0
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
+        if _placed(found, pending):
+            return True
         if counted:
             seen += window.count(tag)
-            if seen > last:
-                return True
-        return _placed(found, pending)
+        return counted and seen > last
 
     return placed
 

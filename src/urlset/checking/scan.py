@@ -10,7 +10,7 @@ after an entry's end tag (``</url>``, ``</sitemap>``: no pattern spans one): eac
 judged as written (``raw_text.LocTexts``), and unless the reader proved it, the protocol's
 elements in the protocol's order (``structure.StructureProver``). A structure they cannot
 prove is read again whole by the lxml walk (``whole``); the positions of findings are
-found a window at a time (``positions.windows_of``).
+found a window at a time (``windows.windows_of``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import cast
 from ..limits import Limits
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, WideToUtf8, sniff
 from .findings import Findings
-from .positions import windows_of
 from .raw_text import LocTexts
 from .source import Source, plain_chunks
 from .structure import StructureProver
+from .windows import windows_of
 
 # windows of about this many bytes; without an entry's end tag in this many, the provers give
 # up (the slow scans decide) and the pass only counts
@@ -107,7 +107,7 @@ class Scan:
 
 class Provers:
     """One pass over the document's windows, cut right after an entry's end tag
-    (``positions.windows_of``): the loc texts judged as written (``raw_text.LocTexts``, its
+    (``windows.windows_of``): the loc texts judged as written (``raw_text.LocTexts``, its
     findings to ``found``), and unless the reader proved it already (``structure=False``),
     the protocol's elements proven in the protocol's order. Run only when the reader's fast
     lane did not prove the document plain. Past ``max_window`` bytes without an entry's end
