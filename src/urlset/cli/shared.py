@@ -12,8 +12,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ..errors import PublishError
 
-# where --dask, --sites leave their values in the click context
-BUILD_DASK = "urlset.build.dask"
+# where --sites leaves its values in the click context
 FETCH_SITES = "urlset.fetch.sites"
 FETCH_DASK = "urlset.fetch.dask"
 
@@ -91,14 +90,16 @@ def allow_private_option(private_hosts: str, when: str = "", more: str = "") -> 
 
 
 class BuildMode(NamedTuple):
-    """How a build runs: an update of a set, a stable set, the locs --remove names, and
-    the files --report and --changes write."""
+    """How a build runs: an update of a set, a stable set, the locs --remove names, the
+    files --report and --changes write, and the scheduler --dask names (None or '': a
+    local build)."""
 
     update: bool
     stable: bool
     remove_paths: tuple[str, ...]
     report_path: str | None
     changes_path: str | None
+    dask: str | None = None
 
 
 class AsDict(Protocol):
