@@ -6,6 +6,7 @@ without loading click (``check``'s: tests/test_cli_lean_check.py)."""
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import urlset
 from urlset.cli import lean, streams
 from urlset.cli.build import build
 from urlset.cli.check import check
@@ -198,8 +200,17 @@ def run_console(
         "finally:\n    assert gc.isenabled()\n"
         "    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
     )
+    # the urlset this process imported (a relative PYTHONPATH, such as src, would be looked
+    # for in ``cwd``, and another install found)
+    tree = str(Path(urlset.__file__).resolve().parents[1])
+    path = os.pathsep.join([tree, *filter(None, [os.environ.get("PYTHONPATH")])])
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, input=stdin, capture_output=True, timeout=120
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
     )
     return done.returncode, done.stdout, done.stderr
 
