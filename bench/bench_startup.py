@@ -42,8 +42,8 @@ SITEMAP = (
     "<url><loc>https://shop.test/b?x=1&amp;y=2</loc></url></urlset>\n"
 )
 LIST = "https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n"
-# the console script's own code path (`console`, which runs a plain `read` and `check`
-# without click), with the tree to load named by PYTHONPATH
+# the console script's own code path (`console`, which runs a plain `read`, `check` and
+# `build` without click), with the tree to load named by PYTHONPATH
 LAUNCH = "import sys; from urlset.cli import console; sys.argv[0] = 'urlset'; console()"
 TARGET_MS = 100
 COMMANDS = (

@@ -6,6 +6,7 @@ without loading click (``check``'s: tests/test_cli_lean_check.py)."""
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
@@ -15,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import urlset
 from urlset.cli import lean, streams
+from urlset.cli.build import build
 from urlset.cli.check import check
 from urlset.cli.read import read
 from urlset.cli.read_run import path_name
@@ -41,34 +44,91 @@ def click_params(args: list[str], command: click.Command = read) -> dict[str, ob
         return None
 
 
-@pytest.mark.parametrize(("table", "command"), [(lean.READ, read), (lean.CHECK, check)])
+# each command's required options, given so that click parses the plainest command line
+REQUIRED = {"build": ["--base-url", "https://a.test/", "--out", "out"]}
+
+
+@pytest.mark.parametrize(
+    ("table", "command"), [(lean.READ, read), (lean.CHECK, check), (lean.BUILD, build)]
+)
 def test_the_option_table_is_the_click_commands(
     table: lean.Options, command: click.Command
 ) -> None:
-    assert lean.COMMANDS[str(command.name)] is table
-    options = [p for p in command.params if isinstance(p, click.Option)]
+    name = str(command.name)
+    assert lean.COMMANDS[name] is table
+    every = [p for p in command.params if isinstance(p, click.Option)]
+    # an option whose value a callback converts is left to click (with any other the table
+    # names so), its default given by the table
+    assert {w for p in every if p.callback is not None for w in p.opts} <= set(table.to_click)
+    options = [p for p in every if not set(p.opts) & set(table.to_click)]
+    assert {w for p in every if p not in options for w in p.opts} == set(table.to_click)
+    # nothing click would take from elsewhere, or count, or ask for
+    assert all(p.expose_value and p.nargs == 1 and not p.count for p in options)
+    assert not [p for p in options if p.envvar or p.prompt or p.is_eager]
     words = {word: p.name for p in options for word in p.opts}
     assert words == {**table.flags, **table.valued}
-    assert not {w for p in options for w in p.secondary_opts}  # no --x/--no-x to take
+    assert {w: p.name for p in options for w in p.secondary_opts} == table.off
     assert {w for p in options if p.is_flag for w in p.opts} == set(table.flags)
-    assert click_params(["s.xml"], command) == {
+    assert all(p.is_bool_flag for p in options if p.is_flag)  # True given, False not
+    assert {p.name for p in options if p.multiple} == set(table.multiple)
+    assert {p.name for p in command.params if p.required} == set(table.required)
+    required = REQUIRED.get(name, [])
+    given = dict(zip(required[::2], required[1::2], strict=True))
+    assert click_params(["s.xml", *required], command) == {
         table.argument: ("s.xml",) if table.many else "s.xml",
         **table.defaults,
+        **{words[word]: value for word, value in given.items()},
     }
     choices = {p.name: tuple(p.type.choices) for p in options if isinstance(p.type, click.Choice)}
     assert choices == table.choices
-    assert {p.name for p in options if isinstance(p.type, click.Path)} == set(table.files)
-    numbers = (click.IntRange, click.FloatRange)
+    assert {p.name: path_kind(p.type) for p in options if isinstance(p.type, click.Path)} == (
+        table.paths
+    )
+    numbers = (click.types.IntParamType, click.types.FloatParamType)
     assert {p.name for p in options if isinstance(p.type, numbers)} == set(table.numbers)
     # every other option's value is click's plain string, taken as it is
-    valued = {p.name for p in options if not p.is_flag} - {*choices, *table.files, *table.numbers}
+    valued = {p.name for p in options if not p.is_flag} - {*choices, *table.paths, *table.numbers}
     assert {p.name for p in options if p.type is click.STRING} >= valued
     (argument,) = [p for p in command.params if isinstance(p, click.Argument)]
     assert (argument.name, argument.nargs == -1, argument.required) == (
         table.argument,
         table.many,
-        True,
+        table.argument in table.required,
     )
+
+
+def path_kind(path: click.Path) -> str:
+    """``Options.paths``' name for a click.Path that need not exist."""
+    assert (path.exists, path.readable, path.executable) == (False, True, False)
+    assert not (path.resolve_path or path.allow_dash or path.type)
+    kinds = {
+        (True, False, False): "file",
+        (True, False, True): "writable file",
+        (False, True, False): "directory",
+    }
+    return kinds[(not path.dir_okay, not path.file_okay, path.writable)]
+
+
+NUMBERS = st.one_of(
+    st.integers(-5, 300).map(str),
+    st.sampled_from(["0", "00", "007", "1.5", ".5", "1.", "0.0", "+5", "1_0", "1e3", "inf"]),
+    st.sampled_from(["nan", " 2", "2 ", "٣", "", "9" * 19, "9" * 18, "256", "257", "-0"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(NUMBERS)
+def test_a_number_the_tables_take_is_the_one_click_converts(text: str) -> None:
+    """A number's converter (``Options.numbers``) gives click's value, or None."""
+    for table, command in ((lean.READ, read), (lean.CHECK, check), (lean.BUILD, build)):
+        params = {p.name: p for p in command.params}
+        for name, convert in table.numbers.items():
+            value = convert(text)
+            if value is not None:
+                param = params[name]
+                assert isinstance(param, click.Option)
+                clicks = param.type.convert(text, param, None)
+                assert (value, type(value)) == (clicks, type(clicks)), (name, text)
 
 
 def test_the_plain_spellings_are_taken(tmp_path: Path) -> None:
@@ -140,8 +200,17 @@ def run_console(
         "finally:\n    assert gc.isenabled()\n"
         "    sys.stderr.write('click loaded: %s' % ('click' in sys.modules))\n"
     )
+    # the urlset this process imported (a relative PYTHONPATH, such as src, would be looked
+    # for in ``cwd``, and another install found)
+    tree = str(Path(urlset.__file__).resolve().parents[1])
+    path = os.pathsep.join([tree, *filter(None, [os.environ.get("PYTHONPATH")])])
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, input=stdin, capture_output=True, timeout=120
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
     )
     return done.returncode, done.stdout, done.stderr
 

@@ -344,13 +344,15 @@ def test_build_of_a_table_with_an_image_column_loads_the_extensions(tmp_path: Pa
 
 
 def test_static_option_choices_match_the_implementations() -> None:
-    from urlset.cli.build import INPUT_FORMATS
+    from urlset import limits
+    from urlset.cli.lean import INPUT_FORMATS, PROFILES
     from urlset.cli.site_sources import LASTMOD_CHOICES
     from urlset.sources import directory
     from urlset.writing import sources
 
     assert LASTMOD_CHOICES == directory.LASTMOD_CHOICES
     assert INPUT_FORMATS == sources.FORMATS
+    assert tuple(limits.PROFILES) == PROFILES
 
 
 def test_extension_names_written_out_match_the_registry() -> None:
@@ -390,6 +392,28 @@ def test_build_help_loads_neither_the_writer_nor_the_extensions() -> None:
     assert not urlset_modules(modules, "urlset.writing"), sorted(modules)
     assert not urlset_modules(modules, "urlset.extensions")
     assert "urlset.model" not in modules and "urlset._core" not in modules
+    # the options name the profiles and the formats as cli/lean.py writes them out: no
+    # limits (with dataclasses), no source report, no glob (~15M instructions of its ~235M)
+    assert not modules & {"urlset.limits", "urlset.sources.report", "dataclasses", "glob"}
+
+
+def test_a_build_of_a_small_list_loads_no_click(tmp_path: Path) -> None:
+    """The console script builds by the lean parse (cli/lean.py) too: no click (with its
+    uuid, platform, gettext: ~60M instructions, a fifth of a small build), nor
+    the modules of options not given: the site sources' report and glob, the included
+    sitemaps', the stylesheet's. A value build refuses is said by click: it loads then."""
+    source = tmp_path / "urls.txt"
+    source.write_text("https://shop.test/a\nhttps://shop.test/b?x=1&y=2\n", encoding="utf-8")
+    out = tmp_path / "out"
+    build = ("build", str(source), "--base-url", "https://shop.test/", "--out", str(out))
+    modules = loaded(*build)
+    assert any(out.iterdir())  # the build ran
+    assert not tops(modules) & {"click", "uuid", "platform", "gettext", "glob"}, sorted(modules)
+    assert not modules & {
+        *("urlset.cli.build", "urlset.cli.group", "urlset.cli.build_includes"),
+        *("urlset.sources.report", "urlset.writing.stylesheet"),
+    }
+    assert "click" in tops(loaded(*build, "--timezone", "Nowhere/Bogus", code=2))
 
 
 def test_a_plain_sitemap_read_by_the_compiled_lane_loads_no_lxml(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 """The ``urlset`` command line: ``main``, the click group (cli/group.py), and ``console``,
-the console script, which runs a plain ``urlset read FILE ...`` or ``urlset check PATH...``
-without click (cli/lean.py).
+the console script, which runs a plain ``urlset read FILE ...``, ``urlset check PATH...`` or
+``urlset build SOURCE... --base-url URL --out DIR`` without click (cli/lean.py).
 
 Loading this package loads neither: click and its imports (inspect, ast, uuid, ...) are
-about 25 ms of a read's or a check's start-up, more than the interpreter's own. Every other
+about 25 ms of a read's, a check's or a small build's start-up, more than the interpreter's
+own. Every other
 command line, and every one the lean path does not parse exactly as click would (``--help``,
 a usage error, an option it does not know), goes to the click group.
 """
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
 
 def console(argv: Sequence[str] | None = None) -> None:
     """The ``urlset`` console script: ``argv`` (default ``sys.argv[1:]``) run as ``urlset``
-    runs it, ``urlset read`` and ``urlset check`` by the lean path when it takes the
+    runs it, ``urlset read``, ``check`` and ``build`` by the lean path when it takes the
     command line."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] in (["read"], ["check"]):
+    if args[:1] in (["read"], ["check"], ["build"]):
         from .lean import lean_command
 
         if (command := lean_command(args)) is not None:

@@ -13,16 +13,15 @@ from typing import Any
 
 import click
 
-from ..limits import PROFILES
-from .shared import BUILD_DASK
+from ..patterns import lazy
+
+# the lean parse (cli/lean.py) shares them: written out there, so that the options load
+# without the writer and the limits
+from .lean import BUILD_FORMATS, INPUT_FORMATS, PROFILES
 from .site_sources import crawl_limits, directory_options, log_options
 
-# `writing.sources.FORMATS`, written out so that the options load without the writer
-# (tests/test_startup.py holds them equal)
-INPUT_FORMATS = ("text", "csv", "tsv", "jsonl")
-
-
-_SPAN = re.compile(r"(\d+)\s*(d|h|m)", re.IGNORECASE)
+# compiled with the first --news-window: not for --help, nor a build without it
+_SPAN = lazy(r"(\d+)\s*(d|h|m)", re.IGNORECASE)
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
 
 
@@ -66,7 +65,7 @@ def news_window(value: str | None) -> timedelta | None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["xml", "text"]),
+    type=click.Choice(BUILD_FORMATS),
     default="xml",
     show_default=True,
     help="Write XML sitemaps or plain-text ones.",
@@ -75,7 +74,7 @@ def news_window(value: str | None) -> timedelta | None:
 @click.option(
     "--profile",
     "profile_name",
-    type=click.Choice(list(PROFILES)),
+    type=click.Choice(PROFILES),
     default="current",
     show_default=True,
     help="Protocol limits to split by.",
@@ -213,8 +212,6 @@ def news_window(value: str | None) -> timedelta | None:
     "--dask",
     "dask_scheduler",
     metavar="SCHEDULER",
-    expose_value=False,
-    callback=lambda ctx, _, value: ctx.meta.update({BUILD_DASK: value}),
     help="Build on a Dask cluster: the scheduler's address (tcp://host:8786), or 'local' for "
     "a local cluster. SOURCES are Parquet (a file or a directory of parts), CSV, TSV or JSON "
     "Lines, paths or fsspec URLs; the set is the one --stable writes (pip install "
@@ -250,5 +247,9 @@ def build(**params: Any) -> None:
     finally:
         gc.freeze()
         gc.enable()
+    from .streams import UsageProblem, usage_error
 
-    build_sitemaps(**params)
+    try:
+        build_sitemaps(**params)
+    except UsageProblem as problem:
+        raise usage_error(problem) from None

@@ -7,11 +7,10 @@ import zlib
 from concurrent.futures import CancelledError
 from typing import Any
 
-import click
-
 from ..errors import InvalidValue, PublishError
 from ..writing.build import BuildReport
 from .shared import BuildMode, json_lines_log
+from .streams import UsageProblem
 
 _USAGE_FIELDS = ("input format", "scheduler", "input", "dedupe", "exclude")
 
@@ -28,15 +27,15 @@ def run_on_dask(
     """The whole stable set of ``sources`` built on the cluster, its problems logged to
     --report; a job that fails or is cancelled publishes nothing (PublishError)."""
     if mode.update or mode.changes_path or mode.remove_paths:
-        raise click.UsageError(
+        raise UsageProblem(
             "--dask builds a whole set; --update, --remove and --changes run without it"
         )
     if "-" in sources:
-        raise click.UsageError("--dask reads files or fsspec URLs, not standard input ('-')")
+        raise UsageProblem("--dask reads files or fsspec URLs, not standard input ('-')")
     try:
         from ..dask.building import build
     except ImportError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     with json_lines_log("--report", mode.report_path) as on_problem:
         try:
             return build(
@@ -49,10 +48,10 @@ def run_on_dask(
                 **options,
             )
         except ImportError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise UsageProblem(str(exc)) from None
         except InvalidValue as exc:
             if exc.field in _USAGE_FIELDS:
-                raise click.UsageError(str(exc)) from None
+                raise UsageProblem(str(exc)) from None
             raise
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             from ..dask.partitions import reader_message

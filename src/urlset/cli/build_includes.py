@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import click
-
 from ..errors import InvalidValue
 from ..model import SitemapRef
 from ..writing.includes import INCLUDE, from_settings, included_refs, read_list
 from ..writing.options import BuildOptions, FileNames
+from .streams import UsageProblem, say
 
 
 def included_sitemaps(
@@ -27,27 +26,25 @@ def included_sitemaps(
         try:
             given += read_list(Path(list_path).read_text(encoding="utf-8").splitlines())
         except (OSError, UnicodeDecodeError) as exc:
-            raise click.BadParameter(
-                f"{list_path}: {exc}", param_hint="--include-sitemaps"
-            ) from None
+            raise UsageProblem(f"{list_path}: {exc}", "--include-sitemaps") from None
     if not given and fetch and update:
         given += _kept(options, out_dir)
     if not given:
         if fetch and not update:
-            raise click.UsageError("--include-fetch needs --include-sitemap or --include-sitemaps")
+            raise UsageProblem("--include-fetch needs --include-sitemap or --include-sitemaps")
         return ()
     names = FileNames(options.prefix, gzip=options.gzip, text=options.text)
     try:
         refs = included_refs(given, options.sitemap_directory(), names.stale)
     except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     if not fetch:
         return refs
     from ..fetching.included import with_newest_lastmods  # the HTTP stack loads only here
 
     fetched, problems = with_newest_lastmods(refs)
     for problem in problems:
-        click.echo(f"warning: included sitemap {problem}", err=True)
+        say(f"warning: included sitemap {problem}")
     return tuple(fetched)
 
 

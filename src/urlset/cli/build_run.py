@@ -1,6 +1,11 @@
-"""What ``urlset build`` does once it runs: the sources read, the set written (plain,
-``--stable``, ``--update`` or on Dask), the reports printed, robots.txt updated. The command
-and its options are ``cli/build.py``.
+"""What ``urlset build`` does once it runs, without click: the sources read, the set written
+(plain, ``--stable``, ``--update`` or on Dask), the reports printed, robots.txt updated.
+
+The command and its options are ``cli/build.py``; the console script's lean parse
+(cli/lean.py) runs this module without loading click. A value the build refuses is a
+``UsageProblem``, raised before a sitemap is written (only --stylesheet's sitemap.xsl may be
+published by then): build.py makes it click's usage error, and the lean path hands the
+command line to click, which says it.
 """
 
 from __future__ import annotations
@@ -15,27 +20,24 @@ from datetime import UTC, timedelta, timezone, tzinfo
 from itertools import chain
 from typing import Any, NoReturn
 
-import click
-
 from ..codes import plural, rule
 from ..errors import InputError, InvalidValue, LimitExceeded, PublishError
 from ..extensions.reciprocity import Reciprocity
 from ..limits import Limits, profile
-from ..model import Url
+from ..model import SitemapRef, Url
 from ..writing.build import BuildReport, write_sitemaps
 from ..writing.excludes import Excludes, excludes_of
 from ..writing.options import BuildOptions
 from ..writing.sections import Sections, parse_pattern, parse_rule
 from ..writing.sources import Row, detect_format, iter_batches, open_source, unreadable
-from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet
-from .build_includes import included_sitemaps
-from .shared import BUILD_DASK, BuildMode, json_lines_log
+from .shared import BuildMode, json_lines_log
 from .site_sources import (
     DIRECTORY,
     SiteSources,
     access_logs,
     source_format,
 )
+from .streams import UsageProblem, echo, say
 
 
 def _timezone(value: str | None) -> tzinfo | None:
@@ -51,8 +53,8 @@ def _timezone(value: str | None) -> tzinfo | None:
     try:
         return ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise click.BadParameter(
-            f"{value!r} is not a time zone; use UTC, +hh:mm or a name like Europe/Paris"
+        raise UsageProblem(
+            f"{value!r} is not a time zone; use UTC, +hh:mm or a name like Europe/Paris", ""
         ) from None
 
 
@@ -85,6 +87,7 @@ def build_sitemaps(
     changes_path: str | None,
     quiet: bool,
     verbose: bool = False,
+    dask_scheduler: str | None = None,
     **site_options: Any,
 ) -> None:
     """Run ``urlset build`` with the command's parameters (see its help)."""
@@ -92,10 +95,9 @@ def build_sitemaps(
     sections = _sections(site_options.pop("section_by"), site_options.pop("section_patterns"))
     excludes = _excludes(exclude)
     limits = _limits(profile_name, max_urls, max_bytes)
-    sources, formats, site = _inputs(sources, input_format, base_url, site_options)
-    _check_stable_usage(
-        sources, site, stable=stable, update=update, remove=remove_paths, changes=changes_path
-    )
+    mode = BuildMode(update, stable, remove_paths, report_path, changes_path, dask_scheduler)
+    sources, formats, site = _inputs(sources, input_format, base_url, site_options, mode)
+    _check_stable_usage(sources, site, mode)
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     # hreflang across the set as check judges it: every page written, as hashes (see _set_rules)
     reciprocity = Reciprocity()
@@ -117,25 +119,59 @@ def build_sitemaps(
         "news_window": news_window,
         "section": sections,
         "exclude": excludes,
-        **_set_rules(reciprocity),
+        **_set_rules(reciprocity, mode),
     }
     naming = _options_for_names(base_url, sitemap_url, prefix, gzip, output_format)
-    options["include"] = included_sitemaps(site_options, naming, out_dir, update)
+    options["include"] = _included(site_options, naming, out_dir, update)
     try:
-        mode = BuildMode(update, stable, remove_paths, report_path, changes_path)
-        report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
+        if mode.dask:  # the sources are read by the cluster's workers
+            from .build_dask import run_on_dask
+
+            report = run_on_dask(mode.dask, sources, input_format, out_dir, base_url, options, mode)
+        else:
+            report = _run(entries, out_dir, base_url, options, progress, mode, reciprocity)
     except _BUILD_FAILURES as exc:
         _fail_build(exc, strict=strict)
+    cross_submit = sitemap_url is not None
+    _print_report(report, out_dir, site, reciprocity, quiet, verbose, cross_submit, update)
+    if robots_path is not None:
+        _update_robots(robots_path, report, quiet)
+
+
+def _print_report(
+    report: BuildReport,
+    out_dir: str,
+    site: SiteSources,
+    reciprocity: Reciprocity,
+    quiet: bool,
+    verbose: bool,
+    cross_submit: bool,
+    update: bool,
+) -> None:
+    """What a build wrote and found: the summary, or with ``quiet`` the errors only."""
     if not quiet:
-        _summary(report, out_dir, cross_submit=sitemap_url is not None, update=update)
+        _summary(report, out_dir, cross_submit=cross_submit, update=update)
         site.print_reports()
         _all_reciprocal(report, reciprocity)
     else:  # -q: the errors only (entries skipped), none of the warnings or notes
         _problems("skipped {}", report.rejected, report.examples)
     if verbose:
-        click.echo(f"urlset build: {_lanes(report)}", err=True)
-    if robots_path is not None:
-        _update_robots(robots_path, report, quiet)
+        say(f"urlset build: {_lanes(report)}")
+
+
+def _included(
+    params: dict[str, Any], options: BuildOptions, out_dir: str, update: bool
+) -> tuple[SitemapRef, ...]:
+    """``included_sitemaps``: the sitemaps --include-sitemap(s) name (taken out of
+    ``params``), their module loaded only when one of its options is given."""
+    keys = ("include_sitemaps", "include_list", "include_fetch")
+    if not any(params[key] for key in keys):
+        for key in keys:
+            del params[key]
+        return ()
+    from .build_includes import included_sitemaps
+
+    return included_sitemaps(params, options, out_dir, update)
 
 
 def _limits(profile_name: str, max_urls: int | None, max_bytes: int | None) -> Limits:
@@ -143,7 +179,7 @@ def _limits(profile_name: str, max_urls: int | None, max_bytes: int | None) -> L
     try:
         return profile(profile_name).lowered(max_urls=max_urls, max_bytes=max_bytes)
     except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
 
 
 def _lanes(report: BuildReport) -> str:
@@ -161,7 +197,7 @@ def _all_reciprocal(report: BuildReport, reciprocity: Reciprocity) -> None:
     hreflang = [c for c in (*report.flagged, *report.noted) if c.startswith("hreflang")]
     if reciprocity.pages and not hreflang:
         pages = plural(reciprocity.pages, "page")
-        click.echo(f"hreflang: {pages} with alternates, all reciprocal")
+        echo(f"hreflang: {pages} with alternates, all reciprocal")
 
 
 def _stylesheet(stylesheet: bool, xsl: str | None, output_format: str, out_dir: str) -> str | None:
@@ -170,11 +206,11 @@ def _stylesheet(stylesheet: bool, xsl: str | None, output_format: str, out_dir: 
     if not stylesheet:
         return xsl
     if xsl is not None:
-        raise click.UsageError(
-            "--stylesheet references sitemap.xsl beside the set; leave out --xsl"
-        )
+        raise UsageProblem("--stylesheet references sitemap.xsl beside the set; leave out --xsl")
     if output_format == "text":
-        raise click.UsageError("--stylesheet: text sitemaps cannot reference a stylesheet")
+        raise UsageProblem("--stylesheet: text sitemaps cannot reference a stylesheet")
+    from ..writing.stylesheet import STYLESHEET_NAME, publish_stylesheet  # with it only
+
     try:
         publish_stylesheet(out_dir)
     except OSError as exc:
@@ -194,22 +230,17 @@ def _update_robots(path: str, report: BuildReport, quiet: bool) -> None:
         what = (
             f"added {len(edit.added)}, removed {len(edit.removed)}" if edit.changed else "unchanged"
         )
-        click.echo(f"{path}: Sitemap lines {what}")
+        echo(f"{path}: Sitemap lines {what}")
 
 
-def _set_rules(reciprocity: Reciprocity) -> dict[str, Any]:
+def _set_rules(reciprocity: Reciprocity, mode: BuildMode) -> dict[str, Any]:
     """The build's hooks for hreflang across the set (none on Dask: its workers write): the
     pages written, kept as hashes spilled to disk and judged once the build has let go
     (asking the de-duplication set which variants it holds would add each one outside the
     set to it: 23 MB of its trace for ten million)."""
-    if _on_dask():
+    if mode.dask:
         return {}
     return {"on_written": reciprocity.add_written}
-
-
-def _on_dask() -> str:
-    """The scheduler --dask named ('' without --dask)."""
-    return str(click.get_current_context().meta.get(BUILD_DASK) or "")
 
 
 def _run(
@@ -223,12 +254,6 @@ def _run(
 ) -> BuildReport:
     """The build, or with ``mode.update`` the update, with its progress line and logs; then
     the hreflang findings across what was read, flagged as check reports them."""
-    if _on_dask():  # --dask: the sources are read by the cluster's workers
-        from .build_dask import run_on_dask
-
-        params = click.get_current_context().params
-        sources, input_format = params["sources"], params["input_format"]
-        return run_on_dask(_on_dask(), sources, input_format, out_dir, base_url, options, mode)
     with (
         progress,
         _fewer_collections(),
@@ -267,7 +292,11 @@ def _flag_hreflang(report: BuildReport, reciprocity: Reciprocity) -> None:
 
 
 def _inputs(
-    sources: tuple[str, ...], input_format: str | None, base_url: str, site_options: dict[str, Any]
+    sources: tuple[str, ...],
+    input_format: str | None,
+    base_url: str,
+    site_options: dict[str, Any],
+    mode: BuildMode,
 ) -> tuple[tuple[str, ...], list[str], SiteSources]:
     """The SOURCE arguments that are URL lists or folders, each one's format (a folder's is
     ``directory``), and the site sources the options name (access logs expanded)."""
@@ -277,12 +306,12 @@ def _inputs(
         formats = [
             source_format(name) or input_format or detect_format(name)
             for name in sources
-            if not _on_dask()  # --dask: the cluster's workers read the sources
+            if not mode.dask  # --dask: the cluster's workers read the sources
         ]
     except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     if sources.count("-") > 1:
-        raise click.UsageError("standard input ('-') can be read only once")
+        raise UsageProblem("standard input ('-') can be read only once")
     return sources, formats, SiteSources(base_url, site_options)
 
 
@@ -303,21 +332,21 @@ def _options_for_names(
         )
         options.sitemap_directory()
     except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     return options
 
 
 def _sections(rule: str | None, patterns: tuple[str, ...]) -> Sections | None:
     """The sections --section-by or --section name; a bad rule is a usage error."""
     if rule is not None and patterns:
-        raise click.UsageError("give --section-by or --section NAME=GLOB, not both")
+        raise UsageProblem("give --section-by or --section NAME=GLOB, not both")
     try:
         if rule is not None:
             return parse_rule(rule)
         if patterns:
             return Sections.by_patterns(map(parse_pattern, patterns))
     except InvalidValue as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     return None
 
 
@@ -326,29 +355,22 @@ def _excludes(patterns: tuple[str, ...]) -> Excludes | None:
     try:
         return excludes_of(patterns)
     except InvalidValue as exc:
-        raise click.BadParameter(str(exc), param_hint="--exclude") from None
+        raise UsageProblem(str(exc), "--exclude") from None
 
 
-def _check_stable_usage(
-    sources: tuple[str, ...],
-    site: SiteSources,
-    *,
-    stable: bool,
-    update: bool,
-    remove: tuple[str, ...],
-    changes: str | None,
-) -> None:
-    if _on_dask() and site.given:  # the cluster reads files of rows only: never drop these
-        raise click.UsageError(
+def _check_stable_usage(sources: tuple[str, ...], site: SiteSources, mode: BuildMode) -> None:
+    remove, changes = mode.remove_paths, mode.changes_path
+    if mode.dask and site.given:  # the cluster reads files of rows only: never drop these
+        raise UsageProblem(
             "--dask reads URL lists (Parquet, CSV, TSV, JSON Lines); --access-log and --crawl "
             "build without it"
         )
-    if remove and not update:
-        raise click.UsageError("--remove takes URLs out of a set with --update only")
-    if changes and not (stable or update):
-        raise click.UsageError("--changes needs --stable or --update")
+    if remove and not mode.update:
+        raise UsageProblem("--remove takes URLs out of a set with --update only")
+    if changes and not (mode.stable or mode.update):
+        raise UsageProblem("--changes needs --stable or --update")
     if not sources and not site.given and not remove:
-        raise click.UsageError(
+        raise UsageProblem(
             "give at least one SOURCE, --access-log or --crawl (or, with --update, a --remove file)"
         )
 
@@ -360,13 +382,11 @@ def _batches(
     site: SiteSources,
     sections: dict[str, str] | None,
 ) -> Iterator[Sequence[Url | InputError | Row]]:
-    from ..sources.report import SourceError
-
     for name, fmt in zip(sources, formats, strict=True):
         label = "<stdin>" if name == "-" else name
         try:
             if fmt == DIRECTORY:
-                yield from site.folder(name)
+                yield from _site_batches(site.folder(name))
                 continue
             with open_source(name) as stream:
                 # clean rows pass as tuples: the build renders them without Url values
@@ -375,10 +395,18 @@ def _batches(
                 )
         except (OSError, EOFError, zlib.error) as exc:
             raise _SourceUnreadable(unreadable(label, exc)) from exc
-        except SourceError as exc:
-            raise _SourceUnreadable(str(exc)) from exc
+    if site.given:
+        yield from _site_batches(site.others())
+
+
+def _site_batches(batches: Iterator[Sequence[Any]]) -> Iterator[Sequence[Any]]:
+    """The batches of a folder, access logs or a crawl, a SourceError in them unreadable."""
+    # imported with such a source only: a build of URL lists never raises it (~3.5M
+    # instructions of a small build's start, its dataclass made)
+    from ..sources.report import SourceError
+
     try:
-        yield from site.others()
+        yield from batches
     except SourceError as exc:
         raise _SourceUnreadable(str(exc)) from exc
 
@@ -424,7 +452,7 @@ def _update_summary(report: BuildReport, out_dir: str) -> None:
     counts = ", ".join(
         f"{report.changes[kind]:,} {kind}" for kind in ("added", "changed", "removed")
     )
-    click.echo(
+    echo(
         f"updated {out_dir}: {counts}; wrote {len(report.rewritten)} of the set's "
         f"{plural(len(report.files), 'sitemap')}, the others left in place; "
         f"{plural(report.urls, 'URL')}"
@@ -463,7 +491,7 @@ _BUILD_FAILURES = (
 
 
 def _fail(status: int, message: str) -> NoReturn:
-    click.echo(f"urlset build: error: {message}", err=True)
+    say(f"urlset build: error: {message}")
     sys.exit(status)
 
 
@@ -473,7 +501,6 @@ def _summary(
     files = report.files + report.indexes
     raw = sum(f.bytes for f in files)
     written = sum(f.written for f in files)
-    echo = click.echo
     if update:
         _update_summary(report, out_dir)
     else:
@@ -500,7 +527,7 @@ def _summary(
     _problems("wrote {} that check warns about", report.flagged, report.flag_examples)
     _problems("wrote {} that check notes (info)", report.noted, report.note_examples)
     for code, note in report.notes.items():
-        echo(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})", err=True)
+        say(f"{'note' if code == 'unchanged' else 'warning'}: {note} ({code})")
     if report.removed:
         echo(
             f"removed {plural(len(report.removed), 'file')} of the previous build: "
@@ -520,11 +547,11 @@ def _problems(heading: str, counts: Counter[str], examples: list[str]) -> None:
         return
     total = sum(counts.values())
     by_code = ", ".join(f"{code}: {n:,}" for code, n in counts.most_common())
-    click.echo(f"{heading.format(plural(total, 'entry', 'entries'))} ({by_code})", err=True)
+    say(f"{heading.format(plural(total, 'entry', 'entries'))} ({by_code})")
     for example in examples:
-        click.echo(f"  {example}", err=True)
+        say(f"  {example}")
     if total > len(examples):
-        click.echo(f"  ... and {total - len(examples):,} more (--report FILE lists all)", err=True)
+        say(f"  ... and {total - len(examples):,} more (--report FILE lists all)")
 
 
 class _Progress:

@@ -26,8 +26,6 @@ from .shared import allow_private_option
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .check_run import UsageProblem
-
 
 @click.command(
     "check", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -112,7 +110,8 @@ def check(
     missing or cannot be read is one), 2 usage error or a run that could not start (a file
     named that cannot be read, a start URL not fetched).
     """
-    from .check_run import UsageProblem, run  # the check: none of it for --help
+    from .check_run import run  # the check: none of it for --help
+    from .streams import UsageProblem, usage_error
 
     try:
         run(
@@ -130,22 +129,15 @@ def check(
             sitemap_url,
         )
     except UsageProblem as problem:
-        raise _usage_error(problem) from None
+        raise usage_error(problem) from None
 
 
 def parse_now(text: str | None) -> datetime:
     """--now as check reads it, a value it refuses a usage error (audit's --now too)."""
-    from .check_run import UsageProblem
     from .check_run import parse_now as parsed
+    from .streams import UsageProblem, usage_error
 
     try:
         return parsed(text)
     except UsageProblem as problem:
-        raise _usage_error(problem) from None
-
-
-def _usage_error(problem: UsageProblem) -> click.UsageError:
-    """click's usage error saying what check refused (exit 2, with the usage line)."""
-    if problem.option is None:
-        return click.UsageError(str(problem))
-    return click.BadParameter(str(problem), param_hint=problem.option)
+        raise usage_error(problem) from None

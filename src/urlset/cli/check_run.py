@@ -17,19 +17,18 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
-from .streams import Output, OutputError, output_errors, report_extra_missing, say, target_name
+from .streams import (
+    Output,
+    OutputError,
+    UsageProblem,
+    output_errors,
+    report_extra_missing,
+    say,
+    target_name,
+)
 
 if TYPE_CHECKING:
     from ..checking.checker import CheckReport
-
-
-class UsageProblem(Exception):
-    """A value the command refuses (exit 2, as a usage error): the message, and the option
-    it is about (None: the command line as a whole)."""
-
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
 
 
 def parse_now(text: str | None) -> datetime:

@@ -6,16 +6,15 @@ into batches of entries for the one build pipeline and prints what each source l
 
 from __future__ import annotations
 
-import glob
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import click
-
-from ..sources.report import SourceReport
+from ..patterns import lazy
 from .shared import allow_private_option
+
+if TYPE_CHECKING:
+    from ..sources.report import SourceReport
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,6 +26,8 @@ LASTMOD_CHOICES = ("auto", "git", "mtime", "none")
 
 def directory_options(command: F) -> F:
     """The options of a folder given as SOURCE."""
+    import click  # here: a build run by the lean parse (cli/lean.py) loads no click
+
     options = [
         click.option(
             "--strip-html",
@@ -62,6 +63,8 @@ def directory_options(command: F) -> F:
 
 def log_options(command: F) -> F:
     """The options of access logs and a crawl as sources."""
+    import click  # here: a build run by the lean parse (cli/lean.py) loads no click
+
     options = [
         click.option(
             "--access-log",
@@ -93,6 +96,8 @@ def log_options(command: F) -> F:
 
 def crawl_limits(command: F) -> F:
     """The options of a crawl (``urlset crawl`` and ``build --crawl``)."""
+    import click  # here: a build run by the lean parse (cli/lean.py) loads no click
+
     options = [
         click.option(
             "--concurrency",
@@ -170,7 +175,8 @@ def source_format(name: str) -> str | None:
 
 
 # what logrotate adds to a log's name: access.log.1, access.log.2.gz, access.log-20261127
-_ROTATED = re.compile(r"(?:[.-][0-9]+)?(?:\.gz)?")
+# (compiled with the first log given: a build without one never uses it)
+_ROTATED = lazy(r"(?:[.-][0-9]+)?(?:\.gz)?")
 
 
 def access_logs(
@@ -185,12 +191,16 @@ def access_logs(
     ``access.log-20261127``) is read as a log too."""
     logs: list[str] = []
     for pattern in patterns:
+        import glob  # with --access-log only (~1.5M instructions)
+
         if os.path.exists(pattern) or not glob.has_magic(pattern):
             logs.append(pattern)  # a missing file says so when it is read
             continue
         matched = sorted(glob.glob(pattern))
         if not matched:
-            raise click.BadParameter(f"no file matches {pattern!r}", param_hint="--access-log")
+            from .streams import UsageProblem  # (the options load without it, for --help)
+
+            raise UsageProblem(f"no file matches {pattern!r}", "--access-log")
         logs.extend(matched)
     rest = []
     for source in sources:
@@ -254,11 +264,13 @@ class SiteSources:
 
     def print_reports(self) -> None:
         """Each source's summary (on stdout) and what it left out (on stderr)."""
+        from .streams import echo, say
+
         for report in self.reports:
             lines = report.lines()
-            click.echo(lines[0])
+            echo(lines[0])
             for line in lines[1:]:
-                click.echo(line, err=True)
+                say(line)
 
 
 def _decorated(command: F, options: Sequence[Callable[[Any], Any]]) -> F:

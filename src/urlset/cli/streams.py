@@ -12,7 +12,33 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import click
+
+
+class UsageProblem(Exception):
+    """A value the command refuses (exit 2, as a usage error), found before its output is
+    written: the message, and the option it is about (``usage_error`` says it as click
+    does). The commands that run without click (cli/lean.py) raise it; their click
+    commands make it click's usage error, and the lean path hands the command line to click,
+    which says it as it always has."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        # "--now": click's "Invalid value for '--now'"; "": a value of no option named
+        # ("Invalid value"); None: the command line as a whole
+        self.option = option
+
+
+def usage_error(problem: UsageProblem) -> click.UsageError:
+    """click's usage error saying what the command refused (exit 2, with the usage line)."""
+    import click
+
+    if problem.option is None:
+        return click.UsageError(str(problem))
+    return click.BadParameter(str(problem), param_hint=problem.option or None)
 
 
 class OutputError(Exception):
@@ -80,18 +106,24 @@ def output_errors(command: str, *, closed_pipe_status: int = 0) -> Iterator[None
 
 def say(message: str) -> None:
     """``message`` and a newline to standard error, as ``click.echo(message, err=True)``
-    writes it, without loading click (``urlset read`` runs without it, cli/lean.py) unless
-    click would change the text: it strips escape sequences when standard error is no
-    terminal, and re-encodes for a standard error that is not UTF-8."""
-    stderr = sys.stderr
-    encoding = (getattr(stderr, "encoding", None) or "").lower().replace("-", "")
-    if "\x1b" in message or not (message.isascii() or encoding == "utf8"):
+    writes it (``echo``)."""
+    echo(message, err=True)
+
+
+def echo(message: str, *, err: bool = False) -> None:
+    """``message`` and a newline to standard output (``err``: error), as ``click.echo``
+    writes it, without loading click (``read``, ``check`` and ``build`` run without it,
+    cli/lean.py) unless click would change the text: it strips escape sequences when the
+    stream is no terminal, and re-encodes for a stream that is not UTF-8."""
+    stream = sys.stderr if err else sys.stdout
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if stream is None or "\x1b" in message or not (message.isascii() or encoding == "utf8"):
         import click
 
-        click.echo(message, err=True)
+        click.echo(message, err=err)
         return
-    stderr.write(message + "\n")
-    stderr.flush()
+    stream.write(message + "\n")
+    stream.flush()
 
 
 def quiet_stdout() -> None:
