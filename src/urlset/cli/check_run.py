@@ -99,12 +99,13 @@ def _run(
     fail_on: str,
     schema: bool,
     now: datetime,
-    output: str | None = None,
-    deadline: float | None = None,
-    quiet: bool = False,
-    allow_private: bool = False,
-    sitemap_url: str | None = None,
+    output: str | None,
+    deadline: float | None,
+    quiet: bool,
+    allow_private: bool,
+    sitemap_url: str | None,
 ) -> int:
+    """``run``'s body, its ``now`` parsed: the check's exit status."""
     # loaded without the cyclic collector, then frozen out of its walks (as cli/lean.py
     # loads this module: here for the click command)
     gc.disable()
