@@ -85,6 +85,24 @@ pub struct Media {
 }
 
 impl Media {
+    /// Emptied, its vectors' memory kept (a scan fills it again: `records::Spares`).
+    pub fn clear(&mut self) {
+        let Media {
+            videos,
+            news,
+            links,
+            raws,
+            order,
+            lates,
+        } = self;
+        videos.clear();
+        news.clear();
+        links.clear();
+        raws.clear();
+        *order = None;
+        lates.clear();
+    }
+
     /// Whether it holds anything beyond images.
     pub fn any(&self) -> bool {
         !self.videos.is_empty()
@@ -128,11 +146,12 @@ impl Prefixes {
 /// plain images, videos, news and hreflang links, and plain elements of other namespaces, in
 /// any order (`Media::order` says which when it is not the JSON's); None when anything there
 /// is not plain or there is nothing. The media are made in their box (none for images alone):
-/// a record keeps them so, and moving them there cost two copies a record.
+/// a record keeps them so, and moving them there cost two copies a record; the box is one of
+/// `spare` (empty) when it holds one.
 pub fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
-    prefixes: &'a Prefixes,
+    (prefixes, spare): (&'a Prefixes, &mut Vec<Box<Media>>),
     max_value: usize,
 ) -> Option<(Vec<ImageSpans>, Option<Box<Media>>)> {
     let mut t = Tags {
@@ -167,14 +186,14 @@ pub fn plain_extensions<'a>(
         }
         let kind = if at(&mut t, &prefixes.video, b"video") {
             let (video, late) = video_at(&mut t, max_value)?;
-            let media = boxed.get_or_insert_default();
+            let media = media_in(&mut boxed, spare);
             media.videos.reserve_exact(1); // as images: most records have one
             media.videos.push(video);
             media.lates.extend(late);
             VIDEO
         } else if at(&mut t, &prefixes.news, b"news") {
             let (news, lates) = news_at(&mut t, max_value)?;
-            let media = boxed.get_or_insert_default();
+            let media = media_in(&mut boxed, spare);
             media.news.reserve_exact(1);
             media.news.push(news);
             media.lates.extend(lates.into_iter().flatten());
@@ -183,22 +202,27 @@ pub fn plain_extensions<'a>(
             t.prefix = p;
             link_at(&mut t)
         }) {
-            boxed.get_or_insert_default().links.push(link);
+            media_in(&mut boxed, spare).links.push(link);
             LINK
         } else {
             let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
             t.pos = after;
             t.spaces();
-            boxed.get_or_insert_default().raws.push(raw);
+            media_in(&mut boxed, spare).raws.push(raw);
             RAW
         };
         order.push(kind, &images, boxed.as_deref());
     }
     order.last?; // nothing there
     if let Some(kinds) = order.kinds {
-        boxed.get_or_insert_default().order = Some(kinds);
+        media_in(&mut boxed, spare).order = Some(kinds);
     }
     Some((images, boxed))
+}
+
+/// The media in `boxed`, put there first when there are none (in a box of `spare` if any).
+fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut Vec<Box<Media>>) -> &'m mut Media {
+    boxed.get_or_insert_with(|| spare.pop().unwrap_or_default())
 }
 
 /// The kinds of a record's extensions in document order, kept only once they leave the
@@ -662,8 +686,12 @@ mod tests {
     }
 
     fn typed(text: &str) -> Option<(Vec<ImageSpans>, Media)> {
-        let (images, media) =
-            plain_extensions(text.as_bytes(), (0, text.len()), &prefixes(), 1 << 20)?;
+        let (images, media) = plain_extensions(
+            text.as_bytes(),
+            (0, text.len()),
+            (&prefixes(), &mut Vec::new()),
+            1 << 20,
+        )?;
         // made only for what is not an image, and then holding something
         assert_eq!(
             media.as_ref().map(|m| m.any()),
