@@ -198,10 +198,15 @@ pub fn plain_extensions<'a>(
             media.news.push(news);
             media.lates.extend(lates.into_iter().flatten());
             NEWS
-        } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
-            t.prefix = p;
-            link_at(&mut t)
-        }) {
+        } else if let Some(link) = prefixes
+            .xhtml
+            .as_ref()
+            .filter(|p| t.text.get(t.pos + 1) == p.first())
+            .and_then(|p| {
+                t.prefix = p;
+                link_at(&mut t)
+            })
+        {
             media_in(&mut boxed, spare).links.push(link);
             LINK
         } else {
