@@ -151,7 +151,7 @@ impl Prefixes {
 pub fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
-    (prefixes, spare): (&'a Prefixes, &mut Vec<Box<Media>>),
+    (prefixes, spare): (&'a Prefixes, &mut SpareMedia),
     max_value: usize,
 ) -> Option<(Vec<ImageSpans>, Option<Box<Media>>)> {
     let mut t = Tags {
@@ -225,8 +225,12 @@ pub fn plain_extensions<'a>(
     Some((images, boxed))
 }
 
+/// Emptied media boxes for records to fill again (boxed, as a record holds its media: the
+/// box is what is kept).
+pub(crate) type SpareMedia = Vec<Box<Media>>;
+
 /// The media in `boxed`, put there first when there are none (in a box of `spare` if any).
-fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut Vec<Box<Media>>) -> &'m mut Media {
+fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut SpareMedia) -> &'m mut Media {
     boxed.get_or_insert_with(|| spare.pop().unwrap_or_default())
 }
 

@@ -18,7 +18,7 @@
 //! them and stays in the run ([`Record::images`]).
 
 use super::images::{ImageSpans, Late};
-use super::media::{plain_extensions, Media, Prefixes};
+use super::media::{plain_extensions, Media, Prefixes, SpareMedia};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
@@ -120,9 +120,12 @@ impl Converted {
 /// a run of records with videos, news, links or raw elements allocates none per record.
 #[derive(Default)]
 pub(crate) struct Spares {
-    pub(crate) uris: Vec<Box<Converted>>,
-    media: Vec<Box<Media>>,
+    pub(crate) uris: SpareUris,
+    media: SpareMedia,
 }
+
+/// Boxes, as records hold them: the box is what is kept.
+type SpareUris = Vec<Box<Converted>>;
 
 /// The most media boxes [`Spares`] keeps (a scan's worth).
 const KEPT_MEDIA: usize = 1 << 12;
@@ -623,7 +626,7 @@ fn judged(
 fn with_extensions(
     c: &mut Cursor<'_>,
     record: &mut Record,
-    (prefixes, spare): (&Prefixes, &mut Vec<Box<Media>>),
+    (prefixes, spare): (&Prefixes, &mut SpareMedia),
     limits: Limits,
 ) {
     let Some(end) = find_close(c.text, limits.kind, c.pos) else {
