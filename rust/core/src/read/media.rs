@@ -713,6 +713,47 @@ mod tests {
     const NEWS: &str = "<news:news><news:publication><news:name>Example News</news:name><news:language>EN</news:language></news:publication><news:access>subscription</news:access><news:genres>Blog, opinion</news:genres><news:publication_date>2024-05-06</news:publication_date><news:title>Story</news:title><news:keywords>a, b ,,c</news:keywords><news:stock_tickers>NASDAQ:A</news:stock_tickers></news:news>";
 
     #[test]
+    fn a_spare_box_emptied_types_as_a_new_one() {
+        // every kind in a box (raw elements, links, news before videos: an order kept),
+        // emptied as a scan keeps it (`records::Spares`), then filled again
+        let prefixes = Prefixes {
+            scope: RootScope {
+                bindings: vec![(b"o".to_vec(), "urn:o".into())],
+                levels: 3,
+                ..RootScope::default()
+            },
+            ..prefixes()
+        };
+        let link = r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"/>"#;
+        let image = "<image:image><image:loc>https://a.test/i</image:loc></image:image>";
+        let texts = [
+            format!("{NEWS}<o:r>1</o:r><o:r>&amp;</o:r>{link}{link}{VIDEO}{VIDEO}{image}"),
+            format!("{image}{VIDEO}"),
+            "<o:r>2</o:r>".to_string(),
+            link.to_string(),
+            format!("{VIDEO}{NEWS}{image}"),
+        ];
+        let typed_with = |text: &str, spare: &mut SpareMedia| {
+            let span = (0, text.len());
+            plain_extensions(text.as_bytes(), span, (&prefixes, spare), 1 << 20)
+        };
+        let mut kept = None;
+        for (i, text) in texts.iter().enumerate() {
+            let new = typed_with(text, &mut Vec::new());
+            assert!(new.as_ref().is_some_and(|(_, m)| m.is_some()), "{i}");
+            let mut spare: SpareMedia = kept.take().into_iter().collect();
+            let again = typed_with(text, &mut spare);
+            assert_eq!(again, new, "{i}");
+            assert!(spare.is_empty() || i == 0, "{i}: the spare box taken");
+            // this one's box, emptied, for the next text
+            let mut media = again.and_then(|(_, m)| m).unwrap();
+            media.clear();
+            assert_eq!(*media, Media::default());
+            kept = Some(media);
+        }
+    }
+
+    #[test]
     fn plain_videos_and_news_are_typed() {
         let text = format!(
             "\n<image:image><image:loc>https://a.test/i</image:loc></image:image>{VIDEO}\n{NEWS}\n"
