@@ -85,6 +85,24 @@ pub struct Media {
 }
 
 impl Media {
+    /// Emptied, its vectors' memory kept (a scan fills it again: `records::Spares`).
+    pub fn clear(&mut self) {
+        let Media {
+            videos,
+            news,
+            links,
+            raws,
+            order,
+            lates,
+        } = self;
+        videos.clear();
+        news.clear();
+        links.clear();
+        raws.clear();
+        *order = None;
+        lates.clear();
+    }
+
     /// Whether it holds anything beyond images.
     pub fn any(&self) -> bool {
         !self.videos.is_empty()
@@ -128,11 +146,12 @@ impl Prefixes {
 /// plain images, videos, news and hreflang links, and plain elements of other namespaces, in
 /// any order (`Media::order` says which when it is not the JSON's); None when anything there
 /// is not plain or there is nothing. The media are made in their box (none for images alone):
-/// a record keeps them so, and moving them there cost two copies a record.
+/// a record keeps them so, and moving them there cost two copies a record; the box is one of
+/// `spare` (empty) when it holds one.
 pub fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
-    prefixes: &'a Prefixes,
+    (prefixes, spare): (&'a Prefixes, &mut SpareMedia),
     max_value: usize,
 ) -> Option<(Vec<ImageSpans>, Option<Box<Media>>)> {
     let mut t = Tags {
@@ -167,38 +186,52 @@ pub fn plain_extensions<'a>(
         }
         let kind = if at(&mut t, &prefixes.video, b"video") {
             let (video, late) = video_at(&mut t, max_value)?;
-            let media = boxed.get_or_insert_default();
+            let media = media_in(&mut boxed, spare);
             media.videos.reserve_exact(1); // as images: most records have one
             media.videos.push(video);
             media.lates.extend(late);
             VIDEO
         } else if at(&mut t, &prefixes.news, b"news") {
             let (news, lates) = news_at(&mut t, max_value)?;
-            let media = boxed.get_or_insert_default();
+            let media = media_in(&mut boxed, spare);
             media.news.reserve_exact(1);
             media.news.push(news);
             media.lates.extend(lates.into_iter().flatten());
             NEWS
-        } else if let Some(link) = prefixes.xhtml.as_ref().and_then(|p| {
-            t.prefix = p;
-            link_at(&mut t)
-        }) {
-            boxed.get_or_insert_default().links.push(link);
+        } else if let Some(link) = prefixes
+            .xhtml
+            .as_ref()
+            .filter(|p| t.text.get(t.pos + 1) == p.first())
+            .and_then(|p| {
+                t.prefix = p;
+                link_at(&mut t)
+            })
+        {
+            media_in(&mut boxed, spare).links.push(link);
             LINK
         } else {
             let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
             t.pos = after;
             t.spaces();
-            boxed.get_or_insert_default().raws.push(raw);
+            media_in(&mut boxed, spare).raws.push(raw);
             RAW
         };
         order.push(kind, &images, boxed.as_deref());
     }
     order.last?; // nothing there
     if let Some(kinds) = order.kinds {
-        boxed.get_or_insert_default().order = Some(kinds);
+        media_in(&mut boxed, spare).order = Some(kinds);
     }
     Some((images, boxed))
+}
+
+/// Emptied media boxes for records to fill again (boxed, as a record holds its media: the
+/// box is what is kept).
+pub(crate) type SpareMedia = Vec<Box<Media>>;
+
+/// The media in `boxed`, put there first when there are none (in a box of `spare` if any).
+fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut SpareMedia) -> &'m mut Media {
+    boxed.get_or_insert_with(|| spare.pop().unwrap_or_default())
 }
 
 /// The kinds of a record's extensions in document order, kept only once they leave the
@@ -662,8 +695,12 @@ mod tests {
     }
 
     fn typed(text: &str) -> Option<(Vec<ImageSpans>, Media)> {
-        let (images, media) =
-            plain_extensions(text.as_bytes(), (0, text.len()), &prefixes(), 1 << 20)?;
+        let (images, media) = plain_extensions(
+            text.as_bytes(),
+            (0, text.len()),
+            (&prefixes(), &mut Vec::new()),
+            1 << 20,
+        )?;
         // made only for what is not an image, and then holding something
         assert_eq!(
             media.as_ref().map(|m| m.any()),
@@ -674,6 +711,47 @@ mod tests {
 
     const VIDEO: &str = "<video:video><video:thumbnail_loc>https://a.test/t.jpg</video:thumbnail_loc><video:title>A &amp; B</video:title><video:description><![CDATA[ line one\nline <two> ]]></video:description><video:content_loc>https://a.test/v.mp4?a&amp;b</video:content_loc><video:duration>600</video:duration><video:rating>4.25</video:rating><video:view_count>12</video:view_count><video:publication_date>2024-05-06T10:00:00+01:00</video:publication_date><video:tag>a</video:tag><video:tag> b </video:tag><video:family_friendly>YES</video:family_friendly><video:live>no</video:live></video:video>";
     const NEWS: &str = "<news:news><news:publication><news:name>Example News</news:name><news:language>EN</news:language></news:publication><news:access>subscription</news:access><news:genres>Blog, opinion</news:genres><news:publication_date>2024-05-06</news:publication_date><news:title>Story</news:title><news:keywords>a, b ,,c</news:keywords><news:stock_tickers>NASDAQ:A</news:stock_tickers></news:news>";
+
+    #[test]
+    fn a_spare_box_emptied_types_as_a_new_one() {
+        // every kind in a box (raw elements, links, news before videos: an order kept),
+        // emptied as a scan keeps it (`records::Spares`), then filled again
+        let prefixes = Prefixes {
+            scope: RootScope {
+                bindings: vec![(b"o".to_vec(), "urn:o".into())],
+                levels: 3,
+                ..RootScope::default()
+            },
+            ..prefixes()
+        };
+        let link = r#"<xhtml:link rel="alternate" hreflang="de" href="https://a.test/de"/>"#;
+        let image = "<image:image><image:loc>https://a.test/i</image:loc></image:image>";
+        let texts = [
+            format!("{NEWS}<o:r>1</o:r><o:r>&amp;</o:r>{link}{link}{VIDEO}{VIDEO}{image}"),
+            format!("{image}{VIDEO}"),
+            "<o:r>2</o:r>".to_string(),
+            link.to_string(),
+            format!("{VIDEO}{NEWS}{image}"),
+        ];
+        let typed_with = |text: &str, spare: &mut SpareMedia| {
+            let span = (0, text.len());
+            plain_extensions(text.as_bytes(), span, (&prefixes, spare), 1 << 20)
+        };
+        let mut kept = None;
+        for (i, text) in texts.iter().enumerate() {
+            let new = typed_with(text, &mut Vec::new());
+            assert!(new.as_ref().is_some_and(|(_, m)| m.is_some()), "{i}");
+            let mut spare: SpareMedia = kept.take().into_iter().collect();
+            let again = typed_with(text, &mut spare);
+            assert_eq!(again, new, "{i}");
+            assert!(spare.is_empty() || i == 0, "{i}: the spare box taken");
+            // this one's box, emptied, for the next text
+            let mut media = again.and_then(|(_, m)| m).unwrap();
+            media.clear();
+            assert_eq!(*media, Media::default());
+            kept = Some(media);
+        }
+    }
 
     #[test]
     fn plain_videos_and_news_are_typed() {

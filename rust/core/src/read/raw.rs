@@ -116,6 +116,11 @@ impl Raws {
         }
     }
 
+    pub fn clear(&mut self) {
+        self.first = None;
+        self.rest.clear();
+    }
+
     pub fn len(&self) -> usize {
         usize::from(self.first.is_some()) + self.rest.len()
     }

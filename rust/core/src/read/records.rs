@@ -18,7 +18,7 @@
 //! them and stays in the run ([`Record::images`]).
 
 use super::images::{ImageSpans, Late};
-use super::media::{plain_extensions, Media, Prefixes};
+use super::media::{plain_extensions, Media, Prefixes, SpareMedia};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
@@ -114,9 +114,35 @@ impl Converted {
     }
 }
 
-/// Conversions a scan fills again: the boxes (and their URIs' memory) of records a caller
-/// took before, handed back, so that a run of IRIs allocates nothing per loc.
-pub(crate) type SpareUris = Vec<Box<Converted>>;
+/// What a scan fills again rather than allocating: the conversions' boxes (and their URIs'
+/// memory) of records a caller took before, handed back, so that a run of IRIs allocates
+/// nothing per loc; and the media boxes of the records of the scan before, emptied, so that
+/// a run of records with videos, news, links or raw elements allocates none per record.
+#[derive(Default)]
+pub(crate) struct Spares {
+    pub(crate) uris: SpareUris,
+    media: SpareMedia,
+}
+
+/// Boxes, as records hold them: the box is what is kept.
+type SpareUris = Vec<Box<Converted>>;
+
+/// The most media boxes [`Spares`] keeps (a scan's worth).
+const KEPT_MEDIA: usize = 1 << 12;
+
+impl Spares {
+    /// `records`' media boxes, emptied, kept for the next records (`records` is cleared next).
+    fn keep_media(&mut self, records: &mut [Record]) {
+        for r in records {
+            if let Some(mut media) = r.media.take() {
+                if self.media.len() < KEPT_MEDIA {
+                    media.clear();
+                    self.media.push(media);
+                }
+            }
+        }
+    }
+}
 
 /// Whether a scan makes URIs of locs that are not ones as written ([`Record::uri`]), and
 /// whether it keeps their texts.
@@ -241,7 +267,10 @@ impl Cursor<'_> {
 
     /// XML whitespace, and the comments and processing instructions between elements that
     /// a parser passes over without a word ([`unsaid_len`]).
+    #[inline(always)]
     fn spaces(&mut self) {
+        // inline: five a record, most passing over nothing or a line feed; the call is for a
+        // comment or processing instruction
         loop {
             while let Some(&b) = self.text.get(self.pos) {
                 if !is_space(b) {
@@ -252,16 +281,27 @@ impl Cursor<'_> {
                 }
                 self.pos += 1;
             }
-            let rest = &self.text[self.pos..];
-            if !matches!(rest, [b'<', b'!' | b'?', ..]) {
+            if !matches!(
+                self.text.get(self.pos..self.pos + 2),
+                Some([b'<', b'!' | b'?'])
+            ) || !self.unsaid()
+            {
                 return;
             }
-            let Some(len) = unsaid_len(rest) else {
-                return;
-            };
-            self.line += count_lines(&rest[..len]);
-            self.pos += len;
         }
+    }
+
+    /// Past the comment or processing instruction at the cursor when a parser passes over
+    /// it without a word ([`unsaid_len`]): whether it was one.
+    #[inline(never)]
+    fn unsaid(&mut self) -> bool {
+        let rest = &self.text[self.pos..];
+        let Some(len) = unsaid_len(rest) else {
+            return false;
+        };
+        self.line += count_lines(&rest[..len]);
+        self.pos += len;
+        true
     }
 
     #[inline(always)]
@@ -281,9 +321,15 @@ impl Cursor<'_> {
         }
         let start = self.pos + open.len();
         let len = memchr::memchr(b'<', &self.text[start..])?;
-        let (span, end) = match literal_cdata(&self.text[start + len..]) {
-            Some((a, b, after)) if len == 0 => ((start + a, start + b), start + after),
-            _ => ((start, start + len), start + len),
+        // a CDATA section only where the text starts (most texts: none looked for)
+        let cdata = if len == 0 {
+            literal_cdata(&self.text[start..])
+        } else {
+            None
+        };
+        let (span, end) = match cdata {
+            Some((a, b, after)) => ((start + a, start + b), start + after),
+            None => ((start, start + len), start + len),
         };
         if !self.text[end..].starts_with(close) {
             return None;
@@ -402,7 +448,7 @@ const ELEMENTS: [(&[u8], &[u8]); 4] = [
 fn entry(
     c: &mut Cursor<'_>,
     limits: Limits,
-    (convert, spare): (Converting, &mut SpareUris),
+    (convert, spare): (Converting, &mut Spares),
     prefixes: Option<&Prefixes>,
 ) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
@@ -495,7 +541,7 @@ fn entry(
     })();
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
         if limits.kind == Kind::Urlset && element_start(&c.text[c.pos..]) {
-            with_extensions(c, record, prefixes, limits);
+            with_extensions(c, record, (prefixes, &mut spare.media), limits);
         }
     }
     match plain {
@@ -577,12 +623,17 @@ fn judged(
 /// Types the extension elements at the cursor as plain images, videos and news of
 /// `record`, the cursor then standing on the entry end tag; when they are not plain,
 /// nothing changes.
-fn with_extensions(c: &mut Cursor<'_>, record: &mut Record, prefixes: &Prefixes, limits: Limits) {
+fn with_extensions(
+    c: &mut Cursor<'_>,
+    record: &mut Record,
+    (prefixes, spare): (&Prefixes, &mut SpareMedia),
+    limits: Limits,
+) {
     let Some(end) = find_close(c.text, limits.kind, c.pos) else {
         return;
     };
     if let Some((images, media)) =
-        plain_extensions(c.text, (c.pos, end), prefixes, limits.max_value)
+        plain_extensions(c.text, (c.pos, end), (prefixes, spare), limits.max_value)
     {
         c.line += count_lines(&c.text[c.pos..end]);
         c.pos = end;
@@ -643,12 +694,12 @@ fn converted(
     raw: &[u8],
     line: u32,
     (max, texts): (usize, bool),
-    spare: &mut SpareUris,
+    spare: &mut Spares,
 ) -> Option<(Box<Converted>, usize)> {
     if raw.len() > max {
         return None;
     }
-    let mut c = spare.pop().unwrap_or_default();
+    let mut c = spare.uris.pop().unwrap_or_default();
     c.uri.clear();
     // the usual IRI made a URI from the text's bytes as they are (no reference in them);
     // any other text read first
@@ -658,7 +709,7 @@ fn converted(
             .and_then(|text| Some((iri_to_uri_into(&text, &mut c.uri)?, Some(text)))),
     };
     let Some((origin_len, text)) = made else {
-        spare.push(c);
+        spare.uris.push(c);
         return None;
     };
     c.line = line;
@@ -682,7 +733,7 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
         line,
         limits,
         (Converting::No, None),
-        (Vec::new(), &mut Vec::new()),
+        (Vec::new(), &mut Spares::default()),
     )
 }
 
@@ -725,7 +776,7 @@ pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: L
         line,
         limits,
         (Converting::WithTexts, None),
-        (Vec::new(), &mut Vec::new()),
+        (Vec::new(), &mut Spares::default()),
     )
 }
 
@@ -745,7 +796,7 @@ pub fn scan_with_images(
         line,
         limits,
         (Converting::WithTexts, Some(&Prefixes::images(prefix))),
-        (Vec::new(), &mut Vec::new()),
+        (Vec::new(), &mut Spares::default()),
     )
 }
 
@@ -766,7 +817,7 @@ pub fn scan_with_extensions(
         line,
         limits,
         (Converting::WithTexts, Some(prefixes)),
-        (Vec::new(), &mut Vec::new()),
+        (Vec::new(), &mut Spares::default()),
     )
 }
 
@@ -781,7 +832,7 @@ pub(crate) fn scan_until(
     cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    room: (Vec<Record>, &mut SpareUris),
+    room: (Vec<Record>, &mut Spares),
 ) -> Scan {
     scan_records(
         text,
@@ -801,7 +852,7 @@ fn scan_records(
     line: u32,
     limits: Limits,
     (convert, prefixes): (Converting, Option<&Prefixes>),
-    (mut records, spare): (Vec<Record>, &mut SpareUris),
+    (mut records, spare): (Vec<Record>, &mut Spares),
 ) -> Scan {
     let text = &text[..end];
     let close = limits.kind.close();
@@ -810,6 +861,7 @@ fn scan_records(
     let mut c = Cursor { text, pos, line };
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
+    spare.keep_media(&mut records);
     records.clear();
     records.reserve(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();

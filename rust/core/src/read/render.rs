@@ -15,7 +15,7 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, SpareUris, Stop,
+    note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, Spares, Stop,
 };
 use super::seen::{hash_of, SeenLocs};
 use super::values::value_str;
@@ -61,7 +61,7 @@ pub struct Seen {
     /// the notes were taken, each record counted in its run ([`Seen::take_notes`]).
     notes: Vec<OrderNote>,
     /// The conversions of records taken, for the next scans to fill again.
-    spare: SpareUris,
+    spare: Spares,
 }
 
 /// The most conversions [`Seen`] keeps for the next scans (a window's worth).
@@ -70,8 +70,8 @@ const KEPT_SPARE: usize = 1 << 12;
 impl Seen {
     /// Keep `c`, a taken record's conversion, for a next scan to fill again.
     fn spare(&mut self, c: Box<Converted>) {
-        if self.spare.len() < KEPT_SPARE {
-            self.spare.push(c);
+        if self.spare.uris.len() < KEPT_SPARE {
+            self.spare.uris.push(c);
         }
     }
 }
@@ -590,7 +590,7 @@ fn read_ahead(
     mut renderer: Option<Renderer>,
     abandoned: &AtomicBool,
 ) -> Ahead {
-    let (mut records, mut room, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut records, mut room, mut spare) = (Vec::new(), Vec::new(), Spares::default());
     let (mut pos, mut line) = (mid, line);
     // in chunks, as `run` reads in windows: a scan from where the last one stopped on
     // its record limit reads on as one scan would

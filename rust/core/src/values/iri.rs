@@ -143,14 +143,12 @@ fn push_usual(bytes: &[u8], text: Option<&str>, out: &mut String) -> Option<usiz
     }
     let start = out.len();
     let (slash, origin_written) = push_usual_origin(bytes, text.is_none(), out)?;
-    // an XML text's path checked as UTF-8 (its origin is one met before, checked then)
-    let path = match text {
-        Some(text) => Some((&text[slash..], &PATH_BYTES)),
-        None => std::str::from_utf8(&bytes[slash..])
-            .ok()
-            .map(|path| (path, &PATH_TEXT_BYTES)),
+    let table = if text.is_some() {
+        &PATH_BYTES
+    } else {
+        &PATH_TEXT_BYTES
     };
-    let escaped = path.and_then(|(path, table)| push_usual_path(path, table, out));
+    let escaped = push_usual_path(&bytes[slash..], table, out);
     if escaped.is_none() || out.len() - start > MAX_LOC_LENGTH {
         out.truncate(start);
         return None;
@@ -205,31 +203,48 @@ fn push_usual_origin(bytes: &[u8], xml_text: bool, out: &mut String) -> Option<(
 }
 
 /// The path of [`push_usual`] escaped onto `out` (bytes judged by `table`); None where the
-/// full way decides (`out` then holds a part of it).
-fn push_usual_path(path_text: &str, table: &[u8; 256], out: &mut String) -> Option<()> {
-    let path = path_text.as_bytes();
-    // the path is pushed a piece at a time: what lies between two escaped bytes is ASCII (so
-    // each piece starts and ends on a character), and every byte of a character beyond ASCII
-    // is escaped
-    let mut kept_from = 0;
-    for (at, &byte) in path.iter().enumerate() {
+/// full way decides (`out` then holds a part of it), and where the path is not UTF-8 (an XML
+/// text's bytes, its origin one met before and checked then): each character beyond ASCII is
+/// checked as it is escaped, so the path is read once.
+fn push_usual_path(path: &[u8], table: &[u8; 256], out: &mut String) -> Option<()> {
+    let mut at = 0;
+    while let Some(&byte) = path.get(at) {
         match table[usize::from(byte)] {
-            KEEP => {}
+            KEEP => out.push(char::from(byte)),
             // "/." may start a dot segment (the path starts with '/': a dot has a byte before)
-            DOT if path[at - 1] != b'/' => {}
+            DOT if path[at - 1] != b'/' => out.push('.'),
             ESCAPE => {
-                if at > kept_from {
-                    out.push_str(&path_text[kept_from..at]);
+                let width = if byte < 0x80 {
+                    1
+                } else {
+                    utf8_width(&path[at..])?
+                };
+                for &b in &path[at..at + width] {
+                    push_byte_escape(out, b);
                 }
-                let escape = 3 * usize::from(byte);
-                out.push_str(&BYTE_ESCAPES[escape..escape + 3]);
-                kept_from = at + 1;
+                at += width;
+                continue;
             }
             _ => return None,
         }
+        at += 1;
     }
-    out.push_str(&path_text[kept_from..]);
     Some(())
+}
+
+/// The bytes of the UTF-8 character `bytes` starts with (the well-formed sequences of
+/// Unicode's table 3-7, as `str::from_utf8` takes them), or None.
+pub(crate) fn utf8_width(bytes: &[u8]) -> Option<usize> {
+    match *bytes {
+        [0xC2..=0xDF, 0x80..=0xBF, ..] => Some(2),
+        [0xE0, 0xA0..=0xBF, 0x80..=0xBF, ..]
+        | [0xE1..=0xEC | 0xEE..=0xEF, 0x80..=0xBF, 0x80..=0xBF, ..]
+        | [0xED, 0x80..=0x9F, 0x80..=0xBF, ..] => Some(3),
+        [0xF0, 0x90..=0xBF, 0x80..=0xBF, 0x80..=0xBF, ..]
+        | [0xF1..=0xF3, 0x80..=0xBF, 0x80..=0xBF, 0x80..=0xBF, ..]
+        | [0xF4, 0x80..=0x8F, 0x80..=0xBF, 0x80..=0xBF, ..] => Some(4),
+        _ => None,
+    }
 }
 
 /// [`iri_to_uri`] checked step by step (every shape it takes; [`push_usual_uri`] agrees with
@@ -495,7 +510,7 @@ fn push_escaped(out: &mut String, part: &str) {
 #[cfg(test)]
 mod tests {
     use super::{
-        full_iri_to_uri, iri_to_uri, iri_to_uri_into, origin_len, push_usual_uri,
+        full_iri_to_uri, iri_to_uri, iri_to_uri_into, origin_len, push_usual_uri, utf8_width,
         xml_text_to_uri_into,
     };
     use crate::draws;
@@ -707,6 +722,33 @@ mod tests {
         }
         // most of the family goes the usual way, and the full way takes more of it
         assert!(usual > 4_000 && made > usual + 8_000, "{usual} {made}");
+    }
+
+    #[test]
+    fn utf8_widths_are_the_characters_from_utf8_takes() {
+        // each lead byte beyond ASCII, and after it the edges of every range table 3-7 names
+        let edges = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xF4, 0xFF,
+        ];
+        for lead in 0x80..=0xFF_u8 {
+            for b1 in edges {
+                for b2 in edges {
+                    for b3 in edges {
+                        let bytes = [lead, b1, b2, b3];
+                        let valid = match std::str::from_utf8(&bytes) {
+                            Ok(_) => bytes.len(),
+                            Err(e) => e.valid_up_to(),
+                        };
+                        let want = std::str::from_utf8(&bytes[..valid])
+                            .ok()
+                            .and_then(|s| s.chars().next())
+                            .map(char::len_utf8);
+                        assert_eq!(utf8_width(&bytes), want, "{bytes:x?}");
+                        assert_eq!(utf8_width(&bytes[..1]), None);
+                    }
+                }
+            }
+        }
     }
 
     /// The reader's way for a loc's text: [`xml_text_to_uri_into`] of its bytes, else the
