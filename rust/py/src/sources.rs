@@ -146,17 +146,18 @@ impl Memos {
 }
 
 /// [`text_value`] of the last short texts read (at most 8 bytes, a changefreq's or a
-/// priority's): 16 slots, each a text's bytes as its key, by a hash of them.
+/// priority's): 64 slots, each a text's bytes as its key, by a hash of them (no two of the
+/// changefreqs, nor of the priorities with one decimal, share a slot).
 struct ShortTexts<T> {
     /// (the text's bytes, zero after its end; its length plus one, 0 in an empty slot;
     /// what `from_text` gave)
-    slots: [(u64, u8, Checked<T>); 16],
+    slots: [(u64, u8, Checked<T>); 64],
 }
 
 impl<T: Copy> ShortTexts<T> {
     fn new() -> ShortTexts<T> {
         ShortTexts {
-            slots: [(0, 0, None); 16],
+            slots: [(0, 0, None); 64],
         }
     }
 
@@ -168,7 +169,9 @@ impl<T: Copy> ShortTexts<T> {
         word[..text.len()].copy_from_slice(text.as_bytes());
         let key = u64::from_le_bytes(word);
         let length = text.len() as u8 + 1;
-        let at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize;
+        // the bytes folded first: texts that differ in one byte differ in the top bits
+        let folded = key ^ (key >> 23) ^ (key >> 41);
+        let at = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
         let slot = &mut self.slots[at];
         if slot.0 != key || slot.1 != length {
             *slot = (key, length, from_text(text, read));
@@ -361,10 +364,11 @@ impl SourceBatch {
         let mut rendered = Rendered::with_capacity(rows.values.len());
         let mut long = rows.long.iter().peekable();
         let mut scratch = Rows::default();
+        let none = Extensions::default(); // a row's without extensions, made once
         for (index, values) in rows.values.iter().enumerate() {
             let checked = match long.next_if(|(at, _)| *at == index) {
                 None => checked_row(rows, values, prefix, max_length, &mut memos)
-                    .map(|(loc, values)| (loc, values, Extensions::default())),
+                    .map(|(loc, values)| (loc, values, None)),
                 Some((_, cells)) => {
                     let columns = self.columns.as_ref().ok_or(self.long);
                     match long_entry(columns, rows, cells, &mut scratch) {
@@ -372,7 +376,7 @@ impl SourceBatch {
                         Some((values, extensions)) => {
                             let scratch = &scratch;
                             checked_row(scratch, &values, prefix, max_length, &mut memos)
-                                .map(|(loc, values)| (loc, values, extensions))
+                                .map(|(loc, values)| (loc, values, Some(extensions)))
                         }
                         None => Err(self.long),
                     }
@@ -380,7 +384,8 @@ impl SourceBatch {
             };
             match checked {
                 Ok((loc, values, extensions)) => {
-                    rendered.push_with(&loc, &values, text, &extensions)
+                    let extensions = extensions.as_ref().unwrap_or(&none);
+                    rendered.push_with(&loc, &values, text, extensions)
                 }
                 Err(why) => rendered.refuse(why),
             }
