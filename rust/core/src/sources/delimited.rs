@@ -416,7 +416,7 @@ fn read_rows_from(
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(columns.width);
     while rows.count() < max {
         if let Some((next, text)) = plain
-            .then(|| reader.ascii_line(data, pos, &mut spans))
+            .then(|| reader.usual_line(data, pos, &mut spans))
             .flatten()
         {
             pos = next;
@@ -505,19 +505,20 @@ fn take_record(
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The top bit of each byte of a word.
 const HIGH: u64 = 0x8080_8080_8080_8080;
-/// One past the highest byte [`Reader::ascii_line`] stops at: `-`, so a plain URL's `-./:`,
+/// One past the highest byte [`Reader::usual_line`] stops at: `-`, so a plain URL's `-./:`,
 /// letters and digits never stop it; the delimiters, `"`, CR and LF all lie below.
 const STOP_BELOW: u8 = b'-';
 
 impl Reader {
     /// [`Reader::plain_line`] and its cuts at the delimiter in one pass, for the usual line:
-    /// ASCII, without a quote or a CR, ended by a LF within the field limit (`spans`: its
-    /// cells, none for an empty line). None for any other line: `plain_line` decides.
+    /// UTF-8, without a quote or a CR, ended by a LF within the field limit (`spans`: its
+    /// cells, none for an empty line). None for any other line: `plain_line` decides. The
+    /// cuts are at ASCII bytes, which no byte of a longer UTF-8 character equals.
     ///
-    /// A word of eight bytes at a time: `(word - STOP_BELOW) | word` sets the top bit of each
-    /// byte below `STOP_BELOW` or from 0x80 on (a borrow may set it on the byte after such
-    /// a byte too: each byte so marked is looked at, so none is missed and none is wrong).
-    fn ascii_line<'a>(
+    /// A word of eight bytes at a time: `word - STOP_BELOW` sets the top bit of each byte
+    /// below `STOP_BELOW` (and of some others: a byte from 0x80 on, the byte after one a
+    /// borrow left; each byte so marked is looked at, so none is missed and none is wrong).
+    fn usual_line<'a>(
         &self,
         data: &'a [u8],
         pos: usize,
@@ -534,19 +535,19 @@ impl Reader {
         let mut at = 0;
         for word in &mut words {
             let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-            let mut marked = (word.wrapping_sub(ONES * u64::from(STOP_BELOW)) | word) & HIGH;
+            let mut marked = word.wrapping_sub(ONES * u64::from(STOP_BELOW)) & HIGH;
             while marked != 0 {
                 let index = at + (marked.trailing_zeros() / 8) as usize;
                 marked &= marked - 1;
-                if let Some(end) = self.ascii_stop(rest, index, &mut start, spans)? {
+                if let Some(end) = self.usual_stop(rest, index, &mut start, spans)? {
                     return Some((pos + end + 1, std::str::from_utf8(&rest[..end]).ok()?));
                 }
             }
             at += 8;
         }
         for (offset, &byte) in words.remainder().iter().enumerate() {
-            if byte < STOP_BELOW || byte >= 0x80 {
-                if let Some(end) = self.ascii_stop(rest, at + offset, &mut start, spans)? {
+            if byte < STOP_BELOW {
+                if let Some(end) = self.usual_stop(rest, at + offset, &mut start, spans)? {
                     return Some((pos + end + 1, std::str::from_utf8(&rest[..end]).ok()?));
                 }
             }
@@ -554,10 +555,11 @@ impl Reader {
         None
     }
 
-    /// The byte at `index` of a line [`Reader::ascii_line`] reads: a delimiter cuts a cell
-    /// (`Some(None)`), the LF ends the line (`Some(Some(index))`), a quote, a CR or a byte
-    /// from 0x80 on sends it the usual way (None); any other byte is text.
-    fn ascii_stop(
+    /// The byte at `index` of a line [`Reader::usual_line`] reads: a delimiter cuts a cell
+    /// (`Some(None)`), the LF ends the line (`Some(Some(index))`), a quote or a CR sends it
+    /// the usual way (None); any other byte is text.
+    #[inline(always)]
+    fn usual_stop(
         &self,
         line: &[u8],
         index: usize,
@@ -573,7 +575,7 @@ impl Reader {
                 spans.push((*start, index)); // an empty line has no cell
             }
             return Some(Some(index));
-        } else if byte == b'"' || byte == b'\r' || byte >= 0x80 {
+        } else if byte == b'"' || byte == b'\r' {
             return None;
         }
         Some(None)
