@@ -356,3 +356,45 @@ def test_a_video_on_its_page_leaves_its_row_alone(tmp_path: Path, fmt: str) -> N
     assert (files, problems) == (careful_files, careful_problems)
     assert files["sitemap.xml"].count(b"<video:video>") == 2
     assert "video-loc-is-page" in problems[0]
+
+
+# changefreq and priority texts the core reads through its memo of short texts (by their
+# bytes): repeats, look-alikes (case, white space, other spellings of one number), blanks
+# and bad ones, longer ones that skip it
+_FREQ_TEXTS = ("daily", "weekly", "monthly", "Daily", " WEEKLY", "hourly ", "never", "often", "")
+_PRIORITY_TEXTS = ("0.1", "0.3", "0.5", "0.7", "0.9", "1", "1.0", " 0.8", ".5", "0.25", "1.5")
+_PRIORITY_TEXTS += ("0.0001", "0.12345", "5.", "0.5\t", "high", "")
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    picks=st.lists(
+        st.tuples(
+            st.sampled_from(["plain", "amp", "iri", "apostrophe", "pct"]),
+            st.integers(0, 200_000),
+            st.sampled_from(_FREQ_TEXTS),
+            st.sampled_from(_PRIORITY_TEXTS),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    fmt=st.sampled_from(["csv", "tsv", "jsonl"]),
+)
+def test_changefreq_and_priority_texts_read_as_the_per_entry_way(
+    tmp_path_factory: pytest.TempPathFactory, picks: list[Any], fmt: str
+) -> None:
+    """A source's rows with any of these texts (on plain, IRI and escaped locs), built by
+    the compiled core and by the per-entry way: the same files and problems."""
+    rows = [
+        (*SHAPES.entry(shape, i)[:2], freq or None, priority or None, None)
+        for shape, i, freq, priority in picks
+    ]
+    tmp = tmp_path_factory.mktemp("texts")
+    _, files, problems = _build("plain", fmt, rows, tmp)
+    _, careful_files, careful_problems = _build("plain", fmt, rows, tmp, careful=True)
+    assert files == careful_files
+    assert problems == careful_problems

@@ -97,8 +97,7 @@ fn checked_row<'a>(
     values: &[Value; 4],
     prefix: &str,
     max_length: usize,
-    memo: &mut PriorityMemo,
-    lastmods: &mut LastmodMemo,
+    memos: &mut Memos,
 ) -> Result<(Cow<'a, str>, Values), Refusal> {
     let loc = rows.text_of(values[0]);
     let Some(loc) = loc.and_then(|loc| writable_loc(loc, prefix, max_length)) else {
@@ -106,20 +105,79 @@ fn checked_row<'a>(
     };
     let mut checked = || {
         let priority = match values[3] {
-            Value::Number(number) => memo.checked(number)?,
+            Value::Number(number) => memos.priorities.checked(number)?,
             // Python's float of the int: 0 and 1 as JSON writes them (past 2**53 still out
             // of range)
-            Value::Integer(number) => memo.checked(number as f64)?,
+            Value::Integer(number) => memos.priorities.checked(number as f64)?,
             Value::Bool(_) => return None,
-            value => text_value(rows, value, Priority::from_text)?,
+            value => memos
+                .priority_texts
+                .value(rows, value, Priority::from_text)?,
         };
         Some(Values {
-            lastmod: lastmods.checked(rows, values[1])?,
-            changefreq: text_value(rows, values[2], scalars::changefreq)?,
+            lastmod: memos.lastmods.checked(rows, values[1])?,
+            changefreq: memos
+                .changefreqs
+                .value(rows, values[2], scalars::changefreq)?,
             priority,
         })
     };
     checked().map(|values| (loc, values)).ok_or(Refusal::Value)
+}
+
+/// What a batch's rows were checked against already: its values repeat (a few dates,
+/// changefreqs and priorities), so most are read by a comparison or two.
+struct Memos {
+    priorities: PriorityMemo,
+    lastmods: LastmodMemo,
+    changefreqs: ShortTexts<&'static str>,
+    priority_texts: ShortTexts<Priority>,
+}
+
+impl Memos {
+    fn new() -> Memos {
+        Memos {
+            priorities: PriorityMemo::new(),
+            lastmods: LastmodMemo::default(),
+            changefreqs: ShortTexts::new(),
+            priority_texts: ShortTexts::new(),
+        }
+    }
+}
+
+/// [`text_value`] of the last short texts read (at most 8 bytes, a changefreq's or a
+/// priority's): 64 slots, each a text's bytes as its key, by a hash of them (no two of the
+/// changefreqs, nor of the priorities with one decimal, share a slot).
+struct ShortTexts<T> {
+    /// (the text's bytes, zero after its end; its length plus one, 0 in an empty slot;
+    /// what `from_text` gave)
+    slots: [(u64, u8, Checked<T>); 64],
+}
+
+impl<T: Copy> ShortTexts<T> {
+    fn new() -> ShortTexts<T> {
+        ShortTexts {
+            slots: [(0, 0, None); 64],
+        }
+    }
+
+    fn value(&mut self, rows: &Rows, value: Value, read: impl Fn(&str) -> Option<T>) -> Checked<T> {
+        let Some(text) = rows.text_of(value).filter(|text| text.len() <= 8) else {
+            return text_value(rows, value, read);
+        };
+        let mut word = [0u8; 8];
+        word[..text.len()].copy_from_slice(text.as_bytes());
+        let key = u64::from_le_bytes(word);
+        let length = text.len() as u8 + 1;
+        // the bytes folded first: texts that differ in one byte differ in the top bits
+        let folded = key ^ (key >> 23) ^ (key >> 41);
+        let at = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+        let slot = &mut self.slots[at];
+        if slot.0 != key || slot.1 != length {
+            *slot = (key, length, from_text(text, read));
+        }
+        slot.2
+    }
 }
 
 /// The last lastmod text read and what it gave: a source's rows share a few lastmods, so
@@ -302,30 +360,23 @@ impl SourceBatch {
     fn rendered(&self, key: &RenderKey) -> Rendered {
         let (prefix, max_length, text) = (key.prefix.as_str(), key.max_length, key.text);
         let rows = &self.rows;
-        let mut memo = PriorityMemo::new();
-        let mut lastmods = LastmodMemo::default();
+        let mut memos = Memos::new();
         let mut rendered = Rendered::with_capacity(rows.values.len());
         let mut long = rows.long.iter().peekable();
         let mut scratch = Rows::default();
+        let none = Extensions::default(); // a row's without extensions, made once
         for (index, values) in rows.values.iter().enumerate() {
             let checked = match long.next_if(|(at, _)| *at == index) {
-                None => checked_row(rows, values, prefix, max_length, &mut memo, &mut lastmods)
-                    .map(|(loc, values)| (loc, values, Extensions::default())),
+                None => checked_row(rows, values, prefix, max_length, &mut memos)
+                    .map(|(loc, values)| (loc, values, None)),
                 Some((_, cells)) => {
                     let columns = self.columns.as_ref().ok_or(self.long);
                     match long_entry(columns, rows, cells, &mut scratch) {
                         // the row's values are checked as any row's; its extensions were
                         Some((values, extensions)) => {
                             let scratch = &scratch;
-                            checked_row(
-                                scratch,
-                                &values,
-                                prefix,
-                                max_length,
-                                &mut memo,
-                                &mut lastmods,
-                            )
-                            .map(|(loc, values)| (loc, values, extensions))
+                            checked_row(scratch, &values, prefix, max_length, &mut memos)
+                                .map(|(loc, values)| (loc, values, Some(extensions)))
                         }
                         None => Err(self.long),
                     }
@@ -333,7 +384,8 @@ impl SourceBatch {
             };
             match checked {
                 Ok((loc, values, extensions)) => {
-                    rendered.push_with(&loc, &values, text, &extensions)
+                    let extensions = extensions.as_ref().unwrap_or(&none);
+                    rendered.push_with(&loc, &values, text, extensions)
                 }
                 Err(why) => rendered.refuse(why),
             }

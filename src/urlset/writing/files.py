@@ -19,7 +19,6 @@ import os
 import queue
 import re
 import stat
-import struct
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -35,8 +34,8 @@ STAGING_PREFIX = ".urlset-staging-"
 _REMOVAL_TRIES = 50  # a tenth of a second apart
 # zlib-ng level 6: the size `gzip -6` gives (0.998x) at 2.3x stdlib's speed, on the thread
 # beside the serialiser, which is the slower of the two (BENCHMARKS.md); isal level 3 was 3x
-# faster but 1.18x larger on sitemap XML. Its CRC-32 too: 0.07 ns a byte against the system
-# zlib's 0.25 (stdlib zlib.crc32), on the compressing thread's critical path
+# faster but 1.18x larger on sitemap XML. Its CRC-32 too, folded into the copy of the input
+# into its window (gzip mode, `_gzip_compressor`), not a pass of its own over the XML
 DEFAULT_GZIP_LEVEL = 6
 # gzip member header: magic, deflate, no flags, mtime 0 (deterministic), no extra flags, OS unknown
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
@@ -63,9 +62,7 @@ class FileSink:
         # instructions; BLAKE2b 0.57, MD5 0.69); gzip output is about a tenth of the XML
         self._hash = hashlib.sha256()
         if gzip:
-            self._compressor = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -15)
-            self._crc = 0
-            self._size = 0
+            self._compressor = _gzip_compressor(level)
             self._file.write(_GZIP_HEADER)
             self._hash.update(_GZIP_HEADER)
             self.written = len(_GZIP_HEADER)
@@ -95,8 +92,6 @@ class FileSink:
                 continue
             try:
                 if self._gzip:
-                    self._crc = zlib_ng.crc32(data, self._crc)
-                    self._size += len(data)
                     data = self._compressor.compress(data)
                 self._file.write(data)
                 self._hash.update(data)
@@ -106,8 +101,7 @@ class FileSink:
         if self._error is None:
             try:  # the trailer and fsync here too, so that the next file starts meanwhile
                 if self._gzip:
-                    tail = self._compressor.flush()
-                    tail += struct.pack("<II", self._crc & 0xFFFFFFFF, self._size & 0xFFFFFFFF)
+                    tail = self._compressor.flush()  # the deflate end, CRC-32 and size
                     self._file.write(tail)
                     self._hash.update(tail)
                     self.written += len(tail)
@@ -147,12 +141,22 @@ class FileSink:
             self._file.close()
 
 
+def _gzip_compressor(level: int) -> zlib_ng._Compress:
+    """A gzip compressor whose own header is taken off (``_GZIP_HEADER`` replaces it: zlib-ng
+    writes OS 3, ours says unknown); what it gives after is the deflate stream, then at
+    ``flush`` the CRC-32 and size of the input. zlib-ng computes the CRC as it copies the
+    input into its window, not in a pass of its own over the XML."""
+    compressor = zlib_ng.compressobj(level, zlib_ng.DEFLATED, 31)
+    header = compressor.compress(b"")  # zlib-ng hands its header over at once
+    if len(header) != len(_GZIP_HEADER) or header[:4] != _GZIP_HEADER[:4]:
+        raise RuntimeError(f"zlib-ng wrote an unexpected gzip header: {header!r}")
+    return compressor
+
+
 def gzip_bytes(data: bytes, level: int = DEFAULT_GZIP_LEVEL) -> bytes:
     """The same deterministic gzip stream FileSink writes, for small documents in memory."""
-    compressor = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -15)
-    body = compressor.compress(data) + compressor.flush()
-    trailer = struct.pack("<II", zlib_ng.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
-    return _GZIP_HEADER + body + trailer
+    compressor = _gzip_compressor(level)
+    return _GZIP_HEADER + compressor.compress(data) + compressor.flush()
 
 
 def _new_directory(parent: Path, prefix: str) -> Path:

@@ -415,6 +415,15 @@ fn read_rows_from(
 ) -> usize {
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(columns.width);
     while rows.count() < max {
+        if let Some((next, text)) = plain
+            .then(|| reader.usual_line(data, pos, &mut spans))
+            .flatten()
+        {
+            pos = next;
+            *line += 1;
+            take_record(columns, *line, text, &spans, rows);
+            continue;
+        }
         if let Some((next, text)) = plain.then(|| reader.plain_line(data, pos, eof)).flatten() {
             spans.clear();
             if !text.is_empty() {
@@ -492,7 +501,86 @@ fn take_record(
     rows.push(number, values);
 }
 
+/// A byte of each of a word's eight bytes.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The top bit of each byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// One past the highest byte [`Reader::usual_line`] stops at: `-`, so a plain URL's `-./:`,
+/// letters and digits never stop it; the delimiters, `"`, CR and LF all lie below.
+const STOP_BELOW: u8 = b'-';
+
 impl Reader {
+    /// [`Reader::plain_line`] and its cuts at the delimiter in one pass, for the usual line:
+    /// UTF-8, without a quote or a CR, ended by a LF within the field limit (`spans`: its
+    /// cells, none for an empty line). None for any other line: `plain_line` decides. The
+    /// cuts are at ASCII bytes, which no byte of a longer UTF-8 character equals.
+    ///
+    /// A word of eight bytes at a time: `word - STOP_BELOW` sets the top bit of each byte
+    /// below `STOP_BELOW` (and of some others: a byte from 0x80 on, the byte after one a
+    /// borrow left; each byte so marked is looked at, so none is missed and none is wrong).
+    fn usual_line<'a>(
+        &self,
+        data: &'a [u8],
+        pos: usize,
+        spans: &mut Vec<(usize, usize)>,
+    ) -> Option<(usize, &'a str)> {
+        if self.delimiter >= STOP_BELOW {
+            return None;
+        }
+        let rest = data.get(pos..)?;
+        let rest = &rest[..rest.len().min(self.field_limit.saturating_add(1))];
+        spans.clear();
+        let mut start = 0;
+        let mut words = rest.chunks_exact(8);
+        let mut at = 0;
+        for word in &mut words {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            let mut marked = word.wrapping_sub(ONES * u64::from(STOP_BELOW)) & HIGH;
+            while marked != 0 {
+                let index = at + (marked.trailing_zeros() / 8) as usize;
+                marked &= marked - 1;
+                if let Some(end) = self.usual_stop(rest, index, &mut start, spans)? {
+                    return Some((pos + end + 1, std::str::from_utf8(&rest[..end]).ok()?));
+                }
+            }
+            at += 8;
+        }
+        for (offset, &byte) in words.remainder().iter().enumerate() {
+            if byte < STOP_BELOW {
+                if let Some(end) = self.usual_stop(rest, at + offset, &mut start, spans)? {
+                    return Some((pos + end + 1, std::str::from_utf8(&rest[..end]).ok()?));
+                }
+            }
+        }
+        None
+    }
+
+    /// The byte at `index` of a line [`Reader::usual_line`] reads: a delimiter cuts a cell
+    /// (`Some(None)`), the LF ends the line (`Some(Some(index))`), a quote or a CR sends it
+    /// the usual way (None); any other byte is text.
+    #[inline(always)]
+    fn usual_stop(
+        &self,
+        line: &[u8],
+        index: usize,
+        start: &mut usize,
+        spans: &mut Vec<(usize, usize)>,
+    ) -> Option<Option<usize>> {
+        let byte = line[index];
+        if byte == self.delimiter {
+            spans.push((*start, index));
+            *start = index + 1;
+        } else if byte == b'\n' {
+            if index > 0 {
+                spans.push((*start, index)); // an empty line has no cell
+            }
+            return Some(Some(index));
+        } else if byte == b'"' || byte == b'\r' {
+            return None;
+        }
+        Some(None)
+    }
+
     /// The line at `pos` when `csv.reader` would read it as its own record of unquoted cells:
     /// (where the next line starts, its text), or None for the states to read it. Such a line
     /// holds no quote (none opens a cell), no CR inside (where a CR alone does not end a line,
@@ -724,7 +812,7 @@ mod tests {
     #[test]
     fn a_plain_line_is_read_as_the_states_read_it() {
         // lines of these pieces: quotes, both line ends, blanks, non-UTF-8, the delimiters
-        let pieces: [&[u8]; 14] = [
+        let pieces: [&[u8]; 17] = [
             b"a",
             b",",
             b"\t",
@@ -739,6 +827,9 @@ mod tests {
             b"2024-01-02",
             b"\x1f",
             b"\xe2\x80\x83",
+            b"-",
+            b"&q=1-2",
+            b"0123456789abcdef",
         ];
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut random = |below: usize| {

@@ -149,7 +149,9 @@ pub fn writable_loc<'a>(loc: &'a str, prefix: &str, max_length: usize) -> Option
 /// origin seen before, a path escaped in one pass). Some only when it is the URI those give
 /// (debug builds check); None: the full way decides.
 fn escaped_path(loc: &str, prefix: &str, max_length: usize) -> Option<String> {
-    let mut uri = String::new();
+    // room for the usual URI at once (each byte past ASCII escaped as three), not grown
+    // by doubling a row
+    let mut uri = String::with_capacity(3 * loc.len());
     if !push_usual_uri(loc, &mut uri) || uri.len() > max_length || !uri.starts_with(prefix) {
         return None;
     }
