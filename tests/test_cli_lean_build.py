@@ -146,9 +146,18 @@ def test_every_other_spelling_goes_to_click(tmp_path: Path) -> None:
         assert lean.lean_params(args) is None, args
 
 
+def test_a_path_of_the_wrong_kind_is_left_to_click(tmp_path: Path) -> None:
+    """click.Path refuses a directory where a file goes: the lean parse leaves it to click
+    (as root too, which the next test's unwritable file cannot be)."""
+    for option in ("--robots", "--report", "--changes"):
+        args = ["build", "a.txt", *BASE, *OUT, option, str(tmp_path)]
+        assert lean.lean_params(args) is None, option
+        assert click_params(args[1:], build) is None, option
+
+
 def test_a_path_click_refuses_is_left_to_it(tmp_path: Path) -> None:
-    """click.Path refuses an existing path of the wrong kind, or one it may not read (or
-    write, for --report and --changes): the lean parse leaves each to click."""
+    """click.Path refuses a path it may not read (or write, for --report and --changes):
+    the lean parse leaves each to click."""
     if os.geteuid() == 0:
         pytest.skip("root reads and writes every file")
     locked = tmp_path / "locked.jsonl"
