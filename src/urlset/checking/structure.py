@@ -8,11 +8,13 @@ named by one lxml pass.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .._core import breaks_order, declares_namespace
 from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
 from .findings import Findings
-from .xmlevents import drop, parse_events, split_tag
+from .xmlevents import LINE_CAP, drop, for_lxml, parse_events, split_tag, start_tag_lines
 
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
 _XMLNS = lazy(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")
@@ -109,9 +111,29 @@ _ORDER = {
 
 
 def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
-    """Every misplaced, unknown or out-of-order element of the protocol's namespace."""
-    entry_name, order = _ORDER[fmt]
+    """Every misplaced, unknown or out-of-order element of the protocol's namespace, at its
+    start tag's line (past ``LINE_CAP``, counted in the bytes: ``start_tag_lines``)."""
     out: list[tuple[str, str, int]] = []
+    capped: dict[int, tuple[int, str]] = {}  # finding -> its element's start tag, name
+    for code, message, line, ordinal, local in _walk(plain, fmt):
+        if line >= LINE_CAP:
+            capped[len(out)] = (ordinal, local)
+        out.append((code, message, line))
+    if not capped:
+        return out
+    lines = start_tag_lines(for_lxml(plain), (ordinal for ordinal, _ in capped.values()))
+    for i, (ordinal, local) in capped.items():
+        line, name = lines.get(ordinal, (0, ""))
+        if name == local:  # else libxml2 counted the tags otherwise: its guess stays
+            out[i] = (*out[i][:2], line)
+    return out
+
+
+def _walk(plain: bytes, fmt: str) -> Iterator[tuple[str, str, int, int, str]]:
+    """``_structure_walk``'s findings as lxml gives their lines, each with its element's
+    number among the document's start tags and its local name."""
+    entry_name, order = _ORDER[fmt]
+    ordinal = 0
     stack: list[tuple[str, str]] = []  # (ns, local) of open elements
     core: set[str] = {SITEMAP_NS}
     rank = -1  # position in ``order`` of the last protocol child of the open entry
@@ -130,6 +152,7 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
             if len(stack) >= 1:
                 drop(el)
             continue
+        ordinal += 1
         depth = len(stack) - wrapped
         parent = stack[-1] if stack else None
         stack.append((ns, local))
@@ -145,7 +168,7 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
                 if local == entry_name:
                     rank, foreign_seen = -1, False
                 else:
-                    out.append(_stray(local, f"<{fmt}>", line))
+                    yield (*_stray(local, f"<{fmt}>", line), ordinal, local)
             continue
         assert parent is not None
         parent_core = parent[0] in core
@@ -159,20 +182,14 @@ def _structure_walk(plain: bytes, fmt: str) -> list[tuple[str, str, int]]:
                 position = order.index(local)
                 if foreign_seen or position < rank:
                     after = "an extension element" if foreign_seen else f"<{order[rank]}>"
-                    out.append(
-                        (
-                            "element-order",
-                            f"<{local}> comes after {after} in <{entry_name}>",
-                            line,
-                        )
-                    )
+                    message = f"<{local}> comes after {after} in <{entry_name}>"
+                    yield ("element-order", message, line, ordinal, local)
                 rank = max(rank, position)
             else:
-                out.append(_stray(local, f"<{entry_name}>", line))
+                yield (*_stray(local, f"<{entry_name}>", line), ordinal, local)
             continue
         if in_core and parent_core and depth == 3 and parent[1] != entry_name:
-            out.append(_stray(local, f"<{parent[1]}>", line))
-    return out
+            yield (*_stray(local, f"<{parent[1]}>", line), ordinal, local)
 
 
 def _stray(local: str, where: str, line: int) -> tuple[str, str, int]:

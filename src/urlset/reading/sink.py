@@ -146,11 +146,15 @@ class Sink:
             return
         if line == 1 and column:
             column += self.col_shift
-        if line:
-            line += self.line_shift
+        line = self.shifted(line)
         row = rule(code)
         issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
         self.out.append(self.recent.placed(issue) if line and not column else issue)
+
+    def shifted(self, line: int) -> int:
+        """A line as the parser counted it (0: none) as the document's: a piece parsed on its
+        own counts from its start, text skipped before the XML shifts the rest."""
+        return line + self.line_shift if line else 0
 
     def finish(self) -> None:
         for code, n in self.per_code.items():

@@ -142,7 +142,7 @@ class ElementReader:
         name = self.entry_local
         self.sink.issue(
             "nested-entry",
-            f"<{name}> starts inside the <{name}> of line {parent.sourceline or 0}, "
+            f"<{name}> starts inside the <{name}> of line {self.sink.shifted(parent.sourceline)}, "
             "which was not closed before it; that one ends here",
             line,
         )
