@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+mod hash_table;
 pub mod read;
 pub mod set;
 pub mod sources;

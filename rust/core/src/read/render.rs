@@ -17,7 +17,7 @@ use super::raw::RootScope;
 use super::records::{
     note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, Spares, Stop,
 };
-use super::seen::{hash_of, SeenLocs};
+use super::seen::{hash_of, SeenLocs, WARMED};
 use super::values::value_str;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 use crate::values::scalars::CHANGEFREQS;
@@ -62,6 +62,8 @@ pub struct Seen {
     notes: Vec<OrderNote>,
     /// The conversions of records taken, for the next scans to fill again.
     spare: Spares,
+    /// The locs' hashes of the scan being judged, made before any is noted (`run`).
+    window_hashes: Vec<u64>,
 }
 
 /// The most conversions [`Seen`] keeps for the next scans (a window's worth).
@@ -89,6 +91,11 @@ impl Seen {
     }
 
     /// `first_seen` of the loc whose hash ([`hash_of`]) is `hash`.
+    /// Read in the duplicate set's slots of `hashes` ([`SeenLocs::warm`]).
+    pub(crate) fn warm(&self, hashes: &[u64]) {
+        self.hashes.warm(hashes);
+    }
+
     pub(crate) fn first_seen_hash(&mut self, hash: u64) -> bool {
         self.hashes.insert_hash(hash)
     }
@@ -838,13 +845,19 @@ fn take_ahead(
         line_ends,
     } = ahead;
     let mut stopped = None;
+    let loc_at = |k: usize| &locs[if k == 0 { 0 } else { loc_ends[k - 1] }..loc_ends[k]];
+    let hashes: Vec<u64> = (0..found.records.len())
+        .map(|k| hash_of(loc_at(k)))
+        .collect();
     for (k, r) in found.records.iter_mut().enumerate() {
-        let loc = &locs[if k == 0 { 0 } else { loc_ends[k - 1] }..loc_ends[k]];
+        if k % WARMED == 0 {
+            seen.hashes.warm(&hashes[k..hashes.len().min(k + WARMED)]);
+        }
+        let (loc, hash) = (loc_at(k), hashes[k]);
         let origin = match r.uri {
             Some(_) => &loc[..r.origin_len],
             None => &text[r.loc.0..r.loc.0 + r.origin_len],
         };
-        let hash = hash_of(loc);
         if !seen.known(origin) || !seen.first_seen_hash(hash) {
             stopped = Some(k);
             break;
@@ -941,13 +954,19 @@ fn run(
         let room = (std::mem::take(&mut seen.room), &mut seen.spare);
         let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
-        for r in &mut found.records {
+        let mut hashes = std::mem::take(&mut seen.window_hashes);
+        hashes.clear();
+        for r in &found.records {
+            loc_value(text, r, loc);
+            hashes.push(hash_of(loc));
+        }
+        seen.hashes.warm(&hashes);
+        for (r, &hash) in found.records.iter_mut().zip(&hashes) {
             loc_value(text, r, loc);
             let origin = match r.uri {
                 Some(_) => &loc[..r.origin_len],
                 None => &text[r.loc.0..r.loc.0 + r.origin_len],
             };
-            let hash = hash_of(loc);
             if !seen.known(origin) || !seen.first_seen_hash(hash) {
                 // the record's start tag: only whitespace lies between it and <loc>
                 let start =
@@ -960,6 +979,7 @@ fn run(
                     images,
                     reordered,
                 };
+                seen.window_hashes = hashes;
                 return (done, false);
             }
             images |= r.extended();
@@ -975,10 +995,11 @@ fn run(
             }
             count += 1;
         }
+        seen.window_hashes = hashes;
         let full = found.records.len() == max_records;
         if found.stop == Stop::End && full && count < limits.max_records && found.pos < cut {
             (pos, line) = (found.pos, found.line);
-            window = window.saturating_mul(4);
+            window = (window * 4).min(WARMED); // their slots warmed at once
             seen.room = found.records;
             continue;
         }

@@ -13,7 +13,7 @@
 use super::columns::Columns;
 use super::records::{Converted, Record};
 use super::render::{Conversion, Renderer, Seen};
-use super::seen::hash_of;
+use super::seen::{hash_of, WARMED};
 use crate::values::iri::iri_to_uri;
 use crate::values::iri::origin_len;
 use crate::values::loc::{plain_uri_origin, MAX_LOC_LENGTH};
@@ -106,7 +106,11 @@ pub fn text_run(
         made,
         new_origin,
     };
+    let mut warmed_to = pos;
     while pos < end && count < max_records {
+        if pos >= warmed_to {
+            warmed_to = warm_lines(text, (pos, end), seen);
+        }
         let (line_stop, next) = line_end(text, pos, end);
         let raw = &text[pos..line_stop];
         if raw.len() > max_value {
@@ -147,6 +151,20 @@ pub fn text_run(
         (pos, line) = (next, line + 1);
     }
     stop(pos, line, count, made, None)
+}
+
+/// Read in the duplicate set's slots of the next [`WARMED`] lines' hashes, each line taken
+/// as its loc (a line the run converts or stops at only warms a slot for nothing); where
+/// those lines end.
+fn warm_lines(text: &[u8], (mut pos, end): (usize, usize), seen: &Seen) -> usize {
+    let mut hashes = Vec::with_capacity(WARMED);
+    while pos < end && hashes.len() < WARMED {
+        let (line_stop, next) = line_end(text, pos, end);
+        hashes.push(hash_of(&text[pos..line_stop]));
+        pos = next;
+    }
+    seen.warm(&hashes);
+    pos
 }
 
 /// [`text_run`] rendered as output text into `out`.

@@ -12,6 +12,8 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use crate::hash_table::HashTable;
+
 const CHUNK: usize = 1 << 16; // hashes read or written at a time while sealing and merging
 const WARM: usize = 512; // probes whose cache lines are read in before they run (32 KiB of lines)
 
@@ -141,129 +143,9 @@ fn merged(a: impl Iterator<Item = u64>, b: impl Iterator<Item = u64>) -> impl It
     })
 }
 
-/// The hashes recorded since the last seal, in an open-addressed table (linear probing, at
-/// most half full): a probe is one read that depends on no
-/// other probe, so a batch's probes overlap their cache misses, and a batch needs no sort.
-/// Zero marks an empty slot (the hash 0 is kept aside).
-struct Table {
-    slots: Vec<u64>,
-    shift: u32,
-    len: usize,
-    zero: bool,
-}
-
-impl Table {
-    const FIRST_BITS: u32 = 14;
-
-    fn new() -> Table {
-        Table {
-            slots: vec![0; 1 << Self::FIRST_BITS],
-            shift: 64 - Self::FIRST_BITS,
-            len: 0,
-            zero: false,
-        }
-    }
-
-    /// Where `hash` is, or the empty slot where it would go.
-    fn slot(&self, hash: u64) -> Result<usize, usize> {
-        let mask = self.slots.len() - 1;
-        // the top bits after a multiply (Fibonacci hashing): small values spread too
-        let mut at = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
-        loop {
-            match self.slots[at] {
-                0 => return Err(at),
-                held if held == hash => return Ok(at),
-                _ => at = (at + 1) & mask,
-            }
-        }
-    }
-
-    /// The slot `hash`'s probe starts at (read only to bring its cache line in: `warm`).
-    fn first_slot(&self, hash: u64) -> u64 {
-        self.slots[(hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize]
-    }
-
-    fn contains(&self, hash: u64) -> bool {
-        if hash == 0 {
-            return self.zero;
-        }
-        self.slot(hash).is_ok()
-    }
-
-    /// Add `hash`, which the table does not hold.
-    fn insert(&mut self, hash: u64) {
-        if hash == 0 {
-            self.zero = true;
-            return;
-        }
-        if let Err(at) = self.slot(hash) {
-            self.slots[at] = hash;
-            self.len += 1;
-            if 2 * self.len > self.slots.len() {
-                self.grow();
-            }
-        }
-    }
-
-    fn grow(&mut self) {
-        let doubled = vec![0; 2 * self.slots.len()];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        self.shift -= 1;
-        self.len = 0;
-        for hash in old.into_iter().filter(|&h| h != 0) {
-            self.insert(hash);
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.len + usize::from(self.zero)
-    }
-
-    /// The hashes, ascending, and the table emptied (its slots kept). They are spread evenly
-    /// (XXH3), so a counting sort by their top 16 bits puts each within a bucket of a few,
-    /// which an insertion sort finishes (a crowded bucket is sorted as a whole instead).
-    fn drain_sorted(&mut self) -> Vec<u64> {
-        const BITS: u32 = 16;
-        let mut starts = vec![0usize; (1 << BITS) + 1];
-        for &hash in self.slots.iter().filter(|&&h| h != 0) {
-            starts[(hash >> (64 - BITS)) as usize + 1] += 1;
-        }
-        for bucket in 1..starts.len() {
-            starts[bucket] += starts[bucket - 1];
-        }
-        let mut sorted = vec![0u64; self.len];
-        let mut next = starts.clone();
-        for &hash in self.slots.iter().filter(|&&h| h != 0) {
-            let bucket = (hash >> (64 - BITS)) as usize;
-            sorted[next[bucket]] = hash;
-            next[bucket] += 1;
-        }
-        for bucket in starts.windows(2) {
-            let run = &mut sorted[bucket[0]..bucket[1]];
-            if run.len() > 32 {
-                run.sort_unstable();
-                continue;
-            }
-            for end in 1..run.len() {
-                let mut at = end;
-                while at > 0 && run[at - 1] > run[at] {
-                    run.swap(at - 1, at);
-                    at -= 1;
-                }
-            }
-        }
-        if std::mem::take(&mut self.zero) {
-            sorted.insert(0, 0);
-        }
-        self.slots.fill(0);
-        self.len = 0;
-        sorted
-    }
-}
-
 /// The locs written so far, as hashes.
 pub struct SeenHashes {
-    table: Table,
+    table: HashTable,
     sealed: Vec<SealedRun>,
     spill_dir: Option<PathBuf>,
     seal_at: usize,
@@ -274,7 +156,7 @@ impl SeenHashes {
     /// Without a spill directory every hash stays in the table in memory.
     pub fn new(spill_dir: Option<&Path>, seal_at: usize) -> SeenHashes {
         SeenHashes {
-            table: Table::new(),
+            table: HashTable::new(),
             sealed: Vec::new(),
             spill_dir: spill_dir.map(Path::to_path_buf),
             seal_at: seal_at.max(1),
@@ -372,7 +254,7 @@ impl Drop for SeenHashes {
 
 #[cfg(test)]
 mod tests {
-    use super::{SeenHashes, Table};
+    use super::SeenHashes;
     use std::collections::HashSet;
 
     fn check(seen: &mut SeenHashes) {
@@ -423,50 +305,5 @@ mod tests {
         assert!(!seen.sealed.is_empty());
         seen.close();
         std::fs::remove_dir(&dir).unwrap();
-    }
-
-    #[test]
-    fn the_table_finds_what_a_binary_search_finds_and_drains_sorted() {
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 33) % 5_000).wrapping_mul(0x9E37_79B9_7F4A_7C15) // spread, collisions kept
-        };
-        for (runs, probes) in [
-            (0, 10),
-            (1, 1),
-            (3, 40),
-            (1_000, 7),
-            (2_000, 2_000),
-            (50, 900),
-        ] {
-            let mut run: Vec<u64> = (0..runs).map(|_| next()).collect();
-            run.sort_unstable();
-            run.dedup();
-            let mut probe: Vec<u64> = (0..probes).map(|_| next()).collect();
-            probe.sort_unstable();
-            probe.dedup();
-            let mut table = Table::new();
-            for hash in &run {
-                table.insert(*hash);
-            }
-            let held: Vec<bool> = probe.iter().map(|p| table.contains(*p)).collect();
-            let want: Vec<bool> = probe.iter().map(|p| run.binary_search(p).is_ok()).collect();
-            assert_eq!(held, want, "{runs} {probes}");
-            assert_eq!(table.drain_sorted(), run);
-            assert_eq!(table.len(), 0);
-            assert!(!table.contains(probe[0]));
-        }
-        let mut table = Table::new();
-        let many: Vec<u64> = (0..40_000u64).map(|i| i * 3).collect(); // one crowded bucket
-        for hash in &many {
-            table.insert(*hash);
-            table.insert(*hash);
-        }
-        assert_eq!(table.len(), many.len());
-        assert!(many.iter().all(|h| table.contains(*h)) && !table.contains(1));
-        assert_eq!(table.drain_sorted(), many);
     }
 }
