@@ -14,7 +14,7 @@
 //! readers as before.
 
 use super::printable::printable;
-use super::records::Span;
+use super::records::{Span, CDATA_END};
 use super::values::value_str;
 use crate::values::loc::plain_loc;
 
@@ -101,7 +101,7 @@ impl Tags<'_> {
         if !self.text[self.pos..self.end].starts_with(OPEN) {
             return None;
         }
-        let len = memchr::memmem::find(&self.text[start..self.end], b"]]>")?;
+        let len = CDATA_END.find(&self.text[start..self.end])?;
         let was = self.pos;
         self.pos = start + len + 3;
         if self.tag(name, true) {

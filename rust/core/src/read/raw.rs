@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use super::records::{CDATA_END, COMMENT_DASHES};
 use super::values::value_text;
 
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -327,7 +328,7 @@ impl Parser<'_> {
             self.pos = from + len;
             if self.eat(b"<![CDATA[") {
                 let start = self.pos;
-                let len = memchr::memmem::find(&self.text[start..self.end], b"]]>")?;
+                let len = CDATA_END.find(&self.text[start..self.end])?;
                 let raw = &self.text[start..start + len];
                 // an empty section, or one a parser rewrites: left to it
                 if raw.is_empty() || !plain_chars(raw) {
@@ -338,7 +339,7 @@ impl Parser<'_> {
             } else if self.eat(b"<!--") {
                 // comments are dropped (SAFE_PARSER_OPTIONS' remove_comments)
                 let start = self.pos;
-                let len = memchr::memmem::find(&self.text[start..self.end], b"--")?;
+                let len = COMMENT_DASHES.find(&self.text[start..self.end])?;
                 self.pos = start + len;
                 if !self.eat(b"-->") || !plain_chars(&self.text[start..start + len]) {
                     return None;

@@ -17,6 +17,10 @@
 //! the image prefix and they are plain images ([`super::images`]): then the record carries
 //! them and stays in the run ([`Record::images`]).
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use super::images::{ImageSpans, Late};
 use super::media::{plain_extensions, Media, Prefixes, SpareMedia};
 use super::raw::stray_at;
@@ -349,12 +353,12 @@ impl Cursor<'_> {
 fn unsaid_len(text: &[u8]) -> Option<usize> {
     let (body, len) = if let Some(rest) = text.strip_prefix(b"<!--") {
         // the first "--" must end the comment
-        let at = memchr::memmem::find(rest, b"--")?;
+        let at = COMMENT_DASHES.find(rest)?;
         (rest.get(at + 2) == Some(&b'>')).then_some(())?;
         (&rest[..at], 4 + at + 3)
     } else {
         let rest = text.strip_prefix(b"<?")?;
-        let at = memchr::memmem::find(rest, b"?>")?;
+        let at = PI_END.find(rest)?;
         let inner = &rest[..at];
         let name = inner.iter().position(|&b| is_space(b)).unwrap_or(at);
         let target = &inner[..name];
@@ -394,7 +398,7 @@ fn cdata_section(text: &[u8]) -> Option<(usize, usize, usize)> {
     let rest = text.strip_prefix(OPEN)?;
     // no '<' inside: the section ends just before the next '<' (searched no further)
     let next = memchr::memchr(b'<', rest)?;
-    let len = memchr::memmem::find(&rest[..next], b"]]>")?;
+    let len = CDATA_END.find(&rest[..next])?;
     (len + 3 == next).then_some((OPEN.len(), OPEN.len() + len, OPEN.len() + next))
 }
 
@@ -415,11 +419,15 @@ pub fn plain_end(rest: &[u8], tail: &[u8]) -> bool {
     rest[at..].starts_with(tail) && skip(at + tail.len()) == rest.len()
 }
 
+/// Where the markup a scan skips ends, each searcher built once: one made per call cost
+/// ~280 instructions, as much as the search (a CMS writes a comment or a CDATA section in
+/// every entry).
+pub(crate) static CDATA_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"]]>"));
+pub(crate) static COMMENT_DASHES: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"--"));
+static PI_END: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"?>"));
+
 /// The first entry end tag of `kind` in `text` at or after `from`.
 fn find_close(text: &[u8], kind: Kind, from: usize) -> Option<usize> {
-    use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    // built once: a searcher made per call cost ~280 instructions, as much as the search
     static URL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(Kind::Urlset.close()));
     static SITEMAP: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(Kind::Index.close()));
     let finder = match kind {

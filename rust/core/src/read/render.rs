@@ -957,8 +957,12 @@ fn run(
         let mut hashes = std::mem::take(&mut seen.window_hashes);
         hashes.clear();
         for r in &found.records {
-            loc_value(text, r, loc);
-            hashes.push(hash_of(loc));
+            hashes.push(if r.uri.is_none() && !r.has_entity {
+                hash_of(&text[r.loc.0..r.loc.1]) // the loc's value is its text
+            } else {
+                loc_value(text, r, loc);
+                hash_of(loc)
+            });
         }
         seen.hashes.warm(&hashes);
         for (r, &hash) in found.records.iter_mut().zip(&hashes) {
