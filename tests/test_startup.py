@@ -569,6 +569,21 @@ def test_a_short_command_compiles_only_the_patterns_it_uses(tmp_path: Path) -> N
     assert "urlset.reading.xml_guard._GUARD_TOKEN" in compiled_patterns("read", str(sitemap))
 
 
+def test_the_extension_modules_compile_no_pattern_at_import() -> None:
+    """A check that meets an extension loads the four modules (~50M instructions); their
+    patterns are compiled at their first use, not at import."""
+    code = (
+        "import re, sys, urlset.extensions.rules, urlset.extensions.fastlane\n"
+        "print(sorted(f'{n}.{a}' for n, m in list(sys.modules.items())"
+        " if n.startswith('urlset.extensions.') for a, v in vars(m).items()"
+        " if isinstance(v, re.Pattern)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
 def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
     import re
 
