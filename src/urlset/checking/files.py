@@ -13,9 +13,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..extensions.set_checks import SetChecks
 from ..patterns import lazy
@@ -26,6 +24,9 @@ from .document import CheckOptions, check_document
 from .findings import MAX_PER_CODE, unlisted_summary
 from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
 from .source import FileSource, spool
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # how much of a file is looked at to tell whether it is a sitemap
 _HEAD = 4096
@@ -130,6 +131,8 @@ def find_sitemaps(
     found: list[Path] = []
     skipped: list[tuple[Path, str]] = []
     odd: list[tuple[Path, str, str]] = []
+    from pathlib import Path  # here: a check of files alone starts without it (~17M instructions)
+
     for top, dirs, names in os.walk(directory):
         here = Path(top)
         for d in sorted(dirs):
@@ -162,11 +165,13 @@ def sitemap_files(directory: Path) -> list[Path]:
     return find_sitemaps(directory)[0]
 
 
-def _file_url(base_url: str | None, root: Path | None, path: Path) -> str | None:
+def _file_url(base_url: str | None, root: Path | None, path: Path | str) -> str | None:
     if base_url is None:
         return None
     if root is None:
-        return base_url + path.name if base_url.endswith("/") else base_url
+        name = os.path.basename(path)  # (a name as pathlib writes it: its Path.name)
+        return base_url + name if base_url.endswith("/") else base_url
+    assert not isinstance(path, str)
     directory = base_url if base_url.endswith("/") else base_url + "/"
     return directory + path.relative_to(root).as_posix()
 
@@ -219,19 +224,39 @@ def check_file(
     set_checks: SetChecks | None = None,
 ) -> FileResult:
     """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``."""
-    p = Path(path)
+    name = written(path)
     cap = options.read_limits.max_decompressed_bytes
     try:
-        f = p.open("rb")
+        f = open(name, "rb")  # noqa: SIM115 (closed below, after the errors opening it)
     except OSError as exc:
-        return _cannot_read(str(p), exc)
+        return _cannot_read(name, exc)
     with f:
         try:
             size = os.fstat(f.fileno()).st_size
             options = replace(options, base_url=url or options.base_url)
-            return _check_open(f, size, cap, options, str(p), set_checks)
+            return _check_open(f, size, cap, options, name, set_checks)
         except OSError as exc:  # a read that fails midway (an I/O error, a directory)
-            return _cannot_read(str(p), exc)
+            return _cannot_read(name, exc)
+
+
+def written(path: str | os.PathLike[str]) -> str:
+    """``str(Path(path))``, the name a file is reported by: a name pathlib writes as it is
+    given (no empty or ``.`` part, no slash at its end) is that name, without loading
+    pathlib (with the urllib.parse and ipaddress it imports: ~17M instructions, a twelfth of
+    a small check)."""
+    name = os.fspath(path)
+    if (
+        isinstance(name, str)
+        and name not in ("", ".")
+        and not name.startswith("./")
+        and not name.endswith(("/", "/."))
+        and "//" not in name
+        and "/./" not in name
+    ):
+        return name
+    from pathlib import Path
+
+    return str(Path(path))
 
 
 def check_paths(
@@ -248,7 +273,7 @@ def check_paths(
     the index (nested index, missing file, stale lastmod).
     """
     report = CheckReport()
-    done: dict[Path, FileResult] = {}
+    done: dict[str, FileResult] = {}  # by the file's resolved path
     pool = SetChecks()  # the files given form one set: hreflang across them
     base = options.base_url
     for given in paths:
@@ -261,6 +286,12 @@ def check_paths(
                 report.not_started.append("-")
             report.files.append(result)
             continue
+        name = written(given)
+        if os.path.isfile(name):  # (Path.is_dir false, Path.resolve its realpath)
+            _given_file(name, os.path.realpath(name), options, done, report, pool)
+            continue
+        from pathlib import Path
+
         p = Path(given)
         if p.is_dir():
             files, skipped, odd = find_sitemaps(p)
@@ -270,38 +301,50 @@ def check_paths(
                 report.files.append(FileResult(str(f), [issue], format=NOT_A_FILE))
             kept = []
             for f in files:
-                if f.resolve() in done:
+                if str(f.resolve()) in done:
                     continue
                 result = check_file(f, options, url=_file_url(base, p, f), set_checks=pool)
                 why = _not_a_sitemap(result, f)
                 if why is not None:
                     report.skipped.append((str(f), why))
                     continue
-                done[f.resolve()] = result
+                done[str(f.resolve())] = result
                 report.files.append(result)
                 kept.append(f)
             for f in kept:
-                index = done[f.resolve()]
+                index = done[str(f.resolve())]
                 _children(index, f, p, base, options, done, report, pool, in_directory=True)
-            if not any(f.resolve() in done for f in files):
+            if not any(str(f.resolve()) in done for f in files):
                 left = f" ({len(skipped):,} other files left out)" if skipped else ""
                 message = f"no sitemap files in {p}{left}"
                 issue = rules.make_issue("no-sitemaps", message, source=str(p))
                 report.files.append(FileResult(str(p), [issue]))
         else:
-            key = p.resolve()
-            if key in done:
-                continue
-            url = _file_url(base, None, p) if base is not None else None
-            result = check_file(p, options, url=url, set_checks=pool)
-            if any(i.code == "cannot-read" for i in result.issues):
-                report.not_started.append(str(p))
-            done[key] = result
-            report.files.append(result)
-            root_url = None if url is None else url[: url.rfind("/") + 1]
-            _children(result, p, p.parent, root_url, options, done, report, pool)
+            _given_file(str(p), str(p.resolve()), options, done, report, pool)
     attach_set_findings(pool, report)
     return report
+
+
+def _given_file(
+    name: str,
+    key: str,
+    options: CheckOptions,
+    done: dict[str, FileResult],
+    report: CheckReport,
+    pool: SetChecks,
+) -> None:
+    """Check a file given by name (``key``: its resolved path), and an index's children."""
+    if key in done:
+        return
+    base = options.base_url
+    url = _file_url(base, None, name) if base is not None else None
+    result = check_file(name, options, url=url, set_checks=pool)
+    if any(i.code == "cannot-read" for i in result.issues):
+        report.not_started.append(name)
+    done[key] = result
+    report.files.append(result)
+    root_url = None if url is None else url[: url.rfind("/") + 1]
+    _children(result, name, None, root_url, options, done, report, pool)
 
 
 def attach_set_findings(pool: SetChecks, report: CheckReport) -> None:
@@ -339,11 +382,11 @@ def attach_set_findings(pool: SetChecks, report: CheckReport) -> None:
 
 def _children(
     index: FileResult,
-    path: Path,
-    root: Path,
+    path: Path | str,
+    root: Path | None,
     root_url: str | None,
     options: CheckOptions,
-    done: dict[Path, FileResult],
+    done: dict[str, FileResult],
     report: CheckReport,
     pool: SetChecks | None = None,
     *,
@@ -351,9 +394,14 @@ def _children(
 ) -> None:
     """Resolve an index's children in ``root`` and check the index against them. Without
     a URL for the folder, an index given alone none of whose children lie beside it was
-    taken out of its set: its children are not reported missing."""
+    taken out of its set: its children are not reported missing. ``root`` None: the folder
+    ``path`` lies in."""
     if index.format != "sitemapindex" or not index.refs:
         return
+    from pathlib import Path
+
+    path = Path(path)
+    root = path.parent if root is None else root
     found: list[FileResult | None] = []
     missing: list[str] = []
     for ref in index.refs:
@@ -362,7 +410,7 @@ def _children(
             found.append(None)
             missing.append("" if local is None else str(local))
             continue
-        key = local.resolve()
+        key = str(local.resolve())
         child = done.get(key)
         if child is None:
             child = check_file(local, options, url=ref.loc, set_checks=pool)
@@ -398,6 +446,8 @@ def _local_child(loc: str, index_path: Path, root: Path, root_url: str | None) -
         return root.joinpath(*rel.split("/"))
     # no URL for the folder: the child's URL path, from its whole path down to its file
     # name, is looked for beside the index; missing, it is named by its file name
+    from urllib.parse import unquote, urlsplit
+
     path = urlsplit(loc).path if "://" in loc else loc.split("?", 1)[0]
     parts = [unquote(part) for part in path.split("/") if part and part not in (".", "..")]
     if not parts:

@@ -7,7 +7,6 @@ shape of the JSON output) or as a SARIF 2.1.0 log (``to_sarif``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..dates import Lastmod
@@ -271,6 +270,8 @@ def _artifact_uri(source: str) -> str:
         return source.strip("<>")
     if source.startswith(("http://", "https://")):  # a sitemap checked over HTTP, a page
         return source
+    from pathlib import Path  # here: only SARIF names a file by URI (a check starts without it)
+
     path = Path(source)
     return path.as_uri() if path.is_absolute() else path.as_posix()
 

@@ -8,7 +8,6 @@ the field and the rule. Also here: the ISO 639-1 language and ISO 3166-1 region 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from decimal import Decimal
 
@@ -16,6 +15,7 @@ from .._core import escape as escape  # entity escaping, the writer's own
 from ..dates import Lastmod, check_lastmod
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH
+from ..patterns import lazy
 from ..urls import is_plain_uri, to_uri
 
 # ISO 639-1 language codes and ISO 3166-1 alpha-2 region codes (for hreflang and news)
@@ -43,9 +43,9 @@ _ISO_3166_1 = (
 ISO_3166_1 = frozenset(_ISO_3166_1.split())
 
 # characters XML 1.0 cannot carry at all (not even as references)
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_NEWLINES = re.compile(r"\r\n?")
-_ATTR_SPACE = re.compile(r"[\t\r\n]")
+_NOT_XML = lazy("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NEWLINES = lazy(r"\r\n?")
+_ATTR_SPACE = lazy(r"[\t\r\n]")
 
 # sets a field of a frozen value while it is being built
 set_field = object.__setattr__

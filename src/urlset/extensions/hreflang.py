@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from ..codes import Code
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
+from ..patterns import lazy
 from .common import (
     ExtensionSpec,
     Unmodelled,
@@ -32,7 +33,7 @@ from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 PREFIX = "xhtml"
 
-_HREFLANG = re.compile(r"([A-Za-z]{2,3})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}|[0-9]{3}))?")
+_HREFLANG = lazy(r"([A-Za-z]{2,3})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}|[0-9]{3}))?")
 _REGION_HINTS = {"UK": "GB", "EL": "GR", "EN": "GB or US"}
 
 
@@ -128,11 +129,11 @@ def _read_link(el: Any, warnings: list[str]) -> Alternate:
 # Fast lane for the plain form writers use: one regex instead of an XML parse. Anything else
 # returns None and takes the full lxml reading, which gives the same value or explains why
 # there is none.
-_LINK_XML = re.compile(
+_LINK_XML = lazy(
     r'<(?P<p>[A-Za-z_][\w.-]*):link xmlns:(?P=p)="http://www\.w3\.org/1999/xhtml"'
     r'(?P<attrs>(?:\s+[A-Za-z_][\w.:-]*="[^"<]*")*)\s*/>'
 )
-_ATTR = re.compile(r'\s+([A-Za-z_][\w.:-]*)="([^"<]*)"')
+_ATTR = lazy(r'\s+([A-Za-z_][\w.:-]*)="([^"<]*)"')
 # a link inside a document, its prefix bound on the root (as {q}); group: its attributes
 RUN_LINK = r'<{q}:link((?:\s+[A-Za-z_][\w.:-]*="[^"<]*")*)\s*/>'
 
@@ -169,7 +170,7 @@ def trusted_links(values: tuple[tuple[str, str], ...]) -> tuple[Alternate, ...]:
 
 _LINK_SPLITS: dict[str, re.Pattern[str]] = {}
 _HREFLANG_CODES: dict[str, str] = {}  # hreflang as written -> canonical, for valid ones
-_HREFLANG_WRITTEN = re.compile(r"[A-Za-z0-9_\-]+")
+_HREFLANG_WRITTEN = lazy(r"[A-Za-z0-9_\-]+")
 
 
 def fast_links(fragment: str, prefix: str) -> tuple[Alternate, ...] | None:

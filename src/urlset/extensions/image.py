@@ -20,6 +20,7 @@ from ..codes import Code
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH
 from ..model import Issue, Severity, Url
+from ..patterns import lazy
 from ..urls import is_plain_uri
 from .common import (
     ExtensionSpec,
@@ -195,7 +196,7 @@ _OPTIONAL = {
 # Fast lane for the plain form writers use: one regex instead of an XML parse. Anything else
 # (attributes, comments, character references, other entities, unusual layout) returns None
 # and takes the full lxml reading, which gives the same value or explains why there is none.
-_IMAGE_XML = re.compile(
+_IMAGE_XML = lazy(
     r'<(?P<p>[A-Za-z_][\w.-]*):image xmlns:(?P=p)="http://www\.google\.com/schemas/sitemap-image/1\.1">\s*'
     r"<(?P=p):loc>(?P<loc>[^<]*)</(?P=p):loc>\s*"
     r"(?:<(?P=p):caption>(?P<caption>[^<]*)</(?P=p):caption>\s*)?"

@@ -7,7 +7,6 @@ reader from an lxml element, the news codes and the per-URL rules. The count per
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -16,6 +15,7 @@ from ..codes import Code
 from ..dates import Lastmod, format_w3c, from_formatted, instant
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
+from ..patterns import lazy
 from .common import (
     ExtensionSpec,
     Note,
@@ -36,8 +36,8 @@ MAX_NEWS_PER_SITEMAP = 1_000  # news sitemaps: at most 1,000 <news:news> per sit
 MAX_STOCK_TICKERS = 5  # sitemap-news.xsd: up to 5 tickers
 NEWS_MAX_AGE = timedelta(days=2)  # Google: "articles published in the last two days"
 
-_TICKER = re.compile(r"\w+:\w+")
-_NEWS_LANGUAGE = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
+_TICKER = lazy(r"\w+:\w+")
+_NEWS_LANGUAGE = lazy(r"zh-cn|zh-tw|[a-z]{2,3}")
 
 GENRES = ("PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated")
 ACCESS = ("Subscription", "Registration")
@@ -248,7 +248,7 @@ _OPTIONAL = {
     for name in ("access", "genres", "keywords", "stock_tickers")
 }
 # a language tag with more than the language (en-US, pt_BR)
-_TAGGED = re.compile(r"([A-Za-z]{2,3})[-_][A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+_TAGGED = lazy(r"([A-Za-z]{2,3})[-_][A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
 
 
 def _language(written: str, warnings: list[str]) -> str:

@@ -8,7 +8,6 @@ order), the reader from an lxml element, the video codes and the per-URL rule.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -19,6 +18,7 @@ from ..codes import Code
 from ..dates import Lastmod, format_w3c
 from ..errors import InvalidValue
 from ..model import Issue, Severity, Url
+from ..patterns import lazy
 from .common import (
     ExtensionSpec,
     Note,
@@ -54,9 +54,9 @@ MAX_VIDEO_TAGS = 32  # sitemap-video.xsd: tag maxOccurs 32
 MAX_VIDEO_CATEGORY = 256  # sitemap-video.xsd: category maxLength 256
 MAX_VIDEO_UPLOADER = 255  # Google: uploader name at most 255 characters
 
-_COUNTRY = re.compile(r"[A-Z]{2}")
-_CURRENCY = re.compile(r"[A-Z]{3}")
-_AMOUNT = re.compile(r"\d+(?:\.\d+)?")
+_COUNTRY = lazy(r"[A-Z]{2}")
+_CURRENCY = lazy(r"[A-Z]{3}")
+_AMOUNT = lazy(r"\d+(?:\.\d+)?")
 
 
 Relation = Literal["allow", "deny"]
