@@ -202,13 +202,22 @@ class SitemapReader:
                 if render is not None:
                     render.looked = self._gzip.looked  # one look for both threads
         if self._gzip is not None:
-            for piece in self._gzip.feed(data):
-                self._plain(piece)
+            for piece, held in self._gzip.feed_after(data, self._held):
+                self._plain(piece, held=held)
                 if self._done:
                     return
                 yield
         else:
             self._plain(data)
+
+    def _held(self) -> bytearray | None:
+        """What the XML body holds unread, for the next piece to come after in one bytes
+        object (``XmlBody.held``), while nothing between the stream and the body changes
+        the bytes."""
+        body = self._body
+        if type(body) is not XmlBody or self._wide is not None or self._done:
+            return None
+        return body.held()
 
     def _close(self) -> None:
         if not self._decided_gzip:
@@ -252,10 +261,13 @@ class SitemapReader:
         if body is not None:
             body.stop()
 
-    def _plain(self, data: bytes, final: bool = False) -> None:
-        """Decompressed bytes: enforce the size limit, then sniff or pass to the body."""
+    def _plain(self, data: bytes, final: bool = False, held: int = 0) -> None:
+        """Decompressed bytes: enforce the size limit, then sniff or pass to the body. From
+        ``held`` on (``_held``: what came before is the body's own, unread)."""
+        if held and self._size + len(data) - held > self.limits.max_decompressed_bytes:
+            data, held = data[held:], 0  # the limit falls in it: the piece alone, as ever
         if data:
-            self._size += len(data)
+            self._size += len(data) - held
             limit = self.limits.max_decompressed_bytes
             if self._size > limit:
                 keep = len(data) - (self._size - limit)
@@ -274,9 +286,12 @@ class SitemapReader:
                 return
         if self._wide is not None:
             data = self._wide.feed(data, final)
-        self._sink.recent.add(data)
+        self._sink.recent.add(data, held)
         body = self._body
-        if body is None:
+        if held:
+            assert type(body) is XmlBody
+            body.feed(data, held)
+        elif body is None:
             if self._done:
                 return
             self._head += data

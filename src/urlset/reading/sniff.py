@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from .._core import GzipInflater
@@ -77,6 +77,24 @@ class Gunzip:
             if piece is None:
                 return
             yield piece
+
+    def feed_after(
+        self, data: bytes, held: Callable[[], bytearray | None]
+    ) -> Iterator[tuple[bytes, int]]:
+        """``feed``, each piece after what ``held`` says the consumer holds unread just
+        before it is inflated (or None): (those bytes and the piece in one, their length). The
+        consumer's own join would copy every piece once more."""
+        core = self._core
+        core.push(data)
+        while True:
+            before = held()
+            try:
+                piece = core.next_piece(before)
+            except ValueError as exc:
+                raise GzipError("gzip-corrupt", f"gzip data is corrupt: {exc}") from None
+            if piece is None:
+                return
+            yield piece, 0 if before is None else len(before)
 
     @property
     def complete(self) -> bool:

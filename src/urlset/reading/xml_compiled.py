@@ -117,6 +117,19 @@ class CompiledLane:
             buf += data  # a record that keeps growing: amortised, copied once it ends
             self._read(buf)
 
+    def held(self) -> bytearray | None:
+        """The start of a record kept unread when ``feed`` would join the next chunk to it
+        (``feed_after`` takes the two already joined), else None."""
+        buf = self.buf
+        return buf if buf and len(buf) < _JOIN_BELOW else None
+
+    def feed_after(self, data: bytes, held: int) -> None:
+        """``feed`` of ``data[held:]``, ``data`` starting with the ``held`` bytes ``held``
+        gave: the join made by the one that made the chunk."""
+        if len(self.buf) != held:
+            raise ValueError(f"a chunk after {held:,} bytes held where {len(self.buf):,} are")
+        self._read(data)
+
     def close(self) -> None:
         # proven only when what is left after the last record is the root's end tag, with
         # whitespace, comments... a parser passes over (the checker's trust covers urlsets)

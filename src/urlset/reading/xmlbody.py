@@ -91,9 +91,18 @@ class XmlBody:
         )
         return fast.throughout and fast.records_only and not reordered
 
-    def feed(self, data: bytes) -> None:
+    def held(self) -> bytearray | None:
+        """The bytes the fast lane holds unread for the next chunk to come after in one bytes
+        object (``CompiledLane.held``); None where the chunk is wanted alone."""
+        return self.fast.held() if self.status.state == FAST else None
+
+    def feed(self, data: bytes, held: int = 0) -> None:
+        """The next chunk; after the ``held`` bytes ``held`` gave (the start of ``data``)."""
         state = self.status.state
-        if state == FAST:
+        if held:
+            assert state == FAST
+            self.fast.feed_after(data, held)
+        elif state == FAST:
             self.fast.feed(data)
         elif state == FULL:
             self.full.feed(data)
