@@ -64,7 +64,8 @@ class Gunzip:
         if thread_from is None:
             self.looked = looked or (free_core_from(),)
             thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else self.looked[0]
-        self._core = GzipInflater(GZIP_PIECE, thread_from)
+        self.piece = GZIP_PIECE  # the most bytes a piece holds
+        self._core = GzipInflater(self.piece, thread_from)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         core = self._core
