@@ -2,7 +2,7 @@
 //! behind `urlset.reading.sniff.Gunzip`.
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyByteArray, PyBytes};
 use urlset_core::read::gzip_ahead::{default_thread_from, Inflater};
 
 /// Compressed bytes in (`push`), decompressed pieces of at most `piece` bytes out
@@ -28,12 +28,37 @@ impl GzipInflater {
     }
 
     /// The next piece, or None when more input is needed; a ValueError (the reason) at
-    /// damage, after the output before it.
-    fn next_piece<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    /// damage, after the output before it. With `before` (bytes the consumer holds unread),
+    /// the piece comes after a copy of them: the consumer's own join would copy the piece
+    /// once more.
+    #[pyo3(signature = (before=None, /))]
+    fn next_piece<'py>(
+        &mut self,
+        py: Python<'py>,
+        before: Option<&Bound<'py, PyByteArray>>,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let inner = &mut self.inner;
-        match py.detach(|| inner.next_piece()) {
-            Ok(piece) => Ok(piece.map(|p| PyBytes::new(py, p))),
-            Err(e) => Err(PyValueError::new_err(e.0)),
+        let piece = match py.detach(|| inner.next_piece()) {
+            Ok(Some(piece)) => piece,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(PyValueError::new_err(e.0)),
+        };
+        let Some(before) = before else {
+            return Ok(Some(PyBytes::new(py, piece)));
+        };
+        let held = before.len();
+        let len = isize::try_from(held + piece.len())?;
+        // SAFETY: a new bytes object of `len` bytes (NULL: left as they are, where pyo3's
+        // `new_with` zeroes them first), which nothing else holds yet, filled whole before
+        // it is returned; no Python code runs while the bytearray's bytes are read
+        unsafe {
+            let made = pyo3::ffi::PyBytes_FromStringAndSize(std::ptr::null(), len);
+            let joined = Bound::from_owned_ptr_or_err(py, made)?.cast_into_unchecked::<PyBytes>();
+            let buf = pyo3::ffi::PyBytes_AsString(made).cast::<u8>();
+            let buf = std::slice::from_raw_parts_mut(buf, held + piece.len());
+            buf[..held].copy_from_slice(before.as_bytes());
+            buf[held..].copy_from_slice(piece);
+            Ok(Some(joined))
         }
     }
 

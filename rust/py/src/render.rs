@@ -8,8 +8,8 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits, OrderNote};
 use urlset_core::read::render::{
-    columns_run_split, default_split_from, render_run, Conversion, Conversions, Format, Renderer,
-    Seen,
+    columns_run_split, default_split_from, render_run_parts, Conversion, Conversions, Format,
+    Renderer, Seen,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 use urlset_core::values::loc::MAX_LOC_LENGTH;
@@ -20,22 +20,33 @@ use crate::read::{fixed, prefixes, texts, with_texts};
 /// release costs more than the copy).
 const DETACHED_COPY: usize = 1 << 16;
 
-/// `out` as a new bytes object. A long copy runs without the GIL (nothing else can see the
-/// object before it is returned), into an object made uninitialised: pyo3's `new_with`
-/// zeroes it first, a second pass over every byte of the output.
-fn bytes_of<'py>(py: Python<'py>, out: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    if out.len() < DETACHED_COPY {
-        return Ok(PyBytes::new(py, out).into_any());
+/// `parts`, one after another, as a new bytes object. A long copy runs without the GIL
+/// (nothing else can see the object before it is returned), into an object made
+/// uninitialised: pyo3's `new_with` zeroes it first, a second pass over every byte of the
+/// output.
+fn bytes_of<'py>(py: Python<'py>, parts: [&[u8]; 2]) -> PyResult<Bound<'py, PyAny>> {
+    let total = parts[0].len() + parts[1].len();
+    if parts[1].is_empty() && total < DETACHED_COPY {
+        return Ok(PyBytes::new(py, parts[0]).into_any());
     }
-    let len = isize::try_from(out.len())?;
+    let len = isize::try_from(total)?;
     // SAFETY: a new bytes object of `len` bytes (NULL: its bytes left as they are), which
     // nothing else holds yet, filled whole before it is returned
     unsafe {
         let made = pyo3::ffi::PyBytes_FromStringAndSize(std::ptr::null(), len);
         let text = Bound::from_owned_ptr_or_err(py, made)?;
         let buf = pyo3::ffi::PyBytes_AsString(made).cast::<u8>();
-        let buf = std::slice::from_raw_parts_mut(buf, out.len());
-        py.detach(|| buf.copy_from_slice(out));
+        let buf = std::slice::from_raw_parts_mut(buf, total);
+        let (first, second) = buf.split_at_mut(parts[0].len());
+        let mut copy = move || {
+            first.copy_from_slice(parts[0]);
+            second.copy_from_slice(parts[1]);
+        };
+        if total < DETACHED_COPY {
+            copy();
+        } else {
+            py.detach(copy);
+        }
         Ok(text)
     }
 }
@@ -58,6 +69,8 @@ pub struct RecordRenderer {
     split_from: usize,
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
+    /// The second part of the last call's output (a split run's second half), kept so.
+    after: Vec<u8>,
     /// Whether a loc was made a URI whose text check's loc-text rules would read again (not
     /// `read_iri_only`; in the text formats, which no check reads, any loc made a URI or a
     /// record with images).
@@ -128,6 +141,7 @@ impl RecordRenderer {
             kind,
             split_from,
             out: Vec::new(),
+            after: Vec::new(),
             odd_made: false,
             reordered: false,
         })
@@ -206,26 +220,28 @@ impl RecordRenderer {
         // the output buffer of the last call, kept: a fresh one each call would be
         // faulted in page by page again
         let mut out = std::mem::take(&mut self.out);
-        let (done, mut out) = py.detach(|| {
+        let mut after = std::mem::take(&mut self.after);
+        let (done, mut out, mut after) = py.detach(|| {
             out.clear();
             // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from
             out.reserve((span.1 - span.0) * 2 + 256);
-            let done = render_run(
+            let done = render_run_parts(
                 bytes,
-                span,
-                line,
+                (span, line),
                 limits,
                 renderer,
                 seen,
-                &mut out,
+                (&mut out, &mut after),
                 &mut conversions,
             );
-            (done, out)
+            (done, out, after)
         });
-        let text = bytes_of(py, &out)?;
-        if out.capacity() <= KEPT_OUT {
-            out.clear();
-            self.out = out;
+        let text = bytes_of(py, [&out, &after])?;
+        for (kept, buf) in [(&mut self.out, &mut out), (&mut self.after, &mut after)] {
+            if buf.capacity() <= KEPT_OUT {
+                buf.clear();
+                *kept = std::mem::take(buf);
+            }
         }
         // (judged in the columns lane only, which check reads: here any is taken for odd)
         self.odd_made |= done.images || done.made;

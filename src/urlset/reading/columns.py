@@ -92,25 +92,30 @@ KEEP = 1 << 18
 class RecentLines:
     """The newest pieces of a document the reader was given (at least ``KEEP`` bytes before
     the last), with the line each starts at: the lines of the entries being read, for the
-    columns of their findings."""
+    columns of their findings. A piece may come after bytes of the one before (``add``'s
+    ``start``): it is read from there on."""
 
     def __init__(self) -> None:
-        # (line the piece starts at, piece, offsets its lines start at: made when needed)
-        self.pieces: deque[tuple[int, bytes, list[int]]] = deque()
+        # (line the piece starts at, its bytes, where in them it starts, offsets its lines
+        # start at: made when needed)
+        self.pieces: deque[tuple[int, bytes, int, list[int]]] = deque()
         self.kept = 0  # bytes in pieces
         self.next_line = 1
         # (piece, line, offset in it where the line starts): the last line placed
         self.cursor: tuple[bytes, int, int] | None = None
 
-    def add(self, data: bytes) -> None:
-        if not data:
+    def add(self, data: bytes, start: int = 0) -> None:
+        """The next piece: ``data[start:]``."""
+        size = len(data) - start
+        if size <= 0:
             return
         pieces = self.pieces
-        pieces.append((self.next_line, data, []))
-        self.kept += len(data)
-        self.next_line += newlines(data)  # every piece read: Python's count is 5-10x slower
-        while self.kept - len(pieces[0][1]) >= KEEP + len(data):
-            self.kept -= len(pieces.popleft()[1])
+        pieces.append((self.next_line, data, start, []))
+        self.kept += size
+        # every piece read: Python's count is 5-10x slower
+        self.next_line += newlines(data, start)
+        while self.kept - _size(pieces[0]) >= KEEP + size:
+            self.kept -= _size(pieces.popleft())
 
     def placed(self, issue: Issue) -> Issue:
         """``issue`` with its column, when its line is among the recent ones and holds the
@@ -125,17 +130,17 @@ class RecentLines:
         if column:
             return issue._replace(column=column)
         search = LineSearch(issue, needles)  # the line piece by piece: rarely needed
-        for first, piece, starts in self.pieces:
+        for first, piece, begin, starts in self.pieces:
             if not starts:  # where each of its lines starts, once per piece
-                starts.append(0)
-                at = piece.find(b"\n")
+                starts.append(begin)
+                at = piece.find(b"\n", begin)
                 while at >= 0:
                     starts.append(at + 1)
                     at = piece.find(b"\n", at + 1)
             if line >= first + len(starts):
                 continue  # the line starts in a later piece
             # the line, or its rest when it began in the piece before
-            start = starts[line - first] if line >= first else 0
+            start = starts[line - first] if line >= first else begin
             nl = piece.find(b"\n", start)
             search.feed(piece, start, len(piece) if nl < 0 else nl)
             if nl >= 0:
@@ -149,18 +154,23 @@ class RecentLines:
         (a reader's findings come in line order): what ``LineSearch`` gives, without making
         the offsets of every line of the piece. 0: not found so, for the line by line search
         (the line began in an earlier piece, the needle is elsewhere or across two pieces)."""
-        holding = next(((f, p) for f, p, _ in reversed(self.pieces) if f < line), None)
+        holding = next(((f, p, b) for f, p, b, _ in reversed(self.pieces) if f < line), None)
         if holding is None:
             return 0
-        first, piece = holding
+        first, piece, begin = holding
         cursor = self.cursor
         if cursor is not None and cursor[0] is piece and cursor[1] <= line:
             _, from_line, from_at = cursor
         else:
-            from_line, from_at = first, 0
+            from_line, from_at = first, begin
         at = piece.find(needle, from_at)
         if at < 0 or from_line + piece.count(b"\n", from_at, at) != line:
             return 0
         start = piece.rfind(b"\n", 0, at) + 1  # a line after the piece's first has one
         self.cursor = (piece, line, start)
         return at - start + past
+
+
+def _size(piece: tuple[int, bytes, int, list[int]]) -> int:
+    """The bytes of a piece of ``RecentLines`` (those from where it starts)."""
+    return len(piece[1]) - piece[2]

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from ..limits import ReadLimits
 from ..model import Issue, SitemapRef, Url
@@ -197,13 +198,10 @@ class SitemapReader:
             data, self._head = self._head, b""
             self._decided_gzip = True
             if data[:2] == GZIP_MAGIC:
-                render = self._sink.render
-                self._gzip = Gunzip(looked=None if render is None else render.looked)
-                if render is not None:
-                    render.looked = self._gzip.looked  # one look for both threads
+                self._gzip = _gunzip(self._sink.render)
         if self._gzip is not None:
-            for piece in self._gzip.feed(data):
-                self._plain(piece)
+            for piece, held in self._gzip.feed_after(data, partial(_unread, self)):
+                self._plain(piece, held=held)
                 if self._done:
                     return
                 yield
@@ -252,10 +250,11 @@ class SitemapReader:
         if body is not None:
             body.stop()
 
-    def _plain(self, data: bytes, final: bool = False) -> None:
-        """Decompressed bytes: enforce the size limit, then sniff or pass to the body."""
+    def _plain(self, data: bytes, final: bool = False, held: int = 0) -> None:
+        """Decompressed bytes (from ``held`` on: ``_unread``): enforce the size limit, then
+        sniff or pass to the body."""
         if data:
-            self._size += len(data)
+            self._size += len(data) - held
             limit = self.limits.max_decompressed_bytes
             if self._size > limit:
                 keep = len(data) - (self._size - limit)
@@ -274,9 +273,11 @@ class SitemapReader:
                 return
         if self._wide is not None:
             data = self._wide.feed(data, final)
-        self._sink.recent.add(data)
+        self._sink.recent.add(data, held)
         body = self._body
-        if body is None:
+        if held:
+            cast(XmlBody, body).feed(data, held)  # held only by one (_unread)
+        elif body is None:
             if self._done:
                 return
             self._head += data
@@ -347,6 +348,27 @@ class SitemapReader:
 
 def _why(reason: str) -> str:
     return f" ({reason})" if reason else ""
+
+
+def _gunzip(render: RenderSpec | None) -> Gunzip:
+    """A document's gzip stream; in the render lane, on the one look at the machine that
+    both threads (the gzip inflated ahead, runs in two halves) follow."""
+    stream = Gunzip(looked=None if render is None else render.looked)
+    if render is not None:
+        render.looked = stream.looked  # one look for both threads
+    return stream
+
+
+def _unread(reader: SitemapReader) -> bytearray | None:
+    """What the reader's XML body holds unread, for the next gzip piece to come after in one
+    bytes object (``XmlBody.held``), while nothing between the stream and the body changes
+    the bytes, and the size limit cannot fall in that piece (it is cut alone, as ever)."""
+    body, stream = reader._body, reader._gzip
+    if type(body) is not XmlBody or reader._wide is not None or reader._done or stream is None:
+        return None
+    if reader._size + stream.piece > reader.limits.max_decompressed_bytes:
+        return None
+    return body.held()
 
 
 class ReadResult:

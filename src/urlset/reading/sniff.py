@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from .._core import GzipInflater
@@ -64,7 +64,8 @@ class Gunzip:
         if thread_from is None:
             self.looked = looked or (free_core_from(),)
             thread_from = GZIP_THREAD_FROM if GZIP_THREAD_FROM is not None else self.looked[0]
-        self._core = GzipInflater(GZIP_PIECE, thread_from)
+        self.piece = GZIP_PIECE  # the most bytes a piece holds
+        self._core = GzipInflater(self.piece, thread_from)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         core = self._core
@@ -77,6 +78,24 @@ class Gunzip:
             if piece is None:
                 return
             yield piece
+
+    def feed_after(
+        self, data: bytes, held: Callable[[], bytearray | None]
+    ) -> Iterator[tuple[bytes, int]]:
+        """``feed``, each piece after what ``held`` says the consumer holds unread just
+        before it is inflated (or None): (those bytes and the piece in one, their length). The
+        consumer's own join would copy every piece once more."""
+        core = self._core
+        core.push(data)
+        while True:
+            before = held()
+            try:
+                piece = core.next_piece(before)
+            except ValueError as exc:
+                raise GzipError("gzip-corrupt", f"gzip data is corrupt: {exc}") from None
+            if piece is None:
+                return
+            yield piece, 0 if before is None else len(before)
 
     @property
     def complete(self) -> bool:

@@ -34,7 +34,7 @@ from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderedRun, RenderSpec
 from .sink import Sink, add_each, leaving, run_issues
-from .xml_common import DONE, FAST, FULL, SITEMAP_NS, Status
+from .xml_common import DONE, FAST, FULL, JOIN_BELOW, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import FullLane, tail_and_filler
 from .xml_prolog import plain_prefixes
@@ -47,9 +47,6 @@ _PAD_COMMENT_SIZE = 4096
 _PAD_COMMENT = b"<!--" + b" " * (_PAD_COMMENT_SIZE - 7) + b"-->"
 _NO_EXTENSIONS = ()
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
-# a rest shorter than this (a record's start) is joined to the next chunk as bytes; a longer
-# one grows in place
-_JOIN_BELOW = 65_536
 
 
 class CompiledLane:
@@ -107,11 +104,11 @@ class CompiledLane:
         self.buf = bytearray()
         self._read(rest)
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes, held: int = 0) -> None:
         buf = self.buf
-        if not buf:
-            self._read(data)  # no copy
-        elif len(buf) < _JOIN_BELOW:
+        if not buf or held:  # no copy (``held``: data starts with buf, XmlBody.held)
+            self._read(data)
+        elif len(buf) < JOIN_BELOW:
             self._read(bytes(buf) + data)  # one copy of the chunk (with a record's start)
         else:
             buf += data  # a record that keeps growing: amortised, copied once it ends

@@ -33,7 +33,7 @@ import re
 
 from .._core import overlong
 from .sink import Sink
-from .xml_common import DONE, FAST, FULL, PROLOG, Status
+from .xml_common import DONE, FAST, FULL, JOIN_BELOW, PROLOG, Status
 from .xml_prolog import TO_FULL, Prolog
 
 
@@ -91,10 +91,18 @@ class XmlBody:
         )
         return fast.throughout and fast.records_only and not reordered
 
-    def feed(self, data: bytes) -> None:
+    def held(self) -> bytearray | None:
+        """The start of a record the fast lane holds unread, which it would join the next
+        chunk to (the gzip inflater joins them instead: ``Gunzip.feed_after``); None where
+        the chunk is wanted alone."""
+        buf = self.fast.buf
+        return buf if self.status.state == FAST and 0 < len(buf) < JOIN_BELOW else None
+
+    def feed(self, data: bytes, held: int = 0) -> None:
+        """The next chunk; after the ``held`` bytes ``held`` gave (the start of ``data``)."""
         state = self.status.state
         if state == FAST:
-            self.fast.feed(data)
+            self.fast.feed(data, held)
         elif state == FULL:
             self.full.feed(data)
         elif state == PROLOG:

@@ -64,6 +64,10 @@ pub struct Seen {
     spare: Spares,
     /// The locs' hashes of the scan being judged, made before any is noted (`run`).
     window_hashes: Vec<u64>,
+    /// The same two for the scans of a split run's second half, on their own thread: its
+    /// records' boxes made anew each run cost a malloc and a free each.
+    ahead_room: Vec<Record>,
+    ahead_spare: Spares,
 }
 
 /// The most conversions [`Seen`] keeps for the next scans (a window's worth).
@@ -474,10 +478,43 @@ pub fn render_run(
     out: &mut Vec<u8>,
     conversions: &mut Conversions,
 ) -> Rendered {
+    let mut after = Vec::new();
+    let done = render_run_parts(
+        text,
+        (span, line),
+        limits,
+        renderer,
+        seen,
+        (out, &mut after),
+        conversions,
+    );
+    out.extend_from_slice(&after);
+    done
+}
+
+/// [`render_run`], its output in two parts: `out`, then `after` (emptied first; the lines
+/// of a second half read on its own thread, which are not copied onto `out` here: a caller
+/// that copies the output anyway copies each part once). `after`'s memory is the second
+/// half's next time.
+#[allow(clippy::too_many_arguments)]
+pub fn render_run_parts(
+    text: &[u8],
+    (span, line): ((usize, usize), u32),
+    limits: Limits,
+    renderer: &mut Renderer,
+    seen: &mut Seen,
+    (out, after): (&mut Vec<u8>, &mut Vec<u8>),
+    conversions: &mut Conversions,
+) -> Rendered {
+    after.clear();
     let mut loc = std::mem::take(&mut renderer.loc);
     let prefixes = renderer.prefixes.take();
     let split_from = renderer.split_from;
-    let mut lane = Lane::Text { renderer, out };
+    let mut lane = Lane::Text {
+        renderer,
+        out,
+        after,
+    };
     let done = split_run(
         text,
         (span, line),
@@ -555,9 +592,12 @@ pub fn default_split_from() -> usize {
 
 /// Where each record of a run goes.
 enum Lane<'a> {
+    /// `out` takes the lines; `after` the second half's, when a split run's is taken
+    /// whole (nothing goes onto `out` after them).
     Text {
         renderer: &'a mut Renderer,
         out: &'a mut Vec<u8>,
+        after: &'a mut Vec<u8>,
     },
     Columns(&'a mut Columns),
 }
@@ -566,7 +606,7 @@ impl Lane<'_> {
     /// `r`, whose loc's value is `loc` and its hash `hash` (the duplicate test's).
     fn take(&mut self, text: &[u8], (loc, hash): (&[u8], u64), r: &Record) {
         match self {
-            Lane::Text { renderer, out } => renderer.line(text, r, loc, out),
+            Lane::Text { renderer, out, .. } => renderer.line(text, r, loc, out),
             Lane::Columns(columns) => columns.push_valued(text, r, (loc, hash)),
         }
     }
@@ -574,13 +614,40 @@ impl Lane<'_> {
 
 /// The second half of a split span, read on its own thread: its scan, each record's loc
 /// value (one after another in `locs`, ending at `loc_ends`) and, for text, each record's
-/// line (in `out`, ending at `line_ends`).
+/// line (in `out`, ending at `line_ends`); `spare`, the boxes its scans fill, for the next.
 struct Ahead {
     found: Scan,
+    spare: Spares,
     locs: Vec<u8>,
     loc_ends: Vec<usize>,
     out: Vec<u8>,
     line_ends: Vec<usize>,
+}
+
+/// The memory a second half is read into: the records and boxes of the last one read
+/// (`Seen::ahead_room`, `Seen::ahead_spare`) and, for text, the buffer its lines went into.
+struct AheadRoom {
+    records: Vec<Record>,
+    spare: Spares,
+    out: Vec<u8>,
+}
+
+impl Seen {
+    /// The memory of a second half's reading, taken for its thread (`out`: its lines').
+    fn ahead_room(&mut self, out: Vec<u8>) -> AheadRoom {
+        AheadRoom {
+            records: std::mem::take(&mut self.ahead_room),
+            spare: std::mem::take(&mut self.ahead_spare),
+            out,
+        }
+    }
+
+    /// Keep what a second half was read into (its records' boxes, emptied by the next
+    /// scan) for the next one.
+    fn keep_ahead(&mut self, records: Vec<Record>, spare: Spares) {
+        self.ahead_room = records;
+        self.ahead_spare = spare;
+    }
 }
 
 /// Records an ahead scan reads between two looks at whether the first half still wants them.
@@ -588,16 +655,21 @@ const AHEAD_CHUNK: usize = 256;
 
 /// Scan `text[mid..end]` from `line` whole, and render its records with `renderer`; the
 /// scan gives up, a chunk of records on, once `abandoned` is set (the first half stopped
-/// before the cut: what was read ahead is not used).
+/// before the cut: what was read ahead is not used). Read into `room`.
 fn read_ahead(
     text: &[u8],
     (mid, end): (usize, usize),
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
-    mut renderer: Option<Renderer>,
+    (mut renderer, room): (Option<Renderer>, AheadRoom),
     abandoned: &AtomicBool,
 ) -> Ahead {
-    let (mut records, mut room, mut spare) = (Vec::new(), Vec::new(), Spares::default());
+    let AheadRoom {
+        records: mut room,
+        mut spare,
+        mut out,
+    } = room;
+    let mut records = Vec::new();
     let (mut pos, mut line) = (mid, line);
     // in chunks, as `run` reads in windows: a scan from where the last one stopped on
     // its record limit reads on as one scan would
@@ -616,7 +688,12 @@ fn read_ahead(
             (room, &mut spare),
         );
         let full = found.records.len() == max_records;
-        records.append(&mut found.records);
+        if records.is_empty() {
+            // the first chunk's records are the run's (their memory, the last run's)
+            std::mem::swap(&mut records, &mut found.records);
+        } else {
+            records.append(&mut found.records);
+        }
         room = std::mem::take(&mut found.records);
         let more = found.stop == Stop::End && full && found.pos < end;
         if !more || records.len() >= limits.max_records || abandoned.load(Ordering::Relaxed) {
@@ -626,12 +703,14 @@ fn read_ahead(
         (pos, line) = (found.pos, found.line);
     };
     let n = found.records.len();
+    out.clear();
     let mut ahead = Ahead {
         locs: Vec::with_capacity((end - mid) / 2),
         loc_ends: Vec::with_capacity(n),
-        out: Vec::new(),
+        out,
         line_ends: Vec::new(),
         found,
+        spare,
     };
     if renderer.is_some() {
         ahead.out.reserve((end - mid) * 2);
@@ -651,15 +730,13 @@ fn read_ahead(
 }
 
 /// Where a span of at least `split_from` bytes is cut in two: after the first entry end tag
-/// past its middle and the whitespace after it (and the line there), when that leaves a
-/// second half.
-fn split_point(
+/// past its middle and the whitespace after it, when that leaves a second half.
+fn split_mid(
     text: &[u8],
     (pos, end): (usize, usize),
-    line: u32,
     kind: Kind,
     split_from: usize,
-) -> Option<(usize, u32)> {
+) -> Option<usize> {
     if end.saturating_sub(pos) < split_from {
         return None;
     }
@@ -671,7 +748,19 @@ fn split_point(
     while mid < end && matches!(text[mid], b' ' | b'\t' | b'\r' | b'\n') {
         mid += 1;
     }
-    (mid < end).then(|| (mid, line + count_lines(&text[pos..mid])))
+    (mid < end).then_some(mid)
+}
+
+/// [`split_mid`], and the line there (the lines before it counted).
+fn split_point(
+    text: &[u8],
+    (pos, end): (usize, usize),
+    line: u32,
+    kind: Kind,
+    split_from: usize,
+) -> Option<(usize, u32)> {
+    let mid = split_mid(text, (pos, end), kind, split_from)?;
+    Some((mid, line + count_lines(&text[pos..mid])))
 }
 
 fn count_lines(text: &[u8]) -> u32 {
@@ -694,7 +783,7 @@ fn split_run(
     (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
     lane: &mut Lane<'_>,
 ) -> Rendered {
-    if split_point(text, (pos, end), line, limits.kind, split_from).is_none() {
+    if split_mid(text, (pos, end), limits.kind, split_from).is_none() {
         return run(
             text,
             ((pos, end), end),
@@ -732,15 +821,25 @@ fn split_run(
         return go_on(text, (head, end), bounds, (seen, loc, conversions), lane);
     };
     // the second half's renderer: the same format, without the first half's state
-    let renderer = match lane {
-        Lane::Text { renderer, .. } => Some((**renderer).clone()),
-        Lane::Columns(_) => None,
+    let (renderer, out) = match lane {
+        Lane::Text {
+            renderer, after, ..
+        } => (Some((**renderer).clone()), std::mem::take(*after)),
+        Lane::Columns(_) => (None, Vec::new()),
     };
+    let room = seen.ahead_room(out);
     let abandoned = AtomicBool::new(false);
     let (first, clean, ahead) = std::thread::scope(|s| {
         let second = s.spawn(|| {
             let half = (limits, prefixes);
-            read_ahead(text, (mid, end), mid_line, half, renderer, &abandoned)
+            read_ahead(
+                text,
+                (mid, end),
+                mid_line,
+                half,
+                (renderer, room),
+                &abandoned,
+            )
         });
         let (first, clean) = run(
             text,
@@ -769,6 +868,7 @@ fn split_run(
     if !clean || (first.pos, first.line) != (mid, mid_line) || first.count >= limits.max_records {
         // the scanner's line differs from the one counted: the rest read here; or the
         // limit reached: on past what follows the last record, as a run to the end goes
+        unused(ahead, seen, lane);
         if clean || first.count >= limits.max_records {
             return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
         }
@@ -780,6 +880,7 @@ fn split_run(
     };
     if first.count + ahead.found.records.len() + judged >= limits.max_records {
         // the limit falls in the second half: it is read here, to stop where it falls
+        unused(ahead, seen, lane);
         return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
     }
     take_ahead(
@@ -791,6 +892,22 @@ fn split_run(
         (seen, conversions),
         lane,
     )
+}
+
+/// A second half read ahead but not taken: its memory kept for the next (its lines' buffer
+/// back as the lane's `after`, empty).
+fn unused(ahead: Ahead, seen: &mut Seen, lane: &mut Lane<'_>) {
+    let Ahead {
+        found,
+        spare,
+        mut out,
+        ..
+    } = ahead;
+    seen.keep_ahead(found.records, spare);
+    if let Lane::Text { after, .. } = lane {
+        out.clear();
+        **after = out;
+    }
 }
 
 /// The rest of a split span after its first half `done` (`done.pos..end`), read here.
@@ -839,9 +956,10 @@ fn take_ahead(
     let first = count;
     let Ahead {
         mut found,
+        mut spare,
         locs,
         loc_ends,
-        out: lines,
+        out: mut lines,
         line_ends,
     } = ahead;
     let mut stopped = None;
@@ -872,28 +990,25 @@ fn take_ahead(
         if let Some(mut c) = r.uri.take() {
             made = true;
             conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
-            seen.spare(c);
+            if spare.uris.len() < KEPT_SPARE {
+                spare.uris.push(c); // for the next second half's scans
+            }
         }
         count += 1;
     }
-    if let Lane::Text { out, .. } = lane {
+    if let Lane::Text { after, .. } = lane {
+        // the lines taken, as they are: the caller writes them after `out`
         let taken = count - first;
-        let bytes = if taken == 0 { 0 } else { line_ends[taken - 1] };
-        out.extend_from_slice(&lines[..bytes]);
+        lines.truncate(if taken == 0 { 0 } else { line_ends[taken - 1] });
+        **after = lines;
     }
-    if let Some(k) = stopped {
+    let stop = stopped.map(|k| {
         let r = &found.records[k];
         let start = memchr::memmem::rfind(&text[..r.loc.0], kind.open()).unwrap_or(r.loc.0);
-        return Rendered {
-            pos: start,
-            line: r.line,
-            count,
-            made,
-            images,
-            reordered,
-        };
-    }
-    let (pos, line) = stop_of(text, &found, (mid, end), kind);
+        (start, r.line)
+    });
+    let (pos, line) = stop.unwrap_or_else(|| stop_of(text, &found, (mid, end), kind));
+    seen.keep_ahead(found.records, spare);
     Rendered {
         pos,
         line,
@@ -1466,6 +1581,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Spans read in halves into two parts (the second half's lines on their own, the
+    /// memory of the last second half read again): the parts one after another are the
+    /// text of the spans read whole, run after run.
+    #[test]
+    fn a_second_half_comes_as_a_part_of_its_own() {
+        let text: String = (0..400)
+            .map(|i| {
+                let uri = if i % 3 == 0 { "caf\u{e9}" } else { "p" }; // a URI made of some
+                format!("<url><loc>https://e.com/{uri}/{i}</loc><i:image><i:loc>https://e.com/{i}.png</i:loc></i:image></url>\n")
+            })
+            .collect();
+        let text = text.as_bytes();
+        let read = |split_from: usize| {
+            let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
+                .with_extensions(Prefixes::images(b"i"))
+                .with_split_from(split_from);
+            let mut seen = Seen::default();
+            seen.know(b"https://e.com/");
+            let (mut whole, mut seconds, mut conversions) = (Vec::new(), 0, Conversions::default());
+            let (mut out, mut after) = (Vec::new(), Vec::new());
+            let (mut pos, mut line) = (0, 1);
+            // three spans: each ends within a record, as a piece does
+            for end in [text.len() / 3, text.len() * 2 / 3, text.len()] {
+                out.clear();
+                let done = render_run_parts(
+                    text,
+                    ((pos, end), line),
+                    ALL,
+                    &mut renderer,
+                    &mut seen,
+                    (&mut out, &mut after),
+                    &mut conversions,
+                );
+                whole.extend_from_slice(&out);
+                whole.extend_from_slice(&after);
+                seconds += usize::from(!after.is_empty());
+                (pos, line) = (done.pos, done.line);
+            }
+            (
+                String::from_utf8(whole).unwrap(),
+                seconds,
+                format!("{conversions:?}"),
+            )
+        };
+        let (whole, none, conversions) = read(usize::MAX);
+        assert_eq!(none, 0);
+        assert_eq!(whole.lines().count(), 400);
+        let (halves, seconds, halves_conversions) = read(1000);
+        assert_eq!(seconds, 3, "every span's second half read ahead");
+        assert_eq!((halves, halves_conversions), (whole, conversions));
     }
 
     #[test]
