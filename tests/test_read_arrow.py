@@ -363,3 +363,21 @@ def test_column_views_are_the_columns_without_a_copy() -> None:
         held[0] = 0
     del views, flat
     assert held.tobytes() == copied[1][2]  # the view keeps its buffer
+
+
+@pytest.mark.parametrize("odd", ["\u00a0", '"'])
+def test_a_reader_of_the_columns_alone_skips_checks_judgement_of_made_uris(odd: str) -> None:
+    """``read_arrow``'s renderer (``judge_locs=False``) gives the same columns as check's
+    without judging each loc made a URI for check's ``plain_records`` (``odd_made``): that
+    judgement was a fifth of an IRI sitemap's render in ``read_arrow``."""
+    from urlset._core import RecordRenderer
+
+    doc = "".join(f"<url><loc>https://e.com/é{odd}/{i}</loc></url>\n" for i in range(20)).encode()
+    taken = {}
+    for judge in (True, False):
+        renderer = RecordRenderer("arrow", "", 4096, judge_locs=judge)
+        renderer.know("https://e.com/")
+        assert renderer.render(doc, 0, len(doc), 1, 1000)[2] == 20
+        taken[judge] = (renderer.odd_made, renderer.columns())
+    assert taken[True][0] and not taken[False][0]
+    assert taken[True][1] == taken[False][1]

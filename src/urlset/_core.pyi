@@ -380,6 +380,9 @@ class RecordRenderer:
         # spans of at least so many bytes are read in two halves at once, on two threads
         # (None: the core's choice, 64 KiB where a second core exists)
         split_from: int | None = None,
+        # "arrow": each loc text made a URI judged for check's ``odd_made`` (False: a reader
+        # of the columns alone)
+        judge_locs: bool = True,
     ) -> None: ...
     def render(
         self, data: bytes, pos: int, end: int, line: int, max_records: int, listed: int = ..., /

@@ -67,6 +67,9 @@ pub struct RecordRenderer {
     kind: Kind,
     /// Spans from which a run is read in two halves at once.
     split_from: usize,
+    /// "arrow": each loc text made a URI judged for check (`odd_made`); a reader of the
+    /// columns alone (`read_arrow`) skips it.
+    judge_locs: bool,
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
     /// The second part of the last call's output (a split run's second half), kept so.
@@ -93,7 +96,7 @@ const KEPT_OUT: usize = 4 << 20;
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, split_from=None))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, split_from=None, judge_locs=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -107,6 +110,7 @@ impl RecordRenderer {
         raw_levels: usize,
         index: bool,
         split_from: Option<usize>,
+        judge_locs: bool,
     ) -> PyResult<Self> {
         let split_from = split_from.unwrap_or_else(default_split_from);
         let kind = if index { Kind::Index } else { Kind::Urlset };
@@ -140,6 +144,7 @@ impl RecordRenderer {
             max_value,
             kind,
             split_from,
+            judge_locs,
             out: Vec::new(),
             after: Vec::new(),
             odd_made: false,
@@ -182,7 +187,7 @@ impl RecordRenderer {
         };
         let seen = &mut self.seen;
         let mut conversions = Conversions::listing(listed);
-        if self.renderer.is_none() {
+        if self.renderer.is_none() && self.judge_locs {
             // the columns lane, which check reads: every loc text made a URI judged for it
             conversions = conversions.judging(read_iri_only_loc);
         }

@@ -101,7 +101,8 @@ class RenderSpec:
     loc only; without it (fetch, check) they come as the reader's values. ``split``: a long
     run is read in two halves at once while a core is free (``SPLIT_FROM``), for a reader
     that has the process to itself (``urlset read``, ``read_arrow``), not one of several
-    readers on parse threads."""
+    readers on parse threads. ``judged``: "arrow"'s locs made URIs judged for check's
+    ``plain_records`` (False: a reader of the columns alone, ``read_arrow``)."""
 
     def __init__(
         self,
@@ -112,9 +113,11 @@ class RenderSpec:
         indexes: bool = False,
         texts: bool = False,
         split: bool = False,
+        judged: bool = True,
     ) -> None:
         self.fmt = fmt
         self.split = split
+        self.judged = judged
         self.tail = tail
         self.indexes = indexes
         self.texts = texts
@@ -169,6 +172,7 @@ class RenderSpec:
             raw_levels=levels,
             index=index,
             split_from=split_from,
+            judge_locs=self.judged,
         )
         self.renderer = renderer
         if self.with_columns:
