@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from test_read_gzip_damage import damaged_gzips
-from test_read_support import feed_all, urlset
+from test_read_support import feed_all_with, urlset
 from urlset.limits import ReadLimits
 from urlset.model import Issue
 from urlset.reading import sniff
@@ -104,17 +104,9 @@ def test_a_stream_cut_anywhere_is_incomplete_threaded_too() -> None:
 def test_the_reader_reads_the_same_threaded(data: bytes, sizes: list[int]) -> None:
     """A damaged or cut gzip sitemap: the same entries and issues (the gzip errors' messages
     among them) with the inflation on a thread from the first byte."""
-    assert _feed_with(NEVER, data, sizes) == _feed_with(0, data, sizes)
-
-
-def _feed_with(thread_from: int, data: bytes, sizes: list[int]) -> object:
-    # the module's setting, not a fixture: hypothesis runs the examples in one test call
-    was = sniff.GZIP_THREAD_FROM
-    sniff.GZIP_THREAD_FROM = thread_from
-    try:
-        return feed_all(data, sizes)
-    finally:
-        sniff.GZIP_THREAD_FROM = was
+    assert feed_all_with("GZIP_THREAD_FROM", NEVER, data, sizes) == feed_all_with(
+        "GZIP_THREAD_FROM", 0, data, sizes
+    )
 
 
 def _gunzip_threads() -> int | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from test_read_support import feed_all, urlset
+from test_read_support import feed_all, feed_all_with, urlset
 from urlset.cli import main, read_run
 from urlset.reading import rendered, sniff
 from urlset.reading.sniff import Gunzip
@@ -40,12 +40,7 @@ DOC = urlset(*(_record(i) for i in range(3000)))
 
 
 def _read_gzip(data: bytes, piece: int, sizes: list[int]) -> object:
-    was = sniff.GZIP_PIECE
-    sniff.GZIP_PIECE = piece
-    try:
-        return feed_all(data, sizes)
-    finally:
-        sniff.GZIP_PIECE = was
+    return feed_all_with("GZIP_PIECE", piece, data, sizes)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from itertools import cycle
 
 from urlset.model import Issue, SitemapRef, Url
+from urlset.reading import sniff
 from urlset.reading.reader import SitemapReader
 
 Result = tuple[list[Url | SitemapRef], list[Issue], str | None, bool]
@@ -32,6 +33,18 @@ def feed_all(
         key=lambda i: (i.line, i.column, i.code, i.message),  # type: ignore[union-attr]
     )
     return entries, issues, reader.format, reader.fatal  # type: ignore[return-value]
+
+
+def feed_all_with(setting: str, value: int, data: bytes, sizes: Sequence[int]) -> Result:
+    """``feed_all`` with ``reading.sniff``'s module setting ``setting`` (``GZIP_PIECE``,
+    ``GZIP_THREAD_FROM``) at ``value`` for the read: set here, not by a fixture, since
+    hypothesis runs its examples in one test call."""
+    was = getattr(sniff, setting)
+    setattr(sniff, setting, value)
+    try:
+        return feed_all(data, sizes)
+    finally:
+        setattr(sniff, setting, was)
 
 
 def four_ways(data: bytes, chunk: int = 7, *, base_url: str | None = None) -> Result:
