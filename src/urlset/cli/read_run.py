@@ -118,6 +118,8 @@ class _Writer:
         self.kept: list[UrlColumns] | None = None  # the URLs' columns, for --snapshot
         self.spec = spec
         self.at = 0  # the render lane: entries of the document written so far
+        if spec is not None:
+            spec.on_run = self.flush  # each run written as it comes, not a chunk's at once
         if fmt in ("csv", "tsv"):
             import csv
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .._core import RecordRenderer
+from ..model import Issue
 from .sniff import free_core_from
 
 E = TypeVar("E")
@@ -124,6 +125,10 @@ class RenderSpec:
         self.index = False  # the document read is a sitemap index (rendered: ``indexes``)
         self.runs: list[RenderedRun] = []
         self.rendered = 0  # entries in runs so far
+        # called after a run while no entry waits in the reader's output (``urlset read``
+        # writes the runs then): a run's text freed before the next is made reuses the same
+        # memory, where a chunk's runs held together were faulted in afresh each chunk
+        self.on_run: Callable[[], None] | None = None
         # entries passed on as the reader's values instead, per reason (LEFT_REASONS): the
         # reader's sink counts them
         self.left: dict[str, int] = {}
@@ -136,6 +141,14 @@ class RenderSpec:
         # a look when the first run starts would count it as one (the halves were then off
         # whenever the gzip thread happened to be running that instant)
         self.looked: tuple[int | None] | None = None
+
+    def add_run(self, at: int, count: int, text: bytes | None, waiting: Sequence[object]) -> None:
+        """A run of ``count`` entries from entry ``at`` on; ``waiting``: what the reader has
+        yet to hand on (``Sink.out``), its entries to be written before the run."""
+        self.runs.append(RenderedRun(at, count, text))
+        self.rendered += count
+        if self.on_run is not None and not any(type(e) is not Issue for e in waiting):
+            self.on_run()
 
     def take(self) -> list[RenderedRun]:
         """The runs rendered since the last call."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 from .._core import RecordRenderer
 from ..model import Url
 from ..patterns import lazy
-from .rendered import RenderedRun
 from .sink import Sink, leaving
 
 _LINE_BREAK = lazy(rb"\r\n?|\n")
@@ -119,8 +118,7 @@ class TextBody:
                     if spec.column_renderer is not None:  # the same lines into columns
                         done = spec.column_renderer.render_text(buf, at, pos, at_line, n)[2]
                         assert done == n, "the text and column renderers read alike"
-                    spec.runs.append(RenderedRun(sink.count, n, text))
-                    spec.rendered += n
+                    spec.add_run(sink.count, n, text, sink.out)
                     sink.count += n
                 if pos >= end:
                     break

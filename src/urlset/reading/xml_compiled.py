@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain_end
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
-from .rendered import RenderedRun, RenderSpec
+from .rendered import RenderSpec
 from .sink import Sink, add_each, leaving, run_issues
 from .xml_common import DONE, FAST, FULL, JOIN_BELOW, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
@@ -360,8 +360,7 @@ def render_records(
                 run_issues(sink, converted, more, renderer.order_notes())  # its only issues
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
-                spec.runs.append(RenderedRun(sink.count, n, text))
-                spec.rendered += n
+                spec.add_run(sink.count, n, text, sink.out)
                 sink.count += n
             if pos >= end:
                 return pos, line
