@@ -743,10 +743,23 @@ fn split_mid(
     let close = kind.close();
     let middle = pos + (end - pos) / 2;
     let mut mid = memchr::memmem::find(&text[middle..end], close)? + middle + close.len();
-    // and the whitespace after it, which the scan of the first half then reads as a scan of
-    // the whole would (where it stops at the record limit)
-    while mid < end && matches!(text[mid], b' ' | b'\t' | b'\r' | b'\n') {
-        mid += 1;
+    // and the whitespace, comments and processing instructions after it, which the scan of
+    // the first half reads past before it stops at the next record (as a scan of the whole
+    // would, where it stops at the record limit): a cut before them never met that stop, and
+    // the second half read ahead was thrown away
+    loop {
+        while mid < end && matches!(text[mid], b' ' | b'\t' | b'\r' | b'\n') {
+            mid += 1;
+        }
+        let rest = &text[mid..end];
+        let (opened, closing): (usize, &[u8]) = if rest.starts_with(b"<!--") {
+            (4, b"-->")
+        } else if rest.starts_with(b"<?") {
+            (2, b"?>")
+        } else {
+            break;
+        };
+        mid += opened + memchr::memmem::find(&rest[opened..], closing)? + closing.len();
     }
     (mid < end).then_some(mid)
 }
@@ -1554,6 +1567,11 @@ mod tests {
             // entries, and in an element of an entry
             "<o:r><![CDATA[</url>\n]]></o:r>\n<url><loc>https://e.com/s{i}</loc></url>\n",
             "<url><loc>https://e.com/r{i}</loc><o:r><![CDATA[</url>]]></o:r></url>\n",
+            // comments and instructions after an entry, where a cut moves past them; and an
+            // end tag inside them, where a cut may fall
+            "<url><loc>https://e.com/c{i}</loc></url>\n<!-- after {i} -->\n<?pi {i}?>\n",
+            "<!-- </url> {i} -->\n<url><loc>https://e.com/k{i}</loc></url><?x </url>?>",
+            "<url><loc>https://e.com/u{i}</loc></url><!-- unended",
         ];
         for seed in 0..24usize {
             // entries of a few kinds each, in an order the seed picks
@@ -1581,6 +1599,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A cut falls past the comments and processing instructions after an entry, where the
+    /// first half's scan stops (else the second half read ahead would be thrown away).
+    #[test]
+    fn a_cut_falls_at_the_next_entry() {
+        // the first entry longer than the rest: the middle falls in it
+        let first = format!("<url><loc>https://e.com/{}</loc></url>\n", "a".repeat(120));
+        let between = "<!-- b -->\n<?p x?>\n<!--c-->";
+        let text = format!("{first}{between}<url><loc>https://e.com/b</loc></url>\n</urlset>");
+        let cut = split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1);
+        assert_eq!(cut, Some(first.len() + between.len()));
+        // nothing past them but the text's end: no cut
+        let text = format!("{first}{between}");
+        assert_eq!(
+            split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1),
+            None
+        );
+        let text = format!("{first}<!-- unended");
+        assert_eq!(
+            split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1),
+            None
+        );
     }
 
     /// Spans read in halves into two parts (the second half's lines on their own, the
