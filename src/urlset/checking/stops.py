@@ -1,0 +1,126 @@
+"""Where the reader's entry limit stopped, in the bytes as check's scans read them.
+
+The reader stops at the entry past ``ReadLimits.max_entries`` (``ReadResult.entry_stop``:
+that entry's line and loc); every scan of the bytes stops there too, so that no rule
+reports on an entry the report says was not read. A text sitemap stops at the start of
+that line; an XML document after the last entry's end tag before that entry, found by its
+loc from its line on (a one-line document holds every entry on line 1), as the URI the
+reader made of it or as the text it made it of. A loc written otherwise still (a host the
+reader lowered in case) is not found: then the document stops after the last entry's end
+tag before that line, which may drop the findings of entries passed on earlier on that
+line, never report one past it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+
+# a loc's text between its tags (or a CDATA section's brackets), blanks around it allowed
+_BEFORE = rb"[>\s\[]"
+_AFTER = rb"(?=[<\s\]])"
+
+
+def _loc_pattern(loc: str) -> re.Pattern[bytes]:
+    """A loc as it may be written: the URI the reader made of it, or the text it made it of
+    (percent-escapes decoded, an internationalised host in Unicode), escaped for XML or not."""
+    from urllib.parse import unquote, urlsplit  # here: only a document the limit stopped
+
+    texts = {loc, unquote(loc)}
+    host = urlsplit(loc).hostname or ""
+    if "xn--" in host:
+        with suppress(UnicodeError):
+            texts |= {text.replace(host, host.encode("ascii").decode("idna")) for text in texts}
+    written = texts | {text.replace("&", "&amp;") for text in texts}
+    alternatives = b"|".join(re.escape(text.encode("utf-8")) for text in sorted(written))
+    return re.compile(_BEFORE + b"(?:" + alternatives + b")" + _AFTER)
+
+
+# the element of an entry, by format: where one ends, whatever its prefix
+ENTRY_NAMES = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "atom": "entry"}
+
+
+def _end_tag(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"</(?:[\w.-]+:)?" + name.encode("ascii") + rb"\s*>")
+
+
+def stop_offset(
+    pieces: Iterable[bytes], line: int, loc: str | None, entry: str | None
+) -> int | None:
+    """The offset in the bytes given as ``pieces`` (lines ended by LF) where reading stopped:
+    the start of ``line`` when ``entry`` is None (a text sitemap), else the end of the last
+    end tag of an ``entry`` element before the first place of ``loc`` from ``line`` on
+    (before ``line`` when ``loc`` is not found there). None: no such line."""
+    pattern = None if entry is None or loc is None else _loc_pattern(loc)
+    ends = None if entry is None else _end_tag(entry)
+    # what a loc (escaped) or an end tag across two pieces needs of the first
+    keep = 0 if loc is None or entry is None else 5 * len(loc) + 64
+    base = 0  # the offset of ``joined``: ``carry``, the end of the pieces before, + a piece
+    carry = b""
+    newlines = 0  # in the pieces before
+    line_start = 0 if line <= 1 else -1
+    last_end = before_line = 0  # after the last entry end seen; before the line
+    for piece in pieces:
+        joined = carry + piece
+        if line_start < 0:
+            count = piece.count(b"\n")
+            if newlines + count >= line - 1:
+                at = len(carry) - 1
+                for _ in range(line - 1 - newlines):
+                    at = joined.find(b"\n", at + 1)
+                line_start = base + at + 1
+                if ends is None:
+                    return line_start
+                before_line = _last_end(joined, base, ends, at + 1, last_end)
+            newlines += count
+        if line_start >= 0 and pattern is not None and ends is not None:
+            found = pattern.search(joined, max(line_start - base, 0))
+            if found is not None:
+                return _last_end(joined, base, ends, found.start(), last_end)
+        if ends is not None:
+            last_end = _last_end(joined, base, ends, len(joined), last_end)
+        carry = joined[len(joined) - keep :] if keep else b""
+        base += len(joined) - len(carry)
+    return None if line_start < 0 else before_line
+
+
+def _last_end(joined: bytes, base: int, ends: re.Pattern[bytes], before: int, last: int) -> int:
+    """The offset just after the last match of ``ends`` in ``joined[:before]`` (``joined``
+    starts at ``base``), else ``last``: searched from ``before`` back a stretch at a time."""
+    stretch = 4096
+    low = before
+    while low > 0:
+        high, low = low, max(low - stretch, 0)
+        # (a tag may end up to its length past the stretch searched)
+        found = deque(ends.finditer(joined, low, min(high + 64, before)), maxlen=1)
+        if found:
+            return max(base + found[0].end(), last)
+        stretch *= 4
+    return last
+
+
+def cut_at(pieces: Iterable[bytes], offset: int) -> Iterator[bytes]:
+    """``pieces`` up to ``offset`` bytes."""
+    left = offset
+    for piece in pieces:
+        if len(piece) >= left:
+            if left:
+                yield piece[:left]
+            return
+        left -= len(piece)
+        yield piece
+
+
+def position_of(pieces: Iterable[bytes], offset: int) -> tuple[int, int]:
+    """The line and column (of bytes, from 1) of ``offset`` in the bytes given as
+    ``pieces``."""
+    line, line_start, base = 1, 0, 0
+    for piece in cut_at(pieces, offset):
+        count = piece.count(b"\n")
+        if count:
+            line += count
+            line_start = base + piece.rfind(b"\n") + 1
+        base += len(piece)
+    return line, offset - line_start + 1
