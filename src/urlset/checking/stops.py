@@ -18,12 +18,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 
-# a loc's text between its tags (or a CDATA section's brackets), blanks around it allowed
-_BEFORE = rb"[>\s\[]"
-_AFTER = rb"(?=[<\s\]])"
+# what stands around a loc's text: its tags (or a CDATA section's brackets), or blanks
+_BEFORE = frozenset(b">[ \t\r\n")
+_AFTER = frozenset(b"<] \t\r\n")
 
 
-def _loc_pattern(loc: str) -> re.Pattern[bytes]:
+def _written(loc: str) -> list[bytes]:
     """A loc as it may be written: the URI the reader made of it, or the text it made it of
     (percent-escapes decoded, an internationalised host in Unicode), escaped for XML or not."""
     from urllib.parse import unquote, urlsplit  # here: only a document the limit stopped
@@ -34,8 +34,25 @@ def _loc_pattern(loc: str) -> re.Pattern[bytes]:
         with suppress(UnicodeError):
             texts |= {text.replace(host, host.encode("ascii").decode("idna")) for text in texts}
     written = texts | {text.replace("&", "&amp;") for text in texts}
-    alternatives = b"|".join(re.escape(text.encode("utf-8")) for text in sorted(written))
-    return re.compile(_BEFORE + b"(?:" + alternatives + b")" + _AFTER)
+    return [text.encode("utf-8") for text in sorted(written)]
+
+
+def _first_loc(data: bytes, start: int, written: list[bytes]) -> int:
+    """Where in ``data`` from ``start`` on the first of ``written`` stands as a loc's whole
+    text (a longer loc starting alike is not it); -1: nowhere (yet: the last bytes of
+    ``data`` are searched again with the next piece)."""
+    first = -1
+    for text in written:
+        at = data.find(text, start + 1)
+        while at >= 0 and (first < 0 or at < first):
+            after = at + len(text)
+            if after >= len(data):
+                break
+            if data[at - 1] in _BEFORE and data[after] in _AFTER:
+                first = at
+                break
+            at = data.find(text, at + 1)
+    return first
 
 
 # the element of an entry, by format: where one ends, whatever its prefix
@@ -53,7 +70,7 @@ def stop_offset(
     the start of ``line`` when ``entry`` is None (a text sitemap), else the end of the last
     end tag of an ``entry`` element before the first place of ``loc`` from ``line`` on
     (before ``line`` when ``loc`` is not found there). None: no such line."""
-    pattern = None if entry is None or loc is None else _loc_pattern(loc)
+    written = None if entry is None or loc is None else _written(loc)
     ends = None if entry is None else _end_tag(entry)
     # what a loc (escaped) or an end tag across two pieces needs of the first
     keep = 0 if loc is None or entry is None else 5 * len(loc) + 64
@@ -75,10 +92,10 @@ def stop_offset(
                     return line_start
                 before_line = _last_end(joined, base, ends, at + 1, last_end)
             newlines += count
-        if line_start >= 0 and pattern is not None and ends is not None:
-            found = pattern.search(joined, max(line_start - base, 0))
-            if found is not None:
-                return _last_end(joined, base, ends, found.start(), last_end)
+        if line_start >= 0 and written is not None and ends is not None:
+            found = _first_loc(joined, max(line_start - base, 0), written)
+            if found >= 0:
+                return _last_end(joined, base, ends, found, last_end)
         if ends is not None:
             last_end = _last_end(joined, base, ends, len(joined), last_end)
         carry = joined[len(joined) - keep :] if keep else b""
