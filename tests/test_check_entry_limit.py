@@ -215,7 +215,11 @@ def test_the_stop_is_found_by_the_refused_loc_however_written(written: bytes, lo
 
 def test_a_loc_never_found_stops_before_its_line() -> None:
     doc = b"<urlset>\n<url><loc>a</loc></url>\n<url><loc>b</loc></url><url><loc>c</loc></url>\n"
-    assert stop_offset([doc], 3, "https://elsewhere/", "url") == doc.index(b"\n<url><loc>b")
-    assert stop_offset([doc], 3, "c", "url") == doc.index(b"<url><loc>c")
-    assert stop_offset([b"x\ny\nz\n"], 3, None, None) == 4
-    assert stop_offset([b"x\ny\n"], 9, None, None) is None
+    for piece in (len(doc), 5, 1):
+        pieces = [doc[i : i + piece] for i in range(0, len(doc), piece)]
+        assert stop_offset(pieces, 3, "https://elsewhere/", "url") == doc.index(b"\n<url><loc>b")
+        assert stop_offset(pieces, 3, "c", "url") == doc.index(b"<url><loc>c")
+    assert stop_offset([b"x\ny\nz\n"], 3, "z", None) == 4
+    assert stop_offset([b"x\n", b"y\n", b"z\n"], 3, "z", None) == 4
+    assert stop_offset([b"x\ny\n"], 9, "z", None) is None
+    assert stop_offset([b"x\ny\n"], 1, "x", None) == 0

@@ -31,7 +31,6 @@ from .records import records
 from .report import FileResult, by_position
 from .scan import Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
-from .stops import ENTRY_NAMES, cut_at, position_of, stop_offset
 from .structure import UNEXPECTED, check_structure
 from .windows import Windows, whole_windows, windows_of
 
@@ -162,6 +161,9 @@ _ENTRY_ENDS = {
     "text": (b"\n", b"\r"),
     "unknown": (b"\n", b"\r"),
 }
+# the element of an entry: a document the entry limit stopped is judged up to the end of
+# the last one before the entry refused, whatever its prefix (``stops.stop_offset``)
+_ENTRY_NAMES = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "atom": "entry"}
 
 
 class _Again:
@@ -186,8 +188,8 @@ class _Again:
         self.cap = cap
         self.lines_of_text = fmt in ("text", "unknown")
         self.entry_ends = _ENTRY_ENDS.get(fmt or "", ())
-        self.stop = stop if self.lines_of_text or fmt in ENTRY_NAMES else None
-        self.entry = None if self.lines_of_text else ENTRY_NAMES.get(fmt or "")
+        self.stop = stop if self.lines_of_text or fmt in _ENTRY_NAMES else None
+        self.entry = None if self.lines_of_text else _ENTRY_NAMES.get(fmt or "")
         self._stop_at: int | None = None
         self._plain: bytes | None = None
 
@@ -211,13 +213,19 @@ class _Again:
     def _cut(self, pieces: Iterable[bytes]) -> Iterable[bytes]:
         """``pieces`` up to where the entry limit stopped the reader, if it did."""
         at = self.stop_at()
-        return pieces if at is None else cut_at(pieces, at)
+        if at is None:
+            return pieces
+        from .stops import cut_at  # here: only a document the entry limit stopped
+
+        return cut_at(pieces, at)
 
     def stop_at(self) -> int | None:
         """The offset where the entry limit stopped the reader; None: it did not."""
         if self.stop is None:
             return None
         if self._stop_at is None:
+            from .stops import stop_offset
+
             line, loc = self.stop
             found = stop_offset(self._text(self._uncut()), line, loc, self.entry)
             self._stop_at = -1 if found is None else found
@@ -230,6 +238,8 @@ class _Again:
         at = self.stop_at()
         if at is None:
             return counts
+        from .stops import position_of
+
         stop = position_of(self._text(self._uncut()), at)
         past = [i for i in issues if i.line and (i.line, i.column) >= stop]
         if past:

@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 
+from .._core import newlines as count_newlines
+
 # what stands around a loc's text: its tags (or a CDATA section's brackets), or blanks
 _BEFORE = frozenset(b">[ \t\r\n")
 _AFTER = frozenset(b"<] \t\r\n")
@@ -55,52 +57,68 @@ def _first_loc(data: bytes, start: int, written: list[bytes]) -> int:
     return first
 
 
-# the element of an entry, by format: where one ends, whatever its prefix
-ENTRY_NAMES = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "atom": "entry"}
+# the longest end tag of an entry searched across two pieces
+_TAG = 64
 
 
 def _end_tag(name: str) -> re.Pattern[bytes]:
     return re.compile(rb"</(?:[\w.-]+:)?" + name.encode("ascii") + rb"\s*>")
 
 
-def stop_offset(
-    pieces: Iterable[bytes], line: int, loc: str | None, entry: str | None
-) -> int | None:
+def stop_offset(pieces: Iterable[bytes], line: int, loc: str, entry: str | None) -> int | None:
     """The offset in the bytes given as ``pieces`` (lines ended by LF) where reading stopped:
     the start of ``line`` when ``entry`` is None (a text sitemap), else the end of the last
     end tag of an ``entry`` element before the first place of ``loc`` from ``line`` on
     (before ``line`` when ``loc`` is not found there). None: no such line."""
-    written = None if entry is None or loc is None else _written(loc)
+    if entry is None and line <= 1:
+        return 0
     ends = None if entry is None else _end_tag(entry)
+    written = [] if entry is None else _written(loc)
     # what a loc (escaped) or an end tag across two pieces needs of the first
-    keep = 0 if loc is None or entry is None else 5 * len(loc) + 64
-    base = 0  # the offset of ``joined``: ``carry``, the end of the pieces before, + a piece
-    carry = b""
-    newlines = 0  # in the pieces before
+    keep = 0 if entry is None else 5 * len(loc) + _TAG
+    offset = 0  # of the piece
+    carry = b""  # the last bytes before it
+    newlines = 0  # before it
     line_start = 0 if line <= 1 else -1
-    last_end = before_line = 0  # after the last entry end seen; before the line
+    last_end, before_line = 0, -1  # after the last entry end seen; before the line
     for piece in pieces:
-        joined = carry + piece
         if line_start < 0:
-            count = piece.count(b"\n")
-            if newlines + count >= line - 1:
-                at = len(carry) - 1
-                for _ in range(line - 1 - newlines):
-                    at = joined.find(b"\n", at + 1)
-                line_start = base + at + 1
-                if ends is None:
-                    return line_start
-                before_line = _last_end(joined, base, ends, at + 1, last_end)
-            newlines += count
-        if line_start >= 0 and written is not None and ends is not None:
-            found = _first_loc(joined, max(line_start - base, 0), written)
-            if found >= 0:
-                return _last_end(joined, base, ends, found, last_end)
-        if ends is not None:
-            last_end = _last_end(joined, base, ends, len(joined), last_end)
-        carry = joined[len(joined) - keep :] if keep else b""
-        base += len(joined) - len(carry)
+            count = count_newlines(piece)
+            if newlines + count < line - 1:  # the line starts after this piece
+                newlines += count
+                if ends is not None:  # (the piece searched alone: not copied)
+                    last_end = _last_end(piece, offset, ends, len(piece), last_end)
+                    seam = carry[-_TAG:] + piece[:_TAG]  # a tag across the two
+                    last_end = _last_end(
+                        seam, offset - len(carry[-_TAG:]), ends, len(seam), last_end
+                    )
+                    carry = _tail(carry, piece, keep)
+                offset += len(piece)
+                continue
+            at = -1
+            for _ in range(line - 1 - newlines):
+                at = piece.find(b"\n", at + 1)
+            line_start = offset + at + 1
+            if ends is None:
+                return line_start
+        assert ends is not None
+        joined, base = carry + piece, offset - len(carry)
+        if before_line < 0:
+            before_line = _last_end(joined, base, ends, line_start - base, last_end)
+        found = _first_loc(joined, max(line_start - base, 0), written)
+        if found >= 0:
+            return _last_end(joined, base, ends, found, last_end)
+        last_end = _last_end(joined, base, ends, len(joined), last_end)
+        carry = _tail(carry, piece, keep)
+        offset += len(piece)
     return None if line_start < 0 else before_line
+
+
+def _tail(carry: bytes, piece: bytes, keep: int) -> bytes:
+    """The last ``keep`` bytes of ``carry`` and then ``piece``."""
+    if len(piece) >= keep:
+        return piece[len(piece) - keep :]
+    return (carry + piece)[-keep:]
 
 
 def _last_end(joined: bytes, base: int, ends: re.Pattern[bytes], before: int, last: int) -> int:
@@ -111,7 +129,7 @@ def _last_end(joined: bytes, base: int, ends: re.Pattern[bytes], before: int, la
     while low > 0:
         high, low = low, max(low - stretch, 0)
         # (a tag may end up to its length past the stretch searched)
-        found = deque(ends.finditer(joined, low, min(high + 64, before)), maxlen=1)
+        found = deque(ends.finditer(joined, low, min(high + _TAG, before)), maxlen=1)
         if found:
             return max(base + found[0].end(), last)
         stretch *= 4
@@ -135,7 +153,7 @@ def position_of(pieces: Iterable[bytes], offset: int) -> tuple[int, int]:
     ``pieces``."""
     line, line_start, base = 1, 0, 0
     for piece in cut_at(pieces, offset):
-        count = piece.count(b"\n")
+        count = count_newlines(piece)
         if count:
             line += count
             line_start = base + piece.rfind(b"\n") + 1

@@ -10,6 +10,7 @@ those decisions would give.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -123,9 +124,10 @@ class Sink:
         self.next_check = min(MAX_URLS_PER_SITEMAP, limits.max_entries)
         self.stopped = False
         # the entry limit: the line (its start tag's) and loc of the entry it refused; the
-        # issues said once its last entry is passed on, until one is refused (``_refuse``)
+        # issues said from ``hold_from`` entries on, until one is refused (``_refuse``)
         self.entry_stop: tuple[int, str] | None = None
         self.held: list[Issue] = []
+        self.hold_from = limits.max_entries
         # origins (scheme://authority/) whose host was judged, hosts reported as not
         # production (each once per document)
         self.origins: set[str] = set()
@@ -155,8 +157,7 @@ class Sink:
         issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
         if line and not column:
             issue = self.recent.placed(issue)
-        held = self.count >= self.limits.max_entries and not self.stopped
-        (self.held if held else self.out).append(issue)
+        (self.held if self.count >= self.hold_from else self.out).append(issue)
 
     def shifted(self, line: int) -> int:
         """A line as the parser counted it (0: none) as the document's: a piece parsed on its
@@ -414,6 +415,7 @@ def _refuse(sink: Sink, loc: str, line: int) -> None:
     entry refused was judged before it came to ``Sink.add``; one line may hold every entry),
     as check's byte rules stop before it (``ReadResult.entry_stop``)."""
     sink.stopped = True
+    sink.hold_from = sys.maxsize
     at = sink.shifted(line)
     sink.entry_stop = (at, loc)
     for issue in sink.held:
