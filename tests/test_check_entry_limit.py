@@ -9,7 +9,8 @@ entries"; the reader's own findings on the entry it refused (judged before it st
 its guard ahead of it) too; a text sitemap's line count went on to the end of the file;
 and ``--schema`` of a document cut by a limit found nothing at all (no root end tag).
 Each finding planted past the limit must change nothing; planted before it, it must be
-found, so that each test can fail.
+found, so that each test can fail. Covered: a urlset and an index (on lines and on one line),
+plain and gzipped, a text sitemap (LF, CR LF, CR), RSS and Atom (the reader's findings only).
 """
 
 from __future__ import annotations
@@ -81,6 +82,16 @@ def _rss(bad: int, kind: str, sep: bytes) -> bytes:
     return head + sep + sep.join(items) + sep + b"</channel></rss>\n"
 
 
+def _atom(bad: int, kind: str, sep: bytes) -> bytes:
+    entries = [
+        b'<entry><link href="https://www.shop.com/p/%d%s"/></entry>'
+        % (i, b" x" if i == bad else b"")
+        for i in range(1, N + 1)
+    ]
+    head = DECL + b'<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>'
+    return head + sep + sep.join(entries) + sep + b"</feed>\n"
+
+
 Shape = Callable[[int, str, bytes], bytes]
 # (shape, planted fault, the code it is found as, line ends, checked with --schema)
 CASES: list[tuple[str, Shape, str, str, bytes, bool]] = [
@@ -107,6 +118,8 @@ CASES: list[tuple[str, Shape, str, str, bytes, bool]] = [
         for name, sep in (("LF", b"\n"), ("CR LF", b"\r\n"), ("CR", b"\r"))
     ),
     ("rss", _rss, "space", "url-not-escaped", b"\n", False),
+    ("rss one line", _rss, "space", "url-not-escaped", b"", False),
+    ("atom", _atom, "space", "url-not-escaped", b"\n", False),
 ]
 
 
