@@ -54,3 +54,28 @@ def test_below_the_limit_nothing_is_reported() -> None:
     result = read_bytes(_doc("urlset", URL, 10), limits=ReadLimits(max_entries=10))
     assert len(list(result)) == 10
     assert result.issues == []
+
+
+@pytest.mark.parametrize("careful", [False, True])
+@pytest.mark.parametrize("sep", ["\n", ""], ids=["lines", "one line"])
+def test_nothing_is_said_of_the_entry_refused(careful: bool, sep: str) -> None:
+    """The entry the limit refuses is judged before it is refused (its unknown element, its
+    loc made a URI): none of that is reported; what is said of the entries passed on, the
+    last one's duplicate loc too, is."""
+    rows = [URL.format(i).strip() for i in range(12)]
+    rows[9] = URL.format(3).strip()  # the limit's last entry: a duplicate
+    rows[10] = rows[10].replace("<url>", "<url><foo/>").replace("</loc>", " x</loc>")
+    body = sep.join(row + ("<!-- c -->" if careful else "") for row in rows)
+    doc = f'<?xml version="1.0"?>\n<urlset xmlns="{NS}">{sep}{body}{sep}</urlset>\n'
+    result = read_bytes(doc.encode(), limits=ReadLimits(max_entries=10))
+    assert len(list(result)) == 10
+    assert sorted(i.code for i in result.issues) == ["duplicate-loc", "entry-limit"]
+    assert result.entry_stop == (2 if not sep else 13, "https://example.com/p/10%20x")
+
+
+def test_what_follows_the_last_entry_is_said_when_none_is_refused() -> None:
+    doc = _doc("urlset", URL, 10).replace(b"</urlset>", b"<foo/></urlset>")
+    result = read_bytes(doc, limits=ReadLimits(max_entries=10))
+    assert len(list(result)) == 10
+    assert [i.code for i in result.issues] == ["unknown-element"]
+    assert result.entry_stop is None

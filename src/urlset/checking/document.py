@@ -92,9 +92,8 @@ def check_document(
     cap = options.read_limits.max_decompressed_bytes
     scan = Scan(options.limits)
     tee = Tee(stored, scan, cap)
-    # the reader takes the stored chunks (it decompresses them itself); the scan, the same
-    # bytes decompressed, in the same pass. The render lane reads a urlset's canonical records
-    # into columns, judged a column at a time (the HTML report's counts take the values)
+    # the reader takes the stored chunks, the scan the same bytes decompressed, in one pass;
+    # the render lane, a urlset's canonical records in columns (on_urls takes the values)
     spec = RenderSpec("arrow", "") if options.on_urls is None else None
     reader = SitemapReader(
         source, base_url=options.base_url, limits=options.read_limits, render=spec
@@ -131,13 +130,14 @@ def check_document(
             found.count(code, n)
     result.size = scan.size
     result.format = fmt = read.format
-    bytes_again = _Again(stored, scan, cap, fmt)
+    bytes_again = _Again(stored, scan, cap, fmt, read.entry_stop)
+    counts = bytes_again.before_stop(reader_issues, read.reader.issue_counts)
     watch_lines(reader_issues, found)
-    _document_rules(result, scan, read.fatal, reader_issues, options.limits, full_size, found)
+    _document_rules(result, scan, read, reader_issues, options.limits, full_size, found)
     _scan_bytes(bytes_again, read, reader_issues, options, found)
 
     found.finish()
-    issues, result.unlisted = merge_issues(reader_issues, found, read.reader.issue_counts)
+    issues, result.unlisted = merge_issues(reader_issues, found, counts)
     windows = bytes_again.windows(fmt == "text")
     if found.pending:
         # the reader's entries numbered as the document's when it passed on every one
@@ -161,6 +161,9 @@ _ENTRY_ENDS = {
     "text": (b"\n", b"\r"),
     "unknown": (b"\n", b"\r"),
 }
+# the element of an entry: a document the entry limit stopped is judged up to the end of
+# the last one before the entry refused, whatever its prefix (``stops.stop_offset``)
+_ENTRY_NAMES = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "atom": "entry"}
 
 
 class _Again:
@@ -168,30 +171,89 @@ class _Again:
     sitemap's lines), or whole, once, for the scans that need it (a loc or an element the
     scan could not prove plain, an index's children, the schema)."""
 
-    def __init__(self, stored: Source, scan: Scan, cap: int, fmt: str | None) -> None:
+    def __init__(
+        self,
+        stored: Source,
+        scan: Scan,
+        cap: int,
+        fmt: str | None,
+        stop: tuple[int, str] | None = None,
+    ) -> None:
         """A text file's lines end as the reader ends them (a CR alone too:
         ``lone_cr_as_lf``); a document cut by the size limit ends with its last whole
-        entry, as the reader's entries do."""
+        entry, as the reader's entries do; one the entry limit stopped (``stop``: the line
+        and loc of the entry refused), before that entry (``stops.stop_offset``)."""
         self.stored = stored
         self.scan = scan
         self.cap = cap
         self.lines_of_text = fmt in ("text", "unknown")
         self.entry_ends = _ENTRY_ENDS.get(fmt or "", ())
+        self.stop = stop if self.lines_of_text or fmt in _ENTRY_NAMES else None
+        self.entry = None if self.lines_of_text else _ENTRY_NAMES.get(fmt or "")
+        self._stop_at: int | None = None
         self._plain: bytes | None = None
 
     def plain(self) -> bytes:
         if self._plain is None:
             plain = whole(self.stored, self.scan, self.cap, self.entry_ends)
-            self._plain = b"".join(self._text((plain,)))
+            self._plain = b"".join(self._cut(self._text((plain,))))
         return self._plain
 
     def pieces(self) -> Iterable[bytes]:
         if self._plain is not None:  # held already: no need to read it again
             return (self._plain,)
-        return self._text(pieces(self.stored, self.scan, self.cap, self.entry_ends))
+        return self._cut(self._text(self._uncut()))
+
+    def _uncut(self) -> Iterable[bytes]:
+        return pieces(self.stored, self.scan, self.cap, self.entry_ends)
 
     def _text(self, pieces: Iterable[bytes]) -> Iterable[bytes]:
         return lone_cr_as_lf(pieces) if self.lines_of_text else pieces
+
+    def _cut(self, pieces: Iterable[bytes]) -> Iterable[bytes]:
+        """``pieces`` up to where the entry limit stopped the reader, if it did."""
+        at = self.stop_at()
+        if at is None:
+            return pieces
+        from .stops import cut_at  # here: only a document the entry limit stopped
+
+        return cut_at(pieces, at)
+
+    def stop_at(self) -> int | None:
+        """The offset where the entry limit stopped the reader; None: it did not."""
+        if self.stop is None:
+            return None
+        if self._stop_at is None:
+            from .stops import stop_offset
+
+            line, loc = self.stop
+            found = stop_offset(self._text(self._uncut()), line, loc, self.entry)
+            self._stop_at = -1 if found is None else found
+        return None if self._stop_at < 0 else self._stop_at
+
+    def before_stop(self, issues: list[Issue], counts: dict[str, int]) -> dict[str, int]:
+        """Keep in ``issues`` (the reader's) those placed before where the entry limit
+        stopped the reader (the lanes hand over the entries a piece at a time, its guard
+        reads ahead of them); ``counts`` per code without the others."""
+        at = self.stop_at()
+        if at is None:
+            return counts
+        from .stops import position_of
+
+        stop = position_of(self._text(self._uncut()), at)
+        past = [i for i in issues if i.line and (i.line, i.column) >= stop]
+        if past:
+            issues[:] = [i for i in issues if not i.line or (i.line, i.column) < stop]
+            counts = dict(counts)
+            for issue in past:
+                counts[issue.code] -= 1
+        return counts
+
+    @property
+    def cut(self) -> bool:
+        """Whether the document read again ends before its end: the reader stopped early
+        (the size limit, the entry limit)."""
+        return self.scan.size > self.cap or self.stop is not None
 
     def windows(self, text: bool) -> Windows:
         if self._plain is not None:
@@ -264,14 +326,17 @@ class _CoreRuns:
 def _document_rules(
     result: FileResult,
     scan: Scan,
-    fatal: bool,
+    read: ReadResult,
     reader_issues: list[Issue],
     limits: Limits,
     full_size: int | None,
     found: Findings,
 ) -> None:
     """The rules on the document as a whole (byte order mark, empty, declaration, an
-    index's lastmods) and the limits of the profile."""
+    index's lastmods) and the limits of the profile (a text sitemap's lines counted up to
+    where the entry limit stopped the reader, as an XML document's entries are)."""
+    fatal = read.fatal
+    stop = read.entry_stop
     fmt = result.format
     entries = result.entries
     refs = result.refs
@@ -299,6 +364,8 @@ def _document_rules(
             found.add("too-many-sitemaps", message)
     elif fmt == "text":
         lines = scan.newlines + scan.lone_crs + (0 if scan.last in (b"\n", b"\r") else 1)
+        if stop is not None:
+            lines = min(lines, stop[0] - 1)
         message = rules.too_many_lines(lines, limits)
         if message is not None:
             found.add("too-many-urls", message)
@@ -339,7 +406,7 @@ def _scan_bytes(
             if options.schema:
                 from .schema import check_schema  # with importlib.resources: --schema only
 
-                check_schema(again.plain(), fmt, found)
+                check_schema(again.plain(), fmt, found, cut=again.cut)
     elif fmt == "text":
         text_lines(again.pieces(), found)
     elif fmt == "unknown" and not scan.blank:

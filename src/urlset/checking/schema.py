@@ -26,10 +26,12 @@ def _xml_schema(name: str) -> etree.XMLSchema:
         return etree.XMLSchema(etree.parse(str(path), parser))
 
 
-def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
-    """Errors of the document against urlset's own schema for ``fmt``: (message, line, column)."""
+def schema_errors(plain: bytes, fmt: str, cut: bool = False) -> list[tuple[str, int, int]]:
+    """Errors of the document against urlset's own schema for ``fmt``: (message, line, column).
+    A document ``cut`` where the reader stopped (a limit) lacks its root's end tag: the
+    parser closes it, so that the entries before the cut are validated."""
     parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True, recover=cut
     )
     try:
         doc = etree.fromstring(bytes(for_lxml(plain)), parser)
@@ -48,7 +50,7 @@ def schema_errors(plain: bytes, fmt: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def check_schema(plain: bytes, fmt: str, found: Findings) -> None:
+def check_schema(plain: bytes, fmt: str, found: Findings, cut: bool = False) -> None:
     """Schema errors as findings. Child order, a warning otherwise (search engines accept any
     order), is an error here, where the XSD's sequence is the rule; the schema's own message
     for the same element is left out, so the fault is counted once."""
@@ -57,6 +59,6 @@ def check_schema(plain: bytes, fmt: str, found: Findings) -> None:
         if issue.code == "element-order":
             found.placed[n] = issue._replace(severity=Severity.ERROR)
             ordered.add(issue.line)
-    for message, line, column in schema_errors(plain, fmt):
+    for message, line, column in schema_errors(plain, fmt, cut):
         if line not in ordered:
             found.add("schema-error", message, line, column + 1 if column >= 0 else 0)

@@ -402,6 +402,13 @@ class ReadResult:
         return self.reader.fatal
 
     @property
+    def entry_stop(self) -> tuple[int, str] | None:
+        """Where ``ReadLimits.max_entries`` stopped reading: the line of the entry it refused
+        (its start tag's; a text sitemap's line) and its loc; None when it did not (a check
+        judges the bytes before that entry only)."""
+        return self.reader._sink.entry_stop
+
+    @property
     def errors(self) -> int:
         return sum(1 for i in self._issues if i.severity == "error")
 

@@ -10,6 +10,7 @@ those decisions would give.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -122,6 +123,11 @@ class Sink:
         # protocol's count, or the entry limit when it is lower
         self.next_check = min(MAX_URLS_PER_SITEMAP, limits.max_entries)
         self.stopped = False
+        # the entry limit: the line (its start tag's) and loc of the entry it refused; the
+        # issues said from ``hold_from`` entries on, until one is refused (``_refuse``)
+        self.entry_stop: tuple[int, str] | None = None
+        self.held: list[Issue] = []
+        self.hold_from = limits.max_entries
         # origins (scheme://authority/) whose host was judged, hosts reported as not
         # production (each once per document)
         self.origins: set[str] = set()
@@ -149,7 +155,9 @@ class Sink:
         line = self.shifted(line)
         row = rule(code)
         issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
-        self.out.append(self.recent.placed(issue) if line and not column else issue)
+        if line and not column:
+            issue = self.recent.placed(issue)
+        (self.held if self.count >= self.hold_from else self.out).append(issue)
 
     def shifted(self, line: int) -> int:
         """A line as the parser counted it (0: none) as the document's: a piece parsed on its
@@ -157,6 +165,7 @@ class Sink:
         return line + self.line_shift if line else 0
 
     def finish(self) -> None:
+        self.out += self.held  # no entry was refused: all of them
         for code, n in self.per_code.items():
             if n > MAX_ISSUES_PER_CODE:
                 row = CODES["too-many-errors"]
@@ -193,9 +202,11 @@ class Sink:
 
     def add(self, entry: Url | SitemapRef, line: int, column: int = 0) -> bool:
         """Pass on one entry (its loc at ``column`` when known); False when reading must stop."""
-        if self.count >= self.next_check and not self.counted(type(entry) is SitemapRef):
-            return False
-        self.count += 1
+        if self.count >= self.next_check:
+            if self.count >= self.limits.max_entries:
+                _refuse(self, entry[0], line)
+            if not self.counted(type(entry) is SitemapRef):
+                return False
         if self.render is not None:
             self.left[self.reason] = self.left.get(self.reason, 0) + 1
         loc = entry[0]
@@ -204,6 +215,7 @@ class Sink:
         end = loc.find("/", 8)
         if loc[: end + 1] not in self.origins:
             self.origin(loc[: end + 1], line, column)
+        self.count += 1  # after its own issues: none of them is held (``issue``)
         self.out.append(entry)
         return True
 
@@ -395,6 +407,23 @@ def leaving(sink: Sink, reason: str) -> Iterator[None]:
         yield
     finally:
         sink.reason = was
+
+
+def _refuse(sink: Sink, loc: str, line: int) -> None:
+    """The entry limit stops reading at the entry of ``loc`` on ``line``: what was said of
+    the bytes read since the limit's last entry is said only on the lines before it (the
+    entry refused was judged before it came to ``Sink.add``; one line may hold every entry),
+    as check's byte rules stop before it (``ReadResult.entry_stop``)."""
+    sink.stopped = True
+    sink.hold_from = sys.maxsize
+    at = sink.shifted(line)
+    sink.entry_stop = (at, loc)
+    for issue in sink.held:
+        if issue.line and issue.line >= at:
+            sink.per_code[issue.code] -= 1
+        else:
+            sink.out.append(issue)
+    sink.held = []
 
 
 def add_each(
