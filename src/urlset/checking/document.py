@@ -94,7 +94,7 @@ def check_document(
     tee = Tee(stored, scan, cap)
     # the reader takes the stored chunks, the scan the same bytes decompressed, in one pass;
     # the render lane, a urlset's canonical records in columns (on_urls takes the values)
-    spec = RenderSpec("arrow", "") if options.on_urls is None else None
+    spec = RenderSpec("arrow", "", texts=True) if options.on_urls is None else None
     reader = SitemapReader(
         source, base_url=options.base_url, limits=options.read_limits, render=spec
     )

@@ -166,23 +166,72 @@ def lone_cr_as_lf(pieces: Iterable[bytes]) -> Iterator[bytes]:
 
 def text_lines(pieces: Iterable[bytes], found: Findings) -> None:
     """The findings on the lines of a text sitemap, read a piece at a time (no more than a
-    line held): each non-blank line a URL, or a header line at either end."""
-    first = 0  # the first non-blank line
-    count = 0
-    held: list[tuple[int, str]] = []  # non-blank lines not yet known to be the last or not
-    for n, line in _lines(pieces):
-        if not line.strip():
-            continue
-        count += 1
-        if count == 1:
-            first = n
-        held.append((n, line))
-        if count >= 3:  # more than two lines: the first is an edge; the newest may be one
-            while len(held) > 1:
-                m, text = held.pop(0)
-                _text_line(m, text, m == first, found)
-    for m, text in held:  # the last line is an edge when there are more than two
-        _text_line(m, text, count > 2, found)
+    line held): each non-blank line a URL, or a header line at either end (the first and
+    the last non-blank lines, when there are more than two). A line that is an absolute
+    http(s) URL of printable ASCII without a character a URI never holds is quiet (no rule
+    finds anything on it, at an edge or not) and is only counted: the others (``_ODD_LINE``,
+    found by one search a piece) are judged once the last non-blank line is known."""
+    lines = _Lines()
+    for piece in pieces:
+        lines.read(piece)
+    lines.read(b"", final=True)
+    edges = (lines.first, lines.last) if lines.count > 2 else ()
+    for n, line in lines.odd:
+        _text_line(n, line, n in edges, found)
+
+
+# a line that is not quiet (see ``text_lines``): blank, or anything but such a URL
+_ODD_LINE = lazy(rb"(?m)^(?![Hh][Tt][Tt][Pp][Ss]?://[!#-\[\]_a-z~]*\r?$)[^\n]*")
+
+
+class _Lines:
+    """``text_lines``' reading: the count of non-blank lines, the first and the last of them,
+    and the lines that are not quiet with their numbers (decoded as ``_lines`` decodes them),
+    lines numbered as ``_lines`` numbers them."""
+
+    def __init__(self) -> None:
+        self.rest = b""  # the start of a line the next piece ends
+        self.n = 0  # lines read so far
+        self.count = 0  # non-blank lines
+        self.first = self.last = 0  # the first and last non-blank lines
+        self.odd: list[tuple[int, str]] = []
+
+    def read(self, piece: bytes, final: bool = False) -> None:
+        """The whole lines of ``piece`` after what came before (``final``: the last line,
+        the text's rest, even when empty)."""
+        data = self.rest + piece if self.rest else piece
+        cut = len(data) if final else data.rfind(b"\n")
+        if cut < 0:
+            self.rest = data
+            return
+        chunk, self.rest = data[:cut], data[cut + 1 :]
+        base = self.n
+        odd: list[int] = []  # numbers of the lines found odd, blank or not
+        n, at = base + 1, 0
+        for m in _ODD_LINE.finditer(chunk):
+            n += chunk.count(b"\n", at, m.start())
+            at = m.start()
+            odd.append(n)
+            line = _decoded(m.group(), n)
+            if line.strip():
+                self.count += 1
+                self.first = self.first or n
+                self.last = n
+                self.odd.append((n, line))
+        self.n = base + chunk.count(b"\n") + 1
+        quiet = self.n - base - len(odd)
+        if not quiet:
+            return
+        self.count += quiet
+        numbers = set(odd)
+        first = base + 1
+        while first in numbers:
+            first += 1
+        last = self.n
+        while last in numbers:
+            last -= 1
+        self.first = min(self.first, first) if self.first > base else self.first or first
+        self.last = max(self.last, last)
 
 
 def _lines(pieces: Iterable[bytes]) -> Iterator[tuple[int, str]]:
