@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from urlset.checking import raw_text
+from urlset.checking import positions, raw_text
 from urlset.checking.findings import Findings
 
 LINES = [
@@ -94,3 +94,28 @@ def test_a_quiet_file_finds_nothing_and_a_header_is_named() -> None:
     assert [code for code, *_ in _found(three)] == ["text-header-line"]
     two = [b"# my sitemap\n\n  \nhttps://example.com/a\n"]
     assert [code for code, *_ in _found(two)] == ["text-not-url"]
+
+
+WORDS = [b"https://e.com/a", b"https://e.com/a/b", b"xhttps://e.com/a", b"https://e.com/", b"#"]
+GAPS = [b"\n", b"\r\n", b"\r", b" ", b"\t", b"  \n", b"\n\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(GAPS)), max_size=30))
+def test_a_few_locs_are_found_where_the_words_are(parts: list[tuple[bytes, bytes]]) -> None:
+    """Where findings are placed in a text sitemap: a few locs are looked for by ``find``,
+    at the same places as every word looked up (``_TEXT_TOKEN``), windows cut at lines."""
+    text = b"".join(word + gap for word, gap in parts)
+    lines = text.split(b"\n")
+    windows = [b"\n".join(lines[:3]) + b"\n", b"\n".join(lines[3:])] if len(lines) > 3 else [text]
+
+    def each() -> list[tuple[int, bytes]]:
+        return [(sum(map(len, windows[:k])), w) for k, w in enumerate(windows)]
+
+    needles = {b"https://e.com/a", b"https://e.com/"}
+    every: dict[bytes, list[int]] = {}
+    for base, window in each():
+        for m in positions._TEXT_TOKEN.finditer(window):
+            if m.group() in needles:
+                every.setdefault(m.group(), []).append(base + m.start())
+    assert positions._occurrences(each, needles, "text") == every

@@ -396,13 +396,7 @@ def _occurrences(
     XML, the texts of ``>([^<]+)<`` (or, a few needle prefixes, of the texts starting with
     one) are found and looked up in the compiled core (``_core.ElementTexts``)."""
     if fmt == "text":
-        found: Found = {}
-        for base, window in windows():
-            for m in _TEXT_TOKEN.finditer(window):
-                text = m.group()
-                if text in needles:
-                    found.setdefault(text, []).append(base + m.start())
-        return found
+        return _text_occurrences(windows, needles)
     prefixes = sorted({n[:8] for n in needles}, key=len, reverse=True)
     few_prefixes = len(prefixes) <= 64 and all(prefixes)
     if few_prefixes and len(needles) <= _FEW:
@@ -413,6 +407,33 @@ def _occurrences(
         if placed is not None and placed(texts.found, window):
             break  # as in _few_occurrences
     return texts.found
+
+
+def _text_occurrences(windows: Windows, needles: set[bytes]) -> Found:
+    """``_occurrences`` in a text sitemap: each needle where it is a whole word (``_TEXT_TOKEN``
+    finds it). A few needles are each looked for by ``bytes.find`` and their places tested,
+    so the other words cost nothing in Python; many, by every word looked up."""
+    found: Found = {}
+    few = len(needles) <= _FEW and not any(_SPACE.search(needle) for needle in needles)
+    for base, window in windows():
+        if not few:
+            for m in _TEXT_TOKEN.finditer(window):
+                text = m.group()
+                if text in needles:
+                    found.setdefault(text, []).append(base + m.start())
+            continue
+        for needle in needles:
+            at = window.find(needle)
+            while at >= 0:
+                end = at + len(needle)
+                if (at == 0 or window[at - 1] in b"\n \t") and window[end : end + 1] in _WORD_END:
+                    found.setdefault(needle, []).append(base + at)
+                at = window.find(needle, at + 1)
+    return found
+
+
+_SPACE = lazy(rb"[\n\r \t]")
+_WORD_END = (b"", b"\n", b"\r", b" ", b"\t")
 
 
 def _texts_pattern(prefixes: list[bytes]) -> Regex:
