@@ -404,12 +404,14 @@ def _children(
     root = path.parent if root is None else root
     found: list[FileResult | None] = []
     missing: list[str] = []
+    listed = _Listed()
     for ref in index.refs:
-        local = _local_child(ref.loc, path, root, root_url)
-        if local is None or not local.is_file():
+        local, is_file = _local_child(ref.loc, path, root, root_url, listed)
+        if local is None or not is_file:
             found.append(None)
             missing.append("" if local is None else str(local))
             continue
+        local = Path(local)
         key = str(local.resolve())
         child = done.get(key)
         if child is None:
@@ -433,28 +435,86 @@ def _children(
     compare_with_children(index, found, missing)
 
 
-def _local_child(loc: str, index_path: Path, root: Path, root_url: str | None) -> Path | None:
-    """Where the child ``loc`` lies on disk: under ``root`` through ``root_url``, or else
-    beside the index by file name."""
+class _Listed:
+    """Whether a path is a file, from its folder listed once (``os.scandir``): an index of
+    thousands of children looked for beside it costs a listing, not stats a child."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, dict[str, bool]] = {}
+        self.folder: tuple[Path, str] | None = None
+
+    def folder_of(self, index_path: Path) -> str:
+        """The folder ``index_path`` lies in, as text (one pathlib call an index)."""
+        if self.folder is None or self.folder[0] is not index_path:
+            self.folder = (index_path, str(index_path.parent))
+        return self.folder[1]
+
+    def is_file(self, path: str) -> bool:
+        return self.has(*os.path.split(path))
+
+    def has(self, folder: str, name: str) -> bool:
+        """Whether ``name`` is a file in ``folder``."""
+        names = self.folders.get(folder)
+        if names is None:
+            try:
+                with os.scandir(folder or ".") as entries:
+                    names = {entry.name: entry.is_file() for entry in entries}
+            except OSError:
+                names = {}
+            self.folders[folder] = names
+        return names.get(name, False)
+
+
+def _url_path(loc: str) -> str:
+    """The path of a child's URL (``urlsplit(loc).path`` of the URIs an index's refs are)."""
+    m = _URL_PATH.match(loc)
+    return m.group(1) if m is not None else ""
+
+
+# a URL's scheme and authority, then its path (up to the query or the fragment)
+_URL_PATH = lazy(r"[^:/?#]*://[^/?#]*([^?#]*)")
+
+
+def _local_child(
+    loc: str, index_path: Path, root: Path, root_url: str | None, listed: _Listed
+) -> tuple[Path | str | None, bool]:
+    """Where the child ``loc`` lies on disk (a path, or its text where no file is): under
+    ``root`` through ``root_url``, or else beside the index by file name; and whether a
+    file is there."""
     if root_url is not None:
         directory = root_url if root_url.endswith("/") else root_url + "/"
         if not loc.startswith(directory):
-            return None
+            return None, False
         rel = loc[len(directory) :].split("?", 1)[0]
         if not rel or ".." in rel.split("/"):
-            return None
-        return root.joinpath(*rel.split("/"))
+            return None, False
+        local = root.joinpath(*rel.split("/"))
+        return local, listed.is_file(str(local))
     # no URL for the folder: the child's URL path, from its whole path down to its file
     # name, is looked for beside the index; missing, it is named by its file name
-    from urllib.parse import unquote, urlsplit
+    from urllib.parse import unquote
 
-    path = urlsplit(loc).path if "://" in loc else loc.split("?", 1)[0]
+    path = _url_path(loc) if "://" in loc else loc.split("?", 1)[0]
     parts = [unquote(part) for part in path.split("/") if part and part not in (".", "..")]
     if not parts:
-        return None
+        return None, False
+    folder = listed.folder_of(index_path)
+    name = parts[-1]
+    if "/" in name or any("/" in part for part in parts):  # a %2F made one: pathlib's way
+        for n in range(len(parts)):
+            candidate = index_path.parent.joinpath(*parts[n:])
+            if listed.is_file(str(candidate)) and not candidate.samefile(index_path):
+                return candidate, True
+        beside = index_path.parent / name
+        return (None, False) if beside == index_path else (beside, listed.is_file(str(beside)))
+    beside_is_file = False  # the file name alone, beside the index, is a file
     for n in range(len(parts)):
-        candidate = index_path.parent.joinpath(*parts[n:])
-        if candidate.is_file() and not candidate.samefile(index_path):  # not itself
-            return candidate
-    candidate = index_path.parent / parts[-1]
-    return None if candidate == index_path else candidate
+        under = "/".join(parts[n:-1])
+        if listed.has(f"{folder}/{under}" if under else folder, name):
+            candidate = index_path.parent.joinpath(*parts[n:])
+            if not candidate.samefile(index_path):  # not itself
+                return candidate, True
+            beside_is_file = not under
+    # the text pathlib gives ``index_path.parent / name``
+    named = name if folder == "." else f"{folder.rstrip('/')}/{name}"
+    return (None, False) if named == str(index_path) else (named, beside_is_file)
