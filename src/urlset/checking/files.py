@@ -442,6 +442,26 @@ class _Listed:
     def __init__(self) -> None:
         self.folders: dict[str, dict[str, bool]] = {}
         self.folder: tuple[Path, str] | None = None
+        self.heads: dict[str, list[tuple[str, list[str]]] | None] = {}  # see ``under``
+
+    def under(self, index_path: Path, head: str) -> list[tuple[str, list[str]]] | None:
+        """The folders a URL directory ``head`` (its path up to the file name) names beside
+        the index, deepest first, each with its parts; None when a part is no folder name
+        pathlib would keep as one (an escaped '/')."""
+        if head in self.heads:
+            return self.heads[head]
+        from urllib.parse import unquote
+
+        parts = [unquote(part) for part in head.split("/") if part and part not in _NO_NAME]
+        folder = self.folder_of(index_path)
+        folders: list[tuple[str, list[str]]] | None = None
+        if not any("/" in part for part in parts):
+            folders = [
+                (f"{folder}/{'/'.join(parts[n:])}" if parts[n:] else folder, parts[n:])
+                for n in range(len(parts) + 1)
+            ]
+        self.heads[head] = folders
+        return folders
 
     def folder_of(self, index_path: Path) -> str:
         """The folder ``index_path`` lies in, as text (one pathlib call an index)."""
@@ -495,6 +515,11 @@ def _local_child(
     from urllib.parse import unquote
 
     path = _url_path(loc) if "://" in loc else loc.split("?", 1)[0]
+    head, _, last = path.rpartition("/")
+    name = unquote(last)
+    folders = listed.under(index_path, head) if "/" not in name and name not in _NO_NAME else None
+    if folders is not None:  # the folders its URL's directory names, listed once a directory
+        return _found_in(index_path, folders, name, listed)
     parts = [unquote(part) for part in path.split("/") if part and part not in (".", "..")]
     if not parts:
         return None, False
@@ -518,3 +543,24 @@ def _local_child(
     # the text pathlib gives ``index_path.parent / name``
     named = name if folder == "." else f"{folder.rstrip('/')}/{name}"
     return (None, False) if named == str(index_path) else (named, beside_is_file)
+
+
+_NO_NAME = ("", ".", "..")
+
+
+def _found_in(
+    index_path: Path, folders: list[tuple[str, list[str]]], name: str, listed: _Listed
+) -> tuple[Path | str | None, bool]:
+    """``_local_child`` of a file ``name`` looked for in ``folders`` (each folder's text and
+    its parts under the index's, deepest first; the index's own last)."""
+    for folder, under in folders:
+        if listed.has(folder, name):
+            candidate = index_path.parent.joinpath(*under, name)
+            if not candidate.samefile(index_path):  # not itself
+                return candidate, True
+            if not under:  # itself, by its own name or another
+                named = str(candidate)
+                return (None, False) if named == str(index_path) else (named, True)
+    folder = folders[-1][0]
+    named = name if folder == "." else f"{folder.rstrip('/')}/{name}"
+    return (None, False) if named == str(index_path) else (named, False)
