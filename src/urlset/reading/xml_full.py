@@ -18,6 +18,7 @@ from .sink import Sink
 from .xml_common import DONE, FULL, Status
 from .xml_elements import ElementReader
 from .xml_guard import Guard
+from .xml_lines import LateLines
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -61,6 +62,7 @@ class FullLane:
         # the head (the document up to the root start tag's end) the compiled lane took
         # over without libxml2 (Prolog.plain_head): libxml2 reads it first if it reads at all
         self.head: bytes | None = None
+        self.lines = LateLines(sink.late)  # elements' lines past 65,535
         self.nerr = 0  # entries of libxml2's error log read so far
         self.syntax_errors = 0  # issues reported from it
         self.lx_pending = bytearray()
@@ -97,9 +99,11 @@ class FullLane:
         if not head:
             return
         data = self.guard.filter(head, False)
+        self.lines.fed(data)
         parser.feed(data)
         events = list(parser.read_events())
         assert len(events) == 1 and events[0][0] == "start", events
+        self.lines.read(events)
         self._errors()
         self._track_tags(data)
 
@@ -149,13 +153,16 @@ class FullLane:
         from lxml import etree
 
         assert self.parser is not None
+        self.lines.fed(data)
         try:
             self.parser.feed(data)
         except etree.XMLSyntaxError as exc:
             self._errors()
             self._fatal_syntax(exc)
             return
-        self.elements.events(list(self.parser.read_events()), truncated=False)
+        events = list(self.parser.read_events())
+        self.lines.read(events)
+        self.elements.events(events, truncated=False)
         self._errors()
         if track:
             self._track_tags(data)
@@ -215,10 +222,12 @@ class FullLane:
         self._flush()
         if self.status.state == DONE:
             return
+        self.lines.close()
         try:
             self.parser.close()
         except etree.XMLSyntaxError as exc:
             events = list(self.parser.read_events())
+            self.lines.read(events)
             self._errors()
             # a document without a root gets its own issue unless an error explains it
             # already, whenever that error came (feeding at once or in chunks alike)
@@ -231,6 +240,7 @@ class FullLane:
             self.elements.events(events, truncated=self.last_start > self.last_end)
             return
         events = list(self.parser.read_events())
+        self.lines.read(events)
         self._errors()
         if self.status.format is None:
             if not self.syntax_errors:
