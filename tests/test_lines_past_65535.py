@@ -29,7 +29,7 @@ from urlset.checking.xmlevents import start_tag_lines
 from urlset.limits import ReadLimits
 from urlset.model import Issue
 from urlset.reading.reader import SitemapReader
-from urlset.reading.xml_lines import LINE_CAP
+from urlset.reading.xml_common import LINE_CAP
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 NS = b'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from .._core import breaks_order, declares_namespace
 from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
-from ..reading.xml_lines import LINE_CAP
+from ..reading.xml_common import LINE_CAP
 from .findings import Findings
 from .xmlevents import drop, for_lxml, parse_events, split_tag, start_tag_lines
 

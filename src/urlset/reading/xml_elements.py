@@ -19,7 +19,7 @@ from ..extensions import PREFIXES
 from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
 from ..urls import is_plain_uri, made_uri_finding, to_uri
 from .sink import Sink, relative
-from .xml_common import DONE, SITEMAP_NS, Status, split_tag
+from .xml_common import DONE, LINE_CAP, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
 
 _V = TypeVar("_V")
@@ -212,8 +212,8 @@ class ElementReader:
 
     def text(self, el: Any, line: int) -> str | None:
         """``_value_text`` of the value element ``el`` (``line``: its entry's)."""
-        late = self.late  # Sink.line_of written out, here and in ``_value``, ``_entry``
-        return _value_text(self.sink, el, (late and late.get(el)) or el.sourceline or line)
+        at = el.sourceline or line  # Sink.line_of written out, as in ``_value``, ``_entry``
+        return _value_text(self.sink, el, self.late.get(el, at) if at >= LINE_CAP else at)
 
     def _entry(self, el: Any, stop: Any = None) -> None:
         """Pass on the entry ``el`` (its children before ``stop``, if given)."""
@@ -225,8 +225,9 @@ class ElementReader:
         if local != self.entry_local or (ns not in self.core_ns and fmt != "rss"):
             self.unknown(el)
             return
-        late = self.late
-        line = (late and late.get(el)) or el.sourceline or 0
+        line = el.sourceline or 0
+        if line >= LINE_CAP:
+            line = self.late.get(el, line)
         if fmt == "urlset" or fmt == "sitemapindex":
             self._sitemap_entry(el, line, fmt == "sitemapindex", stop)
         elif fmt == "rss":
@@ -316,8 +317,9 @@ class ElementReader:
     def _value(self, el: Any, line: int, parse: Callable[[str, int], _V | None]) -> _V | None:
         """The value of a core element (loc, lastmod, changefreq, priority) by ``parse``, a
         Sink method; None, with the issue reported, when there is none."""
-        late = self.late  # a call per value costs more than the line
-        at = (late and late.get(el)) or el.sourceline or line
+        at = el.sourceline or line  # a call per value would cost more than the line
+        if at >= LINE_CAP:
+            at = self.late.get(el, at)
         text = _value_text(self.sink, el, at)
         return None if text is None else parse(text, at)
 

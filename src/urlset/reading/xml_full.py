@@ -18,10 +18,11 @@ from .sink import Sink
 from .xml_common import DONE, FULL, Status
 from .xml_elements import ElementReader
 from .xml_guard import Guard
-from .xml_lines import LateLines
 
 if TYPE_CHECKING:
     from lxml import etree
+
+    from .xml_lines import LateLines
 
 LX_BLOCK = 65_536
 _PLAIN_END_CAP = 1_000_000
@@ -62,7 +63,7 @@ class FullLane:
         # the head (the document up to the root start tag's end) the compiled lane took
         # over without libxml2 (Prolog.plain_head): libxml2 reads it first if it reads at all
         self.head: bytes | None = None
-        self.lines = LateLines(sink.late)  # elements' lines past 65,535
+        self.lines: LateLines  # elements' lines past 65,535: made with the parser
         self.nerr = 0  # entries of libxml2's error log read so far
         self.syntax_errors = 0  # issues reported from it
         self.lx_pending = bytearray()
@@ -94,7 +95,10 @@ class FullLane:
     def _start(self) -> None:
         """Make the parser; give it the deferred head first, as ``feed(head, now=True)``
         would have, except the root's start event: ``ElementReader.plain_root`` read it."""
+        from .xml_lines import LateLines  # with the parser: a plain urlset never needs it
+
         self.parser = parser = _parser()
+        self.lines = LateLines(self.sink.late)
         head, self.head = self.head, None
         if not head:
             return

@@ -18,8 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..patterns import lazy
-
-LINE_CAP = 65_535
+from .xml_common import LINE_CAP
 
 # the markup that holds no start tag (skipped), else a start tag: its name (group 1) and its
 # closing '>' (group 2, empty where the bytes end before it); a comment, CDATA section or
@@ -40,21 +39,26 @@ def start_tags(body: bytes) -> Iterator[re.Match[bytes]]:
 
 
 class LateLines:
-    """Follows the bytes the full lane feeds libxml2 (``fed``): it counts their line feeds,
-    and from the block that may hold an element past ``LINE_CAP`` numbers their start tags,
-    so that each element libxml2 then reads (``read``, with its start events) gets its start
-    tag's line in ``late`` (past the cap only). libxml2's push parser reads a start tag as
-    soon as its ``>`` is fed: the tags it has yet to read are those that end in the bytes
-    fed from there on. Where a tag's name is not its element's (libxml2 recovering from
-    broken markup may count otherwise), numbering stops: the guesses stay."""
+    """Follows the bytes the full lane feeds libxml2 (``fed``) and the elements it reads of
+    them (``read``, their start events), so that each element past ``cap`` gets its start
+    tag's line in ``late``. Below the cap it keeps only the blocks fed since the last element
+    read (the anchor, whose line libxml2 gives exactly) and the block before (its tag's
+    start). Once a batch's last element reaches the cap, it numbers the start tags after the
+    anchor's, counting lines from it: libxml2's push parser reads a start tag as soon as its
+    ``>`` is fed, so the tags that end in the bytes fed are the elements read, in order.
+    Where a tag's name is not its element's (libxml2 recovering from broken markup may count
+    otherwise), numbering stops: the guesses stay. The reader looks an element up only where
+    libxml2's line is at the cap or past it (an element without text near it whose start tag
+    spans the line before the cap keeps libxml2's line)."""
 
     def __init__(self, late: dict[Any, int], cap: int = LINE_CAP) -> None:
         self.late = late
         self.cap = cap  # lower in tests, to hold the count to libxml2's lines below its cap
-        self.line = 1  # the line libxml2's input has reached
-        self.previous = b""  # the blocks fed before, from the last with a "<"
+        self.anchor: Any = None  # the last element read, below the cap
+        self.blocks: list[bytes] = []  # fed from the one with the anchor's "<" (or before)
         self.numbering = False
         self.stopped = False
+        self.closed = False
         self.rest = b""  # the bytes fed from a start tag or comment not yet whole
         self.rest_line = 1  # the line ``rest`` starts on
         self.tags: deque[tuple[int, bytes]] = deque()  # (line, name) of tags not yet read
@@ -62,27 +66,95 @@ class LateLines:
     def fed(self, data: bytes) -> None:
         if self.numbering:
             self._number(self.rest + data, len(self.rest))
+        elif not self.stopped:
+            self.blocks.append(data)
+
+    def close(self) -> None:
+        """No more bytes come: the tags ``rest`` holds are whole as they are."""
+        self.closed = True
+        if self.numbering and self.rest:
+            self._number(self.rest, 0)
+
+    def read(self, events: Sequence[tuple[str, Any]]) -> None:
+        """The elements whose start events are among ``events`` (what libxml2 read of the
+        bytes fed), each with the next tag numbered."""
+        begin = 0
+        if not self.numbering:
+            if self.stopped:
+                return
+            begin = self._reached(events)
+            if begin < 0:
+                return
+        tags, late, cap = self.tags, self.late, self.cap
+        for i in range(begin, len(events)):
+            action, el = events[i]
+            if action != "start":
+                continue
+            if not tags:
+                self._stop()
+                return
+            line, name = tags.popleft()
+            if name.rpartition(b":")[2] != el.tag.rpartition("}")[2].encode():
+                self._stop()
+                return
+            if line >= cap:
+                late[el] = line
+
+    def _reached(self, events: Sequence[tuple[str, Any]]) -> int:
+        """-1 while the last element read in ``events`` is below the cap (it is the anchor
+        from now on); else numbering starts, and the index of the event after the anchor."""
+        last = len(events) - 1
+        while last >= 0 and events[last][0] != "start":
+            last -= 1
+        if last < 0:
+            return -1
+        if (events[last][1].sourceline or 0) < self.cap:
+            self.anchor = events[last][1]
+            blocks = self.blocks
+            start = len(blocks) - 2
+            while start > 0 and b"<" not in blocks[start]:  # inside the anchor's tag
+                start -= 1
+            if start > 0:
+                del blocks[:start]
+            return -1
+        starts = [i for i in range(last, -1, -1) if events[i][0] == "start"]
+        after = 0  # the elements read after the anchor
+        for i in starts:
+            if (events[i][1].sourceline or 0) < self.cap:
+                self.anchor = events[i][1]
+                break
+            after += 1
+        self._start(after)
+        return len(events) if self.stopped else starts[after - 1]
+
+    def _start(self, after: int) -> None:
+        """Numbering starts after the anchor's tag: the last but ``after`` that ends in the
+        bytes fed, the next ones being read already."""
+        anchor, self.anchor = self.anchor, None
+        buf = b"".join(self.blocks)
+        self.blocks = []
+        ends = [(m.group(1), m.end()) for m in _MARKUP.finditer(buf) if m.group(2) == b">"]
+        if anchor is None or len(ends) <= after:
+            self._stop()
             return
-        self.line += data.count(b"\n")
-        if self.line < self.cap or self.stopped:  # each element ending in them is below it
-            # from the block with the last "<": where a tag not yet read may start
-            self.previous = data if b"<" in data else self.previous + data
+        name, end = ends[-1 - after]
+        if name.rpartition(b":")[2] != anchor.tag.rpartition("}")[2].encode():
+            self._stop()
             return
         self.numbering = True
-        previous, self.previous = self.previous, b""
-        self.rest_line = self.line - data.count(b"\n") - previous.count(b"\n")
-        self._number(previous + data, len(previous))
+        self.rest_line = anchor.sourceline
+        self._number(buf[end:], 0)
 
-    def _number(self, buf: bytes, read: int, final: bool = False) -> None:
-        """The start tags in ``buf`` (from ``rest_line``) that end past ``read``; unless
-        ``final``, the bytes from markup its end cuts kept for the next."""
+    def _number(self, buf: bytes, read: int) -> None:
+        """The start tags in ``buf`` (from ``rest_line``) that end past ``read``; until the
+        end (``closed``), the bytes from markup its end cuts kept for the next."""
         line, counted = self.rest_line, 0
         end, last, cut = len(buf), 0, -1
         tags = self.tags
         for m in _MARKUP.finditer(buf):
             name = m.group(1)
             if (
-                not final
+                not self.closed
                 and m.end() == end
                 and (m.group(2) == b"" if name else not buf.endswith(_CLOSES))
             ):
@@ -99,30 +171,6 @@ class LateLines:
         keep = end if cut < 0 else cut
         self.rest = buf[keep:]
         self.rest_line = line + buf.count(b"\n", counted, keep)
-
-    def close(self) -> None:
-        """No more bytes come: the tags ``rest`` holds are whole as they are."""
-        if self.numbering and self.rest:
-            self._number(self.rest, 0, final=True)
-
-    def read(self, events: Sequence[tuple[str, Any]]) -> None:
-        """The elements whose start events are among ``events`` (what libxml2 read of the
-        bytes fed), each with the next tag numbered."""
-        if not self.numbering:
-            return
-        tags, late = self.tags, self.late
-        for action, el in events:
-            if action != "start":
-                continue
-            if not tags:
-                self._stop()
-                return
-            line, name = tags.popleft()
-            if name.rpartition(b":")[2] != el.tag.rpartition("}")[2].encode():
-                self._stop()
-                return
-            if line >= self.cap:
-                late[el] = line
 
     def _stop(self) -> None:
         self.numbering = False
