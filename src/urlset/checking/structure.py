@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from .._core import breaks_order, declares_namespace
 from ..model import PROTOCOL_NAMES, SITEMAP_NS
 from ..patterns import lazy
+from ..reading.xml_common import LINE_CAP
 from .findings import Findings
-from .xmlevents import LINE_CAP, drop, for_lxml, parse_events, split_tag, start_tag_lines
+from .xmlevents import drop, for_lxml, parse_events, split_tag, start_tag_lines
 
 # every namespace declaration: the prefix (empty for the default namespace) and the URI
 _XMLNS = lazy(rb"xmlns(?::([^\s=]+))?\s*=\s*[\"']([^\"']*)")

@@ -8,11 +8,11 @@ parse of them; ``split_tag`` splits an element's tag into namespace and local na
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..patterns import lazy
+from ..reading.xml_lines import start_tags
 
 
 def split_tag(tag: str) -> tuple[str, str]:
@@ -48,47 +48,28 @@ def for_lxml(plain: bytes) -> bytes:
 
 _BLANK = lazy(rb"[^\n]")
 
-# libxml2 keeps an element's line in 16 bits: from this line on, lxml's ``sourceline`` is
-# libxml2's guess from the text around the element (a line late in a pretty-printed file,
-# this number once the text was dropped), and ``start_tag_lines`` says the line
-LINE_CAP = 65_535
-# the markup that holds no start tag (skipped), else a start tag and its name
-_MARKUP = lazy(
-    rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<([^\s/>!?][^\s/>]*)",
-    re.S,
-)
-
 
 def start_tag_lines(body: bytes, ordinals: Iterable[int]) -> dict[int, tuple[int, str]]:
     """The line and the local name of each start tag numbered in ``ordinals`` (the root's
-    is 1), counted in ``body`` (``for_lxml``'s bytes) in document order as libxml2 reads them:
-    comments, CDATA sections, processing instructions and the DOCTYPE hold none. A caller
-    takes a line only where the name is its element's (a document libxml2 read by recovering
-    may count otherwise)."""
+    is 1), counted in ``body`` (``for_lxml``'s bytes) in document order as libxml2 reads them
+    (``reading.xml_lines.start_tags``), the line as libxml2 gives it below 65,535: where the
+    tag ends, in line feeds. A caller takes a line only where the name is its element's (a
+    document libxml2 read by recovering may count otherwise)."""
     wanted = sorted(set(ordinals))
     out: dict[int, tuple[int, str]] = {}
     if not wanted:
         return out
-    n, line, counted_to, k = 0, 1, 0, 0
-    for m in _MARKUP.finditer(body):
-        if m.group(1) is None:
-            continue
-        n += 1
+    line, counted_to, k = 1, 0, 0
+    for n, m in enumerate(start_tags(body), 1):
         if n < wanted[k]:
             continue
-        line += _line_ends(body, counted_to, m.start())
-        counted_to = m.start()
+        line += body.count(b"\n", counted_to, m.end())
+        counted_to = m.end()
         out[n] = (line, m.group(1).decode("utf-8", "replace").rpartition(":")[2])
         k += 1
         if k == len(wanted):
             break
     return out
-
-
-def _line_ends(body: bytes, start: int, end: int) -> int:
-    """Line ends in ``body[start:end]`` as XML counts them: CR LF, CR and LF."""
-    lf, cr = body.count(b"\n", start, end), body.count(b"\r", start, end)
-    return lf + cr - (body.count(b"\r\n", start, end) if cr else 0)
 
 
 def parse_events(plain: bytes) -> Iterator[tuple[str, Any]]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
 from ..codes import CODES, rule, unlisted_message
@@ -140,6 +140,9 @@ class Sink:
         # a shift applied to positions when text before the XML was skipped
         self.line_shift = 0
         self.col_shift = 0
+        # the lines of elements libxml2 read past xml_lines.LINE_CAP (xml_lines.LateLines),
+        # while their entries are read
+        self.late: dict[Any, int] = {}
         # the bytes being read, for the columns of findings made with a line only
         self.recent = RecentLines()
         self.fatal = False
@@ -163,6 +166,14 @@ class Sink:
         """A line as the parser counted it (0: none) as the document's: a piece parsed on its
         own counts from its start, text skipped before the XML shifts the rest."""
         return line + self.line_shift if line else 0
+
+    def line_of(self, el: Any, line: int = 0) -> int:
+        """The parser's line of the element ``el`` (``line`` when it has none): libxml2's
+        own below 65,535, past it the full lane's count (``late``), not libxml2's guess."""
+        late = self.late
+        if late:
+            return late.get(el) or el.sourceline or line
+        return el.sourceline or line
 
     def finish(self) -> None:
         self.out += self.held  # no entry was refused: all of them

@@ -14,6 +14,10 @@ RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 PROLOG, FAST, FULL, DONE = range(4)
 
+# libxml2 keeps an element's line in 16 bits: from this line on, lxml's ``sourceline`` is a
+# guess from the text around the element (xml_lines.LateLines gives the line)
+LINE_CAP = 65_535
+
 # a rest the compiled lane keeps shorter than this (a record's start) is joined to the next
 # chunk as bytes (by the gzip inflater: XmlBody.held); a longer one grows in place
 JOIN_BELOW = 65_536

@@ -19,7 +19,7 @@ from ..extensions import PREFIXES
 from ..model import PROTOCOL_NAMES, ChangeFreq, SitemapRef, Url
 from ..urls import is_plain_uri, made_uri_finding, to_uri
 from .sink import Sink, relative
-from .xml_common import DONE, SITEMAP_NS, Status, split_tag
+from .xml_common import DONE, LINE_CAP, SITEMAP_NS, Status, split_tag
 from .xml_feeds import atom_entry, rss_entry
 
 _V = TypeVar("_V")
@@ -54,6 +54,7 @@ class ElementReader:
 
     def __init__(self, sink: Sink, status: Status) -> None:
         self.sink = sink
+        self.late = sink.late
         self.status = status
         self.max_depth = sink.limits.max_depth
         self.depth = 0
@@ -82,7 +83,7 @@ class ElementReader:
                     self.sink.issue(
                         "depth-limit",
                         f"elements nest deeper than {self.max_depth} levels (ReadLimits.max_depth)",
-                        el.sourceline or 0,
+                        self.sink.line_of(el),
                     )
                     self.sink.fatal = self.sink.fatal or self.sink.count == 0
                     self.status.state = DONE
@@ -107,7 +108,7 @@ class ElementReader:
                     _cut(self, el)
                 else:
                     self._entry(el)
-                _drop(el)
+                _drop(el, self.late)
                 if self.sink.stopped:
                     self.status.state = DONE
                     return
@@ -116,10 +117,10 @@ class ElementReader:
                     continue
                 if self.entry_depth == 3 and self.status.format in ("urlset", "sitemapindex"):
                     self.entry_depth = 2  # the end of a repeated root: entries follow at 2
-                    _drop(el)
+                    _drop(el, self.late)
                     continue
                 self.unknown(el)
-                _drop(el)
+                _drop(el, self.late)
             elif depth == 1:
                 self.root_ended = True
 
@@ -138,11 +139,12 @@ class ElementReader:
             return
         parent_row[1] = True
         parent = el.getparent()
-        line = el.sourceline or 0
+        line = self.sink.line_of(el)
+        opened = self.sink.shifted(self.sink.line_of(parent))
         name = self.entry_local
         self.sink.issue(
             "nested-entry",
-            f"<{name}> starts inside the <{name}> of line {self.sink.shifted(parent.sourceline)}, "
+            f"<{name}> starts inside the <{name}> of line {opened}, "
             "which was not closed before it; that one ends here",
             line,
         )
@@ -159,7 +161,7 @@ class ElementReader:
         ns, local = split_tag(tag)
         sink = self.sink
         status = self.status
-        line = el.sourceline or 0
+        line = sink.line_of(el)
         self.root_local = local
         if local.lower() == "html":
             status.format = "html"
@@ -206,20 +208,12 @@ class ElementReader:
         """An element the protocol does not expect here: each code and tag once (``stray``)."""
         tag = el.tag
         if isinstance(tag, str) and self.status.format not in ("rss", "atom"):
-            stray(self.sink, self.strays, self.core_ns, tag, el.sourceline or 0)
+            stray(self.sink, self.strays, self.core_ns, tag, self.sink.line_of(el))
 
     def text(self, el: Any, line: int) -> str | None:
-        text: str | None = el.text
-        if len(el):
-            text = "".join(t for t in el.itertext() if isinstance(t, str))
-            self.sink.issue(
-                "unexpected-child",
-                f"<{split_tag(el.tag)[1]}> holds markup; its text was used",
-                el.sourceline or line,
-            )
-        if text is None:
-            return ""
-        return value_text(self.sink, split_tag(el.tag)[1], text, el.sourceline or line)
+        """``_value_text`` of the value element ``el`` (``line``: its entry's)."""
+        at = el.sourceline or line  # Sink.line_of written out, as in ``_value``, ``_entry``
+        return _value_text(self.sink, el, self.late.get(el, at) if at >= LINE_CAP else at)
 
     def _entry(self, el: Any, stop: Any = None) -> None:
         """Pass on the entry ``el`` (its children before ``stop``, if given)."""
@@ -232,6 +226,8 @@ class ElementReader:
             self.unknown(el)
             return
         line = el.sourceline or 0
+        if line >= LINE_CAP:
+            line = self.late.get(el, line)
         if fmt == "urlset" or fmt == "sitemapindex":
             self._sitemap_entry(el, line, fmt == "sitemapindex", stop)
         elif fmt == "rss":
@@ -272,7 +268,7 @@ class ElementReader:
                         sink.issue(
                             "repeated-element",
                             "a second <loc> in one entry starts a new entry",
-                            child.sourceline or line,
+                            sink.line_of(child, line),
                         )
                         if not flush():
                             return
@@ -286,7 +282,7 @@ class ElementReader:
                     sink.issue(
                         "repeated-element",
                         f"<{clocal}> given twice; the first value was used",
-                        child.sourceline or line,
+                        sink.line_of(child, line),
                     )
                     continue
                 if clocal == "lastmod":
@@ -321,8 +317,11 @@ class ElementReader:
     def _value(self, el: Any, line: int, parse: Callable[[str, int], _V | None]) -> _V | None:
         """The value of a core element (loc, lastmod, changefreq, priority) by ``parse``, a
         Sink method; None, with the issue reported, when there is none."""
-        text = self.text(el, line)
-        return None if text is None else parse(text, el.sourceline or line)
+        at = el.sourceline or line  # a call per value would cost more than the line
+        if at >= LINE_CAP:
+            at = self.late.get(el, at)
+        text = _value_text(self.sink, el, at)
+        return None if text is None else parse(text, at)
 
     def _extension(self, el: Any, ns: str, line: int) -> Any:
         """Typed (Image, Video, News, Alternate) where urlset models the element; else raw,
@@ -336,9 +335,9 @@ class ElementReader:
 
         parsed = parse_element(el, _serialise)
         if parsed.error and not parsed.unmodelled and ns in INVALID_CODES:
-            self.sink.issue(INVALID_CODES[ns], parsed.error, el.sourceline or line)
+            self.sink.issue(INVALID_CODES[ns], parsed.error, self.sink.line_of(el, line))
         for warning in parsed.warnings:
-            self.sink.issue(warning_code(warning), warning, el.sourceline or line)
+            self.sink.issue(warning_code(warning), warning, self.sink.line_of(el, line))
         if parsed.error is None:
             made_uris(self.sink, el, line)
         return parsed.value
@@ -370,7 +369,7 @@ def made_uris(sink: Sink, el: Any, line: int) -> None:
             continue
         text = node.text if attribute is None else node.get(attribute)
         if text:
-            _made_uri(sink, text.strip(), node.sourceline or line)
+            _made_uri(sink, text.strip(), sink.line_of(node, line))
 
 
 def _made_uri(sink: Sink, text: str, line: int) -> None:
@@ -389,6 +388,19 @@ def _made_uri(sink: Sink, text: str, line: int) -> None:
 
 
 # -- helpers of ElementReader --
+
+
+def _value_text(sink: Sink, el: Any, at: int) -> str | None:
+    """``value_text`` of the value element ``el`` on line ``at``, its markup reported."""
+    text: str | None = el.text
+    if len(el):
+        text = "".join(t for t in el.itertext() if isinstance(t, str))
+        sink.issue(
+            "unexpected-child", f"<{split_tag(el.tag)[1]}> holds markup; its text was used", at
+        )
+    if text is None:
+        return ""
+    return value_text(sink, split_tag(el.tag)[1], text, at)
 
 
 def value_text(sink: Sink, name: str, text: str, line: int) -> str | None:
@@ -411,12 +423,22 @@ def value_text(sink: Sink, name: str, text: str, line: int) -> str | None:
     return stripped
 
 
-def _drop(el: Any) -> None:
+def _drop(el: Any, late: dict[Any, int]) -> None:
+    """Free an entry read (and the siblings before it), and its elements' late lines."""
+    if late:
+        _forget(el, late)
     el.clear()
     parent = el.getparent()
     if parent is not None:
         while el.getprevious() is not None:
+            if late:
+                _forget(parent[0], late)
             del parent[0]
+
+
+def _forget(el: Any, late: dict[Any, int]) -> None:
+    for node in el.iter():
+        late.pop(node, None)
 
 
 def _nested(reader: ElementReader, open_entries: list[list[Any]], depth: int, el: Any) -> bool:
@@ -442,7 +464,7 @@ def _cut(reader: ElementReader, el: Any) -> None:
     reader.sink.issue(
         "truncated-entry",
         f"the document ends inside this <{reader.entry_local}>{what}; it was not passed on",
-        el.sourceline or 0,
+        reader.sink.line_of(el),
     )
 
 
@@ -465,7 +487,7 @@ def _wrapper(reader: ElementReader, el: Any) -> bool:
     reader.sink.issue(
         "nested-root",
         f"<{local}> inside <{local}>: the entries inside the second were read",
-        el.sourceline or 0,
+        reader.sink.line_of(el),
     )
     return True
 
@@ -505,7 +527,7 @@ def _resolve_href(sink: Sink, el: Any, line: int) -> None:
     text = href.strip()
     if not text or not relative(text):
         return
-    uri = sink.resolve(text, el.sourceline or line, what="hreflang href ")
+    uri = sink.resolve(text, sink.line_of(el, line), what="hreflang href ")
     if uri is not None:
         el.set("href", uri)
 

@@ -42,11 +42,11 @@ def rss_entry(el: Any, line: int, sink: Sink, text_of: ValueText) -> None:
         elif clocal == "pubDate" and lastmod is None:
             text = text_of(child, line)
             if text is not None:
-                lastmod = rfc822(text, child.sourceline or line, sink)
+                lastmod = rfc822(text, sink.line_of(child, line), sink)
         elif clocal == "date" and lastmod is None:  # dc:date in RSS 1.0
             text = text_of(child, line)
             if text is not None:
-                lastmod = sink.lastmod(text, child.sourceline or line)
+                lastmod = sink.lastmod(text, sink.line_of(child, line))
     text = link or guid
     if not text:
         sink.issue("missing-link", "<item> has no <link>", line)

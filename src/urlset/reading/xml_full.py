@@ -22,6 +22,8 @@ from .xml_guard import Guard
 if TYPE_CHECKING:
     from lxml import etree
 
+    from .xml_lines import LateLines
+
 LX_BLOCK = 65_536
 _PLAIN_END_CAP = 1_000_000
 
@@ -61,6 +63,7 @@ class FullLane:
         # the head (the document up to the root start tag's end) the compiled lane took
         # over without libxml2 (Prolog.plain_head): libxml2 reads it first if it reads at all
         self.head: bytes | None = None
+        self.lines: LateLines  # elements' lines past 65,535: made with the parser
         self.nerr = 0  # entries of libxml2's error log read so far
         self.syntax_errors = 0  # issues reported from it
         self.lx_pending = bytearray()
@@ -92,14 +95,19 @@ class FullLane:
     def _start(self) -> None:
         """Make the parser; give it the deferred head first, as ``feed(head, now=True)``
         would have, except the root's start event: ``ElementReader.plain_root`` read it."""
+        from .xml_lines import LateLines  # with the parser: a plain urlset never needs it
+
         self.parser = parser = _parser()
+        self.lines = LateLines(self.sink.late)
         head, self.head = self.head, None
         if not head:
             return
         data = self.guard.filter(head, False)
+        self.lines.fed(data)
         parser.feed(data)
         events = list(parser.read_events())
         assert len(events) == 1 and events[0][0] == "start", events
+        self.lines.read(events)
         self._errors()
         self._track_tags(data)
 
@@ -149,13 +157,16 @@ class FullLane:
         from lxml import etree
 
         assert self.parser is not None
+        self.lines.fed(data)
         try:
             self.parser.feed(data)
         except etree.XMLSyntaxError as exc:
             self._errors()
             self._fatal_syntax(exc)
             return
-        self.elements.events(list(self.parser.read_events()), truncated=False)
+        events = list(self.parser.read_events())
+        self.lines.read(events)
+        self.elements.events(events, truncated=False)
         self._errors()
         if track:
             self._track_tags(data)
@@ -215,10 +226,12 @@ class FullLane:
         self._flush()
         if self.status.state == DONE:
             return
+        self.lines.close()
         try:
             self.parser.close()
         except etree.XMLSyntaxError as exc:
             events = list(self.parser.read_events())
+            self.lines.read(events)
             self._errors()
             # a document without a root gets its own issue unless an error explains it
             # already, whenever that error came (feeding at once or in chunks alike)
@@ -231,6 +244,7 @@ class FullLane:
             self.elements.events(events, truncated=self.last_start > self.last_end)
             return
         events = list(self.parser.read_events())
+        self.lines.read(events)
         self._errors()
         if self.status.format is None:
             if not self.syntax_errors:
