@@ -1,4 +1,4 @@
-"""The line of each entry of a sitemap index (``positions.lines_of_refs``, which check's
+"""The line of each entry of a sitemap index (``index_lines.lines_of_refs``, which check's
 findings about an index's children carry): found in one pass over the bytes when the
 ``<sitemap>`` entries are the refs one for one, they are the lines lxml's walk gives; any
 layout the pass cannot vouch for (a comment holding a tag, CDATA, an entry the reader
@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from urlset.checking import positions
+from urlset.checking import index_lines, positions
 from urlset.model import SitemapRef
 from urlset.reading.reader import SitemapReader
 
@@ -40,10 +40,10 @@ def test_ref_lines_are_the_walks(kinds: list[int]) -> None:
     document = (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
     refs = _refs(document)
     walked = positions._Locator(document, "sitemapindex", None)
-    assert positions.lines_of_refs(document, refs, None) == [walked.line_of(r.loc) for r in refs]
+    assert index_lines.lines_of_refs(document, refs, None) == [walked.line_of(r.loc) for r in refs]
     # the pass vouches for every index whose entries are plain and all given as refs
     plain = all(
         ENTRIES[k].startswith(("<sitemap>", "\n")) and "CDATA" not in ENTRIES[k] for k in kinds
     )
     if plain and len(refs) == body.count("<sitemap>"):
-        assert positions._ref_lines_in_order(document, refs, None) is not None
+        assert index_lines._ref_lines_in_order(document, refs, None) is not None

@@ -25,7 +25,8 @@ from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
 from .entries import EntryRules
 from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
-from .positions import lines_of_refs, place_entries, place_values
+from .index_lines import lines_of_refs
+from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
 from .report import FileResult, by_position

@@ -7,8 +7,8 @@ never held for this). A loc not written as its URI (an IRI, a relative loc) is f
 its entry, by the number the rules gave it, its text made a URI to be sure; else among
 every loc text (``_LocTexts``); else (CDATA, a prefixed element, RSS, Atom) by one lxml
 pass over the whole document (``_Locator``). ``place_values`` fills in the column of the reader's value
-findings, also a window at a time. ``lines_of_refs`` gives the line of each child entry of
-an index (lxml, whole).
+findings, also a window at a time. ``index_lines.lines_of_refs`` gives the line of each child
+entry of an index (``_Locator`` when a pass over the bytes cannot vouch for them).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from .._core import ElementTexts
 from ..errors import InvalidValue
-from ..model import Issue, SitemapRef
+from ..model import Issue
 from ..patterns import lazy
 from ..reading.columns import VALUE_ELEMENT, LineSearch
 from ..urls import is_plain_uri, to_uri
@@ -311,42 +311,6 @@ def _column_of(lines: Lines, start: int, loc: str) -> int:
             offset = at
             break
     return lines.column_at(start) + offset
-
-
-def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
-    """The line of each child entry's loc: the nth ``<sitemap>``'s loc for the nth ref when
-    every one holds the ref's loc (one pass over the bytes), else by the lxml locator."""
-    lines = _ref_lines_in_order(plain, refs, base_url)
-    if lines is not None:
-        return lines
-    locator = _Locator(plain, "sitemapindex", base_url)
-    return [locator.line_of(ref.loc) for ref in refs]
-
-
-def _ref_lines_in_order(
-    plain: bytes, refs: list[SitemapRef], base_url: str | None
-) -> list[int] | None:
-    """``lines_of_refs`` when the index's ``<sitemap>`` entries are its refs one for one, each
-    with an unprefixed loc whose text is the ref's (as written or made a URI); else None."""
-    if plain.count(b"<sitemap>") != len(refs):
-        return None
-    out: list[int] = []
-    cursor = counted = 0
-    line = 1
-    for ref in refs:
-        start = plain.find(b"<sitemap>", cursor)
-        m = _LOC_ELEMENT.search(plain, start)
-        close = plain.find(b"</sitemap>", start)
-        if m is None or 0 <= close < m.start():
-            return None
-        text = _xml_text(m.group(1))
-        if text != ref.loc and _uri_of(text, base_url) != ref.loc:
-            return None
-        line += plain.count(b"\n", counted, m.start())
-        counted = m.start()
-        out.append(line)
-        cursor = m.end()
-    return out
 
 
 def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:

@@ -329,28 +329,6 @@ class Sink:
         compiled core gives the texts of so many (``converted_run``)."""
         return max(MAX_ISSUES_PER_CODE - self.made_uris, 0)
 
-    def converted_run(
-        self, found: Sequence[tuple[int, int, str | None, str]], more: int = 0, column: int = 0
-    ) -> None:
-        """``converted`` for a run of (record, line, text, uri) the compiled core made URIs
-        of (each differs from its text), the next records passed on: past the listed issues
-        only counted, and none past the entry limit (reading stops there). A text is None
-        only past the issues listed when the run was read (``converted_listed``); ``more``
-        counts those the render lane gave no tuple for. ``column``: where each loc starts,
-        when known (a text sitemap's line: 1)."""
-        room = max(self.limits.max_entries, self.next_check) - self.count  # see ``add``
-        if found and found[-1][0] >= room:
-            found = [c for c in found if c[0] < room]
-        listed = self.converted_listed()
-        for _, line, text, uri in found[:listed]:
-            assert text is not None, "a listed issue without its text"
-            self.converted(text, uri, line, column)
-        self.odd_made |= any(t[2] is None or not loc_read_iri_only(t[2]) for t in found)
-        more += max(len(found) - listed, 0)
-        if more:  # past the listed ones, without their texts: counted here
-            self.made_uris += more
-            self.per_code["normalized-url"] = self.per_code.get("normalized-url", 0) + more
-
     def resolve(self, text: str, line: int, column: int = 0, what: str = "") -> str | None:
         """``text``, a relative URL, resolved against ``base_url`` (reported), or None with
         the reason reported; ``what`` names the value when it is not a loc."""
@@ -410,6 +388,32 @@ class Sink:
         return None
 
 
+def converted_run(
+    sink: Sink,
+    found: Sequence[tuple[int, int, str | None, str]],
+    more: int = 0,
+    column: int = 0,
+) -> None:
+    """``Sink.converted`` for a run of (record, line, text, uri) the compiled core made URIs
+    of (each differs from its text), the next records passed on: past the listed issues
+    only counted, and none past the entry limit (reading stops there). A text is None
+    only past the issues listed when the run was read (``Sink.converted_listed``); ``more``
+    counts those the render lane gave no tuple for. ``column``: where each loc starts,
+    when known (a text sitemap's line: 1)."""
+    room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
+    if found and found[-1][0] >= room:
+        found = [c for c in found if c[0] < room]
+    listed = sink.converted_listed()
+    for _, line, text, uri in found[:listed]:
+        assert text is not None, "a listed issue without its text"
+        sink.converted(text, uri, line, column)
+    sink.odd_made |= any(t[2] is None or not loc_read_iri_only(t[2]) for t in found)
+    more += max(len(found) - listed, 0)
+    if more:  # past the listed ones, without their texts: counted here
+        sink.made_uris += more
+        sink.per_code["normalized-url"] = sink.per_code.get("normalized-url", 0) + more
+
+
 @contextmanager
 def leaving(sink: Sink, reason: str) -> Iterator[None]:
     """Entries ``sink`` is given inside leave the render lane for ``reason`` (``Sink.left``)."""
@@ -454,7 +458,7 @@ def add_each(
         late.setdefault(note[0], []).append(note)
     for i, entry in enumerate(entries):
         if i in due:
-            sink.converted_run([(0, *due[i][1:])])
+            converted_run(sink, [(0, *due[i][1:])])
         if i in late:
             order_notes(sink, late[i])
         if not sink.add(entry, lines[i]):
@@ -471,7 +475,7 @@ def run_issues(
     more: int = 0,
     notes: Sequence[OrderNote] = (),
 ) -> None:
-    """A compiled run's issues before its entries are passed on: ``Sink.converted_run``, and
+    """A compiled run's issues before its entries are passed on: ``converted_run``, and
     each record's extension elements out of the schema's order (``notes``) after its loc's,
     as the careful lane gives them."""
     if notes:
@@ -480,7 +484,7 @@ def run_issues(
         done = first = 0  # the conversions and notes reported
         while first < len(notes):  # by bisection: a run can hold thousands of each
             at = bisect_right(converted, notes[first][0], lo=done, key=_record)
-            sink.converted_run(converted[done:at])
+            converted_run(sink, converted[done:at])
             done = at
             # the notes up to the next record with a conversion
             last = len(notes)
@@ -489,7 +493,7 @@ def run_issues(
             order_notes(sink, notes[first:last])
             first = last
         converted = converted[done:]
-    sink.converted_run(converted, more)
+    converted_run(sink, converted, more)
 
 
 def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:

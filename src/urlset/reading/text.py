@@ -16,7 +16,7 @@ from __future__ import annotations
 from .._core import RecordRenderer
 from ..model import Url
 from ..patterns import lazy
-from .sink import Sink, leaving
+from .sink import Sink, converted_run, leaving
 
 _LINE_BREAK = lazy(rb"\r\n?|\n")
 _NO_PREFIXES = (None, None, None, None)
@@ -114,7 +114,7 @@ class TextBody:
                 found = renderer.render_text(buf, pos, end, line, sink.next_check - sink.count)
                 pos, line, n, text, converted, _, new = found
                 if n:
-                    sink.converted_run(converted, column=1)  # a line's URL starts it
+                    converted_run(sink, converted, column=1)  # a line's URL starts it
                     if spec.column_renderer is not None:  # the same lines into columns
                         done = spec.column_renderer.render_text(buf, at, pos, at_line, n)[2]
                         assert done == n, "the text and column renderers read alike"
