@@ -242,12 +242,18 @@ LATE_CODES = {**{kind: code for kind, (code, _, _) in LATE_CASES.items()}}
 LATE_CODES.update({"stray": "unknown-element", "cut": "truncated-entry"})
 
 
-@pytest.mark.parametrize("layout", ["pretty", "compact"])
-@pytest.mark.parametrize("kind", list(LATE_CODES))
+# every kind in both layouts, but whitespace in a value, which a compacted value does not hold
+LATE_KINDS = [
+    (kind, layout)
+    for kind, code in LATE_CODES.items()
+    for layout in ("pretty", "compact")
+    if not (code == "whitespace-in-value" and layout == "compact")
+]
+
+
+@pytest.mark.parametrize(("kind", "layout"), LATE_KINDS)
 def test_the_careful_lane_places_each_finding_on_its_line(kind: str, layout: str) -> None:
     code = LATE_CODES[kind]
-    if code == "whitespace-in-value" and layout == "compact":
-        pytest.skip("compacted, the value holds no whitespace")
     issues, lines = _late_issues(layout, "ISO-8859-1")
     assert lines[kind] > LINE_CAP
     assert (code, lines[kind]) in issues, [i for i in issues if i[0] == code]
