@@ -33,37 +33,33 @@ DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = b'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
-def _urlset(bad: int, kind: str, sep: bytes) -> bytes:
+def _document(root: bytes, entry: bytes, locs: bytes, bad: int, kind: str, sep: bytes) -> bytes:
+    """``N`` entries (``locs`` % their number), the ``bad``th of them flawed as ``kind`` says."""
     rows = []
     for i in range(1, N + 1):
-        loc = b"https://www.shop.com/p/%d" % i
-        row = b"<url><loc>%s</loc><lastmod>2024-01-01</lastmod></url>" % loc
+        loc = locs % i
+        row = b"<%s><loc>%s</loc><lastmod>2024-01-01</lastmod></%s>" % (entry, loc, entry)
         if i == bad:
             row = {
                 "amp": row.replace(b"</loc>", b"?x=1&y=2</loc>"),
                 "space": row.replace(b"</loc>", b" x</loc>"),
-                "order": b"<url><lastmod>2024-01-01</lastmod><loc>%s</loc></url>" % loc,
-                "unknown": row.replace(b"<url>", b"<url><foo>1</foo>"),
-                "priority": row.replace(b"</url>", b"<priority>7</priority></url>"),
+                "order": b"<%s><lastmod>2024-01-01</lastmod><loc>%s</loc></%s>"
+                % (entry, loc, entry),
+                "unknown": row.replace(b"<%s>" % entry, b"<%s><foo>1</foo>" % entry),
+                "priority": row.replace(b"</%s>" % entry, b"<priority>7</priority></%s>" % entry),
                 "iri": row.replace(b"</loc>", "/ü</loc>".encode()),
             }[kind]
         rows.append(row)
-    return DECL + b"<urlset " + NS + b">" + sep + sep.join(rows) + sep + b"</urlset>\n"
+    head = DECL + b"<%s " % root + NS + b">"
+    return head + sep + sep.join(rows) + sep + b"</%s>\n" % root
+
+
+def _urlset(bad: int, kind: str, sep: bytes) -> bytes:
+    return _document(b"urlset", b"url", b"https://www.shop.com/p/%d", bad, kind, sep)
 
 
 def _index(bad: int, kind: str, sep: bytes) -> bytes:
-    rows = []
-    for i in range(1, N + 1):
-        loc = b"https://www.shop.com/s%d.xml" % i
-        row = b"<sitemap><loc>%s</loc><lastmod>2024-01-01</lastmod></sitemap>" % loc
-        if i == bad:
-            row = {
-                "amp": row.replace(b"</loc>", b"?x=1&y=2</loc>"),
-                "order": b"<sitemap><lastmod>2024-01-01</lastmod><loc>%s</loc></sitemap>" % loc,
-            }[kind]
-        rows.append(row)
-    head = DECL + b"<sitemapindex " + NS + b">"
-    return head + sep + sep.join(rows) + sep + b"</sitemapindex>\n"
+    return _document(b"sitemapindex", b"sitemap", b"https://www.shop.com/s%d.xml", bad, kind, sep)
 
 
 def _text(bad: int, kind: str, sep: bytes) -> bytes:
