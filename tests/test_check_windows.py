@@ -315,20 +315,26 @@ def test_a_few_locs_are_found_as_the_pattern_finds_them() -> None:
         assert sum(map(len, found.values())) == len(expected) > 0
 
 
+@pytest.mark.parametrize("fmt", ["urlset", "text"])
 def test_placing_a_few_findings_stops_at_the_window_that_places_them(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:
     """A finding early in a document (a host's, at its first URL) is placed without reading
     the rest of it again; a loc written twice is placed at its occurrence after the last
-    finding's, so the scan goes on until that one; the places are those of a whole scan."""
-    rows = [f"<url><loc>https://a.test/{i}</loc></url>\n" for i in range(3_000)]
-    rows[2_500] = "<url><loc>https://a.test/0</loc></url>\n"  # written again, late
-    data = ("<urlset>\n" + "".join(rows) + "</urlset>\n").encode()
+    finding's, so the scan goes on until that one; the places are those of a whole scan.
+    So in a text sitemap, where a loc is a line's word."""
+    form, head, tail, column = {
+        "urlset": ("<url><loc>{}</loc></url>\n", "<urlset>\n", "</urlset>\n", 11),
+        "text": ("{}\n", "", "", 1),
+    }[fmt]
+    rows = [form.format(f"https://a.test/{i}") for i in range(6_000)]
+    rows[5_000] = form.format("https://a.test/0")  # written again, late
+    data = (head + "".join(rows) + tail).encode()
     chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
 
     def placed(pending: list[tuple[str, str, str, bool, int]]) -> list[tuple[int, int]]:
-        windows = windowing.windows_of(lambda: chunks, False, window=8192)
-        issues = positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
+        windows = windowing.windows_of(lambda: chunks, fmt == "text", window=8192)
+        issues = positions.place_entries(windows, fmt, pending, "doc", None, lambda: data)
         return [(issue.line, issue.column) for issue in issues]
 
     def consumed(pending: list[tuple[str, str, str, bool, int]]) -> int:
@@ -341,23 +347,24 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
                 taken += len(chunk)
                 yield chunk
 
-        windows = windowing.windows_of(lazy, False, window=8192)
-        positions.place_entries(windows, "urlset", pending, "doc", None, lambda: data)
+        windows = windowing.windows_of(lazy, fmt == "text", window=8192)
+        positions.place_entries(windows, fmt, pending, "doc", None, lambda: data)
         return taken
 
     early = [("placeholder-host", "m", "https://a.test/1", False, 1)]
     twice = [
-        ("mixed-hosts", "m", "https://a.test/0", True, 0),
-        ("duplicate-loc", "m", "https://a.test/0", True, 2_500),
+        ("mixed-hosts", "m", "https://a.test/5", True, 5),
+        ("duplicate-loc", "m", "https://a.test/0", True, 5_000),
     ]
     assert consumed(early) < len(data) // 3  # two passes (occurrences, lines) of a window each
     assert consumed(twice) > len(data) * 3 // 4
     for pending in (early, twice):
         fast = placed(pending)
-        monkeypatch.setattr(positions, "_placed", lambda found, pending: False)
+        monkeypatch.setattr(positions, "_placed", lambda found, pending, text: False)
         assert placed(pending) == fast
         monkeypatch.undo()
-    assert placed(twice) == [(2, 11), (2_502, 11)]  # at the loc text
+    first_row = 2 if head else 1
+    assert placed(twice) == [(first_row + 5, column), (first_row + 5_000, column)]  # at the loc
 
 
 def test_placing_stops_after_the_last_findings_entry_when_the_reader_read_every_entry() -> None:

@@ -8,6 +8,7 @@ use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
 use urlset_core::check::order;
+use urlset_core::check::text_lines;
 use urlset_core::values::loc::MAX_LOC_LENGTH;
 
 /// The flagged loc texts of a window as columns: start, end, line and column (each as the
@@ -320,6 +321,13 @@ fn loc_read_iri_only(text: &str) -> bool {
     core_loc_texts::read_iri_only(text, MAX_LOC_LENGTH)
 }
 
+/// The lines of a text sitemap's `chunk` that are not quiet, each as (number from 0, start,
+/// end): `urlset_core::check::text_lines::odd_lines`.
+#[pyfunction]
+fn odd_text_lines(py: Python<'_>, chunk: &[u8]) -> Vec<(usize, usize, usize)> {
+    py.detach(|| text_lines::odd_lines(chunk))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loc_column_authorities, m)?)?;
     m.add_function(wrap_pyfunction!(judge_extensions, m)?)?;
@@ -335,6 +343,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;
+    m.add_function(wrap_pyfunction!(odd_text_lines, m)?)?;
     m.add("LOC_NON_ASCII", NON_ASCII)?;
     m.add("LOC_TOO_LONG", TOO_LONG)?;
     m.add("LOC_JUDGE", JUDGE)?;

@@ -391,7 +391,7 @@ def _occurrences(
     XML, the texts of ``>([^<]+)<`` (or, a few needle prefixes, of the texts starting with
     one) are found and looked up in the compiled core (``_core.ElementTexts``)."""
     if fmt == "text":
-        return _text_occurrences(windows, needles)
+        return _text_occurrences(windows, needles, placed)
     prefixes = sorted({n[:8] for n in needles}, key=len, reverse=True)
     few_prefixes = len(prefixes) <= 64 and all(prefixes)
     if few_prefixes and len(needles) <= _FEW:
@@ -404,10 +404,11 @@ def _occurrences(
     return texts.found
 
 
-def _text_occurrences(windows: Windows, needles: set[bytes]) -> Found:
+def _text_occurrences(windows: Windows, needles: set[bytes], placed: Placed) -> Found:
     """``_occurrences`` in a text sitemap: each needle where it is a whole word (``_TEXT_TOKEN``
     finds it). A few needles are each looked for by ``bytes.find`` and their places tested,
-    so the other words cost nothing in Python; many, by every word looked up."""
+    so the other words cost nothing in Python; many, by every word looked up. Until
+    ``placed`` says the occurrences so far place every finding, as in XML."""
     found: Found = {}
     few = len(needles) <= _FEW and not any(_SPACE.search(needle) for needle in needles)
     for base, window in windows():
@@ -416,15 +417,22 @@ def _text_occurrences(windows: Windows, needles: set[bytes]) -> Found:
                 text = m.group()
                 if text in needles:
                     found.setdefault(text, []).append(base + m.start())
-            continue
-        for needle in needles:
-            at = window.find(needle)
-            while at >= 0:
-                end = at + len(needle)
-                if (at == 0 or window[at - 1] in b"\n \t") and window[end : end + 1] in _WORD_END:
-                    found.setdefault(needle, []).append(base + at)
-                at = window.find(needle, at + 1)
+        else:
+            _few_words(window, base, needles, found)
+        if placed is not None and placed(found, window):
+            break
     return found
+
+
+def _few_words(window: bytes, base: int, needles: set[bytes], found: Found) -> None:
+    """``_text_occurrences`` of a few needles in one window, each by ``bytes.find``."""
+    for needle in needles:
+        at = window.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if (at == 0 or window[at - 1] in b"\n \t") and window[end : end + 1] in _WORD_END:
+                found.setdefault(needle, []).append(base + at)
+            at = window.find(needle, at + 1)
 
 
 _SPACE = lazy(rb"[\n\r \t]")
@@ -506,7 +514,7 @@ def _placing(
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
-        if _placed(found, pending):
+        if _placed(found, pending, fmt == "text"):
             return True
         if counted:
             seen += window.count(tag)
@@ -515,13 +523,14 @@ def _placing(
     return placed
 
 
-def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]]) -> bool:
+def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]], text: bool) -> bool:
     """Whether ``place_entries`` would place every finding at an occurrence of its loc as
-    written (not escaped: that is looked for only when this one is missing) among these."""
+    written (not escaped: that is looked for only when this one is missing) among these
+    (``text``: in a text sitemap)."""
     pos, last_at = 0, dict[tuple[str, str], int]()
     for code, _message, loc, ordered, _entry in pending:
         before = last_at.get((code, loc), -1)
-        least = max(pos if ordered else 0, before + 1) + 1  # as _first_at's XML ``least``
+        least = max(pos if ordered else 0, before + 1) + (not text)  # as _first_at's
         offsets = occurrences.get(loc.encode("utf-8"), ())
         k = bisect_left(offsets, least)
         if k == len(offsets):

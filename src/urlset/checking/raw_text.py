@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import islice
 
-from .._core import LOC_JUDGE, LOC_TOO_LONG, loc_texts
+from .._core import LOC_JUDGE, LOC_TOO_LONG, loc_texts, newlines, odd_text_lines
 from ..extensions import PREFIXES
 from ..limits import Limits
 from ..model import SITEMAP_NS
@@ -169,8 +169,9 @@ def text_lines(pieces: Iterable[bytes], found: Findings) -> None:
     line held): each non-blank line a URL, or a header line at either end (the first and
     the last non-blank lines, when there are more than two). A line that is an absolute
     http(s) URL of printable ASCII without a character a URI never holds is quiet (no rule
-    finds anything on it, at an edge or not) and is only counted: the others (``_ODD_LINE``,
-    found by one search a piece) are judged once the last non-blank line is known."""
+    finds anything on it, at an edge or not) and is only counted: the others (found by the
+    core in one pass a piece, ``odd_text_lines``) are judged once the last non-blank line is
+    known."""
     lines = _Lines()
     for piece in pieces:
         lines.read(piece)
@@ -178,10 +179,6 @@ def text_lines(pieces: Iterable[bytes], found: Findings) -> None:
     edges = (lines.first, lines.last) if lines.count > 2 else ()
     for n, line in lines.odd:
         _text_line(n, line, n in edges, found)
-
-
-# a line that is not quiet (see ``text_lines``): blank, or anything but such a URL
-_ODD_LINE = lazy(rb"(?m)^(?![Hh][Tt][Tt][Pp][Ss]?://[!#-\[\]_a-z~]*\r?$)[^\n]*")
 
 
 class _Lines:
@@ -207,18 +204,16 @@ class _Lines:
         chunk, self.rest = data[:cut], data[cut + 1 :]
         base = self.n
         odd: list[int] = []  # numbers of the lines found odd, blank or not
-        n, at = base + 1, 0
-        for m in _ODD_LINE.finditer(chunk):
-            n += chunk.count(b"\n", at, m.start())
-            at = m.start()
+        for number, start, end in odd_text_lines(chunk):
+            n = base + 1 + number
             odd.append(n)
-            line = _decoded(m.group(), n)
+            line = _decoded(chunk[start:end], n)
             if line.strip():
                 self.count += 1
                 self.first = self.first or n
                 self.last = n
                 self.odd.append((n, line))
-        self.n = base + chunk.count(b"\n") + 1
+        self.n = base + newlines(chunk) + 1
         quiet = self.n - base - len(odd)
         if not quiet:
             return

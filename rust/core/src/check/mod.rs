@@ -8,6 +8,7 @@ pub mod lastmods;
 pub mod loc_column;
 pub mod loc_texts;
 pub mod order;
+pub mod text_lines;
 
 /// An Arrow string column's offset and value buffers holding `rows` (the tests' columns).
 #[cfg(test)]
