@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import cast
 
+from .._core import newlines
 from ..limits import Limits
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, WideToUtf8, sniff
 from .findings import Findings
@@ -90,7 +91,7 @@ class Scan:
             return
         self.length += len(data)
         if self.lines_wanted():
-            self.newlines += data.count(b"\n")
+            self.newlines += newlines(data)
             if b"\r" in data or self.last == b"\r":
                 # a CR LF split between two pieces was counted a lone CR in the first
                 self.lone_crs += (
