@@ -19,6 +19,11 @@ IRI, ``&``, ``'``, ``%``, port, dev host, each lastmod form, image, video, news,
 unknown namespace, and their mix), one ratio line per shape, instead of the files above
 (``--only hreflang,mix``: those shapes alone).
 
+``--formats``: the same for each kind of document the protocol allows, each as large as it
+may be listed or ``--urls``: a urlset (the plain shape), a text sitemap, a sitemap index of
+50,000 refs one a line and pretty-printed (no child on disk: each is looked for), an RSS 2.0
+and an Atom feed of 50,000 items.
+
 Each command runs in its own process; the figures are its CPU time (user + system) and
 peak resident set, the median of ``--repeat`` runs. Targets: check <= 1.5x read's CPU and
 <= 2x its memory on the same file; diff of the two files <= 2x reading both (``--diff``:
@@ -124,19 +129,82 @@ def shape_file(shape: str, n: int) -> Path:
 
 
 def shapes(n: int, repeat: int, only: list[str] | None = None) -> None:
-    """check vs read on every shape (or those of ``only``), runs alternated so a change of
-    load hits both alike."""
+    """check vs read on every shape (or those of ``only``)."""
     sys.path.insert(0, str(HERE))
     import read_shapes
 
-    now = "2026-01-01T00:00:00Z"
-    print(
-        "| shape | read CPU (s) | check CPU (s) | read RSS (MB) | check RSS (MB) | CPU | memory |"
+    side_by_side([(shape, shape_file(shape, n)) for shape in only or read_shapes.SHAPES], repeat)
+
+
+def format_files(n: int) -> list[tuple[str, Path]]:
+    """One document of each kind the protocol allows (see the module doc), made once."""
+    few = min(n, 50_000)  # an index's limit; feeds are small in practice
+    site = "https://www.example.com"
+    declaration = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+    def index(layout: str) -> str:
+        refs = (
+            layout.format(loc=f"{site}/sitemaps/s-{i}.xml.gz", lastmod=f"2024-05-{1 + i % 28:02d}")
+            for i in range(few)
+        )
+        return f'{declaration}<sitemapindex xmlns="{NS}">\n{"".join(refs)}</sitemapindex>\n'
+
+    rss_item = (
+        "<item><title>Post {i}</title><link>{url}</link><pubDate>Mon, 06 May 2024 10:{m:02d}:00"
+        " +0000</pubDate><guid>{url}</guid></item>\n"
     )
+    atom_entry = (
+        '<entry><title>Post {i}</title><link href="{url}"/><id>{url}</id>'
+        "<updated>2024-05-06T10:{m:02d}:00Z</updated></entry>\n"
+    )
+
+    def items(form: str) -> str:
+        return "".join(form.format(i=i, url=f"{site}/posts/{i}", m=i % 60) for i in range(few))
+
+    made: dict[str, tuple[str, Callable[[], str]]] = {
+        "text": (f"format-text-{n}.txt", lambda: "".join(f"{site}/p/{i}?a=b\n" for i in range(n))),
+        "index": (
+            f"format-index-{few}.xml",
+            lambda: index("<sitemap><loc>{loc}</loc><lastmod>{lastmod}</lastmod></sitemap>\n"),
+        ),
+        "index, pretty-printed": (
+            f"format-index-pretty-{few}.xml",
+            lambda: index(
+                "  <sitemap>\n    <loc>{loc}</loc>\n    <lastmod>{lastmod}</lastmod>\n"
+                "  </sitemap>\n"
+            ),
+        ),
+        "RSS 2.0": (
+            f"format-rss-{few}.xml",
+            lambda: (
+                f'{declaration}<rss version="2.0"><channel><title>t</title><link>{site}/'
+                f"</link><description>d</description>\n{items(rss_item)}</channel></rss>\n"
+            ),
+        ),
+        "Atom": (
+            f"format-atom-{few}.xml",
+            lambda: (
+                f'{declaration}<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>'
+                f"<id>urn:t</id><updated>2024-05-06T10:00:00Z</updated>\n{items(atom_entry)}</feed>\n"
+            ),
+        ),
+    }
+    for name, text in made.values():
+        if not (OUT / name).exists():
+            (OUT / name).write_text(text(), encoding="utf-8")
+    return [("urlset", shape_file("plain", n))] + [
+        (label, OUT / name) for label, (name, _) in made.items()
+    ]
+
+
+def side_by_side(files: list[tuple[str, Path]], repeat: int) -> None:
+    """check vs read on each file, runs alternated so a change of load hits both alike."""
+    now = "2026-01-01T00:00:00Z"
+    print("| file | read CPU (s) | check CPU (s) | read RSS (MB) | check RSS (MB) | CPU | memory |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     worst = (0.0, 0.0)
-    for shape in only or read_shapes.SHAPES:
-        path = str(shape_file(shape, n))
+    for shape, file in files:
+        path = str(file)
         measure(["check", path, "-o", os.devnull])  # the modules byte-compiled once
         reads, checks = [], []
         for _ in range(repeat):
@@ -163,6 +231,9 @@ def main() -> None:
     parser.add_argument(
         "--only", default="", help="with --shapes: these shapes alone (comma-separated)"
     )
+    parser.add_argument(
+        "--formats", action="store_true", help="check vs read on each kind of document"
+    )
     parser.add_argument("--diff", action="store_true", help="the diff target only")
     parser.add_argument("--phases", action="store_true", help="with --diff: the diff's phases")
     args = parser.parse_args()
@@ -174,7 +245,7 @@ def main() -> None:
         f"mix-{n}.xml": lambda p: mix(p, n),
     }
     for name, make in files.items():
-        wanted = not args.shapes and not (args.diff and name.startswith("mix"))
+        wanted = not (args.shapes or args.formats) and not (args.diff and name.startswith("mix"))
         if wanted and not (OUT / name).exists():
             make(OUT / name)
     load = os.getloadavg()
@@ -185,6 +256,9 @@ def main() -> None:
     )
     if args.shapes:
         shapes(n, args.repeat, [s for s in args.only.split(",") if s] or None)
+        return
+    if args.formats:
+        side_by_side(format_files(n), args.repeat)
         return
     if args.diff:
         if args.phases:
