@@ -22,6 +22,7 @@ has no per-URL rule once the reader has said why it stayed raw.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -116,21 +117,23 @@ def judged(
     if old_rows and (room := found.room("news-too-old")):
         old = dict(zip(old_rows, old_counts, strict=True))
         listed.update(_filling(old_rows, old.__getitem__, room))
-    for k, code in enumerate(EXT_JSON_CODES):
-        out.counted.append((code, code_totals[k] - sum(counts[i * _WIDTH + k] for i in listed)))
-    if old_rows:
-        old = dict(zip(old_rows, old_counts, strict=True)) if listed else {}
-        out.counted.append(("news-too-old", sum(old_counts) - sum(old.get(i, 0) for i in listed)))
-    out.flagged = sorted(careful)
     # the records listed are judged in the core like the others (their kinds counted, their
     # links and plain pages given to the set rules from the columns); only their findings
     # are worded, from their JSON, by the rules of the extensions of the codes found
+    unlisted = list(code_totals)  # each code's findings less the listed records'
     for i in sorted(listed):
-        row = counts[i * _WIDTH : i * _WIDTH + _CODES]
-        out.listed[i] = {EXT_JSON_CODES[k] for k in range(_CODES) if row[k]}
-    for i in old_rows if listed else ():
-        if i in listed:
-            out.listed[i].add("news-too-old")
+        row = counts[i * _WIDTH : i * _WIDTH + _CODES].tolist()
+        out.listed[i] = {EXT_JSON_CODES[k] for k, n in enumerate(row) if n}
+        unlisted = list(map(operator.sub, unlisted, row))
+    out.counted = list(zip(EXT_JSON_CODES, unlisted, strict=True))
+    if old_rows:
+        old_listed = 0
+        for i, n in zip(old_rows, old_counts, strict=True) if listed else ():
+            if i in listed:
+                out.listed[i].add("news-too-old")
+                old_listed += n
+        out.counted.append(("news-too-old", sum(old_counts) - old_listed))
+    out.flagged = sorted(careful)
     for k, kind in enumerate(EXT_JSON_KINDS):
         kinds[kind] += totals[k]
     out.links = linked_rows
