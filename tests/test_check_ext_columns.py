@@ -1,6 +1,7 @@
 """The extension rules on the core's runs of records (``checking/ext_columns.py``): judged
-from the core's JSON, only the records a per-URL rule flags made ``Url`` values, with the
-findings, set findings and counts of taking every entry one by one.
+from the core's JSON, only the records a per-URL rule flags worded (from their JSON, never
+made whole ``Url`` values), with the findings, set findings and counts of taking every
+entry one by one.
 
 The family: every per-URL rule of the registry (``extensions.rules.RULES``: too many images
 and a deprecated image field, a video's content or player URL that is the page, an old and
