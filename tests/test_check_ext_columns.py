@@ -1,6 +1,7 @@
 """The extension rules on the core's runs of records (``checking/ext_columns.py``): judged
-from the core's JSON, only the records a per-URL rule flags made ``Url`` values, with the
-findings, set findings and counts of taking every entry one by one.
+from the core's JSON, only the records a per-URL rule flags worded (from their JSON, never
+made whole ``Url`` values), with the findings, set findings and counts of taking every
+entry one by one.
 
 The family: every per-URL rule of the registry (``extensions.rules.RULES``: too many images
 and a deprecated image field, a video's content or player URL that is the page, an old and
@@ -21,6 +22,7 @@ import pytest
 from urlset.checking import entries
 from urlset.checking.checker import CheckOptions, check_document
 from urlset.checking.report import FileResult
+from urlset.errors import InvalidValue
 from urlset.extensions import from_json_fields
 from urlset.extensions.news import trusted_news_json
 
@@ -152,35 +154,48 @@ def test_more_than_a_thousand_news_in_columns() -> None:
     assert "too-many-news" in {issue.code for issue in result.issues}
 
 
-def test_only_flagged_records_become_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page no per-URL rule flags is counted from the core's JSON, never typed."""
+def _watched(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """The locs of the records check makes values of (``Records.url``), and of those whose
+    findings it words from their JSON (``ext_columns.listed_issues``), as it meets them."""
     typed: list[str] = []
     url = entries.Records.url
     monkeypatch.setattr(
-        entries.Records, "url", lambda self, i: typed.append(self.locs[i]) or url(self, i)
+        entries.Records, "url", lambda self, i: typed.append(self.loc(i)) or url(self, i)
     )
+    worded: list[str] = []
+    words = entries.listed_issues
+    monkeypatch.setattr(
+        entries, "listed_issues", lambda loc, *rest: worded.append(loc) or words(loc, *rest)
+    )
+    return typed, worded
+
+
+def test_only_flagged_records_are_worded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page no per-URL rule flags is counted from the core's JSON, its findings never
+    worded; a flagged one judged in the core is worded from its JSON, never made a value."""
+    typed, worded = _watched(monkeypatch)
     clean = ("image", "video", "news fresh", "hreflang", "hreflang returned", "other")
     result = check_document(_doc(clean, 200), CheckOptions(base_url=f"{SITE}/", now=NOW), "doc")
-    assert typed == []
+    assert typed == worded == []
     assert result.careful_entries == 0  # every record came in the core's columns
     assert result.discovered["videos"] == sum(1 for i in range(200) if i % 5 and i % 6 == 1)
     flagged = ("video", "video content is page")
     check_document(_doc(flagged, 40), CheckOptions(base_url=f"{SITE}/", now=NOW), "doc")
-    assert typed == [f"{SITE}/p/{i}" for i in range(40) if i % 5 and i % 2]
+    assert typed == []
+    assert worded == [f"{SITE}/p/{i}" for i in range(40) if i % 5 and i % 2]
 
 
 def test_findings_past_their_cap_are_counted_in_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past 1,000 findings of a code only their count is kept: a record whose findings are
     all past their caps is counted from its JSON, not typed, with the same counts."""
-    typed: list[int] = []
-    url = entries.Records.url
-    monkeypatch.setattr(entries.Records, "url", lambda self, i: typed.append(i) or url(self, i))
+    typed, worded = _watched(monkeypatch)
     kinds = ("news old", "video content is page", "news repeated", "hreflang duplicate")
     result = _same(_doc(kinds, 6_000), CheckOptions(base_url=f"{SITE}/", now=NOW))
     assert result.unlisted["news-too-old"] > 100
     assert result.unlisted["video-loc-is-page"] > 100
-    # 4,800 pages with findings: past the caps (judged a run at a time) most are not typed
-    assert len(typed) < 4_800 - 500
+    # 4,800 pages with findings: past the caps (judged a run at a time) most are not worded
+    assert typed == []
+    assert len(worded) < 4_800 - 500
 
 
 def test_the_rules_read_from_json_are_the_registry_s() -> None:
@@ -259,18 +274,17 @@ def test_a_run_lists_only_the_records_that_fill_a_cap(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Of a run's records with findings of a code that has room, only the first that fill
-    the room are typed (each the rules word one by one); the others' findings are counted
+    the room are worded (each the rules word one by one); the others' findings are counted
     after them, so the listed findings and the counts are one by one's. A run of thousands
-    of old news pages typed each (the room was asked once a run)."""
-    typed: list[int] = []
-    url = entries.Records.url
-    monkeypatch.setattr(entries.Records, "url", lambda self, i: typed.append(i) or url(self, i))
+    of old news pages was typed each (the room was asked once a run)."""
+    typed, worded = _watched(monkeypatch)
     n = 5_000  # four pages in five with the finding, in runs of thousands
     result = _same(_doc((kind,), n), CheckOptions(base_url=f"{SITE}/", now=NOW))
     counts = result.code_counts()
     (code,) = (c for c in counts if c in ("news-too-old", "video-loc-is-page", "news-repeated"))
     assert counts[code] >= n * 4 // 5
-    assert 1_000 <= len(typed) <= 1_000 + 1  # as many pages as fill the cap (one finding each)
+    assert typed == []
+    assert 1_000 <= len(worded) <= 1_000 + 1  # as many pages as fill the cap (one finding each)
 
 
 @pytest.mark.parametrize(
@@ -295,3 +309,24 @@ def test_a_news_article_made_from_the_core_s_json_is_the_registry_s(item: dict[s
     assert made is not None and repr(made.publication_date) == repr(article.publication_date)
     assert trusted_news_json({**item, "other": 1}) is None
     assert trusted_news_json({k: v for k, v in item.items() if k != "title"}) is None
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        [{"hreflang": "en", "href": f"{SITE}/p/1"}],
+        [{"hreflang": "en-GB", "href": f"{SITE}/p/1"}, {"hreflang": "x-default", "href": f"{SITE}/"},
+         {"hreflang": "zh-Hant-TW", "href": f"{SITE}/zh/%E4%B8%AD"}],
+    ],
+)  # fmt: skip
+def test_links_made_from_the_core_s_json_are_the_registry_s(links: list[dict[str, str]]) -> None:
+    """Check makes a listed record's hreflang links from the core's JSON (canonical codes,
+    plain URIs) without checking them again (``trusted_links``): the values the registry
+    makes of that JSON; a link of another shape goes to the registry (which refuses it)."""
+    from urlset.checking.records import _extensions_from
+
+    made = _extensions_from({"alternates": links})
+    assert made == from_json_fields({"alternates": links})
+    assert [(a.hreflang, a.href) for a in made] == [(x["hreflang"], x["href"]) for x in links]
+    with pytest.raises(InvalidValue):
+        _extensions_from({"alternates": [*links, {**links[0], "rel": "alternate"}]})

@@ -25,7 +25,7 @@ from ..extensions.set_checks import SetChecks
 from ..model import ChangeFreq, SitemapRef, Url
 from ..urls import Scope, non_production_host, placeholder_host
 from . import rules
-from .ext_columns import NewsAges, judged
+from .ext_columns import NewsAges, judged, listed_issues
 from .findings import Findings
 from .records import Lastmods, Records
 
@@ -260,12 +260,13 @@ class EntryRules:
         hashes = run.loc_hashes()  # the set rules' plain pages, hashed from the buffers
         links: list[int] | bytes = []
         counted: list[tuple[str, int]] = []
+        listed: dict[int, set[str]] = {}
         if run.has_extensions:  # the pages without extensions, then the others once judged
-            with_extensions, links, counted = self._judged(run, hashes)
+            with_extensions, listed, links, counted = self._judged(run, hashes)
         else:
             reciprocity.add_plain_hashes(hashes)
-        if outside or flagged or with_extensions or links:
-            self._one_by_one(run, first, outside, flagged, with_extensions, links)
+        if outside or flagged or with_extensions or listed or links:
+            self._one_by_one(run, first, outside, flagged, with_extensions, listed, links)
         for code, n in counted:  # after the listed ones (see ``ext_columns.judged``)
             self.found.count(code, n)
 
@@ -276,11 +277,13 @@ class EntryRules:
         outside: set[int],
         flagged: list[int],
         with_extensions: list[int],
+        listed: dict[int, set[str]],
         links: list[int] | bytes,
     ) -> None:
         """The records of a run a rule may flag, in document order, each as ``value``
         takes an entry (extensions, host and scope, lastmod), so findings are placed
-        alike."""
+        alike; of those judged in the core (``listed``: each with its codes), the findings
+        alone, worded from their JSON (``ext_columns.listed_issues``)."""
         reciprocity = self.set_checks.reciprocity
         extended, flags = set(with_extensions), set(flagged)
         hosts, found = self.hosts, self.found
@@ -289,9 +292,10 @@ class EntryRules:
             reciprocity.add_json_rows(run.column_buffers(), links)
             links = []
         linked = set(links if isinstance(links, list) else memoryview(links).cast("I"))
-        todo = sorted(extended | flags | outside | linked)
-        needed = sorted(flags | outside)  # the records whose loc a rule here words
+        todo = sorted(extended | flags | outside | linked | listed.keys())
+        needed = sorted(flags | outside | listed.keys())  # the records whose loc is worded
         locs = dict(zip(needed, run.locs_at(needed), strict=True))
+        jsons = dict(zip(sorted(listed), run.extension_texts(sorted(listed)), strict=True))
         lastmods = sorted(flags)
         texts = dict(zip(lastmods, run.lastmod_texts_at(lastmods), strict=True))
         waiting: list[int] = []  # records with alternates not yet given to the set rule
@@ -305,6 +309,9 @@ class EntryRules:
                 self._extensions(run.url(i))
             elif i in linked:
                 waiting.append(i)
+            if i in listed:
+                for problem in listed_issues(loc, jsons[i], listed[i], self.now):
+                    found.at_entry(problem.code, problem.message, loc)
             if i in outside:
                 end = loc.find("/", 8)
                 hosts.in_scope(loc, seen[loc[:end] if end >= 0 else loc])
@@ -319,10 +326,11 @@ class EntryRules:
 
     def _judged(
         self, run: Records, hashes: bytes
-    ) -> tuple[list[int], list[int] | bytes, list[tuple[str, int]]]:
-        """The records with extensions a per-URL extension rule flags (made values later),
-        the others counted for the set rules here (``ext_columns``; ``hashes``, the run's
-        locs' hashes: the pages without extensions, then those without alternates); their
+    ) -> tuple[list[int], dict[int, set[str]], list[int] | bytes, list[tuple[str, int]]]:
+        """The records with extensions whose JSON is not the core's usual shape (made
+        values later), the others counted for the set rules here (``ext_columns``;
+        ``hashes``, the run's locs' hashes: the pages without extensions, then those
+        without alternates); the records whose findings are listed, with their codes; the
         hreflang links by record, for the reciprocity in document order; the findings not
         listed, by code, to count once the listed ones are added."""
         if self._ages is None:
@@ -333,7 +341,7 @@ class EntryRules:
         reciprocity.add_plain_hashes(loc_hashes_where(hashes, found.without))
         self.set_checks.add_kinds(kinds, source=self.source)
         reciprocity.add_plain_hashes(loc_hashes_where(hashes, bytes(found.plain)))
-        return found.flagged, found.links, found.counted
+        return found.flagged, found.listed, found.links, found.counted
 
     def _hosts_in_columns(self, run: Records, first: int) -> set[int]:
         """The host rules on a run, an authority at a time (the URLs on each counted at C

@@ -8,42 +8,54 @@ is left, and each reads one or two fields: ``image-deprecated-field`` and
 ``hreflang-missing-self`` and ``hreflang-duplicate``. The core reads those fields from each
 record's JSON (``Records.judge_extensions``, ``core/src/check/ext_json.rs``: per record the
 findings of each code, the typed extensions by kind, the news dates, whose window is judged
-here once per distinct date); ``judged`` returns the records a rule flags (or whose JSON is
-not the core's usual shape): only those become ``Url`` values (``Records.url``) and go
-through ``rules.check_url``, which words each finding; the others are counted for the set
-rules here (their kinds; those with hreflang links handed back by record, for the set rule
-to read their links from the columns in the core, in document order; the rest plain pages
-to the set rules, as ``Reciprocity.add`` has a page without alternates). An element of
-another namespace (the JSON's ``extensions``) has no per-URL rule once the reader has said
-why it stayed raw.
+here once per distinct date). ``judged`` returns the records whose JSON is not the core's
+usual shape: only those become ``Url`` values (``Records.url``) and go through
+``rules.check_url``; and the records whose findings are listed (the first of each code up to
+its cap), each with its codes: ``listed_issues`` words those with the rules of those codes'
+extensions alone, on a value of those extensions' items alone. Every record judged in the
+core, listed or not, is counted for the set rules here (its kinds; those with hreflang
+links handed back by record, for the set rule to read their links from the columns in the
+core, in document order; the rest plain pages to the set rules, as ``Reciprocity.add`` has
+a page without alternates). An element of another namespace (the JSON's ``extensions``)
+has no per-URL rule once the reader has said why it stayed raw.
 """
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from .._core import EXT_JSON_CODES, EXT_JSON_KINDS, old_news
 from ..dates import from_formatted, instant
+from ..model import Issue, Url
 from .findings import Findings
-from .records import Records
+from .records import Records, _extensions_from
+
+if TYPE_CHECKING:
+    from ..extensions.common import Rule
 
 
 class Judged:
-    """What ``judged`` found in a run: ``flagged``, the records a per-URL rule flags (to be
-    made values, in document order); ``links``, the others that have hreflang links (for
-    the set rule, which reads them from the columns: ``Reciprocity.add_json_rows``);
-    ``plain``, a byte a record, 1 for those judged without
+    """What ``judged`` found in a run: ``flagged``, the records whose JSON is not the core's
+    usual shape (to be made values, in document order); ``listed``, the records judged in
+    the core whose findings are listed, each with the codes of its findings
+    (``listed_issues`` words them); ``links``, the records judged in the core that
+    have hreflang links (for the set rule, which reads them from the columns:
+    ``Reciprocity.add_json_rows``); ``plain``, a byte a record, 1 for those judged without
     alternates (plain pages to the set rules); ``without``, 1 for the records without
     extensions; ``counted``, the findings of the records not listed, by code, to be counted
-    once the listed ones are added. ``links`` stays the core's native-endian u32s when no
-    record is listed (a run's pages with alternates are not made ints, then words again)."""
+    once the listed ones are added. ``links`` stays the core's native-endian u32s (a run's
+    pages with alternates are not made ints, then words again)."""
 
-    __slots__ = ("counted", "flagged", "links", "plain", "without")
+    __slots__ = ("counted", "flagged", "links", "listed", "plain", "without")
 
     def __init__(self) -> None:
         self.flagged: list[int] = []
+        self.listed: dict[int, set[str]] = {}  # record -> the codes of its findings
         self.counted: list[tuple[str, int]] = []  # findings past the caps, by code
         self.links: list[int] | bytes = b""
         self.plain = bytearray()
@@ -83,7 +95,7 @@ def judged(
 ) -> Judged:
     """The records of ``run`` that have extensions judged by the per-URL rules (see the
     module doc); the typed extensions of the records not flagged counted in ``kinds``. A
-    record whose every finding is past its code's cap in ``found`` is not flagged: its
+    record whose every finding is past its code's cap in ``found`` is not listed: its
     findings are counted there (as listing them would count them). The core sorts the
     records (``_core.judge_extensions``), so only the flagged, those with findings and those
     with alternates are walked here."""
@@ -94,7 +106,7 @@ def judged(
     out = Judged()
     out.plain, out.without = bytearray(plain), without
     # of the records with findings of a code that has room, the first that fill the room
-    # are listed (made values, each finding added in document order); the others' findings,
+    # are listed (each finding worded and added in document order); the others' findings,
     # like those of a code without room, are counted once the run's listed ones are added
     # (``Judged.counted``), so that none is counted before a listed one
     careful = set(_rows(careful_rows))
@@ -105,20 +117,57 @@ def judged(
     if old_rows and (room := found.room("news-too-old")):
         old = dict(zip(old_rows, old_counts, strict=True))
         listed.update(_filling(old_rows, old.__getitem__, room))
-    for k, code in enumerate(EXT_JSON_CODES):
-        out.counted.append((code, code_totals[k] - sum(counts[i * _WIDTH + k] for i in listed)))
+    # the records listed are judged in the core like the others (their kinds counted, their
+    # links and plain pages given to the set rules from the columns); only their findings
+    # are worded, from their JSON, by the rules of the extensions of the codes found
+    unlisted = list(code_totals)  # each code's findings less the listed records'
+    for i in sorted(listed):
+        row = counts[i * _WIDTH : i * _WIDTH + _CODES].tolist()
+        out.listed[i] = {EXT_JSON_CODES[k] for k, n in enumerate(row) if n}
+        unlisted = list(map(operator.sub, unlisted, row))
+    out.counted = list(zip(EXT_JSON_CODES, unlisted, strict=True))
     if old_rows:
-        old = dict(zip(old_rows, old_counts, strict=True)) if listed else {}
-        out.counted.append(("news-too-old", sum(old_counts) - sum(old.get(i, 0) for i in listed)))
-    out.flagged = sorted(careful | listed)
-    # the kinds of the records judged in the core, but those listed (made values later)
+        old_listed = 0
+        for i, n in zip(old_rows, old_counts, strict=True) if listed else ():
+            if i in listed:
+                out.listed[i].add("news-too-old")
+                old_listed += n
+        out.counted.append(("news-too-old", sum(old_counts) - old_listed))
+    out.flagged = sorted(careful)
     for k, kind in enumerate(EXT_JSON_KINDS):
-        kinds[kind] += totals[k] - sum(counts[i * _WIDTH + _CODES + k] for i in listed)
-    for i in listed:  # not a plain page here: its value is added to the set rules
-        out.plain[i] = 0
-    # the others with alternates: their links go to the set rule from the columns, in the core
-    out.links = [i for i in _rows(linked_rows) if i not in listed] if listed else linked_rows
+        kinds[kind] += totals[k]
+    out.links = linked_rows
     return out
+
+
+def listed_issues(loc: str, text: str, codes: set[str], now: datetime | None) -> list[Issue]:
+    """The per-URL rules' findings on the record ``loc`` whose extensions' JSON is ``text``
+    (the core's, judged in the core), as ``rules.check_url`` gives them on its value: the
+    rules of the extensions of ``codes`` alone (the core found no other code), in their
+    order, each extension's on a value holding its items alone (a rule reads its own kind
+    and the loc)."""
+    loads, specs = _listing()
+    fields = loads(text)
+    out: list[Issue] = []
+    for codes_of, kind, rules in specs:
+        if not codes.isdisjoint(codes_of):
+            url = Url._trusted(loc, None, None, None, _extensions_from({kind: fields[kind]}))
+            for rule in rules:
+                out.extend(rule(url, now))
+    return out
+
+
+@cache
+def _listing() -> tuple[
+    Callable[[str], Any], list[tuple[Mapping[str, Any], str, tuple[Rule, ...]]]
+]:
+    """``json.loads`` and each extension's codes, JSON key and per-URL rules, in the
+    registry's order: loaded with the first listed record (a plain check loads none)."""
+    import json
+
+    from ..extensions import REGISTRY
+
+    return json.loads, [(spec.codes, spec.value.kind, spec.rules) for spec in REGISTRY]
 
 
 def _filling(rows: list[int], amount: Callable[[int], int], room: int) -> list[int]:

@@ -21,13 +21,20 @@ from ..model import ChangeFreq, Url
 
 _FREQS = tuple(ChangeFreq)
 _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
+_LINK = {"hreflang", "href"}
 
 
 def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
-    """A record's extensions from their JSON: plain images and one news article (the core
-    checked them as the reader's compiled lane does) made at once, anything else by the
-    registry."""
+    """A record's extensions from their JSON: plain images, one news article and hreflang
+    links (the core checked them as the reader's compiled lane does) made at once, anything
+    else by the registry."""
     images = fields.get("images")
+    links = fields.get("alternates")
+    if len(fields) == 1 and links and all(link.keys() == _LINK for link in links):
+        trusted: tuple[Any, ...] = _links()(
+            tuple([(link["hreflang"], link["href"]) for link in links])
+        )
+        return trusted
     if len(fields) == 1 and type(news := fields.get("news")) is dict:  # one article
         article = _news_json()(news)
         if article is not None:
@@ -52,6 +59,14 @@ def _news_json() -> Any:
     from ..extensions.news import trusted_news_json
 
     return trusted_news_json
+
+
+@cache
+def _links() -> Any:
+    """``trusted_links``, its module loaded with the first record that has hreflang links."""
+    from ..extensions.hreflang import trusted_links
+
+    return trusted_links
 
 
 @cache
