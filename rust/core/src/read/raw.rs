@@ -92,7 +92,8 @@ pub struct ElementName {
 /// The JSON of a raw element of one name, as far as the name gives it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RawJson {
-    /// Up to its xml's text in the simplest form (`{"namespace":..,"xml":"<p:x xmlns:p=..`).
+    /// Up to its xml's text in the simplest form (`{"namespace":..,"xml":"<p:x xmlns:p=..>`;
+    /// an empty element's, `/>`, in place of its `>`).
     pub head: Vec<u8>,
     /// Where the xml begins in `head`.
     pub keys: usize,
@@ -641,7 +642,8 @@ fn simple_raw(
         return None;
     }
     let written = &t[start..close];
-    let value = super::values::value_str(written, max_value)?;
+    // no reference and no '>': the text is written back as written
+    let verbatim = super::values::value_as_written(written, max_value)? && !written.contains(&b'>');
     let element = match again {
         Some(element) => element,
         None => {
@@ -654,11 +656,10 @@ fn simple_raw(
             element
         }
     };
-    // no reference (the value borrowed) and no '>': the text is written back as written
-    let verbatim = matches!(value, Cow::Borrowed(_)) && !written.contains(&b'>');
     let xml = if verbatim {
         Xml::Text(start, close)
     } else {
+        let value = super::values::value_str(written, max_value)?;
         let mut xml = String::with_capacity(element.open.len() + qname.len() + value.len() + 5);
         xml.push_str(&element.open);
         xml.push('>');
