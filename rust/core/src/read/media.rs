@@ -233,9 +233,12 @@ pub(crate) fn plain_extensions<'a>(
 /// likely hold too ([`raw_at`]; a scan empties it: its names are one root scope's).
 #[derive(Default)]
 pub(crate) struct SpareMedia {
-    pub(crate) boxes: Vec<Box<Media>>,
+    pub(crate) boxes: MediaBoxes,
     pub(crate) raw_name: Option<Arc<ElementName>>,
 }
+
+/// Boxes, as records hold them: the box is what is kept.
+type MediaBoxes = Vec<Box<Media>>;
 
 /// The media in `boxed`, put there first when there are none (in a box of `spare` if any).
 fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut SpareMedia) -> &'m mut Media {
@@ -253,29 +256,36 @@ struct Order {
 impl Order {
     /// An element of `kind` was just added to `images` or `media` (which hold it and those
     /// before it).
+    // inlined (the order left, rarely, is not): a call an element weighed on every record
+    #[inline(always)]
     fn push(&mut self, kind: u8, images: &[ImageSpans], media: Option<&Media>) {
         if let Some(kinds) = self.kinds.as_mut() {
             kinds.push(kind);
         } else if self.last.is_some_and(|last| last > kind) {
-            // the order before it was the JSON's: its kinds, each as often as met
-            let mut counts = [images.len(), 0, 0, 0, 0];
-            if let Some(media) = media {
-                counts[1..].copy_from_slice(&[
-                    media.videos.len(),
-                    media.news.len(),
-                    media.links.len(),
-                    media.raws.len(),
-                ]);
-            }
-            counts[usize::from(kind)] -= 1;
-            let mut kinds: Vec<u8> = (IMAGE..=RAW)
-                .zip(counts)
-                .flat_map(|(k, n)| std::iter::repeat_n(k, n))
-                .collect();
-            kinds.push(kind);
-            self.kinds = Some(kinds);
+            self.leave(kind, images, media);
         }
         self.last = Some(kind);
+    }
+
+    /// The kinds so far, the order before `kind` being the JSON's: each as often as met.
+    #[cold]
+    fn leave(&mut self, kind: u8, images: &[ImageSpans], media: Option<&Media>) {
+        let mut counts = [images.len(), 0, 0, 0, 0];
+        if let Some(media) = media {
+            counts[1..].copy_from_slice(&[
+                media.videos.len(),
+                media.news.len(),
+                media.links.len(),
+                media.raws.len(),
+            ]);
+        }
+        counts[usize::from(kind)] -= 1;
+        let mut kinds: Vec<u8> = (IMAGE..=RAW)
+            .zip(counts)
+            .flat_map(|(k, n)| std::iter::repeat_n(k, n))
+            .collect();
+        kinds.push(kind);
+        self.kinds = Some(kinds);
     }
 }
 

@@ -642,8 +642,14 @@ fn simple_raw(
         return None;
     }
     let written = &t[start..close];
-    // no reference and no '>': the text is written back as written
-    let verbatim = super::values::value_as_written(written, max_value)? && !written.contains(&b'>');
+    // no reference and no '>': the text is written back as written; a short one of printable
+    // ASCII but those and `]` (a rating, a count) is so without the value's pass
+    let verbatim = if written.len() <= SHORT.min(max_value) && written.iter().all(short_as_is) {
+        true
+    } else {
+        let value = super::values::value_str(written, max_value)?;
+        matches!(value, Cow::Borrowed(_)) && !written.contains(&b'>')
+    };
     let element = match again {
         Some(element) => element,
         None => {
@@ -670,6 +676,15 @@ fn simple_raw(
         Xml::Written(xml)
     };
     Some((Raw { element, xml }, after))
+}
+
+/// The longest text [`simple_raw`] looks at a byte at a time.
+const SHORT: usize = 16;
+
+/// A byte of a short text that [`simple_raw`] writes back as written: printable ASCII but
+/// `&` (a reference), `]` (of `]]>`) and `>` (escaped when written again).
+fn short_as_is(b: &u8) -> bool {
+    matches!(b, b' '..=b'~') && !matches!(b, b'&' | b']' | b'>')
 }
 
 /// Whether the reader reported the element (`namespace`, `name`) once already, so that it
@@ -972,6 +987,15 @@ mod simple_tests {
             "<o2:x>a&amp;b&lt;&gt;\"'\u{e9} \t\n</o2:x>",
             "<o2:x>a>b\"\\</o2:x>",
             "<other:r>1</other:r>   ",
+            // short texts, looked at a byte at a time, and the first longer one
+            "<other:r>0123456789abcdef</other:r>",
+            "<other:r>0123456789abcdefg</other:r>",
+            "<other:r>a]b]]c</other:r>",
+            "<other:r>\"' ~</other:r>",
+            "<other:r>\t\n</other:r>",
+            "<other:r>\u{7f}</other:r>",
+            "<other:r>a&gt;</other:r>",
+            "<other:r>\u{e9}</other:r>",
         ] {
             let text = xml.as_bytes();
             let span = (0, text.len());
@@ -986,6 +1010,19 @@ mod simple_tests {
                 std::str::from_utf8(split(&elements[0].qname).1).unwrap()
             );
             assert_eq!(fast.xml(text), written, "{xml}");
+        }
+        // a text longer than the value limit, short or not, is the parse's to refuse
+        for (xml, max) in [
+            ("<other:r>12345</other:r>", 4),
+            ("<other:r>12345</other:r>", 5),
+            ("<other:r>0123456789abcdefg</other:r>", 16),
+            ("<other:r>0123456789abcdefg</other:r>", 17),
+        ] {
+            let text = xml.as_bytes();
+            let span = (0, text.len());
+            let fast = simple_raw(text, span, (&root, &mut None), max);
+            assert_eq!(fast.is_some(), max >= 5 && max != 16, "{xml} {max}");
+            assert_eq!(parsed(text, span, &root, max, 0).is_some(), fast.is_some());
         }
         // one after another, the name read last kept: each name's answer as on its own
         let mut recent = None;

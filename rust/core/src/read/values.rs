@@ -18,28 +18,6 @@ pub fn value_text(raw: &[u8], max: usize) -> Option<String> {
 /// [`value_text`], borrowed from `raw` when it holds no reference (most texts): a caller that
 /// trims or checks it before keeping it makes no text it drops.
 pub fn value_str(raw: &[u8], max: usize) -> Option<Cow<'_, str>> {
-    let (first_reference, _) = value_marks(raw, max)?;
-    let s = std::str::from_utf8(raw).ok()?;
-    let Some(first) = first_reference else {
-        return Some(Cow::Borrowed(s));
-    };
-    Some(Cow::Owned(replaced_references(s, first)?))
-}
-
-/// Whether [`value_str`] gives `raw` as it is (Some(true)) or with its references replaced
-/// (Some(false), when they are ones it reads), without making the `str` of a text of ASCII
-/// only (its UTF-8 check costs more than the short texts of raw elements do).
-pub fn value_as_written(raw: &[u8], max: usize) -> Option<bool> {
-    let (first_reference, beyond_ascii) = value_marks(raw, max)?;
-    if first_reference.is_some() {
-        return value_str(raw, max).map(|_| false);
-    }
-    (!beyond_ascii || std::str::from_utf8(raw).is_ok()).then_some(true)
-}
-
-/// The first reference of a value's text and whether it holds a byte beyond ASCII; None when
-/// the parser must read it ([`value_text`]; UTF-8 checked apart).
-fn value_marks(raw: &[u8], max: usize) -> Option<(Option<usize>, bool)> {
     if raw.len() > max {
         return None;
     }
@@ -47,7 +25,6 @@ fn value_marks(raw: &[u8], max: usize) -> Option<(Option<usize>, bool)> {
     // and `]` (most texts: none, or a few characters beyond ASCII); the UTF-8 check after it
     // is the one a `str` needs
     let mut first_reference = None;
-    let mut beyond_ascii = false;
     let mut from = 0;
     while let Some(at) = next_flagged(raw, from, unplain_bits, b'a') {
         from = at + 1;
@@ -61,15 +38,15 @@ fn value_marks(raw: &[u8], max: usize) -> Option<(Option<usize>, bool)> {
             // U+FFFE and U+FFFF (EF BF BE, EF BF BF): XML forbids them
             0xEF if matches!(raw[at + 1..], [0xBF, 0xBE | 0xBF, ..]) => return None,
             // a character's lead byte: its other bytes are skipped (from_utf8 checks them)
-            0xC0..=0xFF => {
-                beyond_ascii = true;
-                from = at + (raw[at].leading_ones() as usize).min(4);
-            }
-            0x80..=0xBF => beyond_ascii = true,
+            0xC0..=0xFF => from = at + (raw[at].leading_ones() as usize).min(4),
             _ => {}
         }
     }
-    Some((first_reference, beyond_ascii))
+    let s = std::str::from_utf8(raw).ok()?;
+    let Some(first) = first_reference else {
+        return Some(Cow::Borrowed(s));
+    };
+    Some(Cow::Owned(replaced_references(s, first)?))
 }
 
 /// `s` with each reference replaced by its character, the first at byte `first`; None when
@@ -94,7 +71,7 @@ fn replaced_references(s: &str, first: usize) -> Option<String> {
 
 #[cfg(test)]
 mod text_tests {
-    use super::{value_as_written, value_str, value_text};
+    use super::{value_str, value_text};
     use crate::values::entities::reference_at;
 
     /// What [`value_str`] gives, the plain way: the UTF-8 check, then a look at each
@@ -172,9 +149,6 @@ mod text_tests {
             let want = straightforward(&raw, max);
             taken += usize::from(want.is_some());
             assert_eq!(value_str(&raw, max).as_deref(), want.as_deref(), "{raw:?}");
-            // and whether it is the text as written, without it
-            let as_written = want.map(|w| w.as_bytes() == raw);
-            assert_eq!(value_as_written(&raw, max), as_written, "{raw:?}");
         }
         assert!(taken > 5_000, "{taken}");
     }
