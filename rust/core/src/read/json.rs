@@ -226,6 +226,7 @@ fn raw_json(data: &[u8], raw: &Raw, out: &mut Vec<u8>) {
         o.key("xml").push(b'"');
         let keys = head.len();
         json_string(e.open.as_bytes(), &mut head);
+        head.push(b'>');
         // a qname is ASCII name characters: nothing JSON escapes
         let end = format!("</{}>\"}}", e.qname).into_bytes();
         RawJson { head, keys, end }
@@ -233,12 +234,11 @@ fn raw_json(data: &[u8], raw: &Raw, out: &mut Vec<u8>) {
     // JSON escapes byte by byte: the xml's parts escape as it does whole
     match raw.xml {
         Xml::Text(a, b) if a == b => {
-            out.extend_from_slice(&made.head);
+            out.extend_from_slice(&made.head[..made.head.len() - 1]);
             out.extend_from_slice(b"/>\"}");
         }
         Xml::Text(a, b) => {
             out.extend_from_slice(&made.head);
-            out.push(b'>');
             json_string(&data[a..b], out);
             out.extend_from_slice(&made.end);
         }

@@ -15,9 +15,10 @@
 //! price, uploader info), is left to the extension readers as before.
 
 use super::images::{image_at, ImageSpans, Late, Tags, LATE_NEWS, LATE_PUBLICATION, LATE_VIDEO};
-use super::raw::{raw_at, Raws, RootScope};
+use super::raw::{raw_at, ElementName, Raws, RootScope};
 use super::records::Span;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::values::value_str;
 use crate::values::lastmod::{plain_lastmod_value, Lastmod};
@@ -148,7 +149,7 @@ impl Prefixes {
 /// is not plain or there is nothing. The media are made in their box (none for images alone):
 /// a record keeps them so, and moving them there cost two copies a record; the box is one of
 /// `spare` (empty) when it holds one.
-pub fn plain_extensions<'a>(
+pub(crate) fn plain_extensions<'a>(
     text: &'a [u8],
     (start, end): Span,
     (prefixes, spare): (&'a Prefixes, &mut SpareMedia),
@@ -210,7 +211,8 @@ pub fn plain_extensions<'a>(
             media_in(&mut boxed, spare).links.push(link);
             LINK
         } else {
-            let (raw, after) = raw_at(text, (t.pos, end), &prefixes.scope, max_value)?;
+            let scope = (&prefixes.scope, &mut spare.raw_name);
+            let (raw, after) = raw_at(text, (t.pos, end), scope, max_value)?;
             t.pos = after;
             t.spaces();
             media_in(&mut boxed, spare).raws.push(raw);
@@ -225,13 +227,22 @@ pub fn plain_extensions<'a>(
     Some((images, boxed))
 }
 
-/// Emptied media boxes for records to fill again (boxed, as a record holds its media: the
-/// box is what is kept).
-pub(crate) type SpareMedia = Vec<Box<Media>>;
+/// What a scan keeps from record to record for their extensions: emptied media boxes for
+/// records to fill again (boxed, as a record holds its media: the box is what is kept), and
+/// the name of the element of another namespace read last, which the next records most
+/// likely hold too ([`raw_at`]; a scan empties it: its names are one root scope's).
+#[derive(Default)]
+pub(crate) struct SpareMedia {
+    pub(crate) boxes: MediaBoxes,
+    pub(crate) raw_name: Option<Arc<ElementName>>,
+}
+
+/// Boxes, as records hold them: the box is what is kept.
+type MediaBoxes = Vec<Box<Media>>;
 
 /// The media in `boxed`, put there first when there are none (in a box of `spare` if any).
 fn media_in<'m>(boxed: &'m mut Option<Box<Media>>, spare: &mut SpareMedia) -> &'m mut Media {
-    boxed.get_or_insert_with(|| spare.pop().unwrap_or_default())
+    boxed.get_or_insert_with(|| spare.boxes.pop().unwrap_or_default())
 }
 
 /// The kinds of a record's extensions in document order, kept only once they leave the
@@ -245,29 +256,36 @@ struct Order {
 impl Order {
     /// An element of `kind` was just added to `images` or `media` (which hold it and those
     /// before it).
+    // inlined (the order left, rarely, is not): a call an element weighed on every record
+    #[inline(always)]
     fn push(&mut self, kind: u8, images: &[ImageSpans], media: Option<&Media>) {
         if let Some(kinds) = self.kinds.as_mut() {
             kinds.push(kind);
         } else if self.last.is_some_and(|last| last > kind) {
-            // the order before it was the JSON's: its kinds, each as often as met
-            let mut counts = [images.len(), 0, 0, 0, 0];
-            if let Some(media) = media {
-                counts[1..].copy_from_slice(&[
-                    media.videos.len(),
-                    media.news.len(),
-                    media.links.len(),
-                    media.raws.len(),
-                ]);
-            }
-            counts[usize::from(kind)] -= 1;
-            let mut kinds: Vec<u8> = (IMAGE..=RAW)
-                .zip(counts)
-                .flat_map(|(k, n)| std::iter::repeat_n(k, n))
-                .collect();
-            kinds.push(kind);
-            self.kinds = Some(kinds);
+            self.leave(kind, images, media);
         }
         self.last = Some(kind);
+    }
+
+    /// The kinds so far, the order before `kind` being the JSON's: each as often as met.
+    #[cold]
+    fn leave(&mut self, kind: u8, images: &[ImageSpans], media: Option<&Media>) {
+        let mut counts = [images.len(), 0, 0, 0, 0];
+        if let Some(media) = media {
+            counts[1..].copy_from_slice(&[
+                media.videos.len(),
+                media.news.len(),
+                media.links.len(),
+                media.raws.len(),
+            ]);
+        }
+        counts[usize::from(kind)] -= 1;
+        let mut kinds: Vec<u8> = (IMAGE..=RAW)
+            .zip(counts)
+            .flat_map(|(k, n)| std::iter::repeat_n(k, n))
+            .collect();
+        kinds.push(kind);
+        self.kinds = Some(kinds);
     }
 }
 
@@ -698,7 +716,7 @@ mod tests {
         let (images, media) = plain_extensions(
             text.as_bytes(),
             (0, text.len()),
-            (&prefixes(), &mut Vec::new()),
+            (&prefixes(), &mut SpareMedia::default()),
             1 << 20,
         )?;
         // made only for what is not an image, and then holding something
@@ -739,12 +757,15 @@ mod tests {
         };
         let mut kept = None;
         for (i, text) in texts.iter().enumerate() {
-            let new = typed_with(text, &mut Vec::new());
+            let new = typed_with(text, &mut SpareMedia::default());
             assert!(new.as_ref().is_some_and(|(_, m)| m.is_some()), "{i}");
-            let mut spare: SpareMedia = kept.take().into_iter().collect();
+            let mut spare = SpareMedia {
+                boxes: kept.take().into_iter().collect(),
+                raw_name: None,
+            };
             let again = typed_with(text, &mut spare);
             assert_eq!(again, new, "{i}");
-            assert!(spare.is_empty() || i == 0, "{i}: the spare box taken");
+            assert!(spare.boxes.is_empty() || i == 0, "{i}: the spare box taken");
             // this one's box, emptied, for the next text
             let mut media = again.and_then(|(_, m)| m).unwrap();
             media.clear();

@@ -92,7 +92,8 @@ pub struct ElementName {
 /// The JSON of a raw element of one name, as far as the name gives it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RawJson {
-    /// Up to its xml's text in the simplest form (`{"namespace":..,"xml":"<p:x xmlns:p=..`).
+    /// Up to its xml's text in the simplest form (`{"namespace":..,"xml":"<p:x xmlns:p=..>`;
+    /// an empty element's, `/>`, in place of its `>`).
     pub head: Vec<u8>,
     /// Where the xml begins in `head`.
     pub keys: usize,
@@ -522,14 +523,16 @@ fn write(elements: &[Element], at: usize, out: &mut String) {
 
 /// The element at `text[pos..end]` (its `<`), a child of `<url>`, when it is a plain element
 /// of a namespace urlset does not read itself, or one the reader reported already
-/// (`RootScope::strays`): it as the careful lane keeps it, and where it ends.
+/// (`RootScope::strays`): it as the careful lane keeps it, and where it ends. `recent`: the
+/// name of the element of this form read last in the same root scope (kept there for the
+/// next).
 pub fn raw_at(
     text: &[u8],
     (pos, end): (usize, usize),
-    root: &RootScope,
+    (root, recent): (&RootScope, &mut Option<Arc<ElementName>>),
     max_value: usize,
 ) -> Option<(Raw, usize)> {
-    if let Some(found) = simple_raw(text, (pos, end), root, max_value) {
+    if let Some(found) = simple_raw(text, (pos, end), (root, recent), max_value) {
         return Some(found);
     }
     let (elements, after, namespace) = parsed(text, (pos, end), root, max_value, 0)?;
@@ -608,17 +611,26 @@ fn element_name(qname: &[u8], namespace: &str, root: &RootScope) -> Option<Arc<E
 fn simple_raw(
     text: &[u8],
     (pos, end): (usize, usize),
-    root: &RootScope,
+    (root, recent): (&RootScope, &mut Option<Arc<ElementName>>),
     max_value: usize,
 ) -> Option<(Raw, usize)> {
     let t = &text[..end];
     if root.levels == 0 || t.get(pos) != Some(&b'<') {
         return None;
     }
-    let name_end = qname(t, pos + 1)?;
-    if t.get(name_end) != Some(&b'>') {
-        return None;
-    }
+    // the name read last again (a sitemap's entries repeat their elements): the root scope
+    // is the same, and so are its namespace and answer
+    let again = recent
+        .as_ref()
+        .filter(|e| {
+            let name = e.qname.as_bytes();
+            t[pos + 1..].starts_with(name) && t.get(pos + 1 + name.len()) == Some(&b'>')
+        })
+        .cloned();
+    let name_end = match &again {
+        Some(e) => pos + 1 + e.qname.len(),
+        None => qname(t, pos + 1).filter(|&n| t.get(n) == Some(&b'>'))?,
+    };
     let qname = &t[pos + 1..name_end];
     let start = name_end + 1;
     let close = start + memchr::memchr(b'<', &t[start..])?;
@@ -626,19 +638,34 @@ fn simple_raw(
     let closed = t[close..].starts_with(b"</")
         && t[close + 2..].starts_with(qname)
         && t.get(after - 1) == Some(&b'>');
-    let prefix = split(qname).0;
-    if !closed || prefix == b"xml" {
+    if !closed {
         return None;
     }
-    let namespace = root.lookup(prefix)?;
     let written = &t[start..close];
-    let value = super::values::value_str(written, max_value)?;
-    let element = element_name(qname, namespace, root)?;
-    // no reference (the value borrowed) and no '>': the text is written back as written
-    let verbatim = matches!(value, Cow::Borrowed(_)) && !written.contains(&b'>');
+    // no reference and no '>': the text is written back as written; a short one of printable
+    // ASCII but those and `]` (a rating, a count) is so without the value's pass
+    let verbatim = if written.len() <= SHORT.min(max_value) && written.iter().all(short_as_is) {
+        true
+    } else {
+        let value = super::values::value_str(written, max_value)?;
+        matches!(value, Cow::Borrowed(_)) && !written.contains(&b'>')
+    };
+    let element = match again {
+        Some(element) => element,
+        None => {
+            let prefix = split(qname).0;
+            if prefix == b"xml" {
+                return None;
+            }
+            let element = element_name(qname, root.lookup(prefix)?, root)?;
+            *recent = Some(Arc::clone(&element));
+            element
+        }
+    };
     let xml = if verbatim {
         Xml::Text(start, close)
     } else {
+        let value = super::values::value_str(written, max_value)?;
         let mut xml = String::with_capacity(element.open.len() + qname.len() + value.len() + 5);
         xml.push_str(&element.open);
         xml.push('>');
@@ -649,6 +676,15 @@ fn simple_raw(
         Xml::Written(xml)
     };
     Some((Raw { element, xml }, after))
+}
+
+/// The longest text [`simple_raw`] looks at a byte at a time.
+const SHORT: usize = 16;
+
+/// A byte of a short text that [`simple_raw`] writes back as written: printable ASCII but
+/// `&` (a reference), `]` (of `]]>`) and `>` (escaped when written again).
+fn short_as_is(b: &u8) -> bool {
+    matches!(b, b' '..=b'~') && !matches!(b, b'&' | b']' | b'>')
 }
 
 /// Whether the reader reported the element (`namespace`, `name`) once already, so that it
@@ -749,7 +785,13 @@ mod tests {
 
     /// The element at the start of `text` read raw: its namespace, name and xml.
     fn raw(text: &str) -> Option<(String, String, String)> {
-        raw_at(text.as_bytes(), (0, text.len()), &scope(), 1 << 20).map(|(r, end)| {
+        raw_at(
+            text.as_bytes(),
+            (0, text.len()),
+            (&scope(), &mut None),
+            1 << 20,
+        )
+        .map(|(r, end)| {
             assert_eq!(end, text.len());
             let e = &r.element;
             let xml = r.xml(text.as_bytes()).into_owned();
@@ -845,7 +887,7 @@ mod tests {
             "<other:r><q:s/></other:r>",
         ] {
             assert!(
-                raw_at(xml.as_bytes(), (0, xml.len()), &odd, 99).is_none(),
+                raw_at(xml.as_bytes(), (0, xml.len()), (&odd, &mut None), 99).is_none(),
                 "{xml}"
             );
         }
@@ -854,7 +896,7 @@ mod tests {
             levels: 2,
             ..scope()
         };
-        assert!(raw_at(deep.as_bytes(), (0, deep.len()), &shallow, 99).is_none());
+        assert!(raw_at(deep.as_bytes(), (0, deep.len()), (&shallow, &mut None), 99).is_none());
         assert!(raw(deep).is_some());
     }
 
@@ -862,12 +904,12 @@ mod tests {
     fn elements_reported_once_are_read_after() {
         let mut root = scope();
         let foo = "<foo>1</foo>";
-        assert!(raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).is_none());
+        assert!(raw_at(foo.as_bytes(), (0, foo.len()), (&root, &mut None), 99).is_none());
         assert_eq!(stray_at(b"<other:r/>", (0, 10), &root, 99), None);
         root.strays.push((SITEMAP_NS.to_owned(), "foo".to_owned()));
         root.strays
             .push(("https://other.example/ns".to_owned(), "r".to_owned()));
-        let (r, _) = raw_at(foo.as_bytes(), (0, foo.len()), &root, 99).unwrap();
+        let (r, _) = raw_at(foo.as_bytes(), (0, foo.len()), (&root, &mut None), 99).unwrap();
         assert_eq!(
             r.xml(foo.as_bytes()),
             format!(r#"<foo xmlns="{SITEMAP_NS}">1</foo>"#)
@@ -876,7 +918,7 @@ mod tests {
         // never the protocol's own names, nor a stray that holds them
         root.strays.push((SITEMAP_NS.to_owned(), "loc".to_owned()));
         let loc = "<loc>x</loc>";
-        assert!(raw_at(loc.as_bytes(), (0, loc.len()), &root, 99).is_none());
+        assert!(raw_at(loc.as_bytes(), (0, loc.len()), (&root, &mut None), 99).is_none());
         let holds = "<other:r><url/></other:r>";
         assert_eq!(
             stray_at(holds.as_bytes(), (0, holds.len()), &root, 99),
@@ -894,7 +936,7 @@ mod simple_tests {
     fn names_are_made_once_while_they_recur() {
         let root = scope();
         let at = |xml: &str| {
-            simple_raw(xml.as_bytes(), (0, xml.len()), &root, 100)
+            simple_raw(xml.as_bytes(), (0, xml.len()), (&root, &mut None), 100)
                 .unwrap()
                 .0
         };
@@ -945,10 +987,19 @@ mod simple_tests {
             "<o2:x>a&amp;b&lt;&gt;\"'\u{e9} \t\n</o2:x>",
             "<o2:x>a>b\"\\</o2:x>",
             "<other:r>1</other:r>   ",
+            // short texts, looked at a byte at a time, and the first longer one
+            "<other:r>0123456789abcdef</other:r>",
+            "<other:r>0123456789abcdefg</other:r>",
+            "<other:r>a]b]]c</other:r>",
+            "<other:r>\"' ~</other:r>",
+            "<other:r>\t\n</other:r>",
+            "<other:r>\u{7f}</other:r>",
+            "<other:r>a&gt;</other:r>",
+            "<other:r>\u{e9}</other:r>",
         ] {
             let text = xml.as_bytes();
             let span = (0, text.len());
-            let (fast, after) = simple_raw(text, span, &root, 100).expect(xml);
+            let (fast, after) = simple_raw(text, span, (&root, &mut None), 100).expect(xml);
             let (elements, parsed_after, namespace) = parsed(text, span, &root, 100, 0).unwrap();
             let mut written = String::new();
             write(&elements, 0, &mut written);
@@ -960,7 +1011,21 @@ mod simple_tests {
             );
             assert_eq!(fast.xml(text), written, "{xml}");
         }
-        // one after another, each name's answer as on its own (the last name is kept)
+        // a text longer than the value limit, short or not, is the parse's to refuse
+        for (xml, max) in [
+            ("<other:r>12345</other:r>", 4),
+            ("<other:r>12345</other:r>", 5),
+            ("<other:r>0123456789abcdefg</other:r>", 16),
+            ("<other:r>0123456789abcdefg</other:r>", 17),
+        ] {
+            let text = xml.as_bytes();
+            let span = (0, text.len());
+            let fast = simple_raw(text, span, (&root, &mut None), max);
+            assert_eq!(fast.is_some(), max >= 5 && max != 16, "{xml} {max}");
+            assert_eq!(parsed(text, span, &root, max, 0).is_some(), fast.is_some());
+        }
+        // one after another, the name read last kept: each name's answer as on its own
+        let mut recent = None;
         for (xml, raws) in [
             ("<other:r>1</other:r>", true),
             ("<other:r>2</other:r>", true),
@@ -969,10 +1034,16 @@ mod simple_tests {
             ("<other:s>4</other:s>", true),
             ("<xml:r>1</xml:r>", false),
             ("<other:s></other:s>", true),
+            ("<other:ss>5</other:ss>", true),
+            ("<other:s>6</other:ss>", false),
+            ("<other:ss>7</other:s>", false),
+            ("<other:ss a=\"1\">8</other:ss>", false),
+            ("<other:ss>&#1;</other:ss>", false),
+            ("<other:ss>9&gt;</other:ss>", true),
         ] {
             let text = xml.as_bytes();
             let span = (0, text.len());
-            let fast = simple_raw(text, span, &root, 100);
+            let fast = simple_raw(text, span, (&root, &mut recent), 100);
             assert_eq!(fast.is_some(), raws, "{xml}");
             if let Some((fast, _)) = fast {
                 let (elements, _, namespace) = parsed(text, span, &root, 100, 0).unwrap();
@@ -982,7 +1053,10 @@ mod simple_tests {
                 assert_eq!(found, (&*namespace, written.into()));
             }
         }
-        // every other form is the parse's to judge
+        // every other form is the parse's to judge, whichever name was read last
+        let mut recent = None;
+        let r = b"<other:r>1</other:r>";
+        simple_raw(r, (0, r.len()), (&root, &mut recent), 100).unwrap();
         for xml in [
             "<other:r a=\"1\">1</other:r>",
             "<other:r>1</other:r >",
@@ -995,10 +1069,11 @@ mod simple_tests {
             "<other:r>&#1;</other:r>",
         ] {
             let text = xml.as_bytes();
-            assert!(
-                simple_raw(text, (0, text.len()), &root, 100).is_none(),
-                "{xml}"
-            );
+            for recent in [None, recent.clone()] {
+                let mut recent = recent;
+                let fast = simple_raw(text, (0, text.len()), (&root, &mut recent), 100);
+                assert!(fast.is_none(), "{xml}");
+            }
         }
     }
 }

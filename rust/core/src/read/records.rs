@@ -139,9 +139,9 @@ impl Spares {
     fn keep_media(&mut self, records: &mut [Record]) {
         for r in records {
             if let Some(mut media) = r.media.take() {
-                if self.media.len() < KEPT_MEDIA {
+                if self.media.boxes.len() < KEPT_MEDIA {
                     media.clear();
-                    self.media.push(media);
+                    self.media.boxes.push(media);
                 }
             }
         }
@@ -870,6 +870,8 @@ fn scan_records(
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
     spare.keep_media(&mut records);
+    // the names of raw elements are this scan's root scope's (`prefixes`)
+    spare.media.raw_name = None;
     records.clear();
     records.reserve(limits.max_records.min((end - pos.min(end)) / 100 + 1));
     let mut judged = Vec::new();

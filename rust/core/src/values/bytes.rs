@@ -60,9 +60,15 @@ pub fn next_flagged(
     let (start, w) = if text.len() >= 8 {
         (text.len() - 8, word(text.len() - 8))
     } else {
-        let mut w = [filler; 8];
-        w[..text.len()].copy_from_slice(text);
-        (0, u64::from_le_bytes(w))
+        // the text's bytes shifted in from its last, over the filler (a copy of a few bytes
+        // into an array is a memcpy call, more than the text's own cost)
+        let fillers = ONES * u64::from(filler);
+        (
+            0,
+            text.iter()
+                .rev()
+                .fold(fillers, |w, &b| (w << 8) | u64::from(b)),
+        )
     };
     // the bytes before `at` (already passed) as `filler`
     let passed = 8 * (at - start) as u32;
