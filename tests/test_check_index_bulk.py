@@ -1,7 +1,8 @@
 """An index's entries judged at once give what they give one by one: the rules on its refs
 (``index_refs.judge_refs`` against ``EntryRules.value`` per ref), the lines of its entries
-(``index_lines._ref_lines_at_once`` against the pass ref by ref), and where its children lie
-on disk (``child_paths.local_children`` against ``local_child`` per loc)."""
+(``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
+by ref), and where its children lie on disk (``child_paths.local_children`` against
+``local_child`` per loc)."""
 
 from __future__ import annotations
 
@@ -87,8 +88,7 @@ def test_refs_judged_at_once_as_one_by_one(
     entries: list[tuple[int, int]], base_url: str | None, with_now: bool
 ) -> None:
     refs = [
-        SitemapRef._trusted(f"{HOSTS[h]}/s{n}.xml", LASTMODS[k])
-        for n, (h, k) in enumerate(entries)
+        SitemapRef._trusted(f"{HOSTS[h]}/s{n}.xml", LASTMODS[k]) for n, (h, k) in enumerate(entries)
     ]
     now = NOW if with_now else None
     one_by_one = _rules([], base_url, now)
@@ -112,6 +112,8 @@ ENTRIES = [
     "<!-- <sitemap> --><loc>https://e.com/c{i}.xml</loc>",
     "<sitemap></sitemap>",
     "\n",
+    "<sitemap><loc>https://e.com/{i}.xml<b/></loc>\n<loc>https://e.com/{i}.xml</loc></sitemap>",
+    "<sitemap><lastmod>2024-01-02</lastmod></sitemap><loc>https://e.com/{i}.xml</loc>",
 ]
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
 
@@ -123,14 +125,21 @@ def test_ref_lines_at_once_are_the_pass_ref_by_ref(kinds: list[int]) -> None:
     document = (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
     reader = SitemapReader("index.xml")
     refs = [e for e in [*reader.feed(document), *reader.close()] if type(e) is SitemapRef]
-    at_once = index_lines._ref_lines_at_once(document, refs)
+    at_once = index_lines.ref_lines_at_once(document, refs)
     if at_once is not None:
         assert at_once == index_lines._ref_lines_in_order(document, refs, None)
     if refs and all(k in (0, 1, 2, 9) for k in kinds):  # plain entries: vouched for at once
         assert at_once is not None
 
 
-CHILD_FILES = ["s1.xml", "s2.xml.gz", "index.xml", "sitemaps/s1.xml", "sitemaps/s3.xml", "a/b/s4.xml"]
+CHILD_FILES = [
+    "s1.xml",
+    "s2.xml.gz",
+    "index.xml",
+    "sitemaps/s1.xml",
+    "sitemaps/s3.xml",
+    "a/b/s4.xml",
+]
 CHILD_FOLDERS = ["sitemaps/s5.xml", "empty"]  # folders named like a child, and none
 CHILD_LOCS = [
     "https://www.example.org/s1.xml",
