@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use urlset_core::check::element_texts::{Needles, Prefixes};
 use urlset_core::check::ext_json;
+use urlset_core::check::index_lines;
 use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
 use urlset_core::check::loc_texts::{self as core_loc_texts, Flagged, JUDGE, NON_ASCII, TOO_LONG};
@@ -64,6 +65,13 @@ fn loc_texts<'py>(
 #[pyfunction]
 fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefixes: bool) -> bool {
     py.detach(|| order::breaks_order(window, start, index, prefixes))
+}
+
+/// The line of each `<sitemap>` entry's loc in an index's bytes, one per ref's loc
+/// (`index_lines::loc_lines`); None where the Python pass must judge it.
+#[pyfunction]
+fn index_loc_lines(py: Python<'_>, data: &[u8], locs: Vec<String>) -> Option<Vec<usize>> {
+    py.detach(|| index_lines::loc_lines(data, &locs))
 }
 
 /// Whether `window` holds `xmlns` (`order::declares_namespace`).
@@ -340,6 +348,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ElementTexts>()?;
     m.add_function(wrap_pyfunction!(loc_read_iri_only, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
+    m.add_function(wrap_pyfunction!(index_loc_lines, m)?)?;
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

@@ -19,13 +19,14 @@ from typing import Any
 
 from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
-from ..model import Issue, Severity, Url
+from ..model import Issue, Severity, SitemapRef, Url
 from ..reading.reader import ReadResult, SitemapReader
 from ..reading.rendered import RenderedRun, RenderSpec
 from . import rules
 from .entries import EntryRules
 from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
 from .index_lines import lines_of_refs
+from .index_refs import judge_refs
 from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
@@ -274,11 +275,18 @@ def _check_entries(
     a time. The reader's issues go to ``reader_issues``."""
     value = entry_rules.value
     batch: list[Url] = []
+    refs: list[SitemapRef] = []  # an index's entries, judged at once (no run comes between)
     for event in read:
         if type(event) is Issue:
             if event.code != "dev-host":  # the checker reports it per host, URLs counted
                 reader_issues.append(event)
             continue
+        if type(event) is SitemapRef:
+            refs.append(event)
+            continue
+        if refs:
+            judge_refs(entry_rules, refs)
+            refs = []
         if runs is not None:
             runs.before()
         url = value(event)  # type: ignore[arg-type]
@@ -287,6 +295,7 @@ def _check_entries(
             if len(batch) >= URL_BATCH:
                 on_urls(read.source, batch)
                 batch = []
+    judge_refs(entry_rules, refs)
     if runs is not None:
         runs.before(every=True)
     if on_urls is not None and batch:

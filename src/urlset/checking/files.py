@@ -19,6 +19,7 @@ from ..extensions.set_checks import SetChecks
 from ..patterns import lazy
 from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
+from .child_paths import Listed, local_children
 from .children import compare_with_children
 from .document import CheckOptions, check_document
 from .findings import MAX_PER_CODE, unlisted_summary
@@ -402,165 +403,27 @@ def _children(
 
     path = Path(path)
     root = path.parent if root is None else root
-    found: list[FileResult | None] = []
-    missing: list[str] = []
-    listed = _Listed()
-    for ref in index.refs:
-        local, is_file = _local_child(ref.loc, path, root, root_url, listed)
-        if local is None or not is_file:
-            found.append(None)
-            missing.append("" if local is None else str(local))
-            continue
+    locs = [ref.loc for ref in index.refs]
+    missing, files = local_children(locs, path, root, root_url, Listed())
+    found: list[FileResult | None] = [None] * len(locs)
+    for i, local in files:
         local = Path(local)
         key = str(local.resolve())
         child = done.get(key)
         if child is None:
-            child = check_file(local, options, url=ref.loc, set_checks=pool)
+            child = check_file(local, options, url=locs[i], set_checks=pool)
             done[key] = child
             report.files.append(child)
-        found.append(child)
-        missing.append("")
-    if root_url is None and not in_directory and not any(found):
-        missing = [""] * len(missing)
+        found[i] = child
+    if not files and root_url is None and not in_directory:
+        return
     # a child in another URL directory than the children found here is another generator's
     # sitemap the index lists (build --include-sitemap), published elsewhere: not missing
-    here = {
-        ref.loc.rsplit("/", 1)[0] for ref, child in zip(index.refs, found, strict=True) if child
-    }
+    here = {locs[i].rsplit("/", 1)[0] for i, _ in files}
     if here:
         missing = [
-            where if where and ref.loc.rsplit("/", 1)[0] in here else ""
-            for ref, where in zip(index.refs, missing, strict=True)
+            where if where and loc.rsplit("/", 1)[0] in here else ""
+            for loc, where in zip(locs, missing, strict=True)
         ]
-    compare_with_children(index, found, missing)
-
-
-class _Listed:
-    """Whether a path is a file, from its folder listed once (``os.scandir``): an index of
-    thousands of children looked for beside it costs a listing, not stats a child."""
-
-    def __init__(self) -> None:
-        self.folders: dict[str, dict[str, bool]] = {}
-        self.folder: tuple[Path, str] | None = None
-        self.heads: dict[str, list[tuple[str, list[str]]] | None] = {}  # see ``under``
-
-    def under(self, index_path: Path, head: str) -> list[tuple[str, list[str]]] | None:
-        """The folders a URL directory ``head`` (its path up to the file name) names beside
-        the index, deepest first, each with its parts; None when a part is no folder name
-        pathlib would keep as one (an escaped '/')."""
-        if head in self.heads:
-            return self.heads[head]
-        from urllib.parse import unquote
-
-        parts = [unquote(part) for part in head.split("/") if part and part not in _NO_NAME]
-        folder = self.folder_of(index_path)
-        folders: list[tuple[str, list[str]]] | None = None
-        if not any("/" in part for part in parts):
-            folders = [
-                (f"{folder}/{'/'.join(parts[n:])}" if parts[n:] else folder, parts[n:])
-                for n in range(len(parts) + 1)
-            ]
-        self.heads[head] = folders
-        return folders
-
-    def folder_of(self, index_path: Path) -> str:
-        """The folder ``index_path`` lies in, as text (one pathlib call an index)."""
-        if self.folder is None or self.folder[0] is not index_path:
-            self.folder = (index_path, str(index_path.parent))
-        return self.folder[1]
-
-    def is_file(self, path: str) -> bool:
-        return self.has(*os.path.split(path))
-
-    def has(self, folder: str, name: str) -> bool:
-        """Whether ``name`` is a file in ``folder``."""
-        names = self.folders.get(folder)
-        if names is None:
-            try:
-                with os.scandir(folder or ".") as entries:
-                    names = {entry.name: entry.is_file() for entry in entries}
-            except OSError:
-                names = {}
-            self.folders[folder] = names
-        return names.get(name, False)
-
-
-def _url_path(loc: str) -> str:
-    """The path of a child's URL (``urlsplit(loc).path`` of the URIs an index's refs are)."""
-    m = _URL_PATH.match(loc)
-    return m.group(1) if m is not None else ""
-
-
-# a URL's scheme and authority, then its path (up to the query or the fragment)
-_URL_PATH = lazy(r"[^:/?#]*://[^/?#]*([^?#]*)")
-
-
-def _local_child(
-    loc: str, index_path: Path, root: Path, root_url: str | None, listed: _Listed
-) -> tuple[Path | str | None, bool]:
-    """Where the child ``loc`` lies on disk (a path, or its text where no file is): under
-    ``root`` through ``root_url``, or else beside the index by file name; and whether a
-    file is there."""
-    if root_url is not None:
-        directory = root_url if root_url.endswith("/") else root_url + "/"
-        if not loc.startswith(directory):
-            return None, False
-        rel = loc[len(directory) :].split("?", 1)[0]
-        if not rel or ".." in rel.split("/"):
-            return None, False
-        local = root.joinpath(*rel.split("/"))
-        return local, listed.is_file(str(local))
-    # no URL for the folder: the child's URL path, from its whole path down to its file
-    # name, is looked for beside the index; missing, it is named by its file name
-    from urllib.parse import unquote
-
-    path = _url_path(loc) if "://" in loc else loc.split("?", 1)[0]
-    head, _, last = path.rpartition("/")
-    name = unquote(last)
-    folders = listed.under(index_path, head) if "/" not in name and name not in _NO_NAME else None
-    if folders is not None:  # the folders its URL's directory names, listed once a directory
-        return _found_in(index_path, folders, name, listed)
-    parts = [unquote(part) for part in path.split("/") if part and part not in (".", "..")]
-    if not parts:
-        return None, False
-    folder = listed.folder_of(index_path)
-    name = parts[-1]
-    if "/" in name or any("/" in part for part in parts):  # a %2F made one: pathlib's way
-        for n in range(len(parts)):
-            candidate = index_path.parent.joinpath(*parts[n:])
-            if listed.is_file(str(candidate)) and not candidate.samefile(index_path):
-                return candidate, True
-        beside = index_path.parent / name
-        return (None, False) if beside == index_path else (beside, listed.is_file(str(beside)))
-    beside_is_file = False  # the file name alone, beside the index, is a file
-    for n in range(len(parts)):
-        under = "/".join(parts[n:-1])
-        if listed.has(f"{folder}/{under}" if under else folder, name):
-            candidate = index_path.parent.joinpath(*parts[n:])
-            if not candidate.samefile(index_path):  # not itself
-                return candidate, True
-            beside_is_file = not under
-    # the text pathlib gives ``index_path.parent / name``
-    named = name if folder == "." else f"{folder.rstrip('/')}/{name}"
-    return (None, False) if named == str(index_path) else (named, beside_is_file)
-
-
-_NO_NAME = ("", ".", "..")
-
-
-def _found_in(
-    index_path: Path, folders: list[tuple[str, list[str]]], name: str, listed: _Listed
-) -> tuple[Path | str | None, bool]:
-    """``_local_child`` of a file ``name`` looked for in ``folders`` (each folder's text and
-    its parts under the index's, deepest first; the index's own last)."""
-    for folder, under in folders:
-        if listed.has(folder, name):
-            candidate = index_path.parent.joinpath(*under, name)
-            if not candidate.samefile(index_path):  # not itself
-                return candidate, True
-            if not under:  # itself, by its own name or another
-                named = str(candidate)
-                return (None, False) if named == str(index_path) else (named, True)
-    folder = folders[-1][0]
-    named = name if folder == "." else f"{folder.rstrip('/')}/{name}"
-    return (None, False) if named == str(index_path) else (named, False)
+    if files or any(missing):  # (else it has nothing to say)
+        compare_with_children(index, found, missing)

@@ -1,9 +1,11 @@
 """The line of each entry of a sitemap index, which check's findings about its children
 (``children.compare_with_children``) carry: from one pass over the bytes when the index's
-``<sitemap>`` entries are its refs one for one, else from the lxml walk ``positions`` makes."""
+``<sitemap>`` entries are its refs one for one (in the compiled core when each loc is
+written as it is, ``_core.index_loc_lines``), else from the lxml walk ``positions`` makes."""
 
 from __future__ import annotations
 
+from .._core import index_loc_lines
 from ..model import SitemapRef
 from .positions import _LOC_ELEMENT, _Locator, _uri_of, _xml_text
 
@@ -11,11 +13,19 @@ from .positions import _LOC_ELEMENT, _Locator, _uri_of, _xml_text
 def lines_of_refs(plain: bytes, refs: list[SitemapRef], base_url: str | None) -> list[int]:
     """The line of each child entry's loc: the nth ``<sitemap>``'s loc for the nth ref when
     every one holds the ref's loc (one pass over the bytes), else by the lxml locator."""
-    lines = _ref_lines_in_order(plain, refs, base_url)
+    lines = ref_lines_at_once(plain, refs)
+    if lines is None:
+        lines = _ref_lines_in_order(plain, refs, base_url)
     if lines is not None:
         return lines
     locator = _Locator(plain, "sitemapindex", base_url)
     return [locator.line_of(ref.loc) for ref in refs]
+
+
+def ref_lines_at_once(plain: bytes, refs: list[SitemapRef]) -> list[int] | None:
+    """``_ref_lines_in_order`` in one pass of the compiled core, when each entry's loc text
+    is its ref's loc as written (plain ASCII, no entity, no space around it); else None."""
+    return index_loc_lines(plain, [ref[0] for ref in refs])
 
 
 def _ref_lines_in_order(

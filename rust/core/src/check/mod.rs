@@ -4,6 +4,7 @@
 pub mod element_texts;
 pub mod ext_json;
 mod ext_walk;
+pub mod index_lines;
 pub mod lastmods;
 pub mod loc_column;
 pub mod loc_texts;

@@ -1,0 +1,197 @@
+"""An index's entries judged at once give what they give one by one: the rules on its refs
+(``index_refs.judge_refs`` against ``EntryRules.value`` per ref), the lines of its entries
+(``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
+by ref), and where its children lie on disk (``child_paths.local_children`` against
+``local_child`` per loc)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from urlset.checking import index_lines
+from urlset.checking.child_paths import Listed, local_child, local_children
+from urlset.checking.entries import EntryRules
+from urlset.checking.findings import Findings
+from urlset.checking.index_refs import judge_refs
+from urlset.dates import from_formatted
+from urlset.extensions.set_checks import SetChecks
+from urlset.model import SitemapRef
+from urlset.reading.reader import SitemapReader
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+HOSTS = [
+    "https://www.example.org",
+    "https://shop.example.org",
+    "http://localhost:8000",
+    "https://localhost",
+    "https://other.example.net",
+    "https://site.test",
+]
+LASTMODS = [
+    None,
+    date(2024, 1, 2),
+    date(2027, 1, 1),  # after the latest day
+    NOW - timedelta(days=3),
+    NOW + timedelta(hours=1),  # in the future
+    datetime(2024, 5, 1, 10, tzinfo=timezone(timedelta(hours=2))),
+    datetime(2024, 5, 1, 8, tzinfo=UTC),  # the same instant as the one before
+    from_formatted("2024"),
+    from_formatted("2024-05"),
+]
+BASES = [None, "https://www.example.org/", "https://www.example.org/sitemaps/index.xml"]
+
+
+def _rules(refs: list[SitemapRef], base_url: str | None, now: datetime | None) -> EntryRules:
+    return EntryRules(
+        Findings("index.xml"),
+        SetChecks(),
+        refs,
+        "index.xml",
+        base_url=base_url,
+        url_scope=None,
+        cross_submit=None,
+        now=now,
+    )
+
+
+def _state(rules: EntryRules) -> tuple[object, ...]:
+    found = rules.found
+    newest = rules.newest()
+    return (
+        found.pending,
+        list(found.by_host.items()),
+        found.per_code,
+        found.placed,
+        found.entry,
+        rules.entries,
+        rules.careful,
+        rules.refs,
+        (newest, None if newest is None else repr(newest)),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(range(len(HOSTS))), st.sampled_from(range(len(LASTMODS)))),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(BASES),
+    st.booleans(),
+)
+def test_refs_judged_at_once_as_one_by_one(
+    entries: list[tuple[int, int]], base_url: str | None, with_now: bool
+) -> None:
+    refs = [
+        SitemapRef._trusted(f"{HOSTS[h]}/s{n}.xml", LASTMODS[k]) for n, (h, k) in enumerate(entries)
+    ]
+    now = NOW if with_now else None
+    one_by_one = _rules([], base_url, now)
+    for ref in refs:
+        one_by_one.value(ref)
+    at_once = _rules([], base_url, now)
+    judge_refs(at_once, refs)
+    one_by_one.found.finish()
+    at_once.found.finish()
+    assert _state(at_once) == _state(one_by_one)
+
+
+ENTRIES = [
+    "<sitemap><loc>https://e.com/{i}.xml</loc></sitemap>",
+    "<sitemap>\n  <loc>https://e.com/{i}.xml</loc>\n  <lastmod>2024-01-02</lastmod>\n</sitemap>",
+    "<sitemap><lastmod>2024-01-02</lastmod>\n<loc>https://e.com/{i}.xml</loc></sitemap>",
+    "<sitemap><loc> https://e.com/{i}.xml</loc></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml?a=1&amp;b=2</loc></sitemap>",
+    "<sitemap><loc>https://e.com/caf\u00e9/{i}.xml</loc></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><loc>https://e.com/x{i}.xml</loc></sitemap>",
+    "<!-- <sitemap> --><loc>https://e.com/c{i}.xml</loc>",
+    "<sitemap></sitemap>",
+    "\n",
+    "<sitemap><loc>https://e.com/{i}.xml<b/></loc>\n<loc>https://e.com/{i}.xml</loc></sitemap>",
+    "<sitemap><lastmod>2024-01-02</lastmod></sitemap><loc>https://e.com/{i}.xml</loc>",
+]
+HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(range(len(ENTRIES))), min_size=1, max_size=25))
+def test_ref_lines_at_once_are_the_pass_ref_by_ref(kinds: list[int]) -> None:
+    body = "\n".join(ENTRIES[k].replace("{i}", str(n)) for n, k in enumerate(kinds))
+    document = (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
+    reader = SitemapReader("index.xml")
+    refs = [e for e in [*reader.feed(document), *reader.close()] if type(e) is SitemapRef]
+    at_once = index_lines.ref_lines_at_once(document, refs)
+    if at_once is not None:
+        assert at_once == index_lines._ref_lines_in_order(document, refs, None)
+    if refs and all(k in (0, 1, 2, 9) for k in kinds):  # plain entries: vouched for at once
+        assert at_once is not None
+
+
+CHILD_FILES = [
+    "s1.xml",
+    "s2.xml.gz",
+    "index.xml",
+    "sitemaps/s1.xml",
+    "sitemaps/s3.xml",
+    "a/b/s4.xml",
+]
+CHILD_FOLDERS = ["sitemaps/s5.xml", "empty"]  # folders named like a child, and none
+CHILD_LOCS = [
+    "https://www.example.org/s1.xml",
+    "https://www.example.org/s2.xml.gz",
+    "https://www.example.org/s9.xml",
+    "https://www.example.org/index.xml",
+    "https://www.example.org/sitemaps/s1.xml",
+    "https://www.example.org/sitemaps/s3.xml",
+    "https://www.example.org/sitemaps/s5.xml",
+    "https://www.example.org/sitemaps/s9.xml",
+    "https://www.example.org/a/b/s4.xml",
+    "https://www.example.org/a/b/s9.xml",
+    "https://www.example.org/s1.xml?x=1",
+    "https://www.example.org/s%31.xml",
+    "https://www.example.org/x#s1.xml",
+    "https://www.example.org/sitemaps/",
+    "https://www.example.org/sitemaps/..",
+    "https://www.example.org/a/../s1.xml",
+    "https://www.example.org/a//s9.xml",
+    "https://www.example.org/./s9.xml",
+    "https://www.example.org",
+    "https://cdn.example.net/x/s1.xml",
+    "https://cdn.example.net/s9.xml",
+    "s1.xml",
+    "/sitemaps/s3.xml",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(CHILD_LOCS), min_size=1, max_size=20),
+    st.sampled_from([None, "https://www.example.org/", "https://www.example.org/sitemaps"]),
+    st.sampled_from(["", "sitemaps"]),
+)
+def test_children_found_at_once_where_one_by_one(
+    tmp_path_factory: object, locs: list[str], root_url: str | None, inner: str
+) -> None:
+    assert hasattr(tmp_path_factory, "mktemp")
+    top: Path = tmp_path_factory.mktemp("children")
+    for name in CHILD_FILES:
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text("x")
+    for name in CHILD_FOLDERS:
+        (top / name).mkdir(parents=True, exist_ok=True)
+    index_path = top / inner / "index.xml" if inner else top / "index.xml"
+    index_path.parent.mkdir(parents=True, exist_ok=True)
+    index_path.write_text("x")
+    root = index_path.parent
+    one_by_one = [local_child(loc, index_path, root, root_url, Listed()) for loc in locs]
+    wheres, files = local_children(locs, index_path, root, root_url, Listed())
+    expected_files = [(i, local) for i, (local, is_file) in enumerate(one_by_one) if is_file]
+    assert [(i, str(local)) for i, local in files] == [(i, str(p)) for i, p in expected_files]
+    assert wheres == [
+        "" if local is None or is_file else str(local) for local, is_file in one_by_one
+    ]
