@@ -212,6 +212,8 @@ class ElementReader:
 
     def text(self, el: Any, line: int) -> str | None:
         """``_value_text`` of the value element ``el`` (``line``: its entry's)."""
+        if (plain := _plain_value(el, self.sink.limits.max_value_length)) is not None:
+            return plain
         at = el.sourceline or line  # Sink.line_of written out, as in ``_value``, ``_entry``
         return _value_text(self.sink, el, self.late.get(el, at) if at >= LINE_CAP else at)
 
@@ -388,6 +390,16 @@ def _made_uri(sink: Sink, text: str, line: int) -> None:
 
 
 # -- helpers of ElementReader --
+
+
+def _plain_value(el: Any, limit: int) -> str | None:
+    """The text of the value element ``el`` when it is plain, as most are (text alone, not
+    empty, at most ``limit`` long, no whitespace around it): nothing to report, no line
+    needed; else None (``_value_text`` reads it)."""
+    text: str | None = el.text
+    if text and not len(el) and len(text) <= limit:
+        return None if text[0].isspace() or text[-1].isspace() else text
+    return None
 
 
 def _value_text(sink: Sink, el: Any, at: int) -> str | None:

@@ -25,26 +25,46 @@ RSS_NS = frozenset(("", "http://purl.org/rss/1.0/"))
 ValueText = Callable[[Any, int], str | None]
 
 
+def _rss_kind(tag: str) -> str:
+    """What an RSS item's child of ``tag`` gives: its link, guid, date or dc:date ("" none)."""
+    ns, local = split_tag(tag)
+    if local == "link":
+        return local if ns in RSS_NS else ""
+    return local if local in ("guid", "pubDate", "date") else ""
+
+
+# the kind of each child tag met, worked out once: an item has a few and feeds repeat them
+_RSS_KINDS: dict[str, str] = {}
+
+
 def rss_entry(el: Any, line: int, sink: Sink, text_of: ValueText) -> None:
     link = guid = None
     lastmod: Lastmod | None = None
+    kinds = _RSS_KINDS
     for child in el:
         ctag = child.tag
         if not isinstance(ctag, str):
             continue
-        cns, clocal = split_tag(ctag)
-        if clocal == "link" and cns in RSS_NS and link is None:
-            link = text_of(child, line)
-        elif clocal == "guid" and guid is None:
+        kind = kinds.get(ctag)
+        if kind is None:
+            kind = _rss_kind(ctag)
+            if len(kinds) < 1024:
+                kinds[ctag] = kind
+        if not kind:
+            continue
+        if kind == "link":
+            if link is None:
+                link = text_of(child, line)
+        elif kind == "guid" and guid is None:
             text = text_of(child, line)
             permalink = child.get("isPermaLink", "true").strip().lower() != "false"
             if text and (permalink or SCHEME.match(text)):
                 guid = text
-        elif clocal == "pubDate" and lastmod is None:
+        elif kind == "pubDate" and lastmod is None:
             text = text_of(child, line)
             if text is not None:
                 lastmod = rfc822(text, sink.line_of(child, line), sink)
-        elif clocal == "date" and lastmod is None:  # dc:date in RSS 1.0
+        elif kind == "date" and lastmod is None:  # dc:date in RSS 1.0
             text = text_of(child, line)
             if text is not None:
                 lastmod = sink.lastmod(text, sink.line_of(child, line))

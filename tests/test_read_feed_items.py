@@ -1,16 +1,19 @@
-"""An RSS ``<pubDate>`` read without the email package (``xml_feeds.canonical_rfc822``) is
-the moment the email package reads, or is left to it: over every part of the canonical
-form, valid and not, and the forms beside it that only the package reads."""
+"""Feed items read the quick way read as the careful way did: an RSS ``<pubDate>`` read
+without the email package (``xml_feeds.canonical_rfc822``) is the moment the email package
+reads, or is left to it, over every part of the canonical form, valid and not, and the forms
+beside it that only the package reads; a plain value taken as it is (``_plain_value``) is
+one with nothing to report."""
 
 from __future__ import annotations
 
 import itertools
 import random
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
 
 import pytest
 
+from urlset.limits import ReadLimits
 from urlset.model import Url
 from urlset.reading.reader import read_bytes
 from urlset.reading.xml_feeds import canonical_rfc822
@@ -103,3 +106,68 @@ def test_feed_dates_in_every_form_read_as_before() -> None:
     assert sum(v is not None for v in got.values()) > 100
     invalid = [i.line for i in result.issues if i.code == "invalid-pubdate"]
     assert invalid == [k + 2 for k, t in enumerate(texts) if _as_before(t.strip()) is None]
+
+
+# each value as written, and what reading it reports
+LINKS = [
+    ("https://www.example.com/a", None),
+    (" https://www.example.com/b", "whitespace-in-value"),
+    ("https://www.example.com/c ", "whitespace-in-value"),
+    ("https://www.example.com/d\n", "whitespace-in-value"),
+    ("\thttps://www.example.com/e", "whitespace-in-value"),
+    ("https://www.example.com/f\u00a0", "whitespace-in-value"),
+    ("https://www.example.com/g<b>h</b>", "unexpected-child"),
+    ("https://www.example.com/" + "i" * 100, "value-too-long"),
+    ("https://www.example.com/" + "j" * 76, None),  # at the limit
+]
+DATES = [
+    ("2024-05-06", None),
+    (" 2024-05-06", "whitespace-in-value"),
+    ("2024-05-06\n", "whitespace-in-value"),
+    ("2024-05-06\u00a0", "whitespace-in-value"),
+    ("2024<b>-05-06</b>", "unexpected-child"),
+    ("2024-05-06T10:00:00Z" + " " * 90, "value-too-long"),
+]
+
+
+def _read_values(feed: str, values: list[tuple[str, str | None]]) -> None:
+    """Each of ``values`` in an item of its own (RSS: its link, a guid beside it; Atom: its
+    updated date) read with the findings due, on its line, and no other."""
+    if feed == "rss":
+        items = [
+            f"<item><link>{v}</link><guid>https://www.example.com/guid/{k}</guid></item>"
+            for k, (v, _) in enumerate(values)
+        ]
+        doc = '<rss version="2.0"><channel><title>t</title>\n{}\n</channel></rss>'
+    else:
+        items = [
+            f'<entry><link href="https://www.example.com/{k}"/><updated>{v}</updated></entry>'
+            for k, (v, _) in enumerate(values)
+        ]
+        doc = '<feed xmlns="http://www.w3.org/2005/Atom">\n{}\n</feed>'
+    result = read_bytes(
+        doc.format("\n".join(items)).encode(), limits=ReadLimits(max_value_length=100)
+    )
+    read = [(u.loc, u.lastmod) for u in result if isinstance(u, Url)]
+    expected: list[tuple[str, object]] = []
+    found: set[tuple[int, str]] = set()
+    line = 2
+    for k, (value, code) in enumerate(values):
+        text = None if code == "value-too-long" else value.replace("<b>", "").replace("</b>", "")
+        if feed == "rss":
+            expected.append((text.strip() if text else f"https://www.example.com/guid/{k}", None))
+        else:
+            expected.append((f"https://www.example.com/{k}", text and date(2024, 5, 6)))
+        if code is not None:
+            found.add((line, code))
+        line += 1 + value.count("\n")
+    assert read == expected
+    assert {(i.line, i.code) for i in result.issues} == found
+
+
+def test_each_link_is_reported_as_written() -> None:
+    _read_values("rss", LINKS)
+
+
+def test_each_date_is_reported_as_written() -> None:
+    _read_values("atom", DATES)
