@@ -22,7 +22,8 @@ unknown namespace, and their mix), one ratio line per shape, instead of the file
 ``--formats``: the same for each kind of document the protocol allows, each as large as it
 may be listed or ``--urls``: a urlset (the plain shape), a text sitemap, a sitemap index of
 50,000 refs one a line and pretty-printed (no child on disk: each is looked for), an RSS 2.0
-and an Atom feed of 50,000 items.
+and an Atom feed of 50,000 items; then the urlset, the text sitemap and the index gzipped
+(level 6), as sites serve them.
 
 Each command runs in its own process; the figures are its CPU time (user + system) and
 peak resident set, the median of ``--repeat`` runs. Targets: check <= 1.5x read's CPU and
@@ -33,6 +34,7 @@ that target alone, its ratio line last).
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import platform
 import random
@@ -192,9 +194,15 @@ def format_files(n: int) -> list[tuple[str, Path]]:
     for name, text in made.values():
         if not (OUT / name).exists():
             (OUT / name).write_text(text(), encoding="utf-8")
-    return [("urlset", shape_file("plain", n))] + [
+    files = [("urlset", shape_file("plain", n))] + [
         (label, OUT / name) for label, (name, _) in made.items()
     ]
+    for label, path in files[:3]:
+        zipped = path.with_name(path.name + ".gz")
+        if not zipped.exists():
+            zipped.write_bytes(gzip.compress(path.read_bytes(), 6))
+        files.append((f"{label}, gzipped", zipped))
+    return files
 
 
 def side_by_side(files: list[tuple[str, Path]], repeat: int) -> None:
