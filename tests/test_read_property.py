@@ -537,3 +537,85 @@ def test_a_declared_encoding_is_reported_once_however_the_bytes_arrive() -> None
     for sizes in ([1], [5], [len(doc)]):
         _, issues, _, _ = feed_all(doc, sizes)
         assert [i.code for i in issues].count("non-utf8-encoding") == 1
+
+
+# the fast check's path as first written: a plain character or an escape at each step
+_PATH_STEP_BY_STEP = r"/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%(?!2[eE])[0-9A-Fa-f]{2})*"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("ab/.-_~!$&'()*+,;=:@?%2eEfF09#[] é", max_size=30))
+def test_fast_uri_path_runs_match_what_steps_match(tail: str) -> None:
+    """The possessive runs of ``_FAST_URI``'s path take exactly the paths that a character
+    or an escape at a time does."""
+    import re
+
+    from urlset.reading.sink import HOST, fast_uri
+
+    step_by_step = re.compile(rf"https?://{HOST}{_PATH_STEP_BY_STEP}")
+    text = f"https://www.example.com/{tail}"
+    expected = "/." not in text and step_by_step.fullmatch(text) is not None
+    assert fast_uri(text) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.binary(max_size=60)
+    | st.lists(
+        st.sampled_from(
+            [
+                b"&",
+                b"<!--",
+                b"<![CDATA[",
+                b"<?",
+                b"<!",
+                b"<!-",
+                b"<![CDATA",
+                b"<",
+                b"a",
+                b"!",
+                b"?",
+                b"-",
+                b"[",
+            ]
+        ),
+        max_size=20,
+    ).map(b"".join)
+)
+def test_the_guards_tokens_are_the_ones_a_pattern_finds(data: bytes) -> None:
+    """``xml_guard._Tokens`` finds, from each place on, the token the pattern
+    ``&|<!--|<!\\[CDATA\\[|<\\?`` finds first, asked in any order a read asks."""
+    import re
+
+    from urlset.reading.xml_guard import _Tokens
+
+    pattern = re.compile(rb"&|<!--|<!\[CDATA\[|<\?")
+    tokens = _Tokens(data)
+    i = 0
+    while i <= len(data):  # from each token on, as the guard asks
+        m = pattern.search(data, i)
+        assert tokens.next(i) == (None if m is None else (m.start(), m.group()))
+        i = len(data) + 1 if m is None else m.start() + 1
+    fresh = _Tokens(data)
+    for i in range(len(data) + 1):  # and from every place, a fresh finder each time
+        m = pattern.search(data, i)
+        assert _Tokens(data).next(i) == (None if m is None else (m.start(), m.group()))
+        assert fresh.next(i) == (None if m is None else (m.start(), m.group()))
+
+
+_TAG_PARTS = [b"<", b"</", b"item", b"ite", b"m", b"x:", b"x", b">", b" ", b"\n", b"/", b"<!--"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_TAG_PARTS), max_size=30).map(b"".join) | st.binary(max_size=40))
+def test_the_last_entry_tag_is_the_last_a_pattern_finds(window: bytes) -> None:
+    """``xml_full.last_tag`` gives where the last match of the lane's start and end tag
+    patterns starts, as finding every match does."""
+    import re
+
+    from urlset.reading.xml_full import last_tag
+
+    for pattern in (rb"<(?:[\w.\-]+:)?item[ \t\r\n>]", rb"</(?:[\w.\-]+:)?item[ \t\r\n]*>"):
+        tag = re.compile(pattern)
+        starts = [m.start() for m in tag.finditer(window)]
+        assert last_tag(tag, window, b"item") == max(starts, default=-1)
