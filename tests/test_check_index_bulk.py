@@ -2,7 +2,7 @@
 (``index_refs.judge_refs`` against ``EntryRules.value`` per ref), the lines of its entries
 (``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
 by ref), and where its children lie on disk (``child_paths.local_children`` against
-``local_child`` per loc)."""
+``local_child`` per loc; ``_cut`` at C speed against a text at a time)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from urlset.checking import index_lines
-from urlset.checking.child_paths import Listed, local_child, local_children
+from urlset.checking.child_paths import Listed, _cut, local_child, local_children
 from urlset.checking.entries import EntryRules
 from urlset.checking.findings import Findings
 from urlset.checking.index_refs import judge_refs
@@ -132,6 +132,22 @@ def test_ref_lines_at_once_are_the_pass_ref_by_ref(kinds: list[int]) -> None:
         assert at_once is not None
 
 
+HEADS = ["https://www.example.org/sitemaps", "https://www.example.org", "", "s", "https:/"]
+TAILS = ["s1.xml", "s2.xml.gz", "", "a/s3.xml", "a/", "/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(HEADS), st.sampled_from(TAILS)), min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_texts_cut_at_once_as_one_by_one(parts: list[tuple[str, str]], as_list: bool) -> None:
+    texts = [f"{head}/{tail}" if head else tail for head, tail in parts]
+    heads, names = _cut(texts if as_list else iter(texts))
+    assert heads == [text.rpartition("/")[0] for text in texts]
+    assert names == [text.rpartition("/")[2] for text in texts]
+
+
 CHILD_FILES = [
     "s1.xml",
     "s2.xml.gz",
@@ -189,7 +205,8 @@ def test_children_found_at_once_where_one_by_one(
     index_path.write_text("x")
     root = index_path.parent
     one_by_one = [local_child(loc, index_path, root, root_url, Listed()) for loc in locs]
-    wheres, files = local_children(locs, index_path, root, root_url, Listed())
+    made, files = local_children(locs, index_path, root, root_url, Listed())
+    wheres = made()
     expected_files = [(i, local) for i, (local, is_file) in enumerate(one_by_one) if is_file]
     assert [(i, str(local)) for i, local in files] == [(i, str(p)) for i, p in expected_files]
     assert wheres == [
