@@ -1,5 +1,6 @@
 """An index's entries judged at once give what they give one by one: the rules on its refs
-(``index_refs.judge_refs`` against ``EntryRules.value`` per ref), the lines of its entries
+(``index_refs.judge_refs`` against ``EntryRules.value`` per ref; the refs taken from the
+reader a list at a time, ``ReadResult.batches``, against its iteration), the lines of its entries
 (``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
 by ref), and where its children lie on disk (``child_paths.local_children`` against
 ``local_child`` per loc; ``_cut`` at C speed against a text at a time)."""
@@ -14,13 +15,14 @@ from hypothesis import strategies as st
 
 from urlset.checking import index_lines
 from urlset.checking.child_paths import Listed, _cut, local_child, local_children
+from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.entries import EntryRules
 from urlset.checking.findings import Findings
 from urlset.checking.index_refs import judge_refs
 from urlset.dates import from_formatted
 from urlset.extensions.set_checks import SetChecks
-from urlset.model import SitemapRef
-from urlset.reading.reader import SitemapReader
+from urlset.model import Issue, SitemapRef
+from urlset.reading.reader import ReadResult, SitemapReader
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 HOSTS = [
@@ -146,6 +148,57 @@ def test_texts_cut_at_once_as_one_by_one(parts: list[tuple[str, str]], as_list: 
     heads, names = _cut(texts if as_list else iter(texts))
     assert heads == [text.rpartition("/")[0] for text in texts]
     assert names == [text.rpartition("/")[2] for text in texts]
+
+
+REF_ENTRIES = [
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2024-01-02</lastmod></sitemap>",
+    "<sitemap><loc>/relative/{i}.xml</loc></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2024-13-45</lastmod></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2031-01-02</lastmod></sitemap>",
+    "<sitemap><loc>https://other.example.net/{i}.xml</loc></sitemap>",
+    "<sitemap><lastmod>2024-01-02</lastmod></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><changefreq>daily</changefreq></sitemap>",
+    "<sitemap>\n  <loc>http://localhost/{i}.xml</loc>\n</sitemap>",
+]
+
+
+def _index(kinds: list[int]) -> bytes:
+    body = "\n".join(REF_ENTRIES[k].replace("{i}", str(n)) for n, k in enumerate(kinds))
+    return (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(REF_ENTRIES))), min_size=1, max_size=20),
+    st.integers(min_value=1, max_value=300),
+)
+def test_batches_are_the_iteration(kinds: list[int], chunk: int) -> None:
+    document = _index(kinds)
+    chunks = [document[at : at + chunk] for at in range(0, len(document), chunk)]
+    one_by_one = ReadResult(SitemapReader("index.xml"), chunks, with_issues=True)
+    events = list(one_by_one)
+    at_once = ReadResult(SitemapReader("index.xml"), chunks, with_issues=True)
+    batched = []
+    for batch, kinds_in in at_once.batches():
+        assert kinds_in == set(map(type, batch))
+        batched += batch
+    assert batched == events
+    assert at_once.issues == one_by_one.issues
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(range(len(REF_ENTRIES))), min_size=1, max_size=20))
+def test_check_takes_the_readers_refs_and_issues(kinds: list[int]) -> None:
+    """Check's refs are the reader's, in order, and each issue the reader gives is among
+    check's findings: the refs taken a list at a time lose none and take no issue."""
+    document = _index(kinds)
+    result = check_document(document, CheckOptions(now=NOW), "index.xml")
+    read = ReadResult(SitemapReader("index.xml"), [document], with_issues=True)
+    events = list(read)
+    assert result.refs == [e for e in events if type(e) is SitemapRef]
+    found = {(i.code, i.line) for i in result.issues}
+    told = {(i.code, i.line) for i in events if type(i) is Issue and i.code != "dev-host"}
+    assert told <= found  # (dev-host: check reports it per host, its URLs counted)
 
 
 CHILD_FILES = [

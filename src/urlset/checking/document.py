@@ -11,6 +11,7 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -263,6 +264,10 @@ class _Again:
         return windows_of(self.pieces, text, window=PLACING_WINDOW, first=PLACING_FIRST)
 
 
+_REFS_ONLY = {SitemapRef}
+_LASTMOD = operator.itemgetter(1)
+
+
 def _check_entries(
     read: ReadResult,
     runs: _CoreRuns | None,
@@ -276,25 +281,30 @@ def _check_entries(
     value = entry_rules.value
     batch: list[Url] = []
     refs: list[SitemapRef] = []  # an index's entries, judged at once (no run comes between)
-    for event in read:
-        if type(event) is Issue:
-            if event.code != "dev-host":  # the checker reports it per host, URLs counted
-                reader_issues.append(event)
+    for events, kinds in read.batches():
+        if kinds == _REFS_ONLY:  # an index's refs: taken at once
+            refs += events  # type: ignore[arg-type]
             continue
-        if type(event) is SitemapRef:
-            refs.append(event)
-            continue
-        if refs:
-            judge_refs(entry_rules, refs)
-            refs = []
-        if runs is not None:
-            runs.before()
-        url = value(event)  # type: ignore[arg-type]
-        if on_urls is not None and url is not None:
-            batch.append(url)
-            if len(batch) >= URL_BATCH:
-                on_urls(read.source, batch)
-                batch = []
+        for event in events:
+            if type(event) is Issue:
+                if event.code != "dev-host":  # the checker reports it per host, URLs counted
+                    reader_issues.append(event)
+                continue
+            if type(event) is SitemapRef:
+                refs.append(event)
+                continue
+            if refs:
+                judge_refs(entry_rules, refs)
+                refs = []
+            if runs is not None:
+                runs.before()
+            url = value(event)  # type: ignore[arg-type]
+            if on_urls is not None and url is not None:
+                batch.append(url)
+                if len(batch) >= URL_BATCH:
+                    on_urls(read.source, batch)
+                    batch = []
+        del events  # not held while the next piece is read
     judge_refs(entry_rules, refs)
     if runs is not None:
         runs.before(every=True)
@@ -362,7 +372,7 @@ def _document_rules(
         if message is not None:
             found.add("no-xml-declaration", message, 1, 1)
     if fmt == "sitemapindex":
-        without = sum(1 for ref in refs if ref.lastmod is None)
+        without = list(map(_LASTMOD, refs)).count(None)  # (C speed: 50,000 refs)
         message = rules.missing_index_lastmod(without, len(refs))
         if message is not None:
             found.add("missing-index-lastmod", message)
