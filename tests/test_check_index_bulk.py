@@ -1,13 +1,15 @@
 """An index's entries judged at once give what they give one by one: the rules on its refs
 (``index_refs.judge_refs`` against ``EntryRules.value`` per ref; the refs taken from the
-reader a list at a time, ``ReadResult.batches``, against its iteration), the lines of its entries
-(``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
-by ref), and where its children lie on disk (``child_paths.local_children`` against
-``local_child`` per loc; ``_cut`` at C speed against a text at a time)."""
+reader a list at a time, ``ReadResult.batches``, against its iteration), the lines of its
+entries (``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python
+pass ref by ref, and ``ref_lines_in_pieces``, a run of whole entries at a time, against the
+pass over the whole), and where its children lie on disk (``child_paths.local_children``
+against ``local_child`` per loc; ``_cut`` at C speed against a text at a time)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -132,6 +134,25 @@ def test_ref_lines_at_once_are_the_pass_ref_by_ref(kinds: list[int]) -> None:
         assert at_once == index_lines._ref_lines_in_order(document, refs, None)
     if refs and all(k in (0, 1, 2, 9) for k in kinds):  # plain entries: vouched for at once
         assert at_once is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(ENTRIES))), min_size=1, max_size=25),
+    st.lists(st.integers(min_value=1, max_value=2000), max_size=8),
+)
+def test_ref_lines_in_pieces_are_the_pass_over_the_whole(kinds: list[int], cuts: list[int]) -> None:
+    body = "\n".join(ENTRIES[k].replace("{i}", str(n)) for n, k in enumerate(kinds))
+    document = (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
+    reader = SitemapReader("index.xml")
+    refs = [e for e in [*reader.feed(document), *reader.close()] if type(e) is SitemapRef]
+    bounds = sorted({cut % len(document) for cut in cuts})
+    pieces = [document[a:b] for a, b in pairwise([0, *bounds, len(document)])]
+    in_pieces = index_lines.ref_lines_in_pieces(pieces, refs)
+    if in_pieces is not None:
+        assert in_pieces == index_lines.ref_lines_at_once(document, refs)
+    if refs and all(k in (0, 1, 2, 9) for k in kinds):  # plain entries: vouched for in pieces
+        assert in_pieces is not None
 
 
 HEADS = ["https://www.example.org/sitemaps", "https://www.example.org", "", "s", "https:/"]

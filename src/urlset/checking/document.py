@@ -149,7 +149,9 @@ def check_document(
             windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)
+        result.ref_lines = lines_of_refs(
+            bytes_again.pieces, bytes_again.plain, result.refs, options.base_url
+        )
     if any(issue.line and not issue.column for issue in issues):
         issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
