@@ -32,7 +32,7 @@ from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
 from .report import FileResult, by_position
-from .scan import Provers, Scan, Tee, pieces, whole
+from .scan import WINDOW, Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
 from .windows import Windows, whole_windows, windows_of
@@ -420,7 +420,10 @@ def _scan_bytes(
         unexpected = any(i.code in UNEXPECTED for i in reader_issues)
         structure = None
         if not proven:  # one pass of windows, the document never whole
-            provers = Provers(limits, found, structure=not reader.plain_structure)
+            # an index's windows as small as the placing passes': its refs are held as
+            # values, the windows come on top (4 MiB ones were its check's peak)
+            window = PLACING_WINDOW if fmt == "sitemapindex" else WINDOW
+            provers = Provers(limits, found, structure=not reader.plain_structure, window=window)
             structure = provers.run(again.pieces).structure
         if not read.fatal:
             if unexpected or (structure is not None and not structure.proves(fmt)):
