@@ -4,7 +4,8 @@ reader a list at a time, ``ReadResult.batches``, against its iteration), the lin
 entries (``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python
 pass ref by ref, and ``ref_lines_in_pieces``, a run of whole entries at a time, against the
 pass over the whole), and where its children lie on disk (``child_paths.local_children``
-against ``local_child`` per loc; ``_cut`` at C speed against a text at a time)."""
+against ``local_child`` per loc; ``_cut`` and ``all_start_with`` at C speed against a text
+at a time)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from urlset.checking.child_paths import Listed, _cut, local_child, local_childre
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.entries import EntryRules
 from urlset.checking.findings import Findings
-from urlset.checking.index_refs import judge_refs
+from urlset.checking.index_refs import all_start_with, judge_refs
 from urlset.dates import from_formatted
 from urlset.extensions.set_checks import SetChecks
 from urlset.model import Issue, SitemapRef
@@ -169,6 +170,15 @@ def test_texts_cut_at_once_as_one_by_one(parts: list[tuple[str, str]], as_list: 
     heads, names = _cut(texts if as_list else iter(texts))
     assert heads == [text.rpartition("/")[0] for text in texts]
     assert names == [text.rpartition("/")[2] for text in texts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["ab", "abc", "a", "", "b", "aab", "ab\U0010ffff", "ac"]), min_size=1),
+    st.sampled_from(["", "a", "ab", "abc", "b"]),
+)
+def test_all_start_with_is_each_start(texts: list[str], prefix: str) -> None:
+    assert all_start_with(texts, prefix) == all(text.startswith(prefix) for text in texts)
 
 
 REF_ENTRIES = [

@@ -13,6 +13,7 @@ from itertools import compress, repeat
 from typing import TYPE_CHECKING, cast
 
 from ..patterns import lazy
+from .index_refs import all_start_with
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -231,7 +232,10 @@ def _absent_under_root(
     under it that ``local_child`` would name by their path under ``root`` and find no file
     at: a loc with no query, in a folder of plain names; each folder listed once."""
     directory = root_url if root_url.endswith("/") else root_url + "/"
-    under = list(map(str.startswith, locs, repeat(directory)))
+    if all_start_with(locs, directory):
+        under = [True] * len(locs)
+    else:
+        under = list(map(str.startswith, locs, repeat(directory)))
     if not all(under):
         for i in compress(range(len(locs)), map(operator.not_, under)):
             wheres[i] = ""
@@ -269,7 +273,7 @@ def _cut(texts: Iterable[str]) -> tuple[list[str], list[str]]:
     k = first.rfind("/")
     if k >= 0:
         names = list(map(_after(k + 1), texts))
-        if all(map(str.startswith, texts, repeat(first[: k + 1]))) and "/" not in "".join(names):
+        if all_start_with(texts, first[: k + 1]) and "/" not in "".join(names):
             return [first[:k]] * len(texts), names
     distinct: dict[str, str] = {}
     heads, names = [], []
