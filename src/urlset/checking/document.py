@@ -149,9 +149,7 @@ def check_document(
             windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = lines_of_refs(
-            bytes_again.pieces, bytes_again.plain, result.refs, options.base_url
-        )
+        result.ref_lines = bytes_again.ref_lines(result.refs, options.base_url)
     if any(issue.line and not issue.column for issue in issues):
         issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
@@ -253,6 +251,11 @@ class _Again:
             for issue in past:
                 counts[issue.code] -= 1
         return counts
+
+    def ref_lines(self, refs: list[SitemapRef], base_url: str | None) -> list[int]:
+        """The line of each of an index's ``refs`` (``index_lines.lines_of_refs``): from
+        the pieces, or from the document whole when they cannot tell."""
+        return lines_of_refs(self.pieces, self.plain, refs, base_url)
 
     @property
     def cut(self) -> bool:

@@ -1,19 +1,17 @@
 """The line of each entry of a sitemap index, which check's findings about its children
 (``children.compare_with_children``) carry: from one pass over the bytes when the index's
 ``<sitemap>`` entries are its refs one for one (in the compiled core when each loc is
-written as it is, ``_core.index_loc_lines``, a piece of whole entries at a time: the index is
+written as it is, ``_core.index_run_lines``, a run of whole entries at a time: the index is
 not held whole for it), else from the lxml walk ``positions`` makes."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable
 
-from .._core import index_loc_lines
+from .._core import index_run_lines
 from ..model import SitemapRef
 from .positions import _LOC_ELEMENT, _Locator, _uri_of, _xml_text
 
-_LOC = operator.itemgetter(0)
 _OPEN = b"<sitemap>"
 _CLOSE = b"</sitemap>"
 
@@ -56,18 +54,11 @@ def ref_lines_in_pieces(pieces: Iterable[bytes], refs: list[SitemapRef]) -> list
         end += len(_CLOSE)
         run = data[:end] if end < len(data) else data
         held = data[end:]
-        taken = len(out)
-        count = run.count(_OPEN)
-        if taken + count > len(refs):
+        found = index_run_lines(run, refs, len(out), line)
+        if found is None:
             return None
-        lines = ref_lines_at_once(run, refs[taken : taken + count])
-        if lines is None:
-            return None
-        if line > 1:
-            out += [n + line - 1 for n in lines]
-        else:
-            out += lines
-        line += run.count(b"\n")
+        out += found[0]
+        line += found[1]
     if _OPEN in held or len(out) != len(refs):
         return None
     return out
@@ -76,7 +67,8 @@ def ref_lines_in_pieces(pieces: Iterable[bytes], refs: list[SitemapRef]) -> list
 def ref_lines_at_once(plain: bytes, refs: list[SitemapRef]) -> list[int] | None:
     """``_ref_lines_in_order`` in one pass of the compiled core, when each entry's loc text
     is its ref's loc as written (plain ASCII, no entity, no space around it); else None."""
-    return index_loc_lines(plain, list(map(_LOC, refs)))
+    found = index_run_lines(plain, refs, 0, 1)
+    return None if found is None or len(found[0]) != len(refs) else found[0]
 
 
 def _ref_lines_in_order(
