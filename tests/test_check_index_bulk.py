@@ -1,26 +1,31 @@
 """An index's entries judged at once give what they give one by one: the rules on its refs
-(``index_refs.judge_refs`` against ``EntryRules.value`` per ref), the lines of its entries
-(``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python pass ref
-by ref), and where its children lie on disk (``child_paths.local_children`` against
-``local_child`` per loc)."""
+(``index_refs.judge_refs`` against ``EntryRules.value`` per ref; the refs taken from the
+reader a list at a time, ``ReadResult.batches``, against its iteration), the lines of its
+entries (``index_lines.ref_lines_at_once``, the compiled core's pass, against the Python
+pass ref by ref, and ``ref_lines_in_pieces``, a run of whole entries at a time, against the
+pass over the whole), and where its children lie on disk (``child_paths.local_children``
+against ``local_child`` per loc; ``_cut`` and ``all_start_with`` at C speed against a text
+at a time)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from urlset.checking import index_lines
-from urlset.checking.child_paths import Listed, local_child, local_children
+from urlset.checking.child_paths import Listed, _cut, local_child, local_children
+from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.entries import EntryRules
 from urlset.checking.findings import Findings
-from urlset.checking.index_refs import judge_refs
+from urlset.checking.index_refs import all_start_with, judge_refs
 from urlset.dates import from_formatted
 from urlset.extensions.set_checks import SetChecks
-from urlset.model import SitemapRef
-from urlset.reading.reader import SitemapReader
+from urlset.model import Issue, SitemapRef
+from urlset.reading.reader import ReadResult, SitemapReader
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 HOSTS = [
@@ -132,6 +137,101 @@ def test_ref_lines_at_once_are_the_pass_ref_by_ref(kinds: list[int]) -> None:
         assert at_once is not None
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(ENTRIES))), min_size=1, max_size=25),
+    st.lists(st.integers(min_value=1, max_value=2000), max_size=8),
+)
+def test_ref_lines_in_pieces_are_the_pass_over_the_whole(kinds: list[int], cuts: list[int]) -> None:
+    body = "\n".join(ENTRIES[k].replace("{i}", str(n)) for n, k in enumerate(kinds))
+    document = (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
+    reader = SitemapReader("index.xml")
+    refs = [e for e in [*reader.feed(document), *reader.close()] if type(e) is SitemapRef]
+    bounds = sorted({cut % len(document) for cut in cuts})
+    pieces = [document[a:b] for a, b in pairwise([0, *bounds, len(document)])]
+    in_pieces = index_lines.ref_lines_in_pieces(pieces, refs)
+    if in_pieces is not None:
+        assert in_pieces == index_lines.ref_lines_at_once(document, refs)
+    if refs and all(k in (0, 1, 2, 9) for k in kinds):  # plain entries: vouched for in pieces
+        assert in_pieces is not None
+
+
+HEADS = ["https://www.example.org/sitemaps", "https://www.example.org", "", "s", "https:/"]
+TAILS = ["s1.xml", "s2.xml.gz", "", "a/s3.xml", "a/", "/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(HEADS), st.sampled_from(TAILS)), min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_texts_cut_at_once_as_one_by_one(parts: list[tuple[str, str]], as_list: bool) -> None:
+    texts = [f"{head}/{tail}" if head else tail for head, tail in parts]
+    heads, names = _cut(texts if as_list else iter(texts))
+    assert heads == [text.rpartition("/")[0] for text in texts]
+    assert names == [text.rpartition("/")[2] for text in texts]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["ab", "abc", "a", "", "b", "aab", "ab\U0010ffff", "ac"]), min_size=1),
+    st.sampled_from(["", "a", "ab", "abc", "b"]),
+)
+def test_all_start_with_is_each_start(texts: list[str], prefix: str) -> None:
+    assert all_start_with(texts, prefix) == all(text.startswith(prefix) for text in texts)
+
+
+REF_ENTRIES = [
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2024-01-02</lastmod></sitemap>",
+    "<sitemap><loc>/relative/{i}.xml</loc></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2024-13-45</lastmod></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><lastmod>2031-01-02</lastmod></sitemap>",
+    "<sitemap><loc>https://other.example.net/{i}.xml</loc></sitemap>",
+    "<sitemap><lastmod>2024-01-02</lastmod></sitemap>",
+    "<sitemap><loc>https://e.com/{i}.xml</loc><changefreq>daily</changefreq></sitemap>",
+    "<sitemap>\n  <loc>http://localhost/{i}.xml</loc>\n</sitemap>",
+]
+
+
+def _index(kinds: list[int]) -> bytes:
+    body = "\n".join(REF_ENTRIES[k].replace("{i}", str(n)) for n, k in enumerate(kinds))
+    return (HEAD + body + "\n</sitemapindex>\n").encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(range(len(REF_ENTRIES))), min_size=1, max_size=20),
+    st.integers(min_value=1, max_value=300),
+)
+def test_batches_are_the_iteration(kinds: list[int], chunk: int) -> None:
+    document = _index(kinds)
+    chunks = [document[at : at + chunk] for at in range(0, len(document), chunk)]
+    one_by_one = ReadResult(SitemapReader("index.xml"), chunks, with_issues=True)
+    events = list(one_by_one)
+    at_once = ReadResult(SitemapReader("index.xml"), chunks, with_issues=True)
+    batched = []
+    for batch, kinds_in in at_once.batches():
+        assert kinds_in == set(map(type, batch))
+        batched += batch
+    assert batched == events
+    assert at_once.issues == one_by_one.issues
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(range(len(REF_ENTRIES))), min_size=1, max_size=20))
+def test_check_takes_the_readers_refs_and_issues(kinds: list[int]) -> None:
+    """Check's refs are the reader's, in order, and each issue the reader gives is among
+    check's findings: the refs taken a list at a time lose none and take no issue."""
+    document = _index(kinds)
+    result = check_document(document, CheckOptions(now=NOW), "index.xml")
+    read = ReadResult(SitemapReader("index.xml"), [document], with_issues=True)
+    events = list(read)
+    assert result.refs == [e for e in events if type(e) is SitemapRef]
+    found = {(i.code, i.line) for i in result.issues}
+    told = {(i.code, i.line) for i in events if type(i) is Issue and i.code != "dev-host"}
+    assert told <= found  # (dev-host: check reports it per host, its URLs counted)
+
+
 CHILD_FILES = [
     "s1.xml",
     "s2.xml.gz",
@@ -189,7 +289,8 @@ def test_children_found_at_once_where_one_by_one(
     index_path.write_text("x")
     root = index_path.parent
     one_by_one = [local_child(loc, index_path, root, root_url, Listed()) for loc in locs]
-    wheres, files = local_children(locs, index_path, root, root_url, Listed())
+    made, files = local_children(locs, index_path, root, root_url, Listed())
+    wheres = made()
     expected_files = [(i, local) for i, (local, is_file) in enumerate(one_by_one) if is_file]
     assert [(i, str(local)) for i, local in files] == [(i, str(p)) for i, p in expected_files]
     assert wheres == [

@@ -67,11 +67,32 @@ fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefix
     py.detach(|| order::breaks_order(window, start, index, prefixes))
 }
 
-/// The line of each `<sitemap>` entry's loc in an index's bytes, one per ref's loc
-/// (`index_lines::loc_lines`); None where the Python pass must judge it.
+/// The lines of the loc elements of the `<sitemap>` entries of `run` (bytes of an index
+/// that end after an entry's end tag), counted from `line`: one for each of `refs` (the
+/// index's `SitemapRef`s, a loc first) from `taken` on, as many as `run` has start tags
+/// (`index_lines::lines_in_order`), and the line ends in `run`; None where the Python pass
+/// must judge it (`run` holds more start tags than refs are left, or a loc not as written).
 #[pyfunction]
-fn index_loc_lines(py: Python<'_>, data: &[u8], locs: Vec<String>) -> Option<Vec<usize>> {
-    py.detach(|| index_lines::loc_lines(data, &locs))
+fn index_run_lines(
+    py: Python<'_>,
+    run: &[u8],
+    refs: &Bound<'_, PyList>,
+    taken: usize,
+    line: usize,
+) -> PyResult<Option<(Vec<usize>, usize)>> {
+    let count = py.detach(|| index_lines::entries(run));
+    if taken + count > refs.len() {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'_, PyString>> = (taken..taken + count)
+        .map(|i| Ok(refs.get_item(i)?.get_item(0)?.cast_into::<PyString>()?))
+        .collect::<PyResult<_>>()?;
+    let locs: Vec<&str> = items.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
+    Ok(py.detach(|| {
+        let lines = index_lines::lines_in_order(run, &locs)?;
+        let ends = memchr::memchr_iter(b'\n', run).count();
+        Some((lines.into_iter().map(|n| n + line - 1).collect(), ends))
+    }))
 }
 
 /// Whether `window` holds `xmlns` (`order::declares_namespace`).
@@ -348,7 +369,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ElementTexts>()?;
     m.add_function(wrap_pyfunction!(loc_read_iri_only, m)?)?;
     m.add_function(wrap_pyfunction!(breaks_order, m)?)?;
-    m.add_function(wrap_pyfunction!(index_loc_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(index_run_lines, m)?)?;
     m.add_function(wrap_pyfunction!(declares_namespace, m)?)?;
     m.add_function(wrap_pyfunction!(loc_hashes_where, m)?)?;
     m.add_function(wrap_pyfunction!(loc_column_starts_with, m)?)?;

@@ -13,6 +13,7 @@ from itertools import compress, repeat
 from typing import TYPE_CHECKING, cast
 
 from ..patterns import lazy
+from .index_refs import all_start_with
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -155,14 +156,17 @@ def _found_in(
 
 def local_children(
     locs: list[str], index_path: Path, root: Path, root_url: str | None, listed: Listed
-) -> tuple[list[str], list[tuple[int, Path | str]]]:
-    """``local_child`` of each of ``locs`` (an index's refs'): where each was looked for and
-    is not (its text; empty: not looked for, or found), and the files found, by their
-    place in ``locs``. Without a URL for the folder, the locs of a URL folder whose files no
-    listed folder holds are resolved at once (``_absent_at_once``), the others one by one."""
+) -> tuple[Callable[[], list[str]], list[tuple[int, Path | str]]]:
+    """``local_child`` of each of ``locs`` (an index's refs'): the files found, by their
+    place in ``locs``, and a call that gives where each was looked for and is not (its
+    text; empty: not looked for, or found), made only when asked (an index given alone with
+    none of its children beside it asks for none: 50,000 texts not made). Without a URL for
+    the folder, the locs of a URL folder whose files no listed folder holds are resolved at
+    once (``_absent_at_once``), the others one by one."""
     wheres: list[str | None] = [None] * len(locs)
+    tails: list[str] = []
     if root_url is None:
-        _absent_at_once(locs, index_path, listed, wheres)
+        tails = _absent_at_once(locs, index_path, listed, wheres)
     else:
         _absent_under_root(locs, root, root_url, listed, wheres)
     files: list[tuple[int, Path | str]] = []
@@ -173,19 +177,30 @@ def local_children(
                 if local is not None and is_file:
                     files.append((i, local))
                 wheres[i] = "" if local is None or is_file else str(local)
-    return cast("list[str]", wheres), files
+    if root_url is not None:
+        return lambda: cast("list[str]", wheres), files
+    index_name = str(index_path)
+
+    def made() -> list[str]:
+        texts = list(map(operator.add, wheres, tails))
+        if index_name in texts:  # the index itself, by its own name: not looked for
+            texts = ["" if where == index_name else where for where in texts]
+        return texts
+
+    return made, files
 
 
 def _absent_at_once(
     locs: list[str], index_path: Path, listed: Listed, wheres: list[str | None]
-) -> None:
+) -> list[str]:
     """Fill ``wheres`` for the ``locs`` that ``local_child`` would look for by file name in
     their URL directory's folders (``Listed.under``) and find in none: a loc with no query,
     fragment or escape, named after its last '/'; each URL folder worked out once, on the
-    first loc in it, and each of its folders' files listed once."""
+    first loc in it, and each of its folders' files listed once. Each of those holds its
+    folder's text, to which its file name, in the list returned ('' for the others), adds."""
     heads, names = _cut(locs)
     odd = _odd_locs(locs)
-    index_name = str(index_path)
+    tails = [""] * len(locs)
     for head, indices in _groups(heads):
         folders = _folders_of(head, index_path, listed)
         if folders is None:
@@ -193,10 +208,12 @@ def _absent_at_once(
         folder = folders[-1][0]
         beside = "" if folder == "." else folder.rstrip("/") + "/"
         if isinstance(indices, range):
-            wheres[:] = map(beside.__add__, names)
+            wheres[:] = repeat(beside, len(wheres))
+            tails[:] = names
         else:
             for i in indices:
-                wheres[i] = beside + names[i]
+                wheres[i] = beside
+                tails[i] = names[i]
         held: set[str] = set(_NO_NAME)  # names looked for otherwise, or perhaps found
         for folder, _ in folders:
             held.update(name for name, is_file in listed.listing(folder).items() if is_file)
@@ -204,8 +221,8 @@ def _absent_at_once(
         for i in indices if again or odd else ():
             if names[i] in again or i in odd:
                 wheres[i] = None
-    if index_name in wheres:  # the index itself, by its own name: not looked for
-        wheres[:] = ["" if where == index_name else where for where in wheres]
+                tails[i] = ""
+    return tails
 
 
 def _absent_under_root(
@@ -215,7 +232,10 @@ def _absent_under_root(
     under it that ``local_child`` would name by their path under ``root`` and find no file
     at: a loc with no query, in a folder of plain names; each folder listed once."""
     directory = root_url if root_url.endswith("/") else root_url + "/"
-    under = list(map(str.startswith, locs, repeat(directory)))
+    if all_start_with(locs, directory):
+        under = [True] * len(locs)
+    else:
+        under = list(map(str.startswith, locs, repeat(directory)))
     if not all(under):
         for i in compress(range(len(locs)), map(operator.not_, under)):
             wheres[i] = ""
@@ -242,7 +262,19 @@ def _after(start: int) -> Callable[[str], str]:
 
 def _cut(texts: Iterable[str]) -> tuple[list[str], list[str]]:
     """The part of each text before its last '/' ('' for none), one string each distinct
-    part, and the part after it: no tuple a text held (50,000 refs' were 10 MB)."""
+    part, and the part after it: no tuple a text held (50,000 refs' were 10 MB). Texts
+    that all share the first one's part and hold no '/' after it (an index's children in
+    one folder, as a rule) are cut at C speed, with no Python step a text."""
+    if not isinstance(texts, list):
+        texts = list(texts)
+    if not texts:
+        return [], []
+    first = texts[0]
+    k = first.rfind("/")
+    if k >= 0:
+        names = list(map(_after(k + 1), texts))
+        if all_start_with(texts, first[: k + 1]) and "/" not in "".join(names):
+            return [first[:k]] * len(texts), names
     distinct: dict[str, str] = {}
     heads, names = [], []
     for text in texts:

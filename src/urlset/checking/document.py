@@ -11,6 +11,7 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records
 from .report import FileResult, by_position
-from .scan import Provers, Scan, Tee, pieces, whole
+from .scan import WINDOW, Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
 from .structure import UNEXPECTED, check_structure
 from .windows import Windows, whole_windows, windows_of
@@ -148,7 +149,7 @@ def check_document(
             windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = lines_of_refs(bytes_again.plain(), result.refs, options.base_url)
+        result.ref_lines = bytes_again.ref_lines(result.refs, options.base_url)
     if any(issue.line and not issue.column for issue in issues):
         issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
@@ -251,6 +252,11 @@ class _Again:
                 counts[issue.code] -= 1
         return counts
 
+    def ref_lines(self, refs: list[SitemapRef], base_url: str | None) -> list[int]:
+        """The line of each of an index's ``refs`` (``index_lines.lines_of_refs``): from
+        the pieces, or from the document whole when they cannot tell."""
+        return lines_of_refs(self.pieces, self.plain, refs, base_url)
+
     @property
     def cut(self) -> bool:
         """Whether the document read again ends before its end: the reader stopped early
@@ -261,6 +267,10 @@ class _Again:
         if self._plain is not None:
             return whole_windows(self._plain)
         return windows_of(self.pieces, text, window=PLACING_WINDOW, first=PLACING_FIRST)
+
+
+_REFS_ONLY = {SitemapRef}
+_LASTMOD = operator.itemgetter(1)
 
 
 def _check_entries(
@@ -276,25 +286,30 @@ def _check_entries(
     value = entry_rules.value
     batch: list[Url] = []
     refs: list[SitemapRef] = []  # an index's entries, judged at once (no run comes between)
-    for event in read:
-        if type(event) is Issue:
-            if event.code != "dev-host":  # the checker reports it per host, URLs counted
-                reader_issues.append(event)
+    for events, kinds in read.batches():
+        if kinds == _REFS_ONLY:  # an index's refs: taken at once
+            refs += events  # type: ignore[arg-type]
             continue
-        if type(event) is SitemapRef:
-            refs.append(event)
-            continue
-        if refs:
-            judge_refs(entry_rules, refs)
-            refs = []
-        if runs is not None:
-            runs.before()
-        url = value(event)  # type: ignore[arg-type]
-        if on_urls is not None and url is not None:
-            batch.append(url)
-            if len(batch) >= URL_BATCH:
-                on_urls(read.source, batch)
-                batch = []
+        for event in events:
+            if type(event) is Issue:
+                if event.code != "dev-host":  # the checker reports it per host, URLs counted
+                    reader_issues.append(event)
+                continue
+            if type(event) is SitemapRef:
+                refs.append(event)
+                continue
+            if refs:
+                judge_refs(entry_rules, refs)
+                refs = []
+            if runs is not None:
+                runs.before()
+            url = value(event)  # type: ignore[arg-type]
+            if on_urls is not None and url is not None:
+                batch.append(url)
+                if len(batch) >= URL_BATCH:
+                    on_urls(read.source, batch)
+                    batch = []
+        del events  # not held while the next piece is read
     judge_refs(entry_rules, refs)
     if runs is not None:
         runs.before(every=True)
@@ -362,7 +377,7 @@ def _document_rules(
         if message is not None:
             found.add("no-xml-declaration", message, 1, 1)
     if fmt == "sitemapindex":
-        without = sum(1 for ref in refs if ref.lastmod is None)
+        without = list(map(_LASTMOD, refs)).count(None)  # (C speed: 50,000 refs)
         message = rules.missing_index_lastmod(without, len(refs))
         if message is not None:
             found.add("missing-index-lastmod", message)
@@ -408,7 +423,10 @@ def _scan_bytes(
         unexpected = any(i.code in UNEXPECTED for i in reader_issues)
         structure = None
         if not proven:  # one pass of windows, the document never whole
-            provers = Provers(limits, found, structure=not reader.plain_structure)
+            # an index's windows as small as the placing passes': its refs are held as
+            # values, the windows come on top (4 MiB ones were its check's peak)
+            window = PLACING_WINDOW if fmt == "sitemapindex" else WINDOW
+            provers = Provers(limits, found, structure=not reader.plain_structure, window=window)
             structure = provers.run(again.pieces).structure
         if not read.fatal:
             if unexpected or (structure is not None and not structure.proves(fmt)):

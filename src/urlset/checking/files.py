@@ -8,6 +8,7 @@ the directory through the base URL, to compare the index with them.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import stat
@@ -38,6 +39,8 @@ _XSLT_ROOT = lazy(
     rb"<(?:[\w.-]+:)?(?:stylesheet|transform)\b[^>]*?"
     rb"xmlns(?::[\w.-]+)?\s*=\s*[\"']http://www\.w3\.org/1999/XSL/Transform[\"']"
 )
+
+_LOC = operator.itemgetter(0)  # a SitemapRef's loc
 
 
 def _head_of(path: Path) -> bytes:
@@ -403,8 +406,8 @@ def _children(
 
     path = Path(path)
     root = path.parent if root is None else root
-    locs = [ref.loc for ref in index.refs]
-    missing, files = local_children(locs, path, root, root_url, Listed())
+    locs = list(map(_LOC, index.refs))  # (C speed: 50,000 refs)
+    wheres, files = local_children(locs, path, root, root_url, Listed())
     found: list[FileResult | None] = [None] * len(locs)
     for i, local in files:
         local = Path(local)
@@ -417,6 +420,7 @@ def _children(
         found[i] = child
     if not files and root_url is None and not in_directory:
         return
+    missing = wheres()
     # a child in another URL directory than the children found here is another generator's
     # sitemap the index lists (build --include-sitemap), published elsewhere: not missing
     here = {locs[i].rsplit("/", 1)[0] for i, _ in files}

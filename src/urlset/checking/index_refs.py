@@ -43,13 +43,20 @@ def judge_refs(rules: EntryRules, refs: list[SitemapRef]) -> None:
     rules.found.entry = rules.entries - 1  # the last judged, as ``value`` leaves it
 
 
+def all_start_with(texts: list[str], prefix: str) -> bool:
+    """Whether every one of ``texts`` (not empty) starts with ``prefix``: the texts that do
+    are one stretch of the sorted order, so their least and greatest tell (two C passes of
+    comparisons; ``str.startswith`` a text parses its arguments: 800 instructions each)."""
+    return min(texts).startswith(prefix) and max(texts).startswith(prefix)
+
+
 def _hosts(rules: EntryRules, locs: list[str], first: int) -> None:
     """The host rules on ``locs`` (entries ``first`` on), each authority counted once at
     its first loc, in the order they first appear (``Hosts.check`` per loc, summed)."""
     hosts = rules.hosts
     one = locs[0]
     end = one.find("/", 8)
-    if end >= 0 and all(map(str.startswith, locs, repeat(one[: end + 1]))):
+    if end >= 0 and all_start_with(locs, one[: end + 1]):
         hosts.count(one[:end], one, len(locs), first)  # one authority (every loc after it)
         return
     ends = list(map(str.find, locs, repeat("/"), repeat(8)))

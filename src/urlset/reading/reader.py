@@ -417,30 +417,44 @@ class ReadResult:
             self._iter = self._run()
         return self._iter
 
+    def batches(self) -> Iterator[tuple[list[Url | SitemapRef | Issue], set[type]]]:
+        """The iteration a list of events at a time, in stream order, issues always in it
+        (and in ``issues``), each list with the types of its events: a consumer that takes
+        a run of entries at once (check's index refs) makes no Python step an entry. Iterate
+        this or the result, once."""
+        if self._iter is not None:
+            raise ValueError("the result is iterated already")
+        self._iter = iter(())
+        for events in self._batches():
+            kinds = set(map(type, events))
+            if Issue in kinds:
+                self._issues += [event for event in events if type(event) is Issue]
+            yield events, kinds
+            del events  # not held while the next piece is read
+
     def _run(self) -> Iterator[Url | SitemapRef | Issue]:
-        reader = self.reader
         keep = self._issues.append
         with_issues = self._with_issues
-        try:
-            for chunk in self._chunks:
-                if reader.done:
-                    break
-                for batch in reader.feed_batches(chunk):
-                    for event in batch:
-                        if type(event) is Issue:
-                            keep(event)
-                            if with_issues:
-                                yield event
-                        else:
-                            yield event
-                    del batch  # not held while the next piece is read
-            for event in reader.close():
+        for batch in self._batches():
+            for event in batch:
                 if type(event) is Issue:
                     keep(event)
                     if with_issues:
                         yield event
                 else:
                     yield event
+            del batch  # not held while the next piece is read
+
+    def _batches(self) -> Iterator[list[Url | SitemapRef | Issue]]:
+        reader = self.reader
+        try:
+            for chunk in self._chunks:
+                if reader.done:
+                    break
+                for batch in reader.feed_batches(chunk):
+                    yield batch
+                    del batch
+            yield reader.close()
         finally:
             self.done = True
             close = getattr(self._chunks, "close", None)

@@ -10,9 +10,8 @@ const LOC: &[u8] = b"<loc>";
 const LOC_END: &[u8] = b"</loc>";
 
 /// The first `<loc>([^<]*)</loc>` element from `from` (Python's `re.search` of it): its
-/// start, the start and end of its text.
-fn loc_element(data: &[u8], from: usize) -> Option<(usize, usize, usize)> {
-    let finder = memmem::Finder::new(LOC);
+/// start, the start and end of its text. `finder` finds `<loc>` (made once a pass).
+fn loc_element(data: &[u8], from: usize, finder: &memmem::Finder) -> Option<(usize, usize, usize)> {
     let mut at = from;
     while let Some(k) = finder.find(&data[at..]) {
         let start = at + k;
@@ -36,21 +35,32 @@ fn written_as(raw: &[u8], loc: &[u8]) -> bool {
         && raw.last().is_some_and(|&b| b > b' ')
 }
 
+/// The number of `<sitemap>` start tags in `data`.
+pub fn entries(data: &[u8]) -> usize {
+    memmem::find_iter(data, OPEN).count()
+}
+
 /// The line (from 1) of the loc element of each `<sitemap>` entry of `data`, one per loc of
 /// `locs` (the index's refs, in order): None unless `data` holds as many `<sitemap>` start
 /// tags, each followed, before its end tag, by a loc element whose text is the ref's loc
 /// as written.
 pub fn loc_lines<S: AsRef<str>>(data: &[u8], locs: &[S]) -> Option<Vec<usize>> {
-    if memmem::find_iter(data, OPEN).count() != locs.len() {
+    if entries(data) != locs.len() {
         return None;
     }
+    lines_in_order(data, locs)
+}
+
+/// `loc_lines` of `data` whose start tags are known to be as many as `locs`.
+pub fn lines_in_order<S: AsRef<str>>(data: &[u8], locs: &[S]) -> Option<Vec<usize>> {
     let open = memmem::Finder::new(OPEN);
     let close = memmem::Finder::new(CLOSE);
+    let loc_start = memmem::Finder::new(LOC);
     let mut out = Vec::with_capacity(locs.len());
     let (mut cursor, mut counted, mut line) = (0, 0, 1);
     for loc in locs {
         let start = cursor + open.find(&data[cursor..])?;
-        let (at, text, end) = loc_element(data, start)?;
+        let (at, text, end) = loc_element(data, start, &loc_start)?;
         if close.find(&data[start..]).is_some_and(|k| start + k < at) {
             return None;
         }
