@@ -511,10 +511,11 @@ def _placing(
     )
     tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
     seen = 0
+    progress = _Progress(pending, fmt == "text")
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
-        if _placed(found, pending, fmt == "text"):
+        if progress.placed(found):
             return True
         if counted:
             seen += window.count(tag)
@@ -523,21 +524,42 @@ def _placing(
     return placed
 
 
-def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]], text: bool) -> bool:
+class _Progress:
     """Whether ``place_entries`` would place every finding at an occurrence of its loc as
-    written (not escaped: that is looked for only when this one is missing) among these
-    (``text``: in a text sitemap)."""
-    pos, last_at = 0, dict[tuple[str, str], int]()
-    for code, _message, loc, ordered, _entry in pending:
-        before = last_at.get((code, loc), -1)
-        least = max(pos if ordered else 0, before + 1) + (not text)  # as _first_at's
-        offsets = occurrences.get(loc.encode("utf-8"), ())
-        k = bisect_left(offsets, least)
-        if k == len(offsets):
-            return False
-        last_at[(code, loc)] = offsets[k]
-        pos = offsets[k] if ordered else pos
-    return True
+    written (not escaped: that is looked for only when this one is missing) among the
+    occurrences found so far (``text``: in a text sitemap). Asked after each window: the
+    occurrences only grow at their ends (in document order), so a finding placed stays
+    placed where it was, and each call goes on from the first finding not placed yet (one
+    call from the start each window made the findings of a document times its windows)."""
+
+    __slots__ = ("done", "last_at", "needles", "pending", "pos", "text")
+
+    def __init__(self, pending: list[tuple[str, str, str, bool, int]], text: bool) -> None:
+        self.pending = pending
+        self.text = text
+        self.needles: list[bytes] = []  # each finding's loc as written, made when first asked
+        self.done = 0  # the findings placed
+        self.pos = 0  # where the last of them in document order was placed
+        self.last_at: dict[tuple[str, str], int] = {}
+
+    def placed(self, occurrences: Found) -> bool:
+        pending, needles, last_at = self.pending, self.needles, self.last_at
+        pos, bump = self.pos, not self.text
+        for k in range(self.done, len(pending)):
+            code, _message, loc, ordered, _entry = pending[k]
+            if k == len(needles):
+                needles.append(loc.encode("utf-8"))
+            before = last_at.get((code, loc), -1)
+            least = max(pos if ordered else 0, before + 1) + bump  # as _first_at's
+            offsets = occurrences.get(needles[k], ())
+            at = bisect_left(offsets, least)
+            if at == len(offsets):
+                self.done, self.pos = k, pos
+                return False
+            last_at[(code, loc)] = offsets[at]
+            pos = offsets[at] if ordered else pos
+        self.done, self.pos = len(pending), pos
+        return True
 
 
 def _first_at(occurrences: dict[bytes, list[int]], loc: str, start: int, fmt: str | None) -> int:
