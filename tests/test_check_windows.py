@@ -383,15 +383,16 @@ def test_placing_goes_on_from_the_first_finding_not_placed(text: bool) -> None:
             pending.append(("a", "m", "https://a.test/never", True, -1))
         offsets = sorted(rng.sample(range(1, 400), 30))
         growing: dict[bytes, list[int]] = {}
-        progress = positions._Progress(pending, text)
+        raws = [finding[2].encode() for finding in pending]
+        progress = positions._Progress(pending, raws, text)
         for at in offsets:
             needle = rng.choice(locs).encode()
             growing.setdefault(needle, []).append(at)
             if rng.random() < 0.5:
                 continue  # a window may add several occurrences
-            fresh = positions._Progress(pending, text).placed(growing)
+            fresh = positions._Progress(pending, raws, text).placed(growing)
             assert progress.placed(growing) == fresh, (pending, growing)
-        fresh = positions._Progress(pending, text).placed(growing)
+        fresh = positions._Progress(pending, raws, text).placed(growing)
         assert progress.placed(growing) == fresh
 
 

@@ -21,7 +21,7 @@ from .._core import ElementTexts
 from ..errors import InvalidValue
 from ..model import Issue
 from ..patterns import lazy
-from ..reading.columns import VALUE_ELEMENT, LineSearch
+from ..reading.columns import VALUE_ELEMENT, LineSearch, value_needles
 from ..urls import is_plain_uri, to_uri
 from . import rules
 from .lines import Lines
@@ -122,23 +122,22 @@ def place_entries(
     on when it passed on every entry of the document (``SitemapReader.plain_structure``):
     the entry numbered n is the document's nth, and the first pass ends with the last
     finding's entry."""
-    needles: set[bytes] = set()
-    for _code, _message, loc, _ordered, _entry in pending:
-        raw = loc.encode("utf-8")
-        needles.add(raw)
-        if fmt != "text":
-            needles.add(raw.replace(b"&", b"&amp;"))
-    placed = _placing(pending, fmt, entries)
+    text = fmt == "text"
+    raws = [loc.encode("utf-8") for _code, _message, loc, _ordered, _entry in pending]
+    needles = set(raws)
+    if not text:
+        needles.update(raw.replace(b"&", b"&amp;") for raw in raws if b"&" in raw)
+    placed = _placing(pending, raws, fmt, entries)
     occurrences = _occurrences(windows, needles, fmt, placed)
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
     spots: list[tuple[int, bytes | None]] = []
-    for code, _message, loc, ordered, _entry in pending:
+    for (code, _message, loc, ordered, _entry), raw in zip(pending, raws, strict=True):
         start = pos if ordered else 0
         before = last_at.get((code, loc))
         if before is not None:
             start = max(start, before + 1)
-        at = _first_at(occurrences, loc, start, fmt)
+        at = _first_at(occurrences, raw, start, text)
         if at >= 0:
             last_at[(code, loc)] = at
             if ordered:
@@ -342,7 +341,10 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
         after = window.count(b"\n")  # the line ends at ``start`` or later: counted once
         while start <= size and (searches or k < len(lines)):
             if not searches and lines[k] == line:
-                searches.extend((n, LineSearch(issues[n])) for n in wanted[lines[k]])
+                searches.extend(
+                    (n, LineSearch(value_needles(issues[n].code, issues[n].message)))
+                    for n in wanted[lines[k]]
+                )
                 k += 1
             if not searches:  # skip to the line wanted, or to the next window
                 left = lines[k] - line
@@ -494,7 +496,10 @@ def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, byte
 
 
 def _placing(
-    pending: list[tuple[str, str, str, bool, int]], fmt: str | None, entries: int | None
+    pending: list[tuple[str, str, str, bool, int]],
+    raws: list[bytes],
+    fmt: str | None,
+    entries: int | None,
 ) -> Placed:
     """``_occurrences``' test: every finding placed by the occurrences so far, or, the
     entries numbered as the document's (``entries`` given), every finding's entry read: an
@@ -511,7 +516,7 @@ def _placing(
     )
     tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
     seen = 0
-    progress = _Progress(pending, fmt == "text")
+    progress = _Progress(pending, raws, fmt == "text")
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
@@ -532,26 +537,26 @@ class _Progress:
     placed where it was, and each call goes on from the first finding not placed yet (one
     call from the start each window made the findings of a document times its windows)."""
 
-    __slots__ = ("done", "last_at", "needles", "pending", "pos", "text")
+    __slots__ = ("done", "last_at", "pending", "pos", "raws", "text")
 
-    def __init__(self, pending: list[tuple[str, str, str, bool, int]], text: bool) -> None:
+    def __init__(
+        self, pending: list[tuple[str, str, str, bool, int]], raws: list[bytes], text: bool
+    ) -> None:
         self.pending = pending
+        self.raws = raws  # each finding's loc as written (UTF-8)
         self.text = text
-        self.needles: list[bytes] = []  # each finding's loc as written, made when first asked
         self.done = 0  # the findings placed
         self.pos = 0  # where the last of them in document order was placed
         self.last_at: dict[tuple[str, str], int] = {}
 
     def placed(self, occurrences: Found) -> bool:
-        pending, needles, last_at = self.pending, self.needles, self.last_at
+        pending, raws, last_at = self.pending, self.raws, self.last_at
         pos, bump = self.pos, not self.text
         for k in range(self.done, len(pending)):
             code, _message, loc, ordered, _entry = pending[k]
-            if k == len(needles):
-                needles.append(loc.encode("utf-8"))
             before = last_at.get((code, loc), -1)
             least = max(pos if ordered else 0, before + 1) + bump  # as _first_at's
-            offsets = occurrences.get(needles[k], ())
+            offsets = occurrences.get(raws[k], ())
             at = bisect_left(offsets, least)
             if at == len(offsets):
                 self.done, self.pos = k, pos
@@ -562,18 +567,23 @@ class _Progress:
         return True
 
 
-def _first_at(occurrences: dict[bytes, list[int]], loc: str, start: int, fmt: str | None) -> int:
-    """What ``_find_loc`` gives, from the occurrences (as written first, then escaped)."""
-    raw = loc.encode("utf-8")
-    needles = (raw,) if fmt == "text" else (raw, raw.replace(b"&", b"&amp;"))
+def _first_at(occurrences: Found, raw: bytes, start: int, text: bool) -> int:
+    """The first occurrence of a loc (``raw``: its UTF-8) from ``start`` on, as written,
+    else escaped (an XML text's '&' written '&amp;'); -1: none."""
     # an element's text is found when its ">" is at ``start`` or later
-    least = start if fmt == "text" else start + 1
-    for needle in needles:
-        offsets = occurrences.get(needle)
-        if offsets:
-            k = bisect_left(offsets, least)
-            if k < len(offsets):
-                return offsets[k]
+    least = start if text else start + 1
+    offsets = occurrences.get(raw)
+    if offsets:
+        k = bisect_left(offsets, least)
+        if k < len(offsets):
+            return offsets[k]
+    if text or b"&" not in raw:
+        return -1  # escaped, it is the same needle
+    offsets = occurrences.get(raw.replace(b"&", b"&amp;"))
+    if offsets:
+        k = bisect_left(offsets, least)
+        if k < len(offsets):
+            return offsets[k]
     return -1
 
 

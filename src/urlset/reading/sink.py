@@ -156,10 +156,10 @@ class Sink:
         if line == 1 and column:
             column += self.col_shift
         line = self.shifted(line)
+        if line and not column:
+            column = self.recent.column(code, message, line)
         row = rule(code)
         issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
-        if line and not column:
-            issue = self.recent.placed(issue)
         (self.held if self.count >= self.hold_from else self.out).append(issue)
 
     def shifted(self, line: int) -> int:
