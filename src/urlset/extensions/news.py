@@ -349,6 +349,8 @@ _last_day: tuple[datetime | None, str] = (None, "")
 
 
 def news_repeated(url: Url, now: datetime | None = None) -> list[Issue]:
+    if len(url.extensions) <= 1:
+        return []  # at most one article, uncounted
     count = sum(1 for e in url.extensions if type(e) is News)
     if count <= 1:
         return []
