@@ -17,6 +17,7 @@ from urlset.checking import document, positions, raw_text
 from urlset.checking import windows as windowing
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.findings import Findings
+from urlset.checking.progress import Progress
 from urlset.checking.scan import Provers
 from urlset.limits import CURRENT
 from urlset.model import Issue
@@ -360,7 +361,7 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
     assert consumed(twice) > len(data) * 3 // 4
     for pending in (early, twice):
         fast = placed(pending)
-        monkeypatch.setattr(positions._Progress, "placed", lambda self, found: False)
+        monkeypatch.setattr(Progress, "placed", lambda self, found: False)
         assert placed(pending) == fast
         monkeypatch.undo()
     first_row = 2 if head else 1
@@ -384,15 +385,15 @@ def test_placing_goes_on_from_the_first_finding_not_placed(text: bool) -> None:
         offsets = sorted(rng.sample(range(1, 400), 30))
         growing: dict[bytes, list[int]] = {}
         raws = [finding[2].encode() for finding in pending]
-        progress = positions._Progress(pending, raws, text)
+        progress = Progress(pending, raws, text)
         for at in offsets:
             needle = rng.choice(locs).encode()
             growing.setdefault(needle, []).append(at)
             if rng.random() < 0.5:
                 continue  # a window may add several occurrences
-            fresh = positions._Progress(pending, raws, text).placed(growing)
+            fresh = Progress(pending, raws, text).placed(growing)
             assert progress.placed(growing) == fresh, (pending, growing)
-        fresh = positions._Progress(pending, raws, text).placed(growing)
+        fresh = Progress(pending, raws, text).placed(growing)
         assert progress.placed(growing) == fresh
 
 

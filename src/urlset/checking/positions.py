@@ -25,6 +25,7 @@ from ..reading.columns import VALUE_ELEMENT, LineSearch, value_needles
 from ..urls import is_plain_uri, to_uri
 from . import rules
 from .lines import Lines
+from .progress import Found, Progress
 from .windows import Windows
 from .xmlevents import drop, parse_events, split_tag
 
@@ -377,7 +378,6 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
 # ``place_entries`` and ``place_values`` read the document as ``Windows`` (windows.py), so a
 # large document with many findings is placed in the memory of a window.
 
-Found = dict[bytes, list[int]]  # offsets of each needle, in document order
 # whether the occurrences so far, the window just read the last, place every finding
 Placed = Callable[[Found, bytes], bool] | None
 Regex = re.Pattern[bytes]
@@ -516,7 +516,7 @@ def _placing(
     )
     tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
     seen = 0
-    progress = _Progress(pending, raws, fmt == "text")
+    progress = Progress(pending, raws, fmt == "text")
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
@@ -527,44 +527,6 @@ def _placing(
         return counted and seen > last
 
     return placed
-
-
-class _Progress:
-    """Whether ``place_entries`` would place every finding at an occurrence of its loc as
-    written (not escaped: that is looked for only when this one is missing) among the
-    occurrences found so far (``text``: in a text sitemap). Asked after each window: the
-    occurrences only grow at their ends (in document order), so a finding placed stays
-    placed where it was, and each call goes on from the first finding not placed yet (one
-    call from the start each window made the findings of a document times its windows)."""
-
-    __slots__ = ("done", "last_at", "pending", "pos", "raws", "text")
-
-    def __init__(
-        self, pending: list[tuple[str, str, str, bool, int]], raws: list[bytes], text: bool
-    ) -> None:
-        self.pending = pending
-        self.raws = raws  # each finding's loc as written (UTF-8)
-        self.text = text
-        self.done = 0  # the findings placed
-        self.pos = 0  # where the last of them in document order was placed
-        self.last_at: dict[tuple[str, str], int] = {}
-
-    def placed(self, occurrences: Found) -> bool:
-        pending, raws, last_at = self.pending, self.raws, self.last_at
-        pos, bump = self.pos, not self.text
-        for k in range(self.done, len(pending)):
-            code, _message, loc, ordered, _entry = pending[k]
-            before = last_at.get((code, loc), -1)
-            least = max(pos if ordered else 0, before + 1) + bump  # as _first_at's
-            offsets = occurrences.get(raws[k], ())
-            at = bisect_left(offsets, least)
-            if at == len(offsets):
-                self.done, self.pos = k, pos
-                return False
-            last_at[(code, loc)] = offsets[at]
-            pos = offsets[at] if ordered else pos
-        self.done, self.pos = len(pending), pos
-        return True
 
 
 def _first_at(occurrences: Found, raw: bytes, start: int, text: bool) -> int:
