@@ -17,6 +17,7 @@ from urlset.checking import document, positions, raw_text
 from urlset.checking import windows as windowing
 from urlset.checking.document import CheckOptions, check_document
 from urlset.checking.findings import Findings
+from urlset.checking.progress import Progress
 from urlset.checking.scan import Provers
 from urlset.limits import CURRENT
 from urlset.model import Issue
@@ -360,11 +361,40 @@ def test_placing_a_few_findings_stops_at_the_window_that_places_them(
     assert consumed(twice) > len(data) * 3 // 4
     for pending in (early, twice):
         fast = placed(pending)
-        monkeypatch.setattr(positions, "_placed", lambda found, pending, text: False)
+        monkeypatch.setattr(Progress, "placed", lambda self, found: False)
         assert placed(pending) == fast
         monkeypatch.undo()
     first_row = 2 if head else 1
     assert placed(twice) == [(first_row + 5, column), (first_row + 5_000, column)]  # at the loc
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_placing_goes_on_from_the_first_finding_not_placed(text: bool) -> None:
+    """``_Progress`` asked after each window (the occurrences grown at their ends) says what
+    one asked afresh of the same occurrences says: findings of one loc written many times,
+    ordered or not, of two codes, a loc never written."""
+    rng = random.Random(26)
+    locs = [f"https://a.test/{n}" for n in range(6)]
+    for _ in range(200):
+        pending = [
+            (rng.choice(("a", "b")), "m", rng.choice(locs), rng.random() < 0.7, -1)
+            for _ in range(rng.randrange(1, 9))
+        ]
+        if rng.random() < 0.1:
+            pending.append(("a", "m", "https://a.test/never", True, -1))
+        offsets = sorted(rng.sample(range(1, 400), 30))
+        growing: dict[bytes, list[int]] = {}
+        raws = [finding[2].encode() for finding in pending]
+        progress = Progress(pending, raws, text)
+        for at in offsets:
+            needle = rng.choice(locs).encode()
+            growing.setdefault(needle, []).append(at)
+            if rng.random() < 0.5:
+                continue  # a window may add several occurrences
+            fresh = Progress(pending, raws, text).placed(growing)
+            assert progress.placed(growing) == fresh, (pending, growing)
+        fresh = Progress(pending, raws, text).placed(growing)
+        assert progress.placed(growing) == fresh
 
 
 def test_placing_stops_after_the_last_findings_entry_when_the_reader_read_every_entry() -> None:
@@ -452,3 +482,22 @@ def test_windows_end_at_the_last_entry_end_however_the_pieces_fall() -> None:
                 expected.append((base, held))
             windows = windowing.windows_of(lambda c=chunks: c, text, size, ends, first)
             assert list(windows()) == expected
+
+
+def test_lines_count_as_bytes_count() -> None:
+    """``Lines`` counts lines in the compiled core (``_core.newlines``): what ``bytes.count``
+    gives over any slice, clamped as a slice is, and a line of every offset of a window that
+    is that of the lines before it."""
+    from urlset._core import newlines
+    from urlset.checking.lines import Lines
+
+    data = b"a\nbb\r\n\n\xc3\xa9\tc\n" * 3 + b"tail"
+    for start in range(len(data) + 3):
+        assert newlines(data, start) == data.count(b"\n", start)
+        for end in range(len(data) + 3):
+            assert newlines(data, start, end) == data.count(b"\n", start, end), (start, end)
+    lines = Lines()
+    lines.enter(0, data[:9])
+    lines.enter(9, data[9:])
+    for offset in (0, 3, 12, 11, 20, len(data) - 9 - 1):
+        assert lines.line_of(offset) == data.count(b"\n", 0, 9 + offset) + 1, offset

@@ -23,7 +23,10 @@ def _placed(pieces: list[bytes], issues: list[Issue], fast: bool) -> list[Issue]
         recent._best_on_its_line = lambda line, needle, past: 0  # type: ignore[method-assign]
     for piece in pieces:
         recent.add(piece)
-    return [recent.placed(issue) for issue in issues]
+    return [
+        issue._replace(column=recent.column(issue.code, issue.message, issue.line))
+        for issue in issues
+    ]
 
 
 @settings(max_examples=400, deadline=None)

@@ -3,11 +3,14 @@ of the bytes: ``positions``, ``raw_text``)."""
 
 from __future__ import annotations
 
+from .._core import newlines
+
 
 class Lines:
     """Lines and columns (from 1, in bytes) of offsets in a document read a window at a
     time: ``enter`` each window in turn, then ask of offsets in it (``line_at`` in
-    increasing order)."""
+    increasing order). Lines are counted by the compiled core (``bytes.count`` takes a byte
+    at a time: placing findings spread over a document counts its every line twice)."""
 
     __slots__ = ("_counted", "_line", "base", "last_nl", "lines", "window")
 
@@ -22,7 +25,7 @@ class Lines:
         """The next window, at ``base`` in the document."""
         before = self.window
         if before:
-            self.past(before.count(b"\n"), before.rfind(b"\n"))
+            self.past(newlines(before), before.rfind(b"\n"))
         self.base, self.window = base, window
         self._line, self._counted = self.lines, 0
 
@@ -41,7 +44,7 @@ class Lines:
 
     def line_at(self, offset: int) -> int:
         """The line of ``offset`` (no smaller than the one asked before in this window)."""
-        self._line += self.window.count(b"\n", self._counted, offset)
+        self._line += newlines(self.window, self._counted, offset)
         self._counted = offset
         return self._line
 
@@ -49,7 +52,7 @@ class Lines:
         """The line of any ``offset`` of the window (counted on from the last one asked)."""
         if offset >= self._counted:
             return self.line_at(offset)
-        return self.lines + self.window.count(b"\n", 0, offset)
+        return self.lines + newlines(self.window, 0, offset)
 
     def column_at(self, offset: int) -> int:
         nl = self.window.rfind(b"\n", 0, offset)

@@ -21,10 +21,11 @@ from .._core import ElementTexts
 from ..errors import InvalidValue
 from ..model import Issue
 from ..patterns import lazy
-from ..reading.columns import VALUE_ELEMENT, LineSearch
+from ..reading.columns import VALUE_ELEMENT, LineSearch, value_needles
 from ..urls import is_plain_uri, to_uri
 from . import rules
 from .lines import Lines
+from .progress import Found, Progress
 from .windows import Windows
 from .xmlevents import drop, parse_events, split_tag
 
@@ -122,23 +123,22 @@ def place_entries(
     on when it passed on every entry of the document (``SitemapReader.plain_structure``):
     the entry numbered n is the document's nth, and the first pass ends with the last
     finding's entry."""
-    needles: set[bytes] = set()
-    for _code, _message, loc, _ordered, _entry in pending:
-        raw = loc.encode("utf-8")
-        needles.add(raw)
-        if fmt != "text":
-            needles.add(raw.replace(b"&", b"&amp;"))
-    placed = _placing(pending, fmt, entries)
+    text = fmt == "text"
+    raws = [loc.encode("utf-8") for _code, _message, loc, _ordered, _entry in pending]
+    needles = set(raws)
+    if not text:
+        needles.update(raw.replace(b"&", b"&amp;") for raw in raws if b"&" in raw)
+    placed = _placing(pending, raws, fmt, entries)
     occurrences = _occurrences(windows, needles, fmt, placed)
     pos = 0
     last_at: dict[tuple[str, str], int] = {}
     spots: list[tuple[int, bytes | None]] = []
-    for code, _message, loc, ordered, _entry in pending:
+    for (code, _message, loc, ordered, _entry), raw in zip(pending, raws, strict=True):
         start = pos if ordered else 0
         before = last_at.get((code, loc))
         if before is not None:
             start = max(start, before + 1)
-        at = _first_at(occurrences, loc, start, fmt)
+        at = _first_at(occurrences, raw, start, text)
         if at >= 0:
             last_at[(code, loc)] = at
             if ordered:
@@ -342,7 +342,10 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
         after = window.count(b"\n")  # the line ends at ``start`` or later: counted once
         while start <= size and (searches or k < len(lines)):
             if not searches and lines[k] == line:
-                searches.extend((n, LineSearch(issues[n])) for n in wanted[lines[k]])
+                searches.extend(
+                    (n, LineSearch(value_needles(issues[n].code, issues[n].message)))
+                    for n in wanted[lines[k]]
+                )
                 k += 1
             if not searches:  # skip to the line wanted, or to the next window
                 left = lines[k] - line
@@ -375,7 +378,6 @@ def place_values(windows: Windows, issues: list[Issue]) -> list[Issue]:
 # ``place_entries`` and ``place_values`` read the document as ``Windows`` (windows.py), so a
 # large document with many findings is placed in the memory of a window.
 
-Found = dict[bytes, list[int]]  # offsets of each needle, in document order
 # whether the occurrences so far, the window just read the last, place every finding
 Placed = Callable[[Found, bytes], bool] | None
 Regex = re.Pattern[bytes]
@@ -494,7 +496,10 @@ def _marked_texts(needles: set[bytes]) -> Callable[[bytes], list[tuple[int, byte
 
 
 def _placing(
-    pending: list[tuple[str, str, str, bool, int]], fmt: str | None, entries: int | None
+    pending: list[tuple[str, str, str, bool, int]],
+    raws: list[bytes],
+    fmt: str | None,
+    entries: int | None,
 ) -> Placed:
     """``_occurrences``' test: every finding placed by the occurrences so far, or, the
     entries numbered as the document's (``entries`` given), every finding's entry read: an
@@ -511,10 +516,11 @@ def _placing(
     )
     tag = b"<url>" if fmt == "urlset" else b"<sitemap>"
     seen = 0
+    progress = Progress(pending, raws, fmt == "text")
 
     def placed(found: Found, window: bytes) -> bool:
         nonlocal seen
-        if _placed(found, pending, fmt == "text"):
+        if progress.placed(found):
             return True
         if counted:
             seen += window.count(tag)
@@ -523,35 +529,23 @@ def _placing(
     return placed
 
 
-def _placed(occurrences: Found, pending: list[tuple[str, str, str, bool, int]], text: bool) -> bool:
-    """Whether ``place_entries`` would place every finding at an occurrence of its loc as
-    written (not escaped: that is looked for only when this one is missing) among these
-    (``text``: in a text sitemap)."""
-    pos, last_at = 0, dict[tuple[str, str], int]()
-    for code, _message, loc, ordered, _entry in pending:
-        before = last_at.get((code, loc), -1)
-        least = max(pos if ordered else 0, before + 1) + (not text)  # as _first_at's
-        offsets = occurrences.get(loc.encode("utf-8"), ())
-        k = bisect_left(offsets, least)
-        if k == len(offsets):
-            return False
-        last_at[(code, loc)] = offsets[k]
-        pos = offsets[k] if ordered else pos
-    return True
-
-
-def _first_at(occurrences: dict[bytes, list[int]], loc: str, start: int, fmt: str | None) -> int:
-    """What ``_find_loc`` gives, from the occurrences (as written first, then escaped)."""
-    raw = loc.encode("utf-8")
-    needles = (raw,) if fmt == "text" else (raw, raw.replace(b"&", b"&amp;"))
+def _first_at(occurrences: Found, raw: bytes, start: int, text: bool) -> int:
+    """The first occurrence of a loc (``raw``: its UTF-8) from ``start`` on, as written,
+    else escaped (an XML text's '&' written '&amp;'); -1: none."""
     # an element's text is found when its ">" is at ``start`` or later
-    least = start if fmt == "text" else start + 1
-    for needle in needles:
-        offsets = occurrences.get(needle)
-        if offsets:
-            k = bisect_left(offsets, least)
-            if k < len(offsets):
-                return offsets[k]
+    least = start if text else start + 1
+    offsets = occurrences.get(raw)
+    if offsets:
+        k = bisect_left(offsets, least)
+        if k < len(offsets):
+            return offsets[k]
+    if text or b"&" not in raw:
+        return -1  # escaped, it is the same needle
+    offsets = occurrences.get(raw.replace(b"&", b"&amp;"))
+    if offsets:
+        k = bisect_left(offsets, least)
+        if k < len(offsets):
+            return offsets[k]
     return -1
 
 

@@ -46,8 +46,12 @@ def row_of(issue: Issue) -> Code:
 
 
 def make_issue(code: str, message: str, line: int = 0, column: int = 0, source: str = "") -> Issue:
-    row = lookup(code)
-    return Issue(code, row.severity, message, line, column, source, row.hint)
+    row = rule(code)
+    # Issue's own __new__ is a Python function around this: one call less an issue
+    return _new_tuple(Issue, (code, row.severity, message, line, column, source, row.hint))
+
+
+_new_tuple = tuple.__new__
 
 
 # --- the document ------------------------------------------------------------------------

@@ -331,11 +331,26 @@ def news_too_old(url: Url, now: datetime | None = None) -> list[Issue]:
 def too_old_issue(loc: str, title: str, age: timedelta, now: datetime) -> Issue:
     """``news-too-old`` for the article ``title`` of the page ``loc``, ``age`` old at ``now``
     (the build's compiled core gives the same of the articles it writes)."""
-    message = f"{loc}: {title!r} was published {age.days} days before {now:%Y-%m-%d}"
+    message = f"{loc}: {title!r} was published {age.days} days before {_day_of(now)}"
     return coded_issue(CODES, "news-too-old", message)
 
 
+def _day_of(now: datetime) -> str:
+    """``now``'s day as the message writes it: strftime once for a check's one ``now`` (the
+    same object: an equal instant in another zone may be another day)."""
+    global _last_day
+    last = _last_day
+    if last[0] is not now:
+        last = _last_day = (now, f"{now:%Y-%m-%d}")
+    return last[1]
+
+
+_last_day: tuple[datetime | None, str] = (None, "")
+
+
 def news_repeated(url: Url, now: datetime | None = None) -> list[Issue]:
+    if len(url.extensions) <= 1:
+        return []  # at most one article, uncounted
     count = sum(1 for e in url.extensions if type(e) is News)
     if count <= 1:
         return []

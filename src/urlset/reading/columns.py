@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import deque
 
 from .._core import newlines
-from ..model import Issue
 from ..patterns import lazy
 
 # the element whose text a finding is about, when its message does not quote the value
@@ -32,18 +31,22 @@ def _escaped(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _needles(issue: Issue) -> list[tuple[bytes, int]]:
-    """What ``issue``'s value is written as, best first, and the column of the value past
-    where the needle starts (the value quoted in the message, else its element)."""
+def value_needles(code: str, message: str, best: bool = False) -> list[tuple[bytes, int]]:
+    """What the value of a finding of ``code`` saying ``message`` is written as, best first,
+    and the column of the value past where the needle starts (the value quoted in the
+    message, else its element); ``best``: the first of them alone (the others are looked for
+    only where it is not found)."""
     out = []
-    quoted = _QUOTED.search(issue.message) if "'" in issue.message else None
+    quoted = _QUOTED.search(message) if "'" in message else None
     if quoted is not None:
         value = quoted.group(1)
-        for needle in (value, _escaped(value)):
-            out.append((b">" + needle.encode("utf-8", "replace"), 2))
+        out.append((b">" + value.encode("utf-8", "replace"), 2))
+        if best:
+            return out
+        out.append((b">" + _escaped(value).encode("utf-8", "replace"), 2))
         # else an attribute's value (an hreflang href)
         out.append((b'="' + _escaped(value).encode("utf-8", "replace"), 3))
-    name = VALUE_ELEMENT.get(issue.code)
+    name = VALUE_ELEMENT.get(code)
     if name is not None:
         out.append((b"<" + name + b">", len(name) + 3))
     return out
@@ -52,8 +55,8 @@ def _needles(issue: Issue) -> list[tuple[bytes, int]]:
 class LineSearch:
     """The first place of each needle in one line, fed a piece of the line at a time."""
 
-    def __init__(self, issue: Issue, needles: list[tuple[bytes, int]] | None = None) -> None:
-        self.needles = _needles(issue) if needles is None else needles
+    def __init__(self, needles: list[tuple[bytes, int]]) -> None:
+        self.needles = needles
         self.first: list[int] = [-1] * len(self.needles)
         self.longest = max((len(n) for n, _ in self.needles), default=1)
         self.tail = b""
@@ -117,19 +120,18 @@ class RecentLines:
         while self.kept - _size(pieces[0]) >= KEEP + size:
             self.kept -= _size(pieces.popleft())
 
-    def placed(self, issue: Issue) -> Issue:
-        """``issue`` with its column, when its line is among the recent ones and holds the
-        value; else as it is."""
-        line = issue.line
-        if not line or issue.column or not self.pieces or line < self.pieces[0][0]:
-            return issue
-        needles = _needles(issue)
-        if not needles:
-            return issue
-        column = self._best_on_its_line(line, *needles[0])
+    def column(self, code: str, message: str, line: int) -> int:
+        """The column on ``line`` of the value a finding of ``code`` saying ``message`` is
+        about, when that line is among the recent ones and holds the value; else 0."""
+        if not line or not self.pieces or line < self.pieces[0][0]:
+            return 0
+        best = value_needles(code, message, best=True)
+        if not best:
+            return 0
+        column = self._best_on_its_line(line, *best[0])
         if column:
-            return issue._replace(column=column)
-        search = LineSearch(issue, needles)  # the line piece by piece: rarely needed
+            return column
+        search = LineSearch(value_needles(code, message))  # the line piece by piece: rare
         for first, piece, begin, starts in self.pieces:
             if not starts:  # where each of its lines starts, once per piece
                 starts.append(begin)
@@ -145,8 +147,7 @@ class RecentLines:
             search.feed(piece, start, len(piece) if nl < 0 else nl)
             if nl >= 0:
                 break
-        column = search.column()
-        return issue._replace(column=column) if column else issue
+        return search.column()
 
     def _best_on_its_line(self, line: int, needle: bytes, past: int) -> int:
         """The column of the best needle when its first place from the start of ``line`` is
@@ -154,17 +155,19 @@ class RecentLines:
         (a reader's findings come in line order): what ``LineSearch`` gives, without making
         the offsets of every line of the piece. 0: not found so, for the line by line search
         (the line began in an earlier piece, the needle is elsewhere or across two pieces)."""
-        holding = next(((f, p, b) for f, p, b, _ in reversed(self.pieces) if f < line), None)
-        if holding is None:
+        for holding in reversed(self.pieces):
+            if holding[0] < line:
+                break
+        else:
             return 0
-        first, piece, begin = holding
+        first, piece, begin, _ = holding
         cursor = self.cursor
         if cursor is not None and cursor[0] is piece and cursor[1] <= line:
             _, from_line, from_at = cursor
         else:
             from_line, from_at = first, begin
         at = piece.find(needle, from_at)
-        if at < 0 or from_line + piece.count(b"\n", from_at, at) != line:
+        if at < 0 or from_line + newlines(piece, from_at, at) != line:
             return 0
         start = piece.rfind(b"\n", 0, at) + 1  # a line after the piece's first has one
         self.cursor = (piece, line, start)

@@ -36,6 +36,7 @@ Event = Url | SitemapRef | Issue
 
 # At most this many issues of one code are listed; the rest are counted in a summary.
 MAX_ISSUES_PER_CODE = 1000
+_new_tuple = tuple.__new__
 
 # --- values: one place that decides what a value means, for every lane and format --------
 
@@ -158,10 +159,13 @@ class Sink:
         if line == 1 and column:
             column += self.col_shift
         line = self.shifted(line)
-        row = rule(code)
-        issue = Issue(code, row.severity, message, line, column, self.source, row.hint)
         if line and not column:
-            issue = self.recent.placed(issue)
+            column = self.recent.column(code, message, line)
+        row = rule(code)
+        # Issue's own __new__ is a Python function around this: one call less an issue
+        issue = _new_tuple(
+            Issue, (code, row.severity, message, line, column, self.source, row.hint)
+        )
         (self.held if self.count >= self.hold_from else self.out).append(issue)
 
     def shifted(self, line: int) -> int:
