@@ -7,7 +7,7 @@ shape of the JSON output) or as a SARIF 2.1.0 log (``to_sarif``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 from typing import Any
@@ -25,29 +25,8 @@ NOT_A_FILE = "not a file"
 SUMMARY_CODE = "too-many-errors"
 
 
-class _Methods:
-    """``__eq__`` and ``__repr__`` as a dataclass makes them, written once: ``dataclass``
-    compiles the source of each method it makes at import (its init, repr and eq of these
-    two classes: some 20M instructions, 1% of a 200,000-URL check's). They stay dataclasses
-    (``fields``, ``replace``, ``asdict``), with ``init``, ``repr`` and ``eq`` written here."""
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__ or not isinstance(other, _Methods):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))  # type: ignore[arg-type]
-        return f"{self.__class__.__qualname__}({shown})"
-
-    __hash__ = None  # type: ignore[assignment]  # as a dataclass with eq: mutable, unhashable
-
-
-@dataclass(init=False, repr=False, eq=False)
-class FileResult(_Methods):
+@dataclass
+class FileResult:
     """The outcome for one document."""
 
     source: str
@@ -66,34 +45,6 @@ class FileResult(_Methods):
     discovered: dict[str, int] = field(default_factory=dict)
     # entries the rules took one by one as the reader's values, not in the core's columns
     careful_entries: int = 0
-
-    def __init__(
-        self,
-        source: str,
-        issues: list[Issue] | None = None,
-        format: str | None = None,
-        entries: int = 0,
-        size: int = 0,
-        url: str | None = None,
-        refs: list[SitemapRef] | None = None,
-        ref_lines: list[int] | None = None,
-        newest_lastmod: Lastmod | None = None,
-        unlisted: dict[str, int] | None = None,
-        discovered: dict[str, int] | None = None,
-        careful_entries: int = 0,
-    ) -> None:
-        self.source = source
-        self.issues = [] if issues is None else issues
-        self.format = format
-        self.entries = entries
-        self.size = size
-        self.url = url
-        self.refs = [] if refs is None else refs
-        self.ref_lines = [] if ref_lines is None else ref_lines
-        self.newest_lastmod = newest_lastmod
-        self.unlisted = {} if unlisted is None else unlisted
-        self.discovered = {} if discovered is None else discovered
-        self.careful_entries = careful_entries
 
     def count(self, severity: Severity) -> int:
         """Findings of this severity, listed or not (a "too-many-errors" line stands for
@@ -156,8 +107,8 @@ def _issue_dict(issue: Issue) -> dict[str, Any]:
 SEVERITY_RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
 
 
-@dataclass(init=False, repr=False, eq=False)
-class CheckReport(_Methods):
+@dataclass
+class CheckReport:
     """Per-file results and a summary."""
 
     files: list[FileResult] = field(default_factory=list)
@@ -166,16 +117,6 @@ class CheckReport(_Methods):
     # what the run could not start from: a file named that could not be read, a start URL
     # whose document was not fetched (the CLI's exit status 2; a missing child is a finding)
     not_started: list[str] = field(default_factory=list)
-
-    def __init__(
-        self,
-        files: list[FileResult] | None = None,
-        skipped: list[tuple[str, str]] | None = None,
-        not_started: list[str] | None = None,
-    ) -> None:
-        self.files = [] if files is None else files
-        self.skipped = [] if skipped is None else skipped
-        self.not_started = [] if not_started is None else not_started
 
     @property
     def issues(self) -> list[Issue]:
