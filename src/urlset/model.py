@@ -447,3 +447,11 @@ class Issue(NamedTuple):
             where += f":{self.line}:{self.column}" if self.column else f":{self.line}"
         text = f"{where}: {self.severity} {self.code}: {self.message}"
         return f"{text} (hint: {self.hint})" if self.hint else text
+
+
+# An Issue from its seven fields in one tuple (code, severity, message, line, column, source,
+# hint): the NamedTuple's __new__ is a Python function around this, one call more for each
+# of the thousands of findings a check lists.
+issue_of: Callable[[tuple[str, Severity, str, int, int, str, str]], Issue] = partial(
+    tuple.__new__, Issue
+)

@@ -16,7 +16,7 @@ from ..codes import Code, rule
 from ..codes import all_codes as all_codes  # every row, for docs and SARIF
 from ..dates import Lastmod, latest_moment
 from ..limits import Limits
-from ..model import Issue
+from ..model import Issue, issue_of
 from ..patterns import lazy
 from ..urls import Scope, authority_host, not_escaped_message
 
@@ -47,11 +47,7 @@ def row_of(issue: Issue) -> Code:
 
 def make_issue(code: str, message: str, line: int = 0, column: int = 0, source: str = "") -> Issue:
     row = rule(code)
-    # Issue's own __new__ is a Python function around this: one call less an issue
-    return _new_tuple(Issue, (code, row.severity, message, line, column, source, row.hint))
-
-
-_new_tuple = tuple.__new__
+    return issue_of((code, row.severity, message, line, column, source, row.hint))
 
 
 # --- the document ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..codes import Code
 from ..errors import InvalidValue
-from ..model import SITEMAP_NS, Issue, RawElement, Url
+from ..model import SITEMAP_NS, Issue, RawElement, Url, issue_of
 from ..patterns import lazy
 from ..urls import plain_uri_flags
 from . import SAFE_PARSER_OPTIONS
@@ -58,11 +58,7 @@ def coded_issue(
 ) -> Issue:
     """An Issue with the severity and hint ``codes`` gives ``code``."""
     row = codes[code]
-    # Issue's own __new__ is a Python function around this: one call less a finding
-    return _new_tuple(Issue, (code, row.severity, message, line, 0, source, row.hint))
-
-
-_new_tuple = tuple.__new__
+    return issue_of((code, row.severity, message, line, 0, source, row.hint))
 
 
 def declared(body: str, prefix: str, namespace: str, name: str) -> str:

@@ -152,10 +152,6 @@ def capped_hreflang_findings(
     """``hreflang_findings`` with at most ``max_per_code`` of each code made, in order, and
     how many more of each code there are: the rest are counted, never made, so a set of
     200,000 variants outside it holds no message for them."""
-    from .common import coded_issue
-
     found = HreflangFound(reciprocity, max_per_code)
-    listed = [
-        coded_issue(EXT_CODES, code, found.message(index)) for index, code in enumerate(found.codes)
-    ]
+    listed = [issue(code, found.message(index)) for index, code in enumerate(found.codes)]
     return listed, found.more

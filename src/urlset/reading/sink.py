@@ -23,7 +23,7 @@ from ..codes import CODES, rule, unlisted_message
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
-from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url
+from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url, issue_of
 from ..patterns import lazy
 from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, userinfo_shown
 from .columns import RecentLines
@@ -36,7 +36,6 @@ Event = Url | SitemapRef | Issue
 
 # At most this many issues of one code are listed; the rest are counted in a summary.
 MAX_ISSUES_PER_CODE = 1000
-_new_tuple = tuple.__new__
 
 # --- values: one place that decides what a value means, for every lane and format --------
 
@@ -162,10 +161,7 @@ class Sink:
         if line and not column:
             column = self.recent.column(code, message, line)
         row = rule(code)
-        # Issue's own __new__ is a Python function around this: one call less an issue
-        issue = _new_tuple(
-            Issue, (code, row.severity, message, line, column, self.source, row.hint)
-        )
+        issue = issue_of((code, row.severity, message, line, column, self.source, row.hint))
         (self.held if self.count >= self.hold_from else self.out).append(issue)
 
     def shifted(self, line: int) -> int:
