@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from urlset.checking import entries
+from urlset.checking import document, entries
 from urlset.checking.checker import CheckOptions, check_document
 from urlset.checking.report import FileResult
 from urlset.errors import InvalidValue
@@ -330,3 +330,36 @@ def test_links_made_from_the_core_s_json_are_the_registry_s(links: list[dict[str
     assert [(a.hreflang, a.href) for a in made] == [(x["hreflang"], x["href"]) for x in links]
     with pytest.raises(InvalidValue):
         _extensions_from({"alternates": [*links, {**links[0], "rel": "alternate"}]})
+
+
+def _without_facts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Check's runs judged from their JSON alone (the facts the render lane recorded beside
+    the columns dropped); whether each take of the columns had facts."""
+    taken = document.taken_columns
+    had: list[bool] = []
+
+    def json_only(spec: Any) -> tuple[Any, None]:
+        columns, facts = taken(spec)
+        had.append(facts is not None)
+        return columns, None
+
+    monkeypatch.setattr(document, "taken_columns", json_only)
+    return had
+
+
+@pytest.mark.parametrize("now", [NOW, None], ids=["clock", "no clock"])
+@pytest.mark.parametrize("n", [400, 6_000])
+def test_the_facts_recorded_in_the_render_are_the_json_s(
+    monkeypatch: pytest.MonkeyPatch, now: datetime | None, n: int
+) -> None:
+    """The per-URL extension rules' facts the render lane records as it writes a record's
+    JSON (``RecordRenderer.extension_facts``) give what reading that JSON again gives."""
+    doc = _doc(KINDS, n)
+    options = CheckOptions(base_url=f"{SITE}/", now=now)
+    recorded = _same(doc, options)
+    had = _without_facts(monkeypatch)
+    from_json = check_document(doc, options, "doc")
+    assert had and all(had)  # every take of check's columns came with its facts
+    assert recorded.issues == from_json.issues
+    assert recorded.discovered == from_json.discovered
+    assert recorded.unlisted == from_json.unlisted

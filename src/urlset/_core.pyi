@@ -144,6 +144,7 @@ def judge_extensions(
     loc_values: bytes,
     start: int,
     stop: int,
+    facts: ExtensionFacts | None = None,  # taken instead of the JSON when they are its
     /,
 ) -> tuple[
     tuple[
@@ -446,3 +447,10 @@ class RecordRenderer:
     # the extension elements out of the schema's order among the records rendered since the
     # last call (OrderNote each, its record counted in its run), taken
     def order_notes(self) -> list[OrderNote]: ...
+    # "arrow" with judge_locs: the per-URL extension rules' facts of the records columns()
+    # took last, recorded as their JSON was written (for judge_extensions), taken
+    def extension_facts(self) -> ExtensionFacts | None: ...
+
+class ExtensionFacts:
+    """The per-URL extension rules' facts of a take of check's columns
+    (core/src/check/ext_typed.rs), read by ``judge_extensions`` instead of the JSON."""

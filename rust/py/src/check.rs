@@ -3,7 +3,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use urlset_core::check::element_texts::{Needles, Prefixes};
-use urlset_core::check::ext_json;
+use urlset_core::check::{ext_json, ext_typed};
+
+use crate::render::ExtensionFacts;
 use urlset_core::check::index_lines;
 use urlset_core::check::lastmods;
 use urlset_core::check::loc_column::{self, StringColumn};
@@ -165,8 +167,11 @@ fn words(values: &[u32]) -> &[u8] {
 }
 
 /// Rows `start..stop` of the render lane's extensions column judged with their locs (the loc
-/// column's buffers): see `JudgedColumns`.
+/// column's buffers): see `JudgedColumns`. With `facts` (`RecordRenderer.extension_facts`,
+/// recorded beside the column as it was written) their facts are taken, not read again
+/// from the JSON; the JSON is read when they are not this column's.
 #[pyfunction]
+#[pyo3(signature = (ext_offsets, ext_values, loc_offsets, loc_values, start, stop, facts=None, /))]
 #[allow(clippy::too_many_arguments)]
 fn judge_extensions<'py>(
     py: Python<'py>,
@@ -176,15 +181,20 @@ fn judge_extensions<'py>(
     loc_values: &[u8],
     start: usize,
     stop: usize,
+    facts: Option<Bound<'py, ExtensionFacts>>,
 ) -> PyResult<JudgedColumns<'py>> {
     let extensions = StringColumn::new(ext_offsets, ext_values);
     let locs = StringColumn::new(loc_offsets, loc_values);
+    let recorded = facts.as_ref().map(|facts| &facts.get().recorded);
     let (judged, rows) = py
         .detach(|| {
-            ext_json::judge(extensions, locs, start, stop).map(|judged| {
-                let rows = judged.rows();
-                (judged, rows)
-            })
+            recorded
+                .and_then(|recorded| ext_typed::judged_from(recorded, extensions, start, stop))
+                .or_else(|| ext_json::judge(extensions, locs, start, stop))
+                .map(|judged| {
+                    let rows = judged.rows();
+                    (judged, rows)
+                })
         })
         .ok_or_else(outside)?;
     let dates: Vec<u8> = judged

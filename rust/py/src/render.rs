@@ -3,6 +3,7 @@
 //! object per record (see urlset.reading.rendered).
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
+use urlset_core::check::ext_typed::Recorded;
 use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
@@ -59,6 +60,9 @@ pub struct RecordRenderer {
     renderer: Option<Renderer>,
     /// "arrow": every run's records, in document order, until `columns` takes them.
     columns: Columns,
+    /// "arrow" with `judge_locs`: the per-URL extension rules' facts of the records `columns`
+    /// took last, until `extension_facts` takes them.
+    facts: Option<Recorded>,
     /// "arrow": the root's image, video and news prefixes (a text renderer holds its own).
     prefixes: Option<Prefixes>,
     seen: Seen,
@@ -139,7 +143,13 @@ impl RecordRenderer {
         Ok(RecordRenderer {
             prefixes: found.filter(|_| renderer.is_none()),
             renderer,
-            columns: Columns::default(),
+            // check's columns (`judge_locs`) record its extension rules' facts as they write
+            columns: if judge_locs {
+                Columns::judging()
+            } else {
+                Columns::default()
+            },
+            facts: None,
             seen: Seen::default(),
             max_value,
             kind,
@@ -332,7 +342,8 @@ impl RecordRenderer {
 
     /// "arrow": the records of every run so far as Arrow buffers (see _core.pyi), taken.
     fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let columns = self.columns.take();
+        let mut columns = self.columns.take();
+        self.facts = columns.judging.take();
         let buffers = (
             columns.len,
             texts(py, &columns.loc)?,
@@ -349,8 +360,18 @@ impl RecordRenderer {
     /// "arrow": as `columns`, each buffer the core's own vector (a `ColumnBuffer`, read
     /// through the buffer protocol) instead of a bytes copy of it.
     fn column_views<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let views = crate::views::column_views(py, self.columns.take())?;
+        let mut columns = self.columns.take();
+        self.facts = columns.judging.take();
+        let views = crate::views::column_views(py, columns)?;
         Ok(views.into_pyobject(py)?.into_any())
+    }
+
+    /// "arrow" with `judge_locs`: the per-URL extension rules' facts of the records `columns`
+    /// took last (for `judge_extensions`), taken; None when they were not recorded.
+    fn extension_facts(&mut self) -> Option<ExtensionFacts> {
+        self.facts
+            .take()
+            .map(|recorded| ExtensionFacts { recorded })
     }
 
     /// The sink's duplicate set while the renderer reads (as `SeenLocs.add`): whether `loc`
@@ -389,7 +410,16 @@ impl RecordRenderer {
     }
 }
 
-/// Adds the render lane's class to `urlset._core`.
+/// The per-URL extension rules' facts of a take of check's columns, recorded as the render
+/// lane wrote them (`urlset_core::check::ext_typed`): `judge_extensions` reads them instead of
+/// the extensions' JSON.
+#[pyclass(module = "urlset._core", frozen)]
+pub struct ExtensionFacts {
+    pub recorded: Recorded,
+}
+
+/// Adds the render lane's classes to `urlset._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<RecordRenderer>()
+    m.add_class::<RecordRenderer>()?;
+    m.add_class::<ExtensionFacts>()
 }

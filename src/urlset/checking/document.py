@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .._core import ExtensionFacts
 from ..extensions.set_checks import SetChecks
 from ..limits import CURRENT, MAX_LOC_LENGTH, Limits, ReadLimits
 from ..model import Issue, Severity, SitemapRef, Url
@@ -30,7 +31,7 @@ from .index_lines import lines_of_refs
 from .index_refs import judge_refs
 from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
-from .records import records
+from .records import records, taken_columns
 from .report import FileResult, by_position
 from .scan import WINDOW, Provers, Scan, Tee, pieces, whole
 from .source import BytesSource, Source
@@ -325,6 +326,7 @@ class _CoreRuns:
         self.entry_rules = entry_rules
         self.pending: deque[RenderedRun] = deque()
         self.columns: Any = None
+        self.facts: ExtensionFacts | None = None  # recorded beside the columns
         self.row = 0
 
     def draining(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -343,8 +345,8 @@ class _CoreRuns:
             run = pending.popleft()
             if self.columns is None or self.row >= self.columns[0]:
                 # the records of every run so far, this one first
-                self.columns, self.row = self.spec.columns(), 0
-            entry_rules.records(records(self.columns, self.row, run.count))
+                (self.columns, self.facts), self.row = taken_columns(self.spec), 0
+            entry_rules.records(records(self.columns, self.row, run.count, self.facts))
             self.row += run.count
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from array import array
 from functools import cache
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._core import (
+    ExtensionFacts,
     column_texts_at,
     judge_extensions,
     judge_lastmods,
@@ -18,6 +19,9 @@ from .._core import (
 )
 from ..dates import from_formatted
 from ..model import ChangeFreq, Url
+
+if TYPE_CHECKING:
+    from ..reading.rendered import RenderSpec
 
 _FREQS = tuple(ChangeFreq)
 _PLAIN_IMAGE = {"loc", "caption", "geo_location", "title"}
@@ -102,6 +106,7 @@ class Records:
     __slots__ = (
         "_base",
         "_ext_buffers",
+        "_facts",
         "_freqs",
         "_instants",
         "_lastmods",
@@ -125,8 +130,10 @@ class Records:
         base: int,
         ext_buffers: Any = None,
         loc_hashes: bytes = b"",
+        facts: ExtensionFacts | None = None,
     ) -> None:
         self.count = count
+        self._facts = facts  # the extension rules' facts the core recorded beside the columns
         self._loc_hashes = loc_hashes
         self._ext_buffers = ext_buffers
         self._loc_buffers = loc_buffers
@@ -203,12 +210,19 @@ class Records:
     ]:
         """The per-URL extension rules on every record's JSON, in the core
         (``_core.judge_extensions``: the records by status, counts, news items and their
-        dates)."""
+        dates), from the facts the render lane recorded as it wrote the JSON when there are
+        some (``RecordRenderer.extension_facts``), else from the JSON."""
         _, ext_offsets, ext_values = self._ext_buffers
         _, loc_offsets, loc_values = self._loc_buffers
         stop = self._base + self.count
         return judge_extensions(
-            ext_offsets, ext_values or b"", loc_offsets, loc_values or b"", self._base, stop
+            ext_offsets,
+            ext_values or b"",
+            loc_offsets,
+            loc_values or b"",
+            self._base,
+            stop,
+            self._facts,
         )
 
     def lastmod(self, i: int) -> str:
@@ -270,8 +284,21 @@ def _valid(validity: bytes | None, nulls: int, i: int) -> bool:
     return bool(validity[i >> 3] >> (i & 7) & 1)
 
 
-def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
-    """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``)."""
+def taken_columns(spec: RenderSpec) -> tuple[Any, ExtensionFacts | None]:
+    """The core's columns of every run so far (``RenderSpec.columns()``, taken) and the
+    extension rules' facts its renderer recorded beside them (None: none recorded)."""
+    columns = spec.columns()
+    renderer = spec.column_renderer or spec.renderer
+    if columns is None or renderer is None:
+        return columns, None
+    return columns, renderer.extension_facts()
+
+
+def records(
+    columns: tuple[Any, ...], start: int, count: int, facts: ExtensionFacts | None = None
+) -> Records:
+    """Rows ``start`` to ``start + count`` of the core's columns (``RenderSpec.columns()``),
+    with the extension facts recorded beside them (``taken_columns``)."""
     _, loc, lastmod, lastmod_at, changefreq, priority, extensions, loc_hashes = columns
     stop = start + count
     has_extensions = extensions[0][1] != columns[0] and _any_text(extensions, start, stop)
@@ -286,6 +313,7 @@ def records(columns: tuple[Any, ...], start: int, count: int) -> Records:
         start,
         extensions,
         loc_hashes,
+        facts,
     )
 
 

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use super::ext_walk::walked_record;
 use super::loc_column::StringColumn;
+use crate::read::media::Alternate;
 
 /// The per-URL codes counted, in the order of a record's counts.
 pub const CODES: [&str; 6] = [
@@ -392,7 +393,7 @@ fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<Judgement> {
         for link in alternates {
             links.push((link.get("href")?.str()?, link.get("hreflang")?.str()?));
         }
-        [counts[4], counts[5]] = link_findings(&links, loc);
+        [counts[4], counts[5]] = link_findings(&links, loc.as_bytes());
     }
     let kinds = [images.len(), videos.len(), news.len(), alternates.len()];
     for (at, n) in kinds.into_iter().enumerate() {
@@ -409,15 +410,45 @@ fn record<'a>(fields: &Json<'a>, loc: &str) -> Option<Judgement> {
     Some((counts, dates))
 }
 
+/// An hreflang link: its href and its code.
+pub(super) trait Link {
+    fn href(&self) -> &str;
+    fn code(&self) -> &str;
+}
+
+/// (href, hreflang), as read from the JSON.
+impl Link for (&str, &str) {
+    fn href(&self) -> &str {
+        self.0
+    }
+    fn code(&self) -> &str {
+        self.1
+    }
+}
+
+/// As the render lane typed it (`ext_typed`).
+impl Link for Alternate {
+    fn href(&self) -> &str {
+        &self.href
+    }
+    fn code(&self) -> &str {
+        &self.hreflang
+    }
+}
+
 /// A page's `hreflang-missing-self` (no link to `loc`) and `hreflang-duplicate` (a code given
-/// again, in any case, for another href) findings from its links, (href, hreflang) each.
-pub(super) fn link_findings(links: &[(&str, &str)], loc: &str) -> [u32; 2] {
-    let missing_self = u32::from(!links.iter().any(|(href, _)| *href == loc));
+/// again, in any case, for another href) findings from its links.
+pub(super) fn link_findings(links: &[impl Link], loc: &[u8]) -> [u32; 2] {
+    let missing_self = u32::from(!links.iter().any(|link| link.href().as_bytes() == loc));
     let mut duplicates = 0;
-    for (at, &(href, code)) in links.iter().enumerate() {
+    for (at, link) in links.iter().enumerate() {
         // the code's first link, if an earlier one has it (a page's links are few)
-        if let Some((first, _)) = links[..at].iter().find(|(_, known)| same_code(known, code)) {
-            duplicates += u32::from(*first != href);
+        let code = link.code();
+        if let Some(first) = links[..at]
+            .iter()
+            .find(|known| same_code(known.code(), code))
+        {
+            duplicates += u32::from(first.href() != link.href());
         }
     }
     [missing_self, duplicates]
@@ -624,7 +655,7 @@ fn plain_alternates(text: &str, loc: &str) -> Option<[u32; COUNTS]> {
         rest = rest.strip_prefix(',')?;
     }
     let mut counts = [0u32; COUNTS];
-    [counts[4], counts[5]] = link_findings(&links, loc);
+    [counts[4], counts[5]] = link_findings(&links, loc.as_bytes());
     counts[CODES.len() + 3] = u32::try_from(links.len()).ok()?;
     Some(counts)
 }

@@ -58,7 +58,7 @@ pub(super) fn walked_record(text: &str, loc: &str) -> Option<Judgement> {
     counts[3] = u32::from(n_news > 1);
     if n_links > 0 {
         let links: Vec<(&str, &str)> = links.iter().map(|(h, c)| (&**h, &**c)).collect();
-        [counts[4], counts[5]] = link_findings(&links, loc);
+        [counts[4], counts[5]] = link_findings(&links, loc.as_bytes());
     }
     for (at, n) in [n_images, n_videos, n_news, n_links]
         .into_iter()

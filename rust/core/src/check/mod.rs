@@ -3,6 +3,7 @@
 //! rules need of the render lane's columns (`loc_column`, `lastmods`).
 pub mod element_texts;
 pub mod ext_json;
+pub mod ext_typed;
 mod ext_walk;
 pub mod index_lines;
 pub mod lastmods;

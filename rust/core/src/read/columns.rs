@@ -8,6 +8,7 @@
 
 use super::json::extensions_object;
 use super::records::Record;
+use crate::check::ext_typed::Recorded;
 use crate::values::lastmod::{parse_bytes, Lastmod};
 
 /// A validity bitmap as Arrow lays it out: bit `i % 8` of byte `i / 8`, set when valid.
@@ -114,6 +115,10 @@ pub struct Columns {
     /// Each loc's hash ([`hash_of`](super::seen::hash_of)): the check's set rules take the
     /// reader's, not their own.
     pub loc_hashes: Vec<u64>,
+    /// Check's columns: the per-URL extension rules' facts of each record with extensions,
+    /// recorded from its typed values as its JSON is written (None: not recorded, the
+    /// readers' columns).
+    pub judging: Option<Recorded>,
     /// The last lastmod text and its value: a file's lastmods repeat.
     last: Option<(Vec<u8>, Lastmod)>,
 }
@@ -142,6 +147,14 @@ impl Columns {
         columns
     }
 
+    /// Empty columns that record the per-URL extension rules' facts (check's: [`Recorded`]).
+    pub fn judging() -> Columns {
+        Columns {
+            judging: Some(Recorded::default()),
+            ..Columns::default()
+        }
+    }
+
     /// The columns so far, taken; left in their place are empty ones with room for as many
     /// records and bytes (the next run's are about as many: grown from nothing, each
     /// vector was copied over a few times a run).
@@ -155,6 +168,7 @@ impl Columns {
             priority: self.priority.with_room_of(),
             extensions: self.extensions.with_room_of(),
             loc_hashes: Vec::with_capacity(self.loc_hashes.len()),
+            judging: self.judging.as_ref().map(Recorded::with_room_of),
             last: self.last.clone(),
         };
         std::mem::replace(self, room)
@@ -198,6 +212,9 @@ impl Columns {
         self.priority.push(r.priority);
         if r.extended() {
             extensions_object(data, r, &mut self.extensions.values);
+            if let Some(judging) = self.judging.as_mut() {
+                judging.record(self.len, r, loc);
+            }
         }
         self.extensions.close(r.extended());
         self.len += 1;

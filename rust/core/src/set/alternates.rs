@@ -8,7 +8,12 @@ use crate::check::ext_json;
 
 /// The (href, hreflang) of each alternate, in order; None when the JSON is not the core's.
 pub fn alternates(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
-    if let Some(links) = written(text) {
+    // the text checked as UTF-8 once (its strings are then slices of it), not each string
+    let links = match std::str::from_utf8(text) {
+        Ok(src) => written(src.as_bytes(), |a, b| src.get(a..b)),
+        Err(_) => written(text, |a, b| std::str::from_utf8(&text[a..b]).ok()),
+    };
+    if let Some(links) = links {
         return Some(links);
     }
     let links = ext_json::alternates(text)?;
@@ -23,9 +28,12 @@ pub fn alternates(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
 const KEY: &[u8] = b"\"alternates\":[";
 
 /// The links of JSON as the reader writes it (the key found after `{` or `,`: an unescaped
-/// quote there opens a key, and no other object the reader writes has this one); None
-/// for anything else.
-fn written(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
+/// quote there opens a key, and no other object the reader writes has this one), each
+/// string `text[a..b]` given by `string`; None for anything else.
+fn written<'a>(
+    text: &'a [u8],
+    string: impl Fn(usize, usize) -> Option<&'a str>,
+) -> Option<Vec<(Cow<'a, str>, Cow<'a, str>)>> {
     // most records hold links alone: their key is first (no searcher built for them)
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
@@ -37,17 +45,19 @@ fn written(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
     if at == 0 || !matches!(text[at - 1], b'{' | b',') {
         return None;
     }
-    let mut rest = &text[at + KEY.len()..];
+    let mut pos = at + KEY.len();
     let mut links = Vec::with_capacity(4);
     loop {
-        rest = rest.strip_prefix(b"{\"hreflang\":\"")?;
-        let (code, after) = plain_string(rest)?;
-        rest = after.strip_prefix(b",\"href\":\"")?;
-        let (href, after) = plain_string(rest)?;
-        rest = after.strip_prefix(b"}")?;
+        pos = after(text, pos, b"{\"hreflang\":\"")?;
+        let end = plain_string(text, pos)?;
+        let code = string(pos, end)?;
+        pos = after(text, end + 1, b",\"href\":\"")?;
+        let end = plain_string(text, pos)?;
+        let href = string(pos, end)?;
+        pos = after(text, end + 1, b"}")?;
         links.push((Cow::Borrowed(href), Cow::Borrowed(code)));
-        match rest.first()? {
-            b',' => rest = &rest[1..],
+        match text.get(pos)? {
+            b',' => pos += 1,
             b']' => break,
             _ => return None,
         }
@@ -55,13 +65,15 @@ fn written(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
     Some(links)
 }
 
-/// A string's text up to its closing quote, when it holds no escape; and what follows.
-fn plain_string(text: &[u8]) -> Option<(&str, &[u8])> {
-    let end = memchr::memchr2(b'"', b'\\', text)?;
-    if text[end] != b'"' {
-        return None;
-    }
-    Some((std::str::from_utf8(&text[..end]).ok()?, &text[end + 1..]))
+/// The place after `word` when `text` holds it at `pos`.
+fn after(text: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
+    (text.get(pos..pos + word.len())? == word).then_some(pos + word.len())
+}
+
+/// The end (its closing quote) of a string from `pos`, when it holds no escape.
+fn plain_string(text: &[u8], pos: usize) -> Option<usize> {
+    let end = pos + memchr::memchr2(b'"', b'\\', text.get(pos..)?)?;
+    (text[end] == b'"').then_some(end)
 }
 
 #[cfg(test)]
@@ -95,5 +107,10 @@ mod tests {
         assert_eq!(pairs(cases[2]).unwrap()[0].0, "https://a.org/\u{e9}");
         assert!(pairs(cases[4]).is_none());
         assert_eq!(pairs(cases[5]), Some(vec![]));
+        // bytes that are not UTF-8 outside the links: read as before, each string checked
+        let mut odd = b"{\"images\":[{\"loc\":\"\xff\"}],".to_vec();
+        odd.extend_from_slice(&cases[0].as_bytes()[1..]);
+        assert_eq!(alternates(&odd).unwrap().len(), 2);
+        assert!(alternates(b"{\"alternates\":[{\"hreflang\":\"\xff\",\"href\":\"x\"}]}").is_none());
     }
 }
