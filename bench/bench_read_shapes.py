@@ -15,12 +15,13 @@ mix: the others are the plain shape there), each "vs plain" against the plain ur
 processes, wall seconds of the whole process (start-up and imports included, as a user waits):
 ``urlset read FILE -f jsonl -o /dev/null -q --verbose`` (the console script, as a user runs
 it; ``--verbose`` prints the counters), a child
-that calls ``read_arrow(FILE)`` once, ``gzip -dc FILE > /dev/null`` (the floor), and, given
+that calls ``read_arrow(FILE)`` once, on the mix a child that iterates ``read_file(FILE)``
+(every entry a ``Url`` object), ``gzip -dc FILE > /dev/null`` (the floor), and, given
 the peers' Python (bench/setup_peers.sh: bench/.venv-peers/bin/python), Scrapy's sitemap
 reader through bench/peers/run.py. MB/s are of the decompressed XML; "vs plain" is the
 shape's per-byte speed over the plain shape's (the issue's target: at least 0.5). The table
 ends with one line per target of issue 26's read side, its measured ratio (CLI against
-``gzip -dc`` on the mix, both paths against Scrapy, each path's slowest shape against plain,
+``gzip -dc`` on the mix, both paths and the objects against Scrapy, each path's slowest shape against plain,
 ``read_arrow`` against the CLI per byte). The load average is printed before and after:
 figures from a busy machine are not comparable.
 """
@@ -44,6 +45,9 @@ sys.path.insert(0, str(HERE))
 import read_shapes  # noqa: E402  (bench/ on the path first)
 
 ARROW_CHILD = "import sys\nfrom urlset.reading.arrow import read_arrow\nread_arrow(sys.argv[1])\n"
+# the object path (issue 26: ``read_file()`` objects >= 10x Scrapy on the mix): every entry a
+# ``Url``, as a program that iterates the read gets them
+OBJECTS_CHILD = "import sys\nfrom urlset import read_file\nfor _ in read_file(sys.argv[1]): pass\n"
 # --arrow-import first: pyarrow imported before read_arrow is called, as read_arrow did before
 # it imported it beside the read (reading/arrow.py _import_pyarrow_beside)
 ARROW_IMPORT_FIRST = "import pyarrow  # noqa: F401\n"
@@ -145,6 +149,11 @@ def _row(
         _wall(["sh", "-c", f"gzip -dc '{path}' > /dev/null"])[0] for _ in range(args.repeat)
     )
     scrapy = _scrapy(args.peers, path, args.repeat) if args.peers else None
+    objects = (  # the mix only: the target's shape
+        _median([python, "-c", first + OBJECTS_CHILD, str(path)], args.repeat)[0]
+        if shape == "mix" and container == "urlset"
+        else None
+    )
     counts = said.strip().splitlines()[-1].removeprefix("urlset read: ") if said.strip() else ""
     return {
         "shape": shape if container == "urlset" else f"{container}:{shape}",
@@ -154,6 +163,7 @@ def _row(
         "arrow_s": arrow,
         "gzip_dc_s": floor,
         "scrapy_s": scrapy,
+        "objects_s": objects,
         "counts": counts,
     }
 
@@ -258,6 +268,12 @@ def _targets(rows: list[dict[str, object]], at: str = "") -> list[str]:
             s = float(scrapy)  # type: ignore[arg-type]
             lines.append(f"target mix CLI >= 20x Scrapy: {s / cli:.1f}x")
             lines.append(f"target mix read_arrow >= 20x Scrapy: {s / arrow:.1f}x")
+            if mix["objects_s"] is not None:
+                objects = float(mix["objects_s"])  # type: ignore[arg-type]
+                lines.append(
+                    f"target mix read_file() objects >= 10x Scrapy: {s / objects:.1f}x "
+                    f"({objects:.2f} s)"
+                )
     peer = [r for r in rows if r["scrapy_s"] is not None]
     for path, name in (("cli", "CLI"), ("arrow", "read_arrow")):
         if peer:
