@@ -75,10 +75,10 @@ def _links() -> Any:
 
 @cache
 def _image() -> Any:
-    """``Image._trusted``, its module loaded with the first record that has images."""
-    from ..extensions.image import Image
+    """``trusted_image``, its module loaded with the first record that has images."""
+    from ..extensions.image import trusted_image
 
-    return Image._trusted
+    return trusted_image
 
 
 class Lastmods(NamedTuple):

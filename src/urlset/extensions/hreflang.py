@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import starmap
 from typing import Any, ClassVar
 
 from ..codes import Code
@@ -28,7 +29,15 @@ from .common import (
     plain_text,
     plain_written_uris,
 )
-from .field_checks import ISO_639_1, ISO_3166_1, escape, required_uri, set_field, uri_as_written
+from .field_checks import (
+    ISO_639_1,
+    ISO_3166_1,
+    escape,
+    required_uri,
+    set_field,
+    trusted_maker,
+    uri_as_written,
+)
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 PREFIX = "xhtml"
@@ -88,14 +97,6 @@ class Alternate:
     def __post_init__(self) -> None:
         set_field(self, "hreflang", hreflang_code(self.hreflang))
         set_field(self, "href", required_uri("alternate href", self.href))
-
-    @classmethod
-    def _trusted(cls, hreflang: str, href: str) -> Alternate:
-        """An Alternate of values already checked (a canonical code, a plain URI)."""
-        alternate = object.__new__(cls)
-        set_field(alternate, "hreflang", hreflang)
-        set_field(alternate, "href", href)
-        return alternate
 
     def body(self) -> str:
         return (
@@ -162,10 +163,14 @@ def _fast_link(xml: str) -> Alternate | None:
     return alternate_from_attrs(m.group("attrs"))
 
 
+# an Alternate of values already checked (a canonical code, a plain URI)
+_trusted = trusted_maker(Alternate, ("hreflang", "href"))
+
+
 def trusted_links(values: tuple[tuple[str, str], ...]) -> tuple[Alternate, ...]:
     """The links of (hreflang, href) pairs the reader's compiled tokenizer checked as
     ``fast_links`` checks them (rust/core/src/read/media.rs)."""
-    return tuple(Alternate._trusted(code, href) for code, href in values)
+    return tuple(starmap(_trusted, values))
 
 
 _LINK_SPLITS: dict[str, re.Pattern[str]] = {}
@@ -202,7 +207,7 @@ def fast_links(fragment: str, prefix: str) -> tuple[Alternate, ...] | None:
         if len(codes) > 4096:
             codes.clear()
         codes[code] = canonical
-    return tuple(map(Alternate._trusted, map(codes.__getitem__, written), hrefs))
+    return tuple(map(_trusted, map(codes.__getitem__, written), hrefs))
 
 
 # ---------------------------------------------------------------- codes and per-URL rules

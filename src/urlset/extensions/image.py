@@ -40,6 +40,7 @@ from .field_checks import (
     optional_uri,
     required_uri,
     set_field,
+    trusted_maker,
     uri_as_written,
 )
 
@@ -88,19 +89,6 @@ class Image:
             self, "license", None if license is None else optional_uri("image license", license)
         )
 
-    @classmethod
-    def _trusted(
-        cls, loc: str, caption: str | None, geo_location: str | None, title: str | None
-    ) -> Image:
-        """An Image of values already checked (a plain URI, stripped printable texts)."""
-        image = object.__new__(cls)
-        set_field(image, "loc", loc)
-        set_field(image, "caption", caption)
-        set_field(image, "geo_location", geo_location)
-        set_field(image, "title", title)
-        set_field(image, "license", None)
-        return image
-
     def body(self) -> str:
         loc, caption, geo, title, license_ = (
             self.loc,
@@ -135,6 +123,8 @@ class Image:
 # ---------------------------------------------------------------- reading an lxml element
 
 IMAGE_CHILDREN = ("loc", "caption", "geo_location", "title", "license")  # the schema's order
+# an Image of values already checked (a plain URI, stripped printable texts), no license
+trusted_image = trusted_maker(Image, ("loc", "caption", "geo_location", "title"), {"license": None})
 _IMAGE_TAGS = schema_tags(IMAGE_NS, IMAGE_CHILDREN)
 
 
@@ -274,7 +264,7 @@ def fast_images(fragment: str, prefix: str) -> tuple[Image, ...] | None:
         if "&" in joined or not joined.isprintable():
             return None  # entities, tabs, line breaks: the one-by-one path
         columns.append([None if text is None else text.strip() or None for text in column])
-    return tuple(map(Image._trusted, locs, *columns))
+    return tuple(map(trusted_image, locs, *columns))
 
 
 def trusted_images(
@@ -282,7 +272,7 @@ def trusted_images(
 ) -> tuple[Image, ...]:
     """The images of (loc, caption, geo_location, title) texts checked as ``fast_images``
     checks them (by the reader's compiled tokenizer, rust/core/src/read/images.rs)."""
-    return tuple(starmap(Image._trusted, values))
+    return tuple(starmap(trusted_image, values))
 
 
 # ---------------------------------------------------------------- codes and per-URL rules

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import starmap
 from typing import Any, ClassVar
 
 from ..codes import Code
@@ -28,7 +29,15 @@ from .common import (
     shown,
     without_faults,
 )
-from .field_checks import ISO_639_1, escape, optional_date, required_text, set_field, text_list
+from .field_checks import (
+    ISO_639_1,
+    escape,
+    optional_date,
+    required_text,
+    set_field,
+    text_list,
+    trusted_maker,
+)
 
 NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
 PREFIX = "news"
@@ -106,15 +115,6 @@ class News:
             )
         set_field(self, "stock_tickers", tickers)
 
-    @classmethod
-    def _trusted(cls, *fields: Any) -> News:
-        """A News of values already checked as ``__post_init__`` checks them (by the
-        reader's compiled tokenizer, rust/core/src/read/media.rs), in the fields' order."""
-        news = object.__new__(cls)
-        for name, value in zip(_FIELDS, fields, strict=True):
-            set_field(news, name, value)
-        return news
-
     def body(self) -> str:
         p = [
             "<news:news><news:publication><news:name>",
@@ -147,9 +147,14 @@ _FIELDS = (
 )  # fmt: skip
 
 
+# a News of values already checked as ``__post_init__`` checks them (by the reader's
+# compiled tokenizer, rust/core/src/read/media.rs), in the fields' order
+_trusted = trusted_maker(News, _FIELDS)
+
+
 def trusted_news(values: tuple[tuple[Any, ...], ...]) -> tuple[News, ...]:
     """The news articles of the field tuples the reader's compiled tokenizer gives."""
-    return tuple(News._trusted(*fields) for fields in values)
+    return tuple(starmap(_trusted, values))
 
 
 def trusted_news_json(item: dict[str, Any]) -> News | None:
@@ -159,7 +164,7 @@ def trusted_news_json(item: dict[str, Any]) -> News | None:
     if not _JSON_REQUIRED <= item.keys() <= _JSON_FIELDS:
         return None
     get = item.get
-    return News._trusted(
+    return _trusted(
         item["publication_name"],
         item["language"],
         from_formatted(item["publication_date"]),

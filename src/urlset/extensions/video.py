@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
+from itertools import starmap
 from typing import Any, ClassVar, Literal, TypeVar
 
 from ..codes import Code
@@ -41,6 +42,7 @@ from .field_checks import (
     required_uri,
     set_field,
     text_list,
+    trusted_maker,
     whole_number,
     yes_no,
 )
@@ -269,17 +271,6 @@ class Video:
         set_field(s, "platform", platform and platform._as_platforms())
         set_field(s, "live", yes_no("video live", s.live))
 
-    @classmethod
-    def _trusted(cls, *typed: Any) -> Video:
-        """A Video of the fields the reader's compiled tokenizer types (``_TYPED_BY_CORE``),
-        checked as ``__post_init__`` checks them (rust/core/src/read/media.rs)."""
-        video = object.__new__(cls)
-        for name, value in _UNTYPED_BY_CORE.items():
-            set_field(video, name, value)
-        for name, value in zip(_TYPED_BY_CORE, typed, strict=True):
-            set_field(video, name, value)
-        return video
-
     def body(self) -> str:
         p = [
             "<video:video><video:thumbnail_loc>",
@@ -363,9 +354,14 @@ _TYPED_BY_CORE = (
 _UNTYPED_BY_CORE = {f.name: f.default for f in fields(Video) if f.name not in _TYPED_BY_CORE}
 
 
+# a Video of the fields the reader's compiled tokenizer types (``_TYPED_BY_CORE``), checked
+# as ``__post_init__`` checks them (rust/core/src/read/media.rs), the others their defaults
+_trusted = trusted_maker(Video, _TYPED_BY_CORE, _UNTYPED_BY_CORE)
+
+
 def trusted_videos(values: tuple[tuple[Any, ...], ...]) -> tuple[Video, ...]:
     """The videos of the field tuples the reader's compiled tokenizer gives."""
-    return tuple(Video._trusted(*fields) for fields in values)
+    return tuple(starmap(_trusted, values))
 
 
 def _yn(value: bool) -> str:
