@@ -27,6 +27,7 @@ import re
 import sys
 from collections.abc import Iterator
 from functools import cache
+from importlib import import_module
 from itertools import repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -516,56 +517,24 @@ def _typed(typed: TypedExtensions) -> tuple[object, ...]:
     (each module loaded by the first record that has one) and its elements of other
     namespaces (``RawElement``), in document order."""
     _, images, videos, news, links, raws, order = typed
-    if order is None:  # (kinds in the schema's order: most records have one kind)
-        found: tuple[object, ...] = _image().trusted_images(images) if images else ()
-        if videos:
-            found += _video().trusted_videos(videos)
-        if news:
-            found += _news().trusted_news(news)
-        if links:
-            found += _hreflang().trusted_links(links)
-        if raws:
-            found += tuple(map(tuple.__new__, repeat(RawElement), raws))
-        return found
-    kinds: list[tuple[object, ...]] = [
-        _image().trusted_images(images) if images else (),
-        _video().trusted_videos(videos) if videos else (),
-        _news().trusted_news(news) if news else (),
-        _hreflang().trusted_links(links) if links else (),
+    kinds = (
+        _extension("image").trusted_images(images) if images else (),
+        _extension("video").trusted_videos(videos) if videos else (),
+        _extension("news").trusted_news(news) if news else (),
+        _extension("hreflang").trusted_links(links) if links else (),
         tuple(map(tuple.__new__, repeat(RawElement), raws)) if raws else (),
-    ]
+    )
+    if order is None:
+        return kinds[0] + kinds[1] + kinds[2] + kinds[3] + kinds[4]
     each = [iter(values) for values in kinds]
     return tuple(next(each[kind]) for kind in order)
 
 
-# each extension's module, loaded by the first record that has one of its kind (an import
-# statement run per record costs a lookup through importlib's machinery)
 @cache
-def _image() -> ModuleType:
-    from ..extensions import image
-
-    return image
-
-
-@cache
-def _video() -> ModuleType:
-    from ..extensions import video
-
-    return video
-
-
-@cache
-def _news() -> ModuleType:
-    from ..extensions import news
-
-    return news
-
-
-@cache
-def _hreflang() -> ModuleType:
-    from ..extensions import hreflang
-
-    return hreflang
+def _extension(name: str) -> ModuleType:
+    """The extension module ``name``, loaded by the first record that has one of its kind
+    (an import statement run for every record goes through importlib's machinery)."""
+    return import_module(f"..extensions.{name}", __package__)
 
 
 def _raw_scope(prefixes: dict[str, str], max_depth: int) -> tuple[list[tuple[str, str]], int]:
