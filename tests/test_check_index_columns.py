@@ -214,6 +214,10 @@ def test_index_refs_read_as_the_list_of_their_values(parts: list[tuple[bool, int
     assert bool(refs) is bool(expected)
     assert ref_locs(refs) == [ref.loc for ref in expected]
     assert without_lastmod(refs) == sum(ref.lastmod is None for ref in expected)
+    if expected:
+        locs = [ref.loc for ref in expected]
+        for prefix in ("https://www.acme.com/", "https://www.acme.com/1/", locs[0], "http"):
+            assert refs.all_start_with(prefix) == all(loc.startswith(prefix) for loc in locs)
     assert refs == expected and list(refs) == expected
     assert repr(refs) == repr(expected)
     assert ref_locs(refs) == [ref.loc for ref in expected]  # after, from the values

@@ -23,7 +23,7 @@ from .child_paths import Listed, local_children
 from .children import compare_with_children
 from .document import CheckOptions, check_document
 from .findings import MAX_PER_CODE, unlisted_summary
-from .index_refs import ref_locs
+from .index_refs import ref_locs, starts_with_of
 from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
 from .source import FileSource, spool
 
@@ -405,7 +405,8 @@ def _children(
     path = Path(path)
     root = path.parent if root is None else root
     locs = ref_locs(index.refs)  # (from an index read into columns: no value made)
-    wheres, files = local_children(locs, path, root, root_url, Listed())
+    at_once = starts_with_of(index.refs)
+    wheres, files = local_children(locs, path, root, root_url, Listed(), at_once)
     found: list[FileResult | None] = [None] * len(locs)
     for i, local in files:
         local = Path(local)

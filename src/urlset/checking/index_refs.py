@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, SupportsIndex, overload
@@ -162,6 +162,12 @@ def ref_locs(refs: list[SitemapRef]) -> list[str]:
     return list(map(_LOC, refs))
 
 
+def starts_with_of(refs: list[SitemapRef]) -> Callable[[str], bool] | None:
+    """Whether every loc of ``refs`` starts with a text, judged at once (``IndexRefs``);
+    None for a list of values."""
+    return refs.all_start_with if isinstance(refs, IndexRefs) and refs else None
+
+
 def without_lastmod(refs: list[SitemapRef]) -> int:
     """How many of ``refs`` have no lastmod."""
     if isinstance(refs, IndexRefs):
@@ -219,6 +225,18 @@ class IndexRefs(list[SitemapRef]):
                     locs += list(map(_LOC, part)) if isinstance(part, list) else _locs(part)
                 self._locs = locs
         return self._locs
+
+    def all_start_with(self, prefix: str) -> bool:
+        """Whether every entry's loc (at least one) starts with ``prefix``: the runs'
+        judged on their loc column's buffers."""
+        if not self._parts:
+            return all_start_with(self.locs(), prefix)
+        return all(
+            (not part or all_start_with(list(map(_LOC, part)), prefix))
+            if isinstance(part, list)
+            else part.all_start_with(prefix)
+            for part in self._parts
+        )
 
     def without_lastmod(self) -> int:
         """How many entries have no lastmod (the runs' counted on their validity bits)."""
