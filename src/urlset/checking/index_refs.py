@@ -27,12 +27,11 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 from .._core import column_texts_at
 from ..dates import from_formatted
 from ..model import SitemapRef
-from .records import _texts
+from .records import Records, _texts
 
 if TYPE_CHECKING:
     from ..dates import Lastmod
     from .entries import EntryRules
-    from .records import Records
 
 _LOC = operator.itemgetter(0)
 _LASTMOD = operator.itemgetter(1)
@@ -121,7 +120,7 @@ def judge_ref_records(rules: EntryRules, run: Records, refs: IndexRefs) -> None:
         rules.prefix = None if rules.served is None else rules.served.prefix
     first = rules.entries
     rules.entries += run.count
-    refs.add_run(run)
+    refs.add_run(_kept(run))
     if rules._hosts_each(run):
         _record_hosts(rules, run, first)
     flagged = sorted(set(rules._lastmods_of(run)))
@@ -185,7 +184,7 @@ class IndexRefs(list[SitemapRef]):
     def __init__(self, refs: Iterable[SitemapRef] = ()) -> None:
         super().__init__(refs)
         self._parts: list[list[SitemapRef] | Records] = []  # with a run: every entry
-        self._locs: list[str] | None = None
+        self._locs: list[str] | None = None  # made once (the lines of refs, the children)
 
     def add_run(self, run: Records) -> None:
         self._locs = None
@@ -346,11 +345,27 @@ for _name in (
     setattr(IndexRefs, _name, _as_list(_name))
 
 
+def _kept(run: Records) -> Records:
+    """``run`` with its loc and lastmod columns alone: what its refs are made of (the
+    other buffers, instants, hashes, changefreqs, priorities, extensions, freed with the
+    run)."""
+    return Records(run._loc_buffers, run._lastmods, None, run.count, False, None, None, run._base)
+
+
 def _locs(run: Records) -> list[str]:
     """Every record's loc, made in the core (``Records.locs`` slices them in Python)."""
     _, offsets, values = run._loc_buffers
-    rows = array("I", range(run.count)).tobytes()
-    return column_texts_at(offsets, values or b"", run._base, rows)
+    return column_texts_at(offsets, values or b"", run._base, _rows(run.count))
+
+
+_ROWS = array("I")  # 0, 1, 2...: row numbers as the core reads them, grown as needed
+
+
+def _rows(count: int) -> bytes:
+    """The rows ``0`` to ``count`` (native-endian u32s), not made one int at a time."""
+    if len(_ROWS) < count:
+        _ROWS.extend(range(len(_ROWS), count))
+    return _ROWS[:count].tobytes()
 
 
 def _lastmods_missing(run: Records) -> int:
