@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from .._core import ExtensionFacts
@@ -89,6 +90,22 @@ def check_document(
     ``full_size`` is the size of the whole document when ``data`` is only its beginning
     (a file far beyond the reader's size limit is not read whole).
     """
+    result, lines = check_lines_later(data, options, source, full_size, set_checks)
+    if lines is not None:
+        result.ref_lines = lines()
+    return result
+
+
+def check_lines_later(
+    data: bytes | Source,
+    options: CheckOptions,
+    source: str,
+    full_size: int | None,
+    set_checks: SetChecks | None,
+) -> tuple[FileResult, Callable[[], list[int]] | None]:
+    """``check_document``, an index's ``ref_lines`` left to the call returned (a pass over
+    the document again, while its source can still be read): a file given alone asks for
+    them only when its children are compared with it (``files._children``)."""
     stored: Source = data if not isinstance(data, bytes | bytearray) else BytesSource(data)
     result = FileResult(source, url=options.base_url, refs=IndexRefs())  # (index_refs)
     found = Findings(source)
@@ -148,13 +165,14 @@ def check_document(
         issues += place_entries(
             windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
+    lines = None
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = bytes_again.ref_lines(result.refs, options.base_url)
+        lines = partial(bytes_again.ref_lines, result.refs, options.base_url)
     if any(issue.line and not issue.column for issue in issues):
         issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
     result.issues = issues
-    return result
+    return result, lines
 
 
 # where an entry ends: a document cut by the size limit is judged up to its last one
