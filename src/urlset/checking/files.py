@@ -215,18 +215,28 @@ def _check_open(
     options: CheckOptions,
     source: str,
     set_checks: SetChecks | None,
-    then: Then | None = None,
 ) -> FileResult:
-    """Check an open file, read from its start in chunks as often as the check needs;
-    ``then``, given the result and its ref lines to make, before the file is closed."""
+    """Check an open file, read from its start in chunks as often as the check needs."""
+    result, lines = _check_open_later(f, size, cap, options, source, set_checks)
+    if lines is not None:
+        result.ref_lines = lines()
+    return result
+
+
+def _check_open_later(
+    f: BinaryIO,
+    size: int,
+    cap: int,
+    options: CheckOptions,
+    source: str,
+    set_checks: SetChecks | None,
+) -> tuple[FileResult, Callable[[], list[int]] | None]:
+    """``_check_open``, an index's ref lines left to the call returned (while ``f`` is
+    open: ``document.check_lines_later``)."""
     f.seek(0)
     plain_size = size if f.read(2) != GZIP_MAGIC else None
     stored = FileSource(f, cap + 1)  # beyond this the reader stops anyway
-    if then is None:
-        return check_document(stored, options, source, full_size=plain_size, set_checks=set_checks)
-    result, lines = check_lines_later(stored, options, source, plain_size, set_checks)
-    then(result, lines)
-    return result
+    return check_lines_later(stored, options, source, plain_size, set_checks)
 
 
 def check_file(
@@ -238,7 +248,8 @@ def check_file(
     then: Then | None = None,
 ) -> FileResult:
     """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``;
-    ``then``: see ``_check_open`` (not called for a file that could not be read)."""
+    ``then``, given the result and its ref lines to make, before the file is closed (not
+    called for a file that could not be read)."""
     name = written(path)
     cap = options.read_limits.max_decompressed_bytes
     try:
@@ -249,9 +260,13 @@ def check_file(
         try:
             size = os.fstat(f.fileno()).st_size
             options = replace(options, base_url=url or options.base_url)
-            return _check_open(f, size, cap, options, name, set_checks, then)
+            if then is None:
+                return _check_open(f, size, cap, options, name, set_checks)
+            result, lines = _check_open_later(f, size, cap, options, name, set_checks)
         except OSError as exc:  # a read that fails midway (an I/O error, a directory)
             return _cannot_read(name, exc)
+        then(result, lines)  # while the file is open (its errors are its own)
+        return result
 
 
 def written(path: str | os.PathLike[str]) -> str:
