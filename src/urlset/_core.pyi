@@ -171,7 +171,7 @@ def breaks_order(window: bytes, start: int, index: bool, prefixes: bool, /) -> b
 def declares_namespace(window: bytes, /) -> bool: ...
 def index_run_lines(
     run: bytes,
-    refs: list[Any],  # the index's SitemapRefs
+    refs: list[Any],  # the index's SitemapRefs, or their locs
     taken: int,
     line: int,
     /,

@@ -71,9 +71,10 @@ fn breaks_order(py: Python<'_>, window: &[u8], start: usize, index: bool, prefix
 
 /// The lines of the loc elements of the `<sitemap>` entries of `run` (bytes of an index
 /// that end after an entry's end tag), counted from `line`: one for each of `refs` (the
-/// index's `SitemapRef`s, a loc first) from `taken` on, as many as `run` has start tags
-/// (`index_lines::lines_in_order`), and the line ends in `run`; None where the Python pass
-/// must judge it (`run` holds more start tags than refs are left, or a loc not as written).
+/// index's `SitemapRef`s, a loc first, or their locs) from `taken` on, as many as `run` has
+/// start tags (`index_lines::lines_in_order`), and the line ends in `run`; None where the
+/// Python pass must judge it (`run` holds more start tags than refs are left, or a loc not
+/// as written).
 #[pyfunction]
 fn index_run_lines(
     py: Python<'_>,
@@ -87,7 +88,16 @@ fn index_run_lines(
         return Ok(None);
     }
     let items: Vec<Bound<'_, PyString>> = (taken..taken + count)
-        .map(|i| Ok(refs.get_item(i)?.get_item(0)?.cast_into::<PyString>()?))
+        .map(|i| {
+            // a loc itself, or a SitemapRef (whose first item is its loc)
+            let item = refs.get_item(i)?;
+            let loc = if item.is_instance_of::<PyString>() {
+                item
+            } else {
+                item.get_item(0)?
+            };
+            Ok(loc.cast_into::<PyString>()?)
+        })
         .collect::<PyResult<_>>()?;
     let locs: Vec<&str> = items.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
     Ok(py.detach(|| {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, cast
 
@@ -155,22 +156,31 @@ def _found_in(
 
 
 def local_children(
-    locs: list[str], index_path: Path, root: Path, root_url: str | None, listed: Listed
+    locs: list[str],
+    index_path: Path,
+    root: Path,
+    root_url: str | None,
+    listed: Listed,
+    starts_with: Callable[[str], bool] | None = None,
 ) -> tuple[Callable[[], list[str]], list[tuple[int, Path | str]]]:
     """``local_child`` of each of ``locs`` (an index's refs'): the files found, by their
     place in ``locs``, and a call that gives where each was looked for and is not (its
     text; empty: not looked for, or found), made only when asked (an index given alone with
     none of its children beside it asks for none: 50,000 texts not made). Without a URL for
     the folder, the locs of a URL folder whose files no listed folder holds are resolved at
-    once (``_absent_at_once``), the others one by one."""
+    once (``_absent_at_once``), the others one by one. ``starts_with``: whether every loc
+    starts with a text, when the caller can tell at once (``IndexRefs.all_start_with``)."""
     wheres: list[str | None] = [None] * len(locs)
     tails: list[str] = []
+    every = False  # every loc said at once
+    if starts_with is None:
+        starts_with = partial(all_start_with, locs)
     if root_url is None:
-        tails = _absent_at_once(locs, index_path, listed, wheres)
+        tails, every = _absent_at_once(locs, index_path, listed, wheres, starts_with)
     else:
-        _absent_under_root(locs, root, root_url, listed, wheres)
+        _absent_under_root(locs, root, root_url, listed, wheres, starts_with)
     files: list[tuple[int, Path | str]] = []
-    if None in wheres:
+    if not every and None in wheres:
         for i, loc in enumerate(locs):
             if wheres[i] is None:
                 local, is_file = local_child(loc, index_path, root, root_url, listed)
@@ -191,14 +201,20 @@ def local_children(
 
 
 def _absent_at_once(
-    locs: list[str], index_path: Path, listed: Listed, wheres: list[str | None]
-) -> list[str]:
+    locs: list[str],
+    index_path: Path,
+    listed: Listed,
+    wheres: list[str | None],
+    starts_with: Callable[[str], bool],
+) -> tuple[list[str], bool]:
     """Fill ``wheres`` for the ``locs`` that ``local_child`` would look for by file name in
     their URL directory's folders (``Listed.under``) and find in none: a loc with no query,
     fragment or escape, named after its last '/'; each URL folder worked out once, on the
     first loc in it, and each of its folders' files listed once. Each of those holds its
-    folder's text, to which its file name, in the list returned ('' for the others), adds."""
-    heads, names = _cut(locs)
+    folder's text, to which its file name, in the list returned ('' for the others), adds;
+    and whether that is every loc (one URL folder, no name there found or looked for
+    otherwise: none is left to look for one by one)."""
+    heads, names = _cut(locs, starts_with)
     odd = _odd_locs(locs)
     tails = [""] * len(locs)
     for head, indices in _groups(heads):
@@ -217,22 +233,32 @@ def _absent_at_once(
         held: set[str] = set(_NO_NAME)  # names looked for otherwise, or perhaps found
         for folder, _ in folders:
             held.update(name for name, is_file in listed.listing(folder).items() if is_file)
-        again = held.intersection(map(names.__getitem__, indices))
+        if isinstance(indices, range):
+            again = held.intersection(names)
+            if not again and not odd:
+                return names, True
+        else:
+            again = held.intersection(map(names.__getitem__, indices))
         for i in indices if again or odd else ():
             if names[i] in again or i in odd:
                 wheres[i] = None
                 tails[i] = ""
-    return tails
+    return tails, False
 
 
 def _absent_under_root(
-    locs: list[str], root: Path, root_url: str, listed: Listed, wheres: list[str | None]
+    locs: list[str],
+    root: Path,
+    root_url: str,
+    listed: Listed,
+    wheres: list[str | None],
+    starts_with: Callable[[str], bool],
 ) -> None:
     """Fill ``wheres`` for the ``locs`` outside ``root_url`` (not looked for) and those
     under it that ``local_child`` would name by their path under ``root`` and find no file
     at: a loc with no query, in a folder of plain names; each folder listed once."""
     directory = root_url if root_url.endswith("/") else root_url + "/"
-    if all_start_with(locs, directory):
+    if starts_with(directory):
         under = [True] * len(locs)
     else:
         under = list(map(str.startswith, locs, repeat(directory)))
@@ -260,7 +286,9 @@ def _after(start: int) -> Callable[[str], str]:
     return operator.itemgetter(slice(start, None))
 
 
-def _cut(texts: Iterable[str]) -> tuple[list[str], list[str]]:
+def _cut(
+    texts: Iterable[str], starts_with: Callable[[str], bool] | None = None
+) -> tuple[list[str], list[str]]:
     """The part of each text before its last '/' ('' for none), one string each distinct
     part, and the part after it: no tuple a text held (50,000 refs' were 10 MB). Texts
     that all share the first one's part and hold no '/' after it (an index's children in
@@ -273,7 +301,8 @@ def _cut(texts: Iterable[str]) -> tuple[list[str], list[str]]:
     k = first.rfind("/")
     if k >= 0:
         names = list(map(_after(k + 1), texts))
-        if all_start_with(texts, first[: k + 1]) and "/" not in "".join(names):
+        every = starts_with or partial(all_start_with, texts)
+        if every(first[: k + 1]) and "/" not in "".join(names):
             return [first[:k]] * len(texts), names
     distinct: dict[str, str] = {}
     heads, names = [], []

@@ -11,11 +11,11 @@ XML schema when asked (``schema``), and the line of each entry a rule flagged
 
 from __future__ import annotations
 
-import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from .._core import ExtensionFacts
@@ -28,7 +28,7 @@ from . import rules
 from .entries import EntryRules
 from .findings import MAX_PER_CODE, Findings, merge_issues, watch_lines
 from .index_lines import lines_of_refs
-from .index_refs import judge_refs
+from .index_refs import IndexRefs, judge_ref_records, judge_refs, ref_locs, without_lastmod
 from .positions import place_entries, place_values
 from .raw_text import lone_cr_as_lf, text_lines, text_with_header
 from .records import records, taken_columns
@@ -90,15 +90,31 @@ def check_document(
     ``full_size`` is the size of the whole document when ``data`` is only its beginning
     (a file far beyond the reader's size limit is not read whole).
     """
+    result, lines = check_lines_later(data, options, source, full_size, set_checks)
+    if lines is not None:
+        result.ref_lines = lines()
+    return result
+
+
+def check_lines_later(
+    data: bytes | Source,
+    options: CheckOptions,
+    source: str,
+    full_size: int | None,
+    set_checks: SetChecks | None,
+) -> tuple[FileResult, Callable[[], list[int]] | None]:
+    """``check_document``, an index's ``ref_lines`` left to the call returned (a pass over
+    the document again, while its source can still be read): a file given alone asks for
+    them only when its children are compared with it (``files._children``)."""
     stored: Source = data if not isinstance(data, bytes | bytearray) else BytesSource(data)
-    result = FileResult(source, url=options.base_url)
+    result = FileResult(source, url=options.base_url, refs=IndexRefs())  # (index_refs)
     found = Findings(source)
     cap = options.read_limits.max_decompressed_bytes
     scan = Scan(options.limits)
     tee = Tee(stored, scan, cap)
     # the reader takes the stored chunks, the scan the same bytes decompressed, in one pass;
-    # the render lane, a urlset's canonical records in columns (on_urls takes the values)
-    spec = RenderSpec("arrow", "", texts=True) if options.on_urls is None else None
+    # the render lane, a urlset's or an index's canonical records in columns (on_urls: values)
+    spec = RenderSpec("arrow", "", texts=True, indexes=True) if options.on_urls is None else None
     reader = SitemapReader(
         source, base_url=options.base_url, limits=options.read_limits, render=spec
     )
@@ -149,13 +165,14 @@ def check_document(
         issues += place_entries(
             windows, fmt, found.pending, source, options.base_url, bytes_again.plain, entries
         )
+    lines = None
     if fmt == "sitemapindex" and result.refs:
-        result.ref_lines = bytes_again.ref_lines(result.refs, options.base_url)
+        lines = partial(bytes_again.ref_lines, result.refs, options.base_url)
     if any(issue.line and not issue.column for issue in issues):
         issues = place_values(bytes_again.windows(fmt == "text"), issues)
     issues.sort(key=by_position)
     result.issues = issues
-    return result
+    return result, lines
 
 
 # where an entry ends: a document cut by the size limit is judged up to its last one
@@ -256,7 +273,7 @@ class _Again:
     def ref_lines(self, refs: list[SitemapRef], base_url: str | None) -> list[int]:
         """The line of each of an index's ``refs`` (``index_lines.lines_of_refs``): from
         the pieces, or from the document whole when they cannot tell."""
-        return lines_of_refs(self.pieces, self.plain, refs, base_url)
+        return lines_of_refs(self.pieces, self.plain, ref_locs(refs), base_url)
 
     @property
     def cut(self) -> bool:
@@ -271,7 +288,6 @@ class _Again:
 
 
 _REFS_ONLY = {SitemapRef}
-_LASTMOD = operator.itemgetter(1)
 
 
 def _check_entries(
@@ -286,11 +302,11 @@ def _check_entries(
     a time. The reader's issues go to ``reader_issues``."""
     value = entry_rules.value
     batch: list[Url] = []
-    refs: list[SitemapRef] = []  # an index's entries, judged at once (no run comes between)
+    refs: list[SitemapRef] = []  # an index's entries of a piece, judged at once
     for events, kinds in read.batches():
         if kinds == _REFS_ONLY:  # an index's refs: taken at once
             refs += events  # type: ignore[arg-type]
-            continue
+            events = []
         for event in events:
             if type(event) is Issue:
                 if event.code != "dev-host":  # the checker reports it per host, URLs counted
@@ -300,7 +316,7 @@ def _check_entries(
                 refs.append(event)
                 continue
             if refs:
-                judge_refs(entry_rules, refs)
+                _refs_in_place(entry_rules, refs, runs)
                 refs = []
             if runs is not None:
                 runs.before()
@@ -310,12 +326,29 @@ def _check_entries(
                 if len(batch) >= URL_BATCH:
                     on_urls(read.source, batch)
                     batch = []
+        if refs:  # before the runs the next piece drains
+            _refs_in_place(entry_rules, refs, runs)
+            refs = []
         del events  # not held while the next piece is read
-    judge_refs(entry_rules, refs)
     if runs is not None:
         runs.before(every=True)
     if on_urls is not None and batch:
         on_urls(read.source, batch)
+
+
+def _refs_in_place(entry_rules: EntryRules, refs: list[SitemapRef], runs: _CoreRuns | None) -> None:
+    """``judge_refs`` of ``refs`` (an index's entries the reader gave as values, in
+    document order), each stretch after the runs of the core's columns that come before
+    it."""
+    while refs:
+        taken = len(refs)
+        if runs is not None:
+            runs.before()
+            at = runs.next_at()
+            if at is not None:
+                taken = max(at - entry_rules.entries, 1)
+        judge_refs(entry_rules, refs[:taken])
+        refs = refs[taken:]
 
 
 class _CoreRuns:
@@ -346,8 +379,20 @@ class _CoreRuns:
             if self.columns is None or self.row >= self.columns[0]:
                 # the records of every run so far, this one first
                 (self.columns, self.facts), self.row = taken_columns(self.spec), 0
-            entry_rules.records(records(self.columns, self.row, run.count, self.facts))
+            run_records = records(self.columns, self.row, run.count, self.facts)
+            if self.spec.index:  # an index's entries (loc and lastmod columns)
+                refs = entry_rules.refs
+                assert isinstance(refs, IndexRefs)
+                judge_ref_records(entry_rules, run_records, refs)
+            else:
+                entry_rules.records(run_records)
             self.row += run.count
+
+    def next_at(self) -> int | None:
+        """The entry the next run not yet judged starts at (None: none so far)."""
+        pending = self.pending
+        pending.extend(self.spec.take())
+        return pending[0].at if pending else None
 
 
 def _document_rules(
@@ -379,7 +424,7 @@ def _document_rules(
         if message is not None:
             found.add("no-xml-declaration", message, 1, 1)
     if fmt == "sitemapindex":
-        without = list(map(_LASTMOD, refs)).count(None)  # (C speed: 50,000 refs)
+        without = without_lastmod(refs)
         message = rules.missing_index_lastmod(without, len(refs))
         if message is not None:
             found.add("missing-index-lastmod", message)

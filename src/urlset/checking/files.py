@@ -8,11 +8,10 @@ the directory through the base URL, to compare the index with them.
 
 from __future__ import annotations
 
-import operator
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -22,8 +21,9 @@ from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .child_paths import Listed, local_children
 from .children import compare_with_children
-from .document import CheckOptions, check_document
+from .document import CheckOptions, check_document, check_lines_later
 from .findings import MAX_PER_CODE, unlisted_summary
+from .index_refs import ref_locs, starts_with_of
 from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
 from .source import FileSource, spool
 
@@ -39,8 +39,6 @@ _XSLT_ROOT = lazy(
     rb"<(?:[\w.-]+:)?(?:stylesheet|transform)\b[^>]*?"
     rb"xmlns(?::[\w.-]+)?\s*=\s*[\"']http://www\.w3\.org/1999/XSL/Transform[\"']"
 )
-
-_LOC = operator.itemgetter(0)  # a SitemapRef's loc
 
 
 def _head_of(path: Path) -> bytes:
@@ -205,6 +203,11 @@ def check_stream(
         return _check_open(spooled, size, cap, options, source, set_checks)
 
 
+# what a caller does with a file's result while it is open: an index's ref lines are then
+# made only if asked for (``document.check_lines_later``)
+Then = Callable[[FileResult, Callable[[], list[int]] | None], None]
+
+
 def _check_open(
     f: BinaryIO,
     size: int,
@@ -214,10 +217,26 @@ def _check_open(
     set_checks: SetChecks | None,
 ) -> FileResult:
     """Check an open file, read from its start in chunks as often as the check needs."""
+    result, lines = _check_open_later(f, size, cap, options, source, set_checks)
+    if lines is not None:
+        result.ref_lines = lines()
+    return result
+
+
+def _check_open_later(
+    f: BinaryIO,
+    size: int,
+    cap: int,
+    options: CheckOptions,
+    source: str,
+    set_checks: SetChecks | None,
+) -> tuple[FileResult, Callable[[], list[int]] | None]:
+    """``_check_open``, an index's ref lines left to the call returned (while ``f`` is
+    open: ``document.check_lines_later``)."""
     f.seek(0)
     plain_size = size if f.read(2) != GZIP_MAGIC else None
     stored = FileSource(f, cap + 1)  # beyond this the reader stops anyway
-    return check_document(stored, options, source, full_size=plain_size, set_checks=set_checks)
+    return check_lines_later(stored, options, source, plain_size, set_checks)
 
 
 def check_file(
@@ -226,8 +245,11 @@ def check_file(
     *,
     url: str | None = None,
     set_checks: SetChecks | None = None,
+    then: Then | None = None,
 ) -> FileResult:
-    """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``."""
+    """Check one file; ``url`` is where it is served (its scope), else ``options.base_url``;
+    ``then``, given the result and its ref lines to make, before the file is closed (not
+    called for a file that could not be read)."""
     name = written(path)
     cap = options.read_limits.max_decompressed_bytes
     try:
@@ -238,9 +260,13 @@ def check_file(
         try:
             size = os.fstat(f.fileno()).st_size
             options = replace(options, base_url=url or options.base_url)
-            return _check_open(f, size, cap, options, name, set_checks)
+            if then is None:
+                return _check_open(f, size, cap, options, name, set_checks)
+            result, lines = _check_open_later(f, size, cap, options, name, set_checks)
         except OSError as exc:  # a read that fails midway (an I/O error, a directory)
             return _cannot_read(name, exc)
+        then(result, lines)  # while the file is open (its errors are its own)
+        return result
 
 
 def written(path: str | os.PathLike[str]) -> str:
@@ -337,18 +363,26 @@ def _given_file(
     report: CheckReport,
     pool: SetChecks,
 ) -> None:
-    """Check a file given by name (``key``: its resolved path), and an index's children."""
+    """Check a file given by name (``key``: its resolved path), and an index's children
+    (while the file is open: the lines of its refs are read again only to compare them)."""
     if key in done:
         return
     base = options.base_url
     url = _file_url(base, None, name) if base is not None else None
-    result = check_file(name, options, url=url, set_checks=pool)
-    if any(i.code == "cannot-read" for i in result.issues):
-        report.not_started.append(name)
-    done[key] = result
-    report.files.append(result)
     root_url = None if url is None else url[: url.rfind("/") + 1]
-    _children(result, name, None, root_url, options, done, report, pool)
+    taken: list[FileResult] = []
+
+    def then(result: FileResult, lines: Callable[[], list[int]] | None) -> None:
+        taken.append(result)
+        if any(i.code == "cannot-read" for i in result.issues):
+            report.not_started.append(name)
+        done[key] = result
+        report.files.append(result)
+        _children(result, name, None, root_url, options, done, report, pool, lines=lines)
+
+    result = check_file(name, options, url=url, set_checks=pool, then=then)
+    if not taken:  # not read
+        then(result, None)
 
 
 def attach_set_findings(pool: SetChecks, report: CheckReport) -> None:
@@ -395,19 +429,22 @@ def _children(
     pool: SetChecks | None = None,
     *,
     in_directory: bool = False,
+    lines: Callable[[], list[int]] | None = None,
 ) -> None:
     """Resolve an index's children in ``root`` and check the index against them. Without
     a URL for the folder, an index given alone none of whose children lie beside it was
     taken out of its set: its children are not reported missing. ``root`` None: the folder
-    ``path`` lies in."""
+    ``path`` lies in. ``lines``: the index's ref lines, made if it is compared (else they
+    were made with it)."""
     if index.format != "sitemapindex" or not index.refs:
         return
     from pathlib import Path
 
     path = Path(path)
     root = path.parent if root is None else root
-    locs = list(map(_LOC, index.refs))  # (C speed: 50,000 refs)
-    wheres, files = local_children(locs, path, root, root_url, Listed())
+    locs = ref_locs(index.refs)  # (from an index read into columns: no value made)
+    at_once = starts_with_of(index.refs)
+    wheres, files = local_children(locs, path, root, root_url, Listed(), at_once)
     found: list[FileResult | None] = [None] * len(locs)
     for i, local in files:
         local = Path(local)
@@ -430,4 +467,9 @@ def _children(
             for loc, where in zip(locs, missing, strict=True)
         ]
     if files or any(missing):  # (else it has nothing to say)
+        if lines is not None:
+            try:
+                index.ref_lines = lines()
+            except OSError:  # the file unreadable since it was checked: its lines unknown
+                index.ref_lines = []
         compare_with_children(index, found, missing)

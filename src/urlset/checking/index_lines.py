@@ -2,7 +2,9 @@
 (``children.compare_with_children``) carry: from one pass over the bytes when the index's
 ``<sitemap>`` entries are its refs one for one (in the compiled core when each loc is
 written as it is, ``_core.index_run_lines``, a run of whole entries at a time: the index is
-not held whole for it), else from the lxml walk ``positions`` makes."""
+not held whole for it), else from the lxml walk ``positions`` makes. The refs are any
+sequences whose first item is the loc (the index's ``SitemapRef`` values), or its locs
+themselves (an index read into columns makes no value for them)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from .._core import index_run_lines
 from ..model import SitemapRef
 from .positions import _LOC_ELEMENT, _Locator, _uri_of, _xml_text
 
+# an index's entries as these passes read them: their locs, or SitemapRefs (a loc first)
+Refs = list[str] | list[SitemapRef]
+
 _OPEN = b"<sitemap>"
 _CLOSE = b"</sitemap>"
 
@@ -19,7 +24,7 @@ _CLOSE = b"</sitemap>"
 def lines_of_refs(
     pieces: Callable[[], Iterable[bytes]],
     plain: Callable[[], bytes],
-    refs: list[SitemapRef],
+    refs: Refs,
     base_url: str | None,
 ) -> list[int]:
     """The line of each child entry's loc: the nth ``<sitemap>``'s loc for the nth ref when
@@ -33,10 +38,14 @@ def lines_of_refs(
     if lines is not None:
         return lines
     locator = _Locator(data, "sitemapindex", base_url)
-    return [locator.line_of(ref.loc) for ref in refs]
+    return [locator.line_of(_loc(ref)) for ref in refs]
 
 
-def ref_lines_in_pieces(pieces: Iterable[bytes], refs: list[SitemapRef]) -> list[int] | None:
+def _loc(ref: str | SitemapRef) -> str:
+    return ref if isinstance(ref, str) else ref[0]
+
+
+def ref_lines_in_pieces(pieces: Iterable[bytes], refs: Refs) -> list[int] | None:
     """``ref_lines_at_once`` of the bytes ``pieces`` make, a run of whole entries at a time:
     each run ends after a ``</sitemap>`` (no entry's start tag, loc or end cut in two, and
     every start tag in it followed by an end tag in it), and holds as many start tags as the
@@ -64,16 +73,14 @@ def ref_lines_in_pieces(pieces: Iterable[bytes], refs: list[SitemapRef]) -> list
     return out
 
 
-def ref_lines_at_once(plain: bytes, refs: list[SitemapRef]) -> list[int] | None:
+def ref_lines_at_once(plain: bytes, refs: Refs) -> list[int] | None:
     """``_ref_lines_in_order`` in one pass of the compiled core, when each entry's loc text
     is its ref's loc as written (plain ASCII, no entity, no space around it); else None."""
     found = index_run_lines(plain, refs, 0, 1)
     return None if found is None or len(found[0]) != len(refs) else found[0]
 
 
-def _ref_lines_in_order(
-    plain: bytes, refs: list[SitemapRef], base_url: str | None
-) -> list[int] | None:
+def _ref_lines_in_order(plain: bytes, refs: Refs, base_url: str | None) -> list[int] | None:
     """``lines_of_refs`` when the index's ``<sitemap>`` entries are its refs one for one, each
     with an unprefixed loc whose text is the ref's (as written or made a URI); else None."""
     if plain.count(b"<sitemap>") != len(refs):
@@ -88,7 +95,8 @@ def _ref_lines_in_order(
         if m is None or 0 <= close < m.start():
             return None
         text = _xml_text(m.group(1))
-        if text != ref.loc and _uri_of(text, base_url) != ref.loc:
+        loc = _loc(ref)
+        if text != loc and _uri_of(text, base_url) != loc:
             return None
         line += plain.count(b"\n", counted, m.start())
         counted = m.start()

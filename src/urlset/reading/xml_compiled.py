@@ -119,9 +119,9 @@ class CompiledLane:
 
     def close(self) -> None:
         # proven only when what is left after the last record is the root's end tag, with
-        # whitespace, comments... a parser passes over (the checker's trust covers urlsets)
+        # whitespace, comments... a parser passes over (an index's entries as a urlset's)
         ended = plain_end(bytes(self.buf), self.mini_tail)
-        self.throughout = not self.index and ended
+        self.throughout = ended
         blank = self.fline - self.line0 + self.fcol + len(self.buf)
         if ended and self.full.end_unread(blank):
             return

@@ -124,7 +124,7 @@ class XmlBody:
         ``close`` read: by a size limit), the records read are all there is to prove (a
         check judges the bytes the reader read)."""
         if self.status.state == FAST:
-            self.fast.throughout = not self.fast.index
+            self.fast.throughout = True
         self.status.state = DONE
 
     def _prolog(self, final: bool) -> None:
