@@ -327,10 +327,6 @@ def diff_target(n: int, repeat: int) -> None:
     )
 
 
-if __name__ == "__main__":
-    main()
-
-
 PHASES = r"""
 import os, resource, sys, time
 
@@ -374,3 +370,7 @@ def diff_phases(n: int) -> None:
     """The diff's phases, in one process: wall, CPU and memory of each."""
     old, new = str(OUT / f"shop-{n}.xml"), str(OUT / f"shop-{n}-new.xml")
     subprocess.run([sys.executable, "-c", PHASES, old, new], check=True, env=ENV)
+
+
+if __name__ == "__main__":
+    main()
