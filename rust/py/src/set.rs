@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use urlset_core::check::loc_column::StringColumn;
-use urlset_core::set::{alternates, LinkSet, SPILL_BYTES, STRING_BATCH};
+use urlset_core::set::{alternates_into, LinkSet, SPILL_BYTES, STRING_BATCH};
 
 use crate::write::RenderedRows;
 
@@ -91,11 +91,15 @@ impl PyLinkSet {
         let locs = StringColumn::new(loc_offsets, loc_values);
         let inner = &mut self.inner;
         py.detach(|| -> io::Result<Option<()>> {
+            let mut links = Vec::new();
             for word in rows.chunks_exact(4) {
                 let row = start + u32::from_ne_bytes(word.try_into().expect("4 bytes")) as usize;
-                let Some(links) = extensions.row(row).and_then(alternates) else {
+                let Some(text) = extensions.row(row) else {
                     return Ok(None);
                 };
+                if !alternates_into(text, &mut links) {
+                    return Ok(None);
+                }
                 let Some(loc) = locs.row(row).and_then(|l| std::str::from_utf8(l).ok()) else {
                     return Ok(None);
                 };

@@ -96,7 +96,7 @@ impl Judgement<'_, '_> {
     ) -> io::Result<()> {
         // by page, then a page's links by target (the first place of each kept), then in
         // their order: a page's links are few, so the one big sort compares one number
-        own.sort_unstable_by_key(|r| r[0]);
+        sort_by_hash(&mut own, 0);
         for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
             small_sort(group, |r| (r[1], r[3]));
         }
@@ -155,7 +155,7 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        claims.sort_unstable_by_key(|c| c[0]);
+        sort_by_hash(&mut claims, 0);
         let claims: Vec<Row<5>> = claims
             .chunk_by(|a, b| a[0] == b[0])
             .map(|same| *same.iter().min_by_key(|c| (c[2], c[3])).expect("a run"))
@@ -278,6 +278,47 @@ impl Judgement<'_, '_> {
     }
 }
 
+/// Sort `rows` by column `col`, a hash (uniform, so each of its bits splits the rows about
+/// in half): a counting pass on the bits after the prefix every row shares puts each row in
+/// a group of about four, then each group is sorted. Two passes over the rows, not the
+/// n log n compares of a comparison sort; rows with equal keys come in any order, as with
+/// `sort_unstable_by_key`.
+pub fn sort_by_hash<const W: usize>(rows: &mut Vec<Row<W>>, col: usize) {
+    let n = rows.len();
+    if n < 256 {
+        rows.sort_unstable_by_key(|r| r[col]);
+        return;
+    }
+    let bits = (n / 4).ilog2().min(16); // about four rows a group; at most 65,536 groups
+    let (any, all) = rows.iter().fold((0u64, u64::MAX), |(any, all), r| {
+        (any | r[col], all & r[col])
+    });
+    // the bits above `shared` are the same in every key: the next `bits` order the groups
+    let shared = (any ^ all).leading_zeros().min(64 - bits);
+    let group = |r: &Row<W>| ((r[col] << shared) >> (64 - bits)) as usize;
+    let mut bounds = vec![0u32; (1 << bits) + 1];
+    for r in rows.iter() {
+        bounds[group(r) + 1] += 1;
+    }
+    for g in 0..1usize << bits {
+        bounds[g + 1] += bounds[g];
+    }
+    let mut next = bounds.clone();
+    let mut order = vec![0u32; n];
+    for (i, r) in rows.iter().enumerate() {
+        let g = group(r);
+        order[next[g] as usize] = i as u32;
+        next[g] += 1;
+    }
+    let mut sorted: Vec<Row<W>> = order.iter().map(|&i| rows[i as usize]).collect();
+    for span in bounds.windows(2) {
+        small_sort(&mut sorted[span[0] as usize..span[1] as usize], |r| {
+            (r[col], 0)
+        });
+    }
+    *rows = sorted;
+}
+
 /// Sort a page's few rows by `key`: insertion for a handful, else the library's sort.
 fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64, u64)) {
     if rows.len() > 16 {
@@ -289,6 +330,48 @@ fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64
         while j > 0 && key(&rows[j - 1]) > key(&rows[j]) {
             rows.swap(j - 1, j);
             j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    fn keys<const W: usize>(rows: &[Row<W>]) -> Vec<u64> {
+        rows.iter().map(|r| r[1]).collect()
+    }
+
+    #[test]
+    fn sort_by_hash_orders_as_the_library_sort() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut random = || {
+            state = mixed(state.wrapping_add(1));
+            state
+        };
+        // uniform hashes, a shared prefix (a bucket), few distinct keys, every key equal,
+        // keys that differ in their low bits only, sizes about the threshold
+        let shapes: [&dyn Fn(u64, u64) -> u64; 5] = [
+            &|r, _| r,
+            &|r, _| (r >> 8) | (0xAB << 56),
+            &|r, _| r % 5,
+            &|_, _| 42,
+            &|_, i| i.wrapping_mul(7) % 1000,
+        ];
+        for (s, shape) in shapes.iter().enumerate() {
+            for n in [0usize, 1, 255, 256, 257, 1000, 5000, 70_000] {
+                let mut rows: Vec<Row<3>> = (0..n as u64)
+                    .map(|i| [i, shape(random(), i), random()])
+                    .collect();
+                let mut expected = rows.clone();
+                expected.sort_unstable_by_key(|r| r[1]);
+                sort_by_hash(&mut rows, 1);
+                assert_eq!(keys(&rows), keys(&expected), "shape {s}, {n} rows");
+                let mut same = rows.clone();
+                same.sort_unstable();
+                expected.sort_unstable();
+                assert_eq!(same, expected, "shape {s}, {n} rows: the same rows");
+            }
         }
     }
 }
