@@ -18,15 +18,26 @@ pub fn alternates(text: &[u8]) -> Option<Links<'_>> {
 /// [`alternates`] into `links` (emptied first: one vector for a run of records, not one a
 /// record); false when the JSON is not the core's.
 pub fn alternates_into<'a>(text: &'a [u8], links: &mut Links<'a>) -> bool {
-    links.clear();
     // the text checked as UTF-8 once (its strings are then slices of it), not each string
-    let written_here = match std::str::from_utf8(text) {
-        Ok(src) => written(src.as_bytes(), |a, b| src.get(a..b), links),
-        Err(_) => written(text, |a, b| std::str::from_utf8(&text[a..b]).ok(), links),
-    };
-    if written_here.is_some() {
-        return true;
+    match std::str::from_utf8(text) {
+        Ok(src) => alternates_in(src, links),
+        Err(_) => {
+            links.clear();
+            written(text, |a, b| std::str::from_utf8(&text[a..b]).ok(), links).is_some()
+                || read_fully(text, links)
+        }
     }
+}
+
+/// [`alternates_into`] for a text known to be UTF-8.
+pub fn alternates_in<'a>(src: &'a str, links: &mut Links<'a>) -> bool {
+    links.clear();
+    written(src.as_bytes(), |a, b| src.get(a..b), links).is_some()
+        || read_fully(src.as_bytes(), links)
+}
+
+/// The links of JSON not in the shape the core writes, by the JSON reader.
+fn read_fully(text: &[u8], links: &mut Links<'_>) -> bool {
     links.clear();
     let Some(read) = ext_json::alternates(text) else {
         return false;
@@ -62,7 +73,7 @@ fn written<'a>(
     let mut pos = at + KEY.len();
     loop {
         pos = after(text, pos, b"{\"hreflang\":\"")?;
-        let end = plain_string(text, pos)?;
+        let end = short_string(text, pos)?;
         let code = string(pos, end)?;
         pos = after(text, end + 1, b",\"href\":\"")?;
         let end = plain_string(text, pos)?;
@@ -87,6 +98,17 @@ fn after(text: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
 fn plain_string(text: &[u8], pos: usize) -> Option<usize> {
     let end = pos + memchr::memchr2(b'"', b'\\', text.get(pos..)?)?;
     (text[end] == b'"').then_some(end)
+}
+
+/// `plain_string` for a string of a few bytes (an hreflang code): looked at in place, for
+/// less than a memchr call costs.
+fn short_string(text: &[u8], pos: usize) -> Option<usize> {
+    let rest = text.get(pos..)?;
+    let near = rest.len().min(16);
+    match rest[..near].iter().position(|&b| b == b'"' || b == b'\\') {
+        Some(end) => (rest[end] == b'"').then_some(pos + end),
+        None => plain_string(text, pos + near),
+    }
 }
 
 #[cfg(test)]

@@ -46,7 +46,6 @@ struct Tables {
     mismatch: Table<5>, // the same, by the naming page
     cands: Table<5>,  // variant, target, record, variant's link number, target's
     pages: Table<4>,  // page, record, fingerprint, lists itself
-    merged: Table<4>, // page, target, record, link number: each (page, target) once
 }
 
 impl Judgement<'_, '_> {
@@ -57,7 +56,6 @@ impl Judgement<'_, '_> {
             mismatch: Table::new(4, n),
             cands: Table::new(0, n),
             pages: Table::new(0, n),
-            merged: Table::new(0, n),
         };
         let mut out = Places::default();
         let buckets = 1usize << self.bits;
@@ -67,7 +65,6 @@ impl Judgement<'_, '_> {
         }
         t.claims.freeze(self.spill)?;
         t.pages.freeze(self.spill)?;
-        t.merged.freeze(self.spill)?;
         for b in 0..buckets {
             self.claims(b, &mut t, &mut out)?;
         }
@@ -88,22 +85,8 @@ impl Judgement<'_, '_> {
 
     /// Join 1: each page's links merged (first place kept), its fingerprint, a claim on
     /// each variant it names.
-    fn pages_of(
-        &mut self,
-        mut own: Vec<Row<4>>,
-        t: &mut Tables,
-        out: &mut Places,
-    ) -> io::Result<()> {
-        // by page, then a page's links by target (the first place of each kept), then in
-        // their order: a page's links are few, so the one big sort compares one number
-        sort_by_hash(&mut own, 0);
-        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
-            small_sort(group, |r| (r[1], r[3]));
-        }
-        own.dedup_by_key(|r| (r[0], r[1]));
-        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
-            small_sort(group, |r| (r[3], 0));
-            let group = &*group;
+    fn pages_of(&mut self, own: Vec<Row<4>>, t: &mut Tables, out: &mut Places) -> io::Result<()> {
+        for group in merged(own).chunk_by(|a, b| a[0] == b[0]) {
             let (page, rec) = (group[0][0], group[0][2]);
             let listed = group.iter().any(|r| r[1] == page);
             let mut fp = group
@@ -114,7 +97,6 @@ impl Judgement<'_, '_> {
             }
             t.pages
                 .push([page, rec, fp, u64::from(listed)], self.spill)?;
-            t.merged.extend(group, self.spill)?;
             out.pages += 1;
             for r in group.iter().filter(|r| r[1] != page) {
                 t.claims.push([r[1], fp, rec, r[3], page], self.spill)?;
@@ -135,7 +117,7 @@ impl Judgement<'_, '_> {
         }
         let pages = t.pages.bucket(b, self.bits)?;
         debug_assert!(pages.is_sorted_by_key(|p| p[0])); // written in order by join 1
-        let mut unlisted = Vec::new();
+        let mut unlisted = Vec::with_capacity(claims.len());
         for claim in claims {
             match pages.binary_search_by_key(&claim[0], |p| p[0]) {
                 Err(_) => unlisted.push(claim),
@@ -227,8 +209,9 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        // both written in order by join 1: by page, a page's links in their order
-        let merged = t.merged.bucket(b, self.bits)?;
+        // the pages' links merged again (as join 1 did), where a claim needs them: most
+        // sets have no claim here, and keep no second copy of their links for it
+        let merged = merged(self.own.bucket(b, self.bits)?);
         debug_assert!(merged.is_sorted_by_key(|r| (r[0], r[3])));
         let pages = t.pages.bucket(b, self.bits)?;
         for [q, _, rec, g, page] in claims {
@@ -255,8 +238,9 @@ impl Judgement<'_, '_> {
         if cands.is_empty() {
             return Ok(());
         }
-        let mut linked: Vec<(u64, u64)> = t
-            .merged
+        // every (page, target) the pages link to (a pair given twice found all the same)
+        let mut linked: Vec<(u64, u64)> = self
+            .own
             .bucket(b, self.bits)?
             .iter()
             .map(|r| (r[0], r[1]))
@@ -276,6 +260,20 @@ impl Judgement<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// A bucket's links by page, a page's links by their first place, each (page, target) once
+/// (the first place kept): a page's links are few, so the one big sort is by page alone.
+fn merged(mut own: Vec<Row<4>>) -> Vec<Row<4>> {
+    sort_by_hash(&mut own, 0);
+    for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+        small_sort(group, |r| (r[1], r[3]));
+    }
+    own.dedup_by_key(|r| (r[0], r[1]));
+    for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+        small_sort(group, |r| (r[3], 0));
+    }
+    own
 }
 
 /// Sort `rows` by column `col`, a hash (uniform, so each of its bits splits the rows about

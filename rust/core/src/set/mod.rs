@@ -42,7 +42,7 @@ use std::io;
 use std::path::Path;
 
 use crate::write::render::loc_hash;
-pub use alternates::{alternates, alternates_into};
+pub use alternates::{alternates, alternates_in, alternates_into};
 pub use judge::mixed;
 use judge::{Judgement, Places};
 use strings::Strings;
@@ -157,12 +157,10 @@ impl LinkSet {
     fn add_once<S: AsRef<str>>(&mut self, loc: &str, once: &[(S, S)]) -> io::Result<()> {
         let page = loc_hash(loc);
         for (k, (href, _)) in once.iter().enumerate() {
-            let row = [
-                page,
-                loc_hash(href.as_ref()),
-                self.records,
-                self.links + k as u64,
-            ];
+            // a page's link to itself (most pages have one) takes the hash it has
+            let href = href.as_ref();
+            let target = if href == loc { page } else { loc_hash(href) };
+            let row = [page, target, self.records, self.links + k as u64];
             self.own.push(row, &mut self.spill)?;
         }
         self.strings.add(loc, once, &mut self.spill)?;

@@ -97,6 +97,17 @@ impl<const W: usize> Table<W> {
     }
 
     pub fn push(&mut self, row: Row<W>, spill: &mut SpillDir) -> io::Result<()> {
+        if self.chunk.len() == self.chunk.capacity() {
+            // past its first rows a table takes room for a whole run at once (a small set
+            // stays small), not a doubling and a copy at a time
+            let wanted = if self.rows < 4096 {
+                64.max(2 * self.chunk.len())
+            } else {
+                self.full()
+            };
+            self.chunk
+                .reserve_exact(wanted.max(self.chunk.len() + 1) - self.chunk.len());
+        }
         self.chunk.push(row);
         self.rows += 1;
         if self.chunk.len() * 8 * W >= self.spill_bytes {
@@ -105,6 +116,12 @@ impl<const W: usize> Table<W> {
         Ok(())
     }
 
+    /// The rows a run holds.
+    fn full(&self) -> usize {
+        self.spill_bytes.div_ceil(8 * W)
+    }
+
+    #[cfg(test)]
     pub fn extend(&mut self, rows: &[Row<W>], spill: &mut SpillDir) -> io::Result<()> {
         for row in rows {
             self.push(*row, spill)?;
