@@ -142,13 +142,9 @@ impl Judgement<'_, '_> {
             .chunk_by(|a, b| a[0] == b[0])
             .map(|same| *same.iter().min_by_key(|c| (c[2], c[3])).expect("a run"))
             .collect();
-        let mut plain: Vec<u64> = self
-            .plain
-            .bucket(b, self.bits)?
-            .into_iter()
-            .map(|h| h[0])
-            .collect();
-        plain.sort_unstable();
+        let mut plain = self.plain.bucket(b, self.bits)?;
+        sort_by_hash(&mut plain, 0);
+        let plain: Vec<u64> = plain.into_iter().map(|h| h[0]).collect();
         let mut in_set: Vec<bool> = claims
             .iter()
             .map(|c| plain.binary_search(&c[0]).is_ok())
