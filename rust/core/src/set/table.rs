@@ -96,17 +96,10 @@ impl<const W: usize> Table<W> {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, row: Row<W>, spill: &mut SpillDir) -> io::Result<()> {
         if self.chunk.len() == self.chunk.capacity() {
-            // past its first rows a table takes room for a whole run at once (a small set
-            // stays small), not a doubling and a copy at a time
-            let wanted = if self.rows < 4096 {
-                64.max(2 * self.chunk.len())
-            } else {
-                self.full()
-            };
-            self.chunk
-                .reserve_exact(wanted.max(self.chunk.len() + 1) - self.chunk.len());
+            self.make_room();
         }
         self.chunk.push(row);
         self.rows += 1;
@@ -114,6 +107,19 @@ impl<const W: usize> Table<W> {
             self.seal(true, spill)?;
         }
         Ok(())
+    }
+
+    /// Past its first rows a table takes room for a whole run at once (a small set stays
+    /// small), not a doubling and a copy at a time.
+    #[cold]
+    fn make_room(&mut self) {
+        let wanted = if self.rows < 4096 {
+            64.max(2 * self.chunk.len())
+        } else {
+            self.full()
+        };
+        self.chunk
+            .reserve_exact(wanted.max(self.chunk.len() + 1) - self.chunk.len());
     }
 
     /// The rows a run holds.
