@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use urlset_core::check::loc_column::StringColumn;
-use urlset_core::set::{alternates, LinkSet, SPILL_BYTES, STRING_BATCH};
+use urlset_core::set::{alternates_in, alternates_into, LinkSet, SPILL_BYTES, STRING_BATCH};
 
 use crate::write::RenderedRows;
 
@@ -91,13 +91,37 @@ impl PyLinkSet {
         let locs = StringColumn::new(loc_offsets, loc_values);
         let inner = &mut self.inner;
         py.detach(|| -> io::Result<Option<()>> {
-            for word in rows.chunks_exact(4) {
-                let row = start + u32::from_ne_bytes(word.try_into().expect("4 bytes")) as usize;
-                let Some(links) = extensions.row(row).and_then(alternates) else {
-                    return Ok(None);
+            let numbers: Vec<usize> = rows
+                .chunks_exact(4)
+                .map(|word| start + u32::from_ne_bytes(word.try_into().expect("4 bytes")) as usize)
+                .collect();
+            let (lo, hi) = numbers.iter().fold((usize::MAX, 0), |(lo, hi), &row| {
+                (lo.min(row), hi.max(row + 1))
+            });
+            // the rows' values checked as UTF-8 in one pass each (a row per call cost ~150
+            // instructions); a row that is not text on its own is read as before
+            let (ext_texts, loc_texts) = if lo < hi {
+                (extensions.texts(lo, hi), locs.texts(lo, hi))
+            } else {
+                (None, None)
+            };
+            let mut links = Vec::new();
+            for &row in &numbers {
+                let linked = match ext_texts.and_then(|texts| texts.row(row)) {
+                    Some(text) => alternates_in(text, &mut links),
+                    None => extensions
+                        .row(row)
+                        .is_some_and(|text| alternates_into(text, &mut links)),
                 };
-                let Some(loc) = locs.row(row).and_then(|l| std::str::from_utf8(l).ok()) else {
+                if !linked {
                     return Ok(None);
+                }
+                let loc = match loc_texts.and_then(|texts| texts.row(row)) {
+                    Some(loc) => loc,
+                    None => match locs.row(row).and_then(|l| std::str::from_utf8(l).ok()) {
+                        Some(loc) => loc,
+                        None => return Ok(None),
+                    },
                 };
                 inner.add_page(loc, &links)?;
             }

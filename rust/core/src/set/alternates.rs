@@ -6,23 +6,47 @@ use std::borrow::Cow;
 
 use crate::check::ext_json;
 
+/// A record's links: (href, hreflang) each.
+pub type Links<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
 /// The (href, hreflang) of each alternate, in order; None when the JSON is not the core's.
-pub fn alternates(text: &[u8]) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
+pub fn alternates(text: &[u8]) -> Option<Links<'_>> {
+    let mut links = Vec::new();
+    alternates_into(text, &mut links).then_some(links)
+}
+
+/// [`alternates`] into `links` (emptied first: one vector for a run of records, not one a
+/// record); false when the JSON is not the core's.
+pub fn alternates_into<'a>(text: &'a [u8], links: &mut Links<'a>) -> bool {
     // the text checked as UTF-8 once (its strings are then slices of it), not each string
-    let links = match std::str::from_utf8(text) {
-        Ok(src) => written(src.as_bytes(), |a, b| src.get(a..b)),
-        Err(_) => written(text, |a, b| std::str::from_utf8(&text[a..b]).ok()),
-    };
-    if let Some(links) = links {
-        return Some(links);
+    match std::str::from_utf8(text) {
+        Ok(src) => alternates_in(src, links),
+        Err(_) => {
+            links.clear();
+            written(text, |a, b| std::str::from_utf8(&text[a..b]).ok(), links).is_some()
+                || read_fully(text, links)
+        }
     }
-    let links = ext_json::alternates(text)?;
-    Some(
-        links
-            .into_iter()
-            .map(|(h, c)| (Cow::Owned(h), Cow::Owned(c)))
-            .collect(),
-    )
+}
+
+/// [`alternates_into`] for a text known to be UTF-8.
+pub fn alternates_in<'a>(src: &'a str, links: &mut Links<'a>) -> bool {
+    links.clear();
+    written(src.as_bytes(), |a, b| src.get(a..b), links).is_some()
+        || read_fully(src.as_bytes(), links)
+}
+
+/// The links of JSON not in the shape the core writes, by the JSON reader.
+fn read_fully(text: &[u8], links: &mut Links<'_>) -> bool {
+    links.clear();
+    let Some(read) = ext_json::alternates(text) else {
+        return false;
+    };
+    links.extend(
+        read.into_iter()
+            .map(|(h, c)| (Cow::Owned(h), Cow::Owned(c))),
+    );
+    true
 }
 
 const KEY: &[u8] = b"\"alternates\":[";
@@ -33,7 +57,8 @@ const KEY: &[u8] = b"\"alternates\":[";
 fn written<'a>(
     text: &'a [u8],
     string: impl Fn(usize, usize) -> Option<&'a str>,
-) -> Option<Vec<(Cow<'a, str>, Cow<'a, str>)>> {
+    links: &mut Links<'a>,
+) -> Option<()> {
     // most records hold links alone: their key is first (no searcher built for them)
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
@@ -46,10 +71,9 @@ fn written<'a>(
         return None;
     }
     let mut pos = at + KEY.len();
-    let mut links = Vec::with_capacity(4);
     loop {
         pos = after(text, pos, b"{\"hreflang\":\"")?;
-        let end = plain_string(text, pos)?;
+        let end = short_string(text, pos)?;
         let code = string(pos, end)?;
         pos = after(text, end + 1, b",\"href\":\"")?;
         let end = plain_string(text, pos)?;
@@ -62,7 +86,7 @@ fn written<'a>(
             _ => return None,
         }
     }
-    Some(links)
+    Some(())
 }
 
 /// The place after `word` when `text` holds it at `pos`.
@@ -74,6 +98,17 @@ fn after(text: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
 fn plain_string(text: &[u8], pos: usize) -> Option<usize> {
     let end = pos + memchr::memchr2(b'"', b'\\', text.get(pos..)?)?;
     (text[end] == b'"').then_some(end)
+}
+
+/// `plain_string` for a string of a few bytes (an hreflang code): looked at in place, for
+/// less than a memchr call costs.
+fn short_string(text: &[u8], pos: usize) -> Option<usize> {
+    let rest = text.get(pos..)?;
+    let near = rest.len().min(16);
+    match rest[..near].iter().position(|&b| b == b'"' || b == b'\\') {
+        Some(end) => (rest[end] == b'"').then_some(pos + end),
+        None => plain_string(text, pos + near),
+    }
 }
 
 #[cfg(test)]

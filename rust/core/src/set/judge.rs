@@ -46,7 +46,6 @@ struct Tables {
     mismatch: Table<5>, // the same, by the naming page
     cands: Table<5>,  // variant, target, record, variant's link number, target's
     pages: Table<4>,  // page, record, fingerprint, lists itself
-    merged: Table<4>, // page, target, record, link number: each (page, target) once
 }
 
 impl Judgement<'_, '_> {
@@ -57,7 +56,6 @@ impl Judgement<'_, '_> {
             mismatch: Table::new(4, n),
             cands: Table::new(0, n),
             pages: Table::new(0, n),
-            merged: Table::new(0, n),
         };
         let mut out = Places::default();
         let buckets = 1usize << self.bits;
@@ -67,7 +65,6 @@ impl Judgement<'_, '_> {
         }
         t.claims.freeze(self.spill)?;
         t.pages.freeze(self.spill)?;
-        t.merged.freeze(self.spill)?;
         for b in 0..buckets {
             self.claims(b, &mut t, &mut out)?;
         }
@@ -88,22 +85,8 @@ impl Judgement<'_, '_> {
 
     /// Join 1: each page's links merged (first place kept), its fingerprint, a claim on
     /// each variant it names.
-    fn pages_of(
-        &mut self,
-        mut own: Vec<Row<4>>,
-        t: &mut Tables,
-        out: &mut Places,
-    ) -> io::Result<()> {
-        // by page, then a page's links by target (the first place of each kept), then in
-        // their order: a page's links are few, so the one big sort compares one number
-        own.sort_unstable_by_key(|r| r[0]);
-        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
-            small_sort(group, |r| (r[1], r[3]));
-        }
-        own.dedup_by_key(|r| (r[0], r[1]));
-        for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
-            small_sort(group, |r| (r[3], 0));
-            let group = &*group;
+    fn pages_of(&mut self, own: Vec<Row<4>>, t: &mut Tables, out: &mut Places) -> io::Result<()> {
+        for group in merged(own).chunk_by(|a, b| a[0] == b[0]) {
             let (page, rec) = (group[0][0], group[0][2]);
             let listed = group.iter().any(|r| r[1] == page);
             let mut fp = group
@@ -114,7 +97,6 @@ impl Judgement<'_, '_> {
             }
             t.pages
                 .push([page, rec, fp, u64::from(listed)], self.spill)?;
-            t.merged.extend(group, self.spill)?;
             out.pages += 1;
             for r in group.iter().filter(|r| r[1] != page) {
                 t.claims.push([r[1], fp, rec, r[3], page], self.spill)?;
@@ -135,7 +117,7 @@ impl Judgement<'_, '_> {
         }
         let pages = t.pages.bucket(b, self.bits)?;
         debug_assert!(pages.is_sorted_by_key(|p| p[0])); // written in order by join 1
-        let mut unlisted = Vec::new();
+        let mut unlisted = Vec::with_capacity(claims.len());
         for claim in claims {
             match pages.binary_search_by_key(&claim[0], |p| p[0]) {
                 Err(_) => unlisted.push(claim),
@@ -155,18 +137,14 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        claims.sort_unstable_by_key(|c| c[0]);
+        sort_by_hash(&mut claims, 0);
         let claims: Vec<Row<5>> = claims
             .chunk_by(|a, b| a[0] == b[0])
             .map(|same| *same.iter().min_by_key(|c| (c[2], c[3])).expect("a run"))
             .collect();
-        let mut plain: Vec<u64> = self
-            .plain
-            .bucket(b, self.bits)?
-            .into_iter()
-            .map(|h| h[0])
-            .collect();
-        plain.sort_unstable();
+        let mut plain = self.plain.bucket(b, self.bits)?;
+        sort_by_hash(&mut plain, 0);
+        let plain: Vec<u64> = plain.into_iter().map(|h| h[0]).collect();
         let mut in_set: Vec<bool> = claims
             .iter()
             .map(|c| plain.binary_search(&c[0]).is_ok())
@@ -227,8 +205,9 @@ impl Judgement<'_, '_> {
         if claims.is_empty() {
             return Ok(());
         }
-        // both written in order by join 1: by page, a page's links in their order
-        let merged = t.merged.bucket(b, self.bits)?;
+        // the pages' links merged again (as join 1 did), where a claim needs them: most
+        // sets have no claim here, and keep no second copy of their links for it
+        let merged = merged(self.own.bucket(b, self.bits)?);
         debug_assert!(merged.is_sorted_by_key(|r| (r[0], r[3])));
         let pages = t.pages.bucket(b, self.bits)?;
         for [q, _, rec, g, page] in claims {
@@ -255,8 +234,9 @@ impl Judgement<'_, '_> {
         if cands.is_empty() {
             return Ok(());
         }
-        let mut linked: Vec<(u64, u64)> = t
-            .merged
+        // every (page, target) the pages link to (a pair given twice found all the same)
+        let mut linked: Vec<(u64, u64)> = self
+            .own
             .bucket(b, self.bits)?
             .iter()
             .map(|r| (r[0], r[1]))
@@ -278,6 +258,61 @@ impl Judgement<'_, '_> {
     }
 }
 
+/// A bucket's links by page, a page's links by their first place, each (page, target) once
+/// (the first place kept): a page's links are few, so the one big sort is by page alone.
+fn merged(mut own: Vec<Row<4>>) -> Vec<Row<4>> {
+    sort_by_hash(&mut own, 0);
+    for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+        small_sort(group, |r| (r[1], r[3]));
+    }
+    own.dedup_by_key(|r| (r[0], r[1]));
+    for group in own.chunk_by_mut(|a, b| a[0] == b[0]) {
+        small_sort(group, |r| (r[3], 0));
+    }
+    own
+}
+
+/// Sort `rows` by column `col`, a hash (uniform, so each of its bits splits the rows about
+/// in half): a counting pass on the bits after the prefix every row shares puts each row in
+/// a group of about four, then each group is sorted. Two passes over the rows, not the
+/// n log n compares of a comparison sort; rows with equal keys come in any order, as with
+/// `sort_unstable_by_key`.
+pub fn sort_by_hash<const W: usize>(rows: &mut Vec<Row<W>>, col: usize) {
+    let n = rows.len();
+    if n < 256 {
+        rows.sort_unstable_by_key(|r| r[col]);
+        return;
+    }
+    let bits = (n / 4).ilog2().min(16); // about four rows a group; at most 65,536 groups
+    let (any, all) = rows.iter().fold((0u64, u64::MAX), |(any, all), r| {
+        (any | r[col], all & r[col])
+    });
+    // the bits above `shared` are the same in every key: the next `bits` order the groups
+    let shared = (any ^ all).leading_zeros().min(64 - bits);
+    let group = |r: &Row<W>| ((r[col] << shared) >> (64 - bits)) as usize;
+    let mut bounds = vec![0u32; (1 << bits) + 1];
+    for r in rows.iter() {
+        bounds[group(r) + 1] += 1;
+    }
+    for g in 0..1usize << bits {
+        bounds[g + 1] += bounds[g];
+    }
+    let mut next = bounds.clone();
+    let mut order = vec![0u32; n];
+    for (i, r) in rows.iter().enumerate() {
+        let g = group(r);
+        order[next[g] as usize] = i as u32;
+        next[g] += 1;
+    }
+    let mut sorted: Vec<Row<W>> = order.iter().map(|&i| rows[i as usize]).collect();
+    for span in bounds.windows(2) {
+        small_sort(&mut sorted[span[0] as usize..span[1] as usize], |r| {
+            (r[col], 0)
+        });
+    }
+    *rows = sorted;
+}
+
 /// Sort a page's few rows by `key`: insertion for a handful, else the library's sort.
 fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64, u64)) {
     if rows.len() > 16 {
@@ -289,6 +324,48 @@ fn small_sort<const W: usize>(rows: &mut [Row<W>], key: impl Fn(&Row<W>) -> (u64
         while j > 0 && key(&rows[j - 1]) > key(&rows[j]) {
             rows.swap(j - 1, j);
             j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    fn keys<const W: usize>(rows: &[Row<W>]) -> Vec<u64> {
+        rows.iter().map(|r| r[1]).collect()
+    }
+
+    #[test]
+    fn sort_by_hash_orders_as_the_library_sort() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut random = || {
+            state = mixed(state.wrapping_add(1));
+            state
+        };
+        // uniform hashes, a shared prefix (a bucket), few distinct keys, every key equal,
+        // keys that differ in their low bits only, sizes about the threshold
+        let shapes: [&dyn Fn(u64, u64) -> u64; 5] = [
+            &|r, _| r,
+            &|r, _| (r >> 8) | (0xAB << 56),
+            &|r, _| r % 5,
+            &|_, _| 42,
+            &|_, i| i.wrapping_mul(7) % 1000,
+        ];
+        for (s, shape) in shapes.iter().enumerate() {
+            for n in [0usize, 1, 255, 256, 257, 1000, 5000, 70_000] {
+                let mut rows: Vec<Row<3>> = (0..n as u64)
+                    .map(|i| [i, shape(random(), i), random()])
+                    .collect();
+                let mut expected = rows.clone();
+                expected.sort_unstable_by_key(|r| r[1]);
+                sort_by_hash(&mut rows, 1);
+                assert_eq!(keys(&rows), keys(&expected), "shape {s}, {n} rows");
+                let mut same = rows.clone();
+                same.sort_unstable();
+                expected.sort_unstable();
+                assert_eq!(same, expected, "shape {s}, {n} rows: the same rows");
+            }
         }
     }
 }

@@ -42,7 +42,7 @@ use std::io;
 use std::path::Path;
 
 use crate::write::render::loc_hash;
-pub use alternates::alternates;
+pub use alternates::{alternates, alternates_in, alternates_into};
 pub use judge::mixed;
 use judge::{Judgement, Places};
 use strings::Strings;
@@ -134,6 +134,14 @@ impl LinkSet {
         if links.is_empty() {
             return Ok(());
         }
+        // most pages name each href once: their links taken as they are, no copy made
+        let repeated = (1..links.len()).any(|i| {
+            let href = links[i].0.as_ref();
+            links[..i].iter().any(|(known, _)| known.as_ref() == href)
+        });
+        if !repeated {
+            return self.add_once(loc, links);
+        }
         let mut once: Vec<(&str, &str)> = Vec::with_capacity(links.len());
         for (href, code) in links {
             let (href, code) = (href.as_ref(), code.as_ref());
@@ -142,12 +150,20 @@ impl LinkSet {
                 None => once.push((href, code)),
             }
         }
+        self.add_once(loc, &once)
+    }
+
+    /// `add_page` for links whose hrefs are distinct.
+    fn add_once<S: AsRef<str>>(&mut self, loc: &str, once: &[(S, S)]) -> io::Result<()> {
         let page = loc_hash(loc);
         for (k, (href, _)) in once.iter().enumerate() {
-            let row = [page, loc_hash(href), self.records, self.links + k as u64];
+            // a page's link to itself (most pages have one) takes the hash it has
+            let href = href.as_ref();
+            let target = if href == loc { page } else { loc_hash(href) };
+            let row = [page, target, self.records, self.links + k as u64];
             self.own.push(row, &mut self.spill)?;
         }
-        self.strings.add(loc, &once, &mut self.spill)?;
+        self.strings.add(loc, once, &mut self.spill)?;
         self.records += 1;
         self.links += once.len() as u64;
         Ok(())

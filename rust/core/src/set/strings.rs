@@ -83,10 +83,10 @@ impl Strings {
     }
 
     /// A page's loc and its links (href, hreflang), the next record.
-    pub fn add(
+    pub fn add<S: AsRef<str>>(
         &mut self,
         loc: &str,
-        links: &[(&str, &str)],
+        links: &[(S, S)],
         spill: &mut SpillDir,
     ) -> io::Result<()> {
         if self.pending_pages == 0 {
@@ -100,7 +100,8 @@ impl Strings {
         self.pending
             .extend_from_slice(&(links.len() as u32).to_ne_bytes());
         for (href, code) in links {
-            if *href == loc {
+            let (href, code) = (href.as_ref(), code.as_ref());
+            if href == loc {
                 // the page's own loc (most pages link to themselves): not written twice
                 self.pending.extend_from_slice(&SAME.to_ne_bytes());
             } else {
@@ -121,7 +122,9 @@ impl Strings {
         if self.pending_pages == 0 {
             return Ok(());
         }
-        let data = std::mem::take(&mut self.pending);
+        // the next block's room taken at once (about as large), not grown a page at a time
+        let room = self.pending.len();
+        let data = std::mem::replace(&mut self.pending, Vec::with_capacity(room));
         self.pending_pages = 0;
         let last = self.blocks.len() - 1;
         if self.file.is_some() {

@@ -96,7 +96,11 @@ impl<const W: usize> Table<W> {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, row: Row<W>, spill: &mut SpillDir) -> io::Result<()> {
+        if self.chunk.len() == self.chunk.capacity() {
+            self.make_room();
+        }
         self.chunk.push(row);
         self.rows += 1;
         if self.chunk.len() * 8 * W >= self.spill_bytes {
@@ -105,6 +109,25 @@ impl<const W: usize> Table<W> {
         Ok(())
     }
 
+    /// Past its first rows a table takes room for a whole run at once (a small set stays
+    /// small), not a doubling and a copy at a time.
+    #[cold]
+    fn make_room(&mut self) {
+        let wanted = if self.rows < 4096 {
+            64.max(2 * self.chunk.len())
+        } else {
+            self.full()
+        };
+        self.chunk
+            .reserve_exact(wanted.max(self.chunk.len() + 1) - self.chunk.len());
+    }
+
+    /// The rows a run holds.
+    fn full(&self) -> usize {
+        self.spill_bytes.div_ceil(8 * W)
+    }
+
+    #[cfg(test)]
     pub fn extend(&mut self, rows: &[Row<W>], spill: &mut SpillDir) -> io::Result<()> {
         for row in rows {
             self.push(*row, spill)?;
@@ -126,29 +149,28 @@ impl<const W: usize> Table<W> {
             bounds[top + 1] += bounds[top];
         }
         let mut next: [usize; 256] = bounds[..256].try_into().expect("256 bounds");
+        // each place's row (4 bytes a row to set out, not the rows themselves), then the
+        // rows written out in that order
+        let mut order = vec![0u32; self.chunk.len()];
+        for (i, row) in self.chunk.iter().enumerate() {
+            let top = (row[key] >> 56) as usize;
+            order[next[top]] = i as u32;
+            next[top] += 1;
+        }
+        let chunk = &self.chunk;
         if to_disk {
-            // the rows' bytes put in their places at once: one pass, one write
-            let width = 8 * W;
-            let mut bytes = vec![0u8; self.chunk.len() * width];
-            for row in &self.chunk {
-                let top = (row[key] >> 56) as usize;
-                let place = &mut bytes[next[top] * width..(next[top] + 1) * width];
-                for (word, value) in place.chunks_exact_mut(8).zip(row) {
-                    word.copy_from_slice(&value.to_ne_bytes());
+            let mut bytes = Vec::with_capacity(chunk.len() * 8 * W);
+            for &i in &order {
+                for value in &chunk[i as usize] {
+                    bytes.extend_from_slice(&value.to_ne_bytes());
                 }
-                next[top] += 1;
             }
             let path = spill.new_file()?;
             File::create(&path)?.write_all(&bytes)?;
             self.runs.push((Run::File(path), bounds));
             self.on_disk = true;
         } else {
-            let mut rows = vec![[0u64; W]; self.chunk.len()];
-            for row in &self.chunk {
-                let top = (row[key] >> 56) as usize;
-                rows[next[top]] = *row;
-                next[top] += 1;
-            }
+            let rows = order.iter().map(|&i| chunk[i as usize]).collect();
             self.runs.push((Run::Held(rows), bounds));
         }
         self.chunk.clear(); // its capacity kept for the next rows
@@ -165,9 +187,12 @@ impl<const W: usize> Table<W> {
     /// `2 ** (8 - bits)` neighbouring buckets of its 256 at once.
     pub fn bucket(&self, number: usize, bits: u32) -> io::Result<Vec<Row<W>>> {
         let width = 1usize << (8 - bits);
-        let mut out = Vec::new();
+        let span = |bounds: &[usize; 257]| (bounds[number * width], bounds[(number + 1) * width]);
+        let total = self.runs.iter().map(|(_, b)| span(b).1 - span(b).0).sum();
+        let mut out = Vec::with_capacity(total);
+        let mut bytes = Vec::new(); // one buffer for every run's read, not zeroed first
         for (run, bounds) in &self.runs {
-            let (lo, hi) = (bounds[number * width], bounds[(number + 1) * width]);
+            let (lo, hi) = span(bounds);
             if hi == lo {
                 continue;
             }
@@ -176,8 +201,13 @@ impl<const W: usize> Table<W> {
                 Run::File(path) => {
                     let mut file = File::open(path)?;
                     file.seek(SeekFrom::Start((lo * 8 * W) as u64))?;
-                    let mut bytes = vec![0u8; (hi - lo) * 8 * W];
-                    file.read_exact(&mut bytes)?;
+                    let want = (hi - lo) * 8 * W;
+                    bytes.clear();
+                    bytes.reserve(want);
+                    file.take(want as u64).read_to_end(&mut bytes)?;
+                    if bytes.len() != want {
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    }
                     out.extend(bytes.chunks_exact(8 * W).map(|row| {
                         let mut values = [0u64; W];
                         for (value, word) in values.iter_mut().zip(row.chunks_exact(8)) {

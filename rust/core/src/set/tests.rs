@@ -118,8 +118,15 @@ fn engine(given: &[(String, Vec<(String, String)>)], spill_bytes: usize, batch: 
 
 #[test]
 fn the_engine_finds_what_the_rule_says_in_memory_and_spilled() {
-    for (seed, spill_bytes, batch) in [(1, SPILL_BYTES, STRING_BATCH), (2, 4096, 16), (3, 256, 3)] {
-        let (given, links, plain) = random_set(seed, 1500, 900);
+    // the last: buckets of thousands of rows from several runs (sorted by their hashes' bits)
+    let cases = [
+        (1, SPILL_BYTES, STRING_BATCH, 1500),
+        (2, 4096, 16, 1500),
+        (3, 256, 3, 1500),
+        (4, 1 << 17, 512, 3000),
+    ];
+    for (seed, spill_bytes, batch, pages) in cases {
+        let (given, links, plain) = random_set(seed, pages, pages * 3 / 5);
         let mut set = engine(&given, spill_bytes, batch);
         for include_self in [false, true] {
             let said = set.judge(None, include_self, None).unwrap();
