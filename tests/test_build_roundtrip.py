@@ -762,3 +762,32 @@ def test_a_set_served_elsewhere_checks_clean_over_http_through_the_robots_txt_li
         assert report["summary"]["files"] == 4 and code == 0, report
         code, report = check_json(elsewhere + "sitemap.xml")
         assert codes(report).get("url-not-allowed") == "error"
+
+
+@pytest.mark.parametrize(
+    ("every", "max_urls"), [(1, 50_000), (3, 50_000), (1, 700), (7, 2_500), (2, 1_000)]
+)
+def test_news_files_fill_greedily_in_order(tmp_path: Path, every: int, max_urls: int) -> None:
+    """Rows with a news article (every ``every``-th) split as the rule says, run by run in
+    the core (``news_fit``): a file is closed only when the next row would pass its 1,000
+    news entries or its URL limit, and every row comes back, in order."""
+    day = datetime.now(UTC).date().isoformat()
+    news = {"publication_name": "P", "language": "en", "publication_date": day, "title": "T"}
+    rows = [
+        {"loc": f"{BASE}r{i}", **({"news": news} if i % every == 0 else {})} for i in range(4_200)
+    ]
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "out"
+    code, _, err = urlset(
+        "build", str(source), "--base-url", BASE, "--out", str(out), "--max-urls", str(max_urls)
+    )
+    assert code == 0, err
+    files = [[u for u in read_file(p) if isinstance(u, Url)] for p in published(out)]
+    files = [f for f in files if f]  # (the index lists no Url)
+    assert [u.loc for f in files for u in f] == [row["loc"] for row in rows]
+    counts = [(len(f), sum(1 for u in f if u.extensions)) for f in files]
+    for (urls, articles), following in zip(counts, files[1:], strict=False):
+        next_has_news = bool(following[0].extensions)
+        assert articles <= 1000
+        assert urls == max_urls or (articles == 1000 and next_has_news), counts

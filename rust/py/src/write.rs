@@ -233,9 +233,20 @@ impl RenderedRows {
         self.rendered.findings().collect()
     }
 
-    /// (entry, how many news articles) of the entries that have some.
-    fn news_counts(&self) -> Vec<(usize, usize)> {
-        self.rendered.news_counts()
+    /// Whether any entry has news articles.
+    fn has_news(&self) -> bool {
+        self.rendered.has_news()
+    }
+
+    /// How many of the entries from `start` (at most `limit`) keep a sitemap within `room`
+    /// more news articles (its `first` entry taken whatever it holds).
+    fn news_fit(&self, start: usize, limit: usize, room: usize, first: bool) -> usize {
+        self.rendered.news_fit(start, limit, room, first)
+    }
+
+    /// How many news articles the entries from `start` to `end` hold.
+    fn news_in(&self, start: usize, end: usize) -> usize {
+        self.rendered.news_in(start, end)
     }
 
     /// (entry, title, publication instant) of each news article published before `since`

@@ -176,7 +176,7 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     the build's now, a news element repeated, an hreflang self-link), in their rules' order."""
     short_texts = run.without_day_texts()  # a few distinct texts, however many entries
     found = run.findings()
-    old = run.news_before(rules.news_too_old_before) if run.news_counts() else []
+    old = run.news_before(rules.news_too_old_before) if run.has_news() else []
     if not short_texts and not found and not old:
         return
     if _only_counted(short_texts, found, old, rules):  # the examples full: no message made

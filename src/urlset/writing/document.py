@@ -243,23 +243,6 @@ class SitemapDocument:
         self._news = ends[fits]
         return batch[:fits]
 
-    def _news_limit(self, news: list[tuple[int, int]], start: int, limit: int) -> int:
-        """How many entries from ``start`` (at most ``limit``) keep this document within the
-        news extension's 1,000 news entries a sitemap, as ``_within_news`` counts them for
-        values; ``news``: (entry, its news count) of the entries that have some."""
-        from ..extensions.news import MAX_NEWS_PER_SITEMAP  # only with news
-
-        total = self._news
-        for at, count in news:
-            if at < start:
-                continue
-            if at >= start + limit:
-                break
-            total += count
-            if total > MAX_NEWS_PER_SITEMAP:
-                return max(at - start, 0 if self._urls else 1)
-        return limit
-
     def _add_rendered(self, rendered: Rendered, start: int) -> int:
         """Write ``rendered[start:]`` until this document is full; return the index reached.
         The cut is found in the core on the entries' exact byte counts. Entries with typed
@@ -268,9 +251,12 @@ class SitemapDocument:
         limit = self._max_urls - self._urls
         if start >= len(rendered) or limit <= 0:
             return start
-        news = rendered.news_counts()
-        if news and not self._text:
-            limit = self._news_limit(news, start, limit)
+        news = not self._text and rendered.has_news()
+        if news:  # within the news extension's 1,000 news entries a sitemap
+            from ..extensions.news import MAX_NEWS_PER_SITEMAP  # only with news
+
+            room = max(MAX_NEWS_PER_SITEMAP - self._news, 0)  # (a first entry may pass it)
+            limit = rendered.news_fit(start, limit, room, self._urls == 0)
             if limit == 0:
                 return start
         declared = _bits(self._declared)
@@ -284,8 +270,8 @@ class SitemapDocument:
                 raise EntryTooLarge(Url._trusted(rendered.locs[start]), size)
             return start
         end = start + fits
-        if news and not self._text:
-            self._news += sum(count for at, count in news if start <= at < end)
+        if news:
+            self._news += rendered.news_in(start, end)
         data = rendered.text(start, end, declared)
         self._parts.append(data)
         self._pending += len(data)

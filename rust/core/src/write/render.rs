@@ -414,13 +414,37 @@ impl Rendered {
         found.map(|(at, (code, text))| (*at, *code, text.as_str()))
     }
 
-    /// (entry, how many news articles) of the entries that have some.
-    pub fn news_counts(&self) -> Vec<(usize, usize)> {
-        self.news
-            .0
-            .iter()
-            .map(|(at, news)| (*at, news.len()))
-            .collect()
+    /// Whether any entry has news articles.
+    pub fn has_news(&self) -> bool {
+        !self.news.0.is_empty()
+    }
+
+    /// How many of the entries from `start` (at most `limit`) keep a sitemap within `room`
+    /// more news articles: up to the first whose articles pass it, which a sitemap's
+    /// `first` entry is taken with all the same. Found by a binary search and one pass over
+    /// the entries with news in that stretch, not a Python step an entry.
+    pub fn news_fit(&self, start: usize, limit: usize, room: usize, first: bool) -> usize {
+        let news = &self.news.0;
+        let from = news.partition_point(|(at, _)| *at < start);
+        let mut total = 0;
+        for (at, articles) in &news[from..] {
+            if *at >= start.saturating_add(limit) {
+                break;
+            }
+            total += articles.len();
+            if total > room {
+                return (at - start).max(usize::from(first));
+            }
+        }
+        limit
+    }
+
+    /// How many news articles the entries from `start` to `end` hold.
+    pub fn news_in(&self, start: usize, end: usize) -> usize {
+        let news = &self.news.0;
+        let from = news.partition_point(|(at, _)| *at < start);
+        let to = news.partition_point(|(at, _)| *at < end);
+        news[from..to.max(from)].iter().map(|(_, articles)| articles.len()).sum()
     }
 
     /// (entry, title, publication instant) of each news article published before `since`
