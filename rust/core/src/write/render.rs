@@ -444,7 +444,10 @@ impl Rendered {
         let news = &self.news.0;
         let from = news.partition_point(|(at, _)| *at < start);
         let to = news.partition_point(|(at, _)| *at < end);
-        news[from..to.max(from)].iter().map(|(_, articles)| articles.len()).sum()
+        news[from..to.max(from)]
+            .iter()
+            .map(|(_, articles)| articles.len())
+            .sum()
     }
 
     /// (entry, title, publication instant) of each news article published before `since`
