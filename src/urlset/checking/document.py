@@ -340,15 +340,16 @@ def _refs_in_place(entry_rules: EntryRules, refs: list[SitemapRef], runs: _CoreR
     """``judge_refs`` of ``refs`` (an index's entries the reader gave as values, in
     document order), each stretch after the runs of the core's columns that come before
     it."""
-    while refs:
-        taken = len(refs)
+    start = 0  # (refs is not sliced from the front: a stretch a time would be quadratic)
+    while start < len(refs):
+        taken = len(refs) - start
         if runs is not None:
             runs.before()
             at = runs.next_at()
             if at is not None:
                 taken = max(at - entry_rules.entries, 1)
-        judge_refs(entry_rules, refs[:taken])
-        refs = refs[taken:]
+        judge_refs(entry_rules, refs[start : start + taken])
+        start += taken
 
 
 class _CoreRuns:
