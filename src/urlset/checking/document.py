@@ -90,7 +90,11 @@ def check_document(
     ``full_size`` is the size of the whole document when ``data`` is only its beginning
     (a file far beyond the reader's size limit is not read whole).
     """
-    result, lines = check_lines_later(data, options, source, full_size, set_checks)
+    return with_ref_lines(*check_lines_later(data, options, source, full_size, set_checks))
+
+
+def with_ref_lines(result: FileResult, lines: Callable[[], list[int]] | None) -> FileResult:
+    """``result`` with its index's ref lines made now (``check_lines_later``'s pair)."""
     if lines is not None:
         result.ref_lines = lines()
     return result

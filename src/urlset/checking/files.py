@@ -21,7 +21,7 @@ from ..reading.sniff import GZIP_MAGIC, Gunzip, GzipError, sniff
 from . import rules
 from .child_paths import Listed, local_children
 from .children import compare_with_children
-from .document import CheckOptions, check_document, check_lines_later
+from .document import CheckOptions, check_document, check_lines_later, with_ref_lines
 from .findings import MAX_PER_CODE, unlisted_summary
 from .index_refs import ref_locs, starts_with_of
 from .report import NOT_A_FILE, SET_FORMAT, CheckReport, FileResult
@@ -217,10 +217,7 @@ def _check_open(
     set_checks: SetChecks | None,
 ) -> FileResult:
     """Check an open file, read from its start in chunks as often as the check needs."""
-    result, lines = _check_open_later(f, size, cap, options, source, set_checks)
-    if lines is not None:
-        result.ref_lines = lines()
-    return result
+    return with_ref_lines(*_check_open_later(f, size, cap, options, source, set_checks))
 
 
 def _check_open_later(

@@ -194,14 +194,7 @@ class IndexRefs(list[SitemapRef]):
         self._parts.append(run)
 
     def append(self, ref: SitemapRef) -> None:
-        self._locs = None
-        parts = self._parts
-        if not parts:
-            list.append(self, ref)
-        elif isinstance(parts[-1], list):
-            parts[-1].append(ref)
-        else:
-            parts.append([ref])
+        self.extend((ref,))
 
     def extend(self, refs: Iterable[SitemapRef]) -> None:
         self._locs = None
