@@ -136,12 +136,9 @@ impl PyLinkSet {
         let rendered = &written.rendered;
         let mut linked = vec![false; rendered.len()];
         for (index, links) in rendered.links() {
-            let links: Vec<(&str, &str)> = links
-                .iter()
-                .map(|(code, href)| (href.as_str(), code.as_str()))
-                .collect();
-            self.inner.add_page(rendered.loc(*index), &links)?;
-            linked[*index] = !links.is_empty();
+            let links: Vec<(&str, &str)> = links.iter().map(|(code, href)| (href, code)).collect();
+            self.inner.add_page(rendered.loc(index), &links)?;
+            linked[index] = !links.is_empty();
         }
         if plain {
             let hashes: Vec<u64> = rendered

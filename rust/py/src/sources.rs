@@ -60,9 +60,13 @@ fn long_entry(
     scratch: &mut Rows,
 ) -> Option<([Value; 4], Extensions)> {
     scratch.clear();
+    // the cells lie one after another in `raw`: checked as UTF-8 together, once; a cell is
+    // UTF-8 alone when the whole is and its ends fall between characters (`str::get`)
+    let first = cells.first().map_or(0, |cell| cell.0);
+    let whole = std::str::from_utf8(&rows.raw[first..cells.last().map_or(first, |cell| cell.1)]);
     let cell = |index: usize| {
         let &(start, end) = cells.get(index)?;
-        std::str::from_utf8(&rows.raw[start..end]).ok()
+        whole.ok()?.get(start - first..end - first)
     };
     let Ok(columns) = columns else {
         if !matches!(columns, Err(Refusal::JsonLine)) {

@@ -256,21 +256,24 @@ impl RenderedRows {
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
-    fn links(&self) -> Vec<(usize, Vec<(String, String)>)> {
-        self.rendered.links().to_vec()
+    fn links(&self) -> Vec<(usize, Vec<(&str, &str)>)> {
+        let links = self.rendered.links();
+        links
+            .map(|(at, links)| (at, links.iter().collect()))
+            .collect()
     }
 
     /// (entry, loc, {href: hreflang}) of the entries that have hreflang links, in order (a later
     /// link to the same href wins, as in `Reciprocity.add_links`): what the set's
     /// reciprocity check records, made here rather than a row at a time in Python.
     fn link_maps<'py>(&self, py: Python<'py>) -> PyResult<Vec<(usize, &str, Bound<'py, PyDict>)>> {
-        let mut out = Vec::with_capacity(self.rendered.links().len());
+        let mut out = Vec::with_capacity(self.rendered.linked_entries());
         for (index, links) in self.rendered.links() {
             let found = PyDict::new(py);
-            for (hreflang, href) in links {
+            for (hreflang, href) in links.iter() {
                 found.set_item(href, hreflang)?;
             }
-            out.push((*index, self.rendered.loc(*index), found));
+            out.push((index, self.rendered.loc(index), found));
         }
         Ok(out)
     }

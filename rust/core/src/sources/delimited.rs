@@ -4,9 +4,9 @@
 //! the cell, a quote inside an unquoted cell is kept, a cell longer than the field limit makes
 //! its line unreadable (the rest of that line is skipped), an open quote at the end of the
 //! data ends the record, and each record has the number of its last line (`reader.line_num`).
-use memchr::{memchr, memchr2, memchr3, memchr_iter};
+use memchr::{memchr2, memchr3, memchr_iter};
 
-use super::lines::{line_at, strip, utf8};
+use super::lines::{find_near, line_at, strip, utf8};
 use super::{Rows, Value, NOT_UTF8};
 
 /// `csv.field_size_limit()`: the characters a cell may hold.
@@ -234,10 +234,18 @@ impl Reader {
                     }
                 }
                 State::InQuoted => {
-                    let stop = memchr(quote, &raw[i..]).map_or(raw.len(), |f| i + f);
+                    // to the closing quote, each "" on the way one " kept with the text
+                    // before it (a JSON cell has dozens of pairs, a few bytes apart)
+                    let mut close = find_near(quote, &raw[i..]).map(|at| i + at);
+                    while let Some(at) = close.filter(|&at| raw.get(at + 1) == Some(&quote)) {
+                        self.add(record, &raw[i..=at], utf8)?;
+                        i = at + 2;
+                        close = find_near(quote, &raw[i..]).map(|at| i + at);
+                    }
+                    let stop = close.unwrap_or(raw.len());
                     self.add(record, &raw[i..stop], utf8)?;
                     i = stop;
-                    if i < raw.len() {
+                    if close.is_some() {
                         *state = State::QuoteInQuoted;
                         i += 1;
                     }

@@ -4,7 +4,9 @@
 //! or changefreq, an empty priority: absent); a blank line is skipped; any other line (a bad
 //! line, an extension key, a list, an escaped key) keeps its place as a long row
 //! (`Rows::long`), which Python reads alone with `json.loads` as before.
-use memchr::memchr;
+use std::borrow::Cow;
+
+use memchr::{memchr, memchr2};
 
 use super::lines::{line_at, utf8};
 use super::{Rows, Value};
@@ -100,12 +102,22 @@ pub fn read(
     Chunk::Rows(at)
 }
 
+/// A reader of JSON text; its pieces cut at ASCII bytes are UTF-8 without a second check.
 struct Cursor<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
+    fn new(text: &'a str) -> Cursor<'a> {
+        Cursor {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        }
+    }
+
     fn space(&mut self) {
         while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
@@ -138,18 +150,40 @@ impl Cursor<'_> {
     /// would refuse or turn into a lone surrogate.
     fn string(&mut self, out: &mut String) -> Option<()> {
         loop {
-            let rest = self.bytes.get(self.at..)?;
-            let stop = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-            out.push_str(std::str::from_utf8(&rest[..stop]).ok()?);
-            self.at += stop + 1;
-            match rest[stop] {
+            let (piece, end) = self.piece()?;
+            out.push_str(piece);
+            match end {
                 b'"' => return Some(()),
-                b'\\' => out.push(self.escape()?),
-                _ => return None, // a control character
+                _ => out.push(self.escape()?),
             }
         }
+    }
+
+    /// [`Cursor::string`] borrowed from the text when it has no escape (most have none).
+    fn borrowed_string(&mut self) -> Option<Cow<'a, str>> {
+        let (piece, end) = self.piece()?;
+        if end == b'"' {
+            return Some(Cow::Borrowed(piece));
+        }
+        let mut out = piece.to_string();
+        out.push(self.escape()?);
+        self.string(&mut out)?;
+        Some(Cow::Owned(out))
+    }
+
+    /// The text up to the next quote or backslash (not a control character: None), and which ends it;
+    /// the cursor moves past that.
+    fn piece(&mut self) -> Option<(&'a str, u8)> {
+        let rest = self.bytes.get(self.at..)?;
+        let stop = memchr2(b'"', b'\\', rest)?;
+        // no early exit: the loop is one of vector compares
+        if rest[..stop].iter().fold(false, |any, &b| any | (b < 0x20)) {
+            return None;
+        }
+        // cut at ASCII bytes of UTF-8 text: a whole piece of it
+        let piece = self.text.get(self.at..self.at + stop)?;
+        self.at += stop + 1;
+        Some((piece, rest[stop]))
     }
 
     fn escape(&mut self) -> Option<char> {
@@ -313,18 +347,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A text after its opening quote.
-    fn text(&mut self) -> Option<String> {
-        let mut text = String::new();
-        self.string(&mut text)?;
-        Some(text)
-    }
-
     /// An object of members named in `names`, each at most once (any JSON value: see
     /// [`Cursor::field`]): for each name, None when not given. None for anything else
     /// (another key, a value nested too deep: Python says why).
-    fn fields<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Field>; N]> {
-        let mut given: [Option<Field>; N] = std::array::from_fn(|_| None);
+    fn fields<const N: usize>(&mut self, names: [&[u8]; N]) -> Option<[Option<Field<'a>>; N]> {
+        let mut given: [Option<Field<'a>>; N] = std::array::from_fn(|_| None);
         self.object(|cursor, key| {
             let slot = names.iter().position(|name| *name == key)?;
             if given[slot].is_some() {
@@ -339,23 +366,23 @@ impl<'a> Cursor<'a> {
     /// A member's value: null, a text, a bool, a number, a list (of texts: `Field::List`;
     /// else `Field::Items`) or, `depth` levels down at most, an object (its members in
     /// order, each key once).
-    fn field(&mut self, depth: usize) -> Option<Field> {
+    fn field(&mut self, depth: usize) -> Option<Field<'a>> {
         Some(if self.word(b"null").is_some() {
             Field::Null
         } else if self.eat(b'"') {
-            Field::Text(self.text()?)
+            Field::Text(self.borrowed_string()?)
         } else if self.word(b"true").is_some() {
             Field::Bool(true)
         } else if self.word(b"false").is_some() {
             Field::Bool(false)
         } else if self.bytes.get(self.at) == Some(&b'{') {
             let deeper = depth.checked_sub(1)?;
-            let mut members: Vec<(Vec<u8>, Field)> = Vec::new();
+            let mut members: Vec<(&'a [u8], Field<'a>)> = Vec::new();
             self.object(|cursor, key| {
-                if members.iter().any(|(known, _)| known == key) {
+                if members.iter().any(|(known, _)| *known == key) {
                     return None; // given twice: Python keeps the last
                 }
-                members.push((key.to_vec(), cursor.field(deeper)?));
+                members.push((key, cursor.field(deeper)?));
                 Some(())
             })?;
             Field::Object(members)
@@ -382,20 +409,20 @@ impl<'a> Cursor<'a> {
 }
 
 /// A member's value in an extension's object.
-enum Field {
+enum Field<'a> {
     Null,
-    Text(String),
-    List(Vec<String>),
+    Text(Cow<'a, str>),
+    List(Vec<Cow<'a, str>>),
     Integer(i64),
     Float(f64),
     Bool(bool),
-    Items(Vec<Field>),
-    Object(Vec<(Vec<u8>, Field)>),
+    Items(Vec<Field<'a>>),
+    Object(Vec<(&'a [u8], Field<'a>)>),
 }
 
-impl Field {
+impl<'a> Field<'a> {
     /// A text field: Some(None) when null or not given, None when a list.
-    fn text(field: &Option<Field>) -> Option<Option<&str>> {
+    fn text<'f>(field: &'f Option<Field<'_>>) -> Option<Option<&'f str>> {
         match field {
             None | Some(Field::Null) => Some(None),
             Some(Field::Text(text)) => Some(Some(text)),
@@ -404,7 +431,7 @@ impl Field {
     }
 
     /// A whole number (`whole_number`): an integer, or its digits as text; None absent.
-    fn number(field: &Option<Field>) -> Option<Option<u64>> {
+    fn number(field: &Option<Field<'_>>) -> Option<Option<u64>> {
         match field {
             None | Some(Field::Null) => Some(None),
             Some(Field::Integer(number)) => Some(Some(u64::try_from(*number).ok()?)),
@@ -414,7 +441,7 @@ impl Field {
     }
 
     /// A yes/no flag (`yes_no`): a bool, or yes or no as text; None absent.
-    fn flag(field: &Option<Field>) -> Option<Option<bool>> {
+    fn flag(field: &Option<Field<'_>>) -> Option<Option<bool>> {
         match field {
             None | Some(Field::Null) => Some(None),
             Some(Field::Bool(flag)) => Some(Some(*flag)),
@@ -424,11 +451,13 @@ impl Field {
     }
 
     /// A list field as `field_checks.text_list` takes it (None: absent).
-    fn texts(field: Option<Field>) -> Option<Texts> {
+    fn texts(field: Option<Field<'_>>) -> Option<Texts> {
         match field? {
             Field::Null => None,
-            Field::Text(text) => Some(Texts::One(text)),
-            Field::List(texts) => Some(Texts::Many(texts)),
+            Field::Text(text) => Some(Texts::One(text.into_owned())),
+            Field::List(texts) => Some(Texts::Many(
+                texts.into_iter().map(Cow::into_owned).collect(),
+            )),
             _ => Some(Texts::Many(vec![String::new()])), // a number: refused as a text
         }
     }
@@ -509,8 +538,10 @@ fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
     video.publication_date = date(8)?;
     match &given[9] {
         None | Some(Field::Null) => {}
-        Some(Field::Text(tag)) => video.set_tags(vec![tag.clone()])?,
-        Some(Field::List(tags)) => video.set_tags(tags.clone())?,
+        Some(Field::Text(tag)) => video.set_tags(vec![tag.to_string()])?,
+        Some(Field::List(tags)) => {
+            video.set_tags(tags.iter().map(|tag| tag.to_string()).collect())?
+        }
         Some(_) => return None,
     }
     if let Some(category) = text(10)? {
@@ -554,19 +585,19 @@ fn video_object(cursor: &mut Cursor<'_>) -> Option<Extension> {
 /// The members of an object field named in `names` (each else absent), or None when it has
 /// another.
 fn members<'f, const N: usize>(
-    members: &'f [(Vec<u8>, Field)],
+    members: &'f [(&[u8], Field<'_>)],
     names: [&[u8]; N],
-) -> Option<[Option<&'f Field>; N]> {
+) -> Option<[Option<&'f Field<'f>>; N]> {
     let mut out = [None; N];
     for (key, value) in members {
-        out[names.iter().position(|name| *name == key.as_slice())?] = Some(value);
+        out[names.iter().position(|name| name == key)?] = Some(value);
     }
     Some(out)
 }
 
 /// A restriction or platform (`video._relationship` of a mapping): Some(None) absent.
 fn relationship(
-    field: &Option<Field>,
+    field: &Option<Field<'_>>,
     checked: fn(&str, &[&str]) -> Option<Relationship>,
 ) -> Option<Option<Relationship>> {
     let given = match field {
@@ -581,29 +612,29 @@ fn relationship(
     let values: Vec<&str> = match values {
         None | Some(Field::Null) => Vec::new(),
         Some(Field::Text(text)) => text.split_whitespace().collect(),
-        Some(Field::List(texts)) => texts.iter().map(String::as_str).collect(),
+        Some(Field::List(texts)) => texts.iter().map(|text| &**text).collect(),
         Some(_) => return None,
     };
     Some(Some(checked(relationship, &values)?))
 }
 
 /// A price (`video._prices` of a mapping): its amount a text or a number.
-fn price(item: &Field) -> Option<Price> {
+fn price(item: &Field<'_>) -> Option<Price> {
     let Field::Object(given) = item else {
         return None;
     };
     let [amount, currency, kind, resolution] =
         members(given, [b"amount", b"currency", b"type", b"resolution"])?;
     let amount = match amount? {
-        Field::Text(text) => text.clone(),
+        Field::Text(text) => text.to_string(),
         Field::Integer(number) => number.to_string(),
         Field::Float(number) => video::decimal(*number)?,
         _ => return None,
     };
-    fn text(field: Option<&Field>) -> Option<Option<&str>> {
+    fn text<'f>(field: Option<&'f Field<'_>>) -> Option<Option<&'f str>> {
         match field {
             None | Some(Field::Null) => Some(None),
-            Some(Field::Text(text)) => Some(Some(text.as_str())),
+            Some(Field::Text(text)) => Some(Some(text)),
             Some(_) => None,
         }
     }
@@ -679,8 +710,7 @@ pub fn object(
     rows: &mut Rows,
     extensions: Option<&mut Extensions>,
 ) -> Option<([Value; 4], Option<(usize, usize)>)> {
-    utf8(line)?;
-    let mut cursor = Cursor { bytes: line, at: 0 };
+    let mut cursor = Cursor::new(utf8(line)?);
     let mut values: [Option<Value>; 4] = [None; 4];
     let mut section = None;
     let mut kinds = extensions.is_some().then(Kinds::default);
@@ -753,10 +783,7 @@ pub fn object(
 /// nothing is at fault: a JSON object whose keys are extension keys only (or none). None for
 /// anything else: Python reads the row.
 pub fn extensions_cell(text: &str) -> Option<Extensions> {
-    let mut cursor = Cursor {
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut cursor = Cursor::new(text);
     let mut kinds = Kinds::default();
     cursor.space();
     cursor.object(|cursor, key| kinds.member(cursor, key)?.then_some(()))?;

@@ -3,5 +3,6 @@ pub mod chunk;
 pub mod columns;
 pub mod dedupe;
 pub mod escape;
+pub mod links;
 pub mod locs;
 pub mod render;

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::escape::escape_into;
+use super::links::{EntryLinks, Links};
 use crate::values::extensions::Extensions;
 use crate::values::lastmod::{Lastmod, Precision};
 use crate::values::scalars::Priority;
@@ -88,7 +89,7 @@ pub struct Rendered {
     findings: ByEntry<(&'static str, String)>,
     /// the hreflang links of the entries that have some, (hreflang, href) each: the set's
     /// reciprocity is judged on what was written
-    links: ByEntry<Vec<(String, String)>>,
+    links: Links,
     /// the news articles of the entries that have some, (publication instant, title) each:
     /// a document holds at most 1,000, and the build's rules judge their age
     news: ByEntry<Vec<(i64, String)>>,
@@ -182,7 +183,7 @@ impl Rendered {
             namespaces: Vec::with_capacity(entries),
             any_namespace: 0,
             findings: ByEntry::default(),
-            links: ByEntry::default(),
+            links: Links::default(),
             news: ByEntry::default(),
         }
     }
@@ -207,13 +208,9 @@ impl Rendered {
         self.findings
             .0
             .extend(found.into_iter().map(|found| (entry, found)));
-        let links = extensions
-            .links()
-            .map(|link| (link.hreflang.clone(), link.href.clone()));
-        let links: Vec<(String, String)> = links.collect();
-        if !links.is_empty() {
-            self.links.0.push((entry, links));
-        }
+        let links = extensions.links();
+        self.links
+            .push(entry, links.map(|link| (&*link.hreflang, &*link.href)));
         let news = extensions.news_published();
         if !news.is_empty() {
             self.news.0.push((entry, news));
@@ -462,8 +459,13 @@ impl Rendered {
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
-    pub fn links(&self) -> &[(usize, Vec<(String, String)>)] {
-        &self.links.0
+    pub fn links(&self) -> impl Iterator<Item = (usize, EntryLinks<'_>)> {
+        self.links.iter()
+    }
+
+    /// How many entries have hreflang links.
+    pub fn linked_entries(&self) -> usize {
+        self.links.len()
     }
 
     /// `lastmod` written and keyed, or the last one again when it is the same.
