@@ -233,6 +233,12 @@ impl RenderedRows {
         self.rendered.findings().collect()
     }
 
+    /// How many findings each code has (codes in the order first found): what a build
+    /// counts without reading each finding's text.
+    fn finding_counts(&self) -> Vec<(&'static str, usize)> {
+        self.rendered.finding_counts()
+    }
+
     /// Whether any entry has news articles.
     fn has_news(&self) -> bool {
         self.rendered.has_news()

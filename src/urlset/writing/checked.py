@@ -175,12 +175,13 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     extension rules found (image fields Google no longer reads, news older than two days at
     the build's now, a news element repeated, an hreflang self-link), in their rules' order."""
     short_texts = run.without_day_texts()  # a few distinct texts, however many entries
-    found = run.findings()
+    counts = dict(run.finding_counts())  # a few codes: each finding's text only when read
     old = run.news_before(rules.news_too_old_before) if run.has_news() else []
-    if not short_texts and not found and not old:
+    if not short_texts and not counts and not old:
         return
-    if _only_counted(short_texts, found, old, rules):  # the examples full: no message made
+    if _only_counted(short_texts, counts, old, rules):  # the examples full: no message made
         return
+    found = run.findings()
     short = run.without_day() if short_texts else []  # each entry's, for its message
     locs = run.locs
     if not short and not old:  # the usual case with extensions: one call
@@ -205,23 +206,23 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
 
 def _only_counted(
     short_texts: list[tuple[str, int]],
-    found: list[tuple[int, str, str]],
+    counts: dict[str, int],
     old: list[tuple[int, str, int]],
     rules: EntryRules,
 ) -> bool:
     """Whether a run's findings of one kind (the usual case: one a row) were counted without
     their messages (``EntryRules.counts_only``); mixed kinds go entry by entry."""
-    if bool(short_texts) + bool(found) + bool(old) != 1:
+    if bool(short_texts) + bool(counts) + bool(old) != 1:
         return False
-    if found:
-        return rules.counts_only([code for _, code, _ in found])
+    if counts:
+        return rules.counts_only(counts)
     if old:
-        return rules.counts_only(["news-too-old"] * len(old))
+        return rules.counts_only({"news-too-old": len(old)})
     # each distinct lastmod text judged once (the core counts them): a run of a year-month
     # site has a few dozen
     why = rules.why_without_day
     without_day = sum(n for text, n in short_texts if why(text))
-    return rules.counts_only(["lastmod-without-day"] * without_day)
+    return rules.counts_only({"lastmod-without-day": without_day})
 
 
 # the per-URL rules the core finds something for, in the order ``check_url`` runs them

@@ -20,7 +20,7 @@ so check finds no ``news-too-old``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -157,13 +157,14 @@ class EntryRules:
             why = known[lastmod] = lastmod_without_day(parse_w3c(lastmod))
         return why
 
-    def counts_only(self, codes: list[str]) -> bool:
-        """``counted`` for many findings at once (their codes, in order): True when all are
-        counted; False (none counted) when the caller must report each whole."""
-        severities = {code: _severity(code) for code in dict.fromkeys(codes)}
+    def counts_only(self, counts: Mapping[str, int]) -> bool:
+        """``counted`` for many findings at once (how many each code has): True when all
+        are counted; False (none counted) when the caller must report each whole."""
+        counts = {code: n for code, n in counts.items() if n}
+        severities = {code: _severity(code) for code in counts}
         if self.strict and any(severity != "info" for severity in severities.values()):
             return False
-        return self.report.count_flags(codes, severities)
+        return self.report.count_flags(counts, severities)
 
     def news_too_old(self, loc: str, title: str, published: int) -> None:
         """An article the core wrote published ``published`` (microseconds since 1970 UTC)

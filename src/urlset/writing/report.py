@@ -142,20 +142,14 @@ class BuildReport:
         counts[code] += 1
         return True
 
-    def count_flags(self, codes: list[str], severities: Mapping[str, str]) -> bool:
-        """``count_flag`` for many findings at once (``codes`` in order, each code's
+    def count_flags(self, counts: Mapping[str, int], severities: Mapping[str, str]) -> bool:
+        """``count_flag`` for many findings at once (how many each code has, each code's
         severity in ``severities``): True when all are counted, False (none counted) when
         a message would be read."""
         if self.listener is not None or not self._examples_full(severities.values()):
             return False
-        kinds = set(severities.values())
-        if kinds == {"info"}:
-            self.noted.update(codes)
-        elif "info" not in kinds:
-            self.flagged.update(codes)
-        else:
-            for code in codes:
-                (self.noted if severities[code] == "info" else self.flagged)[code] += 1
+        for code, n in counts.items():
+            (self.noted if severities[code] == "info" else self.flagged)[code] += n
         return True
 
     def flag_each(
@@ -165,7 +159,7 @@ class BuildReport:
         made only while something reads it; the rest counted at once (``count_flags``)."""
         for index, code in enumerate(codes):
             if self.listener is None and self._examples_full(severities.values()):
-                self.count_flags(codes[index:], severities)
+                self.count_flags(Counter(codes[index:]), severities)
                 return
             self.flag(code, message(index), severities[code])
 

@@ -411,6 +411,18 @@ impl Rendered {
         found.map(|(at, (code, text))| (*at, *code, text.as_str()))
     }
 
+    /// How many findings each code has, codes in the order first found.
+    pub fn finding_counts(&self) -> Vec<(&'static str, usize)> {
+        let mut counts: Vec<(&'static str, usize)> = Vec::new();
+        for (_, (code, _)) in &self.findings.0 {
+            match counts.iter_mut().find(|(known, _)| known == code) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((code, 1)),
+            }
+        }
+        counts
+    }
+
     /// Whether any entry has news articles.
     pub fn has_news(&self) -> bool {
         !self.news.0.is_empty()
