@@ -143,9 +143,8 @@ impl Extensions {
         if videos.into_iter().any(|video| video.on_page(loc)) {
             return None;
         }
-        let images: Vec<Image> = self.images().cloned().collect();
         let found = [
-            deprecated_fields(&images).map(|text| ("image-deprecated-field", text)),
+            deprecated_fields(self.images()).map(|text| ("image-deprecated-field", text)),
             Some(self.news().count())
                 .filter(|&count| count > 1)
                 .map(|count| ("news-repeated", count.to_string())),

@@ -124,7 +124,7 @@ impl Image {
 
 /// The fields `image.image_deprecated_fields` names for these images ("caption (2), title
 /// (1)": each field in the order first met, image by image), or None when none is used.
-pub fn deprecated_fields(images: &[Image]) -> Option<String> {
+pub fn deprecated_fields<'a>(images: impl IntoIterator<Item = &'a Image>) -> Option<String> {
     let mut counts: Vec<(usize, usize)> = Vec::new(); // (field, count) in the order first met
     for image in images {
         for field in DEPRECATED_ORDER {
@@ -140,10 +140,21 @@ pub fn deprecated_fields(images: &[Image]) -> Option<String> {
     if counts.is_empty() {
         return None;
     }
-    let named = counts
-        .iter()
-        .map(|&(field, count)| format!("{} ({count})", FIELDS[field]));
-    Some(named.collect::<Vec<_>>().join(", "))
+    // written out, not formatted: most entries of a shop's export name one field
+    let mut text = String::with_capacity(24 * counts.len());
+    for (at, &(field, count)) in counts.iter().enumerate() {
+        if at > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(FIELDS[field]);
+        text.push_str(" (");
+        match u8::try_from(count) {
+            Ok(digit @ 0..=9) => text.push(char::from(b'0' + digit)),
+            _ => text.push_str(&count.to_string()),
+        }
+        text.push(')');
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -196,5 +207,7 @@ mod tests {
             Some("title (2), caption (1), geo_location (1)")
         );
         assert_eq!(deprecated_fields(&[with([None; 4])]), None);
+        let many = vec![with([Some("c"), None, None, None]); 1234];
+        assert_eq!(deprecated_fields(&many).as_deref(), Some("caption (1234)"));
     }
 }
