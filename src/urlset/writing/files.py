@@ -21,7 +21,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -40,6 +40,36 @@ DEFAULT_GZIP_LEVEL = 6
 # gzip member header: magic, deflate, no flags, mtime 0 (deterministic), no extra flags, OS unknown
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 _QUEUE_CHUNKS = 4  # at most ~4 MiB waiting for the writing thread
+
+
+class _Workers:
+    """Threads that run one file's write loop each, each kept for a later file when done.
+    A thread started for each file cost the writing thread a wait for it to start (up to the
+    GIL's switch interval while the others run) once a file, and a news build starts a file
+    every 1,000 entries. A file waits for no other: with none idle, a thread is started."""
+
+    def __init__(self) -> None:
+        self._idle: list[queue.SimpleQueue[Callable[[], None]]] = []
+        self._lock = threading.Lock()
+        # a forked child has none of the parent's threads
+        os.register_at_fork(after_in_child=self._idle.clear)
+
+    def run(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), daemon=True).start()
+        inbox.put(job)
+
+    def _serve(self, inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
+        while True:
+            inbox.get()()
+            with self._lock:
+                self._idle.append(inbox)
+
+
+_WORKERS = _Workers()
 
 
 class FileSink:
@@ -67,8 +97,8 @@ class FileSink:
             self._hash.update(_GZIP_HEADER)
             self.written = len(_GZIP_HEADER)
         self._queue: queue.Queue[bytes | None] = queue.Queue(_QUEUE_CHUNKS)
-        self._thread = threading.Thread(target=self._write_loop, daemon=True)
-        self._thread.start()
+        self._done = threading.Event()
+        _WORKERS.run(self._write_loop)
 
     def __call__(self, data: bytes) -> None:
         if self._error is not None:
@@ -84,6 +114,12 @@ class FileSink:
         return PublishError(f"{self.path}: could not write ({reason})")
 
     def _write_loop(self) -> None:
+        try:
+            self._write_all()
+        finally:
+            self._done.set()
+
+    def _write_all(self) -> None:
         while True:
             data = self._queue.get()
             if data is None:
@@ -117,7 +153,7 @@ class FileSink:
 
     def wait(self) -> None:
         """Wait until the file is whole on disk (fsynced), or raise PublishError."""
-        self._thread.join()
+        self._done.wait()
         error = self._error
         try:
             self._file.close()
@@ -133,10 +169,10 @@ class FileSink:
 
     def discard(self) -> None:
         """Stop without finishing (the staging directory is removed by the publisher)."""
-        if self._thread.is_alive():
+        if not self._done.is_set():
             self._error = self._error or RuntimeError("discarded")
             self._queue.put(None)
-            self._thread.join()
+            self._done.wait()
         with contextlib.suppress(OSError):  # what it could not flush is thrown away anyway
             self._file.close()
 
