@@ -12,6 +12,7 @@ back, broken and limited documents, indexes, RSS/Atom/text, and the real-world c
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ from urlset.cli import main, read_run
 from urlset.reading import rendered
 from urlset.reading.reader import FILE_CHUNK
 from urlset.reading.rendered import RenderSpec
+from urlset.reading.xml_compiled import CompiledLane
 
 FORMATS = ("jsonl", "csv", "tsv", "locs")
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
@@ -286,3 +288,67 @@ def test_runs_written_as_they_come(
     assert out.read_bytes().count(b"\n") == 60_000
     # one run waits for the entry past the protocol's 50,000, which the reader hands on itself
     assert len(held) >= 4 and sum(held) <= 1, held
+
+
+def _judged_density(count: int, every: int, lastmod: str, seed: int) -> bytes:
+    """A urlset whose entry ``i`` has ``lastmod`` (one the reader judges) when ``i % every``
+    is 0 (``every`` 0: at random, one in three), else a W3C date; some with an image, a
+    changefreq to correct, a repeated loc or an entity among them."""
+    rng = random.Random(seed)
+    head = HEAD.replace(
+        '0.9">', '0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+    )
+    records = []
+    for i in range(count):
+        judged = rng.random() < 1 / 3 if every == 0 else i % every == 0
+        parts = [f"<loc>https://example.com/p/{i if rng.random() > 0.02 else i // 2}</loc>"]
+        parts.append(f"<lastmod>{lastmod if judged else '2024-05-06'}</lastmod>")
+        if rng.random() < 0.05:
+            parts.append("<changefreq>Weekly</changefreq>")
+        if rng.random() < 0.03:
+            parts.append(
+                "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>"
+            )
+        if rng.random() < 0.02:
+            parts[0] = f"<loc>https://example.com/q?a=1&amp;b={i}</loc>"
+        records.append("<url>" + "".join(parts) + "</url>\n")
+    return (head + "".join(records) + "</urlset>\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("every", "lastmod"),
+    [
+        (1, "2024-05-06 10:00:00"),  # every lastmod lenient: a CMS's usual export
+        (1, "2024-05-06T10:00:00"),
+        (2, "not-a-date"),
+        (5, "2024-5-6"),
+        (20, "2024-13-01"),
+        (0, "2024-05-06t10:00:00z"),
+    ],
+)
+def test_entries_to_judge_in_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, split: int, every: int, lastmod: str
+) -> None:
+    """Entries the reader judges (a lenient or invalid lastmod) at every density, with the
+    canonical records between them: the same output, issues and status as the per-URL path,
+    whole and in odd chunks; and judged a run at a time, not a scan a record (2,000 entries
+    each judged were 2,000 runs)."""
+    runs: list[int] = []
+    judged = CompiledLane._judged
+
+    def counted_runs(lane: CompiledLane, run: list[Any]) -> bool:
+        runs.append(len(run))
+        return judged(lane, run)
+
+    monkeypatch.setattr(CompiledLane, "_judged", counted_runs)
+    path = tmp_path / "judged.xml"
+    path.write_bytes(_judged_density(2000, every, lastmod, seed=every))
+    for chunk in (FILE_CHUNK, 997):
+        monkeypatch.setattr(read_run, "FILE_CHUNK", chunk)
+        _, out = _same(monkeypatch, tmp_path, path, formats=("csv", "jsonl"))
+        assert out.count(b"\n") == 2000
+    if every == 1:  # a run ends at an image, a chunk's end or a half's: dozens of entries
+        monkeypatch.setattr(read_run, "FILE_CHUNK", FILE_CHUNK)
+        runs.clear()
+        _read(monkeypatch, tmp_path, path, "jsonl", lane=True)
+        assert sum(runs) >= 2 * 1900 and sum(runs) / len(runs) >= 10, (len(runs), sum(runs))

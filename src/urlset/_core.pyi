@@ -291,7 +291,14 @@ class UrlsetScanner:
     # an element (namespace, name) the reader has reported once: read by the scan from now on
     def know_stray(self, namespace: str, name: str, /) -> None: ...
     def scan(
-        self, data: bytes, pos: int, end: int, line: int, max_records: int, texts: int = ...
+        self,
+        data: bytes,
+        pos: int,
+        end: int,
+        line: int,
+        max_records: int,
+        texts: int = ...,
+        judged: int = ...,
     ) -> tuple[
         int,  # where reading stopped
         int,  # the line there

@@ -72,6 +72,7 @@ fn main() {
                 kind: Kind::Urlset,
                 max_records: usize::MAX,
                 max_value: 1 << 20,
+                max_judged: 0,
             };
             let done = if arrow {
                 columns_run_split(

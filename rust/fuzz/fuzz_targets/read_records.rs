@@ -20,6 +20,7 @@ fuzz_target!(|data: &[u8]| {
         },
         max_records: usize::from(mode >> 4) + 1,
         max_value: if mode & 2 == 0 { 1 << 20 } else { 16 },
+        max_judged: 0,
     };
     let end = text.len();
     let (mut pos, mut line, mut calls) = (0usize, 1u32, 0usize);

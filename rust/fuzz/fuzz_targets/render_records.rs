@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
         kind,
         max_records: usize::from((mode >> 4) & 7) + 1,
         max_value: if mode & 4 == 0 { 1 << 20 } else { 16 },
+        max_judged: 0,
     };
     let end = text.len();
     let prefix: Option<&[u8]> = if mode & 8 != 0 { Some(b"image") } else { None };

@@ -156,7 +156,7 @@ impl UrlsetScanner {
         bytes: &[u8],
         (pos, end): (usize, usize),
         line: u32,
-        max_records: usize,
+        (max_records, max_judged): (usize, usize),
         convert: bool,
         then: impl FnOnce(&Scan) -> T + Send,
     ) -> (Scan, T) {
@@ -165,6 +165,7 @@ impl UrlsetScanner {
             kind: self.kind,
             max_records,
             max_value: self.max_value,
+            max_judged,
         };
         let prefixes = self.prefixes.as_ref().filter(|_| convert);
         py.detach(|| {
@@ -453,8 +454,9 @@ impl UrlsetScanner {
     /// Read `data[pos:end]` from `line` on: (pos, line, stop, locs, lastmods, changefreqs,
     /// priorities, lines, origins, converted, any_converted, images); see _core.pyi. Of the
     /// locs made URIs, the first `texts` carry their text (the issues the sink lists), the
-    /// others None.
-    #[pyo3(signature = (data, pos, end, line, max_records, texts=usize::MAX))]
+    /// others None. A run to judge may take up to `judged` entries when more than
+    /// `max_records` ([`Limits::max_judged`]).
+    #[pyo3(signature = (data, pos, end, line, max_records, texts=usize::MAX, judged=0))]
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &mut self,
@@ -465,9 +467,11 @@ impl UrlsetScanner {
         line: u32,
         max_records: usize,
         texts: usize,
+        judged: usize,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = data.as_bytes();
-        let (found, ()) = self.scanned(py, bytes, (pos, end), line, max_records, true, |_| ());
+        let limits = (max_records, judged);
+        let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);

@@ -194,6 +194,7 @@ impl RecordRenderer {
             kind: self.kind,
             max_records,
             max_value: self.max_value,
+            max_judged: 0,
         };
         let seen = &mut self.seen;
         let mut conversions = Conversions::listing(listed);

@@ -367,9 +367,11 @@ def render_records(
                 sink.count += n
             if pos >= end:
                 return pos, line
-        # one entry the sink must see, or what the scanner stops at: the usual path
+        # one entry the sink must see, or what the scanner stops at: the usual path; the
+        # entries after a first one to judge join its run (a site whose every lastmod is
+        # lenient, or every other invalid, is one call, not one a record)
         at, at_line = pos, line
-        found = scan(data, pos, end, line, 1)
+        found = scan(data, pos, end, line, 1, judged=max(limits.max_entries + 1 - sink.count, 1))
         pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
         made, images = found[10:]
         if made or any(t[5] for t in images):  # as CompiledLane._records

@@ -174,6 +174,7 @@ mod tests {
             kind: Kind::Urlset,
             max_records: per_run,
             max_value: 1 << 20,
+            max_judged: 0,
         };
         let mut columns = Columns::judging();
         let (mut seen, mut conversions) = (Seen::default(), Conversions::default());

@@ -246,6 +246,7 @@ mod tests {
             kind: Kind::Urlset,
             max_records: 10,
             max_value: 4096,
+            max_judged: 0,
         };
         let found = scan(text, 0, text.len(), 1, limits);
         assert_eq!(found.stop, Stop::End);
@@ -277,6 +278,7 @@ mod tests {
             kind: Kind::Urlset,
             max_records: 10,
             max_value: 4096,
+            max_judged: 0,
         };
         let found =
             super::super::records::scan_with_images(text, (0, text.len()), 1, limits, b"image");

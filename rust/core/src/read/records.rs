@@ -228,6 +228,24 @@ pub struct Limits {
     pub kind: Kind,
     pub max_records: usize,
     pub max_value: usize,
+    /// how many entries a run to judge may take when that is more than `max_records` (0:
+    /// none more): the render lane scans one record past a run it rendered, and the entries
+    /// after a first one to judge (a site whose every lastmod is lenient) join its run
+    pub max_judged: usize,
+}
+
+impl Limits {
+    /// How many canonical records in a row end a run to judge (they join it until then, as
+    /// typed entries). A reader that renders canonical records in the core (`max_judged`
+    /// set: the render lane) ends its runs after a few: one rendered costs a fraction of
+    /// one typed, and a run's end costs about three typed.
+    fn run_break(&self) -> usize {
+        if self.max_judged > 0 {
+            RENDERED_RUN_BREAK
+        } else {
+            RUN_BREAK
+        }
+    }
 }
 
 fn is_space(b: u8) -> bool {
@@ -652,6 +670,8 @@ fn with_extensions(
 
 /// Canonical records in a row that end a run of entries to judge.
 const RUN_BREAK: usize = 32;
+/// [`Limits::run_break`] of the render lane.
+const RENDERED_RUN_BREAK: usize = 8;
 
 /// A canonical record of `src` as an entry of a run to judge, every value typed.
 fn typed(src: &[u8], r: Record) -> Judged {
@@ -881,7 +901,11 @@ fn scan_records(
     loop {
         c.spaces();
         let (start, line) = (c.pos, c.line);
-        let full = records.len() + judged.len() >= limits.max_records;
+        let room = match judged.is_empty() {
+            true => limits.max_records,
+            false => limits.max_records.max(limits.max_judged),
+        };
+        let full = records.len() + judged.len() >= room;
         if let Some(after) = prefixes
             .filter(|_| start < cut && !c.at(limits.kind.open()) && element_start(&text[start..]))
             .and_then(|p| stray_at(text, (start, end), &p.scope, limits.max_value))
@@ -918,7 +942,7 @@ fn scan_records(
                 streak += 1;
                 c.pos += close.len();
                 judged.push(typed(text, record));
-                if streak < RUN_BREAK {
+                if streak < limits.run_break() {
                     continue;
                 }
                 judged.truncate(judged.len() - streak);
@@ -972,6 +996,7 @@ mod tests {
         kind: Kind::Urlset,
         max_records: usize::MAX,
         max_value: 1 << 20,
+        max_judged: 0,
     };
 
     fn scan_all(text: &str) -> Scan {

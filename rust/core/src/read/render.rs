@@ -1170,6 +1170,7 @@ mod tests {
         kind: Kind::Urlset,
         max_records: usize::MAX,
         max_value: 1 << 20,
+        max_judged: 0,
     };
 
     const TEXT: &[u8] = b"<url><loc>https://e.com/a?x=1&amp;y=2,3</loc><lastmod>2024-01-02T03:04:05+00:00</lastmod>\
