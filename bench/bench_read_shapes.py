@@ -5,7 +5,8 @@ with the entries that left the compiled core, next to ``gzip -dc`` of the same f
         [--large 500000] [--peers PYTHON] [--containers urlset index text]
         [--threads auto|on|off|gzip|halves] [--arrow-import auto|first]
 
-Each shape is a gzipped urlset of ``--urls`` entries; the mix is also read at ``--mix``
+Each shape is a gzipped urlset of ``--urls`` entries (the matrix's shapes, then the lastmods
+sites write outside the W3C forms, which the reader judges: read_shapes.JUDGED); the mix is also read at ``--mix``
 entries (the issue's 500k ``.xml.gz``). ``--large N`` reads every shape again at N entries
 (a second table, with its own target lines, after the first): at 50,000 entries a read is
 mostly the interpreter's start and imports, at 500,000 mostly the work, so the two tables
@@ -91,8 +92,8 @@ def _median(command: list[str], repeat: int) -> tuple[float, str]:
 # the shapes that differ in each container (an index has locs and lastmods, a text sitemap
 # locs only)
 CONTAINER_SHAPES = {
-    "urlset": read_shapes.SHAPES,
-    "index": (*read_shapes.LOCS, *read_shapes.LASTMODS, "mix"),
+    "urlset": (*read_shapes.SHAPES, *read_shapes.JUDGED),
+    "index": (*read_shapes.LOCS, *read_shapes.LASTMODS, *read_shapes.JUDGED, "mix"),
     "text": (*read_shapes.LOCS, "mix"),
 }
 _MAKE = {"urlset": read_shapes.urlset, "index": read_shapes.index, "text": read_shapes.text}
@@ -194,7 +195,7 @@ def main() -> None:
         help="first: the read_arrow child imports pyarrow before reading (auto: read_arrow "
         "imports it beside the read while a core is free)",
     )
-    parser.add_argument("--shapes", nargs="*", default=list(read_shapes.SHAPES))
+    parser.add_argument("--shapes", nargs="*", default=[*read_shapes.SHAPES, *read_shapes.JUDGED])
     parser.add_argument(
         "--containers", nargs="*", default=["urlset"], choices=list(CONTAINER_SHAPES)
     )

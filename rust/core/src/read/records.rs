@@ -237,8 +237,8 @@ pub struct Limits {
 impl Limits {
     /// How many canonical records in a row end a run to judge (they join it until then, as
     /// typed entries). A reader that renders canonical records in the core (`max_judged`
-    /// set: the render lane) ends its runs after a few: one rendered costs a fraction of
-    /// one typed, and a run's end costs about three typed.
+    /// set: the render lane) ends a run at the first: the core renders it, and an entry to
+    /// judge costs that entry only, never the canonical ones around it.
     fn run_break(&self) -> usize {
         if self.max_judged > 0 {
             RENDERED_RUN_BREAK
@@ -671,7 +671,7 @@ fn with_extensions(
 /// Canonical records in a row that end a run of entries to judge.
 const RUN_BREAK: usize = 32;
 /// [`Limits::run_break`] of the render lane.
-const RENDERED_RUN_BREAK: usize = 8;
+const RENDERED_RUN_BREAK: usize = 1;
 
 /// A canonical record of `src` as an entry of a run to judge, every value typed.
 fn typed(src: &[u8], r: Record) -> Judged {
