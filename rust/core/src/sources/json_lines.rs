@@ -105,40 +105,42 @@ pub fn read(
 /// A reader of JSON text; its pieces cut at ASCII bytes are UTF-8 without a second check.
 struct Cursor<'a> {
     text: &'a str,
-    bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Cursor<'a> {
     fn new(text: &'a str) -> Cursor<'a> {
-        Cursor {
-            text,
-            bytes: text.as_bytes(),
-            at: 0,
-        }
+        Cursor { text, at: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
     }
 
     fn space(&mut self) {
-        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        while matches!(
+            self.bytes().get(self.at),
+            Some(b' ' | b'\t' | b'\n' | b'\r')
+        ) {
             self.at += 1;
         }
     }
 
     fn eat(&mut self, byte: u8) -> bool {
-        let found = self.bytes.get(self.at) == Some(&byte);
+        let found = self.bytes().get(self.at) == Some(&byte);
         self.at += usize::from(found);
         found
     }
 
     fn word(&mut self, word: &[u8]) -> Option<()> {
-        self.bytes
+        self.bytes()
             .get(self.at..)?
             .starts_with(word)
             .then(|| self.at += word.len())
     }
 
     fn hex4(&mut self) -> Option<u32> {
-        let digits = std::str::from_utf8(self.bytes.get(self.at..self.at + 4)?).ok()?;
+        let digits = self.text.get(self.at..self.at + 4)?;
         if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
@@ -174,7 +176,7 @@ impl<'a> Cursor<'a> {
     /// The text up to the next quote or backslash (not a control character: None), and which ends it;
     /// the cursor moves past that.
     fn piece(&mut self) -> Option<(&'a str, u8)> {
-        let rest = self.bytes.get(self.at..)?;
+        let rest = self.bytes().get(self.at..)?;
         let stop = memchr2(b'"', b'\\', rest)?;
         // no early exit: the loop is one of vector compares
         if rest[..stop].iter().fold(false, |any, &b| any | (b < 0x20)) {
@@ -187,7 +189,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn escape(&mut self) -> Option<char> {
-        let byte = *self.bytes.get(self.at)?;
+        let byte = *self.bytes().get(self.at)?;
         self.at += 1;
         Some(match byte {
             b'"' => '"',
@@ -231,7 +233,11 @@ impl<'a> Cursor<'a> {
         self.eat(b'-');
         let digits = |cursor: &mut Self| {
             let from = cursor.at;
-            while cursor.bytes.get(cursor.at).is_some_and(u8::is_ascii_digit) {
+            while cursor
+                .bytes()
+                .get(cursor.at)
+                .is_some_and(u8::is_ascii_digit)
+            {
                 cursor.at += 1;
             }
             cursor.at - from
@@ -257,7 +263,7 @@ impl<'a> Cursor<'a> {
             }
             float = true;
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+        let text = self.text.get(start..self.at)?;
         Some(if float {
             Value::Number(text.parse().ok()?)
         } else {
@@ -293,7 +299,7 @@ impl<'a> Cursor<'a> {
             if !self.eat(b'"') {
                 return None;
             }
-            let bytes: &'a [u8] = self.bytes;
+            let bytes: &'a [u8] = self.bytes();
             let rest = bytes.get(self.at..)?;
             let key = &rest[..memchr(b'"', rest)?];
             self.at += key.len() + 1;
@@ -375,7 +381,7 @@ impl<'a> Cursor<'a> {
             Field::Bool(true)
         } else if self.word(b"false").is_some() {
             Field::Bool(false)
-        } else if self.bytes.get(self.at) == Some(&b'{') {
+        } else if self.bytes().get(self.at) == Some(&b'{') {
             let deeper = depth.checked_sub(1)?;
             let mut members: Vec<(&'a [u8], Field<'a>)> = Vec::new();
             self.object(|cursor, key| {
@@ -386,7 +392,7 @@ impl<'a> Cursor<'a> {
                 Some(())
             })?;
             Field::Object(members)
-        } else if self.bytes.get(self.at) == Some(&b'[') {
+        } else if self.bytes().get(self.at) == Some(&b'[') {
             let deeper = depth.checked_sub(1)?;
             let items = self.list(usize::MAX, |cursor| cursor.field(deeper))?;
             if items.iter().all(|item| matches!(item, Field::Text(_))) {
@@ -485,7 +491,7 @@ fn kind_items(cursor: &mut Cursor<'_>, kind: usize) -> Option<Vec<Extension>> {
             Image::checked(loc??, [a?, b?, c?, d?]).map(Extension::Image)
         }),
         1 => cursor.list(usize::MAX, video_object),
-        2 if cursor.bytes.get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
+        2 if cursor.bytes().get(cursor.at) == Some(&b'{') => Some(vec![news_object(cursor)?]),
         2 => cursor.list(usize::MAX, news_object),
         _ => cursor.list(usize::MAX, |cursor| {
             let [hreflang, href] = cursor.fields([b"hreflang", b"href"])?;
@@ -719,7 +725,7 @@ pub fn object(
         let Some(key) = KEYS.iter().position(|k| *k == key) else {
             return kinds.as_mut()?.member(cursor, key)?.then_some(());
         };
-        let value = match *cursor.bytes.get(cursor.at)? {
+        let value = match *cursor.bytes().get(cursor.at)? {
             b'"' => {
                 cursor.at += 1;
                 let start = rows.text.len();
