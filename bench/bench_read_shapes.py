@@ -6,7 +6,8 @@ with the entries that left the compiled core, next to ``gzip -dc`` of the same f
         [--threads auto|on|off|gzip|halves] [--arrow-import auto|first]
 
 Each shape is a gzipped urlset of ``--urls`` entries (the matrix's shapes, then the lastmods
-sites write outside the W3C forms, which the reader judges: read_shapes.JUDGED); the mix is also read at ``--mix``
+sites write outside the W3C forms: read_shapes.JUDGED, the lenient ones read in the core, the invalid ones
+judged by the reader); the mix is also read at ``--mix``
 entries (the issue's 500k ``.xml.gz``). ``--large N`` reads every shape again at N entries
 (a second table, with its own target lines, after the first): at 50,000 entries a read is
 mostly the interpreter's start and imports, at 500,000 mostly the work, so the two tables

@@ -30,8 +30,8 @@ shape (tests/test_read_shapes.py).
   mix         all of the above in turn but unordered and lexical (the mix of the matrix's
               first runs, kept so that its figures compare across them)
 
-The lastmods sites write outside the W3C forms, which the reader judges (``JUDGED``: not in
-``SHAPES``, as what they are read to and said about is the reader's, not the core's):
+The lastmods sites write outside the W3C forms (``JUDGED``: not in ``SHAPES`` nor the mix, so
+that the figures of the runs before them compare), each entry reported:
 
   lenient     every lastmod one the reader reads with a lenient-lastmod error, in turn: a
               space for T (2024-01-01 00:00:07), no zone (…T00:00:07), unpadded (2024-1-1),

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -21,7 +22,7 @@ from lxml import etree
 from test_read_support import NS, feed_all
 from urlset import _core
 from urlset.codes import CODES
-from urlset.dates import parse_lenient
+from urlset.dates import LENIENT_PROBLEMS, parse_lenient
 from urlset.extensions.rules import EXT_CODES
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reading.reader import SitemapReader, read_bytes
@@ -486,6 +487,37 @@ def test_compiled_lastmods_are_what_parse_lenient_gives(text: str) -> None:
         return
     value, problem = parse_lenient(text)
     assert problem is None
+    assert value == fast and type(value) is type(fast)
+    if isinstance(value, datetime):
+        assert isinstance(fast, datetime)
+        assert value.timetuple() == fast.timetuple() and value.microsecond == fast.microsecond
+        assert value.tzinfo == fast.tzinfo and value.utcoffset() == fast.utcoffset()
+
+
+_LENIENT_ASCII = (
+    r"[0-9]{4}(-[0-9]{1,2}(-[0-9]{1,2}([T ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}([.,][0-9]{1,9})?)?"
+    r" {0,2}(Z|z|UTC|GMT|[+-][0-9]{1,2}(:?[0-9]{2})?)?)?)?)?"
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.from_regex(rf"\A{_LENIENT_ASCII}\Z", fullmatch=True)
+    | st.text("0123456789-T:Zz+.,  UTCGM\t", max_size=32)
+)
+def test_compiled_lenient_lastmods_are_what_parse_lenient_gives(text: str) -> None:
+    """A lastmod the compiled lane reads leniently reads as parse_lenient reads it, with the
+    same problem; and every text in those forms (ASCII, no whitespace around) that
+    parse_lenient reads with a problem, the compiled lane reads too: none leaves the core."""
+    lenient = _core.lenient_lastmod_value(text.encode())
+    value, problem = parse_lenient(text)
+    if lenient is None:
+        core_form = text == text.strip() and re.fullmatch(_LENIENT_ASCII, text) is not None
+        assert value is None or problem is None or not core_form, (text, value, problem)
+        return
+    fast, number = lenient
+    assert _core.lastmod_value(text.encode()) is None  # the strict forms are plain
+    assert problem == LENIENT_PROBLEMS[number]
     assert value == fast and type(value) is type(fast)
     if isinstance(value, datetime):
         assert isinstance(fast, datetime)

@@ -6,7 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::records::{scan, scan_with_images, Kind, Limits, Stop, Value};
 use urlset_core::read::values::value_text;
-use urlset_core::values::{lastmod::plain_lastmod, loc::plain_loc};
+use urlset_core::values::lastmod::{lenient_lastmod_value, plain_lastmod};
+use urlset_core::values::loc::plain_loc;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else {
@@ -40,7 +41,16 @@ fuzz_target!(|data: &[u8]| {
             // (scan_with_images converts: a loc it made a URI of carries the URI)
             assert!(r.uri.is_some() || plain_loc(&text[r.loc.0..r.loc.1]).is_some());
             if let Some((a, b)) = r.lastmod {
-                assert!(plain_lastmod(&text[a..b]));
+                // plain, or lenient with the value and problem the reader gives it
+                let lastmod = &text[a..b];
+                match r.lenient {
+                    None => assert!(plain_lastmod(lastmod)),
+                    Some(l) => {
+                        assert!(l.line >= r.line);
+                        let value = r.lastmod_value.unwrap();
+                        assert_eq!(lenient_lastmod_value(lastmod), Some((value, l.problem)));
+                    }
+                }
             }
             for image in r.images.iter().flat_map(|i| i.iter()) {
                 assert!(image.loc.0 <= image.loc.1 && image.loc.1 <= end);
@@ -79,5 +89,6 @@ fuzz_target!(|data: &[u8]| {
     // the value checks alone, on the whole input
     let _ = plain_loc(text);
     let _ = plain_lastmod(text);
+    let _ = lenient_lastmod_value(text);
     let _ = value_text(text, 64);
 });

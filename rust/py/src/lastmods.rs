@@ -16,7 +16,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use urlset_core::values::lastmod::{plain_lastmod_value, Lastmod, Precision};
+use urlset_core::values::lastmod::{
+    lenient_lastmod_value as lenient_value, plain_lastmod_value, Lastmod, Precision,
+};
 
 /// Distinct lastmods kept with their values (then forgotten all at once): a site's dates
 /// cycle through a few years of days, 1,461 in bench_read.py's file.
@@ -173,4 +175,18 @@ impl LastmodValues {
 #[pyfunction]
 pub fn lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>> {
     LastmodValues::new(py)?.value(py, text)
+}
+
+/// The value the compiled reader gives a lenient lastmod text and its problem's number
+/// (`dates.LENIENT_PROBLEMS`), or None for a text it leaves to the careful lane (for the
+/// tests that tie it to `dates.parse_lenient`).
+#[pyfunction]
+pub fn lenient_lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<(Py<PyAny>, u8)>> {
+    let Some((value, problem)) = lenient_value(text) else {
+        return Ok(None);
+    };
+    Ok(Some((
+        LastmodValues::new(py)?.of(py, &value)?,
+        problem as u8,
+    )))
 }

@@ -6,8 +6,8 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_late, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
-    Record, Scan, Stop, Value,
+    note_late, note_lenient, scan, scan_converting, scan_with_extensions, Judged, Kind,
+    LastmodNote, Limits, OrderNote, Record, Scan, Stop, Value,
 };
 
 use crate::lastmods::LastmodValues;
@@ -44,6 +44,8 @@ pub struct UrlsetScanner {
     prefixes: Option<Prefixes>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
+    /// The last scan's lenient lastmods (`scanned_lastmod_notes`).
+    lenient: Vec<LastmodNote>,
     /// Whether a record's core elements were in another order than the protocol's (the
     /// checker then reads the structure itself).
     #[pyo3(get)]
@@ -433,6 +435,7 @@ impl UrlsetScanner {
                 raw_levels,
             ),
             notes: Vec::new(),
+            lenient: Vec::new(),
             reordered: false,
         })
     }
@@ -441,6 +444,12 @@ impl UrlsetScanner {
     /// the image, the child's place, the place of the one it comes after), taken.
     fn scanned_order_notes(&mut self) -> Vec<OrderNote> {
         std::mem::take(&mut self.notes)
+    }
+
+    /// The lenient lastmods among the last `scan`'s records: (record, line of the lastmod,
+    /// its text, its problem), taken.
+    fn scanned_lastmod_notes(&mut self) -> Vec<LastmodNote> {
+        std::mem::take(&mut self.lenient)
     }
 
     /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
@@ -473,8 +482,10 @@ impl UrlsetScanner {
         let limits = (max_records, judged);
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
+        self.lenient.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
+            self.lenient.extend(note_lenient(bytes, r, i));
             self.reordered |= r.reordered;
         }
         let n = found.records.len();

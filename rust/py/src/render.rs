@@ -7,7 +7,7 @@ use urlset_core::check::ext_typed::Recorded;
 use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
-use urlset_core::read::records::{Kind, Limits, OrderNote};
+use urlset_core::read::records::{Kind, LastmodNote, Limits, OrderNote};
 use urlset_core::read::render::{
     columns_run_split, default_split_from, render_run_parts, Conversion, Conversions, Format,
     Renderer, Seen,
@@ -403,6 +403,13 @@ impl RecordRenderer {
     /// each record counted in its run.
     fn order_notes(&mut self) -> Vec<OrderNote> {
         self.seen.take_notes()
+    }
+
+    /// The lenient lastmods among the records rendered since the last call: (record, line
+    /// of the lastmod, its text, its problem) for the first 1,000, each record counted in
+    /// its run, and how many more.
+    fn lastmod_notes(&mut self) -> (Vec<LastmodNote>, usize) {
+        self.seen.take_lastmod_notes()
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

@@ -219,7 +219,9 @@ class RenderSpec:
         so it stops at none of them: it reads exactly the records the text renderer did."""
         assert self.column_renderer is not None
         done = self.column_renderer.render(data, pos, end, line, count)[2]
-        self.column_renderer.order_notes()  # the same as the text renderer's, reported
+        # the same as the text renderer's, reported
+        self.column_renderer.order_notes()
+        self.column_renderer.lastmod_notes()
         if done != count:
             raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from operator import itemgetter
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
 from ..codes import CODES, rule, unlisted_message
-from ..dates import Lastmod, parse_lenient
+from ..dates import LENIENT_PROBLEMS, Lastmod, parse_lenient
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url, issue_of
@@ -29,7 +29,7 @@ from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, us
 from .columns import RecentLines
 
 if TYPE_CHECKING:
-    from .._core import OrderNote
+    from .._core import LastmodNote, OrderNote
     from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
@@ -360,9 +360,9 @@ class Sink:
             if value is not None:
                 problem = "lower-case 't' or 'z'" + ("" if upper is None else f"; {upper}")
         if value is None:
-            self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
+            self.issue("invalid-lastmod", _lastmod_message(text, problem), line)
         elif problem is not None:
-            self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
+            self.issue("lenient-lastmod", _lastmod_message(text, problem), line)
         return value
 
     def changefreq(self, text: str, line: int) -> ChangeFreq | None:
@@ -388,6 +388,10 @@ class Sink:
             return number
         self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
         return None
+
+
+def _lastmod_message(text: str, problem: str | None) -> str:
+    return f"{text[:100]!r}: {problem}"
 
 
 def converted_run(
@@ -449,18 +453,23 @@ def add_each(
     lines: Sequence[int],
     converted: list[tuple[int, int, str | None, str]],
     notes: Sequence[OrderNote] = (),
+    lastmods: Sequence[LastmodNote] = (),
 ) -> bool:
     """``Sink.add`` for each of a run of entries with their lines; each loc the core made a URI
     of (``converted``: record, line, text, uri) is reported just before its entry, then its
-    extension elements out of the schema's order (``notes``), in document order as the
-    careful lane reports them. False when reading must stop."""
+    lenient lastmod (``lastmods``), then its extension elements out of the schema's order
+    (``notes``), in document order as the careful lane reports them. False when reading
+    must stop."""
     due = {c[0]: c for c in converted}
+    lenient = {note[0]: note for note in lastmods}
     late: dict[int, list[OrderNote]] = {}
     for note in notes:
         late.setdefault(note[0], []).append(note)
     for i, entry in enumerate(entries):
         if i in due:
             converted_run(sink, [(0, *due[i][1:])])
+        if i in lenient:
+            lastmod_run(sink, [lenient[i]])
         if i in late:
             order_notes(sink, late[i])
         if not sink.add(entry, lines[i]):
@@ -476,26 +485,69 @@ def run_issues(
     converted: Sequence[tuple[int, int, str | None, str]],
     more: int = 0,
     notes: Sequence[OrderNote] = (),
+    lastmods: tuple[Sequence[LastmodNote], int] = ((), 0),
 ) -> None:
-    """A compiled run's issues before its entries are passed on: ``converted_run``, and
-    each record's extension elements out of the schema's order (``notes``) after its loc's,
-    as the careful lane gives them."""
-    if notes:
-        room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
-        notes = notes[: bisect_left(notes, room, key=_record)]
-        done = first = 0  # the conversions and notes reported
-        while first < len(notes):  # by bisection: a run can hold thousands of each
-            at = bisect_right(converted, notes[first][0], lo=done, key=_record)
-            converted_run(sink, converted[done:at])
-            done = at
-            # the notes up to the next record with a conversion
-            last = len(notes)
-            if done < len(converted):
-                last = bisect_left(notes, converted[done][0], lo=first, key=_record)
-            order_notes(sink, notes[first:last])
-            first = last
-        converted = converted[done:]
-    converted_run(sink, converted, more)
+    """A compiled run's issues before its entries are passed on, each record's in the order
+    the careful lane gives them: its loc made a URI (``converted_run``), its lenient
+    lastmod (``lastmods``: the listed ones and how many more, ``lastmod_run``), its extension
+    elements out of the schema's order (``notes``). None past the entry limit (reading
+    stops there)."""
+    room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
+    streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]] = [
+        (items if items[-1][0] < room else items[: bisect_left(items, room, key=_record)], say)
+        for items, say in (
+            (converted, converted_run),
+            (lastmods[0], lastmod_run),
+            (notes, order_notes),
+        )
+        if items
+    ]
+    if len(streams) == 1:
+        streams[0][1](sink, streams[0][0])
+    elif streams:
+        _in_record_order(sink, streams)
+    if more:
+        converted_run(sink, (), more)
+    if lastmods[1]:
+        lastmod_run(sink, (), lastmods[1])
+
+
+def _in_record_order(
+    sink: Sink, streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]]
+) -> None:
+    """Each stream's issues (by record) said by its function, a record's in the streams'
+    order: in stretches, by bisection (a run can hold thousands of each)."""
+    at = [0] * len(streams)
+    while True:
+        # the next issue: of the lowest record, the earliest stream's on a tie
+        best, record = -1, sys.maxsize
+        for k, (items, _) in enumerate(streams):
+            if at[k] < len(items) and items[at[k]][0] < record:
+                best, record = k, items[at[k]][0]
+        if best < 0:
+            return
+        items, say = streams[best]
+        # on to the next record another stream comes first at
+        stop = len(items)
+        for k, (other, _) in enumerate(streams):
+            if k != best and at[k] < len(other):
+                bisect = bisect_left if k < best else bisect_right
+                stop = min(stop, bisect(items, other[at[k]][0], lo=at[best], key=_record))
+        say(sink, items[at[best] : stop])
+        at[best] = stop
+
+
+def lastmod_run(sink: Sink, notes: Sequence[LastmodNote], more: int = 0) -> None:
+    """``lenient-lastmod`` for each lastmod the compiled core read leniently ((record, line,
+    text, problem) each), worded as ``Sink.lastmod`` words it; past the listed ones counted,
+    as ``Sink.issue`` counts, with ``more`` the render lane gave no tuple for."""
+    code = "lenient-lastmod"
+    listed = max(MAX_ISSUES_PER_CODE - sink.per_code.get(code, 0), 0)
+    for _, line, text, problem in notes[:listed]:
+        sink.issue(code, _lastmod_message(text, LENIENT_PROBLEMS[problem]), line)
+    past = max(len(notes) - listed, 0) + more
+    if past:
+        sink.per_code[code] = sink.per_code.get(code, 0) + past
 
 
 def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:

@@ -217,6 +217,7 @@ class CompiledLane:
         (``add_each``). False when reading must stop."""
         sink = self.sink
         notes = self.scanner.scanned_order_notes() if images and self.scanner else []
+        lenient = self.scanner.scanned_lastmod_notes() if self.scanner else []
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
@@ -228,11 +229,11 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            run_issues(sink, converted, 0, notes)
+            run_issues(sink, converted, 0, notes, (lenient, 0))
             sink.count += n
             sink.out.extend(entries)
             return True
-        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes):
+        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes, lenient):
             self.status.state = DONE
             return False
         return True
@@ -360,7 +361,8 @@ def render_records(
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
-                run_issues(sink, converted, more, renderer.order_notes())  # its only issues
+                # its only issues
+                run_issues(sink, converted, more, renderer.order_notes(), renderer.lastmod_notes())
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.add_run(sink.count, n, text, sink.out)
@@ -396,7 +398,14 @@ def render_records(
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
-            run_issues(sink, made_uris, 0, lane.scanner.scanned_order_notes())
+            scanner = lane.scanner
+            run_issues(
+                sink,
+                made_uris,
+                0,
+                scanner.scanned_order_notes(),
+                (scanner.scanned_lastmod_notes(), 0),
+            )
             entry: Url | SitemapRef
             if lane.index:
                 entry = SitemapRef._trusted(locs[0], lastmods[0])

@@ -26,7 +26,9 @@ use super::media::{plain_extensions, Media, Prefixes, SpareMedia};
 use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
-use crate::values::lastmod::{plain_lastmod, plain_lastmod_value, Lastmod};
+use crate::values::lastmod::{
+    lenient_lastmod_value, plain_lastmod, plain_lastmod_value, Lastmod, Leniency,
+};
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{plain_changefreq, plain_priority};
 
@@ -75,6 +77,10 @@ pub struct Record {
     pub lastmod: Option<Span>,
     /// Its value, as the scan parsed it.
     pub lastmod_value: Option<Lastmod>,
+    /// Set when the lastmod is lenient ([`lenient_lastmod_value`]): the value is what the
+    /// reader makes of it, the text is not written as it is, and the reader reports it
+    /// ([`LastmodNote`]).
+    pub lenient: Option<Lenient>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -93,6 +99,26 @@ impl Record {
     pub fn extended(&self) -> bool {
         self.images.is_some() || self.media.is_some()
     }
+}
+
+/// A lenient lastmod's problem and its element's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lenient {
+    pub line: u32,
+    pub problem: Leniency,
+}
+
+/// A run's record with a lenient lastmod, for the reader's `lenient-lastmod`: the record's
+/// index in the run, the lastmod element's line, its text and the problem
+/// ([`Leniency`] as a number: `dates.LENIENT_PROBLEMS`).
+pub type LastmodNote = (usize, u32, String, u8);
+
+/// The [`LastmodNote`] of `r`, the run's record `index`, if its lastmod is lenient.
+pub fn note_lenient(text: &[u8], r: &Record, index: usize) -> Option<LastmodNote> {
+    let (lenient, (a, b)) = (r.lenient?, r.lastmod?);
+    // the scan took the text as ASCII
+    let written = String::from_utf8_lossy(&text[a..b]).into_owned();
+    Some((index, lenient.line, written, lenient.problem as u8))
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
@@ -538,10 +564,19 @@ fn entry(
             }
             None => return None,
         };
-        let (lastmod, lastmod_value) = match spans[1] {
-            Some((s, _)) => (Some(s), Some(plain_lastmod_value(text(s))?)),
+        let (lastmod_value, lenient) = match spans[1] {
+            Some((s, line)) => match plain_lastmod_value(text(s)) {
+                Some(value) => (Some(value), None),
+                // the reader's issue comes after the loc's: in the protocol's order only
+                None if !moved => {
+                    let (value, problem) = lenient_lastmod_value(text(s))?;
+                    (Some(value), Some(Lenient { line, problem }))
+                }
+                None => return None,
+            },
             None => (None, None),
         };
+        let lastmod = spans[1].map(|(s, _)| s);
         let changefreq = match spans[2] {
             Some((s, _)) => Some(plain_changefreq(text(s))?),
             None => None,
@@ -558,6 +593,7 @@ fn entry(
             has_entity,
             lastmod,
             lastmod_value,
+            lenient,
             changefreq,
             priority,
             images: None,
@@ -573,8 +609,10 @@ fn entry(
     match plain {
         Some(record) if c.at(close) => Some(Entry::Canonical(record)),
         // a converted loc before extensions is left to the careful lane
+        // and so is a lenient lastmod (its issue would come after the extensions' ones)
         Some(record)
             if record.uri.is_none()
+                && record.lenient.is_none()
                 && limits.kind == Kind::Urlset
                 && extension_start(&c.text[c.pos..]) =>
         {
@@ -692,7 +730,14 @@ fn typed(src: &[u8], r: Record) -> Judged {
         line: r.line,
         values: [
             Some(loc),
-            r.lastmod.map(Value::Lastmod),
+            r.lastmod.map(|(a, b)| match r.lenient {
+                // judged as the run's other entries' texts are (the scan took it as ASCII)
+                Some(lenient) => Value::Text(Text {
+                    line: lenient.line,
+                    text: String::from_utf8_lossy(&src[a..b]).into_owned(),
+                }),
+                None => Value::Lastmod((a, b)),
+            }),
             r.changefreq.map(Value::Changefreq),
             r.priority.map(Value::Priority),
         ],

@@ -15,11 +15,12 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_late, scan_until, Converted, Kind, Limits, OrderNote, Record, Scan, Spares, Stop,
+    note_late, note_lenient, scan_until, Converted, Kind, LastmodNote, Limits, OrderNote, Record,
+    Scan, Spares, Stop,
 };
 use super::seen::{hash_of, SeenLocs, WARMED};
 use super::values::value_str;
-use crate::values::lastmod::{parse_bytes, Lastmod};
+use crate::values::lastmod::parse_bytes;
 use crate::values::scalars::CHANGEFREQS;
 
 /// An output format of `urlset read` / `urlset fetch` for text.
@@ -60,6 +61,8 @@ pub struct Seen {
     /// The extension elements out of the schema's order among the records rendered since
     /// the notes were taken, each record counted in its run ([`Seen::take_notes`]).
     notes: Vec<OrderNote>,
+    /// The lenient lastmods among them ([`Seen::take_lastmod_notes`]).
+    lenient: LastmodNotes,
     /// The conversions of records taken, for the next scans to fill again.
     spare: Spares,
     /// The locs' hashes of the scan being judged, made before any is noted (`run`).
@@ -68,6 +71,31 @@ pub struct Seen {
     /// records' boxes made anew each run cost a malloc and a free each.
     ahead_room: Vec<Record>,
     ahead_spare: Spares,
+}
+
+/// The lenient lastmods noted between two takes: the first [`LISTED_NOTES`] with their
+/// texts, the others counted (past them, the reader counts its issues only).
+#[derive(Default)]
+struct LastmodNotes {
+    listed: Vec<LastmodNote>,
+    more: usize,
+}
+
+/// The issues of one code the reader lists (`sink.MAX_ISSUES_PER_CODE`).
+pub const LISTED_NOTES: usize = 1000;
+
+impl LastmodNotes {
+    /// Note record `r` of `text`, counted `index` in its run, if its lastmod is lenient.
+    fn note(&mut self, text: &[u8], r: &Record, index: usize) {
+        if r.lenient.is_none() {
+            return;
+        }
+        if self.listed.len() < LISTED_NOTES {
+            self.listed.extend(note_lenient(text, r, index));
+        } else {
+            self.more += 1;
+        }
+    }
 }
 
 /// The most conversions [`Seen`] keeps for the next scans (a window's worth).
@@ -87,6 +115,13 @@ impl Seen {
     /// call (the reader reports them: `extension-order`).
     pub fn take_notes(&mut self) -> Vec<OrderNote> {
         std::mem::take(&mut self.notes)
+    }
+
+    /// The lenient lastmods among the records of the runs since the last call (the reader
+    /// reports them: `lenient-lastmod`): the first [`LISTED_NOTES`], and how many more.
+    pub fn take_lastmod_notes(&mut self) -> (Vec<LastmodNote>, usize) {
+        let notes = std::mem::take(&mut self.lenient);
+        (notes.listed, notes.more)
     }
 
     /// Whether `loc` is new in the document (it is remembered from now on).
@@ -205,11 +240,13 @@ impl Renderer {
         self.prefixes.as_mut().map(|p| &mut p.scope)
     }
 
-    /// The lastmod's W3C text as `dates.format_w3c` writes the value read (the last one
-    /// kept: a file's lastmods often repeat), into `out`; `value` is the scan's, when it
-    /// gave one (the text is not parsed again).
-    fn lastmod_text(&mut self, text: &[u8], value: Option<Lastmod>, out: &mut Vec<u8>) {
-        if value.is_some_and(|v| v.written_as(text)) {
+    /// The lastmod of `r`, whose text is `text`, as `dates.format_w3c` writes the value read
+    /// (the last one kept: a file's lastmods often repeat), into `out`; the scan's value is
+    /// used when it gave one (the text is not parsed again).
+    fn lastmod_text(&mut self, text: &[u8], r: &Record, out: &mut Vec<u8>) {
+        let value = r.lastmod_value;
+        // a lenient text is never its W3C text, whatever its shape
+        if r.lenient.is_none() && value.is_some_and(|v| v.written_as(text)) {
             out.extend_from_slice(text);
             return;
         }
@@ -260,7 +297,7 @@ impl Renderer {
                 out.push(b'"');
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
-                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
+                    self.lastmod_text(&data[a..b], r, out);
                     out.push(b'"');
                 }
                 if let Some(i) = r.changefreq {
@@ -287,7 +324,7 @@ impl Renderer {
                 quoted_loc(loc, d, out);
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
-                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
+                    self.lastmod_text(&data[a..b], r, out);
                 }
                 out.push(d);
                 if let Some(i) = r.changefreq {
@@ -336,7 +373,7 @@ impl Renderer {
                 out.extend_from_slice(b"\",\"type\":\"sitemap\"");
                 if let Some((a, b)) = r.lastmod {
                     out.extend_from_slice(b",\"lastmod\":\"");
-                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
+                    self.lastmod_text(&data[a..b], r, out);
                     out.push(b'"');
                 }
                 out.extend_from_slice(&self.tail);
@@ -350,7 +387,7 @@ impl Renderer {
                 quoted_loc(loc, d, out);
                 out.push(d);
                 if let Some((a, b)) = r.lastmod {
-                    self.lastmod_text(&data[a..b], r.lastmod_value, out);
+                    self.lastmod_text(&data[a..b], r, out);
                 }
                 out.extend_from_slice(&self.tail);
             }
@@ -999,6 +1036,7 @@ fn take_ahead(
             columns.push_valued(text, r, (loc, hash));
         }
         note_late(text, r, count, kind, &mut seen.notes);
+        seen.lenient.note(text, r, count);
         // taken: its URI moves into the conversion (as in `run`)
         if let Some(mut c) = r.uri.take() {
             made = true;
@@ -1118,6 +1156,7 @@ fn run(
             reordered |= r.reordered;
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
+            seen.lenient.note(text, r, count);
             // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
             if let Some(mut c) = r.uri.take() {
@@ -1165,6 +1204,7 @@ mod tests {
     use super::super::raw::RootScope;
     use super::super::records::Kind;
     use super::*;
+    use crate::values::lastmod::Leniency;
 
     const ALL: Limits = Limits {
         kind: Kind::Urlset,
@@ -1279,7 +1319,7 @@ mod tests {
 
     #[test]
     fn runs_stop_where_entries_to_judge_start() {
-        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://e.com/b</loc><lastmod>2024-1-2</lastmod></url>\n<url><loc>https://e.com/c</loc></url>";
+        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://e.com/b</loc><lastmod>2024-13-2</lastmod></url>\n<url><loc>https://e.com/c</loc></url>";
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut renderer = Renderer::new(Format::Locs, b"");
@@ -1296,6 +1336,79 @@ mod tests {
         );
         assert_eq!((done.count, done.line), (1, 2));
         assert!(text[done.pos..].starts_with(b"<url><loc>https://e.com/b"));
+    }
+
+    #[test]
+    fn lenient_lastmods_are_rendered_as_read_and_noted() {
+        let text = b"<url><loc>https://e.com/a</loc>\n<lastmod>2024-5-6 10:00:00</lastmod></url>\n<url><loc>https://e.com/b</loc><lastmod>2024-05-06T10:00:00Z</lastmod></url>\n<url>\n<loc>https://e.com/c</loc>\n\n<lastmod>2024-05-06 10:00:5 +01:00</lastmod></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::JsonLines, b"}\n");
+        let mut out = Vec::new();
+        let done = render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut out,
+            &mut Conversions::default(),
+        );
+        assert_eq!((done.count, done.pos), (3, text.len()));
+        let lastmods: Vec<&str> = std::str::from_utf8(&out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                l.split("\"lastmod\":\"")
+                    .nth(1)
+                    .unwrap()
+                    .trim_end_matches("\"}")
+            })
+            .collect();
+        // the W3C text of the value, never the text as written
+        let expected = [
+            "2024-05-06T10:00:00Z",
+            "2024-05-06T10:00:00Z",
+            "2024-05-06T10:00:05+01:00",
+        ];
+        assert_eq!(lastmods, expected);
+        let (notes, more) = seen.take_lastmod_notes();
+        let no_zone = Leniency::NoZone as u8;
+        let not_w3c = Leniency::NotW3c as u8;
+        assert_eq!(
+            notes,
+            [
+                (0, 2, "2024-5-6 10:00:00".to_string(), no_zone),
+                (2, 7, "2024-05-06 10:00:5 +01:00".to_string(), not_w3c),
+            ]
+        );
+        assert_eq!((more, seen.take_lastmod_notes().0.len()), (0, 0));
+    }
+
+    #[test]
+    fn past_the_listed_lenient_lastmods_are_counted() {
+        let one = "<url><loc>https://e.com/{i}</loc><lastmod>2024-5-6</lastmod></url>\n";
+        let text: String = (0..LISTED_NOTES + 7)
+            .map(|i| one.replace("{i}", &i.to_string()))
+            .collect();
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        let mut renderer = Renderer::new(Format::Locs, b"");
+        let done = render_run(
+            text.as_bytes(),
+            (0, text.len()),
+            1,
+            ALL,
+            &mut renderer,
+            &mut seen,
+            &mut Vec::new(),
+            &mut Conversions::default(),
+        );
+        assert_eq!(done.count, LISTED_NOTES + 7);
+        let (notes, more) = seen.take_lastmod_notes();
+        assert_eq!((notes.len(), more), (LISTED_NOTES, 7));
+        assert_eq!(notes[999].0, 999);
     }
 
     #[test]

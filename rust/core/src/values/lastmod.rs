@@ -295,6 +295,147 @@ pub fn plain_lastmod_value(text: &[u8]) -> Option<Lastmod> {
     parse_bytes(text)
 }
 
+/// What a lenient lastmod ([`lenient_lastmod_value`]) deviates in, as `dates.parse_lenient`
+/// words it (`dates.LENIENT_PROBLEMS`, in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Leniency {
+    /// A time without a zone, read as UTC.
+    NoZone = 0,
+    /// Unpadded, a space for `T`, a `+hhmm` zone, a comma before the fraction, `UTC`...
+    NotW3c = 1,
+}
+
+/// The reader's second question, for a text [`plain_lastmod_value`] refuses (None for one
+/// it takes): the value
+/// `dates.parse_lenient` reads from it and the problem it reports (`lenient-lastmod`), for
+/// the ASCII forms of `dates._LENIENT` written without whitespace around them: a year and an
+/// unpadded month and day, a space or `T`, an unpadded time to the minute or the second
+/// with a fraction after `.` or `,`, spaces, and `Z`, `z`, `UTC`, `GMT`, `±h`, `±hh`,
+/// `±hmm`, `±hhmm`, `±h:mm` or `±hh:mm` (a time without one is UTC). None for anything else
+/// (a value that is not a real date or time, other whitespace, other digits): the reader
+/// judges it the long way, which explains the problem.
+pub fn lenient_lastmod_value(text: &[u8]) -> Option<(Lastmod, Leniency)> {
+    if parse_fields(text).is_some() {
+        return None; // W3C: the reader reports nothing
+    }
+    let mut at = 0;
+    let year = digits(text, &mut at, 4, 4)? as u16;
+    if at == text.len() {
+        return None; // a year is W3C: the strict parse refused it as no real date
+    }
+    expect(text, at, b'-')?;
+    at += 1;
+    let month = digits(text, &mut at, 1, 2)? as u8;
+    if at == text.len() {
+        return Some((
+            Lastmod::date(Precision::Month, year, month, 1)?,
+            Leniency::NotW3c,
+        ));
+    }
+    expect(text, at, b'-')?;
+    at += 1;
+    let day = digits(text, &mut at, 1, 2)? as u8;
+    if at == text.len() {
+        return Some((
+            Lastmod::date(Precision::Day, year, month, day)?,
+            Leniency::NotW3c,
+        ));
+    }
+    if !matches!(text[at], b'T' | b' ') {
+        return None;
+    }
+    at += 1;
+    let hour = digits(text, &mut at, 1, 2)? as u8;
+    expect(text, at, b':')?;
+    at += 1;
+    let minute = digits(text, &mut at, 1, 2)? as u8;
+    let (mut second, mut micro) = (0, 0);
+    if text.get(at) == Some(&b':') {
+        at += 1;
+        second = digits(text, &mut at, 1, 2)? as u8;
+        if matches!(text.get(at), Some(b'.' | b',')) {
+            let start = at + 1;
+            let count = text[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if count == 0 {
+                return None;
+            }
+            // the first six digits, padded (dates._build)
+            for place in 0..6 {
+                micro *= 10;
+                if place < count {
+                    micro += u32::from(text[start + place] - b'0');
+                }
+            }
+            at = start + count;
+        }
+    }
+    let spaces = text[at..].iter().take_while(|&&b| b == b' ').count();
+    at += spaces;
+    let (offset_minutes, problem) = match &text[at..] {
+        // whitespace at the end: the reader strips it and says so
+        [] if spaces == 0 => (0, Leniency::NoZone),
+        b"Z" | b"z" | b"UTC" | b"GMT" => (0, Leniency::NotW3c),
+        [sign @ (b'+' | b'-'), zone @ ..] => {
+            let (hours, minutes) = lenient_offset(zone)?;
+            let offset = (hours * 60 + minutes) as i16;
+            (
+                if *sign == b'-' { -offset } else { offset },
+                Leniency::NotW3c,
+            )
+        }
+        _ => return None,
+    };
+    let value = Lastmod::time(
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micro,
+        offset_minutes,
+    )?;
+    Some((value, problem))
+}
+
+/// The hours and minutes of a lenient zone's digits after its sign (`dates._zone`): `h`,
+/// `hh`, `hmm`, `hhmm`, `h:mm`, `hh:mm`, in range.
+fn lenient_offset(zone: &[u8]) -> Option<(u32, u32)> {
+    let all = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
+    let value = |t: &[u8]| t.iter().fold(0u32, |v, &b| v * 10 + u32::from(b - b'0'));
+    let (hours, minutes) = match zone {
+        [h @ .., b':', m1, m2] if (1..=2).contains(&h.len()) => (h, &[*m1, *m2][..]),
+        _ if (1..=2).contains(&zone.len()) => (zone, &[][..]),
+        _ if (3..=4).contains(&zone.len()) => zone.split_at(zone.len() - 2),
+        _ => return None,
+    };
+    if !all(hours) || !(minutes.is_empty() || all(minutes)) {
+        return None;
+    }
+    let (hours, minutes) = (value(hours), value(minutes));
+    (hours <= 23 && minutes <= 59).then_some((hours, minutes))
+}
+
+/// The value of `min..=max` ASCII digits at `*at` (as many as there are), `*at` moved past
+/// them; None for fewer than `min`.
+fn digits(text: &[u8], at: &mut usize, min: usize, max: usize) -> Option<u32> {
+    let run = text[*at..]
+        .iter()
+        .take(max)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if run < min || text.get(*at + run).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = number(text, *at, run)?;
+    *at += run;
+    Some(value)
+}
+
 fn parse_fields(text: &[u8]) -> Option<Lastmod> {
     let year = number(text, 0, 4)? as u16;
     if text.len() == 4 {
@@ -396,6 +537,72 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn lenient_forms_read_as_the_reader_reads_them() {
+        let written = |text: &str| {
+            let (value, problem) = lenient_lastmod_value(text.as_bytes())?;
+            let mut out = Vec::new();
+            value.write(&mut out);
+            Some((String::from_utf8(out).unwrap(), problem))
+        };
+        let (no_zone, not_w3c) = (Leniency::NoZone, Leniency::NotW3c);
+        for (text, value, problem) in [
+            ("2024-05-06 10:00:00", "2024-05-06T10:00:00Z", no_zone),
+            ("2024-5-6T1:2", "2024-05-06T01:02:00Z", no_zone),
+            ("2024-5", "2024-05", not_w3c),
+            ("2024-05-6", "2024-05-06", not_w3c),
+            (
+                "2024-05-06T10:00:00+0530",
+                "2024-05-06T10:00:00+05:30",
+                not_w3c,
+            ),
+            (
+                "2024-05-06T10:00:00+530",
+                "2024-05-06T10:00:00+05:30",
+                not_w3c,
+            ),
+            (
+                "2024-05-06T10:00:00-5:30",
+                "2024-05-06T10:00:00-05:30",
+                not_w3c,
+            ),
+            (
+                "2024-05-06T10:00:00+5",
+                "2024-05-06T10:00:00+05:00",
+                not_w3c,
+            ),
+            ("2024-05-06T10:00:00-0000", "2024-05-06T10:00:00Z", not_w3c),
+            ("2024-05-06 10:00:00  GMT", "2024-05-06T10:00:00Z", not_w3c),
+            ("2024-05-06T10:00:00z", "2024-05-06T10:00:00Z", not_w3c),
+            (
+                "2024-05-06T10:00:00,1234567 UTC",
+                "2024-05-06T10:00:00.123456Z",
+                not_w3c,
+            ),
+        ] {
+            assert_eq!(written(text), Some((value.to_string(), problem)), "{text}");
+        }
+        for refused in [
+            "2024-05-06",                // W3C
+            "2024-05-06T10:00:00Z",      // W3C
+            "2024-05-06 10:00:00 ",      // whitespace around: the reader says so
+            " 2024-05-06 10:00:00",      // the same
+            "2024-05-06\t10:00",         // other whitespace
+            "2024-02-30 10:00",          // no such day
+            "2024-05-06T24:00",          // no such hour
+            "2024-05-06T10:00:00+24:00", // no such zone
+            "2024-05-06T10:00:00+05:300",
+            "2024-05-06T10:00:00.Z",
+            "2024-005-06",
+            "20245-05-06",
+            "0000-01-01",
+            "2024-05-06t10:00:00z", // read as upper case by the reader, with its own words
+            "2024-05-06T10:00:00 +05:30 ",
+        ] {
+            assert_eq!(written(refused), None, "{refused}");
+        }
+    }
 
     fn round(text: &str) -> Option<String> {
         let mut out = Vec::new();
