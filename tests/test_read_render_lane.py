@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import mixed_sitemap
-from urlset._core import lenient_lastmod_value
+from urlset._core import judged_lastmod_value
 from urlset.cli import main, read_run
 from urlset.reading import rendered
 from urlset.reading.reader import FILE_CHUNK
@@ -322,6 +322,7 @@ def _judged_density(count: int, every: int, lastmod: str, seed: int) -> bytes:
         (1, "2024-05-06 10:00:00"),  # every lastmod lenient: a CMS's usual export
         (1, "2024-05-06T10:00:00"),
         (1, "0000-00-00 00:00:00"),  # every lastmod invalid: PHP's zero date
+        (1, "2024-05-06t10:00:00z"),  # read in upper case: the reader's own judgement
         (2, "not-a-date"),
         (5, "2024-5-6"),
         (20, "2024-13-01"),
@@ -333,8 +334,8 @@ def test_entries_to_judge_in_runs(
 ) -> None:
     """Entries the reader judges (a lenient or invalid lastmod) at every density, with the
     canonical records between them: the same output, issues and status as the per-URL path,
-    whole and in odd chunks; the lenient ones read in the core, the others judged a run at
-    a time, not a scan a record (2,000 entries each judged were 2,000 runs)."""
+    whole and in odd chunks; those the core judges read in the core, the others judged a
+    run at a time, not a scan a record (2,000 entries each judged were 2,000 runs)."""
     runs: list[int] = []
     entries: list[Any] = []
     judged = CompiledLane._judged
@@ -356,8 +357,9 @@ def test_entries_to_judge_in_runs(
         runs.clear()
         entries.clear()
         _read(monkeypatch, tmp_path, path, "jsonl", lane=True)
-        if lenient_lastmod_value(lastmod.encode()) is not None:
-            # only the entries with a changefreq to correct are judged (one in 20)
+        if judged_lastmod_value(lastmod.encode()) is not None:
+            # the core judges the lastmods: only the entries with a changefreq to correct
+            # are the reader's (one in 20)
             assert entries and all(type(e[3]) is tuple for e in entries), entries[:3]
         else:  # a run ends at an image, a chunk's end or a half's: dozens of entries
             assert sum(runs) >= 2 * 1900 and sum(runs) / len(runs) >= 10, (len(runs), sum(runs))

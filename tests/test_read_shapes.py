@@ -111,12 +111,7 @@ def test_read_verbose_prints_the_counts(tmp_path: Path) -> None:
 CONTAINERS = ("xml", "xml.gz", "text", "index")
 OUTPUTS = ("jsonl", "csv", "tsv", "arrow")
 # what still leaves the core, each with its reason: these cells fail the zero (strict xfail)
-_INVALID_GAP = (
-    "a lastmod that is no date at all is dropped by the reader's Python, which says why "
-    "(dates.parse_lenient, Python's own words for a date out of range); the core takes the "
-    "entries around it, and the entries to judge come a run at a time"
-)
-_GAPS: dict[str, str] = {"invalid": _INVALID_GAP}
+_GAPS: dict[str, str] = {}
 _CONTAINER_GAPS = {}
 
 
@@ -184,9 +179,7 @@ def test_judged_lastmods_read_as_the_per_url_path_reads_them(
     shape: str, container: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Lastmods outside the W3C forms: what the render lane writes, to every output, is what
-    the per-URL path writes, with the same issues; the lenient ones stay in the core, the
-    invalid ones are the reader's values (its gap in the zero above: the counter's
-    ``values``)."""
+    the per-URL path writes, with the same issues, and they stay in the core."""
     path = tmp_path / f"doc.{container}"
     path.write_bytes(_document(shape, container, n=200))
     left_core(reset=True)
@@ -194,7 +187,7 @@ def test_judged_lastmods_read_as_the_per_url_path_reads_them(
         lane = _cli(path, fmt, lane=True, monkeypatch=monkeypatch)
         assert lane == _cli(path, fmt, lane=False, monkeypatch=monkeypatch), fmt
         assert b"lenient-lastmod" in lane if shape == "lenient" else b"invalid-lastmod" in lane
-    assert set(left_core()) == (set() if shape == "lenient" else {"values"})
+    assert left_core() == {}
 
 
 # ------------------------------------------------------------------ lane equality

@@ -323,7 +323,7 @@ class UrlsetScanner:
     ]: ...
     # the last scan's extension elements out of the schema's order (OrderNote each), taken
     def scanned_order_notes(self) -> list[OrderNote]: ...
-    # the last scan's records with a lenient lastmod (LastmodNote each), taken
+    # the last scan's records with a lastmod the reader reports (LastmodNote each), taken
     def scanned_lastmod_notes(self) -> list[LastmodNote]: ...
 
 # an extension element whose children are out of the schema's order: (record, the line of its
@@ -332,9 +332,9 @@ class UrlsetScanner:
 # modules' IMAGE_CHILDREN, VIDEO_CHILDREN, NEWS_CHILDREN, PUBLICATION_CHILDREN list them)
 OrderNote = tuple[int, int, int, int, int]
 
-# a record whose lastmod the core read leniently: (record, the line of the lastmod, its text,
-# its problem as an index into dates.LENIENT_PROBLEMS)
-LastmodNote = tuple[int, int, str, int]
+# a record whose lastmod the reader reports, lenient or invalid, as the core judged it:
+# (record, the line of the lastmod, its text, whether it is invalid)
+LastmodNote = tuple[int, int, str, bool]
 
 # a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
 # ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
@@ -370,9 +370,9 @@ def printable(text: str) -> bool: ...
 # the date or aware datetime the compiled lane gives a plain lastmod text, else None
 def lastmod_value(text: bytes) -> date | datetime | None: ...
 
-# the value and problem (an index into dates.LENIENT_PROBLEMS) the compiled lane gives a
-# lenient lastmod text, else None
-def lenient_lastmod_value(text: bytes) -> tuple[date | datetime, int] | None: ...
+# what the compiled lane makes of a lastmod text the reader reports: (its value, False) when
+# lenient, (None, True) when invalid; None for a plain text or one it leaves to the reader
+def judged_lastmod_value(text: bytes) -> tuple[date | datetime | None, bool] | None: ...
 
 # --- the render lane (rust/py/src/render.rs) ---
 
@@ -467,9 +467,10 @@ class RecordRenderer:
     # the extension elements out of the schema's order among the records rendered since the
     # last call (OrderNote each, its record counted in its run), taken
     def order_notes(self) -> list[OrderNote]: ...
-    # the records with a lenient lastmod among those rendered since the last call: the first
-    # 1,000 (LastmodNote each, its record counted in its run) and how many more, taken
-    def lastmod_notes(self) -> tuple[list[LastmodNote], int]: ...
+    # the records with a lastmod the reader reports among those rendered since the last call:
+    # the first 1,000 of each code (LastmodNote each, its record counted in its run) and how
+    # many more of each (lenient, invalid), taken
+    def lastmod_notes(self) -> tuple[list[LastmodNote], tuple[int, int]]: ...
     # "arrow" with judge_locs: the per-URL extension rules' facts of the records columns()
     # took last, recorded as their JSON was written (for judge_extensions), taken
     def extension_facts(self) -> ExtensionFacts | None: ...

@@ -151,14 +151,6 @@ def parse_w3c(text: str, *, default_tz: tzinfo | None = None) -> Lastmod:
         raise InvalidValue("lastmod", text, f"not a real date or time ({exc})") from None
 
 
-# What parse_lenient says of a value it read despite a deviation; the compiled reader names
-# them by their place here (rust/core/src/values/lastmod.rs, Leniency).
-LENIENT_PROBLEMS = (
-    "time without a time zone (read as UTC)",
-    "not in W3C form (unpadded, space for T, or +hhmm zone)",
-)
-
-
 def parse_lenient(text: str) -> tuple[Lastmod | None, str | None]:
     """Read a lastmod the way a tolerant crawler does.
 
@@ -179,7 +171,9 @@ def parse_lenient(text: str) -> tuple[Lastmod | None, str | None]:
         value = _build(m, UTC)
     except ValueError as exc:
         return None, f"not a real date or time ({exc})"
-    return value, LENIENT_PROBLEMS[m["H"] is None or bool(m["tz"])]
+    if m["H"] is not None and not m["tz"]:
+        return value, "time without a time zone (read as UTC)"
+    return value, "not in W3C form (unpadded, space for T, or +hhmm zone)"
 
 
 def check_lastmod(value: object, default_tz: tzinfo | None = None) -> Lastmod:

@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::records::{scan, scan_with_images, Kind, Limits, Stop, Value};
 use urlset_core::read::values::value_text;
-use urlset_core::values::lastmod::{lenient_lastmod_value, plain_lastmod};
+use urlset_core::values::lastmod::{judged_lastmod, plain_lastmod, Judgement};
 use urlset_core::values::loc::plain_loc;
 
 fuzz_target!(|data: &[u8]| {
@@ -40,16 +40,20 @@ fuzz_target!(|data: &[u8]| {
             assert!(r.loc.0 <= r.loc.1 && r.loc.1 <= end);
             // (scan_with_images converts: a loc it made a URI of carries the URI)
             assert!(r.uri.is_some() || plain_loc(&text[r.loc.0..r.loc.1]).is_some());
-            if let Some((a, b)) = r.lastmod {
-                // plain, or lenient with the value and problem the reader gives it
-                let lastmod = &text[a..b];
-                match r.lenient {
-                    None => assert!(plain_lastmod(lastmod)),
-                    Some(l) => {
-                        assert!(l.line >= r.line);
-                        let value = r.lastmod_value.unwrap();
-                        assert_eq!(lenient_lastmod_value(lastmod), Some((value, l.problem)));
-                    }
+            // plain, or lenient or invalid as the reader judges it (invalid: none)
+            match (r.judged_lastmod, r.lastmod) {
+                (None, Some((a, b))) => assert!(plain_lastmod(&text[a..b])),
+                (None, None) => {}
+                (Some(judged), lastmod) => {
+                    assert!(judged.line >= r.line);
+                    let (a, b) = judged.text;
+                    let expected = match judged_lastmod(&text[a..b]) {
+                        Some(Judgement::Lenient(value)) => Some(value),
+                        Some(Judgement::Invalid) => None,
+                        None => panic!("a lastmod the core does not judge"),
+                    };
+                    assert_eq!(r.lastmod_value, expected);
+                    assert_eq!(lastmod.is_some(), !judged.invalid);
                 }
             }
             for image in r.images.iter().flat_map(|i| i.iter()) {
@@ -89,6 +93,6 @@ fuzz_target!(|data: &[u8]| {
     // the value checks alone, on the whole input
     let _ = plain_loc(text);
     let _ = plain_lastmod(text);
-    let _ = lenient_lastmod_value(text);
+    let _ = judged_lastmod(text);
     let _ = value_text(text, 64);
 });

@@ -17,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use urlset_core::values::lastmod::{
-    lenient_lastmod_value as lenient_value, plain_lastmod_value, Lastmod, Precision,
+    judged_lastmod as judged, plain_lastmod_value, Judgement, Lastmod, Precision,
 };
 
 /// Distinct lastmods kept with their values (then forgotten all at once): a site's dates
@@ -177,16 +177,14 @@ pub fn lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>>
     LastmodValues::new(py)?.value(py, text)
 }
 
-/// The value the compiled reader gives a lenient lastmod text and its problem's number
-/// (`dates.LENIENT_PROBLEMS`), or None for a text it leaves to the careful lane (for the
-/// tests that tie it to `dates.parse_lenient`).
+/// What the compiled reader makes of a lastmod text it reports ([`judged`]): (the value,
+/// False) for a lenient one, (None, True) for an invalid one; None for a text it takes as
+/// plain or leaves to the careful lane (for the tests that tie it to `Sink.lastmod`).
 #[pyfunction]
-pub fn lenient_lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<(Py<PyAny>, u8)>> {
-    let Some((value, problem)) = lenient_value(text) else {
-        return Ok(None);
-    };
-    Ok(Some((
-        LastmodValues::new(py)?.of(py, &value)?,
-        problem as u8,
-    )))
+pub fn judged_lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<(Py<PyAny>, bool)>> {
+    Ok(match judged(text) {
+        None => None,
+        Some(Judgement::Invalid) => Some((py.None(), true)),
+        Some(Judgement::Lenient(value)) => Some((LastmodValues::new(py)?.of(py, &value)?, false)),
+    })
 }

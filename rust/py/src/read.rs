@@ -6,7 +6,7 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_late, note_lenient, scan, scan_converting, scan_with_extensions, Judged, Kind,
+    note_judged_lastmod, note_late, scan, scan_converting, scan_with_extensions, Judged, Kind,
     LastmodNote, Limits, OrderNote, Record, Scan, Stop, Value,
 };
 
@@ -44,8 +44,8 @@ pub struct UrlsetScanner {
     prefixes: Option<Prefixes>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
-    /// The last scan's lenient lastmods (`scanned_lastmod_notes`).
-    lenient: Vec<LastmodNote>,
+    /// The last scan's lastmods the reader reports (`scanned_lastmod_notes`).
+    lastmod_notes: Vec<LastmodNote>,
     /// Whether a record's core elements were in another order than the protocol's (the
     /// checker then reads the structure itself).
     #[pyo3(get)]
@@ -435,7 +435,7 @@ impl UrlsetScanner {
                 raw_levels,
             ),
             notes: Vec::new(),
-            lenient: Vec::new(),
+            lastmod_notes: Vec::new(),
             reordered: false,
         })
     }
@@ -446,10 +446,10 @@ impl UrlsetScanner {
         std::mem::take(&mut self.notes)
     }
 
-    /// The lenient lastmods among the last `scan`'s records: (record, line of the lastmod,
-    /// its text, its problem), taken.
+    /// The lastmods the reader reports among the last `scan`'s records: (record, line of
+    /// the lastmod, its text, whether it is invalid), taken.
     fn scanned_lastmod_notes(&mut self) -> Vec<LastmodNote> {
-        std::mem::take(&mut self.lenient)
+        std::mem::take(&mut self.lastmod_notes)
     }
 
     /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
@@ -482,10 +482,10 @@ impl UrlsetScanner {
         let limits = (max_records, judged);
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
-        self.lenient.clear();
+        self.lastmod_notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
-            self.lenient.extend(note_lenient(bytes, r, i));
+            self.lastmod_notes.extend(note_judged_lastmod(bytes, r, i));
             self.reordered |= r.reordered;
         }
         let n = found.records.len();

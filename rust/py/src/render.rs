@@ -405,11 +405,13 @@ impl RecordRenderer {
         self.seen.take_notes()
     }
 
-    /// The lenient lastmods among the records rendered since the last call: (record, line
-    /// of the lastmod, its text, its problem) for the first 1,000, each record counted in
-    /// its run, and how many more.
-    fn lastmod_notes(&mut self) -> (Vec<LastmodNote>, usize) {
-        self.seen.take_lastmod_notes()
+    /// The lastmods the reader reports among the records rendered since the last call:
+    /// (record, line of the lastmod, its text, whether it is invalid) for the first 1,000
+    /// of each code, each record counted in its run, and how many more of each (lenient,
+    /// invalid).
+    fn lastmod_notes(&mut self) -> (Vec<LastmodNote>, (usize, usize)) {
+        let (listed, [lenient, invalid]) = self.seen.take_lastmod_notes();
+        (listed, (lenient, invalid))
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

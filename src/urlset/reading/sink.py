@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
 from ..codes import CODES, rule, unlisted_message
-from ..dates import LENIENT_PROBLEMS, Lastmod, parse_lenient
+from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
 from ..limits import MAX_LOC_LENGTH, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, ReadLimits
 from ..model import ChangeFreq, Issue, Severity, SitemapRef, Url, issue_of
@@ -360,9 +360,9 @@ class Sink:
             if value is not None:
                 problem = "lower-case 't' or 'z'" + ("" if upper is None else f"; {upper}")
         if value is None:
-            self.issue("invalid-lastmod", _lastmod_message(text, problem), line)
+            self.issue("invalid-lastmod", f"{text[:100]!r}: {problem}", line)
         elif problem is not None:
-            self.issue("lenient-lastmod", _lastmod_message(text, problem), line)
+            self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
         return value
 
     def changefreq(self, text: str, line: int) -> ChangeFreq | None:
@@ -388,10 +388,6 @@ class Sink:
             return number
         self.issue("invalid-priority", f"{text[:100]!r} is not a number from 0.0 to 1.0", line)
         return None
-
-
-def _lastmod_message(text: str, problem: str | None) -> str:
-    return f"{text[:100]!r}: {problem}"
 
 
 def converted_run(
@@ -457,19 +453,19 @@ def add_each(
 ) -> bool:
     """``Sink.add`` for each of a run of entries with their lines; each loc the core made a URI
     of (``converted``: record, line, text, uri) is reported just before its entry, then its
-    lenient lastmod (``lastmods``), then its extension elements out of the schema's order
+    lenient or invalid lastmod (``lastmods``), then its extension elements out of the schema's order
     (``notes``), in document order as the careful lane reports them. False when reading
     must stop."""
     due = {c[0]: c for c in converted}
-    lenient = {note[0]: note for note in lastmods}
+    judged = {note[0]: note for note in lastmods}
     late: dict[int, list[OrderNote]] = {}
     for note in notes:
         late.setdefault(note[0], []).append(note)
     for i, entry in enumerate(entries):
         if i in due:
             converted_run(sink, [(0, *due[i][1:])])
-        if i in lenient:
-            lastmod_run(sink, [lenient[i]])
+        if i in judged:
+            lastmod_run(sink, [judged[i]])
         if i in late:
             order_notes(sink, late[i])
         if not sink.add(entry, lines[i]):
@@ -485,13 +481,13 @@ def run_issues(
     converted: Sequence[tuple[int, int, str | None, str]],
     more: int = 0,
     notes: Sequence[OrderNote] = (),
-    lastmods: tuple[Sequence[LastmodNote], int] = ((), 0),
+    lastmods: tuple[Sequence[LastmodNote], tuple[int, int]] = ((), (0, 0)),
 ) -> None:
     """A compiled run's issues before its entries are passed on, each record's in the order
-    the careful lane gives them: its loc made a URI (``converted_run``), its lenient
-    lastmod (``lastmods``: the listed ones and how many more, ``lastmod_run``), its extension
-    elements out of the schema's order (``notes``). None past the entry limit (reading
-    stops there)."""
+    the careful lane gives them: its loc made a URI (``converted_run``), its lenient or
+    invalid lastmod (``lastmods``: the listed ones and how many more of each,
+    ``lastmod_run``), its extension elements out of the schema's order (``notes``). None
+    past the entry limit (reading stops there)."""
     room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
     streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]] = [
         (items if items[-1][0] < room else items[: bisect_left(items, room, key=_record)], say)
@@ -508,7 +504,7 @@ def run_issues(
         _in_record_order(sink, streams)
     if more:
         converted_run(sink, (), more)
-    if lastmods[1]:
+    if any(lastmods[1]):
         lastmod_run(sink, (), lastmods[1])
 
 
@@ -537,17 +533,24 @@ def _in_record_order(
         at[best] = stop
 
 
-def lastmod_run(sink: Sink, notes: Sequence[LastmodNote], more: int = 0) -> None:
-    """``lenient-lastmod`` for each lastmod the compiled core read leniently ((record, line,
-    text, problem) each), worded as ``Sink.lastmod`` words it; past the listed ones counted,
-    as ``Sink.issue`` counts, with ``more`` the render lane gave no tuple for."""
-    code = "lenient-lastmod"
-    listed = max(MAX_ISSUES_PER_CODE - sink.per_code.get(code, 0), 0)
-    for _, line, text, problem in notes[:listed]:
-        sink.issue(code, _lastmod_message(text, LENIENT_PROBLEMS[problem]), line)
-    past = max(len(notes) - listed, 0) + more
-    if past:
-        sink.per_code[code] = sink.per_code.get(code, 0) + past
+def lastmod_run(sink: Sink, notes: Sequence[LastmodNote], more: tuple[int, int] = (0, 0)) -> None:
+    """The issue of each lastmod the compiled core judged as the reader does ((record, line,
+    text, invalid) each): ``Sink.lastmod``'s own, past the listed ones of its code counted,
+    as ``Sink.issue`` counts, with ``more`` (lenient, invalid) the render lane gave no tuple
+    for."""
+    per_code = sink.per_code
+    for _, line, text, invalid in notes:
+        code = _LASTMOD_CODES[invalid]
+        if per_code.get(code, 0) < MAX_ISSUES_PER_CODE:
+            sink.lastmod(text, line)
+        else:
+            per_code[code] += 1
+    for code, past in zip(_LASTMOD_CODES, more, strict=True):
+        if past:
+            per_code[code] = per_code.get(code, 0) + past
+
+
+_LASTMOD_CODES = ("lenient-lastmod", "invalid-lastmod")
 
 
 def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:

@@ -216,8 +216,10 @@ class CompiledLane:
         bulk when nothing is due (no limit, new host finding or duplicate); else one at a time
         (``add_each``). False when reading must stop."""
         sink = self.sink
-        notes = self.scanner.scanned_order_notes() if images and self.scanner else []
-        lenient = self.scanner.scanned_lastmod_notes() if self.scanner else []
+        scanner = self.scanner
+        assert scanner is not None  # what gave the run
+        notes = scanner.scanned_order_notes() if images else []
+        judged = scanner.scanned_lastmod_notes()  # lastmods the reader reports
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
@@ -229,11 +231,11 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            run_issues(sink, converted, 0, notes, (lenient, 0))
+            run_issues(sink, converted, 0, notes, (judged, (0, 0)))
             sink.count += n
             sink.out.extend(entries)
             return True
-        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes, lenient):
+        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes, judged):
             self.status.state = DONE
             return False
         return True
@@ -404,7 +406,7 @@ def render_records(
                 made_uris,
                 0,
                 scanner.scanned_order_notes(),
-                (scanner.scanned_lastmod_notes(), 0),
+                (scanner.scanned_lastmod_notes(), (0, 0)),
             )
             entry: Url | SitemapRef
             if lane.index:

@@ -27,7 +27,7 @@ use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
 use crate::values::lastmod::{
-    lenient_lastmod_value, plain_lastmod, plain_lastmod_value, Lastmod, Leniency,
+    judged_lastmod, plain_lastmod, plain_lastmod_value, Judgement, Lastmod,
 };
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{plain_changefreq, plain_priority};
@@ -77,10 +77,10 @@ pub struct Record {
     pub lastmod: Option<Span>,
     /// Its value, as the scan parsed it.
     pub lastmod_value: Option<Lastmod>,
-    /// Set when the lastmod is lenient ([`lenient_lastmod_value`]): the value is what the
-    /// reader makes of it, the text is not written as it is, and the reader reports it
-    /// ([`LastmodNote`]).
-    pub lenient: Option<Lenient>,
+    /// Set when the lastmod is one the reader reports ([`judged_lastmod`]): lenient (the
+    /// value is what the reader makes of it, the text is not written as it is) or invalid
+    /// (the entry has none: `lastmod` is None); [`LastmodNote`].
+    pub judged_lastmod: Option<JudgedLastmod>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -101,24 +101,26 @@ impl Record {
     }
 }
 
-/// A lenient lastmod's problem and its element's line.
+/// A lastmod the reader reports: its element's line, its text, and whether it is invalid
+/// (else lenient).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lenient {
+pub struct JudgedLastmod {
     pub line: u32,
-    pub problem: Leniency,
+    pub text: Span,
+    pub invalid: bool,
 }
 
-/// A run's record with a lenient lastmod, for the reader's `lenient-lastmod`: the record's
-/// index in the run, the lastmod element's line, its text and the problem
-/// ([`Leniency`] as a number: `dates.LENIENT_PROBLEMS`).
-pub type LastmodNote = (usize, u32, String, u8);
+/// A run's record with a lastmod the reader reports (`lenient-lastmod`, `invalid-lastmod`:
+/// `Sink.lastmod` words them): the record's index in the run, the lastmod element's line,
+/// its text, and whether it is invalid.
+pub type LastmodNote = (usize, u32, String, bool);
 
-/// The [`LastmodNote`] of `r`, the run's record `index`, if its lastmod is lenient.
-pub fn note_lenient(text: &[u8], r: &Record, index: usize) -> Option<LastmodNote> {
-    let (lenient, (a, b)) = (r.lenient?, r.lastmod?);
+/// The [`LastmodNote`] of `r`, the run's record `index`, if it has one.
+pub fn note_judged_lastmod(text: &[u8], r: &Record, index: usize) -> Option<LastmodNote> {
+    let judged = r.judged_lastmod?;
     // the scan took the text as ASCII
-    let written = String::from_utf8_lossy(&text[a..b]).into_owned();
-    Some((index, lenient.line, written, lenient.problem as u8))
+    let written = String::from_utf8_lossy(&text[judged.text.0..judged.text.1]).into_owned();
+    Some((index, judged.line, written, judged.invalid))
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
@@ -564,19 +566,27 @@ fn entry(
             }
             None => return None,
         };
-        let (lastmod_value, lenient) = match spans[1] {
+        let (lastmod, lastmod_value, judged_lastmod) = match spans[1] {
             Some((s, line)) => match plain_lastmod_value(text(s)) {
-                Some(value) => (Some(value), None),
+                Some(value) => (Some(s), Some(value), None),
                 // the reader's issue comes after the loc's: in the protocol's order only
-                None if !moved => {
-                    let (value, problem) = lenient_lastmod_value(text(s))?;
-                    (Some(value), Some(Lenient { line, problem }))
+                None if !moved && s.1 - s.0 <= limits.max_value => {
+                    let judgement = judged_lastmod(text(s))?;
+                    let invalid = judgement == Judgement::Invalid;
+                    let judged = Some(JudgedLastmod {
+                        line,
+                        text: s,
+                        invalid,
+                    });
+                    match judgement {
+                        Judgement::Lenient(value) => (Some(s), Some(value), judged),
+                        Judgement::Invalid => (None, None, judged),
+                    }
                 }
                 None => return None,
             },
-            None => (None, None),
+            None => (None, None, None),
         };
-        let lastmod = spans[1].map(|(s, _)| s);
         let changefreq = match spans[2] {
             Some((s, _)) => Some(plain_changefreq(text(s))?),
             None => None,
@@ -593,7 +603,7 @@ fn entry(
             has_entity,
             lastmod,
             lastmod_value,
-            lenient,
+            judged_lastmod,
             changefreq,
             priority,
             images: None,
@@ -609,10 +619,10 @@ fn entry(
     match plain {
         Some(record) if c.at(close) => Some(Entry::Canonical(record)),
         // a converted loc before extensions is left to the careful lane
-        // and so is a lenient lastmod (its issue would come after the extensions' ones)
+        // and so is a lastmod the reader reports (its issue would come after theirs)
         Some(record)
             if record.uri.is_none()
-                && record.lenient.is_none()
+                && record.judged_lastmod.is_none()
                 && limits.kind == Kind::Urlset
                 && extension_start(&c.text[c.pos..]) =>
         {
@@ -730,14 +740,14 @@ fn typed(src: &[u8], r: Record) -> Judged {
         line: r.line,
         values: [
             Some(loc),
-            r.lastmod.map(|(a, b)| match r.lenient {
+            match r.judged_lastmod {
                 // judged as the run's other entries' texts are (the scan took it as ASCII)
-                Some(lenient) => Value::Text(Text {
-                    line: lenient.line,
-                    text: String::from_utf8_lossy(&src[a..b]).into_owned(),
-                }),
-                None => Value::Lastmod((a, b)),
-            }),
+                Some(judged) => Some(Value::Text(Text {
+                    line: judged.line,
+                    text: String::from_utf8_lossy(&src[judged.text.0..judged.text.1]).into_owned(),
+                })),
+                None => r.lastmod.map(Value::Lastmod),
+            },
             r.changefreq.map(Value::Changefreq),
             r.priority.map(Value::Priority),
         ],

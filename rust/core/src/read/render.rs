@@ -15,8 +15,8 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_late, note_lenient, scan_until, Converted, Kind, LastmodNote, Limits, OrderNote, Record,
-    Scan, Spares, Stop,
+    note_judged_lastmod, note_late, scan_until, Converted, Kind, LastmodNote, Limits, OrderNote,
+    Record, Scan, Spares, Stop,
 };
 use super::seen::{hash_of, SeenLocs, WARMED};
 use super::values::value_str;
@@ -61,8 +61,8 @@ pub struct Seen {
     /// The extension elements out of the schema's order among the records rendered since
     /// the notes were taken, each record counted in its run ([`Seen::take_notes`]).
     notes: Vec<OrderNote>,
-    /// The lenient lastmods among them ([`Seen::take_lastmod_notes`]).
-    lenient: LastmodNotes,
+    /// The lastmods among them the reader reports ([`Seen::take_lastmod_notes`]).
+    lastmods: LastmodNotes,
     /// The conversions of records taken, for the next scans to fill again.
     spare: Spares,
     /// The locs' hashes of the scan being judged, made before any is noted (`run`).
@@ -73,27 +73,32 @@ pub struct Seen {
     ahead_spare: Spares,
 }
 
-/// The lenient lastmods noted between two takes: the first [`LISTED_NOTES`] with their
-/// texts, the others counted (past them, the reader counts its issues only).
+/// The lastmods the reader reports noted between two takes: the first [`LISTED_NOTES`] of
+/// each code (lenient, invalid) with their texts, the others counted (past them, the reader
+/// counts its issues only).
 #[derive(Default)]
 struct LastmodNotes {
     listed: Vec<LastmodNote>,
-    more: usize,
+    listed_of: [usize; 2],
+    more: [usize; 2],
 }
 
 /// The issues of one code the reader lists (`sink.MAX_ISSUES_PER_CODE`).
 pub const LISTED_NOTES: usize = 1000;
 
 impl LastmodNotes {
-    /// Note record `r` of `text`, counted `index` in its run, if its lastmod is lenient.
+    /// Note record `r` of `text`, counted `index` in its run, if its lastmod is one the
+    /// reader reports.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
-        if r.lenient.is_none() {
+        let Some(judged) = r.judged_lastmod else {
             return;
-        }
-        if self.listed.len() < LISTED_NOTES {
-            self.listed.extend(note_lenient(text, r, index));
+        };
+        let code = usize::from(judged.invalid);
+        if self.listed_of[code] < LISTED_NOTES {
+            self.listed_of[code] += 1;
+            self.listed.extend(note_judged_lastmod(text, r, index));
         } else {
-            self.more += 1;
+            self.more[code] += 1;
         }
     }
 }
@@ -117,10 +122,11 @@ impl Seen {
         std::mem::take(&mut self.notes)
     }
 
-    /// The lenient lastmods among the records of the runs since the last call (the reader
-    /// reports them: `lenient-lastmod`): the first [`LISTED_NOTES`], and how many more.
-    pub fn take_lastmod_notes(&mut self) -> (Vec<LastmodNote>, usize) {
-        let notes = std::mem::take(&mut self.lenient);
+    /// The lastmods the reader reports among the records of the runs since the last call
+    /// (`lenient-lastmod`, `invalid-lastmod`): the first [`LISTED_NOTES`] of each code, and
+    /// how many more of each.
+    pub fn take_lastmod_notes(&mut self) -> (Vec<LastmodNote>, [usize; 2]) {
+        let notes = std::mem::take(&mut self.lastmods);
         (notes.listed, notes.more)
     }
 
@@ -246,7 +252,7 @@ impl Renderer {
     fn lastmod_text(&mut self, text: &[u8], r: &Record, out: &mut Vec<u8>) {
         let value = r.lastmod_value;
         // a lenient text is never its W3C text, whatever its shape
-        if r.lenient.is_none() && value.is_some_and(|v| v.written_as(text)) {
+        if r.judged_lastmod.is_none() && value.is_some_and(|v| v.written_as(text)) {
             out.extend_from_slice(text);
             return;
         }
@@ -1036,7 +1042,7 @@ fn take_ahead(
             columns.push_valued(text, r, (loc, hash));
         }
         note_late(text, r, count, kind, &mut seen.notes);
-        seen.lenient.note(text, r, count);
+        seen.lastmods.note(text, r, count);
         // taken: its URI moves into the conversion (as in `run`)
         if let Some(mut c) = r.uri.take() {
             made = true;
@@ -1156,7 +1162,7 @@ fn run(
             reordered |= r.reordered;
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
-            seen.lenient.note(text, r, count);
+            seen.lastmods.note(text, r, count);
             // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
             if let Some(mut c) = r.uri.take() {
@@ -1204,7 +1210,6 @@ mod tests {
     use super::super::raw::RootScope;
     use super::super::records::Kind;
     use super::*;
-    use crate::values::lastmod::Leniency;
 
     const ALL: Limits = Limits {
         kind: Kind::Urlset,
@@ -1319,7 +1324,7 @@ mod tests {
 
     #[test]
     fn runs_stop_where_entries_to_judge_start() {
-        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://e.com/b</loc><lastmod>2024-13-2</lastmod></url>\n<url><loc>https://e.com/c</loc></url>";
+        let text = b"<url><loc>https://e.com/a</loc></url>\n <url><loc>https://e.com/b</loc><lastmod>2024-13-2t10:00</lastmod></url>\n<url><loc>https://e.com/c</loc></url>";
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut renderer = Renderer::new(Format::Locs, b"");
@@ -1374,23 +1379,25 @@ mod tests {
         ];
         assert_eq!(lastmods, expected);
         let (notes, more) = seen.take_lastmod_notes();
-        let no_zone = Leniency::NoZone as u8;
-        let not_w3c = Leniency::NotW3c as u8;
         assert_eq!(
             notes,
             [
-                (0, 2, "2024-5-6 10:00:00".to_string(), no_zone),
-                (2, 7, "2024-05-06 10:00:5 +01:00".to_string(), not_w3c),
+                (0, 2, "2024-5-6 10:00:00".to_string(), false),
+                (2, 7, "2024-05-06 10:00:5 +01:00".to_string(), false),
             ]
         );
-        assert_eq!((more, seen.take_lastmod_notes().0.len()), (0, 0));
+        assert_eq!((more, seen.take_lastmod_notes().0.len()), ([0, 0], 0));
     }
 
     #[test]
-    fn past_the_listed_lenient_lastmods_are_counted() {
-        let one = "<url><loc>https://e.com/{i}</loc><lastmod>2024-5-6</lastmod></url>\n";
-        let text: String = (0..LISTED_NOTES + 7)
-            .map(|i| one.replace("{i}", &i.to_string()))
+    fn past_the_listed_lastmods_of_each_code_they_are_counted() {
+        let one = "<url><loc>https://e.com/{i}</loc><lastmod>{l}</lastmod></url>\n";
+        // every other lenient, every other invalid (a year 0): listed apart
+        let text: String = (0..2 * LISTED_NOTES + 7)
+            .map(|i| {
+                let lastmod = if i % 2 == 0 { "2024-5-6" } else { "0000-5-6" };
+                one.replace("{i}", &i.to_string()).replace("{l}", lastmod)
+            })
             .collect();
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
@@ -1405,10 +1412,11 @@ mod tests {
             &mut Vec::new(),
             &mut Conversions::default(),
         );
-        assert_eq!(done.count, LISTED_NOTES + 7);
+        assert_eq!(done.count, 2 * LISTED_NOTES + 7);
         let (notes, more) = seen.take_lastmod_notes();
-        assert_eq!((notes.len(), more), (LISTED_NOTES, 7));
-        assert_eq!(notes[999].0, 999);
+        assert_eq!((notes.len(), more), (2 * LISTED_NOTES, [4, 3]));
+        assert_eq!((notes[1].0, notes[1].3), (1, true));
+        assert_eq!((notes[1998].0, notes[1998].3), (1998, false));
     }
 
     #[test]

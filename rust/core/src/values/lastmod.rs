@@ -295,59 +295,80 @@ pub fn plain_lastmod_value(text: &[u8]) -> Option<Lastmod> {
     parse_bytes(text)
 }
 
-/// What a lenient lastmod ([`lenient_lastmod_value`]) deviates in, as `dates.parse_lenient`
-/// words it (`dates.LENIENT_PROBLEMS`, in this order).
+/// What the reader makes of a lastmod text outside the W3C forms that the core judges as it
+/// does ([`judged_lastmod`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Leniency {
-    /// A time without a zone, read as UTC.
-    NoZone = 0,
-    /// Unpadded, a space for `T`, a `+hhmm` zone, a comma before the fraction, `UTC`...
-    NotW3c = 1,
+pub enum Judgement {
+    /// Read, with a `lenient-lastmod` issue: its value.
+    Lenient(Lastmod),
+    /// Dropped, with an `invalid-lastmod` issue.
+    Invalid,
 }
 
 /// The reader's second question, for a text [`plain_lastmod_value`] refuses (None for one
-/// it takes): the value
-/// `dates.parse_lenient` reads from it and the problem it reports (`lenient-lastmod`), for
-/// the ASCII forms of `dates._LENIENT` written without whitespace around them: a year and an
-/// unpadded month and day, a space or `T`, an unpadded time to the minute or the second
-/// with a fraction after `.` or `,`, spaces, and `Z`, `z`, `UTC`, `GMT`, `±h`, `±hh`,
-/// `±hmm`, `±hhmm`, `±h:mm` or `±hh:mm` (a time without one is UTC). None for anything else
-/// (a value that is not a real date or time, other whitespace, other digits): the reader
-/// judges it the long way, which explains the problem.
-pub fn lenient_lastmod_value(text: &[u8]) -> Option<(Lastmod, Leniency)> {
+/// it takes): what `dates.parse_lenient` (through `Sink.lastmod`) makes of it, for the texts
+/// whose answer the core knows:
+/// - the ASCII forms of `dates._LENIENT` without whitespace around them (a year and an
+///   unpadded month and day, a space or `T`, an unpadded time to the minute or the second
+///   with a fraction after `.` or `,`, spaces, and `Z`, `z`, `UTC`, `GMT`, `±h`, `±hh`,
+///   `±hmm`, `±hhmm`, `±h:mm` or `±hh:mm`; a time without one is UTC): their value, or
+///   invalid when it is no real date, time or zone;
+/// - an empty text, and a text of printable ASCII in no such form, without whitespace
+///   around it, `&`, `<` or a `t` (which the reader may read again in upper case): invalid.
+///
+/// None for anything else (other whitespace, other digits, references): the reader judges
+/// it the long way.
+pub fn judged_lastmod(text: &[u8]) -> Option<Judgement> {
+    if text.is_empty() {
+        return Some(Judgement::Invalid);
+    }
     if parse_fields(text).is_some() {
         return None; // W3C: the reader reports nothing
     }
+    match lenient_fields(text) {
+        Ok(Some(value)) => Some(Judgement::Lenient(value)),
+        Ok(None) => Some(Judgement::Invalid),
+        Err(NoForm) => {
+            let plain =
+                |&b: &u8| (b' '..=b'~').contains(&b) && !matches!(b, b'&' | b'<' | b't' | b'T');
+            let around = |b: Option<&u8>| b != Some(&b' ');
+            let no_form = text.iter().all(plain) && around(text.first()) && around(text.last());
+            no_form.then_some(Judgement::Invalid)
+        }
+    }
+}
+
+/// A text in none of the lenient forms ([`lenient_fields`]).
+struct NoForm;
+
+fn form(holds: bool) -> Result<(), NoForm> {
+    holds.then_some(()).ok_or(NoForm)
+}
+
+/// The value of a text in the ASCII lenient forms ([`judged_lastmod`]), None when its fields
+/// are out of range (a day, time or zone that does not exist).
+fn lenient_fields(text: &[u8]) -> Result<Option<Lastmod>, NoForm> {
     let mut at = 0;
     let year = digits(text, &mut at, 4, 4)? as u16;
     if at == text.len() {
-        return None; // a year is W3C: the strict parse refused it as no real date
+        return Ok(Lastmod::date(Precision::Year, year, 1, 1));
     }
-    expect(text, at, b'-')?;
+    form(text[at] == b'-')?;
     at += 1;
     let month = digits(text, &mut at, 1, 2)? as u8;
     if at == text.len() {
-        return Some((
-            Lastmod::date(Precision::Month, year, month, 1)?,
-            Leniency::NotW3c,
-        ));
+        return Ok(Lastmod::date(Precision::Month, year, month, 1));
     }
-    expect(text, at, b'-')?;
+    form(text[at] == b'-')?;
     at += 1;
     let day = digits(text, &mut at, 1, 2)? as u8;
     if at == text.len() {
-        return Some((
-            Lastmod::date(Precision::Day, year, month, day)?,
-            Leniency::NotW3c,
-        ));
+        return Ok(Lastmod::date(Precision::Day, year, month, day));
     }
-    if !matches!(text[at], b'T' | b' ') {
-        return None;
-    }
+    form(matches!(text[at], b'T' | b' '))?;
     at += 1;
     let hour = digits(text, &mut at, 1, 2)? as u8;
-    expect(text, at, b':')?;
+    form(text.get(at) == Some(&b':'))?;
     at += 1;
     let minute = digits(text, &mut at, 1, 2)? as u8;
     let (mut second, mut micro) = (0, 0);
@@ -360,9 +381,7 @@ pub fn lenient_lastmod_value(text: &[u8]) -> Option<(Lastmod, Leniency)> {
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
                 .count();
-            if count == 0 {
-                return None;
-            }
+            form(count > 0)?;
             // the first six digits, padded (dates._build)
             for place in 0..6 {
                 micro *= 10;
@@ -375,65 +394,47 @@ pub fn lenient_lastmod_value(text: &[u8]) -> Option<(Lastmod, Leniency)> {
     }
     let spaces = text[at..].iter().take_while(|&&b| b == b' ').count();
     at += spaces;
-    let (offset_minutes, problem) = match &text[at..] {
+    let offset_minutes = match &text[at..] {
         // whitespace at the end: the reader strips it and says so
-        [] if spaces == 0 => (0, Leniency::NoZone),
-        b"Z" | b"z" | b"UTC" | b"GMT" => (0, Leniency::NotW3c),
+        [] if spaces == 0 => Some(0),
+        b"Z" | b"z" | b"UTC" | b"GMT" => Some(0),
         [sign @ (b'+' | b'-'), zone @ ..] => {
-            let (hours, minutes) = lenient_offset(zone)?;
-            let offset = (hours * 60 + minutes) as i16;
-            (
-                if *sign == b'-' { -offset } else { offset },
-                Leniency::NotW3c,
-            )
+            lenient_offset(zone)?.map(|offset| if *sign == b'-' { -offset } else { offset })
         }
-        _ => return None,
+        _ => return Err(NoForm),
     };
-    let value = Lastmod::time(
-        year,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        micro,
-        offset_minutes,
-    )?;
-    Some((value, problem))
+    let time = |offset| Lastmod::time(year, month, day, hour, minute, second, micro, offset);
+    Ok(offset_minutes.and_then(time))
 }
 
-/// The hours and minutes of a lenient zone's digits after its sign (`dates._zone`): `h`,
-/// `hh`, `hmm`, `hhmm`, `h:mm`, `hh:mm`, in range.
-fn lenient_offset(zone: &[u8]) -> Option<(u32, u32)> {
+/// The minutes of a lenient zone from its digits after the sign (`dates._zone`): `h`, `hh`,
+/// `hmm`, `hhmm`, `h:mm`, `hh:mm`; None when out of range.
+fn lenient_offset(zone: &[u8]) -> Result<Option<i16>, NoForm> {
     let all = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
     let value = |t: &[u8]| t.iter().fold(0u32, |v, &b| v * 10 + u32::from(b - b'0'));
     let (hours, minutes) = match zone {
         [h @ .., b':', m1, m2] if (1..=2).contains(&h.len()) => (h, &[*m1, *m2][..]),
         _ if (1..=2).contains(&zone.len()) => (zone, &[][..]),
         _ if (3..=4).contains(&zone.len()) => zone.split_at(zone.len() - 2),
-        _ => return None,
+        _ => return Err(NoForm),
     };
-    if !all(hours) || !(minutes.is_empty() || all(minutes)) {
-        return None;
-    }
+    form(all(hours) && (minutes.is_empty() || all(minutes)))?;
     let (hours, minutes) = (value(hours), value(minutes));
-    (hours <= 23 && minutes <= 59).then_some((hours, minutes))
+    Ok((hours <= 23 && minutes <= 59).then_some((hours * 60 + minutes) as i16))
 }
 
-/// The value of `min..=max` ASCII digits at `*at` (as many as there are), `*at` moved past
-/// them; None for fewer than `min`.
-fn digits(text: &[u8], at: &mut usize, min: usize, max: usize) -> Option<u32> {
+/// The value of `min..=max` ASCII digits at `*at` (as many as there are, and no more
+/// after them), `*at` moved past them.
+fn digits(text: &[u8], at: &mut usize, min: usize, max: usize) -> Result<u32, NoForm> {
     let run = text[*at..]
         .iter()
         .take(max)
         .take_while(|b| b.is_ascii_digit())
         .count();
-    if run < min || text.get(*at + run).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    let value = number(text, *at, run)?;
+    form(run >= min && !text.get(*at + run).is_some_and(u8::is_ascii_digit))?;
+    let value = number(text, *at, run).ok_or(NoForm)?;
     *at += run;
-    Some(value)
+    Ok(value)
 }
 
 fn parse_fields(text: &[u8]) -> Option<Lastmod> {
@@ -539,68 +540,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lenient_forms_read_as_the_reader_reads_them() {
-        let written = |text: &str| {
-            let (value, problem) = lenient_lastmod_value(text.as_bytes())?;
-            let mut out = Vec::new();
-            value.write(&mut out);
-            Some((String::from_utf8(out).unwrap(), problem))
+    fn judged_forms_read_as_the_reader_reads_them() {
+        let written = |text: &str| match judged_lastmod(text.as_bytes())? {
+            Judgement::Lenient(value) => {
+                let mut out = Vec::new();
+                value.write(&mut out);
+                Some(String::from_utf8(out).unwrap())
+            }
+            Judgement::Invalid => Some("invalid".to_string()),
         };
-        let (no_zone, not_w3c) = (Leniency::NoZone, Leniency::NotW3c);
-        for (text, value, problem) in [
-            ("2024-05-06 10:00:00", "2024-05-06T10:00:00Z", no_zone),
-            ("2024-5-6T1:2", "2024-05-06T01:02:00Z", no_zone),
-            ("2024-5", "2024-05", not_w3c),
-            ("2024-05-6", "2024-05-06", not_w3c),
-            (
-                "2024-05-06T10:00:00+0530",
-                "2024-05-06T10:00:00+05:30",
-                not_w3c,
-            ),
-            (
-                "2024-05-06T10:00:00+530",
-                "2024-05-06T10:00:00+05:30",
-                not_w3c,
-            ),
-            (
-                "2024-05-06T10:00:00-5:30",
-                "2024-05-06T10:00:00-05:30",
-                not_w3c,
-            ),
-            (
-                "2024-05-06T10:00:00+5",
-                "2024-05-06T10:00:00+05:00",
-                not_w3c,
-            ),
-            ("2024-05-06T10:00:00-0000", "2024-05-06T10:00:00Z", not_w3c),
-            ("2024-05-06 10:00:00  GMT", "2024-05-06T10:00:00Z", not_w3c),
-            ("2024-05-06T10:00:00z", "2024-05-06T10:00:00Z", not_w3c),
+        for (text, value) in [
+            ("2024-05-06 10:00:00", "2024-05-06T10:00:00Z"),
+            ("2024-5-6T1:2", "2024-05-06T01:02:00Z"),
+            ("2024-5", "2024-05"),
+            ("2024-05-6", "2024-05-06"),
+            ("2024-05-06T10:00:00+0530", "2024-05-06T10:00:00+05:30"),
+            ("2024-05-06T10:00:00+530", "2024-05-06T10:00:00+05:30"),
+            ("2024-05-06T10:00:00-5:30", "2024-05-06T10:00:00-05:30"),
+            ("2024-05-06T10:00:00+5", "2024-05-06T10:00:00+05:00"),
+            ("2024-05-06T10:00:00-0000", "2024-05-06T10:00:00Z"),
+            ("2024-05-06 10:00:00  GMT", "2024-05-06T10:00:00Z"),
+            ("2024-05-06T10:00:00z", "2024-05-06T10:00:00Z"),
             (
                 "2024-05-06T10:00:00,1234567 UTC",
                 "2024-05-06T10:00:00.123456Z",
-                not_w3c,
             ),
+            ("", "invalid"),
+            ("N/A", "invalid"),
+            ("0000-00-00 00:00:00", "invalid"),
+            ("2024-13-01", "invalid"),
+            ("2024-02-30 10:00", "invalid"),
+            ("2024-05-06T24:00", "invalid"),
+            ("2024-05-06T10:00:00+24:00", "invalid"),
+            ("2024-05-06 10:00:00Zulu", "invalid"),
+            ("20245-05-06", "invalid"),
         ] {
-            assert_eq!(written(text), Some((value.to_string(), problem)), "{text}");
+            assert_eq!(written(text).as_deref(), Some(value), "{text}");
         }
-        for refused in [
-            "2024-05-06",                // W3C
-            "2024-05-06T10:00:00Z",      // W3C
-            "2024-05-06 10:00:00 ",      // whitespace around: the reader says so
-            " 2024-05-06 10:00:00",      // the same
-            "2024-05-06\t10:00",         // other whitespace
-            "2024-02-30 10:00",          // no such day
-            "2024-05-06T24:00",          // no such hour
-            "2024-05-06T10:00:00+24:00", // no such zone
-            "2024-05-06T10:00:00+05:300",
-            "2024-05-06T10:00:00.Z",
-            "2024-005-06",
-            "20245-05-06",
-            "0000-01-01",
+        for left in [
+            "2024-05-06",           // W3C
+            "2024-05-06T10:00:00Z", // W3C
+            "2024-05-06 10:00:00 ", // whitespace around: the reader says so
+            " N/A",
+            "2024-05-06\t10:00",    // other whitespace
             "2024-05-06t10:00:00z", // read as upper case by the reader, with its own words
-            "2024-05-06T10:00:00 +05:30 ",
+            "yesterday",            // a 't'
+            "&#50;024",             // a reference
+            "2024-05-06 10:00:00 +05:30 ",
+            "2024-05-06T10:00:00+05:300", // in no form, with a 'T'
         ] {
-            assert_eq!(written(refused), None, "{refused}");
+            assert_eq!(written(left), None, "{left}");
         }
     }
 
