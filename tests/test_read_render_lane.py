@@ -363,3 +363,25 @@ def test_entries_to_judge_in_runs(
             assert entries and all(type(e[3]) is tuple for e in entries), entries[:3]
         else:  # a run ends at an image, a chunk's end or a half's: dozens of entries
             assert sum(runs) >= 2 * 1900 and sum(runs) / len(runs) >= 10, (len(runs), sum(runs))
+
+
+@pytest.mark.parametrize("batch", [1, 7, 64])
+def test_a_full_batch_flushed_mid_chunk_writes_only_the_runs_before_what_is_to_come(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, batch: int
+) -> None:
+    """The writer flushes a full batch of the reader's entries part-way through a chunk's;
+    the runs rendered after entries it has yet to be given wait for them (they were written
+    first, with empty lines in their places, once a chunk held more than a batch of values
+    followed by runs)."""
+    records = []
+    for i in range(400):
+        # runs of entries the reader judges (a changefreq to correct), runs of records
+        changefreq = "Weekly" if i % 40 < 25 else "daily"
+        records.append(
+            f"<url><loc>https://example.com/p/{i}</loc><changefreq>{changefreq}</changefreq></url>\n"
+        )
+    path = tmp_path / "batches.xml"
+    path.write_bytes((HEAD + "".join(records) + "</urlset>\n").encode())
+    monkeypatch.setattr(read_run, "_URL_BATCH", batch)
+    _, out = _same(monkeypatch, tmp_path, path, formats=("csv", "jsonl"))
+    assert out.count(b"\n") == 400 and b"\n\n" not in out

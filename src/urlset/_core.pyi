@@ -325,6 +325,8 @@ class UrlsetScanner:
     def scanned_order_notes(self) -> list[OrderNote]: ...
     # the last scan's records with a lastmod the reader reports (LastmodNote each), taken
     def scanned_lastmod_notes(self) -> list[LastmodNote]: ...
+    # the last scan's values written with whitespace around them (PadNote each), taken
+    def scanned_pad_notes(self) -> list[PadNote]: ...
 
 # an extension element whose children are out of the schema's order: (record, the line of its
 # start tag, its kind (0 image, 1 video, 2 news, 3 a news article's publication), the child's
@@ -335,6 +337,10 @@ OrderNote = tuple[int, int, int, int, int]
 # a record whose lastmod the reader reports, lenient or invalid, as the core judged it:
 # (record, the line of the lastmod, its text, whether it is invalid)
 LastmodNote = tuple[int, int, str, bool]
+
+# a record's value written with whitespace around it: (record, the line of its element, which
+# (0 loc, 1 lastmod, 2 changefreq, 3 priority), its text stripped)
+PadNote = tuple[int, int, int, str]
 
 # a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
 # ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
@@ -471,6 +477,9 @@ class RecordRenderer:
     # the first 1,000 of each code (LastmodNote each, its record counted in its run) and how
     # many more of each (lenient, invalid), taken
     def lastmod_notes(self) -> tuple[list[LastmodNote], tuple[int, int]]: ...
+    # the values written with whitespace around them among the records rendered since the
+    # last call: the first 1,000 (PadNote each) and how many more of each element, taken
+    def pad_notes(self) -> tuple[list[PadNote], tuple[int, int, int, int]]: ...
     # "arrow" with judge_locs: the per-URL extension rules' facts of the records columns()
     # took last, recorded as their JSON was written (for judge_extensions), taken
     def extension_facts(self) -> ExtensionFacts | None: ...

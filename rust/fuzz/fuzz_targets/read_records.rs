@@ -56,6 +56,15 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(lastmod.is_some(), !judged.invalid);
                 }
             }
+            // values read stripped: each a span of the text with no whitespace around it
+            for p in r.padded.iter().flatten() {
+                assert!(p.line >= r.line && p.element < 4 && p.text.0 < p.text.1);
+                let value = &text[p.text.0..p.text.1];
+                assert!(
+                    !value[0].is_ascii_whitespace()
+                        && !value[value.len() - 1].is_ascii_whitespace()
+                );
+            }
             for image in r.images.iter().flat_map(|i| i.iter()) {
                 assert!(image.loc.0 <= image.loc.1 && image.loc.1 <= end);
                 assert!(plain_loc(&text[image.loc.0..image.loc.1]).is_some());

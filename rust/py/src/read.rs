@@ -6,8 +6,8 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_judged_lastmod, note_late, scan, scan_converting, scan_with_extensions, Judged, Kind,
-    LastmodNote, Limits, OrderNote, Record, Scan, Stop, Value,
+    note_judged_lastmod, note_late, pad_note, scan, scan_converting, scan_with_extensions, Judged,
+    Kind, LastmodNote, Limits, OrderNote, PadNote, Record, Scan, Stop, Value,
 };
 
 use crate::lastmods::LastmodValues;
@@ -46,6 +46,8 @@ pub struct UrlsetScanner {
     notes: Vec<OrderNote>,
     /// The last scan's lastmods the reader reports (`scanned_lastmod_notes`).
     lastmod_notes: Vec<LastmodNote>,
+    /// The last scan's values written with whitespace around them (`scanned_pad_notes`).
+    pad_notes: Vec<PadNote>,
     /// Whether a record's core elements were in another order than the protocol's (the
     /// checker then reads the structure itself).
     #[pyo3(get)]
@@ -436,6 +438,7 @@ impl UrlsetScanner {
             ),
             notes: Vec::new(),
             lastmod_notes: Vec::new(),
+            pad_notes: Vec::new(),
             reordered: false,
         })
     }
@@ -450,6 +453,13 @@ impl UrlsetScanner {
     /// the lastmod, its text, whether it is invalid), taken.
     fn scanned_lastmod_notes(&mut self) -> Vec<LastmodNote> {
         std::mem::take(&mut self.lastmod_notes)
+    }
+
+    /// The values written with whitespace around them among the last `scan`'s records:
+    /// (record, line of the element, which (0 loc, 1 lastmod, 2 changefreq, 3 priority), its
+    /// text stripped), taken.
+    fn scanned_pad_notes(&mut self) -> Vec<PadNote> {
+        std::mem::take(&mut self.pad_notes)
     }
 
     /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
@@ -483,9 +493,13 @@ impl UrlsetScanner {
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
         self.lastmod_notes.clear();
+        self.pad_notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
             self.lastmod_notes.extend(note_judged_lastmod(bytes, r, i));
+            for p in r.padded.iter().flatten() {
+                self.pad_notes.push(pad_note(bytes, p, i));
+            }
             self.reordered |= r.reordered;
         }
         let n = found.records.len();
@@ -509,6 +523,8 @@ impl UrlsetScanner {
                 images.push((i, found, videos, news, links, raws, order));
             }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
+            // a loc written padded: check reads its text again, as a converted one's
+            any_converted |= r.padded_loc();
             if let Some(c) = &r.uri {
                 any_converted = true;
                 if c.uri != c.text {

@@ -7,7 +7,7 @@ use urlset_core::check::ext_typed::Recorded;
 use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
-use urlset_core::read::records::{Kind, LastmodNote, Limits, OrderNote};
+use urlset_core::read::records::{Kind, LastmodNote, Limits, OrderNote, PadNote};
 use urlset_core::read::render::{
     columns_run_split, default_split_from, render_run_parts, Conversion, Conversions, Format,
     Renderer, Seen,
@@ -412,6 +412,13 @@ impl RecordRenderer {
     fn lastmod_notes(&mut self) -> (Vec<LastmodNote>, (usize, usize)) {
         let (listed, [lenient, invalid]) = self.seen.take_lastmod_notes();
         (listed, (lenient, invalid))
+    }
+
+    /// The values written with whitespace around them among the records rendered since the
+    /// last call: (record, line of the element, which, its text stripped) for the first
+    /// 1,000, each record counted in its run, and how many more of each element.
+    fn pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
+        self.seen.take_pad_notes()
     }
 
     /// An origin (`scheme://authority/`) the reader's sink has judged.

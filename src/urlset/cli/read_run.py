@@ -160,14 +160,15 @@ class _Writer:
         self.urls = []
 
     def _flush_rendered(self, spec: RenderSpec) -> None:
-        """The URLs held back and the runs rendered since the last flush, in document order:
-        every run rendered so far comes before any entry the reader has yet to give."""
-        runs, urls = spec.take() if spec.runs else [], self.urls
+        """The URLs held back and the runs rendered since the last flush that come before
+        any entry the reader has yet to give (a flush of a full batch comes part-way through
+        a chunk's entries), in document order."""
+        at, urls = self.at, self.urls
+        runs = spec.take_before(at + len(urls)) if spec.runs else []
         if not runs and not urls:
             return
         if self.csv is not None and not self.header:
             self._header(index=spec.index or type(urls[:1] and urls[0]) is SitemapRef)
-        at = self.at
         if at:  # run.at counts from the document's start; these URLs from entry `at`
             runs = [RenderedRun(run.at - at, run.count, run.text) for run in runs]
         self.out.write_bytes(merge_rendered(urls, runs, self._render))
@@ -206,6 +207,8 @@ class _Writer:
 
     def finish(self) -> None:
         self.flush()
+        if self.spec is not None and self.spec.runs:  # never output with entries left out
+            raise RuntimeError(f"{len(self.spec.runs)} rendered runs after the last entry")
         if self.csv is not None and not self.header:
             self._header(False)
 

@@ -155,6 +155,20 @@ class RenderSpec:
         runs, self.runs = self.runs, []
         return runs
 
+    def take_before(self, given: int) -> list[RenderedRun]:
+        """``take``'s runs that no entry still to come goes before: ``given`` entries of the
+        document (the runs' records among them) are the reader's so far; a writer that
+        flushes part-way through a chunk's entries has not had those between the later
+        runs, which wait for the next call."""
+        taken = 0
+        for run in self.runs:
+            if run.at > given:
+                break
+            given += run.count
+            taken += 1
+        runs, self.runs = self.runs[:taken], self.runs[taken:]
+        return runs
+
     def start(
         self,
         limit: int,
@@ -222,6 +236,7 @@ class RenderSpec:
         # the same as the text renderer's, reported
         self.column_renderer.order_notes()
         self.column_renderer.lastmod_notes()
+        self.column_renderer.pad_notes()
         if done != count:
             raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -29,7 +30,7 @@ from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, us
 from .columns import RecentLines
 
 if TYPE_CHECKING:
-    from .._core import LastmodNote, OrderNote
+    from .._core import LastmodNote, OrderNote, PadNote
     from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
@@ -365,6 +366,13 @@ class Sink:
             self.issue("lenient-lastmod", f"{text[:100]!r}: {problem}", line)
         return value
 
+    def padded(self, name: str, stripped: str, line: int) -> None:
+        """The value of ``<name>`` on ``line`` was written with whitespace around it
+        (``stripped``: without it)."""
+        self.issue(
+            "whitespace-in-value", f"<{name}> {stripped[:100]!r} has whitespace around it", line
+        )
+
     def changefreq(self, text: str, line: int) -> ChangeFreq | None:
         found = CHANGEFREQ.get(text)
         if found is not None:
@@ -450,22 +458,32 @@ def add_each(
     converted: list[tuple[int, int, str | None, str]],
     notes: Sequence[OrderNote] = (),
     lastmods: Sequence[LastmodNote] = (),
+    pads: Sequence[PadNote] = (),
 ) -> bool:
     """``Sink.add`` for each of a run of entries with their lines; each loc the core made a URI
     of (``converted``: record, line, text, uri) is reported just before its entry, then its
     lenient or invalid lastmod (``lastmods``), then its extension elements out of the schema's order
-    (``notes``), in document order as the careful lane reports them. False when reading
-    must stop."""
+    (``notes``), in document order as the careful lane reports them, each value written
+    padded (``pads``) before its own. False when reading must stop."""
     due = {c[0]: c for c in converted}
     judged = {note[0]: note for note in lastmods}
+    padded: dict[int, list[PadNote]] = {}
+    for pad in pads:
+        padded.setdefault(pad[0], []).append(pad)
+    if any(pad[2] == 0 for pad in pads):
+        sink.odd_made = True  # a loc's text is not its value: check reads it again
     late: dict[int, list[OrderNote]] = {}
     for note in notes:
         late.setdefault(note[0], []).append(note)
     for i, entry in enumerate(entries):
+        pads_of = padded.get(i, ())
+        pad_run(sink, [p for p in pads_of if p[2] == 0])
         if i in due:
             converted_run(sink, [(0, *due[i][1:])])
+        pad_run(sink, [p for p in pads_of if p[2] == 1])
         if i in judged:
             lastmod_run(sink, [judged[i]])
+        pad_run(sink, [p for p in pads_of if p[2] > 1])
         if i in late:
             order_notes(sink, late[i])
         if not sink.add(entry, lines[i]):
@@ -482,18 +500,45 @@ def run_issues(
     more: int = 0,
     notes: Sequence[OrderNote] = (),
     lastmods: tuple[Sequence[LastmodNote], tuple[int, int]] = ((), (0, 0)),
+    pads: tuple[Sequence[PadNote], tuple[int, int, int, int]] = ((), (0, 0, 0, 0)),
 ) -> None:
     """A compiled run's issues before its entries are passed on, each record's in the order
-    the careful lane gives them: its loc made a URI (``converted_run``), its lenient or
-    invalid lastmod (``lastmods``: the listed ones and how many more of each,
-    ``lastmod_run``), its extension elements out of the schema's order (``notes``). None
-    past the entry limit (reading stops there)."""
+    the careful lane gives them: each value's whitespace around it (``pads``: the listed
+    ones and how many more of each element, ``pad_run``) before the value's own issues, its
+    loc made a URI (``converted_run``), its lenient or invalid lastmod (``lastmods``: the
+    listed ones and how many more of each code, ``lastmod_run``), its extension elements out
+    of the schema's order (``notes``). None past the entry limit (reading stops there); past
+    the cap of its code an issue is only counted, so those are counted at once, not put in
+    order."""
     room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
+
+    def before_limit(items: Sequence[Any]) -> Sequence[Any]:
+        if not items or items[-1][0] < room:
+            return items
+        return items[: bisect_left(items, room, key=_record)]
+
+    padded = before_limit(pads[0])
+    if pads[1][0] or any(pad[2] == 0 for pad in padded):
+        sink.odd_made = True  # a loc's text is not its value: check reads it again
+    past: Counter[str] = Counter()
+    past["whitespace-in-value"] += sum(pads[1])
+    past["lenient-lastmod"] += lastmods[1][0]
+    past["invalid-lastmod"] += lastmods[1][1]
+    padded = _listed(sink, padded, "whitespace-in-value", past)
+    lenient = _listed(sink, before_limit(lastmods[0]), _lastmod_code, past)
+    notes = _listed(sink, before_limit(notes), "extension-order", past)
+    by_element: list[list[PadNote]] = [[], [], [], []]
+    for pad in padded:
+        by_element[pad[2]].append(pad)
     streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]] = [
-        (items if items[-1][0] < room else items[: bisect_left(items, room, key=_record)], say)
+        (items, say)
         for items, say in (
-            (converted, converted_run),
-            (lastmods[0], lastmod_run),
+            (by_element[0], pad_run),
+            (before_limit(converted), converted_run),
+            (by_element[1], pad_run),
+            (lenient, lastmod_run),
+            (by_element[2], pad_run),
+            (by_element[3], pad_run),
             (notes, order_notes),
         )
         if items
@@ -504,8 +549,44 @@ def run_issues(
         _in_record_order(sink, streams)
     if more:
         converted_run(sink, (), more)
-    if any(lastmods[1]):
-        lastmod_run(sink, (), lastmods[1])
+    per_code = sink.per_code
+    for code, n in past.items():  # after those said: they fill the cap first
+        if n:
+            per_code[code] = per_code.get(code, 0) + n
+
+
+def _listed(
+    sink: Sink,
+    items: Sequence[tuple[Any, ...]],
+    code_of: Callable[[Any], str] | str,
+    past: Counter[str],
+) -> Sequence[tuple[Any, ...]]:
+    """The ``items`` whose issues are still listed (their code's cap not reached), in order;
+    the others counted in ``past``. ``code_of``: the items' one code, or each one's."""
+    if not items:
+        return items
+    codes = [code_of] if isinstance(code_of, str) else list({code_of(i) for i in items})
+    left = {code: MAX_ISSUES_PER_CODE - sink.per_code.get(code, 0) for code in codes}
+    if min(left.values()) >= len(items):
+        return items
+    if len(codes) == 1:  # a slice, not a loop: a take lists a thousand
+        keep = max(left[codes[0]], 0)
+        past[codes[0]] += len(items) - keep
+        return items[:keep]
+    assert callable(code_of)
+    listed = []
+    for item in items:
+        code = code_of(item)
+        if left[code] > 0:
+            listed.append(item)
+        else:
+            past[code] += 1
+        left[code] -= 1
+    return listed
+
+
+def _lastmod_code(note: LastmodNote) -> str:
+    return _LASTMOD_CODES[note[3]]
 
 
 def _in_record_order(
@@ -533,24 +614,24 @@ def _in_record_order(
         at[best] = stop
 
 
-def lastmod_run(sink: Sink, notes: Sequence[LastmodNote], more: tuple[int, int] = (0, 0)) -> None:
+def lastmod_run(sink: Sink, notes: Sequence[LastmodNote]) -> None:
     """The issue of each lastmod the compiled core judged as the reader does ((record, line,
-    text, invalid) each): ``Sink.lastmod``'s own, past the listed ones of its code counted,
-    as ``Sink.issue`` counts, with ``more`` (lenient, invalid) the render lane gave no tuple
-    for."""
-    per_code = sink.per_code
-    for _, line, text, invalid in notes:
-        code = _LASTMOD_CODES[invalid]
-        if per_code.get(code, 0) < MAX_ISSUES_PER_CODE:
-            sink.lastmod(text, line)
-        else:
-            per_code[code] += 1
-    for code, past in zip(_LASTMOD_CODES, more, strict=True):
-        if past:
-            per_code[code] = per_code.get(code, 0) + past
+    text, invalid) each): ``Sink.lastmod``'s own (past its code's cap counted by it)."""
+    for _, line, text, _ in notes:
+        sink.lastmod(text, line)
 
 
 _LASTMOD_CODES = ("lenient-lastmod", "invalid-lastmod")
+
+
+_PADDED = ("loc", "lastmod", "changefreq", "priority")
+
+
+def pad_run(sink: Sink, notes: Sequence[PadNote]) -> None:
+    """``whitespace-in-value`` for each value the compiled core read stripped ((record, line,
+    element, text) each), in ``Sink.padded``'s words (past the cap counted by it)."""
+    for _, line, element, text in notes:
+        sink.padded(_PADDED[element], text, line)
 
 
 def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:

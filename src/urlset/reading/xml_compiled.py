@@ -220,6 +220,7 @@ class CompiledLane:
         assert scanner is not None  # what gave the run
         notes = scanner.scanned_order_notes() if images else []
         judged = scanner.scanned_lastmod_notes()  # lastmods the reader reports
+        pads = scanner.scanned_pad_notes()
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
@@ -231,11 +232,11 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            run_issues(sink, converted, 0, notes, (judged, (0, 0)))
+            run_issues(sink, converted, 0, notes, (judged, (0, 0)), (pads, (0, 0, 0, 0)))
             sink.count += n
             sink.out.extend(entries)
             return True
-        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes, judged):
+        if not add_each(sink, entries, memoryview(lines).cast("I"), converted, notes, judged, pads):
             self.status.state = DONE
             return False
         return True
@@ -363,8 +364,14 @@ def render_records(
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
-                # its only issues
-                run_issues(sink, converted, more, renderer.order_notes(), renderer.lastmod_notes())
+                run_issues(  # its only issues
+                    sink,
+                    converted,
+                    more,
+                    renderer.order_notes(),
+                    renderer.lastmod_notes(),
+                    renderer.pad_notes(),
+                )
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.add_run(sink.count, n, text, sink.out)
@@ -407,6 +414,7 @@ def render_records(
                 0,
                 scanner.scanned_order_notes(),
                 (scanner.scanned_lastmod_notes(), (0, 0)),
+                (scanner.scanned_pad_notes(), (0, 0, 0, 0)),
             )
             entry: Url | SitemapRef
             if lane.index:

@@ -429,9 +429,7 @@ def value_text(sink: Sink, name: str, text: str, line: int) -> str | None:
         return None
     stripped = text.strip()
     if len(stripped) != len(text):
-        sink.issue(
-            "whitespace-in-value", f"<{name}> {stripped[:100]!r} has whitespace around it", line
-        )
+        sink.padded(name, stripped, line)
     return stripped
 
 

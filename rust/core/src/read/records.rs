@@ -92,6 +92,9 @@ pub struct Record {
     /// Whether its core elements are written in another order than the protocol's (the
     /// checker, which trusts a run's structure, reports it: `element-order`).
     pub reordered: bool,
+    /// Its values written with whitespace around them (a pretty printer's, on lines of
+    /// their own), in document order: read stripped (the spans above are), each reported.
+    pub padded: Option<Box<[Padded]>>,
 }
 
 impl Record {
@@ -99,6 +102,50 @@ impl Record {
     pub fn extended(&self) -> bool {
         self.images.is_some() || self.media.is_some()
     }
+
+    /// Whether its loc was written with whitespace around it (its text is not its value:
+    /// check reads it again).
+    pub fn padded_loc(&self) -> bool {
+        self.padded.as_ref().is_some_and(|p| p[0].element == 0)
+    }
+}
+
+/// A value written with whitespace around it: which (0 loc, 1 lastmod, 2 changefreq, 3
+/// priority), its element's line, and its text stripped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Padded {
+    pub element: u8,
+    pub line: u32,
+    pub text: Span,
+}
+
+/// A run's value written with whitespace around it, for the reader's `whitespace-in-value`:
+/// the record's index in the run, the element's line, which element ([`Padded`]), and its
+/// text stripped, its references read.
+pub type PadNote = (usize, u32, u8, String);
+
+/// The [`PadNote`] of `p`, a value of the run's record `index`.
+pub fn pad_note(text: &[u8], p: &Padded, index: usize) -> PadNote {
+    // the scan took it as a value's text
+    let written = value_text(&text[p.text.0..p.text.1], usize::MAX).unwrap_or_default();
+    (index, p.line, p.element, written)
+}
+
+/// `span` of `text` without the XML whitespace around it, when there was some, something is
+/// left, and no carriage return in it stands alone (a parser reads one as a line's end;
+/// lines are counted in line feeds).
+fn stripped(text: &[u8], (a, b): Span) -> Option<Span> {
+    let value = &text[a..b];
+    let (first, last) = (*value.first()?, *value.last()?);
+    if !is_space(first) && !is_space(last) {
+        return None;
+    }
+    let start = value.iter().position(|&b| !is_space(b))?;
+    let end = value.iter().rposition(|&b| !is_space(b))? + 1;
+    let lone_cr = |from: usize, to: usize| {
+        (from..to).any(|i| value[i] == b'\r' && value.get(i + 1) != Some(&b'\n'))
+    };
+    (!lone_cr(0, start) && !lone_cr(end, value.len())).then_some((a + start, a + end))
 }
 
 /// A lastmod the reader reports: its element's line, its text, and whether it is invalid
@@ -385,6 +432,10 @@ impl Cursor<'_> {
             return None;
         }
         let line = self.line;
+        // a value on lines of its own (whitespace around it): those lines counted
+        if span.1 > span.0 && (is_space(self.text[span.0]) || is_space(self.text[span.1 - 1])) {
+            self.line += count_lines(&self.text[span.0..span.1]);
+        }
         self.pos = end + close.len();
         self.spaces();
         Some((span, line))
@@ -527,10 +578,27 @@ fn entry(
     // the core elements in another order: a record when its values are plain (the sink's
     // findings of one entry come in the protocol's order, so one with any is lxml's)
     let moved = !c.at(close) && !literal && reordered(c, &mut spans, limits.kind);
+    // values with whitespace around them, read stripped (in protocol order only: each
+    // reported before the value's own issues)
+    let (written, mut padded) = (spans, Vec::new());
+    if !moved {
+        for (i, slot) in spans.iter_mut().enumerate() {
+            if let Some((span, line)) = slot {
+                if let Some(inner) = stripped(c.text, *span) {
+                    *span = inner;
+                    padded.push(Padded {
+                        element: i as u8,
+                        line: *line,
+                        text: inner,
+                    });
+                }
+            }
+        }
+    }
     let Some((loc, loc_line)) = spans[0] else {
         // an entry without a loc (empty, or other values only): judged, the reader reports it
         return if c.at(close) {
-            judged(c, spans, line, start, limits)
+            judged(c, written, line, start, limits)
         } else {
             None
         };
@@ -609,6 +677,7 @@ fn entry(
             images: None,
             media: None,
             reordered: moved,
+            padded: (!padded.is_empty()).then(|| padded.into_boxed_slice()),
         })
     })();
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
@@ -623,12 +692,13 @@ fn entry(
         Some(record)
             if record.uri.is_none()
                 && record.judged_lastmod.is_none()
+                && record.padded.is_none()
                 && limits.kind == Kind::Urlset
                 && extension_start(&c.text[c.pos..]) =>
         {
             Some(Entry::Extension(record))
         }
-        _ if c.at(close) && !literal && !moved => judged(c, spans, line, start, limits),
+        _ if c.at(close) && !literal && !moved => judged(c, written, line, start, limits),
         _ => None,
     }
 }
@@ -982,7 +1052,8 @@ fn scan_records(
                 continue;
             }
             // a run to judge ends before a record with extensions (a run's entries have none)
-            Some(Entry::Canonical(record)) if record.extended() => {
+            // and before one with values written padded (their texts are not kept)
+            Some(Entry::Canonical(record)) if record.extended() || record.padded.is_some() => {
                 return Scan {
                     records,
                     pos: start,
@@ -1074,6 +1145,39 @@ mod tests {
         let lm = b.lastmod.unwrap();
         assert_eq!(&text[lm.0..lm.1], "2024-01-02");
         assert_eq!((b.changefreq, b.priority), (Some(2), Some(0.5)));
+    }
+
+    #[test]
+    fn values_written_padded_are_read_stripped_and_noted() {
+        let text = "<url>\n  <loc>\n    https://a.test/x?a&amp;b\n  </loc>\n  <lastmod> 2024-01-02 </lastmod>\n  <changefreq>\tdaily</changefreq><priority>0.5\r\n</priority>\n</url>\n<url><loc>https://a.test/y</loc></url>\n<url><loc>  </loc></url>";
+        let s = scan_all(text);
+        assert_eq!(s.records.len(), 2);
+        let (a, b) = (&s.records[0], &s.records[1]);
+        assert_eq!(&text[a.loc.0..a.loc.1], "https://a.test/x?a&amp;b");
+        assert!(a.has_entity && a.padded_loc() && b.padded.is_none());
+        let lastmod = a.lastmod.unwrap();
+        assert_eq!(&text[lastmod.0..lastmod.1], "2024-01-02");
+        assert_eq!((a.changefreq, a.priority), (Some(2), Some(0.5)));
+        // each element's line, and the lines inside the values counted for what follows
+        let padded: Vec<(u8, u32)> = a
+            .padded
+            .iter()
+            .flatten()
+            .map(|p| (p.element, p.line))
+            .collect();
+        assert_eq!(padded, [(0, 2), (1, 5), (2, 6), (3, 6)]);
+        assert_eq!(b.line, 9);
+        let mut notes = Vec::new();
+        for p in a.padded.iter().flatten() {
+            notes.push(pad_note(text.as_bytes(), p, 0));
+        }
+        assert_eq!(notes[0], (0, 2, 0, "https://a.test/x?a&b".to_string()));
+        assert_eq!(notes[3].3, "0.5");
+        // a value of whitespace only is the reader's to judge
+        let Stop::Judged(run) = &s.stop else {
+            panic!("{:?}", s.stop)
+        };
+        assert_eq!(run[0].line, 10);
     }
 
     #[test]

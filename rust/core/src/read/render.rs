@@ -15,8 +15,8 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_judged_lastmod, note_late, scan_until, Converted, Kind, LastmodNote, Limits, OrderNote,
-    Record, Scan, Spares, Stop,
+    note_judged_lastmod, note_late, pad_note, scan_until, Converted, Kind, LastmodNote, Limits,
+    OrderNote, PadNote, Record, Scan, Spares, Stop,
 };
 use super::seen::{hash_of, SeenLocs, WARMED};
 use super::values::value_str;
@@ -63,6 +63,8 @@ pub struct Seen {
     notes: Vec<OrderNote>,
     /// The lastmods among them the reader reports ([`Seen::take_lastmod_notes`]).
     lastmods: LastmodNotes,
+    /// Their values written with whitespace around them ([`Seen::take_pad_notes`]).
+    pads: PadNotes,
     /// The conversions of records taken, for the next scans to fill again.
     spare: Spares,
     /// The locs' hashes of the scan being judged, made before any is noted (`run`).
@@ -103,6 +105,28 @@ impl LastmodNotes {
     }
 }
 
+/// The values written with whitespace around them noted between two takes: the first
+/// [`LISTED_NOTES`] with their texts, the others counted by element (loc, lastmod,
+/// changefreq, priority).
+#[derive(Default)]
+struct PadNotes {
+    listed: Vec<PadNote>,
+    more: [usize; 4],
+}
+
+impl PadNotes {
+    /// Note the padded values of record `r` of `text`, counted `index` in its run.
+    fn note(&mut self, text: &[u8], r: &Record, index: usize) {
+        for p in r.padded.iter().flatten() {
+            if self.listed.len() < LISTED_NOTES {
+                self.listed.push(pad_note(text, p, index));
+            } else {
+                self.more[usize::from(p.element)] += 1;
+            }
+        }
+    }
+}
+
 /// The most conversions [`Seen`] keeps for the next scans (a window's worth).
 const KEPT_SPARE: usize = 1 << 12;
 
@@ -127,6 +151,14 @@ impl Seen {
     /// how many more of each.
     pub fn take_lastmod_notes(&mut self) -> (Vec<LastmodNote>, [usize; 2]) {
         let notes = std::mem::take(&mut self.lastmods);
+        (notes.listed, notes.more)
+    }
+
+    /// The values written with whitespace around them among the records of the runs since
+    /// the last call (the reader reports them: `whitespace-in-value`): the first
+    /// [`LISTED_NOTES`], and how many more of each element.
+    pub fn take_pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
+        let notes = std::mem::take(&mut self.pads);
         (notes.listed, notes.more)
     }
 
@@ -1043,7 +1075,9 @@ fn take_ahead(
         }
         note_late(text, r, count, kind, &mut seen.notes);
         seen.lastmods.note(text, r, count);
-        // taken: its URI moves into the conversion (as in `run`)
+        seen.pads.note(text, r, count);
+        made |= r.padded_loc(); // check reads its text again
+                                // taken: its URI moves into the conversion (as in `run`)
         if let Some(mut c) = r.uri.take() {
             made = true;
             conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
@@ -1163,8 +1197,10 @@ fn run(
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
             seen.lastmods.note(text, r, count);
-            // taken: the record's URI moves into the conversion, not copied (the scan's
-            // records are dropped or cleared after the run)
+            seen.pads.note(text, r, count);
+            made |= r.padded_loc(); // check reads its text again
+                                    // taken: the record's URI moves into the conversion, not copied (the scan's
+                                    // records are dropped or cleared after the run)
             if let Some(mut c) = r.uri.take() {
                 made = true;
                 conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);

@@ -84,6 +84,7 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
         images: None,
         media: None,
         reordered: false,
+        padded: None,
     })
 }
 

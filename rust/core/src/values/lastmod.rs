@@ -2,10 +2,10 @@
 //! exactly as `urlset.dates` does (`parse_w3c` then `format_w3c`), and the two orderings the
 //! build needs as integers: the newest for the index, the future check.
 //!
-//! The reader asks the same parse a narrower question ([`plain_lastmod`]).
-//!
-//! Anything outside the strict forms (spaces around, other digits, leniencies) is `None`
-//! here; the caller then checks that value the long way, which explains the problem.
+//! The reader asks the same parse a narrower question ([`plain_lastmod`]), and of a text
+//! outside the strict forms what the reader makes of it ([`judged_lastmod`]): a lenient
+//! form's value, or invalid. Anything else (spaces around, other digits) is `None` there; the
+//! reader then checks that value the long way, which explains the problem.
 
 /// How much of a lastmod was given; a year or a month is written as it was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
