@@ -22,7 +22,6 @@ FORMS = bench_module("bench_read_forms")
 
 # the forms whose entries leave the core, and why (the others: none leaves it)
 LEAVING = {
-    "whitespace-around-values": "values",  # warned, judged by the sink
     "empty-optional": "piece",  # errors: lxml's
     "attribute-on-url": "piece",
     "image-loc-on-its-own-lines": "extension",  # warned by the image reader

@@ -27,7 +27,7 @@ from urlset.extensions.rules import EXT_CODES
 from urlset.limits import ReadLimits
 from urlset.model import ChangeFreq, RawElement, SitemapRef, Url
 from urlset.reading.reader import SitemapReader, read_bytes
-from urlset.reading.sink import Sink, fast_lastmod, fast_uri
+from urlset.reading.sink import Sink, fast_lastmod, fast_priority, fast_uri
 from urlset.urls import to_uri
 from urlset.writing.document import SitemapDocument, index_document
 
@@ -511,7 +511,7 @@ def test_compiled_lastmod_judgements_are_the_readers(text: str) -> None:
     it: the same value, or none, and the issue of the same code; and every text the core
     claims (the lenient forms in ASCII, and printable ASCII without whitespace around it, '&',
     '<' or a 't'), it judges: none leaves the core."""
-    judged = _core.judged_lastmod_value(text.encode())
+    judged = _core.judged_value(1, text.encode())
     sink = Sink("t", ReadLimits(), None)
     value = sink.lastmod(text, 1)
     codes = [i.code for i in sink.out]
@@ -530,6 +530,46 @@ def test_compiled_lastmod_judgements_are_the_readers(text: str) -> None:
         assert isinstance(fast, datetime)
         assert value.timetuple() == fast.timetuple() and value.microsecond == fast.microsecond
         assert value.tzinfo == fast.tzinfo and value.utcoffset() == fast.utcoffset()
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from([2, 3]),
+    st.sampled_from(["daily", "Weekly", "NEVER", "0.5", ".5", "1.0", "1e-1", "inf", "nan"])
+    | st.text("0123456789.+-eEinfatyDWdlywkN_ &", max_size=12),
+)
+def test_compiled_changefreq_and_priority_judgements_are_the_readers(
+    element: int, text: str
+) -> None:
+    """A changefreq or priority the compiled lane judges is what Sink.changefreq or
+    Sink.priority makes of it: the same value, or none, and the issue of the same code (or
+    none: Python's float reads '.5' without a word); and every text of printable ASCII
+    without a space at its ends, '&', '<' or (a priority) '_' it judges."""
+    judged = _core.judged_value(element, text.encode())
+    sink = Sink("t", ReadLimits(), None)
+    read = sink.changefreq if element == 2 else sink.priority
+    value = read(text, 1)
+    codes = [i.code for i in sink.out]
+    if judged is None:
+        claimed = text == text.strip() and re.fullmatch(r"[ -~]*", text) is not None
+        claimed = claimed and not re.search("[&<]" if element == 2 else "[&<_]", text)
+        plain = (element == 2 and text in {c.value for c in ChangeFreq}) or (
+            element == 3 and fast_priority(text) is not None
+        )
+        assert not claimed or plain, (text, value, codes)
+        return
+    fast, invalid = judged
+    if invalid:
+        assert value is None and codes == [
+            "invalid-changefreq" if element == 2 else "invalid-priority"
+        ]
+        return
+    if element == 2:
+        assert (
+            isinstance(value, ChangeFreq) and value.value == fast and codes == ["changefreq-case"]
+        )
+    else:
+        assert value == fast and codes == [], (text, value, fast, codes)
 
 
 def test_reader_refuses_feed_after_close_and_bad_base() -> None:

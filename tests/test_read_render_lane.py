@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import mixed_sitemap
-from urlset._core import judged_lastmod_value
+from urlset._core import judged_value
 from urlset.cli import main, read_run
 from urlset.reading import rendered
 from urlset.reading.reader import FILE_CHUNK
@@ -294,7 +294,8 @@ def test_runs_written_as_they_come(
 def _judged_density(count: int, every: int, lastmod: str, seed: int) -> bytes:
     """A urlset whose entry ``i`` has ``lastmod`` (one the reader judges) when ``i % every``
     is 0 (``every`` 0: at random, one in three), else a W3C date; some with an image, a
-    changefreq to correct, a repeated loc or an entity among them."""
+    changefreq to correct, a priority only Python reads, a repeated loc or an entity among
+    them."""
     rng = random.Random(seed)
     head = HEAD.replace(
         '0.9">', '0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
@@ -306,6 +307,8 @@ def _judged_density(count: int, every: int, lastmod: str, seed: int) -> bytes:
         parts.append(f"<lastmod>{lastmod if judged else '2024-05-06'}</lastmod>")
         if rng.random() < 0.05:
             parts.append("<changefreq>Weekly</changefreq>")
+        if rng.random() < 0.03:
+            parts.append("<priority>0_5</priority>")  # float's underscore: the reader's
         if rng.random() < 0.03:
             parts.append(
                 "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>"
@@ -357,10 +360,10 @@ def test_entries_to_judge_in_runs(
         runs.clear()
         entries.clear()
         _read(monkeypatch, tmp_path, path, "jsonl", lane=True)
-        if judged_lastmod_value(lastmod.encode()) is not None:
-            # the core judges the lastmods: only the entries with a changefreq to correct
-            # are the reader's (one in 20)
-            assert entries and all(type(e[3]) is tuple for e in entries), entries[:3]
+        if judged_value(1, lastmod.encode()) is not None:
+            # the core judges the lastmods and the changefreqs to correct: only the entries
+            # with a priority only Python reads are the reader's
+            assert entries and all(type(e[4]) is tuple for e in entries), entries[:3]
         else:  # a run ends at an image, a chunk's end or a half's: dozens of entries
             assert sum(runs) >= 2 * 1900 and sum(runs) / len(runs) >= 10, (len(runs), sum(runs))
 

@@ -41,7 +41,7 @@ def test_the_counter_names_each_entry_that_left_and_why() -> None:
     plain = "".join(SHAPES.entry("plain", i) for i in range(20))
     odd = (
         SHAPES.entry("plain", 3)  # a duplicate
-        + "<url><loc>https://www.example.com/x</loc><priority>1.5</priority></url>\n"
+        + "<url><loc>https://www.example.com/x</loc><priority>0_5</priority></url>\n"
         + "<url><loc>https://www.example.com/y</loc><other:r><?pi x?></other:r></url>\n"
     )
     data = f"<urlset {SHAPES.NAMESPACES}>\n{plain}{odd}</urlset>\n".encode()

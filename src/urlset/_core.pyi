@@ -323,8 +323,8 @@ class UrlsetScanner:
     ]: ...
     # the last scan's extension elements out of the schema's order (OrderNote each), taken
     def scanned_order_notes(self) -> list[OrderNote]: ...
-    # the last scan's records with a lastmod the reader reports (LastmodNote each), taken
-    def scanned_lastmod_notes(self) -> list[LastmodNote]: ...
+    # the last scan's values the reader reports (ValueNote each), taken
+    def scanned_value_notes(self) -> list[ValueNote]: ...
     # the last scan's values written with whitespace around them (PadNote each), taken
     def scanned_pad_notes(self) -> list[PadNote]: ...
 
@@ -334,9 +334,9 @@ class UrlsetScanner:
 # modules' IMAGE_CHILDREN, VIDEO_CHILDREN, NEWS_CHILDREN, PUBLICATION_CHILDREN list them)
 OrderNote = tuple[int, int, int, int, int]
 
-# a record whose lastmod the reader reports, lenient or invalid, as the core judged it:
-# (record, the line of the lastmod, its text, whether it is invalid)
-LastmodNote = tuple[int, int, str, bool]
+# a record's value the reader reports, as the core judged it: (record, the line of its element,
+# which (1 lastmod, 2 changefreq, 3 priority), its text, whether it is invalid)
+ValueNote = tuple[int, int, int, str, bool]
 
 # a record's value written with whitespace around it: (record, the line of its element, which
 # (0 loc, 1 lastmod, 2 changefreq, 3 priority), its text stripped)
@@ -376,9 +376,12 @@ def printable(text: str) -> bool: ...
 # the date or aware datetime the compiled lane gives a plain lastmod text, else None
 def lastmod_value(text: bytes) -> date | datetime | None: ...
 
-# what the compiled lane makes of a lastmod text the reader reports: (its value, False) when
-# lenient, (None, True) when invalid; None for a plain text or one it leaves to the reader
-def judged_lastmod_value(text: bytes) -> tuple[date | datetime | None, bool] | None: ...
+# what the compiled lane makes of a value's text the reader reports (element 1 lastmod, 2
+# changefreq, 3 priority): (its value, False) when read, (None, True) when invalid; None for a
+# plain text or one it leaves to the reader
+def judged_value(
+    element: int, text: bytes
+) -> tuple[date | datetime | str | float | None, bool] | None: ...
 
 # --- the render lane (rust/py/src/render.rs) ---
 
@@ -473,13 +476,13 @@ class RecordRenderer:
     # the extension elements out of the schema's order among the records rendered since the
     # last call (OrderNote each, its record counted in its run), taken
     def order_notes(self) -> list[OrderNote]: ...
-    # the records with a lastmod the reader reports among those rendered since the last call:
-    # the first 1,000 of each code (LastmodNote each, its record counted in its run) and how
-    # many more of each (lenient, invalid), taken
-    def lastmod_notes(self) -> tuple[list[LastmodNote], tuple[int, int]]: ...
+    # the values the reader reports among the records rendered since the last call: the first
+    # 1,000 of each code (ValueNote each, its record counted in its run) and how many more of
+    # each code (sink._JUDGED_CODES), taken
+    def value_notes(self) -> tuple[list[ValueNote], list[int]]: ...
     # the values written with whitespace around them among the records rendered since the
     # last call: the first 1,000 (PadNote each) and how many more of each element, taken
-    def pad_notes(self) -> tuple[list[PadNote], tuple[int, int, int, int]]: ...
+    def pad_notes(self) -> tuple[list[PadNote], list[int]]: ...
     # "arrow" with judge_locs: the per-URL extension rules' facts of the records columns()
     # took last, recorded as their JSON was written (for judge_extensions), taken
     def extension_facts(self) -> ExtensionFacts | None: ...

@@ -8,6 +8,7 @@ use urlset_core::read::records::{scan, scan_with_images, Kind, Limits, Stop, Val
 use urlset_core::read::values::value_text;
 use urlset_core::values::lastmod::{judged_lastmod, plain_lastmod, Judgement};
 use urlset_core::values::loc::plain_loc;
+use urlset_core::values::scalars::{judged_changefreq, judged_priority};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else {
@@ -40,21 +41,30 @@ fuzz_target!(|data: &[u8]| {
             assert!(r.loc.0 <= r.loc.1 && r.loc.1 <= end);
             // (scan_with_images converts: a loc it made a URI of carries the URI)
             assert!(r.uri.is_some() || plain_loc(&text[r.loc.0..r.loc.1]).is_some());
-            // plain, or lenient or invalid as the reader judges it (invalid: none)
-            match (r.judged_lastmod, r.lastmod) {
+            // plain, or judged as the reader judges it (invalid: none)
+            let judged = |element| r.judged.iter().flatten().find(|v| v.element == element);
+            match (judged(1), r.lastmod) {
                 (None, Some((a, b))) => assert!(plain_lastmod(&text[a..b])),
                 (None, None) => {}
-                (Some(judged), lastmod) => {
-                    assert!(judged.line >= r.line);
-                    let (a, b) = judged.text;
-                    let expected = match judged_lastmod(&text[a..b]) {
+                (Some(v), lastmod) => {
+                    assert!(v.line >= r.line);
+                    let expected = match judged_lastmod(&text[v.text.0..v.text.1]) {
                         Some(Judgement::Lenient(value)) => Some(value),
                         Some(Judgement::Invalid) => None,
                         None => panic!("a lastmod the core does not judge"),
                     };
                     assert_eq!(r.lastmod_value, expected);
-                    assert_eq!(lastmod.is_some(), !judged.invalid);
+                    assert_eq!(lastmod.is_some(), !v.invalid);
                 }
+            }
+            if let Some(v) = judged(2) {
+                let found = judged_changefreq(&text[v.text.0..v.text.1]);
+                assert_eq!(found, Some(r.changefreq));
+                assert_eq!(v.invalid, r.changefreq.is_none());
+            }
+            if let Some(v) = judged(3) {
+                assert_eq!(judged_priority(&text[v.text.0..v.text.1]), Some(None));
+                assert!(v.invalid && r.priority.is_none());
             }
             // values read stripped: each a span of the text with no whitespace around it
             for p in r.padded.iter().flatten() {

@@ -16,8 +16,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use pyo3::types::{PyFloat, PyString};
 use urlset_core::values::lastmod::{
     judged_lastmod as judged, plain_lastmod_value, Judgement, Lastmod, Precision,
+};
+use urlset_core::values::scalars::{
+    judged_changefreq, judged_priority, plain_changefreq, plain_priority, CHANGEFREQS,
 };
 
 /// Distinct lastmods kept with their values (then forgotten all at once): a site's dates
@@ -177,14 +181,37 @@ pub fn lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<Py<PyAny>>>
     LastmodValues::new(py)?.value(py, text)
 }
 
-/// What the compiled reader makes of a lastmod text it reports ([`judged`]): (the value,
-/// False) for a lenient one, (None, True) for an invalid one; None for a text it takes as
-/// plain or leaves to the careful lane (for the tests that tie it to `Sink.lastmod`).
+/// What the compiled reader makes of a value's text it reports (`element`: 1 lastmod, 2
+/// changefreq, 3 priority): (the value, False) for one read (a lenient lastmod, a changefreq
+/// in another case, a priority read without a word), (None, True) for an invalid one; None
+/// for a text it takes as plain or leaves to the careful lane (for the tests that tie it to
+/// `Sink.lastmod`, `Sink.changefreq`, `Sink.priority`).
 #[pyfunction]
-pub fn judged_lastmod_value(py: Python<'_>, text: &[u8]) -> PyResult<Option<(Py<PyAny>, bool)>> {
-    Ok(match judged(text) {
-        None => None,
-        Some(Judgement::Invalid) => Some((py.None(), true)),
-        Some(Judgement::Lenient(value)) => Some((LastmodValues::new(py)?.of(py, &value)?, false)),
+pub fn judged_value(
+    py: Python<'_>,
+    element: u8,
+    text: &[u8],
+) -> PyResult<Option<(Py<PyAny>, bool)>> {
+    let read = |value: Option<Py<PyAny>>| match value {
+        Some(value) => (value, false),
+        None => (py.None(), true),
+    };
+    Ok(match element {
+        1 if plain_lastmod_value(text).is_none() => match judged(text) {
+            None => None,
+            Some(Judgement::Invalid) => Some(read(None)),
+            Some(Judgement::Lenient(value)) => {
+                Some(read(Some(LastmodValues::new(py)?.of(py, &value)?)))
+            }
+        },
+        2 if plain_changefreq(text).is_none() => judged_changefreq(text).map(|found| {
+            read(found.map(|i| {
+                let name = std::str::from_utf8(CHANGEFREQS[usize::from(i)]).unwrap_or_default();
+                PyString::new(py, name).into_any().unbind()
+            }))
+        }),
+        3 if plain_priority(text).is_none() => judged_priority(text)
+            .map(|found| read(found.map(|p| PyFloat::new(py, p).into_any().unbind()))),
+        _ => None,
     })
 }

@@ -19,7 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gzip::register(m)?;
     read::register(m)?;
     m.add_function(wrap_pyfunction!(lastmods::lastmod_value, m)?)?;
-    m.add_function(wrap_pyfunction!(lastmods::judged_lastmod_value, m)?)?;
+    m.add_function(wrap_pyfunction!(lastmods::judged_value, m)?)?;
     render::register(m)?;
     set::register(m)?;
     write::register(m)?;

@@ -6,8 +6,8 @@ use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_judged_lastmod, note_late, pad_note, scan, scan_converting, scan_with_extensions, Judged,
-    Kind, LastmodNote, Limits, OrderNote, PadNote, Record, Scan, Stop, Value,
+    note_late, pad_note, scan, scan_converting, scan_with_extensions, value_note, Judged, Kind,
+    Limits, OrderNote, PadNote, Record, Scan, Stop, Value, ValueNote,
 };
 
 use crate::lastmods::LastmodValues;
@@ -44,8 +44,8 @@ pub struct UrlsetScanner {
     prefixes: Option<Prefixes>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
-    /// The last scan's lastmods the reader reports (`scanned_lastmod_notes`).
-    lastmod_notes: Vec<LastmodNote>,
+    /// The last scan's values the reader reports (`scanned_value_notes`).
+    value_notes: Vec<ValueNote>,
     /// The last scan's values written with whitespace around them (`scanned_pad_notes`).
     pad_notes: Vec<PadNote>,
     /// Whether a record's core elements were in another order than the protocol's (the
@@ -437,7 +437,7 @@ impl UrlsetScanner {
                 raw_levels,
             ),
             notes: Vec::new(),
-            lastmod_notes: Vec::new(),
+            value_notes: Vec::new(),
             pad_notes: Vec::new(),
             reordered: false,
         })
@@ -449,10 +449,11 @@ impl UrlsetScanner {
         std::mem::take(&mut self.notes)
     }
 
-    /// The lastmods the reader reports among the last `scan`'s records: (record, line of
-    /// the lastmod, its text, whether it is invalid), taken.
-    fn scanned_lastmod_notes(&mut self) -> Vec<LastmodNote> {
-        std::mem::take(&mut self.lastmod_notes)
+    /// The values the reader reports among the last `scan`'s records: (record, line of the
+    /// element, which (1 lastmod, 2 changefreq, 3 priority), its text, whether it is
+    /// invalid), taken.
+    fn scanned_value_notes(&mut self) -> Vec<ValueNote> {
+        std::mem::take(&mut self.value_notes)
     }
 
     /// The values written with whitespace around them among the last `scan`'s records:
@@ -492,11 +493,13 @@ impl UrlsetScanner {
         let limits = (max_records, judged);
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
-        self.lastmod_notes.clear();
+        self.value_notes.clear();
         self.pad_notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
-            self.lastmod_notes.extend(note_judged_lastmod(bytes, r, i));
+            for v in r.judged.iter().flatten() {
+                self.value_notes.push(value_note(bytes, v, i));
+            }
             for p in r.padded.iter().flatten() {
                 self.pad_notes.push(pad_note(bytes, p, i));
             }

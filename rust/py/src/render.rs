@@ -7,7 +7,7 @@ use urlset_core::check::ext_typed::Recorded;
 use urlset_core::check::loc_texts::read_iri_only;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
-use urlset_core::read::records::{Kind, LastmodNote, Limits, OrderNote, PadNote};
+use urlset_core::read::records::{Kind, Limits, OrderNote, PadNote, ValueNote};
 use urlset_core::read::render::{
     columns_run_split, default_split_from, render_run_parts, Conversion, Conversions, Format,
     Renderer, Seen,
@@ -405,13 +405,12 @@ impl RecordRenderer {
         self.seen.take_notes()
     }
 
-    /// The lastmods the reader reports among the records rendered since the last call:
-    /// (record, line of the lastmod, its text, whether it is invalid) for the first 1,000
-    /// of each code, each record counted in its run, and how many more of each (lenient,
-    /// invalid).
-    fn lastmod_notes(&mut self) -> (Vec<LastmodNote>, (usize, usize)) {
-        let (listed, [lenient, invalid]) = self.seen.take_lastmod_notes();
-        (listed, (lenient, invalid))
+    /// The values the reader reports among the records rendered since the last call:
+    /// (record, line of the element, which, its text, whether it is invalid) for the first
+    /// 1,000 of each code, each record counted in its run, and how many more of each code
+    /// (`sink._JUDGED_CODES`).
+    fn value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
+        self.seen.take_value_notes()
     }
 
     /// The values written with whitespace around them among the records rendered since the

@@ -235,7 +235,7 @@ class RenderSpec:
         done = self.column_renderer.render(data, pos, end, line, count)[2]
         # the same as the text renderer's, reported
         self.column_renderer.order_notes()
-        self.column_renderer.lastmod_notes()
+        self.column_renderer.value_notes()
         self.column_renderer.pad_notes()
         if done != count:
             raise RuntimeError(f"the render lane read {count} records as text, {done} as columns")

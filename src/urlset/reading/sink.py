@@ -11,15 +11,12 @@ those decisions would give.
 from __future__ import annotations
 
 import sys
-from bisect import bisect_left, bisect_right
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from .._core import RecordRenderer, SeenLocs, loc_read_iri_only
+from .._core import RecordRenderer, SeenLocs
 from ..codes import CODES, rule, unlisted_message
 from ..dates import Lastmod, parse_lenient
 from ..errors import InvalidValue
@@ -30,7 +27,6 @@ from ..urls import PLAIN_HOST, made_uri_finding, non_production_host, to_uri, us
 from .columns import RecentLines
 
 if TYPE_CHECKING:
-    from .._core import LastmodNote, OrderNote, PadNote
     from .rendered import RenderSpec
 
 Event = Url | SitemapRef | Issue
@@ -398,32 +394,6 @@ class Sink:
         return None
 
 
-def converted_run(
-    sink: Sink,
-    found: Sequence[tuple[int, int, str | None, str]],
-    more: int = 0,
-    column: int = 0,
-) -> None:
-    """``Sink.converted`` for a run of (record, line, text, uri) the compiled core made URIs
-    of (each differs from its text), the next records passed on: past the listed issues
-    only counted, and none past the entry limit (reading stops there). A text is None
-    only past the issues listed when the run was read (``Sink.converted_listed``); ``more``
-    counts those the render lane gave no tuple for. ``column``: where each loc starts,
-    when known (a text sitemap's line: 1)."""
-    room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
-    if found and found[-1][0] >= room:
-        found = [c for c in found if c[0] < room]
-    listed = sink.converted_listed()
-    for _, line, text, uri in found[:listed]:
-        assert text is not None, "a listed issue without its text"
-        sink.converted(text, uri, line, column)
-    sink.odd_made |= any(t[2] is None or not loc_read_iri_only(t[2]) for t in found)
-    more += max(len(found) - listed, 0)
-    if more:  # past the listed ones, without their texts: counted here
-        sink.made_uris += more
-        sink.per_code["normalized-url"] = sink.per_code.get("normalized-url", 0) + more
-
-
 @contextmanager
 def leaving(sink: Sink, reason: str) -> Iterator[None]:
     """Entries ``sink`` is given inside leave the render lane for ``reason`` (``Sink.left``)."""
@@ -449,210 +419,6 @@ def _refuse(sink: Sink, loc: str, line: int) -> None:
         else:
             sink.out.append(issue)
     sink.held = []
-
-
-def add_each(
-    sink: Sink,
-    entries: Iterable[Url | SitemapRef],
-    lines: Sequence[int],
-    converted: list[tuple[int, int, str | None, str]],
-    notes: Sequence[OrderNote] = (),
-    lastmods: Sequence[LastmodNote] = (),
-    pads: Sequence[PadNote] = (),
-) -> bool:
-    """``Sink.add`` for each of a run of entries with their lines; each loc the core made a URI
-    of (``converted``: record, line, text, uri) is reported just before its entry, then its
-    lenient or invalid lastmod (``lastmods``), then its extension elements out of the schema's order
-    (``notes``), in document order as the careful lane reports them, each value written
-    padded (``pads``) before its own. False when reading must stop."""
-    due = {c[0]: c for c in converted}
-    judged = {note[0]: note for note in lastmods}
-    padded: dict[int, list[PadNote]] = {}
-    for pad in pads:
-        padded.setdefault(pad[0], []).append(pad)
-    if any(pad[2] == 0 for pad in pads):
-        sink.odd_made = True  # a loc's text is not its value: check reads it again
-    late: dict[int, list[OrderNote]] = {}
-    for note in notes:
-        late.setdefault(note[0], []).append(note)
-    for i, entry in enumerate(entries):
-        pads_of = padded.get(i, ())
-        pad_run(sink, [p for p in pads_of if p[2] == 0])
-        if i in due:
-            converted_run(sink, [(0, *due[i][1:])])
-        pad_run(sink, [p for p in pads_of if p[2] == 1])
-        if i in judged:
-            lastmod_run(sink, [judged[i]])
-        pad_run(sink, [p for p in pads_of if p[2] > 1])
-        if i in late:
-            order_notes(sink, late[i])
-        if not sink.add(entry, lines[i]):
-            return False
-    return True
-
-
-_record = itemgetter(0)  # a conversion's or note's record, by which both are ordered
-
-
-def run_issues(
-    sink: Sink,
-    converted: Sequence[tuple[int, int, str | None, str]],
-    more: int = 0,
-    notes: Sequence[OrderNote] = (),
-    lastmods: tuple[Sequence[LastmodNote], tuple[int, int]] = ((), (0, 0)),
-    pads: tuple[Sequence[PadNote], tuple[int, int, int, int]] = ((), (0, 0, 0, 0)),
-) -> None:
-    """A compiled run's issues before its entries are passed on, each record's in the order
-    the careful lane gives them: each value's whitespace around it (``pads``: the listed
-    ones and how many more of each element, ``pad_run``) before the value's own issues, its
-    loc made a URI (``converted_run``), its lenient or invalid lastmod (``lastmods``: the
-    listed ones and how many more of each code, ``lastmod_run``), its extension elements out
-    of the schema's order (``notes``). None past the entry limit (reading stops there); past
-    the cap of its code an issue is only counted, so those are counted at once, not put in
-    order."""
-    room = max(sink.limits.max_entries, sink.next_check) - sink.count  # see ``Sink.add``
-
-    def before_limit(items: Sequence[Any]) -> Sequence[Any]:
-        if not items or items[-1][0] < room:
-            return items
-        return items[: bisect_left(items, room, key=_record)]
-
-    padded = before_limit(pads[0])
-    if pads[1][0] or any(pad[2] == 0 for pad in padded):
-        sink.odd_made = True  # a loc's text is not its value: check reads it again
-    past: Counter[str] = Counter()
-    past["whitespace-in-value"] += sum(pads[1])
-    past["lenient-lastmod"] += lastmods[1][0]
-    past["invalid-lastmod"] += lastmods[1][1]
-    padded = _listed(sink, padded, "whitespace-in-value", past)
-    lenient = _listed(sink, before_limit(lastmods[0]), _lastmod_code, past)
-    notes = _listed(sink, before_limit(notes), "extension-order", past)
-    by_element: list[list[PadNote]] = [[], [], [], []]
-    for pad in padded:
-        by_element[pad[2]].append(pad)
-    streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]] = [
-        (items, say)
-        for items, say in (
-            (by_element[0], pad_run),
-            (before_limit(converted), converted_run),
-            (by_element[1], pad_run),
-            (lenient, lastmod_run),
-            (by_element[2], pad_run),
-            (by_element[3], pad_run),
-            (notes, order_notes),
-        )
-        if items
-    ]
-    if len(streams) == 1:
-        streams[0][1](sink, streams[0][0])
-    elif streams:
-        _in_record_order(sink, streams)
-    if more:
-        converted_run(sink, (), more)
-    per_code = sink.per_code
-    for code, n in past.items():  # after those said: they fill the cap first
-        if n:
-            per_code[code] = per_code.get(code, 0) + n
-
-
-def _listed(
-    sink: Sink,
-    items: Sequence[tuple[Any, ...]],
-    code_of: Callable[[Any], str] | str,
-    past: Counter[str],
-) -> Sequence[tuple[Any, ...]]:
-    """The ``items`` whose issues are still listed (their code's cap not reached), in order;
-    the others counted in ``past``. ``code_of``: the items' one code, or each one's."""
-    if not items:
-        return items
-    codes = [code_of] if isinstance(code_of, str) else list({code_of(i) for i in items})
-    left = {code: MAX_ISSUES_PER_CODE - sink.per_code.get(code, 0) for code in codes}
-    if min(left.values()) >= len(items):
-        return items
-    if len(codes) == 1:  # a slice, not a loop: a take lists a thousand
-        keep = max(left[codes[0]], 0)
-        past[codes[0]] += len(items) - keep
-        return items[:keep]
-    assert callable(code_of)
-    listed = []
-    for item in items:
-        code = code_of(item)
-        if left[code] > 0:
-            listed.append(item)
-        else:
-            past[code] += 1
-        left[code] -= 1
-    return listed
-
-
-def _lastmod_code(note: LastmodNote) -> str:
-    return _LASTMOD_CODES[note[3]]
-
-
-def _in_record_order(
-    sink: Sink, streams: list[tuple[Sequence[tuple[Any, ...]], Callable[[Sink, Any], None]]]
-) -> None:
-    """Each stream's issues (by record) said by its function, a record's in the streams'
-    order: in stretches, by bisection (a run can hold thousands of each)."""
-    at = [0] * len(streams)
-    while True:
-        # the next issue: of the lowest record, the earliest stream's on a tie
-        best, record = -1, sys.maxsize
-        for k, (items, _) in enumerate(streams):
-            if at[k] < len(items) and items[at[k]][0] < record:
-                best, record = k, items[at[k]][0]
-        if best < 0:
-            return
-        items, say = streams[best]
-        # on to the next record another stream comes first at
-        stop = len(items)
-        for k, (other, _) in enumerate(streams):
-            if k != best and at[k] < len(other):
-                bisect = bisect_left if k < best else bisect_right
-                stop = min(stop, bisect(items, other[at[k]][0], lo=at[best], key=_record))
-        say(sink, items[at[best] : stop])
-        at[best] = stop
-
-
-def lastmod_run(sink: Sink, notes: Sequence[LastmodNote]) -> None:
-    """The issue of each lastmod the compiled core judged as the reader does ((record, line,
-    text, invalid) each): ``Sink.lastmod``'s own (past its code's cap counted by it)."""
-    for _, line, text, _ in notes:
-        sink.lastmod(text, line)
-
-
-_LASTMOD_CODES = ("lenient-lastmod", "invalid-lastmod")
-
-
-_PADDED = ("loc", "lastmod", "changefreq", "priority")
-
-
-def pad_run(sink: Sink, notes: Sequence[PadNote]) -> None:
-    """``whitespace-in-value`` for each value the compiled core read stripped ((record, line,
-    element, text) each), in ``Sink.padded``'s words (past the cap counted by it)."""
-    for _, line, element, text in notes:
-        sink.padded(_PADDED[element], text, line)
-
-
-def order_notes(sink: Sink, notes: Sequence[OrderNote]) -> None:
-    """``extension-order`` for each image, video, news article or publication whose children
-    the compiled core read out of the schema's order (``OrderNote``s), worded as the
-    extension's reader words it; past the listed ones counted, as ``Sink.issue`` counts."""
-    from ..extensions import image, news, video
-    from ..extensions.common import order_warning
-
-    orders: tuple[tuple[str, Sequence[str]], ...] = (
-        (image.PREFIX, image.IMAGE_CHILDREN),
-        (video.PREFIX, video.VIDEO_CHILDREN),
-        (news.PREFIX, news.NEWS_CHILDREN),
-        (news.PREFIX, news.PUBLICATION_CHILDREN),
-    )
-    listed = max(MAX_ISSUES_PER_CODE - sink.per_code.get("extension-order", 0), 0)
-    for _, line, kind, child, after in notes[:listed]:
-        prefix, order = orders[kind]
-        sink.issue("extension-order", order_warning(prefix, order, child, after), line)
-    if len(notes) > listed:
-        sink.per_code["extension-order"] += len(notes) - listed
 
 
 def _joined(base_url: str, text: str) -> str:

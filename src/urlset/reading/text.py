@@ -16,7 +16,8 @@ from __future__ import annotations
 from .._core import RecordRenderer
 from ..model import Url
 from ..patterns import lazy
-from .sink import Sink, converted_run, leaving
+from .run_issues import converted_run
+from .sink import Sink, leaving
 
 _LINE_BREAK = lazy(rb"\r\n?|\n")
 _NO_PREFIXES = (None, None, None, None)

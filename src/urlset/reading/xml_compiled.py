@@ -36,7 +36,8 @@ from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderSpec
-from .sink import Sink, add_each, leaving, run_issues
+from .run_issues import add_each, rendered_issues, run_issues, scanned_issues, scanned_notes
+from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, JOIN_BELOW, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
 from .xml_full import FullLane, tail_and_filler
@@ -216,11 +217,8 @@ class CompiledLane:
         bulk when nothing is due (no limit, new host finding or duplicate); else one at a time
         (``add_each``). False when reading must stop."""
         sink = self.sink
-        scanner = self.scanner
-        assert scanner is not None  # what gave the run
-        notes = scanner.scanned_order_notes() if images else []
-        judged = scanner.scanned_lastmod_notes()  # lastmods the reader reports
-        pads = scanner.scanned_pad_notes()
+        assert self.scanner is not None  # what gave the run
+        notes, judged, pads = scanned_notes(self.scanner)
         n = len(locs)
         entries: Iterator[Url | SitemapRef]
         if self.index:
@@ -232,7 +230,7 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            run_issues(sink, converted, 0, notes, (judged, (0, 0)), (pads, (0, 0, 0, 0)))
+            run_issues(sink, converted, 0, notes, (judged, ()), (pads, ()))
             sink.count += n
             sink.out.extend(entries)
             return True
@@ -364,14 +362,7 @@ def render_records(
             if made:  # a loc not a URI as written, or images: as CompiledLane._records
                 lane.locs_plain = False
             if n:
-                run_issues(  # its only issues
-                    sink,
-                    converted,
-                    more,
-                    renderer.order_notes(),
-                    renderer.lastmod_notes(),
-                    renderer.pad_notes(),
-                )
+                rendered_issues(sink, renderer, converted, more)  # its only issues
                 if columns:
                     spec.also_columns(data, was, pos, was_line, n)
                 spec.add_run(sink.count, n, text, sink.out)
@@ -407,15 +398,7 @@ def render_records(
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
-            scanner = lane.scanner
-            run_issues(
-                sink,
-                made_uris,
-                0,
-                scanner.scanned_order_notes(),
-                (scanner.scanned_lastmod_notes(), (0, 0)),
-                (scanner.scanned_pad_notes(), (0, 0, 0, 0)),
-            )
+            scanned_issues(sink, lane.scanner, made_uris)
             entry: Url | SitemapRef
             if lane.index:
                 entry = SitemapRef._trusted(locs[0], lastmods[0])

@@ -30,7 +30,9 @@ use crate::values::lastmod::{
     judged_lastmod, plain_lastmod, plain_lastmod_value, Judgement, Lastmod,
 };
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
-use crate::values::scalars::{plain_changefreq, plain_priority};
+use crate::values::scalars::{
+    judged_changefreq, judged_priority, plain_changefreq, plain_priority,
+};
 
 /// Byte offsets `start..end` into the scanned buffer.
 pub type Span = (usize, usize);
@@ -77,10 +79,11 @@ pub struct Record {
     pub lastmod: Option<Span>,
     /// Its value, as the scan parsed it.
     pub lastmod_value: Option<Lastmod>,
-    /// Set when the lastmod is one the reader reports ([`judged_lastmod`]): lenient (the
-    /// value is what the reader makes of it, the text is not written as it is) or invalid
-    /// (the entry has none: `lastmod` is None); [`LastmodNote`].
-    pub judged_lastmod: Option<JudgedLastmod>,
+    /// Its values the reader reports, as the core judged them ([`judged_lastmod`],
+    /// [`judged_changefreq`], [`judged_priority`]), in document order: read (a lenient
+    /// lastmod's value, a changefreq in another case: the text is not written as it is) or
+    /// invalid (the entry has none of it); [`ValueNote`].
+    pub judged: Option<Box<[JudgedValue]>>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -101,6 +104,11 @@ impl Record {
     /// Whether the record carries typed extensions.
     pub fn extended(&self) -> bool {
         self.images.is_some() || self.media.is_some()
+    }
+
+    /// Whether its lastmod is one the reader reports (its text is not written as it is).
+    pub fn lastmod_judged(&self) -> bool {
+        self.judged.as_ref().is_some_and(|j| j[0].element == 1)
     }
 
     /// Whether its loc was written with whitespace around it (its text is not its value:
@@ -148,26 +156,35 @@ fn stripped(text: &[u8], (a, b): Span) -> Option<Span> {
     (!lone_cr(0, start) && !lone_cr(end, value.len())).then_some((a + start, a + end))
 }
 
-/// A lastmod the reader reports: its element's line, its text, and whether it is invalid
-/// (else lenient).
+/// A value the reader reports: which (1 lastmod, 2 changefreq, 3 priority), its element's
+/// line, its text, and whether it is invalid (else read: a lenient lastmod, a changefreq in
+/// another case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JudgedLastmod {
+pub struct JudgedValue {
+    pub element: u8,
     pub line: u32,
     pub text: Span,
     pub invalid: bool,
 }
 
-/// A run's record with a lastmod the reader reports (`lenient-lastmod`, `invalid-lastmod`:
-/// `Sink.lastmod` words them): the record's index in the run, the lastmod element's line,
-/// its text, and whether it is invalid.
-pub type LastmodNote = (usize, u32, String, bool);
+impl JudgedValue {
+    /// Its code's place among the reader's (`sink._JUDGED_CODES`): lenient-lastmod,
+    /// invalid-lastmod, changefreq-case, invalid-changefreq, -, invalid-priority.
+    pub fn code(&self) -> usize {
+        usize::from(self.element - 1) * 2 + usize::from(self.invalid)
+    }
+}
 
-/// The [`LastmodNote`] of `r`, the run's record `index`, if it has one.
-pub fn note_judged_lastmod(text: &[u8], r: &Record, index: usize) -> Option<LastmodNote> {
-    let judged = r.judged_lastmod?;
+/// A run's value the reader reports (`Sink.lastmod`, `Sink.changefreq`, `Sink.priority`
+/// word them): the record's index in the run, the element's line, which element, its text,
+/// and whether it is invalid.
+pub type ValueNote = (usize, u32, u8, String, bool);
+
+/// The [`ValueNote`] of `v`, a value of the run's record `index`.
+pub fn value_note(text: &[u8], v: &JudgedValue, index: usize) -> ValueNote {
     // the scan took the text as ASCII
-    let written = String::from_utf8_lossy(&text[judged.text.0..judged.text.1]).into_owned();
-    Some((index, judged.line, written, judged.invalid))
+    let written = String::from_utf8_lossy(&text[v.text.0..v.text.1]).into_owned();
+    (index, v.line, v.element, written, v.invalid)
 }
 
 /// A loc text (entities replaced) and the URI made of it, on the loc element's line.
@@ -634,33 +651,62 @@ fn entry(
             }
             None => return None,
         };
-        let (lastmod, lastmod_value, judged_lastmod) = match spans[1] {
+        // the values the reader reports, judged here as it judges them (in protocol order
+        // only: each reported after the loc's issue)
+        let mut judged = Vec::new();
+        let mut judge = |element: u8, (s, line): (Span, u32), invalid: bool| {
+            let text = s;
+            judged.push(JudgedValue {
+                element,
+                line,
+                text,
+                invalid,
+            });
+        };
+        let judging = !moved;
+        let (lastmod, lastmod_value) = match spans[1] {
             Some((s, line)) => match plain_lastmod_value(text(s)) {
-                Some(value) => (Some(s), Some(value), None),
-                // the reader's issue comes after the loc's: in the protocol's order only
-                None if !moved && s.1 - s.0 <= limits.max_value => {
-                    let judgement = judged_lastmod(text(s))?;
-                    let invalid = judgement == Judgement::Invalid;
-                    let judged = Some(JudgedLastmod {
-                        line,
-                        text: s,
-                        invalid,
-                    });
-                    match judgement {
-                        Judgement::Lenient(value) => (Some(s), Some(value), judged),
-                        Judgement::Invalid => (None, None, judged),
+                Some(value) => (Some(s), Some(value)),
+                None if judging && s.1 - s.0 <= limits.max_value => {
+                    match judged_lastmod(text(s))? {
+                        Judgement::Lenient(value) => {
+                            judge(1, (s, line), false);
+                            (Some(s), Some(value))
+                        }
+                        Judgement::Invalid => {
+                            judge(1, (s, line), true);
+                            (None, None)
+                        }
                     }
                 }
                 None => return None,
             },
-            None => (None, None, None),
+            None => (None, None),
         };
         let changefreq = match spans[2] {
-            Some((s, _)) => Some(plain_changefreq(text(s))?),
+            Some((s, line)) => match plain_changefreq(text(s)) {
+                Some(i) => Some(i),
+                None if judging && s.1 - s.0 <= limits.max_value => {
+                    let found = judged_changefreq(text(s))?;
+                    judge(2, (s, line), found.is_none());
+                    found
+                }
+                None => return None,
+            },
             None => None,
         };
         let priority = match spans[3] {
-            Some((s, _)) => Some(plain_priority(text(s))?),
+            Some((s, line)) => match plain_priority(text(s)) {
+                Some(p) => Some(p),
+                None if judging && s.1 - s.0 <= limits.max_value => {
+                    let found = judged_priority(text(s))?;
+                    if found.is_none() {
+                        judge(3, (s, line), true);
+                    }
+                    found
+                }
+                None => return None,
+            },
             None => None,
         };
         Some(Record {
@@ -671,7 +717,7 @@ fn entry(
             has_entity,
             lastmod,
             lastmod_value,
-            judged_lastmod,
+            judged: (!judged.is_empty()).then(|| judged.into_boxed_slice()),
             changefreq,
             priority,
             images: None,
@@ -691,7 +737,7 @@ fn entry(
         // and so is a lastmod the reader reports (its issue would come after theirs)
         Some(record)
             if record.uri.is_none()
-                && record.judged_lastmod.is_none()
+                && record.judged.is_none()
                 && record.padded.is_none()
                 && limits.kind == Kind::Urlset
                 && extension_start(&c.text[c.pos..]) =>
@@ -806,21 +852,23 @@ fn typed(src: &[u8], r: Record) -> Judged {
             has_entity: r.has_entity,
         },
     };
+    let mut values = [
+        Some(loc),
+        r.lastmod.map(Value::Lastmod),
+        r.changefreq.map(Value::Changefreq),
+        r.priority.map(Value::Priority),
+    ];
+    // the values the reader reports, judged as the run's other entries' texts are (the scan
+    // took them as ASCII)
+    for v in r.judged.iter().flatten() {
+        values[usize::from(v.element)] = Some(Value::Text(Text {
+            line: v.line,
+            text: String::from_utf8_lossy(&src[v.text.0..v.text.1]).into_owned(),
+        }));
+    }
     Judged {
         line: r.line,
-        values: [
-            Some(loc),
-            match r.judged_lastmod {
-                // judged as the run's other entries' texts are (the scan took it as ASCII)
-                Some(judged) => Some(Value::Text(Text {
-                    line: judged.line,
-                    text: String::from_utf8_lossy(&src[judged.text.0..judged.text.1]).into_owned(),
-                })),
-                None => r.lastmod.map(Value::Lastmod),
-            },
-            r.changefreq.map(Value::Changefreq),
-            r.priority.map(Value::Priority),
-        ],
+        values,
     }
 }
 
@@ -1382,7 +1430,7 @@ mod tests {
     fn plain_images_stay_in_the_run_with_their_record() {
         let plain = "<url><loc>https://a.test/p</loc></url>\n";
         let image = "<url><loc>https://a.test/i</loc>\n <image:image>\n<image:loc>https://a.test/i.jpg</image:loc></image:image>\n</url>\n";
-        let odd = "<url><loc>https://a.test/o</loc><priority>2</priority></url>\n";
+        let odd = "<url><loc>https://a.test/o</loc><priority>0_5</priority></url>\n";
         let text = format!("{plain}{image}{plain}");
         let s = scan_with_images(text.as_bytes(), (0, text.len()), 1, ALL, b"image");
         assert_eq!((s.records.len(), s.stop, s.line), (3, Stop::End, 7));

@@ -15,8 +15,8 @@ use super::json::{extensions_json, extensions_object, plain_loc_value};
 use super::media::Prefixes;
 use super::raw::RootScope;
 use super::records::{
-    note_judged_lastmod, note_late, pad_note, scan_until, Converted, Kind, LastmodNote, Limits,
-    OrderNote, PadNote, Record, Scan, Spares, Stop,
+    note_late, pad_note, scan_until, value_note, Converted, Kind, Limits, OrderNote, PadNote,
+    Record, Scan, Spares, Stop, ValueNote,
 };
 use super::seen::{hash_of, SeenLocs, WARMED};
 use super::values::value_str;
@@ -61,8 +61,8 @@ pub struct Seen {
     /// The extension elements out of the schema's order among the records rendered since
     /// the notes were taken, each record counted in its run ([`Seen::take_notes`]).
     notes: Vec<OrderNote>,
-    /// The lastmods among them the reader reports ([`Seen::take_lastmod_notes`]).
-    lastmods: LastmodNotes,
+    /// Their values the reader reports ([`Seen::take_value_notes`]).
+    values: ValueNotes,
     /// Their values written with whitespace around them ([`Seen::take_pad_notes`]).
     pads: PadNotes,
     /// The conversions of records taken, for the next scans to fill again.
@@ -75,32 +75,30 @@ pub struct Seen {
     ahead_spare: Spares,
 }
 
-/// The lastmods the reader reports noted between two takes: the first [`LISTED_NOTES`] of
-/// each code (lenient, invalid) with their texts, the others counted (past them, the reader
-/// counts its issues only).
+/// The values the reader reports noted between two takes: the first [`LISTED_NOTES`] of
+/// each code ([`JudgedValue::code`]) with their texts, the others counted.
 #[derive(Default)]
-struct LastmodNotes {
-    listed: Vec<LastmodNote>,
-    listed_of: [usize; 2],
-    more: [usize; 2],
+struct ValueNotes {
+    listed: Vec<ValueNote>,
+    listed_of: [usize; 6],
+    more: [usize; 6],
 }
 
 /// The issues of one code the reader lists (`sink.MAX_ISSUES_PER_CODE`).
 pub const LISTED_NOTES: usize = 1000;
 
-impl LastmodNotes {
-    /// Note record `r` of `text`, counted `index` in its run, if its lastmod is one the
-    /// reader reports.
+impl ValueNotes {
+    /// Note the values of record `r` of `text`, counted `index` in its run, that the reader
+    /// reports.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
-        let Some(judged) = r.judged_lastmod else {
-            return;
-        };
-        let code = usize::from(judged.invalid);
-        if self.listed_of[code] < LISTED_NOTES {
-            self.listed_of[code] += 1;
-            self.listed.extend(note_judged_lastmod(text, r, index));
-        } else {
-            self.more[code] += 1;
+        for v in r.judged.iter().flatten() {
+            let code = v.code();
+            if self.listed_of[code] < LISTED_NOTES {
+                self.listed_of[code] += 1;
+                self.listed.push(value_note(text, v, index));
+            } else {
+                self.more[code] += 1;
+            }
         }
     }
 }
@@ -146,11 +144,12 @@ impl Seen {
         std::mem::take(&mut self.notes)
     }
 
-    /// The lastmods the reader reports among the records of the runs since the last call
-    /// (`lenient-lastmod`, `invalid-lastmod`): the first [`LISTED_NOTES`] of each code, and
-    /// how many more of each.
-    pub fn take_lastmod_notes(&mut self) -> (Vec<LastmodNote>, [usize; 2]) {
-        let notes = std::mem::take(&mut self.lastmods);
+    /// The values the reader reports among the records of the runs since the last call
+    /// (`lenient-lastmod`, `invalid-lastmod`, `changefreq-case`, `invalid-changefreq`,
+    /// `invalid-priority`): the first [`LISTED_NOTES`] of each code, and how many more of
+    /// each ([`JudgedValue::code`]).
+    pub fn take_value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
+        let notes = std::mem::take(&mut self.values);
         (notes.listed, notes.more)
     }
 
@@ -284,7 +283,7 @@ impl Renderer {
     fn lastmod_text(&mut self, text: &[u8], r: &Record, out: &mut Vec<u8>) {
         let value = r.lastmod_value;
         // a lenient text is never its W3C text, whatever its shape
-        if r.judged_lastmod.is_none() && value.is_some_and(|v| v.written_as(text)) {
+        if !r.lastmod_judged() && value.is_some_and(|v| v.written_as(text)) {
             out.extend_from_slice(text);
             return;
         }
@@ -1074,7 +1073,7 @@ fn take_ahead(
             columns.push_valued(text, r, (loc, hash));
         }
         note_late(text, r, count, kind, &mut seen.notes);
-        seen.lastmods.note(text, r, count);
+        seen.values.note(text, r, count);
         seen.pads.note(text, r, count);
         made |= r.padded_loc(); // check reads its text again
                                 // taken: its URI moves into the conversion (as in `run`)
@@ -1196,7 +1195,7 @@ fn run(
             reordered |= r.reordered;
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
-            seen.lastmods.note(text, r, count);
+            seen.values.note(text, r, count);
             seen.pads.note(text, r, count);
             made |= r.padded_loc(); // check reads its text again
                                     // taken: the record's URI moves into the conversion, not copied (the scan's
@@ -1414,15 +1413,15 @@ mod tests {
             "2024-05-06T10:00:05+01:00",
         ];
         assert_eq!(lastmods, expected);
-        let (notes, more) = seen.take_lastmod_notes();
+        let (notes, more) = seen.take_value_notes();
         assert_eq!(
             notes,
             [
-                (0, 2, "2024-5-6 10:00:00".to_string(), false),
-                (2, 7, "2024-05-06 10:00:5 +01:00".to_string(), false),
+                (0, 2, 1, "2024-5-6 10:00:00".to_string(), false),
+                (2, 7, 1, "2024-05-06 10:00:5 +01:00".to_string(), false),
             ]
         );
-        assert_eq!((more, seen.take_lastmod_notes().0.len()), ([0, 0], 0));
+        assert_eq!((more, seen.take_value_notes().0.len()), ([0; 6], 0));
     }
 
     #[test]
@@ -1449,10 +1448,10 @@ mod tests {
             &mut Conversions::default(),
         );
         assert_eq!(done.count, 2 * LISTED_NOTES + 7);
-        let (notes, more) = seen.take_lastmod_notes();
-        assert_eq!((notes.len(), more), (2 * LISTED_NOTES, [4, 3]));
-        assert_eq!((notes[1].0, notes[1].3), (1, true));
-        assert_eq!((notes[1998].0, notes[1998].3), (1998, false));
+        let (notes, more) = seen.take_value_notes();
+        assert_eq!((notes.len(), more), (2 * LISTED_NOTES, [4, 3, 0, 0, 0, 0]));
+        assert_eq!((notes[1].0, notes[1].4), (1, true));
+        assert_eq!((notes[1998].0, notes[1998].4), (1998, false));
     }
 
     #[test]

@@ -78,7 +78,7 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
         has_entity: false,
         lastmod: None,
         lastmod_value: None,
-        judged_lastmod: None,
+        judged: None,
         changefreq: None,
         priority: None,
         images: None,

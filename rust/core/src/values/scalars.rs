@@ -37,6 +37,35 @@ pub fn plain_priority(text: &[u8]) -> Option<f64> {
     (units <= 10_000).then(|| Priority(units as u16).value())
 }
 
+/// A value's text the core judges as the reader does, beyond the plain forms: printable
+/// ASCII without a space at its ends (the reader strips and reports those), `&` or `<` (the
+/// text as written is its value).
+fn judgeable(text: &[u8]) -> bool {
+    let plain = |&b: &u8| (b' '..=b'~').contains(&b) && !matches!(b, b'&' | b'<');
+    text.iter().all(plain) && text.first() != Some(&b' ') && text.last() != Some(&b' ')
+}
+
+/// The reader's second question, for a changefreq text [`plain_changefreq`] refuses
+/// (`Sink.changefreq`): Some(index) for a value in another ASCII case (`changefreq-case`),
+/// Some(None) for none (`invalid-changefreq`); None for a text it leaves to the reader (not
+/// [`judgeable`]: Python's `lower` maps some other characters to ASCII letters).
+pub fn judged_changefreq(text: &[u8]) -> Option<Option<u8>> {
+    judgeable(text).then(|| plain_changefreq(&text.to_ascii_lowercase()))
+}
+
+/// The reader's second question, for a priority text [`plain_priority`] refuses
+/// (`Sink.priority`): Some(value) for one Python's `float` reads from 0 to 1 (read without a
+/// word: `.5`, `0.12345`), Some(None) for any other (`invalid-priority`); None for a text it
+/// leaves to the reader (not [`judgeable`], or with a `_`, which `float` takes between
+/// digits).
+pub fn judged_priority(text: &[u8]) -> Option<Option<f64>> {
+    if !judgeable(text) || text.contains(&b'_') {
+        return None;
+    }
+    let value = std::str::from_utf8(text).ok()?.parse::<f64>().ok();
+    Some(value.filter(|v| (0.0..=1.0).contains(v)))
+}
+
 /// The seven <changefreq> values, as `model.check_changefreq` accepts them (any ASCII case,
 /// ASCII spaces around); None for anything else.
 pub fn changefreq(text: &str) -> Option<&'static str> {
