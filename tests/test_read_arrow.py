@@ -178,11 +178,12 @@ def test_new_origins_are_judged_without_handing_entries_back() -> None:
 
 @pytest.mark.parametrize("odd_every", [7, 40, 400])
 def test_values_between_core_records_in_document_order(odd_every: int) -> None:
-    """Entries the reader gives (a value it corrects) among the core's: put in place by
-    slices when they come in a few stretches, by one take when in many; the same rows."""
+    """Entries the reader gives (a value it corrects: a lastmod with a lower-case 't', which
+    it reads again in upper case) among the core's: put in place by slices when they come in
+    a few stretches, by one take when in many; the same rows."""
     records = [
-        f"<url><loc>https://example.com/{i}</loc><changefreq>"
-        f"{'Daily' if i % odd_every == 3 else 'daily'}</changefreq></url>\n"
+        f"<url><loc>https://example.com/{i}</loc><lastmod>"
+        f"{'2024-05-06t10:00:00z' if i % odd_every == 3 else '2024-05-06'}</lastmod></url>\n"
         for i in range(1200)
     ]
     doc = f'<urlset xmlns="{NS}">\n{"".join(records)}</urlset>\n'.encode()

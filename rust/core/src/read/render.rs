@@ -1378,23 +1378,29 @@ mod tests {
         assert!(text[done.pos..].starts_with(b"<url><loc>https://e.com/b"));
     }
 
-    #[test]
-    fn lenient_lastmods_are_rendered_as_read_and_noted() {
-        let text = b"<url><loc>https://e.com/a</loc>\n<lastmod>2024-5-6 10:00:00</lastmod></url>\n<url><loc>https://e.com/b</loc><lastmod>2024-05-06T10:00:00Z</lastmod></url>\n<url>\n<loc>https://e.com/c</loc>\n\n<lastmod>2024-05-06 10:00:5 +01:00</lastmod></url>";
+    /// `text` rendered whole from line 1 in `format`, its origin known: what the run did,
+    /// its output and what it saw.
+    fn rendered_on_known(text: &[u8], format: Format, tail: &[u8]) -> (Rendered, Vec<u8>, Seen) {
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
-        let mut renderer = Renderer::new(Format::JsonLines, b"}\n");
         let mut out = Vec::new();
         let done = render_run(
             text,
             (0, text.len()),
             1,
             ALL,
-            &mut renderer,
+            &mut Renderer::new(format, tail),
             &mut seen,
             &mut out,
             &mut Conversions::default(),
         );
+        (done, out, seen)
+    }
+
+    #[test]
+    fn lenient_lastmods_are_rendered_as_read_and_noted() {
+        let text = b"<url><loc>https://e.com/a</loc>\n<lastmod>2024-5-6 10:00:00</lastmod></url>\n<url><loc>https://e.com/b</loc><lastmod>2024-05-06T10:00:00Z</lastmod></url>\n<url>\n<loc>https://e.com/c</loc>\n\n<lastmod>2024-05-06 10:00:5 +01:00</lastmod></url>";
+        let (done, out, mut seen) = rendered_on_known(text, Format::JsonLines, b"}\n");
         assert_eq!((done.count, done.pos), (3, text.len()));
         let lastmods: Vec<&str> = std::str::from_utf8(&out)
             .unwrap()
@@ -1434,19 +1440,7 @@ mod tests {
                 one.replace("{i}", &i.to_string()).replace("{l}", lastmod)
             })
             .collect();
-        let mut seen = Seen::default();
-        seen.know(b"https://e.com/");
-        let mut renderer = Renderer::new(Format::Locs, b"");
-        let done = render_run(
-            text.as_bytes(),
-            (0, text.len()),
-            1,
-            ALL,
-            &mut renderer,
-            &mut seen,
-            &mut Vec::new(),
-            &mut Conversions::default(),
-        );
+        let (done, _, mut seen) = rendered_on_known(text.as_bytes(), Format::Locs, b"");
         assert_eq!(done.count, 2 * LISTED_NOTES + 7);
         let (notes, more) = seen.take_value_notes();
         assert_eq!((notes.len(), more), (2 * LISTED_NOTES, [4, 3, 0, 0, 0, 0]));
