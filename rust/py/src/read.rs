@@ -526,8 +526,6 @@ impl UrlsetScanner {
                 images.push((i, found, videos, news, links, raws, order));
             }
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
-            // a loc written padded: check reads its text again, as a converted one's
-            any_converted |= r.padded_loc();
             if let Some(c) = &r.uri {
                 any_converted = true;
                 if c.uri != c.text {

@@ -71,8 +71,6 @@ def add_each(
         said.setdefault(conversion[0], []).append((1, (0, *conversion[1:])))
     for value in values:
         said.setdefault(value[0], []).append((2 * value[2] + 1, value))
-    if any(pad[2] == 0 for pad in pads):
-        sink.odd_made = True  # a loc's text is not its value: check reads it again
     late: dict[int, list[OrderNote]] = {}
     for note in notes:
         late.setdefault(note[0], []).append(note)
@@ -113,8 +111,6 @@ def run_issues(
         return items[: bisect_left(items, room, key=_record)]
 
     padded = before_limit(pads[0])
-    if (pads[1] and pads[1][0]) or any(pad[2] == 0 for pad in padded):
-        sink.odd_made = True  # a loc's text is not its value: check reads it again
     past: Counter[str] = Counter()
     past["whitespace-in-value"] += sum(pads[1])
     for code, n in zip(_JUDGED_CODES, values[1], strict=False):

@@ -1075,8 +1075,7 @@ fn take_ahead(
         note_late(text, r, count, kind, &mut seen.notes);
         seen.values.note(text, r, count);
         seen.pads.note(text, r, count);
-        made |= r.padded_loc(); // check reads its text again
-                                // taken: its URI moves into the conversion (as in `run`)
+        // taken: its URI moves into the conversion (as in `run`)
         if let Some(mut c) = r.uri.take() {
             made = true;
             conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
@@ -1197,9 +1196,8 @@ fn run(
             note_late(text, r, count, limits.kind, &mut seen.notes);
             seen.values.note(text, r, count);
             seen.pads.note(text, r, count);
-            made |= r.padded_loc(); // check reads its text again
-                                    // taken: the record's URI moves into the conversion, not copied (the scan's
-                                    // records are dropped or cleared after the run)
+            // taken: the record's URI moves into the conversion, not copied (the scan's
+            // records are dropped or cleared after the run)
             if let Some(mut c) = r.uri.take() {
                 made = true;
                 conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
