@@ -54,7 +54,8 @@ def test_the_index_proof_changes_no_finding(monkeypatch: pytest.MonkeyPatch, doc
         (ENTRY.replace("</loc>", "</loc><changefreq>daily</changefreq>"), False),
         (ENTRY.replace("<sitemap>", '<sitemap id="1">'), False),
         (ENTRY + "<url><loc>https://example.com/u</loc></url>\n", False),
-        (ENTRY.replace("https://example.com/s-1.xml", " https://example.com/s-1.xml "), False),
+        # a loc written padded: read stripped by the core, reported by the reader
+        (ENTRY.replace("https://example.com/s-1.xml", " https://example.com/s-1.xml "), True),
     ],
 )
 def test_canonical_indexes_are_proven_and_others_not(body: str, proven: bool) -> None:
@@ -82,3 +83,34 @@ def test_an_index_cut_by_the_size_limit_is_proven_up_to_the_cut() -> None:
     options = CheckOptions(read_limits=ReadLimits(max_decompressed_bytes=len(doc) // 2))
     result = check_document(doc, options)
     assert result.format == "sitemapindex" and 0 < result.entries < 400
+
+
+@pytest.mark.parametrize("kind", ["urlset", "sitemapindex"])
+def test_values_written_padded_are_proven_and_change_no_finding(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values on lines of their own, or with spaces and tabs around them, read stripped by the
+    core: the document is proven, and the checker's own scans of loc text and element order
+    would have found nothing more (the loc of 2,048 characters with whitespace around it
+    included: its length is the value's)."""
+    entry, close = ("url", "urlset") if kind == "urlset" else ("sitemap", "sitemapindex")
+    locs = [
+        "https://example.com/a?x=1&amp;y=2",
+        "https://example.com/" + "b" * 2028,
+        "https://example.com/c" + "%20" * 5,
+        "https://example.com/d/",
+    ]
+    pads = [("\n      ", "\n    "), (" ", ""), ("\t", " \r\n"), ("", "\n")]
+    body = "".join(
+        f"<{entry}>\n  <loc>{a}{loc}{b}</loc>\n  <lastmod> 2024-01-0{i + 1}</lastmod>\n</{entry}>\n"
+        for i, (loc, (a, b)) in enumerate(zip(locs, pads, strict=True))
+    )
+    head = HEAD.replace("sitemapindex", close)
+    doc = (head + body + f"</{close}>\n").encode()
+    reader = SitemapReader("doc")
+    reader.feed(doc)
+    reader.close()
+    assert reader.plain_records
+    issues = check_document(doc, OPTIONS).issues
+    assert issues == _unproven(doc, monkeypatch)
+    assert sum(i.code == "whitespace-in-value" for i in issues) >= 4
