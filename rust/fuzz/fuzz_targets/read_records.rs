@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
             // (scan_with_images converts: a loc it made a URI of carries the URI)
             assert!(r.uri.is_some() || plain_loc(&text[r.loc.0..r.loc.1]).is_some());
             // plain, or judged as the reader judges it (invalid: none)
-            let judged = |element| r.judged.iter().flatten().find(|v| v.element == element);
+            let judged = |element| r.judged().iter().find(|v| v.element == element);
             match (judged(1), r.lastmod) {
                 (None, Some((a, b))) => assert!(plain_lastmod(&text[a..b])),
                 (None, None) => {}
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!(v.invalid && r.priority.is_none());
             }
             // values read stripped: each a span of the text with no whitespace around it
-            for p in r.padded.iter().flatten() {
+            for p in r.padded().iter() {
                 assert!(p.line >= r.line && p.element < 4 && p.text.0 < p.text.1);
                 let value = &text[p.text.0..p.text.1];
                 assert!(

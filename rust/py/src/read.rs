@@ -497,10 +497,10 @@ impl UrlsetScanner {
         self.pad_notes.clear();
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
-            for v in r.judged.iter().flatten() {
+            for v in r.judged().iter() {
                 self.value_notes.push(value_note(bytes, v, i));
             }
-            for p in r.padded.iter().flatten() {
+            for p in r.padded().iter() {
                 self.pad_notes.push(pad_note(bytes, p, i));
             }
             self.reordered |= r.reordered;

@@ -79,11 +79,8 @@ pub struct Record {
     pub lastmod: Option<Span>,
     /// Its value, as the scan parsed it.
     pub lastmod_value: Option<Lastmod>,
-    /// Its values the reader reports, as the core judged them ([`judged_lastmod`],
-    /// [`judged_changefreq`], [`judged_priority`]), in document order: read (a lenient
-    /// lastmod's value, a changefreq in another case: the text is not written as it is) or
-    /// invalid (the entry has none of it); [`ValueNote`].
-    pub judged: Option<Box<[JudgedValue]>>,
+    /// What the reader reports of its values, as the core judged them (rare: boxed apart).
+    pub noted: Option<Box<Noted>>,
     /// An index into `crate::values::scalars::CHANGEFREQS`.
     pub changefreq: Option<u8>,
     pub priority: Option<f64>,
@@ -95,11 +92,20 @@ pub struct Record {
     /// Whether its core elements are written in another order than the protocol's (the
     /// checker, which trusts a run's structure, reports it: `element-order`).
     pub reordered: bool,
+}
+
+/// What the reader reports of a record's values, in document order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Noted {
+    /// Its values the reader reports ([`judged_lastmod`], [`judged_changefreq`],
+    /// [`judged_priority`]): read (a lenient lastmod's value, a changefreq in another case:
+    /// the text is not written as it is) or invalid (the entry has none of it); [`ValueNote`].
+    pub judged: Vec<JudgedValue>,
     /// Its values written with whitespace around them (a pretty printer's, on lines of
-    /// their own), in document order: read stripped (the spans above are), each reported.
-    /// Check's rules on loc texts as written find nothing more in such a loc than the
-    /// reader's `whitespace-in-value` (XML whitespace around a loc plain as written).
-    pub padded: Option<Box<[Padded]>>,
+    /// their own): read stripped (the record's spans are), each reported. Check's rules on
+    /// loc texts as written find nothing more in such a loc than the reader's
+    /// `whitespace-in-value` (XML whitespace around a loc plain as written).
+    pub padded: Vec<Padded>,
 }
 
 impl Record {
@@ -108,9 +114,19 @@ impl Record {
         self.images.is_some() || self.media.is_some()
     }
 
+    /// Its values the reader reports ([`Noted::judged`]).
+    pub fn judged(&self) -> &[JudgedValue] {
+        self.noted.as_deref().map_or(&[], |n| &n.judged)
+    }
+
+    /// Its values written padded ([`Noted::padded`]).
+    pub fn padded(&self) -> &[Padded] {
+        self.noted.as_deref().map_or(&[], |n| &n.padded)
+    }
+
     /// Whether its lastmod is one the reader reports (its text is not written as it is).
     pub fn lastmod_judged(&self) -> bool {
-        self.judged.as_ref().is_some_and(|j| j[0].element == 1)
+        self.judged().first().is_some_and(|j| j.element == 1)
     }
 }
 
@@ -133,6 +149,12 @@ pub fn pad_note(text: &[u8], p: &Padded, index: usize) -> PadNote {
     // the scan took it as a value's text
     let written = value_text(&text[p.text.0..p.text.1], usize::MAX).unwrap_or_default();
     (index, p.line, p.element, written)
+}
+
+/// Whether the value at `span` of `text` has XML whitespace at either end.
+#[inline(always)]
+fn padding(text: &[u8], (a, b): Span) -> bool {
+    b > a && (is_space(text[a]) || is_space(text[b - 1]))
 }
 
 /// `span` of `text` without the XML whitespace around it, when there was some, something is
@@ -355,6 +377,8 @@ struct Cursor<'a> {
     text: &'a [u8],
     pos: usize,
     line: u32,
+    /// Whether a value read since it was last cleared has whitespace around it.
+    padded: bool,
 }
 
 impl Cursor<'_> {
@@ -446,8 +470,9 @@ impl Cursor<'_> {
         }
         let line = self.line;
         // a value on lines of its own (whitespace around it): those lines counted
-        if span.1 > span.0 && (is_space(self.text[span.0]) || is_space(self.text[span.1 - 1])) {
+        if padding(self.text, span) {
             self.line += count_lines(&self.text[span.0..span.1]);
+            self.padded = true;
         }
         self.pos = end + close.len();
         self.spaces();
@@ -521,6 +546,7 @@ pub fn plain_end(rest: &[u8], tail: &[u8]) -> bool {
             text: rest,
             pos,
             line: 0,
+            padded: false,
         };
         c.spaces();
         c.pos
@@ -571,6 +597,7 @@ fn entry(
 ) -> Option<Entry> {
     let (line, start) = (c.line, c.pos);
     c.pos += limits.kind.open().len();
+    c.padded = false;
     c.spaces();
     // one call per element, each with its tags as constants: compared in place, not by a
     // memcmp call per tag
@@ -593,8 +620,10 @@ fn entry(
     let moved = !c.at(close) && !literal && reordered(c, &mut spans, limits.kind);
     // values with whitespace around them, read stripped (in protocol order only: each
     // reported before the value's own issues)
-    let (written, mut padded) = (spans, Vec::new());
-    if !moved {
+    // (the spans as written kept only then: an entry judged reports that whitespace)
+    let (mut written, mut padded) = (None, Vec::new());
+    if !moved && c.padded {
+        written = Some(spans);
         for (i, slot) in spans.iter_mut().enumerate() {
             if let Some((span, line)) = slot {
                 if let Some(inner) = stripped(c.text, *span) {
@@ -608,6 +637,7 @@ fn entry(
             }
         }
     }
+    let written = written.unwrap_or(spans);
     let Some((loc, loc_line)) = spans[0] else {
         // an entry without a loc (empty, or other values only): judged, the reader reports it
         return if c.at(close) {
@@ -713,13 +743,13 @@ fn entry(
             has_entity,
             lastmod,
             lastmod_value,
-            judged: (!judged.is_empty()).then(|| judged.into_boxed_slice()),
+            noted: (!judged.is_empty() || !padded.is_empty())
+                .then(|| Box::new(Noted { judged, padded })),
             changefreq,
             priority,
             images: None,
             media: None,
             reordered: moved,
-            padded: (!padded.is_empty()).then(|| padded.into_boxed_slice()),
         })
     })();
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
@@ -733,8 +763,7 @@ fn entry(
         // and so is a lastmod the reader reports (its issue would come after theirs)
         Some(record)
             if record.uri.is_none()
-                && record.judged.is_none()
-                && record.padded.is_none()
+                && record.noted.is_none()
                 && limits.kind == Kind::Urlset
                 && extension_start(&c.text[c.pos..]) =>
         {
@@ -856,7 +885,7 @@ fn typed(src: &[u8], r: Record) -> Judged {
     ];
     // the values the reader reports, judged as the run's other entries' texts are (the scan
     // took them as ASCII)
-    for v in r.judged.iter().flatten() {
+    for v in r.noted.iter().flat_map(|n| &n.judged) {
         values[usize::from(v.element)] = Some(Value::Text(Text {
             line: v.line,
             text: String::from_utf8_lossy(&src[v.text.0..v.text.1]).into_owned(),
@@ -1055,7 +1084,12 @@ fn scan_records(
     let close = limits.kind.close();
     let piece_end =
         |from: usize| find_close(text, limits.kind, from).map_or(end, |i| i + close.len());
-    let mut c = Cursor { text, pos, line };
+    let mut c = Cursor {
+        text,
+        pos,
+        line,
+        padded: false,
+    };
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
     spare.keep_media(&mut records);
@@ -1097,7 +1131,7 @@ fn scan_records(
             }
             // a run to judge ends before a record with extensions (a run's entries have none)
             // and before one with values written padded (their texts are not kept)
-            Some(Entry::Canonical(record)) if record.extended() || record.padded.is_some() => {
+            Some(Entry::Canonical(record)) if record.extended() || !record.padded().is_empty() => {
                 return Scan {
                     records,
                     pos: start,
@@ -1198,25 +1232,16 @@ mod tests {
         assert_eq!(s.records.len(), 2);
         let (a, b) = (&s.records[0], &s.records[1]);
         assert_eq!(&text[a.loc.0..a.loc.1], "https://a.test/x?a&amp;b");
-        assert!(
-            a.has_entity
-                && a.padded.as_ref().is_some_and(|p| p[0].element == 0)
-                && b.padded.is_none()
-        );
+        assert!(a.has_entity && a.padded()[0].element == 0 && b.noted.is_none());
         let lastmod = a.lastmod.unwrap();
         assert_eq!(&text[lastmod.0..lastmod.1], "2024-01-02");
         assert_eq!((a.changefreq, a.priority), (Some(2), Some(0.5)));
         // each element's line, and the lines inside the values counted for what follows
-        let padded: Vec<(u8, u32)> = a
-            .padded
-            .iter()
-            .flatten()
-            .map(|p| (p.element, p.line))
-            .collect();
+        let padded: Vec<(u8, u32)> = a.padded().iter().map(|p| (p.element, p.line)).collect();
         assert_eq!(padded, [(0, 2), (1, 5), (2, 6), (3, 6)]);
         assert_eq!(b.line, 9);
         let mut notes = Vec::new();
-        for p in a.padded.iter().flatten() {
+        for p in a.padded() {
             notes.push(pad_note(text.as_bytes(), p, 0));
         }
         assert_eq!(notes[0], (0, 2, 0, "https://a.test/x?a&b".to_string()));

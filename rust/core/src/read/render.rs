@@ -91,7 +91,7 @@ impl ValueNotes {
     /// Note the values of record `r` of `text`, counted `index` in its run, that the reader
     /// reports.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
-        for v in r.judged.iter().flatten() {
+        for v in r.judged().iter() {
             let code = v.code();
             if self.listed_of[code] < LISTED_NOTES {
                 self.listed_of[code] += 1;
@@ -115,7 +115,7 @@ struct PadNotes {
 impl PadNotes {
     /// Note the padded values of record `r` of `text`, counted `index` in its run.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
-        for p in r.padded.iter().flatten() {
+        for p in r.padded().iter() {
             if self.listed.len() < LISTED_NOTES {
                 self.listed.push(pad_note(text, p, index));
             } else {
@@ -1073,8 +1073,10 @@ fn take_ahead(
             columns.push_valued(text, r, (loc, hash));
         }
         note_late(text, r, count, kind, &mut seen.notes);
-        seen.values.note(text, r, count);
-        seen.pads.note(text, r, count);
+        if r.noted.is_some() {
+            seen.values.note(text, r, count);
+            seen.pads.note(text, r, count);
+        }
         // taken: its URI moves into the conversion (as in `run`)
         if let Some(mut c) = r.uri.take() {
             made = true;
@@ -1194,8 +1196,10 @@ fn run(
             reordered |= r.reordered;
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
-            seen.values.note(text, r, count);
-            seen.pads.note(text, r, count);
+            if r.noted.is_some() {
+                seen.values.note(text, r, count);
+                seen.pads.note(text, r, count);
+            }
             // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
             if let Some(mut c) = r.uri.take() {

@@ -78,13 +78,12 @@ fn line_record(text: &[u8], (a, b): (usize, usize), line: u32, max_value: usize)
         has_entity: false,
         lastmod: None,
         lastmod_value: None,
-        judged: None,
+        noted: None,
         changefreq: None,
         priority: None,
         images: None,
         media: None,
         reordered: false,
-        padded: None,
     })
 }
 
