@@ -541,6 +541,30 @@ def test_the_renderer_leaves_out_texts_past_the_listed_conversions() -> None:
     assert done[6] == 2  # the two past the listed ones, only counted
 
 
+def test_the_renderer_lists_no_more_notes_than_the_sink_has_room_for() -> None:
+    """Past a code's cap the sink only counts: the renderer then makes no tuple or text for
+    those notes, only counts them (test_read_render_lane's judged entries hold the issues
+    across the cap equal to the per-URL path's)."""
+    from urlset._core import RecordRenderer
+
+    renderer = RecordRenderer("jsonl", "}\n", 4096)
+    renderer.know("https://a.test/")
+    renderer.note_room([2, 0, 0, 0, 0, 0], 1)
+    for take in range(2):  # the room holds for every take after
+        body = b"".join(
+            b"<url><loc>https://a.test/%d/%d</loc><lastmod>2024-5-%d</lastmod>"
+            b"<priority> 0.%d</priority></url>\n" % (take, i, i + 1, i)
+            for i in range(5)
+        )
+        assert renderer.render(body, 0, len(body), 1, 10, 1000)[2] == 5
+        listed, more = renderer.value_notes()
+        assert [(n[0], n[3]) for n in listed] == [(0, "2024-5-1"), (1, "2024-5-2")]
+        assert more == [3, 0, 0, 0, 0, 0]
+        pads, more_pads = renderer.pad_notes()
+        assert [(p[0], p[3]) for p in pads] == [(0, "0.0")]
+        assert more_pads == [0, 0, 0, 4]
+
+
 def test_children_out_of_the_schemas_order_are_reported_where_the_careful_lane_reports_them() -> (
     None
 ):

@@ -645,6 +645,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(iri_to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(entity_delta, m)?)?;
     m.add_function(wrap_pyfunction!(newlines, m)?)?;
+    m.add_function(wrap_pyfunction!(find_on_line, m)?)?;
     m.add_function(wrap_pyfunction!(plain_end, m)?)?;
     m.add_function(wrap_pyfunction!(run_over, m)?)?;
     m.add_function(wrap_pyfunction!(overlong, m)?)
@@ -695,6 +696,18 @@ pub fn plain_end(rest: &[u8], tail: &[u8]) -> bool {
 pub fn newlines(data: &[u8], start: usize, end: Option<usize>) -> usize {
     let end = end.map_or(data.len(), |end| end.min(data.len()));
     memchr::memchr_iter(b'\n', &data[start.min(end)..end]).count()
+}
+
+/// Where `needle` is first on the line `lines` lines past the one `data[start:]` begins on:
+/// (that line's start, the needle's place), or None (`urlset_core::values::bytes`).
+#[pyfunction]
+pub fn find_on_line(
+    data: &[u8],
+    start: usize,
+    lines: usize,
+    needle: &[u8],
+) -> Option<(usize, usize)> {
+    urlset_core::values::bytes::find_on_line(data, start, lines, needle)
 }
 
 /// `urlset.reading.xml_guard.entity_delta` of `data[start:end]` in one pass (clamped).

@@ -420,6 +420,13 @@ impl RecordRenderer {
         self.seen.take_pad_notes()
     }
 
+    /// How many of each code the next takes of `value_notes` list (the others counted:
+    /// `sink._JUDGED_CODES`' order), and of `pad_notes`: the room the sink has left for
+    /// those issues (at most 1,000 a take).
+    fn note_room(&mut self, values: [usize; 6], pads: usize) {
+        self.seen.note_room(values, pads);
+    }
+
     /// An origin (`scheme://authority/`) the reader's sink has judged.
     fn know(&mut self, origin: &str) {
         self.seen.know(origin.as_bytes());

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .._core import newlines
+from .._core import find_on_line, newlines
 from ..patterns import lazy
 
 # the element whose text a finding is about, when its message does not quote the value
@@ -166,10 +166,11 @@ class RecentLines:
             _, from_line, from_at = cursor
         else:
             from_line, from_at = first, begin
-        at = piece.find(needle, from_at)
-        if at < 0 or from_line + newlines(piece, from_at, at) != line:
+        # a line without it (a value written padded) is searched to its end, not the piece's
+        found = find_on_line(piece, from_at, line - from_line, needle)
+        if found is None:
             return 0
-        start = piece.rfind(b"\n", 0, at) + 1  # a line after the piece's first has one
+        start, at = found
         self.cursor = (piece, line, start)
         return at - start + past
 

@@ -213,6 +213,7 @@ class RenderSpec:
                 index=index,
                 split_from=split_from,
             )
+            self.column_renderer.note_room([0] * 6, 0)  # the text renderer's are said
         return renderer
 
     def columns(self) -> Any:

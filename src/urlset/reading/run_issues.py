@@ -170,6 +170,13 @@ def rendered_issues(
     listed ones) and the notes ``renderer`` took."""
     notes = renderer.order_notes()
     run_issues(sink, converted, more, notes, renderer.value_notes(), renderer.pad_notes())
+    # the next takes list only what the sink still lists: past a code's cap, no tuples
+    per_code = sink.per_code
+
+    def room(code: str) -> int:
+        return max(MAX_ISSUES_PER_CODE - per_code.get(code, 0), 0) if code else 0
+
+    renderer.note_room([room(code) for code in _JUDGED_CODES], room("whitespace-in-value"))
 
 
 def _listed(

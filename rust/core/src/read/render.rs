@@ -75,25 +75,36 @@ pub struct Seen {
     ahead_spare: Spares,
 }
 
-/// The values the reader reports noted between two takes: the first [`LISTED_NOTES`] of
-/// each code ([`JudgedValue::code`]) with their texts, the others counted.
-#[derive(Default)]
+/// The values the reader reports noted between two takes: the first of each code
+/// ([`JudgedValue::code`]) with their texts, as many as its room, the others counted.
 struct ValueNotes {
     listed: Vec<ValueNote>,
     listed_of: [usize; 6],
     more: [usize; 6],
+    /// How many of each code a take lists ([`Seen::note_room`]).
+    room: [usize; 6],
 }
 
-/// The issues of one code the reader lists (`sink.MAX_ISSUES_PER_CODE`).
+/// The issues of one code the reader lists (`sink.MAX_ISSUES_PER_CODE`): the most a take
+/// lists.
 pub const LISTED_NOTES: usize = 1000;
 
 impl ValueNotes {
+    fn with_room(room: [usize; 6]) -> Self {
+        Self {
+            listed: Vec::new(),
+            listed_of: [0; 6],
+            more: [0; 6],
+            room,
+        }
+    }
+
     /// Note the values of record `r` of `text`, counted `index` in its run, that the reader
     /// reports.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
         for v in r.judged().iter() {
             let code = v.code();
-            if self.listed_of[code] < LISTED_NOTES {
+            if self.listed_of[code] < self.room[code] {
                 self.listed_of[code] += 1;
                 self.listed.push(value_note(text, v, index));
             } else {
@@ -103,25 +114,46 @@ impl ValueNotes {
     }
 }
 
-/// The values written with whitespace around them noted between two takes: the first
-/// [`LISTED_NOTES`] with their texts, the others counted by element (loc, lastmod,
+impl Default for ValueNotes {
+    fn default() -> Self {
+        Self::with_room([LISTED_NOTES; 6])
+    }
+}
+
+/// The values written with whitespace around them noted between two takes: the first with
+/// their texts, as many as the room, the others counted by element (loc, lastmod,
 /// changefreq, priority).
-#[derive(Default)]
 struct PadNotes {
     listed: Vec<PadNote>,
     more: [usize; 4],
+    /// How many a take lists ([`Seen::note_room`]).
+    room: usize,
 }
 
 impl PadNotes {
+    fn with_room(room: usize) -> Self {
+        Self {
+            listed: Vec::new(),
+            more: [0; 4],
+            room,
+        }
+    }
+
     /// Note the padded values of record `r` of `text`, counted `index` in its run.
     fn note(&mut self, text: &[u8], r: &Record, index: usize) {
         for p in r.padded().iter() {
-            if self.listed.len() < LISTED_NOTES {
+            if self.listed.len() < self.room {
                 self.listed.push(pad_note(text, p, index));
             } else {
                 self.more[usize::from(p.element)] += 1;
             }
         }
+    }
+}
+
+impl Default for PadNotes {
+    fn default() -> Self {
+        Self::with_room(LISTED_NOTES)
     }
 }
 
@@ -149,7 +181,8 @@ impl Seen {
     /// `invalid-priority`): the first [`LISTED_NOTES`] of each code, and how many more of
     /// each ([`JudgedValue::code`]).
     pub fn take_value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
-        let notes = std::mem::take(&mut self.values);
+        let room = self.values.room;
+        let notes = std::mem::replace(&mut self.values, ValueNotes::with_room(room));
         (notes.listed, notes.more)
     }
 
@@ -157,8 +190,18 @@ impl Seen {
     /// the last call (the reader reports them: `whitespace-in-value`): the first
     /// [`LISTED_NOTES`], and how many more of each element.
     pub fn take_pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
-        let notes = std::mem::take(&mut self.pads);
+        let room = self.pads.room;
+        let notes = std::mem::replace(&mut self.pads, PadNotes::with_room(room));
         (notes.listed, notes.more)
+    }
+
+    /// How many notes of each code the takes from now on list with their texts, at most
+    /// [`LISTED_NOTES`] (the others only counted): the room the reader has left for its
+    /// issues of each value code ([`JudgedValue::code`]) and for `whitespace-in-value`. A
+    /// reader whose cap of a code is reached has no tuple or text made for it.
+    pub fn note_room(&mut self, values: [usize; 6], pads: usize) {
+        self.values.room = values.map(|n| n.min(LISTED_NOTES));
+        self.pads.room = pads.min(LISTED_NOTES);
     }
 
     /// Whether `loc` is new in the document (it is remembered from now on).
@@ -1448,6 +1491,31 @@ mod tests {
         assert_eq!((notes.len(), more), (2 * LISTED_NOTES, [4, 3, 0, 0, 0, 0]));
         assert_eq!((notes[1].0, notes[1].4), (1, true));
         assert_eq!((notes[1998].0, notes[1998].4), (1998, false));
+    }
+
+    #[test]
+    fn a_take_lists_no_more_notes_than_the_room_the_reader_has_left() {
+        let text = b"<url><loc>https://e.com/a</loc><lastmod>2024-5-6</lastmod></url>\n<url><loc>https://e.com/b</loc><lastmod>0000-5-6</lastmod></url>\n<url><loc>https://e.com/c</loc><lastmod>2024-5-7</lastmod><priority> 0.5</priority></url>";
+        let mut seen = Seen::default();
+        seen.know(b"https://e.com/");
+        seen.note_room([1, 0, 9, 9, 9, 9], 0);
+        render_run(
+            text,
+            (0, text.len()),
+            1,
+            ALL,
+            &mut Renderer::new(Format::Locs, b""),
+            &mut seen,
+            &mut Vec::new(),
+            &mut Conversions::default(),
+        );
+        let (notes, more) = seen.take_value_notes();
+        assert_eq!(notes, [(0, 1, 1, "2024-5-6".to_string(), false)]);
+        assert_eq!(more, [1, 1, 0, 0, 0, 0]);
+        assert_eq!(seen.take_pad_notes(), (vec![], [0, 0, 0, 1]));
+        // the room stays for the takes after, up to the most a take lists
+        seen.note_room([LISTED_NOTES + 1; 6], 1);
+        assert_eq!((seen.values.room, seen.pads.room), ([LISTED_NOTES; 6], 1));
     }
 
     #[test]

@@ -79,9 +79,43 @@ pub fn next_flagged(
         .filter(|&i| i < text.len())
 }
 
+/// Where `needle` (no newline in it) is first on the line `lines` lines past the one
+/// `data[start..]` begins on: (where that line starts, where the needle is), or None when it
+/// is not on that line in `data`. A value finding's column (src/urlset/reading/columns.py):
+/// the search ends at the line's end, found a growing window at a time, so a line without
+/// the needle costs its own length, not the rest of `data`, and a long line with it the
+/// distance to it.
+pub fn find_on_line(
+    data: &[u8],
+    start: usize,
+    lines: usize,
+    needle: &[u8],
+) -> Option<(usize, usize)> {
+    let mut from = start.min(data.len());
+    if lines > 0 {
+        from += memchr::memchr_iter(b'\n', &data[from..]).nth(lines - 1)? + 1;
+    }
+    let mut looked = from; // no newline in data[from..looked]
+    let mut window = 4096;
+    loop {
+        let end = (from + window).min(data.len());
+        let newline = memchr::memchr(b'\n', &data[looked..end]).map(|i| looked + i);
+        // a needle starting before `end` on the line, whole
+        let within = newline.unwrap_or((end + needle.len().saturating_sub(1)).min(data.len()));
+        if let Some(at) = memchr::memmem::find(&data[from..within], needle) {
+            return Some((from, from + at));
+        }
+        if newline.is_some() || end == data.len() {
+            return None;
+        }
+        looked = end;
+        window *= 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{any_flagged, next_flagged, unplain_bits};
+    use super::{any_flagged, find_on_line, next_flagged, unplain_bits};
 
     #[test]
     fn finds_each_unplain_byte_in_turn() {
@@ -114,5 +148,31 @@ mod tests {
             assert!(any_flagged(&t, |b| b == b'x'), "{at}");
         }
         assert!(!any_flagged(b"", |_| true));
+    }
+
+    #[test]
+    fn a_needle_is_found_on_its_line_only() {
+        let data = b"ab\ncd>x\n>x ef>x";
+        assert_eq!(find_on_line(data, 0, 0, b">x"), None);
+        assert_eq!(find_on_line(data, 0, 1, b">x"), Some((3, 5)));
+        assert_eq!(find_on_line(data, 1, 2, b">x"), Some((8, 8)));
+        assert_eq!(find_on_line(data, 0, 3, b">x"), None);
+        assert_eq!(find_on_line(data, 0, 1, b"ef"), None);
+        // past every window: a long line, the needle at its end or cut by it
+        let mut long = vec![b'a'; 100_000];
+        long.extend_from_slice(b">x\n>x");
+        assert_eq!(find_on_line(&long, 0, 0, b">x"), Some((0, 100_000)));
+        assert_eq!(find_on_line(&long, 0, 0, b"x\n>"), None);
+        for cut in [4095, 4096, 4097, 12_287] {
+            let mut at_seam = vec![b'a'; cut];
+            at_seam.extend_from_slice(b">xyz\nq");
+            assert_eq!(
+                find_on_line(&at_seam, 0, 0, b">xyz"),
+                Some((0, cut)),
+                "{cut}"
+            );
+            assert_eq!(find_on_line(&at_seam, 0, 0, b"q"), None, "{cut}");
+        }
+        assert_eq!(find_on_line(b"", 5, 0, b">"), None);
     }
 }
