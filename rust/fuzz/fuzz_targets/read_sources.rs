@@ -28,8 +28,9 @@ fn drained(rows: &mut Rows, out: &mut Vec<String>) {
             })
             .collect();
         out.push(format!("{line} {texts:?}"));
-        if let Some((_, cells)) = long.next_if(|(at, _)| *at == index) {
-            let cells: Vec<_> = cells.iter().map(|&(a, b)| &rows.raw[a..b]).collect();
+        if let Some(&(_, of)) = long.next_if(|(at, _)| *at == index) {
+            let cells = rows.long_cells(of).iter();
+            let cells: Vec<_> = cells.map(|&(a, b)| &rows.raw[a..b]).collect();
             out.push(format!("long {cells:?}"));
         }
     }

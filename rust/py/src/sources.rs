@@ -247,9 +247,9 @@ impl SourceBatch {
         let rows = &self.rows;
         let first = rows.long.partition_point(|(at, _)| *at < start);
         let long = rows.long[first..].iter().take_while(|(at, _)| *at < end);
-        long.map(|(at, cells)| {
+        long.map(|&(at, of)| {
             let cell = |&(a, b): &(usize, usize)| PyBytes::new(py, &rows.raw[a..b]);
-            (*at, cells.iter().map(cell).collect())
+            (at, rows.long_cells(of).iter().map(cell).collect())
         })
         .collect()
     }
@@ -366,6 +366,7 @@ impl SourceBatch {
         let rows = &self.rows;
         let mut memos = Memos::new();
         let mut rendered = Rendered::with_capacity(rows.values.len());
+        rendered.reserve_text(rows.raw.len());
         let mut long = rows.long.iter().peekable();
         let mut scratch = Rows::default();
         let none = Extensions::default(); // a row's without extensions, made once
@@ -373,9 +374,9 @@ impl SourceBatch {
             let checked = match long.next_if(|(at, _)| *at == index) {
                 None => checked_row(rows, values, prefix, max_length, &mut memos)
                     .map(|(loc, values)| (loc, values, None)),
-                Some((_, cells)) => {
+                Some(&(_, of)) => {
                     let columns = self.columns.as_ref().ok_or(self.long);
-                    match long_entry(columns, rows, cells, &mut scratch) {
+                    match long_entry(columns, rows, rows.long_cells(of), &mut scratch) {
                         // the row's values are checked as any row's; its extensions were
                         Some((values, extensions)) => {
                             let scratch = &scratch;

@@ -904,8 +904,9 @@ mod tests {
         );
         // the blank line is skipped; the line with images is the first row, read by Python
         assert_eq!((rows.lines.as_slice(), line), (&[4, 5][..], 5));
-        let (at, cells) = &rows.long[0];
-        assert_eq!((*at, cells.len()), (0, 1));
+        let (at, of) = rows.long[0];
+        let cells = rows.long_cells(of);
+        assert_eq!((at, cells.len()), (0, 1));
         assert_eq!(
             &rows.raw[cells[0].0..cells[0].1],
             b"{\"loc\":\"c\",\"images\":[]}\n"

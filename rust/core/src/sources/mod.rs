@@ -37,8 +37,12 @@ pub struct Rows {
     pub values: Vec<[Value; 4]>,
     pub lines: Vec<u64>,
     pub problems: Vec<Problem>,
-    /// the rows read the long way: (row, its cells' ranges in `raw`), by row
-    pub long: Vec<(usize, Vec<(usize, usize)>)>,
+    /// the rows read the long way: (row, where its cells are in `cells`), by row
+    pub long: Vec<(usize, (usize, usize))>,
+    /// the cells of the rows read the long way, one row's after another: ranges of `raw`
+    /// (in one vector, not one a row: a file with an extension column has one such row a
+    /// line)
+    pub cells: Vec<(usize, usize)>,
     pub raw: Vec<u8>,
     /// whether a `section` column or key is read (`urlset build --section-by column:section`)
     pub read_sections: bool,
@@ -77,15 +81,20 @@ impl Rows {
 
     /// A row for Python to read: its cells' bytes as the source has them.
     pub fn push_long<'a>(&mut self, line: u64, cells: impl Iterator<Item = &'a [u8]>) {
-        let ranges = cells
-            .map(|cell| {
-                let start = self.raw.len();
-                self.raw.extend_from_slice(cell);
-                (start, self.raw.len())
-            })
-            .collect();
-        self.long.push((self.values.len(), ranges));
+        let first = self.cells.len();
+        for cell in cells {
+            let start = self.raw.len();
+            self.raw.extend_from_slice(cell);
+            self.cells.push((start, self.raw.len()));
+        }
+        self.long
+            .push((self.values.len(), (first, self.cells.len())));
         self.push(line, [Value::Absent; 4]);
+    }
+
+    /// The cells' ranges in `raw` of a row read the long way (`long`'s second).
+    pub fn long_cells(&self, of: (usize, usize)) -> &[(usize, usize)] {
+        &self.cells[of.0..of.1]
     }
 
     /// The text of a value (None when absent or a number).
@@ -107,6 +116,7 @@ impl Rows {
         self.lines.clear();
         self.problems.clear();
         self.long.clear();
+        self.cells.clear();
         self.raw.clear();
         self.sections.clear();
     }

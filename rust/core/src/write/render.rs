@@ -188,6 +188,14 @@ impl Rendered {
         }
     }
 
+    /// Room for `bytes` more of rendered text than [`Rendered::with_capacity`] guessed: a
+    /// batch whose rows carry extensions renders about their texts' size more, and a
+    /// buffer grown by doubling copies what it held each time.
+    pub fn reserve_text(&mut self, bytes: usize) {
+        let room = self.buf.capacity() - self.buf.len();
+        self.buf.reserve(room + bytes);
+    }
+
     /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
     /// a newline (`loc` is a URI: no line break in it).
     pub fn push(&mut self, loc: &str, values: &Values, text: bool) {
