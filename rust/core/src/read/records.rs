@@ -27,7 +27,7 @@ use super::raw::stray_at;
 use super::values::{value_str, value_text};
 use crate::values::iri::{iri_to_uri, iri_to_uri_into, xml_text_to_uri_into};
 use crate::values::lastmod::{
-    judged_lastmod, plain_lastmod, plain_lastmod_value, Judgement, Lastmod,
+    judged_refused_lastmod, plain_lastmod, plain_lastmod_value, Judgement, Lastmod,
 };
 use crate::values::loc::{plain_loc, plain_uri_origin, PlainLoc, MAX_LOC_LENGTH};
 use crate::values::scalars::{
@@ -97,9 +97,10 @@ pub struct Record {
 /// What the reader reports of a record's values, in document order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Noted {
-    /// Its values the reader reports ([`judged_lastmod`], [`judged_changefreq`],
-    /// [`judged_priority`]): read (a lenient lastmod's value, a changefreq in another case:
-    /// the text is not written as it is) or invalid (the entry has none of it); [`ValueNote`].
+    /// Its values the reader reports ([`crate::values::lastmod::judged_lastmod`],
+    /// [`judged_changefreq`], [`judged_priority`]): read (a lenient lastmod's value, a
+    /// changefreq in another case: the text is not written as it is) or invalid (the entry
+    /// has none of it); [`ValueNote`].
     pub judged: Vec<JudgedValue>,
     /// Its values written with whitespace around them (a pretty printer's, on lines of
     /// their own): read stripped (the record's spans are), each reported. Check's rules on
@@ -236,16 +237,22 @@ impl Converted {
 pub(crate) struct Spares {
     pub(crate) uris: SpareUris,
     media: SpareMedia,
+    /// The notes' boxes of the records of the scan before, emptied: a file whose every
+    /// entry the reader reports (a lenient lastmod each, values written padded) allocates
+    /// none per record.
+    noted: SpareNoted,
 }
 
 /// Boxes, as records hold them: the box is what is kept.
 type SpareUris = Vec<Box<Converted>>;
+type SpareNoted = Vec<Box<Noted>>;
 
 /// The most media boxes [`Spares`] keeps (a scan's worth).
 const KEPT_MEDIA: usize = 1 << 12;
 
 impl Spares {
-    /// `records`' media boxes, emptied, kept for the next records (`records` is cleared next).
+    /// `records`' media and notes' boxes, emptied, kept for the next records (`records` is
+    /// cleared next).
     fn keep_media(&mut self, records: &mut [Record]) {
         for r in records {
             if let Some(mut media) = r.media.take() {
@@ -254,8 +261,25 @@ impl Spares {
                     self.media.boxes.push(media);
                 }
             }
+            if let Some(noted) = r.noted.take() {
+                keep_noted(&mut self.noted, noted);
+            }
         }
     }
+}
+
+/// `noted`, emptied, kept for the next records.
+fn keep_noted(spare: &mut SpareNoted, mut noted: Box<Noted>) {
+    if spare.len() < KEPT_MEDIA {
+        noted.judged.clear();
+        noted.padded.clear();
+        spare.push(noted);
+    }
+}
+
+/// A record's notes, a spare box taken for them at the first.
+fn noted_box<'a>(noted: &'a mut Option<Box<Noted>>, spare: &mut SpareNoted) -> &'a mut Noted {
+    noted.get_or_insert_with(|| spare.pop().unwrap_or_default())
 }
 
 /// Whether a scan makes URIs of locs that are not ones as written ([`Record::uri`]), and
@@ -621,14 +645,15 @@ fn entry(
     // values with whitespace around them, read stripped (in protocol order only: each
     // reported before the value's own issues)
     // (the spans as written kept only then: an entry judged reports that whitespace)
-    let (mut written, mut padded) = (None, Vec::new());
+    let mut noted: Option<Box<Noted>> = None;
+    let mut written = None;
     if !moved && c.padded {
         written = Some(spans);
         for (i, slot) in spans.iter_mut().enumerate() {
             if let Some((span, line)) = slot {
                 if let Some(inner) = stripped(c.text, *span) {
                     *span = inner;
-                    padded.push(Padded {
+                    noted_box(&mut noted, &mut spare.noted).padded.push(Padded {
                         element: i as u8,
                         line: *line,
                         text: inner,
@@ -667,8 +692,12 @@ fn entry(
             Some(p) => (p, None),
             None if convert != Converting::No => {
                 let texts = convert == Converting::WithTexts;
-                let (converted, origin_len) =
-                    converted(text(loc), loc_line, (limits.max_value, texts), spare)?;
+                let (converted, origin_len) = converted(
+                    text(loc),
+                    loc_line,
+                    (limits.max_value, texts),
+                    &mut spare.uris,
+                )?;
                 let plain = PlainLoc {
                     origin_len,
                     has_entity: false,
@@ -679,22 +708,23 @@ fn entry(
         };
         // the values the reader reports, judged here as it judges them (in protocol order
         // only: each reported after the loc's issue)
-        let mut judged = Vec::new();
         let mut judge = |element: u8, (s, line): (Span, u32), invalid: bool| {
             let text = s;
-            judged.push(JudgedValue {
-                element,
-                line,
-                text,
-                invalid,
-            });
+            noted_box(&mut noted, &mut spare.noted)
+                .judged
+                .push(JudgedValue {
+                    element,
+                    line,
+                    text,
+                    invalid,
+                });
         };
         let judging = !moved;
         let (lastmod, lastmod_value) = match spans[1] {
             Some((s, line)) => match plain_lastmod_value(text(s)) {
                 Some(value) => (Some(s), Some(value)),
                 None if judging && s.1 - s.0 <= limits.max_value => {
-                    match judged_lastmod(text(s))? {
+                    match judged_refused_lastmod(text(s))? {
                         Judgement::Lenient(value) => {
                             judge(1, (s, line), false);
                             (Some(s), Some(value))
@@ -743,8 +773,7 @@ fn entry(
             has_entity,
             lastmod,
             lastmod_value,
-            noted: (!judged.is_empty() || !padded.is_empty())
-                .then(|| Box::new(Noted { judged, padded })),
+            noted: noted.take(),
             changefreq,
             priority,
             images: None,
@@ -752,6 +781,9 @@ fn entry(
             reordered: moved,
         })
     })();
+    if let Some(unused) = noted.take() {
+        keep_noted(&mut spare.noted, unused); // an entry that is not a record after all
+    }
     if let (Some(record), Some(prefixes)) = (plain.as_mut(), prefixes) {
         if limits.kind == Kind::Urlset && element_start(&c.text[c.pos..]) {
             with_extensions(c, record, (prefixes, &mut spare.media), limits);
@@ -920,12 +952,12 @@ fn converted(
     raw: &[u8],
     line: u32,
     (max, texts): (usize, bool),
-    spare: &mut Spares,
+    spare: &mut SpareUris,
 ) -> Option<(Box<Converted>, usize)> {
     if raw.len() > max {
         return None;
     }
-    let mut c = spare.uris.pop().unwrap_or_default();
+    let mut c = spare.pop().unwrap_or_default();
     c.uri.clear();
     // the usual IRI made a URI from the text's bytes as they are (no reference in them);
     // any other text read first
@@ -935,7 +967,7 @@ fn converted(
             .and_then(|text| Some((iri_to_uri_into(&text, &mut c.uri)?, Some(text)))),
     };
     let Some((origin_len, text)) = made else {
-        spare.uris.push(c);
+        spare.push(c);
         return None;
     };
     c.line = line;
@@ -1223,6 +1255,35 @@ mod tests {
         let lm = b.lastmod.unwrap();
         assert_eq!(&text[lm.0..lm.1], "2024-01-02");
         assert_eq!((b.changefreq, b.priority), (Some(2), Some(0.5)));
+    }
+
+    #[test]
+    fn notes_boxes_are_kept_for_the_next_scan_and_carry_nothing_over() {
+        let noted = "<url><loc> https://a.test/a</loc><lastmod>2024-5-6</lastmod></url>\n<url><loc>https://a.test/b</loc><priority>2</priority></url>\n";
+        let plain = "<url><loc>https://a.test/c</loc><lastmod>2024-05-06</lastmod></url>\n<url><loc>https://a.test/d</loc><lastmod>2024-5-7</lastmod></url>\n";
+        let mut spare = Spares::default();
+        let scanned = |text: &str, room: Vec<Record>, spare: &mut Spares| {
+            let (pos, end) = (0, text.len());
+            scan_until(
+                text.as_bytes(),
+                (pos, end),
+                end,
+                1,
+                (ALL, None),
+                (room, spare),
+            )
+        };
+        let first = scanned(noted, Vec::new(), &mut spare);
+        assert_eq!(first.records.len(), 2);
+        let judged: Vec<usize> = first.records.iter().map(|r| r.judged().len()).collect();
+        assert_eq!((judged, first.records[0].padded().len()), (vec![1, 1], 1));
+        // the next scan fills the boxes again: a record with notes has only its own
+        let next = scanned(plain, first.records, &mut spare);
+        assert_eq!(next.records, scan_all(plain).records);
+        assert!(next.records[0].noted.is_none());
+        assert_eq!(next.records[1].judged().len(), 1);
+        assert!(next.records[1].padded().is_empty());
+        assert_eq!(spare.noted.len(), 1); // two kept, one taken again
     }
 
     #[test]

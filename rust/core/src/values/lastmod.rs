@@ -319,11 +319,17 @@ pub enum Judgement {
 /// None for anything else (other whitespace, other digits, references): the reader judges
 /// it the long way.
 pub fn judged_lastmod(text: &[u8]) -> Option<Judgement> {
-    if text.is_empty() {
-        return Some(Judgement::Invalid);
-    }
     if parse_fields(text).is_some() {
         return None; // W3C: the reader reports nothing
+    }
+    judged_refused_lastmod(text)
+}
+
+/// [`judged_lastmod`] of a text [`plain_lastmod_value`] refused (the scan asked it first:
+/// not parsed twice).
+pub fn judged_refused_lastmod(text: &[u8]) -> Option<Judgement> {
+    if text.is_empty() {
+        return Some(Judgement::Invalid);
     }
     match lenient_fields(text) {
         Ok(Some(value)) => Some(Judgement::Lenient(value)),
