@@ -7,7 +7,7 @@ use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
     note_late, pad_note, scan, scan_converting, scan_with_extensions, value_note, Judged, Kind,
-    Limits, OrderNote, PadNote, Record, Scan, Stop, Value, ValueNote,
+    Limits, OrderNote, PadNote, Record, Scan, Span, Stop, Value, ValueNote,
 };
 
 use crate::lastmods::LastmodValues;
@@ -701,12 +701,7 @@ pub fn newlines(data: &[u8], start: usize, end: Option<usize>) -> usize {
 /// Where `needle` is first on the line `lines` lines past the one `data[start:]` begins on:
 /// (that line's start, the needle's place), or None (`urlset_core::values::bytes`).
 #[pyfunction]
-pub fn find_on_line(
-    data: &[u8],
-    start: usize,
-    lines: usize,
-    needle: &[u8],
-) -> Option<(usize, usize)> {
+pub fn find_on_line(data: &[u8], start: usize, lines: usize, needle: &[u8]) -> Option<Span> {
     urlset_core::values::bytes::find_on_line(data, start, lines, needle)
 }
 
