@@ -480,11 +480,12 @@ class RecordRenderer:
     # last call (OrderNote each, its record counted in its run), taken
     def order_notes(self) -> list[OrderNote]: ...
     # the values the reader reports among the records rendered since the last call: the first
-    # 1,000 of each code (ValueNote each, its record counted in its run) and how many more of
-    # each code (sink._JUDGED_CODES), taken
+    # of each code, as many as note_room allows (ValueNote each, its record counted in its
+    # run), and how many more of each code (sink._JUDGED_CODES), taken
     def value_notes(self) -> tuple[list[ValueNote], list[int]]: ...
     # the values written with whitespace around them among the records rendered since the
-    # last call: the first 1,000 (PadNote each) and how many more of each element, taken
+    # last call: the first, as many as note_room allows (PadNote each), and how many more of
+    # each element, taken
     def pad_notes(self) -> tuple[list[PadNote], list[int]]: ...
     # how many of each code the next takes of value_notes (sink._JUDGED_CODES' order) and of
     # pad_notes list, the others counted: the room the sink has left (at most 1,000 a take)

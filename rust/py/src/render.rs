@@ -406,16 +406,17 @@ impl RecordRenderer {
     }
 
     /// The values the reader reports among the records rendered since the last call:
-    /// (record, line of the element, which, its text, whether it is invalid) for the first
-    /// 1,000 of each code, each record counted in its run, and how many more of each code
-    /// (`sink._JUDGED_CODES`).
+    /// (record, line of the element, which, its text, whether it is invalid) for the first of
+    /// each code, as many as `note_room` allows, each record counted in its run, and how many
+    /// more of each code (`sink._JUDGED_CODES`).
     fn value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
         self.seen.take_value_notes()
     }
 
     /// The values written with whitespace around them among the records rendered since the
-    /// last call: (record, line of the element, which, its text stripped) for the first
-    /// 1,000, each record counted in its run, and how many more of each element.
+    /// last call: (record, line of the element, which, its text stripped) for the first, as
+    /// many as `note_room` allows, each record counted in its run, and how many more of each
+    /// element.
     fn pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
         self.seen.take_pad_notes()
     }

@@ -171,12 +171,14 @@ def rendered_issues(
     notes = renderer.order_notes()
     run_issues(sink, converted, more, notes, renderer.value_notes(), renderer.pad_notes())
     # the next takes list only what the sink still lists: past a code's cap, no tuples
-    per_code = sink.per_code
+    renderer.note_room(
+        [_room(sink, code) for code in _JUDGED_CODES], _room(sink, "whitespace-in-value")
+    )
 
-    def room(code: str) -> int:
-        return max(MAX_ISSUES_PER_CODE - per_code.get(code, 0), 0) if code else 0
 
-    renderer.note_room([room(code) for code in _JUDGED_CODES], room("whitespace-in-value"))
+def _room(sink: Sink, code: str) -> int:
+    """How many more issues of ``code`` the sink lists (none of the code no value has)."""
+    return max(MAX_ISSUES_PER_CODE - sink.per_code.get(code, 0), 0) if code else 0
 
 
 def _listed(
