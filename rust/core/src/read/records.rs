@@ -253,7 +253,7 @@ const KEPT_MEDIA: usize = 1 << 12;
 impl Spares {
     /// `records`' media and notes' boxes, emptied, kept for the next records (`records` is
     /// cleared next).
-    fn keep_media(&mut self, records: &mut [Record]) {
+    fn keep_boxes(&mut self, records: &mut [Record]) {
         for r in records {
             if let Some(mut media) = r.media.take() {
                 if self.media.boxes.len() < KEPT_MEDIA {
@@ -1124,7 +1124,7 @@ fn scan_records(
     };
     // room for the records the text can hold (one in ~100 bytes at the most of a real
     // sitemap's), so that a long run is not copied as it grows
-    spare.keep_media(&mut records);
+    spare.keep_boxes(&mut records);
     // the names of raw elements are this scan's root scope's (`prefixes`)
     spare.media.raw_name = None;
     records.clear();
