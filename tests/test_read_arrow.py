@@ -305,10 +305,10 @@ def test_pyarrow_is_imported_beside_the_read(before: str, said: list[str]) -> No
 
 
 def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The import's thread and the read's own (the gzip inflated ahead, runs in two halves)
-    follow one look taken before any of them runs: a look the read took after the import's
-    thread started counted that thread as another program's load, and read inline."""
-    from urlset.reading import arrow, rendered, sniff
+    """The import's thread and the read's own (the gzip inflated ahead) follow one look taken
+    before either runs: a look the read took after the import's thread started counted that
+    thread as another program's load, and read inline."""
+    from urlset.reading import arrow, sniff
 
     looks: list[str] = []
 
@@ -317,7 +317,6 @@ def test_read_arrow_looks_at_the_machine_once(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(arrow, "free_core_from", look("read_arrow"))
     monkeypatch.setattr(sniff, "free_core_from", look("gzip"))
-    monkeypatch.setattr(rendered, "free_core_from", look("halves"))
     urls = b"".join(b"<url><loc>https://e.com/%d</loc></url>" % i for i in range(30_000))
     doc = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + urls + b"</urlset>"
     for data in (gzip.compress(doc), doc):

@@ -1,7 +1,7 @@
 //! Times the render lane alone on an uncompressed urlset whose root binds the image, video,
 //! news and XHTML namespaces to their usual prefixes and `other` to the element of another
 //! namespace of bench/read_shapes.py's mix:
-//! `cargo run --release --example render_file -- FILE [jsonl|arrow] [whole]`. For instruction
+//! `cargo run --release --example render_file -- FILE [jsonl|arrow] [halves]`. For instruction
 //! counts under callgrind, build with `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only`.
 use std::time::Instant;
 
@@ -19,11 +19,11 @@ const PIECE: usize = 262_144;
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
     let arrow = std::env::args().nth(2).as_deref() == Some("arrow");
-    // a third argument: read each span whole (no second thread)
+    // a third argument: read each span in two halves at once (by default whole)
     let split_from = if std::env::args().nth(3).is_some() {
-        usize::MAX
+        urlset_core::read::render::SPLIT_FROM
     } else {
-        urlset_core::read::render::default_split_from()
+        urlset_core::read::render::NEVER_SPLIT
     };
     let data = std::fs::read(path).expect("readable");
     let start = data

@@ -9,8 +9,8 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits, OrderNote, PadNote, ValueNote};
 use urlset_core::read::render::{
-    columns_run_split, default_split_from, render_run_parts, Conversion, Conversions, Format,
-    Renderer, Seen,
+    columns_run_split, render_run_parts, Conversion, Conversions, Format, Renderer, Seen,
+    NEVER_SPLIT,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 use urlset_core::values::loc::MAX_LOC_LENGTH;
@@ -116,7 +116,7 @@ impl RecordRenderer {
         split_from: Option<usize>,
         judge_locs: bool,
     ) -> PyResult<Self> {
-        let split_from = split_from.unwrap_or_else(default_split_from);
+        let split_from = split_from.unwrap_or(NEVER_SPLIT);
         let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],

@@ -56,8 +56,8 @@ def read_arrow(
     """``source`` (a sitemap file's path, or its bytes; gzip detected by content) as a
     ``pyarrow.Table``, one row per entry (see the module's docstring)."""
     # one look at the machine for the import's thread and the read's own (the gzip inflated
-    # ahead, runs in two halves): a look the read took once the import ran counted that
-    # thread as another program's load, and read inline (the 500k mix: 0.77 s, the CLI 0.42)
+    # ahead): a look the read took once the import ran counted that thread as another
+    # program's load
     looked = (free_core_from(),)
     importing = _import_pyarrow_beside(looked[0])
     if importing is None:

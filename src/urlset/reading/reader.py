@@ -351,12 +351,9 @@ def _why(reason: str) -> str:
 
 
 def _gunzip(render: RenderSpec | None) -> Gunzip:
-    """A document's gzip stream; in the render lane, on the one look at the machine that
-    both threads (the gzip inflated ahead, runs in two halves) follow."""
-    stream = Gunzip(looked=None if render is None else render.looked)
-    if render is not None:
-        render.looked = stream.looked  # one look for both threads
-    return stream
+    """A document's gzip stream; in the render lane, on the look at the machine its caller
+    took before threads of its own ran (``RenderSpec.looked``), if any."""
+    return Gunzip(looked=None if render is None else render.looked)
 
 
 def _unread(reader: SitemapReader) -> bytearray | None:

@@ -29,14 +29,14 @@ from typing import Any, TypeVar
 
 from .._core import RecordRenderer
 from ..model import Issue
-from .sniff import free_core_from
 
 E = TypeVar("E")
 
 # bytes of a run from which the core reads it in two halves at once, on two threads (the
-# output is the same byte for byte), for a RenderSpec with ``split``; None: while the load
-# leaves a core free, the core's choice (64 KiB where a second core exists; see
-# sniff.free_core_from)
+# output is the same byte for byte), for a RenderSpec with ``split``; None: never. The second
+# half's records still pass the duplicate test and reach the output on the reader's thread,
+# so the halves cost more than they save (500k gzipped, the plain shape 0.21 -> 0.25 s, the
+# mix 0.33 -> 0.34, images 0.37 -> 0.42); tests and benchmarks set it to read in halves
 SPLIT_FROM: int | None = None
 _NEVER = 1 << 62
 
@@ -100,7 +100,7 @@ class RenderSpec:
     lastmod); without it, a consumer that follows an index (fetch) gets its entries as values.
     ``texts``: a text sitemap's lines are rendered too (reading/text.py), as records with a
     loc only; without it (fetch, check) they come as the reader's values. ``split``: a long
-    run is read in two halves at once while a core is free (``SPLIT_FROM``), for a reader
+    run may be read in two halves at once (``SPLIT_FROM``, None by default), for a reader
     that has the process to itself (``urlset read``, ``read_arrow``), not one of several
     readers on parse threads. ``judged``: "arrow"'s locs made URIs judged for check's
     ``plain_records`` (False: a reader of the columns alone, ``read_arrow``)."""
@@ -136,10 +136,9 @@ class RenderSpec:
         self.with_columns = columns and fmt != "arrow"
         self.column_renderer: RecordRenderer | None = None
         self.told: set[str] = set()  # origins the renderers know (know)
-        # the machine as the reader found it before its gzip thread started (Gunzip.looked):
-        # once started, that thread is this read's own work, not another program's load, and
-        # a look when the first run starts would count it as one (the halves were then off
-        # whenever the gzip thread happened to be running that instant)
+        # the machine as the caller found it before threads of its own ran (read_arrow's
+        # import of pyarrow), for the gzip thread's choice (Gunzip's ``looked``); None: the
+        # reader looks itself
         self.looked: tuple[int | None] | None = None
 
     def add_run(self, at: int, count: int, text: bytes | None, waiting: Sequence[object]) -> None:
@@ -186,10 +185,7 @@ class RenderSpec:
         ``index``: the document is a sitemap index (``indexes``)."""
         namespaces, levels = raw
         self.index = index
-        split_from: int | None = _NEVER
-        if self.split:
-            looked = self.looked or (free_core_from(),)
-            split_from = SPLIT_FROM if SPLIT_FROM is not None else looked[0]
+        split_from = SPLIT_FROM if self.split and SPLIT_FROM is not None else _NEVER
         renderer = RecordRenderer(
             self.fmt,
             self.tail,

@@ -115,8 +115,8 @@ class Gunzip:
 
 def free_core_from() -> int | None:
     """None (the core's choice of size) when a core is free now besides the reader's own,
-    else a size never reached: never a second thread (the gzip inflated ahead, a run read in
-    two halves). Now: the threads the kernel has running or ready this instant, the reader's
+    else a size never reached: never a second thread (the gzip inflated ahead; read_arrow's
+    import of pyarrow). Now: the threads the kernel has running or ready this instant, the reader's
     own included (/proc/loadavg); the load averages trail by a minute, so a read right after
     another command (a benchmark's runs, a build then a check) saw its own last minute as
     load. Where that count is not kept, the 1-minute load average."""
