@@ -56,8 +56,9 @@ ARROW_IMPORT_FIRST = "import pyarrow  # noqa: F401\n"
 # what the `urlset` console script runs (pyproject.toml [project.scripts])
 CLI_CHILD = "import sys\nfrom urlset.cli import console\nconsole(sys.argv[1:])\n"
 # --threads: the gzip thread and the runs in two halves whatever the machine's load says
-# (auto, the default: both while a core is free, reading/sniff.py free_core_from); on, off,
-# or one of them ("gzip": inflated ahead, runs whole; "halves": inflated inline)
+# (auto, the default, as urlset reads: the gzip thread while a core is free,
+# reading/sniff.py free_core_from, and runs whole); on, off, or one of them ("gzip":
+# inflated ahead, runs whole; "halves": inflated inline)
 _ON, _OFF = "65536", "(1 << 62)"
 THREADS = {
     "auto": "",
@@ -187,7 +188,8 @@ def main() -> None:
         choices=list(THREADS),
         default="auto",
         help="urlset's second threads whatever the load: on, off, gzip (inflating ahead "
-        "only), halves (runs in two halves only); auto: both while a core is free",
+        "only), halves (runs in two halves only); auto: as urlset reads (inflating ahead "
+        "while a core is free, runs whole)",
     )
     parser.add_argument(
         "--arrow-import",
