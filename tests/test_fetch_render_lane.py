@@ -173,6 +173,26 @@ def test_entries_the_sink_must_see_are_handed_back() -> None:
     assert b'"image"' in rendered or b"images" in rendered
 
 
+def test_a_new_hosts_finding_comes_after_its_first_entrys_own_issues() -> None:
+    """The first entry on a development host, with values the reader reports or writes
+    padded (hypothesis found ``<changefreq>Daily</changefreq>``): its own issues come first
+    and the host's finding after, as the careful lane says them when the sink takes it."""
+    for value in (
+        "<changefreq>Daily</changefreq>",
+        "<lastmod>2024-01-02 10:00</lastmod>",
+        "<priority> 0.5 </priority>",
+    ):
+        data = (
+            HEAD
+            + "<url><loc>https://example.com/</loc></url>\n"
+            + f"<url><loc>http://127.0.0.1:8080/</loc>{value}</url>\n"
+            + "</urlset>\n"
+        ).encode()
+        issues = _same(data)[3]
+        codes = [i.code for i in issues]
+        assert codes[-1] == "dev-host" and len(codes) == 2, (value, codes)
+
+
 def test_limits_stop_both_paths_at_the_same_entry() -> None:
     """The protocol's 50,000 reported, then the entry limit: both at the same entry (the
     sink checks its limits from the protocol's count on)."""

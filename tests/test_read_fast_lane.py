@@ -207,3 +207,67 @@ def test_one_search_judges_an_escaped_loc_as_three_did(text: str) -> None:
     else:
         expected = None
     assert unescaped(text) == expected
+
+
+def test_a_runs_entries_are_left_out_of_the_cyclic_collector() -> None:
+    """The compiled lane's Urls and SitemapRefs are made untracked (``untracked_rows``):
+    equal to what their constructors make, not tracked by ``gc``, and collected when
+    dropped; their items are values that refer to nothing that could refer back."""
+    import gc
+    import sys
+
+    from urlset import read_bytes
+    from urlset.model import SitemapRef
+
+    image = "http://www.google.com/schemas/sitemap-image/1.1"
+    urls = b"".join(
+        b"<url><loc>https://e.com/%d</loc><lastmod>2024-01-02</lastmod>" % i
+        + b"<changefreq>daily</changefreq><priority>0.5</priority>"
+        + (b"<image:image><image:loc>https://e.com/%d.png</image:loc></image:image>" % i) * (i % 2)
+        + b"</url>"
+        for i in range(200)
+    )
+    doc = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="'
+        + image.encode()
+        + b'">'
+        + urls
+        + b"</urlset>"
+    )
+    read = list(read_bytes(doc))
+    assert len(read) == 200 and all(type(u) is Url for u in read)
+    assert not any(gc.is_tracked(u) for u in read)
+    first = read[1]
+    assert first == Url(first.loc, first.lastmod, ChangeFreq.DAILY, 0.5, first.extensions)
+    assert first.extensions and first.extensions[0].loc == "https://e.com/1.png"
+    index = b"".join(b"<sitemap><loc>https://e.com/s%d.xml</loc></sitemap>" % i for i in range(50))
+    refs = list(
+        read_bytes(
+            b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            + index
+            + b"</sitemapindex>"
+        )
+    )
+    assert refs[3] == SitemapRef("https://e.com/s3.xml") and not gc.is_tracked(refs[3])
+    # dropped, an entry lets go of its items (reference counting frees an untracked tuple)
+    image_of_first = first.extensions[0]
+    held = sys.getrefcount(image_of_first)
+    del read, first
+    assert sys.getrefcount(image_of_first) < held
+
+
+def test_untracked_rows_makes_only_tuples_without_a_dict() -> None:
+    """What ``untracked_rows`` refuses: a class that is no tuple, a tuple subclass whose
+    instances hold a dict (an attribute could close a cycle), a column of another length."""
+    from urlset._core import untracked_rows
+
+    class WithDict(tuple):  # type: ignore[type-arg]
+        pass
+
+    assert untracked_rows(Url, 2, (["a", "b"], None, None, None, ()))[1].loc == "b"
+    with pytest.raises(TypeError):
+        untracked_rows(dict, 1, (["a"],))  # type: ignore[type-var]
+    with pytest.raises(TypeError):
+        untracked_rows(WithDict, 1, (["a"],))
+    with pytest.raises(ValueError, match="a column of 1 values for 2 rows"):
+        untracked_rows(Url, 2, (["a"], None, None, None, ()))

@@ -1,7 +1,9 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeVar
+
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
 
 VERSION: str
 OPTIMIZED: bool
@@ -260,6 +262,7 @@ def find_on_line(
 def plain_end(rest: bytes, tail: bytes, /) -> bool: ...
 def run_over(data: bytes, start: int, end: int, run_before: int, cap: int, /) -> int | None: ...
 def overlong(data: bytes, start: int, end: int, cap: int, /) -> int | None: ...
+def untracked_rows(cls: type[_Row], n: int, columns: tuple[object, ...], /) -> list[_Row]: ...
 
 # an entry some of whose values the reader judges: its line, then for each of loc, lastmod,
 # changefreq, priority None, the typed value (plain), (line, text) to judge, or for a loc

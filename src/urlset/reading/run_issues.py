@@ -152,14 +152,6 @@ def scanned_notes(scanner: UrlsetScanner) -> tuple[list[OrderNote], list[ValueNo
     )
 
 
-def scanned_issues(
-    sink: Sink, scanner: UrlsetScanner, converted: Sequence[tuple[int, int, str | None, str]]
-) -> None:
-    """``run_issues`` of the last scan's records: its conversions and the notes taken."""
-    notes, values, pads = scanned_notes(scanner)
-    run_issues(sink, converted, 0, notes, (values, ()), (pads, ()))
-
-
 def rendered_issues(
     sink: Sink,
     renderer: RecordRenderer,

@@ -25,18 +25,17 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from collections.abc import Iterator
 from functools import cache
 from importlib import import_module
 from itertools import repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain_end
+from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain_end, untracked_rows
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderSpec
-from .run_issues import add_each, rendered_issues, run_issues, scanned_issues, scanned_notes
+from .run_issues import add_each, rendered_issues, run_issues, scanned_notes
 from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, JOIN_BELOW, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
@@ -220,9 +219,9 @@ class CompiledLane:
         assert self.scanner is not None  # what gave the run
         notes, judged, pads = scanned_notes(self.scanner)
         n = len(locs)
-        entries: Iterator[Url | SitemapRef]
+        entries: list[Url] | list[SitemapRef]
         if self.index:
-            entries = map(tuple.__new__, repeat(SitemapRef, n), zip(locs, lastmods, strict=True))
+            entries = untracked_rows(SitemapRef, n, (locs, lastmods))
         else:
             entries = _urls(locs, lastmods, freqs, prios, images)
         if (
@@ -383,22 +382,24 @@ def render_records(
             origin = origins[0][1]
             judged = _new_origin(sink, locs[0])
             due = sink.count >= min(sink.next_check, limits.max_entries)
+            notes, values, pads = scanned_notes(lane.scanner)
             if not due and (
                 origin not in spec.told
                 if judged is None
-                else not (made_uris and _finding_due(sink, judged))
+                else not ((made_uris or notes or values or pads) and _finding_due(sink, judged))
             ):
                 # the first entry on an origin: judged here as Sink.add would (a finding is
                 # reported before it; or judged by an entry of the usual path), then the
-                # record is rendered in the run after all (unless its loc was made a URI and
-                # a finding is due: that report comes first, as the careful lane gives them)
+                # record is rendered in the run after all (unless a finding is due and its
+                # loc was made a URI or it has issues of its own: those come first, as the
+                # careful lane gives them)
                 if judged is not None:
                     sink.origin(judged, record_line)
                 renderer.know(origin)
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
-            scanned_issues(sink, lane.scanner, made_uris)
+            run_issues(sink, made_uris, 0, notes, (values, ()), (pads, ()))
             entry: Url | SitemapRef
             if lane.index:
                 entry = SitemapRef._trusted(locs[0], lastmods[0])
@@ -502,18 +503,17 @@ def _urls(
     freqs: list[ChangeFreq | None],
     prios: list[float | None],
     images: list[TypedExtensions],
-) -> Iterator[Url]:
-    """A run's ``Url`` values, built in bulk; ``images``: (record, images, videos, news)
-    for the records with plain extensions."""
+) -> list[Url]:
+    """A run's ``Url`` values, built in bulk (untracked by the cyclic collector: see
+    ``untracked_rows``); ``images``: (record, images, videos, news) for the records with
+    plain extensions."""
     n = len(locs)
-    extensions: Any = repeat(_NO_EXTENSIONS, n)
-    if images:
-        extensions = [_NO_EXTENSIONS] * n
-        for typed in images:
-            extensions[typed[0]] = _typed(typed)
-    return map(
-        tuple.__new__, repeat(Url, n), zip(locs, lastmods, freqs, prios, extensions, strict=True)
-    )
+    if not images:
+        return untracked_rows(Url, n, (locs, lastmods, freqs, prios, _NO_EXTENSIONS))
+    extensions: list[tuple[object, ...]] = [_NO_EXTENSIONS] * n
+    for typed in images:
+        extensions[typed[0]] = _typed(typed)
+    return untracked_rows(Url, n, (locs, lastmods, freqs, prios, extensions))
 
 
 def _typed(typed: TypedExtensions) -> tuple[object, ...]:
