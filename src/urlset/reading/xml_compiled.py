@@ -388,11 +388,9 @@ def render_records(
                 if judged is None
                 else not ((made_uris or notes or values or pads) and _finding_due(sink, judged))
             ):
-                # the first entry on an origin: judged here as Sink.add would (a finding is
-                # reported before it; or judged by an entry of the usual path), then the
-                # record is rendered in the run after all (unless a finding is due and its
-                # loc was made a URI or it has issues of its own: those come first, as the
-                # careful lane gives them)
+                # the first entry on an origin, judged here as Sink.add would (or by an entry of
+                # the usual path), then rendered in the run; not when a finding is due and its
+                # loc was made a URI or it has issues of its own: those come first, as ever
                 if judged is not None:
                     sink.origin(judged, record_line)
                 renderer.know(origin)
