@@ -258,7 +258,8 @@ def test_a_runs_entries_are_left_out_of_the_cyclic_collector() -> None:
 
 def test_untracked_rows_makes_only_tuples_without_a_dict() -> None:
     """What ``untracked_rows`` refuses: a class that is no tuple, a tuple subclass whose
-    instances hold a dict (an attribute could close a cycle), a column of another length."""
+    instances hold a dict (an attribute could close a cycle), a column of another length,
+    another number of columns than the class has fields."""
     from urlset._core import untracked_rows
 
     class WithDict(tuple):  # type: ignore[type-arg]
@@ -271,3 +272,5 @@ def test_untracked_rows_makes_only_tuples_without_a_dict() -> None:
         untracked_rows(WithDict, 1, (["a"],))
     with pytest.raises(ValueError, match="a column of 1 values for 2 rows"):
         untracked_rows(Url, 2, (["a"], None, None, None, ()))
+    with pytest.raises(ValueError, match="3 columns for the 5 fields of Url"):
+        untracked_rows(Url, 1, (["a"], None, None))

@@ -637,8 +637,8 @@ pub(crate) fn with_texts<R>(
 }
 
 /// One instance of `cls` a row (a tuple subclass whose instances hold no dict: `Url`,
-/// `SitemapRef`), made as `tuple.__new__(cls, row)` makes it, its items from `columns`: each
-/// a list of `n` values, or one value for every row. The cyclic collector does not track
+/// `SitemapRef`), made as `tuple.__new__(cls, row)` makes it, its items from `columns` (one
+/// for each of its `_fields`): each a list of `n` values, or one value for every row. The cyclic collector does not track
 /// them: their items (texts, numbers, dates, enum members, tuples of frozen values) can
 /// refer to nothing that refers back, and its passes over a reader's entries took ~8% of
 /// `read_file()` of the 500k mix.
@@ -654,6 +654,16 @@ pub fn untracked_rows<'py>(
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "untracked_rows makes tuple subclasses whose instances hold no dict",
         ));
+    }
+    if let Ok(fields) = cls.getattr("_fields") {
+        if fields.len()? != columns.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{} columns for the {} fields of {}",
+                columns.len(),
+                fields.len()?,
+                cls.name()?
+            )));
+        }
     }
     let mut per_row: Vec<Option<Bound<'py, PyList>>> = Vec::with_capacity(columns.len());
     for column in columns.iter() {
