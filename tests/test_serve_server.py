@@ -137,6 +137,30 @@ def test_at_the_connection_cap_the_longest_idle_makes_room(published: Path) -> N
         assert answer.startswith(b"HTTP/1.1 503 "), answer[:100]
 
 
+def test_a_refused_connection_ends_with_a_close_not_a_reset(published: Path) -> None:
+    """At the cap with none idle, a connection is answered 503 before its request is read.
+    Closed with the request still unread, the socket sent a reset, and the client's read
+    after the answer failed (ECONNRESET; seen under load in CI). The lingering close (the
+    sending side shut, what comes after read and dropped until the client closes) ends it
+    with the answer and then the end of the stream, whether the request came before the
+    answer or after it."""
+    slow = Timeouts(idle=30, head=30)
+    with _running(published, slow, connections=1) as port, ExitStack() as held:
+        held.enter_context(_connect(port)).sendall(b"GET /sitemap.xml HTTP/1.1\r\n")
+        time.sleep(0.3)  # the one connection is in the middle of its head
+        for late in (False, True):
+            with _connect(port) as sock:
+                if late:
+                    time.sleep(0.3)  # answered 503 and shut by now, before any request
+                # more than the server reads ahead into its buffer before it stops reading
+                sock.sendall(b"POST /sitemap.xml HTTP/1.1\r\nHost: x\r\n\r\n" + b"x" * 300_000)
+                time.sleep(0.3)
+                answer = b""
+                while chunk := sock.recv(65536):  # a reset raises here
+                    answer += chunk
+                assert answer.startswith(b"HTTP/1.1 503 "), answer[:100]
+
+
 def test_urlset_serve_answers_past_stalled_connections(published: Path) -> None:
     """The command's own server, default timeouts: more stalled connections than workers."""
     process = subprocess.Popen(

@@ -6,8 +6,8 @@ clients cannot exhaust it; each wait has its own bound (``Timeouts``): the next 
 kept-alive connection, the head once its first byte came (then 408), a request body, each
 piece of the response reaching the client. At ``max_connections`` a new connection takes
 the place of the one idle longest (closed, as its idle timeout would); with none idle, it is
-answered 503 and closed. Request heads are read by ``http1`` (every odd request line gets a
-status line and a status).
+answered 503 and closed (a lingering close, as every refusal: ``SitemapServer._refuse``).
+Request heads are read by ``http1`` (every odd request line gets a status line and a status).
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from .http1 import (
     header_field,
     request_line,
 )
+
+# seconds a refused connection is read after its answer, until the client closes it too
+LINGER = 1.0
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,9 @@ class SitemapServer:
         try:
             if self.open > self.max_connections:
                 if not self._idle:
-                    await self._refuse(writer, 503, "too many connections; try again shortly")
+                    await self._refuse(
+                        reader, writer, 503, "too many connections; try again shortly"
+                    )
                     return
                 oldest = next(iter(self._idle))
                 waiting = self._idle.pop(oldest)
@@ -128,13 +133,15 @@ class SitemapServer:
             async with asyncio.timeout(self.timeouts.body):
                 await _drop_body(reader, headers)
         except Refused as refused:
-            await self._refuse(writer, refused.status, refused.reason)
+            await self._refuse(reader, writer, refused.status, refused.reason)
             return False
         except TimeoutError:
-            await self._refuse(writer, 408, "the request (its head or body) took too long")
+            await self._refuse(reader, writer, 408, "the request (its head or body) took too long")
             return False
         if line.method not in KNOWN_METHODS:
-            await self._refuse(writer, 501, f"{line.method} is not a method this server knows")
+            await self._refuse(
+                reader, writer, 501, f"{line.method} is not a method this server knows"
+            )
             return False
         request = Request(line.method, line.path, headers, line.query)
         loop = asyncio.get_running_loop()
@@ -169,14 +176,26 @@ class SitemapServer:
         await asyncio.wait_for(writer.drain(), self.timeouts.send)
         return keep
 
-    async def _refuse(self, writer: asyncio.StreamWriter, status: int, reason: str) -> None:
+    async def _refuse(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, status: int, reason: str
+    ) -> None:
+        """Answer ``status`` and end the connection with a lingering close: the sending side
+        shut first, then what the client still sends read and dropped until it closes too
+        (at most ``LINGER`` seconds), as RFC 9112 section 9.6 asks. A close with unread input
+        sends a reset, which can destroy the answer before the client reads it (a refused
+        request's head is often unread: the 503 at the connection cap reads none of it)."""
         response = plain(status, reason + "\n")
         headers = [*response.headers, ("Connection", "close")]
         if status == 405:
             headers.append(("Allow", "GET, HEAD"))
         writer.write(_status_and_headers(status, headers) + b"".join(response.body))
-        with contextlib.suppress(OSError, TimeoutError):
+        with contextlib.suppress(OSError, TimeoutError, asyncio.IncompleteReadError):
             await asyncio.wait_for(writer.drain(), self.timeouts.send)
+            if writer.can_write_eof():
+                writer.write_eof()
+            async with asyncio.timeout(LINGER):
+                while await reader.read(65_536):
+                    pass
 
 
 def _status_and_headers(status: int, headers: list[tuple[str, str]]) -> bytes:
