@@ -665,17 +665,19 @@ pub fn untracked_rows<'py>(
             )));
         }
     }
-    let mut per_row: Vec<Option<Bound<'py, PyList>>> = Vec::with_capacity(columns.len());
+    // each column once: its list (an item a row), or the one value every row takes
+    let mut resolved: Vec<(Option<Bound<'py, PyList>>, Bound<'py, PyAny>)> =
+        Vec::with_capacity(columns.len());
     for column in columns.iter() {
         match column.cast_exact::<PyList>() {
-            Ok(list) if list.len() == n => per_row.push(Some(list.clone())),
+            Ok(list) if list.len() == n => resolved.push((Some(list.clone()), column)),
             Ok(list) => {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
                     "a column of {} values for {n} rows",
                     list.len()
                 )))
             }
-            Err(_) => per_row.push(None),
+            Err(_) => resolved.push((None, column)),
         }
     }
     let width = isize::try_from(columns.len()).expect("a few columns");
@@ -687,10 +689,10 @@ pub fn untracked_rows<'py>(
         let row = unsafe {
             let made = pyo3::ffi::PyType_GenericAlloc(cls.as_type_ptr(), width);
             let row = Bound::from_owned_ptr_or_err(py, made)?;
-            for (k, column) in columns.iter().enumerate() {
-                let item = match &per_row[k] {
+            for (k, (list, one)) in resolved.iter().enumerate() {
+                let item = match list {
                     Some(list) => list.get_item(i)?,
-                    None => column,
+                    None => one.clone(),
                 };
                 let at = isize::try_from(k).expect("a few columns");
                 if pyo3::ffi::PyTuple_SetItem(made, at, item.into_ptr()) != 0 {

@@ -189,7 +189,7 @@ class SitemapServer:
         if status == 405:
             headers.append(("Allow", "GET, HEAD"))
         writer.write(_status_and_headers(status, headers) + b"".join(response.body))
-        with contextlib.suppress(OSError, TimeoutError, asyncio.IncompleteReadError):
+        with contextlib.suppress(OSError, TimeoutError):
             await asyncio.wait_for(writer.drain(), self.timeouts.send)
             if writer.can_write_eof():
                 writer.write_eof()
