@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from urlset.extensions import Alternate, Image, News, Video
 from urlset.extensions.field_checks import trusted_maker
-from urlset.extensions.hreflang import trusted_links
-from urlset.extensions.image import trusted_images
-from urlset.extensions.news import trusted_news
-from urlset.extensions.video import _TYPED_BY_CORE, trusted_videos
+from urlset.extensions.hreflang import trusted_link
+from urlset.extensions.image import trusted_image
+from urlset.extensions.news import trusted_article
+from urlset.extensions.video import _TYPED_BY_CORE, trusted_video
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +48,40 @@ def test_a_maker_takes_exactly_its_fields_and_the_value_stays_frozen() -> None:
         made.first = 5  # type: ignore[misc]
 
 
+def test_a_maker_refuses_a_class_whose_fields_it_would_not_all_set() -> None:
+    """Every slot set, each by its own descriptor: a maker that left one empty would make a
+    value that fails on reading it, and a property or a dict would take a value elsewhere."""
+
+    class Plain:
+        first: object
+
+    @dataclass(frozen=True, slots=True)
+    class Named:
+        first: object
+
+        @property
+        def second(self) -> object:
+            return self.first
+
+    with pytest.raises(TypeError, match="holds a dict"):
+        trusted_maker(Plain, ("first",))
+    with pytest.raises(TypeError, match="are not the slots"):
+        trusted_maker(_Three, ("first", "second"))
+    with pytest.raises(TypeError, match="are not the slots"):
+        trusted_maker(Named, ("first", "second"))
+    with pytest.raises(TypeError, match="are not the slots"):
+        trusted_maker(_Three, ("first", "second", "third"), {"third": 3})
+
+
 def test_every_extension_maker_sets_what_the_checked_constructor_sets() -> None:
     """The four kinds the reader's compiled tokenizer types, made from its field tuples."""
     published = datetime(2024, 5, 6, 10, 30, tzinfo=UTC)
     image = ("https://cdn.example.com/a.jpg", "A caption", "Lyon, France", "A title")
-    assert trusted_images([image]) == (Image(*image),)
-    assert trusted_images([(image[0], None, None, None)]) == (Image(image[0]),)
+    assert trusted_image(*image) == Image(*image)
+    assert trusted_image(image[0], None, None, None) == Image(image[0])
     article = ("The Paper", "en", published, "Headline", "Subscription", ("Blog",), ("a",), ())
-    assert trusted_news((article,)) == (News(*article),)
-    assert trusted_links(
-        (("en", "https://www.example.com/en"), ("x-default", "https://x.io/"))
-    ) == (
-        Alternate("en", "https://www.example.com/en"),
-        Alternate("x-default", "https://x.io/"),
-    )
+    assert trusted_article(*article) == News(*article)
+    assert trusted_link("x-default", "https://x.io/") == Alternate("x-default", "https://x.io/")
     typed = dict.fromkeys(_TYPED_BY_CORE)
     typed.update(
         thumbnail_loc="https://www.example.com/t.jpg",
@@ -77,7 +97,7 @@ def test_every_extension_maker_sets_what_the_checked_constructor_sets() -> None:
         family_friendly=True,
         live=False,
     )
-    (video,) = trusted_videos((tuple(typed.values()),))
+    video = trusted_video(*typed.values())
     checked = Video(**{k: v for k, v in typed.items() if v is not None})  # type: ignore[arg-type]
     assert video == checked
     assert [getattr(video, f.name) for f in fields(Video)] == [

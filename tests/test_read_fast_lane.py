@@ -256,6 +256,48 @@ def test_a_runs_entries_are_left_out_of_the_cyclic_collector() -> None:
     assert sys.getrefcount(image_of_first) < held
 
 
+def test_the_extensions_a_run_types_are_made_by_the_core_untracked_in_document_order() -> None:
+    """Images, videos, news, hreflang links and elements of other namespaces, interleaved in
+    one entry: the core makes each (``SlotMaker``, ``RawElement``), left out of the cyclic
+    collector, in the order written, and the entry equals the careful lane's."""
+    import gc
+
+    from test_read_support import feed_all
+
+    ns = {
+        "image": "http://www.google.com/schemas/sitemap-image/1.1",
+        "video": "http://www.google.com/schemas/sitemap-video/1.1",
+        "news": "http://www.google.com/schemas/sitemap-news/0.9",
+        "xhtml": "http://www.w3.org/1999/xhtml",
+        "pd": "https://example.com/product",
+    }
+    bindings = " ".join(f'xmlns:{p}="{uri}"' for p, uri in ns.items())
+    entry = (
+        "<url><loc>https://e.com/{i}</loc>"
+        '<xhtml:link rel="alternate" hreflang="de" href="https://e.com/de/{i}"/>'
+        "<image:image><image:loc>https://e.com/{i}.png</image:loc></image:image>"
+        "<pd:price>{i}</pd:price>"
+        "<video:video><video:thumbnail_loc>https://e.com/{i}.jpg</video:thumbnail_loc>"
+        "<video:title>T</video:title><video:description>D</video:description>"
+        "<video:content_loc>https://e.com/{i}.mp4</video:content_loc></video:video>"
+        "<news:news><news:publication><news:name>P</news:name><news:language>en"
+        "</news:language></news:publication><news:publication_date>2024-01-02"
+        "</news:publication_date><news:title>N</news:title></news:news>"
+        "<image:image><image:loc>https://e.com/{i}b.png</image:loc></image:image></url>"
+    )
+    doc = (
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" {bindings}>'
+        + "".join(entry.format(i=i) for i in range(40))
+        + "</urlset>"
+    ).encode()
+    fast, issues, _, _ = feed_all(doc, [len(doc)])
+    assert (fast, issues) == feed_all(doc, [len(doc)], fast=False)[:2]
+    kinds = [type(e).__name__ for e in fast[7].extensions]  # type: ignore[union-attr]
+    assert kinds == ["Alternate", "Image", "RawElement", "Video", "News", "Image"]
+    made = [e for url in fast for e in url.extensions]  # type: ignore[union-attr]
+    assert len(made) == 240 and not any(gc.is_tracked(e) for e in made)
+
+
 def test_untracked_rows_makes_only_tuples_without_a_dict() -> None:
     """What ``untracked_rows`` refuses: a class that is no tuple, a tuple subclass whose
     instances hold a dict (an attribute could close a cycle), a column of another length,

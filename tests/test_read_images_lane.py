@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from test_read_support import NS, feed_all
-from urlset.extensions import image as image_module
 from urlset.extensions.image import IMAGE_NS, Image
 from urlset.model import Url
+from urlset.reading import xml_compiled
 from urlset.reading.xml_compiled import CompiledLane
 
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -131,11 +131,11 @@ def test_what_the_tokenizer_takes_as_printable_python_does() -> None:
         chr(c) for c in range(0x20, 0xFFFE) if chr(c) not in "<&" and not 0xD800 <= c <= 0xDFFF
     ]
     typed: list[str | None] = []
-    original = image_module.trusted_images
+    original = xml_compiled._urls
 
-    def spy(values: Any) -> Any:
-        typed.extend(v[1] for v in values)
-        return original(values)
+    def spy(*columns: Any) -> Any:
+        typed.extend(image.caption for _, made in columns[-1] for image in made)
+        return original(*columns)
 
     for at in range(0, len(chars), 8000):  # documents of a size libxml2 reads in one feed
         doc = _doc(
@@ -149,11 +149,11 @@ def test_what_the_tokenizer_takes_as_printable_python_does() -> None:
                 for i, ch in enumerate(chars[at : at + 8000], at)
             )
         )
-        image_module.trusted_images = spy  # type: ignore[assignment]
+        xml_compiled._urls = spy  # type: ignore[assignment]
         try:
             fast = feed_all(doc, [len(doc)])
         finally:
-            image_module.trusted_images = original  # type: ignore[assignment]
+            xml_compiled._urls = original  # type: ignore[assignment]
         assert fast == feed_all(doc, [len(doc)], fast=False), at
     assert len(typed) > 30_000
     assert all(t is not None and t.isprintable() for t in typed)

@@ -1,5 +1,5 @@
 # Types of the private compiled module (rust/py); nothing here is public API.
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, TypeVar
 
@@ -264,6 +264,16 @@ def run_over(data: bytes, start: int, end: int, run_before: int, cap: int, /) ->
 def overlong(data: bytes, start: int, end: int, cap: int, /) -> int | None: ...
 def untracked_rows(cls: type[_Row], n: int, columns: tuple[object, ...], /) -> list[_Row]: ...
 
+class SlotMaker:
+    """Makes a ``cls`` (a frozen dataclass with slots) of values already checked, given
+    in the order of ``fields``, the others set to ``fixed``'s values
+    (urlset.extensions.field_checks.trusted_maker)."""
+
+    def __init__(
+        self, cls: type, fields: Sequence[str], fixed: Mapping[str, object] | None = None
+    ) -> None: ...
+    def __call__(self, *values: object) -> Any: ...
+
 # an entry some of whose values the reader judges: its line, then for each of loc, lastmod,
 # changefreq, priority None, the typed value (plain), (line, text) to judge, or for a loc
 # (line, text, uri) when the core made it a URI
@@ -293,6 +303,13 @@ class UrlsetScanner:
         # namespace may nest (0: none is read here): plain ones are kept raw in the scan
         namespaces: Sequence[tuple[str, str]] = ...,
         raw_levels: int = 0,
+        # what gives what the typed extensions are made with, called by the first record
+        # with one: the makers of images, videos, news articles and links (each None when
+        # its prefix is) and RawElement's class
+        makers: Callable[
+            [], tuple[SlotMaker | None, SlotMaker | None, SlotMaker | None, SlotMaker | None, type]
+        ]
+        | None = None,
     ) -> None: ...
     # an element (namespace, name) the reader has reported once: read by the scan from now on
     def know_stray(self, namespace: str, name: str, /) -> None: ...
@@ -324,9 +341,12 @@ class UrlsetScanner:
         # text; the text only for the first ``texts`` of them, else None
         list[tuple[int, int, str | None, str]],
         bool,  # whether any loc was made a URI (the same text or not)
-        # records with plain extensions (TypedExtensions)
-        list[TypedExtensions],
+        # whether any record has plain extensions (scanned_extensions), and any of them an
+        # element of another namespace (a RawElement)
+        tuple[bool, bool],
     ]: ...
+    # the last scan's records with plain extensions, made (ExtendedRecord each), taken
+    def scanned_extensions(self) -> list[ExtendedRecord]: ...
     # the last scan's extension elements out of the schema's order (OrderNote each), taken
     def scanned_order_notes(self) -> list[OrderNote]: ...
     # the last scan's values the reader reports (ValueNote each), taken
@@ -348,20 +368,9 @@ ValueNote = tuple[int, int, int, str, bool]
 # (0 loc, 1 lastmod, 2 changefreq, 3 priority), its text stripped)
 PadNote = tuple[int, int, int, str]
 
-# a record's plain extensions, as UrlsetScanner.scan gives them: the record, its images
-# ((loc, caption, geo_location, title), ...), videos (Video._trusted's fields), news (News's)
-# and links ((hreflang, href), ...), elements of other namespaces ((namespace, name, xml),
-# ...: RawElement's fields), and the kind of each element in document order (0 image,
-# 1 video, 2 news, 3 link, 4 raw) when it is not that order, else None
-TypedExtensions = tuple[
-    int,
-    tuple[tuple[str, str | None, str | None, str | None], ...],
-    tuple[tuple[Any, ...], ...],
-    tuple[tuple[Any, ...], ...],
-    tuple[tuple[str, str], ...],
-    tuple[tuple[str, str, str], ...],
-    bytes | None,
-]
+# a record with plain extensions, as UrlsetScanner.scanned_extensions gives it: the record and
+# its extensions made (by the scanner's makers), in document order
+ExtendedRecord = tuple[int, tuple[Any, ...]]
 
 # ((validity bitmap or None, null count), offsets or values, values of a string or None),
 # native byte order, as pyarrow.Array.from_buffers takes them

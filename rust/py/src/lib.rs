@@ -7,6 +7,7 @@ mod lastmods;
 mod read;
 mod render;
 mod set;
+mod slots;
 mod sources;
 mod views;
 mod write;
@@ -22,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lastmods::judged_value, m)?)?;
     render::register(m)?;
     set::register(m)?;
+    slots::register(m)?;
     write::register(m)?;
     sources::register(m)?;
     views::register(m)?;

@@ -2,7 +2,6 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
-use urlset_core::read::images::ImageSpans;
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
@@ -11,21 +10,20 @@ use urlset_core::read::records::{
 };
 
 use crate::lastmods::LastmodValues;
+use crate::slots::{untracked_tuple, SlotMaker};
 
-/// A record's videos, news, links and raw elements as tuples, and the order of its elements
-/// or None.
-type MediaValues = (Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>);
+/// A record with typed extensions: its index and its extensions made, in document order.
+type Extended<'py> = (usize, Bound<'py, PyTuple>);
 
-/// A record with typed extensions: its index, its images, videos, news, links and raw
-/// elements as tuples, and the order of its elements (bytes) or None.
-type Extended = (
-    usize,
-    Py<PyAny>,
-    Py<PyAny>,
-    Py<PyAny>,
-    Py<PyAny>,
-    Py<PyAny>,
-    Py<PyAny>,
+/// What a scan makes a record's extensions with: the trusted makers of images, videos, news
+/// articles and links (each None when the root binds no prefix to its namespace), and the
+/// class of raw elements (`RawElement`).
+type Makers = (
+    Option<Py<SlotMaker>>,
+    Option<Py<SlotMaker>>,
+    Option<Py<SlotMaker>>,
+    Option<Py<SlotMaker>>,
+    Py<PyType>,
 );
 
 /// A record's (loc, lastmod, changefreq, priority) as Python values.
@@ -42,6 +40,14 @@ pub struct UrlsetScanner {
     /// The prefixes the root binds to the image, video and news namespaces: plain images,
     /// videos and news are read with their records (urlset_core::read::images, media).
     prefixes: Option<Prefixes>,
+    /// What gives what the extensions a scan types are made with: called once, by the
+    /// first record with one (a rendered read makes none, and loads no extension module).
+    makers_from: Option<Py<PyAny>>,
+    makers: Option<Makers>,
+    /// The last scan's records with plain extensions, and the text they were read in
+    /// (`scanned_extensions`).
+    extended: Vec<(usize, Record)>,
+    extended_in: Option<Py<PyBytes>>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
     /// The last scan's values the reader reports (`scanned_value_notes`).
@@ -184,53 +190,92 @@ impl UrlsetScanner {
         })
     }
 
-    /// A record's plain videos, news and links as tuples of their fields, and the kinds of
-    /// its elements in document order (bytes) when that is not the JSON's order, else None.
-    fn media_values(
+    /// A record's plain extensions made (untracked: their values are texts, numbers, dates
+    /// and tuples of them), in document order.
+    fn extensions<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         data: &[u8],
-        media: Option<&Media>,
-    ) -> PyResult<MediaValues> {
-        let empty = || PyTuple::empty(py).into_any().unbind();
-        let Some(media) = media else {
-            return Ok((empty(), empty(), empty(), empty(), py.None()));
+        r: &Record,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let makers = match self.makers.take() {
+            Some(makers) => makers,
+            None => match &self.makers_from {
+                Some(from) => from.bind(py).call0()?.extract()?,
+                None => return Err(no_maker("extensions")),
+            },
         };
-        let videos = media
-            .videos
-            .iter()
-            .map(|v| self.video_fields(py, v))
-            .collect::<PyResult<Vec<_>>>()?;
-        let news = media
-            .news
-            .iter()
-            .map(|n| self.news_fields(py, n))
-            .collect::<PyResult<Vec<_>>>()?;
-        let links = media
-            .links
-            .iter()
-            .map(|l| (l.hreflang.as_str(), l.href.as_str()));
-        let raws = media
-            .raws
-            .iter()
-            .map(|r| (&*r.element.namespace, &*r.element.name, r.xml(data)))
-            .collect::<Vec<_>>();
-        let order = match &media.order {
-            Some(order) => PyBytes::new(py, order).into_any().unbind(),
-            None => py.None(),
-        };
-        Ok((
-            PyTuple::new(py, videos)?.into_any().unbind(),
-            PyTuple::new(py, news)?.into_any().unbind(),
-            PyTuple::new(py, links)?.into_any().unbind(),
-            PyTuple::new(py, raws)?.into_any().unbind(),
-            order,
-        ))
+        let made = self.made(py, data, r, &makers);
+        self.makers = Some(makers);
+        made
     }
 
-    /// A video's fields as `Video._trusted` takes them (the ones the core types, in
+    /// `extensions`, with `makers`.
+    fn made<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &[u8],
+        r: &Record,
+        (image, video, news, link, raw): &Makers,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let mut kinds: [Vec<Bound<'py, PyAny>>; 5] = Default::default();
+        for i in r.images.iter().flatten() {
+            let [caption, geo, title] = &i.texts;
+            let text = |t: &Option<String>| t.as_deref().into_pyobject(py);
+            let values = [
+                loc_string(py, data, i.loc, i.has_entity)?.into_bound(py),
+                text(caption)?,
+                text(geo)?,
+                text(title)?,
+            ];
+            kinds[0].push(maker(image, "images")?.make(py, &values, true)?);
+        }
+        let empty = Media::default();
+        let media = r.media.as_deref().unwrap_or(&empty);
+        for v in &media.videos {
+            let values = self.video_fields(py, v)?;
+            kinds[1].push(maker(video, "videos")?.make(py, &values, true)?);
+        }
+        for n in &media.news {
+            let values = self.news_fields(py, n)?;
+            kinds[2].push(maker(news, "news")?.make(py, &values, true)?);
+        }
+        for l in &media.links {
+            let values = [l.hreflang.as_str(), l.href.as_str()].map(|t| PyString::new(py, t));
+            let values = values.map(Bound::into_any);
+            kinds[3].push(maker(link, "links")?.make(py, &values, true)?);
+        }
+        let raw = raw.bind(py);
+        for r in media.raws.iter() {
+            let fields = [&*r.element.namespace, &*r.element.name, &*r.xml(data)];
+            let items = fields.map(|t| Ok(PyString::new(py, t).into_any()));
+            kinds[4].push(untracked_tuple(py, raw, items.into_iter())?);
+        }
+        let made = match &media.order {
+            Some(order) => {
+                let mut each = kinds.map(Vec::into_iter);
+                order
+                    .iter()
+                    .map(|&k| each[usize::from(k)].next())
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        pyo3::exceptions::PyRuntimeError::new_err(
+                            "UrlsetScanner read an element order other than its elements",
+                        )
+                    })?
+            }
+            None => kinds.into_iter().flatten().collect(),
+        };
+        PyTuple::new(py, made)
+    }
+
+    /// A video's fields as `video.trusted_video` takes them (the ones the core types, in
     /// `Video`'s order).
-    fn video_fields(&mut self, py: Python<'_>, v: &Video) -> PyResult<Py<PyAny>> {
+    fn video_fields<'py>(
+        &mut self,
+        py: Python<'py>,
+        v: &Video,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
         let text = |t: &str| PyString::new(py, t).into_any().unbind();
         let opt_text = |t: &Option<String>| t.as_deref().map_or_else(|| py.None(), text);
         let flag = |b: Option<bool>| -> PyResult<Py<PyAny>> {
@@ -273,11 +318,11 @@ impl UrlsetScanner {
             opt_text(&v.uploader),
             flag(v.live)?,
         ];
-        Ok(PyTuple::new(py, fields)?.into_any().unbind())
+        Ok(fields.into_iter().map(|f| f.into_bound(py)).collect())
     }
 
     /// A news article's fields in `News`' order.
-    fn news_fields(&mut self, py: Python<'_>, n: &News) -> PyResult<Py<PyAny>> {
+    fn news_fields<'py>(&mut self, py: Python<'py>, n: &News) -> PyResult<Vec<Bound<'py, PyAny>>> {
         let texts = |items: &[String]| PyTuple::new(py, items.iter().map(String::as_str));
         let fields: [Py<PyAny>; 8] = [
             PyString::new(py, &n.publication_name).into_any().unbind(),
@@ -292,7 +337,7 @@ impl UrlsetScanner {
             texts(&n.keywords)?.into_any().unbind(),
             texts(&n.stock_tickers)?.into_any().unbind(),
         ];
-        Ok(PyTuple::new(py, fields)?.into_any().unbind())
+        Ok(fields.into_iter().map(|f| f.into_bound(py)).collect())
     }
 
     fn optional<T>(py: Python<'_>, v: Option<T>, f: impl FnOnce(T) -> Py<PyAny>) -> Py<PyAny> {
@@ -365,22 +410,17 @@ fn words<'py, T, const N: usize>(
     })
 }
 
-/// A record's plain images as a tuple of (loc, caption, geo_location, title).
-fn image_values(py: Python<'_>, data: &[u8], found: &[ImageSpans]) -> PyResult<Py<PyAny>> {
-    let items = found
-        .iter()
-        .map(|i| {
-            let [caption, geo, title] = &i.texts;
-            (
-                loc_string(py, data, i.loc, i.has_entity)?,
-                caption.as_deref(),
-                geo.as_deref(),
-                title.as_deref(),
-            )
-                .into_pyobject(py)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyTuple::new(py, items)?.into_any().unbind())
+/// The maker of an extension kind the scan read.
+fn maker<'a>(maker: &'a Option<Py<SlotMaker>>, kind: &str) -> PyResult<&'a SlotMaker> {
+    maker.as_ref().map(Py::get).ok_or_else(|| no_maker(kind))
+}
+
+/// A scan met an extension it has no maker for (the Python side passes one for each prefix
+/// the root binds).
+fn no_maker(what: &str) -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err(format!(
+        "UrlsetScanner cannot make the {what} it read"
+    ))
 }
 
 fn loc_text(py: Python<'_>, data: &[u8], r: &Record) -> PyResult<Py<PyAny>> {
@@ -412,7 +452,7 @@ fn loc_string(
 #[pymethods]
 impl UrlsetScanner {
     #[new]
-    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0))]
+    #[pyo3(signature = (index, max_value, changefreqs, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, makers=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -425,6 +465,7 @@ impl UrlsetScanner {
         xhtml_prefix: Option<&str>,
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
+        makers: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         Ok(UrlsetScanner {
             kind: if index { Kind::Index } else { Kind::Urlset },
@@ -436,6 +477,10 @@ impl UrlsetScanner {
                 namespaces,
                 raw_levels,
             ),
+            makers_from: makers,
+            makers: None,
+            extended: Vec::new(),
+            extended_in: None,
             notes: Vec::new(),
             value_notes: Vec::new(),
             pad_notes: Vec::new(),
@@ -514,17 +559,10 @@ impl UrlsetScanner {
         let mut origins = Origins::default();
         let mut converted: Vec<(usize, u32, Option<&str>, Py<PyAny>)> = Vec::new();
         let mut any_converted = false;
-        let mut images: Vec<Extended> = Vec::new();
+        let (mut any_extended, mut any_raw) = (false, false);
         for (i, r) in found.records.iter().enumerate() {
-            if r.extended() {
-                let found = match &r.images {
-                    Some(found) => image_values(py, bytes, found)?,
-                    None => PyTuple::empty(py).into_any().unbind(),
-                };
-                let (videos, news, links, raws, order) =
-                    self.media_values(py, bytes, r.media.as_deref())?;
-                images.push((i, found, videos, news, links, raws, order));
-            }
+            any_extended |= r.extended();
+            any_raw |= r.media.as_ref().is_some_and(|m| !m.raws.is_empty());
             let (loc, lastmod, changefreq, priority) = self.values(py, bytes, r)?;
             if let Some(c) = &r.uri {
                 any_converted = true;
@@ -545,7 +583,7 @@ impl UrlsetScanner {
             origins.note(py, i, origin);
         }
         let stop = self.stop(py, bytes, &found.stop)?;
-        (
+        let scanned = (
             found.pos,
             found.line,
             stop,
@@ -557,9 +595,30 @@ impl UrlsetScanner {
             PyList::new(py, origins.first)?,
             PyList::new(py, converted)?,
             any_converted,
-            PyList::new(py, images)?,
+            (any_extended, any_raw),
         )
-            .into_pyobject(py)
+            .into_pyobject(py)?;
+        self.extended = found
+            .records
+            .into_iter()
+            .enumerate()
+            .filter(|(_, r)| r.extended())
+            .collect();
+        self.extended_in = any_extended.then(|| data.clone().unbind());
+        Ok(scanned)
+    }
+
+    /// The records of the last `scan` with plain extensions: (record, its extensions made,
+    /// in document order), taken; made only when asked (a rendered read makes none).
+    fn scanned_extensions<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Extended<'py>>> {
+        let Some(data) = self.extended_in.take() else {
+            return Ok(Vec::new());
+        };
+        let data = data.bind(py).as_bytes();
+        std::mem::take(&mut self.extended)
+            .into_iter()
+            .map(|(i, r)| Ok((i, self.extensions(py, data, &r)?)))
+            .collect()
     }
 }
 
@@ -680,29 +739,13 @@ pub fn untracked_rows<'py>(
             Err(_) => resolved.push((None, column)),
         }
     }
-    let width = isize::try_from(columns.len()).expect("a few columns");
     let mut rows = Vec::with_capacity(n);
     for i in 0..n {
-        // SAFETY: `cls` is a tuple subclass (checked), so its allocator makes a tuple of
-        // `width` empty items with one reference, which `PyTuple_SetItem` fills (each item
-        // a new reference it steals); a failed allocation is raised.
-        let row = unsafe {
-            let made = pyo3::ffi::PyType_GenericAlloc(cls.as_type_ptr(), width);
-            let row = Bound::from_owned_ptr_or_err(py, made)?;
-            for (k, (list, one)) in resolved.iter().enumerate() {
-                let item = match list {
-                    Some(list) => list.get_item(i)?,
-                    None => one.clone(),
-                };
-                let at = isize::try_from(k).expect("a few columns");
-                if pyo3::ffi::PyTuple_SetItem(made, at, item.into_ptr()) != 0 {
-                    return Err(PyErr::fetch(py));
-                }
-            }
-            pyo3::ffi::PyObject_GC_UnTrack(made.cast());
-            row
-        };
-        rows.push(row);
+        let items = resolved.iter().map(|(list, one)| match list {
+            Some(list) => list.get_item(i),
+            None => Ok(one.clone()),
+        });
+        rows.push(untracked_tuple(py, cls, items)?);
     }
     PyList::new(py, rows)
 }

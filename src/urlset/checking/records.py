@@ -35,10 +35,8 @@ def _extensions_from(fields: dict[str, Any]) -> tuple[Any, ...]:
     images = fields.get("images")
     links = fields.get("alternates")
     if len(fields) == 1 and links and all(link.keys() == _LINK for link in links):
-        trusted: tuple[Any, ...] = _links()(
-            tuple([(link["hreflang"], link["href"]) for link in links])
-        )
-        return trusted
+        make = _link()
+        return tuple([make(link["hreflang"], link["href"]) for link in links])
     if len(fields) == 1 and type(news := fields.get("news")) is dict:  # one article
         article = _news_json()(news)
         if article is not None:
@@ -66,11 +64,11 @@ def _news_json() -> Any:
 
 
 @cache
-def _links() -> Any:
-    """``trusted_links``, its module loaded with the first record that has hreflang links."""
-    from ..extensions.hreflang import trusted_links
+def _link() -> Any:
+    """``trusted_link``, its module loaded with the first record that has hreflang links."""
+    from ..extensions.hreflang import trusted_link
 
-    return trusted_links
+    return trusted_link
 
 
 @cache

@@ -63,6 +63,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .._core import SlotMaker
     from ..codes import Code
     from ..model import RawElement
     from .common import ExtensionSpec, Note, warning_code
@@ -288,6 +289,23 @@ def fast_extensions(
     from .fastlane import fast_extensions as typed_run
 
     return typed_run(fragment, prefixes)
+
+
+# the module and name of the trusted maker of each typed namespace's values (PREFIXES' kinds)
+_TRUSTED = {
+    "image": ("image", "trusted_image"),
+    "video": ("video", "trusted_video"),
+    "news": ("news", "trusted_article"),
+    "xhtml": ("hreflang", "trusted_link"),
+}
+
+
+def trusted_maker_of(kind: str) -> SlotMaker:
+    """The maker of checked values of the typed namespace ``kind`` (a ``PREFIXES`` value),
+    its module loaded now."""
+    module, name = _TRUSTED[kind]
+    maker: SlotMaker = getattr(importlib.import_module(f".{module}", __name__), name)
+    return maker
 
 
 @cache

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import starmap
 from typing import Any, ClassVar
 
 from ..codes import Code
@@ -164,13 +163,7 @@ def _fast_link(xml: str) -> Alternate | None:
 
 
 # an Alternate of values already checked (a canonical code, a plain URI)
-_trusted = trusted_maker(Alternate, ("hreflang", "href"))
-
-
-def trusted_links(values: tuple[tuple[str, str], ...]) -> tuple[Alternate, ...]:
-    """The links of (hreflang, href) pairs the reader's compiled tokenizer checked as
-    ``fast_links`` checks them (rust/core/src/read/media.rs)."""
-    return tuple(starmap(_trusted, values))
+trusted_link = trusted_maker(Alternate, ("hreflang", "href"))
 
 
 _LINK_SPLITS: dict[str, re.Pattern[str]] = {}
@@ -207,7 +200,7 @@ def fast_links(fragment: str, prefix: str) -> tuple[Alternate, ...] | None:
         if len(codes) > 4096:
             codes.clear()
         codes[code] = canonical
-    return tuple(map(_trusted, map(codes.__getitem__, written), hrefs))
+    return tuple(map(trusted_link, map(codes.__getitem__, written), hrefs))
 
 
 # ---------------------------------------------------------------- codes and per-URL rules

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import starmap
 from typing import Any, ClassVar
 
 from ..codes import Code
@@ -265,14 +264,6 @@ def fast_images(fragment: str, prefix: str) -> tuple[Image, ...] | None:
             return None  # entities, tabs, line breaks: the one-by-one path
         columns.append([None if text is None else text.strip() or None for text in column])
     return tuple(map(trusted_image, locs, *columns))
-
-
-def trusted_images(
-    values: Sequence[tuple[str, str | None, str | None, str | None]],
-) -> tuple[Image, ...]:
-    """The images of (loc, caption, geo_location, title) texts checked as ``fast_images``
-    checks them (by the reader's compiled tokenizer, rust/core/src/read/images.rs)."""
-    return tuple(starmap(trusted_image, values))
 
 
 # ---------------------------------------------------------------- codes and per-URL rules

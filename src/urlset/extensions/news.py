@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import starmap
 from typing import Any, ClassVar
 
 from ..codes import Code
@@ -149,12 +148,7 @@ _FIELDS = (
 
 # a News of values already checked as ``__post_init__`` checks them (by the reader's
 # compiled tokenizer, rust/core/src/read/media.rs), in the fields' order
-_trusted = trusted_maker(News, _FIELDS)
-
-
-def trusted_news(values: tuple[tuple[Any, ...], ...]) -> tuple[News, ...]:
-    """The news articles of the field tuples the reader's compiled tokenizer gives."""
-    return tuple(starmap(_trusted, values))
+trusted_article = trusted_maker(News, _FIELDS)
 
 
 def trusted_news_json(item: dict[str, Any]) -> News | None:
@@ -164,7 +158,7 @@ def trusted_news_json(item: dict[str, Any]) -> News | None:
     if not _JSON_REQUIRED <= item.keys() <= _JSON_FIELDS:
         return None
     get = item.get
-    return _trusted(
+    return trusted_article(
         item["publication_name"],
         item["language"],
         from_formatted(item["publication_date"]),

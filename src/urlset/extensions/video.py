@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
-from itertools import starmap
 from typing import Any, ClassVar, Literal, TypeVar
 
 from ..codes import Code
@@ -356,12 +355,7 @@ _UNTYPED_BY_CORE = {f.name: f.default for f in fields(Video) if f.name not in _T
 
 # a Video of the fields the reader's compiled tokenizer types (``_TYPED_BY_CORE``), checked
 # as ``__post_init__`` checks them (rust/core/src/read/media.rs), the others their defaults
-_trusted = trusted_maker(Video, _TYPED_BY_CORE, _UNTYPED_BY_CORE)
-
-
-def trusted_videos(values: tuple[tuple[Any, ...], ...]) -> tuple[Video, ...]:
-    """The videos of the field tuples the reader's compiled tokenizer gives."""
-    return tuple(starmap(_trusted, values))
+trusted_video = trusted_maker(Video, _TYPED_BY_CORE, _UNTYPED_BY_CORE)
 
 
 def _yn(value: bool) -> str:

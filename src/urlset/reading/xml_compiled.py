@@ -25,14 +25,11 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from functools import cache
-from importlib import import_module
-from itertools import repeat
-from types import ModuleType
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain_end, untracked_rows
-from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions
+from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions, trusted_maker_of
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderSpec
 from .run_issues import add_each, rendered_issues, run_issues, scanned_notes
@@ -43,7 +40,7 @@ from .xml_full import FullLane, tail_and_filler
 from .xml_prolog import plain_prefixes
 
 if TYPE_CHECKING:
-    from .._core import JudgedEntry, TypedExtensions
+    from .._core import ExtendedRecord, JudgedEntry, SlotMaker
 
 FAST_WAIT_CAP = 1_048_576
 _PAD_COMMENT_SIZE = 4096
@@ -93,7 +90,13 @@ class CompiledLane:
         limit = self.sink.limits.max_value_length
         raw = _raw_scope(self.root_prefixes, self.sink.limits.max_depth)
         self.scanner = UrlsetScanner(
-            index, limit, list(ChangeFreq), *prefixes, namespaces=raw[0], raw_levels=raw[1]
+            index,
+            limit,
+            list(ChangeFreq),
+            *prefixes,
+            namespaces=raw[0],
+            raw_levels=raw[1],
+            makers=partial(_makers, prefixes),
         )
         render = self.sink.render
         if render is not None and (render.indexes or not index):  # also the duplicate set
@@ -169,11 +172,12 @@ class CompiledLane:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
             found = scan(data, pos, end, line, left, sink.converted_listed())
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
-            made, images = found[10:]
-            if made or any(t[5] for t in images):  # a URI made or raws: check's own loc scan
+            made, (any_extended, raws) = found[10:]
+            if made or raws:  # a URI made or raw elements: check's own loc scan
                 self.locs_plain = False
+            extended = self.scanner.scanned_extensions() if any_extended else []
             if locs and not self._emit(
-                locs, lastmods, freqs, prios, lines, origins, converted, images
+                locs, lastmods, freqs, prios, lines, origins, converted, extended
             ):
                 return pos, line
             if stop is None:
@@ -210,9 +214,9 @@ class CompiledLane:
         lines: bytes,
         origins: list[tuple[int, str]],
         converted: list[tuple[int, int, str | None, str]],
-        images: list[TypedExtensions],
+        extended: list[ExtendedRecord],
     ) -> bool:
-        """Pass on a run of records (``images``: those with plain extensions) and its issues in
+        """Pass on a run of records (``extended``: those with plain extensions) and its issues in
         bulk when nothing is due (no limit, new host finding or duplicate); else one at a time
         (``add_each``). False when reading must stop."""
         sink = self.sink
@@ -223,7 +227,7 @@ class CompiledLane:
         if self.index:
             entries = untracked_rows(SitemapRef, n, (locs, lastmods))
         else:
-            entries = _urls(locs, lastmods, freqs, prios, images)
+            entries = _urls(locs, lastmods, freqs, prios, extended)
         if (
             sink.count + n <= sink.next_check
             and not sink.findings_due(origins)
@@ -373,9 +377,9 @@ def render_records(
         # lenient, or every other invalid, is one call, not one a record)
         at, at_line = pos, line
         found = scan(data, pos, end, line, 1, judged=max(limits.max_entries + 1 - sink.count, 1))
-        pos, line, stop, locs, lastmods, freqs, prios, lines, origins, made_uris = found[:10]
-        made, images = found[10:]
-        if made or any(t[5] for t in images):  # as CompiledLane._records
+        pos, line, stop, locs = found[:4]
+        lines, origins, made_uris, made, (_, raws) = found[7:]
+        if made or raws:  # as CompiledLane._records
             lane.locs_plain = False
         if locs:
             record_line = int.from_bytes(lines[:4], sys.byteorder)
@@ -398,12 +402,7 @@ def render_records(
                 pos, line = at, at_line
                 continue
             run_issues(sink, made_uris, 0, notes, (values, ()), (pads, ()))
-            entry: Url | SitemapRef
-            if lane.index:
-                entry = SitemapRef._trusted(locs[0], lastmods[0])
-            else:
-                extensions = _typed(images[0]) if images else ()
-                entry = Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
+            entry = _first_entry(lane, found)
             sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
             added = sink.add(entry, record_line)
             sink.reason = "careful"
@@ -421,6 +420,17 @@ def render_records(
         if not going:
             return pos, line
     return pos, line
+
+
+def _first_entry(lane: CompiledLane, found: tuple[Any, ...]) -> Url | SitemapRef:
+    """The first entry of what ``lane``'s scanner found (``scan``'s values)."""
+    locs, lastmods, freqs, prios = found[3:7]
+    if lane.index:
+        return SitemapRef._trusted(locs[0], lastmods[0])
+    assert lane.scanner is not None
+    extended = lane.scanner.scanned_extensions() if found[11][0] else []
+    extensions = next((made for record, made in extended if record == 0), ())
+    return Url._trusted(locs[0], lastmods[0], freqs[0], prios[0], extensions)
 
 
 def _consumed(lane: CompiledLane, data: bytes, pos: int, line: int) -> None:
@@ -500,43 +510,27 @@ def _urls(
     lastmods: list[object],
     freqs: list[ChangeFreq | None],
     prios: list[float | None],
-    images: list[TypedExtensions],
+    extended: list[ExtendedRecord],
 ) -> list[Url]:
     """A run's ``Url`` values, built in bulk (untracked by the cyclic collector: see
-    ``untracked_rows``); ``images``: (record, images, videos, news) for the records with
-    plain extensions."""
+    ``untracked_rows``); ``extended``: the records with plain extensions, made."""
     n = len(locs)
-    if not images:
+    if not extended:
         return untracked_rows(Url, n, (locs, lastmods, freqs, prios, _NO_EXTENSIONS))
     extensions: list[tuple[object, ...]] = [_NO_EXTENSIONS] * n
-    for typed in images:
-        extensions[typed[0]] = _typed(typed)
+    for record, made in extended:
+        extensions[record] = made
     return untracked_rows(Url, n, (locs, lastmods, freqs, prios, extensions))
 
 
-def _typed(typed: TypedExtensions) -> tuple[object, ...]:
-    """A record's extensions from the scanner's fields: its images, videos, news and links
-    (each module loaded by the first record that has one) and its elements of other
-    namespaces (``RawElement``), in document order."""
-    _, images, videos, news, links, raws, order = typed
-    kinds = (
-        _extension("image").trusted_images(images) if images else (),
-        _extension("video").trusted_videos(videos) if videos else (),
-        _extension("news").trusted_news(news) if news else (),
-        _extension("hreflang").trusted_links(links) if links else (),
-        tuple(map(tuple.__new__, repeat(RawElement), raws)) if raws else (),
-    )
-    if order is None:
-        return kinds[0] + kinds[1] + kinds[2] + kinds[3] + kinds[4]
-    each = [iter(values) for values in kinds]
-    return tuple(next(each[kind]) for kind in order)
-
-
-@cache
-def _extension(name: str) -> ModuleType:
-    """The extension module ``name``, loaded by the first record that has one of its kind
-    (an import statement run for every record goes through importlib's machinery)."""
-    return import_module(f"..extensions.{name}", __package__)
+def _makers(
+    prefixes: tuple[str | None, ...],
+) -> tuple[SlotMaker | None, SlotMaker | None, SlotMaker | None, SlotMaker | None, type]:
+    """What the scanner makes the extensions it types with, asked for by its first record
+    with one: the trusted maker of each kind whose namespace the root binds (its module
+    loaded only then), and ``RawElement``."""
+    made = [trusted_maker_of(k) if p else None for k, p in zip(_TYPED, prefixes, strict=True)]
+    return (*made, RawElement)  # type: ignore[return-value]
 
 
 def _raw_scope(prefixes: dict[str, str], max_depth: int) -> tuple[list[tuple[str, str]], int]:
@@ -544,6 +538,9 @@ def _raw_scope(prefixes: dict[str, str], max_depth: int) -> tuple[list[tuple[str
     how many levels such an element may nest below ``<url>`` (at depth 2) within
     ReadLimits.max_depth."""
     return list(prefixes.items()), max(max_depth - 2, 0)
+
+
+_TYPED = ("image", "video", "news", "xhtml")  # the kinds the scanner types, in its order
 
 
 def _typed_prefixes(prefixes: dict[str, str]) -> tuple[str | None, ...]:
@@ -556,7 +553,7 @@ def _typed_prefixes(prefixes: dict[str, str]) -> tuple[str | None, ...]:
         kind = PREFIXES.get(namespace)  # the extension's own name: image, video, news, xhtml
         if kind is not None:
             found[kind] = prefix
-    return tuple(found.get(kind) for kind in ("image", "video", "news", "xhtml"))
+    return tuple(found.get(kind) for kind in _TYPED)
 
 
 def _piece_parser() -> Any:
