@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from functools import partial
+from itertools import chain
 from typing import TYPE_CHECKING, cast
 
 from ..limits import ReadLimits
@@ -430,16 +431,17 @@ class ReadResult:
             del events  # not held while the next piece is read
 
     def _run(self) -> Iterator[Url | SitemapRef | Issue]:
-        keep = self._issues.append
-        with_issues = self._with_issues
+        # the events of each batch are passed on by a C iterator, not a Python step each
+        return chain.from_iterable(self._kept())
+
+    def _kept(self) -> Iterator[list[Url | SitemapRef | Issue]]:
+        """Each batch's events, its issues kept (and passed on if ``with_issues``)."""
         for batch in self._batches():
-            for event in batch:
-                if type(event) is Issue:
-                    keep(event)
-                    if with_issues:
-                        yield event
-                else:
-                    yield event
+            if Issue in map(type, batch):
+                self._issues += [event for event in batch if type(event) is Issue]
+                if not self._with_issues:
+                    batch = [event for event in batch if type(event) is not Issue]
+            yield batch
             del batch  # not held while the next piece is read
 
     def _batches(self) -> Iterator[list[Url | SitemapRef | Issue]]:
