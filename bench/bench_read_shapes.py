@@ -3,7 +3,7 @@ with the entries that left the compiled core, next to ``gzip -dc`` of the same f
 
     .venv/bin/python bench/bench_read_shapes.py [--urls 50000] [--mix 500000] [--repeat 3]
         [--large 500000] [--peers PYTHON] [--containers urlset index text]
-        [--threads auto|on|off|gzip|halves] [--arrow-import auto|first]
+        [--threads auto|off|gzip] [--arrow-import auto|first]
 
 Each shape is a gzipped urlset of ``--urls`` entries (the matrix's shapes, then the lastmods
 sites write outside the W3C forms: read_shapes.JUDGED, the lenient ones read in the core, the invalid ones
@@ -55,22 +55,14 @@ OBJECTS_CHILD = "import sys\nfrom urlset import read_file\nfor _ in read_file(sy
 ARROW_IMPORT_FIRST = "import pyarrow  # noqa: F401\n"
 # what the `urlset` console script runs (pyproject.toml [project.scripts])
 CLI_CHILD = "import sys\nfrom urlset.cli import console\nconsole(sys.argv[1:])\n"
-# --threads: the gzip thread and the runs in two halves whatever the machine's load says
-# (auto, the default, as urlset reads: the gzip thread while a core is free,
-# reading/sniff.py free_core_from, and runs whole); on, off, or one of them ("gzip":
-# inflated ahead, runs whole; "halves": inflated inline)
-_ON, _OFF = "65536", "(1 << 62)"
+# --threads: the gzip thread whatever the machine's load says (auto, the default, as urlset
+# reads: the gzip thread while a core is free, reading/sniff.py free_core_from); off: inflated
+# inline; gzip: inflated ahead
 THREADS = {
     "auto": "",
     **{
-        name: "from urlset.reading import rendered, sniff\n"
-        f"sniff.GZIP_THREAD_FROM = {gzip_from}\nrendered.SPLIT_FROM = {split_from}\n"
-        for name, gzip_from, split_from in (
-            ("on", _ON, _ON),
-            ("off", _OFF, _OFF),
-            ("gzip", _ON, _OFF),
-            ("halves", _OFF, _ON),
-        )
+        name: f"from urlset.reading import sniff\nsniff.GZIP_THREAD_FROM = {gzip_from}\n"
+        for name, gzip_from in (("off", "(1 << 62)"), ("gzip", "65536"))
     },
 }
 
@@ -187,9 +179,8 @@ def main() -> None:
         "--threads",
         choices=list(THREADS),
         default="auto",
-        help="urlset's second threads whatever the load: on, off, gzip (inflating ahead "
-        "only), halves (runs in two halves only); auto: as urlset reads (inflating ahead "
-        "while a core is free, runs whole)",
+        help="urlset's gzip thread whatever the load: off (inflating inline), gzip "
+        "(inflating ahead); auto: as urlset reads (inflating ahead while a core is free)",
     )
     parser.add_argument(
         "--arrow-import",

@@ -341,7 +341,7 @@ def test_column_views_are_the_columns_without_a_copy() -> None:
     ).encode()
 
     def taken(views: bool) -> Any:
-        renderer = RecordRenderer("arrow", "", 4096, split_from=16)
+        renderer = RecordRenderer("arrow", "", 4096)
         renderer.know("https://e.com/")  # judged by the sink: the run does not stop there
         assert renderer.render(doc, 0, len(doc), 1, 1000)[2] == 40
         return renderer.column_views() if views else renderer.columns()

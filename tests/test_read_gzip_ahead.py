@@ -208,7 +208,7 @@ def _damaged(data: bytes) -> bytes:
 
 def test_no_second_thread_while_other_work_holds_every_core() -> None:
     """A core is free when nothing else is running or ready this instant; with a busy process
-    on every core the reader keeps to its own thread (the gzip ahead, a run in halves)."""
+    on every core the reader keeps to its own thread (no gzip ahead)."""
     import os
     import subprocess
     import sys
@@ -227,14 +227,11 @@ def test_no_second_thread_while_other_work_holds_every_core() -> None:
             process.wait()
 
 
-def test_a_gzipped_read_looks_at_the_machine_once_and_reads_its_runs_whole(
+def test_a_gzipped_read_looks_at_the_machine_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Whether a gzipped read inflates ahead is decided once, before its own gzip thread
-    runs; its runs are read whole unless ``rendered.SPLIT_FROM`` asks for halves (the second
-    half's records still pass the duplicate test on the reader's thread: on every shape the
-    halves cost more than they saved)."""
-    from urlset.reading import rendered
+    runs."""
     from urlset.reading.output import line_tail
     from urlset.reading.rendered import RenderSpec
 
@@ -245,20 +242,10 @@ def test_a_gzipped_read_looks_at_the_machine_once_and_reads_its_runs_whole(
 
     monkeypatch.setattr(sniff, "free_core_from", look)
     monkeypatch.setattr(sniff, "GZIP_THREAD_FROM", None)
-    monkeypatch.setattr(rendered, "SPLIT_FROM", None)
-    splits: list[int | None] = []
-    made = rendered.RecordRenderer
-
-    def recording(*args: object, split_from: int | None, **kwargs: object) -> object:
-        splits.append(split_from)
-        return made(*args, split_from=split_from, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(rendered, "RecordRenderer", recording)
-    spec = RenderSpec("jsonl", line_tail("jsonl", None), split=True)
+    spec = RenderSpec("jsonl", line_tail("jsonl", None))
     reader = SitemapReader("s.xml.gz", render=spec)
     for at in range(0, len(BIG), 65_536):
         list(reader.feed(BIG[at : at + 65_536]))
     list(reader.close())
-    assert splits == [NEVER]
     assert reader._gzip is not None and reader._gzip.threaded
     assert spec.rendered == 40_000

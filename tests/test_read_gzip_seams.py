@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from test_read_support import feed_all, feed_all_with, urlset
 from urlset.cli import main, read_run
-from urlset.reading import rendered, sniff
+from urlset.reading import sniff
 from urlset.reading.sniff import Gunzip
 from urlset.reading.xml_compiled import CompiledLane
 
@@ -98,18 +98,15 @@ def test_feed_after_gives_each_piece_after_what_is_held() -> None:
     assert b"".join(p for p, _ in nothing) == DOC and {n for _, n in nothing} == {0}
 
 
-@pytest.mark.parametrize("split_from", [1 << 62, 1], ids=["whole", "halves"])
 def test_the_render_lane_writes_the_same_after_held_records(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, joins: list[int], split_from: int
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, joins: list[int]
 ) -> None:
-    """``urlset read`` of the gzip file, its runs read whole or in two halves (the second
-    half's lines a part of their own, copied once into the output), writes what it writes
-    for the plain file, and what the per-URL path writes."""
+    """``urlset read`` of the gzip file writes what it writes for the plain file, and what
+    the per-URL path writes."""
     plain, packed = tmp_path / "doc.xml", tmp_path / "doc.xml.gz"
     plain.write_bytes(DOC)
     packed.write_bytes(gzip.compress(DOC, mtime=0))
     monkeypatch.setattr(sniff, "GZIP_PIECE", 1000)
-    monkeypatch.setattr(rendered, "SPLIT_FROM", split_from)
 
     def read(path: Path, lane: bool) -> tuple[int, bytes, bytes]:
         with monkeypatch.context() as patch:

@@ -22,7 +22,6 @@ from click.testing import CliRunner
 from helpers import mixed_sitemap
 from urlset._core import judged_value
 from urlset.cli import main, read_run
-from urlset.reading import rendered
 from urlset.reading.reader import FILE_CHUNK
 from urlset.reading.rendered import RenderSpec
 from urlset.reading.xml_compiled import CompiledLane
@@ -43,9 +42,8 @@ class _Counted(RenderSpec):
         *,
         indexes: bool = False,
         texts: bool = False,
-        split: bool = False,
     ) -> None:
-        super().__init__(fmt, tail, indexes=indexes, texts=texts, split=split)
+        super().__init__(fmt, tail, indexes=indexes, texts=texts)
         _Counted.made.append(self)
 
 
@@ -103,13 +101,6 @@ def _same(
     return usual[0], usual[1]
 
 
-@pytest.fixture(params=[1 << 62, 1], ids=["whole", "halves"])
-def split(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> int:
-    """Runs read whole, or each in two halves at once (reading/rendered.py SPLIT_FROM)."""
-    monkeypatch.setattr(rendered, "SPLIT_FROM", request.param)
-    return int(request.param)
-
-
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[RenderSpec]:
     _Counted.made = []
@@ -125,7 +116,6 @@ def test_mixed_shapes(
     counted: list[RenderSpec],
     chunk: int,
     gz: bool,
-    split: int,
 ) -> None:
     """bench_read.py's mixed shapes: half of them canonical (rendered in the core), half
     judged by the reader (normalised, reported): the two interleave in the output."""
@@ -162,7 +152,7 @@ def test_snapshot_takes_the_per_url_path(
 
 
 def test_entries_handed_back_and_errors(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec], split: int
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, counted: list[RenderSpec]
 ) -> None:
     """Duplicates, development hosts, comments, extensions, entities between rendered runs,
     then a document broken part-way: exit 1, what was read written, the same issues."""
@@ -189,7 +179,7 @@ def test_entries_handed_back_and_errors(
     assert counted and all(spec.rendered >= 350 for spec in counted)
 
 
-def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, split: int) -> None:
+def test_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--max-bytes stops both paths at the same entry, with the same issue and status."""
     path = tmp_path / "mixed.xml"
     path.write_bytes(mixed_sitemap(4000))
@@ -333,7 +323,7 @@ def _judged_density(count: int, every: int, lastmod: str, seed: int) -> bytes:
     ],
 )
 def test_entries_to_judge_in_runs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, split: int, every: int, lastmod: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, every: int, lastmod: str
 ) -> None:
     """Entries the reader judges (a lenient or invalid lastmod) at every density, with the
     canonical records between them: the same output, issues and status as the per-URL path,

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from helpers import bench_module
 from test_read_support import feed_all, four_ways
 from urlset.model import Issue, Url
-from urlset.reading import rendered
 from urlset.reading.output import RENDERERS, UrlColumns, line_tail
 from urlset.reading.reader import SitemapReader
 from urlset.reading.rendered import LEFT_REASONS, RenderSpec, left_core, merge_rendered
@@ -387,7 +386,7 @@ def test_any_element_of_another_namespace_reads_alike(
 
 def _render_lane_output(data: bytes, chunk: int) -> bytes:
     """The JSON Lines ``urlset read`` writes through the render lane, fed in chunks."""
-    spec = RenderSpec("jsonl", line_tail("jsonl", None), split=True)
+    spec = RenderSpec("jsonl", line_tail("jsonl", None))
     reader = SitemapReader("doc", render=spec)
     urls: list[Url] = []
     for at in range(0, len(data), chunk):
@@ -412,30 +411,17 @@ def test_the_render_lane_writes_what_the_values_give(
     expected = _jsonl(careful)
     assert _render_lane_output(data, len(data)) == expected
     assert _render_lane_output(data, chunk) == expected
-    was = rendered.SPLIT_FROM
-    rendered.SPLIT_FROM = 1  # every run read in two halves at once
-    try:
-        assert _render_lane_output(data, len(data)) == expected
-    finally:
-        rendered.SPLIT_FROM = was
 
 
 @pytest.mark.parametrize(
     ("data", "rows"),
     [(SHAPES.urlset("mix", 3000), 3000), (_with_duplicate(SHAPES.urlset("mix", 300)), 301)],
 )
-def test_read_arrow_reads_runs_in_halves_as_whole(
-    monkeypatch: pytest.MonkeyPatch, data: bytes, rows: int
-) -> None:
-    """Each run read in two halves at once gives the table a run read whole gives."""
+def test_read_arrow_reads_every_row(data: bytes, rows: int) -> None:
+    """Every entry of the mix is a row of the table (a duplicate too)."""
     from urlset.reading.arrow import read_arrow
 
-    monkeypatch.setattr(rendered, "SPLIT_FROM", 1 << 62)
-    whole = read_arrow(data)
-    monkeypatch.setattr(rendered, "SPLIT_FROM", 1)
-    halves = read_arrow(data)
-    assert whole.num_rows == rows
-    assert halves.equals(whole)
+    assert read_arrow(data).num_rows == rows
 
 
 def test_read_arrow_imports_no_pandas(tmp_path: Path) -> None:
@@ -572,8 +558,8 @@ def test_children_out_of_the_schemas_order_are_reported_where_the_careful_lane_r
     order), videos and news articles out of order stay in the core, in every lane: each is
     reported (``extension-order``) in the careful lane's words and order, between its loc's
     ``normalized-url`` and its entry's own findings (a news article's before its
-    publication's), past the 1,000 listed only counted, in runs read whole, in two halves and
-    in chunks, the object lane too."""
+    publication's), past the 1,000 listed only counted, in runs read whole and in chunks, the
+    object lane too."""
     kinds = ("unordered", "iri", "unordered", "devhost", "unordered", "plain", "image")
     body = "".join(SHAPES.entry(kinds[i % len(kinds)], i) for i in range(3_000))
     body += SHAPES.entry("unordered", 0)  # a duplicate with an image out of order
@@ -586,7 +572,7 @@ def test_children_out_of_the_schemas_order_are_reported_where_the_careful_lane_r
     late = sum(2 if i % 5 == 4 else 1 for i in unordered) + 1
     assert any(f"extension-order issues not listed ({late} in all)" in i.message for i in expected)
     for chunk in (len(data), 65_537, 7_001):
-        for render in (RenderSpec("jsonl", line_tail("jsonl", None), split=True), None):
+        for render in (RenderSpec("jsonl", line_tail("jsonl", None)), None):
             reader = SitemapReader("doc", render=render)
             events: list[object] = []
             for at in range(0, len(data), chunk):

@@ -430,9 +430,6 @@ class RecordRenderer:
         # a sitemap index's records (loc and lastmod), rendered as ``urlset read`` writes
         # a SitemapRef
         index: bool = False,
-        # spans of at least so many bytes are read in two halves at once, on two threads
-        # (None: the core's choice, 64 KiB where a second core exists)
-        split_from: int | None = None,
         # "arrow": each loc text made a URI judged for check's ``odd_made`` (False: a reader
         # of the columns alone)
         judge_locs: bool = True,

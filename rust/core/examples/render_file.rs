@@ -1,7 +1,7 @@
 //! Times the render lane alone on an uncompressed urlset whose root binds the image, video,
 //! news and XHTML namespaces to their usual prefixes and `other` to the element of another
 //! namespace of bench/read_shapes.py's mix:
-//! `cargo run --release --example render_file -- FILE [jsonl|arrow] [halves]`. For instruction
+//! `cargo run --release --example render_file -- FILE [jsonl|arrow]`. For instruction
 //! counts under callgrind, build with `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only`.
 use std::time::Instant;
 
@@ -9,9 +9,7 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{Kind, Limits};
-use urlset_core::read::render::{
-    columns_run_split, render_run, Conversions, Format, Renderer, Seen,
-};
+use urlset_core::read::render::{columns_run, render_run, Conversions, Format, Renderer, Seen};
 
 /// The reader's gzip piece (urlset.reading.sniff.GZIP_PIECE).
 const PIECE: usize = 262_144;
@@ -19,12 +17,6 @@ const PIECE: usize = 262_144;
 fn main() {
     let path = std::env::args().nth(1).expect("a file");
     let arrow = std::env::args().nth(2).as_deref() == Some("arrow");
-    // a third argument: read each span in two halves at once (by default whole)
-    let split_from = if std::env::args().nth(3).is_some() {
-        urlset_core::read::render::SPLIT_FROM
-    } else {
-        urlset_core::read::render::NEVER_SPLIT
-    };
     let data = std::fs::read(path).expect("readable");
     let start = data
         .windows(8)
@@ -53,9 +45,8 @@ fn main() {
     for _ in 0..3 {
         let t = Instant::now();
         let mut seen = Seen::default();
-        let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
-            .with_extensions(prefixes.clone())
-            .with_split_from(split_from);
+        let mut renderer =
+            Renderer::new(Format::JsonLines, b"}\n").with_extensions(prefixes.clone());
         let mut columns = Columns::default();
         let mut conversions = Conversions::default();
         let (mut pos, mut line, mut records, mut out_bytes) = (start, 1, 0, 0);
@@ -75,13 +66,14 @@ fn main() {
                 max_judged: 0,
             };
             let done = if arrow {
-                columns_run_split(
+                columns_run(
                     &data,
                     (pos, stop),
                     line,
                     (limits, Some(&prefixes)),
-                    (&mut seen, &mut columns, &mut conversions),
-                    split_from,
+                    &mut seen,
+                    &mut columns,
+                    &mut conversions,
                 )
             } else {
                 out.clear();

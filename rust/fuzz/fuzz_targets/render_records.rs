@@ -6,17 +6,14 @@
 //! counts the rest). With the image prefix (a mode bit),
 //! both take records with plain images too: as many `images` keys in JSON Lines as extension
 //! texts in the columns, and text output that stays UTF-8. With the index bit, a sitemap
-//! index's records the same way (no image is read there). One of the two runs, by the
-//! input's length, reads each span in two halves at once: the same stops either way.
+//! index's records the same way (no image is read there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{scan_converting, scan_with_images, Kind, Limits, Scan, Stop};
-use urlset_core::read::render::{
-    columns_run_split, render_run, Conversions, Format, Renderer, Seen,
-};
+use urlset_core::read::render::{columns_run, render_run, Conversions, Format, Renderer, Seen};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, text)) = data.split_first() else {
@@ -37,15 +34,7 @@ fuzz_target!(|data: &[u8]| {
     let end = text.len();
     let prefix: Option<&[u8]> = if mode & 8 != 0 { Some(b"image") } else { None };
     let prefixes = prefix.map(Prefixes::images);
-    // the text run or the column run reads each span in two halves at once
-    let (text_split, columns_split) = if end % 2 == 0 {
-        (1, usize::MAX)
-    } else {
-        (usize::MAX, 1)
-    };
-    let mut renderer = Renderer::new(format, b"\n")
-        .with_kind(kind)
-        .with_split_from(text_split);
+    let mut renderer = Renderer::new(format, b"\n").with_kind(kind);
     if let Some(prefix) = prefix {
         renderer = renderer.with_images(prefix);
     }
@@ -67,13 +56,14 @@ fuzz_target!(|data: &[u8]| {
             &mut out,
             &mut conversions_text,
         );
-        let c = columns_run_split(
+        let c = columns_run(
             text,
             (pos, end),
             line,
             (limits, prefixes.as_ref()),
-            (&mut seen_columns, &mut columns, &mut conversions_columns),
-            columns_split,
+            &mut seen_columns,
+            &mut columns,
+            &mut conversions_columns,
         );
         assert_eq!((r.pos, r.line, r.count), (c.pos, c.line, c.count));
         let all = std::mem::take(&mut conversions_columns).listed;

@@ -9,8 +9,7 @@ use urlset_core::read::columns::Columns;
 use urlset_core::read::media::Prefixes;
 use urlset_core::read::records::{Kind, Limits, OrderNote, PadNote, ValueNote};
 use urlset_core::read::render::{
-    columns_run_split, render_run_parts, Conversion, Conversions, Format, Renderer, Seen,
-    NEVER_SPLIT,
+    columns_run, render_run, Conversion, Conversions, Format, Renderer, Seen,
 };
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 use urlset_core::values::loc::MAX_LOC_LENGTH;
@@ -21,33 +20,22 @@ use crate::read::{fixed, prefixes, texts, with_texts};
 /// release costs more than the copy).
 const DETACHED_COPY: usize = 1 << 16;
 
-/// `parts`, one after another, as a new bytes object. A long copy runs without the GIL
-/// (nothing else can see the object before it is returned), into an object made
-/// uninitialised: pyo3's `new_with` zeroes it first, a second pass over every byte of the
-/// output.
-fn bytes_of<'py>(py: Python<'py>, parts: [&[u8]; 2]) -> PyResult<Bound<'py, PyAny>> {
-    let total = parts[0].len() + parts[1].len();
-    if parts[1].is_empty() && total < DETACHED_COPY {
-        return Ok(PyBytes::new(py, parts[0]).into_any());
+/// `out` as a new bytes object. A long copy runs without the GIL (nothing else can see the
+/// object before it is returned), into an object made uninitialised: pyo3's `new_with`
+/// zeroes it first, a second pass over every byte of the output.
+fn bytes_of<'py>(py: Python<'py>, out: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    if out.len() < DETACHED_COPY {
+        return Ok(PyBytes::new(py, out).into_any());
     }
-    let len = isize::try_from(total)?;
+    let len = isize::try_from(out.len())?;
     // SAFETY: a new bytes object of `len` bytes (NULL: its bytes left as they are), which
     // nothing else holds yet, filled whole before it is returned
     unsafe {
         let made = pyo3::ffi::PyBytes_FromStringAndSize(std::ptr::null(), len);
         let text = Bound::from_owned_ptr_or_err(py, made)?;
         let buf = pyo3::ffi::PyBytes_AsString(made).cast::<u8>();
-        let buf = std::slice::from_raw_parts_mut(buf, total);
-        let (first, second) = buf.split_at_mut(parts[0].len());
-        let mut copy = move || {
-            first.copy_from_slice(parts[0]);
-            second.copy_from_slice(parts[1]);
-        };
-        if total < DETACHED_COPY {
-            copy();
-        } else {
-            py.detach(copy);
-        }
+        let buf = std::slice::from_raw_parts_mut(buf, out.len());
+        py.detach(move || buf.copy_from_slice(out));
         Ok(text)
     }
 }
@@ -69,15 +57,11 @@ pub struct RecordRenderer {
     max_value: usize,
     /// A urlset's records, or a sitemap index's (`index=True`).
     kind: Kind,
-    /// Spans from which a run is read in two halves at once.
-    split_from: usize,
     /// "arrow": each loc text made a URI judged for check (`odd_made`); a reader of the
     /// columns alone (`read_arrow`) skips it.
     judge_locs: bool,
     /// The last call's output buffer (text formats), kept up to [`KEPT_OUT`] bytes.
     out: Vec<u8>,
-    /// The second part of the last call's output (a split run's second half), kept so.
-    after: Vec<u8>,
     /// Whether a loc was made a URI whose text check's loc-text rules would read again (not
     /// `read_iri_only`; in the text formats, which no check reads, any loc made a URI or a
     /// record with images).
@@ -100,7 +84,7 @@ const KEPT_OUT: usize = 4 << 20;
 #[pymethods]
 impl RecordRenderer {
     #[new]
-    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, split_from=None, judge_locs=true))]
+    #[pyo3(signature = (format, tail, max_value, image_prefix=None, video_prefix=None, news_prefix=None, xhtml_prefix=None, *, namespaces=Vec::new(), raw_levels=0, index=false, judge_locs=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         format: &str,
@@ -113,10 +97,8 @@ impl RecordRenderer {
         namespaces: Vec<(String, String)>,
         raw_levels: usize,
         index: bool,
-        split_from: Option<usize>,
         judge_locs: bool,
     ) -> PyResult<Self> {
-        let split_from = split_from.unwrap_or(NEVER_SPLIT);
         let kind = if index { Kind::Index } else { Kind::Urlset };
         let mut found = prefixes(
             [image_prefix, video_prefix, news_prefix, xhtml_prefix],
@@ -132,9 +114,7 @@ impl RecordRenderer {
             let format = Format::named(format).ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!("no renderer for {format:?}"))
             })?;
-            let renderer = Renderer::new(format, tail.as_bytes())
-                .with_kind(kind)
-                .with_split_from(split_from);
+            let renderer = Renderer::new(format, tail.as_bytes()).with_kind(kind);
             Some(match found.clone() {
                 Some(found) => renderer.with_extensions(found),
                 None => renderer,
@@ -153,10 +133,8 @@ impl RecordRenderer {
             seen: Seen::default(),
             max_value,
             kind,
-            split_from,
             judge_locs,
             out: Vec::new(),
-            after: Vec::new(),
             odd_made: false,
             reordered: false,
         })
@@ -205,15 +183,15 @@ impl RecordRenderer {
         let Some(renderer) = self.renderer.as_mut() else {
             let columns = &mut self.columns;
             let prefixes = self.prefixes.as_ref();
-            let split_from = self.split_from;
             let done = py.detach(|| {
-                columns_run_split(
+                columns_run(
                     bytes,
                     span,
                     line,
                     (limits, prefixes),
-                    (seen, columns, &mut conversions),
-                    split_from,
+                    seen,
+                    columns,
+                    &mut conversions,
                 )
             });
             if !columns.has_room(0) {
@@ -236,28 +214,26 @@ impl RecordRenderer {
         // the output buffer of the last call, kept: a fresh one each call would be
         // faulted in page by page again
         let mut out = std::mem::take(&mut self.out);
-        let mut after = std::mem::take(&mut self.after);
-        let (done, mut out, mut after) = py.detach(|| {
+        let (done, mut out) = py.detach(|| {
             out.clear();
             // JSON Lines with the sitemap's URL run to ~1.4x the XML they come from
             out.reserve((span.1 - span.0) * 2 + 256);
-            let done = render_run_parts(
+            let done = render_run(
                 bytes,
-                (span, line),
+                span,
+                line,
                 limits,
                 renderer,
                 seen,
-                (&mut out, &mut after),
+                &mut out,
                 &mut conversions,
             );
-            (done, out, after)
+            (done, out)
         });
-        let text = bytes_of(py, [&out, &after])?;
-        for (kept, buf) in [(&mut self.out, &mut out), (&mut self.after, &mut after)] {
-            if buf.capacity() <= KEPT_OUT {
-                buf.clear();
-                *kept = std::mem::take(buf);
-            }
+        let text = bytes_of(py, &out)?;
+        if out.capacity() <= KEPT_OUT {
+            out.clear();
+            self.out = out;
         }
         // (judged in the columns lane only, which check reads: here any is taken for odd)
         self.odd_made |= done.images || done.made;

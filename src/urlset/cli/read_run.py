@@ -258,7 +258,7 @@ def run(
         _fail(f"reading URLs is not supported yet; use `urlset fetch {source}` (or download it)")
     # the render lane unless --snapshot needs the URLs' values
     spec = (
-        RenderSpec(fmt, line_tail(fmt, None), indexes=True, texts=True, split=True)
+        RenderSpec(fmt, line_tail(fmt, None), indexes=True, texts=True)
         if RENDER_LANE and snapshot is None
         else None
     )

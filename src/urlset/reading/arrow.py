@@ -120,7 +120,7 @@ def read_batches(
     ``looked``: ``(sniff.free_core_from(),)`` as the caller found the machine, for the read's
     second threads (None: the read looks itself)."""
     name = "<bytes>" if isinstance(source, bytes) else os.fspath(source)
-    spec = RenderSpec("arrow", "", indexes=True, texts=True, split=True, judged=False)
+    spec = RenderSpec("arrow", "", indexes=True, texts=True, judged=False)
     spec.looked = looked
     reader = SitemapReader(name, limits=limits, render=spec)
     entries: list[Url | SitemapRef] = []

@@ -32,14 +32,6 @@ from ..model import Issue
 
 E = TypeVar("E")
 
-# bytes of a run from which the core reads it in two halves at once, on two threads (the
-# output is the same byte for byte), for a RenderSpec with ``split``; None: never. The second
-# half's records still pass the duplicate test and reach the output on the reader's thread,
-# so the halves cost more than they save (500k gzipped, the plain shape 0.21 -> 0.25 s, the
-# mix 0.33 -> 0.34, images 0.37 -> 0.42); tests and benchmarks set it to read in halves
-SPLIT_FROM: int | None = None
-_NEVER = 1 << 62
-
 # Why an entry of a document read in the render lane was passed on as the reader's value
 # instead of rendered by the core (``RenderSpec.left``, ``left_core``):
 LEFT_REASONS = {
@@ -99,11 +91,9 @@ class RenderSpec:
     records are rendered too (as ``urlset read`` writes a ``SitemapRef``; in columns, loc and
     lastmod); without it, a consumer that follows an index (fetch) gets its entries as values.
     ``texts``: a text sitemap's lines are rendered too (reading/text.py), as records with a
-    loc only; without it (fetch, check) they come as the reader's values. ``split``: a long
-    run may be read in two halves at once (``SPLIT_FROM``, None by default), for a reader
-    that has the process to itself (``urlset read``, ``read_arrow``), not one of several
-    readers on parse threads. ``judged``: "arrow"'s locs made URIs judged for check's
-    ``plain_records`` (False: a reader of the columns alone, ``read_arrow``)."""
+    loc only; without it (fetch, check) they come as the reader's values. ``judged``:
+    "arrow"'s locs made URIs judged for check's ``plain_records`` (False: a reader of the
+    columns alone, ``read_arrow``)."""
 
     def __init__(
         self,
@@ -113,11 +103,9 @@ class RenderSpec:
         columns: bool = False,
         indexes: bool = False,
         texts: bool = False,
-        split: bool = False,
         judged: bool = True,
     ) -> None:
         self.fmt = fmt
-        self.split = split
         self.judged = judged
         self.tail = tail
         self.indexes = indexes
@@ -185,7 +173,6 @@ class RenderSpec:
         ``index``: the document is a sitemap index (``indexes``)."""
         namespaces, levels = raw
         self.index = index
-        split_from = SPLIT_FROM if self.split and SPLIT_FROM is not None else _NEVER
         renderer = RecordRenderer(
             self.fmt,
             self.tail,
@@ -194,7 +181,6 @@ class RenderSpec:
             namespaces=namespaces,
             raw_levels=levels,
             index=index,
-            split_from=split_from,
             judge_locs=self.judged,
         )
         self.renderer = renderer
@@ -207,7 +193,6 @@ class RenderSpec:
                 namespaces=namespaces,
                 raw_levels=levels,
                 index=index,
-                split_from=split_from,
             )
             self.column_renderer.note_room([0] * 6, 0)  # the text renderer's are said
         return renderer

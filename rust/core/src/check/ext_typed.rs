@@ -151,7 +151,7 @@ mod tests {
     use crate::read::media::Prefixes;
     use crate::read::raw::RootScope;
     use crate::read::records::{Kind, Limits};
-    use crate::read::render::{columns_run_split, Conversions, Seen};
+    use crate::read::render::{columns_run, Conversions, Seen};
 
     /// The records of `entries` read into columns with the recording on, in runs of at most
     /// `per_run` records (each a fresh column, as `take` leaves it); every entry must be
@@ -181,13 +181,14 @@ mod tests {
         seen.know(b"https://a.test/"); // the sink judged the origin
         let (mut pos, mut line, mut runs) = (0, 1, Vec::new());
         while pos < text.len() {
-            let done = columns_run_split(
+            let done = columns_run(
                 text,
                 (pos, text.len()),
                 line,
                 (limits, Some(&prefixes)),
-                (&mut seen, &mut columns, &mut conversions),
-                usize::MAX,
+                &mut seen,
+                &mut columns,
+                &mut conversions,
             );
             assert!(
                 done.count > 0,

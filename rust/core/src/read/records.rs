@@ -987,7 +987,6 @@ pub fn scan(text: &[u8], pos: usize, end: usize, line: u32, limits: Limits) -> S
     scan_records(
         text,
         (pos, end),
-        end,
         line,
         limits,
         (Converting::No, None),
@@ -1030,7 +1029,6 @@ pub fn scan_converting(text: &[u8], pos: usize, end: usize, line: u32, limits: L
     scan_records(
         text,
         (pos, end),
-        end,
         line,
         limits,
         (Converting::WithTexts, None),
@@ -1050,7 +1048,6 @@ pub fn scan_with_images(
     scan_records(
         text,
         (pos, end),
-        end,
         line,
         limits,
         (Converting::WithTexts, Some(&Prefixes::images(prefix))),
@@ -1071,7 +1068,6 @@ pub fn scan_with_extensions(
     scan_records(
         text,
         (pos, end),
-        end,
         line,
         limits,
         (Converting::WithTexts, Some(prefixes)),
@@ -1079,15 +1075,13 @@ pub fn scan_with_extensions(
     )
 }
 
-/// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) that starts no entry at
-/// or past `cut`: every entry before it is read as a scan to `end` reads it (a scan to `cut`
-/// would not see an entry's end past it). The records go into `room` (emptied first), whose
-/// memory a caller scanning again hands back, with the boxes of the conversions it took. A loc made a URI keeps its URI only (the
-/// render lane's: [`Converted::take_text`] makes the few texts it lists).
+/// [`scan_converting`] (with `prefixes`, [`scan_with_extensions`]) into `room` (emptied
+/// first), whose memory a caller scanning again hands back, with the boxes of the
+/// conversions it took. A loc made a URI keeps its URI only (the render lane's:
+/// [`Converted::take_text`] makes the few texts it lists).
 pub(crate) fn scan_until(
     text: &[u8],
     (pos, end): Span,
-    cut: usize,
     line: u32,
     (limits, prefixes): (Limits, Option<&Prefixes>),
     room: (Vec<Record>, &mut Spares),
@@ -1095,7 +1089,6 @@ pub(crate) fn scan_until(
     scan_records(
         text,
         (pos, end),
-        cut.min(end),
         line,
         limits,
         (Converting::UrisOnly, prefixes),
@@ -1106,7 +1099,6 @@ pub(crate) fn scan_until(
 fn scan_records(
     text: &[u8],
     (pos, end): (usize, usize),
-    cut: usize,
     line: u32,
     limits: Limits,
     (convert, prefixes): (Converting, Option<&Prefixes>),
@@ -1142,7 +1134,7 @@ fn scan_records(
         };
         let full = records.len() + judged.len() >= room;
         if let Some(after) = prefixes
-            .filter(|_| start < cut && !c.at(limits.kind.open()) && element_start(&text[start..]))
+            .filter(|_| start < end && !c.at(limits.kind.open()) && element_start(&text[start..]))
             .and_then(|p| stray_at(text, (start, end), &p.scope, limits.max_value))
         {
             // an element the reader reported once already: dropped, as it drops it
@@ -1150,7 +1142,7 @@ fn scan_records(
             c.pos = after;
             continue;
         }
-        let found = if start < cut && !full && c.at(limits.kind.open()) {
+        let found = if start < end && !full && c.at(limits.kind.open()) {
             entry(&mut c, limits, (convert, &mut *spare), prefixes)
         } else {
             None
@@ -1196,7 +1188,7 @@ fn scan_records(
                 continue;
             }
             _ if !judged.is_empty() => Stop::Judged(judged),
-            _ if start >= cut || full => Stop::End,
+            _ if start >= end || full => Stop::End,
             Some(Entry::Extension(record)) => {
                 let stop = piece_end(c.pos);
                 if text[..stop].ends_with(close) {
@@ -1264,14 +1256,7 @@ mod tests {
         let mut spare = Spares::default();
         let scanned = |text: &str, room: Vec<Record>, spare: &mut Spares| {
             let (pos, end) = (0, text.len());
-            scan_until(
-                text.as_bytes(),
-                (pos, end),
-                end,
-                1,
-                (ALL, None),
-                (room, spare),
-            )
+            scan_until(text.as_bytes(), (pos, end), 1, (ALL, None), (room, spare))
         };
         let first = scanned(noted, Vec::new(), &mut spare);
         assert_eq!(first.records.len(), 2);

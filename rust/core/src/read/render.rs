@@ -8,7 +8,6 @@
 //! which the Python path shares (the sink's `seen` is the renderer then), so both paths find the same duplicates.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::columns::Columns;
 use super::json::{extensions_json, extensions_object, plain_loc_value};
@@ -69,10 +68,6 @@ pub struct Seen {
     spare: Spares,
     /// The locs' hashes of the scan being judged, made before any is noted (`run`).
     window_hashes: Vec<u64>,
-    /// The same two for the scans of a split run's second half, on their own thread: its
-    /// records' boxes made anew each run cost a malloc and a free each.
-    ahead_room: Vec<Record>,
-    ahead_spare: Spares,
 }
 
 /// The values the reader reports noted between two takes: the first of each code
@@ -265,8 +260,6 @@ pub struct Renderer {
     lastmod_in: Vec<u8>,
     lastmod_out: Vec<u8>,
     priorities: Vec<(u64, Vec<u8>)>,
-    /// Spans from which a run is read in two halves at once ([`render_run`]).
-    split_from: usize,
 }
 
 /// Distinct priorities remembered with their text (a file uses a handful).
@@ -284,15 +277,7 @@ impl Renderer {
             lastmod_in: Vec::with_capacity(32),
             lastmod_out: Vec::with_capacity(32),
             priorities: Vec::new(),
-            split_from: NEVER_SPLIT,
         }
-    }
-
-    /// Spans of at least `bytes` are read in two halves at once ([`NEVER_SPLIT`]: never,
-    /// the default).
-    pub fn with_split_from(mut self, bytes: usize) -> Renderer {
-        self.split_from = bytes;
-        self
     }
 
     /// Records of a document of `kind`: an index's are rendered with its loc and lastmod
@@ -583,8 +568,7 @@ impl Conversions {
 
 /// Render the canonical records of `text[pos..end]` (from `line` on) into `out`, at most
 /// `limits.max_records`, stopping before the first entry that is not canonical, whose loc
-/// `seen` holds, or whose origin it does not know. A long span is read in two halves at once
-/// ([`Renderer::with_split_from`]); the output is the same byte for byte.
+/// `seen` holds, or whose origin it does not know.
 #[allow(clippy::too_many_arguments)]
 pub fn render_run(
     text: &[u8],
@@ -596,48 +580,13 @@ pub fn render_run(
     out: &mut Vec<u8>,
     conversions: &mut Conversions,
 ) -> Rendered {
-    let mut after = Vec::new();
-    let done = render_run_parts(
-        text,
-        (span, line),
-        limits,
-        renderer,
-        seen,
-        (out, &mut after),
-        conversions,
-    );
-    out.extend_from_slice(&after);
-    done
-}
-
-/// [`render_run`], its output in two parts: `out`, then `after` (emptied first; the lines
-/// of a second half read on its own thread, which are not copied onto `out` here: a caller
-/// that copies the output anyway copies each part once). `after`'s memory is the second
-/// half's next time.
-#[allow(clippy::too_many_arguments)]
-pub fn render_run_parts(
-    text: &[u8],
-    (span, line): ((usize, usize), u32),
-    limits: Limits,
-    renderer: &mut Renderer,
-    seen: &mut Seen,
-    (out, after): (&mut Vec<u8>, &mut Vec<u8>),
-    conversions: &mut Conversions,
-) -> Rendered {
-    after.clear();
     let mut loc = std::mem::take(&mut renderer.loc);
     let prefixes = renderer.prefixes.take();
-    let split_from = renderer.split_from;
-    let mut lane = Lane::Text {
-        renderer,
-        out,
-        after,
-    };
-    let done = split_run(
+    let mut lane = Lane::Text { renderer, out };
+    let done = run(
         text,
         (span, line),
         (limits, prefixes.as_ref()),
-        split_from,
         (seen, &mut loc, conversions),
         &mut lane,
     );
@@ -660,57 +609,22 @@ pub fn columns_run(
     columns: &mut Columns,
     conversions: &mut Conversions,
 ) -> Rendered {
-    columns_run_split(
-        text,
-        span,
-        line,
-        (limits, prefixes),
-        (seen, columns, conversions),
-        NEVER_SPLIT,
-    )
-}
-
-/// [`columns_run`], its span read in two halves at once from `split_from` bytes on.
-pub fn columns_run_split(
-    text: &[u8],
-    span: (usize, usize),
-    line: u32,
-    (limits, prefixes): (Limits, Option<&Prefixes>),
-    (seen, columns, conversions): (&mut Seen, &mut Columns, &mut Conversions),
-    split_from: usize,
-) -> Rendered {
     let mut loc = Vec::new();
-    split_run(
+    run(
         text,
         (span, line),
         (limits, prefixes),
-        split_from,
         (seen, &mut loc, conversions),
         &mut Lane::Columns(columns),
     )
 }
 
-/// Spans from which a caller may have a run read in two halves at once
-/// ([`Renderer::with_split_from`], [`columns_run_split`]). By default each span is read
-/// whole ([`NEVER_SPLIT`]): the second half's records still pass the duplicate test and
-/// reach the output on the caller's thread, after the join, so the halves cost more than
-/// they save (a 256 KiB span of the plain shape: 527 µs in halves, 368 µs whole).
-pub const SPLIT_FROM: usize = 65_536;
-
-/// A `split_from` no span reaches: each read whole, on the caller's thread.
-pub const NEVER_SPLIT: usize = usize::MAX;
-
-/// The head of a span read before it is split: `split_from / SPLIT_HEAD` bytes.
-const SPLIT_HEAD: usize = 4;
-
 /// Where each record of a run goes.
 enum Lane<'a> {
-    /// `out` takes the lines; `after` the second half's, when a split run's is taken
-    /// whole (nothing goes onto `out` after them).
+    /// `out` takes the lines.
     Text {
         renderer: &'a mut Renderer,
         out: &'a mut Vec<u8>,
-        after: &'a mut Vec<u8>,
     },
     Columns(&'a mut Columns),
 }
@@ -719,433 +633,9 @@ impl Lane<'_> {
     /// `r`, whose loc's value is `loc` and its hash `hash` (the duplicate test's).
     fn take(&mut self, text: &[u8], (loc, hash): (&[u8], u64), r: &Record) {
         match self {
-            Lane::Text { renderer, out, .. } => renderer.line(text, r, loc, out),
+            Lane::Text { renderer, out } => renderer.line(text, r, loc, out),
             Lane::Columns(columns) => columns.push_valued(text, r, (loc, hash)),
         }
-    }
-}
-
-/// The second half of a split span, read on its own thread: its scan, each record's loc
-/// value (one after another in `locs`, ending at `loc_ends`) and, for text, each record's
-/// line (in `out`, ending at `line_ends`); `spare`, the boxes its scans fill, for the next.
-struct Ahead {
-    found: Scan,
-    spare: Spares,
-    locs: Vec<u8>,
-    loc_ends: Vec<usize>,
-    out: Vec<u8>,
-    line_ends: Vec<usize>,
-}
-
-/// The memory a second half is read into: the records and boxes of the last one read
-/// (`Seen::ahead_room`, `Seen::ahead_spare`) and, for text, the buffer its lines went into.
-struct AheadRoom {
-    records: Vec<Record>,
-    spare: Spares,
-    out: Vec<u8>,
-}
-
-impl Seen {
-    /// The memory of a second half's reading, taken for its thread (`out`: its lines').
-    fn ahead_room(&mut self, out: Vec<u8>) -> AheadRoom {
-        AheadRoom {
-            records: std::mem::take(&mut self.ahead_room),
-            spare: std::mem::take(&mut self.ahead_spare),
-            out,
-        }
-    }
-
-    /// Keep what a second half was read into (its records' boxes, emptied by the next
-    /// scan) for the next one.
-    fn keep_ahead(&mut self, records: Vec<Record>, spare: Spares) {
-        self.ahead_room = records;
-        self.ahead_spare = spare;
-    }
-}
-
-/// Records an ahead scan reads between two looks at whether the first half still wants them.
-const AHEAD_CHUNK: usize = 256;
-
-/// Scan `text[mid..end]` from `line` whole, and render its records with `renderer`; the
-/// scan gives up, a chunk of records on, once `abandoned` is set (the first half stopped
-/// before the cut: what was read ahead is not used). Read into `room`.
-fn read_ahead(
-    text: &[u8],
-    (mid, end): (usize, usize),
-    line: u32,
-    (limits, prefixes): (Limits, Option<&Prefixes>),
-    (mut renderer, room): (Option<Renderer>, AheadRoom),
-    abandoned: &AtomicBool,
-) -> Ahead {
-    let AheadRoom {
-        records: mut room,
-        mut spare,
-        mut out,
-    } = room;
-    let mut records = Vec::new();
-    let (mut pos, mut line) = (mid, line);
-    // in chunks, as `run` reads in windows: a scan from where the last one stopped on
-    // its record limit reads on as one scan would
-    let found = loop {
-        let max_records = AHEAD_CHUNK.min(limits.max_records - records.len());
-        let chunk = Limits {
-            max_records,
-            ..limits
-        };
-        let mut found = scan_until(
-            text,
-            (pos, end),
-            end,
-            line,
-            (chunk, prefixes),
-            (room, &mut spare),
-        );
-        let full = found.records.len() == max_records;
-        if records.is_empty() {
-            // the first chunk's records are the run's (their memory, the last run's)
-            std::mem::swap(&mut records, &mut found.records);
-        } else {
-            records.append(&mut found.records);
-        }
-        room = std::mem::take(&mut found.records);
-        let more = found.stop == Stop::End && full && found.pos < end;
-        if !more || records.len() >= limits.max_records || abandoned.load(Ordering::Relaxed) {
-            found.records = records;
-            break found;
-        }
-        (pos, line) = (found.pos, found.line);
-    };
-    let n = found.records.len();
-    out.clear();
-    let mut ahead = Ahead {
-        locs: Vec::with_capacity((end - mid) / 2),
-        loc_ends: Vec::with_capacity(n),
-        out,
-        line_ends: Vec::new(),
-        found,
-        spare,
-    };
-    if renderer.is_some() {
-        ahead.out.reserve((end - mid) * 2);
-        ahead.line_ends.reserve(n);
-    }
-    let mut loc = Vec::with_capacity(256);
-    for r in &ahead.found.records {
-        loc_value(text, r, &mut loc);
-        ahead.locs.extend_from_slice(&loc);
-        ahead.loc_ends.push(ahead.locs.len());
-        if let Some(renderer) = renderer.as_mut() {
-            renderer.line(text, r, &loc, &mut ahead.out);
-            ahead.line_ends.push(ahead.out.len());
-        }
-    }
-    ahead
-}
-
-/// Where a span of at least `split_from` bytes is cut in two: after the first entry end tag
-/// past its middle and the whitespace after it, when that leaves a second half.
-fn split_mid(
-    text: &[u8],
-    (pos, end): (usize, usize),
-    kind: Kind,
-    split_from: usize,
-) -> Option<usize> {
-    if end.saturating_sub(pos) < split_from {
-        return None;
-    }
-    let close = kind.close();
-    let middle = pos + (end - pos) / 2;
-    let mut mid = memchr::memmem::find(&text[middle..end], close)? + middle + close.len();
-    // and the whitespace, comments and processing instructions after it, which the scan of
-    // the first half reads past before it stops at the next record (as a scan of the whole
-    // would, where it stops at the record limit): a cut before them never met that stop, and
-    // the second half read ahead was thrown away
-    loop {
-        while mid < end && matches!(text[mid], b' ' | b'\t' | b'\r' | b'\n') {
-            mid += 1;
-        }
-        let rest = &text[mid..end];
-        let (opened, closing): (usize, &[u8]) = if rest.starts_with(b"<!--") {
-            (4, b"-->")
-        } else if rest.starts_with(b"<?") {
-            (2, b"?>")
-        } else {
-            break;
-        };
-        mid += opened + memchr::memmem::find(&rest[opened..], closing)? + closing.len();
-    }
-    (mid < end).then_some(mid)
-}
-
-/// [`split_mid`], and the line there (the lines before it counted).
-fn split_point(
-    text: &[u8],
-    (pos, end): (usize, usize),
-    line: u32,
-    kind: Kind,
-    split_from: usize,
-) -> Option<(usize, u32)> {
-    let mid = split_mid(text, (pos, end), kind, split_from)?;
-    Some((mid, line + count_lines(&text[pos..mid])))
-}
-
-fn count_lines(text: &[u8]) -> u32 {
-    u32::try_from(memchr::memchr_iter(b'\n', text).count()).unwrap_or(u32::MAX)
-}
-
-/// [`run`] over the whole span, or, from `split_from` bytes, its first half here while a
-/// thread reads the second ([`read_ahead`]). The first half is read as the whole would be
-/// (the text to the span's end in view: an entry that runs past the cut is read whole), but
-/// no entry is started at the cut or past it; the second half's records are taken only when
-/// the first half ran to the cut as nothing but records, on the line the cut was counted
-/// on: the scanner is then at the cut exactly as a scan of the whole would be, so the
-/// records, the stop and every byte rendered are the same; else the rest is read here.
-#[allow(clippy::too_many_arguments)]
-fn split_run(
-    text: &[u8],
-    ((pos, end), line): ((usize, usize), u32),
-    (limits, prefixes): (Limits, Option<&Prefixes>),
-    split_from: usize,
-    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
-    lane: &mut Lane<'_>,
-) -> Rendered {
-    if split_mid(text, (pos, end), limits.kind, split_from).is_none() {
-        return run(
-            text,
-            ((pos, end), end),
-            line,
-            (limits, prefixes),
-            (seen, loc, conversions),
-            0,
-            lane,
-        )
-        .0;
-    }
-    let bounds = (limits, prefixes);
-    // a head read here first: a span that stops in its first entries (one the reader must
-    // see, one after another in a file of odd entries) starts no thread to read ahead
-    let head_cut = pos + split_from / SPLIT_HEAD;
-    let (head, clean) = run(
-        text,
-        ((pos, end), head_cut),
-        line,
-        (limits, prefixes),
-        (seen, loc, conversions),
-        0,
-        lane,
-    );
-    if !clean {
-        if head.count >= limits.max_records {
-            // on past what follows the last record, as a run to the span's end goes
-            return go_on(text, (head, end), bounds, (seen, loc, conversions), lane);
-        }
-        return head;
-    }
-    let Some((mid, mid_line)) =
-        split_point(text, (head.pos, end), head.line, limits.kind, split_from)
-    else {
-        return go_on(text, (head, end), bounds, (seen, loc, conversions), lane);
-    };
-    // the second half's renderer: the same format, without the first half's state
-    let (renderer, out) = match lane {
-        Lane::Text {
-            renderer, after, ..
-        } => (Some((**renderer).clone()), std::mem::take(*after)),
-        Lane::Columns(_) => (None, Vec::new()),
-    };
-    let room = seen.ahead_room(out);
-    let abandoned = AtomicBool::new(false);
-    let (first, clean, ahead) = std::thread::scope(|s| {
-        let second = s.spawn(|| {
-            let half = (limits, prefixes);
-            read_ahead(
-                text,
-                (mid, end),
-                mid_line,
-                half,
-                (renderer, room),
-                &abandoned,
-            )
-        });
-        let (first, clean) = run(
-            text,
-            ((head.pos, end), mid),
-            head.line,
-            (limits, prefixes),
-            (seen, loc, conversions),
-            head.count,
-            lane,
-        );
-        let first = Rendered {
-            made: head.made || first.made,
-            images: head.images || first.images,
-            reordered: head.reordered || first.reordered,
-            ..first
-        };
-        let used = clean && (first.pos, first.line) == (mid, mid_line);
-        if !used || first.count >= limits.max_records {
-            abandoned.store(true, Ordering::Relaxed);
-        }
-        let ahead = second
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (first, clean, ahead)
-    });
-    if !clean || (first.pos, first.line) != (mid, mid_line) || first.count >= limits.max_records {
-        // the scanner's line differs from the one counted: the rest read here; or the
-        // limit reached: on past what follows the last record, as a run to the end goes
-        unused(ahead, seen, lane);
-        if clean || first.count >= limits.max_records {
-            return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
-        }
-        return first;
-    }
-    let judged = match &ahead.found.stop {
-        Stop::Judged(judged) => judged.len(),
-        _ => 0,
-    };
-    if first.count + ahead.found.records.len() + judged >= limits.max_records {
-        // the limit falls in the second half: it is read here, to stop where it falls
-        unused(ahead, seen, lane);
-        return go_on(text, (first, end), bounds, (seen, loc, conversions), lane);
-    }
-    take_ahead(
-        text,
-        (mid, end),
-        first,
-        ahead,
-        limits.kind,
-        (seen, conversions),
-        lane,
-    )
-}
-
-/// A second half read ahead but not taken: its memory kept for the next (its lines' buffer
-/// back as the lane's `after`, empty).
-fn unused(ahead: Ahead, seen: &mut Seen, lane: &mut Lane<'_>) {
-    let Ahead {
-        found,
-        spare,
-        mut out,
-        ..
-    } = ahead;
-    seen.keep_ahead(found.records, spare);
-    if let Lane::Text { after, .. } = lane {
-        out.clear();
-        **after = out;
-    }
-}
-
-/// The rest of a split span after its first half `done` (`done.pos..end`), read here.
-fn go_on(
-    text: &[u8],
-    (done, end): (Rendered, usize),
-    (limits, prefixes): (Limits, Option<&Prefixes>),
-    (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
-    lane: &mut Lane<'_>,
-) -> Rendered {
-    let (rest, _) = run(
-        text,
-        ((done.pos, end), end),
-        done.line,
-        (limits, prefixes),
-        (seen, loc, conversions),
-        done.count,
-        lane,
-    );
-    Rendered {
-        made: done.made || rest.made,
-        images: done.images || rest.images,
-        reordered: done.reordered || rest.reordered,
-        ..rest
-    }
-}
-
-/// The second half's records after the first half's `done`, as [`run`] takes them: each
-/// judged against `seen` in order, the run stopping before the first it must not take.
-fn take_ahead(
-    text: &[u8],
-    (mid, end): (usize, usize),
-    done: Rendered,
-    ahead: Ahead,
-    kind: Kind,
-    (seen, conversions): (&mut Seen, &mut Conversions),
-    lane: &mut Lane<'_>,
-) -> Rendered {
-    let Rendered {
-        mut count,
-        mut made,
-        mut images,
-        mut reordered,
-        ..
-    } = done;
-    let first = count;
-    let Ahead {
-        mut found,
-        mut spare,
-        locs,
-        loc_ends,
-        out: mut lines,
-        line_ends,
-    } = ahead;
-    let mut stopped = None;
-    let loc_at = |k: usize| &locs[if k == 0 { 0 } else { loc_ends[k - 1] }..loc_ends[k]];
-    let hashes: Vec<u64> = (0..found.records.len())
-        .map(|k| hash_of(loc_at(k)))
-        .collect();
-    for (k, r) in found.records.iter_mut().enumerate() {
-        if k % WARMED == 0 {
-            seen.hashes.warm(&hashes[k..hashes.len().min(k + WARMED)]);
-        }
-        let (loc, hash) = (loc_at(k), hashes[k]);
-        let origin = match r.uri {
-            Some(_) => &loc[..r.origin_len],
-            None => &text[r.loc.0..r.loc.0 + r.origin_len],
-        };
-        if !seen.known(origin) || !seen.first_seen_hash(hash) {
-            stopped = Some(k);
-            break;
-        }
-        images |= r.extended();
-        reordered |= r.reordered;
-        if let Lane::Columns(columns) = lane {
-            columns.push_valued(text, r, (loc, hash));
-        }
-        note_late(text, r, count, kind, &mut seen.notes);
-        if r.noted.is_some() {
-            seen.values.note(text, r, count);
-            seen.pads.note(text, r, count);
-        }
-        // taken: its URI moves into the conversion (as in `run`)
-        if let Some(mut c) = r.uri.take() {
-            made = true;
-            conversions.note(count, &mut c, &text[r.loc.0..r.loc.1]);
-            if spare.uris.len() < KEPT_SPARE {
-                spare.uris.push(c); // for the next second half's scans
-            }
-        }
-        count += 1;
-    }
-    if let Lane::Text { after, .. } = lane {
-        // the lines taken, as they are: the caller writes them after `out`
-        let taken = count - first;
-        lines.truncate(if taken == 0 { 0 } else { line_ends[taken - 1] });
-        **after = lines;
-    }
-    let stop = stopped.map(|k| {
-        let r = &found.records[k];
-        let start = memchr::memmem::rfind(&text[..r.loc.0], kind.open()).unwrap_or(r.loc.0);
-        (start, r.line)
-    });
-    let (pos, line) = stop.unwrap_or_else(|| stop_of(text, &found, (mid, end), kind));
-    seen.keep_ahead(found.records, spare);
-    Rendered {
-        pos,
-        line,
-        count,
-        made,
-        images,
-        reordered,
     }
 }
 
@@ -1174,20 +664,16 @@ const FIRST_WINDOW: usize = 4;
 
 /// The records of scans that need no Python, each given to `lane` with its loc's value
 /// (made in `loc`: the URI the core made of it, if any, noted in `conversions` when it
-/// differs from the text), counted on from `counted`, starting no entry at or past `cut`;
-/// where the run stopped, and whether it ran to `cut` with nothing but records (no limit
-/// reached). With an image prefix,
-/// records with plain images are in the run too.
+/// differs from the text); where the run stopped. With an image prefix, records with plain
+/// images are in the run too.
 fn run(
     text: &[u8],
-    ((mut pos, end), cut): ((usize, usize), usize),
-    mut line: u32,
+    ((mut pos, end), mut line): ((usize, usize), u32),
     (limits, prefixes): (Limits, Option<&Prefixes>),
     (seen, loc, conversions): (&mut Seen, &mut Vec<u8>, &mut Conversions),
-    counted: usize,
     lane: &mut Lane<'_>,
-) -> (Rendered, bool) {
-    let mut count = counted;
+) -> Rendered {
+    let mut count = 0;
     let (mut made, mut images, mut reordered) = (false, false, false);
     let mut window = FIRST_WINDOW;
     loop {
@@ -1197,7 +683,7 @@ fn run(
             ..limits
         };
         let room = (std::mem::take(&mut seen.room), &mut seen.spare);
-        let mut found = scan_until(text, (pos, end), cut, line, (limits_now, prefixes), room);
+        let mut found = scan_until(text, (pos, end), line, (limits_now, prefixes), room);
         seen.hashes.reserve(found.records.len());
         let mut hashes = std::mem::take(&mut seen.window_hashes);
         hashes.clear();
@@ -1229,7 +715,7 @@ fn run(
                     reordered,
                 };
                 seen.window_hashes = hashes;
-                return (done, false);
+                return done;
             }
             images |= r.extended();
             reordered |= r.reordered;
@@ -1250,16 +736,15 @@ fn run(
         }
         seen.window_hashes = hashes;
         let full = found.records.len() == max_records;
-        if found.stop == Stop::End && full && count < limits.max_records && found.pos < cut {
+        if found.stop == Stop::End && full && count < limits.max_records && found.pos < end {
             (pos, line) = (found.pos, found.line);
             window = (window * 4).min(WARMED); // their slots warmed at once
             seen.room = found.records;
             continue;
         }
-        let clean = found.stop == Stop::End && found.pos >= cut && count < limits.max_records;
         let (stop, stop_line) = stop_of(text, &found, (pos, end), limits.kind);
         seen.room = found.records;
-        let done = Rendered {
+        return Rendered {
             pos: stop,
             line: stop_line,
             count,
@@ -1267,7 +752,6 @@ fn run(
             images,
             reordered,
         };
-        return (done, clean);
     }
 }
 
@@ -1422,6 +906,16 @@ mod tests {
     /// `text` rendered whole from line 1 in `format`, its origin known: what the run did,
     /// its output and what it saw.
     fn rendered_on_known(text: &[u8], format: Format, tail: &[u8]) -> (Rendered, Vec<u8>, Seen) {
+        converted_on_known(text, format, tail, &mut Conversions::default())
+    }
+
+    /// [`rendered_on_known`], its locs made URIs noted in `conversions`.
+    fn converted_on_known(
+        text: &[u8],
+        format: Format,
+        tail: &[u8],
+        conversions: &mut Conversions,
+    ) -> (Rendered, Vec<u8>, Seen) {
         let mut seen = Seen::default();
         seen.know(b"https://e.com/");
         let mut out = Vec::new();
@@ -1433,7 +927,7 @@ mod tests {
             &mut Renderer::new(format, tail),
             &mut seen,
             &mut out,
-            &mut Conversions::default(),
+            conversions,
         );
         (done, out, seen)
     }
@@ -1538,20 +1032,8 @@ mod tests {
     #[test]
     fn runs_render_the_uris_the_core_made_and_say_so() {
         let text = "<url><loc>https://e.com/a</loc></url>\n<url><loc>https://E.com/é</loc></url>\n<url><loc>https://e.com/%C3%A9</loc></url>".as_bytes();
-        let mut seen = Seen::default();
-        seen.know(b"https://e.com/");
-        let mut renderer = Renderer::new(Format::Locs, b"");
-        let (mut out, mut conversions) = (Vec::new(), Conversions::default());
-        let done = render_run(
-            text,
-            (0, text.len()),
-            1,
-            ALL,
-            &mut renderer,
-            &mut seen,
-            &mut out,
-            &mut conversions,
-        );
+        let mut conversions = Conversions::default();
+        let (done, out, _) = converted_on_known(text, Format::Locs, b"", &mut conversions);
         // the third loc is the second's URI: a duplicate, where the run stops
         assert_eq!((done.count, done.line, done.made), (2, 3, true));
         assert_eq!(out, b"https://e.com/a\nhttps://e.com/%C3%A9\n");
@@ -1583,34 +1065,20 @@ mod tests {
             (2, 0, 1)
         );
         assert_eq!(columns.loc.values, b"https://e.com/ahttps://e.com/%C3%A9");
-        // a listed text is the loc's value, its entities replaced, whichever half read it
+        // a listed text is the loc's value, its entities replaced
         let text: String = (0..40)
             .map(|i| format!("<url><loc>https://e.com/é{i}?a&amp;b</loc></url>\n"))
             .collect();
-        for split_from in [usize::MAX, 1] {
-            let mut seen = Seen::default();
-            seen.know(b"https://e.com/");
-            let mut renderer = Renderer::new(Format::Locs, b"").with_split_from(split_from);
-            let (mut out, mut conversions) = (Vec::new(), Conversions::listing(30));
-            let done = render_run(
-                text.as_bytes(),
-                (0, text.len()),
-                1,
-                ALL,
-                &mut renderer,
-                &mut seen,
-                &mut out,
-                &mut conversions,
-            );
-            assert_eq!(
-                (done.count, conversions.listed.len(), conversions.more),
-                (40, 30, 10)
-            );
-            for (i, listed) in conversions.listed.iter().enumerate() {
-                let text = format!("https://e.com/é{i}?a&b");
-                let uri = format!("https://e.com/%C3%A9{i}?a&b");
-                assert_eq!(*listed, (i, i as u32 + 1, text, uri));
-            }
+        let mut conversions = Conversions::listing(30);
+        let (done, ..) = converted_on_known(text.as_bytes(), Format::Locs, b"", &mut conversions);
+        assert_eq!(
+            (done.count, conversions.listed.len(), conversions.more),
+            (40, 30, 10)
+        );
+        for (i, listed) in conversions.listed.iter().enumerate() {
+            let text = format!("https://e.com/é{i}?a&b");
+            let uri = format!("https://e.com/%C3%A9{i}?a&b");
+            assert_eq!(*listed, (i, i as u32 + 1, text, uri));
         }
     }
 
@@ -1696,9 +1164,9 @@ mod tests {
 
     /// Every run over `text` as the reader drives them (after each stop, the entry there
     /// taken the usual way: its origin known, its loc seen, or stepped over), rendered
-    /// (JSON Lines, image prefix) and into columns, each read in halves from `split_from`
-    /// bytes: the runs, the conversions, the text and the columns.
-    fn driven(text: &[u8], max_records: usize, split_from: usize) -> (Vec<Rendered>, String) {
+    /// (JSON Lines, image prefix) and into columns: each text run stops where its column run
+    /// does, with the same conversions, and the columns hold every record rendered.
+    fn driven(text: &[u8], max_records: usize) {
         let limits = Limits { max_records, ..ALL };
         // images, and `o:r` of another namespace, reported once already (read here)
         let prefixes = Prefixes {
@@ -1710,9 +1178,8 @@ mod tests {
             },
             ..Prefixes::images(b"i")
         };
-        let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
-            .with_extensions(prefixes.clone())
-            .with_split_from(split_from);
+        let mut renderer =
+            Renderer::new(Format::JsonLines, b"}\n").with_extensions(prefixes.clone());
         let (mut seen, mut seen_columns) = (Seen::default(), Seen::default());
         let (mut out, mut columns) = (Vec::new(), Columns::default());
         let (mut conversions, mut column_conversions) =
@@ -1729,13 +1196,14 @@ mod tests {
                 &mut out,
                 &mut conversions,
             );
-            let in_columns = columns_run_split(
+            let in_columns = columns_run(
                 text,
                 (pos, text.len()),
                 line,
                 (limits, Some(&prefixes)),
-                (&mut seen_columns, &mut columns, &mut column_conversions),
-                split_from,
+                &mut seen_columns,
+                &mut columns,
+                &mut column_conversions,
             );
             assert_eq!(done, in_columns);
             runs.push(done);
@@ -1761,15 +1229,10 @@ mod tests {
         }
         assert_eq!(conversions, column_conversions);
         assert_eq!(columns.len, runs.iter().map(|r| r.count).sum::<usize>());
-        let said = format!(
-            "{out:?}{conversions:?}{:?}{:?}",
-            columns.loc.values, columns.extensions.values
-        );
-        (runs, said)
     }
 
     #[test]
-    fn runs_read_in_halves_are_runs_read_whole() {
+    fn text_runs_and_column_runs_stop_alike() {
         let entries = [
             "<url><loc>https://e.com/p{i}</loc><lastmod>2024-05-06</lastmod></url>\n",
             "<url>\n <loc>https://e.com/a?{i}&amp;b</loc><priority>0.5</priority></url>\n",
@@ -1780,12 +1243,11 @@ mod tests {
             "<url><loc>https://f{i}.com/n</loc></url>\n",
             "<url><loc>https://e.com/p1</loc></url>\n",
             "<url><loc>https://e.com/x{i}</loc><other>1</other></url>\n",
-            // an end tag inside CDATA, where a cut may fall: in a stray element between
-            // entries, and in an element of an entry
+            // an end tag inside CDATA: in a stray element between entries, and in an
+            // element of an entry
             "<o:r><![CDATA[</url>\n]]></o:r>\n<url><loc>https://e.com/s{i}</loc></url>\n",
             "<url><loc>https://e.com/r{i}</loc><o:r><![CDATA[</url>]]></o:r></url>\n",
-            // comments and instructions after an entry, where a cut moves past them; and an
-            // end tag inside them, where a cut may fall
+            // comments and instructions after an entry; and an end tag inside them
             "<url><loc>https://e.com/c{i}</loc></url>\n<!-- after {i} -->\n<?pi {i}?>\n",
             "<!-- </url> {i} -->\n<url><loc>https://e.com/k{i}</loc></url><?x </url>?>",
             "<url><loc>https://e.com/u{i}</loc></url><!-- unended",
@@ -1806,91 +1268,9 @@ mod tests {
                 text += &entries[kind].replace("{i}", &i.to_string());
             }
             for max_records in [1, 5, 40, usize::MAX] {
-                let whole = driven(text.as_bytes(), max_records, usize::MAX);
-                for split_from in [1, 200, 1000] {
-                    assert_eq!(
-                        driven(text.as_bytes(), max_records, split_from),
-                        whole,
-                        "{seed} {max_records} {split_from}"
-                    );
-                }
+                driven(text.as_bytes(), max_records);
             }
         }
-    }
-
-    /// A cut falls past the comments and processing instructions after an entry, where the
-    /// first half's scan stops (else the second half read ahead would be thrown away).
-    #[test]
-    fn a_cut_falls_at_the_next_entry() {
-        // the first entry longer than the rest: the middle falls in it
-        let first = format!("<url><loc>https://e.com/{}</loc></url>\n", "a".repeat(120));
-        let between = "<!-- b -->\n<?p x?>\n<!--c-->";
-        let text = format!("{first}{between}<url><loc>https://e.com/b</loc></url>\n</urlset>");
-        let cut = split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1);
-        assert_eq!(cut, Some(first.len() + between.len()));
-        // nothing past them but the text's end: no cut
-        let text = format!("{first}{between}");
-        assert_eq!(
-            split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1),
-            None
-        );
-        let text = format!("{first}<!-- unended");
-        assert_eq!(
-            split_mid(text.as_bytes(), (0, text.len()), Kind::Urlset, 1),
-            None
-        );
-    }
-
-    /// Spans read in halves into two parts (the second half's lines on their own, the
-    /// memory of the last second half read again): the parts one after another are the
-    /// text of the spans read whole, run after run.
-    #[test]
-    fn a_second_half_comes_as_a_part_of_its_own() {
-        let text: String = (0..400)
-            .map(|i| {
-                let uri = if i % 3 == 0 { "caf\u{e9}" } else { "p" }; // a URI made of some
-                format!("<url><loc>https://e.com/{uri}/{i}</loc><i:image><i:loc>https://e.com/{i}.png</i:loc></i:image></url>\n")
-            })
-            .collect();
-        let text = text.as_bytes();
-        let read = |split_from: usize| {
-            let mut renderer = Renderer::new(Format::JsonLines, b"}\n")
-                .with_extensions(Prefixes::images(b"i"))
-                .with_split_from(split_from);
-            let mut seen = Seen::default();
-            seen.know(b"https://e.com/");
-            let (mut whole, mut seconds, mut conversions) = (Vec::new(), 0, Conversions::default());
-            let (mut out, mut after) = (Vec::new(), Vec::new());
-            let (mut pos, mut line) = (0, 1);
-            // three spans: each ends within a record, as a piece does
-            for end in [text.len() / 3, text.len() * 2 / 3, text.len()] {
-                out.clear();
-                let done = render_run_parts(
-                    text,
-                    ((pos, end), line),
-                    ALL,
-                    &mut renderer,
-                    &mut seen,
-                    (&mut out, &mut after),
-                    &mut conversions,
-                );
-                whole.extend_from_slice(&out);
-                whole.extend_from_slice(&after);
-                seconds += usize::from(!after.is_empty());
-                (pos, line) = (done.pos, done.line);
-            }
-            (
-                String::from_utf8(whole).unwrap(),
-                seconds,
-                format!("{conversions:?}"),
-            )
-        };
-        let (whole, none, conversions) = read(usize::MAX);
-        assert_eq!(none, 0);
-        assert_eq!(whole.lines().count(), 400);
-        let (halves, seconds, halves_conversions) = read(1000);
-        assert_eq!(seconds, 3, "every span's second half read ahead");
-        assert_eq!((halves, halves_conversions), (whole, conversions));
     }
 
     #[test]
