@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from urlset.limits import ReadLimits
-from urlset.model import SitemapRef, Url
+from urlset.model import Issue, SitemapRef, Url
 from urlset.reading.reader import read_bytes
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -79,3 +79,37 @@ def test_what_follows_the_last_entry_is_said_when_none_is_refused() -> None:
     assert len(list(result)) == 10
     assert [i.code for i in result.issues] == ["unknown-element"]
     assert result.entry_stop is None
+
+
+@pytest.mark.parametrize("limit", [1_500, 2_999, 3_000, 100_000])
+def test_issues_past_their_cap_count_alike_in_both_lanes(limit: int) -> None:
+    """Lenient lastmods, invalid changefreqs and padded values by the thousand (past the
+    sink's 1,000 listed of a code), a host finding and duplicates that send runs one entry
+    at a time, and the entry limit inside a run: the compiled lane lists the same issues and
+    counts the same totals per code as the careful lane, though its scanner lists no note
+    past a code's room (``UrlsetScanner.note_room``)."""
+    from urlset.reading.reader import SitemapReader
+
+    entries = []
+    for i in range(3_000):
+        lastmod = "2024-01-02 10:00:00" if i % 3 else "2024-01-02"
+        freq = "<changefreq>sometimes</changefreq>" if i % 4 == 0 else ""
+        loc = f"https://example.com/p/{i if i % 97 else i - 1}"
+        if i == 1_700:
+            loc = "https://localhost/p/dev"  # a development host: a finding, due at once
+        entries.append(
+            f"<url><loc> {loc} </loc><lastmod>{lastmod}</lastmod>{freq}</url>\n"
+            if i % 5 == 0
+            else f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod>{freq}</url>\n"
+        )
+    doc = f'<?xml version="1.0"?>\n<urlset xmlns="{NS}">\n{"".join(entries)}</urlset>\n'.encode()
+
+    def read(fast: bool) -> tuple[int, list[tuple[int, str, str]], dict[str, int]]:
+        reader = SitemapReader("doc", limits=ReadLimits(max_entries=limit), _fast=fast)
+        events = [*reader.feed(doc[:70_001]), *reader.feed(doc[70_001:]), *reader.close()]
+        issues = [(e.line, e.code, e.message) for e in events if type(e) is Issue]
+        return sum(type(e) is Url for e in events), issues, dict(reader._sink.per_code)
+
+    fast, careful = read(True), read(False)
+    assert fast == careful
+    assert fast[2]["lenient-lastmod"] >= 1_000 and fast[2]["whitespace-in-value"] > 250

@@ -5,9 +5,10 @@ use urlset_core::read::columns::{Fixed, Texts, Validity};
 use urlset_core::read::media::{Media, News, Prefixes, Video};
 use urlset_core::read::raw::RootScope;
 use urlset_core::read::records::{
-    note_late, pad_note, scan, scan_converting, scan_with_extensions, value_note, Judged, Kind,
-    Limits, OrderNote, PadNote, Record, Scan, Span, Stop, Value, ValueNote,
+    note_late, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
+    PadNote, Record, Scan, Span, Stop, Value, ValueNote,
 };
+use urlset_core::read::render::{PadNotes, ValueNotes};
 
 use crate::lastmods::LastmodValues;
 use crate::slots::{untracked_tuple, SlotMaker};
@@ -50,10 +51,11 @@ pub struct UrlsetScanner {
     extended_in: Option<Py<PyBytes>>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
-    /// The last scan's values the reader reports (`scanned_value_notes`).
-    value_notes: Vec<ValueNote>,
+    /// The last scan's values the reader reports (`scanned_value_notes`), as many of each
+    /// code as `note_room` lists.
+    value_notes: ValueNotes,
     /// The last scan's values written with whitespace around them (`scanned_pad_notes`).
-    pad_notes: Vec<PadNote>,
+    pad_notes: PadNotes,
     /// Whether a record's core elements were in another order than the protocol's (the
     /// checker then reads the structure itself).
     #[pyo3(get)]
@@ -482,8 +484,8 @@ impl UrlsetScanner {
             extended: Vec::new(),
             extended_in: None,
             notes: Vec::new(),
-            value_notes: Vec::new(),
-            pad_notes: Vec::new(),
+            value_notes: ValueNotes::default(),
+            pad_notes: PadNotes::default(),
             reordered: false,
         })
     }
@@ -496,16 +498,27 @@ impl UrlsetScanner {
 
     /// The values the reader reports among the last `scan`'s records: (record, line of the
     /// element, which (1 lastmod, 2 changefreq, 3 priority), its text, whether it is
-    /// invalid), taken.
-    fn scanned_value_notes(&mut self) -> Vec<ValueNote> {
-        std::mem::take(&mut self.value_notes)
+    /// invalid) for as many of each code as `note_room` allows (the last record's all), and
+    /// how many more of each code; taken.
+    fn scanned_value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
+        self.value_notes.take()
     }
 
     /// The values written with whitespace around them among the last `scan`'s records:
     /// (record, line of the element, which (0 loc, 1 lastmod, 2 changefreq, 3 priority), its
-    /// text stripped), taken.
-    fn scanned_pad_notes(&mut self) -> Vec<PadNote> {
-        std::mem::take(&mut self.pad_notes)
+    /// text stripped) for as many as `note_room` allows (the last record's all), and how many
+    /// more of each element; taken.
+    fn scanned_pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
+        self.pad_notes.take()
+    }
+
+    /// How many notes of each value code (`sink._JUDGED_CODES`' order) and of padded values
+    /// the next scans list with their texts: the room the sink has left for those issues
+    /// (`RecordRenderer.note_room`). A scan's last record has its notes listed whatever the
+    /// room: the entry limit may refuse it, and its issues are then not counted.
+    fn note_room(&mut self, values: [usize; 6], pads: usize) {
+        self.value_notes.set_room(values);
+        self.pad_notes.set_room(pads);
     }
 
     /// An element (`namespace`, `name`) the reader has reported once: from now on the scan
@@ -538,16 +551,13 @@ impl UrlsetScanner {
         let limits = (max_records, judged);
         let (found, ()) = self.scanned(py, bytes, (pos, end), line, limits, true, |_| ());
         self.notes.clear();
-        self.value_notes.clear();
-        self.pad_notes.clear();
+        self.value_notes.take();
+        self.pad_notes.take();
+        let last = found.records.len().saturating_sub(1);
         for (i, r) in found.records.iter().enumerate() {
             note_late(bytes, r, i, self.kind, &mut self.notes);
-            for v in r.judged().iter() {
-                self.value_notes.push(value_note(bytes, v, i));
-            }
-            for p in r.padded().iter() {
-                self.pad_notes.push(pad_note(bytes, p, i));
-            }
+            self.value_notes.note(bytes, r, i, i == last);
+            self.pad_notes.note(bytes, r, i, i == last);
             self.reordered |= r.reordered;
         }
         let n = found.records.len();

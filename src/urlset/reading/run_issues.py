@@ -56,32 +56,37 @@ def add_each(
     lines: Sequence[int],
     converted: list[tuple[int, int, str | None, str]],
     notes: Sequence[OrderNote] = (),
-    values: Sequence[ValueNote] = (),
-    pads: Sequence[PadNote] = (),
+    values: tuple[Sequence[ValueNote], Sequence[int]] = ((), ()),
+    pads: tuple[Sequence[PadNote], Sequence[int]] = ((), ()),
 ) -> bool:
     """``Sink.add`` for each of a run of entries with their lines, each with its issues just
     before it in the order the careful lane gives them: its values', element by element
     (one written padded, ``pads``, then its loc made a URI, ``converted``: record, line,
     text, uri, or its value the reader reports, ``values``), then its extension elements
-    out of the schema's order (``notes``). False when reading must stop."""
+    out of the schema's order (``notes``). The values and pads past their codes' caps are
+    counted at the end (``scanned_notes``' counts: none is of the last entry, the one the
+    entry limit may refuse). False when reading must stop."""
     said: dict[int, list[tuple[int, Any]]] = {}
-    for pad in pads:
+    for pad in pads[0]:
         said.setdefault(pad[0], []).append((2 * pad[2], pad))
     for conversion in converted:
         said.setdefault(conversion[0], []).append((1, (0, *conversion[1:])))
-    for value in values:
+    for value in values[0]:
         said.setdefault(value[0], []).append((2 * value[2] + 1, value))
     late: dict[int, list[OrderNote]] = {}
     for note in notes:
         late.setdefault(note[0], []).append(note)
+    going = True
     for i, entry in enumerate(entries):
         for place, item in sorted(said.get(i, ()), key=_record):
             _SAY[place if place < 2 else 2 + place % 2](sink, [item])
         if i in late:
             order_notes(sink, late[i])
         if not sink.add(entry, lines[i]):
-            return False
-    return True
+            going = False
+            break
+    _count_past(sink, values[1], pads[1])
+    return going
 
 
 _record = itemgetter(0)  # a conversion's or note's record, by which both are ordered
@@ -142,9 +147,11 @@ def run_issues(
             per_code[code] = per_code.get(code, 0) + n
 
 
-def scanned_notes(scanner: UrlsetScanner) -> tuple[list[OrderNote], list[ValueNote], list[PadNote]]:
+def scanned_notes(
+    scanner: UrlsetScanner,
+) -> tuple[list[OrderNote], tuple[list[ValueNote], list[int]], tuple[list[PadNote], list[int]]]:
     """The last scan's notes (extension elements out of order, values the reader reports,
-    values written padded), taken."""
+    values written padded: the listed ones and how many more of each code), taken."""
     return (
         scanner.scanned_order_notes(),
         scanner.scanned_value_notes(),
@@ -162,10 +169,24 @@ def rendered_issues(
     listed ones) and the notes ``renderer`` took."""
     notes = renderer.order_notes()
     run_issues(sink, converted, more, notes, renderer.value_notes(), renderer.pad_notes())
-    # the next takes list only what the sink still lists: past a code's cap, no tuples
-    renderer.note_room(
+    note_room(sink, renderer)
+
+
+def note_room(sink: Sink, noter: RecordRenderer | UrlsetScanner) -> None:
+    """Have the next takes of ``noter`` list only what the sink still lists: past a code's
+    cap, no tuples."""
+    noter.note_room(
         [_room(sink, code) for code in _JUDGED_CODES], _room(sink, "whitespace-in-value")
     )
+
+
+def _count_past(sink: Sink, values: Sequence[int], pads: Sequence[int]) -> None:
+    """Count the issues of a run's values past their codes' caps (``scanned_notes``' counts:
+    each code's, and each element's padded)."""
+    per_code = sink.per_code
+    for code, n in (*zip(_JUDGED_CODES, values, strict=False), ("whitespace-in-value", sum(pads))):
+        if n:
+            per_code[code] = per_code.get(code, 0) + n
 
 
 def _room(sink: Sink, code: str) -> int:

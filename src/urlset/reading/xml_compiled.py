@@ -32,7 +32,7 @@ from .._core import RecordRenderer, UrlsetScanner, entity_delta, overlong, plain
 from ..extensions import PREFIXES, SAFE_PARSER_OPTIONS, fast_extensions, trusted_maker_of
 from ..model import ChangeFreq, RawElement, SitemapRef, Url
 from .rendered import RenderSpec
-from .run_issues import add_each, rendered_issues, run_issues, scanned_notes
+from .run_issues import add_each, note_room, rendered_issues, run_issues, scanned_notes
 from .sink import Sink, leaving
 from .xml_common import DONE, FAST, FULL, JOIN_BELOW, SITEMAP_NS, Status
 from .xml_elements import ElementReader, value_text
@@ -170,6 +170,7 @@ class CompiledLane:
         sink, status, scan = self.sink, self.status, self.scanner.scan
         while status.state == FAST:
             left = max(sink.limits.max_entries + 1 - sink.count, 1)
+            note_room(sink, self.scanner)  # its notes past the sink's caps only counted
             found = scan(data, pos, end, line, left, sink.converted_listed())
             pos, line, stop, locs, lastmods, freqs, prios, lines, origins, converted = found[:10]
             made, (any_extended, raws) = found[10:]
@@ -233,7 +234,7 @@ class CompiledLane:
             and not sink.findings_due(origins)
             and sink.seen.add_all_new(locs)
         ):
-            run_issues(sink, converted, 0, notes, (judged, ()), (pads, ()))
+            run_issues(sink, converted, 0, notes, judged, pads)
             sink.count += n
             sink.out.extend(entries)
             return True
@@ -390,7 +391,9 @@ def render_records(
             if not due and (
                 origin not in spec.told
                 if judged is None
-                else not ((made_uris or notes or values or pads) and _finding_due(sink, judged))
+                else not (
+                    (made_uris or notes or values[0] or pads[0]) and _finding_due(sink, judged)
+                )
             ):
                 # the first entry on an origin, judged here as Sink.add would (or by an entry of
                 # the usual path), then rendered in the run; not when a finding is due and its
@@ -401,7 +404,7 @@ def render_records(
                 spec.know(origin)
                 pos, line = at, at_line
                 continue
-            run_issues(sink, made_uris, 0, notes, (values, ()), (pads, ()))
+            run_issues(sink, made_uris, 0, notes, values, pads)
             entry = _first_entry(lane, found)
             sink.reason = "limit" if due else "new-origin" if judged else "duplicate"
             added = sink.add(entry, record_line)

@@ -72,7 +72,7 @@ pub struct Seen {
 
 /// The values the reader reports noted between two takes: the first of each code
 /// ([`JudgedValue::code`]) with their texts, as many as its room, the others counted.
-struct ValueNotes {
+pub struct ValueNotes {
     listed: Vec<ValueNote>,
     listed_of: [usize; 6],
     more: [usize; 6],
@@ -85,7 +85,7 @@ struct ValueNotes {
 pub const LISTED_NOTES: usize = 1000;
 
 impl ValueNotes {
-    fn with_room(room: [usize; 6]) -> Self {
+    pub fn with_room(room: [usize; 6]) -> Self {
         Self {
             listed: Vec::new(),
             listed_of: [0; 6],
@@ -95,17 +95,30 @@ impl ValueNotes {
     }
 
     /// Note the values of record `r` of `text`, counted `index` in its run, that the reader
-    /// reports.
-    fn note(&mut self, text: &[u8], r: &Record, index: usize) {
+    /// reports; each listed when `listed` whatever the room.
+    pub fn note(&mut self, text: &[u8], r: &Record, index: usize, listed: bool) {
         for v in r.judged().iter() {
             let code = v.code();
-            if self.listed_of[code] < self.room[code] {
+            if listed || self.listed_of[code] < self.room[code] {
                 self.listed_of[code] += 1;
                 self.listed.push(value_note(text, v, index));
             } else {
                 self.more[code] += 1;
             }
         }
+    }
+}
+
+impl ValueNotes {
+    /// The notes listed and the count of the others of each code since the last take.
+    pub fn take(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
+        let notes = std::mem::replace(self, Self::with_room(self.room));
+        (notes.listed, notes.more)
+    }
+
+    /// How many of each code the takes from now on list ([`Seen::note_room`]).
+    pub fn set_room(&mut self, room: [usize; 6]) {
+        self.room = room.map(|n| n.min(LISTED_NOTES));
     }
 }
 
@@ -118,7 +131,7 @@ impl Default for ValueNotes {
 /// The values written with whitespace around them noted between two takes: the first with
 /// their texts, as many as the room, the others counted by element (loc, lastmod,
 /// changefreq, priority).
-struct PadNotes {
+pub struct PadNotes {
     listed: Vec<PadNote>,
     more: [usize; 4],
     /// How many a take lists ([`Seen::note_room`]).
@@ -126,7 +139,7 @@ struct PadNotes {
 }
 
 impl PadNotes {
-    fn with_room(room: usize) -> Self {
+    pub fn with_room(room: usize) -> Self {
         Self {
             listed: Vec::new(),
             more: [0; 4],
@@ -134,15 +147,29 @@ impl PadNotes {
         }
     }
 
-    /// Note the padded values of record `r` of `text`, counted `index` in its run.
-    fn note(&mut self, text: &[u8], r: &Record, index: usize) {
+    /// Note the padded values of record `r` of `text`, counted `index` in its run; each
+    /// listed when `listed` whatever the room.
+    pub fn note(&mut self, text: &[u8], r: &Record, index: usize, listed: bool) {
         for p in r.padded().iter() {
-            if self.listed.len() < self.room {
+            if listed || self.listed.len() < self.room {
                 self.listed.push(pad_note(text, p, index));
             } else {
                 self.more[usize::from(p.element)] += 1;
             }
         }
+    }
+}
+
+impl PadNotes {
+    /// The notes listed and the count of the others of each element since the last take.
+    pub fn take(&mut self) -> (Vec<PadNote>, [usize; 4]) {
+        let notes = std::mem::replace(self, Self::with_room(self.room));
+        (notes.listed, notes.more)
+    }
+
+    /// How many the takes from now on list ([`Seen::note_room`]).
+    pub fn set_room(&mut self, room: usize) {
+        self.room = room.min(LISTED_NOTES);
     }
 }
 
@@ -176,18 +203,14 @@ impl Seen {
     /// `invalid-priority`): the first [`LISTED_NOTES`] of each code, and how many more of
     /// each ([`JudgedValue::code`]).
     pub fn take_value_notes(&mut self) -> (Vec<ValueNote>, [usize; 6]) {
-        let room = self.values.room;
-        let notes = std::mem::replace(&mut self.values, ValueNotes::with_room(room));
-        (notes.listed, notes.more)
+        self.values.take()
     }
 
     /// The values written with whitespace around them among the records of the runs since
     /// the last call (the reader reports them: `whitespace-in-value`): the first
     /// [`LISTED_NOTES`], and how many more of each element.
     pub fn take_pad_notes(&mut self) -> (Vec<PadNote>, [usize; 4]) {
-        let room = self.pads.room;
-        let notes = std::mem::replace(&mut self.pads, PadNotes::with_room(room));
-        (notes.listed, notes.more)
+        self.pads.take()
     }
 
     /// How many notes of each code the takes from now on list with their texts, at most
@@ -195,8 +218,8 @@ impl Seen {
     /// issues of each value code ([`JudgedValue::code`]) and for `whitespace-in-value`. A
     /// reader whose cap of a code is reached has no tuple or text made for it.
     pub fn note_room(&mut self, values: [usize; 6], pads: usize) {
-        self.values.room = values.map(|n| n.min(LISTED_NOTES));
-        self.pads.room = pads.min(LISTED_NOTES);
+        self.values.set_room(values);
+        self.pads.set_room(pads);
     }
 
     /// Whether `loc` is new in the document (it is remembered from now on).
@@ -722,8 +745,8 @@ fn run(
             lane.take(text, (loc, hash), r);
             note_late(text, r, count, limits.kind, &mut seen.notes);
             if r.noted.is_some() {
-                seen.values.note(text, r, count);
-                seen.pads.note(text, r, count);
+                seen.values.note(text, r, count, false);
+                seen.pads.note(text, r, count, false);
             }
             // taken: the record's URI moves into the conversion, not copied (the scan's
             // records are dropped or cleared after the run)
