@@ -45,9 +45,9 @@ pub struct UrlsetScanner {
     /// first record with one (a rendered read makes none, and loads no extension module).
     makers_from: Option<Py<PyAny>>,
     makers: Option<Makers>,
-    /// The last scan's records with plain extensions, and the text they were read in
-    /// (`scanned_extensions`).
-    extended: Vec<(usize, Record)>,
+    /// The last scan's records when any has plain extensions, and the text they were read
+    /// in (`scanned_extensions`): kept whole, a move of the vector, not of each record.
+    extended: Vec<Record>,
     extended_in: Option<Py<PyBytes>>,
     /// The last scan's images out of the schema's order (`order_notes`).
     notes: Vec<OrderNote>,
@@ -608,13 +608,11 @@ impl UrlsetScanner {
             (any_extended, any_raw),
         )
             .into_pyobject(py)?;
-        self.extended = found
-            .records
-            .into_iter()
-            .enumerate()
-            .filter(|(_, r)| r.extended())
-            .collect();
-        self.extended_in = any_extended.then(|| data.clone().unbind());
+        (self.extended, self.extended_in) = if any_extended {
+            (found.records, Some(data.clone().unbind()))
+        } else {
+            (Vec::new(), None)
+        };
         Ok(scanned)
     }
 
@@ -625,10 +623,14 @@ impl UrlsetScanner {
             return Ok(Vec::new());
         };
         let data = data.bind(py).as_bytes();
-        std::mem::take(&mut self.extended)
-            .into_iter()
-            .map(|(i, r)| Ok((i, self.extensions(py, data, &r)?)))
-            .collect()
+        let records = std::mem::take(&mut self.extended);
+        let made = records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.extended())
+            .map(|(i, r)| Ok((i, self.extensions(py, data, r)?)))
+            .collect();
+        made
     }
 }
 
