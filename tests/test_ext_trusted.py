@@ -3,6 +3,8 @@ sets every field of its class, to what the checked constructor gives for the sam
 
 from __future__ import annotations
 
+import copy
+import pickle
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 
@@ -33,6 +35,8 @@ def test_a_made_value_equals_the_constructors(first: object, second: object, thi
     made = trusted_maker(_Three, ("first", "second", "third"))(first, second, third)
     assert made == _Three(first, second, third)
     assert repr(made) == repr(_Three(first, second, third))
+    assert hash(made) == hash(_Three(first, second, third))
+    assert pickle.loads(pickle.dumps(made)) == made and copy.copy(made) == made
     fixed = trusted_maker(_Three, ("second", "first"), {"third": third})(second, first)
     assert fixed == _Three(first, second, third)
 
