@@ -1032,6 +1032,26 @@ mod tests {
     }
 
     #[test]
+    fn a_record_noted_as_listed_is_listed_past_the_room() {
+        let text = b"<url><loc> https://e.com/a</loc><lastmod>2024-5-6</lastmod></url>";
+        let found = crate::read::records::scan(text, 0, text.len(), 1, ALL);
+        let (mut values, mut pads) = (ValueNotes::with_room([0; 6]), PadNotes::with_room(0));
+        values.note(text, &found.records[0], 0, false);
+        pads.note(text, &found.records[0], 0, false);
+        assert_eq!(
+            (values.take().1, pads.take().1),
+            ([1, 0, 0, 0, 0, 0], [1, 0, 0, 0])
+        );
+        values.note(text, &found.records[0], 0, true);
+        pads.note(text, &found.records[0], 0, true);
+        let ((listed, more), (padded, more_pads)) = (values.take(), pads.take());
+        assert_eq!(
+            (listed.len(), more, padded.len(), more_pads),
+            (1, [0; 6], 1, [0; 4])
+        );
+    }
+
+    #[test]
     fn runs_into_arrow_columns_stop_as_text_runs_do() {
         let text = b"<url><loc>https://e.com/a?b&amp;c</loc><priority>0.5</priority></url>\n<url><loc>https://e.com/a?b&amp;c</loc></url>";
         let mut seen = Seen::default();
