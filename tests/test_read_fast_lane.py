@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from test_read_support import feed_all
-from urlset.model import ChangeFreq, Url
+from urlset.model import ChangeFreq, RawElement, Url
 from urlset.reading.xml_compiled import CompiledLane
 from urlset.urls import unescaped
 
@@ -296,6 +296,9 @@ def test_the_extensions_a_run_types_are_made_by_the_core_untracked_in_document_o
     assert kinds == ["Alternate", "Image", "RawElement", "Video", "News", "Image"]
     made = [e for url in fast for e in url.extensions]  # type: ignore[union-attr]
     assert len(made) == 240 and not any(gc.is_tracked(e) for e in made)
+    # the raw elements of one name share their namespace and name strings
+    raws = [e for e in made if type(e) is RawElement]
+    assert all(r.namespace is raws[0].namespace and r.name is raws[0].name for r in raws)
 
 
 def test_untracked_rows_makes_only_tuples_without_a_dict() -> None:

@@ -1,9 +1,11 @@
 //! Bindings of the compiled reading lane: `UrlsetScanner` (typed by src/urlset/_core.pyi).
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple, PyType};
 use urlset_core::read::columns::{Fixed, Texts, Validity};
 use urlset_core::read::media::{Media, News, Prefixes, Video};
-use urlset_core::read::raw::RootScope;
+use urlset_core::read::raw::{ElementName, RootScope};
 use urlset_core::read::records::{
     note_late, scan, scan_converting, scan_with_extensions, Judged, Kind, Limits, OrderNote,
     PadNote, Record, Scan, Span, Stop, Value, ValueNote,
@@ -45,6 +47,8 @@ pub struct UrlsetScanner {
     /// first record with one (a rendered read makes none, and loads no extension module).
     makers_from: Option<Py<PyAny>>,
     makers: Option<Makers>,
+    /// The namespaces and names of the raw elements made, as Python strings.
+    raw_names: RawNames,
     /// The last scan's records when any has plain extensions, and the text they were read
     /// in (`scanned_extensions`): kept whole, a move of the vector, not of each record.
     extended: Vec<Record>,
@@ -249,8 +253,9 @@ impl UrlsetScanner {
         }
         let raw = raw.bind(py);
         for r in media.raws.iter() {
-            let fields = [&*r.element.namespace, &*r.element.name, &*r.xml(data)];
-            let items = fields.map(|t| Ok(PyString::new(py, t).into_any()));
+            let [namespace, name] = self.raw_names.of(py, &r.element);
+            let xml = PyString::new(py, &r.xml(data)).into_any();
+            let items = [namespace, name, xml].map(Ok);
             kinds[4].push(untracked_tuple(py, raw, items.into_iter())?);
         }
         let made = match &media.order {
@@ -481,6 +486,7 @@ impl UrlsetScanner {
             ),
             makers_from: makers,
             makers: None,
+            raw_names: RawNames::default(),
             extended: Vec::new(),
             extended_in: None,
             notes: Vec::new(),
@@ -630,6 +636,32 @@ impl UrlsetScanner {
             .filter(|(_, r)| r.extended())
             .map(|(i, r)| Ok((i, self.extensions(py, data, r)?)))
             .collect();
+        made
+    }
+}
+
+/// The namespace and name strings of the raw elements a scanner made, one of each for a
+/// document's few kinds (each element's own were 60 bytes of every entry kept, and two
+/// allocations of every element made).
+#[derive(Default)]
+struct RawNames(Vec<(Arc<ElementName>, [Py<PyAny>; 2])>);
+
+/// The kinds of raw element a scanner keeps strings for; past them, new strings each.
+const RAW_NAMES_KEPT: usize = 16;
+
+impl RawNames {
+    fn of<'py>(&mut self, py: Python<'py>, e: &Arc<ElementName>) -> [Bound<'py, PyAny>; 2] {
+        let same = |k: &Arc<ElementName>| {
+            Arc::ptr_eq(k, e) || (k.namespace == e.namespace && k.name == e.name)
+        };
+        if let Some((_, made)) = self.0.iter().find(|(k, _)| same(k)) {
+            return [made[0].bind(py).clone(), made[1].bind(py).clone()];
+        }
+        let made = [&e.namespace, &e.name].map(|t| PyString::new(py, t).into_any());
+        if self.0.len() < RAW_NAMES_KEPT {
+            let kept = [made[0].clone().unbind(), made[1].clone().unbind()];
+            self.0.push((Arc::clone(e), kept));
+        }
         made
     }
 }
