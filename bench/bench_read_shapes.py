@@ -144,9 +144,9 @@ def _row(
         _wall(["sh", "-c", f"gzip -dc '{path}' > /dev/null"])[0] for _ in range(args.repeat)
     )
     scrapy = _scrapy(args.peers, path, args.repeat) if args.peers else None
-    objects = (  # the mix only: the target's shape
+    objects = (  # the mix only (the target's shape) unless --objects all
         _median([python, "-c", first + OBJECTS_CHILD, str(path)], args.repeat)[0]
-        if shape == "mix" and container == "urlset"
+        if container == "urlset" and (shape == "mix" or args.objects == "all")
         else None
     )
     counts = said.strip().splitlines()[-1].removeprefix("urlset read: ") if said.strip() else ""
@@ -191,6 +191,12 @@ def main() -> None:
     )
     parser.add_argument("--shapes", nargs="*", default=[*read_shapes.SHAPES, *read_shapes.JUDGED])
     parser.add_argument(
+        "--objects",
+        choices=["mix", "all"],
+        default="mix",
+        help="time read_file() to objects on the mix only (its target) or on every urlset shape",
+    )
+    parser.add_argument(
         "--containers", nargs="*", default=["urlset"], choices=list(CONTAINER_SHAPES)
     )
     args = parser.parse_args()
@@ -230,7 +236,8 @@ def _table(rows: list[dict[str, object]]) -> None:
     plain = next((r for r in rows if r["shape"] == "plain"), None)
     wide = max(len(str(r["shape"])) for r in rows)
     head = f"{'shape':{wide}} {'urls':>7} {'MB':>6} {'cli s':>6} {'MB/s':>6} {'vs plain':>8} "
-    print(head + f"{'arrow s':>7} {'MB/s':>6} {'gzip -dc':>8} {'cli/gz':>6} {'scrapy':>7}  left")
+    head += f"{'arrow s':>7} {'MB/s':>6} {'gzip -dc':>8} {'cli/gz':>6} {'scrapy':>7}"
+    print(head + f" {'objects':>7} {'MB/s':>6}  left")
     for r in rows:
         mb, cli, arrow = float(r["xml_mb"]), float(r["cli_s"]), float(r["arrow_s"])  # type: ignore[arg-type]
         base = float(plain["xml_mb"]) / float(plain["cli_s"]) if plain else None  # type: ignore[arg-type]
@@ -240,8 +247,17 @@ def _table(rows: list[dict[str, object]]) -> None:
             f"{r['shape']:{wide}} {r['urls']:>7} {mb:6.1f} {cli:6.2f} {mb / cli:6.1f} {versus} "
             f"{arrow:7.2f} {mb / arrow:6.1f} {r['gzip_dc_s']:8.2f} "
             f"{cli / float(r['gzip_dc_s']):6.1f} "  # type: ignore[arg-type]
-            f"{'' if scrapy is None else f'{scrapy:7.2f}':>7}  {r['counts']}"
+            f"{'' if scrapy is None else f'{scrapy:7.2f}':>7} {_objects(r)}  {r['counts']}"
         )
+
+
+def _objects(row: dict[str, object]) -> str:
+    """The row's ``read_file()`` objects time and MB/s, or blanks when not timed."""
+    objects = row["objects_s"]
+    if objects is None:
+        return f"{'':7} {'':6}"
+    seconds = float(objects)  # type: ignore[arg-type]
+    return f"{seconds:7.2f} {float(row['xml_mb']) / seconds:6.1f}"  # type: ignore[arg-type]
 
 
 def _targets(rows: list[dict[str, object]], at: str = "") -> list[str]:
