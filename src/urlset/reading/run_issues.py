@@ -117,9 +117,6 @@ def run_issues(
 
     padded = before_limit(pads[0])
     past: Counter[str] = Counter()
-    past["whitespace-in-value"] += sum(pads[1])
-    for code, n in zip(_JUDGED_CODES, values[1], strict=False):
-        past[code] += n
     padded = _listed(sink, padded, "whitespace-in-value", past)
     judged = _listed(sink, before_limit(values[0]), _judged_code, past)
     # an element's issues in its place: its padding (even), then its value's (odd)
@@ -145,6 +142,7 @@ def run_issues(
     for code, n in past.items():  # after those said: they fill the cap first
         if n:
             per_code[code] = per_code.get(code, 0) + n
+    _count_past(sink, values[1], pads[1])
 
 
 def scanned_notes(
