@@ -379,5 +379,14 @@ mod tests {
         let kept = columns(&[b"other", b"news"]);
         assert_eq!(kept, [every[0], every[2], every[3]]);
         assert_eq!(columns(&[b"image"]), [every[0], every[1], every[3]]);
+        // any name of the prefix the pattern finds is passed over (a video's content_loc)
+        let named = "<o:content_loc>https://a.test/\u{e9}</o:content_loc>";
+        assert_eq!(
+            loc_texts(named.as_bytes(), 2048, 1, 0, &[]).flagged.len(),
+            1
+        );
+        assert!(loc_texts(named.as_bytes(), 2048, 1, 0, &[b"o"])
+            .flagged
+            .is_empty());
     }
 }
