@@ -4,9 +4,9 @@
 //! the cell, a quote inside an unquoted cell is kept, a cell longer than the field limit makes
 //! its line unreadable (the rest of that line is skipped), an open quote at the end of the
 //! data ends the record, and each record has the number of its last line (`reader.line_num`).
-use memchr::{memchr2, memchr3, memchr_iter};
+use memchr::{memchr, memchr2, memchr3, memchr_iter};
 
-use super::lines::{find_near, line_at, strip, utf8};
+use super::lines::{find_near, line_at, strip, utf8, HIGH, ONES};
 use super::{Rows, Value, NOT_UTF8};
 
 /// `csv.field_size_limit()`: the characters a cell may hold.
@@ -447,13 +447,22 @@ fn read_rows_from(
             take_record(columns, *line, text, &spans, rows);
             continue;
         }
-        let number = match reader.next(data, &mut pos, eof, line, record) {
-            Step::More | Step::End => break,
-            Step::Unreadable(number, reason) => {
-                rows.problem(number, format!("unreadable row ({reason})"));
-                continue;
+        let number = if let Some(next) = plain
+            .then(|| reader.one_line_record(data, pos, eof, record))
+            .flatten()
+        {
+            pos = next;
+            *line += 1;
+            *line
+        } else {
+            match reader.next(data, &mut pos, eof, line, record) {
+                Step::More | Step::End => break,
+                Step::Unreadable(number, reason) => {
+                    rows.problem(number, format!("unreadable row ({reason})"));
+                    continue;
+                }
+                Step::Record(number) => number,
             }
-            Step::Record(number) => number,
         };
         // the cells are cut at ASCII bytes, so each of a UTF-8 record is UTF-8
         let Some(text) = record.utf8.then(|| utf8(&record.bytes)).flatten() else {
@@ -509,10 +518,6 @@ fn take_record(
     rows.push(number, values);
 }
 
-/// A byte of each of a word's eight bytes.
-const ONES: u64 = 0x0101_0101_0101_0101;
-/// The top bit of each byte of a word.
-const HIGH: u64 = 0x8080_8080_8080_8080;
 /// One past the highest byte [`Reader::usual_line`] stops at: `-`, so a plain URL's `-./:`,
 /// letters and digits never stop it; the delimiters, `"`, CR and LF all lie below.
 const STOP_BELOW: u8 = b'-';
@@ -601,6 +606,117 @@ impl Reader {
             return None;
         }
         Some((next, utf8(text)?))
+    }
+}
+
+impl Reader {
+    /// The record on the line at `pos` when it ends on that line (its quoted cells close on
+    /// it: a JSON cell's, say), read as the states read it but a cell at a time: its cells
+    /// into `record`, each `""` in quotes one `"`, and where the next line starts. None for
+    /// any other line (a quoted cell going on past the line, text after a closing quote, a
+    /// CR inside, more bytes than a cell may hold characters, the data going on): the states
+    /// read it. The line is UTF-8 or not as a whole (`record.utf8`), as in [`Reader::next`].
+    fn one_line_record(
+        &self,
+        data: &[u8],
+        pos: usize,
+        eof: bool,
+        record: &mut Record,
+    ) -> Option<usize> {
+        let (end, next) = line_at(data, pos, eof, self.lone_cr)?;
+        let line = &data[pos..end];
+        if line.len() > self.field_limit || (!self.lone_cr && memchr(b'\r', line).is_some()) {
+            return None;
+        }
+        record.clear();
+        record.utf8 = line.is_ascii() || utf8(line).is_some();
+        if line.is_empty() {
+            return Some(next); // no cell
+        }
+        let mut at = 0;
+        loop {
+            let stop = if line.get(at) == Some(&b'"') {
+                let close = at + 1 + unquote_into(&line[at + 1..], &mut record.bytes)?;
+                if close + 1 < line.len() && line[close + 1] != self.delimiter {
+                    return None; // text after the closing quote
+                }
+                close + 1
+            } else {
+                let stop = memchr(self.delimiter, &line[at..]).map_or(line.len(), |k| at + k);
+                record.bytes.extend_from_slice(&line[at..stop]);
+                stop
+            };
+            record.save();
+            if stop == line.len() {
+                return Some(next);
+            }
+            at = stop + 1;
+        }
+    }
+}
+
+/// A quoted cell's text (`text` starts just after its opening quote) added to `out`, each
+/// `""` one `"`: where its closing quote is in `text`, None when `text` ends first.
+fn unquote_into(text: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    if text.len() > SHORT_REST {
+        return unquote_pieces(text, out);
+    }
+    // eight bytes copied at a time and kept up to the first quote among them: the pieces
+    // between a JSON cell's doubled quotes are a few bytes long, where a copy call each
+    // costs more
+    let base = out.len();
+    out.resize(base + text.len() + 8, 0);
+    let kept = &mut out[base..];
+    let (mut at, mut to) = (0, 0);
+    loop {
+        while at + 8 <= text.len() {
+            let word: [u8; 8] = text[at..at + 8].try_into().unwrap_or_default();
+            kept[to..to + 8].copy_from_slice(&word);
+            // a zero byte where a quote is; the lowest mark is the first quote's
+            let zeroed = u64::from_le_bytes(word) ^ (ONES * u64::from(b'"'));
+            let marks = zeroed.wrapping_sub(ONES) & !zeroed & HIGH;
+            let ahead = if marks == 0 {
+                8
+            } else {
+                marks.trailing_zeros() as usize / 8
+            };
+            (at, to) = (at + ahead, to + ahead);
+            if ahead < 8 {
+                break;
+            }
+        }
+        while at < text.len() && text[at] != b'"' {
+            kept[to] = text[at];
+            (at, to) = (at + 1, to + 1);
+        }
+        if at == text.len() {
+            return None;
+        }
+        if text.get(at + 1) != Some(&b'"') {
+            out.truncate(base + to);
+            return Some(at);
+        }
+        kept[to] = b'"';
+        (at, to) = (at + 2, to + 1);
+    }
+}
+
+/// The rest of a line up to which [`unquote_into`] makes room for all of it at once (past
+/// it, a line of many quoted cells would have its rest filled again for each).
+const SHORT_REST: usize = 4096;
+
+/// [`unquote_into`] a piece between quotes at a time.
+fn unquote_pieces(text: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let quote = at + find_near(b'"', &text[at..])?;
+        if text.get(quote + 1) == Some(&b'"') {
+            out.extend_from_slice(&text[at..=quote]);
+            at = quote + 2;
+        } else {
+            out.extend_from_slice(&text[at..quote]);
+            return Some(quote);
+        }
     }
 }
 
@@ -867,6 +983,21 @@ mod tests {
                 let [plain, states] = both_ways(&reader, &columns, &data, eof);
                 assert_eq!(plain, states, "{:?} {eof}", String::from_utf8_lossy(&data));
             }
+        }
+        // lines longer than unquote_into's room at once: a long quoted cell with doubled
+        // quotes, and many quoted cells
+        let long = [
+            format!("\"{}\",\"{}\"\n", "a\"\"bc".repeat(1500), "x".repeat(9)),
+            format!("{}\"z\"\r\n", "\"q\"\"\",".repeat(2000)),
+        ];
+        for (data, width) in long.iter().zip([2, 2001]) {
+            let wide = Columns {
+                positions: [Some(0), Some(width - 1), None, None],
+                width,
+                ..columns(vec![], None)
+            };
+            let [plain, states] = both_ways(&Reader::new(b','), &wide, data.as_bytes(), true);
+            assert_eq!(plain, states);
         }
         let sections = columns(vec![], Some(1));
         let data = b"https://e.com/a, blog ,1\n\nhttps://e.com/b,,\n";

@@ -3,9 +3,9 @@
 use memchr::{memchr, memchr2};
 
 /// A byte of each of a word's eight bytes.
-const ONES: u64 = 0x0101_0101_0101_0101;
+pub const ONES: u64 = 0x0101_0101_0101_0101;
 /// The top bit of each byte of a word.
-const HIGH: u64 = 0x8080_8080_8080_8080;
+pub const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The line starting at `start`: (where its text ends, where the next line starts). None
 /// when the data may still continue it: no line end yet, or a CR at the very end that a LF
