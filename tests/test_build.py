@@ -1069,6 +1069,24 @@ def test_a_full_disk_is_a_publish_error_naming_the_file(gzip: bool) -> None:
         sink.discard()
 
 
+@pytest.mark.parametrize("gzip", [False, True])
+def test_a_file_that_cannot_be_made_is_a_publish_error_naming_it(
+    tmp_path: Path, gzip: bool
+) -> None:
+    """The file is made on its own thread: a path that cannot be made (its directory gone)
+    is the same PublishError, at the next write or at the close, never an error of the
+    thread nor a file presented as written."""
+    path = tmp_path / "gone" / "sitemap-1.xml"
+    sink = FileSink(path, gzip=gzip)
+    with pytest.raises(PublishError, match=r"sitemap-1\.xml: could not write \(No such file"):
+        for _ in range(100):  # the error shows once the thread has tried
+            sink(b"<url/>")
+            time.sleep(0.01)
+        sink.close()
+    sink.discard()
+    assert not path.exists()
+
+
 def test_seen_locs_sealed_runs_tell_hashes_with_the_same_tag_apart(tmp_path: Path) -> None:
     """Hashes equal in their top 40 bits (bucket and tag) but not below are different locs:
     the sealed run reads the file to tell; equal hashes are duplicates, however many ask."""

@@ -23,7 +23,7 @@ const DETACHED_COPY: usize = 1 << 16;
 /// `out` as a new bytes object. A long copy runs without the GIL (nothing else can see the
 /// object before it is returned), into an object made uninitialised: pyo3's `new_with`
 /// zeroes it first, a second pass over every byte of the output.
-fn bytes_of<'py>(py: Python<'py>, out: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn bytes_of<'py>(py: Python<'py>, out: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     if out.len() < DETACHED_COPY {
         return Ok(PyBytes::new(py, out).into_any());
     }

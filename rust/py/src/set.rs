@@ -132,24 +132,36 @@ impl PyLinkSet {
 
     /// A batch the build wrote, as the core rendered it: the entries with hreflang links,
     /// and with `plain` the hashes of the others.
-    fn add_rendered(&mut self, written: PyRef<'_, RenderedRows>, plain: bool) -> PyResult<()> {
+    fn add_rendered(
+        &mut self,
+        py: Python<'_>,
+        written: PyRef<'_, RenderedRows>,
+        plain: bool,
+    ) -> PyResult<()> {
         let rendered = &written.rendered;
-        let mut linked = vec![false; rendered.len()];
-        for (index, links) in rendered.links() {
-            let links: Vec<(&str, &str)> = links.iter().map(|(code, href)| (href, code)).collect();
-            self.inner.add_page(rendered.loc(index), &links)?;
-            linked[index] = !links.is_empty();
-        }
-        if plain {
-            let hashes: Vec<u64> = rendered
-                .hashes()
-                .iter()
-                .zip(&linked)
-                .filter(|(_, &has)| !has)
-                .map(|(&h, _)| h)
-                .collect();
-            self.inner.add_plain(&hashes)?;
-        }
+        let inner = &mut self.inner;
+        // without the GIL: the pages' rows hashed, and spilled to files past the room, while
+        // the source's thread goes on reading
+        py.detach(|| -> io::Result<()> {
+            let mut linked = vec![false; rendered.len()];
+            for (index, links) in rendered.links() {
+                let links: Vec<(&str, &str)> =
+                    links.iter().map(|(code, href)| (href, code)).collect();
+                inner.add_page(rendered.loc(index), &links)?;
+                linked[index] = !links.is_empty();
+            }
+            if plain {
+                let hashes: Vec<u64> = rendered
+                    .hashes()
+                    .iter()
+                    .zip(&linked)
+                    .filter(|(_, &has)| !has)
+                    .map(|(&h, _)| h)
+                    .collect();
+                inner.add_plain(&hashes)?;
+            }
+            Ok(())
+        })?;
         Ok(())
     }
 

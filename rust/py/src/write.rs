@@ -6,6 +6,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PySet, PyString, PyTuple, PyType,
 };
+use crate::render::bytes_of;
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
@@ -215,11 +216,12 @@ impl RenderedRows {
         start: usize,
         end: usize,
         declared: u8,
-    ) -> Bound<'py, PyBytes> {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // the copy without the GIL: the source's thread takes it between its batches
         if self.rendered.namespaces(start, end) & !declared == 0 {
-            return PyBytes::new(py, self.rendered.bytes(start, end));
+            return bytes_of(py, self.rendered.bytes(start, end));
         }
-        PyBytes::new(py, &self.rendered.bytes_declared(start, end, declared))
+        bytes_of(py, &self.rendered.bytes_declared(start, end, declared))
     }
 
     /// The typed namespaces entries `start..end` use (bits of `typed_declarations`).
@@ -259,6 +261,11 @@ impl RenderedRows {
     /// (microseconds since 1970 UTC), in order.
     fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
         self.rendered.news_before(since)
+    }
+
+    /// How many news articles were published before `since` (`news_before`'s length).
+    fn news_count_before(&self, since: i64) -> usize {
+        self.rendered.news_count_before(since)
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.

@@ -176,11 +176,13 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
     the build's now, a news element repeated, an hreflang self-link), in their rules' order."""
     short_texts = run.without_day_texts()  # a few distinct texts, however many entries
     counts = dict(run.finding_counts())  # a few codes: each finding's text only when read
-    old = run.news_before(rules.news_too_old_before) if run.has_news() else []
-    if not short_texts and not counts and not old:
+    before = rules.news_too_old_before
+    old_count = run.news_count_before(before) if run.has_news() else 0
+    if not short_texts and not counts and not old_count:
         return
-    if _only_counted(short_texts, counts, old, rules):  # the examples full: no message made
+    if _only_counted(short_texts, counts, old_count, rules):  # the examples full: no message made
         return
+    old = run.news_before(before) if old_count else []
     found = run.findings()
     short = run.without_day() if short_texts else []  # each entry's, for its message
     locs = run.locs
@@ -207,7 +209,7 @@ def _entry_findings(run: Rendered, rules: EntryRules) -> None:
 def _only_counted(
     short_texts: list[tuple[str, int]],
     counts: dict[str, int],
-    old: list[tuple[int, str, int]],
+    old: int,
     rules: EntryRules,
 ) -> bool:
     """Whether a run's findings of one kind (the usual case: one a row) were counted without
@@ -217,7 +219,7 @@ def _only_counted(
     if counts:
         return rules.counts_only(counts)
     if old:
-        return rules.counts_only({"news-too-old": len(old)})
+        return rules.counts_only({"news-too-old": old})
     # each distinct lastmod text judged once (the core counts them): a run of a year-month
     # site has a few dozen
     why = rules.why_without_day

@@ -85,7 +85,9 @@ class FileSink:
     def __init__(self, path: Path, *, gzip: bool, level: int = DEFAULT_GZIP_LEVEL) -> None:
         self.path = path
         self.written = 0
-        self._file: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed in close()
+        # opened on the file's thread: creating a file waits on the file system's journal
+        # while other files are fsynced (~0.3 ms each here), and a news build starts 1,001
+        self._file: BinaryIO | None = None
         self._gzip = gzip
         self._error: BaseException | None = None
         # SHA-256: in the standard library, and its fastest hash here (0.8 GB/s, SHA
@@ -93,9 +95,6 @@ class FileSink:
         self._hash = hashlib.sha256()
         if gzip:
             self._compressor = _gzip_compressor(level)
-            self._file.write(_GZIP_HEADER)
-            self._hash.update(_GZIP_HEADER)
-            self.written = len(_GZIP_HEADER)
         self._queue: queue.Queue[bytes | None] = queue.Queue(_QUEUE_CHUNKS)
         self._done = threading.Event()
         _WORKERS.run(self._write_loop)
@@ -120,6 +119,14 @@ class FileSink:
             self._done.set()
 
     def _write_all(self) -> None:
+        try:
+            file = self._file = open(self.path, "wb")  # noqa: SIM115 - closed in wait()
+            if self._gzip:
+                file.write(_GZIP_HEADER)
+                self._hash.update(_GZIP_HEADER)
+                self.written = len(_GZIP_HEADER)
+        except BaseException as exc:  # handed to the writing thread on its next call
+            self._error = exc
         while True:
             data = self._queue.get()
             if data is None:
@@ -129,7 +136,7 @@ class FileSink:
             try:
                 if self._gzip:
                     data = self._compressor.compress(data)
-                self._file.write(data)
+                file.write(data)
                 self._hash.update(data)
                 self.written += len(data)
             except BaseException as exc:  # handed to the writing thread on its next call
@@ -138,11 +145,11 @@ class FileSink:
             try:  # the trailer and fsync here too, so that the next file starts meanwhile
                 if self._gzip:
                     tail = self._compressor.flush()  # the deflate end, CRC-32 and size
-                    self._file.write(tail)
+                    file.write(tail)
                     self._hash.update(tail)
                     self.written += len(tail)
-                self._file.flush()
-                os.fsync(self._file.fileno())
+                file.flush()
+                os.fsync(file.fileno())
             except BaseException as exc:
                 self._error = exc
 
@@ -156,7 +163,8 @@ class FileSink:
         self._done.wait()
         error = self._error
         try:
-            self._file.close()
+            if self._file is not None:
+                self._file.close()
         except OSError as exc:
             error = error or exc
         if error is not None:
@@ -174,7 +182,8 @@ class FileSink:
             self._queue.put(None)
             self._done.wait()
         with contextlib.suppress(OSError):  # what it could not flush is thrown away anyway
-            self._file.close()
+            if self._file is not None:
+                self._file.close()
 
 
 def _gzip_compressor(level: int) -> zlib_ng._Compress:

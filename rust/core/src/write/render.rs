@@ -470,12 +470,22 @@ impl Rendered {
     /// (entry, title, publication instant) of each news article published before `since`
     /// (microseconds since 1970 UTC), in order: the build's rules leave it out or report it.
     pub fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
+        self.old_news(since)
+            .map(|(at, (published, title))| (at, title.as_str(), *published))
+            .collect()
+    }
+
+    /// How many news articles were published before `since`: what a build counts once its
+    /// examples of `news-too-old` are full.
+    pub fn news_count_before(&self, since: i64) -> usize {
+        self.old_news(since).count()
+    }
+
+    fn old_news(&self, since: i64) -> impl Iterator<Item = (usize, &(i64, String))> {
         let entries = self.news.0.iter();
         let articles =
             entries.flat_map(|(at, news)| news.iter().map(move |article| (*at, article)));
-        let old = articles.filter(|(_, (published, _))| *published < since);
-        old.map(|(at, (published, title))| (at, title.as_str(), *published))
-            .collect()
+        articles.filter(move |(_, (published, _))| *published < since)
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
