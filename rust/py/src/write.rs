@@ -1,12 +1,12 @@
 //! The writer's bindings: rows of Python values -> `RenderedRows` (entries in one buffer with
 //! exact byte counts), read by `urlset.writing.document.SitemapDocument`.
+use crate::render::bytes_of;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PySet, PyString, PyTuple, PyType,
 };
-use crate::render::bytes_of;
 use urlset_core::values::alternate::Alternate;
 use urlset_core::values::extensions::{Extension, Extensions};
 use urlset_core::values::image::Image;
