@@ -656,7 +656,8 @@ impl Reader {
 }
 
 /// A quoted cell's text (`text` starts just after its opening quote) added to `out`, each
-/// `""` one `"`: where its closing quote is in `text`, None when `text` ends first.
+/// `""` one `"`: where its closing quote is in `text`, None when `text` ends first (`out`
+/// then holds what it may: the caller reads the line again another way).
 fn unquote_into(text: &[u8], out: &mut Vec<u8>) -> Option<usize> {
     if text.len() > SHORT_REST {
         return unquote_pieces(text, out);
