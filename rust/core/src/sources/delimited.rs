@@ -607,9 +607,7 @@ impl Reader {
         }
         Some((next, utf8(text)?))
     }
-}
 
-impl Reader {
     /// The record on the line at `pos` when it ends on that line (its quoted cells close on
     /// it: a JSON cell's, say), read as the states read it but a cell at a time: its cells
     /// into `record`, each `""` in quotes one `"`, and where the next line starts. None for
