@@ -55,9 +55,12 @@ fn check(extensions: &Extensions) {
             }
             Extension::Alternate(link) => {
                 links += 1;
-                assert!(plain_uri(&link.href, MAX_LOC_LENGTH), "{:?}", link.href);
+                assert!(plain_uri(link.href(), MAX_LOC_LENGTH), "{:?}", link.href());
                 // canonical: the check gives it back unchanged
-                assert_eq!(hreflang_code(&link.hreflang).as_ref(), Some(&link.hreflang));
+                assert_eq!(
+                    hreflang_code(link.hreflang()).as_deref(),
+                    Some(link.hreflang())
+                );
             }
         }
     }

@@ -359,6 +359,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The rows of a batch rendered before its buffers are sized by them (`reserve_as_so_far`).
+const SHAPE_ROWS: usize = 256;
+
 impl SourceBatch {
     /// The rows rendered as `key` says (`render`), without the GIL.
     fn rendered(&self, key: &RenderKey) -> Rendered {
@@ -387,6 +390,9 @@ impl SourceBatch {
                     }
                 }
             };
+            if index == SHAPE_ROWS {
+                rendered.reserve_as_so_far(rows.values.len());
+            }
             match checked {
                 Ok((loc, values, extensions)) => {
                     let extensions = extensions.as_ref().unwrap_or(&none);
@@ -468,6 +474,8 @@ impl SourceReader {
         self.rows.values.reserve(rows.values.len());
         self.rows.lines.reserve(rows.lines.len());
         self.rows.raw.reserve(rows.raw.len());
+        self.rows.long.reserve(rows.long.len());
+        self.rows.cells.reserve(rows.cells.len());
         SourceBatch {
             rows,
             long,

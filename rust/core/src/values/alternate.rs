@@ -82,60 +82,93 @@ pub const REGIONS: TwoLetterCodes = TwoLetterCodes::of(ISO_3166_1);
 /// `zh-Hant-TW`, `es-419`, `x-default`), of a value as given (stripped first, as Python
 /// strips); None for anything that function rejects (an `_` separator too: it says so).
 pub fn hreflang_code(value: &str) -> Option<String> {
+    let mut code = String::with_capacity(value.len());
+    push_hreflang_code(value, &mut code)?;
+    Some(code)
+}
+
+/// [`hreflang_code`] appended to `out` (left as it was on None).
+fn push_hreflang_code(value: &str, out: &mut String) -> Option<()> {
     // no code holds a non-ASCII letter: Python explains one
     let value = super::scalars::trim_python_space(value)?;
     if value.eq_ignore_ascii_case("x-default") {
-        return Some("x-default".to_owned());
+        out.push_str("x-default");
+        return Some(());
     }
     let letters = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_alphabetic());
     let mut parts = value.split('-').peekable();
-    let language = parts.next()?.to_ascii_lowercase();
-    let two = LANGUAGES.holds(&language);
-    if !two && !letters(&language, 3) {
+    let language = parts.next()?;
+    let two = LANGUAGES.holds(language);
+    if !two && !letters(language, 3) {
         return None;
     }
-    let mut code = language;
-    if let Some(script) = parts.next_if(|s| letters(s, 4)) {
-        code.push('-');
-        code.push_str(&script[..1].to_ascii_uppercase());
-        code.push_str(&script[1..].to_ascii_lowercase());
+    let script = parts.next_if(|s| letters(s, 4));
+    let region = parts.next();
+    if parts.next().is_some() {
+        return None;
     }
-    if let Some(region) = parts.next() {
-        let upper = region.to_ascii_uppercase();
-        let known = REGIONS.holds(&upper);
+    if let Some(region) = region {
         let numeric = region.len() == 3 && region.bytes().all(|b| b.is_ascii_digit());
-        if !known && !numeric {
+        if !REGIONS.holds(region) && !numeric {
             return None;
         }
-        code.push('-');
-        code.push_str(&upper);
     }
-    parts.next().is_none().then_some(code)
+    // ASCII only from here: the checks above held every letter and digit to it
+    fn cased(text: &str, upper: bool) -> impl Iterator<Item = char> + '_ {
+        text.bytes().map(move |b| match upper {
+            true => char::from(b.to_ascii_uppercase()),
+            false => char::from(b.to_ascii_lowercase()),
+        })
+    }
+    out.extend(cased(language, false));
+    if let Some(script) = script {
+        out.push('-');
+        out.extend(cased(&script[..1], true).chain(cased(&script[1..], false)));
+    }
+    if let Some(region) = region {
+        out.push('-');
+        out.extend(cased(region, true));
+    }
+    Some(())
 }
 
-/// One `<xhtml:link rel="alternate">`: its canonical hreflang and its href (a URI).
+/// One `<xhtml:link rel="alternate">`: its canonical hreflang and its href (a URI), held
+/// in one text (one allocation a link: a build checks two or more links a row).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alternate {
-    pub hreflang: String,
-    pub href: String,
+    /// The hreflang, then the href.
+    text: String,
+    hreflang_len: usize,
 }
 
 impl Alternate {
     /// The link of an hreflang and an href as given, checked as the Python class checks
     /// them; None when one needs the Python check.
     pub fn checked(hreflang: &str, href: &str) -> Option<Alternate> {
-        Some(Alternate {
-            hreflang: hreflang_code(hreflang)?,
-            href: image_uri(href)?.into_owned(),
-        })
+        let href = image_uri(href)?;
+        let mut text = String::with_capacity(hreflang.len() + href.len());
+        push_hreflang_code(hreflang, &mut text)?;
+        let hreflang_len = text.len();
+        text.push_str(&href);
+        Some(Alternate { text, hreflang_len })
+    }
+
+    /// The canonical hreflang.
+    pub fn hreflang(&self) -> &str {
+        &self.text[..self.hreflang_len]
+    }
+
+    /// The href, a URI.
+    pub fn href(&self) -> &str {
+        &self.text[self.hreflang_len..]
     }
 
     /// The element as `Alternate.body` writes it (the root or the `<url>` declares xhtml).
     pub fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(b"<xhtml:link rel=\"alternate\" hreflang=\"");
-        out.extend_from_slice(self.hreflang.as_bytes());
+        out.extend_from_slice(self.hreflang().as_bytes());
         out.extend_from_slice(b"\" href=\"");
-        escape_into(out, &self.href);
+        escape_into(out, self.href());
         out.extend_from_slice(b"\"/>");
     }
 }
@@ -148,11 +181,11 @@ pub fn duplicate<'a>(links: impl Iterator<Item = &'a Alternate> + Clone) -> bool
         // canonical codes: their lower case is ASCII's
         match seen
             .iter()
-            .find(|(code, _)| code.eq_ignore_ascii_case(&link.hreflang))
+            .find(|(code, _)| code.eq_ignore_ascii_case(link.hreflang()))
         {
-            Some((_, href)) if *href != link.href => return true,
+            Some((_, href)) if *href != link.href() => return true,
             Some(_) => {}
-            None => seen.push((&link.hreflang, &link.href)),
+            None => seen.push((link.hreflang(), link.href())),
         }
     }
     false
@@ -164,9 +197,9 @@ pub fn missing_self<'a>(
     loc: &str,
     links: impl Iterator<Item = &'a Alternate> + Clone,
 ) -> Option<String> {
-    let mut codes = links.clone().map(|link| link.hreflang.as_str()).peekable();
+    let mut codes = links.clone().map(Alternate::hreflang).peekable();
     codes.peek()?;
-    if links.clone().any(|link| link.href == loc) {
+    if links.clone().any(|link| link.href() == loc) {
         return None;
     }
     Some(codes.collect::<Vec<_>>().join(", "))

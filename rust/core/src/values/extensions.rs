@@ -45,6 +45,12 @@ pub struct Extensions {
 /// Python rule's message is made of).
 pub type Finding = (&'static str, String);
 
+impl From<Vec<Extension>> for Extensions {
+    fn from(items: Vec<Extension>) -> Extensions {
+        Extensions { items }
+    }
+}
+
 impl Extensions {
     pub fn push(&mut self, item: Extension) {
         self.items.push(item);
@@ -84,9 +90,9 @@ impl Extensions {
     /// Each news article's publication instant (microseconds since 1970 UTC:
     /// `dates.instant`) and title: the document counts them, and the build's rules judge
     /// their age at its `now`.
-    pub fn news_published(&self) -> Vec<(i64, String)> {
-        let published = |news: &News| (news.publication_date.instant(), news.title.clone());
-        self.news().map(published).collect()
+    pub fn news_published(&self) -> impl Iterator<Item = (i64, &str)> {
+        self.news()
+            .map(|news| (news.publication_date.instant(), news.title.as_str()))
     }
 
     /// The hreflang links, in order.

@@ -2,6 +2,8 @@
 //! text in one buffer, so that a batch of linked rows makes no allocation a link (they are
 //! made on the reading thread and dropped on the writing one).
 
+use super::render::room_as_so_far;
+
 /// (entry, its links) of the entries that have some, in entry order.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
@@ -50,6 +52,14 @@ impl Links {
         let start = if at == 0 { 0 } else { self.ends[at - 1].1 };
         let (hreflang, href) = self.ends[at];
         (&self.texts[start..hreflang], &self.texts[hreflang..href])
+    }
+
+    /// Room for `more` entries like the `done` entries before (`Rendered::reserve_as_so_far`).
+    pub fn reserve_as_so_far(&mut self, done: usize, more: usize) {
+        let room = |len: usize| room_as_so_far(len, done, more);
+        self.texts.reserve_exact(room(self.texts.len()));
+        self.ends.reserve_exact(room(self.ends.len()));
+        self.entries.reserve_exact(room(self.entries.len()));
     }
 
     /// Entry `entry`'s links (none: nothing kept), after those of the entries before it.

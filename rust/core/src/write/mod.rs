@@ -1,4 +1,5 @@
 //! The writer's hot loops: escaping, lastmods (parsed by [`crate::values`]), entries rendered with exact byte accounting.
+pub mod articles;
 pub mod chunk;
 pub mod columns;
 pub mod dedupe;

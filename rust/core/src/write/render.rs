@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::articles::Articles;
 use super::escape::escape_into;
 use super::links::{EntryLinks, Links};
 use crate::values::extensions::Extensions;
@@ -92,7 +93,13 @@ pub struct Rendered {
     links: Links,
     /// the news articles of the entries that have some, (publication instant, title) each:
     /// a document holds at most 1,000, and the build's rules judge their age
-    news: ByEntry<Vec<(i64, String)>>,
+    news: Articles,
+}
+
+/// The room `more` entries take when each is like the `done` before it, which held `len`
+/// (an eighth more: entries differ).
+pub(crate) fn room_as_so_far(len: usize, done: usize, more: usize) -> usize {
+    (len * more).div_ceil(done.max(1)) * 9 / 8
 }
 
 /// Values some entries have, by entry, in order.
@@ -184,7 +191,7 @@ impl Rendered {
             any_namespace: 0,
             findings: ByEntry::default(),
             links: Links::default(),
-            news: ByEntry::default(),
+            news: Articles::default(),
         }
     }
 
@@ -194,6 +201,19 @@ impl Rendered {
     pub fn reserve_text(&mut self, bytes: usize) {
         let room = self.buf.capacity() - self.buf.len();
         self.buf.reserve(room + bytes);
+    }
+
+    /// Room for `entries` entries in all, each like those rendered so far: once a batch's
+    /// first rows show its shape (links, long extensions), its buffers are made that size
+    /// at once rather than grown by doubling, which copies what they held each time.
+    pub fn reserve_as_so_far(&mut self, entries: usize) {
+        let (done, more) = (self.inputs, entries.saturating_sub(self.inputs));
+        self.buf
+            .reserve_exact(room_as_so_far(self.buf.len(), done, more));
+        self.locs
+            .reserve_exact(room_as_so_far(self.locs.len(), done, more));
+        self.links.reserve_as_so_far(done, more);
+        self.news.reserve_as_so_far(done, more);
     }
 
     /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
@@ -218,11 +238,8 @@ impl Rendered {
             .extend(found.into_iter().map(|found| (entry, found)));
         let links = extensions.links();
         self.links
-            .push(entry, links.map(|link| (&*link.hreflang, &*link.href)));
-        let news = extensions.news_published();
-        if !news.is_empty() {
-            self.news.0.push((entry, news));
-        }
+            .push(entry, links.map(|link| (link.hreflang(), link.href())));
+        self.news.push(entry, extensions.news_published());
         let namespaces = if text { 0 } else { extensions.namespaces() };
         self.namespaces.push(namespaces);
         self.any_namespace |= namespaces;
@@ -433,7 +450,7 @@ impl Rendered {
 
     /// Whether any entry has news articles.
     pub fn has_news(&self) -> bool {
-        !self.news.0.is_empty()
+        !self.news.is_empty()
     }
 
     /// How many of the entries from `start` (at most `limit`) keep a sitemap within `room`
@@ -441,38 +458,21 @@ impl Rendered {
     /// `first` entry is taken with all the same. Found by a binary search and one pass over
     /// the entries with news in that stretch, not a Python step an entry.
     pub fn news_fit(&self, start: usize, limit: usize, room: usize, first: bool) -> usize {
-        let news = &self.news.0;
-        let from = news.partition_point(|(at, _)| *at < start);
-        let mut total = 0;
-        for (at, articles) in &news[from..] {
-            if *at >= start.saturating_add(limit) {
-                break;
-            }
-            total += articles.len();
-            if total > room {
-                return (at - start).max(usize::from(first));
-            }
+        match self.news.entries_within(start, limit, room) {
+            Some(entries) => entries.max(usize::from(first)),
+            None => limit,
         }
-        limit
     }
 
     /// How many news articles the entries from `start` to `end` hold.
     pub fn news_in(&self, start: usize, end: usize) -> usize {
-        let news = &self.news.0;
-        let from = news.partition_point(|(at, _)| *at < start);
-        let to = news.partition_point(|(at, _)| *at < end);
-        news[from..to.max(from)]
-            .iter()
-            .map(|(_, articles)| articles.len())
-            .sum()
+        self.news.count_in(start, end)
     }
 
     /// (entry, title, publication instant) of each news article published before `since`
     /// (microseconds since 1970 UTC), in order: the build's rules leave it out or report it.
     pub fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
-        self.old_news(since)
-            .map(|(at, (published, title))| (at, title.as_str(), *published))
-            .collect()
+        self.old_news(since).collect()
     }
 
     /// How many news articles were published before `since`: what a build counts once its
@@ -481,11 +481,10 @@ impl Rendered {
         self.old_news(since).count()
     }
 
-    fn old_news(&self, since: i64) -> impl Iterator<Item = (usize, &(i64, String))> {
-        let entries = self.news.0.iter();
-        let articles =
-            entries.flat_map(|(at, news)| news.iter().map(move |article| (*at, article)));
-        articles.filter(move |(_, (published, _))| *published < since)
+    fn old_news(&self, since: i64) -> impl Iterator<Item = (usize, &str, i64)> {
+        self.news
+            .iter()
+            .filter(move |&(_, _, published)| published < since)
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
