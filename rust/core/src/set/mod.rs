@@ -4,8 +4,9 @@
 //! Each page with alternates is kept as rows of hashes, one a link: (page, target, record,
 //! link number), its strings (loc, each link's href and hreflang) in blocks beside them,
 //! read again only for the findings listed; each page without alternates as its loc's hash.
-//! Rows wait in memory up to `spill_bytes` a table, then go to a run (in the table's one spill file) sorted by the top
-//! byte of their key (256 buckets), so a set of ten million pages holds a few megabytes.
+//! Rows wait in memory up to `spill_bytes` a table, then go to a run (in the table's one
+//! spill file) sorted by the top byte of their key (256 buckets), so a set of ten million
+//! pages holds a few megabytes.
 //! [`LinkSet::judge`] then works a bucket (of 256 or fewer: about `spill_bytes` of links
 //! each) at a time, in four joins on the hashes:
 //!
