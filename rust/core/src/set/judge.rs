@@ -48,23 +48,72 @@ struct Tables {
     pages: Table<4>,  // page, record, fingerprint, lists itself
 }
 
+/// What join 1 makes of some buckets of the pages' links: the pages, their claims, and
+/// (with `include_self`) the pages lacking their own link; frozen.
+struct Joined {
+    claims: Table<5>,
+    pages: Table<4>,
+    cands: Table<5>,
+    count: u64,
+}
+
+impl Joined {
+    fn new(spill_bytes: usize) -> Joined {
+        Joined {
+            claims: Table::new(0, spill_bytes),
+            pages: Table::new(0, spill_bytes),
+            cands: Table::new(0, spill_bytes),
+            count: 0,
+        }
+    }
+
+    /// `other`'s pages (of the buckets after these) after these.
+    fn append(&mut self, other: Joined) {
+        self.claims.append(other.claims);
+        self.pages.append(other.pages);
+        self.cands.append(other.cands);
+        self.count += other.count;
+    }
+}
+
 impl Judgement<'_, '_> {
     pub fn run(mut self) -> io::Result<Places> {
-        let n = self.spill_bytes;
-        let mut t = Tables {
-            claims: Table::new(0, n),
-            mismatch: Table::new(4, n),
-            cands: Table::new(0, n),
-            pages: Table::new(0, n),
-        };
-        let mut out = Places::default();
         let buckets = 1usize << self.bits;
-        for b in 0..buckets {
-            let own = self.own.bucket(b, self.bits)?;
-            self.pages_of(own, &mut t, &mut out)?;
+        // join 1, the judgement's longest, on two threads (it runs when the build has
+        // nothing else to do): the upper half of the buckets beside the lower, its runs in
+        // a spill directory of its own that lives as long as this judgement
+        let mut upper_spill = SpillDir::default();
+        let half = if buckets > 1 { buckets / 2 } else { buckets };
+        let (own, bits, include_self, n) =
+            (self.own, self.bits, self.include_self, self.spill_bytes);
+        let spill = &mut *self.spill;
+        let (lower, upper) = std::thread::scope(|scope| {
+            let upper = (half < buckets).then(|| {
+                let spill = &mut upper_spill;
+                scope.spawn(move || join_pages(own, half..buckets, bits, include_self, n, spill))
+            });
+            let lower = join_pages(own, 0..half, bits, include_self, n, spill);
+            let upper = upper.map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (lower, upper)
+        });
+        let mut joined = lower?;
+        if let Some(upper) = upper {
+            joined.append(upper?);
         }
-        t.claims.freeze(self.spill)?;
-        t.pages.freeze(self.spill)?;
+        let mut out = Places {
+            pages: joined.count,
+            ..Places::default()
+        };
+        let mut t = Tables {
+            claims: joined.claims,
+            mismatch: Table::new(4, self.spill_bytes),
+            cands: joined.cands,
+            pages: joined.pages,
+        };
         for b in 0..buckets {
             self.claims(b, &mut t, &mut out)?;
         }
@@ -81,32 +130,6 @@ impl Judgement<'_, '_> {
             out.unlisted.sort_unstable_by_key(|u| (u[1], u[2]));
         }
         Ok(out)
-    }
-
-    /// Join 1: each page's links merged (first place kept), its fingerprint, a claim on
-    /// each variant it names.
-    fn pages_of(&mut self, own: Vec<Row<4>>, t: &mut Tables, out: &mut Places) -> io::Result<()> {
-        for group in merged(own).chunk_by(|a, b| a[0] == b[0]) {
-            let (page, rec) = (group[0][0], group[0][2]);
-            let listed = group.iter().any(|r| r[1] == page);
-            let mut fp = group
-                .iter()
-                .fold(0u64, |sum, r| sum.wrapping_add(mixed(r[1])));
-            if !listed {
-                fp = fp.wrapping_add(mixed(page));
-            }
-            t.pages
-                .push([page, rec, fp, u64::from(listed)], self.spill)?;
-            out.pages += 1;
-            for r in group.iter().filter(|r| r[1] != page) {
-                t.claims.push([r[1], fp, rec, r[3], page], self.spill)?;
-            }
-            if self.include_self && !listed {
-                // a page lacking its own link, placed after its group
-                t.cands.push([page, page, rec, LAST, LAST], self.spill)?;
-            }
-        }
-        Ok(())
     }
 
     /// Join 2: each claim against the variant's own page.
@@ -256,6 +279,45 @@ impl Judgement<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Join 1 over `buckets` of `own`: each page's links merged (first place kept), its
+/// fingerprint, a claim on each variant it names; with `include_self`, each page lacking
+/// its own link as a candidate.
+fn join_pages(
+    own: &Table<4>,
+    buckets: std::ops::Range<usize>,
+    bits: u32,
+    include_self: bool,
+    spill_bytes: usize,
+    spill: &mut SpillDir,
+) -> io::Result<Joined> {
+    let mut t = Joined::new(spill_bytes);
+    for b in buckets {
+        for group in merged(own.bucket(b, bits)?).chunk_by(|a, b| a[0] == b[0]) {
+            let (page, rec) = (group[0][0], group[0][2]);
+            let listed = group.iter().any(|r| r[1] == page);
+            let mut fp = group
+                .iter()
+                .fold(0u64, |sum, r| sum.wrapping_add(mixed(r[1])));
+            if !listed {
+                fp = fp.wrapping_add(mixed(page));
+            }
+            t.pages.push([page, rec, fp, u64::from(listed)], spill)?;
+            t.count += 1;
+            for r in group.iter().filter(|r| r[1] != page) {
+                t.claims.push([r[1], fp, rec, r[3], page], spill)?;
+            }
+            if include_self && !listed {
+                // a page lacking its own link, placed after its group
+                t.cands.push([page, page, rec, LAST, LAST], spill)?;
+            }
+        }
+    }
+    t.claims.freeze(spill)?;
+    t.pages.freeze(spill)?;
+    t.cands.freeze(spill)?;
+    Ok(t)
 }
 
 /// A bucket's links by page, a page's links by their first place, each (page, target) once

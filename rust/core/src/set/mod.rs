@@ -12,7 +12,8 @@
 //!
 //! 1. the links of each page (a page given twice: the union, first place kept), its group's
 //!    fingerprint (a sum of mixed hashes: the same set of pages gives the same sum), and a
-//!    claim on each variant it names (bucketed by the variant);
+//!    claim on each variant it names (bucketed by the variant); the upper half of the
+//!    buckets on a second thread, with spill files of its own;
 //! 2. each claim against the variant's own page: a variant with no alternates is unlisted
 //!    (in the set when a page without alternates has its hash, or `known` says so); one
 //!    whose group has the same fingerprint lacks nothing; the others are sent on by the

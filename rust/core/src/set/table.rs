@@ -80,8 +80,9 @@ pub type Row<const W: usize> = [u64; W];
 #[derive(Debug)]
 enum Run<const W: usize> {
     Held(Vec<Row<W>>),
-    /// At this byte of the table's spill file.
-    Spilled(u64),
+    /// In the table's spill file of this number (its own, or one of a table appended to
+    /// it), at this byte.
+    Spilled(usize, u64),
 }
 
 /// Rows of `W` columns bucketed by the top byte of column `key`: in memory up to
@@ -96,7 +97,9 @@ pub struct Table<const W: usize> {
     chunk: Vec<Row<W>>,
     pub rows: u64,
     runs: Vec<(Run<W>, Box<[usize; 257]>)>,
-    file: Option<(File, u64)>, // the spill file and its length
+    files: Vec<File>,
+    /// the file this table appends its runs to, and its length
+    writing: Option<(usize, u64)>,
 }
 
 impl<const W: usize> Table<W> {
@@ -107,7 +110,8 @@ impl<const W: usize> Table<W> {
             chunk: Vec::new(),
             rows: 0,
             runs: Vec::new(),
-            file: None,
+            files: Vec::new(),
+            writing: None,
         }
     }
 
@@ -180,12 +184,15 @@ impl<const W: usize> Table<W> {
                     bytes.extend_from_slice(&value.to_ne_bytes());
                 }
             }
-            let (file, length) = match &mut self.file {
-                Some(file) => file,
-                None => self.file.insert((spill_file(spill)?, 0)),
+            let (number, length) = match &mut self.writing {
+                Some(writing) => writing,
+                None => {
+                    self.files.push(spill_file(spill)?);
+                    self.writing.insert((self.files.len() - 1, 0))
+                }
             };
-            file.write_all(&bytes)?;
-            self.runs.push((Run::Spilled(*length), bounds));
+            self.files[*number].write_all(&bytes)?;
+            self.runs.push((Run::Spilled(*number, *length), bounds));
             *length += bytes.len() as u64;
         } else {
             let rows = order.iter().map(|&i| chunk[i as usize]).collect();
@@ -198,7 +205,21 @@ impl<const W: usize> Table<W> {
     /// Seal the rows held, so that `bucket` sees every row so far: in memory while the
     /// table fits there, else to a run file like the others.
     pub fn freeze(&mut self, spill: &mut SpillDir) -> io::Result<()> {
-        self.seal(self.file.is_some(), spill)
+        self.seal(!self.files.is_empty(), spill)
+    }
+
+    /// Take `other`'s rows after these (both frozen; its spill files stay where they are,
+    /// in their directory, which must outlive this table's reads).
+    pub fn append(&mut self, other: Table<W>) {
+        debug_assert!(self.chunk.is_empty() && other.chunk.is_empty(), "frozen");
+        let files = self.files.len();
+        self.files.extend(other.files);
+        self.rows += other.rows;
+        let moved = other.runs.into_iter().map(|(run, bounds)| match run {
+            Run::Spilled(number, at) => (Run::Spilled(files + number, at), bounds),
+            held => (held, bounds),
+        });
+        self.runs.extend(moved);
     }
 
     /// The rows whose key's top `bits` (0 to 8) are `number`: each run's rows of
@@ -216,10 +237,9 @@ impl<const W: usize> Table<W> {
             }
             match run {
                 Run::Held(rows) => out.extend_from_slice(&rows[lo..hi]),
-                Run::Spilled(at) => {
-                    let (file, _) = self.file.as_ref().expect("a spilled run has its file");
+                Run::Spilled(number, at) => {
                     bytes.resize((hi - lo) * 8 * W, 0);
-                    file.read_exact_at(&mut bytes, at + (lo * 8 * W) as u64)?;
+                    self.files[*number].read_exact_at(&mut bytes, at + (lo * 8 * W) as u64)?;
                     out.extend(bytes.chunks_exact(8 * W).map(|row| {
                         let mut values = [0u64; W];
                         for (value, word) in values.iter_mut().zip(row.chunks_exact(8)) {
