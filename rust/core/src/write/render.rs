@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::articles::Articles;
+use super::entry_texts::EntryTexts;
 use super::escape::escape_into;
 use super::links::{EntryLinks, Links};
 use crate::values::extensions::Extensions;
@@ -87,51 +87,19 @@ pub struct Rendered {
     any_namespace: u8,
     /// (entry, code, text) of what the per-URL extension rules found in entries written as
     /// given (`Extensions::findings`), in order: the build reports each with check's code
-    findings: ByEntry<(&'static str, String)>,
+    findings: EntryTexts<&'static str>,
     /// the hreflang links of the entries that have some, (hreflang, href) each: the set's
     /// reciprocity is judged on what was written
     links: Links,
     /// the news articles of the entries that have some, (publication instant, title) each:
     /// a document holds at most 1,000, and the build's rules judge their age
-    news: Articles,
+    news: EntryTexts<i64>,
 }
 
 /// The room `more` entries take when each is like the `done` before it, which held `len`
 /// (an eighth more: entries differ).
 pub(crate) fn room_as_so_far(len: usize, done: usize, more: usize) -> usize {
     (len * more).div_ceil(done.max(1)) * 9 / 8
-}
-
-/// Values some entries have, by entry, in order.
-#[derive(Clone, Debug)]
-struct ByEntry<T>(Vec<(usize, T)>);
-
-impl<T> Default for ByEntry<T> {
-    fn default() -> Self {
-        ByEntry(Vec::new())
-    }
-}
-
-impl<T: Clone> ByEntry<T> {
-    /// Add `other`'s after these, its entries counted from `entries`.
-    fn append(&mut self, other: &ByEntry<T>, entries: usize) {
-        let moved = other
-            .0
-            .iter()
-            .map(|(at, value)| (entries + at, value.clone()));
-        self.0.extend(moved);
-    }
-
-    /// Copy entry `index`'s values of `from` as those of entry `entry`.
-    fn copy(&mut self, from: &ByEntry<T>, index: usize, entry: usize) {
-        if from.0.is_empty() {
-            return;
-        }
-        let first = from.0.partition_point(|(at, _)| *at < index);
-        let values = from.0[first..].iter().take_while(|(at, _)| *at == index);
-        self.0
-            .extend(values.map(|(_, value)| (entry, value.clone())));
-    }
 }
 
 /// A lastmod as an entry's text has it, and its keys (`Lastmod::newest_key`, `future_key`).
@@ -189,9 +157,9 @@ impl Rendered {
             loc_ends: Vec::with_capacity(entries),
             namespaces: Vec::with_capacity(entries),
             any_namespace: 0,
-            findings: ByEntry::default(),
+            findings: EntryTexts::default(),
             links: Links::default(),
-            news: Articles::default(),
+            news: EntryTexts::default(),
         }
     }
 
@@ -233,9 +201,8 @@ impl Rendered {
             return;
         };
         let entry = self.ends.len();
-        self.findings
-            .0
-            .extend(found.into_iter().map(|found| (entry, found)));
+        let found = found.iter().map(|(code, text)| (*code, text.as_str()));
+        self.findings.push(entry, found);
         let links = extensions.links();
         self.links
             .push(entry, links.map(|link| (link.hreflang(), link.href())));
@@ -432,15 +399,14 @@ impl Rendered {
     /// (entry, code, text): what the per-URL extension rules found, entry by entry in the
     /// order `extensions.rules.check_url` reports it.
     pub fn findings(&self) -> impl Iterator<Item = (usize, &'static str, &str)> {
-        let found = self.findings.0.iter();
-        found.map(|(at, (code, text))| (*at, *code, text.as_str()))
+        self.findings.iter()
     }
 
     /// How many findings each code has, codes in the order first found.
     pub fn finding_counts(&self) -> Vec<(&'static str, usize)> {
         let mut counts: Vec<(&'static str, usize)> = Vec::new();
-        for (_, (code, _)) in &self.findings.0 {
-            match counts.iter_mut().find(|(known, _)| known == code) {
+        for (_, code, _) in self.findings.iter() {
+            match counts.iter_mut().find(|(known, _)| *known == code) {
                 Some((_, count)) => *count += 1,
                 None => counts.push((code, 1)),
             }
@@ -472,7 +438,9 @@ impl Rendered {
     /// (entry, title, publication instant) of each news article published before `since`
     /// (microseconds since 1970 UTC), in order: the build's rules leave it out or report it.
     pub fn news_before(&self, since: i64) -> Vec<(usize, &str, i64)> {
-        self.old_news(since).collect()
+        let old = self.old_news(since);
+        old.map(|(entry, published, title)| (entry, title, published))
+            .collect()
     }
 
     /// How many news articles were published before `since`: what a build counts once its
@@ -481,10 +449,9 @@ impl Rendered {
         self.old_news(since).count()
     }
 
-    fn old_news(&self, since: i64) -> impl Iterator<Item = (usize, &str, i64)> {
-        self.news
-            .iter()
-            .filter(move |&(_, _, published)| published < since)
+    fn old_news(&self, since: i64) -> impl Iterator<Item = (usize, i64, &str)> {
+        let articles = self.news.iter();
+        articles.filter(move |&(_, published, _)| published < since)
     }
 
     /// (entry, its hreflang links as (hreflang, href)) of the entries that have some.
