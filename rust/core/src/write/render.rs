@@ -182,6 +182,7 @@ impl Rendered {
             .reserve_exact(room_as_so_far(self.locs.len(), done, more));
         self.links.reserve_as_so_far(done, more);
         self.news.reserve_as_so_far(done, more);
+        self.findings.reserve_as_so_far(done, more);
     }
 
     /// Render one entry: a <url> element and its newline, or in a text sitemap the loc and
