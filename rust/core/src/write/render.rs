@@ -422,8 +422,8 @@ impl Rendered {
 
     /// How many of the entries from `start` (at most `limit`) keep a sitemap within `room`
     /// more news articles: up to the first whose articles pass it, which a sitemap's
-    /// `first` entry is taken with all the same. Found by a binary search and one pass over
-    /// the entries with news in that stretch, not a Python step an entry.
+    /// `first` entry is taken with all the same. Found by a binary search among the
+    /// articles (one row each), not a Python step an entry.
     pub fn news_fit(&self, start: usize, limit: usize, room: usize, first: bool) -> usize {
         match self.news.entries_within(start, limit, room) {
             Some(entries) => entries.max(usize::from(first)),
