@@ -296,6 +296,8 @@ def test_the_extensions_a_run_types_are_made_by_the_core_untracked_in_document_o
     assert kinds == ["Alternate", "Image", "RawElement", "Video", "News", "Image"]
     made = [e for url in fast for e in url.extensions]  # type: ignore[union-attr]
     assert len(made) == 240 and not any(gc.is_tracked(e) for e in made)
+    # and so is each entry's tuple of them: a batch held leaves the collector nothing to walk
+    assert not any(gc.is_tracked(url.extensions) for url in fast)  # type: ignore[union-attr]
     # the raw elements of one name share their namespace and name strings
     raws = [e for e in made if type(e) is RawElement]
     assert all(r.namespace is raws[0].namespace and r.name is raws[0].name for r in raws)
