@@ -119,6 +119,38 @@ impl HashTable {
         true
     }
 
+    /// Add every hash of `hashes` when none is held yet nor twice among them (true); else
+    /// add none and leave the table as it was (false). One probe a hash: the inserts made
+    /// before a hash found held are undone, last first (with no growth in between, zeroing
+    /// a slot undoes the insert that filled it: every later one is gone already).
+    pub(crate) fn insert_all_new(&mut self, hashes: &[u64]) -> bool {
+        self.reserve(hashes.len());
+        let (len, zero) = (self.len, self.zero);
+        let mut placed = Vec::with_capacity(hashes.len());
+        for &hash in hashes {
+            let at = match hash {
+                0 if !self.zero => {
+                    self.zero = true;
+                    continue;
+                }
+                0 => None,
+                _ => self.slot(hash).err(),
+            };
+            let Some(at) = at else {
+                let slots = self.slots.get_mut();
+                for &at in placed.iter().rev() {
+                    slots[at] = 0;
+                }
+                (self.len, self.zero) = (len, zero);
+                return false;
+            };
+            self.slots.get_mut()[at] = hash;
+            self.len += 1;
+            placed.push(at);
+        }
+        true
+    }
+
     /// Room for `more` hashes without growing.
     pub(crate) fn reserve(&mut self, more: usize) {
         let mut doublings = 0;
@@ -190,6 +222,44 @@ impl HashTable {
 #[cfg(test)]
 mod tests {
     use super::HashTable;
+
+    #[test]
+    fn a_batch_goes_in_whole_or_leaves_the_table_as_it_was() {
+        let mut state = 11u64;
+        let mut next = |range: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % range
+        };
+        // few distinct values (crowded probes, batches that meet the held ones) and 0
+        let mut table = HashTable::new();
+        let mut held: Vec<u64> = Vec::new();
+        for batch in 0..400 {
+            let n = 1 + next(300) as usize;
+            let hashes: Vec<u64> = (0..n)
+                .map(|_| match next(50) {
+                    0 => 0,
+                    _ => next(40_000).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (batch % 3 * 20),
+                })
+                .collect();
+            let mut distinct = hashes.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let new = distinct.len() == n && hashes.iter().all(|h| held.binary_search(h).is_err());
+            assert_eq!(table.insert_all_new(&hashes), new, "batch {batch}");
+            if new {
+                held.extend(&hashes);
+                held.sort_unstable();
+            }
+            assert_eq!(table.len(), held.len());
+            let probes = hashes.iter().chain(&held);
+            assert!(probes
+                .clone()
+                .all(|h| table.contains(*h) == held.binary_search(h).is_ok()));
+        }
+        assert_eq!(table.drain_sorted(), held);
+    }
 
     #[test]
     fn the_table_finds_what_a_binary_search_finds_and_drains_sorted() {

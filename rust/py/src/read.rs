@@ -11,6 +11,7 @@ use urlset_core::read::records::{
     PadNote, Record, Scan, Span, Stop, Value, ValueNote,
 };
 use urlset_core::read::render::{PadNotes, ValueNotes};
+use urlset_core::read::seen::hash_of;
 
 use crate::lastmods::LastmodValues;
 use crate::slots::{untracked_tuple, SlotMaker};
@@ -721,7 +722,7 @@ impl SeenLocs {
     /// Note all of `locs` when none was seen before nor is twice among them (True); else
     /// note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
-        with_texts(locs, |texts| self.inner.insert_all_new(texts.into_iter()))
+        Ok(self.inner.insert_all_new_hashes(&loc_hashes(locs)?))
     }
 
     fn __len__(&self) -> usize {
@@ -729,18 +730,12 @@ impl SeenLocs {
     }
 }
 
-/// `f` of the texts of a list of str (a TypeError for another item, a UnicodeEncodeError for
-/// a str that is not UTF-8).
-pub(crate) fn with_texts<R>(
-    list: &Bound<'_, PyList>,
-    f: impl FnOnce(Vec<&str>) -> R,
-) -> PyResult<R> {
-    let items: Vec<Bound<'_, PyString>> = list
-        .iter()
-        .map(|l| l.cast_into::<PyString>().map_err(PyErr::from))
-        .collect::<PyResult<_>>()?;
-    let texts: Vec<&str> = items.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?;
-    Ok(f(texts))
+/// The duplicate test's hash ([`hash_of`]) of each loc of a list of str (a TypeError for
+/// another item, a UnicodeEncodeError for a str that is not UTF-8).
+pub(crate) fn loc_hashes(list: &Bound<'_, PyList>) -> PyResult<Vec<u64>> {
+    list.iter()
+        .map(|l| Ok(hash_of(l.cast::<PyString>()?.to_str()?.as_bytes())))
+        .collect()
 }
 
 /// One instance of `cls` a row (a tuple subclass whose instances hold no dict: `Url`,

@@ -14,7 +14,7 @@ use urlset_core::read::render::{
 use urlset_core::read::text::{columns_text_run, render_text_run, TextRun};
 use urlset_core::values::loc::MAX_LOC_LENGTH;
 
-use crate::read::{fixed, prefixes, texts, with_texts};
+use crate::read::{fixed, loc_hashes, prefixes, texts};
 
 /// Output bytes from which the copy into Python's bytes object releases the GIL (below, the
 /// release costs more than the copy).
@@ -360,7 +360,7 @@ impl RecordRenderer {
     /// As `SeenLocs.add_all_new`: note all of `locs` when none was seen before nor is twice
     /// among them (True); else note none (False).
     fn add_all_new(&mut self, locs: &Bound<'_, PyList>) -> PyResult<bool> {
-        with_texts(locs, |texts| self.seen.all_new(texts.into_iter()))
+        Ok(self.seen.all_new(&loc_hashes(locs)?))
     }
 
     /// As `UrlsetScanner.know_stray`.

@@ -237,10 +237,10 @@ impl Seen {
         self.hashes.insert_hash(hash)
     }
 
-    /// Note every loc when none was seen before (nor twice among them), and say so; else
-    /// note none (`SeenLocs::insert_all_new`).
-    pub fn all_new<'a>(&mut self, locs: impl ExactSizeIterator<Item = &'a str>) -> bool {
-        self.hashes.insert_all_new(locs)
+    /// Note every loc whose hash ([`hash_of`]) is in `hashes` when none was seen before (nor
+    /// twice among them), and say so; else note none (`SeenLocs::insert_all_new`).
+    pub fn all_new(&mut self, hashes: &[u64]) -> bool {
+        self.hashes.insert_all_new_hashes(hashes)
     }
 
     /// An origin the sink has judged: records on it need no Python from now on.

@@ -77,19 +77,14 @@ impl SeenLocs {
     /// note none (each is then taken one at a time).
     pub fn insert_all_new<'a>(&mut self, locs: impl ExactSizeIterator<Item = &'a str>) -> bool {
         let hashes: Vec<u64> = locs.map(|l| hash_of(l.as_bytes())).collect();
-        if hashes.iter().any(|&h| self.hashes.contains(h)) {
-            return false;
-        }
-        let mut sorted = hashes.clone();
-        sorted.sort_unstable();
-        if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
-            return false;
-        }
+        self.insert_all_new_hashes(&hashes)
+    }
+
+    /// `insert_all_new` of the locs whose hashes ([`hash_of`]) are `hashes`.
+    pub fn insert_all_new_hashes(&mut self, hashes: &[u64]) -> bool {
         self.reserve(hashes.len());
-        for h in hashes {
-            self.hashes.insert(h);
-        }
-        true
+        self.warm(hashes);
+        self.hashes.insert_all_new(hashes)
     }
 
     /// Read the slot each probe of `hashes` starts at, in a loop whose loads depend on no
