@@ -240,7 +240,7 @@ impl Seen {
     /// Note every loc whose hash ([`hash_of`]) is in `hashes` when none was seen before (nor
     /// twice among them), and say so; else note none (`SeenLocs::insert_all_new`).
     pub fn all_new(&mut self, hashes: &[u64]) -> bool {
-        self.hashes.insert_all_new_hashes(hashes)
+        self.hashes.insert_all_new(hashes)
     }
 
     /// An origin the sink has judged: records on it need no Python from now on.

@@ -73,16 +73,10 @@ impl SeenLocs {
         self.hashes.insert(hash)
     }
 
-    /// Note every loc when none was seen before (nor twice among them), and say so; else
-    /// note none (each is then taken one at a time).
-    pub fn insert_all_new<'a>(&mut self, locs: impl ExactSizeIterator<Item = &'a str>) -> bool {
-        let hashes: Vec<u64> = locs.map(|l| hash_of(l.as_bytes())).collect();
-        self.insert_all_new_hashes(&hashes)
-    }
-
-    /// `insert_all_new` of the locs whose hashes ([`hash_of`]) are `hashes`.
-    pub fn insert_all_new_hashes(&mut self, hashes: &[u64]) -> bool {
-        self.reserve(hashes.len());
+    /// Note every loc whose hash ([`hash_of`]) is in `hashes` when none was seen before (nor
+    /// twice among them), and say so; else note none (each is then taken one at a time).
+    pub fn insert_all_new(&mut self, hashes: &[u64]) -> bool {
+        self.reserve(hashes.len()); // grown first: the slots warmed are the ones probed
         self.warm(hashes);
         self.hashes.insert_all_new(hashes)
     }
@@ -114,17 +108,26 @@ impl SeenLocs {
 
 #[cfg(test)]
 mod tests {
-    use super::SeenLocs;
+    use super::{hash_of, SeenLocs};
 
     #[test]
     fn all_or_none() {
         let mut seen = SeenLocs::new();
         assert!(seen.insert("https://a.test/"));
         assert!(!seen.insert("https://a.test/"));
-        assert!(seen.insert_all_new(["https://a.test/1", "https://a.test/2"].into_iter()));
+        let all_new = |seen: &mut SeenLocs, locs: [&str; 2]| {
+            seen.insert_all_new(&locs.map(|l| hash_of(l.as_bytes())))
+        };
+        assert!(all_new(&mut seen, ["https://a.test/1", "https://a.test/2"]));
         assert_eq!(seen.len(), 3);
-        assert!(!seen.insert_all_new(["https://a.test/3", "https://a.test/1"].into_iter()));
-        assert!(!seen.insert_all_new(["https://a.test/4", "https://a.test/4"].into_iter()));
+        assert!(!all_new(
+            &mut seen,
+            ["https://a.test/3", "https://a.test/1"]
+        ));
+        assert!(!all_new(
+            &mut seen,
+            ["https://a.test/4", "https://a.test/4"]
+        ));
         assert_eq!(seen.len(), 3);
         assert!(seen.insert("https://a.test/3") && seen.insert("https://a.test/4"));
     }
