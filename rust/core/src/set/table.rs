@@ -203,7 +203,7 @@ impl<const W: usize> Table<W> {
     }
 
     /// Seal the rows held, so that `bucket` sees every row so far: in memory while the
-    /// table fits there, else to a run file like the others.
+    /// table fits there, else to its spill file like the others.
     pub fn freeze(&mut self, spill: &mut SpillDir) -> io::Result<()> {
         self.seal(!self.files.is_empty(), spill)
     }
